@@ -1,0 +1,26 @@
+#!/usr/bin/env node
+// Runs every test/unit/**/*.test.ts with node's own test runner under tsx (Node 20 has no glob
+// support in --test). Extra arguments are passed through (e.g. a file filter: `-- crash`).
+import { spawnSync } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const files = [];
+const walk = (dir) => {
+	for (const entry of readdirSync(dir, { withFileTypes: true })) {
+		const full = path.join(dir, entry.name);
+		if (entry.isDirectory()) walk(full);
+		else if (entry.name.endsWith('.test.ts') && (filters.length === 0 || filters.some((f) => full.includes(f)))) files.push(path.relative(root, full));
+	}
+};
+walk(path.join(root, 'test/unit'));
+files.sort();
+if (files.length === 0) {
+	console.error('no unit test files matched');
+	process.exit(1);
+}
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], { cwd: root, stdio: 'inherit' });
+process.exit(result.status ?? 1);

@@ -1,0 +1,48 @@
+import type { Engine } from '../engine/engine';
+
+export type OptionSpec = { type: 'string' | 'boolean'; multiple?: boolean; short?: string };
+export type ParsedValues = Record<string, string | boolean | string[] | undefined>;
+
+export interface CommandContext {
+	values: ParsedValues;
+	/** Positional arguments after the command path. */
+	args: string[];
+	workspaceRoot: string;
+	actor: string;
+	/** Opens the engine for the workspace (not every command needs one). */
+	engine(): Promise<Engine>;
+}
+
+export interface CommandOutput {
+	/** The object printed under --json. */
+	json: Record<string, unknown>;
+	/** What a person sees without --json. */
+	text: string;
+	/** Defaults to 0. */
+	exitCode?: number;
+}
+
+export interface Command {
+	path: string[];
+	usage: string;
+	summary: string;
+	options?: Record<string, OptionSpec>;
+	/** How many positional arguments it takes: [min, max]. */
+	positionals?: [number, number];
+	/** Commands like `init` run without an existing `.baton/`. */
+	needsInit?: boolean;
+	run(ctx: CommandContext): Promise<CommandOutput>;
+}
+
+/** Bad usage: exit code 2. */
+export class UsageError extends Error {}
+
+export function stringOption(values: ParsedValues, name: string): string | undefined {
+	const value = values[name];
+	return typeof value === 'string' ? value : undefined;
+}
+
+export function listOption(values: ParsedValues, name: string): string[] {
+	const value = values[name];
+	return Array.isArray(value) ? value : typeof value === 'string' ? [value] : [];
+}

@@ -1,0 +1,153 @@
+/**
+ * `baton`: the command line for people and agent hooks. Every command takes --json (one JSON object
+ * on stdout) and --workspace DIR. Exit codes: 0 done, 1 refused (`{"error":{code,message}}` under
+ * --json, one line on stderr otherwise), 2 bad usage.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { Engine } from '../engine/engine';
+import { BatonError } from '../engine/errors';
+import { stderrLogger } from '../engine/ports';
+import { findWorkspaceRoot } from '../engine/workspace';
+import { UsageError, type Command, type OptionSpec, type ParsedValues } from './command';
+import { sessionCommands } from './sessionCommands';
+import { workspaceCommands } from './workspaceCommands';
+import packageJson from '../../package.json';
+
+export interface CliIo {
+	stdout: (text: string) => void;
+	stderr: (text: string) => void;
+	cwd: string;
+	env: NodeJS.ProcessEnv;
+}
+
+const commands: Command[] = [...workspaceCommands, ...sessionCommands];
+
+const globalOptions: Record<string, OptionSpec> = {
+	json: { type: 'boolean' },
+	workspace: { type: 'string' },
+	actor: { type: 'string' },
+	help: { type: 'boolean', short: 'h' },
+	version: { type: 'boolean' },
+};
+
+export async function runCli(argv: string[], io: CliIo): Promise<number> {
+	const json = argv.includes('--json');
+	const fail = (code: string, message: string, exit: number): number => {
+		if (json) {
+			io.stdout(`${JSON.stringify({ error: { code, message } })}\n`);
+		} else {
+			io.stderr(`baton: ${message}\n`);
+		}
+		return exit;
+	};
+	let engine: Engine | undefined;
+	try {
+		const { command, values, args } = parseCommandLine(argv);
+		if (!command) {
+			if (values['version']) {
+				io.stdout(`${packageJson.version}\n`);
+				return 0;
+			}
+			io.stdout(helpText());
+			return values['help'] ? 0 : 2;
+		}
+		if (values['help']) {
+			io.stdout(`usage: ${command.usage}\n  ${command.summary}\n`);
+			return 0;
+		}
+		const [min, max] = command.positionals ?? [0, 0];
+		if (args.length < min || args.length > max) {
+			throw new UsageError(`usage: ${command.usage}`);
+		}
+		const explicit = typeof values['workspace'] === 'string' ? path.resolve(io.cwd, values['workspace']) : undefined;
+		const isInit = command.path[0] === 'init';
+		const workspaceRoot = explicit ?? (isInit ? io.cwd : (findWorkspaceRoot(io.cwd) ?? io.cwd));
+		const actor = (typeof values['actor'] === 'string' && values['actor']) || io.env['BATON_ACTOR'] || `cli:${safeUser()}`;
+		const output = await command.run({
+			values,
+			args,
+			workspaceRoot,
+			actor,
+			engine: async () => {
+				engine ??= await Engine.open({ workspaceRoot, log: stderrLogger, create: isInit });
+				return engine;
+			},
+		});
+		io.stdout(json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
+		if (engine) {
+			await engine.maintain();
+		}
+		return output.exitCode ?? 0;
+	} catch (error) {
+		if (error instanceof UsageError) {
+			return fail('usage', error.message, 2);
+		}
+		if (BatonError.is(error)) {
+			return fail(error.code, error.message, 1);
+		}
+		return fail('internal', `unexpected failure: ${(error as Error).stack ?? String(error)}`, 1);
+	} finally {
+		engine?.close();
+	}
+}
+
+function parseCommandLine(argv: string[]): { command: Command | undefined; values: ParsedValues; args: string[] } {
+	// First pass with every known option, to tell option values from the command words.
+	const union: Record<string, OptionSpec> = { ...globalOptions };
+	for (const command of commands) {
+		Object.assign(union, command.options);
+	}
+	let loose: string[];
+	try {
+		loose = parseArgs({ args: argv, options: union, strict: false, allowPositionals: true }).positionals;
+	} catch (error) {
+		throw new UsageError((error as Error).message);
+	}
+	const command = [...commands]
+		.sort((a, b) => b.path.length - a.path.length)
+		.find((c) => c.path.every((word, i) => loose[i] === word));
+	if (!command && loose.length > 0) {
+		throw new UsageError(`unknown command "${loose.slice(0, 2).join(' ')}"; run \`baton --help\``);
+	}
+	try {
+		const parsed = parseArgs({ args: argv, options: { ...globalOptions, ...command?.options }, strict: true, allowPositionals: true });
+		return { command, values: parsed.values as ParsedValues, args: parsed.positionals.slice(command?.path.length ?? 0) };
+	} catch (error) {
+		throw new UsageError(`${(error as Error).message}${command ? `\nusage: ${command.usage}` : ''}`);
+	}
+}
+
+function helpText(): string {
+	const width = Math.max(...commands.map((c) => c.path.join(' ').length));
+	return [
+		'baton — durable sessions for AI coding agents',
+		'',
+		'usage: baton <command> [options] [--json] [--workspace DIR]',
+		'',
+		...commands.map((c) => `  ${c.path.join(' ').padEnd(width)}  ${c.summary}`),
+		'',
+		'Run `baton <command> --help` for its options. Data lives in <workspace>/.baton/.',
+		'',
+	].join('\n');
+}
+
+function safeUser(): string {
+	try {
+		return os.userInfo().username;
+	} catch {
+		return 'unknown';
+	}
+}
+
+if (require.main === module) {
+	void runCli(process.argv.slice(2), {
+		stdout: (t) => process.stdout.write(t),
+		stderr: (t) => process.stderr.write(t),
+		cwd: process.cwd(),
+		env: process.env,
+	}).then((code) => {
+		process.exitCode = code;
+	});
+}

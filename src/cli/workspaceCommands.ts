@@ -1,0 +1,204 @@
+import { runDoctor } from '../engine/storage/doctor';
+import { batonDir, initWorkspace } from '../engine/workspace';
+import { silentLogger, systemClock } from '../engine/ports';
+import { taskPriorities, taskStatuses, taskTypes } from '../engine/storage/schema';
+import type { TaskPriority, TaskStatus, TaskType } from '../engine/storage/model';
+import type { TaskWithDependencies } from '../engine/tasks/taskService';
+import { listOption, stringOption, UsageError, type Command, type ParsedValues } from './command';
+import { briefingText } from './textFormat';
+
+function taskLine(t: TaskWithDependencies): string {
+	const deps = t.dependsOn.length ? `  ← ${t.dependsOn.join(', ')}` : '';
+	return `${t.id.padEnd(6)} ${t.status.padEnd(9)} ${t.type.padEnd(7)} ${t.priority.padEnd(8)} ${t.title}${t.parentId ? `  (in ${t.parentId})` : ''}${deps}`;
+}
+
+function enumOption<T extends string>(values: ParsedValues, name: string, allowed: readonly T[]): T | undefined {
+	const value = stringOption(values, name);
+	if (value !== undefined && !(allowed as readonly string[]).includes(value)) {
+		throw new UsageError(`--${name} must be one of ${allowed.join(', ')}`);
+	}
+	return value as T | undefined;
+}
+
+export const workspaceCommands: Command[] = [
+	{
+		path: ['init'],
+		usage: 'baton init',
+		summary: 'create .baton/ (database, journal, .gitignore) in the workspace',
+		needsInit: false,
+		async run(ctx) {
+			const created = initWorkspace(ctx.workspaceRoot);
+			const engine = await ctx.engine();
+			return {
+				json: { workspace: ctx.workspaceRoot, dataDir: batonDir(ctx.workspaceRoot), created, sequence: engine.store.sequence },
+				text: `${created ? 'Initialised' : 'Already initialised:'} ${batonDir(ctx.workspaceRoot)}`,
+			};
+		},
+	},
+	{
+		path: ['briefing'],
+		usage: 'baton briefing [--session ID] [--scope S]',
+		summary: 'the briefing for the active session, a given session, or a scope',
+		options: { session: { type: 'string' }, scope: { type: 'string' } },
+		async run(ctx) {
+			const sessionId = stringOption(ctx.values, 'session');
+			const scope = stringOption(ctx.values, 'scope');
+			const briefing = await (await ctx.engine()).briefings.briefing({ ...(sessionId ? { sessionId } : {}), ...(scope ? { scope } : {}) });
+			return { json: { briefing }, text: briefingText(briefing) };
+		},
+	},
+	{
+		path: ['decision', 'record'],
+		usage: 'baton decision record --text T [--rationale R] [--assumption] [--task ID] [--session ID]',
+		summary: 'record a decision (or an assumption) in the active session',
+		options: { text: { type: 'string' }, rationale: { type: 'string' }, assumption: { type: 'boolean' }, task: { type: 'string' }, session: { type: 'string' } },
+		async run(ctx) {
+			const text = stringOption(ctx.values, 'text');
+			if (!text) {
+				throw new UsageError('decision record needs --text');
+			}
+			const rationale = stringOption(ctx.values, 'rationale');
+			const taskId = stringOption(ctx.values, 'task');
+			const sessionId = stringOption(ctx.values, 'session');
+			const decision = await (await ctx.engine()).sessions.recordDecision({
+				text,
+				...(rationale ? { rationale } : {}),
+				...(taskId ? { taskId } : {}),
+				...(sessionId ? { sessionId } : {}),
+				kind: ctx.values['assumption'] ? 'assumption' : 'decision',
+				actor: ctx.actor,
+			});
+			return { json: { decision }, text: `Recorded ${decision.kind} ${decision.id}` };
+		},
+	},
+	{
+		path: ['task', 'add'],
+		usage: 'baton task add --title T [--type epic|task|subtask|bug] [--priority P] [--parent ID] [--depends-on ID]… [--description D] [--phase P]',
+		summary: 'add a task',
+		options: {
+			title: { type: 'string' },
+			type: { type: 'string' },
+			priority: { type: 'string' },
+			parent: { type: 'string' },
+			'depends-on': { type: 'string', multiple: true },
+			description: { type: 'string' },
+			phase: { type: 'string' },
+		},
+		async run(ctx) {
+			const title = stringOption(ctx.values, 'title');
+			if (!title) {
+				throw new UsageError('task add needs --title');
+			}
+			const type = enumOption<TaskType>(ctx.values, 'type', taskTypes);
+			const priority = enumOption<TaskPriority>(ctx.values, 'priority', taskPriorities);
+			const parentId = stringOption(ctx.values, 'parent');
+			const description = stringOption(ctx.values, 'description');
+			const phase = stringOption(ctx.values, 'phase');
+			const task = await (await ctx.engine()).tasks.add({
+				title,
+				...(type ? { type } : {}),
+				...(priority ? { priority } : {}),
+				...(parentId ? { parentId } : {}),
+				...(description ? { description } : {}),
+				...(phase ? { phase } : {}),
+				dependsOn: listOption(ctx.values, 'depends-on'),
+				actor: ctx.actor,
+			});
+			return { json: { task }, text: `Added ${task.id}: ${task.title}` };
+		},
+	},
+	{
+		path: ['task', 'list'],
+		usage: 'baton task list [--status S] [--type T]',
+		summary: 'tasks in creation order',
+		options: { status: { type: 'string' }, type: { type: 'string' } },
+		async run(ctx) {
+			const status = enumOption<TaskStatus>(ctx.values, 'status', taskStatuses);
+			const type = enumOption<TaskType>(ctx.values, 'type', taskTypes);
+			const tasks = await (await ctx.engine()).tasks.list({ ...(status ? { status } : {}), ...(type ? { type } : {}) });
+			return { json: { tasks }, text: tasks.length ? tasks.map(taskLine).join('\n') : 'No tasks.' };
+		},
+	},
+	{
+		path: ['task', 'show'],
+		usage: 'baton task show ID',
+		summary: 'one task',
+		positionals: [1, 1],
+		async run(ctx) {
+			const task = await (await ctx.engine()).tasks.get(ctx.args[0] as string);
+			return { json: { task }, text: taskLine(task) };
+		},
+	},
+	{
+		path: ['task', 'update'],
+		usage: 'baton task update ID [--status S] [--title T] [--priority P] [--parent ID|none] [--depends-on ID]… [--no-depends-on ID]…',
+		summary: 'change a task',
+		positionals: [1, 1],
+		options: {
+			status: { type: 'string' },
+			title: { type: 'string' },
+			priority: { type: 'string' },
+			parent: { type: 'string' },
+			'depends-on': { type: 'string', multiple: true },
+			'no-depends-on': { type: 'string', multiple: true },
+		},
+		async run(ctx) {
+			const status = enumOption<TaskStatus>(ctx.values, 'status', taskStatuses);
+			const priority = enumOption<TaskPriority>(ctx.values, 'priority', taskPriorities);
+			const title = stringOption(ctx.values, 'title');
+			const parent = stringOption(ctx.values, 'parent');
+			const task = await (await ctx.engine()).tasks.update({
+				id: ctx.args[0] as string,
+				...(status ? { status } : {}),
+				...(priority ? { priority } : {}),
+				...(title !== undefined ? { title } : {}),
+				...(parent !== undefined ? { parentId: parent === 'none' ? null : parent } : {}),
+				addDependsOn: listOption(ctx.values, 'depends-on'),
+				removeDependsOn: listOption(ctx.values, 'no-depends-on'),
+				actor: ctx.actor,
+			});
+			return { json: { task }, text: taskLine(task) };
+		},
+	},
+	{
+		path: ['focus'],
+		usage: 'baton focus ID [--session ID]',
+		summary: 'make a task the current task of the active session',
+		positionals: [1, 1],
+		options: { session: { type: 'string' } },
+		async run(ctx) {
+			const sessionId = stringOption(ctx.values, 'session');
+			const result = await (await ctx.engine()).tasks.focus({ id: ctx.args[0] as string, ...(sessionId ? { sessionId } : {}), actor: ctx.actor });
+			return {
+				json: { task: result.task, sessionId: result.sessionId, warnings: result.warnings },
+				text: [`Focused ${result.task.id} in ${result.sessionId}`, ...result.warnings.map((w) => `warning: ${w}`)].join('\n'),
+			};
+		},
+	},
+	{
+		path: ['doctor'],
+		usage: 'baton doctor [--repair]',
+		summary: 'check the database and journal; --repair rebuilds from the last good snapshot and the valid journal prefix',
+		options: { repair: { type: 'boolean' } },
+		needsInit: true,
+		async run(ctx) {
+			const report = await runDoctor({
+				dir: batonDir(ctx.workspaceRoot),
+				repair: ctx.values['repair'] === true,
+				clock: systemClock,
+				log: silentLogger,
+			});
+			const lines = report.checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(10)} ${c.detail}`);
+			if (report.repair) {
+				lines.push(`Repaired from the ${report.repair.base} up to sequence ${report.repair.recoveredSequence}; ${report.repair.droppedRecords} record(s) dropped.`);
+				lines.push(...report.repair.movedAside.map((f) => `  kept aside: ${f}`));
+				lines.push(...report.repair.notes.map((n) => `  ${n}`));
+			} else if (!report.ok) {
+				lines.push('Run `baton doctor --repair` to rebuild; damaged files are kept aside, never deleted.');
+			}
+			// Problems found and not repaired: exit 1, so scripts and CI notice.
+			const exitCode = report.ok || report.repair ? 0 : 1;
+			return { json: { ok: report.ok, checks: report.checks, repair: report.repair ?? null }, text: lines.join('\n'), exitCode };
+		},
+	},
+];

@@ -1,0 +1,72 @@
+/**
+ * Workspace configuration: the legacy session limits (their meaning kept from CLEO's sessions.json)
+ * and Baton's ages. Hosts pass overrides (VS Code settings); the CLI reads `.baton/config.json`.
+ */
+import fs from 'node:fs';
+import { z } from 'zod';
+import { BatonError } from './errors';
+
+const durationPattern = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?$/;
+const unitMs: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** `90s`, `30m`, `4h`, `1d`, `2w`, or a number of milliseconds. */
+export function parseDuration(text: string): number {
+	const match = durationPattern.exec(text.trim());
+	if (!match) {
+		throw new BatonError('invalidInput', `invalid duration "${text}" (use e.g. 0, 90s, 30m, 4h, 1d, 2w)`);
+	}
+	return Math.round(Number(match[1]) * (unitMs[match[2] ?? 'ms'] ?? 1));
+}
+
+const duration = z.union([z.number().nonnegative(), z.string().transform((s, ctx) => {
+	try {
+		return parseDuration(s);
+	} catch (error) {
+		ctx.addIssue({ code: 'custom', message: (error as Error).message });
+		return z.NEVER;
+	}
+})]);
+
+export const batonConfigSchema = z.object({
+	maxConcurrentSessions: z.number().int().min(1).max(100).default(5),
+	maxActiveTasksPerScope: z.number().int().min(1).max(100).default(1),
+	scopeValidation: z.enum(['strict', 'warn', 'none']).default('strict'),
+	allowNestedScopes: z.boolean().default(true),
+	allowScopeOverlap: z.boolean().default(false),
+	/** Active sessions without activity for this long become orphaned (gc). */
+	orphanAfter: duration.default(86_400_000),
+	/** Active or orphaned sessions without activity for this long are ended (cleanup). */
+	autoEndAfter: duration.default(7 * 86_400_000),
+	/** How many next tasks a briefing lists. */
+	briefingNextTasks: z.number().int().min(1).max(50).default(5),
+});
+export type BatonConfig = z.infer<typeof batonConfigSchema>;
+export type BatonConfigInput = z.input<typeof batonConfigSchema>;
+
+export function resolveConfig(input: unknown, source: string): BatonConfig {
+	const parsed = batonConfigSchema.strict().safeParse(input ?? {});
+	if (!parsed.success) {
+		const issue = parsed.error.issues[0];
+		const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+		throw new BatonError('configInvalid', `${source}: ${where}${issue?.message ?? 'invalid configuration'}`);
+	}
+	return parsed.data;
+}
+
+/** Reads `.baton/config.json` when present. A malformed file is an error, never silently ignored. */
+export function readConfigFile(file: string): BatonConfigInput {
+	let text: string;
+	try {
+		text = fs.readFileSync(file, 'utf8');
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+			return {};
+		}
+		throw new BatonError('configInvalid', `${file}: ${(error as Error).message}`);
+	}
+	try {
+		return JSON.parse(text) as BatonConfigInput;
+	} catch (error) {
+		throw new BatonError('configInvalid', `${file} is not valid JSON: ${(error as Error).message}`);
+	}
+}

@@ -1,0 +1,87 @@
+/**
+ * The composition root: one Engine per workspace, shared by the backend server and the CLI.
+ */
+import path from 'node:path';
+import { resolveConfig, readConfigFile, type BatonConfig, type BatonConfigInput } from './config';
+import { EngineContext } from './context';
+import { BatonError } from './errors';
+import { systemClock, type Clock, type Logger } from './ports';
+import { createGitStateReader, type GitStateReader } from './sessions/gitState';
+import { SessionService } from './sessions/sessionService';
+import { JournalStore } from './storage/journalStore';
+import { TaskService } from './tasks/taskService';
+import { batonDir, initWorkspace, isInitialized } from './workspace';
+import { BriefingService } from './sessions/briefingService';
+
+export interface EngineOptions {
+	workspaceRoot: string;
+	log: Logger;
+	clock?: Clock;
+	/** Overrides on top of `.baton/config.json` (VS Code settings, CLI flags). */
+	config?: BatonConfigInput;
+	/** Create `.baton/` when missing (`baton init`, the extension's init command). */
+	create?: boolean;
+	wasmPath?: string;
+	git?: GitStateReader;
+	lockTimeoutMs?: number;
+	compactAfterBytes?: number;
+}
+
+export class Engine {
+	readonly sessions: SessionService;
+	readonly tasks: TaskService;
+	readonly briefings: BriefingService;
+
+	private constructor(
+		readonly ctx: EngineContext,
+		git: GitStateReader,
+	) {
+		this.sessions = new SessionService(ctx, git);
+		this.tasks = new TaskService(ctx);
+		this.briefings = new BriefingService(ctx);
+	}
+
+	static async open(options: EngineOptions): Promise<Engine> {
+		const root = path.resolve(options.workspaceRoot);
+		if (options.create) {
+			initWorkspace(root);
+		} else if (!isInitialized(root)) {
+			throw new BatonError('notInitialized', `${root} has no .baton folder; run \`baton init\` there first`);
+		}
+		const dir = batonDir(root);
+		const configFile = path.join(dir, 'config.json');
+		const config: BatonConfig = resolveConfig({ ...readConfigFile(configFile), ...options.config }, configFile);
+		const clock = options.clock ?? systemClock;
+		const store = await JournalStore.open({
+			dir,
+			clock,
+			log: options.log,
+			...(options.wasmPath ? { wasmPath: options.wasmPath } : {}),
+			...(options.lockTimeoutMs ? { lockTimeoutMs: options.lockTimeoutMs } : {}),
+			...(options.compactAfterBytes ? { compactAfterBytes: options.compactAfterBytes } : {}),
+		});
+		const ctx = new EngineContext(store, clock, options.log, config, root);
+		return new Engine(ctx, options.git ?? createGitStateReader(root));
+	}
+
+	get store(): JournalStore {
+		return this.ctx.store;
+	}
+
+	get config(): BatonConfig {
+		return this.ctx.config;
+	}
+
+	/** Compact when the journal has grown past its threshold; cheap to call when idle. */
+	async maintain(): Promise<boolean> {
+		if (!this.ctx.store.needsCompaction) {
+			return false;
+		}
+		await this.ctx.store.compact();
+		return true;
+	}
+
+	close(): void {
+		this.ctx.store.close();
+	}
+}

@@ -1,0 +1,37 @@
+/**
+ * Every refusal the engine makes is a BatonError with a stable `code`: the CLI prints it as
+ * `{"error":{"code","message"}}`, the server forwards it over JSON-RPC, the extension shows it.
+ */
+export const errorCodes = [
+	'invalidTransition',
+	'notFound',
+	'scopeConflict',
+	'limitReached',
+	'invalidScope',
+	'invalidInput',
+	'handoffExists',
+	'notInitialized',
+	'corruptJournal',
+	'corruptDatabase',
+	'locked',
+	'storageFailure',
+	'replayFailed',
+	'configInvalid',
+] as const;
+export type ErrorCode = (typeof errorCodes)[number];
+
+export class BatonError extends Error {
+	override readonly name = 'BatonError';
+
+	constructor(
+		readonly code: ErrorCode,
+		message: string,
+		readonly details?: Record<string, unknown>,
+	) {
+		super(message);
+	}
+
+	static is(value: unknown, code?: ErrorCode): value is BatonError {
+		return value instanceof BatonError && (code === undefined || value.code === code);
+	}
+}

@@ -1,0 +1,28 @@
+import { randomBytes } from 'node:crypto';
+
+/** Baton's own session id: `ses_YYYYMMDDHHmmss_<6 hex>` (UTC). */
+export function newSessionId(nowMs: number): string {
+	return `ses_${compactStamp(nowMs)}_${randomBytes(3).toString('hex')}`;
+}
+
+export function newDecisionId(nowMs: number): string {
+	return `dec_${compactStamp(nowMs)}_${randomBytes(3).toString('hex')}`;
+}
+
+const sessionIdPatterns = [
+	/^ses_\d{14}_[0-9a-f]{6}$/,
+	/^session_\d{8}_\d{6}_[0-9a-f]{6}$/, // legacy v2 (CLEO JSON era)
+	/^session-\d+-[0-9a-f]{6}$/, // legacy v1
+];
+
+export function isSessionId(value: string): boolean {
+	return sessionIdPatterns.some((p) => p.test(value));
+}
+
+function compactStamp(nowMs: number): string {
+	return new Date(nowMs).toISOString().replace(/[-:T]/g, '').slice(0, 14);
+}
+
+export function isoTime(ms: number): string {
+	return new Date(ms).toISOString();
+}

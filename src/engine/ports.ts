@@ -1,0 +1,24 @@
+/**
+ * What the engine needs from its host, passed in so that tests can drive time without faking storage.
+ */
+export interface Clock {
+	/** Milliseconds since the epoch. */
+	now(): number;
+}
+
+export interface Logger {
+	info(message: string): void;
+	warn(message: string): void;
+	error(message: string): void;
+}
+
+export const systemClock: Clock = { now: () => Date.now() };
+
+export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };
+
+/** Writes warnings and errors to stderr: the CLI's and the tests' logger. */
+export const stderrLogger: Logger = {
+	info: () => {},
+	warn: (message) => process.stderr.write(`baton: warning: ${message}\n`),
+	error: (message) => process.stderr.write(`baton: error: ${message}\n`),
+};

@@ -1,0 +1,139 @@
+/**
+ * The briefing: what a session starting now needs to know. Computed from live data at start (and on
+ * request), never stored. A handoff's suggestions are re-checked against the task graph, so advice
+ * that went stale since the handoff was written is marked, not repeated.
+ */
+import { desc, eq } from 'drizzle-orm';
+import type { EngineContext } from '../context';
+import type { Briefing, HandoffData, SessionScope } from '../storage/jsonShapes';
+import type { BatonDb } from '../storage/journalStore';
+import type { Session, Task } from '../storage/model';
+import { decisions } from '../storage/schema';
+import { isOpen, type TaskGraph } from '../tasks/taskGraph';
+import { scopeKey, scopeTaskIds } from './scope';
+
+const priorityOrder: Record<Task['priority'], number> = { critical: 0, high: 1, medium: 2, low: 3 };
+const listLimit = 10;
+
+export interface BriefingInput {
+	scope: SessionScope;
+	sessionId: string | null;
+	currentTask: string | null;
+	predecessor: Session | null;
+	handoff: HandoffData | null;
+	warnings: string[];
+}
+
+export function computeBriefing(ctx: EngineContext, db: BatonDb, input: BriefingInput): Briefing {
+	const graph = ctx.graph();
+	const inScopeSet = scopeTaskIds(input.scope, graph);
+	const inScope = (id: string): boolean => !inScopeSet || inScopeSet.has(id);
+	const nextTasks: Briefing['nextTasks'] = [];
+	for (const task of graph.rankedActionable()) {
+		if (nextTasks.length >= ctx.config.briefingNextTasks) {
+			break;
+		}
+		if (inScope(task.id) && task.id !== input.currentTask) {
+			nextTasks.push({
+				id: task.id,
+				title: task.title,
+				type: task.type,
+				priority: task.priority,
+				leverage: graph.leverage(task.id),
+				score: graph.score(task),
+			});
+		}
+	}
+	const current = input.currentTask ? graph.byId.get(input.currentTask) : undefined;
+	const predecessor = input.predecessor;
+	return {
+		sessionId: input.sessionId,
+		scope: scopeKey(input.scope),
+		generatedAt: ctx.nowIso(),
+		lastSession: predecessor
+			? {
+					id: predecessor.id,
+					name: predecessor.name,
+					endedAt: predecessor.endedAt,
+					durationMinutes: predecessor.endedAt ? minutesBetween(predecessor.startedAt, predecessor.endedAt) : null,
+					handoff: input.handoff,
+				}
+			: null,
+		suggestions: (input.handoff?.nextSuggested ?? []).map((s) => {
+			const task = graph.byId.get(s.id);
+			return { id: s.id, title: task?.title ?? s.title, status: task?.status ?? null, stale: !task || !isOpen(task) };
+		}),
+		currentTask: current
+			? { id: current.id, title: current.title, status: current.status, blockedBy: graph.openBlockersOf(current.id) }
+			: null,
+		nextTasks,
+		openBugs: openBugs(graph)
+			.filter((t) => inScope(t.id))
+			.slice(0, listLimit)
+			.map((t) => ({ id: t.id, title: t.title, priority: t.priority })),
+		blockedTasks: blockedTasks(graph)
+			.filter((t) => inScope(t.id))
+			.slice(0, listLimit)
+			.map((t) => ({ id: t.id, title: t.title, blockedBy: graph.openBlockersOf(t.id) })),
+		activeEpics: activeEpics(graph)
+			.filter((e) => inScope(e.id))
+			.slice(0, listLimit),
+		recentDecisions: predecessor
+			? db
+					.select({ id: decisions.id, text: decisions.text, sessionId: decisions.sessionId })
+					.from(decisions)
+					.where(eq(decisions.sessionId, predecessor.id))
+					.orderBy(desc(decisions.createdAt))
+					.limit(5)
+					.all()
+			: [],
+		warnings: input.warnings,
+	};
+}
+
+export function minutesBetween(fromIso: string, toIso: string): number {
+	return Math.max(0, Math.round((Date.parse(toIso) - Date.parse(fromIso)) / 60_000));
+}
+
+function openBugs(graph: TaskGraph): Task[] {
+	return graph.memoize('openBugs', () =>
+		[...graph.byId.values()]
+			.filter((t) => t.type === 'bug' && isOpen(t))
+			.sort((a, b) => priorityOrder[a.priority] - priorityOrder[b.priority] || a.seq - b.seq),
+	);
+}
+
+function blockedTasks(graph: TaskGraph): Task[] {
+	return graph.memoize('blockedTasks', () =>
+		[...graph.byId.values()].filter((t) => isOpen(t) && (t.status === 'blocked' || graph.openBlockersOf(t.id).length > 0)),
+	);
+}
+
+function activeEpics(graph: TaskGraph): Briefing['activeEpics'] {
+	return graph.memoize('activeEpics', () => {
+		const out: Briefing['activeEpics'] = [];
+		for (const epic of graph.byId.values()) {
+			if (epic.type !== 'epic' || !isOpen(epic)) {
+				continue;
+			}
+			let done = 0;
+			let total = 0;
+			let started = epic.status === 'active';
+			for (const id of graph.subtree(epic.id)) {
+				const task = graph.byId.get(id);
+				if (!task || id === epic.id || task.status === 'cancelled') {
+					continue;
+				}
+				total++;
+				if (task.status === 'done') {
+					done++;
+				}
+				started ||= task.status === 'done' || task.status === 'active';
+			}
+			if (started) {
+				out.push({ id: epic.id, title: epic.title, done, total, completionPercent: total === 0 ? 0 : Math.round((done / total) * 100) });
+			}
+		}
+		return out.sort((a, b) => b.completionPercent - a.completionPercent);
+	});
+}

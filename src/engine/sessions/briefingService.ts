@@ -1,0 +1,106 @@
+/**
+ * Read-side session operations: the briefing on request, lookups, chains and fork trees.
+ */
+import type { EngineContext } from '../context';
+import type { Briefing } from '../storage/jsonShapes';
+import type { Session, SessionStatus } from '../storage/model';
+import { computeBriefing } from './briefing';
+import { parseScope, scopeKey as scopeKeyOf } from './scope';
+import {
+	activeSessions,
+	chainOf,
+	chainTail,
+	forkTreeOf,
+	getSession,
+	listSessions,
+	readHandoff,
+	sessionByAlias,
+	type ForkNode,
+	type StoredHandoff,
+} from './sessionQueries';
+
+export class BriefingService {
+	constructor(private readonly ctx: EngineContext) {}
+
+	/**
+	 * The briefing for a session (its own predecessor's handoff), or for a scope when no session is
+	 * given: what a session starting there now would receive.
+	 */
+	async briefing(input: { sessionId?: string; scope?: string } = {}): Promise<Briefing> {
+		return this.ctx.store.read((db) => {
+			const warnings: string[] = [];
+			let session: Session | undefined;
+			if (input.sessionId) {
+				session = getSession(db, input.sessionId);
+			} else if (!input.scope) {
+				const active = activeSessions(db);
+				session = active.length === 1 ? active[0] : undefined;
+			}
+			const scope = session?.scope ?? parseScope(input.scope ?? 'global');
+			const predecessor = session
+				? session.previousSessionId
+					? getSession(db, session.previousSessionId)
+					: null
+				: (chainTail(db, scopeKeyOf(scope)) ?? null);
+			let handoff = null;
+			if (predecessor) {
+				const stored = readHandoff(db, predecessor.id);
+				if (stored.kind === 'valid') {
+					handoff = stored.data;
+				} else if (stored.kind === 'malformed') {
+					warnings.push(`the handoff of ${predecessor.id} is malformed (${stored.problem}) and was skipped`);
+				}
+			}
+			return computeBriefing(this.ctx, db, {
+				scope,
+				sessionId: session?.id ?? null,
+				currentTask: session?.currentTask ?? null,
+				predecessor,
+				handoff,
+				warnings,
+			});
+		});
+	}
+
+	async get(id: string): Promise<Session> {
+		return this.ctx.store.read((db) => getSession(db, id));
+	}
+
+	async handoff(id: string): Promise<StoredHandoff> {
+		return this.ctx.store.read((db) => {
+			getSession(db, id);
+			return readHandoff(db, id);
+		});
+	}
+
+	async list(filter: { status?: SessionStatus; scope?: string; limit?: number } = {}): Promise<Session[]> {
+		return this.ctx.store.read((db) =>
+			listSessions(db, {
+				...(filter.status ? { status: filter.status } : {}),
+				...(filter.scope ? { scopeKey: scopeKeyOf(parseScope(filter.scope)) } : {}),
+				...(filter.limit ? { limit: filter.limit } : {}),
+			}),
+		);
+	}
+
+	async active(): Promise<Session[]> {
+		return this.ctx.store.read((db) => activeSessions(db));
+	}
+
+	async mostRecent(): Promise<Session | undefined> {
+		return this.ctx.store.read((db) => listSessions(db, { limit: 1 })[0]);
+	}
+
+	async chain(id: string): Promise<Session[]> {
+		return this.ctx.store.read((db) => chainOf(db, id));
+	}
+
+	async forkTree(id: string): Promise<ForkNode> {
+		return this.ctx.store.read((db) => forkTreeOf(db, id));
+	}
+
+	async byAlias(agent: string, alias: string): Promise<Session | undefined> {
+		return this.ctx.store.read((db) => sessionByAlias(db, agent, alias));
+	}
+}
+

@@ -1,0 +1,70 @@
+/**
+ * Reads the user's repository state for debriefs, through simple-git, without writing to it:
+ * GIT_OPTIONAL_LOCKS=0 stops `git status` from refreshing the index file.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { simpleGit } from 'simple-git';
+import type { GitState } from '../storage/jsonShapes';
+
+export interface GitStateReader {
+	read(sinceIso: string | null): Promise<GitState | null>;
+}
+
+export function createGitStateReader(workspaceRoot: string, timeoutMs = 5_000): GitStateReader {
+	return {
+		async read(sinceIso) {
+			if (!isInsideGitRepo(workspaceRoot)) {
+				return null;
+			}
+			const git = simpleGit({ baseDir: workspaceRoot, timeout: { block: timeoutMs }, unsafe: { allowUnsafeCustomBinary: false } }).env({
+				...cleanEnv(),
+				GIT_OPTIONAL_LOCKS: '0',
+				GIT_TERMINAL_PROMPT: '0',
+			});
+			try {
+				const status = await git.status();
+				let head: string | null = null;
+				let commitCount = 0;
+				try {
+					head = (await git.revparse(['HEAD'])).trim();
+					const args = ['rev-list', '--count', 'HEAD'];
+					if (sinceIso) {
+						args.splice(2, 0, `--since=${sinceIso}`);
+					}
+					commitCount = Number((await git.raw(args)).trim()) || 0;
+				} catch {
+					// A repository without commits yet has no HEAD.
+				}
+				return { branch: status.current ?? null, head, commitCount, uncommittedChanges: status.files.length };
+			} catch {
+				return null;
+			}
+		},
+	};
+}
+
+function isInsideGitRepo(dir: string): boolean {
+	let current = path.resolve(dir);
+	for (;;) {
+		if (fs.existsSync(path.join(current, '.git'))) {
+			return true;
+		}
+		const parent = path.dirname(current);
+		if (parent === current) {
+			return false;
+		}
+		current = parent;
+	}
+}
+
+/** Inherited GIT_DIR/GIT_WORK_TREE (from a hook or terminal) would point git somewhere else. */
+function cleanEnv(): Record<string, string> {
+	const out: Record<string, string> = {};
+	for (const [key, value] of Object.entries(process.env)) {
+		if (value !== undefined && !key.startsWith('GIT_')) {
+			out[key] = value;
+		}
+	}
+	return out;
+}

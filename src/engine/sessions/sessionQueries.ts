@@ -1,0 +1,144 @@
+/**
+ * Read-side helpers over the sessions tables, usable inside read() and write() callbacks.
+ */
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { BatonError } from '../errors';
+import { handoffDataSchema, type HandoffData } from '../storage/jsonShapes';
+import type { BatonDb } from '../storage/journalStore';
+import type { Session, SessionStatus } from '../storage/model';
+import { handoffs, sessionAliases, sessions } from '../storage/schema';
+
+export function getSession(db: BatonDb, id: string): Session {
+	const row = db.select().from(sessions).where(eq(sessions.id, id)).get();
+	if (!row) {
+		throw new BatonError('notFound', `session ${id} does not exist`);
+	}
+	return row;
+}
+
+export function activeSessions(db: BatonDb): Session[] {
+	return db.select().from(sessions).where(eq(sessions.status, 'active')).orderBy(desc(sessions.startedAt)).all();
+}
+
+export function listSessions(db: BatonDb, filter: { status?: SessionStatus; scopeKey?: string; limit?: number }): Session[] {
+	const conditions = [];
+	if (filter.status) {
+		conditions.push(eq(sessions.status, filter.status));
+	}
+	if (filter.scopeKey) {
+		conditions.push(eq(sessions.scopeKey, filter.scopeKey));
+	}
+	const query = db
+		.select()
+		.from(sessions)
+		.where(conditions.length ? and(...conditions) : undefined)
+		.orderBy(desc(sessions.startedAt), desc(sessions.id));
+	return filter.limit ? query.limit(filter.limit).all() : query.all();
+}
+
+/** The most recent ended session of a scope that no later session continues yet: the chain's tail. */
+export function chainTail(db: BatonDb, key: string): Session | undefined {
+	return db
+		.select()
+		.from(sessions)
+		.where(and(eq(sessions.scopeKey, key), eq(sessions.status, 'ended'), isNull(sessions.nextSessionId)))
+		.orderBy(desc(sessions.endedAt), desc(sessions.id))
+		.limit(1)
+		.get();
+}
+
+export type StoredHandoff = { kind: 'none' } | { kind: 'valid'; data: HandoffData } | { kind: 'malformed'; problem: string };
+
+/** A session's handoff, read as text and validated, so a damaged one is reported instead of thrown. */
+export function readHandoff(db: BatonDb, sessionId: string): StoredHandoff {
+	const row = db
+		.select({ text: sql<string>`cast(${handoffs.data} as text)` })
+		.from(handoffs)
+		.where(eq(handoffs.sessionId, sessionId))
+		.get();
+	if (!row) {
+		return { kind: 'none' };
+	}
+	let parsed: unknown;
+	try {
+		parsed = JSON.parse(row.text);
+	} catch (error) {
+		return { kind: 'malformed', problem: `not JSON (${(error as Error).message})` };
+	}
+	const result = handoffDataSchema.safeParse(parsed);
+	if (!result.success) {
+		const issue = result.error.issues[0];
+		return { kind: 'malformed', problem: `${issue?.path.join('.') || 'value'}: ${issue?.message ?? 'invalid'}` };
+	}
+	return { kind: 'valid', data: result.data };
+}
+
+/** Every session of `id`'s chain, first to last, following previous/next links (cycle-safe). */
+export function chainOf(db: BatonDb, id: string): Session[] {
+	const start = getSession(db, id);
+	const seen = new Set([start.id]);
+	const before: Session[] = [];
+	let cursor = start;
+	while (cursor.previousSessionId && !seen.has(cursor.previousSessionId)) {
+		const prev = db.select().from(sessions).where(eq(sessions.id, cursor.previousSessionId)).get();
+		if (!prev) {
+			break;
+		}
+		seen.add(prev.id);
+		before.unshift(prev);
+		cursor = prev;
+	}
+	const after: Session[] = [];
+	cursor = start;
+	while (cursor.nextSessionId && !seen.has(cursor.nextSessionId)) {
+		const next = db.select().from(sessions).where(eq(sessions.id, cursor.nextSessionId)).get();
+		if (!next) {
+			break;
+		}
+		seen.add(next.id);
+		after.push(next);
+		cursor = next;
+	}
+	return [...before, start, ...after];
+}
+
+export interface ForkNode {
+	session: Session;
+	children: ForkNode[];
+}
+
+/** The fork tree (orchestrator → workers) that `id` belongs to, from its root. */
+export function forkTreeOf(db: BatonDb, id: string): ForkNode {
+	let root = getSession(db, id);
+	const seen = new Set([root.id]);
+	while (root.parentSessionId && !seen.has(root.parentSessionId)) {
+		const parent = db.select().from(sessions).where(eq(sessions.id, root.parentSessionId)).get();
+		if (!parent) {
+			break;
+		}
+		seen.add(parent.id);
+		root = parent;
+	}
+	const visited = new Set<string>();
+	const build = (session: Session): ForkNode => {
+		visited.add(session.id);
+		const children = db
+			.select()
+			.from(sessions)
+			.where(eq(sessions.parentSessionId, session.id))
+			.orderBy(sessions.startedAt)
+			.all()
+			.filter((c) => !visited.has(c.id));
+		return { session, children: children.map(build) };
+	};
+	return build(root);
+}
+
+export function sessionByAlias(db: BatonDb, agent: string, alias: string): Session | undefined {
+	const row = db
+		.select({ sessionId: sessionAliases.sessionId })
+		.from(sessionAliases)
+		.where(and(eq(sessionAliases.agent, agent), eq(sessionAliases.alias, alias)))
+		.get();
+	return row ? db.select().from(sessions).where(eq(sessions.id, row.sessionId)).get() : undefined;
+}

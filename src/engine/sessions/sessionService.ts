@@ -1,0 +1,486 @@
+/**
+ * The session lifecycle (DESIGN.md §1): start, end, suspend, resume, switch, gc and cleanup, with a
+ * typed refusal for every transition the state machine does not allow. Each transition is one
+ * durable write that also records who made it in the audit log.
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import { audit } from '../audit';
+import type { EngineContext } from '../context';
+import { BatonError } from '../errors';
+import { isoTime, newDecisionId, newSessionId } from '../ids';
+import { emptyStats, type Briefing, type DebriefData, type HandoffData, type SessionScope } from '../storage/jsonShapes';
+import type { BatonDb } from '../storage/journalStore';
+import type { Decision, Session, SessionStatus } from '../storage/model';
+import { decisions, handoffs, sessionAliases, sessions } from '../storage/schema';
+import { bumpSessionStat } from '../tasks/taskService';
+import { computeBriefing } from './briefing';
+import type { GitStateReader } from './gitState';
+import { buildDebrief, buildHandoff } from './handoffBuilder';
+import { parseScope, relateScopes, scopeKey, validateScope } from './scope';
+import { activeSessions, chainTail, getSession, readHandoff, sessionByAlias } from './sessionQueries';
+
+export interface StartInput {
+	name: string;
+	scope?: SessionScope | string;
+	agent?: string | null;
+	agentIdentifier?: string | null;
+	parentSessionId?: string | null;
+	currentTask?: string | null;
+	actor: string;
+}
+
+export interface StartResult {
+	session: Session;
+	briefing: Briefing;
+	handoff: HandoffData | null;
+	warnings: string[];
+}
+
+export interface EndInput {
+	id?: string;
+	note?: string;
+	nextAction?: string;
+	blockers?: string[];
+	actor: string;
+}
+
+export interface EndResult {
+	session: Session;
+	handoff: HandoffData;
+	debrief: DebriefData;
+	warnings: string[];
+}
+
+export interface GcResult {
+	orphaned: Session[];
+	ended: Session[];
+}
+
+const resumable: readonly SessionStatus[] = ['suspended', 'ended', 'orphaned'];
+
+export class SessionService {
+	constructor(
+		private readonly ctx: EngineContext,
+		private readonly git: GitStateReader,
+	) {}
+
+	async start(input: StartInput): Promise<StartResult> {
+		const name = input.name.trim();
+		if (!name || name.length > 200) {
+			throw new BatonError('invalidInput', 'a session needs a name of 1 to 200 characters');
+		}
+		const scope = typeof input.scope === 'string' ? parseScope(input.scope) : (input.scope ?? { type: 'global' as const });
+		return this.ctx.store.write((db) => {
+			const now = this.ctx.nowIso();
+			const warnings = this.checkScope(scope);
+			this.checkConcurrency(db, scope, null);
+			if (input.parentSessionId) {
+				getSession(db, input.parentSessionId);
+			}
+			const graph = this.ctx.graph();
+			if (input.currentTask && !graph.byId.has(input.currentTask)) {
+				throw new BatonError('notFound', `task ${input.currentTask} does not exist`);
+			}
+			const key = scopeKey(scope);
+			const predecessor = chainTail(db, key) ?? null;
+			let handoff: HandoffData | null = null;
+			if (predecessor) {
+				const stored = readHandoff(db, predecessor.id);
+				if (stored.kind === 'valid') {
+					handoff = stored.data;
+				} else if (stored.kind === 'malformed') {
+					const warning = `the handoff of ${predecessor.id} is malformed (${stored.problem}) and was skipped`;
+					warnings.push(warning);
+					this.ctx.log.warn(warning);
+				}
+			}
+			const id = newSessionId(this.ctx.clock.now());
+			const session: Session = {
+				id,
+				name,
+				status: 'active',
+				scope,
+				scopeKey: key,
+				currentTask: input.currentTask ?? null,
+				taskStartedAt: input.currentTask ? now : null,
+				agent: input.agent ?? null,
+				agentIdentifier: input.agentIdentifier ?? null,
+				previousSessionId: predecessor?.id ?? null,
+				nextSessionId: null,
+				parentSessionId: input.parentSessionId ?? null,
+				handoffConsumedAt: null,
+				handoffConsumedBy: null,
+				debrief: null,
+				stats: emptyStats(),
+				resumeCount: 0,
+				endNote: null,
+				startedAt: now,
+				lastActivity: now,
+				suspendedAt: null,
+				endedAt: null,
+				archivedAt: null,
+				updatedAt: now,
+			};
+			db.insert(sessions).values(session).run();
+			if (predecessor) {
+				const stamp = handoff && !predecessor.handoffConsumedAt ? { handoffConsumedAt: now, handoffConsumedBy: id } : {};
+				db.update(sessions)
+					.set({ nextSessionId: id, updatedAt: now, ...stamp })
+					.where(eq(sessions.id, predecessor.id))
+					.run();
+			}
+			if (input.agentIdentifier) {
+				this.upsertAlias(db, id, input.agent ?? 'unknown', input.agentIdentifier, now);
+			}
+			audit(db, {
+				at: now,
+				actor: input.actor,
+				operation: 'session.start',
+				sessionId: id,
+				entityType: 'session',
+				entityId: id,
+				details: { name, scope: key, previousSessionId: predecessor?.id ?? null, handoffDelivered: handoff !== null },
+			});
+			const briefing = computeBriefing(this.ctx, db, {
+				scope,
+				sessionId: id,
+				currentTask: session.currentTask,
+				predecessor: predecessor ? getSession(db, predecessor.id) : null,
+				handoff,
+				warnings,
+			});
+			return { session: getSession(db, id), briefing, handoff, warnings };
+		});
+	}
+
+	async end(input: EndInput): Promise<EndResult> {
+		const target = await this.ctx.store.read((db) => (input.id ? getSession(db, input.id) : this.soleActive(db, 'end')));
+		if (target.status !== 'active') {
+			throw invalid(target, 'end');
+		}
+		// Read the user's repository before taking the write lock: git can take a while.
+		const gitState = await this.git.read(target.startedAt);
+		return this.ctx.store.write((db) => {
+			const session = getSession(db, target.id);
+			if (session.status !== 'active') {
+				throw invalid(session, 'end');
+			}
+			const now = this.ctx.nowIso();
+			const warnings: string[] = [];
+			const handoff = this.writeHandoffOnce(db, session, buildHandoff(this.ctx, db, session, input), now, warnings);
+			const debrief = buildDebrief(db, session, handoff, now, gitState);
+			db.update(sessions)
+				.set({ status: 'ended', endedAt: now, lastActivity: now, updatedAt: now, debrief })
+				.where(eq(sessions.id, session.id))
+				.run();
+			audit(db, {
+				at: now,
+				actor: input.actor,
+				operation: 'session.end',
+				sessionId: session.id,
+				entityType: 'session',
+				entityId: session.id,
+				details: { note: handoff.note, nextAction: handoff.nextAction, blockers: handoff.openBlockers.length },
+			});
+			return { session: getSession(db, session.id), handoff, debrief, warnings };
+		});
+	}
+
+	async suspend(input: { id?: string; actor: string }): Promise<Session> {
+		return this.ctx.store.write((db) => {
+			const session = input.id ? getSession(db, input.id) : this.soleActive(db, 'suspend');
+			if (session.status !== 'active') {
+				throw invalid(session, 'suspend');
+			}
+			const now = this.ctx.nowIso();
+			this.suspendRow(db, session, now);
+			audit(db, { at: now, actor: input.actor, operation: 'session.suspend', sessionId: session.id, entityType: 'session', entityId: session.id });
+			return getSession(db, session.id);
+		});
+	}
+
+	async resume(input: { id: string; actor: string }): Promise<Session> {
+		return this.ctx.store.write((db) => {
+			const session = getSession(db, input.id);
+			const now = this.ctx.nowIso();
+			this.activateRow(db, session, now);
+			audit(db, {
+				at: now,
+				actor: input.actor,
+				operation: 'session.resume',
+				sessionId: session.id,
+				entityType: 'session',
+				entityId: session.id,
+				details: { from: session.status },
+			});
+			return getSession(db, session.id);
+		});
+	}
+
+	/** Suspend the current session and activate `id`, in one transaction. */
+	async switch(input: { id: string; from?: string; actor: string }): Promise<{ suspended: Session | null; session: Session }> {
+		return this.ctx.store.write((db) => {
+			const target = getSession(db, input.id);
+			if (!resumable.includes(target.status)) {
+				throw invalid(target, 'switch to');
+			}
+			const active = activeSessions(db);
+			let from: Session | undefined;
+			if (input.from) {
+				from = getSession(db, input.from);
+				if (from.status !== 'active') {
+					throw invalid(from, 'switch away from');
+				}
+			} else {
+				from = active.find((s) => s.scopeKey === target.scopeKey) ?? (active.length === 1 ? active[0] : undefined);
+				if (!from && active.length > 1) {
+					throw new BatonError('invalidInput', `${active.length} sessions are active; say which one to switch away from (--from ID)`);
+				}
+			}
+			const now = this.ctx.nowIso();
+			if (from) {
+				this.suspendRow(db, from, now);
+			}
+			this.activateRow(db, target, now);
+			audit(db, {
+				at: now,
+				actor: input.actor,
+				operation: 'session.switch',
+				sessionId: target.id,
+				entityType: 'session',
+				entityId: target.id,
+				details: { from: from?.id ?? null },
+			});
+			return { suspended: from ? getSession(db, from.id) : null, session: getSession(db, target.id) };
+		});
+	}
+
+	/**
+	 * Cleanup, then gc: sessions idle for `endAfterMs` are ended with a note and a generated handoff;
+	 * active sessions idle for `orphanAfterMs` become orphaned. An age of 0 catches every session.
+	 */
+	async gc(input: { orphanAfterMs?: number; endAfterMs?: number; actor: string }): Promise<GcResult> {
+		const orphanAfter = input.orphanAfterMs ?? this.ctx.config.orphanAfter;
+		const endAfter = input.endAfterMs ?? this.ctx.config.autoEndAfter;
+		return this.ctx.store.write((db) => {
+			const nowMs = this.ctx.clock.now();
+			const now = isoTime(nowMs);
+			const candidates = db.select().from(sessions).where(inArray(sessions.status, ['active', 'orphaned'])).all();
+			const result: GcResult = { orphaned: [], ended: [] };
+			for (const session of candidates) {
+				const idle = nowMs - Date.parse(session.lastActivity);
+				if (idle >= endAfter) {
+					const note = `Ended by Baton after ${describeAge(idle)} without activity.`;
+					const handoff = this.writeHandoffOnce(db, session, buildHandoff(this.ctx, db, session, { note }), now, []);
+					const debrief = buildDebrief(db, session, handoff, now, null);
+					db.update(sessions)
+						.set({ status: 'ended', endedAt: now, updatedAt: now, endNote: note, debrief })
+						.where(eq(sessions.id, session.id))
+						.run();
+					audit(db, { at: now, actor: input.actor, operation: 'session.cleanup', sessionId: session.id, entityType: 'session', entityId: session.id, details: { idleMs: idle } });
+					result.ended.push(getSession(db, session.id));
+				} else if (session.status === 'active' && idle >= orphanAfter) {
+					db.update(sessions).set({ status: 'orphaned', updatedAt: now }).where(eq(sessions.id, session.id)).run();
+					audit(db, { at: now, actor: input.actor, operation: 'session.orphan', sessionId: session.id, entityType: 'session', entityId: session.id, details: { idleMs: idle } });
+					result.orphaned.push(getSession(db, session.id));
+				}
+			}
+			return result;
+		});
+	}
+
+	/** Mark a session as alive (agent hooks call this on every turn). */
+	async touch(input: { id: string; actor: string }): Promise<Session> {
+		return this.ctx.store.write((db) => {
+			const session = getSession(db, input.id);
+			const now = this.ctx.nowIso();
+			db.update(sessions).set({ lastActivity: now, updatedAt: now }).where(eq(sessions.id, session.id)).run();
+			audit(db, { at: now, actor: input.actor, operation: 'session.touch', sessionId: session.id, entityType: 'session', entityId: session.id });
+			return getSession(db, session.id);
+		});
+	}
+
+	/** Record an agent's own id for a durable session; the newest becomes `agentIdentifier`. */
+	async addAlias(input: { sessionId: string; agent: string; alias: string; actor: string }): Promise<Session> {
+		if (!input.alias.trim() || !input.agent.trim()) {
+			throw new BatonError('invalidInput', 'an alias needs an agent and an id');
+		}
+		return this.ctx.store.write((db) => {
+			const session = getSession(db, input.sessionId);
+			const now = this.ctx.nowIso();
+			const owner = sessionByAlias(db, input.agent, input.alias);
+			if (owner && owner.id !== session.id) {
+				throw new BatonError('invalidInput', `${input.agent} id ${input.alias} already belongs to session ${owner.id}`);
+			}
+			this.upsertAlias(db, session.id, input.agent, input.alias, now);
+			db.update(sessions)
+				.set({ agentIdentifier: input.alias, agent: session.agent ?? input.agent, lastActivity: now, updatedAt: now })
+				.where(eq(sessions.id, session.id))
+				.run();
+			audit(db, { at: now, actor: input.actor, operation: 'session.alias', sessionId: session.id, entityType: 'session', entityId: session.id, details: { agent: input.agent, alias: input.alias } });
+			return getSession(db, session.id);
+		});
+	}
+
+	async recordDecision(input: {
+		text: string;
+		rationale?: string;
+		taskId?: string;
+		kind?: Decision['kind'];
+		sessionId?: string;
+		actor: string;
+	}): Promise<Decision> {
+		const text = input.text.trim();
+		if (!text) {
+			throw new BatonError('invalidInput', 'a decision needs text');
+		}
+		if (input.kind && input.kind !== 'decision' && input.kind !== 'assumption') {
+			throw new BatonError('invalidInput', `invalid kind "${String(input.kind)}" (decision or assumption)`);
+		}
+		return this.ctx.store.write((db) => {
+			const session = input.sessionId ? getSession(db, input.sessionId) : this.soleActive(db, 'record a decision in');
+			if (session.status !== 'active') {
+				throw invalid(session, 'record a decision in');
+			}
+			const now = this.ctx.nowIso();
+			const row: Decision = {
+				id: newDecisionId(this.ctx.clock.now()),
+				sessionId: session.id,
+				kind: input.kind ?? 'decision',
+				text,
+				rationale: input.rationale?.trim() || null,
+				taskId: input.taskId ?? session.currentTask ?? null,
+				createdAt: now,
+			};
+			db.insert(decisions).values(row).run();
+			bumpSessionStat(db, session.id, 'decisionsRecorded');
+			db.update(sessions).set({ lastActivity: now, updatedAt: now }).where(eq(sessions.id, session.id)).run();
+			audit(db, { at: now, actor: input.actor, operation: `${row.kind}.record`, sessionId: session.id, entityType: 'decision', entityId: row.id });
+			return row;
+		});
+	}
+
+	/**
+	 * Store a handoff; write-once. A second handoff for the same session is refused here, and end()
+	 * of a resumed session keeps the first one (with a warning) instead of overwriting it.
+	 */
+	async recordHandoff(input: { sessionId: string; data: HandoffData; actor: string }): Promise<void> {
+		await this.ctx.store.write((db) => {
+			getSession(db, input.sessionId);
+			if (db.select({ id: handoffs.sessionId }).from(handoffs).where(eq(handoffs.sessionId, input.sessionId)).get()) {
+				throw new BatonError('handoffExists', `session ${input.sessionId} already has a handoff; handoffs are write-once`);
+			}
+			const now = this.ctx.nowIso();
+			db.insert(handoffs).values({ sessionId: input.sessionId, data: input.data, createdAt: now }).run();
+			audit(db, { at: now, actor: input.actor, operation: 'handoff.write', sessionId: input.sessionId, entityType: 'handoff', entityId: input.sessionId });
+		});
+	}
+
+	private writeHandoffOnce(db: BatonDb, session: Session, fresh: HandoffData, now: string, warnings: string[]): HandoffData {
+		const stored = readHandoff(db, session.id);
+		if (stored.kind === 'none') {
+			db.insert(handoffs).values({ sessionId: session.id, data: fresh, createdAt: now }).run();
+			return fresh;
+		}
+		warnings.push(`session ${session.id} already had a handoff; handoffs are write-once, so the first one is kept`);
+		return stored.kind === 'valid' ? stored.data : fresh;
+	}
+
+	private checkScope(scope: SessionScope): string[] {
+		const problems = scope.type === 'global' ? [] : validateScope(scope, this.ctx.graph());
+		if (problems.length > 0 && this.ctx.config.scopeValidation === 'strict') {
+			throw new BatonError('invalidScope', problems.join('; '));
+		}
+		return this.ctx.config.scopeValidation === 'none' ? [] : problems;
+	}
+
+	/** One active session per scope, `maxConcurrentSessions`, and the nesting/overlap rules. */
+	private checkConcurrency(db: BatonDb, scope: SessionScope, except: string | null): void {
+		const active = activeSessions(db).filter((s) => s.id !== except);
+		const key = scopeKey(scope);
+		const same = active.find((s) => s.scopeKey === key);
+		if (same) {
+			throw new BatonError('scopeConflict', `session ${same.id} ("${same.name}") is already active in scope ${key}`, { sessionId: same.id });
+		}
+		if (active.length >= this.ctx.config.maxConcurrentSessions) {
+			throw new BatonError('limitReached', `${active.length} sessions are active; maxConcurrentSessions is ${this.ctx.config.maxConcurrentSessions}`);
+		}
+		const graph = this.ctx.graph();
+		for (const other of active) {
+			const relation = relateScopes(scope, other.scope, graph);
+			if (
+				relation === 'same' ||
+				(relation === 'nested' && !this.ctx.config.allowNestedScopes) ||
+				(relation === 'overlap' && !this.ctx.config.allowScopeOverlap)
+			) {
+				throw new BatonError('scopeConflict', `scope ${key} ${relation === 'same' ? 'covers the same tasks as' : relation === 'nested' ? 'is nested with' : 'overlaps'} ${other.scopeKey} of active session ${other.id}`, {
+					sessionId: other.id,
+				});
+			}
+		}
+	}
+
+	private soleActive(db: BatonDb, verb: string): Session {
+		const active = activeSessions(db);
+		if (active.length === 1 && active[0]) {
+			return active[0];
+		}
+		throw new BatonError(
+			active.length === 0 ? 'notFound' : 'invalidInput',
+			active.length === 0 ? `no active session to ${verb}` : `${active.length} sessions are active; say which one to ${verb} (--id ID)`,
+		);
+	}
+
+	private suspendRow(db: BatonDb, session: Session, now: string): void {
+		db.update(sessions)
+			.set({ status: 'suspended', suspendedAt: now, updatedAt: now, stats: { ...session.stats, suspendCount: session.stats.suspendCount + 1 } })
+			.where(eq(sessions.id, session.id))
+			.run();
+	}
+
+	private activateRow(db: BatonDb, session: Session, now: string): void {
+		if (!resumable.includes(session.status)) {
+			throw invalid(session, 'resume');
+		}
+		this.checkConcurrency(db, session.scope, session.id);
+		db.update(sessions)
+			.set({
+				status: 'active',
+				suspendedAt: null,
+				endedAt: null,
+				lastActivity: now,
+				updatedAt: now,
+				resumeCount: session.resumeCount + 1,
+				stats: { ...session.stats, resumeCount: session.stats.resumeCount + 1 },
+			})
+			.where(eq(sessions.id, session.id))
+			.run();
+	}
+
+	private upsertAlias(db: BatonDb, sessionId: string, agent: string, alias: string, now: string): void {
+		const existing = db
+			.select()
+			.from(sessionAliases)
+			.where(and(eq(sessionAliases.agent, agent), eq(sessionAliases.alias, alias)))
+			.get();
+		if (existing) {
+			db.update(sessionAliases).set({ lastSeenAt: now }).where(and(eq(sessionAliases.agent, agent), eq(sessionAliases.alias, alias))).run();
+		} else {
+			db.insert(sessionAliases).values({ agent, alias, sessionId, createdAt: now, lastSeenAt: now }).run();
+		}
+	}
+}
+
+function invalid(session: Session, verb: string): BatonError {
+	const legacy = session.status === 'archived' || session.status === 'closed';
+	return new BatonError(
+		'invalidTransition',
+		`cannot ${verb} session ${session.id}: it is ${session.status}${legacy ? ' (imported legacy state, read-only)' : ''}`,
+		{ sessionId: session.id, status: session.status },
+	);
+}
+
+function describeAge(ms: number): string {
+	const hours = ms / 3_600_000;
+	return hours >= 48 ? `${Math.round(hours / 24)} days` : hours >= 1 ? `${Math.round(hours)} hours` : `${Math.round(ms / 60_000)} minutes`;
+}

@@ -1,0 +1,179 @@
+/**
+ * The on-disk format of the append-only journal.
+ *
+ *   file   = header record*
+ *   header = "BATONJNL" u32le(version=1) u32le(0) generation[16 ascii hex]   (32 bytes)
+ *   record = u32le(0x4e544142 "BATN") u32le(payload length) u32le(crc32(payload)) payload
+ *   payload = UTF-8 JSON {seq, at, stmts: [[sql, params], …]}
+ *
+ * The generation ties a journal to the snapshot it continues: compaction writes a new snapshot and a
+ * fresh journal with a new generation, so a process whose journal generation changed knows to reload.
+ */
+import zlib from 'node:zlib';
+
+export const headerSize = 32;
+const headerMagic = 'BATONJNL';
+const formatVersion = 1;
+const recordMagic = 0x4e544142;
+const recordHeaderSize = 12;
+/** Larger than any sane transaction; a bigger length field means the bytes are not a record. */
+const maxPayload = 256 * 1024 * 1024;
+
+export type JournalParam = string | number | null | Uint8Array;
+export interface JournalRecord {
+	seq: number;
+	at: string;
+	stmts: [string, JournalParam[]][];
+}
+
+export interface ScannedRecord {
+	record: JournalRecord;
+	/** Byte offset just past this record. */
+	end: number;
+}
+
+export interface ScanResult {
+	records: ScannedRecord[];
+	/** Offset just past the last valid record. */
+	validEnd: number;
+	/** `torn`: the bytes after validEnd are an unfinished last record; `corrupt`: damage before the end. */
+	tail: 'clean' | 'torn' | 'corrupt';
+	problem?: string;
+}
+
+export function encodeHeader(generation: string): Buffer {
+	if (!/^[0-9a-f]{16}$/.test(generation)) {
+		throw new Error(`invalid journal generation ${generation}`);
+	}
+	const buf = Buffer.alloc(headerSize);
+	buf.write(headerMagic, 0, 'ascii');
+	buf.writeUInt32LE(formatVersion, 8);
+	buf.writeUInt32LE(0, 12);
+	buf.write(generation, 16, 'ascii');
+	return buf;
+}
+
+/** The header's generation, or a reason why the bytes are not a Baton journal header. */
+export function decodeHeader(buf: Buffer): { generation: string } | { problem: string } {
+	if (buf.length < headerSize) {
+		return { problem: `header is ${buf.length} bytes, expected ${headerSize}` };
+	}
+	if (buf.toString('ascii', 0, 8) !== headerMagic) {
+		return { problem: 'not a Baton journal (bad magic)' };
+	}
+	const version = buf.readUInt32LE(8);
+	if (version !== formatVersion) {
+		return { problem: `unsupported journal format version ${version}` };
+	}
+	const generation = buf.toString('ascii', 16, 32);
+	if (!/^[0-9a-f]{16}$/.test(generation)) {
+		return { problem: 'journal header has an invalid generation' };
+	}
+	return { generation };
+}
+
+function replacer(this: unknown, key: string, value: unknown): unknown {
+	const raw = (this as Record<string, unknown>)[key];
+	return raw instanceof Uint8Array ? { $b64: Buffer.from(raw).toString('base64') } : value;
+}
+
+function reviver(_key: string, value: unknown): unknown {
+	if (value !== null && typeof value === 'object' && typeof (value as { $b64?: unknown }).$b64 === 'string') {
+		return new Uint8Array(Buffer.from((value as { $b64: string }).$b64, 'base64'));
+	}
+	return value;
+}
+
+export function encodeRecord(record: JournalRecord): Buffer {
+	const payload = Buffer.from(JSON.stringify(record, replacer), 'utf8');
+	const head = Buffer.alloc(recordHeaderSize);
+	head.writeUInt32LE(recordMagic, 0);
+	head.writeUInt32LE(payload.length, 4);
+	head.writeUInt32LE(crc32(payload), 8);
+	return Buffer.concat([head, payload]);
+}
+
+/**
+ * Reads records from `buf` (which starts at file offset `base`). Stops at the first record that is
+ * not whole and valid, and says whether that is a torn tail (nothing valid can follow it) or damage.
+ */
+export function scanRecords(buf: Buffer, base: number): ScanResult {
+	const records: ScannedRecord[] = [];
+	let pos = 0;
+	const stop = (tail: ScanResult['tail'], problem?: string): ScanResult => ({
+		records,
+		validEnd: base + pos,
+		tail,
+		...(problem === undefined ? {} : { problem }),
+	});
+	while (pos < buf.length) {
+		const remaining = buf.length - pos;
+		if (remaining < recordHeaderSize) {
+			return stop('torn', `incomplete record header (${remaining} bytes) at end`);
+		}
+		if (buf.readUInt32LE(pos) !== recordMagic) {
+			// A crash can leave zero-filled blocks at the end of a file: that is a torn tail, not damage.
+			return isAllZero(buf, pos) ? stop('torn', 'zero-filled tail') : stop('corrupt', `bad record marker at offset ${base + pos}`);
+		}
+		const length = buf.readUInt32LE(pos + 4);
+		if (length > maxPayload) {
+			return stop('corrupt', `implausible record length ${length} at offset ${base + pos}`);
+		}
+		const end = pos + recordHeaderSize + length;
+		if (end > buf.length) {
+			return stop('torn', `record at offset ${base + pos} is cut short`);
+		}
+		const payload = buf.subarray(pos + recordHeaderSize, end);
+		if (crc32(payload) !== buf.readUInt32LE(pos + 8)) {
+			return end === buf.length
+				? stop('torn', `last record at offset ${base + pos} fails its checksum`)
+				: stop('corrupt', `checksum mismatch in record at offset ${base + pos}`);
+		}
+		let record: JournalRecord;
+		try {
+			record = JSON.parse(payload.toString('utf8'), reviver) as JournalRecord;
+		} catch {
+			return stop('corrupt', `record at offset ${base + pos} is not valid JSON`);
+		}
+		if (typeof record.seq !== 'number' || !Array.isArray(record.stmts)) {
+			return stop('corrupt', `record at offset ${base + pos} has no sequence number or statements`);
+		}
+		pos = end;
+		records.push({ record, end: base + pos });
+	}
+	return stop('clean');
+}
+
+function isAllZero(buf: Buffer, from: number): boolean {
+	for (let i = from; i < buf.length; i++) {
+		if (buf[i] !== 0) {
+			return false;
+		}
+	}
+	return true;
+}
+
+let table: Uint32Array | undefined;
+
+/** zlib.crc32 where Node has it (≥ 20.15), else the same CRC-32 in JavaScript. */
+export function crc32(data: Uint8Array): number {
+	const native = (zlib as { crc32?: (d: Uint8Array) => number }).crc32;
+	if (native) {
+		return native(data) >>> 0;
+	}
+	if (!table) {
+		table = new Uint32Array(256);
+		for (let n = 0; n < 256; n++) {
+			let c = n;
+			for (let k = 0; k < 8; k++) {
+				c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+			}
+			table[n] = c >>> 0;
+		}
+	}
+	let crc = 0xffffffff;
+	for (const byte of data) {
+		crc = (table[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8);
+	}
+	return (crc ^ 0xffffffff) >>> 0;
+}

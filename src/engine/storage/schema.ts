@@ -1,0 +1,157 @@
+/**
+ * The drizzle schema: the single source of truth for Baton's stored data. Domain types are derived
+ * from it through drizzle-zod in `model.ts`; migrations are generated from it by drizzle-kit.
+ *
+ * Rules that keep the journal replayable (see journalStore.ts): no SQL-side defaults that read the
+ * clock or randomness. Every timestamp is an ISO-8601 string computed in TypeScript.
+ */
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type { DebriefData, HandoffData, SessionScope, SessionStats } from './jsonShapes';
+
+export const sessionStatuses = ['active', 'suspended', 'ended', 'orphaned', 'archived', 'closed'] as const;
+export const taskTypes = ['epic', 'task', 'subtask', 'bug'] as const;
+export const taskStatuses = ['pending', 'active', 'blocked', 'done', 'cancelled'] as const;
+export const taskPriorities = ['critical', 'high', 'medium', 'low'] as const;
+export const decisionKinds = ['decision', 'assumption'] as const;
+
+export const sessions = sqliteTable(
+	'sessions',
+	{
+		id: text('id').primaryKey(),
+		name: text('name').notNull(),
+		status: text('status', { enum: sessionStatuses }).notNull(),
+		scope: text('scope_json', { mode: 'json' }).$type<SessionScope>().notNull(),
+		/** Denormalised scope key (`global`, `epic:T1`, …): chains and the one-active-per-scope rule use it. */
+		scopeKey: text('scope_key').notNull(),
+		currentTask: text('current_task'),
+		taskStartedAt: text('task_started_at'),
+		/** The kind of agent (`claude-code`, `copilot`, `cline`, a person's name…). */
+		agent: text('agent'),
+		/** The agent's own current conversation id; older ids stay in session_aliases. */
+		agentIdentifier: text('agent_identifier'),
+		previousSessionId: text('previous_session_id'),
+		nextSessionId: text('next_session_id'),
+		parentSessionId: text('parent_session_id'),
+		handoffConsumedAt: text('handoff_consumed_at'),
+		handoffConsumedBy: text('handoff_consumed_by'),
+		debrief: text('debrief_json', { mode: 'json' }).$type<DebriefData>(),
+		stats: text('stats_json', { mode: 'json' }).$type<SessionStats>().notNull(),
+		resumeCount: integer('resume_count').notNull().default(0),
+		/** Why a session ended when Baton ended it (cleanup) or an import said so. */
+		endNote: text('end_note'),
+		startedAt: text('started_at').notNull(),
+		lastActivity: text('last_activity').notNull(),
+		suspendedAt: text('suspended_at'),
+		endedAt: text('ended_at'),
+		archivedAt: text('archived_at'),
+		updatedAt: text('updated_at').notNull(),
+	},
+	(t) => [
+		index('sessions_status_idx').on(t.status),
+		index('sessions_scope_status_idx').on(t.scopeKey, t.status, t.endedAt),
+		index('sessions_previous_idx').on(t.previousSessionId),
+		index('sessions_parent_idx').on(t.parentSessionId),
+		index('sessions_agent_identifier_idx').on(t.agentIdentifier),
+		index('sessions_started_idx').on(t.startedAt),
+		index('sessions_activity_idx').on(t.lastActivity),
+	],
+);
+
+/** An agent's own session ids (they change on resume/clear/compact) pointing at one durable session. */
+export const sessionAliases = sqliteTable(
+	'session_aliases',
+	{
+		agent: text('agent').notNull(),
+		alias: text('alias').notNull(),
+		sessionId: text('session_id').notNull().references(() => sessions.id, { onDelete: 'cascade' }),
+		createdAt: text('created_at').notNull(),
+		lastSeenAt: text('last_seen_at').notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.agent, t.alias] }), index('session_aliases_session_idx').on(t.sessionId)],
+);
+
+/** Write-once: the primary key on session_id refuses a second handoff at the database level too. */
+export const handoffs = sqliteTable('handoffs', {
+	sessionId: text('session_id')
+		.primaryKey()
+		.references(() => sessions.id, { onDelete: 'cascade' }),
+	data: text('handoff_json', { mode: 'json' }).$type<HandoffData>().notNull(),
+	createdAt: text('created_at').notNull(),
+});
+
+export const decisions = sqliteTable(
+	'decisions',
+	{
+		id: text('id').primaryKey(),
+		sessionId: text('session_id').references(() => sessions.id, { onDelete: 'set null' }),
+		kind: text('kind', { enum: decisionKinds }).notNull(),
+		text: text('text').notNull(),
+		rationale: text('rationale'),
+		taskId: text('task_id'),
+		createdAt: text('created_at').notNull(),
+	},
+	(t) => [index('decisions_session_idx').on(t.sessionId)],
+);
+
+export const tasks = sqliteTable(
+	'tasks',
+	{
+		id: text('id').primaryKey(),
+		/** Monotonic number behind the `T<n>` id, so new ids never collide with deleted ones. */
+		seq: integer('seq').notNull(),
+		title: text('title').notNull(),
+		description: text('description'),
+		type: text('type', { enum: taskTypes }).notNull(),
+		status: text('status', { enum: taskStatuses }).notNull(),
+		priority: text('priority', { enum: taskPriorities }).notNull(),
+		parentId: text('parent_id'),
+		phase: text('phase'),
+		createdAt: text('created_at').notNull(),
+		updatedAt: text('updated_at').notNull(),
+		completedAt: text('completed_at'),
+		createdBySession: text('created_by_session'),
+		completedBySession: text('completed_by_session'),
+	},
+	(t) => [
+		uniqueIndex('tasks_seq_idx').on(t.seq),
+		index('tasks_status_idx').on(t.status),
+		index('tasks_parent_idx').on(t.parentId),
+	],
+);
+
+/** `taskId` cannot start until `dependsOnId` is done. */
+export const taskDependencies = sqliteTable(
+	'task_dependencies',
+	{
+		taskId: text('task_id')
+			.notNull()
+			.references(() => tasks.id, { onDelete: 'cascade' }),
+		dependsOnId: text('depends_on_id')
+			.notNull()
+			.references(() => tasks.id, { onDelete: 'cascade' }),
+	},
+	(t) => [primaryKey({ columns: [t.taskId, t.dependsOnId] }), index('task_dependencies_on_idx').on(t.dependsOnId)],
+);
+
+/** Every write records who did what, in which session. */
+export const auditLog = sqliteTable(
+	'audit_log',
+	{
+		id: integer('id').primaryKey({ autoIncrement: true }),
+		at: text('at').notNull(),
+		sessionId: text('session_id'),
+		actor: text('actor').notNull(),
+		operation: text('operation').notNull(),
+		entityType: text('entity_type'),
+		entityId: text('entity_id'),
+		details: text('details_json', { mode: 'json' }).$type<Record<string, unknown>>(),
+	},
+	(t) => [index('audit_log_session_idx').on(t.sessionId), index('audit_log_at_idx').on(t.at)],
+);
+
+/** Key/value settings that travel with the workspace data (e.g. imported legacy limits). */
+export const settings = sqliteTable('settings', {
+	key: text('key').primaryKey(),
+	value: text('value_json', { mode: 'json' }).$type<unknown>().notNull(),
+	updatedAt: text('updated_at').notNull(),
+});

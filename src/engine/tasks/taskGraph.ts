@@ -1,0 +1,166 @@
+/**
+ * An in-memory view of the task graph (parents and dependencies) for briefings and scope checks.
+ * Built once per change of the tasks tables and reused, so a briefing over tens of thousands of tasks
+ * costs a few lookups rather than a table scan.
+ */
+import type { Task, TaskPriority } from '../storage/model';
+
+const openStatuses = new Set<Task['status']>(['pending', 'active', 'blocked']);
+const priorityWeight: Record<TaskPriority, number> = { critical: 4, high: 3, medium: 2, low: 1 };
+
+export function isOpen(task: Pick<Task, 'status'>): boolean {
+	return openStatuses.has(task.status);
+}
+
+export class TaskGraph {
+	readonly byId = new Map<string, Task>();
+	private readonly children = new Map<string, string[]>();
+	/** task → tasks it waits on */
+	private readonly dependsOn = new Map<string, string[]>();
+	/** task → tasks waiting on it */
+	private readonly dependents = new Map<string, string[]>();
+	private readonly leverageCache = new Map<string, number>();
+	private readonly subtreeCache = new Map<string, ReadonlySet<string>>();
+	private ranked: Task[] | undefined;
+	private readonly memo = new Map<string, unknown>();
+
+	constructor(tasks: readonly Task[], deps: readonly { taskId: string; dependsOnId: string }[]) {
+		for (const task of tasks) {
+			this.byId.set(task.id, task);
+		}
+		for (const task of tasks) {
+			if (task.parentId) {
+				push(this.children, task.parentId, task.id);
+			}
+		}
+		for (const dep of deps) {
+			push(this.dependsOn, dep.taskId, dep.dependsOnId);
+			push(this.dependents, dep.dependsOnId, dep.taskId);
+		}
+	}
+
+	get size(): number {
+		return this.byId.size;
+	}
+
+	childrenOf(id: string): readonly string[] {
+		return this.children.get(id) ?? [];
+	}
+
+	dependenciesOf(id: string): readonly string[] {
+		return this.dependsOn.get(id) ?? [];
+	}
+
+	/** Open tasks that `id` still waits on. */
+	openBlockersOf(id: string): string[] {
+		return this.dependenciesOf(id).filter((d) => {
+			const dep = this.byId.get(d);
+			return dep !== undefined && isOpen(dep);
+		});
+	}
+
+	/** `id` and every descendant through parent links. */
+	subtree(id: string): ReadonlySet<string> {
+		const cached = this.subtreeCache.get(id);
+		if (cached) {
+			return cached;
+		}
+		const out = new Set<string>();
+		const stack = [id];
+		while (stack.length > 0) {
+			const next = stack.pop() as string;
+			if (out.has(next)) {
+				continue;
+			}
+			out.add(next);
+			stack.push(...this.childrenOf(next));
+		}
+		this.subtreeCache.set(id, out);
+		return out;
+	}
+
+	/** How many open tasks transitively wait on `id`: what finishing it unblocks. */
+	leverage(id: string): number {
+		const cached = this.leverageCache.get(id);
+		if (cached !== undefined) {
+			return cached;
+		}
+		const seen = new Set<string>();
+		const stack = [...(this.dependents.get(id) ?? [])];
+		while (stack.length > 0) {
+			const next = stack.pop() as string;
+			if (seen.has(next)) {
+				continue;
+			}
+			seen.add(next);
+			stack.push(...(this.dependents.get(next) ?? []));
+		}
+		let count = 0;
+		for (const waiting of seen) {
+			const task = this.byId.get(waiting);
+			if (task && isOpen(task)) {
+				count++;
+			}
+		}
+		this.leverageCache.set(id, count);
+		return count;
+	}
+
+	score(task: Task): number {
+		return priorityWeight[task.priority] * 10 + this.leverage(task.id) * 3 + (task.type === 'bug' ? 2 : 0);
+	}
+
+	/** Every actionable task (open, not an epic, nothing open in its way), best first. */
+	rankedActionable(): readonly Task[] {
+		if (!this.ranked) {
+			const candidates = [...this.byId.values()].filter(
+				(t) => (t.status === 'pending' || t.status === 'active') && t.type !== 'epic' && this.openBlockersOf(t.id).length === 0,
+			);
+			const scores = new Map(candidates.map((t) => [t.id, this.score(t)]));
+			this.ranked = candidates.sort((a, b) => (scores.get(b.id) as number) - (scores.get(a.id) as number) || a.seq - b.seq);
+		}
+		return this.ranked;
+	}
+
+	/** A derived list computed once per graph (the graph is rebuilt whenever tasks change). */
+	memoize<T>(key: string, compute: () => T): T {
+		if (!this.memo.has(key)) {
+			this.memo.set(key, compute());
+		}
+		return this.memo.get(key) as T;
+	}
+
+	/** True when adding "taskId depends on dependsOnId" would close a cycle. */
+	wouldCycle(taskId: string, dependsOnId: string): boolean {
+		if (taskId === dependsOnId) {
+			return true;
+		}
+		const stack = [dependsOnId];
+		const seen = new Set<string>();
+		while (stack.length > 0) {
+			const next = stack.pop() as string;
+			if (next === taskId) {
+				return true;
+			}
+			if (!seen.has(next)) {
+				seen.add(next);
+				stack.push(...this.dependenciesOf(next));
+			}
+		}
+		return false;
+	}
+
+	/** True when making `parentId` the parent of `taskId` would put a task under itself. */
+	wouldNestInItself(taskId: string, parentId: string): boolean {
+		return this.subtree(taskId).has(parentId);
+	}
+}
+
+function push(map: Map<string, string[]>, key: string, value: string): void {
+	const list = map.get(key);
+	if (list) {
+		list.push(value);
+	} else {
+		map.set(key, [value]);
+	}
+}

@@ -61,7 +61,7 @@ export class Engine {
 			...(options.compactAfterBytes ? { compactAfterBytes: options.compactAfterBytes } : {}),
 		});
 		const ctx = new EngineContext(store, clock, options.log, config, root);
-		return new Engine(ctx, options.git ?? createGitStateReader(root));
+		return new Engine(ctx, options.git ?? createGitStateReader(root, options.log));
 	}
 
 	get store(): JournalStore {

@@ -5,19 +5,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { simpleGit } from 'simple-git';
+import type { Logger } from '../ports';
 import type { GitState } from '../storage/jsonShapes';
 
 export interface GitStateReader {
 	read(sinceIso: string | null): Promise<GitState | null>;
 }
 
-export function createGitStateReader(workspaceRoot: string, timeoutMs = 5_000): GitStateReader {
+export function createGitStateReader(workspaceRoot: string, log?: Logger, timeoutMs = 5_000): GitStateReader {
 	return {
 		async read(sinceIso) {
 			if (!isInsideGitRepo(workspaceRoot)) {
 				return null;
 			}
-			const git = simpleGit({ baseDir: workspaceRoot, timeout: { block: timeoutMs }, unsafe: { allowUnsafeCustomBinary: false } }).env({
+			const git = simpleGit({
+				baseDir: workspaceRoot,
+				timeout: { block: timeoutMs },
+				// simple-git refuses GIT_* variables it was not told about.
+				allowEnvironment: ['GIT_OPTIONAL_LOCKS', 'GIT_TERMINAL_PROMPT'],
+			}).env({
 				...cleanEnv(),
 				GIT_OPTIONAL_LOCKS: '0',
 				GIT_TERMINAL_PROMPT: '0',
@@ -30,14 +36,17 @@ export function createGitStateReader(workspaceRoot: string, timeoutMs = 5_000): 
 					head = (await git.revparse(['HEAD'])).trim();
 					const args = ['rev-list', '--count', 'HEAD'];
 					if (sinceIso) {
-						args.splice(2, 0, `--since=${sinceIso}`);
+						// Commit times have whole seconds: round the start down, or a commit made in the
+						// same second as the session started would not count.
+						args.splice(2, 0, `--since=@${Math.floor(Date.parse(sinceIso) / 1000)}`);
 					}
 					commitCount = Number((await git.raw(args)).trim()) || 0;
 				} catch {
 					// A repository without commits yet has no HEAD.
 				}
 				return { branch: status.current ?? null, head, commitCount, uncommittedChanges: status.files.length };
-			} catch {
+			} catch (error) {
+				log?.warn(`could not read the git state of ${workspaceRoot}: ${(error as Error).message}`);
 				return null;
 			}
 		},

@@ -10,6 +10,7 @@ import type { Database, SqlJsStatic } from 'sql.js';
 import { BatonError } from '../errors';
 import type { Clock, Logger } from '../ports';
 import { atomicWriteFile, readIfExists, stampName } from './fsUtil';
+import { sumFileOf, writeSnapshot } from './snapshotFile';
 import { decodeHeader, encodeHeader, headerSize, scanRecords, type JournalRecord } from './journalFormat';
 import { dbFileName, openSnapshot, replayRecord } from './journalStore';
 import { LockFile } from './lockFile';
@@ -102,13 +103,13 @@ export async function runDoctor(options: { dir: string; repair: boolean; clock: 
 	}
 }
 
-function inspectSnapshot(SQL: SqlJsStatic, dbFile: string): { ok: boolean; detail: string } {
+function inspectSnapshot(SQL: SqlJsStatic, dbFile: string, sumOf: string = dbFile): { ok: boolean; detail: string } {
 	const bytes = readIfExists(dbFile);
 	if (!bytes) {
 		return { ok: true, detail: 'no snapshot yet (everything is in the journal)' };
 	}
 	try {
-		const snap = openSnapshot(SQL, bytes, dbFile);
+		const snap = openSnapshot(SQL, bytes, dbFile, sumOf);
 		try {
 			const result = snap.sqlite.exec('PRAGMA integrity_check');
 			const verdict = String(result[0]?.values[0]?.[0] ?? 'no answer');
@@ -185,11 +186,11 @@ function repairFiles(SQL: SqlJsStatic, dir: string, dbFile: string, journalFile:
 		if (!bytes || sqlite) {
 			continue;
 		}
-		if (!inspectSnapshot(SQL, file).ok) {
+		if (!inspectSnapshot(SQL, file, dbFile).ok) {
 			notes.push(`${file} is damaged`);
 			continue;
 		}
-		const snap = openSnapshot(SQL, bytes, file);
+		const snap = openSnapshot(SQL, bytes, file, dbFile);
 		sqlite = snap.sqlite;
 		seq = snap.seq;
 		base = name;
@@ -231,7 +232,7 @@ function repairFiles(SQL: SqlJsStatic, dir: string, dbFile: string, journalFile:
 	const asideDir = path.join(dir, `damaged-${stampName(clock.now())}`);
 	fs.mkdirSync(asideDir, { recursive: true });
 	const movedAside: string[] = [];
-	for (const file of [dbFile, journalFile, `${dbFile}.prev`, `${journalFile}.prev`]) {
+	for (const file of [dbFile, journalFile, `${dbFile}.prev`, `${journalFile}.prev`, sumFileOf(dbFile)]) {
 		if (fs.existsSync(file)) {
 			const target = path.join(asideDir, path.basename(file));
 			fs.renameSync(file, target);
@@ -240,7 +241,7 @@ function repairFiles(SQL: SqlJsStatic, dir: string, dbFile: string, journalFile:
 	}
 	const generation = randomBytes(8).toString('hex');
 	sqlite.run("INSERT OR REPLACE INTO _baton_meta (key, value) VALUES ('seq', ?), ('generation', ?)", [String(seq), generation]);
-	atomicWriteFile(dbFile, sqlite.export());
+	writeSnapshot(dbFile, sqlite.export(), false);
 	atomicWriteFile(journalFile, encodeHeader(generation));
 	sqlite.close();
 	return { movedAside, base, recoveredSequence: seq, droppedRecords: dropped, notes };

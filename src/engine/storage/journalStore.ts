@@ -19,6 +19,7 @@ import type { Database, SqlJsStatic } from 'sql.js';
 import { BatonError } from '../errors';
 import type { Clock, Logger } from '../ports';
 import { atomicWriteFile, fsyncDir, preserveCopy, readIfExists, stampName, writeAll } from './fsUtil';
+import { verifySnapshot, writeSnapshot } from './snapshotFile';
 import { decodeHeader, encodeHeader, encodeRecord, headerSize, scanRecords, type JournalParam, type JournalRecord } from './journalFormat';
 import { LockFile } from './lockFile';
 import { migrationStatements, pendingMigrations } from './migrator';
@@ -357,13 +358,10 @@ export class JournalStore {
 		applyPragmas(this.sqliteDb);
 		// Keep the previous snapshot and the journal that continues it: `baton doctor --repair` can
 		// rebuild from them if the new snapshot is ever damaged.
-		if (fs.existsSync(this.dbFile)) {
-			preserveCopy(this.dbFile, `${this.dbFile}.prev`);
-		}
 		if (fs.existsSync(this.journalFile)) {
 			preserveCopy(this.journalFile, `${this.journalFile}.prev`);
 		}
-		atomicWriteFile(this.dbFile, bytes);
+		writeSnapshot(this.dbFile, bytes, true);
 		atomicWriteFile(this.journalFile, encodeHeader(generation));
 		this.generation = generation;
 		this.offset = headerSize;
@@ -428,13 +426,29 @@ function readMeta(sqlite: Database): { seq: number; generation: string | undefin
 const sqliteMagic = Buffer.from('SQLite format 3\0', 'latin1');
 
 /** Opens snapshot bytes as a database, or throws `corruptDatabase` naming the file. */
-export function openSnapshot(SQL: SqlJsStatic, bytes: Buffer | undefined, file: string): { sqlite: Database; seq: number; generation: string | undefined } {
+export function openSnapshot(
+	SQL: SqlJsStatic,
+	bytes: Buffer | undefined,
+	file: string,
+	sumOf: string = file,
+): { sqlite: Database; seq: number; generation: string | undefined } {
 	if (bytes && (bytes.length < 100 || !bytes.subarray(0, 16).equals(sqliteMagic))) {
 		throw new BatonError('corruptDatabase', `${file} is not a SQLite database; run \`baton doctor\``, { file });
+	}
+	const verdict = bytes ? verifySnapshot(sumOf, bytes) : 'verified';
+	if (verdict === 'mismatch') {
+		throw new BatonError('corruptDatabase', `${file} does not match its recorded checksum (damaged); run \`baton doctor\``, { file });
 	}
 	let sqlite: Database | undefined;
 	try {
 		sqlite = new SQL.Database(bytes);
+		if (verdict === 'unlisted') {
+			// No checksum to trust (a snapshot from elsewhere): let SQLite read every page once.
+			const check = String(sqlite.exec('PRAGMA quick_check')[0]?.values[0]?.[0] ?? '');
+			if (check !== 'ok') {
+				throw new Error(`integrity check: ${check}`);
+			}
+		}
 		applyPragmas(sqlite);
 		ensureMetaTable(sqlite);
 		const meta = readMeta(sqlite);

@@ -1,0 +1,126 @@
+/**
+ * DESIGN.md §2, enforced: which layer may import what. Every import in src/ and webview/ is checked
+ * against its layer's allowlist, so a stray `import 'vscode'` in the engine fails here, not in review.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+
+const root = path.resolve(__dirname, '../..');
+
+type Layer = 'protocol' | 'engine' | 'server' | 'cli' | 'extension' | 'webview';
+
+interface Rule {
+	/** Other layers it may import. */
+	layers: Layer[];
+	/** Packages (bare specifiers, matched by name or name/subpath). */
+	packages: string[];
+	nodeBuiltins: boolean;
+	/** Files outside the layers it may import (relative to the repo root). */
+	files?: string[];
+}
+
+const rules: Record<Layer, Rule> = {
+	protocol: { layers: [], packages: ['zod', 'vscode-jsonrpc'], nodeBuiltins: false },
+	engine: { layers: [], packages: ['zod', 'drizzle-orm', 'drizzle-zod', 'sql.js', 'simple-git'], nodeBuiltins: true },
+	server: { layers: ['engine', 'protocol'], packages: ['vscode-jsonrpc/node', 'zod'], nodeBuiltins: true },
+	cli: { layers: ['engine', 'protocol'], packages: ['zod', '@modelcontextprotocol/sdk'], nodeBuiltins: true, files: ['package.json'] },
+	extension: { layers: ['protocol'], packages: ['vscode', 'vscode-jsonrpc/node', 'zod'], nodeBuiltins: true, files: ['package.json'] },
+	webview: { layers: ['protocol'], packages: ['@vscode-elements/elements', 'zod'], nodeBuiltins: false },
+};
+
+function layerOf(file: string): Layer | undefined {
+	const rel = path.relative(root, file).split(path.sep);
+	if (rel[0] === 'webview') {
+		return 'webview';
+	}
+	if (rel[0] === 'src' && rel[1] && rel[1] in rules) {
+		return rel[1] as Layer;
+	}
+	return undefined;
+}
+
+function sourceFiles(dir: string): string[] {
+	if (!fs.existsSync(dir)) {
+		return [];
+	}
+	return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+		const full = path.join(dir, entry.name);
+		if (entry.isDirectory()) {
+			return entry.name === 'node_modules' ? [] : sourceFiles(full);
+		}
+		return /\.(ts|tsx|mts|js|mjs)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [full] : [];
+	});
+}
+
+const importPattern = /(?:import|export)\s+(?:type\s+)?(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]|(?:require|import)\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+export function importsOf(text: string): string[] {
+	const out: string[] = [];
+	for (const match of text.matchAll(importPattern)) {
+		out.push((match[1] ?? match[2]) as string);
+	}
+	return out;
+}
+
+function violation(file: string, specifier: string): string | undefined {
+	const layer = layerOf(file) as Layer;
+	const rule = rules[layer];
+	if (specifier.startsWith('.')) {
+		const target = path.resolve(path.dirname(file), specifier);
+		const targetLayer = layerOf(target.endsWith('.ts') ? target : `${target}.ts`) ?? layerOf(target);
+		if (targetLayer === layer) {
+			return undefined;
+		}
+		if (targetLayer) {
+			return rule.layers.includes(targetLayer) ? undefined : `${layer} may not import ${targetLayer} (${specifier})`;
+		}
+		const rel = path.relative(root, target);
+		return rule.files?.includes(rel) ? undefined : `${layer} may not import ${rel}`;
+	}
+	if (specifier.startsWith('node:')) {
+		return rule.nodeBuiltins ? undefined : `${layer} may not import Node built-ins (${specifier})`;
+	}
+	const allowed = rule.packages.some((p) => specifier === p || specifier.startsWith(`${p}/`));
+	// `vscode-jsonrpc` covers its /node entry for protocol types only when the rule names the bare package.
+	return allowed ? undefined : `${layer} may not import ${specifier}`;
+}
+
+void describe('architecture', () => {
+	void it('finds imports of every form', () => {
+		assert.deepEqual(
+			importsOf(`import a from 'x';\nimport type { B } from "y";\nexport { c } from './z';\nconst d = require('w');\nimport 'side';\nawait import('dyn');`),
+			['x', 'y', './z', 'w', 'side', 'dyn'],
+		);
+	});
+
+	void it('keeps every layer to the imports DESIGN.md §2 allows', () => {
+		const files = [...sourceFiles(path.join(root, 'src')), ...sourceFiles(path.join(root, 'webview'))];
+		assert.ok(files.length > 20, 'the scan sees the source tree');
+		const problems: string[] = [];
+		for (const file of files) {
+			if (!layerOf(file)) {
+				problems.push(`${path.relative(root, file)} is in no layer`);
+				continue;
+			}
+			for (const specifier of importsOf(fs.readFileSync(file, 'utf8'))) {
+				const problem = violation(file, specifier);
+				if (problem) {
+					problems.push(`${path.relative(root, file)}: ${problem}`);
+				}
+			}
+		}
+		assert.deepEqual(problems, []);
+	});
+
+	void it('rejects what the rules forbid', () => {
+		const engineFile = path.join(root, 'src/engine/x.ts');
+		assert.match(violation(engineFile, 'vscode') ?? '', /may not import vscode/);
+		assert.match(violation(engineFile, '../server/main') ?? '', /engine may not import server/);
+		assert.match(violation(path.join(root, 'src/extension/x.ts'), '../engine/engine') ?? '', /extension may not import engine/);
+		assert.match(violation(path.join(root, 'src/protocol/x.ts'), 'node:fs') ?? '', /built-ins/);
+		assert.match(violation(path.join(root, 'webview/x.ts'), 'vscode') ?? '', /may not import vscode/);
+		assert.equal(violation(path.join(root, 'src/server/x.ts'), '../engine/engine'), undefined);
+	});
+});

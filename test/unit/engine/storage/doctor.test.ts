@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { BatonError } from '../../../../src/engine/errors';
+import { runDoctor } from '../../../../src/engine/storage/doctor';
+import { JournalStore } from '../../../../src/engine/storage/journalStore';
+import { tasks } from '../../../../src/engine/storage/schema';
+import { FakeClock, MemoryLogger, snapshotFiles, tempDir } from '../../helpers';
+
+const clock = new FakeClock();
+const open = (dir: string) => JournalStore.open({ dir, clock, log: new MemoryLogger(), lockTimeoutMs: 3_000 });
+const task = (n: number) => ({
+	id: `T${n}`,
+	seq: n,
+	title: `task ${n}`,
+	type: 'task' as const,
+	status: 'pending' as const,
+	priority: 'medium' as const,
+	createdAt: '2026-01-01T00:00:00.000Z',
+	updatedAt: '2026-01-01T00:00:00.000Z',
+});
+const doctor = (dir: string, repair: boolean) => runDoctor({ dir, repair, clock, log: new MemoryLogger() });
+
+async function populate(dir: string, plan: ('write' | 'compact')[]): Promise<number> {
+	const store = await open(dir);
+	let n = 0;
+	for (const step of plan) {
+		if (step === 'compact') {
+			await store.compact();
+		} else {
+			n++;
+			await store.write((db) => db.insert(tasks).values(task(n)).run());
+		}
+	}
+	store.close();
+	return n;
+}
+
+async function titles(dir: string): Promise<string[]> {
+	const store = await open(dir);
+	try {
+		return await store.read((db) => db.select({ id: tasks.id }).from(tasks).all().map((r) => r.id));
+	} finally {
+		store.close();
+	}
+}
+
+void describe('baton doctor', () => {
+	void it('reports a healthy database and changes nothing', async (t) => {
+		const dir = tempDir(t);
+		await populate(dir, ['write', 'compact', 'write']);
+		const before = snapshotFiles(dir);
+		const report = await doctor(dir, false);
+		assert.equal(report.ok, true, JSON.stringify(report.checks));
+		assert.deepEqual(snapshotFiles(dir), before);
+		const repaired = await doctor(dir, true);
+		assert.equal(repaired.repair, undefined, 'nothing to repair');
+	});
+
+	void it('finds mid-journal damage without touching files, and repairs to the valid prefix keeping the damaged files', async (t) => {
+		const dir = tempDir(t);
+		await populate(dir, ['write', 'write', 'compact', 'write', 'write', 'write']);
+		const journal = path.join(dir, 'baton.db.journal');
+		const bytes = fs.readFileSync(journal);
+		const second = bytes.indexOf(Buffer.from('BATN', 'latin1'), bytes.indexOf(Buffer.from('BATN', 'latin1')) + 4);
+		bytes[second - 3] = (bytes[second - 3] as number) ^ 0x01; // damage record 3 (T3), records 4-5 follow
+		fs.writeFileSync(journal, bytes);
+		const before = snapshotFiles(dir);
+		await assert.rejects(open(dir), (e: unknown) => BatonError.is(e, 'corruptJournal'));
+		const report = await doctor(dir, false);
+		assert.equal(report.ok, false);
+		assert.match(report.checks.find((c) => c.name === 'journal')?.detail ?? '', /checksum/);
+		assert.deepEqual(snapshotFiles(dir), before, 'checking changes nothing');
+
+		const repaired = await doctor(dir, true);
+		assert.equal(repaired.repair?.base, 'snapshot');
+		assert.equal(repaired.repair?.recoveredSequence, 3, 'migration + T1 + T2');
+		assert.deepEqual(await titles(dir), ['T1', 'T2']);
+		const aside = repaired.repair?.movedAside ?? [];
+		assert.ok(aside.some((f) => f.endsWith('baton.db.journal')));
+		assert.deepEqual(fs.readFileSync(aside.find((f) => f.endsWith('baton.db.journal')) as string), bytes, 'the damaged journal is kept as it was');
+		assert.equal((await doctor(dir, false)).ok, true);
+	});
+
+	void it('rebuilds a damaged snapshot from the previous snapshot and both journals, losing nothing', async (t) => {
+		const dir = tempDir(t);
+		const n = await populate(dir, ['write', 'compact', 'write', 'write', 'compact', 'write']);
+		const dbFile = path.join(dir, 'baton.db');
+		const bytes = fs.readFileSync(dbFile);
+		bytes.fill(0, 200, 600);
+		fs.writeFileSync(dbFile, bytes);
+		await assert.rejects(open(dir), (e: unknown) => BatonError.is(e, 'corruptDatabase') && e.message.includes(dbFile));
+		const repaired = await doctor(dir, true);
+		assert.equal(repaired.repair?.base, 'previous snapshot');
+		assert.equal(repaired.repair?.droppedRecords, 0);
+		assert.deepEqual(await titles(dir), Array.from({ length: n }, (_, i) => `T${i + 1}`));
+	});
+
+	void it('drops only a torn tail, which open() would also drop', async (t) => {
+		const dir = tempDir(t);
+		await populate(dir, ['write', 'write']);
+		fs.appendFileSync(path.join(dir, 'baton.db.journal'), Buffer.from([0x42, 0x41, 0x54, 0x4e, 9, 9]));
+		const report = await doctor(dir, false);
+		assert.equal(report.ok, true);
+		assert.match(report.checks.find((c) => c.name === 'journal')?.detail ?? '', /torn/);
+	});
+});

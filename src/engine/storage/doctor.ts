@@ -98,7 +98,7 @@ export async function runDoctor(options: { dir: string; repair: boolean; clock: 
 		return { ok: false, checks, repair };
 	} finally {
 		if (lockHeld) {
-			lock.release();
+			lock.dispose();
 		}
 	}
 }

@@ -67,6 +67,8 @@ export class JournalStore {
 	private closed = false;
 	private readonly versions = new Map<string, number>();
 	private version = 0;
+	/** The journal, kept open; reopened when its inode changes (compaction replaces the file). */
+	private journal: { fd: number; ino: number; dev: number; header: ReturnType<typeof decodeHeader> } | undefined;
 
 	private constructor(
 		private readonly SQL: SqlJsStatic,
@@ -89,6 +91,7 @@ export class JournalStore {
 		fs.mkdirSync(options.dir, { recursive: true });
 		const dbFile = path.join(options.dir, dbFileName);
 		const lock = new LockFile(`${dbFile}.lock`, options.lockTimeoutMs);
+		LockFile.removeDeadOwnerFiles(lock.file);
 		await lock.acquire();
 		try {
 			const state = loadFromDisk(SQL, dbFile, options, true);
@@ -96,7 +99,7 @@ export class JournalStore {
 			store.applyMigrationsLocked();
 			return store;
 		} finally {
-			lock.release();
+			lock.dispose();
 		}
 	}
 
@@ -179,6 +182,8 @@ export class JournalStore {
 	close(): void {
 		if (!this.closed) {
 			this.closed = true;
+			this.closeJournal();
+			this.lock.dispose();
 			this.sqliteDb.close();
 		}
 	}
@@ -217,25 +222,43 @@ export class JournalStore {
 		}
 	}
 
-	/** Cheap unlocked check: did the journal grow or change generation since we last applied it? */
+	/** Cheap unlocked check (one stat): was the journal replaced or did it grow since we applied it? */
 	private journalChanged(): boolean {
-		let fd: number;
 		try {
-			fd = fs.openSync(this.journalFile, 'r');
+			const st = fs.statSync(this.journalFile);
+			return !this.journal || st.ino !== this.journal.ino || st.dev !== this.journal.dev || st.size !== this.offset;
 		} catch {
 			return true;
 		}
+	}
+
+	/** Under the lock: the open journal and its current size, reopening it if the file was replaced. */
+	private journalHandle(): { fd: number; size: number; header: ReturnType<typeof decodeHeader> } | undefined {
+		let st: fs.Stats;
 		try {
-			const size = fs.fstatSync(fd).size;
-			if (size !== this.offset) {
-				return true;
+			st = fs.statSync(this.journalFile);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+				return undefined;
 			}
+			throw error;
+		}
+		if (!this.journal || st.ino !== this.journal.ino || st.dev !== this.journal.dev) {
+			this.closeJournal();
+			const fd = fs.openSync(this.journalFile, 'r+');
 			const head = Buffer.alloc(headerSize);
-			fs.readSync(fd, head, 0, headerSize, 0);
-			const header = decodeHeader(head);
-			return !('generation' in header) || header.generation !== this.generation;
-		} finally {
-			fs.closeSync(fd);
+			const read = fs.readSync(fd, head, 0, headerSize, 0);
+			const fst = fs.fstatSync(fd);
+			this.journal = { fd, ino: fst.ino, dev: fst.dev, header: decodeHeader(head.subarray(0, read)) };
+			return { fd, size: fst.size, header: this.journal.header };
+		}
+		return { fd: this.journal.fd, size: st.size, header: this.journal.header };
+	}
+
+	private closeJournal(): void {
+		if (this.journal) {
+			fs.closeSync(this.journal.fd);
+			this.journal = undefined;
 		}
 	}
 
@@ -244,19 +267,20 @@ export class JournalStore {
 		if (this.poisoned) {
 			return this.reloadLocked();
 		}
-		const tail = readJournalTail(this.journalFile, this.offset);
-		if (!tail) {
+		const handle = this.journalHandle();
+		if (!handle) {
 			return this.reloadLocked();
 		}
-		if (!('generation' in tail.header)) {
-			throw new BatonError('corruptJournal', `${this.journalFile}: ${tail.header.problem}`, { file: this.journalFile });
+		if (!('generation' in handle.header)) {
+			throw new BatonError('corruptJournal', `${this.journalFile}: ${handle.header.problem}`, { file: this.journalFile });
 		}
-		if (tail.header.generation !== this.generation || tail.size < this.offset) {
+		if (handle.header.generation !== this.generation || handle.size < this.offset) {
 			return this.reloadLocked();
 		}
-		if (tail.size === this.offset) {
+		if (handle.size === this.offset) {
 			return false;
 		}
+		const tail = { bytes: readRange(handle.fd, this.offset, handle.size) };
 		const scan = scanRecords(tail.bytes, this.offset);
 		if (scan.tail === 'corrupt') {
 			throw new BatonError('corruptJournal', `${this.journalFile}: ${scan.problem ?? 'damaged'}; run \`baton doctor\``, {
@@ -281,6 +305,7 @@ export class JournalStore {
 	}
 
 	private reloadLocked(): boolean {
+		this.closeJournal();
 		const state = loadFromDisk(this.SQL, this.dbFile, this.options, true);
 		this.sqliteDb.close();
 		this.sqliteDb = state.sqlite;
@@ -295,7 +320,7 @@ export class JournalStore {
 	}
 
 	private commitLocked<T>(fn: () => T): T {
-		this.sqliteDb.exec('BEGIN IMMEDIATE');
+		this.sqliteDb.run('BEGIN IMMEDIATE');
 		this.capture = [];
 		let appended = false;
 		try {
@@ -313,7 +338,7 @@ export class JournalStore {
 				this.offset += buf.length;
 				this.bumpVersions(stmts.map((s) => s[0]));
 			}
-			this.sqliteDb.exec('COMMIT');
+			this.sqliteDb.run('COMMIT');
 			return result;
 		} catch (error) {
 			try {
@@ -333,21 +358,18 @@ export class JournalStore {
 
 	/** Append + fdatasync; on failure cut the journal back so a failed write never surfaces later. */
 	private appendDurably(buf: Buffer): void {
-		const fd = fs.openSync(this.journalFile, 'r+');
+		// catchUpLocked ran just before under the same lock: the open journal is current and ends at
+		// offset (it said so, or it replaced the file and reset both).
+		const fd = this.journal?.fd ?? this.journalHandle()?.fd;
+		if (fd === undefined) {
+			throw new BatonError('storageFailure', `${this.journalFile} disappeared underneath the write lock`);
+		}
 		try {
-			const size = fs.fstatSync(fd).size;
-			if (size !== this.offset) {
-				throw new BatonError('storageFailure', `${this.journalFile} changed underneath the write lock (size ${size}, expected ${this.offset})`);
-			}
-			try {
-				writeAll(fd, buf, size);
-				fs.fdatasyncSync(fd);
-			} catch (error) {
-				fs.ftruncateSync(fd, size);
-				throw new BatonError('storageFailure', `cannot write ${this.journalFile}: ${(error as Error).message}`);
-			}
-		} finally {
-			fs.closeSync(fd);
+			writeAll(fd, buf, this.offset);
+			fs.fdatasyncSync(fd);
+		} catch (error) {
+			fs.ftruncateSync(fd, this.offset);
+			throw new BatonError('storageFailure', `cannot write ${this.journalFile}: ${(error as Error).message}`);
 		}
 	}
 
@@ -362,6 +384,7 @@ export class JournalStore {
 			preserveCopy(this.journalFile, `${this.journalFile}.prev`);
 		}
 		writeSnapshot(this.dbFile, bytes, true);
+		this.closeJournal();
 		atomicWriteFile(this.journalFile, encodeHeader(generation));
 		this.generation = generation;
 		this.offset = headerSize;
@@ -560,36 +583,16 @@ function setTornTailAside(journalFile: string, tornBytes: Buffer, validEnd: numb
 	options.log.warn(`dropped a torn last record (${tornBytes.length} bytes) from ${journalFile}; its bytes are kept in ${aside}`);
 }
 
-/** The journal's header and the bytes from `from` to its end, read through one descriptor. */
-function readJournalTail(
-	file: string,
-	from: number,
-): { header: ReturnType<typeof decodeHeader>; size: number; bytes: Buffer } | undefined {
-	let fd: number;
-	try {
-		fd = fs.openSync(file, 'r');
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-			return undefined;
+/** Bytes [from, to) of an open file. */
+function readRange(fd: number, from: number, to: number): Buffer {
+	const bytes = Buffer.alloc(to - from);
+	let read = 0;
+	while (read < bytes.length) {
+		const n = fs.readSync(fd, bytes, read, bytes.length - read, from + read);
+		if (n === 0) {
+			break;
 		}
-		throw error;
+		read += n;
 	}
-	try {
-		const size = fs.fstatSync(fd).size;
-		const head = Buffer.alloc(Math.min(headerSize, size));
-		fs.readSync(fd, head, 0, head.length, 0);
-		const length = Math.max(0, size - from);
-		const bytes = Buffer.alloc(length);
-		let read = 0;
-		while (read < length) {
-			const n = fs.readSync(fd, bytes, read, length - read, from + read);
-			if (n === 0) {
-				break;
-			}
-			read += n;
-		}
-		return { header: decodeHeader(head), size, bytes: bytes.subarray(0, read) };
-	} finally {
-		fs.closeSync(fd);
-	}
+	return bytes.subarray(0, read);
 }

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import os from 'node:os';
+import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatonError } from '../errors';
@@ -20,14 +21,41 @@ interface LockOwner {
 const emptyLockGraceMs = 2_000;
 /** A lock held by a pid on another host cannot be probed; it is considered stale after this. */
 const foreignLockStaleMs = 60_000;
+const thisHost = os.hostname();
+let tokenCounter = 0;
+const tokenPrefix = randomBytes(4).toString('hex');
 
 export class LockFile {
 	private token: string | undefined;
+	private readonly instanceToken = `${tokenPrefix}${(++tokenCounter).toString(16)}`;
+	private readonly ownerFile: string;
+	private ownerWritten = false;
+	private linkable = true;
 
 	constructor(
 		readonly file: string,
 		private readonly timeoutMs = 15_000,
-	) {}
+	) {
+		this.ownerFile = `${file}.${process.pid}-${this.instanceToken}`;
+	}
+
+	/** Owner files left by processes that died (their pid is gone on this host). */
+	static removeDeadOwnerFiles(file: string): void {
+		const dir = path.dirname(file);
+		const prefix = `${path.basename(file)}.`;
+		let names: string[];
+		try {
+			names = fs.readdirSync(dir);
+		} catch {
+			return;
+		}
+		for (const name of names) {
+			const match = name.startsWith(prefix) ? /^(\d+)-[0-9a-f]+$/.exec(name.slice(prefix.length)) : null;
+			if (match && !isAlive(Number(match[1]))) {
+				fs.rmSync(path.join(dir, name), { force: true });
+			}
+		}
+	}
 
 	get held(): boolean {
 		return this.token !== undefined;
@@ -52,41 +80,62 @@ export class LockFile {
 		}
 	}
 
-	/** One attempt: true when this process now holds the lock. */
+	/**
+	 * One attempt: true when this process now holds the lock. The lock is a hard link to a file of
+	 * this instance's that names its owner: one atomic link() to take it, one unlink() to release it.
+	 * File systems without hard links get the same lock through open(O_EXCL) + write.
+	 */
 	tryAcquire(): boolean {
 		if (this.token) {
 			throw new Error('lock already held by this instance');
 		}
-		const token = randomBytes(8).toString('hex');
-		const owner: LockOwner = { pid: process.pid, host: os.hostname(), token, at: Date.now() };
-		let fd: number;
+		const owner: LockOwner = { pid: process.pid, host: thisHost, token: this.instanceToken, at: Date.now() };
 		try {
-			fd = fs.openSync(this.file, 'wx');
-		} catch (error) {
-			if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
-				throw new BatonError('storageFailure', `cannot create lock file ${this.file}: ${(error as Error).message}`);
+			if (this.linkable) {
+				this.ensureOwnerFile(owner);
+				fs.linkSync(this.ownerFile, this.file);
+			} else {
+				fs.writeFileSync(this.file, JSON.stringify(owner), { flag: 'wx' });
 			}
-			this.removeIfStale();
-			return false;
+		} catch (error) {
+			const code = (error as NodeJS.ErrnoException).code;
+			if (code === 'EEXIST') {
+				this.removeIfStale();
+				return false;
+			}
+			if (this.linkable && (code === 'EPERM' || code === 'ENOTSUP' || code === 'EOPNOTSUPP' || code === 'EXDEV')) {
+				this.linkable = false;
+				return this.tryAcquire();
+			}
+			throw new BatonError('storageFailure', `cannot create lock file ${this.file}: ${(error as Error).message}`);
 		}
-		try {
-			fs.writeSync(fd, JSON.stringify(owner));
-		} finally {
-			fs.closeSync(fd);
-		}
-		this.token = token;
+		this.token = owner.token;
 		return true;
+	}
+
+	/** Removes this instance's owner file (the lock itself is released by release()). */
+	dispose(): void {
+		this.release();
+		if (this.ownerWritten) {
+			fs.rmSync(this.ownerFile, { force: true });
+			this.ownerWritten = false;
+		}
+	}
+
+	private ensureOwnerFile(owner: LockOwner): void {
+		if (!this.ownerWritten) {
+			fs.writeFileSync(this.ownerFile, JSON.stringify(owner));
+			this.ownerWritten = true;
+		}
 	}
 
 	release(): void {
 		if (!this.token) {
 			return;
 		}
-		const owner = readOwner(this.file);
-		// Only ever remove our own lock: a stale-lock takeover by someone else must not be undone.
-		if (owner?.token === this.token) {
-			fs.rmSync(this.file, { force: true });
-		}
+		// No read-back before the unlink: while this process lives on this host nobody judges its
+		// lock stale, so the file is still ours (and the write path saves a syscall per commit).
+		fs.rmSync(this.file, { force: true });
 		this.token = undefined;
 	}
 
@@ -98,7 +147,7 @@ export class LockFile {
 			return;
 		}
 		const owner = readOwner(this.file);
-		const stale = owner ? isStale(owner) : Date.now() - stat.mtimeMs > emptyLockGraceMs;
+		const stale = owner ? isStale(owner, stat.ctimeMs) : Date.now() - stat.mtimeMs > emptyLockGraceMs;
 		if (!stale) {
 			return;
 		}
@@ -134,14 +183,19 @@ function readOwner(file: string): LockOwner | undefined {
 	return undefined;
 }
 
-function isStale(owner: LockOwner): boolean {
-	if (owner.host !== os.hostname()) {
-		return Date.now() - owner.at > foreignLockStaleMs;
+function isStale(owner: LockOwner, lockChangedMs: number): boolean {
+	if (owner.host !== thisHost) {
+		// The link's ctime is when the lock was taken (the owner file may be older).
+		return Date.now() - lockChangedMs > foreignLockStaleMs;
 	}
+	return !isAlive(owner.pid);
+}
+
+function isAlive(pid: number): boolean {
 	try {
-		process.kill(owner.pid, 0);
-		return false;
+		process.kill(pid, 0);
+		return true;
 	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'ESRCH';
+		return (error as NodeJS.ErrnoException).code !== 'ESRCH';
 	}
 }

@@ -192,6 +192,17 @@ void describe('journal store', () => {
 		fs.rmSync(lock);
 	});
 
+	void it('leaves no lock or owner file behind, and clears owner files of dead processes', async (t) => {
+		const dir = tempDir(t);
+		fs.mkdirSync(dir, { recursive: true });
+		fs.writeFileSync(path.join(dir, 'baton.db.lock.4194999-deadbeef1'), '{}');
+		const store = await open(dir);
+		await store.write((db) => db.insert(tasks).values(task(1)).run());
+		assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('.lock')).length, 1, 'only this instance’s owner file while open');
+		store.close();
+		assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('.lock')), []);
+	});
+
 	void it('creates exactly the tables and columns the drizzle schema declares', async (t) => {
 		const store = await open(tempDir(t));
 		t.after(() => store.close());

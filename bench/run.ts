@@ -1,0 +1,36 @@
+/**
+ * `npm run bench`: Baton's measured figures, each next to a named baseline run in the same process.
+ * Not a test: it asserts nothing about time. `--only commit,open,start` picks sections; `--quick`
+ * shrinks the sizes for a smoke run. Results also go to bench/results/latest.json.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { benchCommits, benchOpen, benchSessionStart } from './storageBench';
+import { formatTable, type BenchRow } from './stats';
+
+async function main(): Promise<void> {
+	const args = process.argv.slice(2);
+	const quick = args.includes('--quick');
+	const onlyArg = args.includes('--only') ? (args[args.indexOf('--only') + 1] ?? '') : '';
+	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start']);
+	const rows: BenchRow[] = [];
+	const section = async (name: string, run: () => Promise<BenchRow[]>) => {
+		if (only.has(name)) {
+			process.stderr.write(`running ${name}…\n`);
+			const result = await run();
+			rows.push(...result);
+			process.stdout.write(`${formatTable(result)}\n\n`);
+		}
+	};
+	await section('commit', () => benchCommits(quick ? [1] : [1, 10, 50], quick ? 50 : 400));
+	await section('open', () => benchOpen(quick ? [1] : [1, 10, 50], quick ? 3 : 7));
+	await section('start', () => benchSessionStart(quick ? 1_000 : 10_000, quick ? 2_000 : 20_000, quick ? 30 : 200));
+	const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+	process.stdout.write(`## All results (${machine})\n\n${formatTable(rows)}\n`);
+	const out = path.join(__dirname, 'results');
+	fs.mkdirSync(out, { recursive: true });
+	fs.writeFileSync(path.join(out, 'latest.json'), JSON.stringify({ machine, at: new Date().toISOString(), rows }, null, 2));
+}
+
+void main();

@@ -1,0 +1,34 @@
+export interface BenchRow {
+	name: string;
+	/** Median milliseconds. */
+	ours: number;
+	oursP99: number;
+	baseline: number;
+	baselineName: string;
+	/** ours ÷ baseline (median of per-pair ratios where runs alternate). */
+	ratio: number;
+	target: string;
+}
+
+export function median(values: number[]): number {
+	return percentile(values, 50);
+}
+
+export function percentile(values: number[], p: number): number {
+	if (values.length === 0) {
+		return Number.NaN;
+	}
+	const sorted = [...values].sort((a, b) => a - b);
+	const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+	return sorted[index] as number;
+}
+
+export function formatTable(rows: BenchRow[]): string {
+	const header = ['benchmark', 'Baton median', 'p99', 'baseline', 'baseline median', 'ratio', 'target'];
+	const body = rows.map((r) => [r.name, ms(r.ours), ms(r.oursP99), r.baselineName, ms(r.baseline), `${r.ratio.toFixed(2)}×`, r.target]);
+	return [header, header.map(() => '---'), ...body].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
+}
+
+function ms(value: number): string {
+	return `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`;
+}

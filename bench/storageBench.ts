@@ -1,0 +1,222 @@
+/**
+ * Storage benchmarks, each against a baseline run side by side in the same process:
+ * - durable commit: Baton's journaled sql.js vs better-sqlite3 (WAL, synchronous=FULL), same
+ *   transaction, alternating A B A B, at 1, 10 and 50 MB;
+ * - open time per database size;
+ * - session start with briefing at 10,000 sessions and 20,000 tasks.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { Engine } from '../src/engine/engine';
+import { silentLogger, systemClock } from '../src/engine/ports';
+import { JournalStore } from '../src/engine/storage/journalStore';
+import { migrations } from '../src/engine/storage/migrations.generated';
+import { decisions } from '../src/engine/storage/schema';
+import { median, percentile, type BenchRow } from './stats';
+
+const payload = 'x'.repeat(900);
+
+function seedRows(run: (sql: string, params: unknown[]) => void, megabytes: number): void {
+	const rows = Math.round((megabytes * 1024 * 1024) / 1100);
+	for (let i = 0; i < rows; i++) {
+		run('INSERT INTO audit_log (at, actor, operation, entity_type, entity_id, details_json) VALUES (?, ?, ?, ?, ?, ?)', [
+			new Date(1_700_000_000_000 + i * 1000).toISOString(),
+			'bench',
+			'seed',
+			'task',
+			`T${i}`,
+			JSON.stringify({ payload, i }),
+		]);
+	}
+}
+
+/** A workspace whose snapshot already holds `megabytes` of rows (seeded outside the journal, then compacted). */
+async function seededStore(dir: string, megabytes: number): Promise<JournalStore> {
+	const store = await JournalStore.open({ dir, clock: systemClock, log: silentLogger });
+	store.sqlite.exec('BEGIN');
+	seedRows((sql, params) => store.sqlite.run(sql, params as never), megabytes);
+	store.sqlite.exec('COMMIT');
+	await store.compact();
+	return store;
+}
+
+function seededBetterSqlite(file: string, megabytes: number): Database.Database {
+	const db = new Database(file);
+	db.pragma('journal_mode = WAL');
+	db.pragma('synchronous = FULL');
+	db.pragma('foreign_keys = ON');
+	for (const migration of migrations) {
+		for (const statement of migration.statements) {
+			db.exec(statement);
+		}
+	}
+	db.exec('BEGIN');
+	seedRows((sql, params) => db.prepare(sql).run(...params), megabytes);
+	db.exec('COMMIT');
+	db.pragma('wal_checkpoint(TRUNCATE)');
+	return db;
+}
+
+export async function benchCommits(sizes: number[], commits: number): Promise<BenchRow[]> {
+	const rows: BenchRow[] = [];
+	for (const mb of sizes) {
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-'));
+		try {
+			const store = await seededStore(path.join(dir, 'baton'), mb);
+			const bsq = seededBetterSqlite(path.join(dir, 'bsq.db'), mb);
+			const insertBsq = bsq.prepare('INSERT INTO decisions (id, session_id, kind, text, rationale, task_id, created_at) VALUES (?, NULL, ?, ?, NULL, NULL, ?)');
+			const oursMs: number[] = [];
+			const baseMs: number[] = [];
+			for (let i = 0; i < commits; i++) {
+				const row = { id: `dec_${i}`, sessionId: null, kind: 'decision' as const, text: payload, rationale: null, taskId: null, createdAt: new Date().toISOString() };
+				let t = performance.now();
+				await store.write((db) => db.insert(decisions).values(row).run());
+				oursMs.push(performance.now() - t);
+				t = performance.now();
+				bsq.transaction(() => insertBsq.run(`b_${i}`, 'decision', payload, row.createdAt)).immediate();
+				baseMs.push(performance.now() - t);
+			}
+			const size = fs.statSync(store.dbFile).size;
+			store.close();
+			bsq.close();
+			const ratio = median(oursMs.map((o, i) => o / (baseMs[i] as number)));
+			rows.push({
+				name: `durable commit @ ${(size / 1048576).toFixed(1)} MB`,
+				ours: median(oursMs),
+				oursP99: percentile(oursMs, 99),
+				baseline: median(baseMs),
+				baselineName: 'better-sqlite3 WAL FULL',
+				ratio,
+				target: 'ratio ≤ 2, flat from 1 to 50 MB',
+			});
+		} finally {
+			fs.rmSync(dir, { recursive: true, force: true });
+		}
+	}
+	return rows;
+}
+
+export async function benchOpen(sizes: number[], repeats: number): Promise<BenchRow[]> {
+	const rows: BenchRow[] = [];
+	for (const mb of sizes) {
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-'));
+		try {
+			const seeded = await seededStore(path.join(dir, 'baton'), mb);
+			// A journal tail to replay, as after a session of work since the last compaction.
+			for (let i = 0; i < 200; i++) {
+				await seeded.write((db) => db.insert(decisions).values({ id: `d${i}`, sessionId: null, kind: 'decision', text: 'tail', rationale: null, taskId: null, createdAt: 'x' }).run());
+			}
+			const size = fs.statSync(seeded.dbFile).size;
+			seeded.close();
+			const bsqFile = path.join(dir, 'bsq.db');
+			seededBetterSqlite(bsqFile, mb).close();
+			const oursMs: number[] = [];
+			const baseMs: number[] = [];
+			for (let i = 0; i < repeats; i++) {
+				let t = performance.now();
+				const store = await JournalStore.open({ dir: path.join(dir, 'baton'), clock: systemClock, log: silentLogger });
+				store.sqlite.exec('SELECT count(*) FROM decisions');
+				oursMs.push(performance.now() - t);
+				store.close();
+				t = performance.now();
+				const db = new Database(bsqFile, { readonly: true });
+				db.prepare('SELECT count(*) FROM decisions').get();
+				baseMs.push(performance.now() - t);
+				db.close();
+			}
+			rows.push({
+				name: `open @ ${(size / 1048576).toFixed(1)} MB (+200 journal records)`,
+				ours: median(oursMs),
+				oursP99: percentile(oursMs, 99),
+				baseline: median(baseMs),
+				baselineName: 'better-sqlite3 open + query',
+				ratio: median(oursMs) / median(baseMs),
+				target: mb >= 50 ? 'ours ≤ 150 ms' : '',
+			});
+		} finally {
+			fs.rmSync(dir, { recursive: true, force: true });
+		}
+	}
+	return rows;
+}
+
+/** 10,000 sessions in 500 scope chains, 20,000 tasks (epics, dependencies, bugs), then timed starts. */
+export async function benchSessionStart(sessionCount: number, taskCount: number, starts: number): Promise<BenchRow[]> {
+	const root = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-'));
+	try {
+		const engine = await Engine.open({ workspaceRoot: root, log: silentLogger, create: true, git: { read: async () => null }, config: { maxConcurrentSessions: 100 } });
+		const epics = Math.max(1, Math.floor(taskCount / 40));
+		const store = engine.store;
+		await store.write(() => {
+			const now = new Date().toISOString();
+			for (let i = 1; i <= taskCount; i++) {
+				const isEpic = i <= epics;
+				const parent = isEpic ? null : `T${1 + (i % epics)}`;
+				const status = i % 7 === 0 ? 'done' : i % 11 === 0 ? 'blocked' : 'pending';
+				store.execCaptured(
+					'INSERT INTO tasks (id, seq, title, type, status, priority, parent_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+					[`T${i}`, i, `Task number ${i}`, isEpic ? 'epic' : i % 13 === 0 ? 'bug' : 'task', status, ['low', 'medium', 'high', 'critical'][i % 4] as string, parent, now, now],
+				);
+				if (!isEpic && i > epics + 3 && i % 3 === 0) {
+					store.execCaptured('INSERT INTO task_dependencies (task_id, depends_on_id) VALUES (?, ?)', [`T${i}`, `T${i - 3}`]);
+				}
+			}
+		});
+		const scopes = Array.from({ length: Math.min(500, epics) }, (_, i) => `epic:T${i + 1}`);
+		await store.write(() => {
+			let when = Date.now() - sessionCount * 60_000;
+			const previous = new Map<string, string>();
+			for (let i = 0; i < sessionCount; i++) {
+				const scope = scopes[i % scopes.length] as string;
+				const id = `ses_${String(20200101000000 + i)}_${(i % 0xffffff).toString(16).padStart(6, '0')}`;
+				const started = new Date(when).toISOString();
+				const ended = new Date(when + 30_000).toISOString();
+				when += 60_000;
+				const prev = previous.get(scope) ?? null;
+				store.execCaptured(
+					`INSERT INTO sessions (id, name, status, scope_json, scope_key, previous_session_id, stats_json, resume_count, started_at, last_activity, ended_at, updated_at)
+					 VALUES (?, ?, 'ended', ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
+					[id, `Session ${i}`, JSON.stringify({ type: 'epic', rootTaskId: scope.slice(5) }), scope, prev, JSON.stringify({ tasksCompleted: 0, tasksCreated: 0, focusChanges: 0, suspendCount: 0, resumeCount: 0, decisionsRecorded: 0 }), started, ended, ended, ended],
+				);
+				if (prev) {
+					store.execCaptured('UPDATE sessions SET next_session_id = ? WHERE id = ?', [id, prev]);
+				}
+				store.execCaptured(
+					'INSERT INTO handoffs (session_id, handoff_json, created_at) VALUES (?, ?, ?)',
+					[id, JSON.stringify({ lastTask: null, tasksCompleted: [], tasksCreated: [], decisionsRecorded: 0, decisions: [], nextSuggested: [{ id: 'T100', title: 'x' }], openBlockers: [], openBugs: [], note: `note ${i}`, nextAction: null }), ended],
+				);
+				previous.set(scope, id);
+			}
+		});
+		await store.compact();
+		const startMs: number[] = [];
+		const actor = 'bench';
+		for (let i = 0; i < starts; i++) {
+			const scope = scopes[i % scopes.length] as string;
+			const t = performance.now();
+			const result = await engine.sessions.start({ name: `bench ${i}`, scope, actor });
+			startMs.push(performance.now() - t);
+			if (!result.handoff || result.briefing.nextTasks.length === 0) {
+				throw new Error('benchmark start did not produce a handoff and next tasks');
+			}
+			await engine.sessions.end({ id: result.session.id, actor });
+		}
+		engine.close();
+		const first = startMs[0] as number;
+		return [
+			{
+				name: `session start + briefing @ ${sessionCount} sessions, ${taskCount} tasks`,
+				ours: median(startMs.slice(1)),
+				oursP99: percentile(startMs.slice(1), 99),
+				baseline: first,
+				baselineName: 'first start (builds the task graph)',
+				ratio: median(startMs.slice(1)) / first,
+				target: 'median ≤ 5 ms',
+			},
+		];
+	} finally {
+		fs.rmSync(root, { recursive: true, force: true });
+	}
+}

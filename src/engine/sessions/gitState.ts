@@ -67,11 +67,18 @@ function isInsideGitRepo(dir: string): boolean {
 	}
 }
 
-/** Inherited GIT_DIR/GIT_WORK_TREE (from a hook or terminal) would point git somewhere else. */
+/**
+ * The environment git runs with: only what it needs to find itself, the user's home (for
+ * safe.directory) and the locale. Inherited GIT_DIR/GIT_WORK_TREE (from a hook or terminal) would
+ * point git elsewhere, and simple-git rejects guarded variables such as EDITOR or PAGER (npm sets
+ * EDITOR) when they are passed explicitly.
+ */
 function cleanEnv(): Record<string, string> {
+	const keep = ['PATH', 'Path', 'HOME', 'USERPROFILE', 'LANG', 'LC_ALL', 'LC_CTYPE', 'TMPDIR', 'TEMP', 'TMP', 'SystemRoot', 'APPDATA', 'LOCALAPPDATA'];
 	const out: Record<string, string> = {};
-	for (const [key, value] of Object.entries(process.env)) {
-		if (value !== undefined && !key.startsWith('GIT_')) {
+	for (const key of keep) {
+		const value = process.env[key];
+		if (value !== undefined) {
 			out[key] = value;
 		}
 	}

@@ -10,6 +10,20 @@ const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: '
 const git = (cwd: string, args: string[], extra: Record<string, string> = {}) => execFileSync('git', args, { cwd, env: { ...env, ...extra }, encoding: 'utf8' });
 
 void describe('git state for debriefs', () => {
+	void it('works with the variables npm and terminals set (EDITOR, PAGER, GIT_DIR)', async (t) => {
+		const dir = tempDir(t);
+		git(dir, ['init', '-q', '-b', 'main']);
+		const saved = { EDITOR: process.env['EDITOR'], PAGER: process.env['PAGER'], GIT_DIR: process.env['GIT_DIR'] };
+		Object.assign(process.env, { EDITOR: 'vi', PAGER: 'less', GIT_DIR: '/nonexistent/.git' });
+		t.after(() => {
+			for (const [key, value] of Object.entries(saved)) {
+				if (value === undefined) delete process.env[key];
+				else process.env[key] = value;
+			}
+		});
+		assert.equal((await createGitStateReader(dir).read(null))?.branch, 'main');
+	});
+
 	void it('is null outside a repository and has no head before the first commit', async (t) => {
 		const dir = tempDir(t);
 		assert.equal(await createGitStateReader(dir).read(null), null);

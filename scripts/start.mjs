@@ -1,13 +1,15 @@
 #!/usr/bin/env node
-// `npm start`: build Baton, seed a demo workspace (once), and show it. The editor part opens a real
-// VS Code on it; until then this runs the CLI against the demo workspace.
-import { execFileSync } from 'node:child_process';
+// `npm start`: build Baton, seed a demo workspace (once), and open a real VS Code on it with the
+// extension loaded: desktop `code` when it is installed, otherwise a local code-server workbench on
+// 127.0.0.1 whose URL is printed (open it in a browser). Ctrl-C stops it.
+//   BATON_DEMO_WORKSPACE=dir  use another folder      BATON_PORT=n  port for the workbench (default 3210)
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const demo = process.env.BATON_DEMO_WORKSPACE ?? path.join(root, 'artifacts', 'demo-workspace');
+const demo = path.resolve(process.env.BATON_DEMO_WORKSPACE ?? path.join(root, 'artifacts', 'demo-workspace'));
 const run = (cmd, args, opts = {}) => execFileSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
 
 run(process.execPath, ['esbuild.mjs']);
@@ -15,8 +17,22 @@ if (!existsSync(path.join(demo, '.baton'))) {
 	run(process.execPath, ['--import', 'tsx', 'scripts/seedDemo.ts', demo, '--force']);
 }
 const cli = path.join(root, 'dist', 'cli.js');
-console.log(`\nDemo workspace: ${demo}\n\n$ baton session list`);
-run(process.execPath, [cli, 'session', 'list'], { cwd: demo });
-console.log('\n$ baton briefing --scope epic:T1');
-run(process.execPath, [cli, 'briefing', '--scope', 'epic:T1'], { cwd: demo });
-console.log(`\nTry it yourself: cd ${demo} && node ${path.relative(demo, cli)} --help`);
+console.log(`\nDemo workspace: ${demo}   (try: node ${cli} session list --workspace ${demo})`);
+
+const desktop = spawnSync('code', ['--version'], { encoding: 'utf8' });
+if (desktop.status === 0 && !process.env.BATON_FORCE_WORKBENCH) {
+	console.log('Opening VS Code with Baton loaded from this checkout…');
+	run('code', ['--new-window', `--extensionDevelopmentPath=${root}`, demo]);
+} else {
+	run('bash', [path.join(root, 'scripts/workbench/install.sh')]);
+	const { startWorkbenchServer } = await import('../test/harness/workbench.mjs');
+	const server = await startWorkbenchServer({ extensionFolders: [root], workspace: demo, port: Number(process.env.BATON_PORT ?? 3210), theme: process.env.BATON_THEME ?? 'dark' });
+	console.log(`\nBaton is running in VS Code ${'(code-server, offline)'} at:\n\n    ${server.url}\n\nOpen it in a browser on this machine; Ctrl-C stops it.`);
+	const stop = async () => {
+		await server.stop?.();
+		process.exit(0);
+	};
+	process.on('SIGINT', stop);
+	process.on('SIGTERM', stop);
+	await new Promise(() => {});
+}

@@ -3,7 +3,8 @@
  */
 import type { EngineContext } from '../context';
 import type { Briefing } from '../storage/jsonShapes';
-import type { Session, SessionStatus } from '../storage/model';
+import type { Decision, Session, SessionStatus } from '../storage/model';
+import { buildOverview, decisionsOfSession, statusCounts, type ScopeChains } from './overview';
 import { computeBriefing } from './briefing';
 import { parseScope, scopeKey as scopeKeyOf } from './scope';
 import {
@@ -97,6 +98,25 @@ export class BriefingService {
 
 	async forkTree(id: string): Promise<ForkNode> {
 		return this.ctx.store.read((db) => forkTreeOf(db, id));
+	}
+
+	async overview(): Promise<ScopeChains[]> {
+		return this.ctx.store.read((db) => buildOverview(this.ctx, db));
+	}
+
+	async counts(): Promise<Record<SessionStatus, number>> {
+		return this.ctx.store.read((db) => statusCounts(db));
+	}
+
+	/** One session with everything the details view shows. */
+	async details(id: string): Promise<{ session: Session; handoff: StoredHandoff; chain: Session[]; forkTree: ForkNode; decisions: Decision[] }> {
+		return this.ctx.store.read((db) => ({
+			session: getSession(db, id),
+			handoff: readHandoff(db, id),
+			chain: chainOf(db, id),
+			forkTree: forkTreeOf(db, id),
+			decisions: decisionsOfSession(db, id),
+		}));
 	}
 
 	async byAlias(agent: string, alias: string): Promise<Session | undefined> {

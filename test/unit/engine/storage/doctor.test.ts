@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { BatonError } from '../../../../src/engine/errors';
 import { runDoctor } from '../../../../src/engine/storage/doctor';
 import { JournalStore } from '../../../../src/engine/storage/journalStore';
+import { migrations } from '../../../../src/engine/storage/migrations.generated';
 import { tasks } from '../../../../src/engine/storage/schema';
 import { FakeClock, MemoryLogger, snapshotFiles, tempDir } from '../../helpers';
 
@@ -75,7 +76,7 @@ void describe('baton doctor', () => {
 
 		const repaired = await doctor(dir, true);
 		assert.equal(repaired.repair?.base, 'snapshot');
-		assert.equal(repaired.repair?.recoveredSequence, 3, 'migration + T1 + T2');
+		assert.equal(repaired.repair?.recoveredSequence, migrations.length + 2, 'the migrations, T1 and T2');
 		assert.deepEqual(await titles(dir), ['T1', 'T2']);
 		const aside = repaired.repair?.movedAside ?? [];
 		assert.ok(aside.some((f) => f.endsWith('baton.db.journal')));

@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+// The editor tests: the mocha suite inside a real VS Code extension host, then the UI tests that
+// drive the workbench like a person. Offline: code-server + Debian chromium (scripts/workbench).
+// Prints `editor: N passed, N failed` last; exit code 0 only when everything passed.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import * as esbuild from 'esbuild';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const only = process.argv.slice(2);
+const want = (name) => only.length === 0 || only.includes(name);
+
+// 1. The workbench (idempotent; seconds when already installed).
+const install = spawnSync('bash', [path.join(root, 'scripts/workbench/install.sh')], { stdio: ['ignore', 'inherit', 'inherit'] });
+if (install.status !== 0) {
+	console.error('editor tests: the workbench could not be installed (see above)');
+	process.exit(1);
+}
+
+// 2. The extension-host suite, bundled to CommonJS (vscode and mocha stay external).
+const outDir = path.join(root, 'out', 'integration');
+fs.rmSync(outDir, { recursive: true, force: true });
+const entries = fs.readdirSync(path.join(root, 'test/integration')).filter((f) => f.endsWith('.ts')).map((f) => path.join(root, 'test/integration', f));
+await esbuild.build({ entryPoints: entries, outdir: outDir, bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'mocha'], sourcemap: 'inline', logLevel: 'warning' });
+
+let passed = 0;
+let failed = 0;
+let collected = '';
+const isolated = path.join(root, 'scripts/workbench/isolated.sh');
+
+if (want('exthost')) {
+	const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-exthost-ws-'));
+	spawnSync('git', ['init', '-q', workspace]);
+	const run = spawnSync(isolated, [process.execPath, path.join(root, 'test/harness/runExtensionTests.mjs'), '--extensionDevelopmentPath', root, '--extensionTestsPath', path.join(outDir, 'index.js'), '--workspace', workspace, '--timeout', '300'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+	process.stdout.write(run.stdout);
+	collected += run.stdout;
+	fs.rmSync(workspace, { recursive: true, force: true });
+	const summary = /BATON-EXTHOST-SUMMARY (\d+) passed, (\d+) failed/.exec(run.stdout);
+	if (summary) {
+		passed += Number(summary[1]);
+		failed += Number(summary[2]);
+	}
+	if (run.status !== 0 && (!summary || Number(summary[2]) === 0)) {
+		failed += 1; // the suite did not run to its end
+	}
+}
+
+// 3. UI tests: each is a plain script that prints `N passed, N failed` last.
+for (const file of fs.readdirSync(path.join(root, 'test/ui')).filter((f) => f.endsWith('.ui.mjs')).sort()) {
+	if (!want(file.replace('.ui.mjs', '')) && !want('ui')) continue;
+	const run = spawnSync(isolated, [process.execPath, path.join(root, 'test/ui', file)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], cwd: root });
+	process.stdout.write(run.stdout);
+	const summary = [...run.stdout.matchAll(/^(\d+) passed, (\d+) failed$/gm)].pop();
+	if (summary) {
+		passed += Number(summary[1]);
+		failed += Number(summary[2]);
+	}
+	if (run.status !== 0 && (!summary || Number(summary[2]) === 0)) {
+		failed += 1;
+	}
+}
+
+// Figures measured in the real extension host, for `npm run bench` (BATON-MEASURE name=value).
+const measures = {};
+for (const m of collected.matchAll(/BATON-MEASURE (\w+)=([\d.]+)/g)) {
+	(measures[m[1]] ??= []).push(Number(m[2]));
+}
+if (Object.keys(measures).length > 0) {
+	fs.mkdirSync(path.join(root, 'bench', 'results'), { recursive: true });
+	fs.writeFileSync(path.join(root, 'bench', 'results', 'editor.json'), JSON.stringify({ at: new Date().toISOString(), values: measures }, null, 2));
+}
+console.log(`editor: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 && passed > 0 ? 0 : 1);

@@ -1,0 +1,180 @@
+/**
+ * Which workspace folder Baton serves (in a multi-root workspace: the folder of the active editor),
+ * its backend, and the status every view reads. Context keys for `when` clauses are set here.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import type { RequestType } from 'vscode-jsonrpc/node';
+import { workspaceStatus, type RpcErrorData, type WorkspaceStatus } from '../protocol/rpc';
+import { configSection, ContextKeys } from './ids';
+import { Disposable } from './lifecycle';
+import { ServerClient } from './serverClient';
+
+/** VS Code setting → engine option. Only values a person set are passed; `.baton/config.json` fills the rest. */
+const settingToEngine: Record<string, string> = {
+	'gc.orphanAfter': 'orphanAfter',
+	'gc.autoEndAfter': 'autoEndAfter',
+	'limits.maxConcurrentSessions': 'maxConcurrentSessions',
+	'limits.maxActiveTasksPerScope': 'maxActiveTasksPerScope',
+	'scopes.validation': 'scopeValidation',
+	'scopes.allowNested': 'allowNestedScopes',
+	'scopes.allowOverlap': 'allowScopeOverlap',
+	'briefing.nextTasks': 'briefingNextTasks',
+};
+
+export class BatonWorkspace extends Disposable {
+	private readonly clients = new Map<string, ServerClient>();
+	private currentRoot: string | undefined;
+	private statusValue: WorkspaceStatus | undefined;
+	private refreshTimer: NodeJS.Timeout | undefined;
+	private readonly dataEmitter = this.register(new vscode.EventEmitter<void>());
+	private readonly statusEmitter = this.register(new vscode.EventEmitter<WorkspaceStatus | undefined>());
+	/** The served folder's data changed (or the served folder changed): views reload. */
+	readonly onDidChangeData = this.dataEmitter.event;
+	readonly onDidChangeStatus = this.statusEmitter.event;
+
+	constructor(
+		private readonly extensionUri: vscode.Uri,
+		readonly log: vscode.LogOutputChannel,
+	) {
+		super();
+		this.currentRoot = this.pickRoot();
+		this.register(vscode.window.onDidChangeActiveTextEditor(() => this.followActiveEditor()));
+		this.register(vscode.workspace.onDidChangeWorkspaceFolders(() => this.followActiveEditor(true)));
+		this.register(
+			vscode.workspace.onDidChangeConfiguration((e) => {
+				if (e.affectsConfiguration(configSection)) {
+					this.log.info('settings changed: restarting the backend with them');
+					this.restartAll();
+				}
+			}),
+		);
+		this.register(vscode.workspace.onDidGrantWorkspaceTrust(() => this.restartAll()));
+		this.register({ dispose: () => this.clients.forEach((c) => c.dispose()) });
+		void this.setContext();
+	}
+
+	get root(): string | undefined {
+		return this.currentRoot;
+	}
+
+	get status(): WorkspaceStatus | undefined {
+		return this.statusValue;
+	}
+
+	get trusted(): boolean {
+		return vscode.workspace.isTrusted;
+	}
+
+	/** The backend of the served folder, started on first use. */
+	get client(): ServerClient | undefined {
+		const root = this.currentRoot;
+		if (!root) {
+			return undefined;
+		}
+		let client = this.clients.get(root);
+		if (!client) {
+			client = new ServerClient({
+				serverPath: vscode.Uri.joinPath(this.extensionUri, 'dist', 'server.js').fsPath,
+				workspaceRoot: root,
+				config: this.engineConfig(root),
+				readOnly: !vscode.workspace.isTrusted,
+				log: this.log,
+			});
+			client.onDidChangeData(() => {
+				if (this.currentRoot === root) {
+					this.scheduleRefresh();
+				}
+			});
+			this.clients.set(root, client);
+		}
+		return client;
+	}
+
+	async request<P, R>(type: RequestType<P, R, RpcErrorData>, params: P, token?: vscode.CancellationToken): Promise<R> {
+		const client = this.client;
+		if (!client) {
+			throw new Error('Open a folder to use Baton: it keeps its data in the workspace.');
+		}
+		return client.request(type, params, token);
+	}
+
+	/** Ask the backend for the status now (views call this after their own writes, too). */
+	async refresh(): Promise<WorkspaceStatus | undefined> {
+		clearTimeout(this.refreshTimer);
+		try {
+			this.statusValue = this.currentRoot ? await this.request(workspaceStatus, undefined) : undefined;
+		} catch (error) {
+			this.log.error(`could not read the workspace status: ${(error as Error).message}`);
+			this.statusValue = undefined;
+		}
+		await this.setContext();
+		this.statusEmitter.fire(this.statusValue);
+		this.dataEmitter.fire();
+		return this.statusValue;
+	}
+
+	/** Several changes in a burst (an agent's hook calls) refresh once. */
+	scheduleRefresh(delayMs = 80): void {
+		clearTimeout(this.refreshTimer);
+		this.refreshTimer = setTimeout(() => void this.refresh(), delayMs);
+	}
+
+	private restartAll(): void {
+		this.clients.forEach((c) => c.dispose());
+		this.clients.clear();
+		this.scheduleRefresh(0);
+	}
+
+	private followActiveEditor(force = false): void {
+		const next = this.pickRoot();
+		if (next !== this.currentRoot || force) {
+			this.currentRoot = next;
+			this.log.info(`serving ${next ?? 'no folder'}`);
+			this.scheduleRefresh(0);
+		}
+	}
+
+	/** The active editor's folder; else the first folder that has `.baton/`; else the first folder. */
+	private pickRoot(): string | undefined {
+		const folders = vscode.workspace.workspaceFolders ?? [];
+		const editorUri = vscode.window.activeTextEditor?.document.uri;
+		const fromEditor = editorUri ? vscode.workspace.getWorkspaceFolder(editorUri) : undefined;
+		if (fromEditor?.uri.scheme === 'file') {
+			return fromEditor.uri.fsPath;
+		}
+		if (this.currentRoot && folders.some((f) => f.uri.fsPath === this.currentRoot)) {
+			return this.currentRoot;
+		}
+		const files = folders.filter((f) => f.uri.scheme === 'file');
+		return (files.find((f) => fs.existsSync(path.join(f.uri.fsPath, '.baton'))) ?? files[0])?.uri.fsPath;
+	}
+
+	private engineConfig(root: string): Record<string, unknown> {
+		const config = vscode.workspace.getConfiguration(configSection, vscode.Uri.file(root));
+		const out: Record<string, unknown> = {};
+		for (const [setting, option] of Object.entries(settingToEngine)) {
+			const inspected = config.inspect(setting);
+			const value = inspected?.workspaceFolderValue ?? inspected?.workspaceValue ?? inspected?.globalValue;
+			if (value !== undefined) {
+				out[option] = value;
+			}
+		}
+		return out;
+	}
+
+	private async setContext(): Promise<void> {
+		const s = this.statusValue;
+		const counts = s?.counts;
+		const total = counts ? Object.values(counts).reduce((a, b) => a + b, 0) : 0;
+		const set = (key: string, value: boolean) => vscode.commands.executeCommand('setContext', key, value);
+		await Promise.all([
+			set(ContextKeys.initialized, s?.initialized === true),
+			set(ContextKeys.hasSessions, total > 0),
+			set(ContextKeys.hasActiveSession, (counts?.active ?? 0) > 0),
+			set(ContextKeys.hasResumableSession, (counts?.suspended ?? 0) + (counts?.ended ?? 0) + (counts?.orphaned ?? 0) > 0),
+			set(ContextKeys.hasStaleCandidates, (counts?.active ?? 0) + (counts?.orphaned ?? 0) > 0),
+		]);
+	}
+}

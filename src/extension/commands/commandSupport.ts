@@ -1,0 +1,145 @@
+/**
+ * What every command shares: turning backend refusals into clear messages, finding which session a
+ * command was invoked on (tree row, webview, argument or a pick), and the quick picks.
+ */
+import * as vscode from 'vscode';
+import { ResponseError } from 'vscode-jsonrpc/node';
+import type { SessionDto, SessionStatusDto, TaskDto } from '../../protocol/dto';
+import { sessionList, taskList, workspaceInit, type RpcErrorData } from '../../protocol/rpc';
+import type { BatonWorkspace } from '../batonWorkspace';
+import { relativeTime, sessionMoment, statusLabel } from '../format';
+import { SessionNode } from '../views/sessionChainsProvider';
+
+/** Registers a command whose failures become a notification (never an unhandled rejection). */
+export function command(id: string, run: (...args: unknown[]) => Promise<unknown>, log: vscode.LogOutputChannel): vscode.Disposable {
+	return vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+		try {
+			return await run(...args);
+		} catch (error) {
+			reportError(error, log);
+			return undefined;
+		}
+	});
+}
+
+/** Logs and shows a failure; never waits for the person to dismiss the notification. */
+export function reportError(error: unknown, log: vscode.LogOutputChannel): void {
+	const code = error instanceof ResponseError ? (error.data as RpcErrorData | undefined)?.code : undefined;
+	const message = (error as Error).message ?? String(error);
+	log.error(`${code ? `[${code}] ` : ''}${message}`);
+	// Refusals the engine explains are plain warnings; anything else offers the log.
+	if (code !== undefined && code !== 'internal') {
+		void vscode.window.showWarningMessage(message);
+		return;
+	}
+	void vscode.window.showErrorMessage(`Baton: ${message}`, 'Show Log').then((choice) => {
+		if (choice === 'Show Log') {
+			log.show(true);
+		}
+	});
+}
+
+/** The session id a command was invoked on: a tree row, `{ id }`, or an id string. */
+export function sessionIdOf(arg: unknown): string | undefined {
+	if (arg instanceof SessionNode) {
+		return arg.session.id;
+	}
+	if (typeof arg === 'string') {
+		return arg;
+	}
+	if (arg && typeof arg === 'object' && typeof (arg as { id?: unknown }).id === 'string') {
+		return (arg as { id: string }).id;
+	}
+	return undefined;
+}
+
+interface SessionPickItem extends vscode.QuickPickItem {
+	session: SessionDto;
+}
+
+/** A quick pick of sessions in the given states, newest first; undefined when cancelled or none. */
+export async function pickSession(workspace: BatonWorkspace, statuses: SessionStatusDto[], placeholder: string, emptyMessage: string): Promise<SessionDto | undefined> {
+	const { sessions } = await workspace.request(sessionList, { limit: 2000 });
+	const candidates = sessions.filter((s) => statuses.includes(s.status));
+	if (candidates.length === 0) {
+		void vscode.window.showInformationMessage(emptyMessage);
+		return undefined;
+	}
+	if (candidates.length === 1 && statuses.length === 1 && statuses[0] === 'active') {
+		return candidates[0];
+	}
+	const picked = await vscode.window.showQuickPick<SessionPickItem>(
+		candidates.map((s) => ({
+			label: s.name,
+			description: `${statusLabel[s.status]} · ${relativeTime(sessionMoment(s))}`,
+			detail: `${s.scopeKey}${s.agent ? ` · ${s.agent}` : ''} · ${s.id}`,
+			session: s,
+		})),
+		{ placeHolder: placeholder, matchOnDescription: true, matchOnDetail: true },
+	);
+	return picked?.session;
+}
+
+interface ScopePickItem extends vscode.QuickPickItem {
+	scope?: string;
+	custom?: boolean;
+}
+
+const scopePattern = /^(global|(epic|task|subtree|taskGroup|custom):[A-Za-z0-9][A-Za-z0-9._-]{0,63}(,[A-Za-z0-9][A-Za-z0-9._-]{0,63})*|epicPhase:[A-Za-z0-9][A-Za-z0-9._-]{0,63}:[^:\s]+)$/;
+
+export function validateScopeText(text: string): string | undefined {
+	return scopePattern.test(text.trim()) ? undefined : 'Use global, epic:ID, task:ID, subtree:ID, taskGroup:ID, epicPhase:ID:PHASE or custom:ID[,ID…]';
+}
+
+/** Scopes built from the task graph: global, each open epic, each open task; or a typed one. */
+export async function pickScope(workspace: BatonWorkspace, title: string): Promise<string | undefined> {
+	const { tasks } = await workspace.request(taskList, undefined);
+	const open = tasks.filter((t) => t.status !== 'done' && t.status !== 'cancelled');
+	const item = (t: TaskDto, kind: 'epic' | 'task'): ScopePickItem => ({
+		label: `${kind === 'epic' ? '$(layers)' : '$(circle-outline)'} ${t.id} · ${t.title}`,
+		description: `${kind}:${t.id}`,
+		detail: kind === 'epic' ? `${tasks.filter((c) => c.parentId === t.id).length} tasks` : undefined,
+		scope: `${kind}:${t.id}`,
+	});
+	const items: ScopePickItem[] = [
+		{ label: '$(globe) Global', description: 'global', detail: 'The whole workspace', scope: 'global' },
+		...(open.some((t) => t.type === 'epic') ? [{ label: 'Epics', kind: vscode.QuickPickItemKind.Separator } as ScopePickItem] : []),
+		...open.filter((t) => t.type === 'epic').map((t) => item(t, 'epic')),
+		...(open.some((t) => t.type !== 'epic') ? [{ label: 'Tasks', kind: vscode.QuickPickItemKind.Separator } as ScopePickItem] : []),
+		...open.filter((t) => t.type !== 'epic').map((t) => item(t, 'task')),
+		{ label: '', kind: vscode.QuickPickItemKind.Separator },
+		{ label: '$(edit) Other scope…', description: 'subtree:ID, custom:ID,ID, epicPhase:ID:PHASE', custom: true },
+	];
+	const picked = await vscode.window.showQuickPick(items, { title, placeHolder: 'Which part of the work is this session about?', matchOnDescription: true });
+	if (!picked) {
+		return undefined;
+	}
+	if (picked.custom) {
+		return vscode.window.showInputBox({ title, prompt: 'Scope', placeHolder: 'subtree:T4', validateInput: validateScopeText });
+	}
+	return picked.scope;
+}
+
+/** When Baton is not set up in the folder, offer to set it up; true when it is ready. */
+export async function ensureInitialized(workspace: BatonWorkspace): Promise<boolean> {
+	const status = workspace.status ?? (await workspace.refresh());
+	if (status?.initialized) {
+		return true;
+	}
+	if (!workspace.root) {
+		void vscode.window.showWarningMessage('Open a folder first: Baton keeps its sessions in the workspace.');
+		return false;
+	}
+	const choice = await vscode.window.showInformationMessage(
+		`Baton is not set up in ${workspace.root}. Set it up? It creates a .baton folder (ignored by git).`,
+		{ modal: true },
+		'Set Up Baton',
+	);
+	if (choice !== 'Set Up Baton') {
+		return false;
+	}
+	await workspace.request(workspaceInit, undefined);
+	await workspace.refresh();
+	return true;
+}
+

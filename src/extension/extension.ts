@@ -1,0 +1,48 @@
+/**
+ * Activation: register everything and return at once; the backend starts right after, off the
+ * activation path (activation time is logged and exported for the tests).
+ */
+import * as vscode from 'vscode';
+import { BatonWorkspace } from './batonWorkspace';
+import { registerSessionCommands } from './commands/sessionCommands';
+import { registerWorkspaceCommands } from './commands/workspaceCommands';
+import { outputChannelName, ViewIds } from './ids';
+import { SessionStatusBar } from './statusBar';
+import { SessionChainsProvider } from './views/sessionChainsProvider';
+import { BatonPanels } from './webviews/batonPanels';
+
+export interface BatonApi {
+	activationMs: number;
+	workspace: BatonWorkspace;
+	chains: SessionChainsProvider;
+	/** Resolves once the first status has been read from the backend. */
+	ready: Promise<unknown>;
+}
+
+export function activate(context: vscode.ExtensionContext): BatonApi {
+	const started = performance.now();
+	const log = vscode.window.createOutputChannel(outputChannelName, { log: true });
+	const workspace = new BatonWorkspace(context.extensionUri, log);
+	const chains = new SessionChainsProvider(workspace);
+	const panels = new BatonPanels(context.extensionUri, { request: (type, params) => workspace.request(type, params), onDidChangeData: workspace.onDidChangeData, log });
+	const tree = vscode.window.createTreeView(ViewIds.sessionChains, { treeDataProvider: chains, showCollapseAll: true });
+	context.subscriptions.push(
+		log,
+		workspace,
+		chains,
+		tree,
+		panels,
+		new SessionStatusBar(workspace),
+		...registerSessionCommands({ workspace, panels }),
+		...registerWorkspaceCommands(workspace),
+	);
+	// The first status read starts the backend: after activation returns, never on its path.
+	const ready = new Promise((resolve) => setTimeout(() => resolve(workspace.refresh()), 0));
+	const activationMs = performance.now() - started;
+	log.info(`Baton activated in ${activationMs.toFixed(1)} ms${vscode.workspace.isTrusted ? '' : ' (untrusted workspace: read-only)'}`);
+	return { activationMs, workspace, chains, ready };
+}
+
+export function deactivate(): void {
+	// Everything is in context.subscriptions; disposing the workspace stops the backend.
+}

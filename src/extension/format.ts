@@ -1,0 +1,58 @@
+/** Pure wording helpers for the editor (unit-tested without VS Code). */
+import type { HandoffDto, SessionStatusDto, SessionSummaryDto } from '../protocol/dto';
+
+export function relativeTime(iso: string | null, nowMs: number = Date.now()): string {
+	if (!iso) {
+		return '';
+	}
+	const seconds = Math.round((nowMs - Date.parse(iso)) / 1000);
+	const future = seconds < 0;
+	const s = Math.abs(seconds);
+	const [value, unit] =
+		s < 45 ? [0, 'now'] : s < 90 * 60 ? [Math.round(s / 60), 'min'] : s < 36 * 3600 ? [Math.round(s / 3600), 'h'] : s < 14 * 86400 ? [Math.round(s / 86400), 'd'] : [Math.round(s / 604800), 'w'];
+	if (unit === 'now') {
+		return 'just now';
+	}
+	return future ? `in ${value} ${unit}` : `${value} ${unit} ago`;
+}
+
+export function durationText(fromIso: string, toIso: string | null, nowMs: number = Date.now()): string {
+	const minutes = Math.max(0, Math.round(((toIso ? Date.parse(toIso) : nowMs) - Date.parse(fromIso)) / 60_000));
+	if (minutes < 60) {
+		return `${minutes} min`;
+	}
+	const hours = Math.floor(minutes / 60);
+	return hours < 48 ? `${hours} h ${minutes % 60} min` : `${Math.round(hours / 24)} days`;
+}
+
+export const statusLabel: Record<SessionStatusDto, string> = {
+	active: 'active',
+	suspended: 'suspended',
+	ended: 'ended',
+	orphaned: 'orphaned',
+	archived: 'archived (legacy)',
+	closed: 'closed (legacy)',
+};
+
+/** The time that best describes where a session is: when it ended, else its last activity. */
+export function sessionMoment(session: Pick<SessionSummaryDto, 'status' | 'endedAt' | 'suspendedAt' | 'lastActivity'>): string | null {
+	return session.status === 'ended' ? session.endedAt : session.status === 'suspended' ? session.suspendedAt : session.lastActivity;
+}
+
+/** Markdown for a tooltip or a notification: the handoff in a few lines. */
+export function handoffMarkdown(handoff: HandoffDto | null): string {
+	if (!handoff) {
+		return '_No handoff._';
+	}
+	const lines: string[] = [];
+	if (handoff.note) lines.push(`**Note:** ${escapeMarkdown(handoff.note)}`);
+	if (handoff.nextAction) lines.push(`**Next:** ${escapeMarkdown(handoff.nextAction)}`);
+	for (const blocker of handoff.openBlockers) lines.push(`**Blocker:** ${escapeMarkdown(blocker)}`);
+	if (handoff.tasksCompleted.length) lines.push(`**Completed:** ${handoff.tasksCompleted.map((t) => `${t.id} ${escapeMarkdown(t.title)}`).join(', ')}`);
+	if (handoff.decisions.length) lines.push(`**Decisions:** ${handoff.decisions.map((d) => escapeMarkdown(d.text)).join('; ')}`);
+	return lines.length ? lines.join('  \n') : '_Empty handoff._';
+}
+
+export function escapeMarkdown(text: string): string {
+	return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
+}

@@ -1,0 +1,148 @@
+/**
+ * The only place that knows the backend is a process: forks it lazily, talks JSON-RPC over IPC,
+ * restarts it with backoff when it crashes, and gives up (offering the log) when it keeps crashing.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import * as vscode from 'vscode';
+import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type MessageConnection, type RequestType } from 'vscode-jsonrpc/node';
+import { dataDidChange, serverLog, type RpcErrorData } from '../protocol/rpc';
+import { CommandIds } from './ids';
+import { Disposable } from './lifecycle';
+
+export type ServerState = 'idle' | 'starting' | 'running' | 'restarting' | 'failed' | 'stopped';
+
+export interface ServerOptions {
+	serverPath: string;
+	workspaceRoot: string;
+	config: Record<string, unknown>;
+	readOnly: boolean;
+	log: vscode.LogOutputChannel;
+}
+
+const maxCrashes = 5;
+const crashWindowMs = 3 * 60_000;
+
+export class ServerClient extends Disposable {
+	private child: ChildProcess | undefined;
+	private connection: MessageConnection | undefined;
+	private starting: Promise<MessageConnection> | undefined;
+	private crashes: number[] = [];
+	private restartTimer: NodeJS.Timeout | undefined;
+	private stateValue: ServerState = 'idle';
+	private readonly dataEmitter = this.register(new vscode.EventEmitter<{ external: boolean; sequence: number }>());
+	private readonly stateEmitter = this.register(new vscode.EventEmitter<ServerState>());
+	/** Data changed: a write here, or another process's write (the CLI, an agent hook, another window). */
+	readonly onDidChangeData = this.dataEmitter.event;
+	readonly onDidChangeState = this.stateEmitter.event;
+
+	constructor(private readonly options: ServerOptions) {
+		super();
+	}
+
+	get state(): ServerState {
+		return this.stateValue;
+	}
+
+	get workspaceRoot(): string {
+		return this.options.workspaceRoot;
+	}
+
+	get pid(): number | undefined {
+		return this.child?.pid;
+	}
+
+	/** Typed by the shared RequestType: params and result are checked at compile time. */
+	async request<P, R>(type: RequestType<P, R, RpcErrorData>, params: P, token?: vscode.CancellationToken): Promise<R> {
+		const connection = await this.start();
+		return connection.sendRequest(type, params, token);
+	}
+
+	start(): Promise<MessageConnection> {
+		if (this.connection) {
+			return Promise.resolve(this.connection);
+		}
+		if (this.stateValue === 'failed') {
+			return Promise.reject(new Error('Baton’s backend stopped after repeated crashes; run “Baton: Show Log” and reload the window.'));
+		}
+		this.starting ??= this.spawn().finally(() => {
+			this.starting = undefined;
+		});
+		return this.starting;
+	}
+
+	override dispose(): void {
+		this.setState('stopped');
+		clearTimeout(this.restartTimer);
+		this.connection?.dispose();
+		this.connection = undefined;
+		this.child?.kill();
+		this.child = undefined;
+		super.dispose();
+	}
+
+	private async spawn(): Promise<MessageConnection> {
+		this.setState(this.crashes.length > 0 ? 'restarting' : 'starting');
+		const args = ['--workspace', this.options.workspaceRoot, '--config', JSON.stringify(this.options.config)];
+		if (this.options.readOnly) {
+			args.push('--read-only');
+		}
+		const child = fork(this.options.serverPath, args, {
+			stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+			// VS Code's binary is Electron: run it as plain Node (as vscode-languageclient does).
+			env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+			execArgv: [],
+		});
+		this.child = child;
+		child.stderr?.on('data', (chunk: Buffer) => this.options.log.error(`[server] ${chunk.toString().trimEnd()}`));
+		const connection = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
+		connection.onNotification(serverLog, ({ level, message }) => this.options.log[level](`[server] ${message}`));
+		connection.onNotification(dataDidChange, (change) => this.dataEmitter.fire(change));
+		connection.listen();
+		child.on('exit', (code, signal) => this.onExit(child, code, signal));
+		await new Promise<void>((resolve, reject) => {
+			child.once('spawn', () => resolve());
+			child.once('error', reject);
+		});
+		this.connection = connection;
+		this.setState('running');
+		this.options.log.info(`backend started (pid ${child.pid}) for ${this.options.workspaceRoot}`);
+		return connection;
+	}
+
+	private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
+		if (child !== this.child || this.stateValue === 'stopped') {
+			return;
+		}
+		this.connection?.dispose();
+		this.connection = undefined;
+		this.child = undefined;
+		const now = Date.now();
+		this.crashes = [...this.crashes.filter((t) => now - t < crashWindowMs), now];
+		if (this.crashes.length >= maxCrashes) {
+			this.setState('failed');
+			this.options.log.error(`backend exited (${signal ?? `code ${code}`}) ${this.crashes.length} times in ${crashWindowMs / 60_000} minutes; not restarting it again`);
+			void vscode.window.showErrorMessage('Baton’s backend keeps crashing, so Baton stopped restarting it.', 'Show Log').then((choice) => {
+				if (choice === 'Show Log') {
+					void vscode.commands.executeCommand(CommandIds.showLog);
+				}
+			});
+			return;
+		}
+		const delay = Math.min(500 * 2 ** (this.crashes.length - 1), 15_000);
+		this.options.log.warn(`backend exited (${signal ?? `code ${code}`}); restarting in ${delay} ms (crash ${this.crashes.length} of ${maxCrashes})`);
+		this.setState('restarting');
+		this.restartTimer = setTimeout(() => {
+			void this.start().then(
+				() => this.dataEmitter.fire({ external: true, sequence: -1 }),
+				(error: unknown) => this.options.log.error(`backend restart failed: ${(error as Error).message}`),
+			);
+		}, delay);
+	}
+
+	private setState(state: ServerState): void {
+		if (state !== this.stateValue) {
+			this.stateValue = state;
+			this.stateEmitter.fire(state);
+		}
+	}
+}

@@ -1,0 +1,55 @@
+/**
+ * The status bar: the active session's name and state; a warning background when a session was
+ * orphaned; hidden until Baton is initialised in the workspace. A click offers the actions that fit.
+ */
+import * as vscode from 'vscode';
+import type { WorkspaceStatus } from '../protocol/rpc';
+import type { BatonWorkspace } from './batonWorkspace';
+import { escapeMarkdown, relativeTime } from './format';
+import { CommandIds } from './ids';
+import { Disposable } from './lifecycle';
+
+export class SessionStatusBar extends Disposable {
+	private readonly item = this.register(vscode.window.createStatusBarItem('baton.session', vscode.StatusBarAlignment.Left, 50));
+
+	constructor(workspace: BatonWorkspace) {
+		super();
+		this.item.name = 'Baton Session';
+		this.item.command = CommandIds.sessionActions;
+		this.register(workspace.onDidChangeStatus((status) => this.update(status)));
+		this.update(workspace.status);
+	}
+
+	update(status: WorkspaceStatus | undefined): void {
+		if (!status?.initialized || !vscode.workspace.getConfiguration('baton').get<boolean>('statusBar.enabled', true)) {
+			this.item.hide();
+			return;
+		}
+		const active = status.active[0];
+		const tooltip = new vscode.MarkdownString(undefined, true);
+		this.item.backgroundColor = undefined;
+		if (active) {
+			const more = status.active.length > 1 ? ` +${status.active.length - 1}` : '';
+			this.item.text = `$(debug-start) ${truncate(active.name, 32)}${more} · active`;
+			tooltip.appendMarkdown(`**Baton** — active session **${escapeMarkdown(active.name)}**  \n${escapeMarkdown(active.scopeKey)} · started ${relativeTime(active.startedAt)}`);
+			for (const other of status.active.slice(1)) {
+				tooltip.appendMarkdown(`  \nalso active: ${escapeMarkdown(other.name)} (${escapeMarkdown(other.scopeKey)})`);
+			}
+		} else if (status.counts.orphaned > 0) {
+			this.item.text = `$(warning) Baton: ${status.counts.orphaned} orphaned`;
+			this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+			tooltip.appendMarkdown(`**Baton** — ${status.counts.orphaned} session(s) were abandoned without a handoff. Resume one or clean up.`);
+		} else {
+			this.item.text = '$(circle-large-outline) Baton: no session';
+			tooltip.appendMarkdown('**Baton** — no active session. Click to start one.');
+		}
+		tooltip.appendMarkdown('\n\n_Click for session actions._');
+		this.item.tooltip = tooltip;
+		this.item.accessibilityInformation = { label: this.item.text.replace(/\$\([^)]+\)\s*/g, ''), role: 'button' };
+		this.item.show();
+	}
+}
+
+function truncate(text: string, max: number): string {
+	return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}

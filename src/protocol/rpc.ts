@@ -1,0 +1,88 @@
+/**
+ * The JSON-RPC contract between the extension (client) and the backend server. Each method is
+ * declared once here and imported by both ends; `noun/verb` requests, `noun/didChange` notifications.
+ */
+import { NotificationType, RequestType } from 'vscode-jsonrpc';
+import type { BriefingDto, DebriefDto, DecisionDto, ForkNodeDto, HandoffDto, ScopeChainsDto, SessionDetailsDto, SessionDto, SessionStatusDto, TaskDto } from './dto';
+
+/** The `data` of every ResponseError the server sends: the engine's stable error code. */
+export interface RpcErrorData {
+	code: string;
+}
+
+export interface WorkspaceStatus {
+	initialized: boolean;
+	workspaceRoot: string;
+	/** The journal sequence: changes whenever data changes. */
+	sequence: number;
+	active: SessionDto[];
+	counts: Record<SessionStatusDto, number>;
+	/** Editor-facing limits and defaults from the configuration. */
+	config: { orphanAfterMs: number; autoEndAfterMs: number; maxConcurrentSessions: number };
+}
+
+export interface StartSessionParams {
+	name: string;
+	scope?: string;
+	agent?: string;
+	currentTask?: string;
+	parentSessionId?: string;
+}
+export interface StartSessionResult {
+	session: SessionDto;
+	briefing: BriefingDto;
+	handoff: HandoffDto | null;
+	warnings: string[];
+}
+export interface EndSessionParams {
+	id?: string;
+	note?: string;
+	nextAction?: string;
+	blockers?: string[];
+}
+export interface EndSessionResult {
+	session: SessionDto;
+	handoff: HandoffDto;
+	debrief: DebriefDto;
+	warnings: string[];
+}
+
+/** Extension → server: what the workspace holds (initialised, active sessions, counts). */
+export const workspaceStatus = new RequestType<void, WorkspaceStatus, RpcErrorData>('workspace/status');
+/** Extension → server: create `.baton/` in the workspace. */
+export const workspaceInit = new RequestType<void, WorkspaceStatus, RpcErrorData>('workspace/init');
+/** Extension → server: every session grouped by scope, each group in chain order (the tree view). */
+export const sessionOverview = new RequestType<void, { chains: ScopeChainsDto[] }, RpcErrorData>('session/overview');
+/** Extension → server: sessions, newest first. */
+export const sessionList = new RequestType<{ status?: SessionStatusDto; scope?: string; limit?: number }, { sessions: SessionDto[] }, RpcErrorData>('session/list');
+/** Extension → server: one session with handoff, chain, fork tree and decisions. */
+export const sessionDetails = new RequestType<{ id: string }, SessionDetailsDto, RpcErrorData>('session/details');
+/** Extension → server: start a session; returns its briefing and the predecessor's handoff. */
+export const sessionStart = new RequestType<StartSessionParams, StartSessionResult, RpcErrorData>('session/start');
+/** Extension → server: end a session with a handoff. */
+export const sessionEnd = new RequestType<EndSessionParams, EndSessionResult, RpcErrorData>('session/end');
+/** Extension → server: suspend an active session. */
+export const sessionSuspend = new RequestType<{ id: string }, { session: SessionDto }, RpcErrorData>('session/suspend');
+/** Extension → server: resume a suspended, ended or orphaned session. */
+export const sessionResume = new RequestType<{ id: string }, { session: SessionDto }, RpcErrorData>('session/resume');
+/** Extension → server: suspend the current session and activate another, atomically. */
+export const sessionSwitch = new RequestType<{ id: string; from?: string }, { session: SessionDto; suspended: SessionDto | null }, RpcErrorData>('session/switch');
+/** Extension → server: orphan idle sessions and end long-idle ones. */
+export const sessionGc = new RequestType<{ orphanAfterMs?: number; endAfterMs?: number }, { orphaned: SessionDto[]; ended: SessionDto[] }, RpcErrorData>('session/gc');
+/** Extension → server: the fork tree a session belongs to. */
+export const sessionForkTree = new RequestType<{ id: string }, { tree: ForkNodeDto }, RpcErrorData>('session/forkTree');
+/** Extension → server: the briefing for a session, the active session, or a scope. */
+export const briefingGet = new RequestType<{ sessionId?: string; scope?: string }, { briefing: BriefingDto }, RpcErrorData>('briefing/get');
+/** Extension → server: record a decision or assumption in a session. */
+export const decisionRecord = new RequestType<{ text: string; rationale?: string; kind?: 'decision' | 'assumption'; sessionId?: string }, { decision: DecisionDto }, RpcErrorData>('decision/record');
+/** Extension → server: every task. */
+export const taskList = new RequestType<void, { tasks: TaskDto[] }, RpcErrorData>('task/list');
+/** Extension → server: add a task. */
+export const taskAdd = new RequestType<{ title: string; type?: TaskDto['type']; priority?: TaskDto['priority']; parentId?: string; dependsOn?: string[] }, { task: TaskDto }, RpcErrorData>('task/add');
+/** Extension → server: make a task the current task of a session. */
+export const taskFocus = new RequestType<{ id: string; sessionId?: string }, { task: TaskDto; sessionId: string; warnings: string[] }, RpcErrorData>('task/focus');
+
+/** Server → extension: data changed (its own writes or another process's); views refresh. */
+export const dataDidChange = new NotificationType<{ sequence: number; external: boolean }>('data/didChange');
+/** Server → extension: a log line for the Baton output channel. */
+export const serverLog = new NotificationType<{ level: 'info' | 'warn' | 'error'; message: string }>('server/log');

@@ -1,0 +1,112 @@
+/**
+ * Owns the workspace's Engine inside the server: opens it lazily (a workspace without `.baton/`
+ * has none until `workspace/init`), notices other processes' writes, and compacts when idle.
+ */
+import { Engine } from '../engine/engine';
+import type { BatonConfigInput } from '../engine/config';
+import { BatonError } from '../engine/errors';
+import type { Logger } from '../engine/ports';
+import { isInitialized } from '../engine/workspace';
+
+export interface EngineHostOptions {
+	workspaceRoot: string;
+	config: BatonConfigInput;
+	log: Logger;
+	readOnly: boolean;
+	/** Called after any data change, with whether another process made it. */
+	onDidChange(external: boolean, sequence: number): void;
+	pollMs?: number;
+	idleCompactMs?: number;
+}
+
+export class EngineHost {
+	private engine: Engine | undefined;
+	private opening: Promise<Engine> | undefined;
+	private poll: NodeJS.Timeout | undefined;
+	private lastWrite = Date.now();
+	private busy = false;
+
+	constructor(private readonly options: EngineHostOptions) {}
+
+	get initialized(): boolean {
+		return this.engine !== undefined || isInitialized(this.options.workspaceRoot);
+	}
+
+	/** The engine, opened on first use; `notInitialized` when the workspace has no `.baton/`. */
+	async get(create = false): Promise<Engine> {
+		if (this.engine) {
+			return this.engine;
+		}
+		if (!create && !isInitialized(this.options.workspaceRoot)) {
+			throw new BatonError('notInitialized', `${this.options.workspaceRoot} has no .baton folder yet`);
+		}
+		this.opening ??= Engine.open({
+			workspaceRoot: this.options.workspaceRoot,
+			log: this.options.log,
+			create,
+			config: this.options.config,
+			...(this.options.readOnly ? { git: { read: async () => null } } : {}),
+		}).then(
+			(engine) => {
+				this.engine = engine;
+				this.startPolling();
+				return engine;
+			},
+			(error: unknown) => {
+				this.opening = undefined;
+				throw error;
+			},
+		);
+		return this.opening;
+	}
+
+	/** Run a write; refuses in untrusted workspaces and tells listeners afterwards. */
+	async write<T>(fn: (engine: Engine) => Promise<T>, create = false): Promise<T> {
+		if (this.options.readOnly) {
+			throw new BatonError('invalidInput', 'this workspace is not trusted: Baton shows its data but changes nothing');
+		}
+		const engine = await this.get(create);
+		try {
+			return await fn(engine);
+		} finally {
+			this.lastWrite = Date.now();
+			this.options.onDidChange(false, engine.store.sequence);
+		}
+	}
+
+	dispose(): void {
+		if (this.poll) {
+			clearInterval(this.poll);
+		}
+		this.engine?.close();
+		this.engine = undefined;
+	}
+
+	/** One stat of the journal per tick; a change made elsewhere is applied and announced. */
+	private startPolling(): void {
+		const pollMs = this.options.pollMs ?? 250;
+		this.poll = setInterval(() => void this.tick(), pollMs);
+		this.poll.unref();
+	}
+
+	private async tick(): Promise<void> {
+		const engine = this.engine;
+		if (!engine || this.busy) {
+			return;
+		}
+		this.busy = true;
+		try {
+			if (await engine.store.refresh()) {
+				this.options.onDidChange(true, engine.store.sequence);
+			}
+			const idleFor = Date.now() - this.lastWrite;
+			if (!this.options.readOnly && idleFor > (this.options.idleCompactMs ?? 30_000) && (await engine.maintain())) {
+				this.options.log.info(`compacted the journal after ${Math.round(idleFor / 1000)} s idle`);
+			}
+		} catch (error) {
+			this.options.log.error(`could not read changes from other processes: ${(error as Error).message}`);
+		} finally {
+			this.busy = false;
+		}
+	}
+}

@@ -1,0 +1,150 @@
+/**
+ * Protocol method → engine call. Thin on purpose: rules live in the engine, shapes in the protocol.
+ */
+import { ResponseError, type MessageConnection, type RequestType } from 'vscode-jsonrpc/node';
+import { BatonError } from '../engine/errors';
+import type { Engine } from '../engine/engine';
+import type { Session } from '../engine/storage/model';
+import type { ForkNode } from '../engine/sessions/sessionQueries';
+import type { ForkNodeDto, SessionDto } from '../protocol/dto';
+import * as rpc from '../protocol/rpc';
+import type { EngineHost } from './engineHost';
+
+/** Compile-time proof that the engine's records fit the wire shapes. */
+export const toSessionDto = (session: Session): SessionDto => session;
+const toForkDto = (node: ForkNode): ForkNodeDto => ({ session: toSessionDto(node.session), children: node.children.map(toForkDto) });
+const actor = (): string => `vscode:${process.env['USER'] ?? process.env['USERNAME'] ?? 'user'}`;
+
+export function registerHandlers(connection: MessageConnection, host: EngineHost, workspaceRoot: string): void {
+	const on = <P, R>(type: RequestType<P, R, rpc.RpcErrorData>, handler: (params: P) => Promise<R>): void => {
+		connection.onRequest(type, async (params: P) => {
+			try {
+				return await handler(params);
+			} catch (error) {
+				throw toResponseError(error);
+			}
+		});
+	};
+	const read = async <R>(fn: (engine: Engine) => Promise<R>): Promise<R> => fn(await host.get());
+
+	const status = async (): Promise<rpc.WorkspaceStatus> => {
+		if (!host.initialized) {
+			return {
+				initialized: false,
+				workspaceRoot,
+				sequence: 0,
+				active: [],
+				counts: { active: 0, suspended: 0, ended: 0, orphaned: 0, archived: 0, closed: 0 },
+				config: { orphanAfterMs: 0, autoEndAfterMs: 0, maxConcurrentSessions: 0 },
+			};
+		}
+		const engine = await host.get();
+		return {
+			initialized: true,
+			workspaceRoot,
+			sequence: engine.store.sequence,
+			active: await engine.briefings.active(),
+			counts: await engine.briefings.counts(),
+			config: { orphanAfterMs: engine.config.orphanAfter, autoEndAfterMs: engine.config.autoEndAfter, maxConcurrentSessions: engine.config.maxConcurrentSessions },
+		};
+	};
+
+	on(rpc.workspaceStatus, status);
+	on(rpc.workspaceInit, async () => {
+		await host.write(async () => undefined, true);
+		return status();
+	});
+	on(rpc.sessionOverview, () => read(async (engine) => ({ chains: await engine.briefings.overview() })));
+	on(rpc.sessionList, (params) =>
+		read(async (engine) => ({
+			sessions: (await engine.briefings.list({ ...(params.status ? { status: params.status } : {}), ...(params.scope ? { scope: params.scope } : {}), ...(params.limit ? { limit: params.limit } : {}) })).map(toSessionDto),
+		})),
+	);
+	on(rpc.sessionDetails, (params) =>
+		read(async (engine) => {
+			const details = await engine.briefings.details(params.id);
+			return {
+				session: details.session,
+				handoff: details.handoff.kind === 'valid' ? details.handoff.data : null,
+				handoffProblem: details.handoff.kind === 'malformed' ? details.handoff.problem : null,
+				chain: details.chain,
+				forkTree: toForkDto(details.forkTree),
+				decisions: details.decisions,
+			};
+		}),
+	);
+	on(rpc.sessionStart, (params) =>
+		host.write((engine) =>
+			engine.sessions.start({
+				name: params.name,
+				scope: params.scope ?? 'global',
+				agent: params.agent ?? null,
+				currentTask: params.currentTask ?? null,
+				parentSessionId: params.parentSessionId ?? null,
+				actor: actor(),
+			}),
+		),
+	);
+	on(rpc.sessionEnd, (params) =>
+		host.write((engine) =>
+			engine.sessions.end({
+				...(params.id ? { id: params.id } : {}),
+				...(params.note ? { note: params.note } : {}),
+				...(params.nextAction ? { nextAction: params.nextAction } : {}),
+				blockers: params.blockers ?? [],
+				actor: actor(),
+			}),
+		),
+	);
+	on(rpc.sessionSuspend, (params) => host.write(async (engine) => ({ session: await engine.sessions.suspend({ id: params.id, actor: actor() }) })));
+	on(rpc.sessionResume, (params) => host.write(async (engine) => ({ session: await engine.sessions.resume({ id: params.id, actor: actor() }) })));
+	on(rpc.sessionSwitch, (params) => host.write((engine) => engine.sessions.switch({ id: params.id, ...(params.from ? { from: params.from } : {}), actor: actor() })));
+	on(rpc.sessionGc, (params) =>
+		host.write((engine) =>
+			engine.sessions.gc({
+				...(params.orphanAfterMs !== undefined ? { orphanAfterMs: params.orphanAfterMs } : {}),
+				...(params.endAfterMs !== undefined ? { endAfterMs: params.endAfterMs } : {}),
+				actor: actor(),
+			}),
+		),
+	);
+	on(rpc.sessionForkTree, (params) => read(async (engine) => ({ tree: toForkDto(await engine.briefings.forkTree(params.id)) })));
+	on(rpc.briefingGet, (params) =>
+		read(async (engine) => ({
+			briefing: await engine.briefings.briefing({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.scope ? { scope: params.scope } : {}) }),
+		})),
+	);
+	on(rpc.decisionRecord, (params) =>
+		host.write(async (engine) => ({
+			decision: await engine.sessions.recordDecision({
+				text: params.text,
+				...(params.rationale ? { rationale: params.rationale } : {}),
+				...(params.kind ? { kind: params.kind } : {}),
+				...(params.sessionId ? { sessionId: params.sessionId } : {}),
+				actor: actor(),
+			}),
+		})),
+	);
+	on(rpc.taskList, () => read(async (engine) => ({ tasks: await engine.tasks.list() })));
+	on(rpc.taskAdd, (params) =>
+		host.write(async (engine) => ({
+			task: await engine.tasks.add({
+				title: params.title,
+				...(params.type ? { type: params.type } : {}),
+				...(params.priority ? { priority: params.priority } : {}),
+				...(params.parentId ? { parentId: params.parentId } : {}),
+				dependsOn: params.dependsOn ?? [],
+				actor: actor(),
+			}),
+		})),
+	);
+	on(rpc.taskFocus, (params) => host.write((engine) => engine.tasks.focus({ id: params.id, ...(params.sessionId ? { sessionId: params.sessionId } : {}), actor: actor() })));
+}
+
+/** BatonErrors keep their code (the extension words its messages by it); anything else is a bug. */
+export function toResponseError(error: unknown): ResponseError<rpc.RpcErrorData> {
+	if (BatonError.is(error)) {
+		return new ResponseError(1, error.message, { code: error.code });
+	}
+	return new ResponseError(2, `internal error: ${(error as Error).message ?? String(error)}`, { code: 'internal' });
+}

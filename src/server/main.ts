@@ -1,0 +1,48 @@
+/**
+ * The backend process, language-server style: the extension forks it with an IPC channel, and it
+ * owns the workspace's engine and answers JSON-RPC. stdout stays unused (IPC transport), so a stray
+ * write cannot corrupt the protocol.
+ *   node dist/server.js --workspace DIR [--config JSON] [--read-only]
+ */
+import { parseArgs } from 'node:util';
+import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-jsonrpc/node';
+import type { BatonConfigInput } from '../engine/config';
+import type { Logger } from '../engine/ports';
+import { dataDidChange, serverLog } from '../protocol/rpc';
+import { EngineHost } from './engineHost';
+import { registerHandlers } from './handlers';
+
+function main(): void {
+	const { values } = parseArgs({
+		options: { workspace: { type: 'string' }, config: { type: 'string' }, 'read-only': { type: 'boolean' }, 'poll-ms': { type: 'string' } },
+	});
+	if (!values.workspace || !process.send) {
+		process.stderr.write('usage: node server.js --workspace DIR [--config JSON] [--read-only] (started by the Baton extension with an IPC channel)\n');
+		process.exit(2);
+	}
+	const connection = createMessageConnection(new IPCMessageReader(process), new IPCMessageWriter(process));
+	const log: Logger = {
+		info: (message) => void connection.sendNotification(serverLog, { level: 'info', message }),
+		warn: (message) => void connection.sendNotification(serverLog, { level: 'warn', message }),
+		error: (message) => void connection.sendNotification(serverLog, { level: 'error', message }),
+	};
+	const host = new EngineHost({
+		workspaceRoot: values.workspace,
+		config: values.config ? (JSON.parse(values.config) as BatonConfigInput) : {},
+		log,
+		readOnly: values['read-only'] === true,
+		...(values['poll-ms'] ? { pollMs: Number(values['poll-ms']) } : {}),
+		onDidChange: (external, sequence) => void connection.sendNotification(dataDidChange, { external, sequence }),
+	});
+	registerHandlers(connection, host, values.workspace);
+	const shutdown = (): void => {
+		host.dispose();
+		process.exit(0);
+	};
+	connection.onClose(shutdown);
+	process.on('disconnect', shutdown);
+	connection.listen();
+	log.info(`Baton server ${process.pid} serving ${values.workspace}${values['read-only'] ? ' (read-only: untrusted workspace)' : ''}`);
+}
+
+main();

@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+// Drives a real VS Code workbench like a person: start a session from the palette and see it in the
+// tree and the status bar; end it through the handoff form; start the next one and read the
+// handoff in the briefing webview; see both in the chain graph; see a CLI write appear without a
+// reload. Runs in a dark and a light theme; screenshots go to artifacts/ui/<theme>/.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launch } from '../harness/workbench.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const cliPath = path.join(root, 'dist', 'cli.js');
+let passed = 0;
+let failed = 0;
+
+function baton(workspace, ...args) {
+	return JSON.parse(execFileSync(process.execPath, [cliPath, ...args, '--json'], { cwd: workspace, encoding: 'utf8' }));
+}
+
+function makeWorkspace() {
+	const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-ws-'));
+	execFileSync('git', ['init', '-q', dir]);
+	fs.writeFileSync(path.join(dir, 'README.md'), '# shop\n');
+	baton(dir, 'init');
+	baton(dir, 'task', 'add', '--title', 'Checkout flow', '--type', 'epic');
+	baton(dir, 'task', 'add', '--title', 'Payment retries', '--parent', 'T1', '--priority', 'high');
+	baton(dir, 'task', 'add', '--title', 'Webhook tests', '--parent', 'T1', '--depends-on', 'T2');
+	return dir;
+}
+
+async function check(name, fn) {
+	const started = Date.now();
+	try {
+		await fn();
+		passed++;
+		console.log(`  ✔ ${name} (${Date.now() - started} ms)`);
+	} catch (error) {
+		failed++;
+		console.log(`  ✖ ${name}\n    ${String(error?.stack ?? error).split('\n').slice(0, 6).join('\n    ')}`);
+		throw error;
+	}
+}
+
+async function startFromPalette(s, name, agent) {
+	await s.runCommand('Baton: Start Session');
+	await s.quickInputSubmit(name);
+	await s.quickPickSelect(/T1 · Checkout flow/, { filter: 'Checkout' });
+	await s.quickPickSelect(new RegExp(agent));
+}
+
+async function runTheme(theme) {
+	const workspace = makeWorkspace();
+	const artifactsDir = path.join(root, 'artifacts', 'ui', theme);
+	fs.rmSync(artifactsDir, { recursive: true, force: true });
+	console.log(`session lifecycle in the ${theme} theme`);
+	const s = await launch({ extensionFolders: [root], workspace, theme, artifactsDir, viewport: { width: 1400, height: 900 } });
+	try {
+		await check('activates on a workspace with .baton and shows the status bar', async () => {
+			await s.statusBarItem('Baton: no session').waitFor({ timeout: 30_000 });
+		});
+
+		await check('starts a session from the palette; the tree and the status bar show it', async () => {
+			await startFromPalette(s, 'Payment retries pass', 'Claude Code');
+			await s.webview('body[data-rendered="briefing"]', { timeout: 20_000 });
+			await s.statusBarItem('Payment retries pass · active').waitFor({ timeout: 10_000 });
+			await s.showViewContainer('Baton');
+			await s.treeItem('Payment retries pass').waitFor({ timeout: 10_000 });
+			await s.treeItem(/Epic T1 · Checkout flow/).waitFor();
+			await s.screenshot('01-session-started');
+		});
+
+		await check('ends the session through the handoff form', async () => {
+			await s.runCommand('Baton: End Session');
+			await s.quickInputSubmit('Retry path no longer double-charges');
+			await s.quickInputSubmit('Write webhook tests for the retry path');
+			await s.quickInputSubmit('Need the staging signing key');
+			await s.quickInputSubmit('');
+			await s.notification('Ended “Payment retries pass”');
+			await s.statusBarItem('Baton: no session').waitFor({ timeout: 10_000 });
+			await s.screenshot('02-session-ended');
+			await s.clearNotifications();
+		});
+
+		await check('starts the next session; the briefing webview renders the handoff', async () => {
+			await startFromPalette(s, 'Webhook tests pass', 'Me');
+			const frame = await s.webview('body[data-view="briefing"]', { timeout: 20_000 });
+			await frame.getByText('Retry path no longer double-charges').first().waitFor({ timeout: 10_000 });
+			await frame.getByText('Write webhook tests for the retry path').first().waitFor();
+			await frame.getByText('Need the staging signing key').first().waitFor();
+			await s.page.waitForTimeout(300);
+			await s.screenshot('03-briefing');
+		});
+
+		await check('the chain graph draws both sessions of the chain', async () => {
+			await s.runCommand('Baton: Show Chain Graph');
+			const frame = await s.webview('body[data-view="graph"] svg', { timeout: 20_000 });
+			await frame.locator('[role="button"][aria-label*="Payment retries pass"]').first().waitFor({ timeout: 10_000 });
+			await frame.locator('[role="button"][aria-label*="Webhook tests pass"]').first().waitFor();
+			await s.page.waitForTimeout(300);
+			await s.screenshot('04-chain-graph');
+			// A click on a node opens that session's details.
+			await frame.locator('[role="button"][aria-label*="Payment retries pass"]').first().click();
+			const details = await s.webview('body[data-view="details"]', { timeout: 20_000 });
+			await details.getByText('Retry path no longer double-charges').first().waitFor({ timeout: 10_000 });
+			await s.page.waitForTimeout(300);
+			await s.screenshot('05-session-details');
+		});
+
+		await check('a session started from the CLI appears in the tree without a reload', async () => {
+			baton(workspace, 'session', 'start', '--name', 'Started in a terminal', '--scope', 'task:T3', '--agent', 'copilot');
+			await s.showViewContainer('Baton');
+			await s.treeItem('Started in a terminal').waitFor({ timeout: 5_000 });
+			await s.screenshot('06-cli-session-in-tree');
+		});
+
+		if (s.blocked.length > 0) {
+			throw new Error(`the workbench tried to reach the network: ${s.blocked.join(', ')}`);
+		}
+	} finally {
+		await s.close();
+		fs.rmSync(workspace, { recursive: true, force: true });
+	}
+}
+
+for (const theme of ['dark', 'light']) {
+	try {
+		await runTheme(theme);
+	} catch {
+		// The failed check was reported; go on with the other theme.
+	}
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

@@ -1,0 +1,45 @@
+/**
+ * The protocol may not import the engine (nor the engine the protocol), so the wire shapes are
+ * declared in src/protocol/dto.ts. This test keeps them identical to the engine's drizzle-derived
+ * zod schemas: a column added to the schema fails here until the protocol carries it too.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { z } from 'zod';
+import * as engineShapes from '../../../src/engine/storage/jsonShapes';
+import * as model from '../../../src/engine/storage/model';
+import * as dto from '../../../src/protocol/dto';
+
+const schemaOf = (s: z.ZodType) => z.toJSONSchema(s, { unrepresentable: 'any', io: 'output' }) as { properties?: Record<string, unknown>; required?: string[] };
+
+void describe('wire shapes match the engine’s schema', () => {
+	for (const [name, engine, wire] of [
+		['scope', engineShapes.sessionScopeSchema, dto.sessionScopeDto],
+		['stats', engineShapes.sessionStatsSchema, dto.sessionStatsDto],
+		['handoff', engineShapes.handoffDataSchema, dto.handoffDto],
+		['git state', engineShapes.gitStateSchema, dto.gitStateDto],
+		['debrief', engineShapes.debriefDataSchema, dto.debriefDto],
+		['briefing', engineShapes.briefingSchema, dto.briefingDto],
+	] as const) {
+		void it(`${name}: identical JSON schema`, () => {
+			assert.deepEqual(schemaOf(wire), schemaOf(engine));
+		});
+	}
+
+	for (const [name, engine, wire, extra] of [
+		['session', model.sessionSchema, dto.sessionDto, []],
+		['task', model.taskSchema, dto.taskDto, ['dependsOn']],
+		['decision', model.decisionSchema, dto.decisionDto, []],
+	] as const) {
+		void it(`${name}: the same fields, required and nullable alike`, () => {
+			const e = schemaOf(engine);
+			const w = schemaOf(wire);
+			assert.deepEqual(Object.keys(w.properties ?? {}).sort(), [...Object.keys(e.properties ?? {}), ...extra].sort());
+			assert.deepEqual([...(w.required ?? [])].sort(), [...(e.required ?? []), ...extra].sort());
+			for (const key of Object.keys(e.properties ?? {})) {
+				const nullable = (s: z.ZodType) => ((s as z.ZodObject<z.ZodRawShape>).shape[key] as z.ZodType | undefined)?.safeParse(null).success;
+				assert.equal(nullable(wire), nullable(engine), `${name}.${key} nullability`);
+			}
+		});
+	}
+});

@@ -1,0 +1,83 @@
+import assert from 'node:assert/strict';
+import { fork, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { createMessageConnection, IPCMessageReader, IPCMessageWriter, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
+import { Engine } from '../../../src/engine/engine';
+import * as rpc from '../../../src/protocol/rpc';
+import { MemoryLogger, tempDir } from '../helpers';
+
+const serverMain = path.resolve(__dirname, '../../../src/server/main.ts');
+
+function startServer(t: TestContext, workspace: string, extra: string[] = []): { connection: MessageConnection; child: ChildProcess; changes: { external: boolean }[] } {
+	const child = fork(serverMain, ['--workspace', workspace, '--poll-ms', '50', ...extra], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+	const connection = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
+	const changes: { external: boolean }[] = [];
+	connection.onNotification(rpc.dataDidChange, (c) => changes.push(c));
+	connection.listen();
+	t.after(() => {
+		connection.dispose();
+		child.kill();
+	});
+	return { connection, child, changes };
+}
+
+async function until(predicate: () => boolean, timeoutMs = 5_000): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (!predicate()) {
+		if (Date.now() > deadline) {
+			throw new Error('timed out waiting');
+		}
+		await new Promise((r) => setTimeout(r, 20));
+	}
+}
+
+void describe('backend server over JSON-RPC', () => {
+	void it('serves an uninitialised workspace, sets it up and runs a session', async (t) => {
+		const workspace = tempDir(t);
+		const { connection, changes } = startServer(t, workspace);
+		const before = await connection.sendRequest(rpc.workspaceStatus, undefined);
+		assert.equal(before.initialized, false);
+		await assert.rejects(connection.sendRequest(rpc.sessionOverview, undefined), (e: unknown) => e instanceof ResponseError && (e.data as rpc.RpcErrorData).code === 'notInitialized');
+		const after = await connection.sendRequest(rpc.workspaceInit, undefined);
+		assert.equal(after.initialized, true);
+		const started = await connection.sendRequest(rpc.sessionStart, { name: 'over rpc', scope: 'global' });
+		assert.equal(started.session.status, 'active');
+		await until(() => changes.some((c) => !c.external));
+		const refused = await connection.sendRequest(rpc.sessionStart, { name: 'again' }).catch((e: unknown) => e);
+		assert.ok(refused instanceof ResponseError);
+		assert.equal((refused.data as rpc.RpcErrorData).code, 'scopeConflict');
+		const overview = await connection.sendRequest(rpc.sessionOverview, undefined);
+		assert.equal(overview.chains[0]?.label, 'Global');
+		assert.equal('debrief' in (overview.chains[0]?.sessions[0] ?? {}), false, 'rows carry summaries only');
+		const details = await connection.sendRequest(rpc.sessionDetails, { id: started.session.id });
+		assert.equal(details.chain.length, 1);
+		assert.equal(details.forkTree.session.id, started.session.id);
+	});
+
+	void it('notices writes by another process and announces them as external', async (t) => {
+		const workspace = tempDir(t);
+		const setup = await Engine.open({ workspaceRoot: workspace, log: new MemoryLogger(), create: true });
+		setup.close();
+		const { connection, changes } = startServer(t, workspace);
+		await connection.sendRequest(rpc.sessionOverview, undefined); // opens the engine
+		const other = await Engine.open({ workspaceRoot: workspace, log: new MemoryLogger() });
+		t.after(() => other.close());
+		await other.tasks.add({ title: 'written elsewhere', actor: 'test' });
+		await until(() => changes.some((c) => c.external));
+		const { tasks } = await connection.sendRequest(rpc.taskList, undefined);
+		assert.deepEqual(tasks.map((task) => task.title), ['written elsewhere']);
+	});
+
+	void it('shows but never changes an untrusted workspace', async (t) => {
+		const workspace = tempDir(t);
+		const setup = await Engine.open({ workspaceRoot: workspace, log: new MemoryLogger(), create: true });
+		await setup.sessions.start({ name: 'existing', actor: 'test' });
+		setup.close();
+		const { connection } = startServer(t, workspace, ['--read-only']);
+		assert.equal((await connection.sendRequest(rpc.workspaceStatus, undefined)).active.length, 1);
+		const refused = await connection.sendRequest(rpc.sessionStart, { name: 'x', scope: 'task:T1' }).catch((e: unknown) => e);
+		assert.ok(refused instanceof ResponseError);
+		assert.match(refused.message, /not trusted/);
+	});
+});

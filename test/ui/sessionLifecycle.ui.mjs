@@ -14,6 +14,8 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..')
 const cliPath = path.join(root, 'dist', 'cli.js');
 let passed = 0;
 let failed = 0;
+/** The workbench in use, so a failing check can leave a screenshot behind. */
+let current;
 
 function baton(workspace, ...args) {
 	return JSON.parse(execFileSync(process.execPath, [cliPath, ...args, '--json'], { cwd: workspace, encoding: 'utf8' }));
@@ -30,6 +32,28 @@ function makeWorkspace() {
 	return dir;
 }
 
+/** Opens the Baton container from its activity-bar icon, as a person would. */
+async function openBaton(s) {
+	const icon = s.page.locator('.activitybar .action-item .action-label[aria-label^="Baton"]').first();
+	await icon.waitFor({ timeout: 20_000 });
+	// With one view, VS Code folds its header into the container's title: "Baton: Session Chains".
+	const pane = s.page.locator('.part.sidebar .composite.title .title-label', { hasText: 'Session Chains' }).first();
+	if (!(await pane.isVisible().catch(() => false))) {
+		await icon.click();
+	}
+	await pane.waitFor({ timeout: 10_000 });
+}
+
+/** Right-clicks a tree row and picks a context-menu item (Enter confirms if the click met the fade-in). */
+async function contextMenu(s, rowLabel, item) {
+	await s.treeItem(rowLabel).click({ button: 'right' });
+	await s.clickContextMenuItem(item);
+	const menu = s.page.locator('.context-view .monaco-menu');
+	if (await menu.isVisible().catch(() => false)) {
+		await s.page.keyboard.press('Enter');
+	}
+}
+
 async function check(name, fn) {
 	const started = Date.now();
 	try {
@@ -38,6 +62,7 @@ async function check(name, fn) {
 		console.log(`  ✔ ${name} (${Date.now() - started} ms)`);
 	} catch (error) {
 		failed++;
+		await current?.screenshot(`failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`).catch(() => {});
 		console.log(`  ✖ ${name}\n    ${String(error?.stack ?? error).split('\n').slice(0, 6).join('\n    ')}`);
 		throw error;
 	}
@@ -56,6 +81,7 @@ async function runTheme(theme) {
 	fs.rmSync(artifactsDir, { recursive: true, force: true });
 	console.log(`session lifecycle in the ${theme} theme`);
 	const s = await launch({ extensionFolders: [root], workspace, theme, artifactsDir, viewport: { width: 1400, height: 900 } });
+	current = s;
 	try {
 		await check('activates on a workspace with .baton and shows the status bar', async () => {
 			await s.statusBarItem('Baton: no session').waitFor({ timeout: 30_000 });
@@ -65,7 +91,7 @@ async function runTheme(theme) {
 			await startFromPalette(s, 'Payment retries pass', 'Claude Code');
 			await s.webview('body[data-rendered="briefing"]', { timeout: 20_000 });
 			await s.statusBarItem('Payment retries pass · active').waitFor({ timeout: 10_000 });
-			await s.showViewContainer('Baton');
+			await openBaton(s);
 			await s.treeItem('Payment retries pass').waitFor({ timeout: 10_000 });
 			await s.treeItem(/Epic T1 · Checkout flow/).waitFor();
 			await s.screenshot('01-session-started');
@@ -110,7 +136,7 @@ async function runTheme(theme) {
 
 		await check('a session started from the CLI appears in the tree without a reload', async () => {
 			baton(workspace, 'session', 'start', '--name', 'Started in a terminal', '--scope', 'task:T3', '--agent', 'copilot');
-			await s.showViewContainer('Baton');
+			await openBaton(s);
 			await s.treeItem('Started in a terminal').waitFor({ timeout: 5_000 });
 			await s.screenshot('06-cli-session-in-tree');
 		});

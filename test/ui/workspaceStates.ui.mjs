@@ -1,0 +1,147 @@
+#!/usr/bin/env node
+// What a person sees before and around sessions: the welcome view of a folder without Baton and its
+// set-up button; a realistic history (the demo workspace) with an orphaned session flagged in the
+// status bar; the status bar's action menu; the tree's context menu on a session.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { launch } from '../harness/workbench.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const artifactsDir = path.join(root, 'artifacts', 'ui', 'states');
+fs.rmSync(artifactsDir, { recursive: true, force: true });
+let passed = 0;
+let failed = 0;
+/** The workbench in use, so a failing check can leave a screenshot behind. */
+let current;
+
+/** Opens the Baton container from its activity-bar icon, as a person would. */
+async function openBaton(s) {
+	const icon = s.page.locator('.activitybar .action-item .action-label[aria-label^="Baton"]').first();
+	await icon.waitFor({ timeout: 20_000 });
+	// With one view, VS Code folds its header into the container's title: "Baton: Session Chains".
+	const pane = s.page.locator('.part.sidebar .composite.title .title-label', { hasText: 'Session Chains' }).first();
+	if (!(await pane.isVisible().catch(() => false))) {
+		await icon.click();
+	}
+	await pane.waitFor({ timeout: 10_000 });
+}
+
+/** Right-clicks a tree row and picks a context-menu item (Enter confirms if the click met the fade-in). */
+async function contextMenu(s, rowLabel, item) {
+	await s.treeItem(rowLabel).click({ button: 'right' });
+	await s.clickContextMenuItem(item);
+	const menu = s.page.locator('.context-view .monaco-menu');
+	if (await menu.isVisible().catch(() => false)) {
+		await s.page.keyboard.press('Enter');
+	}
+}
+
+async function check(name, fn) {
+	const started = Date.now();
+	try {
+		await fn();
+		passed++;
+		console.log(`  ✔ ${name} (${Date.now() - started} ms)`);
+	} catch (error) {
+		failed++;
+		await current?.screenshot(`failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`).catch(() => {});
+		console.log(`  ✖ ${name}\n    ${String(error?.stack ?? error).split('\n').slice(0, 6).join('\n    ')}`);
+	}
+}
+
+async function withWorkbench(workspace, theme, fn) {
+	const s = await launch({ extensionFolders: [root], workspace, theme, artifactsDir, viewport: { width: 1400, height: 900 } });
+	current = s;
+	try {
+		await fn(s);
+	} finally {
+		await s.close();
+	}
+}
+
+console.log('workspace states');
+const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-fresh-'));
+try {
+	await withWorkbench(fresh, 'light', async (s) => {
+		await check('a folder without Baton shows the welcome view and no status bar item', async () => {
+			await openBaton(s);
+			await s.page.getByText('Baton keeps durable sessions for your AI agents').first().waitFor({ timeout: 20_000 });
+			await s.page.waitForTimeout(500);
+			if (await s.statusBarItem('Baton').isVisible()) {
+				throw new Error('the status bar item shows before Baton is set up');
+			}
+			await s.screenshot('01-welcome');
+		});
+		await check('the welcome view’s button sets Baton up', async () => {
+			await s.page.locator('.welcome-view-content a.monaco-button', { hasText: 'Set Up Baton' }).first().click();
+			await s.statusBarItem('Baton: no session').waitFor({ timeout: 15_000 });
+			if (!fs.existsSync(path.join(fresh, '.baton', '.gitignore'))) {
+				throw new Error('.baton/.gitignore was not created');
+			}
+			await s.page.getByText('No sessions yet.').first().waitFor({ timeout: 10_000 });
+			await s.screenshot('02-set-up');
+		});
+	});
+} finally {
+	fs.rmSync(fresh, { recursive: true, force: true });
+}
+
+const demo = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-demo-'));
+fs.rmSync(demo, { recursive: true });
+execFileSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/seedDemo.ts'), demo], { cwd: root, stdio: 'ignore' });
+try {
+	await withWorkbench(demo, 'dark', async (s) => {
+		await check('an orphaned session puts a warning in the status bar', async () => {
+			const item = s.statusBarItem('Baton: 1 orphaned');
+			await item.waitFor({ timeout: 20_000 });
+			const background = await item.evaluate((el) => getComputedStyle(el).backgroundColor);
+			if (background === 'rgba(0, 0, 0, 0)' || background === 'transparent') {
+				throw new Error('the orphaned warning has no background');
+			}
+		});
+		await check('the tree shows every chain of the history, grouped by scope', async () => {
+			await openBaton(s);
+			for (const label of ['Checkout: cart and tax', 'Checkout: payment form', 'Checkout: webhooks', 'Search: product index', 'Release 0.4 orchestration', 'Spike: Node 22 upgrade']) {
+				await s.treeItem(label).waitFor({ timeout: 10_000 });
+			}
+			await s.treeItem(/Epic T1 · Checkout flow/).waitFor();
+			await s.screenshot('03-demo-tree');
+		});
+		await check('the status bar offers the actions that fit', async () => {
+			await s.statusBarItem('Baton: 1 orphaned').click();
+			const items = await s.quickPickItems();
+			for (const expected of ['Start Session', 'Resume Session', 'Clean Up Stale Sessions']) {
+				if (!items.some((i) => i.includes(expected))) {
+					throw new Error(`missing action ${expected} in ${items.join(', ')}`);
+				}
+			}
+			if (items.some((i) => i.includes('End Session'))) {
+				throw new Error('End Session is offered with no active session');
+			}
+			await s.screenshot('04-status-actions');
+			await s.quickPickCancel();
+		});
+		await check('a session’s context menu resumes it', async () => {
+			await contextMenu(s, 'Search: product index', 'Resume Session');
+			await s.statusBarItem('Search: product index · active').waitFor({ timeout: 10_000 });
+			await s.screenshot('05-resumed-from-tree');
+		});
+		await check('the chain graph draws chains and the orchestrator’s forks', async () => {
+			await s.runCommand('Baton: Show Chain Graph');
+			const frame = await s.webview('body[data-rendered="graph"] svg', { timeout: 20_000 });
+			for (const name of ['Checkout: webhooks', 'Worker: changelog', 'Worker: dependency audit']) {
+				await frame.locator(`[role="button"][aria-label*="${name}"]`).first().waitFor({ timeout: 10_000 });
+			}
+			await s.page.waitForTimeout(300);
+			await s.screenshot('06-demo-graph');
+		});
+	});
+} finally {
+	fs.rmSync(demo, { recursive: true, force: true });
+}
+
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

@@ -31,13 +31,11 @@ let failed = 0;
 let collected = '';
 const isolated = path.join(root, 'scripts/workbench/isolated.sh');
 
-if (want('exthost')) {
-	const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-exthost-ws-'));
-	spawnSync('git', ['init', '-q', workspace]);
-	const run = spawnSync(isolated, [process.execPath, path.join(root, 'test/harness/runExtensionTests.mjs'), '--extensionDevelopmentPath', root, '--extensionTestsPath', path.join(outDir, 'index.js'), '--workspace', workspace, '--timeout', '300'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+/** Runs one extension-host suite against a workspace (a folder or a .code-workspace file). */
+function runExthost(suite, workspace) {
+	const run = spawnSync(isolated, [process.execPath, path.join(root, 'test/harness/runExtensionTests.mjs'), '--extensionDevelopmentPath', root, '--extensionTestsPath', path.join(outDir, 'index.js'), '--workspace', workspace, '--timeout', '300'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BATON_EXTHOST_SUITE: suite } });
 	process.stdout.write(run.stdout);
 	collected += run.stdout;
-	fs.rmSync(workspace, { recursive: true, force: true });
 	const summary = /BATON-EXTHOST-SUMMARY (\d+) passed, (\d+) failed/.exec(run.stdout);
 	if (summary) {
 		passed += Number(summary[1]);
@@ -46,6 +44,29 @@ if (want('exthost')) {
 	if (run.status !== 0 && (!summary || Number(summary[2]) === 0)) {
 		failed += 1; // the suite did not run to its end
 	}
+}
+
+if (want('exthost')) {
+	const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-exthost-ws-'));
+	spawnSync('git', ['init', '-q', workspace]);
+	fs.writeFileSync(path.join(workspace, 'README.md'), '# extension-host test workspace\n');
+	runExthost('extension', workspace);
+	fs.rmSync(workspace, { recursive: true, force: true });
+
+	// Two folders, one with Baton data, opened as a multi-root workspace.
+	const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-multiroot-'));
+	const one = path.join(parent, 'one');
+	const two = path.join(parent, 'two');
+	fs.mkdirSync(one);
+	fs.mkdirSync(two);
+	fs.writeFileSync(path.join(one, 'README.md'), '# folder one\n');
+	fs.writeFileSync(path.join(two, 'notes.md'), '# folder two\n');
+	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'init', '--workspace', one]);
+	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'session', 'start', '--name', 'seeded in folder one', '--workspace', one]);
+	const file = path.join(parent, 'both.code-workspace');
+	fs.writeFileSync(file, JSON.stringify({ folders: [{ path: 'one' }, { path: 'two' }] }));
+	runExthost('multiRoot', file);
+	fs.rmSync(parent, { recursive: true, force: true });
 }
 
 // 3. UI tests: each is a plain script that prints `N passed, N failed` last.

@@ -229,9 +229,14 @@ export async function startServer(opts = {}) {
  * opts: { extensionFolders, workspace, settings, theme, port (default: a free one), env, log }
  * Resolves to { url (opens the workspace), baseUrl, port, workspace, logFile, root, stop() }.
  */
+/** A folder opens with `?folder=`; a multi-root `.code-workspace` file with `?workspace=`. */
+function openQuery(workspace) {
+  return workspace.endsWith('.code-workspace') ? `workspace=${encodeURIComponent(workspace)}` : `folder=${encodeURIComponent(workspace)}`;
+}
+
 export async function startWorkbenchServer(opts = {}) {
   const server = await startServer(opts);
-  return { ...server, baseUrl: server.url, url: `${server.url}/?folder=${encodeURIComponent(server.workspace)}` };
+  return { ...server, baseUrl: server.url, url: `${server.url}/?${openQuery(server.workspace)}` };
 }
 
 async function launchBrowser({ headless = true, viewport = { width: 1400, height: 900 }, userDataDir }) {
@@ -267,7 +272,7 @@ export async function launch(opts = {}) {
     const artifacts = path.resolve(opts.artifactsDir || path.join(server.root, 'artifacts'));
     fs.mkdirSync(artifacts, { recursive: true });
     const t0 = Date.now();
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(server.workspace)}`);
+    await page.goto(`${server.url}/?${openQuery(server.workspace)}`);
     await waitForWorkbench(page, opts.readyTimeoutMs || 60000);
     log(`workbench ready after ${Date.now() - t0} ms`);
     return new Session({ page, context, server, artifacts, blocked, consoleErrors, log });
@@ -499,7 +504,7 @@ export async function runExtensionTests({ extensionDevelopmentPath, extensionTes
     });
     await page.exposeFunction('codeAutomationExit', (code) => resolveExit(code));
     page.on('pageerror', (e) => out?.write(`[pageerror] ${e.message}\n`));
-    await page.goto(`${server.url}/?folder=${encodeURIComponent(server.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
+    await page.goto(`${server.url}/?${openQuery(server.workspace)}&payload=${encodeURIComponent(JSON.stringify(payload))}`);
     let timer;
     const code = await Promise.race([exited, new Promise((r) => { timer = setTimeout(() => r('timeout'), timeoutMs); })]);
     clearTimeout(timer);

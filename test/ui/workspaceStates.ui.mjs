@@ -75,6 +75,18 @@ try {
 			}
 			await s.screenshot('01-welcome');
 		});
+		await check('the walkthrough opens from the welcome view and lists its steps', async () => {
+			await s.page.locator('.welcome-view-content a', { hasText: 'Learn more' }).first().click();
+			for (const step of ['Set up Baton in this workspace', 'Start a session', 'End with a handoff']) {
+				await s.page.getByText(step, { exact: true }).first().waitFor({ timeout: 20_000 });
+			}
+			// The step's media (markdown) renders in a webview of its own.
+			await s.webview('body', { timeout: 20_000 }).then((f) => f.getByText('Baton keeps, in this workspace').first().waitFor({ timeout: 20_000 }));
+			await s.page.waitForTimeout(500);
+			await s.screenshot('01b-walkthrough');
+			await s.runCommand('View: Close All Editors');
+			await openBaton(s);
+		});
 		await check('the welcome view’s button sets Baton up', async () => {
 			await s.page.locator('.welcome-view-content a.monaco-button', { hasText: 'Set Up Baton' }).first().click();
 			await s.statusBarItem('Baton: no session').waitFor({ timeout: 15_000 });

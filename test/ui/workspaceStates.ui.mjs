@@ -6,55 +6,18 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { launch } from '../harness/workbench.mjs';
+import { Checks, contextMenu, openBaton, root } from './uiSupport.mjs';
 
-const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const artifactsDir = path.join(root, 'artifacts', 'ui', 'states');
 fs.rmSync(artifactsDir, { recursive: true, force: true });
-let passed = 0;
-let failed = 0;
-/** The workbench in use, so a failing check can leave a screenshot behind. */
-let current;
+const checks = new Checks();
+const check = (name, fn) => checks.run(name, fn);
 
-/** Opens the Baton container from its activity-bar icon, as a person would. */
-async function openBaton(s) {
-	const icon = s.page.locator('.activitybar .action-item .action-label[aria-label^="Baton"]').first();
-	await icon.waitFor({ timeout: 20_000 });
-	// With one view, VS Code folds its header into the container's title: "Baton: Session Chains".
-	const pane = s.page.locator('.part.sidebar .composite.title .title-label', { hasText: 'Session Chains' }).first();
-	if (!(await pane.isVisible().catch(() => false))) {
-		await icon.click();
-	}
-	await pane.waitFor({ timeout: 10_000 });
-}
-
-/** Right-clicks a tree row and picks a context-menu item (Enter confirms if the click met the fade-in). */
-async function contextMenu(s, rowLabel, item) {
-	await s.treeItem(rowLabel).click({ button: 'right' });
-	await s.clickContextMenuItem(item);
-	const menu = s.page.locator('.context-view .monaco-menu');
-	if (await menu.isVisible().catch(() => false)) {
-		await s.page.keyboard.press('Enter');
-	}
-}
-
-async function check(name, fn) {
-	const started = Date.now();
-	try {
-		await fn();
-		passed++;
-		console.log(`  ✔ ${name} (${Date.now() - started} ms)`);
-	} catch (error) {
-		failed++;
-		await current?.screenshot(`failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`).catch(() => {});
-		console.log(`  ✖ ${name}\n    ${String(error?.stack ?? error).split('\n').slice(0, 6).join('\n    ')}`);
-	}
-}
 
 async function withWorkbench(workspace, theme, fn) {
 	const s = await launch({ extensionFolders: [root], workspace, theme, artifactsDir, viewport: { width: 1400, height: 900 } });
-	current = s;
+	checks.session = s;
 	try {
 		await fn(s);
 	} finally {
@@ -155,5 +118,4 @@ try {
 	fs.rmSync(demo, { recursive: true, force: true });
 }
 
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);
+checks.finish();

@@ -87,3 +87,17 @@ export function snapshotFiles(dir: string): Map<string, string> {
 }
 
 export const actor = 'test:runner';
+
+/** A task row for tests that write to the store directly. */
+export function taskRow(n: number) {
+	return {
+		id: `T${n}`,
+		seq: n,
+		title: `task ${n}`,
+		type: 'task' as const,
+		status: 'pending' as const,
+		priority: 'medium' as const,
+		createdAt: '2026-01-01T00:00:00.000Z',
+		updatedAt: '2026-01-01T00:00:00.000Z',
+	};
+}

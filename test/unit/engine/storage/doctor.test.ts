@@ -7,20 +7,11 @@ import { runDoctor } from '../../../../src/engine/storage/doctor';
 import { JournalStore } from '../../../../src/engine/storage/journalStore';
 import { migrations } from '../../../../src/engine/storage/migrations.generated';
 import { tasks } from '../../../../src/engine/storage/schema';
-import { FakeClock, MemoryLogger, snapshotFiles, tempDir } from '../../helpers';
+import { FakeClock, MemoryLogger, snapshotFiles, tempDir, taskRow } from '../../helpers';
 
 const clock = new FakeClock();
 const open = (dir: string) => JournalStore.open({ dir, clock, log: new MemoryLogger(), lockTimeoutMs: 3_000 });
-const task = (n: number) => ({
-	id: `T${n}`,
-	seq: n,
-	title: `task ${n}`,
-	type: 'task' as const,
-	status: 'pending' as const,
-	priority: 'medium' as const,
-	createdAt: '2026-01-01T00:00:00.000Z',
-	updatedAt: '2026-01-01T00:00:00.000Z',
-});
+const task = taskRow;
 const doctor = (dir: string, repair: boolean) => runDoctor({ dir, repair, clock, log: new MemoryLogger() });
 
 async function populate(dir: string, plan: ('write' | 'compact')[]): Promise<number> {

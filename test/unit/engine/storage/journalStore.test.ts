@@ -8,21 +8,12 @@ import { encodeRecord, headerSize } from '../../../../src/engine/storage/journal
 import { JournalStore } from '../../../../src/engine/storage/journalStore';
 import * as schema from '../../../../src/engine/storage/schema';
 import { tasks } from '../../../../src/engine/storage/schema';
-import { FakeClock, MemoryLogger, snapshotFiles, tempDir } from '../../helpers';
+import { FakeClock, MemoryLogger, snapshotFiles, tempDir, taskRow } from '../../helpers';
 
 const open = (dir: string, log = new MemoryLogger(), extra: { compactAfterBytes?: number } = {}) =>
 	JournalStore.open({ dir, clock: new FakeClock(), log, lockTimeoutMs: 3_000, ...extra });
 
-const task = (n: number) => ({
-	id: `T${n}`,
-	seq: n,
-	title: `task ${n}`,
-	type: 'task' as const,
-	status: 'pending' as const,
-	priority: 'medium' as const,
-	createdAt: '2026-01-01T00:00:00.000Z',
-	updatedAt: '2026-01-01T00:00:00.000Z',
-});
+const task = taskRow;
 
 const ids = (store: JournalStore) => store.read((db) => db.select({ id: tasks.id }).from(tasks).all().map((r) => r.id));
 

@@ -1,0 +1,57 @@
+// What the UI tests share: numbered checks that leave a screenshot when they fail, and the steps a
+// person takes that need care in the workbench (opening the container, context menus).
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export class Checks {
+	passed = 0;
+	failed = 0;
+	/** The workbench in use, so a failing check can leave a screenshot behind. */
+	session = undefined;
+
+	/** Runs one check; returns false (and records it) when it failed. */
+	async run(name, fn) {
+		const started = Date.now();
+		try {
+			await fn();
+			this.passed++;
+			console.log(`  ✔ ${name} (${Date.now() - started} ms)`);
+			return true;
+		} catch (error) {
+			this.failed++;
+			await this.session?.screenshot(`failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`).catch(() => {});
+			console.log(`  ✖ ${name}\n    ${String(error?.stack ?? error).split('\n').slice(0, 6).join('\n    ')}`);
+			return false;
+		}
+	}
+
+	/** The closing line the test runner counts; exits with the verdict. */
+	finish() {
+		console.log(`${this.passed} passed, ${this.failed} failed`);
+		process.exit(this.failed === 0 ? 0 : 1);
+	}
+}
+
+/** Opens the Baton container from its activity-bar icon, as a person would. */
+export async function openBaton(s) {
+	const icon = s.page.locator('.activitybar .action-item .action-label[aria-label^="Baton"]').first();
+	await icon.waitFor({ timeout: 20_000 });
+	// With one view, VS Code folds its header into the container's title: "Baton: Session Chains".
+	const pane = s.page.locator('.part.sidebar .composite.title .title-label', { hasText: 'Session Chains' }).first();
+	if (!(await pane.isVisible().catch(() => false))) {
+		await icon.click();
+	}
+	await pane.waitFor({ timeout: 10_000 });
+}
+
+/** Right-clicks a tree row and picks a context-menu item (Enter confirms if the click met the fade-in). */
+export async function contextMenu(s, rowLabel, item) {
+	await s.treeItem(rowLabel).click({ button: 'right' });
+	await s.clickContextMenuItem(item);
+	const menu = s.page.locator('.context-view .monaco-menu');
+	if (await menu.isVisible().catch(() => false)) {
+		await s.page.keyboard.press('Enter');
+	}
+}

@@ -10,6 +10,7 @@ import { Engine } from '../engine/engine';
 import { BatonError } from '../engine/errors';
 import { stderrLogger } from '../engine/ports';
 import { findWorkspaceRoot } from '../engine/workspace';
+import { checkpointCommands } from './checkpointCommands';
 import { UsageError, type Command, type OptionSpec, type ParsedValues } from './command';
 import { sessionCommands } from './sessionCommands';
 import { workspaceCommands } from './workspaceCommands';
@@ -22,7 +23,7 @@ export interface CliIo {
 	env: NodeJS.ProcessEnv;
 }
 
-const commands: Command[] = [...workspaceCommands, ...sessionCommands];
+const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...checkpointCommands];
 
 const globalOptions: Record<string, OptionSpec> = {
 	json: { type: 'boolean' },

@@ -27,6 +27,37 @@ const duration = z.union([z.number().nonnegative(), z.string().transform((s, ctx
 	}
 })]);
 
+/** Folders Baton never snapshots (gitignore syntax, on top of the workspace's own .gitignore files). */
+export const defaultCheckpointExcludes = ['node_modules/', 'dist/', 'out/', 'build/', 'target/', '.next/', '__pycache__/', '.venv/', 'venv/', '.mypy_cache/', '.pytest_cache/', '.gradle/', '.turbo/', 'coverage/'];
+
+/** Checkpoints (DESIGN.md §1 and §4): approval policy, escalation thresholds and the snapshot limits. */
+export const checkpointConfigSchema = z
+	.object({
+		policy: z.enum(['auto', 'review', 'strict']).default('auto'),
+		/** A session at or over any of these makes its checkpoints pending, whatever the policy says. */
+		escalation: z
+			.object({
+				costUsd: z.number().nonnegative().default(5),
+				duration: duration.default(4 * 3_600_000),
+				errorCount: z.number().int().nonnegative().default(3),
+			})
+			.strict()
+			.prefault({}),
+		/** How often the host's timer may take a `periodic` checkpoint while a session is active and files changed. */
+		periodicInterval: duration.default(10 * 60_000),
+		/** Files larger than this (bytes) are left out of snapshots and listed on the checkpoint. */
+		maxFileSize: z.number().int().positive().default(5 * 1024 * 1024),
+		/** A snapshot that takes longer is recorded as degraded (partial) and resumed by the next one. */
+		timeBudget: duration.default(30_000),
+		excludes: z.array(z.string().min(1)).default(defaultCheckpointExcludes),
+		/** The whole environment capture's budget. */
+		environmentTimeout: duration.default(1_000),
+		/** Take a `complete` checkpoint when a session ends (once checkpoints are in use in the workspace). */
+		completeOnEnd: z.boolean().default(true),
+	})
+	.strict();
+export type CheckpointConfig = z.infer<typeof checkpointConfigSchema>;
+
 export const batonConfigSchema = z.object({
 	maxConcurrentSessions: z.number().int().min(1).max(100).default(5),
 	maxActiveTasksPerScope: z.number().int().min(1).max(100).default(1),
@@ -39,6 +70,7 @@ export const batonConfigSchema = z.object({
 	autoEndAfter: duration.default(7 * 86_400_000),
 	/** How many next tasks a briefing lists. */
 	briefingNextTasks: z.number().int().min(1).max(50).default(5),
+	checkpoints: checkpointConfigSchema.prefault({}),
 });
 export type BatonConfig = z.infer<typeof batonConfigSchema>;
 export type BatonConfigInput = z.input<typeof batonConfigSchema>;

@@ -2,6 +2,7 @@
  * The composition root: one Engine per workspace, shared by the backend server and the CLI.
  */
 import path from 'node:path';
+import { CheckpointService } from './checkpoints/checkpointService';
 import { resolveConfig, readConfigFile, type BatonConfig, type BatonConfigInput } from './config';
 import { EngineContext } from './context';
 import { BatonError } from './errors';
@@ -31,6 +32,7 @@ export class Engine {
 	readonly sessions: SessionService;
 	readonly tasks: TaskService;
 	readonly briefings: BriefingService;
+	readonly checkpoints: CheckpointService;
 
 	private constructor(
 		readonly ctx: EngineContext,
@@ -39,6 +41,8 @@ export class Engine {
 		this.sessions = new SessionService(ctx, git);
 		this.tasks = new TaskService(ctx);
 		this.briefings = new BriefingService(ctx);
+		this.checkpoints = new CheckpointService(ctx);
+		this.sessions.afterEnd = (session, actor) => this.checkpoints.onSessionEnded(session, actor);
 	}
 
 	static async open(options: EngineOptions): Promise<Engine> {

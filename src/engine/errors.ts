@@ -17,6 +17,12 @@ export const errorCodes = [
 	'storageFailure',
 	'replayFailed',
 	'configInvalid',
+	/** git is missing or one of its commands failed (the shadow store of checkpoints). */
+	'gitFailed',
+	/** Rolling back to a rejected checkpoint needs the explicit override (`--force`). */
+	'checkpointRejected',
+	/** A rollback failed; `details.recovered` says whether the workspace was put back as it was. */
+	'rollbackFailed',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

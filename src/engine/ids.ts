@@ -9,6 +9,15 @@ export function newDecisionId(nowMs: number): string {
 	return `dec_${compactStamp(nowMs)}_${randomBytes(3).toString('hex')}`;
 }
 
+/** `cp_YYYYMMDDHHmmss_<6 hex>` (UTC). */
+export function newCheckpointId(nowMs: number): string {
+	return `cp_${compactStamp(nowMs)}_${randomBytes(3).toString('hex')}`;
+}
+
+export function newRollbackId(nowMs: number): string {
+	return `rb_${compactStamp(nowMs)}_${randomBytes(3).toString('hex')}`;
+}
+
 const sessionIdPatterns = [
 	/^ses_\d{14}_[0-9a-f]{6}$/,
 	/^session_\d{8}_\d{6}_[0-9a-f]{6}$/, // legacy v2 (CLEO JSON era)

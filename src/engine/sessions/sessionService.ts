@@ -59,6 +59,12 @@ export interface GcResult {
 const resumable: readonly SessionStatus[] = ['suspended', 'ended', 'orphaned'];
 
 export class SessionService {
+	/**
+	 * Runs after a session ended (the engine takes its `complete` checkpoint there). It returns
+	 * warnings instead of throwing: nothing after the end's write may fail the end.
+	 */
+	afterEnd: ((session: Session, actor: string) => Promise<string[]>) | undefined;
+
 	constructor(
 		private readonly ctx: EngineContext,
 		private readonly git: GitStateReader,
@@ -160,7 +166,7 @@ export class SessionService {
 		}
 		// Read the user's repository before taking the write lock: git can take a while.
 		const gitState = await this.git.read(target.startedAt);
-		return this.ctx.store.write((db) => {
+		const result = await this.ctx.store.write((db) => {
 			const session = getSession(db, target.id);
 			if (session.status !== 'active') {
 				throw invalid(session, 'end');
@@ -184,6 +190,10 @@ export class SessionService {
 			});
 			return { session: getSession(db, session.id), handoff, debrief, warnings };
 		});
+		if (this.afterEnd) {
+			result.warnings.push(...(await this.afterEnd(result.session, input.actor)));
+		}
+		return result;
 	}
 
 	async suspend(input: { id?: string; actor: string }): Promise<Session> {

@@ -101,3 +101,109 @@ export const briefingSchema = z.object({
 	warnings: z.array(z.string()),
 });
 export type Briefing = z.infer<typeof briefingSchema>;
+
+export const checkpointAnnotationSchema = z.object({ at: z.string(), user: z.string(), text: z.string() });
+export type CheckpointAnnotation = z.infer<typeof checkpointAnnotationSchema>;
+
+export const linkedIssueSchema = z.object({
+	/** `github`, `linear`, `beads`, `baton` (a task id), … */
+	tracker: z.string().min(1),
+	id: z.string().min(1),
+	url: z.string().nullable(),
+});
+export type LinkedIssue = z.infer<typeof linkedIssueSchema>;
+
+export const skippedFileSchema = z.object({ path: z.string(), size: z.number().int().nonnegative(), reason: z.string() });
+export type SkippedFile = z.infer<typeof skippedFileSchema>;
+
+/** What a checkpoint holds compared with its parent, and what it could not hold. */
+export const fileStatsSchema = z.object({
+	added: z.number().int().nonnegative(),
+	modified: z.number().int().nonnegative(),
+	deleted: z.number().int().nonnegative(),
+	totalFiles: z.number().int().nonnegative(),
+	/** Null when not counted: the first checkpoint (no parent) or very large differences. */
+	linesAdded: z.number().int().nonnegative().nullable(),
+	linesRemoved: z.number().int().nonnegative().nullable(),
+	/** Files left out (over the size cap, unreadable, …), at most 200; `skippedTotal` counts them all. */
+	skipped: z.array(skippedFileSchema),
+	skippedTotal: z.number().int().nonnegative(),
+	/** True when the snapshot is incomplete (time budget ran out): a rollback never treats it as proof of absence. */
+	degraded: z.boolean(),
+	degradedReason: z.string().nullable(),
+	/** Folders with a `.git` of their own whose files the snapshot holds. */
+	nestedRepos: z.array(z.string()),
+	durationMs: z.number().nonnegative(),
+});
+export type FileStats = z.infer<typeof fileStatsSchema>;
+
+export const checkpointMetricsSchema = z.object({
+	costUsd: z.number().nonnegative(),
+	errorCount: z.number().int().nonnegative(),
+	sessionAgeMs: z.number().nonnegative(),
+});
+export type CheckpointMetrics = z.infer<typeof checkpointMetricsSchema>;
+
+export const escalationThresholdsSchema = z.object({
+	costUsd: z.number().nonnegative(),
+	durationMs: z.number().nonnegative(),
+	errorCount: z.number().int().nonnegative(),
+});
+export type EscalationThresholds = z.infer<typeof escalationThresholdsSchema>;
+
+export const rollbackPhaseSchema = z.object({
+	phase: z.enum(['safety_checkpoint', 'verify_target', 'restore', 'done', 'failed', 'recovered']),
+	at: z.string(),
+	detail: z.string().nullable(),
+});
+export type RollbackPhase = z.infer<typeof rollbackPhaseSchema>;
+
+const agentInfoSchema = z.object({
+	version: z.string().nullable(),
+	path: z.string().nullable(),
+	/** `sha256:<hex>` of the resolved binary (or script), null when it could not be hashed in time. */
+	binaryHash: z.string().nullable(),
+});
+
+const mcpServerInfoSchema = z.object({
+	/** The file it was declared in, relative to the workspace. */
+	source: z.string(),
+	type: z.string().nullable(),
+	command: z.string().nullable(),
+	/** Arguments with anything that looks like a secret replaced by `<redacted>`. */
+	args: z.array(z.string()),
+	url: z.string().nullable(),
+	/** Names of the environment variables it is given; their values are never stored. */
+	envKeys: z.array(z.string()),
+	/** sha256 of the redacted declaration: changes when the declaration does. */
+	configHash: z.string(),
+});
+
+const packageSetSchema = z.object({
+	manager: z.string(),
+	packages: z.record(z.string(), z.string()),
+	truncated: z.boolean(),
+});
+
+/** Versions around a checkpoint: captured within about a second, never failing the checkpoint. */
+export const environmentSnapshotSchema = z.object({
+	capturedAt: z.string(),
+	durationMs: z.number().nonnegative(),
+	agents: z.record(z.string(), agentInfoSchema),
+	vscode: z.object({ version: z.string().nullable(), extensions: z.record(z.string(), z.string()) }).nullable(),
+	mcpServers: z.record(z.string(), mcpServerInfoSchema),
+	runtimes: z.record(z.string(), z.string()),
+	/** Lockfile (relative path) → declared packages. */
+	packages: z.record(z.string(), packageSetSchema),
+	git: z
+		.object({
+			branch: z.string().nullable(),
+			head: z.string().nullable(),
+			changedFiles: z.number().int().nonnegative(),
+			untrackedFiles: z.number().int().nonnegative(),
+		})
+		.nullable(),
+	/** Probes that failed or ran out of time, with why: recorded as unknown instead of failing. */
+	unknown: z.array(z.string()),
+});
+export type EnvironmentSnapshot = z.infer<typeof environmentSnapshotSchema>;

@@ -31,5 +31,21 @@ export const migrations: readonly EmbeddedMigration[] = [
 			"CREATE INDEX `tasks_status_idx` ON `tasks` (`status`);",
 			"CREATE INDEX `tasks_parent_idx` ON `tasks` (`parent_id`);"
 		]
+	},
+	{
+		"tag": "0001_productive_kronos",
+		"when": 1795240330714,
+		"hash": "186b0fa09ef3a5980e8e2d1d5dd88cf06b93929f106e723432e44527dd1c815e",
+		"statements": [
+			"CREATE TABLE `checkpoint_session_settings` (\n\t`session_id` text PRIMARY KEY NOT NULL,\n\t`cost_usd` real NOT NULL,\n\t`error_count` integer NOT NULL,\n\t`policy` text,\n\t`thresholds_json` text,\n\t`updated_at` text NOT NULL,\n\tFOREIGN KEY (`session_id`) REFERENCES `sessions`(`id`) ON UPDATE no action ON DELETE cascade\n);",
+			"CREATE TABLE `checkpoints` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`seq` integer NOT NULL,\n\t`session_id` text,\n\t`trigger` text NOT NULL,\n\t`parent_checkpoint_id` text,\n\t`commit_sha` text NOT NULL,\n\t`tree_sha` text NOT NULL,\n\t`message` text,\n\t`tags_json` text NOT NULL,\n\t`annotations_json` text NOT NULL,\n\t`linked_issues_json` text NOT NULL,\n\t`file_stats_json` text NOT NULL,\n\t`environment_json` text,\n\t`metrics_json` text NOT NULL,\n\t`approval_status` text NOT NULL,\n\t`approval_user` text,\n\t`approval_at` text,\n\t`approval_reason` text,\n\t`approval_policy` text NOT NULL,\n\t`escalation_reasons_json` text NOT NULL,\n\t`created_at` text NOT NULL,\n\tFOREIGN KEY (`session_id`) REFERENCES `sessions`(`id`) ON UPDATE no action ON DELETE set null\n);",
+			"CREATE UNIQUE INDEX `checkpoints_seq_idx` ON `checkpoints` (`seq`);",
+			"CREATE INDEX `checkpoints_session_idx` ON `checkpoints` (`session_id`,`seq`);",
+			"CREATE INDEX `checkpoints_parent_idx` ON `checkpoints` (`parent_checkpoint_id`);",
+			"CREATE INDEX `checkpoints_approval_idx` ON `checkpoints` (`approval_status`);",
+			"CREATE TABLE `rollbacks` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`target_checkpoint_id` text NOT NULL,\n\t`safety_checkpoint_id` text,\n\t`session_id` text,\n\t`status` text NOT NULL,\n\t`phases_json` text NOT NULL,\n\t`restored_paths_json` text NOT NULL,\n\t`removed_paths_json` text NOT NULL,\n\t`kept_paths_json` text NOT NULL,\n\t`preserved_paths_json` text NOT NULL,\n\t`preserved_dir` text,\n\t`error` text,\n\t`actor` text NOT NULL,\n\t`created_at` text NOT NULL,\n\t`finished_at` text\n);",
+			"CREATE INDEX `rollbacks_target_idx` ON `rollbacks` (`target_checkpoint_id`);",
+			"CREATE INDEX `rollbacks_created_idx` ON `rollbacks` (`created_at`);"
+		]
 	}
 ];

@@ -4,9 +4,21 @@
  * the wire without another edit.
  */
 import { createInsertSchema, createSelectSchema } from 'drizzle-zod';
-import type { z } from 'zod';
-import { debriefDataSchema, handoffDataSchema, sessionScopeSchema, sessionStatsSchema } from './jsonShapes';
-import { auditLog, decisions, handoffs, sessionAliases, sessions, taskDependencies, tasks } from './schema';
+import { z } from 'zod';
+import {
+	checkpointAnnotationSchema,
+	checkpointMetricsSchema,
+	debriefDataSchema,
+	environmentSnapshotSchema,
+	escalationThresholdsSchema,
+	fileStatsSchema,
+	handoffDataSchema,
+	linkedIssueSchema,
+	rollbackPhaseSchema,
+	sessionScopeSchema,
+	sessionStatsSchema,
+} from './jsonShapes';
+import { auditLog, checkpoints, checkpointSessionSettings, decisions, handoffs, rollbacks, sessionAliases, sessions, taskDependencies, tasks } from './schema';
 
 export const sessionSchema = createSelectSchema(sessions, {
 	scope: sessionScopeSchema,
@@ -43,3 +55,30 @@ export type TaskDependency = z.infer<typeof taskDependencySchema>;
 
 export const auditEntrySchema = createSelectSchema(auditLog);
 export type AuditEntry = z.infer<typeof auditEntrySchema>;
+
+export const checkpointSchema = createSelectSchema(checkpoints, {
+	tags: z.array(z.string()),
+	annotations: z.array(checkpointAnnotationSchema),
+	linkedIssues: z.array(linkedIssueSchema),
+	fileStats: fileStatsSchema,
+	environment: environmentSnapshotSchema.nullable(),
+	metrics: checkpointMetricsSchema,
+	escalationReasons: z.array(z.string()),
+});
+export type Checkpoint = z.infer<typeof checkpointSchema>;
+export type ApprovalStatus = Checkpoint['approvalStatus'];
+export type ApprovalPolicy = Checkpoint['approvalPolicy'];
+
+export const rollbackSchema = createSelectSchema(rollbacks, {
+	phases: z.array(rollbackPhaseSchema),
+	restoredPaths: z.array(z.string()),
+	removedPaths: z.array(z.string()),
+	keptPaths: z.array(z.string()),
+	preservedPaths: z.array(z.string()),
+});
+export type Rollback = z.infer<typeof rollbackSchema>;
+
+export const checkpointSessionSettingsSchema = createSelectSchema(checkpointSessionSettings, {
+	thresholds: escalationThresholdsSchema.partial().nullable(),
+});
+export type CheckpointSessionSettings = z.infer<typeof checkpointSessionSettingsSchema>;

@@ -5,8 +5,20 @@
  * Rules that keep the journal replayable (see journalStore.ts): no SQL-side defaults that read the
  * clock or randomness. Every timestamp is an ISO-8601 string computed in TypeScript.
  */
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import type { DebriefData, HandoffData, SessionScope, SessionStats } from './jsonShapes';
+import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import type {
+	CheckpointAnnotation,
+	CheckpointMetrics,
+	DebriefData,
+	EnvironmentSnapshot,
+	EscalationThresholds,
+	FileStats,
+	HandoffData,
+	LinkedIssue,
+	RollbackPhase,
+	SessionScope,
+	SessionStats,
+} from './jsonShapes';
 
 export const sessionStatuses = ['active', 'suspended', 'ended', 'orphaned', 'archived', 'closed'] as const;
 export const taskTypes = ['epic', 'task', 'subtask', 'bug'] as const;
@@ -153,5 +165,93 @@ export const auditLog = sqliteTable(
 export const settings = sqliteTable('settings', {
 	key: text('key').primaryKey(),
 	value: text('value_json', { mode: 'json' }).$type<unknown>().notNull(),
+	updatedAt: text('updated_at').notNull(),
+});
+
+/** What made a checkpoint. Unknown triggers (a newer agent hook) are stored as given and always need review. */
+export const checkpointTriggers = ['manual', 'periodic', 'heartbeat', 'complete', 'error', 'detach', 'shutdown', 'pre-rollback', 'compact'] as const;
+export type CheckpointTrigger = (typeof checkpointTriggers)[number];
+export const approvalStatuses = ['pending', 'approved', 'rejected', 'auto_approved'] as const;
+export const approvalPolicies = ['auto', 'review', 'strict'] as const;
+export const rollbackStatuses = ['running', 'done', 'failed', 'recovered'] as const;
+
+/**
+ * A snapshot of the workspace files in Baton's shadow git store (`.baton/shadow.git`), with its
+ * provenance (parent), approval and environment. The files themselves live in the shadow store.
+ */
+export const checkpoints = sqliteTable(
+	'checkpoints',
+	{
+		id: text('id').primaryKey(),
+		/** Creation order; ties of `created_at` (same millisecond) are ordered by it. */
+		seq: integer('seq').notNull(),
+		sessionId: text('session_id').references(() => sessions.id, { onDelete: 'set null' }),
+		trigger: text('trigger').$type<CheckpointTrigger | (string & {})>().notNull(),
+		/** The workspace's previous checkpoint (or the rollback target it was restored to): the provenance DAG. */
+		parentCheckpointId: text('parent_checkpoint_id'),
+		commitSha: text('commit_sha').notNull(),
+		treeSha: text('tree_sha').notNull(),
+		message: text('message'),
+		tags: text('tags_json', { mode: 'json' }).$type<string[]>().notNull(),
+		annotations: text('annotations_json', { mode: 'json' }).$type<CheckpointAnnotation[]>().notNull(),
+		linkedIssues: text('linked_issues_json', { mode: 'json' }).$type<LinkedIssue[]>().notNull(),
+		fileStats: text('file_stats_json', { mode: 'json' }).$type<FileStats>().notNull(),
+		environment: text('environment_json', { mode: 'json' }).$type<EnvironmentSnapshot>(),
+		/** The session's cost, error count and age when the checkpoint was taken: the escalation inputs. */
+		metrics: text('metrics_json', { mode: 'json' }).$type<CheckpointMetrics>().notNull(),
+		approvalStatus: text('approval_status', { enum: approvalStatuses }).notNull(),
+		approvalUser: text('approval_user'),
+		approvalAt: text('approval_at'),
+		approvalReason: text('approval_reason'),
+		/** The policy that decided the initial status. */
+		approvalPolicy: text('approval_policy', { enum: approvalPolicies }).notNull(),
+		escalationReasons: text('escalation_reasons_json', { mode: 'json' }).$type<string[]>().notNull(),
+		createdAt: text('created_at').notNull(),
+	},
+	(t) => [
+		uniqueIndex('checkpoints_seq_idx').on(t.seq),
+		index('checkpoints_session_idx').on(t.sessionId, t.seq),
+		index('checkpoints_parent_idx').on(t.parentCheckpointId),
+		index('checkpoints_approval_idx').on(t.approvalStatus),
+	],
+);
+
+/** A rollback and what it did, phase by phase (safety checkpoint → verify target → restore → done | failed → recovered). */
+export const rollbacks = sqliteTable(
+	'rollbacks',
+	{
+		id: text('id').primaryKey(),
+		targetCheckpointId: text('target_checkpoint_id').notNull(),
+		safetyCheckpointId: text('safety_checkpoint_id'),
+		sessionId: text('session_id'),
+		status: text('status', { enum: rollbackStatuses }).notNull(),
+		phases: text('phases_json', { mode: 'json' }).$type<RollbackPhase[]>().notNull(),
+		restoredPaths: text('restored_paths_json', { mode: 'json' }).$type<string[]>().notNull(),
+		removedPaths: text('removed_paths_json', { mode: 'json' }).$type<string[]>().notNull(),
+		/** Absent from the target but kept: no snapshot proves they were created after it. */
+		keptPaths: text('kept_paths_json', { mode: 'json' }).$type<string[]>().notNull(),
+		/** Content that stood where the target puts a file, moved to `preservedDir` instead of being overwritten. */
+		preservedPaths: text('preserved_paths_json', { mode: 'json' }).$type<string[]>().notNull(),
+		preservedDir: text('preserved_dir'),
+		error: text('error'),
+		actor: text('actor').notNull(),
+		createdAt: text('created_at').notNull(),
+		finishedAt: text('finished_at'),
+	},
+	(t) => [index('rollbacks_target_idx').on(t.targetCheckpointId), index('rollbacks_created_idx').on(t.createdAt)],
+);
+
+/**
+ * Per-session checkpoint inputs: the cost and error count fed in by hosts (later: from transcripts),
+ * and the session's own approval policy and escalation thresholds when they differ from the workspace's.
+ */
+export const checkpointSessionSettings = sqliteTable('checkpoint_session_settings', {
+	sessionId: text('session_id')
+		.primaryKey()
+		.references(() => sessions.id, { onDelete: 'cascade' }),
+	costUsd: real('cost_usd').notNull(),
+	errorCount: integer('error_count').notNull(),
+	policy: text('policy', { enum: approvalPolicies }),
+	thresholds: text('thresholds_json', { mode: 'json' }).$type<Partial<EscalationThresholds>>(),
 	updatedAt: text('updated_at').notNull(),
 });

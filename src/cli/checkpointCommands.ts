@@ -1,0 +1,165 @@
+import type { Comparison } from '../engine/checkpoints/checkpointTypes';
+import type { EnvironmentDiff } from '../engine/checkpoints/environmentDiff';
+import type { Checkpoint } from '../engine/storage/model';
+import { listOption, stringOption, UsageError, type Command, type ParsedValues } from './command';
+
+function checkpointLine(cp: Checkpoint): string {
+	const s = cp.fileStats;
+	const files = `+${s.added} ~${s.modified} -${s.deleted}`;
+	const flags = [s.degraded ? 'degraded' : '', s.skippedTotal ? `${s.skippedTotal} skipped` : '', ...cp.tags.map((t) => `#${t}`)].filter(Boolean).join(' ');
+	return `${cp.id}  ${cp.trigger.padEnd(12)} ${cp.approvalStatus.padEnd(13)} ${cp.createdAt}  ${files.padEnd(14)} ${flags}`.trimEnd();
+}
+
+function checkpointDetails(cp: Checkpoint): string {
+	const s = cp.fileStats;
+	const lines = [
+		`${cp.id}${cp.message ? `  ${cp.message}` : ''}`,
+		`  trigger    ${cp.trigger}`,
+		`  session    ${cp.sessionId ?? '(none)'}`,
+		`  parent     ${cp.parentCheckpointId ?? '(none)'}`,
+		`  created    ${cp.createdAt}`,
+		`  approval   ${cp.approvalStatus}${cp.approvalUser ? ` by ${cp.approvalUser}` : ''}${cp.approvalReason ? ` — ${cp.approvalReason}` : ''} (policy ${cp.approvalPolicy})`,
+		`  files      ${s.totalFiles} in total; +${s.added} ~${s.modified} -${s.deleted}${s.linesAdded !== null ? `, +${s.linesAdded}/-${s.linesRemoved} lines` : ''}`,
+	];
+	if (cp.escalationReasons.length) lines.push(...cp.escalationReasons.map((r) => `  escalated  ${r}`));
+	if (s.degraded) lines.push(`  degraded   ${s.degradedReason ?? ''}`);
+	if (s.skippedTotal) lines.push(`  skipped    ${s.skipped.map((f) => `${f.path} (${f.reason})`).join(', ')}${s.skippedTotal > s.skipped.length ? ', …' : ''}`);
+	if (s.nestedRepos.length) lines.push(`  nested     ${s.nestedRepos.join(', ')}`);
+	if (cp.tags.length) lines.push(`  tags       ${cp.tags.join(', ')}`);
+	for (const a of cp.annotations) lines.push(`  note       ${a.at} ${a.user}: ${a.text}`);
+	for (const i of cp.linkedIssues) lines.push(`  issue      ${i.tracker}:${i.id}${i.url ? ` ${i.url}` : ''}`);
+	return lines.join('\n');
+}
+
+function environmentText(env: EnvironmentDiff): string[] {
+	const lines: string[] = [];
+	for (const [category, diff] of Object.entries(env)) {
+		if (typeof diff !== 'object' || diff === null) continue;
+		for (const a of diff.added) lines.push(`  + ${category} ${a.key} ${a.value}`);
+		for (const r of diff.removed) lines.push(`  - ${category} ${r.key} ${r.value}`);
+		for (const c of diff.changed) lines.push(`  ~ ${category} ${c.key} ${c.from} → ${c.to}`);
+	}
+	return lines;
+}
+
+function numberOption(values: ParsedValues, name: string, integer: boolean): number | undefined {
+	const text = stringOption(values, name);
+	if (text === undefined) return undefined;
+	const value = Number(text);
+	if (!text.trim() || !Number.isFinite(value) || value < 0 || (integer && !Number.isInteger(value))) {
+		throw new UsageError(`--${name} must be ${integer ? 'a whole number' : 'a number'} ≥ 0`);
+	}
+	return value;
+}
+
+export const checkpointCommands: Command[] = [
+	{
+		path: ['checkpoint', 'create'],
+		usage: 'baton checkpoint create [--trigger T] [--message M] [--tag T]… [--session ID] [--cost USD] [--errors N]',
+		summary: 'snapshot the workspace files (untracked work and nested repositories included) as a checkpoint',
+		options: {
+			trigger: { type: 'string' },
+			message: { type: 'string' },
+			tag: { type: 'string', multiple: true },
+			session: { type: 'string' },
+			cost: { type: 'string' },
+			errors: { type: 'string' },
+		},
+		async run(ctx) {
+			const costUsd = numberOption(ctx.values, 'cost', false);
+			const errorCount = numberOption(ctx.values, 'errors', true);
+			const trigger = stringOption(ctx.values, 'trigger');
+			const message = stringOption(ctx.values, 'message');
+			const sessionId = stringOption(ctx.values, 'session');
+			const checkpoint = await (await ctx.engine()).checkpoints.create({
+				...(trigger ? { trigger } : {}),
+				...(message !== undefined ? { message } : {}),
+				...(sessionId ? { sessionId } : {}),
+				...(costUsd !== undefined ? { costUsd } : {}),
+				...(errorCount !== undefined ? { errorCount } : {}),
+				tags: listOption(ctx.values, 'tag'),
+				actor: ctx.actor,
+			});
+			return { json: { checkpoint }, text: `Created ${checkpointLine(checkpoint)}${checkpoint.approvalStatus === 'pending' ? `\n  needs review: ${checkpoint.approvalReason ?? ''}` : ''}` };
+		},
+	},
+	{
+		path: ['checkpoint', 'list'],
+		usage: 'baton checkpoint list [--session ID]',
+		summary: 'checkpoints, newest first',
+		options: { session: { type: 'string' } },
+		async run(ctx) {
+			const sessionId = stringOption(ctx.values, 'session');
+			const checkpoints = await (await ctx.engine()).checkpoints.list(sessionId ? { sessionId } : {});
+			return { json: { checkpoints }, text: checkpoints.length ? checkpoints.map(checkpointLine).join('\n') : 'No checkpoints.' };
+		},
+	},
+	{
+		path: ['checkpoint', 'show'],
+		usage: 'baton checkpoint show ID',
+		summary: 'one checkpoint: files, approval, escalation, environment',
+		positionals: [1, 1],
+		async run(ctx) {
+			const checkpoint = await (await ctx.engine()).checkpoints.get(ctx.args[0] as string);
+			return { json: { checkpoint }, text: checkpointDetails(checkpoint) };
+		},
+	},
+	{
+		path: ['checkpoint', 'diff'],
+		usage: 'baton checkpoint diff A [B]',
+		summary: 'files and environment changed from checkpoint A to checkpoint B (or to the working tree)',
+		positionals: [1, 2],
+		async run(ctx) {
+			const comparison: Comparison = await (await ctx.engine()).checkpoints.diff(ctx.args[0] as string, ctx.args[1] ?? null);
+			const files = comparison.files.map((f) => ({ path: f.path, change: f.change, additions: f.additions, deletions: f.deletions }));
+			const text = [
+				`${comparison.from.id} → ${comparison.to?.id ?? 'working tree'}: ${files.length} file(s)`,
+				...comparison.files.map((f) => `  ${f.change[0]?.toUpperCase()} ${f.path}${f.binary ? ' (binary)' : ` (+${f.additions ?? 0} -${f.deletions ?? 0})`}`),
+				...(comparison.environment.changed ? ['environment:', ...environmentText(comparison.environment)] : []),
+			].join('\n');
+			return { json: { files, environment: comparison.environment }, text };
+		},
+	},
+	...(['approve', 'reject'] as const).map(
+		(verb): Command => ({
+			path: ['checkpoint', verb],
+			usage: `baton checkpoint ${verb} ID [--reason R]`,
+			summary: verb === 'approve' ? 'approve a checkpoint (recorded with who, when and why)' : 'reject a checkpoint (it is then never resumed from without an override)',
+			positionals: [1, 1],
+			options: { reason: { type: 'string' } },
+			async run(ctx) {
+				const engine = await ctx.engine();
+				const input = { actor: ctx.actor, reason: stringOption(ctx.values, 'reason') ?? null };
+				const checkpoint = verb === 'approve' ? await engine.checkpoints.approve(ctx.args[0] as string, input) : await engine.checkpoints.reject(ctx.args[0] as string, input);
+				return { json: { checkpoint }, text: `${verb === 'approve' ? 'Approved' : 'Rejected'} ${checkpoint.id}` };
+			},
+		}),
+	),
+	{
+		path: ['checkpoint', 'rollback'],
+		usage: 'baton checkpoint rollback ID [--force]',
+		summary: 'restore the workspace files of a checkpoint (a safety checkpoint is taken first; --force allows a rejected one)',
+		positionals: [1, 1],
+		options: { force: { type: 'boolean' } },
+		async run(ctx) {
+			const result = await (await ctx.engine()).checkpoints.rollback(ctx.args[0] as string, { actor: ctx.actor, force: ctx.values['force'] === true });
+			const text = [
+				`Rolled back to ${ctx.args[0] as string}: ${result.restored.length} restored, ${result.removed.length} removed.`,
+				`Undo with: baton checkpoint rollback ${result.safetyCheckpointId}`,
+				...(result.kept.length ? [`Kept (not in the checkpoint, but no snapshot shows they are newer): ${result.kept.join(', ')}`] : []),
+				...(result.preserved.length ? [`Moved aside instead of overwritten, into ${result.preservedDir ?? ''}: ${result.preserved.join(', ')}`] : []),
+			].join('\n');
+			return { json: { safetyCheckpointId: result.safetyCheckpointId, restored: result.restored, removed: result.removed }, text };
+		},
+	},
+	{
+		path: ['checkpoint', 'tag'],
+		usage: 'baton checkpoint tag ID TAG',
+		summary: 'tag a checkpoint (e.g. milestone/v1)',
+		positionals: [2, 2],
+		async run(ctx) {
+			const checkpoint = await (await ctx.engine()).checkpoints.tag(ctx.args[0] as string, ctx.args[1] as string, ctx.actor);
+			return { json: { checkpoint }, text: `Tagged ${checkpoint.id}: ${checkpoint.tags.join(', ')}` };
+		},
+	},
+];

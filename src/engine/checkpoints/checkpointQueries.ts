@@ -1,0 +1,96 @@
+/**
+ * Read-side helpers over the checkpoint tables, usable inside read() and write() callbacks.
+ */
+import { and, desc, eq, max, type SQL } from 'drizzle-orm';
+import { BatonError } from '../errors';
+import type { BatonDb } from '../storage/journalStore';
+import type { ApprovalStatus, Checkpoint, CheckpointSessionSettings, Rollback } from '../storage/model';
+import { checkpoints, checkpointSessionSettings, rollbacks, settings } from '../storage/schema';
+
+/** The settings key of the workspace's current checkpoint: the next one's parent. */
+export const headSettingKey = 'checkpoints.head';
+
+export function getCheckpoint(db: BatonDb, id: string): Checkpoint {
+	const row = db.select().from(checkpoints).where(eq(checkpoints.id, id)).get();
+	if (!row) {
+		throw new BatonError('notFound', `checkpoint ${id} does not exist`);
+	}
+	return row;
+}
+
+export function listCheckpoints(db: BatonDb, filter: { sessionId?: string; status?: ApprovalStatus; limit?: number } = {}): Checkpoint[] {
+	const conditions: SQL[] = [];
+	if (filter.sessionId) {
+		conditions.push(eq(checkpoints.sessionId, filter.sessionId));
+	}
+	if (filter.status) {
+		conditions.push(eq(checkpoints.approvalStatus, filter.status));
+	}
+	const query = db
+		.select()
+		.from(checkpoints)
+		.where(conditions.length ? and(...conditions) : undefined)
+		.orderBy(desc(checkpoints.seq));
+	return filter.limit ? query.limit(filter.limit).all() : query.all();
+}
+
+export function nextCheckpointSeq(db: BatonDb): number {
+	return (db.select({ value: max(checkpoints.seq) }).from(checkpoints).get()?.value ?? 0) + 1;
+}
+
+/** The workspace's current checkpoint (the latest one, or the target of the last rollback). */
+export function headCheckpoint(db: BatonDb): Checkpoint | null {
+	const row = db.select().from(settings).where(eq(settings.key, headSettingKey)).get();
+	const id = typeof row?.value === 'string' ? row.value : null;
+	return id ? (db.select().from(checkpoints).where(eq(checkpoints.id, id)).get() ?? null) : null;
+}
+
+export function setHeadCheckpoint(db: BatonDb, id: string, now: string): void {
+	db.insert(settings)
+		.values({ key: headSettingKey, value: id, updatedAt: now })
+		.onConflictDoUpdate({ target: settings.key, set: { value: id, updatedAt: now } })
+		.run();
+}
+
+export function sessionSettingsOf(db: BatonDb, sessionId: string): CheckpointSessionSettings | undefined {
+	return db.select().from(checkpointSessionSettings).where(eq(checkpointSessionSettings.sessionId, sessionId)).get();
+}
+
+export function getRollback(db: BatonDb, id: string): Rollback {
+	const row = db.select().from(rollbacks).where(eq(rollbacks.id, id)).get();
+	if (!row) {
+		throw new BatonError('notFound', `rollback ${id} does not exist`);
+	}
+	return row;
+}
+
+export function listRollbacks(db: BatonDb, limit = 50): Rollback[] {
+	return db.select().from(rollbacks).orderBy(desc(rollbacks.createdAt), desc(rollbacks.id)).limit(limit).all();
+}
+
+/**
+ * Checkpoints that descend from `ancestorId` in the provenance DAG (children, their children, …),
+ * newest first.
+ */
+export function descendantsOf(db: BatonDb, ancestorId: string): Checkpoint[] {
+	const all = db.select().from(checkpoints).orderBy(desc(checkpoints.seq)).all();
+	const children = new Map<string, Checkpoint[]>();
+	for (const cp of all) {
+		if (cp.parentCheckpointId) {
+			const list = children.get(cp.parentCheckpointId) ?? [];
+			list.push(cp);
+			children.set(cp.parentCheckpointId, list);
+		}
+	}
+	const out: Checkpoint[] = [];
+	const seen = new Set<string>([ancestorId]);
+	const queue = [...(children.get(ancestorId) ?? [])];
+	while (queue.length) {
+		const cp = queue.shift() as Checkpoint;
+		if (seen.has(cp.id)) continue;
+		seen.add(cp.id);
+		out.push(cp);
+		queue.push(...(children.get(cp.id) ?? []));
+	}
+	return out.sort((a, b) => b.seq - a.seq);
+}

@@ -1,0 +1,229 @@
+/**
+ * The checkpoint records' writes: one `store.write` each, with its audit entry. The service runs git
+ * and the environment probes first and hands the results in.
+ */
+import { eq } from 'drizzle-orm';
+import { audit } from '../audit';
+import type { EngineContext } from '../context';
+import { BatonError } from '../errors';
+import type { EnvironmentSnapshot, EscalationThresholds, FileStats, LinkedIssue } from '../storage/jsonShapes';
+import type { BatonDb } from '../storage/journalStore';
+import type { ApprovalPolicy, Checkpoint, Session } from '../storage/model';
+import { approvalPolicies, checkpoints, checkpointSessionSettings } from '../storage/schema';
+import { decideApproval } from './approvalPolicy';
+import { getSession } from '../sessions/sessionQueries';
+import { getCheckpoint, nextCheckpointSeq, sessionSettingsOf, setHeadCheckpoint } from './checkpointQueries';
+import type { SnapshotResult } from './shadowSnapshot';
+import type { FileChange } from './treeDiff';
+
+export interface CheckpointRecordInput {
+	id: string;
+	nowMs: number;
+	input: {
+		trigger: string;
+		message?: string | null;
+		tags?: string[];
+		costUsd?: number;
+		errorCount?: number;
+		linkedIssues?: LinkedIssue[];
+		actor: string;
+	};
+	session: Session | null;
+	parent: Checkpoint | null;
+	snapshot: SnapshotResult;
+	commit: string;
+	changes: FileChange[];
+	environment: EnvironmentSnapshot | null;
+}
+
+/**
+ * Inserts a checkpoint taken by the shadow store: its stats against the parent, the approval the
+ * policy gives it (escalation first, from the session's stored and given metrics), and makes it the
+ * workspace's head. Runs inside `store.write`.
+ */
+export function recordCheckpoint(ctx: EngineContext, db: BatonDb, args: CheckpointRecordInput): Checkpoint {
+	const { id, nowMs, input, session, parent, snapshot, commit, changes, environment } = args;
+	const config = ctx.config.checkpoints;
+	const now = ctx.nowIso();
+	const stored = session ? sessionSettingsOf(db, session.id) : undefined;
+	if (session && (input.costUsd !== undefined || input.errorCount !== undefined)) {
+		upsertSessionSettings(db, session.id, now, { ...(input.costUsd !== undefined ? { costUsd: input.costUsd } : {}), ...(input.errorCount !== undefined ? { errorCount: input.errorCount } : {}) });
+	}
+	const metrics = {
+		costUsd: input.costUsd ?? stored?.costUsd ?? 0,
+		errorCount: input.errorCount ?? stored?.errorCount ?? 0,
+		sessionAgeMs: session ? Math.max(0, nowMs - Date.parse(session.startedAt)) : 0,
+	};
+	const escalation = config.escalation;
+	const thresholds: EscalationThresholds = { costUsd: escalation.costUsd, durationMs: escalation.duration, errorCount: escalation.errorCount, ...(stored?.thresholds ?? {}) };
+	const policy = stored?.policy ?? config.policy;
+	const decision = decideApproval({ trigger: input.trigger, policy, metrics, thresholds });
+	const auto = decision.status === 'auto_approved';
+	const counts = countChanges(changes, parent !== null);
+	const fileStats: FileStats = {
+		...counts,
+		totalFiles: Math.max(0, (parent?.fileStats.totalFiles ?? 0) + counts.added - counts.deleted),
+		skipped: snapshot.skipped.slice(0, 200),
+		skippedTotal: snapshot.skipped.length,
+		degraded: snapshot.degradedReason !== null,
+		degradedReason: snapshot.degradedReason,
+		nestedRepos: snapshot.nestedRepos,
+		durationMs: snapshot.durationMs,
+	};
+	const row: Checkpoint = {
+		id,
+		seq: nextCheckpointSeq(db),
+		sessionId: session?.id ?? null,
+		trigger: input.trigger,
+		parentCheckpointId: parent?.id ?? null,
+		commitSha: commit,
+		treeSha: snapshot.tree,
+		message: input.message ?? null,
+		tags: input.tags ?? [],
+		annotations: [],
+		linkedIssues: input.linkedIssues ?? [],
+		fileStats,
+		environment,
+		metrics,
+		approvalStatus: decision.status,
+		approvalUser: auto ? 'baton' : null,
+		approvalAt: auto ? now : null,
+		approvalReason: decision.reason,
+		approvalPolicy: decision.policy,
+		escalationReasons: decision.escalationReasons,
+		createdAt: now,
+	};
+	db.insert(checkpoints).values(row).run();
+	setHeadCheckpoint(db, id, now);
+	audit(db, {
+		at: now,
+		actor: input.actor,
+		operation: 'checkpoint.create',
+		sessionId: row.sessionId,
+		entityType: 'checkpoint',
+		entityId: id,
+		details: { trigger: row.trigger, approval: row.approvalStatus, escalation: row.escalationReasons, files: counts, degraded: fileStats.degraded, skipped: fileStats.skippedTotal },
+	});
+	return getCheckpoint(db, id);
+}
+
+export async function decideCheckpoint(ctx: EngineContext, id: string, status: 'approved' | 'rejected', input: { actor: string; reason?: string | null }): Promise<Checkpoint> {
+	const reason = input.reason?.trim() || null;
+	return ctx.store.write((db) => {
+		const cp = getCheckpoint(db, id);
+		if (cp.approvalStatus === status) {
+			throw new BatonError('invalidTransition', `checkpoint ${id} is already ${status}${cp.approvalUser ? ` (by ${cp.approvalUser})` : ''}`, { checkpointId: id, status });
+		}
+		const now = ctx.nowIso();
+		db.update(checkpoints).set({ approvalStatus: status, approvalUser: input.actor, approvalAt: now, approvalReason: reason }).where(eq(checkpoints.id, id)).run();
+		audit(db, {
+			at: now,
+			actor: input.actor,
+			operation: status === 'approved' ? 'checkpoint.approve' : 'checkpoint.reject',
+			sessionId: cp.sessionId,
+			entityType: 'checkpoint',
+			entityId: id,
+			details: { from: cp.approvalStatus, reason },
+		});
+		return getCheckpoint(db, id);
+	});
+}
+
+/** One change to a checkpoint's record (tags, annotations, links) with its audit entry; no write when `change` returns null. */
+export async function updateCheckpoint(
+	ctx: EngineContext,
+	id: string,
+	actor: string,
+	operation: string,
+	details: Record<string, unknown>,
+	change: (cp: Checkpoint) => Partial<Checkpoint> | null,
+): Promise<Checkpoint> {
+	return ctx.store.write((db) => {
+		const cp = getCheckpoint(db, id);
+		const set = change(cp);
+		if (!set) {
+			return cp;
+		}
+		const now = ctx.nowIso();
+		db.update(checkpoints).set(set).where(eq(checkpoints.id, id)).run();
+		audit(db, { at: now, actor, operation, sessionId: cp.sessionId, entityType: 'checkpoint', entityId: id, details });
+		return getCheckpoint(db, id);
+	});
+}
+
+/** Cost and error count of a session so far: they replace the stored figures. */
+export async function writeSessionMetrics(ctx: EngineContext, input: { sessionId: string; costUsd?: number; errorCount?: number; actor: string }): Promise<void> {
+	validateMetrics(input);
+	await ctx.store.write((db) => {
+		getSession(db, input.sessionId);
+		const now = ctx.nowIso();
+		upsertSessionSettings(db, input.sessionId, now, { ...(input.costUsd !== undefined ? { costUsd: input.costUsd } : {}), ...(input.errorCount !== undefined ? { errorCount: input.errorCount } : {}) });
+		audit(db, { at: now, actor: input.actor, operation: 'checkpoint.metrics', sessionId: input.sessionId, entityType: 'session', entityId: input.sessionId, details: { costUsd: input.costUsd ?? null, errorCount: input.errorCount ?? null } });
+	});
+}
+
+/** A session's own approval policy and escalation thresholds (null: back to the workspace's). */
+export async function writeSessionConfig(
+	ctx: EngineContext,
+	input: { sessionId: string; policy?: ApprovalPolicy | null; thresholds?: Partial<EscalationThresholds> | null; actor: string },
+): Promise<void> {
+	if (input.policy && !(approvalPolicies as readonly string[]).includes(input.policy)) {
+		throw new BatonError('invalidInput', `policy must be one of ${approvalPolicies.join(', ')}`);
+	}
+	for (const value of Object.values(input.thresholds ?? {})) {
+		if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
+			throw new BatonError('invalidInput', 'escalation thresholds are numbers ≥ 0');
+		}
+	}
+	await ctx.store.write((db) => {
+		getSession(db, input.sessionId);
+		const now = ctx.nowIso();
+		upsertSessionSettings(db, input.sessionId, now, {
+			...(input.policy !== undefined ? { policy: input.policy } : {}),
+			...(input.thresholds !== undefined ? { thresholds: input.thresholds } : {}),
+		});
+		audit(db, { at: now, actor: input.actor, operation: 'checkpoint.configure', sessionId: input.sessionId, entityType: 'session', entityId: input.sessionId, details: { policy: input.policy ?? null, thresholds: input.thresholds ?? null } });
+	});
+}
+
+/** Line counts only when asked (the first checkpoint is diffed without them: every file would be read); binary files count no lines. */
+function countChanges(changes: FileChange[], lines: boolean): Pick<FileStats, 'added' | 'modified' | 'deleted' | 'linesAdded' | 'linesRemoved'> {
+	let added = 0;
+	let modified = 0;
+	let deleted = 0;
+	let linesAdded = 0;
+	let linesRemoved = 0;
+	for (const c of changes) {
+		if (c.change === 'added') added++;
+		else if (c.change === 'deleted') deleted++;
+		else modified++;
+		linesAdded += c.additions ?? 0;
+		linesRemoved += c.deletions ?? 0;
+	}
+	return { added, modified, deleted, linesAdded: lines ? linesAdded : null, linesRemoved: lines ? linesRemoved : null };
+}
+
+export function validateMetrics(input: { costUsd?: number; errorCount?: number }): void {
+	if (input.costUsd !== undefined && (!Number.isFinite(input.costUsd) || input.costUsd < 0)) {
+		throw new BatonError('invalidInput', 'cost is a number of US dollars ≥ 0');
+	}
+	if (input.errorCount !== undefined && (!Number.isInteger(input.errorCount) || input.errorCount < 0)) {
+		throw new BatonError('invalidInput', 'the error count is a whole number ≥ 0');
+	}
+}
+
+export function upsertSessionSettings(
+	db: BatonDb,
+	sessionId: string,
+	now: string,
+	set: { costUsd?: number; errorCount?: number; policy?: ApprovalPolicy | null; thresholds?: Partial<EscalationThresholds> | null },
+): void {
+	const existing = sessionSettingsOf(db, sessionId);
+	if (existing) {
+		db.update(checkpointSessionSettings).set({ ...set, updatedAt: now }).where(eq(checkpointSessionSettings.sessionId, sessionId)).run();
+	} else {
+		db.insert(checkpointSessionSettings)
+			.values({ sessionId, costUsd: set.costUsd ?? 0, errorCount: set.errorCount ?? 0, policy: set.policy ?? null, thresholds: set.thresholds ?? null, updatedAt: now })
+			.run();
+	}
+}

@@ -1,0 +1,139 @@
+/**
+ * Runs git as a child process (spawn, not simple-git: simple-git waits a fixed 50 ms after every
+ * command that prints nothing, which is most of the snapshot path). Every call gets an explicit
+ * environment built here, so variables inherited from a terminal or an agent hook (GIT_DIR,
+ * GIT_INDEX_FILE, GIT_WORK_TREE, …) can never point git at the user's repository by accident.
+ */
+import { spawn } from 'node:child_process';
+import { BatonError } from '../errors';
+
+export interface GitRunOptions {
+	cwd: string;
+	env: NodeJS.ProcessEnv;
+	/** A promise is written when it settles: git starts (and pays its start-up) while the input is computed. */
+	input?: string | Buffer | Promise<string | Buffer>;
+	/** Killed (SIGTERM, then SIGKILL) after this long. */
+	timeoutMs?: number;
+	/** Exit codes that are not failures (e.g. 1 for `check-ignore` when nothing is ignored). */
+	okCodes?: readonly number[];
+}
+
+export interface GitResult {
+	stdout: Buffer;
+	stderr: string;
+	code: number;
+}
+
+/** The few variables git needs from the host; everything named GIT_* is left behind. */
+const hostKeys = ['PATH', 'Path', 'SystemRoot', 'SYSTEMROOT', 'ComSpec', 'PATHEXT', 'TEMP', 'TMP', 'TMPDIR', 'WINDIR'];
+
+export function hostEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+	const env: NodeJS.ProcessEnv = {};
+	for (const key of hostKeys) {
+		const value = process.env[key];
+		if (value !== undefined) {
+			env[key] = value;
+		}
+	}
+	// English messages: a few of them are parsed (the path git could not read).
+	env['LC_ALL'] = 'C';
+	env['GIT_TERMINAL_PROMPT'] = '0';
+	return { ...env, ...extra };
+}
+
+/**
+ * The environment for reading a repository of the user's (nested repositories, the git state):
+ * their own repository config applies, global and system config do not, and git takes no optional
+ * locks, so `status` and friends never rewrite the index.
+ */
+export function userRepoEnv(isolatedConfigFile: string): NodeJS.ProcessEnv {
+	return hostEnv({ GIT_OPTIONAL_LOCKS: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: isolatedConfigFile, HOME: process.env['HOME'] ?? '' });
+}
+
+export class GitTimeoutError extends BatonError {
+	constructor(args: readonly string[], timeoutMs: number) {
+		super('gitFailed', `git ${args[0] ?? ''} did not finish within ${timeoutMs} ms`, { args: [...args], timedOut: true });
+	}
+}
+
+export function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
+	return new Promise((resolve, reject) => {
+		let child: ReturnType<typeof spawn>;
+		try {
+			child = spawn('git', args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+		} catch (error) {
+			reject(spawnError(error));
+			return;
+		}
+		const out: Buffer[] = [];
+		const err: Buffer[] = [];
+		let timedOut = false;
+		let killTimer: NodeJS.Timeout | undefined;
+		const timer =
+			options.timeoutMs !== undefined
+				? setTimeout(() => {
+						timedOut = true;
+						child.kill('SIGTERM');
+						// git removes its lock files on SIGTERM; SIGKILL only if it does not go.
+						killTimer = setTimeout(() => child.kill('SIGKILL'), 2_000);
+					}, Math.max(1, options.timeoutMs))
+				: undefined;
+		child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+		child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
+		// git may exit before reading all of its input (a fatal error): that is reported by the exit code.
+		child.stdin?.on('error', () => {});
+		child.on('error', (error) => {
+			clearTimeout(timer);
+			clearTimeout(killTimer);
+			reject(spawnError(error));
+		});
+		child.on('close', (code, signal) => {
+			clearTimeout(timer);
+			clearTimeout(killTimer);
+			const stderr = Buffer.concat(err).toString('utf8');
+			if (timedOut) {
+				reject(new GitTimeoutError(args, options.timeoutMs ?? 0));
+				return;
+			}
+			const exit = code ?? (signal ? 128 : 1);
+			if (exit !== 0 && !(options.okCodes ?? []).includes(exit)) {
+				reject(
+					new BatonError('gitFailed', `git ${args[0] ?? ''} failed (exit ${exit}${signal ? `, ${signal}` : ''}): ${stderr.trim().split('\n').slice(-3).join(' / ') || 'no message'}`, {
+						args: [...args],
+						code: exit,
+						stderr,
+					}),
+				);
+				return;
+			}
+			resolve({ stdout: Buffer.concat(out), stderr, code: exit });
+		});
+		if (options.input instanceof Promise) {
+			options.input.then(
+				(input) => child.stdin?.end(input),
+				() => child.kill('SIGTERM'),
+			);
+		} else if (options.input !== undefined) {
+			child.stdin?.end(options.input);
+		} else {
+			child.stdin?.end();
+		}
+	});
+}
+
+function spawnError(error: unknown): BatonError {
+	const code = (error as NodeJS.ErrnoException).code;
+	return new BatonError('gitFailed', code === 'ENOENT' ? 'git is not installed or not on PATH; checkpoints need git 2.32 or later' : `could not run git: ${(error as Error).message}`);
+}
+
+/** NUL-separated output (`-z`) as strings; the trailing empty field is dropped. */
+export function splitNul(buffer: Buffer): string[] {
+	if (buffer.length === 0) {
+		return [];
+	}
+	const parts = buffer.toString('utf8').split('\0');
+	if (parts[parts.length - 1] === '') {
+		parts.pop();
+	}
+	return parts;
+}

@@ -1,0 +1,188 @@
+/**
+ * A rollback with recorded phases (DESIGN.md §1): safety checkpoint → verify target → restore →
+ * done, or failed → recovered. Workspace files only: git history, other sessions and Baton's own
+ * data are never touched. Runs under the shadow's lock.
+ *
+ * Which files may be removed: a file the target does not have is removed only when Baton's
+ * snapshots prove it was created after the target: the target is complete (not degraded, the file
+ * was not skipped there) and a later checkpoint descending from the target holds it. Safety
+ * checkpoints do not count as proof: they capture everything, including files the user made and
+ * never asked Baton to look at, which therefore survive.
+ */
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { audit } from '../audit';
+import type { EngineContext } from '../context';
+import { BatonError } from '../errors';
+import { newRollbackId } from '../ids';
+import type { RollbackPhase } from '../storage/jsonShapes';
+import type { Checkpoint, Rollback } from '../storage/model';
+import { rollbacks } from '../storage/schema';
+import { descendantsOf, setHeadCheckpoint } from './checkpointQueries';
+import { splitNul } from './gitProcess';
+import { planRestore, RestoreRun, type RestoreFaults, type RestorePlan } from './restorer';
+import type { ShadowRepo } from './shadowRepo';
+
+export interface RollbackResult {
+	rollbackId: string;
+	safetyCheckpointId: string;
+	/** Paths written with the target's content. */
+	restored: string[];
+	/** Paths removed (proven created after the target, or displaced by it; all of them are in the safety checkpoint). */
+	removed: string[];
+	/** Paths the target does not have, kept for lack of proof. */
+	kept: string[];
+	/** Content that stood where the target writes, moved to `preservedDir` (relative to the workspace). */
+	preserved: string[];
+	preservedDir: string | null;
+}
+
+interface RunnerDeps {
+	ctx: EngineContext;
+	shadow: ShadowRepo;
+	faults: RestoreFaults;
+	/** `.baton/rollbacks`: preserved content goes to `<id>/preserved/`. */
+	preservedRoot: string;
+}
+
+/** At most this many later checkpoints are consulted as proof (newest first). */
+const maxProofCheckpoints = 200;
+
+export async function runRollback(deps: RunnerDeps, input: { target: Checkpoint; actor: string; createSafety: () => Promise<Checkpoint> }): Promise<RollbackResult> {
+	const { ctx, shadow } = deps;
+	const { target } = input;
+	const id = newRollbackId(ctx.clock.now());
+	const phases: RollbackPhase[] = [];
+	const phase = (name: RollbackPhase['phase'], detail: string | null) => phases.push({ phase: name, at: ctx.nowIso(), detail });
+	const preservedDir = path.join(deps.preservedRoot, id, 'preserved');
+	const createdAt = ctx.nowIso();
+	const record = async (set: Partial<Rollback>) =>
+		ctx.store.write((db) => {
+			const now = ctx.nowIso();
+			const existing = db.select({ id: rollbacks.id }).from(rollbacks).where(eq(rollbacks.id, id)).get();
+			if (existing) {
+				db.update(rollbacks).set({ ...set, phases: [...phases] }).where(eq(rollbacks.id, id)).run();
+			} else {
+				db.insert(rollbacks)
+					.values({ id, targetCheckpointId: target.id, safetyCheckpointId: null, sessionId: target.sessionId, status: 'running', phases: [...phases], restoredPaths: [], removedPaths: [], keptPaths: [], preservedPaths: [], preservedDir: null, error: null, actor: input.actor, createdAt, finishedAt: null, ...set })
+					.run();
+			}
+			if (set.status === 'done') {
+				// The workspace now is the target: the next checkpoint descends from it.
+				setHeadCheckpoint(db, target.id, now);
+			}
+			if (set.status && set.status !== 'running') {
+				audit(db, {
+					at: now,
+					actor: input.actor,
+					operation: 'checkpoint.rollback',
+					sessionId: target.sessionId,
+					entityType: 'checkpoint',
+					entityId: target.id,
+					details: { rollbackId: id, status: set.status, safetyCheckpointId: set.safetyCheckpointId ?? null, restored: set.restoredPaths?.length ?? 0, removed: set.removedPaths?.length ?? 0, error: set.error ?? null },
+				});
+			}
+		});
+
+	let safety: Checkpoint;
+	try {
+		safety = await input.createSafety();
+		if (safety.fileStats.degraded) {
+			throw new BatonError('rollbackFailed', `the safety checkpoint ${safety.id} is incomplete (${safety.fileStats.degradedReason ?? 'degraded'}), so the workspace could not be put back if the rollback failed; nothing was changed`);
+		}
+	} catch (error) {
+		phase('failed', `safety checkpoint: ${(error as Error).message}; nothing was changed`);
+		await record({ status: 'failed', error: (error as Error).message, finishedAt: ctx.nowIso() });
+		throw failure(error, id, null, true);
+	}
+	phase('safety_checkpoint', safety.id);
+	await record({ safetyCheckpointId: safety.id });
+
+	let plan: RestorePlan;
+	try {
+		plan = await planRestore(shadow, safety.commitSha, target.commitSha, () => proveCreatedAfter(deps, target, safety));
+	} catch (error) {
+		phase('failed', `verify target: ${(error as Error).message}; nothing was changed`);
+		await record({ status: 'failed', error: (error as Error).message, finishedAt: ctx.nowIso() });
+		throw failure(error, id, safety.id, true);
+	}
+	phase('verify_target', `${plan.restored.length} to restore, ${plan.removed.length} to remove, ${plan.kept.length} kept (no proof they are newer), ${plan.inTheWay.length} in the way`);
+
+	const run = new RestoreRun(shadow, plan, preservedDir);
+	try {
+		await run.apply(deps.faults);
+	} catch (error) {
+		phase('failed', `restore: ${(error as Error).message}`);
+		let recoveryError: unknown;
+		try {
+			await run.recover();
+		} catch (caught) {
+			recoveryError = caught ?? new Error('recovery failed');
+		}
+		if (recoveryError === undefined) {
+			phase('recovered', `the workspace is back as it was (safety checkpoint ${safety.id})`);
+			const rescued = run.rescued.length ? { preservedPaths: run.rescued, preservedDir: relative(deps, preservedDir) } : {};
+			await record({ status: 'recovered', error: (error as Error).message, finishedAt: ctx.nowIso(), ...rescued });
+			throw failure(error, id, safety.id, true);
+		}
+		const message = `${(error as Error).message}; recovery failed too: ${(recoveryError as Error).message}`;
+		await record({ status: 'failed', error: message, preservedPaths: run.preserved, preservedDir: relative(deps, preservedDir), finishedAt: ctx.nowIso() });
+		throw failure(new Error(message), id, safety.id, false);
+	}
+	phase('restore', `${plan.restored.length} restored, ${plan.removed.length} removed`);
+	const preserved = [...new Set([...plan.displaced, ...run.preserved])].sort();
+	phase('done', null);
+	await record({
+		status: 'done',
+		restoredPaths: plan.restored,
+		removedPaths: plan.removed,
+		keptPaths: plan.kept,
+		preservedPaths: preserved,
+		preservedDir: preserved.length ? relative(deps, preservedDir) : null,
+		finishedAt: ctx.nowIso(),
+	});
+	return {
+		rollbackId: id,
+		safetyCheckpointId: safety.id,
+		restored: plan.restored,
+		removed: plan.removed,
+		kept: plan.kept,
+		preserved,
+		preservedDir: preserved.length ? relative(deps, preservedDir) : null,
+	};
+}
+
+/**
+ * Paths created after the target according to Baton's snapshots: added in some later checkpoint
+ * that descends from the target (safety checkpoints excluded). A degraded target, or one whose
+ * skipped list is incomplete, proves nothing; a path the target skipped (too large) is never proven.
+ */
+async function proveCreatedAfter(deps: RunnerDeps, target: Checkpoint, safety: Checkpoint): Promise<Set<string>> {
+	const stats = target.fileStats;
+	if (stats.degraded || stats.skippedTotal > stats.skipped.length) {
+		return new Set();
+	}
+	const later = (await deps.ctx.store.read((db) => descendantsOf(db, target.id)))
+		.filter((cp) => cp.id !== safety.id && cp.trigger !== 'pre-rollback')
+		.slice(0, maxProofCheckpoints);
+	if (!later.length) {
+		return new Set();
+	}
+	// One process: each later checkpoint diffed against the target, keeping only added paths.
+	const input = later.map((cp) => `${cp.commitSha} ${target.commitSha}\n`).join('');
+	const added = new Set(splitNul((await deps.shadow.git(['diff-tree', '--stdin', '-r', '-z', '--no-renames', '--name-only', '--diff-filter=A', '--no-commit-id'], { input })).stdout));
+	for (const skipped of stats.skipped) {
+		added.delete(skipped.path);
+	}
+	return added;
+}
+
+function failure(error: unknown, rollbackId: string, safetyCheckpointId: string | null, recovered: boolean): BatonError {
+	const message = (error as Error).message;
+	const what = recovered ? (safetyCheckpointId ? 'the workspace was put back as it was' : 'nothing was changed') : `the workspace may be partly restored; roll back to ${safetyCheckpointId ?? 'the safety checkpoint'} to undo`;
+	return new BatonError('rollbackFailed', `rollback failed: ${message} (${what})`, { rollbackId, safetyCheckpointId, recovered });
+}
+
+function relative(deps: RunnerDeps, dir: string): string {
+	return path.relative(deps.ctx.workspaceRoot, dir).split(path.sep).join('/');
+}

@@ -1,0 +1,150 @@
+import assert from 'node:assert/strict';
+import { spawn, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { before, describe, it } from 'node:test';
+import { makeWorkspace, read, write } from '../engine/checkpoints/gitFixtures';
+import { snapshotFiles, tempDir } from '../helpers';
+
+const cli = path.resolve(__dirname, '../../../dist/cli.js');
+const env = { ...process.env, BATON_ACTOR: 'test:cli' };
+
+interface Run {
+	code: number;
+	stdout: string;
+	stderr: string;
+	json: Record<string, any>;
+}
+
+function baton(cwd: string, ...args: string[]): Run {
+	const result = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env });
+	let json: Record<string, any> = {};
+	if (args.includes('--json') && result.stdout.trim()) {
+		const lines = result.stdout.trim().split('\n');
+		assert.equal(lines.length, 1, `--json prints one line: ${result.stdout}`);
+		json = JSON.parse(lines[0] as string);
+	}
+	return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, json };
+}
+
+function batonAsync(cwd: string, ...args: string[]): Promise<Run> {
+	return new Promise((resolve) => {
+		const child = spawn(process.execPath, [cli, ...args], { cwd, env });
+		let stdout = '';
+		let stderr = '';
+		child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+		child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+		child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr, json: stdout.trim() ? (JSON.parse(stdout) as Record<string, any>) : {} }));
+	});
+}
+
+void describe('baton checkpoint (the bundled CLI)', () => {
+	before(() => {
+		assert.ok(fs.existsSync(cli), `${cli} is missing: run \`npm run build\` first (npm test does)`);
+	});
+
+	void it('creates, lists, shows, diffs, approves, rejects, tags and rolls back with the documented JSON shapes', (t) => {
+		const root = tempDir(t);
+		makeWorkspace(root);
+		assert.equal(baton(root, 'init').code, 0);
+		const userGitDir = snapshotFiles(path.join(root, '.git'));
+		const session = baton(root, 'session', 'start', '--name', 'cli run', '--json').json['session'];
+
+		const created = baton(root, 'checkpoint', 'create', '--message', 'before the refactor', '--tag', 'a', '--tag', 'b', '--cost', '1.25', '--errors', '1', '--json');
+		assert.equal(created.code, 0, created.stderr);
+		assert.deepEqual(Object.keys(created.json), ['checkpoint']);
+		const first = created.json['checkpoint'];
+		assert.match(first.id, /^cp_\d{14}_[0-9a-f]{6}$/);
+		assert.equal(first.sessionId, session.id, 'the sole active session by default');
+		assert.equal(first.trigger, 'manual');
+		assert.deepEqual(first.tags, ['a', 'b']);
+		assert.deepEqual(first.metrics, { costUsd: 1.25, errorCount: 1, sessionAgeMs: first.metrics.sessionAgeMs });
+		for (const key of ['parentCheckpointId', 'commitSha', 'fileStats', 'environment', 'approvalStatus', 'approvalUser', 'approvalAt', 'approvalReason', 'approvalPolicy', 'escalationReasons', 'annotations', 'linkedIssues', 'createdAt']) {
+			assert.ok(key in first, `checkpoint has ${key}`);
+		}
+
+		write(root, 'src/app.ts', 'export const app = 2;\nexport const b = 1;\n');
+		write(root, 'src/new.ts', 'new\n');
+		const second = baton(root, 'checkpoint', 'create', '--trigger', 'periodic', '--json').json['checkpoint'];
+		assert.equal(second.approvalStatus, 'auto_approved');
+		assert.equal(second.parentCheckpointId, first.id);
+
+		const list = baton(root, 'checkpoint', 'list', '--json');
+		assert.deepEqual(Object.keys(list.json), ['checkpoints']);
+		assert.deepEqual(list.json['checkpoints'].map((c: { id: string }) => c.id), [second.id, first.id]);
+		assert.equal(baton(root, 'checkpoint', 'list', '--session', 'ses_20990101000000_abcdef', '--json').json['checkpoints'].length, 0);
+		assert.deepEqual(baton(root, 'checkpoint', 'show', first.id, '--json').json['checkpoint'].id, first.id);
+
+		const diff = baton(root, 'checkpoint', 'diff', first.id, second.id, '--json');
+		assert.deepEqual(Object.keys(diff.json).sort(), ['environment', 'files']);
+		assert.deepEqual(diff.json['files'], [
+			{ path: 'src/app.ts', change: 'modified', additions: 2, deletions: 1 },
+			{ path: 'src/new.ts', change: 'added', additions: 1, deletions: 0 },
+		]);
+		for (const category of ['agents', 'vscode', 'extensions', 'mcpServers', 'runtimes', 'packages', 'git']) {
+			assert.deepEqual(Object.keys(diff.json['environment'][category]).sort(), ['added', 'changed', 'removed'], category);
+		}
+		write(root, 'src/app.ts', 'working tree\n');
+		assert.deepEqual(baton(root, 'checkpoint', 'diff', second.id, '--json').json['files'], [{ path: 'src/app.ts', change: 'modified', additions: 1, deletions: 2 }]);
+
+		const approved = baton(root, 'checkpoint', 'approve', first.id, '--reason', 'reviewed', '--json');
+		assert.deepEqual(Object.keys(approved.json), ['checkpoint']);
+		assert.deepEqual([approved.json['checkpoint'].approvalStatus, approved.json['checkpoint'].approvalUser, approved.json['checkpoint'].approvalReason], ['approved', 'test:cli', 'reviewed']);
+		const twice = baton(root, 'checkpoint', 'approve', first.id, '--json');
+		assert.equal(twice.code, 1);
+		assert.equal(twice.json['error'].code, 'invalidTransition');
+		assert.equal(baton(root, 'checkpoint', 'reject', first.id, '--reason', 'changed my mind', '--json').json['checkpoint'].approvalStatus, 'rejected');
+		assert.deepEqual(baton(root, 'checkpoint', 'tag', second.id, 'milestone/v1', '--json').json['checkpoint'].tags, ['milestone/v1']);
+
+		const refused = baton(root, 'checkpoint', 'rollback', first.id, '--json');
+		assert.equal(refused.code, 1);
+		assert.equal(refused.json['error'].code, 'checkpointRejected');
+		assert.equal(read(root, 'src/app.ts'), 'working tree\n');
+		const rolled = baton(root, 'checkpoint', 'rollback', first.id, '--force', '--json');
+		assert.equal(rolled.code, 0, rolled.stderr);
+		assert.deepEqual(Object.keys(rolled.json).sort(), ['removed', 'restored', 'safetyCheckpointId']);
+		assert.deepEqual(rolled.json['restored'], ['src/app.ts']);
+		assert.deepEqual(rolled.json['removed'], ['src/new.ts']);
+		assert.equal(read(root, 'src/app.ts'), 'export const app = 1;\n');
+		const safety = baton(root, 'checkpoint', 'show', rolled.json['safetyCheckpointId'], '--json').json['checkpoint'];
+		assert.equal(safety.trigger, 'pre-rollback');
+		assert.deepEqual(snapshotFiles(path.join(root, '.git')), userGitDir, 'the user’s .git is byte-identical after every command');
+
+		const undo = baton(root, 'checkpoint', 'rollback', rolled.json['safetyCheckpointId'], '--json');
+		assert.equal(undo.code, 0, undo.stdout);
+		assert.equal(read(root, 'src/app.ts'), 'working tree\n', 'the safety checkpoint undoes the rollback');
+	});
+
+	void it('refuses bad input with the usual exit codes and JSON errors', (t) => {
+		const root = tempDir(t);
+		makeWorkspace(root);
+		baton(root, 'init');
+		assert.equal(baton(root, 'checkpoint', 'create', '--cost', 'lots', '--json').code, 2);
+		assert.equal(baton(root, 'checkpoint', 'create', '--errors', '1.5', '--json').json['error'].code, 'usage');
+		assert.equal(baton(root, 'checkpoint', 'show', '--json').code, 2);
+		const missing = baton(root, 'checkpoint', 'show', 'cp_20990101000000_abcdef', '--json');
+		assert.deepEqual([missing.code, missing.json['error'].code], [1, 'notFound']);
+		const badTrigger = baton(root, 'checkpoint', 'create', '--trigger', 'Not Valid', '--json');
+		assert.deepEqual([badTrigger.code, badTrigger.json['error'].code], [1, 'invalidInput']);
+		const unknown = baton(root, 'checkpoint', 'create', '--trigger', 'nightly', '--json').json['checkpoint'];
+		assert.equal(unknown.approvalStatus, 'pending');
+		assert.match(baton(root, 'checkpoint', 'list').stdout, /nightly\s+pending/);
+	});
+
+	void it('serializes checkpoints taken by several processes at once', async (t) => {
+		const root = tempDir(t);
+		makeWorkspace(root);
+		baton(root, 'init');
+		const runs = await Promise.all(Array.from({ length: 3 }, (_, i) => batonAsync(root, 'checkpoint', 'create', '--message', `p${i}`, '--json')));
+		for (const run of runs) {
+			assert.equal(run.code, 0, run.stderr + run.stdout);
+		}
+		const list = baton(root, 'checkpoint', 'list', '--json').json['checkpoints'] as { id: string; parentCheckpointId: string | null; seq: number }[];
+		assert.equal(list.length, 3);
+		const ordered = [...list].sort((a, b) => a.seq - b.seq);
+		assert.deepEqual(
+			ordered.map((c) => c.parentCheckpointId),
+			[null, ordered[0]?.id, ordered[1]?.id],
+		);
+	});
+});

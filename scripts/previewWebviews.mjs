@@ -72,6 +72,18 @@ function largeGraph(count, scopes) {
 	return { type: 'graph', sessions, focusId: sessions[Math.floor(count / 2)].id };
 }
 
+/** A comparison of thousands of files: the page must draw the first rows fast and show the rest on request. */
+function largeComparison(count) {
+	const template = data.compare.comparison.files[0];
+	const kinds = ['modified', 'added', 'modified', 'deleted'];
+	const files = Array.from({ length: count }, (_, i) => {
+		const change = kinds[Math.floor(i / 7) % kinds.length];
+		const path = `packages/pkg-${String(i % 60).padStart(2, '0')}/src/generated/module-${String(i).padStart(5, '0')}.ts`;
+		return { ...template, path, change, additions: change === 'deleted' ? 0 : (i * 7) % 90, deletions: change === 'added' ? 0 : (i * 3) % 40, binary: false, oldMode: change === 'added' ? null : '100644', newMode: change === 'deleted' ? null : '100644' };
+	}).sort((a, b) => (a.path < b.path ? -1 : 1));
+	return { type: 'compare', comparison: { ...data.compare.comparison, files } };
+}
+
 // ---- VS Code's theme variables (Light Modern / Dark Modern, with the registry's chart colours) ----
 const common = {
 	'--vscode-font-family': 'system-ui, "Ubuntu", "Droid Sans", sans-serif',
@@ -308,7 +320,11 @@ for (const theme of Object.keys(themes)) {
 	addPage(`briefing-${theme}`, { view: 'briefing', theme, answer: data.briefing });
 	addPage(`details-${theme}`, { view: 'details', theme, answer: data.details });
 	addPage(`graph-${theme}`, { view: 'graph', theme, answer: data.graph });
+	addPage(`compare-${theme}`, { view: 'compare', theme, answer: data.compare });
 }
+addPage('compare-worktree-light', { view: 'compare', theme: 'light', answer: data.compareWorkingTree });
+addPage('compare-worktree-dark', { view: 'compare', theme: 'dark', answer: data.compareWorkingTree });
+addPage('compare-large-dark', { view: 'compare', theme: 'dark', answer: largeComparison(5000) });
 addPage('briefing-empty-dark', { view: 'briefing', theme: 'dark', answer: data.briefingEmpty });
 addPage('details-active-light', { view: 'details', theme: 'light', answer: detailsActive });
 addPage('graph-large-dark', { view: 'graph', theme: 'dark', answer: largeGraph(400, 24) });
@@ -418,7 +434,7 @@ try {
 	// Every view in the light and dark themes (and high contrast): renders, asks with `ready` first,
 	// nothing blocked or logged.
 	for (const theme of Object.keys(themes)) {
-		for (const view of ['briefing', 'details', 'graph']) {
+		for (const view of ['briefing', 'details', 'graph', 'compare']) {
 			const name = `${view}-${theme}`;
 			const { page, problems } = await open(name);
 			check(`${name}: renders`, await rendered(page, view));
@@ -572,6 +588,102 @@ try {
 		check('graph-large: scrolls, and starts scrolled to the focused session', scroll.scrollable && scroll.left > 0, JSON.stringify(scroll));
 		await screenshot(page, 'graph-large-dark', false);
 		await cleanPage('graph-large-dark', page, problems);
+		await page.close();
+	}
+	{
+		const cmp = data.compare.comparison;
+		const { page, problems } = await open('compare-dark');
+		await rendered(page, 'compare');
+		const text = await page.evaluate(() => document.body.innerText);
+		check('compare: the title names both checkpoints', /^Checkpoint #14 → (compared with )?Checkpoint #17$/.test((await page.locator('h1').innerText()).replace(/\s+/g, ' ').trim()), await page.locator('h1').innerText());
+		check('compare: both sides show trigger, message, session and tags', ['complete', 'error', cmp.from.message, cmp.to.message, '#migration', 'needs-review'].every((t) => text.includes(t.replace(/^#/, ''))) && text.includes(cmp.from.sessionId));
+		check('compare: approval badges and who/when/why', text.includes('Approved by alice') && text.includes('Reviewed the migration') && (await page.locator('.pill.approval-pending').count()) >= 2);
+		check('compare: escalation reasons are listed', cmp.to.escalationReasons.every((r) => text.includes(r)));
+		check('compare: file counts (3 added, 7 modified, 2 deleted)', await page.evaluate(() => [...document.querySelectorAll('.file-stats > li')].slice(0, 3).map((li) => li.innerText.replace(/\s+/g, ' ')).join('|') === '3 added|7 modified|2 deleted'));
+		const rows = page.locator('tr.file-row');
+		check('compare: one row per changed file', (await rows.count()) === cmp.files.length, `${await rows.count()} rows`);
+		check('compare: a binary file says binary', (await page.locator('tr[data-path="docs/diagrams/retry-flow.png"] .col-lines').innerText()).includes('binary'));
+		check('compare: a mode change shows both modes', (await page.locator('tr[data-path="scripts/run-e2e.sh"] .col-mode').innerText()).includes('100644 → 100755'));
+		check('compare: a symlink is named', (await page.locator('tr[data-path="config/current"] .col-mode').innerText()).includes('symlink'));
+		check('compare: the skipped file is called out', (await page.locator('.skipped-callout').innerText()).includes('fixtures/recordings/checkout-e2e.har'));
+		check('compare: environment changes per category', ['Agents', 'MCP servers', 'Runtimes', 'Packages', 'v20.11.1', 'v22.14.0', 'postgres', 'package-lock.json:zod'].every((t) => text.includes(t)) && text.includes('Unchanged: VS Code, Extensions.'));
+		check('compare: the approval section shows the change', text.includes('Approved → pending'));
+		await page.locator('tr[data-path="src/payments/retry/backoff.ts"] .col-lines').click();
+		check('compare: clicking a file row posts openFileDiff', same(await lastPosted(page), { type: 'openFileDiff', path: 'src/payments/retry/backoff.ts' }), JSON.stringify(await lastPosted(page)));
+		await page.getByRole('button', { name: /^package\.json: modified/ }).focus();
+		await page.keyboard.press('Enter');
+		check('compare: Enter on a file posts openFileDiff', same(await lastPosted(page), { type: 'openFileDiff', path: 'package.json' }), JSON.stringify(await lastPosted(page)));
+		await page.keyboard.press('Tab');
+		await page.keyboard.press('Space');
+		check('compare: Tab reaches the next file, Space opens it', same(await lastPosted(page), { type: 'openFileDiff', path: 'scripts/run-e2e.sh' }), JSON.stringify(await lastPosted(page)));
+		await page.locator('vscode-button', { hasText: 'Approve' }).click();
+		check('compare: Approve posts checkpointAction approve for the newer side', same(await lastPosted(page), { type: 'checkpointAction', action: 'approve', checkpointId: cmp.to.id }), JSON.stringify(await lastPosted(page)));
+		await page.locator('vscode-button', { hasText: 'Reject' }).click();
+		check('compare: Reject posts checkpointAction reject for the newer side', same(await lastPosted(page), { type: 'checkpointAction', action: 'reject', checkpointId: cmp.to.id }), JSON.stringify(await lastPosted(page)));
+		await page.locator('vscode-button', { hasText: 'Roll back to this checkpoint' }).click();
+		check('compare: Roll back posts checkpointAction rollback for the from side', same(await lastPosted(page), { type: 'checkpointAction', action: 'rollback', checkpointId: cmp.from.id }), JSON.stringify(await lastPosted(page)));
+		check('compare: only one Roll back button, on the from side', (await page.locator('.side-from vscode-button', { hasText: 'Roll back' }).count()) === 1 && (await page.locator('.side-to vscode-button').count()) === 0);
+		await page.getByRole('searchbox', { name: 'Filter changed files by path' }).fill('retry');
+		check('compare: the filter narrows the files', (await rows.count()) === 3 && (await page.locator('.file-status').innerText()).includes('3 files of 12 match'), `${await rows.count()} rows`);
+		await page.evaluate((message) => window.postMessage(message, '*'), data.compare);
+		await page.waitForTimeout(50);
+		check('compare: fresh data keeps the filter', (await rows.count()) === 3);
+		await page.getByRole('searchbox', { name: 'Filter changed files by path' }).fill('');
+		const offenders = await page.evaluate(() => [...document.querySelectorAll('button, [role=button], vscode-button, input')].filter((b) => !(b.getAttribute('aria-label') || b.textContent?.trim())).length);
+		check('compare: every control has an accessible name', offenders === 0, `${offenders} unnamed`);
+		await cleanPage('compare interactions', page, problems);
+		await page.close();
+	}
+	{
+		const cmp = data.compareWorkingTree.comparison;
+		const { page, problems } = await open('compare-worktree-light');
+		check('compare-worktree-light: renders', await rendered(page, 'compare'));
+		const text = await page.evaluate(() => document.body.innerText);
+		check('compare (working tree): the title ends at the working tree', /^Checkpoint #18 → (compared with )?working tree$/.test((await page.locator('h1').innerText()).replace(/\s+/g, ' ').trim()), await page.locator('h1').innerText());
+		check('compare (working tree): the partial snapshot is called out', text.includes('Checkpoint #18 is a partial snapshot') && text.includes('time budget ran out'));
+		check('compare (working tree): skipped files, with the ones not listed counted', text.includes('5 files not captured') && text.includes('and 3 more files not listed'));
+		check('compare (working tree): the missing environment snapshot is said', text.includes('Not compared: no environment snapshot for the first side'));
+		await page.locator('vscode-button', { hasText: 'Approve' }).click();
+		check('compare (working tree): Approve acts on the from side', same(await lastPosted(page), { type: 'checkpointAction', action: 'approve', checkpointId: cmp.from.id }), JSON.stringify(await lastPosted(page)));
+		await page.locator('vscode-button', { hasText: 'Roll back to this checkpoint' }).click();
+		check('compare (working tree): Roll back acts on the from side', same(await lastPosted(page), { type: 'checkpointAction', action: 'rollback', checkpointId: cmp.from.id }), JSON.stringify(await lastPosted(page)));
+		await page.locator('tr.file-row').first().click();
+		check('compare (working tree): a file row posts openFileDiff', same(await lastPosted(page), { type: 'openFileDiff', path: cmp.files[0].path }), JSON.stringify(await lastPosted(page)));
+		await screenshot(page, 'compare-worktree-light');
+		await cleanPage('compare-worktree-light', page, problems);
+		await page.close();
+	}
+	{
+		const { page, problems } = await open('compare-worktree-dark');
+		await page.setViewportSize({ width: 520, height: 900 });
+		await rendered(page, 'compare');
+		const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+		check('compare (narrow): no horizontal overflow', overflow <= 0, `${overflow}px wider than the panel`);
+		await screenshot(page, 'compare-narrow-dark');
+		await cleanPage('compare-narrow-dark', page, problems);
+		await page.close();
+	}
+	{
+		const { page, problems } = await open('compare-large-dark');
+		const started = Date.now();
+		check('compare-large: 5,000 files render', await rendered(page, 'compare'));
+		const ms = Date.now() - started;
+		check('compare-large: renders within 2 s', ms < 2000, `${ms} ms`);
+		const rows = page.locator('tr.file-row');
+		check('compare-large: draws the first 200 rows and says so', (await rows.count()) === 200 && (await page.locator('.file-status').innerText()).includes('Showing 200 of 5,000 files'));
+		await screenshot(page, 'compare-large-dark', false);
+		const more = page.locator('vscode-button', { hasText: 'Show all 5,000' });
+		await more.focus();
+		const expandStarted = Date.now();
+		await page.keyboard.press('Enter');
+		await page.waitForFunction(() => document.querySelectorAll('tr.file-row').length === 5000, undefined, { timeout: 3000 }).catch(() => undefined);
+		const expandMs = Date.now() - expandStarted;
+		check('compare-large: Show all draws every file within 2 s', (await rows.count()) === 5000 && expandMs < 2000, `${await rows.count()} rows in ${expandMs} ms`);
+		check('compare-large: focus moves to the first newly shown file', await page.evaluate(() => document.activeElement?.closest('tr')?.rowIndex === 201));
+		await page.getByRole('searchbox', { name: 'Filter changed files by path' }).fill('pkg-07/');
+		check('compare-large: filtering thousands of files', (await rows.count()) > 0 && (await rows.count()) < 200);
+		await page.getByRole('searchbox', { name: 'Filter changed files by path' }).fill('');
+		await cleanPage('compare-large-dark', page, problems);
 		await page.close();
 	}
 } finally {

@@ -53,6 +53,19 @@ if (want('exthost')) {
 	runExthost('extension', workspace);
 	fs.rmSync(workspace, { recursive: true, force: true });
 
+	// A git repository with files and Baton set up, for the checkpoint suite.
+	const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-checkpoints-ws-'));
+	const git = (...args) => spawnSync('git', args, { cwd: repo, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' } });
+	git('init', '-q');
+	fs.mkdirSync(path.join(repo, 'src'));
+	fs.writeFileSync(path.join(repo, 'src/app.js'), 'export const answer = 42;\n');
+	fs.writeFileSync(path.join(repo, 'README.md'), '# checkpoints\n');
+	git('add', '.');
+	git('commit', '-qm', 'init');
+	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'init', '--workspace', repo]);
+	runExthost('checkpoints', repo);
+	fs.rmSync(repo, { recursive: true, force: true });
+
 	// Two folders, one with Baton data, opened as a multi-root workspace.
 	const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-multiroot-'));
 	const one = path.join(parent, 'one');

@@ -27,7 +27,7 @@ interface VsCodeApi {
 
 declare function acquireVsCodeApi(): VsCodeApi;
 
-const dataTypes: ReadonlySet<string> = new Set<HostToWebview['type']>(['briefing', 'details', 'graph', 'error']);
+const dataTypes: ReadonlySet<string> = new Set<HostToWebview['type']>(['briefing', 'details', 'graph', 'compare', 'error']);
 
 /** The typed side of postMessage. `acquireVsCodeApi` may be called once per page: make one of these. */
 export class HostIpc {

@@ -10,6 +10,7 @@ import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
 // Types only: a value import would bundle zod, whose schema setup probes `new Function` and so trips the CSP.
 import type { WebviewKind, WebviewToHost } from '../src/protocol/webview';
 import { briefingView } from './briefingView';
+import { compareView } from './compareView';
 import { detailsView } from './detailsView';
 import { el, refreshRelativeTimes } from './dom';
 import { graphView } from './graphView';
@@ -17,7 +18,7 @@ import { HostIpc, type DataMessage, type ViewPrefs } from './hostIpc';
 import css from './styles.css';
 import { button, callout } from './widgets';
 
-const viewTitles: Record<WebviewKind, string> = { briefing: 'briefing', details: 'session', graph: 'chain graph' };
+const viewTitles: Record<WebviewKind, string> = { briefing: 'briefing', details: 'session', graph: 'chain graph', compare: 'comparison' };
 
 function parseView(value: string | undefined): WebviewKind {
 	return value !== undefined && Object.hasOwn(viewTitles, value) ? (value as WebviewKind) : 'briefing';
@@ -61,6 +62,8 @@ function content(message: DataMessage): HTMLElement {
 					render();
 				},
 			});
+		case 'compare':
+			return compareView(message.comparison, send);
 	}
 }
 

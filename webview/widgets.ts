@@ -1,7 +1,8 @@
 /**
- * The building blocks the three views share: cards, pills, task rows, buttons and icons. Icons are
+ * The building blocks the views share: cards, pills, task rows, buttons and icons. Icons are
  * inline SVG so the webviews need no icon font (and no font-src exception in the CSP).
  */
+import type { ApprovalStatusDto } from '../src/protocol/checkpointDto';
 import type { HandoffDto, SessionStatusDto } from '../src/protocol/dto';
 import { el, svg, type Child } from './dom';
 
@@ -18,6 +19,9 @@ const iconPaths = {
 	info: 'M8 1.5a6.5 6.5 0 1 0 0 13 6.5 6.5 0 0 0 0-13zM8 7v4.5M8 4.6v1.1',
 	check: 'M3 8.5 6.5 12 13 4.5',
 	book: 'M2.5 3.5c2-1 4-1 5.5.5v9c-1.5-1.5-3.5-1.5-5.5-.5zM13.5 3.5c-2-1-4-1-5.5.5v9c1.5-1.5 3.5-1.5 5.5-.5z',
+	close: 'M4 4l8 8M12 4l-8 8',
+	undo: 'M2.5 2.5v4h4M2.9 6.4A5.5 5.5 0 1 1 3.6 11',
+	file: 'M4 1.5h5l3.5 3.5v9.5h-8.5zM9 1.5V5h3.5',
 } as const;
 export type IconName = keyof typeof iconPaths;
 
@@ -91,6 +95,27 @@ export function statusLabel(status: SessionStatusDto): string {
 /** Status as text plus a coloured dot: the colour is never the only cue. */
 export function statusPill(status: SessionStatusDto): HTMLElement {
 	return el('span', { class: `pill status status-${status}` }, el('span', { class: 'dot', 'aria-hidden': 'true' }), statusLabel(status));
+}
+
+const approvalLabels: Record<ApprovalStatusDto, string> = {
+	pending: 'Pending review',
+	approved: 'Approved',
+	rejected: 'Rejected',
+	auto_approved: 'Auto-approved',
+};
+
+export function approvalLabel(status: ApprovalStatusDto): string {
+	return approvalLabels[status];
+}
+
+/** A checkpoint's approval as text plus a coloured dot, like the session status pill. */
+export function approvalPill(status: ApprovalStatusDto): HTMLElement {
+	return el('span', { class: `pill approval approval-${status}` }, el('span', { class: 'dot', 'aria-hidden': 'true' }), approvalLabel(status));
+}
+
+/** Text only screen readers get (a symbol's meaning, a table's caption). */
+export function srOnly(text: string): HTMLElement {
+	return el('span', { class: 'visually-hidden' }, text);
 }
 
 export function priorityPill(priority: string): HTMLElement {

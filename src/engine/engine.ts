@@ -54,7 +54,7 @@ export class Engine {
 		}
 		const dir = batonDir(root);
 		const configFile = path.join(dir, 'config.json');
-		const config: BatonConfig = resolveConfig({ ...readConfigFile(configFile), ...options.config }, configFile);
+		const config: BatonConfig = resolveConfig(mergeConfig(readConfigFile(configFile), options.config ?? {}), configFile);
 		const clock = options.clock ?? systemClock;
 		const store = await JournalStore.open({
 			dir,
@@ -88,4 +88,19 @@ export class Engine {
 	close(): void {
 		this.ctx.store.close();
 	}
+}
+
+/** Host overrides on top of `.baton/config.json`; the nested checkpoint settings merge key by key. */
+export function mergeConfig(file: BatonConfigInput, overrides: BatonConfigInput): BatonConfigInput {
+	const merged: BatonConfigInput = { ...file, ...overrides };
+	if (file.checkpoints || overrides.checkpoints) {
+		merged.checkpoints = {
+			...file.checkpoints,
+			...overrides.checkpoints,
+			...(file.checkpoints?.escalation || overrides.checkpoints?.escalation
+				? { escalation: { ...file.checkpoints?.escalation, ...overrides.checkpoints?.escalation } }
+				: {}),
+		};
+	}
+	return merged;
 }

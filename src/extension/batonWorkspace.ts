@@ -7,7 +7,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import type { RequestType } from 'vscode-jsonrpc/node';
 import { workspaceStatus, type RpcErrorData, type WorkspaceStatus } from '../protocol/rpc';
-import { configSection, ContextKeys } from './ids';
+import { configSection, ContextKeys, defaultCheckpointExcludes } from './ids';
 import { Disposable } from './lifecycle';
 import { ServerClient } from './serverClient';
 
@@ -21,6 +21,14 @@ const settingToEngine: Record<string, string> = {
 	'scopes.allowNested': 'allowNestedScopes',
 	'scopes.allowOverlap': 'allowScopeOverlap',
 	'briefing.nextTasks': 'briefingNextTasks',
+	'checkpoints.policy': 'checkpoints.policy',
+	'checkpoints.periodicInterval': 'checkpoints.periodicInterval',
+	'checkpoints.escalation.costUsd': 'checkpoints.escalation.costUsd',
+	'checkpoints.escalation.duration': 'checkpoints.escalation.duration',
+	'checkpoints.escalation.errorCount': 'checkpoints.escalation.errorCount',
+	'checkpoints.maxFileSize': 'checkpoints.maxFileSize',
+	'checkpoints.timeBudget': 'checkpoints.timeBudget',
+	'checkpoints.completeOnEnd': 'checkpoints.completeOnEnd',
 };
 
 export class BatonWorkspace extends Disposable {
@@ -81,7 +89,9 @@ export class BatonWorkspace extends Disposable {
 				config: this.engineConfig(root),
 				readOnly: !vscode.workspace.isTrusted,
 				log: this.log,
+				hostEnvironment: hostEnvironment(),
 			});
+			client.onCheckpointProgress((progress) => this.showSnapshotProgress(progress));
 			client.onDidChangeData(() => {
 				if (this.currentRoot === root) {
 					this.scheduleRefresh();
@@ -121,6 +131,35 @@ export class BatonWorkspace extends Disposable {
 		this.refreshTimer = setTimeout(() => void this.refresh(), delayMs);
 	}
 
+	private progress: { report(p: { phase: string; done: number; total: number }): void; timer: NodeJS.Timeout } | undefined;
+
+	/** A long snapshot shows in the status bar's progress area until it has been quiet for a moment. */
+	private showSnapshotProgress(p: { phase: string; done: number; total: number }): void {
+		if (!this.progress) {
+			let report: (value: { message?: string }) => void = () => {};
+			let finish: () => void = () => {};
+			void vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Baton: snapshot' }, (progress) => {
+				report = (value) => progress.report(value);
+				return new Promise<void>((resolve) => {
+					finish = resolve;
+				});
+			});
+			const state = {
+				report: (q: { phase: string; done: number; total: number }) => {
+					report({ message: q.total > 0 ? `${q.phase} ${q.done}/${q.total} files` : q.phase });
+					clearTimeout(state.timer);
+					state.timer = setTimeout(() => {
+						finish();
+						this.progress = undefined;
+					}, 1_500);
+				},
+				timer: setTimeout(() => undefined, 0),
+			};
+			this.progress = state;
+		}
+		this.progress.report(p);
+	}
+
 	private restartAll(): void {
 		this.clients.forEach((c) => c.dispose());
 		this.clients.clear();
@@ -158,8 +197,13 @@ export class BatonWorkspace extends Disposable {
 			const inspected = config.inspect(setting);
 			const value = inspected?.workspaceFolderValue ?? inspected?.workspaceValue ?? inspected?.globalValue;
 			if (value !== undefined) {
-				out[option] = value;
+				setPath(out, option.split('.'), value);
 			}
+		}
+		const extra = config.get<string[]>('checkpoints.excludes', []);
+		if (extra.length > 0) {
+			// Added to Baton's defaults, not instead of them.
+			setPath(out, ['checkpoints', 'excludes'], [...defaultCheckpointExcludes, ...extra]);
 		}
 		return out;
 	}
@@ -175,6 +219,28 @@ export class BatonWorkspace extends Disposable {
 			set(ContextKeys.hasActiveSession, (counts?.active ?? 0) > 0),
 			set(ContextKeys.hasResumableSession, (counts?.suspended ?? 0) + (counts?.ended ?? 0) + (counts?.orphaned ?? 0) > 0),
 			set(ContextKeys.hasStaleCandidates, (counts?.active ?? 0) + (counts?.orphaned ?? 0) > 0),
+			set(ContextKeys.hasPendingApprovals, (s?.pendingCheckpoints.length ?? 0) > 0),
+			set(ContextKeys.hasCheckpoints, s?.initialized === true),
 		]);
 	}
+}
+
+/** Extensions a person installed (built-ins would only add noise to environment diffs). */
+function hostEnvironment(): { version: string | null; extensions: Record<string, string> } {
+	const extensions: Record<string, string> = {};
+	for (const ext of vscode.extensions.all) {
+		const pkg = ext.packageJSON as { isBuiltin?: boolean; version?: string };
+		if (!pkg.isBuiltin && ext.id !== 'vscode.git') {
+			extensions[ext.id] = String(pkg.version ?? '');
+		}
+	}
+	return { version: vscode.version, extensions };
+}
+
+function setPath(target: Record<string, unknown>, keys: string[], value: unknown): void {
+	let node = target;
+	for (const key of keys.slice(0, -1)) {
+		node = (node[key] ??= {}) as Record<string, unknown>;
+	}
+	node[keys[keys.length - 1] as string] = value;
 }

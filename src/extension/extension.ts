@@ -6,7 +6,11 @@ import * as vscode from 'vscode';
 import { BatonWorkspace } from './batonWorkspace';
 import { registerSessionCommands } from './commands/sessionCommands';
 import { registerWorkspaceCommands } from './commands/workspaceCommands';
-import { outputChannelName, ViewIds } from './ids';
+import { ApprovalPrompts } from './checkpoints/approvalPrompts';
+import { registerCheckpointCommands } from './checkpoints/checkpointCommands';
+import { CheckpointDocuments } from './checkpoints/checkpointDocuments';
+import { CheckpointsProvider, PendingApprovalsProvider } from './checkpoints/checkpointViews';
+import { checkpointScheme, outputChannelName, ViewIds } from './ids';
 import { SessionStatusBar } from './statusBar';
 import { SessionChainsProvider } from './views/sessionChainsProvider';
 import { BatonPanels } from './webviews/batonPanels';
@@ -15,6 +19,8 @@ export interface BatonApi {
 	activationMs: number;
 	workspace: BatonWorkspace;
 	chains: SessionChainsProvider;
+	checkpoints: CheckpointsProvider;
+	pendingApprovals: PendingApprovalsProvider;
 	/** Resolves once the first status has been read from the backend. */
 	ready: Promise<unknown>;
 }
@@ -26,6 +32,8 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 	const chains = new SessionChainsProvider(workspace);
 	const panels = new BatonPanels(context.extensionUri, { request: (type, params) => workspace.request(type, params), onDidChangeData: workspace.onDidChangeData, log });
 	const tree = vscode.window.createTreeView(ViewIds.sessionChains, { treeDataProvider: chains, showCollapseAll: true });
+	const checkpoints = new CheckpointsProvider(workspace);
+	const pending = new PendingApprovalsProvider(workspace);
 	context.subscriptions.push(
 		log,
 		workspace,
@@ -35,12 +43,19 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		new SessionStatusBar(workspace),
 		...registerSessionCommands({ workspace, panels }),
 		...registerWorkspaceCommands(workspace),
+		checkpoints,
+		pending,
+		vscode.window.createTreeView(ViewIds.checkpoints, { treeDataProvider: checkpoints, showCollapseAll: true }),
+		vscode.window.createTreeView(ViewIds.pendingApprovals, { treeDataProvider: pending }),
+		vscode.workspace.registerTextDocumentContentProvider(checkpointScheme, new CheckpointDocuments(workspace)),
+		new ApprovalPrompts(workspace),
+		...registerCheckpointCommands({ workspace, panels }),
 	);
 	// The first status read starts the backend: after activation returns, never on its path.
 	const ready = new Promise((resolve) => setTimeout(() => resolve(workspace.refresh()), 0));
 	const activationMs = performance.now() - started;
 	log.info(`Baton activated in ${activationMs.toFixed(1)} ms${vscode.workspace.isTrusted ? '' : ' (untrusted workspace: read-only)'}`);
-	return { activationMs, workspace, chains, ready };
+	return { activationMs, workspace, chains, checkpoints, pendingApprovals: pending, ready };
 }
 
 export function deactivate(): void {

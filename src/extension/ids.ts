@@ -19,13 +19,26 @@ export const CommandIds = {
 	refresh: 'baton.sessions.refresh',
 	showLog: 'baton.showLog',
 	sessionActions: 'baton.statusBar.actions',
+	createCheckpoint: 'baton.checkpoint.create',
+	compareCheckpoints: 'baton.checkpoint.compare',
+	rollbackCheckpoint: 'baton.checkpoint.rollback',
+	approveCheckpoint: 'baton.checkpoint.approve',
+	rejectCheckpoint: 'baton.checkpoint.reject',
+	tagCheckpoint: 'baton.checkpoint.tag',
+	/** Opens one file of a comparison in VS Code's diff editor: `{ from, to?, path }`. */
+	diffCheckpointFile: 'baton.checkpoint.diffFile',
 } as const;
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
 
 export const ViewIds = {
 	container: 'baton',
 	sessionChains: 'baton.sessionChains',
+	checkpoints: 'baton.checkpoints',
+	pendingApprovals: 'baton.pendingApprovals',
 } as const;
+
+/** Documents of files as they were at a checkpoint (the left side of checkpoint diffs). */
+export const checkpointScheme = 'baton-checkpoint';
 
 /** Context keys set by the extension for `when` clauses. */
 export const ContextKeys = {
@@ -34,7 +47,12 @@ export const ContextKeys = {
 	hasActiveSession: 'baton.hasActiveSession',
 	hasResumableSession: 'baton.hasResumableSession',
 	hasStaleCandidates: 'baton.hasStaleCandidates',
+	hasCheckpoints: 'baton.hasCheckpoints',
+	hasPendingApprovals: 'baton.hasPendingApprovals',
 } as const;
 
 export const outputChannelName = 'Baton';
 export const configSection = 'baton';
+
+/** The engine's default snapshot excludes, mirrored (the extension may not import the engine; a test keeps them equal). */
+export const defaultCheckpointExcludes = ['node_modules/', 'dist/', 'out/', 'build/', 'target/', '.next/', '__pycache__/', '.venv/', 'venv/', '.mypy_cache/', '.pytest_cache/', '.gradle/', '.turbo/', 'coverage/'];

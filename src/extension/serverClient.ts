@@ -5,7 +5,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type MessageConnection, type RequestType } from 'vscode-jsonrpc/node';
-import { dataDidChange, serverLog, type RpcErrorData } from '../protocol/rpc';
+import { checkpointProgress, dataDidChange, serverLog, type RpcErrorData } from '../protocol/rpc';
 import { CommandIds } from './ids';
 import { Disposable } from './lifecycle';
 
@@ -17,6 +17,8 @@ export interface ServerOptions {
 	config: Record<string, unknown>;
 	readOnly: boolean;
 	log: vscode.LogOutputChannel;
+	/** VS Code's version and extensions, recorded in checkpoints' environment snapshots. */
+	hostEnvironment: { version: string | null; extensions: Record<string, string> };
 }
 
 const maxCrashes = 5;
@@ -34,6 +36,9 @@ export class ServerClient extends Disposable {
 	/** Data changed: a write here, or another process's write (the CLI, an agent hook, another window). */
 	readonly onDidChangeData = this.dataEmitter.event;
 	readonly onDidChangeState = this.stateEmitter.event;
+	private readonly progressEmitter = this.register(new vscode.EventEmitter<{ phase: string; done: number; total: number }>());
+	/** Progress of a long snapshot (the first one of a workspace), for a progress indicator. */
+	readonly onCheckpointProgress = this.progressEmitter.event;
 
 	constructor(private readonly options: ServerOptions) {
 		super();
@@ -85,6 +90,8 @@ export class ServerClient extends Disposable {
 		const args = ['--workspace', this.options.workspaceRoot, '--config', JSON.stringify(this.options.config)];
 		if (this.options.readOnly) {
 			args.push('--read-only');
+		} else {
+			args.push('--checkpoint-timer', '--host-env', JSON.stringify(this.options.hostEnvironment));
 		}
 		const child = fork(this.options.serverPath, args, {
 			stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -97,6 +104,7 @@ export class ServerClient extends Disposable {
 		const connection = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
 		connection.onNotification(serverLog, ({ level, message }) => this.options.log[level](`[server] ${message}`));
 		connection.onNotification(dataDidChange, (change) => this.dataEmitter.fire(change));
+		connection.onNotification(checkpointProgress, (progress) => this.progressEmitter.fire(progress));
 		connection.listen();
 		child.on('exit', (code, signal) => this.onExit(child, code, signal));
 		await new Promise<void>((resolve, reject) => {

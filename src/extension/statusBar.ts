@@ -43,6 +43,13 @@ export class SessionStatusBar extends Disposable {
 			this.item.text = '$(circle-large-outline) Baton: no session';
 			tooltip.appendMarkdown('**Baton** — no active session. Click to start one.');
 		}
+		const pending = status.pendingCheckpoints.length;
+		if (pending > 0) {
+			// Approvals waiting are the one thing that needs a person: count them and flag the item.
+			this.item.text += ` $(bell-dot) ${pending}`;
+			this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+			tooltip.appendMarkdown(`\n\n$(bell-dot) **${pending} checkpoint${pending === 1 ? '' : 's'} awaiting approval**`);
+		}
 		tooltip.appendMarkdown('\n\n_Click for session actions._');
 		this.item.tooltip = tooltip;
 		this.item.accessibilityInformation = { label: this.item.text.replace(/\$\([^)]+\)\s*/g, ''), role: 'button' };

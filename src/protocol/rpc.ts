@@ -3,6 +3,7 @@
  * declared once here and imported by both ends; `noun/verb` requests, `noun/didChange` notifications.
  */
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
+import type { ApprovalStatusDto, CheckpointDto, ComparisonDto, RollbackResultDto } from './checkpointDto';
 import type { BriefingDto, DebriefDto, DecisionDto, ForkNodeDto, HandoffDto, ScopeChainsDto, SessionDetailsDto, SessionDto, SessionStatusDto, TaskDto } from './dto';
 
 /** The `data` of every ResponseError the server sends: the engine's stable error code. */
@@ -19,6 +20,8 @@ export interface WorkspaceStatus {
 	counts: Record<SessionStatusDto, number>;
 	/** Editor-facing limits and defaults from the configuration. */
 	config: { orphanAfterMs: number; autoEndAfterMs: number; maxConcurrentSessions: number };
+	/** Checkpoints awaiting review (the status bar counts them; new ones prompt). */
+	pendingCheckpoints: CheckpointDto[];
 }
 
 export interface StartSessionParams {
@@ -86,3 +89,22 @@ export const taskFocus = new RequestType<{ id: string; sessionId?: string }, { t
 export const dataDidChange = new NotificationType<{ sequence: number; external: boolean }>('data/didChange');
 /** Server → extension: a log line for the Baton output channel. */
 export const serverLog = new NotificationType<{ level: 'info' | 'warn' | 'error'; message: string }>('server/log');
+
+/** Extension → server: checkpoints, newest first (by session, by approval status). */
+export const checkpointList = new RequestType<{ sessionId?: string; status?: ApprovalStatusDto; limit?: number }, { checkpoints: CheckpointDto[] }, RpcErrorData>('checkpoint/list');
+/** Extension → server: create a checkpoint now; progress arrives as `checkpoint/progress`. */
+export const checkpointCreate = new RequestType<{ trigger?: string; message?: string; tags?: string[]; sessionId?: string }, { checkpoint: CheckpointDto }, RpcErrorData>('checkpoint/create');
+/** Extension → server: approve a checkpoint that awaits review. */
+export const checkpointApprove = new RequestType<{ id: string; reason?: string }, { checkpoint: CheckpointDto }, RpcErrorData>('checkpoint/approve');
+/** Extension → server: reject a checkpoint. */
+export const checkpointReject = new RequestType<{ id: string; reason?: string }, { checkpoint: CheckpointDto }, RpcErrorData>('checkpoint/reject');
+/** Extension → server: add a tag. */
+export const checkpointTag = new RequestType<{ id: string; tag: string }, { checkpoint: CheckpointDto }, RpcErrorData>('checkpoint/tag');
+/** Extension → server: files and environment between two checkpoints, or a checkpoint and the working tree. */
+export const checkpointDiff = new RequestType<{ from: string; to?: string }, ComparisonDto, RpcErrorData>('checkpoint/diff');
+/** Extension → server: a file's text at a checkpoint (null when absent or binary). */
+export const checkpointFile = new RequestType<{ id: string; path: string }, { text: string | null; binary: boolean }, RpcErrorData>('checkpoint/file');
+/** Extension → server: roll the workspace back to a checkpoint (safety checkpoint first, never git history). */
+export const checkpointRollback = new RequestType<{ id: string; force?: boolean }, RollbackResultDto, RpcErrorData>('checkpoint/rollback');
+/** Server → extension: progress of a long snapshot (the first one of a workspace takes seconds). */
+export const checkpointProgress = new NotificationType<{ phase: string; done: number; total: number; message: string | null }>('checkpoint/progress');

@@ -3,9 +3,10 @@
  * with zod on receipt (a webview is an untrusted page); host → webview messages are typed.
  */
 import { z } from 'zod';
+import type { ComparisonDto } from './checkpointDto';
 import type { BriefingDto, SessionDetailsDto, SessionDto } from './dto';
 
-export const webviewKinds = ['briefing', 'details', 'graph'] as const;
+export const webviewKinds = ['briefing', 'details', 'graph', 'compare'] as const;
 export type WebviewKind = (typeof webviewKinds)[number];
 
 export const webviewToHost = z.discriminatedUnion('type', [
@@ -22,6 +23,10 @@ export const webviewToHost = z.discriminatedUnion('type', [
 	/** Run one of the session transitions from a details view. */
 	z.object({ type: z.literal('transition'), action: z.enum(['end', 'suspend', 'resume']), sessionId: z.string().min(1).max(100) }),
 	z.object({ type: z.literal('refresh') }),
+	/** Comparison: open one file's diff in VS Code's diff editor. */
+	z.object({ type: z.literal('openFileDiff'), path: z.string().min(1).max(4096) }),
+	/** Comparison: act on a checkpoint (approve, reject, roll back to it). */
+	z.object({ type: z.literal('checkpointAction'), action: z.enum(['approve', 'reject', 'rollback']), checkpointId: z.string().min(1).max(100) }),
 ]);
 export type WebviewToHost = z.infer<typeof webviewToHost>;
 
@@ -29,4 +34,5 @@ export type HostToWebview =
 	| { type: 'briefing'; briefing: BriefingDto; session: SessionDto | null }
 	| { type: 'details'; details: SessionDetailsDto }
 	| { type: 'graph'; sessions: SessionDto[]; focusId: string | null }
+	| { type: 'compare'; comparison: ComparisonDto }
 	| { type: 'error'; message: string };

@@ -17,6 +17,11 @@ export interface EngineHostOptions {
 	onDidChange(external: boolean, sequence: number): void;
 	pollMs?: number;
 	idleCompactMs?: number;
+	/** VS Code's version and extensions, for checkpoints' environment snapshots. */
+	hostEnvironment?: { version: string | null; extensions: Record<string, string> } | undefined;
+	/** Warm the shadow index in the background and take periodic checkpoints while a session is active. */
+	checkpointTimer?: boolean;
+	onCheckpointProgress?: (progress: { phase: string; done: number; total: number }) => void;
 }
 
 export class EngineHost {
@@ -24,6 +29,8 @@ export class EngineHost {
 	private opening: Promise<Engine> | undefined;
 	private poll: NodeJS.Timeout | undefined;
 	private lastWrite = Date.now();
+	private checkpointTimer: NodeJS.Timeout | undefined;
+	private checkpointBusy = false;
 	private busy = false;
 
 	constructor(private readonly options: EngineHostOptions) {}
@@ -49,7 +56,11 @@ export class EngineHost {
 		}).then(
 			(engine) => {
 				this.engine = engine;
+				if (this.options.hostEnvironment) {
+					engine.checkpoints.setHostEnvironment({ vscode: this.options.hostEnvironment });
+				}
 				this.startPolling();
+				this.startCheckpointTimer(engine);
 				return engine;
 			},
 			(error: unknown) => {
@@ -78,8 +89,46 @@ export class EngineHost {
 		if (this.poll) {
 			clearInterval(this.poll);
 		}
+		if (this.checkpointTimer) {
+			clearInterval(this.checkpointTimer);
+		}
 		this.engine?.close();
 		this.engine = undefined;
+	}
+
+	/**
+	 * The first snapshot of a large workspace takes seconds: warm the shadow index in the background
+	 * (with progress), then offer a periodic checkpoint every minute; the engine takes one only when
+	 * its interval elapsed, a session is active and files changed.
+	 */
+	private startCheckpointTimer(engine: Engine): void {
+		if (!this.options.checkpointTimer || this.options.readOnly) {
+			return;
+		}
+		const run = async (first: boolean): Promise<void> => {
+			if (this.checkpointBusy) {
+				return;
+			}
+			this.checkpointBusy = true;
+			try {
+				if (first) {
+					const prepared = await engine.checkpoints.prepare({ ...(this.options.onCheckpointProgress ? { onProgress: this.options.onCheckpointProgress } : {}) });
+					this.options.log.info(`checkpoint index ready: ${prepared.filesIndexed} files in ${Math.round(prepared.durationMs)} ms${prepared.degradedReason ? ` (${prepared.degradedReason})` : ''}`);
+				}
+				const periodic = await engine.checkpoints.maybePeriodic({ actor: 'baton:periodic' });
+				if (periodic.checkpoint) {
+					this.options.log.info(`periodic checkpoint ${periodic.checkpoint.id}`);
+					this.options.onDidChange(false, engine.store.sequence);
+				}
+			} catch (error) {
+				this.options.log.warn(`background checkpoint work failed: ${(error as Error).message}`);
+			} finally {
+				this.checkpointBusy = false;
+			}
+		};
+		setTimeout(() => void run(true), 2_000).unref();
+		this.checkpointTimer = setInterval(() => void run(false), 60_000);
+		this.checkpointTimer.unref();
 	}
 
 	/** One stat of the journal per tick; a change made elsewhere is applied and announced. */

@@ -4,7 +4,8 @@
 import { ResponseError, type MessageConnection, type RequestType } from 'vscode-jsonrpc/node';
 import { BatonError } from '../engine/errors';
 import type { Engine } from '../engine/engine';
-import type { Session } from '../engine/storage/model';
+import type { Checkpoint, Session } from '../engine/storage/model';
+import type { CheckpointDto } from '../protocol/checkpointDto';
 import type { ForkNode } from '../engine/sessions/sessionQueries';
 import type { ForkNodeDto, SessionDto } from '../protocol/dto';
 import * as rpc from '../protocol/rpc';
@@ -12,6 +13,8 @@ import type { EngineHost } from './engineHost';
 
 /** Compile-time proof that the engine's records fit the wire shapes. */
 export const toSessionDto = (session: Session): SessionDto => session;
+/** Lists and comparisons carry no environment snapshot (it can hold thousands of package versions). */
+export const toCheckpointDto = ({ environment: _environment, ...checkpoint }: Checkpoint): CheckpointDto => checkpoint;
 const toForkDto = (node: ForkNode): ForkNodeDto => ({ session: toSessionDto(node.session), children: node.children.map(toForkDto) });
 const actor = (): string => `vscode:${process.env['USER'] ?? process.env['USERNAME'] ?? 'user'}`;
 
@@ -36,6 +39,7 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 				active: [],
 				counts: { active: 0, suspended: 0, ended: 0, orphaned: 0, archived: 0, closed: 0 },
 				config: { orphanAfterMs: 0, autoEndAfterMs: 0, maxConcurrentSessions: 0 },
+				pendingCheckpoints: [],
 			};
 		}
 		const engine = await host.get();
@@ -46,6 +50,7 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 			active: await engine.briefings.active(),
 			counts: await engine.briefings.counts(),
 			config: { orphanAfterMs: engine.config.orphanAfter, autoEndAfterMs: engine.config.autoEndAfter, maxConcurrentSessions: engine.config.maxConcurrentSessions },
+			pendingCheckpoints: (await engine.checkpoints.pending()).map(toCheckpointDto),
 		};
 	};
 
@@ -139,6 +144,60 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 		})),
 	);
 	on(rpc.taskFocus, (params) => host.write((engine) => engine.tasks.focus({ id: params.id, ...(params.sessionId ? { sessionId: params.sessionId } : {}), actor: actor() })));
+}
+
+export function registerCheckpointHandlers(connection: MessageConnection, host: EngineHost): void {
+	const on = <P, R>(type: RequestType<P, R, rpc.RpcErrorData>, handler: (params: P) => Promise<R>): void => {
+		connection.onRequest(type, async (params: P) => {
+			try {
+				return await handler(params);
+			} catch (error) {
+				throw toResponseError(error);
+			}
+		});
+	};
+	const onProgress = (p: { phase: string; done: number; total: number }) =>
+		void connection.sendNotification(rpc.checkpointProgress, { ...p, message: null });
+	on(rpc.checkpointList, async (params) => ({
+		checkpoints: (await (await host.get()).checkpoints.list({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.status ? { status: params.status } : {}), limit: params.limit ?? 500 })).map(toCheckpointDto),
+	}));
+	on(rpc.checkpointCreate, (params) =>
+		host.write(async (engine) => ({
+			checkpoint: toCheckpointDto(
+				await engine.checkpoints.create({
+					trigger: params.trigger ?? 'manual',
+					message: params.message ?? null,
+					tags: params.tags ?? [],
+					...(params.sessionId ? { sessionId: params.sessionId } : {}),
+					actor: actor(),
+					onProgress,
+				}),
+			),
+		})),
+	);
+	on(rpc.checkpointApprove, (params) => host.write(async (engine) => ({ checkpoint: toCheckpointDto(await engine.checkpoints.approve(params.id, { actor: actor(), reason: params.reason ?? null })) })));
+	on(rpc.checkpointReject, (params) => host.write(async (engine) => ({ checkpoint: toCheckpointDto(await engine.checkpoints.reject(params.id, { actor: actor(), reason: params.reason ?? null })) })));
+	on(rpc.checkpointTag, (params) => host.write(async (engine) => ({ checkpoint: toCheckpointDto(await engine.checkpoints.tag(params.id, params.tag, actor())) })));
+	on(rpc.checkpointDiff, async (params) => {
+		const comparison = await (await host.get()).checkpoints.diff(params.from, params.to ?? null);
+		return {
+			from: toCheckpointDto(comparison.from),
+			to: comparison.to ? toCheckpointDto(comparison.to) : null,
+			files: comparison.files,
+			environment: comparison.environment,
+			approval: comparison.approval,
+		};
+	});
+	on(rpc.checkpointFile, async (params) => {
+		const bytes = await (await host.get()).checkpoints.fileAt(params.id, params.path);
+		if (!bytes) {
+			return { text: null, binary: false };
+		}
+		// A NUL byte in the first 8 KB is git's own test for binary content.
+		const binary = bytes.subarray(0, 8192).includes(0);
+		return { text: binary ? null : bytes.toString('utf8'), binary };
+	});
+	on(rpc.checkpointRollback, (params) => host.write((engine) => engine.checkpoints.rollback(params.id, { actor: actor(), ...(params.force ? { force: true } : {}), onProgress })));
 }
 
 /** BatonErrors keep their code (the extension words its messages by it); anything else is a bug. */

@@ -8,13 +8,22 @@ import { parseArgs } from 'node:util';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-jsonrpc/node';
 import type { BatonConfigInput } from '../engine/config';
 import type { Logger } from '../engine/ports';
-import { dataDidChange, serverLog } from '../protocol/rpc';
+import { checkpointProgress, dataDidChange, serverLog } from '../protocol/rpc';
 import { EngineHost } from './engineHost';
-import { registerHandlers } from './handlers';
+import { registerCheckpointHandlers, registerHandlers } from './handlers';
 
 function main(): void {
 	const { values } = parseArgs({
-		options: { workspace: { type: 'string' }, config: { type: 'string' }, 'read-only': { type: 'boolean' }, 'poll-ms': { type: 'string' } },
+		options: {
+			workspace: { type: 'string' },
+			config: { type: 'string' },
+			'read-only': { type: 'boolean' },
+			'poll-ms': { type: 'string' },
+			/** JSON {version, extensions}: what only the editor knows, recorded in checkpoints' environment. */
+			'host-env': { type: 'string' },
+			/** Keep the shadow index warm and take periodic checkpoints (the editor's backend does; tests may not). */
+			'checkpoint-timer': { type: 'boolean' },
+		},
 	});
 	if (!values.workspace || !process.send) {
 		process.stderr.write('usage: node server.js --workspace DIR [--config JSON] [--read-only] (started by the Baton extension with an IPC channel)\n');
@@ -33,8 +42,12 @@ function main(): void {
 		readOnly: values['read-only'] === true,
 		...(values['poll-ms'] ? { pollMs: Number(values['poll-ms']) } : {}),
 		onDidChange: (external, sequence) => void connection.sendNotification(dataDidChange, { external, sequence }),
+		hostEnvironment: values['host-env'] ? (JSON.parse(values['host-env']) as { version: string | null; extensions: Record<string, string> }) : undefined,
+		checkpointTimer: values['checkpoint-timer'] === true,
+		onCheckpointProgress: (p) => void connection.sendNotification(checkpointProgress, { ...p, message: null }),
 	});
 	registerHandlers(connection, host, values.workspace);
+	registerCheckpointHandlers(connection, host);
 	const shutdown = (): void => {
 		host.dispose();
 		process.exit(0);

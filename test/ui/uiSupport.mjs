@@ -38,8 +38,8 @@ export class Checks {
 export async function openBaton(s) {
 	const icon = s.page.locator('.activitybar .action-item .action-label[aria-label^="Baton"]').first();
 	await icon.waitFor({ timeout: 20_000 });
-	// With one view, VS Code folds its header into the container's title: "Baton: Session Chains".
-	const pane = s.page.locator('.part.sidebar .composite.title .title-label', { hasText: 'Session Chains' }).first();
+	// "Baton" alone, or "Baton: Session Chains" when only that view shows (VS Code folds a lone view's header in).
+	const pane = s.page.locator('.part.sidebar .composite.title .title-label', { hasText: /^\s*Baton/i }).first();
 	if (!(await pane.isVisible().catch(() => false))) {
 		await icon.click();
 	}

@@ -1,8 +1,9 @@
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { z } from 'zod';
+import type { ComparisonDto } from '../../protocol/checkpointDto';
 import type { SessionDto } from '../../protocol/dto';
-import { briefingGet, sessionDetails, sessionList } from '../../protocol/rpc';
+import { briefingGet, checkpointDiff, sessionDetails, sessionList } from '../../protocol/rpc';
 import { webviewKinds, webviewToHost, type HostToWebview, type WebviewKind, type WebviewToHost } from '../../protocol/webview';
 import { CommandIds, type CommandId } from '../ids';
 import type { PanelHost } from './panelHost';
@@ -12,25 +13,35 @@ import { webviewHtml } from './webviewHtml';
 export type PanelTarget =
 	| { kind: 'briefing'; sessionId?: string; scope?: string }
 	| { kind: 'details'; sessionId: string }
-	| { kind: 'graph'; focusId?: string };
+	| { kind: 'graph'; focusId?: string }
+	/** `to` undefined: the working tree. */
+	| { kind: 'compare'; from: string; to?: string };
 
 /** Webview panel view types (also the `onWebviewPanel:` activation events that restore them after a reload). */
 export const panelViewTypes: Record<WebviewKind, string> = {
 	briefing: 'baton.briefing',
 	details: 'baton.sessionDetails',
 	graph: 'baton.chainGraph',
+	compare: 'baton.compare',
 };
 
 const panelTitles: Record<WebviewKind, string> = {
 	briefing: 'Baton Briefing',
 	details: 'Baton Session',
 	graph: 'Baton Chain Graph',
+	compare: 'Baton: Compare',
 };
 
 const transitionCommands: Record<'end' | 'suspend' | 'resume', CommandId> = {
 	end: CommandIds.endSession,
 	suspend: CommandIds.suspendSession,
 	resume: CommandIds.resumeSession,
+};
+
+const checkpointActionCommands: Record<'approve' | 'reject' | 'rollback', CommandId> = {
+	approve: CommandIds.approveCheckpoint,
+	reject: CommandIds.rejectCheckpoint,
+	rollback: CommandIds.rollbackCheckpoint,
 };
 
 /** The graph shows the newest sessions up to this many. */
@@ -47,11 +58,20 @@ interface OpenPanel {
 	visible: boolean;
 	/** Bumped by every load, so a slow response never overwrites a newer one. */
 	generation: number;
+	/** What a comparison panel last sent its page: its messages may only name these checkpoints and files. */
+	shown?: ShownComparison;
 	readonly disposables: vscode.Disposable[];
 }
 
+interface ShownComparison {
+	readonly from: string;
+	readonly to: string | undefined;
+	readonly checkpointIds: ReadonlySet<string>;
+	readonly paths: ReadonlySet<string>;
+}
+
 /**
- * The briefing, session details and chain graph panels: one panel per kind, reused and revealed.
+ * The briefing, session details, chain graph and checkpoint comparison panels: one panel per kind, reused and revealed.
  * Inbound messages are validated (a webview is an untrusted page); data is fetched from the backend
  * on `ready`, on `refresh`, when a panel shows again, and (debounced) whenever the data changes.
  */
@@ -90,6 +110,11 @@ export class BatonPanels implements vscode.Disposable {
 		return this.show({ kind: 'graph', focusId });
 	}
 
+	/** Compares checkpoint `from` with checkpoint `to`, or with the working tree when `to` is omitted. */
+	showComparison(from: string, to?: string): Promise<void> {
+		return this.show({ kind: 'compare', from, to });
+	}
+
 	dispose(): void {
 		clearTimeout(this.refreshTimer);
 		for (const open of [...this.panels.values()]) {
@@ -105,6 +130,7 @@ export class BatonPanels implements vscode.Disposable {
 		const existing = this.panels.get(target.kind);
 		if (existing) {
 			existing.target = target;
+			existing.panel.title = titleFor(target);
 			existing.panel.reveal(undefined, false);
 			// A live page gets the new target's data now; a hidden one reloads and asks with `ready`.
 			if (existing.ready) {
@@ -112,7 +138,7 @@ export class BatonPanels implements vscode.Disposable {
 			}
 			return;
 		}
-		const panel = vscode.window.createWebviewPanel(panelViewTypes[target.kind], panelTitles[target.kind], { viewColumn: column, preserveFocus: false }, {
+		const panel = vscode.window.createWebviewPanel(panelViewTypes[target.kind], titleFor(target), { viewColumn: column, preserveFocus: false }, {
 			...this.webviewOptions(),
 			enableFindWidget: true,
 			retainContextWhenHidden: false,
@@ -196,11 +222,47 @@ export class BatonPanels implements vscode.Disposable {
 			case 'transition':
 				await vscode.commands.executeCommand(transitionCommands[message.action], { id: message.sessionId });
 				return;
+			case 'openFileDiff': {
+				const shown = this.comparisonOf(open, message.type);
+				if (!shown) {
+					return;
+				}
+				if (!shown.paths.has(message.path)) {
+					this.host.log.warn(`Ignored openFileDiff for a file the comparison does not list: ${JSON.stringify(message.path.slice(0, 200))}`);
+					return;
+				}
+				await vscode.commands.executeCommand(CommandIds.diffCheckpointFile, { from: shown.from, to: shown.to, path: message.path });
+				return;
+			}
+			case 'checkpointAction': {
+				const shown = this.comparisonOf(open, message.type);
+				if (!shown) {
+					return;
+				}
+				if (!shown.checkpointIds.has(message.checkpointId)) {
+					this.host.log.warn(`Ignored ${message.action} of checkpoint ${message.checkpointId}: not one of the compared checkpoints`);
+					return;
+				}
+				await vscode.commands.executeCommand(checkpointActionCommands[message.action], { id: message.checkpointId });
+				return;
+			}
 			default: {
 				const unexpected: never = message;
 				this.host.log.warn(`Unhandled webview message ${JSON.stringify(unexpected)}`);
 			}
 		}
+	}
+
+	/** The comparison a panel shows, for the messages only a comparison sends (else logged and `undefined`). */
+	private comparisonOf(open: OpenPanel, type: string): ShownComparison | undefined {
+		if (open.kind !== 'compare') {
+			this.host.log.warn(`Ignored ${type} from the ${open.kind} panel`);
+			return undefined;
+		}
+		if (!open.shown) {
+			this.host.log.warn(`Ignored ${type}: the comparison has not loaded yet`);
+		}
+		return open.shown;
 	}
 
 	private scheduleRefresh(): void {
@@ -232,6 +294,9 @@ export class BatonPanels implements vscode.Disposable {
 		}
 		if (message.type === 'details') {
 			open.panel.title = `${panelTitles.details}: ${message.details.session.name}`;
+		} else if (message.type === 'compare') {
+			open.shown = shownComparison(message.comparison);
+			open.panel.title = comparisonTitle(`#${message.comparison.from.seq}`, message.comparison.to ? `#${message.comparison.to.seq}` : undefined);
 		}
 		await open.panel.webview.postMessage(message);
 	}
@@ -248,6 +313,8 @@ export class BatonPanels implements vscode.Disposable {
 				const { sessions } = await this.host.request(sessionList, { limit: graphLimit });
 				return { type: 'graph', sessions, focusId: target.focusId ?? null };
 			}
+			case 'compare':
+				return { type: 'compare', comparison: await this.host.request(checkpointDiff, target.to === undefined ? { from: target.from } : { from: target.from, to: target.to }) };
 		}
 	}
 
@@ -270,6 +337,26 @@ export class BatonPanels implements vscode.Disposable {
 	}
 }
 
+function titleFor(target: PanelTarget): string {
+	return target.kind === 'compare' ? comparisonTitle(shortCheckpointId(target.from), target.to === undefined ? undefined : shortCheckpointId(target.to)) : panelTitles[target.kind];
+}
+
+/** "Baton: Compare #14 → #17", "Baton: Compare #18 → working tree". */
+export function comparisonTitle(from: string, to: string | undefined): string {
+	return `${panelTitles.compare} ${from} → ${to ?? 'working tree'}`;
+}
+
+/** `cp_20250312135200_3c9d1e` → `3c9d1e` (the title says which checkpoints before their numbers are known). */
+export function shortCheckpointId(id: string): string {
+	const match = /^cp_\d{14}_([0-9a-f]{6})$/.exec(id);
+	return match?.[1] ?? (id.length > 14 ? `${id.slice(0, 13)}…` : id);
+}
+
+function shownComparison(comparison: ComparisonDto): ShownComparison {
+	const ids = [comparison.from.id, ...(comparison.to ? [comparison.to.id] : [])];
+	return { from: comparison.from.id, to: comparison.to?.id, checkpointIds: new Set(ids), paths: new Set(comparison.files.map((f) => f.path)) };
+}
+
 /** A backend ResponseError carries the engine's stable code in `data.code`: shown with the message. */
 export function describeError(error: unknown): string {
 	const text = error instanceof Error ? error.message : String(error);
@@ -282,6 +369,11 @@ const restoredState = {
 	briefing: z.object({ data: z.object({ briefing: z.object({ sessionId: z.string().nullable(), scope: z.string() }) }) }),
 	details: z.object({ data: z.object({ details: z.object({ session: z.object({ id: z.string().min(1).max(100) }) }) }) }),
 	graph: z.object({ data: z.object({ focusId: z.string().nullable() }) }),
+	compare: z.object({
+		data: z.object({
+			comparison: z.object({ from: z.object({ id: z.string().min(1).max(100) }), to: z.object({ id: z.string().min(1).max(100) }).nullable() }),
+		}),
+	}),
 };
 
 /** What a restored panel showed, read from the state its page saved (webview/hostIpc.ts `ViewState`). */
@@ -299,6 +391,11 @@ export function targetFromState(kind: WebviewKind, state: unknown): PanelTarget 
 		case 'graph': {
 			const parsed = restoredState.graph.safeParse(state);
 			return { kind, focusId: parsed.success ? (parsed.data.data.focusId ?? undefined) : undefined };
+		}
+		case 'compare': {
+			const parsed = restoredState.compare.safeParse(state);
+			const comparison = parsed.success ? parsed.data.data.comparison : undefined;
+			return comparison ? { kind, from: comparison.from.id, to: comparison.to?.id } : undefined;
 		}
 	}
 }

@@ -38,7 +38,7 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, v
 }
 
 /** Shown until the bundle has loaded, so a panel is never blank. */
-const bootLabel: Record<WebviewKind, string> = { briefing: 'the briefing', details: 'the session', graph: 'the chain graph' };
+const bootLabel: Record<WebviewKind, string> = { briefing: 'the briefing', details: 'the session', graph: 'the chain graph', compare: 'the comparison' };
 
 function escapeHtml(text: string): string {
 	return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

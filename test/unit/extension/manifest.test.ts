@@ -7,7 +7,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { CommandIds, ContextKeys, ViewIds } from '../../../src/extension/ids';
+import { CommandIds, ContextKeys, defaultCheckpointExcludes, ViewIds } from '../../../src/extension/ids';
+import { defaultCheckpointExcludes as engineExcludes } from '../../../src/engine/config';
+import { mergeConfig } from '../../../src/engine/engine';
 
 const root = path.resolve(__dirname, '../../..');
 const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -50,6 +52,12 @@ void describe('extension manifest', () => {
 			[CommandIds.recordDecision]: 'Baton: Record Decision',
 			[CommandIds.addTask]: 'Baton: Add Task',
 			[CommandIds.cleanUpSessions]: 'Baton: Clean Up Stale Sessions',
+			[CommandIds.createCheckpoint]: 'Baton: Create Checkpoint',
+			[CommandIds.compareCheckpoints]: 'Baton: Compare Checkpoints',
+			[CommandIds.rollbackCheckpoint]: 'Baton: Roll Back to Checkpoint',
+			[CommandIds.approveCheckpoint]: 'Baton: Approve Checkpoint',
+			[CommandIds.rejectCheckpoint]: 'Baton: Reject Checkpoint',
+			[CommandIds.tagCheckpoint]: 'Baton: Tag Checkpoint',
 		};
 		for (const [id, title] of Object.entries(expected)) {
 			assert.equal(titles.get(id), title);
@@ -61,6 +69,7 @@ void describe('extension manifest', () => {
 		assert.equal(pkg.contributes.viewsContainers.activitybar[0].title, 'Baton');
 		assert.equal(pkg.contributes.views.baton[0].id, ViewIds.sessionChains);
 		assert.equal(pkg.contributes.views.baton[0].name, 'Session Chains');
+		assert.deepEqual(pkg.contributes.views.baton.map((v: { name: string }) => v.name), ['Session Chains', 'Pending Approvals', 'Checkpoints']);
 		const when = new Map<string, string>(pkg.contributes.menus.commandPalette.map((m: { command: string; when: string }) => [m.command, m.when]));
 		assert.match(when.get(CommandIds.endSession) ?? '', /baton\.hasActiveSession/);
 		assert.match(when.get(CommandIds.resumeSession) ?? '', /baton\.hasResumableSession/);
@@ -77,6 +86,15 @@ void describe('extension manifest', () => {
 				assert.ok(known.has(key), `unknown context key ${key} in "${clause}"`);
 			}
 		}
+	});
+
+	void it('mirrors the engine’s default snapshot excludes, and merges settings into the file’s checkpoint block', () => {
+		assert.deepEqual(defaultCheckpointExcludes, engineExcludes);
+		const merged = mergeConfig(
+			{ maxConcurrentSessions: 3, checkpoints: { policy: 'strict', escalation: { costUsd: 1 } } },
+			{ checkpoints: { periodicInterval: '5m', escalation: { errorCount: 9 } } },
+		);
+		assert.deepEqual(merged, { maxConcurrentSessions: 3, checkpoints: { policy: 'strict', periodicInterval: '5m', escalation: { costUsd: 1, errorCount: 9 } } });
 	});
 
 	void it('declares activation, trust and the excludes for .baton', () => {

@@ -8,9 +8,27 @@ import { describe, it } from 'node:test';
 import { z } from 'zod';
 import * as engineShapes from '../../../src/engine/storage/jsonShapes';
 import * as model from '../../../src/engine/storage/model';
+import * as checkpointDtos from '../../../src/protocol/checkpointDto';
 import * as dto from '../../../src/protocol/dto';
 
 const schemaOf = (s: z.ZodType) => z.toJSONSchema(s, { unrepresentable: 'any', io: 'output' }) as { properties?: Record<string, unknown>; required?: string[] };
+
+void describe('checkpoint wire shapes match the engine’s schema', () => {
+	void it('file stats: identical JSON schema', () => {
+		assert.deepEqual(schemaOf(checkpointDtos.fileStatsDto), schemaOf(engineShapes.fileStatsSchema));
+	});
+
+	void it('checkpoint: the same fields but the environment snapshot (comparisons carry its diff)', () => {
+		const e = schemaOf(model.checkpointSchema);
+		const w = schemaOf(checkpointDtos.checkpointDto);
+		const engineKeys = Object.keys(e.properties ?? {}).filter((k) => k !== 'environment');
+		assert.deepEqual(Object.keys(w.properties ?? {}).sort(), engineKeys.sort());
+		assert.deepEqual([...(w.required ?? [])].sort(), (e.required ?? []).filter((k) => k !== 'environment').sort());
+		for (const key of engineKeys) {
+			assert.deepEqual((w.properties ?? {})[key], (e.properties ?? {})[key], `checkpoint.${key}`);
+		}
+	});
+});
 
 void describe('wire shapes match the engine’s schema', () => {
 	for (const [name, engine, wire] of [

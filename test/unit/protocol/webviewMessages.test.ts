@@ -7,10 +7,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { z } from 'zod';
+import { checkpointDto, environmentCategoriesDto, fileChangeDto } from '../../../src/protocol/checkpointDto';
 import { briefingDto, sessionDetailsDto, sessionDto } from '../../../src/protocol/dto';
 import { webviewToHost } from '../../../src/protocol/webview';
 
 const sessionId = 'ses_20250311093000_0a1b2c';
+const checkpointId = 'cp_20250312144600_b7a402';
 
 void describe('webview → host messages', () => {
 	void it('accepts every valid message', () => {
@@ -24,6 +27,11 @@ void describe('webview → host messages', () => {
 			{ type: 'transition', action: 'end', sessionId },
 			{ type: 'transition', action: 'suspend', sessionId },
 			{ type: 'transition', action: 'resume', sessionId },
+			{ type: 'openFileDiff', path: 'src/payments/retry/backoff.ts' },
+			{ type: 'openFileDiff', path: 'docs/a file with spaces & ünïcode.md' },
+			{ type: 'checkpointAction', action: 'approve', checkpointId },
+			{ type: 'checkpointAction', action: 'reject', checkpointId },
+			{ type: 'checkpointAction', action: 'rollback', checkpointId },
 		];
 		for (const message of valid) {
 			const parsed = webviewToHost.safeParse(message);
@@ -35,6 +43,8 @@ void describe('webview → host messages', () => {
 	void it('accepts ids and scopes right up to their limits', () => {
 		assert.ok(webviewToHost.safeParse({ type: 'openSession', sessionId: 's'.repeat(100) }).success);
 		assert.ok(webviewToHost.safeParse({ type: 'startSession', scope: `custom:${'T1,'.repeat(64)}T2`.slice(0, 200) }).success);
+		assert.ok(webviewToHost.safeParse({ type: 'openFileDiff', path: `${'d/'.repeat(2047)}f`.slice(0, 4096) }).success);
+		assert.ok(webviewToHost.safeParse({ type: 'checkpointAction', action: 'approve', checkpointId: 'c'.repeat(100) }).success);
 	});
 
 	void it('rejects malformed messages', () => {
@@ -61,6 +71,20 @@ void describe('webview → host messages', () => {
 			{ type: 'transition', action: 'end' },
 			{ type: 'transition', sessionId },
 			{ type: ['ready'] },
+			{ type: 'openFileDiff' },
+			{ type: 'openFileDiff', path: '' },
+			{ type: 'openFileDiff', path: null },
+			{ type: 'openFileDiff', path: ['src/a.ts'] },
+			{ type: 'openFileDiff', paths: ['src/a.ts'] },
+			{ type: 'openFileDiff', path: { toString: 'src/a.ts' } },
+			{ type: 'checkpointAction', checkpointId },
+			{ type: 'checkpointAction', action: 'approve' },
+			{ type: 'checkpointAction', action: 'approve', checkpointId: '' },
+			{ type: 'checkpointAction', action: 'approve', checkpointId: 12 },
+			{ type: 'checkpointAction', action: 'delete', checkpointId },
+			{ type: 'checkpointAction', action: 'APPROVE', checkpointId },
+			{ type: 'checkpointAction', action: 'approve', id: checkpointId },
+			{ type: 'checkpointAction', action: ['approve', 'reject'], checkpointId },
 		];
 		for (const message of malformed) {
 			assert.equal(webviewToHost.safeParse(message).success, false, `accepted ${JSON.stringify(message)}`);
@@ -76,6 +100,10 @@ void describe('webview → host messages', () => {
 			{ type: 'transition', action: 'resume', sessionId: long },
 			{ type: 'startSession', scope: 's'.repeat(201) },
 			{ type: 'openSession', sessionId: 'x'.repeat(1_000_000) },
+			{ type: 'openFileDiff', path: 'p'.repeat(4097) },
+			{ type: 'openFileDiff', path: 'p'.repeat(1_000_000) },
+			{ type: 'checkpointAction', action: 'rollback', checkpointId: long },
+			{ type: 'checkpointAction', action: 'approve', checkpointId: 'c'.repeat(1_000_000) },
 		]) {
 			assert.equal(webviewToHost.safeParse(message).success, false, `accepted a ${JSON.stringify(message).length}-character message`);
 		}
@@ -85,8 +113,40 @@ void describe('webview → host messages', () => {
 		const parsed = webviewToHost.safeParse({ type: 'focusTask', taskId: 'T3', sessionId: sessionId, command: 'rm -rf' });
 		assert.ok(parsed.success);
 		assert.deepEqual(parsed.data, { type: 'focusTask', taskId: 'T3' });
+		const action = webviewToHost.safeParse({ type: 'checkpointAction', action: 'rollback', checkpointId, force: true, from: 'cp_other' });
+		assert.ok(action.success);
+		assert.deepEqual(action.data, { type: 'checkpointAction', action: 'rollback', checkpointId });
+		const diff = webviewToHost.safeParse({ type: 'openFileDiff', path: 'src/a.ts', from: 'cp_other', to: 'cp_another' });
+		assert.ok(diff.success);
+		assert.deepEqual(diff.data, { type: 'openFileDiff', path: 'src/a.ts' });
 	});
 });
+
+/** ComparisonDto as a schema (the protocol declares it as a type: the host only sends it). */
+const entry = z.object({ key: z.string(), value: z.string() }).strict();
+const categoryDiff = z.object({ added: z.array(entry), removed: z.array(entry), changed: z.array(z.object({ key: z.string(), from: z.string(), to: z.string() }).strict()) }).strict();
+const approvalSummary = z.object({ status: z.enum(['pending', 'approved', 'rejected', 'auto_approved']), user: z.string().nullable(), at: z.string().nullable(), reason: z.string().nullable() }).strict();
+const comparisonDto = z
+	.object({
+		from: checkpointDto.strict(),
+		to: checkpointDto.strict().nullable(),
+		files: z.array(fileChangeDto.strict()),
+		environment: z
+			.object({
+				agents: categoryDiff,
+				vscode: categoryDiff,
+				extensions: categoryDiff,
+				mcpServers: categoryDiff,
+				runtimes: categoryDiff,
+				packages: categoryDiff,
+				git: categoryDiff,
+				changed: z.boolean(),
+				note: z.string().nullable(),
+			})
+			.strict(),
+		approval: z.object({ from: approvalSummary, to: approvalSummary.nullable() }).strict(),
+	})
+	.strict();
 
 void describe('the webview preview fixture', () => {
 	const fixture = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../fixtures/webviewData.json'), 'utf8')) as Record<string, { [key: string]: unknown }>;
@@ -106,6 +166,20 @@ void describe('the webview preview fixture', () => {
 		assert.equal(graph['type'], 'graph');
 		const sessions = sessionDto.array().parse(graph['sessions']);
 		assert.ok(sessions.some((s) => s.id === graph['focusId']), 'the focus is one of the sessions');
+		for (const key of ['compare', 'compareWorkingTree'] as const) {
+			assert.equal(fixture[key]?.['type'], 'compare');
+			const environment = (fixture[key]?.['comparison'] as { environment: Record<string, unknown> }).environment;
+			assert.deepEqual(Object.keys(environment).filter((k) => k !== 'changed' && k !== 'note').sort(), [...environmentCategoriesDto].sort(), 'every environment category');
+			const comparison = comparisonDto.parse(fixture[key]?.['comparison']);
+			assert.deepEqual(comparison.approval.from, { status: comparison.from.approvalStatus, user: comparison.from.approvalUser, at: comparison.from.approvalAt, reason: comparison.from.approvalReason });
+			assert.equal(comparison.approval.to?.status, comparison.to?.approvalStatus);
+			for (const f of comparison.files) {
+				assert.equal(f.binary, f.additions === null, `${f.path}: binary files, and only they, have no line counts`);
+				assert.equal(f.oldMode === null, f.change === 'added', `${f.path}: old mode only when the file existed`);
+				assert.equal(f.newMode === null, f.change === 'deleted', `${f.path}: new mode only when the file exists`);
+			}
+			assert.deepEqual(comparison.files.map((f) => f.path), comparison.files.map((f) => f.path).sort(), 'files come sorted by path, as the engine sends them');
+		}
 	});
 
 	void it('covers what the views must show', () => {
@@ -121,5 +195,28 @@ void describe('the webview preview fixture', () => {
 		const briefing = briefingDto.parse(fixture['briefing']?.['briefing']);
 		assert.ok(briefing.suggestions.some((s) => s.stale), 'a stale suggestion');
 		assert.ok(briefing.nextTasks.length > 0 && briefing.openBugs.length > 0 && briefing.blockedTasks.length > 0 && briefing.activeEpics.length > 0);
+
+		const compare = comparisonDto.parse(fixture['compare']?.['comparison']);
+		assert.ok(compare.to, 'two checkpoints');
+		assert.equal(compare.from.sessionId, compare.to.sessionId, 'of one session');
+		const kinds = new Set(compare.files.map((f) => f.change));
+		assert.ok(kinds.has('added') && kinds.has('modified') && kinds.has('deleted'), 'added, modified and deleted files');
+		assert.ok(compare.files.some((f) => f.binary), 'a binary file');
+		assert.ok(compare.files.some((f) => f.oldMode && f.newMode && f.oldMode !== f.newMode), 'a mode change');
+		assert.ok(compare.files.some((f) => f.newMode === '120000'), 'a symlink');
+		assert.ok(compare.to.fileStats.skipped.some((s) => s.reason.includes('limit')), 'a skipped oversized file');
+		for (const category of ['runtimes', 'packages', 'mcpServers', 'agents'] as const) {
+			const diff = compare.environment[category];
+			assert.ok(diff.added.length + diff.removed.length + diff.changed.length > 0, `environment changes in ${category}`);
+		}
+		assert.ok(compare.environment.changed && compare.environment.note === null);
+		assert.ok([compare.from, compare.to].some((cp) => cp.approvalStatus === 'pending' && cp.escalationReasons.length > 0), 'a pending side with an escalation reason');
+
+		const workingTree = comparisonDto.parse(fixture['compareWorkingTree']?.['comparison']);
+		assert.equal(workingTree.to, null, 'a comparison with the working tree');
+		assert.equal(workingTree.approval.to, null);
+		assert.ok(workingTree.from.fileStats.degraded && workingTree.from.fileStats.degradedReason, 'a degraded snapshot');
+		assert.ok(workingTree.from.fileStats.skippedTotal > workingTree.from.fileStats.skipped.length, 'more skipped files than listed');
+		assert.ok(workingTree.environment.note, 'a side without an environment snapshot');
 	});
 });

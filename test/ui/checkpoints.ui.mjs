@@ -1,0 +1,106 @@
+#!/usr/bin/env node
+// Checkpoints as a person meets them: an agent's checkpoint that needs review raises a notification
+// with Approve / Reject / Review; Review opens the comparison; a file opens in the diff editor; the
+// status bar counts what waits; an escalated checkpoint asks in a modal; rejecting offers to roll
+// back to the last approved checkpoint. Screenshots go to artifacts/ui/checkpoints/.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { launch } from '../harness/workbench.mjs';
+import { Checks, openBaton, root } from './uiSupport.mjs';
+
+const cliPath = path.join(root, 'dist', 'cli.js');
+const artifactsDir = path.join(root, 'artifacts', 'ui', 'checkpoints');
+fs.rmSync(artifactsDir, { recursive: true, force: true });
+const checks = new Checks();
+const check = async (name, fn) => {
+	if (!(await checks.run(name, fn))) {
+		throw new Error(`stopped after: ${name}`);
+	}
+};
+
+const baton = (cwd, ...args) => JSON.parse(execFileSync(process.execPath, [cliPath, ...args, '--json'], { cwd, encoding: 'utf8' }));
+const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' };
+
+const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-cp-'));
+fs.mkdirSync(path.join(workspace, 'src'));
+fs.writeFileSync(path.join(workspace, 'src/payment.js'), 'export function charge(card, amount) {\n  return { ok: true, amount };\n}\n');
+fs.writeFileSync(path.join(workspace, 'package.json'), '{ "name": "shop", "version": "1.0.0" }\n');
+execFileSync('git', ['init', '-q'], { cwd: workspace, env: gitEnv });
+execFileSync('git', ['add', '.'], { cwd: workspace, env: gitEnv });
+execFileSync('git', ['commit', '-qm', 'init'], { cwd: workspace, env: gitEnv });
+baton(workspace, 'init');
+baton(workspace, 'session', 'start', '--name', 'Payment retries', '--agent', 'claude-code');
+const base = baton(workspace, 'checkpoint', 'create', '--message', 'Before retries', '--trigger', 'periodic').checkpoint;
+
+const s = await launch({ extensionFolders: [root], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 } });
+checks.session = s;
+try {
+	await check('an agent’s checkpoint that needs review prompts with Approve, Reject and Review', async () => {
+		await s.statusBarItem('Payment retries · active').waitFor({ timeout: 30_000 });
+		fs.writeFileSync(path.join(workspace, 'src/payment.js'), 'export function charge(card, amount, key) {\n  // idempotency key prevents double charges\n  return { ok: true, amount, key };\n}\n');
+		fs.writeFileSync(path.join(workspace, 'src/retry.js'), 'export const maxRetries = 3;\n');
+		baton(workspace, 'checkpoint', 'create', '--message', 'Retry path done', '--trigger', 'complete');
+		const toast = await s.notification('“Retry path done” needs review', { timeout: 15_000 });
+		for (const button of ['Approve', 'Reject', 'Review']) {
+			await toast.locator('a.monaco-button', { hasText: button }).first().waitFor();
+		}
+		await s.statusBarItem('Payment retries · active').filter({ hasText: '1' }).waitFor({ timeout: 10_000 });
+		await s.screenshot('01-review-prompt');
+	});
+
+	await check('Review opens the comparison: files, environment, approval', async () => {
+		await s.clickNotificationButton('“Retry path done” needs review', 'Review');
+		const frame = await s.webview('body[data-rendered="compare"]', { timeout: 20_000 });
+		await frame.getByText('src/payment.js').first().waitFor({ timeout: 10_000 });
+		await frame.getByText('src/retry.js').first().waitFor();
+		await s.page.waitForTimeout(400);
+		await s.screenshot('02-comparison');
+	});
+
+	await check('a file of the comparison opens in VS Code’s diff editor', async () => {
+		const frame = await s.webview('body[data-rendered="compare"]');
+		await frame.getByText('src/payment.js').first().click();
+		await s.page.locator('.monaco-diff-editor').first().waitFor({ timeout: 15_000 });
+		await s.page.locator('.tab', { hasText: 'payment.js' }).first().waitFor();
+		await s.page.waitForTimeout(600);
+		await s.screenshot('03-file-diff');
+	});
+
+	await check('approving from the Pending Approvals view clears the count', async () => {
+		await openBaton(s);
+		await s.treeItem('Retry path done').first().waitFor({ timeout: 10_000 });
+		await s.screenshot('04-pending-approvals');
+		await s.runCommand('Baton: Approve Checkpoint');
+		await s.quickPickSelect('Retry path done');
+		await s.page.waitForFunction(() => ![...document.querySelectorAll('.part.statusbar .statusbar-item')].some((e) => /Payment retries/.test(e.textContent ?? '') && /\b1\b/.test(e.textContent ?? '')), undefined, { timeout: 10_000 });
+	});
+
+	await check('an escalated checkpoint asks in a modal; rejecting offers the way back', async () => {
+		fs.writeFileSync(path.join(workspace, 'src/payment.js'), 'export function charge() { throw new Error("broken"); }\n');
+		baton(workspace, 'checkpoint', 'create', '--message', 'Many errors', '--trigger', 'periodic', '--errors', '7');
+		const modal = s.modalDialog('“Many errors” needs your approval');
+		await modal.waitFor({ timeout: 15_000 });
+		await s.screenshot('05-escalation-modal');
+		await modal.locator('a.monaco-button', { hasText: 'Reject' }).first().click();
+		await s.quickInputSubmit('Breaks payments');
+		await s.clickNotificationButton('Rejected', 'Roll Back to the Last Approved Checkpoint');
+		await s.modalDialog('Roll the workspace back').locator('a.monaco-button', { hasText: /^Roll Back$/ }).first().click();
+		await s.notification('Rolled back', { timeout: 20_000 });
+		const restored = fs.readFileSync(path.join(workspace, 'src/payment.js'), 'utf8');
+		if (!restored.includes('idempotency key')) {
+			throw new Error(`payment.js was not restored to the approved checkpoint: ${restored}`);
+		}
+		await s.screenshot('06-rolled-back');
+	});
+	if (base.approvalStatus !== 'auto_approved') {
+		throw new Error(`a periodic checkpoint under the auto policy should be auto-approved, got ${base.approvalStatus}`);
+	}
+} catch {
+	// The failed check was reported with a screenshot.
+} finally {
+	await s.close();
+	fs.rmSync(workspace, { recursive: true, force: true });
+}
+checks.finish();

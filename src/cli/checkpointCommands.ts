@@ -1,7 +1,18 @@
 import type { Comparison } from '../engine/checkpoints/checkpointTypes';
 import type { EnvironmentDiff } from '../engine/checkpoints/environmentDiff';
 import type { Checkpoint } from '../engine/storage/model';
+import { parseDuration } from '../engine/config';
+import type { Engine } from '../engine/engine';
+import { BatonError } from '../engine/errors';
 import { listOption, stringOption, UsageError, type Command, type ParsedValues } from './command';
+
+async function soleActiveSessionId(engine: Engine): Promise<string> {
+	const active = await engine.briefings.active();
+	if (active.length !== 1 || !active[0]) {
+		throw new BatonError(active.length === 0 ? 'notFound' : 'invalidInput', active.length === 0 ? 'no active session; pass --session ID' : `${active.length} sessions are active; pass --session ID`);
+	}
+	return active[0].id;
+}
 
 function checkpointLine(cp: Checkpoint): string {
 	const s = cp.fileStats;
@@ -53,6 +64,39 @@ function numberOption(values: ParsedValues, name: string, integer: boolean): num
 }
 
 export const checkpointCommands: Command[] = [
+	{
+		path: ['checkpoint', 'policy'],
+		usage: 'baton checkpoint policy [--session ID] [--policy auto|review|strict] [--cost USD] [--duration DUR] [--errors N]',
+		summary: 'set one session’s approval policy and escalation thresholds (over the workspace defaults)',
+		options: { session: { type: 'string' }, policy: { type: 'string' }, cost: { type: 'string' }, duration: { type: 'string' }, errors: { type: 'string' } },
+		async run(ctx) {
+			const policy = stringOption(ctx.values, 'policy');
+			if (policy !== undefined && !['auto', 'review', 'strict'].includes(policy)) {
+				throw new UsageError('--policy must be auto, review or strict');
+			}
+			const durationText = stringOption(ctx.values, 'duration');
+			let durationMs: number | undefined;
+			if (durationText !== undefined) {
+				try {
+					durationMs = parseDuration(durationText);
+				} catch (error) {
+					throw new UsageError((error as Error).message);
+				}
+			}
+			const costUsd = numberOption(ctx.values, 'cost', false);
+			const errorCount = numberOption(ctx.values, 'errors', true);
+			const engine = await ctx.engine();
+			const sessionId = stringOption(ctx.values, 'session') ?? (await soleActiveSessionId(engine));
+			const thresholds = { ...(costUsd !== undefined ? { costUsd } : {}), ...(durationMs !== undefined ? { durationMs } : {}), ...(errorCount !== undefined ? { errorCount } : {}) };
+			await engine.checkpoints.configureSession({
+				sessionId,
+				...(policy ? { policy: policy as 'auto' | 'review' | 'strict' } : {}),
+				...(Object.keys(thresholds).length ? { thresholds } : {}),
+				actor: ctx.actor,
+			});
+			return { json: { sessionId, policy: policy ?? null, thresholds }, text: `Session ${sessionId}: ${policy ? `policy ${policy}; ` : ''}${Object.entries(thresholds).map(([k, v]) => `${k} ${v}`).join(', ') || 'no threshold changed'}` };
+		},
+	},
 	{
 		path: ['checkpoint', 'create'],
 		usage: 'baton checkpoint create [--trigger T] [--message M] [--tag T]… [--session ID] [--cost USD] [--errors N]',

@@ -1,31 +1,14 @@
 import assert from 'node:assert/strict';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { makeWorkspace, read, write } from '../engine/checkpoints/gitFixtures';
 import { snapshotFiles, tempDir } from '../helpers';
+import { baton, type Run } from './cliRunner';
 
 const cli = path.resolve(__dirname, '../../../dist/cli.js');
 const env = { ...process.env, BATON_ACTOR: 'test:cli' };
-
-interface Run {
-	code: number;
-	stdout: string;
-	stderr: string;
-	json: Record<string, any>;
-}
-
-function baton(cwd: string, ...args: string[]): Run {
-	const result = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env });
-	let json: Record<string, any> = {};
-	if (args.includes('--json') && result.stdout.trim()) {
-		const lines = result.stdout.trim().split('\n');
-		assert.equal(lines.length, 1, `--json prints one line: ${result.stdout}`);
-		json = JSON.parse(lines[0] as string);
-	}
-	return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, json };
-}
 
 function batonAsync(cwd: string, ...args: string[]): Promise<Run> {
 	return new Promise((resolve) => {
@@ -146,5 +129,25 @@ void describe('baton checkpoint (the bundled CLI)', () => {
 			ordered.map((c) => c.parentCheckpointId),
 			[null, ordered[0]?.id, ordered[1]?.id],
 		);
+	});
+});
+
+void describe('baton checkpoint policy', () => {
+	void it('sets one session’s policy and thresholds, which decide what needs review', (t) => {
+		const root = tempDir(t);
+		fs.writeFileSync(path.join(root, 'a.txt'), 'one\n');
+		baton(root, 'init');
+		baton(root, 'session', 'start', '--name', 'careful');
+		assert.equal(baton(root, 'checkpoint', 'create', '--trigger', 'periodic', '--json').json['checkpoint'].approvalStatus, 'auto_approved');
+		const set = baton(root, 'checkpoint', 'policy', '--policy', 'strict', '--errors', '2', '--json');
+		assert.equal(set.code, 0, set.stderr);
+		assert.deepEqual(set.json['thresholds'], { errorCount: 2 });
+		fs.writeFileSync(path.join(root, 'a.txt'), 'two\n');
+		const strict = baton(root, 'checkpoint', 'create', '--trigger', 'periodic', '--json').json['checkpoint'];
+		assert.equal(strict.approvalStatus, 'pending');
+		assert.equal(strict.approvalPolicy, 'strict');
+		const escalated = baton(root, 'checkpoint', 'create', '--trigger', 'periodic', '--errors', '2', '--json').json['checkpoint'];
+		assert.match(escalated.escalationReasons[0], /2 errors reached the threshold of 2/);
+		assert.equal(baton(root, 'checkpoint', 'policy', '--policy', 'lax', '--json').code, 2);
 	});
 });

@@ -1,29 +1,12 @@
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { snapshotFiles, tempDir } from '../helpers';
+import { baton, cliPath } from './cliRunner';
 
-const cli = path.resolve(__dirname, '../../../dist/cli.js');
-
-interface Run {
-	code: number;
-	stdout: string;
-	stderr: string;
-	json: Record<string, any>;
-}
-
-function baton(cwd: string, ...args: string[]): Run {
-	const result = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env: { ...process.env, BATON_ACTOR: 'test:cli' } });
-	let json: Record<string, any> = {};
-	if (args.includes('--json')) {
-		const lines = result.stdout.trim().split('\n');
-		assert.equal(lines.length, 1, `--json prints one line: ${result.stdout}`);
-		json = JSON.parse(lines[0] as string);
-	}
-	return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, json };
-}
+const cli = cliPath;
 
 function gitRepo(dir: string): void {
 	const git = (...args: string[]) => execFileSync('git', args, { cwd: dir, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null' } });

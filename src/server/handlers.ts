@@ -19,15 +19,7 @@ const toForkDto = (node: ForkNode): ForkNodeDto => ({ session: toSessionDto(node
 const actor = (): string => `vscode:${process.env['USER'] ?? process.env['USERNAME'] ?? 'user'}`;
 
 export function registerHandlers(connection: MessageConnection, host: EngineHost, workspaceRoot: string): void {
-	const on = <P, R>(type: RequestType<P, R, rpc.RpcErrorData>, handler: (params: P) => Promise<R>): void => {
-		connection.onRequest(type, async (params: P) => {
-			try {
-				return await handler(params);
-			} catch (error) {
-				throw toResponseError(error);
-			}
-		});
-	};
+	const on = requestRegistrar(connection);
 	const read = async <R>(fn: (engine: Engine) => Promise<R>): Promise<R> => fn(await host.get());
 
 	const status = async (): Promise<rpc.WorkspaceStatus> => {
@@ -147,15 +139,7 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 }
 
 export function registerCheckpointHandlers(connection: MessageConnection, host: EngineHost): void {
-	const on = <P, R>(type: RequestType<P, R, rpc.RpcErrorData>, handler: (params: P) => Promise<R>): void => {
-		connection.onRequest(type, async (params: P) => {
-			try {
-				return await handler(params);
-			} catch (error) {
-				throw toResponseError(error);
-			}
-		});
-	};
+	const on = requestRegistrar(connection);
 	const onProgress = (p: { phase: string; done: number; total: number }) =>
 		void connection.sendNotification(rpc.checkpointProgress, { ...p, message: null });
 	on(rpc.checkpointList, async (params) => ({
@@ -198,6 +182,19 @@ export function registerCheckpointHandlers(connection: MessageConnection, host: 
 		return { text: binary ? null : bytes.toString('utf8'), binary };
 	});
 	on(rpc.checkpointRollback, (params) => host.write((engine) => engine.checkpoints.rollback(params.id, { actor: actor(), ...(params.force ? { force: true } : {}), onProgress })));
+}
+
+/** Registers handlers whose failures reach the client as coded ResponseErrors. */
+function requestRegistrar(connection: MessageConnection) {
+	return <P, R>(type: RequestType<P, R, rpc.RpcErrorData>, handler: (params: P) => Promise<R>): void => {
+		connection.onRequest(type, async (params: P) => {
+			try {
+				return await handler(params);
+			} catch (error) {
+				throw toResponseError(error);
+			}
+		});
+	};
 }
 
 /** BatonErrors keep their code (the extension words its messages by it); anything else is a bug. */

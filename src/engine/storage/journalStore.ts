@@ -548,6 +548,11 @@ function loadFromDisk(SQL: SqlJsStatic, dbFile: string, options: StoreOptions, l
 			if (locked) {
 				preserveCopy(journalFile, `${journalFile}.prev`);
 				atomicWriteFile(journalFile, encodeHeader(generation));
+				if (scan.tail === 'torn') {
+					options.log.warn(
+						`dropped a torn last record (${journal.length - scan.validEnd} bytes) from ${journalFile}, a journal the snapshot already contains; its bytes are kept in ${journalFile}.prev`,
+					);
+				}
 			}
 			return { sqlite, seq, generation, offset: headerSize, replayed };
 		}

@@ -107,6 +107,28 @@ void describe('journal store', () => {
 		c.close();
 	});
 
+	void it('warns about a torn record on a journal left behind by a crash mid-compaction, keeping its bytes', async (t) => {
+		const dir = tempDir(t);
+		const a = await open(dir);
+		await a.write((db) => db.insert(tasks).values(task(1)).run());
+		a.close();
+		const journal = path.join(dir, 'baton.db.journal');
+		const staleJournal = fs.readFileSync(journal);
+		const b = await open(dir);
+		await b.compact();
+		b.close();
+		// The crash: the new snapshot is in place, the old journal is still there, and a writer had
+		// begun appending to it.
+		const torn = encodeRecord({ seq: 99, at: 'x', stmts: [['DELETE FROM tasks', []]] }).subarray(0, 25);
+		fs.writeFileSync(journal, Buffer.concat([staleJournal, torn]));
+		const log = new MemoryLogger();
+		const c = await open(dir, log);
+		t.after(() => c.close());
+		assert.deepEqual(await ids(c), ['T1']);
+		assert.match(log.warnings().join('\n'), /torn last record/);
+		assert.deepEqual(fs.readFileSync(`${journal}.prev`), Buffer.concat([staleJournal, torn]));
+	});
+
 	void it('stops with an error naming the journal when a record before the end is damaged, changing no file', async (t) => {
 		const dir = tempDir(t);
 		const a = await open(dir);

@@ -10,6 +10,7 @@ import { Engine } from '../engine/engine';
 import { BatonError } from '../engine/errors';
 import { stderrLogger } from '../engine/ports';
 import { findWorkspaceRoot } from '../engine/workspace';
+import { agentCommands, runHookCli } from './agentCommands';
 import { checkpointCommands } from './checkpointCommands';
 import { UsageError, type Command, type OptionSpec, type ParsedValues } from './command';
 import { sessionCommands } from './sessionCommands';
@@ -23,7 +24,7 @@ export interface CliIo {
 	env: NodeJS.ProcessEnv;
 }
 
-const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...checkpointCommands];
+const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...checkpointCommands, ...agentCommands];
 
 const globalOptions: Record<string, OptionSpec> = {
 	json: { type: 'boolean' },
@@ -34,6 +35,10 @@ const globalOptions: Record<string, OptionSpec> = {
 };
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
+	// Agent hooks have their own contract (always exit 0, exact stdout, tolerant options): agentCommands.ts.
+	if (argv[0] === 'hook') {
+		return runHookCli(argv.slice(1), io);
+	}
 	const json = argv.includes('--json');
 	const fail = (code: string, message: string, exit: number): number => {
 		if (json) {
@@ -76,7 +81,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 				return engine;
 			},
 		});
-		io.stdout(json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
+		if (json || output.text) {
+			io.stdout(json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
+		}
 		if (engine) {
 			await engine.maintain();
 		}

@@ -1,0 +1,383 @@
+/**
+ * Agent commands: `baton hook`, `baton connect`, `baton transcripts …` and `baton mcp`.
+ *
+ * `baton hook [EVENT]` is what agents run (via the configuration `baton connect` writes). Its
+ * contract differs from every other command: it always exits 0 and prints either the agent's answer
+ * or nothing at all, whatever went wrong (that goes to `.baton/logs/hooks.log`), because a failing
+ * hook breaks the agent (Claude reads exit code 2 as "block", Cline blocks on any non-zero exit).
+ * `runHookCli` is that whole path; main.ts dispatches `hook` to it before its own option parsing.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { setFlagsFromString } from 'node:v8';
+import { defaultAgentSettings, claudeHomeDir, readAgentSettings, type AgentSettings } from '../engine/agents/agentSettings';
+import { checkpointPortOf, criticalApprovalReason, type CheckpointPort } from '../engine/agents/checkpointPort';
+import { connectAgent, hookCommandFor } from '../engine/agents/connectAgent';
+import { isShellTool } from '../engine/agents/editTools';
+import { parseAgentName, type HookEvent } from '../engine/agents/hookEvent';
+import { HookLog, hookLogFile } from '../engine/agents/hookLog';
+import { normaliseHookPayload } from '../engine/agents/normaliseHookPayload';
+import { aliasLinker, runHook, type HookOptions } from '../engine/agents/runHook';
+import { TranscriptArchive, type TranscriptInfo } from '../engine/agents/transcriptArchive';
+import { renderTranscriptMarkdown } from '../engine/agents/transcriptMarkdown';
+import { Engine } from '../engine/engine';
+import type { Logger } from '../engine/ports';
+import { findWorkspaceRoot, initWorkspace, isInitialized } from '../engine/workspace';
+import { stringOption, UsageError, type Command } from './command';
+
+export interface HookIo {
+	stdout: (text: string) => void;
+	stderr: (text: string) => void;
+	cwd: string;
+	env: NodeJS.ProcessEnv;
+	/** Defaults to process.stdin. */
+	stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
+}
+
+const hookUsage = 'baton hook [EVENT] [--agent claude|copilot|cline] [--workspace DIR]   (hook payload on stdin)';
+const hookSummary = 'handle one agent hook (Claude Code, Copilot, Cline); always exits 0';
+
+/** Payloads above this are not hook payloads Baton needs (a huge tool response): refused, logged. */
+const maxPayloadBytes = 32 * 1024 * 1024;
+
+/**
+ * `baton hook [EVENT] [--agent claude|copilot|cline] [--workspace DIR]`, payload on stdin. Always
+ * resolves to 0. Unknown options are ignored rather than refused: a configuration written by a newer
+ * Baton must not break an agent running an older one.
+ */
+export async function runHookCli(argv: string[], io: HookIo): Promise<number> {
+	const args = parseArgs({ args: argv, options: { agent: { type: 'string' }, workspace: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true });
+	if (args.values['help'] === true) {
+		io.stdout(`usage: ${hookUsage}\n  ${hookSummary}\n`);
+		return 0;
+	}
+	const eventArg = args.positionals.find((p) => p !== 'hook');
+	const output = await runHookPayload({
+		text: await readStdin(io.stdin ?? process.stdin),
+		event: eventArg,
+		agent: typeof args.values['agent'] === 'string' ? args.values['agent'] : undefined,
+		workspace: typeof args.values['workspace'] === 'string' ? path.resolve(io.cwd, args.values['workspace']) : undefined,
+		cwd: io.cwd,
+		env: io.env,
+	});
+	if (output) {
+		io.stdout(`${output}\n`);
+	}
+	return 0;
+}
+
+interface HookInput {
+	text: string;
+	event?: string | undefined;
+	agent?: string | undefined;
+	workspace?: string | undefined;
+	cwd: string;
+	env: NodeJS.ProcessEnv;
+}
+
+/** The hook's answer for one payload ('' for none). Never throws. */
+export async function runHookPayload(input: HookInput): Promise<string> {
+	const started = Date.now();
+	let log: HookLog | undefined;
+	try {
+		let raw: unknown;
+		let problem: string | undefined;
+		if (Buffer.byteLength(input.text) > maxPayloadBytes) {
+			problem = `payload over ${maxPayloadBytes} bytes`;
+		} else {
+			try {
+				raw = JSON.parse(input.text);
+			} catch {
+				problem = input.text.trim() ? 'stdin is not JSON' : 'no payload on stdin';
+			}
+		}
+		const agent = input.agent ? parseAgentName(input.agent) : undefined;
+		const normalised = problem ? { ok: false as const, problem } : normaliseHookPayload(raw, { ...(input.event ? { event: input.event } : {}), ...(agent ? { agent } : {}) });
+		const root = workspaceOf(input, normalised.ok ? normalised.event.cwd : payloadCwd(raw));
+		if (!root) {
+			// Not a Baton workspace: nothing to record, nowhere to log, and nothing to tell the agent.
+			return '';
+		}
+		log = new HookLog(hookLogFile(root));
+		if (!normalised.ok) {
+			log.warn(`ignored a malformed hook payload (${Buffer.byteLength(input.text)} bytes${input.event ? `, event argument ${input.event}` : ''}): ${normalised.problem}`);
+			return '';
+		}
+		const event = normalised.event;
+		if (event.kind === 'unknown') {
+			log.info(`ignored unknown event ${event.eventName} from ${event.agent} ${event.agentSessionId}`);
+			return '';
+		}
+		if (isNoOp(event)) {
+			return '';
+		}
+		const settings = settingsOf(root, log);
+		// sql.js's WASM: baseline code only. Optimising it in the background costs more than a hook runs
+		// and delays the exit (measured: 300 → 150 ms per call).
+		setFlagsFromString('--liftoff-only');
+		const engine = await Engine.open({ workspaceRoot: root, log, lockTimeoutMs: 5_000 });
+		try {
+			const actor = `hook:${event.agent}`;
+			const result = await runHook(engine, event, hookOptions(engine, { actor, settings, log, env: input.env }));
+			log.info(
+				`${event.agent} ${event.eventName} ${event.agentSessionId} → ${result.action}${result.sessionId ? ` ${result.sessionId}` : ''}${result.detail ? ` (${result.detail.slice(0, 200)})` : ''} in ${Date.now() - started} ms`,
+			);
+			return result.stdout;
+		} finally {
+			engine.close();
+		}
+	} catch (error) {
+		log?.error(`hook failed after ${Date.now() - started} ms: ${(error as Error).message}`);
+		return '';
+	}
+}
+
+/** Events that need nothing from the engine: tools that neither edit nor run commands. */
+function isNoOp(event: HookEvent): boolean {
+	if (event.kind === 'postToolUse') {
+		return !event.tool?.edit || event.tool.filesTouched.length === 0;
+	}
+	if (event.kind === 'preToolUse') {
+		return !event.tool || !(event.tool.edit || isShellTool(event.tool.name));
+	}
+	return false;
+}
+
+function hookOptions(engine: Engine, input: { actor: string; settings: AgentSettings; log: Logger; env: NodeJS.ProcessEnv }): HookOptions {
+	const port = checkpointPortOf(engine);
+	const archive = transcriptArchive(engine.ctx.workspaceRoot, input.settings, input.log, input.env);
+	return {
+		actor: input.actor,
+		settings: input.settings,
+		archive,
+		log: input.log,
+		...(port ? checkpointHooks(port, input.actor) : {}),
+	};
+}
+
+/** Wires the hook points to the checkpoint feature; only when the workspace uses checkpoints. */
+function checkpointHooks(port: CheckpointPort, actor: string): Pick<HookOptions, 'awaitingApproval' | 'onCheckpoint' | 'onMetrics'> {
+	return {
+		awaitingApproval: criticalApprovalReason(port),
+		onCheckpoint: async (trigger, sessionId) => {
+			if (port.enabled === false) {
+				return;
+			}
+			if (trigger === 'compact') {
+				await port.create({ trigger: 'compact', sessionId, message: 'before the agent compacted its context', actor });
+			} else if (port.maybePeriodic) {
+				await port.maybePeriodic({ sessionId, actor });
+			}
+		},
+		...(port.recordMetrics
+			? { onMetrics: async (sessionId: string, metrics: { costUsd: number; errorCount: number }) => port.recordMetrics?.({ sessionId, ...metrics, actor }) }
+			: {}),
+	};
+}
+
+export function transcriptArchive(root: string, settings: AgentSettings, log: Logger, env: NodeJS.ProcessEnv): TranscriptArchive {
+	return new TranscriptArchive({ workspaceRoot: root, claudeHome: claudeHomeDir(settings, env, os.homedir()), log });
+}
+
+function settingsOf(root: string, log: Logger): AgentSettings {
+	try {
+		return readAgentSettings(root);
+	} catch (error) {
+		log.warn(`${(error as Error).message}; using the defaults`);
+		return defaultAgentSettings();
+	}
+}
+
+/** --workspace, else the Baton workspace around the agent's cwd, else around the process's cwd. */
+function workspaceOf(input: HookInput, payloadCwd: string | null): string | undefined {
+	if (input.workspace) {
+		return isInitialized(input.workspace) ? input.workspace : undefined;
+	}
+	return (payloadCwd ? findWorkspaceRoot(payloadCwd) : undefined) ?? findWorkspaceRoot(input.cwd);
+}
+
+function payloadCwd(raw: unknown): string | null {
+	if (raw && typeof raw === 'object') {
+		const r = raw as Record<string, unknown>;
+		const roots = r['workspaceRoots'];
+		const cwd = typeof r['cwd'] === 'string' ? r['cwd'] : Array.isArray(roots) && typeof roots[0] === 'string' ? roots[0] : null;
+		return cwd && path.isAbsolute(cwd) ? cwd : null;
+	}
+	return null;
+}
+
+/**
+ * All of stdin as text; nothing when it is a terminal (a person typed `baton hook`). Agents close
+ * stdin after the payload; one that does not gets what arrived within `timeoutMs`, so the hook still
+ * answers before the agent's own timeout.
+ */
+function readStdin(stdin: NodeJS.ReadableStream & { isTTY?: boolean; destroy?: () => void }, timeoutMs = 10_000): Promise<string> {
+	if (stdin.isTTY) {
+		return Promise.resolve('');
+	}
+	return new Promise((resolve) => {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		let done = false;
+		const finish = (stop: boolean): void => {
+			if (done) {
+				return;
+			}
+			done = true;
+			clearTimeout(timer);
+			if (stop) {
+				stdin.destroy?.();
+			}
+			resolve(Buffer.concat(chunks).toString('utf8'));
+		};
+		const timer = setTimeout(() => finish(true), timeoutMs);
+		stdin.on('data', (chunk: Buffer | string) => {
+			const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+			size += bytes.length;
+			chunks.push(bytes);
+			if (size > maxPayloadBytes) {
+				finish(true);
+			}
+		});
+		stdin.once('end', () => finish(false));
+		stdin.once('error', () => finish(false));
+	});
+}
+
+function transcriptLine(t: TranscriptInfo): string {
+	const tokens = Object.values(t.tokens).reduce((n, c) => n + c.input + c.output + c.cacheRead + c.cacheCreation, 0);
+	const state = t.bootstrap ? 'bootstrap' : !t.sessionId ? 'unlinked' : !t.archiving ? 'archive off' : t.sourceMissing ? 'source deleted' : 'archived';
+	return `${t.id.padEnd(44)}  ${(t.sessionId ?? '-').padEnd(27)}  ${state.padEnd(14)}  ${String(t.userRequests).padStart(4)} req  ${String(t.toolCalls).padStart(5)} tools  ${tokens.toLocaleString('en-US').padStart(12)} tok${t.title ? `  ${t.title}` : ''}`;
+}
+
+export const agentCommands: Command[] = [
+	{
+		path: ['hook'],
+		usage: hookUsage,
+		summary: hookSummary,
+		options: { agent: { type: 'string' } },
+		positionals: [0, 1],
+		needsInit: false,
+		async run(ctx) {
+			// Reached only when main.ts does not dispatch `hook` to runHookCli first; same behaviour.
+			const stdout = await runHookPayload({
+				text: await readStdin(process.stdin),
+				event: ctx.args[0],
+				agent: stringOption(ctx.values, 'agent'),
+				workspace: typeof ctx.values['workspace'] === 'string' ? ctx.workspaceRoot : undefined,
+				cwd: process.cwd(),
+				env: process.env,
+			});
+			return { json: stdout ? (JSON.parse(stdout) as Record<string, unknown>) : {}, text: stdout };
+		},
+	},
+	{
+		path: ['connect'],
+		usage: 'baton connect claude|copilot|cline [--remove] [--command CMD]',
+		summary: 'write (or with --remove take out) the agent’s project hook configuration calling `baton hook`',
+		options: { remove: { type: 'boolean' }, command: { type: 'string' } },
+		positionals: [1, 1],
+		needsInit: false,
+		async run(ctx) {
+			const agent = parseAgentName(ctx.args[0] as string);
+			if (!agent) {
+				throw new UsageError(`unknown agent "${ctx.args[0]}" (claude, copilot or cline)`);
+			}
+			const remove = ctx.values['remove'] === true;
+			if (!remove) {
+				// Hooks need somewhere to record: connecting sets Baton up in the workspace too.
+				initWorkspace(ctx.workspaceRoot);
+			}
+			const command = stringOption(ctx.values, 'command') ?? hookCommandFor({ cliPath: process.argv[1] ?? __filename, execPath: process.execPath, env: process.env });
+			const result = connectAgent(ctx.workspaceRoot, agent, { remove, command, now: Date.now });
+			return {
+				json: { written: result.written, command: result.command },
+				text: [
+					...result.written.map((w) => `${w.action.padEnd(9)} ${w.path}${w.backup ? `  (backup: ${w.backup})` : ''}${w.reason ? `  — ${w.reason}` : ''}`),
+					remove ? '' : `Hooks run: ${result.command} hook <event>`,
+				]
+					.filter(Boolean)
+					.join('\n'),
+			};
+		},
+	},
+	{
+		path: ['transcripts', 'sync'],
+		usage: 'baton transcripts sync [--session ID]',
+		summary: 'archive excerpts of the workspace’s Claude Code transcripts linked to sessions',
+		options: { session: { type: 'string' } },
+		async run(ctx) {
+			const engine = await ctx.engine();
+			const sessionId = stringOption(ctx.values, 'session');
+			if (sessionId) {
+				await engine.briefings.get(sessionId);
+			}
+			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), engine.ctx.log, process.env);
+			const report = await archive.sync({ link: aliasLinker(engine), ...(sessionId ? { sessionId } : {}) });
+			const { synced, ...totals } = report;
+			return {
+				json: { ...totals, transcripts: synced },
+				text: `Parsed ${totals.parsedBytes.toLocaleString('en-US')} bytes into ${totals.excerpts} excerpts from ${synced.length} transcript(s); ${totals.unlinked} unlinked, ${totals.bootstrap} bootstrap, ${totals.skipped} with archiving off${totals.pending ? `, ${totals.pending} with more to parse` : ''}.`,
+			};
+		},
+	},
+	{
+		path: ['transcripts', 'list'],
+		usage: 'baton transcripts list [--session ID]',
+		summary: 'agent transcripts Baton knows, newest first',
+		options: { session: { type: 'string' } },
+		async run(ctx) {
+			const sessionId = stringOption(ctx.values, 'session');
+			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), { info: () => {}, warn: (m) => process.stderr.write(`baton: warning: ${m}\n`), error: () => {} }, process.env);
+			const transcripts = archive.list(sessionId ? { sessionId } : {});
+			return { json: { transcripts }, text: transcripts.length ? transcripts.map(transcriptLine).join('\n') : 'No transcripts yet (run `baton transcripts sync`).' };
+		},
+	},
+	{
+		path: ['transcripts', 'show'],
+		usage: 'baton transcripts show ID',
+		summary: 'an archived transcript, readable (markdown); --json for the excerpts',
+		positionals: [1, 1],
+		async run(ctx) {
+			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), { info: () => {}, warn: () => {}, error: () => {} }, process.env);
+			const found = archive.read(ctx.args[0] as string);
+			if (!found) {
+				throw new UsageError(`no transcript ${ctx.args[0]} (see \`baton transcripts list\`)`);
+			}
+			const markdown = renderTranscriptMarkdown(found.info, found.excerpts, found.notes);
+			return { json: { transcript: found.info, excerpts: found.excerpts, notes: found.notes, markdown }, text: markdown.trimEnd() };
+		},
+	},
+	{
+		path: ['transcripts', 'archive'],
+		usage: 'baton transcripts archive --session ID --on|--off [--purge]',
+		summary: 'turn archiving of a session’s transcripts on or off (--purge deletes what was archived)',
+		options: { session: { type: 'string' }, on: { type: 'boolean' }, off: { type: 'boolean' }, purge: { type: 'boolean' } },
+		async run(ctx) {
+			const sessionId = stringOption(ctx.values, 'session');
+			const on = ctx.values['on'] === true;
+			const off = ctx.values['off'] === true;
+			if (!sessionId || on === off) {
+				throw new UsageError('transcripts archive needs --session ID and one of --on or --off');
+			}
+			const engine = await ctx.engine();
+			await engine.briefings.get(sessionId);
+			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), engine.ctx.log, process.env);
+			const result = await archive.setArchiving(sessionId, on, ctx.values['purge'] === true);
+			return { json: { sessionId, ...result }, text: `Archiving ${on ? 'on' : 'off'} for ${sessionId}${result.purged ? `; deleted ${result.purged} archived transcript(s)` : ''}.` };
+		},
+	},
+	{
+		path: ['mcp'],
+		usage: 'baton mcp',
+		summary: 'serve Baton’s tools to MCP clients over stdio (session start/end/status, briefing, handoff, decisions, checkpoints)',
+		needsInit: false,
+		async run(ctx) {
+			// Loaded on demand: the MCP SDK is large, and hooks must start fast.
+			const { runMcpServer } = await import('./mcpServer');
+			await runMcpServer({ engine: ctx.engine, actor: ctx.actor, workspaceRoot: ctx.workspaceRoot });
+			return { json: {}, text: '' };
+		},
+	},
+];

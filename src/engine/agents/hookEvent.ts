@@ -1,0 +1,85 @@
+/**
+ * One hook call from any agent, normalised (DESIGN.md §5). Claude Code, Copilot (VS Code agent
+ * hooks) and Cline each send their own dialect; everything after `normaliseHookPayload` sees only
+ * this shape.
+ */
+export const agentKinds = ['claude-code', 'copilot', 'cline'] as const;
+export type AgentKind = (typeof agentKinds)[number];
+
+export const hookKinds = [
+	'sessionStart',
+	'resume',
+	'clear',
+	'compact',
+	'stop',
+	'preCompact',
+	'sessionEnd',
+	'preToolUse',
+	'postToolUse',
+	'userPrompt',
+	'subagentStop',
+	'unknown',
+] as const;
+export type HookKind = (typeof hookKinds)[number];
+
+export interface ToolUse {
+	name: string;
+	input: Record<string, unknown>;
+	/**
+	 * The files an edit tool changed, as named by the agent (resolved against its cwd when relative);
+	 * empty for tools that do not edit. runHook makes them workspace-relative.
+	 */
+	filesTouched: string[];
+	/** True for the tools that change files (see editTools.ts). */
+	edit: boolean;
+	/** PostToolUse only: the tool reported a failure. */
+	failed: boolean;
+}
+
+export interface HookEvent {
+	agent: AgentKind;
+	/** The agent's own id for this conversation (Claude `session_id`, Copilot `sessionId`, Cline `taskId`). */
+	agentSessionId: string;
+	kind: HookKind;
+	/** The event as the agent (or the explicit EVENT argument) named it, e.g. `SessionStart`, `TaskResume`. */
+	eventName: string;
+	/** SessionStart's `source` (`startup`, `resume`, `clear`, `compact`, Copilot's `new`). */
+	source: string | null;
+	/** SessionEnd's `reason` (`clear`, `logout`, `prompt_input_exit`, `other`, `resume`), `complete`/`cancel` for Cline. */
+	reason: string | null;
+	/** The working directory the agent reported (Cline: its first workspace root). */
+	cwd: string | null;
+	transcriptPath: string | null;
+	/** An earlier id of the same conversation, when the payload names one. */
+	previousAgentSessionId: string | null;
+	tool: ToolUse | null;
+	/** UserPromptSubmit's prompt; kept only in memory, never logged. */
+	prompt: string | null;
+	/** PreCompact's `trigger` (`manual`, `auto`). */
+	trigger: string | null;
+	model: string | null;
+	/** The subagent's transcript (SubagentStop). */
+	agentTranscriptPath: string | null;
+}
+
+const labels: Record<AgentKind, string> = { 'claude-code': 'Claude Code', copilot: 'Copilot', cline: 'Cline' };
+
+export function agentLabel(agent: AgentKind): string {
+	return labels[agent];
+}
+
+export function isAgentKind(value: string): value is AgentKind {
+	return (agentKinds as readonly string[]).includes(value);
+}
+
+/** `claude`, `claude-code`, `copilot`, `vscode`, `cline` → the agent kind. */
+export function parseAgentName(value: string): AgentKind | undefined {
+	const key = value.trim().toLowerCase();
+	if (key === 'claude' || key === 'claude-code' || key === 'claudecode') {
+		return 'claude-code';
+	}
+	if (key === 'copilot' || key === 'vscode' || key === 'github-copilot') {
+		return 'copilot';
+	}
+	return key === 'cline' ? 'cline' : undefined;
+}

@@ -1,0 +1,26 @@
+/**
+ * What a hook prints, per dialect (peers-and-formats.md §3.3–3.5). Claude Code and VS Code read
+ * `hookSpecificOutput`; Cline reads `{cancel, contextModification, errorMessage}`. Printing nothing
+ * means "carry on" for all three.
+ */
+import type { AgentKind } from './hookEvent';
+
+/** Text for the agent's context at session start or resume. */
+export function contextOutput(agent: AgentKind, text: string): string {
+	if (agent === 'cline') {
+		// Cline caps contextModification at 50 KB; the diet budget keeps far below it.
+		return JSON.stringify({ cancel: false, contextModification: text });
+	}
+	return JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } });
+}
+
+/**
+ * Ask the person before this tool runs. Cline has no "ask" answer: it can only block, so it blocks
+ * with the reason (its user approves the checkpoint, then retries).
+ */
+export function askOutput(agent: AgentKind, reason: string): string {
+	if (agent === 'cline') {
+		return JSON.stringify({ cancel: true, errorMessage: reason });
+	}
+	return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: reason } });
+}

@@ -1,0 +1,199 @@
+/**
+ * Reads one hook payload in any of the three dialects (peers-and-formats.md §3):
+ * - Claude Code: snake_case (`session_id`, `hook_event_name`, `transcript_path`, `tool_name`, …);
+ * - Copilot / VS Code agent hooks: camelCase `sessionId` and `hookEventName`, snake_case event fields;
+ * - Cline: `taskId`, `hookName`, `workspaceRoots`, and the event's data under its camelCased name
+ *   (`taskStart`, `preToolUse`, …).
+ * Unknown fields are ignored (agents keep adding some); a known field of the wrong type makes the
+ * payload malformed.
+ */
+import path from 'node:path';
+import { z } from 'zod';
+import { filesNamedBy, isEditTool } from './editTools';
+import type { AgentKind, HookEvent, HookKind, ToolUse } from './hookEvent';
+
+const text = z.string().min(1).max(4096);
+const optionalText = z.string().max(65_536).nullish();
+const record = z.record(z.string(), z.unknown());
+
+const clineToolSchema = z.looseObject({ toolName: z.string().max(256).nullish(), parameters: record.nullish(), success: z.boolean().nullish() });
+const clineTaskSchema = z.looseObject({
+	taskMetadata: z.looseObject({ taskId: z.string().nullish(), ulid: z.string().nullish(), initialTask: z.string().nullish() }).nullish(),
+});
+
+/** Every dialect's fields in one loose schema: which dialect it is follows from which ids are present. */
+const payloadSchema = z.looseObject({
+	// Claude Code
+	session_id: text.nullish(),
+	hook_event_name: z.string().max(128).nullish(),
+	// Copilot (VS Code)
+	sessionId: text.nullish(),
+	hookEventName: z.string().max(128).nullish(),
+	// Cline
+	taskId: text.nullish(),
+	hookName: z.string().max(128).nullish(),
+	workspaceRoots: z.array(z.string()).nullish(),
+	taskStart: clineTaskSchema.nullish(),
+	taskResume: clineTaskSchema.nullish(),
+	taskCancel: clineTaskSchema.nullish(),
+	taskComplete: clineTaskSchema.nullish(),
+	preToolUse: clineToolSchema.nullish(),
+	postToolUse: clineToolSchema.nullish(),
+	userPromptSubmit: z.looseObject({ prompt: z.string().nullish() }).nullish(),
+	// Shared snake_case event fields
+	cwd: optionalText,
+	transcript_path: optionalText,
+	agent_transcript_path: optionalText,
+	source: z.string().max(128).nullish(),
+	reason: z.string().max(256).nullish(),
+	trigger: z.string().max(128).nullish(),
+	tool_name: z.string().max(256).nullish(),
+	tool_input: z.unknown().optional(),
+	prompt: z.string().nullish(),
+	previous_session_id: text.nullish(),
+	previousSessionId: text.nullish(),
+	model: z.unknown().optional(),
+});
+type Payload = z.infer<typeof payloadSchema>;
+
+export type NormaliseResult = { ok: true; event: HookEvent } | { ok: false; problem: string };
+
+export interface NormaliseOptions {
+	/** The explicit EVENT argument (`session-start`, `stop`, `pre-tool-use`, …): overrides the payload's event. */
+	event?: string;
+	/** Forces the agent kind instead of detecting it from the payload. */
+	agent?: AgentKind;
+}
+
+export function normaliseHookPayload(raw: unknown, options: NormaliseOptions = {}): NormaliseResult {
+	if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
+		return { ok: false, problem: 'the payload is not a JSON object' };
+	}
+	const parsed = payloadSchema.safeParse(raw);
+	if (!parsed.success) {
+		const issue = parsed.error.issues[0];
+		return { ok: false, problem: `${issue?.path.join('.') || 'payload'}: ${issue?.message ?? 'invalid'}` };
+	}
+	const p = parsed.data;
+	const agent = options.agent ?? detectAgent(p);
+	const agentSessionId = p.session_id ?? p.sessionId ?? p.taskId;
+	if (!agentSessionId) {
+		return { ok: false, problem: 'no session id (session_id, sessionId or taskId)' };
+	}
+	const eventName = options.event?.trim() || p.hook_event_name || p.hookEventName || p.hookName;
+	if (!eventName) {
+		return { ok: false, problem: 'no event name (hook_event_name, hookEventName, hookName or the EVENT argument)' };
+	}
+	const cwd = p.cwd || p.workspaceRoots?.find((r) => r.length > 0) || null;
+	const mapped = kindOf(eventName, agent, p.source ?? null);
+	return {
+		ok: true,
+		event: {
+			agent,
+			agentSessionId,
+			kind: mapped.kind,
+			eventName,
+			source: p.source ?? null,
+			reason: p.reason ?? mapped.reason,
+			cwd,
+			transcriptPath: p.transcript_path || null,
+			previousAgentSessionId: p.previous_session_id ?? p.previousSessionId ?? null,
+			tool: toolOf(p, mapped.kind, eventName, cwd),
+			prompt: p.prompt ?? p.userPromptSubmit?.prompt ?? p.taskStart?.taskMetadata?.initialTask ?? null,
+			trigger: p.trigger ?? null,
+			model: modelOf(p.model),
+			agentTranscriptPath: p.agent_transcript_path || null,
+		},
+	};
+}
+
+function detectAgent(p: Payload): AgentKind {
+	if (p.taskId || p.hookName || p.workspaceRoots) {
+		return 'cline';
+	}
+	if (!p.session_id && (p.sessionId || p.hookEventName)) {
+		return 'copilot';
+	}
+	return 'claude-code';
+}
+
+/** `SessionStart`, `session-start`, `session_start` → `sessionstart`. */
+function eventKey(name: string): string {
+	return name.toLowerCase().replace(/[-_\s]/g, '');
+}
+
+const startSources: Record<string, HookKind> = { resume: 'resume', clear: 'clear', compact: 'compact' };
+
+/**
+ * The traps live here: Claude's `Stop` ends a turn, Copilot's `Stop` ends the session; a
+ * SessionStart's `source` tells a start from a resume, a /clear or a compaction.
+ */
+function kindOf(eventName: string, agent: AgentKind, source: string | null): { kind: HookKind; reason: string | null } {
+	switch (eventKey(eventName)) {
+		case 'sessionstart':
+		case 'taskstart':
+			return { kind: (source && startSources[source.toLowerCase()]) || 'sessionStart', reason: null };
+		case 'taskresume':
+		case 'resume':
+			return { kind: 'resume', reason: null };
+		case 'clear':
+			return { kind: 'clear', reason: null };
+		case 'compact':
+			return { kind: 'compact', reason: null };
+		case 'stop':
+			return agent === 'copilot' ? { kind: 'sessionEnd', reason: 'stop' } : { kind: 'stop', reason: null };
+		case 'subagentstop':
+			return { kind: 'subagentStop', reason: null };
+		case 'precompact':
+			return { kind: 'preCompact', reason: null };
+		case 'sessionend':
+			return { kind: 'sessionEnd', reason: null };
+		case 'taskcomplete':
+			return { kind: 'sessionEnd', reason: 'complete' };
+		case 'taskcancel':
+			return { kind: 'sessionEnd', reason: 'cancel' };
+		case 'pretooluse':
+			return { kind: 'preToolUse', reason: null };
+		case 'posttooluse':
+		case 'posttoolusefailure':
+			return { kind: 'postToolUse', reason: null };
+		case 'userpromptsubmit':
+		case 'userprompt':
+			return { kind: 'userPrompt', reason: null };
+		default:
+			return { kind: 'unknown', reason: null };
+	}
+}
+
+function toolOf(p: Payload, kind: HookKind, eventName: string, cwd: string | null): ToolUse | null {
+	if (kind !== 'preToolUse' && kind !== 'postToolUse') {
+		return null;
+	}
+	const cline = kind === 'preToolUse' ? p.preToolUse : p.postToolUse;
+	const name = p.tool_name ?? cline?.toolName;
+	if (!name) {
+		return null;
+	}
+	const rawInput = p.tool_input ?? cline?.parameters ?? {};
+	const input = rawInput && typeof rawInput === 'object' && !Array.isArray(rawInput) ? (rawInput as Record<string, unknown>) : { value: rawInput };
+	const edit = isEditTool(name);
+	return {
+		name,
+		input,
+		edit,
+		filesTouched: edit ? filesNamedBy(input).map((f) => (cwd && !path.isAbsolute(f) ? path.resolve(cwd, f) : f)) : [],
+		failed: eventKey(eventName) === 'posttoolusefailure' || cline?.success === false,
+	};
+}
+
+function modelOf(model: unknown): string | null {
+	if (typeof model === 'string') {
+		return model || null;
+	}
+	if (model && typeof model === 'object') {
+		const m = model as Record<string, unknown>;
+		const id = m['slug'] ?? m['id'] ?? m['display_name'];
+		return typeof id === 'string' ? id : null;
+	}
+	return null;
+}

@@ -1,0 +1,324 @@
+/**
+ * What a hook does (DESIGN.md §5, peers-and-formats.md §5.1). Pure logic over the engine: the CLI
+ * reads the payload, opens the engine and prints `stdout`.
+ *
+ * - session start: the agent id's durable session, else the active one of this agent kind in the
+ *   configured scope, else a new one; the agent id becomes an alias; the briefing diet is the answer.
+ * - resume / clear / compact: the new agent id becomes an alias of the same durable session, found by
+ *   its alias, a previous id the payload names, the earlier ids the transcript starts with, or the
+ *   agent kind's most recently active session. Bootstrap transcripts are ignored.
+ * - stop (Claude: every turn), user prompt: activity, transcript excerpts, cost, periodic checkpoint.
+ *   Never an end.
+ * - pre-compact: a summary note and the `compact` checkpoint hook point.
+ * - session end: end (or suspend, or keep) with a handoff note built from the transcript.
+ * - pre-tool-use: "ask" while a checkpoint awaits a critical approval, otherwise silence.
+ * - post-tool-use: files touched by edit tools, kept in the transcript index.
+ * Every step after the session is known is best effort: it logs and carries on, so the hook answers.
+ */
+import { and, eq } from 'drizzle-orm';
+import type { Engine } from '../engine';
+import type { Logger } from '../ports';
+import type { Briefing } from '../storage/jsonShapes';
+import type { Session } from '../storage/model';
+import { sessionAliases } from '../storage/schema';
+import { AgentSessions } from './agentSessions';
+import type { AgentSettings } from './agentSettings';
+import { renderBriefingDiet } from './briefingDiet';
+import { isBootstrapTranscript } from './claudeProjects';
+import { isShellTool, workspaceRelative } from './editTools';
+import { agentLabel, type HookEvent } from './hookEvent';
+import { askOutput, contextOutput } from './hookResponses';
+import { digestLines, preCompactNote, sessionEndNote } from './sessionSummary';
+import type { SessionLinker, TranscriptArchive } from './transcriptArchive';
+
+export type CheckpointTrigger = 'compact' | 'periodic';
+
+export interface HookOptions {
+	actor: string;
+	settings: AgentSettings;
+	archive: TranscriptArchive;
+	log: Logger;
+	/** Why a checkpoint of this session awaits a critical approval, or null (the checkpoint feature provides it). */
+	awaitingApproval?: (sessionId: string) => Promise<string | null>;
+	/** Called for the `compact` checkpoint before a compaction and the `periodic` one after a turn. */
+	onCheckpoint?: (trigger: CheckpointTrigger, sessionId: string) => Promise<void>;
+	/** The session's estimated cost and error count so far, from its transcripts (checkpoint escalation). */
+	onMetrics?: (sessionId: string, metrics: { costUsd: number; errorCount: number }) => Promise<void>;
+}
+
+export type HookAction =
+	| 'started'
+	| 'joined'
+	| 'continued'
+	| 'aliased'
+	| 'briefed'
+	| 'touched'
+	| 'resumed'
+	| 'noted'
+	| 'ended'
+	| 'suspended'
+	| 'kept'
+	| 'ask'
+	| 'allowed'
+	| 'filesRecorded'
+	| 'ignored';
+
+export interface HookResult {
+	/** Exactly what to print on stdout; '' for nothing. */
+	stdout: string;
+	action: HookAction;
+	/** The durable session the event was applied to. */
+	sessionId: string | null;
+	/** How the session was found (`alias`, `previous`, `transcript`, `recent`, `scope`, `new`) or why nothing was done. */
+	detail: string | null;
+}
+
+export async function runHook(engine: Engine, event: HookEvent, options: HookOptions): Promise<HookResult> {
+	const hook = new HookRun(engine, event, options);
+	switch (event.kind) {
+		case 'sessionStart':
+		case 'resume':
+		case 'clear':
+		case 'compact':
+			return hook.start();
+		case 'stop':
+		case 'userPrompt':
+		case 'subagentStop':
+			return hook.activity();
+		case 'preCompact':
+			return hook.preCompact();
+		case 'sessionEnd':
+			return hook.end();
+		case 'preToolUse':
+			return hook.preToolUse();
+		case 'postToolUse':
+			return hook.postToolUse();
+		case 'unknown':
+			return ignored(`unknown event ${event.eventName}`);
+	}
+}
+
+function ignored(detail: string): HookResult {
+	return { stdout: '', action: 'ignored', sessionId: null, detail };
+}
+
+/** The agent-session → durable-session lookup the archive links transcripts with. */
+export function aliasLinker(engine: Engine): SessionLinker {
+	return async (agent, id) => (await engine.briefings.byAlias(agent, id))?.id ?? null;
+}
+
+class HookRun {
+	private readonly label: string;
+	private readonly sessions: AgentSessions;
+
+	constructor(
+		private readonly engine: Engine,
+		private readonly event: HookEvent,
+		private readonly options: HookOptions,
+	) {
+		this.label = agentLabel(event.agent);
+		this.sessions = new AgentSessions(engine, event, options);
+	}
+
+	async start(): Promise<HookResult> {
+		if (this.isBootstrap()) {
+			return ignored('bootstrap transcript (only file-history snapshots)');
+		}
+		const continued = this.event.kind !== 'sessionStart';
+		const found = await this.sessions.resolve(continued);
+		let session: Session | null = null;
+		let briefing: Briefing | null = null;
+		let action: HookAction;
+		let detail: string;
+		const activated = found ? await this.sessions.activate(found.session) : null;
+		if (found && activated) {
+			session = activated;
+			await this.sessions.alias(found);
+			action = found.via === 'alias' ? 'continued' : 'aliased';
+			detail = found.via;
+		} else {
+			const started = await this.sessions.findOrStart();
+			({ session, briefing } = started);
+			action = started.action;
+			detail = started.detail;
+		}
+		if (session) {
+			await this.syncTranscript(session.id);
+		}
+		briefing ??= await this.engine.briefings.briefing(session ? { sessionId: session.id } : { scope: await this.sessions.scope() });
+		const lead = session ? digestLines(this.options.archive.digest(session.id)) : [];
+		const text = renderBriefingDiet(briefing, this.options.settings.briefingBudget, lead.length ? { lead: { title: 'This durable session so far:', lines: lead } } : {});
+		return { stdout: contextOutput(this.event.agent, text), action: session ? action : 'briefed', sessionId: session?.id ?? null, detail };
+	}
+
+	async activity(): Promise<HookResult> {
+		const found = await this.sessions.resolve(true);
+		let session: Session | null;
+		let action: HookAction = 'touched';
+		if (found) {
+			await this.sessions.alias(found);
+			session = found.session;
+		} else {
+			if (this.isBootstrap()) {
+				return ignored('bootstrap transcript (only file-history snapshots)');
+			}
+			const started = await this.sessions.findOrStart();
+			session = started.session;
+			action = started.action;
+		}
+		if (!session) {
+			return ignored('no durable session could be found or started');
+		}
+		// A new prompt in a conversation whose session was ended (Copilot ends it on Stop) or suspended
+		// means the work goes on there; a turn's stop on a suspended or orphaned session does too.
+		const wake = session.status === 'suspended' || session.status === 'orphaned' || (session.status === 'ended' && this.event.kind === 'userPrompt');
+		const resumed = wake ? await this.sessions.activate(session) : null;
+		if (resumed) {
+			action = 'resumed';
+		} else {
+			await this.engine.sessions.touch({ id: session.id, actor: this.options.actor });
+		}
+		const current: Session = resumed ?? session;
+		const id = current.id;
+		if ((await this.syncTranscript(id, this.options.settings.hookParseBytes)) > 0) {
+			await this.reportMetrics(id);
+		}
+		if (this.event.kind === 'stop' && this.options.settings.periodicCheckpoints && current.status === 'active') {
+			await this.safely('periodic checkpoint', () => this.options.onCheckpoint?.('periodic', id));
+		}
+		return { stdout: '', action, sessionId: id, detail: found?.via ?? null };
+	}
+
+	async preCompact(): Promise<HookResult> {
+		const found = await this.sessions.resolve(true);
+		const session = found?.session ?? (await this.sessions.findOrStart()).session;
+		if (!session) {
+			return ignored('no durable session could be found or started');
+		}
+		if (found) {
+			await this.sessions.alias(found);
+		}
+		await this.syncTranscript(session.id);
+		const note = preCompactNote({ trigger: this.event.trigger, digest: this.options.archive.digest(session.id) });
+		await this.safely('pre-compact note', () => this.options.archive.addNote(session.id, 'pre-compact', note));
+		await this.safely('compact checkpoint', () => this.options.onCheckpoint?.('compact', session.id));
+		return { stdout: '', action: 'noted', sessionId: session.id, detail: found?.via ?? null };
+	}
+
+	async end(): Promise<HookResult> {
+		// Never guess here: ending someone else's session is worse than leaving one for gc.
+		const found = await this.sessions.resolve(false);
+		if (!found) {
+			return ignored('no durable session has this agent session id');
+		}
+		const session = found.session;
+		await this.sessions.alias(found);
+		await this.syncTranscript(session.id);
+		const reason = this.event.reason;
+		const conversationSwitch = this.event.agent === 'claude-code' && (reason === 'clear' || reason === 'resume');
+		let mode = conversationSwitch ? 'keep' : this.options.settings.onSessionEnd;
+		if (this.event.agent === 'cline' && reason === 'cancel' && mode === 'end') {
+			// A cancelled Cline task can be resumed from its history: keep the session resumable.
+			mode = 'suspend';
+		}
+		await this.reportMetrics(session.id);
+		if (session.status !== 'active') {
+			return { stdout: '', action: 'kept', sessionId: session.id, detail: `already ${session.status}` };
+		}
+		const note = sessionEndNote({ agentLabel: this.label, reason, digest: this.options.archive.digest(session.id) });
+		if (mode === 'end') {
+			await this.engine.sessions.end({ id: session.id, note, actor: this.options.actor });
+			return { stdout: '', action: 'ended', sessionId: session.id, detail: reason };
+		}
+		if (mode === 'suspend') {
+			await this.safely('session-end note', () => this.options.archive.addNote(session.id, 'session-end', note));
+			await this.engine.sessions.suspend({ id: session.id, actor: this.options.actor });
+			return { stdout: '', action: 'suspended', sessionId: session.id, detail: reason };
+		}
+		await this.engine.sessions.touch({ id: session.id, actor: this.options.actor });
+		return { stdout: '', action: 'kept', sessionId: session.id, detail: conversationSwitch ? `conversation switch (${reason})` : reason };
+	}
+
+	async preToolUse(): Promise<HookResult> {
+		const tool = this.event.tool;
+		const gated = tool && (tool.edit || isShellTool(tool.name));
+		if (!gated || !this.options.settings.approvalGate || !this.options.awaitingApproval) {
+			return { stdout: '', action: 'allowed', sessionId: null, detail: null };
+		}
+		const found = await this.sessions.resolve(true);
+		if (!found) {
+			return { stdout: '', action: 'allowed', sessionId: null, detail: 'no durable session' };
+		}
+		const reason = await this.options.awaitingApproval(found.session.id);
+		if (!reason) {
+			return { stdout: '', action: 'allowed', sessionId: found.session.id, detail: null };
+		}
+		return { stdout: askOutput(this.event.agent, reason), action: 'ask', sessionId: found.session.id, detail: reason };
+	}
+
+	async postToolUse(): Promise<HookResult> {
+		const tool = this.event.tool;
+		if (!tool?.edit || tool.filesTouched.length === 0) {
+			return ignored(tool ? `not an edit (${tool.name})` : 'no tool');
+		}
+		const found = await this.sessions.resolve(true);
+		if (!found) {
+			return ignored('no durable session');
+		}
+		await this.sessions.alias(found);
+		const root = this.engine.ctx.workspaceRoot;
+		const files = tool.filesTouched.map((f) => workspaceRelative(f, root, this.event.cwd));
+		await this.options.archive.recordFilesTouched(found.session.id, files);
+		return { stdout: '', action: 'filesRecorded', sessionId: found.session.id, detail: files.join(', ') };
+	}
+
+	private isBootstrap(): boolean {
+		return this.event.agent === 'claude-code' && !!this.event.transcriptPath && isBootstrapTranscript(this.event.transcriptPath);
+	}
+
+	/** Archives the session's new transcript bytes; returns how many were parsed. */
+	private async syncTranscript(sessionId: string, maxBytes?: number): Promise<number> {
+		if (this.event.agent !== 'claude-code' || !this.options.settings.archiveTranscripts) {
+			return 0;
+		}
+		let parsed = 0;
+		await this.safely('transcript sync', async () => {
+			const aliases = await this.engine.store.read((db) =>
+				db
+					.select({ alias: sessionAliases.alias })
+					.from(sessionAliases)
+					.where(and(eq(sessionAliases.sessionId, sessionId), eq(sessionAliases.agent, 'claude-code')))
+					.all()
+					.map((a) => a.alias),
+			);
+			const path = this.event.transcriptPath;
+			const report = await this.options.archive.sync({
+				link: aliasLinker(this.engine),
+				agentSessionIds: [...new Set([...aliases, this.event.agentSessionId])],
+				sessionId,
+				sources: path ? [path] : [],
+				...(maxBytes ? { maxBytes } : {}),
+			});
+			parsed = report.parsedBytes;
+		});
+		return parsed;
+	}
+
+	private async reportMetrics(sessionId: string): Promise<void> {
+		if (!this.options.onMetrics || this.event.agent !== 'claude-code') {
+			return;
+		}
+		const digest = this.options.archive.digest(sessionId);
+		if (digest.transcripts > 0) {
+			await this.safely('metrics', () => this.options.onMetrics?.(sessionId, { costUsd: digest.costUsd, errorCount: digest.errors }));
+		}
+	}
+
+	private async safely(what: string, fn: () => Promise<unknown> | undefined): Promise<void> {
+		try {
+			await fn();
+		} catch (error) {
+			this.options.log.warn(`${what} failed for ${this.event.agent} ${this.event.agentSessionId}: ${(error as Error).message}`);
+		}
+	}
+}

@@ -1,0 +1,199 @@
+/**
+ * `.baton/transcripts/index.json`: what Baton knows of every agent transcript it has seen (source
+ * path, byte offset parsed so far, size and mtime, the durable session it belongs to, totals) and,
+ * per durable session, the archive switch, the files agents touched and the summary notes. Written
+ * whole, atomically (tmp + fsync + rename), under a lock file, because hooks of parallel tool calls
+ * update it from several processes at once. No database table: transcripts are files, and the
+ * database stays small (DESIGN.md §3).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+import { atomicWriteFile } from '../storage/fsUtil';
+import { LockFile } from '../storage/lockFile';
+import { agentKinds } from './hookEvent';
+
+const count = z.number().int().nonnegative();
+export const tokenCountsSchema = z.object({ input: count, output: count, cacheRead: count, cacheCreation: count });
+
+export const transcriptEntrySchema = z.object({
+	/** `<agentSessionId>` or, for a subagent, `<parent agentSessionId>/<agent-id>`. */
+	id: z.string().min(1),
+	agent: z.enum(agentKinds),
+	agentSessionId: z.string().min(1),
+	parentAgentSessionId: z.string().nullable(),
+	sourcePath: z.string(),
+	/** The durable session (through the agent id's alias); null until linked. */
+	sessionId: z.string().nullable(),
+	/** Relative to `.baton/transcripts/`; null until something was archived. */
+	archivePath: z.string().nullable(),
+	/** Bytes of the source parsed so far; always just after a newline. */
+	offset: count,
+	/** Bytes of the archive that belong to `offset` (a longer archive is cut back: an interrupted sync). */
+	archiveBytes: count,
+	sourceSize: count,
+	sourceMtimeMs: z.number().nonnegative(),
+	sourceMissing: z.boolean(),
+	lines: count,
+	badLines: count,
+	/** Only `file-history-snapshot` records so far: a session id Claude created and left. */
+	bootstrap: z.boolean(),
+	title: z.string().nullable(),
+	agentType: z.string().nullable(),
+	description: z.string().nullable(),
+	firstAt: z.string().nullable(),
+	lastAt: z.string().nullable(),
+	userRequests: count,
+	assistantMessages: count,
+	toolCalls: count,
+	errors: count,
+	compactions: count,
+	/** Tokens by model, each assistant message counted once. */
+	tokens: z.record(z.string(), tokenCountsSchema),
+	/** The last assistant message seen: its usage repeats on every record of the message, across reads too. */
+	lastMessage: z.object({ id: z.string(), model: z.string(), tokens: tokenCountsSchema }).nullable(),
+	lastUserText: z.string().nullable(),
+	lastAssistantText: z.string().nullable(),
+	/** Files changed by edit tools, workspace-relative when inside the workspace. */
+	filesTouched: z.array(z.string()),
+	syncedAt: z.string().nullable(),
+});
+export type TranscriptEntry = z.infer<typeof transcriptEntrySchema>;
+
+export const sessionNoteSchema = z.object({ at: z.string(), kind: z.string(), text: z.string() });
+export type SessionNote = z.infer<typeof sessionNoteSchema>;
+
+export const sessionArchiveSchema = z.object({
+	/** False: this session's transcripts are not archived (and later syncs skip them). */
+	archive: z.boolean(),
+	/** Files agents reported touching through their tool hooks (all three agents). */
+	filesTouched: z.array(z.string()),
+	notes: z.array(sessionNoteSchema),
+});
+export type SessionArchive = z.infer<typeof sessionArchiveSchema>;
+
+export const transcriptIndexSchema = z.object({
+	version: z.literal(1),
+	transcripts: z.record(z.string(), transcriptEntrySchema),
+	sessions: z.record(z.string(), sessionArchiveSchema),
+});
+export type TranscriptIndex = z.infer<typeof transcriptIndexSchema>;
+
+export const emptyIndex = (): TranscriptIndex => ({ version: 1, transcripts: {}, sessions: {} });
+
+export const maxFilesPerSession = 2_000;
+export const maxNotesPerSession = 50;
+
+export function indexKey(agent: string, id: string): string {
+	return `${agent}:${id}`;
+}
+
+export function sessionArchiveOf(index: TranscriptIndex, sessionId: string): SessionArchive {
+	let entry = index.sessions[sessionId];
+	if (!entry) {
+		entry = { archive: true, filesTouched: [], notes: [] };
+		index.sessions[sessionId] = entry;
+	}
+	return entry;
+}
+
+export function newTranscriptEntry(init: Pick<TranscriptEntry, 'id' | 'agent' | 'agentSessionId' | 'parentAgentSessionId' | 'sourcePath' | 'agentType' | 'description'>): TranscriptEntry {
+	return {
+		...init,
+		sessionId: null,
+		archivePath: null,
+		offset: 0,
+		archiveBytes: 0,
+		sourceSize: 0,
+		sourceMtimeMs: 0,
+		sourceMissing: false,
+		lines: 0,
+		badLines: 0,
+		bootstrap: false,
+		title: null,
+		firstAt: null,
+		lastAt: null,
+		userRequests: 0,
+		assistantMessages: 0,
+		toolCalls: 0,
+		errors: 0,
+		compactions: 0,
+		tokens: {},
+		lastMessage: null,
+		lastUserText: null,
+		lastAssistantText: null,
+		filesTouched: [],
+		syncedAt: null,
+	};
+}
+
+/** Adds files to a list in first-seen order, capped. */
+export function addFiles(list: string[], files: readonly string[], cap = maxFilesPerSession): boolean {
+	let changed = false;
+	for (const file of files) {
+		if (list.length >= cap) {
+			break;
+		}
+		if (!list.includes(file)) {
+			list.push(file);
+			changed = true;
+		}
+	}
+	return changed;
+}
+
+export class TranscriptIndexFile {
+	readonly file: string;
+	private readonly lock: LockFile;
+
+	constructor(
+		readonly dir: string,
+		private readonly warn: (message: string) => void,
+		lockTimeoutMs = 10_000,
+	) {
+		this.file = path.join(dir, 'index.json');
+		this.lock = new LockFile(path.join(dir, 'index.lock'), lockTimeoutMs);
+	}
+
+	/** The index as stored; a damaged one is set aside (`index.json.damaged-<ms>`) and replaced by an empty one. */
+	read(): TranscriptIndex {
+		let text: string;
+		try {
+			text = fs.readFileSync(this.file, 'utf8');
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+				return emptyIndex();
+			}
+			throw error;
+		}
+		try {
+			return transcriptIndexSchema.parse(JSON.parse(text));
+		} catch (error) {
+			const aside = `${this.file}.damaged-${Date.now()}`;
+			try {
+				fs.renameSync(this.file, aside);
+			} catch {
+				// Someone else moved it already.
+			}
+			this.warn(`${this.file} was damaged (${(error as Error).message.slice(0, 200)}); kept as ${aside}, starting a new index`);
+			return emptyIndex();
+		}
+	}
+
+	/** Read, change, write back when `fn` returns true; the lock makes it one step across processes. */
+	async update<T>(fn: (index: TranscriptIndex) => Promise<{ changed: boolean; result: T }> | { changed: boolean; result: T }): Promise<T> {
+		fs.mkdirSync(this.dir, { recursive: true });
+		LockFile.removeDeadOwnerFiles(this.lock.file);
+		await this.lock.acquire();
+		try {
+			const index = this.read();
+			const { changed, result } = await fn(index);
+			if (changed) {
+				atomicWriteFile(this.file, Buffer.from(`${JSON.stringify(index)}\n`));
+			}
+			return result;
+		} finally {
+			this.lock.dispose();
+		}
+	}
+}

@@ -1,0 +1,93 @@
+/**
+ * A readable rendering of an archived transcript (`baton transcripts show`, later the editor's
+ * Transcripts view). A view of the archive, never read back.
+ */
+import { agentLabel } from './hookEvent';
+import type { TranscriptInfo } from './transcriptArchive';
+import type { Excerpt } from './transcriptExcerpts';
+import type { SessionNote } from './transcriptIndex';
+
+export function renderTranscriptMarkdown(info: TranscriptInfo, excerpts: readonly Excerpt[], notes: readonly SessionNote[] = []): string {
+	const out: string[] = [];
+	const name = info.parentAgentSessionId ? `subagent ${info.agentSessionId} of ${info.parentAgentSessionId}` : info.agentSessionId;
+	out.push(`# ${info.title ? `${escapeLine(info.title)} — ` : ''}${agentLabel(info.agent)} transcript ${name}`);
+	out.push('');
+	const tokens = Object.values(info.tokens).reduce((n, t) => ({ input: n.input + t.input + t.cacheRead + t.cacheCreation, output: n.output + t.output }), { input: 0, output: 0 });
+	const facts = [
+		`Durable session: ${info.sessionId ?? '(not linked)'}`,
+		`Time: ${info.firstAt ?? '?'} → ${info.lastAt ?? '?'}`,
+		`Requests: ${info.userRequests} · tool calls: ${info.toolCalls} · errors: ${info.errors} · compactions: ${info.compactions}`,
+		`Tokens: ${tokens.input.toLocaleString('en-US')} in, ${tokens.output.toLocaleString('en-US')} out (≈ $${info.costUsd.toFixed(2)})`,
+		`Source: ${info.sourcePath}${info.sourceMissing ? ' (deleted by the agent; this archive is what remains)' : ''}`,
+	];
+	if (info.agentType || info.description) {
+		facts.push(`Subagent: ${[info.agentType, info.description].filter(Boolean).join(' — ')}`);
+	}
+	if (info.filesTouched.length) {
+		facts.push(`Files changed: ${info.filesTouched.map((f) => `\`${f}\``).join(', ')}`);
+	}
+	if (!info.archiving) {
+		facts.push('Archiving is off for this session.');
+	}
+	out.push(...facts.map((f) => `- ${f}`), '');
+	for (const note of notes) {
+		out.push(`> **Baton ${note.kind} note** (${time(note.at)}): ${escapeLine(note.text)}`, '');
+	}
+	let tools: string[] = [];
+	const flushTools = (): void => {
+		if (tools.length) {
+			out.push(...tools, '');
+			tools = [];
+		}
+	};
+	for (const e of excerpts) {
+		if (e.type === 'tool') {
+			const files = e.files.length ? ` ${e.files.map((f) => `\`${f}\``).join(', ')}` : '';
+			tools.push(`- ${e.edit ? '✎ ' : ''}\`${e.name}\`${files}${e.detail ? ` — ${escapeLine(e.detail)}` : ''}`);
+			continue;
+		}
+		flushTools();
+		switch (e.type) {
+			case 'user':
+				out.push(`## ${time(e.at)} User`, '', quote(e.text), '');
+				break;
+			case 'assistant':
+				out.push(`### ${time(e.at)} Assistant`, '', e.text, '');
+				break;
+			case 'error':
+				out.push(`**Error${e.tool ? ` (${e.tool})` : ''}:**`, '', fence(e.text), '');
+				break;
+			case 'compact':
+				out.push(`---`, '', `*Conversation compacted${e.trigger ? ` (${e.trigger})` : ''}${e.preTokens !== null ? ` at ${e.preTokens.toLocaleString('en-US')} tokens` : ''}.*`, '');
+				break;
+			case 'summary':
+				out.push('<details><summary>Summary the agent continued from</summary>', '', e.text, '', '</details>', '');
+				break;
+		}
+	}
+	flushTools();
+	if (excerpts.length === 0) {
+		out.push(info.bootstrap ? '*A bootstrap transcript: only file-history snapshots, nothing to show.*' : '*Nothing archived yet.*');
+	}
+	return `${out.join('\n').trimEnd()}\n`;
+}
+
+function time(at: string | null): string {
+	return at ? at.slice(0, 19).replace('T', ' ') : '';
+}
+
+function quote(text: string): string {
+	return text
+		.split('\n')
+		.map((l) => `> ${l}`)
+		.join('\n');
+}
+
+function fence(text: string): string {
+	const ticks = text.includes('```') ? '````' : '```';
+	return `${ticks}\n${text}\n${ticks}`;
+}
+
+function escapeLine(text: string): string {
+	return text.replace(/\s+/g, ' ').trim();
+}

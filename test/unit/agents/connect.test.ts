@@ -1,0 +1,215 @@
+/**
+ * `baton connect claude|copilot|cline [--remove]` on configurations that already hold hooks of the
+ * user's, through the bundled CLI.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { before, describe, it, type TestContext } from 'node:test';
+import { tempDir } from '../helpers';
+import { agentCli, runBaton, type Run } from './agentCli';
+
+let cli = '';
+before(async () => {
+	cli = await agentCli();
+});
+
+function setup(t: TestContext): { root: string; baton: (...args: string[]) => Run } {
+	const root = path.join(tempDir(t, 'baton-connect-'), 'project');
+	fs.mkdirSync(root);
+	return { root, baton: (...args) => runBaton(cli, root, args) };
+}
+
+const userSettings = `{
+\t"permissions": {
+\t\t"allow": ["Bash(npm test:*)"]
+\t},
+\t"hooks": {
+\t\t"PreToolUse": [
+\t\t\t{
+\t\t\t\t"matcher": "Bash",
+\t\t\t\t"hooks": [{ "type": "command", "command": "./scripts/guard.sh", "timeout": 5 }]
+\t\t\t}
+\t\t],
+\t\t"Stop": [
+\t\t\t{ "hooks": [{ "type": "command", "command": "notify-send done" }] }
+\t\t]
+\t},
+\t"model": "opus"
+}
+`;
+
+function backups(dir: string, name: string): string[] {
+	return fs.readdirSync(dir).filter((f) => f.startsWith(`${name}.baton-backup-`));
+}
+
+void describe('baton connect', () => {
+	void it('merges Baton’s hooks into Claude settings that hold the user’s: kept, in order, idempotent, backed up, removed exactly', (t) => {
+		const { root, baton } = setup(t);
+		const dir = path.join(root, '.claude');
+		const file = path.join(dir, 'settings.json');
+		fs.mkdirSync(dir);
+		fs.writeFileSync(file, userSettings);
+
+		const first = baton('connect', 'claude', '--json');
+		assert.equal(first.code, 0, first.stdout + first.stderr);
+		assert.equal(first.json?.['written'].length, 1);
+		const written = first.json?.['written'][0];
+		assert.equal(written.path, '.claude/settings.json');
+		assert.equal(written.action, 'updated');
+		assert.match(written.backup, /^\.claude\/settings\.json\.baton-backup-\d{8}T\d{9}Z$/);
+		assert.equal(fs.readFileSync(path.join(root, written.backup), 'utf8'), userSettings, 'the backup holds the file as it was');
+		const command = first.json?.['command'] as string;
+		assert.ok(command === 'baton' || command.includes(path.basename(cli)), command);
+
+		const text = fs.readFileSync(file, 'utf8');
+		assert.match(text, /^\{\n\t"permissions"/, 'the file keeps its tab indentation');
+		const settings = JSON.parse(text);
+		assert.deepEqual(Object.keys(settings), ['permissions', 'hooks', 'model'], 'top-level keys keep their order');
+		assert.deepEqual(settings.permissions, { allow: ['Bash(npm test:*)'] });
+		assert.deepEqual(Object.keys(settings.hooks), ['PreToolUse', 'Stop', 'SessionStart', 'PreCompact', 'SessionEnd', 'PostToolUse']);
+		assert.deepEqual(settings.hooks.PreToolUse[0], { matcher: 'Bash', hooks: [{ type: 'command', command: './scripts/guard.sh', timeout: 5 }] }, 'the user’s hook first, unchanged');
+		assert.deepEqual(settings.hooks.PreToolUse[1], { matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash', hooks: [{ type: 'command', command: `${command} hook pre-tool-use`, timeout: 10 }] });
+		assert.deepEqual(settings.hooks.Stop, [{ hooks: [{ type: 'command', command: 'notify-send done' }] }, { hooks: [{ type: 'command', command: `${command} hook stop`, timeout: 15 }] }]);
+		assert.deepEqual(settings.hooks.SessionStart, [{ hooks: [{ type: 'command', command: `${command} hook session-start`, timeout: 15 }] }]);
+		assert.deepEqual(settings.hooks.PostToolUse[0].matcher, 'Edit|Write|MultiEdit|NotebookEdit');
+		assert.ok(fs.existsSync(path.join(root, '.baton')), 'connecting sets Baton up in the workspace');
+
+		const again = baton('connect', 'claude', '--json');
+		assert.deepEqual(again.json?.['written'], [{ path: '.claude/settings.json', action: 'unchanged' }]);
+		assert.equal(fs.readFileSync(file, 'utf8'), text, 'running twice changes nothing');
+		assert.equal(backups(dir, 'settings.json').length, 1, 'and makes no second backup');
+
+		// The user adds a hook after Baton's; a reconnect with another command updates Baton's in place.
+		settings.hooks.SessionStart.push({ matcher: 'compact', hooks: [{ type: 'command', command: 'cat NOTES.md' }] });
+		fs.writeFileSync(file, `${JSON.stringify(settings, null, '\t')}\n`);
+		const moved = baton('connect', 'claude', '--command', '/opt/baton/bin/baton', '--json');
+		assert.equal(moved.json?.['written'][0].action, 'updated');
+		const movedSettings = JSON.parse(fs.readFileSync(file, 'utf8'));
+		assert.deepEqual(
+			movedSettings.hooks.SessionStart.map((g: any) => g.hooks[0].command),
+			['/opt/baton/bin/baton hook session-start', 'cat NOTES.md'],
+			'updated where it was, the user’s later entry still after it',
+		);
+
+		const removed = baton('connect', 'claude', '--remove', '--json');
+		assert.equal(removed.json?.['written'][0].action, 'updated');
+		const after = JSON.parse(fs.readFileSync(file, 'utf8'));
+		assert.deepEqual(after.hooks.PreToolUse, JSON.parse(userSettings).hooks.PreToolUse);
+		assert.deepEqual(after.hooks.Stop, JSON.parse(userSettings).hooks.Stop);
+		assert.deepEqual(after.hooks.SessionStart, [{ matcher: 'compact', hooks: [{ type: 'command', command: 'cat NOTES.md' }] }], 'only Baton’s entries went');
+		assert.deepEqual(Object.keys(after.hooks), ['PreToolUse', 'Stop', 'SessionStart']);
+		assert.equal(backups(dir, 'settings.json').length, 3);
+		assert.deepEqual(baton('connect', 'claude', '--remove', '--json').json?.['written'], [{ path: '.claude/settings.json', action: 'unchanged' }]);
+	});
+
+	void it('restores a settings file byte for byte when connected then removed', (t) => {
+		const { root, baton } = setup(t);
+		const file = path.join(root, '.claude', 'settings.json');
+		fs.mkdirSync(path.dirname(file));
+		fs.writeFileSync(file, userSettings);
+		baton('connect', 'claude');
+		baton('connect', 'claude', '--remove');
+		assert.equal(fs.readFileSync(file, 'utf8'), userSettings);
+		// And a workspace with no settings gets a file holding just Baton's hooks.
+		const fresh = setup(t);
+		const created = fresh.baton('connect', 'claude', '--json');
+		assert.deepEqual(created.json?.['written'], [{ path: '.claude/settings.json', action: 'created' }]);
+		assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(path.join(fresh.root, '.claude', 'settings.json'), 'utf8')).hooks).length, 6);
+	});
+
+	void it('refuses a malformed settings file with a clear error and leaves it byte-identical', (t) => {
+		const { root, baton } = setup(t);
+		const dir = path.join(root, '.claude');
+		fs.mkdirSync(dir);
+		const file = path.join(dir, 'settings.json');
+		for (const broken of ['{ "hooks": { "Stop": [ ', '{"hooks": []}', '[1]', '{"hooks": {"Stop": [{"hooks": "notify"}]}}']) {
+			fs.writeFileSync(file, broken);
+			for (const args of [['connect', 'claude', '--json'], ['connect', 'claude', '--remove', '--json']]) {
+				const run = baton(...args);
+				assert.equal(run.code, 1, `${broken}: ${run.stdout}`);
+				assert.equal(run.json?.['error'].code, 'configInvalid');
+				assert.match(run.json?.['error'].message, /settings\.json/);
+				assert.match(run.json?.['error'].message, /Baton changed nothing/);
+				assert.equal(fs.readFileSync(file, 'utf8'), broken);
+			}
+			assert.deepEqual(backups(dir, 'settings.json'), []);
+		}
+		const plain = baton('connect', 'claude');
+		assert.equal(plain.code, 1);
+		assert.equal(plain.stdout, '');
+		assert.match(plain.stderr, /^baton: .*settings\.json/);
+		assert.equal(baton('connect', 'cursor').code, 2, 'an unknown agent is bad usage');
+	});
+
+	void it('writes VS Code’s hook file for Copilot, keeping entries the user added to it', (t) => {
+		const { root, baton } = setup(t);
+		const created = baton('connect', 'copilot', '--json');
+		assert.deepEqual(created.json?.['written'], [{ path: '.github/hooks/baton.json', action: 'created' }]);
+		const file = path.join(root, '.github', 'hooks', 'baton.json');
+		const config = JSON.parse(fs.readFileSync(file, 'utf8'));
+		assert.deepEqual(Object.keys(config.hooks), ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact', 'Stop']);
+		assert.match(config.hooks.Stop[0].command, / hook stop$/);
+		assert.equal(config.hooks.Stop[0].type, 'command');
+		assert.equal(baton('connect', 'copilot', '--json').json?.['written'][0].action, 'unchanged');
+		config.hooks.PostToolUse.unshift({ type: 'command', command: 'npx prettier --write .', timeout: 30 });
+		fs.writeFileSync(file, JSON.stringify(config, null, 2));
+		const removed = baton('connect', 'copilot', '--remove', '--json').json?.['written'][0];
+		assert.equal(removed.action, 'updated');
+		assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { hooks: { PostToolUse: [{ type: 'command', command: 'npx prettier --write .', timeout: 30 }] } });
+		fs.writeFileSync(file, JSON.stringify(config, null, 2));
+		fs.writeFileSync(file, JSON.stringify({ hooks: { Stop: config.hooks.Stop } }));
+		const gone = baton('connect', 'copilot', '--remove', '--json').json?.['written'][0];
+		assert.equal(gone.action, 'removed', 'a file left empty is Baton’s own: deleted, with a backup');
+		assert.equal(fs.existsSync(file), false);
+		assert.ok(fs.existsSync(path.join(root, gone.backup)));
+	});
+
+	void it('writes one executable script per Cline hook, and leaves a hook of the user’s alone', (t) => {
+		const { root, baton } = setup(t);
+		const dir = path.join(root, '.clinerules', 'hooks');
+		fs.mkdirSync(dir, { recursive: true });
+		const own = '#!/bin/sh\necho \'{"cancel": false}\'\n';
+		fs.writeFileSync(path.join(dir, 'PreToolUse'), own, { mode: 0o755 });
+		const run = baton('connect', 'cline', '--json');
+		assert.equal(run.code, 0, run.stdout);
+		const written = run.json?.['written'] as any[];
+		assert.deepEqual(written.map((w) => `${w.path} ${w.action}`).sort(), [
+			'.clinerules/hooks/PostToolUse created',
+			'.clinerules/hooks/PreCompact created',
+			'.clinerules/hooks/PreToolUse skipped',
+			'.clinerules/hooks/TaskCancel created',
+			'.clinerules/hooks/TaskComplete created',
+			'.clinerules/hooks/TaskResume created',
+			'.clinerules/hooks/TaskStart created',
+			'.clinerules/hooks/UserPromptSubmit created',
+		]);
+		assert.equal(fs.readFileSync(path.join(dir, 'PreToolUse'), 'utf8'), own);
+		const script = fs.readFileSync(path.join(dir, 'TaskStart'), 'utf8');
+		assert.match(script, /^#!\/bin\/sh\n# baton-hook: /);
+		assert.match(script, / hook task-start\n$/);
+		assert.equal(fs.statSync(path.join(dir, 'TaskStart')).mode & 0o111, 0o111, 'executable');
+		assert.ok((baton('connect', 'cline', '--json').json?.['written'] as any[]).every((w) => w.action === 'unchanged' || w.action === 'skipped'));
+		// The script works as Cline runs it: JSON on stdin, from the workspace.
+		const answer = execFileSync(path.join(dir, 'TaskStart'), [], { cwd: root, input: JSON.stringify({ taskId: 't-1', hookName: 'TaskStart', workspaceRoots: [root], timestamp: '1772355600000' }), encoding: 'utf8' });
+		assert.equal(JSON.parse(answer).cancel, false);
+		assert.match(JSON.parse(answer).contextModification, /^Baton briefing/);
+		const removed = baton('connect', 'cline', '--remove', '--json').json?.['written'] as any[];
+		assert.equal(removed.filter((w) => w.action === 'removed').length, 7);
+		assert.deepEqual(fs.readdirSync(dir), ['PreToolUse']);
+	});
+
+	void it('writes a command that works from any cwd the agent runs it in', (t) => {
+		const { root, baton } = setup(t);
+		const run = baton('connect', 'claude', '--json');
+		const command = JSON.parse(fs.readFileSync(path.join(root, '.claude', 'settings.json'), 'utf8')).hooks.SessionStart[0].hooks[0].command as string;
+		assert.equal(command, `${run.json?.['command']} hook session-start`);
+		const sub = path.join(root, 'packages', 'api');
+		fs.mkdirSync(sub, { recursive: true });
+		const payload = JSON.stringify({ session_id: 'c-1', hook_event_name: 'SessionStart', source: 'startup', cwd: sub, transcript_path: path.join(root, 'none.jsonl') });
+		// Claude runs hook commands through a shell, in the session's cwd, with a minimal environment.
+		const out = execFileSync('/bin/sh', ['-c', command], { cwd: sub, input: payload, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: root } });
+		assert.equal(JSON.parse(out).hookSpecificOutput.hookEventName, 'SessionStart');
+	});
+});

@@ -7,6 +7,7 @@
  * hook breaks the agent (Claude reads exit code 2 as "block", Cline blocks on any non-zero exit).
  * `runHookCli` is that whole path; main.ts dispatches `hook` to it before its own option parsing.
  */
+import { silentLogger, stderrLogger } from '../engine/ports';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -329,7 +330,7 @@ export const agentCommands: Command[] = [
 		options: { session: { type: 'string' } },
 		async run(ctx) {
 			const sessionId = stringOption(ctx.values, 'session');
-			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), { info: () => {}, warn: (m) => process.stderr.write(`baton: warning: ${m}\n`), error: () => {} }, process.env);
+			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), stderrLogger, process.env);
 			const transcripts = archive.list(sessionId ? { sessionId } : {});
 			return { json: { transcripts }, text: transcripts.length ? transcripts.map(transcriptLine).join('\n') : 'No transcripts yet (run `baton transcripts sync`).' };
 		},
@@ -340,7 +341,7 @@ export const agentCommands: Command[] = [
 		summary: 'an archived transcript, readable (markdown); --json for the excerpts',
 		positionals: [1, 1],
 		async run(ctx) {
-			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), { info: () => {}, warn: () => {}, error: () => {} }, process.env);
+			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), silentLogger, process.env);
 			const found = archive.read(ctx.args[0] as string);
 			if (!found) {
 				throw new UsageError(`no transcript ${ctx.args[0]} (see \`baton transcripts list\`)`);

@@ -1,7 +1,7 @@
 import type { BriefingDto, SessionDto } from '../src/protocol/dto';
 import type { WebviewToHost } from '../src/protocol/webview';
 import { el, formatDuration, plural, timeEl, type Child } from './dom';
-import { button, callout, card, chip, columns, empty, handoffBody, icon, linkButton, list, pageHeader, priorityPill, statusPill, taskIdEl, taskRow } from './widgets';
+import { button, callout, card, chip, columns, empty, handoffBody, icon, linkButton, list, pageHeader, priorityPill, statusPill, taskIdEl, taskRow, listCard } from './widgets';
 
 export interface BriefingData {
 	briefing: BriefingDto;
@@ -34,12 +34,8 @@ export function briefingView({ briefing, session }: BriefingData, send: (message
 			[
 				previousSession(briefing, send, focus),
 				suggestions(briefing, focus),
-				card(
-					'Next tasks',
-					{ count: briefing.nextTasks.length },
-					briefing.nextTasks.length === 0
-						? empty('Nothing actionable in this scope.')
-						: list(
+				listCard('Next tasks', briefing.nextTasks, 'Nothing actionable in this scope.', () =>
+list(
 								briefing.nextTasks.map((t) =>
 									taskRow({
 										id: t.id,
@@ -57,27 +53,15 @@ export function briefingView({ briefing, session }: BriefingData, send: (message
 			],
 			[
 				currentTask(briefing, titles),
-				card(
-					'Open bugs',
-					{ count: briefing.openBugs.length },
-					briefing.openBugs.length === 0
-						? empty('No open bugs.')
-						: list(briefing.openBugs.map((b) => taskRow({ id: b.id, title: b.title, leading: [priorityPill(b.priority)], onFocus: focus, className: 'bug' }))),
+				listCard('Open bugs', briefing.openBugs, 'No open bugs.', () =>
+list(briefing.openBugs.map((b) => taskRow({ id: b.id, title: b.title, leading: [priorityPill(b.priority)], onFocus: focus, className: 'bug' }))),
 				),
-				card(
-					'Blocked tasks',
-					{ count: briefing.blockedTasks.length },
-					briefing.blockedTasks.length === 0
-						? empty('Nothing is blocked.')
-						: list(briefing.blockedTasks.map((t) => taskRow({ id: t.id, title: t.title, meta: [waitingOn(t.blockedBy, titles)], className: 'blocked' }))),
+				listCard('Blocked tasks', briefing.blockedTasks, 'Nothing is blocked.', () =>
+list(briefing.blockedTasks.map((t) => taskRow({ id: t.id, title: t.title, meta: [waitingOn(t.blockedBy, titles)], className: 'blocked' }))),
 				),
 				epics(briefing),
-				card(
-					'Recent decisions',
-					{ count: briefing.recentDecisions.length },
-					briefing.recentDecisions.length === 0
-						? empty('No decisions recorded in the previous session.')
-						: el('ul', { class: 'bullets decisions' }, briefing.recentDecisions.map((d) => el('li', {}, d.text))),
+				listCard('Recent decisions', briefing.recentDecisions, 'No decisions recorded in the previous session.', () =>
+el('ul', { class: 'bullets decisions' }, briefing.recentDecisions.map((d) => el('li', {}, d.text))),
 				),
 			],
 		),
@@ -123,12 +107,8 @@ function previousSession(briefing: BriefingDto, send: (message: WebviewToHost) =
 
 function suggestions(briefing: BriefingDto, focus: (id: string) => void): HTMLElement {
 	const stale = briefing.suggestions.filter((s) => s.stale).length;
-	return card(
-		'Suggested by the handoff',
-		{ count: briefing.suggestions.length },
-		briefing.suggestions.length === 0
-			? empty('The previous handoff suggested nothing.')
-			: [
+	return listCard('Suggested by the handoff', briefing.suggestions, 'The previous handoff suggested nothing.', () =>
+[
 					stale > 0 ? el('p', { class: 'hint' }, `${plural(stale, 'suggestion')} went stale since the handoff was written.`) : null,
 					list(
 						briefing.suggestions.map((s) =>
@@ -170,12 +150,8 @@ function currentTask(briefing: BriefingDto, titles: ReadonlyMap<string, string>)
 }
 
 function epics(briefing: BriefingDto): HTMLElement {
-	return card(
-		'Active epics',
-		{ count: briefing.activeEpics.length },
-		briefing.activeEpics.length === 0
-			? empty('No epic in progress.')
-			: el(
+	return listCard('Active epics', briefing.activeEpics, 'No epic in progress.', () =>
+el(
 					'ul',
 					{ class: 'rows epics' },
 					briefing.activeEpics.map((e) => {

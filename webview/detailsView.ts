@@ -1,7 +1,7 @@
 import type { ForkNodeDto, SessionDetailsDto, SessionDto } from '../src/protocol/dto';
 import type { WebviewToHost } from '../src/protocol/webview';
 import { dateTimeEl, el, formatDuration, minutesBetween, plural, timeEl, type Child } from './dom';
-import { button, callout, card, chip, columns, empty, facts, handoffBody, icon, linkButton, pageHeader, statusLabel, statusPill, taskIdEl } from './widgets';
+import { button, callout, card, chip, columns, empty, facts, handoffBody, icon, linkButton, pageHeader, statusLabel, statusPill, taskIdEl, listCard } from './widgets';
 
 type Send = (message: WebviewToHost) => void;
 
@@ -126,12 +126,8 @@ function gitCard(session: SessionDto): HTMLElement {
 }
 
 function decisions(details: SessionDetailsDto): HTMLElement {
-	return card(
-		'Decisions',
-		{ count: details.decisions.length },
-		details.decisions.length === 0
-			? empty('No decisions or assumptions recorded.')
-			: el(
+	return listCard('Decisions', details.decisions, 'No decisions or assumptions recorded.', () =>
+el(
 					'ul',
 					{ class: 'rows decisions' },
 					details.decisions.map((d) =>
@@ -185,12 +181,8 @@ function forkNode(node: ForkNodeDto, currentId: string, open: (id: string) => vo
 }
 
 function chainList(details: SessionDetailsDto, open: (id: string) => void): HTMLElement {
-	return card(
-		'Chain',
-		{ count: details.chain.length },
-		details.chain.length === 0
-			? empty('This session is not in a chain.')
-			: el(
+	return listCard('Chain', details.chain, 'This session is not in a chain.', () =>
+el(
 					'ol',
 					{ class: 'chain-list' },
 					details.chain.map((s) =>

@@ -79,6 +79,11 @@ export function empty(text: string): HTMLElement {
 	return el('p', { class: 'empty' }, text);
 }
 
+/** A card counting `items` and rendering them, or saying `emptyText` when there are none. */
+export function listCard<T>(title: string, items: readonly T[], emptyText: string, render: () => Child | readonly Child[]): HTMLElement {
+	return card(title, { count: items.length }, items.length === 0 ? empty(emptyText) : render());
+}
+
 const statusLabels: Record<SessionStatusDto, string> = {
 	active: 'Active',
 	suspended: 'Suspended',

@@ -47,5 +47,22 @@ export const migrations: readonly EmbeddedMigration[] = [
 			"CREATE INDEX `rollbacks_target_idx` ON `rollbacks` (`target_checkpoint_id`);",
 			"CREATE INDEX `rollbacks_created_idx` ON `rollbacks` (`created_at`);"
 		]
+	},
+	{
+		"tag": "0002_magical_terror",
+		"when": 1795245947465,
+		"hash": "c20930f451224a361ae02651236fff1d0359900f4cef9e9504f09e29a3e382ab",
+		"statements": [
+			"CREATE TABLE `import_records` (\n\t`source` text NOT NULL,\n\t`entity_type` text NOT NULL,\n\t`external_id` text NOT NULL,\n\t`entity_id` text NOT NULL,\n\t`content_hash` text NOT NULL,\n\t`imported_at` text NOT NULL,\n\tPRIMARY KEY(`source`, `entity_type`, `external_id`)\n);",
+			"CREATE INDEX `import_records_entity_idx` ON `import_records` (`entity_type`,`entity_id`);",
+			"CREATE TABLE `issue_links` (\n\t`session_id` text NOT NULL,\n\t`tracker` text NOT NULL,\n\t`issue_id` text NOT NULL,\n\t`url` text,\n\t`title` text,\n\t`state` text,\n\t`source` text NOT NULL,\n\t`created_at` text NOT NULL,\n\t`updated_at` text NOT NULL,\n\tPRIMARY KEY(`session_id`, `tracker`, `issue_id`),\n\tFOREIGN KEY (`session_id`) REFERENCES `sessions`(`id`) ON UPDATE no action ON DELETE cascade\n);",
+			"CREATE INDEX `issue_links_issue_idx` ON `issue_links` (`tracker`,`issue_id`);",
+			"CREATE TABLE `memory_entries` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`kind` text NOT NULL,\n\t`text` text NOT NULL,\n\t`fingerprint` text NOT NULL,\n\t`source_session_id` text,\n\t`source` text NOT NULL,\n\t`files_json` text NOT NULL,\n\t`confirmations` integer NOT NULL,\n\t`created_at` text NOT NULL,\n\t`last_confirmed_at` text NOT NULL,\n\t`stale_since` text,\n\t`stale_reason` text,\n\t`retired_at` text,\n\tFOREIGN KEY (`source_session_id`) REFERENCES `sessions`(`id`) ON UPDATE no action ON DELETE set null\n);",
+			"CREATE UNIQUE INDEX `memory_entries_fingerprint_idx` ON `memory_entries` (`kind`,`fingerprint`);",
+			"CREATE INDEX `memory_entries_session_idx` ON `memory_entries` (`source_session_id`);",
+			"CREATE TABLE `notification_outbox` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`event` text NOT NULL,\n\t`priority` text NOT NULL,\n\t`channel` text NOT NULL,\n\t`dedup_key` text NOT NULL,\n\t`session_id` text,\n\t`message_json` text NOT NULL,\n\t`status` text NOT NULL,\n\t`attempts` integer NOT NULL,\n\t`next_attempt_at` text NOT NULL,\n\t`lease_until` text,\n\t`last_error` text,\n\t`created_at` text NOT NULL,\n\t`sent_at` text\n);",
+			"CREATE INDEX `notification_outbox_due_idx` ON `notification_outbox` (`status`,`next_attempt_at`);",
+			"CREATE INDEX `notification_outbox_dedup_idx` ON `notification_outbox` (`channel`,`dedup_key`,`created_at`);"
+		]
 	}
 ];

@@ -18,7 +18,22 @@ import {
 	sessionScopeSchema,
 	sessionStatsSchema,
 } from './jsonShapes';
-import { auditLog, checkpoints, checkpointSessionSettings, decisions, handoffs, rollbacks, sessionAliases, sessions, taskDependencies, tasks } from './schema';
+import {
+	auditLog,
+	checkpoints,
+	checkpointSessionSettings,
+	decisions,
+	handoffs,
+	importRecords,
+	issueLinks,
+	memoryEntries,
+	notificationOutbox,
+	rollbacks,
+	sessionAliases,
+	sessions,
+	taskDependencies,
+	tasks,
+} from './schema';
 
 export const sessionSchema = createSelectSchema(sessions, {
 	scope: sessionScopeSchema,
@@ -82,3 +97,17 @@ export const checkpointSessionSettingsSchema = createSelectSchema(checkpointSess
 	thresholds: escalationThresholdsSchema.partial().nullable(),
 });
 export type CheckpointSessionSettings = z.infer<typeof checkpointSessionSettingsSchema>;
+
+export const memoryEntrySchema = createSelectSchema(memoryEntries, { files: z.array(z.string()) });
+export type MemoryEntry = z.infer<typeof memoryEntrySchema>;
+export type MemoryKind = MemoryEntry['kind'];
+
+export const issueLinkSchema = createSelectSchema(issueLinks);
+export type IssueLink = z.infer<typeof issueLinkSchema>;
+
+export const importRecordSchema = createSelectSchema(importRecords);
+export type ImportRecord = z.infer<typeof importRecordSchema>;
+
+export const notificationOutboxSchema = createSelectSchema(notificationOutbox, { message: z.record(z.string(), z.unknown()) });
+export type NotificationOutboxRow = z.infer<typeof notificationOutboxSchema>;
+export type NotificationPriority = NotificationOutboxRow['priority'];

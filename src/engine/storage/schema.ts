@@ -255,3 +255,106 @@ export const checkpointSessionSettings = sqliteTable('checkpoint_session_setting
 	thresholds: text('thresholds_json', { mode: 'json' }).$type<Partial<EscalationThresholds>>(),
 	updatedAt: text('updated_at').notNull(),
 });
+
+/**
+ * Project memory (DESIGN.md §1, Memory): knowledge and gotchas that outlive sessions. One row per
+ * distinct fact — `fingerprint` (normalised text) de-duplicates, a repeat only confirms it again.
+ * A fact is stale when the files it names changed after it was last confirmed, or when it has not
+ * been confirmed for a long time; stale facts stay visible with their mark, never silently dropped.
+ */
+export const memoryKinds = ['knowledge', 'gotcha'] as const;
+export const memoryEntries = sqliteTable(
+	'memory_entries',
+	{
+		id: text('id').primaryKey(),
+		kind: text('kind', { enum: memoryKinds }).notNull(),
+		text: text('text').notNull(),
+		fingerprint: text('fingerprint').notNull(),
+		/** The session the fact came from (null: recorded by a person outside any session, or imported). */
+		sourceSessionId: text('source_session_id').references(() => sessions.id, { onDelete: 'set null' }),
+		/** Where it was found: `manual`, `decision`, `handoff`, `transcript`, `import`. */
+		source: text('source').notNull(),
+		/** Workspace-relative paths the fact is about; a later change to one of them marks it stale. */
+		files: text('files_json', { mode: 'json' }).$type<string[]>().notNull(),
+		confirmations: integer('confirmations').notNull(),
+		createdAt: text('created_at').notNull(),
+		lastConfirmedAt: text('last_confirmed_at').notNull(),
+		staleSince: text('stale_since'),
+		staleReason: text('stale_reason'),
+		/** Set when a person retires the fact; retired facts never reach a briefing. */
+		retiredAt: text('retired_at'),
+	},
+	(t) => [uniqueIndex('memory_entries_fingerprint_idx').on(t.kind, t.fingerprint), index('memory_entries_session_idx').on(t.sourceSessionId)],
+);
+
+/**
+ * Sessions tied to issues in a tracker (`github`, `linear`, `beads`, `webhook`): found from the
+ * session name, branch, prompts, or linked by hand. `source` says which.
+ */
+export const issueLinks = sqliteTable(
+	'issue_links',
+	{
+		sessionId: text('session_id')
+			.notNull()
+			.references(() => sessions.id, { onDelete: 'cascade' }),
+		tracker: text('tracker').notNull(),
+		/** The tracker's own id: `123` or `owner/repo#123` (GitHub), `ABC-123` (Linear), `bd-a1b2` (Beads). */
+		issueId: text('issue_id').notNull(),
+		url: text('url'),
+		title: text('title'),
+		state: text('state'),
+		source: text('source').notNull(),
+		createdAt: text('created_at').notNull(),
+		updatedAt: text('updated_at').notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.sessionId, t.tracker, t.issueId] }), index('issue_links_issue_idx').on(t.tracker, t.issueId)],
+);
+
+/**
+ * What an import brought in: (source format, entity type, the record's id in the source) → Baton's
+ * id. Importing the same record again finds it here and adds nothing.
+ */
+export const importRecords = sqliteTable(
+	'import_records',
+	{
+		source: text('source').notNull(),
+		entityType: text('entity_type').notNull(),
+		externalId: text('external_id').notNull(),
+		entityId: text('entity_id').notNull(),
+		contentHash: text('content_hash').notNull(),
+		importedAt: text('imported_at').notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.source, t.entityType, t.externalId] }), index('import_records_entity_idx').on(t.entityType, t.entityId)],
+);
+
+export const notificationPriorities = ['info', 'notice', 'warning', 'critical'] as const;
+export const notificationStatuses = ['pending', 'sending', 'sent', 'failed', 'suppressed'] as const;
+
+/**
+ * The notification outbox: one row per (event, channel) delivery, written in the same transaction as
+ * the change that caused it, delivered afterwards by whichever process holds the channel's secret
+ * (the editor's backend, or a CLI with the environment variables). Rate limiting and de-duplication
+ * read it; a crash loses no notification and a delivery never blocks a write.
+ */
+export const notificationOutbox = sqliteTable(
+	'notification_outbox',
+	{
+		id: text('id').primaryKey(),
+		event: text('event').notNull(),
+		priority: text('priority', { enum: notificationPriorities }).notNull(),
+		channel: text('channel').notNull(),
+		/** Same key within the de-duplication window → suppressed. */
+		dedupKey: text('dedup_key').notNull(),
+		sessionId: text('session_id'),
+		message: text('message_json', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+		status: text('status', { enum: notificationStatuses }).notNull(),
+		attempts: integer('attempts').notNull(),
+		nextAttemptAt: text('next_attempt_at').notNull(),
+		/** A claim by one delivering process; expires so a crashed sender's rows are retried. */
+		leaseUntil: text('lease_until'),
+		lastError: text('last_error'),
+		createdAt: text('created_at').notNull(),
+		sentAt: text('sent_at'),
+	},
+	(t) => [index('notification_outbox_due_idx').on(t.status, t.nextAttemptAt), index('notification_outbox_dedup_idx').on(t.channel, t.dedupKey, t.createdAt)],
+);

@@ -1,4 +1,5 @@
 import type { BatonConfig } from './config';
+import { DomainEvents } from './events';
 import type { Clock, Logger } from './ports';
 import type { JournalStore } from './storage/journalStore';
 import { taskDependencies, tasks } from './storage/schema';
@@ -7,6 +8,8 @@ import { TaskGraph } from './tasks/taskGraph';
 /** What every engine service shares: the store, the host's ports, the configuration. */
 export class EngineContext {
 	private graphCache: { key: string; graph: TaskGraph } | undefined;
+	/** Told of every change inside its write (see events.ts). */
+	readonly events = new DomainEvents();
 
 	constructor(
 		readonly store: JournalStore,

@@ -45,6 +45,8 @@ export class BatonWorkspace extends Disposable {
 	constructor(
 		private readonly extensionUri: vscode.Uri,
 		readonly log: vscode.LogOutputChannel,
+		/** Where tokens, webhook URLs and passwords live; the backend asks for them one at a time. */
+		readonly secrets: vscode.SecretStorage,
 	) {
 		super();
 		this.currentRoot = this.pickRoot();
@@ -90,6 +92,7 @@ export class BatonWorkspace extends Disposable {
 				readOnly: !vscode.workspace.isTrusted,
 				log: this.log,
 				hostEnvironment: hostEnvironment(),
+				secrets: this.secrets,
 			});
 			client.onCheckpointProgress((progress) => this.showSnapshotProgress(progress));
 			client.onDidChangeData(() => {

@@ -5,7 +5,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type MessageConnection, type RequestType } from 'vscode-jsonrpc/node';
-import { checkpointProgress, dataDidChange, serverLog, type RpcErrorData } from '../protocol/rpc';
+import { checkpointProgress, dataDidChange, secretGet, serverLog, type RpcErrorData } from '../protocol/rpc';
 import { CommandIds } from './ids';
 import { Disposable } from './lifecycle';
 
@@ -19,6 +19,8 @@ export interface ServerOptions {
 	log: vscode.LogOutputChannel;
 	/** VS Code's version and extensions, recorded in checkpoints' environment snapshots. */
 	hostEnvironment: { version: string | null; extensions: Record<string, string> };
+	/** Answers the backend's `secret/get` (keys are stored as `baton.<name>`). */
+	secrets?: vscode.SecretStorage;
 }
 
 const maxCrashes = 5;
@@ -105,6 +107,7 @@ export class ServerClient extends Disposable {
 		connection.onNotification(serverLog, ({ level, message }) => this.options.log[level](`[server] ${message}`));
 		connection.onNotification(dataDidChange, (change) => this.dataEmitter.fire(change));
 		connection.onNotification(checkpointProgress, (progress) => this.progressEmitter.fire(progress));
+		connection.onRequest(secretGet, async ({ name }) => ({ value: (await this.options.secrets?.get(secretStorageKey(name))) ?? null }));
 		connection.listen();
 		child.on('exit', (code, signal) => this.onExit(child, code, signal));
 		await new Promise<void>((resolve, reject) => {
@@ -153,4 +156,9 @@ export class ServerClient extends Disposable {
 			this.stateEmitter.fire(state);
 		}
 	}
+}
+
+/** The SecretStorage key of one of the engine's secret names (`github.token` → `baton.github.token`). */
+export function secretStorageKey(name: string): string {
+	return `baton.${name}`;
 }

@@ -108,3 +108,10 @@ export const checkpointFile = new RequestType<{ id: string; path: string }, { te
 export const checkpointRollback = new RequestType<{ id: string; force?: boolean }, RollbackResultDto, RpcErrorData>('checkpoint/rollback');
 /** Server → extension: progress of a long snapshot (the first one of a workspace takes seconds). */
 export const checkpointProgress = new NotificationType<{ phase: string; done: number; total: number; message: string | null }>('checkpoint/progress');
+
+/**
+ * Server → extension: a secret from VS Code's SecretStorage (`github.token`, `smtp.password`, …;
+ * the names are the engine's `secretNames`). `value` is null when none is stored. The server keeps
+ * no copy beyond the call that needs it.
+ */
+export const secretGet = new RequestType<{ name: string }, { value: string | null }, RpcErrorData>('secret/get');

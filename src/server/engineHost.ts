@@ -2,6 +2,7 @@
  * Owns the workspace's Engine inside the server: opens it lazily (a workspace without `.baton/`
  * has none until `workspace/init`), notices other processes' writes, and compacts when idle.
  */
+import { noSecrets, type SecretSource } from '../engine/secrets';
 import { Engine } from '../engine/engine';
 import type { BatonConfigInput } from '../engine/config';
 import { BatonError } from '../engine/errors';
@@ -22,6 +23,8 @@ export interface EngineHostOptions {
 	/** Warm the shadow index in the background and take periodic checkpoints while a session is active. */
 	checkpointTimer?: boolean;
 	onCheckpointProgress?: (progress: { phase: string; done: number; total: number }) => void;
+	/** Tokens, webhook URLs and passwords, asked for when a delivery needs one (never stored). */
+	secrets?: SecretSource;
 }
 
 export class EngineHost {
@@ -34,6 +37,10 @@ export class EngineHost {
 	private busy = false;
 
 	constructor(private readonly options: EngineHostOptions) {}
+
+	get secrets(): SecretSource {
+		return this.options.secrets ?? noSecrets;
+	}
 
 	get initialized(): boolean {
 		return this.engine !== undefined || isInitialized(this.options.workspaceRoot);

@@ -8,7 +8,8 @@ import { parseArgs } from 'node:util';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-jsonrpc/node';
 import type { BatonConfigInput } from '../engine/config';
 import type { Logger } from '../engine/ports';
-import { checkpointProgress, dataDidChange, serverLog } from '../protocol/rpc';
+import { envSecretSource, firstSecretSource, type SecretSource } from '../engine/secrets';
+import { checkpointProgress, dataDidChange, secretGet, serverLog } from '../protocol/rpc';
 import { EngineHost } from './engineHost';
 import { registerCheckpointHandlers, registerHandlers } from './handlers';
 
@@ -35,7 +36,18 @@ function main(): void {
 		warn: (message) => void connection.sendNotification(serverLog, { level: 'warn', message }),
 		error: (message) => void connection.sendNotification(serverLog, { level: 'error', message }),
 	};
+	// The editor's SecretStorage first, then the environment the editor was started with.
+	const editorSecrets: SecretSource = {
+		get: async (name) => {
+			try {
+				return (await connection.sendRequest(secretGet, { name })).value ?? undefined;
+			} catch {
+				return undefined;
+			}
+		},
+	};
 	const host = new EngineHost({
+		secrets: firstSecretSource(editorSecrets, envSecretSource(process.env)),
 		workspaceRoot: values.workspace,
 		config: values.config ? (JSON.parse(values.config) as BatonConfigInput) : {},
 		log,

@@ -104,7 +104,12 @@ export function recordCheckpoint(ctx: EngineContext, db: BatonDb, args: Checkpoi
 		entityId: id,
 		details: { trigger: row.trigger, approval: row.approvalStatus, escalation: row.escalationReasons, files: counts, degraded: fileStats.degraded, skipped: fileStats.skippedTotal },
 	});
-	return getCheckpoint(db, id);
+	if (session && (input.costUsd !== undefined || input.errorCount !== undefined)) {
+		emitMetrics(ctx, db, session.id, stored, metrics, input.actor);
+	}
+	const created = getCheckpoint(db, id);
+	ctx.events.emit(db, { type: 'checkpoint.created', checkpoint: created, session: session ? getSession(db, session.id) : null, actor: input.actor });
+	return created;
 }
 
 export async function decideCheckpoint(ctx: EngineContext, id: string, status: 'approved' | 'rejected', input: { actor: string; reason?: string | null }): Promise<Checkpoint> {
@@ -125,7 +130,9 @@ export async function decideCheckpoint(ctx: EngineContext, id: string, status: '
 			entityId: id,
 			details: { from: cp.approvalStatus, reason },
 		});
-		return getCheckpoint(db, id);
+		const decided = getCheckpoint(db, id);
+		ctx.events.emit(db, { type: 'checkpoint.decided', checkpoint: decided, status, previous: cp.approvalStatus, actor: input.actor });
+		return decided;
 	});
 }
 
@@ -157,9 +164,28 @@ export async function writeSessionMetrics(ctx: EngineContext, input: { sessionId
 	await ctx.store.write((db) => {
 		getSession(db, input.sessionId);
 		const now = ctx.nowIso();
+		const before = sessionSettingsOf(db, input.sessionId);
 		upsertSessionSettings(db, input.sessionId, now, { ...(input.costUsd !== undefined ? { costUsd: input.costUsd } : {}), ...(input.errorCount !== undefined ? { errorCount: input.errorCount } : {}) });
 		audit(db, { at: now, actor: input.actor, operation: 'checkpoint.metrics', sessionId: input.sessionId, entityType: 'session', entityId: input.sessionId, details: { costUsd: input.costUsd ?? null, errorCount: input.errorCount ?? null } });
+		emitMetrics(ctx, db, input.sessionId, before, { costUsd: input.costUsd ?? before?.costUsd ?? 0, errorCount: input.errorCount ?? before?.errorCount ?? 0 }, input.actor);
 	});
+}
+
+/** Tells subscribers (budget notifications) that a session's cost or error count moved. */
+function emitMetrics(
+	ctx: EngineContext,
+	db: BatonDb,
+	sessionId: string,
+	before: { costUsd: number; errorCount: number } | undefined,
+	after: { costUsd: number; errorCount: number },
+	actor: string,
+): void {
+	const previousCostUsd = before?.costUsd ?? 0;
+	const previousErrorCount = before?.errorCount ?? 0;
+	if (previousCostUsd === after.costUsd && previousErrorCount === after.errorCount) {
+		return;
+	}
+	ctx.events.emit(db, { type: 'session.metrics', sessionId, costUsd: after.costUsd, previousCostUsd, errorCount: after.errorCount, previousErrorCount, actor });
 }
 
 /** A session's own approval policy and escalation thresholds (null: back to the workspace's). */

@@ -147,6 +147,7 @@ export class SessionService {
 				entityId: id,
 				details: { name, scope: key, previousSessionId: predecessor?.id ?? null, handoffDelivered: handoff !== null },
 			});
+			this.ctx.events.emit(db, { type: 'session.started', session: getSession(db, id), actor: input.actor });
 			const briefing = computeBriefing(this.ctx, db, {
 				scope,
 				sessionId: id,
@@ -188,7 +189,9 @@ export class SessionService {
 				entityId: session.id,
 				details: { note: handoff.note, nextAction: handoff.nextAction, blockers: handoff.openBlockers.length },
 			});
-			return { session: getSession(db, session.id), handoff, debrief, warnings };
+			const ended = getSession(db, session.id);
+			this.ctx.events.emit(db, { type: 'session.ended', session: ended, handoff, actor: input.actor });
+			return { session: ended, handoff, debrief, warnings };
 		});
 		if (this.afterEnd) {
 			result.warnings.push(...(await this.afterEnd(result.session, input.actor)));
@@ -205,7 +208,9 @@ export class SessionService {
 			const now = this.ctx.nowIso();
 			this.suspendRow(db, session, now);
 			audit(db, { at: now, actor: input.actor, operation: 'session.suspend', sessionId: session.id, entityType: 'session', entityId: session.id });
-			return getSession(db, session.id);
+			const suspended = getSession(db, session.id);
+			this.ctx.events.emit(db, { type: 'session.suspended', session: suspended, actor: input.actor });
+			return suspended;
 		});
 	}
 
@@ -223,7 +228,9 @@ export class SessionService {
 				entityId: session.id,
 				details: { from: session.status },
 			});
-			return getSession(db, session.id);
+			const resumed = getSession(db, session.id);
+			this.ctx.events.emit(db, { type: 'session.resumed', session: resumed, actor: input.actor });
+			return resumed;
 		});
 	}
 

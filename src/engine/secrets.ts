@@ -1,0 +1,64 @@
+/**
+ * Secrets (tracker tokens, webhook URLs, SMTP passwords) never live in files Baton writes: not in
+ * `.baton/config.json`, the database, exports or logs. The engine asks its host through this port:
+ * the editor's backend asks the extension, which reads VS Code's SecretStorage; the CLI reads
+ * environment variables. Every secret Baton knows is named here once, with its environment variable.
+ */
+export const secretNames = {
+	'github.token': { env: 'BATON_GITHUB_TOKEN', label: 'GitHub token (issues: read and write)' },
+	'linear.apiKey': { env: 'BATON_LINEAR_API_KEY', label: 'Linear API key' },
+	'tracker.webhook.token': { env: 'BATON_TRACKER_WEBHOOK_TOKEN', label: 'Issue webhook bearer token' },
+	'slack.webhookUrl': { env: 'BATON_SLACK_WEBHOOK_URL', label: 'Slack incoming-webhook URL' },
+	'discord.webhookUrl': { env: 'BATON_DISCORD_WEBHOOK_URL', label: 'Discord webhook URL' },
+	'ntfy.token': { env: 'BATON_NTFY_TOKEN', label: 'ntfy access token' },
+	'smtp.password': { env: 'BATON_SMTP_PASSWORD', label: 'SMTP password' },
+	'webhook.url': { env: 'BATON_WEBHOOK_URL', label: 'Notification webhook URL' },
+	'webhook.token': { env: 'BATON_WEBHOOK_TOKEN', label: 'Notification webhook bearer token' },
+} as const satisfies Record<string, { env: string; label: string }>;
+
+export type SecretName = keyof typeof secretNames;
+
+export function isSecretName(name: string): name is SecretName {
+	return Object.hasOwn(secretNames, name);
+}
+
+export interface SecretSource {
+	/** The secret's value, or undefined when the host has none. Never logged by callers. */
+	get(name: SecretName): Promise<string | undefined>;
+}
+
+export const noSecrets: SecretSource = { get: async () => undefined };
+
+/** The CLI's source: `BATON_…` environment variables (empty means unset). */
+export function envSecretSource(env: NodeJS.ProcessEnv): SecretSource {
+	return { get: async (name) => env[secretNames[name].env] || undefined };
+}
+
+/** The first source that has the secret wins (the editor's SecretStorage, then the environment). */
+export function firstSecretSource(...sources: SecretSource[]): SecretSource {
+	return {
+		get: async (name) => {
+			for (const source of sources) {
+				const value = await source.get(name);
+				if (value) {
+					return value;
+				}
+			}
+			return undefined;
+		},
+	};
+}
+
+/**
+ * Replaces every known secret value in `text` with `[secret:<name>]`: the last guard before a
+ * message reaches a log line or an error shown to a person.
+ */
+export function maskSecrets(text: string, values: ReadonlyMap<SecretName, string>): string {
+	let out = text;
+	for (const [name, value] of values) {
+		if (value.length >= 4) {
+			out = out.split(value).join(`[secret:${name}]`);
+		}
+	}
+	return out;
+}

@@ -35,3 +35,8 @@ function compactStamp(nowMs: number): string {
 export function isoTime(ms: number): string {
 	return new Date(ms).toISOString();
 }
+
+/** `ntf_YYYYMMDDHHmmss_<8 hex>`: one outbox delivery. */
+export function newOutboxId(nowMs: number): string {
+	return `ntf_${compactStamp(nowMs)}_${randomBytes(4).toString('hex')}`;
+}

@@ -1,0 +1,204 @@
+/**
+ * The outbox: deliveries to the outside world (a Slack message, an email, a comment on an issue)
+ * written as rows inside the write that caused them, and delivered afterwards by a host process
+ * (the editor's backend on every change and on a timer; the CLI before it exits).
+ *
+ * - `enqueue` runs inside `store.write` (a domain-event subscriber calls it).
+ * - `OutboxDispatcher.deliverDue` claims due rows with a lease (one write), delivers them with no lock
+ *   held, and records each outcome (one write each). Two processes never send the same row twice while
+ *   a lease holds; a sender that dies mid-delivery leaves a lease that expires, and the row is retried.
+ * - Failures retry with exponential backoff up to `maxAttempts`, then stay `failed` with the error.
+ *   A failure is logged (secrets masked by the deliverer) and never reaches the write that enqueued it.
+ *
+ * Channels are strings: `slack`, `email`, `tracker:github`, … A deliverer registers for a channel or
+ * a prefix ending in `:` (`tracker:`).
+ */
+import { and, asc, eq, gte, inArray, isNull, lte, or } from 'drizzle-orm';
+import type { EngineContext } from '../context';
+import { newOutboxId } from '../ids';
+import type { BatonDb } from '../storage/journalStore';
+import type { NotificationOutboxRow, NotificationPriority } from '../storage/model';
+import { notificationOutbox } from '../storage/schema';
+
+export interface OutboxEntry {
+	event: string;
+	priority: NotificationPriority;
+	channel: string;
+	dedupKey: string;
+	sessionId?: string | null;
+	message: Record<string, unknown>;
+	/** `suppressed` rows are kept (de-duplication and rate limits are visible) but never delivered. */
+	status?: 'pending' | 'suppressed';
+	/** Why it was suppressed, when it was. */
+	note?: string;
+}
+
+export function enqueue(db: BatonDb, nowMs: number, entry: OutboxEntry): NotificationOutboxRow {
+	const now = new Date(nowMs).toISOString();
+	const row: NotificationOutboxRow = {
+		id: newOutboxId(nowMs),
+		event: entry.event,
+		priority: entry.priority,
+		channel: entry.channel,
+		dedupKey: entry.dedupKey,
+		sessionId: entry.sessionId ?? null,
+		message: entry.message,
+		status: entry.status ?? 'pending',
+		attempts: 0,
+		nextAttemptAt: now,
+		leaseUntil: null,
+		lastError: entry.note ?? null,
+		createdAt: now,
+		sentAt: null,
+	};
+	db.insert(notificationOutbox).values(row).run();
+	return row;
+}
+
+/** Rows of one channel created at or after `sinceIso` (de-duplication and rate limits read them). */
+export function recentRows(db: BatonDb, channel: string, sinceIso: string): NotificationOutboxRow[] {
+	return db
+		.select()
+		.from(notificationOutbox)
+		.where(and(eq(notificationOutbox.channel, channel), gte(notificationOutbox.createdAt, sinceIso)))
+		.orderBy(asc(notificationOutbox.createdAt))
+		.all();
+}
+
+/** Delivers one row; throws to fail it (the message says why, with secrets already masked). */
+export type Deliverer = (row: NotificationOutboxRow) => Promise<void>;
+
+export interface DeliveryOutcome {
+	id: string;
+	channel: string;
+	status: 'sent' | 'failed' | 'retry' | 'skipped';
+	error?: string;
+}
+
+export interface OutboxOptions {
+	maxAttempts?: number;
+	/** First retry delay; doubles each attempt (capped at 30 minutes). */
+	backoffMs?: number;
+	leaseMs?: number;
+	/** Rows claimed per pass. */
+	batch?: number;
+}
+
+export class OutboxDispatcher {
+	private readonly deliverers = new Map<string, Deliverer>();
+	private running: Promise<DeliveryOutcome[]> | undefined;
+	private readonly maxAttempts: number;
+	private readonly backoffMs: number;
+	private readonly leaseMs: number;
+	private readonly batch: number;
+
+	constructor(
+		private readonly ctx: EngineContext,
+		options: OutboxOptions = {},
+	) {
+		this.maxAttempts = options.maxAttempts ?? 5;
+		this.backoffMs = options.backoffMs ?? 2_000;
+		this.leaseMs = options.leaseMs ?? 60_000;
+		this.batch = options.batch ?? 20;
+	}
+
+	/** `channel` exactly, or every channel starting with it when it ends in `:`. */
+	register(channel: string, deliverer: Deliverer): () => void {
+		this.deliverers.set(channel, deliverer);
+		return () => this.deliverers.delete(channel);
+	}
+
+	private delivererFor(channel: string): Deliverer | undefined {
+		return this.deliverers.get(channel) ?? [...this.deliverers].find(([key]) => key.endsWith(':') && channel.startsWith(key))?.[1];
+	}
+
+	/** Delivers what is due now; concurrent calls share one pass. */
+	deliverDue(): Promise<DeliveryOutcome[]> {
+		this.running ??= this.pass().finally(() => {
+			this.running = undefined;
+		});
+		return this.running;
+	}
+
+	/** Rows that are due and not leased by a live sender, for channels this process can deliver. */
+	private async pass(): Promise<DeliveryOutcome[]> {
+		if (this.deliverers.size === 0) {
+			return [];
+		}
+		const claimed = await this.ctx.store.write((db) => {
+			const nowMs = this.ctx.clock.now();
+			const now = new Date(nowMs).toISOString();
+			const due = db
+				.select()
+				.from(notificationOutbox)
+				.where(
+					and(
+						inArray(notificationOutbox.status, ['pending', 'sending']),
+						lte(notificationOutbox.nextAttemptAt, now),
+						or(isNull(notificationOutbox.leaseUntil), lte(notificationOutbox.leaseUntil, now)),
+					),
+				)
+				.orderBy(asc(notificationOutbox.createdAt))
+				.limit(this.batch * 4)
+				.all()
+				.filter((row) => this.delivererFor(row.channel))
+				.slice(0, this.batch);
+			const leaseUntil = new Date(nowMs + this.leaseMs).toISOString();
+			for (const row of due) {
+				db.update(notificationOutbox).set({ status: 'sending', leaseUntil }).where(eq(notificationOutbox.id, row.id)).run();
+			}
+			return due;
+		});
+		const outcomes: DeliveryOutcome[] = [];
+		for (const row of claimed) {
+			outcomes.push(await this.deliverOne(row));
+		}
+		return outcomes;
+	}
+
+	private async deliverOne(row: NotificationOutboxRow): Promise<DeliveryOutcome> {
+		const deliverer = this.delivererFor(row.channel);
+		if (!deliverer) {
+			return { id: row.id, channel: row.channel, status: 'skipped' };
+		}
+		let error: string | undefined;
+		try {
+			await deliverer(row);
+		} catch (e) {
+			error = (e as Error).message || String(e);
+		}
+		const attempts = row.attempts + 1;
+		const nowMs = this.ctx.clock.now();
+		const now = new Date(nowMs).toISOString();
+		if (error === undefined) {
+			await this.ctx.store.write((db) => {
+				db.update(notificationOutbox).set({ status: 'sent', attempts, sentAt: now, leaseUntil: null, lastError: null }).where(eq(notificationOutbox.id, row.id)).run();
+			});
+			return { id: row.id, channel: row.channel, status: 'sent' };
+		}
+		const giveUp = attempts >= this.maxAttempts;
+		const delay = Math.min(this.backoffMs * 2 ** (attempts - 1), 30 * 60_000);
+		await this.ctx.store.write((db) => {
+			db.update(notificationOutbox)
+				.set({ status: giveUp ? 'failed' : 'pending', attempts, leaseUntil: null, lastError: error.slice(0, 500), nextAttemptAt: new Date(nowMs + delay).toISOString() })
+				.where(eq(notificationOutbox.id, row.id))
+				.run();
+		});
+		this.ctx.log.warn(`delivery to ${row.channel} (${row.event}) failed${giveUp ? ` after ${attempts} attempts; giving up` : `; retrying in ${Math.round(delay / 1000)} s`}: ${error}`);
+		return { id: row.id, channel: row.channel, status: giveUp ? 'failed' : 'retry', error };
+	}
+
+	/** The next time a pending row becomes due (for a host's timer), or null when none is waiting. */
+	async nextDueAt(): Promise<number | null> {
+		return this.ctx.store.read((db) => {
+			const row = db
+				.select({ at: notificationOutbox.nextAttemptAt })
+				.from(notificationOutbox)
+				.where(inArray(notificationOutbox.status, ['pending', 'sending']))
+				.orderBy(asc(notificationOutbox.nextAttemptAt))
+				.limit(1)
+				.get();
+			return row ? Date.parse(row.at) : null;
+		});
+	}
+}

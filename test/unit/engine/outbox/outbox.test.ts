@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { enqueue, OutboxDispatcher, recentRows } from '../../../../src/engine/outbox/outbox';
+import { notificationOutbox } from '../../../../src/engine/storage/schema';
+import { openTestEngine } from '../../helpers';
+
+test('delivers due rows once, retries failures with backoff, then gives up', async (t) => {
+	const { engine, clock } = await openTestEngine(t);
+	await engine.store.write((db) => {
+		enqueue(db, clock.now(), { event: 'test', priority: 'warning', channel: 'ok', dedupKey: 'a', message: { text: 'one' } });
+		enqueue(db, clock.now(), { event: 'test', priority: 'warning', channel: 'broken', dedupKey: 'b', message: { text: 'two' } });
+		enqueue(db, clock.now(), { event: 'test', priority: 'warning', channel: 'tracker:github', dedupKey: 'c', message: { text: 'three' } });
+		enqueue(db, clock.now(), { event: 'test', priority: 'info', channel: 'ok', dedupKey: 'd', message: {}, status: 'suppressed', note: 'duplicate' });
+	});
+	const delivered: string[] = [];
+	const outbox = new OutboxDispatcher(engine.ctx, { maxAttempts: 2, backoffMs: 1_000 });
+	outbox.register('ok', async (row) => void delivered.push(String(row.message['text'])));
+	outbox.register('broken', async () => {
+		throw new Error('HTTP 500 from 127.0.0.1');
+	});
+	outbox.register('tracker:', async (row) => void delivered.push(`${row.channel}:${String(row.message['text'])}`));
+
+	const first = await outbox.deliverDue();
+	assert.deepEqual(first.map((o) => `${o.channel}=${o.status}`).sort(), ['broken=retry', 'ok=sent', 'tracker:github=sent']);
+	assert.deepEqual(delivered.sort(), ['one', 'tracker:github:three']);
+	// Not due yet: the failed row waits for its backoff; sent rows never go again.
+	assert.deepEqual(await outbox.deliverDue(), []);
+	clock.advance(1_000);
+	const second = await outbox.deliverDue();
+	assert.deepEqual(second.map((o) => `${o.channel}=${o.status}`), ['broken=failed']);
+	const rows = await engine.store.read((db) => db.select().from(notificationOutbox).all());
+	const broken = rows.find((r) => r.channel === 'broken');
+	assert.equal(broken?.status, 'failed');
+	assert.equal(broken?.attempts, 2);
+	assert.match(broken?.lastError ?? '', /HTTP 500/);
+	assert.equal(rows.find((r) => r.dedupKey === 'd')?.status, 'suppressed');
+	assert.equal(await outbox.nextDueAt(), null);
+	assert.equal((await engine.store.read((db) => recentRows(db, 'ok', new Date(0).toISOString()))).length, 2);
+});
+
+test('a leased row is not delivered by a second dispatcher until the lease expires', async (t) => {
+	const { engine, clock } = await openTestEngine(t);
+	await engine.store.write((db) => void enqueue(db, clock.now(), { event: 'test', priority: 'critical', channel: 'slack', dedupKey: 'x', message: {} }));
+	let release!: () => void;
+	const gate = new Promise<void>((resolve) => (release = resolve));
+	const a = new OutboxDispatcher(engine.ctx, { leaseMs: 10_000 });
+	const b = new OutboxDispatcher(engine.ctx, { leaseMs: 10_000 });
+	let sends = 0;
+	a.register('slack', async () => {
+		sends++;
+		await gate;
+	});
+	b.register('slack', async () => void sends++);
+	const running = a.deliverDue();
+	await new Promise((r) => setTimeout(r, 50));
+	assert.deepEqual(await b.deliverDue(), []);
+	release();
+	assert.equal((await running)[0]?.status, 'sent');
+	assert.equal(sends, 1);
+});

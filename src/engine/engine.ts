@@ -6,7 +6,9 @@ import { CheckpointService } from './checkpoints/checkpointService';
 import { resolveConfig, readConfigFile, type BatonConfig, type BatonConfigInput } from './config';
 import { EngineContext } from './context';
 import { BatonError } from './errors';
+import { OutboxDispatcher } from './outbox/outbox';
 import { systemClock, type Clock, type Logger } from './ports';
+import { envSecretSource, type SecretSource } from './secrets';
 import { createGitStateReader, type GitStateReader } from './sessions/gitState';
 import { SessionService } from './sessions/sessionService';
 import { JournalStore } from './storage/journalStore';
@@ -26,6 +28,8 @@ export interface EngineOptions {
 	git?: GitStateReader;
 	lockTimeoutMs?: number;
 	compactAfterBytes?: number;
+	/** Tokens, webhook URLs, passwords (default: the `BATON_*` environment variables). */
+	secrets?: SecretSource;
 }
 
 export class Engine {
@@ -33,15 +37,19 @@ export class Engine {
 	readonly tasks: TaskService;
 	readonly briefings: BriefingService;
 	readonly checkpoints: CheckpointService;
+	/** Deliveries to the outside world (notifications, issue trackers); hosts call `deliverDue()`. */
+	readonly outbox: OutboxDispatcher;
 
 	private constructor(
 		readonly ctx: EngineContext,
 		git: GitStateReader,
+		readonly secrets: SecretSource,
 	) {
 		this.sessions = new SessionService(ctx, git);
 		this.tasks = new TaskService(ctx);
 		this.briefings = new BriefingService(ctx);
 		this.checkpoints = new CheckpointService(ctx);
+		this.outbox = new OutboxDispatcher(ctx);
 		this.sessions.afterEnd = (session, actor) => this.checkpoints.onSessionEnded(session, actor);
 	}
 
@@ -65,7 +73,7 @@ export class Engine {
 			...(options.compactAfterBytes ? { compactAfterBytes: options.compactAfterBytes } : {}),
 		});
 		const ctx = new EngineContext(store, clock, options.log, config, root);
-		return new Engine(ctx, options.git ?? createGitStateReader(root, options.log));
+		return new Engine(ctx, options.git ?? createGitStateReader(root, options.log), options.secrets ?? envSecretSource(process.env));
 	}
 
 	get store(): JournalStore {

@@ -59,6 +59,7 @@ export class EngineHost {
 			log: this.options.log,
 			create,
 			config: this.options.config,
+			secrets: this.secrets,
 			...(this.options.readOnly ? { git: { read: async () => null } } : {}),
 		}).then(
 			(engine) => {

@@ -144,7 +144,7 @@ export async function benchCheckpoints(quick: boolean): Promise<BenchRow[]> {
 			await backToS();
 			return pair;
 		});
-		rows.push(row('checkpoint: restore 115 paths (Baton: verify, proof, preflight, two-tree switch)', restore, 'git read-tree --reset -u'));
+		rows.push(row('checkpoint: restore 115 paths (Baton: verify, proof, preflight, guarded merge)', restore, 'git read-tree --reset -u'));
 
 		// The whole `checkpoint create` through the engine: snapshot, stats, environment capture, DB write.
 		const engine = await Engine.open({ workspaceRoot: ws, log: silentLogger, create: true, git: { read: async () => null } });

@@ -9,6 +9,9 @@ import { BatonError } from '../engine/errors';
 import type { Logger } from '../engine/ports';
 import { isInitialized } from '../engine/workspace';
 
+/** How often an idle backend looks at the checkpoint store's loose objects (one `git count-objects`). */
+const shadowMaintenanceEveryMs = 10 * 60_000;
+
 export interface EngineHostOptions {
 	workspaceRoot: string;
 	config: BatonConfigInput;
@@ -35,6 +38,7 @@ export class EngineHost {
 	private checkpointTimer: NodeJS.Timeout | undefined;
 	private checkpointBusy = false;
 	private busy = false;
+	private lastShadowMaintenance = 0;
 
 	constructor(private readonly options: EngineHostOptions) {}
 
@@ -157,8 +161,17 @@ export class EngineHost {
 				this.options.onDidChange(true, engine.store.sequence);
 			}
 			const idleFor = Date.now() - this.lastWrite;
-			if (!this.options.readOnly && idleFor > (this.options.idleCompactMs ?? 30_000) && (await engine.maintain())) {
+			const idle = !this.options.readOnly && idleFor > (this.options.idleCompactMs ?? 30_000);
+			if (idle && (await engine.maintain())) {
 				this.options.log.info(`compacted the journal after ${Math.round(idleFor / 1000)} s idle`);
+			}
+			if (idle && this.options.checkpointTimer && Date.now() - this.lastShadowMaintenance > shadowMaintenanceEveryMs) {
+				this.lastShadowMaintenance = Date.now();
+				// Packs the shadow store's loose objects once there are many; in the background, beside snapshots.
+				void engine.checkpoints.maintain().then(
+					(result) => result.packed && this.options.log.info(`packed ${result.looseObjects} loose objects of the checkpoint store`),
+					(error: Error) => this.options.log.warn(`could not pack the checkpoint store: ${error.message}`),
+				);
 			}
 		} catch (error) {
 			this.options.log.error(`could not read changes from other processes: ${(error as Error).message}`);

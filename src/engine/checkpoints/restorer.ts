@@ -1,8 +1,10 @@
 /**
  * The file half of a rollback: from the safety snapshot S (the workspace as it is) to the target T.
  *
- * - Every file of T is written exactly (content, mode, symlink), through `read-tree -m -u S T'`:
- *   git's two-tree switch, which refuses instead of overwriting anything it does not know about.
+ * - Every file of T is written exactly (content, mode, symlink), through `read-tree -m -u T'` from
+ *   an index that is S: git's merge, which refuses instead of overwriting anything it does not know
+ *   about. Precondition: the shadow index is S (the safety snapshot was written through it, under
+ *   the lock the caller holds).
  * - A file in S but not in T is removed only when the caller proves it was created after T (Baton's
  *   later snapshots hold it); otherwise it is kept, so T' = T plus the kept files.
  * - Anything on disk that S does not hold (ignored or oversized files, folders of them) and that
@@ -143,7 +145,11 @@ export class RestoreRun {
 		}
 		await faults.beforeRestore?.();
 		this.gitStarted = true;
-		await repo.git(['read-tree', '-m', '-u', plan.safetyCommit, plan.restoreTree]);
+		// One-tree merge from the index, which is S (the safety snapshot was just written through it
+		// under the same lock): like the two-tree S→T' switch, git refuses to overwrite a file that
+		// changed since S or an untracked file in the way, but it reads one tree instead of two,
+		// which makes it faster than `read-tree --reset -u` (that checks nothing).
+		await repo.git(['read-tree', '-m', '-u', plan.restoreTree]);
 		await faults.afterRestore?.();
 	}
 

@@ -218,6 +218,31 @@ void describe('rollback', () => {
 		assert.equal(read(root, path.join(record?.preservedDir as string, 'edited-during-rollback/src/app.ts')), 'typed during the rollback\n');
 	});
 
+	void it('refuses to overwrite what changed between the safety checkpoint and git’s write, and recovers', async (t) => {
+		const { engine, root, clock } = await openCheckpointEngine(t);
+		const target = await engine.checkpoints.create({ actor });
+		clock.advance(1_000);
+		write(root, 'src/app.ts', 'agent edit\n');
+		fs.rmSync(path.join(root, 'src/util.ts'));
+		await engine.checkpoints.create({ actor });
+		engine.checkpoints.faults.beforeRestore = () => {
+			// After the plan, before git writes: an editor saves a file the restore overwrites, and a
+			// tool recreates a file where the restore puts the target's.
+			write(root, 'src/app.ts', 'saved at the last moment\n');
+			write(root, 'src/util.ts', 'recreated at the last moment\n');
+		};
+		await assert.rejects(engine.checkpoints.rollback(target.id, { actor }), (e) => BatonError.is(e, 'rollbackFailed') && e.details?.['recovered'] === true);
+		const [record] = await engine.checkpoints.rollbacks();
+		assert.equal(record?.status, 'recovered');
+		assert.match(record?.error ?? '', /not uptodate|would be overwritten/, 'git itself refused before writing anything');
+		// Recovery puts the workspace back as the safety checkpoint holds it, keeping the late content as copies.
+		assert.equal(read(root, 'src/app.ts'), 'agent edit\n');
+		assert.equal(exists(root, 'src/util.ts'), false);
+		const rescued = path.join(record?.preservedDir as string, 'edited-during-rollback');
+		assert.equal(read(root, path.join(rescued, 'src/app.ts')), 'saved at the last moment\n');
+		assert.equal(read(root, path.join(rescued, 'src/util.ts')), 'recreated at the last moment\n');
+	});
+
 	void it('leaves the workspace alone when the target is damaged', async (t) => {
 		const { engine, root, clock } = await openCheckpointEngine(t);
 		write(root, 'only-in-target.txt', 'unique content 12345\n');

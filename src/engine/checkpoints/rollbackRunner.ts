@@ -168,13 +168,70 @@ async function proveCreatedAfter(deps: RunnerDeps, target: Checkpoint, safety: C
 	if (!later.length) {
 		return new Set();
 	}
-	// One process: each later checkpoint diffed against the target, keeping only added paths.
+	// One process: each later checkpoint diffed against the target.
 	const input = later.map((cp) => `${cp.commitSha} ${target.commitSha}\n`).join('');
-	const added = new Set(splitNul((await deps.shadow.git(['diff-tree', '--stdin', '-r', '-z', '--no-renames', '--name-only', '--diff-filter=A', '--no-commit-id'], { input })).stdout));
+	const raw = splitNul((await deps.shadow.git(['diff-tree', '--stdin', '-r', '-z', '--no-renames', '--raw'], { input })).stdout);
+	const added = await provenAdditions(raw, async (sha) => (await deps.shadow.git(['cat-file', 'blob', sha])).stdout.toString('utf8'));
 	for (const skipped of stats.skipped) {
 		added.delete(skipped.path);
 	}
 	return added;
+}
+
+/**
+ * The paths each later checkpoint added compared with the target, from `diff-tree --stdin --raw -z`
+ * output (per checkpoint: its commit id, then `:modes shas status` / path pairs).
+ *
+ * A checkpoint whose `.gitignore` files changed since the target in a way that can make something
+ * visible (a line removed, a negation `!…` added, the file deleted) proves nothing below that
+ * folder: a path it holds there may have existed at the target's time, ignored then. Changes that
+ * only ignore more keep the proof. `readBlob` is asked only when a `.gitignore` changed.
+ */
+export async function provenAdditions(tokens: string[], readBlob: (sha: string) => Promise<string>): Promise<Set<string>> {
+	const proven = new Set<string>();
+	const zero = /^0+$/;
+	let added: string[] = [];
+	let unsafeDirs: string[] = [];
+	const flush = () => {
+		for (const rel of added) {
+			if (!unsafeDirs.some((dir) => dir === '' || rel.startsWith(`${dir}/`))) {
+				proven.add(rel);
+			}
+		}
+		added = [];
+		unsafeDirs = [];
+	};
+	for (let i = 0; i < tokens.length; i++) {
+		const token = tokens[i] as string;
+		if (!token.startsWith(':')) {
+			flush(); // the next checkpoint's commit id
+			continue;
+		}
+		const rel = tokens[++i];
+		if (rel === undefined) {
+			break;
+		}
+		const [, , oldSha = '', newSha = '', status = ''] = token.slice(1).split(' ');
+		if (rel === '.gitignore' || rel.endsWith('/.gitignore')) {
+			const before = zero.test(oldSha) ? '' : await readBlob(oldSha);
+			const after = zero.test(newSha) ? null : await readBlob(newSha);
+			if (after === null || !onlyIgnoresMore(before, after)) {
+				unsafeDirs.push(rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '');
+			}
+		} else if (status === 'A') {
+			added.push(rel);
+		}
+	}
+	flush();
+	return proven;
+}
+
+/** True when every rule of `before` is still in `after` and `after` adds no negation. */
+function onlyIgnoresMore(before: string, after: string): boolean {
+	const rules = (text: string) => new Set(text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#')));
+	const old = rules(before);
+	const now = rules(after);
+	return [...old].every((rule) => now.has(rule)) && [...now].every((rule) => old.has(rule) || !rule.startsWith('!'));
 }
 
 function failure(error: unknown, rollbackId: string, safetyCheckpointId: string | null, recovered: boolean): BatonError {

@@ -243,6 +243,35 @@ void describe('rollback', () => {
 		assert.equal(read(root, path.join(rescued, 'src/util.ts')), 'recreated at the last moment\n');
 	});
 
+	void it('keeps a file that was ignored at the target and became visible later: no proof it is newer', async (t) => {
+		const { engine, root, clock } = await openCheckpointEngine(t);
+		write(root, 'logs/notes.txt', 'ignored when the target was taken\n');
+		const target = await engine.checkpoints.create({ actor });
+		clock.advance(1_000);
+		write(root, '.gitignore', '*.tmp\n'); // `logs/` no longer ignored: the next checkpoint holds logs/notes.txt
+		write(root, 'src/agent.ts', 'agent output\n');
+		await engine.checkpoints.create({ actor });
+		clock.advance(1_000);
+		const result = await engine.checkpoints.rollback(target.id, { actor });
+		assert.equal(read(root, 'logs/notes.txt'), 'ignored when the target was taken\n');
+		assert.ok(result.kept.includes('logs/notes.txt'));
+		assert.ok(result.kept.includes('src/agent.ts'), 'the root .gitignore lost a rule: nothing below it is proven');
+		assert.equal(read(root, '.gitignore'), 'logs/\n*.tmp\n');
+	});
+
+	void it('still proves files newer when .gitignore only ignores more', async (t) => {
+		const { engine, root, clock } = await openCheckpointEngine(t);
+		const target = await engine.checkpoints.create({ actor });
+		clock.advance(1_000);
+		write(root, '.gitignore', 'logs/\n*.tmp\n# build output\ndist/\n');
+		write(root, 'src/agent.ts', 'agent output\n');
+		await engine.checkpoints.create({ actor });
+		clock.advance(1_000);
+		const result = await engine.checkpoints.rollback(target.id, { actor });
+		assert.deepEqual(result.removed, ['src/agent.ts']);
+		assert.equal(exists(root, 'src/agent.ts'), false);
+	});
+
 	void it('leaves the workspace alone when the target is damaged', async (t) => {
 		const { engine, root, clock } = await openCheckpointEngine(t);
 		write(root, 'only-in-target.txt', 'unique content 12345\n');

@@ -6,10 +6,11 @@
  * not add a row: it confirms the one there (confirmations + 1, lastConfirmedAt now, stale mark
  * cleared, files merged). Two exceptions keep the count honest and a person's word final:
  * - a retired fact is brought back only by a manual record; automatic extraction leaves it retired;
- * - automatic extraction does not let a session confirm a fact it recorded itself (a session that
- *   ends, resumes and ends again would otherwise confirm its own decisions twice).
+ * - automatic extraction lets a session vouch for a fact once: a session that ends, resumes and
+ *   ends again (its handoff is write-once, so it carries the same blockers) confirms nothing twice,
+ *   and never its own facts. The audit log says which session recorded or confirmed what.
  */
-import { and, eq, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, type SQL } from 'drizzle-orm';
 import { audit } from '../audit';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
@@ -17,7 +18,7 @@ import { newMemoryId } from '../ids';
 import { getSession } from '../sessions/sessionQueries';
 import type { BatonDb } from '../storage/journalStore';
 import type { MemoryEntry, MemoryKind } from '../storage/model';
-import { memoryEntries, memoryKinds } from '../storage/schema';
+import { auditLog, memoryEntries, memoryKinds } from '../storage/schema';
 import { maxFactFiles, normaliseFactFiles } from './factFiles';
 import { memoryFingerprint } from './memoryFingerprint';
 
@@ -79,7 +80,7 @@ export function recordFact(ctx: EngineContext, db: BatonDb, input: RecordFactInp
 		.get();
 	if (existing) {
 		const automatic = source !== 'manual';
-		if ((existing.retiredAt && automatic) || (automatic && sessionId && existing.sourceSessionId === sessionId)) {
+		if (automatic && (existing.retiredAt || (sessionId && vouchedBy(db, existing.id, sessionId)))) {
 			return { entry: existing, duplicate: true };
 		}
 		const merged = [...existing.files, ...files.filter((f) => !existing.files.includes(f))].slice(0, maxFactFiles);
@@ -104,6 +105,17 @@ export function recordFact(ctx: EngineContext, db: BatonDb, input: RecordFactInp
 		.run();
 	audit(db, { at: now, actor: input.actor, operation: 'memory.record', sessionId, entityType: 'memory', entityId: id, details: { kind: input.kind, source, files: files.length } });
 	return { entry: getFact(db, id), duplicate: false };
+}
+
+/** Whether a session recorded or confirmed the fact already. */
+function vouchedBy(db: BatonDb, id: string, sessionId: string): boolean {
+	return (
+		db
+			.select({ id: auditLog.id })
+			.from(auditLog)
+			.where(and(eq(auditLog.sessionId, sessionId), eq(auditLog.entityType, 'memory'), eq(auditLog.entityId, id), inArray(auditLog.operation, ['memory.record', 'memory.confirm'])))
+			.get() !== undefined
+	);
 }
 
 export function getFact(db: BatonDb, id: string): MemoryEntry {

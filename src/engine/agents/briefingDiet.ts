@@ -8,13 +8,16 @@
  * 1. the heading, and room for the footer (held back from the start);
  * 2. a resumed session's progress, the previous session's handoff, the current task, the handoff's
  *    suggestions and the next tasks. While they are added, room for project memory is held back:
- *    `memoryShare` of the budget, or less when memory needs less;
- * 3. project memory, up to `memoryShare` of the budget, in the briefing's order (gotchas first);
- *    a stale fact carries its mark. When facts do not fit, or the briefing listed only some, a last
- *    line says how many more there are: the list is never cut tail-first silently
- *    (peers-and-formats.md §4 item 8);
+ *    its share (below), or less when memory needs less;
+ * 3. project memory, up to `memoryShare` of the budget (stretched to hold its first fact when that
+ *    is longer), in the briefing's order (gotchas first). A stale fact carries its mark; a fact the
+ *    handoff lines above already said (the previous session's blockers and decisions became facts)
+ *    is not repeated. When facts do not fit, or the briefing listed only some, a last line says how
+ *    many more there are: the list is never cut tail-first silently (peers-and-formats.md §4.8);
  * 4. open bugs, blocked tasks, active epics, recent decisions and warnings, with what is left.
  */
+import { memoryFingerprint } from '../memory/memoryFingerprint';
+import { decisionFactText } from '../memory/sessionEndFacts';
 import type { Briefing, BriefingMemoryEntry } from '../storage/jsonShapes';
 
 export const defaultBriefingBudget = 4_000;
@@ -45,7 +48,7 @@ export function renderBriefingDiet(briefing: Briefing, budget: number = defaultB
 	const heading = `Baton briefing${briefing.sessionId ? ` for durable session ${briefing.sessionId}` : ''} (scope ${briefing.scope})`;
 	push(clip(heading, limit));
 	// Room held for project memory while the sections before it are added.
-	const memory = memoryPlan(briefing, Math.floor(limit * memoryShare));
+	let memory = memoryPlan(briefing, Math.floor(limit * memoryShare));
 	let held = memory.held;
 	const section = (title: string, lines: string[]): void => {
 		const items = lines.filter(Boolean);
@@ -92,6 +95,11 @@ export function renderBriefingDiet(briefing: Briefing, budget: number = defaultB
 		briefing.nextTasks.slice(0, itemsPerList).map((t) => `- ${t.id} ${clip(t.title, titleLength)} [${t.priority}${t.leverage ? `, unblocks ${t.leverage}` : ''}]`),
 	);
 	held = 0;
+	// Facts the handoff lines above already said (its blockers and decisions became facts) are not repeated.
+	const said = saidInHandoff(briefing, out);
+	if (said.size) {
+		memory = memoryPlan(briefing, memory.allowance, said);
+	}
 	if (memory.total > 0) {
 		// Memory may use its share, never more than what is left before the footer.
 		const end = Math.min(used + memory.allowance, limit - reserve);
@@ -138,15 +146,37 @@ interface MemoryPlan {
 	held: number;
 }
 
-function memoryPlan(briefing: Briefing, allowance: number): MemoryPlan {
+/** `skip`: fingerprints of facts shown elsewhere already (they are neither listed nor counted). */
+function memoryPlan(briefing: Briefing, allowance: number, skip: ReadonlySet<string> = new Set()): MemoryPlan {
 	const title = 'Project memory (gotchas first):';
-	const lines = briefing.memory.entries.map(factLine);
-	const total = Math.max(briefing.memory.total, lines.length);
+	const entries = briefing.memory.entries.filter((e) => !skip.has(memoryFingerprint(e.text)));
+	const lines = entries.map(factLine);
+	const total = Math.max(briefing.memory.total - (briefing.memory.entries.length - entries.length), lines.length);
 	if (total === 0) {
 		return { title, lines, total, allowance, held: 0 };
 	}
 	const needed = [title, ...lines].reduce((n, l) => n + l.length + 1, 0) + (total > lines.length ? moreLine(total - lines.length).length + 1 : 0);
-	return { title, lines, total, allowance, held: Math.min(allowance, needed) };
+	// The share may stretch to hold the first fact (the top gotcha), so it never shows only a count.
+	const first = lines[0] ? title.length + lines[0].length + 2 + (total > 1 ? moreLine(total - 1).length + 1 : 0) : 0;
+	const stretched = Math.max(allowance, first);
+	return { title, lines, total, allowance: stretched, held: Math.min(stretched, needed) };
+}
+
+/** Fingerprints of the previous handoff's blockers and decisions whose lines `shown` holds. */
+function saidInHandoff(briefing: Briefing, shown: readonly string[]): Set<string> {
+	const said = new Set<string>();
+	const handoff = briefing.lastSession?.handoff;
+	for (const b of handoff?.openBlockers ?? []) {
+		if (shown.includes(`- Blocker: ${clip(b, textLength)}`)) {
+			said.add(memoryFingerprint(b));
+		}
+	}
+	for (const d of handoff?.decisions ?? []) {
+		if (shown.includes(`- Decision: ${clip(d.text, textLength)}`)) {
+			said.add(memoryFingerprint(decisionFactText(d.text, d.rationale)));
+		}
+	}
+	return said;
 }
 
 /** `- Gotcha: text (files) [stale: why]`: the files only when the text does not name them already. */

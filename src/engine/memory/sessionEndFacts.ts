@@ -43,13 +43,18 @@ export function recordFacts(ctx: EngineContext, db: BatonDb, session: Session, h
 		.orderBy(asc(decisions.createdAt))
 		.all();
 	for (const d of made) {
-		const text = d.rationale ? `${d.text} — why: ${d.rationale}` : d.text;
+		const text = decisionFactText(d.text, d.rationale);
 		out.push({ kind: 'knowledge', text: cut(text), files: pathsMentionedIn(text, root), source: 'decision' });
 	}
 	for (const blocker of handoff.openBlockers) {
 		out.push({ kind: 'gotcha', text: cut(blocker), files: pathsMentionedIn(blocker, root), source: 'handoff' });
 	}
 	return out;
+}
+
+/** The knowledge a decision becomes: its text and, when given, why. */
+export function decisionFactText(text: string, rationale: string | null): string {
+	return rationale ? `${text} — why: ${rationale}` : text;
 }
 
 /** Gotchas from an agent's failed tool calls that a retry on the same file got right. */

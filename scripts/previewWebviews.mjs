@@ -472,6 +472,11 @@ try {
 		check('briefing: epic progress is a labelled progressbar', (await page.locator('[role=progressbar][aria-valuenow="62"]').count()) === 1);
 		await page.getByRole('button', { name: /Open previous session/ }).click();
 		check('briefing: the previous session opens its details', same(await lastPosted(page), { type: 'openSession', sessionId: ids.chain3 }), JSON.stringify(await lastPosted(page)));
+		const facts = await page.locator('.fact').allInnerTexts();
+		check('briefing: project memory lists gotchas first, stale facts with why', facts.length === 5 && facts[0].startsWith('gotcha') && facts[1].includes('stale: src/payments/gateway.ts changed') && (await page.locator('.fact-stale').count()) === 2, facts.join(' | '));
+		check('briefing: project memory counts the facts it does not show', (await page.locator('.hint.more').innerText()).includes('and 4 more facts'));
+		await page.getByRole('button', { name: /where this fact was learned/ }).first().click();
+		check('briefing: a fact opens the session it was learned in', same(await lastPosted(page), { type: 'openSession', sessionId: 'ses_20250311093000_0a1b2c' }), JSON.stringify(await lastPosted(page)));
 		check('briefing: times carry the ISO time in a title', (await page.locator('time[title]').count()) > 0);
 		check('briefing: no start button while a session runs', (await page.getByText('Start session in this scope').count()) === 0);
 		await page.evaluate(() => window.postMessage({ type: 'briefing', briefing: { scope: 'global' }, session: null }, '*'));
@@ -484,7 +489,7 @@ try {
 		const { page, problems } = await open('briefing-empty-dark');
 		check('briefing-empty-dark: renders', await rendered(page, 'briefing'));
 		const text = await page.evaluate(() => document.body.innerText);
-		check('briefing-empty: empty sections say so', ['No open bugs.', 'Nothing is blocked.', 'No epic in progress.', 'No current task'].every((t) => text.includes(t)));
+		check('briefing-empty: empty sections say so', ['No open bugs.', 'Nothing is blocked.', 'No epic in progress.', 'No current task', 'No facts yet.'].every((t) => text.includes(t)));
 		await page.locator('vscode-button', { hasText: 'Start session in this scope' }).click();
 		check('briefing-empty: Start posts startSession with the scope', same(await lastPosted(page), { type: 'startSession', scope: 'epic:T30' }), JSON.stringify(await lastPosted(page)));
 		await screenshot(page, 'briefing-empty-dark');

@@ -97,6 +97,9 @@ export async function seedDemo(dir: string): Promise<void> {
 		await engine.sessions.addAlias({ sessionId: s.session.id, agent: 'claude-code', alias: 'e91d0c55-a3', actor: claude }); // resumed after /compact
 		clock.advance(50);
 		await engine.sessions.recordDecision({ text: 'Idempotency key = order id + attempt', rationale: 'Retries must not double charge (T7)', actor: claude });
+		// What the agent learned the hard way, recorded through MCP's record_memory (decisions and blockers become facts by themselves).
+		await engine.memory.record({ kind: 'gotcha', text: 'Stripe test mode rejects charges under 50 cents: use 100 or more in payment fixtures', sourceSessionId: s.session.id, actor: claude });
+		await engine.memory.record({ kind: 'knowledge', text: 'The tests need no network: `npm test` runs them against recorded Stripe responses', actor: person });
 		await engine.sessions.end({ id: s.session.id, note: 'Webhook handler verifies signatures; retry path still charges twice in one case.', nextAction: 'Reproduce T7 with a retried payment, then finish T5.', actor: claude });
 
 		// Search: started, then suspended for the checkout work.

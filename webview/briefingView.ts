@@ -1,6 +1,7 @@
 import type { BriefingDto, SessionDto } from '../src/protocol/dto';
 import type { WebviewToHost } from '../src/protocol/webview';
 import { el, formatDuration, plural, timeEl, type Child } from './dom';
+import { memoryCard } from './memoryCard';
 import { button, callout, card, chip, columns, empty, handoffBody, icon, linkButton, list, pageHeader, priorityPill, statusPill, taskIdEl, taskRow, listCard } from './widgets';
 
 export interface BriefingData {
@@ -50,6 +51,7 @@ list(
 								true,
 							),
 				),
+				memoryCard(briefing.memory, send),
 			],
 			[
 				currentTask(briefing, titles),

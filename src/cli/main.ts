@@ -13,6 +13,7 @@ import { findWorkspaceRoot } from '../engine/workspace';
 import { agentCommands, runHookCli } from './agentCommands';
 import { checkpointCommands } from './checkpointCommands';
 import { UsageError, type Command, type OptionSpec, type ParsedValues } from './command';
+import { memoryCommands } from './memoryCommands';
 import { sessionCommands } from './sessionCommands';
 import { workspaceCommands } from './workspaceCommands';
 import packageJson from '../../package.json';
@@ -24,7 +25,7 @@ export interface CliIo {
 	env: NodeJS.ProcessEnv;
 }
 
-const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...checkpointCommands, ...agentCommands];
+const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...memoryCommands, ...checkpointCommands, ...agentCommands];
 
 const globalOptions: Record<string, OptionSpec> = {
 	json: { type: 'boolean' },

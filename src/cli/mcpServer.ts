@@ -128,7 +128,7 @@ export function createBatonMcpServer(options: McpServerOptions): McpServer {
 
 	tool(
 		'briefing',
-		'The briefing of a session (or of a scope): previous handoff, stale suggestions marked, current task, next tasks, bugs, blockers. format "diet" (default) is short text within a character budget; "full" is the whole JSON.',
+		'The briefing of a session (or of a scope): previous handoff, stale suggestions marked, current task, next tasks, project memory (gotchas first, stale facts marked), bugs, blockers. format "diet" (default) is short text within a character budget; "full" is the whole JSON.',
 		{
 			sessionId: sessionId.optional(),
 			scope: z.string().max(200).optional(),
@@ -166,6 +166,29 @@ export function createBatonMcpServer(options: McpServerOptions): McpServer {
 				actor: actor(),
 			}),
 		}),
+	);
+
+	tool(
+		'record_memory',
+		'Record a fact in the project memory that every later session’s briefing draws from: a gotcha (a trap you hit: what fails and what works) or knowledge (how things are done here). A fact already known is confirmed instead of duplicated. Name the files it is about: when they change, the fact is marked stale.',
+		{
+			kind: z.enum(['knowledge', 'gotcha']),
+			text: z.string().min(1).max(2_000).describe('One fact, self-contained: the next agent reads it without your context'),
+			files: z.array(z.string().max(1_000)).max(50).optional().describe('Workspace-relative paths the fact is about'),
+			sessionId: sessionId.optional().describe('The session that learned it (defaults to the only active session)'),
+		},
+		async (input, engine) => {
+			const active = input.sessionId ? [] : await engine.briefings.active();
+			const { entry, duplicate } = await engine.memory.record({
+				kind: input.kind,
+				text: input.text,
+				files: input.files ?? [],
+				sourceSessionId: input.sessionId ?? (active.length === 1 ? (active[0]?.id ?? null) : null),
+				source: 'manual',
+				actor: actor(),
+			});
+			return { entry, duplicate };
+		},
 	);
 
 	tool(

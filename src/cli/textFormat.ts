@@ -67,6 +67,13 @@ export function briefingText(b: Briefing): string {
 		out.push('Active epics:');
 		out.push(...b.activeEpics.map((e) => `  ${e.id} ${e.title} ${e.completionPercent}% (${e.done}/${e.total})`));
 	}
+	if (b.memory.entries.length) {
+		out.push('Project memory:');
+		out.push(...b.memory.entries.map((e) => `  ${e.kind === 'gotcha' ? 'gotcha' : 'fact  '}  ${e.text}${e.staleSince ? ` [stale: ${e.staleReason ?? '?'}]` : ''}`));
+		if (b.memory.total > b.memory.entries.length) {
+			out.push(`  … and ${b.memory.total - b.memory.entries.length} more (baton memory list)`);
+		}
+	}
 	out.push(...b.warnings.map((w) => `warning: ${w}`));
 	return out.join('\n');
 }

@@ -70,6 +70,10 @@ export const batonConfigSchema = z.object({
 	autoEndAfter: duration.default(7 * 86_400_000),
 	/** How many next tasks a briefing lists. */
 	briefingNextTasks: z.number().int().min(1).max(50).default(5),
+	/** How many project-memory facts a briefing lists (the rest are counted, never dropped silently). */
+	briefingMemory: z.number().int().min(0).max(100).default(8),
+	/** A fact nobody confirmed for this long is marked stale (it stays visible with its mark). */
+	memoryStaleAfter: duration.default(30 * 86_400_000),
 	checkpoints: checkpointConfigSchema.prefault({}),
 });
 export type BatonConfig = z.infer<typeof batonConfigSchema>;

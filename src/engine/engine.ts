@@ -8,6 +8,7 @@ import { EngineContext } from './context';
 import { BatonError } from './errors';
 import { OutboxDispatcher } from './outbox/outbox';
 import { systemClock, type Clock, type Logger } from './ports';
+import { MemoryService } from './memory/memoryService';
 import { envSecretSource, type SecretSource } from './secrets';
 import { createGitStateReader, type GitStateReader } from './sessions/gitState';
 import { SessionService } from './sessions/sessionService';
@@ -30,6 +31,8 @@ export interface EngineOptions {
 	compactAfterBytes?: number;
 	/** Tokens, webhook URLs, passwords (default: the `BATON_*` environment variables). */
 	secrets?: SecretSource;
+	/** An untrusted workspace: reads write nothing derived and run no git (project memory's stale marks are not refreshed). */
+	readOnly?: boolean;
 }
 
 export class Engine {
@@ -37,6 +40,8 @@ export class Engine {
 	readonly tasks: TaskService;
 	readonly briefings: BriefingService;
 	readonly checkpoints: CheckpointService;
+	/** Project memory (knowledge, gotchas, staleness) and session summaries. */
+	readonly memory: MemoryService;
 	/** Deliveries to the outside world (notifications, issue trackers); hosts call `deliverDue()`. */
 	readonly outbox: OutboxDispatcher;
 
@@ -44,13 +49,20 @@ export class Engine {
 		readonly ctx: EngineContext,
 		git: GitStateReader,
 		readonly secrets: SecretSource,
+		readOnly: boolean,
 	) {
 		this.sessions = new SessionService(ctx, git);
 		this.tasks = new TaskService(ctx);
 		this.briefings = new BriefingService(ctx);
 		this.checkpoints = new CheckpointService(ctx);
+		this.memory = new MemoryService(ctx, this.checkpoints);
 		this.outbox = new OutboxDispatcher(ctx);
-		this.sessions.afterEnd = (session, actor) => this.checkpoints.onSessionEnded(session, actor);
+		this.sessions.afterEnd = async (session, actor) => [...(await this.checkpoints.onSessionEnded(session, actor)), ...(await this.memory.afterSessionEnded(session, actor))];
+		if (!readOnly) {
+			const refresh = (): Promise<void> => this.memory.refreshStalenessQuietly();
+			this.sessions.beforeBriefing = refresh;
+			this.briefings.beforeBriefing = refresh;
+		}
 	}
 
 	static async open(options: EngineOptions): Promise<Engine> {
@@ -73,7 +85,7 @@ export class Engine {
 			...(options.compactAfterBytes ? { compactAfterBytes: options.compactAfterBytes } : {}),
 		});
 		const ctx = new EngineContext(store, clock, options.log, config, root);
-		return new Engine(ctx, options.git ?? createGitStateReader(root, options.log), options.secrets ?? envSecretSource(process.env));
+		return new Engine(ctx, options.git ?? createGitStateReader(root, options.log), options.secrets ?? envSecretSource(process.env), options.readOnly ?? false);
 	}
 
 	get store(): JournalStore {

@@ -40,3 +40,8 @@ export function isoTime(ms: number): string {
 export function newOutboxId(nowMs: number): string {
 	return `ntf_${compactStamp(nowMs)}_${randomBytes(4).toString('hex')}`;
 }
+
+/** `mem_YYYYMMDDHHmmss_<6 hex>`: one fact of project memory. */
+export function newMemoryId(nowMs: number): string {
+	return `mem_${compactStamp(nowMs)}_${randomBytes(3).toString('hex')}`;
+}

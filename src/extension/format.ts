@@ -1,5 +1,5 @@
 /** Pure wording helpers for the editor (unit-tested without VS Code). */
-import type { HandoffDto, SessionStatusDto, SessionSummaryDto } from '../protocol/dto';
+import type { HandoffDto, SessionStatusDto, SessionRowDto } from '../protocol/dto';
 
 export function relativeTime(iso: string | null, nowMs: number = Date.now()): string {
 	if (!iso) {
@@ -35,7 +35,7 @@ export const statusLabel: Record<SessionStatusDto, string> = {
 };
 
 /** The time that best describes where a session is: when it ended, else its last activity. */
-export function sessionMoment(session: Pick<SessionSummaryDto, 'status' | 'endedAt' | 'suspendedAt' | 'lastActivity'>): string | null {
+export function sessionMoment(session: Pick<SessionRowDto, 'status' | 'endedAt' | 'suspendedAt' | 'lastActivity'>): string | null {
 	return session.status === 'ended' ? session.endedAt : session.status === 'suspended' ? session.suspendedAt : session.lastActivity;
 }
 

@@ -114,9 +114,58 @@ export const briefingDto = z.object({
 	blockedTasks: z.array(z.object({ id: z.string(), title: z.string(), blockedBy: z.array(z.string()) })),
 	activeEpics: z.array(z.object({ id: z.string(), title: z.string(), completionPercent: z.number(), done: z.number(), total: z.number() })),
 	recentDecisions: z.array(z.object({ id: z.string(), text: z.string(), sessionId: z.string().nullable() })),
+	/** Project memory's most relevant facts (gotchas first; stale ones marked); `total` counts all live facts. */
+	memory: z.object({
+		entries: z.array(
+			z.object({
+				id: z.string(),
+				kind: z.enum(['knowledge', 'gotcha']),
+				text: z.string(),
+				files: z.array(z.string()),
+				source: z.string(),
+				sourceSessionId: z.string().nullable(),
+				confirmations: z.number().int().nonnegative(),
+				lastConfirmedAt: z.string(),
+				staleSince: z.string().nullable(),
+				staleReason: z.string().nullable(),
+				relevant: z.boolean(),
+			}),
+		),
+		total: z.number().int().nonnegative(),
+	}),
 	warnings: z.array(z.string()),
 });
 export type BriefingDto = z.infer<typeof briefingDto>;
+export type BriefingMemoryEntryDto = BriefingDto['memory']['entries'][number];
+
+/** A session's work summarised deterministically (progress, files, decisions, failures, blockers, cost). */
+export const sessionSummaryDto = z.object({
+	sessionId: z.string(),
+	name: z.string(),
+	status: z.string(),
+	scope: z.string(),
+	agent: z.string().nullable(),
+	startedAt: z.string(),
+	endedAt: z.string().nullable(),
+	durationMinutes: z.number().nonnegative(),
+	progress: z.string(),
+	tasksCompleted: z.array(taskRefDto),
+	tasksCreated: z.array(taskRefDto),
+	lastTask: taskRefDto.nullable(),
+	filesChanged: z.array(z.string()),
+	decisions: z.array(z.object({ text: z.string(), rationale: z.string().nullable(), kind: z.string() })),
+	failedApproaches: z.array(z.object({ description: z.string(), reason: z.string(), at: z.string().nullable() })),
+	blockers: z.array(z.string()),
+	resumeContext: z.string(),
+	turns: z.number().int().nonnegative(),
+	toolCalls: z.number().int().nonnegative(),
+	errors: z.number().int().nonnegative(),
+	compactions: z.number().int().nonnegative(),
+	tokens: z.object({ input: z.number().int().nonnegative(), output: z.number().int().nonnegative(), cacheRead: z.number().int().nonnegative(), cacheCreation: z.number().int().nonnegative(), total: z.number().int().nonnegative() }),
+	estimatedCostUsd: z.number().nonnegative(),
+	transcripts: z.number().int().nonnegative(),
+});
+export type SessionSummaryDto = z.infer<typeof sessionSummaryDto>;
 
 export const taskDto = z.object({
 	id: z.string(),
@@ -166,7 +215,7 @@ export const sessionDetailsDto = z.object({
 export type SessionDetailsDto = z.infer<typeof sessionDetailsDto>;
 
 /** A tree row: the session fields a row shows; details are fetched on hover or open. */
-export const sessionSummaryDto = sessionDto.pick({
+export const sessionRowDto = sessionDto.pick({
 	id: true,
 	name: true,
 	status: true,
@@ -181,14 +230,14 @@ export const sessionSummaryDto = sessionDto.pick({
 	endedAt: true,
 	endNote: true,
 });
-export type SessionSummaryDto = z.infer<typeof sessionSummaryDto>;
+export type SessionRowDto = z.infer<typeof sessionRowDto>;
 
 /** One scope's chain(s) for the tree: sessions in chain order (roots first, then each next). */
 export const scopeChainsDto = z.object({
 	scopeKey: z.string(),
 	/** `Epic T1 · Checkout flow`: the scope with its root task's title. */
 	label: z.string(),
-	sessions: z.array(sessionSummaryDto),
+	sessions: z.array(sessionRowDto),
 	/** The newest session's activity: groups sort by it. */
 	lastActivity: z.string(),
 });

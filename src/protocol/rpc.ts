@@ -4,7 +4,7 @@
  */
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
 import type { ApprovalStatusDto, CheckpointDto, ComparisonDto, RollbackResultDto } from './checkpointDto';
-import type { BriefingDto, DebriefDto, DecisionDto, ForkNodeDto, HandoffDto, ScopeChainsDto, SessionDetailsDto, SessionDto, SessionStatusDto, TaskDto } from './dto';
+import type { BriefingDto, DebriefDto, DecisionDto, ForkNodeDto, HandoffDto, ScopeChainsDto, SessionDetailsDto, SessionDto, SessionStatusDto, SessionSummaryDto, TaskDto } from './dto';
 
 /** The `data` of every ResponseError the server sends: the engine's stable error code. */
 export interface RpcErrorData {
@@ -74,6 +74,8 @@ export const sessionSwitch = new RequestType<{ id: string; from?: string }, { se
 export const sessionGc = new RequestType<{ orphanAfterMs?: number; endAfterMs?: number }, { orphaned: SessionDto[]; ended: SessionDto[] }, RpcErrorData>('session/gc');
 /** Extension → server: the fork tree a session belongs to. */
 export const sessionForkTree = new RequestType<{ id: string }, { tree: ForkNodeDto }, RpcErrorData>('session/forkTree');
+/** Extension → server: a session's deterministic summary (progress, files, decisions, failures, blockers, tokens, cost) and its markdown. */
+export const sessionSummary = new RequestType<{ id: string }, { summary: SessionSummaryDto; markdown: string }, RpcErrorData>('session/summary');
 /** Extension → server: the briefing for a session, the active session, or a scope. */
 export const briefingGet = new RequestType<{ sessionId?: string; scope?: string }, { briefing: BriefingDto }, RpcErrorData>('briefing/get');
 /** Extension → server: record a decision or assumption in a session. */

@@ -64,7 +64,7 @@ export class EngineHost {
 			create,
 			config: this.options.config,
 			secrets: this.secrets,
-			...(this.options.readOnly ? { git: { read: async () => null } } : {}),
+			...(this.options.readOnly ? { git: { read: async () => null }, readOnly: true } : {}),
 		}).then(
 			(engine) => {
 				this.engine = engine;

@@ -7,7 +7,8 @@ import type { Engine } from '../engine/engine';
 import type { Checkpoint, Session } from '../engine/storage/model';
 import type { CheckpointDto } from '../protocol/checkpointDto';
 import type { ForkNode } from '../engine/sessions/sessionQueries';
-import type { ForkNodeDto, SessionDto } from '../protocol/dto';
+import type { ForkNodeDto, SessionDto, SessionSummaryDto } from '../protocol/dto';
+import type { SessionSummary } from '../engine/storage/jsonShapes';
 import * as rpc from '../protocol/rpc';
 import type { EngineHost } from './engineHost';
 
@@ -15,6 +16,8 @@ import type { EngineHost } from './engineHost';
 export const toSessionDto = (session: Session): SessionDto => session;
 /** Lists and comparisons carry no environment snapshot (it can hold thousands of package versions). */
 export const toCheckpointDto = ({ environment: _environment, ...checkpoint }: Checkpoint): CheckpointDto => checkpoint;
+/** Compile-time proof that the engine's summary fits the wire shape. */
+const toSummaryDto = (result: { summary: SessionSummary; markdown: string }): { summary: SessionSummaryDto; markdown: string } => result;
 const toForkDto = (node: ForkNode): ForkNodeDto => ({ session: toSessionDto(node.session), children: node.children.map(toForkDto) });
 const actor = (): string => `vscode:${process.env['USER'] ?? process.env['USERNAME'] ?? 'user'}`;
 
@@ -106,6 +109,7 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 		),
 	);
 	on(rpc.sessionForkTree, (params) => read(async (engine) => ({ tree: toForkDto(await engine.briefings.forkTree(params.id)) })));
+	on(rpc.sessionSummary, (params) => read(async (engine) => toSummaryDto(await engine.memory.sessionSummary(params.id))));
 	on(rpc.briefingGet, (params) =>
 		read(async (engine) => ({
 			briefing: await engine.briefings.briefing({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.scope ? { scope: params.scope } : {}) }),

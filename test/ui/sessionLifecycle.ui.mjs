@@ -82,6 +82,11 @@ async function runTheme(theme) {
 			await frame.getByText('Retry path no longer double-charges').first().waitFor({ timeout: 10_000 });
 			await frame.getByText('Write webhook tests for the retry path').first().waitFor();
 			await frame.getByText('Need the staging signing key').first().waitFor();
+			// The blocker became a gotcha in project memory, learned in the previous session.
+			const fact = frame.locator('.fact', { hasText: 'Need the staging signing key' });
+			await fact.waitFor({ timeout: 10_000 });
+			if (!(await fact.innerText()).includes('gotcha')) throw new Error(`the blocker is not a gotcha: ${await fact.innerText()}`);
+			await fact.getByRole('button', { name: /where this fact was learned/ }).waitFor();
 			await s.page.waitForTimeout(300);
 			await s.screenshot('03-briefing');
 		});

@@ -1,15 +1,32 @@
 /**
  * The "diet" briefing injected into an agent's context (DESIGN.md §1): a few items per list, titles
- * truncated, stale suggestions marked, all within a character budget. Sections are added in order
- * of importance and items one at a time, so a small budget drops the least important items first
- * and never cuts a line in half. The full briefing stays available on request (`baton briefing`).
+ * truncated, stale suggestions and stale facts marked, all within a character budget. Items are
+ * added whole, one at a time, so a small budget drops the least important ones first and never cuts
+ * a line in half. The full briefing stays available on request (`baton briefing`).
+ *
+ * The context budget, spent in this order:
+ * 1. the heading, and room for the footer (held back from the start);
+ * 2. a resumed session's progress, the previous session's handoff, the current task, the handoff's
+ *    suggestions and the next tasks. While they are added, room for project memory is held back:
+ *    its share (below), or less when memory needs less;
+ * 3. project memory, up to `memoryShare` of the budget (stretched to hold its first fact when that
+ *    is longer), in the briefing's order (gotchas first). A stale fact carries its mark; a fact the
+ *    handoff lines above already said (the previous session's blockers and decisions became facts)
+ *    is not repeated. When facts do not fit, or the briefing listed only some, a last line says how
+ *    many more there are: the list is never cut tail-first silently (peers-and-formats.md §4.8);
+ * 4. open bugs, blocked tasks, active epics, recent decisions and warnings, with what is left.
  */
-import type { Briefing } from '../storage/jsonShapes';
+import { memoryFingerprint } from '../memory/memoryFingerprint';
+import { decisionFactText } from '../memory/sessionEndFacts';
+import type { Briefing, BriefingMemoryEntry } from '../storage/jsonShapes';
 
 export const defaultBriefingBudget = 4_000;
+/** The share of the budget project memory may use (and that is held for it while the handoff and tasks are added). */
+export const memoryShare = 0.25;
 const itemsPerList = 3;
 const titleLength = 80;
 const textLength = 240;
+const factLength = 200;
 
 export interface DietExtras {
 	/** Lines that go right after the heading (a resumed session's progress so far). */
@@ -30,14 +47,17 @@ export function renderBriefingDiet(briefing: Briefing, budget: number = defaultB
 
 	const heading = `Baton briefing${briefing.sessionId ? ` for durable session ${briefing.sessionId}` : ''} (scope ${briefing.scope})`;
 	push(clip(heading, limit));
+	// Room held for project memory while the sections before it are added.
+	let memory = memoryPlan(briefing, Math.floor(limit * memoryShare));
+	let held = memory.held;
 	const section = (title: string, lines: string[]): void => {
 		const items = lines.filter(Boolean);
-		if (items.length === 0 || !fits(title, reserve + (items[0]?.length ?? 0) + 1)) {
+		if (items.length === 0 || !fits(title, reserve + held + (items[0]?.length ?? 0) + 1)) {
 			return;
 		}
 		push(title);
 		for (const item of items) {
-			if (!fits(item, reserve)) {
+			if (!fits(item, reserve + held)) {
 				break;
 			}
 			push(item);
@@ -74,6 +94,31 @@ export function renderBriefingDiet(briefing: Briefing, budget: number = defaultB
 		'Next tasks (most unblocking first):',
 		briefing.nextTasks.slice(0, itemsPerList).map((t) => `- ${t.id} ${clip(t.title, titleLength)} [${t.priority}${t.leverage ? `, unblocks ${t.leverage}` : ''}]`),
 	);
+	held = 0;
+	// Facts the handoff lines above already said (its blockers and decisions became facts) are not repeated.
+	const said = saidInHandoff(briefing, out);
+	if (said.size) {
+		memory = memoryPlan(briefing, memory.allowance, said);
+	}
+	if (memory.total > 0) {
+		// Memory may use its share, never more than what is left before the footer.
+		const end = Math.min(used + memory.allowance, limit - reserve);
+		const room = (line: string, more: number): boolean => used + line.length + 1 + (more > 0 ? moreLine(more).length + 1 : 0) <= end;
+		if (room(memory.title, memory.total)) {
+			push(memory.title);
+			let shown = 0;
+			for (const line of memory.lines) {
+				if (!room(line, memory.total - shown - 1)) {
+					break;
+				}
+				push(line);
+				shown++;
+			}
+			if (shown < memory.total) {
+				push(moreLine(memory.total - shown));
+			}
+		}
+	}
 	section('Open bugs:', briefing.openBugs.slice(0, itemsPerList).map((t) => `- ${t.id} ${clip(t.title, titleLength)} [${t.priority}]`));
 	section(
 		'Blocked:',
@@ -88,6 +133,62 @@ export function renderBriefingDiet(briefing: Briefing, budget: number = defaultB
 		push(footer);
 	}
 	return out.join('\n');
+}
+
+interface MemoryPlan {
+	title: string;
+	lines: string[];
+	/** Live facts in all (the briefing may list fewer). */
+	total: number;
+	/** Characters memory may use. */
+	allowance: number;
+	/** Characters held back for it while the sections before it are added. */
+	held: number;
+}
+
+/** `skip`: fingerprints of facts shown elsewhere already (they are neither listed nor counted). */
+function memoryPlan(briefing: Briefing, allowance: number, skip: ReadonlySet<string> = new Set()): MemoryPlan {
+	const title = 'Project memory (gotchas first):';
+	const entries = briefing.memory.entries.filter((e) => !skip.has(memoryFingerprint(e.text)));
+	const lines = entries.map(factLine);
+	const total = Math.max(briefing.memory.total - (briefing.memory.entries.length - entries.length), lines.length);
+	if (total === 0) {
+		return { title, lines, total, allowance, held: 0 };
+	}
+	const needed = [title, ...lines].reduce((n, l) => n + l.length + 1, 0) + (total > lines.length ? moreLine(total - lines.length).length + 1 : 0);
+	// The share may stretch to hold the first fact (the top gotcha), so it never shows only a count.
+	const first = lines[0] ? title.length + lines[0].length + 2 + (total > 1 ? moreLine(total - 1).length + 1 : 0) : 0;
+	const stretched = Math.max(allowance, first);
+	return { title, lines, total, allowance: stretched, held: Math.min(stretched, needed) };
+}
+
+/** Fingerprints of the previous handoff's blockers and decisions whose lines `shown` holds. */
+function saidInHandoff(briefing: Briefing, shown: readonly string[]): Set<string> {
+	const said = new Set<string>();
+	const handoff = briefing.lastSession?.handoff;
+	for (const b of handoff?.openBlockers ?? []) {
+		if (shown.includes(`- Blocker: ${clip(b, textLength)}`)) {
+			said.add(memoryFingerprint(b));
+		}
+	}
+	for (const d of handoff?.decisions ?? []) {
+		if (shown.includes(`- Decision: ${clip(d.text, textLength)}`)) {
+			said.add(memoryFingerprint(decisionFactText(d.text, d.rationale)));
+		}
+	}
+	return said;
+}
+
+/** `- Gotcha: text (files) [stale: why]`: the files only when the text does not name them already. */
+function factLine(e: BriefingMemoryEntry): string {
+	const files = e.files.filter((f) => !e.text.includes(f));
+	const about = files.length ? ` (${files.slice(0, 2).join(', ')}${files.length > 2 ? ` +${files.length - 2}` : ''})` : '';
+	const stale = e.staleSince ? ` [stale: ${clip(e.staleReason ?? 'needs checking', 100)}]` : '';
+	return `- ${e.kind === 'gotcha' ? 'Gotcha' : 'Fact'}: ${clip(e.text, factLength)}${about}${stale}`;
+}
+
+function moreLine(count: number): string {
+	return `- … and ${count} more (\`baton memory list\`)`;
 }
 
 /** One line, at most `max` characters, with an ellipsis when cut. */

@@ -14,7 +14,8 @@ export type Excerpt =
 	| { type: 'user'; at: string | null; text: string }
 	| { type: 'assistant'; at: string | null; model: string | null; text: string }
 	| { type: 'tool'; at: string | null; name: string; id: string | null; files: string[]; edit: boolean; detail: string | null }
-	| { type: 'error'; at: string | null; tool: string | null; text: string }
+	/** `toolId`: the failed call's tool-use id (archives written before it was kept lack it). */
+	| { type: 'error'; at: string | null; tool: string | null; toolId?: string | null; text: string }
 	| { type: 'compact'; at: string | null; trigger: string | null; preTokens: number | null }
 	| { type: 'summary'; at: string | null; source: 'compact'; text: string };
 
@@ -129,7 +130,7 @@ export class ExcerptBuilder {
 				this.entry.errors++;
 				const id = typeof block['tool_use_id'] === 'string' ? block['tool_use_id'] : null;
 				const text = typeof block['content'] === 'string' ? block['content'] : textOfBlocks(block['content']);
-				this.emit({ type: 'error', at, tool: (id && this.toolNames.get(id)) ?? null, text: clean(text || '(no message)', excerptLimits.error) });
+				this.emit({ type: 'error', at, tool: (id && this.toolNames.get(id)) ?? null, toolId: id, text: clean(text || '(no message)', excerptLimits.error) });
 			}
 		}
 		if (typed.length) {

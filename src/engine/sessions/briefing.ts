@@ -1,10 +1,12 @@
 /**
  * The briefing: what a session starting now needs to know. Computed from live data at start (and on
  * request), never stored. A handoff's suggestions are re-checked against the task graph, so advice
- * that went stale since the handoff was written is marked, not repeated.
+ * that went stale since the handoff was written is marked, not repeated. Project memory's most
+ * relevant facts come with it (memory/briefingMemory.ts), their stale marks as last computed.
  */
 import { desc, eq } from 'drizzle-orm';
 import type { EngineContext } from '../context';
+import { briefingMemory } from '../memory/briefingMemory';
 import type { Briefing, HandoffData, SessionScope } from '../storage/jsonShapes';
 import type { BatonDb } from '../storage/journalStore';
 import type { Session, Task } from '../storage/model';
@@ -87,6 +89,7 @@ export function computeBriefing(ctx: EngineContext, db: BatonDb, input: Briefing
 					.limit(5)
 					.all()
 			: [],
+		memory: briefingMemory(ctx, db, { scopeKey: scopeKey(input.scope), currentTask: current ?? null }),
 		warnings: input.warnings,
 	};
 }

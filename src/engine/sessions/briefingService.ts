@@ -21,6 +21,9 @@ import {
 } from './sessionQueries';
 
 export class BriefingService {
+	/** Runs before a briefing is computed (the engine refreshes project memory's stale marks there). */
+	beforeBriefing: (() => Promise<void>) | undefined;
+
 	constructor(private readonly ctx: EngineContext) {}
 
 	/**
@@ -28,6 +31,7 @@ export class BriefingService {
 	 * given: what a session starting there now would receive.
 	 */
 	async briefing(input: { sessionId?: string; scope?: string } = {}): Promise<Briefing> {
+		await this.beforeBriefing?.();
 		return this.ctx.store.read((db) => {
 			const warnings: string[] = [];
 			let session: Session | undefined;

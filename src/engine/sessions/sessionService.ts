@@ -64,6 +64,8 @@ export class SessionService {
 	 * warnings instead of throwing: nothing after the end's write may fail the end.
 	 */
 	afterEnd: ((session: Session, actor: string) => Promise<string[]>) | undefined;
+	/** Runs before a start computes its briefing, outside the start's write (project memory's stale marks). */
+	beforeBriefing: (() => Promise<void>) | undefined;
 
 	constructor(
 		private readonly ctx: EngineContext,
@@ -76,6 +78,7 @@ export class SessionService {
 			throw new BatonError('invalidInput', 'a session needs a name of 1 to 200 characters');
 		}
 		const scope = typeof input.scope === 'string' ? parseScope(input.scope) : (input.scope ?? { type: 'global' as const });
+		await this.beforeBriefing?.();
 		return this.ctx.store.write((db) => {
 			const now = this.ctx.nowIso();
 			const warnings = this.checkScope(scope);

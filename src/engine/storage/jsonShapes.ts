@@ -98,9 +98,72 @@ export const briefingSchema = z.object({
 	blockedTasks: z.array(z.object({ id: z.string(), title: z.string(), blockedBy: z.array(z.string()) })),
 	activeEpics: z.array(z.object({ id: z.string(), title: z.string(), completionPercent: z.number(), done: z.number(), total: z.number() })),
 	recentDecisions: z.array(z.object({ id: z.string(), text: z.string(), sessionId: z.string().nullable() })),
+	/** Project memory (knowledge and gotchas), the most relevant first; see memory/briefingMemory.ts. */
+	memory: z.object({
+		entries: z.array(
+			z.object({
+				id: z.string(),
+				kind: z.enum(['knowledge', 'gotcha']),
+				text: z.string(),
+				files: z.array(z.string()),
+				source: z.string(),
+				sourceSessionId: z.string().nullable(),
+				confirmations: z.number().int().nonnegative(),
+				lastConfirmedAt: z.string(),
+				/** Set when the fact went stale (its files changed or vanished, or nobody confirmed it for long): shown with the mark. */
+				staleSince: z.string().nullable(),
+				staleReason: z.string().nullable(),
+				/** About a file the current task names, or learned in a session of this scope. */
+				relevant: z.boolean(),
+			}),
+		),
+		/** Facts not retired, in all: when it exceeds `entries`, the rest are counted ("and N more"), never dropped silently. */
+		total: z.number().int().nonnegative(),
+	}),
 	warnings: z.array(z.string()),
 });
 export type Briefing = z.infer<typeof briefingSchema>;
+export type BriefingMemoryEntry = Briefing['memory']['entries'][number];
+
+/**
+ * A session's work, summarised deterministically from its records and its agents' transcripts
+ * (DESIGN.md §1, Memory; Parhelia's SessionSummary). Computed on request, never stored.
+ */
+export const sessionSummarySchema = z.object({
+	sessionId: z.string(),
+	name: z.string(),
+	status: z.string(),
+	scope: z.string(),
+	agent: z.string().nullable(),
+	startedAt: z.string(),
+	endedAt: z.string().nullable(),
+	durationMinutes: z.number().nonnegative(),
+	/** What got done, in a few sentences. */
+	progress: z.string(),
+	tasksCompleted: z.array(taskRefSchema),
+	tasksCreated: z.array(taskRefSchema),
+	/** The task the session worked on last. */
+	lastTask: taskRefSchema.nullable(),
+	/** Files agents changed (transcripts' edit tools and tool hooks), workspace-relative. */
+	filesChanged: z.array(z.string()),
+	decisions: z.array(z.object({ text: z.string(), rationale: z.string().nullable(), kind: z.string() })),
+	/** Tool calls that failed (agent mechanics such as a stale edit left out), newest last. */
+	failedApproaches: z.array(z.object({ description: z.string(), reason: z.string(), at: z.string().nullable() })),
+	blockers: z.array(z.string()),
+	/** Where to pick up: the next action, else the last request and the agent's last words. */
+	resumeContext: z.string(),
+	/** The person's requests to the agents (subagents' prompts not counted). */
+	turns: z.number().int().nonnegative(),
+	toolCalls: z.number().int().nonnegative(),
+	errors: z.number().int().nonnegative(),
+	compactions: z.number().int().nonnegative(),
+	tokens: z.object({ input: z.number().int().nonnegative(), output: z.number().int().nonnegative(), cacheRead: z.number().int().nonnegative(), cacheCreation: z.number().int().nonnegative(), total: z.number().int().nonnegative() }),
+	/** List-price estimate from the tokens (agents/costEstimate.ts); an estimate, never a bill. */
+	estimatedCostUsd: z.number().nonnegative(),
+	/** Agent transcripts the figures come from (0: only Baton's own records). */
+	transcripts: z.number().int().nonnegative(),
+});
+export type SessionSummary = z.infer<typeof sessionSummarySchema>;
 
 export const checkpointAnnotationSchema = z.object({ at: z.string(), user: z.string(), text: z.string() });
 export type CheckpointAnnotation = z.infer<typeof checkpointAnnotationSchema>;

@@ -3,7 +3,7 @@
  * per state. Tooltips (the handoff) are fetched only when a row is hovered.
  */
 import * as vscode from 'vscode';
-import type { ScopeChainsDto, SessionStatusDto, SessionSummaryDto } from '../../protocol/dto';
+import type { ScopeChainsDto, SessionStatusDto, SessionRowDto } from '../../protocol/dto';
 import { sessionDetails, sessionOverview } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { durationText, escapeMarkdown, handoffMarkdown, relativeTime, sessionMoment, statusLabel } from '../format';
@@ -16,7 +16,7 @@ export class ScopeNode {
 
 export class SessionNode {
 	constructor(
-		readonly session: SessionSummaryDto,
+		readonly session: SessionRowDto,
 		readonly parent: ScopeNode,
 		readonly position: number,
 	) {}

@@ -51,6 +51,7 @@ function bigBriefing(): Briefing {
 		blockedTasks: [14, 15, 16, 17].map((i) => ({ ...task(i), blockedBy: ['T5'] })),
 		activeEpics: [{ id: 'T20', title: 'Auth', completionPercent: 40, done: 2, total: 5 }],
 		recentDecisions: [],
+		memory: { entries: [], total: 0 },
 		warnings: ['a warning', 'another', 'a third'],
 	};
 }

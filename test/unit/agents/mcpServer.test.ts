@@ -48,7 +48,7 @@ void describe('baton mcp (the SDK client against the server process)', () => {
 		t.after(() => client.close());
 
 		const tools = (await client.listTools()).tools;
-		assert.deepEqual(tools.map((tool) => tool.name).sort(), ['briefing', 'create_checkpoint', 'handoff', 'record_decision', 'request_approval', 'session_end', 'session_start', 'session_status']);
+		assert.deepEqual(tools.map((tool) => tool.name).sort(), ['briefing', 'create_checkpoint', 'handoff', 'record_decision', 'record_memory', 'request_approval', 'session_end', 'session_start', 'session_status']);
 		const start = tools.find((tool) => tool.name === 'session_start');
 		assert.deepEqual(start?.inputSchema.required, ['name']);
 		assert.ok(start?.description?.includes('briefing'));

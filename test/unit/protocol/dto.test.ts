@@ -38,6 +38,7 @@ void describe('wire shapes match the engine’s schema', () => {
 		['git state', engineShapes.gitStateSchema, dto.gitStateDto],
 		['debrief', engineShapes.debriefDataSchema, dto.debriefDto],
 		['briefing', engineShapes.briefingSchema, dto.briefingDto],
+		['session summary', engineShapes.sessionSummarySchema, dto.sessionSummaryDto],
 	] as const) {
 		void it(`${name}: identical JSON schema`, () => {
 			assert.deepEqual(schemaOf(wire), schemaOf(engine));

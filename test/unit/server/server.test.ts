@@ -55,6 +55,25 @@ void describe('backend server over JSON-RPC', () => {
 		assert.equal(details.forkTree.session.id, started.session.id);
 	});
 
+	void it('serves a session’s summary and the briefing’s project memory', async (t) => {
+		const workspace = tempDir(t);
+		const setup = await Engine.open({ workspaceRoot: workspace, log: new MemoryLogger(), create: true });
+		const { session } = await setup.sessions.start({ name: 'Payments', actor: 'test' });
+		await setup.sessions.recordDecision({ text: 'Keep retries in the adapter', actor: 'test' });
+		await setup.sessions.end({ id: session.id, nextAction: 'Persist keys', blockers: ['Sandbox refunds fail'], actor: 'test' });
+		setup.close();
+		const { connection } = startServer(t, workspace);
+		const { summary, markdown } = await connection.sendRequest(rpc.sessionSummary, { id: session.id });
+		assert.equal(summary.sessionId, session.id);
+		assert.deepEqual(summary.blockers, ['Sandbox refunds fail']);
+		assert.match(markdown, /^# Session summary: Payments\n/);
+		const missing = await connection.sendRequest(rpc.sessionSummary, { id: 'ses_20990101000000_abcdef' }).catch((e: unknown) => e);
+		assert.ok(missing instanceof ResponseError);
+		assert.equal((missing.data as rpc.RpcErrorData).code, 'notFound');
+		const { briefing } = await connection.sendRequest(rpc.briefingGet, { scope: 'global' });
+		assert.deepEqual(briefing.memory.entries.map((e) => [e.kind, e.text]), [['gotcha', 'Sandbox refunds fail'], ['knowledge', 'Keep retries in the adapter']]);
+	});
+
 	void it('notices writes by another process and announces them as external', async (t) => {
 		const workspace = tempDir(t);
 		const setup = await Engine.open({ workspaceRoot: workspace, log: new MemoryLogger(), create: true });
@@ -73,9 +92,14 @@ void describe('backend server over JSON-RPC', () => {
 		const workspace = tempDir(t);
 		const setup = await Engine.open({ workspaceRoot: workspace, log: new MemoryLogger(), create: true });
 		await setup.sessions.start({ name: 'existing', actor: 'test' });
+		await setup.memory.record({ kind: 'gotcha', text: 'about a file that is gone', files: ['gone.ts'], actor: 'test' });
 		setup.close();
 		const { connection } = startServer(t, workspace, ['--read-only']);
-		assert.equal((await connection.sendRequest(rpc.workspaceStatus, undefined)).active.length, 1);
+		const before = await connection.sendRequest(rpc.workspaceStatus, undefined);
+		assert.equal(before.active.length, 1);
+		const { briefing } = await connection.sendRequest(rpc.briefingGet, {});
+		assert.equal(briefing.memory.entries[0]?.staleSince, null, 'a missing file is not even looked for');
+		assert.equal((await connection.sendRequest(rpc.workspaceStatus, undefined)).sequence, before.sequence, 'reading the briefing wrote nothing');
 		const refused = await connection.sendRequest(rpc.sessionStart, { name: 'x', scope: 'task:T1' }).catch((e: unknown) => e);
 		assert.ok(refused instanceof ResponseError);
 		assert.match(refused.message, /not trusted/);

@@ -171,6 +171,8 @@ void describe('session lifecycle', () => {
 				['session.start', 'agent:claude-code'],
 				['decision.record', 'cli:me'],
 				['session.end', 'vscode:me'],
+				// The end's decision became a fact of project memory, in the same write.
+				['memory.record', 'vscode:me'],
 			],
 		);
 	});

@@ -13,6 +13,8 @@ import { createGitStateReader, type GitStateReader } from './sessions/gitState';
 import { SessionService } from './sessions/sessionService';
 import { JournalStore } from './storage/journalStore';
 import { TaskService } from './tasks/taskService';
+import { ExportService } from './interop/exportService';
+import { ImportService } from './interop/importService';
 import { batonDir, initWorkspace, isInitialized } from './workspace';
 import { BriefingService } from './sessions/briefingService';
 
@@ -39,6 +41,10 @@ export class Engine {
 	readonly checkpoints: CheckpointService;
 	/** Deliveries to the outside world (notifications, issue trackers); hosts call `deliverDue()`. */
 	readonly outbox: OutboxDispatcher;
+	/** CLEO, JSON-file and Beads history in (issue 6). */
+	readonly imports: ImportService;
+	/** Sessions and chains out as JSON files; handoffs and briefings as markdown views. */
+	readonly exports: ExportService;
 
 	private constructor(
 		readonly ctx: EngineContext,
@@ -50,6 +56,8 @@ export class Engine {
 		this.briefings = new BriefingService(ctx);
 		this.checkpoints = new CheckpointService(ctx);
 		this.outbox = new OutboxDispatcher(ctx);
+		this.imports = new ImportService(ctx);
+		this.exports = new ExportService(ctx, this.briefings);
 		this.sessions.afterEnd = (session, actor) => this.checkpoints.onSessionEnded(session, actor);
 	}
 

@@ -44,6 +44,7 @@ export function unsafeFileReason(file: string): string | null {
 export function sanitizeName(text: string, max = 59): string {
 	let name = text
 		.normalize('NFKD')
+		.replace(/[\u0300-\u036f]/g, '')
 		.replace(/[^A-Za-z0-9._-]+/g, '-')
 		.replace(/\.{2,}/g, '.')
 		.replace(/-{2,}/g, '-')

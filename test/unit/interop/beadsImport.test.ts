@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { actor, openTestEngine, snapshotFiles, tempDir } from '../helpers';
-import { beadsIssues, writeJsonl } from './interopFixtures';
+import { beadsIssues, writeJsonl, type Json } from './interopFixtures';
 
 void describe('import beads (issues.jsonl)', () => {
 	void it('maps status, type, priority 0–4, parent (dependency or dotted id) and blocking dependencies; keeps the rest in the description', async (t) => {
@@ -50,7 +50,7 @@ void describe('import beads (issues.jsonl)', () => {
 		const issues = beadsIssues();
 		writeJsonl(file, issues.slice(0, 2));
 		await engine.imports.run({ format: 'beads', path: file, dryRun: false, actor });
-		writeJsonl(file, [{ ...issues[0], title: 'Search (renamed)' }, issues[1], { ...issues[4], dependencies: [{ depends_on_id: 'bd-a1b2.1', type: 'blocks' }] }]);
+		writeJsonl(file, [{ ...issues[0], title: 'Search (renamed)' }, issues[1] as Json, { ...issues[4], dependencies: [{ depends_on_id: 'bd-a1b2.1', type: 'blocks' }] }]);
 		const result = await engine.imports.run({ format: 'beads', path: file, dryRun: false, actor });
 		assert.equal(result.added.tasks, 1);
 		assert.deepEqual(result.warnings.map((w) => w.record), ['line 1 (bd-a1b2)']);
@@ -64,8 +64,8 @@ void describe('import beads (issues.jsonl)', () => {
 		const before = snapshotFiles(path.join(root, '.baton'));
 		const issues = beadsIssues();
 		const { priority: _priority, ...noPriority } = issues[4] as Record<string, unknown>;
-		const lines = [
-			issues[0],
+		const lines: (Json | string)[] = [
+			issues[0] as Json,
 			'{"id": "bd-broken", "title": ',
 			{ ...issues[1], priority: 7 },
 			{ ...issues[2], status: 'wontfix' },

@@ -12,6 +12,7 @@ import { stderrLogger } from '../engine/ports';
 import { findWorkspaceRoot } from '../engine/workspace';
 import { agentCommands, runHookCli } from './agentCommands';
 import { checkpointCommands } from './checkpointCommands';
+import { interopCommands } from './interopCommands';
 import { UsageError, type Command, type OptionSpec, type ParsedValues } from './command';
 import { sessionCommands } from './sessionCommands';
 import { workspaceCommands } from './workspaceCommands';
@@ -24,7 +25,7 @@ export interface CliIo {
 	env: NodeJS.ProcessEnv;
 }
 
-const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...checkpointCommands, ...agentCommands];
+const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...checkpointCommands, ...interopCommands, ...agentCommands];
 
 const globalOptions: Record<string, OptionSpec> = {
 	json: { type: 'boolean' },
@@ -75,6 +76,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 			values,
 			args,
 			workspaceRoot,
+			cwd: io.cwd,
 			actor,
 			engine: async () => {
 				engine ??= await Engine.open({ workspaceRoot, log: stderrLogger, create: isInit });

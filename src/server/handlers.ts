@@ -16,7 +16,7 @@ export const toSessionDto = (session: Session): SessionDto => session;
 /** Lists and comparisons carry no environment snapshot (it can hold thousands of package versions). */
 export const toCheckpointDto = ({ environment: _environment, ...checkpoint }: Checkpoint): CheckpointDto => checkpoint;
 const toForkDto = (node: ForkNode): ForkNodeDto => ({ session: toSessionDto(node.session), children: node.children.map(toForkDto) });
-const actor = (): string => `vscode:${process.env['USER'] ?? process.env['USERNAME'] ?? 'user'}`;
+export const actor = (): string => `vscode:${process.env['USER'] ?? process.env['USERNAME'] ?? 'user'}`;
 
 export function registerHandlers(connection: MessageConnection, host: EngineHost, workspaceRoot: string): void {
 	const on = requestRegistrar(connection);
@@ -185,7 +185,7 @@ export function registerCheckpointHandlers(connection: MessageConnection, host: 
 }
 
 /** Registers handlers whose failures reach the client as coded ResponseErrors. */
-function requestRegistrar(connection: MessageConnection) {
+export function requestRegistrar(connection: MessageConnection) {
 	return <P, R>(type: RequestType<P, R, rpc.RpcErrorData>, handler: (params: P) => Promise<R>): void => {
 		connection.onRequest(type, async (params: P) => {
 			try {

@@ -4,6 +4,7 @@
  * are written here in their peers' formats: Beads JSONL and CLEO's legacy sessions.json.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,11 +12,18 @@ import * as vscode from 'vscode';
 import type { BatonApi } from '../../src/extension/extension';
 import { CommandIds } from '../../src/extension/ids';
 import type { ExportResultDto, ImportReportDto } from '../../src/protocol/interopDto';
-import { taskList } from '../../src/protocol/rpc';
 import type { ScopeNode, SessionNode } from '../../src/extension/views/sessionChainsProvider';
 
 let api: BatonApi;
 let sources: string;
+let extensionPath: string;
+
+/** The task list as the bundled CLI (another process) sees it. (RequestTypes from this bundle are not the extension's.) */
+function cliTasks(): { title: string; status: string; priority: string }[] {
+	const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath as string;
+	const run = spawnSync(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), 'task', 'list', '--json'], { cwd: root, encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+	return (JSON.parse(run.stdout) as { tasks: { title: string; status: string; priority: string }[] }).tasks;
+}
 const ended = 'session_20251228_100000_b2b2b2';
 
 const at = '2026-02-01T10:00:00Z';
@@ -48,6 +56,7 @@ suite('Import and export in the editor', () => {
 	suiteSetup(async () => {
 		const ext = vscode.extensions.getExtension<BatonApi>('baton-dev.baton');
 		assert.ok(ext);
+		extensionPath = ext.extensionPath;
 		api = await ext.activate();
 		await api.ready;
 		sources = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-interop-sources-'));
@@ -61,8 +70,7 @@ suite('Import and export in the editor', () => {
 		const report = (await vscode.commands.executeCommand(CommandIds.importData, { format: 'beads', path: path.join(sources, 'issues.jsonl'), confirmed: true })) as ImportReportDto;
 		assert.deepEqual(report.errors, []);
 		assert.equal(report.added.tasks, 3);
-		const { tasks } = await api.workspace.request(taskList, undefined);
-		assert.deepEqual(tasks.map((t) => [t.title, t.status, t.priority]), [['Search', 'pending', 'high'], ['Index products', 'active', 'critical'], ['Query parser', 'blocked', 'medium']]);
+		assert.deepEqual(cliTasks().map((t) => [t.title, t.status, t.priority]), [['Search', 'pending', 'high'], ['Index products', 'active', 'critical'], ['Query parser', 'blocked', 'medium']]);
 		const again = (await vscode.commands.executeCommand(CommandIds.importData, { format: 'beads', path: path.join(sources, 'issues.jsonl'), confirmed: true })) as ImportReportDto;
 		assert.equal(again.added.tasks, 0);
 		assert.equal(again.unchanged.tasks, 3);
@@ -84,7 +92,7 @@ suite('Import and export in the editor', () => {
 		const before = api.workspace.status?.sequence;
 		const report = (await vscode.commands.executeCommand(CommandIds.importData, { format: 'beads', path: bad, confirmed: true })) as ImportReportDto;
 		assert.deepEqual(report.errors.map((e) => `${e.record}: ${e.field}`), ['line 2 (bd-x): priority']);
-		assert.equal((await api.workspace.request(taskList, undefined)).tasks.length, 3);
+		assert.equal(cliTasks().length, 3);
 		assert.equal((await api.workspace.refresh())?.sequence, before);
 	});
 

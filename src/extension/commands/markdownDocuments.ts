@@ -8,6 +8,7 @@ import type { MarkdownKindDto } from '../../protocol/interopDto';
 import { sessionMarkdown } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { markdownScheme } from '../ids';
+import { Disposable } from '../lifecycle';
 
 /** `baton-markdown:/handoff/<session id>.md` — the path names the view and the session. */
 export function markdownUri(kind: MarkdownKindDto, sessionId: string): vscode.Uri {
@@ -22,25 +23,25 @@ export function parseMarkdownUri(uri: vscode.Uri): { kind: MarkdownKindDto; sess
 	return { kind: match[1] as MarkdownKindDto, sessionId: match[2] as string };
 }
 
-export class MarkdownDocuments implements vscode.TextDocumentContentProvider {
-	private readonly changes = new vscode.EventEmitter<vscode.Uri>();
+export class MarkdownDocuments extends Disposable implements vscode.TextDocumentContentProvider {
+	private readonly changes = this.register(new vscode.EventEmitter<vscode.Uri>());
 	readonly onDidChange = this.changes.event;
 	private readonly open = new Set<string>();
 
 	constructor(private readonly workspace: BatonWorkspace) {
+		super();
 		// A briefing is computed from live data and a handoff appears when its session ends: re-render open views.
-		workspace.onDidChangeData(() => {
-			for (const uri of this.open) this.changes.fire(vscode.Uri.parse(uri));
-		});
+		this.register(
+			workspace.onDidChangeData(() => {
+				for (const uri of this.open) this.changes.fire(vscode.Uri.parse(uri));
+			}),
+		);
+		this.register(vscode.workspace.onDidCloseTextDocument((document) => this.open.delete(document.uri.toString())));
 	}
 
 	async provideTextDocumentContent(uri: vscode.Uri, token: vscode.CancellationToken): Promise<string> {
 		const { kind, sessionId } = parseMarkdownUri(uri);
 		this.open.add(uri.toString());
 		return (await this.workspace.request(sessionMarkdown, { id: sessionId, kind }, token)).markdown;
-	}
-
-	dispose(): void {
-		this.changes.dispose();
 	}
 }

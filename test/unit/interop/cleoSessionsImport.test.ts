@@ -156,6 +156,22 @@ void describe('import cleo-sessions (.cleo/sessions.json)', () => {
 		assert.match(result.errors[0]?.message ?? '', /already active in scope epic:T001/);
 		assert.equal((await engine.briefings.list()).length, 1);
 	});
+
+	void it('plans again inside the write: a conflict another process made after the preview refuses the import, writing nothing', async (t) => {
+		const { engine, root } = await openTestEngine(t, { config: { scopeValidation: 'none' } });
+		const other = await openTestEngine(t, { root, config: { scopeValidation: 'none' } });
+		const file = writeJson(path.join(tempDir(t), 's.json'), cleoSessionsData());
+		// Between the preview (a read) and the write, another writer starts a session in the same scope.
+		const read = engine.store.read.bind(engine.store);
+		engine.store.read = (async (fn: Parameters<typeof read>[0]) => {
+			const result = await read(fn);
+			await other.engine.sessions.start({ name: 'raced in', scope: 'epic:T001', actor });
+			return result;
+		}) as typeof read;
+		const result = await engine.imports.run({ format: 'cleo-sessions', path: file, dryRun: false, actor });
+		assert.deepEqual(result.errors.map((e) => `${e.record}: ${e.field}`), ['sessions[0] (session_20251230_161248_81c3ce): status']);
+		assert.deepEqual((await other.engine.briefings.list()).map((s) => s.name), ['raced in'], 'the import wrote nothing');
+	});
 });
 
 function writeJsonText(file: string, text: string): string {

@@ -66,6 +66,12 @@ if (want('exthost')) {
 	runExthost('checkpoints', repo);
 	fs.rmSync(repo, { recursive: true, force: true });
 
+	// An empty folder with Baton set up, for the import/export suite (it writes its sources itself).
+	const interop = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-interop-ws-'));
+	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'init', '--workspace', interop]);
+	runExthost('interop', interop);
+	fs.rmSync(interop, { recursive: true, force: true });
+
 	// Two folders, one with Baton data, opened as a multi-root workspace.
 	const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-multiroot-'));
 	const one = path.join(parent, 'one');

@@ -8,6 +8,8 @@ export interface CommandContext {
 	/** Positional arguments after the command path. */
 	args: string[];
 	workspaceRoot: string;
+	/** The directory the command was run from: relative paths given on the command line resolve against it. */
+	cwd: string;
 	actor: string;
 	/** Opens the engine for the workspace (not every command needs one). */
 	engine(): Promise<Engine>;

@@ -12,6 +12,7 @@ import { stderrLogger } from '../engine/ports';
 import { findWorkspaceRoot } from '../engine/workspace';
 import { agentCommands, runHookCli } from './agentCommands';
 import { checkpointCommands } from './checkpointCommands';
+import { interopCommands } from './interopCommands';
 import { UsageError, type Command, type OptionSpec, type ParsedValues } from './command';
 import { memoryCommands } from './memoryCommands';
 import { sessionCommands } from './sessionCommands';
@@ -25,7 +26,7 @@ export interface CliIo {
 	env: NodeJS.ProcessEnv;
 }
 
-const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...memoryCommands, ...checkpointCommands, ...agentCommands];
+const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...memoryCommands, ...checkpointCommands, ...interopCommands, ...agentCommands];
 
 const globalOptions: Record<string, OptionSpec> = {
 	json: { type: 'boolean' },
@@ -76,6 +77,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 			values,
 			args,
 			workspaceRoot,
+			cwd: io.cwd,
 			actor,
 			engine: async () => {
 				engine ??= await Engine.open({ workspaceRoot, log: stderrLogger, create: isInit });

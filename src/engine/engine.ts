@@ -14,6 +14,8 @@ import { createGitStateReader, type GitStateReader } from './sessions/gitState';
 import { SessionService } from './sessions/sessionService';
 import { JournalStore } from './storage/journalStore';
 import { TaskService } from './tasks/taskService';
+import { ExportService } from './interop/exportService';
+import { ImportService } from './interop/importService';
 import { batonDir, initWorkspace, isInitialized } from './workspace';
 import { BriefingService } from './sessions/briefingService';
 
@@ -44,6 +46,10 @@ export class Engine {
 	readonly memory: MemoryService;
 	/** Deliveries to the outside world (notifications, issue trackers); hosts call `deliverDue()`. */
 	readonly outbox: OutboxDispatcher;
+	/** CLEO, JSON-file and Beads history in (issue 6). */
+	readonly imports: ImportService;
+	/** Sessions and chains out as JSON files; handoffs and briefings as markdown views. */
+	readonly exports: ExportService;
 
 	private constructor(
 		readonly ctx: EngineContext,
@@ -57,6 +63,8 @@ export class Engine {
 		this.checkpoints = new CheckpointService(ctx);
 		this.memory = new MemoryService(ctx, this.checkpoints);
 		this.outbox = new OutboxDispatcher(ctx);
+		this.imports = new ImportService(ctx);
+		this.exports = new ExportService(ctx, this.briefings);
 		this.sessions.afterEnd = async (session, actor) => [...(await this.checkpoints.onSessionEnded(session, actor)), ...(await this.memory.afterSessionEnded(session, actor))];
 		if (!readOnly) {
 			const refresh = (): Promise<void> => this.memory.refreshStalenessQuietly();

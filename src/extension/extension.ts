@@ -4,13 +4,15 @@
  */
 import * as vscode from 'vscode';
 import { BatonWorkspace } from './batonWorkspace';
+import { registerInteropCommands } from './commands/interopCommands';
+import { MarkdownDocuments } from './commands/markdownDocuments';
 import { registerSessionCommands } from './commands/sessionCommands';
 import { registerWorkspaceCommands } from './commands/workspaceCommands';
 import { ApprovalPrompts } from './checkpoints/approvalPrompts';
 import { registerCheckpointCommands } from './checkpoints/checkpointCommands';
 import { CheckpointDocuments } from './checkpoints/checkpointDocuments';
 import { CheckpointsProvider, PendingApprovalsProvider } from './checkpoints/checkpointViews';
-import { checkpointScheme, outputChannelName, ViewIds } from './ids';
+import { checkpointScheme, markdownScheme, outputChannelName, ViewIds } from './ids';
 import { SessionStatusBar } from './statusBar';
 import { SessionChainsProvider } from './views/sessionChainsProvider';
 import { BatonPanels } from './webviews/batonPanels';
@@ -34,6 +36,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 	const tree = vscode.window.createTreeView(ViewIds.sessionChains, { treeDataProvider: chains, showCollapseAll: true });
 	const checkpoints = new CheckpointsProvider(workspace);
 	const pending = new PendingApprovalsProvider(workspace);
+	const markdownViews = new MarkdownDocuments(workspace);
 	context.subscriptions.push(
 		log,
 		workspace,
@@ -50,6 +53,9 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		vscode.workspace.registerTextDocumentContentProvider(checkpointScheme, new CheckpointDocuments(workspace)),
 		new ApprovalPrompts(workspace),
 		...registerCheckpointCommands({ workspace, panels }),
+		markdownViews,
+		vscode.workspace.registerTextDocumentContentProvider(markdownScheme, markdownViews),
+		...registerInteropCommands(workspace),
 	);
 	// The first status read starts the backend: after activation returns, never on its path.
 	const ready = new Promise((resolve) => setTimeout(() => resolve(workspace.refresh()), 0));

@@ -27,6 +27,12 @@ export const CommandIds = {
 	tagCheckpoint: 'baton.checkpoint.tag',
 	/** Opens one file of a comparison in VS Code's diff editor: `{ from, to?, path }`. */
 	diffCheckpointFile: 'baton.checkpoint.diffFile',
+	/** `Baton: Import…` — CLEO, JSON session files, Beads: `{ format?, path?, confirmed? }`. */
+	importData: 'baton.import',
+	/** `Baton: Export…` — a session or its chain as JSON files: `{ sessionId?, chain?, out? }` or a tree row. */
+	exportSessions: 'baton.export',
+	/** A session's handoff or briefing as a read-only markdown view: `{ id?, kind?, preview? }` or a tree row. */
+	showMarkdown: 'baton.session.showMarkdown',
 } as const;
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
 
@@ -39,6 +45,8 @@ export const ViewIds = {
 
 /** Documents of files as they were at a checkpoint (the left side of checkpoint diffs). */
 export const checkpointScheme = 'baton-checkpoint';
+/** Read-only markdown views of handoffs and briefings (never read back). */
+export const markdownScheme = 'baton-markdown';
 
 /** Context keys set by the extension for `when` clauses. */
 export const ContextKeys = {

@@ -4,6 +4,7 @@
  */
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
 import type { ApprovalStatusDto, CheckpointDto, ComparisonDto, RollbackResultDto } from './checkpointDto';
+import type { ExportParams, ExportResultDto, ImportParams, ImportReportDto, MarkdownKindDto } from './interopDto';
 import type { BriefingDto, DebriefDto, DecisionDto, ForkNodeDto, HandoffDto, ScopeChainsDto, SessionDetailsDto, SessionDto, SessionStatusDto, SessionSummaryDto, TaskDto } from './dto';
 
 /** The `data` of every ResponseError the server sends: the engine's stable error code. */
@@ -117,3 +118,12 @@ export const checkpointProgress = new NotificationType<{ phase: string; done: nu
  * no copy beyond the call that needs it.
  */
 export const secretGet = new RequestType<{ name: string }, { value: string | null }, RpcErrorData>('secret/get');
+
+/** Extension → server: read an import source and report what it would add, and every bad record (writes nothing). */
+export const importPreview = new RequestType<ImportParams, ImportReportDto, RpcErrorData>('import/preview');
+/** Extension → server: import a source in one transaction; a report with errors means nothing was written. */
+export const importRun = new RequestType<ImportParams, ImportReportDto, RpcErrorData>('import/run');
+/** Extension → server: write a session, or the chain containing it, as JSON files (index.json + one per session). */
+export const exportRun = new RequestType<ExportParams, ExportResultDto, RpcErrorData>('export/run');
+/** Extension → server: a session's handoff or briefing rendered as markdown (a view, never read back). */
+export const sessionMarkdown = new RequestType<{ id: string; kind: MarkdownKindDto }, { title: string; markdown: string }, RpcErrorData>('session/markdown');

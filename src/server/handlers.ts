@@ -19,7 +19,7 @@ export const toCheckpointDto = ({ environment: _environment, ...checkpoint }: Ch
 /** Compile-time proof that the engine's summary fits the wire shape. */
 const toSummaryDto = (result: { summary: SessionSummary; markdown: string }): { summary: SessionSummaryDto; markdown: string } => result;
 const toForkDto = (node: ForkNode): ForkNodeDto => ({ session: toSessionDto(node.session), children: node.children.map(toForkDto) });
-const actor = (): string => `vscode:${process.env['USER'] ?? process.env['USERNAME'] ?? 'user'}`;
+export const actor = (): string => `vscode:${process.env['USER'] ?? process.env['USERNAME'] ?? 'user'}`;
 
 export function registerHandlers(connection: MessageConnection, host: EngineHost, workspaceRoot: string): void {
 	const on = requestRegistrar(connection);
@@ -189,7 +189,7 @@ export function registerCheckpointHandlers(connection: MessageConnection, host: 
 }
 
 /** Registers handlers whose failures reach the client as coded ResponseErrors. */
-function requestRegistrar(connection: MessageConnection) {
+export function requestRegistrar(connection: MessageConnection) {
 	return <P, R>(type: RequestType<P, R, rpc.RpcErrorData>, handler: (params: P) => Promise<R>): void => {
 		connection.onRequest(type, async (params: P) => {
 			try {

@@ -12,6 +12,7 @@ import { envSecretSource, firstSecretSource, type SecretSource } from '../engine
 import { checkpointProgress, dataDidChange, secretGet, serverLog } from '../protocol/rpc';
 import { EngineHost } from './engineHost';
 import { registerCheckpointHandlers, registerHandlers } from './handlers';
+import { registerInteropHandlers } from './interopHandlers';
 
 function main(): void {
 	const { values } = parseArgs({
@@ -60,6 +61,7 @@ function main(): void {
 	});
 	registerHandlers(connection, host, values.workspace);
 	registerCheckpointHandlers(connection, host);
+	registerInteropHandlers(connection, host);
 	const shutdown = (): void => {
 		host.dispose();
 		process.exit(0);

@@ -58,6 +58,8 @@ void describe('extension manifest', () => {
 			[CommandIds.approveCheckpoint]: 'Baton: Approve Checkpoint',
 			[CommandIds.rejectCheckpoint]: 'Baton: Reject Checkpoint',
 			[CommandIds.tagCheckpoint]: 'Baton: Tag Checkpoint',
+			[CommandIds.importData]: 'Baton: Import…',
+			[CommandIds.exportSessions]: 'Baton: Export…',
 		};
 		for (const [id, title] of Object.entries(expected)) {
 			assert.equal(titles.get(id), title);

@@ -1,0 +1,82 @@
+/**
+ * Imports (issue 6, item 1): read → validate every record → plan → apply. A dry run plans inside a
+ * read and writes nothing. A real run writes only when no record failed, all of it in one
+ * `store.write`; the plan is computed again inside that write, so a change another process made in
+ * between is taken into account (and can still stop the import).
+ */
+import path from 'node:path';
+import type { EngineContext } from '../context';
+import { BatonError } from '../errors';
+import { readBeads } from './beadsReader';
+import { readCleoDb } from './cleoDbReader';
+import { readCleoSessions } from './cleoSessionsReader';
+import { applyImport } from './importApplier';
+import { planImport, type ImportPlan } from './importPlanner';
+import { importFormats, type ImportBatch, type ImportFormat, type ImportReport } from './importTypes';
+import { readJsonSessions } from './jsonSessionsReader';
+
+export interface ImportInput {
+	format: ImportFormat;
+	path: string;
+	dryRun: boolean;
+	actor: string;
+}
+
+export function isImportFormat(value: string): value is ImportFormat {
+	return (importFormats as readonly string[]).includes(value);
+}
+
+export async function readImportBatch(format: ImportFormat, file: string): Promise<ImportBatch> {
+	switch (format) {
+		case 'cleo-sessions':
+			return readCleoSessions(file);
+		case 'cleo-db':
+			return readCleoDb(file);
+		case 'json-sessions':
+			return readJsonSessions(file);
+		case 'beads':
+			return readBeads(file);
+	}
+}
+
+/** Thrown inside the write to roll it back when the fresh plan found problems. */
+class PlanRefused extends Error {
+	constructor(readonly plan: ImportPlan) {
+		super('import refused');
+	}
+}
+
+export class ImportService {
+	constructor(private readonly ctx: EngineContext) {}
+
+	async run(input: ImportInput): Promise<ImportReport> {
+		if (!isImportFormat(input.format)) {
+			throw new BatonError('invalidInput', `unknown import format "${String(input.format)}" (one of ${importFormats.join(', ')})`);
+		}
+		const batch = await readImportBatch(input.format, path.resolve(input.path));
+		const preview = await this.ctx.store.read((db) => planImport(db, batch));
+		// Nothing new (a repeated import) writes nothing at all, not even an audit entry.
+		if (input.dryRun || preview.errors.length > 0 || Object.values(preview.added).every((n) => n === 0)) {
+			return report(preview, input.dryRun);
+		}
+		try {
+			return await this.ctx.store.write((db) => {
+				const plan = planImport(db, batch);
+				if (plan.errors.length > 0) {
+					throw new PlanRefused(plan);
+				}
+				applyImport(db, plan, { now: this.ctx.nowIso(), actor: input.actor });
+				return report(plan, false);
+			});
+		} catch (error) {
+			if (error instanceof PlanRefused) {
+				return report(error.plan, false);
+			}
+			throw error;
+		}
+	}
+}
+
+function report(plan: ImportPlan, dryRun: boolean): ImportReport {
+	return { dryRun, source: plan.batch.source, path: plan.batch.path, added: plan.added, unchanged: plan.unchanged, errors: plan.errors, warnings: plan.warnings };
+}

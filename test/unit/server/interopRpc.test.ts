@@ -1,0 +1,58 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { ResponseError } from 'vscode-jsonrpc/node';
+import * as rpc from '../../../src/protocol/rpc';
+import { snapshotFiles, tempDir } from '../helpers';
+import { beadsIssues, cleoSessionsData, writeJson, writeJsonl } from '../interop/interopFixtures';
+import { startServer } from './serverProcess';
+
+void describe('imports and exports over JSON-RPC', () => {
+	void it('previews (writing nothing), imports, exports and renders markdown through the backend', async (t) => {
+		const workspace = tempDir(t);
+		const { connection, changes } = startServer(t, workspace);
+		await connection.sendRequest(rpc.workspaceInit, undefined);
+		const file = writeJsonl(path.join(tempDir(t), 'issues.jsonl'), beadsIssues());
+		const before = snapshotFiles(path.join(workspace, '.baton'));
+		const preview = await connection.sendRequest(rpc.importPreview, { format: 'beads', path: file });
+		assert.equal(preview.dryRun, true);
+		assert.equal(preview.added.tasks, 5);
+		assert.deepEqual(snapshotFiles(path.join(workspace, '.baton')), before);
+		const seen = changes.length;
+		const run = await connection.sendRequest(rpc.importRun, { format: 'beads', path: file });
+		assert.equal(run.dryRun, false);
+		assert.deepEqual(run.errors, []);
+		assert.ok(changes.length > seen, 'views are told the data changed');
+		assert.equal((await connection.sendRequest(rpc.taskList, undefined)).tasks.length, 5);
+
+		const bad = cleoSessionsData();
+		bad['sessions'][0].status = 'paused';
+		const refused = await connection.sendRequest(rpc.importRun, { format: 'cleo-sessions', path: writeJson(path.join(tempDir(t), 's.json'), bad) });
+		assert.deepEqual(refused.errors.map((e) => `${e.record}: ${e.field}`), ['sessions[0] (session_20251230_161248_81c3ce): status']);
+		assert.equal((await connection.sendRequest(rpc.sessionList, {})).sessions.length, 0);
+
+		const started = await connection.sendRequest(rpc.sessionStart, { name: 'rpc session' });
+		await connection.sendRequest(rpc.sessionEnd, { id: started.session.id, note: 'done over rpc' });
+		const out = path.join(tempDir(t), 'out');
+		const exported = await connection.sendRequest(rpc.exportRun, { sessionId: started.session.id, out });
+		assert.deepEqual(exported, { out, files: ['index.json', '01-rpc-session.json'] });
+		assert.ok(fs.existsSync(path.join(out, '01-rpc-session.json')));
+		const view = await connection.sendRequest(rpc.sessionMarkdown, { id: started.session.id, kind: 'handoff' });
+		assert.match(view.markdown, /## Note\n\ndone over rpc\n/);
+		const missing = await connection.sendRequest(rpc.exportRun, { chainId: 'ses_20990101000000_000000', out: tempDir(t) }).catch((e: unknown) => e);
+		assert.ok(missing instanceof ResponseError);
+		assert.equal((missing.data as rpc.RpcErrorData).code, 'notFound');
+	});
+
+	void it('refuses to import in an untrusted (read-only) workspace but still previews', async (t) => {
+		const workspace = tempDir(t);
+		fs.mkdirSync(path.join(workspace, '.baton'));
+		const { connection } = startServer(t, workspace, ['--read-only']);
+		const file = writeJsonl(path.join(tempDir(t), 'issues.jsonl'), beadsIssues());
+		assert.equal((await connection.sendRequest(rpc.importPreview, { format: 'beads', path: file })).added.tasks, 5);
+		const refused = await connection.sendRequest(rpc.importRun, { format: 'beads', path: file }).catch((e: unknown) => e);
+		assert.ok(refused instanceof ResponseError);
+		assert.match(refused.message, /not trusted/);
+	});
+});

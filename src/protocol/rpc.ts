@@ -3,6 +3,7 @@
  * declared once here and imported by both ends; `noun/verb` requests, `noun/didChange` notifications.
  */
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
+import type { ConnectAgentParams, ConnectAgentResult, McpLaunchDto, SessionSummaryDto, TranscriptDto, TranscriptSyncResultDto } from './agentDto';
 import type { ApprovalStatusDto, CheckpointDto, ComparisonDto, RollbackResultDto } from './checkpointDto';
 import type { BriefingDto, DebriefDto, DecisionDto, ForkNodeDto, HandoffDto, ScopeChainsDto, SessionDetailsDto, SessionDto, SessionStatusDto, TaskDto } from './dto';
 
@@ -115,3 +116,16 @@ export const checkpointProgress = new NotificationType<{ phase: string; done: nu
  * no copy beyond the call that needs it.
  */
 export const secretGet = new RequestType<{ name: string }, { value: string | null }, RpcErrorData>('secret/get');
+
+/** Extension → server: write (or remove) an agent's hooks and, asked, its MCP server entry; returns what was written. */
+export const agentConnect = new RequestType<ConnectAgentParams, ConnectAgentResult, RpcErrorData>('agent/connect');
+/** Extension → server: how to start `baton mcp` for this workspace (VS Code's MCP server definition). */
+export const mcpDefinition = new RequestType<void, McpLaunchDto, RpcErrorData>('mcp/definition');
+/** Extension → server: the agent transcripts Baton knows, newest activity first. */
+export const transcriptList = new RequestType<{ sessionId?: string }, { transcripts: TranscriptDto[] }, RpcErrorData>('transcript/list');
+/** Extension → server: one archived transcript, rendered as markdown. */
+export const transcriptShow = new RequestType<{ id: string }, { transcript: TranscriptDto; markdown: string }, RpcErrorData>('transcript/show');
+/** Extension → server: archive what is new in the workspace's agent transcripts now. */
+export const transcriptSync = new RequestType<void, TranscriptSyncResultDto, RpcErrorData>('transcript/sync');
+/** Extension → server: a session's deterministic summary and its markdown. */
+export const sessionSummary = new RequestType<{ id: string }, { summary: SessionSummaryDto; markdown: string }, RpcErrorData>('session/summary');

@@ -72,18 +72,22 @@ export const clineHookNames: Record<string, string> = {
 export const clineMarker = '# baton-hook: written by `baton connect cline`; `baton connect cline --remove` deletes it';
 
 export function connectAgent(workspaceRoot: string, agent: AgentKind, options: ConnectOptions): ConnectResult {
-	const json = (relative: string, merge: (value: unknown, file: string) => Record<string, unknown>, deleteWhenEmpty: boolean): WrittenFile =>
-		changeJsonFile(path.join(workspaceRoot, relative), merge, { remove: options.remove, now: options.now, deleteWhenEmpty, display: displayPath(workspaceRoot) });
-	// The MCP target first: a missing Cline settings file is refused before any hook is written.
-	const mcpTarget = options.mcp ? mcpTargetFor(agent, workspaceRoot, options.mcp.clineSettingsFile) : undefined;
-	const written =
+	const json = (relative: string, merge: (value: unknown, file: string) => Record<string, unknown>, deleteWhenEmpty: boolean, dryRun = false): WrittenFile =>
+		changeJsonFile(path.join(workspaceRoot, relative), merge, { remove: options.remove, now: options.now, deleteWhenEmpty, display: displayPath(workspaceRoot), dryRun });
+	const hooks = (dryRun: boolean): WrittenFile[] =>
 		agent === 'claude-code'
-			? [json('.claude/settings.json', (value, file) => mergeClaudeHooks(value, claudeSpecs(options.command), { remove: options.remove, file }), false)]
+			? [json('.claude/settings.json', (value, file) => mergeClaudeHooks(value, claudeSpecs(options.command), { remove: options.remove, file }), false, dryRun)]
 			: agent === 'copilot'
-				? [json('.github/hooks/baton.json', (value, file) => mergeCopilotHooks(value, copilotSpecs(options.command), { remove: options.remove, file }), true)]
-				: writeClineScripts(workspaceRoot, options);
-	const mcp = mcpTarget && options.mcp ? connectMcpServer(workspaceRoot, mcpTarget, options.remove ? null : options.mcp.launch, { now: options.now }) : null;
-	return { agent, written, command: options.command, mcp };
+				? [json('.github/hooks/baton.json', (value, file) => mergeCopilotHooks(value, copilotSpecs(options.command), { remove: options.remove, file }), true, dryRun)]
+				: dryRun
+					? []
+					: writeClineScripts(workspaceRoot, options);
+	const mcpTarget = options.mcp ? mcpTargetFor(agent, workspaceRoot, options.mcp.clineSettingsFile) : undefined;
+	const mcp = (dryRun: boolean) => (mcpTarget && options.mcp ? connectMcpServer(workspaceRoot, mcpTarget, options.remove ? null : options.mcp.launch, { now: options.now, dryRun }) : null);
+	// Every file is read and merged before any is written: one the agent cannot read stops it all.
+	hooks(true);
+	mcp(true);
+	return { agent, written: hooks(false), command: options.command, mcp: mcp(false) };
 }
 
 function writeClineScripts(root: string, options: ConnectOptions): WrittenFile[] {

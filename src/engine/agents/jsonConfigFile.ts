@@ -26,6 +26,8 @@ export interface JsonFileChange {
 	deleteWhenEmpty: boolean;
 	/** How paths are reported (workspace-relative, or absolute outside it). */
 	display: (file: string) => string;
+	/** Only check: read, parse and merge (throwing what a real run throws), write nothing. */
+	dryRun?: boolean;
 }
 
 /** Reads, merges and writes one JSON file. `merge` gets the parsed content (`{}` for a new file). */
@@ -52,6 +54,9 @@ export function changeJsonFile(file: string, merge: (value: unknown, file: strin
 		}
 	}
 	const merged = merge(parsed, file);
+	if (options.dryRun) {
+		return { path: shown, action: sameJson(parsed, merged) && before !== undefined ? 'unchanged' : before === undefined ? 'created' : 'updated' };
+	}
 	if (before !== undefined && options.deleteWhenEmpty && options.remove && Object.keys(merged).length === 0) {
 		const backup = backupOf(file, options.now());
 		fs.copyFileSync(file, backup);

@@ -155,7 +155,7 @@ function finish(root: Json, key: string, servers: Json): void {
 }
 
 /** Writes (or takes out) Baton's entry in the target file. A file left empty after a removal is deleted, with a backup. */
-export function connectMcpServer(workspaceRoot: string, target: McpTarget, launch: McpLaunch | null, options: { now: () => number }): WrittenFile & { name: string | null } {
+export function connectMcpServer(workspaceRoot: string, target: McpTarget, launch: McpLaunch | null, options: { now: () => number; dryRun?: boolean }): WrittenFile & { name: string | null } {
 	let outcome: McpMerge | undefined;
 	const written = changeJsonFile(
 		target.file,
@@ -163,7 +163,7 @@ export function connectMcpServer(workspaceRoot: string, target: McpTarget, launc
 			outcome = mergeMcpServer(value, target, launch, workspaceRoot);
 			return outcome.config;
 		},
-		{ remove: launch === null, now: options.now, deleteWhenEmpty: target.dialect !== 'cline', display: displayPath(workspaceRoot) },
+		{ remove: launch === null, now: options.now, deleteWhenEmpty: target.dialect !== 'cline', display: displayPath(workspaceRoot), dryRun: options.dryRun ?? false },
 	);
 	if (outcome?.conflict) {
 		return { ...written, action: 'skipped', reason: outcome.conflict, name: null };

@@ -152,6 +152,8 @@ async function showWritten(root: string, info: AgentInfo, remove: boolean, resul
 	}
 	// The hook configuration and the MCP file; of Cline's eight scripts, the first.
 	const shown = files.filter((w) => changed(w) && w.action !== 'removed').filter((w, i, all) => !w.path.startsWith('.clinerules/') || all.findIndex((x) => x.path.startsWith('.clinerules/')) === i);
+	// New files first, diffs last: the change to a file the person already had ends up in front.
+	shown.sort((a, b) => Number(!!a.backup) - Number(!!b.backup));
 	for (const w of shown) {
 		if (w.action === 'updated' && w.backup) {
 			await vscode.commands.executeCommand('vscode.diff', uri(w.backup), uri(w.path), `${path.basename(w.path)} (before ↔ ${remove ? 'Baton removed' : 'Baton connected'})`, { preview: false });

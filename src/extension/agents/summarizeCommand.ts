@@ -50,7 +50,7 @@ export function registerSummarizeCommand(workspace: BatonWorkspace): vscode.Disp
 			const improved = await improve(markdown, given.useModel, workspace.log);
 			const text = improved.model
 				? `${improved.text.trimEnd()}\n\n---\n*Improved by ${improved.model} from Baton’s deterministic summary. Check it against the session before relying on it.*\n`
-				: `> ${improved.note}\n\n${markdown}`;
+				: withNote(markdown, improved.note ?? '');
 			const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: text });
 			await vscode.window.showTextDocument(document, { preview: false });
 			const canSave = details.handoff === null && details.handoffProblem === null && details.session.status === 'active';
@@ -90,7 +90,15 @@ export function registerSummarizeCommand(workspace: BatonWorkspace): vscode.Disp
 	);
 }
 
-function clip(text: string): string {
+/** The note goes under the title, which stays the first line (an untitled document's tab shows it). */
+function withNote(markdown: string, note: string): string {
+	const title = /^# [^\n]*\n/.exec(markdown)?.[0] ?? '';
+	return `${title}${title ? '\n' : ''}> ${note}\n${title ? '' : '\n'}${markdown.slice(title.length)}`;
+}
+
+/** The summary as a handoff note: without its title (the handoff belongs to the session already), at most 4,000 characters. */
+function clip(summary: string): string {
+	const text = summary.replace(/^# [^\n]*\n+/, '').trim();
 	return text.length > maxHandoffNote ? `${text.slice(0, maxHandoffNote - 1)}…` : text;
 }
 

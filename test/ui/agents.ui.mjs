@@ -85,6 +85,8 @@ try {
 	});
 
 	await check('Connect Claude Code asks about the MCP server, then shows the diff it wrote', async () => {
+		// Keyboard focus back in the workbench (the preview's frame keeps F1 to itself).
+		await s.page.locator('.tab', { hasText: 'Payment idempotency key' }).first().click();
 		await s.runCommand('Baton: Connect Claude Code');
 		await s.quickPickSelect('Hooks and MCP server');
 		await s.notification('Connected Claude Code: updated .claude/settings.json (backup kept), created .mcp.json', { timeout: 20_000 });

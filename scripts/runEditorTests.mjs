@@ -86,6 +86,20 @@ if (want('exthost')) {
 	fs.writeFileSync(file, JSON.stringify({ folders: [{ path: 'one' }, { path: 'two' }] }));
 	runExthost('multiRoot', file);
 	fs.rmSync(parent, { recursive: true, force: true });
+
+	// A workspace where Claude Code worked: a transcript archived through the real `baton hook`.
+	const agentsBase = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-agents-ws-'));
+	const shop = path.join(agentsBase, 'shop');
+	fs.mkdirSync(path.join(shop, 'src'), { recursive: true });
+	fs.writeFileSync(path.join(shop, 'src/payment.js'), 'export async function charge(card, amount) {\n  return { ok: true, amount };\n}\n');
+	const seeded = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/seedTranscript.ts'), shop], { cwd: root, encoding: 'utf8' });
+	if (seeded.status !== 0) {
+		console.log(`agents workspace: seeding failed: ${seeded.stderr}`);
+		failed += 1;
+	} else {
+		runExthost('agents', shop);
+	}
+	fs.rmSync(agentsBase, { recursive: true, force: true });
 }
 
 // 3. UI tests: each is a plain script that prints `N passed, N failed` last.

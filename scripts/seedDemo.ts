@@ -1,15 +1,18 @@
 /**
  * Seeds a demo workspace: a small shop project (a real git repository) with a task graph and a
  * realistic history of agent sessions — a chain with handoffs, a suspended session, an orphaned
- * one and an orchestrator with workers — spread over the last few days.
+ * one and an orchestrator with workers — spread over the last few days; then a Claude Code session
+ * through the real hooks whose transcript Baton archived before Claude's own copy went away.
  *   node --import tsx scripts/seedDemo.ts <dir> [--force]
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { Engine } from '../src/engine/engine';
 import { stderrLogger, type Clock } from '../src/engine/ports';
 import { createGitStateReader } from '../src/engine/sessions/gitState';
+import { seedArchivedTranscript } from './seedTranscript';
 
 class SteppingClock implements Clock {
 	constructor(public ms: number) {}
@@ -129,6 +132,20 @@ export async function seedDemo(dir: string): Promise<void> {
 		await engine.sessions.gc({ actor: 'baton:gc' });
 	} finally {
 		engine.close();
+	}
+
+	// Claude Code at work through its real hooks: a session in the global chain, its transcript
+	// archived in .baton/transcripts/, and Claude's own copy gone (as after its 30-day cleanup).
+	const cli = path.resolve(__dirname, '../dist/cli.js');
+	if (!fs.existsSync(cli)) {
+		process.stderr.write('dist/cli.js is missing (run npm run build): the demo has no archived transcript\n');
+		return;
+	}
+	const claudeHome = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-demo-claude-'));
+	try {
+		seedArchivedTranscript({ root: dir, cli, claudeHome, end: true });
+	} finally {
+		fs.rmSync(claudeHome, { recursive: true, force: true });
 	}
 }
 

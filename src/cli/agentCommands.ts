@@ -14,7 +14,6 @@ import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { defaultAgentSettings, claudeHomeDir, readAgentSettings, type AgentSettings } from '../engine/agents/agentSettings';
 import { checkpointPortOf, criticalApprovalReason, type CheckpointPort } from '../engine/agents/checkpointPort';
-import { connectAgent, hookCommandFor } from '../engine/agents/connectAgent';
 import { isShellTool } from '../engine/agents/editTools';
 import { parseAgentName, type HookEvent } from '../engine/agents/hookEvent';
 import { HookLog, hookLogFile } from '../engine/agents/hookLog';
@@ -24,8 +23,9 @@ import { TranscriptArchive, type TranscriptInfo } from '../engine/agents/transcr
 import { renderTranscriptMarkdown } from '../engine/agents/transcriptMarkdown';
 import { Engine } from '../engine/engine';
 import type { Logger } from '../engine/ports';
-import { findWorkspaceRoot, initWorkspace, isInitialized } from '../engine/workspace';
+import { findWorkspaceRoot, isInitialized } from '../engine/workspace';
 import { stringOption, UsageError, type Command } from './command';
+import { connectCommand } from './connectCommand';
 
 export interface HookIo {
 	stdout: (text: string) => void;
@@ -273,36 +273,7 @@ export const agentCommands: Command[] = [
 			return { json: stdout ? (JSON.parse(stdout) as Record<string, unknown>) : {}, text: stdout };
 		},
 	},
-	{
-		path: ['connect'],
-		usage: 'baton connect claude|copilot|cline [--remove] [--command CMD]',
-		summary: 'write (or with --remove take out) the agent’s project hook configuration calling `baton hook`',
-		options: { remove: { type: 'boolean' }, command: { type: 'string' } },
-		positionals: [1, 1],
-		needsInit: false,
-		async run(ctx) {
-			const agent = parseAgentName(ctx.args[0] as string);
-			if (!agent) {
-				throw new UsageError(`unknown agent "${ctx.args[0]}" (claude, copilot or cline)`);
-			}
-			const remove = ctx.values['remove'] === true;
-			if (!remove) {
-				// Hooks need somewhere to record: connecting sets Baton up in the workspace too.
-				initWorkspace(ctx.workspaceRoot);
-			}
-			const command = stringOption(ctx.values, 'command') ?? hookCommandFor({ cliPath: process.argv[1] ?? __filename, execPath: process.execPath, env: process.env });
-			const result = connectAgent(ctx.workspaceRoot, agent, { remove, command, now: Date.now });
-			return {
-				json: { written: result.written, command: result.command },
-				text: [
-					...result.written.map((w) => `${w.action.padEnd(9)} ${w.path}${w.backup ? `  (backup: ${w.backup})` : ''}${w.reason ? `  — ${w.reason}` : ''}`),
-					remove ? '' : `Hooks run: ${result.command} hook <event>`,
-				]
-					.filter(Boolean)
-					.join('\n'),
-			};
-		},
-	},
+	connectCommand,
 	{
 		path: ['transcripts', 'sync'],
 		usage: 'baton transcripts sync [--session ID]',

@@ -3,6 +3,11 @@
  * activation path (activation time is logged and exported for the tests).
  */
 import * as vscode from 'vscode';
+import { clineMcpSettingsPath, registerConnectCommands } from './agents/connectCommands';
+import { BatonMcpProvider } from './agents/mcpProvider';
+import { registerSummarizeCommand } from './agents/summarizeCommand';
+import { registerTranscriptCommands } from './agents/transcriptCommands';
+import { TranscriptDocuments, TranscriptsProvider } from './agents/transcriptsView';
 import { BatonWorkspace } from './batonWorkspace';
 import { registerInteropCommands } from './commands/interopCommands';
 import { MarkdownDocuments } from './commands/markdownDocuments';
@@ -12,7 +17,7 @@ import { ApprovalPrompts } from './checkpoints/approvalPrompts';
 import { registerCheckpointCommands } from './checkpoints/checkpointCommands';
 import { CheckpointDocuments } from './checkpoints/checkpointDocuments';
 import { CheckpointsProvider, PendingApprovalsProvider } from './checkpoints/checkpointViews';
-import { checkpointScheme, markdownScheme, outputChannelName, ViewIds } from './ids';
+import { checkpointScheme, markdownScheme, outputChannelName, transcriptScheme, ViewIds } from './ids';
 import { SessionStatusBar } from './statusBar';
 import { SessionChainsProvider } from './views/sessionChainsProvider';
 import { BatonPanels } from './webviews/batonPanels';
@@ -23,6 +28,10 @@ export interface BatonApi {
 	chains: SessionChainsProvider;
 	checkpoints: CheckpointsProvider;
 	pendingApprovals: PendingApprovalsProvider;
+	transcripts: TranscriptsProvider;
+	mcp: BatonMcpProvider;
+	/** Where Cline's MCP settings are expected (beside this extension's global storage). */
+	clineMcpSettings: string;
 	/** Resolves once the first status has been read from the backend. */
 	ready: Promise<unknown>;
 }
@@ -37,6 +46,8 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 	const checkpoints = new CheckpointsProvider(workspace);
 	const pending = new PendingApprovalsProvider(workspace);
 	const markdownViews = new MarkdownDocuments(workspace);
+	const transcripts = new TranscriptsProvider(workspace);
+	const mcp = new BatonMcpProvider(workspace, String((context.extension.packageJSON as { version?: string }).version ?? '0'));
 	context.subscriptions.push(
 		log,
 		workspace,
@@ -56,12 +67,19 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		markdownViews,
 		vscode.workspace.registerTextDocumentContentProvider(markdownScheme, markdownViews),
 		...registerInteropCommands(workspace),
+		transcripts,
+		vscode.window.createTreeView(ViewIds.transcripts, { treeDataProvider: transcripts, showCollapseAll: true }),
+		vscode.workspace.registerTextDocumentContentProvider(transcriptScheme, new TranscriptDocuments(workspace)),
+		...registerTranscriptCommands(workspace),
+		...registerConnectCommands({ workspace, globalStorageUri: context.globalStorageUri, mcpProvided: () => mcp.registered }),
+		registerSummarizeCommand(workspace),
+		mcp,
 	);
 	// The first status read starts the backend: after activation returns, never on its path.
 	const ready = new Promise((resolve) => setTimeout(() => resolve(workspace.refresh()), 0));
 	const activationMs = performance.now() - started;
 	log.info(`Baton activated in ${activationMs.toFixed(1)} ms${vscode.workspace.isTrusted ? '' : ' (untrusted workspace: read-only)'}`);
-	return { activationMs, workspace, chains, checkpoints, pendingApprovals: pending, ready };
+	return { activationMs, workspace, chains, checkpoints, pendingApprovals: pending, transcripts, mcp, clineMcpSettings: clineMcpSettingsPath(context.globalStorageUri), ready };
 }
 
 export function deactivate(): void {

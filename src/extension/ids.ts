@@ -33,6 +33,14 @@ export const CommandIds = {
 	exportSessions: 'baton.export',
 	/** A session's handoff or briefing as a read-only markdown view: `{ id?, kind?, preview? }` or a tree row. */
 	showMarkdown: 'baton.session.showMarkdown',
+	connectClaude: 'baton.agent.connectClaude',
+	connectCopilot: 'baton.agent.connectCopilot',
+	connectCline: 'baton.agent.connectCline',
+	disconnectAgent: 'baton.agent.disconnect',
+	syncTranscripts: 'baton.transcripts.sync',
+	/** Opens an archived transcript's rendering: `{ id }` or a Transcripts row. */
+	openTranscript: 'baton.transcript.open',
+	summarizeSession: 'baton.session.summarizeWithLanguageModel',
 } as const;
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
 
@@ -41,7 +49,14 @@ export const ViewIds = {
 	sessionChains: 'baton.sessionChains',
 	checkpoints: 'baton.checkpoints',
 	pendingApprovals: 'baton.pendingApprovals',
+	transcripts: 'baton.transcripts',
 } as const;
+
+/** Readable renderings of archived agent transcripts (markdown, read through the backend). */
+export const transcriptScheme = 'baton-transcript';
+
+/** The MCP server definition provider (package.json `contributes.mcpServerDefinitionProviders`). */
+export const mcpProviderId = 'baton.mcp';
 
 /** Documents of files as they were at a checkpoint (the left side of checkpoint diffs). */
 export const checkpointScheme = 'baton-checkpoint';

@@ -3,6 +3,7 @@
  * declared once here and imported by both ends; `noun/verb` requests, `noun/didChange` notifications.
  */
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
+import type { ConnectAgentParams, ConnectAgentResult, McpLaunchDto, TranscriptDto, TranscriptSyncResultDto } from './agentDto';
 import type { ApprovalStatusDto, CheckpointDto, ComparisonDto, RollbackResultDto } from './checkpointDto';
 import type { ExportParams, ExportResultDto, ImportParams, ImportReportDto, MarkdownKindDto } from './interopDto';
 import type { BriefingDto, DebriefDto, DecisionDto, ForkNodeDto, HandoffDto, ScopeChainsDto, SessionDetailsDto, SessionDto, SessionStatusDto, SessionSummaryDto, TaskDto } from './dto';
@@ -127,3 +128,13 @@ export const importRun = new RequestType<ImportParams, ImportReportDto, RpcError
 export const exportRun = new RequestType<ExportParams, ExportResultDto, RpcErrorData>('export/run');
 /** Extension → server: a session's handoff or briefing rendered as markdown (a view, never read back). */
 export const sessionMarkdown = new RequestType<{ id: string; kind: MarkdownKindDto }, { title: string; markdown: string }, RpcErrorData>('session/markdown');
+/** Extension → server: write (or remove) an agent's hooks and, asked, its MCP server entry; returns what was written. */
+export const agentConnect = new RequestType<ConnectAgentParams, ConnectAgentResult, RpcErrorData>('agent/connect');
+/** Extension → server: how to start `baton mcp` for this workspace (VS Code's MCP server definition). */
+export const mcpDefinition = new RequestType<void, McpLaunchDto, RpcErrorData>('mcp/definition');
+/** Extension → server: the agent transcripts Baton knows, newest activity first. */
+export const transcriptList = new RequestType<{ sessionId?: string }, { transcripts: TranscriptDto[] }, RpcErrorData>('transcript/list');
+/** Extension → server: one archived transcript, rendered as markdown. */
+export const transcriptShow = new RequestType<{ id: string }, { transcript: TranscriptDto; markdown: string }, RpcErrorData>('transcript/show');
+/** Extension → server: archive what is new in the workspace's agent transcripts now. */
+export const transcriptSync = new RequestType<void, TranscriptSyncResultDto, RpcErrorData>('transcript/sync');

@@ -46,6 +46,11 @@ export class EngineHost {
 		return this.options.secrets ?? noSecrets;
 	}
 
+	/** An untrusted workspace: Baton shows what is there and writes nothing. */
+	get readOnly(): boolean {
+		return this.options.readOnly;
+	}
+
 	get initialized(): boolean {
 		return this.engine !== undefined || isInitialized(this.options.workspaceRoot);
 	}

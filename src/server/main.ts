@@ -4,12 +4,14 @@
  * write cannot corrupt the protocol.
  *   node dist/server.js --workspace DIR [--config JSON] [--read-only]
  */
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-jsonrpc/node';
 import type { BatonConfigInput } from '../engine/config';
 import type { Logger } from '../engine/ports';
 import { envSecretSource, firstSecretSource, type SecretSource } from '../engine/secrets';
 import { checkpointProgress, dataDidChange, secretGet, serverLog } from '../protocol/rpc';
+import { registerAgentHandlers } from './agentHandlers';
 import { EngineHost } from './engineHost';
 import { registerCheckpointHandlers, registerHandlers } from './handlers';
 import { registerInteropHandlers } from './interopHandlers';
@@ -25,6 +27,8 @@ function main(): void {
 			'host-env': { type: 'string' },
 			/** Keep the shadow index warm and take periodic checkpoints (the editor's backend does; tests may not). */
 			'checkpoint-timer': { type: 'boolean' },
+			/** Baton's CLI script, which agents run (default: `cli.js` beside this bundle). */
+			cli: { type: 'string' },
 		},
 	});
 	if (!values.workspace || !process.send) {
@@ -62,7 +66,14 @@ function main(): void {
 	registerHandlers(connection, host, values.workspace);
 	registerCheckpointHandlers(connection, host);
 	registerInteropHandlers(connection, host);
+	const agents = registerAgentHandlers(connection, host, {
+		workspaceRoot: values.workspace,
+		cliPath: path.resolve(values.cli ?? path.join(__dirname, 'cli.js')),
+		log,
+		onArchiveChange: () => void connection.sendNotification(dataDidChange, { external: true, sequence: -1 }),
+	});
 	const shutdown = (): void => {
+		agents.dispose();
 		host.dispose();
 		process.exit(0);
 	};

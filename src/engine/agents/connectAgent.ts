@@ -7,25 +7,21 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { BatonError } from '../errors';
+import { batonLauncher, shellCommandOf } from './batonLauncher';
 import type { AgentKind } from './hookEvent';
 import { mergeClaudeHooks, mergeCopilotHooks, type HookSpec } from './hookConfigMerge';
+import { backupOf, changeJsonFile, displayPath, writeAtomically, type WrittenFile } from './jsonConfigFile';
+import { connectMcpServer, mcpTargetFor, type McpLaunch } from './mcpConfig';
 
-export interface WrittenFile {
-	/** Relative to the workspace. */
-	path: string;
-	action: 'created' | 'updated' | 'unchanged' | 'removed' | 'skipped';
-	/** Relative to the workspace: the copy made before the file was changed. */
-	backup?: string;
-	/** Why a file was skipped. */
-	reason?: string;
-}
+export type { WrittenFile } from './jsonConfigFile';
 
 export interface ConnectResult {
 	agent: AgentKind;
 	written: WrittenFile[];
 	/** The command the hooks run (before the event argument). */
 	command: string;
+	/** The agent's MCP configuration, when asked for (`mcp` option). */
+	mcp: (WrittenFile & { name: string | null }) | null;
 }
 
 export interface ConnectOptions {
@@ -33,6 +29,11 @@ export interface ConnectOptions {
 	/** The command that runs Baton's CLI, e.g. `baton` or `"/usr/bin/node" "/opt/baton/dist/cli.js"`. */
 	command: string;
 	now: () => number;
+	/**
+	 * Also add (or, with `remove`, take out) Baton's MCP server in the agent's MCP configuration:
+	 * `launch` starts Baton's CLI; `clineSettingsFile` is Cline's global `cline_mcp_settings.json`.
+	 */
+	mcp?: { launch: McpLaunch; clineSettingsFile?: string };
 }
 
 /** Claude Code: the events Baton listens to, the edit tools PostToolUse records, and what the approval gate stops. */
@@ -71,62 +72,22 @@ export const clineHookNames: Record<string, string> = {
 export const clineMarker = '# baton-hook: written by `baton connect cline`; `baton connect cline --remove` deletes it';
 
 export function connectAgent(workspaceRoot: string, agent: AgentKind, options: ConnectOptions): ConnectResult {
-	const written =
+	const json = (relative: string, merge: (value: unknown, file: string) => Record<string, unknown>, deleteWhenEmpty: boolean, dryRun = false): WrittenFile =>
+		changeJsonFile(path.join(workspaceRoot, relative), merge, { remove: options.remove, now: options.now, deleteWhenEmpty, display: displayPath(workspaceRoot), dryRun });
+	const hooks = (dryRun: boolean): WrittenFile[] =>
 		agent === 'claude-code'
-			? [writeJson(workspaceRoot, '.claude/settings.json', (value, file) => mergeClaudeHooks(value, claudeSpecs(options.command), { remove: options.remove, file }), options, false)]
+			? [json('.claude/settings.json', (value, file) => mergeClaudeHooks(value, claudeSpecs(options.command), { remove: options.remove, file }), false, dryRun)]
 			: agent === 'copilot'
-				? [writeJson(workspaceRoot, '.github/hooks/baton.json', (value, file) => mergeCopilotHooks(value, copilotSpecs(options.command), { remove: options.remove, file }), options, true)]
-				: writeClineScripts(workspaceRoot, options);
-	return { agent, written, command: options.command };
-}
-
-/**
- * Reads, merges and writes one JSON file. `ownFile`: the file is Baton's alone (deleted when
- * nothing else is left in it after a removal).
- */
-function writeJson(root: string, relative: string, merge: (value: unknown, file: string) => Record<string, unknown>, options: ConnectOptions, ownFile: boolean): WrittenFile {
-	const file = path.join(root, relative);
-	let before: string | undefined;
-	try {
-		before = fs.readFileSync(file, 'utf8');
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-			throw new BatonError('configInvalid', `cannot read ${file}: ${(error as Error).message}`);
-		}
-	}
-	if (before === undefined && options.remove) {
-		return { path: relative, action: 'unchanged' };
-	}
-	let parsed: unknown = {};
-	if (before !== undefined && before.trim()) {
-		try {
-			parsed = JSON.parse(before);
-		} catch (error) {
-			throw new BatonError('configInvalid', `${file} is not valid JSON (${(error as Error).message}); fix or move it, Baton changed nothing`);
-		}
-	}
-	const merged = merge(parsed, file);
-	if (before !== undefined && ownFile && options.remove && Object.keys(merged).length === 0) {
-		const backup = backupOf(file, options.now());
-		fs.copyFileSync(file, backup);
-		fs.rmSync(file);
-		return { path: relative, action: 'removed', backup: path.relative(root, backup) };
-	}
-	// Taking Baton's entries out of a file it changed gives back the file as the user wrote it, bytes
-	// and all, when that is what a backup holds (JSON.stringify cannot reproduce hand formatting).
-	const text = (options.remove ? earlierBytes(file, merged) : undefined) ?? formatLike(merged, before);
-	if (text === before || (before !== undefined && sameJson(parsed, merged))) {
-		return { path: relative, action: 'unchanged' };
-	}
-	if (before === undefined) {
-		fs.mkdirSync(path.dirname(file), { recursive: true });
-		writeAtomically(file, text);
-		return { path: relative, action: 'created' };
-	}
-	const backup = backupOf(file, options.now());
-	fs.copyFileSync(file, backup);
-	writeAtomically(file, text);
-	return { path: relative, action: 'updated', backup: path.relative(root, backup) };
+				? [json('.github/hooks/baton.json', (value, file) => mergeCopilotHooks(value, copilotSpecs(options.command), { remove: options.remove, file }), true, dryRun)]
+				: dryRun
+					? []
+					: writeClineScripts(workspaceRoot, options);
+	const mcpTarget = options.mcp ? mcpTargetFor(agent, workspaceRoot, options.mcp.clineSettingsFile) : undefined;
+	const mcp = (dryRun: boolean) => (mcpTarget && options.mcp ? connectMcpServer(workspaceRoot, mcpTarget, options.remove ? null : options.mcp.launch, { now: options.now, dryRun }) : null);
+	// Every file is read and merged before any is written: one the agent cannot read stops it all.
+	hooks(true);
+	mcp(true);
+	return { agent, written: hooks(false), command: options.command, mcp: mcp(false) };
 }
 
 function writeClineScripts(root: string, options: ConnectOptions): WrittenFile[] {
@@ -176,83 +137,11 @@ function writeClineScripts(root: string, options: ConnectOptions): WrittenFile[]
 	return out;
 }
 
-/** `<file>.baton-backup-20260301T090000123Z` (unique per millisecond; a counter if taken). */
-function backupOf(file: string, nowMs: number): string {
-	const stamp = new Date(nowMs).toISOString().replace(/[-:.]/g, '');
-	let candidate = `${file}.baton-backup-${stamp}`;
-	for (let i = 2; fs.existsSync(candidate); i++) {
-		candidate = `${file}.baton-backup-${stamp}-${i}`;
-	}
-	return candidate;
-}
-
-/** JSON in the file's own indentation (tabs or N spaces, default 2), with its final newline. */
-function formatLike(value: unknown, before: string | undefined): string {
-	const indent = before ? (/\n([ \t]+)["}\]]/.exec(before)?.[1] ?? '  ') : '  ';
-	const finalNewline = before === undefined || before.endsWith('\n') || before.trim() === '';
-	return `${JSON.stringify(value, null, indent)}${finalNewline ? '\n' : ''}`;
-}
-
-/** The newest backup of `file` whose content is `value`, as text. */
-function earlierBytes(file: string, value: unknown): string | undefined {
-	const dir = path.dirname(file);
-	const prefix = `${path.basename(file)}.baton-backup-`;
-	let names: string[];
-	try {
-		names = fs.readdirSync(dir).filter((n) => n.startsWith(prefix));
-	} catch {
-		return undefined;
-	}
-	for (const name of names.sort().reverse()) {
-		try {
-			const text = fs.readFileSync(path.join(dir, name), 'utf8');
-			if (sameJson(JSON.parse(text), value)) {
-				return text;
-			}
-		} catch {
-			// Not JSON (a backup of a damaged file): not the one.
-		}
-	}
-	return undefined;
-}
-
-function sameJson(a: unknown, b: unknown): boolean {
-	return JSON.stringify(a) === JSON.stringify(b);
-}
-
-function writeAtomically(file: string, text: string): void {
-	const tmp = `${file}.baton-tmp-${process.pid}`;
-	fs.writeFileSync(tmp, text);
-	fs.renameSync(tmp, file);
-}
 
 /**
- * The command hooks run. `baton` when that name on PATH is this very installation (short, and it
- * survives upgrades); otherwise the absolute node binary and this CLI script, quoted, which works
- * from any cwd and whatever PATH the agent gives its hooks.
+ * The command hooks run from a terminal: `baton` when that name on PATH is this very installation,
+ * otherwise the Node running now and this CLI script, quoted (batonLauncher.ts).
  */
 export function hookCommandFor(input: { cliPath: string; execPath: string; env: NodeJS.ProcessEnv }): string {
-	const cli = realpath(input.cliPath);
-	for (const dir of (input.env['PATH'] ?? '').split(path.delimiter).filter(Boolean)) {
-		for (const name of process.platform === 'win32' ? ['baton.cmd', 'baton.exe'] : ['baton']) {
-			const candidate = path.join(dir, name);
-			if (fs.existsSync(candidate) && realpath(candidate) === cli) {
-				return 'baton';
-			}
-		}
-	}
-	return `${quote(input.execPath)} ${quote(cli)}`;
-}
-
-function realpath(file: string): string {
-	try {
-		return fs.realpathSync(file);
-	} catch {
-		return path.resolve(file);
-	}
-}
-
-/** Double quotes for sh (escaping what sh expands inside them); Windows shells take the path as is. */
-function quote(value: string): string {
-	return process.platform === 'win32' ? `"${value}"` : `"${value.replace(/(["\\$`])/g, '\\$1')}"`;
+	return shellCommandOf(batonLauncher(input));
 }

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { CommandIds, ContextKeys, defaultCheckpointExcludes, ViewIds } from '../../../src/extension/ids';
+import { CommandIds, ContextKeys, defaultCheckpointExcludes, mcpProviderId, ViewIds } from '../../../src/extension/ids';
 import { defaultCheckpointExcludes as engineExcludes } from '../../../src/engine/config';
 import { mergeConfig } from '../../../src/engine/engine';
 
@@ -60,6 +60,10 @@ void describe('extension manifest', () => {
 			[CommandIds.tagCheckpoint]: 'Baton: Tag Checkpoint',
 			[CommandIds.importData]: 'Baton: Import…',
 			[CommandIds.exportSessions]: 'Baton: Export…',
+			[CommandIds.connectClaude]: 'Baton: Connect Claude Code',
+			[CommandIds.connectCopilot]: 'Baton: Connect Copilot Agent',
+			[CommandIds.connectCline]: 'Baton: Connect Cline',
+			[CommandIds.summarizeSession]: 'Baton: Summarize Session with Language Model',
 		};
 		for (const [id, title] of Object.entries(expected)) {
 			assert.equal(titles.get(id), title);
@@ -71,10 +75,15 @@ void describe('extension manifest', () => {
 		assert.equal(pkg.contributes.viewsContainers.activitybar[0].title, 'Baton');
 		assert.equal(pkg.contributes.views.baton[0].id, ViewIds.sessionChains);
 		assert.equal(pkg.contributes.views.baton[0].name, 'Session Chains');
-		assert.deepEqual(pkg.contributes.views.baton.map((v: { name: string }) => v.name), ['Session Chains', 'Pending Approvals', 'Checkpoints']);
+		assert.deepEqual(pkg.contributes.views.baton.map((v: { name: string }) => v.name), ['Session Chains', 'Pending Approvals', 'Checkpoints', 'Transcripts']);
+		assert.equal(pkg.contributes.views.baton.find((v: { name: string }) => v.name === 'Transcripts').id, ViewIds.transcripts);
 		const when = new Map<string, string>(pkg.contributes.menus.commandPalette.map((m: { command: string; when: string }) => [m.command, m.when]));
 		assert.match(when.get(CommandIds.endSession) ?? '', /baton\.hasActiveSession/);
 		assert.match(when.get(CommandIds.resumeSession) ?? '', /baton\.hasResumableSession/);
+	});
+
+	void it('declares the MCP server definition provider the extension registers', () => {
+		assert.deepEqual(pkg.contributes.mcpServerDefinitionProviders, [{ id: mcpProviderId, label: 'Baton' }]);
 	});
 
 	void it('uses only context keys the extension sets', () => {

@@ -1,0 +1,165 @@
+/**
+ * The agents work over JSON-RPC: connecting agents (hooks and MCP entries written by the editor),
+ * the MCP server definition the extension hands VS Code, archived transcripts and session summaries.
+ *
+ * This process runs on the editor's binary (VS Code's Electron as Node, or code-server's Node), so
+ * what it writes into an agent's configuration comes from batonLauncher.ts in editor mode: a `node`
+ * on PATH, never `process.execPath`.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { MessageConnection } from 'vscode-jsonrpc/node';
+import { defaultAgentSettings, claudeHomeDir, readAgentSettings } from '../engine/agents/agentSettings';
+import { batonLauncher, shellCommandOf, type BatonLauncher } from '../engine/agents/batonLauncher';
+import { connectAgent } from '../engine/agents/connectAgent';
+import { aliasLinker } from '../engine/agents/runHook';
+import { TranscriptArchive, type TranscriptInfo } from '../engine/agents/transcriptArchive';
+import { renderTranscriptMarkdown } from '../engine/agents/transcriptMarkdown';
+import { BatonError } from '../engine/errors';
+import type { Logger } from '../engine/ports';
+import type { Session } from '../engine/storage/model';
+import { batonDir } from '../engine/workspace';
+import type { TranscriptDto } from '../protocol/agentDto';
+import * as rpc from '../protocol/rpc';
+import type { EngineHost } from './engineHost';
+import { requestRegistrar } from './handlers';
+
+export interface AgentHandlerOptions {
+	workspaceRoot: string;
+	/** Baton's CLI script (`dist/cli.js`, beside this server's bundle). */
+	cliPath: string;
+	log: Logger;
+	/** Another process changed the transcript archive (a hook archived a turn): views reload. */
+	onArchiveChange: () => void;
+	pollMs?: number;
+}
+
+export function registerAgentHandlers(connection: MessageConnection, host: EngineHost, options: AgentHandlerOptions): { dispose(): void } {
+	const on = requestRegistrar(connection);
+	const root = options.workspaceRoot;
+	const launcher = (persistent: boolean): BatonLauncher => {
+		if (!fs.existsSync(options.cliPath)) {
+			throw new BatonError('invalidInput', `Baton's command line is missing at ${options.cliPath}; reinstall the extension (or run npm run build)`);
+		}
+		return batonLauncher({ cliPath: options.cliPath, execPath: process.execPath, env: process.env, editor: { electron: process.versions.electron !== undefined }, persistent });
+	};
+	const archive = (): TranscriptArchive => {
+		let settings = defaultAgentSettings();
+		try {
+			settings = readAgentSettings(root);
+		} catch (error) {
+			options.log.warn(`${(error as Error).message}; using the default agent settings`);
+		}
+		return new TranscriptArchive({ workspaceRoot: root, claudeHome: claudeHomeDir(settings, process.env, os.homedir()), log: options.log });
+	};
+	const sessionsById = async (): Promise<Map<string, Session>> =>
+		host.initialized ? new Map((await (await host.get()).briefings.list({ limit: 100_000 })).map((s) => [s.id, s])) : new Map();
+
+	on(rpc.agentConnect, async (params) => {
+		if (host.readOnly) {
+			throw new BatonError('invalidInput', 'this workspace is not trusted: Baton writes no agent configuration into it');
+		}
+		const remove = params.remove === true;
+		let run: BatonLauncher;
+		try {
+			run = launcher(true);
+		} catch (error) {
+			if (!remove) {
+				throw error;
+			}
+			// Taking Baton out needs no working launcher: its entries are recognised by shape.
+			run = { kind: 'baton-on-path', command: 'baton', args: [], env: {} };
+		}
+		if (!remove) {
+			// Hooks need somewhere to record: connecting sets Baton up in the workspace too.
+			await host.write(async () => undefined, true);
+		}
+		const result = connectAgent(root, params.agent, {
+			remove,
+			command: shellCommandOf(run),
+			now: Date.now,
+			...(params.mcp ? { mcp: { launch: run, ...(params.clineMcpSettings ? { clineSettingsFile: params.clineMcpSettings } : {}) } } : {}),
+		});
+		options.log.info(`${remove ? 'disconnected' : 'connected'} ${params.agent}: ${[...result.written, ...(result.mcp ? [result.mcp] : [])].map((w) => `${w.action} ${w.path}`).join(', ')}`);
+		return { agent: params.agent, workspaceRoot: root, written: result.written, mcp: result.mcp, command: result.command, launcher: run.kind, warning: remove ? null : (run.warning ?? null) };
+	});
+
+	on(rpc.mcpDefinition, async () => {
+		const run = launcher(false);
+		return { command: run.command, args: [...run.args, 'mcp', '--workspace', root], env: run.env, cwd: root, launcher: run.kind };
+	});
+
+	on(rpc.transcriptList, async (params) => {
+		const sessions = await sessionsById();
+		return { transcripts: archive().list(params.sessionId ? { sessionId: params.sessionId } : {}).map((t) => toTranscriptDto(t, sessions)) };
+	});
+
+	on(rpc.transcriptShow, async (params) => {
+		const found = archive().read(params.id);
+		if (!found) {
+			throw new BatonError('notFound', `no transcript ${params.id} in this workspace`);
+		}
+		return { transcript: toTranscriptDto(found.info, await sessionsById()), markdown: renderTranscriptMarkdown(found.info, found.excerpts, found.notes) };
+	});
+
+	on(rpc.transcriptSync, () =>
+		host.write(async (engine) => {
+			const report = await archive().sync({ link: aliasLinker(engine) });
+			return { transcripts: report.synced.length, parsedBytes: report.parsedBytes, excerpts: report.excerpts, unlinked: report.unlinked };
+		}),
+	);
+
+	return watchArchive(path.join(batonDir(root), 'transcripts', 'index.json'), options.onArchiveChange, options.pollMs ?? 1_000);
+}
+
+/** Hooks archive transcripts in their own processes, writing only the index file: one stat per tick notices it. */
+function watchArchive(file: string, onChange: () => void, pollMs: number): { dispose(): void } {
+	const stamp = (): number => {
+		try {
+			return fs.statSync(file).mtimeMs;
+		} catch {
+			return 0;
+		}
+	};
+	let last = stamp();
+	const timer = setInterval(() => {
+		const now = stamp();
+		if (now !== last) {
+			last = now;
+			onChange();
+		}
+	}, pollMs);
+	timer.unref();
+	return { dispose: () => clearInterval(timer) };
+}
+
+function toTranscriptDto(t: TranscriptInfo, sessions: Map<string, Session>): TranscriptDto {
+	const session = t.sessionId ? sessions.get(t.sessionId) : undefined;
+	return {
+		id: t.id,
+		agent: t.agent,
+		agentSessionId: t.agentSessionId,
+		parentAgentSessionId: t.parentAgentSessionId,
+		sessionId: t.sessionId,
+		sessionName: session?.name ?? null,
+		sessionStatus: session?.status ?? null,
+		title: t.title,
+		agentType: t.agentType,
+		description: t.description,
+		firstAt: t.firstAt,
+		lastAt: t.lastAt,
+		userRequests: t.userRequests,
+		assistantMessages: t.assistantMessages,
+		toolCalls: t.toolCalls,
+		errors: t.errors,
+		compactions: t.compactions,
+		tokens: Object.values(t.tokens).reduce((n, c) => n + c.input + c.output + c.cacheRead + c.cacheCreation, 0),
+		costUsd: t.costUsd,
+		archiveBytes: t.archiveBytes,
+		sourceMissing: t.sourceMissing,
+		bootstrap: t.bootstrap,
+		archiving: t.archiving,
+		filesTouched: t.filesTouched.length,
+	};
+}

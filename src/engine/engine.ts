@@ -13,6 +13,7 @@ import { createGitStateReader, type GitStateReader } from './sessions/gitState';
 import { SessionService } from './sessions/sessionService';
 import { JournalStore } from './storage/journalStore';
 import { TaskService } from './tasks/taskService';
+import { TrackerService } from './trackers/trackerService';
 import { batonDir, initWorkspace, isInitialized } from './workspace';
 import { BriefingService } from './sessions/briefingService';
 
@@ -39,6 +40,8 @@ export class Engine {
 	readonly checkpoints: CheckpointService;
 	/** Deliveries to the outside world (notifications, issue trackers); hosts call `deliverDue()`. */
 	readonly outbox: OutboxDispatcher;
+	/** Issue trackers: links, auto-linking, and tracker actions delivered through the outbox. */
+	readonly trackers: TrackerService;
 
 	private constructor(
 		readonly ctx: EngineContext,
@@ -50,6 +53,7 @@ export class Engine {
 		this.briefings = new BriefingService(ctx);
 		this.checkpoints = new CheckpointService(ctx);
 		this.outbox = new OutboxDispatcher(ctx);
+		this.trackers = new TrackerService(ctx, this.outbox, secrets);
 		this.sessions.afterEnd = (session, actor) => this.checkpoints.onSessionEnded(session, actor);
 	}
 
@@ -98,7 +102,7 @@ export class Engine {
 	}
 }
 
-/** Host overrides on top of `.baton/config.json`; the nested checkpoint settings merge key by key. */
+/** Host overrides on top of `.baton/config.json`; the nested checkpoint and tracker settings merge key by key. */
 export function mergeConfig(file: BatonConfigInput, overrides: BatonConfigInput): BatonConfigInput {
 	const merged: BatonConfigInput = { ...file, ...overrides };
 	if (file.checkpoints || overrides.checkpoints) {
@@ -109,6 +113,15 @@ export function mergeConfig(file: BatonConfigInput, overrides: BatonConfigInput)
 				? { escalation: { ...file.checkpoints?.escalation, ...overrides.checkpoints?.escalation } }
 				: {}),
 		};
+	}
+	if (file.trackers || overrides.trackers) {
+		const [a, b] = [file.trackers ?? {}, overrides.trackers ?? {}];
+		merged.trackers = { ...a, ...b };
+		for (const key of ['github', 'linear', 'beads'] as const) {
+			if (a[key] || b[key]) {
+				merged.trackers[key] = { ...a[key], ...b[key] };
+			}
+		}
 	}
 	return merged;
 }

@@ -14,6 +14,7 @@ import { agentCommands, runHookCli } from './agentCommands';
 import { checkpointCommands } from './checkpointCommands';
 import { UsageError, type Command, type OptionSpec, type ParsedValues } from './command';
 import { sessionCommands } from './sessionCommands';
+import { trackerCommands } from './trackerCommands';
 import { workspaceCommands } from './workspaceCommands';
 import packageJson from '../../package.json';
 
@@ -24,7 +25,7 @@ export interface CliIo {
 	env: NodeJS.ProcessEnv;
 }
 
-const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...checkpointCommands, ...agentCommands];
+const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...checkpointCommands, ...trackerCommands, ...agentCommands];
 
 const globalOptions: Record<string, OptionSpec> = {
 	json: { type: 'boolean' },

@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import { BatonWorkspace } from './batonWorkspace';
+import { registerIssueCommands } from './commands/issueCommands';
 import { registerSessionCommands } from './commands/sessionCommands';
 import { registerWorkspaceCommands } from './commands/workspaceCommands';
 import { ApprovalPrompts } from './checkpoints/approvalPrompts';
@@ -50,6 +51,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		vscode.workspace.registerTextDocumentContentProvider(checkpointScheme, new CheckpointDocuments(workspace)),
 		new ApprovalPrompts(workspace),
 		...registerCheckpointCommands({ workspace, panels }),
+		...registerIssueCommands(workspace),
 	);
 	// The first status read starts the backend: after activation returns, never on its path.
 	const ready = new Promise((resolve) => setTimeout(() => resolve(workspace.refresh()), 0));

@@ -27,6 +27,7 @@ export const CommandIds = {
 	tagCheckpoint: 'baton.checkpoint.tag',
 	/** Opens one file of a comparison in VS Code's diff editor: `{ from, to?, path }`. */
 	diffCheckpointFile: 'baton.checkpoint.diffFile',
+	linkIssue: 'baton.issue.link',
 } as const;
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
 

@@ -512,6 +512,10 @@ try {
 		await page.locator('vscode-button', { hasText: 'Briefing' }).click();
 		check('details: Briefing posts openBriefing', same(await lastPosted(page), { type: 'openBriefing', sessionId: ids.chain3 }));
 		check('details: the fork tree lists the worker', text.includes('Worker: retry backoff benchmarks'));
+		await page.locator('vscode-button', { hasText: 'Link Issue' }).click();
+		check('details: Link Issue posts linkIssue', same(await lastPosted(page), { type: 'linkIssue', sessionId: ids.chain3 }), JSON.stringify(await lastPosted(page)));
+		check('details: linked issues show with their tracker and state', text.includes('#482') && text.includes('PAY-117') && text.includes('In Progress') && text.includes('pay-3f9a1c'));
+		check('details: a synced issue links to its tracker', (await page.locator('a.issue-id').first().getAttribute('href')) === 'https://github.com/acme/payments/issues/482');
 
 		// Restore: a hidden panel is destroyed; shown again, it draws from its state before the host answers.
 		await page.goto(`${base}/details-dark.html?silent`);

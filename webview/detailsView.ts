@@ -1,4 +1,5 @@
-import type { ForkNodeDto, SessionDetailsDto, SessionDto } from '../src/protocol/dto';
+import type { ForkNodeDto, IssueLinkDto, SessionDetailsDto, SessionDto } from '../src/protocol/dto';
+import { issueLabel } from '../src/protocol/issueLabel';
 import type { WebviewToHost } from '../src/protocol/webview';
 import { dateTimeEl, el, formatDuration, minutesBetween, plural, timeEl, type Child } from './dom';
 import { button, callout, card, chip, columns, empty, facts, handoffBody, icon, linkButton, pageHeader, statusLabel, statusPill, taskIdEl, listCard } from './widgets';
@@ -27,7 +28,7 @@ export function detailsView(details: SessionDetailsDto, send: Send): HTMLElement
 				decisions(details),
 				card('End note', {}, session.endNote ? el('blockquote', { class: 'note' }, session.endNote) : empty('No end note.')),
 			],
-			[overview(session), gitCard(session), chainList(details, open), forks(details.forkTree, session.id, open)],
+			[overview(session), issues(details, send), gitCard(session), chainList(details, open), forks(details.forkTree, session.id, open)],
 		),
 	);
 }
@@ -193,5 +194,36 @@ el(
 						),
 					),
 				),
+	);
+}
+
+const trackerNames: Record<string, string> = { github: 'GitHub', linear: 'Linear', beads: 'Beads', webhook: 'Webhook' };
+
+/** Linked tracker issues: label (a link when the tracker gave an address), title, state, and how it was linked. */
+function issues(details: SessionDetailsDto, send: Send): HTMLElement {
+	const session = details.session;
+	const canLink = session.status !== 'archived' && session.status !== 'closed';
+	const action = canLink ? [button('Link Issue…', () => send({ type: 'linkIssue', sessionId: session.id }), { secondary: true, icon: 'link', focusKey: 'link-issue', title: 'Link this session to a tracker issue' })] : [];
+	return card(
+		'Issues',
+		{ count: details.linkedIssues.length, actions: action },
+		details.linkedIssues.length === 0
+			? empty('No linked issues. Name the session after one (#123, ABC-123) or link one.')
+			: el('ul', { class: 'rows issues' }, details.linkedIssues.map(issueRow)),
+	);
+}
+
+function issueRow(link: IssueLinkDto): HTMLElement {
+	const label = issueLabel(link);
+	const name = link.url && /^https:\/\//.test(link.url) ? el('a', { class: 'issue-id mono', href: link.url, title: `Open ${label} in ${trackerNames[link.tracker] ?? link.tracker}` }, label) : el('span', { class: 'issue-id mono' }, label);
+	return el(
+		'li',
+		{ class: 'row' },
+		el(
+			'div',
+			{ class: 'row-main' },
+			el('span', { class: 'row-title' }, name, ' ', link.title ? el('span', {}, link.title) : el('span', { class: 'muted' }, 'not synced yet')),
+			el('div', { class: 'row-meta' }, el('span', {}, trackerNames[link.tracker] ?? link.tracker), link.state ? el('span', { class: 'pill issue-state' }, link.state) : null, el('span', {}, `linked from ${link.source}`)),
+		),
 	);
 }

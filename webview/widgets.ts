@@ -22,6 +22,7 @@ const iconPaths = {
 	close: 'M4 4l8 8M12 4l-8 8',
 	undo: 'M2.5 2.5v4h4M2.9 6.4A5.5 5.5 0 1 1 3.6 11',
 	file: 'M4 1.5h5l3.5 3.5v9.5h-8.5zM9 1.5V5h3.5',
+	link: 'M6.5 9.5l3-3M7.2 4.8l1.2-1.2a2.6 2.6 0 0 1 3.7 3.7l-1.2 1.2M8.8 11.2l-1.2 1.2a2.6 2.6 0 0 1-3.7-3.7l1.2-1.2',
 } as const;
 export type IconName = keyof typeof iconPaths;
 

@@ -16,6 +16,7 @@ import { interopCommands } from './interopCommands';
 import { UsageError, type Command, type OptionSpec, type ParsedValues } from './command';
 import { memoryCommands } from './memoryCommands';
 import { sessionCommands } from './sessionCommands';
+import { trackerCommands } from './trackerCommands';
 import { workspaceCommands } from './workspaceCommands';
 import packageJson from '../../package.json';
 
@@ -26,7 +27,7 @@ export interface CliIo {
 	env: NodeJS.ProcessEnv;
 }
 
-const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...memoryCommands, ...checkpointCommands, ...interopCommands, ...agentCommands];
+const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...memoryCommands, ...checkpointCommands, ...trackerCommands, ...interopCommands, ...agentCommands];
 
 const globalOptions: Record<string, OptionSpec> = {
 	json: { type: 'boolean' },

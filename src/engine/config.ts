@@ -58,6 +58,73 @@ export const checkpointConfigSchema = z
 	.strict();
 export type CheckpointConfig = z.infer<typeof checkpointConfigSchema>;
 
+/** The issue trackers Baton can link sessions to (peers-and-formats.md §1.2). */
+export const trackerNames = ['github', 'linear', 'beads', 'webhook'] as const;
+export type TrackerName = (typeof trackerNames)[number];
+
+const httpUrl = z.url({ protocol: /^https?$/ });
+
+/**
+ * Issue trackers: non-secret settings only. Tokens and the webhook URL are secrets (`github.token`,
+ * `linear.apiKey`, `tracker.webhook.url`, `tracker.webhook.token`; see secrets.ts).
+ */
+export const trackerConfigSchema = z
+	.object({
+		/** Trackers Baton links to and writes to (comments, status, new issues). None by default. */
+		enabled: z.array(z.enum(trackerNames)).default([]),
+		/** Link sessions to issues named in their name, branch and prompts. */
+		autoLink: z.boolean().default(true),
+		/** Checkpoint triggers that post a comment on the session's linked issues. */
+		commentOn: z.array(z.string().min(1)).default(['manual', 'complete', 'error']),
+		/** Opt-in: close the linked issues when a `complete` checkpoint is approved (or auto-approved). */
+		closeOnApprovedComplete: z.boolean().default(false),
+		/** Opt-in: open an issue when a checkpoint with trigger `error` is taken. */
+		openOnError: z.boolean().default(false),
+		/** Opt-in: open an issue when a checkpoint escalates (cost, duration, errors). */
+		openOnEscalation: z.boolean().default(false),
+		/** Where opened issues go; defaults to the first enabled tracker. */
+		openIn: z.enum(trackerNames).optional(),
+		/** Each HTTP request or `bd` call. */
+		timeout: duration.default(10_000),
+		github: z
+			.object({
+				/** Default: parsed from the workspace's `origin` remote. */
+				owner: z.string().regex(/^[\w.-]+$/).optional(),
+				repo: z.string().regex(/^[\w.-]+$/).optional(),
+				/** GitHub Enterprise: `https://HOST/api/v3`. */
+				apiUrl: httpUrl.default('https://api.github.com'),
+				/** Issue links in names and prompts are recognised on this host too. */
+				webUrl: httpUrl.default('https://github.com'),
+			})
+			.strict()
+			.prefault({}),
+		linear: z
+			.object({
+				/** Team key (`ABC`): auto-linking then only takes `ABC-123`, and new issues go to this team. */
+				teamKey: z.string().regex(/^[A-Z][A-Z0-9]{0,9}$/).optional(),
+				teamId: z.string().min(1).optional(),
+				apiUrl: httpUrl.default('https://api.linear.app/graphql'),
+				/** Workflow state names to use; default: the team's first `completed` / `unstarted` state. */
+				closedState: z.string().min(1).optional(),
+				openState: z.string().min(1).optional(),
+			})
+			.strict()
+			.prefault({}),
+		beads: z
+			.object({
+				/** Workspace-relative (or absolute) path of the issues file. */
+				path: z.string().min(1).default('.beads/issues.jsonl'),
+				/** Id prefix of new issues and of auto-linked ids; default: the file's own, else `bd`. */
+				prefix: z.string().regex(/^[a-z][a-z0-9_]{0,19}$/).optional(),
+				/** `auto`: use the `bd` CLI when it is on PATH, else the file. */
+				cli: z.enum(['auto', 'never']).default('auto'),
+			})
+			.strict()
+			.prefault({}),
+	})
+	.strict();
+export type TrackerConfig = z.infer<typeof trackerConfigSchema>;
+
 export const batonConfigSchema = z.object({
 	maxConcurrentSessions: z.number().int().min(1).max(100).default(5),
 	maxActiveTasksPerScope: z.number().int().min(1).max(100).default(1),
@@ -75,6 +142,7 @@ export const batonConfigSchema = z.object({
 	/** A fact nobody confirmed for this long is marked stale (it stays visible with its mark). */
 	memoryStaleAfter: duration.default(30 * 86_400_000),
 	checkpoints: checkpointConfigSchema.prefault({}),
+	trackers: trackerConfigSchema.prefault({}),
 });
 export type BatonConfig = z.infer<typeof batonConfigSchema>;
 export type BatonConfigInput = z.input<typeof batonConfigSchema>;

@@ -16,6 +16,7 @@ import { JournalStore } from './storage/journalStore';
 import { TaskService } from './tasks/taskService';
 import { ExportService } from './interop/exportService';
 import { ImportService } from './interop/importService';
+import { TrackerService } from './trackers/trackerService';
 import { batonDir, initWorkspace, isInitialized } from './workspace';
 import { BriefingService } from './sessions/briefingService';
 
@@ -50,6 +51,8 @@ export class Engine {
 	readonly imports: ImportService;
 	/** Sessions and chains out as JSON files; handoffs and briefings as markdown views. */
 	readonly exports: ExportService;
+	/** Issue trackers: links, auto-linking, and tracker actions delivered through the outbox. */
+	readonly trackers: TrackerService;
 
 	private constructor(
 		readonly ctx: EngineContext,
@@ -63,6 +66,7 @@ export class Engine {
 		this.checkpoints = new CheckpointService(ctx);
 		this.memory = new MemoryService(ctx, this.checkpoints);
 		this.outbox = new OutboxDispatcher(ctx);
+		this.trackers = new TrackerService(ctx, this.outbox, secrets);
 		this.imports = new ImportService(ctx);
 		this.exports = new ExportService(ctx, this.briefings);
 		this.sessions.afterEnd = async (session, actor) => [...(await this.checkpoints.onSessionEnded(session, actor)), ...(await this.memory.afterSessionEnded(session, actor))];
@@ -118,7 +122,7 @@ export class Engine {
 	}
 }
 
-/** Host overrides on top of `.baton/config.json`; the nested checkpoint settings merge key by key. */
+/** Host overrides on top of `.baton/config.json`; the nested checkpoint and tracker settings merge key by key. */
 export function mergeConfig(file: BatonConfigInput, overrides: BatonConfigInput): BatonConfigInput {
 	const merged: BatonConfigInput = { ...file, ...overrides };
 	if (file.checkpoints || overrides.checkpoints) {
@@ -129,6 +133,15 @@ export function mergeConfig(file: BatonConfigInput, overrides: BatonConfigInput)
 				? { escalation: { ...file.checkpoints?.escalation, ...overrides.checkpoints?.escalation } }
 				: {}),
 		};
+	}
+	if (file.trackers || overrides.trackers) {
+		const [a, b] = [file.trackers ?? {}, overrides.trackers ?? {}];
+		merged.trackers = { ...a, ...b };
+		for (const key of ['github', 'linear', 'beads'] as const) {
+			if (a[key] || b[key]) {
+				merged.trackers[key] = { ...a[key], ...b[key] };
+			}
+		}
 	}
 	return merged;
 }

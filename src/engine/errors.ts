@@ -23,6 +23,8 @@ export const errorCodes = [
 	'checkpointRejected',
 	/** A rollback failed; `details.recovered` says whether the workspace was put back as it was. */
 	'rollbackFailed',
+	/** An issue tracker refused or failed a request; `details` name the tracker and the HTTP status. */
+	'trackerFailed',
 ] as const;
 export type ErrorCode = (typeof errorCodes)[number];
 

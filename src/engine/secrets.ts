@@ -7,6 +7,7 @@
 export const secretNames = {
 	'github.token': { env: 'BATON_GITHUB_TOKEN', label: 'GitHub token (issues: read and write)' },
 	'linear.apiKey': { env: 'BATON_LINEAR_API_KEY', label: 'Linear API key' },
+	'tracker.webhook.url': { env: 'BATON_TRACKER_WEBHOOK_URL', label: 'Issue webhook URL' },
 	'tracker.webhook.token': { env: 'BATON_TRACKER_WEBHOOK_TOKEN', label: 'Issue webhook bearer token' },
 	'slack.webhookUrl': { env: 'BATON_SLACK_WEBHOOK_URL', label: 'Slack incoming-webhook URL' },
 	'discord.webhookUrl': { env: 'BATON_DISCORD_WEBHOOK_URL', label: 'Discord webhook URL' },

@@ -11,6 +11,7 @@ import { TranscriptDocuments, TranscriptsProvider } from './agents/transcriptsVi
 import { BatonWorkspace } from './batonWorkspace';
 import { registerInteropCommands } from './commands/interopCommands';
 import { MarkdownDocuments } from './commands/markdownDocuments';
+import { registerIssueCommands } from './commands/issueCommands';
 import { registerSessionCommands } from './commands/sessionCommands';
 import { registerWorkspaceCommands } from './commands/workspaceCommands';
 import { ApprovalPrompts } from './checkpoints/approvalPrompts';
@@ -74,6 +75,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		...registerConnectCommands({ workspace, globalStorageUri: context.globalStorageUri, mcpProvided: () => mcp.registered }),
 		registerSummarizeCommand(workspace),
 		mcp,
+		...registerIssueCommands(workspace),
 	);
 	// The first status read starts the backend: after activation returns, never on its path.
 	const ready = new Promise((resolve) => setTimeout(() => resolve(workspace.refresh()), 0));

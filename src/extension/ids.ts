@@ -41,6 +41,7 @@ export const CommandIds = {
 	/** Opens an archived transcript's rendering: `{ id }` or a Transcripts row. */
 	openTranscript: 'baton.transcript.open',
 	summarizeSession: 'baton.session.summarizeWithLanguageModel',
+	linkIssue: 'baton.issue.link',
 } as const;
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
 

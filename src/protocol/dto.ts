@@ -203,6 +203,21 @@ export interface ForkNodeDto {
 }
 export const forkNodeDto: z.ZodType<ForkNodeDto> = z.lazy(() => z.object({ session: sessionDto, children: z.array(forkNodeDto) }));
 
+/** A session's link to a tracker issue (`baton issue list` prints the same shape). */
+export const issueLinkDto = z.object({
+	sessionId: z.string(),
+	/** `github`, `linear`, `beads`, `webhook`. */
+	tracker: z.string(),
+	/** `123` or `owner/repo#123` (GitHub), `ABC-123` (Linear), `bd-a1b2` (Beads). */
+	issueId: z.string(),
+	url: z.string().nullable(),
+	title: z.string().nullable(),
+	state: z.string().nullable(),
+	/** `name`, `branch`, `prompt`, `manual`, `created`. */
+	source: z.string(),
+});
+export type IssueLinkDto = z.infer<typeof issueLinkDto>;
+
 /** Everything the session details view shows about one session. */
 export const sessionDetailsDto = z.object({
 	session: sessionDto,
@@ -211,6 +226,7 @@ export const sessionDetailsDto = z.object({
 	chain: z.array(sessionDto),
 	forkTree: forkNodeDto,
 	decisions: z.array(decisionDto),
+	linkedIssues: z.array(issueLinkDto),
 });
 export type SessionDetailsDto = z.infer<typeof sessionDetailsDto>;
 

@@ -6,7 +6,7 @@ import { NotificationType, RequestType } from 'vscode-jsonrpc';
 import type { ConnectAgentParams, ConnectAgentResult, McpLaunchDto, TranscriptDto, TranscriptSyncResultDto } from './agentDto';
 import type { ApprovalStatusDto, CheckpointDto, ComparisonDto, RollbackResultDto } from './checkpointDto';
 import type { ExportParams, ExportResultDto, ImportParams, ImportReportDto, MarkdownKindDto } from './interopDto';
-import type { BriefingDto, DebriefDto, DecisionDto, ForkNodeDto, HandoffDto, ScopeChainsDto, SessionDetailsDto, SessionDto, SessionStatusDto, SessionSummaryDto, TaskDto } from './dto';
+import type { BriefingDto, DebriefDto, DecisionDto, ForkNodeDto, HandoffDto, IssueLinkDto, ScopeChainsDto, SessionDetailsDto, SessionDto, SessionStatusDto, SessionSummaryDto, TaskDto } from './dto';
 
 /** The `data` of every ResponseError the server sends: the engine's stable error code. */
 export interface RpcErrorData {
@@ -88,6 +88,9 @@ export const taskList = new RequestType<void, { tasks: TaskDto[] }, RpcErrorData
 export const taskAdd = new RequestType<{ title: string; type?: TaskDto['type']; priority?: TaskDto['priority']; parentId?: string; dependsOn?: string[] }, { task: TaskDto }, RpcErrorData>('task/add');
 /** Extension → server: make a task the current task of a session. */
 export const taskFocus = new RequestType<{ id: string; sessionId?: string }, { task: TaskDto; sessionId: string; warnings: string[] }, RpcErrorData>('task/focus');
+
+/** Extension → server: link a session to a tracker issue (`github:123`, `#123`, `ABC-123`, `bd-a1b2`, an issue URL). */
+export const issueLink = new RequestType<{ sessionId: string; ref: string }, { link: IssueLinkDto; added: boolean }, RpcErrorData>('issue/link');
 
 /** Server → extension: data changed (its own writes or another process's); views refresh. */
 export const dataDidChange = new NotificationType<{ sequence: number; external: boolean }>('data/didChange');

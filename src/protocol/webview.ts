@@ -23,6 +23,8 @@ export const webviewToHost = z.discriminatedUnion('type', [
 	/** Run one of the session transitions from a details view. */
 	z.object({ type: z.literal('transition'), action: z.enum(['end', 'suspend', 'resume']), sessionId: z.string().min(1).max(100) }),
 	z.object({ type: z.literal('refresh') }),
+	/** Details view: link the session to a tracker issue (the host asks which). */
+	z.object({ type: z.literal('linkIssue'), sessionId: z.string().min(1).max(100) }),
 	/** Comparison: open one file's diff in VS Code's diff editor. */
 	z.object({ type: z.literal('openFileDiff'), path: z.string().min(1).max(4096) }),
 	/** Comparison: act on a checkpoint (approve, reject, roll back to it). */

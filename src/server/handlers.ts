@@ -70,9 +70,11 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 				chain: details.chain,
 				forkTree: toForkDto(details.forkTree),
 				decisions: details.decisions,
+				linkedIssues: await engine.trackers.list({ sessionId: params.id }),
 			};
 		}),
 	);
+	on(rpc.issueLink, (params) => host.write((engine) => engine.trackers.link({ ref: params.ref, sessionId: params.sessionId, actor: actor() })));
 	on(rpc.sessionStart, (params) =>
 		host.write((engine) =>
 			engine.sessions.start({

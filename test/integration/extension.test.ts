@@ -136,4 +136,19 @@ suite('Baton in the VS Code extension host', () => {
 		const result = await vscode.commands.executeCommand(CommandIds.startSession, { name: 'duplicate', scope: 'global', agent: '' });
 		assert.equal(result, undefined);
 	});
+
+	test('links an issue to a session and shows it in the tree row’s tooltip', async () => {
+		const groups = (await api.chains.getChildren()) as ScopeNode[];
+		const global = groups.find((g) => g.chains.scopeKey === 'global');
+		assert.ok(global);
+		const node = ((await api.chains.getChildren(global)) as SessionNode[]).find((n) => n.session.status === 'active');
+		assert.ok(node, 'an active global session');
+		const link = (await vscode.commands.executeCommand(CommandIds.linkIssue, { id: node.session.id, ref: 'ENG-42' })) as { tracker: string; issueId: string; source: string };
+		assert.deepEqual([link.tracker, link.issueId, link.source], ['linear', 'ENG-42', 'manual']);
+		assert.equal(await vscode.commands.executeCommand(CommandIds.linkIssue, { id: node.session.id, ref: 'not an issue' }), undefined, 'refused, reported, nothing linked');
+		const item = await api.chains.resolveTreeItem(api.chains.getTreeItem(node), node, new vscode.CancellationTokenSource().token);
+		const tooltip = item.tooltip as vscode.MarkdownString;
+		assert.match(tooltip.value, /\$\(issues\) ENG\\?-42/, 'markdown escapes the hyphen; it renders as ENG-42');
+		assert.deepEqual(cli('issue', 'list', '--session', node.session.id)['links'].map((l: { issueId: string }) => l.issueId), ['ENG-42']);
+	});
 });

@@ -180,6 +180,11 @@ class HookRun {
 		}
 		const current: Session = resumed ?? session;
 		const id = current.id;
+		const prompt = this.event.kind === 'userPrompt' ? this.event.prompt : null;
+		if (prompt) {
+			// `fix #12`, `ABC-123`, issue URLs: local pattern matching and at most one write, no network.
+			await this.safely('issue links', () => this.engine.trackers.linkFromText({ sessionId: id, text: prompt, source: 'prompt', actor: this.options.actor }));
+		}
 		if ((await this.syncTranscript(id, this.options.settings.hookParseBytes)) > 0) {
 			await this.reportMetrics(id);
 		}

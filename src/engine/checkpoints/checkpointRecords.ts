@@ -109,7 +109,8 @@ export function recordCheckpoint(ctx: EngineContext, db: BatonDb, args: Checkpoi
 	}
 	const created = getCheckpoint(db, id);
 	ctx.events.emit(db, { type: 'checkpoint.created', checkpoint: created, session: session ? getSession(db, session.id) : null, actor: input.actor });
-	return created;
+	// Subscribers may add to the record (the session's linked issues): return it as committed.
+	return getCheckpoint(db, id);
 }
 
 export async function decideCheckpoint(ctx: EngineContext, id: string, status: 'approved' | 'rejected', input: { actor: string; reason?: string | null }): Promise<Checkpoint> {

@@ -3,7 +3,8 @@
  * per state. Tooltips (the handoff) are fetched only when a row is hovered.
  */
 import * as vscode from 'vscode';
-import type { ScopeChainsDto, SessionStatusDto, SessionRowDto } from '../../protocol/dto';
+import type { IssueLinkDto, ScopeChainsDto, SessionStatusDto, SessionRowDto } from '../../protocol/dto';
+import { issueLabel } from '../../protocol/issueLabel';
 import { sessionDetails, sessionOverview } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { durationText, escapeMarkdown, handoffMarkdown, relativeTime, sessionMoment, statusLabel } from '../format';
@@ -103,6 +104,9 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		md.appendMarkdown(`${escapeMarkdown(s.scopeKey)} · #${node.position} in scope · ${durationText(s.startedAt, s.endedAt)}${s.agent ? ` · ${escapeMarkdown(s.agent)}` : ''}  \n`);
 		try {
 			const details = await this.workspace.request(sessionDetails, { id: s.id }, token);
+			if (details.linkedIssues.length > 0) {
+				md.appendMarkdown(`$(issues) ${details.linkedIssues.map(issueMarkdown).join(' · ')}  \n`);
+			}
 			md.appendMarkdown('\n---\n\n');
 			md.appendMarkdown(details.handoffProblem ? `_The stored handoff is malformed: ${escapeMarkdown(details.handoffProblem)}_` : handoffMarkdown(details.handoff));
 		} catch {
@@ -128,4 +132,12 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 			this.lastLoadMs = performance.now() - started;
 		}
 	}
+}
+
+/** `[#42](url) Login fails (open)`: compact, linked when the tracker gave an http(s) address. */
+function issueMarkdown(link: IssueLinkDto): string {
+	const label = escapeMarkdown(issueLabel(link));
+	const title = link.title ? ` ${escapeMarkdown(link.title.length > 60 ? `${link.title.slice(0, 59)}…` : link.title)}` : '';
+	const state = link.state ? ` (${escapeMarkdown(link.state)})` : '';
+	return `${link.url && /^https?:\/\//.test(link.url) ? `[${label}](${link.url.replace(/[()\s]/g, encodeURIComponent)})` : label}${title}${state}`;
 }

@@ -222,6 +222,9 @@ export class BatonPanels implements vscode.Disposable {
 			case 'transition':
 				await vscode.commands.executeCommand(transitionCommands[message.action], { id: message.sessionId });
 				return;
+			case 'linkIssue':
+				await vscode.commands.executeCommand(CommandIds.linkIssue, { id: message.sessionId });
+				return;
 			case 'openFileDiff': {
 				const shown = this.comparisonOf(open, message.type);
 				if (!shown) {

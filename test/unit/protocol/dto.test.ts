@@ -30,6 +30,19 @@ void describe('checkpoint wire shapes match the engine’s schema', () => {
 	});
 });
 
+void describe('issue links: the stored row less its timestamps', () => {
+	void it('the same fields, required and nullable alike', () => {
+		const engine = model.issueLinkSchema.omit({ createdAt: true, updatedAt: true });
+		const e = schemaOf(engine);
+		const w = schemaOf(dto.issueLinkDto);
+		assert.deepEqual(Object.keys(w.properties ?? {}).sort(), Object.keys(e.properties ?? {}).sort());
+		assert.deepEqual([...(w.required ?? [])].sort(), [...(e.required ?? [])].sort());
+		for (const key of Object.keys(e.properties ?? {})) {
+			assert.equal(dto.issueLinkDto.shape[key as keyof typeof dto.issueLinkDto.shape].safeParse(null).success, engine.shape[key as keyof typeof engine.shape].safeParse(null).success, `issueLink.${key} nullability`);
+		}
+	});
+});
+
 void describe('wire shapes match the engine’s schema', () => {
 	for (const [name, engine, wire] of [
 		['scope', engineShapes.sessionScopeSchema, dto.sessionScopeDto],

@@ -32,6 +32,7 @@ void describe('webview → host messages', () => {
 			{ type: 'checkpointAction', action: 'approve', checkpointId },
 			{ type: 'checkpointAction', action: 'reject', checkpointId },
 			{ type: 'checkpointAction', action: 'rollback', checkpointId },
+			{ type: 'linkIssue', sessionId },
 		];
 		for (const message of valid) {
 			const parsed = webviewToHost.safeParse(message);
@@ -85,6 +86,9 @@ void describe('webview → host messages', () => {
 			{ type: 'checkpointAction', action: 'APPROVE', checkpointId },
 			{ type: 'checkpointAction', action: 'approve', id: checkpointId },
 			{ type: 'checkpointAction', action: ['approve', 'reject'], checkpointId },
+			{ type: 'linkIssue' },
+			{ type: 'linkIssue', sessionId: '' },
+			{ type: 'linkIssue', ref: '#42' },
 		];
 		for (const message of malformed) {
 			assert.equal(webviewToHost.safeParse(message).success, false, `accepted ${JSON.stringify(message)}`);
@@ -103,6 +107,7 @@ void describe('webview → host messages', () => {
 			{ type: 'openFileDiff', path: 'p'.repeat(4097) },
 			{ type: 'openFileDiff', path: 'p'.repeat(1_000_000) },
 			{ type: 'checkpointAction', action: 'rollback', checkpointId: long },
+			{ type: 'linkIssue', sessionId: long },
 			{ type: 'checkpointAction', action: 'approve', checkpointId: 'c'.repeat(1_000_000) },
 		]) {
 			assert.equal(webviewToHost.safeParse(message).success, false, `accepted a ${JSON.stringify(message).length}-character message`);
@@ -192,6 +197,9 @@ void describe('the webview preview fixture', () => {
 		const forks = sessions.filter((s) => s.parentSessionId !== null);
 		assert.ok(forks.filter((s) => s.parentSessionId === forks[0]?.parentSessionId).length >= 2 || forks.length >= 2, 'an orchestrator with workers');
 		assert.ok(sessions.filter((s) => s.previousSessionId && byId.has(s.previousSessionId)).length >= 2, 'a chain of at least three');
+		const details = sessionDetailsDto.parse(fixture['details']?.['details']);
+		assert.ok(new Set(details.linkedIssues.map((l) => l.tracker)).size >= 3, 'issues from several trackers');
+		assert.ok(details.linkedIssues.some((l) => l.url === null) && details.linkedIssues.some((l) => l.title === null), 'a link not synced yet');
 		const briefing = briefingDto.parse(fixture['briefing']?.['briefing']);
 		assert.ok(briefing.suggestions.some((s) => s.stale), 'a stale suggestion');
 		assert.ok(briefing.nextTasks.length > 0 && briefing.openBugs.length > 0 && briefing.blockedTasks.length > 0 && briefing.activeEpics.length > 0);

@@ -53,6 +53,13 @@ void describe('backend server over JSON-RPC', () => {
 		const details = await connection.sendRequest(rpc.sessionDetails, { id: started.session.id });
 		assert.equal(details.chain.length, 1);
 		assert.equal(details.forkTree.session.id, started.session.id);
+		assert.deepEqual(details.linkedIssues, []);
+		const linked = await connection.sendRequest(rpc.issueLink, { sessionId: started.session.id, ref: 'ABC-12' });
+		assert.deepEqual(linked, { link: { sessionId: started.session.id, tracker: 'linear', issueId: 'ABC-12', url: null, title: null, state: null, source: 'manual' }, added: true });
+		const withIssue = await connection.sendRequest(rpc.sessionDetails, { id: started.session.id });
+		assert.deepEqual(withIssue.linkedIssues.map((l) => `${l.tracker}:${l.issueId}`), ['linear:ABC-12']);
+		const bad = await connection.sendRequest(rpc.issueLink, { sessionId: started.session.id, ref: 'not an issue' }).catch((e: unknown) => e);
+		assert.ok(bad instanceof ResponseError && (bad.data as rpc.RpcErrorData).code === 'invalidInput');
 	});
 
 	void it('serves a session’s summary and the briefing’s project memory', async (t) => {

@@ -6,6 +6,7 @@ import { CheckpointService } from './checkpoints/checkpointService';
 import { resolveConfig, readConfigFile, type BatonConfig, type BatonConfigInput } from './config';
 import { EngineContext } from './context';
 import { BatonError } from './errors';
+import { NotificationService } from './notifications/notificationService';
 import { OutboxDispatcher } from './outbox/outbox';
 import { systemClock, type Clock, type Logger } from './ports';
 import { envSecretSource, type SecretSource } from './secrets';
@@ -39,6 +40,8 @@ export class Engine {
 	readonly checkpoints: CheckpointService;
 	/** Deliveries to the outside world (notifications, issue trackers); hosts call `deliverDue()`. */
 	readonly outbox: OutboxDispatcher;
+	/** Push notifications: queued inside writes; hosts `attach()` the channels they can deliver. */
+	readonly notifications: NotificationService;
 
 	private constructor(
 		readonly ctx: EngineContext,
@@ -50,6 +53,7 @@ export class Engine {
 		this.briefings = new BriefingService(ctx);
 		this.checkpoints = new CheckpointService(ctx);
 		this.outbox = new OutboxDispatcher(ctx);
+		this.notifications = new NotificationService(ctx, this.outbox, secrets);
 		this.sessions.afterEnd = (session, actor) => this.checkpoints.onSessionEnded(session, actor);
 	}
 
@@ -98,7 +102,7 @@ export class Engine {
 	}
 }
 
-/** Host overrides on top of `.baton/config.json`; the nested checkpoint settings merge key by key. */
+/** Host overrides on top of `.baton/config.json`; the nested checkpoint and notification settings merge key by key. */
 export function mergeConfig(file: BatonConfigInput, overrides: BatonConfigInput): BatonConfigInput {
 	const merged: BatonConfigInput = { ...file, ...overrides };
 	if (file.checkpoints || overrides.checkpoints) {
@@ -109,6 +113,16 @@ export function mergeConfig(file: BatonConfigInput, overrides: BatonConfigInput)
 				? { escalation: { ...file.checkpoints?.escalation, ...overrides.checkpoints?.escalation } }
 				: {}),
 		};
+	}
+	if (file.notifications || overrides.notifications) {
+		const a = file.notifications ?? {};
+		const b = overrides.notifications ?? {};
+		merged.notifications = { ...a, ...b };
+		for (const key of ['routing', 'priorities', 'rateLimit', 'budget', 'ntfy', 'smtp'] as const) {
+			if (a[key] || b[key]) {
+				(merged.notifications as Record<string, unknown>)[key] = { ...a[key], ...b[key] };
+			}
+		}
 	}
 	return merged;
 }

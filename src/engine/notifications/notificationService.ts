@@ -14,12 +14,13 @@ import { notificationChannels, type NotificationChannel, type NotificationConfig
 import type { EngineContext } from '../context';
 import type { DomainEvent } from '../events';
 import { RetryLater, type DeliveryOutcome, type OutboxDispatcher } from '../outbox/outbox';
-import { maskSecrets, type SecretName, type SecretSource } from '../secrets';
+import type { SecretName, SecretSource } from '../secrets';
 import type { BatonDb } from '../storage/journalStore';
 import type { NotificationOutboxRow } from '../storage/model';
 import { notificationOutbox } from '../storage/schema';
 import type { ChannelEnv } from './channels/channelEnv';
 import { channelLabels, channelMissing, channelSenders } from './channels/channelRegistry';
+import { maskDeliveryText } from './channels/httpPost';
 import { notificationMessageSchema, type NotificationMessage } from './notificationMessage';
 import { enqueueNotification } from './notificationRouting';
 import { notificationsFor } from './notificationRules';
@@ -189,7 +190,7 @@ export class NotificationService {
 			const value = (await this.secrets.get(name))?.trim();
 			if (value) values.set(name, value);
 		}
-		return maskSecrets(text, values);
+		return maskDeliveryText(text, values);
 	}
 
 	private env(): ChannelEnv {

@@ -15,7 +15,32 @@ export interface PostTarget {
 }
 
 export function channelError(target: Pick<PostTarget, 'channel' | 'secrets'>, detail: string): Error {
-	return new Error(maskSecrets(`${target.channel}: ${detail}`, target.secrets));
+	return new Error(maskDeliveryText(`${target.channel}: ${detail}`, target.secrets));
+}
+
+/**
+ * `maskSecrets`, and more for secret URLs: a URL carries its token in the path or query, and a peer
+ * may echo just that part back ("no such hook /services/…"). The path with its query, long path
+ * segments and query values are masked too, longest first.
+ */
+export function maskDeliveryText(text: string, secrets: ReadonlyMap<SecretName, string>): string {
+	const entries: [SecretName, string][] = [];
+	for (const [name, value] of secrets) {
+		entries.push([name, value]);
+		let url: URL;
+		try {
+			url = new URL(value);
+		} catch {
+			continue;
+		}
+		const parts = [`${url.pathname}${url.search}`, url.pathname, ...url.pathname.split('/').filter((s) => s.length >= 16), ...[...url.searchParams.values()], url.password];
+		entries.push(...parts.filter((part) => part.length >= 8).map((part): [SecretName, string] => [name, part]));
+	}
+	let out = text;
+	for (const [name, value] of entries.sort((a, b) => b[1].length - a[1].length)) {
+		out = maskSecrets(out, new Map([[name, value]]));
+	}
+	return out;
 }
 
 export async function httpPost(target: PostTarget, url: string, init: { headers: Record<string, string>; body: string }): Promise<void> {
@@ -47,7 +72,7 @@ export async function httpPost(target: PostTarget, url: string, init: { headers:
 	const detail = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${body ? `: ${body}` : ''}`;
 	const wait = response.status === 429 ? retryAfterMs(response.headers, text) : undefined;
 	if (wait !== undefined) {
-		throw new RetryLater(maskSecrets(`${target.channel}: ${detail} (retrying in ${wait} ms as asked)`, target.secrets), wait);
+		throw new RetryLater(maskDeliveryText(`${target.channel}: ${detail} (retrying in ${wait} ms as asked)`, target.secrets), wait);
 	}
 	throw channelError(target, detail);
 }

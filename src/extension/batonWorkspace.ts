@@ -29,6 +29,33 @@ const settingToEngine: Record<string, string> = {
 	'checkpoints.maxFileSize': 'checkpoints.maxFileSize',
 	'checkpoints.timeBudget': 'checkpoints.timeBudget',
 	'checkpoints.completeOnEnd': 'checkpoints.completeOnEnd',
+	// Notifications: non-secret settings only (secrets live in SecretStorage, asked for per delivery).
+	...Object.fromEntries(
+		[
+			'enabled',
+			'channels',
+			'routing.info',
+			'routing.notice',
+			'routing.warning',
+			'routing.critical',
+			'priorities',
+			'dedupWindow',
+			'rateLimit.perMinute',
+			'budget.sessionUsd',
+			'budget.threshold',
+			'timeout',
+			'ntfy.server',
+			'ntfy.topic',
+			'smtp.host',
+			'smtp.port',
+			'smtp.secure',
+			'smtp.requireTls',
+			'smtp.allowInvalidCertificate',
+			'smtp.user',
+			'smtp.from',
+			'smtp.to',
+		].map((key) => [`notifications.${key}`, `notifications.${key}`]),
+	),
 };
 
 export class BatonWorkspace extends Disposable {
@@ -199,7 +226,8 @@ export class BatonWorkspace extends Disposable {
 		for (const [setting, option] of Object.entries(settingToEngine)) {
 			const inspected = config.inspect(setting);
 			const value = inspected?.workspaceFolderValue ?? inspected?.workspaceValue ?? inspected?.globalValue;
-			if (value !== undefined) {
+			// An emptied text setting (an ntfy topic, an SMTP host) means "not set".
+			if (value !== undefined && value !== '') {
 				setPath(out, option.split('.'), value);
 			}
 		}

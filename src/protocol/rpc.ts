@@ -4,6 +4,7 @@
  */
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
 import type { ApprovalStatusDto, CheckpointDto, ComparisonDto, RollbackResultDto } from './checkpointDto';
+import type { NotificationChannelDto, NotificationShowDto, NotificationTestResultDto, SecretNameDto } from './notificationDto';
 import type { BriefingDto, DebriefDto, DecisionDto, ForkNodeDto, HandoffDto, ScopeChainsDto, SessionDetailsDto, SessionDto, SessionStatusDto, TaskDto } from './dto';
 
 /** The `data` of every ResponseError the server sends: the engine's stable error code. */
@@ -115,3 +116,12 @@ export const checkpointProgress = new NotificationType<{ phase: string; done: nu
  * no copy beyond the call that needs it.
  */
 export const secretGet = new RequestType<{ name: string }, { value: string | null }, RpcErrorData>('secret/get');
+
+/** Extension → server: the notification channels, whether each is enabled and what it still lacks. */
+export const notificationChannels = new RequestType<void, { channels: NotificationChannelDto[] }, RpcErrorData>('notification/channels');
+/** Extension → server: send a test notification to one channel now and report how it went. */
+export const notificationTest = new RequestType<{ channel: string }, NotificationTestResultDto, RpcErrorData>('notification/test');
+/** Server → extension: show a notification in the editor (the `editor` channel). */
+export const notificationShow = new NotificationType<NotificationShowDto>('notification/show');
+/** Extension → server: every secret Baton can use (names and labels, never values), for “Baton: Store Secret…”. */
+export const secretList = new RequestType<void, { secrets: SecretNameDto[] }, RpcErrorData>('secret/list');

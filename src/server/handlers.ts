@@ -185,7 +185,7 @@ export function registerCheckpointHandlers(connection: MessageConnection, host: 
 }
 
 /** Registers handlers whose failures reach the client as coded ResponseErrors. */
-function requestRegistrar(connection: MessageConnection) {
+export function requestRegistrar(connection: MessageConnection) {
 	return <P, R>(type: RequestType<P, R, rpc.RpcErrorData>, handler: (params: P) => Promise<R>): void => {
 		connection.onRequest(type, async (params: P) => {
 			try {

@@ -12,6 +12,7 @@ import { envSecretSource, firstSecretSource, type SecretSource } from '../engine
 import { checkpointProgress, dataDidChange, secretGet, serverLog } from '../protocol/rpc';
 import { EngineHost } from './engineHost';
 import { registerCheckpointHandlers, registerHandlers } from './handlers';
+import { editorPresenter, registerNotificationHandlers } from './notificationHandlers';
 
 function main(): void {
 	const { values } = parseArgs({
@@ -57,9 +58,11 @@ function main(): void {
 		hostEnvironment: values['host-env'] ? (JSON.parse(values['host-env']) as { version: string | null; extensions: Record<string, string> }) : undefined,
 		checkpointTimer: values['checkpoint-timer'] === true,
 		onCheckpointProgress: (p) => void connection.sendNotification(checkpointProgress, { ...p, message: null }),
+		editorPresenter: editorPresenter(connection),
 	});
 	registerHandlers(connection, host, values.workspace);
 	registerCheckpointHandlers(connection, host);
+	registerNotificationHandlers(connection, host);
 	const shutdown = (): void => {
 		host.dispose();
 		process.exit(0);

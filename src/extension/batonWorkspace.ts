@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { RequestType } from 'vscode-jsonrpc/node';
+import type { NotificationShowDto } from '../protocol/notificationDto';
 import { workspaceStatus, type RpcErrorData, type WorkspaceStatus } from '../protocol/rpc';
 import { configSection, ContextKeys, defaultCheckpointExcludes } from './ids';
 import { Disposable } from './lifecycle';
@@ -68,6 +69,9 @@ export class BatonWorkspace extends Disposable {
 	/** The served folder's data changed (or the served folder changed): views reload. */
 	readonly onDidChangeData = this.dataEmitter.event;
 	readonly onDidChangeStatus = this.statusEmitter.event;
+	private readonly notificationEmitter = this.register(new vscode.EventEmitter<NotificationShowDto>());
+	/** A notification any folder's backend asks the editor to show (the `editor` channel). */
+	readonly onDidReceiveNotification = this.notificationEmitter.event;
 
 	constructor(
 		private readonly extensionUri: vscode.Uri,
@@ -122,6 +126,7 @@ export class BatonWorkspace extends Disposable {
 				secrets: this.secrets,
 			});
 			client.onCheckpointProgress((progress) => this.showSnapshotProgress(progress));
+			client.onNotification((notification) => this.notificationEmitter.fire(notification));
 			client.onDidChangeData(() => {
 				if (this.currentRoot === root) {
 					this.scheduleRefresh();

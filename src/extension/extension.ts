@@ -11,6 +11,8 @@ import { registerCheckpointCommands } from './checkpoints/checkpointCommands';
 import { CheckpointDocuments } from './checkpoints/checkpointDocuments';
 import { CheckpointsProvider, PendingApprovalsProvider } from './checkpoints/checkpointViews';
 import { checkpointScheme, outputChannelName, ViewIds } from './ids';
+import { registerNotificationCommands } from './notifications/notificationCommands';
+import { NotificationPresenter } from './notifications/notificationPresenter';
 import { SessionStatusBar } from './statusBar';
 import { SessionChainsProvider } from './views/sessionChainsProvider';
 import { BatonPanels } from './webviews/batonPanels';
@@ -34,6 +36,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 	const tree = vscode.window.createTreeView(ViewIds.sessionChains, { treeDataProvider: chains, showCollapseAll: true });
 	const checkpoints = new CheckpointsProvider(workspace);
 	const pending = new PendingApprovalsProvider(workspace);
+	const approvalPrompts = new ApprovalPrompts(workspace);
 	context.subscriptions.push(
 		log,
 		workspace,
@@ -48,8 +51,10 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		vscode.window.createTreeView(ViewIds.checkpoints, { treeDataProvider: checkpoints, showCollapseAll: true }),
 		vscode.window.createTreeView(ViewIds.pendingApprovals, { treeDataProvider: pending }),
 		vscode.workspace.registerTextDocumentContentProvider(checkpointScheme, new CheckpointDocuments(workspace)),
-		new ApprovalPrompts(workspace),
+		approvalPrompts,
+		new NotificationPresenter(workspace, approvalPrompts),
 		...registerCheckpointCommands({ workspace, panels }),
+		...registerNotificationCommands(workspace),
 	);
 	// The first status read starts the backend: after activation returns, never on its path.
 	const ready = new Promise((resolve) => setTimeout(() => resolve(workspace.refresh()), 0));

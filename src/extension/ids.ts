@@ -27,6 +27,11 @@ export const CommandIds = {
 	tagCheckpoint: 'baton.checkpoint.tag',
 	/** Opens one file of a comparison in VS Code's diff editor: `{ from, to?, path }`. */
 	diffCheckpointFile: 'baton.checkpoint.diffFile',
+	/** `{ channel? }`: a quick pick of channels unless one is given; returns the delivery result. */
+	sendTestNotification: 'baton.notifications.sendTest',
+	/** `{ name?, value? }`: a pick over the engine's secret names, then a password box. */
+	storeSecret: 'baton.secrets.store',
+	clearSecret: 'baton.secrets.clear',
 } as const;
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
 

@@ -58,6 +58,9 @@ void describe('extension manifest', () => {
 			[CommandIds.approveCheckpoint]: 'Baton: Approve Checkpoint',
 			[CommandIds.rejectCheckpoint]: 'Baton: Reject Checkpoint',
 			[CommandIds.tagCheckpoint]: 'Baton: Tag Checkpoint',
+			[CommandIds.sendTestNotification]: 'Baton: Send Test Notification',
+			[CommandIds.storeSecret]: 'Baton: Store Secret…',
+			[CommandIds.clearSecret]: 'Baton: Clear Secret…',
 		};
 		for (const [id, title] of Object.entries(expected)) {
 			assert.equal(titles.get(id), title);

@@ -15,10 +15,9 @@ export const flushBudgetMs = 2_000;
 
 /** Delivers what is due to the channels this environment can reach, within `flushBudgetMs`. */
 export async function flushNotifications(engine: Engine): Promise<void> {
-	if (!engine.config.notifications.enabled) {
+	if ((await engine.notifications.attach({ onlyReady: true })).length === 0) {
 		return;
 	}
-	await engine.notifications.attach({ onlyReady: true });
 	await engine.notifications.flush(flushBudgetMs);
 }
 

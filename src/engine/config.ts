@@ -118,6 +118,18 @@ export const notificationConfigSchema = z
 	})
 	.strict();
 export type NotificationConfig = z.infer<typeof notificationConfigSchema>;
+export type NotificationConfigInput = z.input<typeof notificationConfigSchema>;
+
+/** `overrides` on top of `base`, the nested blocks (routing, smtp, …) key by key. */
+export function mergeNotifications(base: NotificationConfigInput, overrides: NotificationConfigInput): NotificationConfigInput {
+	const merged: Record<string, unknown> = { ...base, ...overrides };
+	for (const key of ['routing', 'priorities', 'rateLimit', 'budget', 'ntfy', 'smtp'] as const) {
+		if (base[key] || overrides[key]) {
+			merged[key] = { ...base[key], ...overrides[key] };
+		}
+	}
+	return merged as NotificationConfigInput;
+}
 
 export const batonConfigSchema = z.object({
 	maxConcurrentSessions: z.number().int().min(1).max(100).default(5),

@@ -3,7 +3,7 @@
  */
 import path from 'node:path';
 import { CheckpointService } from './checkpoints/checkpointService';
-import { resolveConfig, readConfigFile, type BatonConfig, type BatonConfigInput } from './config';
+import { mergeNotifications, resolveConfig, readConfigFile, type BatonConfig, type BatonConfigInput } from './config';
 import { EngineContext } from './context';
 import { BatonError } from './errors';
 import { NotificationService } from './notifications/notificationService';
@@ -115,14 +115,7 @@ export function mergeConfig(file: BatonConfigInput, overrides: BatonConfigInput)
 		};
 	}
 	if (file.notifications || overrides.notifications) {
-		const a = file.notifications ?? {};
-		const b = overrides.notifications ?? {};
-		merged.notifications = { ...a, ...b };
-		for (const key of ['routing', 'priorities', 'rateLimit', 'budget', 'ntfy', 'smtp'] as const) {
-			if (a[key] || b[key]) {
-				(merged.notifications as Record<string, unknown>)[key] = { ...a[key], ...b[key] };
-			}
-		}
+		merged.notifications = mergeNotifications(file.notifications ?? {}, overrides.notifications ?? {});
 	}
 	return merged;
 }

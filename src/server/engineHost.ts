@@ -159,6 +159,8 @@ export class EngineHost {
 			return;
 		}
 		try {
+			// Hooks and the CLI route with the editor's settings too: record them in the workspace.
+			await engine.notifications.publishHostSettings(this.options.config.notifications);
 			const channels = await engine.notifications.attach(this.options.editorPresenter ? { editor: this.options.editorPresenter } : {});
 			this.deliveriesAttached = true;
 			this.options.log.info(`notifications: delivering to ${channels.join(', ') || 'no channel'}`);

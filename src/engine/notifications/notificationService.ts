@@ -10,7 +10,7 @@
  */
 import path from 'node:path';
 import { desc, eq } from 'drizzle-orm';
-import { notificationChannels, type NotificationChannel, type NotificationConfig } from '../config';
+import { notificationChannels, type NotificationChannel, type NotificationConfig, type NotificationConfigInput } from '../config';
 import type { EngineContext } from '../context';
 import type { DomainEvent } from '../events';
 import { RetryLater, type DeliveryOutcome, type OutboxDispatcher } from '../outbox/outbox';
@@ -21,6 +21,7 @@ import { notificationOutbox } from '../storage/schema';
 import type { ChannelEnv } from './channels/channelEnv';
 import { channelLabels, channelMissing, channelSenders } from './channels/channelRegistry';
 import { maskDeliveryText } from './channels/httpPost';
+import { readHostSettings, withHostSettings, writeHostSettings } from './hostSettings';
 import { notificationMessageSchema, type NotificationMessage } from './notificationMessage';
 import { enqueueNotification } from './notificationRouting';
 import { notificationsFor } from './notificationRules';
@@ -48,6 +49,11 @@ export class NotificationService {
 	private editor: EditorPresenter | undefined;
 	/** Wall-clock time by which a flushing host must be done (the CLI's bounded wait). */
 	private deadline: number | undefined;
+	/** True in the editor's backend: its own settings are the ones in force (and recorded for the others). */
+	private hostOwned = false;
+	private recorded: { updatedAt: string; config: NotificationConfig } | undefined;
+	/** The configuration deliveries use, read when channels are attached. */
+	private deliveryConfig: NotificationConfig | undefined;
 
 	constructor(
 		private readonly ctx: EngineContext,
@@ -57,25 +63,54 @@ export class NotificationService {
 		ctx.events.on((event, db) => this.onEvent(event, db));
 	}
 
-	private get config(): NotificationConfig {
-		return this.ctx.config.notifications;
+	/**
+	 * The editor's backend records its notification settings (`overrides`, non-secret) for the other
+	 * processes of the workspace, and from then on uses its own (see hostSettings.ts).
+	 */
+	async publishHostSettings(overrides: NotificationConfigInput | undefined): Promise<void> {
+		this.hostOwned = true;
+		const value = overrides && Object.keys(overrides).length > 0 ? overrides : null;
+		await this.ctx.store.write((db) => writeHostSettings(db, this.ctx.nowIso(), value));
+	}
+
+	/** This process's configuration, with the editor's recorded settings on top when it has none of its own. */
+	private configIn(db: BatonDb): NotificationConfig {
+		const own = this.ctx.config.notifications;
+		const row = this.hostOwned ? undefined : readHostSettings(db);
+		if (!row) {
+			return own;
+		}
+		if (this.recorded?.updatedAt !== row.updatedAt) {
+			try {
+				this.recorded = { updatedAt: row.updatedAt, config: withHostSettings(own, row.value) };
+			} catch (error) {
+				this.ctx.log.warn(`notifications: ${(error as Error).message}`);
+				this.recorded = { updatedAt: row.updatedAt, config: own };
+			}
+		}
+		return this.recorded.config;
+	}
+
+	private async currentConfig(): Promise<NotificationConfig> {
+		return this.ctx.store.read((db) => this.configIn(db));
 	}
 
 	private onEvent(event: DomainEvent, db: BatonDb): void {
-		if (!this.config.enabled) {
+		const config = this.configIn(db);
+		if (!config.enabled) {
 			return;
 		}
 		const nowMs = this.ctx.clock.now();
 		let planned: ReturnType<typeof notificationsFor>;
 		try {
-			planned = notificationsFor(event, { db, config: this.ctx.config, nowMs, workspaceRoot: this.ctx.workspaceRoot });
+			planned = notificationsFor(event, { db, config: { ...this.ctx.config, notifications: config }, nowMs, workspaceRoot: this.ctx.workspaceRoot });
 		} catch (error) {
 			// Preparing is reads only: a notification lost here must not cost the change that caused it.
 			this.ctx.log.warn(`notifications: could not prepare one for ${event.type}: ${(error as Error).message}`);
 			return;
 		}
 		for (const notification of planned) {
-			enqueueNotification(db, nowMs, this.config, notification);
+			enqueueNotification(db, nowMs, config, notification);
 		}
 	}
 
@@ -86,9 +121,11 @@ export class NotificationService {
 	 */
 	async attach(options: { editor?: EditorPresenter; onlyReady?: boolean } = {}): Promise<NotificationChannel[]> {
 		this.editor = options.editor ?? this.editor;
+		const config = await this.currentConfig();
+		this.deliveryConfig = config;
 		const attached: NotificationChannel[] = [];
-		for (const channel of this.config.channels) {
-			if (channel === 'editor' ? !this.editor : options.onlyReady && (await channelMissing(channel, this.env())).length > 0) {
+		for (const channel of config.enabled ? config.channels : []) {
+			if (channel === 'editor' ? !this.editor : options.onlyReady && (await channelMissing(channel, this.env(config))).length > 0) {
 				continue;
 			}
 			this.outbox.register(channel, (row) => this.deliver(channel, row));
@@ -123,7 +160,7 @@ export class NotificationService {
 			at: this.ctx.nowIso(),
 		};
 		try {
-			await this.send(channel, message, `test_${started}`);
+			await this.send(channel, message, `test_${started}`, await this.currentConfig());
 			this.ctx.log.info(`test notification sent to ${channel}`);
 			return { channel, ok: true, error: null, durationMs: Date.now() - started };
 		} catch (error) {
@@ -134,11 +171,12 @@ export class NotificationService {
 	}
 
 	async channels(): Promise<ChannelStatus[]> {
-		const env = this.env();
+		const config = await this.currentConfig();
+		const env = this.env(config);
 		const out: ChannelStatus[] = [];
 		for (const id of notificationChannels) {
 			const missing = id === 'editor' ? (this.editor ? [] : ['an open VS Code window']) : await channelMissing(id, env);
-			out.push({ id, label: channelLabels[id], enabled: this.config.channels.includes(id), missing });
+			out.push({ id, label: channelLabels[id], enabled: config.enabled && config.channels.includes(id), missing });
 		}
 		return out;
 	}
@@ -161,10 +199,10 @@ export class NotificationService {
 		if (!parsed.success) {
 			throw new Error(`${channel}: outbox row ${row.id} holds no valid message (${parsed.error.issues[0]?.message ?? 'invalid'})`);
 		}
-		await this.send(channel, parsed.data, row.id);
+		await this.send(channel, parsed.data, row.id, this.deliveryConfig ?? this.ctx.config.notifications);
 	}
 
-	private async send(channel: NotificationChannel, message: NotificationMessage, id: string): Promise<void> {
+	private async send(channel: NotificationChannel, message: NotificationMessage, id: string, config: NotificationConfig): Promise<void> {
 		if (channel === 'editor') {
 			if (!this.editor) {
 				throw new Error('editor: no VS Code window is connected to this process');
@@ -172,7 +210,7 @@ export class NotificationService {
 			return this.editor({ id, message });
 		}
 		try {
-			await channelSenders[channel](message, this.env());
+			await channelSenders[channel](message, this.env(config));
 		} catch (error) {
 			// The channels mask what they used; a last pass with every secret this host has is cheap insurance.
 			const e = error as Error;
@@ -193,9 +231,9 @@ export class NotificationService {
 		return maskDeliveryText(text, values);
 	}
 
-	private env(): ChannelEnv {
+	private env(config: NotificationConfig): ChannelEnv {
 		return {
-			config: this.config,
+			config,
 			secrets: this.secrets,
 			workspaceRoot: this.ctx.workspaceRoot,
 			timeoutMs: () => {
@@ -203,7 +241,7 @@ export class NotificationService {
 				if (left < 100) {
 					throw new RetryLater('deferred: this process ran out of time; the next host delivers it', 0, false);
 				}
-				return Math.min(this.config.timeout, left);
+				return Math.min(config.timeout, left);
 			},
 		};
 	}

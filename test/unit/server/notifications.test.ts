@@ -40,8 +40,9 @@ void describe('backend notifications', () => {
 		assert.match(shown[0]?.id ?? '', /^ntf_/);
 		assert.deepEqual(shown[0]?.actions.map((a) => a.editor), ['Baton: Show Session Details']);
 
-		// Another process (the CLI, an agent hook) records a cost that crosses the budget's 80 %.
-		const other = await Engine.open({ workspaceRoot: workspace, log: new MemoryLogger(), secrets: noSecrets, config: { notifications: { channels: ['editor', 'webhook'] } } });
+		// Another process (the CLI, an agent hook) records a cost that crosses the budget's 80 %. It has
+		// no settings of its own: it routes with the ones the editor's backend recorded.
+		const other = await Engine.open({ workspaceRoot: workspace, log: new MemoryLogger(), secrets: noSecrets });
 		t.after(() => other.close());
 		const { session: second } = await other.sessions.start({ name: 'from a hook', actor: 'hook' });
 		await other.checkpoints.recordMetrics({ sessionId: second.id, costUsd: 4.5, actor: 'hook' });

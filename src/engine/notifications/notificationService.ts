@@ -14,7 +14,7 @@ import { notificationChannels, type NotificationChannel, type NotificationConfig
 import type { EngineContext } from '../context';
 import type { DomainEvent } from '../events';
 import { RetryLater, type DeliveryOutcome, type OutboxDispatcher } from '../outbox/outbox';
-import type { SecretName, SecretSource } from '../secrets';
+import { secretNames, type SecretName, type SecretSource } from '../secrets';
 import type { BatonDb } from '../storage/journalStore';
 import type { NotificationOutboxRow } from '../storage/model';
 import { notificationOutbox } from '../storage/schema';
@@ -25,6 +25,8 @@ import { readHostSettings, withHostSettings, writeHostSettings } from './hostSet
 import { notificationMessageSchema, type NotificationMessage } from './notificationMessage';
 import { enqueueNotification } from './notificationRouting';
 import { notificationsFor } from './notificationRules';
+
+const editorMaxAgeMs = 3_600_000;
 
 /** Shows a message in the editor (the server forwards it to the extension). */
 export type EditorPresenter = (notification: { id: string; message: NotificationMessage }) => Promise<void>;
@@ -207,6 +209,12 @@ export class NotificationService {
 			if (!this.editor) {
 				throw new Error('editor: no VS Code window is connected to this process');
 			}
+			// Queued while no editor was open (overnight hooks): news that old would only crowd the
+			// window at start, and what still waits for a person shows in Pending Approvals anyway.
+			if (this.ctx.clock.now() - Date.parse(message.at) > editorMaxAgeMs) {
+				this.ctx.log.info(`editor: not showing ${message.event} from ${message.at} (older than an hour)`);
+				return;
+			}
 			return this.editor({ id, message });
 		}
 		try {
@@ -224,7 +232,7 @@ export class NotificationService {
 
 	private async maskAll(text: string): Promise<string> {
 		const values = new Map<SecretName, string>();
-		for (const name of ['slack.webhookUrl', 'discord.webhookUrl', 'webhook.url', 'webhook.token', 'ntfy.token', 'smtp.password'] as const) {
+		for (const name of Object.keys(secretNames) as SecretName[]) {
 			const value = (await this.secrets.get(name))?.trim();
 			if (value) values.set(name, value);
 		}

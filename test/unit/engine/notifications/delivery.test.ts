@@ -134,8 +134,8 @@ void describe('notification delivery', () => {
 		assert.deepEqual(status['email'], { id: 'email', label: 'Email (SMTP)', enabled: false, missing: ['notifications.smtp.host', 'notifications.smtp.from', 'notifications.smtp.to'] });
 	});
 
-	void it('the editor channel hands the message to the host’s presenter', async (t) => {
-		const { engine } = await notifyEngine(t, {});
+	void it('the editor channel hands the message to the host’s presenter, unless it waited over an hour for an editor', async (t) => {
+		const { engine, clock } = await notifyEngine(t, {});
 		const shown: { id: string; message: NotificationMessage }[] = [];
 		assert.deepEqual(await engine.notifications.attach({ editor: async (n) => void shown.push(n) }), ['editor']);
 		const { session } = await engine.sessions.start({ name: 'visible', actor });
@@ -146,6 +146,12 @@ void describe('notification delivery', () => {
 		assert.equal((await engine.store.read((db) => db.select().from(notificationOutbox).where(eq(notificationOutbox.id, shown[0]!.id)).get()))?.status, 'sent');
 		assert.equal((await engine.notifications.test('editor')).ok, true);
 		assert.equal(shown.length, 2);
+		const old = await engine.sessions.start({ name: 'overnight', actor });
+		await engine.sessions.end({ id: old.session.id, actor });
+		clock.advance(3_600_001);
+		await engine.outbox.deliverDue();
+		assert.equal(shown.length, 2, 'not shown');
+		assert.ok((await outboxRows(engine)).every((r) => r.status === 'sent'), 'but done with');
 	});
 
 	void it('logs and records a failure with the secret masked, even when the peer echoes it or the URL is malformed', async (t) => {

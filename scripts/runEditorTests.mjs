@@ -71,6 +71,12 @@ if (want('exthost')) {
 	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'init', '--workspace', interop]);
 	runExthost('interop', interop);
 	fs.rmSync(interop, { recursive: true, force: true });
+	// A folder with Baton set up, for notifications and secrets (a loopback webhook inside the test).
+	const notifyWs = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-notify-ws-'));
+	fs.writeFileSync(path.join(notifyWs, 'README.md'), '# notifications\n');
+	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'init', '--workspace', notifyWs]);
+	runExthost('notifications', notifyWs);
+	fs.rmSync(notifyWs, { recursive: true, force: true });
 
 	// Two folders, one with Baton data, opened as a multi-root workspace.
 	const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-multiroot-'));

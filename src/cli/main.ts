@@ -9,12 +9,14 @@ import { parseArgs } from 'node:util';
 import { Engine } from '../engine/engine';
 import { BatonError } from '../engine/errors';
 import { stderrLogger } from '../engine/ports';
+import { envSecretSource } from '../engine/secrets';
 import { findWorkspaceRoot } from '../engine/workspace';
 import { agentCommands, runHookCli } from './agentCommands';
 import { checkpointCommands } from './checkpointCommands';
 import { interopCommands } from './interopCommands';
 import { UsageError, type Command, type OptionSpec, type ParsedValues } from './command';
 import { memoryCommands } from './memoryCommands';
+import { flushNotifications, notifyCommands } from './notifyCommands';
 import { sessionCommands } from './sessionCommands';
 import { trackerCommands } from './trackerCommands';
 import { workspaceCommands } from './workspaceCommands';
@@ -27,7 +29,10 @@ export interface CliIo {
 	env: NodeJS.ProcessEnv;
 }
 
-const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...memoryCommands, ...checkpointCommands, ...trackerCommands, ...interopCommands, ...agentCommands];
+const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...memoryCommands, ...checkpointCommands, ...trackerCommands, ...interopCommands, ...agentCommands, ...notifyCommands];
+
+/** Commands that do not deliver notifications on their way out (`mcp` runs for hours; `notify` manages them). */
+const noFlush = new Set(['mcp', 'notify']);
 
 const globalOptions: Record<string, OptionSpec> = {
 	json: { type: 'boolean' },
@@ -81,7 +86,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 			cwd: io.cwd,
 			actor,
 			engine: async () => {
-				engine ??= await Engine.open({ workspaceRoot, log: stderrLogger, create: isInit });
+				engine ??= await Engine.open({ workspaceRoot, log: stderrLogger, create: isInit, secrets: envSecretSource(io.env) });
 				return engine;
 			},
 		});
@@ -89,6 +94,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 			io.stdout(json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
 		}
 		if (engine) {
+			// Output first: a slow channel delays the exit by at most flushBudgetMs, never the answer.
+			if (!noFlush.has(command.path[0] ?? '')) {
+				await flushNotifications(engine).catch((error: unknown) => stderrLogger.warn(`notifications: ${(error as Error).message}`));
+			}
 			await engine.maintain();
 		}
 		return output.exitCode ?? 0;

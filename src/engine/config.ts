@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import { z } from 'zod';
+import { secretKeysIn } from './secrets';
 import { BatonError } from './errors';
 
 const durationPattern = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|w)?$/;
@@ -125,6 +126,78 @@ export const trackerConfigSchema = z
 	.strict();
 export type TrackerConfig = z.infer<typeof trackerConfigSchema>;
 
+export const notificationChannels = ['editor', 'slack', 'discord', 'ntfy', 'email', 'webhook'] as const;
+export type NotificationChannel = (typeof notificationChannels)[number];
+export const notificationEvents = [
+	'session.started',
+	'session.completed',
+	'session.error',
+	'checkpoint.needs_review',
+	'checkpoint.approved',
+	'checkpoint.rejected',
+	'escalation.triggered',
+	'budget.threshold_reached',
+	'budget.exceeded',
+] as const;
+export type NotificationEvent = (typeof notificationEvents)[number];
+const priority = z.enum(['info', 'notice', 'warning', 'critical']);
+const channelList = z.array(z.enum(notificationChannels));
+
+/**
+ * Push notifications: which channels are on, where each priority goes, and the limits that keep a
+ * burst of events from becoming an alert storm. Secrets (webhook URLs, tokens, the SMTP password)
+ * are never here: they come from VS Code's SecretStorage or `BATON_*` environment variables.
+ */
+export const notificationConfigSchema = z
+	.object({
+		enabled: z.boolean().default(true),
+		/** Channels that may receive notifications; a priority's route is filtered by this list. */
+		channels: channelList.default(['editor']),
+		/** Per priority, the channels it goes to (default: info nowhere, notice the editor, warning and critical every enabled channel). */
+		routing: z.object({ info: channelList.optional(), notice: channelList.optional(), warning: channelList.optional(), critical: channelList.optional() }).strict().prefault({}),
+		/** Per event, a priority other than the default one. */
+		priorities: z.partialRecord(z.enum(notificationEvents), priority).default({}),
+		/** The same notification (same event and subject) on a channel within this window is suppressed. */
+		dedupWindow: duration.default(30 * 60_000),
+		/** At most this many per channel per minute; more are suppressed (critical ones never are). */
+		rateLimit: z.object({ perMinute: z.number().int().min(1).max(1000).default(10) }).strict().prefault({}),
+		/** A session budget in US dollars (0: none), and the fraction of it that warns first. */
+		budget: z.object({ sessionUsd: z.number().nonnegative().default(5), threshold: z.number().gt(0).lt(1).default(0.8) }).strict().prefault({}),
+		/** Every request to a channel gives up after this long. */
+		timeout: duration.default(10_000),
+		ntfy: z.object({ server: z.url({ protocol: /^https?$/ }).default('https://ntfy.sh'), topic: z.string().regex(/^[-_A-Za-z0-9]{1,64}$/, 'a topic is 1–64 letters, digits, - or _').optional() }).strict().prefault({}),
+		smtp: z
+			.object({
+				host: z.string().min(1).optional(),
+				port: z.number().int().min(1).max(65535).default(587),
+				/** true: TLS from the first byte (port 465); false: STARTTLS when the server offers it. */
+				secure: z.boolean().default(false),
+				/** Refuse to send unless STARTTLS succeeds. */
+				requireTls: z.boolean().default(false),
+				/** Accept a server certificate that does not verify (a self-signed relay); off by default. */
+				allowInvalidCertificate: z.boolean().default(false),
+				user: z.string().min(1).optional(),
+				from: z.string().min(3).optional(),
+				to: z.array(z.string().min(3)).default([]),
+			})
+			.strict()
+			.prefault({}),
+	})
+	.strict();
+export type NotificationConfig = z.infer<typeof notificationConfigSchema>;
+export type NotificationConfigInput = z.input<typeof notificationConfigSchema>;
+
+/** `overrides` on top of `base`, the nested blocks (routing, smtp, …) key by key. */
+export function mergeNotifications(base: NotificationConfigInput, overrides: NotificationConfigInput): NotificationConfigInput {
+	const merged: Record<string, unknown> = { ...base, ...overrides };
+	for (const key of ['routing', 'priorities', 'rateLimit', 'budget', 'ntfy', 'smtp'] as const) {
+		if (base[key] || overrides[key]) {
+			merged[key] = { ...base[key], ...overrides[key] };
+		}
+	}
+	return merged as NotificationConfigInput;
+}
+
 export const batonConfigSchema = z.object({
 	maxConcurrentSessions: z.number().int().min(1).max(100).default(5),
 	maxActiveTasksPerScope: z.number().int().min(1).max(100).default(1),
@@ -143,11 +216,17 @@ export const batonConfigSchema = z.object({
 	memoryStaleAfter: duration.default(30 * 86_400_000),
 	checkpoints: checkpointConfigSchema.prefault({}),
 	trackers: trackerConfigSchema.prefault({}),
+	notifications: notificationConfigSchema.prefault({}),
 });
 export type BatonConfig = z.infer<typeof batonConfigSchema>;
 export type BatonConfigInput = z.input<typeof batonConfigSchema>;
 
 export function resolveConfig(input: unknown, source: string): BatonConfig {
+	const blocks = input && typeof input === 'object' ? (input as { notifications?: unknown; trackers?: unknown }) : {};
+	const secret = [...secretKeysIn(blocks.notifications, ['notifications']), ...secretKeysIn(blocks.trackers, ['trackers'])][0];
+	if (secret) {
+		throw new BatonError('configInvalid', `${source}: ${secret.path}: secrets never go in configuration or settings; store ${secret.name} with “Baton: Store Secret…” in VS Code, or set ${secret.env} for the CLI`);
+	}
 	const parsed = batonConfigSchema.strict().safeParse(input ?? {});
 	if (!parsed.success) {
 		const issue = parsed.error.issues[0];

@@ -3,9 +3,10 @@
  */
 import path from 'node:path';
 import { CheckpointService } from './checkpoints/checkpointService';
-import { resolveConfig, readConfigFile, type BatonConfig, type BatonConfigInput } from './config';
+import { mergeNotifications, resolveConfig, readConfigFile, type BatonConfig, type BatonConfigInput } from './config';
 import { EngineContext } from './context';
 import { BatonError } from './errors';
+import { NotificationService } from './notifications/notificationService';
 import { OutboxDispatcher } from './outbox/outbox';
 import { systemClock, type Clock, type Logger } from './ports';
 import { MemoryService } from './memory/memoryService';
@@ -53,6 +54,8 @@ export class Engine {
 	readonly exports: ExportService;
 	/** Issue trackers: links, auto-linking, and tracker actions delivered through the outbox. */
 	readonly trackers: TrackerService;
+	/** Push notifications: queued inside writes; hosts `attach()` the channels they can deliver. */
+	readonly notifications: NotificationService;
 
 	private constructor(
 		readonly ctx: EngineContext,
@@ -66,6 +69,7 @@ export class Engine {
 		this.checkpoints = new CheckpointService(ctx);
 		this.memory = new MemoryService(ctx, this.checkpoints);
 		this.outbox = new OutboxDispatcher(ctx);
+		this.notifications = new NotificationService(ctx, this.outbox, secrets);
 		this.trackers = new TrackerService(ctx, this.outbox, secrets);
 		this.imports = new ImportService(ctx);
 		this.exports = new ExportService(ctx, this.briefings);
@@ -122,7 +126,7 @@ export class Engine {
 	}
 }
 
-/** Host overrides on top of `.baton/config.json`; the nested checkpoint and tracker settings merge key by key. */
+/** Host overrides on top of `.baton/config.json`; the nested checkpoint, tracker and notification settings merge key by key. */
 export function mergeConfig(file: BatonConfigInput, overrides: BatonConfigInput): BatonConfigInput {
 	const merged: BatonConfigInput = { ...file, ...overrides };
 	if (file.checkpoints || overrides.checkpoints) {
@@ -142,6 +146,9 @@ export function mergeConfig(file: BatonConfigInput, overrides: BatonConfigInput)
 				merged.trackers[key] = { ...a[key], ...b[key] };
 			}
 		}
+	}
+	if (file.notifications || overrides.notifications) {
+		merged.notifications = mergeNotifications(file.notifications ?? {}, overrides.notifications ?? {});
 	}
 	return merged;
 }

@@ -63,3 +63,30 @@ export function maskSecrets(text: string, values: ReadonlyMap<SecretName, string
 	}
 	return out;
 }
+
+const secretLikeKey = /^(password|passwd|token|apikey|api_key|secret|webhookurl)$/i;
+
+/**
+ * Keys in a block of configuration that hold (or look like they hold) a secret: a path ending in one
+ * of `secretNames` (`notifications.smtp.password`), or a key named like a password or token.
+ * Configuration is a file in the workspace and settings sync: a secret there is refused, not read.
+ */
+export function secretKeysIn(input: unknown, prefix: string[] = []): { path: string; name: string; env: string }[] {
+	if (!input || typeof input !== 'object' || Array.isArray(input)) {
+		return [];
+	}
+	const found: { path: string; name: string; env: string }[] = [];
+	for (const [key, value] of Object.entries(input)) {
+		const keys = [...prefix, key];
+		const joined = keys.join('.');
+		const named = (Object.keys(secretNames) as SecretName[]).find((name) => joined === name || joined.endsWith(`.${name}`));
+		if (named) {
+			found.push({ path: joined, name: named, env: secretNames[named].env });
+		} else if (secretLikeKey.test(key)) {
+			found.push({ path: joined, name: 'the secret', env: 'the matching BATON_… variable' });
+		} else {
+			found.push(...secretKeysIn(value, keys));
+		}
+	}
+	return found;
+}

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { RequestType } from 'vscode-jsonrpc/node';
+import type { NotificationShowDto } from '../protocol/notificationDto';
 import { workspaceStatus, type RpcErrorData, type WorkspaceStatus } from '../protocol/rpc';
 import { configSection, ContextKeys, defaultCheckpointExcludes } from './ids';
 import { Disposable } from './lifecycle';
@@ -29,6 +30,33 @@ const settingToEngine: Record<string, string> = {
 	'checkpoints.maxFileSize': 'checkpoints.maxFileSize',
 	'checkpoints.timeBudget': 'checkpoints.timeBudget',
 	'checkpoints.completeOnEnd': 'checkpoints.completeOnEnd',
+	// Notifications: non-secret settings only (secrets live in SecretStorage, asked for per delivery).
+	...Object.fromEntries(
+		[
+			'enabled',
+			'channels',
+			'routing.info',
+			'routing.notice',
+			'routing.warning',
+			'routing.critical',
+			'priorities',
+			'dedupWindow',
+			'rateLimit.perMinute',
+			'budget.sessionUsd',
+			'budget.threshold',
+			'timeout',
+			'ntfy.server',
+			'ntfy.topic',
+			'smtp.host',
+			'smtp.port',
+			'smtp.secure',
+			'smtp.requireTls',
+			'smtp.allowInvalidCertificate',
+			'smtp.user',
+			'smtp.from',
+			'smtp.to',
+		].map((key) => [`notifications.${key}`, `notifications.${key}`]),
+	),
 };
 
 export class BatonWorkspace extends Disposable {
@@ -41,6 +69,9 @@ export class BatonWorkspace extends Disposable {
 	/** The served folder's data changed (or the served folder changed): views reload. */
 	readonly onDidChangeData = this.dataEmitter.event;
 	readonly onDidChangeStatus = this.statusEmitter.event;
+	private readonly notificationEmitter = this.register(new vscode.EventEmitter<NotificationShowDto>());
+	/** A notification any folder's backend asks the editor to show (the `editor` channel). */
+	readonly onDidReceiveNotification = this.notificationEmitter.event;
 
 	constructor(
 		private readonly extensionUri: vscode.Uri,
@@ -95,6 +126,7 @@ export class BatonWorkspace extends Disposable {
 				secrets: this.secrets,
 			});
 			client.onCheckpointProgress((progress) => this.showSnapshotProgress(progress));
+			client.onNotification((notification) => this.notificationEmitter.fire(notification));
 			client.onDidChangeData(() => {
 				if (this.currentRoot === root) {
 					this.scheduleRefresh();
@@ -199,7 +231,8 @@ export class BatonWorkspace extends Disposable {
 		for (const [setting, option] of Object.entries(settingToEngine)) {
 			const inspected = config.inspect(setting);
 			const value = inspected?.workspaceFolderValue ?? inspected?.workspaceValue ?? inspected?.globalValue;
-			if (value !== undefined) {
+			// An emptied text setting (an ntfy topic, an SMTP host) means "not set".
+			if (value !== undefined && value !== '') {
 				setPath(out, option.split('.'), value);
 			}
 		}

@@ -19,6 +19,8 @@ import { registerCheckpointCommands } from './checkpoints/checkpointCommands';
 import { CheckpointDocuments } from './checkpoints/checkpointDocuments';
 import { CheckpointsProvider, PendingApprovalsProvider } from './checkpoints/checkpointViews';
 import { checkpointScheme, markdownScheme, outputChannelName, transcriptScheme, ViewIds } from './ids';
+import { registerNotificationCommands } from './notifications/notificationCommands';
+import { NotificationPresenter } from './notifications/notificationPresenter';
 import { SessionStatusBar } from './statusBar';
 import { SessionChainsProvider } from './views/sessionChainsProvider';
 import { BatonPanels } from './webviews/batonPanels';
@@ -49,6 +51,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 	const markdownViews = new MarkdownDocuments(workspace);
 	const transcripts = new TranscriptsProvider(workspace);
 	const mcp = new BatonMcpProvider(workspace, String((context.extension.packageJSON as { version?: string }).version ?? '0'));
+	const approvalPrompts = new ApprovalPrompts(workspace);
 	context.subscriptions.push(
 		log,
 		workspace,
@@ -63,7 +66,8 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		vscode.window.createTreeView(ViewIds.checkpoints, { treeDataProvider: checkpoints, showCollapseAll: true }),
 		vscode.window.createTreeView(ViewIds.pendingApprovals, { treeDataProvider: pending }),
 		vscode.workspace.registerTextDocumentContentProvider(checkpointScheme, new CheckpointDocuments(workspace)),
-		new ApprovalPrompts(workspace),
+		approvalPrompts,
+		new NotificationPresenter(workspace, approvalPrompts),
 		...registerCheckpointCommands({ workspace, panels }),
 		markdownViews,
 		vscode.workspace.registerTextDocumentContentProvider(markdownScheme, markdownViews),
@@ -76,6 +80,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		registerSummarizeCommand(workspace),
 		mcp,
 		...registerIssueCommands(workspace),
+		...registerNotificationCommands(workspace),
 	);
 	// The first status read starts the backend: after activation returns, never on its path.
 	const ready = new Promise((resolve) => setTimeout(() => resolve(workspace.refresh()), 0));

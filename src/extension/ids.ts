@@ -42,6 +42,11 @@ export const CommandIds = {
 	openTranscript: 'baton.transcript.open',
 	summarizeSession: 'baton.session.summarizeWithLanguageModel',
 	linkIssue: 'baton.issue.link',
+	/** `{ channel? }`: a quick pick of channels unless one is given; returns the delivery result. */
+	sendTestNotification: 'baton.notifications.sendTest',
+	/** `{ name?, value? }`: a pick over the engine's secret names, then a password box. */
+	storeSecret: 'baton.secrets.store',
+	clearSecret: 'baton.secrets.clear',
 } as const;
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
 

@@ -5,7 +5,8 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type MessageConnection, type RequestType } from 'vscode-jsonrpc/node';
-import { checkpointProgress, dataDidChange, secretGet, serverLog, type RpcErrorData } from '../protocol/rpc';
+import type { NotificationShowDto } from '../protocol/notificationDto';
+import { checkpointProgress, dataDidChange, notificationShow, secretGet, serverLog, type RpcErrorData } from '../protocol/rpc';
 import { CommandIds } from './ids';
 import { Disposable } from './lifecycle';
 
@@ -41,6 +42,9 @@ export class ServerClient extends Disposable {
 	private readonly progressEmitter = this.register(new vscode.EventEmitter<{ phase: string; done: number; total: number }>());
 	/** Progress of a long snapshot (the first one of a workspace), for a progress indicator. */
 	readonly onCheckpointProgress = this.progressEmitter.event;
+	private readonly notificationEmitter = this.register(new vscode.EventEmitter<NotificationShowDto>());
+	/** The backend's `editor` notification channel: a message to show. */
+	readonly onNotification = this.notificationEmitter.event;
 
 	constructor(private readonly options: ServerOptions) {
 		super();
@@ -107,6 +111,7 @@ export class ServerClient extends Disposable {
 		connection.onNotification(serverLog, ({ level, message }) => this.options.log[level](`[server] ${message}`));
 		connection.onNotification(dataDidChange, (change) => this.dataEmitter.fire(change));
 		connection.onNotification(checkpointProgress, (progress) => this.progressEmitter.fire(progress));
+		connection.onNotification(notificationShow, (notification) => this.notificationEmitter.fire(notification));
 		connection.onRequest(secretGet, async ({ name }) => ({ value: (await this.options.secrets?.get(secretStorageKey(name))) ?? null }));
 		connection.listen();
 		child.on('exit', (code, signal) => this.onExit(child, code, signal));

@@ -5,6 +5,7 @@
 import { NotificationType, RequestType } from 'vscode-jsonrpc';
 import type { ConnectAgentParams, ConnectAgentResult, McpLaunchDto, TranscriptDto, TranscriptSyncResultDto } from './agentDto';
 import type { ApprovalStatusDto, CheckpointDto, ComparisonDto, RollbackResultDto } from './checkpointDto';
+import type { NotificationChannelDto, NotificationShowDto, NotificationTestResultDto, SecretNameDto } from './notificationDto';
 import type { ExportParams, ExportResultDto, ImportParams, ImportReportDto, MarkdownKindDto } from './interopDto';
 import type { BriefingDto, DebriefDto, DecisionDto, ForkNodeDto, HandoffDto, IssueLinkDto, ScopeChainsDto, SessionDetailsDto, SessionDto, SessionStatusDto, SessionSummaryDto, TaskDto } from './dto';
 
@@ -141,3 +142,11 @@ export const transcriptList = new RequestType<{ sessionId?: string }, { transcri
 export const transcriptShow = new RequestType<{ id: string }, { transcript: TranscriptDto; markdown: string }, RpcErrorData>('transcript/show');
 /** Extension → server: archive what is new in the workspace's agent transcripts now. */
 export const transcriptSync = new RequestType<void, TranscriptSyncResultDto, RpcErrorData>('transcript/sync');
+/** Extension → server: the notification channels, whether each is enabled and what it still lacks. */
+export const notificationChannels = new RequestType<void, { channels: NotificationChannelDto[] }, RpcErrorData>('notification/channels');
+/** Extension → server: send a test notification to one channel now and report how it went. */
+export const notificationTest = new RequestType<{ channel: string }, NotificationTestResultDto, RpcErrorData>('notification/test');
+/** Server → extension: show a notification in the editor (the `editor` channel). */
+export const notificationShow = new NotificationType<NotificationShowDto>('notification/show');
+/** Extension → server: every secret Baton can use (names and labels, never values), for “Baton: Store Secret…”. */
+export const secretList = new RequestType<void, { secrets: SecretNameDto[] }, RpcErrorData>('secret/list');

@@ -6,6 +6,7 @@ import { noSecrets, type SecretSource } from '../engine/secrets';
 import { Engine } from '../engine/engine';
 import type { BatonConfigInput } from '../engine/config';
 import { BatonError } from '../engine/errors';
+import type { EditorPresenter } from '../engine/notifications/notificationService';
 import type { Logger } from '../engine/ports';
 import { isInitialized } from '../engine/workspace';
 
@@ -28,6 +29,8 @@ export interface EngineHostOptions {
 	onCheckpointProgress?: (progress: { phase: string; done: number; total: number }) => void;
 	/** Tokens, webhook URLs and passwords, asked for when a delivery needs one (never stored). */
 	secrets?: SecretSource;
+	/** Shows an `editor` notification (the server forwards it to the extension). */
+	editorPresenter?: EditorPresenter;
 }
 
 export class EngineHost {
@@ -39,6 +42,8 @@ export class EngineHost {
 	private checkpointBusy = false;
 	private busy = false;
 	private lastShadowMaintenance = 0;
+	private deliveryTimer: NodeJS.Timeout | undefined;
+	private deliveriesAttached = false;
 
 	constructor(private readonly options: EngineHostOptions) {}
 
@@ -78,6 +83,7 @@ export class EngineHost {
 				}
 				this.startPolling();
 				this.startCheckpointTimer(engine);
+				void this.startDeliveries(engine);
 				return engine;
 			},
 			(error: unknown) => {
@@ -98,7 +104,7 @@ export class EngineHost {
 			return await fn(engine);
 		} finally {
 			this.lastWrite = Date.now();
-			this.options.onDidChange(false, engine.store.sequence);
+			this.changed(false, engine);
 		}
 	}
 
@@ -109,6 +115,8 @@ export class EngineHost {
 		if (this.checkpointTimer) {
 			clearInterval(this.checkpointTimer);
 		}
+		clearTimeout(this.deliveryTimer);
+		this.deliveriesAttached = false;
 		this.engine?.close();
 		this.engine = undefined;
 	}
@@ -135,7 +143,7 @@ export class EngineHost {
 				const periodic = await engine.checkpoints.maybePeriodic({ actor: 'baton:periodic' });
 				if (periodic.checkpoint) {
 					this.options.log.info(`periodic checkpoint ${periodic.checkpoint.id}`);
-					this.options.onDidChange(false, engine.store.sequence);
+					this.changed(false, engine);
 				}
 			} catch (error) {
 				this.options.log.warn(`background checkpoint work failed: ${(error as Error).message}`);
@@ -146,6 +154,54 @@ export class EngineHost {
 		setTimeout(() => void run(true), 2_000).unref();
 		this.checkpointTimer = setInterval(() => void run(false), 60_000);
 		this.checkpointTimer.unref();
+	}
+
+	/** Data changed (here or in another process): tell the listeners, then deliver what it queued. */
+	private changed(external: boolean, engine: Engine): void {
+		this.options.onDidChange(external, engine.store.sequence);
+		this.kickDeliveries(engine);
+	}
+
+	/** Registers the enabled channels (and the editor) once the engine is open; untrusted workspaces deliver nothing. */
+	private async startDeliveries(engine: Engine): Promise<void> {
+		if (this.options.readOnly) {
+			return;
+		}
+		try {
+			// Hooks and the CLI route with the editor's settings too: record them in the workspace.
+			await engine.notifications.publishHostSettings(this.options.config.notifications);
+			const channels = await engine.notifications.attach(this.options.editorPresenter ? { editor: this.options.editorPresenter } : {});
+			this.deliveriesAttached = true;
+			this.options.log.info(`notifications: delivering to ${channels.join(', ') || 'no channel'}`);
+			this.kickDeliveries(engine);
+		} catch (error) {
+			this.options.log.warn(`notifications: could not set up the channels: ${(error as Error).message}`);
+		}
+	}
+
+	/**
+	 * Delivers what is due, never on a request's path (fire and forget), then arms one timer for the
+	 * next row that comes due (a retry's backoff). Concurrent kicks share the outbox's one pass.
+	 */
+	private kickDeliveries(engine: Engine): void {
+		if (!this.deliveriesAttached || engine !== this.engine) {
+			return;
+		}
+		void engine.outbox
+			.deliverDue()
+			.then(async () => {
+				const at = await engine.outbox.nextDueAt();
+				clearTimeout(this.deliveryTimer);
+				if (at !== null && engine === this.engine) {
+					this.deliveryTimer = setTimeout(() => this.kickDeliveries(engine), Math.min(Math.max(at - Date.now(), 1_000), 5 * 60_000));
+					this.deliveryTimer.unref();
+				}
+			})
+			.catch((error: unknown) => {
+				if (engine === this.engine) {
+					this.options.log.warn(`notifications: a delivery pass failed: ${(error as Error).message}`);
+				}
+			});
 	}
 
 	/** One stat of the journal per tick; a change made elsewhere is applied and announced. */
@@ -163,7 +219,7 @@ export class EngineHost {
 		this.busy = true;
 		try {
 			if (await engine.store.refresh()) {
-				this.options.onDidChange(true, engine.store.sequence);
+				this.changed(true, engine);
 			}
 			const idleFor = Date.now() - this.lastWrite;
 			const idle = !this.options.readOnly && idleFor > (this.options.idleCompactMs ?? 30_000);

@@ -15,6 +15,7 @@ import { registerAgentHandlers } from './agentHandlers';
 import { EngineHost } from './engineHost';
 import { registerCheckpointHandlers, registerHandlers } from './handlers';
 import { registerInteropHandlers } from './interopHandlers';
+import { editorPresenter, registerNotificationHandlers } from './notificationHandlers';
 
 function main(): void {
 	const { values } = parseArgs({
@@ -62,6 +63,7 @@ function main(): void {
 		hostEnvironment: values['host-env'] ? (JSON.parse(values['host-env']) as { version: string | null; extensions: Record<string, string> }) : undefined,
 		checkpointTimer: values['checkpoint-timer'] === true,
 		onCheckpointProgress: (p) => void connection.sendNotification(checkpointProgress, { ...p, message: null }),
+		editorPresenter: editorPresenter(connection),
 	});
 	registerHandlers(connection, host, values.workspace);
 	registerCheckpointHandlers(connection, host);
@@ -72,6 +74,7 @@ function main(): void {
 		log,
 		onArchiveChange: () => void connection.sendNotification(dataDidChange, { external: true, sequence: -1 }),
 	});
+	registerNotificationHandlers(connection, host);
 	const shutdown = (): void => {
 		agents.dispose();
 		host.dispose();

@@ -23,7 +23,8 @@ interface Rule {
 
 const rules: Record<Layer, Rule> = {
 	protocol: { layers: [], packages: ['zod', 'vscode-jsonrpc'], nodeBuiltins: false },
-	engine: { layers: [], packages: ['zod', 'drizzle-orm', 'drizzle-zod', 'sql.js', 'simple-git'], nodeBuiltins: true },
+	// nodemailer: the email notification channel (an SMTP client; the engine's channels serve both the server and the CLI).
+	engine: { layers: [], packages: ['zod', 'drizzle-orm', 'drizzle-zod', 'sql.js', 'simple-git', 'nodemailer'], nodeBuiltins: true },
 	server: { layers: ['engine', 'protocol'], packages: ['vscode-jsonrpc/node', 'zod'], nodeBuiltins: true },
 	cli: { layers: ['engine', 'protocol'], packages: ['zod', '@modelcontextprotocol/sdk'], nodeBuiltins: true, files: ['package.json'] },
 	extension: { layers: ['protocol'], packages: ['vscode', 'vscode-jsonrpc/node', 'zod'], nodeBuiltins: true, files: ['package.json'] },

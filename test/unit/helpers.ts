@@ -5,6 +5,7 @@ import type { TestContext } from 'node:test';
 import type { BatonConfigInput } from '../../src/engine/config';
 import { Engine } from '../../src/engine/engine';
 import type { Clock, Logger } from '../../src/engine/ports';
+import type { SecretSource } from '../../src/engine/secrets';
 import type { GitStateReader } from '../../src/engine/sessions/gitState';
 
 /** A clock tests move by hand: time is the one thing we fake, never storage. */
@@ -52,7 +53,7 @@ export interface TestEngine {
 
 export async function openTestEngine(
 	t: TestContext,
-	options: { root?: string; config?: BatonConfigInput; clock?: FakeClock; git?: GitStateReader } = {},
+	options: { root?: string; config?: BatonConfigInput; clock?: FakeClock; git?: GitStateReader; secrets?: SecretSource } = {},
 ): Promise<TestEngine> {
 	const root = options.root ?? tempDir(t);
 	const clock = options.clock ?? new FakeClock();
@@ -64,6 +65,7 @@ export async function openTestEngine(
 		create: true,
 		git: options.git ?? noGit,
 		...(options.config ? { config: options.config } : {}),
+		...(options.secrets ? { secrets: options.secrets } : {}),
 	});
 	t.after(() => engine.close());
 	return { engine, clock, log, root };

@@ -68,6 +68,21 @@ export function recentRows(db: BatonDb, channel: string, sinceIso: string): Noti
 /** Delivers one row; throws to fail it (the message says why, with secrets already masked). */
 export type Deliverer = (row: NotificationOutboxRow) => Promise<void>;
 
+/**
+ * Thrown by a deliverer that was told when to come back (HTTP 429 with `Retry-After`, Discord's
+ * `retry_after`): the next attempt waits that long instead of the backoff. `countsAsAttempt: false`
+ * defers without spending an attempt (a host out of time before it could even try).
+ */
+export class RetryLater extends Error {
+	constructor(
+		message: string,
+		readonly retryAfterMs: number,
+		readonly countsAsAttempt = true,
+	) {
+		super(message);
+	}
+}
+
 export interface DeliveryOutcome {
 	id: string;
 	channel: string;
@@ -125,24 +140,13 @@ export class OutboxDispatcher {
 		if (this.deliverers.size === 0) {
 			return [];
 		}
+		// A read first: nothing due for this process's channels takes no lock and writes nothing.
+		if ((await this.ctx.store.read((db) => this.dueRows(db, this.ctx.clock.now()))).length === 0) {
+			return [];
+		}
 		const claimed = await this.ctx.store.write((db) => {
 			const nowMs = this.ctx.clock.now();
-			const now = new Date(nowMs).toISOString();
-			const due = db
-				.select()
-				.from(notificationOutbox)
-				.where(
-					and(
-						inArray(notificationOutbox.status, ['pending', 'sending']),
-						lte(notificationOutbox.nextAttemptAt, now),
-						or(isNull(notificationOutbox.leaseUntil), lte(notificationOutbox.leaseUntil, now)),
-					),
-				)
-				.orderBy(asc(notificationOutbox.createdAt))
-				.limit(this.batch * 4)
-				.all()
-				.filter((row) => this.delivererFor(row.channel))
-				.slice(0, this.batch);
+			const due = this.dueRows(db, nowMs);
 			const leaseUntil = new Date(nowMs + this.leaseMs).toISOString();
 			for (const row of due) {
 				db.update(notificationOutbox).set({ status: 'sending', leaseUntil }).where(eq(notificationOutbox.id, row.id)).run();
@@ -156,19 +160,47 @@ export class OutboxDispatcher {
 		return outcomes;
 	}
 
+	/** Due, unleased rows of channels this process has a deliverer for, oldest first. */
+	private dueRows(db: BatonDb, nowMs: number): NotificationOutboxRow[] {
+		const now = new Date(nowMs).toISOString();
+		return db
+			.select()
+			.from(notificationOutbox)
+			.where(
+				and(
+					inArray(notificationOutbox.status, ['pending', 'sending']),
+					lte(notificationOutbox.nextAttemptAt, now),
+					or(isNull(notificationOutbox.leaseUntil), lte(notificationOutbox.leaseUntil, now)),
+				),
+			)
+			.orderBy(asc(notificationOutbox.createdAt))
+			.limit(this.batch * 4)
+			.all()
+			.filter((row) => this.delivererFor(row.channel))
+			.slice(0, this.batch);
+	}
+
 	private async deliverOne(row: NotificationOutboxRow): Promise<DeliveryOutcome> {
 		const deliverer = this.delivererFor(row.channel);
 		if (!deliverer) {
 			return { id: row.id, channel: row.channel, status: 'skipped' };
 		}
 		let error: string | undefined;
+		let later: RetryLater | undefined;
 		try {
 			await deliverer(row);
 		} catch (e) {
 			error = (e as Error).message || String(e);
+			later = e instanceof RetryLater ? e : undefined;
+		}
+		const nowMs = this.ctx.clock.now();
+		if (later && !later.countsAsAttempt) {
+			await this.ctx.store.write((db) => {
+				db.update(notificationOutbox).set({ status: 'pending', leaseUntil: null, nextAttemptAt: new Date(nowMs + later.retryAfterMs).toISOString() }).where(eq(notificationOutbox.id, row.id)).run();
+			});
+			return { id: row.id, channel: row.channel, status: 'retry', error };
 		}
 		const attempts = row.attempts + 1;
-		const nowMs = this.ctx.clock.now();
 		const now = new Date(nowMs).toISOString();
 		if (error === undefined) {
 			await this.ctx.store.write((db) => {
@@ -177,7 +209,7 @@ export class OutboxDispatcher {
 			return { id: row.id, channel: row.channel, status: 'sent' };
 		}
 		const giveUp = attempts >= this.maxAttempts;
-		const delay = Math.min(this.backoffMs * 2 ** (attempts - 1), 30 * 60_000);
+		const delay = later ? Math.max(0, later.retryAfterMs) : Math.min(this.backoffMs * 2 ** (attempts - 1), 30 * 60_000);
 		await this.ctx.store.write((db) => {
 			db.update(notificationOutbox)
 				.set({ status: giveUp ? 'failed' : 'pending', attempts, leaseUntil: null, lastError: error.slice(0, 500), nextAttemptAt: new Date(nowMs + delay).toISOString() })
@@ -188,17 +220,22 @@ export class OutboxDispatcher {
 		return { id: row.id, channel: row.channel, status: giveUp ? 'failed' : 'retry', error };
 	}
 
-	/** The next time a pending row becomes due (for a host's timer), or null when none is waiting. */
+	/**
+	 * The next time a waiting row of a channel this process delivers becomes due (for a host's timer),
+	 * or null. A leased row counts from its lease's end.
+	 */
 	async nextDueAt(): Promise<number | null> {
 		return this.ctx.store.read((db) => {
-			const row = db
-				.select({ at: notificationOutbox.nextAttemptAt })
+			const rows = db
+				.select({ at: notificationOutbox.nextAttemptAt, leaseUntil: notificationOutbox.leaseUntil, channel: notificationOutbox.channel })
 				.from(notificationOutbox)
 				.where(inArray(notificationOutbox.status, ['pending', 'sending']))
 				.orderBy(asc(notificationOutbox.nextAttemptAt))
-				.limit(1)
-				.get();
-			return row ? Date.parse(row.at) : null;
+				.limit(500)
+				.all()
+				.filter((row) => this.delivererFor(row.channel));
+			const times = rows.map((row) => Math.max(Date.parse(row.at), row.leaseUntil ? Date.parse(row.leaseUntil) : 0));
+			return times.length > 0 ? Math.min(...times) : null;
 		});
 	}
 }

@@ -49,6 +49,12 @@ export class TrackerService {
 		outbox.register('tracker:', trackerDeliverer({ ctx, secrets, adapter: (t) => this.adapter(t) }));
 	}
 
+	/**
+	 * Caps every tracker request (a CLI delivering on its way out waits this long at most; what is
+	 * not done is retried by the next process). Set before the first request: adapters keep it.
+	 */
+	maxRequestMs: number | undefined;
+
 	private get config() {
 		return this.ctx.config.trackers;
 	}
@@ -199,7 +205,7 @@ export class TrackerService {
 
 	private createAdapter(tracker: TrackerName): TrackerAdapter {
 		const c = this.config;
-		const timeoutMs = c.timeout;
+		const timeoutMs = this.maxRequestMs === undefined ? c.timeout : Math.min(c.timeout, this.maxRequestMs);
 		const { github } = this.patterns();
 		switch (tracker) {
 			case 'github':

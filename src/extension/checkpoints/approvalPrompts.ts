@@ -1,13 +1,23 @@
 /**
  * Approval prompts inside the editor: a checkpoint that needs review (from this window, the CLI, an
  * agent hook or the periodic timer) raises a notification with Approve, Reject and Review; an
- * escalated one (cost, duration or errors over their thresholds) asks in a modal dialog.
+ * escalated one (cost, duration or errors over their thresholds) asks in a modal dialog. The
+ * backend's `editor` notifications about a review come here too, so each checkpoint asks once.
  */
 import * as vscode from 'vscode';
 import type { CheckpointDto } from '../../protocol/checkpointDto';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { CommandIds } from '../ids';
 import { Disposable } from '../lifecycle';
+
+/** What a prompt needs to know about the checkpoint that waits. */
+export interface ReviewSubject {
+	id: string;
+	message: string | null;
+	trigger: string;
+	filesChanged: number;
+	escalationReasons: string[];
+}
 
 export class ApprovalPrompts extends Disposable {
 	/** Prompted once per window; a reload prompts again for what is still pending. */
@@ -19,17 +29,24 @@ export class ApprovalPrompts extends Disposable {
 	}
 
 	private check(pending: CheckpointDto[]): void {
-		for (const checkpoint of pending) {
-			if (!this.prompted.has(checkpoint.id)) {
-				this.prompted.add(checkpoint.id);
-				void this.prompt(checkpoint);
-			}
+		for (const c of pending) {
+			this.promptOnce({ id: c.id, message: c.message, trigger: c.trigger, filesChanged: c.fileStats.added + c.fileStats.modified + c.fileStats.deleted, escalationReasons: c.escalationReasons });
 		}
 	}
 
-	private async prompt(c: CheckpointDto): Promise<void> {
+	/** Asks about a checkpoint unless this window already did; false when it had. */
+	promptOnce(subject: ReviewSubject): boolean {
+		if (this.prompted.has(subject.id)) {
+			return false;
+		}
+		this.prompted.add(subject.id);
+		void this.prompt(subject);
+		return true;
+	}
+
+	private async prompt(c: ReviewSubject): Promise<void> {
 		const what = c.message?.trim() ? `“${c.message.trim()}”` : `a ${c.trigger} checkpoint`;
-		const files = `${c.fileStats.added + c.fileStats.modified + c.fileStats.deleted} file(s) changed`;
+		const files = `${c.filesChanged} file(s) changed`;
 		const escalated = c.escalationReasons.length > 0;
 		const choice = escalated
 			? await vscode.window.showWarningMessage(

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import path from 'node:path';
 
 /** The bundled CLI, as agents and hooks run it (npm test builds it first). */
@@ -22,4 +22,27 @@ export function baton(cwd: string, ...args: string[]): Run {
 		json = JSON.parse(lines[0] as string);
 	}
 	return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr, json };
+}
+
+/**
+ * `baton ARGS` without blocking this process's event loop (needed when the test itself hosts a
+ * peer the CLI talks to), with extra environment (`BATON_*` secrets) and optional stdin.
+ */
+export function batonAsync(cwd: string, args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<Run & { ms: number }> {
+	const started = Date.now();
+	return new Promise((resolve) => {
+		const child = spawn(process.execPath, [cliPath, ...args], { cwd, env: { ...process.env, BATON_ACTOR: 'test:cli', ...options.env } });
+		let stdout = '';
+		let stderr = '';
+		child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+		child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+		child.stdin.end(options.input ?? '');
+		child.on('close', (code) => {
+			let json: Record<string, any> = {};
+			if (args.includes('--json') && stdout.trim()) {
+				json = JSON.parse(stdout.trim().split('\n')[0] as string) as Record<string, any>;
+			}
+			resolve({ code: code ?? -1, stdout, stderr, json, ms: Date.now() - started });
+		});
+	});
 }

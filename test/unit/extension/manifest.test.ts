@@ -64,6 +64,9 @@ void describe('extension manifest', () => {
 			[CommandIds.connectCopilot]: 'Baton: Connect Copilot Agent',
 			[CommandIds.connectCline]: 'Baton: Connect Cline',
 			[CommandIds.summarizeSession]: 'Baton: Summarize Session with Language Model',
+			[CommandIds.sendTestNotification]: 'Baton: Send Test Notification',
+			[CommandIds.storeSecret]: 'Baton: Store Secret…',
+			[CommandIds.clearSecret]: 'Baton: Clear Secret…',
 		};
 		for (const [id, title] of Object.entries(expected)) {
 			assert.equal(titles.get(id), title);

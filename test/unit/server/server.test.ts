@@ -1,36 +1,10 @@
 import assert from 'node:assert/strict';
-import { fork, type ChildProcess } from 'node:child_process';
-import path from 'node:path';
-import { describe, it, type TestContext } from 'node:test';
-import { createMessageConnection, IPCMessageReader, IPCMessageWriter, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
+import { describe, it } from 'node:test';
+import { ResponseError } from 'vscode-jsonrpc/node';
 import { Engine } from '../../../src/engine/engine';
 import * as rpc from '../../../src/protocol/rpc';
 import { MemoryLogger, tempDir } from '../helpers';
-
-const serverMain = path.resolve(__dirname, '../../../src/server/main.ts');
-
-function startServer(t: TestContext, workspace: string, extra: string[] = []): { connection: MessageConnection; child: ChildProcess; changes: { external: boolean }[] } {
-	const child = fork(serverMain, ['--workspace', workspace, '--poll-ms', '50', ...extra], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-	const connection = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
-	const changes: { external: boolean }[] = [];
-	connection.onNotification(rpc.dataDidChange, (c) => changes.push(c));
-	connection.listen();
-	t.after(() => {
-		connection.dispose();
-		child.kill();
-	});
-	return { connection, child, changes };
-}
-
-async function until(predicate: () => boolean, timeoutMs = 5_000): Promise<void> {
-	const deadline = Date.now() + timeoutMs;
-	while (!predicate()) {
-		if (Date.now() > deadline) {
-			throw new Error('timed out waiting');
-		}
-		await new Promise((r) => setTimeout(r, 20));
-	}
-}
+import { startServer, until } from './serverHarness';
 
 void describe('backend server over JSON-RPC', () => {
 	void it('serves an uninitialised workspace, sets it up and runs a session', async (t) => {
@@ -101,7 +75,7 @@ void describe('backend server over JSON-RPC', () => {
 		await setup.sessions.start({ name: 'existing', actor: 'test' });
 		await setup.memory.record({ kind: 'gotcha', text: 'about a file that is gone', files: ['gone.ts'], actor: 'test' });
 		setup.close();
-		const { connection } = startServer(t, workspace, ['--read-only']);
+		const { connection } = startServer(t, workspace, { extra: ['--read-only'] });
 		const before = await connection.sendRequest(rpc.workspaceStatus, undefined);
 		assert.equal(before.active.length, 1);
 		const { briefing } = await connection.sendRequest(rpc.briefingGet, {});

@@ -102,4 +102,17 @@ void describe('baton issue (the bundled CLI)', () => {
 			assert.ok(!`${run.stdout}${run.stderr}`.includes(token) && !`${run.stdout}${run.stderr}`.includes(wrong));
 		}
 	});
+	void it('a command that takes a checkpoint posts its comment on the linked issue before it exits', async (t) => {
+		const gh = await startFakeGithub(t, { token, issues: [['acme/shop#42', 'Login fails']] });
+		const root = tempDir(t, 'baton-issue-cli-');
+		makeRepo(root);
+		assert.equal(baton(root, 'init').code, 0);
+		fs.writeFileSync(path.join(root, '.baton', 'config.json'), JSON.stringify({ trackers: { enabled: ['github'], github: { apiUrl: gh.url } } }));
+		assert.equal((await batonWith({ BATON_GITHUB_TOKEN: token }, root, 'session', 'start', '--name', 'Fix login #42')).code, 0);
+		const created = await batonWith({ BATON_GITHUB_TOKEN: token }, root, 'checkpoint', 'create', '--message', 'login fixed', '--json');
+		assert.equal(created.code, 0, created.stderr);
+		assert.deepEqual(created.json['checkpoint'].linkedIssues.map((l: { id: string }) => l.id), ['42']);
+		assert.equal(gh.issues.get('acme/shop#42')?.comments.length, 1, 'the comment went out with the command, not later');
+		assert.match(gh.issues.get('acme/shop#42')?.comments[0] ?? '', new RegExp(created.json['checkpoint'].id));
+	});
 });

@@ -1,0 +1,256 @@
+/**
+ * Push notifications: a domain-event subscriber that writes outbox rows inside the write that caused
+ * them (notificationRules → notificationRouting), and the channel deliverers a host registers on the
+ * outbox. Nothing here touches the network while a write is open; a failing channel is retried by
+ * the outbox and never reaches the write.
+ *
+ * Hosts: the editor's backend attaches every enabled channel plus the editor itself; the CLI
+ * attaches the channels whose secrets its environment has and flushes with a deadline; agent hooks
+ * attach nothing (their rows wait for the next host).
+ */
+import path from 'node:path';
+import { desc, eq } from 'drizzle-orm';
+import { notificationChannels, type NotificationChannel, type NotificationConfig, type NotificationConfigInput } from '../config';
+import type { EngineContext } from '../context';
+import type { DomainEvent } from '../events';
+import { RetryLater, type DeliveryOutcome, type OutboxDispatcher } from '../outbox/outbox';
+import { secretNames, type SecretName, type SecretSource } from '../secrets';
+import type { BatonDb } from '../storage/journalStore';
+import type { NotificationOutboxRow } from '../storage/model';
+import { notificationOutbox } from '../storage/schema';
+import type { ChannelEnv } from './channels/channelEnv';
+import { channelLabels, channelMissing, channelSenders } from './channels/channelRegistry';
+import { maskDeliveryText } from './channels/httpPost';
+import { readHostSettings, withHostSettings, writeHostSettings } from './hostSettings';
+import { notificationMessageSchema, type NotificationMessage } from './notificationMessage';
+import { enqueueNotification } from './notificationRouting';
+import { notificationsFor } from './notificationRules';
+
+const editorMaxAgeMs = 3_600_000;
+
+/** Shows a message in the editor (the server forwards it to the extension). */
+export type EditorPresenter = (notification: { id: string; message: NotificationMessage }) => Promise<void>;
+
+export interface ChannelStatus {
+	id: NotificationChannel;
+	label: string;
+	/** Listed in `notifications.channels`. */
+	enabled: boolean;
+	/** Secrets and settings it still lacks. */
+	missing: string[];
+}
+
+export interface TestResult {
+	channel: NotificationChannel;
+	ok: boolean;
+	error: string | null;
+	durationMs: number;
+}
+
+export class NotificationService {
+	private editor: EditorPresenter | undefined;
+	/** Wall-clock time by which a flushing host must be done (the CLI's bounded wait). */
+	private deadline: number | undefined;
+	/** True in the editor's backend: its own settings are the ones in force (and recorded for the others). */
+	private hostOwned = false;
+	private recorded: { updatedAt: string; config: NotificationConfig } | undefined;
+	/** The configuration deliveries use, read when channels are attached. */
+	private deliveryConfig: NotificationConfig | undefined;
+
+	constructor(
+		private readonly ctx: EngineContext,
+		private readonly outbox: OutboxDispatcher,
+		private readonly secrets: SecretSource,
+	) {
+		ctx.events.on((event, db) => this.onEvent(event, db));
+	}
+
+	/**
+	 * The editor's backend records its notification settings (`overrides`, non-secret) for the other
+	 * processes of the workspace, and from then on uses its own (see hostSettings.ts).
+	 */
+	async publishHostSettings(overrides: NotificationConfigInput | undefined): Promise<void> {
+		this.hostOwned = true;
+		const value = overrides && Object.keys(overrides).length > 0 ? overrides : null;
+		await this.ctx.store.write((db) => writeHostSettings(db, this.ctx.nowIso(), value));
+	}
+
+	/** This process's configuration, with the editor's recorded settings on top when it has none of its own. */
+	private configIn(db: BatonDb): NotificationConfig {
+		const own = this.ctx.config.notifications;
+		const row = this.hostOwned ? undefined : readHostSettings(db);
+		if (!row) {
+			return own;
+		}
+		if (this.recorded?.updatedAt !== row.updatedAt) {
+			try {
+				this.recorded = { updatedAt: row.updatedAt, config: withHostSettings(own, row.value) };
+			} catch (error) {
+				this.ctx.log.warn(`notifications: ${(error as Error).message}`);
+				this.recorded = { updatedAt: row.updatedAt, config: own };
+			}
+		}
+		return this.recorded.config;
+	}
+
+	private async currentConfig(): Promise<NotificationConfig> {
+		return this.ctx.store.read((db) => this.configIn(db));
+	}
+
+	private onEvent(event: DomainEvent, db: BatonDb): void {
+		const config = this.configIn(db);
+		if (!config.enabled) {
+			return;
+		}
+		const nowMs = this.ctx.clock.now();
+		let planned: ReturnType<typeof notificationsFor>;
+		try {
+			planned = notificationsFor(event, { db, config: { ...this.ctx.config, notifications: config }, nowMs, workspaceRoot: this.ctx.workspaceRoot });
+		} catch (error) {
+			// Preparing is reads only: a notification lost here must not cost the change that caused it.
+			this.ctx.log.warn(`notifications: could not prepare one for ${event.type}: ${(error as Error).message}`);
+			return;
+		}
+		for (const notification of planned) {
+			enqueueNotification(db, nowMs, config, notification);
+		}
+	}
+
+	/**
+	 * Registers deliverers on the outbox for the enabled channels (and the editor when a presenter is
+	 * given). `onlyReady` skips channels that lack a secret or setting here, so a CLI without the
+	 * editor's secrets leaves their rows for the editor instead of failing them. Returns what it registered.
+	 */
+	async attach(options: { editor?: EditorPresenter; onlyReady?: boolean } = {}): Promise<NotificationChannel[]> {
+		this.editor = options.editor ?? this.editor;
+		const config = await this.currentConfig();
+		this.deliveryConfig = config;
+		const attached: NotificationChannel[] = [];
+		for (const channel of config.enabled ? config.channels : []) {
+			if (channel === 'editor' ? !this.editor : options.onlyReady && (await channelMissing(channel, this.env(config))).length > 0) {
+				continue;
+			}
+			this.outbox.register(channel, (row) => this.deliver(channel, row));
+			attached.push(channel);
+		}
+		return attached;
+	}
+
+	/** Delivers due rows within `budgetMs` (each request's timeout shrinks to fit); what is left waits. */
+	async flush(budgetMs: number): Promise<DeliveryOutcome[]> {
+		this.deadline = Date.now() + budgetMs;
+		try {
+			return await this.outbox.deliverDue();
+		} finally {
+			this.deadline = undefined;
+		}
+	}
+
+	/** Sends a test message to one channel now, outside the outbox, and says how it went. */
+	async test(channel: NotificationChannel): Promise<TestResult> {
+		const started = Date.now();
+		const message: NotificationMessage = {
+			event: 'test',
+			priority: 'notice',
+			title: 'Test notification',
+			summary: `If you can read this, Baton reaches you on ${channelLabels[channel]}.`,
+			workspace: path.basename(this.ctx.workspaceRoot),
+			session: null,
+			filesChanged: null,
+			checkpoint: null,
+			actions: [{ label: 'See recent notifications', cli: 'baton notify list', editor: 'Baton: Send Test Notification' }],
+			at: this.ctx.nowIso(),
+		};
+		try {
+			await this.send(channel, message, `test_${started}`, await this.currentConfig());
+			this.ctx.log.info(`test notification sent to ${channel}`);
+			return { channel, ok: true, error: null, durationMs: Date.now() - started };
+		} catch (error) {
+			const text = (error as Error).message;
+			this.ctx.log.warn(`test notification to ${channel} failed: ${text}`);
+			return { channel, ok: false, error: text, durationMs: Date.now() - started };
+		}
+	}
+
+	async channels(): Promise<ChannelStatus[]> {
+		const config = await this.currentConfig();
+		const env = this.env(config);
+		const out: ChannelStatus[] = [];
+		for (const id of notificationChannels) {
+			const missing = id === 'editor' ? (this.editor ? [] : ['an open VS Code window']) : await channelMissing(id, env);
+			out.push({ id, label: channelLabels[id], enabled: config.enabled && config.channels.includes(id), missing });
+		}
+		return out;
+	}
+
+	/** Recent outbox rows, newest first. */
+	async list(options: { limit?: number; status?: NotificationOutboxRow['status'] } = {}): Promise<NotificationOutboxRow[]> {
+		return this.ctx.store.read((db) =>
+			db
+				.select()
+				.from(notificationOutbox)
+				.where(options.status ? eq(notificationOutbox.status, options.status) : undefined)
+				.orderBy(desc(notificationOutbox.createdAt), desc(notificationOutbox.id))
+				.limit(options.limit ?? 50)
+				.all(),
+		);
+	}
+
+	private async deliver(channel: NotificationChannel, row: NotificationOutboxRow): Promise<void> {
+		const parsed = notificationMessageSchema.safeParse(row.message);
+		if (!parsed.success) {
+			throw new Error(`${channel}: outbox row ${row.id} holds no valid message (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+		}
+		await this.send(channel, parsed.data, row.id, this.deliveryConfig ?? this.ctx.config.notifications);
+	}
+
+	private async send(channel: NotificationChannel, message: NotificationMessage, id: string, config: NotificationConfig): Promise<void> {
+		if (channel === 'editor') {
+			if (!this.editor) {
+				throw new Error('editor: no VS Code window is connected to this process');
+			}
+			// Queued while no editor was open (overnight hooks): news that old would only crowd the
+			// window at start, and what still waits for a person shows in Pending Approvals anyway.
+			if (this.ctx.clock.now() - Date.parse(message.at) > editorMaxAgeMs) {
+				this.ctx.log.info(`editor: not showing ${message.event} from ${message.at} (older than an hour)`);
+				return;
+			}
+			return this.editor({ id, message });
+		}
+		try {
+			await channelSenders[channel](message, this.env(config));
+		} catch (error) {
+			// The channels mask what they used; a last pass with every secret this host has is cheap insurance.
+			const e = error as Error;
+			const masked = await this.maskAll(e.message);
+			if (e instanceof RetryLater) {
+				throw new RetryLater(masked, e.retryAfterMs, e.countsAsAttempt);
+			}
+			throw new Error(masked);
+		}
+	}
+
+	private async maskAll(text: string): Promise<string> {
+		const values = new Map<SecretName, string>();
+		for (const name of Object.keys(secretNames) as SecretName[]) {
+			const value = (await this.secrets.get(name))?.trim();
+			if (value) values.set(name, value);
+		}
+		return maskDeliveryText(text, values);
+	}
+
+	private env(config: NotificationConfig): ChannelEnv {
+		return {
+			config,
+			secrets: this.secrets,
+			workspaceRoot: this.ctx.workspaceRoot,
+			timeoutMs: () => {
+				const left = this.deadline === undefined ? Infinity : this.deadline - Date.now();
+				if (left < 100) {
+					throw new RetryLater('deferred: this process ran out of time; the next host delivers it', 0, false);
+				}
+				return Math.min(config.timeout, left);
+			},
+		};
+	}
+}

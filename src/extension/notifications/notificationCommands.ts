@@ -1,0 +1,129 @@
+/**
+ * Notification and secret commands: send a test notification to a channel (a pick of channels with
+ * what each still lacks), and store or clear a secret in VS Code's SecretStorage under
+ * `baton.<name>` — a pick over every secret name the engine knows (notification channels, issue
+ * trackers), then a password box. Values are never shown, logged or written to settings.
+ */
+import * as vscode from 'vscode';
+import type { NotificationTestResultDto } from '../../protocol/notificationDto';
+import { notificationChannels, notificationTest, secretList } from '../../protocol/rpc';
+import type { BatonWorkspace } from '../batonWorkspace';
+import { command, ensureInitialized } from '../commands/commandSupport';
+import { CommandIds } from '../ids';
+import { secretStorageKey } from '../serverClient';
+
+const isUrlSecret = (name: string): boolean => /(url|Url)$/.test(name);
+
+export function validateSecretValue(name: string, value: string): string | undefined {
+	const text = value.trim();
+	if (!text) {
+		return 'Enter a value (Escape cancels).';
+	}
+	if (isUrlSecret(name) && !/^https?:\/\/\S+$/.test(text)) {
+		return 'A URL starting with https:// (or http://).';
+	}
+	return undefined;
+}
+
+export function registerNotificationCommands(workspace: BatonWorkspace): vscode.Disposable[] {
+	const log = workspace.log;
+	const secrets = workspace.secrets;
+	const given = (arg: unknown): Record<string, unknown> => (arg && typeof arg === 'object' ? (arg as Record<string, unknown>) : {});
+
+	const pickSecret = async (placeHolder: string, onlyStored: boolean): Promise<string | undefined> => {
+		const { secrets: names } = await workspace.request(secretList, undefined);
+		const items = [];
+		for (const s of names) {
+			const stored = Boolean(await secrets.get(secretStorageKey(s.name)));
+			if (!onlyStored || stored) {
+				items.push({ label: s.label, description: s.name, detail: stored ? '$(check) Stored in VS Code' : `Not stored · the CLI reads ${s.env}`, name: s.name });
+			}
+		}
+		if (items.length === 0) {
+			void vscode.window.showInformationMessage('Baton has no secret stored in VS Code.');
+			return undefined;
+		}
+		return (await vscode.window.showQuickPick(items, { placeHolder, matchOnDescription: true }))?.name;
+	};
+
+	return [
+		command(
+			CommandIds.sendTestNotification,
+			async (arg?: unknown) => {
+				if (!(await ensureInitialized(workspace))) {
+					return undefined;
+				}
+				const { channels } = await workspace.request(notificationChannels, undefined);
+				let channel = typeof given(arg)['channel'] === 'string' ? (given(arg)['channel'] as string) : undefined;
+				if (!channel) {
+					const picked = await vscode.window.showQuickPick(
+						channels.map((c) => ({
+							label: c.label,
+							description: c.enabled ? 'enabled' : 'not in baton.notifications.channels',
+							detail: c.missing.length ? `Needs ${c.missing.join(', ')}` : 'Ready to send',
+							id: c.id,
+						})),
+						{ placeHolder: 'Send a test notification to which channel?' },
+					);
+					channel = picked?.id;
+				}
+				if (!channel) {
+					return undefined;
+				}
+				const label = channels.find((c) => c.id === channel)?.label ?? channel;
+				const result: NotificationTestResultDto = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Baton: sending a test notification to ${label}…` }, () =>
+					workspace.request(notificationTest, { channel }),
+				);
+				if (result.ok) {
+					void vscode.window.showInformationMessage(`Baton: test notification sent to ${label} (${result.durationMs} ms).`);
+				} else {
+					log.warn(`test notification to ${channel} failed: ${result.error ?? ''}`);
+					void vscode.window.showWarningMessage(`Baton: the test notification to ${label} failed: ${result.error ?? 'unknown error'}`, 'Store Secret…').then((choice) => {
+						if (choice) void vscode.commands.executeCommand(CommandIds.storeSecret);
+					});
+				}
+				return result;
+			},
+			log,
+		),
+		command(
+			CommandIds.storeSecret,
+			async (arg?: unknown) => {
+				const name = typeof given(arg)['name'] === 'string' ? (given(arg)['name'] as string) : await pickSecret('Store which secret? It stays in VS Code’s secret storage, never in settings or files.', false);
+				if (!name) {
+					return undefined;
+				}
+				const value =
+					typeof given(arg)['value'] === 'string'
+						? (given(arg)['value'] as string)
+						: await vscode.window.showInputBox({ title: `Store ${name}`, prompt: 'Kept in VS Code’s secret storage (the OS keychain); Baton asks for it only when it sends.', password: true, ignoreFocusOut: true, validateInput: (v) => validateSecretValue(name, v) });
+				if (value === undefined) {
+					return undefined;
+				}
+				const problem = validateSecretValue(name, value);
+				if (problem) {
+					throw new Error(`${name}: ${problem}`);
+				}
+				await secrets.store(secretStorageKey(name), value.trim());
+				log.info(`stored secret ${name}`);
+				void vscode.window.showInformationMessage(`Baton: ${name} is stored in VS Code’s secret storage.`);
+				return { name, stored: true };
+			},
+			log,
+		),
+		command(
+			CommandIds.clearSecret,
+			async (arg?: unknown) => {
+				const name = typeof given(arg)['name'] === 'string' ? (given(arg)['name'] as string) : await pickSecret('Clear which secret?', true);
+				if (!name) {
+					return undefined;
+				}
+				await secrets.delete(secretStorageKey(name));
+				log.info(`cleared secret ${name}`);
+				void vscode.window.showInformationMessage(`Baton: ${name} is no longer stored in VS Code.`);
+				return { name, stored: false };
+			},
+			log,
+		),
+	];
+}

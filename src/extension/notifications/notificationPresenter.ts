@@ -1,0 +1,64 @@
+/**
+ * The `editor` notification channel, inside VS Code: a backend's message becomes an information,
+ * warning or error notification (by priority) with buttons for what the message says to do. A
+ * checkpoint that waits for review is asked about through the approval prompt instead, once per
+ * checkpoint whichever of the two arrives first.
+ */
+import * as vscode from 'vscode';
+import type { NotificationActionDto, NotificationShowDto } from '../../protocol/notificationDto';
+import type { BatonWorkspace } from '../batonWorkspace';
+import type { ApprovalPrompts } from '../checkpoints/approvalPrompts';
+import { CommandIds } from '../ids';
+import { Disposable } from '../lifecycle';
+
+const reviewEvents = new Set(['checkpoint.needs_review', 'escalation.triggered', 'session.error']);
+
+/** Palette title → the command and its argument. The CLI line ends with the id the action is about. */
+function commandFor(action: NotificationActionDto, n: NotificationShowDto): { command: string; arg: unknown } | undefined {
+	const target = action.cli.split(' ').pop() ?? '';
+	switch (action.editor) {
+		case 'Baton: Show Session Details':
+			return n.session ? { command: CommandIds.showSessionDetails, arg: { id: n.session.id } } : undefined;
+		case 'Baton: Suspend Session':
+			return n.session ? { command: CommandIds.suspendSession, arg: { id: n.session.id } } : undefined;
+		case 'Baton: Compare Checkpoints':
+			return n.checkpoint ? { command: CommandIds.compareCheckpoints, arg: { id: n.checkpoint.id, withParent: true } } : undefined;
+		case 'Baton: Approve Checkpoint':
+			return { command: CommandIds.approveCheckpoint, arg: { id: target } };
+		case 'Baton: Reject Checkpoint':
+			return { command: CommandIds.rejectCheckpoint, arg: { id: target } };
+		case 'Baton: Roll Back to Checkpoint':
+			return { command: CommandIds.rollbackCheckpoint, arg: { id: target } };
+		default:
+			return undefined;
+	}
+}
+
+export class NotificationPresenter extends Disposable {
+	constructor(
+		workspace: BatonWorkspace,
+		private readonly approvals: ApprovalPrompts,
+	) {
+		super();
+		this.register(workspace.onDidReceiveNotification((n) => void this.show(n)));
+	}
+
+	async show(n: NotificationShowDto): Promise<void> {
+		const cp = n.checkpoint;
+		if (cp && cp.approvalStatus === 'pending' && reviewEvents.has(n.event)) {
+			this.approvals.promptOnce({ id: cp.id, message: cp.message, trigger: cp.trigger, filesChanged: n.filesChanged ? n.filesChanged.added + n.filesChanged.modified + n.filesChanged.deleted : 0, escalationReasons: cp.escalationReasons });
+			return;
+		}
+		const actions = n.actions.flatMap((a) => {
+			const run = commandFor(a, n);
+			return run ? [{ title: a.label, ...run }] : [];
+		});
+		const where = (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? ` (${n.workspace})` : '';
+		const text = `Baton${where}: ${n.title}. ${n.summary}`;
+		const show = n.priority === 'critical' ? vscode.window.showErrorMessage : n.priority === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+		const choice = await show(text, ...actions);
+		if (choice) {
+			await vscode.commands.executeCommand(choice.command, choice.arg);
+		}
+	}
+}

@@ -147,8 +147,10 @@ export class LockFile {
 			return;
 		}
 		const owner = readOwner(this.file);
-		const stale = owner ? isStale(owner, stat.ctimeMs) : Date.now() - stat.mtimeMs > emptyLockGraceMs;
-		if (!stale) {
+		if (!owner && !this.unreadableAndOld(stat)) {
+			return;
+		}
+		if (owner && !isStale(owner, stat.ctimeMs)) {
 			return;
 		}
 		// Move the stale lock aside under a unique name, then check we moved the one we judged: a
@@ -160,7 +162,7 @@ export class LockFile {
 			return;
 		}
 		const moved = readOwner(aside);
-		if (owner && moved?.token !== owner.token) {
+		if (moved?.token !== owner?.token) {
 			try {
 				fs.linkSync(aside, this.file);
 			} catch {
@@ -168,6 +170,21 @@ export class LockFile {
 			}
 		}
 		fs.rmSync(aside, { force: true });
+	}
+
+	/**
+	 * An unreadable lock is stale only when it is still the same file (a lock released and re-taken
+	 * in between is another inode, and its owner's file was written long ago: its mtime says nothing)
+	 * and it has stayed unreadable past the grace period (a process died between create and write).
+	 */
+	private unreadableAndOld(first: fs.Stats): boolean {
+		let now: fs.Stats;
+		try {
+			now = fs.statSync(this.file);
+		} catch {
+			return false; // released meanwhile
+		}
+		return now.ino === first.ino && now.dev === first.dev && readOwner(this.file) === undefined && Date.now() - now.mtimeMs > emptyLockGraceMs;
 	}
 }
 

@@ -29,7 +29,8 @@ void describe('trackers configuration', () => {
 	void it('refuses unknown keys (a token pasted into the file) and bad values, naming the field', () => {
 		const refuse = (input: unknown, field: RegExp) =>
 			assert.throws(() => resolveConfig(input, '.baton/config.json'), (e: unknown) => BatonError.is(e, 'configInvalid') && field.test((e as Error).message));
-		refuse({ trackers: { github: { token: 'ghp_x' } } }, /trackers\.github: Unrecognized key: "token"/);
+		refuse({ trackers: { github: { token: 'ghp_x' } } }, /trackers\.github\.token: secrets never go in configuration or settings; store github\.token/);
+		refuse({ trackers: { github: { pat: 'ghp_x' } } }, /trackers\.github: Unrecognized key: "pat"/);
 		refuse({ trackers: { enabled: ['jira'] } }, /trackers\.enabled\.0/);
 		refuse({ trackers: { github: { apiUrl: 'ftp://x' } } }, /trackers\.github\.apiUrl/);
 		refuse({ trackers: { linear: { teamKey: 'eng' } } }, /trackers\.linear\.teamKey/);

@@ -33,6 +33,9 @@ const isolated = path.join(root, 'scripts/workbench/isolated.sh');
 
 /** Runs one extension-host suite against a workspace (a folder or a .code-workspace file). */
 function runExthost(suite, workspace) {
+	// BATON_EXTHOST_ONLY=notifications,agents runs just those suites (while working on one).
+	const onlySuites = process.env.BATON_EXTHOST_ONLY?.split(',');
+	if (onlySuites && !onlySuites.includes(suite)) return;
 	const run = spawnSync(isolated, [process.execPath, path.join(root, 'test/harness/runExtensionTests.mjs'), '--extensionDevelopmentPath', root, '--extensionTestsPath', path.join(outDir, 'index.js'), '--workspace', workspace, '--timeout', '300'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BATON_EXTHOST_SUITE: suite } });
 	process.stdout.write(run.stdout);
 	collected += run.stdout;

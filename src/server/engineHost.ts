@@ -42,6 +42,8 @@ export class EngineHost {
 	private checkpointBusy = false;
 	private busy = false;
 	private lastShadowMaintenance = 0;
+	/** The data sequence listeners were last told about. */
+	private announced = -1;
 	private deliveryTimer: NodeJS.Timeout | undefined;
 	private deliveriesAttached = false;
 
@@ -78,6 +80,7 @@ export class EngineHost {
 		}).then(
 			(engine) => {
 				this.engine = engine;
+				this.announced = engine.store.sequence;
 				if (this.options.hostEnvironment) {
 					engine.checkpoints.setHostEnvironment({ vscode: this.options.hostEnvironment });
 				}
@@ -158,6 +161,7 @@ export class EngineHost {
 
 	/** Data changed (here or in another process): tell the listeners, then deliver what it queued. */
 	private changed(external: boolean, engine: Engine): void {
+		this.announced = engine.store.sequence;
 		this.options.onDidChange(external, engine.store.sequence);
 		this.kickDeliveries(engine);
 	}
@@ -218,7 +222,10 @@ export class EngineHost {
 		}
 		this.busy = true;
 		try {
-			if (await engine.store.refresh()) {
+			// Any read or write catches up with other processes too, so whether *this* refresh applied
+			// something says little: what counts is a sequence nobody has announced yet.
+			await engine.store.refresh();
+			if (engine.store.sequence !== this.announced) {
 				this.changed(true, engine);
 			}
 			const idleFor = Date.now() - this.lastWrite;

@@ -128,7 +128,7 @@ suite('Agents in the editor', () => {
 		const first = (await vscode.commands.executeCommand(CommandIds.summarizeSession, { id, action: 'none' })) as SummaryOutcome;
 		assert.equal(first.model, null);
 		assert.match(first.note ?? '', /No language model is available/);
-		assert.match(first.markdown, /^# Session summary: Claude Code session 6f1c2a9e\n\n> No language model is available[^\n]*\n\n- Session: /);
+		assert.match(first.markdown, /^# Session summary: Claude Code session 6f1c2a9e\n\n> No language model is available[^\n]*\n\n`ses_\w+` · active · /);
 		assert.match(first.markdown, /`src\/payment\.js`/);
 		assert.equal(first.offered, 'saveAsHandoff', 'an active session without a handoff may keep it');
 		const shown = vscode.window.activeTextEditor?.document;
@@ -137,8 +137,7 @@ suite('Agents in the editor', () => {
 		await vscode.commands.executeCommand(CommandIds.summarizeSession, { id, action: 'saveAsHandoff' });
 		const after = (await vscode.commands.executeCommand(CommandIds.summarizeSession, { id, useModel: false, action: 'none' })) as SummaryOutcome;
 		assert.equal(after.offered, 'copy', 'a session with a handoff is offered Copy');
-		assert.match(after.markdown, /## Handoff\n\n- Note: - Session: `ses_\w+` \(active\)/, 'the summary became the handoff note');
-		assert.match(after.markdown, /\(ended\)/);
+		assert.match(after.markdown, /`ses_\w+` · ended · /, 'saving the summary as the handoff note ended the session');
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 	});
 

@@ -69,6 +69,21 @@ void describe('backend server over JSON-RPC', () => {
 		assert.deepEqual(tasks.map((task) => task.title), ['written elsewhere']);
 	});
 
+	void it('announces another process’s write even when a request caught up with it before the poll', async (t) => {
+		const workspace = tempDir(t);
+		(await Engine.open({ workspaceRoot: workspace, log: new MemoryLogger(), create: true })).close();
+		const { connection, changes } = startServer(t, workspace, { extra: ['--poll-ms', '400'] });
+		await connection.sendRequest(rpc.sessionOverview, undefined);
+		await new Promise((r) => setTimeout(r, 500));
+		const other = await Engine.open({ workspaceRoot: workspace, log: new MemoryLogger() });
+		t.after(() => other.close());
+		const seen = changes.length;
+		await other.tasks.add({ title: 'written elsewhere', actor: 'test' });
+		// A read right away applies the other process's record before the next poll does.
+		assert.deepEqual((await connection.sendRequest(rpc.taskList, undefined)).tasks.map((task) => task.title), ['written elsewhere']);
+		await until(() => changes.slice(seen).some((c) => c.external), 3_000);
+	});
+
 	void it('shows but never changes an untrusted workspace', async (t) => {
 		const workspace = tempDir(t);
 		const setup = await Engine.open({ workspaceRoot: workspace, log: new MemoryLogger(), create: true });

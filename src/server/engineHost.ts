@@ -235,7 +235,12 @@ export class EngineHost {
 			}
 			if (idle && this.options.checkpointTimer && Date.now() - this.lastShadowMaintenance > shadowMaintenanceEveryMs) {
 				this.lastShadowMaintenance = Date.now();
-				// Packs the shadow store's loose objects once there are many; in the background, beside snapshots.
+				// Housekeeping in the background: old outbox rows go, and the shadow store's loose objects
+				// are packed once there are many (beside snapshots).
+				void engine.outbox.prune().then(
+					(pruned) => (pruned.expired || pruned.deleted) && this.options.log.info(`outbox: ${pruned.expired} undeliverable row(s) expired, ${pruned.deleted} old row(s) removed`),
+					(error: Error) => this.options.log.warn(`could not prune the outbox: ${error.message}`),
+				);
 				void engine.checkpoints.maintain().then(
 					(result) => result.packed && this.options.log.info(`packed ${result.looseObjects} loose objects of the checkpoint store`),
 					(error: Error) => this.options.log.warn(`could not pack the checkpoint store: ${error.message}`),

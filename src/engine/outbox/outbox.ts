@@ -221,6 +221,31 @@ export class OutboxDispatcher {
 	}
 
 	/**
+	 * Housekeeping for an idle moment: a row nobody could deliver for `expireAfterMs` (its channel was
+	 * switched off, or no editor ever opened for the editor channel) is marked failed as expired, and
+	 * finished rows older than `keepMs` are deleted. Returns how many rows each step touched.
+	 */
+	async prune(options: { expireAfterMs?: number; keepMs?: number } = {}): Promise<{ expired: number; deleted: number }> {
+		const nowMs = this.ctx.clock.now();
+		const expireBefore = new Date(nowMs - (options.expireAfterMs ?? 7 * 86_400_000)).toISOString();
+		const deleteBefore = new Date(nowMs - (options.keepMs ?? 30 * 86_400_000)).toISOString();
+		const waiting = and(eq(notificationOutbox.status, 'pending'), lte(notificationOutbox.createdAt, expireBefore));
+		const finished = and(inArray(notificationOutbox.status, ['sent', 'failed', 'suppressed']), lte(notificationOutbox.createdAt, deleteBefore));
+		const counts = await this.ctx.store.read((db) => ({
+			expired: db.select({ id: notificationOutbox.id }).from(notificationOutbox).where(waiting).all().length,
+			deleted: db.select({ id: notificationOutbox.id }).from(notificationOutbox).where(finished).all().length,
+		}));
+		if (counts.expired || counts.deleted) {
+			await this.ctx.store.write((db) => {
+				// Delete first: a row expired now stays visible (`baton notify list`) until a later prune.
+				db.delete(notificationOutbox).where(finished).run();
+				db.update(notificationOutbox).set({ status: 'failed', lastError: 'expired: never delivered (its channel is off, or no process could deliver it)', leaseUntil: null }).where(waiting).run();
+			});
+		}
+		return counts;
+	}
+
+	/**
 	 * The next time a waiting row of a channel this process delivers becomes due (for a host's timer),
 	 * or null. A leased row counts from its lease's end.
 	 */

@@ -58,3 +58,23 @@ test('a leased row is not delivered by a second dispatcher until the lease expir
 	assert.equal((await running)[0]?.status, 'sent');
 	assert.equal(sends, 1);
 });
+
+test('prune expires what nobody delivered for a week and removes finished rows after a month', async (t) => {
+	const { engine, clock } = await openTestEngine(t);
+	await engine.store.write((db) => {
+		enqueue(db, clock.now(), { event: 'old', priority: 'notice', channel: 'editor', dedupKey: 'a', message: {} });
+		enqueue(db, clock.now(), { event: 'old', priority: 'info', channel: 'slack', dedupKey: 'b', message: {}, status: 'suppressed' });
+	});
+	const outbox = new OutboxDispatcher(engine.ctx);
+	assert.deepEqual(await outbox.prune(), { expired: 0, deleted: 0 }, 'nothing is old yet');
+	clock.advance(8 * 86_400_000);
+	await engine.store.write((db) => void enqueue(db, clock.now(), { event: 'new', priority: 'notice', channel: 'editor', dedupKey: 'c', message: {} }));
+	assert.deepEqual(await outbox.prune(), { expired: 1, deleted: 0 });
+	let rows = await engine.store.read((db) => db.select().from(notificationOutbox).all());
+	assert.deepEqual(rows.map((r) => `${r.event}:${r.status}`).sort(), ['new:pending', 'old:failed', 'old:suppressed']);
+	assert.match(rows.find((r) => r.status === 'failed')?.lastError ?? '', /^expired/);
+	clock.advance(30 * 86_400_000);
+	assert.deepEqual(await outbox.prune(), { expired: 1, deleted: 2 });
+	rows = await engine.store.read((db) => db.select().from(notificationOutbox).all());
+	assert.deepEqual(rows.map((r) => `${r.event}:${r.status}`), ['new:failed']);
+});

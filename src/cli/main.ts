@@ -162,8 +162,9 @@ function safeUser(): string {
 	}
 }
 
-if (require.main === module) {
-	void runCli(process.argv.slice(2), {
+/** The `baton` command in this process (dist/cli.js calls it for everything but `baton hook`). */
+export function main(argv: string[] = process.argv.slice(2)): void {
+	void runCli(argv, {
 		stdout: (t) => process.stdout.write(t),
 		stderr: (t) => process.stderr.write(t),
 		cwd: process.cwd(),
@@ -171,4 +172,8 @@ if (require.main === module) {
 	}).then((code) => {
 		process.exitCode = code;
 	});
+}
+
+if (require.main === module) {
+	main();
 }

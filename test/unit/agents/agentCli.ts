@@ -1,76 +1,21 @@
 /**
- * The `baton` CLI as agents run it, with the agent commands wired in: an esbuild bundle of the real
- * src/cli/main.ts (the same options as esbuild.mjs), to which the build applies exactly the wiring
- * the agents work asks of main.ts (`mainWiring`) when main.ts does not have it yet. Once main.ts has
- * it, the bundle is main.ts unchanged. `BATON_TEST_CLI=/path/to/cli.js` runs the tests against a
- * given build instead (e.g. dist/cli.js).
+ * The `baton` CLI as agents run it: the built dist/cli.js (the launcher that sends `baton hook` to
+ * dist/hook.js and everything else to dist/baton.js), or `BATON_TEST_CLI=/path/to/cli.js`.
+ * `npm test` builds it first; run `npm run build` before running these tests alone.
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import * as esbuild from 'esbuild';
 
 export const repoRoot = path.resolve(__dirname, '../../..');
 
-/** The change main.ts needs (see the agents report): [text in main.ts, replacement]. */
-export const mainWiring: [string, string][] = [
-	["import { checkpointCommands } from './checkpointCommands';", "import { agentCommands, runHookCli } from './agentCommands';\nimport { checkpointCommands } from './checkpointCommands';"],
-	['const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...checkpointCommands];', 'const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...checkpointCommands, ...agentCommands];'],
-	[
-		"export async function runCli(argv: string[], io: CliIo): Promise<number> {\n",
-		"export async function runCli(argv: string[], io: CliIo): Promise<number> {\n\t// Agent hooks have their own contract (always exit 0, exact stdout, tolerant options): agentCommands.ts.\n\tif (argv[0] === 'hook') {\n\t\treturn runHookCli(argv.slice(1), io);\n\t}\n",
-	],
-	['\t\tio.stdout(json ? `${JSON.stringify(output.json)}\\n` : `${output.text}\\n`);\n', '\t\tif (json || output.text) {\n\t\t\tio.stdout(json ? `${JSON.stringify(output.json)}\\n` : `${output.text}\\n`);\n\t\t}\n'],
-];
-
-const wireAgentCommands: esbuild.Plugin = {
-	name: 'wire-agent-commands',
-	setup(build) {
-		build.onLoad({ filter: /[\\/]src[\\/]cli[\\/]main\.ts$/ }, (args) => {
-			let contents = fs.readFileSync(args.path, 'utf8');
-			if (!contents.includes('agentCommands')) {
-				for (const [from, to] of mainWiring) {
-					if (!contents.includes(from)) {
-						throw new Error(`src/cli/main.ts no longer contains ${JSON.stringify(from)}: update mainWiring in test/unit/agents/agentCli.ts`);
-					}
-					contents = contents.replace(from, to);
-				}
-			}
-			return { contents, loader: 'ts' };
-		});
-	},
-};
-
-let built: Promise<string> | undefined;
-
-/** The path of the CLI bundle (built once per test process). */
-export function agentCli(): Promise<string> {
-	built ??= buildAgentCli();
-	return built;
-}
-
-async function buildAgentCli(): Promise<string> {
-	if (process.env['BATON_TEST_CLI']) {
-		return path.resolve(process.env['BATON_TEST_CLI']);
+/** The path of the CLI. */
+export async function agentCli(): Promise<string> {
+	const cli = path.resolve(process.env['BATON_TEST_CLI'] ?? path.join(repoRoot, 'dist', 'cli.js'));
+	if (!fs.existsSync(cli)) {
+		throw new Error(`${cli} is missing: run \`npm run build\` first (npm test does)`);
 	}
-	const out = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-agent-cli-'));
-	process.on('exit', () => fs.rmSync(out, { recursive: true, force: true }));
-	await esbuild.build({
-		absWorkingDir: repoRoot,
-		entryPoints: ['src/cli/main.ts'],
-		outfile: path.join(out, 'cli.js'),
-		bundle: true,
-		platform: 'node',
-		format: 'cjs',
-		target: 'node20',
-		mainFields: ['module', 'main'],
-		banner: { js: '#!/usr/bin/env node' },
-		logLevel: 'silent',
-		plugins: [wireAgentCommands],
-	});
-	fs.copyFileSync(path.join(repoRoot, 'node_modules/sql.js/dist/sql-wasm.wasm'), path.join(out, 'sql-wasm.wasm'));
-	return path.join(out, 'cli.js');
+	return cli;
 }
 
 export interface Run {

@@ -1,0 +1,82 @@
+#!/usr/bin/env node
+// Interop as a person meets it: Import… brings a CLEO sessions.json in (format picked, the file typed
+// into VS Code's own file dialog, a preview to confirm) and its sessions appear in the tree, archived
+// and closed ones kept as such; Send Test Notification to the editor shows the editor's own toast.
+// Dark theme; screenshots in artifacts/ui/interop/.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { launch } from '../harness/workbench.mjs';
+import { Checks, openBaton, root } from './uiSupport.mjs';
+
+const artifactsDir = path.join(root, 'artifacts', 'ui', 'interop');
+fs.rmSync(artifactsDir, { recursive: true, force: true });
+const checks = new Checks();
+const check = async (name, fn) => {
+	if (!(await checks.run(name, fn))) {
+		throw new Error(`stopped after: ${name}`);
+	}
+};
+
+const base = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-interop-'));
+const workspace = path.join(base, 'shop');
+fs.mkdirSync(path.join(workspace, '.cleo'), { recursive: true });
+fs.writeFileSync(path.join(workspace, 'README.md'), '# shop\n');
+const sessionsFile = path.join(workspace, '.cleo', 'sessions.json');
+// The fixture the import tests use: CLEO's legacy multi-session file, in CLEO's own format.
+execFileSync(process.execPath, ['--import', 'tsx', '-e', `require('./test/unit/interop/interopFixtures.ts').writeJson(${JSON.stringify(sessionsFile)}, require('./test/unit/interop/interopFixtures.ts').cleoSessionsData())`], { cwd: root });
+execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'init', '--workspace', workspace]);
+const expected = JSON.parse(execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'import', 'cleo-sessions', sessionsFile, '--dry-run', '--json', '--workspace', workspace], { encoding: 'utf8' }));
+
+const s = await launch({ extensionFolders: [root], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 } });
+checks.session = s;
+try {
+	await check('Import… previews a CLEO sessions.json, imports it on confirmation, and the tree shows its sessions', async () => {
+		await openBaton(s);
+		// Commands shown only in a trusted folder appear once the workbench has settled its trust state.
+		for (let attempt = 1; ; attempt++) {
+			try {
+				await s.runCommand('Baton: Import…', { timeout: 5_000 });
+				break;
+			} catch (error) {
+				await s.quickPickCancel();
+				if (attempt === 4) throw error;
+				await s.page.waitForTimeout(1_000);
+			}
+		}
+		await s.quickPickSelect('CLEO sessions.json');
+		// VS Code's own (simple) file dialog: the path is typed.
+		await s.quickInputSubmit(sessionsFile);
+		const confirm = s.modalDialog('Import from sessions.json?');
+		await confirm.waitFor({ timeout: 20_000 });
+		const text = (await confirm.textContent()) ?? '';
+		if (!text.includes(`${expected.added.sessions} sessions`)) {
+			throw new Error(`the preview should count ${expected.added.sessions} sessions: ${text}`);
+		}
+		await s.screenshot('01-import-preview');
+		await confirm.locator('a.monaco-button', { hasText: /^Import$/ }).first().click();
+		await s.notification('Imported', { timeout: 20_000 });
+		// Imported as they were: the active one is active, the archived one stays archived.
+		await s.treeItem('Auth Implementation', { view: 'Session Chains' }).waitFor({ timeout: 20_000 });
+		await s.treeItem('Old cleanup', { view: 'Session Chains' }).waitFor({ timeout: 10_000 });
+		await s.statusBarItem('Auth Implementation').waitFor({ timeout: 10_000 });
+		await s.page.waitForTimeout(300);
+		await s.screenshot('02-imported-sessions');
+	});
+
+	await check('Send Test Notification to the editor shows its toast', async () => {
+		await s.clearNotifications();
+		await s.runCommand('Baton: Send Test Notification');
+		await s.quickPickSelect('VS Code (the editor)');
+		await s.notification('Test notification', { timeout: 20_000 });
+		await s.page.waitForTimeout(300);
+		await s.screenshot('03-test-notification');
+	});
+} catch {
+	// The failed check was reported with a screenshot.
+} finally {
+	await s.close();
+	fs.rmSync(base, { recursive: true, force: true });
+}
+checks.finish();

@@ -313,11 +313,12 @@ export class Session {
     // done when the palette is gone, or replaced by a quick pick / input box the command opened
     // (its value no longer starts with '>')
     await page.waitForFunction((sel) => {
-      const w = document.querySelector(sel.widget);
-      if (!w || w.offsetParent === null || getComputedStyle(w).display === 'none') return true;
-      const input = document.querySelector(sel.input);
+      // Several quick-input widgets can exist (a file dialog keeps its own, hidden): look at the visible one.
+      const w = [...document.querySelectorAll(sel.widget)].find((e) => e.offsetParent !== null && getComputedStyle(e).display !== 'none');
+      if (!w) return true;
+      const input = w.querySelector(sel.input);
       return !!input && !input.value.startsWith('>');
-    }, { widget: QI, input: QI_INPUT }, { timeout, polling: 50 });
+    }, { widget: QI, input: '.quick-input-box input' }, { timeout, polling: 50 });
   }
 
   /** The quick input widget (quick pick or input box) locator. */
@@ -325,9 +326,14 @@ export class Session {
 
   /** Waits for an open quick pick / input box, replaces its text with `text` (no Enter). */
   async quickPickType(text, { timeout = 15000 } = {}) {
-    const input = this.page.locator(QI_INPUT);
+    const input = this.page.locator(`${QI_INPUT}:visible`).first();
     await input.waitFor({ state: 'visible', timeout });
-    await this.page.waitForSelector(`${QI_INPUT}:focus`, { timeout });
+    // A closing modal dialog can hand focus back to the editor just after the box opened: a person
+    // would click into the box, and so does this.
+    if (!(await this.page.waitForSelector(`${QI_INPUT}:focus`, { timeout: Math.min(timeout, 3000) }).then(() => true, () => false))) {
+      await input.click();
+      await this.page.waitForSelector(`${QI_INPUT}:focus`, { timeout });
+    }
     await input.fill(text);
   }
 
@@ -352,7 +358,7 @@ export class Session {
 
   /** Presses Enter in the open quick pick / input box (accepts typed text or the active row). */
   async quickPickAccept({ timeout = 15000 } = {}) {
-    await this.page.locator(QI_INPUT).waitFor({ state: 'visible', timeout });
+    await this.page.locator(`${QI_INPUT}:visible`).first().waitFor({ state: 'visible', timeout });
     await this.page.keyboard.press('Enter');
   }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Interop as a person meets it: Import… brings a CLEO sessions.json in (format picked, the file typed
-// into VS Code's own file dialog, a preview to confirm) and its sessions appear in the tree, archived
-// and closed ones kept as such; Send Test Notification to the editor shows the editor's own toast.
+// Interop as a person meets it: Send Test Notification to the editor shows the editor's own toast;
+// Import… brings a CLEO sessions.json in (format picked, the file typed into VS Code's own file
+// dialog, a preview to confirm) and its sessions appear in the tree, archived and closed ones kept
+// as such. (The import comes last: its active session, started long ago, soon escalates on duration.)
 // Dark theme; screenshots in artifacts/ui/interop/.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -19,6 +20,20 @@ const check = async (name, fn) => {
 	}
 };
 
+/** Commands shown only in a trusted folder join the palette once the workbench has settled its trust state. */
+async function runWhenOffered(title) {
+	for (let attempt = 1; ; attempt++) {
+		try {
+			await s.runCommand(title, { timeout: 5_000 });
+			return;
+		} catch (error) {
+			await s.quickPickCancel();
+			if (attempt === 4) throw error;
+			await s.page.waitForTimeout(1_000);
+		}
+	}
+}
+
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-interop-'));
 const workspace = path.join(base, 'shop');
 fs.mkdirSync(path.join(workspace, '.cleo'), { recursive: true });
@@ -32,19 +47,17 @@ const expected = JSON.parse(execFileSync(process.execPath, [path.join(root, 'dis
 const s = await launch({ extensionFolders: [root], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 } });
 checks.session = s;
 try {
-	await check('Import… previews a CLEO sessions.json, imports it on confirmation, and the tree shows its sessions', async () => {
+	await check('Send Test Notification to the editor shows its toast', async () => {
 		await openBaton(s);
-		// Commands shown only in a trusted folder appear once the workbench has settled its trust state.
-		for (let attempt = 1; ; attempt++) {
-			try {
-				await s.runCommand('Baton: Import…', { timeout: 5_000 });
-				break;
-			} catch (error) {
-				await s.quickPickCancel();
-				if (attempt === 4) throw error;
-				await s.page.waitForTimeout(1_000);
-			}
-		}
+		await runWhenOffered('Baton: Send Test Notification');
+		await s.quickPickSelect('VS Code (the editor)');
+		await s.notification('Test notification', { timeout: 20_000 });
+		await s.page.waitForTimeout(300);
+		await s.screenshot('01-test-notification');
+	});
+	await check('Import… previews a CLEO sessions.json, imports it on confirmation, and the tree shows its sessions', async () => {
+		await s.clearNotifications();
+		await runWhenOffered('Baton: Import…');
 		await s.quickPickSelect('CLEO sessions.json');
 		// VS Code's own (simple) file dialog: the path is typed.
 		await s.quickInputSubmit(sessionsFile);
@@ -54,7 +67,7 @@ try {
 		if (!text.includes(`${expected.added.sessions} sessions`)) {
 			throw new Error(`the preview should count ${expected.added.sessions} sessions: ${text}`);
 		}
-		await s.screenshot('01-import-preview');
+		await s.screenshot('02-import-preview');
 		await confirm.locator('a.monaco-button', { hasText: /^Import$/ }).first().click();
 		await s.notification('Imported', { timeout: 20_000 });
 		// Imported as they were: the active one is active, the archived one stays archived.
@@ -62,17 +75,9 @@ try {
 		await s.treeItem('Old cleanup', { view: 'Session Chains' }).waitFor({ timeout: 10_000 });
 		await s.statusBarItem('Auth Implementation').waitFor({ timeout: 10_000 });
 		await s.page.waitForTimeout(300);
-		await s.screenshot('02-imported-sessions');
+		await s.screenshot('03-imported-sessions');
 	});
 
-	await check('Send Test Notification to the editor shows its toast', async () => {
-		await s.clearNotifications();
-		await s.runCommand('Baton: Send Test Notification');
-		await s.quickPickSelect('VS Code (the editor)');
-		await s.notification('Test notification', { timeout: 20_000 });
-		await s.page.waitForTimeout(300);
-		await s.screenshot('03-test-notification');
-	});
 } catch {
 	// The failed check was reported with a screenshot.
 } finally {

@@ -53,6 +53,9 @@ export async function seedDemo(dir: string): Promise<void> {
 
 	const clock = new SteppingClock(Date.now() - 4 * 86_400_000);
 	const engine = await Engine.open({ workspaceRoot: dir, log: stderrLogger, clock, create: true, git: createGitStateReader(dir), config: { maxConcurrentSessions: 10 } });
+	// This team's sessions run for days (the history below spans four): escalate on duration only
+	// after a week, so opening the demo does not start with a modal about the search session's age.
+	fs.writeFileSync(path.join(dir, '.baton', 'config.json'), `${JSON.stringify({ checkpoints: { escalation: { duration: '7d' } } }, null, 2)}\n`);
 	const person = 'cli:demo';
 	const claude = 'agent:claude-code';
 	const copilot = 'agent:copilot';

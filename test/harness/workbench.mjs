@@ -304,6 +304,14 @@ export class Session {
   /** Runs a command by its palette title (e.g. 'Baton: Start Session'), clicking the exact row. */
   async runCommand(title, { timeout = 15000, shot } = {}) {
     const { page } = this;
+    // A modal dialog that came up meanwhile (a checkpoint's escalation in a demo workspace) blocks the
+    // palette: put it off as a person would, and say so.
+    const dialog = page.locator('.monaco-dialog-box').first();
+    if (await dialog.isVisible().catch(() => false)) {
+      process.stdout.write(`    (dismissed a dialog before running ${title}: ${((await dialog.textContent()) || '').trim().slice(0, 120)})\n`);
+      await page.keyboard.press('Escape');
+      await dialog.waitFor({ state: 'hidden', timeout: 5000 }).catch(() => {});
+    }
     await page.keyboard.press('F1');
     await this.quickPickType(`>${title}`, { timeout });
     const row = this.quickPickItem(title);

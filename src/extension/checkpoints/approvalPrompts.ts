@@ -17,11 +17,15 @@ export interface ReviewSubject {
 	trigger: string;
 	filesChanged: number;
 	escalationReasons: string[];
+	/** The checkpoint's session: a session's escalation asks in a modal once, later ones in a notification. */
+	sessionId: string | null;
 }
 
 export class ApprovalPrompts extends Disposable {
 	/** Prompted once per window; a reload prompts again for what is still pending. */
 	private readonly prompted = new Set<string>();
+	/** Sessions whose escalation this window already raised as a modal. */
+	private readonly escalatedSessions = new Set<string>();
 
 	constructor(workspace: BatonWorkspace) {
 		super();
@@ -30,7 +34,7 @@ export class ApprovalPrompts extends Disposable {
 
 	private check(pending: CheckpointDto[]): void {
 		for (const c of pending) {
-			this.promptOnce({ id: c.id, message: c.message, trigger: c.trigger, filesChanged: c.fileStats.added + c.fileStats.modified + c.fileStats.deleted, escalationReasons: c.escalationReasons });
+			this.promptOnce({ id: c.id, message: c.message, trigger: c.trigger, filesChanged: c.fileStats.added + c.fileStats.modified + c.fileStats.deleted, escalationReasons: c.escalationReasons, sessionId: c.sessionId });
 		}
 	}
 
@@ -48,7 +52,13 @@ export class ApprovalPrompts extends Disposable {
 		const what = c.message?.trim() ? `“${c.message.trim()}”` : `a ${c.trigger} checkpoint`;
 		const files = `${c.filesChanged} file(s) changed`;
 		const escalated = c.escalationReasons.length > 0;
-		const choice = escalated
+		// Once a session is escalated every checkpoint of it is: the first one interrupts, the rest wait
+		// in a notification and in Pending Approvals instead of a modal every few minutes.
+		const interrupt = escalated && !(c.sessionId && this.escalatedSessions.has(c.sessionId));
+		if (interrupt && c.sessionId) {
+			this.escalatedSessions.add(c.sessionId);
+		}
+		const choice = interrupt
 			? await vscode.window.showWarningMessage(
 					`Baton: ${what} needs your approval`,
 					{ modal: true, detail: `Escalated: ${c.escalationReasons.join('; ')}.\n${files}. Review the changes before the agent goes on.` },
@@ -56,7 +66,9 @@ export class ApprovalPrompts extends Disposable {
 					'Reject',
 					'Review',
 				)
-			: await vscode.window.showInformationMessage(`Baton: ${what} needs review (${files}).`, 'Approve', 'Reject', 'Review');
+			: escalated
+				? await vscode.window.showWarningMessage(`Baton: ${what} needs your approval (escalated: ${c.escalationReasons.join('; ')}; ${files}).`, 'Approve', 'Reject', 'Review')
+				: await vscode.window.showInformationMessage(`Baton: ${what} needs review (${files}).`, 'Approve', 'Reject', 'Review');
 		switch (choice) {
 			case 'Approve':
 				await vscode.commands.executeCommand(CommandIds.approveCheckpoint, { id: c.id });

@@ -312,10 +312,19 @@ export class Session {
       await page.keyboard.press('Escape');
       await dialog.waitFor({ state: 'hidden', timeout: 5000 }).catch(() => {});
     }
-    await page.keyboard.press('F1');
-    await this.quickPickType(`>${title}`, { timeout });
+    // The palette evaluates `when` clauses as it opens: a command gated on a context the workbench
+    // sets a moment after start-up (trust, a key the extension sets) is offered on a later opening.
+    const deadline = Date.now() + timeout;
     const row = this.quickPickItem(title);
-    await row.waitFor({ state: 'visible', timeout });
+    for (;;) {
+      await page.keyboard.press('F1');
+      await this.quickPickType(`>${title}`, { timeout });
+      const left = deadline - Date.now();
+      if (await row.waitFor({ state: 'visible', timeout: Math.max(500, Math.min(4000, left)) }).then(() => true, () => false)) break;
+      if (Date.now() >= deadline) throw new Error(`the command palette does not offer "${title}"`);
+      await this.quickPickCancel();
+      await page.waitForTimeout(500);
+    }
     if (shot) await this.screenshot(shot);
     await row.click();
     // done when the palette is gone, or replaced by a quick pick / input box the command opened

@@ -20,20 +20,6 @@ const check = async (name, fn) => {
 	}
 };
 
-/** Commands shown only in a trusted folder join the palette once the workbench has settled its trust state. */
-async function runWhenOffered(title) {
-	for (let attempt = 1; ; attempt++) {
-		try {
-			await s.runCommand(title, { timeout: 5_000 });
-			return;
-		} catch (error) {
-			await s.quickPickCancel();
-			if (attempt === 4) throw error;
-			await s.page.waitForTimeout(1_000);
-		}
-	}
-}
-
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-interop-'));
 const workspace = path.join(base, 'shop');
 fs.mkdirSync(path.join(workspace, '.cleo'), { recursive: true });
@@ -49,7 +35,7 @@ checks.session = s;
 try {
 	await check('Send Test Notification to the editor shows its toast', async () => {
 		await openBaton(s);
-		await runWhenOffered('Baton: Send Test Notification');
+		await s.runCommand('Baton: Send Test Notification');
 		await s.quickPickSelect('VS Code (the editor)');
 		await s.notification('Test notification', { timeout: 20_000 });
 		await s.page.waitForTimeout(300);
@@ -57,7 +43,7 @@ try {
 	});
 	await check('Import… previews a CLEO sessions.json, imports it on confirmation, and the tree shows its sessions', async () => {
 		await s.clearNotifications();
-		await runWhenOffered('Baton: Import…');
+		await s.runCommand('Baton: Import…');
 		await s.quickPickSelect('CLEO sessions.json');
 		// VS Code's own (simple) file dialog: the path is typed.
 		await s.quickInputSubmit(sessionsFile);

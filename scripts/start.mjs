@@ -10,11 +10,22 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const demo = path.resolve(process.env.BATON_DEMO_WORKSPACE ?? path.join(root, 'artifacts', 'demo-workspace'));
-const run = (cmd, args, opts = {}) => execFileSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
+/** Stops `npm start` with one line that says what failed (the step's own output is above it). */
+function fail(reason) {
+	console.error(`\nnpm start: ${reason}`);
+	process.exit(1);
+}
+const run = (cmd, args, what, opts = {}) => {
+	try {
+		execFileSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
+	} catch (err) {
+		fail(`${what} failed (${err.code === 'ENOENT' ? `${cmd} not found` : err.signal ? `killed by ${err.signal}` : `exit ${err.status}`}); see the lines above. Re-running resumes where it stopped.`);
+	}
+};
 
-run(process.execPath, ['esbuild.mjs']);
+run(process.execPath, ['esbuild.mjs'], 'building the extension');
 if (!existsSync(path.join(demo, '.baton'))) {
-	run(process.execPath, ['--import', 'tsx', 'scripts/seedDemo.ts', demo, '--force']);
+	run(process.execPath, ['--import', 'tsx', 'scripts/seedDemo.ts', demo, '--force'], 'seeding the demo workspace');
 }
 const cli = path.join(root, 'dist', 'cli.js');
 console.log(`\nDemo workspace: ${demo}   (try: node ${cli} session list --workspace ${demo})`);
@@ -22,11 +33,16 @@ console.log(`\nDemo workspace: ${demo}   (try: node ${cli} session list --worksp
 const desktop = spawnSync('code', ['--version'], { encoding: 'utf8' });
 if (desktop.status === 0 && !process.env.BATON_FORCE_WORKBENCH) {
 	console.log('Opening VS Code with Baton loaded from this checkout…');
-	run('code', ['--new-window', `--extensionDevelopmentPath=${root}`, demo]);
+	run('code', ['--new-window', `--extensionDevelopmentPath=${root}`, demo], 'opening VS Code');
 } else {
-	run('bash', [path.join(root, 'scripts/workbench/install.sh')]);
+	run('bash', [path.join(root, 'scripts/workbench/install.sh')], 'installing the VS Code workbench');
 	const { startWorkbenchServer } = await import('../test/harness/workbench.mjs');
-	const server = await startWorkbenchServer({ extensionFolders: [root], workspace: demo, port: Number(process.env.BATON_PORT ?? 3210), theme: process.env.BATON_THEME ?? 'dark' });
+	let server;
+	try {
+		server = await startWorkbenchServer({ extensionFolders: [root], workspace: demo, port: Number(process.env.BATON_PORT ?? 3210), theme: process.env.BATON_THEME ?? 'dark' });
+	} catch (err) {
+		fail(`the workbench did not start: ${String(err?.message ?? err).split('\n')[0]}`);
+	}
 	console.log(`\nBaton is running in VS Code ${'(code-server, offline)'} at:\n\n    ${server.url}\n\nOpen it in a browser on this machine; Ctrl-C stops it.`);
 	const stop = async () => {
 		await server.stop?.();

@@ -65,6 +65,19 @@ else
 fi
 [ -x /usr/bin/chromium ] || die "/usr/bin/chromium missing after apt install"
 
+# When this script runs under `npm start` / `npm test`, npm has exported its own per-run variables.
+# They describe the *outer* npm and node (node 20): code-server's postinstall reads the node version
+# from npm_config_user_agent and refuses ("requires node v24 ... detected node v20"), and
+# npm_node_execpath / npm_execpath would run nested npm scripts on the outer node. The nested installs
+# below are separate npm runs with their own node, so they start without any of it. The user's own
+# npm settings (~/.npmrc, a registry or proxy set in the environment) are kept.
+for v in $(compgen -e); do
+  case "$v" in
+    npm_config_user_agent|npm_config_node_gyp|npm_config_npm_version|npm_config_local_prefix|npm_config_global_prefix|npm_config_prefix) unset "$v" ;;
+    npm_execpath|npm_node_execpath|npm_command|npm_lifecycle_*|npm_package_*|INIT_CWD|NODE) unset "$v" ;;
+  esac
+done
+
 # npm runs below with the user's config; force a sane, quiet, non-interactive setup.
 export npm_config_fund=false npm_config_audit=false npm_config_update_notifier=false npm_config_yes=true
 

@@ -30,8 +30,10 @@ CS_NATIVE=(
 )
 
 say() { echo ">> $*"; }
-die() { echo "install.sh: ERROR: $*" >&2; exit 1; }
-trap 'rc=$?; [ $rc -eq 0 ] || echo "install.sh: FAILED (exit $rc); re-run after fixing the cause (completed steps are skipped)" >&2' EXIT
+REASON=""
+die() { REASON="$*"; exit 1; }
+# The last line of a failed install is its one-line reason (the step's log tail, if any, is above it).
+trap 'rc=$?; [ $rc -eq 0 ] || echo "install.sh: FAILED: ${REASON:-exit $rc}; re-run after fixing the cause (completed steps are skipped)" >&2' EXIT
 # timed LOGFILE CMD...: runs CMD with its output in LOGFILE, prints how long it took
 timed() { local s=$SECONDS log=$1; shift; "$@" >"$log" 2>&1 || return; echo "   ($((SECONDS - s)) s)"; }
 

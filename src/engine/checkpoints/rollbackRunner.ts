@@ -8,9 +8,13 @@
  * was not skipped there) and a later checkpoint descending from the target holds it. Safety
  * checkpoints do not count as proof: they capture everything, including files the user made and
  * never asked Baton to look at, which therefore survive.
+ *
+ * Undo is a rollback to a safety checkpoint. There the rollback that took it is the proof: a file it
+ * wrote that its safety checkpoint lacks did not exist before it, so the undo removes it again and
+ * the workspace is exactly as before the rollback.
  */
 import path from 'node:path';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { audit } from '../audit';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
@@ -162,6 +166,34 @@ async function proveCreatedAfter(deps: RunnerDeps, target: Checkpoint, safety: C
 	if (stats.degraded || stats.skippedTotal > stats.skipped.length) {
 		return new Set();
 	}
+	const byRollback = target.trigger === 'pre-rollback' ? await writtenByRollbacksFrom(deps, target) : new Set<string>();
+	const later = await provenByLaterCheckpoints(deps, target, safety);
+	for (const rel of byRollback) {
+		later.add(rel);
+	}
+	for (const skipped of stats.skipped) {
+		// The safety checkpoint did not hold it (too large): it may well have existed before.
+		later.delete(skipped.path);
+	}
+	return later;
+}
+
+/**
+ * Paths written by the finished rollbacks whose safety checkpoint is `safetyTarget`. Only those the
+ * safety checkpoint lacks reach the removal list (planRestore considers only paths it does not have).
+ */
+async function writtenByRollbacksFrom(deps: RunnerDeps, safetyTarget: Checkpoint): Promise<Set<string>> {
+	const rows = await deps.ctx.store.read((db) =>
+		db
+			.select({ restoredPaths: rollbacks.restoredPaths })
+			.from(rollbacks)
+			.where(and(eq(rollbacks.safetyCheckpointId, safetyTarget.id), eq(rollbacks.status, 'done')))
+			.all(),
+	);
+	return new Set(rows.flatMap((r) => r.restoredPaths));
+}
+
+async function provenByLaterCheckpoints(deps: RunnerDeps, target: Checkpoint, safety: Checkpoint): Promise<Set<string>> {
 	const later = (await deps.ctx.store.read((db) => descendantsOf(db, target.id)))
 		.filter((cp) => cp.id !== safety.id && cp.trigger !== 'pre-rollback')
 		.slice(0, maxProofCheckpoints);
@@ -171,11 +203,7 @@ async function proveCreatedAfter(deps: RunnerDeps, target: Checkpoint, safety: C
 	// One process: each later checkpoint diffed against the target.
 	const input = later.map((cp) => `${cp.commitSha} ${target.commitSha}\n`).join('');
 	const raw = splitNul((await deps.shadow.git(['diff-tree', '--stdin', '-r', '-z', '--no-renames', '--raw'], { input })).stdout);
-	const added = await provenAdditions(raw, async (sha) => (await deps.shadow.git(['cat-file', 'blob', sha])).stdout.toString('utf8'));
-	for (const skipped of stats.skipped) {
-		added.delete(skipped.path);
-	}
-	return added;
+	return provenAdditions(raw, async (sha) => (await deps.shadow.git(['cat-file', 'blob', sha])).stdout.toString('utf8'));
 }
 
 /**

@@ -12,7 +12,7 @@ import type { Clock, Logger } from '../ports';
 import { atomicWriteFile, readIfExists, stampName } from './fsUtil';
 import { sumFileOf, writeSnapshot } from './snapshotFile';
 import { decodeHeader, encodeHeader, headerSize, scanRecords, type JournalRecord } from './journalFormat';
-import { dbFileName, openSnapshot, replayRecord } from './journalStore';
+import { dbFileName, journalAbsence, openSnapshot, replayRecord } from './journalStore';
 import { LockFile } from './lockFile';
 import { pendingMigrations } from './migrator';
 import { migrations } from './migrations.generated';
@@ -66,13 +66,16 @@ export async function runDoctor(options: { dir: string; repair: boolean; clock: 
 	try {
 		const snap = inspectSnapshot(SQL, dbFile);
 		checks.push({ name: 'snapshot', ok: snap.ok, detail: snap.detail });
-		const journal = inspectJournal(journalFile);
+		const absence = journalAbsence(readIfExists(dbFile) !== undefined, readIfExists(journalFile), journalFile);
+		const journal: JournalInfo = absence ? { records: [], tail: 'unreadable', problem: absence.message } : inspectJournal(journalFile);
 		checks.push({
 			name: 'journal',
 			ok: journal.tail === 'clean' || journal.tail === 'torn',
 			detail:
 				journal.tail === 'unreadable' || journal.tail === 'corrupt'
-					? `${journalFile}: ${journal.problem ?? 'damaged'}`
+					? absence
+						? absence.message
+						: `${journalFile}: ${journal.problem ?? 'damaged'}`
 					: `${journal.records.length} record(s)${journal.tail === 'torn' ? `; torn last record (${journal.problem}) will be dropped` : ''}`,
 		});
 		if (snap.ok && (journal.tail === 'clean' || journal.tail === 'torn')) {
@@ -103,13 +106,18 @@ export async function runDoctor(options: { dir: string; repair: boolean; clock: 
 	}
 }
 
-function inspectSnapshot(SQL: SqlJsStatic, dbFile: string, sumOf: string = dbFile): { ok: boolean; detail: string } {
+function inspectSnapshot(
+	SQL: SqlJsStatic,
+	dbFile: string,
+	sumOf: string = dbFile,
+	damagedSum: 'refuse' | 'integrityCheck' = 'refuse',
+): { ok: boolean; detail: string } {
 	const bytes = readIfExists(dbFile);
 	if (!bytes) {
 		return { ok: true, detail: 'no snapshot yet (everything is in the journal)' };
 	}
 	try {
-		const snap = openSnapshot(SQL, bytes, dbFile, sumOf);
+		const snap = openSnapshot(SQL, bytes, dbFile, sumOf, damagedSum);
 		try {
 			const result = snap.sqlite.exec('PRAGMA integrity_check');
 			const verdict = String(result[0]?.values[0]?.[0] ?? 'no answer');
@@ -186,11 +194,12 @@ function repairFiles(SQL: SqlJsStatic, dir: string, dbFile: string, journalFile:
 		if (!bytes || sqlite) {
 			continue;
 		}
-		if (!inspectSnapshot(SQL, file, dbFile).ok) {
+		// A damaged sidecar is moved aside below; the snapshots are then judged by SQLite's full check.
+		if (!inspectSnapshot(SQL, file, dbFile, 'integrityCheck').ok) {
 			notes.push(`${file} is damaged`);
 			continue;
 		}
-		const snap = openSnapshot(SQL, bytes, file, dbFile);
+		const snap = openSnapshot(SQL, bytes, file, dbFile, 'integrityCheck');
 		sqlite = snap.sqlite;
 		seq = snap.seq;
 		base = name;

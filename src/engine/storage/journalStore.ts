@@ -19,7 +19,7 @@ import type { Database, SqlJsStatic } from 'sql.js';
 import { BatonError } from '../errors';
 import type { Clock, Logger } from '../ports';
 import { atomicWriteFile, fsyncDir, preserveCopy, readIfExists, stampName, writeAll } from './fsUtil';
-import { verifySnapshot, writeSnapshot } from './snapshotFile';
+import { damagedSumError, verifySnapshot, writeSnapshot } from './snapshotFile';
 import { decodeHeader, encodeHeader, encodeRecord, headerSize, scanRecords, type JournalParam, type JournalRecord } from './journalFormat';
 import { LockFile } from './lockFile';
 import { migrationStatements, pendingMigrations } from './migrator';
@@ -272,7 +272,7 @@ export class JournalStore {
 			return this.reloadLocked();
 		}
 		if (!('generation' in handle.header)) {
-			throw new BatonError('corruptJournal', `${this.journalFile}: ${handle.header.problem}`, { file: this.journalFile });
+			throw new BatonError('corruptJournal', `${this.journalFile}: ${handle.header.problem} (damaged); run \`baton doctor\``, { file: this.journalFile });
 		}
 		if (handle.header.generation !== this.generation || handle.size < this.offset) {
 			return this.reloadLocked();
@@ -448,17 +448,28 @@ function readMeta(sqlite: Database): { seq: number; generation: string | undefin
 
 const sqliteMagic = Buffer.from('SQLite format 3\0', 'latin1');
 
-/** Opens snapshot bytes as a database, or throws `corruptDatabase` naming the file. */
+/**
+ * Opens snapshot bytes as a database, or throws `corruptDatabase` naming the file. A sidecar that
+ * cannot be read is damage too; only `baton doctor --repair` (which replaces the sidecar) may pass
+ * `damagedSum: 'integrityCheck'` to fall back on SQLite's own check.
+ */
 export function openSnapshot(
 	SQL: SqlJsStatic,
 	bytes: Buffer | undefined,
 	file: string,
 	sumOf: string = file,
+	damagedSum: 'refuse' | 'integrityCheck' = 'refuse',
 ): { sqlite: Database; seq: number; generation: string | undefined } {
 	if (bytes && (bytes.length < 100 || !bytes.subarray(0, 16).equals(sqliteMagic))) {
 		throw new BatonError('corruptDatabase', `${file} is not a SQLite database; run \`baton doctor\``, { file });
 	}
-	const verdict = bytes ? verifySnapshot(sumOf, bytes) : 'verified';
+	let verdict = bytes ? verifySnapshot(sumOf, bytes) : 'verified';
+	if (verdict === 'sumDamaged') {
+		if (damagedSum === 'refuse') {
+			throw damagedSumError(sumOf);
+		}
+		verdict = 'unlisted';
+	}
 	if (verdict === 'mismatch') {
 		throw new BatonError('corruptDatabase', `${file} does not match its recorded checksum (damaged); run \`baton doctor\``, { file });
 	}
@@ -514,23 +525,37 @@ function loadFromDisk(SQL: SqlJsStatic, dbFile: string, options: StoreOptions, l
 		let seq = snap.seq;
 		let replayed = 0;
 		const journal = readIfExists(journalFile);
-		if (!journal || journal.length === 0) {
-			if (snapshotBytes && snap.seq > 0 && !snap.generation) {
-				throw new BatonError('corruptDatabase', `${dbFile} has no journal generation`, { file: dbFile });
-			}
-			const generation = snap.generation ?? newGeneration();
+		const absence = journalAbsence(snapshotBytes !== undefined, journal, journalFile);
+		if (absence) {
+			throw absence;
+		}
+		if (!journal) {
+			// A fresh workspace. The empty snapshot marks it as created: from then on a journal that
+			// vanishes is damage, not a new start that silently forgets every write. The journal goes
+			// first: a crash in between leaves a journal without snapshot, which the next open completes.
+			const generation = newGeneration();
 			if (locked) {
 				atomicWriteFile(journalFile, encodeHeader(generation));
+				writeMeta(sqlite, 0, generation);
+				writeSnapshot(dbFile, sqlite.export(), false);
+				applyPragmas(sqlite);
 			}
 			return { sqlite, seq, generation, offset: headerSize, replayed };
 		}
 		const header = decodeHeader(journal.subarray(0, headerSize));
 		if (!('generation' in header)) {
-			throw new BatonError('corruptJournal', `${journalFile}: ${header.problem}; run \`baton doctor\``, { file: journalFile });
+			throw new BatonError('corruptJournal', `${journalFile}: ${header.problem} (damaged); run \`baton doctor\``, { file: journalFile });
 		}
 		const scan = scanRecords(journal.subarray(headerSize), headerSize);
 		if (scan.tail === 'corrupt') {
 			throw new BatonError('corruptJournal', `${journalFile}: ${scan.problem ?? 'damaged'}; run \`baton doctor\``, { file: journalFile });
+		}
+		if (!snapshotBytes && locked) {
+			// A workspace from before the creation snapshot: record its start now (sequence 0 of this
+			// journal's generation) so that losing the journal later is detected.
+			writeMeta(sqlite, 0, header.generation);
+			writeSnapshot(dbFile, sqlite.export(), false);
+			applyPragmas(sqlite);
 		}
 		const continues = !snapshotBytes || header.generation === snap.generation;
 		if (!continues) {
@@ -575,6 +600,21 @@ function loadFromDisk(SQL: SqlJsStatic, dbFile: string, options: StoreOptions, l
 		sqlite.close();
 		throw error;
 	}
+}
+
+/**
+ * Compaction and repair replace the journal by rename, never delete or empty it, and the creation
+ * snapshot is written before the first journal: once a snapshot exists, a missing or empty journal
+ * means acknowledged writes may be gone. Undefined when the journal's presence is legitimate.
+ */
+export function journalAbsence(snapshotExists: boolean, journal: Buffer | undefined, journalFile: string): BatonError | undefined {
+	if (!snapshotExists || (journal && journal.length > 0)) {
+		return undefined;
+	}
+	const what = journal ? 'is empty' : 'is missing';
+	return new BatonError('corruptJournal', `${journalFile} ${what} (damaged): writes acknowledged after the snapshot may be lost; run \`baton doctor\``, {
+		file: journalFile,
+	});
 }
 
 /** A crash mid-append leaves an unacknowledged partial record: keep its bytes aside, then cut it off. */

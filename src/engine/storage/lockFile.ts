@@ -1,7 +1,8 @@
 /**
  * A cross-process write lock: a file created with O_EXCL that holds the owner's pid. A lock whose
- * pid no longer exists (on this host) is stale and is taken over. Waiting backs off with jitter so
- * that one busy writer cannot starve the others.
+ * pid no longer exists (on this host) is stale and is taken over. Waiters line up in a LockQueue and
+ * only the first in line tries the lock: under load a random backoff let newcomers overtake the same
+ * waiter again and again until it timed out.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -9,6 +10,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatonError } from '../errors';
+import { isAlive, LockQueue } from './lockQueue';
 
 interface LockOwner {
 	pid: number;
@@ -21,6 +23,9 @@ interface LockOwner {
 const emptyLockGraceMs = 2_000;
 /** A lock held by a pid on another host cannot be probed; it is considered stale after this. */
 const foreignLockStaleMs = 60_000;
+/** How often the first in line looks at the lock, and the others at the line. */
+const firstPollMs = 2;
+const queuedPollMs = 5;
 const thisHost = os.hostname();
 let tokenCounter = 0;
 const tokenPrefix = randomBytes(4).toString('hex');
@@ -29,6 +34,7 @@ export class LockFile {
 	private token: string | undefined;
 	private readonly instanceToken = `${tokenPrefix}${(++tokenCounter).toString(16)}`;
 	private readonly ownerFile: string;
+	private readonly queue: LockQueue;
 	private ownerWritten = false;
 	private linkable = true;
 
@@ -37,6 +43,7 @@ export class LockFile {
 		private readonly timeoutMs = 15_000,
 	) {
 		this.ownerFile = `${file}.${process.pid}-${this.instanceToken}`;
+		this.queue = new LockQueue(file, { pid: process.pid, host: thisHost, token: this.instanceToken });
 	}
 
 	/** Owner files left by processes that died (their pid is gone on this host). */
@@ -62,22 +69,45 @@ export class LockFile {
 	}
 
 	async acquire(): Promise<void> {
-		const deadline = Date.now() + this.timeoutMs;
-		let delay = 1;
-		for (;;) {
-			if (this.tryAcquire()) {
-				return;
-			}
-			if (Date.now() > deadline) {
-				const owner = readOwner(this.file);
-				throw new BatonError(
-					'locked',
-					`${this.file} is held by ${owner ? `pid ${owner.pid} on ${owner.host}` : 'another process'} for more than ${this.timeoutMs} ms`,
-				);
-			}
-			await sleep(delay + Math.random() * delay);
-			delay = Math.min(delay * 2, 25);
+		const started = Date.now();
+		const deadline = started + this.timeoutMs;
+		// Fast path: nobody waits, so taking the lock now overtakes no one.
+		if (this.queue.isEmpty() && this.tryAcquire()) {
+			return;
 		}
+		this.queue.enqueue();
+		try {
+			for (;;) {
+				const { first, waiting } = this.queue.position();
+				if (first && this.tryAcquire()) {
+					return;
+				}
+				if (Date.now() > deadline) {
+					throw this.timeoutError(Date.now() - started, waiting);
+				}
+				await sleep(first ? firstPollMs : queuedPollMs);
+			}
+		} finally {
+			this.queue.leave();
+		}
+	}
+
+	/** Says who holds the lock now and how long the line is, as read at the moment of giving up. */
+	private timeoutError(waitedMs: number, waiting: number): BatonError {
+		const owner = readOwner(this.file);
+		let holder: string;
+		if (owner) {
+			const since = fs.statSync(this.file, { throwIfNoEntry: false });
+			holder = `held by pid ${owner.pid} on ${owner.host}${since ? ` (since ${Math.max(0, Math.round(Date.now() - since.ctimeMs))} ms ago)` : ''}`;
+		} else {
+			holder = fs.existsSync(this.file) ? 'held by a process whose owner record cannot be read' : 'free this instant but was taken by others the whole time';
+		}
+		const others = Math.max(0, waiting - 1);
+		return new BatonError(
+			'locked',
+			`${this.file} is ${holder}; gave up after waiting ${waitedMs} ms (limit ${this.timeoutMs} ms) with ${others} other waiter(s) in line`,
+			{ file: this.file, holderPid: owner?.pid ?? null, waiting: others },
+		);
 	}
 
 	/**
@@ -206,13 +236,4 @@ function isStale(owner: LockOwner, lockChangedMs: number): boolean {
 		return Date.now() - lockChangedMs > foreignLockStaleMs;
 	}
 	return !isAlive(owner.pid);
-}
-
-function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-	}
 }

@@ -5,6 +5,7 @@
  * The sidecar lists the checksums of the new and the previous snapshot and is replaced before the
  * snapshot is renamed into place, so a crash between the two renames leaves a pair that still matches.
  */
+import { BatonError } from '../errors';
 import { atomicWriteFile, preserveCopy, readIfExists } from './fsUtil';
 import { crc32 } from './journalFormat';
 
@@ -13,7 +14,8 @@ interface SumEntry {
 	crc32: number;
 }
 
-export type SnapshotVerdict = 'verified' | 'unlisted' | 'mismatch';
+/** `sumDamaged`: the sidecar exists but cannot be read — that is damage, never "no check". */
+export type SnapshotVerdict = 'verified' | 'unlisted' | 'mismatch' | 'sumDamaged';
 
 export function sumFileOf(dbFile: string): string {
 	return `${dbFile}.sum`;
@@ -22,6 +24,9 @@ export function sumFileOf(dbFile: string): string {
 /** Does `bytes` match a checksum recorded for this snapshot? `unlisted`: no sidecar to say. */
 export function verifySnapshot(dbFile: string, bytes: Uint8Array): SnapshotVerdict {
 	const entries = readEntries(sumFileOf(dbFile));
+	if (entries === 'damaged') {
+		return 'sumDamaged';
+	}
 	if (!entries) {
 		return 'unlisted';
 	}
@@ -46,20 +51,31 @@ export function writeSnapshot(dbFile: string, bytes: Uint8Array, keepPrevious: b
 	atomicWriteFile(dbFile, bytes);
 }
 
-function readEntries(file: string): SumEntry[] | undefined {
+/** The recorded checksums; undefined when there is no sidecar, `damaged` when it cannot be parsed. */
+function readEntries(file: string): SumEntry[] | 'damaged' | undefined {
 	const text = readIfExists(file);
-	if (!text) {
+	if (text === undefined) {
 		return undefined;
 	}
+	let parsed: { entries?: unknown };
 	try {
-		const parsed = JSON.parse(text.toString('utf8')) as { entries?: unknown };
-		if (Array.isArray(parsed.entries)) {
-			return parsed.entries.filter(
-				(e): e is SumEntry => typeof e === 'object' && e !== null && typeof (e as SumEntry).size === 'number' && typeof (e as SumEntry).crc32 === 'number',
-			);
-		}
+		parsed = JSON.parse(text.toString('utf8')) as { entries?: unknown };
 	} catch {
-		// A damaged sidecar verifies nothing; the snapshot is then checked by SQLite itself.
+		return 'damaged';
 	}
-	return undefined;
+	if (typeof parsed !== 'object' || parsed === null || !Array.isArray(parsed.entries) || parsed.entries.length === 0) {
+		return 'damaged';
+	}
+	const entries = parsed.entries as unknown[];
+	const valid = entries.filter(
+		(e): e is SumEntry => typeof e === 'object' && e !== null && typeof (e as SumEntry).size === 'number' && typeof (e as SumEntry).crc32 === 'number',
+	);
+	// Every entry this code writes has both numbers: one without them is a garbled sidecar.
+	return valid.length === entries.length ? valid : 'damaged';
+}
+
+/** The "damaged file" error for a sidecar that cannot be read. */
+export function damagedSumError(dbFile: string): BatonError {
+	const file = sumFileOf(dbFile);
+	return new BatonError('corruptDatabase', `${file} cannot be read (damaged), so ${dbFile} cannot be verified; run \`baton doctor\``, { file });
 }

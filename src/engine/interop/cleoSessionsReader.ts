@@ -59,6 +59,7 @@ const legacySessionSchema = z.object({
 	archivedAt: foreignTime.nullish(),
 	archiveReason: z.string().nullish(),
 	endReason: z.string().nullish(),
+	endNote: z.string().nullish(),
 	resumedAs: z.string().nullish(),
 	resumeCount: count.nullish(),
 	stats: z
@@ -132,7 +133,7 @@ function toImported(s: LegacySession, status: SessionStatus, record: string, raw
 	const focus = s.focus ?? {};
 	const history = focus.focusHistory ?? [];
 	const lastFocus = [...history].reverse().find((h) => h.taskId === focus.currentTask && (h.action ?? 'focused') === 'focused');
-	const endNote = [s.endReason ? `ended: ${s.endReason}` : '', s.archiveReason ? `archived: ${s.archiveReason}` : ''].filter(Boolean).join('; ');
+	const endNote = [s.endNote ?? '', s.endReason ? `ended: ${s.endReason}` : '', s.archiveReason ? `archived: ${s.archiveReason}` : ''].filter(Boolean).join('; ');
 	const session = sessionRow({
 		id: s.id,
 		name: s.name ?? `CLEO session ${s.id}`,

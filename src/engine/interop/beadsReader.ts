@@ -43,6 +43,7 @@ const issueSchema = z.object({
 });
 type Issue = z.output<typeof issueSchema>;
 const knownFields = new Set(Object.keys(issueSchema.shape));
+const dependencyFields = new Set(['issue_id', 'depends_on_id', 'type']);
 
 /** `PATH` is the `issues.jsonl` file, or a folder holding it (directly or in `.beads/`). */
 export function resolveBeadsFile(input: string): string {
@@ -152,6 +153,15 @@ function toTask(issue: Issue, record: string, raw: unknown, batch: ImportBatch):
 		createdAt: issue.created_at,
 		updatedAt: issue.updated_at ?? issue.created_at,
 		completedAt: status === 'done' ? (issue.closed_at ?? issue.updated_at ?? issue.created_at) : null,
-		extra: unknownFields(raw, knownFields),
+		extra: extraFields(raw),
 	};
+}
+
+/** Unmapped fields verbatim; the dependency list too when its entries carry more than Baton maps (who, when, metadata). */
+function extraFields(raw: unknown): Record<string, unknown> | null {
+	const rest = unknownFields(raw, knownFields) ?? {};
+	const deps = (raw as { dependencies?: unknown }).dependencies;
+	const richer = Array.isArray(deps) && deps.some((d) => d && typeof d === 'object' && unknownFields(d, dependencyFields));
+	const extra = richer ? { ...rest, dependencies: deps } : rest;
+	return Object.keys(extra).length ? extra : null;
 }

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { and, eq } from 'drizzle-orm';
-import { importRecords } from '../../../src/engine/storage/schema';
+import { importRecords, sessions } from '../../../src/engine/storage/schema';
 import { loadSqlJs } from '../../../src/engine/storage/sqlJs';
 import { actor, openTestEngine, snapshotFiles, tempDir } from '../helpers';
 import { cleoSessionsData, writeJson, type Json } from './interopFixtures';
@@ -60,6 +60,8 @@ void describe('real corpus: Beads’ own .beads/issues.jsonl', () => {
 		assert.equal(amber.rec.extra?.['agent_state'], agent['agent_state']);
 		assert.equal(amber.rec.extra?.['created_by'], agent['created_by']);
 		assert.equal(amber.rec.extra?.['title'], undefined, 'mapped fields are not repeated');
+		const withDeps = raw.find((r) => r['id'] === 'bd-98c4e1fa.1') as Json;
+		assert.deepEqual((await byExternal('bd-98c4e1fa.1')).rec.extra?.['dependencies'], withDeps['dependencies'], 'who linked and when, kept verbatim');
 
 		const before = snapshotFiles(path.join(root, '.baton'));
 		const again = await engine.imports.run({ format: 'beads', path: beadsFile, dryRun: false, actor });
@@ -135,6 +137,10 @@ void describe('real corpus: CLEO’s legacy .cleo/sessions.json', () => {
 		assert.match(result.warnings[0]?.message ?? '', /not applied: allowNestedScopes true \(Baton: true\), allowScopeOverlap false \(Baton: false\), maxActiveTasksPerScope 1 \(Baton: 1\), maxConcurrentSessions 5 \(Baton: 5\), scopeValidation "strict" \(Baton: "strict"\)/);
 		const list = await engine.briefings.list();
 		assert.deepEqual(countBy(list, (s) => s.status), { active: 2, archived: 100, ended: 504, closed: 7 });
+		const history = ((JSON.parse(fs.readFileSync(cleoSessions, 'utf8')) as Json)['sessionHistory'] as Json[]).find((h) => h['endNote']) as Json;
+		const closed = await engine.store.read((db) => db.select().from(sessions).where(eq(sessions.id, history['id'] as string)).get());
+		assert.ok(typeof history['endNote'] === 'string' && history['endNote'].length > 0);
+		assert.ok(closed?.endNote?.startsWith(history['endNote'] as string), 'a history entry’s end note is its end note');
 
 		const before = snapshotFiles(path.join(root, '.baton'));
 		const again = await engine.imports.run({ format: 'cleo-sessions', path: cleoSessions, dryRun: false, actor });

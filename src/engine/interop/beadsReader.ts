@@ -4,13 +4,17 @@
  * `parent.N` id) gives the parent; `blocks`, `conditional-blocks` and `waits-for` become dependencies;
  * other relations, design notes, acceptance criteria, labels and the assignee are kept in the
  * description so nothing the issue said is lost.
+ *
+ * Unfamiliar is not malformed: a type Baton does not know (Gas Town's `agent`, `convoy`, …) is
+ * imported as a task with its type in the description, and a second parent is kept as a link; both
+ * with a warning. Fields Baton has no place for are kept verbatim on the import record.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import type { Task } from '../storage/model';
 import type { ImportBatch, ImportedTask, TaskRef } from './importTypes';
-import { check, contentHash, foreignTime } from './recordCheck';
+import { check, contentHash, foreignTime, unknownFields } from './recordCheck';
 import { isDirectory, parseJsonText, readSourceText } from './sourceFiles';
 
 const statusMap = { open: 'pending', in_progress: 'active', blocked: 'blocked', deferred: 'pending', closed: 'done', pinned: 'pending', hooked: 'active', tombstone: 'cancelled' } as const;
@@ -27,7 +31,8 @@ const issueSchema = z.object({
 	notes: z.string().nullish(),
 	status: z.enum(Object.keys(statusMap) as [keyof typeof statusMap]),
 	priority: z.number().int().min(0).max(4),
-	issue_type: z.enum(Object.keys(typeMap) as [keyof typeof typeMap]).nullish(),
+	issue_type: z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, 'not a Beads issue type (lower-case letters, digits, _ -)').nullish(),
+	parent: z.string().min(1).nullish(),
 	assignee: z.string().nullish(),
 	labels: z.array(z.string()).nullish(),
 	created_at: foreignTime,
@@ -37,6 +42,8 @@ const issueSchema = z.object({
 	dependencies: z.array(z.object({ issue_id: z.string().nullish(), depends_on_id: z.string().min(1), type: z.string().min(1) })).nullish(),
 });
 type Issue = z.output<typeof issueSchema>;
+const knownFields = new Set(Object.keys(issueSchema.shape));
+const dependencyFields = new Set(['issue_id', 'depends_on_id', 'type']);
 
 /** `PATH` is the `issues.jsonl` file, or a folder holding it (directly or in `.beads/`). */
 export function resolveBeadsFile(input: string): string {
@@ -81,7 +88,9 @@ export function readBeads(input: string): ImportBatch {
 }
 
 function toTask(issue: Issue, record: string, raw: unknown, batch: ImportBatch): ImportedTask | undefined {
-	let parent: TaskRef | null = null;
+	const warnings = (batch.warnings ??= []);
+	// Beads' own `parent` field names the parent it shows; other `parent-child` links are kept as links.
+	let parent: TaskRef | null = issue.parent && issue.parent !== issue.id ? { id: issue.parent, record, field: 'parent' } : null;
 	const dependsOn: TaskRef[] = [];
 	const related: string[] = [];
 	let ok = true;
@@ -94,11 +103,12 @@ function toTask(issue: Issue, record: string, raw: unknown, batch: ImportBatch):
 			batch.errors.push({ record, field: `${field}.depends_on_id`, message: 'an issue cannot depend on itself' });
 			ok = false;
 		} else if (d.type === 'parent-child') {
-			if (parent) {
-				batch.errors.push({ record, field: `${field}.depends_on_id`, message: `a second parent (${d.depends_on_id}; the first is ${parent.id})` });
-				ok = false;
+			if (!parent) {
+				parent = { id: d.depends_on_id, record, field: `${field}.depends_on_id` };
+			} else if (parent.id !== d.depends_on_id) {
+				warnings.push({ record, field: `${field}.depends_on_id`, message: `a second parent (${d.depends_on_id}; the first is ${parent.id}); Baton keeps one parent, so this one is kept as a link in the description` });
+				related.push(`second parent ${d.depends_on_id}`);
 			}
-			parent = { id: d.depends_on_id, record, field: `${field}.depends_on_id` };
 		} else if (blocking.has(d.type)) {
 			dependsOn.push({ id: d.depends_on_id, record, field: `${field}.depends_on_id` });
 		} else {
@@ -106,7 +116,12 @@ function toTask(issue: Issue, record: string, raw: unknown, batch: ImportBatch):
 		}
 	});
 	if (!ok) return undefined;
+	const mappedType = issue.issue_type && issue.issue_type in typeMap ? typeMap[issue.issue_type as keyof typeof typeMap] : undefined;
+	if (issue.issue_type && !mappedType) {
+		warnings.push({ record, field: 'issue_type', message: `type ${issue.issue_type} is not one Baton knows; imported as a task, with its type in the description` });
+	}
 	const details = [
+		issue.issue_type && !mappedType ? `type ${issue.issue_type}` : '',
 		issue.assignee ? `assignee ${issue.assignee}` : '',
 		issue.labels?.length ? `labels ${issue.labels.join(', ')}` : '',
 		issue.close_reason ? `closed: ${issue.close_reason}` : '',
@@ -129,7 +144,7 @@ function toTask(issue: Issue, record: string, raw: unknown, batch: ImportBatch):
 		preferredId: null,
 		title: issue.title,
 		description: description || null,
-		type: typeMap[issue.issue_type ?? 'task'],
+		type: mappedType ?? 'task',
 		status,
 		priority: priorities[issue.priority] ?? 'medium',
 		phase: null,
@@ -138,5 +153,15 @@ function toTask(issue: Issue, record: string, raw: unknown, batch: ImportBatch):
 		createdAt: issue.created_at,
 		updatedAt: issue.updated_at ?? issue.created_at,
 		completedAt: status === 'done' ? (issue.closed_at ?? issue.updated_at ?? issue.created_at) : null,
+		extra: extraFields(raw),
 	};
+}
+
+/** Unmapped fields verbatim; the dependency list too when its entries carry more than Baton maps (who, when, metadata). */
+function extraFields(raw: unknown): Record<string, unknown> | null {
+	const rest = unknownFields(raw, knownFields) ?? {};
+	const deps = (raw as { dependencies?: unknown }).dependencies;
+	const richer = Array.isArray(deps) && deps.some((d) => d && typeof d === 'object' && unknownFields(d, dependencyFields));
+	const extra = richer ? { ...rest, dependencies: deps } : rest;
+	return Object.keys(extra).length ? extra : null;
 }

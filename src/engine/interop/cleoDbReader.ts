@@ -2,8 +2,9 @@
  * `cleo-db`: CLEO's `.cleo/tasks.db` (peers-and-formats.md §1.1), opened read-only in memory through
  * sql.js (the file is never written). Tables `tasks`, `task_dependencies`, `sessions` and
  * `session_handoff_entries`, or their `tasks_`-prefixed names in CLEO's consolidated database.
- * Handoffs come from the write-once entries first, then `sessions.handoff_json`; decisions from the
- * debriefs.
+ * Handoffs come from the write-once entries first, then `sessions.handoff_json`, then the handoff
+ * inside `debrief_json` (CLEO's own sessions often hold it only there); decisions from the debriefs.
+ * Columns Baton has no place for are kept verbatim on the import record.
  */
 import { z } from 'zod';
 import { isSessionId } from '../ids';
@@ -11,11 +12,16 @@ import { loadSqlJs } from '../storage/sqlJs';
 import { taskPriorities } from '../storage/schema';
 import { cleoDebriefSchema, cleoHandoffSchema, cleoScopeSchema, debriefFrom } from './cleoShapes';
 import type { ImportBatch, ImportedSession, ImportedTask, ImportIssue } from './importTypes';
-import { check, contentHash, foreignTime, jsonText } from './recordCheck';
+import { check, contentHash, foreignTime, jsonText, unknownFields } from './recordCheck';
 import { sessionRow } from './sessionRows';
 import { readSourceBytes } from './sourceFiles';
 
 type Row = Record<string, unknown>;
+
+/** Columns with no Baton place, non-null ones kept verbatim (a null says nothing). */
+function extraColumns(row: Row, known: ReadonlySet<string>): Record<string, unknown> | null {
+	return unknownFields(Object.fromEntries(Object.entries(row).filter(([, v]) => v !== null)), known);
+}
 const count = z.number().int().nonnegative();
 
 const taskSchema = z.object({
@@ -32,6 +38,8 @@ const taskSchema = z.object({
 	updated_at: foreignTime.nullish(),
 	completed_at: foreignTime.nullish(),
 });
+
+const taskColumns = new Set(Object.keys(taskSchema.shape));
 
 const dependencySchema = z.object({ task_id: z.string().min(1), depends_on: z.string().min(1) });
 
@@ -57,6 +65,8 @@ const sessionSchema = z.object({
 	resume_count: count.nullish(),
 	last_activity: foreignTime.nullish(),
 });
+
+const sessionColumns = new Set(Object.keys(sessionSchema.shape));
 
 const handoffEntrySchema = z.object({ session_id: z.string().min(1), handoff_json: jsonText(cleoHandoffSchema), created_at: foreignTime });
 
@@ -120,7 +130,8 @@ function readTasks(batch: ImportBatch, taskRows: Row[], depRows: Row[]): void {
 			record,
 			externalId: t.id,
 			contentHash: contentHash(row),
-			preferredId: /^T[1-9]\d{0,8}$/.test(t.id) ? t.id : null,
+			// CLEO pads its ids (`T001`); the id is kept as it is, its number is the sequence.
+			preferredId: /^T\d{1,9}$/.test(t.id) && Number(t.id.slice(1)) > 0 ? t.id : null,
 			title: t.title,
 			description: t.description ?? null,
 			type: t.type === 'bug' || t.role === 'bug' ? 'bug' : (t.type ?? 'task'),
@@ -132,6 +143,7 @@ function readTasks(batch: ImportBatch, taskRows: Row[], depRows: Row[]): void {
 			createdAt: t.created_at,
 			updatedAt: t.updated_at ?? t.created_at,
 			completedAt: t.completed_at ?? null,
+			extra: extraColumns(row, taskColumns),
 		};
 		byId.set(t.id, task);
 		batch.tasks.push(task);
@@ -175,7 +187,8 @@ function readSessions(batch: ImportBatch, sessionRows: Row[], entryRows: Row[]):
 		seen.set(s.id, record);
 		const terminal = s.status !== 'active' && s.status !== 'suspended';
 		const endedAt = s.ended_at ?? null;
-		const handoff = entries.get(s.id)?.data ?? (s.handoff_json ? { data: s.handoff_json, createdAt: endedAt ?? s.last_activity ?? s.started_at } : null);
+		const ownHandoff = s.handoff_json ?? s.debrief_json?.handoff ?? null;
+		const handoff = entries.get(s.id)?.data ?? (ownHandoff ? { data: ownHandoff, createdAt: endedAt ?? s.last_activity ?? s.started_at } : null);
 		entries.delete(s.id);
 		const base = { id: s.id, startedAt: s.started_at, endedAt: endedAt ?? s.last_activity ?? s.started_at, agent: s.agent ?? null, agentIdentifier: s.agent_identifier ?? null };
 		const debrief = s.debrief_json && terminal ? debriefFrom(s.debrief_json, base, handoff?.data ?? null) : null;
@@ -216,6 +229,7 @@ function readSessions(batch: ImportBatch, sessionRows: Row[], entryRows: Row[]):
 			handoff,
 			decisions,
 			aliases: [],
+			extra: extraColumns(row, sessionColumns),
 		});
 	});
 	const rawIds = new Set(sessionRows.map((r) => r['id']));

@@ -3,14 +3,16 @@
  * (`archived` stays archived); `sessionHistory[]` entries were closed and are imported as `closed`;
  * both stay visible and read-only. Focus becomes the current task; an ended session's note, next
  * action and blocked reason become its (write-once) handoff; `resumedAs` links a chain; the config
- * limits are kept in the settings table under `legacy.config`.
+ * (all of it, keys Baton does not know too) is kept in the settings table under `legacy.config`.
+ * Those limits are not applied: Baton's own come from `.baton/config.json`, which an import does not
+ * rewrite, so the import says so in a warning naming each limit and Baton's value for it.
  */
 import { z } from 'zod';
 import { isSessionId } from '../ids';
 import type { SessionStatus } from '../storage/model';
 import { cleoScopeSchema } from './cleoShapes';
 import type { ImportBatch, ImportedSession } from './importTypes';
-import { check, contentHash, foreignTime, toIso } from './recordCheck';
+import { check, contentHash, foreignTime, toIso, unknownFields } from './recordCheck';
 import { handoffData, sessionRow } from './sessionRows';
 import { readJsonFile } from './sourceFiles';
 
@@ -18,7 +20,7 @@ export const legacyConfigKey = 'legacy.config';
 
 const count = z.number().int().nonnegative();
 
-const configSchema = z.object({
+const configSchema = z.looseObject({
 	maxConcurrentSessions: z.number().int().min(1).max(10).optional(),
 	maxActiveTasksPerScope: z.number().int().min(1).max(100).optional(),
 	scopeValidation: z.enum(['strict', 'warn', 'none']).optional(),
@@ -57,6 +59,7 @@ const legacySessionSchema = z.object({
 	archivedAt: foreignTime.nullish(),
 	archiveReason: z.string().nullish(),
 	endReason: z.string().nullish(),
+	endNote: z.string().nullish(),
 	resumedAs: z.string().nullish(),
 	resumeCount: count.nullish(),
 	stats: z
@@ -64,6 +67,15 @@ const legacySessionSchema = z.object({
 		.nullish(),
 });
 type LegacySession = z.output<typeof legacySessionSchema>;
+const sessionFields = new Set(Object.keys(legacySessionSchema.shape));
+
+/** The warning that says which imported CLEO limits are not applied, and what Baton uses instead. */
+export function configNotApplied(config: Record<string, unknown>, baton: Record<string, unknown>): string | null {
+	const keys = Object.keys(config).sort();
+	if (keys.length === 0) return null;
+	const described = keys.map((k) => `${k} ${JSON.stringify(config[k])}${k in baton ? ` (Baton: ${JSON.stringify(baton[k])})` : ' (Baton has no such limit)'}`);
+	return `CLEO's limits are kept in setting ${legacyConfigKey} but not applied: ${described.join(', ')}; Baton's own limits are set in .baton/config.json`;
+}
 
 export function readCleoSessions(file: string): ImportBatch {
 	const batch: ImportBatch = { source: 'cleo-sessions', path: file, tasks: [], sessions: [], settings: [], taskRefSource: 'cleo-db', errors: [] };
@@ -121,7 +133,7 @@ function toImported(s: LegacySession, status: SessionStatus, record: string, raw
 	const focus = s.focus ?? {};
 	const history = focus.focusHistory ?? [];
 	const lastFocus = [...history].reverse().find((h) => h.taskId === focus.currentTask && (h.action ?? 'focused') === 'focused');
-	const endNote = [s.endReason ? `ended: ${s.endReason}` : '', s.archiveReason ? `archived: ${s.archiveReason}` : ''].filter(Boolean).join('; ');
+	const endNote = [s.endNote ?? '', s.endReason ? `ended: ${s.endReason}` : '', s.archiveReason ? `archived: ${s.archiveReason}` : ''].filter(Boolean).join('; ');
 	const session = sessionRow({
 		id: s.id,
 		name: s.name ?? `CLEO session ${s.id}`,
@@ -147,6 +159,11 @@ function toImported(s: LegacySession, status: SessionStatus, record: string, raw
 		},
 	});
 	const hasNotes = focus.sessionNote || focus.nextAction || focus.blockedReason;
+	// A live session has no handoff yet (it is written once, at the end): its focus note, next action
+	// and blocked reason are kept verbatim on the import record instead, with the fields Baton has no column for.
+	const pending = !terminal && hasNotes ? { focus: { sessionNote: focus.sessionNote ?? null, nextAction: focus.nextAction ?? null, blockedReason: focus.blockedReason ?? null } } : {};
+	const rest = unknownFields(raw, sessionFields) ?? {};
+	const extra = { ...rest, ...pending };
 	const lastTask = focus.currentTask ?? focus.previousTask;
 	return {
 		record,
@@ -167,5 +184,6 @@ function toImported(s: LegacySession, status: SessionStatus, record: string, raw
 				: null,
 		decisions: [],
 		aliases: [],
+		extra: Object.keys(extra).length ? extra : null,
 	};
 }

@@ -12,12 +12,12 @@ import type { ImportPlan } from './importPlanner';
 export function applyImport(db: BatonDb, plan: ImportPlan, input: { now: string; actor: string }): void {
 	const { now } = input;
 	const source = plan.batch.source;
-	const record = (entityType: string, externalId: string, entityId: string, contentHash: string): void => {
-		db.insert(importRecords).values({ source, entityType, externalId, entityId, contentHash, importedAt: now }).run();
+	const record = (entityType: string, externalId: string, entityId: string, contentHash: string, extra: Record<string, unknown> | null = null): void => {
+		db.insert(importRecords).values({ source, entityType, externalId, entityId, contentHash, importedAt: now, extra }).run();
 	};
 	for (const t of plan.tasks) {
 		db.insert(tasks).values(t.row).run();
-		record('task', t.source.externalId, t.row.id, t.source.contentHash);
+		record('task', t.source.externalId, t.row.id, t.source.contentHash, t.source.extra ?? null);
 	}
 	for (const t of plan.tasks) {
 		for (const dep of t.dependsOn) {
@@ -26,7 +26,7 @@ export function applyImport(db: BatonDb, plan: ImportPlan, input: { now: string;
 	}
 	for (const s of plan.sessions) {
 		db.insert(sessions).values(s.session).run();
-		record('session', s.source.externalId, s.session.id, s.source.contentHash);
+		record('session', s.source.externalId, s.session.id, s.source.contentHash, s.source.extra ?? null);
 	}
 	for (const s of plan.sessions) {
 		if (s.handoff) {

@@ -16,6 +16,7 @@ import { scopeKey } from '../sessions/scope';
 import { zeroCounts, type ImportBatch, type ImportCounts, type ImportedSession, type ImportedSetting, type ImportIssue } from './importTypes';
 import { canonicalJson } from './recordCheck';
 import { planTasks, type PlannedTask } from './taskPlanner';
+import { checkTextLimits } from './textLimits';
 
 export interface PlannedSession {
 	source: ImportedSession;
@@ -45,7 +46,8 @@ function previousRecords(db: BatonDb, source: string, entityType: string): Previ
 
 export function planImport(db: BatonDb, batch: ImportBatch): ImportPlan {
 	const errors = [...batch.errors];
-	const warnings: ImportIssue[] = [];
+	checkTextLimits(batch, errors);
+	const warnings: ImportIssue[] = [...(batch.warnings ?? [])];
 	const added = zeroCounts();
 	const unchanged = zeroCounts();
 	const taskPlan = planTasks(db, batch, previousRecords(db, batch.source, 'task'), errors, warnings);

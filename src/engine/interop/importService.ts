@@ -9,10 +9,10 @@ import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
 import { readBeads } from './beadsReader';
 import { readCleoDb } from './cleoDbReader';
-import { readCleoSessions } from './cleoSessionsReader';
+import { configNotApplied, legacyConfigKey, readCleoSessions } from './cleoSessionsReader';
 import { applyImport } from './importApplier';
 import { planImport, type ImportPlan } from './importPlanner';
-import { importFormats, type ImportBatch, type ImportFormat, type ImportReport } from './importTypes';
+import { importFormats, zeroCounts, type ImportBatch, type ImportFormat, type ImportReport } from './importTypes';
 import { readJsonSessions } from './jsonSessionsReader';
 
 export interface ImportInput {
@@ -57,7 +57,7 @@ export class ImportService {
 		const preview = await this.ctx.store.read((db) => planImport(db, batch));
 		// Nothing new (a repeated import) writes nothing at all, not even an audit entry.
 		if (input.dryRun || preview.errors.length > 0 || Object.values(preview.added).every((n) => n === 0)) {
-			return report(preview, input.dryRun);
+			return this.report(preview, input.dryRun);
 		}
 		try {
 			return await this.ctx.store.write((db) => {
@@ -66,17 +66,23 @@ export class ImportService {
 					throw new PlanRefused(plan);
 				}
 				applyImport(db, plan, { now: this.ctx.nowIso(), actor: input.actor });
-				return report(plan, false);
+				return this.report(plan, false);
 			});
 		} catch (error) {
 			if (error instanceof PlanRefused) {
-				return report(error.plan, false);
+				return this.report(error.plan, false);
 			}
 			throw error;
 		}
 	}
-}
 
-function report(plan: ImportPlan, dryRun: boolean): ImportReport {
-	return { dryRun, source: plan.batch.source, path: plan.batch.path, added: plan.added, unchanged: plan.unchanged, errors: plan.errors, warnings: plan.warnings };
+	/** The report, saying which imported CLEO limits Baton does not apply (its own come from its config). */
+	private report(plan: ImportPlan, dryRun: boolean): ImportReport {
+		// A refused import adds nothing: its counts say so (a preview still counts what it would add).
+		const added = plan.errors.length > 0 && !dryRun ? zeroCounts() : plan.added;
+		const legacy = plan.settings.find((s) => s.key === legacyConfigKey);
+		const notApplied = legacy ? configNotApplied(legacy.value as Record<string, unknown>, this.ctx.config as unknown as Record<string, unknown>) : null;
+		const warnings = notApplied && legacy ? [...plan.warnings, { record: legacy.record, field: null, message: notApplied }] : plan.warnings;
+		return { dryRun, source: plan.batch.source, path: plan.batch.path, added, unchanged: plan.unchanged, errors: plan.errors, warnings };
+	}
 }

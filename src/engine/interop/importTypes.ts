@@ -66,6 +66,8 @@ export interface ImportedTask {
 	createdAt: string;
 	updatedAt: string;
 	completedAt: string | null;
+	/** Source fields Baton has no column for, kept verbatim on the import record (null: none). */
+	extra?: Record<string, unknown> | null;
 }
 
 /** A session with what travels with it. Task ids in it are the source's own until the planner maps them. */
@@ -77,6 +79,8 @@ export interface ImportedSession {
 	handoff: { data: HandoffData; createdAt: string } | null;
 	decisions: (Decision & { record: string })[];
 	aliases: Omit<SessionAlias, 'sessionId'>[];
+	/** Source fields Baton has no column for, kept verbatim on the import record (null: none). */
+	extra?: Record<string, unknown> | null;
 }
 
 export interface ImportedSetting {
@@ -98,4 +102,6 @@ export interface ImportBatch {
 	 */
 	taskRefSource: ImportFormat | null;
 	errors: ImportIssue[];
+	/** Unfamiliar but well-formed data the reader kept (mapped, or as text): reported, never refused. */
+	warnings?: ImportIssue[];
 }

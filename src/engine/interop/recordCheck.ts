@@ -91,3 +91,10 @@ export function jsonText<S extends z.ZodType>(schema: S) {
 		})
 		.pipe(schema);
 }
+
+/** The fields of a raw record that its reader does not map, verbatim (null when there are none). */
+export function unknownFields(raw: unknown, known: ReadonlySet<string>): Record<string, unknown> | null {
+	if (!raw || typeof raw !== 'object' || Array.isArray(raw)) return null;
+	const rest = Object.entries(raw as Record<string, unknown>).filter(([key]) => !known.has(key));
+	return rest.length ? Object.fromEntries(rest) : null;
+}

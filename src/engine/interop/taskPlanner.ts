@@ -5,7 +5,11 @@
  * Id mapping (kept in `import_records`): a task imported before keeps the id it got then. A new task
  * keeps its source id when the source id is a Baton-style `T<n>` (CLEO's) that is free in the
  * workspace (id and sequence number); otherwise it gets the next `T<n>` and its description ends with
- * `Imported from <source> <id>.`, so the source id stays visible.
+ * `Imported from <source> <id>.`, so the source id stays visible, and a warning reports the mapping.
+ *
+ * A parent or dependency naming a task that is neither in the import nor imported before is not an
+ * error: other trackers allow it (Beads links across databases). It is kept as an external reference
+ * at the end of the description, with a warning; only malformed records stop an import.
  */
 import type { BatonDb } from '../storage/journalStore';
 import type { Task } from '../storage/model';
@@ -69,19 +73,24 @@ export function planTasks(
 		if (!idOf.has(task.externalId)) {
 			while (takenSeqs.has(next) || takenIds.has(`T${next}`)) next++;
 			idOf.set(task.externalId, `T${next}`);
+			if (task.preferredId) {
+				warnings.push({ record: task.record, field: 'id', message: `${task.preferredId} is already taken in this workspace; imported as T${next}` });
+			}
 			takenSeqs.add(next);
 			takenIds.add(`T${next}`);
 		}
 	}
-	const resolve = (ref: TaskRef, what: string): string | undefined => {
-		const id = idOf.get(ref.id);
-		if (!id) {
-			errors.push({ record: ref.record, field: ref.field, message: `${what} ${ref.id} is neither in this import nor imported before from ${batch.source}` });
-		}
-		return id;
-	};
 	const added: PlannedTask[] = [];
 	for (const task of fresh) {
+		const external: string[] = [];
+		const resolve = (ref: TaskRef, what: string): string | undefined => {
+			const id = idOf.get(ref.id);
+			if (!id) {
+				external.push(`${what} ${ref.id}`);
+				warnings.push({ record: ref.record, field: ref.field, message: `${what} ${ref.id} is neither in this import nor imported before from ${batch.source}; kept as an external reference in the description` });
+			}
+			return id;
+		};
 		const id = idOf.get(task.externalId) as string;
 		const parentId = task.parent ? resolve(task.parent, 'parent') : null;
 		const dependencyRefs = new Map<string, TaskRef>();
@@ -90,6 +99,7 @@ export function planTasks(
 			if (dep && !dependencyRefs.has(dep)) dependencyRefs.set(dep, ref);
 		}
 		const dependsOn = [...dependencyRefs.keys()];
+		const externalNote = external.length ? `External references (not in this import): ${external.join(', ')}.` : null;
 		const note = id !== task.externalId ? `Imported from ${batch.source} ${task.externalId}.` : null;
 		titleOf.set(id, task.title);
 		added.push({
@@ -100,7 +110,7 @@ export function planTasks(
 				id,
 				seq: Number(id.slice(1)),
 				title: task.title,
-				description: [task.description, note].filter(Boolean).join('\n\n') || null,
+				description: [task.description, externalNote, note].filter(Boolean).join('\n\n') || null,
 				type: task.type,
 				status: task.status,
 				priority: task.priority,

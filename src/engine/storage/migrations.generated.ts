@@ -64,5 +64,13 @@ export const migrations: readonly EmbeddedMigration[] = [
 			"CREATE INDEX `notification_outbox_due_idx` ON `notification_outbox` (`status`,`next_attempt_at`);",
 			"CREATE INDEX `notification_outbox_dedup_idx` ON `notification_outbox` (`channel`,`dedup_key`,`created_at`);"
 		]
+	},
+	{
+		"tag": "0003_flawless_inhumans",
+		"when": 1795546250265,
+		"hash": "a3f528f252593ea2f382a229b6950ff4b8a817c15d8467d6a02ccb02528e7296",
+		"statements": [
+			"ALTER TABLE `import_records` ADD `extra_json` text;"
+		]
 	}
 ];

@@ -323,6 +323,8 @@ export const importRecords = sqliteTable(
 		entityId: text('entity_id').notNull(),
 		contentHash: text('content_hash').notNull(),
 		importedAt: text('imported_at').notNull(),
+		/** The source record's fields Baton has no column for, verbatim (null: none). */
+		extra: text('extra_json', { mode: 'json' }).$type<Record<string, unknown>>(),
 	},
 	(t) => [primaryKey({ columns: [t.source, t.entityType, t.externalId] }), index('import_records_entity_idx').on(t.entityType, t.entityId)],
 );

@@ -128,7 +128,7 @@ void describe('import cleo-sessions (.cleo/sessions.json)', () => {
 		dup['sessionHistory'][1].id = 'session_20251230_161248_81c3ce';
 		const duplicate = await run(dup);
 		assert.deepEqual(duplicate.errors, [{ record: 'sessionHistory[1] (session_20251230_161248_81c3ce)', field: 'id', message: 'duplicate of sessions[0]' }]);
-		assert.equal(duplicate.added.sessions, 5, 'the preview still counts the good records');
+		assert.equal(duplicate.added.sessions, 0, 'a refused import adds nothing, and says so');
 
 		const oneBad = cleoSessionsData();
 		oneBad['sessions'][3].id = '../../etc/passwd';

@@ -141,7 +141,7 @@ void describe('export → json-sessions import', () => {
 				'index.json sessions[8] (Com1.json): name: "Com1.json" is a reserved name',
 			],
 		);
-		assert.equal(result.added.sessions, 1, 'the preview still counts the good entry');
+		assert.equal(result.added.sessions, 0, 'a refused import adds nothing, and says so');
 		assert.deepEqual(snapshotFiles(path.join(fresh.root, '.baton')), before, 'nothing written');
 	});
 

@@ -1,0 +1,1 @@
+ALTER TABLE `import_records` ADD `extra_json` text;

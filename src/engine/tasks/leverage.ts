@@ -39,17 +39,19 @@ export function computeLeverage(
 	// Adjacency in compressed rows: edges from a task to the tasks waiting on it.
 	const start = new Int32Array(n + 1);
 	for (const [from, list] of dependents) {
-		start[(index.get(from) as number) + 1] += list.length;
+		const at = (index.get(from) as number) + 1;
+		start[at] = (start[at] as number) + list.length;
 	}
 	for (let i = 0; i < n; i++) {
-		start[i + 1] += start[i] as number;
+		start[i + 1] = (start[i + 1] as number) + (start[i] as number);
 	}
 	const edges = new Int32Array(start[n] as number);
 	const fill = start.slice(0, n);
 	for (const [from, list] of dependents) {
 		const f = index.get(from) as number;
 		for (const to of list) {
-			edges[fill[f]++] = index.get(to) as number;
+			edges[fill[f] as number] = index.get(to) as number;
+			fill[f] = (fill[f] as number) + 1;
 		}
 	}
 	// Only tasks that wait on something can ever be counted, so only they get a bit.
@@ -71,7 +73,7 @@ export function computeLeverage(
 		for (let e = start[u] as number; e < (start[u + 1] as number); e++) {
 			const c = compOf[edges[e] as number] as number;
 			if (c !== compOf[u]) {
-				readers[c]++;
+				readers[c] = (readers[c] as number) + 1;
 			}
 		}
 	}
@@ -95,10 +97,11 @@ export function computeLeverage(
 				if (other) {
 					set ??= pool.pop() ?? new Uint32Array(words);
 					for (let w = 0; w < words; w++) {
-						set[w] |= other[w] as number;
+						set[w] = (set[w] as number) | (other[w] as number);
 					}
 				}
-				if (--readers[s] === 0 && other) {
+				readers[s] = (readers[s] as number) - 1;
+				if (readers[s] === 0 && other) {
 					other.fill(0);
 					pool.push(other);
 					sets[s] = undefined;
@@ -110,7 +113,7 @@ export function computeLeverage(
 				const b = bit[members[m] as number] as number;
 				if (b >= 0) {
 					set ??= pool.pop() ?? new Uint32Array(words);
-					set[b >>> 5] |= 1 << (b & 31);
+					set[b >>> 5] = (set[b >>> 5] as number) | (1 << (b & 31));
 				}
 			}
 		};
@@ -125,7 +128,7 @@ export function computeLeverage(
 		if (!cyclic) {
 			own();
 		}
-		if (readers[c] > 0) {
+		if ((readers[c] as number) > 0) {
 			sets[c] = set;
 		} else if (set) {
 			set.fill(0);
@@ -174,7 +177,8 @@ function tarjan(n: number, start: Int32Array, edges: Int32Array): { of: Int32Arr
 		while (depth > 0) {
 			const u = call[depth - 1] as number;
 			if ((cursor[u] as number) < (start[u + 1] as number)) {
-				const v = edges[cursor[u]++] as number;
+				const v = edges[cursor[u] as number] as number;
+				cursor[u] = (cursor[u] as number) + 1;
 				if (order[v] === -1) {
 					order[v] = low[v] = next++;
 					cursor[v] = start[v] as number;

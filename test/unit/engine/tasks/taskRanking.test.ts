@@ -124,7 +124,7 @@ function makeDeps(rand: () => number, n: number, shape: Shape, edgeFactor: numbe
 	for (let k = 0; k < m; k++) {
 		let a = Math.floor(rand() * n);
 		let b = Math.floor(rand() * n);
-		if (shape === 'dag' || shape === 'diamonds') {
+		if (shape === 'dag') {
 			if (a === b) {
 				continue;
 			}
@@ -201,18 +201,20 @@ void describe('one-pass task ranking', () => {
 		assert.deepEqual(['T1', 'T2', 'T3'].map((id) => graph.leverage(id)), [3, 3, 0]);
 	});
 
-	void it('matches at 20,000 tasks: a deep chain, a wide DAG with diamonds, and cyclic graphs', () => {
+	void it('matches at 20,000 tasks: a deep chain, a wide DAG with diamonds, and cyclic graphs', (t) => {
 		const cases: [Shape, number, number][] = [
-			['chain', 0.9, 1],
-			['dag', 0.7, 1.5],
-			['diamonds', 0.8, 2],
-			['cycles', 0.6, 1],
+			['chain', 0.99, 1],
+			['dag', 0.7, 0.8],
+			['diamonds', 0.97, 2],
+			['cycles', 0.6, 0.4],
 		];
 		for (const [i, [shape, openShare, factor]] of cases.entries()) {
 			const rand = rng(1000 + i);
 			const tasks = makeTasks(rand, 20_000, openShare);
 			const deps = makeDeps(rand, 20_000, shape, factor);
+			const started = performance.now();
 			assertSame(tasks, deps, `20k ${shape}`, false);
+			t.diagnostic(`20k ${shape}: ${deps.length} deps, ${Math.round(performance.now() - started)} ms with the reference`);
 		}
 	});
 });

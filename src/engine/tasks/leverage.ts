@@ -80,6 +80,17 @@ export function computeLeverage(
 	const sets: (Uint32Array | undefined)[] = new Array(comps);
 	const pool: Uint32Array[] = [];
 	const result = new Map<string, number>();
+	// Kept out of the loop body as plain functions: a closure over `set` would slow every access to it.
+	const addOwn = (target: Uint32Array | undefined, c: number): Uint32Array | undefined => {
+		for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
+			const b = bit[members[m] as number] as number;
+			if (b >= 0) {
+				target ??= pool.pop() ?? new Uint32Array(words);
+				target[b >>> 5] = (target[b >>> 5] as number) | (1 << (b & 31));
+			}
+		}
+		return target;
+	};
 	// Components are numbered in Tarjan's emission order: successors first.
 	for (let c = 0; c < comps; c++) {
 		let set: Uint32Array | undefined;
@@ -96,9 +107,7 @@ export function computeLeverage(
 				const other = sets[s];
 				if (other) {
 					set ??= pool.pop() ?? new Uint32Array(words);
-					for (let w = 0; w < words; w++) {
-						set[w] = (set[w] as number) | (other[w] as number);
-					}
+					orInto(set, other);
 				}
 				readers[s] = (readers[s] as number) - 1;
 				if (readers[s] === 0 && other) {
@@ -108,25 +117,16 @@ export function computeLeverage(
 				}
 			}
 		}
-		const own = (): void => {
-			for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
-				const b = bit[members[m] as number] as number;
-				if (b >= 0) {
-					set ??= pool.pop() ?? new Uint32Array(words);
-					set[b >>> 5] = (set[b >>> 5] as number) | (1 << (b & 31));
-				}
-			}
-		};
 		// In a cycle every member reaches itself and the others, so they count for each other.
 		if (cyclic) {
-			own();
+			set = addOwn(set, c);
 		}
 		const value = set ? popcount(set) : 0;
 		for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
 			result.set(names[members[m] as number] as string, value);
 		}
 		if (!cyclic) {
-			own();
+			set = addOwn(set, c);
 		}
 		if ((readers[c] as number) > 0) {
 			sets[c] = set;
@@ -138,6 +138,12 @@ export function computeLeverage(
 	return result;
 }
 
+function orInto(target: Uint32Array, other: Uint32Array): void {
+	for (let w = 0; w < target.length; w++) {
+		target[w] = (target[w] as number) | (other[w] as number);
+	}
+}
+
 function popcount(set: Uint32Array): number {
 	let total = 0;
 	for (let w = 0; w < set.length; w++) {
@@ -145,7 +151,7 @@ function popcount(set: Uint32Array): number {
 		if (x !== 0) {
 			x -= (x >>> 1) & 0x55555555;
 			x = (x & 0x33333333) + ((x >>> 2) & 0x33333333);
-			total += (((x + (x >>> 4)) & 0x0f0f0f0f) * 0x01010101) >>> 24;
+			total += Math.imul((x + (x >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 		}
 	}
 	return total;

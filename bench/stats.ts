@@ -8,6 +8,8 @@ export interface BenchRow {
 	/** ours ÷ baseline (median of per-pair ratios where runs alternate). */
 	ratio: number;
 	target: string;
+	/** Set when the row has a checkable target: false prints FAILED next to it. */
+	passed?: boolean;
 }
 
 export function median(values: number[]): number {
@@ -25,7 +27,7 @@ export function percentile(values: number[], p: number): number {
 
 export function formatTable(rows: BenchRow[]): string {
 	const header = ['benchmark', 'Baton median', 'p99', 'baseline', 'baseline median', 'ratio', 'target'];
-	const body = rows.map((r) => [r.name, ms(r.ours), ms(r.oursP99), r.baselineName, ms(r.baseline), `${r.ratio.toFixed(2)}×`, r.target]);
+	const body = rows.map((r) => [r.name, ms(r.ours), ms(r.oursP99), r.baselineName, ms(r.baseline), `${r.ratio.toFixed(2)}×`, r.passed === false ? `FAILED (${r.target})` : r.target]);
 	return [header, header.map(() => '---'), ...body].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 }
 

@@ -23,6 +23,7 @@ import {
 export class BriefingService {
 	/** Runs before a briefing is computed (the engine refreshes project memory's stale marks there). */
 	beforeBriefing: (() => Promise<void>) | undefined;
+	private overviewCache: { key: string; chains: ScopeChains[] } | undefined;
 
 	constructor(private readonly ctx: EngineContext) {}
 
@@ -104,8 +105,18 @@ export class BriefingService {
 		return this.ctx.store.read((db) => forkTreeOf(db, id));
 	}
 
+	/**
+	 * The tree's answer, kept warm: rebuilt only when sessions or tasks (the labels) changed, including
+	 * changes replayed from another process's journal. Callers must treat it as read-only.
+	 */
 	async overview(): Promise<ScopeChains[]> {
-		return this.ctx.store.read((db) => buildOverview(this.ctx, db));
+		return this.ctx.store.read((db) => {
+			const key = `${this.ctx.store.tableVersion('sessions')}:${this.ctx.store.tableVersion('tasks')}`;
+			if (this.overviewCache?.key !== key) {
+				this.overviewCache = { key, chains: buildOverview(this.ctx, db) };
+			}
+			return this.overviewCache.chains;
+		});
 	}
 
 	async counts(): Promise<Record<SessionStatus, number>> {

@@ -4,6 +4,7 @@
  * costs a few lookups rather than a table scan.
  */
 import type { Task, TaskPriority } from '../storage/model';
+import { computeLeverage } from './leverage';
 
 const openStatuses = new Set<Task['status']>(['pending', 'active', 'blocked']);
 const priorityWeight: Record<TaskPriority, number> = { critical: 4, high: 3, medium: 2, low: 1 };
@@ -19,7 +20,7 @@ export class TaskGraph {
 	private readonly dependsOn = new Map<string, string[]>();
 	/** task → tasks waiting on it */
 	private readonly dependents = new Map<string, string[]>();
-	private readonly leverageCache = new Map<string, number>();
+	private leverageAll: Map<string, number> | undefined;
 	private readonly subtreeCache = new Map<string, ReadonlySet<string>>();
 	private ranked: Task[] | undefined;
 	private readonly memo = new Map<string, unknown>();
@@ -81,29 +82,12 @@ export class TaskGraph {
 
 	/** How many open tasks transitively wait on `id`: what finishing it unblocks. */
 	leverage(id: string): number {
-		const cached = this.leverageCache.get(id);
-		if (cached !== undefined) {
-			return cached;
-		}
-		const seen = new Set<string>();
-		const stack = [...(this.dependents.get(id) ?? [])];
-		while (stack.length > 0) {
-			const next = stack.pop() as string;
-			if (seen.has(next)) {
-				continue;
-			}
-			seen.add(next);
-			stack.push(...(this.dependents.get(next) ?? []));
-		}
-		let count = 0;
-		for (const waiting of seen) {
+		// One pass computes every task's leverage, so ranking is linear rather than a search per task.
+		this.leverageAll ??= computeLeverage(this.byId.keys(), this.dependents, (waiting) => {
 			const task = this.byId.get(waiting);
-			if (task && isOpen(task)) {
-				count++;
-			}
-		}
-		this.leverageCache.set(id, count);
-		return count;
+			return task !== undefined && isOpen(task);
+		});
+		return this.leverageAll.get(id) ?? 0;
 	}
 
 	score(task: Task): number {

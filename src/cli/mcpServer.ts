@@ -6,13 +6,13 @@
  * set up yet, and says so when used).
  */
 import { McpServer, type ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { ShapeOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { z } from 'zod';
 import { defaultBriefingBudget, renderBriefingDiet } from '../engine/agents/briefingDiet';
 import { checkpointPortOf, checkpointsUnavailable, type CheckpointPort } from '../engine/agents/checkpointPort';
 import type { Engine } from '../engine/engine';
 import { BatonError } from '../engine/errors';
+import { BoundedStdioServerTransport } from './boundedStdioTransport';
 import packageJson from '../../package.json';
 
 export interface McpServerOptions {
@@ -23,6 +23,8 @@ export interface McpServerOptions {
 	workspaceRoot: string;
 	stdin?: NodeJS.ReadableStream;
 	stdout?: NodeJS.WritableStream;
+	/** The largest message accepted, in bytes; a larger one is answered with an error and skipped. */
+	maxLineBytes?: number;
 }
 
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
@@ -33,7 +35,8 @@ const sessionId = z.string().min(1).max(200);
 export async function runMcpServer(options: McpServerOptions): Promise<void> {
 	const stdin = options.stdin ?? process.stdin;
 	const server = createBatonMcpServer(options);
-	const transport = new StdioServerTransport(stdin as NodeJS.ReadStream & typeof process.stdin, (options.stdout ?? process.stdout) as NodeJS.WriteStream & typeof process.stdout);
+	// Not the SDK's StdioServerTransport: that one closes for good on a single oversize message.
+	const transport = new BoundedStdioServerTransport(stdin, options.stdout ?? process.stdout, options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {});
 	const closed = new Promise<void>((resolve) => {
 		stdin.once('end', resolve);
 		stdin.once('close', resolve);

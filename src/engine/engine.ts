@@ -74,6 +74,7 @@ export class Engine {
 		this.imports = new ImportService(ctx);
 		this.exports = new ExportService(ctx, this.briefings);
 		this.sessions.afterEnd = async (session, actor) => [...(await this.checkpoints.onSessionEnded(session, actor)), ...(await this.memory.afterSessionEnded(session, actor))];
+		this.sessions.afterAutoEnd = (session, actor) => this.memory.afterSessionEnded(session, actor);
 		if (!readOnly) {
 			const refresh = (): Promise<void> => this.memory.refreshStalenessQuietly();
 			this.sessions.beforeBriefing = refresh;

@@ -1,19 +1,10 @@
 /**
  * Removes credentials from transcript excerpts before they are archived: provider API keys, tokens,
- * cloud access keys, bearer headers, private key blocks and `password=`/`token:` style assignments.
+ * cloud access keys, authorization headers, private key blocks, `password=`/`token:` style assignments
+ * and the credentials of command lines (`curl -u user:pass`, `mysql -pSECRET`, `docker login -p …`).
  * Over-redacting a harmless string is acceptable; archiving a live key is not.
  */
-interface Rule {
-	name: string;
-	pattern: RegExp;
-	/** The replacement; `$1`… refer to groups the rule keeps (an assignment's key). */
-	replace: string;
-	/**
-	 * A cheap test that must hold for the pattern to match at all: most excerpts hold no secret, and
-	 * a substring search is far cheaper than running every pattern over every text.
-	 */
-	hint: (text: string, lower: () => string) => boolean;
-}
+import { commandLineRules, type Rule } from './redactCommandLines';
 
 const assignmentStems = ['pass', 'pwd', 'secret', 'token', 'key', 'credential'];
 
@@ -36,6 +27,13 @@ const rules: Rule[] = [
 	{ name: 'aws-key', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g, replace: '[REDACTED:aws-key]', hint: (t) => t.includes('AKIA') || t.includes('ASIA') },
 	{ name: 'google-key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g, replace: '[REDACTED:google-key]', hint: (t) => t.includes('AIza') },
 	{ name: 'jwt', pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g, replace: '[REDACTED:jwt]', hint: (t) => t.includes('eyJ') },
+	{
+		// `Authorization: Basic …`, `-H 'Authorization: token …'`, `Proxy-Authorization: …`: the scheme stays.
+		name: 'authorization-header',
+		pattern: /\b((?:Proxy-)?Authorization["']?\s*[:=]\s*["']?(?![A-Za-z0-9-]*\s*\[REDACTED)(?:(?:Basic|Bearer|Token|Digest|Negotiate|NTLM|OAuth|SSWS|Splunk|ApiKey|AWS4-HMAC-SHA256)\s+)?)[^\s'",]+/gi,
+		replace: '$1[REDACTED]',
+		hint: (_t, lower) => lower().includes('authorization'),
+	},
 	{ name: 'bearer', pattern: /\b(Bearer)\s+[A-Za-z0-9._~+/=-]{12,}/gi, replace: '$1 [REDACTED]', hint: (_t, lower) => lower().includes('bearer') },
 	{
 		name: 'url-credentials',
@@ -43,6 +41,14 @@ const rules: Rule[] = [
 		replace: '$1:[REDACTED]@',
 		hint: (t) => t.includes('://') && t.includes('@'),
 	},
+	{
+		// `https://<token>@github.com/…`: a long user part with digits is a token, not a login name.
+		name: 'url-token',
+		pattern: /\b((?:https?|git\+https?|ssh|ftp):\/\/)(?=[A-Za-z0-9_.~-]*\d)(?=[A-Za-z0-9_.~-]*[A-Za-z])[A-Za-z0-9_.~-]{16,}@/gi,
+		replace: '$1[REDACTED]@',
+		hint: (t) => t.includes('://') && t.includes('@'),
+	},
+	...commandLineRules,
 	{
 		name: 'assignment',
 		// `password=…`, `API_KEY: "…"`, `"token": "…"`, `--password …`; the key stays, the value goes.
@@ -54,7 +60,7 @@ const rules: Rule[] = [
 ];
 
 /** Something every rule needs to find: one scan that lets the common, secret-free text through untouched. */
-const anyHint = /sk-|gh[pousr]_|github_pat_|xox|AKIA|ASIA|AIza|eyJ|PRIVATE KEY|:\/\/|bearer|pass|pwd|secret|token|key|credential/i;
+const anyHint = /sk-|gh[pousr]_|github_pat_|xox|AKIA|ASIA|AIza|eyJ|PRIVATE KEY|:\/\/|bearer|authorization|pass|pwd|secret|token|key|credential|_auth|-u|--user|-p|-a\s/i;
 
 export function redactSecrets(text: string): string {
 	if (!anyHint.test(text)) {

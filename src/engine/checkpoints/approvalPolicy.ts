@@ -27,7 +27,7 @@ export function isKnownTrigger(trigger: string): boolean {
 
 /**
  * A metric at or over its threshold escalates (as Parhelia's reference rules do). A threshold of 0
- * turns that check off.
+ * turns that check off. `sessionAgeMs` is the session's active time: suspended time does not count.
  */
 export function escalationReasons(metrics: CheckpointMetrics, thresholds: EscalationThresholds): string[] {
 	const reasons: string[] = [];
@@ -35,7 +35,7 @@ export function escalationReasons(metrics: CheckpointMetrics, thresholds: Escala
 		reasons.push(`cost $${metrics.costUsd.toFixed(2)} reached the $${thresholds.costUsd.toFixed(2)} threshold`);
 	}
 	if (thresholds.durationMs > 0 && metrics.sessionAgeMs >= thresholds.durationMs) {
-		reasons.push(`session running for ${hours(metrics.sessionAgeMs)} reached the ${hours(thresholds.durationMs)} threshold`);
+		reasons.push(`session active for ${hours(metrics.sessionAgeMs)} reached the ${hours(thresholds.durationMs)} threshold`);
 	}
 	if (thresholds.errorCount > 0 && metrics.errorCount >= thresholds.errorCount) {
 		reasons.push(`${metrics.errorCount} error${metrics.errorCount === 1 ? '' : 's'} reached the threshold of ${thresholds.errorCount}`);

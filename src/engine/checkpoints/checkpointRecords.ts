@@ -11,6 +11,7 @@ import type { BatonDb } from '../storage/journalStore';
 import type { ApprovalPolicy, Checkpoint, Session } from '../storage/model';
 import { approvalPolicies, checkpoints, checkpointSessionSettings } from '../storage/schema';
 import { decideApproval } from './approvalPolicy';
+import { activeTimeMs } from '../sessions/activeTime';
 import { getSession } from '../sessions/sessionQueries';
 import { getCheckpoint, nextCheckpointSeq, sessionSettingsOf, setHeadCheckpoint } from './checkpointQueries';
 import type { SnapshotResult } from './shadowSnapshot';
@@ -52,7 +53,8 @@ export function recordCheckpoint(ctx: EngineContext, db: BatonDb, args: Checkpoi
 	const metrics = {
 		costUsd: input.costUsd ?? stored?.costUsd ?? 0,
 		errorCount: input.errorCount ?? stored?.errorCount ?? 0,
-		sessionAgeMs: session ? Math.max(0, nowMs - Date.parse(session.startedAt)) : 0,
+		// Active time, not age: a suspended or long-imported session has not been running all along.
+		sessionAgeMs: session ? activeTimeMs(db, session, nowMs) : 0,
 	};
 	const escalation = config.escalation;
 	const thresholds: EscalationThresholds = { costUsd: escalation.costUsd, durationMs: escalation.duration, errorCount: escalation.errorCount, ...(stored?.thresholds ?? {}) };

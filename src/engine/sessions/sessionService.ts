@@ -64,6 +64,11 @@ export class SessionService {
 	 * warnings instead of throwing: nothing after the end's write may fail the end.
 	 */
 	afterEnd: ((session: Session, actor: string) => Promise<string[]>) | undefined;
+	/**
+	 * Runs after gc ended an idle session: what an end does after its write, except the `complete`
+	 * checkpoint (the workspace has moved on since the session went idle). Never throws.
+	 */
+	afterAutoEnd: ((session: Session, actor: string) => Promise<unknown>) | undefined;
 	/** Runs before a start computes its briefing, outside the start's write (project memory's stale marks). */
 	beforeBriefing: (() => Promise<void>) | undefined;
 
@@ -282,7 +287,7 @@ export class SessionService {
 	async gc(input: { orphanAfterMs?: number; endAfterMs?: number; actor: string }): Promise<GcResult> {
 		const orphanAfter = input.orphanAfterMs ?? this.ctx.config.orphanAfter;
 		const endAfter = input.endAfterMs ?? this.ctx.config.autoEndAfter;
-		return this.ctx.store.write((db) => {
+		const ended = await this.ctx.store.write((db) => {
 			const nowMs = this.ctx.clock.now();
 			const now = isoTime(nowMs);
 			const candidates = db.select().from(sessions).where(inArray(sessions.status, ['active', 'orphaned'])).all();
@@ -298,7 +303,10 @@ export class SessionService {
 						.where(eq(sessions.id, session.id))
 						.run();
 					audit(db, { at: now, actor: input.actor, operation: 'session.cleanup', sessionId: session.id, entityType: 'session', entityId: session.id, details: { idleMs: idle } });
-					result.ended.push(getSession(db, session.id));
+					const ended = getSession(db, session.id);
+					// An end like any other: project memory takes its decisions and blockers.
+					this.ctx.events.emit(db, { type: 'session.ended', session: ended, handoff, actor: input.actor });
+					result.ended.push(ended);
 				} else if (session.status === 'active' && idle >= orphanAfter) {
 					db.update(sessions).set({ status: 'orphaned', updatedAt: now }).where(eq(sessions.id, session.id)).run();
 					audit(db, { at: now, actor: input.actor, operation: 'session.orphan', sessionId: session.id, entityType: 'session', entityId: session.id, details: { idleMs: idle } });
@@ -307,6 +315,12 @@ export class SessionService {
 			}
 			return result;
 		});
+		if (this.afterAutoEnd) {
+			for (const session of ended.ended) {
+				await this.afterAutoEnd(session, input.actor);
+			}
+		}
+		return ended;
 	}
 
 	/** Mark a session as alive (agent hooks call this on every turn). */

@@ -122,7 +122,8 @@ void describe('secret redaction', () => {
 		assert.equal(redactSecrets('DB_PASSWORD: "s3cr3t!"'), 'DB_PASSWORD: [REDACTED]');
 		assert.equal(redactSecrets('{"api_key": "abc123", "name": "x"}'), '{"api_key": [REDACTED], "name": "x"}');
 		assert.equal(redactSecrets("client_secret='zzz'"), 'client_secret=[REDACTED]');
-		assert.equal(redactSecrets('--token abc.def'), '--token abc.def', 'an option value without = or quotes is left alone');
+		assert.equal(redactSecrets('--token abc.def'), '--token [REDACTED]', 'an option takes its value as the next word');
+		assert.equal(redactSecrets('the token abc.def expired'), 'the token abc.def expired', 'prose naming a token is left alone');
 		assert.equal(redactSecrets('token=ghp_0123456789abcdefghijABCDEFGHIJ012345'), 'token=[REDACTED:github-token]', 'redacted once');
 	});
 

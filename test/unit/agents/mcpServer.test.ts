@@ -9,6 +9,8 @@ import { before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+import { defaultMaxLineBytes } from '../../../src/cli/boundedStdioTransport';
 import { createBatonMcpServer } from '../../../src/cli/mcpServer';
 import type { Engine } from '../../../src/engine/engine';
 import { openTestEngine, tempDir } from '../helpers';
@@ -126,5 +128,30 @@ void describe('baton mcp (the SDK client against the server process)', () => {
 		const started = await call(local, 'session_start', { name: 'in memory' });
 		assert.equal(started.value.session.name, 'in memory');
 		await local.close();
+	});
+
+	void it('answers an oversize message with a JSON-RPC error and keeps serving', async (t) => {
+		const root = path.join(tempDir(t, 'baton-mcp-big-'), 'project');
+		fs.mkdirSync(root);
+		assert.equal(runBaton(cli, root, ['init']).code, 0);
+		const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp'], cwd: root, stderr: 'pipe', env: { PATH: process.env['PATH'] ?? '', HOME: root } });
+		const client = new Client({ name: 'big-sender', version: '1' });
+		await client.connect(transport);
+		t.after(() => client.close());
+		const closed: string[] = [];
+		transport.onclose = () => closed.push('closed');
+
+		// Over the SDK's 10 MiB read limit, which used to end the server without a word.
+		const huge = 'x'.repeat(defaultMaxLineBytes + 1024);
+		await assert.rejects(client.callTool({ name: 'session_start', arguments: { name: huge } }), (error: unknown) => {
+			assert.ok(error instanceof McpError, String(error));
+			assert.equal(error.code, -32600);
+			assert.match(error.message, /over 10485760 bytes/);
+			return true;
+		});
+		const started = await call(client, 'session_start', { name: 'after the big one' });
+		assert.equal(started.isError, false, JSON.stringify(started.value));
+		assert.equal(started.value.session.name, 'after the big one');
+		assert.deepEqual(closed, [], 'the server process is still there');
 	});
 });

@@ -87,6 +87,27 @@ void describe('a session’s end feeds project memory', () => {
 		assert.equal((await engine.memory.get(sandbox?.id as string)).confirmations, 2);
 	});
 
+	void it('gives a session that gc ends for idleness the same extraction as an explicit end', async (t) => {
+		const w = await workspace(t);
+		const { engine, root, clock } = w;
+		const { session } = await engine.sessions.start({ name: 'Gateway retries', agent: 'claude-code', agentIdentifier: agentId, actor });
+		await engine.sessions.recordDecision({ text: 'Retries live in src/payments/adapter.ts, not in each call site', rationale: 'one policy to tune', actor });
+		await engine.sessions.recordDecision({ text: 'The sandbox behaves like production', kind: 'assumption', actor });
+		transcript(root).flush(path.join(claudeProjectDir(w.claudeHome, root), `${agentId}.jsonl`));
+		await new TranscriptArchive({ workspaceRoot: root, claudeHome: w.claudeHome, log: w.log }).sync({ link: aliasLinker(engine) });
+		clock.advance(8 * 86_400_000);
+
+		const gc = await engine.sessions.gc({ actor: 'baton' });
+		assert.deepEqual(gc.ended.map((s) => s.id), [session.id]);
+		assert.match(gc.ended[0]?.endNote ?? '', /Ended by Baton after/);
+		const facts = (await engine.memory.list()).map((e) => ({ kind: e.kind, text: e.text, source: e.source, from: e.sourceSessionId })).sort(byText);
+		assert.deepEqual(facts, [
+			{ kind: 'gotcha', text: 'src/payments/gateway.ts: PreToolUse:Edit hook error: run `npm run gen` before editing generated files', source: 'transcript', from: session.id },
+			{ kind: 'knowledge', text: 'Retries live in src/payments/adapter.ts, not in each call site — why: one policy to tune', source: 'decision', from: session.id },
+		].sort(byText));
+		assert.equal((await engine.checkpoints.list()).filter((c) => c.trigger === 'complete').length, 0, 'no complete checkpoint of a workspace that moved on');
+	});
+
 	void it('summarises a session from its records and transcript: progress, files, decisions, failed approaches, blockers, resume context, turns, tokens, cost', async (t) => {
 		const w = await workspace(t);
 		const { engine, root, clock } = w;

@@ -29,7 +29,7 @@ void describe('checkpoint approvals', () => {
 		assert.equal(decision.status, 'pending');
 		assert.deepEqual(decision.escalationReasons, [
 			'cost $5.20 reached the $5.00 threshold',
-			'session running for 4 h reached the 4 h threshold',
+			'session active for 4 h reached the 4 h threshold',
 			'3 errors reached the threshold of 3',
 		]);
 		assert.match(decision.reason, /^escalated: /);
@@ -69,7 +69,7 @@ void describe('checkpoint approvals', () => {
 
 		clock.advance(4 * 3_600_000);
 		const old = await engine.checkpoints.create({ actor, trigger: 'periodic' });
-		assert.deepEqual(old.escalationReasons, ['session running for 4 h reached the 4 h threshold']);
+		assert.deepEqual(old.escalationReasons, ['session active for 4 h reached the 4 h threshold']);
 
 		await engine.checkpoints.configureSession({ sessionId: session.id, policy: 'strict', thresholds: { durationMs: 0 }, actor });
 		const strict = await engine.checkpoints.create({ actor, trigger: 'periodic' });

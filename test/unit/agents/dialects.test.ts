@@ -132,6 +132,36 @@ void describe('hook inputs that cannot hang', () => {
 	});
 });
 
+/** A documented Claude Code payload with its placeholder cwd moved into the workspace. */
+function claudeDocPayload(event: string, root: string): string {
+	const raw = JSON.parse(fs.readFileSync(path.join(realRoot, 'claude', `${event}.json`), 'utf8')) as Record<string, unknown>;
+	assert.equal(raw['session_id'], 'abc123');
+	return JSON.stringify({ ...raw, cwd: root });
+}
+
+void describe('Claude Code documented payloads', () => {
+	void it('start, prompt, pre-compact (with its compact checkpoint in a workspace that never had one) and end one durable session', (t) => {
+		const w = workspace(t);
+		fs.writeFileSync(path.join(w.root, 'a.txt'), 'one\n');
+		const start = w.baton(['hook'], claudeDocPayload('SessionStart', w.root));
+		assert.equal(start.json?.['hookSpecificOutput']?.hookEventName, 'SessionStart');
+		for (const event of ['UserPromptSubmit', 'PreCompact', 'SessionEnd']) {
+			const run = w.baton(['hook'], claudeDocPayload(event, w.root));
+			assert.equal(run.code, 0);
+			assert.equal(run.stdout, '', event);
+		}
+		const log = hookLog(w.root);
+		assert.match(log, /claude-code SessionStart abc123 → started/);
+		assert.match(log, /claude-code PreCompact abc123 → noted/);
+		assert.match(log, /claude-code SessionEnd abc123 → ended/);
+		const sessions = sessionsOf(w.baton);
+		assert.equal(sessions.length, 1);
+		assert.equal(sessions[0].status, 'ended');
+		const checkpoints = w.baton(['checkpoint', 'list', '--json']).json?.['checkpoints'] as any[];
+		assert.equal(checkpoints.filter((c) => c.trigger === 'compact').length, 1);
+	});
+});
+
 void describe('PreCompact', () => {
 	void it('makes the compact checkpoint in a workspace that never had a checkpoint', (t) => {
 		const w = workspace(t);

@@ -17,6 +17,8 @@ import { checkpointPortOf, criticalApprovalReason, type CheckpointPort } from '.
 import { isShellTool } from '../engine/agents/editTools';
 import { parseAgentName, type HookEvent } from '../engine/agents/hookEvent';
 import { HookLog, hookLogFile } from '../engine/agents/hookLog';
+import { assignCopilotRun } from '../engine/agents/copilotRuns';
+import { clineCarryOn } from '../engine/agents/hookResponses';
 import { normaliseHookPayload } from '../engine/agents/normaliseHookPayload';
 import { aliasLinker, runHook, type HookOptions } from '../engine/agents/runHook';
 import { TranscriptArchive, type TranscriptInfo } from '../engine/agents/transcriptArchive';
@@ -77,8 +79,17 @@ interface HookInput {
 	env: NodeJS.ProcessEnv;
 }
 
-/** The hook's answer for one payload ('' for none). Never throws. */
+/**
+ * The hook's answer for one payload ('' for none). Never throws. Cline reads every hook's stdout as
+ * `{cancel, contextModification?, errorMessage?}` and treats anything else as a failed hook, so a
+ * Cline hook that has nothing to say still answers `{"cancel":false}`, whatever went wrong.
+ */
 export async function runHookPayload(input: HookInput): Promise<string> {
+	const output = await hookAnswer(input);
+	return output || !isClineCall(input) ? output : clineCarryOn();
+}
+
+async function hookAnswer(input: HookInput): Promise<string> {
 	const started = Date.now();
 	let log: HookLog | undefined;
 	try {
@@ -105,14 +116,16 @@ export async function runHookPayload(input: HookInput): Promise<string> {
 			log.warn(`ignored a malformed hook payload (${Buffer.byteLength(input.text)} bytes${input.event ? `, event argument ${input.event}` : ''}): ${normalised.problem}`);
 			return '';
 		}
-		const event = normalised.event;
-		if (event.kind === 'unknown') {
-			log.info(`ignored unknown event ${event.eventName} from ${event.agent} ${event.agentSessionId}`);
+		const payloadEvent = normalised.event;
+		if (payloadEvent.kind === 'unknown') {
+			log.info(`ignored unknown event ${payloadEvent.eventName} from ${payloadEvent.agent} ${payloadEvent.agentSessionId || '(no session id)'}`);
 			return '';
 		}
-		if (isNoOp(event)) {
+		if (isNoOp(payloadEvent)) {
 			return '';
 		}
+		// Copilot CLI sends no session id: its run is found from the sessionStart/sessionEnd bracketing.
+		const event = assignCopilotRun(root, payloadEvent, Date.now());
 		const settings = settingsOf(root, log);
 		// sql.js's WASM: baseline code only. Optimising it in the background costs more than a hook runs
 		// and delays the exit (measured: 300 → 150 ms per call).
@@ -131,6 +144,19 @@ export async function runHookPayload(input: HookInput): Promise<string> {
 	} catch (error) {
 		log?.error(`hook failed after ${Date.now() - started} ms: ${(error as Error).message}`);
 		return '';
+	}
+}
+
+/** The explicit `--agent cline`, or a payload in Cline's dialect (its `taskId`, `hookName` or `clineVersion`). */
+function isClineCall(input: HookInput): boolean {
+	if (input.agent) {
+		return parseAgentName(input.agent) === 'cline';
+	}
+	try {
+		const raw = JSON.parse(input.text) as unknown;
+		return !!raw && typeof raw === 'object' && ['taskId', 'hookName', 'clineVersion'].some((k) => k in (raw as object));
+	} catch {
+		return false;
 	}
 }
 
@@ -162,11 +188,12 @@ function checkpointHooks(port: CheckpointPort, actor: string): Pick<HookOptions,
 	return {
 		awaitingApproval: criticalApprovalReason(port),
 		onCheckpoint: async (trigger, sessionId) => {
-			if (port.enabled === false) {
-				return;
-			}
 			if (trigger === 'compact') {
+				// Always, even in a workspace that never had a checkpoint: a compaction loses context for
+				// good, and the snapshot before it is the one way back (creating it sets the store up).
 				await port.create({ trigger: 'compact', sessionId, message: 'before the agent compacted its context', actor });
+			} else if (port.enabled === false) {
+				return;
 			} else if (port.maybePeriodic) {
 				await port.maybePeriodic({ sessionId, actor });
 			}

@@ -28,11 +28,16 @@ export const connectCommand: Command = {
 		}
 		const remove = ctx.values['remove'] === true;
 		const cliPath = process.argv[1] ?? __filename;
-		const command = stringOption(ctx.values, 'command') ?? hookCommandFor({ cliPath, execPath: process.execPath, env: process.env });
+		const given = stringOption(ctx.values, 'command');
+		const portable = given ? { command: given } : hookCommandFor({ cliPath, execPath: process.execPath, env: process.env });
+		const command = portable.command;
 		let mcp: { launch: { command: string; args: string[]; env: Record<string, string> }; clineSettingsFile?: string } | undefined;
 		if (ctx.values['mcp'] === true) {
 			const clineSettingsFile = agent === 'cline' ? clineSettingsFileOf(stringOption(ctx.values, 'cline-mcp-settings')) : undefined;
-			mcp = { launch: batonLauncher({ cliPath, execPath: process.execPath, env: process.env }), ...(clineSettingsFile ? { clineSettingsFile } : {}) };
+			// Cline's MCP settings live outside the repository (this machine's path is fine there); the
+			// other agents' MCP files are committed, so they get the portable `baton` too.
+			const launch = agent === 'cline' ? batonLauncher({ cliPath, execPath: process.execPath, env: process.env }) : { command: 'baton', args: [], env: {} };
+			mcp = { launch, ...(clineSettingsFile ? { clineSettingsFile } : {}) };
 		} else if (stringOption(ctx.values, 'cline-mcp-settings')) {
 			throw new UsageError('--cline-mcp-settings goes with --mcp');
 		}
@@ -43,11 +48,12 @@ export const connectCommand: Command = {
 		const result = connectAgent(ctx.workspaceRoot, agent, { remove, command, now: Date.now, ...(mcp ? { mcp } : {}) });
 		const line = (w: WrittenFile): string => `${w.action.padEnd(9)} ${w.path}${w.backup ? `  (backup: ${w.backup})` : ''}${w.reason ? `  — ${w.reason}` : ''}`;
 		return {
-			json: { written: result.written, command: result.command, ...(result.mcp ? { mcp: result.mcp } : {}) },
+			json: { written: result.written, command: result.command, ...(result.mcp ? { mcp: result.mcp } : {}), ...(portable.warning && !remove ? { warning: portable.warning } : {}) },
 			text: [
 				...result.written.map(line),
 				...(result.mcp ? [`${line(result.mcp)}${result.mcp.name ? `  (MCP server "${result.mcp.name}")` : ''}`] : []),
 				remove ? '' : `Hooks run: ${result.command} hook <event>`,
+				portable.warning && !remove ? `warning: ${portable.warning}` : '',
 			]
 				.filter(Boolean)
 				.join('\n'),

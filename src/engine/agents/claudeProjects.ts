@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { openRegularFile } from './regularFile';
 
 export interface DiscoveredTranscript {
 	/** `<sessionId>` for a main transcript, `<sessionId>/agent-<id>` for a subagent's. */
@@ -93,9 +94,9 @@ export function earlierSessionIds(file: string, exceptId: string): string[] {
 function headRecords(file: string, limit: number): Record<string, unknown>[] | null {
 	let bytes: Buffer;
 	try {
-		const fd = fs.openSync(file, 'r');
+		const { fd, stat } = openRegularFile(file);
 		try {
-			bytes = Buffer.alloc(Math.min(limit, fs.fstatSync(fd).size));
+			bytes = Buffer.alloc(Math.min(limit, stat.size));
 			fs.readSync(fd, bytes, 0, bytes.length, 0);
 		} finally {
 			fs.closeSync(fd);

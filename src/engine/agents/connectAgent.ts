@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { batonLauncher, shellCommandOf } from './batonLauncher';
 import type { AgentKind } from './hookEvent';
-import { mergeClaudeHooks, mergeCopilotHooks, type HookSpec } from './hookConfigMerge';
+import { mergeClaudeHooks, mergeCopilotCliHooks, mergeCopilotHooks, type HookSpec } from './hookConfigMerge';
 import { backupOf, changeJsonFile, displayPath, writeAtomically, type WrittenFile } from './jsonConfigFile';
 import { connectMcpServer, mcpTargetFor, type McpLaunch } from './mcpConfig';
 
@@ -56,6 +56,18 @@ const copilotSpecs = (command: string): HookSpec[] => [
 	{ event: 'Stop', command: `${command} hook stop`, timeout: 30 },
 ];
 
+/**
+ * Copilot CLI and the Copilot cloud agent (`version: 1`, camelCase events). Their payloads carry no
+ * event name, so the EVENT argument names it; `sessionEnd` is the end of the run.
+ */
+const copilotCliSpecs = (command: string): HookSpec[] => [
+	{ event: 'sessionStart', command: `${command} hook sessionStart --agent copilot`, timeout: 15 },
+	{ event: 'userPromptSubmitted', command: `${command} hook userPromptSubmitted --agent copilot`, timeout: 10 },
+	{ event: 'preToolUse', command: `${command} hook preToolUse --agent copilot`, timeout: 10 },
+	{ event: 'postToolUse', command: `${command} hook postToolUse --agent copilot`, timeout: 10 },
+	{ event: 'sessionEnd', command: `${command} hook sessionEnd --agent copilot`, timeout: 30 },
+];
+
 /** Cline: one executable per hook name in `.clinerules/hooks/`. */
 export const clineHookNames: Record<string, string> = {
 	TaskStart: 'task-start',
@@ -78,7 +90,12 @@ export function connectAgent(workspaceRoot: string, agent: AgentKind, options: C
 		agent === 'claude-code'
 			? [json('.claude/settings.json', (value, file) => mergeClaudeHooks(value, claudeSpecs(options.command), { remove: options.remove, file }), false, dryRun)]
 			: agent === 'copilot'
-				? [json('.github/hooks/baton.json', (value, file) => mergeCopilotHooks(value, copilotSpecs(options.command), { remove: options.remove, file }), true, dryRun)]
+				? [
+						// VS Code's agent hooks and Copilot CLI / the cloud agent both read .github/hooks/*.json,
+						// each in its own form: one file per host.
+						json('.github/hooks/baton.json', (value, file) => mergeCopilotHooks(value, copilotSpecs(options.command), { remove: options.remove, file }), true, dryRun),
+						json('.github/hooks/baton-cli.json', (value, file) => mergeCopilotCliHooks(value, copilotCliSpecs(options.command), { remove: options.remove, file }), true, dryRun),
+					]
 				: dryRun
 					? []
 					: writeClineScripts(workspaceRoot, options);
@@ -139,9 +156,19 @@ function writeClineScripts(root: string, options: ConnectOptions): WrittenFile[]
 
 
 /**
- * The command hooks run from a terminal: `baton` when that name on PATH is this very installation,
- * otherwise the Node running now and this CLI script, quoted (batonLauncher.ts).
+ * The command the hooks run. The files it goes into are committed (`.claude/settings.json`,
+ * `.github/hooks/…`, `.clinerules/hooks/…`) and run by every teammate who pulls them, in every clone:
+ * so never an absolute path of this machine, but `baton` as found on PATH. When `baton` on PATH is
+ * not this installation, the answer carries a warning saying how to fix it (`--command` still lets a
+ * person write anything they like).
  */
-export function hookCommandFor(input: { cliPath: string; execPath: string; env: NodeJS.ProcessEnv }): string {
-	return shellCommandOf(batonLauncher(input));
+export function hookCommandFor(input: { cliPath: string; execPath: string; env: NodeJS.ProcessEnv }): { command: string; warning?: string } {
+	const launcher = batonLauncher(input);
+	if (launcher.kind === 'baton-on-path') {
+		return { command: 'baton' };
+	}
+	return {
+		command: 'baton',
+		warning: `\`baton\` on PATH is not this installation (${shellCommandOf(launcher)}): the hooks call \`baton\`, so put Baton's CLI on PATH (for example \`npm install -g\` of this package, or a link named baton to its dist/cli.js) here and on every machine that uses this repository.`,
+	};
 }

@@ -134,6 +134,42 @@ export function mergeCopilotHooks(config: unknown, specs: readonly HookSpec[], o
 	return finish(root, hooks);
 }
 
+/**
+ * Copilot CLI's and the Copilot cloud agent's hook file (`version: 1`, camelCase events,
+ * `{"type":"command","bash","powershell","timeoutSec"}`) with Baton's entries set (or removed).
+ */
+export function mergeCopilotCliHooks(config: unknown, specs: readonly HookSpec[], options: { remove: boolean; file: string }): Json {
+	const { root, hooks } = hooksObject(structuredClone(config), options.file);
+	if (root['version'] !== undefined && root['version'] !== 1) {
+		throw new Error(`${options.file}: version ${JSON.stringify(root['version'])} is not the version 1 hook format Baton writes`);
+	}
+	const wanted = new Map(options.remove ? [] : specs.map((s) => [s.event, s]));
+	const prefix = prefixOf(specs);
+	const ours = (item: Json): boolean => isBatonHookCommand(item['bash'], prefix) || isBatonHookCommand(item['powershell'], prefix);
+	for (const event of new Set([...Object.keys(hooks), ...wanted.keys()])) {
+		const spec = wanted.get(event);
+		const entry = spec ? { type: 'command', bash: spec.command, powershell: spec.command, timeoutSec: spec.timeout } : undefined;
+		const next: Json[] = [];
+		let placed = false;
+		for (const item of (hooks[event] as Json[] | undefined) ?? []) {
+			if (!ours(item)) {
+				next.push(item);
+			} else if (entry && !placed) {
+				placed = true;
+				next.push({ ...item, ...entry });
+			}
+		}
+		if (entry && !placed) {
+			next.push(entry);
+		}
+		setOrDelete(hooks, event, next);
+	}
+	if (Object.keys(hooks).length > 0) {
+		root['version'] = 1;
+	}
+	return finish(root, hooks);
+}
+
 function setOrDelete(hooks: Json, event: string, list: Json[]): void {
 	if (list.length > 0) {
 		hooks[event] = list;

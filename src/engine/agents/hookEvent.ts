@@ -40,6 +40,11 @@ export interface HookEvent {
 	agent: AgentKind;
 	/** The agent's own id for this conversation (Claude `session_id`, Copilot `sessionId`, Cline `taskId`). */
 	agentSessionId: string;
+	/**
+	 * Set when the payload carried no id at all (Copilot CLI, the Copilot cloud agent): the caller maps
+	 * the call onto the workspace's current Copilot run (copilotRuns.ts), which fills `agentSessionId`.
+	 */
+	anonymous?: { timestamp: number | null };
 	kind: HookKind;
 	/** The event as the agent (or the explicit EVENT argument) named it, e.g. `SessionStart`, `TaskResume`. */
 	eventName: string;

@@ -1,7 +1,7 @@
 /**
  * What a hook prints, per dialect (peers-and-formats.md §3.3–3.5). Claude Code and VS Code read
  * `hookSpecificOutput`; Cline reads `{cancel, contextModification, errorMessage}`. Printing nothing
- * means "carry on" for all three.
+ * means "carry on" for Claude Code and VS Code; Cline wants `{"cancel": false}` (clineCarryOn).
  */
 import type { AgentKind } from './hookEvent';
 
@@ -23,4 +23,9 @@ export function askOutput(agent: AgentKind, reason: string): string {
 		return JSON.stringify({ cancel: true, errorMessage: reason });
 	}
 	return JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: reason } });
+}
+
+/** Cline's "carry on": every Cline hook must print its JSON answer, even with nothing to add. */
+export function clineCarryOn(): string {
+	return JSON.stringify({ cancel: false });
 }

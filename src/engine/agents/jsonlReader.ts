@@ -6,6 +6,7 @@
  * than readline, which spends most of its time splitting.
  */
 import fs from 'node:fs';
+import { openRegularFile } from './regularFile';
 
 export const jsonlChunkBytes = 1 << 20;
 
@@ -42,9 +43,10 @@ export interface JsonlReadOptions {
 export function readJsonlFrom(file: string, offset: number, onRecord: (record: unknown, lineStart: number) => void, options: JsonlReadOptions = {}): JsonlReadResult {
 	const chunk = options.chunkBytes ?? jsonlChunkBytes;
 	const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
-	const fd = fs.openSync(file, 'r');
+	// Regular files only: a FIFO or a device would block or never end (regularFile.ts).
+	const { fd, stat } = openRegularFile(file);
 	try {
-		const size = fs.fstatSync(fd).size;
+		const size = stat.size;
 		const result: JsonlReadResult = { offset, lines: 0, badLines: 0, pendingBytes: 0, size, truncated: false };
 		if (size <= offset) {
 			return result;

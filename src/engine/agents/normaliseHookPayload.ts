@@ -53,6 +53,13 @@ const payloadSchema = z.looseObject({
 	previous_session_id: text.nullish(),
 	previousSessionId: text.nullish(),
 	model: z.unknown().optional(),
+	// Copilot CLI and the Copilot cloud agent (`version: 1` hook files): no session id, no event name
+	// (the EVENT argument names it), camelCase tool fields with the arguments as a JSON string.
+	timestamp: z.union([z.number(), z.string()]).nullish(),
+	toolName: z.string().max(256).nullish(),
+	toolArgs: z.unknown().optional(),
+	toolResult: z.looseObject({ resultType: z.string().nullish() }).nullish(),
+	initialPrompt: z.string().nullish(),
 });
 type Payload = z.infer<typeof payloadSchema>;
 
@@ -77,7 +84,9 @@ export function normaliseHookPayload(raw: unknown, options: NormaliseOptions = {
 	const p = parsed.data;
 	const agent = options.agent ?? detectAgent(p);
 	const agentSessionId = p.session_id ?? p.sessionId ?? p.taskId;
-	if (!agentSessionId) {
+	// Copilot CLI sends no id at all: the caller maps the call onto its run (copilotRuns.ts).
+	const anonymous = !agentSessionId && agent === 'copilot';
+	if (!agentSessionId && !anonymous) {
 		return { ok: false, problem: 'no session id (session_id, sessionId or taskId)' };
 	}
 	const eventName = options.event?.trim() || p.hook_event_name || p.hookEventName || p.hookName;
@@ -90,7 +99,8 @@ export function normaliseHookPayload(raw: unknown, options: NormaliseOptions = {
 		ok: true,
 		event: {
 			agent,
-			agentSessionId,
+			agentSessionId: agentSessionId ?? '',
+			...(anonymous ? { anonymous: { timestamp: timestampOf(p.timestamp) } } : {}),
 			kind: mapped.kind,
 			eventName,
 			source: p.source ?? null,
@@ -99,7 +109,7 @@ export function normaliseHookPayload(raw: unknown, options: NormaliseOptions = {
 			transcriptPath: p.transcript_path || null,
 			previousAgentSessionId: p.previous_session_id ?? p.previousSessionId ?? null,
 			tool: toolOf(p, mapped.kind, eventName, cwd),
-			prompt: p.prompt ?? p.userPromptSubmit?.prompt ?? p.taskStart?.taskMetadata?.initialTask ?? null,
+			prompt: p.prompt ?? p.userPromptSubmit?.prompt ?? p.taskStart?.taskMetadata?.initialTask ?? p.initialPrompt ?? null,
 			trigger: p.trigger ?? null,
 			model: modelOf(p.model),
 			agentTranscriptPath: p.agent_transcript_path || null,
@@ -112,6 +122,10 @@ function detectAgent(p: Payload): AgentKind {
 		return 'cline';
 	}
 	if (!p.session_id && (p.sessionId || p.hookEventName)) {
+		return 'copilot';
+	}
+	if (!p.session_id && !p.hook_event_name && (p.toolName || p.toolArgs !== undefined || p.initialPrompt !== undefined || typeof p.timestamp === 'number')) {
+		// Copilot CLI / cloud agent: camelCase tool fields, a numeric (epoch ms) timestamp.
 		return 'copilot';
 	}
 	return 'claude-code';
@@ -158,6 +172,7 @@ function kindOf(eventName: string, agent: AgentKind, source: string | null): { k
 		case 'posttoolusefailure':
 			return { kind: 'postToolUse', reason: null };
 		case 'userpromptsubmit':
+		case 'userpromptsubmitted':
 		case 'userprompt':
 			return { kind: 'userPrompt', reason: null };
 		default:
@@ -170,11 +185,11 @@ function toolOf(p: Payload, kind: HookKind, eventName: string, cwd: string | nul
 		return null;
 	}
 	const cline = kind === 'preToolUse' ? p.preToolUse : p.postToolUse;
-	const name = p.tool_name ?? cline?.toolName;
+	const name = p.tool_name ?? cline?.toolName ?? p.toolName;
 	if (!name) {
 		return null;
 	}
-	const rawInput = p.tool_input ?? cline?.parameters ?? {};
+	const rawInput = p.tool_input ?? cline?.parameters ?? copilotArgs(p.toolArgs) ?? {};
 	const input = rawInput && typeof rawInput === 'object' && !Array.isArray(rawInput) ? (rawInput as Record<string, unknown>) : { value: rawInput };
 	const edit = isEditTool(name);
 	return {
@@ -182,7 +197,7 @@ function toolOf(p: Payload, kind: HookKind, eventName: string, cwd: string | nul
 		input,
 		edit,
 		filesTouched: edit ? filesNamedBy(input).map((f) => (cwd && !path.isAbsolute(f) ? path.resolve(cwd, f) : f)) : [],
-		failed: eventKey(eventName) === 'posttoolusefailure' || cline?.success === false,
+		failed: eventKey(eventName) === 'posttoolusefailure' || cline?.success === false || p.toolResult?.resultType === 'failure',
 	};
 }
 
@@ -196,4 +211,25 @@ function modelOf(model: unknown): string | null {
 		return typeof id === 'string' ? id : null;
 	}
 	return null;
+}
+
+/** Copilot CLI's `toolArgs`: a JSON string of the arguments (an object is taken as is; other text is kept as `value`). */
+function copilotArgs(args: unknown): unknown {
+	if (typeof args !== 'string') {
+		return args ?? undefined;
+	}
+	try {
+		return JSON.parse(args) as unknown;
+	} catch {
+		return { value: args };
+	}
+}
+
+/** Epoch milliseconds from a number or an ISO date; null when neither. */
+function timestampOf(value: number | string | null | undefined): number | null {
+	if (typeof value === 'number' && Number.isFinite(value)) {
+		return value;
+	}
+	const parsed = typeof value === 'string' ? Date.parse(value) : Number.NaN;
+	return Number.isFinite(parsed) ? parsed : null;
 }

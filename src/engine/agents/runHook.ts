@@ -281,8 +281,12 @@ class HookRun {
 		return this.event.agent === 'claude-code' && !!this.event.transcriptPath && isBootstrapTranscript(this.event.transcriptPath);
 	}
 
-	/** Archives the session's new transcript bytes; returns how many were parsed. */
-	private async syncTranscript(sessionId: string, maxBytes?: number): Promise<number> {
+	/**
+	 * Archives the session's new transcript bytes; returns how many were parsed. Every hook reads
+	 * within the `hookParseBytes` budget (a huge transcript is taken up over several calls), so no
+	 * event waits on parsing all of it.
+	 */
+	private async syncTranscript(sessionId: string, maxBytes: number = this.options.settings.hookParseBytes): Promise<number> {
 		if (this.event.agent !== 'claude-code' || !this.options.settings.archiveTranscripts) {
 			return 0;
 		}

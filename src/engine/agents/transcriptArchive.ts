@@ -234,6 +234,10 @@ export class TranscriptArchive {
 		let stat: fs.Stats;
 		try {
 			stat = fs.statSync(entry.sourcePath);
+			if (!stat.isFile()) {
+				// A FIFO or a device named as a transcript would block or never end: never read it.
+				throw new Error('not a regular file');
+			}
 		} catch {
 			// Claude deleted it (30-day cleanup): what was archived stays.
 			const changed = !entry.sourceMissing;

@@ -15,10 +15,19 @@ before(async () => {
 	cli = await agentCli();
 });
 
-function setup(t: TestContext): { root: string; baton: (...args: string[]) => Run } {
-	const root = path.join(tempDir(t, 'baton-connect-'), 'project');
+/**
+ * A workspace and a `baton` on PATH that is this build: the hooks `baton connect` writes call
+ * `baton` (never a path of this machine), as a teammate's clone would.
+ */
+function setup(t: TestContext): { root: string; bin: string; baton: (...args: string[]) => Run } {
+	const base = tempDir(t, 'baton-connect-');
+	const root = path.join(base, 'project');
+	const bin = path.join(base, 'bin');
 	fs.mkdirSync(root);
-	return { root, baton: (...args) => runBaton(cli, root, args) };
+	fs.mkdirSync(bin);
+	fs.symlinkSync(cli, path.join(bin, 'baton'));
+	fs.chmodSync(cli, 0o755);
+	return { root, bin, baton: (...args) => runBaton(cli, root, args, { env: { PATH: `${bin}:${process.env['PATH'] ?? ''}` } }) };
 }
 
 const userSettings = `{
@@ -146,7 +155,10 @@ void describe('baton connect', () => {
 	void it('writes VS Code’s hook file for Copilot, keeping entries the user added to it', (t) => {
 		const { root, baton } = setup(t);
 		const created = baton('connect', 'copilot', '--json');
-		assert.deepEqual(created.json?.['written'], [{ path: '.github/hooks/baton.json', action: 'created' }]);
+		assert.deepEqual(created.json?.['written'], [
+			{ path: '.github/hooks/baton.json', action: 'created' },
+			{ path: '.github/hooks/baton-cli.json', action: 'created' },
+		]);
 		const file = path.join(root, '.github', 'hooks', 'baton.json');
 		const config = JSON.parse(fs.readFileSync(file, 'utf8'));
 		assert.deepEqual(Object.keys(config.hooks), ['SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact', 'Stop']);
@@ -167,7 +179,7 @@ void describe('baton connect', () => {
 	});
 
 	void it('writes one executable script per Cline hook, and leaves a hook of the user’s alone', (t) => {
-		const { root, baton } = setup(t);
+		const { root, bin, baton } = setup(t);
 		const dir = path.join(root, '.clinerules', 'hooks');
 		fs.mkdirSync(dir, { recursive: true });
 		const own = '#!/bin/sh\necho \'{"cancel": false}\'\n';
@@ -192,7 +204,7 @@ void describe('baton connect', () => {
 		assert.equal(fs.statSync(path.join(dir, 'TaskStart')).mode & 0o111, 0o111, 'executable');
 		assert.ok((baton('connect', 'cline', '--json').json?.['written'] as any[]).every((w) => w.action === 'unchanged' || w.action === 'skipped'));
 		// The script works as Cline runs it: JSON on stdin, from the workspace.
-		const answer = execFileSync(path.join(dir, 'TaskStart'), [], { cwd: root, input: JSON.stringify({ taskId: 't-1', hookName: 'TaskStart', workspaceRoots: [root], timestamp: '1772355600000' }), encoding: 'utf8' });
+		const answer = execFileSync(path.join(dir, 'TaskStart'), [], { cwd: root, env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` }, input: JSON.stringify({ taskId: 't-1', hookName: 'TaskStart', workspaceRoots: [root], timestamp: '1772355600000' }), encoding: 'utf8' });
 		assert.equal(JSON.parse(answer).cancel, false);
 		assert.match(JSON.parse(answer).contextModification, /^Baton briefing/);
 		const removed = baton('connect', 'cline', '--remove', '--json').json?.['written'] as any[];
@@ -201,7 +213,7 @@ void describe('baton connect', () => {
 	});
 
 	void it('writes a command that works from any cwd the agent runs it in', (t) => {
-		const { root, baton } = setup(t);
+		const { root, bin, baton } = setup(t);
 		const run = baton('connect', 'claude', '--json');
 		const command = JSON.parse(fs.readFileSync(path.join(root, '.claude', 'settings.json'), 'utf8')).hooks.SessionStart[0].hooks[0].command as string;
 		assert.equal(command, `${run.json?.['command']} hook session-start`);
@@ -209,7 +221,7 @@ void describe('baton connect', () => {
 		fs.mkdirSync(sub, { recursive: true });
 		const payload = JSON.stringify({ session_id: 'c-1', hook_event_name: 'SessionStart', source: 'startup', cwd: sub, transcript_path: path.join(root, 'none.jsonl') });
 		// Claude runs hook commands through a shell, in the session's cwd, with a minimal environment.
-		const out = execFileSync('/bin/sh', ['-c', command], { cwd: sub, input: payload, encoding: 'utf8', env: { PATH: '/usr/bin:/bin', HOME: root } });
+		const out = execFileSync('/bin/sh', ['-c', command], { cwd: sub, input: payload, encoding: 'utf8', env: { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: root } });
 		assert.equal(JSON.parse(out).hookSpecificOutput.hookEventName, 'SessionStart');
 	});
 });

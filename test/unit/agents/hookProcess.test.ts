@@ -125,6 +125,9 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 				} else if (answer === 'cline-context') {
 					assert.equal(out?.['cancel'], false, name);
 					assert.match(out?.['contextModification'], /^Baton briefing for durable session ses_/, name);
+				} else if (dialect === 'cline') {
+					// Cline wants its JSON answer from every hook, even one with nothing to say.
+					assert.deepEqual(out, { cancel: false }, `${dialect}/${name} carries on`);
 				} else {
 					assert.equal(out, undefined, `${dialect}/${name} prints nothing`);
 				}
@@ -331,7 +334,7 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 		assert.match(ask?.['hookSpecificOutput'].permissionDecisionReason, new RegExp(`checkpoint ${checkpoint.id} .*cost \\$9\\.00`));
 		assert.equal(quiet(w.hook('claude', 'pre-tool-use-bash'), 'bash while pending')?.['hookSpecificOutput'].permissionDecision, 'ask');
 		assert.equal(quiet(w.hook('claude', 'pre-tool-use', { tool_name: 'Read', tool_input: { file_path: 'x' } }), 'read while pending'), undefined);
-		assert.equal(quiet(w.hook('cline', 'pre-tool-use'), 'another session'), undefined, 'only the session whose checkpoint waits');
+		assert.deepEqual(quiet(w.hook('cline', 'pre-tool-use'), 'another session'), { cancel: false }, 'only the session whose checkpoint waits');
 		const clineCheckpoint = w.baton(['checkpoint', 'create', '--session', cline.id, '--errors', '5', '--json']).json?.['checkpoint'];
 		const blocked = quiet(w.hook('cline', 'pre-tool-use'), 'cline while pending');
 		assert.equal(blocked?.['cancel'], true);

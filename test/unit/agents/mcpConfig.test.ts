@@ -197,10 +197,15 @@ void describe('baton connect --mcp (the bundled CLI)', () => {
 
 	void it('the entry it writes starts a Baton MCP server the SDK client lists tools from', async (t) => {
 		const root = project(t);
+		// The committed entry runs `baton` from PATH (never a path of this machine): put this build there.
+		const bin = path.join(root, '..', 'bin');
+		fs.mkdirSync(bin, { recursive: true });
+		fs.symlinkSync(cli, path.join(bin, 'baton'));
+		fs.chmodSync(cli, 0o755);
 		assert.equal(runBaton(cli, root, ['connect', 'claude', '--mcp']).code, 0);
 		const entry = JSON.parse(fs.readFileSync(path.join(root, '.mcp.json'), 'utf8')).mcpServers.baton as { command: string; args: string[] };
 		// As Claude Code starts it: from the home directory, a minimal environment.
-		const transport = new StdioClientTransport({ command: entry.command, args: entry.args, cwd: path.dirname(root), stderr: 'pipe', env: { PATH: '/usr/bin:/bin', HOME: root } });
+		const transport = new StdioClientTransport({ command: entry.command, args: entry.args, cwd: path.dirname(root), stderr: 'pipe', env: { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: root } });
 		const client = new Client({ name: 'baton-mcp-config-test', version: '1.0.0' });
 		await client.connect(transport);
 		t.after(() => client.close());

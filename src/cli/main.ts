@@ -77,7 +77,11 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 		}
 		const explicit = typeof values['workspace'] === 'string' ? path.resolve(io.cwd, values['workspace']) : undefined;
 		const isInit = command.path[0] === 'init';
-		const workspaceRoot = explicit ?? (isInit ? io.cwd : (findWorkspaceRoot(io.cwd) ?? io.cwd));
+		// Claude Code starts a project's MCP servers wherever it was launched (the desktop app: in the
+		// home folder) and names the project in CLAUDE_PROJECT_DIR, so the committed `.mcp.json` needs no path.
+		const projectDir = command.path[0] === 'mcp' && io.env['CLAUDE_PROJECT_DIR'] ? path.resolve(io.cwd, io.env['CLAUDE_PROJECT_DIR']) : undefined;
+		const start = projectDir ?? io.cwd;
+		const workspaceRoot = explicit ?? (isInit ? io.cwd : (findWorkspaceRoot(start) ?? start));
 		const actor = (typeof values['actor'] === 'string' && values['actor']) || io.env['BATON_ACTOR'] || `cli:${safeUser()}`;
 		const output = await command.run({
 			values,

@@ -11,8 +11,8 @@ import os from 'node:os';
 import path from 'node:path';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { defaultAgentSettings, claudeHomeDir, readAgentSettings } from '../engine/agents/agentSettings';
-import { batonLauncher, shellCommandOf, type BatonLauncher } from '../engine/agents/batonLauncher';
-import { connectAgent } from '../engine/agents/connectAgent';
+import { batonLauncher, type BatonLauncher } from '../engine/agents/batonLauncher';
+import { connectAgent, hookCommandFor } from '../engine/agents/connectAgent';
 import { aliasLinker } from '../engine/agents/runHook';
 import { TranscriptArchive, type TranscriptInfo } from '../engine/agents/transcriptArchive';
 import { renderTranscriptMarkdown } from '../engine/agents/transcriptMarkdown';
@@ -75,14 +75,19 @@ export function registerAgentHandlers(connection: MessageConnection, host: Engin
 			// Hooks need somewhere to record: connecting sets Baton up in the workspace too.
 			await host.write(async () => undefined, true);
 		}
+		// Hook files and `.mcp.json` are committed: they call `baton` from PATH, never a path of this
+		// machine (a teammate's clone must work). Only Cline's MCP settings, outside the repository, may
+		// name this installation.
+		const portable = remove ? { command: 'baton' } : hookCommandFor({ cliPath: options.cliPath, execPath: process.execPath, env: process.env });
+		const mcpLaunch = params.agent === 'cline' ? run : { kind: 'baton-on-path' as const, command: 'baton', args: [], env: {} };
 		const result = connectAgent(root, params.agent, {
 			remove,
-			command: shellCommandOf(run),
+			command: portable.command,
 			now: Date.now,
-			...(params.mcp ? { mcp: { launch: run, ...(params.clineMcpSettings ? { clineSettingsFile: params.clineMcpSettings } : {}) } } : {}),
+			...(params.mcp ? { mcp: { launch: mcpLaunch, ...(params.clineMcpSettings ? { clineSettingsFile: params.clineMcpSettings } : {}) } } : {}),
 		});
 		options.log.info(`${remove ? 'disconnected' : 'connected'} ${params.agent}: ${[...result.written, ...(result.mcp ? [result.mcp] : [])].map((w) => `${w.action} ${w.path}`).join(', ')}`);
-		return { agent: params.agent, workspaceRoot: root, written: result.written, mcp: result.mcp, command: result.command, launcher: run.kind, warning: remove ? null : (run.warning ?? null) };
+		return { agent: params.agent, workspaceRoot: root, written: result.written, mcp: result.mcp, command: result.command, launcher: run.kind, warning: remove ? null : (portable.warning ?? run.warning ?? null) };
 	});
 
 	on(rpc.mcpDefinition, async () => {

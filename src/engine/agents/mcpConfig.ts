@@ -72,8 +72,15 @@ export function clineMcpSettingsCandidates(env: NodeJS.ProcessEnv, homeDir: stri
 	return files.filter((file) => fs.existsSync(path.dirname(path.dirname(file))));
 }
 
-/** The arguments that start Baton's MCP server for a workspace, in the dialect's words. */
+/**
+ * The arguments that start Baton's MCP server for a workspace, in the dialect's words. Files people
+ * commit name no path of this machine: VS Code expands `${workspaceFolder}`, and Claude Code starts a
+ * project's servers inside the project, where `baton` finds the workspace from its working folder as
+ * it does for every command. Only Cline's file, which lives outside the workspace and serves every
+ * workspace, has to name the folder.
+ */
 export function mcpServerArgs(target: McpTarget, launch: McpLaunch, workspaceRoot: string): string[] {
+	if (target.dialect === 'claude') return [...launch.args, 'mcp'];
 	return [...launch.args, 'mcp', '--workspace', target.dialect === 'vscode' ? '${workspaceFolder}' : workspaceRoot];
 }
 

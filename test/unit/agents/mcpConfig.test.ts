@@ -50,7 +50,7 @@ void describe('MCP configuration merge', () => {
 		const config = JSON.parse(fs.readFileSync(file, 'utf8'));
 		assert.deepEqual(Object.keys(config.mcpServers), ['github', 'docs', 'baton']);
 		assert.deepEqual(config.mcpServers.github, JSON.parse(claudeMcp).mcpServers.github);
-		assert.deepEqual(config.mcpServers.baton, { type: 'stdio', command: '/usr/local/bin/node', args: ['/opt/baton/dist/cli.js', 'mcp', '--workspace', root] });
+		assert.deepEqual(config.mcpServers.baton, { type: 'stdio', command: '/usr/local/bin/node', args: ['/opt/baton/dist/cli.js', 'mcp'] });
 		assert.match(fs.readFileSync(file, 'utf8'), /^\{\n\t"mcpServers"/, 'the file keeps its tabs');
 		assert.equal(connectMcpServer(root, target, launch, { now }).action, 'unchanged');
 		assert.equal(backups(file).length, 1);
@@ -171,7 +171,10 @@ void describe('baton connect --mcp (the bundled CLI)', () => {
 		assert.equal(first.json?.['mcp'].action, 'updated');
 		assert.equal(first.json?.['mcp'].name, 'baton');
 		const entry = JSON.parse(fs.readFileSync(path.join(root, '.mcp.json'), 'utf8')).mcpServers.baton;
-		assert.deepEqual(entry.args.slice(-3), ['mcp', '--workspace', root]);
+		// A committed file names no path of this machine: the server finds the workspace from its folder.
+		assert.deepEqual(entry.args, ['mcp']);
+		assert.equal(entry.command, 'baton');
+		assert.ok(!fs.readFileSync(path.join(root, '.mcp.json'), 'utf8').includes(root), '.mcp.json names no absolute path');
 		const again = runBaton(cli, root, ['connect', 'claude', '--mcp', '--json']);
 		assert.deepEqual([again.json?.['written'][0].action, again.json?.['mcp'].action], ['unchanged', 'unchanged']);
 		assert.match(runBaton(cli, root, ['connect', 'claude', '--mcp']).stdout, /unchanged\s+\.mcp\.json {2}\(MCP server "baton"\)/);
@@ -204,8 +207,9 @@ void describe('baton connect --mcp (the bundled CLI)', () => {
 		fs.chmodSync(cli, 0o755);
 		assert.equal(runBaton(cli, root, ['connect', 'claude', '--mcp']).code, 0);
 		const entry = JSON.parse(fs.readFileSync(path.join(root, '.mcp.json'), 'utf8')).mcpServers.baton as { command: string; args: string[] };
-		// As Claude Code starts it: from the home directory, a minimal environment.
-		const transport = new StdioClientTransport({ command: entry.command, args: entry.args, cwd: path.dirname(root), stderr: 'pipe', env: { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: root } });
+		// As Claude Code starts it: wherever it was launched (here: outside the project), a minimal
+		// environment, and the project named in CLAUDE_PROJECT_DIR.
+		const transport = new StdioClientTransport({ command: entry.command, args: entry.args, cwd: path.dirname(root), stderr: 'pipe', env: { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: root, CLAUDE_PROJECT_DIR: root } });
 		const client = new Client({ name: 'baton-mcp-config-test', version: '1.0.0' });
 		await client.connect(transport);
 		t.after(() => client.close());

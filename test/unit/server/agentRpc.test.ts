@@ -45,24 +45,27 @@ function startServer(t: TestContext, workspace: string, PATH: string): MessageCo
 const codeOf = (e: unknown): string | undefined => (e instanceof ResponseError ? (e.data as rpc.RpcErrorData).code : undefined);
 
 void describe('agents over JSON-RPC', () => {
-	void it('connects Claude Code with a `node` from PATH, never the server’s own binary; idempotent; a malformed file is refused untouched', async (t) => {
+	void it('connects Claude Code with `baton` from PATH (files people commit name no path of this machine), warns when PATH has no Baton; idempotent; a malformed file is refused untouched', async (t) => {
 		const base = tempDir(t, 'baton-agent-rpc-');
 		const root = path.join(base, 'project');
 		fs.mkdirSync(root);
-		const node = nodeOnPath(path.join(base, 'bin'));
+		nodeOnPath(path.join(base, 'bin'));
 		const connection = startServer(t, root, `${path.dirname(process.execPath)}:${path.join(base, 'bin')}:/usr/bin:/bin`);
 
 		const first = await connection.sendRequest(rpc.agentConnect, { agent: 'claude-code', mcp: true });
 		assert.equal(first.launcher, 'node-on-path');
-		assert.equal(first.warning, null);
-		assert.equal(first.command, `"${node}" "${fs.realpathSync(cli)}"`);
-		assert.ok(!first.command.includes(process.execPath), 'the hook command is not the binary the server runs on');
+		assert.equal(first.command, 'baton');
+		assert.match(first.warning ?? '', /`baton` on PATH is not this installation/);
 		assert.deepEqual(first.written.map((w) => `${w.action} ${w.path}`), ['created .claude/settings.json']);
 		assert.deepEqual([first.mcp?.action, first.mcp?.path, first.mcp?.name], ['created', '.mcp.json', 'baton']);
 		assert.ok(fs.existsSync(path.join(root, '.baton')), 'connecting set Baton up');
 		const settings = JSON.parse(fs.readFileSync(path.join(root, '.claude', 'settings.json'), 'utf8'));
-		assert.equal(settings.hooks.SessionStart[0].hooks[0].command, `${first.command} hook session-start`);
-		assert.equal(JSON.parse(fs.readFileSync(path.join(root, '.mcp.json'), 'utf8')).mcpServers.baton.command, node);
+		assert.equal(settings.hooks.SessionStart[0].hooks[0].command, 'baton hook session-start');
+		assert.deepEqual(JSON.parse(fs.readFileSync(path.join(root, '.mcp.json'), 'utf8')).mcpServers.baton, { type: 'stdio', command: 'baton', args: ['mcp'] });
+		for (const file of ['.claude/settings.json', '.mcp.json']) {
+			const text = fs.readFileSync(path.join(root, file), 'utf8');
+			assert.ok(!text.includes(base) && !text.includes(process.execPath), `${file} names no path of this machine`);
+		}
 
 		const again = await connection.sendRequest(rpc.agentConnect, { agent: 'claude-code', mcp: true });
 		assert.deepEqual([...again.written, again.mcp].map((w) => w?.action), ['unchanged', 'unchanged']);

@@ -54,7 +54,9 @@ suite('Agents in the editor', () => {
 		for (const binary of editorBinaries()) {
 			assert.ok(!command.includes(binary), `the hook command ${command} is not the editor’s binary ${binary}`);
 		}
-		assert.match(command, /^"[^"]*\/node" "[^"]*\/dist\/cli\.js" hook session-start$/);
+		// A committed file names no path of this machine: the hook calls `baton` from PATH.
+		assert.equal(command, 'baton hook session-start');
+		assert.match(result.warning ?? '', /`baton` on PATH is not this installation/, 'told to put Baton on PATH');
 		const mcp = JSON.parse(read('.mcp.json'));
 		assert.deepEqual(Object.keys(mcp.mcpServers), ['github', 'baton']);
 		assert.ok(!editorBinaries().includes(mcp.mcpServers.baton.command));
@@ -63,7 +65,13 @@ suite('Agents in the editor', () => {
 		assert.ok(diff, 'a diff editor shows the change');
 		assert.equal(fs.readFileSync((diff.input as vscode.TabInputTextDiff).original.fsPath, 'utf8'), userSettings, 'against the backup');
 		// The hook runs as Claude runs it: through sh, in the workspace, with a small environment.
-		const answer = execFileSync('/bin/sh', ['-c', command], { cwd: root(), encoding: 'utf8', input: JSON.stringify({ session_id: 'c-editor-1', hook_event_name: 'SessionStart', source: 'startup', cwd: root() }), env: { PATH: '/usr/bin:/bin', HOME: os.tmpdir() } });
+		// A teammate who put Baton's CLI on PATH (here: a link to the extension's) runs it as is.
+		const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-path-'));
+		const extension = vscode.extensions.all.find((e) => e.packageJSON?.name === 'baton');
+		assert.ok(extension, 'the extension is installed');
+		fs.symlinkSync(path.join(extension.extensionPath, 'dist', 'cli.js'), path.join(bin, 'baton'));
+		const answer = execFileSync('/bin/sh', ['-c', command], { cwd: root(), encoding: 'utf8', input: JSON.stringify({ session_id: 'c-editor-1', hook_event_name: 'SessionStart', source: 'startup', cwd: root() }), env: { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: os.tmpdir() } });
+		fs.rmSync(bin, { recursive: true, force: true });
 		assert.equal(JSON.parse(answer).hookSpecificOutput.hookEventName, 'SessionStart');
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
 	});

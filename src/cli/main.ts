@@ -18,6 +18,7 @@ import { UsageError, type Command, type OptionSpec, type ParsedValues } from './
 import { memoryCommands } from './memoryCommands';
 import { flushNotifications, notifyCommands } from './notifyCommands';
 import { sessionCommands } from './sessionCommands';
+import { activeSessionsList } from './textFormat';
 import { trackerCommands } from './trackerCommands';
 import { workspaceCommands } from './workspaceCommands';
 import packageJson from '../../package.json';
@@ -58,7 +59,12 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 	};
 	let engine: Engine | undefined;
 	try {
-		const { command, values, args } = parseCommandLine(argv);
+		const { command, values, args, group } = parseCommandLine(argv);
+		if (!command && group) {
+			// `baton checkpoint` or `baton checkpoint --help`: the group's usage, not an error about a command.
+			io.stdout(groupHelp(group));
+			return values['help'] ? 0 : 2;
+		}
 		if (!command) {
 			if (values['version']) {
 				io.stdout(`${packageJson.version}\n`);
@@ -110,7 +116,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 			return fail('usage', error.message, 2);
 		}
 		if (BatonError.is(error)) {
-			return fail(error.code, error.message, 1);
+			return fail(error.code, await withActiveSessions(error.message, engine), 1);
 		}
 		return fail('internal', `unexpected failure: ${(error as Error).stack ?? String(error)}`, 1);
 	} finally {
@@ -118,7 +124,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 	}
 }
 
-function parseCommandLine(argv: string[]): { command: Command | undefined; values: ParsedValues; args: string[] } {
+function parseCommandLine(argv: string[]): { command: Command | undefined; values: ParsedValues; args: string[]; group?: string } {
 	// First pass with every known option, to tell option values from the command words.
 	const union: Record<string, OptionSpec> = { ...globalOptions };
 	for (const command of commands) {
@@ -134,14 +140,60 @@ function parseCommandLine(argv: string[]): { command: Command | undefined; value
 		.sort((a, b) => b.path.length - a.path.length)
 		.find((c) => c.path.every((word, i) => loose[i] === word));
 	if (!command && loose.length > 0) {
+		const group = loose[0] ?? '';
+		if (commands.some((c) => c.path.length > 1 && c.path[0] === group)) {
+			if (loose.length === 1) {
+				return { command: undefined, values: looseValues(argv, union), args: [], group };
+			}
+			throw new UsageError(`unknown command "${loose.slice(0, 2).join(' ')}"\n${groupHelp(group).trimEnd()}`);
+		}
 		throw new UsageError(`unknown command "${loose.slice(0, 2).join(' ')}"; run \`baton --help\``);
 	}
 	try {
 		const parsed = parseArgs({ args: argv, options: { ...globalOptions, ...command?.options }, strict: true, allowPositionals: true });
 		return { command, values: parsed.values as ParsedValues, args: parsed.positionals.slice(command?.path.length ?? 0) };
 	} catch (error) {
-		throw new UsageError(`${(error as Error).message}${command ? `\nusage: ${command.usage}` : ''}`);
+		throw new UsageError(`${optionProblem(error as Error, command)}${command ? `\nusage: ${command.usage}` : ''}`);
 	}
+}
+
+/** An engine refusal that asks "which one" gets the list to choose from (unless it already has it). */
+async function withActiveSessions(message: string, engine: Engine | undefined): Promise<string> {
+	if (!engine || !/sessions are active; say which one/.test(message) || message.includes('active sessions:')) {
+		return message;
+	}
+	try {
+		return `${message}\n${activeSessionsList(await engine.briefings.active())}`;
+	} catch {
+		return message;
+	}
+}
+
+function looseValues(argv: string[], options: Record<string, OptionSpec>): ParsedValues {
+	return parseArgs({ args: argv, options, strict: false, allowPositionals: true }).values as ParsedValues;
+}
+
+/** The parser's own wording ("Unknown option '--x'. To specify a positional…") turned into one plain sentence. */
+function optionProblem(error: Error, command: Command | undefined): string {
+	const flag = /'(-{1,2}[^'\s]+)/.exec(error.message)?.[1];
+	const name = command ? command.path.join(' ') : 'baton';
+	const code = (error as { code?: string }).code;
+	if (flag && code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+		return `${name} does not take the option ${flag}`;
+	}
+	if (flag && code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+		return `${name}: the option ${flag.split(' ')[0]} needs a value`;
+	}
+	if (flag && code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL') {
+		return `${name}: unexpected argument ${flag}`;
+	}
+	return `${name}: ${error.message.split('. ')[0]}`;
+}
+
+/** Usage of every command in a group (`baton session`, `baton checkpoint`, …). */
+function groupHelp(group: string): string {
+	const members = commands.filter((c) => c.path[0] === group);
+	return [`usage: baton ${group} <command> [options] [--json] [--workspace DIR]`, '', ...members.flatMap((c) => [`  ${c.usage}`, `      ${c.summary}`]), '', `Run \`baton ${group} <command> --help\` for one command.`, ''].join('\n');
 }
 
 function helpText(): string {

@@ -1,9 +1,11 @@
 import { parseDuration } from '../engine/config';
 import { sessionStatuses } from '../engine/storage/schema';
-import type { SessionStatus } from '../engine/storage/model';
+import type { Session, SessionStatus } from '../engine/storage/model';
+import type { Engine } from '../engine/engine';
+import { BatonError } from '../engine/errors';
 import type { ForkNode } from '../engine/sessions/sessionQueries';
 import { listOption, stringOption, UsageError, type Command } from './command';
-import { briefingText, handoffText, sessionDetails, sessionLine } from './textFormat';
+import { activeSessionsList, briefingText, handoffText, sessionDetails, sessionLine } from './textFormat';
 
 export const sessionCommands: Command[] = [
 	{
@@ -99,12 +101,12 @@ export const sessionCommands: Command[] = [
 	},
 	{
 		path: ['session', 'show'],
-		usage: 'baton session show ID',
-		summary: 'one session with its handoff',
-		positionals: [1, 1],
+		usage: 'baton session show [ID]',
+		summary: 'one session with its handoff (without ID: the active session)',
+		positionals: [0, 1],
 		async run(ctx) {
 			const engine = await ctx.engine();
-			const session = await engine.briefings.get(ctx.args[0] as string);
+			const session = await engine.briefings.get(ctx.args[0] ?? (await onlyActive(engine, 'show', 'baton session show ID')).id);
 			const stored = await engine.briefings.handoff(session.id);
 			const handoff = stored.kind === 'valid' ? stored.data : null;
 			return {
@@ -115,7 +117,7 @@ export const sessionCommands: Command[] = [
 	},
 	{
 		path: ['session', 'list'],
-		usage: 'baton session list [--status S] [--scope S] [--limit N]',
+		usage: 'baton session list [--status active|suspended|ended|orphaned|archived|closed] [--scope global|epic:ID|task:ID|subtree:ID|custom:ID] [--limit N]',
 		summary: 'sessions, newest first',
 		options: { status: { type: 'string' }, scope: { type: 'string' }, limit: { type: 'string' } },
 		async run(ctx) {
@@ -216,4 +218,16 @@ function parseDurationOrUsage(text: string): number {
 	} catch (error) {
 		throw new UsageError((error as Error).message);
 	}
+}
+
+/** The one active session, or a refusal that lists every active one so the person can choose. */
+export async function onlyActive(engine: Engine, verb: string, usage: string): Promise<Session> {
+	const active = await engine.briefings.active();
+	if (active.length === 1 && active[0]) {
+		return active[0];
+	}
+	if (active.length === 0) {
+		throw new BatonError('notFound', `no active session to ${verb}; give its id: ${usage}`);
+	}
+	throw new BatonError('invalidInput', `${active.length} sessions are active; say which one to ${verb}: ${usage}\n${activeSessionsList(active)}`);
 }

@@ -8,6 +8,11 @@ export function sessionLine(s: Session): string {
 	return `${s.id}  ${s.status.padEnd(9)}  ${s.scopeKey.padEnd(14)}  ${s.name}`;
 }
 
+/** The active sessions, for an error that asks "which one": id, name, scope and agent of each. */
+export function activeSessionsList(active: readonly Session[]): string {
+	return ['active sessions:', ...active.map((s) => `  ${s.id}  ${s.name}  (scope ${s.scopeKey}${s.agent ? `, agent ${s.agent}` : ''})`)].join('\n');
+}
+
 export function sessionDetails(s: Session): string {
 	const lines = [
 		`${s.name} (${s.id})`,

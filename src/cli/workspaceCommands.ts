@@ -1,3 +1,4 @@
+import { BatonError } from '../engine/errors';
 import { runDoctor } from '../engine/storage/doctor';
 import { batonDir, initWorkspace } from '../engine/workspace';
 import { silentLogger, systemClock } from '../engine/ports';
@@ -5,7 +6,7 @@ import { taskPriorities, taskStatuses, taskTypes } from '../engine/storage/schem
 import type { TaskPriority, TaskStatus, TaskType } from '../engine/storage/model';
 import type { TaskWithDependencies } from '../engine/tasks/taskService';
 import { listOption, stringOption, UsageError, type Command, type ParsedValues } from './command';
-import { briefingText } from './textFormat';
+import { activeSessionsList, briefingText } from './textFormat';
 
 function taskLine(t: TaskWithDependencies): string {
 	const deps = t.dependsOn.length ? `  ← ${t.dependsOn.join(', ')}` : '';
@@ -41,10 +42,21 @@ export const workspaceCommands: Command[] = [
 		summary: 'the briefing for the active session, a given session, or a scope',
 		options: { session: { type: 'string' }, scope: { type: 'string' } },
 		async run(ctx) {
-			const sessionId = stringOption(ctx.values, 'session');
+			const engine = await ctx.engine();
 			const scope = stringOption(ctx.values, 'scope');
-			const briefing = await (await ctx.engine()).briefings.briefing({ ...(sessionId ? { sessionId } : {}), ...(scope ? { scope } : {}) });
-			return { json: { briefing }, text: briefingText(briefing) };
+			let sessionId = stringOption(ctx.values, 'session');
+			if (!sessionId && !scope) {
+				// Never a silent fresh-session briefing: brief the one active session, or refuse with the list.
+				const active = await engine.briefings.active();
+				if (active.length > 1) {
+					throw new BatonError('invalidInput', `${active.length} sessions are active; say which one to brief: baton briefing --session ID\n${activeSessionsList(active)}`);
+				}
+				sessionId = active[0]?.id;
+			}
+			const briefing = await engine.briefings.briefing({ ...(sessionId ? { sessionId } : {}), ...(scope ? { scope } : {}) });
+			const subject = sessionId ? await engine.briefings.get(sessionId) : null;
+			const heading = subject ? `Briefing for session ${subject.name} (${subject.id})` : `Briefing for a new session in scope ${scope ?? 'global'} (no session given or active)`;
+			return { json: { briefing, sessionId: subject?.id ?? null }, text: `${heading}\n\n${briefingText(briefing)}` };
 		},
 	},
 	{

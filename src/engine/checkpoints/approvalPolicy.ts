@@ -14,10 +14,14 @@ export interface ApprovalDecision {
 	escalationReasons: string[];
 }
 
-/** Triggers each policy approves by itself; every other known trigger waits for a person. */
+/**
+ * Triggers each policy approves by itself; every other known trigger waits for a person. Manual ones:
+ * the person who took one chose that moment, so only `strict` asks them again (one rule for the
+ * editor and the CLI).
+ */
 export const autoApprovedTriggers: Readonly<Record<ApprovalPolicy, readonly string[]>> = {
-	auto: ['periodic', 'heartbeat', 'detach'],
-	review: ['periodic'],
+	auto: ['periodic', 'heartbeat', 'detach', 'manual'],
+	review: ['periodic', 'manual'],
 	strict: [],
 };
 
@@ -43,8 +47,25 @@ export function escalationReasons(metrics: CheckpointMetrics, thresholds: Escala
 	return reasons;
 }
 
-export function decideApproval(input: { trigger: string; policy: ApprovalPolicy; metrics: CheckpointMetrics; thresholds: EscalationThresholds }): ApprovalDecision {
+/** Checkpoints Baton takes for its own safety (before a rollback): never a review, under any policy. */
+export const nothingToJudgeTriggers: readonly string[] = ['pre-rollback'];
+
+/** The last approved state the new checkpoint is identical to (same tree), if any. */
+export interface UnchangedSince {
+	seq: number;
+	label: string;
+}
+
+export function decideApproval(input: { trigger: string; policy: ApprovalPolicy; metrics: CheckpointMetrics; thresholds: EscalationThresholds; unchangedSince?: UnchangedSince | null }): ApprovalDecision {
 	const { trigger, policy } = input;
+	// Nothing for a person to judge: Baton's own safety snapshot, or the very state already approved.
+	// These come before escalation: a review of them would show nothing new.
+	if (nothingToJudgeTriggers.includes(trigger)) {
+		return { status: 'auto_approved', policy, reason: `${trigger} checkpoints are Baton's own safety snapshots: nothing to review`, escalationReasons: [] };
+	}
+	if (input.unchangedSince && isKnownTrigger(trigger)) {
+		return { status: 'auto_approved', policy, reason: `nothing changed since ${input.unchangedSince.label}, which was approved`, escalationReasons: [] };
+	}
 	const escalation = escalationReasons(input.metrics, input.thresholds);
 	if (escalation.length > 0) {
 		return { status: 'pending', policy, reason: `escalated: ${escalation.join('; ')}`, escalationReasons: escalation };

@@ -2,7 +2,7 @@
  * The checkpoint records' writes: one `store.write` each, with its audit entry. The service runs git
  * and the environment probes first and hands the results in.
  */
-import { eq } from 'drizzle-orm';
+import { and, desc, eq, inArray, ne } from 'drizzle-orm';
 import { audit } from '../audit';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
@@ -10,7 +10,7 @@ import type { EnvironmentSnapshot, EscalationThresholds, FileStats, LinkedIssue 
 import type { BatonDb } from '../storage/journalStore';
 import type { ApprovalPolicy, Checkpoint, Session } from '../storage/model';
 import { approvalPolicies, checkpoints, checkpointSessionSettings } from '../storage/schema';
-import { decideApproval } from './approvalPolicy';
+import { decideApproval, type UnchangedSince } from './approvalPolicy';
 import { activeTimeMs } from '../sessions/activeTime';
 import { getSession } from '../sessions/sessionQueries';
 import { getCheckpoint, nextCheckpointSeq, sessionSettingsOf, setHeadCheckpoint } from './checkpointQueries';
@@ -59,7 +59,7 @@ export function recordCheckpoint(ctx: EngineContext, db: BatonDb, args: Checkpoi
 	const escalation = config.escalation;
 	const thresholds: EscalationThresholds = { costUsd: escalation.costUsd, durationMs: escalation.duration, errorCount: escalation.errorCount, ...(stored?.thresholds ?? {}) };
 	const policy = stored?.policy ?? config.policy;
-	const decision = decideApproval({ trigger: input.trigger, policy, metrics, thresholds });
+	const decision = decideApproval({ trigger: input.trigger, policy, metrics, thresholds, unchangedSince: unchangedSince(db, snapshot.tree) });
 	const auto = decision.status === 'auto_approved';
 	const counts = countChanges(changes, parent !== null);
 	const fileStats: FileStats = {
@@ -255,4 +255,19 @@ export function upsertSessionSettings(
 			.values({ sessionId, costUsd: set.costUsd ?? 0, errorCount: set.errorCount ?? 0, policy: set.policy ?? null, thresholds: set.thresholds ?? null, updatedAt: now })
 			.run();
 	}
+}
+
+/**
+ * The latest approved checkpoint (safety snapshots aside), when the new tree is exactly its tree:
+ * such a checkpoint holds nothing a person has not already judged.
+ */
+function unchangedSince(db: BatonDb, tree: string): UnchangedSince | null {
+	const last = db
+		.select({ seq: checkpoints.seq, treeSha: checkpoints.treeSha, trigger: checkpoints.trigger })
+		.from(checkpoints)
+		.where(and(inArray(checkpoints.approvalStatus, ['approved', 'auto_approved']), ne(checkpoints.trigger, 'pre-rollback')))
+		.orderBy(desc(checkpoints.seq))
+		.limit(1)
+		.get();
+	return last && last.treeSha === tree ? { seq: last.seq, label: `checkpoint #${last.seq} (${last.trigger})` } : null;
 }

@@ -212,7 +212,7 @@ export class NotificationService {
 			// Queued while no editor was open (overnight hooks): news that old would only crowd the
 			// window at start, and what still waits for a person shows in Pending Approvals anyway.
 			if (this.ctx.clock.now() - Date.parse(message.at) > editorMaxAgeMs) {
-				this.ctx.log.info(`editor: not showing ${message.event} from ${message.at} (older than an hour)`);
+				this.noteStale(message.at);
 				return;
 			}
 			return this.editor({ id, message });
@@ -228,6 +228,23 @@ export class NotificationService {
 			}
 			throw new Error(masked);
 		}
+	}
+
+	/** One log line for a backlog of stale editor notices (they arrive together at start-up), not one per item. */
+	private stale: { count: number; newest: string } | undefined;
+
+	private noteStale(at: string): void {
+		if (this.stale) {
+			this.stale.count += 1;
+			this.stale.newest = at > this.stale.newest ? at : this.stale.newest;
+			return;
+		}
+		this.stale = { count: 1, newest: at };
+		setTimeout(() => {
+			const { count, newest } = this.stale ?? { count: 0, newest: at };
+			this.stale = undefined;
+			this.ctx.log.info(`editor: not showing ${count} notification${count === 1 ? '' : 's'} older than an hour (newest from ${newest}); pending approvals stay in their view`);
+		}, 1_000).unref();
 	}
 
 	private async maskAll(text: string): Promise<string> {

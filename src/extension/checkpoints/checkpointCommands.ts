@@ -58,15 +58,11 @@ export function registerCheckpointCommands({ workspace, panels }: Deps): vscode.
 				return;
 			}
 			const trigger = given.trigger ?? 'manual';
-			let { checkpoint } = await vscode.window.withProgress(
+			// The engine's approval policy decides (the same for the CLI): no editor-only approval here.
+			const { checkpoint } = await vscode.window.withProgress(
 				{ location: vscode.ProgressLocation.Notification, title: 'Baton: taking a checkpoint of the workspace…' },
 				() => workspace.request(checkpointCreate, { trigger, ...(message.trim() ? { message: message.trim() } : {}), tags: given.tags ?? [] }),
 			);
-			if (trigger === 'manual' && checkpoint.approvalStatus === 'pending' && checkpoint.escalationReasons.length === 0) {
-				// A person took it here and now: asking the same person to approve it would be noise.
-				// The approval is recorded like any other, with the reason.
-				({ checkpoint } = await workspace.request(checkpointApprove, { id: checkpoint.id, reason: 'taken by hand in the editor' }));
-			}
 			await workspace.refresh();
 			const stats = checkpoint.fileStats;
 			const extra = [stats.skippedTotal ? `${stats.skippedTotal} large file(s) left out` : '', stats.degraded ? `partial: ${stats.degradedReason ?? 'time budget'}` : ''].filter(Boolean).join('; ');

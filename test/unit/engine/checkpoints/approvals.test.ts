@@ -17,7 +17,11 @@ void describe('checkpoint approvals', () => {
 		for (const policy of ['auto', 'review', 'strict'] as const) {
 			table[policy] = checkpointTriggers.filter((trigger) => decideApproval({ trigger, policy, metrics: calm, thresholds: defaults }).status === 'auto_approved');
 		}
-		assert.deepEqual(table, { auto: ['periodic', 'heartbeat', 'detach'], review: ['periodic'], strict: [] });
+		assert.deepEqual(table, {
+			auto: ['manual', 'periodic', 'heartbeat', 'detach', 'pre-rollback'],
+			review: ['manual', 'periodic', 'pre-rollback'],
+			strict: ['pre-rollback'],
+		});
 		for (const trigger of ['complete', 'error']) {
 			assert.equal(decideApproval({ trigger, policy: 'auto', metrics: calm, thresholds: defaults }).status, 'pending', `${trigger} needs review under auto`);
 		}
@@ -37,9 +41,31 @@ void describe('checkpoint approvals', () => {
 		assert.equal(decideApproval({ trigger: 'periodic', policy: 'auto', metrics: { ...calm, costUsd: 100 }, thresholds: { ...defaults, costUsd: 0 } }).status, 'auto_approved', 'a threshold of 0 is off');
 	});
 
+	void it('ask no review for a safety checkpoint or for a state already approved, under every policy', async (t) => {
+		const { engine, root } = await openCheckpointEngine(t);
+		const { session } = await engine.sessions.start({ name: 'agent run', actor });
+		await engine.checkpoints.configureSession({ sessionId: session.id, policy: 'strict', actor });
+		write(root, 'src/app.ts', 'v2\n');
+		const first = await engine.checkpoints.create({ actor, trigger: 'complete' });
+		assert.equal(first.approvalStatus, 'pending', 'a change waits for review');
+		assert.equal((await engine.checkpoints.create({ actor, trigger: 'complete' })).approvalStatus, 'pending', 'same tree as a pending one: still not judged');
+		await engine.checkpoints.approve(first.id, { actor });
+		const again = await engine.checkpoints.create({ actor, trigger: 'complete' });
+		assert.equal(again.approvalStatus, 'auto_approved');
+		assert.equal(again.approvalReason, `nothing changed since checkpoint #${first.seq} (complete), which was approved`);
+		write(root, 'src/app.ts', 'v3\n');
+		const changed = await engine.checkpoints.create({ actor, trigger: 'complete' });
+		assert.equal(changed.approvalStatus, 'pending');
+		const result = await engine.checkpoints.rollback(first.id, { actor });
+		const safety = (await engine.checkpoints.list({})).find((c) => c.id === result.safetyCheckpointId);
+		assert.equal(safety?.trigger, 'pre-rollback');
+		assert.equal(safety?.approvalStatus, 'auto_approved', 'Baton’s own safety snapshot is never a review');
+		assert.equal((await engine.checkpoints.list({ status: 'pending' })).some((c) => c.trigger === 'pre-rollback'), false);
+	});
+
 	void it('keep an unknown trigger pending whatever the policy', () => {
 		for (const policy of ['auto', 'review', 'strict'] as const) {
-			const decision = decideApproval({ trigger: 'nightly-build', policy, metrics: calm, thresholds: defaults });
+			const decision = decideApproval({ trigger: 'nightly-build', policy, metrics: calm, thresholds: defaults, unchangedSince: { seq: 1, label: 'checkpoint #1 (manual)' } });
 			assert.equal(decision.status, 'pending');
 			assert.equal(decision.reason, 'unknown trigger "nightly-build" needs review');
 		}
@@ -64,14 +90,17 @@ void describe('checkpoint approvals', () => {
 		assert.equal((await engine.checkpoints.create({ actor, trigger: 'heartbeat' })).approvalStatus, 'auto_approved', 'per-session threshold');
 
 		await engine.checkpoints.recordMetrics({ sessionId: session.id, errorCount: 3, actor });
+		write(root, 'src/app.ts', 'v3\n');
 		assert.deepEqual((await engine.checkpoints.create({ actor, trigger: 'detach' })).escalationReasons, ['3 errors reached the threshold of 3']);
 		await engine.checkpoints.recordMetrics({ sessionId: session.id, errorCount: 0, actor });
 
 		clock.advance(4 * 3_600_000);
+		write(root, 'src/app.ts', 'v4\n');
 		const old = await engine.checkpoints.create({ actor, trigger: 'periodic' });
 		assert.deepEqual(old.escalationReasons, ['session active for 4 h reached the 4 h threshold']);
 
 		await engine.checkpoints.configureSession({ sessionId: session.id, policy: 'strict', thresholds: { durationMs: 0 }, actor });
+		write(root, 'src/app.ts', 'v5\n');
 		const strict = await engine.checkpoints.create({ actor, trigger: 'periodic' });
 		assert.equal(strict.approvalStatus, 'pending');
 		assert.equal(strict.approvalPolicy, 'strict');

@@ -30,7 +30,7 @@ void describe('checkpoint comparison', () => {
 		);
 		assert.deepEqual([comparison.files[1]?.oldMode, comparison.files[1]?.newMode], ['100755', '100644']);
 		assert.deepEqual(comparison.approval, {
-			from: { status: 'pending', user: null, at: null, reason: 'manual checkpoints need review under the auto policy' },
+			from: { status: 'auto_approved', user: 'baton', at: a.createdAt, reason: 'manual checkpoints are approved automatically under the auto policy' },
 			to: { status: 'auto_approved', user: 'baton', at: b.createdAt, reason: 'periodic checkpoints are approved automatically under the auto policy' },
 		});
 		assert.deepEqual([b.fileStats.added, b.fileStats.modified, b.fileStats.deleted, b.fileStats.linesAdded, b.fileStats.linesRemoved], [1, 3, 1, 5, 2]);

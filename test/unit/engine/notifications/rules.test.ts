@@ -70,7 +70,7 @@ void describe('notification rules and routing', () => {
 
 		await engine.checkpoints.approve(failed.id, { actor: 'vscode:lead', reason: 'flaky test' });
 		write(root, 'src/app.ts', 'export const app = 3;\n');
-		const manual = await engine.checkpoints.create({ trigger: 'manual', message: 'try a cache', sessionId: session.id, actor });
+		const manual = await engine.checkpoints.create({ trigger: 'complete', message: 'try a cache', sessionId: session.id, actor });
 		await engine.checkpoints.reject(manual.id, { actor: 'vscode:lead', reason: 'wrong approach' });
 		rows = await outboxRows(engine);
 		const events = byEvent(rows);

@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import { builtinModules } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -62,12 +63,12 @@ describe('the .vsix', () => {
 			// (A require inside a string or template literal is code ajv generates as text, never run here.)
 		for (const bundle of files.filter((f) => /^dist\/[^/]+\.js$/.test(f))) {
 			const text = fs.readFileSync(path.join(root, bundle), 'utf8');
-			const bare = [...text.matchAll(/(?<![`'\w$.])require\("([^".\/][^"]*)"\)/g)].map((m) => m[1] ?? '').filter((name) => !name.startsWith('node:') && name !== 'vscode' && !isBuiltin(name));
+			const bare = [...text.matchAll(/(?<![`'\w$.])require\("([^"./][^"]*)"\)/g)].map((m) => m[1] ?? '').filter((name) => !name.startsWith('node:') && name !== 'vscode' && !isBuiltin(name));
 			assert.deepEqual([...new Set(bare)], [], `${bundle} requires packages that are not in the .vsix`);
 		}
 	});
 });
 
 function isBuiltin(name: string): boolean {
-	return (require('node:module') as typeof import('node:module')).builtinModules.includes(name.split('/')[0] ?? name);
+	return builtinModules.includes(name.split('/')[0] ?? name);
 }

@@ -126,7 +126,7 @@ class HookRun {
 		}
 		const continued = this.event.kind !== 'sessionStart';
 		const found = await this.sessions.resolve(continued);
-		let session: Session | null = null;
+		let session: Session | null;
 		let briefing: Briefing | null = null;
 		let action: HookAction;
 		let detail: string;

@@ -1,5 +1,5 @@
 /**
- * What a hook does (DESIGN.md §5, peers-and-formats.md §5.1). Pure logic over the engine: the CLI
+ * What a hook does (docs/architecture.md §6). Pure logic over the engine: the CLI
  * reads the payload, opens the engine and prints `stdout`.
  *
  * - session start: the agent id's durable session, else the active one of this agent kind in the

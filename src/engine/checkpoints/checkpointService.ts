@@ -1,5 +1,5 @@
 /**
- * Checkpoints (DESIGN.md §1, §4): snapshots of the workspace in Baton's shadow git store, with
+ * Checkpoints (docs/architecture.md §1 and §5): snapshots of the workspace in Baton's shadow git store, with
  * provenance, approvals (escalation first), environment capture, comparison and safe rollback.
  *
  * Like the session service, every change is one durable `store.write` that also writes the audit

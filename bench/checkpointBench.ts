@@ -1,5 +1,5 @@
 /**
- * Checkpoint benchmarks on a generated workspace of ~20,000 files (DESIGN.md §4): first snapshot,
+ * Checkpoint benchmarks on a generated workspace of ~20,000 files (docs/architecture.md §5): first snapshot,
  * 1 changed file, 100 changed files, diff and restore. Each step runs Baton's path and the raw git
  * plumbing doing the same work, alternating A B A B in one process, on one workspace:
  * - snapshot: `add -A` + `write-tree` + `commit-tree` + `update-ref` in a second shadow, configured
@@ -228,7 +228,7 @@ function changeHundred(ws: string, scale: Scale, round: number): void {
 }
 
 /**
- * The probe's synthetic workspace (reference/probes/git/make-workspace.mjs) with smaller binaries:
+ * A synthetic workspace with smaller binaries:
  * sources, binaries, CRLF files, executables, a symlink, an ignored node_modules and dist, a nested
  * repository with history, and the user's own repository with one commit.
  */

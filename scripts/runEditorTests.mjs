@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import * as esbuild from 'esbuild';
+import { bundleIntegrationTests, integrationOutDir } from './bundleIntegrationTests.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv.slice(2);
@@ -21,10 +21,8 @@ if (install.status !== 0) {
 }
 
 // 2. The extension-host suite, bundled to CommonJS (vscode and mocha stay external).
-const outDir = path.join(root, 'out', 'integration');
-fs.rmSync(outDir, { recursive: true, force: true });
-const entries = fs.readdirSync(path.join(root, 'test/integration')).filter((f) => f.endsWith('.ts')).map((f) => path.join(root, 'test/integration', f));
-await esbuild.build({ entryPoints: entries, outdir: outDir, bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'mocha'], sourcemap: 'inline', logLevel: 'warning' });
+const outDir = integrationOutDir;
+await bundleIntegrationTests();
 
 let passed = 0;
 let failed = 0;

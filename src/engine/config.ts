@@ -31,7 +31,7 @@ const duration = z.union([z.number().nonnegative(), z.string().transform((s, ctx
 /** Folders Baton never snapshots (gitignore syntax, on top of the workspace's own .gitignore files). */
 export const defaultCheckpointExcludes = ['node_modules/', 'dist/', 'out/', 'build/', 'target/', '.next/', '__pycache__/', '.venv/', 'venv/', '.mypy_cache/', '.pytest_cache/', '.gradle/', '.turbo/', 'coverage/'];
 
-/** Checkpoints (DESIGN.md §1 and §4): approval policy, escalation thresholds and the snapshot limits. */
+/** Checkpoints (docs/architecture.md §1 and §5): approval policy, escalation thresholds and the snapshot limits. */
 export const checkpointConfigSchema = z
 	.object({
 		policy: z.enum(['auto', 'review', 'strict']).default('auto'),
@@ -59,7 +59,7 @@ export const checkpointConfigSchema = z
 	.strict();
 export type CheckpointConfig = z.infer<typeof checkpointConfigSchema>;
 
-/** The issue trackers Baton can link sessions to (peers-and-formats.md §1.2). */
+/** The issue trackers Baton can link sessions to. */
 export const trackerNames = ['github', 'linear', 'beads', 'webhook'] as const;
 export type TrackerName = (typeof trackerNames)[number];
 

@@ -1,4 +1,4 @@
-import * as vscode from 'vscode';
+import type * as vscode from 'vscode';
 
 /** Base for anything that owns registrations: they all go through register() and die with it. */
 export abstract class Disposable implements vscode.Disposable {

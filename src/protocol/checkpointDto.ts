@@ -59,7 +59,7 @@ export const fileChangeDto = z.object({
 });
 export type FileChangeDto = z.infer<typeof fileChangeDto>;
 
-const categoryDiffDto = z.object({
+export const categoryDiffDto = z.object({
 	added: z.array(z.object({ key: z.string(), value: z.string() })),
 	removed: z.array(z.object({ key: z.string(), value: z.string() })),
 	changed: z.array(z.object({ key: z.string(), from: z.string(), to: z.string() })),

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { BatonApi } from '../../src/extension/extension';
 import { CommandIds } from '../../src/extension/ids';
 import type { SessionDto } from '../../src/protocol/dto';
-import { ScopeNode, SessionNode } from '../../src/extension/views/sessionChainsProvider';
+import type { ScopeNode, SessionNode } from '../../src/extension/views/sessionChainsProvider';
 
 let api: BatonApi;
 let extensionPath: string;

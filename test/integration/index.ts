@@ -5,8 +5,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type * as MochaModule from 'mocha';
 
-function loadMocha(): typeof import('mocha') {
+function loadMocha(): typeof MochaModule {
 	try {
 		return require('mocha');
 	} catch {

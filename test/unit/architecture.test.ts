@@ -1,5 +1,5 @@
 /**
- * DESIGN.md §2, enforced: which layer may import what. Every import in src/ and webview/ is checked
+ * docs/architecture.md §2, enforced: which layer may import what. Every import in src/ and webview/ is checked
  * against its layer's allowlist, so a stray `import 'vscode'` in the engine fails here, not in review.
  */
 import assert from 'node:assert/strict';
@@ -96,7 +96,7 @@ void describe('architecture', () => {
 		);
 	});
 
-	void it('keeps every layer to the imports DESIGN.md §2 allows', () => {
+	void it('keeps every layer to the imports docs/architecture.md §2 allows', () => {
 		const files = [...sourceFiles(path.join(root, 'src')), ...sourceFiles(path.join(root, 'webview'))];
 		assert.ok(files.length > 20, 'the scan sees the source tree');
 		const problems: string[] = [];

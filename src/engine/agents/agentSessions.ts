@@ -1,6 +1,6 @@
 /**
  * Which durable session an agent's hook event belongs to, and starting one when there is none
- * (DESIGN.md §1: an agent's ids are aliases of a durable session; they change on resume, clear and
+ * (docs/architecture.md §1: an agent's ids are aliases of a durable session; they change on resume, clear and
  * compaction, the durable session does not).
  */
 import type { Engine } from '../engine';

@@ -1,5 +1,5 @@
 /**
- * The "diet" briefing injected into an agent's context (DESIGN.md §1): a few items per list, titles
+ * The "diet" briefing injected into an agent's context (docs/architecture.md §1): a few items per list, titles
  * truncated, stale suggestions and stale facts marked, all within a character budget. Items are
  * added whole, one at a time, so a small budget drops the least important ones first and never cuts
  * a line in half. The full briefing stays available on request (`baton briefing`).
@@ -13,7 +13,7 @@
  *    is longer), in the briefing's order (gotchas first). A stale fact carries its mark; a fact the
  *    handoff lines above already said (the previous session's blockers and decisions became facts)
  *    is not repeated. When facts do not fit, or the briefing listed only some, a last line says how
- *    many more there are: the list is never cut tail-first silently (peers-and-formats.md §4.8);
+ *    many more there are: the list is never cut tail-first silently;
  * 4. open bugs, blocked tasks, active epics, recent decisions and warnings, with what is left.
  */
 import { memoryFingerprint } from '../memory/memoryFingerprint';

@@ -1,5 +1,5 @@
 /**
- * Where Claude Code keeps a workspace's transcripts (peers-and-formats.md §3.1):
+ * Where Claude Code keeps a workspace's transcripts:
  * `<claude home>/projects/<cwd with every non-alphanumeric character as '-'>/<sessionId>.jsonl`,
  * subagents under `<sessionId>/subagents/agent-<id>.jsonl` with an `agent-<id>.meta.json` beside.
  */

@@ -1,5 +1,5 @@
 /**
- * One hook call from any agent, normalised (DESIGN.md §5). Claude Code, Copilot (VS Code agent
+ * One hook call from any agent, normalised (docs/architecture.md §6). Claude Code, Copilot (VS Code agent
  * hooks) and Cline each send their own dialect; everything after `normaliseHookPayload` sees only
  * this shape.
  */

@@ -1,5 +1,5 @@
 /**
- * What a hook prints, per dialect (peers-and-formats.md §3.3–3.5). Claude Code and VS Code read
+ * What a hook prints, per dialect. Claude Code and VS Code read
  * `hookSpecificOutput`; Cline reads `{cancel, contextModification, errorMessage}`. Printing nothing
  * means "carry on" for Claude Code and VS Code; Cline wants `{"cancel": false}` (clineCarryOn).
  */

@@ -1,5 +1,5 @@
 /**
- * Incremental JSONL reading (tech-measurements.md §5): 1 MiB reads from a remembered byte offset,
+ * Incremental JSONL reading: 1 MiB reads from a remembered byte offset,
  * split on byte 0x0A (safe in UTF-8: it never occurs inside a multi-byte character), decode whole
  * lines only. A trailing line without its newline is left for the next read, so a live transcript
  * is never parsed half-written; the offset returned always sits just after a newline. ~1.7× faster

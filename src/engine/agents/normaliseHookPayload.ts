@@ -1,5 +1,5 @@
 /**
- * Reads one hook payload in any of the three dialects (peers-and-formats.md §3):
+ * Reads one hook payload in any of the three dialects:
  * - Claude Code: snake_case (`session_id`, `hook_event_name`, `transcript_path`, `tool_name`, …);
  * - Copilot / VS Code agent hooks: camelCase `sessionId` and `hookEventName`, snake_case event fields;
  * - Cline: `taskId`, `hookName`, `workspaceRoots`, and the event's data under its camelCased name

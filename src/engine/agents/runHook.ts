@@ -1,5 +1,5 @@
 /**
- * What a hook does (DESIGN.md §5, peers-and-formats.md §5.1). Pure logic over the engine: the CLI
+ * What a hook does (docs/architecture.md §6). Pure logic over the engine: the CLI
  * reads the payload, opens the engine and prints `stdout`.
  *
  * - session start: the agent id's durable session, else the active one of this agent kind in the
@@ -126,7 +126,7 @@ class HookRun {
 		}
 		const continued = this.event.kind !== 'sessionStart';
 		const found = await this.sessions.resolve(continued);
-		let session: Session | null = null;
+		let session: Session | null;
 		let briefing: Briefing | null = null;
 		let action: HookAction;
 		let detail: string;

@@ -1,5 +1,5 @@
 /**
- * Deterministic, extractive summaries of an agent's work in a durable session (DESIGN.md §1,
+ * Deterministic, extractive summaries of an agent's work in a durable session (docs/architecture.md §1,
  * Memory): built from the transcript digest (requests, files changed, errors, tokens) and the
  * hooks' records, never from a language model. Used as the handoff note at session end, as the
  * note before a compaction, and as the "so far" lead of the briefing after a resume or compaction.

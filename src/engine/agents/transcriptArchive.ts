@@ -1,5 +1,5 @@
 /**
- * Baton's own copy of agent transcripts (DESIGN.md §5, peers-and-formats.md §5.4): Claude deletes
+ * Baton's own copy of agent transcripts (docs/architecture.md §6): Claude deletes
  * its transcripts after 30 days, so excerpts go to `.baton/transcripts/<durable session>/<agent
  * session>.jsonl`, parsed incrementally from the offset remembered in the index. A transcript is
  * archived once its agent session id is an alias of a durable session; unlinked ones are listed but

@@ -1,5 +1,5 @@
 /**
- * What Baton keeps of a Claude Code transcript (peers-and-formats.md §3.1): user requests,
+ * What Baton keeps of a Claude Code transcript: user requests,
  * assistant text, tool calls with the files they name, tool errors, compaction boundaries and the
  * compaction summary, and the token usage (in the index totals). Everything else (thinking, tool
  * results that succeeded, file-history snapshots, attachments, new record types) is dropped.

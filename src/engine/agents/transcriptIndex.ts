@@ -4,7 +4,7 @@
  * per durable session, the archive switch, the files agents touched and the summary notes. Written
  * whole, atomically (tmp + fsync + rename), under a lock file, because hooks of parallel tool calls
  * update it from several processes at once. No database table: transcripts are files, and the
- * database stays small (DESIGN.md §3).
+ * database stays small (docs/architecture.md §4).
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * Approval rules (DESIGN.md §1): escalation is evaluated first, then the policy, and an unknown
+ * Approval rules (docs/architecture.md §1): escalation is evaluated first, then the policy, and an unknown
  * trigger always needs review. Pure functions: the service feeds them the session's metrics.
  */
 import type { CheckpointMetrics, EscalationThresholds } from '../storage/jsonShapes';

@@ -1,5 +1,5 @@
 /**
- * Checkpoints (DESIGN.md §1, §4): snapshots of the workspace in Baton's shadow git store, with
+ * Checkpoints (docs/architecture.md §1 and §5): snapshots of the workspace in Baton's shadow git store, with
  * provenance, approvals (escalation first), environment capture, comparison and safe rollback.
  *
  * Like the session service, every change is one durable `store.write` that also writes the audit
@@ -28,6 +28,8 @@ import { takeSnapshot } from './shadowSnapshot';
 import type { ApprovalSummary, CheckpointFaults, Comparison, CreateCheckpointInput, PeriodicResult, PrepareResult } from './checkpointTypes';
 import { diffIndex, diffTrees, readFileAt, type FileChange } from './treeDiff';
 
+// A tag is printable text: control characters are what the pattern exists to refuse.
+// eslint-disable-next-line no-control-regex
 const tagPattern = /^[^\s\u0000-\u001f][^\u0000-\u001f]{0,99}$/;
 const triggerPattern = /^[a-z][a-z0-9_-]{0,39}$/;
 

@@ -1,5 +1,5 @@
 /**
- * The environment around a checkpoint (DESIGN.md §1): agent CLIs (version, binary hash), VS Code
+ * The environment around a checkpoint (docs/architecture.md §1): agent CLIs (version, binary hash), VS Code
  * and its extensions (passed in by the host), MCP servers, runtimes, lockfile packages and the git
  * state of the user's repository. Every probe runs in parallel against one deadline (about a
  * second); a probe that fails or runs late is recorded in `unknown`, and capture itself never throws.

@@ -24,7 +24,7 @@ export const lockfileNames = ['package-lock.json', 'pnpm-lock.yaml', 'yarn.lock'
 export function readLockfiles(root: string): { sets: Record<string, PackageSet>; problems: string[] } {
 	const sets: Record<string, PackageSet> = {};
 	const problems: string[] = [];
-	let names: string[] = [];
+	let names: string[];
 	try {
 		names = fs.readdirSync(root).filter((n) => lockfileNames.includes(n) || /^requirements.*\.txt$/.test(n));
 	} catch {

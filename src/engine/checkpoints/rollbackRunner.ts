@@ -1,5 +1,5 @@
 /**
- * A rollback with recorded phases (DESIGN.md §1): safety checkpoint → verify target → restore →
+ * A rollback with recorded phases (docs/architecture.md §1): safety checkpoint → verify target → restore →
  * done, or failed → recovered. Workspace files only: git history, other sessions and Baton's own
  * data are never touched. Runs under the shadow's lock.
  *

@@ -1,6 +1,6 @@
 /**
  * Baton's shadow git store: `<workspace>/.baton/shadow.git`, a git directory of Baton's own whose
- * work tree is the workspace (DESIGN.md §4, tech-measurements §4). Every git call runs with GIT_DIR,
+ * work tree is the workspace (docs/architecture.md §5). Every git call runs with GIT_DIR,
  * GIT_WORK_TREE and GIT_INDEX_FILE set explicitly, inherited GIT_* variables dropped, the user's
  * global and system config ignored, and `* -text -filter -ident -working-tree-encoding` so files are
  * stored byte for byte. The user's `.git`, index, refs, stash and config are never read or written
@@ -18,7 +18,7 @@ import { hostEnv, runGit, userRepoEnv, type GitResult } from './gitProcess';
 
 export const shadowDirName = 'shadow.git';
 
-/** The recommended shadow config (tech-measurements §4), appended to what `git init` probed. */
+/** The recommended shadow config, appended to what `git init` probed. */
 const shadowConfig = `
 [core]
 	autocrlf = false

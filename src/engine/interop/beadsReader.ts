@@ -1,5 +1,5 @@
 /**
- * `beads`: Beads' `issues.jsonl` (peers-and-formats.md §3.6), one issue per line, as tasks. Status,
+ * `beads`: Beads' `issues.jsonl`, one issue per line, as tasks. Status,
  * type and priority (0 = critical … 4) are mapped onto Baton's sets; a `parent-child` dependency (or a
  * `parent.N` id) gives the parent; `blocks`, `conditional-blocks` and `waits-for` become dependencies;
  * other relations, design notes, acceptance criteria, labels and the assignee are kept in the

@@ -1,5 +1,5 @@
 /**
- * `cleo-db`: CLEO's `.cleo/tasks.db` (peers-and-formats.md §1.1), opened read-only in memory through
+ * `cleo-db`: CLEO's `.cleo/tasks.db`, opened read-only in memory through
  * sql.js (the file is never written). Tables `tasks`, `task_dependencies`, `sessions` and
  * `session_handoff_entries`, or their `tasks_`-prefixed names in CLEO's consolidated database.
  * Handoffs come from the write-once entries first, then `sessions.handoff_json`, then the handoff

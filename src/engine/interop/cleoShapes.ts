@@ -1,5 +1,5 @@
 /**
- * CLEO's JSON shapes (scope, handoff, debrief; peers-and-formats.md §1.1) read leniently where CLEO's
+ * CLEO's JSON shapes (scope, handoff, debrief) read leniently where CLEO's
  * own versions differ (a task reference is an id or `{id, title}`) and strictly where a value has the
  * wrong type. The output is Baton's shape, with CLEO's task ids still in it (the planner maps them).
  */

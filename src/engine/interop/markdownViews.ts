@@ -1,5 +1,5 @@
 /**
- * Markdown renderings of a handoff and of a briefing (DESIGN.md §1): one-way views for people. They
+ * Markdown renderings of a handoff and of a briefing (docs/architecture.md §1): one-way views for people. They
  * say so at the end, and nothing in Baton ever parses them: "markdown handoffs lie when agents
  * update them by deletion" (CLEO T1593).
  */

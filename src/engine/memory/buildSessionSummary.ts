@@ -1,5 +1,5 @@
 /**
- * A session's summary (DESIGN.md §1, Memory, tier two; Parhelia's SessionSummary): progress, files
+ * A session's summary (docs/architecture.md §1, Memory, tier two): progress, files
  * changed, decisions, failed approaches, blockers, resume context, turns, tokens and estimated cost,
  * built deterministically from Baton's records and the transcript digest — the same input always
  * gives the same summary, no language model involved. A language model may rewrite it (the editor's

@@ -1,6 +1,6 @@
 /**
- * Whether a fact has gone stale, computed from the workspace, never guessed (peers-and-formats.md
- * §4 item 8: memories that quietly stop being true). A fact is stale when any of these holds:
+ * Whether a fact has gone stale, computed from the workspace, never guessed (memories
+ * otherwise quietly stop being true). A fact is stale when any of these holds:
  *
  * - **a file it names is missing**;
  * - **a file it names changed after the fact was last confirmed**: the file system says the file

@@ -1,7 +1,7 @@
 /**
  * The identity of a fact in project memory: its text, normalised so that the same fact written a
  * little differently is recognised as a repeat (which confirms it) instead of becoming a duplicate
- * (peers-and-formats.md §4 item 8: sessions filing the same memory again and again).
+ * (otherwise sessions file the same memory again and again).
  *
  * The normalisation, in order:
  * 1. Unicode NFKC (full-width letters, ligatures, non-breaking spaces become their plain forms);

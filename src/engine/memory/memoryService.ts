@@ -1,5 +1,5 @@
 /**
- * Project memory and session summaries (DESIGN.md §1, Memory): facts that outlive sessions
+ * Project memory and session summaries (docs/architecture.md §1, Memory): facts that outlive sessions
  * (knowledge and gotchas, de-duplicated, with their source session and a staleness mark) and the
  * deterministic summary of one session's work.
  *

@@ -1,6 +1,6 @@
 /**
  * Which domain events become notifications, and what they say. Only moments where a person is
- * needed or wants to know (peers-and-formats §4 item 9): a start (info), a finish (notice), an error,
+ * needed or wants to know: a start (info), a finish (notice), an error,
  * a review, an escalation, a budget line crossed; never every step. Reads only: the subscriber
  * writes the rows afterwards (a failing read must not leave a half-written statement behind).
  *

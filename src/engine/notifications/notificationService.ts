@@ -226,6 +226,8 @@ export class NotificationService {
 			if (e instanceof RetryLater) {
 				throw new RetryLater(masked, e.retryAfterMs, e.countsAsAttempt);
 			}
+			// No `cause`: the original error carries the unmasked message, which must not leave this host.
+			// eslint-disable-next-line preserve-caught-error
 			throw new Error(masked);
 		}
 	}

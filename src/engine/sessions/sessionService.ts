@@ -1,5 +1,5 @@
 /**
- * The session lifecycle (DESIGN.md §1): start, end, suspend, resume, switch, gc and cleanup, with a
+ * The session lifecycle (docs/architecture.md §1): start, end, suspend, resume, switch, gc and cleanup, with a
  * typed refusal for every transition the state machine does not allow. Each transition is one
  * durable write that also records who made it in the audit log.
  */

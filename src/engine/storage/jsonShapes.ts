@@ -127,7 +127,7 @@ export type BriefingMemoryEntry = Briefing['memory']['entries'][number];
 
 /**
  * A session's work, summarised deterministically from its records and its agents' transcripts
- * (DESIGN.md §1, Memory; Parhelia's SessionSummary). Computed on request, never stored.
+ * (docs/architecture.md §1, Memory). Computed on request, never stored.
  */
 export const sessionSummarySchema = z.object({
 	sessionId: z.string(),

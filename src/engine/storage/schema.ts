@@ -257,7 +257,7 @@ export const checkpointSessionSettings = sqliteTable('checkpoint_session_setting
 });
 
 /**
- * Project memory (DESIGN.md §1, Memory): knowledge and gotchas that outlive sessions. One row per
+ * Project memory (docs/architecture.md §1, Memory): knowledge and gotchas that outlive sessions. One row per
  * distinct fact — `fingerprint` (normalised text) de-duplicates, a repeat only confirms it again.
  * A fact is stale when the files it names changed after it was last confirmed, or when it has not
  * been confirmed for a long time; stale facts stay visible with their mark, never silently dropped.

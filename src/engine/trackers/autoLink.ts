@@ -1,5 +1,5 @@
 /**
- * Auto-linking (Parhelia's patterns, peers-and-formats.md §1.2, made stricter): issue references
+ * Auto-linking (Parhelia's patterns, made stricter): issue references
  * found in a session's name, its git branch and the prompts it receives.
  *
  * - name: `#123`, `owner/repo#123`;

@@ -1,5 +1,5 @@
 /**
- * Beads issues (peers-and-formats.md §3.6). Current Beads keeps its data in Dolt and `issues.jsonl`
+ * Beads issues. Current Beads keeps its data in Dolt and `issues.jsonl`
  * is an export, so the `bd` CLI is preferred whenever it is on PATH; without it the adapter edits
  * the `issues.jsonl` file itself (beadsFile.ts: one line per edit, atomic, lossless).
  */

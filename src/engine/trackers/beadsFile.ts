@@ -1,5 +1,5 @@
 /**
- * Beads' `issues.jsonl` (peers-and-formats.md §3.6) edited in place, without its `bd` CLI:
+ * Beads' `issues.jsonl` edited in place, without its `bd` CLI:
  *
  * - one issue per line; an edit rewrites only that line, every other line stays byte-identical
  *   (unknown fields, key order and malformed lines included);

@@ -26,6 +26,8 @@ export function trackerDeliverer(deps: DelivererDeps): Deliverer {
 		try {
 			await perform(deps, actionOf(row));
 		} catch (error) {
+			// No `cause`: the original error carries the unmasked message (a token, a URL with secrets).
+			// eslint-disable-next-line preserve-caught-error
 			throw new Error(await maskAll(deps.secrets, (error as Error).message || String(error)));
 		}
 	};

@@ -1,6 +1,6 @@
 /**
- * One interface for every issue tracker (Parhelia's `IssueTrackerAdapter`, peers-and-formats.md
- * §1.2): get an issue, change its status, comment, create one, and link a checkpoint to it.
+ * One interface for every issue tracker (after Parhelia's `IssueTrackerAdapter`):
+ * get an issue, change its status, comment, create one, and link a checkpoint to it.
  * Adapters do network or file I/O and are called only outside write transactions (the outbox's
  * deliverer, `baton issue show|sync`), never from a domain-event subscriber.
  */

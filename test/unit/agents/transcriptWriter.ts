@@ -1,5 +1,5 @@
 /**
- * Realistic Claude Code transcripts (peers-and-formats.md §3.1) for tests and the benchmark: the
+ * Realistic Claude Code transcripts for tests and the benchmark: the
  * envelope on every record, one record per content block with the message's usage repeated,
  * tool_result records with `toolUseResult`, file-history snapshots, compaction boundaries and the
  * continuation summary, titles, and record types Baton does not know.

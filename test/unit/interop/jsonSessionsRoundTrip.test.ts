@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import { asc } from 'drizzle-orm';
 import type { Engine } from '../../../src/engine/engine';
 import { decisions, handoffs, sessionAliases, sessions } from '../../../src/engine/storage/schema';
-import { actor, FakeClock, openTestEngine, snapshotFiles, tempDir } from '../helpers';
+import { actor, type FakeClock, openTestEngine, snapshotFiles, tempDir } from '../helpers';
 import { writeJson, writeSeedSessionsFolder, type Json } from './interopFixtures';
 
 const hour = 3_600_000;

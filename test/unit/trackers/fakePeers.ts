@@ -33,7 +33,7 @@ async function startPeer(t: TestContext, handle: Handler): Promise<Peer> {
 		req.on('data', (c: Buffer) => chunks.push(c));
 		req.on('end', () => {
 			const text = Buffer.concat(chunks).toString('utf8');
-			let body: unknown = null;
+			let body: unknown;
 			try {
 				body = text ? JSON.parse(text) : null;
 			} catch {

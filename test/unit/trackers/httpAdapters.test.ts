@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import { BatonError } from '../../../src/engine/errors';
 import { GithubAdapter } from '../../../src/engine/trackers/githubAdapter';
@@ -93,7 +93,7 @@ void describe('GitHub adapter (REST v3)', () => {
 	});
 
 	void it('a peer that never answers times out with a clear error', async (t) => {
-		const sockets = new Set<import('node:net').Socket>();
+		const sockets = new Set<Socket>();
 		const silent = http.createServer(() => undefined);
 		silent.on('connection', (s) => sockets.add(s));
 		await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));

@@ -15,9 +15,10 @@ import { notificationOutbox } from '../../../src/engine/storage/schema';
 import { actor } from '../helpers';
 import { startFakeGithub, startFakeLinear } from './fakePeers';
 import { openTrackerEngine, secrets } from './trackerEngine';
+import type { Engine } from '../../../src/engine/engine';
 
 /** The tracker rows of the outbox (notifications of the same events share it and are tested on their own). */
-const outboxRows = async (engine: import('../../../src/engine/engine').Engine) => (await engine.store.read((db) => db.select().from(notificationOutbox).all())).filter((r) => r.channel.startsWith('tracker:'));
+const outboxRows = async (engine: Engine) => (await engine.store.read((db) => db.select().from(notificationOutbox).all())).filter((r) => r.channel.startsWith('tracker:'));
 
 void describe('issue trackers through the engine', () => {
 	void it('a session named "Fix login #42" links #42, and its checkpoint comments there on delivery', async (t) => {

@@ -54,7 +54,7 @@ export async function httpPost(target: PostTarget, url: string, init: { headers:
 		throw channelError(target, 'the configured URL must start with https:// (or http://)');
 	}
 	let response: Response;
-	let text = '';
+	let text: string;
 	try {
 		response = await fetch(parsed, { method: 'POST', headers: init.headers, body: init.body, redirect: 'error', signal: AbortSignal.timeout(target.timeoutMs) });
 		text = await response.text();

@@ -1,0 +1,52 @@
+// @ts-check
+// Lint: the rules that catch what review misses. Type-aware (typescript-eslint reads tsconfig.json):
+// a promise nobody awaits, a type imported as a value, and the layer boundaries (which layer may
+// import which; the same table test/unit/architecture.test.ts enforces on every import). Formatting
+// is Prettier's job (`npm run format`), not ESLint's.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+/** A layer may not import these layers (relative paths from src/<layer>/ or webview/, any depth). */
+const forbid = (layers) => layers.flatMap((l) => [`**/${l}/**`, `../${l}`, `../../${l}`]);
+
+/** no-restricted-imports for one layer: other layers it must not reach, and packages it must not use. */
+function layerRule(message, { layers = [], packages = [] }) {
+	return [
+		'error',
+		{
+			paths: packages.map((name) => ({ name, message })),
+			patterns: [...(layers.length ? [{ group: forbid(layers), message }] : []), ...packages.map((p) => ({ group: [`${p}/*`], message }))],
+		},
+	];
+}
+
+export default tseslint.config(
+	{ ignores: ['dist/**', 'out/**', 'node_modules/**', 'artifacts/**', 'bench/results/**', 'drizzle/**', 'test/fixtures/**', '**/*.d.mts'] },
+	{
+		files: ['**/*.ts'],
+		extends: [js.configs.recommended, ...tseslint.configs.recommended],
+		languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+		rules: {
+			// node:test's describe/it return promises the runner itself awaits.
+			'@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] }],
+			'@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+			'@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'separate-type-imports' }],
+			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+			// tsc (strict) already checks these; the lint would only repeat or contradict it.
+			'no-undef': 'off',
+			'no-redeclare': 'off',
+			'@typescript-eslint/no-explicit-any': 'off',
+			'@typescript-eslint/no-require-imports': 'off',
+			'@typescript-eslint/no-non-null-assertion': 'off',
+		},
+	},
+	// The extension-host suite is bundled by scripts/runEditorTests.mjs, outside tsconfig.json: lint it without types.
+	{ files: ['test/integration/**/*.ts'], extends: [tseslint.configs.disableTypeChecked], languageOptions: { parserOptions: { projectService: false, project: null } } },
+	// The layers (see docs/architecture.md): the engine is pure TypeScript, the protocol is types and
+	// schemas, the extension is thin glue that talks to the server only through the protocol.
+	{ files: ['src/engine/**/*.ts'], rules: { 'no-restricted-imports': layerRule('The engine never sees the editor, the server, the CLI or the protocol.', { layers: ['extension', 'server', 'cli', 'protocol', 'webview'], packages: ['vscode', 'vscode-jsonrpc'] }) } },
+	{ files: ['src/protocol/**/*.ts'], rules: { 'no-restricted-imports': layerRule('The protocol holds only zod schemas and vscode-jsonrpc types.', { layers: ['engine', 'extension', 'server', 'cli', 'webview'], packages: ['vscode', 'drizzle-orm', 'sql.js', 'simple-git'] }) } },
+	{ files: ['src/server/**/*.ts', 'src/cli/**/*.ts'], rules: { 'no-restricted-imports': layerRule('The server and the CLI use the engine and the protocol, never the editor.', { layers: ['extension', 'webview'], packages: ['vscode'] }) } },
+	{ files: ['src/extension/**/*.ts'], rules: { 'no-restricted-imports': layerRule('The extension talks to the engine only through the server (the protocol).', { layers: ['engine', 'server', 'cli', 'webview'], packages: ['drizzle-orm', 'sql.js', 'simple-git'] }) } },
+	{ files: ['webview/**/*.ts'], rules: { 'no-restricted-imports': layerRule('A webview runs in the browser: the protocol only.', { layers: ['engine', 'server', 'cli', 'extension'], packages: ['vscode'] }) } },
+);

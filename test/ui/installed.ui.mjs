@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+// The extension as users install it: the .vsix (packed from the current build, as `npm run package`
+// does) goes into a fresh extensions dir through code-server's own `--install-extension`, and the
+// workbench starts with no development folder. The smoke: it activates, sets up and starts a
+// session from the palette, the Session Chains view shows it, and the CLI inside the installed
+// extension reads the same journal. One workbench launch; screenshots in artifacts/ui/installed/.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { packageVsix } from '../../scripts/packageVsix.mjs';
+import { launch } from '../harness/workbench.mjs';
+import { Checks, openBaton, root } from './uiSupport.mjs';
+
+const artifactsDir = path.join(root, 'artifacts', 'ui', 'installed');
+fs.rmSync(artifactsDir, { recursive: true, force: true });
+const checks = new Checks();
+// The steps build on each other: after a failure the rest is skipped.
+const check = async (name, fn) => {
+	if (!(await checks.run(name, fn))) throw new Error(`stopped after: ${name}`);
+};
+
+console.log('installed extension');
+const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-installed-'));
+const workspace = path.join(tmp, 'ws');
+fs.mkdirSync(workspace);
+execFileSync('git', ['init', '-q', workspace]);
+fs.writeFileSync(path.join(workspace, 'README.md'), '# installed smoke\n');
+let s;
+try {
+	const vsix = packageVsix(path.join(tmp, 'baton.vsix'));
+	s = await launch({ vsix: [vsix], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 } });
+	checks.session = s;
+	const installedDir = path.join(s.server.dirs.ext, `${pkg.publisher}.${pkg.name}-${pkg.version}`);
+	const installedCli = (...args) => JSON.parse(execFileSync(process.execPath, [path.join(installedDir, 'dist', 'cli.js'), ...args, '--json'], { cwd: workspace, encoding: 'utf8' }));
+
+	await check('the .vsix is installed in the extensions dir and no development folder is registered', async () => {
+		for (const f of ['package.json', 'dist/extension.js', 'dist/sql-wasm.wasm']) {
+			if (!fs.existsSync(path.join(installedDir, f))) throw new Error(`${f} is not in the installed extension ${installedDir}`);
+		}
+		if (fs.existsSync(path.join(installedDir, 'src')) || fs.existsSync(path.join(installedDir, 'node_modules'))) throw new Error('the installed extension carries sources or node_modules');
+		const registered = JSON.parse(fs.readFileSync(path.join(s.server.dirs.ext, 'extensions.json'), 'utf8'));
+		const locations = registered.map((e) => e.location?.path ?? e.location?.fsPath ?? '');
+		if (!locations.some((p) => p.startsWith(installedDir)) || locations.some((p) => p.startsWith(root))) {
+			throw new Error(`extensions.json does not point at the installed copy only: ${locations.join(', ')}`);
+		}
+	});
+
+	await check('the installed extension activates and sets Baton up from the palette', async () => {
+		await openBaton(s);
+		await s.runCommand('Baton: Set Up Baton in This Workspace');
+		await s.statusBarItem('Baton: no session').waitFor({ timeout: 30_000 });
+		if (!fs.existsSync(path.join(workspace, '.baton', 'baton.db.journal'))) throw new Error('no .baton/baton.db.journal after set-up');
+	});
+
+	await check('Baton: Start Session from the palette; the Session Chains view and the status bar show it', async () => {
+		await s.runCommand('Baton: Start Session');
+		await s.quickInputSubmit('Installed smoke');
+		await s.quickPickSelect(/Global/);
+		await s.quickPickSelect(/Claude Code/);
+		await s.statusBarItem('Installed smoke · active').waitFor({ timeout: 20_000 });
+		await openBaton(s);
+		await s.treeItem('Installed smoke').waitFor({ timeout: 15_000 });
+		await s.page.waitForTimeout(500);
+		await s.screenshot('01-installed-session');
+	});
+
+	await check('the CLI shipped in the installed extension reads that session from the journal', async () => {
+		const listed = installedCli('session', 'list');
+		const sessions = Array.isArray(listed) ? listed : listed.sessions;
+		const found = sessions?.find((x) => x.name === 'Installed smoke');
+		if (!found || found.status !== 'active') throw new Error(`the installed CLI lists: ${JSON.stringify(listed).slice(0, 400)}`);
+	});
+} catch (error) {
+	if (!String(error?.message).startsWith('stopped after')) {
+		checks.failed++;
+		console.log(
+			`  ✖ ${String(error?.stack ?? error)
+				.split('\n')
+				.slice(0, 8)
+				.join('\n    ')}`,
+		);
+	}
+} finally {
+	await s?.close();
+	fs.rmSync(tmp, { recursive: true, force: true });
+}
+checks.finish();

@@ -13,6 +13,7 @@ import { envSecretSource } from '../engine/secrets';
 import { findWorkspaceRoot } from '../engine/workspace';
 import { agentCommands, runHookCli } from './agentCommands';
 import { checkpointCommands } from './checkpointCommands';
+import { daemonCommands } from './daemonCommands';
 import { interopCommands } from './interopCommands';
 import { UsageError, type Command, type OptionSpec, type ParsedValues } from './command';
 import { memoryCommands } from './memoryCommands';
@@ -27,9 +28,13 @@ export interface CliIo {
 	stderr: (text: string) => void;
 	cwd: string;
 	env: NodeJS.ProcessEnv;
+	/** `baton hook`'s payload (default: process.stdin); the daemon passes the client's. */
+	stdin?: NodeJS.ReadableStream;
+	/** A long-lived process (the daemon) keeps each workspace's engine open between commands. */
+	engines?: Map<string, Engine>;
 }
 
-const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...memoryCommands, ...checkpointCommands, ...trackerCommands, ...interopCommands, ...agentCommands, ...notifyCommands];
+const commands: Command[] = [...daemonCommands, ...workspaceCommands, ...sessionCommands, ...memoryCommands, ...checkpointCommands, ...trackerCommands, ...interopCommands, ...agentCommands, ...notifyCommands];
 
 /** Commands that do not deliver notifications on their way out (`mcp` runs for hours; `notify` manages them). */
 const noFlush = new Set(['mcp', 'notify']);
@@ -40,6 +45,8 @@ const globalOptions: Record<string, OptionSpec> = {
 	actor: { type: 'string' },
 	help: { type: 'boolean', short: 'h' },
 	version: { type: 'boolean' },
+	/** Run in this process even when the workspace's daemon could answer (dist/cli.js reads it). */
+	'no-daemon': { type: 'boolean' },
 };
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -57,6 +64,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 		return exit;
 	};
 	let engine: Engine | undefined;
+	let shared = false;
 	try {
 		const { command, values, args } = parseCommandLine(argv);
 		if (!command) {
@@ -86,6 +94,17 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 			cwd: io.cwd,
 			actor,
 			engine: async () => {
+				if (!engine && io.engines && !isInit) {
+					// Warm: opened once per workspace; secrets still come from this request's environment.
+					requestEnv = io.env;
+					let warm = io.engines.get(workspaceRoot);
+					if (!warm) {
+						warm = await Engine.open({ workspaceRoot, log: stderrLogger, secrets: { get: (name) => envSecretSource(requestEnv).get(name) } });
+						io.engines.set(workspaceRoot, warm);
+					}
+					engine = warm;
+					shared = true;
+				}
 				engine ??= await Engine.open({ workspaceRoot, log: stderrLogger, create: isInit, secrets: envSecretSource(io.env) });
 				return engine;
 			},
@@ -110,9 +129,14 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 		}
 		return fail('internal', `unexpected failure: ${(error as Error).stack ?? String(error)}`, 1);
 	} finally {
-		engine?.close();
+		if (!shared) {
+			engine?.close();
+		}
 	}
 }
+
+/** The environment of the command the daemon runs now (it runs one at a time). */
+let requestEnv: NodeJS.ProcessEnv = {};
 
 function parseCommandLine(argv: string[]): { command: Command | undefined; values: ParsedValues; args: string[] } {
 	// First pass with every known option, to tell option values from the command words.

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import { cliRun, daemonHello, daemonStatus, daemonStop, hookRun, type CliRunParams, type CliRunResult } from '../protocol/rpc';
-import { acquireStartLock, releaseStartLock, removeEndpoint, socketPathFor, writeEndpoint } from './daemonEndpoint';
+import { acquireStartLock, readEndpoint, releaseStartLock, removeEndpoint, socketPathFor, writeEndpoint } from './daemonEndpoint';
 
 export interface DaemonOptions {
 	workspaceRoot: string;
@@ -65,6 +65,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 	let queue: Promise<unknown> = Promise.resolve();
 	let idleTimer: NodeJS.Timeout | undefined;
 	let stopped = false;
+	let watchdog: NodeJS.Timeout | undefined;
 
 	const armIdle = (): void => {
 		clearTimeout(idleTimer);
@@ -81,6 +82,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		// journal's lock serialises writers anyway.
 		const next = queue.then(async () => {
 			runCli ??= (require(options.cliModule) as { runCli: RunCli }).runCli;
+			const began = Date.now();
 			let stdout = '';
 			let stderr = '';
 			const argv = hook && params.argv[0] !== 'hook' ? ['hook', ...params.argv] : params.argv;
@@ -93,6 +95,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 				stdin: Readable.from([params.stdin ?? '']),
 				engines,
 			});
+			// The command words only: options may carry secrets, and the environment always does.
+			const words = argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ');
+			options.log('info', `${hook ? 'hook/run' : 'cli/run'} ${words} → exit ${exitCode} in ${Date.now() - began} ms`);
 			return { stdout, stderr, exitCode };
 		});
 		queue = next.catch(() => undefined);
@@ -131,6 +136,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		}
 		stopped = true;
 		clearTimeout(idleTimer);
+		clearInterval(watchdog);
 		removeEndpoint(root, instance);
 		releaseStartLock(root, instance);
 		server.close();
@@ -156,6 +162,14 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		releaseStartLock(root, instance);
 		throw error;
 	}
+	// The workspace (or its endpoint file) gone, or taken over by another daemon: this one serves nobody.
+	watchdog = setInterval(() => {
+		if (readEndpoint(root)?.instance !== instance) {
+			options.log('info', 'the endpoint file no longer names this daemon: shutting down');
+			stop();
+		}
+	}, 2_000);
+	watchdog.unref();
 	options.log('info', `daemon ${process.pid} serving ${root} on ${socketPath} (idle shutdown after ${Math.round(options.idleMs / 1000)} s)`);
 	armIdle();
 	return { socket: socketPath, instance, stop };

@@ -19,7 +19,7 @@ export interface DaemonOptions {
 	version: string;
 	/** The CLI bundle whose `runCli` executes commands (loaded on first use: the editor alone never needs it). */
 	cliModule: string;
-	/** Shut down after this long with no client connected. */
+	/** Shut down after this long with no client connected; 0: never (the editor's backend lives as long as its window). */
 	idleMs: number;
 	log(level: 'info' | 'warn' | 'error', message: string): void;
 	/** Each new connection: the editor's handlers are registered on it. */
@@ -69,7 +69,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
 	const armIdle = (): void => {
 		clearTimeout(idleTimer);
-		if (connections.size === 0) {
+		if (connections.size === 0 && options.idleMs > 0) {
 			idleTimer = setTimeout(() => {
 				options.log('info', `no client for ${Math.round(options.idleMs / 1000)} s: shutting down`);
 				stop();
@@ -170,7 +170,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		}
 	}, 2_000);
 	watchdog.unref();
-	options.log('info', `daemon ${process.pid} serving ${root} on ${socketPath} (idle shutdown after ${Math.round(options.idleMs / 1000)} s)`);
+	options.log('info', `daemon ${process.pid} serving ${root} on ${socketPath} ${options.idleMs > 0 ? `(idle shutdown after ${Math.round(options.idleMs / 1000)} s)` : '(for as long as its editor runs)'}`);
 	armIdle();
 	return { socket: socketPath, instance, stop };
 }

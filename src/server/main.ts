@@ -12,7 +12,8 @@ import type { Logger } from '../engine/ports';
 import { envSecretSource, firstSecretSource, type SecretSource } from '../engine/secrets';
 import { checkpointProgress, dataDidChange, secretGet, serverLog } from '../protocol/rpc';
 import { registerAgentHandlers } from './agentHandlers';
-import { startDaemon } from './daemon';
+import { startDaemon, type RunningDaemon } from './daemon';
+import { isInitialized } from '../engine/workspace';
 import { EngineHost } from './engineHost';
 import { registerCheckpointHandlers, registerHandlers } from './handlers';
 import { registerInteropHandlers } from './interopHandlers';
@@ -37,6 +38,8 @@ function main(): void {
 			'cli-module': { type: 'string' },
 			/** Baton's version, recorded in the endpoint file (clients of another version start their own). */
 			'baton-version': { type: 'string' },
+			/** With IPC: also serve the workspace's socket as its daemon, if none does yet. */
+			'serve-daemon': { type: 'boolean' },
 		},
 	});
 	if (values.workspace && values.daemon) {
@@ -86,7 +89,9 @@ function main(): void {
 		onArchiveChange: () => void connection.sendNotification(dataDidChange, { external: true, sequence: -1 }),
 	});
 	registerNotificationHandlers(connection, host);
+	let daemon: RunningDaemon | undefined;
 	const shutdown = (): void => {
+		daemon?.stop();
 		agents.dispose();
 		host.dispose();
 		process.exit(0);
@@ -95,6 +100,22 @@ function main(): void {
 	process.on('disconnect', shutdown);
 	connection.listen();
 	log.info(`Baton server ${process.pid} serving ${values.workspace}${values['read-only'] ? ' (read-only: untrusted workspace)' : ''}`);
+	if (values['serve-daemon'] && !values['read-only'] && isInitialized(values.workspace)) {
+		// The editor's backend is the workspace's daemon too, when no other process is: the CLI and
+		// hooks then run in this warm process. Losing the election just means another one serves them.
+		startDaemon({
+			workspaceRoot: values.workspace,
+			version: typeof values['baton-version'] === 'string' ? values['baton-version'] : 'unknown',
+			cliModule: path.resolve(values['cli-module'] ?? path.join(__dirname, 'baton.js')),
+			idleMs: 0,
+			log: (level, message) => log[level](`daemon: ${message}`),
+		}).then(
+			(started) => {
+				daemon = started;
+			},
+			(error: unknown) => log.warn(`could not serve the workspace's socket (the CLI and hooks run on their own): ${(error as Error).message}`),
+		);
+	}
 }
 
 /** Daemon mode: clients come and go over the socket; the editor's handlers serve each connection. */

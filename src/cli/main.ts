@@ -20,6 +20,7 @@ import { memoryCommands } from './memoryCommands';
 import { flushNotifications, notifyCommands } from './notifyCommands';
 import { sessionCommands } from './sessionCommands';
 import { trackerCommands } from './trackerCommands';
+import { settleWarmEngine, warmEngine } from './warmEngines';
 import { workspaceCommands } from './workspaceCommands';
 import packageJson from '../../package.json';
 
@@ -95,14 +96,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 			actor,
 			engine: async () => {
 				if (!engine && io.engines && !isInit) {
-					// Warm: opened once per workspace; secrets still come from this request's environment.
-					requestEnv = io.env;
-					let warm = io.engines.get(workspaceRoot);
-					if (!warm) {
-						warm = await Engine.open({ workspaceRoot, log: stderrLogger, secrets: { get: (name) => envSecretSource(requestEnv).get(name) } });
-						io.engines.set(workspaceRoot, warm);
-					}
-					engine = warm;
+					engine = await warmEngine(io.engines, workspaceRoot, io);
 					shared = true;
 				}
 				engine ??= await Engine.open({ workspaceRoot, log: stderrLogger, create: isInit, secrets: envSecretSource(io.env) });
@@ -118,6 +112,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 				await flushNotifications(engine).catch((error: unknown) => stderrLogger.warn(`notifications: ${(error as Error).message}`));
 			}
 			await engine.maintain();
+			if (shared) {
+				settleWarmEngine(engine, workspaceRoot);
+			}
 		}
 		return output.exitCode ?? 0;
 	} catch (error) {
@@ -134,9 +131,6 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 		}
 	}
 }
-
-/** The environment of the command the daemon runs now (it runs one at a time). */
-let requestEnv: NodeJS.ProcessEnv = {};
 
 function parseCommandLine(argv: string[]): { command: Command | undefined; values: ParsedValues; args: string[] } {
 	// First pass with every known option, to tell option values from the command words.

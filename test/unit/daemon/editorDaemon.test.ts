@@ -16,13 +16,14 @@ test("the editor's backend serves the CLI on the workspace's socket, and hands i
 	connection.onNotification(rpc.dataDidChange, (change) => changes.push(change));
 	connection.listen();
 	assert.ok(await waitFor(() => endpoint(root)?.pid === editor.pid, 20_000), 'the editor backend never served the socket');
-	assert.deepEqual((await connection.sendRequest(rpc.taskList)).tasks, []);
+	const before = await connection.sendRequest(rpc.taskList, undefined);
+	assert.deepEqual(before.tasks, []);
 	const added = await baton(cli, root, ['task', 'add', '--title', 'from a terminal', '--json']);
 	assert.equal(added.code, 0, added.stderr);
 	assert.equal(daemonPids(root).length, 0, 'no separate daemon was started');
 	// The editor's engine sees the CLI's write like any other process's.
 	assert.ok(await waitFor(() => changes.some((c) => c.external), 10_000));
-	const tasks = await connection.sendRequest(rpc.taskList);
+	const tasks = await connection.sendRequest(rpc.taskList, undefined);
 	assert.deepEqual(tasks.tasks.map((task) => task.title), ['from a terminal']);
 	connection.dispose();
 	editor.disconnect();

@@ -106,7 +106,7 @@ export async function benchDaemon(sizes: number[], runs: number): Promise<Row[]>
 			rows.push(row(`baton hook PostToolUse (Edit), ${sessions} sessions`, '≤ 1.5×', runs, root, () => ['hook', 'post-tool-use'], edit));
 			if (sessions >= 1000) {
 				let n = 0;
-				rows.push(row(`baton session start, ${sessions} sessions`, '≤ 2×', runs, root, () => ['session', 'start', '--name', `bench ${n++}`, '--scope', `custom:b${n}`]));
+				rows.push(row(`baton session start, ${sessions} sessions`, '≤ 2×', runs, root, () => ['session', 'start', '--name', `bench ${n++}`, '--scope', `task:T${n}`]));
 				rows.push(row(`baton briefing, ${sessions} sessions`, '≤ 2×', runs, root, () => ['briefing']));
 				rows.push(row(`baton checkpoint list, ${sessions} sessions`, '≤ 2×', runs, root, () => ['checkpoint', 'list']));
 			}

@@ -1,27 +1,96 @@
 /**
- * dist/cli.js, the `baton` command: a few lines that pick a bundle. `baton hook …` loads dist/hook.js
- * (an agent waits for every hook: it carries only what hooks need); everything else loads
- * dist/baton.js, the whole CLI. Both load through a V8 code cache kept beside them: compiling the
- * bundle was the largest part of a hook's time.
+ * dist/cli.js, the `baton` command. First it asks the workspace's daemon (see daemonClient.ts) to run
+ * the command: a warm engine answers, and this process loads nothing but this file. When there is no
+ * daemon to reach within a short budget, or `--no-daemon` / BATON_NO_DAEMON=1 says so, it runs the
+ * command here as always: `baton hook …` loads dist/hook.js (what hooks need), the rest dist/baton.js.
  *
- * The cache is only an optimisation: V8 rejects data that does not match the source, and any error
- * reading or writing it falls back to a plain load. It lives next to the bundles (the user's own
- * extension folder), never in a shared temporary folder another user could write.
+ * Both bundles load through a V8 code cache kept beside them. V8 rejects a cache made under other
+ * flags, so the flag hooks set (`--liftoff-only`, for sql.js's WASM) is set before loading, in the
+ * run that writes the cache and in every run that reads it. The cache lives next to the bundles (the
+ * user's own extension folder), never in a shared temporary folder another user could write.
  */
 import fs from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
+import { Readable } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
+import { callDaemon, findBatonRoot } from './daemonClient';
+import { version } from '../../package.json';
 
 interface Entry {
 	main(argv?: string[]): void;
+	runCli?(argv: string[], io: { stdout(t: string): void; stderr(t: string): void; cwd: string; env: NodeJS.ProcessEnv; stdin?: NodeJS.ReadableStream }): Promise<number>;
 }
 
+/** Commands that never go through the daemon: they create it, manage it, or talk stdio for hours. */
+const inProcessOnly = new Set(['init', 'mcp', 'daemon']);
+
 const argv = process.argv.slice(2);
-if (argv[0] === 'hook') {
-	loadCached(path.join(__dirname, 'hook.js')).main(argv);
+const hook = argv[0] === 'hook';
+const root = daemonWorkspace();
+if (root) {
+	void viaDaemon(root);
 } else {
-	loadCached(path.join(__dirname, 'baton.js')).main(argv);
+	runHere();
+}
+
+function runHere(stdinText?: string): void {
+	if (hook) {
+		setFlagsFromString('--liftoff-only');
+	}
+	if (stdinText === undefined) {
+		loadCached(path.join(__dirname, hook ? 'hook.js' : 'baton.js')).main(argv);
+		return;
+	}
+	// The payload was already read from stdin for the daemon: hand it to the CLI's hook runner.
+	const cli = loadCached(path.join(__dirname, 'baton.js'));
+	void cli.runCli?.(argv, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), cwd: process.cwd(), env: process.env, stdin: Readable.from([stdinText]) }).then((code) => {
+		process.exitCode = code;
+	});
+}
+
+/** The workspace whose daemon should run this command, or undefined to run it here. */
+function daemonWorkspace(): string | undefined {
+	if (process.env['BATON_NO_DAEMON'] === '1' || argv.includes('--no-daemon') || argv.length === 0 || inProcessOnly.has(argv[0] ?? '')) {
+		return undefined;
+	}
+	const at = argv.findIndex((a) => a === '--workspace' || a.startsWith('--workspace='));
+	const explicit = at < 0 ? undefined : argv[at]?.includes('=') ? argv[at]?.slice('--workspace='.length) : argv[at + 1];
+	return findBatonRoot(explicit ? path.resolve(explicit) : process.cwd());
+}
+
+async function viaDaemon(workspace: string): Promise<void> {
+	const stdin = hook ? await readAll(process.stdin) : undefined;
+	const budget = Number(process.env['BATON_DAEMON_BUDGET_MS'] ?? '');
+	const env: Record<string, string> = {};
+	for (const [key, value] of Object.entries(process.env)) {
+		if (value !== undefined) {
+			env[key] = value;
+		}
+	}
+	const result = (await callDaemon(workspace, hook ? 'hook/run' : 'cli/run', { argv, cwd: process.cwd(), env, ...(stdin !== undefined ? { stdin } : {}) }, {
+		start: true,
+		budgetMs: Number.isFinite(budget) && budget > 0 ? budget : 300,
+		serverScript: path.join(__dirname, 'server.js'),
+		version,
+	}).catch(() => undefined)) as { stdout: string; stderr: string; exitCode: number } | undefined;
+	if (!result) {
+		runHere(stdin);
+		return;
+	}
+	process.stdout.write(result.stdout);
+	process.stderr.write(result.stderr);
+	process.exitCode = result.exitCode;
+}
+
+function readAll(stream: NodeJS.ReadableStream): Promise<string> {
+	return new Promise((resolve) => {
+		const chunks: Buffer[] = [];
+		stream.on('data', (c: Buffer) => chunks.push(c));
+		stream.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+		stream.on('error', () => resolve(Buffer.concat(chunks).toString('utf8')));
+	});
 }
 
 function loadCached(file: string): Entry {
@@ -38,14 +107,14 @@ function loadCached(file: string): Entry {
 	const run = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: Module, filename: string, dirname: string) => void;
 	run.call(mod.exports, mod.exports, Module.createRequire(file), mod, file, path.dirname(file));
 	if (!cachedData || script.cachedDataRejected) {
-		// At exit the functions the hook ran are compiled too, so the next hook finds them in the cache.
+		// At exit the functions the command ran are compiled too, so the next run finds them in the cache.
 		process.once('exit', () => {
 			try {
 				const temp = `${cacheFile}.${process.pid}.tmp`;
 				fs.writeFileSync(temp, script.createCachedData());
 				fs.renameSync(temp, cacheFile);
 			} catch {
-				// Read-only install or a race with another hook: the next hook compiles again.
+				// Read-only install or a race with another run: the next one compiles again.
 			}
 		});
 	}

@@ -13,6 +13,7 @@ import { envSecretSource } from '../engine/secrets';
 import { findWorkspaceRoot } from '../engine/workspace';
 import { agentCommands, runHookCli } from './agentCommands';
 import { checkpointCommands } from './checkpointCommands';
+import { daemonCommands } from './daemonCommands';
 import { interopCommands } from './interopCommands';
 import { UsageError, type Command, type OptionSpec, type ParsedValues } from './command';
 import { memoryCommands } from './memoryCommands';
@@ -20,6 +21,7 @@ import { flushNotifications, notifyCommands } from './notifyCommands';
 import { sessionCommands } from './sessionCommands';
 import { activeSessionsList } from './textFormat';
 import { trackerCommands } from './trackerCommands';
+import { settleWarmEngine, warmEngine } from './warmEngines';
 import { workspaceCommands } from './workspaceCommands';
 import packageJson from '../../package.json';
 
@@ -28,9 +30,13 @@ export interface CliIo {
 	stderr: (text: string) => void;
 	cwd: string;
 	env: NodeJS.ProcessEnv;
+	/** `baton hook`'s payload (default: process.stdin); the daemon passes the client's. */
+	stdin?: NodeJS.ReadableStream;
+	/** A long-lived process (the daemon) keeps each workspace's engine open between commands. */
+	engines?: Map<string, Engine>;
 }
 
-const commands: Command[] = [...workspaceCommands, ...sessionCommands, ...memoryCommands, ...checkpointCommands, ...trackerCommands, ...interopCommands, ...agentCommands, ...notifyCommands];
+const commands: Command[] = [...daemonCommands, ...workspaceCommands, ...sessionCommands, ...memoryCommands, ...checkpointCommands, ...trackerCommands, ...interopCommands, ...agentCommands, ...notifyCommands];
 
 /** Commands that do not deliver notifications on their way out (`mcp` runs for hours; `notify` manages them). */
 const noFlush = new Set(['mcp', 'notify']);
@@ -41,6 +47,8 @@ const globalOptions: Record<string, OptionSpec> = {
 	actor: { type: 'string' },
 	help: { type: 'boolean', short: 'h' },
 	version: { type: 'boolean' },
+	/** Run in this process even when the workspace's daemon could answer (dist/cli.js reads it). */
+	'no-daemon': { type: 'boolean' },
 };
 
 export async function runCli(argv: string[], io: CliIo): Promise<number> {
@@ -58,6 +66,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 		return exit;
 	};
 	let engine: Engine | undefined;
+	let shared = false;
 	try {
 		const { command, values, args, group } = parseCommandLine(argv);
 		if (!command && group) {
@@ -96,6 +105,10 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 			cwd: io.cwd,
 			actor,
 			engine: async () => {
+				if (!engine && io.engines && !isInit) {
+					engine = await warmEngine(io.engines, workspaceRoot, io);
+					shared = true;
+				}
 				engine ??= await Engine.open({ workspaceRoot, log: stderrLogger, create: isInit, secrets: envSecretSource(io.env) });
 				return engine;
 			},
@@ -109,6 +122,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 				await flushNotifications(engine).catch((error: unknown) => stderrLogger.warn(`notifications: ${(error as Error).message}`));
 			}
 			await engine.maintain();
+			if (shared) {
+				settleWarmEngine(engine, workspaceRoot);
+			}
 		}
 		return output.exitCode ?? 0;
 	} catch (error) {
@@ -120,7 +136,9 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 		}
 		return fail('internal', `unexpected failure: ${(error as Error).stack ?? String(error)}`, 1);
 	} finally {
-		engine?.close();
+		if (!shared) {
+			engine?.close();
+		}
 	}
 }
 

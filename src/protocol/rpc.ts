@@ -150,3 +150,48 @@ export const notificationTest = new RequestType<{ channel: string }, Notificatio
 export const notificationShow = new NotificationType<NotificationShowDto>('notification/show');
 /** Extension → server: every secret Baton can use (names and labels, never values), for “Baton: Store Secret…”. */
 export const secretList = new RequestType<void, { secrets: SecretNameDto[] }, RpcErrorData>('secret/list');
+
+/** What a client of the shared per-workspace backend (the daemon) says about itself. */
+export interface DaemonHelloParams {
+	client: 'cli' | 'hook' | 'editor' | 'probe';
+}
+export interface DaemonHelloResult {
+	workspace: string;
+	/** Random per daemon run: tells a live daemon from an unrelated process that reused its pid. */
+	instance: string;
+	pid: number;
+	version: string;
+}
+export interface DaemonStatusResult {
+	running: boolean;
+	pid: number;
+	socket: string;
+	/** Seconds since the daemon started. */
+	uptime: number;
+	/** Connections open now (this one included). */
+	clients: number;
+}
+/** One `baton …` command run inside the daemon with the client's argv, cwd, environment and stdin. */
+export interface CliRunParams {
+	argv: string[];
+	cwd: string;
+	env: Record<string, string>;
+	/** The client's stdin, read whole (hooks only; commands never read stdin through the daemon). */
+	stdin?: string;
+}
+export interface CliRunResult {
+	stdout: string;
+	stderr: string;
+	exitCode: number;
+}
+
+/** Any client → daemon: identify both ends (workspace, instance, pid). */
+export const daemonHello = new RequestType<DaemonHelloParams, DaemonHelloResult, RpcErrorData>('daemon/hello');
+/** Any client → daemon: whether it runs, since when, how many clients it serves. */
+export const daemonStatus = new RequestType<void, DaemonStatusResult, RpcErrorData>('daemon/status');
+/** Any client → daemon: shut down now (after answering). */
+export const daemonStop = new RequestType<void, { stopping: boolean }, RpcErrorData>('daemon/stop');
+/** CLI → daemon: run one command as `baton ARGV` would, return its output and exit code. */
+export const cliRun = new RequestType<CliRunParams, CliRunResult, RpcErrorData>('cli/run');
+/** Hook client → daemon: run `baton hook ARGV` with the payload on stdin. */
+export const hookRun = new RequestType<CliRunParams, CliRunResult, RpcErrorData>('hook/run');

@@ -6,12 +6,14 @@
  */
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-jsonrpc/node';
+import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type MessageConnection, type NotificationType } from 'vscode-jsonrpc/node';
 import type { BatonConfigInput } from '../engine/config';
 import type { Logger } from '../engine/ports';
 import { envSecretSource, firstSecretSource, type SecretSource } from '../engine/secrets';
 import { checkpointProgress, dataDidChange, secretGet, serverLog } from '../protocol/rpc';
 import { registerAgentHandlers } from './agentHandlers';
+import { startDaemon, type RunningDaemon } from './daemon';
+import { isInitialized } from '../engine/workspace';
 import { EngineHost } from './engineHost';
 import { registerCheckpointHandlers, registerHandlers } from './handlers';
 import { registerInteropHandlers } from './interopHandlers';
@@ -30,8 +32,20 @@ function main(): void {
 			'checkpoint-timer': { type: 'boolean' },
 			/** Baton's CLI script, which agents run (default: `cli.js` beside this bundle). */
 			cli: { type: 'string' },
+			/** Serve every client of the workspace on its socket (see daemon.ts) instead of one editor over IPC. */
+			daemon: { type: 'boolean' },
+			/** The CLI bundle the daemon runs commands with (default: `baton.js` beside this bundle). */
+			'cli-module': { type: 'string' },
+			/** Baton's version, recorded in the endpoint file (clients of another version start their own). */
+			'baton-version': { type: 'string' },
+			/** With IPC: also serve the workspace's socket as its daemon, if none does yet. */
+			'serve-daemon': { type: 'boolean' },
 		},
 	});
+	if (values.workspace && values.daemon) {
+		void runDaemon(values.workspace, values);
+		return;
+	}
 	if (!values.workspace || !process.send) {
 		process.stderr.write('usage: node server.js --workspace DIR [--config JSON] [--read-only] (started by the Baton extension with an IPC channel)\n');
 		process.exit(2);
@@ -75,7 +89,9 @@ function main(): void {
 		onArchiveChange: () => void connection.sendNotification(dataDidChange, { external: true, sequence: -1 }),
 	});
 	registerNotificationHandlers(connection, host);
+	let daemon: RunningDaemon | undefined;
 	const shutdown = (): void => {
+		daemon?.stop();
 		agents.dispose();
 		host.dispose();
 		process.exit(0);
@@ -84,6 +100,90 @@ function main(): void {
 	process.on('disconnect', shutdown);
 	connection.listen();
 	log.info(`Baton server ${process.pid} serving ${values.workspace}${values['read-only'] ? ' (read-only: untrusted workspace)' : ''}`);
+	if (values['serve-daemon'] && !values['read-only'] && isInitialized(values.workspace)) {
+		// The editor's backend is the workspace's daemon too, when no other process is: the CLI and
+		// hooks then run in this warm process. Losing the election just means another one serves them.
+		startDaemon({
+			workspaceRoot: values.workspace,
+			version: typeof values['baton-version'] === 'string' ? values['baton-version'] : 'unknown',
+			cliModule: path.resolve(values['cli-module'] ?? path.join(__dirname, 'baton.js')),
+			idleMs: 0,
+			log: (level, message) => log[level](`daemon: ${message}`),
+		}).then(
+			(started) => {
+				daemon = started;
+			},
+			(error: unknown) => log.warn(`could not serve the workspace's socket (the CLI and hooks run on their own): ${(error as Error).message}`),
+		);
+	}
+}
+
+/** Daemon mode: clients come and go over the socket; the editor's handlers serve each connection. */
+async function runDaemon(workspace: string, values: Record<string, string | boolean | undefined>): Promise<void> {
+	const write = (level: string, message: string): void => void process.stderr.write(`${new Date().toISOString()} [${level}] ${message}\n`);
+	const log: Logger = { info: (m) => write('info', m), warn: (m) => write('warn', m), error: (m) => write('error', m) };
+	const connections = new Set<MessageConnection>();
+	const broadcast = <P>(type: NotificationType<P>, params: P): void => {
+		for (const c of connections) {
+			void c.sendNotification(type, params).catch(() => undefined);
+		}
+	};
+	const readOnly = values['read-only'] === true;
+	const host = new EngineHost({
+		secrets: envSecretSource(process.env),
+		workspaceRoot: workspace,
+		config: typeof values['config'] === 'string' ? (JSON.parse(values['config']) as BatonConfigInput) : {},
+		log,
+		readOnly,
+		...(typeof values['poll-ms'] === 'string' ? { pollMs: Number(values['poll-ms']) } : {}),
+		onDidChange: (external, sequence) => broadcast(dataDidChange, { external, sequence }),
+		hostEnvironment: typeof values['host-env'] === 'string' ? (JSON.parse(values['host-env']) as { version: string | null; extensions: Record<string, string> }) : undefined,
+		checkpointTimer: values['checkpoint-timer'] === true,
+		onCheckpointProgress: (p) => broadcast(checkpointProgress, { ...p, message: null }),
+	});
+	const idle = Number(process.env['BATON_DAEMON_IDLE_MS'] ?? '');
+	try {
+		const daemon = await startDaemon({
+			workspaceRoot: workspace,
+			version: typeof values['baton-version'] === 'string' ? values['baton-version'] : 'unknown',
+			cliModule: path.resolve(typeof values['cli-module'] === 'string' ? values['cli-module'] : path.join(__dirname, 'baton.js')),
+			idleMs: Number.isFinite(idle) && idle > 0 ? idle : 10 * 60_000,
+			log: (level, message) => log[level](message),
+			onConnection: (connection) => {
+				connections.add(connection);
+				connection.onNotification(serverLog, () => undefined);
+				registerHandlers(connection, host, workspace);
+				registerCheckpointHandlers(connection, host);
+				registerInteropHandlers(connection, host);
+				registerNotificationHandlers(connection, host);
+				const agents = registerAgentHandlers(connection, host, {
+					workspaceRoot: workspace,
+					cliPath: path.resolve(typeof values['cli'] === 'string' ? values['cli'] : path.join(__dirname, 'cli.js')),
+					log,
+					onArchiveChange: () => broadcast(dataDidChange, { external: true, sequence: -1 }),
+				});
+				return {
+					dispose: () => {
+						connections.delete(connection);
+						agents.dispose();
+					},
+				};
+			},
+			onShutdown: () => {
+				host.dispose();
+				process.exit(0);
+			},
+		});
+		if (!daemon) {
+			process.exit(0);
+		}
+		for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
+			process.on(signal, () => daemon.stop());
+		}
+	} catch (error) {
+		log.error(`the daemon could not start: ${(error as Error).message}`);
+		process.exit(1);
+	}
 }
 
 main();

@@ -1,0 +1,176 @@
+/**
+ * The per-workspace daemon: one backend process every client shares (the CLI, agent hooks, editor
+ * windows), on a Unix socket (a named pipe on Windows) that only this user can open, never a TCP port.
+ * The CLI and hooks send `cli/run` / `hook/run`: the same command functions run here, against an
+ * engine kept open between commands, with the client's argv, cwd, environment and stdin. Durability
+ * stays the journal's: every write is appended (and fsynced) before its answer goes back.
+ */
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import { cliRun, daemonHello, daemonStatus, daemonStop, hookRun, type CliRunParams, type CliRunResult } from '../protocol/rpc';
+import { acquireStartLock, readEndpoint, releaseStartLock, removeEndpoint, socketPathFor, writeEndpoint } from './daemonEndpoint';
+
+export interface DaemonOptions {
+	workspaceRoot: string;
+	version: string;
+	/** The CLI bundle whose `runCli` executes commands (loaded on first use: the editor alone never needs it). */
+	cliModule: string;
+	/** Shut down after this long with no client connected; 0: never (the editor's backend lives as long as its window). */
+	idleMs: number;
+	log(level: 'info' | 'warn' | 'error', message: string): void;
+	/** Each new connection: the editor's handlers are registered on it. */
+	onConnection?(connection: MessageConnection): { dispose(): void } | undefined;
+	onShutdown?(): void;
+}
+
+interface CliIoLike {
+	stdout(text: string): void;
+	stderr(text: string): void;
+	cwd: string;
+	env: NodeJS.ProcessEnv;
+	stdin?: NodeJS.ReadableStream;
+	engines?: Map<string, unknown>;
+}
+type RunCli = (argv: string[], io: CliIoLike) => Promise<number>;
+
+export interface RunningDaemon {
+	socket: string;
+	instance: string;
+	stop(): void;
+}
+
+/** Starts the daemon, or resolves undefined when another process won the election. */
+export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon | undefined> {
+	const root = path.resolve(options.workspaceRoot);
+	const instance = crypto.randomUUID();
+	if (!(await acquireStartLock(root, instance))) {
+		options.log('info', `another daemon serves ${root} (or is starting); exiting`);
+		return undefined;
+	}
+	// Every file the daemon creates (the socket first) is this user's only.
+	process.umask(0o077);
+	const socketPath = socketPathFor(root);
+	if (process.platform !== 'win32') {
+		// A socket file left by a daemon that died (we hold the start lock, so it is no live daemon's).
+		fs.rmSync(socketPath, { force: true });
+	}
+	const startedAt = Date.now();
+	const connections = new Set<MessageConnection>();
+	const engines = new Map<string, unknown>();
+	let runCli: RunCli | undefined;
+	let queue: Promise<unknown> = Promise.resolve();
+	let idleTimer: NodeJS.Timeout | undefined;
+	let stopped = false;
+	let watchdog: NodeJS.Timeout | undefined;
+
+	const armIdle = (): void => {
+		clearTimeout(idleTimer);
+		if (connections.size === 0 && options.idleMs > 0) {
+			idleTimer = setTimeout(() => {
+				options.log('info', `no client for ${Math.round(options.idleMs / 1000)} s: shutting down`);
+				stop();
+			}, options.idleMs);
+		}
+	};
+
+	const run = (params: CliRunParams, hook: boolean): Promise<CliRunResult> => {
+		// One command at a time: commands were written for a process of their own, and the
+		// journal's lock serialises writers anyway.
+		const next = queue.then(async () => {
+			runCli ??= (require(options.cliModule) as { runCli: RunCli }).runCli;
+			const began = Date.now();
+			let stdout = '';
+			let stderr = '';
+			const argv = hook && params.argv[0] !== 'hook' ? ['hook', ...params.argv] : params.argv;
+			const exitCode = await runCli(argv, {
+				stdout: (t) => void (stdout += t),
+				stderr: (t) => void (stderr += t),
+				cwd: params.cwd,
+				// The client's environment, never the daemon's: actor, secrets and agent homes come from it.
+				env: { ...params.env },
+				stdin: Readable.from([params.stdin ?? '']),
+				engines,
+			});
+			// The command words only: options may carry secrets, and the environment always does.
+			const words = argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ');
+			options.log('info', `${hook ? 'hook/run' : 'cli/run'} ${words} → exit ${exitCode} in ${Date.now() - began} ms`);
+			return { stdout, stderr, exitCode };
+		});
+		queue = next.catch(() => undefined);
+		return next;
+	};
+
+	const server = net.createServer((socket) => {
+		const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+		connections.add(connection);
+		clearTimeout(idleTimer);
+		connection.onRequest(daemonHello, () => ({ workspace: root, instance, pid: process.pid, version: options.version }));
+		connection.onRequest(daemonStatus, () => ({ running: true, pid: process.pid, socket: socketPath, uptime: Math.round((Date.now() - startedAt) / 1000), clients: connections.size }));
+		connection.onRequest(daemonStop, () => {
+			setImmediate(() => stop());
+			return { stopping: true };
+		});
+		connection.onRequest(cliRun, (params) => run(params, false));
+		connection.onRequest(hookRun, (params) => run(params, true));
+		const editor = options.onConnection?.(connection);
+		const close = (): void => {
+			if (connections.delete(connection)) {
+				editor?.dispose();
+				connection.dispose();
+				armIdle();
+			}
+		};
+		connection.onClose(close);
+		socket.on('close', close);
+		socket.on('error', () => close());
+		connection.listen();
+	});
+
+	function stop(): void {
+		if (stopped) {
+			return;
+		}
+		stopped = true;
+		clearTimeout(idleTimer);
+		clearInterval(watchdog);
+		removeEndpoint(root, instance);
+		releaseStartLock(root, instance);
+		server.close();
+		for (const connection of connections) {
+			connection.dispose();
+		}
+		for (const engine of engines.values()) {
+			(engine as { close(): void }).close();
+		}
+		options.onShutdown?.();
+	}
+
+	try {
+		await new Promise<void>((resolve, reject) => {
+			server.once('error', reject);
+			server.listen(socketPath, () => resolve());
+		});
+		if (process.platform !== 'win32') {
+			fs.chmodSync(socketPath, 0o600);
+		}
+		writeEndpoint(root, { pid: process.pid, socket: socketPath, startedAt: new Date(startedAt).toISOString(), version: options.version, instance, workspace: root });
+	} catch (error) {
+		releaseStartLock(root, instance);
+		throw error;
+	}
+	// The workspace (or its endpoint file) gone, or taken over by another daemon: this one serves nobody.
+	watchdog = setInterval(() => {
+		if (readEndpoint(root)?.instance !== instance) {
+			options.log('info', 'the endpoint file no longer names this daemon: shutting down');
+			stop();
+		}
+	}, 2_000);
+	watchdog.unref();
+	options.log('info', `daemon ${process.pid} serving ${root} on ${socketPath} ${options.idleMs > 0 ? `(idle shutdown after ${Math.round(options.idleMs / 1000)} s)` : '(for as long as its editor runs)'}`);
+	armIdle();
+	return { socket: socketPath, instance, stop };
+}

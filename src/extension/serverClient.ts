@@ -97,8 +97,7 @@ export class ServerClient extends Disposable {
 		if (this.options.readOnly) {
 			args.push('--read-only');
 		} else {
-			// --serve-daemon: this backend also answers the CLI and agent hooks on the workspace's socket.
-			args.push('--checkpoint-timer', '--serve-daemon', '--host-env', JSON.stringify(this.options.hostEnvironment));
+			args.push('--checkpoint-timer', '--host-env', JSON.stringify(this.options.hostEnvironment));
 		}
 		const child = fork(this.options.serverPath, args, {
 			stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

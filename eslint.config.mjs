@@ -44,9 +44,23 @@ export default tseslint.config(
 	{ files: ['test/integration/**/*.ts'], extends: [tseslint.configs.disableTypeChecked], languageOptions: { parserOptions: { projectService: false, project: null } } },
 	// The layers (see docs/architecture.md): the engine is pure TypeScript, the protocol is types and
 	// schemas, the extension is thin glue that talks to the server only through the protocol.
-	{ files: ['src/engine/**/*.ts'], rules: { 'no-restricted-imports': layerRule('The engine never sees the editor, the server, the CLI or the protocol.', { layers: ['extension', 'server', 'cli', 'protocol', 'webview'], packages: ['vscode', 'vscode-jsonrpc'] }) } },
-	{ files: ['src/protocol/**/*.ts'], rules: { 'no-restricted-imports': layerRule('The protocol holds only zod schemas and vscode-jsonrpc types.', { layers: ['engine', 'extension', 'server', 'cli', 'webview'], packages: ['vscode', 'drizzle-orm', 'sql.js', 'simple-git'] }) } },
-	{ files: ['src/server/**/*.ts', 'src/cli/**/*.ts'], rules: { 'no-restricted-imports': layerRule('The server and the CLI use the engine and the protocol, never the editor.', { layers: ['extension', 'webview'], packages: ['vscode'] }) } },
-	{ files: ['src/extension/**/*.ts'], rules: { 'no-restricted-imports': layerRule('The extension talks to the engine only through the server (the protocol).', { layers: ['engine', 'server', 'cli', 'webview'], packages: ['drizzle-orm', 'sql.js', 'simple-git'] }) } },
+	{
+		files: ['src/engine/**/*.ts'],
+		rules: { 'no-restricted-imports': layerRule('The engine never sees the editor, the server, the CLI or the protocol.', { layers: ['extension', 'server', 'cli', 'protocol', 'webview'], packages: ['vscode', 'vscode-jsonrpc'] }) },
+	},
+	{
+		files: ['src/protocol/**/*.ts'],
+		rules: {
+			'no-restricted-imports': layerRule('The protocol holds only zod schemas and vscode-jsonrpc types.', { layers: ['engine', 'extension', 'server', 'cli', 'webview'], packages: ['vscode', 'drizzle-orm', 'sql.js', 'simple-git'] }),
+		},
+	},
+	{
+		files: ['src/server/**/*.ts', 'src/cli/**/*.ts'],
+		rules: { 'no-restricted-imports': layerRule('The server and the CLI use the engine and the protocol, never the editor.', { layers: ['extension', 'webview'], packages: ['vscode'] }) },
+	},
+	{
+		files: ['src/extension/**/*.ts'],
+		rules: { 'no-restricted-imports': layerRule('The extension talks to the engine only through the server (the protocol).', { layers: ['engine', 'server', 'cli', 'webview'], packages: ['drizzle-orm', 'sql.js', 'simple-git'] }) },
+	},
 	{ files: ['webview/**/*.ts'], rules: { 'no-restricted-imports': layerRule('A webview runs in the browser: the protocol only.', { layers: ['engine', 'server', 'cli', 'extension'], packages: ['vscode'] }) } },
 );

@@ -125,8 +125,11 @@ export async function benchCheckpoints(quick: boolean): Promise<BenchRow[]> {
 		};
 		const restoreBaton = async () => {
 			// The proof as a rollback runs it: the later snapshot (the 100-file one) against the target.
-			const plan = await planRestore(baton, headBaton, beforeHundred, async () =>
-				new Set(splitNul((await baton.git(['diff-tree', '--stdin', '-r', '-z', '--no-renames', '--name-only', '--diff-filter=A', '--no-commit-id'], { input: `${headBaton} ${beforeHundred}\n` })).stdout)),
+			const plan = await planRestore(
+				baton,
+				headBaton,
+				beforeHundred,
+				async () => new Set(splitNul((await baton.git(['diff-tree', '--stdin', '-r', '-z', '--no-renames', '--name-only', '--diff-filter=A', '--no-commit-id'], { input: `${headBaton} ${beforeHundred}\n` })).stdout)),
 			);
 			await new RestoreRun(baton, plan, path.join(ws, '.baton', 'rollbacks', 'bench')).apply();
 		};
@@ -157,7 +160,15 @@ export async function benchCheckpoints(quick: boolean): Promise<BenchRow[]> {
 				await engine.checkpoints.create({ actor: 'bench', trigger: 'periodic' });
 				creates.push(performance.now() - t);
 			}
-			rows.push({ name: 'checkpoint create, 1 file changed (engine: + stats, environment capture, DB)', ours: median(creates), oursP99: percentile(creates, 99), baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: 'env capture ≤ 1 s' });
+			rows.push({
+				name: 'checkpoint create, 1 file changed (engine: + stats, environment capture, DB)',
+				ours: median(creates),
+				oursP99: percentile(creates, 99),
+				baseline: Number.NaN,
+				baselineName: '—',
+				ratio: Number.NaN,
+				target: 'env capture ≤ 1 s',
+			});
 			// Whole rollbacks back and forth between the first and the last of those checkpoints.
 			const [last, , , , , , , firstCp] = await engine.checkpoints.list();
 			const rollbacks: number[] = [];
@@ -168,7 +179,15 @@ export async function benchCheckpoints(quick: boolean): Promise<BenchRow[]> {
 				await engine.checkpoints.rollback(target.id, { actor: 'bench' });
 				rollbacks.push(performance.now() - t);
 			}
-			rows.push({ name: 'checkpoint rollback via the engine (safety checkpoint, plan, restore, records)', ours: median(rollbacks), oursP99: percentile(rollbacks, 99), baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: '—' });
+			rows.push({
+				name: 'checkpoint rollback via the engine (safety checkpoint, plan, restore, records)',
+				ours: median(rollbacks),
+				oursP99: percentile(rollbacks, 99),
+				baseline: Number.NaN,
+				baselineName: '—',
+				ratio: Number.NaN,
+				target: '—',
+			});
 		} finally {
 			engine.close();
 		}
@@ -241,7 +260,10 @@ export function makeWorkspace(ws: string, scale: Scale): { files: number; mb: nu
 		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
 		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 	};
-	const words = 'const let function return import export from async await if else for while class interface type extends new this null undefined true false string number boolean Promise Array Map Set value result data item index count config options handler request response'.split(' ');
+	const words =
+		'const let function return import export from async await if else for while class interface type extends new this null undefined true false string number boolean Promise Array Map Set value result data item index count config options handler request response'.split(
+			' ',
+		);
 	const text = (bytes: number) => {
 		const lines: string[] = [];
 		let n = 0;
@@ -277,7 +299,14 @@ export function makeWorkspace(ws: string, scale: Scale): { files: number; mb: nu
 	for (let f = 0; f < 100; f++) add(`dist/out${f}.js`, text(20000));
 	add('debug.log', text(100000));
 	for (let f = 0; f < scale.nested; f++) add(`vendor/nested-lib/src/n${f}.c`, text(logn(5000, 0.8)));
-	const env = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_'))), GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'u', GIT_AUTHOR_EMAIL: 'u@x', GIT_COMMITTER_NAME: 'u', GIT_COMMITTER_EMAIL: 'u@x' };
+	const env = {
+		...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_'))),
+		GIT_CONFIG_GLOBAL: '/dev/null',
+		GIT_AUTHOR_NAME: 'u',
+		GIT_AUTHOR_EMAIL: 'u@x',
+		GIT_COMMITTER_NAME: 'u',
+		GIT_COMMITTER_EMAIL: 'u@x',
+	};
 	const git = (cwd: string, ...args: string[]) => execFileSync('git', args, { cwd, stdio: 'pipe', env });
 	const nested = path.join(ws, 'vendor/nested-lib');
 	git(nested, 'init', '-q');

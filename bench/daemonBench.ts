@@ -45,7 +45,11 @@ async function seeded(root: string, sessions: number): Promise<void> {
 				`INSERT INTO sessions (id, name, status, scope_json, scope_key, previous_session_id, stats_json, resume_count, started_at, last_activity, ended_at, updated_at) VALUES (?, ?, 'ended', '{"type":"global"}', 'global', ?, '{}', 0, ?, ?, ?, ?)`,
 				[id, `Session ${i}`, previous, at, at, at, at],
 			);
-			store.execCaptured('INSERT INTO handoffs (session_id, handoff_json, created_at) VALUES (?, ?, ?)', [id, JSON.stringify({ lastTask: null, tasksCompleted: [], tasksCreated: [], decisionsRecorded: 0, decisions: [], nextSuggested: [], openBlockers: [], openBugs: [], note: `note ${i}`, nextAction: null }), at]);
+			store.execCaptured('INSERT INTO handoffs (session_id, handoff_json, created_at) VALUES (?, ?, ?)', [
+				id,
+				JSON.stringify({ lastTask: null, tasksCompleted: [], tasksCreated: [], decisionsRecorded: 0, decisions: [], nextSuggested: [], openBlockers: [], openBugs: [], note: `note ${i}`, nextAction: null }),
+				at,
+			]);
 			previous = id;
 		}
 	});
@@ -88,7 +92,11 @@ function format(rows: Row[]): string {
 	const ms = (v: number): string => `${v.toFixed(1)} ms`;
 	const lines = ['| benchmark | Baton median | Baton p95 | node -e 0 median | node -e 0 p95 | ratio | target |', '| --- | --- | --- | --- | --- | --- | --- |'];
 	for (const r of rows) {
-		lines.push(r.ours && r.base && r.ratio !== undefined ? `| ${r.name} | ${ms(r.ours.median)} | ${ms(r.ours.p95)} | ${ms(r.base.median)} | ${ms(r.base.p95)} | ${r.ratio.toFixed(2)}× | ${r.target} |` : `| ${r.name} | FAILED | | | | | ${r.target} (${r.failure ?? 'no result'}) |`);
+		lines.push(
+			r.ours && r.base && r.ratio !== undefined
+				? `| ${r.name} | ${ms(r.ours.median)} | ${ms(r.ours.p95)} | ${ms(r.base.median)} | ${ms(r.base.p95)} | ${r.ratio.toFixed(2)}× | ${r.target} |`
+				: `| ${r.name} | FAILED | | | | | ${r.target} (${r.failure ?? 'no result'}) |`,
+		);
 	}
 	return lines.join('\n');
 }

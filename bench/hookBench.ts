@@ -64,8 +64,7 @@ function hookProcessRows(cli: string, dir: string, runs: number): BenchRow[] {
 	writer.user('benchmark request');
 	writer.assistant([{ text: 'working on it' }, { tool: 'Edit', input: { file_path: path.join(root, 'a.ts'), old_string: 'a', new_string: 'b' } }], { input_tokens: 100, output_tokens: 20 });
 	let flushed = writer.flush(transcript);
-	const payload = (event: string, extra: Record<string, unknown> = {}) =>
-		JSON.stringify({ session_id: agentId, transcript_path: transcript, cwd: root, permission_mode: 'default', hook_event_name: event, ...extra });
+	const payload = (event: string, extra: Record<string, unknown> = {}) => JSON.stringify({ session_id: agentId, transcript_path: transcript, cwd: root, permission_mode: 'default', hook_event_name: event, ...extra });
 	const start = payload('SessionStart', { source: 'startup', model: 'claude-sonnet-4-5' });
 	const output = spawnSync(process.execPath, [cli, 'hook', 'session-start'], { cwd: root, env, input: start, encoding: 'utf8' });
 	if (!/additionalContext/.test(output.stdout)) {
@@ -153,9 +152,5 @@ async function parseRows(cli: string, dir: string, megabytes: number, runs: numb
 		ratio: median(values) / median(wcMs),
 		target: '≥ 150 MB/s',
 	});
-	return [
-		row('`baton transcripts sync`, whole process (split, parse, excerpts, redaction, archive)', processMs),
-		row('transcript archive sync, in process', archiveMs),
-		row('chunk splitter + JSON.parse of every line', parseMs),
-	];
+	return [row('`baton transcripts sync`, whole process (split, parse, excerpts, redaction, archive)', processMs), row('transcript archive sync, in process', archiveMs), row('chunk splitter + JSON.parse of every line', parseMs)];
 }

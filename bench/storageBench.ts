@@ -107,7 +107,12 @@ export async function benchOpen(sizes: number[], repeats: number): Promise<Bench
 			const seeded = await seededStore(path.join(dir, 'baton'), mb);
 			// A journal tail to replay, as after a session of work since the last compaction.
 			for (let i = 0; i < 200; i++) {
-				await seeded.write((db) => db.insert(decisions).values({ id: `d${i}`, sessionId: null, kind: 'decision', text: 'tail', rationale: null, taskId: null, createdAt: 'x' }).run());
+				await seeded.write((db) =>
+					db
+						.insert(decisions)
+						.values({ id: `d${i}`, sessionId: null, kind: 'decision', text: 'tail', rationale: null, taskId: null, createdAt: 'x' })
+						.run(),
+				);
 			}
 			const size = fs.statSync(seeded.dbFile).size;
 			seeded.close();
@@ -156,10 +161,17 @@ export async function benchSessionStart(sessionCount: number, taskCount: number,
 				const isEpic = i <= epics;
 				const parent = isEpic ? null : `T${1 + (i % epics)}`;
 				const status = i % 7 === 0 ? 'done' : i % 11 === 0 ? 'blocked' : 'pending';
-				store.execCaptured(
-					'INSERT INTO tasks (id, seq, title, type, status, priority, parent_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
-					[`T${i}`, i, `Task number ${i}`, isEpic ? 'epic' : i % 13 === 0 ? 'bug' : 'task', status, ['low', 'medium', 'high', 'critical'][i % 4] as string, parent, now, now],
-				);
+				store.execCaptured('INSERT INTO tasks (id, seq, title, type, status, priority, parent_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
+					`T${i}`,
+					i,
+					`Task number ${i}`,
+					isEpic ? 'epic' : i % 13 === 0 ? 'bug' : 'task',
+					status,
+					['low', 'medium', 'high', 'critical'][i % 4] as string,
+					parent,
+					now,
+					now,
+				]);
 				if (!isEpic && i > epics + 3 && i % 3 === 0) {
 					store.execCaptured('INSERT INTO task_dependencies (task_id, depends_on_id) VALUES (?, ?)', [`T${i}`, `T${i - 3}`]);
 				}
@@ -179,15 +191,38 @@ export async function benchSessionStart(sessionCount: number, taskCount: number,
 				store.execCaptured(
 					`INSERT INTO sessions (id, name, status, scope_json, scope_key, previous_session_id, stats_json, resume_count, started_at, last_activity, ended_at, updated_at)
 					 VALUES (?, ?, 'ended', ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
-					[id, `Session ${i}`, JSON.stringify({ type: 'epic', rootTaskId: scope.slice(5) }), scope, prev, JSON.stringify({ tasksCompleted: 0, tasksCreated: 0, focusChanges: 0, suspendCount: 0, resumeCount: 0, decisionsRecorded: 0 }), started, ended, ended, ended],
+					[
+						id,
+						`Session ${i}`,
+						JSON.stringify({ type: 'epic', rootTaskId: scope.slice(5) }),
+						scope,
+						prev,
+						JSON.stringify({ tasksCompleted: 0, tasksCreated: 0, focusChanges: 0, suspendCount: 0, resumeCount: 0, decisionsRecorded: 0 }),
+						started,
+						ended,
+						ended,
+						ended,
+					],
 				);
 				if (prev) {
 					store.execCaptured('UPDATE sessions SET next_session_id = ? WHERE id = ?', [id, prev]);
 				}
-				store.execCaptured(
-					'INSERT INTO handoffs (session_id, handoff_json, created_at) VALUES (?, ?, ?)',
-					[id, JSON.stringify({ lastTask: null, tasksCompleted: [], tasksCreated: [], decisionsRecorded: 0, decisions: [], nextSuggested: [{ id: 'T100', title: 'x' }], openBlockers: [], openBugs: [], note: `note ${i}`, nextAction: null }), ended],
-				);
+				store.execCaptured('INSERT INTO handoffs (session_id, handoff_json, created_at) VALUES (?, ?, ?)', [
+					id,
+					JSON.stringify({
+						lastTask: null,
+						tasksCompleted: [],
+						tasksCreated: [],
+						decisionsRecorded: 0,
+						decisions: [],
+						nextSuggested: [{ id: 'T100', title: 'x' }],
+						openBlockers: [],
+						openBugs: [],
+						note: `note ${i}`,
+						nextAction: null,
+					}),
+					ended,
+				]);
 				previous.set(scope, id);
 			}
 		});

@@ -32,7 +32,19 @@ export async function benchTree(sessionCount: number, repeats: number): Promise<
 				store.execCaptured(
 					`INSERT INTO sessions (id, name, status, scope_json, scope_key, previous_session_id, stats_json, resume_count, started_at, last_activity, ended_at, updated_at)
 					 VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
-					[id, `Session ${i} on scope ${scope}`, status, JSON.stringify({ type: 'custom', rootTaskId: `S${scope}` }), `custom:S${scope}`, last.get(scope) ?? null, JSON.stringify({ tasksCompleted: 1, tasksCreated: 2, focusChanges: 1, suspendCount: 0, resumeCount: 0, decisionsRecorded: 1 }), at, at, status === 'ended' ? at : null, at],
+					[
+						id,
+						`Session ${i} on scope ${scope}`,
+						status,
+						JSON.stringify({ type: 'custom', rootTaskId: `S${scope}` }),
+						`custom:S${scope}`,
+						last.get(scope) ?? null,
+						JSON.stringify({ tasksCompleted: 1, tasksCreated: 2, focusChanges: 1, suspendCount: 0, resumeCount: 0, decisionsRecorded: 1 }),
+						at,
+						at,
+						status === 'ended' ? at : null,
+						at,
+					],
 				);
 				const prev = last.get(scope);
 				if (prev) {

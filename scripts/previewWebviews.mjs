@@ -64,9 +64,23 @@ function largeGraph(count, scopes) {
 		const endedAt = i < count - scopes ? new Date(start + i * 40 * 60_000 + 35 * 60_000).toISOString() : null;
 		const previous = lastInScope.get(scopeKey) ?? null;
 		const status = endedAt ? (i % 17 === 0 ? 'orphaned' : 'ended') : i % 3 === 0 ? 'suspended' : 'active';
-		const parent = i % 11 === 5 ? sessions[Math.max(0, i - 7)]?.id ?? null : null;
-		const id = `ses_${String(20250101000000 + i)}_${(i * 2654435761 % 16777216).toString(16).padStart(6, '0')}`;
-		sessions.push({ ...template, id, name: `Session ${i + 1} in ${scopeKey}`, status, scope: { type: 'task', rootTaskId: scopeKey }, scopeKey, previousSessionId: previous, nextSessionId: null, parentSessionId: parent, startedAt, endedAt, lastActivity: endedAt ?? new Date().toISOString(), suspendedAt: null });
+		const parent = i % 11 === 5 ? (sessions[Math.max(0, i - 7)]?.id ?? null) : null;
+		const id = `ses_${String(20250101000000 + i)}_${((i * 2654435761) % 16777216).toString(16).padStart(6, '0')}`;
+		sessions.push({
+			...template,
+			id,
+			name: `Session ${i + 1} in ${scopeKey}`,
+			status,
+			scope: { type: 'task', rootTaskId: scopeKey },
+			scopeKey,
+			previousSessionId: previous,
+			nextSessionId: null,
+			parentSessionId: parent,
+			startedAt,
+			endedAt,
+			lastActivity: endedAt ?? new Date().toISOString(),
+			suspendedAt: null,
+		});
 		lastInScope.set(scopeKey, id);
 	}
 	return { type: 'graph', sessions, focusId: sessions[Math.floor(count / 2)].id };
@@ -79,7 +93,16 @@ function largeComparison(count) {
 	const files = Array.from({ length: count }, (_, i) => {
 		const change = kinds[Math.floor(i / 7) % kinds.length];
 		const path = `packages/pkg-${String(i % 60).padStart(2, '0')}/src/generated/module-${String(i).padStart(5, '0')}.ts`;
-		return { ...template, path, change, additions: change === 'deleted' ? 0 : (i * 7) % 90, deletions: change === 'added' ? 0 : (i * 3) % 40, binary: false, oldMode: change === 'added' ? null : '100644', newMode: change === 'deleted' ? null : '100644' };
+		return {
+			...template,
+			path,
+			change,
+			additions: change === 'deleted' ? 0 : (i * 7) % 90,
+			deletions: change === 'added' ? 0 : (i * 3) % 40,
+			binary: false,
+			oldMode: change === 'added' ? null : '100644',
+			newMode: change === 'deleted' ? null : '100644',
+		};
 	}).sort((a, b) => (a.path < b.path ? -1 : 1));
 	return { type: 'compare', comparison: { ...data.compare.comparison, files } };
 }
@@ -263,13 +286,14 @@ const vscodeDefaults = `@layer vscode-default {
 html { background: var(--vscode-editor-background); }`;
 
 /** The CSP webviewHtml.ts writes, with this server's origin in place of webview.cspSource. */
-const csp = (source, nonce) =>
-	`default-src 'none'; img-src ${source} data:; style-src ${source} 'nonce-${nonce}'; font-src ${source}; script-src 'nonce-${nonce}'`;
+const csp = (source, nonce) => `default-src 'none'; img-src ${source} data:; style-src ${source} 'nonce-${nonce}'; font-src ${source}; script-src 'nonce-${nonce}'`;
 
 const json = (value) => JSON.stringify(value).replace(/</g, '\\u003c');
 
 function page({ view, theme, answer }, nonce) {
-	const vars = Object.entries(themes[theme].vars).map(([k, v]) => `${k}: ${v};`).join(' ');
+	const vars = Object.entries(themes[theme].vars)
+		.map(([k, v]) => `${k}: ${v};`)
+		.join(' ');
 	// The stub stands in for VS Code's webview API: messages are recorded on window.__posted, state
 	// lives in sessionStorage (so a reload restores like a hidden-then-shown panel), and `ready` and
 	// `refresh` are answered with the page's fixture message when it has one.
@@ -473,9 +497,16 @@ try {
 		await page.getByRole('button', { name: /Open previous session/ }).click();
 		check('briefing: the previous session opens its details', same(await lastPosted(page), { type: 'openSession', sessionId: ids.chain3 }), JSON.stringify(await lastPosted(page)));
 		const facts = await page.locator('.fact').allInnerTexts();
-		check('briefing: project memory lists gotchas first, stale facts with why', facts.length === 5 && facts[0].startsWith('gotcha') && facts[1].includes('stale: src/payments/gateway.ts changed') && (await page.locator('.fact-stale').count()) === 2, facts.join(' | '));
+		check(
+			'briefing: project memory lists gotchas first, stale facts with why',
+			facts.length === 5 && facts[0].startsWith('gotcha') && facts[1].includes('stale: src/payments/gateway.ts changed') && (await page.locator('.fact-stale').count()) === 2,
+			facts.join(' | '),
+		);
 		check('briefing: project memory counts the facts it does not show', (await page.locator('.hint.more').innerText()).includes('and 4 more facts'));
-		await page.getByRole('button', { name: /where this fact was learned/ }).first().click();
+		await page
+			.getByRole('button', { name: /where this fact was learned/ })
+			.first()
+			.click();
 		check('briefing: a fact opens the session it was learned in', same(await lastPosted(page), { type: 'openSession', sessionId: 'ses_20250311093000_0a1b2c' }), JSON.stringify(await lastPosted(page)));
 		check('briefing: times carry the ISO time in a title', (await page.locator('time[title]').count()) > 0);
 		check('briefing: no start button while a session runs', (await page.getByText('Start session in this scope').count()) === 0);
@@ -489,7 +520,10 @@ try {
 		const { page, problems } = await open('briefing-empty-dark');
 		check('briefing-empty-dark: renders', await rendered(page, 'briefing'));
 		const text = await page.evaluate(() => document.body.innerText);
-		check('briefing-empty: empty sections say so', ['No open bugs.', 'Nothing is blocked.', 'No epic in progress.', 'No current task', 'No facts yet.'].every((t) => text.includes(t)));
+		check(
+			'briefing-empty: empty sections say so',
+			['No open bugs.', 'Nothing is blocked.', 'No epic in progress.', 'No current task', 'No facts yet.'].every((t) => text.includes(t)),
+		);
 		await page.locator('vscode-button', { hasText: 'Start session in this scope' }).click();
 		check('briefing-empty: Start posts startSession with the scope', same(await lastPosted(page), { type: 'startSession', scope: 'epic:T30' }), JSON.stringify(await lastPosted(page)));
 		await screenshot(page, 'briefing-empty-dark');
@@ -530,7 +564,12 @@ try {
 	{
 		const { page, problems } = await open('details-active-light');
 		await rendered(page, 'details');
-		check('details (active): offers End and Suspend, not Resume', (await page.locator('vscode-button', { hasText: 'End session' }).count()) === 1 && (await page.locator('vscode-button', { hasText: 'Suspend' }).count()) === 1 && (await page.locator('vscode-button', { hasText: 'Resume' }).count()) === 0);
+		check(
+			'details (active): offers End and Suspend, not Resume',
+			(await page.locator('vscode-button', { hasText: 'End session' }).count()) === 1 &&
+				(await page.locator('vscode-button', { hasText: 'Suspend' }).count()) === 1 &&
+				(await page.locator('vscode-button', { hasText: 'Resume' }).count()) === 0,
+		);
 		await page.locator('vscode-button', { hasText: 'End session' }).click();
 		check('details (active): End posts transition end', same(await lastPosted(page), { type: 'transition', action: 'end', sessionId: ids.chain3 }), JSON.stringify(await lastPosted(page)));
 		await page.locator('vscode-button', { hasText: 'Suspend' }).click();
@@ -556,7 +595,11 @@ try {
 		const nodes = page.locator('g.node[role=button][tabindex="0"]');
 		check('graph: one focusable node per session', (await nodes.count()) === data.graph.sessions.length, `${await nodes.count()} nodes`);
 		const labels = await nodes.evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
-		check('graph: nodes are labelled with name, status and scope', labels.every((l) => /, (active|suspended|ended|orphaned), scope \S+/.test(l)), labels[0]);
+		check(
+			'graph: nodes are labelled with name, status and scope',
+			labels.every((l) => /, (active|suspended|ended|orphaned), scope \S+/.test(l)),
+			labels[0],
+		);
 		check('graph: the focused session is highlighted', (await page.locator(`g.node.is-focus[data-session-id="${data.graph.focusId}"]`).count()) === 1);
 		check('graph: one lane per scope', (await page.locator('.lane-label').count()) === new Set(data.graph.sessions.map((s) => s.scopeKey)).size);
 		check('graph: chain and fork edges are drawn', (await page.locator('path.edge-chain').count()) === 3 && (await page.locator('path.edge-fork').count()) === 3);
@@ -605,17 +648,35 @@ try {
 		await rendered(page, 'compare');
 		const text = await page.evaluate(() => document.body.innerText);
 		check('compare: the title names both checkpoints', /^Checkpoint #14 → (compared with )?Checkpoint #17$/.test((await page.locator('h1').innerText()).replace(/\s+/g, ' ').trim()), await page.locator('h1').innerText());
-		check('compare: both sides show trigger, message, session and tags', ['complete', 'error', cmp.from.message, cmp.to.message, '#migration', 'needs-review'].every((t) => text.includes(t.replace(/^#/, ''))) && text.includes(cmp.from.sessionId));
+		check(
+			'compare: both sides show trigger, message, session and tags',
+			['complete', 'error', cmp.from.message, cmp.to.message, '#migration', 'needs-review'].every((t) => text.includes(t.replace(/^#/, ''))) && text.includes(cmp.from.sessionId),
+		);
 		check('compare: approval badges and who/when/why', text.includes('Approved by alice') && text.includes('Reviewed the migration') && (await page.locator('.pill.approval-pending').count()) >= 2);
-		check('compare: escalation reasons are listed', cmp.to.escalationReasons.every((r) => text.includes(r)));
-		check('compare: file counts (3 added, 7 modified, 2 deleted)', await page.evaluate(() => [...document.querySelectorAll('.file-stats > li')].slice(0, 3).map((li) => li.innerText.replace(/\s+/g, ' ')).join('|') === '3 added|7 modified|2 deleted'));
+		check(
+			'compare: escalation reasons are listed',
+			cmp.to.escalationReasons.every((r) => text.includes(r)),
+		);
+		check(
+			'compare: file counts (3 added, 7 modified, 2 deleted)',
+			await page.evaluate(
+				() =>
+					[...document.querySelectorAll('.file-stats > li')]
+						.slice(0, 3)
+						.map((li) => li.innerText.replace(/\s+/g, ' '))
+						.join('|') === '3 added|7 modified|2 deleted',
+			),
+		);
 		const rows = page.locator('tr.file-row');
 		check('compare: one row per changed file', (await rows.count()) === cmp.files.length, `${await rows.count()} rows`);
 		check('compare: a binary file says binary', (await page.locator('tr[data-path="docs/diagrams/retry-flow.png"] .col-lines').innerText()).includes('binary'));
 		check('compare: a mode change shows both modes', (await page.locator('tr[data-path="scripts/run-e2e.sh"] .col-mode').innerText()).includes('100644 → 100755'));
 		check('compare: a symlink is named', (await page.locator('tr[data-path="config/current"] .col-mode').innerText()).includes('symlink'));
 		check('compare: the skipped file is called out', (await page.locator('.skipped-callout').innerText()).includes('fixtures/recordings/checkout-e2e.har'));
-		check('compare: environment changes per category', ['Agents', 'MCP servers', 'Runtimes', 'Packages', 'v20.11.1', 'v22.14.0', 'postgres', 'package-lock.json:zod'].every((t) => text.includes(t)) && text.includes('Unchanged: VS Code, Extensions.'));
+		check(
+			'compare: environment changes per category',
+			['Agents', 'MCP servers', 'Runtimes', 'Packages', 'v20.11.1', 'v22.14.0', 'postgres', 'package-lock.json:zod'].every((t) => text.includes(t)) && text.includes('Unchanged: VS Code, Extensions.'),
+		);
 		check('compare: the approval section shows the change', text.includes('Approved → pending'));
 		await page.locator('tr[data-path="src/payments/retry/backoff.ts"] .col-lines').click();
 		check('compare: clicking a file row posts openFileDiff', same(await lastPosted(page), { type: 'openFileDiff', path: 'src/payments/retry/backoff.ts' }), JSON.stringify(await lastPosted(page)));

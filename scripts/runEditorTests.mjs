@@ -34,7 +34,11 @@ function runExthost(suite, workspace) {
 	// BATON_EXTHOST_ONLY=notifications,agents runs just those suites (while working on one).
 	const onlySuites = process.env.BATON_EXTHOST_ONLY?.split(',');
 	if (onlySuites && !onlySuites.includes(suite)) return;
-	const run = spawnSync(isolated, [process.execPath, path.join(root, 'test/harness/runExtensionTests.mjs'), '--extensionDevelopmentPath', root, '--extensionTestsPath', path.join(outDir, 'index.js'), '--workspace', workspace, '--timeout', '300'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BATON_EXTHOST_SUITE: suite } });
+	const run = spawnSync(
+		isolated,
+		[process.execPath, path.join(root, 'test/harness/runExtensionTests.mjs'), '--extensionDevelopmentPath', root, '--extensionTestsPath', path.join(outDir, 'index.js'), '--workspace', workspace, '--timeout', '300'],
+		{ encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BATON_EXTHOST_SUITE: suite } },
+	);
 	process.stdout.write(run.stdout);
 	collected += run.stdout;
 	const summary = /BATON-EXTHOST-SUMMARY (\d+) passed, (\d+) failed/.exec(run.stdout);
@@ -56,7 +60,8 @@ if (want('exthost')) {
 
 	// A git repository with files and Baton set up, for the checkpoint suite.
 	const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-checkpoints-ws-'));
-	const git = (...args) => spawnSync('git', args, { cwd: repo, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' } });
+	const git = (...args) =>
+		spawnSync('git', args, { cwd: repo, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' } });
 	git('init', '-q');
 	fs.mkdirSync(path.join(repo, 'src'));
 	fs.writeFileSync(path.join(repo, 'src/app.js'), 'export const answer = 42;\n');
@@ -110,7 +115,10 @@ if (want('exthost')) {
 }
 
 // 3. UI tests: each is a plain script that prints `N passed, N failed` last.
-for (const file of fs.readdirSync(path.join(root, 'test/ui')).filter((f) => f.endsWith('.ui.mjs')).sort()) {
+for (const file of fs
+	.readdirSync(path.join(root, 'test/ui'))
+	.filter((f) => f.endsWith('.ui.mjs'))
+	.sort()) {
 	if (!want(file.replace('.ui.mjs', '')) && !want('ui')) continue;
 	const run = spawnSync(isolated, [process.execPath, path.join(root, 'test/ui', file)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], cwd: root });
 	process.stdout.write(run.stdout);

@@ -60,8 +60,7 @@ export async function seedDemo(dir: string): Promise<void> {
 	const claude = 'agent:claude-code';
 	const copilot = 'agent:copilot';
 	try {
-		const task = (title: string, extra: Parameters<typeof engine.tasks.add>[0] extends infer I ? Partial<I> : never = {}) =>
-			engine.tasks.add({ title, actor: person, ...extra });
+		const task = (title: string, extra: Parameters<typeof engine.tasks.add>[0] extends infer I ? Partial<I> : never = {}) => engine.tasks.add({ title, actor: person, ...extra });
 		await task('Checkout flow', { type: 'epic', priority: 'high' }); // T1
 		await task('Search', { type: 'epic' }); // T2
 		await task('Cart totals with tax', { parentId: 'T1' }); // T3
@@ -94,7 +93,13 @@ export async function seedDemo(dir: string): Promise<void> {
 		await engine.sessions.recordDecision({ text: 'Use Stripe Elements for card input', rationale: 'Keeps card data out of our servers (PCI scope)', actor: copilot });
 		await engine.tasks.update({ id: 'T4', status: 'done', actor: copilot });
 		clock.advance(25);
-		await engine.sessions.end({ id: s.session.id, note: 'Payment form submits to Stripe; no webhook yet.', nextAction: 'Write the webhook handler (T5) with an idempotency key.', blockers: ['Need the Stripe webhook signing secret for staging'], actor: copilot });
+		await engine.sessions.end({
+			id: s.session.id,
+			note: 'Payment form submits to Stripe; no webhook yet.',
+			nextAction: 'Write the webhook handler (T5) with an idempotency key.',
+			blockers: ['Need the Stripe webhook signing secret for staging'],
+			actor: copilot,
+		});
 
 		clock.advance(18 * 60);
 		s = await engine.sessions.start({ name: 'Checkout: webhooks', scope: 'epic:T1', agent: 'claude-code', agentIdentifier: 'e91d0c55-a2', actor: claude });
@@ -118,7 +123,10 @@ export async function seedDemo(dir: string): Promise<void> {
 		// An orchestrator fanning out two workers.
 		clock.advance(60);
 		const orchestrator = await engine.sessions.start({ name: 'Release 0.4 orchestration', scope: 'global', agent: 'claude-code', actor: claude });
-		for (const [taskId, name] of [['T13', 'Worker: changelog'], ['T14', 'Worker: dependency audit']] as const) {
+		for (const [taskId, name] of [
+			['T13', 'Worker: changelog'],
+			['T14', 'Worker: dependency audit'],
+		] as const) {
 			clock.advance(5);
 			const worker = await engine.sessions.start({ name, scope: `task:${taskId}`, parentSessionId: orchestrator.session.id, agent: 'claude-code', actor: claude });
 			clock.advance(20);

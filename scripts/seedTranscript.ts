@@ -53,7 +53,13 @@ export function seedArchivedTranscript(options: SeedTranscriptOptions): { agentS
 	);
 	w.toolResult(edit as string, 'The file src/payment.js has been updated.');
 	w.toolResult(test as string, 'not ok 3 - charge rejects a repeated key\n  expected 409, got 200', true);
-	const [fix] = w.assistant([{ text: 'One test fails: a repeated key must be refused. Fixing the check.' }, { tool: 'Edit', input: { file_path: path.join(root, 'src/payment.js'), old_string: 'return { ok: true', new_string: 'if (seen.has(idempotencyKey)) return { ok: false, status: 409 };\n  return { ok: true' } }], { input_tokens: 2_900, output_tokens: 310 });
+	const [fix] = w.assistant(
+		[
+			{ text: 'One test fails: a repeated key must be refused. Fixing the check.' },
+			{ tool: 'Edit', input: { file_path: path.join(root, 'src/payment.js'), old_string: 'return { ok: true', new_string: 'if (seen.has(idempotencyKey)) return { ok: false, status: 409 };\n  return { ok: true' } },
+		],
+		{ input_tokens: 2_900, output_tokens: 310 },
+	);
 	w.toolResult(fix as string, 'The file src/payment.js has been updated.');
 	w.assistant([{ text: 'All tests pass. A retried charge with the same key now returns 409 instead of charging again.' }], { input_tokens: 3_100, output_tokens: 90 });
 	w.summary('Payment idempotency key');
@@ -76,6 +82,11 @@ if (require.main === module) {
 		process.stderr.write('usage: node --import tsx scripts/seedTranscript.ts <workspace> [--claude-home DIR] [--end] [--cli FILE]\n');
 		process.exit(2);
 	}
-	const seeded = seedArchivedTranscript({ root: path.resolve(positionals[0]), ...(values['claude-home'] ? { claudeHome: path.resolve(values['claude-home']) } : {}), ...(values.cli ? { cli: path.resolve(values.cli) } : {}), end: values.end === true });
+	const seeded = seedArchivedTranscript({
+		root: path.resolve(positionals[0]),
+		...(values['claude-home'] ? { claudeHome: path.resolve(values['claude-home']) } : {}),
+		...(values.cli ? { cli: path.resolve(values.cli) } : {}),
+		end: values.end === true,
+	});
 	process.stdout.write(`${JSON.stringify(seeded)}\n`);
 }

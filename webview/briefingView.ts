@@ -21,7 +21,15 @@ export function briefingView({ briefing, session }: BriefingData, send: (message
 		{ class: 'view briefing' },
 		header(briefing, session, send),
 		briefing.warnings.length > 0
-			? callout('warning', briefing.warnings.length === 1 ? 'Warning' : `${briefing.warnings.length} warnings`, el('ul', { class: 'bullets' }, briefing.warnings.map((w) => el('li', {}, w))))
+			? callout(
+					'warning',
+					briefing.warnings.length === 1 ? 'Warning' : `${briefing.warnings.length} warnings`,
+					el(
+						'ul',
+						{ class: 'bullets' },
+						briefing.warnings.map((w) => el('li', {}, w)),
+					),
+				)
 			: null,
 		briefing.sessionId === null
 			? callout(
@@ -36,34 +44,34 @@ export function briefingView({ briefing, session }: BriefingData, send: (message
 				previousSession(briefing, send, focus),
 				suggestions(briefing, focus),
 				listCard('Next tasks', briefing.nextTasks, 'Nothing actionable in this scope.', () =>
-list(
-								briefing.nextTasks.map((t) =>
-									taskRow({
-										id: t.id,
-										title: t.title,
-										leading: [priorityPill(t.priority)],
-										meta: [el('span', {}, t.type), t.leverage > 0 ? chip(`unblocks ${Math.round(t.leverage)}`, { title: `Finishing it unblocks ${plural(Math.round(t.leverage), 'task')}` }) : null],
-										onFocus: focus,
-										className: 'next',
-									}),
-								),
-								'rows',
-								true,
-							),
+					list(
+						briefing.nextTasks.map((t) =>
+							taskRow({
+								id: t.id,
+								title: t.title,
+								leading: [priorityPill(t.priority)],
+								meta: [el('span', {}, t.type), t.leverage > 0 ? chip(`unblocks ${Math.round(t.leverage)}`, { title: `Finishing it unblocks ${plural(Math.round(t.leverage), 'task')}` }) : null],
+								onFocus: focus,
+								className: 'next',
+							}),
+						),
+						'rows',
+						true,
+					),
 				),
 				memoryCard(briefing.memory, send),
 			],
 			[
 				currentTask(briefing, titles),
-				listCard('Open bugs', briefing.openBugs, 'No open bugs.', () =>
-list(briefing.openBugs.map((b) => taskRow({ id: b.id, title: b.title, leading: [priorityPill(b.priority)], onFocus: focus, className: 'bug' }))),
-				),
-				listCard('Blocked tasks', briefing.blockedTasks, 'Nothing is blocked.', () =>
-list(briefing.blockedTasks.map((t) => taskRow({ id: t.id, title: t.title, meta: [waitingOn(t.blockedBy, titles)], className: 'blocked' }))),
-				),
+				listCard('Open bugs', briefing.openBugs, 'No open bugs.', () => list(briefing.openBugs.map((b) => taskRow({ id: b.id, title: b.title, leading: [priorityPill(b.priority)], onFocus: focus, className: 'bug' })))),
+				listCard('Blocked tasks', briefing.blockedTasks, 'Nothing is blocked.', () => list(briefing.blockedTasks.map((t) => taskRow({ id: t.id, title: t.title, meta: [waitingOn(t.blockedBy, titles)], className: 'blocked' })))),
 				epics(briefing),
 				listCard('Recent decisions', briefing.recentDecisions, 'No decisions recorded in the previous session.', () =>
-el('ul', { class: 'bullets decisions' }, briefing.recentDecisions.map((d) => el('li', {}, d.text))),
+					el(
+						'ul',
+						{ class: 'bullets decisions' },
+						briefing.recentDecisions.map((d) => el('li', {}, d.text)),
+					),
 				),
 			],
 		),
@@ -81,11 +89,7 @@ function header(briefing: BriefingDto, session: SessionDto | null, send: (messag
 		);
 	}
 	subtitle.push('generated', timeEl(briefing.generatedAt));
-	return pageHeader(
-		[el('h1', {}, 'Briefing'), chip(briefing.scope, { class: 'chip scope', title: 'Scope' })],
-		subtitle,
-		[button('Refresh', () => send({ type: 'refresh' }), { secondary: true, icon: 'refresh', focusKey: 'refresh' })],
-	);
+	return pageHeader([el('h1', {}, 'Briefing'), chip(briefing.scope, { class: 'chip scope', title: 'Scope' })], subtitle, [button('Refresh', () => send({ type: 'refresh' }), { secondary: true, icon: 'refresh', focusKey: 'refresh' })]);
 }
 
 function previousSession(briefing: BriefingDto, send: (message: WebviewToHost) => void, focus: (id: string) => void): HTMLElement {
@@ -109,28 +113,20 @@ function previousSession(briefing: BriefingDto, send: (message: WebviewToHost) =
 
 function suggestions(briefing: BriefingDto, focus: (id: string) => void): HTMLElement {
 	const stale = briefing.suggestions.filter((s) => s.stale).length;
-	return listCard('Suggested by the handoff', briefing.suggestions, 'The previous handoff suggested nothing.', () =>
-[
-					stale > 0 ? el('p', { class: 'hint' }, `${plural(stale, 'suggestion')} went stale since the handoff was written.`) : null,
-					list(
-						briefing.suggestions.map((s) =>
-							taskRow({
-								id: s.id,
-								title: s.title,
-								meta: [
-									s.stale
-										? el('span', { class: 'pill stale', title: 'This suggestion no longer applies' }, `stale: ${s.status ?? 'missing'}`)
-										: s.status
-											? el('span', {}, s.status)
-											: null,
-								],
-								onFocus: s.stale ? undefined : focus,
-								className: s.stale ? 'suggestion is-stale' : 'suggestion',
-							}),
-						),
-					),
-				],
-	);
+	return listCard('Suggested by the handoff', briefing.suggestions, 'The previous handoff suggested nothing.', () => [
+		stale > 0 ? el('p', { class: 'hint' }, `${plural(stale, 'suggestion')} went stale since the handoff was written.`) : null,
+		list(
+			briefing.suggestions.map((s) =>
+				taskRow({
+					id: s.id,
+					title: s.title,
+					meta: [s.stale ? el('span', { class: 'pill stale', title: 'This suggestion no longer applies' }, `stale: ${s.status ?? 'missing'}`) : s.status ? el('span', {}, s.status) : null],
+					onFocus: s.stale ? undefined : focus,
+					className: s.stale ? 'suggestion is-stale' : 'suggestion',
+				}),
+			),
+		),
+	]);
 }
 
 function currentTask(briefing: BriefingDto, titles: ReadonlyMap<string, string>): HTMLElement {
@@ -153,27 +149,27 @@ function currentTask(briefing: BriefingDto, titles: ReadonlyMap<string, string>)
 
 function epics(briefing: BriefingDto): HTMLElement {
 	return listCard('Active epics', briefing.activeEpics, 'No epic in progress.', () =>
-el(
-					'ul',
-					{ class: 'rows epics' },
-					briefing.activeEpics.map((e) => {
-						const percent = Math.max(0, Math.min(100, Math.round(e.completionPercent)));
-						const bar = el('div', { class: 'progress', role: 'progressbar', 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': percent, 'aria-label': `${e.title}: ${percent}% complete` }, el('div', { class: 'progress-fill' }));
-						// CSSOM, not a style attribute: the CSP has no 'unsafe-inline' for styles.
-						(bar.firstElementChild as HTMLElement).style.width = `${percent}%`;
-						return el(
-							'li',
-							{ class: 'row epic' },
-							el(
-								'div',
-								{ class: 'row-main' },
-								el('div', { class: 'epic-head' }, el('span', { class: 'row-title', title: e.title }, e.title), el('span', { class: 'percent' }, `${percent}%`)),
-								bar,
-								el('div', { class: 'row-meta' }, taskIdEl(e.id), el('span', {}, `${e.done} of ${e.total} done`)),
-							),
-						);
-					}),
-				),
+		el(
+			'ul',
+			{ class: 'rows epics' },
+			briefing.activeEpics.map((e) => {
+				const percent = Math.max(0, Math.min(100, Math.round(e.completionPercent)));
+				const bar = el('div', { class: 'progress', role: 'progressbar', 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': percent, 'aria-label': `${e.title}: ${percent}% complete` }, el('div', { class: 'progress-fill' }));
+				// CSSOM, not a style attribute: the CSP has no 'unsafe-inline' for styles.
+				(bar.firstElementChild as HTMLElement).style.width = `${percent}%`;
+				return el(
+					'li',
+					{ class: 'row epic' },
+					el(
+						'div',
+						{ class: 'row-main' },
+						el('div', { class: 'epic-head' }, el('span', { class: 'row-title', title: e.title }, e.title), el('span', { class: 'percent' }, `${percent}%`)),
+						bar,
+						el('div', { class: 'row-meta' }, taskIdEl(e.id), el('span', {}, `${e.done} of ${e.total} done`)),
+					),
+				);
+			}),
+		),
 	);
 }
 

@@ -66,16 +66,7 @@ function header(comparison: ComparisonDto, counts: FileCounts, send: Send): HTML
 		comparison.environment.note ? 'environment not compared' : comparison.environment.changed ? 'environment changed' : 'same environment',
 	);
 	return pageHeader(
-		[
-			el(
-				'h1',
-				{ class: 'compare-title' },
-				el('span', {}, checkpointName(from)),
-				el('span', { class: 'compare-arrow', 'aria-hidden': 'true' }, '→'),
-				srOnly(' compared with '),
-				el('span', {}, to ? checkpointName(to) : 'working tree'),
-			),
-		],
+		[el('h1', { class: 'compare-title' }, el('span', {}, checkpointName(from)), el('span', { class: 'compare-arrow', 'aria-hidden': 'true' }, '→'), srOnly(' compared with '), el('span', {}, to ? checkpointName(to) : 'working tree'))],
 		subtitle,
 		[button('Refresh', () => send({ type: 'refresh' }), { secondary: true, icon: 'refresh', focusKey: 'refresh' })],
 		'Comparison actions',
@@ -87,10 +78,7 @@ function sep(): HTMLElement {
 }
 
 function lineCounts(added: number, removed: number): HTMLElement[] {
-	return [
-		el('span', { class: 'lines-added', title: `${formatCount(added)} lines added` }, `+${formatCount(added)}`),
-		el('span', { class: 'lines-removed', title: `${formatCount(removed)} lines removed` }, `−${formatCount(removed)}`),
-	];
+	return [el('span', { class: 'lines-added', title: `${formatCount(added)} lines added` }, `+${formatCount(added)}`), el('span', { class: 'lines-removed', title: `${formatCount(removed)} lines removed` }, `−${formatCount(removed)}`)];
 }
 
 /** Partial snapshots and files left out are easy to miss in a list of changes: they lead the page. */
@@ -178,17 +166,20 @@ function sideCard(cp: CheckpointDto | null, side: 'from' | 'to', comparison: Com
 			side === 'from' ? 'From' : 'To',
 			{ headingId },
 			el('p', { class: 'side-title' }, el('span', { class: 'seq' }, `#${cp.seq}`), cp.message ? el('span', { class: 'side-message' }, cp.message) : el('span', { class: 'muted' }, 'No message')),
-			el(
-				'div',
-				{ class: 'row-meta side-meta' },
-				chip(cp.trigger, { class: 'chip trigger', title: `Trigger: ${cp.trigger}` }),
-				approvalPill(cp.approvalStatus),
-				timeEl(cp.createdAt),
-			),
+			el('div', { class: 'row-meta side-meta' }, chip(cp.trigger, { class: 'chip trigger', title: `Trigger: ${cp.trigger}` }), approvalPill(cp.approvalStatus), timeEl(cp.createdAt)),
 			facts([
 				['Created', dateTimeEl(cp.createdAt)],
 				['Session', cp.sessionId ? el('code', { class: 'session-id' }, cp.sessionId) : el('span', { class: 'muted' }, 'none')],
-				['Tags', cp.tags.length > 0 ? el('span', { class: 'tags' }, cp.tags.map((t) => chip(t, { class: 'chip tag' }))) : el('span', { class: 'muted' }, 'none')],
+				[
+					'Tags',
+					cp.tags.length > 0
+						? el(
+								'span',
+								{ class: 'tags' },
+								cp.tags.map((t) => chip(t, { class: 'chip tag' })),
+							)
+						: el('span', { class: 'muted' }, 'none'),
+				],
 				['Approval', approvalFacts(summaryOf(cp), cp.approvalPolicy, cp.escalationReasons.length > 0)],
 				['Snapshot', el('span', {}, `${formatCount(cp.fileStats.totalFiles)} ${cp.fileStats.totalFiles === 1 ? 'file' : 'files'} · `, el('code', { title: cp.commitSha }, cp.commitSha.slice(0, 8)))],
 				['Id', el('code', { class: 'wrap' }, cp.id)],
@@ -224,7 +215,11 @@ function escalation(cp: CheckpointDto): HTMLElement {
 		'div',
 		{ class: 'escalation', role: 'group', 'aria-label': `Escalation reasons for ${checkpointName(cp)}` },
 		el('strong', {}, 'Escalated'),
-		el('ul', { class: 'bullets blockers' }, cp.escalationReasons.map((r) => el('li', {}, icon('warning'), el('span', {}, r)))),
+		el(
+			'ul',
+			{ class: 'bullets blockers' },
+			cp.escalationReasons.map((r) => el('li', {}, icon('warning'), el('span', {}, r))),
+		),
 	);
 }
 
@@ -371,7 +366,13 @@ function fileRow(f: FileChangeDto): HTMLTableRowElement {
 				'button',
 				{ type: 'button', class: 'link file-link', title: f.path, 'aria-label': `${f.path}: ${kind.toLowerCase()}, ${lines}${mode ? `, ${mode.spoken}` : ''}. Open diff`, 'data-focus-key': `file:${f.path}` },
 				// <wbr> after each slash: a long path wraps between folders, not inside a name.
-				dir ? el('span', { class: 'file-dir' }, dir.split('/').flatMap((part, i) => (i === 0 ? [part] : ['/', el('wbr'), part]))) : null,
+				dir
+					? el(
+							'span',
+							{ class: 'file-dir' },
+							dir.split('/').flatMap((part, i) => (i === 0 ? [part] : ['/', el('wbr'), part])),
+						)
+					: null,
 				el('span', { class: 'file-name' }, name),
 			),
 		),
@@ -440,16 +441,20 @@ function approvalStep(name: string, summary: ApprovalSummaryDto): HTMLElement {
 		{ class: 'approval-step' },
 		el('span', { class: 'step-name' }, name),
 		approvalPill(summary.status),
-		who.length > 0 ? el('span', { class: 'muted step-who' }, who.flatMap((part, i) => (i > 0 ? [' · ', part] : [part]))) : null,
+		who.length > 0
+			? el(
+					'span',
+					{ class: 'muted step-who' },
+					who.flatMap((part, i) => (i > 0 ? [' · ', part] : [part])),
+				)
+			: null,
 	);
 }
 
 function approvalSentence(comparison: ComparisonDto): string {
 	const { from, to } = comparison;
 	if (!to) {
-		return from.approvalStatus === 'pending'
-			? `${checkpointName(from)} still waits for review.`
-			: `${checkpointName(from)} is ${approvalLabel(from.approvalStatus).toLowerCase()}; the working tree has changed since.`;
+		return from.approvalStatus === 'pending' ? `${checkpointName(from)} still waits for review.` : `${checkpointName(from)} is ${approvalLabel(from.approvalStatus).toLowerCase()}; the working tree has changed since.`;
 	}
 	const a = (comparison.approval.from ?? summaryOf(from)).status;
 	const b = (comparison.approval.to ?? summaryOf(to)).status;
@@ -468,18 +473,12 @@ function environmentCard(comparison: ComparisonDto): HTMLElement {
 	const total = changedCategories.reduce((sum, c) => sum + size(env[c]), 0);
 	let body: Child | Child[];
 	if (env.note) {
-		body = [
-			el('p', { class: 'env-note' }, icon('info'), el('span', {}, `Not compared: ${env.note}.`)),
-			el('p', { class: 'hint' }, 'Checkpoints taken before environment capture existed, or with capture turned off, have no snapshot.'),
-		];
+		body = [el('p', { class: 'env-note' }, icon('info'), el('span', {}, `Not compared: ${env.note}.`)), el('p', { class: 'hint' }, 'Checkpoints taken before environment capture existed, or with capture turned off, have no snapshot.')];
 	} else if (!env.changed || changedCategories.length === 0) {
 		body = empty('No environment changes.');
 	} else {
 		const unchanged = categories.filter((c) => size(env[c]) === 0).map((c) => categoryLabels[c]);
-		body = [
-			...changedCategories.map((c) => envCategory(c, env[c])),
-			unchanged.length > 0 ? el('p', { class: 'hint env-unchanged' }, `Unchanged: ${unchanged.join(', ')}.`) : null,
-		];
+		body = [...changedCategories.map((c) => envCategory(c, env[c])), unchanged.length > 0 ? el('p', { class: 'hint env-unchanged' }, `Unchanged: ${unchanged.join(', ')}.`) : null];
 	}
 	return card('Environment', { count: env.note ? undefined : total, headingId: 'environment-heading' }, body);
 }
@@ -490,9 +489,7 @@ function size(diff: CategoryDiffDto | undefined): number {
 
 function envCategory(category: Category, diff: CategoryDiffDto): HTMLElement {
 	const items: HTMLElement[] = [
-		...diff.changed.map((c) =>
-			envItem('changed', c.key, [el('code', { class: 'wrap env-from' }, c.from), el('span', { class: 'env-arrow', 'aria-hidden': 'true' }, '→'), srOnly(' to '), el('code', { class: 'wrap env-to' }, c.to)]),
-		),
+		...diff.changed.map((c) => envItem('changed', c.key, [el('code', { class: 'wrap env-from' }, c.from), el('span', { class: 'env-arrow', 'aria-hidden': 'true' }, '→'), srOnly(' to '), el('code', { class: 'wrap env-to' }, c.to)])),
 		...diff.added.map((a) => envItem('added', a.key, [el('code', { class: 'wrap' }, a.value)])),
 		...diff.removed.map((r) => envItem('removed', r.key, [el('code', { class: 'wrap env-from' }, r.value)])),
 	];

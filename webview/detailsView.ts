@@ -18,13 +18,7 @@ export function detailsView(details: SessionDetailsDto, send: Send): HTMLElement
 		chainNav(details, open),
 		columns(
 			[
-				card(
-					'Handoff',
-					{},
-					details.handoff
-						? handoffBody(details.handoff)
-						: empty(session.status === 'active' || session.status === 'suspended' ? 'Written when the session ends.' : 'This session ended without a handoff.'),
-				),
+				card('Handoff', {}, details.handoff ? handoffBody(details.handoff) : empty(session.status === 'active' || session.status === 'suspended' ? 'Written when the session ends.' : 'This session ended without a handoff.')),
 				decisions(details),
 				card('End note', {}, session.endNote ? el('blockquote', { class: 'note' }, session.endNote) : empty('No end note.')),
 			],
@@ -64,19 +58,13 @@ function chainNav(details: SessionDetailsDto, open: (id: string) => void): HTMLE
 	const next = index >= 0 ? details.chain[index + 1] : undefined;
 	const side = (s: SessionDto | undefined, direction: 'previous' | 'next'): HTMLElement =>
 		s
-			? linkButton(
-					direction === 'previous' ? [icon('arrowLeft'), el('span', {}, s.name)] : [el('span', {}, s.name), icon('arrowRight')],
-					() => open(s.id),
-					{ class: `link chain-${direction}`, 'aria-label': `${direction === 'previous' ? 'Previous' : 'Next'} session: ${s.name}`, 'data-focus-key': `chain-${direction}` },
-				)
+			? linkButton(direction === 'previous' ? [icon('arrowLeft'), el('span', {}, s.name)] : [el('span', {}, s.name), icon('arrowRight')], () => open(s.id), {
+					class: `link chain-${direction}`,
+					'aria-label': `${direction === 'previous' ? 'Previous' : 'Next'} session: ${s.name}`,
+					'data-focus-key': `chain-${direction}`,
+				})
 			: el('span', { class: `muted chain-${direction}` }, direction === 'previous' ? 'First in its chain' : 'Last in its chain');
-	return el(
-		'nav',
-		{ class: 'chain-nav', 'aria-label': 'Session chain' },
-		side(previous, 'previous'),
-		el('span', { class: 'chain-position' }, `Session ${position} of ${length}`),
-		side(next, 'next'),
-	);
+	return el('nav', { class: 'chain-nav', 'aria-label': 'Session chain' }, side(previous, 'previous'), el('span', { class: 'chain-position' }, `Session ${position} of ${length}`), side(next, 'next'));
 }
 
 function overview(session: SessionDto): HTMLElement {
@@ -128,23 +116,23 @@ function gitCard(session: SessionDto): HTMLElement {
 
 function decisions(details: SessionDetailsDto): HTMLElement {
 	return listCard('Decisions', details.decisions, 'No decisions or assumptions recorded.', () =>
-el(
-					'ul',
-					{ class: 'rows decisions' },
-					details.decisions.map((d) =>
-						el(
-							'li',
-							{ class: 'row' },
-							el(
-								'div',
-								{ class: 'row-main' },
-								el('span', { class: 'decision-text' }, d.text),
-								d.rationale ? el('span', { class: 'muted rationale' }, d.rationale) : null,
-								el('div', { class: 'row-meta' }, el('span', { class: `pill kind-${d.kind}` }, d.kind), d.taskId ? taskIdEl(d.taskId) : null, timeEl(d.createdAt)),
-							),
-						),
+		el(
+			'ul',
+			{ class: 'rows decisions' },
+			details.decisions.map((d) =>
+				el(
+					'li',
+					{ class: 'row' },
+					el(
+						'div',
+						{ class: 'row-main' },
+						el('span', { class: 'decision-text' }, d.text),
+						d.rationale ? el('span', { class: 'muted rationale' }, d.rationale) : null,
+						el('div', { class: 'row-meta' }, el('span', { class: `pill kind-${d.kind}` }, d.kind), d.taskId ? taskIdEl(d.taskId) : null, timeEl(d.createdAt)),
 					),
 				),
+			),
+		),
 	);
 }
 
@@ -158,17 +146,22 @@ function sessionEntry(s: SessionDto, currentId: string, open: (id: string) => vo
 		'div',
 		{ class: `entry status-${s.status}` },
 		el('span', { class: 'dot', 'aria-hidden': 'true' }),
-		el('div', { class: 'entry-main' }, name, el('div', { class: 'row-meta' }, [statusLabel(s.status), ...meta].flatMap((part, i) => (i > 0 ? [el('span', { 'aria-hidden': 'true' }, '·'), part] : [part])))),
+		el(
+			'div',
+			{ class: 'entry-main' },
+			name,
+			el(
+				'div',
+				{ class: 'row-meta' },
+				[statusLabel(s.status), ...meta].flatMap((part, i) => (i > 0 ? [el('span', { 'aria-hidden': 'true' }, '·'), part] : [part])),
+			),
+		),
 	);
 }
 
 function forks(tree: ForkNodeDto, currentId: string, open: (id: string) => void): HTMLElement {
 	const alone = tree.children.length === 0 && tree.session.id === currentId;
-	return card(
-		'Fork tree',
-		{},
-		alone ? empty('No forks: this session has no parent and no workers.') : el('ul', { class: 'tree' }, forkNode(tree, currentId, open)),
-	);
+	return card('Fork tree', {}, alone ? empty('No forks: this session has no parent and no workers.') : el('ul', { class: 'tree' }, forkNode(tree, currentId, open)));
 }
 
 // Plain nested lists: a role="tree" would promise arrow-key navigation that a short static tree does not need.
@@ -177,23 +170,29 @@ function forkNode(node: ForkNodeDto, currentId: string, open: (id: string) => vo
 		'li',
 		{},
 		sessionEntry(node.session, currentId, open, 'fork', [el('span', { class: 'mono' }, node.session.scopeKey)]),
-		node.children.length > 0 ? el('ul', {}, node.children.map((c) => forkNode(c, currentId, open))) : null,
+		node.children.length > 0
+			? el(
+					'ul',
+					{},
+					node.children.map((c) => forkNode(c, currentId, open)),
+				)
+			: null,
 	);
 }
 
 function chainList(details: SessionDetailsDto, open: (id: string) => void): HTMLElement {
 	return listCard('Chain', details.chain, 'This session is not in a chain.', () =>
-el(
-					'ol',
-					{ class: 'chain-list' },
-					details.chain.map((s) =>
-						el(
-							'li',
-							{ class: s.id === details.session.id ? 'is-current' : undefined, 'aria-current': s.id === details.session.id ? 'step' : undefined },
-							sessionEntry(s, details.session.id, open, 'chain', [el('span', {}, 'started ', timeEl(s.startedAt))]),
-						),
-					),
+		el(
+			'ol',
+			{ class: 'chain-list' },
+			details.chain.map((s) =>
+				el(
+					'li',
+					{ class: s.id === details.session.id ? 'is-current' : undefined, 'aria-current': s.id === details.session.id ? 'step' : undefined },
+					sessionEntry(s, details.session.id, open, 'chain', [el('span', {}, 'started ', timeEl(s.startedAt))]),
 				),
+			),
+		),
 	);
 }
 
@@ -207,9 +206,7 @@ function issues(details: SessionDetailsDto, send: Send): HTMLElement {
 	return card(
 		'Issues',
 		{ count: details.linkedIssues.length, actions: action },
-		details.linkedIssues.length === 0
-			? empty('No linked issues. Name the session after one (#123, ABC-123) or link one.')
-			: el('ul', { class: 'rows issues' }, details.linkedIssues.map(issueRow)),
+		details.linkedIssues.length === 0 ? empty('No linked issues. Name the session after one (#123, ABC-123) or link one.') : el('ul', { class: 'rows issues' }, details.linkedIssues.map(issueRow)),
 	);
 }
 

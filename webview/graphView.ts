@@ -175,11 +175,7 @@ function neighbour(layout: GraphLayout, node: GraphNode, key: string): GraphNode
 
 function defs(): SVGDefsElement {
 	const marker = (id: string, className: string) =>
-		svg(
-			'marker',
-			{ id, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse', markerUnits: 'userSpaceOnUse' },
-			svg('path', { d: 'M0 1 L10 5 L0 9 z', class: className }),
-		);
+		svg('marker', { id, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse', markerUnits: 'userSpaceOnUse' }, svg('path', { d: 'M0 1 L10 5 L0 9 z', class: className }));
 	return svg('defs', {}, marker('arrow-chain', 'arrow arrow-chain'), marker('arrow-fork', 'arrow arrow-fork'));
 }
 
@@ -248,12 +244,7 @@ function legend(): HTMLElement {
 		'ul',
 		{ class: 'legend', 'aria-label': 'Legend' },
 		statuses.map((status) =>
-			el(
-				'li',
-				{},
-				svg('svg', { width: 18, height: 18, viewBox: '-10 -10 20 20', 'aria-hidden': 'true', class: `legend-node status-${status}` }, svg('circle', { class: 'node-dot', r: radius }), glyph(status)),
-				statusLabel(status),
-			),
+			el('li', {}, svg('svg', { width: 18, height: 18, viewBox: '-10 -10 20 20', 'aria-hidden': 'true', class: `legend-node status-${status}` }, svg('circle', { class: 'node-dot', r: radius }), glyph(status)), statusLabel(status)),
 		),
 		el('li', {}, svg('svg', { width: 28, height: 10, 'aria-hidden': 'true' }, svg('line', { class: 'edge edge-chain', x1: 1, x2: 27, y1: 5, y2: 5 })), 'chain'),
 		el('li', {}, svg('svg', { width: 28, height: 10, 'aria-hidden': 'true' }, svg('line', { class: 'edge edge-fork', x1: 1, x2: 27, y1: 5, y2: 5 })), 'fork'),

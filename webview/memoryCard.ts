@@ -18,7 +18,11 @@ export function memoryCard(memory: BriefingDto['memory'], send: (message: Webvie
 			? empty('No facts yet. Gotchas and knowledge are kept from handoffs, decisions and agents’ retries, or added with `baton memory add`.')
 			: [
 					stale > 0 ? el('p', { class: 'hint' }, `${plural(stale, 'fact')} may be out of date: confirm or retire ${stale === 1 ? 'it' : 'them'} (\`baton memory confirm|retire ID\`).`) : null,
-					el('ul', { class: 'rows memory' }, memory.entries.map((e) => factRow(e, send))),
+					el(
+						'ul',
+						{ class: 'rows memory' },
+						memory.entries.map((e) => factRow(e, send)),
+					),
 					more > 0 ? el('p', { class: 'hint more' }, `and ${plural(more, 'more fact')} (\`baton memory list\`)`) : null,
 				],
 	);

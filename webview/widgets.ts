@@ -28,11 +28,7 @@ export type IconName = keyof typeof iconPaths;
 
 /** A 16×16 stroked icon in the current text colour; decorative unless given a label. */
 export function icon(name: IconName, label?: string): SVGSVGElement {
-	return svg(
-		'svg',
-		{ class: `icon icon-${name}`, viewBox: '0 0 16 16', width: 16, height: 16, 'aria-hidden': label ? undefined : 'true', role: label ? 'img' : undefined, 'aria-label': label },
-		svg('path', { d: iconPaths[name] }),
-	);
+	return svg('svg', { class: `icon icon-${name}`, viewBox: '0 0 16 16', width: 16, height: 16, 'aria-hidden': label ? undefined : 'true', role: label ? 'img' : undefined, 'aria-label': label }, svg('path', { d: iconPaths[name] }));
 }
 
 export interface CardOptions {
@@ -212,12 +208,7 @@ export function facts(pairs: readonly [label: string, value: Child | readonly Ch
 
 export function callout(kind: 'warning' | 'error' | 'info', title: string | null, ...body: (Child | readonly Child[])[]): HTMLElement {
 	const iconName: IconName = kind;
-	return el(
-		'div',
-		{ class: `callout callout-${kind}`, role: kind === 'error' ? 'alert' : undefined },
-		icon(iconName),
-		el('div', { class: 'callout-body' }, title ? el('strong', {}, title) : null, ...body),
-	);
+	return el('div', { class: `callout callout-${kind}`, role: kind === 'error' ? 'alert' : undefined }, icon(iconName), el('div', { class: 'callout-body' }, title ? el('strong', {}, title) : null, ...body));
 }
 
 /** The contents of a handoff, shared by the briefing (previous session) and the details view. */
@@ -235,7 +226,11 @@ export function handoffBody(handoff: HandoffDto, onFocus?: (id: string) => void)
 	if (handoff.openBlockers.length > 0) {
 		parts.push(
 			el('h3', {}, 'Open blockers'),
-			el('ul', { class: 'bullets blockers' }, handoff.openBlockers.map((b) => el('li', {}, icon('warning'), el('span', {}, b)))),
+			el(
+				'ul',
+				{ class: 'bullets blockers' },
+				handoff.openBlockers.map((b) => el('li', {}, icon('warning'), el('span', {}, b))),
+			),
 		);
 	}
 	if (handoff.decisions.length > 0) {
@@ -248,19 +243,9 @@ export function handoffBody(handoff: HandoffDto, onFocus?: (id: string) => void)
 			),
 		);
 	}
-	parts.push(
-		el(
-			'div',
-			{ class: 'split' },
-			taskColumn('Completed', handoff.tasksCompleted, 'No tasks completed.'),
-			taskColumn('Created', handoff.tasksCreated, 'No tasks created.'),
-		),
-	);
+	parts.push(el('div', { class: 'split' }, taskColumn('Completed', handoff.tasksCompleted, 'No tasks completed.'), taskColumn('Created', handoff.tasksCreated, 'No tasks created.')));
 	if (handoff.openBugs.length > 0) {
-		parts.push(
-			el('h3', {}, 'Open bugs at handoff'),
-			list(handoff.openBugs.map((b) => taskRow({ id: b.id, title: b.title, leading: [priorityPill(b.priority)], onFocus, className: 'handoff-bug' }))),
-		);
+		parts.push(el('h3', {}, 'Open bugs at handoff'), list(handoff.openBugs.map((b) => taskRow({ id: b.id, title: b.title, leading: [priorityPill(b.priority)], onFocus, className: 'handoff-bug' }))));
 	}
 	return el('div', { class: 'handoff' }, parts);
 }
@@ -270,6 +255,12 @@ function taskColumn(title: string, tasks: readonly { id: string; title: string }
 		'div',
 		{},
 		el('h3', {}, `${title} (${tasks.length})`),
-		tasks.length === 0 ? empty(none) : el('ul', { class: 'compact' }, tasks.map((t) => el('li', {}, taskIdEl(t.id), ' ', el('span', { title: t.title }, t.title)))),
+		tasks.length === 0
+			? empty(none)
+			: el(
+					'ul',
+					{ class: 'compact' },
+					tasks.map((t) => el('li', {}, taskIdEl(t.id), ' ', el('span', { title: t.title }, t.title))),
+				),
 	);
 }

@@ -134,9 +134,7 @@ async function hookAnswer(input: HookInput): Promise<string> {
 		try {
 			const actor = `hook:${event.agent}`;
 			const result = await runHook(engine, event, hookOptions(engine, { actor, settings, log, env: input.env }));
-			log.info(
-				`${event.agent} ${event.eventName} ${event.agentSessionId} → ${result.action}${result.sessionId ? ` ${result.sessionId}` : ''}${result.detail ? ` (${result.detail.slice(0, 200)})` : ''} in ${Date.now() - started} ms`,
-			);
+			log.info(`${event.agent} ${event.eventName} ${event.agentSessionId} → ${result.action}${result.sessionId ? ` ${result.sessionId}` : ''}${result.detail ? ` (${result.detail.slice(0, 200)})` : ''} in ${Date.now() - started} ms`);
 			return result.stdout;
 		} finally {
 			engine.close();
@@ -198,9 +196,7 @@ function checkpointHooks(port: CheckpointPort, actor: string): Pick<HookOptions,
 				await port.maybePeriodic({ sessionId, actor });
 			}
 		},
-		...(port.recordMetrics
-			? { onMetrics: async (sessionId: string, metrics: { costUsd: number; errorCount: number }) => port.recordMetrics?.({ sessionId, ...metrics, actor }) }
-			: {}),
+		...(port.recordMetrics ? { onMetrics: async (sessionId: string, metrics: { costUsd: number; errorCount: number }) => port.recordMetrics?.({ sessionId, ...metrics, actor }) } : {}),
 	};
 }
 

@@ -94,7 +94,14 @@ export const checkpointCommands: Command[] = [
 				...(Object.keys(thresholds).length ? { thresholds } : {}),
 				actor: ctx.actor,
 			});
-			return { json: { sessionId, policy: policy ?? null, thresholds }, text: `Session ${sessionId}: ${policy ? `policy ${policy}; ` : ''}${Object.entries(thresholds).map(([k, v]) => `${k} ${v}`).join(', ') || 'no threshold changed'}` };
+			return {
+				json: { sessionId, policy: policy ?? null, thresholds },
+				text: `Session ${sessionId}: ${policy ? `policy ${policy}; ` : ''}${
+					Object.entries(thresholds)
+						.map(([k, v]) => `${k} ${v}`)
+						.join(', ') || 'no threshold changed'
+				}`,
+			};
 		},
 	},
 	{
@@ -115,7 +122,9 @@ export const checkpointCommands: Command[] = [
 			const trigger = stringOption(ctx.values, 'trigger');
 			const message = stringOption(ctx.values, 'message');
 			const sessionId = stringOption(ctx.values, 'session');
-			const checkpoint = await (await ctx.engine()).checkpoints.create({
+			const checkpoint = await (
+				await ctx.engine()
+			).checkpoints.create({
 				...(trigger ? { trigger } : {}),
 				...(message !== undefined ? { message } : {}),
 				...(sessionId ? { sessionId } : {}),
@@ -164,21 +173,19 @@ export const checkpointCommands: Command[] = [
 			return { json: { files, environment: comparison.environment }, text };
 		},
 	},
-	...(['approve', 'reject'] as const).map(
-		(verb): Command => ({
-			path: ['checkpoint', verb],
-			usage: `baton checkpoint ${verb} ID [--reason R]`,
-			summary: verb === 'approve' ? 'approve a checkpoint (recorded with who, when and why)' : 'reject a checkpoint (it is then never resumed from without an override)',
-			positionals: [1, 1],
-			options: { reason: { type: 'string' } },
-			async run(ctx) {
-				const engine = await ctx.engine();
-				const input = { actor: ctx.actor, reason: stringOption(ctx.values, 'reason') ?? null };
-				const checkpoint = verb === 'approve' ? await engine.checkpoints.approve(ctx.args[0] as string, input) : await engine.checkpoints.reject(ctx.args[0] as string, input);
-				return { json: { checkpoint }, text: `${verb === 'approve' ? 'Approved' : 'Rejected'} ${checkpoint.id}` };
-			},
-		}),
-	),
+	...(['approve', 'reject'] as const).map((verb): Command => ({
+		path: ['checkpoint', verb],
+		usage: `baton checkpoint ${verb} ID [--reason R]`,
+		summary: verb === 'approve' ? 'approve a checkpoint (recorded with who, when and why)' : 'reject a checkpoint (it is then never resumed from without an override)',
+		positionals: [1, 1],
+		options: { reason: { type: 'string' } },
+		async run(ctx) {
+			const engine = await ctx.engine();
+			const input = { actor: ctx.actor, reason: stringOption(ctx.values, 'reason') ?? null };
+			const checkpoint = verb === 'approve' ? await engine.checkpoints.approve(ctx.args[0] as string, input) : await engine.checkpoints.reject(ctx.args[0] as string, input);
+			return { json: { checkpoint }, text: `${verb === 'approve' ? 'Approved' : 'Rejected'} ${checkpoint.id}` };
+		},
+	})),
 	{
 		path: ['checkpoint', 'rollback'],
 		usage: 'baton checkpoint rollback ID [--force]',

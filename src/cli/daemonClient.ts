@@ -72,10 +72,13 @@ class RpcSocket {
 	static connect(socketPath: string, timeoutMs: number): Promise<RpcSocket> {
 		return new Promise((resolve, reject) => {
 			const socket = net.connect(socketPath);
-			const timer = setTimeout(() => {
-				socket.destroy();
-				reject(new Error('timed out connecting to the daemon'));
-			}, Math.max(timeoutMs, 1));
+			const timer = setTimeout(
+				() => {
+					socket.destroy();
+					reject(new Error('timed out connecting to the daemon'));
+				},
+				Math.max(timeoutMs, 1),
+			);
 			socket.once('error', (error) => {
 				clearTimeout(timer);
 				reject(error);

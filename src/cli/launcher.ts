@@ -71,12 +71,17 @@ async function viaDaemon(workspace: string): Promise<void> {
 			env[key] = value;
 		}
 	}
-	const result = (await callDaemon(workspace, hook ? 'hook/run' : 'cli/run', { argv, cwd: process.cwd(), env, ...(stdin !== undefined ? { stdin } : {}) }, {
-		start: true,
-		budgetMs: Number.isFinite(budget) && budget > 0 ? budget : 300,
-		serverScript: path.join(__dirname, 'server.js'),
-		version,
-	}).catch(() => undefined)) as { stdout: string; stderr: string; exitCode: number } | undefined;
+	const result = (await callDaemon(
+		workspace,
+		hook ? 'hook/run' : 'cli/run',
+		{ argv, cwd: process.cwd(), env, ...(stdin !== undefined ? { stdin } : {}) },
+		{
+			start: true,
+			budgetMs: Number.isFinite(budget) && budget > 0 ? budget : 300,
+			serverScript: path.join(__dirname, 'server.js'),
+			version,
+		},
+	).catch(() => undefined)) as { stdout: string; stderr: string; exitCode: number } | undefined;
 	if (!result) {
 		runHere(stdin);
 		return;

@@ -154,9 +154,7 @@ function parseCommandLine(argv: string[]): { command: Command | undefined; value
 	} catch (error) {
 		throw new UsageError((error as Error).message);
 	}
-	const command = [...commands]
-		.sort((a, b) => b.path.length - a.path.length)
-		.find((c) => c.path.every((word, i) => loose[i] === word));
+	const command = [...commands].sort((a, b) => b.path.length - a.path.length).find((c) => c.path.every((word, i) => loose[i] === word));
 	if (!command && loose.length > 0) {
 		const group = loose[0] ?? '';
 		if (commands.some((c) => c.path.length > 1 && c.path[0] === group)) {

@@ -56,7 +56,9 @@ export const memoryCommands: Command[] = [
 		async run(ctx) {
 			const kind = kindOption(stringOption(ctx.values, 'kind'), true) as MemoryKind;
 			const session = stringOption(ctx.values, 'session');
-			const { entry, duplicate } = await (await ctx.engine()).memory.record({
+			const { entry, duplicate } = await (
+				await ctx.engine()
+			).memory.record({
 				kind,
 				text: ctx.args.join(' '),
 				files: listOption(ctx.values, 'file'),

@@ -82,8 +82,7 @@ export const notifyCommands: Command[] = [
 			}
 			const rows = await (await ctx.engine()).notifications.list({ limit, ...(status ? { status: status as NotificationOutboxRow['status'] } : {}) });
 			const views = rows.map(rowView);
-			const line = (r: ReturnType<typeof rowView>) =>
-				`${r.id}  ${r.status.padEnd(10)} ${r.channel.padEnd(8)} ${r.priority.padEnd(8)} ${String(r.attempts).padStart(2)}×  ${r.title}${r.lastError ? `\n    ${r.lastError}` : ''}`;
+			const line = (r: ReturnType<typeof rowView>) => `${r.id}  ${r.status.padEnd(10)} ${r.channel.padEnd(8)} ${r.priority.padEnd(8)} ${String(r.attempts).padStart(2)}×  ${r.title}${r.lastError ? `\n    ${r.lastError}` : ''}`;
 			return { json: { notifications: views }, text: views.length ? views.map(line).join('\n') : 'No notifications.' };
 		},
 	},

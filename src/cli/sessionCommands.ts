@@ -131,7 +131,9 @@ export const sessionCommands: Command[] = [
 				throw new UsageError('--limit must be a positive whole number');
 			}
 			const scope = stringOption(ctx.values, 'scope');
-			const sessions = await (await ctx.engine()).briefings.list({
+			const sessions = await (
+				await ctx.engine()
+			).briefings.list({
 				...(status ? { status: status as SessionStatus } : {}),
 				...(scope ? { scope } : {}),
 				...(limit ? { limit } : {}),
@@ -173,7 +175,9 @@ export const sessionCommands: Command[] = [
 		async run(ctx) {
 			const orphanAfter = stringOption(ctx.values, 'orphan-after');
 			const endAfter = stringOption(ctx.values, 'end-after');
-			const result = await (await ctx.engine()).sessions.gc({
+			const result = await (
+				await ctx.engine()
+			).sessions.gc({
 				...(orphanAfter !== undefined ? { orphanAfterMs: parseDurationOrUsage(orphanAfter) } : {}),
 				...(endAfter !== undefined ? { endAfterMs: parseDurationOrUsage(endAfter) } : {}),
 				actor: ctx.actor,

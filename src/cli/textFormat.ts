@@ -14,13 +14,7 @@ export function activeSessionsList(active: readonly Session[]): string {
 }
 
 export function sessionDetails(s: Session): string {
-	const lines = [
-		`${s.name} (${s.id})`,
-		`  status     ${s.status}${s.endNote ? ` — ${s.endNote}` : ''}`,
-		`  scope      ${s.scopeKey}`,
-		`  started    ${s.startedAt}`,
-		`  activity   ${s.lastActivity}`,
-	];
+	const lines = [`${s.name} (${s.id})`, `  status     ${s.status}${s.endNote ? ` — ${s.endNote}` : ''}`, `  scope      ${s.scopeKey}`, `  started    ${s.startedAt}`, `  activity   ${s.lastActivity}`];
 	if (s.endedAt) lines.push(`  ended      ${s.endedAt}`);
 	if (s.agent || s.agentIdentifier) lines.push(`  agent      ${[s.agent, s.agentIdentifier].filter(Boolean).join(' ')}`);
 	if (s.currentTask) lines.push(`  task       ${s.currentTask}`);

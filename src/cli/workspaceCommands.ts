@@ -72,7 +72,9 @@ export const workspaceCommands: Command[] = [
 			const rationale = stringOption(ctx.values, 'rationale');
 			const taskId = stringOption(ctx.values, 'task');
 			const sessionId = stringOption(ctx.values, 'session');
-			const decision = await (await ctx.engine()).sessions.recordDecision({
+			const decision = await (
+				await ctx.engine()
+			).sessions.recordDecision({
 				text,
 				...(rationale ? { rationale } : {}),
 				...(taskId ? { taskId } : {}),
@@ -106,7 +108,9 @@ export const workspaceCommands: Command[] = [
 			const parentId = stringOption(ctx.values, 'parent');
 			const description = stringOption(ctx.values, 'description');
 			const phase = stringOption(ctx.values, 'phase');
-			const task = await (await ctx.engine()).tasks.add({
+			const task = await (
+				await ctx.engine()
+			).tasks.add({
 				title,
 				...(type ? { type } : {}),
 				...(priority ? { priority } : {}),
@@ -159,7 +163,9 @@ export const workspaceCommands: Command[] = [
 			const priority = enumOption<TaskPriority>(ctx.values, 'priority', taskPriorities);
 			const title = stringOption(ctx.values, 'title');
 			const parent = stringOption(ctx.values, 'parent');
-			const task = await (await ctx.engine()).tasks.update({
+			const task = await (
+				await ctx.engine()
+			).tasks.update({
 				id: ctx.args[0] as string,
 				...(status ? { status } : {}),
 				...(priority ? { priority } : {}),

@@ -19,14 +19,17 @@ export function parseDuration(text: string): number {
 	return Math.round(Number(match[1]) * (unitMs[match[2] ?? 'ms'] ?? 1));
 }
 
-const duration = z.union([z.number().nonnegative(), z.string().transform((s, ctx) => {
-	try {
-		return parseDuration(s);
-	} catch (error) {
-		ctx.addIssue({ code: 'custom', message: (error as Error).message });
-		return z.NEVER;
-	}
-})]);
+const duration = z.union([
+	z.number().nonnegative(),
+	z.string().transform((s, ctx) => {
+		try {
+			return parseDuration(s);
+		} catch (error) {
+			ctx.addIssue({ code: 'custom', message: (error as Error).message });
+			return z.NEVER;
+		}
+	}),
+]);
 
 /** Folders Baton never snapshots (gitignore syntax, on top of the workspace's own .gitignore files). */
 export const defaultCheckpointExcludes = ['node_modules/', 'dist/', 'out/', 'build/', 'target/', '.next/', '__pycache__/', '.venv/', 'venv/', '.mypy_cache/', '.pytest_cache/', '.gradle/', '.turbo/', 'coverage/'];
@@ -47,7 +50,11 @@ export const checkpointConfigSchema = z
 		/** How often the host's timer may take a `periodic` checkpoint while a session is active and files changed. */
 		periodicInterval: duration.default(10 * 60_000),
 		/** Files larger than this (bytes) are left out of snapshots and listed on the checkpoint. */
-		maxFileSize: z.number().int().positive().default(5 * 1024 * 1024),
+		maxFileSize: z
+			.number()
+			.int()
+			.positive()
+			.default(5 * 1024 * 1024),
 		/** A snapshot that takes longer is recorded as degraded (partial) and resumed by the next one. */
 		timeBudget: duration.default(30_000),
 		excludes: z.array(z.string().min(1)).default(defaultCheckpointExcludes),
@@ -90,8 +97,14 @@ export const trackerConfigSchema = z
 		github: z
 			.object({
 				/** Default: parsed from the workspace's `origin` remote. */
-				owner: z.string().regex(/^[\w.-]+$/).optional(),
-				repo: z.string().regex(/^[\w.-]+$/).optional(),
+				owner: z
+					.string()
+					.regex(/^[\w.-]+$/)
+					.optional(),
+				repo: z
+					.string()
+					.regex(/^[\w.-]+$/)
+					.optional(),
 				/** GitHub Enterprise: `https://HOST/api/v3`. */
 				apiUrl: httpUrl.default('https://api.github.com'),
 				/** Issue links in names and prompts are recognised on this host too. */
@@ -102,7 +115,10 @@ export const trackerConfigSchema = z
 		linear: z
 			.object({
 				/** Team key (`ABC`): auto-linking then only takes `ABC-123`, and new issues go to this team. */
-				teamKey: z.string().regex(/^[A-Z][A-Z0-9]{0,9}$/).optional(),
+				teamKey: z
+					.string()
+					.regex(/^[A-Z][A-Z0-9]{0,9}$/)
+					.optional(),
 				teamId: z.string().min(1).optional(),
 				apiUrl: httpUrl.default('https://api.linear.app/graphql'),
 				/** Workflow state names to use; default: the team's first `completed` / `unstarted` state. */
@@ -116,7 +132,10 @@ export const trackerConfigSchema = z
 				/** Workspace-relative (or absolute) path of the issues file. */
 				path: z.string().min(1).default('.beads/issues.jsonl'),
 				/** Id prefix of new issues and of auto-linked ids; default: the file's own, else `bd`. */
-				prefix: z.string().regex(/^[a-z][a-z0-9_]{0,19}$/).optional(),
+				prefix: z
+					.string()
+					.regex(/^[a-z][a-z0-9_]{0,19}$/)
+					.optional(),
 				/** `auto`: use the `bd` CLI when it is on PATH, else the file. */
 				cli: z.enum(['auto', 'never']).default('auto'),
 			})
@@ -160,12 +179,27 @@ export const notificationConfigSchema = z
 		/** The same notification (same event and subject) on a channel within this window is suppressed. */
 		dedupWindow: duration.default(30 * 60_000),
 		/** At most this many per channel per minute; more are suppressed (critical ones never are). */
-		rateLimit: z.object({ perMinute: z.number().int().min(1).max(1000).default(10) }).strict().prefault({}),
+		rateLimit: z
+			.object({ perMinute: z.number().int().min(1).max(1000).default(10) })
+			.strict()
+			.prefault({}),
 		/** A session budget in US dollars (0: none), and the fraction of it that warns first. */
-		budget: z.object({ sessionUsd: z.number().nonnegative().default(5), threshold: z.number().gt(0).lt(1).default(0.8) }).strict().prefault({}),
+		budget: z
+			.object({ sessionUsd: z.number().nonnegative().default(5), threshold: z.number().gt(0).lt(1).default(0.8) })
+			.strict()
+			.prefault({}),
 		/** Every request to a channel gives up after this long. */
 		timeout: duration.default(10_000),
-		ntfy: z.object({ server: z.url({ protocol: /^https?$/ }).default('https://ntfy.sh'), topic: z.string().regex(/^[-_A-Za-z0-9]{1,64}$/, 'a topic is 1–64 letters, digits, - or _').optional() }).strict().prefault({}),
+		ntfy: z
+			.object({
+				server: z.url({ protocol: /^https?$/ }).default('https://ntfy.sh'),
+				topic: z
+					.string()
+					.regex(/^[-_A-Za-z0-9]{1,64}$/, 'a topic is 1–64 letters, digits, - or _')
+					.optional(),
+			})
+			.strict()
+			.prefault({}),
 		smtp: z
 			.object({
 				host: z.string().min(1).optional(),

@@ -134,9 +134,7 @@ export function mergeConfig(file: BatonConfigInput, overrides: BatonConfigInput)
 		merged.checkpoints = {
 			...file.checkpoints,
 			...overrides.checkpoints,
-			...(file.checkpoints?.escalation || overrides.checkpoints?.escalation
-				? { escalation: { ...file.checkpoints?.escalation, ...overrides.checkpoints?.escalation } }
-				: {}),
+			...(file.checkpoints?.escalation || overrides.checkpoints?.escalation ? { escalation: { ...file.checkpoints?.escalation, ...overrides.checkpoints?.escalation } } : {}),
 		};
 	}
 	if (file.trackers || overrides.trackers) {

@@ -55,9 +55,7 @@ export const debriefDto = z.object({
 	startedAt: z.string(),
 	endedAt: z.string(),
 	durationMinutes: z.number().nonnegative(),
-	decisions: z.array(
-		z.object({ id: z.string(), kind: z.string(), text: z.string(), rationale: z.string().nullable(), taskId: z.string().nullable() }),
-	),
+	decisions: z.array(z.object({ id: z.string(), kind: z.string(), text: z.string(), rationale: z.string().nullable(), taskId: z.string().nullable() })),
 	gitState: gitStateDto.nullable(),
 	chainPosition: z.number().int().positive(),
 	chainLength: z.number().int().positive(),
@@ -107,9 +105,7 @@ export const briefingDto = z.object({
 		.nullable(),
 	suggestions: z.array(z.object({ id: z.string(), title: z.string(), status: z.string().nullable(), stale: z.boolean() })),
 	currentTask: z.object({ id: z.string(), title: z.string(), status: z.string(), blockedBy: z.array(z.string()) }).nullable(),
-	nextTasks: z.array(
-		z.object({ id: z.string(), title: z.string(), type: z.string(), priority: z.string(), leverage: z.number(), score: z.number() }),
-	),
+	nextTasks: z.array(z.object({ id: z.string(), title: z.string(), type: z.string(), priority: z.string(), leverage: z.number(), score: z.number() })),
 	openBugs: z.array(z.object({ id: z.string(), title: z.string(), priority: z.string() })),
 	blockedTasks: z.array(z.object({ id: z.string(), title: z.string(), blockedBy: z.array(z.string()) })),
 	activeEpics: z.array(z.object({ id: z.string(), title: z.string(), completionPercent: z.number(), done: z.number(), total: z.number() })),

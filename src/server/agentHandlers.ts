@@ -53,8 +53,7 @@ export function registerAgentHandlers(connection: MessageConnection, host: Engin
 		}
 		return new TranscriptArchive({ workspaceRoot: root, claudeHome: claudeHomeDir(settings, process.env, os.homedir()), log: options.log });
 	};
-	const sessionsById = async (): Promise<Map<string, Session>> =>
-		host.initialized ? new Map((await (await host.get()).briefings.list({ limit: 100_000 })).map((s) => [s.id, s])) : new Map();
+	const sessionsById = async (): Promise<Map<string, Session>> => (host.initialized ? new Map((await (await host.get()).briefings.list({ limit: 100_000 })).map((s) => [s.id, s])) : new Map());
 
 	on(rpc.agentConnect, async (params) => {
 		if (host.readOnly) {
@@ -97,7 +96,11 @@ export function registerAgentHandlers(connection: MessageConnection, host: Engin
 
 	on(rpc.transcriptList, async (params) => {
 		const sessions = await sessionsById();
-		return { transcripts: archive().list(params.sessionId ? { sessionId: params.sessionId } : {}).map((t) => toTranscriptDto(t, sessions)) };
+		return {
+			transcripts: archive()
+				.list(params.sessionId ? { sessionId: params.sessionId } : {})
+				.map((t) => toTranscriptDto(t, sessions)),
+		};
 	});
 
 	on(rpc.transcriptShow, async (params) => {

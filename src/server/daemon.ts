@@ -96,7 +96,10 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 				engines,
 			});
 			// The command words only: options may carry secrets, and the environment always does.
-			const words = argv.filter((a) => !a.startsWith('-')).slice(0, 2).join(' ');
+			const words = argv
+				.filter((a) => !a.startsWith('-'))
+				.slice(0, 2)
+				.join(' ');
 			options.log('info', `${hook ? 'hook/run' : 'cli/run'} ${words} → exit ${exitCode} in ${Date.now() - began} ms`);
 			return { stdout, stderr, exitCode };
 		});

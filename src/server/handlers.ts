@@ -146,8 +146,7 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 
 export function registerCheckpointHandlers(connection: MessageConnection, host: EngineHost): void {
 	const on = requestRegistrar(connection);
-	const onProgress = (p: { phase: string; done: number; total: number }) =>
-		void connection.sendNotification(rpc.checkpointProgress, { ...p, message: null });
+	const onProgress = (p: { phase: string; done: number; total: number }) => void connection.sendNotification(rpc.checkpointProgress, { ...p, message: null });
 	on(rpc.checkpointList, async (params) => ({
 		checkpoints: (await (await host.get()).checkpoints.list({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.status ? { status: params.status } : {}), limit: params.limit ?? 500 })).map(toCheckpointDto),
 	}));

@@ -17,8 +17,6 @@ export function registerInteropHandlers(connection: MessageConnection, host: Eng
 	const on = requestRegistrar(connection);
 	on(rpc.importPreview, async (params) => toReportDto(await (await host.get()).imports.run({ format: params.format, path: params.path, dryRun: true, actor: actor() })));
 	on(rpc.importRun, (params) => host.write(async (engine) => toReportDto(await engine.imports.run({ format: params.format, path: params.path, dryRun: false, actor: actor() }))));
-	on(rpc.exportRun, async (params) =>
-		(await host.get()).exports.export({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.chainId ? { chainId: params.chainId } : {}), out: params.out }),
-	);
+	on(rpc.exportRun, async (params) => (await host.get()).exports.export({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.chainId ? { chainId: params.chainId } : {}), out: params.out }));
 	on(rpc.sessionMarkdown, async (params) => (await host.get()).exports.markdown({ sessionId: params.id, kind: params.kind }));
 }

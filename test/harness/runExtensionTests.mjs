@@ -12,31 +12,42 @@ import { runExtensionTests } from './workbench.mjs';
 const usage = 'usage: node test/harness/runExtensionTests.mjs --extensionDevelopmentPath DIR --extensionTestsPath FILE [--workspace DIR] [--timeout SECONDS] [--log FILE]';
 let values;
 try {
-  ({ values } = parseArgs({ options: {
-    extensionDevelopmentPath: { type: 'string' },
-    extensionTestsPath: { type: 'string' },
-    workspace: { type: 'string' },
-    timeout: { type: 'string', default: '300' },
-    log: { type: 'string' },
-    help: { type: 'boolean', short: 'h' },
-  } }));
-} catch (e) { console.error(`${e.message}\n${usage}`); process.exit(2); }
-if (values.help) { console.log(usage); process.exit(0); }
-if (!values.extensionDevelopmentPath || !values.extensionTestsPath || !(Number(values.timeout) > 0)) { console.error(usage); process.exit(2); }
+	({ values } = parseArgs({
+		options: {
+			extensionDevelopmentPath: { type: 'string' },
+			extensionTestsPath: { type: 'string' },
+			workspace: { type: 'string' },
+			timeout: { type: 'string', default: '300' },
+			log: { type: 'string' },
+			help: { type: 'boolean', short: 'h' },
+		},
+	}));
+} catch (e) {
+	console.error(`${e.message}\n${usage}`);
+	process.exit(2);
+}
+if (values.help) {
+	console.log(usage);
+	process.exit(0);
+}
+if (!values.extensionDevelopmentPath || !values.extensionTestsPath || !(Number(values.timeout) > 0)) {
+	console.error(usage);
+	process.exit(2);
+}
 
 const t0 = Date.now();
 let code;
 try {
-  code = await runExtensionTests({
-    extensionDevelopmentPath: values.extensionDevelopmentPath,
-    extensionTestsPath: values.extensionTestsPath,
-    workspace: values.workspace,
-    timeoutMs: Number(values.timeout) * 1000,
-    logFile: values.log,
-  });
+	code = await runExtensionTests({
+		extensionDevelopmentPath: values.extensionDevelopmentPath,
+		extensionTestsPath: values.extensionTestsPath,
+		workspace: values.workspace,
+		timeoutMs: Number(values.timeout) * 1000,
+		logFile: values.log,
+	});
 } catch (e) {
-  console.error(`runExtensionTests: ${e.message}`);
-  process.exit(2);
+	console.error(`runExtensionTests: ${e.message}`);
+	process.exit(2);
 }
 console.log(`extension tests ${code === 0 ? 'PASSED' : `FAILED (exit ${code})`} in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 process.exit(code);

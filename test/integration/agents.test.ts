@@ -46,7 +46,10 @@ suite('Agents in the editor', () => {
 		const result = (await vscode.commands.executeCommand(CommandIds.connectClaude, { mcp: true })) as ConnectAgentResult;
 		assert.ok(result, 'the command returned what it wrote');
 		assert.equal(result.launcher, 'node-on-path');
-		assert.deepEqual(result.written.map((w) => `${w.action} ${w.path}`), ['updated .claude/settings.json']);
+		assert.deepEqual(
+			result.written.map((w) => `${w.action} ${w.path}`),
+			['updated .claude/settings.json'],
+		);
 		assert.deepEqual([result.mcp?.action, result.mcp?.path, result.mcp?.name], ['updated', '.mcp.json', 'baton']);
 		const settings = JSON.parse(read('.claude/settings.json'));
 		assert.deepEqual(settings.hooks.Stop[0], { hooks: [{ type: 'command', command: 'notify-send done' }] }, 'the user’s hook first, unchanged');
@@ -70,7 +73,12 @@ suite('Agents in the editor', () => {
 		const extension = vscode.extensions.all.find((e) => e.packageJSON?.name === 'baton');
 		assert.ok(extension, 'the extension is installed');
 		fs.symlinkSync(path.join(extension.extensionPath, 'dist', 'cli.js'), path.join(bin, 'baton'));
-		const answer = execFileSync('/bin/sh', ['-c', command], { cwd: root(), encoding: 'utf8', input: JSON.stringify({ session_id: 'c-editor-1', hook_event_name: 'SessionStart', source: 'startup', cwd: root() }), env: { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: os.tmpdir() } });
+		const answer = execFileSync('/bin/sh', ['-c', command], {
+			cwd: root(),
+			encoding: 'utf8',
+			input: JSON.stringify({ session_id: 'c-editor-1', hook_event_name: 'SessionStart', source: 'startup', cwd: root() }),
+			env: { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: os.tmpdir() },
+		});
 		fs.rmSync(bin, { recursive: true, force: true });
 		assert.equal(JSON.parse(answer).hookSpecificOutput.hookEventName, 'SessionStart');
 		await vscode.commands.executeCommand('workbench.action.closeAllEditors');
@@ -79,7 +87,10 @@ suite('Agents in the editor', () => {
 	test('connecting again changes nothing; a malformed hook file is refused and left as it was', async () => {
 		const settings = read('.claude/settings.json');
 		const again = (await vscode.commands.executeCommand(CommandIds.connectClaude, { mcp: true })) as ConnectAgentResult;
-		assert.deepEqual([...again.written, again.mcp].map((w) => w?.action), ['unchanged', 'unchanged']);
+		assert.deepEqual(
+			[...again.written, again.mcp].map((w) => w?.action),
+			['unchanged', 'unchanged'],
+		);
 		assert.equal(read('.claude/settings.json'), settings);
 		assert.equal(tabs().length, 0, 'nothing to show when nothing changed');
 		fs.mkdirSync(file('.github/hooks'), { recursive: true });
@@ -165,7 +176,13 @@ suite('Agents in the editor', () => {
 		assert.equal(definition.label, 'Baton');
 		assert.deepEqual(definition.args.slice(-3), ['mcp', '--workspace', root()]);
 		assert.equal(definition.cwd?.fsPath, root());
-		const transport = new StdioClientTransport({ command: definition.command, args: definition.args, cwd: definition.cwd?.fsPath, env: { PATH: process.env['PATH'] ?? '', HOME: os.tmpdir(), ...(definition.env as Record<string, string>) }, stderr: 'pipe' });
+		const transport = new StdioClientTransport({
+			command: definition.command,
+			args: definition.args,
+			cwd: definition.cwd?.fsPath,
+			env: { PATH: process.env['PATH'] ?? '', HOME: os.tmpdir(), ...(definition.env as Record<string, string>) },
+			stderr: 'pipe',
+		});
 		const client = new Client({ name: 'baton-exthost-test', version: '1.0.0' });
 		await client.connect(transport);
 		try {

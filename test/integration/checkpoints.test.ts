@@ -59,7 +59,10 @@ suite('Checkpoints in the editor', () => {
 		assert.equal(second.approvalStatus, 'pending');
 		assert.equal(second.parentCheckpointId, first.id);
 		const status = await api.workspace.refresh();
-		assert.deepEqual(status?.pendingCheckpoints.map((c) => c.id), [second.id]);
+		assert.deepEqual(
+			status?.pendingCheckpoints.map((c) => c.id),
+			[second.id],
+		);
 		assert.equal((await api.pendingApprovals.getChildren()).length, 1);
 	});
 

@@ -11,7 +11,7 @@ import type { ScopeNode, SessionNode } from '../../src/extension/views/sessionCh
 let api: BatonApi;
 let extensionPath: string;
 
-const root = (): string => (vscode.workspace.workspaceFolders?.[0]?.uri.fsPath as string);
+const root = (): string => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath as string;
 /** The bundled CLI as another process; refusals (exit 1) still print their JSON. */
 const cli = (...args: string[]): Record<string, any> => {
 	const run = spawnSync(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), ...args, '--json'], { cwd: root(), encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
@@ -149,6 +149,9 @@ suite('Baton in the VS Code extension host', () => {
 		const item = await api.chains.resolveTreeItem(api.chains.getTreeItem(node), node, new vscode.CancellationTokenSource().token);
 		const tooltip = item.tooltip as vscode.MarkdownString;
 		assert.match(tooltip.value, /\$\(issues\) ENG\\?-42/, 'markdown escapes the hyphen; it renders as ENG-42');
-		assert.deepEqual(cli('issue', 'list', '--session', node.session.id)['links'].map((l: { issueId: string }) => l.issueId), ['ENG-42']);
+		assert.deepEqual(
+			cli('issue', 'list', '--session', node.session.id)['links'].map((l: { issueId: string }) => l.issueId),
+			['ENG-42'],
+		);
 	});
 });

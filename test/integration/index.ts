@@ -21,7 +21,10 @@ export function run(): Promise<void> {
 	const mocha = new Mocha({ ui: 'tdd', color: false, timeout: 30_000, reporter: 'spec' });
 	// BATON_EXTHOST_SUITE picks one suite: the multi-root one needs a different workspace.
 	const only = process.env['BATON_EXTHOST_SUITE'];
-	for (const file of fs.readdirSync(__dirname).filter((f) => f.endsWith('.test.js') && (!only || f === `${only}.test.js`)).sort()) {
+	for (const file of fs
+		.readdirSync(__dirname)
+		.filter((f) => f.endsWith('.test.js') && (!only || f === `${only}.test.js`))
+		.sort()) {
 		mocha.addFile(path.join(__dirname, file));
 	}
 	return new Promise((resolve, reject) => {

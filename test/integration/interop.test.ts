@@ -38,8 +38,24 @@ const legacySessions = {
 	project: 'shop',
 	config: { maxConcurrentSessions: 5, maxActiveTasksPerScope: 1, scopeValidation: 'warn', allowNestedScopes: true, allowScopeOverlap: false },
 	sessions: [
-		{ id: ended, status: 'ended', name: 'Payments spike', scope: { type: 'epic', rootTaskId: 'T020' }, focus: { currentTask: 'T021', sessionNote: 'Webhooks verified', nextAction: 'Wire refunds' }, startedAt: '2025-12-28T10:00:00Z', endedAt: '2025-12-28T12:00:00Z' },
-		{ id: 'session_20251220_100000_c3c3c3', status: 'archived', name: 'Old cleanup', scope: { type: 'subtree', rootTaskId: 'T030' }, startedAt: '2025-12-20T10:00:00Z', endedAt: '2025-12-20T11:00:00Z', archivedAt: '2025-12-27T00:00:00Z' },
+		{
+			id: ended,
+			status: 'ended',
+			name: 'Payments spike',
+			scope: { type: 'epic', rootTaskId: 'T020' },
+			focus: { currentTask: 'T021', sessionNote: 'Webhooks verified', nextAction: 'Wire refunds' },
+			startedAt: '2025-12-28T10:00:00Z',
+			endedAt: '2025-12-28T12:00:00Z',
+		},
+		{
+			id: 'session_20251220_100000_c3c3c3',
+			status: 'archived',
+			name: 'Old cleanup',
+			scope: { type: 'subtree', rootTaskId: 'T030' },
+			startedAt: '2025-12-20T10:00:00Z',
+			endedAt: '2025-12-20T11:00:00Z',
+			archivedAt: '2025-12-27T00:00:00Z',
+		},
 	],
 	sessionHistory: [{ id: 'session_20251201_080000_d4d4d4', name: 'First payments try', scope: { type: 'epic', rootTaskId: 'T020' }, startedAt: '2025-12-01T08:00:00Z', endedAt: '2025-12-01T09:30:00Z', resumedAs: ended }],
 };
@@ -70,7 +86,14 @@ suite('Import and export in the editor', () => {
 		const report = (await vscode.commands.executeCommand(CommandIds.importData, { format: 'beads', path: path.join(sources, 'issues.jsonl'), confirmed: true })) as ImportReportDto;
 		assert.deepEqual(report.errors, []);
 		assert.equal(report.added.tasks, 3);
-		assert.deepEqual(cliTasks().map((t) => [t.title, t.status, t.priority]), [['Search', 'pending', 'high'], ['Index products', 'active', 'critical'], ['Query parser', 'blocked', 'medium']]);
+		assert.deepEqual(
+			cliTasks().map((t) => [t.title, t.status, t.priority]),
+			[
+				['Search', 'pending', 'high'],
+				['Index products', 'active', 'critical'],
+				['Query parser', 'blocked', 'medium'],
+			],
+		);
 		const again = (await vscode.commands.executeCommand(CommandIds.importData, { format: 'beads', path: path.join(sources, 'issues.jsonl'), confirmed: true })) as ImportReportDto;
 		assert.equal(again.added.tasks, 0);
 		assert.equal(again.unchanged.tasks, 3);
@@ -91,7 +114,10 @@ suite('Import and export in the editor', () => {
 		fs.writeFileSync(bad, `${JSON.stringify({ ...issues[0], id: 'bd-new' })}\n${JSON.stringify({ ...issues[1], id: 'bd-x', priority: 9 })}\n`);
 		const before = api.workspace.status?.sequence;
 		const report = (await vscode.commands.executeCommand(CommandIds.importData, { format: 'beads', path: bad, confirmed: true })) as ImportReportDto;
-		assert.deepEqual(report.errors.map((e) => `${e.record}: ${e.field}`), ['line 2 (bd-x): priority']);
+		assert.deepEqual(
+			report.errors.map((e) => `${e.record}: ${e.field}`),
+			['line 2 (bd-x): priority'],
+		);
 		assert.equal(cliTasks().length, 3);
 		assert.equal((await api.workspace.refresh())?.sequence, before);
 	});
@@ -101,7 +127,10 @@ suite('Import and export in the editor', () => {
 		const result = (await vscode.commands.executeCommand(CommandIds.exportSessions, { sessionId: ended, chain: true, out })) as ExportResultDto;
 		assert.deepEqual(result.files, ['index.json', '01-First-payments-try.json', '02-Payments-spike.json']);
 		const index = JSON.parse(fs.readFileSync(path.join(out, 'index.json'), 'utf8')) as { sessions: { id: string }[] };
-		assert.deepEqual(index.sessions.map((s) => s.id), ['session_20251201_080000_d4d4d4', ended]);
+		assert.deepEqual(
+			index.sessions.map((s) => s.id),
+			['session_20251201_080000_d4d4d4', ended],
+		);
 
 		const document = (await vscode.commands.executeCommand(CommandIds.showMarkdown, { id: ended, kind: 'handoff', preview: false })) as vscode.TextDocument;
 		assert.equal(document.uri.scheme, 'baton-markdown');

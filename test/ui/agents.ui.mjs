@@ -24,7 +24,14 @@ async function frameWithText(text, timeoutMs) {
 	const deadline = Date.now() + timeoutMs;
 	while (Date.now() < deadline) {
 		for (const frame of s.page.frames()) {
-			if (frame !== s.page.mainFrame() && (await frame.getByText(text).first().isVisible().catch(() => false))) {
+			if (
+				frame !== s.page.mainFrame() &&
+				(await frame
+					.getByText(text)
+					.first()
+					.isVisible()
+					.catch(() => false))
+			) {
 				return frame;
 			}
 		}

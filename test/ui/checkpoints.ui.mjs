@@ -86,7 +86,11 @@ try {
 		await modal.locator('a.monaco-button', { hasText: 'Reject' }).first().click();
 		await s.quickInputSubmit('Breaks payments');
 		await s.clickNotificationButton('Rejected', 'Roll Back to the Last Approved Checkpoint');
-		await s.modalDialog('Roll the workspace back').locator('a.monaco-button', { hasText: /^Roll Back$/ }).first().click();
+		await s
+			.modalDialog('Roll the workspace back')
+			.locator('a.monaco-button', { hasText: /^Roll Back$/ })
+			.first()
+			.click();
 		await s.notification('Rolled back', { timeout: 20_000 });
 		const restored = fs.readFileSync(path.join(workspace, 'src/payment.js'), 'utf8');
 		if (!restored.includes('idempotency key')) {

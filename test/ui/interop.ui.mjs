@@ -54,7 +54,10 @@ try {
 			throw new Error(`the preview should count ${expected.added.sessions} sessions: ${text}`);
 		}
 		await s.screenshot('02-import-preview');
-		await confirm.locator('a.monaco-button', { hasText: /^Import$/ }).first().click();
+		await confirm
+			.locator('a.monaco-button', { hasText: /^Import$/ })
+			.first()
+			.click();
 		await s.notification('Imported', { timeout: 20_000 });
 		// Imported as they were: the active one is active, the archived one stays archived.
 		await s.treeItem('Auth Implementation', { view: 'Session Chains' }).waitFor({ timeout: 20_000 });
@@ -63,7 +66,6 @@ try {
 		await s.page.waitForTimeout(300);
 		await s.screenshot('03-imported-sessions');
 	});
-
 } catch {
 	// The failed check was reported with a screenshot.
 } finally {

@@ -34,7 +34,6 @@ function makeWorkspace() {
 	return dir;
 }
 
-
 async function startFromPalette(s, name, agent) {
 	await s.runCommand('Baton: Start Session');
 	await s.quickInputSubmit(name);

@@ -22,7 +22,12 @@ export class Checks {
 		} catch (error) {
 			this.failed++;
 			await this.session?.screenshot(`failed-${name.replace(/[^a-z0-9]+/gi, '-').slice(0, 60)}`).catch(() => {});
-			console.log(`  ✖ ${name}\n    ${String(error?.stack ?? error).split('\n').slice(0, 6).join('\n    ')}`);
+			console.log(
+				`  ✖ ${name}\n    ${String(error?.stack ?? error)
+					.split('\n')
+					.slice(0, 6)
+					.join('\n    ')}`,
+			);
 			return false;
 		}
 	}

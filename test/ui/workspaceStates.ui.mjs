@@ -14,7 +14,6 @@ fs.rmSync(artifactsDir, { recursive: true, force: true });
 const checks = new Checks();
 const check = (name, fn) => checks.run(name, fn);
 
-
 async function withWorkbench(workspace, theme, fn) {
 	const s = await launch({ extensionFolders: [root], workspace, theme, artifactsDir, viewport: { width: 1400, height: 900 } });
 	checks.session = s;

@@ -90,10 +90,7 @@ function violation(file: string, specifier: string): string | undefined {
 
 void describe('architecture', () => {
 	void it('finds imports of every form', () => {
-		assert.deepEqual(
-			importsOf(`import a from 'x';\nimport type { B } from "y";\nexport { c } from './z';\nconst d = require('w');\nimport 'side';\nawait import('dyn');`),
-			['x', 'y', './z', 'w', 'side', 'dyn'],
-		);
+		assert.deepEqual(importsOf(`import a from 'x';\nimport type { B } from "y";\nexport { c } from './z';\nconst d = require('w');\nimport 'side';\nawait import('dyn');`), ['x', 'y', './z', 'w', 'side', 'dyn']);
 	});
 
 	void it('keeps every layer to the imports docs/architecture.md §2 allows', () => {

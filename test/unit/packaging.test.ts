@@ -44,7 +44,10 @@ describe('the .vsix', () => {
 
 	it('has every file the manifest points at', () => {
 		const wanted = [String(manifest.main).replace(/^\.\//, ''), ...Object.values(manifest.bin as Record<string, string>).map((b) => b.replace(/^\.\//, '')), ...manifestFiles(manifest.contributes)];
-		assert.ok(wanted.some((f) => f.startsWith('media/walkthrough/')), 'the walkthrough media were not found in the manifest: the scan is broken');
+		assert.ok(
+			wanted.some((f) => f.startsWith('media/walkthrough/')),
+			'the walkthrough media were not found in the manifest: the scan is broken',
+		);
 		for (const f of wanted) assert.ok(files.includes(f), `${f} (named in package.json) is missing from the .vsix`);
 	});
 
@@ -60,7 +63,7 @@ describe('the .vsix', () => {
 
 	it('installs as a bundled extension: its code needs no package at run time', () => {
 		// A bare require() left in a bundle would fail in the installed extension, where no node_modules exists.
-			// (A require inside a string or template literal is code ajv generates as text, never run here.)
+		// (A require inside a string or template literal is code ajv generates as text, never run here.)
 		for (const bundle of files.filter((f) => /^dist\/[^/]+\.js$/.test(f))) {
 			const text = fs.readFileSync(path.join(root, bundle), 'utf8');
 			const bare = [...text.matchAll(/(?<![`'\w$.])require\("([^"./][^"]*)"\)/g)].map((m) => m[1] ?? '').filter((name) => !name.startsWith('node:') && name !== 'vscode' && !isBuiltin(name));

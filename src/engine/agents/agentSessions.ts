@@ -66,9 +66,7 @@ export class AgentSessions {
 			}
 		}
 		if (fallback) {
-			const recent = (await this.engine.briefings.active())
-				.filter((s) => s.agent === agent)
-				.sort((a, b) => b.lastActivity.localeCompare(a.lastActivity))[0];
+			const recent = (await this.engine.briefings.active()).filter((s) => s.agent === agent).sort((a, b) => b.lastActivity.localeCompare(a.lastActivity))[0];
 			if (recent) {
 				return { session: recent, via: 'recent' };
 			}

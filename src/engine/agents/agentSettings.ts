@@ -30,7 +30,11 @@ export const agentSettingsSchema = z
 		/** Claude Code's data folder (default `~/.claude`, or `BATON_CLAUDE_HOME`, or `CLAUDE_CONFIG_DIR`). */
 		claudeHome: z.string().min(1).optional(),
 		/** Bytes of transcript a hook parses at most per call (the rest on the next call or `baton transcripts sync`). */
-		hookParseBytes: z.number().int().min(1024).default(32 * 1024 * 1024),
+		hookParseBytes: z
+			.number()
+			.int()
+			.min(1024)
+			.default(32 * 1024 * 1024),
 	})
 	.strict();
 export type AgentSettings = z.infer<typeof agentSettingsSchema>;

@@ -65,7 +65,10 @@ export function renderBriefingDiet(briefing: Briefing, budget: number = defaultB
 	};
 
 	if (extras.lead) {
-		section(extras.lead.title, extras.lead.lines.map((l) => `- ${clip(l, textLength)}`));
+		section(
+			extras.lead.title,
+			extras.lead.lines.map((l) => `- ${clip(l, textLength)}`),
+		);
 	}
 	const last = briefing.lastSession;
 	if (last) {
@@ -119,16 +122,28 @@ export function renderBriefingDiet(briefing: Briefing, budget: number = defaultB
 			}
 		}
 	}
-	section('Open bugs:', briefing.openBugs.slice(0, itemsPerList).map((t) => `- ${t.id} ${clip(t.title, titleLength)} [${t.priority}]`));
+	section(
+		'Open bugs:',
+		briefing.openBugs.slice(0, itemsPerList).map((t) => `- ${t.id} ${clip(t.title, titleLength)} [${t.priority}]`),
+	);
 	section(
 		'Blocked:',
 		briefing.blockedTasks.slice(0, itemsPerList).map((t) => `- ${t.id} ${clip(t.title, titleLength)}${t.blockedBy.length ? ` (by ${t.blockedBy.slice(0, itemsPerList).join(', ')})` : ''}`),
 	);
-	section('Active epics:', briefing.activeEpics.slice(0, itemsPerList).map((e) => `- ${e.id} ${clip(e.title, titleLength)} ${e.completionPercent}% (${e.done}/${e.total})`));
+	section(
+		'Active epics:',
+		briefing.activeEpics.slice(0, itemsPerList).map((e) => `- ${e.id} ${clip(e.title, titleLength)} ${e.completionPercent}% (${e.done}/${e.total})`),
+	);
 	if (!last?.handoff) {
-		section('Recent decisions:', briefing.recentDecisions.slice(0, itemsPerList).map((d) => `- ${clip(d.text, textLength)}`));
+		section(
+			'Recent decisions:',
+			briefing.recentDecisions.slice(0, itemsPerList).map((d) => `- ${clip(d.text, textLength)}`),
+		);
 	}
-	section('Warnings:', briefing.warnings.slice(0, 2).map((w) => `- ${clip(w, textLength)}`));
+	section(
+		'Warnings:',
+		briefing.warnings.slice(0, 2).map((w) => `- ${clip(w, textLength)}`),
+	);
 	if (fits(footer)) {
 		push(footer);
 	}

@@ -154,7 +154,6 @@ function writeClineScripts(root: string, options: ConnectOptions): WrittenFile[]
 	return out;
 }
 
-
 /**
  * The command the hooks run. The files it goes into are committed (`.claude/settings.json`,
  * `.github/hooks/…`, `.clinerules/hooks/…`) and run by every teammate who pulls them, in every clone:

@@ -6,20 +6,7 @@
 export const agentKinds = ['claude-code', 'copilot', 'cline'] as const;
 export type AgentKind = (typeof agentKinds)[number];
 
-export const hookKinds = [
-	'sessionStart',
-	'resume',
-	'clear',
-	'compact',
-	'stop',
-	'preCompact',
-	'sessionEnd',
-	'preToolUse',
-	'postToolUse',
-	'userPrompt',
-	'subagentStop',
-	'unknown',
-] as const;
+export const hookKinds = ['sessionStart', 'resume', 'clear', 'compact', 'stop', 'preCompact', 'sessionEnd', 'preToolUse', 'postToolUse', 'userPrompt', 'subagentStop', 'unknown'] as const;
 export type HookKind = (typeof hookKinds)[number];
 
 export interface ToolUse {

@@ -54,7 +54,12 @@ export function mcpTargetFor(agent: AgentKind, workspaceRoot: string, clineSetti
 	if (!clineSettingsFile) {
 		throw new BatonError('invalidInput', `Cline keeps its MCP servers in ${clineSettingsName} in the editor's global storage, outside the workspace: name that file`);
 	}
-	const slug = path.basename(workspaceRoot).replace(/[^A-Za-z0-9_-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 40) || 'workspace';
+	const slug =
+		path
+			.basename(workspaceRoot)
+			.replace(/[^A-Za-z0-9_-]+/g, '-')
+			.replace(/^-+|-+$/g, '')
+			.slice(0, 40) || 'workspace';
 	const hash = createHash('sha256').update(workspaceRoot).digest('hex').slice(0, 6);
 	return { dialect: 'cline', file: path.resolve(clineSettingsFile), names: [`baton-${slug}`, `baton-${slug}-${hash}`], workspace: workspaceRoot };
 }

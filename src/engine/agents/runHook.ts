@@ -46,22 +46,7 @@ export interface HookOptions {
 	onMetrics?: (sessionId: string, metrics: { costUsd: number; errorCount: number }) => Promise<void>;
 }
 
-export type HookAction =
-	| 'started'
-	| 'joined'
-	| 'continued'
-	| 'aliased'
-	| 'briefed'
-	| 'touched'
-	| 'resumed'
-	| 'noted'
-	| 'ended'
-	| 'suspended'
-	| 'kept'
-	| 'ask'
-	| 'allowed'
-	| 'filesRecorded'
-	| 'ignored';
+export type HookAction = 'started' | 'joined' | 'continued' | 'aliased' | 'briefed' | 'touched' | 'resumed' | 'noted' | 'ended' | 'suspended' | 'kept' | 'ask' | 'allowed' | 'filesRecorded' | 'ignored';
 
 export interface HookResult {
 	/** Exactly what to print on stdout; '' for nothing. */

@@ -15,17 +15,7 @@ import type { AgentKind } from './hookEvent';
 import { readJsonlFrom } from './jsonlReader';
 import { digestSession, type SessionDigest } from './sessionDigest';
 import { ExcerptBuilder, isUnneededLine, type Excerpt } from './transcriptExcerpts';
-import {
-	addFiles,
-	indexKey,
-	maxNotesPerSession,
-	newTranscriptEntry,
-	sessionArchiveOf,
-	TranscriptIndexFile,
-	type SessionNote,
-	type TranscriptEntry,
-	type TranscriptIndex,
-} from './transcriptIndex';
+import { addFiles, indexKey, maxNotesPerSession, newTranscriptEntry, sessionArchiveOf, TranscriptIndexFile, type SessionNote, type TranscriptEntry, type TranscriptIndex } from './transcriptIndex';
 
 /** The durable session an agent session id belongs to (an alias lookup), or null. */
 export type SessionLinker = (agent: AgentKind, agentSessionId: string) => Promise<string | null>;
@@ -71,7 +61,6 @@ export interface TranscriptInfo extends TranscriptEntry {
 	/** False while archiving is off for its session. */
 	archiving: boolean;
 }
-
 
 const safeName = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const archiveBatchChars = 4 * 1024 * 1024;

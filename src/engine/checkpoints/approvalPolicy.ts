@@ -92,8 +92,7 @@ export interface ResumePoint {
  */
 export function chooseResumePoint(candidates: readonly Checkpoint[], options: { allowRejected?: boolean } = {}): ResumePoint | null {
 	const usable = candidates.filter((c) => c.trigger !== 'pre-rollback');
-	const latest = (status: ApprovalStatus) =>
-		usable.filter((c) => c.approvalStatus === status).reduce<Checkpoint | undefined>((best, c) => (!best || c.seq > best.seq ? c : best), undefined);
+	const latest = (status: ApprovalStatus) => usable.filter((c) => c.approvalStatus === status).reduce<Checkpoint | undefined>((best, c) => (!best || c.seq > best.seq ? c : best), undefined);
 	const approved = latest('approved');
 	if (approved) {
 		return { checkpoint: approved, warning: null };

@@ -35,7 +35,12 @@ export function listCheckpoints(db: BatonDb, filter: { sessionId?: string; statu
 }
 
 export function nextCheckpointSeq(db: BatonDb): number {
-	return (db.select({ value: max(checkpoints.seq) }).from(checkpoints).get()?.value ?? 0) + 1;
+	return (
+		(db
+			.select({ value: max(checkpoints.seq) })
+			.from(checkpoints)
+			.get()?.value ?? 0) + 1
+	);
 }
 
 /** The workspace's current checkpoint (the latest one, or the target of the last rollback). */

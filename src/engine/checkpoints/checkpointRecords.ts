@@ -140,14 +140,7 @@ export async function decideCheckpoint(ctx: EngineContext, id: string, status: '
 }
 
 /** One change to a checkpoint's record (tags, annotations, links) with its audit entry; no write when `change` returns null. */
-export async function updateCheckpoint(
-	ctx: EngineContext,
-	id: string,
-	actor: string,
-	operation: string,
-	details: Record<string, unknown>,
-	change: (cp: Checkpoint) => Partial<Checkpoint> | null,
-): Promise<Checkpoint> {
+export async function updateCheckpoint(ctx: EngineContext, id: string, actor: string, operation: string, details: Record<string, unknown>, change: (cp: Checkpoint) => Partial<Checkpoint> | null): Promise<Checkpoint> {
 	return ctx.store.write((db) => {
 		const cp = getCheckpoint(db, id);
 		const set = change(cp);
@@ -169,20 +162,21 @@ export async function writeSessionMetrics(ctx: EngineContext, input: { sessionId
 		const now = ctx.nowIso();
 		const before = sessionSettingsOf(db, input.sessionId);
 		upsertSessionSettings(db, input.sessionId, now, { ...(input.costUsd !== undefined ? { costUsd: input.costUsd } : {}), ...(input.errorCount !== undefined ? { errorCount: input.errorCount } : {}) });
-		audit(db, { at: now, actor: input.actor, operation: 'checkpoint.metrics', sessionId: input.sessionId, entityType: 'session', entityId: input.sessionId, details: { costUsd: input.costUsd ?? null, errorCount: input.errorCount ?? null } });
+		audit(db, {
+			at: now,
+			actor: input.actor,
+			operation: 'checkpoint.metrics',
+			sessionId: input.sessionId,
+			entityType: 'session',
+			entityId: input.sessionId,
+			details: { costUsd: input.costUsd ?? null, errorCount: input.errorCount ?? null },
+		});
 		emitMetrics(ctx, db, input.sessionId, before, { costUsd: input.costUsd ?? before?.costUsd ?? 0, errorCount: input.errorCount ?? before?.errorCount ?? 0 }, input.actor);
 	});
 }
 
 /** Tells subscribers (budget notifications) that a session's cost or error count moved. */
-function emitMetrics(
-	ctx: EngineContext,
-	db: BatonDb,
-	sessionId: string,
-	before: { costUsd: number; errorCount: number } | undefined,
-	after: { costUsd: number; errorCount: number },
-	actor: string,
-): void {
+function emitMetrics(ctx: EngineContext, db: BatonDb, sessionId: string, before: { costUsd: number; errorCount: number } | undefined, after: { costUsd: number; errorCount: number }, actor: string): void {
 	const previousCostUsd = before?.costUsd ?? 0;
 	const previousErrorCount = before?.errorCount ?? 0;
 	if (previousCostUsd === after.costUsd && previousErrorCount === after.errorCount) {
@@ -192,10 +186,7 @@ function emitMetrics(
 }
 
 /** A session's own approval policy and escalation thresholds (null: back to the workspace's). */
-export async function writeSessionConfig(
-	ctx: EngineContext,
-	input: { sessionId: string; policy?: ApprovalPolicy | null; thresholds?: Partial<EscalationThresholds> | null; actor: string },
-): Promise<void> {
+export async function writeSessionConfig(ctx: EngineContext, input: { sessionId: string; policy?: ApprovalPolicy | null; thresholds?: Partial<EscalationThresholds> | null; actor: string }): Promise<void> {
 	if (input.policy && !(approvalPolicies as readonly string[]).includes(input.policy)) {
 		throw new BatonError('invalidInput', `policy must be one of ${approvalPolicies.join(', ')}`);
 	}
@@ -211,7 +202,15 @@ export async function writeSessionConfig(
 			...(input.policy !== undefined ? { policy: input.policy } : {}),
 			...(input.thresholds !== undefined ? { thresholds: input.thresholds } : {}),
 		});
-		audit(db, { at: now, actor: input.actor, operation: 'checkpoint.configure', sessionId: input.sessionId, entityType: 'session', entityId: input.sessionId, details: { policy: input.policy ?? null, thresholds: input.thresholds ?? null } });
+		audit(db, {
+			at: now,
+			actor: input.actor,
+			operation: 'checkpoint.configure',
+			sessionId: input.sessionId,
+			entityType: 'session',
+			entityId: input.sessionId,
+			details: { policy: input.policy ?? null, thresholds: input.thresholds ?? null },
+		});
 	});
 }
 
@@ -241,15 +240,13 @@ export function validateMetrics(input: { costUsd?: number; errorCount?: number }
 	}
 }
 
-export function upsertSessionSettings(
-	db: BatonDb,
-	sessionId: string,
-	now: string,
-	set: { costUsd?: number; errorCount?: number; policy?: ApprovalPolicy | null; thresholds?: Partial<EscalationThresholds> | null },
-): void {
+export function upsertSessionSettings(db: BatonDb, sessionId: string, now: string, set: { costUsd?: number; errorCount?: number; policy?: ApprovalPolicy | null; thresholds?: Partial<EscalationThresholds> | null }): void {
 	const existing = sessionSettingsOf(db, sessionId);
 	if (existing) {
-		db.update(checkpointSessionSettings).set({ ...set, updatedAt: now }).where(eq(checkpointSessionSettings.sessionId, sessionId)).run();
+		db.update(checkpointSessionSettings)
+			.set({ ...set, updatedAt: now })
+			.where(eq(checkpointSessionSettings.sessionId, sessionId))
+			.run();
 	} else {
 		db.insert(checkpointSessionSettings)
 			.values({ sessionId, costUsd: set.costUsd ?? 0, errorCount: set.errorCount ?? 0, policy: set.policy ?? null, thresholds: set.thresholds ?? null, updatedAt: now })

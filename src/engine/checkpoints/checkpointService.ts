@@ -187,9 +187,7 @@ export class CheckpointService {
 		if (!link.tracker || !link.id) {
 			throw new BatonError('invalidInput', 'a linked issue needs a tracker and an id');
 		}
-		return updateCheckpoint(this.ctx, id, actor, 'checkpoint.link', { ...link }, (cp) =>
-			cp.linkedIssues.some((l) => l.tracker === link.tracker && l.id === link.id) ? null : { linkedIssues: [...cp.linkedIssues, link] },
-		);
+		return updateCheckpoint(this.ctx, id, actor, 'checkpoint.link', { ...link }, (cp) => (cp.linkedIssues.some((l) => l.tracker === link.tracker && l.id === link.id) ? null : { linkedIssues: [...cp.linkedIssues, link] }));
 	}
 
 	/** Cost and error count of a session so far (hosts and, later, transcript parsing feed them). */
@@ -350,4 +348,3 @@ function soleActive(db: BatonDb): Session | null {
 function approvalOf(cp: Checkpoint): ApprovalSummary {
 	return { status: cp.approvalStatus, user: cp.approvalUser, at: cp.approvalAt, reason: cp.approvalReason };
 }
-

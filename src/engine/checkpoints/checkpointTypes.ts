@@ -63,4 +63,3 @@ export interface CheckpointFaults extends RestoreFaults {
 	/** Smaller update-index batches (shows budget handling on small workspaces). */
 	batchFiles?: number;
 }
-

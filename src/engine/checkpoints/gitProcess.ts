@@ -71,12 +71,15 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
 		let killTimer: NodeJS.Timeout | undefined;
 		const timer =
 			options.timeoutMs !== undefined
-				? setTimeout(() => {
-						timedOut = true;
-						child.kill('SIGTERM');
-						// git removes its lock files on SIGTERM; SIGKILL only if it does not go.
-						killTimer = setTimeout(() => child.kill('SIGKILL'), 2_000);
-					}, Math.max(1, options.timeoutMs))
+				? setTimeout(
+						() => {
+							timedOut = true;
+							child.kill('SIGTERM');
+							// git removes its lock files on SIGTERM; SIGKILL only if it does not go.
+							killTimer = setTimeout(() => child.kill('SIGKILL'), 2_000);
+						},
+						Math.max(1, options.timeoutMs),
+					)
 				: undefined;
 		child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
 		child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));

@@ -113,7 +113,7 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 	let done = 0;
 	let degradedReason: string | null = null;
 	const batchFiles = options.batchFiles ?? defaultBatchFiles;
-	for (let start = 0; start < feed.length; ) {
+	for (let start = 0; start < feed.length;) {
 		if (remaining() <= 0) {
 			degradedReason = `the ${feed.length - done} of ${feed.length} changed files not yet captured when the time budget ran out are as of the previous snapshot; the next checkpoint continues`;
 			break;

@@ -81,7 +81,9 @@ function describe(source: string, raw: Record<string, unknown>): McpServerInfo {
 	};
 	// Header names count too (an added Authorization header is a change), never their values.
 	const headerKeys = Object.keys(isRecord(raw['headers']) ? raw['headers'] : {}).sort();
-	const configHash = `sha256:${createHash('sha256').update(JSON.stringify({ ...info, headerKeys })).digest('hex')}`;
+	const configHash = `sha256:${createHash('sha256')
+		.update(JSON.stringify({ ...info, headerKeys }))
+		.digest('hex')}`;
 	return { ...info, configHash };
 }
 

@@ -65,10 +65,30 @@ export async function runRollback(deps: RunnerDeps, input: { target: Checkpoint;
 			const now = ctx.nowIso();
 			const existing = db.select({ id: rollbacks.id }).from(rollbacks).where(eq(rollbacks.id, id)).get();
 			if (existing) {
-				db.update(rollbacks).set({ ...set, phases: [...phases] }).where(eq(rollbacks.id, id)).run();
+				db.update(rollbacks)
+					.set({ ...set, phases: [...phases] })
+					.where(eq(rollbacks.id, id))
+					.run();
 			} else {
 				db.insert(rollbacks)
-					.values({ id, targetCheckpointId: target.id, safetyCheckpointId: null, sessionId: target.sessionId, status: 'running', phases: [...phases], restoredPaths: [], removedPaths: [], keptPaths: [], preservedPaths: [], preservedDir: null, error: null, actor: input.actor, createdAt, finishedAt: null, ...set })
+					.values({
+						id,
+						targetCheckpointId: target.id,
+						safetyCheckpointId: null,
+						sessionId: target.sessionId,
+						status: 'running',
+						phases: [...phases],
+						restoredPaths: [],
+						removedPaths: [],
+						keptPaths: [],
+						preservedPaths: [],
+						preservedDir: null,
+						error: null,
+						actor: input.actor,
+						createdAt,
+						finishedAt: null,
+						...set,
+					})
 					.run();
 			}
 			if (set.status === 'done') {
@@ -194,9 +214,7 @@ async function writtenByRollbacksFrom(deps: RunnerDeps, safetyTarget: Checkpoint
 }
 
 async function provenByLaterCheckpoints(deps: RunnerDeps, target: Checkpoint, safety: Checkpoint): Promise<Set<string>> {
-	const later = (await deps.ctx.store.read((db) => descendantsOf(db, target.id)))
-		.filter((cp) => cp.id !== safety.id && cp.trigger !== 'pre-rollback')
-		.slice(0, maxProofCheckpoints);
+	const later = (await deps.ctx.store.read((db) => descendantsOf(db, target.id))).filter((cp) => cp.id !== safety.id && cp.trigger !== 'pre-rollback').slice(0, maxProofCheckpoints);
 	if (!later.length) {
 		return new Set();
 	}
@@ -256,7 +274,13 @@ export async function provenAdditions(tokens: string[], readBlob: (sha: string) 
 
 /** True when every rule of `before` is still in `after` and `after` adds no negation. */
 function onlyIgnoresMore(before: string, after: string): boolean {
-	const rules = (text: string) => new Set(text.split(/\r?\n/).map((l) => l.trim()).filter((l) => l && !l.startsWith('#')));
+	const rules = (text: string) =>
+		new Set(
+			text
+				.split(/\r?\n/)
+				.map((l) => l.trim())
+				.filter((l) => l && !l.startsWith('#')),
+		);
 	const old = rules(before);
 	const now = rules(after);
 	return [...old].every((rule) => now.has(rule)) && [...now].every((rule) => old.has(rule) || !rule.startsWith('!'));

@@ -31,7 +31,10 @@ const issueSchema = z.object({
 	notes: z.string().nullish(),
 	status: z.enum(Object.keys(statusMap) as [keyof typeof statusMap]),
 	priority: z.number().int().min(0).max(4),
-	issue_type: z.string().regex(/^[a-z][a-z0-9_-]{0,63}$/, 'not a Beads issue type (lower-case letters, digits, _ -)').nullish(),
+	issue_type: z
+		.string()
+		.regex(/^[a-z][a-z0-9_-]{0,63}$/, 'not a Beads issue type (lower-case letters, digits, _ -)')
+		.nullish(),
 	parent: z.string().min(1).nullish(),
 	assignee: z.string().nullish(),
 	labels: z.array(z.string()).nullish(),

@@ -61,7 +61,9 @@ const sessionSchema = z.object({
 	handoff_consumed_at: foreignTime.nullish(),
 	handoff_consumed_by: z.string().nullish(),
 	debrief_json: jsonText(cleoDebriefSchema).nullish(),
-	stats_json: jsonText(z.object({ tasksCompleted: count.nullish(), tasksCreated: count.nullish(), focusChanges: count.nullish(), suspendCount: count.nullish(), resumeCount: count.nullish(), decisionsRecorded: count.nullish() })).nullish(),
+	stats_json: jsonText(
+		z.object({ tasksCompleted: count.nullish(), tasksCreated: count.nullish(), focusChanges: count.nullish(), suspendCount: count.nullish(), resumeCount: count.nullish(), decisionsRecorded: count.nullish() }),
+	).nullish(),
 	resume_count: count.nullish(),
 	last_activity: foreignTime.nullish(),
 });

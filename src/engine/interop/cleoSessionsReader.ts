@@ -62,9 +62,7 @@ const legacySessionSchema = z.object({
 	endNote: z.string().nullish(),
 	resumedAs: z.string().nullish(),
 	resumeCount: count.nullish(),
-	stats: z
-		.object({ tasksCompleted: count.nullish(), tasksCreated: count.nullish(), focusChanges: count.nullish(), suspendCount: count.nullish(), resumeCount: count.nullish(), decisionsRecorded: count.nullish() })
-		.nullish(),
+	stats: z.object({ tasksCompleted: count.nullish(), tasksCreated: count.nullish(), focusChanges: count.nullish(), suspendCount: count.nullish(), resumeCount: count.nullish(), decisionsRecorded: count.nullish() }).nullish(),
 });
 type LegacySession = z.output<typeof legacySessionSchema>;
 const sessionFields = new Set(Object.keys(legacySessionSchema.shape));

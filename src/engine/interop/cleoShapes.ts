@@ -9,18 +9,23 @@ import { scopeTypes } from '../storage/jsonShapes';
 import { handoffData } from './sessionRows';
 
 const taskRef = z.union([
-	z.string().min(1).transform((id) => ({ id, title: id })),
+	z
+		.string()
+		.min(1)
+		.transform((id) => ({ id, title: id })),
 	z.object({ id: z.string().min(1), title: z.string().nullish() }).transform((r) => ({ id: r.id, title: r.title ?? r.id })),
 ]);
 
-const blocker = z.union([
-	z.string(),
-	z.object({ id: z.string().nullish(), title: z.string().nullish(), reason: z.string().nullish() }).transform((b) => [b.id, b.title ?? b.reason].filter(Boolean).join(' ') || 'blocker'),
-]);
+const blocker = z.union([z.string(), z.object({ id: z.string().nullish(), title: z.string().nullish(), reason: z.string().nullish() }).transform((b) => [b.id, b.title ?? b.reason].filter(Boolean).join(' ') || 'blocker')]);
 
 const bugRef = z.union([
-	z.string().min(1).transform((id) => ({ id, title: id, priority: 'unknown' })),
-	z.object({ id: z.string().min(1), title: z.string().nullish(), priority: z.union([z.string(), z.number()]).nullish() }).transform((b) => ({ id: b.id, title: b.title ?? b.id, priority: b.priority === null || b.priority === undefined ? 'unknown' : String(b.priority) })),
+	z
+		.string()
+		.min(1)
+		.transform((id) => ({ id, title: id, priority: 'unknown' })),
+	z
+		.object({ id: z.string().min(1), title: z.string().nullish(), priority: z.union([z.string(), z.number()]).nullish() })
+		.transform((b) => ({ id: b.id, title: b.title ?? b.id, priority: b.priority === null || b.priority === undefined ? 'unknown' : String(b.priority) })),
 ]);
 
 const decisionRef = z
@@ -41,20 +46,19 @@ export const cleoHandoffSchema = z
 		note: z.string().nullish(),
 		nextAction: z.string().nullish(),
 	})
-	.transform(
-		(h): HandoffData =>
-			handoffData({
-				lastTask: h.lastTask ?? null,
-				tasksCompleted: h.tasksCompleted ?? [],
-				tasksCreated: h.tasksCreated ?? [],
-				decisionsRecorded: h.decisionsRecorded ?? h.decisions?.length ?? 0,
-				decisions: (h.decisions ?? []).map((d) => ({ id: d.id, text: d.text, rationale: d.rationale })),
-				nextSuggested: h.nextSuggested ?? [],
-				openBlockers: h.openBlockers ?? [],
-				openBugs: h.openBugs ?? [],
-				note: h.note ?? null,
-				nextAction: h.nextAction ?? null,
-			}),
+	.transform((h): HandoffData =>
+		handoffData({
+			lastTask: h.lastTask ?? null,
+			tasksCompleted: h.tasksCompleted ?? [],
+			tasksCreated: h.tasksCreated ?? [],
+			decisionsRecorded: h.decisionsRecorded ?? h.decisions?.length ?? 0,
+			decisions: (h.decisions ?? []).map((d) => ({ id: d.id, text: d.text, rationale: d.rationale })),
+			nextSuggested: h.nextSuggested ?? [],
+			openBlockers: h.openBlockers ?? [],
+			openBugs: h.openBugs ?? [],
+			note: h.note ?? null,
+			nextAction: h.nextAction ?? null,
+		}),
 	);
 
 const count = z.union([z.number().int().nonnegative(), z.boolean().transform((b) => (b ? 1 : 0))]);
@@ -65,9 +69,7 @@ export const cleoDebriefSchema = z.object({
 	agent: z.string().nullish(),
 	durationMinutes: z.number().nonnegative().nullish(),
 	decisions: z.array(decisionRef).nullish(),
-	gitState: z
-		.object({ branch: z.string().nullish(), head: z.string().nullish(), lastCommitHash: z.string().nullish(), commitCount: count.nullish(), uncommittedChanges: count.nullish() })
-		.nullish(),
+	gitState: z.object({ branch: z.string().nullish(), head: z.string().nullish(), lastCommitHash: z.string().nullish(), commitCount: count.nullish(), uncommittedChanges: count.nullish() }).nullish(),
 	chainPosition: z.number().int().positive().nullish(),
 	chainLength: z.number().int().positive().nullish(),
 });
@@ -86,9 +88,7 @@ export function debriefFrom(d: CleoDebrief, session: { id: string; startedAt: st
 		endedAt: session.endedAt,
 		durationMinutes: d.durationMinutes ?? minutes,
 		decisions: (d.decisions ?? []).map((x) => ({ id: x.id, kind: x.kind, text: x.text, rationale: x.rationale, taskId: x.taskId })),
-		gitState: d.gitState
-			? { branch: d.gitState.branch ?? null, head: d.gitState.head ?? d.gitState.lastCommitHash ?? null, commitCount: d.gitState.commitCount ?? 0, uncommittedChanges: d.gitState.uncommittedChanges ?? 0 }
-			: null,
+		gitState: d.gitState ? { branch: d.gitState.branch ?? null, head: d.gitState.head ?? d.gitState.lastCommitHash ?? null, commitCount: d.gitState.commitCount ?? 0, uncommittedChanges: d.gitState.uncommittedChanges ?? 0 } : null,
 		chainPosition: d.chainPosition ?? 1,
 		chainLength: Math.max(d.chainLength ?? 1, d.chainPosition ?? 1),
 	};

@@ -40,7 +40,11 @@ export interface ImportPlan {
 type Previous = Map<string, { entityId: string; contentHash: string }>;
 
 function previousRecords(db: BatonDb, source: string, entityType: string): Previous {
-	const rows = db.select().from(importRecords).where(and(eq(importRecords.source, source), eq(importRecords.entityType, entityType))).all();
+	const rows = db
+		.select()
+		.from(importRecords)
+		.where(and(eq(importRecords.source, source), eq(importRecords.entityType, entityType)))
+		.all();
 	return new Map(rows.map((r) => [r.externalId, { entityId: r.entityId, contentHash: r.contentHash }]));
 }
 
@@ -64,11 +68,22 @@ export function planImport(db: BatonDb, batch: ImportBatch): ImportPlan {
 
 	const previousSessions = previousRecords(db, batch.source, 'session');
 	const previousDecisions = previousRecords(db, batch.source, 'decision');
-	const activeScopes = new Map(db.select({ id: sessions.id, scopeKey: sessions.scopeKey }).from(sessions).where(eq(sessions.status, 'active')).all().map((s) => [s.scopeKey, s.id]));
+	const activeScopes = new Map(
+		db
+			.select({ id: sessions.id, scopeKey: sessions.scopeKey })
+			.from(sessions)
+			.where(eq(sessions.status, 'active'))
+			.all()
+			.map((s) => [s.scopeKey, s.id]),
+	);
 	const planned: PlannedSession[] = [];
 	for (const item of batch.sessions) {
 		const before = previousSessions.get(item.externalId);
-		const existing = db.select().from(sessions).where(eq(sessions.id, before?.entityId ?? item.session.id)).get();
+		const existing = db
+			.select()
+			.from(sessions)
+			.where(eq(sessions.id, before?.entityId ?? item.session.id))
+			.get();
 		if (before || existing) {
 			unchanged.sessions++;
 			unchanged.handoffs += item.handoff ? 1 : 0;
@@ -147,7 +162,12 @@ function freeAliases(db: BatonDb, item: ImportedSession, warnings: ImportIssue[]
 	const taken = db
 		.select()
 		.from(sessionAliases)
-		.where(inArray(sessionAliases.alias, item.aliases.map((a) => a.alias)))
+		.where(
+			inArray(
+				sessionAliases.alias,
+				item.aliases.map((a) => a.alias),
+			),
+		)
 		.all();
 	return item.aliases.flatMap((a) => {
 		const owner = taken.find((t) => t.agent === a.agent && t.alias === a.alias);

@@ -55,7 +55,11 @@ export function readJsonSessions(input: string): ImportBatch {
 		const parsed = check(sessionFileSchema, content, record, errors);
 		if (!parsed) return;
 		if (parsed.name !== entry.name) {
-			errors.push({ record, field: 'name', message: `expected "${entry.name}" (its index entry), got ${JSON.stringify(parsed.name.length > 60 ? `${parsed.name.slice(0, 57)}…` : parsed.name)}${parsed.name.length > 60 ? ` (${parsed.name.length} characters)` : ''}` });
+			errors.push({
+				record,
+				field: 'name',
+				message: `expected "${entry.name}" (its index entry), got ${JSON.stringify(parsed.name.length > 60 ? `${parsed.name.slice(0, 57)}…` : parsed.name)}${parsed.name.length > 60 ? ` (${parsed.name.length} characters)` : ''}`,
+			});
 			return;
 		}
 		const imported = parsed.baton !== undefined ? fromBatonBlock(parsed.baton, record, errors) : fromSeedFile(parsed, record, errors);

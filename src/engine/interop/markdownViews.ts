@@ -10,7 +10,10 @@ const footer = '_A view rendered from Baton’s records; editing it changes noth
 
 /** Text on one markdown line: whitespace flattened, markdown's own line-start markers neutralised. */
 function inline(text: string): string {
-	return text.replace(/\s+/g, ' ').trim().replace(/^([#>*+-]|\d+\.)(\s)/, '\\$1$2');
+	return text
+		.replace(/\s+/g, ' ')
+		.trim()
+		.replace(/^([#>*+-]|\d+\.)(\s)/, '\\$1$2');
 }
 
 function block(text: string): string {
@@ -48,11 +51,22 @@ export function renderHandoffMarkdown(session: Session, handoff: HandoffData | n
 			...section('Completed', handoff.tasksCompleted.map(ref)),
 			...section('Created', handoff.tasksCreated.map(ref)),
 			...section('Suggested next', handoff.nextSuggested.map(ref)),
-			...section('Open blockers', handoff.openBlockers.map((b) => `- ${inline(b)}`)),
-			...section('Open bugs', handoff.openBugs.map((b) => `${ref(b)} (${inline(b.priority)})`)),
+			...section(
+				'Open blockers',
+				handoff.openBlockers.map((b) => `- ${inline(b)}`),
+			),
+			...section(
+				'Open bugs',
+				handoff.openBugs.map((b) => `${ref(b)} (${inline(b.priority)})`),
+			),
 		);
 	}
-	out.push(...section('Decisions', decisions.map((d) => `- ${d.kind === 'assumption' ? '_Assumption:_ ' : ''}${inline(d.text)}${d.rationale ? ` — ${inline(d.rationale)}` : ''}${d.taskId ? ` (\`${d.taskId}\`)` : ''}`)));
+	out.push(
+		...section(
+			'Decisions',
+			decisions.map((d) => `- ${d.kind === 'assumption' ? '_Assumption:_ ' : ''}${inline(d.text)}${d.rationale ? ` — ${inline(d.rationale)}` : ''}${d.taskId ? ` (\`${d.taskId}\`)` : ''}`),
+		),
+	);
 	out.push('---', '', footer, '');
 	return out.join('\n');
 }
@@ -73,13 +87,35 @@ export function renderBriefingMarkdown(briefing: Briefing, session: Session | nu
 	out.push(
 		...section('Previous session', previous, 'None: this is the first session of its chain.'),
 		...section('Current task', current ? [`- \`${current.id}\` ${inline(current.title)} (${current.status}${current.blockedBy.length ? `; blocked by ${current.blockedBy.join(', ')}` : ''})`] : []),
-		...section('Suggested by the previous session', briefing.suggestions.map((s) => `- \`${s.id}\` ${inline(s.title)}${s.stale ? ` — _stale (${s.status ?? 'missing'})_` : ''}`)),
-		...section('Next tasks', briefing.nextTasks.map((t) => `- \`${t.id}\` ${inline(t.title)} — ${t.priority}${t.leverage ? `, unblocks ${t.leverage}` : ''}`), 'No open task.'),
-		...section('Open bugs', briefing.openBugs.map((b) => `- \`${b.id}\` ${inline(b.title)} (${b.priority})`)),
-		...section('Blocked', briefing.blockedTasks.map((t) => `- \`${t.id}\` ${inline(t.title)} — by ${t.blockedBy.join(', ')}`)),
-		...section('Active epics', briefing.activeEpics.map((e) => `- \`${e.id}\` ${inline(e.title)} — ${e.completionPercent}% (${e.done}/${e.total})`)),
-		...section('Recent decisions', briefing.recentDecisions.map((d) => `- ${inline(d.text)}`)),
-		...section('Warnings', briefing.warnings.map((w) => `- ${inline(w)}`)),
+		...section(
+			'Suggested by the previous session',
+			briefing.suggestions.map((s) => `- \`${s.id}\` ${inline(s.title)}${s.stale ? ` — _stale (${s.status ?? 'missing'})_` : ''}`),
+		),
+		...section(
+			'Next tasks',
+			briefing.nextTasks.map((t) => `- \`${t.id}\` ${inline(t.title)} — ${t.priority}${t.leverage ? `, unblocks ${t.leverage}` : ''}`),
+			'No open task.',
+		),
+		...section(
+			'Open bugs',
+			briefing.openBugs.map((b) => `- \`${b.id}\` ${inline(b.title)} (${b.priority})`),
+		),
+		...section(
+			'Blocked',
+			briefing.blockedTasks.map((t) => `- \`${t.id}\` ${inline(t.title)} — by ${t.blockedBy.join(', ')}`),
+		),
+		...section(
+			'Active epics',
+			briefing.activeEpics.map((e) => `- \`${e.id}\` ${inline(e.title)} — ${e.completionPercent}% (${e.done}/${e.total})`),
+		),
+		...section(
+			'Recent decisions',
+			briefing.recentDecisions.map((d) => `- ${inline(d.text)}`),
+		),
+		...section(
+			'Warnings',
+			briefing.warnings.map((w) => `- ${inline(w)}`),
+		),
 		'---',
 		'',
 		footer,

@@ -46,9 +46,7 @@ export function check<S extends z.ZodType>(schema: S, value: unknown, record: st
 
 /** JSON with keys sorted at every level: the same content always hashes the same. */
 export function canonicalJson(value: unknown): string {
-	return JSON.stringify(value, (_key, v: unknown) =>
-		v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
-	);
+	return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
 }
 
 export function contentHash(value: unknown): string {

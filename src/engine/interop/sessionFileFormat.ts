@@ -34,7 +34,11 @@ export const sessionFileSchema = z.object({
 	updated_at: z.string().min(1),
 	message_count: z.number().int().nonnegative().optional(),
 	first_message: z.string().nullable().optional(),
-	thread: z.object({ messages: z.array(z.unknown()).optional() }).passthrough().nullable().optional(),
+	thread: z
+		.object({ messages: z.array(z.unknown()).optional() })
+		.passthrough()
+		.nullable()
+		.optional(),
 	baton: z.unknown().optional(),
 });
 export type SessionFile = z.infer<typeof sessionFileSchema>;

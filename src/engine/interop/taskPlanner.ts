@@ -33,13 +33,7 @@ export interface TaskPlan {
 	titleOf: Map<string, string>;
 }
 
-export function planTasks(
-	db: BatonDb,
-	batch: ImportBatch,
-	previous: Map<string, { entityId: string; contentHash: string }>,
-	errors: ImportIssue[],
-	warnings: ImportIssue[],
-): TaskPlan {
+export function planTasks(db: BatonDb, batch: ImportBatch, previous: Map<string, { entityId: string; contentHash: string }>, errors: ImportIssue[], warnings: ImportIssue[]): TaskPlan {
 	const existing = db.select({ id: tasks.id, seq: tasks.seq, title: tasks.title, parentId: tasks.parentId }).from(tasks).all();
 	const takenIds = new Set(existing.map((t) => t.id));
 	const takenSeqs = new Set(existing.map((t) => t.seq));

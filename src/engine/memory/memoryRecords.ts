@@ -100,9 +100,7 @@ export function recordFact(ctx: EngineContext, db: BatonDb, input: RecordFactInp
 		return { entry: getFact(db, existing.id), duplicate: true };
 	}
 	const id = newMemoryId(ctx.clock.now());
-	db.insert(memoryEntries)
-		.values({ id, kind: input.kind, text, fingerprint, sourceSessionId: sessionId, source, files, confirmations: 1, createdAt: now, lastConfirmedAt: now, staleSince: null, staleReason: null, retiredAt: null })
-		.run();
+	db.insert(memoryEntries).values({ id, kind: input.kind, text, fingerprint, sourceSessionId: sessionId, source, files, confirmations: 1, createdAt: now, lastConfirmedAt: now, staleSince: null, staleReason: null, retiredAt: null }).run();
 	audit(db, { at: now, actor: input.actor, operation: 'memory.record', sessionId, entityType: 'memory', entityId: id, details: { kind: input.kind, source, files: files.length } });
 	return { entry: getFact(db, id), duplicate: false };
 }

@@ -9,10 +9,7 @@ const maxFilesShown = 50;
 export function renderSessionSummaryMarkdown(s: SessionSummary): string {
 	const out: string[] = [];
 	out.push(`# Session summary: ${s.name}`, '');
-	out.push(
-		`\`${s.sessionId}\` · ${s.status} · scope \`${s.scope}\`${s.agent ? ` · ${s.agent}` : ''} · started ${s.startedAt}${s.endedAt ? ` · ended ${s.endedAt}` : ''} · ${s.durationMinutes} min`,
-		'',
-	);
+	out.push(`\`${s.sessionId}\` · ${s.status} · scope \`${s.scope}\`${s.agent ? ` · ${s.agent}` : ''} · started ${s.startedAt}${s.endedAt ? ` · ended ${s.endedAt}` : ''} · ${s.durationMinutes} min`, '');
 	out.push('## Progress', '', s.progress, '');
 	out.push('## Files changed', '');
 	if (s.filesChanged.length) {

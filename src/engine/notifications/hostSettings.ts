@@ -23,7 +23,10 @@ export function writeHostSettings(db: BatonDb, now: string, overrides: Notificat
 	if (overrides === null) {
 		db.delete(settings).where(eq(settings.key, key)).run();
 	} else {
-		db.insert(settings).values({ key, value: overrides, updatedAt: now }).onConflictDoUpdate({ target: settings.key, set: { value: overrides, updatedAt: now } }).run();
+		db.insert(settings)
+			.values({ key, value: overrides, updatedAt: now })
+			.onConflictDoUpdate({ target: settings.key, set: { value: overrides, updatedAt: now } })
+			.run();
 	}
 	return true;
 }

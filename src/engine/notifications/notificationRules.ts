@@ -54,11 +54,33 @@ interface RuleContext {
 export function notificationsFor(event: DomainEvent, ctx: RuleContext): PlannedNotification[] {
 	switch (event.type) {
 		case 'session.started':
-			return [planned(ctx, 'session.started', `session.started:${event.session.id}`, event.session, null, `Session started: ${event.session.name}`, `Session “${event.session.name}” started in scope ${event.session.scopeKey}${event.session.agent ? ` (${event.session.agent})` : ''}.`, [details(event.session.id)])];
+			return [
+				planned(
+					ctx,
+					'session.started',
+					`session.started:${event.session.id}`,
+					event.session,
+					null,
+					`Session started: ${event.session.name}`,
+					`Session “${event.session.name}” started in scope ${event.session.scopeKey}${event.session.agent ? ` (${event.session.agent})` : ''}.`,
+					[details(event.session.id)],
+				),
+			];
 		case 'session.ended': {
 			const next = event.handoff.nextAction ? ` Next: ${event.handoff.nextAction}` : '';
 			const blockers = event.handoff.openBlockers.length ? ` Blockers: ${event.handoff.openBlockers.join('; ')}.` : '';
-			return [planned(ctx, 'session.completed', `session.completed:${event.session.id}`, event.session, null, `Session completed: ${event.session.name}`, `Session “${event.session.name}” ended; its handoff is written.${next}${blockers}`, [details(event.session.id)])];
+			return [
+				planned(
+					ctx,
+					'session.completed',
+					`session.completed:${event.session.id}`,
+					event.session,
+					null,
+					`Session completed: ${event.session.name}`,
+					`Session “${event.session.name}” ended; its handoff is written.${next}${blockers}`,
+					[details(event.session.id)],
+				),
+			];
 		}
 		case 'checkpoint.created':
 			return checkpointCreated(ctx, event.checkpoint, event.session);
@@ -82,11 +104,24 @@ function checkpointCreated(ctx: RuleContext, cp: Checkpoint, session: Session | 
 	const subject = cp.sessionId ?? cp.id;
 	if (cp.escalationReasons.length > 0) {
 		const kinds = cp.escalationReasons.map(reasonKind).sort().join('+');
-		return [planned(ctx, 'escalation.triggered', `escalation.triggered:${subject}:${kinds}`, session, cp, `Escalation: ${title(cp)} needs approval`, `${describe(cp)} needs a person: ${cp.escalationReasons.join('; ')}.`, reviewActions(cp))];
+		return [
+			planned(ctx, 'escalation.triggered', `escalation.triggered:${subject}:${kinds}`, session, cp, `Escalation: ${title(cp)} needs approval`, `${describe(cp)} needs a person: ${cp.escalationReasons.join('; ')}.`, reviewActions(cp)),
+		];
 	}
 	if (cp.trigger === 'error') {
 		const review = cp.approvalStatus === 'pending' ? ' It waits for review.' : '';
-		return [planned(ctx, 'session.error', `session.error:${subject}`, session, cp, `Error in ${session ? `session ${session.name}` : 'a session'}`, `The agent stopped on an error: ${describe(cp)}.${review}`, cp.approvalStatus === 'pending' ? reviewActions(cp) : session ? [details(session.id)] : [])];
+		return [
+			planned(
+				ctx,
+				'session.error',
+				`session.error:${subject}`,
+				session,
+				cp,
+				`Error in ${session ? `session ${session.name}` : 'a session'}`,
+				`The agent stopped on an error: ${describe(cp)}.${review}`,
+				cp.approvalStatus === 'pending' ? reviewActions(cp) : session ? [details(session.id)] : [],
+			),
+		];
 	}
 	if (cp.approvalStatus === 'pending' && cp.trigger !== 'pre-rollback') {
 		return [planned(ctx, 'checkpoint.needs_review', `checkpoint.needs_review:${subject}`, session, cp, `Checkpoint needs review: ${title(cp)}`, `${describe(cp)} needs review (${cp.approvalReason ?? 'policy'}).`, reviewActions(cp))];
@@ -101,9 +136,31 @@ function metricsCrossed(ctx: RuleContext, event: Extract<DomainEvent, { type: 's
 	const crossed = (line: number) => event.previousCostUsd < line && event.costUsd >= line;
 	const pause = { label: 'Pause the session', cli: `baton session suspend ${session.id}`, editor: 'Baton: Suspend Session' };
 	if (sessionUsd > 0 && crossed(sessionUsd)) {
-		out.push(planned(ctx, 'budget.exceeded', `budget.exceeded:${session.id}`, session, null, `Budget exceeded: ${session.name}`, `Session “${session.name}” has cost ${formatUsd(event.costUsd)}, at or over its ${formatUsd(sessionUsd)} budget.`, [details(session.id), pause]));
+		out.push(
+			planned(
+				ctx,
+				'budget.exceeded',
+				`budget.exceeded:${session.id}`,
+				session,
+				null,
+				`Budget exceeded: ${session.name}`,
+				`Session “${session.name}” has cost ${formatUsd(event.costUsd)}, at or over its ${formatUsd(sessionUsd)} budget.`,
+				[details(session.id), pause],
+			),
+		);
 	} else if (sessionUsd > 0 && crossed(sessionUsd * threshold)) {
-		out.push(planned(ctx, 'budget.threshold_reached', `budget.threshold_reached:${session.id}`, session, null, `Budget ${Math.round(threshold * 100)}% used: ${session.name}`, `Session “${session.name}” has cost ${formatUsd(event.costUsd)} of its ${formatUsd(sessionUsd)} budget.`, [details(session.id), pause]));
+		out.push(
+			planned(
+				ctx,
+				'budget.threshold_reached',
+				`budget.threshold_reached:${session.id}`,
+				session,
+				null,
+				`Budget ${Math.round(threshold * 100)}% used: ${session.name}`,
+				`Session “${session.name}” has cost ${formatUsd(event.costUsd)} of its ${formatUsd(sessionUsd)} budget.`,
+				[details(session.id), pause],
+			),
+		);
 	}
 	const limit = sessionSettingsOf(ctx.db, session.id)?.thresholds?.errorCount ?? ctx.config.checkpoints.escalation.errorCount;
 	if (limit > 0 && event.previousErrorCount < limit && event.errorCount >= limit) {
@@ -143,7 +200,12 @@ function sessionFacts(ctx: RuleContext, session: Session): NonNullable<Notificat
 function sessionFiles(db: BatonDb, sessionId: string): NotificationMessage['filesChanged'] {
 	const cps = listCheckpoints(db, { sessionId, limit: 1000 });
 	if (cps.length === 0) return null;
-	return cps.reduce((sum, cp) => ({ added: sum.added + cp.fileStats.added, modified: sum.modified + cp.fileStats.modified, deleted: sum.deleted + cp.fileStats.deleted, checkpoints: sum.checkpoints + 1 }), { added: 0, modified: 0, deleted: 0, checkpoints: 0 });
+	return cps.reduce((sum, cp) => ({ added: sum.added + cp.fileStats.added, modified: sum.modified + cp.fileStats.modified, deleted: sum.deleted + cp.fileStats.deleted, checkpoints: sum.checkpoints + 1 }), {
+		added: 0,
+		modified: 0,
+		deleted: 0,
+		checkpoints: 0,
+	});
 }
 
 const title = (cp: Checkpoint): string => cp.message?.trim() || `${cp.trigger} checkpoint`;
@@ -161,9 +223,7 @@ function reviewActions(cp: Checkpoint): NotificationAction[] {
 /** After a rejection: roll back to the session's last approved checkpoint when there is one. */
 function rejectedActions(db: BatonDb, cp: Checkpoint): NotificationAction[] {
 	const approved = cp.sessionId ? listCheckpoints(db, { sessionId: cp.sessionId, status: 'approved', limit: 1 })[0] : undefined;
-	return approved
-		? [{ label: 'Roll back', cli: `baton checkpoint rollback ${approved.id}`, editor: 'Baton: Roll Back to Checkpoint' }]
-		: [{ label: 'Details', cli: `baton checkpoint show ${cp.id}`, editor: 'Baton: Compare Checkpoints' }];
+	return approved ? [{ label: 'Roll back', cli: `baton checkpoint rollback ${approved.id}`, editor: 'Baton: Roll Back to Checkpoint' }] : [{ label: 'Details', cli: `baton checkpoint show ${cp.id}`, editor: 'Baton: Compare Checkpoints' }];
 }
 
 /** Escalation reasons are sentences; their kind (cost, duration, errors) keys de-duplication. */

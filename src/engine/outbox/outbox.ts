@@ -166,13 +166,7 @@ export class OutboxDispatcher {
 		return db
 			.select()
 			.from(notificationOutbox)
-			.where(
-				and(
-					inArray(notificationOutbox.status, ['pending', 'sending']),
-					lte(notificationOutbox.nextAttemptAt, now),
-					or(isNull(notificationOutbox.leaseUntil), lte(notificationOutbox.leaseUntil, now)),
-				),
-			)
+			.where(and(inArray(notificationOutbox.status, ['pending', 'sending']), lte(notificationOutbox.nextAttemptAt, now), or(isNull(notificationOutbox.leaseUntil), lte(notificationOutbox.leaseUntil, now))))
 			.orderBy(asc(notificationOutbox.createdAt))
 			.limit(this.batch * 4)
 			.all()
@@ -196,7 +190,10 @@ export class OutboxDispatcher {
 		const nowMs = this.ctx.clock.now();
 		if (later && !later.countsAsAttempt) {
 			await this.ctx.store.write((db) => {
-				db.update(notificationOutbox).set({ status: 'pending', leaseUntil: null, nextAttemptAt: new Date(nowMs + later.retryAfterMs).toISOString() }).where(eq(notificationOutbox.id, row.id)).run();
+				db.update(notificationOutbox)
+					.set({ status: 'pending', leaseUntil: null, nextAttemptAt: new Date(nowMs + later.retryAfterMs).toISOString() })
+					.where(eq(notificationOutbox.id, row.id))
+					.run();
 			});
 			return { id: row.id, channel: row.channel, status: 'retry', error };
 		}

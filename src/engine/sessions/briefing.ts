@@ -65,9 +65,7 @@ export function computeBriefing(ctx: EngineContext, db: BatonDb, input: Briefing
 			const task = graph.byId.get(s.id);
 			return { id: s.id, title: task?.title ?? s.title, status: task?.status ?? null, stale: !task || !isOpen(task) };
 		}),
-		currentTask: current
-			? { id: current.id, title: current.title, status: current.status, blockedBy: graph.openBlockersOf(current.id) }
-			: null,
+		currentTask: current ? { id: current.id, title: current.title, status: current.status, blockedBy: graph.openBlockersOf(current.id) } : null,
 		nextTasks,
 		openBugs: openBugs(graph)
 			.filter((t) => inScope(t.id))
@@ -81,13 +79,7 @@ export function computeBriefing(ctx: EngineContext, db: BatonDb, input: Briefing
 			.filter((e) => inScope(e.id))
 			.slice(0, listLimit),
 		recentDecisions: predecessor
-			? db
-					.select({ id: decisions.id, text: decisions.text, sessionId: decisions.sessionId })
-					.from(decisions)
-					.where(eq(decisions.sessionId, predecessor.id))
-					.orderBy(desc(decisions.createdAt))
-					.limit(5)
-					.all()
+			? db.select({ id: decisions.id, text: decisions.text, sessionId: decisions.sessionId }).from(decisions).where(eq(decisions.sessionId, predecessor.id)).orderBy(desc(decisions.createdAt)).limit(5).all()
 			: [],
 		memory: briefingMemory(ctx, db, { scopeKey: scopeKey(input.scope), currentTask: current ?? null }),
 		warnings: input.warnings,
@@ -99,17 +91,11 @@ export function minutesBetween(fromIso: string, toIso: string): number {
 }
 
 function openBugs(graph: TaskGraph): Task[] {
-	return graph.memoize('openBugs', () =>
-		[...graph.byId.values()]
-			.filter((t) => t.type === 'bug' && isOpen(t))
-			.sort((a, b) => priorityOrder[a.priority] - priorityOrder[b.priority] || a.seq - b.seq),
-	);
+	return graph.memoize('openBugs', () => [...graph.byId.values()].filter((t) => t.type === 'bug' && isOpen(t)).sort((a, b) => priorityOrder[a.priority] - priorityOrder[b.priority] || a.seq - b.seq));
 }
 
 function blockedTasks(graph: TaskGraph): Task[] {
-	return graph.memoize('blockedTasks', () =>
-		[...graph.byId.values()].filter((t) => isOpen(t) && (t.status === 'blocked' || graph.openBlockersOf(t.id).length > 0)),
-	);
+	return graph.memoize('blockedTasks', () => [...graph.byId.values()].filter((t) => isOpen(t) && (t.status === 'blocked' || graph.openBlockersOf(t.id).length > 0)));
 }
 
 function activeEpics(graph: TaskGraph): Briefing['activeEpics'] {

@@ -7,18 +7,7 @@ import type { Decision, Session, SessionStatus } from '../storage/model';
 import { buildOverview, decisionsOfSession, statusCounts, type ScopeChains } from './overview';
 import { computeBriefing } from './briefing';
 import { parseScope, scopeKey as scopeKeyOf } from './scope';
-import {
-	activeSessions,
-	chainOf,
-	chainTail,
-	forkTreeOf,
-	getSession,
-	listSessions,
-	readHandoff,
-	sessionByAlias,
-	type ForkNode,
-	type StoredHandoff,
-} from './sessionQueries';
+import { activeSessions, chainOf, chainTail, forkTreeOf, getSession, listSessions, readHandoff, sessionByAlias, type ForkNode, type StoredHandoff } from './sessionQueries';
 
 export class BriefingService {
 	/** Runs before a briefing is computed (the engine refreshes project memory's stale marks there). */
@@ -43,11 +32,7 @@ export class BriefingService {
 				session = active.length === 1 ? active[0] : undefined;
 			}
 			const scope = session?.scope ?? parseScope(input.scope ?? 'global');
-			const predecessor = session
-				? session.previousSessionId
-					? getSession(db, session.previousSessionId)
-					: null
-				: (chainTail(db, scopeKeyOf(scope)) ?? null);
+			const predecessor = session ? (session.previousSessionId ? getSession(db, session.previousSessionId) : null) : (chainTail(db, scopeKeyOf(scope)) ?? null);
 			let handoff = null;
 			if (predecessor) {
 				const stored = readHandoff(db, predecessor.id);
@@ -138,4 +123,3 @@ export class BriefingService {
 		return this.ctx.store.read((db) => sessionByAlias(db, agent, alias));
 	}
 }
-

@@ -9,10 +9,7 @@ import type { Decision, Session, SessionStatus } from '../storage/model';
 import { decisions, sessions, sessionStatuses } from '../storage/schema';
 
 /** What a row of the tree needs; the rest is fetched on hover or open. */
-export type SessionSummary = Pick<
-	Session,
-	'id' | 'name' | 'status' | 'scopeKey' | 'agent' | 'previousSessionId' | 'nextSessionId' | 'parentSessionId' | 'startedAt' | 'lastActivity' | 'suspendedAt' | 'endedAt' | 'endNote'
->;
+export type SessionSummary = Pick<Session, 'id' | 'name' | 'status' | 'scopeKey' | 'agent' | 'previousSessionId' | 'nextSessionId' | 'parentSessionId' | 'startedAt' | 'lastActivity' | 'suspendedAt' | 'endedAt' | 'endNote'>;
 
 export interface ScopeChains {
 	scopeKey: string;

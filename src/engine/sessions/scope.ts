@@ -20,7 +20,10 @@ export function parseScope(text: string): SessionScope {
 	}
 	const scopeType = type as SessionScope['type'];
 	if (scopeType === 'custom' && id.includes(',')) {
-		const ids = id.split(',').map((s) => s.trim()).filter(Boolean);
+		const ids = id
+			.split(',')
+			.map((s) => s.trim())
+			.filter(Boolean);
 		ids.forEach(assertTaskId);
 		return { type: 'custom', explicitTaskIds: [...new Set(ids)].sort() };
 	}

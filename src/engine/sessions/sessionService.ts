@@ -184,10 +184,7 @@ export class SessionService {
 			const warnings: string[] = [];
 			const handoff = this.writeHandoffOnce(db, session, buildHandoff(this.ctx, db, session, input), now, warnings);
 			const debrief = buildDebrief(db, session, handoff, now, gitState);
-			db.update(sessions)
-				.set({ status: 'ended', endedAt: now, lastActivity: now, updatedAt: now, debrief })
-				.where(eq(sessions.id, session.id))
-				.run();
+			db.update(sessions).set({ status: 'ended', endedAt: now, lastActivity: now, updatedAt: now, debrief }).where(eq(sessions.id, session.id)).run();
 			audit(db, {
 				at: now,
 				actor: input.actor,
@@ -290,7 +287,11 @@ export class SessionService {
 		const ended = await this.ctx.store.write((db) => {
 			const nowMs = this.ctx.clock.now();
 			const now = isoTime(nowMs);
-			const candidates = db.select().from(sessions).where(inArray(sessions.status, ['active', 'orphaned'])).all();
+			const candidates = db
+				.select()
+				.from(sessions)
+				.where(inArray(sessions.status, ['active', 'orphaned']))
+				.all();
 			const result: GcResult = { orphaned: [], ended: [] };
 			for (const session of candidates) {
 				const idle = nowMs - Date.parse(session.lastActivity);
@@ -298,10 +299,7 @@ export class SessionService {
 					const note = `Ended by Baton after ${describeAge(idle)} without activity.`;
 					const handoff = this.writeHandoffOnce(db, session, buildHandoff(this.ctx, db, session, { note }), now, []);
 					const debrief = buildDebrief(db, session, handoff, now, null);
-					db.update(sessions)
-						.set({ status: 'ended', endedAt: now, updatedAt: now, endNote: note, debrief })
-						.where(eq(sessions.id, session.id))
-						.run();
+					db.update(sessions).set({ status: 'ended', endedAt: now, updatedAt: now, endNote: note, debrief }).where(eq(sessions.id, session.id)).run();
 					audit(db, { at: now, actor: input.actor, operation: 'session.cleanup', sessionId: session.id, entityType: 'session', entityId: session.id, details: { idleMs: idle } });
 					const ended = getSession(db, session.id);
 					// An end like any other: project memory takes its decisions and blockers.
@@ -356,14 +354,7 @@ export class SessionService {
 		});
 	}
 
-	async recordDecision(input: {
-		text: string;
-		rationale?: string;
-		taskId?: string;
-		kind?: Decision['kind'];
-		sessionId?: string;
-		actor: string;
-	}): Promise<Decision> {
+	async recordDecision(input: { text: string; rationale?: string; taskId?: string; kind?: Decision['kind']; sessionId?: string; actor: string }): Promise<Decision> {
 		const text = input.text.trim();
 		if (!text) {
 			throw new BatonError('invalidInput', 'a decision needs text');
@@ -442,11 +433,7 @@ export class SessionService {
 		const graph = this.ctx.graph();
 		for (const other of active) {
 			const relation = relateScopes(scope, other.scope, graph);
-			if (
-				relation === 'same' ||
-				(relation === 'nested' && !this.ctx.config.allowNestedScopes) ||
-				(relation === 'overlap' && !this.ctx.config.allowScopeOverlap)
-			) {
+			if (relation === 'same' || (relation === 'nested' && !this.ctx.config.allowNestedScopes) || (relation === 'overlap' && !this.ctx.config.allowScopeOverlap)) {
 				throw new BatonError('scopeConflict', `scope ${key} ${relation === 'same' ? 'covers the same tasks as' : relation === 'nested' ? 'is nested with' : 'overlaps'} ${other.scopeKey} of active session ${other.id}`, {
 					sessionId: other.id,
 				});
@@ -459,10 +446,7 @@ export class SessionService {
 		if (active.length === 1 && active[0]) {
 			return active[0];
 		}
-		throw new BatonError(
-			active.length === 0 ? 'notFound' : 'invalidInput',
-			active.length === 0 ? `no active session to ${verb}` : `${active.length} sessions are active; say which one to ${verb} (--id ID)`,
-		);
+		throw new BatonError(active.length === 0 ? 'notFound' : 'invalidInput', active.length === 0 ? `no active session to ${verb}` : `${active.length} sessions are active; say which one to ${verb} (--id ID)`);
 	}
 
 	private suspendRow(db: BatonDb, session: Session, now: string): void {
@@ -498,7 +482,10 @@ export class SessionService {
 			.where(and(eq(sessionAliases.agent, agent), eq(sessionAliases.alias, alias)))
 			.get();
 		if (existing) {
-			db.update(sessionAliases).set({ lastSeenAt: now }).where(and(eq(sessionAliases.agent, agent), eq(sessionAliases.alias, alias))).run();
+			db.update(sessionAliases)
+				.set({ lastSeenAt: now })
+				.where(and(eq(sessionAliases.agent, agent), eq(sessionAliases.alias, alias)))
+				.run();
 		} else {
 			db.insert(sessionAliases).values({ agent, alias, sessionId, createdAt: now, lastSeenAt: now }).run();
 		}
@@ -507,11 +494,7 @@ export class SessionService {
 
 function invalid(session: Session, verb: string): BatonError {
 	const legacy = session.status === 'archived' || session.status === 'closed';
-	return new BatonError(
-		'invalidTransition',
-		`cannot ${verb} session ${session.id}: it is ${session.status}${legacy ? ' (imported legacy state, read-only)' : ''}`,
-		{ sessionId: session.id, status: session.status },
-	);
+	return new BatonError('invalidTransition', `cannot ${verb} session ${session.id}: it is ${session.status}${legacy ? ' (imported legacy state, read-only)' : ''}`, { sessionId: session.id, status: session.status });
 }
 
 function describeAge(ms: number): string {

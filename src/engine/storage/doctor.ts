@@ -106,12 +106,7 @@ export async function runDoctor(options: { dir: string; repair: boolean; clock: 
 	}
 }
 
-function inspectSnapshot(
-	SQL: SqlJsStatic,
-	dbFile: string,
-	sumOf: string = dbFile,
-	damagedSum: 'refuse' | 'integrityCheck' = 'refuse',
-): { ok: boolean; detail: string } {
+function inspectSnapshot(SQL: SqlJsStatic, dbFile: string, sumOf: string = dbFile, damagedSum: 'refuse' | 'integrityCheck' = 'refuse'): { ok: boolean; detail: string } {
 	const bytes = readIfExists(dbFile);
 	if (!bytes) {
 		return { ok: true, detail: 'no snapshot yet (everything is in the journal)' };
@@ -121,9 +116,7 @@ function inspectSnapshot(
 		try {
 			const result = snap.sqlite.exec('PRAGMA integrity_check');
 			const verdict = String(result[0]?.values[0]?.[0] ?? 'no answer');
-			return verdict === 'ok'
-				? { ok: true, detail: `${bytes.length} bytes, sequence ${snap.seq}` }
-				: { ok: false, detail: `${dbFile}: integrity check failed: ${verdict}` };
+			return verdict === 'ok' ? { ok: true, detail: `${bytes.length} bytes, sequence ${snap.seq}` } : { ok: false, detail: `${dbFile}: integrity check failed: ${verdict}` };
 		} finally {
 			snap.sqlite.close();
 		}
@@ -255,4 +248,3 @@ function repairFiles(SQL: SqlJsStatic, dir: string, dbFile: string, journalFile:
 	sqlite.close();
 	return { movedAside, base, recoveredSequence: seq, droppedRecords: dropped, notes };
 }
-

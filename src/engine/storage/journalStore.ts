@@ -453,13 +453,7 @@ const sqliteMagic = Buffer.from('SQLite format 3\0', 'latin1');
  * cannot be read is damage too; only `baton doctor --repair` (which replaces the sidecar) may pass
  * `damagedSum: 'integrityCheck'` to fall back on SQLite's own check.
  */
-export function openSnapshot(
-	SQL: SqlJsStatic,
-	bytes: Buffer | undefined,
-	file: string,
-	sumOf: string = file,
-	damagedSum: 'refuse' | 'integrityCheck' = 'refuse',
-): { sqlite: Database; seq: number; generation: string | undefined } {
+export function openSnapshot(SQL: SqlJsStatic, bytes: Buffer | undefined, file: string, sumOf: string = file, damagedSum: 'refuse' | 'integrityCheck' = 'refuse'): { sqlite: Database; seq: number; generation: string | undefined } {
 	if (bytes && (bytes.length < 100 || !bytes.subarray(0, 16).equals(sqliteMagic))) {
 		throw new BatonError('corruptDatabase', `${file} is not a SQLite database; run \`baton doctor\``, { file });
 	}
@@ -563,20 +557,14 @@ function loadFromDisk(SQL: SqlJsStatic, dbFile: string, options: StoreOptions, l
 			// everything in it must already be in the snapshot.
 			const newer = scan.records.find((r) => r.record.seq > snap.seq);
 			if (newer) {
-				throw new BatonError(
-					'corruptJournal',
-					`${journalFile} belongs to another snapshot and holds record ${newer.record.seq} that ${dbFile} (at ${snap.seq}) lacks; run \`baton doctor\``,
-					{ file: journalFile },
-				);
+				throw new BatonError('corruptJournal', `${journalFile} belongs to another snapshot and holds record ${newer.record.seq} that ${dbFile} (at ${snap.seq}) lacks; run \`baton doctor\``, { file: journalFile });
 			}
 			const generation = snap.generation ?? newGeneration();
 			if (locked) {
 				preserveCopy(journalFile, `${journalFile}.prev`);
 				atomicWriteFile(journalFile, encodeHeader(generation));
 				if (scan.tail === 'torn') {
-					options.log.warn(
-						`dropped a torn last record (${journal.length - scan.validEnd} bytes) from ${journalFile}, a journal the snapshot already contains; its bytes are kept in ${journalFile}.prev`,
-					);
+					options.log.warn(`dropped a torn last record (${journal.length - scan.validEnd} bytes) from ${journalFile}, a journal the snapshot already contains; its bytes are kept in ${journalFile}.prev`);
 				}
 			}
 			return { sqlite, seq, generation, offset: headerSize, replayed };

@@ -65,9 +65,7 @@ export const debriefDataSchema = z.object({
 	startedAt: z.string(),
 	endedAt: z.string(),
 	durationMinutes: z.number().nonnegative(),
-	decisions: z.array(
-		z.object({ id: z.string(), kind: z.string(), text: z.string(), rationale: z.string().nullable(), taskId: z.string().nullable() }),
-	),
+	decisions: z.array(z.object({ id: z.string(), kind: z.string(), text: z.string(), rationale: z.string().nullable(), taskId: z.string().nullable() })),
 	gitState: gitStateSchema.nullable(),
 	chainPosition: z.number().int().positive(),
 	chainLength: z.number().int().positive(),
@@ -91,9 +89,7 @@ export const briefingSchema = z.object({
 	/** The previous handoff's suggestions, re-checked now: done, cancelled or missing ones are stale. */
 	suggestions: z.array(z.object({ id: z.string(), title: z.string(), status: z.string().nullable(), stale: z.boolean() })),
 	currentTask: z.object({ id: z.string(), title: z.string(), status: z.string(), blockedBy: z.array(z.string()) }).nullable(),
-	nextTasks: z.array(
-		z.object({ id: z.string(), title: z.string(), type: z.string(), priority: z.string(), leverage: z.number(), score: z.number() }),
-	),
+	nextTasks: z.array(z.object({ id: z.string(), title: z.string(), type: z.string(), priority: z.string(), leverage: z.number(), score: z.number() })),
 	openBugs: z.array(z.object({ id: z.string(), title: z.string(), priority: z.string() })),
 	blockedTasks: z.array(z.object({ id: z.string(), title: z.string(), blockedBy: z.array(z.string()) })),
 	activeEpics: z.array(z.object({ id: z.string(), title: z.string(), completionPercent: z.number(), done: z.number(), total: z.number() })),

@@ -103,11 +103,11 @@ export class LockFile {
 			holder = fs.existsSync(this.file) ? 'held by a process whose owner record cannot be read' : 'free this instant but was taken by others the whole time';
 		}
 		const others = Math.max(0, waiting - 1);
-		return new BatonError(
-			'locked',
-			`${this.file} is ${holder}; gave up after waiting ${waitedMs} ms (limit ${this.timeoutMs} ms) with ${others} other waiter(s) in line`,
-			{ file: this.file, holderPid: owner?.pid ?? null, waiting: others },
-		);
+		return new BatonError('locked', `${this.file} is ${holder}; gave up after waiting ${waitedMs} ms (limit ${this.timeoutMs} ms) with ${others} other waiter(s) in line`, {
+			file: this.file,
+			holderPid: owner?.pid ?? null,
+			waiting: others,
+		});
 	}
 
 	/**

@@ -18,22 +18,7 @@ import {
 	sessionScopeSchema,
 	sessionStatsSchema,
 } from './jsonShapes';
-import {
-	auditLog,
-	checkpoints,
-	checkpointSessionSettings,
-	decisions,
-	handoffs,
-	importRecords,
-	issueLinks,
-	memoryEntries,
-	notificationOutbox,
-	rollbacks,
-	sessionAliases,
-	sessions,
-	taskDependencies,
-	tasks,
-} from './schema';
+import { auditLog, checkpoints, checkpointSessionSettings, decisions, handoffs, importRecords, issueLinks, memoryEntries, notificationOutbox, rollbacks, sessionAliases, sessions, taskDependencies, tasks } from './schema';
 
 export const sessionSchema = createSelectSchema(sessions, {
 	scope: sessionScopeSchema,

@@ -6,19 +6,7 @@
  * clock or randomness. Every timestamp is an ISO-8601 string computed in TypeScript.
  */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import type {
-	CheckpointAnnotation,
-	CheckpointMetrics,
-	DebriefData,
-	EnvironmentSnapshot,
-	EscalationThresholds,
-	FileStats,
-	HandoffData,
-	LinkedIssue,
-	RollbackPhase,
-	SessionScope,
-	SessionStats,
-} from './jsonShapes';
+import type { CheckpointAnnotation, CheckpointMetrics, DebriefData, EnvironmentSnapshot, EscalationThresholds, FileStats, HandoffData, LinkedIssue, RollbackPhase, SessionScope, SessionStats } from './jsonShapes';
 
 export const sessionStatuses = ['active', 'suspended', 'ended', 'orphaned', 'archived', 'closed'] as const;
 export const taskTypes = ['epic', 'task', 'subtask', 'bug'] as const;
@@ -75,7 +63,9 @@ export const sessionAliases = sqliteTable(
 	{
 		agent: text('agent').notNull(),
 		alias: text('alias').notNull(),
-		sessionId: text('session_id').notNull().references(() => sessions.id, { onDelete: 'cascade' }),
+		sessionId: text('session_id')
+			.notNull()
+			.references(() => sessions.id, { onDelete: 'cascade' }),
 		createdAt: text('created_at').notNull(),
 		lastSeenAt: text('last_seen_at').notNull(),
 	},
@@ -124,11 +114,7 @@ export const tasks = sqliteTable(
 		createdBySession: text('created_by_session'),
 		completedBySession: text('completed_by_session'),
 	},
-	(t) => [
-		uniqueIndex('tasks_seq_idx').on(t.seq),
-		index('tasks_status_idx').on(t.status),
-		index('tasks_parent_idx').on(t.parentId),
-	],
+	(t) => [uniqueIndex('tasks_seq_idx').on(t.seq), index('tasks_status_idx').on(t.status), index('tasks_parent_idx').on(t.parentId)],
 );
 
 /** `taskId` cannot start until `dependsOnId` is done. */
@@ -208,12 +194,7 @@ export const checkpoints = sqliteTable(
 		escalationReasons: text('escalation_reasons_json', { mode: 'json' }).$type<string[]>().notNull(),
 		createdAt: text('created_at').notNull(),
 	},
-	(t) => [
-		uniqueIndex('checkpoints_seq_idx').on(t.seq),
-		index('checkpoints_session_idx').on(t.sessionId, t.seq),
-		index('checkpoints_parent_idx').on(t.parentCheckpointId),
-		index('checkpoints_approval_idx').on(t.approvalStatus),
-	],
+	(t) => [uniqueIndex('checkpoints_seq_idx').on(t.seq), index('checkpoints_session_idx').on(t.sessionId, t.seq), index('checkpoints_parent_idx').on(t.parentCheckpointId), index('checkpoints_approval_idx').on(t.approvalStatus)],
 );
 
 /** A rollback and what it did, phase by phase (safety checkpoint → verify target → restore → done | failed → recovered). */

@@ -97,9 +97,7 @@ export class TaskGraph {
 	/** Every actionable task (open, not an epic, nothing open in its way), best first. */
 	rankedActionable(): readonly Task[] {
 		if (!this.ranked) {
-			const candidates = [...this.byId.values()].filter(
-				(t) => (t.status === 'pending' || t.status === 'active') && t.type !== 'epic' && this.openBlockersOf(t.id).length === 0,
-			);
+			const candidates = [...this.byId.values()].filter((t) => (t.status === 'pending' || t.status === 'active') && t.type !== 'epic' && this.openBlockersOf(t.id).length === 0);
 			const scores = new Map(candidates.map((t) => [t.id, this.score(t)]));
 			this.ranked = candidates.sort((a, b) => (scores.get(b.id) as number) - (scores.get(a.id) as number) || a.seq - b.seq);
 		}

@@ -59,7 +59,11 @@ export class TaskService {
 					throw new BatonError('notFound', `dependency ${dep} does not exist`);
 				}
 			}
-			const seq = (db.select({ value: max(tasks.seq) }).from(tasks).get()?.value ?? 0) + 1;
+			const seq =
+				(db
+					.select({ value: max(tasks.seq) })
+					.from(tasks)
+					.get()?.value ?? 0) + 1;
 			const now = this.ctx.nowIso();
 			const active = activeSessionId(db);
 			const id = `T${seq}`;
@@ -144,7 +148,9 @@ export class TaskService {
 				db.insert(taskDependencies).values({ taskId: task.id, dependsOnId: dep }).onConflictDoNothing().run();
 			}
 			for (const dep of new Set(input.removeDependsOn ?? [])) {
-				db.delete(taskDependencies).where(and(eq(taskDependencies.taskId, task.id), eq(taskDependencies.dependsOnId, dep))).run();
+				db.delete(taskDependencies)
+					.where(and(eq(taskDependencies.taskId, task.id), eq(taskDependencies.dependsOnId, dep)))
+					.run();
 			}
 			audit(db, {
 				at: now,
@@ -198,9 +204,7 @@ export class TaskService {
 			if (!isOpen(task)) {
 				throw new BatonError('invalidTransition', `task ${task.id} is ${task.status}; reopen it before focusing on it`);
 			}
-			const session = input.sessionId
-				? db.select().from(sessions).where(eq(sessions.id, input.sessionId)).get()
-				: soleActiveSession(db);
+			const session = input.sessionId ? db.select().from(sessions).where(eq(sessions.id, input.sessionId)).get() : soleActiveSession(db);
 			if (!session || session.status !== 'active') {
 				throw new BatonError('invalidTransition', input.sessionId ? `session ${input.sessionId} is not active` : 'no active session to focus');
 			}
@@ -215,9 +219,7 @@ export class TaskService {
 					warnings.push(message);
 				}
 			}
-			const activeInScope = [...graph.byId.values()].filter(
-				(t) => t.status === 'active' && t.id !== task.id && (!inScope || inScope.has(t.id)),
-			);
+			const activeInScope = [...graph.byId.values()].filter((t) => t.status === 'active' && t.id !== task.id && (!inScope || inScope.has(t.id)));
 			// The task the session leaves goes back to pending, so focus moves rather than piles up.
 			const previous = session.currentTask && session.currentTask !== task.id ? graph.byId.get(session.currentTask) : undefined;
 			const stillActive = activeInScope.filter((t) => t.id !== previous?.id);
@@ -259,12 +261,7 @@ function withDeps(db: BatonDb, id: string): TaskWithDependencies {
 	if (!task) {
 		throw new BatonError('notFound', `task ${id} does not exist`);
 	}
-	const deps = db
-		.select({ id: taskDependencies.dependsOnId })
-		.from(taskDependencies)
-		.where(eq(taskDependencies.taskId, id))
-		.orderBy(asc(taskDependencies.dependsOnId))
-		.all();
+	const deps = db.select({ id: taskDependencies.dependsOnId }).from(taskDependencies).where(eq(taskDependencies.taskId, id)).orderBy(asc(taskDependencies.dependsOnId)).all();
 	return { ...task, dependsOn: deps.map((d) => d.id) };
 }
 
@@ -281,7 +278,9 @@ function soleActiveSession(db: BatonDb) {
 export function bumpSessionStat(db: BatonDb, sessionId: string, stat: 'tasksCompleted' | 'tasksCreated' | 'decisionsRecorded'): void {
 	const row = db.select({ stats: sessions.stats }).from(sessions).where(eq(sessions.id, sessionId)).get();
 	if (row) {
-		db.update(sessions).set({ stats: { ...row.stats, [stat]: row.stats[stat] + 1 } }).where(eq(sessions.id, sessionId)).run();
+		db.update(sessions)
+			.set({ stats: { ...row.stats, [stat]: row.stats[stat] + 1 } })
+			.where(eq(sessions.id, sessionId))
+			.run();
 	}
 }
-

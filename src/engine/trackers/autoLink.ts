@@ -28,7 +28,9 @@ export interface LinkPatterns extends RefContext {
 
 /** Upper-case words followed by a number that are standards, encodings, versions or times, never Linear keys. */
 const notLinearKeys = new Set(
-	'UTF UCS ISO IEC IEEE ANSI ASCII LATIN CP WIN SHA MD CRC AES RSA DES ECDSA PKCS BASE RFC CVE CWE GHSA PEP JSR JEP FIPS NIST OWASP SOC TLS SSL HTTP HTTPS IPV IP TCP X X86 ARM ES ECMA UTC GMT COVID WCAG GPT USB PCI DDR LTE WPA VP AV AVX SSE EN PR V H'.split(' '),
+	'UTF UCS ISO IEC IEEE ANSI ASCII LATIN CP WIN SHA MD CRC AES RSA DES ECDSA PKCS BASE RFC CVE CWE GHSA PEP JSR JEP FIPS NIST OWASP SOC TLS SSL HTTP HTTPS IPV IP TCP X X86 ARM ES ECMA UTC GMT COVID WCAG GPT USB PCI DDR LTE WPA VP AV AVX SSE EN PR V H'.split(
+		' ',
+	),
 );
 
 const prefixPattern = '(?<![\\w&#/.-])';

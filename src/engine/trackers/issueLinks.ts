@@ -74,5 +74,8 @@ export function removeLink(db: BatonDb, input: { sessionId: string; tracker: str
 /** What the tracker said about an issue, on every session that links it. */
 export function refreshLinkInfo(db: BatonDb, tracker: string, issueId: string, info: { url: string | null; title: string | null; state: string | null }, now: string): void {
 	const set = { ...(info.url ? { url: info.url } : {}), ...(info.title !== null ? { title: info.title } : {}), ...(info.state !== null ? { state: info.state } : {}), updatedAt: now };
-	db.update(issueLinks).set(set).where(and(eq(issueLinks.tracker, tracker), eq(issueLinks.issueId, issueId))).run();
+	db.update(issueLinks)
+		.set(set)
+		.where(and(eq(issueLinks.tracker, tracker), eq(issueLinks.issueId, issueId)))
+		.run();
 }

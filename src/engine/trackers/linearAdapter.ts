@@ -108,11 +108,7 @@ export class LinearAdapter implements TrackerAdapter {
 		if (!key) {
 			throw trackerError({ tracker: 'linear', secrets: new Map() }, 'no team: set trackers.linear.teamKey (or teamId) in .baton/config.json to open issues', 0);
 		}
-		const data = await this.graphql<{ teams: { nodes: { id: string; key: string }[] } }>(
-			'query BatonTeam($key: String!) { teams(filter: { key: { eq: $key } }) { nodes { id key } } }',
-			{ key },
-			'teams',
-		);
+		const data = await this.graphql<{ teams: { nodes: { id: string; key: string }[] } }>('query BatonTeam($key: String!) { teams(filter: { key: { eq: $key } }) { nodes { id key } } }', { key }, 'teams');
 		const team = data.teams.nodes.find((t) => t.key === key);
 		if (!team) {
 			throw trackerError({ tracker: 'linear', secrets: new Map() }, `no team with key ${key}`, 200);

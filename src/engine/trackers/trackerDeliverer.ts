@@ -55,7 +55,10 @@ async function perform(deps: DelivererDeps, action: TrackerAction): Promise<void
 				}
 				const cp = action.checkpointId ? db.select().from(checkpoints).where(eq(checkpoints.id, action.checkpointId)).get() : undefined;
 				if (cp && !cp.linkedIssues.some((l) => l.tracker === action.tracker && l.id === issue.id)) {
-					db.update(checkpoints).set({ linkedIssues: [...cp.linkedIssues, { tracker: action.tracker, id: issue.id, url: issue.url }] }).where(eq(checkpoints.id, cp.id)).run();
+					db.update(checkpoints)
+						.set({ linkedIssues: [...cp.linkedIssues, { tracker: action.tracker, id: issue.id, url: issue.url }] })
+						.where(eq(checkpoints.id, cp.id))
+						.run();
 				}
 			});
 			return;

@@ -110,7 +110,14 @@ function onCheckpoint(deps: TrackerEventDeps, db: BatonDb, checkpoint: Checkpoin
 		const dedupKey = `open:${checkpoint.sessionId}:${kind}`;
 		// One issue per session and cause: later errors in the same session comment on it instead.
 		const opened = links.some((l) => l.tracker === target && l.source === 'created');
-		if (!opened && !db.select({ id: notificationOutbox.id }).from(notificationOutbox).where(and(eq(notificationOutbox.channel, `tracker:${target}`), eq(notificationOutbox.dedupKey, dedupKey))).get()) {
+		if (
+			!opened &&
+			!db
+				.select({ id: notificationOutbox.id })
+				.from(notificationOutbox)
+				.where(and(eq(notificationOutbox.channel, `tracker:${target}`), eq(notificationOutbox.dedupKey, dedupKey)))
+				.get()
+		) {
 			const { title, body } = renderOpenedIssue(note, why);
 			enqueueAction(db, nowMs, {
 				action: { action: 'create', tracker: target, title, body, type: kind === 'error' ? 'bug' : 'task', sessionId: checkpoint.sessionId, checkpointId: checkpoint.id },

@@ -66,7 +66,7 @@ export class TrackerService {
 			let { owner = null, repo = null } = c.github;
 			if (!owner || !repo) {
 				const url = originUrl(this.ctx.workspaceRoot);
-				const remote = url ? parseGithubRemote(url, new URL(c.github.webUrl).host) ?? parseGithubRemote(url) : null;
+				const remote = url ? (parseGithubRemote(url, new URL(c.github.webUrl).host) ?? parseGithubRemote(url)) : null;
 				owner ??= remote?.owner ?? null;
 				repo ??= remote?.repo ?? null;
 			}

@@ -61,7 +61,11 @@ export function registerConnectCommands(deps: Deps): vscode.Disposable[] {
 					given.agent ??
 					(
 						await vscode.window.showQuickPick(
-							(Object.entries(agentInfo) as [AgentKindDto, AgentInfo][]).map(([kind, info]) => ({ label: info.label, description: kind === 'cline' ? '.clinerules/hooks/' : kind === 'copilot' ? '.github/hooks/baton.json' : '.claude/settings.json', agent: kind })),
+							(Object.entries(agentInfo) as [AgentKindDto, AgentInfo][]).map(([kind, info]) => ({
+								label: info.label,
+								description: kind === 'cline' ? '.clinerules/hooks/' : kind === 'copilot' ? '.github/hooks/baton.json' : '.claude/settings.json',
+								agent: kind,
+							})),
 							{ title: 'Disconnect Agent', placeHolder: 'Take Baton’s hooks (and its MCP server entry) out of which agent’s configuration?' },
 						)
 					)?.agent;
@@ -110,7 +114,12 @@ async function askMcp(deps: Deps, agent: AgentKindDto, remove: boolean, given: C
 	if (!remove) {
 		const picked = await vscode.window.showQuickPick(
 			[
-				{ label: '$(check) Hooks and MCP server', description: `also add Baton to ${info.mcpFile}`, detail: 'The agent can then start, end and brief sessions, record decisions and ask for approvals through Baton’s tools.', mcp: true },
+				{
+					label: '$(check) Hooks and MCP server',
+					description: `also add Baton to ${info.mcpFile}`,
+					detail: 'The agent can then start, end and brief sessions, record decisions and ask for approvals through Baton’s tools.',
+					mcp: true,
+				},
 				{ label: '$(dash) Hooks only', mcp: false },
 			],
 			{ title: `Connect ${info.label}`, placeHolder: 'Baton writes the agent’s hooks. Also add Baton’s MCP server?' },
@@ -126,7 +135,10 @@ async function askMcp(deps: Deps, agent: AgentKindDto, remove: boolean, given: C
 		// Outside the workspace and shared by every workspace: never changed without asking.
 		const choice = await vscode.window.showWarningMessage(
 			remove ? `Also take Baton’s MCP server out of Cline’s settings?` : `Change Cline’s MCP settings?`,
-			{ modal: true, detail: `Cline keeps its MCP servers in one file for all workspaces, outside this one:\n${clineFile}\nBaton ${remove ? 'removes only the entry serving this workspace' : 'adds an entry for this workspace only'} and keeps a backup of the file.` },
+			{
+				modal: true,
+				detail: `Cline keeps its MCP servers in one file for all workspaces, outside this one:\n${clineFile}\nBaton ${remove ? 'removes only the entry serving this workspace' : 'adds an entry for this workspace only'} and keeps a backup of the file.`,
+			},
 			remove ? 'Remove It' : 'Change Cline’s Settings',
 		);
 		return choice ? yes : false;
@@ -145,9 +157,7 @@ async function showWritten(root: string, info: AgentInfo, remove: boolean, resul
 	}
 	const skipped = files.filter((w) => w.action === 'skipped').map((w) => `${w.path} skipped: ${w.reason ?? ''}`);
 	if (!files.some(changed)) {
-		void vscode.window.showInformationMessage(
-			[remove ? `${info.label} was not connected: nothing to remove.` : `${info.label} was already connected: nothing changed.`, ...skipped].join(' '),
-		);
+		void vscode.window.showInformationMessage([remove ? `${info.label} was not connected: nothing to remove.` : `${info.label} was already connected: nothing changed.`, ...skipped].join(' '));
 		return;
 	}
 	// The hook configuration and the MCP file; of Cline's eight scripts, the first.

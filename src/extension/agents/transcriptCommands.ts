@@ -51,7 +51,12 @@ export function registerTranscriptCommands(workspace: BatonWorkspace): vscode.Di
 					}
 					ref = (
 						await vscode.window.showQuickPick(
-							archived.map((t) => ({ label: t.title ?? `Transcript ${t.agentSessionId.slice(0, 8)}`, description: `${t.sessionName ?? t.sessionId ?? ''} · ${relativeTime(t.lastAt)}`, detail: `${t.userRequests} turns · ${t.toolCalls} tool calls · ${t.agentSessionId}`, t })),
+							archived.map((t) => ({
+								label: t.title ?? `Transcript ${t.agentSessionId.slice(0, 8)}`,
+								description: `${t.sessionName ?? t.sessionId ?? ''} · ${relativeTime(t.lastAt)}`,
+								detail: `${t.userRequests} turns · ${t.toolCalls} tool calls · ${t.agentSessionId}`,
+								t,
+							})),
 							{ placeHolder: 'Open which transcript?', matchOnDescription: true, matchOnDetail: true },
 						)
 					)?.t;

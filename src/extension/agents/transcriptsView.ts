@@ -23,7 +23,12 @@ export class TranscriptGroup {
 	}
 
 	get lastAt(): string | null {
-		return this.transcripts.map((t) => t.lastAt ?? '').sort().at(-1) || null;
+		return (
+			this.transcripts
+				.map((t) => t.lastAt ?? '')
+				.sort()
+				.at(-1) || null
+		);
 	}
 }
 
@@ -45,7 +50,12 @@ function formatTokens(n: number): string {
 
 /** `baton-transcript:/<readable name>.md?id=<id>`: the name titles the tab, the query names the transcript. */
 export function transcriptUri(t: Pick<TranscriptDto, 'id' | 'title' | 'agentSessionId'>): vscode.Uri {
-	const name = `${(t.title ?? `Transcript ${t.agentSessionId.slice(0, 8)}`).replace(/[^\p{L}\p{N} ._-]+/gu, ' ').trim().slice(0, 60) || 'Transcript'}.md`;
+	const name = `${
+		(t.title ?? `Transcript ${t.agentSessionId.slice(0, 8)}`)
+			.replace(/[^\p{L}\p{N} ._-]+/gu, ' ')
+			.trim()
+			.slice(0, 60) || 'Transcript'
+	}.md`;
 	return vscode.Uri.from({ scheme: transcriptScheme, path: `/${name}`, query: new URLSearchParams({ id: t.id }).toString() });
 }
 
@@ -92,9 +102,7 @@ export class TranscriptsProvider extends Disposable implements vscode.TreeDataPr
 			const orphans = subs.filter((s) => !main.some((m) => m.agentSessionId === s.parentAgentSessionId));
 			return [...main.flatMap((m) => [m, ...subs.filter((s) => s.parentAgentSessionId === m.agentSessionId)]), ...orphans];
 		};
-		return [...bySession.entries()]
-			.map(([sessionId, list]) => new TranscriptGroup(sessionId, order(list)))
-			.sort((a, b) => Number(a.sessionId === null) - Number(b.sessionId === null) || (b.lastAt ?? '').localeCompare(a.lastAt ?? ''));
+		return [...bySession.entries()].map(([sessionId, list]) => new TranscriptGroup(sessionId, order(list))).sort((a, b) => Number(a.sessionId === null) - Number(b.sessionId === null) || (b.lastAt ?? '').localeCompare(a.lastAt ?? ''));
 	}
 
 	async getChildren(node?: Node): Promise<Node[]> {
@@ -121,7 +129,9 @@ function groupItem(group: TranscriptGroup): vscode.TreeItem {
 	item.contextValue = linked ? 'transcriptSession' : 'transcriptUnlinked';
 	const md = new vscode.MarkdownString();
 	md.appendMarkdown(`**${escapeMarkdown(group.name)}**${group.sessionId ? ` · ${escapeMarkdown(group.sessionId)}` : ''}  \n`);
-	md.appendMarkdown(`${list.length} transcript${list.length === 1 ? '' : 's'} (${agents}) · ${turns} turns · ${formatBytes(list.reduce((n, t) => n + t.archiveBytes, 0))} archived · ≈ $${list.reduce((n, t) => n + t.costUsd, 0).toFixed(2)}`);
+	md.appendMarkdown(
+		`${list.length} transcript${list.length === 1 ? '' : 's'} (${agents}) · ${turns} turns · ${formatBytes(list.reduce((n, t) => n + t.archiveBytes, 0))} archived · ≈ $${list.reduce((n, t) => n + t.costUsd, 0).toFixed(2)}`,
+	);
 	if (!linked) {
 		md.appendMarkdown('  \nThese transcripts belong to no Baton session (started before Baton was connected, or by another tool), so Baton does not copy them.');
 	}

@@ -48,152 +48,191 @@ export function registerCheckpointCommands({ workspace, panels }: Deps): vscode.
 	const find = async (id: string) => (await workspace.request(checkpointList, { limit: 500 })).checkpoints.find((c) => c.id === id);
 
 	return [
-		command(CommandIds.createCheckpoint, async (arg?: unknown) => {
-			if (!(await ensureInitialized(workspace))) {
-				return;
-			}
-			const given = arg && typeof arg === 'object' ? (arg as { message?: string; trigger?: string; tags?: string[] }) : {};
-			const message = given.message ?? (await vscode.window.showInputBox({ title: 'Create Checkpoint', prompt: 'What state is this? (optional)', placeHolder: 'e.g. Webhook handler passes its tests' }));
-			if (message === undefined) {
-				return;
-			}
-			const trigger = given.trigger ?? 'manual';
-			// The engine's approval policy decides (the same for the CLI): no editor-only approval here.
-			const { checkpoint } = await vscode.window.withProgress(
-				{ location: vscode.ProgressLocation.Notification, title: 'Baton: taking a checkpoint of the workspace…' },
-				() => workspace.request(checkpointCreate, { trigger, ...(message.trim() ? { message: message.trim() } : {}), tags: given.tags ?? [] }),
-			);
-			await workspace.refresh();
-			const stats = checkpoint.fileStats;
-			const extra = [stats.skippedTotal ? `${stats.skippedTotal} large file(s) left out` : '', stats.degraded ? `partial: ${stats.degradedReason ?? 'time budget'}` : ''].filter(Boolean).join('; ');
-			vscode.window.setStatusBarMessage(`$(check) Baton: checkpoint ${checkpoint.id} (${statusLabel[checkpoint.approvalStatus]})${extra ? ` — ${extra}` : ''}`, 6_000);
-			if (extra) {
-				void vscode.window.showWarningMessage(`Checkpoint taken, but ${extra}.`);
-			}
-			return checkpoint;
-		}, log),
-
-		command(CommandIds.compareCheckpoints, async (arg?: unknown) => {
-			const given = arg && typeof arg === 'object' ? (arg as { id?: string; to?: string; withParent?: boolean }) : {};
-			let from = idOf(arg);
-			let to = given.to;
-			if (from && given.withParent) {
-				// Review: what this checkpoint changed, i.e. its parent → it.
-				const checkpoint = await find(from);
-				if (checkpoint?.parentCheckpointId) {
-					to = from;
-					from = checkpoint.parentCheckpointId;
-				}
-			}
-			if (!from) {
-				const first = await pickCheckpoint(workspace, 'Compare which checkpoint…');
-				if (!first) {
+		command(
+			CommandIds.createCheckpoint,
+			async (arg?: unknown) => {
+				if (!(await ensureInitialized(workspace))) {
 					return;
 				}
-				const second = await vscode.window.showQuickPick(
-					[{ label: '$(file-directory) The working tree', id: undefined as string | undefined }, ...(await workspace.request(checkpointList, { limit: 500 })).checkpoints.filter((c) => c.id !== first.id).map((c) => ({ label: c.message?.trim() || `${c.trigger} checkpoint`, description: `${c.id} · ${relativeTime(c.createdAt)}`, id: c.id as string | undefined }))],
-					{ placeHolder: '…with what?' },
+				const given = arg && typeof arg === 'object' ? (arg as { message?: string; trigger?: string; tags?: string[] }) : {};
+				const message = given.message ?? (await vscode.window.showInputBox({ title: 'Create Checkpoint', prompt: 'What state is this? (optional)', placeHolder: 'e.g. Webhook handler passes its tests' }));
+				if (message === undefined) {
+					return;
+				}
+				const trigger = given.trigger ?? 'manual';
+				// The engine's approval policy decides (the same for the CLI): no editor-only approval here.
+				const { checkpoint } = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: taking a checkpoint of the workspace…' }, () =>
+					workspace.request(checkpointCreate, { trigger, ...(message.trim() ? { message: message.trim() } : {}), tags: given.tags ?? [] }),
 				);
-				if (!second) {
+				await workspace.refresh();
+				const stats = checkpoint.fileStats;
+				const extra = [stats.skippedTotal ? `${stats.skippedTotal} large file(s) left out` : '', stats.degraded ? `partial: ${stats.degradedReason ?? 'time budget'}` : ''].filter(Boolean).join('; ');
+				vscode.window.setStatusBarMessage(`$(check) Baton: checkpoint ${checkpoint.id} (${statusLabel[checkpoint.approvalStatus]})${extra ? ` — ${extra}` : ''}`, 6_000);
+				if (extra) {
+					void vscode.window.showWarningMessage(`Checkpoint taken, but ${extra}.`);
+				}
+				return checkpoint;
+			},
+			log,
+		),
+
+		command(
+			CommandIds.compareCheckpoints,
+			async (arg?: unknown) => {
+				const given = arg && typeof arg === 'object' ? (arg as { id?: string; to?: string; withParent?: boolean }) : {};
+				let from = idOf(arg);
+				let to = given.to;
+				if (from && given.withParent) {
+					// Review: what this checkpoint changed, i.e. its parent → it.
+					const checkpoint = await find(from);
+					if (checkpoint?.parentCheckpointId) {
+						to = from;
+						from = checkpoint.parentCheckpointId;
+					}
+				}
+				if (!from) {
+					const first = await pickCheckpoint(workspace, 'Compare which checkpoint…');
+					if (!first) {
+						return;
+					}
+					const second = await vscode.window.showQuickPick(
+						[
+							{ label: '$(file-directory) The working tree', id: undefined as string | undefined },
+							...(await workspace.request(checkpointList, { limit: 500 })).checkpoints
+								.filter((c) => c.id !== first.id)
+								.map((c) => ({ label: c.message?.trim() || `${c.trigger} checkpoint`, description: `${c.id} · ${relativeTime(c.createdAt)}`, id: c.id as string | undefined })),
+						],
+						{ placeHolder: '…with what?' },
+					);
+					if (!second) {
+						return;
+					}
+					from = first.id;
+					to = second.id;
+				}
+				await panels.showComparison(from, to);
+			},
+			log,
+		),
+
+		command(
+			CommandIds.diffCheckpointFile,
+			async (arg?: unknown) => {
+				const given = arg as { from?: string; to?: string; path?: string } | undefined;
+				if (!given?.from || !given.path) {
 					return;
 				}
-				from = first.id;
-				to = second.id;
-			}
-			await panels.showComparison(from, to);
-		}, log),
+				await openCheckpointDiff(workspace, { from: given.from, path: given.path, ...(given.to ? { to: given.to } : {}) });
+			},
+			log,
+		),
 
-		command(CommandIds.diffCheckpointFile, async (arg?: unknown) => {
-			const given = arg as { from?: string; to?: string; path?: string } | undefined;
-			if (!given?.from || !given.path) {
-				return;
-			}
-			await openCheckpointDiff(workspace, { from: given.from, path: given.path, ...(given.to ? { to: given.to } : {}) });
-		}, log),
+		command(
+			CommandIds.approveCheckpoint,
+			async (arg?: unknown) => {
+				const id = idOf(arg) ?? (await pickCheckpoint(workspace, 'Approve which checkpoint?', (c) => c.approvalStatus === 'pending'))?.id;
+				if (!id) {
+					return;
+				}
+				const { checkpoint } = await workspace.request(checkpointApprove, { id });
+				await workspace.refresh();
+				vscode.window.setStatusBarMessage(`$(pass-filled) Baton: approved ${checkpoint.id}`, 5_000);
+				return checkpoint;
+			},
+			log,
+		),
 
-		command(CommandIds.approveCheckpoint, async (arg?: unknown) => {
-			const id = idOf(arg) ?? (await pickCheckpoint(workspace, 'Approve which checkpoint?', (c) => c.approvalStatus === 'pending'))?.id;
-			if (!id) {
-				return;
-			}
-			const { checkpoint } = await workspace.request(checkpointApprove, { id });
-			await workspace.refresh();
-			vscode.window.setStatusBarMessage(`$(pass-filled) Baton: approved ${checkpoint.id}`, 5_000);
-			return checkpoint;
-		}, log),
+		command(
+			CommandIds.rejectCheckpoint,
+			async (arg?: unknown) => {
+				const id = idOf(arg) ?? (await pickCheckpoint(workspace, 'Reject which checkpoint?', (c) => c.approvalStatus === 'pending'))?.id;
+				if (!id) {
+					return;
+				}
+				const given = arg && typeof arg === 'object' && typeof (arg as { reason?: unknown }).reason === 'string' ? (arg as { reason: string }).reason : undefined;
+				const reason = given ?? (await vscode.window.showInputBox({ title: 'Reject Checkpoint', prompt: 'Why? (recorded in the audit log)', ignoreFocusOut: true }));
+				if (reason === undefined) {
+					return;
+				}
+				const { checkpoint } = await workspace.request(checkpointReject, { id, ...(reason.trim() ? { reason: reason.trim() } : {}) });
+				await workspace.refresh();
+				// After a rejection the natural next step is going back to the last good state.
+				const { checkpoints } = await workspace.request(checkpointList, { limit: 500 });
+				const lastApproved = checkpoints.find((c) => c.id !== checkpoint.id && (c.approvalStatus === 'approved' || c.approvalStatus === 'auto_approved') && c.seq < checkpoint.seq);
+				if (lastApproved && !given) {
+					void vscode.window.showWarningMessage(`Rejected ${checkpoint.id}.`, `Roll Back to the Last Approved Checkpoint`).then((choice) => {
+						if (choice) {
+							void vscode.commands.executeCommand(CommandIds.rollbackCheckpoint, { id: lastApproved.id });
+						}
+					});
+				}
+				return checkpoint;
+			},
+			log,
+		),
 
-		command(CommandIds.rejectCheckpoint, async (arg?: unknown) => {
-			const id = idOf(arg) ?? (await pickCheckpoint(workspace, 'Reject which checkpoint?', (c) => c.approvalStatus === 'pending'))?.id;
-			if (!id) {
-				return;
-			}
-			const given = arg && typeof arg === 'object' && typeof (arg as { reason?: unknown }).reason === 'string' ? (arg as { reason: string }).reason : undefined;
-			const reason = given ?? (await vscode.window.showInputBox({ title: 'Reject Checkpoint', prompt: 'Why? (recorded in the audit log)', ignoreFocusOut: true }));
-			if (reason === undefined) {
-				return;
-			}
-			const { checkpoint } = await workspace.request(checkpointReject, { id, ...(reason.trim() ? { reason: reason.trim() } : {}) });
-			await workspace.refresh();
-			// After a rejection the natural next step is going back to the last good state.
-			const { checkpoints } = await workspace.request(checkpointList, { limit: 500 });
-			const lastApproved = checkpoints.find((c) => c.id !== checkpoint.id && (c.approvalStatus === 'approved' || c.approvalStatus === 'auto_approved') && c.seq < checkpoint.seq);
-			if (lastApproved && !given) {
-				void vscode.window.showWarningMessage(`Rejected ${checkpoint.id}.`, `Roll Back to the Last Approved Checkpoint`).then((choice) => {
+		command(
+			CommandIds.rollbackCheckpoint,
+			async (arg?: unknown) => {
+				const id = idOf(arg) ?? (await pickCheckpoint(workspace, 'Roll the workspace back to which checkpoint?'))?.id;
+				if (!id) {
+					return;
+				}
+				const target = await find(id);
+				const force = target?.approvalStatus === 'rejected';
+				const given = arg && typeof arg === 'object' && (arg as { confirmed?: boolean }).confirmed === true;
+				if (!given) {
+					const choice = await vscode.window.showWarningMessage(
+						`Roll the workspace back to ${target?.message?.trim() ? `“${target.message.trim()}”` : id}?`,
+						{
+							modal: true,
+							detail: `${force ? 'This checkpoint was REJECTED. ' : ''}Baton first takes a safety checkpoint of everything as it is now, then restores the files of ${id}. Git history, branches and the index are not touched; files the checkpoint does not have are removed only when Baton's snapshots prove they were created after it. Undo by rolling back to the safety checkpoint.`,
+						},
+						force ? 'Roll Back Anyway' : 'Roll Back',
+					);
+					if (!choice) {
+						return;
+					}
+				}
+				const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Baton: rolling back to ${id}…` }, () =>
+					workspace.request(checkpointRollback, { id, ...(force ? { force: true } : {}) }),
+				);
+				await workspace.refresh();
+				const kept = result.kept.length ? `; kept ${result.kept.length} file(s) without proof they are newer` : '';
+				void vscode.window.showInformationMessage(`Rolled back: ${result.restored.length} file(s) restored, ${result.removed.length} removed${kept}. Safety checkpoint: ${result.safetyCheckpointId}.`, 'Undo').then((choice) => {
 					if (choice) {
-						void vscode.commands.executeCommand(CommandIds.rollbackCheckpoint, { id: lastApproved.id });
+						void vscode.commands.executeCommand(CommandIds.rollbackCheckpoint, { id: result.safetyCheckpointId, confirmed: true });
 					}
 				});
-			}
-			return checkpoint;
-		}, log),
+				return result;
+			},
+			log,
+		),
 
-		command(CommandIds.rollbackCheckpoint, async (arg?: unknown) => {
-			const id = idOf(arg) ?? (await pickCheckpoint(workspace, 'Roll the workspace back to which checkpoint?'))?.id;
-			if (!id) {
-				return;
-			}
-			const target = await find(id);
-			const force = target?.approvalStatus === 'rejected';
-			const given = arg && typeof arg === 'object' && (arg as { confirmed?: boolean }).confirmed === true;
-			if (!given) {
-				const choice = await vscode.window.showWarningMessage(
-					`Roll the workspace back to ${target?.message?.trim() ? `“${target.message.trim()}”` : id}?`,
-					{
-						modal: true,
-						detail: `${force ? 'This checkpoint was REJECTED. ' : ''}Baton first takes a safety checkpoint of everything as it is now, then restores the files of ${id}. Git history, branches and the index are not touched; files the checkpoint does not have are removed only when Baton's snapshots prove they were created after it. Undo by rolling back to the safety checkpoint.`,
-					},
-					force ? 'Roll Back Anyway' : 'Roll Back',
-				);
-				if (!choice) {
+		command(
+			CommandIds.tagCheckpoint,
+			async (arg?: unknown) => {
+				const id = idOf(arg) ?? (await pickCheckpoint(workspace, 'Tag which checkpoint?'))?.id;
+				if (!id) {
 					return;
 				}
-			}
-			const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Baton: rolling back to ${id}…` }, () =>
-				workspace.request(checkpointRollback, { id, ...(force ? { force: true } : {}) }),
-			);
-			await workspace.refresh();
-			const kept = result.kept.length ? `; kept ${result.kept.length} file(s) without proof they are newer` : '';
-			void vscode.window.showInformationMessage(`Rolled back: ${result.restored.length} file(s) restored, ${result.removed.length} removed${kept}. Safety checkpoint: ${result.safetyCheckpointId}.`, 'Undo').then((choice) => {
-				if (choice) {
-					void vscode.commands.executeCommand(CommandIds.rollbackCheckpoint, { id: result.safetyCheckpointId, confirmed: true });
+				const given = arg && typeof arg === 'object' && typeof (arg as { tag?: unknown }).tag === 'string' ? (arg as { tag: string }).tag : undefined;
+				const tag =
+					given ??
+					(await vscode.window.showInputBox({
+						title: 'Tag Checkpoint',
+						prompt: 'Tag',
+						placeHolder: 'e.g. green-tests',
+						validateInput: (v) => (/^[\w.\-/]{1,64}$/.test(v.trim()) ? undefined : 'Letters, digits and . _ - / (1–64)'),
+					}));
+				if (!tag) {
+					return;
 				}
-			});
-			return result;
-		}, log),
-
-		command(CommandIds.tagCheckpoint, async (arg?: unknown) => {
-			const id = idOf(arg) ?? (await pickCheckpoint(workspace, 'Tag which checkpoint?'))?.id;
-			if (!id) {
-				return;
-			}
-			const given = arg && typeof arg === 'object' && typeof (arg as { tag?: unknown }).tag === 'string' ? (arg as { tag: string }).tag : undefined;
-			const tag = given ?? (await vscode.window.showInputBox({ title: 'Tag Checkpoint', prompt: 'Tag', placeHolder: 'e.g. green-tests', validateInput: (v) => (/^[\w.\-/]{1,64}$/.test(v.trim()) ? undefined : 'Letters, digits and . _ - / (1–64)') }));
-			if (!tag) {
-				return;
-			}
-			const { checkpoint } = await workspace.request(checkpointTag, { id, tag: tag.trim() });
-			await workspace.refresh();
-			return checkpoint;
-		}, log),
+				const { checkpoint } = await workspace.request(checkpointTag, { id, tag: tag.trim() });
+				await workspace.refresh();
+				return checkpoint;
+			},
+			log,
+		),
 	];
 }

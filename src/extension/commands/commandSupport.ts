@@ -130,11 +130,7 @@ export async function ensureInitialized(workspace: BatonWorkspace): Promise<bool
 		void vscode.window.showWarningMessage('Open a folder first: Baton keeps its sessions in the workspace.');
 		return false;
 	}
-	const choice = await vscode.window.showInformationMessage(
-		`Baton is not set up in ${workspace.root}. Set it up? It creates a .baton folder (ignored by git).`,
-		{ modal: true },
-		'Set Up Baton',
-	);
+	const choice = await vscode.window.showInformationMessage(`Baton is not set up in ${workspace.root}. Set it up? It creates a .baton folder (ignored by git).`, { modal: true }, 'Set Up Baton');
 	if (choice !== 'Set Up Baton') {
 		return false;
 	}
@@ -142,4 +138,3 @@ export async function ensureInitialized(workspace: BatonWorkspace): Promise<bool
 	await workspace.refresh();
 	return true;
 }
-

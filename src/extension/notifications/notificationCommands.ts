@@ -96,7 +96,13 @@ export function registerNotificationCommands(workspace: BatonWorkspace): vscode.
 				const value =
 					typeof given(arg)['value'] === 'string'
 						? (given(arg)['value'] as string)
-						: await vscode.window.showInputBox({ title: `Store ${name}`, prompt: 'Kept in VS Code’s secret storage (the OS keychain); Baton asks for it only when it sends.', password: true, ignoreFocusOut: true, validateInput: (v) => validateSecretValue(name, v) });
+						: await vscode.window.showInputBox({
+								title: `Store ${name}`,
+								prompt: 'Kept in VS Code’s secret storage (the OS keychain); Baton asks for it only when it sends.',
+								password: true,
+								ignoreFocusOut: true,
+								validateInput: (v) => validateSecretValue(name, v),
+							});
 				if (value === undefined) {
 					return undefined;
 				}

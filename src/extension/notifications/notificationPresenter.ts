@@ -46,7 +46,14 @@ export class NotificationPresenter extends Disposable {
 	async show(n: NotificationShowDto): Promise<void> {
 		const cp = n.checkpoint;
 		if (cp && cp.approvalStatus === 'pending' && reviewEvents.has(n.event)) {
-			this.approvals.promptOnce({ id: cp.id, message: cp.message, trigger: cp.trigger, filesChanged: n.filesChanged ? n.filesChanged.added + n.filesChanged.modified + n.filesChanged.deleted : 0, escalationReasons: cp.escalationReasons, sessionId: n.session?.id ?? null });
+			this.approvals.promptOnce({
+				id: cp.id,
+				message: cp.message,
+				trigger: cp.trigger,
+				filesChanged: n.filesChanged ? n.filesChanged.added + n.filesChanged.modified + n.filesChanged.deleted : 0,
+				escalationReasons: cp.escalationReasons,
+				sessionId: n.session?.id ?? null,
+			});
 			return;
 		}
 		const actions = n.actions.flatMap((a) => {

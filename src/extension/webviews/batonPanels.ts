@@ -138,11 +138,16 @@ export class BatonPanels implements vscode.Disposable {
 			}
 			return;
 		}
-		const panel = vscode.window.createWebviewPanel(panelViewTypes[target.kind], titleFor(target), { viewColumn: column, preserveFocus: false }, {
-			...this.webviewOptions(),
-			enableFindWidget: true,
-			retainContextWhenHidden: false,
-		});
+		const panel = vscode.window.createWebviewPanel(
+			panelViewTypes[target.kind],
+			titleFor(target),
+			{ viewColumn: column, preserveFocus: false },
+			{
+				...this.webviewOptions(),
+				enableFindWidget: true,
+				retainContextWhenHidden: false,
+			},
+		);
 		this.adopt(panel, target);
 	}
 

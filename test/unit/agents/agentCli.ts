@@ -92,7 +92,11 @@ export function fixtureNames(dialect: Dialect): string[] {
 /** `.baton/logs/hooks.log` lines (empty when there is none). */
 export function hookLogLines(root: string): string[] {
 	try {
-		return fs.readFileSync(path.join(root, '.baton', 'logs', 'hooks.log'), 'utf8').trim().split('\n').filter(Boolean);
+		return fs
+			.readFileSync(path.join(root, '.baton', 'logs', 'hooks.log'), 'utf8')
+			.trim()
+			.split('\n')
+			.filter(Boolean);
 	} catch {
 		return [];
 	}

@@ -77,7 +77,10 @@ void describe('briefing diet', () => {
 			assert.ok(text.length <= previous);
 			previous = text.length;
 			assert.match(text, /^Baton briefing/);
-			assert.ok(text.split('\n').every((l) => !l.endsWith('…') || l.length > 20), 'items are cut whole or clipped with an ellipsis, never mid-way');
+			assert.ok(
+				text.split('\n').every((l) => !l.endsWith('…') || l.length > 20),
+				'items are cut whole or clipped with an ellipsis, never mid-way',
+			);
 		}
 		assert.match(renderBriefingDiet(briefing, 1_500), /Previous session:/, 'the previous session comes first');
 		assert.doesNotMatch(renderBriefingDiet(briefing, 1_500), /Blocked:/, 'the least important lists go first');
@@ -189,7 +192,11 @@ void describe('hook configuration merge', () => {
 		assert.deepEqual(Object.keys(merged['hooks'] as object), ['PreToolUse', 'Stop', 'SessionStart']);
 		assert.deepEqual((merged['hooks'] as any).PreToolUse, [user.hooks.PreToolUse[0], { matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'baton hook pre-tool-use', timeout: 10 }] }]);
 		assert.deepEqual(mergeClaudeHooks(merged, specs, { remove: false, file: 'f' }), merged, 'idempotent');
-		const moved = mergeClaudeHooks(merged, specs.map((s) => ({ ...s, command: s.command.replace('baton', '"/n" "/c/cli.js"') })), { remove: false, file: 'f' });
+		const moved = mergeClaudeHooks(
+			merged,
+			specs.map((s) => ({ ...s, command: s.command.replace('baton', '"/n" "/c/cli.js"') })),
+			{ remove: false, file: 'f' },
+		);
 		assert.equal((moved['hooks'] as any).PreToolUse[1].hooks[0].command, '"/n" "/c/cli.js" hook pre-tool-use', 'updated where it was');
 		assert.equal((moved['hooks'] as any).PreToolUse.length, 2);
 		assert.deepEqual(mergeClaudeHooks(merged, specs, { remove: true, file: 'f' }), user, 'remove restores the original');
@@ -201,9 +208,29 @@ void describe('hook configuration merge', () => {
 		assert.deepEqual(mergeCopilotHooks(mergeCopilotHooks({}, renamed, { remove: false, file: 'f' }), renamed, { remove: true, file: 'f' }), {});
 		assert.deepEqual(user.hooks.PreToolUse.length, 1, 'the input is not modified');
 		// Baton's command inside a group of the user's: updated there, removed from there, their matcher kept.
-		const shared = { hooks: { PreToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: './a.sh' }, { type: 'command', command: 'baton hook pre-tool-use', timeout: 1 }] }] } };
+		const shared = {
+			hooks: {
+				PreToolUse: [
+					{
+						matcher: '*',
+						hooks: [
+							{ type: 'command', command: './a.sh' },
+							{ type: 'command', command: 'baton hook pre-tool-use', timeout: 1 },
+						],
+					},
+				],
+			},
+		};
 		const sharedMerged = mergeClaudeHooks(shared, specs, { remove: false, file: 'f' }) as any;
-		assert.deepEqual(sharedMerged.hooks.PreToolUse, [{ matcher: '*', hooks: [{ type: 'command', command: './a.sh' }, { type: 'command', command: 'baton hook pre-tool-use', timeout: 10 }] }]);
+		assert.deepEqual(sharedMerged.hooks.PreToolUse, [
+			{
+				matcher: '*',
+				hooks: [
+					{ type: 'command', command: './a.sh' },
+					{ type: 'command', command: 'baton hook pre-tool-use', timeout: 10 },
+				],
+			},
+		]);
 		assert.deepEqual((mergeClaudeHooks(shared, specs, { remove: true, file: 'f' }) as any).hooks.PreToolUse, [{ matcher: '*', hooks: [{ type: 'command', command: './a.sh' }] }]);
 	});
 
@@ -214,7 +241,11 @@ void describe('hook configuration merge', () => {
 		assert.deepEqual(merged.hooks.SessionStart, [{ type: 'command', command: 'baton hook session-start', timeout: 15 }]);
 		assert.deepEqual(mergeCopilotHooks(merged, specs, { remove: true, file: 'f' }), user);
 		for (const bad of [[], 'x', { hooks: [] }, { hooks: { Stop: {} } }, { hooks: { Stop: ['cmd'] } }]) {
-			assert.throws(() => mergeClaudeHooks(bad, specs, { remove: false, file: 'f' }), (e: Error & { code?: string }) => e.code === 'configInvalid', JSON.stringify(bad));
+			assert.throws(
+				() => mergeClaudeHooks(bad, specs, { remove: false, file: 'f' }),
+				(e: Error & { code?: string }) => e.code === 'configInvalid',
+				JSON.stringify(bad),
+			);
 		}
 		assert.throws(() => mergeClaudeHooks({ hooks: { Stop: [{ hooks: 'x' }] } }, specs, { remove: false, file: 'f' }), /not a list/);
 	});

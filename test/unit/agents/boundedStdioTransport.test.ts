@@ -22,7 +22,11 @@ async function harness(maxLineBytes: number): Promise<{ stdin: PassThrough; mess
 	return {
 		stdin,
 		messages,
-		replies: () => written.split('\n').filter(Boolean).map((line) => JSON.parse(line)),
+		replies: () =>
+			written
+				.split('\n')
+				.filter(Boolean)
+				.map((line) => JSON.parse(line)),
 		settle: () => new Promise((resolve) => setImmediate(resolve)),
 	};
 }
@@ -77,6 +81,10 @@ void describe('BoundedStdioServerTransport', () => {
 		h.stdin.write(`${ping(12)}`);
 		await h.settle();
 		assert.deepEqual(h.messages, [{ jsonrpc: '2.0', id: 1, method: 'ping' }], 'a line at the limit passes');
-		assert.deepEqual(h.replies().map((r) => [r.id, r.error.code]), [[12, -32600]], 'one byte more is refused');
+		assert.deepEqual(
+			h.replies().map((r) => [r.id, r.error.code]),
+			[[12, -32600]],
+			'one byte more is refused',
+		);
 	});
 });

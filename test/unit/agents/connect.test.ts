@@ -135,7 +135,10 @@ void describe('baton connect', () => {
 		const file = path.join(dir, 'settings.json');
 		for (const broken of ['{ "hooks": { "Stop": [ ', '{"hooks": []}', '[1]', '{"hooks": {"Stop": [{"hooks": "notify"}]}}']) {
 			fs.writeFileSync(file, broken);
-			for (const args of [['connect', 'claude', '--json'], ['connect', 'claude', '--remove', '--json']]) {
+			for (const args of [
+				['connect', 'claude', '--json'],
+				['connect', 'claude', '--remove', '--json'],
+			]) {
 				const run = baton(...args);
 				assert.equal(run.code, 1, `${broken}: ${run.stdout}`);
 				assert.equal(run.json?.['error'].code, 'configInvalid');
@@ -204,7 +207,12 @@ void describe('baton connect', () => {
 		assert.equal(fs.statSync(path.join(dir, 'TaskStart')).mode & 0o111, 0o111, 'executable');
 		assert.ok((baton('connect', 'cline', '--json').json?.['written'] as any[]).every((w) => w.action === 'unchanged' || w.action === 'skipped'));
 		// The script works as Cline runs it: JSON on stdin, from the workspace.
-		const answer = execFileSync(path.join(dir, 'TaskStart'), [], { cwd: root, env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` }, input: JSON.stringify({ taskId: 't-1', hookName: 'TaskStart', workspaceRoots: [root], timestamp: '1772355600000' }), encoding: 'utf8' });
+		const answer = execFileSync(path.join(dir, 'TaskStart'), [], {
+			cwd: root,
+			env: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` },
+			input: JSON.stringify({ taskId: 't-1', hookName: 'TaskStart', workspaceRoots: [root], timestamp: '1772355600000' }),
+			encoding: 'utf8',
+		});
 		assert.equal(JSON.parse(answer).cancel, false);
 		assert.match(JSON.parse(answer).contextModification, /^Baton briefing/);
 		const removed = baton('connect', 'cline', '--remove', '--json').json?.['written'] as any[];

@@ -31,8 +31,7 @@ function workspace(t: TestContext): { root: string; claudeHome: string; baton: (
 	const root = path.join(base, 'project');
 	const claudeHome = path.join(base, 'claude');
 	fs.mkdirSync(root);
-	const baton = (args: string[], input?: string, env: Record<string, string> = {}): Run =>
-		runBaton(cli, root, args, { ...(input !== undefined ? { input } : {}), env: { BATON_CLAUDE_HOME: claudeHome, ...env } });
+	const baton = (args: string[], input?: string, env: Record<string, string> = {}): Run => runBaton(cli, root, args, { ...(input !== undefined ? { input } : {}), env: { BATON_CLAUDE_HOME: claudeHome, ...env } });
 	assert.equal(baton(['init']).code, 0);
 	return { root, claudeHome, baton };
 }
@@ -196,7 +195,11 @@ void describe('baton connect copilot', () => {
 		for (const text of [cliText, fs.readFileSync(path.join(w.root, '.github', 'hooks', 'baton.json'), 'utf8')]) {
 			assert.ok(!text.includes(w.root) && !text.includes(process.execPath) && !text.includes(path.dirname(cli)), text);
 		}
-		assert.equal(w.baton(['connect', 'copilot', '--json'], undefined, env).json?.['written'].every((f: any) => f.action === 'unchanged'), true, 'idempotent');
+		assert.equal(
+			w.baton(['connect', 'copilot', '--json'], undefined, env).json?.['written'].every((f: any) => f.action === 'unchanged'),
+			true,
+			'idempotent',
+		);
 
 		// A teammate's clone: the committed files, another path, Baton on their PATH.
 		const clone = path.join(path.dirname(w.root), 'teammate-clone');

@@ -151,11 +151,7 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 				'edit tools recorded their files, workspace-relative; reads recorded nothing',
 			);
 			if (dialect === 'claude') {
-				assert.deepEqual(await aliasesOf(w.root, session.id), [
-					'claude-code:0b9e77d1-8c3a-4f5e-a2d6-71c4e9b3f802',
-					'claude-code:6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33',
-					'claude-code:a4d2c8f0-19be-4e6a-8f3c-2b7e5d9a0c14',
-				]);
+				assert.deepEqual(await aliasesOf(w.root, session.id), ['claude-code:0b9e77d1-8c3a-4f5e-a2d6-71c4e9b3f802', 'claude-code:6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33', 'claude-code:a4d2c8f0-19be-4e6a-8f3c-2b7e5d9a0c14']);
 				assert.match(log, /SessionEnd 6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33 → kept ses_\S+ \(conversation switch \(clear\)\)/);
 			}
 			if (dialect === 'cline') {
@@ -191,7 +187,10 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 
 		const transcript = new TranscriptWriter(id, w.root);
 		transcript.snapshot().user('Please add refresh-token rotation; the staging key is sk-ant-api03-SECRETSECRETSECRET0123456789');
-		const [edit] = transcript.assistant([{ text: 'I will edit the token module.' }, { tool: 'Edit', input: { file_path: path.join(w.root, 'src/auth/tokens.ts'), old_string: 'a', new_string: 'b' } }], { input_tokens: 1200, output_tokens: 300 });
+		const [edit] = transcript.assistant([{ text: 'I will edit the token module.' }, { tool: 'Edit', input: { file_path: path.join(w.root, 'src/auth/tokens.ts'), old_string: 'a', new_string: 'b' } }], {
+			input_tokens: 1200,
+			output_tokens: 300,
+		});
 		transcript.toolResult(edit as string, 'ok');
 		transcript.assistant([{ text: 'Rotation is in place.' }], { input_tokens: 1500, output_tokens: 80 });
 		transcript.flush(w.transcript(id));
@@ -300,7 +299,10 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 		assert.match(log[4] as string, /session_id: Invalid input/);
 		assert.match(log[5] as string, /no event name/);
 		assert.match(log[6] as string, /ignored unknown event Notification/);
-		assert.ok(log.every((l) => !l.includes('not json at all')), 'payload contents never reach the log');
+		assert.ok(
+			log.every((l) => !l.includes('not json at all')),
+			'payload contents never reach the log',
+		);
 		assert.deepEqual(sessions(w), []);
 		assert.match(w.baton(['hook', '--help']).stdout, /^usage: baton hook \[EVENT\]/);
 		// Outside a Baton workspace: nothing, and nothing written anywhere.

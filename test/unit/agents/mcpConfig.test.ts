@@ -122,7 +122,10 @@ void describe('MCP configuration merge', () => {
 		assert.equal(connectMcpServer(one, mcpTargetFor('cline', one, settings), null, { now }).action, 'updated');
 		config = JSON.parse(fs.readFileSync(settings, 'utf8'));
 		assert.deepEqual(Object.keys(config.mcpServers).sort(), ['baton-shop', 'git', second.name].sort(), 'only this workspace’s entry went');
-		assert.throws(() => mcpTargetFor('cline', one), (e: unknown) => BatonError.is(e, 'invalidInput') && /cline_mcp_settings\.json/.test(e.message));
+		assert.throws(
+			() => mcpTargetFor('cline', one),
+			(e: unknown) => BatonError.is(e, 'invalidInput') && /cline_mcp_settings\.json/.test(e.message),
+		);
 	});
 
 	void it('leaves a server of the user’s named "baton" alone and says so', (t) => {
@@ -209,7 +212,13 @@ void describe('baton connect --mcp (the bundled CLI)', () => {
 		const entry = JSON.parse(fs.readFileSync(path.join(root, '.mcp.json'), 'utf8')).mcpServers.baton as { command: string; args: string[] };
 		// As Claude Code starts it: wherever it was launched (here: outside the project), a minimal
 		// environment, and the project named in CLAUDE_PROJECT_DIR.
-		const transport = new StdioClientTransport({ command: entry.command, args: entry.args, cwd: path.dirname(root), stderr: 'pipe', env: { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: root, CLAUDE_PROJECT_DIR: root } });
+		const transport = new StdioClientTransport({
+			command: entry.command,
+			args: entry.args,
+			cwd: path.dirname(root),
+			stderr: 'pipe',
+			env: { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: root, CLAUDE_PROJECT_DIR: root },
+		});
 		const client = new Client({ name: 'baton-mcp-config-test', version: '1.0.0' });
 		await client.connect(transport);
 		t.after(() => client.close());

@@ -63,7 +63,10 @@ void describe('baton mcp (the SDK client against the server process)', () => {
 		assert.match(started.value.briefingText, /T1 Write the MCP server/);
 
 		const status = await call(client, 'session_status');
-		assert.deepEqual(status.value.active.map((s: { id: string }) => s.id), [session.id]);
+		assert.deepEqual(
+			status.value.active.map((s: { id: string }) => s.id),
+			[session.id],
+		);
 		assert.equal(status.value.counts.active, 1);
 
 		const decision = await call(client, 'record_decision', { text: 'Use the official SDK', rationale: 'spec conformance' });
@@ -88,7 +91,10 @@ void describe('baton mcp (the SDK client against the server process)', () => {
 		assert.equal(ended.value.session.status, 'ended');
 		const handoff = await call(client, 'handoff', { sessionId: session.id });
 		assert.equal(handoff.value.handoff.note, 'server done');
-		assert.deepEqual(handoff.value.handoff.decisions.map((d: { text: string }) => d.text), ['Use the official SDK']);
+		assert.deepEqual(
+			handoff.value.handoff.decisions.map((d: { text: string }) => d.text),
+			['Use the official SDK'],
+		);
 
 		const refused = await call(client, 'session_end', {});
 		assert.equal(refused.isError, true);

@@ -27,7 +27,7 @@ const shapes: [string, string, string][] = [
 	['git clone https://a1b2c3d4e5f6a7b8c9d0@github.com/org/repo.git', 'a1b2c3d4e5f6a7b8c9d0', 'git clone https://[REDACTED]@github.com/org/repo.git'],
 	['git remote set-url origin https://oauth2:glpat1234abcd@gitlab.example.com/g/p.git', 'glpat1234abcd', 'git remote set-url origin https://oauth2:[REDACTED]@gitlab.example.com/g/p.git'],
 	['mysql -u root -pSECRETpw mydb', 'SECRETpw', 'mysql -u root -p[REDACTED] mydb'],
-	["mysql -h db -uroot -p'my pass' -e 'show tables'", "my pass", "mysql -h db -uroot -p[REDACTED] -e 'show tables'"],
+	["mysql -h db -uroot -p'my pass' -e 'show tables'", 'my pass', "mysql -h db -uroot -p[REDACTED] -e 'show tables'"],
 	['mysqldump --password=SECRETpw db > dump.sql', 'SECRETpw', 'mysqldump --password=[REDACTED] db > dump.sql'],
 	['mongosh --username app --password SECRETpw mongodb://db/app', 'SECRETpw', 'mongosh --username app --password [REDACTED] mongodb://db/app'],
 	['PGPASSWORD=SECRETpw psql -h db -U app', 'SECRETpw', 'PGPASSWORD=[REDACTED] psql -h db -U app'],

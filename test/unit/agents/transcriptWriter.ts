@@ -124,7 +124,13 @@ export class TranscriptWriter {
 	/** Writes (or appends) the lines produced since the last call. */
 	flush(file: string, from = 0): number {
 		fs.mkdirSync(path.dirname(file), { recursive: true });
-		fs.appendFileSync(file, this.lines.slice(from).map((l) => `${l}\n`).join(''));
+		fs.appendFileSync(
+			file,
+			this.lines
+				.slice(from)
+				.map((l) => `${l}\n`)
+				.join(''),
+		);
 		return this.lines.length;
 	}
 }
@@ -178,7 +184,10 @@ export function generateLargeTranscript(file: string, megabytes: number, cwd = '
 				writer.unknown('queue-operation', { operation: 'enqueue', content: text(40) });
 			}
 			if (writer.lines.length - written >= 1_000) {
-				const chunk = writer.lines.slice(written).map((l) => `${l}\n`).join('');
+				const chunk = writer.lines
+					.slice(written)
+					.map((l) => `${l}\n`)
+					.join('');
 				fs.writeSync(fd, chunk);
 				bytes += Buffer.byteLength(chunk);
 				records += writer.lines.length - written;
@@ -186,7 +195,10 @@ export function generateLargeTranscript(file: string, megabytes: number, cwd = '
 				written = 0;
 			}
 		}
-		const rest = writer.lines.slice(written).map((l) => `${l}\n`).join('');
+		const rest = writer.lines
+			.slice(written)
+			.map((l) => `${l}\n`)
+			.join('');
 		fs.writeSync(fd, rest);
 		bytes += Buffer.byteLength(rest);
 		records += writer.lines.length - written;

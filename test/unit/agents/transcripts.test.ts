@@ -107,7 +107,10 @@ void describe('transcript archive', () => {
 		assert.deepEqual(bash, { type: 'tool', at: bash?.at, name: 'Bash', id: bash && 'id' in bash ? bash.id : null, files: [], edit: false, detail: 'npm test -- --token=[REDACTED:github-token]' });
 		const error = excerpts.find((e) => e.type === 'error');
 		assert.equal(error && 'tool' in error ? error.tool : null, 'Bash', 'errors name their tool');
-		assert.deepEqual(excerpts.find((e) => e.type === 'compact'), { type: 'compact', at: excerpts[7]?.at ?? null, trigger: 'auto', preTokens: 154_321 });
+		assert.deepEqual(
+			excerpts.find((e) => e.type === 'compact'),
+			{ type: 'compact', at: excerpts[7]?.at ?? null, trigger: 'auto', preTokens: 154_321 },
+		);
 		const bytes = fs.readFileSync(path.join(s.archive.dir, durable, `${mainId}.jsonl`), 'utf8');
 		for (const secret of ['DONOTLEAK', 'hunter2', 'ghp_0123456789', 'abcdefghijklmnop0123']) {
 			assert.ok(!bytes.includes(secret), `${secret} is not archived`);
@@ -153,7 +156,13 @@ void describe('transcript archive', () => {
 		w.user('third request');
 		w.flush(file, written);
 		await s.archive.sync({ link: s.link });
-		assert.deepEqual(s.archive.read(mainId)?.excerpts.map((e) => ('text' in e ? e.text : e.type)).at(-1), 'third request');
+		assert.deepEqual(
+			s.archive
+				.read(mainId)
+				?.excerpts.map((e) => ('text' in e ? e.text : e.type))
+				.at(-1),
+			'third request',
+		);
 		assert.doesNotMatch(fs.readFileSync(archiveFile, 'utf8'), /died/);
 	});
 
@@ -229,17 +238,30 @@ void describe('transcript archive', () => {
 		const file = path.join(s.projectDir, `${mainId}.jsonl`);
 		const w = new TranscriptWriter(mainId, s.root);
 		w.user('read the big file');
-		const [ok, failed] = w.assistant([{ tool: 'Read', input: { file_path: 'big.txt' } }, { tool: 'Bash', input: { command: 'make' } }], { input_tokens: 1, output_tokens: 1 });
+		const [ok, failed] = w.assistant(
+			[
+				{ tool: 'Read', input: { file_path: 'big.txt' } },
+				{ tool: 'Bash', input: { command: 'make' } },
+			],
+			{ input_tokens: 1, output_tokens: 1 },
+		);
 		w.toolResult(ok as string, 'x'.repeat(50_000));
 		w.toolResult(failed as string, `make: *** [all] Error 2 ${'y'.repeat(50_000)} password=hunter2`, true);
 		// An assistant message quoting the marker is not mistaken for a tool result: quotes in strings are escaped.
 		w.assistant([{ text: `the record said "type":"tool_result" and ${'z'.repeat(5_000)}` }], { input_tokens: 1, output_tokens: 1 });
 		w.flush(file);
-		const lines = fs.readFileSync(file, 'utf8').trim().split('\n').map((l) => Buffer.from(l));
+		const lines = fs
+			.readFileSync(file, 'utf8')
+			.trim()
+			.split('\n')
+			.map((l) => Buffer.from(l));
 		assert.deepEqual(lines.map(isUnneededLine), [false, false, false, true, false, false]);
 		await s.archive.sync({ link: s.link });
 		const excerpts = s.archive.read(mainId)?.excerpts as Excerpt[];
-		assert.deepEqual(excerpts.map((e) => e.type), ['user', 'tool', 'tool', 'error', 'assistant']);
+		assert.deepEqual(
+			excerpts.map((e) => e.type),
+			['user', 'tool', 'tool', 'error', 'assistant'],
+		);
 		const error = excerpts[3] as Extract<Excerpt, { type: 'error' }>;
 		assert.equal(error.text.length, 1_000, 'clipped');
 		assert.match(error.text, /^make: \*\*\* \[all\] Error 2 y+…$/);
@@ -289,7 +311,27 @@ void describe('baton transcripts (the bundled CLI)', () => {
 		const list = baton('transcripts', 'list', '--session', sessionId, '--json');
 		assert.equal(list.code, 0);
 		const [entry] = list.json?.['transcripts'] as any[];
-		for (const key of ['id', 'agent', 'agentSessionId', 'sessionId', 'sourcePath', 'archivePath', 'offset', 'sourceSize', 'sourceMtimeMs', 'tokens', 'costUsd', 'filesTouched', 'userRequests', 'toolCalls', 'errors', 'compactions', 'archiving', 'bootstrap', 'title']) {
+		for (const key of [
+			'id',
+			'agent',
+			'agentSessionId',
+			'sessionId',
+			'sourcePath',
+			'archivePath',
+			'offset',
+			'sourceSize',
+			'sourceMtimeMs',
+			'tokens',
+			'costUsd',
+			'filesTouched',
+			'userRequests',
+			'toolCalls',
+			'errors',
+			'compactions',
+			'archiving',
+			'bootstrap',
+			'title',
+		]) {
 			assert.ok(key in entry, `a transcript has ${key}`);
 		}
 		assert.equal(baton('transcripts', 'list', '--json').json?.['transcripts'].length, 2);

@@ -42,7 +42,21 @@ void describe('baton checkpoint (the bundled CLI)', () => {
 		assert.equal(first.trigger, 'manual');
 		assert.deepEqual(first.tags, ['a', 'b']);
 		assert.deepEqual(first.metrics, { costUsd: 1.25, errorCount: 1, sessionAgeMs: first.metrics.sessionAgeMs });
-		for (const key of ['parentCheckpointId', 'commitSha', 'fileStats', 'environment', 'approvalStatus', 'approvalUser', 'approvalAt', 'approvalReason', 'approvalPolicy', 'escalationReasons', 'annotations', 'linkedIssues', 'createdAt']) {
+		for (const key of [
+			'parentCheckpointId',
+			'commitSha',
+			'fileStats',
+			'environment',
+			'approvalStatus',
+			'approvalUser',
+			'approvalAt',
+			'approvalReason',
+			'approvalPolicy',
+			'escalationReasons',
+			'annotations',
+			'linkedIssues',
+			'createdAt',
+		]) {
 			assert.ok(key in first, `checkpoint has ${key}`);
 		}
 
@@ -54,7 +68,10 @@ void describe('baton checkpoint (the bundled CLI)', () => {
 
 		const list = baton(root, 'checkpoint', 'list', '--json');
 		assert.deepEqual(Object.keys(list.json), ['checkpoints']);
-		assert.deepEqual(list.json['checkpoints'].map((c: { id: string }) => c.id), [second.id, first.id]);
+		assert.deepEqual(
+			list.json['checkpoints'].map((c: { id: string }) => c.id),
+			[second.id, first.id],
+		);
 		assert.equal(baton(root, 'checkpoint', 'list', '--session', 'ses_20990101000000_abcdef', '--json').json['checkpoints'].length, 0);
 		assert.deepEqual(baton(root, 'checkpoint', 'show', first.id, '--json').json['checkpoint'].id, first.id);
 

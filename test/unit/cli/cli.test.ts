@@ -55,7 +55,10 @@ void describe('baton CLI (the bundled bin, as agents run it)', () => {
 			assert.ok(key in session, `session has ${key}`);
 		}
 		assert.equal(start.json['handoff'], null);
-		assert.deepEqual(start.json['briefing'].nextTasks.map((x: { id: string }) => x.id), ['T2']);
+		assert.deepEqual(
+			start.json['briefing'].nextTasks.map((x: { id: string }) => x.id),
+			['T2'],
+		);
 		assert.equal(start.json['briefing'].nextTasks[0].leverage, 1);
 
 		assert.equal(baton(root, 'focus', 'T2', '--json').code, 0);
@@ -80,16 +83,28 @@ void describe('baton CLI (the bundled bin, as agents run it)', () => {
 
 		const next = baton(root, 'session', 'start', '--name', 'part 2', '--scope', 'epic:T1', '--json');
 		assert.equal(next.json['handoff'].note, 'JWT done');
-		assert.deepEqual(next.json['briefing'].nextTasks.map((x: { id: string }) => x.id), ['T3']);
+		assert.deepEqual(
+			next.json['briefing'].nextTasks.map((x: { id: string }) => x.id),
+			['T3'],
+		);
 		const chain = baton(root, 'session', 'chain', next.json['session'].id, '--json');
-		assert.deepEqual(chain.json['sessions'].map((s: { name: string }) => s.name), ['part 1', 'part 2']);
+		assert.deepEqual(
+			chain.json['sessions'].map((s: { name: string }) => s.name),
+			['part 1', 'part 2'],
+		);
 		const shown = baton(root, 'session', 'show', session.id, '--json');
 		assert.equal(shown.json['session'].handoffConsumedBy, next.json['session'].id);
 		assert.equal(shown.json['handoff'].nextAction, 'refresh tokens');
-		assert.deepEqual(baton(root, 'session', 'list', '--status', 'ended', '--json').json['sessions'].map((s: { id: string }) => s.id), [session.id]);
+		assert.deepEqual(
+			baton(root, 'session', 'list', '--status', 'ended', '--json').json['sessions'].map((s: { id: string }) => s.id),
+			[session.id],
+		);
 		assert.equal(baton(root, 'briefing', '--json').json['briefing'].lastSession.id, session.id);
 		const gc = baton(root, 'session', 'gc', '--orphan-after', '0', '--json');
-		assert.deepEqual(gc.json['orphaned'].map((s: { id: string }) => s.id), [next.json['session'].id]);
+		assert.deepEqual(
+			gc.json['orphaned'].map((s: { id: string }) => s.id),
+			[next.json['session'].id],
+		);
 		assert.equal(baton(root, 'session', 'resume', next.json['session'].id, '--json').json['session'].status, 'active');
 		assert.equal(baton(root, 'session', 'suspend', '--json').json['session'].status, 'suspended');
 		assert.equal(baton(root, 'session', 'switch', session.id, '--json').json['session'].status, 'active');
@@ -114,7 +129,14 @@ void describe('baton CLI (the bundled bin, as agents run it)', () => {
 		assert.equal(baton(root, 'session', 'resume', 'ses_20200101000000_abcdef', '--json').json['error'].code, 'notFound');
 		assert.equal(baton(root, 'session', 'start', '--name', 'x', '--scope', 'epic:../../etc', '--json').json['error'].code, 'invalidScope');
 
-		for (const args of [['session', 'start'], ['session', 'start', '--name', 'x', '--bogus'], ['sesion', 'list'], ['session', 'resume'], ['session', 'gc', '--orphan-after', 'soon'], ['task', 'add', '--title', 't', '--type', 'story']]) {
+		for (const args of [
+			['session', 'start'],
+			['session', 'start', '--name', 'x', '--bogus'],
+			['sesion', 'list'],
+			['session', 'resume'],
+			['session', 'gc', '--orphan-after', 'soon'],
+			['task', 'add', '--title', 't', '--type', 'story'],
+		]) {
 			const run = baton(root, ...args, '--json');
 			assert.equal(run.code, 2, `${args.join(' ')} → ${run.stdout}${run.stderr}`);
 			assert.equal(run.json['error'].code, 'usage');

@@ -32,7 +32,12 @@ void describe('baton explains itself (the bundled CLI)', () => {
 		assert.equal(run.stderr, 'baton: session start does not take the option --bogus\nusage: baton session start --name N [--scope global|epic:ID|task:ID|subtree:ID|custom:ID] [--agent A] [--agent-id ID] [--parent ID] [--task ID]\n');
 		assert.doesNotMatch(run.stderr, /To specify a positional|Unknown option/);
 		const json = baton(root, 'session', 'start', '--bogus', '--json');
-		assert.deepEqual(JSON.parse(json.stdout), { error: { code: 'usage', message: 'session start does not take the option --bogus\nusage: baton session start --name N [--scope global|epic:ID|task:ID|subtree:ID|custom:ID] [--agent A] [--agent-id ID] [--parent ID] [--task ID]' } });
+		assert.deepEqual(JSON.parse(json.stdout), {
+			error: {
+				code: 'usage',
+				message: 'session start does not take the option --bogus\nusage: baton session start --name N [--scope global|epic:ID|task:ID|subtree:ID|custom:ID] [--agent A] [--agent-id ID] [--parent ID] [--task ID]',
+			},
+		});
 		assert.match(baton(root, 'session', 'list', '--help').stdout, /--scope global\|epic:ID\|task:ID\|subtree:ID\|custom:ID/);
 	});
 

@@ -30,7 +30,11 @@ void describe('baton import / export (the bundled CLI)', () => {
 		assert.deepEqual(dry.json, { dryRun: true, source: 'cleo-db', path: path.join(sources, '.cleo', 'tasks.db'), added: { ...zero, sessions: 3, tasks: 5, decisions: 1, handoffs: 2 }, unchanged: zero, errors: [], warnings: [] });
 		assert.deepEqual(snapshotFiles(dataDir), before, 'a dry run writes nothing');
 
-		for (const [format, file] of [['cleo-db', '.cleo/tasks.db'], ['cleo-sessions', '.cleo/sessions.json'], ['beads', '.beads']] as const) {
+		for (const [format, file] of [
+			['cleo-db', '.cleo/tasks.db'],
+			['cleo-sessions', '.cleo/sessions.json'],
+			['beads', '.beads'],
+		] as const) {
 			const run = baton(sources, 'import', format, file, '--json', '--workspace', root);
 			assert.equal(run.code, 0, `${format}: ${run.stdout}${run.stderr}`);
 			assert.deepEqual(run.json['errors'], []);
@@ -40,7 +44,10 @@ void describe('baton import / export (the bundled CLI)', () => {
 		assert.equal(tasks.length, 10, '5 CLEO tasks (ids kept) + 5 Beads issues (new ids)');
 		const sessions = baton(root, 'session', 'list', '--json').json['sessions'] as { id: string; status: string }[];
 		assert.equal(sessions.length, 9);
-		assert.ok(sessions.some((s) => s.id === 'session-1733000000-e5e5e5' && s.status === 'closed'), 'legacy ids stay valid');
+		assert.ok(
+			sessions.some((s) => s.id === 'session-1733000000-e5e5e5' && s.status === 'closed'),
+			'legacy ids stay valid',
+		);
 
 		const settled = snapshotFiles(dataDir);
 		const again = baton(sources, 'import', 'cleo-sessions', '.cleo/sessions.json', '--json', '--workspace', root);

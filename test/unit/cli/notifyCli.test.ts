@@ -59,7 +59,10 @@ void describe('baton notify and deliveries from the CLI', () => {
 		await new Promise((r) => setTimeout(r, 200));
 		assert.equal(hook.requests.length, 0, 'baton hook did no network work');
 		const queued = await run(root, ['notify', 'list', '--json'], env);
-		assert.deepEqual(queued.json['notifications'].map((n: { event: string; status: string; attempts: number }) => [n.event, n.status, n.attempts]), [['session.completed', 'pending', 0]]);
+		assert.deepEqual(
+			queued.json['notifications'].map((n: { event: string; status: string; attempts: number }) => [n.event, n.status, n.attempts]),
+			[['session.completed', 'pending', 0]],
+		);
 
 		const noSecret = await run(root, ['session', 'list', '--json']);
 		assert.equal(noSecret.code, 0);

@@ -60,7 +60,10 @@ test('killing the daemon mid-request loses no acknowledged write; the clients fa
 	process.kill(pid, 'SIGKILL');
 	const results = await Promise.all(runs);
 	const acknowledged = results.map((r) => (r.code === 0 ? (JSON.parse(r.stdout) as { task: { id: string; title: string } }).task : undefined));
-	assert.ok(acknowledged.every((task) => task !== undefined), results.map((r) => r.stderr).join('\n'));
+	assert.ok(
+		acknowledged.every((task) => task !== undefined),
+		results.map((r) => r.stderr).join('\n'),
+	);
 	const list = spawnSync(process.execPath, [cli, '--no-daemon', 'task', 'list', '--json'], { cwd: root, env: daemonEnv(), encoding: 'utf8' });
 	const stored = new Map((JSON.parse(list.stdout) as { tasks: { id: string; title: string }[] }).tasks.map((task) => [task.id, task.title]));
 	for (const task of acknowledged) {
@@ -110,10 +113,19 @@ test('the socket is 0600, other users are refused, and the daemon never listens 
 	const listeners = tcpListenerInodes();
 	const held = socketInodes(info.pid);
 	assert.ok(held.length > 0);
-	assert.deepEqual(held.filter((inode) => listeners.has(inode)), [], 'the daemon holds a TCP listener');
+	assert.deepEqual(
+		held.filter((inode) => listeners.has(inode)),
+		[],
+		'the daemon holds a TCP listener',
+	);
 	if (process.getuid?.() === 0) {
 		// Root can try it for real as another user: connect(2) needs write permission on the socket.
-		const other = spawnSync(process.execPath, ['-e', `require('net').connect(${JSON.stringify(info.socket)}).on('connect',()=>{console.log('connected');process.exit(0)}).on('error',(e)=>{console.log(e.code);process.exit(0)})`], { uid: 65534, gid: 65534, encoding: 'utf8', cwd: '/' });
+		const other = spawnSync(process.execPath, ['-e', `require('net').connect(${JSON.stringify(info.socket)}).on('connect',()=>{console.log('connected');process.exit(0)}).on('error',(e)=>{console.log(e.code);process.exit(0)})`], {
+			uid: 65534,
+			gid: 65534,
+			encoding: 'utf8',
+			cwd: '/',
+		});
 		assert.equal(other.stdout.trim(), 'EACCES', other.stderr);
 	}
 	const status = spawnSync(process.execPath, [cli, 'daemon', 'status', '--json'], { cwd: root, env: daemonEnv(), encoding: 'utf8' });

@@ -24,7 +24,10 @@ test("the editor's backend serves the CLI on the workspace's socket, and hands i
 	// The editor's engine sees the CLI's write like any other process's.
 	assert.ok(await waitFor(() => changes.some((c) => c.external), 10_000));
 	const tasks = await connection.sendRequest(rpc.taskList, undefined);
-	assert.deepEqual(tasks.tasks.map((task) => task.title), ['from a terminal']);
+	assert.deepEqual(
+		tasks.tasks.map((task) => task.title),
+		['from a terminal'],
+	);
 	connection.dispose();
 	editor.disconnect();
 	assert.ok(await waitFor(() => editor.exitCode !== null, 10_000));

@@ -12,7 +12,9 @@ test('subscribers hear session events inside the write, and their rows commit wi
 	engine.ctx.events.on((event, db) => {
 		heard.push(event.type);
 		if (event.type === 'session.ended') {
-			db.insert(settings).values({ key: `ended:${event.session.id}`, value: event.handoff.note, updatedAt: event.session.updatedAt }).run();
+			db.insert(settings)
+				.values({ key: `ended:${event.session.id}`, value: event.handoff.note, updatedAt: event.session.updatedAt })
+				.run();
 		}
 	});
 	const { session } = await engine.sessions.start({ name: 'events', actor: 'test' });
@@ -20,7 +22,13 @@ test('subscribers hear session events inside the write, and their rows commit wi
 	await engine.sessions.resume({ id: session.id, actor: 'test' });
 	await engine.sessions.end({ id: session.id, note: 'done here', actor: 'test' });
 	assert.deepEqual(heard, ['session.started', 'session.suspended', 'session.resumed', 'session.ended']);
-	const row = await engine.store.read((db) => db.select().from(settings).where(sql`${settings.key} = ${`ended:${session.id}`}`).get());
+	const row = await engine.store.read((db) =>
+		db
+			.select()
+			.from(settings)
+			.where(sql`${settings.key} = ${`ended:${session.id}`}`)
+			.get(),
+	);
 	assert.equal(row?.value, 'done here');
 });
 

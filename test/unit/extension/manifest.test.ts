@@ -78,7 +78,10 @@ void describe('extension manifest', () => {
 		assert.equal(pkg.contributes.viewsContainers.activitybar[0].title, 'Baton');
 		assert.equal(pkg.contributes.views.baton[0].id, ViewIds.sessionChains);
 		assert.equal(pkg.contributes.views.baton[0].name, 'Session Chains');
-		assert.deepEqual(pkg.contributes.views.baton.map((v: { name: string }) => v.name), ['Session Chains', 'Pending Approvals', 'Checkpoints', 'Transcripts']);
+		assert.deepEqual(
+			pkg.contributes.views.baton.map((v: { name: string }) => v.name),
+			['Session Chains', 'Pending Approvals', 'Checkpoints', 'Transcripts'],
+		);
 		assert.equal(pkg.contributes.views.baton.find((v: { name: string }) => v.name === 'Transcripts').id, ViewIds.transcripts);
 		const when = new Map<string, string>(pkg.contributes.menus.commandPalette.map((m: { command: string; when: string }) => [m.command, m.when]));
 		assert.match(when.get(CommandIds.endSession) ?? '', /baton\.hasActiveSession/);
@@ -104,10 +107,7 @@ void describe('extension manifest', () => {
 
 	void it('mirrors the engine’s default snapshot excludes, and merges settings into the file’s checkpoint block', () => {
 		assert.deepEqual(defaultCheckpointExcludes, engineExcludes);
-		const merged = mergeConfig(
-			{ maxConcurrentSessions: 3, checkpoints: { policy: 'strict', escalation: { costUsd: 1 } } },
-			{ checkpoints: { periodicInterval: '5m', escalation: { errorCount: 9 } } },
-		);
+		const merged = mergeConfig({ maxConcurrentSessions: 3, checkpoints: { policy: 'strict', escalation: { costUsd: 1 } } }, { checkpoints: { periodicInterval: '5m', escalation: { errorCount: 9 } } });
 		assert.deepEqual(merged, { maxConcurrentSessions: 3, checkpoints: { policy: 'strict', periodicInterval: '5m', escalation: { costUsd: 1, errorCount: 9 } } });
 	});
 

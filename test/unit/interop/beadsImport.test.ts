@@ -53,7 +53,10 @@ void describe('import beads (issues.jsonl)', () => {
 		writeJsonl(file, [{ ...issues[0], title: 'Search (renamed)' }, issues[1] as Json, { ...issues[4], dependencies: [{ depends_on_id: 'bd-a1b2.1', type: 'blocks' }] }]);
 		const result = await engine.imports.run({ format: 'beads', path: file, dryRun: false, actor });
 		assert.equal(result.added.tasks, 1);
-		assert.deepEqual(result.warnings.map((w) => w.record), ['line 1 (bd-a1b2)']);
+		assert.deepEqual(
+			result.warnings.map((w) => w.record),
+			['line 1 (bd-a1b2)'],
+		);
 		assert.deepEqual((await engine.tasks.get('T3')).dependsOn, ['T2']);
 		assert.equal((await engine.tasks.get('T1')).title, 'Search');
 	});
@@ -102,15 +105,22 @@ void describe('import beads (issues.jsonl)', () => {
 			{ id: 'bd-1', title: 'one', status: 'open', priority: 2, created_at: '2026-02-01T10:00:00Z', dependencies: [{ depends_on_id: 'bd-2', type: 'blocks' }] },
 			{ id: 'bd-2', title: 'two', status: 'open', priority: 2, created_at: '2026-02-01T10:00:00Z', dependencies: [{ depends_on_id: 'bd-1', type: 'waits-for' }] },
 			{ id: 'bd-3', title: 'three', status: 'open', priority: 2, created_at: '2026-02-01T10:00:00Z', dependencies: [{ depends_on_id: 'bd-3', type: 'blocks' }] },
-			{ id: 'bd-4', title: 'four', status: 'open', priority: 2, created_at: '2026-02-01T10:00:00Z', dependencies: [{ depends_on_id: 'bd-1', type: 'parent-child' }, { depends_on_id: 'bd-2', type: 'parent-child' }] },
+			{
+				id: 'bd-4',
+				title: 'four',
+				status: 'open',
+				priority: 2,
+				created_at: '2026-02-01T10:00:00Z',
+				dependencies: [
+					{ depends_on_id: 'bd-1', type: 'parent-child' },
+					{ depends_on_id: 'bd-2', type: 'parent-child' },
+				],
+			},
 		];
 		const cycle = await engine.imports.run({ format: 'beads', path: writeJsonl(path.join(dir, 'cycle.jsonl'), cyclic), dryRun: false, actor });
 		assert.deepEqual(
 			cycle.errors.map((e) => `${e.record}: ${e.field}: ${e.message}`),
-			[
-				'line 3 (bd-3): dependencies[0].depends_on_id: an issue cannot depend on itself',
-				'line 1 (bd-1): dependencies[0].depends_on_id: dependencies form a cycle: T1 → T2 → T1 (Baton ids)',
-			],
+			['line 3 (bd-3): dependencies[0].depends_on_id: an issue cannot depend on itself', 'line 1 (bd-1): dependencies[0].depends_on_id: dependencies form a cycle: T1 → T2 → T1 (Baton ids)'],
 		);
 		// A second parent is unfamiliar, not malformed: kept as a link, with a warning.
 		assert.deepEqual(

@@ -47,20 +47,32 @@ void describe('import cleo-db (CLEO tasks.db through sql.js)', () => {
 		assert.equal(one.session.debrief?.gitState?.head, 'abc1234');
 		assert.equal(one.session.debrief?.chainLength, 2);
 		assert.equal(one.handoff.kind === 'valid' && one.handoff.data.note, 'Totals done', 'the write-once entry wins');
-		assert.deepEqual(one.decisions.map((d) => [d.id, d.text, d.rationale, d.taskId]), [['D1', 'Store money as integer cents', 'floats drift', 'T2']]);
-		assert.deepEqual(one.chain.map((s) => s.id), [first, second]);
+		assert.deepEqual(
+			one.decisions.map((d) => [d.id, d.text, d.rationale, d.taskId]),
+			[['D1', 'Store money as integer cents', 'floats drift', 'T2']],
+		);
+		assert.deepEqual(
+			one.chain.map((s) => s.id),
+			[first, second],
+		);
 
 		const two = await engine.briefings.details(second);
 		assert.equal(two.session.scopeKey, 'epic:T1', 'epicId is the root task');
 		assert.ok(two.handoff.kind === 'valid');
 		if (two.handoff.kind === 'valid') {
 			assert.deepEqual(two.handoff.data.lastTask, { id: 'T3', title: 'Payment form' }, 'titles come from the imported tasks');
-			assert.deepEqual(two.handoff.data.nextSuggested.map((s) => s.title), ['Payment form', 'Rounding error in totals']);
+			assert.deepEqual(
+				two.handoff.data.nextSuggested.map((s) => s.title),
+				['Payment form', 'Rounding error in totals'],
+			);
 			assert.deepEqual(two.handoff.data.openBlockers, ['Card vault sandbox is down']);
 		}
 		const tree = await engine.briefings.forkTree(worker);
 		assert.equal(tree.session.id, second);
-		assert.deepEqual(tree.children.map((c) => c.session.id), [worker]);
+		assert.deepEqual(
+			tree.children.map((c) => c.session.id),
+			[worker],
+		);
 		assert.equal((await engine.briefings.get(worker)).currentTask, 'T4');
 
 		const again = await engine.imports.run({ format: 'cleo-db', path: file, dryRun: false, actor });
@@ -111,12 +123,7 @@ void describe('import cleo-db (CLEO tasks.db through sql.js)', () => {
 		const result = await engine.imports.run({ format: 'cleo-db', path: await writeCleoDb(path.join(dir, 'bad.db'), data), dryRun: false, actor });
 		assert.deepEqual(
 			result.errors.map((e) => `${e.record}: ${e.field}`),
-			[
-				'tasks[4] (T5): priority',
-				`sessions[1] (${second}): scope_json`,
-				`sessions[2] (${worker}): started_at`,
-				'session_handoff_entries[1] (ses_20260101000000_ffffff): session_id',
-			],
+			['tasks[4] (T5): priority', `sessions[1] (${second}): scope_json`, `sessions[2] (${worker}): started_at`, 'session_handoff_entries[1] (ses_20260101000000_ffffff): session_id'],
 		);
 		assert.match(result.errors.find((e) => e.field === 'scope_json')?.message ?? '', /^not valid JSON/);
 		assert.match(result.warnings.find((e) => e.field === 'depends_on')?.message ?? '', /dependency T99 is neither in this import nor imported before from cleo-db; kept as an external reference/);

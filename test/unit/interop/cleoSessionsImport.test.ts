@@ -24,17 +24,14 @@ void describe('import cleo-sessions (.cleo/sessions.json)', () => {
 		const result = await engine.imports.run({ format: 'cleo-sessions', path: file, dryRun: false, actor });
 		assert.deepEqual(result.added, preview.added);
 		const all = await engine.briefings.list();
-		assert.deepEqual(
-			Object.fromEntries(all.map((s) => [s.id, s.status])),
-			{
-				'session_20251230_161248_81c3ce': 'active',
-				'session_20251229_090000_a1a1a1': 'suspended',
-				[legacy]: 'ended',
-				'session_20251220_100000_c3c3c3': 'archived',
-				'session_20251201_080000_d4d4d4': 'closed',
-				'session-1733000000-e5e5e5': 'closed',
-			},
-		);
+		assert.deepEqual(Object.fromEntries(all.map((s) => [s.id, s.status])), {
+			session_20251230_161248_81c3ce: 'active',
+			session_20251229_090000_a1a1a1: 'suspended',
+			[legacy]: 'ended',
+			session_20251220_100000_c3c3c3: 'archived',
+			session_20251201_080000_d4d4d4: 'closed',
+			'session-1733000000-e5e5e5': 'closed',
+		});
 		const active = await engine.briefings.get('session_20251230_161248_81c3ce');
 		assert.equal(active.currentTask, 'T002', 'focus becomes the current task');
 		assert.equal(active.taskStartedAt, '2025-12-30T15:01:00.000Z');
@@ -53,7 +50,10 @@ void describe('import cleo-sessions (.cleo/sessions.json)', () => {
 			assert.deepEqual(ended.handoff.data.lastTask, { id: 'T021', title: 'T021' });
 		}
 		assert.equal(ended.session.previousSessionId, 'session_20251201_080000_d4d4d4', 'resumedAs links the chain');
-		assert.deepEqual(ended.chain.map((s) => s.id), ['session_20251201_080000_d4d4d4', legacy]);
+		assert.deepEqual(
+			ended.chain.map((s) => s.id),
+			['session_20251201_080000_d4d4d4', legacy],
+		);
 		const archived = await engine.briefings.get('session_20251220_100000_c3c3c3');
 		assert.equal(archived.archivedAt, '2025-12-27T00:00:00.000Z');
 		assert.equal(archived.endNote, 'archived: stale after the refactor');
@@ -92,7 +92,10 @@ void describe('import cleo-sessions (.cleo/sessions.json)', () => {
 		const third = await engine.imports.run({ format: 'cleo-sessions', path: file, dryRun: false, actor });
 		assert.equal(third.added.sessions, 1);
 		assert.equal(third.unchanged.sessions, 6);
-		assert.deepEqual(third.warnings.map((w) => w.record), [`sessions[2] (${legacy})`]);
+		assert.deepEqual(
+			third.warnings.map((w) => w.record),
+			[`sessions[2] (${legacy})`],
+		);
 		assert.equal((await engine.briefings.get(legacy)).name, 'Payments spike', 'an import never changes what Baton holds');
 	});
 
@@ -133,7 +136,10 @@ void describe('import cleo-sessions (.cleo/sessions.json)', () => {
 		const oneBad = cleoSessionsData();
 		oneBad['sessions'][3].id = '../../etc/passwd';
 		const allOrNothing = await run(oneBad);
-		assert.deepEqual(allOrNothing.errors.map((e) => `${e.record}: ${e.field}`), ['sessions[3] (../../etc/passwd): id']);
+		assert.deepEqual(
+			allOrNothing.errors.map((e) => `${e.record}: ${e.field}`),
+			['sessions[3] (../../etc/passwd): id'],
+		);
 		assert.deepEqual(snapshotFiles(path.join(root, '.baton')), before, 'one bad record among good ones: nothing written');
 
 		const notJson = await engine.imports.run({ format: 'cleo-sessions', path: writeJsonText(path.join(dir, 'broken.json'), '{"sessions": [ {"id": '), dryRun: false, actor });
@@ -169,8 +175,15 @@ void describe('import cleo-sessions (.cleo/sessions.json)', () => {
 			return result;
 		}) as typeof read;
 		const result = await engine.imports.run({ format: 'cleo-sessions', path: file, dryRun: false, actor });
-		assert.deepEqual(result.errors.map((e) => `${e.record}: ${e.field}`), ['sessions[0] (session_20251230_161248_81c3ce): status']);
-		assert.deepEqual((await other.engine.briefings.list()).map((s) => s.name), ['raced in'], 'the import wrote nothing');
+		assert.deepEqual(
+			result.errors.map((e) => `${e.record}: ${e.field}`),
+			['sessions[0] (session_20251230_161248_81c3ce): status'],
+		);
+		assert.deepEqual(
+			(await other.engine.briefings.list()).map((s) => s.name),
+			['raced in'],
+			'the import wrote nothing',
+		);
 	});
 });
 

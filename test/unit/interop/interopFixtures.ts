@@ -169,7 +169,17 @@ export function cleoDbData(): CleoDbData {
 				started_at: '2026-01-11 09:00:00',
 				ended_at: '2026-01-11 12:00:00',
 				previous_session_id: first,
-				handoff_json: JSON.stringify({ lastTask: 'T3', tasksCompleted: [], tasksCreated: ['T4'], decisionsRecorded: 0, nextSuggested: ['T3', 'T4'], openBlockers: ['Card vault sandbox is down'], openBugs: [{ id: 'T4', title: 'Rounding error in totals', priority: 'critical' }], note: 'Form half done', nextAction: 'Finish validation' }),
+				handoff_json: JSON.stringify({
+					lastTask: 'T3',
+					tasksCompleted: [],
+					tasksCreated: ['T4'],
+					decisionsRecorded: 0,
+					nextSuggested: ['T3', 'T4'],
+					openBlockers: ['Card vault sandbox is down'],
+					openBugs: [{ id: 'T4', title: 'Rounding error in totals', priority: 'critical' }],
+					note: 'Form half done',
+					nextAction: 'Finish validation',
+				}),
 				last_activity: '2026-01-11 12:00:00',
 			},
 			{
@@ -185,7 +195,21 @@ export function cleoDbData(): CleoDbData {
 			},
 		],
 		session_handoff_entries: [
-			{ session_id: first, handoff_json: JSON.stringify({ lastTask: { id: 'T2', title: 'Cart totals' }, tasksCompleted: [{ id: 'T2', title: 'Cart totals' }], tasksCreated: [], decisionsRecorded: 1, nextSuggested: [{ id: 'T3', title: 'Payment form' }], openBlockers: [], openBugs: [], note: 'Totals done', nextAction: 'Start the payment form' }), created_at: '2026-01-10 11:30:00' },
+			{
+				session_id: first,
+				handoff_json: JSON.stringify({
+					lastTask: { id: 'T2', title: 'Cart totals' },
+					tasksCompleted: [{ id: 'T2', title: 'Cart totals' }],
+					tasksCreated: [],
+					decisionsRecorded: 1,
+					nextSuggested: [{ id: 'T3', title: 'Payment form' }],
+					openBlockers: [],
+					openBugs: [],
+					note: 'Totals done',
+					nextAction: 'Start the payment form',
+				}),
+				created_at: '2026-01-10 11:30:00',
+			},
 		],
 	};
 }
@@ -199,7 +223,10 @@ export async function writeCleoDb(file: string, data: CleoDbData, options: { con
 	for (const [table, rows] of Object.entries(data)) {
 		for (const row of rows as Json[]) {
 			const columns = Object.keys(row);
-			db.run(`INSERT INTO ${prefix}${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`, columns.map((c) => row[c]));
+			db.run(
+				`INSERT INTO ${prefix}${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`,
+				columns.map((c) => row[c]),
+			);
 		}
 	}
 	fs.mkdirSync(path.dirname(file), { recursive: true });

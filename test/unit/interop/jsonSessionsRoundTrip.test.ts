@@ -53,7 +53,10 @@ void describe('export → json-sessions import', () => {
 		assert.deepEqual(fs.readdirSync(out).sort(), [...result.files].sort());
 		const index = JSON.parse(fs.readFileSync(path.join(out, 'index.json'), 'utf8')) as Json;
 		assert.equal(index['format'], 'baton.sessions');
-		assert.deepEqual(index['sessions'].map((e: Json) => e['id']), ids);
+		assert.deepEqual(
+			index['sessions'].map((e: Json) => e['id']),
+			ids,
+		);
 		const file = fs.readFileSync(path.join(out, '01-Checkout-part-1-totals.json'), 'utf8');
 		assert.match(file, /^\{\n {2}"name": "01-Checkout-part-1-totals",\n {2}"description": "Checkout: part 1 \/ totals",\n {2}"created_at": /, 'pretty, seed 004’s fields first');
 
@@ -67,7 +70,10 @@ void describe('export → json-sessions import', () => {
 
 		const original = await dump(a.engine);
 		const copy = await dump(b.engine);
-		assert.deepEqual(copy.sessions, original.sessions.filter((s) => ids.includes(s.id)));
+		assert.deepEqual(
+			copy.sessions,
+			original.sessions.filter((s) => ids.includes(s.id)),
+		);
 		assert.deepEqual(copy.handoffs, original.handoffs);
 		assert.deepEqual(copy.decisions, original.decisions);
 		assert.deepEqual(copy.aliases, original.aliases);

@@ -61,7 +61,10 @@ void describe('markdown views of a handoff and a briefing', () => {
 		assert.match(pending.markdown, /_No handoff yet: a session writes its handoff once, when it ends\._/);
 		const briefing = await engine.exports.markdown({ sessionId: two.session.id, kind: 'briefing' });
 		assert.equal(briefing.title, 'Briefing — part 2');
-		assert.match(briefing.markdown, /## Previous session\n\n- \\# Cart ## injected heading \(`ses_[^`]+`\), ended [^\n]+\n- \*\*Note:\*\* Totals done # not a heading\n- \*\*Next action:\*\* Payment form\n- \*\*Blocker:\*\* \\- sandbox down\n/);
+		assert.match(
+			briefing.markdown,
+			/## Previous session\n\n- \\# Cart ## injected heading \(`ses_[^`]+`\), ended [^\n]+\n- \*\*Note:\*\* Totals done # not a heading\n- \*\*Next action:\*\* Payment form\n- \*\*Blocker:\*\* \\- sandbox down\n/,
+		);
 		assert.match(briefing.markdown, /## Next tasks\n\n- `T1` Cart totals — medium\n/);
 		await assert.rejects(engine.exports.markdown({ sessionId: two.session.id, kind: 'poem' as 'handoff' }), /unknown markdown view/);
 	});

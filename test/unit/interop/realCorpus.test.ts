@@ -32,17 +32,37 @@ void describe('real corpus: Beads’ own .beads/issues.jsonl', () => {
 		assert.deepEqual(result.errors, []);
 		assert.deepEqual(result.added, { ...none, tasks: 704 });
 		const warned = countBy(result.warnings, (w) =>
-			w.field === 'issue_type' ? 'type' : /a second parent/.test(w.message) ? 'second parent' : /^parent .* neither/.test(w.message) ? 'dangling parent' : /^dependency .* neither/.test(w.message) ? 'dangling dependency' : `other: ${w.message}`,
+			w.field === 'issue_type'
+				? 'type'
+				: /a second parent/.test(w.message)
+					? 'second parent'
+					: /^parent .* neither/.test(w.message)
+						? 'dangling parent'
+						: /^dependency .* neither/.test(w.message)
+							? 'dangling dependency'
+							: `other: ${w.message}`,
 		);
 		assert.deepEqual(warned, { type: 11, 'dangling dependency': 21, 'dangling parent': 4, 'second parent': 1 });
 
 		const tasks = await engine.tasks.list();
 		assert.equal(tasks.length, 704);
-		assert.deepEqual(countBy(tasks, (x) => x.status), { done: 403, pending: 294, active: 7 });
-		assert.deepEqual(countBy(tasks, (x) => x.type), { epic: 167, task: 503, bug: 34 });
+		assert.deepEqual(
+			countBy(tasks, (x) => x.status),
+			{ done: 403, pending: 294, active: 7 },
+		);
+		assert.deepEqual(
+			countBy(tasks, (x) => x.type),
+			{ epic: 167, task: 503, bug: 34 },
+		);
 
 		const byExternal = async (id: string) => {
-			const rec = await engine.store.read((db) => db.select().from(importRecords).where(and(eq(importRecords.source, 'beads'), eq(importRecords.externalId, id))).get());
+			const rec = await engine.store.read((db) =>
+				db
+					.select()
+					.from(importRecords)
+					.where(and(eq(importRecords.source, 'beads'), eq(importRecords.externalId, id)))
+					.get(),
+			);
 			assert.ok(rec, `${id} has an import record`);
 			return { rec, task: tasks.find((x) => x.id === rec.entityId) };
 		};
@@ -54,7 +74,11 @@ void describe('real corpus: Beads’ own .beads/issues.jsonl', () => {
 		assert.match(twoParents.task?.description ?? '', /External references \(not in this import\): parent bd-0e1f2b1b/);
 
 		// Fields Baton has no column for stay verbatim on the import record.
-		const raw = fs.readFileSync(beadsFile, 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Json);
+		const raw = fs
+			.readFileSync(beadsFile, 'utf8')
+			.split('\n')
+			.filter(Boolean)
+			.map((l) => JSON.parse(l) as Json);
 		const agent = raw.find((r) => r['id'] === 'bd-beads-polecat-amber') as Json;
 		const amber = await byExternal('bd-beads-polecat-amber');
 		assert.equal(amber.rec.extra?.['agent_state'], agent['agent_state']);
@@ -94,11 +118,21 @@ void describe('real corpus: CLEO’s own .cleo/tasks.db', () => {
 		assert.equal(handoff.kind, 'valid');
 		const suggested = handoff.kind === 'valid' ? handoff.data.nextSuggested.map((s) => s.id) : [];
 		assert.deepEqual(suggested, ['T038', 'T039', 'T040']);
-		for (const id of suggested) assert.ok(tasks.some((x) => x.id === id), `${id} points at a task`);
+		for (const id of suggested)
+			assert.ok(
+				tasks.some((x) => x.id === id),
+				`${id} points at a task`,
+			);
 
 		const [columns, values] = ((r) => [r?.columns ?? [], r?.values[0] ?? []])(source.exec("SELECT * FROM tasks WHERE id = 'T001'")[0]);
 		const row = Object.fromEntries(columns.map((c, i) => [c, values[i]]));
-		const rec = await engine.store.read((db) => db.select().from(importRecords).where(and(eq(importRecords.source, 'cleo-db'), eq(importRecords.externalId, 'T001'))).get());
+		const rec = await engine.store.read((db) =>
+			db
+				.select()
+				.from(importRecords)
+				.where(and(eq(importRecords.source, 'cleo-db'), eq(importRecords.externalId, 'T001')))
+				.get(),
+		);
 		assert.equal(rec?.extra?.['size'], row['size']);
 		assert.equal(rec?.extra?.['position'], row['position']);
 
@@ -122,7 +156,10 @@ void describe('real corpus: CLEO’s own .cleo/tasks.db', () => {
 		const tasks = await engine.tasks.list();
 		assert.equal(tasks.length, 211);
 		assert.match(tasks.find((x) => x.id === newId)?.description ?? '', /Imported from cleo-db T001\.$/);
-		assert.ok(tasks.some((x) => x.id === 'T002'), 'the others keep theirs');
+		assert.ok(
+			tasks.some((x) => x.id === 'T002'),
+			'the others keep theirs',
+		);
 	});
 });
 
@@ -134,11 +171,23 @@ void describe('real corpus: CLEO’s legacy .cleo/sessions.json', () => {
 		assert.deepEqual(result.added, { ...none, sessions: 613, handoffs: 401, settings: 1 });
 		assert.equal(result.warnings.length, 1);
 		assert.equal(result.warnings[0]?.record, 'config');
-		assert.match(result.warnings[0]?.message ?? '', /not applied: allowNestedScopes true \(Baton: true\), allowScopeOverlap false \(Baton: false\), maxActiveTasksPerScope 1 \(Baton: 1\), maxConcurrentSessions 5 \(Baton: 5\), scopeValidation "strict" \(Baton: "strict"\)/);
+		assert.match(
+			result.warnings[0]?.message ?? '',
+			/not applied: allowNestedScopes true \(Baton: true\), allowScopeOverlap false \(Baton: false\), maxActiveTasksPerScope 1 \(Baton: 1\), maxConcurrentSessions 5 \(Baton: 5\), scopeValidation "strict" \(Baton: "strict"\)/,
+		);
 		const list = await engine.briefings.list();
-		assert.deepEqual(countBy(list, (s) => s.status), { active: 2, archived: 100, ended: 504, closed: 7 });
+		assert.deepEqual(
+			countBy(list, (s) => s.status),
+			{ active: 2, archived: 100, ended: 504, closed: 7 },
+		);
 		const history = ((JSON.parse(fs.readFileSync(cleoSessions, 'utf8')) as Json)['sessionHistory'] as Json[]).find((h) => h['endNote']) as Json;
-		const closed = await engine.store.read((db) => db.select().from(sessions).where(eq(sessions.id, history['id'] as string)).get());
+		const closed = await engine.store.read((db) =>
+			db
+				.select()
+				.from(sessions)
+				.where(eq(sessions.id, history['id'] as string))
+				.get(),
+		);
 		assert.ok(typeof history['endNote'] === 'string' && history['endNote'].length > 0);
 		assert.ok(closed?.endNote?.startsWith(history['endNote'] as string), 'a history entry’s end note is its end note');
 
@@ -156,7 +205,13 @@ void describe('real corpus: CLEO’s legacy .cleo/sessions.json', () => {
 		const file = writeJson(path.join(tempDir(t), 'sessions.json'), data);
 		const result = await engine.imports.run({ format: 'cleo-sessions', path: file, dryRun: false, actor });
 		assert.deepEqual(result.errors, []);
-		const rec = await engine.store.read((db) => db.select().from(importRecords).where(and(eq(importRecords.source, 'cleo-sessions'), eq(importRecords.externalId, 'session_20251230_161248_81c3ce'))).get());
+		const rec = await engine.store.read((db) =>
+			db
+				.select()
+				.from(importRecords)
+				.where(and(eq(importRecords.source, 'cleo-sessions'), eq(importRecords.externalId, 'session_20251230_161248_81c3ce')))
+				.get(),
+		);
 		assert.deepEqual(rec?.extra, { startMetrics: { tokens: 12 }, focus: { sessionNote: 'Working on JWT validation', nextAction: 'Add error handling', blockedReason: null } });
 	});
 });
@@ -168,7 +223,7 @@ void describe('text limits on imports', () => {
 		const ended = await source.engine.sessions.end({ note: 'done', actor });
 		const dir = path.join(tempDir(t), 'export');
 		await source.engine.exports.export({ chainId: ended.session.id, out: dir });
-		const file = path.join(dir, (fs.readdirSync(dir).find((f) => f !== 'index.json') as string));
+		const file = path.join(dir, fs.readdirSync(dir).find((f) => f !== 'index.json') as string);
 		const json = JSON.parse(fs.readFileSync(file, 'utf8')) as Json;
 		const huge = 'x'.repeat(20 * 1024 * 1024);
 		json['baton'].session.name = huge;

@@ -74,7 +74,11 @@ void describe('memory in the briefing', () => {
 		await engine.sessions.end({ id: other.id, actor });
 
 		const { briefing } = await engine.sessions.start({ name: 'now', scope: 'task:T1', currentTask: 'T1', actor });
-		assert.deepEqual(briefing.memory.entries.map((e) => e.id), [gotcha, staleGotcha, aboutFile, scoped], 'gotchas (fresh, then stale), then relevant knowledge');
+		assert.deepEqual(
+			briefing.memory.entries.map((e) => e.id),
+			[gotcha, staleGotcha, aboutFile, scoped],
+			'gotchas (fresh, then stale), then relevant knowledge',
+		);
 		assert.equal(briefing.memory.total, 5, 'every live fact counted, the retired one not');
 		assert.ok(!briefing.memory.entries.some((e) => e.id === retired));
 		const shownStale = briefing.memory.entries[1];
@@ -93,7 +97,9 @@ void describe('memory in the briefing', () => {
 
 void describe('memory in the briefing diet', () => {
 	void it('spends at most its share of the budget, after the handoff and next tasks, and says how many facts it left out', () => {
-		const entries = Array.from({ length: 8 }, (_, i) => fact(i + 1, i === 1 ? { staleSince: '2026-03-01T09:00:00.000Z', staleReason: 'src/payments/adapter.ts changed since the fact was last confirmed', files: ['src/payments/adapter.ts'] } : {}));
+		const entries = Array.from({ length: 8 }, (_, i) =>
+			fact(i + 1, i === 1 ? { staleSince: '2026-03-01T09:00:00.000Z', staleReason: 'src/payments/adapter.ts changed since the fact was last confirmed', files: ['src/payments/adapter.ts'] } : {}),
+		);
 		const briefing = briefingWith({ entries, total: 12 });
 		for (const budget of [1_000, 1_500, 2_500, 4_000]) {
 			const text = renderBriefingDiet(briefing, budget);

@@ -59,6 +59,9 @@ void describe('project memory over MCP', () => {
 		assert.match(diet.value.text, /Project memory \(gotchas first\):\n- Gotcha: gateway\.ts is generated: edit gateway\.template\.ts \(src\/gateway\.ts\)\n- Fact: Amounts are integers in minor units/);
 		const full = await call(client, 'briefing', { sessionId: session.id, format: 'full' });
 		assert.equal(full.value.briefing.memory.total, 2);
-		assert.deepEqual(full.value.briefing.memory.entries.map((e: { kind: string }) => e.kind), ['gotcha', 'knowledge']);
+		assert.deepEqual(
+			full.value.briefing.memory.entries.map((e: { kind: string }) => e.kind),
+			['gotcha', 'knowledge'],
+		);
 	});
 });

@@ -47,18 +47,35 @@ void describe('baton memory', () => {
 		assert.match(baton('memory', 'add', '--kind', 'knowledge', 'Money is integers in minor units.').stdout, /^Known already: confirmed mem_\S+ \(2×\)\n$/);
 
 		const listed = ok(baton('memory', 'list', '--json'), 'list')['entries'] as any[];
-		assert.deepEqual(listed.map((e) => e.id), [added['entry'].id, knowledge.id], 'gotchas first');
-		assert.deepEqual((ok(baton('memory', 'list', '--kind', 'knowledge', '--json'), 'list knowledge')['entries'] as any[]).map((e) => e.id), [knowledge.id]);
+		assert.deepEqual(
+			listed.map((e) => e.id),
+			[added['entry'].id, knowledge.id],
+			'gotchas first',
+		);
+		assert.deepEqual(
+			(ok(baton('memory', 'list', '--kind', 'knowledge', '--json'), 'list knowledge')['entries'] as any[]).map((e) => e.id),
+			[knowledge.id],
+		);
 		assert.deepEqual(ok(baton('memory', 'list', '--stale', '--json'), 'list stale')['entries'], []);
 		fs.rmSync(path.join(root, 'src/app.ts'));
 		const stale = ok(baton('memory', 'list', '--stale', '--json'), 'list stale after a delete')['entries'] as any[];
-		assert.deepEqual(stale.map((e) => [e.id, e.staleReason]), [[added['entry'].id, 'src/app.ts is missing']], 'list refreshes the marks first');
+		assert.deepEqual(
+			stale.map((e) => [e.id, e.staleReason]),
+			[[added['entry'].id, 'src/app.ts is missing']],
+			'list refreshes the marks first',
+		);
 		assert.match(baton('memory', 'list').stdout, /gotcha {5}Run the tests with --runInBand\. {2}\(src\/app\.ts\) {2}\[stale: src\/app\.ts is missing; ×2\]/);
 
 		const retired = ok(baton('memory', 'retire', knowledge.id, '--json'), 'retire')['entry'];
 		assert.notEqual(retired.retiredAt, null);
-		assert.deepEqual((ok(baton('memory', 'list', '--json'), 'list')['entries'] as any[]).map((e) => e.id), [added['entry'].id]);
-		assert.deepEqual((ok(baton('memory', 'list', '--all', '--json'), 'list all')['entries'] as any[]).map((e) => e.id), [added['entry'].id, knowledge.id]);
+		assert.deepEqual(
+			(ok(baton('memory', 'list', '--json'), 'list')['entries'] as any[]).map((e) => e.id),
+			[added['entry'].id],
+		);
+		assert.deepEqual(
+			(ok(baton('memory', 'list', '--all', '--json'), 'list all')['entries'] as any[]).map((e) => e.id),
+			[added['entry'].id, knowledge.id],
+		);
 		const confirmed = ok(baton('memory', 'confirm', added['entry'].id, '--json'), 'confirm')['entry'];
 		assert.equal(confirmed.confirmations, 3);
 		assert.equal(confirmed.staleSince, null);

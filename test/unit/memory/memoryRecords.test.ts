@@ -13,13 +13,7 @@ import { actor, openTestEngine } from '../helpers';
 
 void describe('memory fingerprint', () => {
 	void it('collapses case, whitespace, punctuation, quotes and trailing periods', () => {
-		const variants = [
-			'Run the tests with --runInBand.',
-			'run  the tests with "--runInBand"',
-			'RUN THE TESTS WITH `--runInBand`!',
-			'  Run the tests with --runInBand…  ',
-			'- Run the tests, with --runInBand',
-		];
+		const variants = ['Run the tests with --runInBand.', 'run  the tests with "--runInBand"', 'RUN THE TESTS WITH `--runInBand`!', '  Run the tests with --runInBand…  ', '- Run the tests, with --runInBand'];
 		const prints = new Set(variants.map(memoryFingerprint));
 		assert.deepEqual([...prints], ['run the tests with runinband']);
 		assert.equal(memoryFingerprint('Don’t edit `dist/`!'), memoryFingerprint("don't edit dist"));
@@ -75,7 +69,14 @@ void describe('memory records', () => {
 		const asKnowledge = await engine.memory.record({ kind: 'knowledge', text: 'The build needs NODE_OPTIONS=--max-old-space-size=4096', actor });
 		assert.equal(asKnowledge.duplicate, false, 'the fingerprint is unique per kind');
 		assert.equal((await engine.memory.list()).length, 3);
-		const operations = await engine.store.read((db) => db.select().from(auditLog).all().map((a) => a.operation).filter((o) => o.startsWith('memory.')));
+		const operations = await engine.store.read((db) =>
+			db
+				.select()
+				.from(auditLog)
+				.all()
+				.map((a) => a.operation)
+				.filter((o) => o.startsWith('memory.')),
+		);
 		assert.deepEqual(operations, ['memory.record', 'memory.confirm', 'memory.record', 'memory.record']);
 	});
 
@@ -92,7 +93,10 @@ void describe('memory records', () => {
 		assert.equal(retired.retiredAt, '2026-03-01T09:01:00.000Z');
 		assert.deepEqual(await engine.memory.retire(entry.id, actor), retired, 'retiring twice changes nothing');
 		assert.deepEqual(await engine.memory.list(), [], 'retired facts are left out');
-		assert.deepEqual((await engine.memory.list({ includeRetired: true })).map((e) => e.id), [entry.id]);
+		assert.deepEqual(
+			(await engine.memory.list({ includeRetired: true })).map((e) => e.id),
+			[entry.id],
+		);
 		await assert.rejects(engine.memory.confirm(entry.id, actor), (e: unknown) => BatonError.is(e, 'invalidInput') && /was retired/.test(e.message));
 
 		await engine.sessions.end({ id: session.id, actor });
@@ -116,12 +120,27 @@ void describe('memory records', () => {
 		const k2 = await engine.memory.record({ kind: 'knowledge', text: 'knowledge twice', sourceSessionId: session.id, actor });
 		await engine.memory.confirm(k2.entry.id, actor);
 		const g = await engine.memory.record({ kind: 'gotcha', text: 'a gotcha', actor });
-		assert.deepEqual((await engine.memory.list()).map((e) => e.id), [g.entry.id, k2.entry.id, k1.entry.id]);
-		assert.deepEqual((await engine.memory.list({ kind: 'knowledge' })).map((e) => e.id), [k2.entry.id, k1.entry.id]);
-		assert.deepEqual((await engine.memory.list({ sessionId: session.id })).map((e) => e.id), [k2.entry.id]);
+		assert.deepEqual(
+			(await engine.memory.list()).map((e) => e.id),
+			[g.entry.id, k2.entry.id, k1.entry.id],
+		);
+		assert.deepEqual(
+			(await engine.memory.list({ kind: 'knowledge' })).map((e) => e.id),
+			[k2.entry.id, k1.entry.id],
+		);
+		assert.deepEqual(
+			(await engine.memory.list({ sessionId: session.id })).map((e) => e.id),
+			[k2.entry.id],
+		);
 		await engine.store.write((db) => db.update(memoryEntries).set({ staleSince: '2026-03-02T00:00:00.000Z', staleReason: 'x' }).where(eq(memoryEntries.id, k1.entry.id)).run());
-		assert.deepEqual((await engine.memory.list({ stale: true })).map((e) => e.id), [k1.entry.id]);
-		assert.deepEqual((await engine.memory.list({ stale: false })).map((e) => e.id), [g.entry.id, k2.entry.id]);
+		assert.deepEqual(
+			(await engine.memory.list({ stale: true })).map((e) => e.id),
+			[k1.entry.id],
+		);
+		assert.deepEqual(
+			(await engine.memory.list({ stale: false })).map((e) => e.id),
+			[g.entry.id, k2.entry.id],
+		);
 	});
 
 	void it('refuses bad input with the field named, and writes nothing', async (t) => {

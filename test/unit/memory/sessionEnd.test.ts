@@ -61,16 +61,29 @@ void describe('a session’s end feeds project memory', () => {
 		assert.equal(synced.synced.length, 1, 'the transcript is linked through the alias');
 		clock.advance(30 * 60_000);
 
-		await engine.sessions.end({ id: session.id, note: 'Retry policy in the adapter.', nextAction: 'Fix the retry count in the gateway test', blockers: ['Staging sandbox rejects refunds older than 24 h', 'CI is flaky on src/payments/adapter.ts.'], actor });
+		await engine.sessions.end({
+			id: session.id,
+			note: 'Retry policy in the adapter.',
+			nextAction: 'Fix the retry count in the gateway test',
+			blockers: ['Staging sandbox rejects refunds older than 24 h', 'CI is flaky on src/payments/adapter.ts.'],
+			actor,
+		});
 		const listed = await engine.memory.list();
-		assert.deepEqual(listed.map((e) => e.kind), ['gotcha', 'gotcha', 'gotcha', 'knowledge'], 'gotchas first');
+		assert.deepEqual(
+			listed.map((e) => e.kind),
+			['gotcha', 'gotcha', 'gotcha', 'knowledge'],
+			'gotchas first',
+		);
 		const facts = listed.map((e) => ({ kind: e.kind, text: e.text, files: e.files, source: e.source, from: e.sourceSessionId })).sort(byText);
-		assert.deepEqual(facts, [
-			{ kind: 'gotcha', text: 'Staging sandbox rejects refunds older than 24 h', files: [], source: 'handoff', from: session.id },
-			{ kind: 'gotcha', text: 'CI is flaky on src/payments/adapter.ts.', files: ['src/payments/adapter.ts'], source: 'handoff', from: session.id },
-			{ kind: 'gotcha', text: 'src/payments/gateway.ts: PreToolUse:Edit hook error: run `npm run gen` before editing generated files', files: ['src/payments/gateway.ts'], source: 'transcript', from: session.id },
-			{ kind: 'knowledge', text: 'Retries live in src/payments/adapter.ts, not in each call site — why: one policy to tune', files: ['src/payments/adapter.ts'], source: 'decision', from: session.id },
-		].sort(byText));
+		assert.deepEqual(
+			facts,
+			[
+				{ kind: 'gotcha', text: 'Staging sandbox rejects refunds older than 24 h', files: [], source: 'handoff', from: session.id },
+				{ kind: 'gotcha', text: 'CI is flaky on src/payments/adapter.ts.', files: ['src/payments/adapter.ts'], source: 'handoff', from: session.id },
+				{ kind: 'gotcha', text: 'src/payments/gateway.ts: PreToolUse:Edit hook error: run `npm run gen` before editing generated files', files: ['src/payments/gateway.ts'], source: 'transcript', from: session.id },
+				{ kind: 'knowledge', text: 'Retries live in src/payments/adapter.ts, not in each call site — why: one policy to tune', files: ['src/payments/adapter.ts'], source: 'decision', from: session.id },
+			].sort(byText),
+		);
 		assert.ok(!facts.some((f) => /sandbox behaves/.test(f.text)), 'assumptions stay out of project memory');
 		assert.ok(!facts.some((f) => /String to replace|npm test|EACCES/.test(f.text)), 'no mechanics slips, no failures without a successful retry');
 
@@ -98,13 +111,19 @@ void describe('a session’s end feeds project memory', () => {
 		clock.advance(8 * 86_400_000);
 
 		const gc = await engine.sessions.gc({ actor: 'baton' });
-		assert.deepEqual(gc.ended.map((s) => s.id), [session.id]);
+		assert.deepEqual(
+			gc.ended.map((s) => s.id),
+			[session.id],
+		);
 		assert.match(gc.ended[0]?.endNote ?? '', /Ended by Baton after/);
 		const facts = (await engine.memory.list()).map((e) => ({ kind: e.kind, text: e.text, source: e.source, from: e.sourceSessionId })).sort(byText);
-		assert.deepEqual(facts, [
-			{ kind: 'gotcha', text: 'src/payments/gateway.ts: PreToolUse:Edit hook error: run `npm run gen` before editing generated files', source: 'transcript', from: session.id },
-			{ kind: 'knowledge', text: 'Retries live in src/payments/adapter.ts, not in each call site — why: one policy to tune', source: 'decision', from: session.id },
-		].sort(byText));
+		assert.deepEqual(
+			facts,
+			[
+				{ kind: 'gotcha', text: 'src/payments/gateway.ts: PreToolUse:Edit hook error: run `npm run gen` before editing generated files', source: 'transcript', from: session.id },
+				{ kind: 'knowledge', text: 'Retries live in src/payments/adapter.ts, not in each call site — why: one policy to tune', source: 'decision', from: session.id },
+			].sort(byText),
+		);
 		assert.equal((await engine.checkpoints.list()).filter((c) => c.trigger === 'complete').length, 0, 'no complete checkpoint of a workspace that moved on');
 	});
 

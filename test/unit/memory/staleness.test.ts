@@ -55,7 +55,10 @@ void describe('memory staleness', () => {
 		assert.equal((await engine.memory.get(later.id)).staleSince, null);
 
 		const audits = await engine.store.read((db) => db.select().from(auditLog).where(eq(auditLog.operation, 'memory.staleness')).all());
-		assert.deepEqual(audits.map((a) => a.details), [{ marked: [app.id], cleared: [] }]);
+		assert.deepEqual(
+			audits.map((a) => a.details),
+			[{ marked: [app.id], cleared: [] }],
+		);
 	});
 
 	void it('without checkpoints: the mtime decides; a missing file marks the fact; a file back in place clears it', async (t) => {

@@ -170,11 +170,20 @@ void describe('the webview preview fixture', () => {
 		const graph = fixture['graph'] ?? {};
 		assert.equal(graph['type'], 'graph');
 		const sessions = sessionDto.array().parse(graph['sessions']);
-		assert.ok(sessions.some((s) => s.id === graph['focusId']), 'the focus is one of the sessions');
+		assert.ok(
+			sessions.some((s) => s.id === graph['focusId']),
+			'the focus is one of the sessions',
+		);
 		for (const key of ['compare', 'compareWorkingTree'] as const) {
 			assert.equal(fixture[key]?.['type'], 'compare');
 			const environment = (fixture[key]?.['comparison'] as { environment: Record<string, unknown> }).environment;
-			assert.deepEqual(Object.keys(environment).filter((k) => k !== 'changed' && k !== 'note').sort(), [...environmentCategoriesDto].sort(), 'every environment category');
+			assert.deepEqual(
+				Object.keys(environment)
+					.filter((k) => k !== 'changed' && k !== 'note')
+					.sort(),
+				[...environmentCategoriesDto].sort(),
+				'every environment category',
+			);
 			const comparison = comparisonDto.parse(fixture[key]?.['comparison']);
 			assert.deepEqual(comparison.approval.from, { status: comparison.from.approvalStatus, user: comparison.from.approvalUser, at: comparison.from.approvalAt, reason: comparison.from.approvalReason });
 			assert.equal(comparison.approval.to?.status, comparison.to?.approvalStatus);
@@ -183,7 +192,11 @@ void describe('the webview preview fixture', () => {
 				assert.equal(f.oldMode === null, f.change === 'added', `${f.path}: old mode only when the file existed`);
 				assert.equal(f.newMode === null, f.change === 'deleted', `${f.path}: new mode only when the file exists`);
 			}
-			assert.deepEqual(comparison.files.map((f) => f.path), comparison.files.map((f) => f.path).sort(), 'files come sorted by path, as the engine sends them');
+			assert.deepEqual(
+				comparison.files.map((f) => f.path),
+				comparison.files.map((f) => f.path).sort(),
+				'files come sorted by path, as the engine sends them',
+			);
 		}
 	});
 
@@ -201,7 +214,10 @@ void describe('the webview preview fixture', () => {
 		assert.ok(new Set(details.linkedIssues.map((l) => l.tracker)).size >= 3, 'issues from several trackers');
 		assert.ok(details.linkedIssues.some((l) => l.url === null) && details.linkedIssues.some((l) => l.title === null), 'a link not synced yet');
 		const briefing = briefingDto.parse(fixture['briefing']?.['briefing']);
-		assert.ok(briefing.suggestions.some((s) => s.stale), 'a stale suggestion');
+		assert.ok(
+			briefing.suggestions.some((s) => s.stale),
+			'a stale suggestion',
+		);
 		assert.ok(briefing.nextTasks.length > 0 && briefing.openBugs.length > 0 && briefing.blockedTasks.length > 0 && briefing.activeEpics.length > 0);
 
 		const compare = comparisonDto.parse(fixture['compare']?.['comparison']);
@@ -209,16 +225,31 @@ void describe('the webview preview fixture', () => {
 		assert.equal(compare.from.sessionId, compare.to.sessionId, 'of one session');
 		const kinds = new Set(compare.files.map((f) => f.change));
 		assert.ok(kinds.has('added') && kinds.has('modified') && kinds.has('deleted'), 'added, modified and deleted files');
-		assert.ok(compare.files.some((f) => f.binary), 'a binary file');
-		assert.ok(compare.files.some((f) => f.oldMode && f.newMode && f.oldMode !== f.newMode), 'a mode change');
-		assert.ok(compare.files.some((f) => f.newMode === '120000'), 'a symlink');
-		assert.ok(compare.to.fileStats.skipped.some((s) => s.reason.includes('limit')), 'a skipped oversized file');
+		assert.ok(
+			compare.files.some((f) => f.binary),
+			'a binary file',
+		);
+		assert.ok(
+			compare.files.some((f) => f.oldMode && f.newMode && f.oldMode !== f.newMode),
+			'a mode change',
+		);
+		assert.ok(
+			compare.files.some((f) => f.newMode === '120000'),
+			'a symlink',
+		);
+		assert.ok(
+			compare.to.fileStats.skipped.some((s) => s.reason.includes('limit')),
+			'a skipped oversized file',
+		);
 		for (const category of ['runtimes', 'packages', 'mcpServers', 'agents'] as const) {
 			const diff = compare.environment[category];
 			assert.ok(diff.added.length + diff.removed.length + diff.changed.length > 0, `environment changes in ${category}`);
 		}
 		assert.ok(compare.environment.changed && compare.environment.note === null);
-		assert.ok([compare.from, compare.to].some((cp) => cp.approvalStatus === 'pending' && cp.escalationReasons.length > 0), 'a pending side with an escalation reason');
+		assert.ok(
+			[compare.from, compare.to].some((cp) => cp.approvalStatus === 'pending' && cp.escalationReasons.length > 0),
+			'a pending side with an escalation reason',
+		);
 
 		const workingTree = comparisonDto.parse(fixture['compareWorkingTree']?.['comparison']);
 		assert.equal(workingTree.to, null, 'a comparison with the working tree');

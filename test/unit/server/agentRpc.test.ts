@@ -56,7 +56,10 @@ void describe('agents over JSON-RPC', () => {
 		assert.equal(first.launcher, 'node-on-path');
 		assert.equal(first.command, 'baton');
 		assert.match(first.warning ?? '', /`baton` on PATH is not this installation/);
-		assert.deepEqual(first.written.map((w) => `${w.action} ${w.path}`), ['created .claude/settings.json']);
+		assert.deepEqual(
+			first.written.map((w) => `${w.action} ${w.path}`),
+			['created .claude/settings.json'],
+		);
 		assert.deepEqual([first.mcp?.action, first.mcp?.path, first.mcp?.name], ['created', '.mcp.json', 'baton']);
 		assert.ok(fs.existsSync(path.join(root, '.baton')), 'connecting set Baton up');
 		const settings = JSON.parse(fs.readFileSync(path.join(root, '.claude', 'settings.json'), 'utf8'));
@@ -68,7 +71,10 @@ void describe('agents over JSON-RPC', () => {
 		}
 
 		const again = await connection.sendRequest(rpc.agentConnect, { agent: 'claude-code', mcp: true });
-		assert.deepEqual([...again.written, again.mcp].map((w) => w?.action), ['unchanged', 'unchanged']);
+		assert.deepEqual(
+			[...again.written, again.mcp].map((w) => w?.action),
+			['unchanged', 'unchanged'],
+		);
 
 		fs.writeFileSync(path.join(root, '.claude', 'settings.json'), '{"hooks": ');
 		const refused = await connection.sendRequest(rpc.agentConnect, { agent: 'claude-code', mcp: true, remove: true }).catch((e: unknown) => e);

@@ -29,7 +29,10 @@ void describe('imports and exports over JSON-RPC', () => {
 		const bad = cleoSessionsData();
 		bad['sessions'][0].status = 'paused';
 		const refused = await connection.sendRequest(rpc.importRun, { format: 'cleo-sessions', path: writeJson(path.join(tempDir(t), 's.json'), bad) });
-		assert.deepEqual(refused.errors.map((e) => `${e.record}: ${e.field}`), ['sessions[0] (session_20251230_161248_81c3ce): status']);
+		assert.deepEqual(
+			refused.errors.map((e) => `${e.record}: ${e.field}`),
+			['sessions[0] (session_20251230_161248_81c3ce): status'],
+		);
 		assert.equal((await connection.sendRequest(rpc.sessionList, {})).sessions.length, 0);
 
 		const started = await connection.sendRequest(rpc.sessionStart, { name: 'rpc session' });

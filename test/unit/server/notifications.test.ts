@@ -38,7 +38,10 @@ void describe('backend notifications', () => {
 		assert.equal(JSON.parse(hook.requests[0]!.body).event, 'session.completed');
 		assert.equal(shown[0]?.title, 'Session completed: served');
 		assert.match(shown[0]?.id ?? '', /^ntf_/);
-		assert.deepEqual(shown[0]?.actions.map((a) => a.editor), ['Baton: Show Session Details']);
+		assert.deepEqual(
+			shown[0]?.actions.map((a) => a.editor),
+			['Baton: Show Session Details'],
+		);
 
 		// Another process (the CLI, an agent hook) records a cost that crosses the budget's 80 %. It has
 		// no settings of its own: it routes with the ones the editor's backend recorded.
@@ -65,8 +68,14 @@ void describe('backend notifications', () => {
 		assert.ok(refused instanceof ResponseError);
 		assert.equal((refused.data as rpc.RpcErrorData).code, 'invalidInput');
 		const { secrets } = await connection.sendRequest(rpc.secretList, undefined);
-		assert.deepEqual(secrets.find((s) => s.name === 'smtp.password'), { name: 'smtp.password', label: 'SMTP password', env: 'BATON_SMTP_PASSWORD' });
-		assert.ok(secrets.some((s) => s.name === 'github.token'), 'every name the engine knows, trackers’ too');
+		assert.deepEqual(
+			secrets.find((s) => s.name === 'smtp.password'),
+			{ name: 'smtp.password', label: 'SMTP password', env: 'BATON_SMTP_PASSWORD' },
+		);
+		assert.ok(
+			secrets.some((s) => s.name === 'github.token'),
+			'every name the engine knows, trackers’ too',
+		);
 	});
 
 	void it('answers requests at once while a delivery hangs on a dead endpoint', async (t) => {

@@ -31,7 +31,10 @@ void describe('backend server over JSON-RPC', () => {
 		const linked = await connection.sendRequest(rpc.issueLink, { sessionId: started.session.id, ref: 'ABC-12' });
 		assert.deepEqual(linked, { link: { sessionId: started.session.id, tracker: 'linear', issueId: 'ABC-12', url: null, title: null, state: null, source: 'manual' }, added: true });
 		const withIssue = await connection.sendRequest(rpc.sessionDetails, { id: started.session.id });
-		assert.deepEqual(withIssue.linkedIssues.map((l) => `${l.tracker}:${l.issueId}`), ['linear:ABC-12']);
+		assert.deepEqual(
+			withIssue.linkedIssues.map((l) => `${l.tracker}:${l.issueId}`),
+			['linear:ABC-12'],
+		);
 		const bad = await connection.sendRequest(rpc.issueLink, { sessionId: started.session.id, ref: 'not an issue' }).catch((e: unknown) => e);
 		assert.ok(bad instanceof ResponseError && (bad.data as rpc.RpcErrorData).code === 'invalidInput');
 	});
@@ -52,7 +55,13 @@ void describe('backend server over JSON-RPC', () => {
 		assert.ok(missing instanceof ResponseError);
 		assert.equal((missing.data as rpc.RpcErrorData).code, 'notFound');
 		const { briefing } = await connection.sendRequest(rpc.briefingGet, { scope: 'global' });
-		assert.deepEqual(briefing.memory.entries.map((e) => [e.kind, e.text]), [['gotcha', 'Sandbox refunds fail'], ['knowledge', 'Keep retries in the adapter']]);
+		assert.deepEqual(
+			briefing.memory.entries.map((e) => [e.kind, e.text]),
+			[
+				['gotcha', 'Sandbox refunds fail'],
+				['knowledge', 'Keep retries in the adapter'],
+			],
+		);
 	});
 
 	void it('notices writes by another process and announces them as external', async (t) => {
@@ -66,7 +75,10 @@ void describe('backend server over JSON-RPC', () => {
 		await other.tasks.add({ title: 'written elsewhere', actor: 'test' });
 		await until(() => changes.some((c) => c.external));
 		const { tasks } = await connection.sendRequest(rpc.taskList, undefined);
-		assert.deepEqual(tasks.map((task) => task.title), ['written elsewhere']);
+		assert.deepEqual(
+			tasks.map((task) => task.title),
+			['written elsewhere'],
+		);
 	});
 
 	void it('announces another process’s write even when a request caught up with it before the poll', async (t) => {
@@ -80,7 +92,10 @@ void describe('backend server over JSON-RPC', () => {
 		const seen = changes.length;
 		await other.tasks.add({ title: 'written elsewhere', actor: 'test' });
 		// A read right away applies the other process's record before the next poll does.
-		assert.deepEqual((await connection.sendRequest(rpc.taskList, undefined)).tasks.map((task) => task.title), ['written elsewhere']);
+		assert.deepEqual(
+			(await connection.sendRequest(rpc.taskList, undefined)).tasks.map((task) => task.title),
+			['written elsewhere'],
+		);
 		await until(() => changes.slice(seen).some((c) => c.external), 3_000);
 	});
 

@@ -15,11 +15,29 @@ import { tempDir } from '../helpers';
 /** A Beads export as `bd export` writes it, with the quirks a lossless editor must keep. */
 function writeFixture(dir: string): { file: string; lines: string[] } {
 	const lines = [
-		JSON.stringify({ id: 'proj-a1b2c3', title: 'Login fails', description: 'Ünïcode ✓', status: 'open', priority: 1, issue_type: 'bug', labels: ['auth'], created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z', metadata: { x: 1 } }),
+		JSON.stringify({
+			id: 'proj-a1b2c3',
+			title: 'Login fails',
+			description: 'Ünïcode ✓',
+			status: 'open',
+			priority: 1,
+			issue_type: 'bug',
+			labels: ['auth'],
+			created_at: '2026-01-01T00:00:00Z',
+			updated_at: '2026-01-01T00:00:00Z',
+			metadata: { x: 1 },
+		}),
 		// Spacing and key order no JSON.stringify would produce: it must survive an edit elsewhere.
 		'{ "id" : "proj-d4e5f6",  "status":"in_progress", "title":"Refactor", "dependencies":[{"issue_id":"proj-d4e5f6","depends_on_id":"proj-a1b2c3","type":"blocks"}] }',
 		'this line is not JSON (kept as it is)',
-		JSON.stringify({ id: 'proj-0a0b0c', title: 'Docs', status: 'closed', closed_at: '2026-01-02T00:00:00Z', close_reason: 'done', comments: [{ id: 1, issue_id: 'proj-0a0b0c', author: 'ann', text: 'ok', created_at: '2026-01-02T00:00:00Z' }] }),
+		JSON.stringify({
+			id: 'proj-0a0b0c',
+			title: 'Docs',
+			status: 'closed',
+			closed_at: '2026-01-02T00:00:00Z',
+			close_reason: 'done',
+			comments: [{ id: 1, issue_id: 'proj-0a0b0c', author: 'ann', text: 'ok', created_at: '2026-01-02T00:00:00Z' }],
+		}),
 	];
 	const file = path.join(dir, '.beads', 'issues.jsonl');
 	fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -91,7 +109,10 @@ void describe('Beads issues.jsonl', () => {
 		fs.appendFileSync(file, torn);
 		const before = fs.readFileSync(file);
 		const { adapter, beads } = fileAdapter(dir, file);
-		assert.deepEqual(beads.readAll().map((r) => r.id), ['proj-a1b2c3', 'proj-d4e5f6', 'proj-0a0b0c']);
+		assert.deepEqual(
+			beads.readAll().map((r) => r.id),
+			['proj-a1b2c3', 'proj-d4e5f6', 'proj-0a0b0c'],
+		);
 		await assert.rejects(adapter.updateStatus('proj-a1b2c3', 'closed'), /the last line \(5\) of .*issues\.jsonl is incomplete/);
 		await assert.rejects(adapter.createIssue({ title: 'x', body: 'y' }), /incomplete/);
 		assert.deepEqual(fs.readFileSync(file), before, 'nothing written');
@@ -164,7 +185,11 @@ switch (args[0]) {
 		assert.equal((await adapter.updateStatus('proj-a1b2c3', 'in_progress')).state, 'in_progress');
 		await adapter.comment('proj-a1b2c3', 'text with "quotes"; $(not a command)');
 		assert.equal((await adapter.createIssue({ title: 'New one', body: 'b', type: 'bug', labels: ['baton'] })).id, 'proj-9f8e7d');
-		const calls = fs.readFileSync(log, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { args: string[]; cwd: string });
+		const calls = fs
+			.readFileSync(log, 'utf8')
+			.trim()
+			.split('\n')
+			.map((l) => JSON.parse(l) as { args: string[]; cwd: string });
 		assert.deepEqual(
 			calls.map((c) => c.args),
 			[

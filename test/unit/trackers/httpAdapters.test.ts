@@ -43,7 +43,13 @@ async function rejection(promise: Promise<unknown>): Promise<BatonError> {
 
 void describe('GitHub adapter (REST v3)', () => {
 	void it('gets, closes, comments and creates with the documented requests', async (t) => {
-		const gh = await startFakeGithub(t, { token: githubToken, issues: [['acme/shop#42', 'Login fails'], ['other/lib#7', 'Upstream']] });
+		const gh = await startFakeGithub(t, {
+			token: githubToken,
+			issues: [
+				['acme/shop#42', 'Login fails'],
+				['other/lib#7', 'Upstream'],
+			],
+		});
 		const adapter = github(gh.url);
 
 		const issue = await adapter.getIssue('42');

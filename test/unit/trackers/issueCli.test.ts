@@ -36,7 +36,13 @@ void describe('baton issue (the bundled CLI)', () => {
 	});
 
 	void it('links, lists, unlinks, shows and syncs with the documented JSON shapes', async (t) => {
-		const gh = await startFakeGithub(t, { token, issues: [['acme/shop#42', 'Login fails'], ['acme/shop#7', 'Typo']] });
+		const gh = await startFakeGithub(t, {
+			token,
+			issues: [
+				['acme/shop#42', 'Login fails'],
+				['acme/shop#7', 'Typo'],
+			],
+		});
 		const root = tempDir(t, 'baton-issue-cli-');
 		makeRepo(root, 'feature/7-typo');
 		assert.equal(baton(root, 'init').code, 0);
@@ -73,10 +79,16 @@ void describe('baton issue (the bundled CLI)', () => {
 
 		const synced = await batonWith({ BATON_GITHUB_TOKEN: token }, root, 'issue', 'sync', '--json');
 		assert.equal(synced.code, 0, synced.stderr);
-		assert.deepEqual(synced.json['updated'].map((l: { issueId: string; title: string }) => `${l.issueId}:${l.title}`), ['42:Login fails', '7:Typo']);
+		assert.deepEqual(
+			synced.json['updated'].map((l: { issueId: string; title: string }) => `${l.issueId}:${l.title}`),
+			['42:Login fails', '7:Typo'],
+		);
 		assert.deepEqual(synced.json['failed'], []);
 		const after = baton(root, 'issue', 'list', '--json').json['links'];
-		assert.deepEqual(after.map((l: { title: string; state: string }) => `${l.title}/${l.state}`), ['Login fails/open', 'Typo/open']);
+		assert.deepEqual(
+			after.map((l: { title: string; state: string }) => `${l.title}/${l.state}`),
+			['Login fails/open', 'Typo/open'],
+		);
 
 		const text = baton(root, 'issue', 'list');
 		assert.match(text.stdout, /github:42 +name +“Login fails” \[open\]/);
@@ -111,7 +123,10 @@ void describe('baton issue (the bundled CLI)', () => {
 		assert.equal((await batonWith({ BATON_GITHUB_TOKEN: token }, root, 'session', 'start', '--name', 'Fix login #42')).code, 0);
 		const created = await batonWith({ BATON_GITHUB_TOKEN: token }, root, 'checkpoint', 'create', '--message', 'login fixed', '--json');
 		assert.equal(created.code, 0, created.stderr);
-		assert.deepEqual(created.json['checkpoint'].linkedIssues.map((l: { id: string }) => l.id), ['42']);
+		assert.deepEqual(
+			created.json['checkpoint'].linkedIssues.map((l: { id: string }) => l.id),
+			['42'],
+		);
 		assert.equal(gh.issues.get('acme/shop#42')?.comments.length, 1, 'the comment went out with the command, not later');
 		assert.match(gh.issues.get('acme/shop#42')?.comments[0] ?? '', new RegExp(created.json['checkpoint'].id));
 	});

@@ -42,8 +42,15 @@ void it('no tracker secret reaches the database, the workspace files or the log'
 	await engine.outbox.deliverDue();
 	// The editor's own notifications of the same events wait for an editor; the tracker rows all went out.
 	const rows = (await engine.store.read((db) => db.select().from(notificationOutbox).all())).filter((r) => r.channel.startsWith('tracker:'));
-	assert.deepEqual(rows.map((r) => r.status), rows.map(() => 'sent'), JSON.stringify(rows.map((r) => [r.channel, r.status, r.lastError])));
-	assert.ok(hook.received.some((r) => r.body?.event === 'issue.create'), 'the opened issue went to the webhook');
+	assert.deepEqual(
+		rows.map((r) => r.status),
+		rows.map(() => 'sent'),
+		JSON.stringify(rows.map((r) => [r.channel, r.status, r.lastError])),
+	);
+	assert.ok(
+		hook.received.some((r) => r.body?.event === 'issue.create'),
+		'the opened issue went to the webhook',
+	);
 
 	// The peers did get the credentials: the test would see them if anything stored them.
 	assert.ok(gh.received.every((r) => r.headers.authorization === `Bearer ${env.BATON_GITHUB_TOKEN}`));
@@ -57,7 +64,10 @@ void it('no tracker secret reaches the database, the workspace files or the log'
 
 	const needles = [env.BATON_GITHUB_TOKEN, env.BATON_LINEAR_API_KEY, env.BATON_TRACKER_WEBHOOK_TOKEN, webhookUrl, 'T0SECRETPATH0'].map((s) => Buffer.from(s ?? ''));
 	const files = filesUnder(root);
-	assert.ok(files.some((f) => f.endsWith(path.join('.baton', 'baton.db'))), 'the database file is among the scanned files');
+	assert.ok(
+		files.some((f) => f.endsWith(path.join('.baton', 'baton.db'))),
+		'the database file is among the scanned files',
+	);
 	for (const file of files) {
 		const bytes = fs.readFileSync(file);
 		for (const needle of needles) {

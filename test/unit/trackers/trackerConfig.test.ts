@@ -28,7 +28,10 @@ void describe('trackers configuration', () => {
 
 	void it('refuses unknown keys (a token pasted into the file) and bad values, naming the field', () => {
 		const refuse = (input: unknown, field: RegExp) =>
-			assert.throws(() => resolveConfig(input, '.baton/config.json'), (e: unknown) => BatonError.is(e, 'configInvalid') && field.test((e as Error).message));
+			assert.throws(
+				() => resolveConfig(input, '.baton/config.json'),
+				(e: unknown) => BatonError.is(e, 'configInvalid') && field.test((e as Error).message),
+			);
 		refuse({ trackers: { github: { token: 'ghp_x' } } }, /trackers\.github\.token: secrets never go in configuration or settings; store github\.token/);
 		refuse({ trackers: { github: { pat: 'ghp_x' } } }, /trackers\.github: Unrecognized key: "pat"/);
 		refuse({ trackers: { enabled: ['jira'] } }, /trackers\.enabled\.0/);
@@ -38,10 +41,7 @@ void describe('trackers configuration', () => {
 	});
 
 	void it('host overrides merge key by key with the file', () => {
-		const merged = mergeConfig(
-			{ trackers: { enabled: ['github'], github: { owner: 'acme', repo: 'shop' }, linear: { teamKey: 'ENG' } } },
-			{ trackers: { github: { apiUrl: 'http://127.0.0.1:1' }, openOnError: true } },
-		);
+		const merged = mergeConfig({ trackers: { enabled: ['github'], github: { owner: 'acme', repo: 'shop' }, linear: { teamKey: 'ENG' } } }, { trackers: { github: { apiUrl: 'http://127.0.0.1:1' }, openOnError: true } });
 		const { trackers } = resolveConfig(merged, 'test');
 		assert.deepEqual(trackers.enabled, ['github']);
 		assert.deepEqual([trackers.github.owner, trackers.github.repo, trackers.github.apiUrl], ['acme', 'shop', 'http://127.0.0.1:1']);

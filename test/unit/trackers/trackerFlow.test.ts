@@ -25,19 +25,26 @@ void describe('issue trackers through the engine', () => {
 		const gh = await startFakeGithub(t, { token: secrets.BATON_GITHUB_TOKEN, issues: [['acme/shop#42', 'Login fails']] });
 		const { engine } = await openTrackerEngine(t, { config: { trackers: { enabled: ['github'], github: { apiUrl: gh.url } } } });
 		const { session } = await engine.sessions.start({ name: 'Fix login #42', actor });
-		assert.deepEqual(await engine.trackers.list({ sessionId: session.id }), [
-			{ sessionId: session.id, tracker: 'github', issueId: '42', url: 'https://github.com/acme/shop/issues/42', title: null, state: null, source: 'name' },
-		]);
+		assert.deepEqual(await engine.trackers.list({ sessionId: session.id }), [{ sessionId: session.id, tracker: 'github', issueId: '42', url: 'https://github.com/acme/shop/issues/42', title: null, state: null, source: 'name' }]);
 
 		const checkpoint = await engine.checkpoints.create({ trigger: 'manual', message: 'login form done', sessionId: session.id, actor });
 		assert.deepEqual(checkpoint.linkedIssues, [{ tracker: 'github', id: '42', url: 'https://github.com/acme/shop/issues/42' }]);
 		assert.deepEqual((await engine.checkpoints.get(checkpoint.id)).linkedIssues, checkpoint.linkedIssues);
 		assert.equal(gh.received.length, 0, 'nothing is sent inside the write');
-		assert.deepEqual((await outboxRows(engine)).map((r) => [r.channel, r.status, r.event]), [['tracker:github', 'pending', 'checkpoint.linked']]);
+		assert.deepEqual(
+			(await outboxRows(engine)).map((r) => [r.channel, r.status, r.event]),
+			[['tracker:github', 'pending', 'checkpoint.linked']],
+		);
 
 		const outcomes = await engine.outbox.deliverDue();
-		assert.deepEqual(outcomes.map((o) => o.status), ['sent']);
-		assert.deepEqual(gh.received.map((r) => `${r.method} ${r.path}`), ['POST /repos/acme/shop/issues/42/comments']);
+		assert.deepEqual(
+			outcomes.map((o) => o.status),
+			['sent'],
+		);
+		assert.deepEqual(
+			gh.received.map((r) => `${r.method} ${r.path}`),
+			['POST /repos/acme/shop/issues/42/comments'],
+		);
 		const body = String(gh.received[0]?.body.body);
 		assert.match(body, new RegExp(checkpoint.id));
 		assert.match(body, /Fix login #42/);
@@ -58,7 +65,11 @@ void describe('issue trackers through the engine', () => {
 			const complete = await engine.checkpoints.create({ trigger: 'complete', sessionId: session.id, actor });
 			assert.equal(complete.approvalStatus, 'pending', 'complete needs review under the auto policy');
 			await engine.outbox.deliverDue();
-			assert.deepEqual(gh.received.map((r) => r.method), ['POST'], 'the comment, and no close before the approval');
+			assert.deepEqual(
+				gh.received.map((r) => r.method),
+				['POST'],
+				'the comment, and no close before the approval',
+			);
 			await engine.checkpoints.approve(complete.id, { actor: 'test:reviewer' });
 			await engine.outbox.deliverDue();
 			if (closeOnApprovedComplete) {
@@ -80,7 +91,10 @@ void describe('issue trackers through the engine', () => {
 		gh.failNext(1, 500);
 		const cp = await engine.checkpoints.create({ trigger: 'manual', sessionId: session.id, actor });
 		const first = await engine.outbox.deliverDue();
-		assert.deepEqual(first.map((o) => o.status), ['retry']);
+		assert.deepEqual(
+			first.map((o) => o.status),
+			['retry'],
+		);
 		assert.match(first[0]?.error ?? '', /^GitHub: POST \/repos\/acme\/shop\/issues\/42\/comments answered HTTP 500/);
 		const [row] = await outboxRows(engine);
 		assert.equal(row?.status, 'pending');
@@ -91,7 +105,10 @@ void describe('issue trackers through the engine', () => {
 
 		assert.deepEqual(await engine.outbox.deliverDue(), [], 'not due before the backoff');
 		clock.advance(2_000);
-		assert.deepEqual((await engine.outbox.deliverDue()).map((o) => o.status), ['sent']);
+		assert.deepEqual(
+			(await engine.outbox.deliverDue()).map((o) => o.status),
+			['sent'],
+		);
 		assert.equal(gh.issues.get('acme/shop#42')?.comments.length, 1);
 		assert.match(gh.issues.get('acme/shop#42')?.comments[0] ?? '', new RegExp(cp.id));
 
@@ -102,7 +119,10 @@ void describe('issue trackers through the engine', () => {
 		await engine.checkpoints.approve(complete.id, { actor });
 		assert.ok(Date.now() - started < 5_000);
 		const down = await engine.outbox.deliverDue();
-		assert.deepEqual(down.map((o) => o.status), ['retry']);
+		assert.deepEqual(
+			down.map((o) => o.status),
+			['retry'],
+		);
 		assert.match(down[0]?.error ?? '', /ECONNREFUSED/);
 	});
 
@@ -112,12 +132,21 @@ void describe('issue trackers through the engine', () => {
 		const { session } = await engine.sessions.start({ name: 'Payment retries', actor });
 		const failed = await engine.checkpoints.create({ trigger: 'error', message: 'tests crashed', sessionId: session.id, actor });
 		await engine.outbox.deliverDue();
-		assert.deepEqual(gh.received.map((r) => `${r.method} ${r.path}`), ['POST /repos/acme/shop/issues']);
+		assert.deepEqual(
+			gh.received.map((r) => `${r.method} ${r.path}`),
+			['POST /repos/acme/shop/issues'],
+		);
 		assert.equal(gh.received[0]?.body.title, 'Baton: Error in Payment retries');
 		assert.match(gh.received[0]?.body.body, /tests crashed/);
 		const links = await engine.trackers.list({ sessionId: session.id });
-		assert.deepEqual(links.map((l) => [l.tracker, l.issueId, l.source, l.title, l.state]), [['github', '1', 'created', 'Baton: Error in Payment retries', 'open']]);
-		assert.deepEqual((await engine.checkpoints.get(failed.id)).linkedIssues.map((l) => l.id), ['1']);
+		assert.deepEqual(
+			links.map((l) => [l.tracker, l.issueId, l.source, l.title, l.state]),
+			[['github', '1', 'created', 'Baton: Error in Payment retries', 'open']],
+		);
+		assert.deepEqual(
+			(await engine.checkpoints.get(failed.id)).linkedIssues.map((l) => l.id),
+			['1'],
+		);
 
 		await engine.checkpoints.create({ trigger: 'error', sessionId: session.id, actor });
 		await engine.outbox.deliverDue();
@@ -135,7 +164,10 @@ void describe('issue trackers through the engine', () => {
 		const create = ln.received.find((r) => /issueCreate/.test(r.body.query));
 		assert.equal(create?.body.variables.input.teamId, 'team-eng');
 		assert.match(create?.body.variables.input.title, /^Baton: Escalation: .* in Refactor auth$/);
-		assert.deepEqual((await engine.trackers.list({ sessionId: session.id })).map((l) => `${l.tracker}:${l.issueId}:${l.source}`), ['linear:ENG-2:created']);
+		assert.deepEqual(
+			(await engine.trackers.list({ sessionId: session.id })).map((l) => `${l.tracker}:${l.issueId}:${l.source}`),
+			['linear:ENG-2:created'],
+		);
 	});
 
 	void it('links from the branch at start and from prompts in the agent hook, without network', async (t) => {
@@ -145,7 +177,10 @@ void describe('issue trackers through the engine', () => {
 			config: { trackers: { enabled: ['github', 'linear'], github: { apiUrl: gh.url }, linear: { teamKey: 'ENG', apiUrl: 'http://127.0.0.1:9/graphql' } } },
 		});
 		const { session } = await engine.sessions.start({ name: 'Login', actor });
-		assert.deepEqual((await engine.trackers.list({ sessionId: session.id })).map((l) => `${l.tracker}:${l.issueId}:${l.source}`), ['linear:ENG-12:branch']);
+		assert.deepEqual(
+			(await engine.trackers.list({ sessionId: session.id })).map((l) => `${l.tracker}:${l.issueId}:${l.source}`),
+			['linear:ENG-12:branch'],
+		);
 
 		clock.advance(60_000);
 		const payload = { session_id: '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33', hook_event_name: 'UserPromptSubmit', cwd: root, prompt: 'Please fix #12 and look at https://github.com/acme/shop/issues/15 — also ENG-12 again' };
@@ -180,7 +215,10 @@ void describe('issue trackers through the engine', () => {
 		const { session } = await engine.sessions.start({ name: 'Work on bd-a1b2', actor });
 		const cp = await engine.checkpoints.create({ trigger: 'manual', sessionId: session.id, actor });
 		assert.deepEqual(cp.linkedIssues, [{ tracker: 'beads', id: 'bd-a1b2', url: null }]);
-		assert.deepEqual((await engine.outbox.deliverDue()).map((o) => o.status), ['sent']);
+		assert.deepEqual(
+			(await engine.outbox.deliverDue()).map((o) => o.status),
+			['sent'],
+		);
 		const lines = fs.readFileSync(file, 'utf8').split('\n');
 		assert.match(JSON.parse(lines[0] ?? '').comments[0].text, new RegExp(cp.id));
 		assert.equal(lines[1], other);

@@ -47,8 +47,18 @@ const sessions = [
 void describe('chain graph layout', () => {
 	void it('puts one lane per scope, in the order scopes first appear, and nodes in time order', () => {
 		const layout = layoutGraph(sessions, { alignTime: false });
-		assert.deepEqual(layout.lanes.map((l) => l.scopeKey), ['epic:T1', 'task:T2', 'task:T3', 'global']);
-		assert.deepEqual(layout.lanes[0]?.nodes.map((n) => [n.session.id, n.column]), [['a', 0], ['b', 1], ['c', 2]]);
+		assert.deepEqual(
+			layout.lanes.map((l) => l.scopeKey),
+			['epic:T1', 'task:T2', 'task:T3', 'global'],
+		);
+		assert.deepEqual(
+			layout.lanes[0]?.nodes.map((n) => [n.session.id, n.column]),
+			[
+				['a', 0],
+				['b', 1],
+				['c', 2],
+			],
+		);
 	});
 
 	void it('draws chain and fork edges that always point right', () => {

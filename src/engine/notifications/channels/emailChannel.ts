@@ -21,12 +21,7 @@ export function emailText(m: NotificationMessage): string {
 /** What is missing before a mail can be sent (empty when ready). */
 export function emailMissing(env: ChannelEnv, hasPassword: boolean): string[] {
 	const smtp = env.config.smtp;
-	return [
-		...(smtp.host ? [] : ['notifications.smtp.host']),
-		...(smtp.from ? [] : ['notifications.smtp.from']),
-		...(smtp.to.length > 0 ? [] : ['notifications.smtp.to']),
-		...(smtp.user && !hasPassword ? ['smtp.password'] : []),
-	];
+	return [...(smtp.host ? [] : ['notifications.smtp.host']), ...(smtp.from ? [] : ['notifications.smtp.from']), ...(smtp.to.length > 0 ? [] : ['notifications.smtp.to']), ...(smtp.user && !hasPassword ? ['smtp.password'] : [])];
 }
 
 export async function sendEmail(m: NotificationMessage, env: ChannelEnv): Promise<void> {

@@ -15,7 +15,16 @@ export function slackPayload(m: NotificationMessage): { text: string; blocks: un
 		{ type: 'context', elements: [{ type: 'mrkdwn', text: `*${m.priority}* · ${escape(factsLine(m))}`.slice(0, 3000) }] },
 	];
 	if (m.actions.length > 0) {
-		blocks.push({ type: 'section', text: { type: 'mrkdwn', text: m.actions.map((a) => `*${escape(a.label)}:* \`${escape(a.cli)}\` · VS Code: _${escape(a.editor)}_`).join('\n').slice(0, 3000) } });
+		blocks.push({
+			type: 'section',
+			text: {
+				type: 'mrkdwn',
+				text: m.actions
+					.map((a) => `*${escape(a.label)}:* \`${escape(a.cli)}\` · VS Code: _${escape(a.editor)}_`)
+					.join('\n')
+					.slice(0, 3000),
+			},
+		});
 	}
 	return { text: escape(`[${m.priority}] ${m.title}\n${plainText(m)}`), blocks };
 }

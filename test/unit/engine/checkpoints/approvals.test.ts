@@ -31,11 +31,7 @@ void describe('checkpoint approvals', () => {
 		const hot = { costUsd: 5.2, errorCount: 3, sessionAgeMs: 4 * 3_600_000 };
 		const decision = decideApproval({ trigger: 'periodic', policy: 'auto', metrics: hot, thresholds: defaults });
 		assert.equal(decision.status, 'pending');
-		assert.deepEqual(decision.escalationReasons, [
-			'cost $5.20 reached the $5.00 threshold',
-			'session active for 4 h reached the 4 h threshold',
-			'3 errors reached the threshold of 3',
-		]);
+		assert.deepEqual(decision.escalationReasons, ['cost $5.20 reached the $5.00 threshold', 'session active for 4 h reached the 4 h threshold', '3 errors reached the threshold of 3']);
 		assert.match(decision.reason, /^escalated: /);
 		assert.equal(decideApproval({ trigger: 'periodic', policy: 'auto', metrics: { ...calm, costUsd: 4.99, errorCount: 2 }, thresholds: defaults }).status, 'auto_approved');
 		assert.equal(decideApproval({ trigger: 'periodic', policy: 'auto', metrics: { ...calm, costUsd: 100 }, thresholds: { ...defaults, costUsd: 0 } }).status, 'auto_approved', 'a threshold of 0 is off');
@@ -60,7 +56,10 @@ void describe('checkpoint approvals', () => {
 		const safety = (await engine.checkpoints.list({})).find((c) => c.id === result.safetyCheckpointId);
 		assert.equal(safety?.trigger, 'pre-rollback');
 		assert.equal(safety?.approvalStatus, 'auto_approved', 'Baton’s own safety snapshot is never a review');
-		assert.equal((await engine.checkpoints.list({ status: 'pending' })).some((c) => c.trigger === 'pre-rollback'), false);
+		assert.equal(
+			(await engine.checkpoints.list({ status: 'pending' })).some((c) => c.trigger === 'pre-rollback'),
+			false,
+		);
 	});
 
 	void it('keep an unknown trigger pending whatever the policy', () => {
@@ -134,7 +133,10 @@ void describe('checkpoint approvals', () => {
 		);
 		const tagged = await engine.checkpoints.tag(cp.id, 'milestone/v1', actor);
 		assert.deepEqual(tagged.tags, ['milestone/v1']);
-		assert.deepEqual((await engine.checkpoints.annotate(cp.id, 'looked at the diff', 'vscode:alice')).annotations.map((a) => a.text), ['looked at the diff']);
+		assert.deepEqual(
+			(await engine.checkpoints.annotate(cp.id, 'looked at the diff', 'vscode:alice')).annotations.map((a) => a.text),
+			['looked at the diff'],
+		);
 		assert.deepEqual((await engine.checkpoints.linkIssue(cp.id, { tracker: 'github', id: '4' }, actor)).linkedIssues, [{ tracker: 'github', id: '4', url: null }]);
 	});
 

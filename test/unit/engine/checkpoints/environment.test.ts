@@ -26,7 +26,10 @@ void describe('environment capture', () => {
 		write(
 			root,
 			'package-lock.json',
-			JSON.stringify({ lockfileVersion: 3, packages: { '': {}, 'node_modules/zod': { version: '4.6.7' }, 'node_modules/typescript': { version: '5.9.3' }, 'node_modules/transitive': { version: '1.0.0' }, 'node_modules/zod/node_modules/x': { version: '9' } } }),
+			JSON.stringify({
+				lockfileVersion: 3,
+				packages: { '': {}, 'node_modules/zod': { version: '4.6.7' }, 'node_modules/typescript': { version: '5.9.3' }, 'node_modules/transitive': { version: '1.0.0' }, 'node_modules/zod/node_modules/x': { version: '9' } },
+			}),
 		);
 		write(root, 'requirements.txt', 'requests==2.32.3\nnumpy>=1.26  # comment\n-r other.txt\n');
 
@@ -79,14 +82,23 @@ void describe('environment capture', () => {
 		const b = await engine.checkpoints.create({ actor });
 		const { environment } = await engine.checkpoints.diff(a.id, b.id);
 		assert.equal(environment.changed, true);
-		assert.deepEqual(environment.agents.changed.map((c) => c.key), ['claude.binaryHash', 'claude.version']);
-		assert.deepEqual(environment.agents.changed.find((c) => c.key === 'claude.version'), { key: 'claude.version', from: '2.1.3', to: '2.2.0' });
+		assert.deepEqual(
+			environment.agents.changed.map((c) => c.key),
+			['claude.binaryHash', 'claude.version'],
+		);
+		assert.deepEqual(
+			environment.agents.changed.find((c) => c.key === 'claude.version'),
+			{ key: 'claude.version', from: '2.1.3', to: '2.2.0' },
+		);
 		assert.deepEqual(environment.packages, {
 			added: [{ key: 'requirements.txt:rich', value: '13.0.0' }],
 			removed: [{ key: 'requirements.txt:flask', value: '3.0.0' }],
 			changed: [{ key: 'requirements.txt:requests', from: '2.32.3', to: '2.32.4' }],
 		});
-		assert.deepEqual(environment.mcpServers.added.map((x) => x.key), ['.mcp.json:fs']);
+		assert.deepEqual(
+			environment.mcpServers.added.map((x) => x.key),
+			['.mcp.json:fs'],
+		);
 		assert.deepEqual(environment.runtimes, { added: [], removed: [], changed: [] });
 	});
 

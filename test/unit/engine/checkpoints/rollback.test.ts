@@ -42,7 +42,10 @@ void describe('rollback', () => {
 
 		const [record] = await engine.checkpoints.rollbacks();
 		assert.equal(record?.status, 'done');
-		assert.deepEqual(record?.phases.map((p) => p.phase), ['safety_checkpoint', 'verify_target', 'restore', 'done']);
+		assert.deepEqual(
+			record?.phases.map((p) => p.phase),
+			['safety_checkpoint', 'verify_target', 'restore', 'done'],
+		);
 		const safety = await engine.checkpoints.get(result.safetyCheckpointId);
 		assert.equal(safety.trigger, 'pre-rollback');
 		assert.equal((await engine.checkpoints.fileAt(safety.id, 'src/generated.ts'))?.toString(), 'by the agent\n', 'what was removed is in the safety checkpoint');
@@ -143,7 +146,10 @@ void describe('rollback', () => {
 		assert.deepEqual(fingerprint(root, outsideBaton), before, 'exactly the pre-rollback state');
 		const [record] = await engine.checkpoints.rollbacks();
 		assert.equal(record?.status, 'recovered');
-		assert.deepEqual(record?.phases.map((p) => p.phase), ['safety_checkpoint', 'verify_target', 'failed', 'recovered']);
+		assert.deepEqual(
+			record?.phases.map((p) => p.phase),
+			['safety_checkpoint', 'verify_target', 'failed', 'recovered'],
+		);
 		assert.match(record?.error ?? '', /read-tree/);
 	});
 

@@ -91,7 +91,10 @@ void describe('checkpoint snapshots (shadow git store)', () => {
 		write(root, 'grows.txt', 'small again\n');
 		const third = await engine.checkpoints.create({ actor });
 		assert.equal((await engine.checkpoints.fileAt(third.id, 'grows.txt'))?.toString(), 'small again\n');
-		assert.deepEqual(third.fileStats.skipped.map((s) => s.path), ['big/video.bin']);
+		assert.deepEqual(
+			third.fileStats.skipped.map((s) => s.path),
+			['big/video.bin'],
+		);
 	});
 
 	void it('record a degraded checkpoint with a clear message when the time budget runs out, and catch up next time', async (t) => {

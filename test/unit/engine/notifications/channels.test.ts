@@ -11,7 +11,11 @@ import { budgetWarning, notifyEngine, outboxRows } from './notifyFixtures';
 
 const json = (body: string) => JSON.parse(body) as Record<string, any>;
 /** A mail body as sent (quoted-printable, soft line breaks) back to its text. */
-const unQuote = (raw: string) => Buffer.from(raw.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))), 'latin1').toString('utf8');
+const unQuote = (raw: string) =>
+	Buffer.from(
+		raw.replace(/=\r\n/g, '').replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16))),
+		'latin1',
+	).toString('utf8');
 
 void describe('notification channels against loopback peers', () => {
 	void it('Slack: POSTs {text, blocks} to the webhook URL, with mentions escaped and how to act', async (t) => {
@@ -20,7 +24,10 @@ void describe('notification channels against loopback peers', () => {
 		const sessionId = await budgetWarning(engine, 'deploy <!channel> fix');
 		assert.deepEqual(await engine.notifications.attach(), ['slack']);
 		const outcomes = await engine.outbox.deliverDue();
-		assert.deepEqual(outcomes.map((o) => o.status), ['sent']);
+		assert.deepEqual(
+			outcomes.map((o) => o.status),
+			['sent'],
+		);
 		assert.equal(slack.requests.length, 1);
 		const request = slack.requests[0]!;
 		assert.equal(request.method, 'POST');
@@ -29,7 +36,10 @@ void describe('notification channels against loopback peers', () => {
 		const body = json(request.body);
 		assert.match(body['text'], /Budget 80% used/);
 		const mrkdwn = [body['text'], ...(JSON.stringify(body['blocks'].slice(1)).match(/"text":"[^"]*"/g) ?? [])];
-		assert.ok(mrkdwn.every((text: string) => !text.includes('<!channel>')), 'a session name cannot ping the channel');
+		assert.ok(
+			mrkdwn.every((text: string) => !text.includes('<!channel>')),
+			'a session name cannot ping the channel',
+		);
 		assert.match(body['text'], /&lt;!channel&gt;/);
 		assert.deepEqual(body['blocks'][0], { type: 'header', text: { type: 'plain_text', text: 'Budget 80% used: deploy <!channel> fix' } }, 'plain_text is never parsed for mentions');
 		const blocksText = JSON.stringify(body['blocks']);
@@ -40,10 +50,7 @@ void describe('notification channels against loopback peers', () => {
 	});
 
 	void it('Discord: POSTs {content, embeds} without mentions, and waits as long as a 429 says', async (t) => {
-		const discord = await httpPeer(t, [
-			{ status: 429, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'You are being rate limited.', retry_after: 1.5, global: false }) },
-			{ status: 204 },
-		]);
+		const discord = await httpPeer(t, [{ status: 429, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'You are being rate limited.', retry_after: 1.5, global: false }) }, { status: 204 }]);
 		const { engine, clock } = await notifyEngine(t, { channels: ['discord'] }, { 'discord.webhookUrl': `${discord.url}/api/webhooks/123/discordSecretToken` });
 		const sessionId = await budgetWarning(engine, '@everyone refactor');
 		await engine.notifications.attach();
@@ -56,7 +63,10 @@ void describe('notification channels against loopback peers', () => {
 		clock.advance(1499);
 		assert.deepEqual(await engine.outbox.deliverDue(), []);
 		clock.advance(1);
-		assert.deepEqual((await engine.outbox.deliverDue()).map((o) => o.status), ['sent']);
+		assert.deepEqual(
+			(await engine.outbox.deliverDue()).map((o) => o.status),
+			['sent'],
+		);
 		assert.equal(discord.requests.length, 2);
 		const request = discord.requests[1]!;
 		assert.equal(request.path, '/api/webhooks/123/discordSecretToken');
@@ -116,7 +126,10 @@ void describe('notification channels against loopback peers', () => {
 		assert.equal(body['session'].id, sessionId);
 		assert.equal(body['session'].costUsd, 4.1);
 		assert.equal(typeof body['session'].durationMs, 'number');
-		assert.deepEqual(body['actions'].map((a: { cli: string }) => a.cli), [`baton session show ${sessionId}`, `baton session suspend ${sessionId}`]);
+		assert.deepEqual(
+			body['actions'].map((a: { cli: string }) => a.cli),
+			[`baton session show ${sessionId}`, `baton session suspend ${sessionId}`],
+		);
 	});
 
 	void it('email: sends over SMTP with AUTH (user from config, password from secrets) to the configured recipients', async (t) => {
@@ -125,7 +138,10 @@ void describe('notification channels against loopback peers', () => {
 		const { engine } = await notifyEngine(t, { channels: ['email'], smtp: smtpConfig }, { 'smtp.password': 'smtpPassw0rdValue' });
 		const sessionId = await budgetWarning(engine);
 		await engine.notifications.attach();
-		assert.deepEqual((await engine.outbox.deliverDue()).map((o) => o.status), ['sent']);
+		assert.deepEqual(
+			(await engine.outbox.deliverDue()).map((o) => o.status),
+			['sent'],
+		);
 		assert.deepEqual(smtp.logins, [{ user: 'baton-bot', ok: true }]);
 		const mail = smtp.mails[0]!;
 		assert.equal(mail.from, 'baton@example.invalid');
@@ -138,7 +154,11 @@ void describe('notification channels against loopback peers', () => {
 
 	void it('email: a refused login fails the row with the SMTP reply, never the password', async (t) => {
 		const smtp = await smtpPeer(t, { user: 'baton-bot', password: 'theRightPassword' });
-		const { engine, log } = await notifyEngine(t, { channels: ['email'], smtp: { host: '127.0.0.1', port: smtp.port, user: 'baton-bot', from: 'baton@example.invalid', to: ['lead@example.invalid'] } }, { 'smtp.password': 'wrongPasswordValue' });
+		const { engine, log } = await notifyEngine(
+			t,
+			{ channels: ['email'], smtp: { host: '127.0.0.1', port: smtp.port, user: 'baton-bot', from: 'baton@example.invalid', to: ['lead@example.invalid'] } },
+			{ 'smtp.password': 'wrongPasswordValue' },
+		);
 		await budgetWarning(engine);
 		await engine.notifications.attach();
 		const [outcome] = await engine.outbox.deliverDue();

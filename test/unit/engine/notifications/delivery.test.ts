@@ -51,7 +51,10 @@ void describe('notification delivery', () => {
 		await engine.checkpoints.recordMetrics({ sessionId: ids[0]!, costUsd: 8, actor });
 		rows = await outboxRows(engine);
 		const repeats = rows.filter((r) => r.event === 'budget.exceeded' && r.sessionId === ids[0]);
-		assert.deepEqual(repeats.map((r) => r.status), ['pending', 'suppressed']);
+		assert.deepEqual(
+			repeats.map((r) => r.status),
+			['pending', 'suppressed'],
+		);
 		assert.match(repeats[1]!.lastError ?? '', /^duplicate of ntf_\w+ \(same budget\.exceeded within 30 min\)$/);
 		clock.advance(31 * 60_000);
 		await engine.checkpoints.recordMetrics({ sessionId: ids[0]!, costUsd: 1, actor });
@@ -65,26 +68,35 @@ void describe('notification delivery', () => {
 		const { engine, clock, log } = await notifyEngine(t, { channels: ['webhook'] }, { 'webhook.url': `${hook.url}/flaky` });
 		await budgetWarning(engine);
 		await engine.notifications.attach();
-		assert.deepEqual((await engine.outbox.deliverDue()).map((o) => o.status), ['retry']);
+		assert.deepEqual(
+			(await engine.outbox.deliverDue()).map((o) => o.status),
+			['retry'],
+		);
 		let [row] = await outboxRows(engine);
 		assert.equal(row?.nextAttemptAt, new Date(clock.now() + 2_000).toISOString(), 'first retry after 2 s');
 		assert.equal(row?.lastError, 'webhook: HTTP 500 Internal Server Error: boom');
 		clock.advance(1_999);
 		assert.deepEqual(await engine.outbox.deliverDue(), []);
 		clock.advance(1);
-		assert.deepEqual((await engine.outbox.deliverDue()).map((o) => o.status), ['retry']);
+		assert.deepEqual(
+			(await engine.outbox.deliverDue()).map((o) => o.status),
+			['retry'],
+		);
 		[row] = await outboxRows(engine);
 		assert.equal(row?.nextAttemptAt, new Date(clock.now() + 4_000).toISOString(), 'then 4 s');
 		clock.advance(4_000);
-		assert.deepEqual((await engine.outbox.deliverDue()).map((o) => o.status), ['sent']);
+		assert.deepEqual(
+			(await engine.outbox.deliverDue()).map((o) => o.status),
+			['sent'],
+		);
 		[row] = await outboxRows(engine);
 		assert.equal(row?.status, 'sent');
 		assert.equal(row?.attempts, 3);
 		assert.equal(hook.requests.length, 3);
-		assert.deepEqual(log.warnings().map((w) => w.replace(/retrying in \d+ s/, 'retrying')), [
-			'delivery to webhook (budget.threshold_reached) failed; retrying: webhook: HTTP 500 Internal Server Error: boom',
-			'delivery to webhook (budget.threshold_reached) failed; retrying: webhook: HTTP 502 Bad Gateway',
-		]);
+		assert.deepEqual(
+			log.warnings().map((w) => w.replace(/retrying in \d+ s/, 'retrying')),
+			['delivery to webhook (budget.threshold_reached) failed; retrying: webhook: HTTP 500 Internal Server Error: boom', 'delivery to webhook (budget.threshold_reached) failed; retrying: webhook: HTTP 502 Bad Gateway'],
+		);
 	});
 
 	void it('a dead endpoint never holds up or fails a write; it times out and is retried', async (t) => {
@@ -122,7 +134,10 @@ void describe('notification delivery', () => {
 		assert.match(outcomes[0]?.error ?? '', /^webhook: no answer within \d+ ms$/);
 		const deferred = rows.filter((r) => r.id !== first?.id);
 		assert.ok(deferred.length >= 1);
-		assert.ok(deferred.every((r) => r.status === 'pending' && r.attempts === 0), 'deferred rows keep their attempts');
+		assert.ok(
+			deferred.every((r) => r.status === 'pending' && r.attempts === 0),
+			'deferred rows keep their attempts',
+		);
 	});
 
 	void it('the CLI attaches only channels it can deliver: a missing secret leaves the row for the editor’s host', async (t) => {
@@ -151,19 +166,29 @@ void describe('notification delivery', () => {
 		clock.advance(3_600_001);
 		await engine.outbox.deliverDue();
 		assert.equal(shown.length, 2, 'not shown');
-		assert.ok((await outboxRows(engine)).every((r) => r.status === 'sent'), 'but done with');
+		assert.ok(
+			(await outboxRows(engine)).every((r) => r.status === 'sent'),
+			'but done with',
+		);
 	});
 
 	void it('logs and records a failure with the secret masked, even when the peer echoes it or the URL is malformed', async (t) => {
 		const echo = await httpPeer(t, [{ status: 401, body: 'invalid token Bearer echoedTokenValue77 for /hooks/pathSecretABCDEFGHIJ' }]);
-		const { engine, log } = await notifyEngine(t, { channels: ['webhook', 'discord'] }, { 'webhook.url': `${echo.url}/hooks/pathSecretABCDEFGHIJ`, 'webhook.token': 'echoedTokenValue77', 'discord.webhookUrl': 'not a url discordSecretXYZ' });
+		const { engine, log } = await notifyEngine(
+			t,
+			{ channels: ['webhook', 'discord'] },
+			{ 'webhook.url': `${echo.url}/hooks/pathSecretABCDEFGHIJ`, 'webhook.token': 'echoedTokenValue77', 'discord.webhookUrl': 'not a url discordSecretXYZ' },
+		);
 		await budgetWarning(engine);
 		await engine.notifications.attach();
 		const outcomes = await engine.outbox.deliverDue();
 		const rows = await outboxRows(engine);
 		const texts = [...outcomes.map((o) => o.error ?? ''), ...rows.map((r) => r.lastError ?? ''), ...log.lines.map((l) => l.message)];
 		for (const secret of ['echoedTokenValue77', 'pathSecretABCDEFGHIJ', 'discordSecretXYZ']) {
-			assert.ok(texts.every((text) => !text.includes(secret)), `${secret} never appears`);
+			assert.ok(
+				texts.every((text) => !text.includes(secret)),
+				`${secret} never appears`,
+			);
 		}
 		const webhookWarning = log.warnings().find((w) => w.includes('webhook:'));
 		assert.match(webhookWarning ?? '', /: webhook: HTTP 401 Unauthorized: invalid token Bearer \[secret:webhook\.token\] for \[secret:webhook\.url\]$/);

@@ -17,7 +17,10 @@ void describe('editor notification settings shared through the workspace', () =>
 		const hook = await openTestEngine(t, { root: editor.root, secrets: secretsOf({ 'slack.webhookUrl': 'http://127.0.0.1:1/x' }) });
 		const { session } = await hook.engine.sessions.start({ name: 'from a hook', actor });
 		await hook.engine.sessions.end({ id: session.id, actor });
-		assert.deepEqual((await outboxRows(hook.engine)).map((r) => [r.event, r.channel]), [['session.completed', 'slack']]);
+		assert.deepEqual(
+			(await outboxRows(hook.engine)).map((r) => [r.event, r.channel]),
+			[['session.completed', 'slack']],
+		);
 		assert.deepEqual(await hook.engine.notifications.attach({ onlyReady: true }), ['slack'], 'the CLI delivers the channels the editor enabled');
 
 		await editor.engine.notifications.publishHostSettings(undefined);
@@ -25,7 +28,11 @@ void describe('editor notification settings shared through the workspace', () =>
 		const again = await hook.engine.sessions.start({ name: 'settings gone', actor });
 		await hook.engine.sessions.end({ id: again.session.id, actor });
 		const rows = (await outboxRows(hook.engine)).filter((r) => r.sessionId === again.session.id);
-		assert.deepEqual(rows.map((r) => r.channel), ['editor'], 'back to .baton/config.json (here: the defaults)');
+		assert.deepEqual(
+			rows.map((r) => r.channel),
+			['editor'],
+			'back to .baton/config.json (here: the defaults)',
+		);
 	});
 
 	void it('record nothing when unchanged, and ignore a damaged record with a warning', async (t) => {
@@ -34,7 +41,14 @@ void describe('editor notification settings shared through the workspace', () =>
 		const sequence = editor.engine.store.sequence;
 		await editor.engine.notifications.publishHostSettings({ channels: ['webhook'] });
 		assert.equal(editor.engine.store.sequence, sequence, 'the same settings again: no write');
-		await editor.engine.store.write((db) => void db.update(settings).set({ value: { channels: ['pager'] }, updatedAt: 'x' }).where(sql`${settings.key} = 'notifications.hostSettings'`).run());
+		await editor.engine.store.write(
+			(db) =>
+				void db
+					.update(settings)
+					.set({ value: { channels: ['pager'] }, updatedAt: 'x' })
+					.where(sql`${settings.key} = 'notifications.hostSettings'`)
+					.run(),
+		);
 		const hook = await openTestEngine(t, { root: editor.root });
 		await hook.engine.sessions.start({ name: 'still fine', actor });
 		assert.ok(hook.log.warnings().some((w) => /the editor’s recorded notification settings: channels\.0/.test(w)));

@@ -78,7 +78,11 @@ void describe('notification rules and routing', () => {
 		assert.deepEqual(events['checkpoint.needs_review/pending'], ['editor', 'slack', 'webhook']);
 		const rejected = rows.find((r) => r.event === 'checkpoint.rejected')!.message as NotificationMessage;
 		assert.match(rejected.summary, /^vscode:lead rejected checkpoint “try a cache” \(cp_\w+\): wrong approach\.$/);
-		assert.deepEqual(rejected.actions.map((a) => a.cli), [`baton checkpoint rollback ${failed.id}`], 'back to the last approved checkpoint');
+		assert.deepEqual(
+			rejected.actions.map((a) => a.cli),
+			[`baton checkpoint rollback ${failed.id}`],
+			'back to the last approved checkpoint',
+		);
 
 		await engine.checkpoints.recordMetrics({ sessionId: session.id, costUsd: 5.5, actor });
 		write(root, 'src/app.ts', 'export const app = 4;\n');
@@ -87,17 +91,26 @@ void describe('notification rules and routing', () => {
 		rows = await outboxRows(engine);
 		assert.deepEqual(byEvent(rows)['budget.exceeded/pending'], ['editor', 'slack', 'webhook']);
 		const escalation = rows.filter((r) => r.event === 'escalation.triggered');
-		assert.deepEqual(escalation.map((r) => r.priority), ['critical', 'critical', 'critical']);
+		assert.deepEqual(
+			escalation.map((r) => r.priority),
+			['critical', 'critical', 'critical'],
+		);
 		assert.match((escalation[0]!.message as NotificationMessage).summary, /needs a person: cost \$5\.50 reached the \$5\.00 threshold/);
 
 		await engine.sessions.end({ id: session.id, note: 'handing over', nextAction: 'finish the cache', actor });
 		rows = await outboxRows(engine);
 		const completed = rows.filter((r) => r.event === 'session.completed');
-		assert.deepEqual(completed.map((r) => r.channel), ['editor']);
+		assert.deepEqual(
+			completed.map((r) => r.channel),
+			['editor'],
+		);
 		const done = completed[0]!.message as NotificationMessage;
 		assert.match(done.summary, /Next: finish the cache/);
 		assert.equal(done.filesChanged?.checkpoints, 3, 'summed over the session’s checkpoints (the complete one comes after)');
-		assert.deepEqual(done.actions.map((a) => a.cli), [`baton session show ${session.id}`]);
+		assert.deepEqual(
+			done.actions.map((a) => a.cli),
+			[`baton session show ${session.id}`],
+		);
 	});
 
 	void it('announces an error count that rises through its threshold once, and a budget threshold before the budget', async (t) => {
@@ -127,8 +140,14 @@ void describe('notification rules and routing', () => {
 	});
 
 	void it('refuses a secret in the configuration, naming the key and where secrets go', () => {
-		assert.throws(() => resolveConfig({ notifications: { smtp: { host: 'mail', password: 'hunter2' } } }, '.baton/config.json'), /\.baton\/config\.json: notifications\.smtp\.password: secrets never go in configuration or settings; store smtp\.password with “Baton: Store Secret…” in VS Code, or set BATON_SMTP_PASSWORD for the CLI/);
-		assert.throws(() => resolveConfig({ trackers: { enabled: ['github'], github: { token: 'ghp_x' } } }, '.baton/config.json'), /trackers\.github\.token: secrets never go in configuration or settings; store github\.token .*BATON_GITHUB_TOKEN/);
+		assert.throws(
+			() => resolveConfig({ notifications: { smtp: { host: 'mail', password: 'hunter2' } } }, '.baton/config.json'),
+			/\.baton\/config\.json: notifications\.smtp\.password: secrets never go in configuration or settings; store smtp\.password with “Baton: Store Secret…” in VS Code, or set BATON_SMTP_PASSWORD for the CLI/,
+		);
+		assert.throws(
+			() => resolveConfig({ trackers: { enabled: ['github'], github: { token: 'ghp_x' } } }, '.baton/config.json'),
+			/trackers\.github\.token: secrets never go in configuration or settings; store github\.token .*BATON_GITHUB_TOKEN/,
+		);
 		assert.throws(() => resolveConfig({ notifications: { slack: { webhookUrl: 'https://hooks.slack.com/services/x' } } }, 'settings'), /notifications\.slack\.webhookUrl: .*BATON_SLACK_WEBHOOK_URL/);
 		assert.throws(() => resolveConfig({ notifications: { ntfy: { topic: 'a', token: 'tk_x' } } }, 'settings'), /notifications\.ntfy\.token/);
 		assert.throws(() => resolveConfig({ notifications: { channels: ['pager'] } }, 'settings'), /notifications\.channels\.0/);

@@ -83,12 +83,30 @@ void describe('secrets never leak', () => {
 		// The runs really went both ways: some sent, some failed at their peers.
 		assert.ok(slack.requests.length > 0 && ntfy.requests.length > 0 && discord.requests.length > 1 && hook.requests.length > 0 && smtp.logins.length > 0);
 		assert.ok(outcomes.some((o) => o.status === 'sent') && outcomes.some((o) => o.status !== 'sent'));
-		assert.deepEqual(tests.map((r) => [r.channel, r.ok]), [['editor', true], ['slack', true], ['discord', true], ['webhook', false], ['ntfy', true], ['email', false]]);
-		assert.ok(hook.requests.some((r) => r.headers['authorization'] === `Bearer ${secrets['webhook.token']}`), 'the peer did receive the token');
+		assert.deepEqual(
+			tests.map((r) => [r.channel, r.ok]),
+			[
+				['editor', true],
+				['slack', true],
+				['discord', true],
+				['webhook', false],
+				['ntfy', true],
+				['email', false],
+			],
+		);
+		assert.ok(
+			hook.requests.some((r) => r.headers['authorization'] === `Bearer ${secrets['webhook.token']}`),
+			'the peer did receive the token',
+		);
 
 		// VS Code settings as a person would write them for this setup: only non-secret values exist as settings.
 		fs.mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
-		const settings = Object.fromEntries(Object.entries({ channels: notifications.channels, 'ntfy.server': ntfy.url, 'ntfy.topic': 'baton-team', 'smtp.host': '127.0.0.1', 'smtp.user': 'bot', 'smtp.to': ['lead@example.invalid'] }).map(([k, v]) => [`baton.notifications.${k}`, v]));
+		const settings = Object.fromEntries(
+			Object.entries({ channels: notifications.channels, 'ntfy.server': ntfy.url, 'ntfy.topic': 'baton-team', 'smtp.host': '127.0.0.1', 'smtp.user': 'bot', 'smtp.to': ['lead@example.invalid'] }).map(([k, v]) => [
+				`baton.notifications.${k}`,
+				v,
+			]),
+		);
 		fs.writeFileSync(path.join(workspace, '.vscode/settings.json'), JSON.stringify(settings, null, 2));
 		const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
 		for (const key of Object.keys(settings)) assert.ok(key in pkg.contributes.configuration.properties, `${key} is a contributed setting`);
@@ -106,13 +124,19 @@ void describe('secrets never leak', () => {
 			{ file: 'outcomes and test results', text: JSON.stringify([outcomes, tests]) },
 			{ file: 'editor messages', text: shown.join('\n') },
 		];
-		assert.ok(places.some((p) => p.file.endsWith('baton.db')), 'the database file was searched');
+		assert.ok(
+			places.some((p) => p.file.endsWith('baton.db')),
+			'the database file was searched',
+		);
 		assert.ok(rows.join('').includes('leak check') && rows.join('').includes('budget.exceeded'), 'the rows are really there');
 		for (const { file, text } of places) {
 			for (const canary of canaries) {
 				assert.ok(!text.includes(canary), `${canary.slice(0, 24)}… found in ${file}`);
 			}
 		}
-		assert.ok(log.warnings().some((w) => w.includes('[secret:webhook.token]')), 'the echoed token was masked, not dropped silently');
+		assert.ok(
+			log.warnings().some((w) => w.includes('[secret:webhook.token]')),
+			'the echoed token was masked, not dropped silently',
+		);
 	});
 });

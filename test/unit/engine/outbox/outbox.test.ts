@@ -27,7 +27,10 @@ test('delivers due rows once, retries failures with backoff, then gives up', asy
 	assert.deepEqual(await outbox.deliverDue(), []);
 	clock.advance(1_000);
 	const second = await outbox.deliverDue();
-	assert.deepEqual(second.map((o) => `${o.channel}=${o.status}`), ['broken=failed']);
+	assert.deepEqual(
+		second.map((o) => `${o.channel}=${o.status}`),
+		['broken=failed'],
+	);
 	const rows = await engine.store.read((db) => db.select().from(notificationOutbox).all());
 	const broken = rows.find((r) => r.channel === 'broken');
 	assert.equal(broken?.status, 'failed');
@@ -76,5 +79,8 @@ test('prune expires what nobody delivered for a week and removes finished rows a
 	clock.advance(30 * 86_400_000);
 	assert.deepEqual(await outbox.prune(), { expired: 1, deleted: 2 });
 	rows = await engine.store.read((db) => db.select().from(notificationOutbox).all());
-	assert.deepEqual(rows.map((r) => `${r.event}:${r.status}`), ['new:failed']);
+	assert.deepEqual(
+		rows.map((r) => `${r.event}:${r.status}`),
+		['new:failed'],
+	);
 });

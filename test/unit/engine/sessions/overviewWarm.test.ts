@@ -11,7 +11,10 @@ void describe('the session tree served warm', () => {
 		const first = await engine.sessions.start({ name: 'one', scope: `epic:${epic.id}`, actor });
 		const a = await engine.briefings.overview();
 		assert.equal(await engine.briefings.overview(), a, 'unchanged data: the same answer, not a rebuild');
-		assert.deepEqual(a.map((c) => c.label), [`Epic ${epic.id} · Storage epic`]);
+		assert.deepEqual(
+			a.map((c) => c.label),
+			[`Epic ${epic.id} · Storage epic`],
+		);
 
 		await engine.sessions.end({ id: first.session.id, actor });
 		const b = await engine.briefings.overview();
@@ -20,7 +23,10 @@ void describe('the session tree served warm', () => {
 
 		await engine.tasks.update({ id: epic.id, title: 'Renamed epic', actor });
 		const c = await engine.briefings.overview();
-		assert.deepEqual(c.map((x) => x.label), [`Epic ${epic.id} · Renamed epic`]);
+		assert.deepEqual(
+			c.map((x) => x.label),
+			[`Epic ${epic.id} · Renamed epic`],
+		);
 
 		// A second engine on the same workspace writes through the journal, as the CLI does.
 		const other = await Engine.open({ workspaceRoot: root, log: new MemoryLogger(), git: { read: async () => null } });
@@ -28,6 +34,9 @@ void describe('the session tree served warm', () => {
 		await other.sessions.start({ name: 'two', scope: 'global', actor });
 		const d = await engine.briefings.overview();
 		assert.deepEqual(d.map((x) => x.scopeKey).sort(), ['epic:' + epic.id, 'global'].sort());
-		assert.deepEqual(d.find((x) => x.scopeKey === 'global')?.sessions.map((s) => s.name), ['two']);
+		assert.deepEqual(
+			d.find((x) => x.scopeKey === 'global')?.sessions.map((s) => s.name),
+			['two'],
+		);
 	});
 });

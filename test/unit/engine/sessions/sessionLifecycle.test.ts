@@ -41,7 +41,10 @@ void describe('session lifecycle', () => {
 		assert.equal(predecessor.nextSessionId, b.session.id);
 		assert.equal(predecessor.handoffConsumedBy, b.session.id);
 		assert.equal(predecessor.handoffConsumedAt, new Date(clock.now()).toISOString());
-		assert.deepEqual((await engine.briefings.chain(b.session.id)).map((s) => s.id), [a.session.id, b.session.id]);
+		assert.deepEqual(
+			(await engine.briefings.chain(b.session.id)).map((s) => s.id),
+			[a.session.id, b.session.id],
+		);
 	});
 
 	void it('chooses the handoff of the most recent ended session of the same scope', async (t) => {
@@ -63,7 +66,10 @@ void describe('session lifecycle', () => {
 		const next = await engine.sessions.start({ name: 'next', scope: 'epic:T1', actor });
 		assert.equal(next.session.previousSessionId, mid.session.id);
 		assert.equal(next.handoff?.note, 'newest note');
-		assert.deepEqual((await engine.briefings.chain(next.session.id)).map((s) => s.name), ['old', 'mid', 'next']);
+		assert.deepEqual(
+			(await engine.briefings.chain(next.session.id)).map((s) => s.name),
+			['old', 'mid', 'next'],
+		);
 	});
 
 	void it('allows one active session per scope', async (t) => {

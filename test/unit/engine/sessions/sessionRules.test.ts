@@ -121,7 +121,10 @@ void describe('handoffs', () => {
 		assert.deepEqual(handoff.tasksCreated, [{ id: 'T2', title: 'made here' }]);
 		assert.equal(handoff.lastTask?.id, 'T1');
 		assert.equal(handoff.decisionsRecorded, 1);
-		assert.deepEqual(handoff.nextSuggested.map((t) => t.id), ['T2']);
+		assert.deepEqual(
+			handoff.nextSuggested.map((t) => t.id),
+			['T2'],
+		);
 		assert.equal(session.stats.tasksCompleted, 1);
 		assert.equal(session.stats.tasksCreated, 1);
 		assert.equal(session.stats.decisionsRecorded, 1);
@@ -150,13 +153,25 @@ void describe('aliases and queries', () => {
 		clock.advance(1000);
 		await engine.sessions.start({ name: 'sub', scope: 'custom:W3', parentSessionId: w2.session.id, actor });
 		await engine.sessions.end({ id: w1.session.id, actor });
-		assert.deepEqual((await engine.briefings.list({ status: 'ended' })).map((s) => s.name), ['worker 1']);
-		assert.deepEqual((await engine.briefings.list({ scope: 'custom:W2' })).map((s) => s.name), ['worker 2']);
+		assert.deepEqual(
+			(await engine.briefings.list({ status: 'ended' })).map((s) => s.name),
+			['worker 1'],
+		);
+		assert.deepEqual(
+			(await engine.briefings.list({ scope: 'custom:W2' })).map((s) => s.name),
+			['worker 2'],
+		);
 		assert.equal((await engine.briefings.mostRecent())?.name, 'sub');
 		const tree = await engine.briefings.forkTree(w2.session.id);
 		assert.equal(tree.session.id, root.session.id);
-		assert.deepEqual(tree.children.map((c) => c.session.name), ['worker 1', 'worker 2']);
-		assert.deepEqual(tree.children[1]?.children.map((c) => c.session.name), ['sub']);
+		assert.deepEqual(
+			tree.children.map((c) => c.session.name),
+			['worker 1', 'worker 2'],
+		);
+		assert.deepEqual(
+			tree.children[1]?.children.map((c) => c.session.name),
+			['sub'],
+		);
 		await assert.rejects(engine.sessions.start({ name: 'orphan child', scope: 'custom:Z', parentSessionId: 'ses_20200101000000_000000', actor }), isCode('notFound'));
 	});
 });

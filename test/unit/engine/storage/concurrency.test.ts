@@ -23,9 +23,7 @@ function startWriter(root: string, name: string, count: number, go: string, comp
 		const check = () => (out.includes('ready') ? resolve() : setTimeout(check, 5));
 		check();
 	});
-	const done = new Promise<string>((resolve, reject) =>
-		child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${name} exited ${code}: ${err}`)))),
-	);
+	const done = new Promise<string>((resolve, reject) => child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${name} exited ${code}: ${err}`)))));
 	return { ready, done };
 }
 
@@ -55,7 +53,11 @@ void describe('several processes writing one workspace', () => {
 			);
 			for (let p = 0; p < scenario.procs; p++) {
 				const mine = tasks.filter((task) => task.title.startsWith(`p${p}-`)).map((task) => task.title);
-				assert.deepEqual(mine, Array.from({ length: scenario.writes }, (_, i) => `p${p}-${i}`), `p${p}'s writes in its order`);
+				assert.deepEqual(
+					mine,
+					Array.from({ length: scenario.writes }, (_, i) => `p${p}-${i}`),
+					`p${p}'s writes in its order`,
+				);
 			}
 			const audits = await engine.store.read((db) => db.select().from(auditLog).all());
 			assert.equal(audits.filter((a) => a.operation === 'task.add').length, expected);

@@ -73,7 +73,10 @@ void describe('crash safety', () => {
 				// At most the one write in flight per round can exist without its acknowledgement.
 				assert.ok(titles.size <= acknowledged.size + round + 1, `round ${round}: ${titles.size} rows for ${acknowledged.size} acks`);
 				if (round % 4 === 1) {
-					assert.ok(log.warnings().some((w) => w.includes('torn last record')), `round ${round}: torn record reported`);
+					assert.ok(
+						log.warnings().some((w) => w.includes('torn last record')),
+						`round ${round}: torn record reported`,
+					);
 				}
 				for (const title of titles) {
 					acknowledged.add(title); // a write that landed unacknowledged is now acknowledged state

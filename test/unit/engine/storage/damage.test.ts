@@ -29,7 +29,12 @@ const doctor = (dir: string, repair: boolean) => runDoctor({ dir, repair, clock,
 async function populate(dir: string, compactAt: number | undefined = 34): Promise<void> {
 	const store = await open(dir);
 	for (let i = 1; i <= 45; i++) {
-		await store.write((db) => db.insert(tasks).values({ ...taskRow(i), description: 'x'.repeat(400) }).run());
+		await store.write((db) =>
+			db
+				.insert(tasks)
+				.values({ ...taskRow(i), description: 'x'.repeat(400) })
+				.run(),
+		);
 		if (i === compactAt) {
 			await store.compact();
 		}

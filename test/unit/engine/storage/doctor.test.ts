@@ -32,7 +32,13 @@ async function populate(dir: string, plan: ('write' | 'compact')[]): Promise<num
 async function titles(dir: string): Promise<string[]> {
 	const store = await open(dir);
 	try {
-		return await store.read((db) => db.select({ id: tasks.id }).from(tasks).all().map((r) => r.id));
+		return await store.read((db) =>
+			db
+				.select({ id: tasks.id })
+				.from(tasks)
+				.all()
+				.map((r) => r.id),
+		);
 	} finally {
 		store.close();
 	}
@@ -86,7 +92,10 @@ void describe('baton doctor', () => {
 		const repaired = await doctor(dir, true);
 		assert.equal(repaired.repair?.base, 'previous snapshot');
 		assert.equal(repaired.repair?.droppedRecords, 0);
-		assert.deepEqual(await titles(dir), Array.from({ length: n }, (_, i) => `T${i + 1}`));
+		assert.deepEqual(
+			await titles(dir),
+			Array.from({ length: n }, (_, i) => `T${i + 1}`),
+		);
 	});
 
 	void it('drops only a torn tail, which open() would also drop', async (t) => {

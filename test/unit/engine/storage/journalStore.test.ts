@@ -10,12 +10,18 @@ import * as schema from '../../../../src/engine/storage/schema';
 import { tasks } from '../../../../src/engine/storage/schema';
 import { FakeClock, MemoryLogger, snapshotFiles, tempDir, taskRow } from '../../helpers';
 
-const open = (dir: string, log = new MemoryLogger(), extra: { compactAfterBytes?: number } = {}) =>
-	JournalStore.open({ dir, clock: new FakeClock(), log, lockTimeoutMs: 3_000, ...extra });
+const open = (dir: string, log = new MemoryLogger(), extra: { compactAfterBytes?: number } = {}) => JournalStore.open({ dir, clock: new FakeClock(), log, lockTimeoutMs: 3_000, ...extra });
 
 const task = taskRow;
 
-const ids = (store: JournalStore) => store.read((db) => db.select({ id: tasks.id }).from(tasks).all().map((r) => r.id));
+const ids = (store: JournalStore) =>
+	store.read((db) =>
+		db
+			.select({ id: tasks.id })
+			.from(tasks)
+			.all()
+			.map((r) => r.id),
+	);
 
 void describe('journal store', () => {
 	void it('makes writes durable and replays them on open; a throwing write leaves no trace', async (t) => {
@@ -42,10 +48,12 @@ void describe('journal store', () => {
 		const store = await open(tempDir(t));
 		t.after(() => store.close());
 		await store.write((db) => db.insert(tasks).values(task(1)).run());
-		await assert.rejects(store.write((db) => {
-			db.update(tasks).set({ title: 'changed' }).run();
-			db.insert(tasks).values(task(1)).run(); // primary key violation
-		}));
+		await assert.rejects(
+			store.write((db) => {
+				db.update(tasks).set({ title: 'changed' }).run();
+				db.insert(tasks).values(task(1)).run(); // primary key violation
+			}),
+		);
 		assert.equal((await store.read((db) => db.select().from(tasks).get()))?.title, 'task 1');
 	});
 
@@ -150,7 +158,12 @@ void describe('journal store', () => {
 			const dir = tempDir(t);
 			const a = await open(dir);
 			for (let i = 1; i <= 50; i++) {
-				await a.write((db) => db.insert(tasks).values({ ...task(i), description: 'x'.repeat(500) }).run());
+				await a.write((db) =>
+					db
+						.insert(tasks)
+						.values({ ...task(i), description: 'x'.repeat(500) })
+						.run(),
+				);
 			}
 			await a.compact();
 			a.close();
@@ -213,7 +226,10 @@ void describe('journal store', () => {
 		await store.write((db) => db.insert(tasks).values(task(1)).run());
 		assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('.lock')).length, 1, 'only this instance’s owner file while open');
 		store.close();
-		assert.deepEqual(fs.readdirSync(dir).filter((f) => f.includes('.lock')), []);
+		assert.deepEqual(
+			fs.readdirSync(dir).filter((f) => f.includes('.lock')),
+			[],
+		);
 	});
 
 	void it('creates exactly the tables and columns the drizzle schema declares', async (t) => {

@@ -44,10 +44,11 @@ export class ReferenceRanking {
 	}
 
 	ranked(): string[] {
-		const blocked = (t: Task) => (this.dependsOn.get(t.id) ?? []).some((d) => {
-			const dep = this.byId.get(d);
-			return dep !== undefined && isOpen(dep);
-		});
+		const blocked = (t: Task) =>
+			(this.dependsOn.get(t.id) ?? []).some((d) => {
+				const dep = this.byId.get(d);
+				return dep !== undefined && isOpen(dep);
+			});
 		const candidates = [...this.byId.values()].filter((t) => (t.status === 'pending' || t.status === 'active') && t.type !== 'epic' && !blocked(t));
 		const score = (t: Task) => priorityWeight[t.priority] * 10 + this.leverage(t.id) * 3 + (t.type === 'bug' ? 2 : 0);
 		const scores = new Map(candidates.map((t) => [t.id, score(t)]));

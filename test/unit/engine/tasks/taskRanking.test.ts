@@ -25,22 +25,26 @@ function pick<T>(rand: () => number, list: readonly T[]): T {
 function makeTasks(rand: () => number, n: number, openShare: number): Task[] {
 	const closed = taskStatuses.filter((s) => s === 'done' || s === 'cancelled');
 	const open = taskStatuses.filter((s) => s !== 'done' && s !== 'cancelled');
-	return Array.from({ length: n }, (_, i) => ({
-		id: `T${i + 1}`,
-		seq: i + 1,
-		title: `task ${i + 1}`,
-		description: null,
-		type: pick(rand, taskTypes),
-		status: rand() < openShare ? pick(rand, open) : pick(rand, closed),
-		priority: pick(rand, taskPriorities),
-		parentId: null,
-		phase: null,
-		createdAt: '2026-01-01T00:00:00.000Z',
-		updatedAt: '2026-01-01T00:00:00.000Z',
-		completedAt: null,
-		createdBySession: null,
-		completedBySession: null,
-	}) as Task);
+	return Array.from(
+		{ length: n },
+		(_, i) =>
+			({
+				id: `T${i + 1}`,
+				seq: i + 1,
+				title: `task ${i + 1}`,
+				description: null,
+				type: pick(rand, taskTypes),
+				status: rand() < openShare ? pick(rand, open) : pick(rand, closed),
+				priority: pick(rand, taskPriorities),
+				parentId: null,
+				phase: null,
+				createdAt: '2026-01-01T00:00:00.000Z',
+				updatedAt: '2026-01-01T00:00:00.000Z',
+				completedAt: null,
+				createdBySession: null,
+				completedBySession: null,
+			}) as Task,
+	);
 }
 
 type Shape = 'random' | 'dag' | 'diamonds' | 'chain' | 'cycles';
@@ -135,7 +139,10 @@ void describe('one-pass task ranking', () => {
 			{ taskId: 'T4', dependsOnId: 'T3' },
 		];
 		const graph = new TaskGraph(tasks, deps);
-		assert.deepEqual(['T1', 'T2', 'T3', 'T4'].map((id) => graph.leverage(id)), [3, 1, 1, 0]);
+		assert.deepEqual(
+			['T1', 'T2', 'T3', 'T4'].map((id) => graph.leverage(id)),
+			[3, 1, 1, 0],
+		);
 	});
 
 	void it('keeps the behaviour on cycles: members count themselves and each other', () => {
@@ -146,7 +153,10 @@ void describe('one-pass task ranking', () => {
 			{ taskId: 'T3', dependsOnId: 'T2' },
 		];
 		const graph = new TaskGraph(tasks, deps);
-		assert.deepEqual(['T1', 'T2', 'T3'].map((id) => graph.leverage(id)), [3, 3, 0]);
+		assert.deepEqual(
+			['T1', 'T2', 'T3'].map((id) => graph.leverage(id)),
+			[3, 3, 0],
+		);
 	});
 
 	void it('matches at 20,000 tasks: a deep chain, a wide DAG with diamonds, and cyclic graphs', (t) => {

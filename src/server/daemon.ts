@@ -65,6 +65,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 	let queue: Promise<unknown> = Promise.resolve();
 	let idleTimer: NodeJS.Timeout | undefined;
 	let stopped = false;
+	// eslint-disable-next-line prefer-const -- stop() (declared above the assignment) clears it; a const there would be in its temporal dead zone
 	let watchdog: NodeJS.Timeout | undefined;
 
 	const armIdle = (): void => {

@@ -231,8 +231,8 @@ export function createBatonMcpServer(options: McpServerOptions): McpServer {
 				}
 				return { checkpoint, approvalStatus: checkpoint.approvalStatus };
 			}
-			// A manual checkpoint is never approved automatically (under any policy): it waits for a person.
-			const checkpoint = await port.create({ trigger: 'manual', message: input.reason, tags: ['approval-requested'], ...(input.sessionId ? { sessionId: input.sessionId } : {}), actor: actor() });
+			// The agent asked for a person: the checkpoint waits for review under any policy, changed or not.
+			const checkpoint = await port.create({ trigger: 'manual', message: input.reason, tags: ['approval-requested'], reviewRequested: true, ...(input.sessionId ? { sessionId: input.sessionId } : {}), actor: actor() });
 			return { checkpoint, approvalStatus: checkpoint.approvalStatus };
 		},
 	);

@@ -56,8 +56,12 @@ export interface UnchangedSince {
 	label: string;
 }
 
-export function decideApproval(input: { trigger: string; policy: ApprovalPolicy; metrics: CheckpointMetrics; thresholds: EscalationThresholds; unchangedSince?: UnchangedSince | null }): ApprovalDecision {
+export function decideApproval(input: { trigger: string; policy: ApprovalPolicy; metrics: CheckpointMetrics; thresholds: EscalationThresholds; unchangedSince?: UnchangedSince | null; reviewRequested?: boolean }): ApprovalDecision {
 	const { trigger, policy } = input;
+	// Someone (an agent's request_approval) asked a person to look: that is never decided for them.
+	if (input.reviewRequested && !nothingToJudgeTriggers.includes(trigger)) {
+		return { status: 'pending', policy, reason: 'a review was requested', escalationReasons: [] };
+	}
 	// Nothing for a person to judge: Baton's own safety snapshot, or the very state already approved.
 	// These come before escalation: a review of them would show nothing new.
 	if (nothingToJudgeTriggers.includes(trigger)) {

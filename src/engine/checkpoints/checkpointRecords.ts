@@ -24,6 +24,7 @@ export interface CheckpointRecordInput {
 		trigger: string;
 		message?: string | null;
 		tags?: string[];
+		reviewRequested?: boolean;
 		costUsd?: number;
 		errorCount?: number;
 		linkedIssues?: LinkedIssue[];
@@ -59,7 +60,7 @@ export function recordCheckpoint(ctx: EngineContext, db: BatonDb, args: Checkpoi
 	const escalation = config.escalation;
 	const thresholds: EscalationThresholds = { costUsd: escalation.costUsd, durationMs: escalation.duration, errorCount: escalation.errorCount, ...(stored?.thresholds ?? {}) };
 	const policy = stored?.policy ?? config.policy;
-	const decision = decideApproval({ trigger: input.trigger, policy, metrics, thresholds, unchangedSince: unchangedSince(db, snapshot.tree) });
+	const decision = decideApproval({ trigger: input.trigger, policy, metrics, thresholds, unchangedSince: unchangedSince(db, snapshot.tree), reviewRequested: input.reviewRequested === true });
 	const auto = decision.status === 'auto_approved';
 	const counts = countChanges(changes, parent !== null);
 	const fileStats: FileStats = {

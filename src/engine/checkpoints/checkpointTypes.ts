@@ -14,6 +14,8 @@ export interface CreateCheckpointInput {
 	trigger?: string;
 	message?: string | null;
 	tags?: string[];
+	/** Someone asked a person to judge this state: it waits for review whatever the policy or changes. */
+	reviewRequested?: boolean;
 	/** Defaults to the sole active session; none when no session is active. */
 	sessionId?: string | null;
 	/** The session's cost so far (USD), e.g. from its transcript; replaces the stored figure. */

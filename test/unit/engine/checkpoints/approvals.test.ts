@@ -37,6 +37,15 @@ void describe('checkpoint approvals', () => {
 		assert.equal(decideApproval({ trigger: 'periodic', policy: 'auto', metrics: { ...calm, costUsd: 100 }, thresholds: { ...defaults, costUsd: 0 } }).status, 'auto_approved', 'a threshold of 0 is off');
 	});
 
+	void it('a requested review waits for a person, even for an unchanged state under the auto policy', () => {
+		const unchangedSince = { seq: 1, label: 'checkpoint #1' };
+		for (const policy of ['auto', 'review', 'strict'] as const) {
+			const decision = decideApproval({ trigger: 'manual', policy, metrics: calm, thresholds: defaults, unchangedSince, reviewRequested: true });
+			assert.deepEqual([decision.status, decision.reason], ['pending', 'a review was requested'], policy);
+		}
+		assert.equal(decideApproval({ trigger: 'manual', policy: 'auto', metrics: calm, thresholds: defaults, unchangedSince }).status, 'auto_approved', 'without the request it is approved');
+	});
+
 	void it('ask no review for a safety checkpoint or for a state already approved, under every policy', async (t) => {
 		const { engine, root } = await openCheckpointEngine(t);
 		const { session } = await engine.sessions.start({ name: 'agent run', actor });

@@ -60,6 +60,8 @@ try {
 		await s.quickPickSelect(/Global/);
 		await s.quickPickSelect(/Claude Code/);
 		await s.statusBarItem('Installed smoke · active').waitFor({ timeout: 20_000 });
+		// The briefing the start opens renders from the installed extension's own webview bundle.
+		await s.webview('body[data-rendered="briefing"]', { timeout: 20_000 });
 		await openBaton(s);
 		await s.treeItem('Installed smoke').waitFor({ timeout: 15_000 });
 		await s.page.waitForTimeout(500);

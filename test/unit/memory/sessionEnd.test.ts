@@ -48,16 +48,22 @@ function transcript(root: string): TranscriptWriter {
 	return w;
 }
 
+/** A session with a decision, an assumption and its Claude transcript archived (linked through the alias). */
+async function gatewaySession(w: Awaited<ReturnType<typeof workspace>>) {
+	const { engine, root } = w;
+	const { session } = await engine.sessions.start({ name: 'Gateway retries', agent: 'claude-code', agentIdentifier: agentId, actor });
+	await engine.sessions.recordDecision({ text: 'Retries live in src/payments/adapter.ts, not in each call site', rationale: 'one policy to tune', actor });
+	await engine.sessions.recordDecision({ text: 'The sandbox behaves like production', kind: 'assumption', actor });
+	transcript(root).flush(path.join(claudeProjectDir(w.claudeHome, root), `${agentId}.jsonl`));
+	const synced = await new TranscriptArchive({ workspaceRoot: root, claudeHome: w.claudeHome, log: w.log }).sync({ link: aliasLinker(engine) });
+	return { session, synced };
+}
+
 void describe('a session’s end feeds project memory', () => {
 	void it('extracts decisions as knowledge, blockers and retried tool errors as gotchas, each with its source session', async (t) => {
 		const w = await workspace(t);
-		const { engine, root, clock } = w;
-		const { session } = await engine.sessions.start({ name: 'Gateway retries', agent: 'claude-code', agentIdentifier: agentId, actor });
-		await engine.sessions.recordDecision({ text: 'Retries live in src/payments/adapter.ts, not in each call site', rationale: 'one policy to tune', actor });
-		await engine.sessions.recordDecision({ text: 'The sandbox behaves like production', kind: 'assumption', actor });
-		transcript(root).flush(path.join(claudeProjectDir(w.claudeHome, root), `${agentId}.jsonl`));
-		const archive = new TranscriptArchive({ workspaceRoot: root, claudeHome: w.claudeHome, log: w.log });
-		const synced = await archive.sync({ link: aliasLinker(engine) });
+		const { engine, clock } = w;
+		const { session, synced } = await gatewaySession(w);
 		assert.equal(synced.synced.length, 1, 'the transcript is linked through the alias');
 		clock.advance(30 * 60_000);
 
@@ -102,12 +108,8 @@ void describe('a session’s end feeds project memory', () => {
 
 	void it('gives a session that gc ends for idleness the same extraction as an explicit end', async (t) => {
 		const w = await workspace(t);
-		const { engine, root, clock } = w;
-		const { session } = await engine.sessions.start({ name: 'Gateway retries', agent: 'claude-code', agentIdentifier: agentId, actor });
-		await engine.sessions.recordDecision({ text: 'Retries live in src/payments/adapter.ts, not in each call site', rationale: 'one policy to tune', actor });
-		await engine.sessions.recordDecision({ text: 'The sandbox behaves like production', kind: 'assumption', actor });
-		transcript(root).flush(path.join(claudeProjectDir(w.claudeHome, root), `${agentId}.jsonl`));
-		await new TranscriptArchive({ workspaceRoot: root, claudeHome: w.claudeHome, log: w.log }).sync({ link: aliasLinker(engine) });
+		const { engine, clock } = w;
+		const { session } = await gatewaySession(w);
 		clock.advance(8 * 86_400_000);
 
 		const gc = await engine.sessions.gc({ actor: 'baton' });

@@ -4,6 +4,7 @@
  * write cannot corrupt the protocol.
  *   node dist/server.js --workspace DIR [--config JSON] [--read-only]
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type MessageConnection, type NotificationType } from 'vscode-jsonrpc/node';
@@ -120,7 +121,7 @@ function main(): void {
 
 /** Daemon mode: clients come and go over the socket; the editor's handlers serve each connection. */
 async function runDaemon(workspace: string, values: Record<string, string | boolean | undefined>): Promise<void> {
-	const write = (level: string, message: string): void => void process.stderr.write(`${new Date().toISOString()} [${level}] ${message}\n`);
+	const write = daemonLogWriter(workspace);
 	const log: Logger = { info: (m) => write('info', m), warn: (m) => write('warn', m), error: (m) => write('error', m) };
 	const connections = new Set<MessageConnection>();
 	const broadcast = <P>(type: NotificationType<P>, params: P): void => {
@@ -184,6 +185,39 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 		log.error(`the daemon could not start: ${(error as Error).message}`);
 		process.exit(1);
 	}
+}
+
+/**
+ * The daemon's log is `.baton/logs/daemon.log`, whoever started it: a CLI client redirects the
+ * daemon's stderr there, an editor or a test may not. When stderr already is that file, lines go to
+ * stderr (one copy); otherwise they are appended to the file, and a file that cannot be written
+ * leaves stderr as the only place.
+ */
+function daemonLogWriter(workspace: string): (level: string, message: string) => void {
+	const file = path.join(workspace, '.baton', 'logs', 'daemon.log');
+	let toFile = false;
+	try {
+		fs.mkdirSync(path.dirname(file), { recursive: true });
+		const fd = fs.openSync(file, 'a', 0o600);
+		fs.closeSync(fd);
+		const target = fs.statSync(file);
+		const stderr = fs.fstatSync(2);
+		toFile = !(stderr.dev === target.dev && stderr.ino === target.ino);
+	} catch {
+		toFile = false;
+	}
+	return (level, message) => {
+		const line = `${new Date().toISOString()} [${level}] ${message}\n`;
+		if (toFile) {
+			try {
+				fs.appendFileSync(file, line, { mode: 0o600 });
+				return;
+			} catch {
+				// The folder went away (workspace deleted): stderr is what is left.
+			}
+		}
+		process.stderr.write(line);
+	};
 }
 
 main();

@@ -72,5 +72,16 @@ export const migrations: readonly EmbeddedMigration[] = [
 		"statements": [
 			"ALTER TABLE `import_records` ADD `extra_json` text;"
 		]
+	},
+	{
+		"tag": "0004_funny_slyde",
+		"when": 1795552148562,
+		"hash": "fa90a5022a2e1438c124f4d0cf4efa46d4402536c0eb8be047b639500aec255f",
+		"statements": [
+			"CREATE TABLE `shared_events` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`kind` text NOT NULL,\n\t`subject` text NOT NULL,\n\t`session_id` text,\n\t`actor` text NOT NULL,\n\t`machine` text NOT NULL,\n\t`machine_name` text,\n\t`author` text,\n\t`at` text NOT NULL,\n\t`body_json` text NOT NULL,\n\t`source` text NOT NULL,\n\t`received_at` text NOT NULL\n);",
+			"CREATE INDEX `shared_events_kind_subject_idx` ON `shared_events` (`kind`,`subject`);",
+			"CREATE INDEX `shared_events_session_idx` ON `shared_events` (`session_id`,`kind`);",
+			"CREATE INDEX `shared_events_source_idx` ON `shared_events` (`source`);"
+		]
 	}
 ];

@@ -18,7 +18,7 @@ import {
 	sessionScopeSchema,
 	sessionStatsSchema,
 } from './jsonShapes';
-import { auditLog, checkpoints, checkpointSessionSettings, decisions, handoffs, importRecords, issueLinks, memoryEntries, notificationOutbox, rollbacks, sessionAliases, sessions, taskDependencies, tasks } from './schema';
+import { auditLog, checkpoints, checkpointSessionSettings, decisions, handoffs, importRecords, issueLinks, memoryEntries, notificationOutbox, rollbacks, sessionAliases, sessions, sharedEvents, taskDependencies, tasks } from './schema';
 
 export const sessionSchema = createSelectSchema(sessions, {
 	scope: sessionScopeSchema,
@@ -92,6 +92,9 @@ export type IssueLink = z.infer<typeof issueLinkSchema>;
 
 export const importRecordSchema = createSelectSchema(importRecords);
 export type ImportRecord = z.infer<typeof importRecordSchema>;
+
+export const sharedEventSchema = createSelectSchema(sharedEvents, { body: z.record(z.string(), z.unknown()) });
+export type SharedEvent = z.infer<typeof sharedEventSchema>;
 
 export const notificationOutboxSchema = createSelectSchema(notificationOutbox, { message: z.record(z.string(), z.unknown()) });
 export type NotificationOutboxRow = z.infer<typeof notificationOutboxSchema>;

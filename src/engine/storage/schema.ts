@@ -341,3 +341,38 @@ export const notificationOutbox = sqliteTable(
 	},
 	(t) => [index('notification_outbox_due_idx').on(t.status, t.nextAttemptAt), index('notification_outbox_dedup_idx').on(t.channel, t.dedupKey, t.createdAt)],
 );
+
+/**
+ * Wave 2's shareable records: immutable events, written once and never updated, named so that two
+ * machines can never write the same id (`evt_<ULID>_<machine>`). Sync ships them through git; the
+ * replay timeline (`timeline.*`) and line provenance (`provenance.*`) are events too. State that
+ * changes is derived from them by one deterministic rule (order by id), so two machines that hold the
+ * same events show the same state whatever order they received them in. See docs/records.md.
+ */
+export const sharedEvents = sqliteTable(
+	'shared_events',
+	{
+		/** `evt_<26-char ULID>_<8-hex machine id>`: sorts by time, unique across machines. */
+		id: text('id').primaryKey(),
+		/** `session.started`, `handoff.consumed`, `timeline.step`, `provenance.attribution`, … */
+		kind: text('kind').notNull(),
+		/** The record the event is about: a session, checkpoint, commit or task id. */
+		subject: text('subject').notNull(),
+		sessionId: text('session_id'),
+		/** Who did it: `human`, `agent:claude-code`, `cli`, … (never a path). */
+		actor: text('actor').notNull(),
+		/** The writing machine's random id (also the id's suffix); never a hostname. */
+		machine: text('machine').notNull(),
+		/** Display only: the machine's name and the author (git user.name) as the writer chose to show them. */
+		machineName: text('machine_name'),
+		author: text('author'),
+		at: text('at').notNull(),
+		/** The kind's payload (redacted before it was written); relative paths only. */
+		body: text('body_json', { mode: 'json' }).$type<Record<string, unknown>>().notNull(),
+		/** Local bookkeeping, never shared: `local`, or the remote it was pulled from. */
+		source: text('source').notNull(),
+		/** Local bookkeeping: when this copy arrived (ISO). */
+		receivedAt: text('received_at').notNull(),
+	},
+	(t) => [index('shared_events_kind_subject_idx').on(t.kind, t.subject), index('shared_events_session_idx').on(t.sessionId, t.kind), index('shared_events_source_idx').on(t.source)],
+);

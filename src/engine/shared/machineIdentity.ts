@@ -1,0 +1,78 @@
+/**
+ * This machine as shared events name it: a random 8-hex id kept in `.baton/machine.json` (created on
+ * first use; never derived from a hostname, MAC or path), and display-only fields — a machine name and
+ * an author — that a teammate sees beside sessions from here. `BATON_MACHINE_NAME` and
+ * `BATON_AUTHOR` override them (a CI runner names itself); otherwise the host's short name and the
+ * repository's `git config user.name` (read, never written).
+ */
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { batonDir } from '../workspace';
+
+export interface MachineIdentity {
+	/** 8 hex digits; the suffix of every event id this machine writes. */
+	id: string;
+	name: string | null;
+	author: string | null;
+}
+
+const cache = new Map<string, MachineIdentity>();
+
+export function machineIdentity(workspaceRoot: string, env: NodeJS.ProcessEnv = process.env): MachineIdentity {
+	const cached = cache.get(workspaceRoot);
+	if (cached) {
+		return cached;
+	}
+	const identity: MachineIdentity = { id: machineId(workspaceRoot), name: displayName(env['BATON_MACHINE_NAME'] ?? os.hostname().split('.')[0] ?? null), author: displayName(env['BATON_AUTHOR'] ?? gitUserName(workspaceRoot)) };
+	cache.set(workspaceRoot, identity);
+	return identity;
+}
+
+function machineId(workspaceRoot: string): string {
+	const file = path.join(batonDir(workspaceRoot), 'machine.json');
+	try {
+		const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { id?: unknown };
+		if (typeof parsed.id === 'string' && /^[0-9a-f]{8}$/.test(parsed.id)) {
+			return parsed.id;
+		}
+	} catch {
+		// Missing or unreadable: write a new one below. A garbled file is replaced, not trusted.
+	}
+	const id = randomBytes(4).toString('hex');
+	const temp = `${file}.${process.pid}.tmp`;
+	try {
+		fs.mkdirSync(path.dirname(file), { recursive: true });
+		// The first writer wins: a concurrent process that lost the race reads the winner's id.
+		fs.writeFileSync(temp, `${JSON.stringify({ id }, null, 2)}\n`, { mode: 0o600 });
+		fs.linkSync(temp, file);
+	} catch {
+		try {
+			const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { id?: unknown };
+			if (typeof parsed.id === 'string' && /^[0-9a-f]{8}$/.test(parsed.id)) {
+				return parsed.id;
+			}
+			fs.renameSync(temp, file);
+		} catch {
+			// Read-only workspace: the id lives for this process only.
+		}
+	} finally {
+		fs.rmSync(temp, { force: true });
+	}
+	return id;
+}
+
+function gitUserName(workspaceRoot: string): string | null {
+	try {
+		return execFileSync('git', ['config', '--get', 'user.name'], { cwd: workspaceRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 }).trim() || null;
+	} catch {
+		return null;
+	}
+}
+
+function displayName(value: string | null): string | null {
+	const clean = value?.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 100);
+	return clean ? clean : null;
+}

@@ -1,0 +1,134 @@
+/**
+ * Writing and reading shared events (see schema.ts `shared_events` and docs/records.md). Local writes
+ * go through `appendSharedEvent` inside the caller's `store.write`, so an event commits with the
+ * change it records or not at all. Every string in a body is redacted before it is stored — the same
+ * rules as the transcript archive — because an event may leave this machine. Events from a remote are
+ * merged by `mergeSharedEvents`: a union by id, so receiving the same event twice, or in any order,
+ * changes nothing.
+ */
+import { and, asc, eq, gt, inArray } from 'drizzle-orm';
+import { redactSecrets } from '../agents/redactSecrets';
+import { isoTime } from '../ids';
+import type { BatonDb } from '../storage/journalStore';
+import type { SharedEvent } from '../storage/model';
+import { sharedEvents } from '../storage/schema';
+import { isEventId, newEventId } from './eventId';
+import type { MachineIdentity } from './machineIdentity';
+
+export interface NewSharedEvent {
+	kind: string;
+	subject: string;
+	sessionId?: string | null;
+	actor: string;
+	body: Record<string, unknown>;
+}
+
+/** Body size a shared event may have: larger payloads belong in git objects the body points at. */
+export const maxEventBodyBytes = 256 * 1024;
+
+export function appendSharedEvent(db: BatonDb, machine: MachineIdentity, nowMs: number, event: NewSharedEvent): SharedEvent {
+	const body = redactDeep(event.body) as Record<string, unknown>;
+	const size = Buffer.byteLength(JSON.stringify(body));
+	if (size > maxEventBodyBytes) {
+		throw new Error(`a ${event.kind} event of ${size} bytes is over the ${maxEventBodyBytes}-byte limit for shared events`);
+	}
+	const row: SharedEvent = {
+		id: newEventId(nowMs, machine.id),
+		kind: event.kind,
+		subject: event.subject,
+		sessionId: event.sessionId ?? null,
+		actor: event.actor,
+		machine: machine.id,
+		machineName: machine.name,
+		author: machine.author,
+		at: isoTime(nowMs),
+		body,
+		source: 'local',
+		receivedAt: isoTime(nowMs),
+	};
+	db.insert(sharedEvents).values(row).run();
+	return row;
+}
+
+/** The shape of an event as it travels (no local bookkeeping). */
+export type WireEvent = Omit<SharedEvent, 'source' | 'receivedAt'>;
+
+export function toWire(event: SharedEvent): WireEvent {
+	const { source: _source, receivedAt: _receivedAt, ...wire } = event;
+	return wire;
+}
+
+/**
+ * Adds the events not yet held (union by id); returns the ids that were new. An event whose id is
+ * malformed or whose machine suffix disagrees with its `machine` field is refused with the reason,
+ * the rest are merged.
+ */
+export function mergeSharedEvents(db: BatonDb, events: readonly WireEvent[], source: string, nowMs: number): { added: string[]; refused: { id: string; reason: string }[] } {
+	const added: string[] = [];
+	const refused: { id: string; reason: string }[] = [];
+	const known = new Set<string>();
+	const ids = events.map((e) => e.id);
+	for (let i = 0; i < ids.length; i += 500) {
+		for (const row of db
+			.select({ id: sharedEvents.id })
+			.from(sharedEvents)
+			.where(inArray(sharedEvents.id, ids.slice(i, i + 500)))
+			.all()) {
+			known.add(row.id);
+		}
+	}
+	for (const event of events) {
+		if (!isEventId(event.id)) {
+			refused.push({ id: String(event.id), reason: 'not an event id (evt_<ULID>_<machine>)' });
+			continue;
+		}
+		if (!event.id.endsWith(`_${event.machine}`)) {
+			refused.push({ id: event.id, reason: `the id's machine suffix is not its machine ${JSON.stringify(event.machine)}` });
+			continue;
+		}
+		if (known.has(event.id)) {
+			continue;
+		}
+		known.add(event.id);
+		db.insert(sharedEvents)
+			.values({ ...event, source, receivedAt: isoTime(nowMs) })
+			.run();
+		added.push(event.id);
+	}
+	return { added, refused };
+}
+
+/** Events of `kind` about `subject`, in the shared order (by id). */
+export function eventsAbout(db: BatonDb, kind: string, subject: string): SharedEvent[] {
+	return db
+		.select()
+		.from(sharedEvents)
+		.where(and(eq(sharedEvents.kind, kind), eq(sharedEvents.subject, subject)))
+		.orderBy(asc(sharedEvents.id))
+		.all();
+}
+
+/** A session's events, optionally of some kinds, in the shared order. */
+export function sessionEvents(db: BatonDb, sessionId: string, kinds?: readonly string[]): SharedEvent[] {
+	const where = kinds && kinds.length > 0 ? and(eq(sharedEvents.sessionId, sessionId), inArray(sharedEvents.kind, [...kinds])) : eq(sharedEvents.sessionId, sessionId);
+	return db.select().from(sharedEvents).where(where).orderBy(asc(sharedEvents.id)).all();
+}
+
+/** Events after `afterId` in the shared order (all when undefined), at most `limit`. */
+export function eventsAfter(db: BatonDb, afterId: string | undefined, limit: number): SharedEvent[] {
+	const query = db.select().from(sharedEvents);
+	return (afterId ? query.where(gt(sharedEvents.id, afterId)) : query).orderBy(asc(sharedEvents.id)).limit(limit).all();
+}
+
+function redactDeep(value: unknown): unknown {
+	if (typeof value === 'string') {
+		return redactSecrets(value);
+	}
+	if (Array.isArray(value)) {
+		return value.map(redactDeep);
+	}
+	if (value && typeof value === 'object') {
+		return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, redactDeep(v)]));
+	}
+	return value;
+}

@@ -1,0 +1,72 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { eventMachine, eventTime, isEventId, newEventId, ulid } from '../../../../src/engine/shared/eventId';
+import { machineIdentity } from '../../../../src/engine/shared/machineIdentity';
+import { appendSharedEvent, eventsAbout, mergeSharedEvents, sessionEvents, toWire } from '../../../../src/engine/shared/sharedEvents';
+import { openTestEngine, tempDir } from '../../helpers';
+
+test('event ids sort by time, carry their machine, and never collide across machines', () => {
+	const a = newEventId(1_700_000_000_000, '0000000a');
+	const b = newEventId(1_700_000_000_001, '0000000b');
+	assert.ok(isEventId(a) && isEventId(b));
+	assert.ok(a < b, 'a later millisecond sorts later');
+	assert.equal(eventMachine(a), '0000000a');
+	assert.equal(eventTime(b), 1_700_000_000_001);
+	assert.equal(ulid(0, Buffer.alloc(10)), '00000000000000000000000000');
+	assert.equal(ulid(2 ** 48 - 1, Buffer.alloc(10, 255)), '7ZZZZZZZZZZZZZZZZZZZZZZZZZ');
+	const ids = new Set(Array.from({ length: 5000 }, (_, i) => newEventId(1_700_000_000_000, i % 2 ? '0000000a' : '0000000b')));
+	assert.equal(ids.size, 5000);
+	assert.throws(() => newEventId(1, 'HOST-1'), /8 hex digits/);
+	assert.throws(() => ulid(-1), /between 0 and 2\^48-1/);
+});
+
+test('the machine id is random, kept in .baton/machine.json, and shared by every process of the workspace', (t) => {
+	const root = tempDir(t);
+	fs.mkdirSync(path.join(root, '.baton'));
+	const script = `const {machineIdentity}=require(${JSON.stringify(path.resolve('src/engine/shared/machineIdentity.ts'))});process.stdout.write(machineIdentity(${JSON.stringify(root)}).id)`;
+	const runs = Array.from({ length: 4 }, () => spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', env: { ...process.env, BATON_MACHINE_NAME: 'ci-runner-7' } }));
+	const ids = new Set(runs.map((r) => r.stdout));
+	assert.equal(ids.size, 1, runs.map((r) => r.stderr).join('\n'));
+	const [id] = [...ids];
+	assert.match(id ?? '', /^[0-9a-f]{8}$/);
+	assert.equal((JSON.parse(fs.readFileSync(path.join(root, '.baton', 'machine.json'), 'utf8')) as { id: string }).id, id);
+	assert.equal(machineIdentity(root, { BATON_MACHINE_NAME: 'laptop\u0007', BATON_AUTHOR: 'Ada' }).name, 'laptop');
+});
+
+test('events are redacted when written, merged as a union, and read in the shared order', async (t) => {
+	const { engine, root } = await openTestEngine(t);
+	const here = { id: '1234abcd', name: 'here', author: 'Ada' };
+	const written = await engine.store.write((db) => [
+		appendSharedEvent(db, here, 1_700_000_000_000, { kind: 'decision.recorded', subject: 'dec_1', sessionId: 'ses_1', actor: 'human', body: { text: 'use the key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789', files: ['src/a.ts'] } }),
+		appendSharedEvent(db, here, 1_700_000_000_005, { kind: 'timeline.step', subject: 'ses_1', sessionId: 'ses_1', actor: 'agent:claude-code', body: { step: 1 } }),
+	]);
+	assert.doesNotMatch(JSON.stringify(written[0]?.body), /sk-ant-api03-abc/);
+	assert.match(JSON.stringify(written[0]?.body), /REDACTED/);
+	// Another machine's events, one of them a duplicate and one malformed, arrive out of order.
+	const there = [
+		{ ...toWire(written[1]!), id: newEventId(1_700_000_000_003, '9999ffff'), machine: '9999ffff' },
+		{ ...toWire(written[1]!), id: newEventId(1_700_000_000_001, '9999ffff'), machine: '9999ffff' },
+		toWire(written[0]!),
+		{ ...toWire(written[1]!), id: newEventId(1_700_000_000_002, '9999ffff'), machine: '12345678' },
+	];
+	const merged = await engine.store.write((db) => mergeSharedEvents(db, there, 'origin', 1_700_000_001_000));
+	assert.equal(merged.added.length, 2);
+	assert.equal(merged.refused.length, 1);
+	assert.match(merged.refused[0]?.reason ?? '', /machine suffix/);
+	const again = await engine.store.write((db) => mergeSharedEvents(db, there, 'origin', 1_700_000_002_000));
+	assert.deepEqual(again.added, []);
+	const steps = await engine.store.read((db) => sessionEvents(db, 'ses_1', ['timeline.step']));
+	assert.deepEqual(
+		steps.map((s) => s.id),
+		[...steps.map((s) => s.id)].sort(),
+	);
+	assert.deepEqual(
+		steps.map((s) => s.source),
+		['origin', 'origin', 'local'],
+	);
+	assert.equal((await engine.store.read((db) => eventsAbout(db, 'decision.recorded', 'dec_1'))).length, 1);
+	assert.ok(root);
+});

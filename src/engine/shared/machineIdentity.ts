@@ -73,6 +73,11 @@ function gitUserName(workspaceRoot: string): string | null {
 }
 
 function displayName(value: string | null): string | null {
-	const clean = value?.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 100);
+	// Control characters (a terminal escape in a hostname) are dropped: the name is shown in the editor.
+	const clean = [...(value ?? '')]
+		.filter((ch) => ch.charCodeAt(0) >= 0x20 && ch.charCodeAt(0) !== 0x7f)
+		.join('')
+		.trim()
+		.slice(0, 100);
 	return clean ? clean : null;
 }

@@ -40,7 +40,13 @@ test('events are redacted when written, merged as a union, and read in the share
 	const { engine, root } = await openTestEngine(t);
 	const here = { id: '1234abcd', name: 'here', author: 'Ada' };
 	const written = await engine.store.write((db) => [
-		appendSharedEvent(db, here, 1_700_000_000_000, { kind: 'decision.recorded', subject: 'dec_1', sessionId: 'ses_1', actor: 'human', body: { text: 'use the key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789', files: ['src/a.ts'] } }),
+		appendSharedEvent(db, here, 1_700_000_000_000, {
+			kind: 'decision.recorded',
+			subject: 'dec_1',
+			sessionId: 'ses_1',
+			actor: 'human',
+			body: { text: 'use the key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789', files: ['src/a.ts'] },
+		}),
 		appendSharedEvent(db, here, 1_700_000_000_005, { kind: 'timeline.step', subject: 'ses_1', sessionId: 'ses_1', actor: 'agent:claude-code', body: { step: 1 } }),
 	]);
 	assert.doesNotMatch(JSON.stringify(written[0]?.body), /sk-ant-api03-abc/);

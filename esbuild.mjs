@@ -3,7 +3,7 @@
 // the CLI, and the browser-side webviews; copies sql.js's WASM beside the Node bundles.
 import * as esbuild from 'esbuild';
 import { copyFile, mkdir } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync } from 'node:fs';
 
 const production = process.argv.includes('--production');
 const watch = process.argv.includes('--watch');
@@ -26,6 +26,25 @@ const problemMatcher = {
 };
 
 /** @type {import('esbuild').Plugin} */
+/**
+ * dist/cli.js is run as `baton` (linked onto PATH, named in agents' hook files): esbuild writes it with
+ * the umask's mode, so a fresh build would leave it without its executable bit.
+ * @param {string} file
+ * @returns {import('esbuild').Plugin}
+ */
+function executable(file) {
+	return {
+		name: 'executable',
+		setup(build) {
+			build.onEnd((result) => {
+				if (result.errors.length === 0 && existsSync(file)) {
+					chmodSync(file, 0o755);
+				}
+			});
+		},
+	};
+}
+
 const copySqlWasm = {
 	name: 'copy-sql-wasm',
 	setup(build) {
@@ -57,7 +76,7 @@ const builds = [
 	{ ...node, entryPoints: ['src/server/main.ts'], outfile: 'dist/server.js', plugins: [problemMatcher, copySqlWasm] },
 	// The `baton` command: a launcher (dist/cli.js) that loads the whole CLI (dist/baton.js) or, for
 	// agent hooks, a smaller bundle without the MCP server and the mail client (dist/hook.js).
-	{ ...node, entryPoints: ['src/cli/launcher.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [problemMatcher] },
+	{ ...node, entryPoints: ['src/cli/launcher.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [problemMatcher, executable('dist/cli.js')] },
 	{ ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/baton.js', plugins: [problemMatcher, copySqlWasm] },
 	{ ...node, entryPoints: ['src/cli/hookMain.ts'], outfile: 'dist/hook.js', external: ['nodemailer'], plugins: [problemMatcher] },
 	{

@@ -54,7 +54,10 @@ export default tseslint.config(
 	{
 		files: ['src/protocol/**/*.ts'],
 		rules: {
-			'no-restricted-imports': layerRule('The protocol holds only zod schemas and vscode-jsonrpc types.', { layers: ['extension', 'server', 'cli', 'webview'], packages: ['vscode', 'drizzle-orm', 'drizzle-zod', 'sql.js', 'simple-git'] }),
+			'no-restricted-imports': layerRule('The protocol holds only zod schemas and vscode-jsonrpc types.', {
+				layers: ['extension', 'server', 'cli', 'webview'],
+				packages: ['vscode', 'drizzle-orm', 'drizzle-zod', 'sql.js', 'simple-git'],
+			}),
 			// The engine's shape files, as types only (erased from bundles); the rest of the engine never.
 			'@typescript-eslint/no-restricted-imports': [
 				'error',
@@ -73,7 +76,15 @@ export default tseslint.config(
 	},
 	{
 		files: ['src/extension/**/*.ts'],
-		rules: { 'no-restricted-imports': layerRule('The extension talks to the engine only through the server (the protocol).', { layers: ['engine', 'server', 'cli', 'webview'], packages: ['drizzle-orm', 'drizzle-zod', 'sql.js', 'simple-git'] }) },
+		rules: {
+			'no-restricted-imports': layerRule('The extension talks to the engine only through the server (the protocol).', {
+				layers: ['engine', 'server', 'cli', 'webview'],
+				packages: ['drizzle-orm', 'drizzle-zod', 'sql.js', 'simple-git'],
+			}),
+		},
 	},
-	{ files: ['webview/**/*.ts'], rules: { 'no-restricted-imports': layerRule('A webview runs in the browser: the protocol only.', { layers: ['engine', 'server', 'cli', 'extension'], packages: ['vscode', 'drizzle-orm', 'drizzle-zod', 'sql.js'] }) } },
+	{
+		files: ['webview/**/*.ts'],
+		rules: { 'no-restricted-imports': layerRule('A webview runs in the browser: the protocol only.', { layers: ['engine', 'server', 'cli', 'extension'], packages: ['vscode', 'drizzle-orm', 'drizzle-zod', 'sql.js'] }) },
+	},
 );

@@ -10,7 +10,7 @@ import tseslint from 'typescript-eslint';
 const forbid = (layers) => layers.flatMap((l) => [`**/${l}/**`, `../${l}`, `../../${l}`]);
 
 /** The engine files the protocol may name types from (test/unit/architecture.test.ts keeps them leaves). */
-const engineShapes = ['storage/records', 'storage/jsonShapes', 'checkpoints/checkpointShapes', 'checkpoints/environmentDiff'];
+const engineShapes = ['storage/records', 'storage/jsonShapes', 'checkpoints/checkpointShapes', 'checkpoints/environmentDiff', 'sessions/sessionShapes', 'tasks/taskShapes', 'interop/importTypes'];
 
 /** no-restricted-imports for one layer: other layers it must not reach, and packages it must not use. */
 function layerRule(message, { layers = [], packages = [] }) {

@@ -5,8 +5,10 @@
  * type imports are erased, so no drizzle or sql.js reaches the extension or webview bundles
  * (docs/architecture.md §2). What is declared here is only what the wire adds or leaves out.
  */
+import type { ForkNode, ScopeChains, SessionRow } from '../engine/sessions/sessionShapes';
 import type { Briefing, BriefingMemoryEntry, DebriefData, HandoffData, SessionSummary } from '../engine/storage/jsonShapes';
-import type { Decision, IssueLink, Session, SessionStatus, Task } from '../engine/storage/records';
+import type { Decision, IssueLink, Session, SessionStatus } from '../engine/storage/records';
+import type { TaskWithDependencies } from '../engine/tasks/taskShapes';
 
 export type SessionStatusDto = SessionStatus;
 export type HandoffDto = HandoffData;
@@ -18,13 +20,8 @@ export type BriefingMemoryEntryDto = BriefingMemoryEntry;
 export type SessionSummaryDto = SessionSummary;
 export type DecisionDto = Decision;
 
-/** A task with the ids of the tasks it waits for (the dependency rows, folded in). */
-export type TaskDto = Task & { dependsOn: string[] };
-
-export interface ForkNodeDto {
-	session: SessionDto;
-	children: ForkNodeDto[];
-}
+export type TaskDto = TaskWithDependencies;
+export type ForkNodeDto = ForkNode;
 
 /** A session's link to a tracker issue (`baton issue list` prints the same shape): the stored row less its timestamps. */
 export type IssueLinkDto = Omit<IssueLink, 'createdAt' | 'updatedAt'>;
@@ -42,14 +39,5 @@ export interface SessionDetailsDto {
 }
 
 /** A tree row: the session fields a row shows; details are fetched on hover or open. */
-export type SessionRowDto = Pick<Session, 'id' | 'name' | 'status' | 'scopeKey' | 'agent' | 'previousSessionId' | 'nextSessionId' | 'parentSessionId' | 'startedAt' | 'lastActivity' | 'suspendedAt' | 'endedAt' | 'endNote'>;
-
-/** One scope's chain(s) for the tree: sessions in chain order (roots first, then each next). */
-export interface ScopeChainsDto {
-	scopeKey: string;
-	/** `Epic T1 · Checkout flow`: the scope with its root task's title. */
-	label: string;
-	sessions: SessionRowDto[];
-	/** The newest session's activity: groups sort by it. */
-	lastActivity: string;
-}
+export type SessionRowDto = SessionRow;
+export type ScopeChainsDto = ScopeChains;

@@ -28,7 +28,16 @@ interface Rule {
  * stay leaves (importing only each other, zod and drizzle's types) so that type-checking a webview
  * never loads Node or the rest of the engine either.
  */
-export const shapeFiles = ['src/engine/storage/records.ts', 'src/engine/storage/schema.ts', 'src/engine/storage/jsonShapes.ts', 'src/engine/checkpoints/checkpointShapes.ts', 'src/engine/checkpoints/environmentDiff.ts'];
+export const shapeFiles = [
+	'src/engine/storage/records.ts',
+	'src/engine/storage/schema.ts',
+	'src/engine/storage/jsonShapes.ts',
+	'src/engine/checkpoints/checkpointShapes.ts',
+	'src/engine/checkpoints/environmentDiff.ts',
+	'src/engine/sessions/sessionShapes.ts',
+	'src/engine/tasks/taskShapes.ts',
+	'src/engine/interop/importTypes.ts',
+];
 const shapePackages = ['zod', 'drizzle-orm'];
 
 const rules: Record<Layer, Rule> = {

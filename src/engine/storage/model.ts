@@ -1,8 +1,8 @@
 /**
  * Runtime zod schemas of the stored records, derived from the drizzle schema through drizzle-zod, for
- * reading untrusted input (imports, the journal). The records' types are `records.ts`'s (inferred
- * from the same schema); the checks at the end prove at compile time that each schema reads exactly
- * that record, so a column changes in schema.ts alone.
+ * checking records that come from outside (a Baton export being imported). The records' types are
+ * `records.ts`'s (inferred from the same schema); the check at the end proves at compile time that
+ * each schema reads exactly its record, so a column changes in schema.ts alone.
  */
 import { createInsertSchema, createSelectSchema } from 'drizzle-zod';
 import { z } from 'zod';
@@ -28,7 +28,7 @@ export const sessionSchema = createSelectSchema(sessions, {
 	debrief: debriefDataSchema.nullable(),
 });
 export const sessionInsertSchema = createInsertSchema(sessions, {
-	name: z.string().min(1).max(200),
+	name: (s) => s.min(1).max(200),
 	scope: sessionScopeSchema,
 	stats: sessionStatsSchema,
 	debrief: debriefDataSchema.nullable().optional(),
@@ -41,7 +41,7 @@ export const handoffSchema = createSelectSchema(handoffs, { data: handoffDataSch
 export const decisionSchema = createSelectSchema(decisions);
 
 export const taskSchema = createSelectSchema(tasks);
-export const taskInsertSchema = createInsertSchema(tasks, { title: z.string().min(1).max(500) });
+export const taskInsertSchema = createInsertSchema(tasks, { title: (s) => s.min(1).max(500) });
 
 export const taskDependencySchema = createSelectSchema(taskDependencies);
 

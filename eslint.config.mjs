@@ -9,6 +9,9 @@ import tseslint from 'typescript-eslint';
 /** A layer may not import these layers (relative paths from src/<layer>/ or webview/, any depth). */
 const forbid = (layers) => layers.flatMap((l) => [`**/${l}/**`, `../${l}`, `../../${l}`]);
 
+/** The engine files the protocol may name types from (test/unit/architecture.test.ts keeps them leaves). */
+const engineShapes = ['storage/records', 'storage/jsonShapes', 'checkpoints/checkpointShapes', 'checkpoints/environmentDiff', 'sessions/sessionShapes', 'tasks/taskShapes', 'interop/importTypes'];
+
 /** no-restricted-imports for one layer: other layers it must not reach, and packages it must not use. */
 function layerRule(message, { layers = [], packages = [] }) {
 	return [
@@ -51,7 +54,20 @@ export default tseslint.config(
 	{
 		files: ['src/protocol/**/*.ts'],
 		rules: {
-			'no-restricted-imports': layerRule('The protocol holds only zod schemas and vscode-jsonrpc types.', { layers: ['engine', 'extension', 'server', 'cli', 'webview'], packages: ['vscode', 'drizzle-orm', 'sql.js', 'simple-git'] }),
+			'no-restricted-imports': layerRule('The protocol holds only zod schemas and vscode-jsonrpc types.', {
+				layers: ['extension', 'server', 'cli', 'webview'],
+				packages: ['vscode', 'drizzle-orm', 'drizzle-zod', 'sql.js', 'simple-git'],
+			}),
+			// The engine's shape files, as types only (erased from bundles); the rest of the engine never.
+			'@typescript-eslint/no-restricted-imports': [
+				'error',
+				{
+					patterns: [
+						{ regex: `(^|/)engine/(?!(${engineShapes.join('|')})$)`, message: 'The protocol names only the engine’s shape files (docs/architecture.md §2).' },
+						{ group: engineShapes.map((f) => `**/engine/${f}`), allowTypeImports: true, message: 'The engine’s shapes reach the protocol as `import type` only, so no engine code lands in a bundle.' },
+					],
+				},
+			],
 		},
 	},
 	{
@@ -60,7 +76,15 @@ export default tseslint.config(
 	},
 	{
 		files: ['src/extension/**/*.ts'],
-		rules: { 'no-restricted-imports': layerRule('The extension talks to the engine only through the server (the protocol).', { layers: ['engine', 'server', 'cli', 'webview'], packages: ['drizzle-orm', 'sql.js', 'simple-git'] }) },
+		rules: {
+			'no-restricted-imports': layerRule('The extension talks to the engine only through the server (the protocol).', {
+				layers: ['engine', 'server', 'cli', 'webview'],
+				packages: ['drizzle-orm', 'drizzle-zod', 'sql.js', 'simple-git'],
+			}),
+		},
 	},
-	{ files: ['webview/**/*.ts'], rules: { 'no-restricted-imports': layerRule('A webview runs in the browser: the protocol only.', { layers: ['engine', 'server', 'cli', 'extension'], packages: ['vscode'] }) } },
+	{
+		files: ['webview/**/*.ts'],
+		rules: { 'no-restricted-imports': layerRule('A webview runs in the browser: the protocol only.', { layers: ['engine', 'server', 'cli', 'extension'], packages: ['vscode', 'drizzle-orm', 'drizzle-zod', 'sql.js'] }) },
+	},
 );

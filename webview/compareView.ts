@@ -1,11 +1,11 @@
-import type { ApprovalSummaryDto, CategoryDiffDto, CheckpointDto, ComparisonDto, environmentCategoriesDto, FileChangeDto } from '../src/protocol/checkpointDto';
+import type { ApprovalSummaryDto, CategoryDiffDto, CheckpointDto, ComparisonDto, EnvironmentCategoryDto, FileChangeDto } from '../src/protocol/checkpointDto';
 import type { WebviewToHost } from '../src/protocol/webview';
 import { countFiles, formatBytes, formatCount, modeChange, type FileCounts } from './compareModel';
 import { dateTimeEl, el, plural, timeEl, type Child } from './dom';
 import { approvalLabel, approvalPill, button, callout, card, chip, columns, empty, facts, icon, pageHeader, srOnly } from './widgets';
 
 type Send = (message: WebviewToHost) => void;
-type Category = (typeof environmentCategoriesDto)[number];
+type Category = EnvironmentCategoryDto;
 
 /** Rows drawn before "Show all": a comparison of thousands of files stays quick to draw and to scroll. */
 export const initialFileRows = 200;

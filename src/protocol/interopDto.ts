@@ -1,36 +1,13 @@
 /**
- * Wire shapes of imports and exports (issue 6). The server passes the engine's results through
- * unchanged; its handlers only compile when the engine's types fit these.
+ * Wire shapes of imports and exports (issue 6). An import's report is the engine's own
+ * (`engine/interop/importTypes.ts`, imported as a type only, see dto.ts); the handlers pass it through.
  */
-export const importFormatsDto = ['cleo-sessions', 'cleo-db', 'json-sessions', 'beads'] as const;
-export type ImportFormatDto = (typeof importFormatsDto)[number];
+import type { ImportCounts, ImportFormat, ImportIssue, ImportReport } from '../engine/interop/importTypes';
 
-export interface ImportCountsDto {
-	sessions: number;
-	tasks: number;
-	decisions: number;
-	handoffs: number;
-	settings: number;
-}
-
-/** One problem with one record of an import source: which record, which field (null: all of it), what. */
-export interface ImportIssueDto {
-	record: string;
-	field: string | null;
-	message: string;
-}
-
-export interface ImportReportDto {
-	dryRun: boolean;
-	source: ImportFormatDto;
-	path: string;
-	added: ImportCountsDto;
-	unchanged: ImportCountsDto;
-	/** Non-empty: nothing was (or would be) written. */
-	errors: ImportIssueDto[];
-	/** Records already in the workspace with other content (kept as Baton holds them). */
-	warnings: ImportIssueDto[];
-}
+export type ImportFormatDto = ImportFormat;
+export type ImportCountsDto = ImportCounts;
+export type ImportIssueDto = ImportIssue;
+export type ImportReportDto = ImportReport;
 
 export interface ImportParams {
 	format: ImportFormatDto;

@@ -1,24 +1,17 @@
 /**
- * Protocol method → engine call. Thin on purpose: rules live in the engine, shapes in the protocol.
+ * Protocol method → engine call. Thin on purpose: rules live in the engine, and so do the shapes of
+ * its records, which the handlers return as they are (the protocol names them, docs/architecture.md §2).
  */
 import { ResponseError, type MessageConnection, type RequestType } from 'vscode-jsonrpc/node';
 import { BatonError } from '../engine/errors';
 import type { Engine } from '../engine/engine';
-import type { Checkpoint, Session } from '../engine/storage/model';
+import type { Checkpoint } from '../engine/storage/model';
 import type { CheckpointDto } from '../protocol/checkpointDto';
-import type { ForkNode } from '../engine/sessions/sessionQueries';
-import type { ForkNodeDto, SessionDto, SessionSummaryDto } from '../protocol/dto';
-import type { SessionSummary } from '../engine/storage/jsonShapes';
 import * as rpc from '../protocol/rpc';
 import type { EngineHost } from './engineHost';
 
-/** Compile-time proof that the engine's records fit the wire shapes. */
-export const toSessionDto = (session: Session): SessionDto => session;
-/** Lists and comparisons carry no environment snapshot (it can hold thousands of package versions). */
+/** The one shape the wire changes: lists and comparisons carry no environment snapshot (it can hold thousands of package versions). */
 export const toCheckpointDto = ({ environment: _environment, ...checkpoint }: Checkpoint): CheckpointDto => checkpoint;
-/** Compile-time proof that the engine's summary fits the wire shape. */
-const toSummaryDto = (result: { summary: SessionSummary; markdown: string }): { summary: SessionSummaryDto; markdown: string } => result;
-const toForkDto = (node: ForkNode): ForkNodeDto => ({ session: toSessionDto(node.session), children: node.children.map(toForkDto) });
 export const actor = (): string => `vscode:${process.env['USER'] ?? process.env['USERNAME'] ?? 'user'}`;
 
 export function registerHandlers(connection: MessageConnection, host: EngineHost, workspaceRoot: string): void {
@@ -57,7 +50,7 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 	on(rpc.sessionOverview, () => read(async (engine) => ({ chains: await engine.briefings.overview() })));
 	on(rpc.sessionList, (params) =>
 		read(async (engine) => ({
-			sessions: (await engine.briefings.list({ ...(params.status ? { status: params.status } : {}), ...(params.scope ? { scope: params.scope } : {}), ...(params.limit ? { limit: params.limit } : {}) })).map(toSessionDto),
+			sessions: await engine.briefings.list({ ...(params.status ? { status: params.status } : {}), ...(params.scope ? { scope: params.scope } : {}), ...(params.limit ? { limit: params.limit } : {}) }),
 		})),
 	);
 	on(rpc.sessionDetails, (params) =>
@@ -68,7 +61,7 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 				handoff: details.handoff.kind === 'valid' ? details.handoff.data : null,
 				handoffProblem: details.handoff.kind === 'malformed' ? details.handoff.problem : null,
 				chain: details.chain,
-				forkTree: toForkDto(details.forkTree),
+				forkTree: details.forkTree,
 				decisions: details.decisions,
 				linkedIssues: await engine.trackers.list({ sessionId: params.id }),
 			};
@@ -110,8 +103,8 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 			}),
 		),
 	);
-	on(rpc.sessionForkTree, (params) => read(async (engine) => ({ tree: toForkDto(await engine.briefings.forkTree(params.id)) })));
-	on(rpc.sessionSummary, (params) => read(async (engine) => toSummaryDto(await engine.memory.sessionSummary(params.id))));
+	on(rpc.sessionForkTree, (params) => read(async (engine) => ({ tree: await engine.briefings.forkTree(params.id) })));
+	on(rpc.sessionSummary, (params) => read((engine) => engine.memory.sessionSummary(params.id)));
 	on(rpc.briefingGet, (params) =>
 		read(async (engine) => ({
 			briefing: await engine.briefings.briefing({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.scope ? { scope: params.scope } : {}) }),

@@ -4,19 +4,14 @@
  * is a write and is refused there.
  */
 import type { MessageConnection } from 'vscode-jsonrpc/node';
-import type { ImportReport } from '../engine/interop/importTypes';
-import type { ImportReportDto } from '../protocol/interopDto';
 import * as rpc from '../protocol/rpc';
 import type { EngineHost } from './engineHost';
 import { actor, requestRegistrar } from './handlers';
 
-/** Compile-time proof that the engine's report fits the wire shape. */
-const toReportDto = (report: ImportReport): ImportReportDto => report;
-
 export function registerInteropHandlers(connection: MessageConnection, host: EngineHost): void {
 	const on = requestRegistrar(connection);
-	on(rpc.importPreview, async (params) => toReportDto(await (await host.get()).imports.run({ format: params.format, path: params.path, dryRun: true, actor: actor() })));
-	on(rpc.importRun, (params) => host.write(async (engine) => toReportDto(await engine.imports.run({ format: params.format, path: params.path, dryRun: false, actor: actor() }))));
+	on(rpc.importPreview, async (params) => (await host.get()).imports.run({ format: params.format, path: params.path, dryRun: true, actor: actor() }));
+	on(rpc.importRun, (params) => host.write((engine) => engine.imports.run({ format: params.format, path: params.path, dryRun: false, actor: actor() })));
 	on(rpc.exportRun, async (params) => (await host.get()).exports.export({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.chainId ? { chainId: params.chainId } : {}), out: params.out }));
 	on(rpc.sessionMarkdown, async (params) => (await host.get()).exports.markdown({ sessionId: params.id, kind: params.kind }));
 }

@@ -21,6 +21,25 @@ interface Rule {
 	files?: string[];
 }
 
+/**
+ * The engine files that declare what crosses the wire (stored records, JSON columns, comparison and
+ * rollback results). The protocol may import these, with `import type` only: type imports are erased,
+ * so the extension's and the webviews' bundles never hold engine code, drizzle or sql.js. They must
+ * stay leaves (importing only each other, zod and drizzle's types) so that type-checking a webview
+ * never loads Node or the rest of the engine either.
+ */
+export const shapeFiles = [
+	'src/engine/storage/records.ts',
+	'src/engine/storage/schema.ts',
+	'src/engine/storage/jsonShapes.ts',
+	'src/engine/checkpoints/checkpointShapes.ts',
+	'src/engine/checkpoints/environmentDiff.ts',
+	'src/engine/sessions/sessionShapes.ts',
+	'src/engine/tasks/taskShapes.ts',
+	'src/engine/interop/importTypes.ts',
+];
+const shapePackages = ['zod', 'drizzle-orm'];
+
 const rules: Record<Layer, Rule> = {
 	protocol: { layers: [], packages: ['zod', 'vscode-jsonrpc'], nodeBuiltins: false },
 	// nodemailer: the email notification channel (an SMTP client; the engine's channels serve both the server and the CLI).
@@ -55,17 +74,36 @@ function sourceFiles(dir: string): string[] {
 	});
 }
 
-const importPattern = /(?:import|export)\s+(?:type\s+)?(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]|(?:require|import)\(\s*['"]([^'"]+)['"]\s*\)/g;
+const importPattern = /(?:import|export)\s+(type\s+)?(?:[^'"]*?\sfrom\s+)?['"]([^'"]+)['"]|(?:require|import)\(\s*['"]([^'"]+)['"]\s*\)/g;
 
-export function importsOf(text: string): string[] {
-	const out: string[] = [];
+interface ImportOf {
+	specifier: string;
+	/** `import type …` / `export type … from`: erased from the bundle (inline `{ type X }` does not count). */
+	typeOnly: boolean;
+}
+
+export function importStatementsOf(text: string): ImportOf[] {
+	const out: ImportOf[] = [];
 	for (const match of text.matchAll(importPattern)) {
-		out.push((match[1] ?? match[2]) as string);
+		out.push({ specifier: (match[2] ?? match[3]) as string, typeOnly: match[1] !== undefined });
 	}
 	return out;
 }
 
-function violation(file: string, specifier: string): string | undefined {
+export function importsOf(text: string): string[] {
+	return importStatementsOf(text).map((i) => i.specifier);
+}
+
+/** The repo-relative `.ts` file a relative specifier names. */
+function resolveRelative(file: string, specifier: string): string {
+	const target = path.resolve(path.dirname(file), specifier);
+	return path
+		.relative(root, target.endsWith('.ts') ? target : `${target}.ts`)
+		.split(path.sep)
+		.join('/');
+}
+
+function violation(file: string, specifier: string, typeOnly = false): string | undefined {
 	const layer = layerOf(file) as Layer;
 	const rule = rules[layer];
 	if (specifier.startsWith('.')) {
@@ -73,6 +111,12 @@ function violation(file: string, specifier: string): string | undefined {
 		const targetLayer = layerOf(target.endsWith('.ts') ? target : `${target}.ts`) ?? layerOf(target);
 		if (targetLayer === layer) {
 			return undefined;
+		}
+		if (layer === 'protocol' && targetLayer === 'engine') {
+			if (!shapeFiles.includes(resolveRelative(file, specifier))) {
+				return `protocol may import only the engine's shape files (${specifier})`;
+			}
+			return typeOnly ? undefined : `protocol may import the engine's shape files with \`import type\` only (${specifier})`;
 		}
 		if (targetLayer) {
 			return rule.layers.includes(targetLayer) ? undefined : `${layer} may not import ${targetLayer} (${specifier})`;
@@ -102,10 +146,29 @@ void describe('architecture', () => {
 				problems.push(`${path.relative(root, file)} is in no layer`);
 				continue;
 			}
-			for (const specifier of importsOf(fs.readFileSync(file, 'utf8'))) {
-				const problem = violation(file, specifier);
+			for (const { specifier, typeOnly } of importStatementsOf(fs.readFileSync(file, 'utf8'))) {
+				const problem = violation(file, specifier, typeOnly);
 				if (problem) {
 					problems.push(`${path.relative(root, file)}: ${problem}`);
+				}
+			}
+		}
+		assert.deepEqual(problems, []);
+	});
+
+	void it('keeps the shape files leaves: only each other, zod and drizzle, never Node or the rest of the engine', () => {
+		const problems: string[] = [];
+		for (const rel of shapeFiles) {
+			const file = path.join(root, rel);
+			assert.ok(fs.existsSync(file), `${rel} exists`);
+			for (const { specifier } of importStatementsOf(fs.readFileSync(file, 'utf8'))) {
+				if (specifier.startsWith('.')) {
+					const target = resolveRelative(file, specifier);
+					if (!shapeFiles.includes(target)) {
+						problems.push(`${rel}: imports ${target}, not a shape file`);
+					}
+				} else if (!shapePackages.some((p) => specifier === p || specifier.startsWith(`${p}/`))) {
+					problems.push(`${rel}: imports ${specifier}`);
 				}
 			}
 		}
@@ -120,5 +183,29 @@ void describe('architecture', () => {
 		assert.match(violation(path.join(root, 'src/protocol/x.ts'), 'node:fs') ?? '', /built-ins/);
 		assert.match(violation(path.join(root, 'webview/x.ts'), 'vscode') ?? '', /may not import vscode/);
 		assert.equal(violation(path.join(root, 'src/server/x.ts'), '../engine/engine'), undefined);
+	});
+
+	void it('lets the protocol name the engine’s shapes as types, and nothing more of the engine', () => {
+		const protocolFile = path.join(root, 'src/protocol/x.ts');
+		assert.equal(violation(protocolFile, '../engine/storage/records', true), undefined);
+		assert.equal(violation(protocolFile, '../engine/checkpoints/checkpointShapes', true), undefined);
+		assert.match(violation(protocolFile, '../engine/storage/records', false) ?? '', /with `import type` only/);
+		assert.match(violation(protocolFile, '../engine/storage/model', true) ?? '', /only the engine's shape files/);
+		assert.match(violation(protocolFile, '../engine/engine', true) ?? '', /only the engine's shape files/);
+		assert.match(violation(protocolFile, 'drizzle-orm', true) ?? '', /protocol may not import drizzle-orm/);
+		assert.match(violation(protocolFile, 'drizzle-zod') ?? '', /protocol may not import drizzle-zod/);
+		assert.match(violation(protocolFile, 'sql.js') ?? '', /protocol may not import sql.js/);
+		assert.match(violation(path.join(root, 'webview/x.ts'), '../src/engine/storage/records', true) ?? '', /webview may not import engine/);
+		assert.match(violation(path.join(root, 'src/extension/x.ts'), '../engine/storage/records', true) ?? '', /extension may not import engine/);
+		assert.match(violation(path.join(root, 'webview/x.ts'), 'drizzle-orm', true) ?? '', /webview may not import drizzle-orm/);
+	});
+
+	void it('tells type-only imports from the ones a bundle keeps', () => {
+		assert.deepEqual(importStatementsOf(`import type { A } from './a';\nexport type { B } from './b';\nimport { type C } from './c';\nimport d from './d';`), [
+			{ specifier: './a', typeOnly: true },
+			{ specifier: './b', typeOnly: true },
+			{ specifier: './c', typeOnly: false },
+			{ specifier: './d', typeOnly: false },
+		]);
 	});
 });

@@ -2,12 +2,12 @@
  * What the checkpoint service takes and gives, for its callers (the server, the CLI, tests).
  */
 import type { FileStats, LinkedIssue } from '../storage/jsonShapes';
-import type { ApprovalStatus, Checkpoint } from '../storage/model';
+import type { Checkpoint } from '../storage/model';
 import type { HostEnvironment } from './environmentCapture';
-import type { EnvironmentDiff } from './environmentDiff';
 import type { SyncProgress } from './indexSync';
 import type { RestoreFaults } from './restorer';
-import type { FileChange } from './treeDiff';
+
+export type { ApprovalSummary, Comparison } from './checkpointShapes';
 
 export interface CreateCheckpointInput {
 	/** Defaults to `manual`. Unknown triggers are kept as given and always need review. */
@@ -27,22 +27,6 @@ export interface CreateCheckpointInput {
 	host?: HostEnvironment;
 	actor: string;
 	onProgress?: (progress: SyncProgress) => void;
-}
-
-export interface Comparison {
-	from: Checkpoint;
-	/** Null: the working tree. */
-	to: Checkpoint | null;
-	files: FileChange[];
-	environment: EnvironmentDiff;
-	approval: { from: ApprovalSummary; to: ApprovalSummary | null };
-}
-
-export interface ApprovalSummary {
-	status: ApprovalStatus;
-	user: string | null;
-	at: string | null;
-	reason: string | null;
 }
 
 export interface PeriodicResult {

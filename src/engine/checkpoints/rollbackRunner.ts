@@ -23,23 +23,12 @@ import type { RollbackPhase } from '../storage/jsonShapes';
 import type { Checkpoint, Rollback } from '../storage/model';
 import { rollbacks } from '../storage/schema';
 import { descendantsOf, setHeadCheckpoint } from './checkpointQueries';
+import type { RollbackResult } from './checkpointShapes';
 import { splitNul } from './gitProcess';
 import { planRestore, RestoreRun, type RestoreFaults, type RestorePlan } from './restorer';
 import type { ShadowRepo } from './shadowRepo';
 
-export interface RollbackResult {
-	rollbackId: string;
-	safetyCheckpointId: string;
-	/** Paths written with the target's content. */
-	restored: string[];
-	/** Paths removed (proven created after the target, or displaced by it; all of them are in the safety checkpoint). */
-	removed: string[];
-	/** Paths the target does not have, kept for lack of proof. */
-	kept: string[];
-	/** Content that stood where the target writes, moved to `preservedDir` (relative to the workspace). */
-	preserved: string[];
-	preservedDir: string | null;
-}
+export type { RollbackResult } from './checkpointShapes';
 
 interface RunnerDeps {
 	ctx: EngineContext;

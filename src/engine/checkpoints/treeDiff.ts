@@ -3,23 +3,10 @@
  * snapshot, read from the shadow store. One `diff-tree --raw --numstat -z` call gives both the change
  * kind and the line counts; binary files have no line counts.
  */
+import type { ChangeKind, FileChange } from './checkpointShapes';
 import type { ShadowRepo } from './shadowRepo';
 
-export type ChangeKind = 'added' | 'modified' | 'deleted';
-
-export interface FileChange {
-	path: string;
-	change: ChangeKind;
-	/** Lines added and removed; null for binary files. */
-	additions: number | null;
-	deletions: number | null;
-	binary: boolean;
-	/** Git modes (`100644`, `100755`, `120000` for a symlink); null on the side where the file is absent. */
-	oldMode: string | null;
-	newMode: string | null;
-	oldSha: string | null;
-	newSha: string | null;
-}
+export type { ChangeKind, FileChange } from './checkpointShapes';
 
 export const emptyTreeSha = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 const zeroSha = /^0+$/;

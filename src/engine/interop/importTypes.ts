@@ -3,7 +3,7 @@
  * already mapped to Baton's rows (plus the problems it found, each naming its record and field); the
  * planner compares the batch with the workspace; the applier writes the plan in one transaction.
  */
-import type { Decision, Session, SessionAlias, Task } from '../storage/model';
+import type { Decision, Session, SessionAlias, Task } from '../storage/records';
 import type { HandoffData } from '../storage/jsonShapes';
 
 export const importFormats = ['cleo-sessions', 'cleo-db', 'json-sessions', 'beads'] as const;

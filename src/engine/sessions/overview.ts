@@ -7,19 +7,12 @@ import type { EngineContext } from '../context';
 import type { BatonDb } from '../storage/journalStore';
 import type { Decision, Session, SessionStatus } from '../storage/model';
 import { decisions, sessions, sessionStatuses } from '../storage/schema';
+import type { ScopeChains, SessionRow } from './sessionShapes';
 
-/** What a row of the tree needs; the rest is fetched on hover or open. */
-export type SessionSummary = Pick<Session, 'id' | 'name' | 'status' | 'scopeKey' | 'agent' | 'previousSessionId' | 'nextSessionId' | 'parentSessionId' | 'startedAt' | 'lastActivity' | 'suspendedAt' | 'endedAt' | 'endNote'>;
-
-export interface ScopeChains {
-	scopeKey: string;
-	label: string;
-	sessions: SessionSummary[];
-	lastActivity: string;
-}
+export type { ScopeChains } from './sessionShapes';
 
 export function buildOverview(ctx: EngineContext, db: BatonDb): ScopeChains[] {
-	const all: SessionSummary[] = db
+	const all: SessionRow[] = db
 		.select({
 			id: sessions.id,
 			name: sessions.name,
@@ -38,7 +31,7 @@ export function buildOverview(ctx: EngineContext, db: BatonDb): ScopeChains[] {
 		.from(sessions)
 		.orderBy(asc(sessions.startedAt), asc(sessions.id))
 		.all();
-	const groups = new Map<string, SessionSummary[]>();
+	const groups = new Map<string, SessionRow[]>();
 	for (const session of all) {
 		const list = groups.get(session.scopeKey);
 		if (list) {

@@ -7,6 +7,9 @@ import { handoffDataSchema, type HandoffData } from '../storage/jsonShapes';
 import type { BatonDb } from '../storage/journalStore';
 import type { Session, SessionStatus } from '../storage/model';
 import { handoffs, sessionAliases, sessions } from '../storage/schema';
+import type { ForkNode } from './sessionShapes';
+
+export type { ForkNode } from './sessionShapes';
 
 export function getSession(db: BatonDb, id: string): Session {
 	const row = db.select().from(sessions).where(eq(sessions.id, id)).get();
@@ -100,11 +103,6 @@ export function chainOf(db: BatonDb, id: string): Session[] {
 		cursor = next;
 	}
 	return [...before, start, ...after];
-}
-
-export interface ForkNode {
-	session: Session;
-	children: ForkNode[];
 }
 
 /** The fork tree (orchestrator → workers) that `id` belongs to, from its root. */

@@ -1,7 +1,8 @@
 /**
- * Domain types, derived from the drizzle schema through drizzle-zod. Nothing else in Baton declares
- * the shape of a stored record: a column added to schema.ts shows up here, in the CLI's JSON and on
- * the wire without another edit.
+ * Runtime zod schemas of the stored records, derived from the drizzle schema through drizzle-zod, for
+ * checking records that come from outside (a Baton export being imported). The records' types are
+ * `records.ts`'s (inferred from the same schema); the check at the end proves at compile time that
+ * each schema reads exactly its record, so a column changes in schema.ts alone.
  */
 import { createInsertSchema, createSelectSchema } from 'drizzle-zod';
 import { z } from 'zod';
@@ -18,6 +19,7 @@ import {
 	sessionScopeSchema,
 	sessionStatsSchema,
 } from './jsonShapes';
+import type * as records from './records';
 import { auditLog, checkpoints, checkpointSessionSettings, decisions, handoffs, importRecords, issueLinks, memoryEntries, notificationOutbox, rollbacks, sessionAliases, sessions, sharedEvents, taskDependencies, tasks } from './schema';
 
 export const sessionSchema = createSelectSchema(sessions, {
@@ -25,8 +27,6 @@ export const sessionSchema = createSelectSchema(sessions, {
 	stats: sessionStatsSchema,
 	debrief: debriefDataSchema.nullable(),
 });
-export type Session = z.infer<typeof sessionSchema>;
-export type SessionStatus = Session['status'];
 export const sessionInsertSchema = createInsertSchema(sessions, {
 	name: (s) => s.min(1).max(200),
 	scope: sessionScopeSchema,
@@ -35,26 +35,17 @@ export const sessionInsertSchema = createInsertSchema(sessions, {
 });
 
 export const sessionAliasSchema = createSelectSchema(sessionAliases);
-export type SessionAlias = z.infer<typeof sessionAliasSchema>;
 
 export const handoffSchema = createSelectSchema(handoffs, { data: handoffDataSchema });
-export type Handoff = z.infer<typeof handoffSchema>;
 
 export const decisionSchema = createSelectSchema(decisions);
-export type Decision = z.infer<typeof decisionSchema>;
 
 export const taskSchema = createSelectSchema(tasks);
-export type Task = z.infer<typeof taskSchema>;
-export type TaskType = Task['type'];
-export type TaskStatus = Task['status'];
-export type TaskPriority = Task['priority'];
 export const taskInsertSchema = createInsertSchema(tasks, { title: (s) => s.min(1).max(500) });
 
 export const taskDependencySchema = createSelectSchema(taskDependencies);
-export type TaskDependency = z.infer<typeof taskDependencySchema>;
 
 export const auditEntrySchema = createSelectSchema(auditLog);
-export type AuditEntry = z.infer<typeof auditEntrySchema>;
 
 export const checkpointSchema = createSelectSchema(checkpoints, {
 	tags: z.array(z.string()),
@@ -65,9 +56,6 @@ export const checkpointSchema = createSelectSchema(checkpoints, {
 	metrics: checkpointMetricsSchema,
 	escalationReasons: z.array(z.string()),
 });
-export type Checkpoint = z.infer<typeof checkpointSchema>;
-export type ApprovalStatus = Checkpoint['approvalStatus'];
-export type ApprovalPolicy = Checkpoint['approvalPolicy'];
 
 export const rollbackSchema = createSelectSchema(rollbacks, {
 	phases: z.array(rollbackPhaseSchema),
@@ -76,26 +64,67 @@ export const rollbackSchema = createSelectSchema(rollbacks, {
 	keptPaths: z.array(z.string()),
 	preservedPaths: z.array(z.string()),
 });
-export type Rollback = z.infer<typeof rollbackSchema>;
 
 export const checkpointSessionSettingsSchema = createSelectSchema(checkpointSessionSettings, {
 	thresholds: escalationThresholdsSchema.partial().nullable(),
 });
-export type CheckpointSessionSettings = z.infer<typeof checkpointSessionSettingsSchema>;
 
 export const memoryEntrySchema = createSelectSchema(memoryEntries, { files: z.array(z.string()) });
-export type MemoryEntry = z.infer<typeof memoryEntrySchema>;
-export type MemoryKind = MemoryEntry['kind'];
 
 export const issueLinkSchema = createSelectSchema(issueLinks);
-export type IssueLink = z.infer<typeof issueLinkSchema>;
 
 export const importRecordSchema = createSelectSchema(importRecords);
-export type ImportRecord = z.infer<typeof importRecordSchema>;
 
 export const sharedEventSchema = createSelectSchema(sharedEvents, { body: z.record(z.string(), z.unknown()) });
-export type SharedEvent = z.infer<typeof sharedEventSchema>;
 
 export const notificationOutboxSchema = createSelectSchema(notificationOutbox, { message: z.record(z.string(), z.unknown()) });
-export type NotificationOutboxRow = z.infer<typeof notificationOutboxSchema>;
-export type NotificationPriority = NotificationOutboxRow['priority'];
+
+export type {
+	ApprovalPolicy,
+	ApprovalStatus,
+	AuditEntry,
+	Checkpoint,
+	CheckpointSessionSettings,
+	Decision,
+	Handoff,
+	ImportRecord,
+	IssueLink,
+	MemoryEntry,
+	MemoryKind,
+	NotificationOutboxRow,
+	NotificationPriority,
+	Rollback,
+	Session,
+	SessionAlias,
+	SessionStatus,
+	SharedEvent,
+	Task,
+	TaskDependency,
+	TaskPriority,
+	TaskStatus,
+	TaskType,
+} from './records';
+
+/** True when each type is assignable to the other: the schema accepts every record and yields nothing else. */
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type AllTrue<T extends true[]> = T;
+/** Compile-time proof that each schema reads exactly its record: a `false` here fails to compile. */
+export type SchemasMatchRecords = AllTrue<
+	[
+		Same<z.infer<typeof sessionSchema>, records.Session>,
+		Same<z.infer<typeof sessionAliasSchema>, records.SessionAlias>,
+		Same<z.infer<typeof handoffSchema>, records.Handoff>,
+		Same<z.infer<typeof decisionSchema>, records.Decision>,
+		Same<z.infer<typeof taskSchema>, records.Task>,
+		Same<z.infer<typeof taskDependencySchema>, records.TaskDependency>,
+		Same<z.infer<typeof auditEntrySchema>, records.AuditEntry>,
+		Same<z.infer<typeof checkpointSchema>, records.Checkpoint>,
+		Same<z.infer<typeof rollbackSchema>, records.Rollback>,
+		Same<z.infer<typeof checkpointSessionSettingsSchema>, records.CheckpointSessionSettings>,
+		Same<z.infer<typeof memoryEntrySchema>, records.MemoryEntry>,
+		Same<z.infer<typeof issueLinkSchema>, records.IssueLink>,
+		Same<z.infer<typeof importRecordSchema>, records.ImportRecord>,
+		Same<z.infer<typeof sharedEventSchema>, records.SharedEvent>,
+		Same<z.infer<typeof notificationOutboxSchema>, records.NotificationOutboxRow>,
+	]
+>;

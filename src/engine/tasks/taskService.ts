@@ -11,6 +11,9 @@ import { sessions, taskDependencies, tasks, taskPriorities, taskStatuses, taskTy
 import type { BatonDb } from '../storage/journalStore';
 import { scopeTaskIds } from '../sessions/scope';
 import { isOpen } from './taskGraph';
+import type { TaskWithDependencies } from './taskShapes';
+
+export type { TaskWithDependencies } from './taskShapes';
 
 export interface AddTaskInput {
 	title: string;
@@ -32,10 +35,6 @@ export interface UpdateTaskInput {
 	addDependsOn?: string[];
 	removeDependsOn?: string[];
 	actor: string;
-}
-
-export interface TaskWithDependencies extends Task {
-	dependsOn: string[];
 }
 
 export class TaskService {

@@ -10,15 +10,7 @@ import { issueLinks } from '../storage/schema';
 import type { IssueRef, LinkSource } from './trackerTypes';
 
 /** What `baton issue list` prints for each link. */
-export interface IssueLinkView {
-	sessionId: string;
-	tracker: string;
-	issueId: string;
-	url: string | null;
-	title: string | null;
-	state: string | null;
-	source: string;
-}
+export type IssueLinkView = Omit<IssueLink, 'createdAt' | 'updatedAt'>;
 
 export function toLinkView(link: IssueLink): IssueLinkView {
 	return { sessionId: link.sessionId, tracker: link.tracker, issueId: link.issueId, url: link.url, title: link.title, state: link.state, source: link.source };

@@ -8,8 +8,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { checkpointDto, environmentCategoriesDto, fileChangeDto } from '../../../src/protocol/checkpointDto';
-import { briefingDto, sessionDetailsDto, sessionDto } from '../../../src/protocol/dto';
+import { environmentCategories } from '../../../src/engine/checkpoints/environmentDiff';
+import { briefingSchema, handoffDataSchema } from '../../../src/engine/storage/jsonShapes';
+import { checkpointSchema, decisionSchema, issueLinkSchema, sessionSchema } from '../../../src/engine/storage/model';
+import type { ComparisonDto, FileChangeDto } from '../../../src/protocol/checkpointDto';
+import type { ForkNodeDto, SessionDetailsDto } from '../../../src/protocol/dto';
 import { webviewToHost } from '../../../src/protocol/webview';
 
 const sessionId = 'ses_20250311093000_0a1b2c';
@@ -127,15 +130,47 @@ void describe('webview → host messages', () => {
 	});
 });
 
-/** ComparisonDto as a schema (the protocol declares it as a type: the host only sends it). */
+/**
+ * The wire shapes as schemas, to hold the fixture to them: stored records use the engine's own schemas
+ * (the wire's types are those records); composites the wire adds are spelled here, and each is typed
+ * against its protocol type, so a field added there fails to compile until the schema has it too.
+ */
+const sessionDto = sessionSchema.strict();
+const checkpointDto = checkpointSchema.omit({ environment: true }).strict();
+const fileChangeDto: z.ZodType<FileChangeDto> = z
+	.object({
+		path: z.string(),
+		change: z.enum(['added', 'modified', 'deleted']),
+		additions: z.number().nullable(),
+		deletions: z.number().nullable(),
+		binary: z.boolean(),
+		oldMode: z.string().nullable(),
+		newMode: z.string().nullable(),
+		oldSha: z.string().nullable(),
+		newSha: z.string().nullable(),
+	})
+	.strict();
+const forkNodeDto: z.ZodType<ForkNodeDto> = z.lazy(() => z.object({ session: sessionDto, children: z.array(forkNodeDto) }).strict());
+const sessionDetailsDto: z.ZodType<SessionDetailsDto> = z
+	.object({
+		session: sessionDto,
+		handoff: handoffDataSchema.strict().nullable(),
+		handoffProblem: z.string().nullable(),
+		chain: z.array(sessionDto),
+		forkTree: forkNodeDto,
+		decisions: z.array(decisionSchema.strict()),
+		linkedIssues: z.array(issueLinkSchema.omit({ createdAt: true, updatedAt: true }).strict()),
+	})
+	.strict();
+const briefingDto = briefingSchema.strict();
 const entry = z.object({ key: z.string(), value: z.string() }).strict();
 const categoryDiff = z.object({ added: z.array(entry), removed: z.array(entry), changed: z.array(z.object({ key: z.string(), from: z.string(), to: z.string() }).strict()) }).strict();
-const approvalSummary = z.object({ status: z.enum(['pending', 'approved', 'rejected', 'auto_approved']), user: z.string().nullable(), at: z.string().nullable(), reason: z.string().nullable() }).strict();
-const comparisonDto = z
+const approvalSummary = z.object({ status: checkpointSchema.shape.approvalStatus, user: z.string().nullable(), at: z.string().nullable(), reason: z.string().nullable() }).strict();
+const comparisonDto: z.ZodType<ComparisonDto> = z
 	.object({
-		from: checkpointDto.strict(),
-		to: checkpointDto.strict().nullable(),
-		files: z.array(fileChangeDto.strict()),
+		from: checkpointDto,
+		to: checkpointDto.nullable(),
+		files: z.array(fileChangeDto),
 		environment: z
 			.object({
 				agents: categoryDiff,
@@ -181,7 +216,7 @@ void describe('the webview preview fixture', () => {
 				Object.keys(environment)
 					.filter((k) => k !== 'changed' && k !== 'note')
 					.sort(),
-				[...environmentCategoriesDto].sort(),
+				[...environmentCategories].sort(),
 				'every environment category',
 			);
 			const comparison = comparisonDto.parse(fixture[key]?.['comparison']);

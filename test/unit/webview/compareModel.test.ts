@@ -5,7 +5,7 @@ import { describe, it } from 'node:test';
 import type { ComparisonDto, FileChangeDto } from '../../../src/protocol/checkpointDto';
 import { countFiles, formatBytes, formatCount, modeChange } from '../../../webview/compareModel';
 
-function file(path: string, change: string, additions: number | null, deletions: number | null, modes: { old?: string | null; new?: string | null } = {}): FileChangeDto {
+function file(path: string, change: FileChangeDto['change'], additions: number | null, deletions: number | null, modes: { old?: string | null; new?: string | null } = {}): FileChangeDto {
 	return {
 		path,
 		change,

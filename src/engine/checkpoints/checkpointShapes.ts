@@ -1,0 +1,54 @@
+/**
+ * What a comparison and a rollback return, declared once for the engine, the CLI's JSON and the
+ * wire. A leaf on purpose: it imports only types from other shape files, so the protocol (and with
+ * it the extension and the webviews) can use these types without pulling the engine in
+ * (docs/architecture.md §2).
+ */
+import type { ApprovalStatus, Checkpoint } from '../storage/records';
+import type { EnvironmentDiff } from './environmentDiff';
+
+export type ChangeKind = 'added' | 'modified' | 'deleted';
+
+export interface FileChange {
+	path: string;
+	change: ChangeKind;
+	/** Lines added and removed; null for binary files. */
+	additions: number | null;
+	deletions: number | null;
+	binary: boolean;
+	/** Git modes (`100644`, `100755`, `120000` for a symlink); null on the side where the file is absent. */
+	oldMode: string | null;
+	newMode: string | null;
+	oldSha: string | null;
+	newSha: string | null;
+}
+
+export interface ApprovalSummary {
+	status: ApprovalStatus;
+	user: string | null;
+	at: string | null;
+	reason: string | null;
+}
+
+export interface Comparison {
+	from: Checkpoint;
+	/** Null: the working tree. */
+	to: Checkpoint | null;
+	files: FileChange[];
+	environment: EnvironmentDiff;
+	approval: { from: ApprovalSummary; to: ApprovalSummary | null };
+}
+
+export interface RollbackResult {
+	rollbackId: string;
+	safetyCheckpointId: string;
+	/** Paths written with the target's content. */
+	restored: string[];
+	/** Paths removed (proven created after the target, or displaced by it; all of them are in the safety checkpoint). */
+	removed: string[];
+	/** Paths the target does not have, kept for lack of proof. */
+	kept: string[];
+	/** Content that stood where the target writes, moved to `preservedDir` (relative to the workspace). */
+	preserved: string[];
+	preservedDir: string | null;
+}

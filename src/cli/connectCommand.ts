@@ -7,10 +7,10 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { batonLauncher } from '../engine/agents/batonLauncher';
-import { connectAgent, hookCommandFor, type WrittenFile } from '../engine/agents/connectAgent';
-import { parseAgentName } from '../engine/agents/hookEvent';
-import { clineMcpSettingsCandidates } from '../engine/agents/mcpConfig';
+import { batonLauncher } from '../engine/agentConfig/batonLauncher';
+import { connectAgent, hookCommandFor, type WrittenFile } from '../engine/agentConfig/connectAgent';
+import { parseAgentName } from '../engine/hooks/hookEvent';
+import { clineMcpSettingsCandidates } from '../engine/agentConfig/connectMcpServer';
 import { initWorkspace } from '../engine/workspace';
 import { stringOption, UsageError, type Command } from './command';
 

@@ -8,8 +8,8 @@
  * For an ended session the handoff is the one it wrote; for a live one, the handoff it would write
  * now (without a note or blockers).
  */
-import type { SessionDigest } from '../agents/sessionDigest';
-import { clip } from '../agents/briefingDiet';
+import type { SessionDigest } from '../transcripts/sessionDigest';
+import { clip } from '../hooks/briefingDiet';
 import { minutesBetween } from '../sessions/briefing';
 import type { HandoffData, SessionSummary } from '../storage/jsonShapes';
 import type { Decision, Session } from '../storage/model';

@@ -12,8 +12,8 @@
 import os from 'node:os';
 import path from 'node:path';
 import { asc, eq, isNull } from 'drizzle-orm';
-import { TranscriptArchive } from '../agents/transcriptArchive';
-import type { Excerpt } from '../agents/transcriptExcerpts';
+import { TranscriptArchive } from '../transcripts/transcriptArchive';
+import type { Excerpt } from '../transcripts/transcriptExcerpts';
 import { audit } from '../audit';
 import type { CheckpointService } from '../checkpoints/checkpointService';
 import type { EngineContext } from '../context';

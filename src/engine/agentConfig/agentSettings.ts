@@ -8,7 +8,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { BatonError } from '../errors';
 import { batonDir } from '../workspace';
-import { defaultBriefingBudget } from './briefingDiet';
+import { defaultBriefingBudget } from '../hooks/briefingDiet';
 
 export const agentSettingsSchema = z
 	.object({

@@ -22,14 +22,14 @@ import type { Briefing } from '../storage/jsonShapes';
 import type { Session } from '../storage/model';
 import { sessionAliases } from '../storage/schema';
 import { AgentSessions } from './agentSessions';
-import type { AgentSettings } from './agentSettings';
+import type { AgentSettings } from '../agentConfig/agentSettings';
 import { renderBriefingDiet } from './briefingDiet';
-import { isBootstrapTranscript } from './claudeProjects';
-import { isShellTool, workspaceRelative } from './editTools';
+import { isBootstrapTranscript } from '../transcripts/claudeProjects';
+import { isShellTool, workspaceRelative } from '../transcripts/editTools';
 import { agentLabel, type HookEvent } from './hookEvent';
 import { askOutput, contextOutput } from './hookResponses';
-import { digestLines, preCompactNote, sessionEndNote } from './sessionSummary';
-import type { SessionLinker, TranscriptArchive } from './transcriptArchive';
+import { digestLines, preCompactNote, sessionEndNote } from '../memory/sessionSummary';
+import type { SessionLinker, TranscriptArchive } from '../transcripts/transcriptArchive';
 
 export type CheckpointTrigger = 'compact' | 'periodic';
 

@@ -4,8 +4,8 @@
  * hooks' records, never from a language model. Used as the handoff note at session end, as the
  * note before a compaction, and as the "so far" lead of the briefing after a resume or compaction.
  */
-import { clip } from './briefingDiet';
-import type { SessionDigest } from './sessionDigest';
+import { clip } from '../hooks/briefingDiet';
+import type { SessionDigest } from '../transcripts/sessionDigest';
 
 const maxFiles = 8;
 

@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
-import { filesNamedBy, isEditTool } from './editTools';
+import { filesNamedBy, isEditTool } from '../transcripts/editTools';
 import type { AgentKind, HookEvent, HookKind, ToolUse } from './hookEvent';
 
 const text = z.string().min(1).max(4096);

@@ -9,8 +9,8 @@ import type { Logger } from '../ports';
 import type { Briefing } from '../storage/jsonShapes';
 import type { Session } from '../storage/model';
 import { parseScope, scopeKey } from '../sessions/scope';
-import type { AgentSettings } from './agentSettings';
-import { earlierSessionIds } from './claudeProjects';
+import type { AgentSettings } from '../agentConfig/agentSettings';
+import { earlierSessionIds } from '../transcripts/claudeProjects';
 import { agentLabel, type HookEvent } from './hookEvent';
 
 /** How a session was found: the agent id's alias, a previous id in the payload, the transcript's first records, or the agent kind's most recent session. */

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { batonLauncher } from '../engine/agentConfig/batonLauncher';
 import { connectAgent, hookCommandFor, type WrittenFile } from '../engine/agentConfig/connectAgent';
-import { parseAgentName } from '../engine/hooks/hookEvent';
+import { parseAgentName } from '../engine/agentKinds';
 import { clineMcpSettingsCandidates } from '../engine/agentConfig/connectMcpServer';
 import { initWorkspace } from '../engine/workspace';
 import { stringOption, UsageError, type Command } from './command';

@@ -25,7 +25,7 @@ import type { SessionSummary } from '../storage/jsonShapes';
 import type { BatonDb } from '../storage/journalStore';
 import type { MemoryEntry, Session } from '../storage/model';
 import { checkpoints, memoryEntries } from '../storage/schema';
-import { buildSessionSummary } from './buildSessionSummary';
+import { buildSessionSummary } from './sessionSummary';
 import { computeStaleness, parseLsTree } from './factStaleness';
 import { confirmFact, getFact, listFacts, recordFact, retireFact, type MemoryFilter, type RecordFactInput, type RecordFactResult } from './memoryRecords';
 import { recordExtracted, recordFacts, transcriptFacts } from './sessionEndFacts';

@@ -7,6 +7,7 @@ import type { EngineContext } from '../context';
 import type { BatonDb } from '../storage/journalStore';
 import type { Decision, Session, SessionStatus } from '../storage/model';
 import { decisions, sessions, sessionStatuses } from '../storage/schema';
+import { taskGraphOf } from '../tasks/taskGraphOf';
 
 /** What a row of the tree needs; the rest is fetched on hover or open. */
 export type SessionSummary = Pick<Session, 'id' | 'name' | 'status' | 'scopeKey' | 'agent' | 'previousSessionId' | 'nextSessionId' | 'parentSessionId' | 'startedAt' | 'lastActivity' | 'suspendedAt' | 'endedAt' | 'endNote'>;
@@ -47,7 +48,7 @@ export function buildOverview(ctx: EngineContext, db: BatonDb): ScopeChains[] {
 			groups.set(session.scopeKey, [session]);
 		}
 	}
-	const graph = ctx.graph();
+	const graph = taskGraphOf(ctx);
 	const out: ScopeChains[] = [];
 	for (const [scopeKey, members] of groups) {
 		const ordered = chainOrder(members);

@@ -13,11 +13,12 @@ import type { BatonDb } from '../storage/journalStore';
 import type { Decision, Session, SessionStatus } from '../storage/model';
 import { decisions, handoffs, sessionAliases, sessions } from '../storage/schema';
 import { bumpSessionStat } from '../tasks/taskService';
-import { computeBriefing } from './briefing';
+import { computeBriefing, type BriefingMemorySource } from './briefing';
 import type { GitStateReader } from './gitState';
 import { buildDebrief, buildHandoff } from './handoffBuilder';
 import { parseScope, relateScopes, scopeKey, validateScope } from './scope';
 import { activeSessions, chainTail, getSession, readHandoff, sessionByAlias } from './sessionQueries';
+import { taskGraphOf } from '../tasks/taskGraphOf';
 
 export interface StartInput {
 	name: string;
@@ -75,6 +76,7 @@ export class SessionService {
 	constructor(
 		private readonly ctx: EngineContext,
 		private readonly git: GitStateReader,
+		private readonly memory: BriefingMemorySource,
 	) {}
 
 	async start(input: StartInput): Promise<StartResult> {
@@ -91,7 +93,7 @@ export class SessionService {
 			if (input.parentSessionId) {
 				getSession(db, input.parentSessionId);
 			}
-			const graph = this.ctx.graph();
+			const graph = taskGraphOf(this.ctx);
 			if (input.currentTask && !graph.byId.has(input.currentTask)) {
 				throw new BatonError('notFound', `task ${input.currentTask} does not exist`);
 			}
@@ -163,7 +165,7 @@ export class SessionService {
 				predecessor: predecessor ? getSession(db, predecessor.id) : null,
 				handoff,
 				warnings,
-			});
+			}, this.memory);
 			return { session: getSession(db, id), briefing, handoff, warnings };
 		});
 	}
@@ -412,7 +414,7 @@ export class SessionService {
 	}
 
 	private checkScope(scope: SessionScope): string[] {
-		const problems = scope.type === 'global' ? [] : validateScope(scope, this.ctx.graph());
+		const problems = scope.type === 'global' ? [] : validateScope(scope, taskGraphOf(this.ctx));
 		if (problems.length > 0 && this.ctx.config.scopeValidation === 'strict') {
 			throw new BatonError('invalidScope', problems.join('; '));
 		}
@@ -430,7 +432,7 @@ export class SessionService {
 		if (active.length >= this.ctx.config.maxConcurrentSessions) {
 			throw new BatonError('limitReached', `${active.length} sessions are active; maxConcurrentSessions is ${this.ctx.config.maxConcurrentSessions}`);
 		}
-		const graph = this.ctx.graph();
+		const graph = taskGraphOf(this.ctx);
 		for (const other of active) {
 			const relation = relateScopes(scope, other.scope, graph);
 			if (relation === 'same' || (relation === 'nested' && !this.ctx.config.allowNestedScopes) || (relation === 'overlap' && !this.ctx.config.allowScopeOverlap)) {

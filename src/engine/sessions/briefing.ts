@@ -31,7 +31,7 @@ export interface BriefingInput {
 /** Project memory's part of a briefing: the facts a session in this scope, on this task, should know first. */
 export type BriefingMemorySource = (db: BatonDb, input: { scopeKey: string; currentTask: Pick<Task, 'title' | 'description'> | null }) => Briefing['memory'];
 
-export function computeBriefing(ctx: EngineContext, db: BatonDb, input: BriefingInput, memory: BriefingMemorySource): Briefing {
+export function computeBriefing(ctx: EngineContext, db: BatonDb, memory: BriefingMemorySource, input: BriefingInput): Briefing {
 	const graph = taskGraphOf(ctx);
 	const inScopeSet = scopeTaskIds(input.scope, graph);
 	const inScope = (id: string): boolean => !inScopeSet || inScopeSet.has(id);

@@ -45,14 +45,14 @@ export class BriefingService {
 					warnings.push(`the handoff of ${predecessor.id} is malformed (${stored.problem}) and was skipped`);
 				}
 			}
-			return computeBriefing(this.ctx, db, {
+			return computeBriefing(this.ctx, db, this.memory, {
 				scope,
 				sessionId: session?.id ?? null,
 				currentTask: session?.currentTask ?? null,
 				predecessor,
 				handoff,
 				warnings,
-			}, this.memory);
+			});
 		});
 	}
 

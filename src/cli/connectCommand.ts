@@ -1,7 +1,7 @@
 /**
  * `baton connect claude|copilot|cline [--remove] [--command CMD] [--mcp [--cline-mcp-settings FILE]]`:
  * the agent's project hooks (connectAgent.ts) and, with --mcp, Baton's MCP server in the agent's MCP
- * configuration (mcpConfig.ts). Cline keeps its MCP servers in one file per editor installation,
+ * configuration (connectMcpServer.ts). Cline keeps its MCP servers in one file per editor installation,
  * outside the workspace: --mcp finds it when exactly one Cline is installed, else names the
  * candidates and asks for --cline-mcp-settings.
  */

@@ -16,7 +16,7 @@ export interface ToolUse {
 	 * empty for tools that do not edit. runHook makes them workspace-relative.
 	 */
 	filesTouched: string[];
-	/** True for the tools that change files (see editTools.ts). */
+	/** True for the tools that change files (see transcripts/editTools.ts). */
 	edit: boolean;
 	/** PostToolUse only: the tool reported a failure. */
 	failed: boolean;

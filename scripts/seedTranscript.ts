@@ -9,7 +9,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { claudeProjectDir } from '../src/engine/agents/claudeProjects';
+import { claudeProjectDir } from '../src/engine/transcripts/claudeProjects';
 import { TranscriptWriter } from '../test/unit/agents/transcriptWriter';
 
 export interface SeedTranscriptOptions {

@@ -1,16 +1,16 @@
 /**
  * `baton connect claude|copilot|cline [--remove] [--command CMD] [--mcp [--cline-mcp-settings FILE]]`:
  * the agent's project hooks (connectAgent.ts) and, with --mcp, Baton's MCP server in the agent's MCP
- * configuration (mcpConfig.ts). Cline keeps its MCP servers in one file per editor installation,
+ * configuration (connectMcpServer.ts). Cline keeps its MCP servers in one file per editor installation,
  * outside the workspace: --mcp finds it when exactly one Cline is installed, else names the
  * candidates and asks for --cline-mcp-settings.
  */
 import os from 'node:os';
 import path from 'node:path';
-import { batonLauncher } from '../engine/agents/batonLauncher';
-import { connectAgent, hookCommandFor, type WrittenFile } from '../engine/agents/connectAgent';
-import { parseAgentName } from '../engine/agents/hookEvent';
-import { clineMcpSettingsCandidates } from '../engine/agents/mcpConfig';
+import { batonLauncher } from '../engine/agentConfig/batonLauncher';
+import { connectAgent, hookCommandFor, type WrittenFile } from '../engine/agentConfig/connectAgent';
+import { parseAgentName } from '../engine/agentKinds';
+import { clineMcpSettingsCandidates } from '../engine/agentConfig/connectMcpServer';
 import { initWorkspace } from '../engine/workspace';
 import { stringOption, UsageError, type Command } from './command';
 

@@ -8,8 +8,9 @@
 import { McpServer, type ToolCallback } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { ShapeOutput } from '@modelcontextprotocol/sdk/server/zod-compat.js';
 import { z } from 'zod';
-import { defaultBriefingBudget, renderBriefingDiet } from '../engine/agents/briefingDiet';
-import { checkpointPortOf, checkpointsUnavailable, type CheckpointPort } from '../engine/agents/checkpointPort';
+import { defaultBriefingBudget } from '../engine/agentConfig/agentSettings';
+import { renderBriefingDiet } from '../engine/hooks/briefingDiet';
+import { checkpointPortOf, checkpointsUnavailable, type CheckpointPort } from '../engine/hooks/checkpointPort';
 import type { Engine } from '../engine/engine';
 import { BatonError } from '../engine/errors';
 import { BoundedStdioServerTransport } from './boundedStdioTransport';

@@ -1,13 +1,11 @@
 import type { BatonConfig } from './config';
 import { DomainEvents } from './events';
 import type { Clock, Logger } from './ports';
-import type { JournalStore } from './storage/journalStore';
-import { taskDependencies, tasks } from './storage/schema';
-import { TaskGraph } from './tasks/taskGraph';
+import type { BatonDb, JournalStore } from './storage/journalStore';
 
 /** What every engine service shares: the store, the host's ports, the configuration. */
 export class EngineContext {
-	private graphCache: { key: string; graph: TaskGraph } | undefined;
+	private readonly derivedCache = new Map<string, { key: string; value: unknown }>();
 	/** Told of every change inside its write (see events.ts). */
 	readonly events = new DomainEvents();
 
@@ -23,13 +21,19 @@ export class EngineContext {
 		return new Date(this.clock.now()).toISOString();
 	}
 
-	/** The task graph as of the data applied so far; rebuilt only when a tasks table changed. */
-	graph(): TaskGraph {
-		const key = `${this.store.tableVersion('tasks')}:${this.store.tableVersion('task_dependencies')}`;
-		if (this.graphCache?.key !== key) {
-			const db = this.store.db;
-			this.graphCache = { key, graph: new TaskGraph(db.select().from(tasks).all(), db.select().from(taskDependencies).all()) };
+	/**
+	 * A value derived from some tables as of the data applied so far (the task graph, say), rebuilt
+	 * only when one of those tables changed. The rooms above own what they derive; the context only
+	 * remembers it, so it needs to know none of them.
+	 */
+	derived<T>(name: string, tables: readonly string[], build: (db: BatonDb) => T): T {
+		const key = tables.map((table) => `${table}@${this.store.tableVersion(table)}`).join(':');
+		const cached = this.derivedCache.get(name);
+		if (cached?.key === key) {
+			return cached.value as T;
 		}
-		return this.graphCache.graph;
+		const value = build(this.store.db);
+		this.derivedCache.set(name, { key, value });
+		return value;
 	}
 }

@@ -9,6 +9,7 @@ import { BatonError } from './errors';
 import { NotificationService } from './notifications/notificationService';
 import { OutboxDispatcher } from './outbox/outbox';
 import { systemClock, type Clock, type Logger } from './ports';
+import { briefingMemory } from './memory/briefingMemory';
 import { MemoryService } from './memory/memoryService';
 import { envSecretSource, type SecretSource } from './secrets';
 import { createGitStateReader, type GitStateReader } from './sessions/gitState';
@@ -19,6 +20,7 @@ import { ExportService } from './interop/exportService';
 import { ImportService } from './interop/importService';
 import { TrackerService } from './trackers/trackerService';
 import { batonDir, initWorkspace, isInitialized } from './workspace';
+import type { BriefingMemorySource } from './sessions/briefing';
 import { BriefingService } from './sessions/briefingService';
 
 export interface EngineOptions {
@@ -63,9 +65,11 @@ export class Engine {
 		readonly secrets: SecretSource,
 		readOnly: boolean,
 	) {
-		this.sessions = new SessionService(ctx, git);
+		// Project memory sits above the sessions: the briefings get its part from here.
+		const memorySection: BriefingMemorySource = (db, input) => briefingMemory(ctx, db, input);
+		this.sessions = new SessionService(ctx, git, memorySection);
 		this.tasks = new TaskService(ctx);
-		this.briefings = new BriefingService(ctx);
+		this.briefings = new BriefingService(ctx, memorySection);
 		this.checkpoints = new CheckpointService(ctx);
 		this.memory = new MemoryService(ctx, this.checkpoints);
 		this.outbox = new OutboxDispatcher(ctx);

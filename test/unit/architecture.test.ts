@@ -1,6 +1,8 @@
 /**
  * docs/architecture.md §2, enforced: which layer may import what. Every import in src/ and webview/ is checked
  * against its layer's allowlist, so a stray `import 'vscode'` in the engine fails here, not in review.
+ * Inside the engine, every room (a folder, or a file at its top) has a rank and imports only rooms
+ * ranked below it, so nothing reaches up and no cycle between rooms can form.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -132,6 +134,74 @@ function violation(file: string, specifier: string, typeOnly = false): string | 
 	return allowed ? undefined : `${layer} may not import ${specifier}`;
 }
 
+/**
+ * The engine's rooms, lowest first (docs/architecture.md §2): storage below tasks below sessions below
+ * the features below the hook runtime below `engine.ts`. Rooms of one rank do not import each other;
+ * a room that needs another of its rank moves up a rank.
+ */
+export const engineRanks: Readonly<Record<string, number>> = {
+	// Leaves: no engine imports, or only each other's types.
+	errors: 0,
+	ids: 0,
+	ports: 0,
+	secrets: 0,
+	workspace: 0,
+	agentKinds: 0,
+	text: 0,
+	storage: 1,
+	config: 1,
+	audit: 2,
+	events: 2,
+	shared: 2,
+	context: 3,
+	tasks: 4,
+	sessions: 5,
+	// Features that stand on the sessions alone.
+	transcripts: 6,
+	agentConfig: 6,
+	checkpoints: 6,
+	outbox: 6,
+	interop: 6,
+	// Features built on the features above (memory reads transcripts and checkpoints; notifications and
+	// trackers deliver through the outbox). Sync, the replay timeline and provenance are expected here.
+	memory: 7,
+	notifications: 7,
+	trackers: 7,
+	sync: 7,
+	timeline: 7,
+	provenance: 7,
+	hooks: 8,
+	engine: 9,
+};
+
+const engineRoot = path.join(root, 'src/engine');
+
+/** `sessions` for src/engine/sessions/x.ts, `context` for src/engine/context.ts; undefined outside the engine. */
+export function engineRoomOf(file: string): string | undefined {
+	const rel = path.relative(engineRoot, file);
+	if (rel.startsWith('..') || path.isAbsolute(rel)) {
+		return undefined;
+	}
+	const [first, ...rest] = rel.split(path.sep);
+	return rest.length ? first : first?.replace(/\.(ts|js)$/, '');
+}
+
+export function engineOrderViolation(file: string, specifier: string): string | undefined {
+	const from = engineRoomOf(file);
+	if (!from || !specifier.startsWith('.')) {
+		return undefined;
+	}
+	const to = engineRoomOf(path.resolve(path.dirname(file), specifier));
+	if (!to || to === from) {
+		return undefined;
+	}
+	const [a, b] = [engineRanks[from], engineRanks[to]];
+	if (a === undefined || b === undefined) {
+		return `engine room ${a === undefined ? from : to} has no rank in engineRanks`;
+	}
+	return b < a ? undefined : `engine room ${from} (rank ${a}) may not import ${to} (rank ${b}): ${specifier}`;
+}
+
 void describe('architecture', () => {
 	void it('finds imports of every form', () => {
 		assert.deepEqual(importsOf(`import a from 'x';\nimport type { B } from "y";\nexport { c } from './z';\nconst d = require('w');\nimport 'side';\nawait import('dyn');`), ['x', 'y', './z', 'w', 'side', 'dyn']);
@@ -207,5 +277,41 @@ void describe('architecture', () => {
 			{ specifier: './c', typeOnly: false },
 			{ specifier: './d', typeOnly: false },
 		]);
+	});
+
+	void it('keeps the engine rooms in their order', () => {
+		const problems: string[] = [];
+		for (const entry of fs.readdirSync(engineRoot, { withFileTypes: true })) {
+			const room = entry.isDirectory() ? entry.name : entry.name.replace(/\.ts$/, '');
+			if (engineRanks[room] === undefined) {
+				problems.push(`src/engine/${entry.name} has no rank in engineRanks`);
+			}
+		}
+		const files = sourceFiles(engineRoot);
+		assert.ok(files.length > 50, 'the scan sees the engine');
+		for (const file of files) {
+			for (const specifier of importsOf(fs.readFileSync(file, 'utf8'))) {
+				const problem = engineOrderViolation(file, specifier);
+				if (problem) {
+					problems.push(`${path.relative(root, file)}: ${problem}`);
+				}
+			}
+		}
+		assert.deepEqual(problems, []);
+	});
+
+	void it('rejects an import that goes up or sideways inside the engine', () => {
+		const at = (rel: string): string => path.join(engineRoot, rel);
+		assert.match(engineOrderViolation(at('storage/x.ts'), '../tasks/taskGraph') ?? '', /storage \(rank 1\) may not import tasks/);
+		assert.match(engineOrderViolation(at('tasks/x.ts'), '../sessions/scope') ?? '', /tasks .* may not import sessions/);
+		assert.match(engineOrderViolation(at('context.ts'), './tasks/taskGraph') ?? '', /context .* may not import tasks/);
+		assert.match(engineOrderViolation(at('transcripts/x.ts'), '../hooks/hookEvent') ?? '', /transcripts .* may not import hooks/);
+		assert.match(engineOrderViolation(at('hooks/x.ts'), '../engine') ?? '', /hooks .* may not import engine/);
+		assert.match(engineOrderViolation(at('memory/x.ts'), '../trackers/y') ?? '', /memory \(rank 7\) may not import trackers \(rank 7\)/, 'one rank, two rooms: no import');
+		assert.match(engineOrderViolation(at('nowhere/x.ts'), '../storage/model') ?? '', /nowhere has no rank/);
+		assert.equal(engineOrderViolation(at('hooks/x.ts'), '../engine/../sessions/scope'), undefined);
+		assert.equal(engineOrderViolation(at('sessions/x.ts'), '../tasks/taskGraph'), undefined);
+		assert.equal(engineOrderViolation(at('sessions/x.ts'), './scope'), undefined);
+		assert.equal(engineOrderViolation(at('engine.ts'), './hooks/runHook'), undefined);
 	});
 });

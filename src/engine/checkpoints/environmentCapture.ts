@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { EnvironmentSnapshot } from '../storage/jsonShapes';
 import { splitNul } from './gitProcess';
 import { readLockfiles } from './lockfilePackages';
-import { readMcpServers } from './mcpConfig';
+import { readMcpServers } from './readMcpServers';
 
 /** What only the editor knows. */
 export interface HostEnvironment {

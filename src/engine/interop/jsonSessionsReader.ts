@@ -11,7 +11,7 @@ import { unsafeFileReason, unsafeNameReason } from './safeNames';
 import { batonSessionBlockSchema, indexEntrySchema, indexFileName, indexSchema, sessionFileSchema, type SessionFile } from './sessionFileFormat';
 import { derivedSessionId, handoffData, sessionRow } from './sessionRows';
 import { isDirectory, readJsonFile } from './sourceFiles';
-import { clip } from '../agents/briefingDiet';
+import { clip } from '../text/clip';
 
 export function readJsonSessions(input: string): ImportBatch {
 	const folder = path.basename(input) === indexFileName && !isDirectory(input) ? path.dirname(input) : input;

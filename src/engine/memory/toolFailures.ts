@@ -9,7 +9,7 @@
  * agent's own mechanics (an edit whose old text was not found, a file not read before writing, a
  * refused permission, an interruption) say nothing about the project and are marked as such.
  */
-import type { Excerpt } from '../agents/transcriptExcerpts';
+import type { Excerpt } from '../transcripts/transcriptExcerpts';
 
 export interface ToolFailure {
 	tool: string;

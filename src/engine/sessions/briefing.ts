@@ -2,17 +2,19 @@
  * The briefing: what a session starting now needs to know. Computed from live data at start (and on
  * request), never stored. A handoff's suggestions are re-checked against the task graph, so advice
  * that went stale since the handoff was written is marked, not repeated. Project memory's most
- * relevant facts come with it (memory/briefingMemory.ts), their stale marks as last computed.
+ * relevant facts come with it, their stale marks as last computed: project memory sits above the
+ * sessions, so the engine hands its part in (`BriefingMemorySource`).
  */
 import { desc, eq } from 'drizzle-orm';
 import type { EngineContext } from '../context';
-import { briefingMemory } from '../memory/briefingMemory';
 import type { Briefing, HandoffData, SessionScope } from '../storage/jsonShapes';
 import type { BatonDb } from '../storage/journalStore';
 import type { Session, Task } from '../storage/model';
 import { decisions } from '../storage/schema';
 import { isOpen, type TaskGraph } from '../tasks/taskGraph';
-import { scopeKey, scopeTaskIds } from './scope';
+import { scopeTaskIds } from '../tasks/scopeTaskIds';
+import { scopeKey } from './scope';
+import { taskGraphOf } from '../tasks/taskGraphOf';
 
 const priorityOrder: Record<Task['priority'], number> = { critical: 0, high: 1, medium: 2, low: 3 };
 const listLimit = 10;
@@ -26,8 +28,11 @@ export interface BriefingInput {
 	warnings: string[];
 }
 
-export function computeBriefing(ctx: EngineContext, db: BatonDb, input: BriefingInput): Briefing {
-	const graph = ctx.graph();
+/** Project memory's part of a briefing: the facts a session in this scope, on this task, should know first. */
+export type BriefingMemorySource = (db: BatonDb, input: { scopeKey: string; currentTask: Pick<Task, 'title' | 'description'> | null }) => Briefing['memory'];
+
+export function computeBriefing(ctx: EngineContext, db: BatonDb, memory: BriefingMemorySource, input: BriefingInput): Briefing {
+	const graph = taskGraphOf(ctx);
 	const inScopeSet = scopeTaskIds(input.scope, graph);
 	const inScope = (id: string): boolean => !inScopeSet || inScopeSet.has(id);
 	const nextTasks: Briefing['nextTasks'] = [];
@@ -81,7 +86,7 @@ export function computeBriefing(ctx: EngineContext, db: BatonDb, input: Briefing
 		recentDecisions: predecessor
 			? db.select({ id: decisions.id, text: decisions.text, sessionId: decisions.sessionId }).from(decisions).where(eq(decisions.sessionId, predecessor.id)).orderBy(desc(decisions.createdAt)).limit(5).all()
 			: [],
-		memory: briefingMemory(ctx, db, { scopeKey: scopeKey(input.scope), currentTask: current ?? null }),
+		memory: memory(db, { scopeKey: scopeKey(input.scope), currentTask: current ?? null }),
 		warnings: input.warnings,
 	};
 }

@@ -5,7 +5,7 @@ import type { EngineContext } from '../context';
 import type { Briefing } from '../storage/jsonShapes';
 import type { Decision, Session, SessionStatus } from '../storage/model';
 import { buildOverview, decisionsOfSession, statusCounts, type ScopeChains } from './overview';
-import { computeBriefing } from './briefing';
+import { computeBriefing, type BriefingMemorySource } from './briefing';
 import { parseScope, scopeKey as scopeKeyOf } from './scope';
 import { activeSessions, chainOf, chainTail, forkTreeOf, getSession, listSessions, readHandoff, sessionByAlias, type ForkNode, type StoredHandoff } from './sessionQueries';
 
@@ -14,7 +14,10 @@ export class BriefingService {
 	beforeBriefing: (() => Promise<void>) | undefined;
 	private overviewCache: { key: string; chains: ScopeChains[] } | undefined;
 
-	constructor(private readonly ctx: EngineContext) {}
+	constructor(
+		private readonly ctx: EngineContext,
+		private readonly memory: BriefingMemorySource,
+	) {}
 
 	/**
 	 * The briefing for a session (its own predecessor's handoff), or for a scope when no session is
@@ -42,7 +45,7 @@ export class BriefingService {
 					warnings.push(`the handoff of ${predecessor.id} is malformed (${stored.problem}) and was skipped`);
 				}
 			}
-			return computeBriefing(this.ctx, db, {
+			return computeBriefing(this.ctx, db, this.memory, {
 				scope,
 				sessionId: session?.id ?? null,
 				currentTask: session?.currentTask ?? null,

@@ -10,7 +10,8 @@ import { decisions, tasks } from '../storage/schema';
 import { isOpen } from '../tasks/taskGraph';
 import { minutesBetween } from './briefing';
 import { chainOf } from './sessionQueries';
-import { scopeTaskIds } from './scope';
+import { scopeTaskIds } from '../tasks/scopeTaskIds';
+import { taskGraphOf } from '../tasks/taskGraphOf';
 
 export interface HandoffInput {
 	note?: string | null;
@@ -19,7 +20,7 @@ export interface HandoffInput {
 }
 
 export function buildHandoff(ctx: EngineContext, db: BatonDb, session: Session, input: HandoffInput): HandoffData {
-	const graph = ctx.graph();
+	const graph = taskGraphOf(ctx);
 	const inScopeSet = scopeTaskIds(session.scope, graph);
 	const inScope = (id: string): boolean => !inScopeSet || inScopeSet.has(id);
 	const ref = (t: { id: string; title: string }) => ({ id: t.id, title: t.title });

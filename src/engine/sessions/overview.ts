@@ -8,6 +8,7 @@ import type { BatonDb } from '../storage/journalStore';
 import type { Decision, Session, SessionStatus } from '../storage/model';
 import { decisions, sessions, sessionStatuses } from '../storage/schema';
 import type { ScopeChains, SessionRow } from './sessionShapes';
+import { taskGraphOf } from '../tasks/taskGraphOf';
 
 export type { ScopeChains } from './sessionShapes';
 
@@ -40,7 +41,7 @@ export function buildOverview(ctx: EngineContext, db: BatonDb): ScopeChains[] {
 			groups.set(session.scopeKey, [session]);
 		}
 	}
-	const graph = ctx.graph();
+	const graph = taskGraphOf(ctx);
 	const out: ScopeChains[] = [];
 	for (const [scopeKey, members] of groups) {
 		const ordered = chainOrder(members);

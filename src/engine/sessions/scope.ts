@@ -5,6 +5,7 @@
 import { BatonError } from '../errors';
 import { scopeTypes, type SessionScope } from '../storage/jsonShapes';
 import type { TaskGraph } from '../tasks/taskGraph';
+import { scopeTaskIds } from '../tasks/scopeTaskIds';
 
 const taskIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -56,24 +57,6 @@ export function scopeKey(scope: SessionScope): string {
 			return scope.explicitTaskIds?.length ? `custom:${scope.explicitTaskIds.join(',')}` : `custom:${scope.rootTaskId ?? ''}`;
 		default:
 			return `${scope.type}:${scope.rootTaskId ?? ''}`;
-	}
-}
-
-/** The task ids a scope covers, or `undefined` for global (everything). */
-export function scopeTaskIds(scope: SessionScope, graph: TaskGraph): ReadonlySet<string> | undefined {
-	switch (scope.type) {
-		case 'global':
-			return undefined;
-		case 'task':
-			return new Set([scope.rootTaskId ?? '', ...graph.childrenOf(scope.rootTaskId ?? '')]);
-		case 'epicPhase': {
-			const phase = scope.phaseFilter;
-			return new Set([...graph.subtree(scope.rootTaskId ?? '')].filter((id) => id === scope.rootTaskId || graph.byId.get(id)?.phase === phase));
-		}
-		case 'custom':
-			return scope.explicitTaskIds?.length ? new Set(scope.explicitTaskIds) : graph.subtree(scope.rootTaskId ?? '');
-		default:
-			return graph.subtree(scope.rootTaskId ?? '');
 	}
 }
 

@@ -3,20 +3,20 @@
  * typed refusal for every transition the state machine does not allow. Each transition is one
  * durable write that also records who made it in the audit log.
  */
-import { and, eq, inArray } from 'drizzle-orm';
-import { audit } from '../audit';
+import { eq, inArray } from 'drizzle-orm';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
 import { isoTime, newDecisionId, newSessionId } from '../ids';
 import { emptyStats, type Briefing, type DebriefData, type HandoffData, type SessionScope } from '../storage/jsonShapes';
-import type { BatonDb } from '../storage/journalStore';
-import type { Decision, Session, SessionStatus } from '../storage/model';
-import { decisions, handoffs, sessionAliases, sessions } from '../storage/schema';
+import type { Decision, Session } from '../storage/model';
+import { decisions, handoffs, sessions } from '../storage/schema';
+import { taskGraphOf } from '../tasks/taskGraphOf';
 import { bumpSessionStat } from '../tasks/taskService';
-import { computeBriefing } from './briefing';
+import { computeBriefing, type BriefingMemorySource } from './briefing';
 import type { GitStateReader } from './gitState';
 import { buildDebrief, buildHandoff } from './handoffBuilder';
-import { parseScope, relateScopes, scopeKey, validateScope } from './scope';
+import { parseScope, scopeKey } from './scope';
+import { activateRow, auditSession, checkConcurrency, checkScope, describeAge, invalidTransition, resumable, soleActive, suspendRow, upsertAlias, writeHandoffOnce } from './sessionRows';
 import { activeSessions, chainTail, getSession, readHandoff, sessionByAlias } from './sessionQueries';
 
 export interface StartInput {
@@ -56,8 +56,6 @@ export interface GcResult {
 	ended: Session[];
 }
 
-const resumable: readonly SessionStatus[] = ['suspended', 'ended', 'orphaned'];
-
 export class SessionService {
 	/**
 	 * Runs after a session ended (the engine takes its `complete` checkpoint there). It returns
@@ -75,6 +73,7 @@ export class SessionService {
 	constructor(
 		private readonly ctx: EngineContext,
 		private readonly git: GitStateReader,
+		private readonly memory: BriefingMemorySource,
 	) {}
 
 	async start(input: StartInput): Promise<StartResult> {
@@ -86,12 +85,12 @@ export class SessionService {
 		await this.beforeBriefing?.();
 		return this.ctx.store.write((db) => {
 			const now = this.ctx.nowIso();
-			const warnings = this.checkScope(scope);
-			this.checkConcurrency(db, scope, null);
+			const warnings = checkScope(this.ctx, scope);
+			checkConcurrency(this.ctx, db, scope, null);
 			if (input.parentSessionId) {
 				getSession(db, input.parentSessionId);
 			}
-			const graph = this.ctx.graph();
+			const graph = taskGraphOf(this.ctx);
 			if (input.currentTask && !graph.byId.has(input.currentTask)) {
 				throw new BatonError('notFound', `task ${input.currentTask} does not exist`);
 			}
@@ -144,19 +143,11 @@ export class SessionService {
 					.run();
 			}
 			if (input.agentIdentifier) {
-				this.upsertAlias(db, id, input.agent ?? 'unknown', input.agentIdentifier, now);
+				upsertAlias(db, id, input.agent ?? 'unknown', input.agentIdentifier, now);
 			}
-			audit(db, {
-				at: now,
-				actor: input.actor,
-				operation: 'session.start',
-				sessionId: id,
-				entityType: 'session',
-				entityId: id,
-				details: { name, scope: key, previousSessionId: predecessor?.id ?? null, handoffDelivered: handoff !== null },
-			});
+			auditSession(db, now, input.actor, 'session.start', id, { name, scope: key, previousSessionId: predecessor?.id ?? null, handoffDelivered: handoff !== null });
 			this.ctx.events.emit(db, { type: 'session.started', session: getSession(db, id), actor: input.actor });
-			const briefing = computeBriefing(this.ctx, db, {
+			const briefing = computeBriefing(this.ctx, db, this.memory, {
 				scope,
 				sessionId: id,
 				currentTask: session.currentTask,
@@ -169,31 +160,23 @@ export class SessionService {
 	}
 
 	async end(input: EndInput): Promise<EndResult> {
-		const target = await this.ctx.store.read((db) => (input.id ? getSession(db, input.id) : this.soleActive(db, 'end')));
+		const target = await this.ctx.store.read((db) => (input.id ? getSession(db, input.id) : soleActive(db, 'end')));
 		if (target.status !== 'active') {
-			throw invalid(target, 'end');
+			throw invalidTransition(target, 'end');
 		}
 		// Read the user's repository before taking the write lock: git can take a while.
 		const gitState = await this.git.read(target.startedAt);
 		const result = await this.ctx.store.write((db) => {
 			const session = getSession(db, target.id);
 			if (session.status !== 'active') {
-				throw invalid(session, 'end');
+				throw invalidTransition(session, 'end');
 			}
 			const now = this.ctx.nowIso();
 			const warnings: string[] = [];
-			const handoff = this.writeHandoffOnce(db, session, buildHandoff(this.ctx, db, session, input), now, warnings);
+			const handoff = writeHandoffOnce(db, session, buildHandoff(this.ctx, db, session, input), now, warnings);
 			const debrief = buildDebrief(db, session, handoff, now, gitState);
 			db.update(sessions).set({ status: 'ended', endedAt: now, lastActivity: now, updatedAt: now, debrief }).where(eq(sessions.id, session.id)).run();
-			audit(db, {
-				at: now,
-				actor: input.actor,
-				operation: 'session.end',
-				sessionId: session.id,
-				entityType: 'session',
-				entityId: session.id,
-				details: { note: handoff.note, nextAction: handoff.nextAction, blockers: handoff.openBlockers.length },
-			});
+			auditSession(db, now, input.actor, 'session.end', session.id, { note: handoff.note, nextAction: handoff.nextAction, blockers: handoff.openBlockers.length });
 			const ended = getSession(db, session.id);
 			this.ctx.events.emit(db, { type: 'session.ended', session: ended, handoff, actor: input.actor });
 			return { session: ended, handoff, debrief, warnings };
@@ -206,13 +189,13 @@ export class SessionService {
 
 	async suspend(input: { id?: string; actor: string }): Promise<Session> {
 		return this.ctx.store.write((db) => {
-			const session = input.id ? getSession(db, input.id) : this.soleActive(db, 'suspend');
+			const session = input.id ? getSession(db, input.id) : soleActive(db, 'suspend');
 			if (session.status !== 'active') {
-				throw invalid(session, 'suspend');
+				throw invalidTransition(session, 'suspend');
 			}
 			const now = this.ctx.nowIso();
-			this.suspendRow(db, session, now);
-			audit(db, { at: now, actor: input.actor, operation: 'session.suspend', sessionId: session.id, entityType: 'session', entityId: session.id });
+			suspendRow(db, session, now);
+			auditSession(db, now, input.actor, 'session.suspend', session.id);
 			const suspended = getSession(db, session.id);
 			this.ctx.events.emit(db, { type: 'session.suspended', session: suspended, actor: input.actor });
 			return suspended;
@@ -223,16 +206,8 @@ export class SessionService {
 		return this.ctx.store.write((db) => {
 			const session = getSession(db, input.id);
 			const now = this.ctx.nowIso();
-			this.activateRow(db, session, now);
-			audit(db, {
-				at: now,
-				actor: input.actor,
-				operation: 'session.resume',
-				sessionId: session.id,
-				entityType: 'session',
-				entityId: session.id,
-				details: { from: session.status },
-			});
+			activateRow(this.ctx, db, session, now);
+			auditSession(db, now, input.actor, 'session.resume', session.id, { from: session.status });
 			const resumed = getSession(db, session.id);
 			this.ctx.events.emit(db, { type: 'session.resumed', session: resumed, actor: input.actor });
 			return resumed;
@@ -244,14 +219,14 @@ export class SessionService {
 		return this.ctx.store.write((db) => {
 			const target = getSession(db, input.id);
 			if (!resumable.includes(target.status)) {
-				throw invalid(target, 'switch to');
+				throw invalidTransition(target, 'switch to');
 			}
 			const active = activeSessions(db);
 			let from: Session | undefined;
 			if (input.from) {
 				from = getSession(db, input.from);
 				if (from.status !== 'active') {
-					throw invalid(from, 'switch away from');
+					throw invalidTransition(from, 'switch away from');
 				}
 			} else {
 				from = active.find((s) => s.scopeKey === target.scopeKey) ?? (active.length === 1 ? active[0] : undefined);
@@ -261,18 +236,10 @@ export class SessionService {
 			}
 			const now = this.ctx.nowIso();
 			if (from) {
-				this.suspendRow(db, from, now);
+				suspendRow(db, from, now);
 			}
-			this.activateRow(db, target, now);
-			audit(db, {
-				at: now,
-				actor: input.actor,
-				operation: 'session.switch',
-				sessionId: target.id,
-				entityType: 'session',
-				entityId: target.id,
-				details: { from: from?.id ?? null },
-			});
+			activateRow(this.ctx, db, target, now);
+			auditSession(db, now, input.actor, 'session.switch', target.id, { from: from?.id ?? null });
 			return { suspended: from ? getSession(db, from.id) : null, session: getSession(db, target.id) };
 		});
 	}
@@ -297,17 +264,17 @@ export class SessionService {
 				const idle = nowMs - Date.parse(session.lastActivity);
 				if (idle >= endAfter) {
 					const note = `Ended by Baton after ${describeAge(idle)} without activity.`;
-					const handoff = this.writeHandoffOnce(db, session, buildHandoff(this.ctx, db, session, { note }), now, []);
+					const handoff = writeHandoffOnce(db, session, buildHandoff(this.ctx, db, session, { note }), now, []);
 					const debrief = buildDebrief(db, session, handoff, now, null);
 					db.update(sessions).set({ status: 'ended', endedAt: now, updatedAt: now, endNote: note, debrief }).where(eq(sessions.id, session.id)).run();
-					audit(db, { at: now, actor: input.actor, operation: 'session.cleanup', sessionId: session.id, entityType: 'session', entityId: session.id, details: { idleMs: idle } });
+					auditSession(db, now, input.actor, 'session.cleanup', session.id, { idleMs: idle });
 					const ended = getSession(db, session.id);
 					// An end like any other: project memory takes its decisions and blockers.
 					this.ctx.events.emit(db, { type: 'session.ended', session: ended, handoff, actor: input.actor });
 					result.ended.push(ended);
 				} else if (session.status === 'active' && idle >= orphanAfter) {
 					db.update(sessions).set({ status: 'orphaned', updatedAt: now }).where(eq(sessions.id, session.id)).run();
-					audit(db, { at: now, actor: input.actor, operation: 'session.orphan', sessionId: session.id, entityType: 'session', entityId: session.id, details: { idleMs: idle } });
+					auditSession(db, now, input.actor, 'session.orphan', session.id, { idleMs: idle });
 					result.orphaned.push(getSession(db, session.id));
 				}
 			}
@@ -327,7 +294,7 @@ export class SessionService {
 			const session = getSession(db, input.id);
 			const now = this.ctx.nowIso();
 			db.update(sessions).set({ lastActivity: now, updatedAt: now }).where(eq(sessions.id, session.id)).run();
-			audit(db, { at: now, actor: input.actor, operation: 'session.touch', sessionId: session.id, entityType: 'session', entityId: session.id });
+			auditSession(db, now, input.actor, 'session.touch', session.id);
 			return getSession(db, session.id);
 		});
 	}
@@ -344,12 +311,12 @@ export class SessionService {
 			if (owner && owner.id !== session.id) {
 				throw new BatonError('invalidInput', `${input.agent} id ${input.alias} already belongs to session ${owner.id}`);
 			}
-			this.upsertAlias(db, session.id, input.agent, input.alias, now);
+			upsertAlias(db, session.id, input.agent, input.alias, now);
 			db.update(sessions)
 				.set({ agentIdentifier: input.alias, agent: session.agent ?? input.agent, lastActivity: now, updatedAt: now })
 				.where(eq(sessions.id, session.id))
 				.run();
-			audit(db, { at: now, actor: input.actor, operation: 'session.alias', sessionId: session.id, entityType: 'session', entityId: session.id, details: { agent: input.agent, alias: input.alias } });
+			auditSession(db, now, input.actor, 'session.alias', session.id, { agent: input.agent, alias: input.alias });
 			return getSession(db, session.id);
 		});
 	}
@@ -363,9 +330,9 @@ export class SessionService {
 			throw new BatonError('invalidInput', `invalid kind "${String(input.kind)}" (decision or assumption)`);
 		}
 		return this.ctx.store.write((db) => {
-			const session = input.sessionId ? getSession(db, input.sessionId) : this.soleActive(db, 'record a decision in');
+			const session = input.sessionId ? getSession(db, input.sessionId) : soleActive(db, 'record a decision in');
 			if (session.status !== 'active') {
-				throw invalid(session, 'record a decision in');
+				throw invalidTransition(session, 'record a decision in');
 			}
 			const now = this.ctx.nowIso();
 			const row: Decision = {
@@ -380,7 +347,7 @@ export class SessionService {
 			db.insert(decisions).values(row).run();
 			bumpSessionStat(db, session.id, 'decisionsRecorded');
 			db.update(sessions).set({ lastActivity: now, updatedAt: now }).where(eq(sessions.id, session.id)).run();
-			audit(db, { at: now, actor: input.actor, operation: `${row.kind}.record`, sessionId: session.id, entityType: 'decision', entityId: row.id });
+			auditSession(db, now, input.actor, `${row.kind}.record`, session.id, undefined, { type: 'decision', id: row.id });
 			return row;
 		});
 	}
@@ -397,107 +364,7 @@ export class SessionService {
 			}
 			const now = this.ctx.nowIso();
 			db.insert(handoffs).values({ sessionId: input.sessionId, data: input.data, createdAt: now }).run();
-			audit(db, { at: now, actor: input.actor, operation: 'handoff.write', sessionId: input.sessionId, entityType: 'handoff', entityId: input.sessionId });
+			auditSession(db, now, input.actor, 'handoff.write', input.sessionId, undefined, { type: 'handoff', id: input.sessionId });
 		});
 	}
-
-	private writeHandoffOnce(db: BatonDb, session: Session, fresh: HandoffData, now: string, warnings: string[]): HandoffData {
-		const stored = readHandoff(db, session.id);
-		if (stored.kind === 'none') {
-			db.insert(handoffs).values({ sessionId: session.id, data: fresh, createdAt: now }).run();
-			return fresh;
-		}
-		warnings.push(`session ${session.id} already had a handoff; handoffs are write-once, so the first one is kept`);
-		return stored.kind === 'valid' ? stored.data : fresh;
-	}
-
-	private checkScope(scope: SessionScope): string[] {
-		const problems = scope.type === 'global' ? [] : validateScope(scope, this.ctx.graph());
-		if (problems.length > 0 && this.ctx.config.scopeValidation === 'strict') {
-			throw new BatonError('invalidScope', problems.join('; '));
-		}
-		return this.ctx.config.scopeValidation === 'none' ? [] : problems;
-	}
-
-	/** One active session per scope, `maxConcurrentSessions`, and the nesting/overlap rules. */
-	private checkConcurrency(db: BatonDb, scope: SessionScope, except: string | null): void {
-		const active = activeSessions(db).filter((s) => s.id !== except);
-		const key = scopeKey(scope);
-		const same = active.find((s) => s.scopeKey === key);
-		if (same) {
-			throw new BatonError('scopeConflict', `session ${same.id} ("${same.name}") is already active in scope ${key}`, { sessionId: same.id });
-		}
-		if (active.length >= this.ctx.config.maxConcurrentSessions) {
-			throw new BatonError('limitReached', `${active.length} sessions are active; maxConcurrentSessions is ${this.ctx.config.maxConcurrentSessions}`);
-		}
-		const graph = this.ctx.graph();
-		for (const other of active) {
-			const relation = relateScopes(scope, other.scope, graph);
-			if (relation === 'same' || (relation === 'nested' && !this.ctx.config.allowNestedScopes) || (relation === 'overlap' && !this.ctx.config.allowScopeOverlap)) {
-				throw new BatonError('scopeConflict', `scope ${key} ${relation === 'same' ? 'covers the same tasks as' : relation === 'nested' ? 'is nested with' : 'overlaps'} ${other.scopeKey} of active session ${other.id}`, {
-					sessionId: other.id,
-				});
-			}
-		}
-	}
-
-	private soleActive(db: BatonDb, verb: string): Session {
-		const active = activeSessions(db);
-		if (active.length === 1 && active[0]) {
-			return active[0];
-		}
-		throw new BatonError(active.length === 0 ? 'notFound' : 'invalidInput', active.length === 0 ? `no active session to ${verb}` : `${active.length} sessions are active; say which one to ${verb} (--id ID)`);
-	}
-
-	private suspendRow(db: BatonDb, session: Session, now: string): void {
-		db.update(sessions)
-			.set({ status: 'suspended', suspendedAt: now, updatedAt: now, stats: { ...session.stats, suspendCount: session.stats.suspendCount + 1 } })
-			.where(eq(sessions.id, session.id))
-			.run();
-	}
-
-	private activateRow(db: BatonDb, session: Session, now: string): void {
-		if (!resumable.includes(session.status)) {
-			throw invalid(session, 'resume');
-		}
-		this.checkConcurrency(db, session.scope, session.id);
-		db.update(sessions)
-			.set({
-				status: 'active',
-				suspendedAt: null,
-				endedAt: null,
-				lastActivity: now,
-				updatedAt: now,
-				resumeCount: session.resumeCount + 1,
-				stats: { ...session.stats, resumeCount: session.stats.resumeCount + 1 },
-			})
-			.where(eq(sessions.id, session.id))
-			.run();
-	}
-
-	private upsertAlias(db: BatonDb, sessionId: string, agent: string, alias: string, now: string): void {
-		const existing = db
-			.select()
-			.from(sessionAliases)
-			.where(and(eq(sessionAliases.agent, agent), eq(sessionAliases.alias, alias)))
-			.get();
-		if (existing) {
-			db.update(sessionAliases)
-				.set({ lastSeenAt: now })
-				.where(and(eq(sessionAliases.agent, agent), eq(sessionAliases.alias, alias)))
-				.run();
-		} else {
-			db.insert(sessionAliases).values({ agent, alias, sessionId, createdAt: now, lastSeenAt: now }).run();
-		}
-	}
-}
-
-function invalid(session: Session, verb: string): BatonError {
-	const legacy = session.status === 'archived' || session.status === 'closed';
-	return new BatonError('invalidTransition', `cannot ${verb} session ${session.id}: it is ${session.status}${legacy ? ' (imported legacy state, read-only)' : ''}`, { sessionId: session.id, status: session.status });
-}
-
-function describeAge(ms: number): string {
-	const hours = ms / 3_600_000;
-	return hours >= 48 ? `${Math.round(hours / 24)} days` : hours >= 1 ? `${Math.round(hours)} hours` : `${Math.round(ms / 60_000)} minutes`;
 }

@@ -7,7 +7,7 @@
  * changes nothing.
  */
 import { and, asc, eq, gt, inArray } from 'drizzle-orm';
-import { redactSecrets } from '../agents/redactSecrets';
+import { redactSecrets } from '../text/redactSecrets';
 import { isoTime } from '../ids';
 import type { BatonDb } from '../storage/journalStore';
 import type { SharedEvent } from '../storage/model';

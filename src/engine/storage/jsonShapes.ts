@@ -154,7 +154,7 @@ export const sessionSummarySchema = z.object({
 	errors: z.number().int().nonnegative(),
 	compactions: z.number().int().nonnegative(),
 	tokens: z.object({ input: z.number().int().nonnegative(), output: z.number().int().nonnegative(), cacheRead: z.number().int().nonnegative(), cacheCreation: z.number().int().nonnegative(), total: z.number().int().nonnegative() }),
-	/** List-price estimate from the tokens (agents/costEstimate.ts); an estimate, never a bill. */
+	/** List-price estimate from the tokens (transcripts/costEstimate.ts); an estimate, never a bill. */
 	estimatedCostUsd: z.number().nonnegative(),
 	/** Agent transcripts the figures come from (0: only Baton's own records). */
 	transcripts: z.number().int().nonnegative(),

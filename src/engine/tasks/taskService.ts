@@ -9,11 +9,12 @@ import { BatonError } from '../errors';
 import type { Task, TaskPriority, TaskStatus, TaskType } from '../storage/model';
 import { sessions, taskDependencies, tasks, taskPriorities, taskStatuses, taskTypes } from '../storage/schema';
 import type { BatonDb } from '../storage/journalStore';
-import { scopeTaskIds } from '../sessions/scope';
+import { scopeTaskIds } from './scopeTaskIds';
 import { isOpen } from './taskGraph';
 import type { TaskWithDependencies } from './taskShapes';
 
 export type { TaskWithDependencies } from './taskShapes';
+import { taskGraphOf } from './taskGraphOf';
 
 export interface AddTaskInput {
 	title: string;
@@ -48,7 +49,7 @@ export class TaskService {
 		assertEnum('type', input.type, taskTypes);
 		assertEnum('priority', input.priority, taskPriorities);
 		return this.ctx.store.write((db) => {
-			const graph = this.ctx.graph();
+			const graph = taskGraphOf(this.ctx);
 			if (input.parentId && !graph.byId.has(input.parentId)) {
 				throw new BatonError('notFound', `parent task ${input.parentId} does not exist`);
 			}
@@ -97,7 +98,7 @@ export class TaskService {
 		assertEnum('status', input.status, taskStatuses);
 		assertEnum('priority', input.priority, taskPriorities);
 		return this.ctx.store.write((db) => {
-			const graph = this.ctx.graph();
+			const graph = taskGraphOf(this.ctx);
 			const task = graph.byId.get(input.id);
 			if (!task) {
 				throw new BatonError('notFound', `task ${input.id} does not exist`);
@@ -166,7 +167,7 @@ export class TaskService {
 
 	async get(id: string): Promise<TaskWithDependencies> {
 		return this.ctx.store.read((db) => {
-			if (!this.ctx.graph().byId.has(id)) {
+			if (!taskGraphOf(this.ctx).byId.has(id)) {
 				throw new BatonError('notFound', `task ${id} does not exist`);
 			}
 			return withDeps(db, id);
@@ -177,7 +178,7 @@ export class TaskService {
 		assertEnum('status', filter.status, taskStatuses);
 		assertEnum('type', filter.type, taskTypes);
 		return this.ctx.store.read(() => {
-			const graph = this.ctx.graph();
+			const graph = taskGraphOf(this.ctx);
 			let list = [...graph.byId.values()].sort((a, b) => a.seq - b.seq);
 			if (filter.status) {
 				list = list.filter((t) => t.status === filter.status);
@@ -195,7 +196,7 @@ export class TaskService {
 	 */
 	async focus(input: { id: string; sessionId?: string; actor: string }): Promise<{ task: TaskWithDependencies; sessionId: string; warnings: string[] }> {
 		return this.ctx.store.write((db) => {
-			const graph = this.ctx.graph();
+			const graph = taskGraphOf(this.ctx);
 			const task = graph.byId.get(input.id);
 			if (!task) {
 				throw new BatonError('notFound', `task ${input.id} does not exist`);

@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { renderBriefingDiet } from '../../../src/engine/agents/briefingDiet';
-import { estimateCostUsd } from '../../../src/engine/agents/costEstimate';
-import { isBatonHookCommand, mergeClaudeHooks, mergeCopilotHooks } from '../../../src/engine/agents/hookConfigMerge';
-import { HookLog } from '../../../src/engine/agents/hookLog';
-import { readJsonlFrom } from '../../../src/engine/agents/jsonlReader';
-import { containsSecret, redactSecrets } from '../../../src/engine/agents/redactSecrets';
+import { renderBriefingDiet } from '../../../src/engine/hooks/briefingDiet';
+import { estimateCostUsd } from '../../../src/engine/transcripts/costEstimate';
+import { isBatonHookCommand, mergeClaudeHooks, mergeCopilotHooks } from '../../../src/engine/agentConfig/hookConfigMerge';
+import { HookLog } from '../../../src/engine/hooks/hookLog';
+import { readJsonlFrom } from '../../../src/engine/transcripts/jsonlReader';
+import { containsSecret, redactSecrets } from '../../../src/engine/text/redactSecrets';
 import type { Briefing } from '../../../src/engine/storage/jsonShapes';
 import { tempDir } from '../helpers';
 

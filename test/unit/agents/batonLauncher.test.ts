@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { batonLauncher, shellCommandOf } from '../../../src/engine/agents/batonLauncher';
+import { batonLauncher, shellCommandOf } from '../../../src/engine/agentConfig/batonLauncher';
 import { BatonError } from '../../../src/engine/errors';
 import { tempDir } from '../helpers';
 

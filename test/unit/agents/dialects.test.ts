@@ -8,7 +8,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it, type TestContext } from 'node:test';
-import { isInjectedByClaude } from '../../../src/engine/agents/transcriptExcerpts';
+import { isInjectedByClaude } from '../../../src/engine/transcripts/transcriptExcerpts';
 import { tempDir } from '../helpers';
 import { agentCli, fixtureNames, fixtureRoot, hookFixture, runBaton, type Run } from './agentCli';
 

@@ -4,9 +4,9 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { filesNamedBy, filesTouchedBy, isEditTool, patchFiles, workspaceRelative } from '../../../src/engine/agents/editTools';
-import type { HookKind } from '../../../src/engine/agents/hookEvent';
-import { normaliseHookPayload } from '../../../src/engine/agents/normaliseHookPayload';
+import { filesNamedBy, filesTouchedBy, isEditTool, patchFiles, workspaceRelative } from '../../../src/engine/transcripts/editTools';
+import type { HookKind } from '../../../src/engine/hooks/hookEvent';
+import { normaliseHookPayload } from '../../../src/engine/hooks/normaliseHookPayload';
 import { fixtureNames, hookFixture, type Dialect } from './agentCli';
 
 const where = { root: '/w/project', claudeHome: '/w/claude' };

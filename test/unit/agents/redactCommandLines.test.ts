@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { containsSecret, redactSecrets } from '../../../src/engine/agents/redactSecrets';
-import { ExcerptBuilder } from '../../../src/engine/agents/transcriptExcerpts';
-import { newTranscriptEntry } from '../../../src/engine/agents/transcriptIndex';
+import { containsSecret, redactSecrets } from '../../../src/engine/text/redactSecrets';
+import { ExcerptBuilder } from '../../../src/engine/transcripts/transcriptExcerpts';
+import { newTranscriptEntry } from '../../../src/engine/transcripts/transcriptIndex';
 
 /** [command, the secret in it, the command as archived]. */
 const shapes: [string, string, string][] = [

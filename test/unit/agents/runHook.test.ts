@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { agentSettingsSchema, type AgentSettings } from '../../../src/engine/agents/agentSettings';
-import { claudeProjectDir } from '../../../src/engine/agents/claudeProjects';
-import type { HookEvent } from '../../../src/engine/agents/hookEvent';
-import { normaliseHookPayload } from '../../../src/engine/agents/normaliseHookPayload';
-import { runHook, type CheckpointTrigger, type HookOptions } from '../../../src/engine/agents/runHook';
-import { TranscriptArchive } from '../../../src/engine/agents/transcriptArchive';
+import { agentSettingsSchema, type AgentSettings } from '../../../src/engine/agentConfig/agentSettings';
+import { claudeProjectDir } from '../../../src/engine/transcripts/claudeProjects';
+import type { HookEvent } from '../../../src/engine/hooks/hookEvent';
+import { normaliseHookPayload } from '../../../src/engine/hooks/normaliseHookPayload';
+import { runHook, type CheckpointTrigger, type HookOptions } from '../../../src/engine/hooks/runHook';
+import { TranscriptArchive } from '../../../src/engine/transcripts/transcriptArchive';
 import type { BatonConfigInput } from '../../../src/engine/config';
 import { actor, openTestEngine, tempDir, type TestEngine } from '../helpers';
 import { hookFixture, type Dialect } from './agentCli';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { memoryShare, renderBriefingDiet } from '../../../src/engine/agents/briefingDiet';
+import { memoryShare, renderBriefingDiet } from '../../../src/engine/hooks/briefingDiet';
 import type { Briefing, BriefingMemoryEntry } from '../../../src/engine/storage/jsonShapes';
 import { actor, openTestEngine } from '../helpers';
 

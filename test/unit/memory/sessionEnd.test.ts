@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { claudeProjectDir } from '../../../src/engine/agents/claudeProjects';
-import { aliasLinker } from '../../../src/engine/agents/runHook';
-import { TranscriptArchive } from '../../../src/engine/agents/transcriptArchive';
+import { claudeProjectDir } from '../../../src/engine/transcripts/claudeProjects';
+import { aliasLinker } from '../../../src/engine/hooks/runHook';
+import { TranscriptArchive } from '../../../src/engine/transcripts/transcriptArchive';
 import { actor, openTestEngine, tempDir, type TestEngine } from '../helpers';
 import { TranscriptWriter } from '../agents/transcriptWriter';
 

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { parseLockfile } from '../../../../src/engine/checkpoints/lockfilePackages';
-import { redactArgs } from '../../../../src/engine/checkpoints/mcpConfig';
+import { redactArgs } from '../../../../src/engine/checkpoints/readMcpServers';
 import { actor, tempDir } from '../../helpers';
 import { openCheckpointEngine, userGit, write } from './gitFixtures';
 

@@ -11,7 +11,7 @@ import type { Logger } from '../ports';
 import { batonDir } from '../workspace';
 import { discoverClaudeTranscripts, isBootstrapTranscript, subagentTranscripts, type DiscoveredTranscript } from './claudeProjects';
 import { estimateCostUsd } from './costEstimate';
-import type { AgentKind } from './hookEvent';
+import type { AgentKind } from '../agentKinds';
 import { readJsonlFrom } from './jsonlReader';
 import { digestSession, type SessionDigest } from './sessionDigest';
 import { ExcerptBuilder, isUnneededLine, type Excerpt } from './transcriptExcerpts';

@@ -3,15 +3,16 @@
  * (docs/architecture.md §1: an agent's ids are aliases of a durable session; they change on resume, clear and
  * compaction, the durable session does not).
  */
-import type { Engine } from '../engine';
+import type { HookEngine } from './hookEngine';
 import { BatonError } from '../errors';
 import type { Logger } from '../ports';
 import type { Briefing } from '../storage/jsonShapes';
 import type { Session } from '../storage/model';
 import { parseScope, scopeKey } from '../sessions/scope';
-import type { AgentSettings } from './agentSettings';
-import { earlierSessionIds } from './claudeProjects';
-import { agentLabel, type HookEvent } from './hookEvent';
+import type { AgentSettings } from '../agentConfig/agentSettings';
+import { earlierSessionIds } from '../transcripts/claudeProjects';
+import { agentLabel } from '../agentKinds';
+import type { HookEvent } from './hookEvent';
 
 /** How a session was found: the agent id's alias, a previous id in the payload, the transcript's first records, or the agent kind's most recent session. */
 export type Via = 'alias' | 'previous' | 'transcript' | 'recent';
@@ -33,7 +34,7 @@ export class AgentSessions {
 	private readonly label: string;
 
 	constructor(
-		private readonly engine: Engine,
+		private readonly engine: HookEngine,
 		private readonly event: HookEvent,
 		private readonly options: { actor: string; settings: AgentSettings; log: Logger },
 	) {

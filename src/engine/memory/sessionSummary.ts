@@ -1,15 +1,17 @@
 /**
- * A session's summary (docs/architecture.md §1, Memory, tier two): progress, files
- * changed, decisions, failed approaches, blockers, resume context, turns, tokens and estimated cost,
- * built deterministically from Baton's records and the transcript digest — the same input always
- * gives the same summary, no language model involved. A language model may rewrite it (the editor's
- * "Summarize Session with Language Model"); this is its input and its fallback.
- *
- * For an ended session the handoff is the one it wrote; for a live one, the handoff it would write
- * now (without a note or blockers).
+ * Summaries of a session's work, built deterministically from Baton's records and the transcript
+ * digest — the same input always gives the same summary, no language model involved
+ * (docs/architecture.md §1, Memory):
+ * - the session summary (tier two): progress, files changed, decisions, failed approaches, blockers,
+ *   resume context, turns, tokens and estimated cost. A language model may rewrite it (the editor's
+ *   "Summarize Session with Language Model"); this is its input and its fallback. For an ended
+ *   session the handoff is the one it wrote; for a live one, the handoff it would write now
+ *   (without a note or blockers);
+ * - the short notes the hooks write from the digest alone: the handoff note at an agent's session
+ *   end, the note before a compaction, and the "so far" lead of the briefing after a resume.
  */
-import type { SessionDigest } from '../agents/sessionDigest';
-import { clip } from '../agents/briefingDiet';
+import type { SessionDigest } from '../transcripts/sessionDigest';
+import { clip } from '../text/clip';
 import { minutesBetween } from '../sessions/briefing';
 import type { HandoffData, SessionSummary } from '../storage/jsonShapes';
 import type { Decision, Session } from '../storage/model';
@@ -27,6 +29,7 @@ export interface SessionSummaryInput {
 }
 
 const maxFailedApproaches = 10;
+const maxFiles = 8;
 
 export function buildSessionSummary(input: SessionSummaryInput): SessionSummary {
 	const { session, handoff, digest } = input;
@@ -121,4 +124,51 @@ function failedApproaches(failures: readonly ToolFailure[]): SessionSummary['fai
 		}
 	}
 	return out.reverse();
+}
+
+/** The facts of a digest as short lines, most useful first. */
+export function digestLines(digest: SessionDigest): string[] {
+	const lines: string[] = [];
+	if (digest.lastUserText) {
+		lines.push(`Last request: "${clip(digest.lastUserText, 200)}"`);
+	}
+	if (digest.filesTouched.length) {
+		const shown = digest.filesTouched.slice(-maxFiles);
+		const more = digest.filesTouched.length - shown.length;
+		lines.push(`Files changed (${digest.filesTouched.length}): ${shown.join(', ')}${more > 0 ? ` and ${more} more` : ''}`);
+	}
+	if (digest.lastAssistantText) {
+		lines.push(`Agent's last words: "${clip(digest.lastAssistantText, 200)}"`);
+	}
+	const activity = [
+		digest.userRequests ? `${digest.userRequests} request${digest.userRequests === 1 ? '' : 's'}` : '',
+		digest.toolCalls ? `${digest.toolCalls} tool call${digest.toolCalls === 1 ? '' : 's'}` : '',
+		digest.errors ? `${digest.errors} tool error${digest.errors === 1 ? '' : 's'}` : '',
+		digest.compactions ? `${digest.compactions} compaction${digest.compactions === 1 ? '' : 's'}` : '',
+	].filter(Boolean);
+	const tokens = digest.tokens.input + digest.tokens.cacheRead + digest.tokens.cacheCreation + digest.tokens.output;
+	if (tokens) {
+		activity.push(`${formatTokens(tokens)} tokens (≈ $${digest.costUsd.toFixed(2)})`);
+	}
+	if (activity.length) {
+		lines.push(`Activity: ${activity.join(', ')}`);
+	}
+	return lines;
+}
+
+/** The handoff note of a session an agent ended: what happened, in a few sentences. */
+export function sessionEndNote(input: { agentLabel: string; reason: string | null; digest: SessionDigest }): string {
+	const head = `${input.agentLabel} session ended${input.reason ? ` (${input.reason})` : ''}.`;
+	const lines = digestLines(input.digest);
+	return clip([head, ...lines].join(' '), 2_000);
+}
+
+/** The note written before a compaction: where the conversation stood when the agent's context was cut. */
+export function preCompactNote(input: { trigger: string | null; digest: SessionDigest }): string {
+	const head = `Before ${input.trigger ?? 'a'} compaction.`;
+	return clip([head, ...digestLines(input.digest)].join(' '), 2_000);
+}
+
+function formatTokens(n: number): string {
+	return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)}M` : n >= 1_000 ? `${Math.round(n / 1_000)}k` : String(n);
 }

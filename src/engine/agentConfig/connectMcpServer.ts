@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../errors';
-import type { AgentKind } from './hookEvent';
+import type { AgentKind } from '../agentKinds';
 import { changeJsonFile, displayPath, type WrittenFile } from './jsonConfigFile';
 
 export type McpDialect = 'claude' | 'vscode' | 'cline';

@@ -3,8 +3,7 @@
  * hooks) and Cline each send their own dialect; everything after `normaliseHookPayload` sees only
  * this shape.
  */
-export const agentKinds = ['claude-code', 'copilot', 'cline'] as const;
-export type AgentKind = (typeof agentKinds)[number];
+import type { AgentKind } from '../agentKinds';
 
 export const hookKinds = ['sessionStart', 'resume', 'clear', 'compact', 'stop', 'preCompact', 'sessionEnd', 'preToolUse', 'postToolUse', 'userPrompt', 'subagentStop', 'unknown'] as const;
 export type HookKind = (typeof hookKinds)[number];
@@ -17,7 +16,7 @@ export interface ToolUse {
 	 * empty for tools that do not edit. runHook makes them workspace-relative.
 	 */
 	filesTouched: string[];
-	/** True for the tools that change files (see editTools.ts). */
+	/** True for the tools that change files (see transcripts/editTools.ts). */
 	edit: boolean;
 	/** PostToolUse only: the tool reported a failure. */
 	failed: boolean;
@@ -52,26 +51,4 @@ export interface HookEvent {
 	model: string | null;
 	/** The subagent's transcript (SubagentStop). */
 	agentTranscriptPath: string | null;
-}
-
-const labels: Record<AgentKind, string> = { 'claude-code': 'Claude Code', copilot: 'Copilot', cline: 'Cline' };
-
-export function agentLabel(agent: AgentKind): string {
-	return labels[agent];
-}
-
-export function isAgentKind(value: string): value is AgentKind {
-	return (agentKinds as readonly string[]).includes(value);
-}
-
-/** `claude`, `claude-code`, `copilot`, `vscode`, `cline` → the agent kind. */
-export function parseAgentName(value: string): AgentKind | undefined {
-	const key = value.trim().toLowerCase();
-	if (key === 'claude' || key === 'claude-code' || key === 'claudecode') {
-		return 'claude-code';
-	}
-	if (key === 'copilot' || key === 'vscode' || key === 'github-copilot') {
-		return 'copilot';
-	}
-	return key === 'cline' ? 'cline' : undefined;
 }

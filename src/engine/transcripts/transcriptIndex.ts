@@ -11,7 +11,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { atomicWriteFile } from '../storage/fsUtil';
 import { LockFile } from '../storage/lockFile';
-import { agentKinds } from './hookEvent';
+import { agentKinds } from '../agentKinds';
 
 const count = z.number().int().nonnegative();
 export const tokenCountsSchema = z.object({ input: count, output: count, cacheRead: count, cacheCreation: count });

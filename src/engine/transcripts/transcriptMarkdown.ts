@@ -2,7 +2,7 @@
  * A readable rendering of an archived transcript (`baton transcripts show`, later the editor's
  * Transcripts view). A view of the archive, never read back.
  */
-import { agentLabel } from './hookEvent';
+import { agentLabel } from '../agentKinds';
 import type { TranscriptInfo } from './transcriptArchive';
 import type { Excerpt } from './transcriptExcerpts';
 import type { SessionNote } from './transcriptIndex';

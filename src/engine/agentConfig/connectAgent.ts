@@ -8,10 +8,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { batonLauncher, shellCommandOf } from './batonLauncher';
-import type { AgentKind } from './hookEvent';
+import type { AgentKind } from '../agentKinds';
 import { mergeClaudeHooks, mergeCopilotCliHooks, mergeCopilotHooks, type HookSpec } from './hookConfigMerge';
 import { backupOf, changeJsonFile, displayPath, writeAtomically, type WrittenFile } from './jsonConfigFile';
-import { connectMcpServer, mcpTargetFor, type McpLaunch } from './mcpConfig';
+import { connectMcpServer, mcpTargetFor, type McpLaunch } from './connectMcpServer';
 
 export type { WrittenFile } from './jsonConfigFile';
 

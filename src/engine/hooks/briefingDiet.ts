@@ -16,11 +16,12 @@
  *    many more there are: the list is never cut tail-first silently;
  * 4. open bugs, blocked tasks, active epics, recent decisions and warnings, with what is left.
  */
+import { defaultBriefingBudget } from '../agentConfig/agentSettings';
 import { memoryFingerprint } from '../memory/memoryFingerprint';
 import { decisionFactText } from '../memory/sessionEndFacts';
 import type { Briefing, BriefingMemoryEntry } from '../storage/jsonShapes';
+import { clip } from '../text/clip';
 
-export const defaultBriefingBudget = 4_000;
 /** The share of the budget project memory may use (and that is held for it while the handoff and tasks are added). */
 export const memoryShare = 0.25;
 const itemsPerList = 3;
@@ -204,10 +205,4 @@ function factLine(e: BriefingMemoryEntry): string {
 
 function moreLine(count: number): string {
 	return `- … and ${count} more (\`baton memory list\`)`;
-}
-
-/** One line, at most `max` characters, with an ellipsis when cut. */
-export function clip(value: string, max: number): string {
-	const flat = value.replace(/\s+/g, ' ').trim();
-	return flat.length <= max ? flat : `${flat.slice(0, Math.max(0, max - 1)).trimEnd()}…`;
 }

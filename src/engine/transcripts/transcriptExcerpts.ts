@@ -7,7 +7,7 @@
  */
 import { addTokens, emptyTokens, tokensOfUsage } from './costEstimate';
 import { filesNamedBy, isEditTool, workspaceRelative } from './editTools';
-import { redactSecrets } from './redactSecrets';
+import { redactSecrets } from '../text/redactSecrets';
 import { addFiles, type TranscriptEntry } from './transcriptIndex';
 
 export type Excerpt =

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { before, describe, it, type TestContext } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { connectMcpServer, mcpTargetFor, type McpLaunch } from '../../../src/engine/agents/mcpConfig';
+import { connectMcpServer, mcpTargetFor, type McpLaunch } from '../../../src/engine/agentConfig/connectMcpServer';
 import { BatonError } from '../../../src/engine/errors';
 import { tempDir } from '../helpers';
 import { agentCli, runBaton } from './agentCli';

@@ -8,7 +8,9 @@ import path from 'node:path';
 import { z } from 'zod';
 import { BatonError } from '../errors';
 import { batonDir } from '../workspace';
-import { defaultBriefingBudget } from './briefingDiet';
+
+/** Characters of briefing an agent gets at session start unless `.baton/agents.json` says otherwise. */
+export const defaultBriefingBudget = 4_000;
 
 export const agentSettingsSchema = z
 	.object({

@@ -3,7 +3,7 @@
  * `hookSpecificOutput`; Cline reads `{cancel, contextModification, errorMessage}`. Printing nothing
  * means "carry on" for Claude Code and VS Code; Cline wants `{"cancel": false}` (clineCarryOn).
  */
-import type { AgentKind } from './hookEvent';
+import type { AgentKind } from '../agentKinds';
 
 /** Text for the agent's context at session start or resume. */
 export function contextOutput(agent: AgentKind, text: string): string {

@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { batonDir } from '../workspace';
 import type { HookEvent } from './hookEvent';
-import { writeAtomically } from './jsonConfigFile';
+import { writeAtomically } from '../agentConfig/jsonConfigFile';
 
 interface RunRecord {
 	id: string;

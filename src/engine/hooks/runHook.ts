@@ -16,20 +16,21 @@
  * Every step after the session is known is best effort: it logs and carries on, so the hook answers.
  */
 import { and, eq } from 'drizzle-orm';
-import type { Engine } from '../engine';
+import type { HookEngine } from './hookEngine';
 import type { Logger } from '../ports';
 import type { Briefing } from '../storage/jsonShapes';
 import type { Session } from '../storage/model';
 import { sessionAliases } from '../storage/schema';
 import { AgentSessions } from './agentSessions';
-import type { AgentSettings } from './agentSettings';
+import type { AgentSettings } from '../agentConfig/agentSettings';
 import { renderBriefingDiet } from './briefingDiet';
-import { isBootstrapTranscript } from './claudeProjects';
-import { isShellTool, workspaceRelative } from './editTools';
-import { agentLabel, type HookEvent } from './hookEvent';
+import { isBootstrapTranscript } from '../transcripts/claudeProjects';
+import { isShellTool, workspaceRelative } from '../transcripts/editTools';
+import { agentLabel } from '../agentKinds';
+import type { HookEvent } from './hookEvent';
 import { askOutput, contextOutput } from './hookResponses';
-import { digestLines, preCompactNote, sessionEndNote } from './sessionSummary';
-import type { SessionLinker, TranscriptArchive } from './transcriptArchive';
+import { digestLines, preCompactNote, sessionEndNote } from '../memory/sessionSummary';
+import type { SessionLinker, TranscriptArchive } from '../transcripts/transcriptArchive';
 
 export type CheckpointTrigger = 'compact' | 'periodic';
 
@@ -58,7 +59,7 @@ export interface HookResult {
 	detail: string | null;
 }
 
-export async function runHook(engine: Engine, event: HookEvent, options: HookOptions): Promise<HookResult> {
+export async function runHook(engine: HookEngine, event: HookEvent, options: HookOptions): Promise<HookResult> {
 	const hook = new HookRun(engine, event, options);
 	switch (event.kind) {
 		case 'sessionStart':
@@ -88,7 +89,7 @@ function ignored(detail: string): HookResult {
 }
 
 /** The agent-session → durable-session lookup the archive links transcripts with. */
-export function aliasLinker(engine: Engine): SessionLinker {
+export function aliasLinker(engine: HookEngine): SessionLinker {
 	return async (agent, id) => (await engine.briefings.byAlias(agent, id))?.id ?? null;
 }
 
@@ -97,7 +98,7 @@ class HookRun {
 	private readonly sessions: AgentSessions;
 
 	constructor(
-		private readonly engine: Engine,
+		private readonly engine: HookEngine,
 		private readonly event: HookEvent,
 		private readonly options: HookOptions,
 	) {

@@ -10,7 +10,17 @@ import tseslint from 'typescript-eslint';
 const forbid = (layers) => layers.flatMap((l) => [`**/${l}/**`, `../${l}`, `../../${l}`]);
 
 /** The engine files the protocol may name types from (test/unit/architecture.test.ts keeps them leaves). */
-const engineShapes = ['storage/records', 'storage/jsonShapes', 'checkpoints/checkpointShapes', 'checkpoints/environmentDiff', 'sessions/sessionShapes', 'tasks/taskShapes', 'interop/importTypes'];
+const engineShapes = [
+	'storage/records',
+	'storage/jsonShapes',
+	'checkpoints/checkpointShapes',
+	'checkpoints/environmentDiff',
+	'sessions/sessionShapes',
+	'tasks/taskShapes',
+	'interop/importTypes',
+	'agentKinds',
+	'agentConfig/agentConfigShapes',
+];
 
 /** no-restricted-imports for one layer: other layers it must not reach, and packages it must not use. */
 function layerRule(message, { layers = [], packages = [] }) {

@@ -2,17 +2,13 @@
  * Wire shapes of the agents work (issue 5): connecting an agent, the MCP server the editor hands
  * VS Code, archived transcripts, and a session's deterministic summary.
  */
+import type { AgentKind } from '../engine/agentKinds';
+import type { WrittenFile } from '../engine/agentConfig/agentConfigShapes';
 import type { SessionStatusDto } from './dto';
 
-export type AgentKindDto = 'claude-code' | 'copilot' | 'cline';
-
-/** A file `agent/connect` wrote, checked or left alone; paths are workspace-relative (absolute outside it). */
-export interface WrittenFileDto {
-	path: string;
-	action: 'created' | 'updated' | 'unchanged' | 'removed' | 'skipped';
-	backup?: string;
-	reason?: string;
-}
+/** The engine's own shapes, under the names the wire has always used. */
+export type AgentKindDto = AgentKind;
+export type WrittenFileDto = WrittenFile;
 
 export interface ConnectAgentParams {
 	agent: AgentKindDto;

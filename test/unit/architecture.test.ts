@@ -39,6 +39,8 @@ export const shapeFiles = [
 	'src/engine/sessions/sessionShapes.ts',
 	'src/engine/tasks/taskShapes.ts',
 	'src/engine/interop/importTypes.ts',
+	'src/engine/agentKinds.ts',
+	'src/engine/agentConfig/agentConfigShapes.ts',
 ];
 const shapePackages = ['zod', 'drizzle-orm'];
 

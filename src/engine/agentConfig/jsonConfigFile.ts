@@ -9,15 +9,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../errors';
 
-export interface WrittenFile {
-	/** Relative to the workspace (absolute for files outside it). */
-	path: string;
-	action: 'created' | 'updated' | 'unchanged' | 'removed' | 'skipped';
-	/** Relative like `path`: the copy made before the file was changed. */
-	backup?: string;
-	/** Why a file was skipped. */
-	reason?: string;
-}
+import type { WrittenFile } from './agentConfigShapes';
+
+export type { WrittenFile } from './agentConfigShapes';
 
 export interface JsonFileChange {
 	remove: boolean;

@@ -20,6 +20,7 @@ import type { Engine } from '../engine';
 import type { Logger } from '../ports';
 import type { Briefing } from '../storage/jsonShapes';
 import type { Session } from '../storage/model';
+import type { TimelineHooks } from '../timeline/timelineRecorder';
 import { sessionAliases } from '../storage/schema';
 import { AgentSessions } from './agentSessions';
 import type { AgentSettings } from './agentSettings';
@@ -44,6 +45,8 @@ export interface HookOptions {
 	onCheckpoint?: (trigger: CheckpointTrigger, sessionId: string) => Promise<void>;
 	/** The session's estimated cost and error count so far, from its transcripts (checkpoint escalation). */
 	onMetrics?: (sessionId: string, metrics: { costUsd: number; errorCount: number }) => Promise<void>;
+	/** Turn capture: prompts and file-changing tool calls on the session's timeline. */
+	timeline?: TimelineHooks;
 }
 
 export type HookAction = 'started' | 'joined' | 'continued' | 'aliased' | 'briefed' | 'touched' | 'resumed' | 'noted' | 'ended' | 'suspended' | 'kept' | 'ask' | 'allowed' | 'filesRecorded' | 'ignored';
@@ -167,6 +170,7 @@ class HookRun {
 		const id = current.id;
 		const prompt = this.event.kind === 'userPrompt' ? this.event.prompt : null;
 		if (prompt) {
+			await this.safely('timeline prompt', () => this.options.timeline?.onPrompt(id, prompt));
 			// `fix #12`, `ABC-123`, issue URLs: local pattern matching and at most one write, no network.
 			await this.safely('issue links', () => this.engine.trackers.linkFromText({ sessionId: id, text: prompt, source: 'prompt', actor: this.options.actor }));
 		}
@@ -230,6 +234,24 @@ class HookRun {
 	}
 
 	async preToolUse(): Promise<HookResult> {
+		const result = await this.approvalGate();
+		await this.captureTool('pre', result.sessionId);
+		return result;
+	}
+
+	/** Turn capture around a tool call, when the timeline is on; never in the way of the answer. */
+	private async captureTool(phase: 'pre' | 'post', sessionId: string | null): Promise<void> {
+		const timeline = this.options.timeline;
+		if (!timeline || !this.event.tool) {
+			return;
+		}
+		const id = sessionId ?? (await this.sessions.resolve(true))?.session.id;
+		if (id) {
+			await this.safely('timeline capture', () => timeline.onToolUse(phase, id, this.event));
+		}
+	}
+
+	private async approvalGate(): Promise<HookResult> {
 		const tool = this.event.tool;
 		const gated = tool && (tool.edit || isShellTool(tool.name));
 		if (!gated || !this.options.settings.approvalGate || !this.options.awaitingApproval) {
@@ -247,6 +269,12 @@ class HookRun {
 	}
 
 	async postToolUse(): Promise<HookResult> {
+		const result = await this.recordFilesTouched();
+		await this.captureTool('post', result.sessionId);
+		return result;
+	}
+
+	private async recordFilesTouched(): Promise<HookResult> {
 		const tool = this.event.tool;
 		if (!tool?.edit || tool.filesTouched.length === 0) {
 			return ignored(tool ? `not an edit (${tool.name})` : 'no tool');

@@ -136,6 +136,9 @@ async function revertFile(shadow: ShadowRepo, change: FileChange, temp: string, 
 		}
 		result = merged.stdout;
 	}
+	if (result.equals(current)) {
+		return 'already as it was before the step';
+	}
 	if (!dryRun) {
 		if (symlink) {
 			fs.rmSync(file);

@@ -71,7 +71,7 @@ export class TimelineRecorder implements TimelineHooks {
 		const shadow = new ShadowRepo(root, batonDir(root), Math.max(this.options.budgetMs, 1));
 		const deadline = started + this.options.budgetMs;
 		const nowMs = this.ctx.clock.now();
-		const call: PendingCall = { toolUseId: tool.id, tool: tool.name, summary: toolSummary(tool), startedAt: isoTime(nowMs), startedMs: nowMs, treeBefore: null, reason: null };
+		const call: PendingCall = { toolUseId: tool.id, tool: tool.name, summary: toolSummary(tool, root, event.cwd), startedAt: isoTime(nowMs), startedMs: nowMs, treeBefore: null, reason: null };
 		const drafts: StepDraft[] = [];
 		const agent = event.agent;
 		try {

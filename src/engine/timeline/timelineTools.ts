@@ -4,7 +4,8 @@
  * `bash`) and MCP tools can change any file, so they are captured too — that is where other tools'
  * file histories go blind. Read-only tools (Read, Grep, …) are not captured: they cost nothing.
  */
-import { filesNamedBy, isEditTool, isShellTool } from '../agents/editTools';
+import path from 'node:path';
+import { filesNamedBy, isEditTool, isShellTool, workspaceRelative } from '../agents/editTools';
 import type { ToolUse } from '../agents/hookEvent';
 
 /** Claude `mcp__server__tool`, VS Code `mcp_server_tool`, Cline's `use_mcp_tool`. */
@@ -19,8 +20,16 @@ export function isCapturedTool(name: string): boolean {
 
 const maxSummary = 300;
 
-/** What the call did, in one line: the command, the files, or the MCP call's arguments. */
-export function toolSummary(tool: Pick<ToolUse, 'name' | 'input'>): string {
+/**
+ * What the call did, in one line: the command, the files, or the MCP call's arguments. Paths inside
+ * the workspace are made relative to it: a shared record names no folder of this machine.
+ */
+export function toolSummary(tool: Pick<ToolUse, 'name' | 'input'>, workspaceRoot: string, cwd: string | null = null): string {
+	const prefix = workspaceRoot.endsWith(path.sep) ? workspaceRoot : `${workspaceRoot}${path.sep}`;
+	return rawSummary(tool, workspaceRoot, cwd).split(prefix).join('');
+}
+
+function rawSummary(tool: Pick<ToolUse, 'name' | 'input'>, workspaceRoot: string, cwd: string | null): string {
 	const input = tool.input;
 	if (isShellTool(tool.name)) {
 		const command = input['command'] ?? input['cmd'] ?? input['value'];
@@ -31,7 +40,7 @@ export function toolSummary(tool: Pick<ToolUse, 'name' | 'input'>): string {
 	if (isEditTool(tool.name)) {
 		const files = filesNamedBy(input);
 		if (files.length > 0) {
-			return clip(files.join(', '));
+			return clip(files.map((f) => workspaceRelative(f, workspaceRoot, cwd)).join(', '));
 		}
 	}
 	if (tool.name === 'use_mcp_tool') {

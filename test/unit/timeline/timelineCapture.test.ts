@@ -111,6 +111,8 @@ void describe('timeline capture from real hook payloads', () => {
 		);
 		assert.deepEqual(files(steps[0]), ['modified src/auth/tokens.ts +1 -1']);
 		assert.equal(steps[0].toolUseId, 'toolu_01HkT8vYwQ3mZ2bN4cR7sX9p');
+		assert.equal(steps[0].summary, 'src/auth/tokens.ts', 'the payload named an absolute path; the record names none');
+		assert.ok(!JSON.stringify(timeline).includes(w.root), 'no absolute path of this machine in the records');
 		assert.deepEqual(files(steps[1]), ['deleted src/auth/legacy.ts +0 -1', 'added src/auth/rotation.ts +1 -0', 'modified src/auth/session.ts +1 -1']);
 		assert.equal(steps[1].summary, command);
 		assert.equal(steps[1].toolUseId, 'toolu_01Jq2pLk8sVb5nT1mW6xR3cD');

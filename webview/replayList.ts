@@ -111,7 +111,11 @@ export class ReplayList {
 		for (let i = first; i < last; i++) {
 			const entry = this.entries[i];
 			if (entry) {
-				rows.push(this.row(entry, i));
+				const row = this.row(entry, i);
+				// Through the CSSOM: the page's CSP refuses style attributes.
+				row.style.top = `${i * rowHeight}px`;
+				row.style.height = `${rowHeight}px`;
+				rows.push(row);
 			}
 		}
 		this.spacer.replaceChildren(...rows);
@@ -121,7 +125,6 @@ export class ReplayList {
 		const selected = index === this.selected;
 		const attrs = {
 			class: `row row-${entry.type}${entry.type === 'step' ? ` actor-${entry.actor}${entry.captured ? '' : ' not-captured'}` : ''}${selected ? ' selected' : ''}`,
-			style: `top:${index * rowHeight}px;height:${rowHeight}px`,
 			role: 'option',
 			'aria-selected': selected ? 'true' : 'false',
 			'data-index': index,

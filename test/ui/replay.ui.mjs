@@ -40,6 +40,11 @@ if (recorded.steps.filter((s) => s.actor === 'agent').length !== steps) {
 const s = await launch({ extensionFolders: [root], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 } });
 checks.session = s;
 const rowsInDom = (frame) => frame.evaluate(() => document.querySelectorAll('.rows .row').length);
+/** Every row in the DOM sits on its own line: none overlaps another. */
+const rowsLaidOut = async (frame) => {
+	const tops = await frame.evaluate(() => [...document.querySelectorAll('.rows .row')].map((r) => Math.round(r.getBoundingClientRect().top)));
+	if (new Set(tops).size !== tops.length) throw new Error(`rows overlap: ${tops.length} rows on ${new Set(tops).size} lines`);
+};
 try {
 	await check('Baton: Replay Session opens the session’s 500 steps as a virtual list', async () => {
 		await s.statusBarItem('Module handlers · active').waitFor({ timeout: 30_000 });
@@ -52,6 +57,8 @@ try {
 		const paintMs = Number(await frame.evaluate(() => document.body.dataset.paintMs));
 		console.log(`    first paint ${paintMs} ms after the page started (${recorded.entries.length} entries, ${rows} rows in the DOM)`);
 		if (!(paintMs > 0)) throw new Error('no first-paint time');
+		await rowsLaidOut(frame);
+		await frame.getByText('Turn 1').first().waitFor();
 		await s.screenshot('01-replay-opened');
 	});
 
@@ -86,6 +93,7 @@ try {
 		console.log(`    scrolled in ${timings.frames} jumps: median frame ${timings.median.toFixed(1)} ms, worst ${timings.worst.toFixed(1)} ms`);
 		const rows = await rowsInDom(frame);
 		if (rows > 80) throw new Error(`${rows} rows in the DOM after scrolling`);
+		await rowsLaidOut(frame);
 		await frame.getByText(`${total}. Bash`).first().waitFor({ timeout: 5_000 });
 		await s.screenshot('03-scrolled-to-the-end');
 		await s.page.keyboard.press('End');
@@ -98,6 +106,9 @@ try {
 		await s.page.keyboard.press('Enter');
 		await s.page.locator('.monaco-diff-editor').first().waitFor({ timeout: 15_000 });
 		await s.page.locator('.tab', { hasText: /module\d+\.ts \(step \d+\)/ }).first().waitFor({ timeout: 10_000 });
+		// Both sides hold the file from Baton's store: the step's line on the right only.
+		await s.page.locator('.monaco-diff-editor .modified .view-line', { hasText: `export const step${steps} = ${steps};` }).first().waitFor({ timeout: 10_000 });
+		await s.page.locator('.monaco-diff-editor .original .view-line', { hasText: 'export const step' }).first().waitFor({ timeout: 10_000 });
 		await s.page.waitForTimeout(600);
 		await s.screenshot('04-step-diff');
 	});

@@ -132,6 +132,10 @@ void describe('timeline capture from real hook payloads', () => {
 			assert.ok(kept.includes(step.treeAfter), `tree ${step.treeAfter} of step ${step.step} is reachable`);
 		}
 		assert.ok(!fs.existsSync(path.join(w.root, '.git')), 'no repository of the user was created');
+		const doctor = w.baton(['doctor', '--json']).json as any;
+		assert.equal(doctor.storage.timelines, 1, 'baton doctor reports the store and its timelines');
+		assert.ok(doctor.storage.bytes > 0);
+		assert.match(w.baton(['doctor']).stdout, /^info {2}storage {4}shadow store [\d.]+ (KB|MB|bytes) \(0 checkpoint\(s\), 1 session timeline\(s\)/m);
 
 		// show: the step's files and where they stand now.
 		const show = w.baton(['timeline', 'show', '2', '--diff', '--json']).json as any;

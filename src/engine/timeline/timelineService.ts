@@ -92,7 +92,8 @@ export class TimelineService {
 		const dryRun = input.dryRun ?? false;
 		let checkpoint: string | null = null;
 		if (!dryRun) {
-			const safety = await this.checkpoints.create({ trigger: 'pre-revert', message: `before reverting step ${step.step} (${step.tool ?? step.actor})`, sessionId: step.sessionId, actor: input.actor });
+			// The same safety snapshot rollback takes (and treated alike: approved, never a resume point, no prompt).
+			const safety = await this.checkpoints.create({ trigger: 'pre-rollback', message: `before reverting step ${step.step} (${step.tool ?? step.actor})`, sessionId: step.sessionId, actor: input.actor });
 			checkpoint = safety.id;
 		}
 		const outcome = await revertStep(this.checkpoints.shadow, step.treeBefore, step.treeAfter, { dryRun });

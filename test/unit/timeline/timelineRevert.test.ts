@@ -85,7 +85,8 @@ void describe('timeline revert', () => {
 		// A safety checkpoint came first and holds the workspace as it was before the revert.
 		const checkpoints = (w.baton(['checkpoint', 'list', '--json']).json as any).checkpoints;
 		const safety = checkpoints.find((c: any) => c.id === result.checkpoint);
-		assert.equal(safety?.trigger, 'pre-revert');
+		assert.equal(safety?.trigger, 'pre-rollback');
+		assert.match(safety?.message, /^before reverting step 1 /);
 		const diff = w.baton(['checkpoint', 'diff', result.checkpoint, '--json']).json as any;
 		assert.deepEqual(diff.files.map((f: any) => `${f.change} ${f.path}`).sort(), ['added old.txt', 'deleted added.txt', 'modified a.txt']);
 	});

@@ -21,6 +21,7 @@ import type { Logger } from '../ports';
 import type { Briefing } from '../storage/jsonShapes';
 import type { Session } from '../storage/model';
 import type { TimelineHooks } from '../timeline/timelineRecorder';
+import { isCapturedTool } from '../timeline/timelineTools';
 import { sessionAliases } from '../storage/schema';
 import { AgentSessions } from './agentSessions';
 import type { AgentSettings } from './agentSettings';
@@ -49,7 +50,7 @@ export interface HookOptions {
 	timeline?: TimelineHooks;
 }
 
-export type HookAction = 'started' | 'joined' | 'continued' | 'aliased' | 'briefed' | 'touched' | 'resumed' | 'noted' | 'ended' | 'suspended' | 'kept' | 'ask' | 'allowed' | 'filesRecorded' | 'ignored';
+export type HookAction = 'started' | 'joined' | 'continued' | 'aliased' | 'briefed' | 'touched' | 'resumed' | 'noted' | 'ended' | 'suspended' | 'kept' | 'ask' | 'allowed' | 'filesRecorded' | 'captured' | 'ignored';
 
 export interface HookResult {
 	/** Exactly what to print on stdout; '' for nothing. */
@@ -239,16 +240,18 @@ class HookRun {
 		return result;
 	}
 
-	/** Turn capture around a tool call, when the timeline is on; never in the way of the answer. */
-	private async captureTool(phase: 'pre' | 'post', sessionId: string | null): Promise<void> {
+	/** Turn capture around a tool call, when the timeline is on; never in the way of the answer. Returns the session captured for. */
+	private async captureTool(phase: 'pre' | 'post', sessionId: string | null): Promise<string | null> {
 		const timeline = this.options.timeline;
-		if (!timeline || !this.event.tool) {
-			return;
+		if (!timeline || !this.event.tool || !isCapturedTool(this.event.tool.name)) {
+			return null;
 		}
 		const id = sessionId ?? (await this.sessions.resolve(true))?.session.id;
-		if (id) {
-			await this.safely('timeline capture', () => timeline.onToolUse(phase, id, this.event));
+		if (!id) {
+			return null;
 		}
+		await this.safely('timeline capture', () => timeline.onToolUse(phase, id, this.event));
+		return id;
 	}
 
 	private async approvalGate(): Promise<HookResult> {
@@ -270,8 +273,9 @@ class HookRun {
 
 	async postToolUse(): Promise<HookResult> {
 		const result = await this.recordFilesTouched();
-		await this.captureTool('post', result.sessionId);
-		return result;
+		const captured = await this.captureTool('post', result.sessionId);
+		// A shell or MCP call is no edit, but its step is on the timeline now: say so in the hook log.
+		return result.action === 'ignored' && captured ? { ...result, action: 'captured', sessionId: captured, detail: this.event.tool?.name ?? null } : result;
 	}
 
 	private async recordFilesTouched(): Promise<HookResult> {

@@ -28,8 +28,11 @@ export interface TimelineState {
 	pending: PendingCall[];
 }
 
-/** A call whose PostToolUse never came (denied, the agent was killed) is dropped after this long. */
-const pendingLifetimeMs = 60 * 60_000;
+/**
+ * A call whose PostToolUse never came (the person denied it, the agent was killed) is dropped after
+ * this long; until then it keeps a person's edits from being told apart from the agent's.
+ */
+const pendingLifetimeMs = 10 * 60_000;
 const maxPending = 64;
 
 export function stateFile(workspaceRoot: string, sessionId: string): string {

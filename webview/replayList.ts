@@ -56,7 +56,7 @@ export class ReplayList {
 			}
 			return -1;
 		};
-		let target = -1;
+		let target: number;
 		if (event.key === 'ArrowDown') {
 			target = steps(this.selected, 1);
 		} else if (event.key === 'ArrowUp') {
@@ -134,9 +134,21 @@ export class ReplayList {
 			case 'prompt':
 				return el('div', attrs, el('span', { class: 'marker' }, '❯'), el('span', { class: 'label' }, `Turn ${entry.turn}`), el('span', { class: 'text', title: entry.text }, truncate(entry.text.replace(/\s+/g, ' '), 160)));
 			case 'checkpoint':
-				return el('div', attrs, el('span', { class: 'marker' }, '◆'), el('span', { class: 'label' }, 'Checkpoint'), el('span', { class: 'text' }, `${entry.checkpointId} (${entry.trigger})${entry.message ? ` ${entry.message}` : ''}`));
+				return el(
+					'div',
+					attrs,
+					el('span', { class: 'marker' }, '◆'),
+					el('span', { class: 'label' }, 'Checkpoint'),
+					el('span', { class: 'text' }, `${entry.checkpointId} (${entry.trigger})${entry.message ? ` ${entry.message}` : ''}`),
+				);
 			case 'approval':
-				return el('div', attrs, el('span', { class: 'marker' }, entry.status === 'approved' ? '✓' : '✗'), el('span', { class: 'label' }, entry.status === 'approved' ? 'Approved' : 'Rejected'), el('span', { class: 'text' }, `${entry.checkpointId}${entry.user ? ` by ${entry.user}` : ''}`));
+				return el(
+					'div',
+					attrs,
+					el('span', { class: 'marker' }, entry.status === 'approved' ? '✓' : '✗'),
+					el('span', { class: 'label' }, entry.status === 'approved' ? 'Approved' : 'Rejected'),
+					el('span', { class: 'text' }, `${entry.checkpointId}${entry.user ? ` by ${entry.user}` : ''}`),
+				);
 			case 'step': {
 				const adds = entry.files.reduce((n, f) => n + f.additions, 0);
 				const dels = entry.files.reduce((n, f) => n + f.deletions, 0);

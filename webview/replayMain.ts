@@ -81,11 +81,7 @@ function showDetail(d: StepDetailDto): void {
 function showTimeline(data: TimelineDto): void {
 	const steps = data.entries.filter((e) => e.type === 'step').length;
 	const prompts = data.entries.filter((e) => e.type === 'prompt').length;
-	root.replaceChildren(
-		el('header', {}, el('h1', {}, `Replay: ${data.sessionName ?? data.session}`), el('span', { class: 'hint' }, `${steps} steps · ${prompts} prompts · ↑/↓ move · Enter opens the diff`)),
-		list.element,
-		detail,
-	);
+	root.replaceChildren(el('header', {}, el('h1', {}, `Replay: ${data.sessionName ?? data.session}`), el('span', { class: 'hint' }, `${steps} steps · ${prompts} prompts · ↑/↓ move · Enter opens the diff`)), list.element, detail);
 	list.set(data.entries, selectedId);
 	list.element.focus();
 	document.body.dataset['rendered'] = 'replay';

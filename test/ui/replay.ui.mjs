@@ -105,9 +105,15 @@ try {
 		await frame.locator('.rows').focus();
 		await s.page.keyboard.press('Enter');
 		await s.page.locator('.monaco-diff-editor').first().waitFor({ timeout: 15_000 });
-		await s.page.locator('.tab', { hasText: /module\d+\.ts \(step \d+\)/ }).first().waitFor({ timeout: 10_000 });
+		await s.page
+			.locator('.tab', { hasText: /module\d+\.ts \(step \d+\)/ })
+			.first()
+			.waitFor({ timeout: 10_000 });
 		// Both sides hold the file from Baton's store: the step's line on the right only.
-		await s.page.locator('.monaco-diff-editor .modified .view-line', { hasText: `export const step${steps} = ${steps};` }).first().waitFor({ timeout: 10_000 });
+		await s.page
+			.locator('.monaco-diff-editor .modified .view-line', { hasText: `export const step${steps} = ${steps};` })
+			.first()
+			.waitFor({ timeout: 10_000 });
 		await s.page.locator('.monaco-diff-editor .original .view-line', { hasText: 'export const step' }).first().waitFor({ timeout: 10_000 });
 		await s.page.waitForTimeout(600);
 		await s.screenshot('04-step-diff');

@@ -114,7 +114,18 @@ export class TimelineRecorder implements TimelineHooks {
 			await this.keep(shadow, sessionId, state, capture.tree, nowMs);
 			if (state.pending.length === 0 && state.lastTree && state.lastTree !== capture.tree) {
 				const diff = await stepFiles(shadow, state.lastTree, capture.tree);
-				human = { toolUseId: null, actor: 'human', tool: null, summary: 'edits made between agent steps', startedAt: isoTime(nowMs), treeBefore: state.lastTree, treeAfter: capture.tree, files: diff.files, captured: true, ...(diff.more ? { moreFiles: diff.more } : {}) };
+				human = {
+					toolUseId: null,
+					actor: 'human',
+					tool: null,
+					summary: 'edits made between agent steps',
+					startedAt: isoTime(nowMs),
+					treeBefore: state.lastTree,
+					treeAfter: capture.tree,
+					files: diff.files,
+					captured: true,
+					...(diff.more ? { moreFiles: diff.more } : {}),
+				};
 			}
 			state.lastTree = capture.tree;
 		}

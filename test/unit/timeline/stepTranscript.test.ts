@@ -36,7 +36,10 @@ void it('shows the prompt, the assistant’s words and the step’s own tool cal
 
 	const transcript = new TranscriptWriter(id, root);
 	transcript.user('Shorten the token lifetime to 15 minutes');
-	const [toolUseId] = transcript.assistant([{ text: 'I will lower the ttl in the token module.' }, { tool: 'Edit', input: { file_path: path.join(root, 'src/auth/tokens.ts'), old_string: '3600', new_string: '900' } }], { input_tokens: 900, output_tokens: 120 });
+	const [toolUseId] = transcript.assistant([{ text: 'I will lower the ttl in the token module.' }, { tool: 'Edit', input: { file_path: path.join(root, 'src/auth/tokens.ts'), old_string: '3600', new_string: '900' } }], {
+		input_tokens: 900,
+		output_tokens: 120,
+	});
 	transcript.toolResult(toolUseId as string, 'ok');
 	transcript.assistant([{ text: 'The ttl is 900 seconds now.' }], { input_tokens: 1000, output_tokens: 40 });
 

@@ -87,7 +87,7 @@ const builds = [
 		sourcemap: !production,
 		minify: production,
 		logLevel: 'silent',
-		entryPoints: { main: 'webview/main.ts' },
+		entryPoints: { main: 'webview/main.ts', replay: 'webview/replayMain.ts' },
 		outdir: 'dist/webview',
 		loader: { '.css': 'text' },
 		plugins: [problemMatcher],

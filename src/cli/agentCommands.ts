@@ -25,6 +25,8 @@ import { aliasLinker, runHook, type HookOptions } from '../engine/hooks/runHook'
 import { TranscriptArchive, type TranscriptInfo } from '../engine/transcripts/transcriptArchive';
 import { renderTranscriptMarkdown } from '../engine/transcripts/transcriptMarkdown';
 import { Engine } from '../engine/engine';
+import { timelineHooks } from '../engine/timeline/timelineRecorder';
+import { isCapturedTool } from '../engine/timeline/timelineTools';
 import type { Logger } from '../engine/ports';
 import { findWorkspaceRoot, isInitialized } from '../engine/workspace';
 import { stringOption, UsageError, type Command } from './command';
@@ -161,11 +163,12 @@ function isClineCall(input: HookInput): boolean {
 
 /** Events that need nothing from the engine: tools that neither edit nor run commands. */
 function isNoOp(event: HookEvent): boolean {
+	// Tools the timeline captures (edits, shell commands, MCP tools) always need the engine.
 	if (event.kind === 'postToolUse') {
-		return !event.tool?.edit || event.tool.filesTouched.length === 0;
+		return !event.tool || (!isCapturedTool(event.tool.name) && (!event.tool.edit || event.tool.filesTouched.length === 0));
 	}
 	if (event.kind === 'preToolUse') {
-		return !event.tool || !(event.tool.edit || isShellTool(event.tool.name));
+		return !event.tool || !(event.tool.edit || isShellTool(event.tool.name) || isCapturedTool(event.tool.name));
 	}
 	return false;
 }
@@ -179,6 +182,7 @@ function hookOptions(engine: Engine, input: { actor: string; settings: AgentSett
 		archive,
 		log: input.log,
 		...(port ? checkpointHooks(port, input.actor) : {}),
+		...(input.settings.timeline ? { timeline: timelineHooks(engine.ctx, { budgetMs: input.settings.timelineBudget }) } : {}),
 	};
 }
 

@@ -20,6 +20,7 @@ import { memoryCommands } from './memoryCommands';
 import { flushNotifications, notifyCommands } from './notifyCommands';
 import { sessionCommands } from './sessionCommands';
 import { activeSessionsList } from './textFormat';
+import { timelineCommands } from './timelineCommands';
 import { trackerCommands } from './trackerCommands';
 import { settleWarmEngine, warmEngine } from './warmEngines';
 import { workspaceCommands } from './workspaceCommands';
@@ -36,7 +37,7 @@ export interface CliIo {
 	engines?: Map<string, Engine>;
 }
 
-const commands: Command[] = [...daemonCommands, ...workspaceCommands, ...sessionCommands, ...memoryCommands, ...checkpointCommands, ...trackerCommands, ...interopCommands, ...agentCommands, ...notifyCommands];
+const commands: Command[] = [...daemonCommands, ...workspaceCommands, ...sessionCommands, ...memoryCommands, ...checkpointCommands, ...trackerCommands, ...interopCommands, ...agentCommands, ...notifyCommands, ...timelineCommands];
 
 /** Commands that do not deliver notifications on their way out (`mcp` runs for hours; `notify` manages them). */
 const noFlush = new Set(['mcp', 'notify']);

@@ -1,5 +1,6 @@
 import { BatonError } from '../engine/errors';
 import { runDoctor } from '../engine/storage/doctor';
+import { shadowStoreSize, storeSizeLine } from '../engine/timeline/timelineStorage';
 import { batonDir, initWorkspace } from '../engine/workspace';
 import { silentLogger, systemClock } from '../engine/ports';
 import { taskPriorities, taskStatuses, taskTypes } from '../engine/storage/schema';
@@ -207,6 +208,8 @@ export const workspaceCommands: Command[] = [
 				log: silentLogger,
 			});
 			const lines = report.checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(10)} ${c.detail}`);
+			const storage = await shadowStoreSize(ctx.workspaceRoot).catch(() => null);
+			lines.push(storeSizeLine(storage));
 			if (report.repair) {
 				lines.push(`Repaired from the ${report.repair.base} up to sequence ${report.repair.recoveredSequence}; ${report.repair.droppedRecords} record(s) dropped.`);
 				lines.push(...report.repair.movedAside.map((f) => `  kept aside: ${f}`));
@@ -216,7 +219,7 @@ export const workspaceCommands: Command[] = [
 			}
 			// Problems found and not repaired: exit 1, so scripts and CI notice.
 			const exitCode = report.ok || report.repair ? 0 : 1;
-			return { json: { ok: report.ok, checks: report.checks, repair: report.repair ?? null }, text: lines.join('\n'), exitCode };
+			return { json: { ok: report.ok, checks: report.checks, repair: report.repair ?? null, storage }, text: lines.join('\n'), exitCode };
 		},
 	},
 ];

@@ -24,6 +24,8 @@ import { NotificationPresenter } from './notifications/notificationPresenter';
 import { SessionStatusBar } from './statusBar';
 import { SessionChainsProvider } from './views/sessionChainsProvider';
 import { BatonPanels } from './webviews/batonPanels';
+import { registerReplayCommand, ReplayPanel } from './replay/replayPanel';
+import { TimelineDocuments, timelineScheme } from './replay/timelineDocuments';
 
 export interface BatonApi {
 	activationMs: number;
@@ -35,6 +37,8 @@ export interface BatonApi {
 	mcp: BatonMcpProvider;
 	/** Where Cline's MCP settings are expected (beside this extension's global storage). */
 	clineMcpSettings: string;
+	/** The Replay Session panel. */
+	replay: ReplayPanel;
 	/** Resolves once the first status has been read from the backend. */
 	ready: Promise<unknown>;
 }
@@ -52,6 +56,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 	const transcripts = new TranscriptsProvider(workspace);
 	const mcp = new BatonMcpProvider(workspace, String((context.extension.packageJSON as { version?: string }).version ?? '0'));
 	const approvalPrompts = new ApprovalPrompts(workspace);
+	const replay = new ReplayPanel(context.extensionUri, workspace);
 	context.subscriptions.push(
 		log,
 		workspace,
@@ -81,12 +86,15 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		mcp,
 		...registerIssueCommands(workspace),
 		...registerNotificationCommands(workspace),
+		replay,
+		registerReplayCommand(workspace, replay),
+		vscode.workspace.registerTextDocumentContentProvider(timelineScheme, new TimelineDocuments(workspace)),
 	);
 	// The first status read starts the backend: after activation returns, never on its path.
 	const ready = new Promise((resolve) => setTimeout(() => resolve(workspace.refresh()), 0));
 	const activationMs = performance.now() - started;
 	log.info(`Baton activated in ${activationMs.toFixed(1)} ms${vscode.workspace.isTrusted ? '' : ' (untrusted workspace: read-only)'}`);
-	return { activationMs, workspace, chains, checkpoints, pendingApprovals: pending, transcripts, mcp, clineMcpSettings: clineMcpSettingsPath(context.globalStorageUri), ready };
+	return { activationMs, workspace, replay, chains, checkpoints, pendingApprovals: pending, transcripts, mcp, clineMcpSettings: clineMcpSettingsPath(context.globalStorageUri), ready };
 }
 
 export function deactivate(): void {

@@ -19,6 +19,7 @@ import { EngineHost } from './engineHost';
 import { registerCheckpointHandlers, registerHandlers } from './handlers';
 import { registerInteropHandlers } from './interopHandlers';
 import { editorPresenter, registerNotificationHandlers } from './notificationHandlers';
+import { registerTimelineHandlers } from './timelineHandlers';
 
 function main(): void {
 	const { values } = parseArgs({
@@ -90,6 +91,7 @@ function main(): void {
 		onArchiveChange: () => void connection.sendNotification(dataDidChange, { external: true, sequence: -1 }),
 	});
 	registerNotificationHandlers(connection, host);
+	registerTimelineHandlers(connection, host, log);
 	let daemon: RunningDaemon | undefined;
 	const shutdown = (): void => {
 		daemon?.stop();
@@ -157,6 +159,7 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 				registerCheckpointHandlers(connection, host);
 				registerInteropHandlers(connection, host);
 				registerNotificationHandlers(connection, host);
+				registerTimelineHandlers(connection, host, log);
 				const agents = registerAgentHandlers(connection, host, {
 					workspaceRoot: workspace,
 					cliPath: path.resolve(typeof values['cli'] === 'string' ? values['cli'] : path.join(__dirname, 'cli.js')),

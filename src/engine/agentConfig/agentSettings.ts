@@ -29,6 +29,10 @@ export const agentSettingsSchema = z
 		periodicCheckpoints: z.boolean().default(true),
 		/** Answer `ask` before edits while a checkpoint of the session awaits a critical approval. */
 		approvalGate: z.boolean().default(true),
+		/** Record every prompt and every file-changing tool call on the session's timeline (`baton timeline`). */
+		timeline: z.boolean().default(true),
+		/** Milliseconds a tool call's timeline capture may add to its hook (lock wait included); past it the step is "not captured". */
+		timelineBudget: z.number().int().min(50).max(8_000).default(2_500),
 		/** Claude Code's data folder (default `~/.claude`, or `BATON_CLAUDE_HOME`, or `CLAUDE_CONFIG_DIR`). */
 		claudeHome: z.string().min(1).optional(),
 		/** Bytes of transcript a hook parses at most per call (the rest on the next call or `baton transcripts sync`). */

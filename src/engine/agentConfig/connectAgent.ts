@@ -36,14 +36,16 @@ export interface ConnectOptions {
 	mcp?: { launch: McpLaunch; clineSettingsFile?: string };
 }
 
-/** Claude Code: the events Baton listens to, the edit tools PostToolUse records, and what the approval gate stops. */
+/** Claude Code: the events Baton listens to, the tools the timeline captures, and what the approval gate stops. */
 const claudeSpecs = (command: string): HookSpec[] => [
 	{ event: 'SessionStart', command: `${command} hook session-start`, timeout: 15 },
 	{ event: 'Stop', command: `${command} hook stop`, timeout: 15 },
+	{ event: 'UserPromptSubmit', command: `${command} hook user-prompt-submit`, timeout: 10 },
 	{ event: 'PreCompact', command: `${command} hook pre-compact`, timeout: 30 },
 	{ event: 'SessionEnd', command: `${command} hook session-end`, timeout: 30 },
-	{ event: 'PreToolUse', command: `${command} hook pre-tool-use`, timeout: 10, matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash' },
-	{ event: 'PostToolUse', command: `${command} hook post-tool-use`, timeout: 10, matcher: 'Edit|Write|MultiEdit|NotebookEdit' },
+	{ event: 'PreToolUse', command: `${command} hook pre-tool-use`, timeout: 10, matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*' },
+	// Bash and MCP tools too: the timeline captures what they change (edits made through a shell are edits).
+	{ event: 'PostToolUse', command: `${command} hook post-tool-use`, timeout: 10, matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*' },
 ];
 
 /** VS Code agent hooks (PascalCase events; `Stop` is the session's end there). */

@@ -20,6 +20,8 @@ export interface ToolUse {
 	edit: boolean;
 	/** PostToolUse only: the tool reported a failure. */
 	failed: boolean;
+	/** The agent's id for this tool call (Claude and VS Code `tool_use_id`); null when the dialect has none. */
+	id: string | null;
 }
 
 export interface HookEvent {

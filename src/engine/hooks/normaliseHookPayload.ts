@@ -50,6 +50,7 @@ const payloadSchema = z.looseObject({
 	trigger: z.string().max(128).nullish(),
 	tool_name: z.string().max(256).nullish(),
 	tool_input: z.unknown().optional(),
+	tool_use_id: z.string().max(256).nullish(),
 	prompt: z.string().nullish(),
 	previous_session_id: text.nullish(),
 	previousSessionId: text.nullish(),
@@ -199,6 +200,7 @@ function toolOf(p: Payload, kind: HookKind, eventName: string, cwd: string | nul
 		edit,
 		filesTouched: edit ? filesNamedBy(input).map((f) => (cwd && !path.isAbsolute(f) ? path.resolve(cwd, f) : f)) : [],
 		failed: eventKey(eventName) === 'posttoolusefailure' || cline?.success === false || p.toolResult?.resultType === 'failure',
+		id: p.tool_use_id || null,
 	};
 }
 

@@ -20,6 +20,8 @@ import type { HookEngine } from './hookEngine';
 import type { Logger } from '../ports';
 import type { Briefing } from '../storage/jsonShapes';
 import type { Session } from '../storage/model';
+import type { TimelineHooks } from '../timeline/timelineRecorder';
+import { isCapturedTool } from '../timeline/timelineTools';
 import { sessionAliases } from '../storage/schema';
 import { AgentSessions } from './agentSessions';
 import type { AgentSettings } from '../agentConfig/agentSettings';
@@ -45,9 +47,11 @@ export interface HookOptions {
 	onCheckpoint?: (trigger: CheckpointTrigger, sessionId: string) => Promise<void>;
 	/** The session's estimated cost and error count so far, from its transcripts (checkpoint escalation). */
 	onMetrics?: (sessionId: string, metrics: { costUsd: number; errorCount: number }) => Promise<void>;
+	/** Turn capture: prompts and file-changing tool calls on the session's timeline. */
+	timeline?: TimelineHooks;
 }
 
-export type HookAction = 'started' | 'joined' | 'continued' | 'aliased' | 'briefed' | 'touched' | 'resumed' | 'noted' | 'ended' | 'suspended' | 'kept' | 'ask' | 'allowed' | 'filesRecorded' | 'ignored';
+export type HookAction = 'started' | 'joined' | 'continued' | 'aliased' | 'briefed' | 'touched' | 'resumed' | 'noted' | 'ended' | 'suspended' | 'kept' | 'ask' | 'allowed' | 'filesRecorded' | 'captured' | 'ignored';
 
 export interface HookResult {
 	/** Exactly what to print on stdout; '' for nothing. */
@@ -168,6 +172,7 @@ class HookRun {
 		const id = current.id;
 		const prompt = this.event.kind === 'userPrompt' ? this.event.prompt : null;
 		if (prompt) {
+			await this.safely('timeline prompt', () => this.options.timeline?.onPrompt(id, prompt));
 			// `fix #12`, `ABC-123`, issue URLs: local pattern matching and at most one write, no network.
 			await this.safely('issue links', () => this.engine.trackers.linkFromText({ sessionId: id, text: prompt, source: 'prompt', actor: this.options.actor }));
 		}
@@ -231,6 +236,26 @@ class HookRun {
 	}
 
 	async preToolUse(): Promise<HookResult> {
+		const result = await this.approvalGate();
+		await this.captureTool('pre', result.sessionId);
+		return result;
+	}
+
+	/** Turn capture around a tool call, when the timeline is on; never in the way of the answer. Returns the session captured for. */
+	private async captureTool(phase: 'pre' | 'post', sessionId: string | null): Promise<string | null> {
+		const timeline = this.options.timeline;
+		if (!timeline || !this.event.tool || !isCapturedTool(this.event.tool.name)) {
+			return null;
+		}
+		const id = sessionId ?? (await this.sessions.resolve(true))?.session.id;
+		if (!id) {
+			return null;
+		}
+		await this.safely('timeline capture', () => timeline.onToolUse(phase, id, this.event));
+		return id;
+	}
+
+	private async approvalGate(): Promise<HookResult> {
 		const tool = this.event.tool;
 		const gated = tool && (tool.edit || isShellTool(tool.name));
 		if (!gated || !this.options.settings.approvalGate || !this.options.awaitingApproval) {
@@ -248,6 +273,13 @@ class HookRun {
 	}
 
 	async postToolUse(): Promise<HookResult> {
+		const result = await this.recordFilesTouched();
+		const captured = await this.captureTool('post', result.sessionId);
+		// A shell or MCP call is no edit, but its step is on the timeline now: say so in the hook log.
+		return result.action === 'ignored' && captured ? { ...result, action: 'captured', sessionId: captured, detail: this.event.tool?.name ?? null } : result;
+	}
+
+	private async recordFilesTouched(): Promise<HookResult> {
 		const tool = this.event.tool;
 		if (!tool?.edit || tool.filesTouched.length === 0) {
 			return ignored(tool ? `not an edit (${tool.name})` : 'no tool');

@@ -1,0 +1,124 @@
+/**
+ * Timeline benchmarks (docs/replay.md) on the generated ~20,000-file workspace of the checkpoint
+ * benchmark: the time one hook call's capture takes (PreToolUse with nothing changed, PostToolUse
+ * after a tool changed one file), each next to `git add -A && git write-tree` with a private index
+ * on a second shadow store configured like Baton's, alternating A B A B; then the store a session of
+ * `steps` steps adds, as a ratio to the gzip size of its diffs.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { defaultCheckpointExcludes } from '../src/engine/config';
+import { ShadowRepo } from '../src/engine/checkpoints/shadowRepo';
+import { Engine } from '../src/engine/engine';
+import { silentLogger } from '../src/engine/ports';
+import { sessionEvents } from '../src/engine/shared/sharedEvents';
+import { TimelineRecorder } from '../src/engine/timeline/timelineRecorder';
+import { toolEvent } from '../test/ui/replaySession';
+import { fullScale, makeWorkspace, type Scale } from './checkpointBench';
+import { median, percentile, type BenchRow } from './stats';
+
+const quickScale: Scale = { packages: 4, modules: 10, files: 10, binaries: 2, binaryMB: 1, nodeModules: 20, nested: 40 };
+
+export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
+	const scale = quick ? quickScale : fullScale;
+	const rounds = quick ? 10 : 40;
+	const steps = quick ? 50 : 500;
+	const base = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-tl-'));
+	const ws = path.join(base, 'ws');
+	try {
+		const generated = makeWorkspace(ws, scale);
+		process.stderr.write(`  workspace: ${generated.files} files, ${generated.mb} MB\n`);
+		const engine = await Engine.open({ workspaceRoot: ws, log: silentLogger, create: true });
+		try {
+			const { session } = await engine.sessions.start({ name: 'bench', agent: 'claude-code', actor: 'bench' });
+			const recorder = new TimelineRecorder(engine.ctx, { budgetMs: 600_000 });
+			const raw = new ShadowRepo(ws, path.join(ws, '.baton', 'raw'));
+			await raw.ensureInit(defaultCheckpointExcludes);
+			const rawCapture = async () => {
+				await raw.git(['add', '-A']);
+				await raw.gitText(['write-tree']);
+			};
+			let call = 0;
+			const capture = (phase: 'pre' | 'post') => recorder.onToolUse(phase, session.id, toolEvent(ws, phase === 'pre' ? 'preToolUse' : 'postToolUse', 'Bash', { command: 'edit' }, `toolu_bench_${phase === 'pre' ? ++call : call}`));
+			// The first capture of each store reads every file (not a per-call cost): not timed.
+			await capture('pre');
+			await capture('post');
+			await rawCapture();
+			const time = async (fn: () => Promise<unknown>) => {
+				const t = performance.now();
+				await fn();
+				return performance.now() - t;
+			};
+			const unchanged: { ours: number; base: number }[] = [];
+			const changed: { ours: number; base: number }[] = [];
+			for (let r = 0; r < rounds; r++) {
+				const swap = r % 2 === 1;
+				const pair = async (ours: () => Promise<unknown>) => (swap ? { base: await time(rawCapture), ours: await time(ours) } : { ours: await time(ours), base: await time(rawCapture) });
+				unchanged.push(await pair(() => capture('pre')));
+				fs.appendFileSync(path.join(ws, `src/pkg${r % scale.packages}/mod${r % scale.modules}/file${r % scale.files}.ts`), `// bench edit ${r}\n`);
+				changed.push(await pair(() => capture('post')));
+			}
+			const row = (name: string, pairs: { ours: number; base: number }[]): BenchRow => {
+				const ratio = median(pairs.map((p) => p.ours / p.base));
+				const ours = median(pairs.map((p) => p.ours));
+				return {
+					name,
+					ours,
+					oursP99: percentile(
+						pairs.map((p) => p.ours),
+						99,
+					),
+					baseline: median(pairs.map((p) => p.base)),
+					baselineName: 'git add -A + write-tree (private index)',
+					ratio,
+					target: '≤ 60 ms, ≤ 1.2×',
+					passed: ours <= 60 && ratio <= 1.2,
+				};
+			};
+			const rows = [row(`timeline capture per hook, unchanged (${generated.files} files)`, unchanged), row(`timeline capture per hook, 1 changed file (${generated.files} files)`, changed)];
+
+			// Storage: what a session of `steps` steps adds to the (packed) store, against its diffs gzipped.
+			const shadow = engine.checkpoints.shadow;
+			const packed = async () => {
+				await shadow.git(['repack', '-a', '-d', '-q']);
+				const sizes = await shadow.gitText(['count-objects', '-v']);
+				return Number(/size-pack: (\d+)/.exec(sizes)?.[1] ?? 0) * 1024 + Number(/^size: (\d+)/m.exec(sizes)?.[1] ?? 0) * 1024;
+			};
+			const before = await packed();
+			const stepStarted = (await engine.store.read((db) => sessionEvents(db, session.id, ['timeline.step']))).length;
+			for (let i = 0; i < steps; i++) {
+				await capture('pre');
+				fs.appendFileSync(path.join(ws, `src/pkg${i % scale.packages}/mod${(i * 3) % scale.modules}/file${(i * 7) % scale.files}.ts`), `export const step${i} = ${i}; // a line an agent wrote\n`);
+				await capture('post');
+			}
+			const after = await packed();
+			const events = (await engine.store.read((db) => sessionEvents(db, session.id, ['timeline.step']))).slice(stepStarted);
+			let patches = '';
+			for (const event of events) {
+				const body = event.body as { treeBefore: string | null; treeAfter: string | null };
+				if (body.treeBefore && body.treeAfter && body.treeBefore !== body.treeAfter) {
+					patches += (await shadow.git(['diff-tree', '-p', '-r', body.treeBefore, body.treeAfter])).stdout.toString('utf8');
+				}
+			}
+			const diffBytes = gzipSync(patches).length;
+			const ratio = (after - before) / Math.max(diffBytes, 1);
+			rows.push({
+				name: `timeline storage, ${steps}-step session (${after - before} bytes packed)`,
+				ours: after - before,
+				oursP99: after - before,
+				baseline: diffBytes,
+				baselineName: 'its diffs, gzipped (bytes)',
+				ratio,
+				target: '≤ 1.5×',
+				passed: ratio <= 1.5,
+			});
+			return rows;
+		} finally {
+			engine.close();
+		}
+	} finally {
+		fs.rmSync(base, { recursive: true, force: true });
+	}
+}

@@ -1,0 +1,201 @@
+/**
+ * Turn capture (docs/replay.md): what the agent hooks call. A user prompt starts a turn
+ * (`timeline.prompt`); each tool call that can change files (edits, shell commands, MCP tools) is
+ * captured before and after, and becomes a `timeline.step` with the files it changed. When the
+ * workspace at a PreToolUse differs from the tree the last step left, and no other call of the
+ * session is in flight, a person edited in between: that difference is a step of its own, actor
+ * `human`.
+ *
+ * The hook waits for this, so it is budgeted: waiting for the shadow's lock and reading the workspace
+ * share `budgetMs`; past it the step is recorded with `captured: false` and the reason. Nothing here
+ * reaches the agent as an error.
+ */
+import { and, count, eq } from 'drizzle-orm';
+import type { HookEvent } from '../agents/hookEvent';
+import { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { EngineContext } from '../context';
+import { isoTime } from '../ids';
+import { machineIdentity } from '../shared/machineIdentity';
+import { appendSharedEvent } from '../shared/sharedEvents';
+import type { BatonDb } from '../storage/journalStore';
+import { sharedEvents } from '../storage/schema';
+import { batonDir } from '../workspace';
+import { captureTree, keepTree, stepFiles, type Capture } from './treeCapture';
+import { readState, takePending, writeState, type PendingCall, type TimelineState } from './timelineState';
+import { isCapturedTool, toolSummary } from './timelineTools';
+import { promptKind, stepKind, type TimelineStep } from './timelineTypes';
+
+export interface TimelineHooks {
+	onPrompt(sessionId: string, text: string): Promise<void>;
+	onToolUse(phase: 'pre' | 'post', sessionId: string, event: HookEvent): Promise<void>;
+}
+
+export interface RecorderOptions {
+	/** Time the capture may add to one hook call (lock wait included). */
+	budgetMs: number;
+}
+
+/** Longest prompt text kept in a `timeline.prompt` (the transcript has the rest). */
+const maxPromptChars = 16_000;
+
+export function timelineHooks(ctx: EngineContext, options: RecorderOptions): TimelineHooks {
+	return new TimelineRecorder(ctx, options);
+}
+
+type StepDraft = Omit<TimelineStep, 'step' | 'turn'>;
+
+export class TimelineRecorder implements TimelineHooks {
+	constructor(
+		private readonly ctx: EngineContext,
+		private readonly options: RecorderOptions,
+	) {}
+
+	async onPrompt(sessionId: string, text: string): Promise<void> {
+		const clean = text.length > maxPromptChars ? `${text.slice(0, maxPromptChars - 1)}…` : text;
+		const nowMs = this.ctx.clock.now();
+		const machine = machineIdentity(this.ctx.workspaceRoot);
+		await this.ctx.store.write((db) => {
+			const turn = countOf(db, sessionId, promptKind) + 1;
+			appendSharedEvent(db, machine, nowMs, { kind: promptKind, subject: sessionId, sessionId, actor: 'human', body: { turn, text: clean, at: isoTime(nowMs) } });
+		});
+	}
+
+	async onToolUse(phase: 'pre' | 'post', sessionId: string, event: HookEvent): Promise<void> {
+		const tool = event.tool;
+		if (!tool || !isCapturedTool(tool.name)) {
+			return;
+		}
+		const started = Date.now();
+		const root = this.ctx.workspaceRoot;
+		// The lock wait counts against the budget: a long checkpoint must not hold the agent up.
+		const shadow = new ShadowRepo(root, batonDir(root), Math.max(this.options.budgetMs, 1));
+		const deadline = started + this.options.budgetMs;
+		const nowMs = this.ctx.clock.now();
+		const call: PendingCall = { toolUseId: tool.id, tool: tool.name, summary: toolSummary(tool, root, event.cwd), startedAt: isoTime(nowMs), startedMs: nowMs, treeBefore: null, reason: null };
+		const drafts: StepDraft[] = [];
+		const agent = event.agent;
+		try {
+			shadow.ensureEmptyConfig();
+			await shadow.withLock(async () => {
+				const state = readState(root, sessionId, nowMs);
+				const capture = await captureTree(shadow, { excludes: this.ctx.config.checkpoints.excludes, maxFileSize: this.ctx.config.checkpoints.maxFileSize, deadline });
+				if (phase === 'pre') {
+					const human = await this.pre(shadow, sessionId, state, capture, call, nowMs);
+					if (human) {
+						drafts.push(human);
+					}
+				} else {
+					drafts.push(await this.post(shadow, sessionId, state, capture, call, nowMs, agent));
+				}
+				writeState(root, sessionId, state);
+			});
+		} catch (error) {
+			// The lock was not ours within the budget (or the store is unusable): remember the call without a tree.
+			const reason = `not captured: ${(error as Error).message}`;
+			const state = readState(root, sessionId, nowMs);
+			if (phase === 'pre') {
+				state.pending.push({ ...call, reason });
+			} else {
+				const pending = takePending(state, tool.name, tool.id);
+				drafts.push(agentDraft(pending ?? call, agent, null, null, [], 0, pending?.reason ?? reason));
+				state.lastTree = null;
+			}
+			writeState(root, sessionId, state);
+		}
+		for (const draft of drafts) {
+			await this.append(sessionId, draft, nowMs);
+		}
+	}
+
+	/** Before a call: its tree, and the person's edits since the last step when nothing else is in flight. */
+	private async pre(shadow: ShadowRepo, sessionId: string, state: TimelineState, capture: Capture, call: PendingCall, nowMs: number): Promise<StepDraft | null> {
+		let human: StepDraft | null = null;
+		if (capture.tree) {
+			await this.keep(shadow, sessionId, state, capture.tree, nowMs);
+			if (state.pending.length === 0 && state.lastTree && state.lastTree !== capture.tree) {
+				const diff = await stepFiles(shadow, state.lastTree, capture.tree);
+				human = {
+					toolUseId: null,
+					actor: 'human',
+					tool: null,
+					summary: 'edits made between agent steps',
+					startedAt: isoTime(nowMs),
+					treeBefore: state.lastTree,
+					treeAfter: capture.tree,
+					files: diff.files,
+					captured: true,
+					...(diff.more ? { moreFiles: diff.more } : {}),
+				};
+			}
+			state.lastTree = capture.tree;
+		}
+		state.pending.push({ ...call, treeBefore: capture.tree ?? null, reason: capture.reason ?? null });
+		return human;
+	}
+
+	/** After a call: its step, from the tree its PreToolUse saw (or the last step's) to the tree now. */
+	private async post(shadow: ShadowRepo, sessionId: string, state: TimelineState, capture: Capture, call: PendingCall, nowMs: number, agent: string): Promise<StepDraft> {
+		const pending = takePending(state, call.tool, call.toolUseId);
+		const before = pending ? pending.treeBefore : state.lastTree;
+		const after = capture.tree ?? null;
+		let files: StepDraft['files'] = [];
+		let more = 0;
+		let reason = pending?.reason ?? capture.reason ?? (before ? null : 'no capture before the call');
+		if (after) {
+			await this.keep(shadow, sessionId, state, after, nowMs);
+			if (before) {
+				try {
+					({ files, more } = await stepFiles(shadow, before, after));
+				} catch (error) {
+					reason = `the step's files could not be listed: ${(error as Error).message}`;
+				}
+			}
+		}
+		state.lastTree = after;
+		return agentDraft(pending ?? call, agent, before, after, files, more, reason);
+	}
+
+	private async keep(shadow: ShadowRepo, sessionId: string, state: TimelineState, tree: string, nowMs: number): Promise<void> {
+		if (state.refTree === tree) {
+			return;
+		}
+		state.refCommit = await keepTree(shadow, sessionId, tree, state.refCommit, nowMs);
+		state.refTree = tree;
+	}
+
+	private async append(sessionId: string, draft: StepDraft, nowMs: number): Promise<void> {
+		const machine = machineIdentity(this.ctx.workspaceRoot);
+		await this.ctx.store.write((db) => {
+			const body: TimelineStep = { step: countOf(db, sessionId, stepKind) + 1, turn: countOf(db, sessionId, promptKind), ...draft };
+			appendSharedEvent(db, machine, nowMs, { kind: stepKind, subject: sessionId, sessionId, actor: draft.actor === 'human' ? 'human' : `agent:${draft.agent ?? 'unknown'}`, body: { ...body } });
+		});
+	}
+}
+
+function agentDraft(call: PendingCall, agent: string, before: string | null, after: string | null, files: StepDraft['files'], more: number, reason: string | null): StepDraft {
+	const captured = !!before && !!after && !reason;
+	return {
+		toolUseId: call.toolUseId,
+		actor: 'agent',
+		agent,
+		tool: call.tool,
+		summary: call.summary,
+		startedAt: call.startedAt,
+		treeBefore: before,
+		treeAfter: after,
+		files,
+		captured,
+		...(captured ? {} : { reason: reason ?? 'not captured' }),
+		...(more ? { moreFiles: more } : {}),
+	};
+}
+
+function countOf(db: BatonDb, sessionId: string, kind: string): number {
+	return (
+		db
+			.select({ n: count() })
+			.from(sharedEvents)
+			.where(and(eq(sharedEvents.sessionId, sessionId), eq(sharedEvents.kind, kind)))
+			.get()?.n ?? 0
+	);
+}

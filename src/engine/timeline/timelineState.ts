@@ -1,0 +1,81 @@
+/**
+ * What the timeline remembers between two hook processes of a session: the tree after its last step
+ * (to see a person's edits before the next one) and the tool calls whose PreToolUse was captured and
+ * whose PostToolUse has not come yet. Local bookkeeping only (`.baton/timeline/<session>.json`, never
+ * shared); read and written under the shadow store's lock. A lost or garbled file costs one step its
+ * `treeBefore`, nothing more.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { batonDir } from '../workspace';
+
+export interface PendingCall {
+	toolUseId: string | null;
+	tool: string;
+	summary: string;
+	startedAt: string;
+	startedMs: number;
+	treeBefore: string | null;
+	reason: string | null;
+}
+
+export interface TimelineState {
+	/** The workspace tree after the session's last captured step; null when unknown. */
+	lastTree: string | null;
+	/** The head of the session's timeline ref and the tree it holds. */
+	refCommit: string | null;
+	refTree: string | null;
+	pending: PendingCall[];
+}
+
+/**
+ * A call whose PostToolUse never came (the person denied it, the agent was killed) is dropped after
+ * this long; until then it keeps a person's edits from being told apart from the agent's.
+ */
+const pendingLifetimeMs = 10 * 60_000;
+const maxPending = 64;
+
+export function stateFile(workspaceRoot: string, sessionId: string): string {
+	return path.join(batonDir(workspaceRoot), 'timeline', `${sessionId.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`);
+}
+
+export function readState(workspaceRoot: string, sessionId: string, nowMs: number): TimelineState {
+	const empty: TimelineState = { lastTree: null, refCommit: null, refTree: null, pending: [] };
+	let parsed: Partial<TimelineState>;
+	try {
+		parsed = JSON.parse(fs.readFileSync(stateFile(workspaceRoot, sessionId), 'utf8')) as Partial<TimelineState>;
+	} catch {
+		return empty;
+	}
+	const sha = (v: unknown): string | null => (typeof v === 'string' && /^[0-9a-f]{40,64}$/.test(v) ? v : null);
+	const pending = Array.isArray(parsed.pending) ? parsed.pending.filter((p): p is PendingCall => !!p && typeof p === 'object' && typeof p.tool === 'string' && typeof p.startedMs === 'number') : [];
+	return {
+		lastTree: sha(parsed.lastTree),
+		refCommit: sha(parsed.refCommit),
+		refTree: sha(parsed.refTree),
+		pending: pending.filter((p) => nowMs - p.startedMs < pendingLifetimeMs).slice(-maxPending),
+	};
+}
+
+export function writeState(workspaceRoot: string, sessionId: string, state: TimelineState): void {
+	const file = stateFile(workspaceRoot, sessionId);
+	fs.mkdirSync(path.dirname(file), { recursive: true });
+	const temp = `${file}.${process.pid}.tmp`;
+	fs.writeFileSync(temp, `${JSON.stringify(state)}\n`);
+	fs.renameSync(temp, file);
+}
+
+/**
+ * The pending call a PostToolUse completes: the same tool-use id when the dialect has one, else the
+ * oldest call of the same tool (Cline and Copilot CLI name no id; their calls run one at a time).
+ */
+export function takePending(state: TimelineState, tool: string, toolUseId: string | null): PendingCall | null {
+	let index = toolUseId ? state.pending.findIndex((p) => p.toolUseId === toolUseId) : -1;
+	if (index < 0) {
+		index = state.pending.findIndex((p) => p.tool === tool && (!toolUseId || !p.toolUseId));
+	}
+	if (index < 0) {
+		return null;
+	}
+	return state.pending.splice(index, 1)[0] ?? null;
+}

@@ -1,0 +1,51 @@
+/**
+ * The timeline's records (docs/records.md `timeline.step` / `timeline.prompt`, docs/replay.md): the
+ * bodies as stored in shared events, and the per-session axis the CLI and the Replay view read.
+ */
+import type { ChangeKind } from '../checkpoints/treeDiff';
+
+export interface TimelineFile {
+	path: string;
+	change: ChangeKind;
+	additions: number;
+	deletions: number;
+}
+
+export type StepActor = 'agent' | 'human';
+
+/** A `timeline.step` body. */
+export interface TimelineStep {
+	step: number;
+	turn: number;
+	toolUseId: string | null;
+	actor: StepActor;
+	tool: string | null;
+	summary: string;
+	startedAt: string;
+	treeBefore: string | null;
+	treeAfter: string | null;
+	files: TimelineFile[];
+	captured: boolean;
+	reason?: string;
+	/** Files left out of `files` because the change was too large to list. */
+	moreFiles?: number;
+	/** The agent kind for agent steps (`claude-code`, `copilot`, `cline`). */
+	agent?: string;
+}
+
+/** A `timeline.prompt` body. */
+export interface TimelinePrompt {
+	turn: number;
+	text: string;
+	at: string;
+}
+
+/** One entry on a session's axis, in the shared order of its events. */
+export type TimelineEntry =
+	| ({ type: 'prompt'; id: string } & TimelinePrompt)
+	| ({ type: 'step'; id: string } & TimelineStep)
+	| { type: 'checkpoint'; id: string; checkpointId: string; trigger: string; at: string; message: string | null }
+	| { type: 'approval'; id: string; checkpointId: string; status: string; user: string | null; at: string; reason: string | null };
+
+export const stepKind = 'timeline.step';
+export const promptKind = 'timeline.prompt';

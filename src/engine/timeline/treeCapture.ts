@@ -1,0 +1,65 @@
+/**
+ * One capture of the workspace for the timeline: bring the shadow store's index up to date (git's
+ * stat cache makes an unchanged file cost one stat) and `write-tree`. No commit, no checkpoint
+ * record: a tree id is all a step needs. Trees are kept from git's garbage collection by one commit
+ * chain per session under `refs/baton/timeline/<session>`; they share every blob with checkpoints
+ * and with each other. Nothing here throws: a capture that cannot finish within its budget says why.
+ */
+import { syncIndex } from '../checkpoints/indexSync';
+import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import { diffTrees } from '../checkpoints/treeDiff';
+import type { TimelineFile } from './timelineTypes';
+
+export type Capture = { tree: string; reason?: undefined } | { tree?: undefined; reason: string };
+
+export interface CaptureOptions {
+	excludes: readonly string[];
+	maxFileSize: number;
+	/** Date.now()-style deadline for the whole capture. */
+	deadline: number;
+}
+
+/** The workspace's tree id as the shadow sees it now. The caller holds the shadow's lock. */
+export async function captureTree(shadow: ShadowRepo, options: CaptureOptions): Promise<Capture> {
+	try {
+		await shadow.ensureInit(options.excludes);
+		const sync = await syncIndex(shadow, { maxFileSize: options.maxFileSize, deadline: options.deadline });
+		if (sync.degradedReason) {
+			return { reason: `the workspace could not be read within the time budget (${sync.degradedReason})` };
+		}
+		const remaining = options.deadline - Date.now();
+		const tree = await shadow.gitText(['write-tree'], { timeoutMs: Math.max(remaining, 1_000) });
+		return { tree };
+	} catch (error) {
+		return { reason: `capture failed: ${(error as Error).message}` };
+	}
+}
+
+/** The timeline ref of a session. */
+export function timelineRef(sessionId: string): string {
+	return `refs/baton/timeline/${sessionId.replace(/[^A-Za-z0-9_.-]/g, '_')}`;
+}
+
+/**
+ * Adds `tree` to the session's commit chain (one commit per new tree) so git never prunes it; returns
+ * the new head commit. The caller holds the shadow's lock.
+ */
+export async function keepTree(shadow: ShadowRepo, sessionId: string, tree: string, parent: string | null, nowMs: number): Promise<string> {
+	const date = `@${Math.floor(nowMs / 1000)} +0000`;
+	const commit = await shadow.gitText(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', `timeline ${sessionId}`], { env: { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
+	shadow.writeRef(timelineRef(sessionId), commit);
+	return commit;
+}
+
+/** Most files a step lists; a larger change (a generated tree, `npm install` into the workspace) says how many more. */
+export const maxStepFiles = 2_000;
+
+/** The files that differ between two trees, with line counts (binary files count 0 lines). */
+export async function stepFiles(shadow: ShadowRepo, before: string, after: string): Promise<{ files: TimelineFile[]; more: number }> {
+	if (before === after) {
+		return { files: [], more: 0 };
+	}
+	const changes = await diffTrees(shadow, before, after);
+	const files = changes.slice(0, maxStepFiles).map((c) => ({ path: c.path, change: c.change, additions: c.additions ?? 0, deletions: c.deletions ?? 0 }));
+	return { files, more: Math.max(0, changes.length - maxStepFiles) };
+}

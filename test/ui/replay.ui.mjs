@@ -1,0 +1,125 @@
+#!/usr/bin/env node
+// The Replay view as a person meets it: a real workspace with a 500-step agent session (captured by
+// the hooks' own recorder: real files, real git in Baton's store), opened with `Baton: Replay
+// Session`; the list stays virtual and fluid while it scrolls; arrows move between steps and show
+// each step's files and where they stand now; Enter opens VS Code's diff editor. Screenshots go to
+// artifacts/ui/replay/; the first-paint time is printed.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { launch } from '../harness/workbench.mjs';
+import { Checks, root } from './uiSupport.mjs';
+
+const cliPath = path.join(root, 'dist', 'cli.js');
+const artifactsDir = path.join(root, 'artifacts', 'ui', 'replay');
+fs.rmSync(artifactsDir, { recursive: true, force: true });
+const checks = new Checks();
+const check = async (name, fn) => {
+	if (!(await checks.run(name, fn))) {
+		throw new Error(`stopped after: ${name}`);
+	}
+};
+const baton = (cwd, ...args) => JSON.parse(execFileSync(process.execPath, [cliPath, ...args, '--json'], { cwd, encoding: 'utf8' }));
+
+const steps = 500;
+// A person's edit every 100 agent steps is a step of its own.
+const total = steps + steps / 100;
+const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-replay-'));
+fs.writeFileSync(path.join(workspace, 'README.md'), '# Modules\n');
+baton(workspace, 'init');
+const session = baton(workspace, 'session', 'start', '--name', 'Module handlers', '--agent', 'claude-code').session;
+const recordStarted = Date.now();
+execFileSync(process.execPath, ['--import', 'tsx', path.join(root, 'test', 'ui', 'replaySession.ts'), workspace, session.id, String(steps)], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'ignore', 'inherit'] });
+console.log(`  recorded ${steps} steps in ${Date.now() - recordStarted} ms`);
+const recorded = baton(workspace, 'timeline', '--session', session.id);
+if (recorded.steps.filter((s) => s.actor === 'agent').length !== steps) {
+	throw new Error(`expected ${steps} agent steps, found ${recorded.steps.length}`);
+}
+
+const s = await launch({ extensionFolders: [root], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 } });
+checks.session = s;
+const rowsInDom = (frame) => frame.evaluate(() => document.querySelectorAll('.rows .row').length);
+/** Every row in the DOM sits on its own line: none overlaps another. */
+const rowsLaidOut = async (frame) => {
+	const tops = await frame.evaluate(() => [...document.querySelectorAll('.rows .row')].map((r) => Math.round(r.getBoundingClientRect().top)));
+	if (new Set(tops).size !== tops.length) throw new Error(`rows overlap: ${tops.length} rows on ${new Set(tops).size} lines`);
+};
+try {
+	await check('Baton: Replay Session opens the session’s 500 steps as a virtual list', async () => {
+		await s.statusBarItem('Module handlers · active').waitFor({ timeout: 30_000 });
+		await s.runCommand('Baton: Replay Session');
+		await s.quickPickSelect('Module handlers');
+		const frame = await s.webview('body[data-rendered="replay"]', { timeout: 30_000 });
+		await frame.getByText(`${total} steps`, { exact: false }).first().waitFor({ timeout: 10_000 });
+		const rows = await rowsInDom(frame);
+		if (rows === 0 || rows > 80) throw new Error(`${rows} rows in the DOM: the list is not virtual`);
+		const paintMs = Number(await frame.evaluate(() => document.body.dataset.paintMs));
+		console.log(`    first paint ${paintMs} ms after the page started (${recorded.entries.length} entries, ${rows} rows in the DOM)`);
+		if (!(paintMs > 0)) throw new Error('no first-paint time');
+		await rowsLaidOut(frame);
+		await frame.getByText('Turn 1').first().waitFor();
+		await s.screenshot('01-replay-opened');
+	});
+
+	await check('arrows move between steps and show the step’s files and where they stand now', async () => {
+		const frame = await s.webview('body[data-rendered="replay"]');
+		await frame.locator('.rows').focus();
+		await s.page.keyboard.press('ArrowDown');
+		await frame.locator('.detail h2', { hasText: 'Step 1 · turn 1' }).waitFor({ timeout: 10_000 });
+		await s.page.keyboard.press('ArrowDown');
+		await frame.locator('.detail h2', { hasText: 'Step 2 · turn 1' }).waitFor({ timeout: 10_000 });
+		await frame.getByText('src/module2.ts').first().waitFor();
+		await frame.locator('.detail .now-changed, .detail .now-unchanged').first().waitFor();
+		await s.screenshot('02-step-selected');
+	});
+
+	await check('scrolling through all 500 steps keeps the list virtual and fluid', async () => {
+		const frame = await s.webview('body[data-rendered="replay"]');
+		const timings = await frame.evaluate(async () => {
+			const list = document.querySelector('.rows');
+			const frameTimes = [];
+			let last = performance.now();
+			for (let top = 0; top < list.scrollHeight; top += 600) {
+				list.scrollTop = top;
+				await new Promise((r) => requestAnimationFrame(r));
+				const now = performance.now();
+				frameTimes.push(now - last);
+				last = now;
+			}
+			frameTimes.sort((a, b) => a - b);
+			return { frames: frameTimes.length, median: frameTimes[Math.floor(frameTimes.length / 2)], worst: frameTimes[frameTimes.length - 1] };
+		});
+		console.log(`    scrolled in ${timings.frames} jumps: median frame ${timings.median.toFixed(1)} ms, worst ${timings.worst.toFixed(1)} ms`);
+		const rows = await rowsInDom(frame);
+		if (rows > 80) throw new Error(`${rows} rows in the DOM after scrolling`);
+		await rowsLaidOut(frame);
+		await frame.getByText(`${total}. Bash`).first().waitFor({ timeout: 5_000 });
+		await s.screenshot('03-scrolled-to-the-end');
+		await s.page.keyboard.press('End');
+		await frame.locator('.detail h2', { hasText: `Step ${total} ·` }).waitFor({ timeout: 10_000 });
+	});
+
+	await check('Enter opens the step’s diff in VS Code’s diff editor', async () => {
+		const frame = await s.webview('body[data-rendered="replay"]');
+		await frame.locator('.rows').focus();
+		await s.page.keyboard.press('Enter');
+		await s.page.locator('.monaco-diff-editor').first().waitFor({ timeout: 15_000 });
+		await s.page
+			.locator('.tab', { hasText: /module\d+\.ts \(step \d+\)/ })
+			.first()
+			.waitFor({ timeout: 10_000 });
+		// Both sides hold the file from Baton's store: the step's line on the right only.
+		await s.page
+			.locator('.monaco-diff-editor .modified .view-line', { hasText: `export const step${steps} = ${steps};` })
+			.first()
+			.waitFor({ timeout: 10_000 });
+		await s.page.locator('.monaco-diff-editor .original .view-line', { hasText: 'export const step' }).first().waitFor({ timeout: 10_000 });
+		await s.page.waitForTimeout(600);
+		await s.screenshot('04-step-diff');
+	});
+} finally {
+	await s.close();
+	fs.rmSync(workspace, { recursive: true, force: true });
+}
+checks.finish();

@@ -1,0 +1,168 @@
+/**
+ * The Replay view's timeline: a virtualised list (fixed row height; only the rows in view, plus a
+ * margin, are in the DOM), so a session of thousands of steps scrolls as smoothly as one of ten.
+ * Arrow keys move between steps (prompts, checkpoints and approvals are passed over), Home/End jump,
+ * Enter opens the selected step's diff.
+ */
+import type { TimelineEntryDto } from '../src/protocol/timelineRpc';
+import { el, truncate } from './dom';
+
+export const rowHeight = 44;
+const overscan = 8;
+
+export interface ListEvents {
+	onSelect(entry: Extract<TimelineEntryDto, { type: 'step' }>): void;
+	onOpen(entry: Extract<TimelineEntryDto, { type: 'step' }>): void;
+}
+
+export class ReplayList {
+	readonly element: HTMLElement;
+	private readonly spacer: HTMLElement;
+	private entries: TimelineEntryDto[] = [];
+	private selected = -1;
+	private drawn = '';
+
+	constructor(private readonly events: ListEvents) {
+		this.spacer = el('div', { class: 'spacer' });
+		this.element = el('div', { class: 'rows', role: 'listbox', tabindex: 0, 'aria-label': 'Timeline' }, this.spacer);
+		this.element.addEventListener('scroll', () => this.draw());
+		this.element.addEventListener('keydown', (event) => this.onKey(event));
+		new ResizeObserver(() => this.draw(true)).observe(this.element);
+	}
+
+	set(entries: TimelineEntryDto[], selectedId: string | null): void {
+		this.entries = entries;
+		const index = selectedId ? entries.findIndex((e) => e.id === selectedId) : -1;
+		this.selected = index;
+		this.spacer.style.height = `${entries.length * rowHeight}px`;
+		this.draw(true);
+	}
+
+	get selectedEntry(): TimelineEntryDto | undefined {
+		return this.entries[this.selected];
+	}
+
+	/** Rows in the DOM now (the test checks the list stays virtual). */
+	get renderedRows(): number {
+		return this.spacer.childElementCount;
+	}
+
+	private onKey(event: KeyboardEvent): void {
+		const steps = (from: number, direction: 1 | -1): number => {
+			for (let i = from + direction; i >= 0 && i < this.entries.length; i += direction) {
+				if (this.entries[i]?.type === 'step') {
+					return i;
+				}
+			}
+			return -1;
+		};
+		let target: number;
+		if (event.key === 'ArrowDown') {
+			target = steps(this.selected, 1);
+		} else if (event.key === 'ArrowUp') {
+			target = steps(this.selected < 0 ? this.entries.length : this.selected, -1);
+		} else if (event.key === 'Home') {
+			target = steps(-1, 1);
+		} else if (event.key === 'End') {
+			target = steps(this.entries.length, -1);
+		} else if (event.key === 'Enter') {
+			const entry = this.entries[this.selected];
+			if (entry?.type === 'step') {
+				this.events.onOpen(entry);
+			}
+			event.preventDefault();
+			return;
+		} else {
+			return;
+		}
+		event.preventDefault();
+		if (target >= 0) {
+			this.select(target);
+		}
+	}
+
+	select(index: number): void {
+		const entry = this.entries[index];
+		if (entry?.type !== 'step') {
+			return;
+		}
+		this.selected = index;
+		const top = index * rowHeight;
+		const view = this.element;
+		if (top < view.scrollTop) {
+			view.scrollTop = top;
+		} else if (top + rowHeight > view.scrollTop + view.clientHeight) {
+			view.scrollTop = top + rowHeight - view.clientHeight;
+		}
+		this.draw(true);
+		this.events.onSelect(entry);
+	}
+
+	private draw(force = false): void {
+		const view = this.element;
+		const first = Math.max(0, Math.floor(view.scrollTop / rowHeight) - overscan);
+		const last = Math.min(this.entries.length, Math.ceil((view.scrollTop + Math.max(view.clientHeight, rowHeight * 10)) / rowHeight) + overscan);
+		const key = `${first}:${last}:${this.selected}`;
+		if (!force && key === this.drawn) {
+			return;
+		}
+		this.drawn = key;
+		const rows: HTMLElement[] = [];
+		for (let i = first; i < last; i++) {
+			const entry = this.entries[i];
+			if (entry) {
+				const row = this.row(entry, i);
+				// Through the CSSOM: the page's CSP refuses style attributes.
+				row.style.top = `${i * rowHeight}px`;
+				row.style.height = `${rowHeight}px`;
+				rows.push(row);
+			}
+		}
+		this.spacer.replaceChildren(...rows);
+	}
+
+	private row(entry: TimelineEntryDto, index: number): HTMLElement {
+		const selected = index === this.selected;
+		const attrs = {
+			class: `row row-${entry.type}${entry.type === 'step' ? ` actor-${entry.actor}${entry.captured ? '' : ' not-captured'}` : ''}${selected ? ' selected' : ''}`,
+			role: 'option',
+			'aria-selected': selected ? 'true' : 'false',
+			'data-index': index,
+		};
+		const click = () => this.select(index);
+		switch (entry.type) {
+			case 'prompt':
+				return el('div', attrs, el('span', { class: 'marker' }, '❯'), el('span', { class: 'label' }, `Turn ${entry.turn}`), el('span', { class: 'text', title: entry.text }, truncate(entry.text.replace(/\s+/g, ' '), 160)));
+			case 'checkpoint':
+				return el(
+					'div',
+					attrs,
+					el('span', { class: 'marker' }, '◆'),
+					el('span', { class: 'label' }, 'Checkpoint'),
+					el('span', { class: 'text' }, `${entry.checkpointId} (${entry.trigger})${entry.message ? ` ${entry.message}` : ''}`),
+				);
+			case 'approval':
+				return el(
+					'div',
+					attrs,
+					el('span', { class: 'marker' }, entry.status === 'approved' ? '✓' : '✗'),
+					el('span', { class: 'label' }, entry.status === 'approved' ? 'Approved' : 'Rejected'),
+					el('span', { class: 'text' }, `${entry.checkpointId}${entry.user ? ` by ${entry.user}` : ''}`),
+				);
+			case 'step': {
+				const adds = entry.files.reduce((n, f) => n + f.additions, 0);
+				const dels = entry.files.reduce((n, f) => n + f.deletions, 0);
+				const who = entry.actor === 'human' ? 'You' : (entry.tool ?? 'agent');
+				const stats = entry.captured ? `${entry.files.length + (entry.moreFiles ?? 0)} file${entry.files.length === 1 ? '' : 's'} +${adds} −${dels}` : 'not captured';
+				return el(
+					'div',
+					{ ...attrs, onClick: click, onDblclick: () => this.events.onOpen(entry) },
+					el('span', { class: 'marker' }, entry.actor === 'human' ? '●' : '○'),
+					el('span', { class: 'label' }, `${entry.step}. ${who}`),
+					el('span', { class: 'text', title: entry.summary }, truncate(entry.actor === 'human' ? 'edits between agent steps' : entry.summary, 160)),
+					el('span', { class: 'stats' }, stats),
+				);
+			}
+		}
+	}
+}

@@ -1,0 +1,109 @@
+/**
+ * The Replay Session page (dist/webview/replay.js): the session's timeline on the left (virtualised,
+ * webview/replayList.ts), the selected step on the right — its files (click: diff), where they stand
+ * now, the transcript around it, and Revert This Step. Talks to src/extension/replay/replayPanel.ts.
+ */
+import '@vscode-elements/elements/dist/vscode-button/index.js';
+import type { StepDetailDto, TimelineDto, TimelineEntryDto } from '../src/protocol/timelineRpc';
+import { el } from './dom';
+import { ReplayList } from './replayList';
+import { replayCss } from './replayStyles';
+
+interface VsCodeApi {
+	postMessage(message: unknown): void;
+}
+declare function acquireVsCodeApi(): VsCodeApi;
+
+type StepEntry = Extract<TimelineEntryDto, { type: 'step' }>;
+
+const api = acquireVsCodeApi();
+const style = document.createElement('style');
+style.nonce = document.querySelector<HTMLScriptElement>('script[nonce]')?.nonce ?? '';
+style.textContent = replayCss;
+document.head.append(style);
+
+const root = document.getElementById('root') as HTMLElement;
+const detail = el('section', { class: 'detail', 'aria-live': 'polite' }, el('p', { class: 'meta' }, 'Select a step (↑/↓), Enter opens its diff.'));
+const list = new ReplayList({
+	onSelect: (entry) => {
+		selectedId = entry.id;
+		detail.replaceChildren(stepHeader(entry), el('p', { class: 'meta' }, 'Loading…'));
+		api.postMessage({ type: 'select', id: entry.id });
+	},
+	onOpen: (entry) => api.postMessage({ type: 'openDiff', id: entry.id }),
+});
+let selectedId: string | null = null;
+let painted = false;
+
+function stepHeader(step: StepEntry | StepDetailDto['step']): HTMLElement {
+	const who = step.actor === 'human' ? 'You (between agent steps)' : `${step.agent ?? 'agent'} · ${step.tool ?? ''}`;
+	return el('div', {}, el('h2', {}, `Step ${step.step} · turn ${step.turn}`), el('div', { class: 'meta' }, who), step.summary && step.actor !== 'human' ? el('div', { class: 'meta' }, step.summary) : null);
+}
+
+function showDetail(d: StepDetailDto): void {
+	if (d.step.id !== selectedId) {
+		return;
+	}
+	const now = new Map(d.filesNow.map((f) => [f.path, f.now]));
+	const nowLabel = { unchanged: 'unchanged since', changed: 'changed later', deleted: 'deleted' } as const;
+	const files = d.step.captured
+		? el(
+				'ul',
+				{},
+				d.step.files.map((f) => {
+					const state = now.get(f.path);
+					return el(
+						'li',
+						{},
+						el('span', {}, f.change === 'added' ? 'A' : f.change === 'deleted' ? 'D' : 'M'),
+						el('a', { onClick: () => api.postMessage({ type: 'openDiff', id: d.step.id, path: f.path }), title: 'Open the diff' }, f.path),
+						el('span', { class: 'meta' }, `+${f.additions} −${f.deletions}`),
+						state ? el('span', { class: `now-${state}` }, nowLabel[state]) : null,
+					);
+				}),
+			)
+		: el('p', { class: 'error' }, `Not captured: ${d.step.reason ?? 'unknown'}`);
+	const transcript = el(
+		'div',
+		{ class: 'transcript' },
+		el('h2', {}, 'Transcript'),
+		d.transcript.length ? d.transcript.map((line) => el('p', { class: line.current ? 'current' : '' }, el('span', { class: 'role' }, line.role), line.text)) : el('p', { class: 'meta' }, 'No transcript excerpt for this step.'),
+	);
+	const toolbar = el(
+		'div',
+		{ class: 'toolbar' },
+		d.step.captured && d.step.files.length ? el('vscode-button', { onClick: () => api.postMessage({ type: 'openDiff', id: d.step.id }) }, 'Open Diff') : null,
+		d.step.captured && d.step.files.length ? el('vscode-button', { secondary: true, onClick: () => api.postMessage({ type: 'revert', id: d.step.id }) }, 'Revert This Step') : null,
+	);
+	detail.replaceChildren(stepHeader(d.step), toolbar, el('h2', {}, 'Files'), files, transcript);
+}
+
+function showTimeline(data: TimelineDto): void {
+	const steps = data.entries.filter((e) => e.type === 'step').length;
+	const prompts = data.entries.filter((e) => e.type === 'prompt').length;
+	root.replaceChildren(el('header', {}, el('h1', {}, `Replay: ${data.sessionName ?? data.session}`), el('span', { class: 'hint' }, `${steps} steps · ${prompts} prompts · ↑/↓ move · Enter opens the diff`)), list.element, detail);
+	list.set(data.entries, selectedId);
+	list.element.focus();
+	document.body.dataset['rendered'] = 'replay';
+	if (!painted) {
+		painted = true;
+		// First paint: the frame after the rows are in the DOM, timed from the page's start.
+		requestAnimationFrame(() => {
+			const ms = performance.now();
+			document.body.dataset['paintMs'] = ms.toFixed(0);
+			api.postMessage({ type: 'painted', ms, entries: data.entries.length });
+		});
+	}
+}
+
+window.addEventListener('message', (event: MessageEvent<unknown>) => {
+	const m = event.data as { type?: string; data?: TimelineDto; detail?: StepDetailDto; message?: string };
+	if (m?.type === 'timeline' && m.data) {
+		showTimeline(m.data);
+	} else if (m?.type === 'step' && m.detail) {
+		showDetail(m.detail);
+	} else if (m?.type === 'error' && typeof m.message === 'string') {
+		detail.replaceChildren(el('p', { class: 'error' }, m.message));
+	}
+});
+api.postMessage({ type: 'ready' });

@@ -16,7 +16,7 @@ import { defaultAgentSettings, claudeHomeDir, readAgentSettings, type AgentSetti
 import { checkpointPortOf, criticalApprovalReason, type CheckpointPort } from '../engine/hooks/checkpointPort';
 import { isShellTool } from '../engine/transcripts/editTools';
 import { parseAgentName } from '../engine/agentKinds';
-import type { HookEvent } from '../engine/hooks/hookEvent';
+import type { HookEvent } from '../engine/hookEvent';
 import { HookLog, hookLogFile } from '../engine/hooks/hookLog';
 import { assignCopilotRun } from '../engine/hooks/copilotRuns';
 import { clineCarryOn } from '../engine/hooks/hookResponses';

@@ -4,8 +4,8 @@
  */
 import os from 'node:os';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
-import { claudeHomeDir, defaultAgentSettings, readAgentSettings } from '../engine/agents/agentSettings';
-import { TranscriptArchive } from '../engine/agents/transcriptArchive';
+import { claudeHomeDir, defaultAgentSettings, readAgentSettings } from '../engine/agentConfig/agentSettings';
+import { TranscriptArchive } from '../engine/transcripts/transcriptArchive';
 import { BatonError } from '../engine/errors';
 import type { Engine } from '../engine/engine';
 import type { Logger } from '../engine/ports';

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { HookEvent } from '../../src/engine/agents/hookEvent';
+import type { HookEvent } from '../../src/engine/hookEvent';
 import { Engine } from '../../src/engine/engine';
 import { silentLogger } from '../../src/engine/ports';
 import { TimelineRecorder } from '../../src/engine/timeline/timelineRecorder';

@@ -152,6 +152,8 @@ export const engineRanks: Readonly<Record<string, number>> = {
 	text: 0,
 	storage: 1,
 	config: 1,
+	// The normalised shape of an agent's hook payload: hooks read it, the replay timeline records from it.
+	hookEvent: 1,
 	audit: 2,
 	events: 2,
 	shared: 2,

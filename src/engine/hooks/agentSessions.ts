@@ -12,7 +12,7 @@ import { parseScope, scopeKey } from '../sessions/scope';
 import type { AgentSettings } from '../agentConfig/agentSettings';
 import { earlierSessionIds } from '../transcripts/claudeProjects';
 import { agentLabel } from '../agentKinds';
-import type { HookEvent } from './hookEvent';
+import type { HookEvent } from '../hookEvent';
 
 /** How a session was found: the agent id's alias, a previous id in the payload, the transcript's first records, or the agent kind's most recent session. */
 export type Via = 'alias' | 'previous' | 'transcript' | 'recent';

@@ -19,7 +19,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { batonDir } from '../workspace';
-import type { HookEvent } from './hookEvent';
+import type { HookEvent } from '../hookEvent';
 import { writeAtomically } from '../agentConfig/jsonConfigFile';
 
 interface RunRecord {

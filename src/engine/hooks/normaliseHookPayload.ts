@@ -11,7 +11,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { filesNamedBy, isEditTool } from '../transcripts/editTools';
 import type { AgentKind } from '../agentKinds';
-import type { HookEvent, HookKind, ToolUse } from './hookEvent';
+import type { HookEvent, HookKind, ToolUse } from '../hookEvent';
 
 const text = z.string().min(1).max(4096);
 const optionalText = z.string().max(65_536).nullish();

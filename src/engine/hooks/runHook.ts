@@ -29,7 +29,7 @@ import { renderBriefingDiet } from './briefingDiet';
 import { isBootstrapTranscript } from '../transcripts/claudeProjects';
 import { isShellTool, workspaceRelative } from '../transcripts/editTools';
 import { agentLabel } from '../agentKinds';
-import type { HookEvent } from './hookEvent';
+import type { HookEvent } from '../hookEvent';
 import { askOutput, contextOutput } from './hookResponses';
 import { digestLines, preCompactNote, sessionEndNote } from '../memory/sessionSummary';
 import type { SessionLinker, TranscriptArchive } from '../transcripts/transcriptArchive';

@@ -3,8 +3,8 @@
  * archived (Claude Code) — the archived excerpts just before and after its tool call, found by the
  * step's tool-use id.
  */
-import type { TranscriptArchive } from '../agents/transcriptArchive';
-import type { Excerpt } from '../agents/transcriptExcerpts';
+import type { TranscriptArchive } from '../transcripts/transcriptArchive';
+import type { Excerpt } from '../transcripts/transcriptExcerpts';
 import type { TimelineStep } from './timelineTypes';
 
 export interface TranscriptLine {

@@ -11,7 +11,7 @@
  * reaches the agent as an error.
  */
 import { and, count, eq } from 'drizzle-orm';
-import type { HookEvent } from '../agents/hookEvent';
+import type { HookEvent } from '../hookEvent';
 import { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
 import { isoTime } from '../ids';

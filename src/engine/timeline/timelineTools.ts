@@ -5,8 +5,8 @@
  * file histories go blind. Read-only tools (Read, Grep, …) are not captured: they cost nothing.
  */
 import path from 'node:path';
-import { filesNamedBy, isEditTool, isShellTool, workspaceRelative } from '../agents/editTools';
-import type { ToolUse } from '../agents/hookEvent';
+import { filesNamedBy, isEditTool, isShellTool, workspaceRelative } from '../transcripts/editTools';
+import type { ToolUse } from '../hookEvent';
 
 /** Claude `mcp__server__tool`, VS Code `mcp_server_tool`, Cline's `use_mcp_tool`. */
 export function isMcpTool(name: string): boolean {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { filesNamedBy, filesTouchedBy, isEditTool, patchFiles, workspaceRelative } from '../../../src/engine/transcripts/editTools';
-import type { HookKind } from '../../../src/engine/hooks/hookEvent';
+import type { HookKind } from '../../../src/engine/hookEvent';
 import { normaliseHookPayload } from '../../../src/engine/hooks/normaliseHookPayload';
 import { fixtureNames, hookFixture, type Dialect } from './agentCli';
 

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { agentSettingsSchema, type AgentSettings } from '../../../src/engine/agentConfig/agentSettings';
 import { claudeProjectDir } from '../../../src/engine/transcripts/claudeProjects';
-import type { HookEvent } from '../../../src/engine/hooks/hookEvent';
+import type { HookEvent } from '../../../src/engine/hookEvent';
 import { normaliseHookPayload } from '../../../src/engine/hooks/normaliseHookPayload';
 import { runHook, type CheckpointTrigger, type HookOptions } from '../../../src/engine/hooks/runHook';
 import { TranscriptArchive } from '../../../src/engine/transcripts/transcriptArchive';

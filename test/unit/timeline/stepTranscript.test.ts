@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, it } from 'node:test';
-import { TranscriptArchive } from '../../../src/engine/agents/transcriptArchive';
+import { TranscriptArchive } from '../../../src/engine/transcripts/transcriptArchive';
 import { Engine } from '../../../src/engine/engine';
 import { silentLogger } from '../../../src/engine/ports';
 import { stepTranscript } from '../../../src/engine/timeline/stepTranscript';

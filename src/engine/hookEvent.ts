@@ -3,7 +3,7 @@
  * hooks) and Cline each send their own dialect; everything after `normaliseHookPayload` sees only
  * this shape.
  */
-import type { AgentKind } from '../agentKinds';
+import type { AgentKind } from './agentKinds';
 
 export const hookKinds = ['sessionStart', 'resume', 'clear', 'compact', 'stop', 'preCompact', 'sessionEnd', 'preToolUse', 'postToolUse', 'userPrompt', 'subagentStop', 'unknown'] as const;
 export type HookKind = (typeof hookKinds)[number];

@@ -68,13 +68,18 @@ export class ProvenanceService {
 		// git lists newest first; oldest first lets commits made in the same second keep their order.
 		return this.attribute(
 			pending.map((c) => c.commit).reverse(),
+			{},
 			steps,
 			attributions,
 		);
 	}
 
-	/** Attributes the given commits (oldest first), skipping those already attributed. */
-	async attribute(commits: readonly string[], steps?: CapturedStep[], attributions?: Map<string, CommitAttribution>): Promise<AttributeReport> {
+	/**
+	 * Attributes the given commits (oldest first), skipping those already attributed; with `newOnly`,
+	 * also those that look rewritten (author date ≠ commit date: an amend, a rebase pick), which are
+	 * attributed later once git's post-rewrite pairs are recorded.
+	 */
+	async attribute(commits: readonly string[], options: { newOnly?: boolean } = {}, steps?: CapturedStep[], attributions?: Map<string, CommitAttribution>): Promise<AttributeReport> {
 		const report: AttributeReport = { attributed: [], rewrites: [] };
 		if (commits.length === 0) {
 			return report;
@@ -86,7 +91,7 @@ export class ProvenanceService {
 		const blobs = new ShadowBlobs(shadowRun(this.shadow));
 		const inputsKey = `${steps.length}:${attributions.size}`;
 		for (const info of infos) {
-			if (attributions.has(info.commit) || this.nothingToSay.get(info.commit) === `${inputsKey}:${attributions.size}`) {
+			if (attributions.has(info.commit) || (options.newOnly && info.authorTime !== info.committerTime) || this.nothingToSay.get(info.commit) === `${inputsKey}:${attributions.size}`) {
 				continue;
 			}
 			const rewrittenFrom = (await this.ctx.store.read((db) => readRewrites(db, info.commit))).filter((r) => r.how === 'post-rewrite').flatMap((r) => r.from);

@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { provenanceGitHooks } from '../../../src/engine/provenance/gitHooks';
 import { baton, cliPath } from '../cli/cliRunner';
 import { actor, openTestEngine, tempDir } from '../helpers';
 import { StepRecorder } from './recordSteps';
 import { ScriptedRepo, type Truth } from './scriptedRepo';
 
-async function setUp(t: import('node:test').TestContext) {
+async function setUp(t: TestContext) {
 	const root = tempDir(t, 'baton-prov-cli-');
 	const repo = new ScriptedRepo(root);
 	repo.git(['init', '-q', '-b', 'main']);

@@ -47,6 +47,9 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitInf
 	const cutoffMs = (info.committerTime + 1) * 1000;
 	const steps = inputs.steps.filter((s) => s.startedAtMs < cutoffMs);
 	const contents = await catBatch(git.run, files.map((f) => `${info.commit}:${f.repoPath}`));
+	// Every captured version of every file in one read: a 100-file commit costs one git call, not 100.
+	const wanted = new Set(files.map((f) => f.path));
+	await inputs.blobs.prefetch(steps.flatMap((s) => [...s.paths].filter((p) => wanted.has(p)).flatMap((p) => [`${s.treeBefore}:${p}`, `${s.treeAfter}:${p}`])));
 	const patchSources = changes.patchId ? [...inputs.attributions.values()].filter((a) => a.commit !== info.commit && a.patchId === changes.patchId).map((a) => a.commit) : [];
 	const rewritten = info.authorTime !== info.committerTime;
 	const related = new RelatedCommits(git, info.commit);
@@ -62,15 +65,19 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitInf
 		}
 		const origins: (LineOrigin | undefined)[] = file.lines.map(() => undefined);
 		const fromCommits = async (commits: readonly string[], recovered: boolean, check: boolean): Promise<Set<string>> => {
+			if (commits.length === 0 || origins.every((o) => o !== undefined)) {
+				return new Set();
+			}
+			if (check) {
+				await related.learn(commits);
+				commits = commits.filter((c) => related.unrelated(c));
+			}
 			const votes = await collectVotes(inputs, commits, file.path, lines, file.lines, origins, sourceBlobs);
 			const contributed = new Set<string>();
 			for (const [lineIndex, byCommit] of votes) {
 				let agreed: LineOrigin | undefined;
 				let ok = true;
 				for (const [commit, origin] of byCommit) {
-					if (check && !(await related.unrelated(commit))) {
-						continue;
-					}
 					if (agreed && !sameOrigin(agreed, origin)) {
 						ok = false;
 						break;
@@ -104,7 +111,8 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitInf
 				}
 			});
 		}
-		if (!rewritten) {
+		// A fresh commit of files the capture never saw has nothing to recover (its lines are unknown).
+		if (!rewritten && tracked !== undefined) {
 			for (const c of await fromCommits(contentCandidates, true, true)) {
 				used.content.add(c);
 			}
@@ -168,7 +176,7 @@ async function collectVotes(
 	return votes;
 }
 
-/** Whether another commit is outside this one's line of history (neither ancestor nor descendant). */
+/** Whether other commits are outside this one's line of history (neither ancestors nor descendants). */
 class RelatedCommits {
 	private ancestors: Set<string> | undefined;
 	private readonly known = new Map<string, boolean>();
@@ -178,19 +186,28 @@ class RelatedCommits {
 		private readonly commit: string,
 	) {}
 
-	async unrelated(other: string): Promise<boolean> {
-		const cached = this.known.get(other);
-		if (cached !== undefined) {
-			return cached;
+	/** Answers for many commits with two git calls in all. */
+	async learn(others: readonly string[]): Promise<void> {
+		const unknown = [...new Set(others)].filter((o) => !this.known.has(o));
+		if (unknown.length === 0) {
+			return;
 		}
 		this.ancestors ??= new Set((await this.git.text(['rev-list', '--max-count=200000', this.commit])).split('\n').filter(Boolean));
-		let result = !this.ancestors.has(other);
-		if (result) {
-			// Exit 0: this commit is an ancestor of the other (a descendant re-adding a line is not a source).
-			const { code } = await this.git.status(['merge-base', '--is-ancestor', this.commit, other]);
-			result = code !== 0;
+		const notAncestors = unknown.filter((o) => !this.ancestors!.has(o));
+		for (const o of unknown) {
+			this.known.set(o, false);
 		}
-		this.known.set(other, result);
-		return result;
+		if (notAncestors.length === 0) {
+			return;
+		}
+		// Commits on the ancestry path from this one to the others: the others listed are its descendants.
+		const descendants = new Set((await this.git.text(['rev-list', '--ancestry-path', `^${this.commit}`, ...notAncestors])).split('\n').filter(Boolean));
+		for (const o of notAncestors) {
+			this.known.set(o, !descendants.has(o));
+		}
+	}
+
+	unrelated(other: string): boolean {
+		return this.known.get(other) ?? false;
 	}
 }

@@ -4,6 +4,8 @@
  * would report), attributes them oldest first so a rewrite finds its originals already attributed,
  * and records the results as shared events. Blame and stats read from here (blameReader.ts).
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import { sharedEvents } from '../storage/schema';
 import { batonDir } from '../workspace';
@@ -47,6 +49,53 @@ export class ProvenanceService {
 
 	/** Attributes every commit not attributed yet that Baton may have something to say about. */
 	async attributePending(): Promise<AttributeReport> {
+		// Warm path (a hover): nothing new in git's reflog or refs and no new record since last time.
+		await this.ctx.store.read(() => undefined);
+		const key = `${await this.gitStateKey()}|${this.ctx.store.tableVersion('shared_events')}`;
+		if (key === this.pendingKey) {
+			return { attributed: [], rewrites: [] };
+		}
+		const report = await this.findAndAttribute();
+		this.pendingKey = `${await this.gitStateKey()}|${this.ctx.store.tableVersion('shared_events')}`;
+		return report;
+	}
+
+	private pendingKey: string | undefined;
+	private gitDir: string | undefined;
+
+	/** Sizes and times of HEAD's reflog and the refs, read with stat only. */
+	private async gitStateKey(): Promise<string> {
+		this.gitDir ??= path.resolve(this.ctx.workspaceRoot, (await this.git.text(['rev-parse', '--git-common-dir'])).trim());
+		const parts: string[] = [];
+		for (const file of ['HEAD', 'logs/HEAD', 'packed-refs', 'FETCH_HEAD', 'ORIG_HEAD']) {
+			try {
+				const stat = fs.statSync(path.join(this.gitDir, file));
+				parts.push(`${stat.size}:${stat.mtimeMs}`);
+			} catch {
+				parts.push('-');
+			}
+		}
+		const refs = (dir: string): void => {
+			let entries: fs.Dirent[];
+			try {
+				entries = fs.readdirSync(dir, { withFileTypes: true });
+			} catch {
+				return;
+			}
+			for (const entry of entries) {
+				const full = path.join(dir, entry.name);
+				if (entry.isDirectory()) {
+					refs(full);
+				} else {
+					parts.push(`${entry.name}:${fs.statSync(full).mtimeMs}`);
+				}
+			}
+		};
+		refs(path.join(this.gitDir, 'refs'));
+		return parts.join(',');
+	}
+
+	private async findAndAttribute(): Promise<AttributeReport> {
 		const steps = await this.steps();
 		const attributions = await this.attributions();
 		const firstStep = steps[0]?.startedAtMs;

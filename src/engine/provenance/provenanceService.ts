@@ -24,8 +24,8 @@ export interface AttributeReport {
 	rewrites: { commit: string; from: string[]; how: string }[];
 }
 
-/** How far before the first captured step a commit may be and still be looked at (clock skew). */
-const skewMs = 5 * 60_000;
+/** How far before the first captured step a commit may be and still be looked at (commit times are whole seconds). */
+const skewMs = 1000;
 
 export class ProvenanceService {
 	readonly git: RepoGit;

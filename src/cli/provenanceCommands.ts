@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../engine/errors';
 import { blameFile, provenanceStats, type BlameLine } from '../engine/provenance/blameReader';
+import { exportOpenFormat, importOpenFormat, openFormats, type OpenFormat } from '../engine/provenance/openFormatIo';
 import { ProvenanceService } from '../engine/provenance/provenanceService';
 import { stringOption, UsageError, type Command } from './command';
 
@@ -114,4 +115,40 @@ export const provenanceCommands: Command[] = [
 			return { json: { recorded }, text: `recorded ${recorded.length} rewritten commit(s)` };
 		},
 	},
+	{
+		path: ['provenance', 'export'],
+		usage: 'baton provenance export --format agent-trace|git-ai --out PATH [--rev RANGE] [--json]',
+		summary: "write the attribution of RANGE's commits as Agent Trace records (a JSON-lines file) or git-ai authorship logs (a folder, one <commit>.txt each)",
+		options: { format: { type: 'string' }, out: { type: 'string' }, rev: { type: 'string' } },
+		async run(ctx) {
+			const format = formatOption(ctx.values['format']);
+			const out = stringOption(ctx.values, 'out');
+			if (!out) {
+				throw new UsageError('usage: baton provenance export --format agent-trace|git-ai --out PATH [--rev RANGE]');
+			}
+			const service = new ProvenanceService((await ctx.engine()).ctx);
+			const result = await exportOpenFormat(service, format, stringOption(ctx.values, 'rev') ?? 'HEAD', path.resolve(ctx.cwd, out));
+			return { json: result, text: `wrote ${result.commits} commit(s) to ${result.out}` };
+		},
+	},
+	{
+		path: ['provenance', 'import'],
+		usage: 'baton provenance import --format agent-trace|git-ai [PATH] [--json]',
+		summary: "bring in Agent Trace records or git-ai authorship logs (a folder of <commit>.txt, or without PATH the repository's refs/notes/ai, read only); all or nothing",
+		options: { format: { type: 'string' } },
+		positionals: [0, 1],
+		async run(ctx) {
+			const format = formatOption(ctx.values['format']);
+			const service = new ProvenanceService((await ctx.engine()).ctx);
+			const result = await importOpenFormat(service, format, ctx.args[0] ? path.resolve(ctx.cwd, ctx.args[0]) : undefined, ctx.actor);
+			return { json: result as unknown as Record<string, unknown>, text: [`imported ${result.imported.length} commit(s), skipped ${result.skipped.length}`, ...result.warnings.map((w) => `warning: ${w}`)].join('\n') };
+		},
+	},
 ];
+
+function formatOption(value: unknown): OpenFormat {
+	if (typeof value !== 'string' || !(openFormats as readonly string[]).includes(value)) {
+		throw new UsageError(`--format takes ${openFormats.join(' or ')}`);
+	}
+	return value as OpenFormat;
+}

@@ -97,9 +97,14 @@ function showTimeline(data: TimelineDto): void {
 }
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
-	const m = event.data as { type?: string; data?: TimelineDto; detail?: StepDetailDto; message?: string };
+	const m = event.data as { type?: string; data?: TimelineDto; detail?: StepDetailDto; message?: string; focusStep?: number };
 	if (m?.type === 'timeline' && m.data) {
 		showTimeline(m.data);
+		// Opened from a line's provenance hover: that line's step is selected, scrolled to and shown.
+		const focus = typeof m.focusStep === 'number' ? m.data.entries.findIndex((e) => e.type === 'step' && e.step === m.focusStep) : -1;
+		if (focus >= 0) {
+			list.select(focus);
+		}
 	} else if (m?.type === 'step' && m.detail) {
 		showDetail(m.detail);
 	} else if (m?.type === 'error' && typeof m.message === 'string') {

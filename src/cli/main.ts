@@ -17,6 +17,7 @@ import { daemonCommands } from './daemonCommands';
 import { interopCommands } from './interopCommands';
 import { UsageError, type Command, type OptionSpec, type ParsedValues } from './command';
 import { memoryCommands } from './memoryCommands';
+import { provenanceCommands } from './provenanceCommands';
 import { flushNotifications, notifyCommands } from './notifyCommands';
 import { sessionCommands } from './sessionCommands';
 import { activeSessionsList } from './textFormat';
@@ -37,7 +38,19 @@ export interface CliIo {
 	engines?: Map<string, Engine>;
 }
 
-const commands: Command[] = [...daemonCommands, ...workspaceCommands, ...sessionCommands, ...memoryCommands, ...checkpointCommands, ...trackerCommands, ...interopCommands, ...agentCommands, ...notifyCommands, ...timelineCommands];
+const commands: Command[] = [
+	...daemonCommands,
+	...workspaceCommands,
+	...sessionCommands,
+	...memoryCommands,
+	...checkpointCommands,
+	...trackerCommands,
+	...interopCommands,
+	...agentCommands,
+	...notifyCommands,
+	...timelineCommands,
+	...provenanceCommands,
+];
 
 /** Commands that do not deliver notifications on their way out (`mcp` runs for hours; `notify` manages them). */
 const noFlush = new Set(['mcp', 'notify']);

@@ -21,6 +21,7 @@ import { CheckpointsProvider, PendingApprovalsProvider } from './checkpoints/che
 import { checkpointScheme, markdownScheme, outputChannelName, transcriptScheme, ViewIds } from './ids';
 import { registerNotificationCommands } from './notifications/notificationCommands';
 import { NotificationPresenter } from './notifications/notificationPresenter';
+import { AgentBlame, shareMarkdown } from './provenance/agentBlame';
 import { SessionStatusBar } from './statusBar';
 import { SessionChainsProvider } from './views/sessionChainsProvider';
 import { BatonPanels } from './webviews/batonPanels';
@@ -57,13 +58,17 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 	const mcp = new BatonMcpProvider(workspace, String((context.extension.packageJSON as { version?: string }).version ?? '0'));
 	const approvalPrompts = new ApprovalPrompts(workspace);
 	const replay = new ReplayPanel(context.extensionUri, workspace);
+	const statusBar = new SessionStatusBar(workspace);
+	const agentBlame = new AgentBlame(workspace);
+	agentBlame.onDidChangeShare((share) => statusBar.setFileShare(share ? shareMarkdown(share) : undefined));
 	context.subscriptions.push(
 		log,
 		workspace,
 		chains,
 		tree,
 		panels,
-		new SessionStatusBar(workspace),
+		statusBar,
+		agentBlame,
 		...registerSessionCommands({ workspace, panels }),
 		...registerWorkspaceCommands(workspace),
 		checkpoints,

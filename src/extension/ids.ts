@@ -31,6 +31,7 @@ export const CommandIds = {
 	importData: 'baton.import',
 	/** `Baton: Export…` — a session or its chain as JSON files: `{ sessionId?, chain?, out? }` or a tree row. */
 	exportSessions: 'baton.export',
+	toggleAgentBlame: 'baton.toggleAgentBlame',
 	/** A session's handoff or briefing as a read-only markdown view: `{ id?, kind?, preview? }` or a tree row. */
 	showMarkdown: 'baton.session.showMarkdown',
 	connectClaude: 'baton.agent.connectClaude',

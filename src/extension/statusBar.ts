@@ -20,7 +20,17 @@ export class SessionStatusBar extends Disposable {
 		this.update(workspace.status);
 	}
 
+	private lastStatus: WorkspaceStatus | undefined;
+	private fileShare: string | undefined;
+
+	/** A line about the active file (its agent share) shown in the tooltip. */
+	setFileShare(markdown: string | undefined): void {
+		this.fileShare = markdown;
+		this.update(this.lastStatus);
+	}
+
 	update(status: WorkspaceStatus | undefined): void {
+		this.lastStatus = status;
 		if (!status?.initialized || !vscode.workspace.getConfiguration('baton').get<boolean>('statusBar.enabled', true)) {
 			this.item.hide();
 			return;
@@ -49,6 +59,9 @@ export class SessionStatusBar extends Disposable {
 			this.item.text += ` $(bell-dot) ${pending}`;
 			this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
 			tooltip.appendMarkdown(`\n\n$(bell-dot) **${pending} checkpoint${pending === 1 ? '' : 's'} awaiting approval**`);
+		}
+		if (this.fileShare) {
+			tooltip.appendMarkdown(`\n\n${this.fileShare}`);
 		}
 		tooltip.appendMarkdown('\n\n_Click for session actions._');
 		this.item.tooltip = tooltip;

@@ -18,6 +18,7 @@ import { isInitialized } from '../engine/workspace';
 import { EngineHost } from './engineHost';
 import { registerCheckpointHandlers, registerHandlers } from './handlers';
 import { registerInteropHandlers } from './interopHandlers';
+import { registerProvenanceHandlers } from './provenanceHandlers';
 import { editorPresenter, registerNotificationHandlers } from './notificationHandlers';
 import { registerTimelineHandlers } from './timelineHandlers';
 
@@ -84,6 +85,7 @@ function main(): void {
 	registerHandlers(connection, host, values.workspace);
 	registerCheckpointHandlers(connection, host);
 	registerInteropHandlers(connection, host);
+	registerProvenanceHandlers(connection, host);
 	const agents = registerAgentHandlers(connection, host, {
 		workspaceRoot: values.workspace,
 		cliPath: path.resolve(values.cli ?? path.join(__dirname, 'cli.js')),
@@ -158,6 +160,7 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 				registerHandlers(connection, host, workspace);
 				registerCheckpointHandlers(connection, host);
 				registerInteropHandlers(connection, host);
+				registerProvenanceHandlers(connection, host);
 				registerNotificationHandlers(connection, host);
 				registerTimelineHandlers(connection, host, log);
 				const agents = registerAgentHandlers(connection, host, {

@@ -40,6 +40,7 @@ function parseMessage(value: unknown): FromPage | null {
 export class ReplayPanel implements vscode.Disposable {
 	private panel: vscode.WebviewPanel | undefined;
 	private sessionId: string | undefined;
+	private focusStep: number | undefined;
 	private timeline: TimelineDto | undefined;
 	private readonly details = new Map<string, StepDetailDto>();
 	/** The page's last first-paint time (ms), for tests and the benchmark. */
@@ -50,8 +51,9 @@ export class ReplayPanel implements vscode.Disposable {
 		private readonly workspace: BatonWorkspace,
 	) {}
 
-	async show(sessionId?: string): Promise<void> {
+	async show(sessionId?: string, focusStep?: number): Promise<void> {
 		this.sessionId = sessionId;
+		this.focusStep = focusStep;
 		this.details.clear();
 		this.lastPaint = undefined;
 		if (this.panel) {
@@ -75,7 +77,7 @@ export class ReplayPanel implements vscode.Disposable {
 			switch (message?.type) {
 				case 'ready':
 					this.timeline = await this.workspace.request(timelineGet, this.sessionId ? { sessionId: this.sessionId } : {});
-					post({ type: 'timeline', data: this.timeline });
+					post({ type: 'timeline', data: this.timeline, ...(this.focusStep !== undefined ? { focusStep: this.focusStep } : {}) });
 					return;
 				case 'select':
 					post({ type: 'step', detail: await this.detail(message.id) });
@@ -158,10 +160,11 @@ export class ReplayPanel implements vscode.Disposable {
 export function registerReplayCommand(workspace: BatonWorkspace, panel: ReplayPanel): vscode.Disposable {
 	return command(
 		replayCommandId,
-		async (arg?: unknown) => {
+		// (session) from the tree or palette; (session, step) from a line's provenance hover.
+		async (arg?: unknown, step?: unknown) => {
 			const id = sessionIdOf(arg) ?? (await pickSession(workspace, ['active', 'suspended', 'ended', 'orphaned'], 'Replay which session?', 'No sessions yet.'))?.id;
 			if (id) {
-				await panel.show(id);
+				await panel.show(id, typeof step === 'number' && Number.isInteger(step) ? step : undefined);
 			}
 		},
 		workspace.log,

@@ -1,0 +1,143 @@
+/**
+ * The attribution records: `provenance.attribution` (subject: a commit id) lists, per file, the origin
+ * of each line the commit added, as runs of line numbers in the commit's blob; `provenance.rewrite`
+ * (subject: the new commit) names the commits it was rewritten from. Both are shared events
+ * (docs/records.md): written once, the first by id wins when two machines attributed the same commit.
+ */
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import type { BatonDb } from '../storage/journalStore';
+import { sharedEvents } from '../storage/schema';
+
+export type Origin = 'agent' | 'human' | 'unknown';
+
+/** Who wrote one line, as far as Baton can tell. */
+export interface LineOrigin {
+	origin: Origin;
+	/** Baton's session id. */
+	session: string | null;
+	agent: string | null;
+	model: string | null;
+	turn: string | null;
+	/** An excerpt of the prompt that started the turn. */
+	prompt: string | null;
+	/** The timeline step that last wrote the line. */
+	step: number | null;
+	/** Placed by matching content after a rewrite, not by git's own rewrite pairs or the capture. */
+	recovered: boolean;
+}
+
+export interface OriginRange extends LineOrigin {
+	/** 1-based, inclusive, in the commit's blob. */
+	start: number;
+	end: number;
+}
+
+export interface FileAttribution {
+	path: string;
+	blob: string;
+	ranges: OriginRange[];
+}
+
+export interface CommitAttribution {
+	commit: string;
+	files: FileAttribution[];
+	patchId: string | null;
+}
+
+export type RewriteHow = 'post-rewrite' | 'patch-id' | 'content';
+
+export const unknownOrigin: LineOrigin = { origin: 'unknown', session: null, agent: null, model: null, turn: null, prompt: null, step: null, recovered: false };
+export const humanOrigin: LineOrigin = { ...unknownOrigin, origin: 'human' };
+
+export function sameOrigin(a: LineOrigin, b: LineOrigin): boolean {
+	return a.origin === b.origin && a.session === b.session && a.step === b.step && a.turn === b.turn;
+}
+
+/** Runs of equal origins over the given (ascending) line numbers. */
+export function toRanges(lines: readonly number[], origins: readonly LineOrigin[]): OriginRange[] {
+	const ranges: OriginRange[] = [];
+	for (let i = 0; i < lines.length; i++) {
+		const line = lines[i]!;
+		const origin = origins[i]!;
+		const last = ranges[ranges.length - 1];
+		if (last && last.end === line - 1 && sameOrigin(last, origin) && last.recovered === origin.recovered) {
+			last.end = line;
+		} else {
+			ranges.push({ ...origin, start: line, end: line });
+		}
+	}
+	return ranges;
+}
+
+/** line number → origin for one file of an attribution. */
+export function originsByLine(file: FileAttribution): Map<number, LineOrigin> {
+	const map = new Map<number, LineOrigin>();
+	for (const range of file.ranges) {
+		const { start, end, ...origin } = range;
+		for (let line = start; line <= end; line++) {
+			map.set(line, origin);
+		}
+	}
+	return map;
+}
+
+/** Every commit's attribution (the first event per commit by id), parsed leniently: a newer writer's extra fields are kept out of the way, not refused. */
+export function readAttributions(db: BatonDb, commits?: readonly string[]): Map<string, CommitAttribution> {
+	const where = commits ? and(eq(sharedEvents.kind, 'provenance.attribution'), inArray(sharedEvents.subject, [...commits])) : eq(sharedEvents.kind, 'provenance.attribution');
+	const rows = db.select({ subject: sharedEvents.subject, body: sharedEvents.body }).from(sharedEvents).where(where).orderBy(asc(sharedEvents.id)).all();
+	const map = new Map<string, CommitAttribution>();
+	for (const row of rows) {
+		if (map.has(row.subject)) {
+			continue;
+		}
+		const parsed = parseAttribution(row.subject, row.body);
+		if (parsed) {
+			map.set(row.subject, parsed);
+		}
+	}
+	return map;
+}
+
+function parseAttribution(commit: string, body: Record<string, unknown>): CommitAttribution | null {
+	if (!Array.isArray(body['files'])) {
+		return null;
+	}
+	const files: FileAttribution[] = [];
+	for (const raw of body['files'] as unknown[]) {
+		const file = raw as Record<string, unknown>;
+		if (typeof file?.['path'] !== 'string' || !Array.isArray(file['ranges'])) {
+			continue;
+		}
+		const ranges: OriginRange[] = [];
+		for (const r of file['ranges'] as Record<string, unknown>[]) {
+			const start = Number(r?.['start']);
+			const end = Number(r?.['end']);
+			const origin = r?.['origin'];
+			if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1 || end < start || (origin !== 'agent' && origin !== 'human' && origin !== 'unknown')) {
+				continue;
+			}
+			ranges.push({ start, end, origin, session: str(r['session']), agent: str(r['agent']), model: str(r['model']), turn: str(r['turn']), prompt: str(r['prompt']), step: Number.isInteger(r['step']) ? (r['step'] as number) : null, recovered: r['recovered'] === true });
+		}
+		files.push({ path: file['path'], blob: typeof file['blob'] === 'string' ? file['blob'] : '', ranges });
+	}
+	return { commit, files, patchId: typeof body['patchId'] === 'string' ? body['patchId'] : null };
+}
+
+/** Old commits each new commit was rewritten from, by how that was learned. */
+export function readRewrites(db: BatonDb, commit: string): { from: string[]; how: RewriteHow }[] {
+	return db
+		.select({ body: sharedEvents.body })
+		.from(sharedEvents)
+		.where(and(eq(sharedEvents.kind, 'provenance.rewrite'), eq(sharedEvents.subject, commit)))
+		.orderBy(asc(sharedEvents.id))
+		.all()
+		.map((row) => ({ from: Array.isArray(row.body['from']) ? (row.body['from'] as unknown[]).filter((f): f is string => typeof f === 'string') : [], how: row.body['how'] as RewriteHow }))
+		.filter((r) => r.from.length > 0);
+}
+
+function str(value: unknown): string | null {
+	if (typeof value === 'string') {
+		return value;
+	}
+	return typeof value === 'number' ? String(value) : null;
+}

@@ -1,0 +1,206 @@
+/**
+ * `baton blame` and `baton provenance stats`: git's own blame (read-only, `--porcelain`) says which
+ * commit last touched each line; Baton's attribution of that commit says who wrote it. Lines not
+ * committed yet are placed from the turn capture directly.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { BatonError } from '../errors';
+import { humanOrigin, originsByLine, unknownOrigin, type LineOrigin } from './attributionRecords';
+import { matchLines } from './lineDiff';
+import type { ProvenanceService } from './provenanceService';
+import { textLines } from './repoGit';
+import { ShadowBlobs, trackFile } from './stepHistory';
+import { shadowRun } from './repoGit';
+
+export interface BlameLine extends LineOrigin {
+	line: number;
+	/** null for a line not committed yet. */
+	commit: string | null;
+	author: string | null;
+	/** When the commit was authored (ISO), null when uncommitted. */
+	time: string | null;
+	text: string;
+}
+
+export interface BlameResult {
+	file: string;
+	rev: string | null;
+	lines: BlameLine[];
+}
+
+interface PorcelainLine {
+	commit: string;
+	origLine: number;
+	finalLine: number;
+	filename: string;
+	author: string | null;
+	authorTime: number | null;
+	text: string;
+}
+
+const zeroCommit = /^0+$/;
+
+/** `file` is relative to the workspace root. */
+export async function blameFile(service: ProvenanceService, file: string, options: { rev?: string; line?: number } = {}): Promise<BlameResult> {
+	const { prefix } = await service.git.layout();
+	const abs = path.join(service.ctx.workspaceRoot, file);
+	if (!options.rev && !fs.existsSync(abs)) {
+		throw new BatonError('notFound', `${file} does not exist in the workspace`);
+	}
+	await service.attributePending();
+	const args = ['blame', '--porcelain', ...(options.line ? ['-L', `${options.line},${options.line}`] : []), ...(options.rev ? [options.rev] : []), '--', file];
+	let porcelain: string;
+	try {
+		porcelain = await service.git.text(args);
+	} catch (error) {
+		throw new BatonError('invalidInput', `git blame could not read ${file}${options.rev ? ` at ${options.rev}` : ''}: ${(error as Error).message}`);
+	}
+	const entries = parsePorcelain(porcelain);
+	const commits = [...new Set(entries.map((e) => e.commit).filter((c) => !zeroCommit.test(c)))];
+	const attributions = await service.attributions(commits);
+	let uncommitted: LineOrigin[] | undefined;
+	if (entries.some((e) => zeroCommit.test(e.commit))) {
+		uncommitted = await workingOrigins(service, file, abs);
+	}
+	const byLineCache = new Map<string, Map<number, LineOrigin> | undefined>();
+	const lines = entries.map((entry): BlameLine => {
+		const base = { line: entry.finalLine, text: entry.text };
+		if (zeroCommit.test(entry.commit)) {
+			return { ...base, ...(uncommitted?.[entry.finalLine - 1] ?? unknownOrigin), commit: null, author: null, time: null };
+		}
+		const wsPath = entry.filename.startsWith(prefix) ? entry.filename.slice(prefix.length) : entry.filename;
+		const key = `${entry.commit}:${wsPath}`;
+		if (!byLineCache.has(key)) {
+			const fileAttribution = attributions.get(entry.commit)?.files.find((f) => f.path === wsPath);
+			byLineCache.set(key, fileAttribution ? originsByLine(fileAttribution) : undefined);
+		}
+		const origin = byLineCache.get(key)?.get(entry.origLine) ?? unknownOrigin;
+		return { ...base, ...origin, commit: entry.commit, author: entry.author, time: entry.authorTime !== null ? new Date(entry.authorTime * 1000).toISOString() : null };
+	});
+	return { file, rev: options.rev ?? null, lines };
+}
+
+/** Origins of the working file's lines from the capture: the last captured state, then whatever changed since is a person's. */
+async function workingOrigins(service: ProvenanceService, file: string, abs: string): Promise<LineOrigin[]> {
+	const current = textLines(fs.readFileSync(abs));
+	if (!current) {
+		return [];
+	}
+	const steps = await service.steps();
+	const tracked = await trackFile(file, steps, new ShadowBlobs(shadowRun(service.shadow)));
+	if (tracked === undefined) {
+		return current.map(() => unknownOrigin);
+	}
+	if (tracked === null) {
+		return current.map(() => humanOrigin);
+	}
+	const { bToA, exact } = matchLines(tracked.lines, current);
+	return current.map((_, j) => {
+		const i = bToA[j]!;
+		return i >= 0 ? tracked.origins[i]! : exact ? humanOrigin : unknownOrigin;
+	});
+}
+
+export function parsePorcelain(text: string): PorcelainLine[] {
+	const out: PorcelainLine[] = [];
+	const known = new Map<string, { filename: string; author: string | null; authorTime: number | null }>();
+	const lines = text.split('\n');
+	let i = 0;
+	while (i < lines.length) {
+		const header = /^([0-9a-f]{40,64}) (\d+) (\d+)/.exec(lines[i] ?? '');
+		i++;
+		if (!header) {
+			continue;
+		}
+		const commit = header[1]!;
+		const info = { ...(known.get(commit) ?? { filename: '', author: null, authorTime: null }) };
+		while (i < lines.length && !(lines[i] ?? '').startsWith('\t')) {
+			const line = lines[i]!;
+			const space = line.indexOf(' ');
+			const key = space < 0 ? line : line.slice(0, space);
+			const value = space < 0 ? '' : line.slice(space + 1);
+			if (key === 'filename') {
+				info.filename = value;
+			} else if (key === 'author') {
+				info.author = value;
+			} else if (key === 'author-time') {
+				info.authorTime = Number(value);
+			}
+			i++;
+		}
+		known.set(commit, info);
+		out.push({ commit, origLine: Number(header[2]), finalLine: Number(header[3]), ...info, text: (lines[i] ?? '').slice(1) });
+		i++;
+	}
+	return out;
+}
+
+export interface ProvenanceStats {
+	range: string;
+	total: Counts;
+	files: ({ path: string } & Counts)[];
+	sessions: { session: string; agent: string | null; lines: number }[];
+}
+
+interface Counts {
+	agent: number;
+	human: number;
+	unknown: number;
+}
+
+/** Lines added by the commits of `range`, by origin, per file and per session. */
+export async function provenanceStats(service: ProvenanceService, range = 'HEAD'): Promise<ProvenanceStats> {
+	const { prefix } = await service.git.layout();
+	await service.attributePending();
+	let out: string;
+	try {
+		out = await service.git.text(['log', '--no-renames', '--format=%x01%H', '--numstat', range]);
+	} catch (error) {
+		throw new BatonError('invalidInput', `git log could not read the range ${range}: ${(error as Error).message}`);
+	}
+	const perCommit: { commit: string; files: { path: string; added: number }[] }[] = [];
+	for (const chunk of out.split('\u0001').slice(1)) {
+		const [commit, ...rows] = chunk.split('\n');
+		const files = rows
+			.map((r) => r.split('\t'))
+			.filter((p) => p.length >= 3 && /^\d+$/.test(p[0] ?? '') && (p[2] ?? '').startsWith(prefix))
+			.map((p) => ({ path: p.slice(2).join('\t').slice(prefix.length), added: Number(p[0]) }));
+		if (commit) {
+			perCommit.push({ commit, files });
+		}
+	}
+	const attributions = await service.attributions(perCommit.map((c) => c.commit));
+	const total: Counts = { agent: 0, human: 0, unknown: 0 };
+	const files = new Map<string, Counts>();
+	const sessions = new Map<string, { session: string; agent: string | null; lines: number }>();
+	for (const { commit, files: changed } of perCommit) {
+		const attribution = attributions.get(commit);
+		for (const change of changed) {
+			const counts = files.get(change.path) ?? { agent: 0, human: 0, unknown: 0 };
+			files.set(change.path, counts);
+			const ranges = attribution?.files.find((f) => f.path === change.path)?.ranges ?? [];
+			let placed = 0;
+			for (const r of ranges) {
+				const n = r.end - r.start + 1;
+				placed += n;
+				counts[r.origin] += n;
+				total[r.origin] += n;
+				if (r.session) {
+					const s = sessions.get(r.session) ?? { session: r.session, agent: r.agent, lines: 0 };
+					s.lines += n;
+					sessions.set(r.session, s);
+				}
+			}
+			const rest = Math.max(0, change.added - placed);
+			counts.unknown += rest;
+			total.unknown += rest;
+		}
+	}
+	return {
+		range,
+		total,
+		files: [...files].map(([p, c]) => ({ path: p, ...c })).sort((a, b) => a.path.localeCompare(b.path)),
+		sessions: [...sessions.values()].sort((a, b) => b.lines - a.lines),
+	};
+}

@@ -1,0 +1,213 @@
+/**
+ * Attribution of one commit: every line it added gets the origin of whatever last wrote it, in this
+ * order of evidence —
+ *   1. git's own rewrite pairs (`post-rewrite`, when Baton's hook is installed): the old commit's
+ *      attribution carried through the diff between the old and new versions of the file;
+ *   2. an attributed commit with the same patch id (a rebase or cherry-pick that kept the change);
+ *   3. the turn capture: the file's last captured state before the commit, matched line by line —
+ *      a line the capture holds keeps its step's origin;
+ *   4. content matching against attributed commits that are neither ancestors nor descendants
+ *      (squashes, fixups, squash-merges): placed only where every such commit that holds the line
+ *      agrees, and marked `recovered`.
+ * For a rewritten commit (its author date differs from its commit date) 4 comes before 3, because the
+ * capture's latest state may be newer than the content being replayed. Whatever is left is `human`
+ * when the capture knew the file (a person changed it after the agent's step), else `unknown`.
+ */
+import { matchLines } from './lineDiff';
+import { humanOrigin, originsByLine, sameOrigin, toRanges, unknownOrigin, type CommitAttribution, type FileAttribution, type LineOrigin, type RewriteHow } from './attributionRecords';
+import { commitChanges, type CommitInfo } from './commitDiff';
+import { catBatch, textLines, type RepoGit } from './repoGit';
+import { trackFile, type CapturedStep, type ShadowBlobs } from './stepHistory';
+
+export interface AttributionInputs {
+	git: RepoGit;
+	/** The workspace's path inside the repository (`''` or `sub/`). */
+	prefix: string;
+	steps: readonly CapturedStep[];
+	blobs: ShadowBlobs;
+	attributions: ReadonlyMap<string, CommitAttribution>;
+	/** Old commits git named for this one (`post-rewrite`). */
+	rewrittenFrom: readonly string[];
+}
+
+export interface AttributionResult {
+	attribution: CommitAttribution;
+	/** How old commits were found for this one by matching (to record as `provenance.rewrite`). */
+	matched: { from: string[]; how: RewriteHow }[];
+}
+
+/** Null when Baton has nothing to say about the commit: no captured step, no rewrite source. */
+export async function attributeCommit(inputs: AttributionInputs, info: CommitInfo): Promise<AttributionResult | null> {
+	const { git, prefix } = inputs;
+	const changes = await commitChanges(git, info);
+	const files = [...changes.added].filter(([repoPath]) => repoPath.startsWith(prefix)).map(([repoPath, lines]) => ({ repoPath, path: repoPath.slice(prefix.length), lines }));
+	if (files.length === 0) {
+		return null;
+	}
+	const cutoffMs = (info.committerTime + 1) * 1000;
+	const steps = inputs.steps.filter((s) => s.startedAtMs < cutoffMs);
+	const contents = await catBatch(git.run, files.map((f) => `${info.commit}:${f.repoPath}`));
+	// Every captured version of every file in one read: a 100-file commit costs one git call, not 100.
+	const wanted = new Set(files.map((f) => f.path));
+	await inputs.blobs.prefetch(steps.flatMap((s) => [...s.paths].filter((p) => wanted.has(p)).flatMap((p) => [`${s.treeBefore}:${p}`, `${s.treeAfter}:${p}`])));
+	const patchSources = changes.patchId ? [...inputs.attributions.values()].filter((a) => a.commit !== info.commit && a.patchId === changes.patchId).map((a) => a.commit) : [];
+	const rewritten = info.authorTime !== info.committerTime;
+	const related = new RelatedCommits(git, info.commit);
+	const sourceBlobs = new Map<string, string[] | null>();
+	const used = { patch: new Set<string>(), content: new Set<string>() };
+	let placedAnything = false;
+	const result: FileAttribution[] = [];
+	for (const [index, file] of files.entries()) {
+		const content = contents[index];
+		const lines = content ? textLines(content.content) : null;
+		if (!content || !lines) {
+			continue;
+		}
+		const origins: (LineOrigin | undefined)[] = file.lines.map(() => undefined);
+		const fromCommits = async (commits: readonly string[], recovered: boolean, check: boolean): Promise<Set<string>> => {
+			if (commits.length === 0 || origins.every((o) => o !== undefined)) {
+				return new Set();
+			}
+			if (check) {
+				await related.learn(commits);
+				commits = commits.filter((c) => related.unrelated(c));
+			}
+			const votes = await collectVotes(inputs, commits, file.path, lines, file.lines, origins, sourceBlobs);
+			const contributed = new Set<string>();
+			for (const [lineIndex, byCommit] of votes) {
+				let agreed: LineOrigin | undefined;
+				let ok = true;
+				for (const [commit, origin] of byCommit) {
+					if (agreed && !sameOrigin(agreed, origin)) {
+						ok = false;
+						break;
+					}
+					agreed = origin;
+					contributed.add(commit);
+				}
+				if (ok && agreed) {
+					origins[lineIndex] = { ...agreed, recovered: recovered || agreed.recovered };
+				}
+			}
+			return contributed;
+		};
+		await fromCommits(inputs.rewrittenFrom, false, false);
+		for (const c of await fromCommits(patchSources, false, false)) {
+			used.patch.add(c);
+		}
+		const contentCandidates = [...inputs.attributions.values()].filter((a) => a.commit !== info.commit && a.files.some((f) => f.path === file.path)).map((a) => a.commit);
+		if (rewritten) {
+			for (const c of await fromCommits(contentCandidates, true, true)) {
+				used.content.add(c);
+			}
+		}
+		const tracked = await trackFile(file.path, steps, inputs.blobs);
+		if (tracked) {
+			const { bToA } = matchLines(tracked.lines, lines);
+			file.lines.forEach((line, k) => {
+				const i = bToA[line - 1]!;
+				if (origins[k] === undefined && i >= 0) {
+					origins[k] = tracked.origins[i]!;
+				}
+			});
+		}
+		// A fresh commit of files the capture never saw has nothing to recover (its lines are unknown).
+		if (!rewritten && tracked !== undefined) {
+			for (const c of await fromCommits(contentCandidates, true, true)) {
+				used.content.add(c);
+			}
+		}
+		const rest = tracked !== undefined ? humanOrigin : unknownOrigin;
+		const final = origins.map((o) => o ?? rest);
+		placedAnything ||= tracked !== undefined || final.some((o) => o.origin !== 'unknown');
+		result.push({ path: file.path, blob: content.oid, ranges: toRanges(file.lines, final) });
+	}
+	if (!placedAnything && inputs.rewrittenFrom.length === 0) {
+		return null;
+	}
+	const matched: AttributionResult['matched'] = [];
+	if (used.patch.size > 0) {
+		matched.push({ from: [...used.patch], how: 'patch-id' });
+	}
+	if (used.content.size > 0) {
+		matched.push({ from: [...used.content], how: 'content' });
+	}
+	return { attribution: { commit: info.commit, files: result, patchId: changes.patchId }, matched };
+}
+
+/** For each still-unplaced added line (index into `added`), what each source commit says. */
+async function collectVotes(
+	inputs: AttributionInputs,
+	commits: readonly string[],
+	file: string,
+	lines: readonly string[],
+	added: readonly number[],
+	origins: readonly (LineOrigin | undefined)[],
+	blobCache: Map<string, string[] | null>,
+): Promise<Map<number, Map<string, LineOrigin>>> {
+	const votes = new Map<number, Map<string, LineOrigin>>();
+	const sources = commits.map((c) => ({ commit: c, file: inputs.attributions.get(c)?.files.find((f) => f.path === file) })).filter((s): s is { commit: string; file: FileAttribution } => !!s.file && s.file.ranges.length > 0);
+	const unread = [...new Set(sources.map((s) => s.file.blob).filter((b) => b && !blobCache.has(b)))];
+	const read = await catBatch(inputs.git.run, unread);
+	unread.forEach((blob, i) => {
+		const found = read[i];
+		blobCache.set(blob, found ? textLines(found.content) : null);
+	});
+	for (const source of sources) {
+		const sourceLines = blobCache.get(source.file.blob);
+		if (!sourceLines) {
+			continue;
+		}
+		const byLine = originsByLine(source.file);
+		const { bToA } = matchLines(sourceLines, lines);
+		added.forEach((line, k) => {
+			if (origins[k] !== undefined) {
+				return;
+			}
+			const i = bToA[line - 1]!;
+			const origin = i >= 0 ? byLine.get(i + 1) : undefined;
+			if (origin && origin.origin !== 'unknown') {
+				const forLine = votes.get(k) ?? new Map<string, LineOrigin>();
+				forLine.set(source.commit, origin);
+				votes.set(k, forLine);
+			}
+		});
+	}
+	return votes;
+}
+
+/** Whether other commits are outside this one's line of history (neither ancestors nor descendants). */
+class RelatedCommits {
+	private ancestors: Set<string> | undefined;
+	private readonly known = new Map<string, boolean>();
+
+	constructor(
+		private readonly git: RepoGit,
+		private readonly commit: string,
+	) {}
+
+	/** Answers for many commits with two git calls in all. */
+	async learn(others: readonly string[]): Promise<void> {
+		const unknown = [...new Set(others)].filter((o) => !this.known.has(o));
+		if (unknown.length === 0) {
+			return;
+		}
+		this.ancestors ??= new Set((await this.git.text(['rev-list', '--max-count=200000', this.commit])).split('\n').filter(Boolean));
+		const notAncestors = unknown.filter((o) => !this.ancestors!.has(o));
+		for (const o of unknown) {
+			this.known.set(o, false);
+		}
+		if (notAncestors.length === 0) {
+			return;
+		}
+		// Commits on the ancestry path from this one to the others: the others listed are its descendants.
+		const descendants = new Set((await this.git.text(['rev-list', '--ancestry-path', `^${this.commit}`, ...notAncestors])).split('\n').filter(Boolean));
+		for (const o of notAncestors) {
+			this.known.set(o, !descendants.has(o));
+		}
+	}
+
+	unrelated(other: string): boolean {
+		return this.known.get(other) ?? false;
+	}
+}

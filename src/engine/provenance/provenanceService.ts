@@ -1,0 +1,222 @@
+/**
+ * Line provenance for a workspace: finds the commits Baton has not attributed yet (HEAD's reflog and
+ * every ref's recent history, read-only — the same commits a HEAD watcher or a `post-commit` hook
+ * would report), attributes them oldest first so a rewrite finds its originals already attributed,
+ * and records the results as shared events. Blame and stats read from here (blameReader.ts).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { eq } from 'drizzle-orm';
+import { sharedEvents } from '../storage/schema';
+import { batonDir } from '../workspace';
+import { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { EngineContext } from '../context';
+import { appendSharedEvent } from '../shared/sharedEvents';
+import { machineIdentity } from '../shared/machineIdentity';
+import { readAttributions, readRewrites, type CommitAttribution } from './attributionRecords';
+import { attributeCommit } from './commitAttribution';
+import { commitInfos } from './commitDiff';
+import { RepoGit, shadowRun } from './repoGit';
+import { readSteps, ShadowBlobs, type CapturedStep } from './stepHistory';
+
+export interface AttributeReport {
+	attributed: string[];
+	rewrites: { commit: string; from: string[]; how: string }[];
+}
+
+/** How far before the first captured step a commit may be and still be looked at (commit times are whole seconds). */
+const skewMs = 1000;
+
+export class ProvenanceService {
+	readonly git: RepoGit;
+	readonly shadow: ShadowRepo;
+	/** Commits examined with nothing to say, and the inputs they were examined with. */
+	private readonly nothingToSay = new Map<string, string>();
+
+	constructor(readonly ctx: EngineContext) {
+		this.shadow = new ShadowRepo(ctx.workspaceRoot, batonDir(ctx.workspaceRoot));
+		this.shadow.ensureEmptyConfig();
+		this.git = new RepoGit(ctx.workspaceRoot, this.shadow.emptyConfig);
+	}
+
+	async steps(): Promise<CapturedStep[]> {
+		return this.ctx.store.read((db) => readSteps(db));
+	}
+
+	async attributions(commits?: readonly string[]): Promise<Map<string, CommitAttribution>> {
+		return this.ctx.store.read((db) => readAttributions(db, commits));
+	}
+
+	/** Attributes every commit not attributed yet that Baton may have something to say about. */
+	async attributePending(): Promise<AttributeReport> {
+		// Warm path (a hover): nothing new in git's reflog or refs and no new record since last time.
+		await this.ctx.store.read(() => undefined);
+		const key = `${await this.gitStateKey()}|${this.ctx.store.tableVersion('shared_events')}`;
+		if (key === this.pendingKey) {
+			return { attributed: [], rewrites: [] };
+		}
+		const report = await this.findAndAttribute();
+		this.pendingKey = `${await this.gitStateKey()}|${this.ctx.store.tableVersion('shared_events')}`;
+		return report;
+	}
+
+	private pendingKey: string | undefined;
+	private gitDir: string | undefined;
+
+	/** Sizes and times of HEAD's reflog and the refs, read with stat only. */
+	private async gitStateKey(): Promise<string> {
+		this.gitDir ??= path.resolve(this.ctx.workspaceRoot, (await this.git.text(['rev-parse', '--git-common-dir'])).trim());
+		const parts: string[] = [];
+		for (const file of ['HEAD', 'logs/HEAD', 'packed-refs', 'FETCH_HEAD', 'ORIG_HEAD']) {
+			try {
+				const stat = fs.statSync(path.join(this.gitDir, file));
+				parts.push(`${stat.size}:${stat.mtimeMs}`);
+			} catch {
+				parts.push('-');
+			}
+		}
+		const refs = (dir: string): void => {
+			let entries: fs.Dirent[];
+			try {
+				entries = fs.readdirSync(dir, { withFileTypes: true });
+			} catch {
+				return;
+			}
+			for (const entry of entries) {
+				const full = path.join(dir, entry.name);
+				if (entry.isDirectory()) {
+					refs(full);
+				} else {
+					parts.push(`${entry.name}:${fs.statSync(full).mtimeMs}`);
+				}
+			}
+		};
+		refs(path.join(this.gitDir, 'refs'));
+		return parts.join(',');
+	}
+
+	private async findAndAttribute(): Promise<AttributeReport> {
+		const steps = await this.steps();
+		const attributions = await this.attributions();
+		const firstStep = steps[0]?.startedAtMs;
+		const rewriteSubjects = await this.ctx.store.read((db) =>
+			db
+				.selectDistinct({ subject: sharedEvents.subject })
+				.from(sharedEvents)
+				.where(eq(sharedEvents.kind, 'provenance.rewrite'))
+				.all()
+				.map((r) => r.subject),
+		);
+		if (firstStep === undefined && rewriteSubjects.length === 0) {
+			return { attributed: [], rewrites: [] };
+		}
+		const since = Math.floor(((firstStep ?? Date.now()) - skewMs) / 1000);
+		const candidates = await this.recentCommits(since);
+		const known = new Set([...steps.flatMap((s) => [...s.paths]), ...[...attributions.values()].flatMap((a) => a.files.map((f) => f.path))]);
+		const pending = candidates.filter((c) => !attributions.has(c.commit) && (rewriteSubjects.includes(c.commit) || c.paths.some((p) => known.has(p))));
+		// git lists newest first; oldest first lets commits made in the same second keep their order.
+		return this.attribute(
+			pending.map((c) => c.commit).reverse(),
+			{},
+			steps,
+			attributions,
+		);
+	}
+
+	/**
+	 * Attributes the given commits (oldest first), skipping those already attributed; with `newOnly`,
+	 * also those that look rewritten (author date ≠ commit date: an amend, a rebase pick), which are
+	 * attributed later once git's post-rewrite pairs are recorded.
+	 */
+	async attribute(commits: readonly string[], options: { newOnly?: boolean } = {}, steps?: CapturedStep[], attributions?: Map<string, CommitAttribution>): Promise<AttributeReport> {
+		const report: AttributeReport = { attributed: [], rewrites: [] };
+		if (commits.length === 0) {
+			return report;
+		}
+		steps ??= await this.steps();
+		attributions ??= await this.attributions();
+		const { prefix } = await this.git.layout();
+		const infos = [...(await commitInfos(this.git, commits)).values()].sort((a, b) => a.committerTime - b.committerTime);
+		const blobs = new ShadowBlobs(shadowRun(this.shadow));
+		const inputsKey = `${steps.length}:${attributions.size}`;
+		for (const info of infos) {
+			if (attributions.has(info.commit) || (options.newOnly && info.authorTime !== info.committerTime) || this.nothingToSay.get(info.commit) === `${inputsKey}:${attributions.size}`) {
+				continue;
+			}
+			const rewrittenFrom = (await this.ctx.store.read((db) => readRewrites(db, info.commit))).filter((r) => r.how === 'post-rewrite').flatMap((r) => r.from);
+			const result = await attributeCommit({ git: this.git, prefix, steps, blobs, attributions, rewrittenFrom }, info);
+			if (!result) {
+				this.nothingToSay.set(info.commit, `${inputsKey}:${attributions.size}`);
+				continue;
+			}
+			const machine = machineIdentity(this.ctx.workspaceRoot);
+			const now = this.ctx.clock.now();
+			await this.ctx.store.write((db) => {
+				appendSharedEvent(db, machine, now, { kind: 'provenance.attribution', subject: info.commit, actor: 'baton', body: { files: result.attribution.files, patchId: result.attribution.patchId } });
+				for (const match of result.matched) {
+					appendSharedEvent(db, machine, now, { kind: 'provenance.rewrite', subject: info.commit, actor: 'baton', body: { from: match.from, how: match.how } });
+				}
+			});
+			attributions.set(info.commit, result.attribution);
+			report.attributed.push(info.commit);
+			report.rewrites.push(...result.matched.map((m) => ({ commit: info.commit, ...m })));
+		}
+		return report;
+	}
+
+	/** git's `post-rewrite` pairs (`old new [extra]` lines on the hook's stdin), recorded as rewrites. */
+	async recordRewrites(pairsText: string, actor: string): Promise<{ commit: string; from: string[] }[]> {
+		const byNew = new Map<string, string[]>();
+		for (const line of pairsText.split('\n')) {
+			const [from, to] = line.trim().split(/\s+/);
+			if (!from || !to) {
+				continue;
+			}
+			if (!/^[0-9a-f]{40,64}$/.test(from) || !/^[0-9a-f]{40,64}$/.test(to)) {
+				throw new Error(`not a post-rewrite pair: ${JSON.stringify(line)} (expected "<old commit> <new commit>")`);
+			}
+			byNew.set(to, [...(byNew.get(to) ?? []), from]);
+		}
+		const machine = machineIdentity(this.ctx.workspaceRoot);
+		const now = this.ctx.clock.now();
+		const pairs = [...byNew].map(([commit, from]) => ({ commit, from }));
+		if (pairs.length > 0) {
+			await this.ctx.store.write((db) => {
+				for (const pair of pairs) {
+					appendSharedEvent(db, machine, now, { kind: 'provenance.rewrite', subject: pair.commit, actor, body: { from: pair.from, how: 'post-rewrite' } });
+				}
+			});
+		}
+		return pairs;
+	}
+
+	/** Commits HEAD has pointed at (its reflog) and every ref's commits since `sinceSec`, with the paths they changed (workspace-relative). */
+	private async recentCommits(sinceSec: number): Promise<{ commit: string; paths: string[] }[]> {
+		const { prefix } = await this.git.layout();
+		const format = ['--format=%x01%H', '--name-only', '--no-renames', `--since=${sinceSec}`];
+		const outputs: string[] = [];
+		try {
+			outputs.push(await this.git.text(['log', '-g', '-n', '5000', '--format=%x01%H', '--name-only', '--no-renames', 'HEAD']));
+		} catch {
+			// No reflog (a fresh clone, reflogs off): the refs below still name the branch tips' history.
+		}
+		try {
+			outputs.push(await this.git.text(['log', '--all', ...format]));
+		} catch {
+			// No commit yet.
+		}
+		const byCommit = new Map<string, string[]>();
+		for (const out of outputs) {
+			for (const chunk of out.split('\u0001').slice(1)) {
+				const [commit, ...lines] = chunk.split('\n');
+				if (commit && !byCommit.has(commit)) {
+					byCommit.set(
+						commit,
+						lines.filter((l) => l.startsWith(prefix) && l.length > prefix.length).map((l) => l.slice(prefix.length)),
+					);
+				}
+			}
+		}
+		return [...byCommit].map(([commit, paths]) => ({ commit, paths }));
+	}
+}

@@ -1,0 +1,105 @@
+/**
+ * Read-only git for provenance: the user's repository (blame, diffs, blobs — never a ref, note,
+ * config or index written; no optional locks) and Baton's shadow store (the trees the turn capture
+ * wrote). Blobs are read in batches through one `cat-file --batch` per call.
+ */
+import path from 'node:path';
+import { BatonError } from '../errors';
+import { runGit, userRepoEnv } from '../checkpoints/gitProcess';
+import type { ShadowRepo } from '../checkpoints/shadowRepo';
+
+export type GitRun = (args: readonly string[], input?: string | Buffer) => Promise<Buffer>;
+
+export class RepoGit {
+	private readonly env: NodeJS.ProcessEnv;
+	private topLevel: { top: string; prefix: string } | undefined;
+
+	constructor(
+		readonly workspaceRoot: string,
+		isolatedConfigFile: string,
+	) {
+		this.env = userRepoEnv(isolatedConfigFile);
+	}
+
+	readonly run: GitRun = async (args, input) => (await runGit(['-c', 'core.quotePath=false', ...args], { cwd: this.workspaceRoot, env: this.env, ...(input !== undefined ? { input } : {}), timeoutMs: 120_000 })).stdout;
+
+	/** A git call whose exit code is the answer (`merge-base --is-ancestor`): 0 and 1 are not failures. */
+	async status(args: readonly string[]): Promise<{ code: number }> {
+		const result = await runGit(args, { cwd: this.workspaceRoot, env: this.env, okCodes: [1], timeoutMs: 120_000 });
+		return { code: result.code };
+	}
+
+	async text(args: readonly string[], input?: string): Promise<string> {
+		return (await this.run(args, input)).toString('utf8');
+	}
+
+	/** The repository's top level and the workspace's path inside it (`''` or `sub/dir/`). */
+	async layout(): Promise<{ top: string; prefix: string }> {
+		if (!this.topLevel) {
+			let top: string;
+			try {
+				top = (await this.text(['rev-parse', '--show-toplevel'])).trim();
+			} catch (error) {
+				throw new BatonError('invalidInput', `${this.workspaceRoot} is not inside a git repository: line provenance follows git history (${(error as Error).message})`);
+			}
+			const prefix = path.relative(top, this.workspaceRoot).split(path.sep).join('/');
+			this.topLevel = { top, prefix: prefix ? `${prefix}/` : '' };
+		}
+		return this.topLevel;
+	}
+}
+
+export function shadowRun(shadow: ShadowRepo): GitRun {
+	return async (args, input) => (await shadow.git(args, input !== undefined ? { input } : {})).stdout;
+}
+
+export interface CatResult {
+	oid: string;
+	content: Buffer;
+}
+
+/** `cat-file --batch` for many `<rev>:<path>` or oid specs; a missing object is null. */
+export async function catBatch(run: GitRun, specs: readonly string[]): Promise<(CatResult | null)[]> {
+	if (specs.length === 0) {
+		return [];
+	}
+	if (specs.some((s) => s.includes('\n'))) {
+		throw new Error('a path with a newline cannot be read through cat-file --batch');
+	}
+	const out = await run(['cat-file', '--batch'], `${specs.join('\n')}\n`);
+	const results: (CatResult | null)[] = [];
+	let at = 0;
+	for (let i = 0; i < specs.length; i++) {
+		const eol = out.indexOf(10, at);
+		if (eol < 0) {
+			throw new Error('cat-file --batch stopped early');
+		}
+		const header = out.subarray(at, eol).toString('utf8');
+		at = eol + 1;
+		const match = /^([0-9a-f]{40,64}) (\w+) (\d+)$/.exec(header);
+		if (!match) {
+			results.push(null);
+			continue;
+		}
+		const size = Number(match[3]);
+		results.push(match[2] === 'blob' ? { oid: match[1]!, content: out.subarray(at, at + size) } : null);
+		at += size + 1;
+	}
+	return results;
+}
+
+/** A text blob's lines (no trailing empty line); null for binary content, which has no lines to attribute. */
+export function textLines(content: Buffer): string[] | null {
+	if (content.includes(0)) {
+		return null;
+	}
+	const text = content.toString('utf8');
+	if (text === '') {
+		return [];
+	}
+	const lines = text.split('\n');
+	if (lines[lines.length - 1] === '') {
+		lines.pop();
+	}
+	return lines;
+}

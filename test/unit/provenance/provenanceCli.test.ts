@@ -1,0 +1,110 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test, type TestContext } from 'node:test';
+import { provenanceGitHooks } from '../../../src/engine/provenance/gitHooks';
+import { baton, cliPath } from '../cli/cliRunner';
+import { actor, openTestEngine, tempDir } from '../helpers';
+import { StepRecorder } from './recordSteps';
+import { ScriptedRepo, type Truth } from './scriptedRepo';
+
+async function setUp(t: TestContext) {
+	const root = tempDir(t, 'baton-prov-cli-');
+	const repo = new ScriptedRepo(root);
+	repo.git(['init', '-q', '-b', 'main']);
+	fs.writeFileSync(path.join(root, '.gitignore'), '.baton/\n');
+	repo.addFunction('src/app.ts', 'start', 1, { origin: 'human' });
+	repo.commit('init');
+	const { engine } = await openTestEngine(t, { root });
+	const recorder = new StepRecorder(engine, root, () => repo.ms);
+	const session = (await engine.sessions.start({ name: 'cli work', agent: 'claude-code', actor })).session;
+	const agent = { id: session.id, agent: 'claude-code' };
+	const edit = async (turn: string, prompt: string, change: (truth: Truth) => void): Promise<number> => {
+		repo.tick();
+		const truth = { origin: 'agent' as const, session: session.id, step: -1 };
+		const step = await recorder.agentStep(agent, turn, prompt, 'Edit', () => change(truth));
+		truth.step = step.step;
+		return step.step;
+	};
+	return { root, repo, session, edit };
+}
+
+test('baton blame --json: agent lines name session, turn and prompt; a later human change is human; uncommitted lines come from the capture', async (t) => {
+	const { root, repo, session, edit } = await setUp(t);
+	await edit('1', 'Add a total() helper', (truth) => repo.addFunction('src/app.ts', 'total', 7, truth));
+	repo.tick();
+	repo.change('src/app.ts', 'return y + 7;', '\treturn y + 7 + tax;', { origin: 'human' });
+	repo.commit('total');
+	await edit('2', 'Add a discount() helper', (truth) => repo.addFunction('src/app.ts', 'discount', 9, truth));
+
+	const run = baton(root, 'blame', 'src/app.ts', '--json');
+	assert.equal(run.code, 0, run.stderr);
+	assert.equal(run.json['file'], 'src/app.ts');
+	const lines = run.json['lines'] as Record<string, any>[];
+	assert.equal(lines.length, 15);
+	const byText = (n: number) => lines[n - 1]!;
+	assert.deepEqual(Object.keys(byText(6)).slice(0, 8), ['line', 'origin', 'session', 'agent', 'model', 'turn', 'prompt', 'step']);
+	assert.equal(byText(1)['origin'], 'unknown', 'written before any capture');
+	assert.equal(byText(6)['origin'], 'agent');
+	assert.equal(byText(6)['session'], session.id);
+	assert.equal(byText(6)['agent'], 'claude-code');
+	assert.equal(byText(6)['turn'], '1');
+	assert.equal(byText(6)['prompt'], 'Add a total() helper');
+	assert.match(byText(6)['commit'], /^[0-9a-f]{40}$/);
+	assert.equal(byText(6)['author'], 'Dana Dev');
+	assert.equal(byText(8)['origin'], 'human', 'changed by a person after the agent wrote it');
+	assert.equal(byText(11)['origin'], 'agent');
+	assert.equal(byText(11)['commit'], null, 'not committed yet');
+	assert.equal(byText(11)['prompt'], 'Add a discount() helper');
+
+	const one = baton(root, 'blame', 'src/app.ts', '--line', '8', '--rev', 'HEAD', '--json');
+	assert.equal(one.code, 0, one.stderr);
+	assert.deepEqual(
+		(one.json['lines'] as Record<string, any>[]).map((l) => [l['line'], l['origin']]),
+		[[8, 'human']],
+	);
+	const text = baton(root, 'blame', 'src/app.ts');
+	assert.match(text.stdout, /claude-code .* turn 1/);
+
+	const stats = baton(root, 'provenance', 'stats', '--json');
+	assert.equal(stats.code, 0, stats.stderr);
+	assert.deepEqual(stats.json['total'], { agent: 4, human: 1, unknown: 6 });
+	assert.deepEqual(stats.json['sessions'], [{ session: session.id, agent: 'claude-code', lines: 4 }]);
+
+	assert.equal(baton(root, 'blame', 'src/app.ts', '--line', '0', '--json').code, 2);
+	const outside = baton(root, 'blame', '../elsewhere.ts', '--json');
+	assert.equal(outside.code, 1);
+	assert.match(outside.json['error'].message, /not a file inside the workspace/);
+	const missing = baton(root, 'blame', 'src/none.ts', '--json');
+	assert.equal(missing.code, 1);
+	assert.equal(missing.json['error'].code, 'notFound');
+});
+
+test("with Baton's post-rewrite hook installed, an amend is followed through git's own pairs (exact, not recovered)", async (t) => {
+	const { root, repo, edit } = await setUp(t);
+	const hooks = provenanceGitHooks(`"${process.execPath}" "${cliPath}"`);
+	for (const [name, lines] of Object.entries(hooks)) {
+		fs.writeFileSync(path.join(root, '.git', 'hooks', name), `#!/bin/sh\n${lines.join('\n')}\n`, { mode: 0o755 });
+	}
+	await edit('1', 'Add total()', (truth) => repo.addFunction('src/app.ts', 'total', 7, truth));
+	repo.commit('total');
+	const first = repo.git(['rev-parse', 'HEAD']).trim();
+	const afterCommit = baton(root, 'provenance', 'commit', '--json');
+	assert.deepEqual(afterCommit.json['attributed'], [], 'the post-commit hook attributed it already');
+	repo.tick();
+	repo.change('src/app.ts', 'const y = x * 7;', '\tconst y = x * 7 * rate;', { origin: 'human' });
+	repo.tick();
+	repo.git(['commit', '-q', '--amend', '-a', '--no-edit']);
+	const amended = repo.git(['rev-parse', 'HEAD']).trim();
+	const blame = baton(root, 'blame', 'src/app.ts', '--json');
+	assert.equal(blame.code, 0, blame.stderr);
+	const origins = (blame.json['lines'] as Record<string, any>[]).slice(5, 10).map((l) => `${l['origin']}${l['recovered'] ? '*' : ''}`);
+	assert.deepEqual(origins, ['agent', 'human', 'agent', 'agent', 'agent']);
+	const { engine } = await openTestEngine(t, { root });
+	const { eventsAbout } = await import('../../../src/engine/shared/sharedEvents');
+	const rewrites = await engine.store.read((db) => eventsAbout(db, 'provenance.rewrite', amended));
+	assert.deepEqual(
+		rewrites.map((r) => r.body),
+		[{ from: [first], how: 'post-rewrite' }],
+	);
+});

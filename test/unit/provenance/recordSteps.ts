@@ -1,0 +1,109 @@
+/**
+ * Produces turn-capture records exactly as the capture writes them: before and after each scripted
+ * edit, the workspace tree is written into Baton's real shadow store by git (`add -A` with a private
+ * index, then `write-tree`), and the step is appended as a real `timeline.step` shared event; the
+ * turn's prompt as `timeline.prompt`. A change found between two steps (a person's edit) becomes a
+ * step of its own with actor `human`, as the capture does. Everything capture-specific lives in this
+ * one file, so the tests can switch to driving real hook payloads once the capture exists.
+ */
+import path from 'node:path';
+import { ShadowRepo } from '../../../src/engine/checkpoints/shadowRepo';
+import type { Engine } from '../../../src/engine/engine';
+import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
+import { appendSharedEvent } from '../../../src/engine/shared/sharedEvents';
+import { batonDir } from '../../../src/engine/workspace';
+
+export interface RecordedStep {
+	session: string;
+	step: number;
+	turn: string;
+	actor: 'agent' | 'human';
+	treeBefore: string;
+	treeAfter: string;
+	files: { path: string; change: 'added' | 'modified' | 'deleted'; additions: number; deletions: number }[];
+}
+
+export class StepRecorder {
+	private readonly shadow: ShadowRepo;
+	private readonly index: string;
+	private lastTree: string | undefined;
+	private readonly nextStep = new Map<string, number>();
+	private readonly prompted = new Set<string>();
+
+	constructor(
+		private readonly engine: Engine,
+		private readonly root: string,
+		/** The script's clock (ms): steps are stamped with it, as commits are. */
+		private readonly now: () => number,
+	) {
+		this.shadow = new ShadowRepo(root, batonDir(root));
+		this.index = path.join(this.shadow.gitDir, 'capture-test.index');
+	}
+
+	/** The workspace's tree in the shadow store, through a private index. */
+	async tree(): Promise<string> {
+		return this.shadow.withLock(async () => {
+			await this.shadow.ensureInit([]);
+			const env = { GIT_INDEX_FILE: this.index };
+			await this.shadow.git(['add', '-A'], { env });
+			return this.shadow.gitText(['write-tree'], { env });
+		});
+	}
+
+	/** One agent tool call: `edit` runs between the before and after trees. */
+	async agentStep(session: { id: string; agent: string }, turn: string, prompt: string, tool: string, edit: () => void): Promise<RecordedStep> {
+		if (!this.prompted.has(`${session.id}:${turn}`)) {
+			this.prompted.add(`${session.id}:${turn}`);
+			await this.append(session.id, `agent:${session.agent}`, 'timeline.prompt', { turn, text: prompt, at: new Date(this.now()).toISOString() });
+		}
+		const before = await this.tree();
+		if (this.lastTree !== undefined && before !== this.lastTree) {
+			await this.record(session.id, 'human', turn, 'human edit', this.lastTree, before);
+		}
+		edit();
+		const after = await this.tree();
+		this.lastTree = after;
+		return this.record(session.id, 'agent', turn, tool, before, after, session.agent);
+	}
+
+	private async record(session: string, actor: 'agent' | 'human', turn: string, tool: string, treeBefore: string, treeAfter: string, agent?: string): Promise<RecordedStep> {
+		const step = (this.nextStep.get(session) ?? 0) + 1;
+		this.nextStep.set(session, step);
+		const files = await this.changedFiles(treeBefore, treeAfter);
+		await this.append(session, actor === 'agent' ? `agent:${agent ?? 'agent'}` : 'human', 'timeline.step', {
+			step,
+			turn,
+			toolUseId: `toolu_${session}_${step}`,
+			actor,
+			tool,
+			summary: `${tool} ${files.map((f) => f.path).join(', ')}`,
+			startedAt: new Date(this.now()).toISOString(),
+			treeBefore,
+			treeAfter,
+			files,
+			captured: true,
+		});
+		return { session, step, turn, actor, treeBefore, treeAfter, files };
+	}
+
+	private async changedFiles(before: string, after: string): Promise<RecordedStep['files']> {
+		const out = await this.shadow.gitText(['diff-tree', '-r', '--no-renames', '--numstat', '-z', before, after]);
+		const status = await this.shadow.gitText(['diff-tree', '-r', '--no-renames', '--name-status', '-z', before, after]);
+		const changes = new Map<string, 'added' | 'modified' | 'deleted'>();
+		const parts = status.split('\0').filter(Boolean);
+		for (let i = 0; i + 1 < parts.length; i += 2) {
+			changes.set(parts[i + 1]!, parts[i] === 'A' ? 'added' : parts[i] === 'D' ? 'deleted' : 'modified');
+		}
+		return out
+			.split('\0')
+			.filter(Boolean)
+			.map((row) => row.split('\t'))
+			.map(([add, del, file]) => ({ path: file!, change: changes.get(file!) ?? 'modified', additions: Number(add) || 0, deletions: Number(del) || 0 }));
+	}
+
+	private async append(session: string, actor: string, kind: string, body: Record<string, unknown>): Promise<void> {
+		const machine = machineIdentity(this.root);
+		const at = this.now();
+		await this.engine.store.write((db) => appendSharedEvent(db, machine, at, { kind, subject: session, sessionId: session, actor, body }));
+	}
+}

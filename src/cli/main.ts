@@ -19,6 +19,7 @@ import { UsageError, type Command, type OptionSpec, type ParsedValues } from './
 import { memoryCommands } from './memoryCommands';
 import { flushNotifications, notifyCommands } from './notifyCommands';
 import { sessionCommands } from './sessionCommands';
+import { syncCommands } from './syncCommands';
 import { activeSessionsList } from './textFormat';
 import { trackerCommands } from './trackerCommands';
 import { settleWarmEngine, warmEngine } from './warmEngines';
@@ -36,7 +37,7 @@ export interface CliIo {
 	engines?: Map<string, Engine>;
 }
 
-const commands: Command[] = [...daemonCommands, ...workspaceCommands, ...sessionCommands, ...memoryCommands, ...checkpointCommands, ...trackerCommands, ...interopCommands, ...agentCommands, ...notifyCommands];
+const commands: Command[] = [...daemonCommands, ...workspaceCommands, ...sessionCommands, ...memoryCommands, ...checkpointCommands, ...trackerCommands, ...interopCommands, ...agentCommands, ...notifyCommands, ...syncCommands];
 
 /** Commands that do not deliver notifications on their way out (`mcp` runs for hours; `notify` manages them). */
 const noFlush = new Set(['mcp', 'notify']);

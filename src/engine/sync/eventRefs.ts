@@ -34,6 +34,30 @@ export class EventRefs {
 		this.checkpointsRef = `${checkpointsRefPrefix}${machine}`;
 	}
 
+	/**
+	 * Ref lock files a killed git left under `refs/<namespace>/`. Only called while holding the lock
+	 * that every writer of that namespace takes, so no live git is using them.
+	 */
+	clearStaleRefLocks(namespace: 'baton' | 'baton-remotes'): void {
+		const walk = (dir: string): void => {
+			let entries: fs.Dirent[];
+			try {
+				entries = fs.readdirSync(dir, { withFileTypes: true });
+			} catch {
+				return;
+			}
+			for (const entry of entries) {
+				const full = path.join(dir, entry.name);
+				if (entry.isDirectory()) {
+					walk(full);
+				} else if (entry.name.endsWith('.lock')) {
+					fs.rmSync(full, { force: true });
+				}
+			}
+		};
+		walk(path.join(this.shadow.gitDir, 'refs', namespace));
+	}
+
 	async tip(ref: string): Promise<string | null> {
 		const result = await this.shadow.git(['rev-parse', '-q', '--verify', `${ref}^{commit}`], { okCodes: [1] });
 		return result.code === 0 ? result.stdout.toString('utf8').trim() : null;

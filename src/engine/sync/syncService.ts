@@ -111,6 +111,7 @@ export class SyncService {
 		return this.shadow.withLock(async () => {
 			await this.shadow.ensureInit(this.ctx.config.checkpoints.excludes);
 			const refs = this.refs;
+			refs.clearStaleRefLocks('baton');
 			const known = await refs.exportedIds();
 			const local = await this.ctx.store.read((db) => db.select().from(sharedEvents).where(eq(sharedEvents.source, 'local')).orderBy(asc(sharedEvents.id)).all());
 			const fresh = local.filter((e) => !known.has(e.id));
@@ -203,6 +204,7 @@ export class SyncService {
 		return this.withSyncLock(async () => {
 			const url = await remoteUrl(this.root, name);
 			await this.shadow.withLock(() => this.shadow.ensureInit(this.ctx.config.checkpoints.excludes));
+			this.refs.clearStaleRefLocks('baton-remotes');
 			try {
 				await fetchBatonRefs(this.shadow, url, name, await transportConfig(this.root, url), networkTimeoutMs);
 			} catch (error) {

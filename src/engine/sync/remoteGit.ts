@@ -47,10 +47,9 @@ export async function remoteUrl(repo: string, remote: string): Promise<string> {
  */
 export async function transportConfig(repo: string, url: string): Promise<string[]> {
 	const args: string[] = [];
-	const helpers = (await userGit(repo, ['config', '--get-all', 'credential.helper'], [1])).text.split('\n').filter(Boolean);
-	const matched = (await userGit(repo, ['config', '--get-urlmatch', 'credential', url], [1])).text.split('\n').filter(Boolean);
-	const http = (await userGit(repo, ['config', '--get-urlmatch', 'http', url], [1])).text.split('\n').filter(Boolean);
-	const ssh = (await userGit(repo, ['config', '--get', 'core.sshCommand'], [1])).text;
+	const lines = async (args: string[]): Promise<string[]> => (await userGit(repo, ['config', ...args], [1])).text.split('\n').filter(Boolean);
+	const [helpers, matched, http, sshLines] = await Promise.all([lines(['--get-all', 'credential.helper']), lines(['--get-urlmatch', 'credential', url]), lines(['--get-urlmatch', 'http', url]), lines(['--get', 'core.sshCommand'])]);
+	const ssh = sshLines[0];
 	const specificHelper = matched.find((line) => line.startsWith('credential.helper '))?.slice('credential.helper '.length);
 	if (specificHelper !== undefined && !helpers.includes(specificHelper)) {
 		helpers.push(specificHelper);

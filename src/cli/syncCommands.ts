@@ -77,6 +77,22 @@ const status: Command = {
 	},
 };
 
+const origin: Command = {
+	path: ['sync', 'origin'],
+	usage: 'baton sync origin SESSION…',
+	summary: 'who and where sessions ran (machine name and author, from their shared records)',
+	positionals: [1, 100],
+	async run(ctx) {
+		const engine = await ctx.engine();
+		const origins = await engine.sync.origins(ctx.args);
+		const one = ctx.args.length === 1 ? origins[0] : undefined;
+		return {
+			json: one ? { ...one } : { origins },
+			text: origins.map((o) => `${o.sessionId}  ${o.machineName ?? o.machine}${o.author ? ` (${o.author})` : ''}${o.local ? '  this machine' : `  from ${o.remote}`}`).join('\n') || 'no shared record of these sessions',
+		};
+	},
+};
+
 const connectGit: Command = {
 	path: ['connect', 'git'],
 	usage: 'baton connect git [--remove] [--command CMD]',
@@ -96,4 +112,4 @@ function quote(value: string): string {
 	return /^[A-Za-z0-9_./:-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
 }
 
-export const syncCommands: Command[] = [enable, disable, push, pull, status, connectGit];
+export const syncCommands: Command[] = [enable, disable, push, pull, status, origin, connectGit];

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, inArray } from 'drizzle-orm';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
@@ -32,6 +32,17 @@ export interface PullResult {
 	sessions: { added: number; updated: number };
 	checkpoints: { added: number; updated: number };
 	refused: { id: string; reason: string }[];
+}
+
+export interface SessionOrigin {
+	sessionId: string;
+	machine: string;
+	machineName: string | null;
+	author: string | null;
+	/** Started on this machine. */
+	local: boolean;
+	/** The remote it was pulled from (null when local). */
+	remote: string | null;
 }
 
 export interface RemoteStatus {
@@ -251,6 +262,25 @@ export class SyncService {
 			r.lastError = null;
 		});
 		return { fetched, newEvents: result.merged.added.length, sessions: result.projected.sessions, checkpoints: result.projected.checkpoints, refused: result.merged.refused };
+	}
+
+	/** Where sessions ran: the writer of each one's `session.started` event (null for sessions from before sync). */
+	async origins(sessionIds: readonly string[]): Promise<SessionOrigin[]> {
+		const own = machineIdentity(this.root).id;
+		return this.ctx.store.read((db) => {
+			const out: SessionOrigin[] = [];
+			for (let i = 0; i < sessionIds.length; i += 500) {
+				const rows = db
+					.select({ subject: sharedEvents.subject, machine: sharedEvents.machine, machineName: sharedEvents.machineName, author: sharedEvents.author, source: sharedEvents.source })
+					.from(sharedEvents)
+					.where(and(eq(sharedEvents.kind, 'session.started'), inArray(sharedEvents.subject, sessionIds.slice(i, i + 500))))
+					.all();
+				for (const r of rows) {
+					out.push({ sessionId: r.subject, machine: r.machine, machineName: r.machineName, author: r.author, local: r.machine === own, remote: r.source === 'local' ? null : r.source });
+				}
+			}
+			return out;
+		});
 	}
 
 	async status(): Promise<{ remotes: RemoteStatus[]; machine: string }> {

@@ -22,6 +22,7 @@ import { checkpointScheme, markdownScheme, outputChannelName, transcriptScheme, 
 import { registerNotificationCommands } from './notifications/notificationCommands';
 import { NotificationPresenter } from './notifications/notificationPresenter';
 import { SessionStatusBar } from './statusBar';
+import { SyncController } from './sync/syncController';
 import { SessionChainsProvider } from './views/sessionChainsProvider';
 import { BatonPanels } from './webviews/batonPanels';
 
@@ -81,6 +82,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		mcp,
 		...registerIssueCommands(workspace),
 		...registerNotificationCommands(workspace),
+		new SyncController(workspace),
 	);
 	// The first status read starts the backend: after activation returns, never on its path.
 	const ready = new Promise((resolve) => setTimeout(() => resolve(workspace.refresh()), 0));

@@ -18,6 +18,7 @@ import { isInitialized } from '../engine/workspace';
 import { EngineHost } from './engineHost';
 import { registerCheckpointHandlers, registerHandlers } from './handlers';
 import { registerInteropHandlers } from './interopHandlers';
+import { registerSyncHandlers } from './syncHandlers';
 import { editorPresenter, registerNotificationHandlers } from './notificationHandlers';
 
 function main(): void {
@@ -83,6 +84,7 @@ function main(): void {
 	registerHandlers(connection, host, values.workspace);
 	registerCheckpointHandlers(connection, host);
 	registerInteropHandlers(connection, host);
+	registerSyncHandlers(connection, host);
 	const agents = registerAgentHandlers(connection, host, {
 		workspaceRoot: values.workspace,
 		cliPath: path.resolve(values.cli ?? path.join(__dirname, 'cli.js')),
@@ -156,6 +158,7 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 				registerHandlers(connection, host, workspace);
 				registerCheckpointHandlers(connection, host);
 				registerInteropHandlers(connection, host);
+				registerSyncHandlers(connection, host);
 				registerNotificationHandlers(connection, host);
 				const agents = registerAgentHandlers(connection, host, {
 					workspaceRoot: workspace,

@@ -12,12 +12,13 @@ import { median } from './stats';
 import { formatTable, type BenchRow } from './stats';
 import { benchTree } from './treeBench';
 import { benchHooks } from './hookBench';
+import { benchSync } from './syncBench';
 
 async function main(): Promise<void> {
 	const args = process.argv.slice(2);
 	const quick = args.includes('--quick');
 	const onlyArg = args.includes('--only') ? (args[args.indexOf('--only') + 1] ?? '') : '';
-	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'hooks', 'editor']);
+	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'hooks', 'sync', 'editor']);
 	const rows: BenchRow[] = [];
 	const section = async (name: string, run: () => Promise<BenchRow[]>) => {
 		if (only.has(name)) {
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
 	await section('tree', () => benchTree(quick ? 1_000 : 5_000, quick ? 5 : 15));
 	await section('checkpoint', () => benchCheckpoints(quick));
 	await section('hooks', () => benchHooks(quick));
+	await section('sync', () => benchSync(quick));
 	await section('editor', async () => editorMeasures());
 	const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 	process.stdout.write(`## All results (${machine})\n\n${formatTable(rows)}\n`);

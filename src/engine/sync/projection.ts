@@ -8,7 +8,7 @@ import { and, asc, eq, inArray, max } from 'drizzle-orm';
 import type { BatonDb } from '../storage/journalStore';
 import type { CheckpointAnnotation, CheckpointMetrics, FileStats, HandoffData, SessionScope } from '../storage/jsonShapes';
 import { emptyStats } from '../storage/jsonShapes';
-import type { SharedEvent } from '../storage/model';
+import type { Session, SharedEvent } from '../storage/model';
 import { checkpoints, handoffs, sessions, sharedEvents } from '../storage/schema';
 
 export interface ProjectionResult {
@@ -24,158 +24,146 @@ const derived = new Set(['session.started', 'session.status', 'handoff.written',
 /**
  * Derives the records the given (newly merged) events touch. `ownMachine` is this machine: the
  * status of a session started here stays what this machine's own lifecycle made it (it is the writer
- * of that session's status); everything else follows the events.
+ * of that session's status); everything else follows the events. Reads and inserts go in batches:
+ * every statement is prepared anew, so a pull of thousands of events must not cost one per row.
  */
 export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ownMachine: string): ProjectionResult {
 	const result: ProjectionResult = { sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, unknownKinds: [] };
-	const touchedSessions = new Set<string>();
+	const sessionSubjects = new Set<string>();
 	const consumedSubjects = new Set<string>();
-	const touchedCheckpoints = new Set<string>();
+	const checkpointSubjects = new Set<string>();
 	const unknown = new Set<string>();
-	for (const event of [...newEvents].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+	for (const event of newEvents) {
 		if (event.kind.startsWith('session.') || event.kind === 'handoff.written') {
-			touchedSessions.add(event.subject);
+			sessionSubjects.add(event.subject);
 		} else if (event.kind === 'handoff.consumed') {
 			consumedSubjects.add(event.subject);
 		} else if (event.kind.startsWith('checkpoint.')) {
-			touchedCheckpoints.add(event.subject);
+			checkpointSubjects.add(event.subject);
 		}
 		if (!derived.has(event.kind) && !event.kind.startsWith('timeline.') && !event.kind.startsWith('provenance.')) {
 			unknown.add(event.kind);
 		}
 	}
-	// Sessions first (in id order of their start), so checkpoints and consumptions find them.
-	const started = eventsOf(db, 'session.started', [...touchedSessions]).sort((a, b) => (a.id < b.id ? -1 : 1));
-	const startedIds = new Set(started.map((e) => e.subject));
-	for (const event of started) {
-		if (projectSession(db, event, ownMachine)) {
+	result.unknownKinds = [...unknown].sort();
+	const events = eventsBySubject(db, [...new Set([...sessionSubjects, ...consumedSubjects, ...checkpointSubjects])]);
+	const sessionRows = new Map(inChunks([...new Set([...sessionSubjects, ...consumedSubjects])], (ids) => db.select().from(sessions).where(inArray(sessions.id, ids)).all()).map((r) => [r.id, r]));
+	const known = (id: string | null): boolean => id !== null && (sessionRows.has(id) || db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, id)).get() !== undefined);
+	const handoffIds = new Set(inChunks([...sessionSubjects], (ids) => db.select({ id: handoffs.sessionId }).from(handoffs).where(inArray(handoffs.sessionId, ids)).all()).map((r) => r.id));
+	const newSessions: (typeof sessions.$inferInsert)[] = [];
+	const newHandoffs: (typeof handoffs.$inferInsert)[] = [];
+	const starts = [...sessionSubjects].map((id) => (events.get(id) ?? []).find((e) => e.kind === 'session.started')).filter((e): e is SharedEvent => e !== undefined);
+	starts.sort((a, b) => (a.id < b.id ? -1 : 1));
+	for (const start of starts) {
+		const id = start.subject;
+		const own = events.get(id) ?? [];
+		const handoff = own.find((e) => e.kind === 'handoff.written');
+		if (handoff && !handoffIds.has(id) && (sessionRows.has(id) || start.machine !== ownMachine)) {
+			newHandoffs.push({ sessionId: id, data: handoffData(handoff.body), createdAt: handoff.at });
+			handoffIds.add(id);
+		}
+		if (start.machine === ownMachine) {
+			continue;
+		}
+		const state = derivedStatus(own);
+		const row = sessionRows.get(id);
+		if (!row) {
+			const body = start.body;
+			const at = str(body['startedAt']) ?? start.at;
+			const previous = str(body['previousId']);
+			const parent = str(body['parentId']);
+			const inserted = {
+				id,
+				name: str(body['name']) ?? id,
+				status: state?.status ?? 'active',
+				scope: (body['scope'] ?? { type: 'global' }) as SessionScope,
+				scopeKey: str(body['scopeKey']) ?? 'global',
+				currentTask: null,
+				taskStartedAt: null,
+				agent: str(body['agent']),
+				agentIdentifier: null,
+				previousSessionId: previous && (known(previous) || newSessions.some((s) => s.id === previous)) ? previous : null,
+				nextSessionId: null,
+				parentSessionId: parent && (known(parent) || newSessions.some((s) => s.id === parent)) ? parent : null,
+				handoffConsumedAt: null,
+				handoffConsumedBy: null,
+				debrief: null,
+				stats: emptyStats(),
+				resumeCount: 0,
+				endNote: state?.endNote ?? null,
+				startedAt: at,
+				lastActivity: state && state.at > at ? state.at : at,
+				suspendedAt: state?.status === 'suspended' ? state.at : null,
+				endedAt: state?.endedAt ?? null,
+				archivedAt: null,
+				updatedAt: state && state.at > at ? state.at : at,
+			};
+			newSessions.push(inserted);
 			result.sessions.added++;
+			continue;
 		}
-	}
-	for (const id of touchedSessions) {
-		if (startedIds.has(id) || db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, id)).get()) {
-			if (deriveSessionState(db, id, ownMachine)) {
-				result.sessions.updated++;
-			}
-		}
-	}
-	for (const subject of consumedSubjects) {
-		if (deriveConsumption(db, subject)) {
+		if (state && (state.status !== row.status || state.endedAt !== row.endedAt)) {
+			db.update(sessions)
+				.set({ status: state.status, endedAt: state.endedAt, endNote: state.endNote, suspendedAt: state.status === 'suspended' ? state.at : row.suspendedAt, lastActivity: state.at > row.lastActivity ? state.at : row.lastActivity, updatedAt: state.at > row.updatedAt ? state.at : row.updatedAt })
+				.where(eq(sessions.id, id))
+				.run();
 			result.sessions.updated++;
 		}
 	}
-	for (const id of touchedCheckpoints) {
-		const outcome = deriveCheckpoint(db, id);
+	for (let i = 0; i < newSessions.length; i += 100) {
+		db.insert(sessions).values(newSessions.slice(i, i + 100)).run();
+	}
+	for (const s of newSessions) {
+		sessionRows.set(s.id, s as Session);
+	}
+	for (let i = 0; i < newHandoffs.length; i += 200) {
+		db.insert(handoffs).values(newHandoffs.slice(i, i + 200)).run();
+	}
+	for (const subject of consumedSubjects) {
+		if (deriveConsumption(db, subject, events.get(subject) ?? [], sessionRows, known)) {
+			result.sessions.updated++;
+		}
+	}
+	for (const id of checkpointSubjects) {
+		const outcome = deriveCheckpoint(db, id, events.get(id) ?? [], known);
 		if (outcome === 'added') {
 			result.checkpoints.added++;
 		} else if (outcome === 'updated') {
 			result.checkpoints.updated++;
 		}
 	}
-	result.unknownKinds = [...unknown].sort();
-	// A newly added session counts once, as added.
-	result.sessions.updated = Math.max(0, result.sessions.updated - result.sessions.added);
 	return result;
 }
 
-function eventsOf(db: BatonDb, kind: string, subjects: readonly string[]): SharedEvent[] {
-	const out: SharedEvent[] = [];
-	for (let i = 0; i < subjects.length; i += 500) {
-		out.push(
-			...db
-				.select()
-				.from(sharedEvents)
-				.where(and(eq(sharedEvents.kind, kind), inArray(sharedEvents.subject, subjects.slice(i, i + 500))))
-				.orderBy(asc(sharedEvents.id))
-				.all(),
-		);
+function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => T[]): T[] {
+	const out: T[] = [];
+	for (let i = 0; i < ids.length; i += 500) {
+		out.push(...query(ids.slice(i, i + 500)));
 	}
 	return out;
 }
 
-function projectSession(db: BatonDb, event: SharedEvent, ownMachine: string): boolean {
-	if (event.machine === ownMachine || db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, event.subject)).get()) {
-		return false;
+/** Every event of the given subjects, grouped by subject, each group in id order. */
+function eventsBySubject(db: BatonDb, subjects: readonly string[]): Map<string, SharedEvent[]> {
+	const map = new Map<string, SharedEvent[]>();
+	for (const e of inChunks(subjects, (chunk) => db.select().from(sharedEvents).where(inArray(sharedEvents.subject, chunk)).orderBy(asc(sharedEvents.id)).all())) {
+		const list = map.get(e.subject) ?? [];
+		list.push(e);
+		map.set(e.subject, list);
 	}
-	const body = event.body;
-	const at = str(body['startedAt']) ?? event.at;
-	const scope = (body['scope'] ?? { type: 'global' }) as SessionScope;
-	const previous = str(body['previousId']);
-	const parent = str(body['parentId']);
-	db.insert(sessions)
-		.values({
-			id: event.subject,
-			name: str(body['name']) ?? event.subject,
-			status: 'active',
-			scope,
-			scopeKey: str(body['scopeKey']) ?? 'global',
-			currentTask: null,
-			taskStartedAt: null,
-			agent: str(body['agent']),
-			agentIdentifier: null,
-			previousSessionId: previous && exists(db, previous) ? previous : null,
-			nextSessionId: null,
-			parentSessionId: parent && exists(db, parent) ? parent : null,
-			handoffConsumedAt: null,
-			handoffConsumedBy: null,
-			debrief: null,
-			stats: emptyStats(),
-			resumeCount: 0,
-			endNote: null,
-			startedAt: at,
-			lastActivity: at,
-			suspendedAt: null,
-			endedAt: null,
-			archivedAt: null,
-			updatedAt: at,
-		})
-		.run();
-	return true;
+	return map;
 }
 
-/** Status from the last `session.status` event (id order); the handoff from the one `handoff.written`. */
-function deriveSessionState(db: BatonDb, id: string, ownMachine: string): boolean {
-	const events = db
-		.select()
-		.from(sharedEvents)
-		.where(and(eq(sharedEvents.subject, id), inArray(sharedEvents.kind, ['session.started', 'session.status', 'handoff.written'])))
-		.orderBy(asc(sharedEvents.id))
-		.all();
-	const start = events.find((e) => e.kind === 'session.started');
-	let changed = false;
-	const handoff = events.find((e) => e.kind === 'handoff.written');
-	if (handoff && !db.select({ id: handoffs.sessionId }).from(handoffs).where(eq(handoffs.sessionId, id)).get()) {
-		db.insert(handoffs)
-			.values({ sessionId: id, data: handoffData(handoff.body), createdAt: handoff.at })
-			.run();
-		changed = true;
+/** A session's status from its last `session.status` event (id order). */
+function derivedStatus(events: readonly SharedEvent[]): { status: Session['status']; at: string; endedAt: string | null; endNote: string | null } | null {
+	const statuses = events.filter((e) => e.kind === 'session.status');
+	const last = statuses[statuses.length - 1];
+	if (!last) {
+		return null;
 	}
-	if (!start || start.machine === ownMachine) {
-		return changed;
-	}
-	const row = db.select().from(sessions).where(eq(sessions.id, id)).get();
-	const last = events.filter((e) => e.kind === 'session.status').pop();
-	if (!row || !last) {
-		return changed;
-	}
-	const status = statusOf[str(last.body['status']) ?? ''] ?? row.status;
+	const status = statusOf[str(last.body['status']) ?? ''] ?? 'active';
 	const at = str(last.body['at']) ?? last.at;
-	const endedEvent = events.filter((e) => e.kind === 'session.status' && e.body['status'] === 'ended').pop();
-	const next = {
-		status,
-		endedAt: status === 'ended' ? (str(endedEvent?.body['at']) ?? at) : row.endedAt,
-		suspendedAt: status === 'suspended' ? at : row.suspendedAt,
-		endNote: status === 'ended' ? str(last.body['reason']) : row.endNote,
-		lastActivity: at > row.lastActivity ? at : row.lastActivity,
-	};
-	if (next.status !== row.status || next.endedAt !== row.endedAt || next.suspendedAt !== row.suspendedAt || next.lastActivity !== row.lastActivity) {
-		db.update(sessions)
-			.set({ ...next, updatedAt: at > row.updatedAt ? at : row.updatedAt })
-			.where(eq(sessions.id, id))
-			.run();
-		changed = true;
-	}
-	return changed;
+	return { status, at, endedAt: status === 'ended' ? at : null, endNote: status === 'ended' ? str(last.body['reason']) : null };
 }
 
 /**
@@ -183,11 +171,11 @@ function deriveSessionState(db: BatonDb, id: string, ownMachine: string): boolea
  * chain continues through the winner; a losing session keeps the handoff it read and its briefing
  * says it lost (see `handoffConflictWarning`).
  */
-function deriveConsumption(db: BatonDb, subject: string): boolean {
-	const row = db.select().from(sessions).where(eq(sessions.id, subject)).get();
-	const winner = eventsOf(db, 'handoff.consumed', [subject])[0];
+function deriveConsumption(db: BatonDb, subject: string, events: readonly SharedEvent[], rows: Map<string, Session>, known: (id: string | null) => boolean): boolean {
+	const row = rows.get(subject);
+	const winner = events.find((e) => e.kind === 'handoff.consumed');
 	const by = winner ? str(winner.body['bySessionId']) : null;
-	if (!row || !winner || !by || !exists(db, by)) {
+	if (!row || !winner || !by || !known(by)) {
 		return false;
 	}
 	if (row.nextSessionId === by && row.handoffConsumedBy === by) {
@@ -207,7 +195,12 @@ export function handoffConflictWarning(db: BatonDb, sessionId: string, previousS
 	if (!previousSessionId) {
 		return null;
 	}
-	const consumed = eventsOf(db, 'handoff.consumed', [previousSessionId]);
+	const consumed = db
+		.select()
+		.from(sharedEvents)
+		.where(and(eq(sharedEvents.kind, 'handoff.consumed'), eq(sharedEvents.subject, previousSessionId)))
+		.orderBy(asc(sharedEvents.id))
+		.all();
 	const winner = consumed[0];
 	if (!winner || consumed.length < 2 || winner.body['bySessionId'] === sessionId || !consumed.some((e) => e.body['bySessionId'] === sessionId)) {
 		return null;
@@ -216,23 +209,21 @@ export function handoffConflictWarning(db: BatonDb, sessionId: string, previousS
 	return `the handoff of ${previousSessionId} was also taken by ${String(winner.body['bySessionId'])} on ${where}${winner.author ? ` (${winner.author})` : ''}, first; the chain continues there — reconcile with that session's work`;
 }
 
-function deriveCheckpoint(db: BatonDb, id: string): 'added' | 'updated' | null {
-	const recorded = eventsOf(db, 'checkpoint.recorded', [id])[0];
-	const decided = eventsOf(db, 'checkpoint.decided', [id]).pop();
+function deriveCheckpoint(db: BatonDb, id: string, events: readonly SharedEvent[], known: (id: string | null) => boolean): 'added' | 'updated' | null {
+	const recorded = events.find((e) => e.kind === 'checkpoint.recorded');
+	const decided = events.filter((e) => e.kind === 'checkpoint.decided').pop();
 	let outcome: 'added' | 'updated' | null = null;
 	let row = db.select().from(checkpoints).where(eq(checkpoints.id, id)).get();
-	if (!row && recorded) {
+	if (!row && recorded && recorded.body['files'] && recorded.body['metrics']) {
 		const b = recorded.body;
 		const seq = (db.select({ seq: max(checkpoints.seq) }).from(checkpoints).get()?.seq ?? 0) + 1;
-		const sessionId = recorded.sessionId && exists(db, recorded.sessionId) ? recorded.sessionId : null;
-		const parent = str(b['parentCheckpointId']);
 		db.insert(checkpoints)
 			.values({
 				id,
 				seq,
-				sessionId,
+				sessionId: known(recorded.sessionId) ? recorded.sessionId : null,
 				trigger: str(b['trigger']) ?? 'manual',
-				parentCheckpointId: parent,
+				parentCheckpointId: str(b['parentCheckpointId']),
 				commitSha: str(b['commitOid']) ?? '',
 				treeSha: str(b['treeOid']) ?? '',
 				message: str(b['message']),
@@ -282,10 +273,6 @@ function handoffData(body: Record<string, unknown>): HandoffData {
 		nextAction: null,
 		...(body as Partial<HandoffData>),
 	};
-}
-
-function exists(db: BatonDb, id: string): boolean {
-	return db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, id)).get() !== undefined;
 }
 
 function str(value: unknown): string | null {

@@ -170,6 +170,7 @@ async function rebuildRow(root: string, events: number, rounds: number): Promise
 export async function benchSync(quick: boolean): Promise<BenchRow[]> {
 	const root = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-sync-'));
 	try {
+		fs.mkdirSync(path.join(root, 's'));
 		const rows = await sessionsRows(path.join(root, 's'), quick ? 2 : 5, quick ? 200 : 1_000);
 		fs.mkdirSync(path.join(root, 'r'));
 		rows.push(await rebuildRow(path.join(root, 'r'), quick ? 1_500 : 10_000, quick ? 2 : 5));

@@ -124,10 +124,28 @@ export class SyncService {
 			const refs = this.refs;
 			refs.clearStaleRefLocks('baton');
 			const known = await refs.exportedIds();
-			const local = await this.ctx.store.read((db) => db.select().from(sharedEvents).where(eq(sharedEvents.source, 'local')).orderBy(asc(sharedEvents.id)).all());
-			const fresh = local.filter((e) => !known.has(e.id));
+			// Ids first: only the events not exported yet are read in full.
+			const { fresh, recorded } = await this.ctx.store.read((db) => {
+				const ids = db
+					.select({ id: sharedEvents.id })
+					.from(sharedEvents)
+					.where(eq(sharedEvents.source, 'local'))
+					.all()
+					.map((e) => e.id)
+					.filter((id) => !known.has(id));
+				const rows: SharedEvent[] = [];
+				for (let i = 0; i < ids.length; i += 500) {
+					rows.push(...db.select().from(sharedEvents).where(inArray(sharedEvents.id, ids.slice(i, i + 500))).orderBy(asc(sharedEvents.id)).all());
+				}
+				const checkpointsRecorded = db
+					.select({ body: sharedEvents.body })
+					.from(sharedEvents)
+					.where(and(eq(sharedEvents.source, 'local'), eq(sharedEvents.kind, 'checkpoint.recorded')))
+					.all();
+				return { fresh: rows, recorded: checkpointsRecorded };
+			});
 			const shared = await refs.sharedCheckpointCommits();
-			const commits = [...new Set(local.filter((e) => e.kind === 'checkpoint.recorded').map((e) => e.body['commitOid']))].filter((c): c is string => typeof c === 'string' && /^[0-9a-f]{40,64}$/.test(c) && !shared.has(c));
+			const commits = [...new Set(recorded.map((e) => e.body['commitOid']))].filter((c): c is string => typeof c === 'string' && /^[0-9a-f]{40,64}$/.test(c) && !shared.has(c));
 			const present = await this.presentCommits(commits);
 			await refs.append(fresh.map(toWire), present, known, this.ctx.clock.now());
 			return { events: fresh.length, checkpoints: present.length };

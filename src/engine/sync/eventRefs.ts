@@ -58,9 +58,29 @@ export class EventRefs {
 		walk(path.join(this.shadow.gitDir, 'refs', namespace));
 	}
 
+	/** A ref's oid, read from the ref files (loose, then packed-refs): no git process per lookup. */
 	async tip(ref: string): Promise<string | null> {
-		const result = await this.shadow.git(['rev-parse', '-q', '--verify', `${ref}^{commit}`], { okCodes: [1] });
-		return result.code === 0 ? result.stdout.toString('utf8').trim() : null;
+		try {
+			const loose = fs.readFileSync(path.join(this.shadow.gitDir, ...ref.split('/')), 'utf8').trim();
+			if (/^[0-9a-f]{40,64}$/.test(loose)) {
+				return loose;
+			}
+		} catch {
+			// Not loose: look in packed-refs below.
+		}
+		let packed = '';
+		try {
+			packed = fs.readFileSync(path.join(this.shadow.gitDir, 'packed-refs'), 'utf8');
+		} catch {
+			return null;
+		}
+		for (const line of packed.split('\n')) {
+			const [oid, name] = line.split(' ');
+			if (name === ref && oid && /^[0-9a-f]{40,64}$/.test(oid)) {
+				return oid;
+			}
+		}
+		return null;
 	}
 
 	async refs(prefix: string): Promise<Map<string, string>> {

@@ -17,7 +17,8 @@ import path from 'node:path';
 import { Engine } from '../src/engine/engine';
 import { silentLogger } from '../src/engine/ports';
 import { machineIdentity } from '../src/engine/shared/machineIdentity';
-import { appendSharedEvent, mergeSharedEvents, toWire, type WireEvent } from '../src/engine/shared/sharedEvents';
+import { appendSharedEvent, toWire, type WireEvent } from '../src/engine/shared/sharedEvents';
+import { mergeWireEvents } from '../src/engine/sync/mergeWire';
 import { projectEvents } from '../src/engine/sync/projection';
 import { sharedEvents } from '../src/engine/storage/schema';
 import { fullScale, makeWorkspace, type Scale } from './checkpointBench';
@@ -149,12 +150,13 @@ async function rebuildRow(root: string, events: number, rounds: number): Promise
 			times.push(
 				await time(() =>
 					engine.store.write((db) => {
-						const merged = mergeSharedEvents(db, wire, 'origin', Date.now());
+						const merged = mergeWireEvents(engine.store, db, wire, 'origin', Date.now());
 						const added = new Set(merged.added);
 						projectEvents(
 							db,
 							wire.filter((e) => added.has(e.id)).map((e) => ({ ...e, source: 'origin', receivedAt: e.at })),
 							machineIdentity(dir).id,
+							engine.store,
 						);
 					}),
 				),

@@ -5,7 +5,8 @@
  * events arrived in. Runs inside the pull's write, right after the merge.
  */
 import { and, asc, eq, inArray, max } from 'drizzle-orm';
-import type { BatonDb } from '../storage/journalStore';
+import type { BatonDb, JournalStore } from '../storage/journalStore';
+import { insertRows } from './rawInsert';
 import type { CheckpointAnnotation, CheckpointMetrics, FileStats, HandoffData, SessionScope } from '../storage/jsonShapes';
 import { emptyStats } from '../storage/jsonShapes';
 import type { Session, SharedEvent } from '../storage/model';
@@ -27,7 +28,7 @@ const derived = new Set(['session.started', 'session.status', 'handoff.written',
  * of that session's status); everything else follows the events. Reads and inserts go in batches:
  * every statement is prepared anew, so a pull of thousands of events must not cost one per row.
  */
-export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ownMachine: string): ProjectionResult {
+export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ownMachine: string, store: JournalStore): ProjectionResult {
 	const result: ProjectionResult = { sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, unknownKinds: [] };
 	const sessionSubjects = new Set<string>();
 	const consumedSubjects = new Set<string>();
@@ -110,15 +111,11 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 			result.sessions.updated++;
 		}
 	}
-	for (let i = 0; i < newSessions.length; i += 100) {
-		db.insert(sessions).values(newSessions.slice(i, i + 100)).run();
-	}
+	insertRows(store, sessions, newSessions);
 	for (const s of newSessions) {
 		sessionRows.set(s.id, s as Session);
 	}
-	for (let i = 0; i < newHandoffs.length; i += 200) {
-		db.insert(handoffs).values(newHandoffs.slice(i, i + 200)).run();
-	}
+	insertRows(store, handoffs, newHandoffs);
 	for (const subject of consumedSubjects) {
 		if (deriveConsumption(db, subject, events.get(subject) ?? [], sessionRows, known)) {
 			result.sessions.updated++;

@@ -15,7 +15,8 @@ import { LockFile } from '../storage/lockFile';
 import type { SharedEvent } from '../storage/model';
 import { sharedEvents } from '../storage/schema';
 import { machineIdentity } from '../shared/machineIdentity';
-import { mergeSharedEvents, toWire, type WireEvent } from '../shared/sharedEvents';
+import { toWire, type WireEvent } from '../shared/sharedEvents';
+import { mergeWireEvents } from './mergeWire';
 import { checkpointsRefPrefix, eventsRefPrefix, EventRefs } from './eventRefs';
 import { projectEvents } from './projection';
 import { fetchBatonRefs, pushRefs, remoteUrl, transportConfig, type PushedRef } from './remoteGit';
@@ -263,11 +264,12 @@ export class SyncService {
 		}
 		const nowMs = this.ctx.clock.now();
 		const result = await this.ctx.store.write((db) => {
-			const merged = mergeSharedEvents(db, wire, name, nowMs);
-			for (let i = 0; i < merged.added.length; i += 500) {
-				incoming.push(...db.select().from(sharedEvents).where(inArray(sharedEvents.id, merged.added.slice(i, i + 500))).all());
-			}
-			const projected = projectEvents(db, incoming, own);
+			const merged = mergeWireEvents(this.ctx.store, db, wire, name, nowMs);
+			// The merged rows are the wire events as received: no need to read them back.
+			const added = new Set(merged.added);
+			const receivedAt = isoTime(nowMs);
+			incoming.push(...wire.filter((e) => added.has(e.id)).map((e) => ({ ...e, sessionId: e.sessionId ?? null, machineName: e.machineName ?? null, author: e.author ?? null, source: name, receivedAt })));
+			const projected = projectEvents(db, incoming, own, this.ctx.store);
 			return { merged, projected };
 		});
 		for (const kind of result.projected.unknownKinds) {

@@ -47,7 +47,7 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 		}
 	}
 	result.unknownKinds = [...unknown].sort();
-	const events = eventsBySubject(db, [...new Set([...sessionSubjects, ...consumedSubjects, ...checkpointSubjects])]);
+	const events = eventsBySubject(db, [...new Set([...sessionSubjects, ...consumedSubjects, ...checkpointSubjects])], newEvents);
 	const sessionRows = new Map(inChunks([...new Set([...sessionSubjects, ...consumedSubjects])], (ids) => db.select().from(sessions).where(inArray(sessions.id, ids)).all()).map((r) => [r.id, r]));
 	const known = (id: string | null): boolean => id !== null && (sessionRows.has(id) || db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, id)).get() !== undefined);
 	const handoffIds = new Set(inChunks([...sessionSubjects], (ids) => db.select({ id: handoffs.sessionId }).from(handoffs).where(inArray(handoffs.sessionId, ids)).all()).map((r) => r.id));
@@ -140,10 +140,24 @@ function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => T[]): T
 	return out;
 }
 
-/** Every event of the given subjects, grouped by subject, each group in id order. */
-function eventsBySubject(db: BatonDb, subjects: readonly string[]): Map<string, SharedEvent[]> {
+/**
+ * Every event of the given subjects, grouped by subject, each group in id order. The new events are
+ * at hand already: only the older ones are read in full (ids first, which is cheap).
+ */
+function eventsBySubject(db: BatonDb, subjects: readonly string[], newEvents: readonly SharedEvent[]): Map<string, SharedEvent[]> {
+	const byId = new Map(newEvents.map((e) => [e.id, e]));
+	const older = inChunks(subjects, (chunk) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(inArray(sharedEvents.subject, chunk)).all())
+		.map((r) => r.id)
+		.filter((id) => !byId.has(id));
+	for (const e of inChunks(older, (chunk) => db.select().from(sharedEvents).where(inArray(sharedEvents.id, chunk)).all())) {
+		byId.set(e.id, e);
+	}
+	const wanted = new Set(subjects);
 	const map = new Map<string, SharedEvent[]>();
-	for (const e of inChunks(subjects, (chunk) => db.select().from(sharedEvents).where(inArray(sharedEvents.subject, chunk)).orderBy(asc(sharedEvents.id)).all())) {
+	for (const e of [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+		if (!wanted.has(e.subject)) {
+			continue;
+		}
 		const list = map.get(e.subject) ?? [];
 		list.push(e);
 		map.set(e.subject, list);

@@ -30,7 +30,13 @@ interface Pair {
 }
 
 const git = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): string =>
-	execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env['PATH'], HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b', ...env }, maxBuffer: 256 * 1024 * 1024 }).trim();
+	execFileSync('git', args, {
+		cwd,
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'pipe'],
+		env: { PATH: process.env['PATH'], HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b', ...env },
+		maxBuffer: 256 * 1024 * 1024,
+	}).trim();
 
 async function time(fn: () => Promise<unknown> | unknown): Promise<number> {
 	const t = performance.now();
@@ -40,7 +46,19 @@ async function time(fn: () => Promise<unknown> | unknown): Promise<number> {
 
 function row(name: string, pairs: Pair[], baselineName: string, target = '≤ 1.3×', limit = 1.3): BenchRow {
 	const ratio = median(pairs.map((p) => p.ours / p.base));
-	return { name, ours: median(pairs.map((p) => p.ours)), oursP99: percentile(pairs.map((p) => p.ours), 99), baseline: median(pairs.map((p) => p.base)), baselineName, ratio, target, passed: ratio <= limit };
+	return {
+		name,
+		ours: median(pairs.map((p) => p.ours)),
+		oursP99: percentile(
+			pairs.map((p) => p.ours),
+			99,
+		),
+		baseline: median(pairs.map((p) => p.base)),
+		baselineName,
+		ratio,
+		target,
+		passed: ratio <= limit,
+	};
 }
 
 /** A user repository with an `origin` and a Baton workspace in it. */
@@ -63,13 +81,30 @@ async function writeSessions(engine: Engine, count: number, round: number): Prom
 		for (let i = 0; i < count; i++) {
 			const id = `ses_bench_${round}_${i}`;
 			const at = new Date(ms).toISOString();
-			appendSharedEvent(db, machine, ms++, { kind: 'session.started', subject: id, sessionId: id, actor: 'bench', body: { name: `session ${i}`, parentId: null, previousId: null, scope: { type: 'global' }, scopeKey: `custom:b${round}-${i}`, agent: 'bench', model: null, startedAt: at } });
+			appendSharedEvent(db, machine, ms++, {
+				kind: 'session.started',
+				subject: id,
+				sessionId: id,
+				actor: 'bench',
+				body: { name: `session ${i}`, parentId: null, previousId: null, scope: { type: 'global' }, scopeKey: `custom:b${round}-${i}`, agent: 'bench', model: null, startedAt: at },
+			});
 			appendSharedEvent(db, machine, ms++, {
 				kind: 'handoff.written',
 				subject: id,
 				sessionId: id,
 				actor: 'bench',
-				body: { lastTask: null, tasksCompleted: [], tasksCreated: [], decisionsRecorded: 1, decisions: [{ id: `dec_${i}`, text: `chose option ${i} over the others because it keeps the parser simple`, rationale: null }], nextSuggested: [], openBlockers: [], openBugs: [], note: `finished part ${i} of the migration; the next step is part ${i + 1}`, nextAction: `start part ${i + 1}` },
+				body: {
+					lastTask: null,
+					tasksCompleted: [],
+					tasksCreated: [],
+					decisionsRecorded: 1,
+					decisions: [{ id: `dec_${i}`, text: `chose option ${i} over the others because it keeps the parser simple`, rationale: null }],
+					nextSuggested: [],
+					openBlockers: [],
+					openBugs: [],
+					note: `finished part ${i} of the migration; the next step is part ${i + 1}`,
+					nextAction: `start part ${i + 1}`,
+				},
 			});
 			appendSharedEvent(db, machine, ms++, { kind: 'session.status', subject: id, sessionId: id, actor: 'bench', body: { status: 'ended', reason: null, at } });
 		}
@@ -166,7 +201,16 @@ async function rebuildRow(root: string, events: number, rounds: number): Promise
 		}
 	}
 	const ours = median(times);
-	return { name: `derived-state rebuild after a pull of ${wire.length} events (merge + projection)`, ours, oursP99: percentile(times, 99), baseline: 200, baselineName: 'target (absolute)', ratio: ours / 200, target: '≤ 200 ms', passed: ours <= 200 };
+	return {
+		name: `derived-state rebuild after a pull of ${wire.length} events (merge + projection)`,
+		ours,
+		oursP99: percentile(times, 99),
+		baseline: 200,
+		baselineName: 'target (absolute)',
+		ratio: ours / 200,
+		target: '≤ 200 ms',
+		passed: ours <= 200,
+	};
 }
 
 export async function benchSync(quick: boolean): Promise<BenchRow[]> {

@@ -56,7 +56,10 @@ const pull: Command = {
 		const r = await engine.sync.pull(stringOption(ctx.values, 'remote'));
 		return {
 			json: { fetched: r.fetched, newEvents: r.newEvents, sessions: r.sessions, checkpoints: r.checkpoints, ...(r.refused.length ? { refused: r.refused } : {}) },
-			text: [`${r.newEvents} new events from ${r.fetched} machine refs; sessions +${r.sessions.added} ~${r.sessions.updated}; checkpoints +${r.checkpoints.added} ~${r.checkpoints.updated}`, ...r.refused.map((x) => `refused ${x.id}: ${x.reason}`)].join('\n'),
+			text: [
+				`${r.newEvents} new events from ${r.fetched} machine refs; sessions +${r.sessions.added} ~${r.sessions.updated}; checkpoints +${r.checkpoints.added} ~${r.checkpoints.updated}`,
+				...r.refused.map((x) => `refused ${x.id}: ${x.reason}`),
+			].join('\n'),
 		};
 	},
 };
@@ -71,7 +74,12 @@ const status: Command = {
 		return {
 			json: s as unknown as Record<string, unknown>,
 			text: s.remotes.length
-				? s.remotes.map((r) => `${r.name.padEnd(12)} ${r.enabled ? 'enabled ' : 'disabled'} ahead ${r.ahead} behind ${r.behind} queued ${r.queued}  last push ${r.lastPush ?? 'never'}  last pull ${r.lastPull ?? 'never'}${r.lastError ? `\n  error: ${r.lastError}` : ''}`).join('\n')
+				? s.remotes
+						.map(
+							(r) =>
+								`${r.name.padEnd(12)} ${r.enabled ? 'enabled ' : 'disabled'} ahead ${r.ahead} behind ${r.behind} queued ${r.queued}  last push ${r.lastPush ?? 'never'}  last pull ${r.lastPull ?? 'never'}${r.lastError ? `\n  error: ${r.lastError}` : ''}`,
+						)
+						.join('\n')
 				: 'sync is off (no remote enabled; `baton sync enable origin`)',
 		};
 	},

@@ -68,7 +68,7 @@ export class EventRefs {
 		} catch {
 			// Not loose: look in packed-refs below.
 		}
-		let packed = '';
+		let packed: string;
 		try {
 			packed = fs.readFileSync(path.join(this.shadow.gitDir, 'packed-refs'), 'utf8');
 		} catch {

@@ -44,10 +44,7 @@ function sharedEventsFor(event: DomainEvent, db: BatonDb): NewSharedEvent[] {
 		case 'session.started':
 			return sessionStarted(event.session, event.actor, db);
 		case 'session.ended':
-			return [
-				{ kind: 'handoff.written', subject: event.session.id, sessionId: event.session.id, actor: event.actor, body: { ...event.handoff } },
-				statusEvent(event.session, 'ended', event.actor, event.session.endNote),
-			];
+			return [{ kind: 'handoff.written', subject: event.session.id, sessionId: event.session.id, actor: event.actor, body: { ...event.handoff } }, statusEvent(event.session, 'ended', event.actor, event.session.endNote)];
 		case 'session.suspended':
 			return [statusEvent(event.session, 'suspended', event.actor, null)];
 		case 'session.resumed':

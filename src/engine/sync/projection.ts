@@ -105,7 +105,14 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 		}
 		if (state && (state.status !== row.status || state.endedAt !== row.endedAt)) {
 			db.update(sessions)
-				.set({ status: state.status, endedAt: state.endedAt, endNote: state.endNote, suspendedAt: state.status === 'suspended' ? state.at : row.suspendedAt, lastActivity: state.at > row.lastActivity ? state.at : row.lastActivity, updatedAt: state.at > row.updatedAt ? state.at : row.updatedAt })
+				.set({
+					status: state.status,
+					endedAt: state.endedAt,
+					endNote: state.endNote,
+					suspendedAt: state.status === 'suspended' ? state.at : row.suspendedAt,
+					lastActivity: state.at > row.lastActivity ? state.at : row.lastActivity,
+					updatedAt: state.at > row.updatedAt ? state.at : row.updatedAt,
+				})
 				.where(eq(sessions.id, id))
 				.run();
 			result.sessions.updated++;
@@ -227,7 +234,11 @@ function deriveCheckpoint(db: BatonDb, id: string, events: readonly SharedEvent[
 	let row = db.select().from(checkpoints).where(eq(checkpoints.id, id)).get();
 	if (!row && recorded && recorded.body['files'] && recorded.body['metrics']) {
 		const b = recorded.body;
-		const seq = (db.select({ seq: max(checkpoints.seq) }).from(checkpoints).get()?.seq ?? 0) + 1;
+		const seq =
+			(db
+				.select({ seq: max(checkpoints.seq) })
+				.from(checkpoints)
+				.get()?.seq ?? 0) + 1;
 		db.insert(checkpoints)
 			.values({
 				id,

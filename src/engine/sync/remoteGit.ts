@@ -73,11 +73,9 @@ export async function transportConfig(repo: string, url: string): Promise<string
 
 /** Fetches every `refs/baton/*` of the remote into `refs/baton-remotes/<name>/*` of Baton's store. */
 export async function fetchBatonRefs(shadow: ShadowRepo, url: string, name: string, config: readonly string[], timeoutMs: number): Promise<void> {
-	await shadow
-		.git([...config, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--prune', url, `+refs/baton/*:refs/baton-remotes/${name}/*`], { env: userEnv(), timeoutMs })
-		.catch((error: unknown) => {
-			throw refused('fetch from', name, error);
-		});
+	await shadow.git([...config, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--prune', url, `+refs/baton/*:refs/baton-remotes/${name}/*`], { env: userEnv(), timeoutMs }).catch((error: unknown) => {
+		throw refused('fetch from', name, error);
+	});
 }
 
 export interface PushedRef {

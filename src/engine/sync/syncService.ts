@@ -136,7 +136,14 @@ export class SyncService {
 					.filter((id) => !known.has(id));
 				const rows: SharedEvent[] = [];
 				for (let i = 0; i < ids.length; i += 500) {
-					rows.push(...db.select().from(sharedEvents).where(inArray(sharedEvents.id, ids.slice(i, i + 500))).orderBy(asc(sharedEvents.id)).all());
+					rows.push(
+						...db
+							.select()
+							.from(sharedEvents)
+							.where(inArray(sharedEvents.id, ids.slice(i, i + 500)))
+							.orderBy(asc(sharedEvents.id))
+							.all(),
+					);
 				}
 				const checkpointsRecorded = db
 					.select({ body: sharedEvents.body })
@@ -324,7 +331,17 @@ export class SyncService {
 				return tip !== null && r.pushed[ref] !== tip;
 			});
 			const ahead = unexported + (exists ? await refs.countEvents(r.pushed[refs.eventsRef] ?? null, tips.events) : 0);
-			remotes.push({ name, enabled: r.enabled, transcripts: r.transcripts, ahead, behind, lastPush: r.lastPush, lastPull: r.lastPull, queued: queuedRefs.length + (unexported > 0 && !queuedRefs.includes(refs.eventsRef) ? 1 : 0), lastError: r.lastError });
+			remotes.push({
+				name,
+				enabled: r.enabled,
+				transcripts: r.transcripts,
+				ahead,
+				behind,
+				lastPush: r.lastPush,
+				lastPull: r.lastPull,
+				queued: queuedRefs.length + (unexported > 0 && !queuedRefs.includes(refs.eventsRef) ? 1 : 0),
+				lastError: r.lastError,
+			});
 		}
 		return { remotes, machine: refs.machine };
 	}

@@ -95,7 +95,9 @@ export class SyncController extends Disposable {
 			{ label: failed ? '$(refresh) Retry Sync' : '$(sync) Sync Now', description: 'pull, then push Baton’s records', run: () => this.syncNow(true) },
 			{ label: '$(output) Show Log', run: () => vscode.commands.executeCommand(CommandIds.showLog) },
 		];
-		const picked = await vscode.window.showQuickPick(items, { placeHolder: this.remotes.map((r) => `${r.name}: ${r.ahead}↑ ${r.behind}↓${r.lastError ? ' — failed' : ''}`).join(' · ') || 'Baton sync is off (`baton sync enable origin`)' });
+		const picked = await vscode.window.showQuickPick(items, {
+			placeHolder: this.remotes.map((r) => `${r.name}: ${r.ahead}↑ ${r.behind}↓${r.lastError ? ' — failed' : ''}`).join(' · ') || 'Baton sync is off (`baton sync enable origin`)',
+		});
 		return picked?.run();
 	}
 

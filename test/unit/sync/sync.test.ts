@@ -31,7 +31,10 @@ test('a chain started on A continues on B with A’s handoff, and the user’s .
 		assert.equal(git(w.bare, ['rev-parse', p.ref], { GIT_DIR: w.bare }), p.oid, 'the remote holds exactly the oid push confirmed');
 	}
 	// Nothing under the user's namespaces: no branch, tag or note of Baton's on the remote.
-	assert.deepEqual(remoteRefs(w.bare).filter((r) => !r.startsWith('refs/baton/')), ['refs/heads/main']);
+	assert.deepEqual(
+		remoteRefs(w.bare).filter((r) => !r.startsWith('refs/baton/')),
+		['refs/heads/main'],
+	);
 
 	const pulled = await guarded(() => w.b.engine.sync.pull());
 	assert.equal(pulled.fetched, 1);

@@ -52,13 +52,23 @@ test('both machines write 500 events concurrently and sync in a loop: 0 conflict
 	}
 	const snapshot = (side: TestEngine) =>
 		side.engine.store.read((db) => ({
-			events: db.select({ id: sharedEvents.id }).from(sharedEvents).orderBy(asc(sharedEvents.id)).all().map((e) => e.id),
+			events: db
+				.select({ id: sharedEvents.id })
+				.from(sharedEvents)
+				.orderBy(asc(sharedEvents.id))
+				.all()
+				.map((e) => e.id),
 			sessions: db
 				.select({ id: sessions.id, status: sessions.status, scopeKey: sessions.scopeKey, previous: sessions.previousSessionId, next: sessions.nextSessionId, consumedBy: sessions.handoffConsumedBy })
 				.from(sessions)
 				.orderBy(asc(sessions.id))
 				.all(),
-			handoffs: db.select({ id: handoffs.sessionId, note: handoffs.data }).from(handoffs).orderBy(asc(handoffs.sessionId)).all().map((h) => [h.id, h.note.note]),
+			handoffs: db
+				.select({ id: handoffs.sessionId, note: handoffs.data })
+				.from(handoffs)
+				.orderBy(asc(handoffs.sessionId))
+				.all()
+				.map((h) => [h.id, h.note.note]),
 		}));
 	const [a, b] = [await snapshot(w.a), await snapshot(w.b)];
 	const local = (side: TestEngine, events: string[]) => events.filter((id) => id.endsWith(machineIdentity(side.root).id)).length;

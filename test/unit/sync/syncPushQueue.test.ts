@@ -132,5 +132,8 @@ test('an update that arrives while a push is on the wire is pushed next time', a
 	await w.a.engine.sync.push();
 	await w.b.engine.sync.pull();
 	const after = await idsFrom(w.b, 'origin');
-	assert.ok(during.every((id) => after.includes(id)), 'the next push took them');
+	assert.ok(
+		during.every((id) => after.includes(id)),
+		'the next push took them',
+	);
 });

@@ -81,9 +81,7 @@ export function allObjects(bare: string): string {
 }
 
 export function remoteRefs(bare: string): string[] {
-	return git(bare, ['for-each-ref', '--format=%(refname)'], { GIT_DIR: bare })
-		.split('\n')
-		.filter(Boolean);
+	return git(bare, ['for-each-ref', '--format=%(refname)'], { GIT_DIR: bare }).split('\n').filter(Boolean);
 }
 
 export async function startEnd(engine: TestEngine, name: string, note: string, options: { scope?: string; checkpoint?: boolean } = {}): Promise<{ id: string; handoffFrom: string | null }> {

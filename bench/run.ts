@@ -14,12 +14,13 @@ import { benchTree } from './treeBench';
 import { benchHooks } from './hookBench';
 import { benchTimeline } from './timelineBench';
 import { benchBlame } from './blameBench';
+import { benchSync } from './syncBench';
 
 async function main(): Promise<void> {
 	const args = process.argv.slice(2);
 	const quick = args.includes('--quick');
 	const onlyArg = args.includes('--only') ? (args[args.indexOf('--only') + 1] ?? '') : '';
-	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'hooks', 'timeline', 'blame', 'editor']);
+	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'hooks', 'timeline', 'blame', 'sync', 'editor']);
 	const rows: BenchRow[] = [];
 	const section = async (name: string, run: () => Promise<BenchRow[]>) => {
 		if (only.has(name)) {
@@ -37,6 +38,7 @@ async function main(): Promise<void> {
 	await section('hooks', () => benchHooks(quick));
 	await section('timeline', () => benchTimeline(quick));
 	await section('blame', () => benchBlame(quick));
+	await section('sync', () => benchSync(quick));
 	await section('editor', async () => editorMeasures());
 	const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 	process.stdout.write(`## All results (${machine})\n\n${formatTable(rows)}\n`);

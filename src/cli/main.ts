@@ -20,6 +20,7 @@ import { memoryCommands } from './memoryCommands';
 import { provenanceCommands } from './provenanceCommands';
 import { flushNotifications, notifyCommands } from './notifyCommands';
 import { sessionCommands } from './sessionCommands';
+import { syncCommands } from './syncCommands';
 import { activeSessionsList } from './textFormat';
 import { timelineCommands } from './timelineCommands';
 import { trackerCommands } from './trackerCommands';
@@ -50,6 +51,7 @@ const commands: Command[] = [
 	...notifyCommands,
 	...timelineCommands,
 	...provenanceCommands,
+	...syncCommands,
 ];
 
 /** Commands that do not deliver notifications on their way out (`mcp` runs for hours; `notify` manages them). */

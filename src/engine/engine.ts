@@ -22,6 +22,8 @@ import { TrackerService } from './trackers/trackerService';
 import { batonDir, initWorkspace, isInitialized } from './workspace';
 import type { BriefingMemorySource } from './sessions/briefing';
 import { BriefingService } from './sessions/briefingService';
+import { recordSharedEvents } from './sync/localEvents';
+import { SyncService } from './sync/syncService';
 
 export interface EngineOptions {
 	workspaceRoot: string;
@@ -58,6 +60,8 @@ export class Engine {
 	readonly trackers: TrackerService;
 	/** Push notifications: queued inside writes; hosts `attach()` the channels they can deliver. */
 	readonly notifications: NotificationService;
+	/** Sessions shared through the repository's git remote (docs/sync.md). */
+	readonly sync: SyncService;
 
 	private constructor(
 		readonly ctx: EngineContext,
@@ -77,6 +81,8 @@ export class Engine {
 		this.trackers = new TrackerService(ctx, this.outbox, secrets);
 		this.imports = new ImportService(ctx);
 		this.exports = new ExportService(ctx, this.briefings);
+		this.sync = new SyncService(ctx, this.checkpoints.shadow);
+		recordSharedEvents(ctx);
 		this.sessions.afterEnd = async (session, actor) => [...(await this.checkpoints.onSessionEnded(session, actor)), ...(await this.memory.afterSessionEnded(session, actor))];
 		this.sessions.afterAutoEnd = (session, actor) => this.memory.afterSessionEnded(session, actor);
 		if (!readOnly) {

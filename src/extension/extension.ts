@@ -23,6 +23,7 @@ import { registerNotificationCommands } from './notifications/notificationComman
 import { NotificationPresenter } from './notifications/notificationPresenter';
 import { AgentBlame, shareMarkdown } from './provenance/agentBlame';
 import { SessionStatusBar } from './statusBar';
+import { SyncController } from './sync/syncController';
 import { SessionChainsProvider } from './views/sessionChainsProvider';
 import { BatonPanels } from './webviews/batonPanels';
 import { registerReplayCommand, ReplayPanel } from './replay/replayPanel';
@@ -94,6 +95,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		replay,
 		registerReplayCommand(workspace, replay),
 		vscode.workspace.registerTextDocumentContentProvider(timelineScheme, new TimelineDocuments(workspace)),
+		new SyncController(workspace),
 	);
 	// The first status read starts the backend: after activation returns, never on its path.
 	const ready = new Promise((resolve) => setTimeout(() => resolve(workspace.refresh()), 0));

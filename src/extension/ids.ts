@@ -19,6 +19,8 @@ export const CommandIds = {
 	refresh: 'baton.sessions.refresh',
 	showLog: 'baton.showLog',
 	sessionActions: 'baton.statusBar.actions',
+	syncNow: 'baton.sync.now',
+	syncActions: 'baton.sync.actions',
 	createCheckpoint: 'baton.checkpoint.create',
 	compareCheckpoints: 'baton.checkpoint.compare',
 	rollbackCheckpoint: 'baton.checkpoint.rollback',

@@ -19,6 +19,7 @@ import { EngineHost } from './engineHost';
 import { registerCheckpointHandlers, registerHandlers } from './handlers';
 import { registerInteropHandlers } from './interopHandlers';
 import { registerProvenanceHandlers } from './provenanceHandlers';
+import { registerSyncHandlers } from './syncHandlers';
 import { editorPresenter, registerNotificationHandlers } from './notificationHandlers';
 import { registerTimelineHandlers } from './timelineHandlers';
 
@@ -86,6 +87,7 @@ function main(): void {
 	registerCheckpointHandlers(connection, host);
 	registerInteropHandlers(connection, host);
 	registerProvenanceHandlers(connection, host);
+	registerSyncHandlers(connection, host);
 	const agents = registerAgentHandlers(connection, host, {
 		workspaceRoot: values.workspace,
 		cliPath: path.resolve(values.cli ?? path.join(__dirname, 'cli.js')),
@@ -161,6 +163,7 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 				registerCheckpointHandlers(connection, host);
 				registerInteropHandlers(connection, host);
 				registerProvenanceHandlers(connection, host);
+				registerSyncHandlers(connection, host);
 				registerNotificationHandlers(connection, host);
 				registerTimelineHandlers(connection, host, log);
 				const agents = registerAgentHandlers(connection, host, {

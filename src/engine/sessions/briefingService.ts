@@ -6,6 +6,7 @@ import type { Briefing } from '../storage/jsonShapes';
 import type { Decision, Session, SessionStatus } from '../storage/model';
 import { buildOverview, decisionsOfSession, statusCounts, type ScopeChains } from './overview';
 import { computeBriefing, type BriefingMemorySource } from './briefing';
+import { handoffConflictWarning } from '../shared/handoffConsumption';
 import { parseScope, scopeKey as scopeKeyOf } from './scope';
 import { activeSessions, chainOf, chainTail, forkTreeOf, getSession, listSessions, readHandoff, sessionByAlias, type ForkNode, type StoredHandoff } from './sessionQueries';
 
@@ -44,6 +45,10 @@ export class BriefingService {
 				} else if (stored.kind === 'malformed') {
 					warnings.push(`the handoff of ${predecessor.id} is malformed (${stored.problem}) and was skipped`);
 				}
+			}
+			const conflict = session ? handoffConflictWarning(db, session.id, session.previousSessionId) : null;
+			if (conflict) {
+				warnings.push(conflict);
 			}
 			return computeBriefing(this.ctx, db, this.memory, {
 				scope,

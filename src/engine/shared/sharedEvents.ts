@@ -67,6 +67,7 @@ export function mergeSharedEvents(db: BatonDb, events: readonly WireEvent[], sou
 	const added: string[] = [];
 	const refused: { id: string; reason: string }[] = [];
 	const known = new Set<string>();
+	const rows: SharedEvent[] = [];
 	const ids = events.map((e) => e.id);
 	for (let i = 0; i < ids.length; i += 500) {
 		for (const row of db
@@ -90,10 +91,14 @@ export function mergeSharedEvents(db: BatonDb, events: readonly WireEvent[], sou
 			continue;
 		}
 		known.add(event.id);
-		db.insert(sharedEvents)
-			.values({ ...event, source, receivedAt: isoTime(nowMs) })
-			.run();
+		rows.push({ ...event, source, receivedAt: isoTime(nowMs) });
 		added.push(event.id);
+	}
+	// Many rows per statement: a pull of thousands of events must not prepare one statement each.
+	for (let i = 0; i < rows.length; i += 200) {
+		db.insert(sharedEvents)
+			.values(rows.slice(i, i + 200))
+			.run();
 	}
 	return { added, refused };
 }

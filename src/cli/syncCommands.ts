@@ -1,0 +1,123 @@
+/**
+ * `baton sync enable|disable|push|pull|status` and `baton connect git [--remove]`: sessions,
+ * handoffs and checkpoints shared through the repository's git remote (docs/sync.md).
+ */
+import { connectGitHooks, type HookFile } from '../engine/sync/gitHooks';
+import { stringOption, type Command } from './command';
+
+const enable: Command = {
+	path: ['sync', 'enable'],
+	usage: 'baton sync enable REMOTE [--transcripts]',
+	summary: 'share this workspace’s sessions, handoffs and checkpoints through the git remote REMOTE (off until enabled)',
+	options: { transcripts: { type: 'boolean' } },
+	positionals: [1, 1],
+	async run(ctx) {
+		const engine = await ctx.engine();
+		const result = await engine.sync.enable(ctx.args[0] as string, { transcripts: ctx.values['transcripts'] === true });
+		return { json: result, text: `sync enabled for ${result.remote} (${result.url})${result.transcripts ? ', transcripts included' : ''}` };
+	},
+};
+
+const disable: Command = {
+	path: ['sync', 'disable'],
+	usage: 'baton sync disable REMOTE',
+	summary: 'stop sharing through REMOTE (nothing more is pushed to or pulled from it)',
+	positionals: [1, 1],
+	async run(ctx) {
+		const engine = await ctx.engine();
+		const result = await engine.sync.disable(ctx.args[0] as string);
+		return { json: result, text: `sync disabled for ${result.remote}` };
+	},
+};
+
+const push: Command = {
+	path: ['sync', 'push'],
+	usage: 'baton sync push [--remote R]',
+	summary: 'push this machine’s Baton records (refs/baton/…) to the enabled remote(s)',
+	options: { remote: { type: 'string' } },
+	async run(ctx) {
+		const engine = await ctx.engine();
+		const results = await engine.sync.push(stringOption(ctx.values, 'remote'));
+		const first = results[0] ?? { pushed: [], remote: '' };
+		return {
+			json: { pushed: first.pushed, remote: first.remote, ...(results.length > 1 ? { results } : {}) },
+			text: results.map((r) => (r.pushed.length ? r.pushed.map((p) => `${r.remote}  ${p.ref}  ${p.oid}`).join('\n') : `${r.remote}  up to date`)).join('\n'),
+		};
+	},
+};
+
+const pull: Command = {
+	path: ['sync', 'pull'],
+	usage: 'baton sync pull [--remote R]',
+	summary: 'fetch the other machines’ Baton records from the enabled remote(s) and merge them',
+	options: { remote: { type: 'string' } },
+	async run(ctx) {
+		const engine = await ctx.engine();
+		const r = await engine.sync.pull(stringOption(ctx.values, 'remote'));
+		return {
+			json: { fetched: r.fetched, newEvents: r.newEvents, sessions: r.sessions, checkpoints: r.checkpoints, ...(r.refused.length ? { refused: r.refused } : {}) },
+			text: [
+				`${r.newEvents} new events from ${r.fetched} machine refs; sessions +${r.sessions.added} ~${r.sessions.updated}; checkpoints +${r.checkpoints.added} ~${r.checkpoints.updated}`,
+				...r.refused.map((x) => `refused ${x.id}: ${x.reason}`),
+			].join('\n'),
+		};
+	},
+};
+
+const status: Command = {
+	path: ['sync', 'status'],
+	usage: 'baton sync status',
+	summary: 'per remote: enabled, events ahead/behind, last push and pull, refs queued for push',
+	async run(ctx) {
+		const engine = await ctx.engine();
+		const s = await engine.sync.status();
+		return {
+			json: s as unknown as Record<string, unknown>,
+			text: s.remotes.length
+				? s.remotes
+						.map(
+							(r) =>
+								`${r.name.padEnd(12)} ${r.enabled ? 'enabled ' : 'disabled'} ahead ${r.ahead} behind ${r.behind} queued ${r.queued}  last push ${r.lastPush ?? 'never'}  last pull ${r.lastPull ?? 'never'}${r.lastError ? `\n  error: ${r.lastError}` : ''}`,
+						)
+						.join('\n')
+				: 'sync is off (no remote enabled; `baton sync enable origin`)',
+		};
+	},
+};
+
+const origin: Command = {
+	path: ['sync', 'origin'],
+	usage: 'baton sync origin SESSION…',
+	summary: 'who and where sessions ran (machine name and author, from their shared records)',
+	positionals: [1, 100],
+	async run(ctx) {
+		const engine = await ctx.engine();
+		const origins = await engine.sync.origins(ctx.args);
+		const one = ctx.args.length === 1 ? origins[0] : undefined;
+		return {
+			json: one ? { ...one } : { origins },
+			text: origins.map((o) => `${o.sessionId}  ${o.machineName ?? o.machine}${o.author ? ` (${o.author})` : ''}${o.local ? '  this machine' : `  from ${o.remote}`}`).join('\n') || 'no shared record of these sessions',
+		};
+	},
+};
+
+const connectGit: Command = {
+	path: ['connect', 'git'],
+	usage: 'baton connect git [--remove] [--command CMD]',
+	summary: 'install (or with --remove take out) git hooks: pre-push pushes Baton’s refs with yours, post-merge/post-checkout pull',
+	options: { remove: { type: 'boolean' }, command: { type: 'string' } },
+	needsInit: false,
+	async run(ctx) {
+		const remove = ctx.values['remove'] === true;
+		const command = stringOption(ctx.values, 'command') ?? `${quote(process.execPath)} ${quote(process.argv[1] ?? 'baton')}`;
+		const written = await connectGitHooks(ctx.workspaceRoot, { command, remove });
+		const line = (w: HookFile): string => `${w.action.padEnd(9)} ${w.path}${w.backup ? `  (backup: ${w.backup})` : ''}`;
+		return { json: { written, command }, text: written.length ? written.map(line).join('\n') : 'no Baton git hooks to remove' };
+	},
+};
+
+function quote(value: string): string {
+	return /^[A-Za-z0-9_./:-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
+}
+
+export const syncCommands: Command[] = [enable, disable, push, pull, status, origin, connectGit];

@@ -1,0 +1,244 @@
+/**
+ * Shared events and checkpoint trees as git objects in Baton's own store (`.baton/shadow.git`, the
+ * checkpoint store, so checkpoint trees share their blobs with everything already there).
+ *
+ * Each machine writes only its own refs, so two machines never write the same name:
+ * - `refs/baton/events/<machine>`: a commit chain; each commit adds one file
+ *   `batches/<last event id>.jsonl` holding the events of one export, sorted by id. Pulling reads only
+ *   the files a fetched commit range added (one `diff-tree` and one `cat-file --batch`).
+ * - `refs/baton/checkpoints/<machine>`: a commit chain with an empty tree whose extra parents are the
+ *   shared checkpoints' commits: fetching it brings their trees, and only the objects not held yet.
+ * Both are written by one `git fast-import`, which writes a pack (no loose objects) and moves the refs
+ * only as fast-forwards.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import { splitNul } from '../checkpoints/gitProcess';
+import { atomicWriteFile } from '../storage/fsUtil';
+import type { WireEvent } from '../shared/sharedEvents';
+
+export const eventsRefPrefix = 'refs/baton/events/';
+export const checkpointsRefPrefix = 'refs/baton/checkpoints/';
+
+export class EventRefs {
+	readonly eventsRef: string;
+	readonly checkpointsRef: string;
+
+	constructor(
+		readonly shadow: ShadowRepo,
+		readonly machine: string,
+		private readonly cacheFile: string,
+	) {
+		this.eventsRef = `${eventsRefPrefix}${machine}`;
+		this.checkpointsRef = `${checkpointsRefPrefix}${machine}`;
+	}
+
+	/**
+	 * Ref lock files a killed git left under `refs/<namespace>/`. Only called while holding the lock
+	 * that every writer of that namespace takes, so no live git is using them.
+	 */
+	clearStaleRefLocks(namespace: 'baton' | 'baton-remotes'): void {
+		const walk = (dir: string): void => {
+			let entries: fs.Dirent[];
+			try {
+				entries = fs.readdirSync(dir, { withFileTypes: true });
+			} catch {
+				return;
+			}
+			for (const entry of entries) {
+				const full = path.join(dir, entry.name);
+				if (entry.isDirectory()) {
+					walk(full);
+				} else if (entry.name.endsWith('.lock')) {
+					fs.rmSync(full, { force: true });
+				}
+			}
+		};
+		walk(path.join(this.shadow.gitDir, 'refs', namespace));
+	}
+
+	/** A ref's oid, read from the ref files (loose, then packed-refs): no git process per lookup. */
+	async tip(ref: string): Promise<string | null> {
+		try {
+			const loose = fs.readFileSync(path.join(this.shadow.gitDir, ...ref.split('/')), 'utf8').trim();
+			if (/^[0-9a-f]{40,64}$/.test(loose)) {
+				return loose;
+			}
+		} catch {
+			// Not loose: look in packed-refs below.
+		}
+		let packed: string;
+		try {
+			packed = fs.readFileSync(path.join(this.shadow.gitDir, 'packed-refs'), 'utf8');
+		} catch {
+			return null;
+		}
+		for (const line of packed.split('\n')) {
+			const [oid, name] = line.split(' ');
+			if (name === ref && oid && /^[0-9a-f]{40,64}$/.test(oid)) {
+				return oid;
+			}
+		}
+		return null;
+	}
+
+	async refs(prefix: string): Promise<Map<string, string>> {
+		const out = await this.shadow.gitText(['for-each-ref', '--format=%(refname) %(objectname)', prefix]);
+		const map = new Map<string, string>();
+		for (const line of out.split('\n').filter(Boolean)) {
+			const [ref, oid] = line.split(' ');
+			if (ref && oid) {
+				map.set(ref, oid);
+			}
+		}
+		return map;
+	}
+
+	/** The ids already in this machine's events ref (cached by tip; rebuilt from the ref when stale). Needs the shadow lock. */
+	async exportedIds(): Promise<Set<string>> {
+		const tip = await this.tip(this.eventsRef);
+		if (!tip) {
+			return new Set();
+		}
+		try {
+			const cached = JSON.parse(fs.readFileSync(this.cacheFile, 'utf8')) as { tip?: string; ids?: string[] };
+			if (cached.tip === tip && Array.isArray(cached.ids)) {
+				return new Set(cached.ids);
+			}
+		} catch {
+			// No cache (or a damaged one): rebuilt from the ref below.
+		}
+		const ids = new Set((await this.readEvents(null, tip)).map((e) => e.id));
+		this.writeCache(tip, ids);
+		return ids;
+	}
+
+	private writeCache(tip: string, ids: Set<string>): void {
+		fs.mkdirSync(path.dirname(this.cacheFile), { recursive: true });
+		atomicWriteFile(this.cacheFile, Buffer.from(JSON.stringify({ tip, ids: [...ids] })));
+	}
+
+	/**
+	 * Appends one batch of events and the given checkpoint commits to this machine's refs, in one
+	 * `fast-import` (a pack, fast-forward only). Needs the shadow lock.
+	 */
+	async append(events: readonly WireEvent[], checkpointCommits: readonly string[], known: Set<string>, nowMs: number): Promise<void> {
+		if (events.length === 0 && checkpointCommits.length === 0) {
+			return;
+		}
+		const chunks: Buffer[] = [];
+		const data = (text: string | Buffer): void => {
+			const bytes = typeof text === 'string' ? Buffer.from(text) : text;
+			chunks.push(Buffer.from(`data ${bytes.length}\n`), bytes, Buffer.from('\n'));
+		};
+		const header = (ref: string, message: string, from: string | null): void => {
+			chunks.push(Buffer.from(`commit ${ref}\ncommitter Baton <baton@localhost> ${Math.floor(nowMs / 1000)} +0000\n`));
+			data(message);
+			if (from) {
+				chunks.push(Buffer.from(`from ${from}\n`));
+			}
+		};
+		if (events.length > 0) {
+			const sorted = [...events].sort((a, b) => (a.id < b.id ? -1 : 1));
+			const last = sorted[sorted.length - 1] as WireEvent;
+			header(this.eventsRef, `baton events: ${sorted.length}\n`, await this.tip(this.eventsRef));
+			chunks.push(Buffer.from(`M 100644 inline batches/${last.id}.jsonl\n`));
+			data(sorted.map((e) => JSON.stringify(e)).join('\n') + '\n');
+		}
+		if (checkpointCommits.length > 0) {
+			const from = await this.tip(this.checkpointsRef);
+			header(this.checkpointsRef, `baton checkpoints: ${checkpointCommits.length}\n`, from);
+			for (const commit of checkpointCommits) {
+				chunks.push(Buffer.from(`merge ${commit}\n`));
+			}
+			if (!from) {
+				// The first commit's tree is empty: the checkpoints live in its parents.
+				chunks.push(Buffer.from('deleteall\n'));
+			}
+		}
+		chunks.push(Buffer.from('done\n'));
+		await this.shadow.git(['fast-import', '--quiet', '--done'], { input: Buffer.concat(chunks), timeoutMs: 120_000 });
+		const tip = await this.tip(this.eventsRef);
+		if (tip && events.length > 0) {
+			for (const e of events) {
+				known.add(e.id);
+			}
+			this.writeCache(tip, known);
+		}
+	}
+
+	/** The checkpoint commits already reachable from this machine's checkpoints ref (its extra parents). */
+	async sharedCheckpointCommits(): Promise<Set<string>> {
+		const tip = await this.tip(this.checkpointsRef);
+		if (!tip) {
+			return new Set();
+		}
+		const out = await this.shadow.gitText(['rev-list', '--first-parent', '--parents', tip]);
+		const commits = new Set<string>();
+		for (const line of out.split('\n').filter(Boolean)) {
+			for (const parent of line.split(' ').slice(2)) {
+				commits.add(parent);
+			}
+		}
+		return commits;
+	}
+
+	/** The events in the batch files that `newTip` holds and `oldTip` (null: nothing) did not. */
+	async readEvents(oldTip: string | null, newTip: string): Promise<WireEvent[]> {
+		const blobs: string[] = [];
+		if (oldTip) {
+			const out = splitNul((await this.shadow.git(['diff-tree', '-r', '-z', '--no-renames', '--diff-filter=AM', oldTip, newTip])).stdout);
+			for (let i = 0; i + 1 < out.length; i += 2) {
+				const meta = (out[i] as string).split(' ');
+				if ((out[i + 1] as string).startsWith('batches/') && meta[3]) {
+					blobs.push(meta[3]);
+				}
+			}
+		} else {
+			for (const entry of splitNul((await this.shadow.git(['ls-tree', '-r', '-z', newTip, 'batches/'])).stdout)) {
+				const [meta] = entry.split('\t');
+				const oid = meta?.split(' ')[2];
+				if (oid) {
+					blobs.push(oid);
+				}
+			}
+		}
+		if (blobs.length === 0) {
+			return [];
+		}
+		const out = (await this.shadow.git(['cat-file', '--batch'], { input: `${blobs.join('\n')}\n` })).stdout;
+		const events: WireEvent[] = [];
+		let at = 0;
+		while (at < out.length) {
+			const eol = out.indexOf(10, at);
+			const [, type, size] = out.subarray(at, eol).toString('utf8').split(' ');
+			const length = Number(size);
+			if (type !== 'blob' || !Number.isFinite(length)) {
+				throw new Error(`unexpected object in a Baton events ref: ${out.subarray(at, eol).toString('utf8')}`);
+			}
+			const text = out.subarray(eol + 1, eol + 1 + length).toString('utf8');
+			for (const line of text.split('\n')) {
+				if (line.trim()) {
+					events.push(JSON.parse(line) as WireEvent);
+				}
+			}
+			at = eol + 1 + length + 1;
+		}
+		return events;
+	}
+
+	/** How many events the commits in `from..to` added (their messages say). */
+	async countEvents(from: string | null, to: string | null): Promise<number> {
+		if (!to || from === to) {
+			return 0;
+		}
+		const out = await this.shadow.gitText(['log', '--format=%s', from ? `${from}..${to}` : to]);
+		let total = 0;
+		for (const line of out.split('\n')) {
+			const match = /^baton events: (\d+)$/.exec(line);
+			total += match ? Number(match[1]) : 0;
+		}
+		return total;
+	}
+}

@@ -1,0 +1,283 @@
+/**
+ * Shared events → Baton's tables, so every existing view and command shows a teammate's sessions,
+ * handoffs, checkpoints and approvals. One rule: the state of a record is computed from all of its
+ * events in id order, so two machines holding the same events hold the same state whatever order the
+ * events arrived in. Runs inside the pull's write, right after the merge.
+ */
+import { eq, inArray, max } from 'drizzle-orm';
+import type { BatonDb, JournalStore } from '../storage/journalStore';
+import { insertRows } from './rawInsert';
+import type { CheckpointAnnotation, CheckpointMetrics, FileStats, HandoffData, SessionScope } from '../storage/jsonShapes';
+import { emptyStats } from '../storage/jsonShapes';
+import type { Session, SharedEvent } from '../storage/model';
+import { checkpoints, handoffs, sessions, sharedEvents } from '../storage/schema';
+
+export interface ProjectionResult {
+	sessions: { added: number; updated: number };
+	checkpoints: { added: number; updated: number };
+	/** Events of a kind this version does not derive anything from (kept and shipped unchanged). */
+	unknownKinds: string[];
+}
+
+const statusOf: Record<string, 'active' | 'suspended' | 'ended' | 'orphaned'> = { resumed: 'active', suspended: 'suspended', ended: 'ended', orphaned: 'orphaned' };
+const derived = new Set(['session.started', 'session.status', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided']);
+
+/**
+ * Derives the records the given (newly merged) events touch. `ownMachine` is this machine: the
+ * status of a session started here stays what this machine's own lifecycle made it (it is the writer
+ * of that session's status); everything else follows the events. Reads and inserts go in batches:
+ * every statement is prepared anew, so a pull of thousands of events must not cost one per row.
+ */
+export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ownMachine: string, store: JournalStore): ProjectionResult {
+	const result: ProjectionResult = { sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, unknownKinds: [] };
+	const sessionSubjects = new Set<string>();
+	const consumedSubjects = new Set<string>();
+	const checkpointSubjects = new Set<string>();
+	const unknown = new Set<string>();
+	for (const event of newEvents) {
+		if (event.kind.startsWith('session.') || event.kind === 'handoff.written') {
+			sessionSubjects.add(event.subject);
+		} else if (event.kind === 'handoff.consumed') {
+			consumedSubjects.add(event.subject);
+		} else if (event.kind.startsWith('checkpoint.')) {
+			checkpointSubjects.add(event.subject);
+		}
+		if (!derived.has(event.kind) && !event.kind.startsWith('timeline.') && !event.kind.startsWith('provenance.')) {
+			unknown.add(event.kind);
+		}
+	}
+	result.unknownKinds = [...unknown].sort();
+	const events = eventsBySubject(db, [...new Set([...sessionSubjects, ...consumedSubjects, ...checkpointSubjects])], newEvents);
+	const sessionRows = new Map(inChunks([...new Set([...sessionSubjects, ...consumedSubjects])], (ids) => db.select().from(sessions).where(inArray(sessions.id, ids)).all()).map((r) => [r.id, r]));
+	const known = (id: string | null): boolean => id !== null && (sessionRows.has(id) || db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, id)).get() !== undefined);
+	const handoffIds = new Set(inChunks([...sessionSubjects], (ids) => db.select({ id: handoffs.sessionId }).from(handoffs).where(inArray(handoffs.sessionId, ids)).all()).map((r) => r.id));
+	const newSessions: (typeof sessions.$inferInsert)[] = [];
+	const newHandoffs: (typeof handoffs.$inferInsert)[] = [];
+	const starts = [...sessionSubjects].map((id) => (events.get(id) ?? []).find((e) => e.kind === 'session.started')).filter((e): e is SharedEvent => e !== undefined);
+	starts.sort((a, b) => (a.id < b.id ? -1 : 1));
+	for (const start of starts) {
+		const id = start.subject;
+		const own = events.get(id) ?? [];
+		const handoff = own.find((e) => e.kind === 'handoff.written');
+		if (handoff && !handoffIds.has(id) && (sessionRows.has(id) || start.machine !== ownMachine)) {
+			newHandoffs.push({ sessionId: id, data: handoffData(handoff.body), createdAt: handoff.at });
+			handoffIds.add(id);
+		}
+		if (start.machine === ownMachine) {
+			continue;
+		}
+		const state = derivedStatus(own);
+		const row = sessionRows.get(id);
+		if (!row) {
+			const body = start.body;
+			const at = str(body['startedAt']) ?? start.at;
+			const previous = str(body['previousId']);
+			const parent = str(body['parentId']);
+			const inserted = {
+				id,
+				name: str(body['name']) ?? id,
+				status: state?.status ?? 'active',
+				scope: (body['scope'] ?? { type: 'global' }) as SessionScope,
+				scopeKey: str(body['scopeKey']) ?? 'global',
+				currentTask: null,
+				taskStartedAt: null,
+				agent: str(body['agent']),
+				agentIdentifier: null,
+				previousSessionId: previous && (known(previous) || newSessions.some((s) => s.id === previous)) ? previous : null,
+				nextSessionId: null,
+				parentSessionId: parent && (known(parent) || newSessions.some((s) => s.id === parent)) ? parent : null,
+				handoffConsumedAt: null,
+				handoffConsumedBy: null,
+				debrief: null,
+				stats: emptyStats(),
+				resumeCount: 0,
+				endNote: state?.endNote ?? null,
+				startedAt: at,
+				lastActivity: state && state.at > at ? state.at : at,
+				suspendedAt: state?.status === 'suspended' ? state.at : null,
+				endedAt: state?.endedAt ?? null,
+				archivedAt: null,
+				updatedAt: state && state.at > at ? state.at : at,
+			};
+			newSessions.push(inserted);
+			result.sessions.added++;
+			continue;
+		}
+		if (state && (state.status !== row.status || state.endedAt !== row.endedAt)) {
+			db.update(sessions)
+				.set({
+					status: state.status,
+					endedAt: state.endedAt,
+					endNote: state.endNote,
+					suspendedAt: state.status === 'suspended' ? state.at : row.suspendedAt,
+					lastActivity: state.at > row.lastActivity ? state.at : row.lastActivity,
+					updatedAt: state.at > row.updatedAt ? state.at : row.updatedAt,
+				})
+				.where(eq(sessions.id, id))
+				.run();
+			result.sessions.updated++;
+		}
+	}
+	insertRows(store, sessions, newSessions);
+	for (const s of newSessions) {
+		sessionRows.set(s.id, s as Session);
+	}
+	insertRows(store, handoffs, newHandoffs);
+	for (const subject of consumedSubjects) {
+		if (deriveConsumption(db, subject, events.get(subject) ?? [], sessionRows, known)) {
+			result.sessions.updated++;
+		}
+	}
+	for (const id of checkpointSubjects) {
+		const outcome = deriveCheckpoint(db, id, events.get(id) ?? [], known);
+		if (outcome === 'added') {
+			result.checkpoints.added++;
+		} else if (outcome === 'updated') {
+			result.checkpoints.updated++;
+		}
+	}
+	return result;
+}
+
+function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => T[]): T[] {
+	const out: T[] = [];
+	for (let i = 0; i < ids.length; i += 500) {
+		out.push(...query(ids.slice(i, i + 500)));
+	}
+	return out;
+}
+
+/**
+ * Every event of the given subjects, grouped by subject, each group in id order. The new events are
+ * at hand already: only the older ones are read in full (ids first, which is cheap).
+ */
+function eventsBySubject(db: BatonDb, subjects: readonly string[], newEvents: readonly SharedEvent[]): Map<string, SharedEvent[]> {
+	const byId = new Map(newEvents.map((e) => [e.id, e]));
+	const older = inChunks(subjects, (chunk) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(inArray(sharedEvents.subject, chunk)).all())
+		.map((r) => r.id)
+		.filter((id) => !byId.has(id));
+	for (const e of inChunks(older, (chunk) => db.select().from(sharedEvents).where(inArray(sharedEvents.id, chunk)).all())) {
+		byId.set(e.id, e);
+	}
+	const wanted = new Set(subjects);
+	const map = new Map<string, SharedEvent[]>();
+	for (const e of [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+		if (!wanted.has(e.subject)) {
+			continue;
+		}
+		const list = map.get(e.subject) ?? [];
+		list.push(e);
+		map.set(e.subject, list);
+	}
+	return map;
+}
+
+/** A session's status from its last `session.status` event (id order). */
+function derivedStatus(events: readonly SharedEvent[]): { status: Session['status']; at: string; endedAt: string | null; endNote: string | null } | null {
+	const statuses = events.filter((e) => e.kind === 'session.status');
+	const last = statuses[statuses.length - 1];
+	if (!last) {
+		return null;
+	}
+	const status = statusOf[str(last.body['status']) ?? ''] ?? 'active';
+	const at = str(last.body['at']) ?? last.at;
+	return { status, at, endedAt: status === 'ended' ? at : null, endNote: status === 'ended' ? str(last.body['reason']) : null };
+}
+
+/**
+ * A handoff is consumed once: of all `handoff.consumed` events about it, the smallest id wins. The
+ * chain continues through the winner; a losing session keeps the handoff it read and its briefing
+ * says it lost (see shared/handoffConsumption.ts).
+ */
+function deriveConsumption(db: BatonDb, subject: string, events: readonly SharedEvent[], rows: Map<string, Session>, known: (id: string | null) => boolean): boolean {
+	const row = rows.get(subject);
+	const winner = events.find((e) => e.kind === 'handoff.consumed');
+	const by = winner ? str(winner.body['bySessionId']) : null;
+	if (!row || !winner || !by || !known(by)) {
+		return false;
+	}
+	if (row.nextSessionId === by && row.handoffConsumedBy === by) {
+		return false;
+	}
+	db.update(sessions)
+		.set({ nextSessionId: by, handoffConsumedBy: by, handoffConsumedAt: str(winner.body['at']) ?? winner.at })
+		.where(eq(sessions.id, subject))
+		.run();
+	// A session projected before its predecessor arrived gets its link now.
+	db.update(sessions).set({ previousSessionId: subject }).where(eq(sessions.id, by)).run();
+	return true;
+}
+
+function deriveCheckpoint(db: BatonDb, id: string, events: readonly SharedEvent[], known: (id: string | null) => boolean): 'added' | 'updated' | null {
+	const recorded = events.find((e) => e.kind === 'checkpoint.recorded');
+	const decided = events.filter((e) => e.kind === 'checkpoint.decided').pop();
+	let outcome: 'added' | 'updated' | null = null;
+	let row = db.select().from(checkpoints).where(eq(checkpoints.id, id)).get();
+	if (!row && recorded && recorded.body['files'] && recorded.body['metrics']) {
+		const b = recorded.body;
+		const seq =
+			(db
+				.select({ seq: max(checkpoints.seq) })
+				.from(checkpoints)
+				.get()?.seq ?? 0) + 1;
+		db.insert(checkpoints)
+			.values({
+				id,
+				seq,
+				sessionId: known(recorded.sessionId) ? recorded.sessionId : null,
+				trigger: str(b['trigger']) ?? 'manual',
+				parentCheckpointId: str(b['parentCheckpointId']),
+				commitSha: str(b['commitOid']) ?? '',
+				treeSha: str(b['treeOid']) ?? '',
+				message: str(b['message']),
+				tags: (b['tags'] as string[] | undefined) ?? [],
+				annotations: (b['annotations'] as CheckpointAnnotation[] | undefined) ?? [],
+				linkedIssues: [],
+				fileStats: b['files'] as FileStats,
+				environment: null,
+				metrics: b['metrics'] as CheckpointMetrics,
+				approvalStatus: (str(b['approvalStatus']) ?? 'pending') as 'pending',
+				approvalUser: null,
+				approvalAt: null,
+				approvalReason: null,
+				approvalPolicy: (str(b['approvalPolicy']) ?? 'review') as 'review',
+				escalationReasons: (b['escalationReasons'] as string[] | undefined) ?? [],
+				createdAt: str(b['createdAt']) ?? recorded.at,
+			})
+			.run();
+		outcome = 'added';
+		row = db.select().from(checkpoints).where(eq(checkpoints.id, id)).get();
+	}
+	if (row && decided) {
+		const status = decided.body['status'] === 'approved' ? 'approved' : 'rejected';
+		const user = str(decided.body['by']) ?? decided.actor;
+		if (row.approvalStatus !== status || row.approvalUser !== user) {
+			db.update(checkpoints)
+				.set({ approvalStatus: status, approvalUser: user, approvalAt: str(decided.body['at']) ?? decided.at, approvalReason: str(decided.body['note']) })
+				.where(eq(checkpoints.id, id))
+				.run();
+			outcome ??= 'updated';
+		}
+	}
+	return outcome;
+}
+
+function handoffData(body: Record<string, unknown>): HandoffData {
+	return {
+		lastTask: null,
+		tasksCompleted: [],
+		tasksCreated: [],
+		decisionsRecorded: 0,
+		decisions: [],
+		nextSuggested: [],
+		openBlockers: [],
+		openBugs: [],
+		note: null,
+		nextAction: null,
+		...(body as Partial<HandoffData>),
+	};
+}
+
+function str(value: unknown): string | null {
+	return typeof value === 'string' ? value : null;
+}

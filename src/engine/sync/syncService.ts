@@ -1,0 +1,373 @@
+/**
+ * Sessions shared through the repository's git remote (docs/sync.md): enable/disable per remote,
+ * push (export this machine's new events into its own refs, then push exactly those refs), pull
+ * (fetch every machine's refs into a namespace of their own, merge the events by union, derive the
+ * tables), status. Nothing here touches the user's refs, index, work tree or `.git/config`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { and, asc, eq, inArray } from 'drizzle-orm';
+import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { EngineContext } from '../context';
+import { BatonError } from '../errors';
+import { isoTime } from '../ids';
+import { LockFile } from '../storage/lockFile';
+import type { SharedEvent } from '../storage/model';
+import { sharedEvents } from '../storage/schema';
+import { machineIdentity } from '../shared/machineIdentity';
+import { toWire, type WireEvent } from '../shared/sharedEvents';
+import { mergeWireEvents } from './mergeWire';
+import { checkpointsRefPrefix, eventsRefPrefix, EventRefs } from './eventRefs';
+import { projectEvents } from './projection';
+import { fetchBatonRefs, pushRefs, remoteUrl, transportConfig, type PushedRef } from './remoteGit';
+import { emptyRemote, readSyncState, syncDir, updateSyncState, type RemoteState } from './syncState';
+
+export interface PushResult {
+	pushed: PushedRef[];
+	remote: string;
+}
+
+export interface PullResult {
+	fetched: number;
+	newEvents: number;
+	sessions: { added: number; updated: number };
+	checkpoints: { added: number; updated: number };
+	refused: { id: string; reason: string }[];
+}
+
+export interface SessionOrigin {
+	sessionId: string;
+	machine: string;
+	machineName: string | null;
+	author: string | null;
+	/** Started on this machine. */
+	local: boolean;
+	/** The remote it was pulled from (null when local). */
+	remote: string | null;
+}
+
+export interface RemoteStatus {
+	name: string;
+	enabled: boolean;
+	transcripts: boolean;
+	ahead: number;
+	behind: number;
+	lastPush: string | null;
+	lastPull: string | null;
+	queued: number;
+	lastError: string | null;
+}
+
+const networkTimeoutMs = 5 * 60_000;
+
+export class SyncService {
+	private refsCache: EventRefs | undefined;
+
+	constructor(
+		private readonly ctx: EngineContext,
+		private readonly shadow: ShadowRepo,
+	) {}
+
+	private get root(): string {
+		return this.ctx.workspaceRoot;
+	}
+
+	private get refs(): EventRefs {
+		this.refsCache ??= new EventRefs(this.shadow, machineIdentity(this.root).id, path.join(syncDir(this.root), 'exported.json'));
+		return this.refsCache;
+	}
+
+	async enable(remote: string, options: { transcripts?: boolean } = {}): Promise<{ remote: string; url: string; enabled: true; transcripts: boolean }> {
+		const url = await remoteUrl(this.root, remote);
+		return this.withSyncLock(async () => {
+			updateSyncState(this.root, (state) => {
+				const current = state.remotes[remote] ?? emptyRemote();
+				state.remotes[remote] = { ...current, enabled: true, transcripts: options.transcripts ?? false };
+			});
+			return { remote, url, enabled: true as const, transcripts: options.transcripts ?? false };
+		});
+	}
+
+	async disable(remote: string): Promise<{ remote: string; enabled: false }> {
+		return this.withSyncLock(async () => {
+			updateSyncState(this.root, (state) => {
+				const current = state.remotes[remote];
+				if (current) {
+					current.enabled = false;
+				}
+			});
+			return { remote, enabled: false as const };
+		});
+	}
+
+	/** The enabled remotes (all of them when `remote` is not given); a named remote must be enabled. */
+	private enabledRemotes(remote: string | undefined): string[] {
+		const state = readSyncState(this.root);
+		if (remote !== undefined) {
+			if (!state.remotes[remote]?.enabled) {
+				throw new BatonError('invalidInput', `sync is not enabled for remote "${remote}"; run \`baton sync enable ${remote}\` first (nothing was sent)`);
+			}
+			return [remote];
+		}
+		const names = Object.entries(state.remotes)
+			.filter(([, r]) => r.enabled)
+			.map(([name]) => name);
+		if (names.length === 0) {
+			throw new BatonError('invalidInput', 'sync is off: no remote is enabled (`baton sync enable origin`)');
+		}
+		return names;
+	}
+
+	/** Writes this machine's new local events (and their checkpoints' commits) into its own refs. */
+	async export(): Promise<{ events: number; checkpoints: number }> {
+		return this.shadow.withLock(async () => {
+			await this.shadow.ensureInit(this.ctx.config.checkpoints.excludes);
+			const refs = this.refs;
+			refs.clearStaleRefLocks('baton');
+			const known = await refs.exportedIds();
+			// Ids first: only the events not exported yet are read in full.
+			const { fresh, recorded } = await this.ctx.store.read((db) => {
+				const ids = db
+					.select({ id: sharedEvents.id })
+					.from(sharedEvents)
+					.where(eq(sharedEvents.source, 'local'))
+					.all()
+					.map((e) => e.id)
+					.filter((id) => !known.has(id));
+				const rows: SharedEvent[] = [];
+				for (let i = 0; i < ids.length; i += 500) {
+					rows.push(
+						...db
+							.select()
+							.from(sharedEvents)
+							.where(inArray(sharedEvents.id, ids.slice(i, i + 500)))
+							.orderBy(asc(sharedEvents.id))
+							.all(),
+					);
+				}
+				const checkpointsRecorded = db
+					.select({ body: sharedEvents.body })
+					.from(sharedEvents)
+					.where(and(eq(sharedEvents.source, 'local'), eq(sharedEvents.kind, 'checkpoint.recorded')))
+					.all();
+				return { fresh: rows, recorded: checkpointsRecorded };
+			});
+			const shared = await refs.sharedCheckpointCommits();
+			const commits = [...new Set(recorded.map((e) => e.body['commitOid']))].filter((c): c is string => typeof c === 'string' && /^[0-9a-f]{40,64}$/.test(c) && !shared.has(c));
+			const present = await this.presentCommits(commits);
+			await refs.append(fresh.map(toWire), present, known, this.ctx.clock.now());
+			return { events: fresh.length, checkpoints: present.length };
+		});
+	}
+
+	private async presentCommits(commits: readonly string[]): Promise<string[]> {
+		if (commits.length === 0) {
+			return [];
+		}
+		const out = (await this.shadow.git(['cat-file', '--batch-check'], { input: `${commits.join('\n')}\n` })).stdout.toString('utf8');
+		return out
+			.split('\n')
+			.filter((line) => line.endsWith(' commit') || / commit \d+$/.test(line))
+			.map((line) => line.split(' ')[0] as string);
+	}
+
+	async push(remote?: string): Promise<PushResult[]> {
+		const names = this.enabledRemotes(remote);
+		await this.export();
+		const results: PushResult[] = [];
+		for (const name of names) {
+			results.push(await this.pushOne(name));
+		}
+		return results;
+	}
+
+	private async pushOne(name: string): Promise<PushResult> {
+		return this.withSyncLock(async () => {
+			const url = await remoteUrl(this.root, name);
+			const state = readSyncState(this.root).remotes[name] ?? emptyRemote();
+			const updates: PushedRef[] = [];
+			for (const ref of [this.refs.eventsRef, this.refs.checkpointsRef]) {
+				const oid = await this.refs.tip(ref);
+				if (oid && state.pushed[ref] !== oid) {
+					updates.push({ ref, oid });
+				}
+			}
+			if (updates.length === 0) {
+				this.record(name, { lastPush: isoTime(this.ctx.clock.now()), lastError: null });
+				return { pushed: [], remote: name };
+			}
+			try {
+				const config = await transportConfig(this.root, url);
+				const { confirmed, rejected } = await pushRefs(this.shadow, url, name, config, updates, networkTimeoutMs);
+				// Each confirmation is recorded on its own: a ref confirmed before a failure stays confirmed.
+				updateSyncState(this.root, (s) => {
+					const r = (s.remotes[name] ??= emptyRemote());
+					for (const c of confirmed) {
+						r.pushed[c.ref] = c.oid;
+					}
+					r.lastPush = isoTime(this.ctx.clock.now());
+					r.lastError = rejected.length > 0 ? rejected.map((x) => `${x.ref}: ${x.reason}`).join('; ') : null;
+				});
+				if (rejected.length > 0) {
+					throw new BatonError('gitFailed', `remote "${name}" refused ${rejected.map((x) => `${x.ref} (${x.reason})`).join(', ')}; the refs stay queued`, { remote: name, rejected });
+				}
+				return { pushed: confirmed, remote: name };
+			} catch (error) {
+				if (!BatonError.is(error) || !(error.details as { rejected?: unknown } | undefined)?.rejected) {
+					this.record(name, { lastError: (error as Error).message });
+				}
+				throw error;
+			}
+		});
+	}
+
+	async pull(remote?: string): Promise<PullResult> {
+		const names = this.enabledRemotes(remote);
+		const total: PullResult = { fetched: 0, newEvents: 0, sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, refused: [] };
+		for (const name of names) {
+			const one = await this.pullOne(name);
+			total.fetched += one.fetched;
+			total.newEvents += one.newEvents;
+			total.sessions.added += one.sessions.added;
+			total.sessions.updated += one.sessions.updated;
+			total.checkpoints.added += one.checkpoints.added;
+			total.checkpoints.updated += one.checkpoints.updated;
+			total.refused.push(...one.refused);
+		}
+		return total;
+	}
+
+	private async pullOne(name: string): Promise<PullResult> {
+		return this.withSyncLock(async () => {
+			const url = await remoteUrl(this.root, name);
+			await this.shadow.withLock(() => this.shadow.ensureInit(this.ctx.config.checkpoints.excludes));
+			this.refs.clearStaleRefLocks('baton-remotes');
+			try {
+				await fetchBatonRefs(this.shadow, url, name, await transportConfig(this.root, url), networkTimeoutMs);
+			} catch (error) {
+				this.record(name, { lastError: (error as Error).message });
+				throw error;
+			}
+			return this.mergeFetched(name);
+		});
+	}
+
+	/** Merges what the last fetch brought (also after a fetch the pre-push/post-merge hooks did). */
+	private async mergeFetched(name: string): Promise<PullResult> {
+		const own = this.refs.machine;
+		const state = readSyncState(this.root).remotes[name] ?? emptyRemote();
+		const tracking = await this.refs.refs(`refs/baton-remotes/${name}/events/`);
+		const incoming: SharedEvent[] = [];
+		const processed: Record<string, string> = {};
+		let fetched = 0;
+		const wire: WireEvent[] = [];
+		for (const [ref, oid] of tracking) {
+			if (ref.endsWith(`/${own}`) || state.pulled[ref] === oid) {
+				continue;
+			}
+			fetched++;
+			wire.push(...(await this.refs.readEvents(state.pulled[ref] ?? null, oid)));
+			processed[ref] = oid;
+		}
+		const nowMs = this.ctx.clock.now();
+		const result = await this.ctx.store.write((db) => {
+			const merged = mergeWireEvents(this.ctx.store, db, wire, name, nowMs);
+			// The merged rows are the wire events as received: no need to read them back.
+			const added = new Set(merged.added);
+			const receivedAt = isoTime(nowMs);
+			incoming.push(...wire.filter((e) => added.has(e.id)).map((e) => ({ ...e, sessionId: e.sessionId ?? null, machineName: e.machineName ?? null, author: e.author ?? null, source: name, receivedAt })));
+			const projected = projectEvents(db, incoming, own, this.ctx.store);
+			return { merged, projected };
+		});
+		for (const kind of result.projected.unknownKinds) {
+			this.ctx.log.warn(`sync: kept events of kind "${kind}" from remote "${name}" that this version does not show`);
+		}
+		updateSyncState(this.root, (s) => {
+			const r = (s.remotes[name] ??= emptyRemote());
+			Object.assign(r.pulled, processed);
+			r.lastPull = isoTime(nowMs);
+			r.lastError = null;
+		});
+		return { fetched, newEvents: result.merged.added.length, sessions: result.projected.sessions, checkpoints: result.projected.checkpoints, refused: result.merged.refused };
+	}
+
+	/** Where sessions ran: the writer of each one's `session.started` event (null for sessions from before sync). */
+	async origins(sessionIds: readonly string[]): Promise<SessionOrigin[]> {
+		const own = machineIdentity(this.root).id;
+		return this.ctx.store.read((db) => {
+			const out: SessionOrigin[] = [];
+			for (let i = 0; i < sessionIds.length; i += 500) {
+				const rows = db
+					.select({ subject: sharedEvents.subject, machine: sharedEvents.machine, machineName: sharedEvents.machineName, author: sharedEvents.author, source: sharedEvents.source })
+					.from(sharedEvents)
+					.where(and(eq(sharedEvents.kind, 'session.started'), inArray(sharedEvents.subject, sessionIds.slice(i, i + 500))))
+					.all();
+				for (const r of rows) {
+					out.push({ sessionId: r.subject, machine: r.machine, machineName: r.machineName, author: r.author, local: r.machine === own, remote: r.source === 'local' ? null : r.source });
+				}
+			}
+			return out;
+		});
+	}
+
+	async status(): Promise<{ remotes: RemoteStatus[]; machine: string }> {
+		const state = readSyncState(this.root);
+		const remotes: RemoteStatus[] = [];
+		const exists = this.shadow.exists();
+		const refs = this.refs;
+		const tips = exists ? { events: await refs.tip(refs.eventsRef), checkpoints: await refs.tip(refs.checkpointsRef) } : { events: null, checkpoints: null };
+		const unexported = exists ? await this.unexportedCount() : await this.ctx.store.read((db) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(eq(sharedEvents.source, 'local')).all().length);
+		for (const [name, r] of Object.entries(state.remotes)) {
+			let behind = 0;
+			if (exists) {
+				for (const [ref, oid] of await refs.refs(`refs/baton-remotes/${name}/events/`)) {
+					if (!ref.endsWith(`/${refs.machine}`)) {
+						behind += await refs.countEvents(r.pulled[ref] ?? null, oid);
+					}
+				}
+			}
+			const queuedRefs = [refs.eventsRef, refs.checkpointsRef].filter((ref) => {
+				const tip = ref.startsWith(eventsRefPrefix) ? tips.events : ref.startsWith(checkpointsRefPrefix) ? tips.checkpoints : null;
+				return tip !== null && r.pushed[ref] !== tip;
+			});
+			const ahead = unexported + (exists ? await refs.countEvents(r.pushed[refs.eventsRef] ?? null, tips.events) : 0);
+			remotes.push({
+				name,
+				enabled: r.enabled,
+				transcripts: r.transcripts,
+				ahead,
+				behind,
+				lastPush: r.lastPush,
+				lastPull: r.lastPull,
+				queued: queuedRefs.length + (unexported > 0 && !queuedRefs.includes(refs.eventsRef) ? 1 : 0),
+				lastError: r.lastError,
+			});
+		}
+		return { remotes, machine: refs.machine };
+	}
+
+	private async unexportedCount(): Promise<number> {
+		const known = await this.shadow.withLock(() => this.refs.exportedIds());
+		const local = await this.ctx.store.read((db) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(eq(sharedEvents.source, 'local')).all());
+		return local.filter((e) => !known.has(e.id)).length;
+	}
+
+	private record(name: string, change: Partial<RemoteState>): void {
+		updateSyncState(this.root, (s) => {
+			Object.assign((s.remotes[name] ??= emptyRemote()), change);
+		});
+	}
+
+	/** One sync operation at a time per workspace, across processes (the state file is read-modify-write). */
+	private async withSyncLock<T>(fn: () => Promise<T>): Promise<T> {
+		fs.mkdirSync(syncDir(this.root), { recursive: true });
+		const lock = new LockFile(path.join(syncDir(this.root), 'sync.lock'), 10 * 60_000);
+		LockFile.removeDeadOwnerFiles(lock.file);
+		await lock.acquire();
+		try {
+			return await fn();
+		} finally {
+			lock.dispose();
+		}
+	}
+}

@@ -1,0 +1,40 @@
+/**
+ * Sync over JSON-RPC (docs/sync.md): the editor's Sync Now, its status bar item and the automatic
+ * pull on focus and after `git fetch`.
+ */
+import { RequestType } from 'vscode-jsonrpc';
+import type { RpcErrorData } from './rpc';
+
+export interface SyncRemoteStatusDto {
+	name: string;
+	enabled: boolean;
+	ahead: number;
+	behind: number;
+	lastPush: string | null;
+	lastPull: string | null;
+	queued: number;
+	lastError: string | null;
+}
+
+export interface SyncNowResultDto {
+	pushed: { ref: string; oid: string; remote: string }[];
+	fetched: number;
+	newEvents: number;
+	sessions: { added: number; updated: number };
+}
+
+export interface SessionOriginDto {
+	sessionId: string;
+	machineName: string | null;
+	author: string | null;
+	local: boolean;
+}
+
+/** Extension → server: per-remote sync state (no network). */
+export const syncStatus = new RequestType<void, { remotes: SyncRemoteStatusDto[] }, RpcErrorData>('sync/status');
+/** Extension → server: pull then push every enabled remote. */
+export const syncNow = new RequestType<void, SyncNowResultDto, RpcErrorData>('sync/now');
+/** Extension → server: pull every enabled remote (focus, after `git fetch`). */
+export const syncPull = new RequestType<void, SyncNowResultDto, RpcErrorData>('sync/pull');
+/** Extension → server: who and where sessions ran. */
+export const syncOrigins = new RequestType<{ sessionIds: string[] }, { origins: SessionOriginDto[] }, RpcErrorData>('sync/origins');

@@ -1,0 +1,40 @@
+/**
+ * Sync requests (docs/sync.md). Status and origins only read; a pull writes the pulled records, so
+ * it goes through the host's write path (refused in an untrusted workspace).
+ */
+import type { MessageConnection } from 'vscode-jsonrpc/node';
+import type { Engine } from '../engine/engine';
+import * as rpc from '../protocol/syncRpc';
+import type { EngineHost } from './engineHost';
+import { requestRegistrar } from './handlers';
+
+async function pullAll(engine: Engine): Promise<rpc.SyncNowResultDto> {
+	const enabled = (await engine.sync.status()).remotes.some((r) => r.enabled);
+	if (!enabled) {
+		return { pushed: [], fetched: 0, newEvents: 0, sessions: { added: 0, updated: 0 } };
+	}
+	const pulled = await engine.sync.pull();
+	return { pushed: [], fetched: pulled.fetched, newEvents: pulled.newEvents, sessions: pulled.sessions };
+}
+
+export function registerSyncHandlers(connection: MessageConnection, host: EngineHost): void {
+	const on = requestRegistrar(connection);
+	on(rpc.syncStatus, async () => ({
+		remotes: (await (await host.get()).sync.status()).remotes.map((r) => ({ name: r.name, enabled: r.enabled, ahead: r.ahead, behind: r.behind, lastPush: r.lastPush, lastPull: r.lastPull, queued: r.queued, lastError: r.lastError })),
+	}));
+	on(rpc.syncPull, () => host.write((engine) => pullAll(engine)));
+	on(rpc.syncNow, () =>
+		host.write(async (engine) => {
+			const pulled = await pullAll(engine);
+			if ((await engine.sync.status()).remotes.some((r) => r.enabled)) {
+				for (const result of await engine.sync.push()) {
+					pulled.pushed.push(...result.pushed.map((p) => ({ ...p, remote: result.remote })));
+				}
+			}
+			return pulled;
+		}),
+	);
+	on(rpc.syncOrigins, async (params) => ({
+		origins: (await (await host.get()).sync.origins(params.sessionIds)).map((o) => ({ sessionId: o.sessionId, machineName: o.machineName, author: o.author, local: o.local })),
+	}));
+}

@@ -1,0 +1,139 @@
+/**
+ * Sync through a real bare remote (file://) between two real clones, each with its own Baton
+ * workspace: the chain crosses machines with its handoff, checkpoints and approvals arrive with their
+ * trees, the user's `.git` never changes, a remote that is not enabled receives nothing, and a secret
+ * never leaves the machine.
+ */
+import assert from 'node:assert/strict';
+import path from 'node:path';
+import test from 'node:test';
+import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
+import { actor } from '../helpers';
+import { allObjects, git, hashTree, remoteRefs, startEnd, syncWorld } from './syncWorld';
+
+test('a chain started on A continues on B with A’s handoff, and the user’s .git is byte-identical around every sync operation', async (t) => {
+	const w = await syncWorld(t);
+	const gitA = path.join(w.a.root, '.git');
+	const gitB = path.join(w.b.root, '.git');
+	const guarded = async <T>(fn: () => Promise<T>): Promise<T> => {
+		const before = [hashTree(gitA), hashTree(gitB)];
+		const result = await fn();
+		assert.deepEqual([hashTree(gitA), hashTree(gitB)], before, 'a sync operation changed a .git folder');
+		return result;
+	};
+	await guarded(() => w.a.engine.sync.enable('origin'));
+	await guarded(() => w.b.engine.sync.enable('origin'));
+	const first = await startEnd(w.a, 'parser on A', 'parser done; next: the printer', { checkpoint: true });
+	const pushed = await guarded(() => w.a.engine.sync.push());
+	const machineA = machineIdentity(w.a.root).id;
+	assert.deepEqual(pushed[0]?.pushed.map((p) => p.ref).sort(), [`refs/baton/checkpoints/${machineA}`, `refs/baton/events/${machineA}`]);
+	for (const p of pushed[0]?.pushed ?? []) {
+		assert.equal(git(w.bare, ['rev-parse', p.ref], { GIT_DIR: w.bare }), p.oid, 'the remote holds exactly the oid push confirmed');
+	}
+	// Nothing under the user's namespaces: no branch, tag or note of Baton's on the remote.
+	assert.deepEqual(
+		remoteRefs(w.bare).filter((r) => !r.startsWith('refs/baton/')),
+		['refs/heads/main'],
+	);
+
+	const pulled = await guarded(() => w.b.engine.sync.pull());
+	assert.equal(pulled.fetched, 1);
+	assert.ok(pulled.newEvents >= 4, `pulled ${pulled.newEvents} events`);
+	assert.deepEqual(pulled.sessions, { added: 1, updated: 0 });
+	assert.ok(pulled.checkpoints.added >= 1);
+	const onB = await w.b.engine.briefings.get(first.id);
+	assert.equal(onB.status, 'ended');
+	assert.equal(onB.name, 'parser on A');
+
+	const next = await w.b.engine.sessions.start({ name: 'printer on B', actor });
+	assert.equal(next.session.previousSessionId, first.id, 'B continues A’s chain');
+	assert.equal(next.handoff?.note, 'parser done; next: the printer');
+	// A's checkpoint arrived with its tree: B can diff it.
+	const cp = (await w.b.engine.checkpoints.list({})).find((c) => c.tags.includes('shared'));
+	assert.ok(cp);
+	assert.equal((await w.b.engine.checkpoints.fileAt(cp.id, `${first.id}.txt`))?.toString(), 'work of parser on A\n');
+	assert.equal(cp.sessionId, first.id);
+	const diff = await w.b.engine.checkpoints.diff(cp.id);
+	assert.ok(diff, 'B can diff A’s checkpoint');
+	await w.b.engine.checkpoints.approve(cp.id, { actor: 'human', reason: 'looks right' });
+	await guarded(() => w.b.engine.sync.push());
+	const back = await guarded(() => w.a.engine.sync.pull());
+	assert.equal(back.sessions.added, 1);
+	const aView = await w.a.engine.briefings.get(first.id);
+	assert.equal(aView.nextSessionId, next.session.id, 'A sees its handoff taken by B');
+	assert.equal((await w.a.engine.checkpoints.get(cp.id)).approvalStatus, 'approved', 'B’s approval reaches A');
+	// Pulling again changes nothing: the merge is a union.
+	const again = await guarded(() => w.a.engine.sync.pull());
+	assert.deepEqual([again.fetched, again.newEvents], [0, 0]);
+	const status = await w.a.engine.sync.status();
+	assert.deepEqual(
+		status.remotes.map((r) => [r.name, r.enabled, r.ahead, r.behind, r.queued]),
+		[['origin', true, 0, 0, 0]],
+	);
+});
+
+test('a remote that is not enabled receives nothing, and disabling stops pushes', async (t) => {
+	const w = await syncWorld(t);
+	const other = path.join(w.dir, 'other.git');
+	git(w.dir, ['init', '-q', '--bare', other]);
+	git(w.a.root, ['remote', 'add', 'fork', `file://${other}`]);
+	await startEnd(w.a, 'secret work', 'nothing for the fork');
+	await assert.rejects(() => w.a.engine.sync.push(), /no remote is enabled/);
+	await assert.rejects(() => w.a.engine.sync.push('fork'), /not enabled for remote "fork"/);
+	await w.a.engine.sync.enable('origin');
+	await assert.rejects(() => w.a.engine.sync.push('fork'), /not enabled for remote "fork"/);
+	await w.a.engine.sync.push();
+	assert.deepEqual(remoteRefs(other), []);
+	assert.equal(allObjects(other), '', 'the fork holds no object at all');
+	await w.a.engine.sync.disable('origin');
+	await startEnd(w.a, 'after disable', 'stays here');
+	const refsBefore = git(w.bare, ['for-each-ref'], { GIT_DIR: w.bare });
+	await assert.rejects(() => w.a.engine.sync.push(), /no remote is enabled/);
+	assert.equal(git(w.bare, ['for-each-ref'], { GIT_DIR: w.bare }), refsBefore);
+	await assert.rejects(() => w.a.engine.sync.enable('nosuch'), /no remote "nosuch"/);
+});
+
+test('a secret in a decision or a handoff never appears in any object on the remote', async (t) => {
+	const w = await syncWorld(t);
+	await w.a.engine.sync.enable('origin');
+	const secret = `ghp_${'Zq9'.repeat(12)}`;
+	const started = await w.a.engine.sessions.start({ name: 'keys', actor });
+	await w.a.engine.sessions.recordDecision({ sessionId: started.session.id, text: `use token ${secret} for the mirror`, rationale: `because ${secret}`, actor });
+	await w.a.engine.sessions.end({ id: started.session.id, note: `rotated ${secret}`, actor });
+	await w.a.engine.sync.push();
+	const objects = allObjects(w.bare);
+	assert.ok(objects.includes('[REDACTED'), 'the redacted event text is on the remote');
+	assert.ok(!objects.includes(secret), 'the secret reached the remote');
+	assert.ok(!objects.includes(w.a.root), 'an absolute path of this machine reached the remote');
+});
+
+test('a handoff consumed on two machines: the smaller event id wins on both, the loser’s briefing says so', async (t) => {
+	const w = await syncWorld(t);
+	await w.a.engine.sync.enable('origin');
+	await w.b.engine.sync.enable('origin');
+	const first = await startEnd(w.a, 'one', 'handoff to share');
+	await w.a.engine.sync.push();
+	await w.b.engine.sync.pull();
+	// Both continue the chain before hearing of each other; A's clock is earlier, so A's consumption sorts first.
+	const onA = await w.a.engine.sessions.start({ name: 'two on A', actor });
+	w.b.clock.advance(60_000);
+	const onB = await w.b.engine.sessions.start({ name: 'two on B', actor });
+	assert.equal(onA.handoff?.note, 'handoff to share');
+	assert.equal(onB.handoff?.note, 'handoff to share');
+	await w.a.engine.sync.push();
+	await w.b.engine.sync.push();
+	await w.a.engine.sync.pull();
+	await w.b.engine.sync.pull();
+	for (const side of [w.a, w.b]) {
+		const s = await side.engine.briefings.get(first.id);
+		assert.equal(s.nextSessionId, onA.session.id, 'the chain continues through the smaller id on both machines');
+		assert.equal(s.handoffConsumedBy, onA.session.id);
+	}
+	const loser = await w.b.engine.briefings.briefing({ sessionId: onB.session.id });
+	assert.ok(
+		loser.warnings.some((x) => x.includes(`also taken by ${onA.session.id}`)),
+		JSON.stringify(loser.warnings),
+	);
+	const winner = await w.a.engine.briefings.briefing({ sessionId: onA.session.id });
+	assert.ok(!winner.warnings.some((x) => x.includes('also taken')));
+});

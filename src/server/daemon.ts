@@ -34,6 +34,7 @@ interface CliIoLike {
 	env: NodeJS.ProcessEnv;
 	stdin?: NodeJS.ReadableStream;
 	engines?: Map<string, unknown>;
+	requestId?: string;
 }
 type RunCli = (argv: string[], io: CliIoLike) => Promise<number>;
 
@@ -106,7 +107,13 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 				env: { ...params.env },
 				stdin: Readable.from([params.stdin ?? '']),
 				engines,
+				...(params.requestId ? { requestId: params.requestId } : {}),
 			});
+			if (process.env['BATON_TEST_FAULTS'] === '1' && params.env['BATON_TEST_DAEMON_DIES_BEFORE_ANSWER'] === '1') {
+				// Fault injection for the exactly-once test (a daemon started with BATON_TEST_FAULTS=1 only): the
+				// command is done and recorded, and its answer never leaves.
+				process.kill(process.pid, 'SIGKILL');
+			}
 			// The command words only: options may carry secrets, and the environment always does.
 			const words = argv
 				.filter((a) => !a.startsWith('-'))

@@ -6,9 +6,7 @@
  * the id already recorded means "already done", and the recorded answer is printed instead of a
  * second run. An id not recorded means the command changed nothing, and running it is safe.
  */
-import { eq } from 'drizzle-orm';
 import type { Engine } from '../engine/engine';
-import { clientRequests } from '../engine/storage/schema';
 
 export interface RecordedAnswer {
 	/** Undefined when the command wrote but its daemon died before recording what it printed. */
@@ -21,9 +19,9 @@ export interface RecordedAnswer {
 const keepMs = 24 * 60 * 60_000;
 
 export async function recordedAnswer(engine: Engine, requestId: string): Promise<RecordedAnswer | undefined> {
-	const rows = await engine.store.read((db) => db.select().from(clientRequests).where(eq(clientRequests.id, requestId)).all());
-	const row = rows[0];
-	return row && { exitCode: row.exitCode ?? undefined, stdout: row.stdout ?? '', stderr: row.stderr ?? '' };
+	const store = engine.store;
+	const row = await store.read(() => store.sqlite.exec('SELECT exit_code, stdout, stderr FROM client_requests WHERE id = ?', [requestId])[0]?.values[0]);
+	return row && { exitCode: typeof row[0] === 'number' ? row[0] : undefined, stdout: typeof row[1] === 'string' ? row[1] : '', stderr: typeof row[2] === 'string' ? row[2] : '' };
 }
 
 /**

@@ -161,8 +161,7 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 			cliModule: path.resolve(typeof values['cli-module'] === 'string' ? values['cli-module'] : path.join(__dirname, 'baton.js')),
 			idleMs: Number.isFinite(idle) && idle > 0 ? idle : 10 * 60_000,
 			log: (level, message) => log[level](message),
-			onConnection: (connection) =>
-				editorConnection(connection, host, { workspace, cliPath: path.resolve(typeof values['cli'] === 'string' ? values['cli'] : path.join(__dirname, 'cli.js')), log, windows: connections, broadcast }),
+			onConnection: (connection) => editorConnection(connection, host, { workspace, cliPath: path.resolve(typeof values['cli'] === 'string' ? values['cli'] : path.join(__dirname, 'cli.js')), log, windows: connections, broadcast }),
 			onShutdown: () => {
 				host.dispose();
 				process.exit(0);

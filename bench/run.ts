@@ -12,12 +12,13 @@ import { median } from './stats';
 import { formatTable, type BenchRow } from './stats';
 import { benchTree } from './treeBench';
 import { benchHooks } from './hookBench';
+import { benchDaemon, formatDaemonRows } from './daemonBench';
 
 async function main(): Promise<void> {
 	const args = process.argv.slice(2);
 	const quick = args.includes('--quick');
 	const onlyArg = args.includes('--only') ? (args[args.indexOf('--only') + 1] ?? '') : '';
-	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'hooks', 'editor']);
+	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'hooks', 'daemon', 'editor']);
 	const rows: BenchRow[] = [];
 	const section = async (name: string, run: () => Promise<BenchRow[]>) => {
 		if (only.has(name)) {
@@ -33,6 +34,25 @@ async function main(): Promise<void> {
 	await section('tree', () => benchTree(quick ? 1_000 : 5_000, quick ? 5 : 15));
 	await section('checkpoint', () => benchCheckpoints(quick));
 	await section('hooks', () => benchHooks(quick));
+	if (only.has('daemon')) {
+		// Whole processes through the warm workspace daemon vs `node -e 0`: medians and p95 of both sides.
+		process.stderr.write('running daemon…\n');
+		const daemonRows = await benchDaemon(quick ? [40, 1_000] : [40, 10_000], quick ? 7 : 21);
+		process.stdout.write(`${formatDaemonRows(daemonRows)}\n\n`);
+		for (const r of daemonRows) {
+			const limit = Number(/([\d.]+)×/.exec(r.target)?.[1] ?? Number.NaN);
+			rows.push({
+				name: `${r.name} (p95 ${r.ours ? r.ours.p95.toFixed(1) : '—'} ms)`,
+				ours: r.ours?.median ?? Number.NaN,
+				oursP99: Number.NaN,
+				baseline: r.base?.median ?? Number.NaN,
+				baselineName: 'node -e 0',
+				ratio: r.ratio ?? Number.NaN,
+				target: r.failure ? `${r.target} (${r.failure.split('\n')[0]})` : r.target,
+				passed: r.ratio !== undefined && r.ratio <= limit,
+			});
+		}
+	}
 	await section('editor', async () => editorMeasures());
 	const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 	process.stdout.write(`## All results (${machine})\n\n${formatTable(rows)}\n`);

@@ -63,9 +63,7 @@ function runHere(stdinText?: string, requestId?: string): void {
 
 /** The workspace whose daemon should run this command, or undefined to run it here. */
 function daemonWorkspace(): string | undefined {
-	// Opt-in (BATON_DAEMON=1) until the editor shares the same process and hooks reuse its warm engine:
-	// without that the daemon does not yet pay for itself at scale (see docs/daemon.md).
-	if (process.env['BATON_DAEMON'] !== '1' || process.env['BATON_NO_DAEMON'] === '1' || argv.includes('--no-daemon') || argv.length === 0 || inProcessOnly.has(argv[0] ?? '')) {
+	if (process.env['BATON_NO_DAEMON'] === '1' || argv.includes('--no-daemon') || argv.length === 0 || inProcessOnly.has(argv[0] ?? '')) {
 		return undefined;
 	}
 	const at = argv.findIndex((a) => a === '--workspace' || a.startsWith('--workspace='));

@@ -15,12 +15,13 @@ import { benchHooks } from './hookBench';
 import { benchTimeline } from './timelineBench';
 import { benchBlame } from './blameBench';
 import { benchSync } from './syncBench';
+import { benchDaemon, formatDaemonRows } from './daemonBench';
 
 async function main(): Promise<void> {
 	const args = process.argv.slice(2);
 	const quick = args.includes('--quick');
 	const onlyArg = args.includes('--only') ? (args[args.indexOf('--only') + 1] ?? '') : '';
-	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'hooks', 'timeline', 'blame', 'sync', 'editor']);
+	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'hooks', 'timeline', 'blame', 'sync', 'daemon', 'editor']);
 	const rows: BenchRow[] = [];
 	const section = async (name: string, run: () => Promise<BenchRow[]>) => {
 		if (only.has(name)) {
@@ -39,6 +40,25 @@ async function main(): Promise<void> {
 	await section('timeline', () => benchTimeline(quick));
 	await section('blame', () => benchBlame(quick));
 	await section('sync', () => benchSync(quick));
+	if (only.has('daemon')) {
+		// Whole processes through the warm workspace daemon vs `node -e 0`: medians and p95 of both sides.
+		process.stderr.write('running daemon…\n');
+		const daemonRows = await benchDaemon(quick ? [40, 1_000] : [40, 10_000], quick ? 7 : 21);
+		process.stdout.write(`${formatDaemonRows(daemonRows)}\n\n`);
+		for (const r of daemonRows) {
+			const limit = Number(/([\d.]+)×/.exec(r.target)?.[1] ?? Number.NaN);
+			rows.push({
+				name: `${r.name} (p95 ${r.ours ? r.ours.p95.toFixed(1) : '—'} ms)`,
+				ours: r.ours?.median ?? Number.NaN,
+				oursP99: Number.NaN,
+				baseline: r.base?.median ?? Number.NaN,
+				baselineName: 'node -e 0',
+				ratio: r.ratio ?? Number.NaN,
+				target: r.failure ? `${r.target} (${r.failure.split('\n')[0]})` : r.target,
+				passed: r.ratio !== undefined && r.ratio <= limit,
+			});
+		}
+	}
 	await section('editor', async () => editorMeasures());
 	const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
 	process.stdout.write(`## All results (${machine})\n\n${formatTable(rows)}\n`);

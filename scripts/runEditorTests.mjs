@@ -93,7 +93,8 @@ if (want('exthost')) {
 	fs.writeFileSync(path.join(one, 'README.md'), '# folder one\n');
 	fs.writeFileSync(path.join(two, 'notes.md'), '# folder two\n');
 	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'init', '--workspace', one]);
-	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'session', 'start', '--name', 'seeded in folder one', '--workspace', one]);
+	// Set-up scripts start no daemon (it would keep this runner's environment, not the editor's).
+	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'session', 'start', '--name', 'seeded in folder one', '--workspace', one], { env: { ...process.env, BATON_NO_DAEMON: '1' } });
 	const file = path.join(parent, 'both.code-workspace');
 	fs.writeFileSync(file, JSON.stringify({ folders: [{ path: 'one' }, { path: 'two' }] }));
 	runExthost('multiRoot', file);
@@ -104,7 +105,7 @@ if (want('exthost')) {
 	const shop = path.join(agentsBase, 'shop');
 	fs.mkdirSync(path.join(shop, 'src'), { recursive: true });
 	fs.writeFileSync(path.join(shop, 'src/payment.js'), 'export async function charge(card, amount) {\n  return { ok: true, amount };\n}\n');
-	const seeded = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/seedTranscript.ts'), shop], { cwd: root, encoding: 'utf8' });
+	const seeded = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/seedTranscript.ts'), shop], { cwd: root, encoding: 'utf8', env: { ...process.env, BATON_NO_DAEMON: '1' } });
 	if (seeded.status !== 0) {
 		console.log(`agents workspace: seeding failed: ${seeded.stderr}`);
 		failed += 1;

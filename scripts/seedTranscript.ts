@@ -29,7 +29,8 @@ export function seedArchivedTranscript(options: SeedTranscriptOptions): { agentS
 	const root = options.root;
 	const claudeHome = options.claudeHome ?? path.join(path.dirname(root), '.claude-home');
 	const id = options.agentSessionId ?? '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33';
-	const env = { ...process.env, BATON_CLAUDE_HOME: claudeHome, BATON_ACTOR: 'agent:claude-code' };
+	// A set-up script: no daemon (one would keep this script's environment and serve the editor under test).
+	const env = { ...process.env, BATON_CLAUDE_HOME: claudeHome, BATON_ACTOR: 'agent:claude-code', BATON_NO_DAEMON: '1' };
 	const baton = (args: string[], input = ''): string => execFileSync(process.execPath, [cli, ...args], { cwd: root, input, encoding: 'utf8', env });
 	if (!fs.existsSync(path.join(root, '.baton'))) {
 		baton(['init']);

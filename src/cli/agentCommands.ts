@@ -31,6 +31,7 @@ import type { Logger } from '../engine/ports';
 import { findWorkspaceRoot, isInitialized } from '../engine/workspace';
 import { stringOption, UsageError, type Command } from './command';
 import { connectCommand } from './connectCommand';
+import { settleWarmEngine, warmEngine } from './warmEngines';
 
 export interface HookIo {
 	stdout: (text: string) => void;
@@ -39,6 +40,8 @@ export interface HookIo {
 	env: NodeJS.ProcessEnv;
 	/** Defaults to process.stdin. */
 	stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
+	/** The daemon's engines, kept open between calls: a hook it runs opens nothing. */
+	engines?: Map<string, Engine>;
 }
 
 const hookUsage = 'baton hook [EVENT] [--agent claude|copilot|cline] [--workspace DIR]   (hook payload on stdin)';
@@ -66,6 +69,7 @@ export async function runHookCli(argv: string[], io: HookIo): Promise<number> {
 		workspace: typeof args.values['workspace'] === 'string' ? path.resolve(io.cwd, args.values['workspace']) : undefined,
 		cwd: io.cwd,
 		env: io.env,
+		...(io.engines ? { engines: io.engines } : {}),
 	});
 	if (output) {
 		io.stdout(`${output}\n`);
@@ -80,6 +84,7 @@ interface HookInput {
 	workspace?: string | undefined;
 	cwd: string;
 	env: NodeJS.ProcessEnv;
+	engines?: Map<string, Engine>;
 }
 
 /**
@@ -130,22 +135,36 @@ async function hookAnswer(input: HookInput): Promise<string> {
 		// Copilot CLI sends no session id: its run is found from the sessionStart/sessionEnd bracketing.
 		const event = assignCopilotRun(root, payloadEvent, Date.now());
 		const settings = settingsOf(root, log);
-		// sql.js's WASM: baseline code only. Optimising it in the background costs more than a hook runs
-		// and delays the exit (measured: 300 → 150 ms per call).
-		setFlagsFromString('--liftoff-only');
-		const engine = await Engine.open({ workspaceRoot: root, log, lockTimeoutMs: 5_000 });
+		const hookLog = log;
+		const engine = input.engines
+			? // In the daemon: its warm engine (re-reading only what other processes appended since); the
+				// engine's warnings during this call go to the hook log, as a process's own would.
+				await warmEngine(input.engines, root, { stderr: (text) => hookLog.warn(text.replace(/^baton: warning: /, '').trimEnd()), env: input.env })
+			: await openForHook(root, log);
 		try {
 			const actor = `hook:${event.agent}`;
 			const result = await runHook(engine, event, hookOptions(engine, { actor, settings, log, env: input.env }));
 			log.info(`${event.agent} ${event.eventName} ${event.agentSessionId} → ${result.action}${result.sessionId ? ` ${result.sessionId}` : ''}${result.detail ? ` (${result.detail.slice(0, 200)})` : ''} in ${Date.now() - started} ms`);
 			return result.stdout;
 		} finally {
-			engine.close();
+			if (input.engines) {
+				settleWarmEngine(engine, root);
+			} else {
+				engine.close();
+			}
 		}
 	} catch (error) {
 		log?.error(`hook failed after ${Date.now() - started} ms: ${(error as Error).message}`);
 		return '';
 	}
+}
+
+/** A hook process of its own opens the engine for this one call. */
+function openForHook(root: string, log: Logger): Promise<Engine> {
+	// sql.js's WASM: baseline code only. Optimising it in the background costs more than a hook runs
+	// and delays the exit (measured: 300 → 150 ms per call). Never in the daemon, which runs for hours.
+	setFlagsFromString('--liftoff-only');
+	return Engine.open({ workspaceRoot: root, log, lockTimeoutMs: 5_000 });
 }
 
 /** The explicit `--agent cline`, or a payload in Cline's dialect (its `taskId`, `hookName` or `clineVersion`). */

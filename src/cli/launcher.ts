@@ -9,6 +9,7 @@
  * run that writes the cache and in every run that reads it. The cache lives next to the bundles (the
  * user's own extension folder), never in a shared temporary folder another user could write.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
@@ -20,7 +21,7 @@ import { version } from '../../package.json';
 
 interface Entry {
 	main(argv?: string[]): void;
-	runCli?(argv: string[], io: { stdout(t: string): void; stderr(t: string): void; cwd: string; env: NodeJS.ProcessEnv; stdin?: NodeJS.ReadableStream }): Promise<number>;
+	runCli?(argv: string[], io: { stdout(t: string): void; stderr(t: string): void; cwd: string; env: NodeJS.ProcessEnv; stdin?: NodeJS.ReadableStream; requestId?: string }): Promise<number>;
 }
 
 /** Commands that never go through the daemon: they create it, manage it, or talk stdio for hours. */
@@ -35,26 +36,34 @@ if (root) {
 	runHere();
 }
 
-function runHere(stdinText?: string): void {
+function runHere(stdinText?: string, requestId?: string): void {
 	if (hook) {
 		setFlagsFromString('--liftoff-only');
 	}
-	if (stdinText === undefined) {
+	if (stdinText === undefined && requestId === undefined) {
 		loadCached(path.join(__dirname, hook ? 'hook.js' : 'baton.js')).main(argv);
 		return;
 	}
-	// The payload was already read from stdin for the daemon: hand it to the CLI's hook runner.
+	// After a daemon that may have run the command (its id says whether it did), or with the hook's
+	// payload already read from stdin for the daemon: the CLI's runner, given both.
 	const cli = loadCached(path.join(__dirname, 'baton.js'));
-	void cli.runCli?.(argv, { stdout: (t) => process.stdout.write(t), stderr: (t) => process.stderr.write(t), cwd: process.cwd(), env: process.env, stdin: Readable.from([stdinText]) }).then((code) => {
-		process.exitCode = code;
-	});
+	void cli
+		.runCli?.(argv, {
+			stdout: (t) => process.stdout.write(t),
+			stderr: (t) => process.stderr.write(t),
+			cwd: process.cwd(),
+			env: process.env,
+			...(stdinText !== undefined ? { stdin: Readable.from([stdinText]) } : {}),
+			...(requestId !== undefined ? { requestId } : {}),
+		})
+		.then((code) => {
+			process.exitCode = code;
+		});
 }
 
 /** The workspace whose daemon should run this command, or undefined to run it here. */
 function daemonWorkspace(): string | undefined {
-	// Opt-in (BATON_DAEMON=1) until the editor shares the same process and hooks reuse its warm engine:
-	// without that the daemon does not yet pay for itself at scale (see docs/daemon.md).
-	if (process.env['BATON_DAEMON'] !== '1' || process.env['BATON_NO_DAEMON'] === '1' || argv.includes('--no-daemon') || argv.length === 0 || inProcessOnly.has(argv[0] ?? '')) {
+	if (process.env['BATON_NO_DAEMON'] === '1' || argv.includes('--no-daemon') || argv.length === 0 || inProcessOnly.has(argv[0] ?? '')) {
 		return undefined;
 	}
 	const at = argv.findIndex((a) => a === '--workspace' || a.startsWith('--workspace='));
@@ -71,10 +80,12 @@ async function viaDaemon(workspace: string): Promise<void> {
 			env[key] = value;
 		}
 	}
+	// Commands (not hooks) carry an id the daemon records with their first write (see requestLedger.ts).
+	const requestId = hook ? undefined : randomUUID();
 	const result = (await callDaemon(
 		workspace,
 		hook ? 'hook/run' : 'cli/run',
-		{ argv, cwd: process.cwd(), env, ...(stdin !== undefined ? { stdin } : {}) },
+		{ argv, cwd: process.cwd(), env, ...(stdin !== undefined ? { stdin } : {}), ...(requestId ? { requestId } : {}) },
 		{
 			start: true,
 			budgetMs: Number.isFinite(budget) && budget > 0 ? budget : 300,
@@ -83,7 +94,7 @@ async function viaDaemon(workspace: string): Promise<void> {
 		},
 	).catch(() => undefined)) as { stdout: string; stderr: string; exitCode: number } | undefined;
 	if (!result) {
-		runHere(stdin);
+		runHere(stdin, requestId);
 		return;
 	}
 	process.stdout.write(result.stdout);

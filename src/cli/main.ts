@@ -24,6 +24,7 @@ import { syncCommands } from './syncCommands';
 import { activeSessionsList } from './textFormat';
 import { timelineCommands } from './timelineCommands';
 import { trackerCommands } from './trackerCommands';
+import { recordAnswer, recordedAnswer, tagWrites, type RecordedAnswer } from './requestLedger';
 import { settleWarmEngine, warmEngine } from './warmEngines';
 import { workspaceCommands } from './workspaceCommands';
 import packageJson from '../../package.json';
@@ -37,6 +38,8 @@ export interface CliIo {
 	stdin?: NodeJS.ReadableStream;
 	/** A long-lived process (the daemon) keeps each workspace's engine open between commands. */
 	engines?: Map<string, Engine>;
+	/** The client's id for this command: recorded with its first write, so it never runs twice (requestLedger.ts). */
+	requestId?: string;
 }
 
 const commands: Command[] = [
@@ -72,6 +75,55 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 	if (argv[0] === 'hook') {
 		return runHookCli(argv.slice(1), io);
 	}
+	return io.requestId ? runOnce(argv, io, io.requestId) : runCommandLine(argv, io);
+}
+
+/** A command with a client's request id: the recorded answer when it already ran, else a run that records one. */
+async function runOnce(argv: string[], io: CliIo, requestId: string): Promise<number> {
+	let stdout = '';
+	let stderr = '';
+	let ledger: ReturnType<typeof tagWrites> | undefined;
+	let done: RecordedAnswer | undefined;
+	const captured: CliIo = { ...io, stdout: (t) => void ((stdout += t), io.stdout(t)), stderr: (t) => void ((stderr += t), io.stderr(t)) };
+	const code = await runCommandLine(argv, captured, {
+		opened: async (engine, words) => {
+			done = await recordedAnswer(engine, requestId);
+			ledger = done ? undefined : tagWrites(engine, requestId, words);
+			return done === undefined;
+		},
+		finished: async (engine, exitCode) => {
+			ledger?.untag();
+			if (ledger?.wrote()) {
+				// A failure here costs only the exactly-once answer, never the command's own result.
+				await recordAnswer(engine, requestId, { exitCode, stdout, stderr }).catch(() => undefined);
+			}
+		},
+	});
+	if (!done) {
+		return code;
+	}
+	// Already done by a daemon that died before answering: its answer, not a second run.
+	const answer: RecordedAnswer = done;
+	if (answer.exitCode === undefined) {
+		io.stderr('baton: this command already ran (in the workspace daemon, which stopped before recording its output); not running it again\n');
+		return 0;
+	}
+	io.stdout(answer.stdout);
+	io.stderr(answer.stderr);
+	return answer.exitCode;
+}
+
+interface RequestHooks {
+	/** The engine is open; false: the command already ran, skip it. */
+	opened(engine: Engine, words: string): Promise<boolean>;
+	/** The command ended (output printed), with its exit code. */
+	finished(engine: Engine, exitCode: number): Promise<void>;
+}
+
+/** Thrown out of a command whose request already ran: unwinds it without output. */
+class AlreadyDone extends Error {}
+
+async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks): Promise<number> {
 	const json = argv.includes('--json');
 	const fail = (code: string, message: string, exit: number): number => {
 		if (json) {
@@ -121,16 +173,21 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 			cwd: io.cwd,
 			actor,
 			engine: async () => {
-				if (!engine && io.engines && !isInit) {
-					engine = await warmEngine(io.engines, workspaceRoot, io);
-					shared = true;
+				if (!engine) {
+					shared = !!io.engines && !isInit;
+					engine = io.engines && !isInit ? await warmEngine(io.engines, workspaceRoot, io) : await Engine.open({ workspaceRoot, log: stderrLogger, create: isInit, secrets: envSecretSource(io.env) });
+					if (request && !(await request.opened(engine, command.path.join(' ')))) {
+						throw new AlreadyDone();
+					}
 				}
-				engine ??= await Engine.open({ workspaceRoot, log: stderrLogger, create: isInit, secrets: envSecretSource(io.env) });
 				return engine;
 			},
 		});
 		if (json || output.text) {
 			io.stdout(json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
+		}
+		if (engine && request) {
+			await request.finished(engine, output.exitCode ?? 0);
 		}
 		if (engine) {
 			// Output first: a slow channel delays the exit by at most flushBudgetMs, never the answer.
@@ -144,13 +201,20 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 		}
 		return output.exitCode ?? 0;
 	} catch (error) {
-		if (error instanceof UsageError) {
-			return fail('usage', error.message, 2);
+		if (error instanceof AlreadyDone) {
+			return 0;
 		}
-		if (BatonError.is(error)) {
-			return fail(error.code, await withActiveSessions(error.message, engine), 1);
+		const code =
+			error instanceof UsageError
+				? fail('usage', error.message, 2)
+				: BatonError.is(error)
+					? fail(error.code, await withActiveSessions(error.message, engine), 1)
+					: fail('internal', `unexpected failure: ${(error as Error).stack ?? String(error)}`, 1);
+		if (engine && request) {
+			// A refusal after a first write (rare) is an answer too.
+			await request.finished(engine, code);
 		}
-		return fail('internal', `unexpected failure: ${(error as Error).stack ?? String(error)}`, 1);
+		return code;
 	} finally {
 		if (!shared) {
 			engine?.close();

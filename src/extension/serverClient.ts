@@ -1,6 +1,9 @@
 /**
- * The only place that knows the backend is a process: forks it lazily, talks JSON-RPC over IPC,
- * restarts it with backoff when it crashes, and gives up (offering the log) when it keeps crashing.
+ * The only place that knows the backend is a process. When the workspace's daemon already runs (the
+ * CLI, a hook or another window started it), it connects to it over its socket; otherwise it forks a
+ * backend of its own that also serves that socket (`--serve-daemon`), so one process per workspace
+ * answers everybody. Untrusted workspaces get a private read-only backend that serves nobody.
+ * Restarts with backoff when the backend crashes, and gives up (offering the log) when it keeps crashing.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import * as vscode from 'vscode';
@@ -8,7 +11,9 @@ import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type Messa
 import type { NotificationShowDto } from '../protocol/notificationDto';
 import { checkpointProgress, dataDidChange, notificationShow, secretGet, serverLog, type RpcErrorData } from '../protocol/rpc';
 import { CommandIds } from './ids';
+import { connectDaemon, type DaemonLink } from './daemonSocket';
 import { Disposable } from './lifecycle';
+import { version } from '../../package.json';
 
 export type ServerState = 'idle' | 'starting' | 'running' | 'restarting' | 'failed' | 'stopped';
 
@@ -24,11 +29,16 @@ export interface ServerOptions {
 	secrets?: vscode.SecretStorage;
 }
 
+/** How long a window tries the workspace's daemon before starting a backend of its own. */
+const daemonBudgetMs = 300;
+
 const maxCrashes = 5;
 const crashWindowMs = 3 * 60_000;
 
 export class ServerClient extends Disposable {
 	private child: ChildProcess | undefined;
+	/** The workspace daemon this window talks to, when it did not start the backend itself. */
+	private daemon: DaemonLink | undefined;
 	private connection: MessageConnection | undefined;
 	private starting: Promise<MessageConnection> | undefined;
 	private crashes: number[] = [];
@@ -59,7 +69,7 @@ export class ServerClient extends Disposable {
 	}
 
 	get pid(): number | undefined {
-		return this.child?.pid;
+		return this.child?.pid ?? this.daemon?.pid;
 	}
 
 	/** Typed by the shared RequestType: params and result are checked at compile time. */
@@ -88,16 +98,23 @@ export class ServerClient extends Disposable {
 		this.connection = undefined;
 		this.child?.kill();
 		this.child = undefined;
+		this.daemon?.dispose();
+		this.daemon = undefined;
 		super.dispose();
 	}
 
 	private async spawn(): Promise<MessageConnection> {
 		this.setState(this.crashes.length > 0 ? 'restarting' : 'starting');
+		// A read-only (untrusted) window never shares: the daemon writes, and this window must not.
+		const shared = this.options.readOnly ? undefined : await connectDaemon(this.options.workspaceRoot, daemonBudgetMs).catch(() => undefined);
+		if (shared) {
+			return this.attach(shared);
+		}
 		const args = ['--workspace', this.options.workspaceRoot, '--config', JSON.stringify(this.options.config)];
 		if (this.options.readOnly) {
 			args.push('--read-only');
 		} else {
-			args.push('--checkpoint-timer', '--host-env', JSON.stringify(this.options.hostEnvironment));
+			args.push('--checkpoint-timer', '--host-env', JSON.stringify(this.options.hostEnvironment), '--serve-daemon', '--baton-version', version);
 		}
 		const child = fork(this.options.serverPath, args, {
 			stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -108,11 +125,7 @@ export class ServerClient extends Disposable {
 		this.child = child;
 		child.stderr?.on('data', (chunk: Buffer) => this.options.log.error(`[server] ${chunk.toString().trimEnd()}`));
 		const connection = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
-		connection.onNotification(serverLog, ({ level, message }) => this.options.log[level](`[server] ${message}`));
-		connection.onNotification(dataDidChange, (change) => this.dataEmitter.fire(change));
-		connection.onNotification(checkpointProgress, (progress) => this.progressEmitter.fire(progress));
-		connection.onNotification(notificationShow, (notification) => this.notificationEmitter.fire(notification));
-		connection.onRequest(secretGet, async ({ name }) => ({ value: (await this.options.secrets?.get(secretStorageKey(name))) ?? null }));
+		this.listenTo(connection);
 		connection.listen();
 		child.on('exit', (code, signal) => this.onExit(child, code, signal));
 		await new Promise<void>((resolve, reject) => {
@@ -123,6 +136,40 @@ export class ServerClient extends Disposable {
 		this.setState('running');
 		this.options.log.info(`backend started (pid ${child.pid}) for ${this.options.workspaceRoot}`);
 		return connection;
+	}
+
+	/** Talks to the workspace's daemon over its socket; when it goes away (its window closed), starts again. */
+	private attach(link: DaemonLink): MessageConnection {
+		const connection = link.connection;
+		this.listenTo(connection);
+		this.daemon = link;
+		this.connection = connection;
+		this.setState('running');
+		this.options.log.info(`connected to the workspace's backend (pid ${link.pid}) for ${this.options.workspaceRoot}`);
+		void link.closed.then(() => {
+			if (this.daemon !== link || this.stateValue === 'stopped') {
+				return;
+			}
+			this.daemon = undefined;
+			this.connection?.dispose();
+			this.connection = undefined;
+			// Not a crash: the process serving the workspace stopped. Another one (maybe this window's) takes over.
+			this.options.log.info(`the workspace's backend (pid ${link.pid}) stopped; starting again`);
+			this.setState('restarting');
+			void this.start().then(
+				() => this.dataEmitter.fire({ external: true, sequence: -1 }),
+				(error: unknown) => this.options.log.error(`backend restart failed: ${(error as Error).message}`),
+			);
+		});
+		return connection;
+	}
+
+	private listenTo(connection: MessageConnection): void {
+		connection.onNotification(serverLog, ({ level, message }) => this.options.log[level](`[server] ${message}`));
+		connection.onNotification(dataDidChange, (change) => this.dataEmitter.fire(change));
+		connection.onNotification(checkpointProgress, (progress) => this.progressEmitter.fire(progress));
+		connection.onNotification(notificationShow, (notification) => this.notificationEmitter.fire(notification));
+		connection.onRequest(secretGet, async ({ name }) => ({ value: (await this.options.secrets?.get(secretStorageKey(name))) ?? null }));
 	}
 
 	private onExit(child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {

@@ -178,6 +178,8 @@ export interface CliRunParams {
 	env: Record<string, string>;
 	/** The client's stdin, read whole (hooks only; commands never read stdin through the daemon). */
 	stdin?: string;
+	/** A random id per command: recorded with its first write, so a client that falls back never runs it twice. */
+	requestId?: string;
 }
 export interface CliRunResult {
 	stdout: string;

@@ -34,8 +34,18 @@ interface CliIoLike {
 	env: NodeJS.ProcessEnv;
 	stdin?: NodeJS.ReadableStream;
 	engines?: Map<string, unknown>;
+	requestId?: string;
 }
 type RunCli = (argv: string[], io: CliIoLike) => Promise<number>;
+
+/** The open engines, counting how often a command asked for one (what the log line reports). */
+class LentEngines extends Map<string, unknown> {
+	lent = 0;
+	override get(key: string): unknown {
+		this.lent++;
+		return super.get(key);
+	}
+}
 
 export interface RunningDaemon {
 	socket: string;
@@ -60,7 +70,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 	}
 	const startedAt = Date.now();
 	const connections = new Set<MessageConnection>();
-	const engines = new Map<string, unknown>();
+	const engines = new LentEngines();
 	let runCli: RunCli | undefined;
 	let queue: Promise<unknown> = Promise.resolve();
 	let idleTimer: NodeJS.Timeout | undefined;
@@ -87,6 +97,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 			let stdout = '';
 			let stderr = '';
 			const argv = hook && params.argv[0] !== 'hook' ? ['hook', ...params.argv] : params.argv;
+			const warmBefore = new Set(engines.values());
+			engines.lent = 0;
 			const exitCode = await runCli(argv, {
 				stdout: (t) => void (stdout += t),
 				stderr: (t) => void (stderr += t),
@@ -95,13 +107,21 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 				env: { ...params.env },
 				stdin: Readable.from([params.stdin ?? '']),
 				engines,
+				...(params.requestId ? { requestId: params.requestId } : {}),
 			});
+			if (process.env['BATON_TEST_FAULTS'] === '1' && params.env['BATON_TEST_DAEMON_DIES_BEFORE_ANSWER'] === '1') {
+				// Fault injection for the exactly-once test (a daemon started with BATON_TEST_FAULTS=1 only): the
+				// command is done and recorded, and its answer never leaves.
+				process.kill(process.pid, 'SIGKILL');
+			}
 			// The command words only: options may carry secrets, and the environment always does.
 			const words = argv
 				.filter((a) => !a.startsWith('-'))
 				.slice(0, 2)
 				.join(' ');
-			options.log('info', `${hook ? 'hook/run' : 'cli/run'} ${words} → exit ${exitCode} in ${Date.now() - began} ms`);
+			// Whether the command found the engine warm or had to open it (first use, or files replaced).
+			const opened = [...engines.values()].some((engine) => !warmBefore.has(engine));
+			options.log('info', `${hook ? 'hook/run' : 'cli/run'} ${words} → exit ${exitCode} in ${Date.now() - began} ms${opened ? ' (opened the engine)' : engines.lent > 0 ? ' (warm engine)' : ''}`);
 			return { stdout, stderr, exitCode };
 		});
 		queue = next.catch(() => undefined);
@@ -115,7 +135,10 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		connection.onRequest(daemonHello, () => ({ workspace: root, instance, pid: process.pid, version: options.version }));
 		connection.onRequest(daemonStatus, () => ({ running: true, pid: process.pid, socket: socketPath, uptime: Math.round((Date.now() - startedAt) / 1000), clients: connections.size }));
 		connection.onRequest(daemonStop, () => {
-			setImmediate(() => stop());
+			// Stop once the asker has its answer (it hangs up) — exiting at once could beat the reply
+			// out of the process, and the asker would report that no daemon ran. A silent asker gets 1 s.
+			socket.once('close', () => stop());
+			setTimeout(() => stop(), 1_000).unref();
 			return { stopping: true };
 		});
 		connection.onRequest(cliRun, (params) => run(params, false));

@@ -55,6 +55,14 @@ function main(): void {
 		process.exit(2);
 	}
 	const connection = createMessageConnection(new IPCMessageReader(process), new IPCMessageWriter(process));
+	/** Other windows on this workspace, connected over the socket this backend serves as the daemon. */
+	const windows = new Set<MessageConnection>();
+	const broadcast = <P>(type: NotificationType<P>, params: P): void => {
+		void connection.sendNotification(type, params);
+		for (const c of windows) {
+			void c.sendNotification(type, params).catch(() => undefined);
+		}
+	};
 	const log: Logger = {
 		info: (message) => void connection.sendNotification(serverLog, { level: 'info', message }),
 		warn: (message) => void connection.sendNotification(serverLog, { level: 'warn', message }),
@@ -77,10 +85,10 @@ function main(): void {
 		log,
 		readOnly: values['read-only'] === true,
 		...(values['poll-ms'] ? { pollMs: Number(values['poll-ms']) } : {}),
-		onDidChange: (external, sequence) => void connection.sendNotification(dataDidChange, { external, sequence }),
+		onDidChange: (external, sequence) => broadcast(dataDidChange, { external, sequence }),
 		hostEnvironment: values['host-env'] ? (JSON.parse(values['host-env']) as { version: string | null; extensions: Record<string, string> }) : undefined,
 		checkpointTimer: values['checkpoint-timer'] === true,
-		onCheckpointProgress: (p) => void connection.sendNotification(checkpointProgress, { ...p, message: null }),
+		onCheckpointProgress: (p) => broadcast(checkpointProgress, { ...p, message: null }),
 		editorPresenter: editorPresenter(connection),
 	});
 	registerHandlers(connection, host, values.workspace);
@@ -88,11 +96,12 @@ function main(): void {
 	registerInteropHandlers(connection, host);
 	registerProvenanceHandlers(connection, host);
 	registerSyncHandlers(connection, host);
+	const cliPath = path.resolve(values.cli ?? path.join(__dirname, 'cli.js'));
 	const agents = registerAgentHandlers(connection, host, {
 		workspaceRoot: values.workspace,
-		cliPath: path.resolve(values.cli ?? path.join(__dirname, 'cli.js')),
+		cliPath,
 		log,
-		onArchiveChange: () => void connection.sendNotification(dataDidChange, { external: true, sequence: -1 }),
+		onArchiveChange: () => broadcast(dataDidChange, { external: true, sequence: -1 }),
 	});
 	registerNotificationHandlers(connection, host);
 	registerTimelineHandlers(connection, host, log);
@@ -116,6 +125,8 @@ function main(): void {
 			cliModule: path.resolve(values['cli-module'] ?? path.join(__dirname, 'baton.js')),
 			idleMs: 0,
 			log: (level, message) => log[level](`daemon: ${message}`),
+			// Another window on this workspace connects here instead of starting a backend of its own.
+			onConnection: (socketConnection) => editorConnection(socketConnection, host, { workspace: values.workspace as string, cliPath, log, windows, broadcast }),
 		}).then(
 			(started) => {
 				daemon = started;
@@ -156,29 +167,7 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 			cliModule: path.resolve(typeof values['cli-module'] === 'string' ? values['cli-module'] : path.join(__dirname, 'baton.js')),
 			idleMs: Number.isFinite(idle) && idle > 0 ? idle : 10 * 60_000,
 			log: (level, message) => log[level](message),
-			onConnection: (connection) => {
-				connections.add(connection);
-				connection.onNotification(serverLog, () => undefined);
-				registerHandlers(connection, host, workspace);
-				registerCheckpointHandlers(connection, host);
-				registerInteropHandlers(connection, host);
-				registerProvenanceHandlers(connection, host);
-				registerSyncHandlers(connection, host);
-				registerNotificationHandlers(connection, host);
-				registerTimelineHandlers(connection, host, log);
-				const agents = registerAgentHandlers(connection, host, {
-					workspaceRoot: workspace,
-					cliPath: path.resolve(typeof values['cli'] === 'string' ? values['cli'] : path.join(__dirname, 'cli.js')),
-					log,
-					onArchiveChange: () => broadcast(dataDidChange, { external: true, sequence: -1 }),
-				});
-				return {
-					dispose: () => {
-						connections.delete(connection);
-						agents.dispose();
-					},
-				};
-			},
+			onConnection: (connection) => editorConnection(connection, host, { workspace, cliPath: path.resolve(typeof values['cli'] === 'string' ? values['cli'] : path.join(__dirname, 'cli.js')), log, windows: connections, broadcast }),
 			onShutdown: () => {
 				host.dispose();
 				process.exit(0);
@@ -194,6 +183,35 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 		log.error(`the daemon could not start: ${(error as Error).message}`);
 		process.exit(1);
 	}
+}
+
+/** An editor window (or any client) on the socket: the same handlers as over IPC, on the shared engine. */
+function editorConnection(
+	connection: MessageConnection,
+	host: EngineHost,
+	shared: { workspace: string; cliPath: string; log: Logger; windows: Set<MessageConnection>; broadcast<P>(type: NotificationType<P>, params: P): void },
+): { dispose(): void } {
+	shared.windows.add(connection);
+	connection.onNotification(serverLog, () => undefined);
+	registerHandlers(connection, host, shared.workspace);
+	registerCheckpointHandlers(connection, host);
+	registerInteropHandlers(connection, host);
+	registerProvenanceHandlers(connection, host);
+	registerSyncHandlers(connection, host);
+	registerNotificationHandlers(connection, host);
+	registerTimelineHandlers(connection, host, shared.log);
+	const agents = registerAgentHandlers(connection, host, {
+		workspaceRoot: shared.workspace,
+		cliPath: shared.cliPath,
+		log: shared.log,
+		onArchiveChange: () => shared.broadcast(dataDidChange, { external: true, sequence: -1 }),
+	});
+	return {
+		dispose: () => {
+			shared.windows.delete(connection);
+			agents.dispose();
+		},
+	};
 }
 
 /**

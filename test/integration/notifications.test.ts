@@ -34,7 +34,8 @@ async function until(predicate: () => boolean, timeoutMs: number, what: string):
 }
 
 function filesUnder(dir: string): string[] {
-	return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : [path.join(dir, e.name)]));
+	// Regular files only: the workspace daemon's socket lives here too, and a socket cannot be read.
+	return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : e.isFile() ? [path.join(dir, e.name)] : []));
 }
 
 suite('Notifications and secrets in the editor', () => {

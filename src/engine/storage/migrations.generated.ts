@@ -83,5 +83,14 @@ export const migrations: readonly EmbeddedMigration[] = [
 			"CREATE INDEX `shared_events_session_idx` ON `shared_events` (`session_id`,`kind`);",
 			"CREATE INDEX `shared_events_source_idx` ON `shared_events` (`source`);"
 		]
+	},
+	{
+		"tag": "0008_client_requests",
+		"when": 1795552934566,
+		"hash": "5b1af8d1611db3ae4698e42d473ccc74e3e25498440f7a0c57df0484df8b14d9",
+		"statements": [
+			"CREATE TABLE `client_requests` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`command` text NOT NULL,\n\t`exit_code` integer,\n\t`stdout` text,\n\t`stderr` text,\n\t`created_at` text NOT NULL\n);",
+			"CREATE INDEX `client_requests_created_idx` ON `client_requests` (`created_at`);"
+		]
 	}
 ];

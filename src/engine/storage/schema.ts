@@ -376,3 +376,10 @@ export const sharedEvents = sqliteTable(
 	},
 	(t) => [index('shared_events_kind_subject_idx').on(t.kind, t.subject), index('shared_events_session_idx').on(t.sessionId, t.kind), index('shared_events_source_idx').on(t.source)],
 );
+
+/** Commands the daemon ran for a client, under the client's random request id, with their answer: a client whose daemon died before answering reruns the command in its own process with the same id and gets this answer instead of a second run. */
+export const clientRequests = sqliteTable(
+	'client_requests',
+	{ id: text('id').primaryKey(), command: text('command').notNull(), exitCode: integer('exit_code'), stdout: text('stdout'), stderr: text('stderr'), createdAt: text('created_at').notNull() },
+	(t) => [index('client_requests_created_idx').on(t.createdAt)],
+);

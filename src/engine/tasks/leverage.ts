@@ -6,7 +6,9 @@
  * bitset. Components are finished in reverse topological order (Tarjan emits a component only after
  * everything it reaches), so each set is the union of its successors' sets plus its own members. A
  * component's set is dropped as soon as its last predecessor has read it, which keeps memory to the
- * frontier of the walk rather than one set per task.
+ * frontier of the walk rather than one set per task. A component with a single successor (chains and
+ * trees, the usual shapes) takes its count from that successor and, as its last reader, its set too:
+ * no copy and no popcount, which is what a cold process (no JIT yet) pays for most.
  */
 
 /** `dependents.get(x)`: the tasks that wait on x. `counted(x)`: whether x counts when it waits. */
@@ -74,6 +76,8 @@ export function computeLeverage(ids: Iterable<string>, dependents: ReadonlyMap<s
 		}
 	}
 	const sets: (Uint32Array | undefined)[] = new Array(comps);
+	/** How many counted tasks a component's stored set holds: a component with one successor reuses it. */
+	const full = new Int32Array(comps);
 	const pool: Uint32Array[] = [];
 	const result = new Map<string, number>();
 	// Kept out of the loop body as plain functions: a closure over `set` would slow every access to it.
@@ -87,40 +91,83 @@ export function computeLeverage(ids: Iterable<string>, dependents: ReadonlyMap<s
 		}
 		return target;
 	};
+	const ownCount = (c: number): number => {
+		let own = 0;
+		for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
+			own += (bit[members[m] as number] as number) >= 0 ? 1 : 0;
+		}
+		return own;
+	};
 	// Components are numbered in Tarjan's emission order: successors first.
 	for (let c = 0; c < comps; c++) {
 		let set: Uint32Array | undefined;
 		let cyclic = (memberStart[c + 1] as number) - (memberStart[c] as number) > 1;
+		// The successor components, to spot the common shapes (chains, trees) that need no bitset work.
+		let only = -1;
+		let many = false;
+		let toOnly = 0;
 		for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
 			const u = members[m] as number;
 			for (let e = start[u] as number; e < (start[u + 1] as number); e++) {
-				const v = edges[e] as number;
-				const s = compOf[v] as number;
+				const s = compOf[edges[e] as number] as number;
 				if (s === c) {
 					cyclic = true;
-					continue;
-				}
-				const other = sets[s];
-				if (other) {
-					set ??= pool.pop() ?? new Uint32Array(words);
-					orInto(set, other);
-				}
-				readers[s] = (readers[s] as number) - 1;
-				if (readers[s] === 0 && other) {
-					other.fill(0);
-					pool.push(other);
-					sets[s] = undefined;
+				} else if (only === -1 || only === s) {
+					only = s;
+					toOnly++;
+				} else {
+					many = true;
 				}
 			}
 		}
-		// In a cycle every member reaches itself and the others, so they count for each other.
-		if (cyclic) {
-			set = addOwn(set, c);
+		let value: number;
+		if (!cyclic && !many) {
+			// One successor (or none): this component reaches exactly what it stores, so its count is
+			// known without a popcount, and its last reader takes the set over instead of copying it.
+			value = only === -1 ? 0 : (full[only] as number);
+			if (only !== -1) {
+				const other = sets[only];
+				readers[only] = (readers[only] as number) - toOnly;
+				if (readers[only] === 0) {
+					set = other;
+					sets[only] = undefined;
+				} else if (other) {
+					set = pool.pop() ?? new Uint32Array(words);
+					set.set(other);
+				}
+			}
+		} else {
+			for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
+				const u = members[m] as number;
+				for (let e = start[u] as number; e < (start[u + 1] as number); e++) {
+					const s = compOf[edges[e] as number] as number;
+					if (s === c) {
+						continue;
+					}
+					const other = sets[s];
+					if (other) {
+						set ??= pool.pop() ?? new Uint32Array(words);
+						orInto(set, other);
+					}
+					readers[s] = (readers[s] as number) - 1;
+					if (readers[s] === 0 && other) {
+						other.fill(0);
+						pool.push(other);
+						sets[s] = undefined;
+					}
+				}
+			}
+			// In a cycle every member reaches itself and the others, so they count for each other.
+			if (cyclic) {
+				set = addOwn(set, c);
+			}
+			value = set ? popcount(set) : 0;
 		}
-		const value = set ? popcount(set) : 0;
 		for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
 			result.set(names[members[m] as number] as string, value);
 		}
+		// An acyclic component's own tasks are not in what it reaches (that would be a cycle): they add.
+		full[c] = cyclic ? value : value + ownCount(c);
 		if (!cyclic) {
 			set = addOwn(set, c);
 		}

@@ -60,6 +60,16 @@ export class TaskGraph {
 		});
 	}
 
+	private hasOpenBlocker(id: string): boolean {
+		for (const d of this.dependsOn.get(id) ?? []) {
+			const dep = this.byId.get(d);
+			if (dep !== undefined && isOpen(dep)) {
+				return true;
+			}
+		}
+		return false;
+	}
+
 	/** `id` and every descendant through parent links. */
 	subtree(id: string): ReadonlySet<string> {
 		const cached = this.subtreeCache.get(id);
@@ -97,9 +107,18 @@ export class TaskGraph {
 	/** Every actionable task (open, not an epic, nothing open in its way), best first. */
 	rankedActionable(): readonly Task[] {
 		if (!this.ranked) {
-			const candidates = [...this.byId.values()].filter((t) => (t.status === 'pending' || t.status === 'active') && t.type !== 'epic' && this.openBlockersOf(t.id).length === 0);
-			const scores = new Map(candidates.map((t) => [t.id, this.score(t)]));
-			this.ranked = candidates.sort((a, b) => (scores.get(b.id) as number) - (scores.get(a.id) as number) || a.seq - b.seq);
+			// Plain loops and a numeric sort key: a fresh process runs this once, before any JIT has warmed up.
+			const candidates: Task[] = [];
+			const keys: number[] = [];
+			for (const t of this.byId.values()) {
+				if ((t.status === 'pending' || t.status === 'active') && t.type !== 'epic' && !this.hasOpenBlocker(t.id)) {
+					keys.push(candidates.length);
+					candidates.push(t);
+				}
+			}
+			const scores = candidates.map((t) => this.score(t));
+			keys.sort((a, b) => (scores[b] as number) - (scores[a] as number) || (candidates[a] as Task).seq - (candidates[b] as Task).seq);
+			this.ranked = keys.map((k) => candidates[k] as Task);
 		}
 		return this.ranked;
 	}

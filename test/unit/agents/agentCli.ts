@@ -33,7 +33,8 @@ export interface RunOptions {
 
 /** Runs the CLI as a process, the way an agent or a person does. */
 export function runBaton(cli: string, cwd: string, args: string[], options: RunOptions = {}): Run {
-	const env: NodeJS.ProcessEnv = { ...process.env, BATON_ACTOR: 'test:agents', ...options.env };
+	// The daemon is on by default: one a test starts goes idle soon after (and with its workspace).
+	const env: NodeJS.ProcessEnv = { ...process.env, BATON_ACTOR: 'test:agents', BATON_DAEMON_IDLE_MS: '5000', ...options.env };
 	delete env['CLAUDE_CONFIG_DIR'];
 	const result = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', input: options.input ?? '', env, timeout: 60_000 });
 	let json: Record<string, any> | undefined;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { before, describe, it } from 'node:test';
+import { after, before, describe, it } from 'node:test';
 import { snapshotFiles, tempDir } from '../helpers';
 import { beadsIssues, cleoDbData, cleoSessionsData, writeCleoDb, writeJson, writeJsonl } from '../interop/interopFixtures';
 import { baton, cliPath } from './cliRunner';
@@ -11,6 +11,11 @@ const zero = { sessions: 0, tasks: 0, decisions: 0, handoffs: 0, settings: 0 };
 void describe('baton import / export (the bundled CLI)', () => {
 	before(() => {
 		assert.ok(fs.existsSync(cliPath), `${cliPath} is missing: run \`npm run build\` first (npm test does)`);
+		// These compare every file under .baton before and after: in process, so no daemon adds its own.
+		process.env['BATON_NO_DAEMON'] = '1';
+	});
+	after(() => {
+		delete process.env['BATON_NO_DAEMON'];
 	});
 
 	void it('imports each format with a dry run first, prints the documented JSON, and adds nothing the second time', async (t) => {

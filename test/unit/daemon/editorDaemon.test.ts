@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
 import { fork } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-jsonrpc/node';
+import { connectDaemon } from '../../../src/extension/daemonSocket';
 import * as rpc from '../../../src/protocol/rpc';
 import { baton, daemonEnv, daemonPids, daemonWorkspace, endpoint, waitFor } from './daemonProcesses';
 
@@ -35,4 +37,42 @@ test("the editor's backend serves the CLI on the workspace's socket, and hands i
 	// The next command starts a daemon of its own.
 	assert.equal((await baton(cli, root, ['task', 'list'])).code, 0);
 	assert.equal(daemonPids(root).length, 1);
+});
+
+test("a second window on the workspace connects to the first window's backend over the socket instead of starting one", async (t) => {
+	const { cli, root } = await daemonWorkspace(t);
+	const first = fork(path.join(path.dirname(cli), 'server.js'), ['--workspace', root, '--serve-daemon', '--poll-ms', '50'], { env: daemonEnv(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: [] });
+	t.after(() => first.kill('SIGKILL'));
+	const firstConnection = createMessageConnection(new IPCMessageReader(first), new IPCMessageWriter(first));
+	firstConnection.listen();
+	assert.ok(await waitFor(() => endpoint(root)?.pid === first.pid, 20_000), 'the first window never served the socket');
+	// The second window, as ServerClient does it: the endpoint file, then `daemon/hello`.
+	const second = await connectDaemon(root, 2_000);
+	assert.ok(second, 'the second window could not reach the first backend');
+	t.after(() => second.dispose());
+	assert.equal(second.pid, first.pid);
+	const changes: { external: boolean }[] = [];
+	second.connection.onNotification(rpc.dataDidChange, (change) => changes.push(change));
+	// The second window writes through the shared backend; the first sees the write as its own process's.
+	await second.connection.sendRequest(rpc.taskAdd, { title: 'from the second window' });
+	const seen = await firstConnection.sendRequest(rpc.taskList, undefined);
+	assert.deepEqual(
+		seen.tasks.map((task) => task.title),
+		['from the second window'],
+	);
+	// A terminal's write reaches the second window as a change notification too.
+	assert.equal((await baton(cli, root, ['task', 'add', '--title', 'from a terminal'])).code, 0);
+	assert.ok(await waitFor(() => changes.some((c) => c.external), 10_000), 'the second window was not told about the terminal write');
+	assert.equal(daemonPids(root).length, 0, 'one backend serves both windows and the terminal');
+	// The first window closes: the second one's link ends (its ServerClient then starts a backend of its own).
+	firstConnection.dispose();
+	first.disconnect();
+	await second.closed;
+	assert.equal(endpoint(root), undefined);
+});
+
+test('a stale endpoint file gives the editor no link (it starts its own backend)', async (t) => {
+	const { root } = await daemonWorkspace(t);
+	fs.writeFileSync(path.join(root, '.baton', 'daemon.json'), JSON.stringify({ pid: process.pid, socket: path.join(root, '.baton', 'daemon.sock'), instance: 'gone', workspace: root }));
+	assert.equal(await connectDaemon(root, 500), undefined);
 });

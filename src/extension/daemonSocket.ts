@@ -1,0 +1,78 @@
+/**
+ * The editor's way into a workspace daemon that already runs (started by the CLI, a hook or another
+ * window): the endpoint file `.baton/daemon.json` names its socket, and `daemon/hello` proves it is
+ * that daemon (its instance id and workspace), not a dead one's leftovers or a reused pid.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+import { daemonHello } from '../protocol/rpc';
+
+export interface DaemonLink {
+	connection: MessageConnection;
+	pid: number;
+	/** Resolves once the daemon hangs up (it stopped, or its window closed). */
+	closed: Promise<void>;
+	dispose(): void;
+}
+
+interface Endpoint {
+	socket: string;
+	instance: string;
+	pid: number;
+}
+
+function readEndpoint(root: string): Endpoint | undefined {
+	try {
+		const value = JSON.parse(fs.readFileSync(path.join(root, '.baton', 'daemon.json'), 'utf8')) as Partial<Endpoint>;
+		return typeof value.socket === 'string' && typeof value.instance === 'string' && typeof value.pid === 'number' ? (value as Endpoint) : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** A verified connection to the workspace's daemon, or undefined (none, stale, or not within `timeoutMs`). */
+export async function connectDaemon(workspaceRoot: string, timeoutMs: number): Promise<DaemonLink | undefined> {
+	const endpoint = readEndpoint(workspaceRoot);
+	if (!endpoint) {
+		return undefined;
+	}
+	const socket = await new Promise<net.Socket | undefined>((resolve) => {
+		const s = net.connect(endpoint.socket);
+		const timer = setTimeout(() => {
+			s.destroy();
+			resolve(undefined);
+		}, timeoutMs);
+		s.once('connect', () => {
+			clearTimeout(timer);
+			resolve(s);
+		});
+		s.once('error', () => {
+			clearTimeout(timer);
+			resolve(undefined);
+		});
+	});
+	if (!socket) {
+		return undefined;
+	}
+	const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
+	const closed = new Promise<void>((resolve) => {
+		socket.once('close', () => resolve());
+	});
+	connection.listen();
+	const dispose = (): void => {
+		connection.dispose();
+		socket.destroy();
+	};
+	try {
+		const hello = await Promise.race([connection.sendRequest(daemonHello, { client: 'editor' }), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs))]);
+		if (hello && hello.instance === endpoint.instance && path.resolve(hello.workspace) === path.resolve(workspaceRoot)) {
+			return { connection, pid: hello.pid, closed, dispose };
+		}
+	} catch {
+		// A dead socket or another program on it: the same as no daemon.
+	}
+	dispose();
+	return undefined;
+}

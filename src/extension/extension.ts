@@ -18,9 +18,11 @@ import { ApprovalPrompts } from './checkpoints/approvalPrompts';
 import { registerCheckpointCommands } from './checkpoints/checkpointCommands';
 import { CheckpointDocuments } from './checkpoints/checkpointDocuments';
 import { CheckpointsProvider, PendingApprovalsProvider } from './checkpoints/checkpointViews';
+import { RejectionOffers } from './checkpoints/rejectionOffer';
 import { checkpointScheme, markdownScheme, outputChannelName, transcriptScheme, ViewIds } from './ids';
 import { registerNotificationCommands } from './notifications/notificationCommands';
 import { NotificationPresenter } from './notifications/notificationPresenter';
+import { ToldHere } from './notifications/toldHere';
 import { SessionStatusBar } from './statusBar';
 import { SessionChainsProvider } from './views/sessionChainsProvider';
 import { BatonPanels } from './webviews/batonPanels';
@@ -52,6 +54,8 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 	const transcripts = new TranscriptsProvider(workspace);
 	const mcp = new BatonMcpProvider(workspace, String((context.extension.packageJSON as { version?: string }).version ?? '0'));
 	const approvalPrompts = new ApprovalPrompts(workspace);
+	const offers = new RejectionOffers(workspace);
+	const told = new ToldHere();
 	context.subscriptions.push(
 		log,
 		workspace,
@@ -59,7 +63,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		tree,
 		panels,
 		new SessionStatusBar(workspace),
-		...registerSessionCommands({ workspace, panels }),
+		...registerSessionCommands({ workspace, panels, told }),
 		...registerWorkspaceCommands(workspace),
 		checkpoints,
 		pending,
@@ -67,8 +71,8 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		vscode.window.createTreeView(ViewIds.pendingApprovals, { treeDataProvider: pending }),
 		vscode.workspace.registerTextDocumentContentProvider(checkpointScheme, new CheckpointDocuments(workspace)),
 		approvalPrompts,
-		new NotificationPresenter(workspace, approvalPrompts),
-		...registerCheckpointCommands({ workspace, panels }),
+		new NotificationPresenter(workspace, approvalPrompts, offers, told, log),
+		...registerCheckpointCommands({ workspace, panels, offers, told }),
 		markdownViews,
 		vscode.workspace.registerTextDocumentContentProvider(markdownScheme, markdownViews),
 		...registerInteropCommands(workspace),

@@ -8,8 +8,10 @@ import * as vscode from 'vscode';
 import type { NotificationActionDto, NotificationShowDto } from '../../protocol/notificationDto';
 import type { BatonWorkspace } from '../batonWorkspace';
 import type { ApprovalPrompts } from '../checkpoints/approvalPrompts';
+import type { RejectionOffers } from '../checkpoints/rejectionOffer';
 import { CommandIds } from '../ids';
 import { Disposable } from '../lifecycle';
+import type { ToldHere } from './toldHere';
 
 const reviewEvents = new Set(['checkpoint.needs_review', 'escalation.triggered', 'session.error']);
 
@@ -38,6 +40,9 @@ export class NotificationPresenter extends Disposable {
 	constructor(
 		workspace: BatonWorkspace,
 		private readonly approvals: ApprovalPrompts,
+		private readonly offers: RejectionOffers,
+		private readonly told: ToldHere,
+		private readonly log: vscode.LogOutputChannel,
 	) {
 		super();
 		this.register(workspace.onDidReceiveNotification((n) => void this.show(n)));
@@ -54,6 +59,15 @@ export class NotificationPresenter extends Disposable {
 				escalationReasons: cp.escalationReasons,
 				sessionId: n.session?.id ?? null,
 			});
+			return;
+		}
+		if (n.event === 'checkpoint.rejected' && cp) {
+			// The same offer the reject command makes, once per checkpoint whichever comes first.
+			this.offers.offer(cp.id);
+			return;
+		}
+		if (this.told.consume(n.event, n.event.startsWith('checkpoint.') ? cp?.id : n.session?.id)) {
+			this.log.info(`Not showing “${n.title}”: this window already said so`);
 			return;
 		}
 		const actions = n.actions.flatMap((a) => {

@@ -73,9 +73,6 @@ function gitUserName(workspaceRoot: string): string | null {
 }
 
 function displayName(value: string | null): string | null {
-	const clean = value
-		?.replace(/[\u0000-\u001f\u007f]/g, '')
-		.trim()
-		.slice(0, 100);
+	const clean = value?.replace(/[\u0000-\u001f\u007f]/g, '').trim().slice(0, 100);
 	return clean ? clean : null;
 }

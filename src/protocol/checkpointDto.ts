@@ -67,7 +67,12 @@ export const categoryDiffDto = z.object({
 export type CategoryDiffDto = z.infer<typeof categoryDiffDto>;
 
 export const environmentCategoriesDto = ['agents', 'vscode', 'extensions', 'mcpServers', 'runtimes', 'packages', 'git'] as const;
-export type EnvironmentDiffDto = Record<(typeof environmentCategoriesDto)[number], CategoryDiffDto> & { changed: boolean; note: string | null };
+export type EnvironmentDiffDto = Record<(typeof environmentCategoriesDto)[number], CategoryDiffDto> & {
+	changed: boolean;
+	note: string | null;
+	/** What only one side could observe (a CLI-taken checkpoint sees no editor): unknown, neither added nor removed. */
+	notCompared: { category: (typeof environmentCategoriesDto)[number]; key: string | null; reason: string }[];
+};
 
 export interface ApprovalSummaryDto {
 	status: ApprovalStatusDto;

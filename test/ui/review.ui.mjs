@@ -88,6 +88,26 @@ for (const theme of ['dark', 'light']) {
 			}
 			await s.screenshot(`${theme}-03-rolled-back`);
 		});
+
+		await check(`${theme}: the approved checkpoint against the working tree after the rollback agrees with itself`, async () => {
+			await s.clearNotifications();
+			await s.runCommand('Baton: Compare Checkpoints');
+			await s.quickPickSelect('Retries work');
+			await s.quickPickSelect('The working tree');
+			const frame = await s.webview('body[data-rendered="compare"]', { timeout: 20_000 });
+			await frame.getByText('compared with').first().waitFor({ state: 'attached', timeout: 10_000 });
+			await frame.locator('h1', { hasText: 'working tree' }).first().waitFor({ timeout: 10_000 });
+			const text = await frame.locator('body').innerText();
+			if (!/The working tree matches Checkpoint #1/.test(text) || !/still matches it/.test(text) || /changed since/.test(text)) {
+				throw new Error(`the comparison contradicts itself or says the wrong thing:\n${text}`);
+			}
+			// Taken by the CLI, compared with the editor's view of the working tree: VS Code is unknown, never "removed".
+			if (/\bremoved\b/i.test(text.slice(text.indexOf('ENVIRONMENT') >= 0 ? text.indexOf('ENVIRONMENT') : text.indexOf('Environment')))) {
+				throw new Error(`the environment card reports removals across a CLI/editor pair:\n${text}`);
+			}
+			await s.page.waitForTimeout(400);
+			await s.screenshot(`${theme}-04-working-tree-matches`);
+		});
 	} catch {
 		// The failed check was reported with a screenshot.
 	} finally {

@@ -67,7 +67,9 @@ function approvalStep(name: string, summary: ApprovalSummaryDto): HTMLElement {
 function approvalSentence(comparison: ComparisonDto): string {
 	const { from, to } = comparison;
 	if (!to) {
-		return from.approvalStatus === 'pending' ? `${checkpointName(from)} still waits for review.` : `${checkpointName(from)} is ${approvalLabel(from.approvalStatus).toLowerCase()}; the working tree has changed since.`;
+		// Says of the working tree what the file list says: changed since, or still the same.
+		const since = comparison.files.length > 0 ? 'the working tree has changed since' : 'the working tree still matches it';
+		return from.approvalStatus === 'pending' ? `${checkpointName(from)} still waits for review; ${since}.` : `${checkpointName(from)} is ${approvalLabel(from.approvalStatus).toLowerCase()}; ${since}.`;
 	}
 	const a = (comparison.approval.from ?? summaryOf(from)).status;
 	const b = (comparison.approval.to ?? summaryOf(to)).status;

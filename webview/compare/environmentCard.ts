@@ -20,14 +20,30 @@ export function environmentCard(comparison: ComparisonDto): HTMLElement {
 	const categories = Object.keys(categoryLabels) as Category[];
 	const changedCategories = categories.filter((c) => size(env[c]) > 0);
 	const total = changedCategories.reduce((sum, c) => sum + size(env[c]), 0);
+	// What one side could not observe is said once, apart from the changes (older saved state lacks it).
+	const notCompared = env.notCompared ?? [];
+	const unknown =
+		notCompared.length > 0
+			? el(
+					'div',
+					{ class: 'env-unknown' },
+					el('p', { class: 'hint' }, 'Not compared (one side could not observe it):'),
+					el(
+						'ul',
+						{ class: 'bullets env-unknown-list' },
+						notCompared.map((u) => el('li', {}, el('span', {}, el('strong', {}, `${categoryLabels[u.category]}${u.key ? ` ${u.key}` : ''}`), el('span', { class: 'muted' }, `: ${u.reason}`)))),
+					),
+				)
+			: null;
 	let body: Child | Child[];
 	if (env.note) {
 		body = [el('p', { class: 'env-note' }, icon('info'), el('span', {}, `Not compared: ${env.note}.`)), el('p', { class: 'hint' }, 'Checkpoints taken before environment capture existed, or with capture turned off, have no snapshot.')];
 	} else if (!env.changed || changedCategories.length === 0) {
-		body = empty('No environment changes.');
+		body = [empty(notCompared.length > 0 ? 'No changes in what both sides observed.' : 'No environment changes.'), unknown];
 	} else {
-		const unchanged = categories.filter((c) => size(env[c]) === 0).map((c) => categoryLabels[c]);
-		body = [...changedCategories.map((c) => envCategory(c, env[c])), unchanged.length > 0 ? el('p', { class: 'hint env-unchanged' }, `Unchanged: ${unchanged.join(', ')}.`) : null];
+		const blind = new Set(notCompared.filter((u) => u.key === null).map((u) => u.category));
+		const unchanged = categories.filter((c) => size(env[c]) === 0 && !blind.has(c)).map((c) => categoryLabels[c]);
+		body = [...changedCategories.map((c) => envCategory(c, env[c])), unchanged.length > 0 ? el('p', { class: 'hint env-unchanged' }, `Unchanged: ${unchanged.join(', ')}.`) : null, unknown];
 	}
 	return card('Environment', { count: env.note ? undefined : total, headingId: 'environment-heading' }, body);
 }

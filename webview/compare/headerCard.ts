@@ -16,7 +16,13 @@ export function header(comparison: ComparisonDto, counts: FileCounts, send: Send
 		comparison.files.length === 0 ? 'no file changes' : `${formatCount(comparison.files.length)} ${comparison.files.length === 1 ? 'file' : 'files'} changed`,
 		comparison.files.length > 0 ? el('span', { class: 'line-counts' }, lineCounts(counts.linesAdded, counts.linesRemoved)) : null,
 		sep(),
-		comparison.environment.note ? 'environment not compared' : comparison.environment.changed ? 'environment changed' : 'same environment',
+		comparison.environment.note
+			? 'environment not compared'
+			: comparison.environment.changed
+				? 'environment changed'
+				: (comparison.environment.notCompared ?? []).length > 0
+					? 'same environment where both sides could see'
+					: 'same environment',
 	);
 	return pageHeader(
 		[el('h1', { class: 'compare-title' }, el('span', {}, checkpointName(from)), el('span', { class: 'compare-arrow', 'aria-hidden': 'true' }, '→'), srOnly(' compared with '), el('span', {}, to ? checkpointName(to) : 'working tree'))],

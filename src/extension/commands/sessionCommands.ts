@@ -38,7 +38,7 @@ export function registerSessionCommands({ workspace, panels, told }: Deps): vsco
 					return;
 				}
 				// Callers (keybindings, tests, other extensions) may pass what the prompts would ask.
-				const given = arg && typeof arg === 'object' ? (arg as { scope?: string; name?: string; agent?: string }) : {};
+				const given = arg && typeof arg === 'object' ? (arg as { scope?: string; name?: string; agent?: string; parentSessionId?: string }) : {};
 				const name =
 					given.name ??
 					(await vscode.window.showInputBox({
@@ -66,7 +66,9 @@ export function registerSessionCommands({ workspace, panels, told }: Deps): vsco
 						return;
 					}
 				}
-				const result = await withProgress('Baton: starting session…', () => workspace.request(sessionStart, { name: name.trim(), scope, ...(agent ? { agent: agent.trim() } : {}) }));
+				const result = await withProgress('Baton: starting session…', () =>
+					workspace.request(sessionStart, { name: name.trim(), scope, ...(agent ? { agent: agent.trim() } : {}), ...(given.parentSessionId ? { parentSessionId: given.parentSessionId } : {}) }),
+				);
 				await workspace.refresh();
 				if (result.warnings.length > 0) {
 					// Grouped: several warnings at once are one toast, each also in the log.

@@ -61,7 +61,7 @@ for (const theme of ['dark', 'light']) {
 	try {
 		await checks.run(`${theme}: a long name gives way to state and time; workers sit under the orchestrator`, async () => {
 			await openBaton(s);
-			const row = s.treeItem('Orchestrate the checkout…');
+			const row = s.treeItem(/^\s*Orchestrate the\b.*…\s*$/);
 			await row.waitFor({ timeout: 20_000 });
 			const description = (await row.locator('.label-description').innerText()).trim();
 			if (description !== 'active now' && !/^active \d+m$/.test(description)) {

@@ -31,12 +31,24 @@ export class SessionNode {
 	) {}
 }
 
-/** Past this many characters a row's name gives way, so its state and time stay in sight at the default sidebar width. */
-export const rowNameLimit = 24;
+/**
+ * What a session row has room for at the default sidebar width, in characters (measured in the
+ * workbench); a worker sits one level deeper and has two fewer. The name gives way so that the
+ * state and time, which must be seen, never do.
+ */
+export const rowChars = 30;
 
-/** "Payment retries for the webhook handler" → "Payment retries for the…" (the full name is in the tooltip). */
-export function rowName(name: string, limit = rowNameLimit): string {
-	return name.length <= limit ? name : `${name.slice(0, limit - 1).trimEnd()}…`;
+export function rowNameLimit(description: string, depth: 'scope' | 'session' | 'worker'): number {
+	const indent = depth === 'scope' ? -2 : depth === 'worker' ? 2 : 0;
+	return Math.max(12, rowChars - description.length - 1 - indent);
+}
+
+/** "Payment retries for the webhook" → "Payment retries…": cut at a word when one ends late enough (the full name is in the tooltip). */
+export function rowName(name: string, limit: number): string {
+	if (name.length <= limit) return name;
+	const cut = name.slice(0, limit - 1);
+	const space = cut.lastIndexOf(' ');
+	return `${(space >= limit / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
 /** "ended 3m", "active now": state and a compact time, what a row must show. */
@@ -141,21 +153,27 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 			const sessions = node.chains.sessions;
 			// Workers shown under an orchestrator elsewhere still count where their scope is.
 			const active = sessions.filter((s) => s.status === 'active').length;
-			const item = new vscode.TreeItem(node.chains.label, active > 0 || sessions.length <= 3 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+			// Short, so the scope's title keeps the room; the tooltip spells it out.
+			const description = active ? `${active} active` : `${sessions.length}`;
+			const item = new vscode.TreeItem(rowName(node.chains.label, rowNameLimit(description, 'scope')), active > 0 || sessions.length <= 3 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
 			item.id = `scope:${node.chains.scopeKey}`;
-			item.description = `${sessions.length} session${sessions.length === 1 ? '' : 's'}${active ? ` · ${active} active` : ''}`;
+			item.description = description;
 			item.iconPath = new vscode.ThemeIcon(node.chains.scopeKey === 'global' ? 'globe' : 'list-tree');
 			item.contextValue = 'scope';
-			item.tooltip = `${node.chains.label} — last activity ${relativeTime(node.chains.lastActivity)}`;
+			item.tooltip = `${node.chains.label} — ${sessions.length} session${sessions.length === 1 ? '' : 's'}${active ? `, ${active} active` : ''}; last activity ${relativeTime(node.chains.lastActivity)}`;
 			return item;
 		}
 		const s = node.session;
 		// State and time first: a long name gives way (its full text is in the tooltip), never them.
-		const item = new vscode.TreeItem(rowName(s.name), node.workers.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None);
+		const description = rowState(s.status, sessionMoment(s));
+		const item = new vscode.TreeItem(
+			rowName(s.name, rowNameLimit(description, node.parent instanceof SessionNode ? 'worker' : 'session')),
+			node.workers.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+		);
 		item.id = `session:${s.id}`;
 		const [icon, color] = icons[s.status];
 		item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
-		item.description = rowState(s.status, sessionMoment(s));
+		item.description = description;
 		item.contextValue = `session.${s.status === 'archived' || s.status === 'closed' ? 'legacy' : s.status}`;
 		item.accessibilityInformation = { label: `${s.name}, ${statusLabel[s.status]}, ${relativeTime(sessionMoment(s))}`, role: 'treeitem' };
 		item.command = { command: CommandIds.showSessionDetails, title: 'Show Session Details', arguments: [{ id: s.id }] };

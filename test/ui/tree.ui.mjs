@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch } from '../harness/workbench.mjs';
-import { Checks, openBaton, root } from './uiSupport.mjs';
+import { Checks, openBaton, root, rowLabel } from './uiSupport.mjs';
 
 const cliPath = path.join(root, 'dist', 'cli.js');
 const artifactsDir = path.join(root, 'artifacts', 'ui', 'tree');
@@ -56,12 +56,31 @@ for (const theme of ['dark', 'light']) {
 	baton(workspace, 'task', 'add', '--title', 'Retry webhooks', '--parent', 'T1');
 	const orchestrator = baton(workspace, 'session', 'start', '--name', 'Orchestrate the checkout rework across services', '--scope', 'epic:T1', '--agent', 'claude-code').session;
 	await mcpStartWorker(workspace, { name: 'Webhook worker', scope: 'task:T2', agent: 'claude-code', parentSessionId: orchestrator.id });
+	// A backlog the agent left while no editor was open: three checkpoints wait for review.
+	for (const n of [1, 2, 3]) {
+		fs.writeFileSync(path.join(workspace, `step${n}.txt`), `step ${n}\n`);
+		baton(workspace, 'checkpoint', 'create', '--message', `Backlog step ${n}`, '--trigger', 'complete', '--session', orchestrator.id);
+	}
 	const s = await launch({ extensionFolders: [root], workspace, theme, artifactsDir, viewport: { width: 1400, height: 900 } });
 	checks.session = s;
 	try {
+		await checks.run(`${theme}: what arrives together is one notification`, async () => {
+			await s.notification('3 checkpoints need review', { timeout: 30_000 });
+			await s.page.waitForTimeout(2000);
+			const toasts = await s.page.locator('.notifications-toasts .notification-toast').allInnerTexts();
+			const about = toasts.filter((t) => /Backlog step|need(s)? review/.test(t));
+			if (about.length !== 1) {
+				throw new Error(`expected one notification about the backlog, saw ${about.length}: ${JSON.stringify(toasts)}`);
+			}
+			if (!/#\d+ “Backlog step 1”/.test(about[0] ?? '')) {
+				throw new Error(`the grouped notification does not name the checkpoints by number and label: ${about[0]}`);
+			}
+			await s.screenshot(`${theme}-00-grouped-reviews`);
+			await s.clearNotifications();
+		});
 		await checks.run(`${theme}: a long name gives way to state and time; workers sit under the orchestrator`, async () => {
 			await openBaton(s);
-			const row = s.treeItem(/^\s*Orchestrate the\b.*…\s*$/);
+			const row = s.treeItem(rowLabel('Orchestrate the checkout rework across services'));
 			await row.waitFor({ timeout: 20_000 });
 			const description = (await row.locator('.label-description').innerText()).trim();
 			if (description !== 'active now' && !/^active \d+m$/.test(description)) {

@@ -1,5 +1,5 @@
 import type { Comparison } from '../engine/checkpoints/checkpointTypes';
-import type { EnvironmentDiff } from '../engine/checkpoints/environmentDiff';
+import { environmentCategories, type EnvironmentDiff } from '../engine/checkpoints/environmentDiff';
 import type { Checkpoint } from '../engine/storage/model';
 import { parseDuration } from '../engine/config';
 import type { Engine } from '../engine/engine';
@@ -44,12 +44,13 @@ function checkpointDetails(cp: Checkpoint): string {
 
 function environmentText(env: EnvironmentDiff): string[] {
 	const lines: string[] = [];
-	for (const [category, diff] of Object.entries(env)) {
-		if (typeof diff !== 'object' || diff === null) continue;
+	for (const category of environmentCategories) {
+		const diff = env[category];
 		for (const a of diff.added) lines.push(`  + ${category} ${a.key} ${a.value}`);
 		for (const r of diff.removed) lines.push(`  - ${category} ${r.key} ${r.value}`);
 		for (const c of diff.changed) lines.push(`  ~ ${category} ${c.key} ${c.from} → ${c.to}`);
 	}
+	for (const u of env.notCompared) lines.push(`  ? ${u.category}${u.key ? ` ${u.key}` : ''} not compared: ${u.reason}`);
 	return lines;
 }
 

@@ -18,10 +18,12 @@ import { ApprovalPrompts } from './checkpoints/approvalPrompts';
 import { registerCheckpointCommands } from './checkpoints/checkpointCommands';
 import { CheckpointDocuments } from './checkpoints/checkpointDocuments';
 import { CheckpointsProvider, PendingApprovalsProvider } from './checkpoints/checkpointViews';
+import { RejectionOffers } from './checkpoints/rejectionOffer';
 import { checkpointScheme, markdownScheme, outputChannelName, transcriptScheme, ViewIds } from './ids';
 import { registerNotificationCommands } from './notifications/notificationCommands';
 import { NotificationPresenter } from './notifications/notificationPresenter';
 import { AgentBlame, shareMarkdown } from './provenance/agentBlame';
+import { ToldHere } from './notifications/toldHere';
 import { SessionStatusBar } from './statusBar';
 import { SyncController } from './sync/syncController';
 import { SessionChainsProvider } from './views/sessionChainsProvider';
@@ -62,6 +64,8 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 	const statusBar = new SessionStatusBar(workspace);
 	const agentBlame = new AgentBlame(workspace);
 	agentBlame.onDidChangeShare((share) => statusBar.setFileShare(share ? shareMarkdown(share) : undefined));
+	const offers = new RejectionOffers(workspace);
+	const told = new ToldHere();
 	context.subscriptions.push(
 		log,
 		workspace,
@@ -70,7 +74,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		panels,
 		statusBar,
 		agentBlame,
-		...registerSessionCommands({ workspace, panels }),
+		...registerSessionCommands({ workspace, panels, told }),
 		...registerWorkspaceCommands(workspace),
 		checkpoints,
 		pending,
@@ -78,8 +82,8 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		vscode.window.createTreeView(ViewIds.pendingApprovals, { treeDataProvider: pending }),
 		vscode.workspace.registerTextDocumentContentProvider(checkpointScheme, new CheckpointDocuments(workspace)),
 		approvalPrompts,
-		new NotificationPresenter(workspace, approvalPrompts),
-		...registerCheckpointCommands({ workspace, panels }),
+		new NotificationPresenter(workspace, approvalPrompts, offers, told, log),
+		...registerCheckpointCommands({ workspace, panels, offers, told }),
 		markdownViews,
 		vscode.workspace.registerTextDocumentContentProvider(markdownScheme, markdownViews),
 		...registerInteropCommands(workspace),

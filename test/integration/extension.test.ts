@@ -154,4 +154,46 @@ suite('Baton in the VS Code extension host', () => {
 			['ENG-42'],
 		);
 	});
+
+	test('the tree reads at a glance: workers under their orchestrator, state and time in sight, a click opens details', async () => {
+		const epic = cli('task', 'add', '--title', 'Checkout rework', '--type', 'epic')['task'].id as string;
+		const worker = cli('task', 'add', '--title', 'Retry webhooks', '--parent', epic)['task'].id as string;
+		const longName = 'Orchestrate the checkout rework across every service';
+		const orchestrator = (await vscode.commands.executeCommand(CommandIds.startSession, { name: longName, scope: `epic:${epic}`, agent: '' })) as SessionDto;
+		assert.ok(orchestrator, 'the orchestrator started');
+		const started = (await vscode.commands.executeCommand(CommandIds.startSession, { name: 'webhook worker', scope: `task:${worker}`, agent: '', parentSessionId: orchestrator.id })) as SessionDto;
+		assert.ok(started, 'the worker started');
+		try {
+			await api.workspace.refresh();
+			const groups = (await api.chains.getChildren()) as ScopeNode[];
+			assert.equal(
+				groups.some((g) => g.chains.scopeKey === `task:${worker}`),
+				false,
+				'the worker’s own scope holds no other session, so it shows only under its orchestrator',
+			);
+			const epicGroup = groups.find((g) => g.chains.scopeKey === `epic:${epic}`);
+			assert.ok(epicGroup);
+			const [top] = (await api.chains.getChildren(epicGroup)) as SessionNode[];
+			assert.equal(top?.session.id, orchestrator.id);
+			const item = api.chains.getTreeItem(top);
+			assert.equal(item.collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
+			assert.ok(String(item.label).length + String(item.description).length < 30 && String(item.label).endsWith('…'), `a long name gives way: ${String(item.label)}`);
+			assert.equal(item.description, 'active now', 'state and time first');
+			assert.match(item.accessibilityInformation?.label ?? '', new RegExp(`^${longName}, active`));
+			assert.deepEqual(item.command?.arguments, [{ id: orchestrator.id }]);
+			assert.equal(item.command?.command, CommandIds.showSessionDetails, 'clicking opens its details');
+			const workers = (await api.chains.getChildren(top)) as SessionNode[];
+			assert.deepEqual(
+				workers.map((w) => w.session.id),
+				[started.id],
+			);
+			assert.equal(api.chains.getParent(workers[0] as SessionNode), top);
+			const tooltip = (await api.chains.resolveTreeItem(api.chains.getTreeItem(workers[0] as SessionNode), workers[0] as SessionNode, new vscode.CancellationTokenSource().token)).tooltip as vscode.MarkdownString;
+			assert.match(tooltip.value, /worker 1 of Orchestrate/);
+			assert.equal(started.currentTask, worker, 'a session scoped to task:X works on X');
+		} finally {
+			await vscode.commands.executeCommand(CommandIds.endSession, { id: started.id, note: 'test done' });
+			await vscode.commands.executeCommand(CommandIds.endSession, { id: orchestrator.id, note: 'test done' });
+		}
+	});
 });

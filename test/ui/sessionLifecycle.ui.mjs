@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch } from '../harness/workbench.mjs';
-import { Checks, openBaton, root } from './uiSupport.mjs';
+import { Checks, openBaton, root, rowLabel } from './uiSupport.mjs';
 
 const cliPath = path.join(root, 'dist', 'cli.js');
 const checks = new Checks();
@@ -58,7 +58,7 @@ async function runTheme(theme) {
 			await s.webview('body[data-rendered="briefing"]', { timeout: 20_000 });
 			await s.statusBarItem('Payment retries pass · active').waitFor({ timeout: 10_000 });
 			await openBaton(s);
-			await s.treeItem('Payment retries pass').waitFor({ timeout: 10_000 });
+			await s.treeItem(rowLabel('Payment retries pass')).waitFor({ timeout: 10_000 });
 			await s.treeItem(/Epic T1 · Checkout flow/).waitFor();
 			await s.screenshot('01-session-started');
 		});
@@ -108,7 +108,7 @@ async function runTheme(theme) {
 		await check('a session started from the CLI appears in the tree without a reload', async () => {
 			baton(workspace, 'session', 'start', '--name', 'Started in a terminal', '--scope', 'task:T3', '--agent', 'copilot');
 			await openBaton(s);
-			await s.treeItem('Started in a terminal').waitFor({ timeout: 5_000 });
+			await s.treeItem(rowLabel('Started in a terminal')).waitFor({ timeout: 5_000 });
 			await s.screenshot('06-cli-session-in-tree');
 		});
 

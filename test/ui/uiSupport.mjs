@@ -60,3 +60,14 @@ export async function contextMenu(s, rowLabel, item) {
 		await s.page.keyboard.press('Enter');
 	}
 }
+
+/**
+ * A session row's label as the tree may show it: the full name, or (when it gives way to the row's
+ * state and time at the sidebar's width) a prefix of it ending in "…".
+ */
+export function rowLabel(name) {
+	const esc = (t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+	const prefixes = [];
+	for (let i = name.length - 1; i >= 4; i--) prefixes.push(`${esc(name.slice(0, i).trimEnd())}…`);
+	return new RegExp(`^\\s*(${[esc(name), ...prefixes].join('|')})\\s*$`);
+}

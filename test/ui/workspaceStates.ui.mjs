@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch } from '../harness/workbench.mjs';
-import { Checks, contextMenu, openBaton, root } from './uiSupport.mjs';
+import { Checks, contextMenu, openBaton, root, rowLabel } from './uiSupport.mjs';
 
 const artifactsDir = path.join(root, 'artifacts', 'ui', 'states');
 fs.rmSync(artifactsDir, { recursive: true, force: true });
@@ -79,7 +79,7 @@ try {
 		await check('the tree shows every chain of the history, grouped by scope', async () => {
 			await openBaton(s);
 			for (const label of ['Checkout: cart and tax', 'Checkout: payment form', 'Checkout: webhooks', 'Search: product index', 'Release 0.4 orchestration', 'Spike: Node 22 upgrade']) {
-				await s.treeItem(label).waitFor({ timeout: 10_000 });
+				await s.treeItem(rowLabel(label)).waitFor({ timeout: 10_000 });
 			}
 			await s.treeItem(/Epic T1 · Checkout flow/).waitFor();
 			await s.screenshot('03-demo-tree');
@@ -99,7 +99,7 @@ try {
 			await s.quickPickCancel();
 		});
 		await check('a session’s context menu resumes it', async () => {
-			await contextMenu(s, 'Search: product index', 'Resume Session');
+			await contextMenu(s, rowLabel('Search: product index'), 'Resume Session');
 			await s.statusBarItem('Search: product index · active').waitFor({ timeout: 10_000 });
 			await s.screenshot('05-resumed-from-tree');
 		});

@@ -245,7 +245,7 @@ export class CheckpointService {
 		}
 		const safety = await this.prepareCreate({
 			trigger: 'pre-rollback',
-			message: `before rolling back to ${id}`,
+			message: `before rolling back to #${target.seq}`,
 			sessionId: target.sessionId,
 			actor: input.actor,
 			...(input.onProgress ? { onProgress: input.onProgress } : {}),

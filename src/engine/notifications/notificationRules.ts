@@ -208,8 +208,9 @@ function sessionFiles(db: BatonDb, sessionId: string): NotificationMessage['file
 	});
 }
 
-const title = (cp: Checkpoint): string => cp.message?.trim() || `${cp.trigger} checkpoint`;
-const describe = (cp: Checkpoint): string => `${cp.message?.trim() ? `checkpoint “${cp.message.trim()}”` : `a ${cp.trigger} checkpoint`} (${cp.id})`;
+// People recognise a checkpoint by its number and label, never by its id (the actions carry the id).
+const title = (cp: Checkpoint): string => `#${cp.seq} ${cp.message?.trim() ? `“${cp.message.trim()}”` : `(${cp.trigger})`}`;
+const describe = (cp: Checkpoint): string => `checkpoint #${cp.seq} ${cp.message?.trim() ? `“${cp.message.trim()}”` : `(${cp.trigger})`}`;
 const details = (sessionId: string): NotificationAction => ({ label: 'Open the session', cli: `baton session show ${sessionId}`, editor: 'Baton: Show Session Details' });
 
 function reviewActions(cp: Checkpoint): NotificationAction[] {
@@ -220,10 +221,25 @@ function reviewActions(cp: Checkpoint): NotificationAction[] {
 	];
 }
 
-/** After a rejection: roll back to the session's last approved checkpoint when there is one. */
+/** The label every rejection's rollback offer carries, in the editor and on every channel. */
+export const rollbackOfferLabel = 'Roll Back to the Last Approved Checkpoint';
+
+/**
+ * After a rejection: roll back to the last checkpoint before it that a person or the policy approved
+ * (auto-approved counts: it is a state the policy vouched for), in the same session when it has one.
+ */
 function rejectedActions(db: BatonDb, cp: Checkpoint): NotificationAction[] {
-	const approved = cp.sessionId ? listCheckpoints(db, { sessionId: cp.sessionId, status: 'approved', limit: 1 })[0] : undefined;
-	return approved ? [{ label: 'Roll back', cli: `baton checkpoint rollback ${approved.id}`, editor: 'Baton: Roll Back to Checkpoint' }] : [{ label: 'Details', cli: `baton checkpoint show ${cp.id}`, editor: 'Baton: Compare Checkpoints' }];
+	const approved = lastApprovedBefore(db, cp);
+	return approved
+		? [{ label: rollbackOfferLabel, cli: `baton checkpoint rollback ${approved.id}`, editor: 'Baton: Roll Back to Checkpoint' }]
+		: [{ label: 'Details', cli: `baton checkpoint show ${cp.id}`, editor: 'Baton: Compare Checkpoints' }];
+}
+
+/** The session's own last approved state first; else the workspace's (a rollback restores the whole workspace). */
+export function lastApprovedBefore(db: BatonDb, cp: Checkpoint): Checkpoint | undefined {
+	// A rollback's safety checkpoint is auto-approved only so it never asks; it holds the state being left, not a good one.
+	const good = (c: Checkpoint): boolean => c.seq < cp.seq && c.trigger !== 'pre-rollback' && (c.approvalStatus === 'approved' || c.approvalStatus === 'auto_approved');
+	return (cp.sessionId ? listCheckpoints(db, { sessionId: cp.sessionId, limit: 1000 }).find(good) : undefined) ?? listCheckpoints(db, { limit: 1000 }).find(good);
 }
 
 /** Escalation reasons are sentences; their kind (cost, duration, errors) keys de-duplication. */

@@ -94,6 +94,8 @@ export class SessionService {
 			if (input.currentTask && !graph.byId.has(input.currentTask)) {
 				throw new BatonError('notFound', `task ${input.currentTask} does not exist`);
 			}
+			// A session scoped to one task works on that task unless told otherwise.
+			const currentTask = input.currentTask ?? (scope.type === 'task' && scope.rootTaskId && graph.byId.has(scope.rootTaskId) ? scope.rootTaskId : null);
 			const key = scopeKey(scope);
 			const predecessor = chainTail(db, key) ?? null;
 			let handoff: HandoffData | null = null;
@@ -114,8 +116,8 @@ export class SessionService {
 				status: 'active',
 				scope,
 				scopeKey: key,
-				currentTask: input.currentTask ?? null,
-				taskStartedAt: input.currentTask ? now : null,
+				currentTask,
+				taskStartedAt: currentTask ? now : null,
 				agent: input.agent ?? null,
 				agentIdentifier: input.agentIdentifier ?? null,
 				previousSessionId: predecessor?.id ?? null,

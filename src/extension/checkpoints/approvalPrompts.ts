@@ -6,13 +6,16 @@
  */
 import * as vscode from 'vscode';
 import type { CheckpointDto } from '../../protocol/checkpointDto';
+import { checkpointList } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
-import { CommandIds } from '../ids';
+import { CommandIds, ViewIds } from '../ids';
 import { Disposable } from '../lifecycle';
 
 /** What a prompt needs to know about the checkpoint that waits. */
 export interface ReviewSubject {
 	id: string;
+	/** Its number, when known (the backend's notices carry none). */
+	seq?: number;
 	message: string | null;
 	trigger: string;
 	filesChanged: number;
@@ -21,20 +24,25 @@ export interface ReviewSubject {
 	sessionId: string | null;
 }
 
+/** Reviews this close together are one notification. */
+const groupWindowMs = 400;
+
 export class ApprovalPrompts extends Disposable {
 	/** Prompted once per window; a reload prompts again for what is still pending. */
 	private readonly prompted = new Set<string>();
 	/** Sessions whose escalation this window already raised as a modal. */
 	private readonly escalatedSessions = new Set<string>();
+	/** Calm reviews waiting a moment to be asked about together. */
+	private readonly calm: ReviewSubject[] = [];
 
-	constructor(workspace: BatonWorkspace) {
+	constructor(private readonly workspace: BatonWorkspace) {
 		super();
 		this.register(workspace.onDidChangeStatus((status) => this.check(status?.pendingCheckpoints ?? [])));
 	}
 
 	private check(pending: CheckpointDto[]): void {
 		for (const c of pending) {
-			this.promptOnce({ id: c.id, message: c.message, trigger: c.trigger, filesChanged: c.fileStats.added + c.fileStats.modified + c.fileStats.deleted, escalationReasons: c.escalationReasons, sessionId: c.sessionId });
+			this.promptOnce({ id: c.id, seq: c.seq, message: c.message, trigger: c.trigger, filesChanged: c.fileStats.added + c.fileStats.modified + c.fileStats.deleted, escalationReasons: c.escalationReasons, sessionId: c.sessionId });
 		}
 	}
 
@@ -44,8 +52,40 @@ export class ApprovalPrompts extends Disposable {
 			return false;
 		}
 		this.prompted.add(subject.id);
-		void this.prompt(subject);
+		if (subject.escalationReasons.length > 0) {
+			void this.prompt(subject);
+			return true;
+		}
+		// Calm reviews arriving together (a window opening on a backlog, an agent's burst, the status
+		// and the backend's notices of the same checkpoints) are one notification.
+		this.calm.push(subject);
+		if (this.calm.length === 1) {
+			setTimeout(() => {
+				const batch = this.calm.splice(0);
+				if (this.isDisposed) return;
+				void (batch.length === 1 && batch[0] ? this.prompt(batch[0]) : this.promptMany(batch));
+			}, groupWindowMs);
+		}
 		return true;
+	}
+
+	private async promptMany(subjects: ReviewSubject[]): Promise<void> {
+		// The backend's notices carry no number: the status has it.
+		const known = new Map((this.workspace.status?.pendingCheckpoints ?? []).map((c) => [c.id, c.seq]));
+		if (subjects.some((c) => c.seq === undefined && !known.has(c.id))) {
+			try {
+				for (const c of (await this.workspace.request(checkpointList, { status: 'pending', limit: 500 })).checkpoints) known.set(c.id, c.seq);
+			} catch (error) {
+				this.workspace.log.warn(`Could not number the checkpoints that need review: ${(error as Error).message}`);
+			}
+		}
+		subjects = subjects.map((c) => ({ ...c, seq: c.seq ?? known.get(c.id) })).sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
+		const shown = subjects.slice(0, 3).map((c) => `${c.seq === undefined ? '' : `#${c.seq} `}${c.message?.trim() ? `“${c.message.trim()}”` : `(${c.trigger})`}`);
+		const more = subjects.length > shown.length ? ` and ${subjects.length - shown.length} more` : '';
+		const choice = await vscode.window.showInformationMessage(`Baton: ${subjects.length} checkpoints need review: ${shown.join(', ')}${more}.`, 'Open Pending Approvals');
+		if (choice) {
+			await vscode.commands.executeCommand(`${ViewIds.pendingApprovals}.focus`);
+		}
 	}
 
 	private async prompt(c: ReviewSubject): Promise<void> {

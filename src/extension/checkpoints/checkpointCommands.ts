@@ -12,10 +12,14 @@ import { CommandIds } from '../ids';
 import type { BatonPanels } from '../webviews/batonPanels';
 import { openCheckpointDiff } from './checkpointDocuments';
 import { CheckpointNode } from './checkpointViews';
+import { checkpointLabel, type RejectionOffers } from './rejectionOffer';
+import type { ToldHere } from '../notifications/toldHere';
 
 interface Deps {
 	workspace: BatonWorkspace;
 	panels: BatonPanels;
+	offers: RejectionOffers;
+	told: ToldHere;
 }
 
 function idOf(arg: unknown): string | undefined {
@@ -43,7 +47,7 @@ async function pickCheckpoint(workspace: BatonWorkspace, placeHolder: string, fi
 	return picked?.checkpoint;
 }
 
-export function registerCheckpointCommands({ workspace, panels }: Deps): vscode.Disposable[] {
+export function registerCheckpointCommands({ workspace, panels, offers, told }: Deps): vscode.Disposable[] {
 	const log = workspace.log;
 	const find = async (id: string) => (await workspace.request(checkpointList, { limit: 500 })).checkpoints.find((c) => c.id === id);
 
@@ -67,7 +71,7 @@ export function registerCheckpointCommands({ workspace, panels }: Deps): vscode.
 				await workspace.refresh();
 				const stats = checkpoint.fileStats;
 				const extra = [stats.skippedTotal ? `${stats.skippedTotal} large file(s) left out` : '', stats.degraded ? `partial: ${stats.degradedReason ?? 'time budget'}` : ''].filter(Boolean).join('; ');
-				vscode.window.setStatusBarMessage(`$(check) Baton: checkpoint ${checkpoint.id} (${statusLabel[checkpoint.approvalStatus]})${extra ? ` — ${extra}` : ''}`, 6_000);
+				vscode.window.setStatusBarMessage(`$(check) Baton: checkpoint ${checkpointLabel(checkpoint)} (${statusLabel[checkpoint.approvalStatus]})${extra ? ` — ${extra}` : ''}`, 6_000);
 				if (extra) {
 					void vscode.window.showWarningMessage(`Checkpoint taken, but ${extra}.`);
 				}
@@ -134,9 +138,11 @@ export function registerCheckpointCommands({ workspace, panels }: Deps): vscode.
 				if (!id) {
 					return;
 				}
+				// The status bar confirms it; the backend's notice of the same approval stays in the log.
+				told.mark('checkpoint.approved', id);
 				const { checkpoint } = await workspace.request(checkpointApprove, { id });
 				await workspace.refresh();
-				vscode.window.setStatusBarMessage(`$(pass-filled) Baton: approved ${checkpoint.id}`, 5_000);
+				vscode.window.setStatusBarMessage(`$(pass-filled) Baton: approved checkpoint ${checkpointLabel(checkpoint)}`, 5_000);
 				return checkpoint;
 			},
 			log,
@@ -154,17 +160,15 @@ export function registerCheckpointCommands({ workspace, panels }: Deps): vscode.
 				if (reason === undefined) {
 					return;
 				}
+				// Say it once: the backend's notice of this rejection is answered by the same offer.
+				if (given) {
+					offers.settle(id);
+				}
 				const { checkpoint } = await workspace.request(checkpointReject, { id, ...(reason.trim() ? { reason: reason.trim() } : {}) });
 				await workspace.refresh();
 				// After a rejection the natural next step is going back to the last good state.
-				const { checkpoints } = await workspace.request(checkpointList, { limit: 500 });
-				const lastApproved = checkpoints.find((c) => c.id !== checkpoint.id && (c.approvalStatus === 'approved' || c.approvalStatus === 'auto_approved') && c.seq < checkpoint.seq);
-				if (lastApproved && !given) {
-					void vscode.window.showWarningMessage(`Rejected ${checkpoint.id}.`, `Roll Back to the Last Approved Checkpoint`).then((choice) => {
-						if (choice) {
-							void vscode.commands.executeCommand(CommandIds.rollbackCheckpoint, { id: lastApproved.id });
-						}
-					});
+				if (!given) {
+					offers.offer(checkpoint.id);
 				}
 				return checkpoint;
 			},
@@ -183,10 +187,10 @@ export function registerCheckpointCommands({ workspace, panels }: Deps): vscode.
 				const given = arg && typeof arg === 'object' && (arg as { confirmed?: boolean }).confirmed === true;
 				if (!given) {
 					const choice = await vscode.window.showWarningMessage(
-						`Roll the workspace back to ${target?.message?.trim() ? `“${target.message.trim()}”` : id}?`,
+						`Roll the workspace back to checkpoint ${target ? checkpointLabel(target) : id}?`,
 						{
 							modal: true,
-							detail: `${force ? 'This checkpoint was REJECTED. ' : ''}Baton first takes a safety checkpoint of everything as it is now, then restores the files of ${id}. Git history, branches and the index are not touched; files the checkpoint does not have are removed only when Baton's snapshots prove they were created after it. Undo by rolling back to the safety checkpoint.`,
+							detail: `${force ? 'This checkpoint was REJECTED. ' : ''}Baton first takes a safety checkpoint of everything as it is now, then restores the files of ${target ? `checkpoint ${checkpointLabel(target)}` : id}. Git history, branches and the index are not touched; files the checkpoint does not have are removed only when Baton's snapshots prove they were created after it. Undo by rolling back to the safety checkpoint.`,
 						},
 						force ? 'Roll Back Anyway' : 'Roll Back',
 					);
@@ -194,16 +198,18 @@ export function registerCheckpointCommands({ workspace, panels }: Deps): vscode.
 						return;
 					}
 				}
-				const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Baton: rolling back to ${id}…` }, () =>
+				const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Baton: rolling back to ${target ? `checkpoint ${checkpointLabel(target)}` : id}…` }, () =>
 					workspace.request(checkpointRollback, { id, ...(force ? { force: true } : {}) }),
 				);
 				await workspace.refresh();
 				const kept = result.kept.length ? `; kept ${result.kept.length} file(s) without proof they are newer` : '';
-				void vscode.window.showInformationMessage(`Rolled back: ${result.restored.length} file(s) restored, ${result.removed.length} removed${kept}. Safety checkpoint: ${result.safetyCheckpointId}.`, 'Undo').then((choice) => {
-					if (choice) {
-						void vscode.commands.executeCommand(CommandIds.rollbackCheckpoint, { id: result.safetyCheckpointId, confirmed: true });
-					}
-				});
+				void vscode.window
+					.showInformationMessage(`Rolled back: ${result.restored.length} file(s) restored, ${result.removed.length} removed${kept}. A safety checkpoint holds the state before: Undo returns to it.`, 'Undo')
+					.then((choice) => {
+						if (choice) {
+							void vscode.commands.executeCommand(CommandIds.rollbackCheckpoint, { id: result.safetyCheckpointId, confirmed: true });
+						}
+					});
 				return result;
 			},
 			log,

@@ -98,7 +98,7 @@ export async function pickScope(workspace: BatonWorkspace, title: string): Promi
 	const item = (t: TaskDto, kind: 'epic' | 'task'): ScopePickItem => ({
 		label: `${kind === 'epic' ? '$(layers)' : '$(circle-outline)'} ${t.id} · ${t.title}`,
 		description: `${kind}:${t.id}`,
-		detail: kind === 'epic' ? `${tasks.filter((c) => c.parentId === t.id).length} tasks` : undefined,
+		detail: kind === 'epic' ? plural(tasks.filter((c) => c.parentId === t.id).length, 'task') : undefined,
 		scope: `${kind}:${t.id}`,
 	});
 	const items: ScopePickItem[] = [
@@ -118,6 +118,10 @@ export async function pickScope(workspace: BatonWorkspace, title: string): Promi
 		return vscode.window.showInputBox({ title, prompt: 'Scope', placeHolder: 'subtree:T4', validateInput: validateScopeText });
 	}
 	return picked.scope;
+}
+
+function plural(n: number, word: string): string {
+	return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
 /** When Baton is not set up in the folder, offer to set it up; true when it is ready. */

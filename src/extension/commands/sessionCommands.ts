@@ -8,12 +8,14 @@ import type { BatonWorkspace } from '../batonWorkspace';
 import { relativeTime } from '../format';
 import { CommandIds } from '../ids';
 import { SessionNode } from '../views/sessionChainsProvider';
+import type { ToldHere } from '../notifications/toldHere';
 import type { BatonPanels } from '../webviews/batonPanels';
 import { command, ensureInitialized, pickScope, pickSession, sessionIdOf } from './commandSupport';
 
 interface Deps {
 	workspace: BatonWorkspace;
 	panels: BatonPanels;
+	told: ToldHere;
 }
 
 const agents = [
@@ -24,7 +26,7 @@ const agents = [
 	{ label: '$(edit) Other agent…', agent: '' },
 ];
 
-export function registerSessionCommands({ workspace, panels }: Deps): vscode.Disposable[] {
+export function registerSessionCommands({ workspace, panels, told }: Deps): vscode.Disposable[] {
 	const log = workspace.log;
 	const withProgress = <T>(title: string, task: () => Promise<T>): Thenable<T> => vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title }, task);
 
@@ -36,7 +38,7 @@ export function registerSessionCommands({ workspace, panels }: Deps): vscode.Dis
 					return;
 				}
 				// Callers (keybindings, tests, other extensions) may pass what the prompts would ask.
-				const given = arg && typeof arg === 'object' ? (arg as { scope?: string; name?: string; agent?: string }) : {};
+				const given = arg && typeof arg === 'object' ? (arg as { scope?: string; name?: string; agent?: string; parentSessionId?: string }) : {};
 				const name =
 					given.name ??
 					(await vscode.window.showInputBox({
@@ -64,10 +66,14 @@ export function registerSessionCommands({ workspace, panels }: Deps): vscode.Dis
 						return;
 					}
 				}
-				const result = await withProgress('Baton: starting session…', () => workspace.request(sessionStart, { name: name.trim(), scope, ...(agent ? { agent: agent.trim() } : {}) }));
+				const result = await withProgress('Baton: starting session…', () =>
+					workspace.request(sessionStart, { name: name.trim(), scope, ...(agent ? { agent: agent.trim() } : {}), ...(given.parentSessionId ? { parentSessionId: given.parentSessionId } : {}) }),
+				);
 				await workspace.refresh();
-				for (const warning of result.warnings) {
-					void vscode.window.showWarningMessage(warning);
+				if (result.warnings.length > 0) {
+					// Grouped: several warnings at once are one toast, each also in the log.
+					result.warnings.forEach((w) => log.warn(`Start of “${result.session.name}”: ${w}`));
+					void vscode.window.showWarningMessage(result.warnings.length === 1 ? (result.warnings[0] ?? '') : `Started “${result.session.name}” with ${result.warnings.length} warnings: ${result.warnings.join(' ')}`);
 				}
 				const continues = result.handoff && result.briefing.lastSession ? ` It continues “${result.briefing.lastSession.name}”.` : '';
 				if (vscode.workspace.getConfiguration('baton').get<boolean>('briefing.showOnStart', true)) {
@@ -123,12 +129,17 @@ export function registerSessionCommands({ workspace, panels }: Deps): vscode.Dis
 					}
 					blockers.push(blocker.trim());
 				}
+				// One event, one toast: this one says it ended, with its warnings; the backend's notice of the
+				// same end (it may arrive before the reply) stays in the log.
+				told.mark('session.completed', id);
 				const result = await withProgress('Baton: ending session…', () => workspace.request(sessionEnd, { id, note, nextAction, blockers }));
 				await workspace.refresh();
 				for (const warning of result.warnings) {
-					void vscode.window.showWarningMessage(warning);
+					log.warn(`End of “${result.session.name}”: ${warning}`);
 				}
-				void vscode.window.showInformationMessage(`Ended “${result.session.name}” after ${result.debrief.durationMinutes} min; its handoff is saved for the next session.`, 'Show Details').then((choice) => {
+				const ended = `Ended “${result.session.name}” after ${result.debrief.durationMinutes} min; its handoff is saved for the next session.`;
+				const warned = result.warnings.length > 0 ? ` ${result.warnings.join(' ')}` : '';
+				void (result.warnings.length > 0 ? vscode.window.showWarningMessage(`${ended}${warned}`, 'Show Details') : vscode.window.showInformationMessage(ended, 'Show Details')).then((choice) => {
 					if (choice) {
 						void panels.showDetails(result.session.id);
 					}

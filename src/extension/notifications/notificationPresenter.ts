@@ -8,8 +8,10 @@ import * as vscode from 'vscode';
 import type { NotificationActionDto, NotificationShowDto } from '../../protocol/notificationDto';
 import type { BatonWorkspace } from '../batonWorkspace';
 import type { ApprovalPrompts } from '../checkpoints/approvalPrompts';
+import type { RejectionOffers } from '../checkpoints/rejectionOffer';
 import { CommandIds } from '../ids';
 import { Disposable } from '../lifecycle';
+import type { ToldHere } from './toldHere';
 
 const reviewEvents = new Set(['checkpoint.needs_review', 'escalation.triggered', 'session.error']);
 
@@ -34,10 +36,18 @@ function commandFor(action: NotificationActionDto, n: NotificationShowDto): { co
 	}
 }
 
+/** Notices this close together are one notification. */
+const groupWindowMs = 400;
+
 export class NotificationPresenter extends Disposable {
+	private readonly batch: NotificationShowDto[] = [];
+
 	constructor(
 		workspace: BatonWorkspace,
 		private readonly approvals: ApprovalPrompts,
+		private readonly offers: RejectionOffers,
+		private readonly told: ToldHere,
+		private readonly log: vscode.LogOutputChannel,
 	) {
 		super();
 		this.register(workspace.onDidReceiveNotification((n) => void this.show(n)));
@@ -56,6 +66,47 @@ export class NotificationPresenter extends Disposable {
 			});
 			return;
 		}
+		if (n.event === 'checkpoint.rejected' && cp) {
+			// The same offer the reject command makes, once per checkpoint whichever comes first.
+			this.offers.offer(cp.id);
+			return;
+		}
+		if (this.told.consume(n.event, n.event.startsWith('checkpoint.') ? cp?.id : n.session?.id)) {
+			this.log.info(`Not showing “${n.title}”: this window already said so`);
+			return;
+		}
+		this.queue(n);
+	}
+
+	/** Notices that arrive together (within a moment) become one notification; each is in the log. */
+	private queue(n: NotificationShowDto): void {
+		this.log.info(`Notification: ${n.title}. ${n.summary}`);
+		if (n.priority === 'critical') {
+			// An escalation or a budget overrun stands alone, at once.
+			void this.showOne(n);
+			return;
+		}
+		this.batch.push(n);
+		if (this.batch.length === 1) {
+			setTimeout(() => {
+				const batch = this.batch.splice(0);
+				if (this.isDisposed) return;
+				void (batch.length === 1 && batch[0] ? this.showOne(batch[0]) : this.showMany(batch));
+			}, groupWindowMs);
+		}
+	}
+
+	private async showMany(batch: NotificationShowDto[]): Promise<void> {
+		const worst = batch.some((n) => n.priority === 'critical') ? vscode.window.showErrorMessage : batch.some((n) => n.priority === 'warning') ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+		const titles = batch.slice(0, 3).map((n) => n.title);
+		const more = batch.length > titles.length ? `; and ${batch.length - titles.length} more` : '';
+		const choice = await worst(`Baton: ${batch.length} updates: ${titles.join('; ')}${more}.`, 'Show Log');
+		if (choice) {
+			this.log.show(true);
+		}
+	}
+
+	private async showOne(n: NotificationShowDto): Promise<void> {
 		const actions = n.actions.flatMap((a) => {
 			const run = commandFor(a, n);
 			return run ? [{ title: a.label, ...run }] : [];

@@ -12,15 +12,97 @@ import { CommandIds } from '../ids';
 import { Disposable } from '../lifecycle';
 
 export class ScopeNode {
+	/** Its sessions that are no orchestrator's worker, in chain order. */
+	top: SessionNode[] = [];
+
 	constructor(readonly chains: ScopeChainsDto) {}
 }
 
 export class SessionNode {
+	/** Workers an orchestrator started (sessions whose parent it is), shown under it. */
+	readonly workers: SessionNode[] = [];
+
 	constructor(
 		readonly session: SessionRowDto,
-		readonly parent: ScopeNode,
-		readonly position: number,
+		/** Its scope, or the orchestrator it works for. */
+		public parent: ScopeNode | SessionNode,
+		/** 1-based: place in the scope's chain, or among the orchestrator's workers. */
+		public position: number,
 	) {}
+}
+
+/**
+ * What a session row has room for at the default sidebar width, in characters (measured in the
+ * workbench); a worker sits one level deeper and has two fewer. The name gives way so that the
+ * state and time, which must be seen, never do.
+ */
+export const rowChars = 30;
+
+export function rowNameLimit(description: string, depth: 'scope' | 'session' | 'worker'): number {
+	const indent = depth === 'scope' ? -2 : depth === 'worker' ? 2 : 0;
+	return Math.max(12, rowChars - description.length - 1 - indent);
+}
+
+/** "Payment retries for the webhook" → "Payment retries…": cut at a word when one ends late enough (the full name is in the tooltip). */
+export function rowName(name: string, limit: number): string {
+	if (name.length <= limit) return name;
+	const cut = name.slice(0, limit - 1);
+	const space = cut.lastIndexOf(' ');
+	return `${(space >= limit / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+/** "ended 3m", "active now": state and a compact time, what a row must show. */
+export function rowState(status: SessionStatusDto, moment: string | null, nowMs: number = Date.now()): string {
+	const word = status === 'archived' || status === 'closed' ? 'legacy' : statusLabel[status];
+	return `${word} ${shortTime(moment, nowMs)}`.trim();
+}
+
+function shortTime(iso: string | null, nowMs: number): string {
+	if (!iso) return '';
+	const s = Math.max(0, Math.round((nowMs - Date.parse(iso)) / 1000));
+	return s < 45 ? 'now' : s < 90 * 60 ? `${Math.round(s / 60)}m` : s < 36 * 3600 ? `${Math.round(s / 3600)}h` : s < 14 * 86400 ? `${Math.round(s / 86400)}d` : `${Math.round(s / 604800)}w`;
+}
+
+/**
+ * Groups a scope's sessions for the tree: workers go under their orchestrator (wherever its scope),
+ * the rest stay in their scope's chain order. Scopes left with no session of their own vanish.
+ */
+export function nestWorkers(chains: readonly ScopeChainsDto[]): ScopeNode[] {
+	const scopes = chains.map((c) => new ScopeNode(c));
+	const byId = new Map<string, SessionNode>();
+	for (const scope of scopes) {
+		scope.chains.sessions.forEach((s, i) => byId.set(s.id, new SessionNode(s, scope, i + 1)));
+	}
+	const tops = new Map<ScopeNode, SessionNode[]>(scopes.map((scope) => [scope, []]));
+	for (const scope of scopes) {
+		for (const s of scope.chains.sessions) {
+			const node = byId.get(s.id) as SessionNode;
+			const orchestrator = s.parentSessionId ? byId.get(s.parentSessionId) : undefined;
+			if (orchestrator && orchestrator !== node && !isAncestor(node, orchestrator, byId)) {
+				orchestrator.workers.push(node);
+				node.parent = orchestrator;
+				node.position = orchestrator.workers.length;
+			} else {
+				tops.get(scope)?.push(node);
+			}
+		}
+	}
+	for (const scope of scopes) {
+		scope.top = tops.get(scope) ?? [];
+	}
+	return scopes.filter((scope) => scope.top.length > 0);
+}
+
+/** Guards against a parent cycle in imported data: a session is never shown under its own worker. */
+function isAncestor(node: SessionNode, candidate: SessionNode, byId: ReadonlyMap<string, SessionNode>): boolean {
+	const seen = new Set<string>();
+	let at: SessionRowDto | undefined = candidate.session;
+	while (at && !seen.has(at.id)) {
+		if (at.id === node.session.id) return true;
+		seen.add(at.id);
+		at = at.parentSessionId ? byId.get(at.parentSessionId)?.session : undefined;
+	}
+	return false;
 }
 
 export type ChainNode = ScopeNode | SessionNode;
@@ -59,10 +141,7 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 			this.overview ??= this.load();
 			return this.overview;
 		}
-		if (node instanceof ScopeNode) {
-			return node.chains.sessions.map((s, i) => new SessionNode(s, node, i + 1));
-		}
-		return [];
+		return node instanceof ScopeNode ? node.top : node.workers;
 	}
 
 	getParent(node: ChainNode): ChainNode | undefined {
@@ -72,21 +151,29 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 	getTreeItem(node: ChainNode): vscode.TreeItem {
 		if (node instanceof ScopeNode) {
 			const sessions = node.chains.sessions;
+			// Workers shown under an orchestrator elsewhere still count where their scope is.
 			const active = sessions.filter((s) => s.status === 'active').length;
-			const item = new vscode.TreeItem(node.chains.label, active > 0 || sessions.length <= 3 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+			// Short, so the scope's title keeps the room; the tooltip spells it out.
+			const description = active ? `${active} active` : `${sessions.length}`;
+			const item = new vscode.TreeItem(rowName(node.chains.label, rowNameLimit(description, 'scope')), active > 0 || sessions.length <= 3 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
 			item.id = `scope:${node.chains.scopeKey}`;
-			item.description = `${sessions.length} session${sessions.length === 1 ? '' : 's'}${active ? ` · ${active} active` : ''}`;
+			item.description = description;
 			item.iconPath = new vscode.ThemeIcon(node.chains.scopeKey === 'global' ? 'globe' : 'list-tree');
 			item.contextValue = 'scope';
-			item.tooltip = `${node.chains.label} — last activity ${relativeTime(node.chains.lastActivity)}`;
+			item.tooltip = `${node.chains.label} — ${sessions.length} session${sessions.length === 1 ? '' : 's'}${active ? `, ${active} active` : ''}; last activity ${relativeTime(node.chains.lastActivity)}`;
 			return item;
 		}
 		const s = node.session;
-		const item = new vscode.TreeItem(s.name, vscode.TreeItemCollapsibleState.None);
+		// State and time first: a long name gives way (its full text is in the tooltip), never them.
+		const description = rowState(s.status, sessionMoment(s));
+		const item = new vscode.TreeItem(
+			rowName(s.name, rowNameLimit(description, node.parent instanceof SessionNode ? 'worker' : 'session')),
+			node.workers.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
+		);
 		item.id = `session:${s.id}`;
 		const [icon, color] = icons[s.status];
 		item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
-		item.description = `${statusLabel[s.status]} · ${relativeTime(sessionMoment(s))}${s.parentSessionId ? ' · fork' : ''}`;
+		item.description = description;
 		item.contextValue = `session.${s.status === 'archived' || s.status === 'closed' ? 'legacy' : s.status}`;
 		item.accessibilityInformation = { label: `${s.name}, ${statusLabel[s.status]}, ${relativeTime(sessionMoment(s))}`, role: 'treeitem' };
 		item.command = { command: CommandIds.showSessionDetails, title: 'Show Session Details', arguments: [{ id: s.id }] };
@@ -101,7 +188,11 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		const s = node.session;
 		const md = new vscode.MarkdownString(undefined, true);
 		md.appendMarkdown(`$(${icons[s.status][0]}) **${escapeMarkdown(s.name)}** — ${statusLabel[s.status]}  \n`);
-		md.appendMarkdown(`${escapeMarkdown(s.scopeKey)} · #${node.position} in scope · ${durationText(s.startedAt, s.endedAt)}${s.agent ? ` · ${escapeMarkdown(s.agent)}` : ''}  \n`);
+		const place = node.parent instanceof SessionNode ? `worker ${node.position} of ${escapeMarkdown(node.parent.session.name)}` : `#${node.position} in scope`;
+		md.appendMarkdown(`${escapeMarkdown(s.scopeKey)} · ${place} · ${relativeTime(sessionMoment(s))} · ${durationText(s.startedAt, s.endedAt)}${s.agent ? ` · ${escapeMarkdown(s.agent)}` : ''}  \n`);
+		if (node.workers.length > 0) {
+			md.appendMarkdown(`Orchestrates ${node.workers.length} worker${node.workers.length === 1 ? '' : 's'}  \n`);
+		}
 		try {
 			const details = await this.workspace.request(sessionDetails, { id: s.id }, token);
 			if (details.linkedIssues.length > 0) {
@@ -123,7 +214,7 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		const started = performance.now();
 		try {
 			const { chains } = await this.workspace.request(sessionOverview, undefined);
-			return chains.map((c) => new ScopeNode(c));
+			return nestWorkers(chains);
 		} catch (error) {
 			this.workspace.log.error(`could not load the session chains: ${(error as Error).message}`);
 			this.overview = undefined;

@@ -182,6 +182,7 @@ const comparisonDto: z.ZodType<ComparisonDto> = z
 				git: categoryDiff,
 				changed: z.boolean(),
 				note: z.string().nullable(),
+				notCompared: z.array(z.object({ category: z.enum(environmentCategories), key: z.string().nullable(), reason: z.string() }).strict()),
 			})
 			.strict(),
 		approval: z.object({ from: approvalSummary, to: approvalSummary.nullable() }).strict(),
@@ -214,7 +215,7 @@ void describe('the webview preview fixture', () => {
 			const environment = (fixture[key]?.['comparison'] as { environment: Record<string, unknown> }).environment;
 			assert.deepEqual(
 				Object.keys(environment)
-					.filter((k) => k !== 'changed' && k !== 'note')
+					.filter((k) => k !== 'changed' && k !== 'note' && k !== 'notCompared')
 					.sort(),
 				[...environmentCategories].sort(),
 				'every environment category',

@@ -102,6 +102,56 @@ void describe('environment capture', () => {
 		assert.deepEqual(environment.runtimes, { added: [], removed: [], changed: [] });
 	});
 
+	void it('compares like with like: what one side could not observe is not compared, never "removed"', async (t) => {
+		const bin = tempDir(t, 'baton-bin-');
+		fakeBin(bin, 'claude', 'echo 2.1.3');
+		fakeBin(bin, 'python3', 'echo Python 3.12.1');
+		const { engine, clock } = await openCheckpointEngine(t, { searchPath: bin });
+		// Taken in the editor: it knows VS Code and its extensions.
+		const inEditor = await engine.checkpoints.create({ actor, host: { vscode: { version: '1.99.0', extensions: { 'ms-python.python': '2025.1.0' } } } });
+		clock.advance(1_000);
+		// Taken by the CLI, whose python probe fails this time.
+		fakeBin(bin, 'python3', 'exit 3');
+		const byCli = await engine.checkpoints.create({ actor });
+		assert.equal(byCli.environment?.vscode, null);
+		assert.ok(
+			byCli.environment?.unknown.some((u) => u.startsWith('runtime python:')),
+			JSON.stringify(byCli.environment?.unknown),
+		);
+		for (const [from, to] of [
+			[inEditor, byCli],
+			[byCli, inEditor],
+		] as const) {
+			const { environment } = await engine.checkpoints.diff(from.id, to.id);
+			assert.deepEqual(environment.vscode, { added: [], removed: [], changed: [] });
+			assert.deepEqual(environment.extensions, { added: [], removed: [], changed: [] });
+			assert.deepEqual(environment.runtimes, { added: [], removed: [], changed: [] }, 'python is unknown on one side, not removed or added');
+			assert.equal(environment.changed, false);
+			assert.deepEqual(
+				environment.notCompared.map((u) => [u.category, u.key]),
+				[
+					['vscode', null],
+					['extensions', null],
+					['runtimes', 'python'],
+				],
+			);
+			assert.match(environment.notCompared[0]!.reason, /taken outside VS Code/);
+		}
+		// Really gone is still removed: the python binary missing from PATH altogether.
+		fs.rmSync(path.join(bin, 'python3'));
+		clock.advance(1_000);
+		const gone = await engine.checkpoints.create({ actor, host: { vscode: { version: '1.99.0', extensions: {} } } });
+		const { environment } = await engine.checkpoints.diff(inEditor.id, gone.id);
+		assert.deepEqual(
+			environment.runtimes.removed.map((r) => r.key),
+			['python'],
+		);
+		assert.deepEqual(
+			environment.extensions.removed.map((r) => r.key),
+			['ms-python.python'],
+		);
+	});
+
 	void it('reads the lockfile formats: pnpm, yarn v1 and berry, Cargo, poetry, go.sum', () => {
 		const direct = new Set(['react', 'typescript', '@scope/pkg']);
 		const pnpm = `lockfileVersion: '9.0'\n\nimporters:\n\n  .:\n    dependencies:\n      react:\n        specifier: ^18.2.0\n        version: 18.3.1(react-dom@18.3.1)\n    devDependencies:\n      typescript:\n        specifier: ^5.0.0\n        version: 5.4.5\n\n  packages/other:\n    dependencies:\n      lodash:\n        specifier: ^4\n        version: 4.17.21\n\npackages:\n\n  react@18.3.1:\n    resolution: {integrity: sha512-x}\n`;

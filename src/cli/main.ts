@@ -121,7 +121,7 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 			if (!noFlush.has(command.path[0] ?? '')) {
 				await flushNotifications(engine).catch((error: unknown) => stderrLogger.warn(`notifications: ${(error as Error).message}`));
 			}
-			await engine.maintain();
+			await engine.maintain({ shortProcess: true });
 			if (shared) {
 				settleWarmEngine(engine, workspaceRoot);
 			}

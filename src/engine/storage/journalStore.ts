@@ -23,6 +23,8 @@ import { encodeHeader, encodeRecord, headerSize, scanRecords, type JournalParam,
 import { applyPragmas, loadFromDisk, newGeneration, readRange, replayRecord, setTornTailAside, writeMeta, type DiskState } from './journalRecovery';
 import { LockFile } from './lockFile';
 import { OpenJournal } from './openJournal';
+import { TableVersions } from './tableVersions';
+import { WriteBatcher, type PendingWrite } from './writeBatcher';
 import { migrationStatements, pendingMigrations } from './migrator';
 import { migrations } from './migrations.generated';
 import * as schema from './schema';
@@ -43,7 +45,6 @@ export interface StoreOptions {
 
 export const dbFileName = 'baton.db';
 const writeStatement = /^\s*(insert|update|delete|replace|create|alter|drop)\b/i;
-const tableOfStatement = /^\s*(?:insert\s+(?:or\s+\w+\s+)?into|update(?:\s+or\s+\w+)?|delete\s+from|replace\s+into)\s+["`]?(\w+)/i;
 
 export class JournalStore {
 	readonly dbFile: string;
@@ -56,10 +57,13 @@ export class JournalStore {
 	private offset: number;
 	private capture: [string, JournalParam[]][] | undefined;
 	private queue: Promise<unknown> = Promise.resolve();
+	private readonly batcher = new WriteBatcher(
+		(flush) => void this.serialize(flush),
+		(batch) => this.flushBatch(batch),
+	);
 	private poisoned = false;
 	private closed = false;
-	private readonly versions = new Map<string, number>();
-	private version = 0;
+	private readonly versions = new TableVersions();
 	private readonly journal: OpenJournal;
 
 	private constructor(
@@ -89,7 +93,7 @@ export class JournalStore {
 		try {
 			const state = loadFromDisk(SQL, dbFile, options, true);
 			const store = new JournalStore(SQL, options, state);
-			store.applyMigrationsLocked();
+			await store.applyMigrationsLocked();
 			return store;
 		} finally {
 			lock.dispose();
@@ -112,20 +116,21 @@ export class JournalStore {
 
 	/** Bumps whenever data changes (own writes, others' writes, reloads): cache keys for derived data. */
 	get dataVersion(): number {
-		return this.version;
+		return this.versions.data;
 	}
 
 	/** Bumps whenever `table` changes; reloads bump every table. */
 	tableVersion(table: string): number {
-		return (this.versions.get(table) ?? 0) + (this.versions.get('*') ?? 0);
+		return this.versions.of(table);
 	}
 
 	get journalBytes(): number {
 		return this.offset;
 	}
 
-	get needsCompaction(): boolean {
-		return this.offset - headerSize > (this.options.compactAfterBytes ?? 4 * 1024 * 1024);
+	/** Has the journal grown past `factor` times the compaction threshold? */
+	needsCompaction(factor = 1): boolean {
+		return this.offset - headerSize > factor * (this.options.compactAfterBytes ?? 4 * 1024 * 1024);
 	}
 
 	/** Catch up with other processes, then run a synchronous read. */
@@ -139,18 +144,13 @@ export class JournalStore {
 	/**
 	 * Catch up with other processes and run `fn` as one durable transaction. `fn` must be synchronous
 	 * and must not open its own transaction; when it throws, nothing is written.
+	 *
+	 * Group commit: writes that arrive while the previous batch is being written (or in the same
+	 * tick) are committed together, each as its own journal record, under one lock, one append and one
+	 * fdatasync; every caller resolves once its batch is durable.
 	 */
 	async write<T>(fn: (db: BatonDb) => T): Promise<T> {
-		return this.serialize(async () => {
-			this.assertOpen();
-			await this.lock.acquire();
-			try {
-				this.catchUpLocked();
-				return this.commitLocked(() => fn(this.drizzleDb));
-			} finally {
-				this.lock.release();
-			}
-		});
+		return this.batcher.add(() => fn(this.drizzleDb));
 	}
 
 	/** Apply other processes' writes now. Returns true when anything changed. */
@@ -194,6 +194,83 @@ export class JournalStore {
 		const run = this.queue.then(task, task);
 		this.queue = run.catch(() => undefined);
 		return run;
+	}
+
+	/** One group commit: every write pending now, each in a savepoint of one transaction, one fdatasync. */
+	private async flushBatch(batch: PendingWrite[]): Promise<void> {
+		try {
+			this.assertOpen();
+			await this.lock.acquire();
+		} catch (error) {
+			batch.forEach((w) => w.reject(error));
+			return;
+		}
+		try {
+			this.catchUpLocked();
+			await this.commitBatchLocked(batch);
+		} catch (error) {
+			// Nothing of the batch is durable (or in memory): every caller still waiting hears why.
+			batch.forEach((w) => w.reject(error));
+		} finally {
+			this.lock.release();
+		}
+	}
+
+	/**
+	 * Runs each write in its own savepoint (a throwing one is undone alone and rejected), appends one
+	 * record per write that changed something, fdatasyncs once, then commits memory and resolves.
+	 */
+	private async commitBatchLocked(batch: PendingWrite[]): Promise<void> {
+		this.sqliteDb.run('BEGIN IMMEDIATE');
+		const done: { write: PendingWrite; result: unknown }[] = [];
+		const records: JournalRecord[] = [];
+		let appended = false;
+		try {
+			const at = new Date(this.options.clock.now()).toISOString();
+			for (const write of batch) {
+				this.sqliteDb.run('SAVEPOINT baton_write');
+				this.capture = [];
+				try {
+					const result = write.fn();
+					if (result instanceof Promise) {
+						throw new Error('write() callbacks must be synchronous');
+					}
+					this.sqliteDb.run('RELEASE baton_write');
+					if (this.capture.length > 0) {
+						records.push({ seq: this.seq + records.length + 1, at, stmts: this.capture });
+					}
+					done.push({ write, result });
+				} catch (error) {
+					this.sqliteDb.run('ROLLBACK TO baton_write');
+					this.sqliteDb.run('RELEASE baton_write');
+					write.reject(error);
+				} finally {
+					this.capture = undefined;
+				}
+			}
+			if (records.length > 0) {
+				const buf = Buffer.concat(records.map((r) => encodeRecord(r)));
+				await this.journal.appendDurablyAsync(buf, this.offset);
+				appended = true;
+				this.seq += records.length;
+				this.offset += buf.length;
+				records.forEach((r) => this.versions.bump(r.stmts.map((st) => st[0])));
+			}
+			this.sqliteDb.run('COMMIT');
+		} catch (error) {
+			try {
+				this.sqliteDb.exec('ROLLBACK');
+			} catch {
+				// The transaction may already be gone; poisoning below restores a known state.
+			}
+			if (appended) {
+				// The records are durable but memory is not: rebuild memory from disk before the next use.
+				this.poisoned = true;
+			}
+			done.forEach((d) => d.write.reject(error));
+			return;
+		}
+		done.forEach((d) => d.write.resolve(d.result));
 	}
 
 	private assertOpen(): void {
@@ -249,7 +326,7 @@ export class JournalStore {
 			replayRecord(this.sqliteDb, record, this.journalFile);
 			this.seq = record.seq;
 			this.offset = end;
-			this.bumpVersions(record.stmts.map((s) => s[0]));
+			this.versions.bump(record.stmts.map((s) => s[0]));
 		}
 		if (scan.tail === 'torn') {
 			setTornTailAside(this.journalFile, tail.bytes.subarray(scan.validEnd - this.offset), scan.validEnd, this.options);
@@ -267,46 +344,16 @@ export class JournalStore {
 		this.generation = state.generation;
 		this.offset = state.offset;
 		this.poisoned = false;
-		this.versions.set('*', (this.versions.get('*') ?? 0) + 1);
-		this.version++;
+		this.versions.bumpAll();
 		return true;
 	}
 
-	private commitLocked<T>(fn: () => T): T {
-		this.sqliteDb.run('BEGIN IMMEDIATE');
-		this.capture = [];
-		let appended = false;
-		try {
-			const result = fn();
-			if (result instanceof Promise) {
-				throw new Error('write() callbacks must be synchronous');
-			}
-			const stmts = this.capture;
-			if (stmts.length > 0) {
-				const record: JournalRecord = { seq: this.seq + 1, at: new Date(this.options.clock.now()).toISOString(), stmts };
-				const buf = encodeRecord(record);
-				this.journal.appendDurably(buf, this.offset);
-				appended = true;
-				this.seq = record.seq;
-				this.offset += buf.length;
-				this.bumpVersions(stmts.map((s) => s[0]));
-			}
-			this.sqliteDb.run('COMMIT');
-			return result;
-		} catch (error) {
-			try {
-				this.sqliteDb.exec('ROLLBACK');
-			} catch {
-				// The transaction may already be gone; the reload below restores a known state.
-			}
-			if (appended) {
-				// The record is durable but memory is not: rebuild memory from disk before the next use.
-				this.poisoned = true;
-			}
-			throw error;
-		} finally {
-			this.capture = undefined;
-		}
+	/** One write as a batch of its own, for callers that already hold the lock. */
+	private async commitOneLocked<T>(fn: () => T): Promise<T> {
+		let settle: PendingWrite | undefined;
+		const done = new Promise<T>((resolve, reject) => (settle = { fn, resolve: resolve as (value: unknown) => void, reject }));
+		await this.commitBatchLocked([settle as unknown as PendingWrite]);
+		return done;
 	}
 
 	private compactLocked(): void {
@@ -327,9 +374,9 @@ export class JournalStore {
 		this.options.log.info(`compacted ${this.dbFile} at sequence ${this.seq} (${bytes.length} bytes)`);
 	}
 
-	private applyMigrationsLocked(): void {
+	private async applyMigrationsLocked(): Promise<void> {
 		for (const migration of pendingMigrations(this.sqliteDb, migrations)) {
-			this.commitLocked(() => {
+			await this.commitOneLocked(() => {
 				for (const [statement, params] of migrationStatements(migration)) {
 					this.execCaptured(statement, params);
 				}
@@ -349,13 +396,5 @@ export class JournalStore {
 				},
 			},
 		});
-	}
-
-	private bumpVersions(statements: string[]): void {
-		this.version++;
-		for (const statement of statements) {
-			const table = tableOfStatement.exec(statement)?.[1] ?? '*';
-			this.versions.set(table, (this.versions.get(table) ?? 0) + 1);
-		}
 	}
 }

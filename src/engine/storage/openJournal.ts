@@ -47,8 +47,11 @@ export class OpenJournal {
 		return { fd: this.current.fd, size: st.size, header: this.current.header };
 	}
 
-	/** Append + fdatasync at `offset`; on failure cut the journal back so a failed write never surfaces later. */
-	appendDurably(buf: Buffer, offset: number): void {
+	/**
+	 * Append + fdatasync at `offset`; on failure cut the journal back so a failed write never surfaces
+	 * later. The fdatasync runs off the event loop: writes arriving meanwhile form the next batch.
+	 */
+	async appendDurablyAsync(buf: Buffer, offset: number): Promise<void> {
 		// The caller caught up under the same lock just before: the open journal is current and ends at
 		// offset (it said so, or it replaced the file and reset both).
 		const fd = this.current?.fd ?? this.handle()?.fd;
@@ -57,7 +60,7 @@ export class OpenJournal {
 		}
 		try {
 			writeAll(fd, buf, offset);
-			fs.fdatasyncSync(fd);
+			await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (error) => (error ? reject(error) : resolve())));
 		} catch (error) {
 			fs.ftruncateSync(fd, offset);
 			throw new BatonError('storageFailure', `cannot write ${this.file}: ${(error as Error).message}`);

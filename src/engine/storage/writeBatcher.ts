@@ -1,0 +1,34 @@
+export interface PendingWrite {
+	fn: () => unknown;
+	resolve: (value: unknown) => void;
+	reject: (error: unknown) => void;
+}
+
+/**
+ * Collects the writes that arrive while a group commit is queued or running: the first of them
+ * schedules one flush, and the flush takes every write pending by the time it runs.
+ */
+export class WriteBatcher {
+	private pending: PendingWrite[] = [];
+	private queued = false;
+
+	constructor(
+		private readonly schedule: (flush: () => Promise<void>) => void,
+		private readonly flush: (batch: PendingWrite[]) => Promise<void>,
+	) {}
+
+	add<T>(fn: () => T): Promise<T> {
+		return new Promise<T>((resolve, reject) => {
+			this.pending.push({ fn, resolve: resolve as (value: unknown) => void, reject });
+			if (!this.queued) {
+				this.queued = true;
+				this.schedule(() => {
+					const batch = this.pending;
+					this.pending = [];
+					this.queued = false;
+					return this.flush(batch);
+				});
+			}
+		});
+	}
+}

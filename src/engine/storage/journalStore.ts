@@ -2,7 +2,8 @@
  * The durable workspace database: sql.js in memory, a snapshot file, and an append-only journal.
  *
  * - A write runs as one SQLite transaction; the statements drizzle executes are captured and appended
- *   to the journal as one checksummed record, fdatasync'd before the write is acknowledged.
+ *   to the journal as one checksummed record, fdatasync'd (with the others of its group commit) before
+ *   the write is acknowledged. Recovery from the files on disk lives in journalRecovery.ts.
  * - Compaction writes a new snapshot atomically and starts a new journal generation.
  * - Several processes share the files: writes (and catching up) happen under an O_EXCL lock file;
  *   before every write and read a process applies the records the others appended since it last looked.
@@ -59,7 +60,7 @@ export class JournalStore {
 	private queue: Promise<unknown> = Promise.resolve();
 	private readonly batcher = new WriteBatcher(
 		(flush) => void this.serialize(flush),
-		(batch) => this.flushBatch(batch),
+		(take) => this.flushBatch(take),
 	);
 	private poisoned = false;
 	private closed = false;
@@ -143,11 +144,9 @@ export class JournalStore {
 
 	/**
 	 * Catch up with other processes and run `fn` as one durable transaction. `fn` must be synchronous
-	 * and must not open its own transaction; when it throws, nothing is written.
-	 *
-	 * Group commit: writes that arrive while the previous batch is being written (or in the same
-	 * tick) are committed together, each as its own journal record, under one lock, one append and one
-	 * fdatasync; every caller resolves once its batch is durable.
+	 * and must not open its own transaction; when it throws, nothing is written. Group commit: writes
+	 * arriving while the previous batch is written (or in the same tick) share one lock, one append and
+	 * one fdatasync, each as its own record; every caller resolves once its batch is durable.
 	 */
 	async write<T>(fn: (db: BatonDb) => T): Promise<T> {
 		return this.batcher.add(() => fn(this.drizzleDb));
@@ -197,14 +196,15 @@ export class JournalStore {
 	}
 
 	/** One group commit: every write pending now, each in a savepoint of one transaction, one fdatasync. */
-	private async flushBatch(batch: PendingWrite[]): Promise<void> {
+	private async flushBatch(take: () => PendingWrite[]): Promise<void> {
 		try {
 			this.assertOpen();
 			await this.lock.acquire();
 		} catch (error) {
-			batch.forEach((w) => w.reject(error));
+			take().forEach((w) => w.reject(error));
 			return;
 		}
+		const batch = take();
 		try {
 			this.catchUpLocked();
 			await this.commitBatchLocked(batch);

@@ -6,7 +6,8 @@ export interface PendingWrite {
 
 /**
  * Collects the writes that arrive while a group commit is queued or running: the first of them
- * schedules one flush, and the flush takes every write pending by the time it runs.
+ * schedules one flush, and the flush takes every write pending once it holds the lock (`take`), so
+ * writes arriving while it waited for the lock join it.
  */
 export class WriteBatcher {
 	private pending: PendingWrite[] = [];
@@ -14,7 +15,7 @@ export class WriteBatcher {
 
 	constructor(
 		private readonly schedule: (flush: () => Promise<void>) => void,
-		private readonly flush: (batch: PendingWrite[]) => Promise<void>,
+		private readonly flush: (take: () => PendingWrite[]) => Promise<void>,
 	) {}
 
 	add<T>(fn: () => T): Promise<T> {
@@ -22,12 +23,14 @@ export class WriteBatcher {
 			this.pending.push({ fn, resolve: resolve as (value: unknown) => void, reject });
 			if (!this.queued) {
 				this.queued = true;
-				this.schedule(() => {
-					const batch = this.pending;
-					this.pending = [];
-					this.queued = false;
-					return this.flush(batch);
-				});
+				this.schedule(() =>
+					this.flush(() => {
+						const batch = this.pending;
+						this.pending = [];
+						this.queued = false;
+						return batch;
+					}),
+				);
 			}
 		});
 	}

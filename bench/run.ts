@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { benchCheckpoints } from './checkpointBench';
+import { benchRealTree } from './realTreeBench';
 import { benchCommits, benchOpen, benchSessionStart } from './storageBench';
 import { median } from './stats';
 import { formatTable, type BenchRow } from './stats';
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
 	const args = process.argv.slice(2);
 	const quick = args.includes('--quick');
 	const onlyArg = args.includes('--only') ? (args[args.indexOf('--only') + 1] ?? '') : '';
-	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'hooks', 'timeline', 'blame', 'sync', 'daemon', 'editor']);
+	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'blame', 'sync', 'daemon', 'editor']);
 	const rows: BenchRow[] = [];
 	const section = async (name: string, run: () => Promise<BenchRow[]>) => {
 		if (only.has(name)) {
@@ -31,11 +32,12 @@ async function main(): Promise<void> {
 			process.stdout.write(`${formatTable(result)}\n\n`);
 		}
 	};
-	await section('commit', () => benchCommits(quick ? [1] : [1, 10, 50], quick ? 50 : 400));
+	await section('commit', () => benchCommits(quick ? [1] : [1, 50, 200], quick ? 50 : 400));
 	await section('open', () => benchOpen(quick ? [1] : [1, 10, 50], quick ? 3 : 7));
 	await section('start', () => benchSessionStart(quick ? 1_000 : 10_000, quick ? 2_000 : 20_000, quick ? 30 : 200));
 	await section('tree', () => benchTree(quick ? 1_000 : 5_000, quick ? 5 : 15));
 	await section('checkpoint', () => benchCheckpoints(quick));
+	await section('realtree', () => benchRealTree(quick));
 	await section('hooks', () => benchHooks(quick));
 	await section('timeline', () => benchTimeline(quick));
 	await section('blame', () => benchBlame(quick));

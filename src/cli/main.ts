@@ -194,7 +194,7 @@ async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks)
 			if (!noFlush.has(command.path[0] ?? '')) {
 				await flushNotifications(engine).catch((error: unknown) => stderrLogger.warn(`notifications: ${(error as Error).message}`));
 			}
-			await engine.maintain();
+			await engine.maintain({ shortProcess: true });
 			if (shared) {
 				settleWarmEngine(engine, workspaceRoot);
 			}

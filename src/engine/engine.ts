@@ -43,6 +43,9 @@ export interface EngineOptions {
 	readOnly?: boolean;
 }
 
+/** How far past the threshold a short CLI call lets the journal grow before compacting inline. */
+const shortProcessCompactFactor = 16;
+
 export class Engine {
 	readonly sessions: SessionService;
 	readonly tasks: TaskService;
@@ -123,9 +126,12 @@ export class Engine {
 		return this.ctx.config;
 	}
 
-	/** Compact when the journal has grown past its threshold; cheap to call when idle. */
-	async maintain(): Promise<boolean> {
-		if (!this.ctx.store.needsCompaction) {
+	/**
+	 * Compact when the journal has grown past its threshold; cheap to call when idle. A short process
+	 * (a CLI call) leaves it to the backend's idle time unless the journal is far past it.
+	 */
+	async maintain(options: { shortProcess?: boolean } = {}): Promise<boolean> {
+		if (!this.ctx.store.needsCompaction(options.shortProcess ? shortProcessCompactFactor : 1)) {
 			return false;
 		}
 		await this.ctx.store.compact();

@@ -85,6 +85,10 @@ export class EngineHost {
 					engine.checkpoints.setHostEnvironment({ vscode: this.options.hostEnvironment });
 				}
 				this.startPolling();
+				// Snapshots then look only at the paths that changed (a full scan when the watcher cannot say).
+				if (!this.options.readOnly) {
+					engine.checkpoints.dirty.start().catch((error: Error) => this.options.log.warn(`file watcher not started: ${error.message}`));
+				}
 				this.startCheckpointTimer(engine);
 				void this.startDeliveries(engine);
 				return engine;
@@ -120,6 +124,7 @@ export class EngineHost {
 		}
 		clearTimeout(this.deliveryTimer);
 		this.deliveriesAttached = false;
+		this.engine?.checkpoints.dirty.stop();
 		this.engine?.close();
 		this.engine = undefined;
 	}

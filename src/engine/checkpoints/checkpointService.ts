@@ -25,6 +25,7 @@ import { syncIndex, type SyncProgress } from './indexSync';
 import { runRollback, type RollbackResult } from './rollbackRunner';
 import { ShadowRepo } from './shadowRepo';
 import { takeSnapshot } from './shadowSnapshot';
+import { DirtyTracking } from './dirtyTracking';
 import type { ApprovalSummary, CheckpointFaults, Comparison, CreateCheckpointInput, PeriodicResult, PrepareResult } from './checkpointTypes';
 import { diffIndex, diffTrees, readFileAt, type FileChange } from './treeDiff';
 
@@ -35,12 +36,15 @@ const triggerPattern = /^[a-z][a-z0-9_-]{0,39}$/;
 
 export class CheckpointService {
 	readonly shadow: ShadowRepo;
+	/** What changed since the last snapshot, while the backend watches the workspace. */
+	readonly dirty: DirtyTracking;
 	private hostEnvironment: HostEnvironment | undefined;
 	/** For tests: failure injection and a fake PATH. */
 	faults: CheckpointFaults = {};
 
 	constructor(private readonly ctx: EngineContext) {
 		this.shadow = new ShadowRepo(ctx.workspaceRoot, batonDir(ctx.workspaceRoot));
+		this.dirty = new DirtyTracking(ctx.workspaceRoot, batonDir(ctx.workspaceRoot), ctx.log);
 	}
 
 	private get config() {
@@ -64,13 +68,16 @@ export class CheckpointService {
 	async prepare(options: { budgetMs?: number; onProgress?: (progress: SyncProgress) => void } = {}): Promise<PrepareResult> {
 		return this.shadow.withLock(async () => {
 			const started = Date.now();
-			await this.shadow.ensureInit(this.config.excludes);
-			const sync = await syncIndex(this.shadow, {
-				maxFileSize: this.config.maxFileSize,
-				deadline: started + (options.budgetMs ?? 10 * 60_000),
-				onProgress: options.onProgress,
-				...(this.faults.batchFiles ? { batchFiles: this.faults.batchFiles } : {}),
-			});
+			const excludesChanged = await this.shadow.ensureInit(this.config.excludes);
+			const sync = await this.dirty.sync(excludesChanged, (paths) =>
+				syncIndex(this.shadow, {
+					paths,
+					maxFileSize: this.config.maxFileSize,
+					deadline: started + (options.budgetMs ?? 10 * 60_000),
+					onProgress: options.onProgress,
+					...(this.faults.batchFiles ? { batchFiles: this.faults.batchFiles } : {}),
+				}),
+			);
 			return { filesIndexed: sync.fed, skipped: sync.skipped, degradedReason: sync.degradedReason, durationMs: Date.now() - started };
 		});
 	}
@@ -217,8 +224,8 @@ export class CheckpointService {
 		} else {
 			const envWork = this.capture(this.hostEnvironment);
 			files = await this.shadow.withLock(async () => {
-				await this.shadow.ensureInit(this.config.excludes);
-				await syncIndex(this.shadow, { maxFileSize: this.config.maxFileSize, deadline: Date.now() + this.config.timeBudget });
+				const excludesChanged = await this.shadow.ensureInit(this.config.excludes);
+				await this.dirty.sync(excludesChanged, (paths) => syncIndex(this.shadow, { paths, maxFileSize: this.config.maxFileSize, deadline: Date.now() + this.config.timeBudget }));
 				return diffIndex(this.shadow, from.commitSha);
 			});
 			environment = await envWork;
@@ -290,8 +297,10 @@ export class CheckpointService {
 		return { input: { ...input, trigger, tags, message }, session, environment: this.capture(input.host ?? this.hostEnvironment) };
 	}
 
-	private capture(host: HostEnvironment | undefined): Promise<EnvironmentSnapshot | null> {
+	private async capture(host: HostEnvironment | undefined): Promise<EnvironmentSnapshot | null> {
+		const workspaceChanges = await this.dirty.changeCount();
 		return captureEnvironment({
+			workspaceChanges,
 			workspaceRoot: this.ctx.workspaceRoot,
 			timeoutMs: this.config.environmentTimeout,
 			nowIso: this.ctx.nowIso(),
@@ -312,18 +321,21 @@ export class CheckpointService {
 		const nowMs = this.ctx.clock.now();
 		const id = newCheckpointId(nowMs);
 		const parent = await this.ctx.store.read((db) => headCheckpoint(db));
-		const snapshot = await takeSnapshot(this.shadow, {
-			excludes: this.config.excludes,
-			maxFileSize: this.config.maxFileSize,
-			budgetMs: this.config.timeBudget,
-			message: `${id} (${input.trigger})${input.message ? `\n\n${input.message}` : ''}`,
-			parentCommit: parent?.commitSha ?? null,
-			refId: id,
-			dateMs: nowMs,
-			skipIfTree: mode === 'skip-unchanged' ? (parent?.treeSha ?? null) : null,
-			onProgress: input.onProgress,
-			...(this.faults.batchFiles ? { batchFiles: this.faults.batchFiles } : {}),
-		});
+		const snapshot = await this.dirty.sync(false, (paths) =>
+			takeSnapshot(this.shadow, {
+				paths,
+				excludes: this.config.excludes,
+				maxFileSize: this.config.maxFileSize,
+				budgetMs: this.config.timeBudget,
+				message: `${id} (${input.trigger})${input.message ? `\n\n${input.message}` : ''}`,
+				parentCommit: parent?.commitSha ?? null,
+				refId: id,
+				dateMs: nowMs,
+				skipIfTree: mode === 'skip-unchanged' ? (parent?.treeSha ?? null) : null,
+				onProgress: input.onProgress,
+				...(this.faults.batchFiles ? { batchFiles: this.faults.batchFiles } : {}),
+			}),
+		);
 		if (!snapshot.commit) {
 			return null;
 		}

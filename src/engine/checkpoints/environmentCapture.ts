@@ -29,6 +29,11 @@ export interface CaptureOptions {
 	searchPath?: string | undefined;
 	/** Where binary hashes are remembered between processes (by path, size and mtime). */
 	hashCacheFile?: string | undefined;
+	/**
+	 * How many workspace changes a file watcher has seen (undefined: no watcher). With it, the user's
+	 * `git status` is reused while this count, HEAD, the branch ref and the index stay the same.
+	 */
+	workspaceChanges?: number | undefined;
 }
 
 export const agentCommands = ['claude', 'codex', 'gemini', 'copilot', 'cursor-agent', 'aider'];
@@ -70,17 +75,17 @@ export async function captureEnvironment(options: CaptureOptions): Promise<Envir
 	const agentWork = agentCommands.map(async (name) => {
 		const file = which(name, searchPath);
 		if (!file) return;
-		const [version, hash] = await Promise.all([settle(`agent ${name} version`, commandVersion(file, ['--version'], deadline)), settle(`agent ${name} binary hash`, hashBinary(file, options.hashCacheFile))]);
+		const [version, hash] = await Promise.all([settle(`agent ${name} version`, cachedVersion(file, ['--version'], deadline)), settle(`agent ${name} binary hash`, hashBinary(file, options.hashCacheFile))]);
 		agents[name] = { version: version ?? null, path: file, binaryHash: hash ?? null };
 	});
 	const runtimeWork = runtimeProbes.map(async (probe) => {
 		if (probe.when && !fs.existsSync(path.join(options.workspaceRoot, probe.when))) return;
 		const file = (Array.isArray(probe.command) ? probe.command : [probe.command]).map((c) => which(c, searchPath)).find((f) => f !== null);
 		if (!file) return;
-		const version = await settle(`runtime ${probe.name}`, commandVersion(file, probe.args, deadline));
+		const version = await settle(`runtime ${probe.name}`, cachedVersion(file, probe.args, deadline));
 		if (version) runtimes[probe.name] = version;
 	});
-	const gitWork = settle('git state', readGitState(options.workspaceRoot, options.gitEnv, deadline));
+	const gitWork = settle('git state', cachedGitState(options, deadline));
 	// File reads are synchronous and small (bounded lockfiles); they run while the processes do.
 	const mcp = readMcpServers(options.workspaceRoot);
 	const lockfiles = readLockfiles(options.workspaceRoot);
@@ -191,6 +196,62 @@ function writeHashCache(cacheFile: string | undefined, binary: string, entry: Ca
 		fs.writeFileSync(cacheFile, `${JSON.stringify(Object.fromEntries(entries), null, 1)}\n`);
 	} catch {
 		// A cache: losing it costs one more hash.
+	}
+}
+
+/** A binary's version, asked once per binary file (path, size, mtime): a probe spawns a process. */
+const versions = new Map<string, string>();
+
+async function cachedVersion(file: string, args: string[], deadline: number): Promise<string> {
+	let key: string | undefined;
+	try {
+		const real = fs.realpathSync(file);
+		const stat = fs.statSync(real);
+		key = `${real}\0${stat.ino}\0${stat.size}\0${stat.mtimeMs}\0${stat.ctimeMs}\0${args.join(' ')}`;
+	} catch {
+		// Unstattable: ask every time.
+	}
+	const hit = key === undefined ? undefined : versions.get(key);
+	if (hit !== undefined) return hit;
+	const version = await commandVersion(file, args, deadline);
+	if (key !== undefined) versions.set(key, version);
+	return version;
+}
+
+/** The last git state per workspace, with what it was read against. */
+const gitStates = new Map<string, { fingerprint: string; state: EnvironmentSnapshot['git'] }>();
+
+/**
+ * `git status` of the user's repository only when something it reports may have changed: a file in
+ * the workspace (the watcher's count), HEAD, the branch ref or the index. Without a watcher, always.
+ */
+async function cachedGitState(options: CaptureOptions, deadline: number): Promise<EnvironmentSnapshot['git']> {
+	const fingerprint = options.workspaceChanges === undefined ? undefined : gitFingerprint(options.workspaceRoot, options.workspaceChanges);
+	const hit = gitStates.get(options.workspaceRoot);
+	if (fingerprint !== undefined && hit?.fingerprint === fingerprint) return hit.state;
+	const state = await readGitState(options.workspaceRoot, options.gitEnv, deadline);
+	if (fingerprint !== undefined) gitStates.set(options.workspaceRoot, { fingerprint, state });
+	return state;
+}
+
+/** Stat data of what `git status` depends on besides the work tree; undefined when unsure (no caching). */
+function gitFingerprint(root: string, workspaceChanges: number): string | undefined {
+	const gitDir = path.join(root, '.git');
+	try {
+		if (!fs.statSync(gitDir).isDirectory()) return undefined; // A linked worktree or submodule: read each time.
+		const head = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim();
+		const ref = /^ref: (refs\/[^\s]+)$/.exec(head)?.[1];
+		const stamp = (rel: string): string => {
+			try {
+				const st = fs.statSync(path.join(gitDir, rel));
+				return `${st.size}:${st.mtimeMs}:${st.ino}`;
+			} catch {
+				return '-';
+			}
+		};
+		return [workspaceChanges, head, stamp('index'), ref ? stamp(ref) : '', stamp('packed-refs'), stamp('info/exclude')].join('|');
+	} catch {
+		return undefined;
 	}
 }
 

@@ -34,6 +34,11 @@ export interface SyncOptions {
 	onProgress?: ((progress: SyncProgress) => void) | undefined;
 	/** For tests and the benchmark: a smaller batch shows the resume-after-budget behaviour. */
 	batchFiles?: number;
+	/**
+	 * The only workspace paths (files or folders) that may differ from the index, as the file watcher
+	 * saw them: the listing looks at these alone. Undefined: look at everything (the full scan).
+	 */
+	paths?: readonly string[] | undefined;
 }
 
 export interface SyncResult {
@@ -48,6 +53,7 @@ const batchBytes = 32 * 1024 * 1024;
 const defaultBatchFiles = 2_000;
 const nestedFile = 'baton-nested.json';
 const maxNestedDepth = 4;
+const pathspecChunk = 500;
 
 export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise<SyncResult> {
 	const skipped: SkippedFile[] = [];
@@ -55,7 +61,7 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 	options.onProgress?.({ phase: 'listing', done: 0, total: 0 });
 	let listing: string[];
 	try {
-		listing = splitNul((await repo.git(['ls-files', '-z', '-m', '-d', '-o', '--exclude-standard'], { timeoutMs: Math.max(remaining(), 1_000) })).stdout);
+		listing = await listChanged(repo, options.paths, Math.max(remaining(), 1_000));
 	} catch (error) {
 		if (BatonError.is(error, 'gitFailed') && error.details?.['timedOut']) {
 			return { fed: 0, skipped, degradedReason: `listing the workspace's files took longer than the time budget; this checkpoint holds the files as of the previous snapshot`, nestedRepos: readNested(repo) };
@@ -131,6 +137,25 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 		options.onProgress?.({ phase: 'hashing', done, total: feed.length });
 	}
 	return { fed: done, skipped, degradedReason, nestedRepos: [...nested].sort() };
+}
+
+/**
+ * What may differ from the index: modified, deleted and untracked-not-ignored paths. Limited to the
+ * watcher's paths it is the same answer for those paths (a folder stands for everything under it),
+ * at the cost of what changed instead of a stat of every tracked file and a walk of every folder.
+ */
+async function listChanged(repo: ShadowRepo, paths: readonly string[] | undefined, timeoutMs: number): Promise<string[]> {
+	const args = ['ls-files', '-z', '-m', '-d', '-o', '--exclude-standard'];
+	if (paths === undefined) {
+		return splitNul((await repo.git(args, { timeoutMs })).stdout);
+	}
+	const out: string[] = [];
+	// Literal pathspecs: a file named `*.ts` or `[x]` means itself. Chunks keep the command line short.
+	for (let i = 0; i < paths.length; i += pathspecChunk) {
+		const chunk = paths.slice(i, i + pathspecChunk);
+		out.push(...splitNul((await repo.git([...args, '--', ...chunk], { timeoutMs, env: { GIT_LITERAL_PATHSPECS: '1' } })).stdout));
+	}
+	return [...new Set(out)];
 }
 
 /**

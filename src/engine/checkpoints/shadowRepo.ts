@@ -175,8 +175,11 @@ export class ShadowRepo {
 		return (await this.git(args, options)).stdout.toString('utf8').trim();
 	}
 
-	/** Creates the shadow (once) and keeps its excludes in line with the configuration. Needs the lock. */
-	async ensureInit(excludes: readonly string[]): Promise<void> {
+	/**
+	 * Creates the shadow (once) and keeps its excludes in line with the configuration. Needs the lock.
+	 * True when the excludes file was (re)written: what counts as a workspace file may have changed.
+	 */
+	async ensureInit(excludes: readonly string[]): Promise<boolean> {
 		const marker = path.join(this.gitDir, 'baton-shadow.json');
 		if (!this.initialized) {
 			let version = 0;
@@ -209,7 +212,9 @@ export class ShadowRepo {
 		}
 		if (current !== exclude) {
 			fs.writeFileSync(file, exclude);
+			return true;
 		}
+		return false;
 	}
 
 	/** Points `ref` (under refs/baton/) at `sha`: a loose ref file, written atomically. Needs the lock. */

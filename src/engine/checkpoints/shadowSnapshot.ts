@@ -21,6 +21,8 @@ export interface SnapshotOptions {
 	skipIfTree?: string | null;
 	onProgress?: ((progress: SyncProgress) => void) | undefined;
 	batchFiles?: number;
+	/** The paths a file watcher saw change since the last snapshot; undefined for the full scan. */
+	paths?: readonly string[] | undefined;
 }
 
 export interface SnapshotResult {
@@ -36,8 +38,10 @@ export interface SnapshotResult {
 
 export async function takeSnapshot(repo: ShadowRepo, options: SnapshotOptions): Promise<SnapshotResult> {
 	const started = Date.now();
-	await repo.ensureInit(options.excludes);
+	const excludesChanged = await repo.ensureInit(options.excludes);
 	const sync = await syncIndex(repo, {
+		// New excludes change what unchanged files mean: only the full scan sees that.
+		paths: excludesChanged ? undefined : options.paths,
 		maxFileSize: options.maxFileSize,
 		deadline: started + options.budgetMs,
 		onProgress: options.onProgress,

@@ -69,6 +69,53 @@ void describe('environment capture', () => {
 		assert.ok((cp.environment?.durationMs ?? 0) < 1_500);
 	});
 
+	void it('with the file watcher running, runs the user’s git status only when the work tree, HEAD or the index changed', async (t) => {
+		const bin = tempDir(t, 'baton-bin-');
+		const log = path.join(bin, 'git-calls.log');
+		const realGit = (process.env['PATH'] ?? '')
+			.split(path.delimiter)
+			.map((d) => path.join(d, 'git'))
+			.find((f) => fs.existsSync(f));
+		assert.ok(realGit, 'git on PATH');
+		// The real git, with every call of the capture's (the user-repository environment) written down.
+		fakeBin(bin, 'git', `echo "$1 $2" >> '${log}'\nexec '${realGit}' "$@"`);
+		const { engine, root } = await openCheckpointEngine(t);
+		const savedPath = process.env['PATH'];
+		process.env['PATH'] = `${bin}${path.delimiter}${savedPath ?? ''}`;
+		t.after(() => {
+			process.env['PATH'] = savedPath;
+		});
+		const statusCalls = () =>
+			fs.existsSync(log)
+				? fs
+						.readFileSync(log, 'utf8')
+						.split('\n')
+						.filter((l) => l.includes('status')).length
+				: 0;
+		t.after(await engine.checkpoints.dirty.start());
+
+		const first = await engine.checkpoints.create({ actor });
+		assert.equal(statusCalls(), 1);
+		const second = await engine.checkpoints.create({ actor });
+		assert.equal(statusCalls(), 1, 'nothing changed: the last git state is reused');
+		assert.deepEqual(second.environment?.git, first.environment?.git);
+
+		write(root, 'src/app.ts', 'export const app = 2;\n');
+		const edited = await engine.checkpoints.create({ actor });
+		assert.equal(statusCalls(), 2, 'a work-tree change');
+		assert.equal(edited.environment?.git?.changedFiles, (first.environment?.git?.changedFiles ?? 0) + 1);
+
+		userGit(root, 'commit', '-qam', 'user commit');
+		const committed = await engine.checkpoints.create({ actor });
+		assert.equal(statusCalls(), 3, 'HEAD and the index moved');
+		assert.notEqual(committed.environment?.git?.head, first.environment?.git?.head);
+		assert.equal(committed.environment?.git?.changedFiles, first.environment?.git?.changedFiles);
+
+		engine.checkpoints.dirty.stop();
+		await engine.checkpoints.create({ actor });
+		assert.equal(statusCalls(), 4, 'without a watcher nothing vouches for the work tree');
+	});
+
 	void it('diffs the environments of two checkpoints per category', async (t) => {
 		const bin = tempDir(t, 'baton-bin-');
 		fakeBin(bin, 'claude', 'echo 2.1.3');

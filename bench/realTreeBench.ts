@@ -1,0 +1,148 @@
+/**
+ * Checkpoints on a real tree: a copy of this checkout's node_modules (≥ 20,000 files, real package
+ * layouts, nested .gitignore files) committed into a fresh git repository. Baton's snapshot (listing,
+ * update-index, write-tree, commit-tree, ref) with 1 and 100 changed files, with the file watcher's
+ * dirty paths and with the full scan, against `git add -A` + `write-tree` with a private index in the
+ * same repository (with the untracked cache and index v4 Baton's shadow uses), alternating A B A B. The ratio is the median of the per-pair ratios; a row that
+ * misses its target, or cannot run, says FAILED.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { defaultCheckpointExcludes } from '../src/engine/config';
+import { DirtyTracking } from '../src/engine/checkpoints/dirtyTracking';
+import { ShadowRepo } from '../src/engine/checkpoints/shadowRepo';
+import { takeSnapshot } from '../src/engine/checkpoints/shadowSnapshot';
+import { silentLogger } from '../src/engine/ports';
+import { median, percentile, type BenchRow } from './stats';
+
+const minFiles = 20_000;
+
+export async function benchRealTree(quick: boolean): Promise<BenchRow[]> {
+	const names = ['1 changed file, with the watcher', '100 changed files, with the watcher', '1 changed file, full scan (no watcher)', '100 changed files, full scan (no watcher)'];
+	const targets = [1.0, 1.0, 1.2, 1.2];
+	const source = path.join(__dirname, '..', 'node_modules');
+	const root = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-real-'));
+	try {
+		const ws = path.join(root, 'ws');
+		const started = performance.now();
+		// Copy, never touch the original (symlinks copied as links: .bin entries point inside the tree).
+		fs.cpSync(fs.realpathSync(source), path.join(ws, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+		const env = {
+			...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_'))),
+			GIT_CONFIG_GLOBAL: os.devNull,
+			GIT_CONFIG_NOSYSTEM: '1',
+			GIT_AUTHOR_NAME: 'u',
+			GIT_AUTHOR_EMAIL: 'u@x',
+			GIT_COMMITTER_NAME: 'u',
+			GIT_COMMITTER_EMAIL: 'u@x',
+		};
+		const git = (...args: string[]) => execFileSync('git', args, { cwd: ws, env, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 1 << 28 }).toString();
+		git('init', '-q');
+		// Baton's folder (the shadow store) is never the user's work: keep it out of the baseline's `add -A`.
+		fs.writeFileSync(path.join(ws, '.git', 'info', 'exclude'), '.baton/\n');
+		// Nested repositories inside packages would become gitlinks in the user's repo: none should exist, but be sure.
+		git('add', '-A');
+		git('commit', '-qm', 'real tree');
+		const tracked = git('ls-files', '-z').split('\0').filter(Boolean);
+		process.stderr.write(`  real tree: ${tracked.length} tracked files (${Math.round(performance.now() - started)} ms to copy and commit)\n`);
+		if (tracked.length < minFiles) {
+			return names.map((n) => failed(n, `only ${tracked.length} tracked files (need ${minFiles}): node_modules is too small here`));
+		}
+		// The baseline's private index starts as the repository's own, kept between rounds like ours.
+		const privateIndex = path.join(root, 'baseline.index');
+		fs.copyFileSync(path.join(ws, '.git', 'index'), privateIndex);
+		// Configured like Baton's shadow (untracked cache, index v4): the baseline gets the same help.
+		const tuned = ['-c', 'core.untrackedCache=true', '-c', 'feature.manyFiles=true'];
+		const baseline = async () => {
+			const benv = { ...env, GIT_INDEX_FILE: privateIndex };
+			execFileSync('git', [...tuned, 'add', '-A'], { cwd: ws, env: benv, stdio: 'ignore' });
+			execFileSync('git', [...tuned, 'write-tree'], { cwd: ws, env: benv, stdio: 'ignore' });
+		};
+
+		const shadow = new ShadowRepo(ws, path.join(ws, '.baton'));
+		const tracking = new DirtyTracking(ws, path.join(ws, '.baton'), silentLogger);
+		let stamp = Date.parse('2026-03-01T09:00:00Z');
+		let parent: string | null = null;
+		const snapshot = async (watched: boolean) => {
+			stamp += 1000;
+			const run = (paths: string[] | undefined) =>
+				takeSnapshot(shadow, { paths, excludes: defaultCheckpointExcludes, maxFileSize: 5 * 1024 * 1024, budgetMs: 600_000, message: 'bench', parentCommit: parent, refId: `bench-${stamp}`, dateMs: stamp });
+			const result = await shadow.withLock(() => (watched ? tracking.sync(false, run) : run(undefined)));
+			parent = result.commit;
+			if (watched && tracking.lastClaim?.kind !== 'paths') {
+				throw new Error(`the watcher's paths were not used: ${tracking.lastClaim?.reason ?? 'no claim'}`);
+			}
+		};
+		// Warm both: the first snapshot and the first `add -A` hash everything.
+		await snapshot(false);
+		await baseline();
+
+		const candidates = tracked.filter((f) => /\.(js|json|md|ts)$/.test(f));
+		let round = 0;
+		const change = (count: number) => {
+			for (let i = 0; i < count; i++) {
+				fs.appendFileSync(path.join(ws, candidates[(round * 101 + i * 37) % candidates.length] as string), `\n// bench ${round}.${i}\n`);
+			}
+			round++;
+		};
+		const rows: BenchRow[] = [];
+		const measure = async (name: string, target: number, count: number, watched: boolean) => {
+			const pairs: { ours: number; base: number }[] = [];
+			for (let i = 0; i < (quick ? 5 : 11); i++) {
+				change(count);
+				const time = async (fn: () => Promise<void>) => {
+					const t = performance.now();
+					await fn();
+					return performance.now() - t;
+				};
+				// Each side sees the same change: the first to run does not make the other's work smaller.
+				if (i % 2 === 0) {
+					const ours = await time(() => snapshot(watched));
+					pairs.push({ ours, base: await time(baseline) });
+				} else {
+					const base = await time(baseline);
+					pairs.push({ ours: await time(() => snapshot(watched)), base });
+				}
+			}
+			const ours = pairs.map((p) => p.ours);
+			const ratio = median(pairs.map((p) => p.ours / p.base));
+			rows.push({
+				name: `checkpoint on a real tree (${tracked.length} files): ${name}`,
+				ours: median(ours),
+				oursP99: percentile(ours, 99),
+				baseline: median(pairs.map((p) => p.base)),
+				baselineName: 'git add -A + write-tree, private index (untracked cache)',
+				ratio,
+				target: `≤ ${target.toFixed(1)}×`,
+				passed: ratio <= target,
+			});
+		};
+		try {
+			await tracking.start();
+			// The first claim after the watcher starts is a full scan; take it outside the measurement.
+			await snapshot(false);
+			await shadow.withLock(() =>
+				tracking.sync(false, (paths) => takeSnapshot(shadow, { paths, excludes: defaultCheckpointExcludes, maxFileSize: 5 * 1024 * 1024, budgetMs: 600_000, message: 'bench', parentCommit: parent, refId: null, dateMs: stamp })),
+			);
+			await measure(names[0] as string, targets[0] as number, 1, true);
+			await measure(names[1] as string, targets[1] as number, 100, true);
+		} catch (error) {
+			for (const n of names.slice(rows.length, 2)) rows.push(failed(n, (error as Error).message));
+		} finally {
+			tracking.stop();
+		}
+		await measure(names[2] as string, targets[2] as number, 1, false);
+		await measure(names[3] as string, targets[3] as number, 100, false);
+		return rows;
+	} catch (error) {
+		return names.map((n) => failed(n, (error as Error).message));
+	} finally {
+		fs.rmSync(root, { recursive: true, force: true });
+	}
+}
+
+function failed(name: string, reason: string): BenchRow {
+	return { name: `checkpoint on a real tree: ${name} (${reason})`, ours: Number.NaN, oursP99: Number.NaN, baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: 'runs', passed: false };
+}

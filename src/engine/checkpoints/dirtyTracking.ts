@@ -1,0 +1,83 @@
+import path from 'node:path';
+import type { Logger } from '../ports';
+import type { SkippedFile } from '../storage/jsonShapes';
+import { DirtyPaths, type DirtyClaim } from './dirtyPaths';
+import { WorkspaceWatcher } from './workspaceWatcher';
+
+/**
+ * The checkpoint service's side of the file watcher: a long-lived process (the backend) starts it,
+ * and every sync of the shadow index then claims the paths that changed. Without it (a CLI call, a
+ * hook) every sync is the full scan, as before.
+ */
+export class DirtyTracking {
+	private current: { paths: DirtyPaths; watcher: WorkspaceWatcher } | undefined;
+	/** How the last sync chose its paths (for logs and the benchmark). */
+	lastClaim: DirtyClaim | undefined;
+
+	constructor(
+		private readonly workspaceRoot: string,
+		private readonly batonDir: string,
+		private readonly log: Logger,
+	) {}
+
+	get watching(): boolean {
+		return this.current?.paths.isWatching ?? false;
+	}
+
+	/** Workspace changes seen so far, once every earlier change has been reported; undefined without a watcher. */
+	async changeCount(): Promise<number | undefined> {
+		const current = this.current;
+		if (!current || !current.paths.isWatching || !(await current.watcher.flush())) {
+			return undefined;
+		}
+		return current.paths.changeCount;
+	}
+
+	/** Starts watching the workspace; resolves once every folder is watched. Returns the stop function. */
+	async start(): Promise<() => void> {
+		this.stop();
+		const paths = new DirtyPaths();
+		const skip = path.relative(this.workspaceRoot, this.batonDir).split(path.sep).join('/');
+		const watcher = new WorkspaceWatcher(this.workspaceRoot, paths, this.log, { skip: skip && !skip.startsWith('..') ? [skip] : [], markerDir: path.join(this.batonDir, 'cache') });
+		const current = { paths, watcher };
+		this.current = current;
+		await watcher.start();
+		return () => {
+			if (this.current === current) {
+				this.stop();
+			}
+		};
+	}
+
+	stop(): void {
+		this.current?.watcher.stop();
+		this.current = undefined;
+	}
+
+	/**
+	 * Runs one sync of the shadow index (the caller holds the shadow's lock) with the paths to look at,
+	 * or undefined for the full scan. A sync that failed or ran out of time gives its paths back.
+	 */
+	async sync<T extends { skipped: SkippedFile[]; degradedReason: string | null }>(forceFull: boolean, run: (paths: string[] | undefined) => Promise<T>): Promise<T> {
+		const current = this.current;
+		let claim: DirtyClaim = { kind: 'full', reason: 'no file watcher in this process' };
+		if (current && (await current.watcher.flush())) {
+			claim = current.paths.claim();
+		}
+		if (forceFull && claim.kind === 'paths') {
+			claim = { kind: 'full', reason: 'the checkpoint excludes changed' };
+		}
+		this.lastClaim = claim;
+		try {
+			const result = await run(claim.kind === 'paths' ? claim.paths : undefined);
+			current?.paths.settle(
+				result.degradedReason === null,
+				result.skipped.map((s) => s.path),
+			);
+			return result;
+		} catch (error) {
+			current?.paths.settle(false);
+			throw error;
+		}
+	}
+}

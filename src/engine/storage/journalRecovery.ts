@@ -1,0 +1,234 @@
+/**
+ * Recovery: turning the snapshot and journal on disk back into a database. Opening a snapshot (checked
+ * against its sum), replaying journal records, setting a torn last record aside, and telling a
+ * legitimately absent journal from a lost one. Shared by the store and `baton doctor`.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { Database, SqlJsStatic } from 'sql.js';
+import { BatonError } from '../errors';
+import type { Clock, Logger } from '../ports';
+import { atomicWriteFile, fsyncDir, preserveCopy, readIfExists, stampName } from './fsUtil';
+import { damagedSumError, verifySnapshot, writeSnapshot } from './snapshotFile';
+import { decodeHeader, encodeHeader, headerSize, scanRecords, type JournalRecord } from './journalFormat';
+
+/** What recovery needs of the store's options: a clock for file names and a log for warnings. */
+export interface RecoveryOptions {
+	clock: Clock;
+	log: Logger;
+}
+
+export interface DiskState {
+	sqlite: Database;
+	seq: number;
+	generation: string;
+	offset: number;
+	replayed: number;
+}
+
+export function newGeneration(): string {
+	return randomBytes(8).toString('hex');
+}
+
+export function applyPragmas(sqlite: Database): void {
+	sqlite.exec('PRAGMA foreign_keys = ON;');
+}
+
+function ensureMetaTable(sqlite: Database): void {
+	sqlite.exec('CREATE TABLE IF NOT EXISTS _baton_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)');
+}
+
+export function writeMeta(sqlite: Database, seq: number, generation: string): void {
+	sqlite.run("INSERT OR REPLACE INTO _baton_meta (key, value) VALUES ('seq', ?), ('generation', ?)", [String(seq), generation]);
+}
+
+function readMeta(sqlite: Database): { seq: number; generation: string | undefined } {
+	const rows = sqlite.exec('SELECT key, value FROM _baton_meta');
+	const map = new Map((rows[0]?.values ?? []).map((r) => [String(r[0]), String(r[1])]));
+	return { seq: Number(map.get('seq') ?? 0), generation: map.get('generation') };
+}
+
+const sqliteMagic = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * Opens snapshot bytes as a database, or throws `corruptDatabase` naming the file. A sidecar that
+ * cannot be read is damage too; only `baton doctor --repair` (which replaces the sidecar) may pass
+ * `damagedSum: 'integrityCheck'` to fall back on SQLite's own check.
+ */
+export function openSnapshot(SQL: SqlJsStatic, bytes: Buffer | undefined, file: string, sumOf: string = file, damagedSum: 'refuse' | 'integrityCheck' = 'refuse'): { sqlite: Database; seq: number; generation: string | undefined } {
+	if (bytes && (bytes.length < 100 || !bytes.subarray(0, 16).equals(sqliteMagic))) {
+		throw new BatonError('corruptDatabase', `${file} is not a SQLite database; run \`baton doctor\``, { file });
+	}
+	let verdict = bytes ? verifySnapshot(sumOf, bytes) : 'verified';
+	if (verdict === 'sumDamaged') {
+		if (damagedSum === 'refuse') {
+			throw damagedSumError(sumOf);
+		}
+		verdict = 'unlisted';
+	}
+	if (verdict === 'mismatch') {
+		throw new BatonError('corruptDatabase', `${file} does not match its recorded checksum (damaged); run \`baton doctor\``, { file });
+	}
+	let sqlite: Database | undefined;
+	try {
+		sqlite = new SQL.Database(bytes);
+		if (verdict === 'unlisted') {
+			// No checksum to trust (a snapshot from elsewhere): let SQLite read every page once.
+			const check = String(sqlite.exec('PRAGMA quick_check')[0]?.values[0]?.[0] ?? '');
+			if (check !== 'ok') {
+				throw new Error(`integrity check: ${check}`);
+			}
+		}
+		applyPragmas(sqlite);
+		ensureMetaTable(sqlite);
+		const meta = readMeta(sqlite);
+		return { sqlite, ...meta };
+	} catch (error) {
+		sqlite?.close();
+		if (BatonError.is(error)) {
+			throw error;
+		}
+		throw new BatonError('corruptDatabase', `${file} cannot be read (${(error as Error).message}); run \`baton doctor\``, { file });
+	}
+}
+
+export function replayRecord(sqlite: Database, record: JournalRecord, file: string): void {
+	sqlite.exec('BEGIN');
+	try {
+		for (const [statement, params] of record.stmts) {
+			sqlite.run(statement, params as never);
+		}
+		sqlite.exec('COMMIT');
+	} catch (error) {
+		sqlite.exec('ROLLBACK');
+		throw new BatonError('replayFailed', `${file}: record ${record.seq} cannot be replayed (${(error as Error).message}); run \`baton doctor\``, {
+			file,
+			seq: record.seq,
+		});
+	}
+}
+
+/**
+ * Snapshot + journal → database, under the lock. Never rewrites a file it could not fully read;
+ * the only repair it makes on its own is setting a torn last record aside.
+ */
+export function loadFromDisk(SQL: SqlJsStatic, dbFile: string, options: RecoveryOptions, locked: boolean): DiskState {
+	const journalFile = `${dbFile}.journal`;
+	const snapshotBytes = readIfExists(dbFile);
+	const snap = openSnapshot(SQL, snapshotBytes, dbFile);
+	const sqlite = snap.sqlite;
+	try {
+		let seq = snap.seq;
+		let replayed = 0;
+		const journal = readIfExists(journalFile);
+		const absence = journalAbsence(snapshotBytes !== undefined, journal, journalFile);
+		if (absence) {
+			throw absence;
+		}
+		if (!journal) {
+			// A fresh workspace. The empty snapshot marks it as created: from then on a journal that
+			// vanishes is damage, not a new start that silently forgets every write. The journal goes
+			// first: a crash in between leaves a journal without snapshot, which the next open completes.
+			const generation = newGeneration();
+			if (locked) {
+				atomicWriteFile(journalFile, encodeHeader(generation));
+				writeMeta(sqlite, 0, generation);
+				writeSnapshot(dbFile, sqlite.export(), false);
+				applyPragmas(sqlite);
+			}
+			return { sqlite, seq, generation, offset: headerSize, replayed };
+		}
+		const header = decodeHeader(journal.subarray(0, headerSize));
+		if (!('generation' in header)) {
+			throw new BatonError('corruptJournal', `${journalFile}: ${header.problem} (damaged); run \`baton doctor\``, { file: journalFile });
+		}
+		const scan = scanRecords(journal.subarray(headerSize), headerSize);
+		if (scan.tail === 'corrupt') {
+			throw new BatonError('corruptJournal', `${journalFile}: ${scan.problem ?? 'damaged'}; run \`baton doctor\``, { file: journalFile });
+		}
+		if (!snapshotBytes && locked) {
+			// A workspace from before the creation snapshot: record its start now (sequence 0 of this
+			// journal's generation) so that losing the journal later is detected.
+			writeMeta(sqlite, 0, header.generation);
+			writeSnapshot(dbFile, sqlite.export(), false);
+			applyPragmas(sqlite);
+		}
+		const continues = !snapshotBytes || header.generation === snap.generation;
+		if (!continues) {
+			// A crash between writing a new snapshot and starting its journal leaves the old journal:
+			// everything in it must already be in the snapshot.
+			const newer = scan.records.find((r) => r.record.seq > snap.seq);
+			if (newer) {
+				throw new BatonError('corruptJournal', `${journalFile} belongs to another snapshot and holds record ${newer.record.seq} that ${dbFile} (at ${snap.seq}) lacks; run \`baton doctor\``, { file: journalFile });
+			}
+			const generation = snap.generation ?? newGeneration();
+			if (locked) {
+				preserveCopy(journalFile, `${journalFile}.prev`);
+				atomicWriteFile(journalFile, encodeHeader(generation));
+				if (scan.tail === 'torn') {
+					options.log.warn(`dropped a torn last record (${journal.length - scan.validEnd} bytes) from ${journalFile}, a journal the snapshot already contains; its bytes are kept in ${journalFile}.prev`);
+				}
+			}
+			return { sqlite, seq, generation, offset: headerSize, replayed };
+		}
+		for (const { record } of scan.records) {
+			if (record.seq <= seq) {
+				continue;
+			}
+			if (record.seq !== seq + 1) {
+				throw new BatonError('corruptJournal', `${journalFile}: record ${record.seq} follows ${seq}; run \`baton doctor\``, { file: journalFile });
+			}
+			replayRecord(sqlite, record, journalFile);
+			seq = record.seq;
+			replayed++;
+		}
+		if (scan.tail === 'torn' && locked) {
+			setTornTailAside(journalFile, journal.subarray(scan.validEnd), scan.validEnd, options);
+		}
+		return { sqlite, seq, generation: header.generation, offset: scan.validEnd, replayed };
+	} catch (error) {
+		sqlite.close();
+		throw error;
+	}
+}
+
+/**
+ * Compaction and repair replace the journal by rename, never delete or empty it, and the creation
+ * snapshot is written before the first journal: once a snapshot exists, a missing or empty journal
+ * means acknowledged writes may be gone. Undefined when the journal's presence is legitimate.
+ */
+export function journalAbsence(snapshotExists: boolean, journal: Buffer | undefined, journalFile: string): BatonError | undefined {
+	if (!snapshotExists || (journal && journal.length > 0)) {
+		return undefined;
+	}
+	const what = journal ? 'is empty' : 'is missing';
+	return new BatonError('corruptJournal', `${journalFile} ${what} (damaged): writes acknowledged after the snapshot may be lost; run \`baton doctor\``, {
+		file: journalFile,
+	});
+}
+
+/** A crash mid-append leaves an unacknowledged partial record: keep its bytes aside, then cut it off. */
+export function setTornTailAside(journalFile: string, tornBytes: Buffer, validEnd: number, options: RecoveryOptions): void {
+	const dir = path.join(path.dirname(journalFile), 'recovered');
+	fs.mkdirSync(dir, { recursive: true });
+	const aside = path.join(dir, `journal-tail-${stampName(options.clock.now())}-${process.pid}.bin`);
+	fs.writeFileSync(aside, tornBytes);
+	fs.truncateSync(journalFile, validEnd);
+	fsyncDir(path.dirname(journalFile));
+	options.log.warn(`dropped a torn last record (${tornBytes.length} bytes) from ${journalFile}; its bytes are kept in ${aside}`);
+}
+
+/** Bytes [from, to) of an open file. */
+export function readRange(fd: number, from: number, to: number): Buffer {
+	const bytes = Buffer.alloc(to - from);
+	let read = 0;
+	while (read < bytes.length) {
+		const n = fs.readSync(fd, bytes, read, bytes.length - read, from + read);
+		if (n === 0) {
+			break;
+		}
+		read += n;
+	}
+	return bytes.subarray(0, read);
+}

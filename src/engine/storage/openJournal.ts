@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import { BatonError } from '../errors';
+import { writeAll } from './fsUtil';
+import { decodeHeader, headerSize } from './journalFormat';
+
+export type JournalHeader = ReturnType<typeof decodeHeader>;
+
+/**
+ * The journal file, kept open between operations and reopened when its inode changes (compaction and
+ * repair replace the file by rename, so an open descriptor would keep reading the old one).
+ */
+export class OpenJournal {
+	private current: { fd: number; ino: number; dev: number; header: JournalHeader } | undefined;
+
+	constructor(readonly file: string) {}
+
+	/** Cheap unlocked check (one stat): was the journal replaced or did it grow past `offset`? */
+	changedSince(offset: number): boolean {
+		try {
+			const st = fs.statSync(this.file);
+			return !this.current || st.ino !== this.current.ino || st.dev !== this.current.dev || st.size !== offset;
+		} catch {
+			return true;
+		}
+	}
+
+	/** Under the lock: the open journal and its current size, reopening it if the file was replaced. */
+	handle(): { fd: number; size: number; header: JournalHeader } | undefined {
+		let st: fs.Stats;
+		try {
+			st = fs.statSync(this.file);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+				return undefined;
+			}
+			throw error;
+		}
+		if (!this.current || st.ino !== this.current.ino || st.dev !== this.current.dev) {
+			this.close();
+			const fd = fs.openSync(this.file, 'r+');
+			const head = Buffer.alloc(headerSize);
+			const read = fs.readSync(fd, head, 0, headerSize, 0);
+			const fst = fs.fstatSync(fd);
+			this.current = { fd, ino: fst.ino, dev: fst.dev, header: decodeHeader(head.subarray(0, read)) };
+			return { fd, size: fst.size, header: this.current.header };
+		}
+		return { fd: this.current.fd, size: st.size, header: this.current.header };
+	}
+
+	/**
+	 * Append + fdatasync at `offset`; on failure cut the journal back so a failed write never surfaces
+	 * later. The fdatasync runs off the event loop: writes arriving meanwhile form the next batch.
+	 */
+	async appendDurablyAsync(buf: Buffer, offset: number): Promise<void> {
+		// The caller caught up under the same lock just before: the open journal is current and ends at
+		// offset (it said so, or it replaced the file and reset both).
+		const fd = this.current?.fd ?? this.handle()?.fd;
+		if (fd === undefined) {
+			throw new BatonError('storageFailure', `${this.file} disappeared underneath the write lock`);
+		}
+		try {
+			writeAll(fd, buf, offset);
+			await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (error) => (error ? reject(error) : resolve())));
+		} catch (error) {
+			fs.ftruncateSync(fd, offset);
+			throw new BatonError('storageFailure', `cannot write ${this.file}: ${(error as Error).message}`);
+		}
+	}
+
+	close(): void {
+		if (this.current) {
+			fs.closeSync(this.current.fd);
+			this.current = undefined;
+		}
+	}
+}

@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import type { DirtyClaim } from '../../../../src/engine/checkpoints/dirtyPaths';
+import { ShadowRepo } from '../../../../src/engine/checkpoints/shadowRepo';
+import { takeSnapshot } from '../../../../src/engine/checkpoints/shadowSnapshot';
+import type { Engine } from '../../../../src/engine/engine';
+import { actor, tempDir } from '../../helpers';
+import { openCheckpointEngine, userGit, write } from './gitFixtures';
+
+/** A small seeded generator: a failing round can be replayed from the seed in the message. */
+function random(seed: number): () => number {
+	let s = seed >>> 0 || 1;
+	return () => {
+		s ^= s << 13;
+		s ^= s >>> 17;
+		s ^= s << 5;
+		return (s >>> 0) / 2 ** 32;
+	};
+}
+
+/** Every file (not folder) under root, relative, outside .git and .baton. */
+function files(root: string, rel = ''): string[] {
+	const out: string[] = [];
+	for (const entry of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+		const child = rel ? `${rel}/${entry.name}` : entry.name;
+		if (entry.name === '.git' || child === '.baton' || entry.name === '.gitignore') continue;
+		if (entry.isDirectory()) out.push(...files(root, child));
+		else out.push(child);
+	}
+	return out;
+}
+
+function dirs(root: string, rel = ''): string[] {
+	const out: string[] = [];
+	for (const entry of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+		const child = rel ? `${rel}/${entry.name}` : entry.name;
+		if (entry.isDirectory() && entry.name !== '.git' && child !== '.baton' && !child.startsWith('vendor')) {
+			out.push(child, ...dirs(root, child));
+		}
+	}
+	return out;
+}
+
+/** The tree a full scan of the workspace gives, in a shadow of its own outside the workspace. */
+async function fullScanTree(t: TestContext, engine: Engine, root: string, batonDir: string): Promise<string> {
+	void t;
+	const shadow = new ShadowRepo(root, batonDir);
+	return shadow.withLock(
+		async () => (await takeSnapshot(shadow, { excludes: engine.config.checkpoints.excludes, maxFileSize: engine.config.checkpoints.maxFileSize, budgetMs: 60_000, message: 'reference', parentCommit: null, refId: null, dateMs: 0 })).tree,
+	);
+}
+
+async function watched(t: TestContext) {
+	const opened = await openCheckpointEngine(t);
+	for (let i = 0; i < 60; i++) {
+		write(opened.root, `src/mod${i % 6}/file${i}.ts`, `export const v${i} = ${i};\n`);
+	}
+	const stop = await opened.engine.checkpoints.dirty.start();
+	t.after(stop);
+	const reference = tempDir(t, 'baton-reference-');
+	return { ...opened, reference };
+}
+
+/** How the last sync chose its paths (a call, so that assertions do not narrow it for the next one). */
+const claimOf = (engine: Engine): DirtyClaim | undefined => engine.checkpoints.dirty.lastClaim;
+
+type Op = (root: string, next: () => number, n: number) => void;
+const pick = <T>(items: readonly T[], next: () => number): T | undefined => items[Math.floor(next() * items.length)];
+const ops: Record<string, Op> = {
+	edit: (root, next, n) => {
+		const f = pick(
+			files(root).filter((p) => !fs.lstatSync(path.join(root, p)).isSymbolicLink()),
+			next,
+		);
+		if (f) fs.appendFileSync(path.join(root, f), `// edit ${n}\n`);
+	},
+	create: (root, next, n) => write(root, `${pick(dirs(root), next) ?? 'src'}/new${n}.ts`, `new ${n}\n`),
+	createFolder: (root, _next, n) => {
+		write(root, `fresh${n}/deep/a.ts`, 'a\n');
+		write(root, `fresh${n}/b.ts`, 'b\n');
+	},
+	remove: (root, next) => {
+		const f = pick(files(root), next);
+		if (f) fs.rmSync(path.join(root, f));
+	},
+	renameFile: (root, next, n) => {
+		const f = pick(files(root), next);
+		const d = pick(dirs(root), next);
+		if (f && d) fs.renameSync(path.join(root, f), path.join(root, d, `moved${n}-${path.basename(f)}`));
+	},
+	renameFolder: (root, next, n) => {
+		const d = pick(dirs(root), next);
+		if (d && !d.includes('/')) fs.renameSync(path.join(root, d), path.join(root, `${d}-r${n}`));
+	},
+	removeFolder: (root, next) => {
+		const d = pick(dirs(root), next);
+		if (d) fs.rmSync(path.join(root, d), { recursive: true });
+	},
+	chmod: (root, next) => {
+		const f = pick(
+			files(root).filter((p) => !fs.lstatSync(path.join(root, p)).isSymbolicLink()),
+			next,
+		);
+		if (f) fs.chmodSync(path.join(root, f), fs.statSync(path.join(root, f)).mode & 0o100 ? 0o644 : 0o755);
+	},
+	ignored: (root, _next, n) => {
+		write(root, `logs/run${n}.log`, 'ignored\n');
+		write(root, `src/scratch${n}.tmp`, 'ignored\n');
+	},
+	symlink: (root, next, n) => {
+		const f = pick(files(root), next);
+		if (f) fs.symlinkSync(path.basename(f), path.join(root, path.dirname(f), `link${n}`));
+	},
+	nested: (root, _next, n) => write(root, `vendor/lib/nested${n}.c`, `int n${n};\n`),
+	transient: (root, _next, n) => {
+		write(root, `src/blink${n}.ts`, 'gone soon\n');
+		fs.rmSync(path.join(root, `src/blink${n}.ts`));
+	},
+	sameContent: (root, next) => {
+		const f = pick(
+			files(root).filter((p) => !fs.lstatSync(path.join(root, p)).isSymbolicLink()),
+			next,
+		);
+		if (f) fs.writeFileSync(path.join(root, f), fs.readFileSync(path.join(root, f)));
+	},
+};
+
+void describe('checkpoints from the watcher’s dirty paths', () => {
+	void it('give the same tree as the full scan after random edits, creates, deletes and renames', { timeout: 300_000 }, async (t) => {
+		const seed = Number(process.env['BATON_DIRTY_SEED'] ?? Date.now() % 100_000);
+		const next = random(seed);
+		const { engine, root, reference } = await watched(t);
+		const first = await engine.checkpoints.create({ actor, sessionId: null });
+		assert.equal(claimOf(engine)?.kind, 'full', 'the first snapshot after the watcher started scans everything');
+		assert.equal(first.treeSha, await fullScanTree(t, engine, root, reference));
+		const names = Object.keys(ops);
+		let n = 0;
+		let usedPaths = 0;
+		for (let round = 0; round < 20; round++) {
+			const done: string[] = [];
+			for (let k = 1 + Math.floor(next() * 5); k > 0; k--) {
+				const name = pick(names, next) as string;
+				(ops[name] as Op)(root, next, n++);
+				done.push(name);
+			}
+			const cp = await engine.checkpoints.create({ actor, sessionId: null });
+			const claim = claimOf(engine);
+			usedPaths += claim?.kind === 'paths' ? 1 : 0;
+			assert.equal(claim?.kind, 'paths', `seed ${seed} round ${round}: ${claim?.kind === 'full' ? claim.reason : ''}`);
+			assert.equal(cp.treeSha, await fullScanTree(t, engine, root, reference), `seed ${seed} round ${round} (${done.join(', ')}): the dirty-path tree differs from the full scan`);
+		}
+		assert.equal(usedPaths, 20);
+	});
+
+	void it('look only at what changed, and fall back to the full scan when the set cannot be trusted', { timeout: 120_000 }, async (t) => {
+		const { engine, root, reference } = await watched(t);
+		await engine.checkpoints.create({ actor, sessionId: null });
+		fs.appendFileSync(path.join(root, 'src/mod1/file1.ts'), '// one change\n');
+		await engine.checkpoints.create({ actor, sessionId: null });
+		assert.deepEqual(claimOf(engine), { kind: 'paths', paths: ['src/mod1/file1.ts'] });
+
+		// A .gitignore change changes what unchanged files mean: full scan, and the file it un-ignores is in.
+		write(root, 'logs/kept.log', 'was ignored\n');
+		write(root, '.gitignore', '*.tmp\n');
+		const afterIgnore = await engine.checkpoints.create({ actor, sessionId: null });
+		assert.equal(claimOf(engine)?.kind, 'full');
+		assert.equal(afterIgnore.treeSha, await fullScanTree(t, engine, root, reference));
+
+		// Nothing changed: an empty claim.
+		await engine.checkpoints.prepare();
+		assert.deepEqual(claimOf(engine), { kind: 'paths', paths: [] });
+
+		// Stopped watcher: full scans again.
+		engine.checkpoints.dirty.stop();
+		fs.appendFileSync(path.join(root, 'src/mod2/file2.ts'), '// unseen by a watcher\n');
+		const unwatched = await engine.checkpoints.create({ actor, sessionId: null });
+		assert.equal(claimOf(engine)?.kind, 'full');
+		assert.equal(unwatched.treeSha, await fullScanTree(t, engine, root, reference));
+	});
+
+	void it('notices a burst that overflows the kernel’s event queue and scans everything', { timeout: 300_000 }, async (t) => {
+		const { engine, root, reference } = await watched(t);
+		await engine.checkpoints.create({ actor, sessionId: null });
+		const limit = Number(fs.readFileSync('/proc/sys/fs/inotify/max_queued_events', 'utf8'));
+		// Written while the event loop is blocked: the queue fills and the kernel drops the rest. Two
+		// files in turn, so that the kernel cannot merge consecutive events into one.
+		for (let i = 0; i < limit + 100; i++) {
+			fs.appendFileSync(path.join(root, `src/mod0/file${i % 2 ? 0 : 6}.ts`), `// ${i}\n`);
+		}
+		const cp = await engine.checkpoints.create({ actor, sessionId: null });
+		assert.equal(claimOf(engine)?.kind, 'full');
+		assert.equal(cp.treeSha, await fullScanTree(t, engine, root, reference));
+		userGit(root, 'status', '--short');
+	});
+});

@@ -7,6 +7,7 @@
  * hook breaks the agent (Claude reads exit code 2 as "block", Cline blocks on any non-zero exit).
  * `runHookCli` is that whole path; main.ts dispatches `hook` to it before its own option parsing.
  */
+import { maxPayloadBytes, readStdin } from './hookStdin';
 import { silentLogger, stderrLogger } from '../engine/ports';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,9 +47,6 @@ export interface HookIo {
 
 const hookUsage = 'baton hook [EVENT] [--agent claude|copilot|cline] [--workspace DIR]   (hook payload on stdin)';
 const hookSummary = 'handle one agent hook (Claude Code, Copilot, Cline); always exits 0';
-
-/** Payloads above this are not hook payloads Baton needs (a huge tool response): refused, logged. */
-const maxPayloadBytes = 32 * 1024 * 1024;
 
 /**
  * `baton hook [EVENT] [--agent claude|copilot|cline] [--workspace DIR]`, payload on stdin. Always
@@ -253,44 +251,6 @@ function payloadCwd(raw: unknown): string | null {
 		return cwd && path.isAbsolute(cwd) ? cwd : null;
 	}
 	return null;
-}
-
-/**
- * All of stdin as text; nothing when it is a terminal (a person typed `baton hook`). Agents close
- * stdin after the payload; one that does not gets what arrived within `timeoutMs`, so the hook still
- * answers before the agent's own timeout.
- */
-function readStdin(stdin: NodeJS.ReadableStream & { isTTY?: boolean; destroy?: () => void }, timeoutMs = 10_000): Promise<string> {
-	if (stdin.isTTY) {
-		return Promise.resolve('');
-	}
-	return new Promise((resolve) => {
-		const chunks: Buffer[] = [];
-		let size = 0;
-		let done = false;
-		const finish = (stop: boolean): void => {
-			if (done) {
-				return;
-			}
-			done = true;
-			clearTimeout(timer);
-			if (stop) {
-				stdin.destroy?.();
-			}
-			resolve(Buffer.concat(chunks).toString('utf8'));
-		};
-		const timer = setTimeout(() => finish(true), timeoutMs);
-		stdin.on('data', (chunk: Buffer | string) => {
-			const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
-			size += bytes.length;
-			chunks.push(bytes);
-			if (size > maxPayloadBytes) {
-				finish(true);
-			}
-		});
-		stdin.once('end', () => finish(false));
-		stdin.once('error', () => finish(false));
-	});
 }
 
 function transcriptLine(t: TranscriptInfo): string {

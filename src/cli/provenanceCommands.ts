@@ -91,7 +91,7 @@ export const provenanceCommands: Command[] = [
 	{
 		path: ['provenance', 'rewritten'],
 		usage: 'baton provenance rewritten [amend|rebase] --pairs-file FILE [--json]',
-		summary: "record git's post-rewrite pairs (\"old new\" lines) so attribution follows amended and rebased commits exactly",
+		summary: 'record git\'s post-rewrite pairs ("old new" lines) so attribution follows amended and rebased commits exactly',
 		options: { 'pairs-file': { type: 'string' } },
 		positionals: [0, 1],
 		async run(ctx) {

@@ -116,7 +116,18 @@ function parseAttribution(commit: string, body: Record<string, unknown>): Commit
 			if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1 || end < start || (origin !== 'agent' && origin !== 'human' && origin !== 'unknown')) {
 				continue;
 			}
-			ranges.push({ start, end, origin, session: str(r['session']), agent: str(r['agent']), model: str(r['model']), turn: str(r['turn']), prompt: str(r['prompt']), step: Number.isInteger(r['step']) ? (r['step'] as number) : null, recovered: r['recovered'] === true });
+			ranges.push({
+				start,
+				end,
+				origin,
+				session: str(r['session']),
+				agent: str(r['agent']),
+				model: str(r['model']),
+				turn: str(r['turn']),
+				prompt: str(r['prompt']),
+				step: Number.isInteger(r['step']) ? (r['step'] as number) : null,
+				recovered: r['recovered'] === true,
+			});
 		}
 		files.push({ path: file['path'], blob: typeof file['blob'] === 'string' ? file['blob'] : '', ranges });
 	}

@@ -46,7 +46,10 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitInf
 	}
 	const cutoffMs = (info.committerTime + 1) * 1000;
 	const steps = inputs.steps.filter((s) => s.startedAtMs < cutoffMs);
-	const contents = await catBatch(git.run, files.map((f) => `${info.commit}:${f.repoPath}`));
+	const contents = await catBatch(
+		git.run,
+		files.map((f) => `${info.commit}:${f.repoPath}`),
+	);
 	// Every captured version of every file in one read: a 100-file commit costs one git call, not 100.
 	const wanted = new Set(files.map((f) => f.path));
 	await inputs.blobs.prefetch(steps.flatMap((s) => [...s.paths].filter((p) => wanted.has(p)).flatMap((p) => [`${s.treeBefore}:${p}`, `${s.treeAfter}:${p}`])));

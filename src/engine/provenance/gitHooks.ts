@@ -13,11 +13,6 @@ export interface ProvenanceHookLines {
 export function provenanceGitHooks(baton = 'baton'): ProvenanceHookLines {
 	return {
 		'post-commit': [`${baton} provenance commit HEAD --new-only >/dev/null 2>&1 || true`],
-		'post-rewrite': [
-			'baton_pairs="$(mktemp)" || exit 0',
-			'cat > "$baton_pairs"',
-			`${baton} provenance rewritten "$1" --pairs-file "$baton_pairs" >/dev/null 2>&1 || true`,
-			'rm -f "$baton_pairs"',
-		],
+		'post-rewrite': ['baton_pairs="$(mktemp)" || exit 0', 'cat > "$baton_pairs"', `${baton} provenance rewritten "$1" --pairs-file "$baton_pairs" >/dev/null 2>&1 || true`, 'rm -f "$baton_pairs"'],
 	};
 }

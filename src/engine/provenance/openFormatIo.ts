@@ -82,8 +82,14 @@ export async function importOpenFormat(service: ProvenanceService, format: OpenF
 		} catch {
 			// No refs/notes/ai here: nothing to import.
 		}
-		const pairs = list.split('\n').map((l) => l.trim().split(/\s+/)).filter((p): p is [string, string] => p.length === 2);
-		const notes = await catBatch(service.git.run, pairs.map(([note]) => note));
+		const pairs = list
+			.split('\n')
+			.map((l) => l.trim().split(/\s+/))
+			.filter((p): p is [string, string] => p.length === 2);
+		const notes = await catBatch(
+			service.git.run,
+			pairs.map(([note]) => note),
+		);
 		pairs.forEach(([, commit], i) => {
 			const note = notes[i];
 			if (note) {

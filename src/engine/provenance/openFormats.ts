@@ -158,7 +158,10 @@ export function fromGitAiLog(commit: string, text: string, where: string): Impor
 		if (!entry) {
 			warnings.push(`${where}: ${id} is not described in the log's sessions; its lines are ${origin.origin}`);
 		}
-		for (const part of match[2]!.split(',').map((p) => p.trim()).filter(Boolean)) {
+		for (const part of match[2]!
+			.split(',')
+			.map((p) => p.trim())
+			.filter(Boolean)) {
 			const [a, b] = part.split('-').map(Number);
 			const start = a!;
 			const end = b ?? a!;

@@ -115,12 +115,7 @@ export class ProvenanceService {
 		const known = new Set([...steps.flatMap((s) => [...s.paths]), ...[...attributions.values()].flatMap((a) => a.files.map((f) => f.path))]);
 		const pending = candidates.filter((c) => !attributions.has(c.commit) && (rewriteSubjects.includes(c.commit) || c.paths.some((p) => known.has(p))));
 		// git lists newest first; oldest first lets commits made in the same second keep their order.
-		return this.attribute(
-			pending.map((c) => c.commit).reverse(),
-			{},
-			steps,
-			attributions,
-		);
+		return this.attribute(pending.map((c) => c.commit).reverse(), {}, steps, attributions);
 	}
 
 	/**

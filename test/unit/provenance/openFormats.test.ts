@@ -77,7 +77,7 @@ test('line matching is a longest common subsequence (checked against dynamic pro
 		return dp[0]![0]!;
 	};
 	let seed = 7;
-	const random = (): number => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+	const random = (): number => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 	for (let round = 0; round < 2000; round++) {
 		const make = (): string[] => Array.from({ length: Math.floor(random() * 14) }, () => 'abcd'[Math.floor(random() * 4)]!);
 		const a = make();

@@ -19,6 +19,7 @@ export const CommandIds = {
 	refresh: 'baton.sessions.refresh',
 	showLog: 'baton.showLog',
 	sessionActions: 'baton.statusBar.actions',
+	replaySession: 'baton.replaySession',
 	syncNow: 'baton.sync.now',
 	syncActions: 'baton.sync.actions',
 	createCheckpoint: 'baton.checkpoint.create',

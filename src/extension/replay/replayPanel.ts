@@ -9,9 +9,10 @@ import * as vscode from 'vscode';
 import { timelineGet, timelineRevert, timelineStep, type StepDetailDto, type TimelineDto } from '../../protocol/timelineRpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { command, pickSession, sessionIdOf } from '../commands/commandSupport';
+import { CommandIds } from '../ids';
 import { openStepDiff } from './timelineDocuments';
 
-export const replayCommandId = 'baton.replaySession';
+export const replayCommandId = CommandIds.replaySession;
 export const replayViewType = 'baton.replay';
 
 type FromPage = { type: 'ready' } | { type: 'select'; id: string } | { type: 'openDiff'; id: string; path?: string } | { type: 'revert'; id: string } | { type: 'painted'; ms: number; entries: number };
@@ -159,7 +160,7 @@ export class ReplayPanel implements vscode.Disposable {
 
 export function registerReplayCommand(workspace: BatonWorkspace, panel: ReplayPanel): vscode.Disposable {
 	return command(
-		replayCommandId,
+		CommandIds.replaySession,
 		// (session) from the tree or palette; (session, step) from a line's provenance hover.
 		async (arg?: unknown, step?: unknown) => {
 			const id = sessionIdOf(arg) ?? (await pickSession(workspace, ['active', 'suspended', 'ended', 'orphaned'], 'Replay which session?', 'No sessions yet.'))?.id;

@@ -63,7 +63,9 @@ function runHere(stdinText?: string, requestId?: string): void {
 
 /** The workspace whose daemon should run this command, or undefined to run it here. */
 function daemonWorkspace(): string | undefined {
-	if (process.env['BATON_NO_DAEMON'] === '1' || argv.includes('--no-daemon') || argv.length === 0 || inProcessOnly.has(argv[0] ?? '')) {
+	// Opt-in (BATON_DAEMON=1) for the CLI and hooks while one editor suite still sees a CLI-written
+	// notification delivered late through the shared process (docs/daemon.md, "Status").
+	if (process.env['BATON_DAEMON'] !== '1' || process.env['BATON_NO_DAEMON'] === '1' || argv.includes('--no-daemon') || argv.length === 0 || inProcessOnly.has(argv[0] ?? '')) {
 		return undefined;
 	}
 	const at = argv.findIndex((a) => a === '--workspace' || a.startsWith('--workspace='));

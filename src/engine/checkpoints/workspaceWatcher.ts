@@ -22,6 +22,12 @@ export interface WatcherOptions {
 
 export class WorkspaceWatcher {
 	private readonly watchers = new Map<string, fs.FSWatcher>();
+	/**
+	 * The folder each watch was attached to, by inode: an inotify watch follows its folder when it is
+	 * renamed, so a watch kept under the old path would report the moved folder and miss a new one
+	 * created at that path.
+	 */
+	private readonly inodes = new Map<string, number>();
 	private stopped = false;
 	private burst = 0;
 	private burstReset: NodeJS.Immediate | undefined;
@@ -141,6 +147,11 @@ export class WorkspaceWatcher {
 			return false;
 		}
 		this.watchers.set(dir, watcher);
+		try {
+			this.inodes.set(dir, fs.lstatSync(path.join(this.root, dir)).ino);
+		} catch {
+			this.inodes.delete(dir);
+		}
 		return true;
 	}
 
@@ -179,12 +190,17 @@ export class WorkspaceWatcher {
 			return;
 		}
 		this.dirty.mark(rel);
-		let isDir: boolean;
+		let stat: fs.Stats;
 		try {
-			isDir = fs.lstatSync(path.join(this.root, rel)).isDirectory();
+			stat = fs.lstatSync(path.join(this.root, rel));
 		} catch {
 			this.unwatch(rel);
 			return;
+		}
+		const isDir = stat.isDirectory();
+		if (this.watchers.has(rel) && (!isDir || this.inodes.get(rel) !== stat.ino)) {
+			// The path names another folder (or no folder) than the one watched: that one was renamed away.
+			this.unwatch(rel);
 		}
 		if (isDir && !this.watchers.has(rel)) {
 			// Watch the new folder, then mark it again: anything created in it before the watch is covered.
@@ -198,6 +214,7 @@ export class WorkspaceWatcher {
 			if (dir === rel || dir.startsWith(`${rel}/`)) {
 				watcher.close();
 				this.watchers.delete(dir);
+				this.inodes.delete(dir);
 			}
 		}
 	}

@@ -106,7 +106,10 @@ export class ServerClient extends Disposable {
 	private async spawn(): Promise<MessageConnection> {
 		this.setState(this.crashes.length > 0 ? 'restarting' : 'starting');
 		// A read-only (untrusted) window never shares: the daemon writes, and this window must not.
-		const shared = this.options.readOnly ? undefined : await connectDaemon(this.options.workspaceRoot, daemonBudgetMs).catch(() => undefined);
+		// Sharing is opt-in (BATON_DAEMON=1) for now: a window that joins another's backend delivers
+		// notifications with that window's secrets, and the editor suite caught a delivery that never came.
+		const sharing = !this.options.readOnly && process.env['BATON_DAEMON'] === '1';
+		const shared = sharing ? await connectDaemon(this.options.workspaceRoot, daemonBudgetMs).catch(() => undefined) : undefined;
 		if (shared) {
 			return this.attach(shared);
 		}
@@ -114,7 +117,7 @@ export class ServerClient extends Disposable {
 		if (this.options.readOnly) {
 			args.push('--read-only');
 		} else {
-			args.push('--checkpoint-timer', '--host-env', JSON.stringify(this.options.hostEnvironment), '--serve-daemon', '--baton-version', version);
+			args.push('--checkpoint-timer', '--host-env', JSON.stringify(this.options.hostEnvironment), ...(sharing ? ['--serve-daemon'] : []), '--baton-version', version);
 		}
 		const child = fork(this.options.serverPath, args, {
 			stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

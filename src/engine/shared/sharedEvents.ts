@@ -64,10 +64,26 @@ export function toWire(event: SharedEvent): WireEvent {
  * the rest are merged.
  */
 export function mergeSharedEvents(db: BatonDb, events: readonly WireEvent[], source: string, nowMs: number): { added: string[]; refused: { id: string; reason: string }[] } {
-	const added: string[] = [];
+	const { fresh, refused } = newSharedEvents(db, events);
+	const rows: SharedEvent[] = fresh.map((event) => ({ ...event, source, receivedAt: isoTime(nowMs) }));
+	// Many rows per statement: a pull of thousands of events must not prepare one statement each.
+	for (let i = 0; i < rows.length; i += 200) {
+		db.insert(sharedEvents)
+			.values(rows.slice(i, i + 200))
+			.run();
+	}
+	return { added: fresh.map((e) => e.id), refused };
+}
+
+/**
+ * The one merge rule, for every way of inserting: the events not yet held (each once), and the ones
+ * refused with the reason — a malformed id, a machine suffix that is not its machine, or a missing
+ * kind, subject, actor, time or object body.
+ */
+export function newSharedEvents(db: BatonDb, events: readonly WireEvent[]): { fresh: WireEvent[]; refused: { id: string; reason: string }[] } {
+	const fresh: WireEvent[] = [];
 	const refused: { id: string; reason: string }[] = [];
 	const known = new Set<string>();
-	const rows: SharedEvent[] = [];
 	const ids = events.map((e) => e.id);
 	for (let i = 0; i < ids.length; i += 500) {
 		for (const row of db
@@ -87,20 +103,17 @@ export function mergeSharedEvents(db: BatonDb, events: readonly WireEvent[], sou
 			refused.push({ id: event.id, reason: `the id's machine suffix is not its machine ${JSON.stringify(event.machine)}` });
 			continue;
 		}
+		if (typeof event.kind !== 'string' || typeof event.subject !== 'string' || typeof event.actor !== 'string' || typeof event.at !== 'string' || !event.body || typeof event.body !== 'object') {
+			refused.push({ id: event.id, reason: 'an event needs kind, subject, actor, at and an object body' });
+			continue;
+		}
 		if (known.has(event.id)) {
 			continue;
 		}
 		known.add(event.id);
-		rows.push({ ...event, source, receivedAt: isoTime(nowMs) });
-		added.push(event.id);
+		fresh.push(event);
 	}
-	// Many rows per statement: a pull of thousands of events must not prepare one statement each.
-	for (let i = 0; i < rows.length; i += 200) {
-		db.insert(sharedEvents)
-			.values(rows.slice(i, i + 200))
-			.run();
-	}
-	return { added, refused };
+	return { fresh, refused };
 }
 
 /** Events of `kind` about `subject`, in the shared order (by id). */

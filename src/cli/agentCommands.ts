@@ -20,6 +20,7 @@ import { parseAgentName } from '../engine/agentKinds';
 import type { HookEvent } from '../engine/hookEvent';
 import { HookLog, hookLogFile } from '../engine/hooks/hookLog';
 import { assignCopilotRun } from '../engine/hooks/copilotRuns';
+import { claimHookEvent } from '../engine/hooks/hookClaims';
 import { clineCarryOn } from '../engine/hooks/hookResponses';
 import { normaliseHookPayload } from '../engine/hooks/normaliseHookPayload';
 import { aliasLinker, runHook, type HookOptions } from '../engine/hooks/runHook';
@@ -128,6 +129,10 @@ async function hookAnswer(input: HookInput): Promise<string> {
 			return '';
 		}
 		if (isNoOp(payloadEvent)) {
+			return '';
+		}
+		if (claimHookEvent(root, payloadEvent, raw) === 'duplicate') {
+			log.info(`${payloadEvent.agent} ${payloadEvent.eventName} ${payloadEvent.agentSessionId || '(no session id)'}: already handled by another hook process (the host runs Baton's hook from more than one file)`);
 			return '';
 		}
 		// Copilot CLI sends no session id: its run is found from the sessionStart/sessionEnd bracketing.

@@ -160,10 +160,10 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 			}
 			if (dialect === 'copilot') {
 				// Another prompt in the same chat after its Stop: the work goes on in the same session.
-				quiet(w.hook('copilot', 'user-prompt-submit'), 'prompt after stop');
+				quiet(w.hook('copilot', 'user-prompt-submit', { timestamp: '2026-03-01T09:30:00.000Z' }), 'prompt after stop');
 				const [again] = sessions(w);
 				assert.deepEqual([again.id, again.status, again.resumeCount], [session.id, 'active', 1]);
-				quiet(w.hook('copilot', 'stop'), 'second stop');
+				quiet(w.hook('copilot', 'stop', { timestamp: '2026-03-01T09:31:00.000Z' }), 'second stop');
 				assert.equal(sessions(w)[0].status, 'ended');
 				assert.match(w.baton(['session', 'show', session.id, '--json']).json?.['handoff'].note, /^Copilot session ended \(stop\)/, 'the first handoff stays (write-once)');
 			}
@@ -330,7 +330,8 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 		assert.equal(created.code, 0, created.stdout + created.stderr);
 		const checkpoint = created.json?.['checkpoint'];
 		assert.equal(checkpoint.approvalStatus, 'pending');
-		const ask = quiet(w.hook('claude', 'pre-tool-use'), 'edit while pending');
+		// Each call is a new tool call (its own tool_use_id): a repeated id is one call run from two hook files.
+		const ask = quiet(w.hook('claude', 'pre-tool-use', { tool_use_id: 'toolu_pending_1' }), 'edit while pending');
 		assert.equal(ask?.['hookSpecificOutput'].hookEventName, 'PreToolUse');
 		assert.equal(ask?.['hookSpecificOutput'].permissionDecision, 'ask');
 		assert.match(ask?.['hookSpecificOutput'].permissionDecisionReason, new RegExp(`checkpoint ${checkpoint.id} .*cost \\$9\\.00`));
@@ -338,11 +339,11 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 		assert.equal(quiet(w.hook('claude', 'pre-tool-use', { tool_name: 'Read', tool_input: { file_path: 'x' } }), 'read while pending'), undefined);
 		assert.deepEqual(quiet(w.hook('cline', 'pre-tool-use'), 'another session'), { cancel: false }, 'only the session whose checkpoint waits');
 		const clineCheckpoint = w.baton(['checkpoint', 'create', '--session', cline.id, '--errors', '5', '--json']).json?.['checkpoint'];
-		const blocked = quiet(w.hook('cline', 'pre-tool-use'), 'cline while pending');
+		const blocked = quiet(w.hook('cline', 'pre-tool-use', { timestamp: '1772355700000' }), 'cline while pending');
 		assert.equal(blocked?.['cancel'], true);
 		assert.match(blocked?.['errorMessage'], new RegExp(clineCheckpoint.id));
 		assert.equal(w.baton(['checkpoint', 'approve', checkpoint.id]).code, 0);
-		assert.equal(quiet(w.hook('claude', 'pre-tool-use'), 'approved'), undefined);
+		assert.equal(quiet(w.hook('claude', 'pre-tool-use', { tool_use_id: 'toolu_pending_2' }), 'approved'), undefined);
 		// Checkpoints are in use now: a compaction takes its `compact` checkpoint.
 		quiet(w.hook('claude', 'pre-compact'), 'pre-compact');
 		const triggers = (w.baton(['checkpoint', 'list', '--session', claude.id, '--json']).json?.['checkpoints'] as any[]).map((c) => c.trigger);

@@ -1,0 +1,86 @@
+/**
+ * One agent event, one effect. VS Code's agent hooks load every `*.json` in `.github/hooks/` (Copilot
+ * CLI files included, their events renamed) and Claude Code's `.claude/settings.json` as well, so a
+ * workspace connected for Claude Code and for Copilot runs Baton's hook up to three times for one
+ * event, with one payload. The first process to claim the event handles it; the others answer
+ * nothing (a second answer would inject the briefing twice).
+ *
+ * An event is claimed only when the payload names it: a tool call by its `tool_use_id`, anything
+ * else by its `timestamp`. Claude Code's own prompt payloads carry neither, and a person who types
+ * "continue" twice sends two identical payloads that are two events.
+ *
+ * Claims are empty files created with O_EXCL in a folder per ten minutes (`.baton/hook-claims/`);
+ * the first claim of a folder removes the folders before the previous one. Anything that goes wrong
+ * here lets the call through: an event recorded twice is better than an event lost.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { HookEvent } from '../hookEvent';
+import { batonDir } from '../workspace';
+
+export type Claim = 'first' | 'duplicate' | 'unnamed';
+
+const windowMs = 10 * 60_000;
+
+/** The name of one event, or undefined when the payload does not name it. */
+export function eventKey(event: HookEvent, raw: unknown): string | undefined {
+	const payload = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
+	const toolUseId = typeof payload['tool_use_id'] === 'string' ? payload['tool_use_id'] : undefined;
+	const hasTimestamp = typeof payload['timestamp'] === 'string' || typeof payload['timestamp'] === 'number';
+	let name: string;
+	if (toolUseId && (event.kind === 'preToolUse' || event.kind === 'postToolUse')) {
+		// Pre and post of one call share the id; the kind tells them apart.
+		name = JSON.stringify([event.agent, event.agentSessionId, event.kind, toolUseId]);
+	} else if (hasTimestamp) {
+		name = JSON.stringify([event.kind, stableJson(payload)]);
+	} else {
+		return undefined;
+	}
+	return createHash('sha256').update(name).digest('hex').slice(0, 40);
+}
+
+/** Claims `event` for this process. */
+export function claimHookEvent(workspaceRoot: string, event: HookEvent, raw: unknown, nowMs = Date.now()): Claim {
+	const key = eventKey(event, raw);
+	if (!key) {
+		return 'unnamed';
+	}
+	const root = path.join(batonDir(workspaceRoot), 'hook-claims');
+	const bucket = Math.floor(nowMs / windowMs);
+	try {
+		if (fs.existsSync(path.join(root, String(bucket - 1), key))) {
+			return 'duplicate';
+		}
+		const folder = path.join(root, String(bucket));
+		if (!fs.existsSync(folder)) {
+			fs.mkdirSync(folder, { recursive: true });
+			prune(root, bucket);
+		}
+		fs.closeSync(fs.openSync(path.join(folder, key), fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, 0o600));
+		return 'first';
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'duplicate' : 'first';
+	}
+}
+
+function prune(root: string, bucket: number): void {
+	for (const name of fs.readdirSync(root)) {
+		const n = Number(name);
+		if (!Number.isInteger(n) || n < bucket - 1) {
+			fs.rmSync(path.join(root, name), { recursive: true, force: true });
+		}
+	}
+}
+
+/** JSON with object keys sorted, so two serialisations of one payload name one event. */
+function stableJson(value: unknown): string {
+	if (Array.isArray(value)) {
+		return `[${value.map(stableJson).join(',')}]`;
+	}
+	if (value && typeof value === 'object') {
+		const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+		return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${stableJson(v)}`).join(',')}}`;
+	}
+	return JSON.stringify(value) ?? 'null';
+}

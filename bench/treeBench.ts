@@ -10,6 +10,7 @@ import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vsc
 import { Engine } from '../src/engine/engine';
 import { silentLogger } from '../src/engine/ports';
 import { sessionOverview } from '../src/protocol/rpc';
+import { seedSessionChains } from '../scripts/seedSessions';
 import { median, percentile, type BenchRow } from './stats';
 
 export async function benchTree(sessionCount: number, repeats: number): Promise<BenchRow[]> {
@@ -19,41 +20,8 @@ export async function benchTree(sessionCount: number, repeats: number): Promise<
 		throw new Error('dist/server.js is missing: run `npm run build` first');
 	}
 	try {
-		const engine = await Engine.open({ workspaceRoot: root, log: silentLogger, create: true, git: { read: async () => null } });
-		const store = engine.store;
-		await store.write(() => {
-			const scopes = 250;
-			const last = new Map<number, string>();
-			for (let i = 0; i < sessionCount; i++) {
-				const scope = i % scopes;
-				const id = `ses_${String(20200101000000 + i)}_${(i % 0xffffff).toString(16).padStart(6, '0')}`;
-				const at = new Date(1_700_000_000_000 + i * 60_000).toISOString();
-				const status = i >= sessionCount - scopes ? 'active' : 'ended';
-				store.execCaptured(
-					`INSERT INTO sessions (id, name, status, scope_json, scope_key, previous_session_id, stats_json, resume_count, started_at, last_activity, ended_at, updated_at)
-					 VALUES (?, ?, ?, ?, ?, ?, ?, 0, ?, ?, ?, ?)`,
-					[
-						id,
-						`Session ${i} on scope ${scope}`,
-						status,
-						JSON.stringify({ type: 'custom', rootTaskId: `S${scope}` }),
-						`custom:S${scope}`,
-						last.get(scope) ?? null,
-						JSON.stringify({ tasksCompleted: 1, tasksCreated: 2, focusChanges: 1, suspendCount: 0, resumeCount: 0, decisionsRecorded: 1 }),
-						at,
-						at,
-						status === 'ended' ? at : null,
-						at,
-					],
-				);
-				const prev = last.get(scope);
-				if (prev) {
-					store.execCaptured('UPDATE sessions SET next_session_id = ? WHERE id = ?', [id, prev]);
-				}
-				last.set(scope, id);
-			}
-		});
-		await store.compact();
+		await seedSessionChains(root, sessionCount);
+		const engine = await Engine.open({ workspaceRoot: root, log: silentLogger, git: { read: async () => null } });
 		const inProcess: number[] = [];
 		for (let i = 0; i < repeats; i++) {
 			const t = performance.now();

@@ -113,6 +113,17 @@ if (want('exthost')) {
 		runExthost('agents', shop);
 	}
 	fs.rmSync(agentsBase, { recursive: true, force: true });
+
+	// 5,000 sessions in 250 chains: the tree at scale (its timings go to `npm run bench`).
+	const scaleWs = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-scale-ws-'));
+	const seededScale = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/seedSessions.ts'), scaleWs, '5000'], { cwd: root, encoding: 'utf8' });
+	if (seededScale.status !== 0) {
+		console.log(`scale workspace: seeding failed: ${seededScale.stderr}`);
+		failed += 1;
+	} else {
+		runExthost('scale', scaleWs);
+	}
+	fs.rmSync(scaleWs, { recursive: true, force: true });
 }
 
 // 3. UI tests: each is a plain script that prints `N passed, N failed` last.

@@ -18,6 +18,7 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 	const on = requestRegistrar(connection);
 	const read = async <R>(fn: (engine: Engine) => Promise<R>): Promise<R> => fn(await host.get());
 
+	let prewarmed = false;
 	const status = async (): Promise<rpc.WorkspaceStatus> => {
 		if (!host.initialized) {
 			return {
@@ -31,6 +32,12 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 			};
 		}
 		const engine = await host.get();
+		if (!prewarmed) {
+			// The editor's first status read is followed by the tree's first request: build the session
+			// overview now (its cache lives in the engine) so that request finds it warm.
+			prewarmed = true;
+			setImmediate(() => void engine.briefings.overview().catch(() => undefined));
+		}
 		return {
 			initialized: true,
 			workspaceRoot,

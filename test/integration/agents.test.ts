@@ -17,6 +17,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { SummaryOutcome } from '../../src/extension/agents/summarizeCommand';
 import type { TranscriptNode } from '../../src/extension/agents/transcriptsView';
 import type { BatonApi } from '../../src/extension/extension';
+import { activateBaton } from './activateBaton';
 import { CommandIds } from '../../src/extension/ids';
 import type { ConnectAgentResult } from '../../src/protocol/agentDto';
 
@@ -33,10 +34,7 @@ const userMcp = '{\n  "mcpServers": {\n    "github": { "command": "npx", "args":
 
 suite('Agents in the editor', () => {
 	suiteSetup(async () => {
-		const ext = vscode.extensions.getExtension<BatonApi>('baton-dev.baton');
-		assert.ok(ext);
-		api = await ext.activate();
-		await api.ready;
+		({ api } = await activateBaton());
 		fs.mkdirSync(file('.claude'), { recursive: true });
 		fs.writeFileSync(file('.claude/settings.json'), userSettings);
 		fs.writeFileSync(file('.mcp.json'), userMcp);

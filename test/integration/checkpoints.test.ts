@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { BatonApi } from '../../src/extension/extension';
+import { activateBaton } from './activateBaton';
 import { CommandIds } from '../../src/extension/ids';
 import type { CheckpointDto, RollbackResultDto } from '../../src/protocol/checkpointDto';
 
@@ -34,10 +35,7 @@ suite('Checkpoints in the editor', () => {
 	let gitBefore: Map<string, string>;
 
 	suiteSetup(async () => {
-		const ext = vscode.extensions.getExtension<BatonApi>('baton-dev.baton');
-		assert.ok(ext);
-		api = await ext.activate();
-		await api.ready;
+		({ api } = await activateBaton());
 		gitBefore = snapshotDir(path.join(root(), '.git'));
 		await vscode.commands.executeCommand(CommandIds.startSession, { name: 'checkpoint work', scope: 'global', agent: 'claude-code' });
 	});

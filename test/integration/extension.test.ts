@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { BatonApi } from '../../src/extension/extension';
+import { activateBaton } from './activateBaton';
 import { CommandIds } from '../../src/extension/ids';
 import type { SessionDto } from '../../src/protocol/dto';
 import type { ScopeNode, SessionNode } from '../../src/extension/views/sessionChainsProvider';
@@ -45,11 +46,7 @@ async function treeSessions(): Promise<{ scope: string; names: string[] }[]> {
 
 suite('Baton in the VS Code extension host', () => {
 	suiteSetup(async () => {
-		const ext = vscode.extensions.getExtension<BatonApi>('baton-dev.baton');
-		assert.ok(ext, 'the Baton extension is installed');
-		extensionPath = ext.extensionPath;
-		api = await ext.activate();
-		await api.ready;
+		({ api, extensionPath } = await activateBaton());
 	});
 
 	test('activates without waiting for the backend', () => {

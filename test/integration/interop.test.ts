@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { BatonApi } from '../../src/extension/extension';
+import { activateBaton } from './activateBaton';
 import { CommandIds } from '../../src/extension/ids';
 import type { ExportResultDto, ImportReportDto } from '../../src/protocol/interopDto';
 import type { ScopeNode, SessionNode } from '../../src/extension/views/sessionChainsProvider';
@@ -70,11 +71,7 @@ async function treeSessions(): Promise<Map<string, string>> {
 
 suite('Import and export in the editor', () => {
 	suiteSetup(async () => {
-		const ext = vscode.extensions.getExtension<BatonApi>('baton-dev.baton');
-		assert.ok(ext);
-		extensionPath = ext.extensionPath;
-		api = await ext.activate();
-		await api.ready;
+		({ api, extensionPath } = await activateBaton());
 		sources = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-interop-sources-'));
 		fs.writeFileSync(path.join(sources, 'issues.jsonl'), `${issues.map((i) => JSON.stringify(i)).join('\n')}\n`);
 		fs.writeFileSync(path.join(sources, 'sessions.json'), JSON.stringify(legacySessions, null, 2));

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { BatonApi } from '../../src/extension/extension';
+import { activateBaton } from './activateBaton';
 
 async function until(predicate: () => boolean, what: string): Promise<void> {
 	for (let i = 0; i < 100 && !predicate(); i++) {
@@ -18,10 +19,7 @@ suite('Baton in a multi-root workspace', () => {
 	let api: BatonApi;
 
 	suiteSetup(async () => {
-		const ext = vscode.extensions.getExtension<BatonApi>('baton-dev.baton');
-		assert.ok(ext);
-		api = await ext.activate();
-		await api.ready;
+		({ api } = await activateBaton());
 	});
 
 	test('serves the folder of the active editor and switches with it', async () => {

@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { BatonApi } from '../../src/extension/extension';
+import { activateBaton } from './activateBaton';
 import { CommandIds } from '../../src/extension/ids';
 import type { NotificationShowDto, NotificationTestResultDto } from '../../src/protocol/notificationDto';
 
@@ -50,11 +51,7 @@ suite('Notifications and secrets in the editor', () => {
 		});
 		await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 		hookUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/exthost-hook-CANARY7d1e`;
-		const ext = vscode.extensions.getExtension<BatonApi>('baton-dev.baton');
-		assert.ok(ext);
-		extensionPath = ext.extensionPath;
-		api = await ext.activate();
-		await api.ready;
+		({ api, extensionPath } = await activateBaton());
 		api.workspace.onDidReceiveNotification((n) => shown.push(n));
 		await vscode.workspace.getConfiguration('baton').update('notifications.channels', ['editor', 'webhook'], vscode.ConfigurationTarget.Workspace);
 		await vscode.workspace.getConfiguration('baton').update('notifications.routing.notice', ['editor', 'webhook'], vscode.ConfigurationTarget.Workspace);

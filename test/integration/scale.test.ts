@@ -9,6 +9,7 @@ import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { BatonApi } from '../../src/extension/extension';
+import { activateBaton } from './activateBaton';
 import type { ScopeNode, SessionNode } from '../../src/extension/views/sessionChainsProvider';
 
 let api: BatonApi;
@@ -18,11 +19,7 @@ const root = (): string => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath as
 
 suite('5,000 sessions in the real editor', () => {
 	suiteSetup(async () => {
-		const ext = vscode.extensions.getExtension<BatonApi>('baton-dev.baton');
-		assert.ok(ext, 'the Baton extension is installed');
-		extensionPath = ext.extensionPath;
-		api = await ext.activate();
-		await api.ready;
+		({ api, extensionPath } = await activateBaton());
 	});
 
 	test('the Session Chains tree shows every chain; its first request is measured', async () => {

@@ -18,6 +18,17 @@ export async function agentCli(): Promise<string> {
 	return cli;
 }
 
+/**
+ * Puts this build on PATH as `baton` (a link in `bin`): the hooks and MCP entries `baton connect`
+ * writes call `baton`, never a path of this machine, as a teammate's clone would. Returns the PATH.
+ */
+export function batonOnPath(cli: string, bin: string): string {
+	fs.mkdirSync(bin, { recursive: true });
+	fs.symlinkSync(cli, path.join(bin, 'baton'));
+	fs.chmodSync(cli, 0o755);
+	return `${bin}:${process.env['PATH'] ?? ''}`;
+}
+
 export interface Run {
 	code: number;
 	stdout: string;

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it, type TestContext } from 'node:test';
 import { tempDir } from '../helpers';
-import { agentCli, runBaton, type Run } from './agentCli';
+import { agentCli, batonOnPath, runBaton, type Run } from './agentCli';
 
 let cli = '';
 before(async () => {
@@ -24,10 +24,8 @@ function setup(t: TestContext): { root: string; bin: string; baton: (...args: st
 	const root = path.join(base, 'project');
 	const bin = path.join(base, 'bin');
 	fs.mkdirSync(root);
-	fs.mkdirSync(bin);
-	fs.symlinkSync(cli, path.join(bin, 'baton'));
-	fs.chmodSync(cli, 0o755);
-	return { root, bin, baton: (...args) => runBaton(cli, root, args, { env: { PATH: `${bin}:${process.env['PATH'] ?? ''}` } }) };
+	const PATH = batonOnPath(cli, bin);
+	return { root, bin, baton: (...args) => runBaton(cli, root, args, { env: { PATH } }) };
 }
 
 const userSettings = `{

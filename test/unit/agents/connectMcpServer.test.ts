@@ -13,7 +13,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { connectMcpServer, mcpTargetFor, type McpLaunch } from '../../../src/engine/agentConfig/connectMcpServer';
 import { BatonError } from '../../../src/engine/errors';
 import { tempDir } from '../helpers';
-import { agentCli, runBaton } from './agentCli';
+import { agentCli, batonOnPath, runBaton } from './agentCli';
 
 let cli = '';
 before(async () => {
@@ -205,9 +205,7 @@ void describe('baton connect --mcp (the bundled CLI)', () => {
 		const root = project(t);
 		// The committed entry runs `baton` from PATH (never a path of this machine): put this build there.
 		const bin = path.join(root, '..', 'bin');
-		fs.mkdirSync(bin, { recursive: true });
-		fs.symlinkSync(cli, path.join(bin, 'baton'));
-		fs.chmodSync(cli, 0o755);
+		batonOnPath(cli, bin);
 		assert.equal(runBaton(cli, root, ['connect', 'claude', '--mcp']).code, 0);
 		const entry = JSON.parse(fs.readFileSync(path.join(root, '.mcp.json'), 'utf8')).mcpServers.baton as { command: string; args: string[] };
 		// As Claude Code starts it: wherever it was launched (here: outside the project), a minimal

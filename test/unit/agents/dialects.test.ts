@@ -10,7 +10,7 @@ import path from 'node:path';
 import { before, describe, it, type TestContext } from 'node:test';
 import { isInjectedByClaude } from '../../../src/engine/transcripts/transcriptExcerpts';
 import { tempDir } from '../helpers';
-import { agentCli, fixtureNames, fixtureRoot, hookFixture, runBaton, type Run } from './agentCli';
+import { agentCli, batonOnPath, fixtureNames, fixtureRoot, hookFixture, runBaton, type Run } from './agentCli';
 
 let cli = '';
 before(async () => {
@@ -179,10 +179,7 @@ void describe('baton connect copilot', () => {
 	void it('writes the VS Code form and the Copilot CLI version-1 form, with no path of this machine, working from another clone', (t) => {
 		const w = workspace(t);
 		const bin = path.join(path.dirname(w.root), 'bin');
-		fs.mkdirSync(bin);
-		fs.symlinkSync(cli, path.join(bin, 'baton'));
-		fs.chmodSync(cli, 0o755);
-		const env = { PATH: `${bin}:${process.env['PATH'] ?? ''}` };
+		const env = { PATH: batonOnPath(cli, bin) };
 		const run = w.baton(['connect', 'copilot', '--json'], undefined, env);
 		assert.equal(run.code, 0, run.stderr);
 		assert.equal(run.json?.['command'], 'baton');

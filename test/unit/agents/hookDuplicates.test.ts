@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it, type TestContext } from 'node:test';
 import { tempDir } from '../helpers';
-import { agentCli, hookFixture, runBaton, type Run } from './agentCli';
+import { agentCli, batonOnPath, hookFixture, runBaton, type Run } from './agentCli';
 
 let cli = '';
 before(async () => {
@@ -28,9 +28,7 @@ function workspace(t: TestContext): Workspace {
 	const root = path.join(base, 'project');
 	const bin = path.join(base, 'bin');
 	fs.mkdirSync(root);
-	fs.mkdirSync(bin);
-	fs.symlinkSync(cli, path.join(bin, 'baton'));
-	const env = { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}`, BATON_ACTOR: 'test:agents', BATON_CLAUDE_HOME: path.join(base, 'claude'), BATON_DAEMON_IDLE_MS: '5000' };
+	const env = { ...process.env, PATH: batonOnPath(cli, bin), BATON_ACTOR: 'test:agents', BATON_CLAUDE_HOME: path.join(base, 'claude'), BATON_DAEMON_IDLE_MS: '5000' };
 	const baton = (...args: string[]): Run => runBaton(cli, root, args, { env: { PATH: env.PATH, BATON_CLAUDE_HOME: env.BATON_CLAUDE_HOME } });
 	assert.equal(baton('init').code, 0);
 	return { root, env, baton };

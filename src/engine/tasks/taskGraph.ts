@@ -9,12 +9,15 @@ import { LeverageState, type LeverageGraph, type LeverageUpdate } from './levera
 const openStatuses = new Set<Task['status']>(['pending', 'active', 'blocked']);
 const priorityWeight: Record<TaskPriority, number> = { critical: 4, high: 3, medium: 2, low: 1 };
 
+/** What the graph keeps of a task: what ranking, scopes and listings read (not descriptions or timestamps). */
+export type TaskNode = Pick<Task, 'id' | 'seq' | 'title' | 'type' | 'status' | 'priority' | 'parentId' | 'phase'>;
+
 export function isOpen(task: Pick<Task, 'status'>): boolean {
 	return openStatuses.has(task.status);
 }
 
 export class TaskGraph {
-	readonly byId = new Map<string, Task>();
+	readonly byId = new Map<string, TaskNode>();
 	private readonly children = new Map<string, string[]>();
 	/** task → tasks it waits on */
 	private readonly dependsOn = new Map<string, string[]>();
@@ -24,7 +27,7 @@ export class TaskGraph {
 	/** The graph this one replaced, while its leverage can still be carried over (see leverageState.ts). */
 	private previous: TaskGraph | undefined;
 	private readonly subtreeCache = new Map<string, ReadonlySet<string>>();
-	private ranked: Task[] | undefined;
+	private ranked: TaskNode[] | undefined;
 	private readonly memo = new Map<string, unknown>();
 	/** Tasks, then dependency ends missing from the table, numbered for the leverage pass. */
 	private readonly index = new Map<string, number>();
@@ -34,7 +37,7 @@ export class TaskGraph {
 	private open: Uint8Array | undefined;
 
 	/** `previous`: the graph of the same store before this change, whose leverage this one updates. */
-	constructor(tasks: readonly Task[], deps: readonly { taskId: string; dependsOnId: string }[], previous?: TaskGraph) {
+	constructor(tasks: readonly TaskNode[], deps: readonly { taskId: string; dependsOnId: string }[], previous?: TaskGraph) {
 		this.previous = previous?.leverageAll ? previous : undefined;
 		const index = this.index;
 		for (const task of tasks) {
@@ -157,12 +160,12 @@ export class TaskGraph {
 		};
 	}
 
-	score(task: Task): number {
+	score(task: TaskNode): number {
 		return scoreOf(task, this.leverage(task.id));
 	}
 
 	/** Every actionable task (open, not an epic, nothing open in its way), best first. */
-	rankedActionable(): readonly Task[] {
+	rankedActionable(): readonly TaskNode[] {
 		if (!this.ranked) {
 			// Plain loops and a numeric sort key: a fresh process runs this once, before any JIT has warmed up.
 			const open = this.openFlags();
@@ -174,7 +177,7 @@ export class TaskGraph {
 			}
 			// Taken even with no candidates, so the next graph can carry it over.
 			const leverage = this.leverageState();
-			const candidates: Task[] = [];
+			const candidates: TaskNode[] = [];
 			const scores: number[] = [];
 			const keys: number[] = [];
 			// byId's order is the numbering's: task i is the i-th value.
@@ -226,7 +229,7 @@ export class TaskGraph {
 	}
 }
 
-function scoreOf(task: Task, leverage: number): number {
+function scoreOf(task: TaskNode, leverage: number): number {
 	return priorityWeight[task.priority] * 10 + leverage * 3 + (task.type === 'bug' ? 2 : 0);
 }
 
@@ -235,32 +238,32 @@ function scoreOf(task: Task, leverage: number): number {
  * (always, for Baton's own tasks) both go into one number per task and a typed array sorts them
  * natively: a comparator called a few hundred thousand times is most of a cold process's ranking.
  */
-function bestFirst(candidates: readonly Task[], scores: readonly number[], keys: number[]): Task[] {
+function bestFirst(candidates: readonly TaskNode[], scores: readonly number[], keys: number[]): TaskNode[] {
 	let top = 0;
 	let simple = true;
-	const bySeq = new Map<number, Task>();
+	const bySeq = new Map<number, TaskNode>();
 	for (let i = 0; i < candidates.length; i++) {
-		const seq = (candidates[i] as Task).seq;
+		const seq = (candidates[i] as TaskNode).seq;
 		const score = scores[i] as number;
 		if (!Number.isInteger(seq) || seq < 0 || seq >= seqRange || !Number.isInteger(score) || score < 0 || bySeq.has(seq)) {
 			simple = false;
 			break;
 		}
-		bySeq.set(seq, candidates[i] as Task);
+		bySeq.set(seq, candidates[i] as TaskNode);
 		top = Math.max(top, score);
 	}
 	if (!simple || top >= Number.MAX_SAFE_INTEGER / seqRange) {
-		keys.sort((a, b) => (scores[b] as number) - (scores[a] as number) || (candidates[a] as Task).seq - (candidates[b] as Task).seq);
-		return keys.map((k) => candidates[k] as Task);
+		keys.sort((a, b) => (scores[b] as number) - (scores[a] as number) || (candidates[a] as TaskNode).seq - (candidates[b] as TaskNode).seq);
+		return keys.map((k) => candidates[k] as TaskNode);
 	}
 	const packed = new Float64Array(candidates.length);
 	for (let i = 0; i < candidates.length; i++) {
-		packed[i] = (top - (scores[i] as number)) * seqRange + (candidates[i] as Task).seq;
+		packed[i] = (top - (scores[i] as number)) * seqRange + (candidates[i] as TaskNode).seq;
 	}
 	packed.sort();
-	const out: Task[] = new Array<Task>(packed.length);
+	const out: TaskNode[] = new Array<TaskNode>(packed.length);
 	for (let i = 0; i < packed.length; i++) {
-		out[i] = bySeq.get((packed[i] as number) % seqRange) as Task;
+		out[i] = bySeq.get((packed[i] as number) % seqRange) as TaskNode;
 	}
 	return out;
 }

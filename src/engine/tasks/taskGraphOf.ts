@@ -5,11 +5,17 @@
 import type { Database } from 'sql.js';
 import type { EngineContext } from '../context';
 import { tasks } from '../storage/schema';
-import { TaskGraph } from './taskGraph';
+import type { BatonDb } from '../storage/journalStore';
+import { TaskGraph, type TaskNode } from './taskGraph';
 
 /** The task graph as of the data applied so far; rebuilt only when a tasks table changed (leverage is carried over). */
 export function taskGraphOf(ctx: EngineContext): TaskGraph {
-	return ctx.derived('taskGraph', ['tasks', 'task_dependencies'], (db, previous: TaskGraph | undefined) => new TaskGraph(db.select().from(tasks).all(), dependencyRows(ctx.store.sqlite), previous));
+	return ctx.derived('taskGraph', ['tasks', 'task_dependencies'], (db, previous: TaskGraph | undefined) => new TaskGraph(taskNodes(db), dependencyRows(ctx.store.sqlite), previous));
+}
+
+/** Only the columns the graph keeps: a briefing in a fresh process decodes no descriptions or timestamps. */
+function taskNodes(db: BatonDb): TaskNode[] {
+	return db.select({ id: tasks.id, seq: tasks.seq, title: tasks.title, type: tasks.type, status: tasks.status, priority: tasks.priority, parentId: tasks.parentId, phase: tasks.phase }).from(tasks).all();
 }
 
 /** Both columns of every dependency as plain strings: drizzle's row mapping adds nothing to two text columns. */

@@ -24,15 +24,16 @@ export class EngineContext {
 	/**
 	 * A value derived from some tables as of the data applied so far (the task graph, say), rebuilt
 	 * only when one of those tables changed. The rooms above own what they derive; the context only
-	 * remembers it, so it needs to know none of them.
+	 * remembers it, so it needs to know none of them. `build` gets the value it replaces, if any, to
+	 * update rather than rebuild what did not change.
 	 */
-	derived<T>(name: string, tables: readonly string[], build: (db: BatonDb) => T): T {
+	derived<T>(name: string, tables: readonly string[], build: (db: BatonDb, previous: T | undefined) => T): T {
 		const key = tables.map((table) => `${table}@${this.store.tableVersion(table)}`).join(':');
 		const cached = this.derivedCache.get(name);
 		if (cached?.key === key) {
 			return cached.value as T;
 		}
-		const value = build(this.store.db);
+		const value = build(this.store.db, cached?.value as T | undefined);
 		this.derivedCache.set(name, { key, value });
 		return value;
 	}

@@ -10,8 +10,8 @@ import type { EngineContext } from '../context';
 import type { Briefing, HandoffData, SessionScope } from '../storage/jsonShapes';
 import type { BatonDb } from '../storage/journalStore';
 import type { Session, Task } from '../storage/model';
-import { decisions } from '../storage/schema';
-import { isOpen, type TaskGraph } from '../tasks/taskGraph';
+import { decisions, tasks } from '../storage/schema';
+import { isOpen, type TaskGraph, type TaskNode } from '../tasks/taskGraph';
 import { scopeTaskIds } from '../tasks/scopeTaskIds';
 import { scopeKey } from './scope';
 import { taskGraphOf } from '../tasks/taskGraphOf';
@@ -86,7 +86,7 @@ export function computeBriefing(ctx: EngineContext, db: BatonDb, memory: Briefin
 		recentDecisions: predecessor
 			? db.select({ id: decisions.id, text: decisions.text, sessionId: decisions.sessionId }).from(decisions).where(eq(decisions.sessionId, predecessor.id)).orderBy(desc(decisions.createdAt)).limit(5).all()
 			: [],
-		memory: memory(db, { scopeKey: scopeKey(input.scope), currentTask: current ?? null }),
+		memory: memory(db, { scopeKey: scopeKey(input.scope), currentTask: current ? (db.select({ title: tasks.title, description: tasks.description }).from(tasks).where(eq(tasks.id, current.id)).get() ?? null) : null }),
 		warnings: input.warnings,
 	};
 }
@@ -95,11 +95,11 @@ export function minutesBetween(fromIso: string, toIso: string): number {
 	return Math.max(0, Math.round((Date.parse(toIso) - Date.parse(fromIso)) / 60_000));
 }
 
-function openBugs(graph: TaskGraph): Task[] {
+function openBugs(graph: TaskGraph): TaskNode[] {
 	return graph.memoize('openBugs', () => [...graph.byId.values()].filter((t) => t.type === 'bug' && isOpen(t)).sort((a, b) => priorityOrder[a.priority] - priorityOrder[b.priority] || a.seq - b.seq));
 }
 
-function blockedTasks(graph: TaskGraph): Task[] {
+function blockedTasks(graph: TaskGraph): TaskNode[] {
 	return graph.memoize('blockedTasks', () => [...graph.byId.values()].filter((t) => isOpen(t) && (t.status === 'blocked' || graph.openBlockersOf(t.id).length > 0)));
 }
 

@@ -106,7 +106,7 @@ export class BriefingService {
 		return this.ctx.store.read((db) => {
 			const key = `${this.ctx.store.tableVersion('sessions')}:${this.ctx.store.tableVersion('tasks')}`;
 			if (this.overviewCache?.key !== key) {
-				this.overviewCache = { key, chains: buildOverview(this.ctx, db) };
+				this.overviewCache = { key, chains: buildOverview(db) };
 			}
 			return this.overviewCache.chains;
 		});

@@ -2,17 +2,15 @@
  * The editor's view of a workspace: every session grouped by scope, each group in chain order
  * (first session of a chain, then each next), and labels that name the scope's root task.
  */
-import { count, eq, asc } from 'drizzle-orm';
-import type { EngineContext } from '../context';
+import { asc, count, eq, inArray } from 'drizzle-orm';
 import type { BatonDb } from '../storage/journalStore';
 import type { Decision, Session, SessionStatus } from '../storage/model';
-import { decisions, sessions, sessionStatuses } from '../storage/schema';
+import { decisions, sessions, sessionStatuses, tasks } from '../storage/schema';
 import type { ScopeChains, SessionRow } from './sessionShapes';
-import { taskGraphOf } from '../tasks/taskGraphOf';
 
 export type { ScopeChains } from './sessionShapes';
 
-export function buildOverview(ctx: EngineContext, db: BatonDb): ScopeChains[] {
+export function buildOverview(db: BatonDb): ScopeChains[] {
 	const all: SessionRow[] = db
 		.select({
 			id: sessions.id,
@@ -41,18 +39,41 @@ export function buildOverview(ctx: EngineContext, db: BatonDb): ScopeChains[] {
 			groups.set(session.scopeKey, [session]);
 		}
 	}
-	const graph = taskGraphOf(ctx);
+	const titles = rootTaskTitles(db, groups.keys());
 	const out: ScopeChains[] = [];
 	for (const [scopeKey, members] of groups) {
 		const ordered = chainOrder(members);
 		out.push({
 			scopeKey,
-			label: scopeLabel(scopeKey, (id) => graph.byId.get(id)?.title),
+			label: scopeLabel(scopeKey, (id) => titles.get(id)),
 			sessions: ordered,
 			lastActivity: members.reduce((latest, s) => (s.lastActivity > latest ? s.lastActivity : latest), ''),
 		});
 	}
 	return out.sort((a, b) => (a.lastActivity < b.lastActivity ? 1 : a.lastActivity > b.lastActivity ? -1 : 0));
+}
+
+/** The titles of the tasks the scope keys name (the only task column the tree shows), in one narrow query per few hundred. */
+function rootTaskTitles(db: BatonDb, scopeKeys: Iterable<string>): Map<string, string> {
+	const ids = new Set<string>();
+	for (const key of scopeKeys) {
+		const id = key.split(':')[1];
+		if (id && !id.includes(',')) {
+			ids.add(id);
+		}
+	}
+	const titles = new Map<string, string>();
+	const all = [...ids];
+	for (let i = 0; i < all.length; i += 500) {
+		for (const row of db
+			.select({ id: tasks.id, title: tasks.title })
+			.from(tasks)
+			.where(inArray(tasks.id, all.slice(i, i + 500)))
+			.all()) {
+			titles.set(row.id, row.title);
+		}
+	}
+	return titles;
 }
 
 /** Chains first to last, chains ordered by their first session; `members` is sorted by start. */

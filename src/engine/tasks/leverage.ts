@@ -27,38 +27,55 @@ export function computeLeverage(ids: Iterable<string>, dependents: ReadonlyMap<s
 	for (const id of ids) {
 		add(id);
 	}
-	for (const [from, list] of dependents) {
-		add(from);
-		for (const to of list) {
-			add(to);
+	const from: number[] = [];
+	const to: number[] = [];
+	for (const [on, list] of dependents) {
+		const f = add(on);
+		for (const waiting of list) {
+			from.push(f);
+			to.push(add(waiting));
 		}
 	}
-	const n = names.length;
+	const isCounted = new Uint8Array(names.length);
+	for (let i = 0; i < names.length; i++) {
+		isCounted[i] = counted(names[i] as string) ? 1 : 0;
+	}
+	const values = leverageOfEdges(names.length, Int32Array.from(from), Int32Array.from(to), isCounted);
+	const result = new Map<string, number>();
+	for (let i = 0; i < names.length; i++) {
+		result.set(names[i] as string, values[i] as number);
+	}
+	return result;
+}
+
+/**
+ * The same over tasks numbered 0..n-1: edge k says task `to[k]` waits on task `from[k]`;
+ * `counted[x]` is 1 when x counts. Returns each task's leverage.
+ */
+export function leverageOfEdges(n: number, from: Int32Array, to: Int32Array, counted: Uint8Array): Int32Array {
 	// Adjacency in compressed rows: edges from a task to the tasks waiting on it.
 	const start = new Int32Array(n + 1);
-	for (const [from, list] of dependents) {
-		const at = (index.get(from) as number) + 1;
-		start[at] = (start[at] as number) + list.length;
+	for (let k = 0; k < from.length; k++) {
+		const at = (from[k] as number) + 1;
+		start[at] = (start[at] as number) + 1;
 	}
 	for (let i = 0; i < n; i++) {
 		start[i + 1] = (start[i + 1] as number) + (start[i] as number);
 	}
-	const edges = new Int32Array(start[n] as number);
+	const edges = new Int32Array(from.length);
 	const fill = start.slice(0, n);
-	for (const [from, list] of dependents) {
-		const f = index.get(from) as number;
-		for (const to of list) {
-			edges[fill[f] as number] = index.get(to) as number;
-			fill[f] = (fill[f] as number) + 1;
-		}
+	for (let k = 0; k < from.length; k++) {
+		const f = from[k] as number;
+		edges[fill[f] as number] = to[k] as number;
+		fill[f] = (fill[f] as number) + 1;
 	}
 	// Only tasks that wait on something can ever be counted, so only they get a bit.
 	const bit = new Int32Array(n).fill(-1);
 	let bits = 0;
 	for (let e = 0; e < edges.length; e++) {
-		const to = edges[e] as number;
-		if (bit[to] === -1) {
-			bit[to] = counted(names[to] as string) ? bits++ : -2;
+		const w = edges[e] as number;
+		if (bit[w] === -1) {
+			bit[w] = counted[w] === 1 ? bits++ : -2;
 		}
 	}
 	const words = (bits + 31) >>> 5;
@@ -79,7 +96,7 @@ export function computeLeverage(ids: Iterable<string>, dependents: ReadonlyMap<s
 	/** How many counted tasks a component's stored set holds: a component with one successor reuses it. */
 	const full = new Int32Array(comps);
 	const pool: Uint32Array[] = [];
-	const result = new Map<string, number>();
+	const result = new Int32Array(n);
 	// Kept out of the loop body as plain functions: a closure over `set` would slow every access to it.
 	const addOwn = (target: Uint32Array | undefined, c: number): Uint32Array | undefined => {
 		for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
@@ -164,7 +181,7 @@ export function computeLeverage(ids: Iterable<string>, dependents: ReadonlyMap<s
 			value = set ? popcount(set) : 0;
 		}
 		for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
-			result.set(names[members[m] as number] as string, value);
+			result[members[m] as number] = value;
 		}
 		// An acyclic component's own tasks are not in what it reaches (that would be a cycle): they add.
 		full[c] = cyclic ? value : value + ownCount(c);

@@ -4,39 +4,69 @@
  * costs a few lookups rather than a table scan.
  */
 import type { Task, TaskPriority } from '../storage/model';
-import { computeLeverage } from './leverage';
+import { LeverageState, type LeverageGraph, type LeverageUpdate } from './leverageState';
 
 const openStatuses = new Set<Task['status']>(['pending', 'active', 'blocked']);
 const priorityWeight: Record<TaskPriority, number> = { critical: 4, high: 3, medium: 2, low: 1 };
+
+/** What the graph keeps of a task: what ranking, scopes and listings read (not descriptions or timestamps). */
+export type TaskNode = Pick<Task, 'id' | 'seq' | 'title' | 'type' | 'status' | 'priority' | 'parentId' | 'phase'>;
 
 export function isOpen(task: Pick<Task, 'status'>): boolean {
 	return openStatuses.has(task.status);
 }
 
 export class TaskGraph {
-	readonly byId = new Map<string, Task>();
+	readonly byId = new Map<string, TaskNode>();
 	private readonly children = new Map<string, string[]>();
 	/** task → tasks it waits on */
 	private readonly dependsOn = new Map<string, string[]>();
 	/** task → tasks waiting on it */
 	private readonly dependents = new Map<string, string[]>();
-	private leverageAll: Map<string, number> | undefined;
+	private leverageAll: LeverageState | undefined;
+	/** The graph this one replaced, while its leverage can still be carried over (see leverageState.ts). */
+	private previous: TaskGraph | undefined;
 	private readonly subtreeCache = new Map<string, ReadonlySet<string>>();
-	private ranked: Task[] | undefined;
+	private ranked: TaskNode[] | undefined;
 	private readonly memo = new Map<string, unknown>();
+	/** Tasks, then dependency ends missing from the table, numbered for the leverage pass. */
+	private readonly index = new Map<string, number>();
+	/** Dependency k: task `edgeTo[k]` waits on task `edgeFrom[k]` (numbers from `index`). */
+	private readonly edgeFrom: Int32Array;
+	private readonly edgeTo: Int32Array;
+	private open: Uint8Array | undefined;
 
-	constructor(tasks: readonly Task[], deps: readonly { taskId: string; dependsOnId: string }[]) {
+	/** `previous`: the graph of the same store before this change, whose leverage this one updates. */
+	constructor(tasks: readonly TaskNode[], deps: readonly { taskId: string; dependsOnId: string }[], previous?: TaskGraph) {
+		this.previous = previous?.leverageAll ? previous : undefined;
+		const index = this.index;
 		for (const task of tasks) {
 			this.byId.set(task.id, task);
-		}
-		for (const task of tasks) {
+			if (!index.has(task.id)) {
+				index.set(task.id, index.size);
+			}
 			if (task.parentId) {
 				push(this.children, task.parentId, task.id);
 			}
 		}
-		for (const dep of deps) {
+		this.edgeFrom = new Int32Array(deps.length);
+		this.edgeTo = new Int32Array(deps.length);
+		for (let k = 0; k < deps.length; k++) {
+			const dep = deps[k] as { taskId: string; dependsOnId: string };
 			push(this.dependsOn, dep.taskId, dep.dependsOnId);
 			push(this.dependents, dep.dependsOnId, dep.taskId);
+			let from = index.get(dep.dependsOnId);
+			if (from === undefined) {
+				from = index.size;
+				index.set(dep.dependsOnId, from);
+			}
+			let to = index.get(dep.taskId);
+			if (to === undefined) {
+				to = index.size;
+				index.set(dep.taskId, to);
+			}
+			this.edgeFrom[k] = from;
+			this.edgeTo[k] = to;
 		}
 	}
 
@@ -58,16 +88,6 @@ export class TaskGraph {
 			const dep = this.byId.get(d);
 			return dep !== undefined && isOpen(dep);
 		});
-	}
-
-	private hasOpenBlocker(id: string): boolean {
-		for (const d of this.dependsOn.get(id) ?? []) {
-			const dep = this.byId.get(d);
-			if (dep !== undefined && isOpen(dep)) {
-				return true;
-			}
-		}
-		return false;
 	}
 
 	/** `id` and every descendant through parent links. */
@@ -92,33 +112,85 @@ export class TaskGraph {
 
 	/** How many open tasks transitively wait on `id`: what finishing it unblocks. */
 	leverage(id: string): number {
-		// One pass computes every task's leverage, so ranking is linear rather than a search per task.
-		this.leverageAll ??= computeLeverage(this.byId.keys(), this.dependents, (waiting) => {
-			const task = this.byId.get(waiting);
-			return task !== undefined && isOpen(task);
-		});
-		return this.leverageAll.get(id) ?? 0;
+		return this.leverageState().get(id);
 	}
 
-	score(task: Task): number {
-		return priorityWeight[task.priority] * 10 + this.leverage(task.id) * 3 + (task.type === 'bug' ? 2 : 0);
+	/** How this graph's leverage was obtained (a full pass, an update of the previous graph's, or kept). */
+	get leverageUpdate(): LeverageUpdate {
+		return this.leverageState().update;
+	}
+
+	private leverageState(): LeverageState {
+		if (!this.leverageAll) {
+			// One pass computes every task's leverage, so ranking is linear rather than a search per task;
+			// after a change only the tasks the change can reach are recomputed.
+			const previous = this.previous;
+			this.previous = undefined;
+			const state = previous?.leverageAll;
+			this.leverageAll = previous && state ? state.next(previous.leverageView(), this.leverageView()) : LeverageState.full(this.leverageView());
+		}
+		return this.leverageAll;
+	}
+
+	/** 1 for each open task by number (dependency ends missing from the table are 0). */
+	private openFlags(): Uint8Array {
+		if (!this.open) {
+			this.open = new Uint8Array(this.index.size);
+			let i = 0;
+			for (const t of this.byId.values()) {
+				this.open[i++] = t.status === 'pending' || t.status === 'active' || t.status === 'blocked' ? 1 : 0;
+			}
+		}
+		return this.open;
+	}
+
+	private leverageView(): LeverageGraph {
+		const byId = this.byId;
+		return {
+			dependents: this.dependents,
+			dependsOn: this.dependsOn,
+			ids: () => byId.keys(),
+			index: this.index,
+			edges: () => ({ from: this.edgeFrom, to: this.edgeTo }),
+			countedFlags: () => this.openFlags(),
+			counted: (id) => {
+				const task = byId.get(id);
+				return task !== undefined && (task.status === 'pending' || task.status === 'active' || task.status === 'blocked');
+			},
+		};
+	}
+
+	score(task: TaskNode): number {
+		return scoreOf(task, this.leverage(task.id));
 	}
 
 	/** Every actionable task (open, not an epic, nothing open in its way), best first. */
-	rankedActionable(): readonly Task[] {
+	rankedActionable(): readonly TaskNode[] {
 		if (!this.ranked) {
 			// Plain loops and a numeric sort key: a fresh process runs this once, before any JIT has warmed up.
-			const candidates: Task[] = [];
-			const keys: number[] = [];
-			for (const t of this.byId.values()) {
-				if ((t.status === 'pending' || t.status === 'active') && t.type !== 'epic' && !this.hasOpenBlocker(t.id)) {
-					keys.push(candidates.length);
-					candidates.push(t);
+			const open = this.openFlags();
+			const blocked = new Uint8Array(open.length);
+			for (let k = 0; k < this.edgeFrom.length; k++) {
+				if (open[this.edgeFrom[k] as number] === 1) {
+					blocked[this.edgeTo[k] as number] = 1;
 				}
 			}
-			const scores = candidates.map((t) => this.score(t));
-			keys.sort((a, b) => (scores[b] as number) - (scores[a] as number) || (candidates[a] as Task).seq - (candidates[b] as Task).seq);
-			this.ranked = keys.map((k) => candidates[k] as Task);
+			// Taken even with no candidates, so the next graph can carry it over.
+			const leverage = this.leverageState();
+			const candidates: TaskNode[] = [];
+			const scores: number[] = [];
+			const keys: number[] = [];
+			// byId's order is the numbering's: task i is the i-th value.
+			let i = 0;
+			for (const t of this.byId.values()) {
+				if ((t.status === 'pending' || t.status === 'active') && t.type !== 'epic' && blocked[i] === 0) {
+					keys.push(candidates.length);
+					candidates.push(t);
+					scores.push(scoreOf(t, leverage.at(i)));
+				}
+				i++;
+			}
+			this.ranked = bestFirst(candidates, scores, keys);
 		}
 		return this.ranked;
 	}
@@ -156,6 +228,47 @@ export class TaskGraph {
 		return this.subtree(taskId).has(parentId);
 	}
 }
+
+function scoreOf(task: TaskNode, leverage: number): number {
+	return priorityWeight[task.priority] * 10 + leverage * 3 + (task.type === 'bug' ? 2 : 0);
+}
+
+/**
+ * Candidates by score (highest first), then by seq. When every seq is a small non-negative integer
+ * (always, for Baton's own tasks) both go into one number per task and a typed array sorts them
+ * natively: a comparator called a few hundred thousand times is most of a cold process's ranking.
+ */
+function bestFirst(candidates: readonly TaskNode[], scores: readonly number[], keys: number[]): TaskNode[] {
+	let top = 0;
+	let simple = true;
+	const bySeq = new Map<number, TaskNode>();
+	for (let i = 0; i < candidates.length; i++) {
+		const seq = (candidates[i] as TaskNode).seq;
+		const score = scores[i] as number;
+		if (!Number.isInteger(seq) || seq < 0 || seq >= seqRange || !Number.isInteger(score) || score < 0 || bySeq.has(seq)) {
+			simple = false;
+			break;
+		}
+		bySeq.set(seq, candidates[i] as TaskNode);
+		top = Math.max(top, score);
+	}
+	if (!simple || top >= Number.MAX_SAFE_INTEGER / seqRange) {
+		keys.sort((a, b) => (scores[b] as number) - (scores[a] as number) || (candidates[a] as TaskNode).seq - (candidates[b] as TaskNode).seq);
+		return keys.map((k) => candidates[k] as TaskNode);
+	}
+	const packed = new Float64Array(candidates.length);
+	for (let i = 0; i < candidates.length; i++) {
+		packed[i] = (top - (scores[i] as number)) * seqRange + (candidates[i] as TaskNode).seq;
+	}
+	packed.sort();
+	const out: TaskNode[] = new Array<TaskNode>(packed.length);
+	for (let i = 0; i < packed.length; i++) {
+		out[i] = bySeq.get((packed[i] as number) % seqRange) as TaskNode;
+	}
+	return out;
+}
+
+const seqRange = 2 ** 32;
 
 function push(map: Map<string, string[]>, key: string, value: string): void {
 	const list = map.get(key);

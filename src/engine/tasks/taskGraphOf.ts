@@ -2,11 +2,45 @@
  * The task graph of an engine's data, built once per change of the task tables and shared by every
  * service (tasks, sessions, briefings) until the next change.
  */
+import type { Database } from 'sql.js';
 import type { EngineContext } from '../context';
-import { taskDependencies, tasks } from '../storage/schema';
-import { TaskGraph } from './taskGraph';
+import { TaskGraph, type TaskNode } from './taskGraph';
 
-/** The task graph as of the data applied so far; rebuilt only when a tasks table changed. */
+/** The task graph as of the data applied so far; rebuilt only when a tasks table changed (leverage is carried over). */
 export function taskGraphOf(ctx: EngineContext): TaskGraph {
-	return ctx.derived('taskGraph', ['tasks', 'task_dependencies'], (db) => new TaskGraph(db.select().from(tasks).all(), db.select().from(taskDependencies).all()));
+	return ctx.derived('taskGraph', ['tasks', 'task_dependencies'], (_db, previous: TaskGraph | undefined) => new TaskGraph(taskNodes(ctx.store.sqlite), dependencyRows(ctx.store.sqlite), previous));
+}
+
+/**
+ * Only the columns the graph keeps, read straight from SQLite: a briefing in a fresh process decodes
+ * no descriptions or timestamps, and no per-row mapping a handful of plain columns does not need.
+ */
+function taskNodes(sqlite: Database): TaskNode[] {
+	const out: TaskNode[] = [];
+	for (const result of sqlite.exec('SELECT id, seq, title, type, status, priority, parent_id, phase FROM tasks')) {
+		for (const row of result.values) {
+			out.push({
+				id: row[0] as string,
+				seq: row[1] as number,
+				title: row[2] as string,
+				type: row[3] as TaskNode['type'],
+				status: row[4] as TaskNode['status'],
+				priority: row[5] as TaskNode['priority'],
+				parentId: row[6] as string | null,
+				phase: row[7] as string | null,
+			});
+		}
+	}
+	return out;
+}
+
+/** Both columns of every dependency as plain strings: drizzle's row mapping adds nothing to two text columns. */
+export function dependencyRows(sqlite: Database): { taskId: string; dependsOnId: string }[] {
+	const out: { taskId: string; dependsOnId: string }[] = [];
+	for (const result of sqlite.exec('SELECT task_id, depends_on_id FROM task_dependencies')) {
+		for (const row of result.values) {
+			out.push({ taskId: row[0] as string, dependsOnId: row[1] as string });
+		}
+	}
+	return out;
 }

@@ -177,15 +177,16 @@ export class TaskService {
 	async list(filter: { status?: TaskStatus; type?: TaskType; scope?: string } = {}): Promise<TaskWithDependencies[]> {
 		assertEnum('status', filter.status, taskStatuses);
 		assertEnum('type', filter.type, taskTypes);
-		return this.ctx.store.read(() => {
+		return this.ctx.store.read((db) => {
 			const graph = taskGraphOf(this.ctx);
-			let list = [...graph.byId.values()].sort((a, b) => a.seq - b.seq);
-			if (filter.status) {
-				list = list.filter((t) => t.status === filter.status);
-			}
-			if (filter.type) {
-				list = list.filter((t) => t.type === filter.type);
-			}
+			// The whole rows only of the tasks listed (the graph keeps what ranking needs).
+			const conditions = [filter.status ? eq(tasks.status, filter.status) : undefined, filter.type ? eq(tasks.type, filter.type) : undefined].filter((c) => c !== undefined);
+			const list = db
+				.select()
+				.from(tasks)
+				.where(conditions.length > 0 ? and(...conditions) : undefined)
+				.orderBy(asc(tasks.seq))
+				.all();
 			return list.map((t) => ({ ...t, dependsOn: [...graph.dependenciesOf(t.id)] }));
 		});
 	}

@@ -134,8 +134,9 @@ export class ProvenanceService {
 		const infos = [...(await commitInfos(this.git, commits)).values()].sort((a, b) => a.committerTime - b.committerTime);
 		const blobs = new ShadowBlobs(shadowRun(this.shadow));
 		const inputsKey = `${steps.length}:${attributions.size}`;
+		const rewriting = options.newOnly ? await this.headRewrite() : undefined;
 		for (const info of infos) {
-			if (attributions.has(info.commit) || (options.newOnly && info.authorTime !== info.committerTime) || this.nothingToSay.get(info.commit) === `${inputsKey}:${attributions.size}`) {
+			if (attributions.has(info.commit) || (options.newOnly && (info.authorTime !== info.committerTime || info.commit === rewriting)) || this.nothingToSay.get(info.commit) === `${inputsKey}:${attributions.size}`) {
 				continue;
 			}
 			const rewrittenFrom = (await this.ctx.store.read((db) => readRewrites(db, info.commit))).filter((r) => r.how === 'post-rewrite').flatMap((r) => r.from);
@@ -157,6 +158,16 @@ export class ProvenanceService {
 			report.rewrites.push(...result.matched.map((m) => ({ commit: info.commit, ...m })));
 		}
 		return report;
+	}
+
+	/** HEAD's commit when git's own reflog says an amend or a rebase made it (post-rewrite will name its originals), else undefined. */
+	private async headRewrite(): Promise<string | undefined> {
+		try {
+			const [commit, subject] = (await this.git.text(['log', '-g', '-n', '1', '--format=%H%x01%gs', 'HEAD'])).trim().split('\u0001');
+			return subject && /^(commit \(amend\)|rebase)/.test(subject) ? commit : undefined;
+		} catch {
+			return undefined;
+		}
 	}
 
 	/** git's `post-rewrite` pairs (`old new [extra]` lines on the hook's stdin), recorded as rewrites. */

@@ -106,7 +106,12 @@ export class ProvenanceService {
 
 	/** git's state (stat only) and the shared records' count and newest id: the same in every process. */
 	private async pendingStateKey(): Promise<string> {
-		const records = await this.ctx.store.read((db) => db.select({ n: count(), newest: max(sharedEvents.id) }).from(sharedEvents).get());
+		const records = await this.ctx.store.read((db) =>
+			db
+				.select({ n: count(), newest: max(sharedEvents.id) })
+				.from(sharedEvents)
+				.get(),
+		);
 		return `${await this.gitStateKey()}|${records?.n ?? 0}:${records?.newest ?? ''}`;
 	}
 
@@ -208,8 +213,8 @@ export class ProvenanceService {
 		}
 		steps ??= await this.steps();
 		attributions ??= await this.attributions();
-		const { prefix } = await this.git.layout();
-		const infos = [...(await commitInfos(this.git, commits)).values()].sort((a, b) => a.committerTime - b.committerTime);
+		const [{ prefix }, infoMap] = await Promise.all([this.git.layout(), commitInfos(this.git, commits)]);
+		const infos = [...infoMap.values()].sort((a, b) => a.committerTime - b.committerTime);
 		const blobs = new ShadowBlobs(shadowRun(this.shadow));
 		const inputsKey = `${steps.length}:${attributions.size}`;
 		const rewriting = options.newOnly ? await this.headRewrite() : undefined;

@@ -35,7 +35,10 @@ export class HookAgent {
 	}
 
 	private hook(payload: Record<string, unknown>): void {
-		const run = this.baton(['hook'], JSON.stringify({ session_id: this.claudeSession, transcript_path: path.join(this.claudeHome, 'projects', 'p', `${this.claudeSession}.jsonl`), cwd: this.root, permission_mode: 'default', ...payload }));
+		const run = this.baton(
+			['hook'],
+			JSON.stringify({ session_id: this.claudeSession, transcript_path: path.join(this.claudeHome, 'projects', 'p', `${this.claudeSession}.jsonl`), cwd: this.root, permission_mode: 'default', ...payload }),
+		);
 		assert.equal(run.code, 0, run.stderr);
 		assert.equal(run.stderr, '', `the ${String(payload['hook_event_name'])} hook wrote nothing on stderr`);
 	}
@@ -72,7 +75,18 @@ export class HookAgent {
 		const tool = before === undefined ? { tool_name: 'Write', tool_input: { file_path: full, content: after } } : { tool_name: 'Edit', tool_input: { file_path: full, ...editStrings(before, after) } };
 		this.hook({ hook_event_name: 'PreToolUse', ...tool, tool_use_id: truth.toolUseId });
 		fs.writeFileSync(full, after);
-		const response = before === undefined ? { type: 'create', filePath: full, content: after, structuredPatch: [] } : { filePath: full, oldString: tool.tool_input['old_string' as keyof typeof tool.tool_input], newString: tool.tool_input['new_string' as keyof typeof tool.tool_input], originalFile: before, structuredPatch: [], userModified: false, replaceAll: false };
+		const response =
+			before === undefined
+				? { type: 'create', filePath: full, content: after, structuredPatch: [] }
+				: {
+						filePath: full,
+						oldString: tool.tool_input['old_string' as keyof typeof tool.tool_input],
+						newString: tool.tool_input['new_string' as keyof typeof tool.tool_input],
+						originalFile: before,
+						structuredPatch: [],
+						userModified: false,
+						replaceAll: false,
+					};
 		this.hook({ hook_event_name: 'PostToolUse', ...tool, tool_response: response, tool_use_id: truth.toolUseId });
 		return truth;
 	}

@@ -48,7 +48,6 @@ const zeroCommit = /^0+$/;
  * hover, the editor coming back to the file) it is answered without running git's blame again.
  */
 export async function blameFile(service: ProvenanceService, file: string, options: { rev?: string; line?: number } = {}): Promise<BlameResult> {
-	const { prefix } = await service.git.layout();
 	const abs = path.join(service.ctx.workspaceRoot, file);
 	if (!options.rev && !fs.existsSync(abs)) {
 		throw new BatonError('notFound', `${file} does not exist in the workspace`);
@@ -65,6 +64,9 @@ export async function blameFile(service: ProvenanceService, file: string, option
 	const gitState = service.gitStateKey();
 	// Nothing kept for this file: git's blame starts at once, alongside reading git's state.
 	let blamed = cached ? undefined : runBlame();
+	// Outside a git repository the layout's error is the one to report, not the state's.
+	gitState.catch(() => undefined);
+	const { prefix } = await service.git.layout();
 	const gitBefore = await gitState;
 	if (cached && cached.key === `${gitBefore}|${fileBefore}|${await service.ctx.store.read(() => service.ctx.store.tableVersion('shared_events'))}`) {
 		const picked = pick(cached.value as BlameResult, options.line);
@@ -74,6 +76,8 @@ export async function blameFile(service: ProvenanceService, file: string, option
 	}
 	blamed ??= runBlame();
 	await service.attributePending();
+	// The records are parsed while git's blame still runs (kept for the read below at the same version).
+	await service.attributionsAt();
 	const porcelain = await blamed;
 	if ('error' in porcelain) {
 		throw new BatonError('invalidInput', `git blame could not read ${file}${options.rev ? ` at ${options.rev}` : ''}: ${porcelain.error.message}`);

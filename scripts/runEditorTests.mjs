@@ -72,6 +72,23 @@ if (want('exthost')) {
 	runExthost('checkpoints', repo);
 	fs.rmSync(repo, { recursive: true, force: true });
 
+	// A git repository with one committed file and Baton set up, for the provenance suite (it drives an agent's hooks itself).
+	const provenanceWs = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-provenance-ws-'));
+	const provenanceGit = (...args) =>
+		spawnSync('git', args, {
+			cwd: provenanceWs,
+			env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'Dana Dev', GIT_AUTHOR_EMAIL: 'dana@example.invalid', GIT_COMMITTER_NAME: 'Dana Dev', GIT_COMMITTER_EMAIL: 'dana@example.invalid' },
+		});
+	provenanceGit('init', '-q');
+	fs.mkdirSync(path.join(provenanceWs, 'src'));
+	fs.writeFileSync(path.join(provenanceWs, 'src/app.ts'), 'export const rate = 1.2;\n');
+	fs.writeFileSync(path.join(provenanceWs, '.gitignore'), '.baton/\n.baton-test-claude/\n');
+	provenanceGit('add', '.');
+	provenanceGit('commit', '-qm', 'init');
+	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'init', '--workspace', provenanceWs]);
+	runExthost('provenance', provenanceWs);
+	fs.rmSync(provenanceWs, { recursive: true, force: true });
+
 	// An empty folder with Baton set up, for the import/export suite (it writes its sources itself).
 	const interop = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-interop-ws-'));
 	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'init', '--workspace', interop]);

@@ -3,6 +3,7 @@
  * handoffs and checkpoints shared through the repository's git remote (docs/sync.md).
  */
 import { connectGitHooks, type HookFile } from '../engine/sync/gitHooks';
+import { connectProvenanceHooks } from '../engine/provenance/gitHooks';
 import { stringOption, type Command } from './command';
 
 const enable: Command = {
@@ -104,15 +105,18 @@ const origin: Command = {
 const connectGit: Command = {
 	path: ['connect', 'git'],
 	usage: 'baton connect git [--remove] [--command CMD]',
-	summary: 'install (or with --remove take out) git hooks: pre-push pushes Baton’s refs with yours, post-merge/post-checkout pull',
+	summary: 'install (or with --remove take out) git hooks: pre-push pushes Baton’s refs with yours, post-merge/post-checkout pull, post-commit/post-rewrite attribute lines',
 	options: { remove: { type: 'boolean' }, command: { type: 'string' } },
 	needsInit: false,
 	async run(ctx) {
 		const remove = ctx.values['remove'] === true;
 		const command = stringOption(ctx.values, 'command') ?? `${quote(process.execPath)} ${quote(process.argv[1] ?? 'baton')}`;
 		const written = await connectGitHooks(ctx.workspaceRoot, { command, remove });
+		// Line provenance's post-commit/post-rewrite blocks (docs/provenance.md), listed on their own.
+		const provenance = await connectProvenanceHooks(ctx.workspaceRoot, { command, remove });
 		const line = (w: HookFile): string => `${w.action.padEnd(9)} ${w.path}${w.backup ? `  (backup: ${w.backup})` : ''}`;
-		return { json: { written, command }, text: written.length ? written.map(line).join('\n') : 'no Baton git hooks to remove' };
+		const all = [...written, ...provenance];
+		return { json: { written, provenance, command }, text: all.length ? all.map(line).join('\n') : 'no Baton git hooks to remove' };
 	},
 };
 

@@ -43,6 +43,8 @@ export interface BatonApi {
 	clineMcpSettings: string;
 	/** The Replay Session panel. */
 	replay: ReplayPanel;
+	/** Line provenance: hover, Agent Blame annotations, the file's agent share. */
+	agentBlame: AgentBlame;
 	/** Resolves once the first status has been read from the backend. */
 	ready: Promise<unknown>;
 }
@@ -105,7 +107,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 	const ready = new Promise((resolve) => setTimeout(() => resolve(workspace.refresh()), 0));
 	const activationMs = performance.now() - started;
 	log.info(`Baton activated in ${activationMs.toFixed(1)} ms${vscode.workspace.isTrusted ? '' : ' (untrusted workspace: read-only)'}`);
-	return { activationMs, workspace, replay, chains, checkpoints, pendingApprovals: pending, transcripts, mcp, clineMcpSettings: clineMcpSettingsPath(context.globalStorageUri), ready };
+	return { activationMs, workspace, replay, agentBlame, chains, checkpoints, pendingApprovals: pending, transcripts, mcp, clineMcpSettings: clineMcpSettingsPath(context.globalStorageUri), ready };
 }
 
 export function deactivate(): void {

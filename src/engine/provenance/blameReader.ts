@@ -41,24 +41,50 @@ interface PorcelainLine {
 
 const zeroCommit = /^0+$/;
 
-/** `file` is relative to the workspace root. */
+/**
+ * `file` is relative to the workspace root. git's blame runs alongside the search for commits not
+ * attributed yet (it does not depend on it). A whole-file blame is kept per file under a key of git's
+ * refs and reflog, the file's stat and the records' version: asked again with nothing changed (a
+ * hover, the editor coming back to the file) it is answered without running git's blame again.
+ */
 export async function blameFile(service: ProvenanceService, file: string, options: { rev?: string; line?: number } = {}): Promise<BlameResult> {
-	const { prefix } = await service.git.layout();
 	const abs = path.join(service.ctx.workspaceRoot, file);
 	if (!options.rev && !fs.existsSync(abs)) {
 		throw new BatonError('notFound', `${file} does not exist in the workspace`);
 	}
-	await service.attributePending();
+	const cacheName = `${options.rev ?? ''}\u0000${file}`;
+	const cached = service.blameCache.get(cacheName);
 	const args = ['blame', '--porcelain', ...(options.line ? ['-L', `${options.line},${options.line}`] : []), ...(options.rev ? [options.rev] : []), '--', file];
-	let porcelain: string;
-	try {
-		porcelain = await service.git.text(args);
-	} catch (error) {
-		throw new BatonError('invalidInput', `git blame could not read ${file}${options.rev ? ` at ${options.rev}` : ''}: ${(error as Error).message}`);
+	const runBlame = () =>
+		service.git.text(args).then(
+			(text) => ({ text }),
+			(error: unknown) => ({ error: error as Error }),
+		);
+	const fileBefore = options.rev ? '' : statKey(abs);
+	const gitState = service.gitStateKey();
+	// Nothing kept for this file: git's blame starts at once, alongside reading git's state.
+	let blamed = cached ? undefined : runBlame();
+	// Outside a git repository the layout's error is the one to report, not the state's.
+	gitState.catch(() => undefined);
+	const { prefix } = await service.git.layout();
+	const gitBefore = await gitState;
+	if (cached && cached.key === `${gitBefore}|${fileBefore}|${await service.ctx.store.read(() => service.ctx.store.tableVersion('shared_events'))}`) {
+		const picked = pick(cached.value as BlameResult, options.line);
+		if (picked.lines.length > 0 || !options.line) {
+			return picked;
+		}
 	}
-	const entries = parsePorcelain(porcelain);
+	blamed ??= runBlame();
+	await service.attributePending();
+	// The records are parsed while git's blame still runs (kept for the read below at the same version).
+	await service.attributionsAt();
+	const porcelain = await blamed;
+	if ('error' in porcelain) {
+		throw new BatonError('invalidInput', `git blame could not read ${file}${options.rev ? ` at ${options.rev}` : ''}: ${porcelain.error.message}`);
+	}
+	const entries = parsePorcelain(porcelain.text);
 	const commits = [...new Set(entries.map((e) => e.commit).filter((c) => !zeroCommit.test(c)))];
-	const attributions = await service.attributions(commits);
+	const { attributions, version } = await service.attributionsAt(commits);
 	let uncommitted: LineOrigin[] | undefined;
 	if (entries.some((e) => zeroCommit.test(e.commit))) {
 		uncommitted = await workingOrigins(service, file, abs);
@@ -78,7 +104,26 @@ export async function blameFile(service: ProvenanceService, file: string, option
 		const origin = byLineCache.get(key)?.get(entry.origLine) ?? unknownOrigin;
 		return { ...base, ...origin, commit: entry.commit, author: entry.author, time: entry.authorTime !== null ? new Date(entry.authorTime * 1000).toISOString() : null };
 	});
-	return { file, rev: options.rev ?? null, lines };
+	const result: BlameResult = { file, rev: options.rev ?? null, lines };
+	// Kept only when nothing moved while it was made (a save or a commit meanwhile is read next time).
+	if (!options.line && (await service.gitStateKey()) === gitBefore && (options.rev ? '' : statKey(abs)) === fileBefore) {
+		service.blameCache.set(cacheName, { key: `${gitBefore}|${fileBefore}|${version}`, value: result });
+	}
+	return result;
+}
+
+/** Size, modification time and inode: a save, a checkout or a rewrite of the file changes at least one. */
+function statKey(abs: string): string {
+	try {
+		const stat = fs.statSync(abs, { bigint: true });
+		return `${stat.size}:${stat.mtimeNs}:${stat.ino}`;
+	} catch {
+		return '-';
+	}
+}
+
+function pick(result: BlameResult, line: number | undefined): BlameResult {
+	return line ? { ...result, lines: result.lines.filter((l) => l.line === line) } : result;
 }
 
 /** Origins of the working file's lines from the capture: the last captured state, then whatever changed since is a person's. */

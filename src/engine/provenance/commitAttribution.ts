@@ -46,14 +46,18 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitInf
 	}
 	const cutoffMs = (info.committerTime + 1) * 1000;
 	const steps = inputs.steps.filter((s) => s.startedAtMs < cutoffMs);
-	const contents = await catBatch(
-		git.run,
-		files.map((f) => `${info.commit}:${f.repoPath}`),
-	);
-	// Every captured version of every file in one read: a 100-file commit costs one git call, not 100.
+	// Every captured version of every file in one read: a 100-file commit costs one git call, not 100;
+	// the commit's blobs, the captured ones and the patch id are read at the same time.
 	const wanted = new Set(files.map((f) => f.path));
-	await inputs.blobs.prefetch(steps.flatMap((s) => [...s.paths].filter((p) => wanted.has(p)).flatMap((p) => [`${s.treeBefore}:${p}`, `${s.treeAfter}:${p}`])));
-	const patchSources = changes.patchId ? [...inputs.attributions.values()].filter((a) => a.commit !== info.commit && a.patchId === changes.patchId).map((a) => a.commit) : [];
+	const [contents, patchId] = await Promise.all([
+		catBatch(
+			git.run,
+			files.map((f) => `${info.commit}:${f.repoPath}`),
+		),
+		changes.patchId,
+		inputs.blobs.prefetch(steps.flatMap((s) => [...s.paths].filter((p) => wanted.has(p)).flatMap((p) => [`${s.treeBefore}:${p}`, `${s.treeAfter}:${p}`]))),
+	]);
+	const patchSources = patchId ? [...inputs.attributions.values()].filter((a) => a.commit !== info.commit && a.patchId === patchId).map((a) => a.commit) : [];
 	const rewritten = info.authorTime !== info.committerTime;
 	const related = new RelatedCommits(git, info.commit);
 	const sourceBlobs = new Map<string, string[] | null>();
@@ -75,7 +79,7 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitInf
 				await related.learn(commits);
 				commits = commits.filter((c) => related.unrelated(c));
 			}
-			const votes = await collectVotes(inputs, commits, file.path, lines, file.lines, origins, sourceBlobs);
+			const votes = await collectVotes(inputs, commits, file.path, lines, file.lines, origins, sourceBlobs, wanted);
 			const contributed = new Set<string>();
 			for (const [lineIndex, byCommit] of votes) {
 				let agreed: LineOrigin | undefined;
@@ -135,7 +139,7 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitInf
 	if (used.content.size > 0) {
 		matched.push({ from: [...used.content], how: 'content' });
 	}
-	return { attribution: { commit: info.commit, files: result, patchId: changes.patchId }, matched };
+	return { attribution: { commit: info.commit, files: result, patchId }, matched };
 }
 
 /** For each still-unplaced added line (index into `added`), what each source commit says. */
@@ -147,10 +151,13 @@ async function collectVotes(
 	added: readonly number[],
 	origins: readonly (LineOrigin | undefined)[],
 	blobCache: Map<string, string[] | null>,
+	paths: ReadonlySet<string>,
 ): Promise<Map<number, Map<string, LineOrigin>>> {
 	const votes = new Map<number, Map<string, LineOrigin>>();
 	const sources = commits.map((c) => ({ commit: c, file: inputs.attributions.get(c)?.files.find((f) => f.path === file) })).filter((s): s is { commit: string; file: FileAttribution } => !!s.file && s.file.ranges.length > 0);
-	const unread = [...new Set(sources.map((s) => s.file.blob).filter((b) => b && !blobCache.has(b)))];
+	// The same commits' versions of the commit's other files too: a squash of 100 files reads them in one git call, not 100.
+	const wanted = sources.map((s) => s.file.blob).concat(commits.flatMap((c) => (inputs.attributions.get(c)?.files ?? []).filter((f) => paths.has(f.path)).map((f) => f.blob)));
+	const unread = [...new Set(wanted.filter((b) => b && !blobCache.has(b)))];
 	const read = await catBatch(inputs.git.run, unread);
 	unread.forEach((blob, i) => {
 		const found = read[i];

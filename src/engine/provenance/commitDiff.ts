@@ -15,7 +15,7 @@ export interface CommitInfo {
 export interface CommitChanges {
 	/** Repository-relative path → added line numbers (1-based, ascending) in the commit's version. */
 	added: Map<string, number[]>;
-	patchId: string | null;
+	patchId: Promise<string | null>;
 }
 
 export async function commitInfos(git: RepoGit, commits: readonly string[]): Promise<Map<string, CommitInfo>> {
@@ -63,10 +63,19 @@ export async function commitChanges(git: RepoGit, info: CommitInfo): Promise<Com
 			added.delete(file);
 		}
 	}
-	let patchId: string | null = null;
-	if (patch.length > 0) {
-		const id = (await git.text(['patch-id', '--stable'], patch.toString('utf8'))).trim().split(' ')[0];
-		patchId = id && /^[0-9a-f]{40,64}$/.test(id) ? id : null;
+	return { added, patchId: patchIdOf(git, patch) };
+}
+
+/** Started at once and awaited by the caller with its other reads: one git process less to wait for in a row. */
+async function patchIdOf(git: RepoGit, patch: Buffer): Promise<string | null> {
+	if (patch.length === 0) {
+		return null;
 	}
-	return { added, patchId };
+	try {
+		const id = (await git.text(['patch-id', '--stable'], patch.toString('utf8'))).trim().split(' ')[0];
+		return id && /^[0-9a-f]{40,64}$/.test(id) ? id : null;
+	} catch {
+		// No patch id: the commit is still attributed, only not matched to a rebased twin by it.
+		return null;
+	}
 }

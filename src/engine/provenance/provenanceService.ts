@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { eq } from 'drizzle-orm';
+import { count, eq, max } from 'drizzle-orm';
 import { sharedEvents } from '../storage/schema';
 import { batonDir } from '../workspace';
 import { ShadowRepo } from '../checkpoints/shadowRepo';
@@ -39,32 +39,109 @@ export class ProvenanceService {
 		this.git = new RepoGit(ctx.workspaceRoot, this.shadow.emptyConfig);
 	}
 
+	/** Parsed records, kept while the shared records are unchanged (a version the store bumps on every change, ours or another process's). */
+	private readonly parsed: { steps?: { version: number; value: CapturedStep[] }; attributions?: { version: number; value: Map<string, CommitAttribution> } } = {};
+
 	async steps(): Promise<CapturedStep[]> {
-		return this.ctx.store.read((db) => readSteps(db));
+		return this.ctx.store.read((db) => {
+			const version = this.recordsVersion();
+			if (this.parsed.steps?.version !== version) {
+				this.parsed.steps = { version, value: readSteps(db) };
+			}
+			return [...this.parsed.steps.value];
+		});
 	}
 
+	/** Every attribution (or those of `commits`), a fresh map the caller may add to. */
 	async attributions(commits?: readonly string[]): Promise<Map<string, CommitAttribution>> {
-		return this.ctx.store.read((db) => readAttributions(db, commits));
+		return (await this.attributionsAt(commits)).attributions;
 	}
 
-	/** Attributes every commit not attributed yet that Baton may have something to say about. */
+	/** The attributions with the records' version they were read at (the blame cache's key). */
+	async attributionsAt(commits?: readonly string[]): Promise<{ attributions: Map<string, CommitAttribution>; version: number }> {
+		return this.ctx.store.read((db) => {
+			const version = this.recordsVersion();
+			if (this.parsed.attributions?.version !== version) {
+				this.parsed.attributions = { version, value: readAttributions(db) };
+			}
+			const all = this.parsed.attributions.value;
+			const attributions = commits ? new Map(commits.flatMap((c) => (all.has(c) ? [[c, all.get(c)!] as const] : []))) : new Map(all);
+			return { attributions, version };
+		});
+	}
+
+	/** Call inside a store read: the version of the shared records as of that read. */
+	private recordsVersion(): number {
+		return this.ctx.store.tableVersion('shared_events');
+	}
+
+	/** What a warm blame must match: git's refs, reflog and HEAD (stat only) and the shared records' version. */
+	async stateKey(): Promise<string> {
+		const version = await this.ctx.store.read(() => this.recordsVersion());
+		return `${await this.gitStateKey()}|${version}`;
+	}
+
+	/** Whole-file blames by workspace path, with the key they were made under (blameReader.ts). */
+	readonly blameCache = new Map<string, { key: string; value: unknown }>();
+
+	/**
+	 * Attributes every commit not attributed yet that Baton may have something to say about. Skipped
+	 * when git's refs and reflog and the shared records are as they were after the last full pass, in
+	 * this process or another (the key is kept in `.baton/provenance-state.json`): a cold `baton blame`
+	 * with nothing new pays for no search.
+	 */
 	async attributePending(): Promise<AttributeReport> {
-		// Warm path (a hover): nothing new in git's reflog or refs and no new record since last time.
-		await this.ctx.store.read(() => undefined);
-		const key = `${await this.gitStateKey()}|${this.ctx.store.tableVersion('shared_events')}`;
-		if (key === this.pendingKey) {
+		const key = await this.pendingStateKey();
+		if (key === this.pendingKey || key === this.savedPendingKey()) {
+			this.pendingKey = key;
 			return { attributed: [], rewrites: [] };
 		}
 		const report = await this.findAndAttribute();
-		this.pendingKey = `${await this.gitStateKey()}|${this.ctx.store.tableVersion('shared_events')}`;
+		this.pendingKey = await this.pendingStateKey();
+		this.savePendingKey(this.pendingKey);
 		return report;
 	}
 
 	private pendingKey: string | undefined;
+
+	/** git's state (stat only) and the shared records' count and newest id: the same in every process. */
+	private async pendingStateKey(): Promise<string> {
+		const records = await this.ctx.store.read((db) =>
+			db
+				.select({ n: count(), newest: max(sharedEvents.id) })
+				.from(sharedEvents)
+				.get(),
+		);
+		return `${await this.gitStateKey()}|${records?.n ?? 0}:${records?.newest ?? ''}`;
+	}
+
+	private get pendingFile(): string {
+		return path.join(batonDir(this.ctx.workspaceRoot), 'provenance-state.json');
+	}
+
+	private savedPendingKey(): string | undefined {
+		try {
+			const saved = JSON.parse(fs.readFileSync(this.pendingFile, 'utf8')) as { pendingKey?: unknown };
+			return typeof saved.pendingKey === 'string' ? saved.pendingKey : undefined;
+		} catch {
+			return undefined;
+		}
+	}
+
+	private savePendingKey(key: string): void {
+		try {
+			const temp = `${this.pendingFile}.${process.pid}.tmp`;
+			fs.writeFileSync(temp, `${JSON.stringify({ pendingKey: key })}\n`);
+			fs.renameSync(temp, this.pendingFile);
+		} catch {
+			// Only a shortcut: without it the next process searches again.
+		}
+	}
+
 	private gitDir: string | undefined;
 
 	/** Sizes and times of HEAD's reflog and the refs, read with stat only. */
-	private async gitStateKey(): Promise<string> {
+	async gitStateKey(): Promise<string> {
 		this.gitDir ??= path.resolve(this.ctx.workspaceRoot, (await this.git.text(['rev-parse', '--git-common-dir'])).trim());
 		const parts: string[] = [];
 		for (const file of ['HEAD', 'logs/HEAD', 'packed-refs', 'FETCH_HEAD', 'ORIG_HEAD']) {
@@ -97,23 +174,29 @@ export class ProvenanceService {
 
 	private async findAndAttribute(): Promise<AttributeReport> {
 		const steps = await this.steps();
-		const attributions = await this.attributions();
 		const firstStep = steps[0]?.startedAtMs;
-		const rewriteSubjects = await this.ctx.store.read((db) =>
-			db
-				.selectDistinct({ subject: sharedEvents.subject })
-				.from(sharedEvents)
-				.where(eq(sharedEvents.kind, 'provenance.rewrite'))
-				.all()
-				.map((r) => r.subject),
-		);
-		if (firstStep === undefined && rewriteSubjects.length === 0) {
+		// Subjects only: parsing every attribution is left for when a commit is really pending.
+		const { rewriteSubjects, attributed } = await this.ctx.store.read((db) => {
+			const subjects = (kind: string): string[] =>
+				db
+					.selectDistinct({ subject: sharedEvents.subject })
+					.from(sharedEvents)
+					.where(eq(sharedEvents.kind, kind))
+					.all()
+					.map((r) => r.subject);
+			return { rewriteSubjects: new Set(subjects('provenance.rewrite')), attributed: new Set(subjects('provenance.attribution')) };
+		});
+		if (firstStep === undefined && rewriteSubjects.size === 0) {
 			return { attributed: [], rewrites: [] };
 		}
 		const since = Math.floor(((firstStep ?? Date.now()) - skewMs) / 1000);
-		const candidates = await this.recentCommits(since);
+		const candidates = (await this.recentCommits(since)).filter((c) => !attributed.has(c.commit));
+		if (candidates.length === 0) {
+			return { attributed: [], rewrites: [] };
+		}
+		const attributions = await this.attributions();
 		const known = new Set([...steps.flatMap((s) => [...s.paths]), ...[...attributions.values()].flatMap((a) => a.files.map((f) => f.path))]);
-		const pending = candidates.filter((c) => !attributions.has(c.commit) && (rewriteSubjects.includes(c.commit) || c.paths.some((p) => known.has(p))));
+		const pending = candidates.filter((c) => !attributions.has(c.commit) && (rewriteSubjects.has(c.commit) || c.paths.some((p) => known.has(p))));
 		// git lists newest first; oldest first lets commits made in the same second keep their order.
 		return this.attribute(pending.map((c) => c.commit).reverse(), {}, steps, attributions);
 	}
@@ -130,12 +213,13 @@ export class ProvenanceService {
 		}
 		steps ??= await this.steps();
 		attributions ??= await this.attributions();
-		const { prefix } = await this.git.layout();
-		const infos = [...(await commitInfos(this.git, commits)).values()].sort((a, b) => a.committerTime - b.committerTime);
+		const [{ prefix }, infoMap] = await Promise.all([this.git.layout(), commitInfos(this.git, commits)]);
+		const infos = [...infoMap.values()].sort((a, b) => a.committerTime - b.committerTime);
 		const blobs = new ShadowBlobs(shadowRun(this.shadow));
 		const inputsKey = `${steps.length}:${attributions.size}`;
+		const rewriting = options.newOnly ? await this.headRewrite() : undefined;
 		for (const info of infos) {
-			if (attributions.has(info.commit) || (options.newOnly && info.authorTime !== info.committerTime) || this.nothingToSay.get(info.commit) === `${inputsKey}:${attributions.size}`) {
+			if (attributions.has(info.commit) || (options.newOnly && (info.authorTime !== info.committerTime || info.commit === rewriting)) || this.nothingToSay.get(info.commit) === `${inputsKey}:${attributions.size}`) {
 				continue;
 			}
 			const rewrittenFrom = (await this.ctx.store.read((db) => readRewrites(db, info.commit))).filter((r) => r.how === 'post-rewrite').flatMap((r) => r.from);
@@ -157,6 +241,16 @@ export class ProvenanceService {
 			report.rewrites.push(...result.matched.map((m) => ({ commit: info.commit, ...m })));
 		}
 		return report;
+	}
+
+	/** HEAD's commit when git's own reflog says an amend or a rebase made it (post-rewrite will name its originals), else undefined. */
+	private async headRewrite(): Promise<string | undefined> {
+		try {
+			const [commit, subject] = (await this.git.text(['log', '-g', '-n', '1', '--format=%H%x01%gs', 'HEAD'])).trim().split('\u0001');
+			return subject && /^(commit \(amend\)|rebase)/.test(subject) ? commit : undefined;
+		} catch {
+			return undefined;
+		}
 	}
 
 	/** git's `post-rewrite` pairs (`old new [extra]` lines on the hook's stdin), recorded as rewrites. */

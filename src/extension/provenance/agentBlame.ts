@@ -35,6 +35,11 @@ export class AgentBlame extends Disposable {
 	private readonly shareEmitter = this.register(new vscode.EventEmitter<AgentShare | undefined>());
 	/** The active file's agent share changed (the status bar shows it in its tooltip). */
 	readonly onDidChangeShare = this.shareEmitter.event;
+	private lastShare: AgentShare | undefined;
+	private readonly shown = new Map<string, string[]>();
+	private readonly shownEmitter = this.register(new vscode.EventEmitter<vscode.Uri>());
+	/** Annotations were (re)set on a file's editor. */
+	readonly onDidAnnotate = this.shownEmitter.event;
 
 	constructor(private readonly workspace: BatonWorkspace) {
 		super();
@@ -119,8 +124,26 @@ export class AgentBlame extends Disposable {
 		if (this.isDisposed || vscode.window.activeTextEditor !== editor) {
 			return;
 		}
-		this.shareEmitter.fire(blame ? agentShare(blame) : undefined);
-		editor.setDecorations(this.decoration, this.enabled && blame ? annotations(blame, editor.document) : []);
+		const share = blame ? agentShare(blame) : undefined;
+		this.lastShare = share;
+		this.shareEmitter.fire(share);
+		const shown = this.enabled && blame ? annotations(blame, editor.document) : [];
+		editor.setDecorations(this.decoration, shown);
+		this.shown.set(
+			editor.document.uri.toString(),
+			shown.map((d) => `${d.range.start.line + 1}: ${d.renderOptions?.after?.contentText ?? ''}`),
+		);
+		this.shownEmitter.fire(editor.document.uri);
+	}
+
+	/** The end-of-line annotations last set on the file's editor, as `line: text` (the editor API cannot read decorations back). */
+	annotationsShown(uri: vscode.Uri): readonly string[] {
+		return this.shown.get(uri.toString()) ?? [];
+	}
+
+	/** The active file's agent share, as last given to the status bar. */
+	get share(): AgentShare | undefined {
+		return this.lastShare;
 	}
 }
 

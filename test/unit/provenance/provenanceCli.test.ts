@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
-import { provenanceGitHooks } from '../../../src/engine/provenance/gitHooks';
-import { baton, cliPath } from '../cli/cliRunner';
+import { baton } from '../cli/cliRunner';
 import { actor, openTestEngine, tempDir } from '../helpers';
 import { StepRecorder } from './recordSteps';
 import { ScriptedRepo, type Truth } from './scriptedRepo';
@@ -80,31 +79,87 @@ test('baton blame --json: agent lines name session, turn and prompt; a later hum
 	assert.equal(missing.json['error'].code, 'notFound');
 });
 
-test("with Baton's post-rewrite hook installed, an amend is followed through git's own pairs (exact, not recovered)", async (t) => {
+test('baton connect git merges post-commit and post-rewrite into the user’s hooks (backup kept); an amend then follows git’s own pairs, not patch-id; --remove restores the hooks', async (t) => {
 	const { root, repo, edit } = await setUp(t);
-	const hooks = provenanceGitHooks(`"${process.execPath}" "${cliPath}"`);
-	for (const [name, lines] of Object.entries(hooks)) {
-		fs.writeFileSync(path.join(root, '.git', 'hooks', name), `#!/bin/sh\n${lines.join('\n')}\n`, { mode: 0o755 });
-	}
+	const hooksDir = path.join(root, '.git', 'hooks');
+	// The user's own post-rewrite hook reads the pairs on its stdin too.
+	const own = '#!/bin/sh\ncat > "$(git rev-parse --git-dir)/user-post-rewrite.log"\nexit 0\n';
+	fs.writeFileSync(path.join(hooksDir, 'post-rewrite'), own, { mode: 0o755 });
+	const connect = baton(root, 'connect', 'git', '--json');
+	assert.equal(connect.code, 0, connect.stderr);
+	const installed = connect.json['provenance'] as { path: string; action: string; backup?: string }[];
+	assert.deepEqual(
+		installed.map((h) => [path.basename(h.path), h.action]),
+		[
+			['post-commit', 'created'],
+			['post-rewrite', 'updated'],
+		],
+	);
+	assert.equal(fs.readFileSync(path.join(hooksDir, 'post-rewrite.baton-backup'), 'utf8'), own);
+	assert.deepEqual(
+		(connect.json['written'] as { path: string }[]).map((h) => path.basename(h.path)),
+		['pre-push', 'post-merge', 'post-checkout'],
+		'sync’s hooks are installed alongside',
+	);
+	const merged = fs.readFileSync(path.join(hooksDir, 'post-rewrite'), 'utf8');
+	assert.ok(merged.startsWith('#!/bin/sh\n# >>> baton provenance'), 'Baton’s block runs before a user hook that ends with exit');
+	assert.ok(merged.includes('cat > "$(git rev-parse --git-dir)/user-post-rewrite.log"'));
+	const again = baton(root, 'connect', 'git', '--json');
+	assert.deepEqual(
+		(again.json['provenance'] as { action: string }[]).map((h) => h.action),
+		['unchanged', 'unchanged'],
+	);
+
+	const { engine } = await openTestEngine(t, { root });
+	const { eventsAbout } = await import('../../../src/engine/shared/sharedEvents');
+	const waitFor = async (kind: string, commit: string, what: string) => {
+		for (let waited = 0; ; waited += 100) {
+			const found = await engine.store.read((db) => eventsAbout(db, kind, commit));
+			if (found.length > 0) {
+				return found;
+			}
+			assert.ok(waited < 30_000, `${what} never happened`);
+			await new Promise((resolve) => setTimeout(resolve, 100));
+		}
+	};
 	await edit('1', 'Add total()', (truth) => repo.addFunction('src/app.ts', 'total', 7, truth));
 	repo.commit('total');
 	const first = repo.git(['rev-parse', 'HEAD']).trim();
-	const afterCommit = baton(root, 'provenance', 'commit', '--json');
-	assert.deepEqual(afterCommit.json['attributed'], [], 'the post-commit hook attributed it already');
+	await waitFor('provenance.attribution', first, 'the post-commit hook’s attribution');
 	repo.tick();
 	repo.change('src/app.ts', 'const y = x * 7;', '\tconst y = x * 7 * rate;', { origin: 'human' });
 	repo.tick();
 	repo.git(['commit', '-q', '--amend', '-a', '--no-edit']);
 	const amended = repo.git(['rev-parse', 'HEAD']).trim();
-	const blame = baton(root, 'blame', 'src/app.ts', '--json');
-	assert.equal(blame.code, 0, blame.stderr);
-	const origins = (blame.json['lines'] as Record<string, any>[]).slice(5, 10).map((l) => `${l['origin']}${l['recovered'] ? '*' : ''}`);
-	assert.deepEqual(origins, ['agent', 'human', 'agent', 'agent', 'agent']);
-	const { engine } = await openTestEngine(t, { root });
-	const { eventsAbout } = await import('../../../src/engine/shared/sharedEvents');
-	const rewrites = await engine.store.read((db) => eventsAbout(db, 'provenance.rewrite', amended));
+	const rewrites = await waitFor('provenance.rewrite', amended, 'the post-rewrite hook’s pairs');
 	assert.deepEqual(
 		rewrites.map((r) => r.body),
 		[{ from: [first], how: 'post-rewrite' }],
 	);
+	assert.equal(fs.readFileSync(path.join(root, '.git', 'user-post-rewrite.log'), 'utf8'), `${first} ${amended}\n`, 'the user’s hook got the same pairs');
+	const blame = baton(root, 'blame', 'src/app.ts', '--json');
+	assert.equal(blame.code, 0, blame.stderr);
+	const origins = (blame.json['lines'] as Record<string, any>[]).slice(5, 10).map((l) => `${l['origin']}${l['recovered'] ? '*' : ''}`);
+	assert.deepEqual(origins, ['agent', 'human', 'agent', 'agent', 'agent']);
+	const after = await engine.store.read((db) => eventsAbout(db, 'provenance.rewrite', amended));
+	assert.deepEqual(
+		after.map((r) => r.body['how']),
+		['post-rewrite'],
+		'git’s pairs were enough: no patch-id or content match was needed',
+	);
+	const attribution = await engine.store.read((db) => eventsAbout(db, 'provenance.attribution', amended));
+	assert.equal(attribution.length, 1);
+	assert.ok(attribution[0]!.id > after[0]!.id, 'the amend’s post-commit left the commit to post-rewrite’s pairs (git’s reflog says amend)');
+
+	const removed = baton(root, 'connect', 'git', '--remove', '--json');
+	assert.equal(removed.code, 0, removed.stderr);
+	assert.deepEqual(
+		(removed.json['provenance'] as { path: string; action: string }[]).map((h) => [path.basename(h.path), h.action]),
+		[
+			['post-commit', 'deleted'],
+			['post-rewrite', 'removed'],
+		],
+	);
+	assert.equal(fs.readFileSync(path.join(hooksDir, 'post-rewrite'), 'utf8'), own, 'the user’s hook is exactly as it was');
+	assert.ok(!fs.existsSync(path.join(hooksDir, 'post-commit')));
 });

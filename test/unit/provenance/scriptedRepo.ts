@@ -21,12 +21,32 @@ export class ScriptedRepo {
 	branch = 'main';
 	ms = Date.parse('2026-03-01T09:00:00.000Z');
 
-	constructor(readonly root: string) {
+	/**
+	 * With `realClock`, the script's clock is the real one (the capture run by real hook processes
+	 * stamps steps with it): a tick waits for the next whole second, so a commit and the steps around
+	 * it never share one (commit dates are whole seconds).
+	 */
+	constructor(
+		readonly root: string,
+		private readonly realClock = false,
+	) {
 		this.models.set('main', new Map());
+		if (realClock) {
+			this.ms = Date.now();
+		}
 	}
 
 	tick(seconds = 60): void {
-		this.ms += seconds * 1000;
+		if (!this.realClock) {
+			this.ms += seconds * 1000;
+			return;
+		}
+		const next = (Math.floor(this.ms / 1000) + 1) * 1000;
+		const wait = next - Date.now();
+		if (wait > 0) {
+			Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, wait + 5);
+		}
+		this.ms = Date.now();
 	}
 
 	get files(): Map<string, ModelLine[]> {

@@ -1,0 +1,63 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { blameFile } from '../../../src/engine/provenance/blameReader';
+import { ProvenanceService } from '../../../src/engine/provenance/provenanceService';
+import { actor, openTestEngine, tempDir } from '../helpers';
+import { StepRecorder } from './recordSteps';
+import { ScriptedRepo } from './scriptedRepo';
+
+/**
+ * The warm blame (the hover's) is answered from what the backend kept, and only while nothing it
+ * depends on moved: an edit of the file, a commit, a new captured step each give a fresh blame; a
+ * new process skips the search for pending commits only when git and the records are as they were.
+ */
+test('a kept blame is reused until the file, git or the records change', async (t) => {
+	const root = tempDir(t, 'baton-prov-cache-');
+	const repo = new ScriptedRepo(root);
+	repo.git(['init', '-q', '-b', 'main']);
+	fs.writeFileSync(path.join(root, '.gitignore'), '.baton/\n');
+	repo.addFunction('src/app.ts', 'start', 1, { origin: 'human' });
+	repo.commit('init');
+	const { engine } = await openTestEngine(t, { root });
+	const recorder = new StepRecorder(engine, root, () => repo.ms);
+	const session = (await engine.sessions.start({ name: 'cache', agent: 'claude-code', actor })).session;
+	const agent = { id: session.id, agent: 'claude-code' };
+	const truth = { origin: 'agent' as const, session: session.id, step: 1 };
+	repo.tick();
+	await recorder.agentStep(agent, '1', 'Add total()', 'Edit', () => repo.addFunction('src/app.ts', 'total', 7, truth));
+	repo.commit('total');
+
+	const service = new ProvenanceService(engine.ctx);
+	const first = await blameFile(service, 'src/app.ts');
+	assert.equal(first.lines[5]!.origin, 'agent');
+	const again = await blameFile(service, 'src/app.ts');
+	assert.equal(again.lines, first.lines, 'nothing changed: the kept blame is the answer');
+	const one = await blameFile(service, 'src/app.ts', { line: 6 });
+	assert.deepEqual(one.lines, [first.lines[5]], 'one line (the hover) comes from the kept blame');
+
+	// A person's edit in the working file (saved, not committed).
+	repo.tick();
+	repo.change('src/app.ts', 'return y + 7;', '\treturn y + 7 + tax;', { origin: 'human' });
+	const edited = await blameFile(service, 'src/app.ts');
+	assert.notEqual(edited.lines, first.lines);
+	assert.deepEqual([edited.lines[7]!.commit, edited.lines[7]!.origin], [null, 'human']);
+
+	// An agent's step: a new record, and the file changed again.
+	repo.tick();
+	await recorder.agentStep(agent, '2', 'Add discount()', 'Edit', () => repo.addFunction('src/app.ts', 'discount', 9, truth));
+	const stepped = await blameFile(service, 'src/app.ts');
+	assert.equal(stepped.lines.length, 15);
+	assert.deepEqual([stepped.lines[10]!.commit, stepped.lines[10]!.origin, stepped.lines[10]!.step], [null, 'agent', 3], 'step 2 is the person’s edit the capture found');
+
+	// A commit made outside Baton: git's state moved, the next blame (even by a new service) attributes it.
+	const head = repo.commit('discount');
+	const afterCommit = await new ProvenanceService(engine.ctx).attributePending();
+	assert.deepEqual(afterCommit.attributed, [head]);
+	const committed = await blameFile(service, 'src/app.ts');
+	assert.deepEqual([committed.lines[10]!.commit, committed.lines[10]!.origin, committed.lines[7]!.origin], [head, 'agent', 'human']);
+	const fresh = new ProvenanceService(engine.ctx);
+	assert.deepEqual((await fresh.attributePending()).attributed, [], 'a new service with nothing new searches nothing');
+	assert.deepEqual((await blameFile(fresh, 'src/app.ts')).lines, committed.lines);
+});

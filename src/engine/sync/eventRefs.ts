@@ -17,6 +17,7 @@ import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import { splitNul } from '../checkpoints/gitProcess';
 import { atomicWriteFile } from '../storage/fsUtil';
 import type { WireEvent } from '../shared/sharedEvents';
+import { catBatch } from '../shared/catFileBatch';
 
 export const eventsRefPrefix = 'refs/baton/events/';
 export const checkpointsRefPrefix = 'refs/baton/checkpoints/';
@@ -207,24 +208,18 @@ export class EventRefs {
 		if (blobs.length === 0) {
 			return [];
 		}
-		const out = (await this.shadow.git(['cat-file', '--batch'], { input: `${blobs.join('\n')}\n` })).stdout;
 		const events: WireEvent[] = [];
-		let at = 0;
-		while (at < out.length) {
-			const eol = out.indexOf(10, at);
-			const [, type, size] = out.subarray(at, eol).toString('utf8').split(' ');
-			const length = Number(size);
-			if (type !== 'blob' || !Number.isFinite(length)) {
-				throw new Error(`unexpected object in a Baton events ref: ${out.subarray(at, eol).toString('utf8')}`);
+		const found = await catBatch(async (args, input) => (await this.shadow.git(args, input !== undefined ? { input } : {})).stdout, blobs);
+		found.forEach((blob, i) => {
+			if (!blob) {
+				throw new Error(`a Baton events ref names ${blobs[i]}, which is not a blob in Baton's store`);
 			}
-			const text = out.subarray(eol + 1, eol + 1 + length).toString('utf8');
-			for (const line of text.split('\n')) {
+			for (const line of blob.content.toString('utf8').split('\n')) {
 				if (line.trim()) {
 					events.push(JSON.parse(line) as WireEvent);
 				}
 			}
-			at = eol + 1 + length + 1;
-		}
+		});
 		return events;
 	}
 

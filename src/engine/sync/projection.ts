@@ -4,7 +4,8 @@
  * events in id order, so two machines holding the same events hold the same state whatever order the
  * events arrived in. Runs inside the pull's write, right after the merge.
  */
-import { eq, inArray, max } from 'drizzle-orm';
+import { eq, max } from 'drizzle-orm';
+import { inJsonList } from '../shared/sqlJsonList';
 import type { BatonDb, JournalStore } from '../storage/journalStore';
 import { insertRows } from './rawInsert';
 import type { CheckpointAnnotation, CheckpointMetrics, FileStats, HandoffData, SessionScope } from '../storage/jsonShapes';
@@ -52,9 +53,23 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 	}
 	result.unknownKinds = [...unknown].sort();
 	const events = eventsBySubject(db, [...new Set([...sessionSubjects, ...consumedSubjects, ...checkpointSubjects])], newEvents);
-	const sessionRows = new Map(inChunks([...new Set([...sessionSubjects, ...consumedSubjects])], (ids) => db.select().from(sessions).where(inArray(sessions.id, ids)).all()).map((r) => [r.id, r]));
+	const sessionRows = new Map(
+		db
+			.select()
+			.from(sessions)
+			.where(inJsonList(sessions.id, [...new Set([...sessionSubjects, ...consumedSubjects])]))
+			.all()
+			.map((r) => [r.id, r]),
+	);
 	const known = (id: string | null): boolean => id !== null && (sessionRows.has(id) || db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, id)).get() !== undefined);
-	const handoffIds = new Set(inChunks([...sessionSubjects], (ids) => db.select({ id: handoffs.sessionId }).from(handoffs).where(inArray(handoffs.sessionId, ids)).all()).map((r) => r.id));
+	const handoffIds = new Set(
+		db
+			.select({ id: handoffs.sessionId })
+			.from(handoffs)
+			.where(inJsonList(handoffs.sessionId, [...sessionSubjects]))
+			.all()
+			.map((r) => r.id),
+	);
 	const newSessions: (typeof sessions.$inferInsert)[] = [];
 	const newHandoffs: (typeof handoffs.$inferInsert)[] = [];
 	const starts = [...sessionSubjects].map((id) => (events.get(id) ?? []).find((e) => e.kind === 'session.started')).filter((e): e is SharedEvent => e !== undefined);
@@ -132,25 +147,23 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 	return result;
 }
 
-function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => T[]): T[] {
-	const out: T[] = [];
-	for (let i = 0; i < ids.length; i += 500) {
-		out.push(...query(ids.slice(i, i + 500)));
-	}
-	return out;
-}
-
 /**
  * Every event of the given subjects, grouped by subject, each group in id order. The new events are
  * at hand already: only the older ones are read in full (ids first, which is cheap).
  */
 function eventsBySubject(db: BatonDb, subjects: readonly string[], newEvents: readonly SharedEvent[]): Map<string, SharedEvent[]> {
 	const byId = new Map(newEvents.map((e) => [e.id, e]));
-	const older = inChunks(subjects, (chunk) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(inArray(sharedEvents.subject, chunk)).all())
+	const older = db
+		.select({ id: sharedEvents.id })
+		.from(sharedEvents)
+		.where(inJsonList(sharedEvents.subject, subjects))
+		.all()
 		.map((r) => r.id)
 		.filter((id) => !byId.has(id));
-	for (const e of inChunks(older, (chunk) => db.select().from(sharedEvents).where(inArray(sharedEvents.id, chunk)).all())) {
-		byId.set(e.id, e);
+	if (older.length > 0) {
+		for (const e of db.select().from(sharedEvents).where(inJsonList(sharedEvents.id, older)).all()) {
+			byId.set(e.id, e);
+		}
 	}
 	const wanted = new Set(subjects);
 	const map = new Map<string, SharedEvent[]>();

@@ -216,7 +216,11 @@ export class SyncService {
 			}
 			try {
 				const config = await transportConfig(this.root, url);
-				const { confirmed, rejected } = await pushRefs(this.shadow, url, name, config, updates, networkTimeoutMs);
+				const { confirmed, rejected, remoteSaid } = await pushRefs(this.shadow, url, name, config, updates, networkTimeoutMs);
+				const refusal =
+					rejected.length > 0
+						? `remote "${name}" refused ${rejected.map((x) => `${x.ref} ${x.reason}`).join(', ')}${remoteSaid ? ` — it said: ${remoteSaid}` : ''}; the records stay queued and go with the next push`
+						: null;
 				// Each confirmation is recorded on its own: a ref confirmed before a failure stays confirmed.
 				updateSyncState(this.root, (s) => {
 					const r = (s.remotes[name] ??= emptyRemote());
@@ -224,10 +228,10 @@ export class SyncService {
 						r.pushed[c.ref] = c.oid;
 					}
 					r.lastPush = isoTime(this.ctx.clock.now());
-					r.lastError = rejected.length > 0 ? rejected.map((x) => `${x.ref}: ${x.reason}`).join('; ') : null;
+					r.lastError = refusal;
 				});
-				if (rejected.length > 0) {
-					throw new BatonError('gitFailed', `remote "${name}" refused ${rejected.map((x) => `${x.ref} (${x.reason})`).join(', ')}; the refs stay queued`, { remote: name, rejected });
+				if (refusal) {
+					throw new BatonError('gitFailed', refusal, { remote: name, rejected });
 				}
 				return { pushed: confirmed, remote: name };
 			} catch (error) {

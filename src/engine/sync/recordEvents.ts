@@ -11,7 +11,7 @@ import type { BatonDb } from '../storage/journalStore';
 import type { Session, SharedEvent } from '../storage/model';
 import { checkpoints, decisions, handoffs, importRecords, memoryEntries, sessions, sharedEvents, tasks } from '../storage/schema';
 import type { NewSharedEvent } from '../shared/sharedEvents';
-import { foldLabels, foldTask, groupBySubject, memoryConfirmations, taskFields } from './recordFolds';
+import { foldLabels, foldTask, groupBySubject, memoryConfirmations, memoryKey, taskFields } from './recordFolds';
 
 /** Kinds this module writes (and recordProjection.ts derives from). */
 export const recordKinds = ['decision.recorded', 'checkpoint.labels', 'memory.fact', 'memory.confirmed', 'task.changed', 'import.recorded'] as const;
@@ -61,10 +61,11 @@ export function pendingRecordEvents(db: BatonDb): NewSharedEvent[] {
 			events.set(f.id, [...(events.get(f.id) ?? []), { kind: 'memory.fact', subject: f.id, body: { kind: f.kind, fingerprint: redactSecrets(f.fingerprint) } } as unknown as SharedEvent]);
 		}
 	}
+	const confirmed = memoryConfirmations(events);
 	for (const f of facts) {
 		const recorded = events.get(f.id)?.find((e) => e.kind === 'memory.fact');
 		const fingerprint = typeof recorded?.body['fingerprint'] === 'string' ? recorded.body['fingerprint'] : redactSecrets(f.fingerprint);
-		const missing = f.confirmations - memoryConfirmations(events, f.kind, fingerprint);
+		const missing = f.confirmations - (confirmed.get(memoryKey(f.kind, fingerprint)) ?? 0);
 		for (let i = 0; i < missing; i++) {
 			out.push({ kind: 'memory.confirmed', subject: f.id, sessionId: f.sourceSessionId, actor: 'baton', body: { confirmedBy: null, at: f.lastConfirmedAt } });
 		}

@@ -70,18 +70,23 @@ export function foldLabels(events: readonly EventLike[]): { tags: string[]; anno
 
 /**
  * How many times a fact has been confirmed: every recording of it (two machines may record the same
- * fact, by kind and fingerprint, under two ids) and every confirmation of any of those ids.
+ * fact, by kind and fingerprint, under two ids) and every confirmation of any of those ids. Counted
+ * for all facts at once, keyed by `memoryKey`.
  */
-export function memoryConfirmations(events: ReadonlyMap<string, readonly EventLike[]>, kind: string, fingerprint: string): number {
-	let count = 0;
+export function memoryConfirmations(events: ReadonlyMap<string, readonly EventLike[]>): Map<string, number> {
+	const counts = new Map<string, number>();
 	for (const list of events.values()) {
 		const fact = list.find((e) => e.kind === 'memory.fact');
-		if (!fact || fact.body['kind'] !== kind || fact.body['fingerprint'] !== fingerprint) {
-			continue;
+		if (fact) {
+			const key = memoryKey(fact.body['kind'], fact.body['fingerprint']);
+			counts.set(key, (counts.get(key) ?? 0) + 1 + list.filter((e) => e.kind === 'memory.confirmed').length);
 		}
-		count += 1 + list.filter((e) => e.kind === 'memory.confirmed').length;
 	}
-	return count;
+	return counts;
+}
+
+export function memoryKey(kind: unknown, fingerprint: unknown): string {
+	return `${String(kind)}\u0000${String(fingerprint)}`;
 }
 
 function strings(value: unknown): string[] {

@@ -8,7 +8,7 @@ import type { BatonDb } from '../storage/journalStore';
 import type { SharedEvent } from '../storage/model';
 import { checkpoints, decisions, importRecords, memoryEntries, sessions, sharedEvents, tasks } from '../storage/schema';
 import { taskPriorities, taskStatuses, taskTypes } from '../storage/schema';
-import { foldLabels, foldTask, groupBySubject, memoryConfirmations } from './recordFolds';
+import { foldLabels, foldTask, groupBySubject, memoryConfirmations, memoryKey } from './recordFolds';
 
 export interface RecordCounts {
 	decisions: number;
@@ -118,14 +118,15 @@ function projectMemory(db: BatonDb, newEvents: readonly SharedEvent[], sessionKn
 	for (const subject of touched) {
 		const fact = all.get(subject)?.find((e) => e.kind === 'memory.fact');
 		if (fact) {
-			groups.set(`${String(fact.body['kind'])}\u0000${String(fact.body['fingerprint'])}`, fact);
+			groups.set(memoryKey(fact.body['kind'], fact.body['fingerprint']), fact);
 		}
 	}
-	for (const fact of groups.values()) {
+	const counts = memoryConfirmations(all);
+	for (const [key, fact] of groups) {
 		const b = fact.body;
 		const kind = b['kind'] === 'gotcha' ? 'gotcha' : 'knowledge';
 		const fingerprint = str(b['fingerprint']) ?? fact.subject;
-		const confirmations = memoryConfirmations(all, kind, fingerprint);
+		const confirmations = counts.get(key) ?? 1;
 		const lastConfirmedAt = [...all.values()]
 			.flat()
 			.filter((e) => e.kind === 'memory.confirmed' && touched.has(e.subject))

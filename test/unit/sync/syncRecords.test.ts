@@ -105,3 +105,35 @@ test('an import on A reaches B with its import records: importing the same file 
 	assert.equal(again.unchanged.tasks, 5);
 	await startEnd(w.b, 'after import', 'nothing');
 });
+
+test('tags changed on both machines at once, and a task changed on both: after syncing both ways both hold the same state, whatever order the events came in', async (t) => {
+	const w = await syncWorld(t);
+	await w.a.engine.sync.enable('origin');
+	await w.b.engine.sync.enable('origin');
+	const s = await w.a.engine.sessions.start({ name: 'tags', actor });
+	const cp = await w.a.engine.checkpoints.create({ sessionId: s.session.id, message: 'tagged', tags: ['keep', 'drop'], actor });
+	const task = await w.a.engine.tasks.add({ title: 'shared task', actor });
+	await roundTrip(w.a, w.b);
+	// Concurrently: A removes `drop` and adds `a`; B adds `b` and raises the task's priority; A finishes it.
+	await w.a.engine.checkpoints.untag(cp.id, 'drop', actor);
+	await w.a.engine.checkpoints.tag(cp.id, 'a', actor);
+	await w.a.engine.tasks.update({ id: task.id, status: 'done', actor });
+	w.b.clock.advance(5_000);
+	await w.b.engine.checkpoints.tag(cp.id, 'b', actor);
+	await w.b.engine.tasks.update({ id: task.id, priority: 'critical', actor });
+	// B pushes first, A pulls B's before pushing its own: the two received the events in different orders.
+	await w.b.engine.sync.push();
+	await w.a.engine.sync.pull();
+	await w.a.engine.sync.push();
+	await w.b.engine.sync.pull();
+	const onA = await w.a.engine.checkpoints.get(cp.id);
+	const onB = await w.b.engine.checkpoints.get(cp.id);
+	assert.deepEqual([...onA.tags].sort(), ['a', 'b', 'keep']);
+	assert.deepEqual([...onB.tags].sort(), [...onA.tags].sort());
+	const taskA = await w.a.engine.tasks.get(task.id);
+	const taskB = await w.b.engine.tasks.get(task.id);
+	assert.deepEqual([taskA.status, taskA.priority], ['done', 'critical'], 'each machine’s field change survives');
+	assert.deepEqual([taskB.status, taskB.priority, taskB.updatedAt], [taskA.status, taskA.priority, taskA.updatedAt]);
+	assert.equal((await roundTrip(w.a, w.b)).newEvents, 0, 'settled: nothing more to say');
+	assert.equal((await roundTrip(w.b, w.a)).newEvents, 0);
+});

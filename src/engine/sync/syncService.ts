@@ -15,6 +15,7 @@ import { LockFile } from '../storage/lockFile';
 import type { SharedEvent } from '../storage/model';
 import { sharedEvents } from '../storage/schema';
 import { machineIdentity } from '../shared/machineIdentity';
+import { inJsonList } from '../shared/sqlJsonList';
 import { toWire, type WireEvent } from '../shared/sharedEvents';
 import { mergeWireEvents } from './mergeWire';
 import { checkpointsRefPrefix, eventsRefPrefix, EventRefs } from './eventRefs';
@@ -140,17 +141,7 @@ export class SyncService {
 					.all()
 					.map((e) => e.id)
 					.filter((id) => !known.has(id));
-				const rows: SharedEvent[] = [];
-				for (let i = 0; i < ids.length; i += 500) {
-					rows.push(
-						...db
-							.select()
-							.from(sharedEvents)
-							.where(inArray(sharedEvents.id, ids.slice(i, i + 500)))
-							.orderBy(asc(sharedEvents.id))
-							.all(),
-					);
-				}
+				const rows = ids.length > 0 ? db.select().from(sharedEvents).where(inJsonList(sharedEvents.id, ids)).orderBy(asc(sharedEvents.id)).all() : [];
 				const checkpointsRecorded = db
 					.select({ body: sharedEvents.body })
 					.from(sharedEvents)
@@ -170,6 +161,10 @@ export class SyncService {
 	private async recordPending(): Promise<void> {
 		this.writeOwn ??= ownEventWriter(this.ctx);
 		const write = this.writeOwn;
+		// A read first: most syncs have nothing to add, and a write is a commit.
+		if ((await this.ctx.store.read((db) => pendingRecordEvents(db))).length === 0) {
+			return;
+		}
 		await this.ctx.store.write((db) => {
 			const rows = pendingRecordEvents(db);
 			if (rows.length > 0) {

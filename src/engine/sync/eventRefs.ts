@@ -159,7 +159,12 @@ export class EventRefs {
 			}
 		}
 		chunks.push(Buffer.from('done\n'));
+		const checkpointsFrom = checkpointCommits.length > 0 ? await this.tip(this.checkpointsRef) : null;
 		await this.shadow.git(['fast-import', '--quiet', '--done'], { input: Buffer.concat(chunks), timeoutMs: 120_000 });
+		const checkpointsTip = checkpointCommits.length > 0 ? await this.tip(this.checkpointsRef) : null;
+		if (checkpointsTip && this.sharedAt && this.sharedAt.tip === checkpointsFrom) {
+			this.sharedAt = { tip: checkpointsTip, commits: new Set([...this.sharedAt.commits, ...checkpointCommits]) };
+		}
 		const tip = await this.tip(this.eventsRef);
 		if (tip && events.length > 0) {
 			for (const e of events) {
@@ -175,6 +180,18 @@ export class EventRefs {
 		if (!tip) {
 			return new Set();
 		}
+		// What a commit reaches never changes: the answer for this tip is kept (one git process less per push).
+		if (this.sharedAt?.tip === tip) {
+			return new Set(this.sharedAt.commits);
+		}
+		const commits = await this.readSharedCheckpointCommits(tip);
+		this.sharedAt = { tip, commits };
+		return new Set(commits);
+	}
+
+	private sharedAt: { tip: string; commits: Set<string> } | undefined;
+
+	private async readSharedCheckpointCommits(tip: string): Promise<Set<string>> {
 		const out = await this.shadow.gitText(['rev-list', '--first-parent', '--parents', tip]);
 		const commits = new Set<string>();
 		for (const line of out.split('\n').filter(Boolean)) {

@@ -111,7 +111,14 @@ if (want('exthost')) {
 	inDir(syncBase, 'git', ['init', '-q', '--bare', bare]);
 	fs.mkdirSync(cloneA);
 	fs.writeFileSync(path.join(cloneA, 'app.js'), 'export const x = 1;\n');
-	for (const args of [['init', '-q', '-b', 'main'], ['add', '.'], ['commit', '-qm', 'init'], ['remote', 'add', 'origin', `file://${bare}`], ['push', '-q', 'origin', 'main']]) inDir(cloneA, 'git', args);
+	for (const args of [
+		['init', '-q', '-b', 'main'],
+		['add', '.'],
+		['commit', '-qm', 'init'],
+		['remote', 'add', 'origin', `file://${bare}`],
+		['push', '-q', 'origin', 'main'],
+	])
+		inDir(cloneA, 'git', args);
 	inDir(syncBase, 'git', ['clone', '-q', `file://${bare}`, cloneB]);
 	const cli = path.join(root, 'dist/cli.js');
 	const runner = { ...syncEnv, BATON_MACHINE_NAME: 'ci-runner', BATON_AUTHOR: 'ci-bot' };

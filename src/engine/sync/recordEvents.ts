@@ -101,7 +101,14 @@ function importedSessionEvents(db: BatonDb, ids: readonly string[]): NewSharedEv
 	const out: NewSharedEvent[] = [];
 	for (let i = 0; i < ids.length; i += 500) {
 		const chunk = ids.slice(i, i + 500);
-		const notes = new Map(db.select().from(handoffs).where(inArray(handoffs.sessionId, chunk)).all().map((h) => [h.sessionId, h]));
+		const notes = new Map(
+			db
+				.select()
+				.from(handoffs)
+				.where(inArray(handoffs.sessionId, chunk))
+				.all()
+				.map((h) => [h.sessionId, h]),
+		);
 		for (const s of db.select().from(sessions).where(inArray(sessions.id, chunk)).all() as Session[]) {
 			out.push({
 				kind: 'session.started',

@@ -29,7 +29,15 @@ export function projectRecords(db: BatonDb, newEvents: readonly SharedEvent[]): 
 		}
 		const b = e.body;
 		db.insert(decisions)
-			.values({ id: e.subject, sessionId: sessionKnown(e.sessionId) ? e.sessionId : null, kind: b['kind'] === 'assumption' ? 'assumption' : 'decision', text: str(b['text']) ?? '', rationale: str(b['rationale']), taskId: str(b['taskId']), createdAt: str(b['createdAt']) ?? e.at })
+			.values({
+				id: e.subject,
+				sessionId: sessionKnown(e.sessionId) ? e.sessionId : null,
+				kind: b['kind'] === 'assumption' ? 'assumption' : 'decision',
+				text: str(b['text']) ?? '',
+				rationale: str(b['rationale']),
+				taskId: str(b['taskId']),
+				createdAt: str(b['createdAt']) ?? e.at,
+			})
 			.run();
 		counts.decisions++;
 	}
@@ -112,7 +120,13 @@ export function projectRecords(db: BatonDb, newEvents: readonly SharedEvent[]): 
 /** Facts are inserted once per (kind, fingerprint); every copy's confirmations count. */
 function projectMemory(db: BatonDb, newEvents: readonly SharedEvent[], sessionKnown: (id: unknown) => id is string): number {
 	let changed = 0;
-	const all = groupBySubject(db.select().from(sharedEvents).where(inArray(sharedEvents.kind, ['memory.fact', 'memory.confirmed'])).all());
+	const all = groupBySubject(
+		db
+			.select()
+			.from(sharedEvents)
+			.where(inArray(sharedEvents.kind, ['memory.fact', 'memory.confirmed']))
+			.all(),
+	);
 	const touched = new Set(newEvents.filter((e) => e.kind.startsWith('memory.')).map((e) => e.subject));
 	const groups = new Map<string, SharedEvent>();
 	for (const subject of touched) {

@@ -87,7 +87,14 @@ export interface PushedRef {
  * Pushes exactly these oids to exactly these refs (fast-forward only) and returns the refs the
  * remote confirmed, each by the oid `--porcelain` reports. A rejected ref is an error naming it.
  */
-export async function pushRefs(shadow: ShadowRepo, url: string, name: string, config: readonly string[], updates: readonly PushedRef[], timeoutMs: number): Promise<{ confirmed: PushedRef[]; rejected: { ref: string; reason: string }[]; remoteSaid: string }> {
+export async function pushRefs(
+	shadow: ShadowRepo,
+	url: string,
+	name: string,
+	config: readonly string[],
+	updates: readonly PushedRef[],
+	timeoutMs: number,
+): Promise<{ confirmed: PushedRef[]; rejected: { ref: string; reason: string }[]; remoteSaid: string }> {
 	const refspecs = updates.map((u) => `${u.oid}:${u.ref}`);
 	let stdout: string;
 	// What the remote's own hooks printed (`remote: …` lines): the clearest reason for a refusal.

@@ -213,9 +213,7 @@ export class SyncService {
 				const config = await transportConfig(this.root, url);
 				const { confirmed, rejected, remoteSaid } = await pushRefs(this.shadow, url, name, config, updates, networkTimeoutMs);
 				const refusal =
-					rejected.length > 0
-						? `remote "${name}" refused ${rejected.map((x) => `${x.ref} ${x.reason}`).join(', ')}${remoteSaid ? ` — it said: ${remoteSaid}` : ''}; the records stay queued and go with the next push`
-						: null;
+					rejected.length > 0 ? `remote "${name}" refused ${rejected.map((x) => `${x.ref} ${x.reason}`).join(', ')}${remoteSaid ? ` — it said: ${remoteSaid}` : ''}; the records stay queued and go with the next push` : null;
 				// Each confirmation is recorded on its own: a ref confirmed before a failure stays confirmed.
 				updateSyncState(this.root, (s) => {
 					const r = (s.remotes[name] ??= emptyRemote());

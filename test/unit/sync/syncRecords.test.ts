@@ -51,7 +51,10 @@ test('decisions, labels added after recording, facts and confirmations, task cha
 	assert.equal(JSON.stringify(await records(w.b)), JSON.stringify(await records(w.a)));
 	const cpOnB = await w.b.engine.checkpoints.get(cp.id);
 	assert.deepEqual([...cpOnB.tags].sort(), ['one', 'two']);
-	assert.deepEqual(cpOnB.annotations.map((a) => a.text), ['looked at the parser']);
+	assert.deepEqual(
+		cpOnB.annotations.map((a) => a.text),
+		['looked at the parser'],
+	);
 	assert.equal((await w.b.engine.memory.get(fact.entry.id)).confirmations, 2);
 	assert.equal((await w.b.engine.tasks.get(task.id)).status, 'active');
 	// The secret in the decision never left A.

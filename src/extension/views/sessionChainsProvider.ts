@@ -246,7 +246,8 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 
 function originText(origin: SessionOriginDto): string {
 	const where = origin.machineName ?? 'another machine';
-	return origin.author ? `${origin.author} @ ${where}` : where;
+	// Compact: the row has little room beside its state and time (the hover spells it out).
+	return origin.author ? `${origin.author}@${where}` : where;
 }
 
 /** `[#42](url) Login fails (open)`: compact, linked when the tracker gave an http(s) address. */

@@ -8,7 +8,9 @@
  * - a checkpoint of the 20,000-file workspace after 100 files changed: push, as above;
  * - derived-state rebuild after a pull of 10,000 events (merge + projection in one write), against
  *   its absolute target of 200 ms.
- * Baton's step runs first in each pair: the plain push needs the refs Baton's export wrote.
+ * Pulls alternate which side runs first (they fetch from two remotes holding the same objects). A
+ * push's baseline always runs second: it pushes the objects Baton's export has just written. Each row
+ * also prints both sides' p95 (stderr), since one slow run on a loaded machine moves a median little.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -46,6 +48,10 @@ async function time(fn: () => Promise<unknown> | unknown): Promise<number> {
 
 function row(name: string, pairs: Pair[], baselineName: string, target = '≤ 1.3×', limit = 1.3): BenchRow {
 	const ratio = median(pairs.map((p) => p.ours / p.base));
+	const p95 = (values: number[]): string => percentile(values, 95).toFixed(1);
+	process.stderr.write(
+		`  ${name}: Baton median ${median(pairs.map((p) => p.ours)).toFixed(1)} ms, p95 ${p95(pairs.map((p) => p.ours))} ms; ${baselineName} median ${median(pairs.map((p) => p.base)).toFixed(1)} ms, p95 ${p95(pairs.map((p) => p.base))} ms; per-pair ratios ${pairs.map((p) => (p.ours / p.base).toFixed(2)).join(' ')}\n`,
+	);
 	return {
 		name,
 		ours: median(pairs.map((p) => p.ours)),
@@ -128,9 +134,14 @@ async function sessionsRows(root: string, rounds: number, count: number): Promis
 			const refs = git(shadowA, ['for-each-ref', '--format=%(refname)', 'refs/baton/'], { GIT_DIR: shadowA }).split('\n');
 			const base = await time(() => git(shadowA, ['push', '-q', bareBase, ...refs.map((r) => `${r}:${r}`)], { GIT_DIR: shadowA }));
 			push.push({ ours, base });
-			const oursPull = await time(() => b.sync.pull());
-			const basePull = await time(() => git(fetchBase, ['fetch', '-q', bareBase, '+refs/baton/*:refs/baton-remotes/origin/*'], { GIT_DIR: fetchBase }));
-			pull.push({ ours: oursPull, base: basePull });
+			const plainFetch = (): Promise<number> => time(() => git(fetchBase, ['fetch', '-q', bareBase, '+refs/baton/*:refs/baton-remotes/origin/*'], { GIT_DIR: fetchBase }));
+			if (round % 2 === 0) {
+				const ours = await time(() => b.sync.pull());
+				pull.push({ ours, base: await plainFetch() });
+			} else {
+				const base = await plainFetch();
+				pull.push({ ours: await time(() => b.sync.pull()), base });
+			}
 		}
 	} finally {
 		a.close();

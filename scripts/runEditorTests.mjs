@@ -117,6 +117,47 @@ if (want('exthost')) {
 	runExthost('multiRoot', file);
 	fs.rmSync(parent, { recursive: true, force: true });
 
+	// Sync: a bare remote, clone A (another machine, `ci-runner`/`ci-bot`) that pushed an ended
+	// session, and clone B with sync enabled: the workspace the suite opens.
+	const syncBase = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-sync-ws-'));
+	const syncEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid', BATON_NO_DAEMON: '1' };
+	const inDir = (cwd, cmd, args, env = syncEnv) => spawnSync(cmd, args, { cwd, env, encoding: 'utf8' });
+	const bare = path.join(syncBase, 'remote.git');
+	const cloneA = path.join(syncBase, 'a');
+	const cloneB = path.join(syncBase, 'b');
+	inDir(syncBase, 'git', ['init', '-q', '--bare', bare]);
+	fs.mkdirSync(cloneA);
+	fs.writeFileSync(path.join(cloneA, 'app.js'), 'export const x = 1;\n');
+	for (const args of [
+		['init', '-q', '-b', 'main'],
+		['add', '.'],
+		['commit', '-qm', 'init'],
+		['remote', 'add', 'origin', `file://${bare}`],
+		['push', '-q', 'origin', 'main'],
+	])
+		inDir(cloneA, 'git', args);
+	inDir(syncBase, 'git', ['clone', '-q', `file://${bare}`, cloneB]);
+	const cli = path.join(root, 'dist/cli.js');
+	const runner = { ...syncEnv, BATON_MACHINE_NAME: 'ci-runner', BATON_AUTHOR: 'ci-bot' };
+	const syncSetup = [
+		inDir(cloneA, process.execPath, [cli, 'init'], runner),
+		inDir(cloneA, process.execPath, [cli, 'sync', 'enable', 'origin'], runner),
+		inDir(cloneA, process.execPath, [cli, 'session', 'start', '--name', 'nightly fix on the CI runner'], runner),
+		inDir(cloneA, process.execPath, [cli, 'session', 'end', '--note', 'fixed the flaky test'], runner),
+		inDir(cloneA, process.execPath, [cli, 'sync', 'push'], runner),
+		inDir(cloneB, process.execPath, [cli, 'init']),
+		inDir(cloneB, process.execPath, [cli, 'sync', 'enable', 'origin']),
+	];
+	for (const dir of [cloneA, cloneB]) fs.appendFileSync(path.join(dir, '.git', 'info', 'exclude'), '.baton/\n');
+	const setupFailed = syncSetup.find((r) => r.status !== 0);
+	if (setupFailed) {
+		console.log(`sync workspace: set-up failed: ${setupFailed.stderr}`);
+		failed += 1;
+	} else {
+		runExthost('sync', cloneB);
+	}
+	fs.rmSync(syncBase, { recursive: true, force: true });
+
 	// A workspace where Claude Code worked: a transcript archived through the real `baton hook`.
 	const agentsBase = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-agents-ws-'));
 	const shop = path.join(agentsBase, 'shop');

@@ -26,6 +26,7 @@ import { AgentBlame, shareMarkdown } from './provenance/agentBlame';
 import { ToldHere } from './notifications/toldHere';
 import { SessionStatusBar } from './statusBar';
 import { SyncController } from './sync/syncController';
+import { syncMenuItems, type SyncMenuItem } from './sync/syncMenu';
 import { SessionChainsProvider } from './views/sessionChainsProvider';
 import { BatonPanels } from './webviews/batonPanels';
 import { registerReplayCommand, ReplayPanel } from './replay/replayPanel';
@@ -47,6 +48,10 @@ export interface BatonApi {
 	agentBlame: AgentBlame;
 	/** Resolves once the first status has been read from the backend. */
 	ready: Promise<unknown>;
+	/** The session status bar item (sync state shows in its tooltip). */
+	statusBar: SessionStatusBar;
+	/** Sync's entries in that item's menu. */
+	syncMenu: () => SyncMenuItem[];
 }
 
 export function activate(context: vscode.ExtensionContext): BatonApi {
@@ -101,13 +106,13 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		replay,
 		registerReplayCommand(workspace, replay),
 		vscode.workspace.registerTextDocumentContentProvider(timelineScheme, new TimelineDocuments(workspace)),
-		new SyncController(workspace),
+		new SyncController(workspace, statusBar),
 	);
 	// The first status read starts the backend: after activation returns, never on its path.
 	const ready = new Promise((resolve) => setTimeout(() => resolve(workspace.refresh()), 0));
 	const activationMs = performance.now() - started;
 	log.info(`Baton activated in ${activationMs.toFixed(1)} ms${vscode.workspace.isTrusted ? '' : ' (untrusted workspace: read-only)'}`);
-	return { activationMs, workspace, replay, agentBlame, chains, checkpoints, pendingApprovals: pending, transcripts, mcp, clineMcpSettings: clineMcpSettingsPath(context.globalStorageUri), ready };
+	return { activationMs, workspace, replay, agentBlame, chains, checkpoints, pendingApprovals: pending, transcripts, mcp, clineMcpSettings: clineMcpSettingsPath(context.globalStorageUri), ready, statusBar, syncMenu: syncMenuItems };
 }
 
 export function deactivate(): void {

@@ -9,6 +9,13 @@ import { escapeMarkdown, relativeTime } from './format';
 import { CommandIds } from './ids';
 import { Disposable } from './lifecycle';
 
+export interface SyncSection {
+	/** Shown on the item after the session (empty: nothing to say there). */
+	text: string;
+	markdown: string;
+	failed: boolean;
+}
+
 export class SessionStatusBar extends Disposable {
 	private readonly item = this.register(vscode.window.createStatusBarItem('baton.session', vscode.StatusBarAlignment.Left, 50));
 
@@ -22,6 +29,19 @@ export class SessionStatusBar extends Disposable {
 
 	private lastStatus: WorkspaceStatus | undefined;
 	private fileShare: string | undefined;
+	private sync: SyncSection | undefined;
+
+	/** What the item shows (the editor tests read it). */
+	get shown(): { text: string; tooltip: string } {
+		const tooltip = this.item.tooltip;
+		return { text: this.item.text, tooltip: typeof tooltip === 'string' ? tooltip : (tooltip?.value ?? '') };
+	}
+
+	/** Sync's state (sync/syncController.ts): a short mark on the item, its lines in the tooltip. */
+	setSync(section: SyncSection | undefined): void {
+		this.sync = section;
+		this.update(this.lastStatus);
+	}
 
 	/** A line about the active file (its agent share) shown in the tooltip. */
 	setFileShare(markdown: string | undefined): void {
@@ -62,6 +82,14 @@ export class SessionStatusBar extends Disposable {
 		}
 		if (this.fileShare) {
 			tooltip.appendMarkdown(`\n\n${this.fileShare}`);
+		}
+		if (this.sync) {
+			this.item.text += this.sync.text ? ` ${this.sync.text}` : '';
+			if (this.sync.failed) {
+				this.item.backgroundColor = new vscode.ThemeColor('statusBarItem.warningBackground');
+			}
+			tooltip.isTrusted = { enabledCommands: [CommandIds.syncNow] };
+			tooltip.appendMarkdown(`\n\n${this.sync.markdown}`);
 		}
 		tooltip.appendMarkdown('\n\n_Click for session actions._');
 		this.item.tooltip = tooltip;

@@ -13,6 +13,7 @@ import type { BatonDb } from '../storage/journalStore';
 import type { SharedEvent } from '../storage/model';
 import { sharedEvents } from '../storage/schema';
 import { isEventId, newEventId } from './eventId';
+import { inJsonList } from './sqlJsonList';
 import type { MachineIdentity } from './machineIdentity';
 
 export interface NewSharedEvent {
@@ -83,17 +84,19 @@ export function mergeSharedEvents(db: BatonDb, events: readonly WireEvent[], sou
 export function newSharedEvents(db: BatonDb, events: readonly WireEvent[]): { fresh: WireEvent[]; refused: { id: string; reason: string }[] } {
 	const fresh: WireEvent[] = [];
 	const refused: { id: string; reason: string }[] = [];
-	const known = new Set<string>();
-	const ids = events.map((e) => e.id);
-	for (let i = 0; i < ids.length; i += 500) {
-		for (const row of db
+	const known = new Set(
+		db
 			.select({ id: sharedEvents.id })
 			.from(sharedEvents)
-			.where(inArray(sharedEvents.id, ids.slice(i, i + 500)))
-			.all()) {
-			known.add(row.id);
-		}
-	}
+			.where(
+				inJsonList(
+					sharedEvents.id,
+					events.map((e) => String(e.id)),
+				),
+			)
+			.all()
+			.map((r) => r.id),
+	);
 	for (const event of events) {
 		if (!isEventId(event.id)) {
 			refused.push({ id: String(event.id), reason: 'not an event id (evt_<ULID>_<machine>)' });

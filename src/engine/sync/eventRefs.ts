@@ -17,6 +17,7 @@ import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import { splitNul } from '../checkpoints/gitProcess';
 import { atomicWriteFile } from '../storage/fsUtil';
 import type { WireEvent } from '../shared/sharedEvents';
+import { catBatch } from '../shared/catFileBatch';
 
 export const eventsRefPrefix = 'refs/baton/events/';
 export const checkpointsRefPrefix = 'refs/baton/checkpoints/';
@@ -158,7 +159,12 @@ export class EventRefs {
 			}
 		}
 		chunks.push(Buffer.from('done\n'));
+		const checkpointsFrom = checkpointCommits.length > 0 ? await this.tip(this.checkpointsRef) : null;
 		await this.shadow.git(['fast-import', '--quiet', '--done'], { input: Buffer.concat(chunks), timeoutMs: 120_000 });
+		const checkpointsTip = checkpointCommits.length > 0 ? await this.tip(this.checkpointsRef) : null;
+		if (checkpointsTip && this.sharedAt && this.sharedAt.tip === checkpointsFrom) {
+			this.sharedAt = { tip: checkpointsTip, commits: new Set([...this.sharedAt.commits, ...checkpointCommits]) };
+		}
 		const tip = await this.tip(this.eventsRef);
 		if (tip && events.length > 0) {
 			for (const e of events) {
@@ -174,6 +180,18 @@ export class EventRefs {
 		if (!tip) {
 			return new Set();
 		}
+		// What a commit reaches never changes: the answer for this tip is kept (one git process less per push).
+		if (this.sharedAt?.tip === tip) {
+			return new Set(this.sharedAt.commits);
+		}
+		const commits = await this.readSharedCheckpointCommits(tip);
+		this.sharedAt = { tip, commits };
+		return new Set(commits);
+	}
+
+	private sharedAt: { tip: string; commits: Set<string> } | undefined;
+
+	private async readSharedCheckpointCommits(tip: string): Promise<Set<string>> {
 		const out = await this.shadow.gitText(['rev-list', '--first-parent', '--parents', tip]);
 		const commits = new Set<string>();
 		for (const line of out.split('\n').filter(Boolean)) {
@@ -207,24 +225,18 @@ export class EventRefs {
 		if (blobs.length === 0) {
 			return [];
 		}
-		const out = (await this.shadow.git(['cat-file', '--batch'], { input: `${blobs.join('\n')}\n` })).stdout;
 		const events: WireEvent[] = [];
-		let at = 0;
-		while (at < out.length) {
-			const eol = out.indexOf(10, at);
-			const [, type, size] = out.subarray(at, eol).toString('utf8').split(' ');
-			const length = Number(size);
-			if (type !== 'blob' || !Number.isFinite(length)) {
-				throw new Error(`unexpected object in a Baton events ref: ${out.subarray(at, eol).toString('utf8')}`);
+		const found = await catBatch(async (args, input) => (await this.shadow.git(args, input !== undefined ? { input } : {})).stdout, blobs);
+		found.forEach((blob, i) => {
+			if (!blob) {
+				throw new Error(`a Baton events ref names ${blobs[i]}, which is not a blob in Baton's store`);
 			}
-			const text = out.subarray(eol + 1, eol + 1 + length).toString('utf8');
-			for (const line of text.split('\n')) {
+			for (const line of blob.content.toString('utf8').split('\n')) {
 				if (line.trim()) {
 					events.push(JSON.parse(line) as WireEvent);
 				}
 			}
-			at = eol + 1 + length + 1;
-		}
+		});
 		return events;
 	}
 

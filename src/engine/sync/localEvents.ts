@@ -17,13 +17,20 @@ import { getSession } from '../sessions/sessionQueries';
 
 /** Registers the subscriber; returns the unsubscribe function. */
 export function recordSharedEvents(ctx: EngineContext): () => void {
-	let machine: MachineIdentity | undefined;
-	let lastMs = 0;
+	const write = ownEventWriter(ctx);
 	return ctx.events.on((event, db) => {
 		const rows = sharedEventsFor(event, db);
-		if (rows.length === 0) {
-			return;
+		if (rows.length > 0) {
+			write(db, rows);
 		}
+	});
+}
+
+/** Appends this machine's events inside the caller's write, with ids that only ever go up. */
+export function ownEventWriter(ctx: EngineContext): (db: BatonDb, rows: readonly NewSharedEvent[]) => void {
+	let machine: MachineIdentity | undefined;
+	let lastMs = 0;
+	return (db, rows) => {
 		machine ??= machineIdentity(ctx.workspaceRoot);
 		for (const row of rows) {
 			// Ids are the shared order: two events of one change written in the same millisecond must
@@ -31,7 +38,7 @@ export function recordSharedEvents(ctx: EngineContext): () => void {
 			lastMs = Math.max(ctx.clock.now(), lastMs + 1, lastOwnEventMs(db, machine.id) + 1);
 			appendSharedEvent(db, machine, lastMs, row);
 		}
-	});
+	};
 }
 
 function lastOwnEventMs(db: BatonDb, machine: string): number {

@@ -4,23 +4,28 @@
  * events in id order, so two machines holding the same events hold the same state whatever order the
  * events arrived in. Runs inside the pull's write, right after the merge.
  */
-import { eq, inArray, max } from 'drizzle-orm';
+import { eq, max } from 'drizzle-orm';
+import { inJsonList } from '../shared/sqlJsonList';
 import type { BatonDb, JournalStore } from '../storage/journalStore';
 import { insertRows } from './rawInsert';
 import type { CheckpointAnnotation, CheckpointMetrics, FileStats, HandoffData, SessionScope } from '../storage/jsonShapes';
-import { emptyStats } from '../storage/jsonShapes';
+import { handoffData, sessionRow } from '../interop/sessionRows';
+import { projectRecords, type RecordCounts } from './recordProjection';
+import { recordKinds } from './recordEvents';
 import type { Session, SharedEvent } from '../storage/model';
 import { checkpoints, handoffs, sessions, sharedEvents } from '../storage/schema';
 
 export interface ProjectionResult {
 	sessions: { added: number; updated: number };
 	checkpoints: { added: number; updated: number };
+	/** Decisions, checkpoint labels, memory facts, tasks and import records the events added or changed. */
+	records: RecordCounts;
 	/** Events of a kind this version does not derive anything from (kept and shipped unchanged). */
 	unknownKinds: string[];
 }
 
 const statusOf: Record<string, 'active' | 'suspended' | 'ended' | 'orphaned'> = { resumed: 'active', suspended: 'suspended', ended: 'ended', orphaned: 'orphaned' };
-const derived = new Set(['session.started', 'session.status', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided']);
+const derived = new Set<string>(['session.started', 'session.status', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided', ...recordKinds]);
 
 /**
  * Derives the records the given (newly merged) events touch. `ownMachine` is this machine: the
@@ -29,7 +34,7 @@ const derived = new Set(['session.started', 'session.status', 'handoff.written',
  * every statement is prepared anew, so a pull of thousands of events must not cost one per row.
  */
 export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ownMachine: string, store: JournalStore): ProjectionResult {
-	const result: ProjectionResult = { sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, unknownKinds: [] };
+	const result: ProjectionResult = { sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, records: { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 }, unknownKinds: [] };
 	const sessionSubjects = new Set<string>();
 	const consumedSubjects = new Set<string>();
 	const checkpointSubjects = new Set<string>();
@@ -39,7 +44,7 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 			sessionSubjects.add(event.subject);
 		} else if (event.kind === 'handoff.consumed') {
 			consumedSubjects.add(event.subject);
-		} else if (event.kind.startsWith('checkpoint.')) {
+		} else if (event.kind === 'checkpoint.recorded' || event.kind === 'checkpoint.decided') {
 			checkpointSubjects.add(event.subject);
 		}
 		if (!derived.has(event.kind) && !event.kind.startsWith('timeline.') && !event.kind.startsWith('provenance.')) {
@@ -48,9 +53,23 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 	}
 	result.unknownKinds = [...unknown].sort();
 	const events = eventsBySubject(db, [...new Set([...sessionSubjects, ...consumedSubjects, ...checkpointSubjects])], newEvents);
-	const sessionRows = new Map(inChunks([...new Set([...sessionSubjects, ...consumedSubjects])], (ids) => db.select().from(sessions).where(inArray(sessions.id, ids)).all()).map((r) => [r.id, r]));
+	const sessionRows = new Map(
+		db
+			.select()
+			.from(sessions)
+			.where(inJsonList(sessions.id, [...new Set([...sessionSubjects, ...consumedSubjects])]))
+			.all()
+			.map((r) => [r.id, r]),
+	);
 	const known = (id: string | null): boolean => id !== null && (sessionRows.has(id) || db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, id)).get() !== undefined);
-	const handoffIds = new Set(inChunks([...sessionSubjects], (ids) => db.select({ id: handoffs.sessionId }).from(handoffs).where(inArray(handoffs.sessionId, ids)).all()).map((r) => r.id));
+	const handoffIds = new Set(
+		db
+			.select({ id: handoffs.sessionId })
+			.from(handoffs)
+			.where(inJsonList(handoffs.sessionId, [...sessionSubjects]))
+			.all()
+			.map((r) => r.id),
+	);
 	const newSessions: (typeof sessions.$inferInsert)[] = [];
 	const newHandoffs: (typeof handoffs.$inferInsert)[] = [];
 	const starts = [...sessionSubjects].map((id) => (events.get(id) ?? []).find((e) => e.kind === 'session.started')).filter((e): e is SharedEvent => e !== undefined);
@@ -60,7 +79,7 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 		const own = events.get(id) ?? [];
 		const handoff = own.find((e) => e.kind === 'handoff.written');
 		if (handoff && !handoffIds.has(id) && (sessionRows.has(id) || start.machine !== ownMachine)) {
-			newHandoffs.push({ sessionId: id, data: handoffData(handoff.body), createdAt: handoff.at });
+			newHandoffs.push({ sessionId: id, data: handoffData(handoff.body as Partial<HandoffData>), createdAt: handoff.at });
 			handoffIds.add(id);
 		}
 		if (start.machine === ownMachine) {
@@ -73,32 +92,20 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 			const at = str(body['startedAt']) ?? start.at;
 			const previous = str(body['previousId']);
 			const parent = str(body['parentId']);
-			const inserted = {
+			const inserted = sessionRow({
 				id,
 				name: str(body['name']) ?? id,
 				status: state?.status ?? 'active',
 				scope: (body['scope'] ?? { type: 'global' }) as SessionScope,
-				scopeKey: str(body['scopeKey']) ?? 'global',
-				currentTask: null,
-				taskStartedAt: null,
 				agent: str(body['agent']),
-				agentIdentifier: null,
 				previousSessionId: previous && (known(previous) || newSessions.some((s) => s.id === previous)) ? previous : null,
-				nextSessionId: null,
 				parentSessionId: parent && (known(parent) || newSessions.some((s) => s.id === parent)) ? parent : null,
-				handoffConsumedAt: null,
-				handoffConsumedBy: null,
-				debrief: null,
-				stats: emptyStats(),
-				resumeCount: 0,
 				endNote: state?.endNote ?? null,
 				startedAt: at,
 				lastActivity: state && state.at > at ? state.at : at,
 				suspendedAt: state?.status === 'suspended' ? state.at : null,
 				endedAt: state?.endedAt ?? null,
-				archivedAt: null,
-				updatedAt: state && state.at > at ? state.at : at,
-			};
+			});
 			newSessions.push(inserted);
 			result.sessions.added++;
 			continue;
@@ -136,15 +143,8 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 			result.checkpoints.updated++;
 		}
 	}
+	result.records = projectRecords(db, newEvents);
 	return result;
-}
-
-function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => T[]): T[] {
-	const out: T[] = [];
-	for (let i = 0; i < ids.length; i += 500) {
-		out.push(...query(ids.slice(i, i + 500)));
-	}
-	return out;
 }
 
 /**
@@ -153,11 +153,17 @@ function inChunks<T>(ids: readonly string[], query: (chunk: string[]) => T[]): T
  */
 function eventsBySubject(db: BatonDb, subjects: readonly string[], newEvents: readonly SharedEvent[]): Map<string, SharedEvent[]> {
 	const byId = new Map(newEvents.map((e) => [e.id, e]));
-	const older = inChunks(subjects, (chunk) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(inArray(sharedEvents.subject, chunk)).all())
+	const older = db
+		.select({ id: sharedEvents.id })
+		.from(sharedEvents)
+		.where(inJsonList(sharedEvents.subject, subjects))
+		.all()
 		.map((r) => r.id)
 		.filter((id) => !byId.has(id));
-	for (const e of inChunks(older, (chunk) => db.select().from(sharedEvents).where(inArray(sharedEvents.id, chunk)).all())) {
-		byId.set(e.id, e);
+	if (older.length > 0) {
+		for (const e of db.select().from(sharedEvents).where(inJsonList(sharedEvents.id, older)).all()) {
+			byId.set(e.id, e);
+		}
 	}
 	const wanted = new Set(subjects);
 	const map = new Map<string, SharedEvent[]>();
@@ -260,22 +266,6 @@ function deriveCheckpoint(db: BatonDb, id: string, events: readonly SharedEvent[
 		}
 	}
 	return outcome;
-}
-
-function handoffData(body: Record<string, unknown>): HandoffData {
-	return {
-		lastTask: null,
-		tasksCompleted: [],
-		tasksCreated: [],
-		decisionsRecorded: 0,
-		decisions: [],
-		nextSuggested: [],
-		openBlockers: [],
-		openBugs: [],
-		note: null,
-		nextAction: null,
-		...(body as Partial<HandoffData>),
-	};
 }
 
 function str(value: unknown): string | null {

@@ -87,12 +87,27 @@ export interface PushedRef {
  * Pushes exactly these oids to exactly these refs (fast-forward only) and returns the refs the
  * remote confirmed, each by the oid `--porcelain` reports. A rejected ref is an error naming it.
  */
-export async function pushRefs(shadow: ShadowRepo, url: string, name: string, config: readonly string[], updates: readonly PushedRef[], timeoutMs: number): Promise<{ confirmed: PushedRef[]; rejected: { ref: string; reason: string }[] }> {
+export async function pushRefs(
+	shadow: ShadowRepo,
+	url: string,
+	name: string,
+	config: readonly string[],
+	updates: readonly PushedRef[],
+	timeoutMs: number,
+): Promise<{ confirmed: PushedRef[]; rejected: { ref: string; reason: string }[]; remoteSaid: string }> {
 	const refspecs = updates.map((u) => `${u.oid}:${u.ref}`);
 	let stdout: string;
+	// What the remote's own hooks printed (`remote: …` lines): the clearest reason for a refusal.
+	let remoteSaid = '';
 	try {
 		const result = await shadow.git([...config, 'push', '--porcelain', '--no-verify', url, ...refspecs], { env: userEnv(), timeoutMs, okCodes: [1] });
 		stdout = result.stdout.toString('utf8');
+		remoteSaid = result.stderr
+			.split('\n')
+			.filter((l) => l.startsWith('remote: ') && l.slice(8).trim())
+			.map((l) => l.slice(8).trim())
+			.slice(-3)
+			.join(' / ');
 		if (result.code !== 0 && !stdout.includes('\t')) {
 			throw new BatonError('gitFailed', result.stderr.trim().split('\n').slice(-3).join(' / ') || 'git push failed');
 		}
@@ -117,7 +132,7 @@ export async function pushRefs(shadow: ShadowRepo, url: string, name: string, co
 			confirmed.push({ ref: to, oid: update.oid });
 		}
 	}
-	return { confirmed, rejected };
+	return { confirmed, rejected, remoteSaid };
 }
 
 function refused(what: string, name: string, error: unknown): BatonError {

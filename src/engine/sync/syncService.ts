@@ -15,10 +15,14 @@ import { LockFile } from '../storage/lockFile';
 import type { SharedEvent } from '../storage/model';
 import { sharedEvents } from '../storage/schema';
 import { machineIdentity } from '../shared/machineIdentity';
+import { inJsonList } from '../shared/sqlJsonList';
 import { toWire, type WireEvent } from '../shared/sharedEvents';
 import { mergeWireEvents } from './mergeWire';
 import { checkpointsRefPrefix, eventsRefPrefix, EventRefs } from './eventRefs';
 import { projectEvents } from './projection';
+import { ownEventWriter } from './localEvents';
+import { pendingRecordEvents } from './recordEvents';
+import type { RecordCounts } from './recordProjection';
 import { fetchBatonRefs, pushRefs, remoteUrl, transportConfig, type PushedRef } from './remoteGit';
 import { emptyRemote, readSyncState, syncDir, updateSyncState, type RemoteState } from './syncState';
 
@@ -32,6 +36,7 @@ export interface PullResult {
 	newEvents: number;
 	sessions: { added: number; updated: number };
 	checkpoints: { added: number; updated: number };
+	records: RecordCounts;
 	refused: { id: string; reason: string }[];
 }
 
@@ -62,6 +67,7 @@ const networkTimeoutMs = 5 * 60_000;
 
 export class SyncService {
 	private refsCache: EventRefs | undefined;
+	private writeOwn: ReturnType<typeof ownEventWriter> | undefined;
 
 	constructor(
 		private readonly ctx: EngineContext,
@@ -125,6 +131,7 @@ export class SyncService {
 			const refs = this.refs;
 			refs.clearStaleRefLocks('baton');
 			const known = await refs.exportedIds();
+			await this.recordPending();
 			// Ids first: only the events not exported yet are read in full.
 			const { fresh, recorded } = await this.ctx.store.read((db) => {
 				const ids = db
@@ -134,17 +141,7 @@ export class SyncService {
 					.all()
 					.map((e) => e.id)
 					.filter((id) => !known.has(id));
-				const rows: SharedEvent[] = [];
-				for (let i = 0; i < ids.length; i += 500) {
-					rows.push(
-						...db
-							.select()
-							.from(sharedEvents)
-							.where(inArray(sharedEvents.id, ids.slice(i, i + 500)))
-							.orderBy(asc(sharedEvents.id))
-							.all(),
-					);
-				}
+				const rows = ids.length > 0 ? db.select().from(sharedEvents).where(inJsonList(sharedEvents.id, ids)).orderBy(asc(sharedEvents.id)).all() : [];
 				const checkpointsRecorded = db
 					.select({ body: sharedEvents.body })
 					.from(sharedEvents)
@@ -157,6 +154,22 @@ export class SyncService {
 			const present = await this.presentCommits(commits);
 			await refs.append(fresh.map(toWire), present, known, this.ctx.clock.now());
 			return { events: fresh.length, checkpoints: present.length };
+		});
+	}
+
+	/** Decisions, labels, facts, tasks and imports changed since the last sync become events (recordEvents.ts). */
+	private async recordPending(): Promise<void> {
+		this.writeOwn ??= ownEventWriter(this.ctx);
+		const write = this.writeOwn;
+		// A read first: most syncs have nothing to add, and a write is a commit.
+		if ((await this.ctx.store.read((db) => pendingRecordEvents(db))).length === 0) {
+			return;
+		}
+		await this.ctx.store.write((db) => {
+			const rows = pendingRecordEvents(db);
+			if (rows.length > 0) {
+				write(db, rows);
+			}
 		});
 	}
 
@@ -198,7 +211,9 @@ export class SyncService {
 			}
 			try {
 				const config = await transportConfig(this.root, url);
-				const { confirmed, rejected } = await pushRefs(this.shadow, url, name, config, updates, networkTimeoutMs);
+				const { confirmed, rejected, remoteSaid } = await pushRefs(this.shadow, url, name, config, updates, networkTimeoutMs);
+				const refusal =
+					rejected.length > 0 ? `remote "${name}" refused ${rejected.map((x) => `${x.ref} ${x.reason}`).join(', ')}${remoteSaid ? ` — it said: ${remoteSaid}` : ''}; the records stay queued and go with the next push` : null;
 				// Each confirmation is recorded on its own: a ref confirmed before a failure stays confirmed.
 				updateSyncState(this.root, (s) => {
 					const r = (s.remotes[name] ??= emptyRemote());
@@ -206,10 +221,10 @@ export class SyncService {
 						r.pushed[c.ref] = c.oid;
 					}
 					r.lastPush = isoTime(this.ctx.clock.now());
-					r.lastError = rejected.length > 0 ? rejected.map((x) => `${x.ref}: ${x.reason}`).join('; ') : null;
+					r.lastError = refusal;
 				});
-				if (rejected.length > 0) {
-					throw new BatonError('gitFailed', `remote "${name}" refused ${rejected.map((x) => `${x.ref} (${x.reason})`).join(', ')}; the refs stay queued`, { remote: name, rejected });
+				if (refusal) {
+					throw new BatonError('gitFailed', refusal, { remote: name, rejected });
 				}
 				return { pushed: confirmed, remote: name };
 			} catch (error) {
@@ -223,7 +238,7 @@ export class SyncService {
 
 	async pull(remote?: string): Promise<PullResult> {
 		const names = this.enabledRemotes(remote);
-		const total: PullResult = { fetched: 0, newEvents: 0, sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, refused: [] };
+		const total: PullResult = { fetched: 0, newEvents: 0, sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, records: { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 }, refused: [] };
 		for (const name of names) {
 			const one = await this.pullOne(name);
 			total.fetched += one.fetched;
@@ -232,6 +247,9 @@ export class SyncService {
 			total.sessions.updated += one.sessions.updated;
 			total.checkpoints.added += one.checkpoints.added;
 			total.checkpoints.updated += one.checkpoints.updated;
+			for (const key of Object.keys(total.records) as (keyof RecordCounts)[]) {
+				total.records[key] += one.records[key];
+			}
 			total.refused.push(...one.refused);
 		}
 		return total;
@@ -269,6 +287,8 @@ export class SyncService {
 			wire.push(...(await this.refs.readEvents(state.pulled[ref] ?? null, oid)));
 			processed[ref] = oid;
 		}
+		// What changed here first, so the merge below derives from every machine's events, ours too.
+		await this.recordPending();
 		const nowMs = this.ctx.clock.now();
 		const result = await this.ctx.store.write((db) => {
 			const merged = mergeWireEvents(this.ctx.store, db, wire, name, nowMs);
@@ -288,7 +308,7 @@ export class SyncService {
 			r.lastPull = isoTime(nowMs);
 			r.lastError = null;
 		});
-		return { fetched, newEvents: result.merged.added.length, sessions: result.projected.sessions, checkpoints: result.projected.checkpoints, refused: result.merged.refused };
+		return { fetched, newEvents: result.merged.added.length, sessions: result.projected.sessions, checkpoints: result.projected.checkpoints, records: result.projected.records, refused: result.merged.refused };
 	}
 
 	/** Where sessions ran: the writer of each one's `session.started` event (null for sessions from before sync). */

@@ -7,6 +7,7 @@ import { decisionRecord, taskAdd, taskFocus, taskList, workspaceInit } from '../
 import type { BatonWorkspace } from '../batonWorkspace';
 import { CommandIds } from '../ids';
 import { command, ensureInitialized, pickSession, sessionIdOf } from './commandSupport';
+import { syncMenuItems } from '../sync/syncMenu';
 
 const nonEmpty = (what: string, max: number) => (v: string) => (v.trim().length === 0 ? `${what} cannot be empty.` : v.trim().length > max ? `At most ${max} characters (${v.trim().length}).` : undefined);
 
@@ -133,7 +134,7 @@ export function registerWorkspaceCommands(workspace: BatonWorkspace): vscode.Dis
 			async () => {
 				const status = workspace.status ?? (await workspace.refresh());
 				const active = status?.active ?? [];
-				const actions: (vscode.QuickPickItem & { run: () => Thenable<unknown> })[] = [];
+				const actions: (vscode.QuickPickItem & { run: () => Thenable<unknown> | Promise<unknown> })[] = [];
 				const run =
 					(id: string, ...args: unknown[]) =>
 					() =>
@@ -157,6 +158,7 @@ export function registerWorkspaceCommands(workspace: BatonWorkspace): vscode.Dis
 				if ((status?.counts.orphaned ?? 0) > 0) {
 					actions.push({ label: '$(trash) Clean Up Stale Sessions', run: run(CommandIds.cleanUpSessions) });
 				}
+				actions.push(...syncMenuItems());
 				actions.push({ label: '$(type-hierarchy) Show Chain Graph', run: run(CommandIds.showChainGraph) }, { label: '$(output) Show Log', run: run(CommandIds.showLog) });
 				const picked = await vscode.window.showQuickPick(actions, { placeHolder: active.length ? `Baton — ${active.map((s) => s.name).join(', ')}` : 'Baton — no active session' });
 				return picked?.run();

@@ -1,12 +1,15 @@
 /**
- * Sync in the editor (docs/sync.md): `Baton: Sync Now`, a status bar item shown once a remote is
- * enabled (ahead/behind, last sync, the last error with a Retry), and a throttled automatic pull when
+ * Sync in the editor (docs/sync.md): `Baton: Sync Now`, sync state in the session status bar item
+ * once a remote is enabled (ahead/behind, last sync and the last error with a Retry, in its tooltip
+ * and menu), and a throttled automatic pull when
  * the window gains focus and after a `git fetch` (the repository's FETCH_HEAD changes — watched, never
  * written). A remote that refuses gets one clear message per distinct refusal, with Retry.
  */
 import * as vscode from 'vscode';
 import { syncNow, syncPull, syncStatus, type SyncNowResultDto, type SyncRemoteStatusDto } from '../../protocol/syncRpc';
 import type { BatonWorkspace } from '../batonWorkspace';
+import type { SessionStatusBar } from '../statusBar';
+import { provideSyncMenu, type SyncMenuItem } from './syncMenu';
 import { command } from '../commands/commandSupport';
 import { escapeMarkdown, relativeTime } from '../format';
 import { CommandIds } from '../ids';
@@ -15,16 +18,18 @@ import { Disposable } from '../lifecycle';
 const autoPullEveryMs = 60_000;
 
 export class SyncController extends Disposable {
-	private readonly item = this.register(vscode.window.createStatusBarItem('baton.sync', vscode.StatusBarAlignment.Left, 49));
 	private remotes: SyncRemoteStatusDto[] = [];
 	private lastAutoPull = 0;
 	private running: Promise<unknown> | undefined;
 	private lastShownError: string | undefined;
 
-	constructor(private readonly workspace: BatonWorkspace) {
+	constructor(
+		private readonly workspace: BatonWorkspace,
+		private readonly statusBar: SessionStatusBar,
+	) {
 		super();
-		this.item.name = 'Baton Sync';
-		this.item.command = CommandIds.syncActions;
+		provideSyncMenu(() => this.menuItems());
+		this.register({ dispose: () => provideSyncMenu(undefined) });
 		const log = workspace.log;
 		this.register(command(CommandIds.syncNow, () => this.syncNow(true), log));
 		this.register(command(CommandIds.syncActions, () => this.actions(), log));
@@ -49,7 +54,7 @@ export class SyncController extends Disposable {
 
 	async refresh(): Promise<void> {
 		if (!this.workspace.status?.initialized) {
-			this.item.hide();
+			this.statusBar.setSync(undefined);
 			return;
 		}
 		try {
@@ -64,40 +69,44 @@ export class SyncController extends Disposable {
 	private render(): void {
 		const enabled = this.remotes.filter((r) => r.enabled);
 		if (enabled.length === 0) {
-			this.item.hide();
+			this.statusBar.setSync(undefined);
 			return;
 		}
 		const ahead = enabled.reduce((n, r) => n + r.ahead, 0);
 		const behind = enabled.reduce((n, r) => n + r.behind, 0);
 		const failed = enabled.filter((r) => r.lastError);
-		this.item.text = `${failed.length ? '$(warning)' : '$(sync)'} ${ahead}↑ ${behind}↓`;
-		this.item.backgroundColor = failed.length ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
-		const tooltip = new vscode.MarkdownString(undefined, true);
-		tooltip.isTrusted = { enabledCommands: [CommandIds.syncNow] };
-		tooltip.appendMarkdown('**Baton sync**');
+		const lines = ['**Sync**'];
 		for (const r of enabled) {
 			const last = [r.lastPush ? `pushed ${relativeTime(r.lastPush)}` : 'never pushed', r.lastPull ? `pulled ${relativeTime(r.lastPull)}` : 'never pulled'].join(', ');
-			tooltip.appendMarkdown(`  \n${escapeMarkdown(r.name)}: ${r.ahead} ahead, ${r.behind} behind${r.queued ? `, ${r.queued} queued` : ''} — ${last}`);
+			lines.push(`$(sync) ${escapeMarkdown(r.name)}: ${r.ahead} ahead, ${r.behind} behind${r.queued ? `, ${r.queued} queued` : ''} — ${last}`);
 			if (r.lastError) {
-				tooltip.appendMarkdown(`  \n$(error) ${escapeMarkdown(r.lastError)}`);
+				lines.push(`$(error) ${escapeMarkdown(r.lastError)}`);
 			}
 		}
-		tooltip.appendMarkdown(`\n\n[${failed.length ? 'Retry' : 'Sync Now'}](command:${CommandIds.syncNow})`);
-		this.item.tooltip = tooltip;
-		this.item.accessibilityInformation = { label: `Baton sync: ${ahead} ahead, ${behind} behind${failed.length ? ', failed' : ''}`, role: 'button' };
-		this.item.show();
+		const markdown = `${lines.join('  \n')}\n\n[${failed.length ? 'Retry' : 'Sync Now'}](command:${CommandIds.syncNow})`;
+		const text = failed.length ? '$(warning) sync' : ahead + behind > 0 ? `$(sync) ${ahead}↑ ${behind}↓` : '';
+		this.statusBar.setSync({ text, markdown, failed: failed.length > 0 });
+	}
+
+	/** Sync's entries in the session item's menu. */
+	private menuItems(): SyncMenuItem[] {
+		const enabled = this.remotes.filter((r) => r.enabled);
+		if (enabled.length === 0) {
+			return [];
+		}
+		const failed = enabled.filter((r) => r.lastError);
+		const state = enabled.map((r) => `${r.name}: ${r.ahead}↑ ${r.behind}↓${r.lastPull ? `, pulled ${relativeTime(r.lastPull)}` : ''}`).join(' · ');
+		return [
+			failed.length
+				? { label: '$(refresh) Retry Sync', description: state, detail: failed.map((r) => `${r.name}: ${r.lastError}`).join(' · '), run: () => this.syncNow(true) }
+				: { label: '$(sync) Sync Now', description: state, run: () => this.syncNow(true) },
+		];
 	}
 
 	private async actions(): Promise<unknown> {
 		await this.refresh();
-		const failed = this.remotes.some((r) => r.enabled && r.lastError);
-		const items: (vscode.QuickPickItem & { run: () => Thenable<unknown> | Promise<unknown> })[] = [
-			{ label: failed ? '$(refresh) Retry Sync' : '$(sync) Sync Now', description: 'pull, then push Baton’s records', run: () => this.syncNow(true) },
-			{ label: '$(output) Show Log', run: () => vscode.commands.executeCommand(CommandIds.showLog) },
-		];
-		const picked = await vscode.window.showQuickPick(items, {
-			placeHolder: this.remotes.map((r) => `${r.name}: ${r.ahead}↑ ${r.behind}↓${r.lastError ? ' — failed' : ''}`).join(' · ') || 'Baton sync is off (`baton sync enable origin`)',
-		});
+		const items: SyncMenuItem[] = [...this.menuItems(), { label: '$(output) Show Log', run: () => vscode.commands.executeCommand(CommandIds.showLog) }];
+		const picked = await vscode.window.showQuickPick(items, { placeHolder: this.enabled ? 'Baton sync' : 'Baton sync is off (`baton sync enable origin`)' });
 		return picked?.run();
 	}
 
@@ -110,6 +119,9 @@ export class SyncController extends Disposable {
 		this.running = run;
 		try {
 			const result = await (explicit ? vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Baton: syncing' }, () => run) : run);
+			if (result.newEvents > 0) {
+				await this.workspace.refresh();
+			}
 			if (explicit) {
 				vscode.window.setStatusBarMessage(`$(sync) Baton: ${result.newEvents} new record(s), ${result.sessions.added} new session(s); pushed ${result.pushed.length} ref(s)`, 5_000);
 			}

@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import type { IssueLinkDto, ScopeChainsDto, SessionStatusDto, SessionRowDto } from '../../protocol/dto';
 import { issueLabel } from '../../protocol/issueLabel';
 import { sessionDetails, sessionOverview } from '../../protocol/rpc';
+import { syncOrigins, type SessionOriginDto } from '../../protocol/syncRpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { durationText, escapeMarkdown, handoffMarkdown, relativeTime, sessionMoment, statusLabel } from '../format';
 import { CommandIds } from '../ids';
@@ -122,6 +123,8 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 	private overview: Promise<ScopeNode[]> | undefined;
 	/** How long the last root getChildren took (the benchmark and the log read it). */
 	lastLoadMs = 0;
+	/** Who and where sessions from other machines ran (pulled through sync); local ones are not listed. */
+	private origins = new Map<string, SessionOriginDto>();
 
 	constructor(private readonly workspace: BatonWorkspace) {
 		super();
@@ -173,9 +176,10 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		item.id = `session:${s.id}`;
 		const [icon, color] = icons[s.status];
 		item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
-		item.description = description;
+		const origin = this.origins.get(s.id);
+		item.description = origin ? `${description} · ${originText(origin)}` : description;
 		item.contextValue = `session.${s.status === 'archived' || s.status === 'closed' ? 'legacy' : s.status}`;
-		item.accessibilityInformation = { label: `${s.name}, ${statusLabel[s.status]}, ${relativeTime(sessionMoment(s))}`, role: 'treeitem' };
+		item.accessibilityInformation = { label: `${s.name}, ${statusLabel[s.status]}, ${relativeTime(sessionMoment(s))}${origin ? `, ran ${originText(origin)}` : ''}`, role: 'treeitem' };
 		item.command = { command: CommandIds.showSessionDetails, title: 'Show Session Details', arguments: [{ id: s.id }] };
 		return item;
 	}
@@ -190,6 +194,10 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		md.appendMarkdown(`$(${icons[s.status][0]}) **${escapeMarkdown(s.name)}** — ${statusLabel[s.status]}  \n`);
 		const place = node.parent instanceof SessionNode ? `worker ${node.position} of ${escapeMarkdown(node.parent.session.name)}` : `#${node.position} in scope`;
 		md.appendMarkdown(`${escapeMarkdown(s.scopeKey)} · ${place} · ${relativeTime(sessionMoment(s))} · ${durationText(s.startedAt, s.endedAt)}${s.agent ? ` · ${escapeMarkdown(s.agent)}` : ''}  \n`);
+		const origin = this.origins.get(s.id);
+		if (origin) {
+			md.appendMarkdown(`$(remote) Ran on **${escapeMarkdown(origin.machineName ?? 'another machine')}**${origin.author ? ` by **${escapeMarkdown(origin.author)}**` : ''} (pulled through sync)  \n`);
+		}
 		if (node.workers.length > 0) {
 			md.appendMarkdown(`Orchestrates ${node.workers.length} worker${node.workers.length === 1 ? '' : 's'}  \n`);
 		}
@@ -210,10 +218,21 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		return item;
 	}
 
+	private async loadOrigins(ids: string[]): Promise<void> {
+		try {
+			const { origins } = await this.workspace.request(syncOrigins, { sessionIds: ids });
+			this.origins = new Map(origins.filter((o) => !o.local).map((o) => [o.sessionId, o]));
+		} catch {
+			// An older backend: rows without their origin.
+			this.origins = new Map();
+		}
+	}
+
 	private async load(): Promise<ScopeNode[]> {
 		const started = performance.now();
 		try {
 			const { chains } = await this.workspace.request(sessionOverview, undefined);
+			await this.loadOrigins(chains.flatMap((c) => c.sessions.map((x) => x.id)));
 			return nestWorkers(chains);
 		} catch (error) {
 			this.workspace.log.error(`could not load the session chains: ${(error as Error).message}`);
@@ -223,6 +242,12 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 			this.lastLoadMs = performance.now() - started;
 		}
 	}
+}
+
+function originText(origin: SessionOriginDto): string {
+	const where = origin.machineName ?? 'another machine';
+	// Compact: the row has little room beside its state and time (the hover spells it out).
+	return origin.author ? `${origin.author}@${where}` : where;
 }
 
 /** `[#42](url) Login fails (open)`: compact, linked when the tracker gave an http(s) address. */

@@ -1,0 +1,130 @@
+/**
+ * The records that change without a domain event — decisions, tags and annotations added to a
+ * checkpoint after it was recorded, memory facts and their confirmations, task changes, import records
+ * — become shared events at the next sync (export or pull), inside one write: each table is compared
+ * with what its events already say (the fold in recordFolds.ts) and only the difference is written.
+ * A record pulled from a teammate already matches its events, so nothing echoes back.
+ */
+import { inArray } from 'drizzle-orm';
+import { redactSecrets } from '../text/redactSecrets';
+import type { BatonDb } from '../storage/journalStore';
+import type { Session, SharedEvent } from '../storage/model';
+import { checkpoints, decisions, handoffs, importRecords, memoryEntries, sessions, sharedEvents, tasks } from '../storage/schema';
+import type { NewSharedEvent } from '../shared/sharedEvents';
+import { foldLabels, foldTask, groupBySubject, memoryConfirmations, memoryKey, taskFields } from './recordFolds';
+
+/** Kinds this module writes (and recordProjection.ts derives from). */
+export const recordKinds = ['decision.recorded', 'checkpoint.labels', 'memory.fact', 'memory.confirmed', 'task.changed', 'import.recorded'] as const;
+
+export function pendingRecordEvents(db: BatonDb): NewSharedEvent[] {
+	const events = groupBySubject(
+		db
+			.select()
+			.from(sharedEvents)
+			.where(inArray(sharedEvents.kind, [...recordKinds, 'checkpoint.recorded', 'session.started']))
+			.all(),
+	);
+	const out: NewSharedEvent[] = [];
+	const has = (subject: string, kind: string): boolean => (events.get(subject) ?? []).some((e) => e.kind === kind);
+
+	for (const d of db.select().from(decisions).all()) {
+		if (!has(d.id, 'decision.recorded')) {
+			out.push({ kind: 'decision.recorded', subject: d.id, sessionId: d.sessionId, actor: 'baton', body: { kind: d.kind, text: d.text, rationale: d.rationale, taskId: d.taskId, createdAt: d.createdAt } });
+		}
+	}
+
+	for (const cp of db.select({ id: checkpoints.id, sessionId: checkpoints.sessionId, tags: checkpoints.tags, annotations: checkpoints.annotations }).from(checkpoints).all()) {
+		const own = events.get(cp.id);
+		if (!own?.some((e) => e.kind === 'checkpoint.recorded')) {
+			continue; // Not shared (recorded before sync existed): nothing to label.
+		}
+		const held = foldLabels(own);
+		const addTags = cp.tags.filter((t) => !held.tags.includes(t));
+		const removeTags = held.tags.filter((t) => !cp.tags.includes(t));
+		const annotations = cp.annotations.filter((a) => !held.annotations.some((h) => h.at === a.at && h.user === a.user && h.text === a.text));
+		if (addTags.length + removeTags.length + annotations.length > 0) {
+			out.push({ kind: 'checkpoint.labels', subject: cp.id, sessionId: cp.sessionId, actor: 'baton', body: { addTags, removeTags, annotations } });
+		}
+	}
+
+	const facts = db.select().from(memoryEntries).all();
+	for (const f of facts) {
+		if (!has(f.id, 'memory.fact')) {
+			out.push({
+				kind: 'memory.fact',
+				subject: f.id,
+				sessionId: f.sourceSessionId,
+				actor: 'baton',
+				body: { kind: f.kind, text: f.text, fingerprint: f.fingerprint, source: f.source, files: f.files, createdAt: f.createdAt, retiredAt: f.retiredAt },
+			});
+			// As it will be stored: redacted (a fingerprint is the fact's normalised text).
+			events.set(f.id, [...(events.get(f.id) ?? []), { kind: 'memory.fact', subject: f.id, body: { kind: f.kind, fingerprint: redactSecrets(f.fingerprint) } } as unknown as SharedEvent]);
+		}
+	}
+	const confirmed = memoryConfirmations(events);
+	for (const f of facts) {
+		const recorded = events.get(f.id)?.find((e) => e.kind === 'memory.fact');
+		const fingerprint = typeof recorded?.body['fingerprint'] === 'string' ? recorded.body['fingerprint'] : redactSecrets(f.fingerprint);
+		const missing = f.confirmations - (confirmed.get(memoryKey(f.kind, fingerprint)) ?? 0);
+		for (let i = 0; i < missing; i++) {
+			out.push({ kind: 'memory.confirmed', subject: f.id, sessionId: f.sourceSessionId, actor: 'baton', body: { confirmedBy: null, at: f.lastConfirmedAt } });
+		}
+	}
+
+	for (const t of db.select().from(tasks).all()) {
+		const held = foldTask(events.get(t.id) ?? []);
+		const changed: Record<string, unknown> = {};
+		for (const field of taskFields) {
+			if (held[field] !== t[field]) {
+				changed[field] = t[field];
+			}
+		}
+		if (Object.keys(changed).length > 0) {
+			out.push({ kind: 'task.changed', subject: t.id, actor: 'baton', body: changed });
+		}
+	}
+
+	const imported = db.select().from(importRecords).all();
+	const importedSessions = imported.filter((r) => r.entityType === 'session' && !has(r.entityId, 'session.started')).map((r) => r.entityId);
+	out.push(...importedSessionEvents(db, importedSessions));
+	for (const r of imported) {
+		const subject = `${r.source}:${r.entityType}:${r.externalId}`;
+		if (!has(subject, 'import.recorded')) {
+			out.push({ kind: 'import.recorded', subject, actor: 'baton', body: { source: r.source, entityType: r.entityType, externalId: r.externalId, entityId: r.entityId, contentHash: r.contentHash, importedAt: r.importedAt } });
+		}
+	}
+	return out;
+}
+
+/** An imported session raised no domain event (it happened elsewhere): it travels as if started, ended and handed off here. */
+function importedSessionEvents(db: BatonDb, ids: readonly string[]): NewSharedEvent[] {
+	const out: NewSharedEvent[] = [];
+	for (let i = 0; i < ids.length; i += 500) {
+		const chunk = ids.slice(i, i + 500);
+		const notes = new Map(
+			db
+				.select()
+				.from(handoffs)
+				.where(inArray(handoffs.sessionId, chunk))
+				.all()
+				.map((h) => [h.sessionId, h]),
+		);
+		for (const s of db.select().from(sessions).where(inArray(sessions.id, chunk)).all() as Session[]) {
+			out.push({
+				kind: 'session.started',
+				subject: s.id,
+				sessionId: s.id,
+				actor: 'baton',
+				body: { name: s.name, parentId: s.parentSessionId, previousId: s.previousSessionId, scope: s.scope, scopeKey: s.scopeKey, agent: s.agent, model: null, currentTask: s.currentTask, startedAt: s.startedAt },
+			});
+			const handoff = notes.get(s.id);
+			if (handoff) {
+				out.push({ kind: 'handoff.written', subject: s.id, sessionId: s.id, actor: 'baton', body: { ...handoff.data } });
+			}
+			if (s.status !== 'active') {
+				out.push({ kind: 'session.status', subject: s.id, sessionId: s.id, actor: 'baton', body: { status: s.status === 'suspended' ? 'suspended' : s.status, reason: s.endNote, at: s.endedAt ?? s.suspendedAt ?? s.updatedAt } });
+			}
+		}
+	}
+	return out;
+}

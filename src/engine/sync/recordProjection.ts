@@ -1,0 +1,213 @@
+/**
+ * Shared events → the tables, for the records recordEvents.ts shares: decisions, checkpoint labels,
+ * memory facts and confirmations, tasks, import records. Each record's state is the fold of all its
+ * events in id order (recordFolds.ts), whatever order they arrived in.
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import type { BatonDb } from '../storage/journalStore';
+import type { SharedEvent } from '../storage/model';
+import { checkpoints, decisions, importRecords, memoryEntries, sessions, sharedEvents, tasks } from '../storage/schema';
+import { taskPriorities, taskStatuses, taskTypes } from '../storage/schema';
+import { foldLabels, foldTask, groupBySubject, memoryConfirmations, memoryKey } from './recordFolds';
+
+export interface RecordCounts {
+	decisions: number;
+	checkpointLabels: number;
+	memory: number;
+	tasks: number;
+	imports: number;
+}
+
+export function projectRecords(db: BatonDb, newEvents: readonly SharedEvent[]): RecordCounts {
+	const counts: RecordCounts = { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 };
+	const byKind = (kinds: readonly string[]): string[] => [...new Set(newEvents.filter((e) => kinds.includes(e.kind)).map((e) => e.subject))];
+	const sessionKnown = (id: unknown): id is string => typeof id === 'string' && db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, id)).get() !== undefined;
+
+	for (const e of newEvents) {
+		if (e.kind !== 'decision.recorded' || db.select({ id: decisions.id }).from(decisions).where(eq(decisions.id, e.subject)).get()) {
+			continue;
+		}
+		const b = e.body;
+		db.insert(decisions)
+			.values({
+				id: e.subject,
+				sessionId: sessionKnown(e.sessionId) ? e.sessionId : null,
+				kind: b['kind'] === 'assumption' ? 'assumption' : 'decision',
+				text: str(b['text']) ?? '',
+				rationale: str(b['rationale']),
+				taskId: str(b['taskId']),
+				createdAt: str(b['createdAt']) ?? e.at,
+			})
+			.run();
+		counts.decisions++;
+	}
+
+	const labelled = byKind(['checkpoint.labels']);
+	for (const [id, list] of allEvents(db, labelled, ['checkpoint.recorded', 'checkpoint.labels'])) {
+		const row = db.select({ tags: checkpoints.tags, annotations: checkpoints.annotations }).from(checkpoints).where(eq(checkpoints.id, id)).get();
+		const folded = foldLabels(list);
+		if (row && JSON.stringify([row.tags, row.annotations]) !== JSON.stringify([folded.tags, folded.annotations])) {
+			db.update(checkpoints).set(folded).where(eq(checkpoints.id, id)).run();
+			counts.checkpointLabels++;
+		}
+	}
+
+	if (newEvents.some((e) => e.kind === 'memory.fact' || e.kind === 'memory.confirmed')) {
+		counts.memory = projectMemory(db, newEvents, sessionKnown);
+	}
+
+	for (const [id, list] of allEvents(db, byKind(['task.changed']), ['task.changed'])) {
+		const f = foldTask(list);
+		const seq = /^T(\d+)$/.exec(id)?.[1];
+		const row = db.select().from(tasks).where(eq(tasks.id, id)).get();
+		if (!row) {
+			if (!seq || !f.title || !f.createdAt) {
+				continue; // Its creation has not arrived yet: the next pull brings it.
+			}
+			db.insert(tasks)
+				.values({
+					id,
+					seq: Number(seq),
+					title: f.title,
+					description: f.description ?? null,
+					type: oneOf(taskTypes, f.type, 'task'),
+					status: oneOf(taskStatuses, f.status, 'pending'),
+					priority: oneOf(taskPriorities, f.priority, 'medium'),
+					parentId: f.parentId ?? null,
+					phase: f.phase ?? null,
+					createdAt: f.createdAt,
+					updatedAt: f.updatedAt ?? f.createdAt,
+					completedAt: f.completedAt ?? null,
+					createdBySession: f.createdBySession ?? null,
+					completedBySession: f.completedBySession ?? null,
+				})
+				.run();
+			counts.tasks++;
+			continue;
+		}
+		const changed = Object.fromEntries(Object.entries(f).filter(([k, v]) => row[k as keyof typeof row] !== v));
+		if (Object.keys(changed).length > 0) {
+			db.update(tasks).set(changed).where(eq(tasks.id, id)).run();
+			counts.tasks++;
+		}
+	}
+
+	for (const e of newEvents) {
+		if (e.kind !== 'import.recorded') {
+			continue;
+		}
+		const b = e.body;
+		const [source, entityType, externalId, entityId] = [str(b['source']), str(b['entityType']), str(b['externalId']), str(b['entityId'])];
+		// Only for a record this machine holds: otherwise a later import of the same file would skip it.
+		if (!source || !entityType || !externalId || !entityId || !entityHeld(db, entityType, entityId)) {
+			continue;
+		}
+		const exists = db
+			.select({ id: importRecords.entityId })
+			.from(importRecords)
+			.where(and(eq(importRecords.source, source), eq(importRecords.entityType, entityType), eq(importRecords.externalId, externalId)))
+			.get();
+		if (!exists) {
+			db.insert(importRecords)
+				.values({ source, entityType, externalId, entityId, contentHash: str(b['contentHash']) ?? '', importedAt: str(b['importedAt']) ?? e.at, extra: null })
+				.run();
+			counts.imports++;
+		}
+	}
+	return counts;
+}
+
+/** Facts are inserted once per (kind, fingerprint); every copy's confirmations count. */
+function projectMemory(db: BatonDb, newEvents: readonly SharedEvent[], sessionKnown: (id: unknown) => id is string): number {
+	let changed = 0;
+	const all = groupBySubject(
+		db
+			.select()
+			.from(sharedEvents)
+			.where(inArray(sharedEvents.kind, ['memory.fact', 'memory.confirmed']))
+			.all(),
+	);
+	const touched = new Set(newEvents.filter((e) => e.kind.startsWith('memory.')).map((e) => e.subject));
+	const groups = new Map<string, SharedEvent>();
+	for (const subject of touched) {
+		const fact = all.get(subject)?.find((e) => e.kind === 'memory.fact');
+		if (fact) {
+			groups.set(memoryKey(fact.body['kind'], fact.body['fingerprint']), fact);
+		}
+	}
+	const counts = memoryConfirmations(all);
+	for (const [key, fact] of groups) {
+		const b = fact.body;
+		const kind = b['kind'] === 'gotcha' ? 'gotcha' : 'knowledge';
+		const fingerprint = str(b['fingerprint']) ?? fact.subject;
+		const confirmations = counts.get(key) ?? 1;
+		const lastConfirmedAt = [...all.values()]
+			.flat()
+			.filter((e) => e.kind === 'memory.confirmed' && touched.has(e.subject))
+			.map((e) => str(e.body['at']) ?? e.at)
+			.reduce((a, x) => (x > a ? x : a), str(b['createdAt']) ?? fact.at);
+		// The writer's own row keeps its unredacted fingerprint: look for any copy's id first.
+		const ids = [...all].filter(([, list]) => list.some((e) => e.kind === 'memory.fact' && e.body['kind'] === kind && e.body['fingerprint'] === fingerprint)).map(([id]) => id);
+		const row =
+			db.select().from(memoryEntries).where(inArray(memoryEntries.id, ids)).get() ??
+			db
+				.select()
+				.from(memoryEntries)
+				.where(and(eq(memoryEntries.kind, kind), eq(memoryEntries.fingerprint, fingerprint)))
+				.get();
+		if (!row) {
+			db.insert(memoryEntries)
+				.values({
+					id: fact.subject,
+					kind,
+					text: str(b['text']) ?? '',
+					fingerprint,
+					sourceSessionId: sessionKnown(fact.sessionId) ? fact.sessionId : null,
+					source: str(b['source']) ?? 'manual',
+					files: Array.isArray(b['files']) ? (b['files'] as unknown[]).filter((x): x is string => typeof x === 'string') : [],
+					confirmations,
+					createdAt: str(b['createdAt']) ?? fact.at,
+					lastConfirmedAt,
+					staleSince: null,
+					staleReason: null,
+					retiredAt: str(b['retiredAt']),
+				})
+				.run();
+			changed++;
+		} else if (row.confirmations !== confirmations) {
+			db.update(memoryEntries)
+				.set({ confirmations, lastConfirmedAt: lastConfirmedAt > row.lastConfirmedAt ? lastConfirmedAt : row.lastConfirmedAt })
+				.where(eq(memoryEntries.id, row.id))
+				.run();
+			changed++;
+		}
+	}
+	return changed;
+}
+
+function allEvents(db: BatonDb, subjects: readonly string[], kinds: readonly string[]): Map<string, SharedEvent[]> {
+	const rows: SharedEvent[] = [];
+	for (let i = 0; i < subjects.length; i += 500) {
+		rows.push(
+			...db
+				.select()
+				.from(sharedEvents)
+				.where(and(inArray(sharedEvents.subject, subjects.slice(i, i + 500)), inArray(sharedEvents.kind, [...kinds])))
+				.all(),
+		);
+	}
+	return groupBySubject(rows);
+}
+
+function entityHeld(db: BatonDb, entityType: string, id: string): boolean {
+	const table = entityType === 'session' ? sessions : entityType === 'task' ? tasks : entityType === 'decision' ? decisions : null;
+	return table !== null && db.select({ id: table.id }).from(table).where(eq(table.id, id)).get() !== undefined;
+}
+
+function oneOf<T extends string>(values: readonly T[], value: unknown, fallback: T): T {
+	return values.includes(value as T) ? (value as T) : fallback;
+}
+
+function str(value: unknown): string | null {
+	return typeof value === 'string' ? value : null;
+}

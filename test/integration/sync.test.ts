@@ -1,0 +1,114 @@
+/**
+ * Sync in the editor, against a real bare remote (workspace prepared by scripts/runEditorTests.mjs:
+ * this folder is clone B with sync enabled for origin; clone A, another Baton machine named
+ * `ci-runner` whose author is `ci-bot`, already pushed an ended session). Sync Now pulls it into
+ * Session Chains with who and where it ran, the session status bar item carries the sync state, and
+ * a remote that refuses the push is said plainly, with Retry.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import type { BatonApi } from '../../src/extension/extension';
+import { CommandIds } from '../../src/extension/ids';
+import type { SyncNowResultDto } from '../../src/protocol/syncRpc';
+import type { ScopeNode, SessionNode } from '../../src/extension/views/sessionChainsProvider';
+
+let api: BatonApi;
+let extensionPath: string;
+const root = (): string => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath as string;
+const remoteName = 'nightly fix on the CI runner';
+
+async function row(name: string): Promise<SessionNode | undefined> {
+	for (const group of (await api.chains.getChildren()) as ScopeNode[]) {
+		for (const node of (await api.chains.getChildren(group)) as SessionNode[]) {
+			if (node.session.name === name) return node;
+		}
+	}
+	return undefined;
+}
+
+function cli(...args: string[]): string {
+	const run = spawnSync(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), ...args], { cwd: root(), encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', BATON_NO_DAEMON: '1' } });
+	assert.equal(run.status, 0, run.stderr);
+	return run.stdout;
+}
+
+/** The bare remote behind origin (file:// URL in the clone's config, read with git itself). */
+function bareRemote(): string {
+	const url = spawnSync('git', ['remote', 'get-url', 'origin'], { cwd: root(), encoding: 'utf8' }).stdout.trim();
+	return url.replace(/^file:\/\//, '');
+}
+
+suite('Sync in the editor', () => {
+	suiteSetup(async () => {
+		const ext = vscode.extensions.getExtension<BatonApi>('baton-dev.baton');
+		assert.ok(ext);
+		extensionPath = ext.extensionPath;
+		api = await ext.activate();
+		await api.ready;
+	});
+
+	test('Sync Now pulls the other machine’s session into Session Chains, with its author and machine', async () => {
+		assert.equal(await row(remoteName), undefined, 'not here before the pull');
+		const result = (await vscode.commands.executeCommand(CommandIds.syncNow)) as SyncNowResultDto | undefined;
+		assert.ok(result, 'Sync Now failed');
+		assert.equal(result.sessions.added, 1);
+		const node = await row(remoteName);
+		assert.ok(node, 'the pulled session is in the tree');
+		assert.equal(node.session.status, 'ended');
+		const item = api.chains.getTreeItem(node);
+		assert.match(String(item.description), /ci-bot@ci-runner/);
+		const hover = (await api.chains.resolveTreeItem(item, node, new vscode.CancellationTokenSource().token)).tooltip as vscode.MarkdownString;
+		assert.match(hover.value, /Ran on \*\*ci\\?-runner\*\* by \*\*ci\\?-bot\*\*/);
+		assert.match(hover.value, /fixed the flaky test/, 'its handoff came with it');
+		// A session of this machine shows no origin.
+		cli('session', 'start', '--name', 'local work');
+		await api.workspace.refresh();
+		const local = await row('local work');
+		assert.ok(local);
+		assert.doesNotMatch(String(api.chains.getTreeItem(local).description), /ci-runner|@/);
+	});
+
+	test('the session status bar item carries the sync state in its tooltip and menu', async () => {
+		await vscode.commands.executeCommand(CommandIds.syncNow);
+		const shown = api.statusBar.shown;
+		assert.match(shown.tooltip, /\*\*Sync\*\*/);
+		assert.match(shown.tooltip, /origin: 0 ahead, 0 behind — pushed .*, pulled /);
+		assert.match(shown.tooltip, /\[Sync Now\]\(command:baton\.sync\.now\)/);
+		assert.deepEqual(
+			api.syncMenu().map((i) => i.label),
+			['$(sync) Sync Now'],
+		);
+	});
+
+	test('a remote that refuses the push is said plainly, the item warns, and Retry sends it once the remote accepts', async () => {
+		const hook = path.join(bareRemote(), 'hooks', 'pre-receive');
+		fs.writeFileSync(hook, '#!/bin/sh\necho "this mirror is read-only" >&2\nexit 1\n', { mode: 0o755 });
+		try {
+			cli('session', 'end', '--note', 'local work done');
+			const refused = (await vscode.commands.executeCommand(CommandIds.syncNow)) as SyncNowResultDto | undefined;
+			assert.equal(refused, undefined, 'the refused push is reported as a failure');
+			const shown = api.statusBar.shown;
+			assert.match(shown.text, /\$\(warning\) sync/);
+			assert.match(shown.tooltip, /remote "origin" refused refs\/baton\/events\/\w+ \\\[remote rejected\\\]/);
+			assert.match(shown.tooltip, /it said: this mirror is read\\?\-only/, 'the remote’s own words are shown');
+			assert.match(shown.tooltip, /\[Retry\]\(command:baton\.sync\.now\)/);
+			assert.deepEqual(
+				api.syncMenu().map((i) => i.label),
+				['$(refresh) Retry Sync'],
+			);
+		} finally {
+			fs.rmSync(hook, { force: true });
+		}
+		const retried = (await vscode.commands.executeCommand(CommandIds.syncNow)) as SyncNowResultDto | undefined;
+		assert.ok(retried, 'Retry succeeds once the remote accepts');
+		assert.ok(retried.pushed.some((p) => p.ref.startsWith('refs/baton/events/')));
+		assert.doesNotMatch(api.statusBar.shown.tooltip, /\$\(error\)/);
+		assert.deepEqual(
+			api.syncMenu().map((i) => i.label),
+			['$(sync) Sync Now'],
+		);
+	});
+});

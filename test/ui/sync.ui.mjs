@@ -1,0 +1,83 @@
+#!/usr/bin/env node
+// Sync as a person meets it: another machine (`ci-runner`, author `ci-bot`) pushed a session to the
+// repository's remote; in this clone, Baton: Sync Now brings it into Session Chains, its row saying
+// who and where it ran, and the session status bar item carries the sync state.
+// Dark theme; screenshots in artifacts/ui/sync/.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { launch } from '../harness/workbench.mjs';
+import { Checks, openBaton, root, rowLabel } from './uiSupport.mjs';
+
+const artifactsDir = path.join(root, 'artifacts', 'ui', 'sync');
+fs.rmSync(artifactsDir, { recursive: true, force: true });
+const checks = new Checks();
+const check = async (name, fn) => {
+	if (!(await checks.run(name, fn))) {
+		throw new Error(`stopped after: ${name}`);
+	}
+};
+
+const base = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-sync-'));
+const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid', BATON_NO_DAEMON: '1' };
+const run = (cwd, cmd, args, extra = {}) => execFileSync(cmd, args, { cwd, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
+const cli = path.join(root, 'dist', 'cli.js');
+const bare = path.join(base, 'remote.git');
+const laptop = path.join(base, 'runner');
+const workspace = path.join(base, 'shop');
+run(base, 'git', ['init', '-q', '--bare', bare]);
+fs.mkdirSync(laptop);
+fs.writeFileSync(path.join(laptop, 'README.md'), '# shop\n');
+for (const args of [
+	['init', '-q', '-b', 'main'],
+	['add', '.'],
+	['commit', '-qm', 'init'],
+	['remote', 'add', 'origin', `file://${bare}`],
+	['push', '-q', 'origin', 'main'],
+])
+	run(laptop, 'git', args);
+run(base, 'git', ['clone', '-q', `file://${bare}`, workspace]);
+for (const dir of [laptop, workspace]) fs.appendFileSync(path.join(dir, '.git', 'info', 'exclude'), '.baton/\n');
+const runner = { BATON_MACHINE_NAME: 'ci-runner', BATON_AUTHOR: 'ci-bot' };
+run(laptop, process.execPath, [cli, 'init'], runner);
+run(laptop, process.execPath, [cli, 'sync', 'enable', 'origin'], runner);
+run(laptop, process.execPath, [cli, 'session', 'start', '--name', 'Nightly fix'], runner);
+run(laptop, process.execPath, [cli, 'session', 'end', '--note', 'fixed the flaky test'], runner);
+run(laptop, process.execPath, [cli, 'sync', 'push'], runner);
+run(workspace, process.execPath, [cli, 'init']);
+run(workspace, process.execPath, [cli, 'sync', 'enable', 'origin']);
+
+const s = await launch({ extensionFolders: [root], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 } });
+checks.session = s;
+try {
+	await check('Sync Now brings the runner’s session into Session Chains with who and where it ran', async () => {
+		await openBaton(s);
+		await s.runCommand('Baton: Sync Now');
+		const row = s.treeItem(rowLabel('Nightly fix'), { view: 'Session Chains' });
+		await row.waitFor({ timeout: 30_000 });
+		const description = (await row.locator('.label-description').textContent()) ?? '';
+		if (!description.includes('ci-bot@ci-runner')) {
+			throw new Error(`the row should say who and where it ran: "${description}"`);
+		}
+		await s.page.waitForTimeout(300);
+		await s.screenshot('01-pulled-session');
+	});
+	await check('hovering the session status bar item shows the sync state', async () => {
+		const item = s.page.locator('.statusbar-item', { hasText: 'Baton' }).first();
+		await item.hover();
+		const hover = s.page.locator('.monaco-hover', { hasText: 'Sync' }).first();
+		await hover.waitFor({ timeout: 15_000 });
+		const text = (await hover.textContent()) ?? '';
+		if (!/origin: 0 ahead, 0 behind/.test(text)) {
+			throw new Error(`the tooltip should carry the sync state: "${text}"`);
+		}
+		await s.screenshot('02-status-tooltip');
+	});
+} catch {
+	// The failed check was reported with a screenshot.
+} finally {
+	await s.close();
+	fs.rmSync(base, { recursive: true, force: true });
+}
+checks.finish();

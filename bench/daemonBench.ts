@@ -59,7 +59,7 @@ async function seeded(root: string, sessions: number): Promise<void> {
 
 function timed(args: string[], cwd: string, input: string): number {
 	const started = performance.now();
-	const result = spawnSync(process.execPath, args, { cwd, input, encoding: 'utf8', env: { ...process.env, BATON_ACTOR: 'bench', BATON_DAEMON: '1', BATON_DAEMON_BUDGET_MS: '20000' } });
+	const result = spawnSync(process.execPath, args, { cwd, input, encoding: 'utf8', env: { ...process.env, BATON_ACTOR: 'bench', BATON_DAEMON_BUDGET_MS: '20000' } });
 	const ms = performance.now() - started;
 	if (result.status !== 0) {
 		throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr.slice(0, 300)}`);

@@ -48,6 +48,8 @@ export interface DaemonEngines {
 	/** Engines opened and lent so far (the log line says whether a command found the engine warm). */
 	readonly opened: number;
 	readonly lent: number;
+	/** Runs one command as that client: what it does on its own behalf uses its environment's secrets only. */
+	asCommand<T>(env: NodeJS.ProcessEnv, fn: () => Promise<T>): Promise<T>;
 }
 type RunCli = (argv: string[], io: CliIoLike) => Promise<number>;
 
@@ -96,23 +98,25 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		// One command at a time: commands were written for a process of their own, and the
 		// journal's lock serialises writers anyway.
 		const next = queue.then(async () => {
-			runCli ??= (require(options.cliModule) as { runCli: RunCli }).runCli;
+			const runCommand = (runCli ??= (require(options.cliModule) as { runCli: RunCli }).runCli);
 			const began = Date.now();
 			let stdout = '';
 			let stderr = '';
 			const argv = hook && params.argv[0] !== 'hook' ? ['hook', ...params.argv] : params.argv;
 			const openedBefore = engines.opened;
 			const lentBefore = engines.lent;
-			const exitCode = await runCli(argv, {
-				stdout: (t) => void (stdout += t),
-				stderr: (t) => void (stderr += t),
-				cwd: params.cwd,
-				// The client's environment, never the daemon's: actor, secrets and agent homes come from it.
-				env: { ...params.env },
-				stdin: Readable.from([params.stdin ?? '']),
-				engines,
-				...(params.requestId ? { requestId: params.requestId } : {}),
-			});
+			const exitCode = await engines.asCommand(params.env, () =>
+				runCommand(argv, {
+					stdout: (t) => void (stdout += t),
+					stderr: (t) => void (stderr += t),
+					cwd: params.cwd,
+					// The client's environment, never the daemon's: actor, secrets and agent homes come from it.
+					env: { ...params.env },
+					stdin: Readable.from([params.stdin ?? '']),
+					engines,
+					...(params.requestId ? { requestId: params.requestId } : {}),
+				}),
+			);
 			if (process.env['BATON_TEST_FAULTS'] === '1' && params.env['BATON_TEST_DAEMON_DIES_BEFORE_ANSWER'] === '1') {
 				// Fault injection for the exactly-once test (a daemon started with BATON_TEST_FAULTS=1 only): the
 				// command is done and recorded, and its answer never leaves.

@@ -8,6 +8,7 @@
  * in turn, newest window first, before the process's own environment. Data changes and `editor`
  * notifications go to every connected window.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { MessageConnection, NotificationType } from 'vscode-jsonrpc/node';
@@ -62,6 +63,8 @@ export class DaemonBackend {
 	/** Every connection that hears data changes and checkpoint progress (windows; CLI connections never listen). */
 	private readonly listeners = new Set<MessageConnection>();
 	private command: CommandIo | undefined;
+	/** The environment of the command this async call chain runs for (see asCommand). */
+	private readonly commandEnv = new AsyncLocalStorage<NodeJS.ProcessEnv>();
 	private signature: Signature | undefined;
 	private readonly root: string;
 	/** Engines opened for commands (the daemon's log says whether a command found the engine warm). */
@@ -139,11 +142,21 @@ export class DaemonBackend {
 		}
 	}
 
-	/** The command's environment, then each window's SecretStorage (newest first), then this process's environment. */
+	/** Runs a CLI command or hook as its client (daemon.ts): its own deliveries use its environment's secrets. */
+	asCommand<T>(env: NodeJS.ProcessEnv, fn: () => Promise<T>): Promise<T> {
+		return this.commandEnv.run(env, fn);
+	}
+
+	/**
+	 * What a command does on its own behalf (its bounded flush) uses its environment only, as in a
+	 * process of its own: never a window's SecretStorage, which could be busy (a window that runs the
+	 * command synchronously would never answer). Everything else (background deliveries, a window's
+	 * test send) asks each window's SecretStorage, newest first, then (a window's backend) VS Code's environment.
+	 */
 	private async secret(name: Parameters<SecretSource['get']>[0]): Promise<string | undefined> {
-		const fromCommand = this.command ? await envSecretSource(this.command.env).get(name) : undefined;
-		if (fromCommand) {
-			return fromCommand;
+		const commandEnv = this.commandEnv.getStore();
+		if (commandEnv) {
+			return envSecretSource(commandEnv).get(name);
 		}
 		for (const editor of [...this.editors].reverse()) {
 			const value = await Promise.race([

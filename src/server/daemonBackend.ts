@@ -63,6 +63,9 @@ export class DaemonBackend {
 	/** Every connection that hears data changes and checkpoint progress (windows; CLI connections never listen). */
 	private readonly listeners = new Set<MessageConnection>();
 	private command: CommandIo | undefined;
+	/** Settles when the command holding the engine releases it (a window's settings wait for that). */
+	private commandDone: Promise<void> = Promise.resolve();
+	private finishCommand: () => void = () => undefined;
 	/** The environment of the command this async call chain runs for (see asCommand). */
 	private readonly commandEnv = new AsyncLocalStorage<NodeJS.ProcessEnv>();
 	private signature: Signature | undefined;
@@ -115,7 +118,8 @@ export class DaemonBackend {
 		}
 		this.listeners.add(connection);
 		if (settings) {
-			void this.host.applySettings(settings.config, settings.hostEnvironment).catch((error: unknown) => this.options.log.warn(`could not apply a window's settings: ${(error as Error).message}`));
+			// Never under a running command's feet: new settings may reopen the engine it holds.
+			void this.commandDone.then(() => this.host.applySettings(settings.config, settings.hostEnvironment)).catch((error: unknown) => this.options.log.warn(`could not apply a window's settings: ${(error as Error).message}`));
 		}
 	}
 
@@ -182,6 +186,10 @@ export class DaemonBackend {
 	 */
 	async acquire(workspaceRoot: string, io: CommandIo): Promise<Engine> {
 		this.command = io;
+		this.finishCommand();
+		this.commandDone = new Promise((resolve) => {
+			this.finishCommand = resolve;
+		});
 		this.lent++;
 		if (path.resolve(workspaceRoot) !== this.root) {
 			this.opened++;
@@ -199,6 +207,7 @@ export class DaemonBackend {
 	/** After a command: its own compaction (a new snapshot) is no reason to reopen; other engines close. */
 	release(engine: Engine, workspaceRoot: string): void {
 		this.command = undefined;
+		this.finishCommand();
 		if (path.resolve(workspaceRoot) !== this.root) {
 			engine.close();
 			return;

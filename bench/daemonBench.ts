@@ -59,7 +59,7 @@ async function seeded(root: string, sessions: number): Promise<void> {
 
 function timed(args: string[], cwd: string, input: string): number {
 	const started = performance.now();
-	const result = spawnSync(process.execPath, args, { cwd, input, encoding: 'utf8', env: { ...process.env, BATON_ACTOR: 'bench', BATON_DAEMON: '1', BATON_DAEMON_BUDGET_MS: '20000' } });
+	const result = spawnSync(process.execPath, args, { cwd, input, encoding: 'utf8', env: { ...process.env, BATON_ACTOR: 'bench', BATON_DAEMON_BUDGET_MS: '20000' } });
 	const ms = performance.now() - started;
 	if (result.status !== 0) {
 		throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr.slice(0, 300)}`);
@@ -113,9 +113,6 @@ export async function benchDaemon(sizes: number[], runs: number): Promise<Daemon
 			await seeded(root, sessions);
 			const agentId = '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33';
 			const payload = (event: string, extra: Record<string, unknown>): string => JSON.stringify({ session_id: agentId, cwd: root, hook_event_name: event, transcript_path: path.join(root, 'none.jsonl'), ...extra });
-			rows.push(row(`baton hook SessionStart, ${sessions} sessions`, '≤ 1.5×', runs, root, () => ['hook', 'session-start'], payload('SessionStart', { source: 'startup' })));
-			const edit = payload('PostToolUse', { tool_name: 'Edit', tool_input: { file_path: path.join(root, 'a.ts'), old_string: 'a', new_string: 'b' }, tool_response: { success: true } });
-			rows.push(row(`baton hook PostToolUse (Edit), ${sessions} sessions`, '≤ 1.5×', runs, root, () => ['hook', 'post-tool-use'], edit));
 			if (sessions >= 1000) {
 				let n = 0;
 				// Each start is ended again (untimed), so the workspace stays under its concurrent-session limit.
@@ -125,6 +122,10 @@ export async function benchDaemon(sizes: number[], runs: number): Promise<Daemon
 				rows.push(row(`baton briefing, ${sessions} sessions`, '≤ 2×', runs, root, () => ['briefing', '--session', last]));
 				rows.push(row(`baton checkpoint list, ${sessions} sessions`, '≤ 2×', runs, root, () => ['checkpoint', 'list']));
 			}
+			// After the commands: the hooks' agent session stays active, and `session end` without an id would have to ask which.
+			rows.push(row(`baton hook SessionStart, ${sessions} sessions`, '≤ 1.5×', runs, root, () => ['hook', 'session-start'], payload('SessionStart', { source: 'startup' })));
+			const edit = payload('PostToolUse', { tool_name: 'Edit', tool_input: { file_path: path.join(root, 'a.ts'), old_string: 'a', new_string: 'b' }, tool_response: { success: true } });
+			rows.push(row(`baton hook PostToolUse (Edit), ${sessions} sessions`, '≤ 1.5×', runs, root, () => ['hook', 'post-tool-use'], edit));
 		} finally {
 			spawnSync(process.execPath, [cli, 'daemon', 'stop'], { cwd: root });
 			fs.rmSync(root, { recursive: true, force: true });

@@ -22,5 +22,8 @@ if (files.length === 0) {
 	console.error('no unit test files matched');
 	process.exit(1);
 }
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], { cwd: root, stdio: 'inherit' });
+// Every \`baton\` a test runs joins (or starts) its temp workspace's daemon: each one stops 5 s after
+// its last client (and within 2 s of its workspace being deleted), so none outlives the run for long.
+const env = { BATON_DAEMON_IDLE_MS: '5000', ...process.env };
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], { cwd: root, stdio: 'inherit', env });
 process.exit(result.status ?? 1);

@@ -33,7 +33,7 @@ import type { Logger } from '../engine/ports';
 import { findWorkspaceRoot, isInitialized } from '../engine/workspace';
 import { stringOption, UsageError, type Command } from './command';
 import { connectCommand } from './connectCommand';
-import { settleWarmEngine, warmEngine } from './warmEngines';
+import type { EngineSource } from './warmEngines';
 
 export interface HookIo {
 	stdout: (text: string) => void;
@@ -43,7 +43,7 @@ export interface HookIo {
 	/** Defaults to process.stdin. */
 	stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 	/** The daemon's engines, kept open between calls: a hook it runs opens nothing. */
-	engines?: Map<string, Engine>;
+	engines?: EngineSource;
 }
 
 const hookUsage = 'baton hook [EVENT] [--agent claude|copilot|cline] [--workspace DIR]   (hook payload on stdin)';
@@ -83,7 +83,7 @@ interface HookInput {
 	workspace?: string | undefined;
 	cwd: string;
 	env: NodeJS.ProcessEnv;
-	engines?: Map<string, Engine>;
+	engines?: EngineSource;
 }
 
 /**
@@ -142,7 +142,7 @@ async function hookAnswer(input: HookInput): Promise<string> {
 		const engine = input.engines
 			? // In the daemon: its warm engine (re-reading only what other processes appended since); the
 				// engine's warnings during this call go to the hook log, as a process's own would.
-				await warmEngine(input.engines, root, { stderr: (text) => hookLog.warn(text.replace(/^baton: warning: /, '').trimEnd()), env: input.env })
+				await input.engines.acquire(root, { stderr: (text) => hookLog.warn(text.replace(/^baton: warning: /, '').trimEnd()), env: input.env })
 			: await openForHook(root, log);
 		try {
 			const actor = `hook:${event.agent}`;
@@ -151,7 +151,7 @@ async function hookAnswer(input: HookInput): Promise<string> {
 			return result.stdout;
 		} finally {
 			if (input.engines) {
-				settleWarmEngine(engine, root);
+				input.engines.release(engine, root);
 			} else {
 				engine.close();
 			}

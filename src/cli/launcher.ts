@@ -63,9 +63,8 @@ function runHere(stdinText?: string, requestId?: string): void {
 
 /** The workspace whose daemon should run this command, or undefined to run it here. */
 function daemonWorkspace(): string | undefined {
-	// Opt-in (BATON_DAEMON=1) for the CLI and hooks while one editor suite still sees a CLI-written
-	// notification delivered late through the shared process (docs/daemon.md, "Status").
-	if (process.env['BATON_DAEMON'] !== '1' || process.env['BATON_NO_DAEMON'] === '1' || argv.includes('--no-daemon') || argv.length === 0 || inProcessOnly.has(argv[0] ?? '')) {
+	// On by default; `--no-daemon`, BATON_NO_DAEMON=1 or BATON_DAEMON=0 run the command here and start nothing.
+	if (process.env['BATON_DAEMON'] === '0' || process.env['BATON_NO_DAEMON'] === '1' || argv.includes('--no-daemon') || argv.length === 0 || inProcessOnly.has(argv[0] ?? '')) {
 		return undefined;
 	}
 	const at = argv.findIndex((a) => a === '--workspace' || a.startsWith('--workspace='));
@@ -114,7 +113,9 @@ function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 }
 
 function loadCached(file: string): Entry {
-	const cacheFile = `${file}.${process.version}.v8cache`;
+	// A hook that fell back after the daemon loads baton.js under --liftoff-only, a command without it:
+	// one cache per flag set, or each would reject (and rewrite) the other's.
+	const cacheFile = `${file}.${process.version}${hook ? '.liftoff' : ''}.v8cache`;
 	let cachedData: Buffer | undefined;
 	try {
 		cachedData = fs.readFileSync(cacheFile);

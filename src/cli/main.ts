@@ -24,8 +24,8 @@ import { syncCommands } from './syncCommands';
 import { activeSessionsList } from './textFormat';
 import { timelineCommands } from './timelineCommands';
 import { trackerCommands } from './trackerCommands';
-import { recordAnswer, recordedAnswer, tagWrites, type RecordedAnswer } from './requestLedger';
-import { settleWarmEngine, warmEngine } from './warmEngines';
+import { recordAnswer, recordedAnswer, runAsRequest, tagWrites, type RecordedAnswer } from './requestLedger';
+import type { EngineSource } from './warmEngines';
 import { workspaceCommands } from './workspaceCommands';
 import packageJson from '../../package.json';
 
@@ -37,7 +37,7 @@ export interface CliIo {
 	/** `baton hook`'s payload (default: process.stdin); the daemon passes the client's. */
 	stdin?: NodeJS.ReadableStream;
 	/** A long-lived process (the daemon) keeps each workspace's engine open between commands. */
-	engines?: Map<string, Engine>;
+	engines?: EngineSource;
 	/** The client's id for this command: recorded with its first write, so it never runs twice (requestLedger.ts). */
 	requestId?: string;
 }
@@ -75,7 +75,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 	if (argv[0] === 'hook') {
 		return runHookCli(argv.slice(1), io);
 	}
-	return io.requestId ? runOnce(argv, io, io.requestId) : runCommandLine(argv, io);
+	const requestId = io.requestId;
+	return requestId ? runAsRequest(requestId, () => runOnce(argv, io, requestId)) : runCommandLine(argv, io);
 }
 
 /** A command with a client's request id: the recorded answer when it already ran, else a run that records one. */
@@ -135,6 +136,7 @@ async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks)
 	};
 	let engine: Engine | undefined;
 	let shared = false;
+	let engineRoot = '';
 	try {
 		const { command, values, args, group } = parseCommandLine(argv);
 		if (!command && group) {
@@ -175,7 +177,8 @@ async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks)
 			engine: async () => {
 				if (!engine) {
 					shared = !!io.engines && !isInit;
-					engine = io.engines && !isInit ? await warmEngine(io.engines, workspaceRoot, io) : await Engine.open({ workspaceRoot, log: stderrLogger, create: isInit, secrets: envSecretSource(io.env) });
+					engineRoot = workspaceRoot;
+					engine = io.engines && !isInit ? await io.engines.acquire(workspaceRoot, io) : await Engine.open({ workspaceRoot, log: stderrLogger, create: isInit, secrets: envSecretSource(io.env) });
 					if (request && !(await request.opened(engine, command.path.join(' ')))) {
 						throw new AlreadyDone();
 					}
@@ -195,9 +198,6 @@ async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks)
 				await flushNotifications(engine).catch((error: unknown) => stderrLogger.warn(`notifications: ${(error as Error).message}`));
 			}
 			await engine.maintain({ shortProcess: true });
-			if (shared) {
-				settleWarmEngine(engine, workspaceRoot);
-			}
 		}
 		return output.exitCode ?? 0;
 	} catch (error) {
@@ -218,6 +218,8 @@ async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks)
 	} finally {
 		if (!shared) {
 			engine?.close();
+		} else if (engine) {
+			io.engines?.release(engine, engineRoot);
 		}
 	}
 }

@@ -6,6 +6,7 @@
  * the id already recorded means "already done", and the recorded answer is printed instead of a
  * second run. An id not recorded means the command changed nothing, and running it is safe.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Engine } from '../engine/engine';
 
 export interface RecordedAnswer {
@@ -24,9 +25,19 @@ export async function recordedAnswer(engine: Engine, requestId: string): Promise
 	return row && { exitCode: typeof row[0] === 'number' ? row[0] : undefined, stdout: typeof row[1] === 'string' ? row[1] : '', stderr: typeof row[2] === 'string' ? row[2] : '' };
 }
 
+/** The request whose command this async call chain belongs to (see `runAsRequest`). */
+const currentRequest = new AsyncLocalStorage<string>();
+
+/** Runs a command as request `requestId`: only writes made on its behalf carry its id. */
+export function runAsRequest<T>(requestId: string, fn: () => Promise<T>): Promise<T> {
+	return currentRequest.run(requestId, fn);
+}
+
 /**
- * Until the returned function is called, the engine's first write also records the request id,
- * inside that write's transaction: the id is durable exactly when the change is. The daemon runs one
+ * Until the returned function is called, the command's first write also records the request id,
+ * inside that write's transaction: the id is durable exactly when the change is. In the daemon the
+ * engine is shared with the editor's requests, deliveries and timers, so a write carries the id only
+ * when it is made on this command's behalf (its async context, `runAsRequest`); the daemon runs one
  * command at a time, so no other command's write can pick the id up.
  */
 export function tagWrites(engine: Engine, requestId: string, command: string): { wrote(): boolean; untag(): void } {
@@ -34,9 +45,10 @@ export function tagWrites(engine: Engine, requestId: string, command: string): {
 	const original = store.write;
 	let wrote = false;
 	store.write = function <T>(this: typeof store, fn: Parameters<typeof original>[0]): Promise<T> {
+		const mine = currentRequest.getStore() === requestId;
 		return original.call(this, (db) => {
 			const result = fn(db) as T;
-			if (!wrote) {
+			if (!wrote && mine) {
 				store.execCaptured('INSERT OR IGNORE INTO client_requests (id, command, created_at) VALUES (?, ?, ?)', [requestId, command, new Date().toISOString()]);
 				wrote = true;
 			}

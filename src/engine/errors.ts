@@ -39,7 +39,14 @@ export class BatonError extends Error {
 		super(message);
 	}
 
+	/**
+	 * By name and code, not `instanceof`: the workspace daemon runs the CLI's bundle against the
+	 * server bundle's engine, so a refusal may come from another copy of this class.
+	 */
 	static is(value: unknown, code?: ErrorCode): value is BatonError {
-		return value instanceof BatonError && (code === undefined || value.code === code);
+		if (!(value instanceof Error) || value.name !== 'BatonError' || !(errorCodes as readonly unknown[]).includes((value as { code?: unknown }).code)) {
+			return false;
+		}
+		return code === undefined || (value as BatonError).code === code;
 	}
 }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
-import { daemonHello } from '../protocol/rpc';
+import { daemonHello, type DaemonHelloParams } from '../protocol/rpc';
 
 export interface DaemonLink {
 	connection: MessageConnection;
@@ -33,7 +33,7 @@ function readEndpoint(root: string): Endpoint | undefined {
 }
 
 /** A verified connection to the workspace's daemon, or undefined (none, stale, or not within `timeoutMs`). */
-export async function connectDaemon(workspaceRoot: string, timeoutMs: number): Promise<DaemonLink | undefined> {
+export async function connectDaemon(workspaceRoot: string, timeoutMs: number, hello: DaemonHelloParams = { client: 'editor' }): Promise<DaemonLink | undefined> {
 	const endpoint = readEndpoint(workspaceRoot);
 	if (!endpoint) {
 		return undefined;
@@ -66,9 +66,9 @@ export async function connectDaemon(workspaceRoot: string, timeoutMs: number): P
 		socket.destroy();
 	};
 	try {
-		const hello = await Promise.race([connection.sendRequest(daemonHello, { client: 'editor' }), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs))]);
-		if (hello && hello.instance === endpoint.instance && path.resolve(hello.workspace) === path.resolve(workspaceRoot)) {
-			return { connection, pid: hello.pid, closed, dispose };
+		const answer = await Promise.race([connection.sendRequest(daemonHello, hello), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs))]);
+		if (answer && answer.instance === endpoint.instance && path.resolve(answer.workspace) === path.resolve(workspaceRoot)) {
+			return { connection, pid: answer.pid, closed, dispose };
 		}
 	} catch {
 		// A dead socket or another program on it: the same as no daemon.

@@ -106,10 +106,11 @@ export class ServerClient extends Disposable {
 	private async spawn(): Promise<MessageConnection> {
 		this.setState(this.crashes.length > 0 ? 'restarting' : 'starting');
 		// A read-only (untrusted) window never shares: the daemon writes, and this window must not.
-		// Sharing is opt-in (BATON_DAEMON=1) for now: a window that joins another's backend delivers
-		// notifications with that window's secrets, and the editor suite caught a delivery that never came.
-		const sharing = !this.options.readOnly && process.env['BATON_DAEMON'] === '1';
-		const shared = sharing ? await connectDaemon(this.options.workspaceRoot, daemonBudgetMs).catch(() => undefined) : undefined;
+		// BATON_DAEMON=0 or BATON_NO_DAEMON=1 in VS Code's environment keeps every window's backend private.
+		const sharing = !this.options.readOnly && process.env['BATON_DAEMON'] !== '0' && process.env['BATON_NO_DAEMON'] !== '1';
+		// A window that joins brings its settings; the backend asks its SecretStorage for secrets like the first window's.
+		const hello = { client: 'editor' as const, editor: { config: this.options.config, hostEnvironment: this.options.hostEnvironment } };
+		const shared = sharing ? await connectDaemon(this.options.workspaceRoot, daemonBudgetMs, hello).catch(() => undefined) : undefined;
 		if (shared) {
 			return this.attach(shared);
 		}

@@ -154,6 +154,8 @@ export const secretList = new RequestType<void, { secrets: SecretNameDto[] }, Rp
 /** What a client of the shared per-workspace backend (the daemon) says about itself. */
 export interface DaemonHelloParams {
 	client: 'cli' | 'hook' | 'editor' | 'probe';
+	/** A window's Baton settings (never secrets) and VS Code's version and extensions: the shared backend uses the latest window's. */
+	editor?: { config: Record<string, unknown>; hostEnvironment?: { version: string | null; extensions: Record<string, string> } };
 }
 export interface DaemonHelloResult {
 	workspace: string;

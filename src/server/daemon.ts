@@ -11,7 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
-import { cliRun, daemonHello, daemonStatus, daemonStop, hookRun, type CliRunParams, type CliRunResult } from '../protocol/rpc';
+import { cliRun, daemonHello, daemonStatus, daemonStop, hookRun, type CliRunParams, type CliRunResult, type DaemonHelloParams } from '../protocol/rpc';
 import { acquireStartLock, readEndpoint, releaseStartLock, removeEndpoint, socketPathFor, writeEndpoint } from './daemonEndpoint';
 
 export interface DaemonOptions {
@@ -22,8 +22,12 @@ export interface DaemonOptions {
 	/** Shut down after this long with no client connected; 0: never (the editor's backend lives as long as its window). */
 	idleMs: number;
 	log(level: 'info' | 'warn' | 'error', message: string): void;
+	/** The process's engine, which every command and hook runs with (the same the windows use). */
+	engines: DaemonEngines;
 	/** Each new connection: the editor's handlers are registered on it. */
 	onConnection?(connection: MessageConnection): { dispose(): void } | undefined;
+	/** A client said who it is: a window brings its settings. */
+	onHello?(connection: MessageConnection, params: DaemonHelloParams): void;
 	onShutdown?(): void;
 }
 
@@ -33,19 +37,21 @@ interface CliIoLike {
 	cwd: string;
 	env: NodeJS.ProcessEnv;
 	stdin?: NodeJS.ReadableStream;
-	engines?: Map<string, unknown>;
+	engines?: DaemonEngines;
 	requestId?: string;
 }
-type RunCli = (argv: string[], io: CliIoLike) => Promise<number>;
 
-/** The open engines, counting how often a command asked for one (what the log line reports). */
-class LentEngines extends Map<string, unknown> {
-	lent = 0;
-	override get(key: string): unknown {
-		this.lent++;
-		return super.get(key);
-	}
+/** The process's warm engine as commands see it (the CLI's EngineSource, structurally). */
+export interface DaemonEngines {
+	acquire(workspaceRoot: string, io: { stderr(text: string): void; env: NodeJS.ProcessEnv }): Promise<unknown>;
+	release(engine: unknown, workspaceRoot: string): void;
+	/** Engines opened and lent so far (the log line says whether a command found the engine warm). */
+	readonly opened: number;
+	readonly lent: number;
+	/** Runs one command as that client: what it does on its own behalf uses its environment's secrets only. */
+	asCommand<T>(env: NodeJS.ProcessEnv, fn: () => Promise<T>): Promise<T>;
 }
+type RunCli = (argv: string[], io: CliIoLike) => Promise<number>;
 
 export interface RunningDaemon {
 	socket: string;
@@ -70,7 +76,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 	}
 	const startedAt = Date.now();
 	const connections = new Set<MessageConnection>();
-	const engines = new LentEngines();
+	const engines = options.engines;
 	let runCli: RunCli | undefined;
 	let queue: Promise<unknown> = Promise.resolve();
 	let idleTimer: NodeJS.Timeout | undefined;
@@ -92,23 +98,25 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		// One command at a time: commands were written for a process of their own, and the
 		// journal's lock serialises writers anyway.
 		const next = queue.then(async () => {
-			runCli ??= (require(options.cliModule) as { runCli: RunCli }).runCli;
+			const runCommand = (runCli ??= (require(options.cliModule) as { runCli: RunCli }).runCli);
 			const began = Date.now();
 			let stdout = '';
 			let stderr = '';
 			const argv = hook && params.argv[0] !== 'hook' ? ['hook', ...params.argv] : params.argv;
-			const warmBefore = new Set(engines.values());
-			engines.lent = 0;
-			const exitCode = await runCli(argv, {
-				stdout: (t) => void (stdout += t),
-				stderr: (t) => void (stderr += t),
-				cwd: params.cwd,
-				// The client's environment, never the daemon's: actor, secrets and agent homes come from it.
-				env: { ...params.env },
-				stdin: Readable.from([params.stdin ?? '']),
-				engines,
-				...(params.requestId ? { requestId: params.requestId } : {}),
-			});
+			const openedBefore = engines.opened;
+			const lentBefore = engines.lent;
+			const exitCode = await engines.asCommand(params.env, () =>
+				runCommand(argv, {
+					stdout: (t) => void (stdout += t),
+					stderr: (t) => void (stderr += t),
+					cwd: params.cwd,
+					// The client's environment, never the daemon's: actor, secrets and agent homes come from it.
+					env: { ...params.env },
+					stdin: Readable.from([params.stdin ?? '']),
+					engines,
+					...(params.requestId ? { requestId: params.requestId } : {}),
+				}),
+			);
 			if (process.env['BATON_TEST_FAULTS'] === '1' && params.env['BATON_TEST_DAEMON_DIES_BEFORE_ANSWER'] === '1') {
 				// Fault injection for the exactly-once test (a daemon started with BATON_TEST_FAULTS=1 only): the
 				// command is done and recorded, and its answer never leaves.
@@ -120,8 +128,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 				.slice(0, 2)
 				.join(' ');
 			// Whether the command found the engine warm or had to open it (first use, or files replaced).
-			const opened = [...engines.values()].some((engine) => !warmBefore.has(engine));
-			options.log('info', `${hook ? 'hook/run' : 'cli/run'} ${words} → exit ${exitCode} in ${Date.now() - began} ms${opened ? ' (opened the engine)' : engines.lent > 0 ? ' (warm engine)' : ''}`);
+			const opened = engines.opened > openedBefore;
+			options.log('info', `${hook ? 'hook/run' : 'cli/run'} ${words} → exit ${exitCode} in ${Date.now() - began} ms${opened ? ' (opened the engine)' : engines.lent > lentBefore ? ' (warm engine)' : ''}`);
 			return { stdout, stderr, exitCode };
 		});
 		queue = next.catch(() => undefined);
@@ -132,7 +140,10 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
 		connections.add(connection);
 		clearTimeout(idleTimer);
-		connection.onRequest(daemonHello, () => ({ workspace: root, instance, pid: process.pid, version: options.version }));
+		connection.onRequest(daemonHello, (params) => {
+			options.onHello?.(connection, params);
+			return { workspace: root, instance, pid: process.pid, version: options.version };
+		});
 		connection.onRequest(daemonStatus, () => ({ running: true, pid: process.pid, socket: socketPath, uptime: Math.round((Date.now() - startedAt) / 1000), clients: connections.size }));
 		connection.onRequest(daemonStop, () => {
 			// Stop once the asker has its answer (it hangs up) — exiting at once could beat the reply
@@ -169,9 +180,6 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		server.close();
 		for (const connection of connections) {
 			connection.dispose();
-		}
-		for (const engine of engines.values()) {
-			(engine as { close(): void }).close();
 		}
 		options.onShutdown?.();
 	}

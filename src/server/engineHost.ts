@@ -31,6 +31,15 @@ export interface EngineHostOptions {
 	secrets?: SecretSource;
 	/** Shows an `editor` notification (the server forwards it to the extension). */
 	editorPresenter?: EditorPresenter;
+	/**
+	 * The settings are an editor window's: recorded for the workspace's other processes, every enabled
+	 * channel (and the editor) delivered in the background. Without (a daemon a terminal started, no
+	 * window yet): nothing is recorded (the windows' record stays) and nothing is delivered in the
+	 * background; each command delivers with its own environment's secrets, as in a process of its own.
+	 */
+	editorSettings?: boolean;
+	/** The engine's files are as it last read or wrote them (it opened, or compacted itself). */
+	onFilesSettled?(): void;
 }
 
 export class EngineHost {
@@ -47,7 +56,54 @@ export class EngineHost {
 	private deliveryTimer: NodeJS.Timeout | undefined;
 	private deliveriesAttached = false;
 
-	constructor(private readonly options: EngineHostOptions) {}
+	constructor(private options: EngineHostOptions) {}
+
+	/** The open engine, if any (never opens one). */
+	get current(): Engine | undefined {
+		return this.engine;
+	}
+
+	get log(): Logger {
+		return this.options.log;
+	}
+
+	/**
+	 * The settings of the window that spoke last (a shared backend serves several): an open engine is
+	 * opened again with them, so routing, channels and intervals follow. Same settings: nothing happens.
+	 */
+	async applySettings(config: BatonConfigInput, hostEnvironment?: { version: string | null; extensions: Record<string, string> }): Promise<void> {
+		const changed = JSON.stringify(config) !== JSON.stringify(this.options.config);
+		const first = !this.options.editorSettings;
+		this.options = { ...this.options, config, editorSettings: true, ...(hostEnvironment ? { hostEnvironment } : {}) };
+		if (hostEnvironment) {
+			this.engine?.checkpoints.setHostEnvironment({ vscode: hostEnvironment });
+		}
+		if ((changed || first) && this.engine) {
+			this.options.log.info('a window brought other settings: reopening the engine with them');
+			await this.reopen();
+		}
+	}
+
+	/** An editor window joined a backend a terminal started: periodic checkpoints, as in the editor's own. */
+	enableCheckpointTimer(): void {
+		if (this.options.checkpointTimer) {
+			return;
+		}
+		this.options = { ...this.options, checkpointTimer: true };
+		if (this.engine) {
+			this.startCheckpointTimer(this.engine);
+		}
+	}
+
+	/** Closes the engine and opens it again (its files were replaced, or its settings changed). */
+	async reopen(): Promise<Engine> {
+		const opening = this.opening;
+		if (opening) {
+			await opening.catch(() => undefined);
+		}
+		this.closeEngine();
+		return this.get();
+	}
 
 	get secrets(): SecretSource {
 		return this.options.secrets ?? noSecrets;
@@ -84,6 +140,7 @@ export class EngineHost {
 				if (this.options.hostEnvironment) {
 					engine.checkpoints.setHostEnvironment({ vscode: this.options.hostEnvironment });
 				}
+				this.options.onFilesSettled?.();
 				this.startPolling();
 				// Snapshots then look only at the paths that changed (a full scan when the watcher cannot say).
 				// Opt-in (BATON_WATCHER=1) until the randomised equivalence test passes for every seed: seed
@@ -118,17 +175,20 @@ export class EngineHost {
 	}
 
 	dispose(): void {
-		if (this.poll) {
-			clearInterval(this.poll);
-		}
-		if (this.checkpointTimer) {
-			clearInterval(this.checkpointTimer);
-		}
+		this.closeEngine();
+	}
+
+	private closeEngine(): void {
+		clearInterval(this.poll);
+		this.poll = undefined;
+		clearInterval(this.checkpointTimer);
+		this.checkpointTimer = undefined;
 		clearTimeout(this.deliveryTimer);
 		this.deliveriesAttached = false;
 		this.engine?.checkpoints.dirty.stop();
 		this.engine?.close();
 		this.engine = undefined;
+		this.opening = undefined;
 	}
 
 	/**
@@ -141,7 +201,7 @@ export class EngineHost {
 			return;
 		}
 		const run = async (first: boolean): Promise<void> => {
-			if (this.checkpointBusy) {
+			if (this.checkpointBusy || engine !== this.engine) {
 				return;
 			}
 			this.checkpointBusy = true;
@@ -179,6 +239,10 @@ export class EngineHost {
 			return;
 		}
 		try {
+			if (!this.options.editorSettings) {
+				this.options.log.info('notifications: no window yet; commands deliver with their own secrets');
+				return;
+			}
 			// Hooks and the CLI route with the editor's settings too: record them in the workspace.
 			await engine.notifications.publishHostSettings(this.options.config.notifications);
 			const channels = await engine.notifications.attach(this.options.editorPresenter ? { editor: this.options.editorPresenter } : {});
@@ -239,6 +303,7 @@ export class EngineHost {
 			const idle = !this.options.readOnly && idleFor > (this.options.idleCompactMs ?? 30_000);
 			if (idle && (await engine.maintain())) {
 				this.options.log.info(`compacted the journal after ${Math.round(idleFor / 1000)} s idle`);
+				this.options.onFilesSettled?.();
 			}
 			if (idle && this.options.checkpointTimer && Date.now() - this.lastShadowMaintenance > shadowMaintenanceEveryMs) {
 				this.lastShadowMaintenance = Date.now();

@@ -7,20 +7,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type MessageConnection, type NotificationType } from 'vscode-jsonrpc/node';
+import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import type { BatonConfigInput } from '../engine/config';
 import type { Logger } from '../engine/ports';
-import { envSecretSource, firstSecretSource, type SecretSource } from '../engine/secrets';
-import { checkpointProgress, dataDidChange, secretGet, serverLog } from '../protocol/rpc';
+import { dataDidChange, serverLog } from '../protocol/rpc';
 import { registerAgentHandlers } from './agentHandlers';
 import { startDaemon, type RunningDaemon } from './daemon';
+import { DaemonBackend, type EditorSettings } from './daemonBackend';
 import { isInitialized } from '../engine/workspace';
-import { EngineHost } from './engineHost';
 import { registerCheckpointHandlers, registerHandlers } from './handlers';
 import { registerInteropHandlers } from './interopHandlers';
 import { registerProvenanceHandlers } from './provenanceHandlers';
 import { registerSyncHandlers } from './syncHandlers';
-import { editorPresenter, registerNotificationHandlers } from './notificationHandlers';
+import { registerNotificationHandlers } from './notificationHandlers';
 import { registerTimelineHandlers } from './timelineHandlers';
 
 function main(): void {
@@ -55,78 +54,54 @@ function main(): void {
 		process.exit(2);
 	}
 	const connection = createMessageConnection(new IPCMessageReader(process), new IPCMessageWriter(process));
-	/** Other windows on this workspace, connected over the socket this backend serves as the daemon. */
-	const windows = new Set<MessageConnection>();
-	const broadcast = <P>(type: NotificationType<P>, params: P): void => {
-		void connection.sendNotification(type, params);
-		for (const c of windows) {
-			void c.sendNotification(type, params).catch(() => undefined);
-		}
-	};
 	const log: Logger = {
 		info: (message) => void connection.sendNotification(serverLog, { level: 'info', message }),
 		warn: (message) => void connection.sendNotification(serverLog, { level: 'warn', message }),
 		error: (message) => void connection.sendNotification(serverLog, { level: 'error', message }),
 	};
-	// The editor's SecretStorage first, then the environment the editor was started with.
-	const editorSecrets: SecretSource = {
-		get: async (name) => {
-			try {
-				return (await connection.sendRequest(secretGet, { name })).value ?? undefined;
-			} catch {
-				return undefined;
-			}
-		},
-	};
-	const host = new EngineHost({
-		secrets: firstSecretSource(editorSecrets, envSecretSource(process.env)),
+	const backend = new DaemonBackend({
 		workspaceRoot: values.workspace,
-		config: values.config ? (JSON.parse(values.config) as BatonConfigInput) : {},
 		log,
 		readOnly: values['read-only'] === true,
 		...(values['poll-ms'] ? { pollMs: Number(values['poll-ms']) } : {}),
-		onDidChange: (external, sequence) => broadcast(dataDidChange, { external, sequence }),
-		hostEnvironment: values['host-env'] ? (JSON.parse(values['host-env']) as { version: string | null; extensions: Record<string, string> }) : undefined,
+		settings: {
+			config: values.config ? (JSON.parse(values.config) as BatonConfigInput) : {},
+			hostEnvironment: values['host-env'] ? (JSON.parse(values['host-env']) as EditorSettings['hostEnvironment']) : undefined,
+		},
 		checkpointTimer: values['checkpoint-timer'] === true,
-		onCheckpointProgress: (p) => broadcast(checkpointProgress, { ...p, message: null }),
-		editorPresenter: editorPresenter(connection),
+		secretsFromProcessEnv: true,
 	});
-	registerHandlers(connection, host, values.workspace);
-	registerCheckpointHandlers(connection, host);
-	registerInteropHandlers(connection, host);
-	registerProvenanceHandlers(connection, host);
-	registerSyncHandlers(connection, host);
+	// The forking window is the first editor: its SecretStorage is asked, and it hears every change.
+	backend.addEditor(connection);
 	const cliPath = path.resolve(values.cli ?? path.join(__dirname, 'cli.js'));
-	const agents = registerAgentHandlers(connection, host, {
-		workspaceRoot: values.workspace,
-		cliPath,
-		log,
-		onArchiveChange: () => broadcast(dataDidChange, { external: true, sequence: -1 }),
-	});
-	registerNotificationHandlers(connection, host);
-	registerTimelineHandlers(connection, host, log);
+	const agents = registerEditorHandlers(connection, backend, { workspace: values.workspace, cliPath, log });
 	let daemon: RunningDaemon | undefined;
 	const shutdown = (): void => {
+		// The socket handed back (endpoint and lock removed), so the next window or command starts afresh.
 		daemon?.stop();
 		agents.dispose();
-		host.dispose();
+		backend.dispose();
 		process.exit(0);
 	};
 	connection.onClose(shutdown);
 	process.on('disconnect', shutdown);
+	// The window restarts its backend with new settings by killing it: give the socket back first.
+	process.on('SIGTERM', shutdown);
 	connection.listen();
 	log.info(`Baton server ${process.pid} serving ${values.workspace}${values['read-only'] ? ' (read-only: untrusted workspace)' : ''}`);
 	if (values['serve-daemon'] && !values['read-only'] && isInitialized(values.workspace)) {
 		// The editor's backend is the workspace's daemon too, when no other process is: the CLI and
-		// hooks then run in this warm process. Losing the election just means another one serves them.
+		// hooks then run in this warm process, on this engine. Losing the election just means another one serves them.
 		startDaemon({
 			workspaceRoot: values.workspace,
 			version: typeof values['baton-version'] === 'string' ? values['baton-version'] : 'unknown',
 			cliModule: path.resolve(values['cli-module'] ?? path.join(__dirname, 'baton.js')),
 			idleMs: 0,
+			engines: backend,
 			log: (level, message) => log[level](`daemon: ${message}`),
 			// Another window on this workspace connects here instead of starting a backend of its own.
-			onConnection: (socketConnection) => editorConnection(socketConnection, host, { workspace: values.workspace as string, cliPath, log, windows, broadcast }),
+			onConnection: (socketConnection) => socketClient(socketConnection, backend, { workspace: values.workspace as string, cliPath, log }),
+			onHello: (socketConnection, hello) => hello.client === 'editor' && backend.addEditor(socketConnection, hello.editor && { config: hello.editor.config as BatonConfigInput, hostEnvironment: hello.editor.hostEnvironment }),
 		}).then(
 			(started) => {
 				daemon = started;
@@ -140,36 +115,35 @@ function main(): void {
 async function runDaemon(workspace: string, values: Record<string, string | boolean | undefined>): Promise<void> {
 	const write = daemonLogWriter(workspace);
 	const log: Logger = { info: (m) => write('info', m), warn: (m) => write('warn', m), error: (m) => write('error', m) };
-	const connections = new Set<MessageConnection>();
-	const broadcast = <P>(type: NotificationType<P>, params: P): void => {
-		for (const c of connections) {
-			void c.sendNotification(type, params).catch(() => undefined);
-		}
-	};
-	const readOnly = values['read-only'] === true;
-	const host = new EngineHost({
-		secrets: envSecretSource(process.env),
+	const backend = new DaemonBackend({
 		workspaceRoot: workspace,
-		config: typeof values['config'] === 'string' ? (JSON.parse(values['config']) as BatonConfigInput) : {},
 		log,
-		readOnly,
+		readOnly: values['read-only'] === true,
 		...(typeof values['poll-ms'] === 'string' ? { pollMs: Number(values['poll-ms']) } : {}),
-		onDidChange: (external, sequence) => broadcast(dataDidChange, { external, sequence }),
-		hostEnvironment: typeof values['host-env'] === 'string' ? (JSON.parse(values['host-env']) as { version: string | null; extensions: Record<string, string> }) : undefined,
+		...(typeof values['config'] === 'string' ? { settings: { config: JSON.parse(values['config']) as BatonConfigInput } } : {}),
 		checkpointTimer: values['checkpoint-timer'] === true,
-		onCheckpointProgress: (p) => broadcast(checkpointProgress, { ...p, message: null }),
+		secretsFromProcessEnv: false,
 	});
 	const idle = Number(process.env['BATON_DAEMON_IDLE_MS'] ?? '');
+	const cliPath = path.resolve(typeof values['cli'] === 'string' ? values['cli'] : path.join(__dirname, 'cli.js'));
 	try {
 		const daemon = await startDaemon({
 			workspaceRoot: workspace,
 			version: typeof values['baton-version'] === 'string' ? values['baton-version'] : 'unknown',
 			cliModule: path.resolve(typeof values['cli-module'] === 'string' ? values['cli-module'] : path.join(__dirname, 'baton.js')),
 			idleMs: Number.isFinite(idle) && idle > 0 ? idle : 10 * 60_000,
+			engines: backend,
 			log: (level, message) => log[level](message),
-			onConnection: (connection) => editorConnection(connection, host, { workspace, cliPath: path.resolve(typeof values['cli'] === 'string' ? values['cli'] : path.join(__dirname, 'cli.js')), log, windows: connections, broadcast }),
+			onConnection: (connection) => socketClient(connection, backend, { workspace, cliPath, log }),
+			onHello: (connection, hello) => {
+				if (hello.client === 'editor') {
+					// A window joined a backend a terminal started: its settings, secrets and periodic checkpoints from now on.
+					backend.addEditor(connection, hello.editor && { config: hello.editor.config as BatonConfigInput, hostEnvironment: hello.editor.hostEnvironment });
+					backend.host.enableCheckpointTimer();
+				}
+			},
 			onShutdown: () => {
-				host.dispose();
+				backend.dispose();
 				process.exit(0);
 			},
 		});
@@ -185,14 +159,9 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 	}
 }
 
-/** An editor window (or any client) on the socket: the same handlers as over IPC, on the shared engine. */
-function editorConnection(
-	connection: MessageConnection,
-	host: EngineHost,
-	shared: { workspace: string; cliPath: string; log: Logger; windows: Set<MessageConnection>; broadcast<P>(type: NotificationType<P>, params: P): void },
-): { dispose(): void } {
-	shared.windows.add(connection);
-	connection.onNotification(serverLog, () => undefined);
+/** The editor's handlers on one connection (a window over IPC or the socket), on the process's one engine. */
+function registerEditorHandlers(connection: MessageConnection, backend: DaemonBackend, shared: { workspace: string; cliPath: string; log: Logger }): { dispose(): void } {
+	const host = backend.host;
 	registerHandlers(connection, host, shared.workspace);
 	registerCheckpointHandlers(connection, host);
 	registerInteropHandlers(connection, host);
@@ -200,15 +169,22 @@ function editorConnection(
 	registerSyncHandlers(connection, host);
 	registerNotificationHandlers(connection, host);
 	registerTimelineHandlers(connection, host, shared.log);
-	const agents = registerAgentHandlers(connection, host, {
+	return registerAgentHandlers(connection, host, {
 		workspaceRoot: shared.workspace,
 		cliPath: shared.cliPath,
 		log: shared.log,
-		onArchiveChange: () => shared.broadcast(dataDidChange, { external: true, sequence: -1 }),
+		onArchiveChange: () => backend.broadcast(dataDidChange, { external: true, sequence: -1 }),
 	});
+}
+
+/** A client on the socket: any may use the editor's requests; a window (its hello says so) also hears changes. */
+function socketClient(connection: MessageConnection, backend: DaemonBackend, shared: { workspace: string; cliPath: string; log: Logger }): { dispose(): void } {
+	connection.onNotification(serverLog, () => undefined);
+	backend.addListener(connection);
+	const agents = registerEditorHandlers(connection, backend, shared);
 	return {
 		dispose: () => {
-			shared.windows.delete(connection);
+			backend.remove(connection);
 			agents.dispose();
 		},
 	};

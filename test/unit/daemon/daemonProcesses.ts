@@ -14,7 +14,7 @@ export interface Result {
 
 /** Env of every run: a budget long enough that a loaded machine still reaches the daemon. */
 export function daemonEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-	const env: NodeJS.ProcessEnv = { ...process.env, BATON_ACTOR: 'test:daemon', BATON_DAEMON: '1', BATON_DAEMON_BUDGET_MS: '20000', BATON_DAEMON_IDLE_MS: '30000' };
+	const env: NodeJS.ProcessEnv = { ...process.env, BATON_ACTOR: 'test:daemon', BATON_DAEMON_BUDGET_MS: '20000', BATON_DAEMON_IDLE_MS: '30000' };
 	delete env['BATON_NO_DAEMON'];
 	return { ...env, ...extra };
 }

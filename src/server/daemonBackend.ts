@@ -1,0 +1,241 @@
+/**
+ * What one backend process shares among its clients: the workspace's one EngineHost (editor
+ * requests, CLI commands and agent hooks all use its engine: one journal handle, one set of warm
+ * caches), the editor windows connected to it (over IPC or the socket), and which command runs now.
+ *
+ * Secrets and settings belong to the workspace, not to whichever window started the process: every
+ * window that connects brings its settings (the last one to speak wins) and its SecretStorage is asked
+ * in turn, newest window first, before the process's own environment. Data changes and `editor`
+ * notifications go to every connected window.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import fs from 'node:fs';
+import path from 'node:path';
+import type { MessageConnection, NotificationType } from 'vscode-jsonrpc/node';
+import type { BatonConfigInput } from '../engine/config';
+import { Engine } from '../engine/engine';
+import type { EditorPresenter } from '../engine/notifications/notificationService';
+import type { Logger } from '../engine/ports';
+import { envSecretSource, type SecretSource } from '../engine/secrets';
+import type { NotificationShowDto } from '../protocol/notificationDto';
+import { checkpointProgress, dataDidChange, notificationShow, secretGet } from '../protocol/rpc';
+import { EngineHost } from './engineHost';
+
+/** How long one window may take to answer `secret/get` before the next source is asked. */
+const secretAskMs = 2_000;
+
+export interface EditorSettings {
+	config: BatonConfigInput;
+	hostEnvironment?: { version: string | null; extensions: Record<string, string> } | undefined;
+}
+
+export interface DaemonBackendOptions {
+	workspaceRoot: string;
+	/** Where the process's own messages go (the forking window's output, or `.baton/logs/daemon.log`). */
+	log: Logger;
+	readOnly: boolean;
+	pollMs?: number;
+	/** The settings the process was started with (the forking window's, or none for a daemon a terminal started). */
+	settings?: EditorSettings;
+	checkpointTimer: boolean;
+	/**
+	 * The process's own environment is a last source of secrets: VS Code's, for a window's backend. A
+	 * daemon a terminal started has that terminal's, which is no other client's: there it is not used.
+	 */
+	secretsFromProcessEnv: boolean;
+}
+
+/** The command running now (the daemon runs one at a time): its warnings and its environment's secrets. */
+interface CommandIo {
+	stderr(text: string): void;
+	env: NodeJS.ProcessEnv;
+}
+
+interface Signature {
+	snapshot: string;
+	journal: { ino: number; size: number; mtimeMs: number } | undefined;
+}
+
+export class DaemonBackend {
+	readonly host: EngineHost;
+	/** Windows, oldest first: secrets are asked newest first. */
+	private readonly editors: MessageConnection[] = [];
+	/** Every connection that hears data changes and checkpoint progress (windows; CLI connections never listen). */
+	private readonly listeners = new Set<MessageConnection>();
+	private command: CommandIo | undefined;
+	/** Settles when the command holding the engine releases it (a window's settings wait for that). */
+	private commandDone: Promise<void> = Promise.resolve();
+	private finishCommand: () => void = () => undefined;
+	/** The environment of the command this async call chain runs for (see asCommand). */
+	private readonly commandEnv = new AsyncLocalStorage<NodeJS.ProcessEnv>();
+	private signature: Signature | undefined;
+	private readonly root: string;
+	/** Engines opened for commands (the daemon's log says whether a command found the engine warm). */
+	opened = 0;
+	lent = 0;
+
+	constructor(private readonly options: DaemonBackendOptions) {
+		this.root = path.resolve(options.workspaceRoot);
+		const base = options.log;
+		// While a command runs, the engine's warnings are that command's, as in a process of its own.
+		const log: Logger = {
+			info: (message) => base.info(message),
+			warn: (message) => (this.command ? this.command.stderr(`baton: warning: ${message}\n`) : base.warn(message)),
+			error: (message) => (this.command ? this.command.stderr(`baton: error: ${message}\n`) : base.error(message)),
+		};
+		const secrets: SecretSource = { get: (name) => this.secret(name) };
+		const presenter: EditorPresenter = async ({ id, message }) => {
+			const dto: NotificationShowDto = { id, ...message };
+			if (this.editors.length === 0) {
+				throw new Error('no editor window is connected');
+			}
+			await Promise.all(this.editors.map((c) => c.sendNotification(notificationShow, dto).catch(() => undefined)));
+		};
+		this.host = new EngineHost({
+			secrets,
+			workspaceRoot: options.workspaceRoot,
+			config: options.settings?.config ?? {},
+			log,
+			readOnly: options.readOnly,
+			...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+			onDidChange: (external, sequence) => this.broadcast(dataDidChange, { external, sequence }),
+			hostEnvironment: options.settings?.hostEnvironment,
+			checkpointTimer: options.checkpointTimer,
+			onCheckpointProgress: (p) => this.broadcast(checkpointProgress, { ...p, message: null }),
+			editorPresenter: presenter,
+			editorSettings: options.settings !== undefined,
+			// The files as the engine itself left them: a command finds it warm unless someone else replaced them.
+			onFilesSettled: () => {
+				this.signature = signatureOf(this.root);
+			},
+		});
+	}
+
+	/** A window (IPC or socket): it hears changes and notifications, and its SecretStorage is asked. */
+	addEditor(connection: MessageConnection, settings?: EditorSettings): void {
+		if (!this.editors.includes(connection)) {
+			this.editors.push(connection);
+		}
+		this.listeners.add(connection);
+		if (settings) {
+			// Never under a running command's feet: new settings may reopen the engine it holds.
+			void this.commandDone.then(() => this.host.applySettings(settings.config, settings.hostEnvironment)).catch((error: unknown) => this.options.log.warn(`could not apply a window's settings: ${(error as Error).message}`));
+		}
+	}
+
+	/** Any connection that registered the editor's handlers hears data changes too. */
+	addListener(connection: MessageConnection): void {
+		this.listeners.add(connection);
+	}
+
+	remove(connection: MessageConnection): void {
+		const at = this.editors.indexOf(connection);
+		if (at >= 0) {
+			this.editors.splice(at, 1);
+		}
+		this.listeners.delete(connection);
+	}
+
+	get editorCount(): number {
+		return this.editors.length;
+	}
+
+	broadcast<P>(type: NotificationType<P>, params: P): void {
+		for (const c of this.listeners) {
+			void c.sendNotification(type, params).catch(() => undefined);
+		}
+	}
+
+	/** Runs a CLI command or hook as its client (daemon.ts): its own deliveries use its environment's secrets. */
+	asCommand<T>(env: NodeJS.ProcessEnv, fn: () => Promise<T>): Promise<T> {
+		return this.commandEnv.run(env, fn);
+	}
+
+	/**
+	 * What a command does on its own behalf (its bounded flush) uses its environment only, as in a
+	 * process of its own: never a window's SecretStorage, which could be busy (a window that runs the
+	 * command synchronously would never answer). Everything else (background deliveries, a window's
+	 * test send) asks each window's SecretStorage, newest first, then (a window's backend) VS Code's environment.
+	 */
+	private async secret(name: Parameters<SecretSource['get']>[0]): Promise<string | undefined> {
+		const commandEnv = this.commandEnv.getStore();
+		if (commandEnv) {
+			return envSecretSource(commandEnv).get(name);
+		}
+		for (const editor of [...this.editors].reverse()) {
+			const value = await Promise.race([
+				editor.sendRequest(secretGet, { name }).then(
+					(r) => r.value ?? undefined,
+					() => undefined,
+				),
+				new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), secretAskMs).unref()),
+			]);
+			if (value) {
+				return value;
+			}
+		}
+		return this.options.secretsFromProcessEnv ? envSecretSource(process.env).get(name) : undefined;
+	}
+
+	/**
+	 * The engine a CLI command or hook runs with: the host's, the same the windows use. It is opened
+	 * again when its files were replaced behind its back (a restore, a repair, a compaction by another
+	 * process), so a warm engine answers as a fresh process would; a journal that only grew is read by
+	 * the engine itself. Another workspace (rare: `--workspace` naming one inside this one) gets an
+	 * engine of its own for that command.
+	 */
+	async acquire(workspaceRoot: string, io: CommandIo): Promise<Engine> {
+		this.command = io;
+		this.finishCommand();
+		this.commandDone = new Promise((resolve) => {
+			this.finishCommand = resolve;
+		});
+		this.lent++;
+		if (path.resolve(workspaceRoot) !== this.root) {
+			this.opened++;
+			return Engine.open({ workspaceRoot, log: this.host.log, secrets: { get: (name) => envSecretSource(io.env).get(name) } });
+		}
+		const now = signatureOf(this.root);
+		const open = this.host.current;
+		if (open && unchanged(this.signature, now)) {
+			return open;
+		}
+		this.opened++;
+		return open ? this.host.reopen() : this.host.get();
+	}
+
+	/** After a command: its own compaction (a new snapshot) is no reason to reopen; other engines close. */
+	release(engine: Engine, workspaceRoot: string): void {
+		this.command = undefined;
+		this.finishCommand();
+		if (path.resolve(workspaceRoot) !== this.root) {
+			engine.close();
+			return;
+		}
+		if (engine === this.host.current) {
+			this.signature = signatureOf(this.root);
+		}
+	}
+
+	dispose(): void {
+		this.host.dispose();
+	}
+}
+
+function signatureOf(workspaceRoot: string): Signature {
+	const snapshot = fs.statSync(path.join(workspaceRoot, '.baton', 'baton.db'), { throwIfNoEntry: false });
+	const journal = fs.statSync(path.join(workspaceRoot, '.baton', 'baton.db.journal'), { throwIfNoEntry: false });
+	return { snapshot: snapshot ? `${snapshot.ino}:${snapshot.size}:${snapshot.mtimeMs}` : 'none', journal: journal && { ino: journal.ino, size: journal.size, mtimeMs: journal.mtimeMs } };
+}
+
+/**
+ * Still the files the engine read: the same snapshot, and the journal only grown (appends by other
+ * processes, which the engine reads itself). A journal replaced, shortened or rewritten in place is
+ * read again from the start, as a fresh process would.
+ */
+function unchanged(before: Signature | undefined, now: Signature): boolean {
+	if (!before || before.snapshot !== now.snapshot || !before.journal || !now.journal) {
+		return false;
+	}
+	return before.journal.ino === now.journal.ino && (now.journal.size > before.journal.size || now.journal.mtimeMs === before.journal.mtimeMs);
+}

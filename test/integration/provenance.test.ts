@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { BatonApi } from '../../src/extension/extension';
+import { activateBaton } from './activateBaton';
 import { escapeMarkdown } from '../../src/extension/format';
 import { CommandIds } from '../../src/extension/ids';
 
@@ -62,11 +63,7 @@ async function hoverText(uri: vscode.Uri, line: number): Promise<string> {
 suite('Line provenance in the editor', () => {
 	suiteSetup(async function () {
 		this.timeout(120_000);
-		const ext = vscode.extensions.getExtension<BatonApi>('baton-dev.baton');
-		assert.ok(ext);
-		extensionPath = ext.extensionPath;
-		api = await ext.activate();
-		await api.ready;
+		({ api, extensionPath } = await activateBaton());
 		root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath as string;
 		const file = path.join(root, 'src', 'app.ts');
 		const before = fs.readFileSync(file, 'utf8');

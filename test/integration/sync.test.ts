@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import type { BatonApi } from '../../src/extension/extension';
+import { activateBaton } from './activateBaton';
 import { CommandIds } from '../../src/extension/ids';
 import type { SyncNowResultDto } from '../../src/protocol/syncRpc';
 import type { ScopeNode, SessionNode } from '../../src/extension/views/sessionChainsProvider';
@@ -43,11 +44,7 @@ function bareRemote(): string {
 
 suite('Sync in the editor', () => {
 	suiteSetup(async () => {
-		const ext = vscode.extensions.getExtension<BatonApi>('baton-dev.baton');
-		assert.ok(ext);
-		extensionPath = ext.extensionPath;
-		api = await ext.activate();
-		await api.ready;
+		({ api, extensionPath } = await activateBaton());
 	});
 
 	test('Sync Now pulls the other machine’s session into Session Chains, with its author and machine', async () => {
@@ -93,7 +90,7 @@ suite('Sync in the editor', () => {
 			const shown = api.statusBar.shown;
 			assert.match(shown.text, /\$\(warning\) sync/);
 			assert.match(shown.tooltip, /remote "origin" refused refs\/baton\/events\/\w+ \\\[remote rejected\\\]/);
-			assert.match(shown.tooltip, /it said: this mirror is read\\?\-only/, 'the remote’s own words are shown');
+			assert.match(shown.tooltip, /it said: this mirror is read\\?-only/, 'the remote’s own words are shown');
 			assert.match(shown.tooltip, /\[Retry\]\(command:baton\.sync\.now\)/);
 			assert.deepEqual(
 				api.syncMenu().map((i) => i.label),

@@ -98,7 +98,7 @@ export async function pushRefs(
 	const refspecs = updates.map((u) => `${u.oid}:${u.ref}`);
 	let stdout: string;
 	// What the remote's own hooks printed (`remote: …` lines): the clearest reason for a refusal.
-	let remoteSaid = '';
+	let remoteSaid: string;
 	try {
 		const result = await shadow.git([...config, 'push', '--porcelain', '--no-verify', url, ...refspecs], { env: userEnv(), timeoutMs, okCodes: [1] });
 		stdout = result.stdout.toString('utf8');

@@ -15,6 +15,7 @@ import { Engine } from '../src/engine/engine';
 import { silentLogger } from '../src/engine/ports';
 import { sessionEvents } from '../src/engine/shared/sharedEvents';
 import { TimelineRecorder } from '../src/engine/timeline/timelineRecorder';
+import { maintainTimeline } from '../src/engine/timeline/timelineRetention';
 import { toolEvent } from '../test/ui/replaySession';
 import { fullScale, makeWorkspace, type Scale } from './checkpointBench';
 import { median, percentile, type BenchRow } from './stats';
@@ -79,41 +80,48 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 			};
 			const rows = [row(`timeline capture per hook, unchanged (${generated.files} files)`, unchanged), row(`timeline capture per hook, 1 changed file (${generated.files} files)`, changed)];
 
-			// Storage: what a session of `steps` steps adds to the (packed) store, against its diffs gzipped.
+			// Storage: what a session of `steps` steps adds to the store, against its diffs gzipped. Measured
+			// as it lands (each capture writes loose objects, a file each on disk) and after the timeline's
+			// maintenance packs it (`repack -a -d`: deltas against everything in the store).
 			const shadow = engine.checkpoints.shadow;
-			const packed = async () => {
-				await shadow.git(['repack', '-a', '-d', '-q']);
+			const onDisk = async () => {
 				const sizes = await shadow.gitText(['count-objects', '-v']);
 				return Number(/size-pack: (\d+)/.exec(sizes)?.[1] ?? 0) * 1024 + Number(/^size: (\d+)/m.exec(sizes)?.[1] ?? 0) * 1024;
 			};
-			const before = await packed();
+			await maintainTimeline(engine.ctx, shadow, { forcePack: true });
+			const before = await onDisk();
 			const stepStarted = (await engine.store.read((db) => sessionEvents(db, session.id, ['timeline.step']))).length;
 			for (let i = 0; i < steps; i++) {
 				await capture('pre');
 				fs.appendFileSync(path.join(ws, `src/pkg${i % scale.packages}/mod${(i * 3) % scale.modules}/file${(i * 7) % scale.files}.ts`), `export const step${i} = ${i}; // a line an agent wrote\n`);
 				await capture('post');
 			}
-			const after = await packed();
+			const loose = (await onDisk()) - before;
+			await maintainTimeline(engine.ctx, shadow, { forcePack: true });
+			const packed = (await onDisk()) - before;
 			const events = (await engine.store.read((db) => sessionEvents(db, session.id, ['timeline.step']))).slice(stepStarted);
 			let patches = '';
+			let eachGzipped = 0;
 			for (const event of events) {
 				const body = event.body as { treeBefore: string | null; treeAfter: string | null };
 				if (body.treeBefore && body.treeAfter && body.treeBefore !== body.treeAfter) {
-					patches += (await shadow.git(['diff-tree', '-p', '-r', body.treeBefore, body.treeAfter])).stdout.toString('utf8');
+					const patch = (await shadow.git(['diff-tree', '-p', '-r', body.treeBefore, body.treeAfter])).stdout.toString('utf8');
+					patches += patch;
+					eachGzipped += gzipSync(patch).length;
 				}
 			}
 			const diffBytes = gzipSync(patches).length;
-			const ratio = (after - before) / Math.max(diffBytes, 1);
-			rows.push({
-				name: `timeline storage, ${steps}-step session (${after - before} bytes packed)`,
-				ours: after - before,
-				oursP99: after - before,
+			const storageRow = (name: string, bytes: number): BenchRow => ({
+				name: `${name}, ${steps}-step session (${bytes} bytes; its diffs gzipped one by one: ${eachGzipped} bytes, ${(bytes / eachGzipped).toFixed(2)}×)`,
+				ours: bytes,
+				oursP99: bytes,
 				baseline: diffBytes,
-				baselineName: 'its diffs, gzipped (bytes)',
-				ratio,
+				baselineName: 'its diffs, gzipped together (bytes)',
+				ratio: bytes / Math.max(diffBytes, 1),
 				target: '≤ 1.5×',
-				passed: ratio <= 1.5,
+				passed: bytes / Math.max(diffBytes, 1) <= 1.5,
 			});
+			rows.push(storageRow('timeline storage as captured (loose objects)', loose), storageRow('timeline storage after maintenance (packed)', packed));
 			return rows;
 		} finally {
 			engine.close();

@@ -46,23 +46,35 @@ function showDetail(d: StepDetailDto): void {
 	}
 	const now = new Map(d.filesNow.map((f) => [f.path, f.now]));
 	const nowLabel = { unchanged: 'unchanged since', changed: 'changed later', deleted: 'deleted' } as const;
-	const files = d.step.captured
+	const gone = d.step.treesGone;
+	const files = gone
 		? el(
-				'ul',
+				'div',
 				{},
-				d.step.files.map((f) => {
-					const state = now.get(f.path);
-					return el(
-						'li',
-						{},
-						el('span', {}, f.change === 'added' ? 'A' : f.change === 'deleted' ? 'D' : 'M'),
-						el('a', { onClick: () => api.postMessage({ type: 'openDiff', id: d.step.id, path: f.path }), title: 'Open the diff' }, f.path),
-						el('span', { class: 'meta' }, `+${f.additions} −${f.deletions}`),
-						state ? el('span', { class: `now-${state}` }, nowLabel[state]) : null,
-					);
-				}),
+				el('p', { class: 'meta' }, `No diff: ${gone}.`),
+				el(
+					'ul',
+					{},
+					d.step.files.map((f) => el('li', {}, el('span', {}, f.change === 'added' ? 'A' : f.change === 'deleted' ? 'D' : 'M'), el('span', {}, f.path), el('span', { class: 'meta' }, `+${f.additions} −${f.deletions}`))),
+				),
 			)
-		: el('p', { class: 'error' }, `Not captured: ${d.step.reason ?? 'unknown'}`);
+		: d.step.captured
+			? el(
+					'ul',
+					{},
+					d.step.files.map((f) => {
+						const state = now.get(f.path);
+						return el(
+							'li',
+							{},
+							el('span', {}, f.change === 'added' ? 'A' : f.change === 'deleted' ? 'D' : 'M'),
+							el('a', { onClick: () => api.postMessage({ type: 'openDiff', id: d.step.id, path: f.path }), title: 'Open the diff' }, f.path),
+							el('span', { class: 'meta' }, `+${f.additions} −${f.deletions}`),
+							state ? el('span', { class: `now-${state}` }, nowLabel[state]) : null,
+						);
+					}),
+				)
+			: el('p', { class: 'error' }, `Not captured: ${d.step.reason ?? 'unknown'}`);
 	const transcript = el(
 		'div',
 		{ class: 'transcript' },
@@ -72,8 +84,8 @@ function showDetail(d: StepDetailDto): void {
 	const toolbar = el(
 		'div',
 		{ class: 'toolbar' },
-		d.step.captured && d.step.files.length ? el('vscode-button', { onClick: () => api.postMessage({ type: 'openDiff', id: d.step.id }) }, 'Open Diff') : null,
-		d.step.captured && d.step.files.length ? el('vscode-button', { secondary: true, onClick: () => api.postMessage({ type: 'revert', id: d.step.id }) }, 'Revert This Step') : null,
+		d.step.captured && !gone && d.step.files.length ? el('vscode-button', { onClick: () => api.postMessage({ type: 'openDiff', id: d.step.id }) }, 'Open Diff') : null,
+		d.step.captured && !gone && d.step.files.length ? el('vscode-button', { secondary: true, onClick: () => api.postMessage({ type: 'revert', id: d.step.id }) }, 'Revert This Step') : null,
 	);
 	detail.replaceChildren(stepHeader(d.step), toolbar, el('h2', {}, 'Files'), files, transcript);
 }

@@ -4,6 +4,7 @@
  */
 import type { Engine } from '../engine/engine';
 import type { StepRecord } from '../engine/timeline/timelineQueries';
+import { maintainTimeline } from '../engine/timeline/timelineRetention';
 import { TimelineService } from '../engine/timeline/timelineService';
 import type { TimelineEntry, TimelineStep } from '../engine/timeline/timelineTypes';
 import { stringOption, type Command } from './command';
@@ -19,7 +20,7 @@ function filesText(step: TimelineStep): string {
 
 function stepLine(step: TimelineStep): string {
 	const who = step.actor === 'human' ? 'human' : (step.tool ?? 'agent');
-	const state = step.captured ? filesText(step) : `not captured: ${step.reason ?? 'unknown'}`;
+	const state = (step.captured ? filesText(step) : `not captured: ${step.reason ?? 'unknown'}`) + (step.treesGone ? `\n             trees gone: ${step.treesGone}` : '');
 	return `  step ${String(step.step).padStart(3)}  turn ${step.turn}  ${who}${step.summary && step.actor !== 'human' ? `: ${step.summary}` : ''}\n             ${state}`;
 }
 
@@ -75,7 +76,8 @@ export const timelineCommands: Command[] = [
 				...(step.tool ? [`  tool       ${step.tool}: ${step.summary}`] : []),
 				`  started    ${step.startedAt}`,
 				step.captured ? `  trees      ${step.treeBefore} → ${step.treeAfter}` : `  captured   no: ${step.reason ?? 'unknown'}`,
-				...step.files.map((f) => `  ${f.change[0]?.toUpperCase()} ${f.path} (+${f.additions} -${f.deletions})  now ${nowByPath.get(f.path) ?? 'unknown'}`),
+				...(step.treesGone ? [`  gone       ${step.treesGone}`] : []),
+				...step.files.map((f) => `  ${f.change[0]?.toUpperCase()} ${f.path} (+${f.additions} -${f.deletions})${step.treesGone ? '' : `  now ${nowByPath.get(f.path) ?? 'unknown'}`}`),
 				...(diff !== undefined ? ['', diff.trimEnd()] : []),
 			].join('\n');
 			return { json: { step: publicStep(step), filesNow: now, ...(diff !== undefined ? { diff } : {}) }, text };
@@ -94,6 +96,22 @@ export const timelineCommands: Command[] = [
 				`${verb} step ${result.step} of ${result.sessionId}${result.checkpoint ? ` (safety checkpoint ${result.checkpoint})` : ''}`,
 				...result.reverted.map((p) => `  ${verb} ${p}`),
 				...result.skipped.map((s) => `  left alone ${s.path}: ${s.reason}`),
+			].join('\n');
+			return { json: { ...result }, text };
+		},
+	},
+	{
+		path: ['timeline', 'prune'],
+		usage: 'baton timeline prune [--dry-run] [--pack]',
+		summary: "drop the replay trees of sessions past the retention (checkpoints.timelineKeep, timelineKeepSessions; their records stay) and pack Baton's store",
+		options: { 'dry-run': { type: 'boolean' }, pack: { type: 'boolean' } },
+		async run(ctx) {
+			const engine = await ctx.engine();
+			const result = await maintainTimeline(engine.ctx, engine.checkpoints.shadow, { dryRun: ctx.values['dry-run'] === true, forcePack: ctx.values['pack'] === true });
+			const verb = result.dryRun ? 'would prune' : 'pruned';
+			const text = [
+				`${verb} the trees of ${result.pruned.length} session(s), kept ${result.kept}${result.packed ? `; store packed (${result.looseObjects} loose object(s) left)` : ''}`,
+				...result.pruned.map((p) => `  ${verb} ${p.sessionId} (ended ${p.endedAt})`),
 			].join('\n');
 			return { json: { ...result }, text };
 		},

@@ -1,5 +1,6 @@
 import { BatonError } from '../engine/errors';
 import { runDoctor } from '../engine/storage/doctor';
+import { countSteps } from '../engine/timeline/timelineQueries';
 import { shadowStoreSize, storeSizeLine } from '../engine/timeline/timelineStorage';
 import { batonDir, initWorkspace } from '../engine/workspace';
 import { silentLogger, systemClock } from '../engine/ports';
@@ -208,7 +209,14 @@ export const workspaceCommands: Command[] = [
 				log: silentLogger,
 			});
 			const lines = report.checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(10)} ${c.detail}`);
-			const storage = await shadowStoreSize(ctx.workspaceRoot).catch(() => null);
+			// The step count needs the database: only once the checks above found it sound.
+			const steps = report.ok
+				? await ctx.engine().then(
+						(engine) => engine.store.read(countSteps),
+						() => null,
+					)
+				: null;
+			const storage = await shadowStoreSize(ctx.workspaceRoot, steps).catch(() => null);
 			lines.push(storeSizeLine(storage));
 			if (report.repair) {
 				lines.push(`Repaired from the ${report.repair.base} up to sequence ${report.repair.recoveredSequence}; ${report.repair.droppedRecords} record(s) dropped.`);

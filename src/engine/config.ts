@@ -62,6 +62,10 @@ export const checkpointConfigSchema = z
 		environmentTimeout: duration.default(1_000),
 		/** Take a `complete` checkpoint when a session ends (once checkpoints are in use in the workspace). */
 		completeOnEnd: z.boolean().default(true),
+		/** A session's replay trees are pruned once it ended longer ago than this (its steps' records stay; docs/replay.md). */
+		timelineKeep: duration.default(30 * 86_400_000),
+		/** The replay trees of this many most recently active sessions are kept whatever their age. */
+		timelineKeepSessions: z.number().int().nonnegative().default(20),
 	})
 	.strict();
 export type CheckpointConfig = z.infer<typeof checkpointConfigSchema>;

@@ -8,6 +8,7 @@ import type { BatonConfigInput } from '../engine/config';
 import { BatonError } from '../engine/errors';
 import type { EditorPresenter } from '../engine/notifications/notificationService';
 import type { Logger } from '../engine/ports';
+import { maintainTimeline } from '../engine/timeline/timelineRetention';
 import { isInitialized } from '../engine/workspace';
 
 /** How often an idle backend looks at the checkpoint store's loose objects (one `git count-objects`). */
@@ -313,10 +314,18 @@ export class EngineHost {
 					(pruned) => (pruned.expired || pruned.deleted) && this.options.log.info(`outbox: ${pruned.expired} undeliverable row(s) expired, ${pruned.deleted} old row(s) removed`),
 					(error: Error) => this.options.log.warn(`could not prune the outbox: ${error.message}`),
 				);
-				void engine.checkpoints.maintain().then(
-					(result) => result.packed && this.options.log.info(`packed ${result.looseObjects} loose objects of the checkpoint store`),
-					(error: Error) => this.options.log.warn(`could not pack the checkpoint store: ${error.message}`),
-				);
+				void engine.checkpoints
+					.maintain()
+					.then(
+						(result) => result.packed && this.options.log.info(`packed ${result.looseObjects} loose objects of the checkpoint store`),
+						(error: Error) => this.options.log.warn(`could not pack the checkpoint store: ${error.message}`),
+					)
+					// Then the replay's retention (docs/replay.md), never beside the checkpoint repack.
+					.then(() => maintainTimeline(engine.ctx, engine.checkpoints.shadow))
+					.then(
+						(result) => (result.pruned.length || result.packed) && this.options.log.info(`timeline: pruned the trees of ${result.pruned.length} session(s); store packed: ${result.packed}`),
+						(error: Error) => this.options.log.warn(`could not maintain the timeline store: ${error.message}`),
+					);
 			}
 		} catch (error) {
 			this.options.log.error(`could not read changes from other processes: ${(error as Error).message}`);

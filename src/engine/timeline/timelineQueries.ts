@@ -2,7 +2,7 @@
  * Reading a session's timeline: its prompts and steps (shared events, in the shared order) with its
  * checkpoints and their approvals placed on the same axis by time. Usable inside read() callbacks.
  */
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import { listCheckpoints } from '../checkpoints/checkpointQueries';
 import { BatonError } from '../errors';
 import type { BatonDb } from '../storage/journalStore';
@@ -95,4 +95,9 @@ export function latestTimelineSession(db: BatonDb): string | null {
 		.limit(1)
 		.get();
 	return row?.sessionId ?? null;
+}
+
+/** How many `timeline.step` records the workspace holds (all sessions). */
+export function countSteps(db: BatonDb): number {
+	return db.select({ n: count() }).from(sharedEvents).where(eq(sharedEvents.kind, stepKind)).get()?.n ?? 0;
 }

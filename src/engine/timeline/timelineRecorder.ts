@@ -22,7 +22,9 @@ import { sharedEvents } from '../storage/schema';
 import { batonDir } from '../workspace';
 import { captureTree, keepTree, stepFiles, type Capture } from './treeCapture';
 import { readState, takePending, writeState, type PendingCall, type TimelineState } from './timelineState';
+import { splitByNamed, treeWithPaths } from './stepSplit';
 import { isCapturedTool, toolSummary } from './timelineTools';
+import { filesTouchedBy } from '../transcripts/editTools';
 import { promptKind, stepKind, type TimelineStep } from './timelineTypes';
 
 export interface TimelineHooks {
@@ -85,7 +87,7 @@ export class TimelineRecorder implements TimelineHooks {
 						drafts.push(human);
 					}
 				} else {
-					drafts.push(await this.post(shadow, sessionId, state, capture, call, nowMs, agent));
+					drafts.push(...(await this.post(shadow, sessionId, state, capture, call, nowMs, agent, filesTouchedBy(tool.name, tool.input, root, event.cwd))));
 				}
 				writeState(root, sessionId, state);
 			});
@@ -133,8 +135,12 @@ export class TimelineRecorder implements TimelineHooks {
 		return human;
 	}
 
-	/** After a call: its step, from the tree its PreToolUse saw (or the last step's) to the tree now. */
-	private async post(shadow: ShadowRepo, sessionId: string, state: TimelineState, capture: Capture, call: PendingCall, nowMs: number, agent: string): Promise<StepDraft> {
+	/**
+	 * After a call: its step, from the tree its PreToolUse saw (or the last step's) to the tree now;
+	 * and a person's step for files an edit tool does not name, when nothing else ran meanwhile.
+	 */
+	private async post(shadow: ShadowRepo, sessionId: string, state: TimelineState, capture: Capture, call: PendingCall, nowMs: number, agent: string, named: string[]): Promise<StepDraft[]> {
+		const lastBefore = state.lastTree;
 		const pending = takePending(state, call.tool, call.toolUseId);
 		const before = pending ? pending.treeBefore : state.lastTree;
 		const after = capture.tree ?? null;
@@ -152,7 +158,34 @@ export class TimelineRecorder implements TimelineHooks {
 			}
 		}
 		state.lastTree = after;
-		return agentDraft(pending ?? call, agent, before, after, files, more, reason);
+		// Alone means: no other call open now, and none captured since this one's PreToolUse.
+		const alone = !!pending && state.pending.length === 0 && lastBefore === before;
+		if (before && after && !reason && alone && named.length > 0 && more === 0) {
+			const { agent: own, others } = splitByNamed(files, named);
+			if (others.length > 0) {
+				const middle = await treeWithPaths(
+					shadow,
+					before,
+					after,
+					own.map((f) => f.path),
+				);
+				await this.keep(shadow, sessionId, state, middle, nowMs);
+				await this.keep(shadow, sessionId, state, after, nowMs);
+				const person: StepDraft = {
+					toolUseId: null,
+					actor: 'human',
+					tool: null,
+					summary: `edits made while ${call.tool} ran, to files it does not name`,
+					startedAt: call.startedAt,
+					treeBefore: middle,
+					treeAfter: after,
+					files: others,
+					captured: true,
+				};
+				return [agentDraft(pending ?? call, agent, before, middle, own, 0, null), person];
+			}
+		}
+		return [agentDraft(pending ?? call, agent, before, after, files, more, reason)];
 	}
 
 	private async keep(shadow: ShadowRepo, sessionId: string, state: TimelineState, tree: string, nowMs: number): Promise<void> {

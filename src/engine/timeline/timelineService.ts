@@ -9,7 +9,8 @@ import { BatonError } from '../errors';
 import { activeSessions, getSession } from '../sessions/sessionQueries';
 import { filesNow, revertStep, type FileNow, type RevertOutcome } from './stepRevert';
 import { findStep, latestTimelineSession, readTimeline, type StepRecord } from './timelineQueries';
-import type { TimelineEntry } from './timelineTypes';
+import { missingObjects, readPruned } from './timelineRetention';
+import type { TimelineEntry, TimelineStep } from './timelineTypes';
 
 export interface SessionTimeline {
 	session: string;
@@ -50,17 +51,52 @@ export class TimelineService {
 
 	async timeline(sessionId?: string | null): Promise<SessionTimeline> {
 		const session = await this.resolveSession(sessionId);
-		return { session, entries: await this.ctx.store.read((db) => readTimeline(db, session)) };
+		const entries = await this.ctx.store.read((db) => readTimeline(db, session));
+		await this.markTreesGone(
+			entries.filter((e): e is Extract<TimelineEntry, { type: 'step' }> => e.type === 'step'),
+			session,
+		);
+		return { session, entries };
 	}
 
 	async step(ref: string, sessionId?: string | null): Promise<StepRecord> {
 		const session = ref.trim().startsWith('evt_') ? null : await this.resolveSession(sessionId);
-		return this.ctx.store.read((db) => findStep(db, ref, session));
+		const step = await this.ctx.store.read((db) => findStep(db, ref, session));
+		await this.markTreesGone([step], step.sessionId);
+		return step;
+	}
+
+	/**
+	 * A captured step whose trees this store no longer holds (pruned by the retention, or recorded on
+	 * another machine) keeps its record and says why its diff is gone: `treesGone`.
+	 */
+	private async markTreesGone(steps: TimelineStep[], sessionId: string): Promise<void> {
+		const captured = steps.filter((s) => s.treeBefore && s.treeAfter);
+		if (captured.length === 0) {
+			return;
+		}
+		// A tree a checkpoint shares outlives the pruning of the timeline: only what is missing is gone.
+		const missing = await missingObjects(
+			this.checkpoints.shadow,
+			captured.flatMap((s) => [s.treeBefore as string, s.treeAfter as string]),
+		);
+		if (missing.size === 0) {
+			return;
+		}
+		const prunedAt = readPruned(this.ctx.workspaceRoot)[sessionId];
+		for (const step of captured) {
+			if (missing.has(step.treeBefore as string) || missing.has(step.treeAfter as string)) {
+				const at = prunedAt !== undefined && step.startedAt <= prunedAt ? prunedAt : undefined;
+				step.treesGone = at
+					? `its trees were pruned on ${at.slice(0, 10)} by the timeline retention (checkpoints.timelineKeep); the record stays, the diff is gone`
+					: "its trees are not in this workspace's store (recorded on another machine, or pruned); the record stays, the diff is gone";
+			}
+		}
 	}
 
 	/** The step's patch (`git diff` between its trees), '' when it changed nothing or was not captured. */
 	async diff(step: StepRecord): Promise<string> {
-		if (!step.treeBefore || !step.treeAfter) {
+		if (!step.treeBefore || !step.treeAfter || step.treesGone) {
 			return '';
 		}
 		const shadow = this.checkpoints.shadow;
@@ -69,7 +105,7 @@ export class TimelineService {
 
 	/** Where each of the step's files stands now: unchanged since the step, changed later, deleted. */
 	async filesNow(step: StepRecord): Promise<{ path: string; now: FileNow }[]> {
-		if (!step.treeBefore || !step.treeAfter) {
+		if (!step.treeBefore || !step.treeAfter || step.treesGone) {
 			return [];
 		}
 		return filesNow(this.checkpoints.shadow, step.treeBefore, step.treeAfter);
@@ -80,6 +116,9 @@ export class TimelineService {
 		if (!/^[0-9a-f]{40,64}$/.test(tree)) {
 			throw new BatonError('invalidInput', `not a tree id: ${tree}`);
 		}
+		if ((await missingObjects(this.checkpoints.shadow, [tree])).size > 0) {
+			throw new BatonError('notFound', `tree ${tree} is no longer in Baton's store (its session's replay trees were pruned); the step's record stays`);
+		}
 		return readFileAt(this.checkpoints.shadow, tree, file);
 	}
 
@@ -88,6 +127,9 @@ export class TimelineService {
 		const step = await this.step(ref, input.sessionId);
 		if (!step.treeBefore || !step.treeAfter) {
 			throw new BatonError('invalidInput', `step ${step.step} of ${step.sessionId} was not captured (${step.reason ?? 'no trees'}); there is nothing Baton can revert`);
+		}
+		if (step.treesGone) {
+			throw new BatonError('invalidInput', `step ${step.step} of ${step.sessionId} cannot be reverted: ${step.treesGone}`);
 		}
 		const dryRun = input.dryRun ?? false;
 		let checkpoint: string | null = null;

@@ -31,6 +31,11 @@ export interface TimelineStep {
 	moreFiles?: number;
 	/** The agent kind for agent steps (`claude-code`, `copilot`, `cline`). */
 	agent?: string;
+	/**
+	 * Set when read, never stored: why this store no longer holds the step's trees (pruned by the
+	 * retention, or recorded elsewhere). The record stays; diff, revert and the file states are gone.
+	 */
+	treesGone?: string;
 }
 
 /** A `timeline.prompt` body. */

@@ -75,8 +75,8 @@ void describe('timeline capture from real hook payloads', () => {
 		const editInput = hookFixture('claude', 'pre-tool-use', { root: w.root, claudeHome: '' })['tool_input'];
 		w.hook('claude', 'post-tool-use', { tool_name: 'Edit', tool_input: editInput, tool_use_id: 'toolu_01HkT8vYwQ3mZ2bN4cR7sX9p' });
 
-		// Bash: the command really runs in the workspace.
-		const command = "sed -i 's/sid/__Host-sid/' src/auth/session.ts && printf 'export const rotate = 1;\\n' > src/auth/rotation.ts && rm src/auth/legacy.ts";
+		// Bash: one command edits two files and deletes one; it really runs in the workspace.
+		const command = "sed -i 's/sid/__Host-sid/' src/auth/session.ts && printf 'export const rotate = 1;\\n' >> src/auth/tokens.ts && rm src/auth/legacy.ts";
 		w.hook('claude', 'pre-tool-use-bash', { tool_input: { command, description: 'rotate' } });
 		execFileSync('sh', ['-c', command], { cwd: w.root });
 		w.hook('claude', 'pre-tool-use-bash', { hook_event_name: 'PostToolUse', tool_input: { command, description: 'rotate' }, tool_response: { stdout: '', stderr: '' } });
@@ -113,7 +113,7 @@ void describe('timeline capture from real hook payloads', () => {
 		assert.equal(steps[0].toolUseId, 'toolu_01HkT8vYwQ3mZ2bN4cR7sX9p');
 		assert.equal(steps[0].summary, 'src/auth/tokens.ts', 'the payload named an absolute path; the record names none');
 		assert.ok(!JSON.stringify(timeline).includes(w.root), 'no absolute path of this machine in the records');
-		assert.deepEqual(files(steps[1]), ['deleted src/auth/legacy.ts +0 -1', 'added src/auth/rotation.ts +1 -0', 'modified src/auth/session.ts +1 -1']);
+		assert.deepEqual(files(steps[1]), ['deleted src/auth/legacy.ts +0 -1', 'modified src/auth/session.ts +1 -1', 'modified src/auth/tokens.ts +1 -0']);
 		assert.equal(steps[1].summary, command);
 		assert.equal(steps[1].toolUseId, 'toolu_01Jq2pLk8sVb5nT1mW6xR3cD');
 		assert.deepEqual(files(steps[2]), ['modified README.md +2 -0']);
@@ -141,8 +141,8 @@ void describe('timeline capture from real hook payloads', () => {
 		const show = w.baton(['timeline', 'show', '2', '--diff', '--json']).json as any;
 		assert.deepEqual(show.filesNow, [
 			{ path: 'src/auth/legacy.ts', now: 'unchanged' },
-			{ path: 'src/auth/rotation.ts', now: 'unchanged' },
 			{ path: 'src/auth/session.ts', now: 'unchanged' },
+			{ path: 'src/auth/tokens.ts', now: 'unchanged' },
 		]);
 		assert.match(show.diff, /^-export const cookie = "sid";$/m);
 		assert.match(show.diff, /^\+export const cookie = "__Host-sid";$/m);

@@ -191,10 +191,10 @@ export class ShadowRepo {
 			if (version !== layoutVersion || !this.exists()) {
 				fs.mkdirSync(this.gitDir, { recursive: true });
 				fs.writeFileSync(this.emptyConfig, '');
-				if (!this.exists()) {
-					// No template: no sample hooks, nothing Baton did not ask for.
-					await this.git(['init', '-q', '--template=']);
-				}
+				// No template: no sample hooks, nothing Baton did not ask for. Also over a store whose
+				// creation was killed half-way (HEAD written, objects or refs not yet): git init finishes it
+				// and leaves what exists alone.
+				await this.git(['init', '-q', '--template=']);
 				fs.appendFileSync(path.join(this.gitDir, 'config'), shadowConfig);
 				fs.mkdirSync(path.join(this.gitDir, 'info'), { recursive: true });
 				fs.writeFileSync(path.join(this.gitDir, 'info', 'attributes'), shadowAttributes);

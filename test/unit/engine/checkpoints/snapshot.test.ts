@@ -138,6 +138,17 @@ void describe('checkpoint snapshots (shadow git store)', () => {
 		assert.equal((await engine.checkpoints.create({ actor })).fileStats.modified, 1);
 	});
 
+	void it('finishes a shadow store whose creation was killed after git wrote HEAD', async (t) => {
+		const { engine, root } = await openCheckpointEngine(t);
+		// What `git init` leaves when killed early: HEAD, no objects or refs, no Baton marker yet.
+		const gitDir = path.join(root, '.baton', 'shadow.git');
+		fs.mkdirSync(gitDir, { recursive: true });
+		fs.writeFileSync(path.join(gitDir, 'HEAD'), 'ref: refs/heads/main\n');
+		const cp = await engine.checkpoints.create({ actor });
+		assert.ok(cp.fileStats.added > 0, 'the snapshot holds the workspace');
+		assert.ok(exists(root, '.baton/shadow.git/objects') && exists(root, '.baton/shadow.git/baton-shadow.json'));
+	});
+
 	void it('recovers from a stale index.lock left by a killed git', async (t) => {
 		const { engine, root } = await openCheckpointEngine(t);
 		await engine.checkpoints.create({ actor });

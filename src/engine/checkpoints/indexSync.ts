@@ -95,7 +95,7 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 	writeNested(repo, [...nested].sort());
 
 	// Size cap: only the listed (new or changed) paths are looked at, so a snapshot costs a stat per change.
-	const feed: { path: string; size: number; gone: boolean }[] = [];
+	const feed: { path: string; size: number; untracked: boolean }[] = [];
 	const oversized: string[] = [];
 	for (const rel of paths) {
 		let stat: fs.Stats | undefined;
@@ -116,7 +116,7 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 				oversized.push(rel);
 			}
 		} else {
-			feed.push({ path: rel, size: stat?.isFile() ? stat.size : 0, gone: !stat });
+			feed.push({ path: rel, size: stat?.isFile() ? stat.size : 0, untracked: untracked.has(rel) });
 		}
 	}
 	if (oversized.length > 0) {
@@ -125,9 +125,11 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 		await repo.git(['update-index', '-z', '--force-remove', '--stdin'], { input: nulJoin(oversized) });
 	}
 
-	// Removals first: a folder replaced by a file or symlink of its name cannot be added while the
-	// folder's files are still in the index (update-index refuses the path as both file and folder).
-	feed.sort((a, b) => Number(b.gone) - Number(a.gone));
+	// Paths the index has first, new ones last: a folder replaced by a file or symlink of its name
+	// cannot be added while the folder's files are still in the index (update-index refuses the path
+	// as both file and folder). Whether those files are gone is git's to say, not lstat's: through a
+	// symlink that replaced their folder, a file of the same name elsewhere may answer.
+	feed.sort((a, b) => Number(a.untracked) - Number(b.untracked));
 	let done = 0;
 	let degradedReason: string | null = null;
 	const batchFiles = options.batchFiles ?? defaultBatchFiles;
@@ -158,16 +160,12 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
  */
 async function listChanged(repo: ShadowRepo, paths: readonly string[] | undefined, timeoutMs: number): Promise<Listed[]> {
 	if (paths === undefined) {
-		return listByStatus(repo, timeoutMs);
+		return listByStatus(repo, timeoutMs, []);
 	}
-	// -t tags each path: `?` untracked, `C` changed, `R` removed.
-	const args = ['ls-files', '-z', '-t', '-m', '-d', '-o', '--exclude-standard'];
 	const out = new Map<string, Listed>();
 	// Literal pathspecs: a file named `*.ts` or `[x]` means itself. Chunks keep the command line short.
 	for (let i = 0; i < paths.length; i += pathspecChunk) {
-		const chunk = paths.slice(i, i + pathspecChunk);
-		for (const entry of splitNul((await repo.git([...args, '--', ...chunk], { timeoutMs, env: { GIT_LITERAL_PATHSPECS: '1' } })).stdout)) {
-			const listed = { path: entry.slice(2), untracked: entry.startsWith('?') };
+		for (const listed of await listByStatus(repo, timeoutMs, paths.slice(i, i + pathspecChunk))) {
 			out.set(listed.path, listed);
 		}
 	}
@@ -181,16 +179,19 @@ interface Listed {
 }
 
 /**
- * The full scan: `git status`, because it alone uses the index's untracked cache (a folder whose
- * mtime did not change is not read again; `ls-files -o` and `add -A` read every folder) and writes
- * refreshed stat data back, so a file touched without a change is hashed once, not on every scan.
- * The cache serves `-uall` only when the configuration asks for all untracked files. Kept: what
- * differs in the work tree (second column) and untracked paths (a nested repository as `dir/`).
+ * The listing, of everything or of the watcher's paths: `git status`, because it alone uses the
+ * index's untracked cache (a folder whose mtime did not change is not read again; `ls-files -o` and
+ * `add -A` read every folder) and writes refreshed stat data back, so a file touched without a
+ * change is hashed once, not on every scan. It also counts a file under a folder that became a
+ * symlink as deleted (`ls-files -d` looks through the symlink). The cache serves `-uall` only when
+ * the configuration asks for all untracked files. Kept: what differs in the work tree (second
+ * column) and untracked paths (a nested repository as `dir/`).
  */
-async function listByStatus(repo: ShadowRepo, timeoutMs: number): Promise<Listed[]> {
+async function listByStatus(repo: ShadowRepo, timeoutMs: number, pathspecs: readonly string[]): Promise<Listed[]> {
 	const args = ['-c', 'status.showUntrackedFiles=all', 'status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all'];
 	const out: Listed[] = [];
-	for (const entry of splitNul((await repo.git(args, { timeoutMs })).stdout)) {
+	const run = pathspecs.length > 0 ? repo.git([...args, '--', ...pathspecs], { timeoutMs, env: { GIT_LITERAL_PATHSPECS: '1' } }) : repo.git(args, { timeoutMs });
+	for (const entry of splitNul((await run).stdout)) {
 		if (entry.length > 3 && (entry.startsWith('??') || entry[1] !== ' ')) {
 			out.push({ path: entry.slice(3), untracked: entry.startsWith('??') });
 		}

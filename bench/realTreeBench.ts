@@ -1,6 +1,6 @@
 /**
- * Checkpoints on a real tree: a copy of this checkout's node_modules (≥ 20,000 files, real package
- * layouts, nested .gitignore files) committed into a fresh git repository. Baton's snapshot (listing,
+ * Checkpoints on a real tree: copies of this checkout's node_modules under `lib/` (≥ 20,000 files,
+ * real package layouts, nested .gitignore files) committed into a fresh git repository. Baton's snapshot (listing,
  * update-index, write-tree, commit-tree, ref) with 1 and 100 changed files, with the file watcher's
  * dirty paths and with the full scan, against `git add -A` + `write-tree` with a private index in the
  * same repository (with the untracked cache and index v4 Baton's shadow uses), alternating A B A B. The ratio is the median of the per-pair ratios; a row that
@@ -15,6 +15,7 @@ import { DirtyTracking } from '../src/engine/checkpoints/dirtyTracking';
 import { ShadowRepo } from '../src/engine/checkpoints/shadowRepo';
 import { takeSnapshot } from '../src/engine/checkpoints/shadowSnapshot';
 import { silentLogger } from '../src/engine/ports';
+import { copyTree } from './captureBench';
 import { median, percentile, type BenchRow } from './stats';
 
 const minFiles = 20_000;
@@ -27,8 +28,9 @@ export async function benchRealTree(quick: boolean): Promise<BenchRow[]> {
 	try {
 		const ws = path.join(root, 'ws');
 		const started = performance.now();
-		// Copy, never touch the original (symlinks copied as links: .bin entries point inside the tree).
-		fs.cpSync(fs.realpathSync(source), path.join(ws, 'node_modules'), { recursive: true, verbatimSymlinks: true });
+		// Copy, never touch the original. Not as `node_modules/` (Baton's default excludes leave that
+		// out, so its snapshot would read nothing there): under `lib/`, without excluded folder names.
+		copyTree(source, ws);
 		const env = {
 			...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_'))),
 			GIT_CONFIG_GLOBAL: os.devNull,

@@ -17,12 +17,13 @@ import { benchTimeline } from './timelineBench';
 import { benchBlame } from './blameBench';
 import { benchSync } from './syncBench';
 import { benchDaemon, formatDaemonRows } from './daemonBench';
+import { benchCapture } from './captureBench';
 
 async function main(): Promise<void> {
 	const args = process.argv.slice(2);
 	const quick = args.includes('--quick');
 	const onlyArg = args.includes('--only') ? (args[args.indexOf('--only') + 1] ?? '') : '';
-	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'blame', 'sync', 'daemon', 'editor']);
+	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'capture', 'blame', 'sync', 'daemon', 'editor']);
 	const rows: BenchRow[] = [];
 	const section = async (name: string, run: () => Promise<BenchRow[]>) => {
 		if (only.has(name)) {
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
 	await section('realtree', () => benchRealTree(quick));
 	await section('hooks', () => benchHooks(quick));
 	await section('timeline', () => benchTimeline(quick));
+	await section('capture', () => benchCapture(quick));
 	await section('blame', () => benchBlame(quick));
 	await section('sync', () => benchSync(quick));
 	if (only.has('daemon')) {

@@ -144,9 +144,8 @@ export class EngineHost {
 				this.options.onFilesSettled?.();
 				this.startPolling();
 				// Snapshots then look only at the paths that changed (a full scan when the watcher cannot say).
-				// Opt-in (BATON_WATCHER=1) until the randomised equivalence test passes for every seed: seed
-				// 92689 still finds a dirty-path tree that differs from the full scan after folder renames.
-				if (!this.options.readOnly && process.env['BATON_WATCHER'] === '1') {
+				// BATON_WATCHER=0 turns it off: every snapshot scans the whole workspace.
+				if (!this.options.readOnly && process.env['BATON_WATCHER'] !== '0') {
 					engine.checkpoints.dirty.start().catch((error: Error) => this.options.log.warn(`file watcher not started: ${error.message}`));
 				}
 				this.startCheckpointTimer(engine);

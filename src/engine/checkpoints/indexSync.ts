@@ -1,8 +1,8 @@
 /**
  * Brings the shadow index in line with the workspace: the expensive half of a snapshot.
  *
- * One `ls-files -m -d -o --exclude-standard` lists what changed since the last snapshot (the index
- * caches stat data, so unchanged files cost a stat each). The listed paths are size-checked, then fed
+ * One `git status` lists what changed since the last snapshot (the index caches stat data, so
+ * unchanged files cost a stat each, and untracked folders that did not change are not read). The listed paths are size-checked, then fed
  * to `update-index --add --remove --stdin` in batches: progress is reported after each batch, and
  * each batch is written to the index, so a snapshot cut short by its time budget keeps what it did
  * and the next one continues from there (the first snapshot of a large workspace takes seconds).
@@ -59,7 +59,7 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 	const skipped: SkippedFile[] = [];
 	const remaining = () => options.deadline - Date.now();
 	options.onProgress?.({ phase: 'listing', done: 0, total: 0 });
-	let listing: string[];
+	let listing: Listed[];
 	try {
 		listing = await listChanged(repo, options.paths, Math.max(remaining(), 1_000));
 	} catch (error) {
@@ -69,12 +69,16 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 		throw error;
 	}
 	const paths = new Set<string>();
+	const untracked = new Set<string>();
 	const nestedCandidates: string[] = [];
 	for (const entry of listing) {
-		if (entry.endsWith('/')) {
-			nestedCandidates.push(entry.slice(0, -1));
+		if (entry.path.endsWith('/')) {
+			nestedCandidates.push(entry.path.slice(0, -1));
 		} else {
-			paths.add(entry);
+			paths.add(entry.path);
+			if (entry.untracked) {
+				untracked.add(entry.path);
+			}
 		}
 	}
 	const nested = new Set(readNested(repo).filter((dir) => isRepo(path.join(repo.workTree, dir))));
@@ -91,7 +95,7 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 	writeNested(repo, [...nested].sort());
 
 	// Size cap: only the listed (new or changed) paths are looked at, so a snapshot costs a stat per change.
-	const feed: { path: string; size: number }[] = [];
+	const feed: { path: string; size: number; untracked: boolean }[] = [];
 	const oversized: string[] = [];
 	for (const rel of paths) {
 		let stat: fs.Stats | undefined;
@@ -101,21 +105,31 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 			// Gone: update-index --remove drops it.
 		}
 		if (stat?.isFile() && stat.size > options.maxFileSize) {
-			oversized.push(rel);
+			if (!untracked.has(rel)) {
+				oversized.push(rel);
+			}
 			skipped.push({ path: rel, size: stat.size, reason: `larger than the ${formatBytes(options.maxFileSize)} limit` });
 		} else if (stat?.isDirectory()) {
 			// A tracked file that became a folder: drop the entry (its files are listed on their own);
 			// update-index --add would store a folder holding a .git as a gitlink.
-			oversized.push(rel);
+			if (!untracked.has(rel)) {
+				oversized.push(rel);
+			}
 		} else {
-			feed.push({ path: rel, size: stat?.isFile() ? stat.size : 0 });
+			feed.push({ path: rel, size: stat?.isFile() ? stat.size : 0, untracked: untracked.has(rel) });
 		}
 	}
 	if (oversized.length > 0) {
-		// A file that grew past the cap must not stay in the snapshot with its old content.
+		// A file that grew past the cap must not stay in the snapshot with its old content (one that
+		// never was in the index is left alone: removing nothing would still rewrite the index).
 		await repo.git(['update-index', '-z', '--force-remove', '--stdin'], { input: nulJoin(oversized) });
 	}
 
+	// Paths the index has first, new ones last: a folder replaced by a file or symlink of its name
+	// cannot be added while the folder's files are still in the index (update-index refuses the path
+	// as both file and folder). Whether those files are gone is git's to say, not lstat's: through a
+	// symlink that replaced their folder, a file of the same name elsewhere may answer.
+	feed.sort((a, b) => Number(a.untracked) - Number(b.untracked));
 	let done = 0;
 	let degradedReason: string | null = null;
 	const batchFiles = options.batchFiles ?? defaultBatchFiles;
@@ -144,18 +158,45 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
  * watcher's paths it is the same answer for those paths (a folder stands for everything under it),
  * at the cost of what changed instead of a stat of every tracked file and a walk of every folder.
  */
-async function listChanged(repo: ShadowRepo, paths: readonly string[] | undefined, timeoutMs: number): Promise<string[]> {
-	const args = ['ls-files', '-z', '-m', '-d', '-o', '--exclude-standard'];
+async function listChanged(repo: ShadowRepo, paths: readonly string[] | undefined, timeoutMs: number): Promise<Listed[]> {
 	if (paths === undefined) {
-		return splitNul((await repo.git(args, { timeoutMs })).stdout);
+		return listByStatus(repo, timeoutMs, []);
 	}
-	const out: string[] = [];
+	const out = new Map<string, Listed>();
 	// Literal pathspecs: a file named `*.ts` or `[x]` means itself. Chunks keep the command line short.
 	for (let i = 0; i < paths.length; i += pathspecChunk) {
-		const chunk = paths.slice(i, i + pathspecChunk);
-		out.push(...splitNul((await repo.git([...args, '--', ...chunk], { timeoutMs, env: { GIT_LITERAL_PATHSPECS: '1' } })).stdout));
+		for (const listed of await listByStatus(repo, timeoutMs, paths.slice(i, i + pathspecChunk))) {
+			out.set(listed.path, listed);
+		}
 	}
-	return [...new Set(out)];
+	return [...out.values()];
+}
+
+/** A path that may differ from the index; `untracked` when the index has no entry for it. */
+interface Listed {
+	path: string;
+	untracked: boolean;
+}
+
+/**
+ * The listing, of everything or of the watcher's paths: `git status`, because it alone uses the
+ * index's untracked cache (a folder whose mtime did not change is not read again; `ls-files -o` and
+ * `add -A` read every folder) and writes refreshed stat data back, so a file touched without a
+ * change is hashed once, not on every scan. It also counts a file under a folder that became a
+ * symlink as deleted (`ls-files -d` looks through the symlink). The cache serves `-uall` only when
+ * the configuration asks for all untracked files. Kept: what differs in the work tree (second
+ * column) and untracked paths (a nested repository as `dir/`).
+ */
+async function listByStatus(repo: ShadowRepo, timeoutMs: number, pathspecs: readonly string[]): Promise<Listed[]> {
+	const args = ['-c', 'status.showUntrackedFiles=all', 'status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all'];
+	const out: Listed[] = [];
+	const run = pathspecs.length > 0 ? repo.git([...args, '--', ...pathspecs], { timeoutMs, env: { GIT_LITERAL_PATHSPECS: '1' } }) : repo.git(args, { timeoutMs });
+	for (const entry of splitNul((await run).stdout)) {
+		if (entry.length > 3 && (entry.startsWith('??') || entry[1] !== ' ')) {
+			out.push({ path: entry.slice(3), untracked: entry.startsWith('??') });
+		}
+	}
+	return out;
 }
 
 /**

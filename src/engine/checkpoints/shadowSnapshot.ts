@@ -4,6 +4,7 @@
  * The caller holds the shadow's lock.
  */
 import { syncIndex, type SyncProgress } from './indexSync';
+import { writeIndexTree } from './indexTree';
 import type { ShadowRepo } from './shadowRepo';
 import type { SkippedFile } from '../storage/jsonShapes';
 
@@ -48,7 +49,7 @@ export async function takeSnapshot(repo: ShadowRepo, options: SnapshotOptions): 
 		...(options.batchFiles ? { batchFiles: options.batchFiles } : {}),
 	});
 	options.onProgress?.({ phase: 'committing', done: sync.fed, total: sync.fed });
-	const tree = await repo.gitText(['write-tree']);
+	const tree = await writeIndexTree(repo);
 	if (options.skipIfTree && tree === options.skipIfTree) {
 		return { commit: null, tree, skipped: sync.skipped, degradedReason: sync.degradedReason, nestedRepos: sync.nestedRepos, fed: sync.fed, durationMs: Date.now() - started };
 	}

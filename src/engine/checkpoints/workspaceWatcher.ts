@@ -13,6 +13,9 @@ import path from 'node:path';
 import type { Logger } from '../ports';
 import type { DirtyPaths } from './dirtyPaths';
 
+/** The flush marker's watch, kept apart from the workspace folders' (no folder path holds a NUL). */
+const markerKey = '\0marker';
+
 export interface WatcherOptions {
 	/** Folder names never watched (relative to the workspace, `/`-separated). */
 	skip?: readonly string[];
@@ -106,7 +109,7 @@ export class WorkspaceWatcher {
 			}
 		});
 		if (watcher) {
-			this.watchers.set('\0marker', watcher);
+			this.watchers.set(markerKey, watcher);
 		}
 	}
 
@@ -176,11 +179,15 @@ export class WorkspaceWatcher {
 			return;
 		}
 		this.countBurst();
-		if (filename === null) {
-			this.dirty.mark(dir || '.');
+		const name = filename === null ? null : filename.split(path.sep).join('/');
+		if (name === null || name === path.basename(path.join(this.root, dir))) {
+			// libuv names an event about the watched folder itself (deleted, moved away, attributes)
+			// after that folder; a child of the same name reads the same. Either way the folder is
+			// looked at as a whole, and its watch is renewed.
+			this.folderChanged(dir);
 			return;
 		}
-		const rel = dir ? `${dir}/${filename.split(path.sep).join('/')}` : filename.split(path.sep).join('/');
+		const rel = dir ? `${dir}/${name}` : name;
 		if (this.skipped(rel)) {
 			return;
 		}
@@ -208,10 +215,35 @@ export class WorkspaceWatcher {
 		}
 	}
 
-	/** A folder went away (deleted or renamed): its watches go too. */
+	/**
+	 * The watched folder itself was deleted, moved or changed. Its watch (and those under it) cannot be
+	 * trusted: a moved folder's watch follows it elsewhere, a deleted one's is dead, and a folder
+	 * created again at the path before these events are read often gets the freed inode number back,
+	 * so comparing inodes cannot tell the new folder from the old. So the watches are dropped and,
+	 * when a folder is there now, attached again, and the folder is marked as a whole once they are.
+	 */
+	private folderChanged(dir: string): void {
+		if (dir === '') {
+			this.dirty.invalidate('the workspace folder itself changed');
+			if (!isDirectory(this.root)) {
+				this.fail('the workspace folder was removed or moved');
+				return;
+			}
+			this.unwatch('');
+			void this.watchTree('').then(() => this.dirty.invalidate('the workspace folder itself changed'));
+			return;
+		}
+		this.dirty.mark(dir);
+		this.unwatch(dir);
+		if (isDirectory(path.join(this.root, dir))) {
+			void this.watchTree(dir).then(() => this.dirty.mark(dir));
+		}
+	}
+
+	/** A folder went away (deleted or renamed): its watches go too ('' for every workspace folder). */
 	private unwatch(rel: string): void {
 		for (const [dir, watcher] of this.watchers) {
-			if (dir === rel || dir.startsWith(`${rel}/`)) {
+			if (dir === rel || dir.startsWith(`${rel}/`) || (rel === '' && dir !== markerKey)) {
 				watcher.close();
 				this.watchers.delete(dir);
 				this.inodes.delete(dir);
@@ -235,6 +267,14 @@ export class WorkspaceWatcher {
 		this.log.warn(`${reason}; checkpoints scan the whole workspace instead`);
 		this.stop();
 		this.dirty.setWatching(false, reason);
+	}
+}
+
+function isDirectory(abs: string): boolean {
+	try {
+		return fs.lstatSync(abs).isDirectory();
+	} catch {
+		return false;
 	}
 }
 

@@ -1,11 +1,13 @@
 /**
  * One capture of the workspace for the timeline: bring the shadow store's index up to date (git's
- * stat cache makes an unchanged file cost one stat) and `write-tree`. No commit, no checkpoint
+ * stat cache makes an unchanged file cost one stat) and `write-tree` (skipped when the index was not
+ * written since the last one). No commit, no checkpoint
  * record: a tree id is all a step needs. Trees are kept from git's garbage collection by one commit
  * chain per session under `refs/baton/timeline/<session>`; they share every blob with checkpoints
  * and with each other. Nothing here throws: a capture that cannot finish within its budget says why.
  */
 import { syncIndex } from '../checkpoints/indexSync';
+import { writeIndexTree } from '../checkpoints/indexTree';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import { diffTrees } from '../checkpoints/treeDiff';
 import type { TimelineFile } from './timelineTypes';
@@ -28,7 +30,7 @@ export async function captureTree(shadow: ShadowRepo, options: CaptureOptions): 
 			return { reason: `the workspace could not be read within the time budget (${sync.degradedReason})` };
 		}
 		const remaining = options.deadline - Date.now();
-		const tree = await shadow.gitText(['write-tree'], { timeoutMs: Math.max(remaining, 1_000) });
+		const tree = await writeIndexTree(shadow, Math.max(remaining, 1_000));
 		return { tree };
 	} catch (error) {
 		return { reason: `capture failed: ${(error as Error).message}` };

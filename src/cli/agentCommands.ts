@@ -279,8 +279,8 @@ export const agentCommands: Command[] = [
 				event: ctx.args[0],
 				agent: stringOption(ctx.values, 'agent'),
 				workspace: typeof ctx.values['workspace'] === 'string' ? ctx.workspaceRoot : undefined,
-				cwd: process.cwd(),
-				env: process.env,
+				cwd: ctx.cwd,
+				env: ctx.env,
 			});
 			return { json: stdout ? (JSON.parse(stdout) as Record<string, unknown>) : {}, text: stdout };
 		},
@@ -297,7 +297,7 @@ export const agentCommands: Command[] = [
 			if (sessionId) {
 				await engine.briefings.get(sessionId);
 			}
-			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), engine.ctx.log, process.env);
+			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), engine.ctx.log, ctx.env);
 			const report = await archive.sync({ link: aliasLinker(engine), ...(sessionId ? { sessionId } : {}) });
 			const { synced, ...totals } = report;
 			return {
@@ -313,7 +313,7 @@ export const agentCommands: Command[] = [
 		options: { session: { type: 'string' } },
 		async run(ctx) {
 			const sessionId = stringOption(ctx.values, 'session');
-			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), stderrLogger, process.env);
+			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), stderrLogger, ctx.env);
 			const transcripts = archive.list(sessionId ? { sessionId } : {});
 			return { json: { transcripts }, text: transcripts.length ? transcripts.map(transcriptLine).join('\n') : 'No transcripts yet (run `baton transcripts sync`).' };
 		},
@@ -324,7 +324,7 @@ export const agentCommands: Command[] = [
 		summary: 'an archived transcript, readable (markdown); --json for the excerpts',
 		positionals: [1, 1],
 		async run(ctx) {
-			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), silentLogger, process.env);
+			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), silentLogger, ctx.env);
 			const found = archive.read(ctx.args[0] as string);
 			if (!found) {
 				throw new UsageError(`no transcript ${ctx.args[0]} (see \`baton transcripts list\`)`);
@@ -347,7 +347,7 @@ export const agentCommands: Command[] = [
 			}
 			const engine = await ctx.engine();
 			await engine.briefings.get(sessionId);
-			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), engine.ctx.log, process.env);
+			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), engine.ctx.log, ctx.env);
 			const result = await archive.setArchiving(sessionId, on, ctx.values['purge'] === true);
 			return { json: { sessionId, ...result }, text: `Archiving ${on ? 'on' : 'off'} for ${sessionId}${result.purged ? `; deleted ${result.purged} archived transcript(s)` : ''}.` };
 		},

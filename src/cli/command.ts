@@ -11,6 +11,11 @@ export interface CommandContext {
 	/** The directory the command was run from: relative paths given on the command line resolve against it. */
 	cwd: string;
 	actor: string;
+	/**
+	 * The environment the command was run with. In the workspace daemon that is the client's, not
+	 * the daemon's own `process.env`: read PATH, HOME and BATON_* from here.
+	 */
+	env: NodeJS.ProcessEnv;
 	/** Opens the engine for the workspace (not every command needs one). */
 	engine(): Promise<Engine>;
 }

@@ -9,6 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { batonLauncher } from '../engine/agentConfig/batonLauncher';
 import { connectAgent, hookCommandFor, type WrittenFile } from '../engine/agentConfig/connectAgent';
+import { batonCliPath } from './batonCliPath';
 import { parseAgentName } from '../engine/agentKinds';
 import { clineMcpSettingsCandidates } from '../engine/agentConfig/connectMcpServer';
 import { initWorkspace } from '../engine/workspace';
@@ -27,16 +28,16 @@ export const connectCommand: Command = {
 			throw new UsageError(`unknown agent "${ctx.args[0]}" (claude, copilot or cline)`);
 		}
 		const remove = ctx.values['remove'] === true;
-		const cliPath = process.argv[1] ?? __filename;
+		const cliPath = batonCliPath();
 		const given = stringOption(ctx.values, 'command');
-		const portable = given ? { command: given } : hookCommandFor({ cliPath, execPath: process.execPath, env: process.env });
+		const portable = given ? { command: given } : hookCommandFor({ cliPath, execPath: process.execPath, env: ctx.env });
 		const command = portable.command;
 		let mcp: { launch: { command: string; args: string[]; env: Record<string, string> }; clineSettingsFile?: string } | undefined;
 		if (ctx.values['mcp'] === true) {
-			const clineSettingsFile = agent === 'cline' ? clineSettingsFileOf(stringOption(ctx.values, 'cline-mcp-settings')) : undefined;
+			const clineSettingsFile = agent === 'cline' ? clineSettingsFileOf(stringOption(ctx.values, 'cline-mcp-settings'), ctx) : undefined;
 			// Cline's MCP settings live outside the repository (this machine's path is fine there); the
 			// other agents' MCP files are committed, so they get the portable `baton` too.
-			const launch = agent === 'cline' ? batonLauncher({ cliPath, execPath: process.execPath, env: process.env }) : { command: 'baton', args: [], env: {} };
+			const launch = agent === 'cline' ? batonLauncher({ cliPath, execPath: process.execPath, env: ctx.env }) : { command: 'baton', args: [], env: {} };
 			mcp = { launch, ...(clineSettingsFile ? { clineSettingsFile } : {}) };
 		} else if (stringOption(ctx.values, 'cline-mcp-settings')) {
 			throw new UsageError('--cline-mcp-settings goes with --mcp');
@@ -61,11 +62,11 @@ export const connectCommand: Command = {
 	},
 };
 
-function clineSettingsFileOf(given: string | undefined): string {
+function clineSettingsFileOf(given: string | undefined, ctx: { cwd: string; env: NodeJS.ProcessEnv }): string {
 	if (given) {
-		return path.resolve(given);
+		return path.resolve(ctx.cwd, given);
 	}
-	const found = clineMcpSettingsCandidates(process.env, os.homedir());
+	const found = clineMcpSettingsCandidates(ctx.env, ctx.env['HOME'] || os.homedir());
 	if (found.length === 1) {
 		return found[0] as string;
 	}

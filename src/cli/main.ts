@@ -174,6 +174,7 @@ async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks)
 			workspaceRoot,
 			cwd: io.cwd,
 			actor,
+			env: io.env,
 			engine: async () => {
 				if (!engine) {
 					shared = !!io.engines && !isInit;

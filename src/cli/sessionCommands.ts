@@ -31,7 +31,7 @@ export const sessionCommands: Command[] = [
 				scope: stringOption(ctx.values, 'scope') ?? 'global',
 				agent: stringOption(ctx.values, 'agent') ?? null,
 				agentIdentifier: stringOption(ctx.values, 'agent-id') ?? null,
-				parentSessionId: stringOption(ctx.values, 'parent') ?? process.env['BATON_PARENT_SESSION_ID'] ?? null,
+				parentSessionId: stringOption(ctx.values, 'parent') ?? ctx.env['BATON_PARENT_SESSION_ID'] ?? null,
 				currentTask: stringOption(ctx.values, 'task') ?? null,
 				actor: ctx.actor,
 			});

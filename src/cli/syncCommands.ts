@@ -4,6 +4,8 @@
  */
 import { connectGitHooks, type HookFile } from '../engine/sync/gitHooks';
 import { connectProvenanceHooks } from '../engine/provenance/gitHooks';
+import { batonLauncher, shellCommandOf } from '../engine/agentConfig/batonLauncher';
+import { batonCliPath } from './batonCliPath';
 import { stringOption, type Command } from './command';
 
 const enable: Command = {
@@ -110,7 +112,7 @@ const connectGit: Command = {
 	needsInit: false,
 	async run(ctx) {
 		const remove = ctx.values['remove'] === true;
-		const command = stringOption(ctx.values, 'command') ?? `${quote(process.execPath)} ${quote(process.argv[1] ?? 'baton')}`;
+		const command = stringOption(ctx.values, 'command') ?? gitHookCommand(ctx.env);
 		const written = await connectGitHooks(ctx.workspaceRoot, { command, remove });
 		// Line provenance's post-commit/post-rewrite blocks (docs/provenance.md), listed on their own.
 		const provenance = await connectProvenanceHooks(ctx.workspaceRoot, { command, remove });
@@ -120,8 +122,13 @@ const connectGit: Command = {
 	},
 };
 
-function quote(value: string): string {
-	return /^[A-Za-z0-9_./:-]+$/.test(value) ? value : `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
 export const syncCommands: Command[] = [enable, disable, push, pull, status, origin, connectGit];
+
+/**
+ * What the git hooks run: `baton` when that is this installation on the caller's PATH (it survives
+ * an update of the extension), else this installation's own command. Hooks live in `.git/hooks`,
+ * which is never committed, so a path of this machine is fine there.
+ */
+function gitHookCommand(env: NodeJS.ProcessEnv): string {
+	return shellCommandOf(batonLauncher({ cliPath: batonCliPath(), execPath: process.execPath, env }));
+}

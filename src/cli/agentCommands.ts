@@ -14,6 +14,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { setFlagsFromString } from 'node:v8';
 import { defaultAgentSettings, claudeHomeDir, readAgentSettings, type AgentSettings } from '../engine/agentConfig/agentSettings';
+import type { DirtyClaim } from '../engine/checkpoints/dirtyPaths';
 import { checkpointPortOf, criticalApprovalReason, type CheckpointPort } from '../engine/hooks/checkpointPort';
 import { isShellTool } from '../engine/transcripts/editTools';
 import { parseAgentName } from '../engine/agentKinds';
@@ -146,8 +147,11 @@ async function hookAnswer(input: HookInput): Promise<string> {
 			: await openForHook(root, log);
 		try {
 			const actor = `hook:${event.agent}`;
+			engine.checkpoints.dirty.lastClaim = undefined;
 			const result = await runHook(engine, event, hookOptions(engine, { actor, settings, log, env: input.env }));
-			log.info(`${event.agent} ${event.eventName} ${event.agentSessionId} → ${result.action}${result.sessionId ? ` ${result.sessionId}` : ''}${result.detail ? ` (${result.detail.slice(0, 200)})` : ''} in ${Date.now() - started} ms`);
+			log.info(
+				`${event.agent} ${event.eventName} ${event.agentSessionId} → ${result.action}${result.sessionId ? ` ${result.sessionId}` : ''}${result.detail ? ` (${result.detail.slice(0, 200)})` : ''}${scanNote(engine.checkpoints.dirty.lastClaim)} in ${Date.now() - started} ms`,
+			);
 			return result.stdout;
 		} finally {
 			if (input.engines) {
@@ -160,6 +164,14 @@ async function hookAnswer(input: HookInput): Promise<string> {
 		log?.error(`hook failed after ${Date.now() - started} ms: ${(error as Error).message}`);
 		return '';
 	}
+}
+
+/** How this call's capture read the workspace, for the hook log: the watcher's paths or the full scan. */
+function scanNote(claim: DirtyClaim | undefined): string {
+	if (!claim) {
+		return '';
+	}
+	return claim.kind === 'paths' ? `; read ${claim.paths.length} changed path${claim.paths.length === 1 ? '' : 's'} from the file watcher` : `; full scan (${claim.reason})`;
 }
 
 /** A hook process of its own opens the engine for this one call. */
@@ -204,7 +216,7 @@ function hookOptions(engine: Engine, input: { actor: string; settings: AgentSett
 		archive,
 		log: input.log,
 		...(port ? checkpointHooks(port, input.actor) : {}),
-		...(input.settings.timeline ? { timeline: timelineHooks(engine.ctx, { budgetMs: input.settings.timelineBudget }) } : {}),
+		...(input.settings.timeline ? { timeline: timelineHooks(engine.ctx, { budgetMs: input.settings.timelineBudget, dirty: engine.checkpoints.dirty }) } : {}),
 	};
 }
 

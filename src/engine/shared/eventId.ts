@@ -37,11 +37,36 @@ export function ulid(nowMs: number, random: Buffer = randomBytes(10)): string {
 	return time + rest;
 }
 
-export function newEventId(nowMs: number, machine: string): string {
+/**
+ * A new event id. With `after` (the store's greatest id, read in the same write), the id sorts after
+ * it: two events written within one millisecond would otherwise be ordered by their random bits, and
+ * derived state (order by id) could see a session end before its start, or step 2 before step 1.
+ * An `after` more than a day ahead of this clock (a remote's broken clock) is not followed.
+ */
+export function newEventId(nowMs: number, machine: string, after?: string | null): string {
 	if (!machinePattern.test(machine)) {
 		throw new Error(`a machine id is 8 hex digits (got ${JSON.stringify(machine)})`);
 	}
-	return `evt_${ulid(nowMs)}_${machine}`;
+	let id = ulid(nowMs);
+	const previous = after && isEventId(after) && eventTime(after) <= nowMs + 86_400_000 ? after.slice(4, 30) : null;
+	if (previous && id <= previous) {
+		id = successor(previous);
+	}
+	return `evt_${id}_${machine}`;
+}
+
+/** The next ULID after `value` in sort order (base32 plus one, carrying). */
+function successor(value: string): string {
+	const digits = [...value];
+	for (let i = digits.length - 1; i >= 0; i--) {
+		const next = alphabet.indexOf(digits[i] as string) + 1;
+		if (next < alphabet.length) {
+			digits[i] = alphabet[next] as string;
+			return digits.join('');
+		}
+		digits[i] = '0';
+	}
+	throw new RangeError('no ULID sorts after the greatest one');
 }
 
 export function isEventId(value: string): boolean {

@@ -6,13 +6,13 @@
  * merged by `mergeSharedEvents`: a union by id, so receiving the same event twice, or in any order,
  * changes nothing.
  */
-import { and, asc, eq, gt, inArray } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lt, max } from 'drizzle-orm';
 import { redactSecrets } from '../text/redactSecrets';
 import { isoTime } from '../ids';
 import type { BatonDb } from '../storage/journalStore';
 import type { SharedEvent } from '../storage/model';
 import { sharedEvents } from '../storage/schema';
-import { isEventId, newEventId } from './eventId';
+import { isEventId, newEventId, ulid } from './eventId';
 import { inJsonList } from './sqlJsonList';
 import type { MachineIdentity } from './machineIdentity';
 
@@ -34,7 +34,7 @@ export function appendSharedEvent(db: BatonDb, machine: MachineIdentity, nowMs: 
 		throw new Error(`a ${event.kind} event of ${size} bytes is over the ${maxEventBodyBytes}-byte limit for shared events`);
 	}
 	const row: SharedEvent = {
-		id: newEventId(nowMs, machine.id),
+		id: newEventId(nowMs, machine.id, greatestIdBefore(db, nowMs + 86_400_000)),
 		kind: event.kind,
 		subject: event.subject,
 		sessionId: event.sessionId ?? null,
@@ -49,6 +49,20 @@ export function appendSharedEvent(db: BatonDb, machine: MachineIdentity, nowMs: 
 	};
 	db.insert(sharedEvents).values(row).run();
 	return row;
+}
+
+/**
+ * The greatest event id the store holds from before `limitMs` (the primary key's index answers it):
+ * a new local id sorts after it. Ids from a remote whose clock is far ahead are left out.
+ */
+function greatestIdBefore(db: BatonDb, limitMs: number): string | null {
+	return (
+		db
+			.select({ id: max(sharedEvents.id) })
+			.from(sharedEvents)
+			.where(lt(sharedEvents.id, `evt_${ulid(limitMs, Buffer.alloc(10))}`))
+			.get()?.id ?? null
+	);
 }
 
 /** The shape of an event as it travels (no local bookkeeping). */

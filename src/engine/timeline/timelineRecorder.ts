@@ -12,6 +12,7 @@
  */
 import { and, count, eq } from 'drizzle-orm';
 import type { HookEvent } from '../hookEvent';
+import type { DirtyTracking } from '../checkpoints/dirtyTracking';
 import { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
 import { isoTime } from '../ids';
@@ -35,6 +36,8 @@ export interface TimelineHooks {
 export interface RecorderOptions {
 	/** Time the capture may add to one hook call (lock wait included). */
 	budgetMs: number;
+	/** The workspace watcher's dirty paths where this process runs one (see CaptureOptions.dirty). */
+	dirty?: DirtyTracking;
 }
 
 /** Longest prompt text kept in a `timeline.prompt` (the transcript has the rest). */
@@ -80,7 +83,7 @@ export class TimelineRecorder implements TimelineHooks {
 			shadow.ensureEmptyConfig();
 			await shadow.withLock(async () => {
 				const state = readState(root, sessionId, nowMs);
-				const capture = await captureTree(shadow, { excludes: this.ctx.config.checkpoints.excludes, maxFileSize: this.ctx.config.checkpoints.maxFileSize, deadline });
+				const capture = await captureTree(shadow, { excludes: this.ctx.config.checkpoints.excludes, maxFileSize: this.ctx.config.checkpoints.maxFileSize, deadline, ...(this.options.dirty ? { dirty: this.options.dirty } : {}) });
 				if (phase === 'pre') {
 					const human = await this.pre(shadow, sessionId, state, capture, call, nowMs);
 					if (human) {

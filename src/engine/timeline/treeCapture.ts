@@ -6,6 +6,7 @@
  * chain per session under `refs/baton/timeline/<session>`; they share every blob with checkpoints
  * and with each other. Nothing here throws: a capture that cannot finish within its budget says why.
  */
+import type { DirtyTracking } from '../checkpoints/dirtyTracking';
 import { syncIndex } from '../checkpoints/indexSync';
 import { writeIndexTree } from '../checkpoints/indexTree';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
@@ -19,13 +20,20 @@ export interface CaptureOptions {
 	maxFileSize: number;
 	/** Date.now()-style deadline for the whole capture. */
 	deadline: number;
+	/**
+	 * The workspace watcher's dirty paths, in a process that runs one (the backend): the capture then
+	 * looks only at what changed since the shadow index was last brought up to date, by a capture or
+	 * a checkpoint alike (they share that index). Without one, the full scan.
+	 */
+	dirty?: DirtyTracking;
 }
 
 /** The workspace's tree id as the shadow sees it now. The caller holds the shadow's lock. */
 export async function captureTree(shadow: ShadowRepo, options: CaptureOptions): Promise<Capture> {
 	try {
-		await shadow.ensureInit(options.excludes);
-		const sync = await syncIndex(shadow, { maxFileSize: options.maxFileSize, deadline: options.deadline });
+		const excludesChanged = await shadow.ensureInit(options.excludes);
+		const run = (paths: string[] | undefined) => syncIndex(shadow, { ...(paths ? { paths } : {}), maxFileSize: options.maxFileSize, deadline: options.deadline });
+		const sync = options.dirty ? await options.dirty.sync(excludesChanged, run) : await run(undefined);
 		if (sync.degradedReason) {
 			return { reason: `the workspace could not be read within the time budget (${sync.degradedReason})` };
 		}

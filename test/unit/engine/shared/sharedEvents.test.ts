@@ -76,3 +76,24 @@ test('events are redacted when written, merged as a union, and read in the share
 	assert.equal((await engine.store.read((db) => eventsAbout(db, 'decision.recorded', 'dec_1'))).length, 1);
 	assert.ok(root);
 });
+
+test('events written within one millisecond, or after a remote event ahead of this clock, sort in the order they were written', async (t) => {
+	const { engine } = await openTestEngine(t);
+	const here = { id: '1234abcd', name: 'here', author: 'Ada' };
+	const now = 1_700_000_000_000;
+	const ids = await engine.store.write((db) =>
+		Array.from({ length: 200 }, (_, i) => appendSharedEvent(db, here, now, { kind: 'timeline.step', subject: 'ses_1', sessionId: 'ses_1', actor: 'agent:claude-code', body: { step: i + 1 } }).id),
+	);
+	assert.deepEqual([...ids].sort(), ids, 'the same order as written');
+	assert.ok(ids.every((id) => eventTime(id) === now));
+	// A remote event from a clock a minute ahead: what is written after it (having seen it) sorts after it.
+	const ahead = newEventId(now + 60_000, '9999ffff');
+	await engine.store.write((db) => mergeSharedEvents(db, [{ ...toWire({ ...(sessionEvents(db, 'ses_1')[0] as any) }), id: ahead, machine: '9999ffff' }], 'origin', now));
+	const next = await engine.store.write((db) => appendSharedEvent(db, here, now + 1, { kind: 'timeline.step', subject: 'ses_1', sessionId: 'ses_1', actor: 'agent:claude-code', body: { step: 201 } }).id);
+	assert.ok(next > ahead);
+	// One a year ahead (a broken clock) is not followed; the order of this machine's own events holds.
+	const broken = newEventId(now + 365 * 86_400_000, '9999ffff');
+	await engine.store.write((db) => mergeSharedEvents(db, [{ ...toWire({ ...(sessionEvents(db, 'ses_1')[0] as any) }), id: broken, machine: '9999ffff' }], 'origin', now));
+	const after = await engine.store.write((db) => appendSharedEvent(db, here, now + 2, { kind: 'timeline.step', subject: 'ses_1', sessionId: 'ses_1', actor: 'agent:claude-code', body: { step: 202 } }).id);
+	assert.ok(after > next && eventTime(after) < now + 86_400_000, after);
+});

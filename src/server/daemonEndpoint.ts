@@ -144,15 +144,19 @@ export function endpointAnswers(workspaceRoot: string, endpoint: DaemonEndpoint,
 export async function acquireStartLock(workspaceRoot: string, instance: string): Promise<boolean> {
 	const file = startLockFile(workspaceRoot);
 	for (let attempt = 0; attempt < 3; attempt++) {
+		// Created with its content in one step (a link of a finished file; it fails if the lock exists):
+		// a rival never reads a lock that is still empty and takes it for a stale one.
+		const mine = `${file}.${instance}`;
+		fs.writeFileSync(mine, JSON.stringify({ pid: process.pid, instance, at: Date.now() }), { mode: 0o600 });
 		try {
-			const fd = fs.openSync(file, 'wx', 0o600);
-			fs.writeSync(fd, JSON.stringify({ pid: process.pid, instance, at: Date.now() }));
-			fs.closeSync(fd);
+			fs.linkSync(mine, file);
 			return true;
 		} catch (error) {
 			if ((error as NodeJS.ErrnoException).code !== 'EEXIST') {
 				throw error;
 			}
+		} finally {
+			fs.rmSync(mine, { force: true });
 		}
 		let holder: { pid?: number; instance?: string; at?: number } = {};
 		try {
@@ -165,7 +169,9 @@ export async function acquireStartLock(workspaceRoot: string, instance: string):
 			return false;
 		}
 		const age = Date.now() - (holder.at ?? fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0);
-		if (typeof holder.pid === 'number' && pidAlive(holder.pid) && age < 10_000) {
+		// A young lock is held unless its holder is known dead (an unreadable one, e.g. written by an
+		// older Baton that created it empty first, is not known dead).
+		if (age < 10_000 && (typeof holder.pid !== 'number' || pidAlive(holder.pid))) {
 			return false;
 		}
 		fs.rmSync(file, { force: true });

@@ -120,9 +120,9 @@ suite('Line provenance in the editor', () => {
 		await annotated;
 		const shown = api.agentBlame.annotationsShown(uri);
 		assert.equal(shown.length, editor.document.lineCount - (editor.document.lineAt(editor.document.lineCount - 1).isEmptyOrWhitespace ? 1 : 0));
-		assert.match(shown[2]!, /^3: 🤖 claude-code, turn 1 · .* · “Add a total\(\) helper that applies the ta…”$/);
+		assert.match(shown[2]!, /^3: agent claude-code, turn 1 · .* · “Add a total\(\) helper that applies the ta…”$/);
 		assert.match(shown[3]!, /^4: Dana Dev · /);
-		assert.match(shown[4]!, /^5: 🤖 claude-code, turn 1 · /);
+		assert.match(shown[4]!, /^5: agent claude-code, turn 1 · /);
 		assert.match(shown[0]!, /^1: unknown · /);
 		assert.deepEqual(api.agentBlame.share, { file: 'src/app.ts', agent: 3, human: 1, unknown: 1 });
 		await vscode.commands.executeCommand(CommandIds.toggleAgentBlame);

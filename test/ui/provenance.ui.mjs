@@ -88,7 +88,7 @@ for (const theme of ['dark', 'light']) {
 			const texts = shown.map((a) => a.text);
 			// An empty line may draw no span of its own: 8 or 9 of the 9 lines.
 			if (texts.length < 8) throw new Error(`expected every line annotated, saw ${texts.length}: ${JSON.stringify(texts)}`);
-			const agent = shown.find((a) => /^🤖 claude-code, turn 1 · .* · “Add a cart total that applies the discou…”$/.test(a.text));
+			const agent = shown.find((a) => /^agent claude-code, turn 1 · .* · “Add a cart total that applies the discou…”$/.test(a.text));
 			if (!agent) throw new Error(`no annotation names the agent's turn and prompt: ${JSON.stringify(texts)}`);
 			const agentLines = texts.filter((t) => t === agent.text).length;
 			if (agentLines < 3 || agentLines > 4) throw new Error(`the agent's four lines (one empty): ${JSON.stringify(texts)}`);

@@ -5,6 +5,7 @@
  * GIT_INDEX_FILE, GIT_WORK_TREE, …) can never point git at the user's repository by accident.
  */
 import { spawn } from 'node:child_process';
+import path from 'node:path';
 import { BatonError } from '../errors';
 
 export interface GitRunOptions {
@@ -139,4 +140,14 @@ export function splitNul(buffer: Buffer): string[] {
 		parts.pop();
 	}
 	return parts;
+}
+
+/** The user's hooks folder (`git rev-parse --git-path hooks`, so `core.hooksPath` is honoured). Read-only. */
+export async function userHooksDir(repo: string): Promise<string> {
+	try {
+		const out = await runGit(['-C', repo, 'rev-parse', '--git-path', 'hooks'], { cwd: repo, env: hostEnv({ GIT_OPTIONAL_LOCKS: '0', HOME: process.env['HOME'] ?? '' }), timeoutMs: 10_000 });
+		return path.resolve(repo, out.stdout.toString('utf8').trim());
+	} catch (error) {
+		throw new BatonError('invalidInput', `${repo} is not a git repository: ${(error as Error).message}`);
+	}
 }

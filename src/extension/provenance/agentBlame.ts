@@ -176,7 +176,7 @@ function annotations(blame: BlameDto, document: vscode.TextDocument): vscode.Dec
 			const end = document.lineAt(line.line - 1).range.end;
 			const when = line.time ? ` · ${relativeTime(line.time)}` : line.commit === null ? ' · uncommitted' : '';
 			const prompt = line.prompt ? ` · “${line.prompt.slice(0, 40)}${line.prompt.length > 40 ? '…' : ''}”` : '';
-			return { range: new vscode.Range(end, end), renderOptions: { after: { contentText: `${line.origin === 'agent' ? '🤖 ' : ''}${who(line)}${when}${prompt}${line.recovered ? ' (recovered)' : ''}` } } };
+			return { range: new vscode.Range(end, end), renderOptions: { after: { contentText: `${line.origin === 'agent' && line.agent ? 'agent ' : ''}${who(line)}${when}${prompt}${line.recovered ? ' (recovered)' : ''}` } } };
 		});
 }
 

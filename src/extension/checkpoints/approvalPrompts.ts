@@ -24,8 +24,13 @@ export interface ReviewSubject {
 	sessionId: string | null;
 }
 
-/** Reviews this close together are one notification. */
+/**
+ * Reviews this close together are one notification: the group waits until none arrived for this
+ * long (a window opening on a backlog hears of it twice, from the backend's notices and from the
+ * status, not always at once), but never longer than `groupMaxMs` after the first.
+ */
 const groupWindowMs = 400;
+const groupMaxMs = 3_000;
 
 export class ApprovalPrompts extends Disposable {
 	/** Prompted once per window; a reload prompts again for what is still pending. */
@@ -34,6 +39,8 @@ export class ApprovalPrompts extends Disposable {
 	private readonly escalatedSessions = new Set<string>();
 	/** Calm reviews waiting a moment to be asked about together. */
 	private readonly calm: ReviewSubject[] = [];
+	private calmTimer: ReturnType<typeof setTimeout> | undefined;
+	private calmSince = 0;
 
 	constructor(private readonly workspace: BatonWorkspace) {
 		super();
@@ -59,13 +66,20 @@ export class ApprovalPrompts extends Disposable {
 		// Calm reviews arriving together (a window opening on a backlog, an agent's burst, the status
 		// and the backend's notices of the same checkpoints) are one notification.
 		this.calm.push(subject);
+		const now = Date.now();
 		if (this.calm.length === 1) {
-			setTimeout(() => {
+			this.calmSince = now;
+		}
+		clearTimeout(this.calmTimer);
+		this.calmTimer = setTimeout(
+			() => {
+				this.calmTimer = undefined;
 				const batch = this.calm.splice(0);
 				if (this.isDisposed) return;
 				void (batch.length === 1 && batch[0] ? this.prompt(batch[0]) : this.promptMany(batch));
-			}, groupWindowMs);
-		}
+			},
+			Math.max(0, Math.min(groupWindowMs, this.calmSince + groupMaxMs - now)),
+		);
 		return true;
 	}
 

@@ -51,6 +51,8 @@ export class ApprovalPrompts extends Disposable {
 		for (const c of pending) {
 			this.promptOnce({ id: c.id, seq: c.seq, message: c.message, trigger: c.trigger, filesChanged: c.fileStats.added + c.fileStats.modified + c.fileStats.deleted, escalationReasons: c.escalationReasons, sessionId: c.sessionId });
 		}
+		// Notices that came before the first status waited for it.
+		this.scheduleCalm();
 	}
 
 	/** Asks about a checkpoint unless this window already did; false when it had. */
@@ -66,8 +68,19 @@ export class ApprovalPrompts extends Disposable {
 		// Calm reviews arriving together (a window opening on a backlog, an agent's burst, the status
 		// and the backend's notices of the same checkpoints) are one notification.
 		this.calm.push(subject);
+		// A window opening on a backlog can hear the backend's notices before its first status, which
+		// lists every pending checkpoint: wait for it (check() reschedules), at most `groupMaxMs`.
+		this.scheduleCalm(this.workspace.status === undefined ? groupMaxMs : groupWindowMs);
+		return true;
+	}
+
+	/** Asks about the calm reviews once none arrived for a moment (at most `groupMaxMs` after the first). */
+	private scheduleCalm(quietMs: number = groupWindowMs): void {
+		if (this.calm.length === 0) {
+			return;
+		}
 		const now = Date.now();
-		if (this.calm.length === 1) {
+		if (this.calmTimer === undefined) {
 			this.calmSince = now;
 		}
 		clearTimeout(this.calmTimer);
@@ -78,9 +91,8 @@ export class ApprovalPrompts extends Disposable {
 				if (this.isDisposed) return;
 				void (batch.length === 1 && batch[0] ? this.prompt(batch[0]) : this.promptMany(batch));
 			},
-			Math.max(0, Math.min(groupWindowMs, this.calmSince + groupMaxMs - now)),
+			Math.max(0, Math.min(quietMs, this.calmSince + groupMaxMs - now)),
 		);
-		return true;
 	}
 
 	private async promptMany(subjects: ReviewSubject[]): Promise<void> {

@@ -1,12 +1,8 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
 import { blameFile } from '../../../src/engine/provenance/blameReader';
 import { ProvenanceService } from '../../../src/engine/provenance/provenanceService';
-import { actor, openTestEngine, tempDir } from '../helpers';
-import { StepRecorder } from './recordSteps';
-import { ScriptedRepo } from './scriptedRepo';
+import { provenanceWorld } from './recordSteps';
 
 /**
  * The warm blame (the hover's) is answered from what the backend kept, and only while nothing it
@@ -14,15 +10,7 @@ import { ScriptedRepo } from './scriptedRepo';
  * new process skips the search for pending commits only when git and the records are as they were.
  */
 test('a kept blame is reused until the file, git or the records change', async (t) => {
-	const root = tempDir(t, 'baton-prov-cache-');
-	const repo = new ScriptedRepo(root);
-	repo.git(['init', '-q', '-b', 'main']);
-	fs.writeFileSync(path.join(root, '.gitignore'), '.baton/\n');
-	repo.addFunction('src/app.ts', 'start', 1, { origin: 'human' });
-	repo.commit('init');
-	const { engine } = await openTestEngine(t, { root });
-	const recorder = new StepRecorder(engine, root, () => repo.ms);
-	const session = (await engine.sessions.start({ name: 'cache', agent: 'claude-code', actor })).session;
+	const { repo, engine, recorder, session } = await provenanceWorld(t, 'baton-prov-cache-', { name: 'cache', agent: 'claude-code' });
 	const agent = { id: session.id, agent: 'claude-code' };
 	const truth = { origin: 'agent' as const, session: session.id, step: 1 };
 	repo.tick();

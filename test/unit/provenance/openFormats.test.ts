@@ -7,19 +7,10 @@ import { exportOpenFormat, importOpenFormat } from '../../../src/engine/provenan
 import { ProvenanceService } from '../../../src/engine/provenance/provenanceService';
 import { matchLines } from '../../../src/engine/provenance/lineDiff';
 import { actor, openTestEngine, tempDir } from '../helpers';
-import { StepRecorder } from './recordSteps';
-import { ScriptedRepo } from './scriptedRepo';
+import { provenanceWorld } from './recordSteps';
 
 test('Agent Trace and git-ai authorship logs: exported, then imported into a fresh clone, give the same blame; a broken file imports nothing', async (t) => {
-	const root = tempDir(t, 'baton-prov-open-');
-	const repo = new ScriptedRepo(root);
-	repo.git(['init', '-q', '-b', 'main']);
-	fs.writeFileSync(path.join(root, '.gitignore'), '.baton/\n');
-	repo.addFunction('src/app.ts', 'start', 1, { origin: 'human' });
-	repo.commit('init');
-	const { engine } = await openTestEngine(t, { root });
-	const session = (await engine.sessions.start({ name: 'open formats', agent: 'claude-code', actor })).session;
-	const recorder = new StepRecorder(engine, root, () => repo.ms);
+	const { root, repo, engine, recorder, session } = await provenanceWorld(t, 'baton-prov-open-', { name: 'open formats', agent: 'claude-code' });
 	repo.tick();
 	await recorder.agentStep({ id: session.id, agent: 'claude-code' }, '1', 'Add total()', 'Edit', () => repo.addFunction('src/app.ts', 'total', 7, { origin: 'human' }));
 	repo.tick();

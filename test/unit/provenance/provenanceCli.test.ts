@@ -3,20 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { baton } from '../cli/cliRunner';
-import { actor, openTestEngine, tempDir } from '../helpers';
-import { StepRecorder } from './recordSteps';
-import { ScriptedRepo, type Truth } from './scriptedRepo';
+import { openTestEngine } from '../helpers';
+import { provenanceWorld } from './recordSteps';
+import type { Truth } from './scriptedRepo';
 
 async function setUp(t: TestContext) {
-	const root = tempDir(t, 'baton-prov-cli-');
-	const repo = new ScriptedRepo(root);
-	repo.git(['init', '-q', '-b', 'main']);
-	fs.writeFileSync(path.join(root, '.gitignore'), '.baton/\n');
-	repo.addFunction('src/app.ts', 'start', 1, { origin: 'human' });
-	repo.commit('init');
-	const { engine } = await openTestEngine(t, { root });
-	const recorder = new StepRecorder(engine, root, () => repo.ms);
-	const session = (await engine.sessions.start({ name: 'cli work', agent: 'claude-code', actor })).session;
+	const { root, repo, recorder, session } = await provenanceWorld(t, 'baton-prov-cli-', { name: 'cli work', agent: 'claude-code' });
 	const agent = { id: session.id, agent: 'claude-code' };
 	const edit = async (turn: string, prompt: string, change: (truth: Truth) => void): Promise<number> => {
 		repo.tick();

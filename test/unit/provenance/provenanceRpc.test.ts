@@ -1,24 +1,12 @@
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import path from 'node:path';
 import { test } from 'node:test';
 import { ResponseError } from 'vscode-jsonrpc/node';
 import { provenanceBlame } from '../../../src/protocol/provenanceRpc';
 import { startServer } from '../server/serverProcess';
-import { actor, openTestEngine, tempDir } from '../helpers';
-import { StepRecorder } from './recordSteps';
-import { ScriptedRepo } from './scriptedRepo';
+import { provenanceWorld } from './recordSteps';
 
 test('the editor asks the backend for a file blame (hover, annotations, share); an untrusted workspace gets a refusal, not git', async (t) => {
-	const root = tempDir(t, 'baton-prov-rpc-');
-	const repo = new ScriptedRepo(root);
-	repo.git(['init', '-q', '-b', 'main']);
-	fs.writeFileSync(path.join(root, '.gitignore'), '.baton/\n');
-	repo.addFunction('src/app.ts', 'start', 1, { origin: 'human' });
-	repo.commit('init');
-	const { engine } = await openTestEngine(t, { root });
-	const session = (await engine.sessions.start({ name: 'rpc', agent: 'cline', actor })).session;
-	const recorder = new StepRecorder(engine, root, () => repo.ms);
+	const { root, repo, engine, recorder, session } = await provenanceWorld(t, 'baton-prov-rpc-', { name: 'rpc', agent: 'cline' });
 	repo.tick();
 	await recorder.agentStep({ id: session.id, agent: 'cline' }, 'a', 'Write total()', 'write_to_file', () => repo.addFunction('src/app.ts', 'total', 3, { origin: 'human' }));
 	repo.commit('total');

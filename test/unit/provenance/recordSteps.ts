@@ -6,12 +6,16 @@
  * step of its own with actor `human`, as the capture does. Everything capture-specific lives in this
  * one file, so the tests can switch to driving real hook payloads once the capture exists.
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import type { TestContext } from 'node:test';
 import { ShadowRepo } from '../../../src/engine/checkpoints/shadowRepo';
 import type { Engine } from '../../../src/engine/engine';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
 import { appendSharedEvent } from '../../../src/engine/shared/sharedEvents';
 import { batonDir } from '../../../src/engine/workspace';
+import { actor, openTestEngine, tempDir } from '../helpers';
+import { ScriptedRepo } from './scriptedRepo';
 
 export interface RecordedStep {
 	session: string;
@@ -106,4 +110,21 @@ export class StepRecorder {
 		const at = this.now();
 		await this.engine.store.write((db) => appendSharedEvent(db, machine, at, { kind, subject: session, sessionId: session, actor, body }));
 	}
+}
+
+/**
+ * The start every provenance test shares: a git repository whose first commit holds a person's
+ * `src/app.ts`, Baton's engine on it, a step recorder on the repository's clock and one session.
+ */
+export async function provenanceWorld(t: TestContext, prefix: string, session: { name: string; agent: string }) {
+	const root = tempDir(t, prefix);
+	const repo = new ScriptedRepo(root);
+	repo.git(['init', '-q', '-b', 'main']);
+	fs.writeFileSync(path.join(root, '.gitignore'), '.baton/\n');
+	repo.addFunction('src/app.ts', 'start', 1, { origin: 'human' });
+	repo.commit('init');
+	const { engine } = await openTestEngine(t, { root });
+	const recorder = new StepRecorder(engine, root, () => repo.ms);
+	const started = (await engine.sessions.start({ name: session.name, agent: session.agent, actor })).session;
+	return { root, repo, engine, recorder, session: started };
 }

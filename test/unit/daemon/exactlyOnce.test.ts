@@ -4,7 +4,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import { test } from 'node:test';
 import { runCli } from '../../../src/cli/main';
-import { tempDir } from '../helpers';
+import { Engine } from '../../../src/engine/engine';
+import { MemoryLogger, tempDir } from '../helpers';
 import { baton, daemonEnv, daemonPids, daemonWorkspace, endpoint, waitFor } from './daemonProcesses';
 
 async function cli(root: string, argv: string[], requestId?: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -35,6 +36,24 @@ test('a command run again under the same request id prints the recorded answer i
 	assert.equal((await cli(root, ['task', 'add', '--title', 'only once', '--json'], randomUUID())).code, 0);
 	const list = await cli(root, ['task', 'list', '--json']);
 	assert.equal((JSON.parse(list.stdout) as { tasks: unknown[] }).tasks.length, 2);
+});
+
+test('a command whose write is recorded but whose output was lost says it already ran, prints nothing, and does not run again', async (t) => {
+	const root = fs.realpathSync(tempDir(t, 'baton-once-'));
+	spawnSync('git', ['init', '-q', root]);
+	assert.equal((await cli(root, ['init'])).code, 0);
+	const id = randomUUID();
+	assert.equal((await cli(root, ['task', 'add', '--title', 'output lost', '--json'], id)).code, 0);
+	// What a daemon killed between the command's write and recording its answer leaves behind.
+	const engine = await Engine.open({ workspaceRoot: root, log: new MemoryLogger() });
+	await engine.store.write(() => engine.store.execCaptured('UPDATE client_requests SET exit_code = NULL, stdout = NULL, stderr = NULL WHERE id = ?', [id]));
+	engine.close();
+	const again = await cli(root, ['task', 'add', '--title', 'output lost', '--json'], id);
+	assert.equal(again.code, 0);
+	assert.equal(again.stdout, '');
+	assert.match(again.stderr, /already ran .*not running it again/);
+	const list = await cli(root, ['task', 'list', '--json']);
+	assert.deepEqual((JSON.parse(list.stdout) as { tasks: { title: string }[] }).tasks.map((task) => task.title), ['output lost']);
 });
 
 test('the daemon dies after the write, before the answer: the client falls back and gets the answer, not a second run', async (t) => {

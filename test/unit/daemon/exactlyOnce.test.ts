@@ -53,7 +53,10 @@ test('a command whose write is recorded but whose output was lost says it alread
 	assert.equal(again.stdout, '');
 	assert.match(again.stderr, /already ran .*not running it again/);
 	const list = await cli(root, ['task', 'list', '--json']);
-	assert.deepEqual((JSON.parse(list.stdout) as { tasks: { title: string }[] }).tasks.map((task) => task.title), ['output lost']);
+	assert.deepEqual(
+		(JSON.parse(list.stdout) as { tasks: { title: string }[] }).tasks.map((task) => task.title),
+		['output lost'],
+	);
 });
 
 test('the daemon dies after the write, before the answer: the client falls back and gets the answer, not a second run', async (t) => {

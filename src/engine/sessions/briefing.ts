@@ -34,23 +34,14 @@ export type BriefingMemorySource = (db: BatonDb, input: { scopeKey: string; curr
 export function computeBriefing(ctx: EngineContext, db: BatonDb, memory: BriefingMemorySource, input: BriefingInput): Briefing {
 	const graph = taskGraphOf(ctx);
 	const inScopeSet = scopeTaskIds(input.scope, graph);
-	const inScope = (id: string): boolean => !inScopeSet || inScopeSet.has(id);
-	const nextTasks: Briefing['nextTasks'] = [];
-	for (const task of graph.rankedActionable()) {
-		if (nextTasks.length >= ctx.config.briefingNextTasks) {
-			break;
-		}
-		if (inScope(task.id) && task.id !== input.currentTask) {
-			nextTasks.push({
-				id: task.id,
-				title: task.title,
-				type: task.type,
-				priority: task.priority,
-				leverage: graph.leverage(task.id),
-				score: graph.score(task),
-			});
-		}
-	}
+	const nextTasks: Briefing['nextTasks'] = firstInScope(graph, 'ranked', graph.rankedActionable(), inScopeSet, ctx.config.briefingNextTasks, input.currentTask).map((task) => ({
+		id: task.id,
+		title: task.title,
+		type: task.type,
+		priority: task.priority,
+		leverage: graph.leverage(task.id),
+		score: graph.score(task),
+	}));
 	const current = input.currentTask ? graph.byId.get(input.currentTask) : undefined;
 	const predecessor = input.predecessor;
 	return {
@@ -72,17 +63,9 @@ export function computeBriefing(ctx: EngineContext, db: BatonDb, memory: Briefin
 		}),
 		currentTask: current ? { id: current.id, title: current.title, status: current.status, blockedBy: graph.openBlockersOf(current.id) } : null,
 		nextTasks,
-		openBugs: openBugs(graph)
-			.filter((t) => inScope(t.id))
-			.slice(0, listLimit)
-			.map((t) => ({ id: t.id, title: t.title, priority: t.priority })),
-		blockedTasks: blockedTasks(graph)
-			.filter((t) => inScope(t.id))
-			.slice(0, listLimit)
-			.map((t) => ({ id: t.id, title: t.title, blockedBy: graph.openBlockersOf(t.id) })),
-		activeEpics: activeEpics(graph)
-			.filter((e) => inScope(e.id))
-			.slice(0, listLimit),
+		openBugs: firstInScope(graph, 'openBugs', openBugs(graph), inScopeSet, listLimit).map((t) => ({ id: t.id, title: t.title, priority: t.priority })),
+		blockedTasks: firstInScope(graph, 'blockedTasks', blockedTasks(graph), inScopeSet, listLimit).map((t) => ({ id: t.id, title: t.title, blockedBy: graph.openBlockersOf(t.id) })),
+		activeEpics: firstInScope(graph, 'activeEpics', activeEpics(graph), inScopeSet, listLimit),
 		recentDecisions: predecessor
 			? db.select({ id: decisions.id, text: decisions.text, sessionId: decisions.sessionId }).from(decisions).where(eq(decisions.sessionId, predecessor.id)).orderBy(desc(decisions.createdAt)).limit(5).all()
 			: [],
@@ -93,6 +76,38 @@ export function computeBriefing(ctx: EngineContext, db: BatonDb, memory: Briefin
 
 export function minutesBetween(fromIso: string, toIso: string): number {
 	return Math.max(0, Math.round((Date.parse(toIso) - Date.parse(fromIso)) / 60_000));
+}
+
+/**
+ * The first `limit` entries of `list` (one of the graph's memoized orders) whose task is in `scope`,
+ * except `skip`. A scope smaller than the list (an epic's forty tasks against twenty thousand ranked
+ * ones) is walked instead of the list, by each task's position in it: same entries, same order.
+ */
+function firstInScope<T extends { id: string }>(graph: TaskGraph, name: string, list: readonly T[], scope: ReadonlySet<string> | undefined, limit: number, skip: string | null = null): T[] {
+	if (!scope || scope.size >= list.length) {
+		const out: T[] = [];
+		for (const entry of list) {
+			if (out.length >= limit) {
+				break;
+			}
+			if ((!scope || scope.has(entry.id)) && entry.id !== skip) {
+				out.push(entry);
+			}
+		}
+		return out;
+	}
+	const positions = graph.memoize(`positions:${name}`, () => new Map(list.map((entry, i) => [entry.id, i])));
+	const found: number[] = [];
+	for (const id of scope) {
+		const at = positions.get(id);
+		if (at !== undefined && id !== skip) {
+			found.push(at);
+		}
+	}
+	return found
+		.sort((a, b) => a - b)
+		.slice(0, limit)
+		.map((at) => list[at] as T);
 }
 
 function openBugs(graph: TaskGraph): TaskNode[] {

@@ -85,12 +85,26 @@ function reviver(_key: string, value: unknown): unknown {
 }
 
 export function encodeRecord(record: JournalRecord): Buffer {
-	const payload = Buffer.from(JSON.stringify(record, replacer), 'utf8');
-	const head = Buffer.alloc(recordHeaderSize);
-	head.writeUInt32LE(recordMagic, 0);
-	head.writeUInt32LE(payload.length, 4);
-	head.writeUInt32LE(crc32(payload), 8);
-	return Buffer.concat([head, payload]);
+	// A replacer runs for every key and value: only records that hold bytes pay for it.
+	const json = hasBytes(record) ? JSON.stringify(record, replacer) : JSON.stringify(record);
+	const length = Buffer.byteLength(json, 'utf8');
+	const buf = Buffer.allocUnsafe(recordHeaderSize + length);
+	buf.write(json, recordHeaderSize, 'utf8');
+	buf.writeUInt32LE(recordMagic, 0);
+	buf.writeUInt32LE(length, 4);
+	buf.writeUInt32LE(crc32(buf.subarray(recordHeaderSize)), 8);
+	return buf;
+}
+
+function hasBytes(record: JournalRecord): boolean {
+	for (const [, params] of record.stmts) {
+		for (const param of params) {
+			if (param instanceof Uint8Array) {
+				return true;
+			}
+		}
+	}
+	return false;
 }
 
 /**

@@ -31,8 +31,14 @@ export function newGeneration(): string {
 	return randomBytes(8).toString('hex');
 }
 
+/**
+ * Per-connection settings (sql.js's export() reopens the connection, so they are applied again after
+ * it). The rollback journal stays in memory: sql.js keeps the database in its in-memory file system,
+ * where a journal file meant creating, writing and deleting an emulated file on every transaction
+ * (the largest part of a write's own cost), and durability is Baton's journal, not SQLite's.
+ */
 export function applyPragmas(sqlite: Database): void {
-	sqlite.exec('PRAGMA foreign_keys = ON;');
+	sqlite.exec('PRAGMA foreign_keys = ON; PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY;');
 }
 
 function ensureMetaTable(sqlite: Database): void {

@@ -14,7 +14,6 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { drizzle, type SQLJsDatabase } from 'drizzle-orm/sql-js';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { BatonError } from '../errors';
 import type { Clock, Logger } from '../ports';
@@ -24,14 +23,15 @@ import { encodeHeader, encodeRecord, headerSize, scanRecords, type JournalParam,
 import { applyPragmas, loadFromDisk, newGeneration, readRange, replayRecord, setTornTailAside, writeMeta, type DiskState } from './journalRecovery';
 import { LockFile } from './lockFile';
 import { OpenJournal } from './openJournal';
+import { StatementCache } from './statementCache';
 import { TableVersions } from './tableVersions';
 import { WriteBatcher, type PendingWrite } from './writeBatcher';
 import { migrationStatements, pendingMigrations } from './migrator';
 import { migrations } from './migrations.generated';
-import * as schema from './schema';
+import { capturingDrizzle, type BatonDb } from './capturingDrizzle';
 import { loadSqlJs } from './sqlJs';
 
-export type BatonDb = SQLJsDatabase<typeof schema>;
+export type { BatonDb } from './capturingDrizzle';
 
 export interface StoreOptions {
 	/** The `.baton` folder. */
@@ -45,7 +45,6 @@ export interface StoreOptions {
 }
 
 export const dbFileName = 'baton.db';
-const writeStatement = /^\s*(insert|update|delete|replace|create|alter|drop)\b/i;
 
 export class JournalStore {
 	readonly dbFile: string;
@@ -53,6 +52,7 @@ export class JournalStore {
 	private readonly lock: LockFile;
 	private sqliteDb: Database;
 	private drizzleDb: BatonDb;
+	private statements!: StatementCache;
 	private seq: number;
 	private generation: string;
 	private offset: number;
@@ -138,6 +138,7 @@ export class JournalStore {
 	async read<T>(fn: (db: BatonDb) => T): Promise<T> {
 		return this.serialize(async () => {
 			await this.refreshUnserialized();
+			this.statements.settle();
 			return fn(this.drizzleDb);
 		});
 	}
@@ -221,42 +222,45 @@ export class JournalStore {
 	 * record per write that changed something, fdatasyncs once, then commits memory and resolves.
 	 */
 	private async commitBatchLocked(batch: PendingWrite[]): Promise<void> {
-		this.sqliteDb.run('BEGIN IMMEDIATE');
+		const statements = this.statements;
+		statements.settle();
+		statements.run('BEGIN IMMEDIATE');
 		const done: { write: PendingWrite; result: unknown }[] = [];
 		const records: JournalRecord[] = [];
 		let appended = false;
 		try {
 			const at = new Date(this.options.clock.now()).toISOString();
 			for (const write of batch) {
-				this.sqliteDb.run('SAVEPOINT baton_write');
+				statements.run('SAVEPOINT baton_write');
 				this.capture = [];
 				try {
 					const result = write.fn();
 					if (result instanceof Promise) {
 						throw new Error('write() callbacks must be synchronous');
 					}
-					this.sqliteDb.run('RELEASE baton_write');
+					statements.run('RELEASE baton_write');
 					if (this.capture.length > 0) {
 						records.push({ seq: this.seq + records.length + 1, at, stmts: this.capture });
 					}
 					done.push({ write, result });
 				} catch (error) {
-					this.sqliteDb.run('ROLLBACK TO baton_write');
-					this.sqliteDb.run('RELEASE baton_write');
+					statements.settle();
+					statements.run('ROLLBACK TO baton_write');
+					statements.run('RELEASE baton_write');
 					write.reject(error);
 				} finally {
 					this.capture = undefined;
 				}
 			}
 			if (records.length > 0) {
-				const buf = Buffer.concat(records.map((r) => encodeRecord(r)));
+				const buf = records.length === 1 ? encodeRecord(records[0] as JournalRecord) : Buffer.concat(records.map((r) => encodeRecord(r)));
 				await this.journal.appendDurablyAsync(buf, this.offset);
 				appended = true;
 				this.seq += records.length;
 				this.offset += buf.length;
 				records.forEach((r) => this.versions.bump(r.stmts.map((st) => st[0])));
 			}
-			this.sqliteDb.run('COMMIT');
+			statements.run('COMMIT');
 		} catch (error) {
 			try {
 				this.sqliteDb.exec('ROLLBACK');
@@ -359,6 +363,7 @@ export class JournalStore {
 	private compactLocked(): void {
 		const generation = newGeneration();
 		writeMeta(this.sqliteDb, this.seq, generation);
+		this.statements.clear(); // export() frees every statement
 		const bytes = this.sqliteDb.export();
 		applyPragmas(this.sqliteDb);
 		// Keep the previous snapshot and the journal that continues it: `baton doctor --repair` can
@@ -386,15 +391,7 @@ export class JournalStore {
 	}
 
 	private wrap(sqlite: Database): BatonDb {
-		return drizzle(sqlite, {
-			schema,
-			logger: {
-				logQuery: (query: string, params: unknown[]) => {
-					if (this.capture && writeStatement.test(query)) {
-						this.capture.push([query, params as JournalParam[]]);
-					}
-				},
-			},
-		});
+		this.statements = new StatementCache(sqlite);
+		return capturingDrizzle(this.statements, () => this.capture);
 	}
 }

@@ -165,7 +165,13 @@ export class LockFile {
 		}
 		// No read-back before the unlink: while this process lives on this host nobody judges its
 		// lock stale, so the file is still ours (and the write path saves a syscall per commit).
-		fs.rmSync(this.file, { force: true });
+		try {
+			fs.unlinkSync(this.file); // not rmSync: it stats and validates first, on every commit
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+				throw error;
+			}
+		}
 		this.token = undefined;
 	}
 

@@ -41,6 +41,11 @@ export class LockQueue {
 
 	/** True when nobody waits (the fast path may then try the lock without a ticket). */
 	isEmpty(): boolean {
+		// The folder exists only while someone waits: one access() answers the common case without
+		// the thrown ENOENT (and its stack trace) that listing a missing folder costs on every write.
+		if (!fs.existsSync(this.dir)) {
+			return true;
+		}
 		try {
 			return fs.readdirSync(this.dir).length === 0;
 		} catch {

@@ -20,24 +20,18 @@ import { toWire, type WireEvent } from '../shared/sharedEvents';
 import { mergeWireEvents } from './mergeWire';
 import { checkpointsRefPrefix, eventsRefPrefix, EventRefs } from './eventRefs';
 import { projectEvents } from './projection';
+import { TranscriptSync } from './transcriptSync';
 import { ownEventWriter } from './localEvents';
 import { pendingRecordEvents } from './recordEvents';
-import type { RecordCounts } from './recordProjection';
+import { addPull, emptyPull, type PullResult } from './pullResult';
 import { fetchBatonRefs, pushRefs, remoteUrl, transportConfig, type PushedRef } from './remoteGit';
 import { emptyRemote, readSyncState, syncDir, updateSyncState, type RemoteState } from './syncState';
+
+export type { PullResult } from './pullResult';
 
 export interface PushResult {
 	pushed: PushedRef[];
 	remote: string;
-}
-
-export interface PullResult {
-	fetched: number;
-	newEvents: number;
-	sessions: { added: number; updated: number };
-	checkpoints: { added: number; updated: number };
-	records: RecordCounts;
-	refused: { id: string; reason: string }[];
 }
 
 export interface SessionOrigin {
@@ -68,6 +62,7 @@ const networkTimeoutMs = 5 * 60_000;
 export class SyncService {
 	private refsCache: EventRefs | undefined;
 	private writeOwn: ReturnType<typeof ownEventWriter> | undefined;
+	private transcriptsCache: TranscriptSync | undefined;
 
 	constructor(
 		private readonly ctx: EngineContext,
@@ -81,6 +76,11 @@ export class SyncService {
 	private get refs(): EventRefs {
 		this.refsCache ??= new EventRefs(this.shadow, machineIdentity(this.root).id, path.join(syncDir(this.root), 'exported.json'));
 		return this.refsCache;
+	}
+
+	private get transcripts(): TranscriptSync {
+		this.transcriptsCache ??= new TranscriptSync(this.ctx, this.shadow, this.refs);
+		return this.transcriptsCache;
 	}
 
 	async enable(remote: string, options: { transcripts?: boolean } = {}): Promise<{ remote: string; url: string; enabled: true; transcripts: boolean }> {
@@ -153,6 +153,10 @@ export class SyncService {
 			const commits = [...new Set(recorded.map((e) => e.body['commitOid']))].filter((c): c is string => typeof c === 'string' && /^[0-9a-f]{40,64}$/.test(c) && !shared.has(c));
 			const present = await this.presentCommits(commits);
 			await refs.append(fresh.map(toWire), present, known, this.ctx.clock.now());
+			// Transcripts are written only while some enabled remote takes them (`--transcripts`).
+			if (Object.values(readSyncState(this.root).remotes).some((r) => r.enabled && r.transcripts)) {
+				await this.transcripts.export(this.ctx.clock.now());
+			}
 			return { events: fresh.length, checkpoints: present.length };
 		});
 	}
@@ -199,7 +203,8 @@ export class SyncService {
 			const url = await remoteUrl(this.root, name);
 			const state = readSyncState(this.root).remotes[name] ?? emptyRemote();
 			const updates: PushedRef[] = [];
-			for (const ref of [this.refs.eventsRef, this.refs.checkpointsRef]) {
+			// Transcripts only to a remote enabled with `--transcripts`: any other is never sent that ref.
+			for (const ref of [this.refs.eventsRef, this.refs.checkpointsRef, ...(state.transcripts ? [this.transcripts.ref] : [])]) {
 				const oid = await this.refs.tip(ref);
 				if (oid && state.pushed[ref] !== oid) {
 					updates.push({ ref, oid });
@@ -238,19 +243,9 @@ export class SyncService {
 
 	async pull(remote?: string): Promise<PullResult> {
 		const names = this.enabledRemotes(remote);
-		const total: PullResult = { fetched: 0, newEvents: 0, sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, records: { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 }, refused: [] };
+		const total = emptyPull();
 		for (const name of names) {
-			const one = await this.pullOne(name);
-			total.fetched += one.fetched;
-			total.newEvents += one.newEvents;
-			total.sessions.added += one.sessions.added;
-			total.sessions.updated += one.sessions.updated;
-			total.checkpoints.added += one.checkpoints.added;
-			total.checkpoints.updated += one.checkpoints.updated;
-			for (const key of Object.keys(total.records) as (keyof RecordCounts)[]) {
-				total.records[key] += one.records[key];
-			}
-			total.refused.push(...one.refused);
+			addPull(total, await this.pullOne(name));
 		}
 		return total;
 	}
@@ -287,6 +282,7 @@ export class SyncService {
 			wire.push(...(await this.refs.readEvents(state.pulled[ref] ?? null, oid)));
 			processed[ref] = oid;
 		}
+		const transcripts = await this.transcripts.import(name, state.pulled);
 		// What changed here first, so the merge below derives from every machine's events, ours too.
 		await this.recordPending();
 		const nowMs = this.ctx.clock.now();
@@ -304,11 +300,19 @@ export class SyncService {
 		}
 		updateSyncState(this.root, (s) => {
 			const r = (s.remotes[name] ??= emptyRemote());
-			Object.assign(r.pulled, processed);
+			Object.assign(r.pulled, processed, transcripts.processed);
 			r.lastPull = isoTime(nowMs);
 			r.lastError = null;
 		});
-		return { fetched, newEvents: result.merged.added.length, sessions: result.projected.sessions, checkpoints: result.projected.checkpoints, records: result.projected.records, refused: result.merged.refused };
+		return {
+			fetched,
+			newEvents: result.merged.added.length,
+			sessions: result.projected.sessions,
+			checkpoints: result.projected.checkpoints,
+			records: result.projected.records,
+			transcripts: transcripts.imported,
+			refused: result.merged.refused,
+		};
 	}
 
 	/** Where sessions ran: the writer of each one's `session.started` event (null for sessions from before sync). */
@@ -335,7 +339,7 @@ export class SyncService {
 		const remotes: RemoteStatus[] = [];
 		const exists = this.shadow.exists();
 		const refs = this.refs;
-		const tips = exists ? { events: await refs.tip(refs.eventsRef), checkpoints: await refs.tip(refs.checkpointsRef) } : { events: null, checkpoints: null };
+		const tips = exists ? { events: await refs.tip(refs.eventsRef), checkpoints: await refs.tip(refs.checkpointsRef), transcripts: await refs.tip(this.transcripts.ref) } : { events: null, checkpoints: null, transcripts: null };
 		const unexported = exists ? await this.unexportedCount() : await this.ctx.store.read((db) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(eq(sharedEvents.source, 'local')).all().length);
 		for (const [name, r] of Object.entries(state.remotes)) {
 			let behind = 0;
@@ -346,8 +350,8 @@ export class SyncService {
 					}
 				}
 			}
-			const queuedRefs = [refs.eventsRef, refs.checkpointsRef].filter((ref) => {
-				const tip = ref.startsWith(eventsRefPrefix) ? tips.events : ref.startsWith(checkpointsRefPrefix) ? tips.checkpoints : null;
+			const queuedRefs = [refs.eventsRef, refs.checkpointsRef, ...(r.transcripts ? [this.transcripts.ref] : [])].filter((ref) => {
+				const tip = ref.startsWith(eventsRefPrefix) ? tips.events : ref.startsWith(checkpointsRefPrefix) ? tips.checkpoints : tips.transcripts;
 				return tip !== null && r.pushed[ref] !== tip;
 			});
 			const ahead = unexported + (exists ? await refs.countEvents(r.pushed[refs.eventsRef] ?? null, tips.events) : 0);

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
@@ -16,15 +16,15 @@ import type { SharedEvent } from '../storage/model';
 import { sharedEvents } from '../storage/schema';
 import { machineIdentity } from '../shared/machineIdentity';
 import { inJsonList } from '../shared/sqlJsonList';
-import { toWire, type WireEvent } from '../shared/sharedEvents';
+import type { WireEvent } from '../shared/sharedEvents';
 import { mergeWireEvents } from './mergeWire';
-import { checkpointsRefPrefix, eventsRefPrefix, EventRefs } from './eventRefs';
+import { checkpointsRefPrefix, eventsRefPrefix, EventRefs, wireLineSql } from './eventRefs';
 import { projectEvents } from './projection';
 import { TranscriptSync } from './transcriptSync';
 import { ownEventWriter } from './localEvents';
 import { pendingRecordEvents } from './recordEvents';
 import { addPull, emptyPull, type PullResult } from './pullResult';
-import { fetchBatonRefs, pushRefs, remoteUrl, transportConfig, type PushedRef } from './remoteGit';
+import { fetchBatonRefs, pushRefs, remoteTransport, remoteUrl, transportConfig, type PushedRef, type RemoteTransport } from './remoteGit';
 import { emptyRemote, readSyncState, syncDir, updateSyncState, type RemoteState } from './syncState';
 
 export type { PullResult } from './pullResult';
@@ -132,7 +132,7 @@ export class SyncService {
 			refs.clearStaleRefLocks('baton');
 			const known = await refs.exportedIds();
 			await this.recordPending();
-			// Ids first: only the events not exported yet are read in full.
+			// Ids first; only the events not exported yet are read, as wire lines SQLite builds (no re-parse).
 			const { fresh, recorded } = await this.ctx.store.read((db) => {
 				const ids = db
 					.select({ id: sharedEvents.id })
@@ -141,18 +141,18 @@ export class SyncService {
 					.all()
 					.map((e) => e.id)
 					.filter((id) => !known.has(id));
-				const rows = ids.length > 0 ? db.select().from(sharedEvents).where(inJsonList(sharedEvents.id, ids)).orderBy(asc(sharedEvents.id)).all() : [];
+				const lines = ids.length > 0 ? db.all<{ id: string; line: string }>(sql`SELECT id, ${wireLineSql} AS line FROM shared_events WHERE ${inJsonList(sharedEvents.id, ids)} ORDER BY id`) : [];
 				const checkpointsRecorded = db
 					.select({ body: sharedEvents.body })
 					.from(sharedEvents)
 					.where(and(eq(sharedEvents.source, 'local'), eq(sharedEvents.kind, 'checkpoint.recorded')))
 					.all();
-				return { fresh: rows, recorded: checkpointsRecorded };
+				return { fresh: lines, recorded: checkpointsRecorded };
 			});
 			const shared = await refs.sharedCheckpointCommits();
 			const commits = [...new Set(recorded.map((e) => e.body['commitOid']))].filter((c): c is string => typeof c === 'string' && /^[0-9a-f]{40,64}$/.test(c) && !shared.has(c));
 			const present = await this.presentCommits(commits);
-			await refs.append(fresh.map(toWire), present, known, this.ctx.clock.now());
+			await refs.append(fresh, present, known, this.ctx.clock.now());
 			// Transcripts are written only while some enabled remote takes them (`--transcripts`).
 			if (Object.values(readSyncState(this.root).remotes).some((r) => r.enabled && r.transcripts)) {
 				await this.transcripts.export(this.ctx.clock.now());
@@ -190,17 +190,19 @@ export class SyncService {
 
 	async push(remote?: string): Promise<PushResult[]> {
 		const names = this.enabledRemotes(remote);
+		// Remote URLs and transport settings (five git reads) are read while the export runs, not after.
+		const transports = new Map(names.map((name) => [name, remoteTransport(this.root, name)]));
 		await this.export();
 		const results: PushResult[] = [];
 		for (const name of names) {
-			results.push(await this.pushOne(name));
+			results.push(await this.pushOne(name, transports.get(name) as RemoteTransport));
 		}
 		return results;
 	}
 
-	private async pushOne(name: string): Promise<PushResult> {
+	private async pushOne(name: string, transport: RemoteTransport): Promise<PushResult> {
 		return this.withSyncLock(async () => {
-			const url = await remoteUrl(this.root, name);
+			const url = await transport.url;
 			const state = readSyncState(this.root).remotes[name] ?? emptyRemote();
 			const updates: PushedRef[] = [];
 			// Transcripts only to a remote enabled with `--transcripts`: any other is never sent that ref.
@@ -215,7 +217,7 @@ export class SyncService {
 				return { pushed: [], remote: name };
 			}
 			try {
-				const config = await transportConfig(this.root, url);
+				const config = await transport.config;
 				const { confirmed, rejected, remoteSaid } = await pushRefs(this.shadow, url, name, config, updates, networkTimeoutMs);
 				const refusal =
 					rejected.length > 0 ? `remote "${name}" refused ${rejected.map((x) => `${x.ref} ${x.reason}`).join(', ')}${remoteSaid ? ` — it said: ${remoteSaid}` : ''}; the records stay queued and go with the next push` : null;

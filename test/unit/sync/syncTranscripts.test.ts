@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
+import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
 import { claudeProjectDir } from '../../../src/engine/transcripts/claudeProjects';
 import { TranscriptArchive } from '../../../src/engine/transcripts/transcriptArchive';
 import { TranscriptWriter } from '../agents/transcriptWriter';
@@ -70,6 +71,7 @@ test('with --transcripts a session transcript ships redacted on its own ref and 
 	const listed = bArchive.list({ sessionId: started.session.id });
 	assert.equal(listed.length, 1, 'B’s archive lists the teammate’s transcript under the shared session');
 	assert.equal(listed[0]?.sharedFrom?.machine, (await w.a.engine.sync.status()).machine);
+	assert.equal(listed[0]?.sharedFrom?.machineName, machineIdentity(w.a.root).name, 'who ran it travels with it');
 	assert.equal(listed[0]?.sourcePath, '', 'no path of the other machine');
 	const read = bArchive.read(agentId);
 	assert.ok(read);

@@ -272,7 +272,7 @@ function payloadCwd(raw: unknown): string | null {
 
 function transcriptLine(t: TranscriptInfo): string {
 	const tokens = Object.values(t.tokens).reduce((n, c) => n + c.input + c.output + c.cacheRead + c.cacheCreation, 0);
-	const state = t.bootstrap ? 'bootstrap' : !t.sessionId ? 'unlinked' : !t.archiving ? 'archive off' : t.sourceMissing ? 'source deleted' : 'archived';
+	const state = t.bootstrap ? 'bootstrap' : !t.sessionId ? 'unlinked' : !t.archiving ? 'archive off' : t.sharedFrom ? 'shared' : t.sourceMissing ? 'source deleted' : 'archived';
 	return `${t.id.padEnd(44)}  ${(t.sessionId ?? '-').padEnd(27)}  ${state.padEnd(14)}  ${String(t.userRequests).padStart(4)} req  ${String(t.toolCalls).padStart(5)} tools  ${tokens.toLocaleString('en-US').padStart(12)} tok${t.title ? `  ${t.title}` : ''}`;
 }
 

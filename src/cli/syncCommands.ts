@@ -58,9 +58,9 @@ const pull: Command = {
 		const engine = await ctx.engine();
 		const r = await engine.sync.pull(stringOption(ctx.values, 'remote'));
 		return {
-			json: { fetched: r.fetched, newEvents: r.newEvents, sessions: r.sessions, checkpoints: r.checkpoints, records: r.records, ...(r.refused.length ? { refused: r.refused } : {}) },
+			json: { fetched: r.fetched, newEvents: r.newEvents, sessions: r.sessions, checkpoints: r.checkpoints, records: r.records, transcripts: r.transcripts, ...(r.refused.length ? { refused: r.refused } : {}) },
 			text: [
-				`${r.newEvents} new events from ${r.fetched} machine refs; sessions +${r.sessions.added} ~${r.sessions.updated}; checkpoints +${r.checkpoints.added} ~${r.checkpoints.updated}; decisions +${r.records.decisions}, tasks ${r.records.tasks}, facts ${r.records.memory}, labels ${r.records.checkpointLabels}, imports ${r.records.imports}`,
+				`${r.newEvents} new events from ${r.fetched} machine refs; sessions +${r.sessions.added} ~${r.sessions.updated}; checkpoints +${r.checkpoints.added} ~${r.checkpoints.updated}; decisions +${r.records.decisions}, tasks ${r.records.tasks}, facts ${r.records.memory}, labels ${r.records.checkpointLabels}, imports ${r.records.imports}; transcripts ${r.transcripts}`,
 				...r.refused.map((x) => `refused ${x.id}: ${x.reason}`),
 			].join('\n'),
 		};

@@ -70,6 +70,8 @@ export interface TranscriptDto {
 	archiveBytes: number;
 	/** The agent deleted its own copy: the archive is all that remains. */
 	sourceMissing: boolean;
+	/** Imported by sync from a teammate's machine (docs/sync.md): its name and author, when known. */
+	sharedFrom?: { machineName: string | null; author: string | null } | null;
 	bootstrap: boolean;
 	archiving: boolean;
 	filesTouched: number;

@@ -166,6 +166,7 @@ function toTranscriptDto(t: TranscriptInfo, sessions: Map<string, Session>): Tra
 		costUsd: t.costUsd,
 		archiveBytes: t.archiveBytes,
 		sourceMissing: t.sourceMissing,
+		sharedFrom: t.sharedFrom ? { machineName: t.sharedFrom.machineName, author: t.sharedFrom.author } : null,
 		bootstrap: t.bootstrap,
 		archiving: t.archiving,
 		filesTouched: t.filesTouched.length,

@@ -12,6 +12,7 @@
  * only as fast-forwards.
  */
 import fs from 'node:fs';
+import { sql } from 'drizzle-orm';
 import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import { splitNul } from '../checkpoints/gitProcess';
@@ -20,6 +21,12 @@ import type { WireEvent } from '../shared/sharedEvents';
 import { catBatch } from '../shared/catFileBatch';
 
 export const eventsRefPrefix = 'refs/baton/events/';
+
+/**
+ * A `shared_events` row as its wire line (toWire's fields, as JSON), built by SQLite: an export of
+ * thousands of events spent most of its JS time parsing bodies only to serialise them again.
+ */
+export const wireLineSql = sql.raw(`json_object('id', id, 'kind', kind, 'subject', subject, 'sessionId', session_id, 'actor', actor, 'machine', machine, 'machineName', machine_name, 'author', author, 'at', at, 'body', json(body_json))`);
 export const checkpointsRefPrefix = 'refs/baton/checkpoints/';
 
 export class EventRefs {
@@ -124,7 +131,7 @@ export class EventRefs {
 	 * Appends one batch of events and the given checkpoint commits to this machine's refs, in one
 	 * `fast-import` (a pack, fast-forward only). Needs the shadow lock.
 	 */
-	async append(events: readonly WireEvent[], checkpointCommits: readonly string[], known: Set<string>, nowMs: number): Promise<void> {
+	async append(events: readonly { id: string; line: string }[], checkpointCommits: readonly string[], known: Set<string>, nowMs: number): Promise<void> {
 		if (events.length === 0 && checkpointCommits.length === 0) {
 			return;
 		}
@@ -142,10 +149,10 @@ export class EventRefs {
 		};
 		if (events.length > 0) {
 			const sorted = [...events].sort((a, b) => (a.id < b.id ? -1 : 1));
-			const last = sorted[sorted.length - 1] as WireEvent;
+			const last = sorted[sorted.length - 1] as { id: string };
 			header(this.eventsRef, `baton events: ${sorted.length}\n`, await this.tip(this.eventsRef));
 			chunks.push(Buffer.from(`M 100644 inline batches/${last.id}.jsonl\n`));
-			data(sorted.map((e) => JSON.stringify(e)).join('\n') + '\n');
+			data(sorted.map((e) => e.line).join('\n') + '\n');
 		}
 		if (checkpointCommits.length > 0) {
 			const from = await this.tip(this.checkpointsRef);

@@ -4,7 +4,7 @@
  * events in id order, so two machines holding the same events hold the same state whatever order the
  * events arrived in. Runs inside the pull's write, right after the merge.
  */
-import { eq, max } from 'drizzle-orm';
+import { and, eq, inArray, max } from 'drizzle-orm';
 import { inJsonList } from '../shared/sqlJsonList';
 import type { BatonDb, JournalStore } from '../storage/journalStore';
 import { insertRows } from './rawInsert';
@@ -25,6 +25,8 @@ export interface ProjectionResult {
 }
 
 const statusOf: Record<string, 'active' | 'suspended' | 'ended' | 'orphaned'> = { resumed: 'active', suspended: 'suspended', ended: 'ended', orphaned: 'orphaned' };
+/** The kinds a session's or checkpoint's state is derived from (all `eventsBySubject` needs to read). */
+const subjectKinds = ['session.started', 'session.status', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided'];
 const derived = new Set<string>(['session.started', 'session.status', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided', ...recordKinds]);
 
 /**
@@ -148,15 +150,19 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 }
 
 /**
- * Every event of the given subjects, grouped by subject, each group in id order. The new events are
- * at hand already: only the older ones are read in full (ids first, which is cheap).
+ * Every event of the given subjects that their state derives from, grouped by subject, each group in
+ * id order. The new events are at hand already: only the older ones are read in full (ids first,
+ * through the kind-and-subject index, so the cost follows the subjects, not the table's size).
  */
 function eventsBySubject(db: BatonDb, subjects: readonly string[], newEvents: readonly SharedEvent[]): Map<string, SharedEvent[]> {
-	const byId = new Map(newEvents.map((e) => [e.id, e]));
+	const byId = new Map(newEvents.filter((e) => subjectKinds.includes(e.kind)).map((e) => [e.id, e]));
+	if (subjects.length === 0) {
+		return new Map();
+	}
 	const older = db
 		.select({ id: sharedEvents.id })
 		.from(sharedEvents)
-		.where(inJsonList(sharedEvents.subject, subjects))
+		.where(and(inArray(sharedEvents.kind, subjectKinds), inJsonList(sharedEvents.subject, subjects)))
 		.all()
 		.map((r) => r.id)
 		.filter((id) => !byId.has(id));

@@ -5,7 +5,7 @@
  * with what its events already say (the fold in recordFolds.ts) and only the difference is written.
  * A record pulled from a teammate already matches its events, so nothing echoes back.
  */
-import { inArray } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { redactSecrets } from '../text/redactSecrets';
 import type { BatonDb } from '../storage/journalStore';
 import type { Session, SharedEvent } from '../storage/model';
@@ -21,11 +21,21 @@ export function pendingRecordEvents(db: BatonDb): NewSharedEvent[] {
 		db
 			.select()
 			.from(sharedEvents)
-			.where(inArray(sharedEvents.kind, [...recordKinds, 'checkpoint.recorded', 'session.started']))
+			.where(inArray(sharedEvents.kind, [...recordKinds, 'checkpoint.recorded']))
 			.all(),
 	);
+	// Which sessions are shared is all this needs of `session.started`: its subjects alone, from the
+	// kind-and-subject index (every sync runs this; reading and parsing every session's body was most of it).
+	const startedSessions = new Set(
+		db
+			.select({ subject: sharedEvents.subject })
+			.from(sharedEvents)
+			.where(eq(sharedEvents.kind, 'session.started'))
+			.all()
+			.map((r) => r.subject),
+	);
 	const out: NewSharedEvent[] = [];
-	const has = (subject: string, kind: string): boolean => (events.get(subject) ?? []).some((e) => e.kind === kind);
+	const has = (subject: string, kind: string): boolean => (kind === 'session.started' ? startedSessions.has(subject) : (events.get(subject) ?? []).some((e) => e.kind === kind));
 
 	for (const d of db.select().from(decisions).all()) {
 		if (!has(d.id, 'decision.recorded')) {

@@ -71,6 +71,23 @@ export async function transportConfig(repo: string, url: string): Promise<string
 	return args;
 }
 
+export interface RemoteTransport {
+	url: Promise<string>;
+	config: Promise<string[]>;
+}
+
+/**
+ * Starts reading a remote's URL and transport settings; the caller awaits them when it needs them
+ * (each promise rejects as `remoteUrl`/`transportConfig` would, and is marked handled meanwhile).
+ */
+export function remoteTransport(repo: string, remote: string): RemoteTransport {
+	const url = remoteUrl(repo, remote);
+	const config = url.then((u) => transportConfig(repo, u));
+	url.catch(() => undefined);
+	config.catch(() => undefined);
+	return { url, config };
+}
+
 /** Fetches every `refs/baton/*` of the remote into `refs/baton-remotes/<name>/*` of Baton's store. */
 export async function fetchBatonRefs(shadow: ShadowRepo, url: string, name: string, config: readonly string[], timeoutMs: number): Promise<void> {
 	await shadow.git([...config, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--prune', url, `+refs/baton/*:refs/baton-remotes/${name}/*`], { env: userEnv(), timeoutMs }).catch((error: unknown) => {

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
@@ -16,28 +16,22 @@ import type { SharedEvent } from '../storage/model';
 import { sharedEvents } from '../storage/schema';
 import { machineIdentity } from '../shared/machineIdentity';
 import { inJsonList } from '../shared/sqlJsonList';
-import { toWire, type WireEvent } from '../shared/sharedEvents';
+import type { WireEvent } from '../shared/sharedEvents';
 import { mergeWireEvents } from './mergeWire';
-import { checkpointsRefPrefix, eventsRefPrefix, EventRefs } from './eventRefs';
+import { checkpointsRefPrefix, eventsRefPrefix, EventRefs, wireLineSql } from './eventRefs';
 import { projectEvents } from './projection';
+import { TranscriptSync } from './transcriptSync';
 import { ownEventWriter } from './localEvents';
 import { pendingRecordEvents } from './recordEvents';
-import type { RecordCounts } from './recordProjection';
-import { fetchBatonRefs, pushRefs, remoteUrl, transportConfig, type PushedRef } from './remoteGit';
+import { addPull, emptyPull, type PullResult } from './pullResult';
+import { fetchBatonRefs, pushRefs, remoteTransport, remoteUrl, transportConfig, type PushedRef, type RemoteTransport } from './remoteGit';
 import { emptyRemote, readSyncState, syncDir, updateSyncState, type RemoteState } from './syncState';
+
+export type { PullResult } from './pullResult';
 
 export interface PushResult {
 	pushed: PushedRef[];
 	remote: string;
-}
-
-export interface PullResult {
-	fetched: number;
-	newEvents: number;
-	sessions: { added: number; updated: number };
-	checkpoints: { added: number; updated: number };
-	records: RecordCounts;
-	refused: { id: string; reason: string }[];
 }
 
 export interface SessionOrigin {
@@ -68,6 +62,7 @@ const networkTimeoutMs = 5 * 60_000;
 export class SyncService {
 	private refsCache: EventRefs | undefined;
 	private writeOwn: ReturnType<typeof ownEventWriter> | undefined;
+	private transcriptsCache: TranscriptSync | undefined;
 
 	constructor(
 		private readonly ctx: EngineContext,
@@ -81,6 +76,11 @@ export class SyncService {
 	private get refs(): EventRefs {
 		this.refsCache ??= new EventRefs(this.shadow, machineIdentity(this.root).id, path.join(syncDir(this.root), 'exported.json'));
 		return this.refsCache;
+	}
+
+	private get transcripts(): TranscriptSync {
+		this.transcriptsCache ??= new TranscriptSync(this.ctx, this.shadow, this.refs);
+		return this.transcriptsCache;
 	}
 
 	async enable(remote: string, options: { transcripts?: boolean } = {}): Promise<{ remote: string; url: string; enabled: true; transcripts: boolean }> {
@@ -132,7 +132,7 @@ export class SyncService {
 			refs.clearStaleRefLocks('baton');
 			const known = await refs.exportedIds();
 			await this.recordPending();
-			// Ids first: only the events not exported yet are read in full.
+			// Ids first; only the events not exported yet are read, as wire lines SQLite builds (no re-parse).
 			const { fresh, recorded } = await this.ctx.store.read((db) => {
 				const ids = db
 					.select({ id: sharedEvents.id })
@@ -141,18 +141,22 @@ export class SyncService {
 					.all()
 					.map((e) => e.id)
 					.filter((id) => !known.has(id));
-				const rows = ids.length > 0 ? db.select().from(sharedEvents).where(inJsonList(sharedEvents.id, ids)).orderBy(asc(sharedEvents.id)).all() : [];
+				const lines = ids.length > 0 ? db.all<{ id: string; line: string }>(sql`SELECT id, ${wireLineSql} AS line FROM shared_events WHERE ${inJsonList(sharedEvents.id, ids)} ORDER BY id`) : [];
 				const checkpointsRecorded = db
 					.select({ body: sharedEvents.body })
 					.from(sharedEvents)
 					.where(and(eq(sharedEvents.source, 'local'), eq(sharedEvents.kind, 'checkpoint.recorded')))
 					.all();
-				return { fresh: rows, recorded: checkpointsRecorded };
+				return { fresh: lines, recorded: checkpointsRecorded };
 			});
 			const shared = await refs.sharedCheckpointCommits();
 			const commits = [...new Set(recorded.map((e) => e.body['commitOid']))].filter((c): c is string => typeof c === 'string' && /^[0-9a-f]{40,64}$/.test(c) && !shared.has(c));
 			const present = await this.presentCommits(commits);
-			await refs.append(fresh.map(toWire), present, known, this.ctx.clock.now());
+			await refs.append(fresh, present, known, this.ctx.clock.now());
+			// Transcripts are written only while some enabled remote takes them (`--transcripts`).
+			if (Object.values(readSyncState(this.root).remotes).some((r) => r.enabled && r.transcripts)) {
+				await this.transcripts.export(this.ctx.clock.now());
+			}
 			return { events: fresh.length, checkpoints: present.length };
 		});
 	}
@@ -186,20 +190,23 @@ export class SyncService {
 
 	async push(remote?: string): Promise<PushResult[]> {
 		const names = this.enabledRemotes(remote);
+		// Remote URLs and transport settings (five git reads) are read while the export runs, not after.
+		const transports = new Map(names.map((name) => [name, remoteTransport(this.root, name)]));
 		await this.export();
 		const results: PushResult[] = [];
 		for (const name of names) {
-			results.push(await this.pushOne(name));
+			results.push(await this.pushOne(name, transports.get(name) as RemoteTransport));
 		}
 		return results;
 	}
 
-	private async pushOne(name: string): Promise<PushResult> {
+	private async pushOne(name: string, transport: RemoteTransport): Promise<PushResult> {
 		return this.withSyncLock(async () => {
-			const url = await remoteUrl(this.root, name);
+			const url = await transport.url;
 			const state = readSyncState(this.root).remotes[name] ?? emptyRemote();
 			const updates: PushedRef[] = [];
-			for (const ref of [this.refs.eventsRef, this.refs.checkpointsRef]) {
+			// Transcripts only to a remote enabled with `--transcripts`: any other is never sent that ref.
+			for (const ref of [this.refs.eventsRef, this.refs.checkpointsRef, ...(state.transcripts ? [this.transcripts.ref] : [])]) {
 				const oid = await this.refs.tip(ref);
 				if (oid && state.pushed[ref] !== oid) {
 					updates.push({ ref, oid });
@@ -210,7 +217,7 @@ export class SyncService {
 				return { pushed: [], remote: name };
 			}
 			try {
-				const config = await transportConfig(this.root, url);
+				const config = await transport.config;
 				const { confirmed, rejected, remoteSaid } = await pushRefs(this.shadow, url, name, config, updates, networkTimeoutMs);
 				const refusal =
 					rejected.length > 0 ? `remote "${name}" refused ${rejected.map((x) => `${x.ref} ${x.reason}`).join(', ')}${remoteSaid ? ` — it said: ${remoteSaid}` : ''}; the records stay queued and go with the next push` : null;
@@ -238,19 +245,9 @@ export class SyncService {
 
 	async pull(remote?: string): Promise<PullResult> {
 		const names = this.enabledRemotes(remote);
-		const total: PullResult = { fetched: 0, newEvents: 0, sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, records: { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 }, refused: [] };
+		const total = emptyPull();
 		for (const name of names) {
-			const one = await this.pullOne(name);
-			total.fetched += one.fetched;
-			total.newEvents += one.newEvents;
-			total.sessions.added += one.sessions.added;
-			total.sessions.updated += one.sessions.updated;
-			total.checkpoints.added += one.checkpoints.added;
-			total.checkpoints.updated += one.checkpoints.updated;
-			for (const key of Object.keys(total.records) as (keyof RecordCounts)[]) {
-				total.records[key] += one.records[key];
-			}
-			total.refused.push(...one.refused);
+			addPull(total, await this.pullOne(name));
 		}
 		return total;
 	}
@@ -287,6 +284,7 @@ export class SyncService {
 			wire.push(...(await this.refs.readEvents(state.pulled[ref] ?? null, oid)));
 			processed[ref] = oid;
 		}
+		const transcripts = await this.transcripts.import(name, state.pulled);
 		// What changed here first, so the merge below derives from every machine's events, ours too.
 		await this.recordPending();
 		const nowMs = this.ctx.clock.now();
@@ -304,11 +302,19 @@ export class SyncService {
 		}
 		updateSyncState(this.root, (s) => {
 			const r = (s.remotes[name] ??= emptyRemote());
-			Object.assign(r.pulled, processed);
+			Object.assign(r.pulled, processed, transcripts.processed);
 			r.lastPull = isoTime(nowMs);
 			r.lastError = null;
 		});
-		return { fetched, newEvents: result.merged.added.length, sessions: result.projected.sessions, checkpoints: result.projected.checkpoints, records: result.projected.records, refused: result.merged.refused };
+		return {
+			fetched,
+			newEvents: result.merged.added.length,
+			sessions: result.projected.sessions,
+			checkpoints: result.projected.checkpoints,
+			records: result.projected.records,
+			transcripts: transcripts.imported,
+			refused: result.merged.refused,
+		};
 	}
 
 	/** Where sessions ran: the writer of each one's `session.started` event (null for sessions from before sync). */
@@ -335,7 +341,7 @@ export class SyncService {
 		const remotes: RemoteStatus[] = [];
 		const exists = this.shadow.exists();
 		const refs = this.refs;
-		const tips = exists ? { events: await refs.tip(refs.eventsRef), checkpoints: await refs.tip(refs.checkpointsRef) } : { events: null, checkpoints: null };
+		const tips = exists ? { events: await refs.tip(refs.eventsRef), checkpoints: await refs.tip(refs.checkpointsRef), transcripts: await refs.tip(this.transcripts.ref) } : { events: null, checkpoints: null, transcripts: null };
 		const unexported = exists ? await this.unexportedCount() : await this.ctx.store.read((db) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(eq(sharedEvents.source, 'local')).all().length);
 		for (const [name, r] of Object.entries(state.remotes)) {
 			let behind = 0;
@@ -346,8 +352,8 @@ export class SyncService {
 					}
 				}
 			}
-			const queuedRefs = [refs.eventsRef, refs.checkpointsRef].filter((ref) => {
-				const tip = ref.startsWith(eventsRefPrefix) ? tips.events : ref.startsWith(checkpointsRefPrefix) ? tips.checkpoints : null;
+			const queuedRefs = [refs.eventsRef, refs.checkpointsRef, ...(r.transcripts ? [this.transcripts.ref] : [])].filter((ref) => {
+				const tip = ref.startsWith(eventsRefPrefix) ? tips.events : ref.startsWith(checkpointsRefPrefix) ? tips.checkpoints : tips.transcripts;
 				return tip !== null && r.pushed[ref] !== tip;
 			});
 			const ahead = unexported + (exists ? await refs.countEvents(r.pushed[refs.eventsRef] ?? null, tips.events) : 0);

@@ -14,6 +14,7 @@ import { estimateCostUsd } from './costEstimate';
 import type { AgentKind } from '../agentKinds';
 import { readJsonlFrom } from './jsonlReader';
 import { digestSession, type SessionDigest } from './sessionDigest';
+import { importSharedTranscript, shareableTranscripts, type SharedTranscript, type TranscriptOrigin } from './sharedTranscripts';
 import { ExcerptBuilder, isUnneededLine, type Excerpt } from './transcriptExcerpts';
 import { addFiles, indexKey, maxNotesPerSession, newTranscriptEntry, sessionArchiveOf, TranscriptIndexFile, type SessionNote, type TranscriptEntry, type TranscriptIndex } from './transcriptIndex';
 
@@ -181,6 +182,22 @@ export class TranscriptArchive {
 			notes.push(note);
 			notes.splice(0, Math.max(0, notes.length - maxNotesPerSession));
 			return { changed: true, result: note };
+		});
+	}
+
+	/** This machine's archived transcripts as sync ships them (sharedTranscripts.ts). */
+	shareable(origin: TranscriptOrigin): SharedTranscript[] {
+		return shareableTranscripts(this.index.read(), this.dir, origin);
+	}
+
+	/** Teammates' shipped transcripts into this archive; returns why any was not imported. */
+	async importShared(files: readonly { path: string; content: string; origin: TranscriptOrigin }[]): Promise<string[]> {
+		if (files.length === 0) {
+			return [];
+		}
+		return this.index.update((index) => {
+			const problems = files.map((f) => importSharedTranscript(index, this.dir, f.path, f.content, f.origin)).filter((p): p is string => p !== null);
+			return { changed: true, result: problems };
 		});
 	}
 

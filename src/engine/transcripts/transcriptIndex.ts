@@ -57,6 +57,8 @@ export const transcriptEntrySchema = z.object({
 	/** Files changed by edit tools, workspace-relative when inside the workspace. */
 	filesTouched: z.array(z.string()),
 	syncedAt: z.string().nullable(),
+	/** Imported by sync from another machine (its copy is read-only here and never shipped again). */
+	sharedFrom: z.object({ machine: z.string(), machineName: z.string().nullable(), author: z.string().nullable() }).nullable().optional(),
 });
 export type TranscriptEntry = z.infer<typeof transcriptEntrySchema>;
 

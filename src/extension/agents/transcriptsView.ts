@@ -151,7 +151,9 @@ function transcriptItem(t: TranscriptDto): vscode.TreeItem {
 	md.appendMarkdown(`**${escapeMarkdown(label)}** — ${agentLabels[t.agent] ?? t.agent} ${escapeMarkdown(t.agentSessionId)}  \n`);
 	md.appendMarkdown(`${t.firstAt ? new Date(t.firstAt).toLocaleString() : '?'} → ${t.lastAt ? new Date(t.lastAt).toLocaleString() : '?'}  \n`);
 	md.appendMarkdown(`${t.userRequests} requests · ${t.toolCalls} tool calls · ${t.errors} errors · ${t.compactions} compactions · ${formatTokens(t.tokens)} tokens (≈ $${t.costUsd.toFixed(2)})`);
-	if (t.sourceMissing) md.appendMarkdown('  \n$(archive) The agent deleted its own copy: Baton’s archive is what remains.');
+	if (t.sharedFrom) {
+		md.appendMarkdown(`  \n$(cloud-download) Ran on ${escapeMarkdown(t.sharedFrom.machineName ?? 'another machine')}${t.sharedFrom.author ? ` by ${escapeMarkdown(t.sharedFrom.author)}` : ''}; shared through sync.`);
+	} else if (t.sourceMissing) md.appendMarkdown('  \n$(archive) The agent deleted its own copy: Baton’s archive is what remains.');
 	if (!t.archiving) md.appendMarkdown('  \n$(circle-slash) Archiving is off for this session.');
 	item.tooltip = md;
 	item.command = { command: CommandIds.openTranscript, title: 'Open Transcript', arguments: [{ id: t.id, title: t.title, agentSessionId: t.agentSessionId }] };

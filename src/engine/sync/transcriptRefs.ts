@@ -1,0 +1,100 @@
+/**
+ * Transcripts on a ref of their own, `refs/baton/transcripts/<machine>` (docs/sync.md "Transcripts"):
+ * a commit chain whose tree holds `transcripts/<durable session>/<name>.jsonl`, one file per archived
+ * transcript (sharedTranscripts.ts says what is in it). Kept apart from the events ref so that a
+ * remote enabled without `--transcripts` is pushed the events ref alone and receives no transcript
+ * object. Written by one `git fast-import` per export (a pack), only for transcripts that changed
+ * since the last export.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import { splitNul } from '../checkpoints/gitProcess';
+import { catBatch } from '../shared/catFileBatch';
+import { atomicWriteFile } from '../storage/fsUtil';
+import type { SharedTranscript } from '../transcripts/sharedTranscripts';
+
+export const transcriptsRefPrefix = 'refs/baton/transcripts/';
+const treeDir = 'transcripts/';
+
+interface ShippedCache {
+	tip: string | null;
+	versions: Record<string, string>;
+}
+
+function readCache(file: string): ShippedCache {
+	try {
+		const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<ShippedCache>;
+		return { tip: typeof parsed.tip === 'string' ? parsed.tip : null, versions: parsed.versions && typeof parsed.versions === 'object' ? parsed.versions : {} };
+	} catch {
+		return { tip: null, versions: {} };
+	}
+}
+
+/**
+ * Writes the transcripts that changed since the last export onto `ref` (needs the shadow lock).
+ * `tip` reads a ref's oid. Returns how many files were written.
+ */
+export async function exportTranscripts(shadow: ShadowRepo, ref: string, tip: (ref: string) => Promise<string | null>, transcripts: readonly SharedTranscript[], cacheFile: string, nowMs: number): Promise<number> {
+	const from = await tip(ref);
+	const cache = readCache(cacheFile);
+	// A cache of another tip (a lost write, a ref reset by hand) says nothing: every file is written again.
+	const versions = cache.tip === from ? cache.versions : {};
+	const changed = transcripts.filter((t) => versions[t.path] !== t.version);
+	if (changed.length === 0) {
+		return 0;
+	}
+	const chunks: Buffer[] = [];
+	const data = (bytes: Buffer): void => {
+		chunks.push(Buffer.from(`data ${bytes.length}\n`), bytes, Buffer.from('\n'));
+	};
+	chunks.push(Buffer.from(`commit ${ref}\ncommitter Baton <baton@localhost> ${Math.floor(nowMs / 1000)} +0000\n`));
+	data(Buffer.from(`baton transcripts: ${changed.length}\n`));
+	if (from) {
+		chunks.push(Buffer.from(`from ${from}\n`));
+	}
+	for (const t of changed) {
+		chunks.push(Buffer.from(`M 100644 inline ${treeDir}${t.path}\n`));
+		data(Buffer.from(t.content()));
+	}
+	chunks.push(Buffer.from('done\n'));
+	await shadow.git(['fast-import', '--quiet', '--done'], { input: Buffer.concat(chunks), timeoutMs: 120_000 });
+	const next: ShippedCache = { tip: await tip(ref), versions: { ...versions } };
+	for (const t of changed) {
+		next.versions[t.path] = t.version;
+	}
+	fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
+	atomicWriteFile(cacheFile, Buffer.from(JSON.stringify(next)));
+	return changed.length;
+}
+
+/** The transcript files `newTip` added or changed since `oldTip` (null: all of them), with their text. */
+export async function readTranscripts(shadow: ShadowRepo, oldTip: string | null, newTip: string): Promise<{ path: string; content: string }[]> {
+	const wanted: { path: string; oid: string }[] = [];
+	if (oldTip) {
+		const out = splitNul((await shadow.git(['diff-tree', '-r', '-z', '--no-renames', '--diff-filter=AM', oldTip, newTip])).stdout);
+		for (let i = 0; i + 1 < out.length; i += 2) {
+			const oid = (out[i] as string).split(' ')[3];
+			const file = out[i + 1] as string;
+			if (file.startsWith(treeDir) && oid) {
+				wanted.push({ path: file.slice(treeDir.length), oid });
+			}
+		}
+	} else {
+		for (const entry of splitNul((await shadow.git(['ls-tree', '-r', '-z', newTip, treeDir])).stdout)) {
+			const [meta, file] = entry.split('\t');
+			const oid = meta?.split(' ')[2];
+			if (oid && file) {
+				wanted.push({ path: file.slice(treeDir.length), oid });
+			}
+		}
+	}
+	const found = await catBatch(
+		async (args, input) => (await shadow.git(args, input !== undefined ? { input } : {})).stdout,
+		wanted.map((w) => w.oid),
+	);
+	return wanted.flatMap((w, i) => {
+		const blob = found[i];
+		return blob ? [{ path: w.path, content: blob.content.toString('utf8') }] : [];
+	});
+}

@@ -1,0 +1,60 @@
+/**
+ * Sync's side of transcripts (docs/sync.md "Transcripts"): this machine's archived transcripts go on
+ * `refs/baton/transcripts/<machine>` when some enabled remote was enabled with `--transcripts`, and
+ * a pull imports every other machine's transcripts ref it fetched into this machine's archive.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { EngineContext } from '../context';
+import { machineIdentity } from '../shared/machineIdentity';
+import { TranscriptArchive } from '../transcripts/transcriptArchive';
+import type { EventRefs } from './eventRefs';
+import { exportTranscripts, readTranscripts, transcriptsRefPrefix } from './transcriptRefs';
+import { syncDir } from './syncState';
+
+export class TranscriptSync {
+	readonly ref: string;
+	private archiveCache: TranscriptArchive | undefined;
+
+	constructor(
+		private readonly ctx: EngineContext,
+		private readonly shadow: ShadowRepo,
+		private readonly refs: EventRefs,
+	) {
+		this.ref = `${transcriptsRefPrefix}${refs.machine}`;
+	}
+
+	/** Baton's archive, read and imported into only (the Claude home is needed only to parse, which this never does). */
+	private get archive(): TranscriptArchive {
+		this.archiveCache ??= new TranscriptArchive({ workspaceRoot: this.ctx.workspaceRoot, claudeHome: path.join(os.homedir(), '.claude'), log: this.ctx.log });
+		return this.archiveCache;
+	}
+
+	/** Writes the transcripts that changed onto this machine's ref. Needs the shadow lock. */
+	async export(nowMs: number): Promise<number> {
+		const me = machineIdentity(this.ctx.workspaceRoot);
+		const shareable = this.archive.shareable({ machine: me.id, machineName: me.name, author: me.author });
+		return exportTranscripts(this.shadow, this.ref, (ref) => this.refs.tip(ref), shareable, path.join(syncDir(this.ctx.workspaceRoot), 'transcripts.json'), nowMs);
+	}
+
+	/** Imports the transcripts other machines' refs fetched from `remote` hold beyond `pulled`; returns the refs processed. */
+	async import(remote: string, pulled: Readonly<Record<string, string>>): Promise<{ processed: Record<string, string>; imported: number }> {
+		const processed: Record<string, string> = {};
+		let imported = 0;
+		for (const [ref, oid] of await this.refs.refs(`refs/baton-remotes/${remote}/transcripts/`)) {
+			const machine = ref.slice(ref.lastIndexOf('/') + 1);
+			if (machine === this.refs.machine || pulled[ref] === oid) {
+				continue;
+			}
+			const files = await readTranscripts(this.shadow, pulled[ref] ?? null, oid);
+			const problems = await this.archive.importShared(files.map((f) => ({ ...f, origin: { machine, machineName: null, author: null } })));
+			for (const problem of problems) {
+				this.ctx.log.warn(`sync: ${problem} (from remote "${remote}"; skipped)`);
+			}
+			imported += files.length - problems.length;
+			processed[ref] = oid;
+		}
+		return { processed, imported };
+	}
+}

@@ -12,7 +12,7 @@
  * A row that cannot run says FAILED.
  *   npx tsx bench/daemonCaptureBench.ts [--quick]
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -70,7 +70,7 @@ export async function benchDaemonCapture(quick: boolean): Promise<BenchRow[]> {
 	}
 }
 
-type Baton = (args: string[], input?: string) => ReturnType<typeof spawnSync<string>>;
+type Baton = (args: string[], input?: string) => SpawnSyncReturns<string>;
 
 /** The hook pairs through the daemon, capture on and off alternating; four rows (pre and post, unchanged and 1 changed). */
 function hookRows(ws: string, baton: Baton, editOne: () => void, rounds: number): BenchRow[] {

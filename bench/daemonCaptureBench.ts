@@ -128,6 +128,13 @@ function hookRows(ws: string, baton: Baton, editOne: () => void, rounds: number)
 				for (const mode of i % 2 === 0 ? [true, false] : [false, true]) {
 					capture(mode);
 					(mode ? on : off).push(pair(change !== 'unchanged'));
+					if (!mode && change !== 'unchanged') {
+						// The edit made while capture was off is not on the timeline: an untimed pair takes it
+						// in (as a person's step), so the next timed PreToolUse starts, as with capture always on,
+						// from a workspace its timeline already holds.
+						capture(true);
+						pair(false);
+					}
 				}
 			}
 		} catch (error) {
@@ -144,14 +151,14 @@ function hookRows(ws: string, baton: Baton, editOne: () => void, rounds: number)
 			const addedMedian = median(added);
 			const ratio = median(on.map((p, i) => p[which] / (off[i] as { pre: number; post: number })[which]));
 			rows.push({
-				name: `capture added to a ${event} hook through the daemon, ${change} (${rounds} rounds; added p95 ${percentile(added, 95).toFixed(0)} ms; hook ${median(on.map((p) => p[which])).toFixed(0)} ms on vs ${median(off.map((p) => p[which])).toFixed(0)} ms off; watcher path ${watched}/${captured.length}${scans.length ? `, full scans: ${scans.join('; ')}` : ''})`,
+				name: `capture added to a ${event} hook through the daemon, ${change} (${rounds} rounds; added p95 ${percentile(added, 95).toFixed(0)} ms; hook ${median(on.map((p) => p[which])).toFixed(0)} ms on vs ${median(off.map((p) => p[which])).toFixed(0)} ms off; captures that read the watcher ${watched}/${captured.length}${scans.length ? `, full scans: ${scans.join('; ')}` : ''})`,
 				ours: addedMedian,
 				oursP99: percentile(added, 99),
 				baseline: median(off.map((p) => p[which])),
 				baselineName: 'the same hook, capture off',
 				ratio,
 				target: '≤ 60 ms added',
-				passed: addedMedian <= 60 && watched === captured.length && captured.length === rounds,
+				passed: addedMedian <= 60 && watched === captured.length && captured.length >= rounds,
 			});
 		}
 	}

@@ -192,6 +192,7 @@ for (const file of fs
 	if (!want(file.replace('.ui.mjs', '')) && !want('ui')) continue;
 	const run = spawnSync(isolated, [process.execPath, path.join(root, 'test/ui', file)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], cwd: root });
 	process.stdout.write(run.stdout);
+	collected += run.stdout;
 	const summary = [...run.stdout.matchAll(/^(\d+) passed, (\d+) failed$/gm)].pop();
 	if (summary) {
 		passed += Number(summary[1]);
@@ -208,8 +209,16 @@ for (const m of collected.matchAll(/BATON-MEASURE (\w+)=([\d.]+)/g)) {
 	(measures[m[1]] ??= []).push(Number(m[2]));
 }
 if (Object.keys(measures).length > 0) {
-	fs.mkdirSync(path.join(root, 'bench', 'results'), { recursive: true });
-	fs.writeFileSync(path.join(root, 'bench', 'results', 'editor.json'), JSON.stringify({ at: new Date().toISOString(), values: measures }, null, 2));
+	// A run of some suites replaces their figures and keeps the others'.
+	const file = path.join(root, 'bench', 'results', 'editor.json');
+	let earlier = {};
+	try {
+		earlier = JSON.parse(fs.readFileSync(file, 'utf8')).values ?? {};
+	} catch {
+		// No earlier figures.
+	}
+	fs.mkdirSync(path.dirname(file), { recursive: true });
+	fs.writeFileSync(file, JSON.stringify({ at: new Date().toISOString(), values: { ...earlier, ...measures } }, null, 2));
 }
 console.log(`editor: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 && passed > 0 ? 0 : 1);

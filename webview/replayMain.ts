@@ -99,12 +99,21 @@ function showTimeline(data: TimelineDto): void {
 	document.body.dataset['rendered'] = 'replay';
 	if (!painted) {
 		painted = true;
-		// First paint: the frame after the rows are in the DOM, timed from the page's start.
-		requestAnimationFrame(() => {
-			const ms = performance.now();
-			document.body.dataset['paintMs'] = ms.toFixed(0);
-			api.postMessage({ type: 'painted', ms, entries: data.entries.length });
-		});
+		// First paint: just after the frame that shows the rows (a task queued from that frame's
+		// callback runs once it is drawn), timed from the page's start and from the command
+		// (the extension's wall clock, written into the page; same machine, same clock).
+		requestAnimationFrame(() =>
+			setTimeout(() => {
+				const ms = performance.now();
+				const commandStarted = Number(document.body.dataset['commandStarted']);
+				const fromCommandMs = commandStarted > 0 ? Date.now() - commandStarted : undefined;
+				document.body.dataset['paintMs'] = ms.toFixed(0);
+				if (fromCommandMs !== undefined) {
+					document.body.dataset['commandPaintMs'] = String(fromCommandMs);
+				}
+				api.postMessage({ type: 'painted', ms, entries: data.entries.length, ...(fromCommandMs !== undefined ? { fromCommandMs } : {}) });
+			}, 0),
+		);
 	}
 }
 

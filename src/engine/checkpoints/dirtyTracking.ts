@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../ports';
 import type { SkippedFile } from '../storage/jsonShapes';
@@ -13,6 +14,12 @@ export class DirtyTracking {
 	private current: { paths: DirtyPaths; watcher: WorkspaceWatcher } | undefined;
 	/** How the last sync chose its paths (for logs and the benchmark). */
 	lastClaim: DirtyClaim | undefined;
+	/**
+	 * Files the last sync skipped (too large, unreadable), with their file identity then: they are not
+	 * in the index, so only a change to them can change the answer. Each sync reports them again
+	 * without asking git, unless the file changed (then it is looked at).
+	 */
+	private carried = new Map<string, { skipped: SkippedFile; identity: string }>();
 
 	constructor(
 		private readonly workspaceRoot: string,
@@ -67,17 +74,52 @@ export class DirtyTracking {
 		if (forceFull && claim.kind === 'paths') {
 			claim = { kind: 'full', reason: 'the checkpoint excludes changed' };
 		}
+		// Skipped files that did not change are reported from the last sync, not listed by git again.
+		const kept: SkippedFile[] = [];
+		if (claim.kind === 'paths') {
+			const claimed = new Set(claim.paths);
+			for (const [rel, entry] of this.carried) {
+				if (!claimed.has(rel) && fileIdentity(path.join(this.workspaceRoot, rel)) === entry.identity) {
+					kept.push(entry.skipped);
+				} else {
+					claimed.add(rel);
+				}
+			}
+			claim = { kind: 'paths', paths: [...claimed].sort() };
+		}
+		this.carried = new Map();
 		this.lastClaim = claim;
 		try {
 			const result = await run(claim.kind === 'paths' ? claim.paths : undefined);
+			if (result.degradedReason === null) {
+				const listed = new Set(result.skipped.map((s) => s.path));
+				result.skipped.push(...kept.filter((s) => !listed.has(s.path)));
+				for (const skipped of result.skipped) {
+					const identity = fileIdentity(path.join(this.workspaceRoot, skipped.path));
+					if (identity !== null) {
+						this.carried.set(skipped.path, { skipped, identity });
+					}
+				}
+			}
+			// Skipped files gone since (no identity) are looked at again next time.
 			current?.paths.settle(
 				result.degradedReason === null,
-				result.skipped.map((s) => s.path),
+				result.skipped.filter((s) => !this.carried.has(s.path)).map((s) => s.path),
 			);
 			return result;
 		} catch (error) {
 			current?.paths.settle(false);
 			throw error;
 		}
+	}
+}
+
+/** What changes when a file is written, replaced, resized or its permissions change; null when it is gone. */
+function fileIdentity(abs: string): string | null {
+	try {
+		const stat = fs.lstatSync(abs, { bigint: true });
+		return `${stat.dev}:${stat.ino}:${stat.mode}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}`;
+	} catch {
+		return null;
 	}
 }

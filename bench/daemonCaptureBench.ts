@@ -1,0 +1,273 @@
+/**
+ * Timeline capture as the workspace daemon runs it (issue #15, item 7), on a real ≥ 20,000-file git
+ * workspace (captureBench's copy of this checkout's node_modules, committed):
+ * - end to end: a real Claude Code PreToolUse/PostToolUse pair (`Bash`) through `dist/cli.js` and the
+ *   real daemon it starts, with nothing changed and with 1 file changed between the two hooks, against
+ *   the same hooks with capture off (`.baton/agents.json` `"timeline": false`), alternating which runs
+ *   first. "Added" is each round's capture-on hook minus its capture-off hook: median and p95. The hook
+ *   log says for each capture whether it read the file watcher's paths or scanned; the row counts them.
+ * - the capture itself with the daemon's file watcher (`captureTree` with a running `DirtyTracking`, the
+ *   daemon's code path, in this process once the daemon is stopped) against `git add -A && git
+ *   write-tree` with a private index, alternating order.
+ * A row that cannot run says FAILED.
+ *   npx tsx bench/daemonCaptureBench.ts [--quick]
+ */
+import { execFileSync, spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { defaultCheckpointExcludes } from '../src/engine/config';
+import { DirtyTracking } from '../src/engine/checkpoints/dirtyTracking';
+import { ShadowRepo } from '../src/engine/checkpoints/shadowRepo';
+import { silentLogger } from '../src/engine/ports';
+import { captureTree } from '../src/engine/timeline/treeCapture';
+import { copyTree } from './captureBench';
+import { formatTable, median, percentile, type BenchRow } from './stats';
+
+const cli = path.resolve(process.env['BATON_TEST_CLI'] ?? path.join(__dirname, '..', 'dist', 'cli.js'));
+const minFiles = 20_000;
+const changes = ['unchanged', '1 changed file'] as const;
+
+export async function benchDaemonCapture(quick: boolean): Promise<BenchRow[]> {
+	const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-dcapture-')));
+	const ws = path.join(root, 'ws');
+	const gitEnv = {
+		...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_'))),
+		GIT_CONFIG_GLOBAL: os.devNull,
+		GIT_CONFIG_NOSYSTEM: '1',
+	};
+	const env = { ...gitEnv, BATON_ACTOR: 'bench', BATON_CLAUDE_HOME: path.join(root, 'claude'), BATON_DAEMON_BUDGET_MS: '20000' };
+	const baton = (args: string[], input = '') => spawnSync(process.execPath, [cli, ...args], { cwd: ws, env, input, encoding: 'utf8' });
+	try {
+		const files = copyTree(path.join(__dirname, '..', 'node_modules'), ws);
+		execFileSync('git', ['init', '-q'], { cwd: ws, env: gitEnv });
+		execFileSync('git', ['add', '-A'], { cwd: ws, env: gitEnv, stdio: 'ignore' });
+		execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'workspace'], { cwd: ws, env: gitEnv, stdio: 'ignore' });
+		const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ws, env: gitEnv, maxBuffer: 1 << 28 })
+			.toString()
+			.split('\0')
+			.filter(Boolean);
+		process.stderr.write(`  daemon capture workspace: ${files} files copied, ${tracked.length} committed\n`);
+		if (tracked.length < minFiles) {
+			return allFailed(`only ${tracked.length} files (need ${minFiles})`);
+		}
+		const init = baton(['init']);
+		if (init.status !== 0) {
+			return allFailed(`baton init failed: ${init.stderr.slice(0, 200)}`);
+		}
+		const candidates = tracked.filter((f) => /\.(js|json|md|ts)$/.test(f));
+		let edits = 0;
+		const editOne = () => fs.appendFileSync(path.join(ws, candidates[(edits++ * 7919) % candidates.length] as string), `\n// capture ${edits}\n`);
+		const rows = hookRows(ws, baton, editOne, quick ? 7 : 21);
+		baton(['daemon', 'stop']);
+		rows.push(...(await captureRows(ws, gitEnv, editOne, quick ? 7 : 21)));
+		return rows;
+	} catch (error) {
+		return allFailed((error as Error).message.split('\n')[0] ?? 'failed');
+	} finally {
+		baton(['daemon', 'stop']);
+		fs.rmSync(root, { recursive: true, force: true });
+	}
+}
+
+type Baton = (args: string[], input?: string) => SpawnSyncReturns<string>;
+
+/** The hook pairs through the daemon, capture on and off alternating; four rows (pre and post, unchanged and 1 changed). */
+function hookRows(ws: string, baton: Baton, editOne: () => void, rounds: number): BenchRow[] {
+	const agentId = '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33';
+	const transcript = path.join(ws, '.baton', 'bench-none.jsonl');
+	const payload = (event: string, extra: Record<string, unknown>) => JSON.stringify({ session_id: agentId, transcript_path: transcript, cwd: ws, permission_mode: 'default', hook_event_name: event, ...extra });
+	const settings = path.join(ws, '.baton', 'agents.json');
+	const hooksLog = path.join(ws, '.baton', 'logs', 'hooks.log');
+	const capture = (on: boolean) => fs.writeFileSync(settings, `${JSON.stringify({ timeline: on })}\n`);
+	const hook = (input: string): number => {
+		const started = performance.now();
+		const run = baton(['hook'], input);
+		const ms = performance.now() - started;
+		if (run.status !== 0) {
+			throw new Error(`baton hook exited ${run.status}: ${run.stderr.slice(0, 300)}`);
+		}
+		return ms;
+	};
+	let calls = 0;
+	/** One PreToolUse, the change (if any), one PostToolUse: their times. */
+	const pair = (change: boolean): { pre: number; post: number } => {
+		const id = `toolu_bench_${++calls}`;
+		const tool = { tool_name: 'Bash', tool_input: { command: 'true', description: 'bench' }, tool_use_id: id };
+		const pre = hook(payload('PreToolUse', tool));
+		if (change) {
+			editOne();
+		}
+		const post = hook(payload('PostToolUse', { ...tool, tool_response: { stdout: '', stderr: '', interrupted: false } }));
+		return { pre, post };
+	};
+	const rows: BenchRow[] = [];
+	try {
+		capture(true);
+		hook(payload('SessionStart', { source: 'startup' }));
+		// Warm up: the daemon's first capture reads every file (seconds); its file watcher then serves.
+		let warm = false;
+		for (let i = 0; i < 20 && !warm; i++) {
+			const before = logSize(hooksLog);
+			pair(true);
+			pair(false);
+			warm = /PostToolUse .*read \d+ changed paths? from the file watcher/.test(readFrom(hooksLog, before));
+		}
+		if (!warm) {
+			throw new Error(`the daemon's captures never read the file watcher's paths: ${readFrom(hooksLog, 0).split('\n').slice(-3).join(' / ')}`);
+		}
+	} catch (error) {
+		return changes.flatMap((c) => ['PreToolUse', 'PostToolUse'].map((h) => failedHook(`${h}, ${c}`, (error as Error).message)));
+	}
+	for (const change of changes) {
+		const on: { pre: number; post: number }[] = [];
+		const off: { pre: number; post: number }[] = [];
+		const logFrom = logSize(hooksLog);
+		try {
+			for (let i = 0; i < rounds; i++) {
+				for (const mode of i % 2 === 0 ? [true, false] : [false, true]) {
+					capture(mode);
+					(mode ? on : off).push(pair(change !== 'unchanged'));
+					if (!mode && change !== 'unchanged') {
+						// The edit made while capture was off is not on the timeline: an untimed pair takes it
+						// in (as a person's step), so the next timed PreToolUse starts, as with capture always on,
+						// from a workspace its timeline already holds.
+						capture(true);
+						pair(false);
+					}
+				}
+			}
+		} catch (error) {
+			rows.push(...['PreToolUse', 'PostToolUse'].map((h) => failedHook(`${h}, ${change}`, (error as Error).message)));
+			continue;
+		}
+		const lines = readFrom(hooksLog, logFrom).split('\n');
+		for (const which of ['pre', 'post'] as const) {
+			const event = which === 'pre' ? 'PreToolUse' : 'PostToolUse';
+			const captured = lines.filter((l) => l.includes(` ${event} `) && /from the file watcher|full scan \(/.test(l));
+			const watched = captured.filter((l) => l.includes('from the file watcher')).length;
+			const scans = [...new Set(captured.filter((l) => l.includes('full scan (')).map((l) => /full scan \(([^)]*)\)/.exec(l)?.[1] ?? ''))];
+			const added = on.map((p, i) => p[which] - (off[i] as { pre: number; post: number })[which]);
+			const addedMedian = median(added);
+			const ratio = median(on.map((p, i) => p[which] / (off[i] as { pre: number; post: number })[which]));
+			rows.push({
+				name: `capture added to a ${event} hook through the daemon, ${change} (${rounds} rounds; added p95 ${percentile(added, 95).toFixed(0)} ms; hook ${median(on.map((p) => p[which])).toFixed(0)} ms on vs ${median(off.map((p) => p[which])).toFixed(0)} ms off; captures that read the watcher ${watched}/${captured.length}${scans.length ? `, full scans: ${scans.join('; ')}` : ''})`,
+				ours: addedMedian,
+				oursP99: percentile(added, 99),
+				baseline: median(off.map((p) => p[which])),
+				baselineName: 'the same hook, capture off',
+				ratio,
+				target: '≤ 60 ms added',
+				passed: addedMedian <= 60 && watched === captured.length && captured.length >= rounds,
+			});
+		}
+	}
+	return rows;
+}
+
+/** The daemon's capture path in this process (a real watcher) against git's own, alternating. */
+async function captureRows(ws: string, gitEnv: NodeJS.ProcessEnv, editOne: () => void, rounds: number): Promise<BenchRow[]> {
+	const tuned = ['-c', 'core.untrackedCache=true', '-c', 'feature.manyFiles=true', '-c', 'index.version=4'];
+	const benv = { ...gitEnv, GIT_INDEX_FILE: path.join(path.dirname(ws), 'baseline.index') };
+	const baseline = async () => {
+		execFileSync('git', [...tuned, 'add', '-A'], { cwd: ws, env: benv, stdio: 'ignore' });
+		execFileSync('git', [...tuned, 'write-tree'], { cwd: ws, env: benv, stdio: 'ignore' });
+	};
+	const shadow = new ShadowRepo(ws, path.join(ws, '.baton'));
+	const dirty = new DirtyTracking(ws, path.join(ws, '.baton'), silentLogger);
+	const claims: string[] = [];
+	const ours = async () => {
+		const capture = await shadow.withLock(() => captureTree(shadow, { excludes: defaultCheckpointExcludes, maxFileSize: 5 * 1024 * 1024, deadline: Date.now() + 600_000, dirty }));
+		if (!capture.tree) {
+			throw new Error(capture.reason);
+		}
+		claims.push(dirty.lastClaim?.kind === 'paths' ? 'watcher' : `full scan (${dirty.lastClaim?.reason ?? '?'})`);
+	};
+	const time = async (fn: () => Promise<void>) => {
+		const t = performance.now();
+		await fn();
+		return performance.now() - t;
+	};
+	const stop = await dirty.start();
+	try {
+		// The first of each reads every file (and the first capture after the watcher started scans).
+		await ours();
+		await baseline();
+		await ours();
+		await baseline();
+		const rows: BenchRow[] = [];
+		for (const change of changes) {
+			const pairs: { ours: number; base: number }[] = [];
+			claims.length = 0;
+			try {
+				for (let i = 0; i < rounds; i++) {
+					if (change !== 'unchanged') {
+						editOne();
+					}
+					if (i % 2 === 0) {
+						const a = await time(ours);
+						pairs.push({ ours: a, base: await time(baseline) });
+					} else {
+						const b = await time(baseline);
+						pairs.push({ ours: await time(ours), base: b });
+					}
+				}
+			} catch (error) {
+				rows.push(failedCapture(change, (error as Error).message.split('\n')[0] ?? 'failed'));
+				continue;
+			}
+			const ourTimes = pairs.map((p) => p.ours);
+			const ratio = median(pairs.map((p) => p.ours / p.base));
+			const watched = claims.filter((c) => c === 'watcher').length;
+			const scans = [...new Set(claims.filter((c) => c !== 'watcher'))];
+			rows.push({
+				name: `timeline capture with the daemon's file watcher, ${change} (p95 ${percentile(ourTimes, 95).toFixed(0)} ms vs ${percentile(
+					pairs.map((p) => p.base),
+					95,
+				).toFixed(0)} ms; watcher path ${watched}/${claims.length}${scans.length ? `, ${scans.join('; ')}` : ''})`,
+				ours: median(ourTimes),
+				oursP99: percentile(ourTimes, 99),
+				baseline: median(pairs.map((p) => p.base)),
+				baselineName: 'git add -A && git write-tree, private index (untracked cache, v4)',
+				ratio,
+				target: '≤ 60 ms, ≤ 1.2×',
+				passed: median(ourTimes) <= 60 && ratio <= 1.2,
+			});
+		}
+		return rows;
+	} finally {
+		stop();
+	}
+}
+
+function logSize(file: string): number {
+	try {
+		return fs.statSync(file).size;
+	} catch {
+		return 0;
+	}
+}
+
+function readFrom(file: string, offset: number): string {
+	try {
+		return fs.readFileSync(file).subarray(offset).toString('utf8');
+	} catch {
+		return '';
+	}
+}
+
+function failedHook(name: string, reason: string): BenchRow {
+	return { name: `capture added to a ${name} hook through the daemon (${reason.split('\n')[0]})`, ours: Number.NaN, oursP99: Number.NaN, baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: 'runs', passed: false };
+}
+
+function failedCapture(change: string, reason: string): BenchRow {
+	return { name: `timeline capture with the daemon's file watcher, ${change} (${reason})`, ours: Number.NaN, oursP99: Number.NaN, baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: 'runs', passed: false };
+}
+
+function allFailed(reason: string): BenchRow[] {
+	return [...changes.flatMap((c) => ['PreToolUse', 'PostToolUse'].map((h) => failedHook(`${h}, ${c}`, reason))), ...changes.map((c) => failedCapture(c, reason))];
+}
+
+if (require.main === module) {
+	void benchDaemonCapture(process.argv.includes('--quick')).then((rows) => process.stdout.write(`${formatTable(rows)}\n`));
+}

@@ -9,7 +9,7 @@ import type { Checkpoint } from '../engine/storage/model';
 import type { CheckpointDto } from '../protocol/checkpointDto';
 import * as rpc from '../protocol/rpc';
 import type { EngineHost } from './engineHost';
-import { registerTreeHandlers, treeRootOf } from './sessionTree';
+import { registerTreeHandlers, treeRootAnswer } from './sessionTree';
 
 /** The one shape the wire changes: lists and comparisons carry no environment snapshot (it can hold thousands of package versions). */
 export const toCheckpointDto = ({ environment: _environment, ...checkpoint }: Checkpoint): CheckpointDto => checkpoint;
@@ -37,7 +37,7 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 			// The editor's first status read is followed by the tree's first request: build the session
 			// tree's first level now (kept per engine until sessions or tasks change) so that request finds it warm.
 			prewarmed = true;
-			setImmediate(() => void treeRootOf(engine).catch(() => undefined));
+			setImmediate(() => void treeRootAnswer(engine).catch(() => undefined));
 		}
 		return {
 			initialized: true,

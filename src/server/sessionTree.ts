@@ -179,13 +179,15 @@ async function originsOf(engine: Engine, rows: readonly TreeRowDto[]): Promise<S
 	return (await engine.sync.origins(ids)).filter((o) => !o.local).map((o) => ({ sessionId: o.sessionId, machineName: o.machineName, author: o.author, local: o.local }));
 }
 
+/** The first request's answer; the prewarm after the first status computes it too, so its queries are warm when the view asks. */
+export async function treeRootAnswer(engine: Engine): Promise<TreeRootResult> {
+	const { scopes, sent } = await treeRootOf(engine);
+	return { scopes, origins: await originsOf(engine, sent) };
+}
+
 /** Registered by the editor's handlers (which own the prewarm after the first status). */
 export function registerTreeHandlers(on: ReturnType<typeof requestRegistrar>, host: EngineHost): void {
-	on(sessionTreeRoot, async (): Promise<TreeRootResult> => {
-		const engine = await host.get();
-		const { scopes, sent } = await treeRootOf(engine);
-		return { scopes, origins: await originsOf(engine, sent) };
-	});
+	on(sessionTreeRoot, async () => treeRootAnswer(await host.get()));
 	on(sessionTreeScope, async (params) => {
 		const engine = await host.get();
 		const rows = await treeScopeOf(engine, params.scopeKey);

@@ -99,9 +99,41 @@ function editorMeasures(): BenchRow[] {
 	if (tree.length) {
 		rows.push({ name: 'Session Chains at 5,000 sessions: first root request (real extension host)', ours: median(tree), oursP99: Math.max(...tree), baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: '≤ 100 ms' });
 	}
+	const visible = measures.values['treeVisibleMs'] ?? [];
+	if (visible.length) {
+		rows.push({
+			name: 'Session Chains at 5,000 sessions: the rows shown without a click built (real extension host)',
+			ours: median(visible),
+			oursP99: Math.max(...visible),
+			baseline: Number.NaN,
+			baselineName: '—',
+			ratio: Number.NaN,
+			target: '—',
+		});
+	}
+	const expand = measures.values['treeExpandMs'] ?? [];
+	if (expand.length) {
+		rows.push({
+			name: 'Session Chains at 5,000 sessions: expanding one collapsed group (real extension host)',
+			ours: median(expand),
+			oursP99: Math.max(...expand),
+			baseline: Number.NaN,
+			baselineName: '—',
+			ratio: Number.NaN,
+			target: '—',
+		});
+	}
 	const treeRows = measures.values['treeRowsMs'] ?? [];
 	if (treeRows.length) {
-		rows.push({ name: 'Session Chains at 5,000 sessions: all 5,250 rows built (real extension host)', ours: median(treeRows), oursP99: Math.max(...treeRows), baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: '—' });
+		rows.push({
+			name: 'Session Chains at 5,000 sessions: all 250 groups expanded one by one, 5,000 rows (real extension host)',
+			ours: median(treeRows),
+			oursP99: Math.max(...treeRows),
+			baseline: Number.NaN,
+			baselineName: '—',
+			ratio: Number.NaN,
+			target: '—',
+		});
 	}
 	const replay = measures.values['replayPaintMs'] ?? [];
 	if (replay.length) {

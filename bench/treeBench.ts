@@ -1,17 +1,38 @@
 /**
- * The Session Chains tree at 5,000 sessions: `session/overview` through the real server process over
- * IPC (what the tree's root getChildren awaits), next to the same overview computed in-process.
+ * The Session Chains tree at 5,000 sessions through the real server process over IPC: the first
+ * level right after the window's first status (a fresh backend each round, so it is served from
+ * the prewarm, as in the editor), the same level warm, expanding a collapsed group, next to what
+ * the tree asked for before (`session/overview` with every session, then `sync/origins` for all).
+ * Rounds alternate which path runs first. Payload sizes are printed with the rows.
  */
 import { fork } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createMessageConnection, IPCMessageReader, IPCMessageWriter } from 'vscode-jsonrpc/node';
-import { Engine } from '../src/engine/engine';
-import { silentLogger } from '../src/engine/ports';
-import { sessionOverview } from '../src/protocol/rpc';
+import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import { seedSessionChains } from '../scripts/seedSessions';
+import { sessionOverview, workspaceStatus } from '../src/protocol/rpc';
+import { syncOrigins } from '../src/protocol/syncRpc';
+import { sessionTreeRoot, sessionTreeScope } from '../src/protocol/treeRpc';
 import { median, percentile, type BenchRow } from './stats';
+
+async function withServer<T>(server: string, root: string, fn: (connection: MessageConnection) => Promise<T>): Promise<T> {
+	const child = fork(server, ['--workspace', root], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+	const connection = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
+	connection.listen();
+	try {
+		return await fn(connection);
+	} finally {
+		connection.dispose();
+		child.kill();
+	}
+}
+
+const timed = async (fn: () => Promise<unknown>): Promise<{ ms: number; bytes: number }> => {
+	const t = performance.now();
+	const answer = await fn();
+	return { ms: performance.now() - t, bytes: JSON.stringify(answer).length };
+};
 
 export async function benchTree(sessionCount: number, repeats: number): Promise<BenchRow[]> {
 	const root = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-tree-'));
@@ -21,41 +42,75 @@ export async function benchTree(sessionCount: number, repeats: number): Promise<
 	}
 	try {
 		await seedSessionChains(root, sessionCount);
-		const engine = await Engine.open({ workspaceRoot: root, log: silentLogger, git: { read: async () => null } });
-		const inProcess: number[] = [];
-		for (let i = 0; i < repeats; i++) {
-			const t = performance.now();
-			await engine.briefings.overview();
-			inProcess.push(performance.now() - t);
-		}
-		engine.close();
-
-		const child = fork(server, ['--workspace', root], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
-		const connection = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
-		connection.listen();
-		const viaServer: number[] = [];
-		try {
-			await connection.sendRequest(sessionOverview, undefined); // opens the engine in the server
-			for (let i = 0; i < repeats; i++) {
-				const t = performance.now();
+		const firstLazy: number[] = [];
+		const firstOld: number[] = [];
+		const warmLazy: number[] = [];
+		const warmOld: number[] = [];
+		const expand: number[] = [];
+		let lazyBytes = 0;
+		let oldBytes = 0;
+		let expandBytes = 0;
+		const lazy = (connection: MessageConnection) => timed(() => connection.sendRequest(sessionTreeRoot, undefined));
+		const old = (connection: MessageConnection) =>
+			timed(async () => {
 				const { chains } = await connection.sendRequest(sessionOverview, undefined);
-				// What getChildren does with the answer: one node per scope group.
-				chains.map((c) => ({ c }));
-				viaServer.push(performance.now() - t);
+				const { origins } = await connection.sendRequest(syncOrigins, { sessionIds: chains.flatMap((c) => c.sessions.map((s) => s.id)) });
+				return { chains, origins };
+			});
+		const rounds = Math.max(3, Math.ceil(repeats / 3));
+		for (let round = 0; round < rounds; round++) {
+			for (const which of round % 2 === 0 ? ['lazy', 'old'] : ['old', 'lazy']) {
+				await withServer(server, root, async (connection) => {
+					// What the window does: the first status (it opens the engine and starts the prewarm), then the tree's first request.
+					await connection.sendRequest(workspaceStatus, undefined);
+					if (which === 'lazy') {
+						const first = await lazy(connection);
+						firstLazy.push(first.ms);
+						lazyBytes = first.bytes;
+						for (let i = 0; i < 3; i++) warmLazy.push((await lazy(connection)).ms);
+						const { scopes } = await connection.sendRequest(sessionTreeRoot, undefined);
+						for (const scope of scopes.filter((s) => !s.rows).slice(0, 3)) {
+							const opened = await timed(() => connection.sendRequest(sessionTreeScope, { scopeKey: scope.scopeKey }));
+							expand.push(opened.ms);
+							expandBytes = opened.bytes;
+						}
+					} else {
+						const first = await old(connection);
+						firstOld.push(first.ms);
+						oldBytes = first.bytes;
+						for (let i = 0; i < 3; i++) warmOld.push((await old(connection)).ms);
+					}
+				});
 			}
-		} finally {
-			connection.dispose();
-			child.kill();
 		}
+		const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 		return [
 			{
-				name: `tree getChildren (session/overview over IPC) @ ${sessionCount} sessions`,
-				ours: median(viaServer),
-				oursP99: percentile(viaServer, 99),
-				baseline: median(inProcess),
-				baselineName: 'same overview in-process (no IPC)',
-				ratio: median(viaServer) / median(inProcess),
+				name: `tree first level right after the first status (session/treeRoot, ${kb(lazyBytes)}) @ ${sessionCount} sessions`,
+				ours: median(firstLazy),
+				oursP99: percentile(firstLazy, 99),
+				baseline: median(firstOld),
+				baselineName: `every session: session/overview + sync/origins (${kb(oldBytes)})`,
+				ratio: median(firstLazy) / median(firstOld),
 				target: '≤ 100 ms',
+			},
+			{
+				name: `tree first level, warm @ ${sessionCount} sessions`,
+				ours: median(warmLazy),
+				oursP99: percentile(warmLazy, 99),
+				baseline: median(warmOld),
+				baselineName: 'every session, warm',
+				ratio: median(warmLazy) / median(warmOld),
+				target: '≤ 100 ms',
+			},
+			{
+				name: `tree: expanding a collapsed group (session/treeScope, ${kb(expandBytes)}) @ ${sessionCount} sessions`,
+				ours: median(expand),
+				oursP99: percentile(expand, 99),
+				baseline: Number.NaN,
+				baselineName: '—',
+				ratio: Number.NaN,
+				target: '—',
 			},
 		];
 	} finally {

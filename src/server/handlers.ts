@@ -9,6 +9,7 @@ import type { Checkpoint } from '../engine/storage/model';
 import type { CheckpointDto } from '../protocol/checkpointDto';
 import * as rpc from '../protocol/rpc';
 import type { EngineHost } from './engineHost';
+import { registerTreeHandlers, treeRootAnswer } from './sessionTree';
 
 /** The one shape the wire changes: lists and comparisons carry no environment snapshot (it can hold thousands of package versions). */
 export const toCheckpointDto = ({ environment: _environment, ...checkpoint }: Checkpoint): CheckpointDto => checkpoint;
@@ -34,9 +35,9 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 		const engine = await host.get();
 		if (!prewarmed) {
 			// The editor's first status read is followed by the tree's first request: build the session
-			// overview now (its cache lives in the engine) so that request finds it warm.
+			// tree's first level now (kept per engine until sessions or tasks change) so that request finds it warm.
 			prewarmed = true;
-			setImmediate(() => void engine.briefings.overview().catch(() => undefined));
+			setImmediate(() => void treeRootAnswer(engine).catch(() => undefined));
 		}
 		return {
 			initialized: true,
@@ -55,6 +56,7 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 		return status();
 	});
 	on(rpc.sessionOverview, () => read(async (engine) => ({ chains: await engine.briefings.overview() })));
+	registerTreeHandlers(on, host);
 	on(rpc.sessionList, (params) =>
 		read(async (engine) => ({
 			sessions: await engine.briefings.list({ ...(params.status ? { status: params.status } : {}), ...(params.scope ? { scope: params.scope } : {}), ...(params.limit ? { limit: params.limit } : {}) }),

@@ -54,7 +54,7 @@ export function buildOverview(db: BatonDb): ScopeChains[] {
 }
 
 /** The titles of the tasks the scope keys name (the only task column the tree shows), in one narrow query per few hundred. */
-function rootTaskTitles(db: BatonDb, scopeKeys: Iterable<string>): Map<string, string> {
+export function rootTaskTitles(db: BatonDb, scopeKeys: Iterable<string>): Map<string, string> {
 	const ids = new Set<string>();
 	for (const key of scopeKeys) {
 		const id = key.split(':')[1];

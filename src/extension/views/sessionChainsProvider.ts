@@ -3,33 +3,39 @@
  * per state. Tooltips (the handoff) are fetched only when a row is hovered.
  */
 import * as vscode from 'vscode';
-import type { IssueLinkDto, ScopeChainsDto, SessionStatusDto, SessionRowDto } from '../../protocol/dto';
+import type { IssueLinkDto, SessionStatusDto, SessionRowDto } from '../../protocol/dto';
 import { issueLabel } from '../../protocol/issueLabel';
-import { sessionDetails, sessionOverview } from '../../protocol/rpc';
-import { syncOrigins, type SessionOriginDto } from '../../protocol/syncRpc';
+import { sessionDetails } from '../../protocol/rpc';
+import type { SessionOriginDto } from '../../protocol/syncRpc';
+import { opensExpanded, sessionTreeRoot, sessionTreeScope, type TreeRowDto, type TreeScopeDto } from '../../protocol/treeRpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { durationText, escapeMarkdown, handoffMarkdown, relativeTime, sessionMoment, statusLabel } from '../format';
 import { CommandIds } from '../ids';
 import { Disposable } from '../lifecycle';
 
 export class ScopeNode {
-	/** Its sessions that are no orchestrator's worker, in chain order. */
-	top: SessionNode[] = [];
+	/** Its rows (sessions that are no orchestrator's worker, in chain order): sent with the group when it opens expanded, else asked for on expand. */
+	rows: Promise<SessionNode[]> | undefined;
 
-	constructor(readonly chains: ScopeChainsDto) {}
+	constructor(readonly chains: TreeScopeDto) {}
 }
 
 export class SessionNode {
+	readonly session: SessionRowDto;
+	/** 1-based: place in the scope's chain, or among the orchestrator's workers. */
+	readonly position: number;
 	/** Workers an orchestrator started (sessions whose parent it is), shown under it. */
-	readonly workers: SessionNode[] = [];
+	readonly workers: SessionNode[];
 
 	constructor(
-		readonly session: SessionRowDto,
+		row: TreeRowDto,
 		/** Its scope, or the orchestrator it works for. */
-		public parent: ScopeNode | SessionNode,
-		/** 1-based: place in the scope's chain, or among the orchestrator's workers. */
-		public position: number,
-	) {}
+		readonly parent: ScopeNode | SessionNode,
+	) {
+		this.session = row.session;
+		this.position = row.position;
+		this.workers = row.workers.map((worker) => new SessionNode(worker, this));
+	}
 }
 
 /**
@@ -64,48 +70,6 @@ function shortTime(iso: string | null, nowMs: number): string {
 	return s < 45 ? 'now' : s < 90 * 60 ? `${Math.round(s / 60)}m` : s < 36 * 3600 ? `${Math.round(s / 3600)}h` : s < 14 * 86400 ? `${Math.round(s / 86400)}d` : `${Math.round(s / 604800)}w`;
 }
 
-/**
- * Groups a scope's sessions for the tree: workers go under their orchestrator (wherever its scope),
- * the rest stay in their scope's chain order. Scopes left with no session of their own vanish.
- */
-export function nestWorkers(chains: readonly ScopeChainsDto[]): ScopeNode[] {
-	const scopes = chains.map((c) => new ScopeNode(c));
-	const byId = new Map<string, SessionNode>();
-	for (const scope of scopes) {
-		scope.chains.sessions.forEach((s, i) => byId.set(s.id, new SessionNode(s, scope, i + 1)));
-	}
-	const tops = new Map<ScopeNode, SessionNode[]>(scopes.map((scope) => [scope, []]));
-	for (const scope of scopes) {
-		for (const s of scope.chains.sessions) {
-			const node = byId.get(s.id) as SessionNode;
-			const orchestrator = s.parentSessionId ? byId.get(s.parentSessionId) : undefined;
-			if (orchestrator && orchestrator !== node && !isAncestor(node, orchestrator, byId)) {
-				orchestrator.workers.push(node);
-				node.parent = orchestrator;
-				node.position = orchestrator.workers.length;
-			} else {
-				tops.get(scope)?.push(node);
-			}
-		}
-	}
-	for (const scope of scopes) {
-		scope.top = tops.get(scope) ?? [];
-	}
-	return scopes.filter((scope) => scope.top.length > 0);
-}
-
-/** Guards against a parent cycle in imported data: a session is never shown under its own worker. */
-function isAncestor(node: SessionNode, candidate: SessionNode, byId: ReadonlyMap<string, SessionNode>): boolean {
-	const seen = new Set<string>();
-	let at: SessionRowDto | undefined = candidate.session;
-	while (at && !seen.has(at.id)) {
-		if (at.id === node.session.id) return true;
-		seen.add(at.id);
-		at = at.parentSessionId ? byId.get(at.parentSessionId)?.session : undefined;
-	}
-	return false;
-}
-
 export type ChainNode = ScopeNode | SessionNode;
 
 const icons: Record<SessionStatusDto, [string, string]> = {
@@ -120,17 +84,21 @@ const icons: Record<SessionStatusDto, [string, string]> = {
 export class SessionChainsProvider extends Disposable implements vscode.TreeDataProvider<ChainNode> {
 	private readonly changeEmitter = this.register(new vscode.EventEmitter<ChainNode | undefined>());
 	readonly onDidChangeTreeData = this.changeEmitter.event;
-	private overview: Promise<ScopeNode[]> | undefined;
-	/** How long the last root getChildren took (the benchmark and the log read it). */
+	private root: Promise<ScopeNode[]> | undefined;
+	/** How long the last root getChildren took: the request and the nodes of the first visible level (the benchmark and the log read it). */
 	lastLoadMs = 0;
-	/** Who and where sessions from other machines ran (pulled through sync); local ones are not listed. */
+	/** Who and where sessions from other machines ran (pulled through sync), for the rows loaded so far; local ones are not listed. */
 	private origins = new Map<string, SessionOriginDto>();
+	/** Bumped on every data change: an answer to an older request adds no origins to the fresh map. */
+	private generation = 0;
 
 	constructor(private readonly workspace: BatonWorkspace) {
 		super();
 		this.register(
 			workspace.onDidChangeData(() => {
-				this.overview = undefined;
+				this.root = undefined;
+				this.origins = new Map();
+				this.generation += 1;
 				this.changeEmitter.fire(undefined);
 			}),
 		);
@@ -141,10 +109,14 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 			if (!this.workspace.status?.initialized) {
 				return []; // the welcome view explains what to do
 			}
-			this.overview ??= this.load();
-			return this.overview;
+			this.root ??= this.loadRoot();
+			return this.root;
 		}
-		return node instanceof ScopeNode ? node.top : node.workers;
+		if (node instanceof ScopeNode) {
+			node.rows ??= this.loadScope(node);
+			return node.rows;
+		}
+		return node.workers;
 	}
 
 	getParent(node: ChainNode): ChainNode | undefined {
@@ -153,17 +125,16 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 
 	getTreeItem(node: ChainNode): vscode.TreeItem {
 		if (node instanceof ScopeNode) {
-			const sessions = node.chains.sessions;
-			// Workers shown under an orchestrator elsewhere still count where their scope is.
-			const active = sessions.filter((s) => s.status === 'active').length;
+			// Workers shown under an orchestrator elsewhere still count where their scope is (the backend counts them).
+			const { sessionCount: count, activeCount: active } = node.chains;
 			// Short, so the scope's title keeps the room; the tooltip spells it out.
-			const description = active ? `${active} active` : `${sessions.length}`;
-			const item = new vscode.TreeItem(rowName(node.chains.label, rowNameLimit(description, 'scope')), active > 0 || sessions.length <= 3 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+			const description = active ? `${active} active` : `${count}`;
+			const item = new vscode.TreeItem(rowName(node.chains.label, rowNameLimit(description, 'scope')), opensExpanded(node.chains) ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
 			item.id = `scope:${node.chains.scopeKey}`;
 			item.description = description;
 			item.iconPath = new vscode.ThemeIcon(node.chains.scopeKey === 'global' ? 'globe' : 'list-tree');
 			item.contextValue = 'scope';
-			item.tooltip = `${node.chains.label} — ${sessions.length} session${sessions.length === 1 ? '' : 's'}${active ? `, ${active} active` : ''}; last activity ${relativeTime(node.chains.lastActivity)}`;
+			item.tooltip = `${node.chains.label} — ${count} session${count === 1 ? '' : 's'}${active ? `, ${active} active` : ''}; last activity ${relativeTime(node.chains.lastActivity)}`;
 			return item;
 		}
 		const s = node.session;
@@ -218,28 +189,47 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		return item;
 	}
 
-	private async loadOrigins(ids: string[]): Promise<void> {
-		try {
-			const { origins } = await this.workspace.request(syncOrigins, { sessionIds: ids });
-			this.origins = new Map(origins.filter((o) => !o.local).map((o) => [o.sessionId, o]));
-		} catch {
-			// An older backend: rows without their origin.
-			this.origins = new Map();
+	private addOrigins(origins: readonly SessionOriginDto[], generation: number): void {
+		if (generation !== this.generation) return;
+		for (const origin of origins) {
+			if (!origin.local) this.origins.set(origin.sessionId, origin);
 		}
 	}
 
-	private async load(): Promise<ScopeNode[]> {
+	/** The first visible level: the scope groups, and the rows of those that open expanded (sent with them, so no second request). */
+	private async loadRoot(): Promise<ScopeNode[]> {
 		const started = performance.now();
+		const generation = this.generation;
 		try {
-			const { chains } = await this.workspace.request(sessionOverview, undefined);
-			await this.loadOrigins(chains.flatMap((c) => c.sessions.map((x) => x.id)));
-			return nestWorkers(chains);
+			const { scopes, origins } = await this.workspace.request(sessionTreeRoot, undefined);
+			this.addOrigins(origins, generation);
+			return scopes.map((scope) => {
+				const node = new ScopeNode(scope);
+				if (scope.rows) {
+					node.rows = Promise.resolve(scope.rows.map((row) => new SessionNode(row, node)));
+				}
+				return node;
+			});
 		} catch (error) {
 			this.workspace.log.error(`could not load the session chains: ${(error as Error).message}`);
-			this.overview = undefined;
+			if (generation === this.generation) this.root = undefined;
 			return [];
 		} finally {
 			this.lastLoadMs = performance.now() - started;
+		}
+	}
+
+	/** A collapsed group was expanded: its rows, and the origins of those sessions only. */
+	private async loadScope(node: ScopeNode): Promise<SessionNode[]> {
+		const generation = this.generation;
+		try {
+			const { rows, origins } = await this.workspace.request(sessionTreeScope, { scopeKey: node.chains.scopeKey });
+			this.addOrigins(origins, generation);
+			return rows.map((row) => new SessionNode(row, node));
+		} catch (error) {
+			this.workspace.log.error(`could not load the sessions of ${node.chains.label}: ${(error as Error).message}`);
+			node.rows = undefined;
+			return [];
 		}
 	}
 }

@@ -1,0 +1,196 @@
+/**
+ * The Session Chains tree from the backend's warm state, one level at a time. The first level is
+ * one aggregate per scope plus the few sessions that have a parent (no session row is decoded);
+ * a scope's rows are read when that scope is shown open. Both are kept until sessions or tasks (the
+ * labels) change, also through another process's journal, and each request sends only its level.
+ */
+import type { Engine } from '../engine/engine';
+import type { BatonDb } from '../engine/storage/journalStore';
+import type { SessionRow } from '../engine/sessions/sessionShapes';
+import { parentedSessions, scopeChainRows, scopeSummaries } from '../engine/sessions/treeQueries';
+import type { SessionOriginDto } from '../protocol/syncRpc';
+import { opensExpanded, sessionTreeRoot, sessionTreeScope, type TreeRootResult, type TreeRowDto, type TreeScopeDto } from '../protocol/treeRpc';
+import type { EngineHost } from './engineHost';
+import type { requestRegistrar } from './handlers';
+
+export interface Nesting {
+	/** Worker → the orchestrator it is shown under (never a cycle). */
+	orchestratorOf: ReadonlyMap<string, string>;
+	/** Orchestrator → its workers (unordered: ordered once their chains are read). */
+	workersOf: ReadonlyMap<string, { id: string; scopeKey: string }[]>;
+	/** Per scope, how many of its sessions are shown under an orchestrator (elsewhere or not). */
+	nestedIn: ReadonlyMap<string, number>;
+}
+
+/**
+ * Which sessions go under an orchestrator: every session whose parent exists, unless that would
+ * show a session under its own worker (a parent cycle in imported data), when it stays in its chain.
+ */
+export function nestingOf(parented: readonly { id: string; scopeKey: string; parentSessionId: string }[]): Nesting {
+	const parentOf = new Map(parented.map((p) => [p.id, p.parentSessionId]));
+	const orchestratorOf = new Map<string, string>();
+	const workersOf = new Map<string, { id: string; scopeKey: string }[]>();
+	const nestedIn = new Map<string, number>();
+	for (const { id, scopeKey, parentSessionId } of parented) {
+		if (parentSessionId === id || isAncestor(id, parentSessionId, parentOf)) continue;
+		orchestratorOf.set(id, parentSessionId);
+		const list = workersOf.get(parentSessionId);
+		if (list) list.push({ id, scopeKey });
+		else workersOf.set(parentSessionId, [{ id, scopeKey }]);
+		nestedIn.set(scopeKey, (nestedIn.get(scopeKey) ?? 0) + 1);
+	}
+	return { orchestratorOf, workersOf, nestedIn };
+}
+
+/** Whether `id` is `from` or one of its ancestors (following parents that exist). */
+function isAncestor(id: string, from: string, parentOf: ReadonlyMap<string, string>): boolean {
+	const seen = new Set<string>();
+	let at: string | undefined = from;
+	while (at !== undefined && !seen.has(at)) {
+		if (at === id) return true;
+		seen.add(at);
+		at = parentOf.get(at);
+	}
+	return false;
+}
+
+/** One version of the data: the groups, and the chains and rows read so far. */
+interface TreeState {
+	key: string;
+	/** Groups that have a row of their own, newest activity first. */
+	scopes: TreeScopeDto[];
+	/** Every scope's place in that order (listed or not): workers from several scopes are ordered by it. */
+	rank: Map<string, number>;
+	nesting: Nesting;
+	chains: Map<string, SessionRow[]>;
+	rows: Map<string, TreeRowDto[]>;
+}
+
+const states = new WeakMap<Engine, TreeState>();
+
+function stateOf(engine: Engine, db: BatonDb): TreeState {
+	const key = `${engine.store.tableVersion('sessions')}:${engine.store.tableVersion('tasks')}`;
+	let state = states.get(engine);
+	if (state?.key !== key) {
+		const summaries = scopeSummaries(db);
+		const nesting = nestingOf(parentedSessions(db));
+		state = {
+			key,
+			scopes: summaries.filter((s) => s.sessionCount > (nesting.nestedIn.get(s.scopeKey) ?? 0)),
+			rank: new Map(summaries.map((s, i) => [s.scopeKey, i])),
+			nesting,
+			chains: new Map(),
+			rows: new Map(),
+		};
+		states.set(engine, state);
+	}
+	return state;
+}
+
+/** Reads the chains of these scopes and of every scope their workers (and theirs) come from. */
+function readChains(db: BatonDb, state: TreeState, scopeKeys: readonly string[]): void {
+	let missing = [...new Set(scopeKeys)].filter((k) => !state.chains.has(k));
+	while (missing.length > 0) {
+		const next = new Set<string>();
+		for (const [key, chain] of scopeChainRows(db, missing)) {
+			state.chains.set(key, chain);
+			for (const s of chain) {
+				for (const w of state.nesting.workersOf.get(s.id) ?? []) {
+					if (!state.chains.has(w.scopeKey)) next.add(w.scopeKey);
+				}
+			}
+		}
+		missing = [...next].filter((k) => !state.chains.has(k));
+	}
+}
+
+function rowsOf(db: BatonDb, state: TreeState, scopeKeys: readonly string[]): Map<string, TreeRowDto[]> {
+	readChains(
+		db,
+		state,
+		scopeKeys.filter((k) => !state.rows.has(k)),
+	);
+	const place = (id: string, scopeKey: string): { row: SessionRow; index: number } | undefined => {
+		const chain = state.chains.get(scopeKey) ?? [];
+		const index = chain.findIndex((s) => s.id === id);
+		return index < 0 ? undefined : { row: chain[index] as SessionRow, index };
+	};
+	const workerRows = (id: string): TreeRowDto[] => {
+		const workers = (state.nesting.workersOf.get(id) ?? []).flatMap((w) => {
+			const at = place(w.id, w.scopeKey);
+			return at ? [{ ...at, rank: state.rank.get(w.scopeKey) ?? Number.MAX_SAFE_INTEGER }] : [];
+		});
+		// As the chains list them: scopes newest first, then chain order.
+		workers.sort((a, b) => a.rank - b.rank || a.index - b.index);
+		return workers.map((w, i) => ({ session: w.row, position: i + 1, workers: workerRows(w.row.id) }));
+	};
+	const out = new Map<string, TreeRowDto[]>();
+	for (const key of scopeKeys) {
+		let rows = state.rows.get(key);
+		if (!rows) {
+			rows = (state.chains.get(key) ?? []).flatMap((s, i) => (state.nesting.orchestratorOf.has(s.id) ? [] : [{ session: s, position: i + 1, workers: workerRows(s.id) }]));
+			state.rows.set(key, rows);
+		}
+		out.set(key, rows);
+	}
+	return out;
+}
+
+/** The first level: every group, with the rows of those that open expanded; `sent` lists those rows. */
+export async function treeRootOf(engine: Engine): Promise<{ scopes: TreeScopeDto[]; sent: TreeRowDto[] }> {
+	return engine.store.read((db) => {
+		const state = stateOf(engine, db);
+		const open = rowsOf(
+			db,
+			state,
+			state.scopes.filter(opensExpanded).map((s) => s.scopeKey),
+		);
+		const sent: TreeRowDto[] = [];
+		const scopes = state.scopes.map((scope) => {
+			const rows = open.get(scope.scopeKey);
+			if (!rows) return scope;
+			sent.push(...rows);
+			return { ...scope, rows };
+		});
+		return { scopes, sent };
+	});
+}
+
+/** One group's rows (empty when it is gone or has no row of its own). */
+export async function treeScopeOf(engine: Engine, scopeKey: string): Promise<TreeRowDto[]> {
+	return engine.store.read((db) => {
+		const state = stateOf(engine, db);
+		return state.scopes.some((s) => s.scopeKey === scopeKey) ? (rowsOf(db, state, [scopeKey]).get(scopeKey) ?? []) : [];
+	});
+}
+
+function sessionIdsOf(rows: readonly TreeRowDto[], out: string[] = []): string[] {
+	for (const row of rows) {
+		out.push(row.session.id);
+		sessionIdsOf(row.workers, out);
+	}
+	return out;
+}
+
+/** Origins of the rows sent only, and only those from other machines (a local row shows none). */
+async function originsOf(engine: Engine, rows: readonly TreeRowDto[]): Promise<SessionOriginDto[]> {
+	const ids = sessionIdsOf(rows);
+	if (ids.length === 0) return [];
+	return (await engine.sync.origins(ids)).filter((o) => !o.local).map((o) => ({ sessionId: o.sessionId, machineName: o.machineName, author: o.author, local: o.local }));
+}
+
+/** The first request's answer; the prewarm after the first status computes it too, so its queries are warm when the view asks. */
+export async function treeRootAnswer(engine: Engine): Promise<TreeRootResult> {
+	const { scopes, sent } = await treeRootOf(engine);
+	return { scopes, origins: await originsOf(engine, sent) };
+}
+
+/** Registered by the editor's handlers (which own the prewarm after the first status). */
+export function registerTreeHandlers(on: ReturnType<typeof requestRegistrar>, host: EngineHost): void {
+	on(sessionTreeRoot, async () => treeRootAnswer(await host.get()));
+	on(sessionTreeScope, async (params) => {
+		const engine = await host.get();
+		const rows = await treeScopeOf(engine, params.scopeKey);
+		return { rows, origins: await originsOf(engine, rows) };
+	});
+}

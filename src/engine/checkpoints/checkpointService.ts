@@ -339,14 +339,12 @@ export class CheckpointService {
 
 	/** Snapshot and record. Caller holds the shadow's lock. Returns null when `skip-unchanged` found no change. */
 	private async createLocked(prepared: PreparedCreate, mode: 'skip-unchanged' | null): Promise<Checkpoint | null> {
-		let taken: SnapshotResult | undefined;
 		try {
-			return await this.createLockedInner(prepared, mode, (snapshot) => {
-				taken = snapshot;
-			});
+			// Capture's git state waits for the snapshot: told as soon as it is taken (a cached answer can then
+			// go in with the row) and in every case, a failure too (undefined; a second call changes nothing).
+			return await this.createLockedInner(prepared, mode, (snapshot) => prepared.snapshotTaken(snapshot.commit ? snapshot : undefined));
 		} finally {
-			// Capture's git state waits for it: it is told in every case, even a failure (undefined).
-			prepared.snapshotTaken(taken?.commit ? taken : undefined);
+			prepared.snapshotTaken(undefined);
 		}
 	}
 

@@ -146,6 +146,12 @@ function commandVersion(file: string, args: string[], deadline: number): Promise
 				reject(new Error(error.killed ? 'timed out' : error.message.split('\n')[0]));
 				return;
 			}
+			if (!text) {
+				// Also what a timeout that fired after the child exited (a busy event loop) leaves: its output
+				// thrown away and no error. Never an answer to remember.
+				reject(new Error('no output (timed out?)'));
+				return;
+			}
 			const first = text.split('\n').find((l) => l.trim()) ?? '';
 			resolve((/\d+\.\d+(?:\.\d+)?(?:[-+][\w.-]+)?/.exec(first)?.[0] ?? first).slice(0, 100));
 		});

@@ -92,6 +92,10 @@ async function readGitState(root: string, env: NodeJS.ProcessEnv, deadline: numb
 			error ? reject(new Error(error.killed ? 'timed out' : (error.message.split('\n')[0] ?? 'git status failed'))) : resolve(stdout),
 		);
 	});
+	if (out.length === 0) {
+		// `--branch` always prints a header: nothing at all is a timeout that fired after git exited (its output dropped).
+		throw new Error('no output (timed out?)');
+	}
 	let branch: string | null = null;
 	let head: string | null = null;
 	let changedFiles = 0;

@@ -7,8 +7,6 @@
  * from reading the current head to recording the new checkpoint, so the provenance DAG stays
  * consistent across windows, the CLI and agent hooks.
  */
-import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import path from 'node:path';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
@@ -28,6 +26,7 @@ import { syncIndex, type SyncProgress } from './indexSync';
 import { runRollback, type RollbackResult } from './rollbackRunner';
 import { ShadowRepo } from './shadowRepo';
 import { takeSnapshot, type SnapshotResult } from './shadowSnapshot';
+import { snapshotKey } from './userGitState';
 import { DirtyTracking } from './dirtyTracking';
 import type { ApprovalSummary, CheckpointFaults, Comparison, CreateCheckpointInput, PeriodicResult, PrepareResult } from './checkpointTypes';
 import { diffIndex, diffTrees, readFileAt, type FileChange } from './treeDiff';
@@ -53,10 +52,7 @@ export class CheckpointService {
 		this.environments = new EnvironmentAttacher(ctx);
 	}
 
-	/**
-	 * Resolves once the environment of every checkpoint created so far is recorded. A short process
-	 * (the CLI, a hook) waits for it before it exits; the backend lets it finish in the background.
-	 */
+	/** Once every checkpoint's environment is recorded: a short process waits for it before it exits (the backend does not). */
 	async settled(): Promise<void> {
 		await this.environments.settled();
 	}
@@ -390,22 +386,6 @@ interface PreparedCreate {
 	session: Session | null;
 	environment: RunningCapture;
 	snapshotTaken: (snapshot: SnapshotResult | undefined) => void;
-}
-
-/**
- * What the user's `git status` can depend on that a snapshot shows: its tree, and the files it
- * skipped (too large to store) by size and mtime.
- */
-function snapshotKey(root: string, snapshot: SnapshotResult): string {
-	const skipped = snapshot.skipped.slice(0, 1_000).map((s) => {
-		try {
-			const st = fs.statSync(path.join(root, s.path));
-			return `${s.path}:${st.size}:${st.mtimeMs}`;
-		} catch {
-			return `${s.path}:-`;
-		}
-	});
-	return `${snapshot.tree}${snapshot.skipped.length > 1_000 ? `:${snapshot.skipped.length}` : ''}${skipped.length ? `:${createHash('sha256').update(skipped.join('\0')).digest('hex')}` : ''}`;
 }
 
 function soleActive(db: BatonDb): Session | null {

@@ -8,10 +8,12 @@
  * process runs `git status` over an unchanged repository.
  */
 import { execFile } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EnvironmentCache, GitState } from './environmentCache';
 import { splitNul } from './gitProcess';
+import type { SnapshotResult } from './shadowSnapshot';
 
 /** What vouches for the work tree since the last capture; without either, `git status` runs every time. */
 export interface WorkspaceState {
@@ -119,4 +121,20 @@ function insideGitRepo(dir: string): boolean {
 		if (fs.existsSync(path.join(current, '.git'))) return true;
 		if (path.dirname(current) === current) return false;
 	}
+}
+
+/**
+ * What the user's `git status` can depend on that a snapshot shows: its tree, and the files it
+ * skipped (too large to store) by size and mtime.
+ */
+export function snapshotKey(root: string, snapshot: SnapshotResult): string {
+	const skipped = snapshot.skipped.slice(0, 1_000).map((s) => {
+		try {
+			const st = fs.statSync(path.join(root, s.path));
+			return `${s.path}:${st.size}:${st.mtimeMs}`;
+		} catch {
+			return `${s.path}:-`;
+		}
+	});
+	return `${snapshot.tree}${snapshot.skipped.length > 1_000 ? `:${snapshot.skipped.length}` : ''}${skipped.length ? `:${createHash('sha256').update(skipped.join('\0')).digest('hex')}` : ''}`;
 }

@@ -153,17 +153,31 @@ export async function benchCheckpoints(quick: boolean): Promise<BenchRow[]> {
 		const engine = await Engine.open({ workspaceRoot: ws, log: silentLogger, create: true, git: { read: async () => null } });
 		try {
 			const creates: number[] = [];
+			const recorded: number[] = [];
 			await engine.checkpoints.create({ actor: 'bench' });
+			await engine.checkpoints.settled();
 			for (let i = 0; i < (quick ? 3 : 7); i++) {
 				fs.appendFileSync(path.join(ws, `src/pkg1/mod${i % scale.modules}/file0.ts`), `// create ${i}\n`);
 				const t = performance.now();
 				await engine.checkpoints.create({ actor: 'bench', trigger: 'periodic' });
 				creates.push(performance.now() - t);
+				// The environment follows the checkpoint's row: what a short process waits for before it exits.
+				await engine.checkpoints.settled();
+				recorded.push(performance.now() - t);
 			}
 			rows.push({
-				name: 'checkpoint create, 1 file changed (engine: + stats, environment capture, DB)',
+				name: 'checkpoint create, 1 file changed (engine: snapshot, stats, DB; environment after it)',
 				ours: median(creates),
 				oursP99: percentile(creates, 99),
+				baseline: Number.NaN,
+				baselineName: '—',
+				ratio: Number.NaN,
+				target: 'env capture ≤ 1 s',
+			});
+			rows.push({
+				name: 'checkpoint create, 1 file changed, until its environment is recorded',
+				ours: median(recorded),
+				oursP99: percentile(recorded, 99),
 				baseline: Number.NaN,
 				baselineName: '—',
 				ratio: Number.NaN,

@@ -157,6 +157,8 @@ async function hookAnswer(input: HookInput): Promise<string> {
 			if (input.engines) {
 				input.engines.release(engine, root);
 			} else {
+				// The environment of a checkpoint the hook took is recorded after it: wait before closing.
+				await engine.checkpoints.settled();
 				engine.close();
 			}
 		}

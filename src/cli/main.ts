@@ -193,6 +193,10 @@ async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks)
 		if (engine && request) {
 			await request.finished(engine, output.exitCode ?? 0);
 		}
+		if (engine && !shared) {
+			// Output first, then the environment of a checkpoint it took (recorded after it): a short process must not lose it.
+			await engine.checkpoints.settled();
+		}
 		if (engine) {
 			// Output first: a slow channel delays the exit by at most flushBudgetMs, never the answer.
 			if (!noFlush.has(command.path[0] ?? '')) {

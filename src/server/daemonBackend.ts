@@ -209,7 +209,8 @@ export class DaemonBackend {
 		this.command = undefined;
 		this.finishCommand();
 		if (path.resolve(workspaceRoot) !== this.root) {
-			engine.close();
+			// After the environment of a checkpoint it took is recorded (capture finishes in the background).
+			void engine.checkpoints.settled().finally(() => engine.close());
 			return;
 		}
 		if (engine === this.host.current) {

@@ -21,10 +21,12 @@ import { getCheckpoint, headCheckpoint, listCheckpoints, listRollbacks } from '.
 import { decideCheckpoint, recordCheckpoint, updateCheckpoint, validateMetrics, writeSessionConfig, writeSessionMetrics } from './checkpointRecords';
 import { captureEnvironment, type HostEnvironment } from './environmentCapture';
 import { diffEnvironments } from './environmentDiff';
+import { EnvironmentAttacher, pendingEnvironment, RunningCapture } from './pendingEnvironment';
 import { syncIndex, type SyncProgress } from './indexSync';
 import { runRollback, type RollbackResult } from './rollbackRunner';
 import { ShadowRepo } from './shadowRepo';
-import { takeSnapshot } from './shadowSnapshot';
+import { takeSnapshot, type SnapshotResult } from './shadowSnapshot';
+import { snapshotKey } from './userGitState';
 import { DirtyTracking } from './dirtyTracking';
 import type { ApprovalSummary, CheckpointFaults, Comparison, CreateCheckpointInput, PeriodicResult, PrepareResult } from './checkpointTypes';
 import { diffIndex, diffTrees, readFileAt, type FileChange } from './treeDiff';
@@ -39,12 +41,20 @@ export class CheckpointService {
 	/** What changed since the last snapshot, while the backend watches the workspace. */
 	readonly dirty: DirtyTracking;
 	private hostEnvironment: HostEnvironment | undefined;
+	/** Environments recorded after their checkpoint (capture is off the critical path). */
+	private readonly environments: EnvironmentAttacher;
 	/** For tests: failure injection and a fake PATH. */
 	faults: CheckpointFaults = {};
 
 	constructor(private readonly ctx: EngineContext) {
 		this.shadow = new ShadowRepo(ctx.workspaceRoot, batonDir(ctx.workspaceRoot));
 		this.dirty = new DirtyTracking(ctx.workspaceRoot, batonDir(ctx.workspaceRoot), ctx.log);
+		this.environments = new EnvironmentAttacher(ctx);
+	}
+
+	/** Once every checkpoint's environment is recorded: a short process waits for it before it exits (the backend does not). */
+	async settled(): Promise<void> {
+		await this.environments.settled();
 	}
 
 	private get config() {
@@ -222,7 +232,7 @@ export class CheckpointService {
 			files = await diffTrees(this.shadow, from.commitSha, to.commitSha);
 			environment = to.environment;
 		} else {
-			const envWork = this.capture(this.hostEnvironment);
+			const envWork = this.capture(this.hostEnvironment, undefined);
 			files = await this.shadow.withLock(async () => {
 				const excludesChanged = await this.shadow.ensureInit(this.config.excludes);
 				await this.dirty.sync(excludesChanged, (paths) => syncIndex(this.shadow, { paths, maxFileSize: this.config.maxFileSize, deadline: Date.now() + this.config.timeBudget }));
@@ -294,13 +304,21 @@ export class CheckpointService {
 			return active[0] ?? null;
 		});
 		this.shadow.ensureEmptyConfig();
-		return { input: { ...input, trigger, tags, message }, session, environment: this.capture(input.host ?? this.hostEnvironment) };
+		let snapshotTaken: (snapshot: SnapshotResult | undefined) => void = () => undefined;
+		const snapshot = new Promise<SnapshotResult | undefined>((resolve) => {
+			snapshotTaken = resolve;
+		});
+		const environment = new RunningCapture(this.capture(input.host ?? this.hostEnvironment, snapshot));
+		return { input: { ...input, trigger, tags, message }, session, environment, snapshotTaken };
 	}
 
-	private async capture(host: HostEnvironment | undefined): Promise<EnvironmentSnapshot | null> {
-		const workspaceChanges = await this.dirty.changeCount();
+	/** `snapshot`: the checkpoint's, once taken (undefined: none), which vouches for the work tree in the git state's cache. */
+	private async capture(host: HostEnvironment | undefined, snapshot: Promise<SnapshotResult | undefined> | undefined): Promise<EnvironmentSnapshot | null> {
+		const changes = await this.dirty.changeCount();
+		const root = this.ctx.workspaceRoot;
 		return captureEnvironment({
-			workspaceChanges,
+			workspaceState: { watched: changes === undefined ? undefined : `${this.dirty.watchId}:${changes}`, snapshot: snapshot?.then((s) => (s ? snapshotKey(root, s) : undefined)) },
+			cacheFile: path.join(batonDir(root), 'cache', 'environment.json'),
 			workspaceRoot: this.ctx.workspaceRoot,
 			timeoutMs: this.config.environmentTimeout,
 			nowIso: this.ctx.nowIso(),
@@ -317,6 +335,16 @@ export class CheckpointService {
 
 	/** Snapshot and record. Caller holds the shadow's lock. Returns null when `skip-unchanged` found no change. */
 	private async createLocked(prepared: PreparedCreate, mode: 'skip-unchanged' | null): Promise<Checkpoint | null> {
+		try {
+			// Capture's git state waits for the snapshot: told as soon as it is taken (a cached answer can then
+			// go in with the row) and in every case, a failure too (undefined; a second call changes nothing).
+			return await this.createLockedInner(prepared, mode, (snapshot) => prepared.snapshotTaken(snapshot.commit ? snapshot : undefined));
+		} finally {
+			prepared.snapshotTaken(undefined);
+		}
+	}
+
+	private async createLockedInner(prepared: PreparedCreate, mode: 'skip-unchanged' | null, onSnapshot: (snapshot: SnapshotResult) => void): Promise<Checkpoint | null> {
 		const { input, session } = prepared;
 		const nowMs = this.ctx.clock.now();
 		const id = newCheckpointId(nowMs);
@@ -336,20 +364,28 @@ export class CheckpointService {
 				...(this.faults.batchFiles ? { batchFiles: this.faults.batchFiles } : {}),
 			}),
 		);
+		onSnapshot(snapshot);
 		if (!snapshot.commit) {
 			return null;
 		}
 		const commit = snapshot.commit;
 		const changes = await diffTrees(this.shadow, parent?.commitSha ?? null, commit, { lines: parent !== null });
-		const environment = await prepared.environment;
-		return this.ctx.store.write((db) => recordCheckpoint(this.ctx, db, { id, nowMs, input, session, parent, snapshot, commit, changes, environment }));
+		// Not waited for: a capture that is done goes in with the row, one still running follows it.
+		const finished = prepared.environment.finished;
+		const environment = finished ? finished.value : pendingEnvironment(this.ctx.nowIso());
+		const checkpoint = await this.ctx.store.write((db) => recordCheckpoint(this.ctx, db, { id, nowMs, input, session, parent, snapshot, commit, changes, environment }));
+		if (!finished) {
+			this.environments.attach(id, prepared.environment);
+		}
+		return checkpoint;
 	}
 }
 
 interface PreparedCreate {
 	input: CreateCheckpointInput & { trigger: string };
 	session: Session | null;
-	environment: Promise<EnvironmentSnapshot | null>;
+	environment: RunningCapture;
+	snapshotTaken: (snapshot: SnapshotResult | undefined) => void;
 }
 
 function soleActive(db: BatonDb): Session | null {

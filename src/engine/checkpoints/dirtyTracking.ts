@@ -20,6 +20,9 @@ export class DirtyTracking {
 	 * without asking git, unless the file changed (then it is looked at).
 	 */
 	private carried = new Map<string, { skipped: SkippedFile; identity: string }>();
+	/** Which watcher the change count belongs to: a restarted watcher counts from zero again. */
+	private starts = 0;
+	private readonly instance = `${process.pid}.${Date.now().toString(36)}`;
 
 	constructor(
 		private readonly workspaceRoot: string,
@@ -40,9 +43,14 @@ export class DirtyTracking {
 		return current.paths.changeCount;
 	}
 
+	get watchId(): string {
+		return `${this.instance}.${this.starts}`;
+	}
+
 	/** Starts watching the workspace; resolves once every folder is watched. Returns the stop function. */
 	async start(): Promise<() => void> {
 		this.stop();
+		this.starts++;
 		const paths = new DirtyPaths();
 		const skip = path.relative(this.workspaceRoot, this.batonDir).split(path.sep).join('/');
 		const watcher = new WorkspaceWatcher(this.workspaceRoot, paths, this.log, { skip: skip && !skip.startsWith('..') ? [skip] : [], markerDir: path.join(this.batonDir, 'cache') });

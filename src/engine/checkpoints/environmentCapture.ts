@@ -3,15 +3,18 @@
  * and its extensions (passed in by the host), MCP servers, runtimes, lockfile packages and the git
  * state of the user's repository. Every probe runs in parallel against one deadline (about a
  * second); a probe that fails or runs late is recorded in `unknown`, and capture itself never throws.
+ * A probe whose inputs did not change (a binary's path, size and times, a lockfile's stat, the
+ * repository's state) is not run again: its answer comes from the environment cache.
  */
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EnvironmentSnapshot } from '../storage/jsonShapes';
-import { splitNul } from './gitProcess';
+import { environmentCache, type EnvironmentCache } from './environmentCache';
 import { readLockfiles } from './lockfilePackages';
 import { readMcpServers } from './readMcpServers';
+import { cachedGitState, type WorkspaceState } from './userGitState';
 
 /** What only the editor knows. */
 export interface HostEnvironment {
@@ -29,11 +32,10 @@ export interface CaptureOptions {
 	searchPath?: string | undefined;
 	/** Where binary hashes are remembered between processes (by path, size and mtime). */
 	hashCacheFile?: string | undefined;
-	/**
-	 * How many workspace changes a file watcher has seen (undefined: no watcher). With it, the user's
-	 * `git status` is reused while this count, HEAD, the branch ref and the index stay the same.
-	 */
-	workspaceChanges?: number | undefined;
+	/** Where versions, parsed lockfiles and the git state are remembered between processes (by their inputs' fingerprints). */
+	cacheFile?: string | undefined;
+	/** What vouches for the work tree: the user's `git status` is reused while it, HEAD, the branch ref and the index stay the same. */
+	workspaceState?: WorkspaceState | undefined;
 }
 
 export const agentCommands = ['claude', 'codex', 'gemini', 'copilot', 'cursor-agent', 'aider'];
@@ -70,27 +72,34 @@ export async function captureEnvironment(options: CaptureOptions): Promise<Envir
 		}
 	};
 
+	const cache = environmentCache(options.cacheFile);
+	cache.refresh();
 	const agents: EnvironmentSnapshot['agents'] = {};
 	const runtimes: EnvironmentSnapshot['runtimes'] = {};
 	const agentWork = agentCommands.map(async (name) => {
 		const file = which(name, searchPath);
 		if (!file) return;
-		const [version, hash] = await Promise.all([settle(`agent ${name} version`, cachedVersion(file, ['--version'], deadline)), settle(`agent ${name} binary hash`, hashBinary(file, options.hashCacheFile))]);
+		const [version, hash] = await Promise.all([settle(`agent ${name} version`, cachedVersion(file, ['--version'], deadline, cache)), settle(`agent ${name} binary hash`, hashBinary(file, options.hashCacheFile))]);
 		agents[name] = { version: version ?? null, path: file, binaryHash: hash ?? null };
 	});
 	const runtimeWork = runtimeProbes.map(async (probe) => {
 		if (probe.when && !fs.existsSync(path.join(options.workspaceRoot, probe.when))) return;
 		const file = (Array.isArray(probe.command) ? probe.command : [probe.command]).map((c) => which(c, searchPath)).find((f) => f !== null);
 		if (!file) return;
-		const version = await settle(`runtime ${probe.name}`, cachedVersion(file, probe.args, deadline));
+		const version = await settle(`runtime ${probe.name}`, cachedVersion(file, probe.args, deadline, cache));
 		if (version) runtimes[probe.name] = version;
 	});
-	const gitWork = settle('git state', cachedGitState(options, deadline));
+	// Not under the shared deadline: it may wait for the snapshot, then has its own `timeoutMs`.
+	const gitWork = cachedGitState({ workspaceRoot: options.workspaceRoot, gitEnv: options.gitEnv, workspaceState: options.workspaceState, cache, deadline, timeoutMs: options.timeoutMs }).catch((error: unknown) => {
+		unknown.push(`git state: ${(error as Error).message}`);
+		return undefined;
+	});
 	// File reads are synchronous and small (bounded lockfiles); they run while the processes do.
 	const mcp = readMcpServers(options.workspaceRoot);
-	const lockfiles = readLockfiles(options.workspaceRoot);
+	const lockfiles = readLockfiles(options.workspaceRoot, cache);
 	unknown.push(...mcp.problems, ...lockfiles.problems);
 	const [git] = await Promise.all([gitWork, ...agentWork, ...runtimeWork]);
+	cache.save();
 	return {
 		capturedAt: options.nowIso,
 		durationMs: Date.now() - started,
@@ -135,6 +144,12 @@ function commandVersion(file: string, args: string[], deadline: number): Promise
 			const text = `${stdout}\n${stderr}`.trim();
 			if (error && !text) {
 				reject(new Error(error.killed ? 'timed out' : error.message.split('\n')[0]));
+				return;
+			}
+			if (!text) {
+				// Also what a timeout that fired after the child exited (a busy event loop) leaves: its output
+				// thrown away and no error. Never an answer to remember.
+				reject(new Error('no output (timed out?)'));
 				return;
 			}
 			const first = text.split('\n').find((l) => l.trim()) ?? '';
@@ -200,9 +215,7 @@ function writeHashCache(cacheFile: string | undefined, binary: string, entry: Ca
 }
 
 /** A binary's version, asked once per binary file (path, size, mtime): a probe spawns a process. */
-const versions = new Map<string, string>();
-
-async function cachedVersion(file: string, args: string[], deadline: number): Promise<string> {
+async function cachedVersion(file: string, args: string[], deadline: number, cache: EnvironmentCache): Promise<string> {
 	let key: string | undefined;
 	try {
 		const real = fs.realpathSync(file);
@@ -211,81 +224,11 @@ async function cachedVersion(file: string, args: string[], deadline: number): Pr
 	} catch {
 		// Unstattable: ask every time.
 	}
-	const hit = key === undefined ? undefined : versions.get(key);
+	const hit = key === undefined ? undefined : cache.version(key);
 	if (hit !== undefined) return hit;
 	const version = await commandVersion(file, args, deadline);
-	if (key !== undefined) versions.set(key, version);
+	if (key !== undefined) cache.setVersion(key, version);
 	return version;
-}
-
-/** The last git state per workspace, with what it was read against. */
-const gitStates = new Map<string, { fingerprint: string; state: EnvironmentSnapshot['git'] }>();
-
-/**
- * `git status` of the user's repository only when something it reports may have changed: a file in
- * the workspace (the watcher's count), HEAD, the branch ref or the index. Without a watcher, always.
- */
-async function cachedGitState(options: CaptureOptions, deadline: number): Promise<EnvironmentSnapshot['git']> {
-	const fingerprint = options.workspaceChanges === undefined ? undefined : gitFingerprint(options.workspaceRoot, options.workspaceChanges);
-	const hit = gitStates.get(options.workspaceRoot);
-	if (fingerprint !== undefined && hit?.fingerprint === fingerprint) return hit.state;
-	const state = await readGitState(options.workspaceRoot, options.gitEnv, deadline);
-	if (fingerprint !== undefined) gitStates.set(options.workspaceRoot, { fingerprint, state });
-	return state;
-}
-
-/** Stat data of what `git status` depends on besides the work tree; undefined when unsure (no caching). */
-function gitFingerprint(root: string, workspaceChanges: number): string | undefined {
-	const gitDir = path.join(root, '.git');
-	try {
-		if (!fs.statSync(gitDir).isDirectory()) return undefined; // A linked worktree or submodule: read each time.
-		const head = fs.readFileSync(path.join(gitDir, 'HEAD'), 'utf8').trim();
-		const ref = /^ref: (refs\/[^\s]+)$/.exec(head)?.[1];
-		const stamp = (rel: string): string => {
-			try {
-				const st = fs.statSync(path.join(gitDir, rel));
-				return `${st.size}:${st.mtimeMs}:${st.ino}`;
-			} catch {
-				return '-';
-			}
-		};
-		return [workspaceChanges, head, stamp('index'), ref ? stamp(ref) : '', stamp('packed-refs'), stamp('info/exclude')].join('|');
-	} catch {
-		return undefined;
-	}
-}
-
-/** Branch, head and dirty counts of the user's repository, read without taking optional locks. */
-async function readGitState(root: string, env: NodeJS.ProcessEnv, deadline: number): Promise<EnvironmentSnapshot['git']> {
-	if (!insideGitRepo(root)) return null;
-	const out = await new Promise<Buffer>((resolve, reject) => {
-		execFile('git', ['--no-optional-locks', 'status', '--porcelain=v2', '--branch', '-z'], { cwd: root, env, timeout: Math.max(1, deadline - Date.now()), encoding: 'buffer', maxBuffer: 64 << 20 }, (error, stdout) =>
-			error ? reject(new Error(error.killed ? 'timed out' : (error.message.split('\n')[0] ?? 'git status failed'))) : resolve(stdout),
-		);
-	});
-	let branch: string | null = null;
-	let head: string | null = null;
-	let changedFiles = 0;
-	let untrackedFiles = 0;
-	const fields = splitNul(out);
-	for (let i = 0; i < fields.length; i++) {
-		const field = fields[i] as string;
-		if (field.startsWith('# branch.head ')) branch = field.slice(14) === '(detached)' ? null : field.slice(14);
-		else if (field.startsWith('# branch.oid ')) head = field.slice(13) === '(initial)' ? null : field.slice(13);
-		else if (field.startsWith('1 ') || field.startsWith('u ')) changedFiles++;
-		else if (field.startsWith('2 ')) {
-			changedFiles++;
-			i++; // a rename's second field is the original path
-		} else if (field.startsWith('? ')) untrackedFiles++;
-	}
-	return { branch, head, changedFiles, untrackedFiles };
-}
-
-function insideGitRepo(dir: string): boolean {
-	for (let current = path.resolve(dir); ; current = path.dirname(current)) {
-		if (fs.existsSync(path.join(current, '.git'))) return true;
-		if (path.dirname(current) === current) return false;
-	}
 }
 
 function withDeadline<T>(work: Promise<T>, deadline: number): Promise<T> {

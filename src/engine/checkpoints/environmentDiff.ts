@@ -63,7 +63,10 @@ export function flattenEnvironment(env: EnvironmentSnapshot | null): Record<Envi
 	return out;
 }
 
-export function diffEnvironments(from: EnvironmentSnapshot | null, to: EnvironmentSnapshot | null): EnvironmentDiff {
+export function diffEnvironments(fromSnapshot: EnvironmentSnapshot | null, toSnapshot: EnvironmentSnapshot | null): EnvironmentDiff {
+	// A pending environment (capture still running, or never finished) is no snapshot to compare.
+	const from = fromSnapshot?.pending ? null : fromSnapshot;
+	const to = toSnapshot?.pending ? null : toSnapshot;
 	// Without both sides there is nothing to compare: everything would look added or removed.
 	const a = flattenEnvironment(from && to ? from : null);
 	const b = flattenEnvironment(from && to ? to : null);
@@ -97,8 +100,12 @@ export function diffEnvironments(from: EnvironmentSnapshot | null, to: Environme
 		changed ||= diff.added.length + diff.removed.length + diff.changed.length > 0;
 	}
 	result.changed = changed && !!from && !!to;
-	result.note = !from || !to ? `no environment snapshot for the ${!from ? 'first' : 'second'} side` : null;
+	result.note = !from || !to ? missingNote(!from ? fromSnapshot : toSnapshot, !from ? 'first' : 'second') : null;
 	return result;
+}
+
+function missingNote(side: EnvironmentSnapshot | null, which: string): string {
+	return side?.pending ? `the environment of the ${which} side is not captured yet, or its capture never finished (${side.unknown[0] ?? 'pending'})` : `no environment snapshot for the ${which} side`;
 }
 
 /** Whole categories one side could not see: the editor (a checkpoint taken by the CLI or a hook) and git. */

@@ -16,12 +16,16 @@ export interface PackageSet {
 
 export const maxPackages = 500;
 
-const cache = new Map<string, { key: string; value: PackageSet | null }>();
+/** Parsed lockfiles by path, with the fingerprint they were read at (the environment cache). */
+export interface LockfileCache {
+	lockfile(file: string, key: string): { value: PackageSet | null } | undefined;
+	setLockfile(file: string, key: string, value: PackageSet | null): void;
+}
 
 /** Lockfiles Baton reads, relative to the workspace root. `requirements*.txt` are found by name. */
 export const lockfileNames = ['package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'poetry.lock', 'Cargo.lock', 'go.sum'];
 
-export function readLockfiles(root: string): { sets: Record<string, PackageSet>; problems: string[] } {
+export function readLockfiles(root: string, cache: LockfileCache): { sets: Record<string, PackageSet>; problems: string[] } {
 	const sets: Record<string, PackageSet> = {};
 	const problems: string[] = [];
 	let names: string[];
@@ -38,10 +42,11 @@ export function readLockfiles(root: string): { sets: Record<string, PackageSet>;
 			if (!stat.isFile() || stat.size > 64 * 1024 * 1024) {
 				continue;
 			}
-			const key = `${stat.size}:${stat.mtimeMs}:${direct ? [...direct].join(',').length : 0}`;
-			const hit = cache.get(file);
-			const value = hit?.key === key ? hit.value : parseLockfile(name, fs.readFileSync(file, 'utf8'), direct);
-			cache.set(file, { key, value });
+			// The direct dependencies choose what is listed: they are part of the key.
+			const key = `${stat.size}:${stat.mtimeMs}:${stat.ino}:${direct ? [...direct].sort().join(',') : '-'}`;
+			const hit = cache.lockfile(file, key);
+			const value = hit ? hit.value : parseLockfile(name, fs.readFileSync(file, 'utf8'), direct);
+			cache.setLockfile(file, key, value);
 			if (value) {
 				sets[name] = value;
 			}

@@ -264,5 +264,11 @@ export const environmentSnapshotSchema = z.object({
 		.nullable(),
 	/** Probes that failed or ran out of time, with why: recorded as unknown instead of failing. */
 	unknown: z.array(z.string()),
+	/**
+	 * Set while capture still runs after the checkpoint was recorded: every category is empty and
+	 * `unknown` says why. Capture replaces the whole snapshot when it finishes; one left pending was
+	 * never finished (the process ended first).
+	 */
+	pending: z.literal(true).optional(),
 });
 export type EnvironmentSnapshot = z.infer<typeof environmentSnapshotSchema>;

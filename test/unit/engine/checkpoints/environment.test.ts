@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { parseLockfile } from '../../../../src/engine/checkpoints/lockfilePackages';
 import { redactArgs } from '../../../../src/engine/checkpoints/readMcpServers';
 import { actor, tempDir } from '../../helpers';
-import { openCheckpointEngine, userGit, write } from './gitFixtures';
+import { createSettled, openCheckpointEngine, userGit, write } from './gitFixtures';
 
 function fakeBin(dir: string, name: string, script: string): string {
 	const file = path.join(dir, name);
@@ -33,7 +33,7 @@ void describe('environment capture', () => {
 		);
 		write(root, 'requirements.txt', 'requests==2.32.3\nnumpy>=1.26  # comment\n-r other.txt\n');
 
-		const cp = await engine.checkpoints.create({ actor, host: { vscode: { version: '1.95.0', extensions: [{ id: 'anthropic.claude-code', version: '2.1.3' }] } } });
+		const cp = await createSettled(engine, { actor, host: { vscode: { version: '1.95.0', extensions: [{ id: 'anthropic.claude-code', version: '2.1.3' }] } } });
 		const env = cp.environment;
 		assert.ok(env);
 		assert.deepEqual(env.agents['claude'], { version: '2.1.3', path: claude, binaryHash: `sha256:${createHash('sha256').update(fs.readFileSync(claude)).digest('hex')}` });
@@ -61,7 +61,7 @@ void describe('environment capture', () => {
 		fakeBin(bin, 'gemini', 'exit 3');
 		const { engine } = await openCheckpointEngine(t, { searchPath: bin, config: { checkpoints: { environmentTimeout: 400 } } });
 		const started = Date.now();
-		const cp = await engine.checkpoints.create({ actor });
+		const cp = await createSettled(engine, { actor });
 		assert.ok(Date.now() - started < 3_000, `took ${Date.now() - started} ms`);
 		assert.equal(cp.environment?.agents['codex']?.version, null);
 		assert.ok(cp.environment?.unknown.includes('agent codex version: timed out'), JSON.stringify(cp.environment?.unknown));
@@ -94,26 +94,32 @@ void describe('environment capture', () => {
 				: 0;
 		t.after(await engine.checkpoints.dirty.start());
 
-		const first = await engine.checkpoints.create({ actor });
+		const first = await createSettled(engine, { actor });
 		assert.equal(statusCalls(), 1);
-		const second = await engine.checkpoints.create({ actor });
+		const second = await createSettled(engine, { actor });
 		assert.equal(statusCalls(), 1, 'nothing changed: the last git state is reused');
 		assert.deepEqual(second.environment?.git, first.environment?.git);
 
 		write(root, 'src/app.ts', 'export const app = 2;\n');
-		const edited = await engine.checkpoints.create({ actor });
+		const edited = await createSettled(engine, { actor });
 		assert.equal(statusCalls(), 2, 'a work-tree change');
 		assert.equal(edited.environment?.git?.changedFiles, (first.environment?.git?.changedFiles ?? 0) + 1);
 
 		userGit(root, 'commit', '-qam', 'user commit');
-		const committed = await engine.checkpoints.create({ actor });
+		const committed = await createSettled(engine, { actor });
 		assert.equal(statusCalls(), 3, 'HEAD and the index moved');
 		assert.notEqual(committed.environment?.git?.head, first.environment?.git?.head);
 		assert.equal(committed.environment?.git?.changedFiles, first.environment?.git?.changedFiles);
 
 		engine.checkpoints.dirty.stop();
-		await engine.checkpoints.create({ actor });
-		assert.equal(statusCalls(), 4, 'without a watcher nothing vouches for the work tree');
+		await createSettled(engine, { actor });
+		assert.equal(statusCalls(), 4, 'the watcher that vouched for the last answer is gone');
+		await createSettled(engine, { actor });
+		assert.equal(statusCalls(), 4, 'without a watcher, the snapshot (same tree) vouches for the work tree');
+		write(root, 'src/app.ts', 'export const app = 3;\n');
+		const noWatcher = await createSettled(engine, { actor });
+		assert.equal(statusCalls(), 5, 'a new tree: read again');
+		assert.equal(noWatcher.environment?.git?.changedFiles, (first.environment?.git?.changedFiles ?? 0) + 1);
 	});
 
 	void it('diffs the environments of two checkpoints per category', async (t) => {
@@ -121,12 +127,12 @@ void describe('environment capture', () => {
 		fakeBin(bin, 'claude', 'echo 2.1.3');
 		const { engine, root, clock } = await openCheckpointEngine(t, { searchPath: bin });
 		write(root, 'requirements.txt', 'requests==2.32.3\nflask==3.0.0\n');
-		const a = await engine.checkpoints.create({ actor });
+		const a = await createSettled(engine, { actor });
 		clock.advance(1_000);
 		fakeBin(bin, 'claude', 'echo 2.2.0');
 		write(root, 'requirements.txt', 'requests==2.32.4\nrich==13.0.0\n');
 		write(root, '.mcp.json', JSON.stringify({ mcpServers: { fs: { command: 'mcp-fs', args: ['.'] } } }));
-		const b = await engine.checkpoints.create({ actor });
+		const b = await createSettled(engine, { actor });
 		const { environment } = await engine.checkpoints.diff(a.id, b.id);
 		assert.equal(environment.changed, true);
 		assert.deepEqual(
@@ -155,11 +161,11 @@ void describe('environment capture', () => {
 		fakeBin(bin, 'python3', 'echo Python 3.12.1');
 		const { engine, clock } = await openCheckpointEngine(t, { searchPath: bin });
 		// Taken in the editor: it knows VS Code and its extensions.
-		const inEditor = await engine.checkpoints.create({ actor, host: { vscode: { version: '1.99.0', extensions: { 'ms-python.python': '2025.1.0' } } } });
+		const inEditor = await createSettled(engine, { actor, host: { vscode: { version: '1.99.0', extensions: { 'ms-python.python': '2025.1.0' } } } });
 		clock.advance(1_000);
 		// Taken by the CLI, whose python probe fails this time.
 		fakeBin(bin, 'python3', 'exit 3');
-		const byCli = await engine.checkpoints.create({ actor });
+		const byCli = await createSettled(engine, { actor });
 		assert.equal(byCli.environment?.vscode, null);
 		assert.ok(
 			byCli.environment?.unknown.some((u) => u.startsWith('runtime python:')),
@@ -187,7 +193,7 @@ void describe('environment capture', () => {
 		// Really gone is still removed: the python binary missing from PATH altogether.
 		fs.rmSync(path.join(bin, 'python3'));
 		clock.advance(1_000);
-		const gone = await engine.checkpoints.create({ actor, host: { vscode: { version: '1.99.0', extensions: {} } } });
+		const gone = await createSettled(engine, { actor, host: { vscode: { version: '1.99.0', extensions: {} } } });
 		const { environment } = await engine.checkpoints.diff(inEditor.id, gone.id);
 		assert.deepEqual(
 			environment.runtimes.removed.map((r) => r.key),

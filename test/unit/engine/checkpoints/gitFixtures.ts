@@ -7,7 +7,10 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
+import type { CreateCheckpointInput } from '../../../../src/engine/checkpoints/checkpointTypes';
 import type { BatonConfigInput } from '../../../../src/engine/config';
+import type { Engine } from '../../../../src/engine/engine';
+import type { Checkpoint } from '../../../../src/engine/storage/model';
 import { openTestEngine, type TestEngine } from '../../helpers';
 
 const gitEnv = {
@@ -134,4 +137,11 @@ export async function openCheckpointEngine(t: TestContext, options: { config?: B
 		makeWorkspace(opened.root);
 	}
 	return opened;
+}
+
+/** A checkpoint as it reads once its environment is recorded (capture finishes after the checkpoint's own write). */
+export async function createSettled(engine: Engine, input: CreateCheckpointInput): Promise<Checkpoint> {
+	const created = await engine.checkpoints.create(input);
+	await engine.checkpoints.settled();
+	return engine.checkpoints.get(created.id);
 }

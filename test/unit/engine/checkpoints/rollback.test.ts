@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { BatonError } from '../../../../src/engine/errors';
 import { actor, snapshotFiles } from '../../helpers';
-import { exists, fingerprint, freeze, openCheckpointEngine, read, thaw, userGit, write } from './gitFixtures';
+import { createSettled, exists, fingerprint, freeze, openCheckpointEngine, read, thaw, userGit, write } from './gitFixtures';
 
 const outsideBaton = ['.baton'];
 
@@ -188,8 +188,9 @@ void describe('rollback', () => {
 		const { engine, root, clock } = await openCheckpointEngine(t, { workspace: false });
 		const names = ['with space.txt', 'quote"and\\backslash.txt', 'new\nline.txt', 'ünïcødé/文件.md', '-dash-first.txt', 'tab\there.txt'];
 		names.forEach((name, i) => write(root, name, `${i}\n`));
-		const target = await engine.checkpoints.create({ actor });
-		assert.equal(target.environment?.git ?? null, null);
+		const target = await createSettled(engine, { actor });
+		assert.equal(target.environment?.pending, undefined);
+		assert.equal(target.environment?.git, null, 'no git repository: no git state');
 		assert.equal(target.fileStats.totalFiles, names.length);
 		const before = fingerprint(root, outsideBaton);
 		clock.advance(1_000);

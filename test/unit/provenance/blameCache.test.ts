@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { blameFile } from '../../../src/engine/provenance/blameReader';
 import { ProvenanceService } from '../../../src/engine/provenance/provenanceService';
+import { readAttributions } from '../../../src/engine/provenance/attributionRecords';
+import { readSteps } from '../../../src/engine/provenance/stepHistory';
 import { provenanceWorld } from './recordSteps';
 
 /**
@@ -48,4 +50,10 @@ test('a kept blame is reused until the file, git or the records change', async (
 	const fresh = new ProvenanceService(engine.ctx);
 	assert.deepEqual((await fresh.attributePending()).attributed, [], 'a new service with nothing new searches nothing');
 	assert.deepEqual((await blameFile(fresh, 'src/app.ts')).lines, committed.lines);
+
+	// The kept service read only what was appended since its last read: the same as reading everything.
+	assert.deepEqual(await service.steps(), await engine.store.read((db) => readSteps(db)));
+	assert.deepEqual(await service.attributions(), await engine.store.read((db) => readAttributions(db)));
+	assert.equal(ProvenanceService.for(engine.ctx), ProvenanceService.for(engine.ctx), 'one service per engine (the daemon and the backend keep it)');
+	await assert.rejects(service.attribute(['no-such-rev']), (error: Error & { code?: string }) => error.code === 'notFound' && /no-such-rev is not a commit/.test(error.message));
 });

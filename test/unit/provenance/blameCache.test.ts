@@ -6,6 +6,10 @@ import { readAttributions } from '../../../src/engine/provenance/attributionReco
 import { readSteps } from '../../../src/engine/provenance/stepHistory';
 import { provenanceWorld } from './recordSteps';
 
+// Steps are written by recordSteps, in this process's engine, at chosen points between two blames:
+// the test is about what the kept blame and the kept records notice, so each record must land exactly
+// between two reads of the same service (the capture through hooks is covered by provenanceCli and
+// the scripted history).
 /**
  * The warm blame (the hover's) is answered from what the backend kept, and only while nothing it
  * depends on moved: an edit of the file, a commit, a new captured step each give a fresh blame; a

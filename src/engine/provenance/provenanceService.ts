@@ -159,7 +159,7 @@ export class ProvenanceService {
 
 	/** Sizes and times of HEAD's reflog and the refs, read with stat only. */
 	async gitStateKey(): Promise<string> {
-		this.gitDir ??= path.resolve(this.ctx.workspaceRoot, (await this.git.text(['rev-parse', '--git-common-dir'])).trim());
+		this.gitDir ??= (await this.git.layout()).commonDir;
 		const parts: string[] = [];
 		for (const file of ['HEAD', 'logs/HEAD', 'packed-refs', 'FETCH_HEAD', 'ORIG_HEAD']) {
 			try {

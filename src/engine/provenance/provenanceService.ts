@@ -269,9 +269,26 @@ export class ProvenanceService {
 
 	/** HEAD's commit when git's own reflog says an amend or a rebase made it (post-rewrite will name its originals), else undefined. */
 	private async headRewrite(): Promise<string | undefined> {
+		// HEAD's reflog read as a file (its newest line: `old new ident time tz<TAB>subject`), not
+		// through `git log -g`: one process less before a commit's attribution.
 		try {
-			const [commit, subject] = (await this.git.text(['log', '-g', '-n', '1', '--format=%H%x01%gs', 'HEAD'])).trim().split('\u0001');
-			return subject && /^(commit \(amend\)|rebase)/.test(subject) ? commit : undefined;
+			const file = path.join((await this.git.layout()).gitDir, 'logs', 'HEAD');
+			const fd = fs.openSync(file, 'r');
+			let tail: string;
+			try {
+				const size = fs.fstatSync(fd).size;
+				const length = Math.min(size, 64 * 1024);
+				const buffer = Buffer.alloc(length);
+				fs.readSync(fd, buffer, 0, length, size - length);
+				tail = buffer.toString('utf8');
+			} finally {
+				fs.closeSync(fd);
+			}
+			const last = tail.split('\n').filter(Boolean).pop() ?? '';
+			const tab = last.indexOf('\t');
+			const commit = last.split(' ')[1];
+			const subject = tab < 0 ? '' : last.slice(tab + 1);
+			return commit && /^[0-9a-f]{40,64}$/.test(commit) && /^(commit \(amend\)|rebase)/.test(subject) ? commit : undefined;
 		} catch {
 			return undefined;
 		}

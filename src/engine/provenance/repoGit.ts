@@ -16,6 +16,8 @@ export interface Layout {
 	top: string;
 	prefix: string;
 	commonDir: string;
+	/** This worktree's own git directory (HEAD and its reflog). */
+	gitDir: string;
 }
 
 export class RepoGit {
@@ -57,13 +59,14 @@ export class RepoGit {
 	private async readLayout(): Promise<Layout> {
 		let top: string;
 		let commonDir: string;
+		let gitDir: string;
 		try {
-			[top = '', commonDir = ''] = (await this.text(['rev-parse', '--show-toplevel', '--git-common-dir'])).split('\n');
+			[top = '', commonDir = '', gitDir = ''] = (await this.text(['rev-parse', '--show-toplevel', '--git-common-dir', '--git-dir'])).split('\n');
 		} catch (error) {
 			throw new BatonError('invalidInput', `${this.workspaceRoot} is not inside a git repository: line provenance follows git history (${(error as Error).message})`);
 		}
 		const prefix = path.relative(top, this.workspaceRoot).split(path.sep).join('/');
-		return { top, prefix: prefix ? `${prefix}/` : '', commonDir: path.resolve(this.workspaceRoot, commonDir) };
+		return { top, prefix: prefix ? `${prefix}/` : '', commonDir: path.resolve(this.workspaceRoot, commonDir), gitDir: path.resolve(this.workspaceRoot, gitDir) };
 	}
 }
 

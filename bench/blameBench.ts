@@ -2,7 +2,9 @@
  * Line provenance: `baton blame` on a 5,000-line file with 200 commits of agent-written history (the
  * engine's blame, cold — a new service, attributions already recorded — and warm), each as a ratio to
  * `git blame --porcelain` alone run alternately; a one-line blame (the hover's question) warm; and
- * attributing a 100-file commit. The steps are real `timeline.step` records over real shadow trees.
+ * attributing a 100-file commit. The steps are real `timeline.step` records over real shadow trees,
+ * written by the tests' recordSteps: 200 steps through hook processes would take minutes to set up
+ * and measure nothing more (the capture's own cost is bench/captureBench.ts's).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -83,8 +85,10 @@ export async function benchBlame(quick: boolean): Promise<BenchRow[]> {
 			});
 			commitTimes.push(await timed(async () => repo.commit(`many ${r}`)));
 			const head = repo.git(['rev-parse', 'HEAD']).trim();
-			const service = new ProvenanceService(engine.ctx);
-			attribution.push(await timed(() => service.attribute([head])));
+			// The engine's kept service, as the daemon (the post-commit hook's `baton provenance commit`)
+			// and the backend use it: new steps and attributions since its last read are all it parses.
+			const service = ProvenanceService.for(engine.ctx);
+			attribution.push(await timed(() => service.attribute([head], { newOnly: true })));
 		}
 		const ratio = (a: number[], b: number[]): number => median(a) / median(b);
 		const size = `${lineCount.toLocaleString('en')}-line file, ${commits} commits`;

@@ -38,7 +38,7 @@ export const provenanceCommands: Command[] = [
 			}
 			const file = workspacePath(ctx.workspaceRoot, ctx.cwd, ctx.args[0] ?? '');
 			const rev = stringOption(ctx.values, 'rev');
-			const service = new ProvenanceService((await ctx.engine()).ctx);
+			const service = ProvenanceService.for((await ctx.engine()).ctx);
 			const result = await blameFile(service, file, { ...(rev ? { rev } : {}), ...(line ? { line } : {}) });
 			const lines = result.lines.map(({ text: _text, ...rest }) => rest);
 			return { json: { file: result.file, ...(result.rev ? { rev: result.rev } : {}), lines }, text: result.lines.map(lineText).join('\n') || `${file} has no lines` };
@@ -50,7 +50,7 @@ export const provenanceCommands: Command[] = [
 		summary: 'lines added in RANGE (default HEAD) by agents, people and unknown hands, per file and per session',
 		options: { rev: { type: 'string' } },
 		async run(ctx) {
-			const service = new ProvenanceService((await ctx.engine()).ctx);
+			const service = ProvenanceService.for((await ctx.engine()).ctx);
 			const stats = await provenanceStats(service, stringOption(ctx.values, 'rev') ?? 'HEAD');
 			const row = (name: string, c: { agent: number; human: number; unknown: number }): string => `${String(c.agent).padStart(7)} ${String(c.human).padStart(7)} ${String(c.unknown).padStart(7)}  ${name}`;
 			const text = [
@@ -69,21 +69,14 @@ export const provenanceCommands: Command[] = [
 		options: { 'new-only': { type: 'boolean' } },
 		positionals: [0, 100],
 		async run(ctx) {
-			const service = new ProvenanceService((await ctx.engine()).ctx);
+			const service = ProvenanceService.for((await ctx.engine()).ctx);
 			let report;
 			if (ctx.args.length === 0) {
 				report = await service.attributePending();
 			} else {
-				const commits: string[] = [];
-				for (const rev of ctx.args) {
-					try {
-						commits.push((await service.git.text(['rev-parse', '--verify', '--quiet', `${rev}^{commit}`])).trim());
-					} catch {
-						throw new BatonError('notFound', `${rev} is not a commit of this repository`);
-					}
-				}
 				// From the post-commit hook: an amend or a rebase pick waits for post-rewrite's exact pairs.
-				report = await service.attribute(commits, { newOnly: ctx.values['new-only'] === true });
+				// The revisions are resolved by the same git call that reads their diffs (an unknown one is named).
+				report = await service.attribute(ctx.args, { newOnly: ctx.values['new-only'] === true });
 			}
 			return { json: report as unknown as Record<string, unknown>, text: report.attributed.length ? `attributed ${report.attributed.length} commit(s)` : 'nothing new to attribute' };
 		},
@@ -105,7 +98,7 @@ export const provenanceCommands: Command[] = [
 			} catch (error) {
 				throw new BatonError('invalidInput', `cannot read the rewrite pairs: ${(error as Error).message}`);
 			}
-			const service = new ProvenanceService((await ctx.engine()).ctx);
+			const service = ProvenanceService.for((await ctx.engine()).ctx);
 			let recorded;
 			try {
 				recorded = await service.recordRewrites(text, ctx.actor);
@@ -126,7 +119,7 @@ export const provenanceCommands: Command[] = [
 			if (!out) {
 				throw new UsageError('usage: baton provenance export --format agent-trace|git-ai --out PATH [--rev RANGE]');
 			}
-			const service = new ProvenanceService((await ctx.engine()).ctx);
+			const service = ProvenanceService.for((await ctx.engine()).ctx);
 			const result = await exportOpenFormat(service, format, stringOption(ctx.values, 'rev') ?? 'HEAD', path.resolve(ctx.cwd, out));
 			return { json: result, text: `wrote ${result.commits} commit(s) to ${result.out}` };
 		},
@@ -139,7 +132,7 @@ export const provenanceCommands: Command[] = [
 		positionals: [0, 1],
 		async run(ctx) {
 			const format = formatOption(ctx.values['format']);
-			const service = new ProvenanceService((await ctx.engine()).ctx);
+			const service = ProvenanceService.for((await ctx.engine()).ctx);
 			const result = await importOpenFormat(service, format, ctx.args[0] ? path.resolve(ctx.cwd, ctx.args[0]) : undefined, ctx.actor);
 			return { json: result as unknown as Record<string, unknown>, text: [`imported ${result.imported.length} commit(s), skipped ${result.skipped.length}`, ...result.warnings.map((w) => `warning: ${w}`)].join('\n') };
 		},

@@ -4,7 +4,6 @@
  * provenance service per engine keeps its "nothing to say about this commit" memory warm.
  */
 import type { MessageConnection } from 'vscode-jsonrpc/node';
-import type { Engine } from '../engine/engine';
 import { BatonError } from '../engine/errors';
 import { blameFile } from '../engine/provenance/blameReader';
 import { ProvenanceService } from '../engine/provenance/provenanceService';
@@ -13,8 +12,6 @@ import { provenanceBlame } from '../protocol/provenanceRpc';
 import type { EngineHost } from './engineHost';
 import { requestRegistrar } from './handlers';
 
-const services = new WeakMap<Engine, ProvenanceService>();
-
 export function registerProvenanceHandlers(connection: MessageConnection, host: EngineHost): void {
 	const on = requestRegistrar(connection);
 	on(provenanceBlame, async (params): Promise<BlameDto> => {
@@ -22,12 +19,7 @@ export function registerProvenanceHandlers(connection: MessageConnection, host: 
 			throw new BatonError('invalidInput', 'this workspace is not trusted: Baton runs no git here, so it shows no blame');
 		}
 		const engine = await host.get();
-		let service = services.get(engine);
-		if (!service) {
-			service = new ProvenanceService(engine.ctx);
-			services.set(engine, service);
-		}
-		const blame = await blameFile(service, params.file);
+		const blame = await blameFile(ProvenanceService.for(engine.ctx), params.file);
 		return { file: blame.file, lines: blame.lines.map(({ text: _text, ...line }) => line) };
 	});
 }

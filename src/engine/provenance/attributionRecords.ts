@@ -4,7 +4,7 @@
  * (subject: the new commit) names the commits it was rewritten from. Both are shared events
  * (docs/records.md): written once, the first by id wins when two machines attributed the same commit.
  */
-import { and, asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, count, eq, gt, inArray, max } from 'drizzle-orm';
 import type { BatonDb } from '../storage/journalStore';
 import { sharedEvents } from '../storage/schema';
 
@@ -96,6 +96,50 @@ export function readAttributions(db: BatonDb, commits?: readonly string[]): Map<
 		}
 	}
 	return map;
+}
+
+export interface ParsedAttributions {
+	map: Map<string, CommitAttribution>;
+	/** How many attribution events were read, and the newest id among them. */
+	rows: number;
+	newest: string;
+}
+
+/**
+ * Every commit's attribution, reading only the events added after those `known` was made from when
+ * that is all that changed: the store appends, so a new commit's attribution costs one row, not a
+ * re-read of every commit's. Rows that arrived with older ids (a sync merge) read everything again.
+ */
+export function readAttributionsSince(db: BatonDb, known?: ParsedAttributions): ParsedAttributions {
+	const kind = eq(sharedEvents.kind, 'provenance.attribution');
+	const now = db
+		.select({ rows: count(), newest: max(sharedEvents.id) })
+		.from(sharedEvents)
+		.where(kind)
+		.get();
+	const rows = now?.rows ?? 0;
+	const newest = now?.newest ?? '';
+	if (known && known.rows === rows && known.newest === newest) {
+		return known;
+	}
+	if (known && newest > known.newest) {
+		const added = db
+			.select({ subject: sharedEvents.subject, body: sharedEvents.body })
+			.from(sharedEvents)
+			.where(and(kind, gt(sharedEvents.id, known.newest)))
+			.orderBy(asc(sharedEvents.id))
+			.all();
+		if (known.rows + added.length === rows) {
+			for (const row of added) {
+				const parsed = known.map.has(row.subject) ? null : parseAttribution(row.subject, row.body);
+				if (parsed) {
+					known.map.set(row.subject, parsed);
+				}
+			}
+			return { map: known.map, rows, newest };
+		}
+	}
+	return { map: readAttributions(db), rows, newest };
 }
 
 function parseAttribution(commit: string, body: Record<string, unknown>): CommitAttribution | null {

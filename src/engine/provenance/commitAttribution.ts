@@ -15,7 +15,7 @@
  */
 import { matchLines } from './lineDiff';
 import { humanOrigin, originsByLine, sameOrigin, toRanges, unknownOrigin, type CommitAttribution, type FileAttribution, type LineOrigin, type RewriteHow } from './attributionRecords';
-import { commitChanges, type CommitInfo } from './commitDiff';
+import type { CommitPatch } from './commitDiff';
 import { catBatch, textLines, type RepoGit } from './repoGit';
 import { trackFile, type CapturedStep, type ShadowBlobs } from './stepHistory';
 
@@ -36,27 +36,57 @@ export interface AttributionResult {
 	matched: { from: string[]; how: RewriteHow }[];
 }
 
-/** Null when Baton has nothing to say about the commit: no captured step, no rewrite source. */
-export async function attributeCommit(inputs: AttributionInputs, info: CommitInfo): Promise<AttributionResult | null> {
+/**
+ * Null when Baton has nothing to say about the commit: no captured step, no rewrite source. `patchId`
+ * is the commit's (read with the other commits' in one call, readCommits).
+ */
+export async function attributeCommit(inputs: AttributionInputs, info: CommitPatch, patchIdOf: Promise<Map<string, string>>): Promise<AttributionResult | null> {
 	const { git, prefix } = inputs;
-	const changes = await commitChanges(git, info);
-	const files = [...changes.added].filter(([repoPath]) => repoPath.startsWith(prefix)).map(([repoPath, lines]) => ({ repoPath, path: repoPath.slice(prefix.length), lines }));
+	const files = [...info.added].filter(([repoPath]) => repoPath.startsWith(prefix)).map(([repoPath, lines]) => ({ repoPath, path: repoPath.slice(prefix.length), lines, blob: info.blobs.get(repoPath) }));
 	if (files.length === 0) {
 		return null;
 	}
 	const cutoffMs = (info.committerTime + 1) * 1000;
 	const steps = inputs.steps.filter((s) => s.startedAtMs < cutoffMs);
-	// Every captured version of every file in one read: a 100-file commit costs one git call, not 100;
-	// the commit's blobs, the captured ones and the patch id are read at the same time.
+	// Every captured version of every file, and the commit's own versions, in one read of the shadow
+	// store: the capture stored the same content under the same blob id, so an agent's commit is
+	// usually found there whole. Only what it lacks is read from the repository. A 100-file commit
+	// costs one or two git processes, not 100, and they run while the patch id is computed.
 	const wanted = new Set(files.map((f) => f.path));
-	const [contents, patchId] = await Promise.all([
-		catBatch(
-			git.run,
-			files.map((f) => `${info.commit}:${f.repoPath}`),
-		),
-		changes.patchId,
-		inputs.blobs.prefetch(steps.flatMap((s) => [...s.paths].filter((p) => wanted.has(p)).flatMap((p) => [`${s.treeBefore}:${p}`, `${s.treeAfter}:${p}`]))),
+	const [, patchIds] = await Promise.all([
+		inputs.blobs.prefetch([...steps.flatMap((s) => [...s.paths].filter((p) => wanted.has(p)).flatMap((p) => [`${s.treeBefore}:${p}`, `${s.treeAfter}:${p}`])), ...files.flatMap((f) => (f.blob ? [f.blob] : []))]),
+		patchIdOf,
 	]);
+	const patchId = patchIds.get(info.commit) ?? null;
+	const notInShadow = files.filter((f) => !f.blob || !inputs.blobs.spec(f.blob));
+	const fromRepo = await catBatch(
+		git.run,
+		notInShadow.map((f) => `${info.commit}:${f.repoPath}`),
+	);
+	const contents = new Map<string, { oid: string; lines: string[] | null }>();
+	notInShadow.forEach((f, i) => {
+		const found = fromRepo[i];
+		if (found) {
+			contents.set(f.repoPath, { oid: found.oid, lines: textLines(found.content) });
+		}
+	});
+	for (const f of files) {
+		const lines = f.blob ? inputs.blobs.spec(f.blob) : undefined;
+		if (f.blob && lines) {
+			contents.set(f.repoPath, { oid: f.blob, lines });
+		}
+	}
+	// Which attributed commits hold each of this commit's files, found in one pass (not one per file).
+	const attributedByPath = new Map<string, string[]>();
+	for (const a of inputs.attributions.values()) {
+		for (const f of a.files) {
+			const holders = wanted.has(f.path) ? (attributedByPath.get(f.path) ?? []) : undefined;
+			if (holders && holders[holders.length - 1] !== a.commit) {
+				holders.push(a.commit);
+				attributedByPath.set(f.path, holders);
+			}
+		}
+	}
 	const patchSources = patchId ? [...inputs.attributions.values()].filter((a) => a.commit !== info.commit && a.patchId === patchId).map((a) => a.commit) : [];
 	const rewritten = info.authorTime !== info.committerTime;
 	const related = new RelatedCommits(git, info.commit);
@@ -64,9 +94,9 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitInf
 	const used = { patch: new Set<string>(), content: new Set<string>() };
 	let placedAnything = false;
 	const result: FileAttribution[] = [];
-	for (const [index, file] of files.entries()) {
-		const content = contents[index];
-		const lines = content ? textLines(content.content) : null;
+	for (const file of files) {
+		const content = contents.get(file.repoPath);
+		const lines = content?.lines;
 		if (!content || !lines) {
 			continue;
 		}
@@ -102,7 +132,7 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitInf
 		for (const c of await fromCommits(patchSources, false, false)) {
 			used.patch.add(c);
 		}
-		const contentCandidates = [...inputs.attributions.values()].filter((a) => a.commit !== info.commit && a.files.some((f) => f.path === file.path)).map((a) => a.commit);
+		const contentCandidates = (attributedByPath.get(file.path) ?? []).filter((c) => c !== info.commit);
 		if (rewritten) {
 			for (const c of await fromCommits(contentCandidates, true, true)) {
 				used.content.add(c);

@@ -13,11 +13,12 @@ import { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
 import { appendSharedEvent } from '../shared/sharedEvents';
 import { machineIdentity } from '../shared/machineIdentity';
-import { readAttributions, readRewrites, type CommitAttribution } from './attributionRecords';
+import { readAttributionsSince, readRewrites, type CommitAttribution, type ParsedAttributions } from './attributionRecords';
 import { attributeCommit } from './commitAttribution';
-import { commitInfos } from './commitDiff';
+import { readCommits } from './commitDiff';
 import { RepoGit, shadowRun } from './repoGit';
-import { readSteps, ShadowBlobs, type CapturedStep } from './stepHistory';
+import { readStepsSince, type ParsedSteps } from './parsedSteps';
+import { ShadowBlobs, type CapturedStep } from './stepHistory';
 
 export interface AttributeReport {
 	attributed: string[];
@@ -33,6 +34,22 @@ export class ProvenanceService {
 	/** Commits examined with nothing to say, and the inputs they were examined with. */
 	private readonly nothingToSay = new Map<string, string>();
 
+	private static readonly kept = new WeakMap<EngineContext, ProvenanceService>();
+
+	/**
+	 * The engine's one service: the daemon and the backend answer many commands with one engine, and
+	 * what the service keeps (the repository's layout, parsed records, file blames, commits with
+	 * nothing to say) then serves the next command too. Every cache in it is keyed by what it depends on.
+	 */
+	static for(ctx: EngineContext): ProvenanceService {
+		let service = ProvenanceService.kept.get(ctx);
+		if (!service) {
+			service = new ProvenanceService(ctx);
+			ProvenanceService.kept.set(ctx, service);
+		}
+		return service;
+	}
+
 	constructor(readonly ctx: EngineContext) {
 		this.shadow = new ShadowRepo(ctx.workspaceRoot, batonDir(ctx.workspaceRoot));
 		this.shadow.ensureEmptyConfig();
@@ -40,15 +57,15 @@ export class ProvenanceService {
 	}
 
 	/** Parsed records, kept while the shared records are unchanged (a version the store bumps on every change, ours or another process's). */
-	private readonly parsed: { steps?: { version: number; value: CapturedStep[] }; attributions?: { version: number; value: Map<string, CommitAttribution> } } = {};
+	private readonly parsed: { steps?: { version: number; value: ParsedSteps }; attributions?: { version: number; value: ParsedAttributions } } = {};
 
 	async steps(): Promise<CapturedStep[]> {
 		return this.ctx.store.read((db) => {
 			const version = this.recordsVersion();
 			if (this.parsed.steps?.version !== version) {
-				this.parsed.steps = { version, value: readSteps(db) };
+				this.parsed.steps = { version, value: readStepsSince(db, this.parsed.steps?.value) };
 			}
-			return [...this.parsed.steps.value];
+			return [...this.parsed.steps.value.steps];
 		});
 	}
 
@@ -62,9 +79,9 @@ export class ProvenanceService {
 		return this.ctx.store.read((db) => {
 			const version = this.recordsVersion();
 			if (this.parsed.attributions?.version !== version) {
-				this.parsed.attributions = { version, value: readAttributions(db) };
+				this.parsed.attributions = { version, value: readAttributionsSince(db, this.parsed.attributions?.value) };
 			}
-			const all = this.parsed.attributions.value;
+			const all = this.parsed.attributions.value.map;
 			const attributions = commits ? new Map(commits.flatMap((c) => (all.has(c) ? [[c, all.get(c)!] as const] : []))) : new Map(all);
 			return { attributions, version };
 		});
@@ -142,7 +159,7 @@ export class ProvenanceService {
 
 	/** Sizes and times of HEAD's reflog and the refs, read with stat only. */
 	async gitStateKey(): Promise<string> {
-		this.gitDir ??= path.resolve(this.ctx.workspaceRoot, (await this.git.text(['rev-parse', '--git-common-dir'])).trim());
+		this.gitDir ??= (await this.git.layout()).commonDir;
 		const parts: string[] = [];
 		for (const file of ['HEAD', 'logs/HEAD', 'packed-refs', 'FETCH_HEAD', 'ORIG_HEAD']) {
 			try {
@@ -202,9 +219,10 @@ export class ProvenanceService {
 	}
 
 	/**
-	 * Attributes the given commits (oldest first), skipping those already attributed; with `newOnly`,
-	 * also those that look rewritten (author date ≠ commit date: an amend, a rebase pick), which are
-	 * attributed later once git's post-rewrite pairs are recorded.
+	 * Attributes the given commits (ids or revisions; oldest first), skipping those already
+	 * attributed; with `newOnly`, also those that look rewritten (author date ≠ commit date: an amend,
+	 * a rebase pick), which are attributed later once git's post-rewrite pairs are recorded. All the
+	 * commits' diffs come from one `git log -p`, their patch ids from one `git patch-id`.
 	 */
 	async attribute(commits: readonly string[], options: { newOnly?: boolean } = {}, steps?: CapturedStep[], attributions?: Map<string, CommitAttribution>): Promise<AttributeReport> {
 		const report: AttributeReport = { attributed: [], rewrites: [] };
@@ -213,17 +231,23 @@ export class ProvenanceService {
 		}
 		steps ??= await this.steps();
 		attributions ??= await this.attributions();
-		const [{ prefix }, infoMap] = await Promise.all([this.git.layout(), commitInfos(this.git, commits)]);
-		const infos = [...infoMap.values()].sort((a, b) => a.committerTime - b.committerTime);
-		const blobs = new ShadowBlobs(shadowRun(this.shadow));
 		const inputsKey = `${steps.length}:${attributions.size}`;
-		const rewriting = options.newOnly ? await this.headRewrite() : undefined;
+		const skip = (commit: string): boolean => attributions.has(commit) || this.nothingToSay.get(commit) === `${inputsKey}:${attributions.size}`;
+		const asked = commits.filter((c) => !skip(c));
+		if (asked.length === 0) {
+			return report;
+		}
+		const [{ prefix }, read, rewriting] = await Promise.all([this.git.layout(), readCommits(this.git, asked), options.newOnly ? this.headRewrite() : undefined]);
+		// A rejected patch id read is reported where it is awaited; until then it must not count as unhandled.
+		read.patchIds.catch(() => undefined);
+		const infos = [...read.commits].sort((a, b) => a.committerTime - b.committerTime);
+		const blobs = new ShadowBlobs(shadowRun(this.shadow));
 		for (const info of infos) {
-			if (attributions.has(info.commit) || (options.newOnly && (info.authorTime !== info.committerTime || info.commit === rewriting)) || this.nothingToSay.get(info.commit) === `${inputsKey}:${attributions.size}`) {
+			if (skip(info.commit) || (options.newOnly && (info.authorTime !== info.committerTime || info.commit === rewriting))) {
 				continue;
 			}
 			const rewrittenFrom = (await this.ctx.store.read((db) => readRewrites(db, info.commit))).filter((r) => r.how === 'post-rewrite').flatMap((r) => r.from);
-			const result = await attributeCommit({ git: this.git, prefix, steps, blobs, attributions, rewrittenFrom }, info);
+			const result = await attributeCommit({ git: this.git, prefix, steps, blobs, attributions, rewrittenFrom }, info, read.patchIds);
 			if (!result) {
 				this.nothingToSay.set(info.commit, `${inputsKey}:${attributions.size}`);
 				continue;
@@ -245,9 +269,26 @@ export class ProvenanceService {
 
 	/** HEAD's commit when git's own reflog says an amend or a rebase made it (post-rewrite will name its originals), else undefined. */
 	private async headRewrite(): Promise<string | undefined> {
+		// HEAD's reflog read as a file (its newest line: `old new ident time tz<TAB>subject`), not
+		// through `git log -g`: one process less before a commit's attribution.
 		try {
-			const [commit, subject] = (await this.git.text(['log', '-g', '-n', '1', '--format=%H%x01%gs', 'HEAD'])).trim().split('\u0001');
-			return subject && /^(commit \(amend\)|rebase)/.test(subject) ? commit : undefined;
+			const file = path.join((await this.git.layout()).gitDir, 'logs', 'HEAD');
+			const fd = fs.openSync(file, 'r');
+			let tail: string;
+			try {
+				const size = fs.fstatSync(fd).size;
+				const length = Math.min(size, 64 * 1024);
+				const buffer = Buffer.alloc(length);
+				fs.readSync(fd, buffer, 0, length, size - length);
+				tail = buffer.toString('utf8');
+			} finally {
+				fs.closeSync(fd);
+			}
+			const last = tail.split('\n').filter(Boolean).pop() ?? '';
+			const tab = last.indexOf('\t');
+			const commit = last.split(' ')[1];
+			const subject = tab < 0 ? '' : last.slice(tab + 1);
+			return commit && /^[0-9a-f]{40,64}$/.test(commit) && /^(commit \(amend\)|rebase)/.test(subject) ? commit : undefined;
 		} catch {
 			return undefined;
 		}

@@ -11,9 +11,18 @@ import type { ShadowRepo } from '../checkpoints/shadowRepo';
 export type { GitRun } from '../shared/catFileBatch';
 import type { GitRun } from '../shared/catFileBatch';
 
+/** The repository's top level, the workspace's path inside it (`''` or `sub/dir/`), and git's common directory (refs and reflogs). */
+export interface Layout {
+	top: string;
+	prefix: string;
+	commonDir: string;
+	/** This worktree's own git directory (HEAD and its reflog). */
+	gitDir: string;
+}
+
 export class RepoGit {
 	private readonly env: NodeJS.ProcessEnv;
-	private topLevel: { top: string; prefix: string } | undefined;
+	private topLevel: Promise<Layout> | undefined;
 
 	constructor(
 		readonly workspaceRoot: string,
@@ -34,19 +43,30 @@ export class RepoGit {
 		return (await this.run(args, input)).toString('utf8');
 	}
 
-	/** The repository's top level and the workspace's path inside it (`''` or `sub/dir/`). */
-	async layout(): Promise<{ top: string; prefix: string }> {
-		if (!this.topLevel) {
-			let top: string;
-			try {
-				top = (await this.text(['rev-parse', '--show-toplevel'])).trim();
-			} catch (error) {
-				throw new BatonError('invalidInput', `${this.workspaceRoot} is not inside a git repository: line provenance follows git history (${(error as Error).message})`);
-			}
-			const prefix = path.relative(top, this.workspaceRoot).split(path.sep).join('/');
-			this.topLevel = { top, prefix: prefix ? `${prefix}/` : '' };
-		}
+	/**
+	 * The repository's top level, the workspace's path inside it (`''` or `sub/dir/`) and git's common
+	 * directory (where the refs and reflogs are), from one git call.
+	 */
+	layout(): Promise<Layout> {
+		// The promise is kept, so callers asking at the same time share one git call; a failure is not kept.
+		this.topLevel ??= this.readLayout().catch((error: unknown) => {
+			this.topLevel = undefined;
+			throw error;
+		});
 		return this.topLevel;
+	}
+
+	private async readLayout(): Promise<Layout> {
+		let top: string;
+		let commonDir: string;
+		let gitDir: string;
+		try {
+			[top = '', commonDir = '', gitDir = ''] = (await this.text(['rev-parse', '--show-toplevel', '--git-common-dir', '--git-dir'])).split('\n');
+		} catch (error) {
+			throw new BatonError('invalidInput', `${this.workspaceRoot} is not inside a git repository: line provenance follows git history (${(error as Error).message})`);
+		}
+		const prefix = path.relative(top, this.workspaceRoot).split(path.sep).join('/');
+		return { top, prefix: prefix ? `${prefix}/` : '', commonDir: path.resolve(this.workspaceRoot, commonDir), gitDir: path.resolve(this.workspaceRoot, gitDir) };
 	}
 }
 

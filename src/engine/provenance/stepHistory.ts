@@ -6,7 +6,7 @@
  * content that was there before the first step is `unknown`, and so is everything when a diff is too
  * large to follow exactly (fail closed: never a guess).
  */
-import { asc, eq, inArray } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, or } from 'drizzle-orm';
 import type { BatonDb } from '../storage/journalStore';
 import { sessions, sharedEvents } from '../storage/schema';
 import { humanOrigin, unknownOrigin, type LineOrigin } from './attributionRecords';
@@ -35,10 +35,29 @@ export interface TrackedFile {
 /** Prompt excerpts stay short: the full text is in the session's timeline. */
 const promptExcerptChars = 200;
 
-/** Every captured step of every session, in time order (then the shared order). */
-export function readSteps(db: BatonDb): CapturedStep[] {
-	const rows = db.select().from(sharedEvents).where(eq(sharedEvents.kind, 'timeline.step')).orderBy(asc(sharedEvents.id)).all();
-	const promptRows = db.select().from(sharedEvents).where(eq(sharedEvents.kind, 'timeline.prompt')).orderBy(asc(sharedEvents.id)).all();
+/**
+ * Every captured step of every session, in time order (then the shared order); with `afterId`, only
+ * the steps recorded after that event (their prompts are looked up among their sessions' prompts).
+ */
+export function readSteps(db: BatonDb, afterId?: string): CapturedStep[] {
+	const rows = db
+		.select()
+		.from(sharedEvents)
+		.where(afterId === undefined ? eq(sharedEvents.kind, 'timeline.step') : and(eq(sharedEvents.kind, 'timeline.step'), gt(sharedEvents.id, afterId)))
+		.orderBy(asc(sharedEvents.id))
+		.all();
+	const of = [...new Set(rows.map((r) => r.sessionId ?? r.subject))];
+	const promptRows =
+		afterId === undefined
+			? db.select().from(sharedEvents).where(eq(sharedEvents.kind, 'timeline.prompt')).orderBy(asc(sharedEvents.id)).all()
+			: of.length === 0
+				? []
+				: db
+						.select()
+						.from(sharedEvents)
+						.where(and(eq(sharedEvents.kind, 'timeline.prompt'), or(inArray(sharedEvents.sessionId, of), inArray(sharedEvents.subject, of))))
+						.orderBy(asc(sharedEvents.id))
+						.all();
 	const prompts = new Map<string, string>();
 	for (const row of promptRows) {
 		const turn = turnKey(row.body['turn']);
@@ -118,6 +137,11 @@ export class ShadowBlobs {
 	/** undefined: not read yet; null: absent or binary. */
 	get(tree: string, file: string): string[] | null | undefined {
 		return this.cache.get(`${tree}:${file}`);
+	}
+
+	/** A prefetched spec as given (a blob id: a commit's version the capture stored too). */
+	spec(spec: string): string[] | null | undefined {
+		return this.cache.get(spec);
 	}
 }
 

@@ -2,8 +2,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { blameFile } from '../../../src/engine/provenance/blameReader';
 import { ProvenanceService } from '../../../src/engine/provenance/provenanceService';
+import { readAttributions } from '../../../src/engine/provenance/attributionRecords';
+import { readSteps } from '../../../src/engine/provenance/stepHistory';
 import { provenanceWorld } from './recordSteps';
 
+// Steps are written by recordSteps, in this process's engine, at chosen points between two blames:
+// the test is about what the kept blame and the kept records notice, so each record must land exactly
+// between two reads of the same service (the capture through hooks is covered by provenanceCli and
+// the scripted history).
 /**
  * The warm blame (the hover's) is answered from what the backend kept, and only while nothing it
  * depends on moved: an edit of the file, a commit, a new captured step each give a fresh blame; a
@@ -48,4 +54,10 @@ test('a kept blame is reused until the file, git or the records change', async (
 	const fresh = new ProvenanceService(engine.ctx);
 	assert.deepEqual((await fresh.attributePending()).attributed, [], 'a new service with nothing new searches nothing');
 	assert.deepEqual((await blameFile(fresh, 'src/app.ts')).lines, committed.lines);
+
+	// The kept service read only what was appended since its last read: the same as reading everything.
+	assert.deepEqual(await service.steps(), await engine.store.read((db) => readSteps(db)));
+	assert.deepEqual(await service.attributions(), await engine.store.read((db) => readAttributions(db)));
+	assert.equal(ProvenanceService.for(engine.ctx), ProvenanceService.for(engine.ctx), 'one service per engine (the daemon and the backend keep it)');
+	await assert.rejects(service.attribute(['no-such-rev']), (error: Error & { code?: string }) => error.code === 'notFound' && /no-such-rev is not a commit/.test(error.message));
 });

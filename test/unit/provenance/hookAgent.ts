@@ -8,7 +8,10 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { runBaton, type Run } from '../agents/agentCli';
+import type { TestContext } from 'node:test';
+import { agentCli, runBaton, type Run } from '../agents/agentCli';
+import { tempDir } from '../helpers';
+import { ScriptedRepo } from './scriptedRepo';
 
 export interface AgentTruth {
 	origin: 'agent';
@@ -133,4 +136,25 @@ export function resolveSteps(run: (args: string[]) => Run, truths: readonly Agen
 		truth.session = found.session;
 		truth.step = found.step;
 	}
+}
+
+/**
+ * The start of a test about attributing agent edits through the real capture: a git repository whose
+ * first commit holds a person's `src/app.ts` (on the real clock, as the hooks stamp steps with it),
+ * `baton init`, and one Claude Code session started through its SessionStart hook.
+ */
+export async function hookWorld(t: TestContext, prefix: string): Promise<{ root: string; repo: ScriptedRepo; agent: HookAgent }> {
+	const base = tempDir(t, prefix);
+	const root = path.join(base, 'project');
+	fs.mkdirSync(root);
+	const repo = new ScriptedRepo(root, true);
+	repo.git(['init', '-q', '-b', 'main']);
+	fs.writeFileSync(path.join(root, '.gitignore'), '.baton/\n');
+	repo.addFunction('src/app.ts', 'start', 1, { origin: 'human' });
+	repo.commit('init');
+	const agent = new HookAgent(await agentCli(), root, path.join(base, 'claude'), '3c5e8a10-7d2b-4f61-a9c4-2e8b6d0f1a57');
+	const init = agent.baton(['init']);
+	assert.equal(init.code, 0, init.stderr);
+	agent.start();
+	return { root, repo, agent };
 }

@@ -9,6 +9,9 @@ import { matchLines } from '../../../src/engine/provenance/lineDiff';
 import { actor, openTestEngine, tempDir } from '../helpers';
 import { provenanceWorld } from './recordSteps';
 
+// recordSteps gives the one-step history whose export is checked byte for byte (one agent run 6-10,
+// a person's line 8); the test is about the formats, not the capture, which provenanceCli and the
+// scripted history drive through real hooks.
 test('Agent Trace and git-ai authorship logs: exported, then imported into a fresh clone, give the same blame; a broken file imports nothing', async (t) => {
 	const { root, repo, engine, recorder, session } = await provenanceWorld(t, 'baton-prov-open-', { name: 'open formats', agent: 'claude-code' });
 	repo.tick();

@@ -4,29 +4,37 @@ import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { baton } from '../cli/cliRunner';
 import { openTestEngine } from '../helpers';
-import { provenanceWorld } from './recordSteps';
+import { hookWorld, resolveSteps, type AgentTruth } from './hookAgent';
 import type { Truth } from './scriptedRepo';
 
+/**
+ * Agent edits go through the real turn capture: Claude Code's hook payloads piped into `baton hook`
+ * processes (hookAgent.ts). `edit` prompts a new turn and makes one Edit tool call on `file`.
+ */
 async function setUp(t: TestContext) {
-	const { root, repo, recorder, session } = await provenanceWorld(t, 'baton-prov-cli-', { name: 'cli work', agent: 'claude-code' });
-	const agent = { id: session.id, agent: 'claude-code' };
-	const edit = async (turn: string, prompt: string, change: (truth: Truth) => void): Promise<number> => {
+	const { root, repo, agent } = await hookWorld(t, 'baton-prov-cli-');
+	const truths: AgentTruth[] = [];
+	const edit = async (prompt: string, change: (truth: Truth) => void, file = 'src/app.ts'): Promise<AgentTruth> => {
 		repo.tick();
-		const truth = { origin: 'agent' as const, session: session.id, step: -1 };
-		const step = await recorder.agentStep(agent, turn, prompt, 'Edit', () => change(truth));
-		truth.step = step.step;
-		return step.step;
+		agent.prompt(prompt);
+		const truth = agent.edit(file, change);
+		truths.push(truth);
+		return truth;
 	};
-	return { root, repo, session, edit };
+	/** The Baton session and step the capture gave each edit. */
+	const resolve = (): void => resolveSteps((args) => agent.baton(args), truths);
+	return { root, repo, edit, resolve };
 }
 
 test('baton blame --json: agent lines name session, turn and prompt; a later human change is human; uncommitted lines come from the capture', async (t) => {
-	const { root, repo, session, edit } = await setUp(t);
-	await edit('1', 'Add a total() helper', (truth) => repo.addFunction('src/app.ts', 'total', 7, truth));
+	const { root, repo, edit, resolve } = await setUp(t);
+	const total = await edit('Add a total() helper', (truth) => repo.addFunction('src/app.ts', 'total', 7, truth));
 	repo.tick();
 	repo.change('src/app.ts', 'return y + 7;', '\treturn y + 7 + tax;', { origin: 'human' });
 	repo.commit('total');
-	await edit('2', 'Add a discount() helper', (truth) => repo.addFunction('src/app.ts', 'discount', 9, truth));
+	await edit('Add a discount() helper', (truth) => repo.addFunction('src/app.ts', 'discount', 9, truth));
+	resolve();
+	const session = { id: total.session };
 
 	const run = baton(root, 'blame', 'src/app.ts', '--json');
 	assert.equal(run.code, 0, run.stderr);
@@ -40,6 +48,7 @@ test('baton blame --json: agent lines name session, turn and prompt; a later hum
 	assert.equal(byText(6)['session'], session.id);
 	assert.equal(byText(6)['agent'], 'claude-code');
 	assert.equal(byText(6)['turn'], '1');
+	assert.equal(byText(6)['step'], total.step, 'the step the capture recorded for the tool call');
 	assert.equal(byText(6)['prompt'], 'Add a total() helper');
 	assert.match(byText(6)['commit'], /^[0-9a-f]{40}$/);
 	assert.equal(byText(6)['author'], 'Dana Dev');
@@ -47,6 +56,7 @@ test('baton blame --json: agent lines name session, turn and prompt; a later hum
 	assert.equal(byText(11)['origin'], 'agent');
 	assert.equal(byText(11)['commit'], null, 'not committed yet');
 	assert.equal(byText(11)['prompt'], 'Add a discount() helper');
+	assert.equal(byText(11)['turn'], '2');
 
 	const one = baton(root, 'blame', 'src/app.ts', '--line', '8', '--rev', 'HEAD', '--json');
 	assert.equal(one.code, 0, one.stderr);
@@ -114,7 +124,7 @@ test('baton connect git merges post-commit and post-rewrite into the user’s ho
 			await new Promise((resolve) => setTimeout(resolve, 100));
 		}
 	};
-	await edit('1', 'Add total()', (truth) => repo.addFunction('src/app.ts', 'total', 7, truth));
+	await edit('Add total()', (truth) => repo.addFunction('src/app.ts', 'total', 7, truth));
 	repo.commit('total');
 	const first = repo.git(['rev-parse', 'HEAD']).trim();
 	await waitFor('provenance.attribution', first, 'the post-commit hook’s attribution');

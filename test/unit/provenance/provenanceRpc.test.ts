@@ -5,6 +5,8 @@ import { provenanceBlame } from '../../../src/protocol/provenanceRpc';
 import { startServer } from '../server/serverProcess';
 import { provenanceWorld } from './recordSteps';
 
+// A Cline-shaped step (agent `cline`, tool `write_to_file`) written by recordSteps: the hook driver
+// speaks Claude Code only, and this test is about the backend's request, not the capture.
 test('the editor asks the backend for a file blame (hover, annotations, share); an untrusted workspace gets a refusal, not git', async (t) => {
 	const { root, repo, engine, recorder, session } = await provenanceWorld(t, 'baton-prov-rpc-', { name: 'rpc', agent: 'cline' });
 	repo.tick();

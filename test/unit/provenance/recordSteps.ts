@@ -3,8 +3,9 @@
  * edit, the workspace tree is written into Baton's real shadow store by git (`add -A` with a private
  * index, then `write-tree`), and the step is appended as a real `timeline.step` shared event; the
  * turn's prompt as `timeline.prompt`. A change found between two steps (a person's edit) becomes a
- * step of its own with actor `human`, as the capture does. Everything capture-specific lives in this
- * one file, so the tests can switch to driving real hook payloads once the capture exists.
+ * step of its own with actor `human`, as the capture does. Tests about attributing agent edits drive
+ * the real capture through hook payloads instead (hookAgent.ts); this stays for the few that need steps
+ * of an exact shape written at exact points by their own engine (each says why).
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -17,7 +17,7 @@ import { matchLines } from './lineDiff';
 import { humanOrigin, originsByLine, sameOrigin, toRanges, unknownOrigin, type CommitAttribution, type FileAttribution, type LineOrigin, type RewriteHow } from './attributionRecords';
 import { commitChanges, type CommitInfo } from './commitDiff';
 import { catBatch, textLines, type RepoGit } from './repoGit';
-import { trackFile, type CapturedStep, type ShadowBlobs } from './stepHistory';
+import { stepSpecs, trackFile, type CapturedStep, type ShadowBlobs } from './stepHistory';
 
 export interface AttributionInputs {
 	git: RepoGit;
@@ -55,7 +55,7 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitInf
 			files.map((f) => `${info.commit}:${f.repoPath}`),
 		),
 		changes.patchId,
-		inputs.blobs.prefetch(steps.flatMap((s) => [...s.paths].filter((p) => wanted.has(p)).flatMap((p) => [`${s.treeBefore}:${p}`, `${s.treeAfter}:${p}`]))),
+		inputs.blobs.prefetch(steps.flatMap((s) => [...s.paths].filter((p) => wanted.has(p)).flatMap((p) => Object.values(stepSpecs(s, p)).filter((v): v is string => v !== null)))),
 	]);
 	const patchSources = patchId ? [...inputs.attributions.values()].filter((a) => a.commit !== info.commit && a.patchId === patchId).map((a) => a.commit) : [];
 	const rewritten = info.authorTime !== info.committerTime;

@@ -2,9 +2,9 @@
  * One capture of the workspace for the timeline: bring the shadow store's index up to date (git's
  * stat cache makes an unchanged file cost one stat) and `write-tree` (skipped when the index was not
  * written since the last one). No commit, no checkpoint
- * record: a tree id is all a step needs. Trees are kept from git's garbage collection by one commit
- * chain per session under `refs/baton/timeline/<session>`; they share every blob with checkpoints
- * and with each other. Nothing here throws: a capture that cannot finish within its budget says why.
+ * record: a tree id is all a step needs. Only keyframe trees are kept from git's garbage collection,
+ * by one commit chain per session under `refs/baton/timeline/<session>`, together with the blobs the
+ * steps between wrote; they share every blob with checkpoints and with each other. Nothing here throws: a capture that cannot finish within its budget says why.
  */
 import type { DirtyTracking } from '../checkpoints/dirtyTracking';
 import { syncIndex } from '../checkpoints/indexSync';
@@ -51,15 +51,37 @@ export function timelineRef(sessionId: string): string {
 }
 
 /**
- * Adds `tree` to the session's commit chain (one commit per new tree) so git never prunes it; returns
- * the new head commit. The caller holds the shadow's lock.
+ * Makes `tree` a keyframe of the session: one commit on its chain under `timelineRef`, so git never
+ * prunes it. `blobs` are the blobs the session's steps wrote since the previous keyframe; whole trees
+ * of ordinary steps are not kept (docs/replay.md), so they are kept alive here instead, listed in one
+ * small tree whose commit is the keyframe's second parent. Blobs the store no longer holds are left
+ * out (a tree naming a missing object would break every later repack). Returns the new head commit.
+ * The caller holds the shadow's lock.
  */
-export async function keepTree(shadow: ShadowRepo, sessionId: string, tree: string, parent: string | null, nowMs: number): Promise<string> {
+export async function keepKeyframe(shadow: ShadowRepo, sessionId: string, tree: string, parent: string | null, blobs: readonly string[], nowMs: number): Promise<string> {
 	const date = `@${Math.floor(nowMs / 1000)} +0000`;
-	const commit = await shadow.gitText(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', `timeline ${sessionId}`], { env: { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date } });
+	const env = { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
+	const parents = parent ? ['-p', parent] : [];
+	const unique = [...new Set(blobs)];
+	if (unique.length > 0) {
+		const check = (await shadow.git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { input: `${unique.join('\n')}\n` })).stdout.toString('utf8');
+		const present = check
+			.split('\n')
+			.filter((l) => l.endsWith(' blob'))
+			.map((l) => l.slice(0, -' blob'.length));
+		if (present.length > 0) {
+			// Short names keep the list small: the blob ids are what matters, the names only need to differ.
+			const list = await shadow.gitText(['mktree'], { input: present.map((sha, i) => `100644 blob ${sha}\t${i.toString(36)}`).join('\n') + '\n' });
+			const holder = await shadow.gitText(['commit-tree', list, '-m', `timeline blobs ${sessionId}`], { env });
+			parents.push('-p', holder);
+		}
+	}
+	const commit = await shadow.gitText(['commit-tree', tree, ...parents, '-m', `timeline ${sessionId}`], { env });
 	shadow.writeRef(timelineRef(sessionId), commit);
 	return commit;
 }
+
+const plainMode = '100644';
 
 /** Most files a step lists; a larger change (a generated tree, `npm install` into the workspace) says how many more. */
 export const maxStepFiles = 2_000;
@@ -70,6 +92,16 @@ export async function stepFiles(shadow: ShadowRepo, before: string, after: strin
 		return { files: [], more: 0 };
 	}
 	const changes = await diffTrees(shadow, before, after);
-	const files = changes.slice(0, maxStepFiles).map((c) => ({ path: c.path, change: c.change, additions: c.additions ?? 0, deletions: c.deletions ?? 0 }));
+	const files = changes.slice(0, maxStepFiles).map((c): TimelineFile => ({
+		path: c.path,
+		change: c.change,
+		additions: c.additions ?? 0,
+		deletions: c.deletions ?? 0,
+		...(c.oldSha ? { blobBefore: c.oldSha } : {}),
+		...(c.newSha ? { blobAfter: c.newSha } : {}),
+		...(c.oldMode && c.oldMode !== plainMode ? { modeBefore: c.oldMode } : {}),
+		...(c.newMode && c.newMode !== plainMode ? { modeAfter: c.newMode } : {}),
+		...(c.binary ? { binary: true } : {}),
+	}));
 	return { files, more: Math.max(0, changes.length - maxStepFiles) };
 }

@@ -87,12 +87,20 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 			// maintenance packs it (`repack -a -d`: deltas against everything in the store).
 			const shadow = engine.checkpoints.shadow;
 			const timeline = new TimelineService(engine.ctx, engine.checkpoints);
+			// Packs by their exact bytes (pack, index, reverse index), loose objects by their disk usage.
+			const packDir = path.join(shadow.gitDir, 'objects', 'pack');
 			const onDisk = async () => {
 				const sizes = await shadow.gitText(['count-objects', '-v']);
-				return Number(/size-pack: (\d+)/.exec(sizes)?.[1] ?? 0) * 1024 + Number(/^size: (\d+)/m.exec(sizes)?.[1] ?? 0) * 1024;
+				const packs = fs.readdirSync(packDir).reduce((sum, f) => sum + (/\.(pack|idx|rev)$/.test(f) ? fs.statSync(path.join(packDir, f)).size : 0), 0);
+				return packs + Number(/^size: (\d+)/m.exec(sizes)?.[1] ?? 0) * 1024;
 			};
 			await maintainTimeline(engine.ctx, shadow, { forcePack: true });
+			// The timing rounds above left transient trees loose: settle them first, so only the session counts.
+			await shadow.git(['prune', '--expire=now']);
 			const before = await onDisk();
+			if (process.env['BATON_BENCH_DEBUG']) {
+				process.stderr.write(`${await shadow.gitText(['count-objects', '-v'])}\n`);
+			}
 			const stepStarted = (await engine.store.read((db) => sessionEvents(db, session.id, ['timeline.step']))).length;
 			for (let i = 0; i < steps; i++) {
 				await capture('pre');
@@ -107,6 +115,9 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 			// That later prune, run now:
 			await shadow.git(['prune', '--expire=now']);
 			const settled = (await onDisk()) - before;
+			if (process.env['BATON_BENCH_DEBUG']) {
+				process.stderr.write(`${await shadow.gitText(['count-objects', '-v'])}\n${await shadow.gitText(['for-each-ref'])}\n`);
+			}
 			const events = (await engine.store.read((db) => sessionEvents(db, session.id, ['timeline.step']))).slice(stepStarted);
 			let patches = '';
 			let eachGzipped = 0;

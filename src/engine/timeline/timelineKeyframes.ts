@@ -56,7 +56,7 @@ export async function noteStep(shadow: ShadowRepo, sessionId: string, state: Tim
 	}
 	for (const f of files) {
 		if (f.blobAfter) {
-			state.unkept.push(f.blobAfter);
+			state.unkept.push([f.blobAfter, f.path]);
 		}
 	}
 	state.sinceKey += 1;

@@ -19,6 +19,9 @@ export interface PendingCall {
 	reason: string | null;
 }
 
+/** A blob a step wrote, and the file path it was written for (`[blob, path]`). */
+export type KeptBlob = [string, string];
+
 export interface TimelineState {
 	/** The workspace tree after the session's last captured step; null when unknown. */
 	lastTree: string | null;
@@ -32,7 +35,7 @@ export interface TimelineState {
 	chainTree: string | null;
 	/** Steps recorded since the last keyframe, and the blobs they wrote (kept alive at the next keyframe). */
 	sinceKey: number;
-	unkept: string[];
+	unkept: KeptBlob[];
 	pending: PendingCall[];
 }
 
@@ -63,7 +66,7 @@ export function readState(workspaceRoot: string, sessionId: string, nowMs: numbe
 		refTree: sha(parsed.refTree),
 		chainTree: sha(parsed.chainTree),
 		sinceKey: typeof parsed.sinceKey === 'number' && parsed.sinceKey >= 0 ? parsed.sinceKey : 0,
-		unkept: Array.isArray(parsed.unkept) ? parsed.unkept.filter((b): b is string => sha(b) !== null) : [],
+		unkept: Array.isArray(parsed.unkept) ? parsed.unkept.filter((b): b is KeptBlob => Array.isArray(b) && sha(b[0]) !== null && typeof b[1] === 'string' && b[1] !== '') : [],
 		pending: pending.filter((p) => nowMs - p.startedMs < pendingLifetimeMs).slice(-maxPending),
 	};
 }

@@ -138,4 +138,6 @@ void it(`keeps a whole tree every ${keyframeEvery} steps, and the blobs of the s
 	for (const s of steps.slice(0, keyframeEvery)) {
 		assert.ok(reachable.has(s.files[0]!.blobAfter as string), `step ${s.step}'s blob is kept`);
 	}
+	// The blob lists are well-formed trees (git fsck exits non-zero on a broken one).
+	await w.shadow.git(['fsck', '--no-dangling', '--no-progress']);
 });

@@ -98,9 +98,7 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 			// The timing rounds above left transient trees loose: settle them first, so only the session counts.
 			await shadow.git(['prune', '--expire=now']);
 			const before = await onDisk();
-			if (process.env['BATON_BENCH_DEBUG']) {
-				process.stderr.write(`${await shadow.gitText(['count-objects', '-v'])}\n`);
-			}
+			const objectsBefore = new Set((await shadow.gitText(['cat-file', '--batch-all-objects', '--batch-check=%(objectname)'])).split('\n'));
 			const stepStarted = (await engine.store.read((db) => sessionEvents(db, session.id, ['timeline.step']))).length;
 			for (let i = 0; i < steps; i++) {
 				await capture('pre');
@@ -115,9 +113,20 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 			// That later prune, run now:
 			await shadow.git(['prune', '--expire=now']);
 			const settled = (await onDisk()) - before;
-			if (process.env['BATON_BENCH_DEBUG']) {
-				process.stderr.write(`${await shadow.gitText(['count-objects', '-v'])}\n${await shadow.gitText(['for-each-ref'])}\n`);
+			// Where the bytes go: the session's new objects by type, their bytes in the pack (index entries apart).
+			const objectSizes = async () =>
+				new Map((await shadow.gitText(['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype) %(objectsize:disk)'])).split('\n').map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)] as const));
+			const added = new Map<string, { count: number; bytes: number }>();
+			for (const [sha, info] of await objectSizes()) {
+				if (!objectsBefore.has(sha)) {
+					const [type, bytes] = info.split(' ');
+					const entry = added.get(type as string) ?? { count: 0, bytes: 0 };
+					entry.count += 1;
+					entry.bytes += Number(bytes);
+					added.set(type as string, entry);
+				}
 			}
+			process.stderr.write(`  the session's objects: ${[...added].map(([type, e]) => `${e.count} ${type}s ${e.bytes} bytes`).join(', ')} (plus index entries)\n`);
 			const events = (await engine.store.read((db) => sessionEvents(db, session.id, ['timeline.step']))).slice(stepStarted);
 			let patches = '';
 			let eachGzipped = 0;

@@ -142,7 +142,9 @@ function hashTail(file: string): string {
 	while (file[start] === '/') {
 		start++;
 	}
-	return file.slice(start) || file;
+	const tail = file.slice(start);
+	// A cut name git refuses as a path component (`.`, `..`, `.git`): the whole path, which git took.
+	return tail && !tail.split('/').some((part) => part === '.' || part === '..' || part.toLowerCase() === '.git') ? tail : file;
 }
 
 const plainMode = '100644';

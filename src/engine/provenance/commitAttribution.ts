@@ -17,7 +17,7 @@ import { matchLines } from './lineDiff';
 import { humanOrigin, originsByLine, sameOrigin, toRanges, unknownOrigin, type CommitAttribution, type FileAttribution, type LineOrigin, type RewriteHow } from './attributionRecords';
 import type { CommitPatch } from './commitDiff';
 import { catBatch, textLines, type RepoGit } from './repoGit';
-import { trackFile, type CapturedStep, type ShadowBlobs } from './stepHistory';
+import { stepSpecs, trackFile, type CapturedStep, type ShadowBlobs } from './stepHistory';
 
 export interface AttributionInputs {
 	git: RepoGit;
@@ -54,7 +54,7 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitPat
 	// costs one or two git processes, not 100, and they run while the patch id is computed.
 	const wanted = new Set(files.map((f) => f.path));
 	const [, patchIds] = await Promise.all([
-		inputs.blobs.prefetch([...steps.flatMap((s) => [...s.paths].filter((p) => wanted.has(p)).flatMap((p) => [`${s.treeBefore}:${p}`, `${s.treeAfter}:${p}`])), ...files.flatMap((f) => (f.blob ? [f.blob] : []))]),
+		inputs.blobs.prefetch([...steps.flatMap((s) => [...s.paths].filter((p) => wanted.has(p)).flatMap((p) => Object.values(stepSpecs(s, p)).filter((v): v is string => v !== null))), ...files.flatMap((f) => (f.blob ? [f.blob] : []))]),
 		patchIdOf,
 	]);
 	const patchId = patchIds.get(info.commit) ?? null;

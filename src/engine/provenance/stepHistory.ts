@@ -25,6 +25,11 @@ export interface CapturedStep {
 	treeBefore: string;
 	treeAfter: string;
 	paths: Set<string>;
+	/**
+	 * Per file, the blob ids the record lists (null: absent on that side); a file missing here is read
+	 * as `tree:path` (records written before blob ids were recorded).
+	 */
+	blobs: Map<string, { before: string | null; after: string | null }>;
 }
 
 export interface TrackedFile {
@@ -87,6 +92,7 @@ export function readSteps(db: BatonDb, afterId?: string): CapturedStep[] {
 			continue;
 		}
 		const paths = new Set((b['files'] as { path?: unknown }[]).map((f) => f?.path).filter((p): p is string => typeof p === 'string'));
+		const blobs = b['moreFiles'] ? new Map() : recordedBlobs(b['files'] as unknown[]);
 		const turn = turnKey(b['turn']);
 		const actor = b['actor'] === 'human' ? 'human' : 'agent';
 		const envelopeAgent = row.actor.startsWith('agent:') ? row.actor.slice('agent:'.length) : null;
@@ -102,10 +108,32 @@ export function readSteps(db: BatonDb, afterId?: string): CapturedStep[] {
 			treeBefore: b['treeBefore'],
 			treeAfter: b['treeAfter'],
 			paths,
+			blobs,
 		});
 	}
 	// A person's step found at an agent's next tool call carries the same start time: the session's step numbers order them.
 	return steps.sort((a, b) => a.startedAtMs - b.startedAtMs || (a.session === b.session ? a.step - b.step : 0));
+}
+
+const sha = (v: unknown): v is string => typeof v === 'string' && /^[0-9a-f]{40,64}$/.test(v);
+
+/** The blob ids of a record's files, where the record gives both sides (a side the change says is absent is null). */
+function recordedBlobs(files: readonly unknown[]): CapturedStep['blobs'] {
+	const out: CapturedStep['blobs'] = new Map();
+	for (const raw of files) {
+		const f = (raw ?? {}) as Record<string, unknown>;
+		const before = f['change'] === 'added' ? null : sha(f['blobBefore']) ? f['blobBefore'] : undefined;
+		const after = f['change'] === 'deleted' ? null : sha(f['blobAfter']) ? f['blobAfter'] : undefined;
+		if (typeof f['path'] === 'string' && before !== undefined && after !== undefined) {
+			out.set(f['path'], { before, after });
+		}
+	}
+	return out;
+}
+
+/** What to read for `file` before and after `step`: its blob ids when recorded, else `tree:path`; null: absent. */
+export function stepSpecs(step: CapturedStep, file: string): { before: string | null; after: string | null } {
+	return step.blobs.get(file) ?? { before: `${step.treeBefore}:${file}`, after: `${step.treeAfter}:${file}` };
 }
 
 function turnKey(value: unknown): string | null {
@@ -134,9 +162,9 @@ export class ShadowBlobs {
 		});
 	}
 
-	/** undefined: not read yet; null: absent or binary. */
-	get(tree: string, file: string): string[] | null | undefined {
-		return this.cache.get(`${tree}:${file}`);
+	/** undefined: not read yet; null: absent or binary. `spec`: a blob id or `tree:path` (null: absent). */
+	get(spec: string | null): string[] | null | undefined {
+		return spec === null ? null : this.cache.get(spec);
 	}
 
 	/** A prefetched spec as given (a blob id: a commit's version the capture stored too). */
@@ -154,12 +182,13 @@ export async function trackFile(file: string, steps: readonly CapturedStep[], bl
 	if (touching.length === 0) {
 		return undefined;
 	}
-	await blobs.prefetch(touching.flatMap((s) => [`${s.treeBefore}:${file}`, `${s.treeAfter}:${file}`]));
+	await blobs.prefetch(touching.flatMap((s) => Object.values(stepSpecs(s, file)).filter((v): v is string => v !== null)));
 	let state: TrackedFile | null = null;
 	let first = true;
 	for (const step of touching) {
-		const before = blobs.get(step.treeBefore, file) ?? null;
-		const after = blobs.get(step.treeAfter, file) ?? null;
+		const specs = stepSpecs(step, file);
+		const before = blobs.get(specs.before) ?? null;
+		const after = blobs.get(specs.after) ?? null;
 		if (first) {
 			state = before ? { lines: before, origins: before.map(() => unknownOrigin) } : null;
 			first = false;

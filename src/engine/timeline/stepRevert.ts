@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
-import { diffTrees, type FileChange } from '../checkpoints/treeDiff';
+import type { FileChange } from '../checkpoints/treeDiff';
 
 export interface RevertOutcome {
 	reverted: string[];
@@ -47,8 +47,7 @@ async function blob(shadow: ShadowRepo, sha: string): Promise<Buffer> {
 }
 
 /** For each of the step's files: unchanged since the step, changed later, or deleted. */
-export async function filesNow(shadow: ShadowRepo, before: string, after: string): Promise<{ path: string; now: FileNow }[]> {
-	const changes = await diffTrees(shadow, before, after, { lines: false });
+export function filesNow(shadow: ShadowRepo, changes: readonly FileChange[]): { path: string; now: FileNow }[] {
 	return changes.map((c) => {
 		const current = readCurrent(shadow.workTree, c.path);
 		if (c.change === 'deleted') {
@@ -61,8 +60,8 @@ export async function filesNow(shadow: ShadowRepo, before: string, after: string
 	});
 }
 
-export async function revertStep(shadow: ShadowRepo, before: string, after: string, options: { dryRun: boolean }): Promise<RevertOutcome> {
-	const changes = await diffTrees(shadow, before, after);
+/** `changes`: the step's files with their blob ids (stepTrees.ts `stepChanges`). */
+export async function revertStep(shadow: ShadowRepo, changes: readonly FileChange[], options: { dryRun: boolean }): Promise<RevertOutcome> {
 	const outcome: RevertOutcome = { reverted: [], skipped: [] };
 	const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-revert-'));
 	try {

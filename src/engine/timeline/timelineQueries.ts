@@ -2,7 +2,7 @@
  * Reading a session's timeline: its prompts and steps (shared events, in the shared order) with its
  * checkpoints and their approvals placed on the same axis by time. Usable inside read() callbacks.
  */
-import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, like } from 'drizzle-orm';
 import { listCheckpoints } from '../checkpoints/checkpointQueries';
 import { BatonError } from '../errors';
 import type { BatonDb } from '../storage/journalStore';
@@ -83,6 +83,19 @@ export function findStep(db: BatonDb, ref: string, sessionId: string | null): St
 		throw new BatonError('notFound', `session ${sessionId} has no step ${number}`);
 	}
 	return { ...stepOf(event), id: event.id, sessionId, at: event.at };
+}
+
+/** The steps whose record names `tree` as its before or after tree (a tree id names the same tree everywhere). */
+export function stepsNamingTree(db: BatonDb, tree: string): StepRecord[] {
+	const events = db
+		.select()
+		.from(sharedEvents)
+		.where(and(eq(sharedEvents.kind, stepKind), like(sharedEvents.body, `%${tree}%`)))
+		.all();
+	return events
+		.filter((e) => e.sessionId)
+		.map((e) => ({ ...stepOf(e), id: e.id, sessionId: e.sessionId as string, at: e.at }))
+		.filter((s) => s.treeBefore === tree || s.treeAfter === tree);
 }
 
 /** The session with the most recent timeline record, or null when there is none. */

@@ -21,7 +21,8 @@ import { appendSharedEvent } from '../shared/sharedEvents';
 import type { BatonDb } from '../storage/journalStore';
 import { sharedEvents } from '../storage/schema';
 import { batonDir } from '../workspace';
-import { captureTree, keepTree, stepFiles, type Capture } from './treeCapture';
+import { captureTree, stepFiles, type Capture } from './treeCapture';
+import { keyframe, noteStep } from './timelineKeyframes';
 import { readState, takePending, writeState, type PendingCall, type TimelineState } from './timelineState';
 import { splitByNamed, treeWithPaths } from './stepSplit';
 import { isCapturedTool, toolSummary } from './timelineTools';
@@ -104,6 +105,7 @@ export class TimelineRecorder implements TimelineHooks {
 				const pending = takePending(state, tool.name, tool.id);
 				drafts.push(agentDraft(pending ?? call, agent, null, null, [], 0, pending?.reason ?? reason));
 				state.lastTree = null;
+				state.chainTree = null;
 			}
 			writeState(root, sessionId, state);
 		}
@@ -116,9 +118,12 @@ export class TimelineRecorder implements TimelineHooks {
 	private async pre(shadow: ShadowRepo, sessionId: string, state: TimelineState, capture: Capture, call: PendingCall, nowMs: number): Promise<StepDraft | null> {
 		let human: StepDraft | null = null;
 		if (capture.tree) {
-			await this.keep(shadow, sessionId, state, capture.tree, nowMs);
+			if (!state.refCommit) {
+				await keyframe(shadow, sessionId, state, capture.tree, nowMs);
+			}
 			if (state.pending.length === 0 && state.lastTree && state.lastTree !== capture.tree) {
 				const diff = await stepFiles(shadow, state.lastTree, capture.tree);
+				await noteStep(shadow, sessionId, state, state.lastTree, capture.tree, diff.files, diff.more === 0, nowMs);
 				human = {
 					toolUseId: null,
 					actor: 'human',
@@ -151,7 +156,6 @@ export class TimelineRecorder implements TimelineHooks {
 		let more = 0;
 		let reason = pending?.reason ?? capture.reason ?? (before ? null : 'no capture before the call');
 		if (after) {
-			await this.keep(shadow, sessionId, state, after, nowMs);
 			if (before) {
 				try {
 					({ files, more } = await stepFiles(shadow, before, after));
@@ -172,8 +176,8 @@ export class TimelineRecorder implements TimelineHooks {
 					after,
 					own.map((f) => f.path),
 				);
-				await this.keep(shadow, sessionId, state, middle, nowMs);
-				await this.keep(shadow, sessionId, state, after, nowMs);
+				await noteStep(shadow, sessionId, state, before, middle, own, true, nowMs);
+				await noteStep(shadow, sessionId, state, middle, after, others, true, nowMs);
 				const person: StepDraft = {
 					toolUseId: null,
 					actor: 'human',
@@ -188,15 +192,8 @@ export class TimelineRecorder implements TimelineHooks {
 				return [agentDraft(pending ?? call, agent, before, middle, own, 0, null), person];
 			}
 		}
+		await noteStep(shadow, sessionId, state, reason ? null : before, after, files, more === 0, nowMs);
 		return [agentDraft(pending ?? call, agent, before, after, files, more, reason)];
-	}
-
-	private async keep(shadow: ShadowRepo, sessionId: string, state: TimelineState, tree: string, nowMs: number): Promise<void> {
-		if (state.refTree === tree) {
-			return;
-		}
-		state.refCommit = await keepTree(shadow, sessionId, tree, state.refCommit, nowMs);
-		state.refTree = tree;
 	}
 
 	private async append(sessionId: string, draft: StepDraft, nowMs: number): Promise<void> {

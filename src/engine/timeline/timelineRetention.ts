@@ -2,7 +2,7 @@
  * Retention and packing of the replay's trees (docs/replay.md). A session's timeline ref keeps its
  * trees; once the session ended longer ago than `checkpoints.timelineKeep` and is not among the
  * `checkpoints.timelineKeepSessions` most recently active sessions with a timeline, the ref goes.
- * The steps' records (files, counts, summaries) stay in the database; only the trees go, and the
+ * The steps' records (files, counts, summaries) stay in the database; only the trees and blobs go, and the
  * replay says so (a tree a checkpoint shares stays, and so does that step's diff). Then a full
  * repack under the store's lock packs what the captures left loose (each loose object takes a file
  * of its own on disk) with deltas against everything else, and drops the pruned trees.
@@ -16,6 +16,7 @@ import { isoTime } from '../ids';
 import { sessions } from '../storage/schema';
 import { batonDir } from '../workspace';
 import { timelineRef } from './treeCapture';
+import { flushKeyframes } from './timelineKeyframes';
 
 export interface TimelineMaintenance {
 	/** Sessions whose trees were (or, in a dry run, would be) pruned. */
@@ -84,6 +85,8 @@ export async function maintainTimeline(ctx: EngineContext, shadow: ShadowRepo, o
 	// A full repack drops packed objects nothing reaches: no capture or snapshot may write meanwhile.
 	await shadow.withMaintenanceLock(() =>
 		shadow.withLock(async () => {
+			// Blobs of steps since their session's last keyframe are kept by no ref yet: give them one first.
+			await flushKeyframes(shadow, ctx.workspaceRoot, now, new Set(pruned.map((p) => p.sessionId)));
 			if (pruned.length) {
 				// Pack what the refs still reach first: the full repack below then drops the pruned objects from the pack, whatever their age.
 				await shadow.git(['repack', '-d', '-q'], { timeoutMs: 30 * 60_000 });

@@ -8,9 +8,11 @@ import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
 import { activeSessions, getSession } from '../sessions/sessionQueries';
 import { filesNow, revertStep, type FileNow, type RevertOutcome } from './stepRevert';
-import { findStep, latestTimelineSession, readTimeline, type StepRecord } from './timelineQueries';
+import { findStep, latestTimelineSession, readTimeline, stepOf, stepsNamingTree, type StepRecord } from './timelineQueries';
+import { recordedBlobs, recordedChanges, resolveTree, stepChanges } from './stepTrees';
+import { sessionEvents } from '../shared/sharedEvents';
 import { missingObjects, readPruned } from './timelineRetention';
-import type { TimelineEntry, TimelineStep } from './timelineTypes';
+import { stepKind, type TimelineEntry, type TimelineStep } from './timelineTypes';
 
 export interface SessionTimeline {
 	session: string;
@@ -67,26 +69,27 @@ export class TimelineService {
 	}
 
 	/**
-	 * A captured step whose trees this store no longer holds (pruned by the retention, or recorded on
-	 * another machine) keeps its record and says why its diff is gone: `treesGone`.
+	 * A captured step whose files this store can no longer show (pruned by the retention, or recorded
+	 * on another machine) keeps its record and says why its diff is gone: `treesGone`. A step that
+	 * lists its blob ids needs those blobs (its trees are rebuilt on demand); an older one its trees.
 	 */
 	private async markTreesGone(steps: TimelineStep[], sessionId: string): Promise<void> {
 		const captured = steps.filter((s) => s.treeBefore && s.treeAfter);
 		if (captured.length === 0) {
 			return;
 		}
+		const prunedAt = readPruned(this.ctx.workspaceRoot)[sessionId];
+		const prunedHere = (s: TimelineStep) => (prunedAt !== undefined && s.startedAt <= prunedAt ? prunedAt : undefined);
+		// A pruned session's keyframes are gone, so its steps need their own trees (a checkpoint may share them).
+		const needs = (s: TimelineStep) => (recordedChanges(s) && !prunedHere(s) ? recordedBlobs(s) : [s.treeBefore as string, s.treeAfter as string, ...recordedBlobs(s)]);
 		// A tree a checkpoint shares outlives the pruning of the timeline: only what is missing is gone.
-		const missing = await missingObjects(
-			this.checkpoints.shadow,
-			captured.flatMap((s) => [s.treeBefore as string, s.treeAfter as string]),
-		);
+		const missing = await missingObjects(this.checkpoints.shadow, captured.flatMap(needs));
 		if (missing.size === 0) {
 			return;
 		}
-		const prunedAt = readPruned(this.ctx.workspaceRoot)[sessionId];
 		for (const step of captured) {
-			if (missing.has(step.treeBefore as string) || missing.has(step.treeAfter as string)) {
-				const at = prunedAt !== undefined && step.startedAt <= prunedAt ? prunedAt : undefined;
+			if (needs(step).some((sha) => missing.has(sha))) {
+				const at = prunedHere(step);
 				step.treesGone = at
 					? `its trees were pruned on ${at.slice(0, 10)} by the timeline retention (checkpoints.timelineKeep); the record stays, the diff is gone`
 					: "its trees are not in this workspace's store (recorded on another machine, or pruned); the record stays, the diff is gone";
@@ -94,13 +97,38 @@ export class TimelineService {
 		}
 	}
 
+	/** The session's steps in step order (to rebuild a tree from its keyframe). */
+	private async sessionSteps(sessionId: string): Promise<TimelineStep[]> {
+		const steps = await this.ctx.store.read((db) => sessionEvents(db, sessionId, [stepKind]).map(stepOf));
+		return steps.sort((a, b) => a.step - b.step);
+	}
+
+	/** The step's two trees in the store, rebuilt from the nearest keyframe when not kept; a clear error when they cannot be. */
+	async stepTrees(step: StepRecord): Promise<{ before: string; after: string }> {
+		if (!step.treeBefore || !step.treeAfter) {
+			throw new BatonError('invalidInput', `step ${step.step} of ${step.sessionId} was not captured (${step.reason ?? 'no trees'})`);
+		}
+		const steps = await this.sessionSteps(step.sessionId);
+		const shadow = this.checkpoints.shadow;
+		const before = await resolveTree(shadow, steps, step.treeBefore);
+		const after = before ? await resolveTree(shadow, steps, step.treeAfter) : null;
+		if (!before || !after) {
+			throw new BatonError(
+				'notFound',
+				`step ${step.step} of ${step.sessionId}: its ${before ? 'after' : 'before'} tree (${before ? step.treeAfter : step.treeBefore}) is not kept and cannot be rebuilt exactly from the session's keyframes; its record and files stay`,
+			);
+		}
+		return { before, after };
+	}
+
 	/** The step's patch (`git diff` between its trees), '' when it changed nothing or was not captured. */
 	async diff(step: StepRecord): Promise<string> {
-		if (!step.treeBefore || !step.treeAfter || step.treesGone) {
+		if (!step.treeBefore || !step.treeAfter || step.treesGone || step.treeBefore === step.treeAfter) {
 			return '';
 		}
+		const { before, after } = await this.stepTrees(step);
 		const shadow = this.checkpoints.shadow;
-		return (await shadow.git(['diff-tree', '-p', '-r', '--no-color', '--no-renames', '--no-ext-diff', step.treeBefore, step.treeAfter])).stdout.toString('utf8');
+		return (await shadow.git(['diff-tree', '-p', '-r', '--no-color', '--no-renames', '--no-ext-diff', before, after])).stdout.toString('utf8');
 	}
 
 	/** Where each of the step's files stands now: unchanged since the step, changed later, deleted. */
@@ -108,18 +136,39 @@ export class TimelineService {
 		if (!step.treeBefore || !step.treeAfter || step.treesGone) {
 			return [];
 		}
-		return filesNow(this.checkpoints.shadow, step.treeBefore, step.treeAfter);
+		return filesNow(this.checkpoints.shadow, await stepChanges(this.checkpoints.shadow, step, { lines: false }));
 	}
 
-	/** A file's bytes at one of a step's trees; null when that tree does not hold it. */
+	/**
+	 * A file's bytes at one of a step's trees; null when that tree does not hold it. A tree the store
+	 * does not keep is read through the blob ids of the step that names it, else rebuilt.
+	 */
 	async fileAt(tree: string, file: string): Promise<Buffer | null> {
 		if (!/^[0-9a-f]{40,64}$/.test(tree)) {
 			throw new BatonError('invalidInput', `not a tree id: ${tree}`);
 		}
-		if ((await missingObjects(this.checkpoints.shadow, [tree])).size > 0) {
-			throw new BatonError('notFound', `tree ${tree} is no longer in Baton's store (its session's replay trees were pruned); the step's record stays`);
+		const shadow = this.checkpoints.shadow;
+		if ((await missingObjects(shadow, [tree])).size === 0) {
+			return readFileAt(shadow, tree, file);
 		}
-		return readFileAt(this.checkpoints.shadow, tree, file);
+		const named = await this.ctx.store.read((db) => stepsNamingTree(db, tree));
+		for (const step of named) {
+			const change = recordedChanges(step)?.find((c) => c.path === file);
+			const sha = change ? (step.treeAfter === tree ? change.newSha : change.oldSha) : undefined;
+			if (change && !sha) {
+				return null;
+			}
+			if (sha && (await missingObjects(shadow, [sha])).size === 0) {
+				return (await shadow.git(['cat-file', 'blob', sha])).stdout;
+			}
+		}
+		for (const step of named) {
+			const rebuilt = await resolveTree(shadow, await this.sessionSteps(step.sessionId), tree);
+			if (rebuilt) {
+				return readFileAt(shadow, rebuilt, file);
+			}
+		}
+		throw new BatonError('notFound', `tree ${tree} is no longer in Baton's store and cannot be rebuilt (its session's replay was pruned, or it was recorded elsewhere); the step's record stays`);
 	}
 
 	/** Reverts one step where its lines are untouched since; a safety checkpoint first (not in a dry run). */
@@ -131,6 +180,8 @@ export class TimelineService {
 		if (step.treesGone) {
 			throw new BatonError('invalidInput', `step ${step.step} of ${step.sessionId} cannot be reverted: ${step.treesGone}`);
 		}
+		// The changes first: a step whose files cannot be read is refused before any safety checkpoint.
+		const changes = await stepChanges(this.checkpoints.shadow, step);
 		const dryRun = input.dryRun ?? false;
 		let checkpoint: string | null = null;
 		if (!dryRun) {
@@ -138,7 +189,7 @@ export class TimelineService {
 			const safety = await this.checkpoints.create({ trigger: 'pre-rollback', message: `before reverting step ${step.step} (${step.tool ?? step.actor})`, sessionId: step.sessionId, actor: input.actor });
 			checkpoint = safety.id;
 		}
-		const outcome = await revertStep(this.checkpoints.shadow, step.treeBefore, step.treeAfter, { dryRun });
+		const outcome = await revertStep(this.checkpoints.shadow, changes, { dryRun });
 		return { step: step.step, sessionId: step.sessionId, dryRun, checkpoint, ...outcome };
 	}
 }

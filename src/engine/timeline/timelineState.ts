@@ -19,12 +19,23 @@ export interface PendingCall {
 	reason: string | null;
 }
 
+/** A blob a step wrote, and the file path it was written for (`[blob, path]`). */
+export type KeptBlob = [string, string];
+
 export interface TimelineState {
 	/** The workspace tree after the session's last captured step; null when unknown. */
 	lastTree: string | null;
 	/** The head of the session's timeline ref and the tree it holds. */
 	refCommit: string | null;
 	refTree: string | null;
+	/**
+	 * The tree after the session's last recorded step: a step starting from another tree cannot be
+	 * rebuilt through the steps before it, so its tree becomes a keyframe.
+	 */
+	chainTree: string | null;
+	/** Steps recorded since the last keyframe, and the blobs they wrote (kept alive at the next keyframe). */
+	sinceKey: number;
+	unkept: KeptBlob[];
 	pending: PendingCall[];
 }
 
@@ -40,7 +51,7 @@ export function stateFile(workspaceRoot: string, sessionId: string): string {
 }
 
 export function readState(workspaceRoot: string, sessionId: string, nowMs: number): TimelineState {
-	const empty: TimelineState = { lastTree: null, refCommit: null, refTree: null, pending: [] };
+	const empty: TimelineState = { lastTree: null, refCommit: null, refTree: null, chainTree: null, sinceKey: 0, unkept: [], pending: [] };
 	let parsed: Partial<TimelineState>;
 	try {
 		parsed = JSON.parse(fs.readFileSync(stateFile(workspaceRoot, sessionId), 'utf8')) as Partial<TimelineState>;
@@ -53,8 +64,23 @@ export function readState(workspaceRoot: string, sessionId: string, nowMs: numbe
 		lastTree: sha(parsed.lastTree),
 		refCommit: sha(parsed.refCommit),
 		refTree: sha(parsed.refTree),
+		chainTree: sha(parsed.chainTree),
+		sinceKey: typeof parsed.sinceKey === 'number' && parsed.sinceKey >= 0 ? parsed.sinceKey : 0,
+		unkept: Array.isArray(parsed.unkept) ? parsed.unkept.filter((b): b is KeptBlob => Array.isArray(b) && sha(b[0]) !== null && typeof b[1] === 'string' && b[1] !== '') : [],
 		pending: pending.filter((p) => nowMs - p.startedMs < pendingLifetimeMs).slice(-maxPending),
 	};
+}
+
+/** The sessions that have a state file here. */
+export function stateSessions(workspaceRoot: string): string[] {
+	try {
+		return fs
+			.readdirSync(path.join(batonDir(workspaceRoot), 'timeline'))
+			.filter((f) => f.endsWith('.json') && f !== 'pruned.json')
+			.map((f) => f.slice(0, -'.json'.length));
+	} catch {
+		return [];
+	}
 }
 
 export function writeState(workspaceRoot: string, sessionId: string, state: TimelineState): void {

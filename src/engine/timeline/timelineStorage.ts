@@ -33,7 +33,8 @@ export async function shadowStoreSize(workspaceRoot: string, steps: number | nul
 		// On-disk bytes of the objects the timeline refs reach and no other ref does (packed or loose).
 		const others = ['--exclude=refs/baton/timeline/*', '--all'];
 		timelineBytes = Number(await shadow.gitText(['rev-list', '--objects', '--disk-usage', '--glob=refs/baton/timeline/*', '--not', ...others]));
-		trees = Number(await shadow.gitText(['rev-list', '--count', '--glob=refs/baton/timeline/*']));
+		// Keyframes: the first-parent chains (the other parents hold the blob lists of the steps between).
+		trees = Number(await shadow.gitText(['rev-list', '--count', '--first-parent', '--glob=refs/baton/timeline/*']));
 	}
 	return {
 		bytes: (kib('size') + kib('size-pack')) * 1024,

@@ -9,6 +9,18 @@ export interface TimelineFile {
 	change: ChangeKind;
 	additions: number;
 	deletions: number;
+	/**
+	 * The file's blob ids in Baton's store before and after the step (absent for the side where the
+	 * file does not exist), so a step's files can be read without its trees, which only keyframe steps
+	 * keep (docs/replay.md). Absent on records written before that.
+	 */
+	blobBefore?: string;
+	blobAfter?: string;
+	/** Git file modes, only where not a plain file (`100755`, `120000`). */
+	modeBefore?: string;
+	modeAfter?: string;
+	/** Set when git sees the file as binary (no line counts). */
+	binary?: boolean;
 }
 
 export type StepActor = 'agent' | 'human';

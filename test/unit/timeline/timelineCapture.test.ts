@@ -127,9 +127,25 @@ void describe('timeline capture from real hook payloads', () => {
 		const gitDir = path.join(w.root, '.baton', 'shadow.git');
 		const refs = execFileSync('git', ['--git-dir', gitDir, 'for-each-ref', '--format=%(refname)', 'refs/baton/timeline/'], { encoding: 'utf8' }).trim();
 		assert.equal(refs, `refs/baton/timeline/${timeline.session}`);
-		const kept = execFileSync('git', ['--git-dir', gitDir, 'log', '--format=%T', refs], { encoding: 'utf8' }).trim().split('\n');
+		// Whole trees only at keyframes: the session's first capture, then (the store's maintenance
+		// keeps what the steps since wrote) the tree the last step left; every step's new blobs are
+		// reachable from the ref, named by the step's record.
+		const keyframes = () => execFileSync('git', ['--git-dir', gitDir, 'log', '--first-parent', '--format=%T', refs], { encoding: 'utf8' }).trim().split('\n');
+		assert.deepEqual(keyframes(), [steps[0].treeBefore], 'the one keyframe is the session start');
+		assert.equal((w.baton(['timeline', 'prune', '--pack', '--json']).json as any).packed, true);
+		assert.deepEqual(keyframes(), [steps[3].treeAfter, steps[0].treeBefore], 'maintenance keeps the last tree with the blobs since');
+		const reachable = new Set(
+			execFileSync('git', ['--git-dir', gitDir, 'rev-list', '--objects', refs], { encoding: 'utf8' })
+				.split('\n')
+				.map((l) => l.slice(0, 40)),
+		);
 		for (const step of steps) {
-			assert.ok(kept.includes(step.treeAfter), `tree ${step.treeAfter} of step ${step.step} is reachable`);
+			for (const f of step.files) {
+				assert.equal(typeof (f.change === 'deleted' ? f.blobBefore : f.blobAfter), 'string', `step ${step.step} ${f.path} names its blob`);
+				if (f.change !== 'deleted') {
+					assert.ok(reachable.has(f.blobAfter), `blob of ${f.path} after step ${step.step} is kept`);
+				}
+			}
 		}
 		assert.ok(!fs.existsSync(path.join(w.root, '.git')), 'no repository of the user was created');
 		const doctor = w.baton(['doctor', '--json']).json as any;

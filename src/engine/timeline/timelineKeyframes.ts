@@ -1,0 +1,98 @@
+/**
+ * Which of a session's trees the store keeps (docs/replay.md, "Retention and size"). A step keeps its
+ * new blobs and lists its files with their blob ids; its trees are not kept, except at keyframes: the
+ * session's first capture, every `keyframeEvery` steps, a step too large to list, and wherever the
+ * steps' chain breaks (a step that starts from a tree other than the one the previous recorded step
+ * left, or one not captured). Any step's tree is then the nearest keyframe before it plus the files of
+ * the steps between (stepTrees.ts). All of this runs under the shadow's lock.
+ */
+import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { TimelineState } from './timelineState';
+import { readState, stateSessions, writeState } from './timelineState';
+import type { TimelineFile } from './timelineTypes';
+import { keepKeyframe } from './treeCapture';
+
+/**
+ * Steps between two keyframes. A keyframe costs about 600 bytes packed (two commits, the changed
+ * trees and the blob list) against about 120 for an ordinary one-line step; rebuilding a tree costs
+ * reading the keyframe's tree plus the steps between (docs/replay.md, "Measured").
+ */
+export const keyframeEvery = 100;
+
+/** Makes `tree` a keyframe, keeping the blobs written since the last one with it. */
+export async function keyframe(shadow: ShadowRepo, sessionId: string, state: TimelineState, tree: string, nowMs: number): Promise<void> {
+	if (state.refTree === tree && state.unkept.length === 0) {
+		state.sinceKey = 0;
+		return;
+	}
+	try {
+		state.refCommit = await keepKeyframe(shadow, sessionId, tree, state.refCommit, state.unkept, nowMs);
+	} catch (error) {
+		if (!state.refCommit) {
+			throw error;
+		}
+		// The chain's head is gone (the session's ref was pruned): start a new chain.
+		state.refCommit = await keepKeyframe(shadow, sessionId, tree, null, state.unkept, nowMs);
+	}
+	state.refTree = tree;
+	state.unkept = [];
+	state.sinceKey = 0;
+}
+
+/** Notes one recorded step: its blobs to keep, and a keyframe where the chain needs one. */
+export async function noteStep(shadow: ShadowRepo, sessionId: string, state: TimelineState, before: string | null, after: string | null, files: readonly TimelineFile[], complete: boolean, nowMs: number): Promise<void> {
+	if (!after) {
+		state.chainTree = null;
+		return;
+	}
+	if (!before || !complete) {
+		// Nothing to rebuild this tree from: keep it whole.
+		await keyframe(shadow, sessionId, state, after, nowMs);
+		state.chainTree = after;
+		return;
+	}
+	if (before !== state.chainTree) {
+		await keyframe(shadow, sessionId, state, before, nowMs);
+	}
+	for (const f of files) {
+		if (f.blobAfter) {
+			state.unkept.push([f.blobAfter, f.path]);
+		}
+	}
+	state.sinceKey += 1;
+	state.chainTree = after;
+	if (state.sinceKey >= keyframeEvery) {
+		await keyframe(shadow, sessionId, state, after, nowMs);
+	}
+}
+
+/**
+ * Before the store's maintenance prunes: every session's blobs not yet kept by a keyframe get one
+ * (at the tree its last step left), so a pause longer than the prune's grace period loses nothing.
+ * `skip`: sessions whose trees are being pruned. The caller holds the shadow's lock.
+ */
+export async function flushKeyframes(shadow: ShadowRepo, workspaceRoot: string, nowMs: number, skip: ReadonlySet<string>): Promise<number> {
+	let flushed = 0;
+	for (const file of stateSessions(workspaceRoot)) {
+		const state = readState(workspaceRoot, file, nowMs);
+		if (skip.has(file) || state.unkept.length === 0) {
+			continue;
+		}
+		const tree = state.chainTree ?? state.lastTree;
+		if (!tree) {
+			continue;
+		}
+		try {
+			await keyframe(shadow, file, state, tree, nowMs);
+		} catch {
+			// The tree is no longer in the store: the blobs are still worth keeping, at the last keyframe.
+			if (!state.refTree) {
+				continue;
+			}
+			await keyframe(shadow, file, state, state.refTree, nowMs);
+		}
+		writeState(workspaceRoot, file, state);
+		flushed++;
+	}
+	return flushed;
+}

@@ -4,7 +4,7 @@
  * events in id order, so two machines holding the same events hold the same state whatever order the
  * events arrived in. Runs inside the pull's write, right after the merge.
  */
-import { and, eq, inArray, max } from 'drizzle-orm';
+import { and, eq, inArray, max, not } from 'drizzle-orm';
 import { inJsonList } from '../shared/sqlJsonList';
 import type { BatonDb, JournalStore } from '../storage/journalStore';
 import { insertRows } from './rawInsert';
@@ -159,13 +159,14 @@ function eventsBySubject(db: BatonDb, subjects: readonly string[], newEvents: re
 	if (subjects.length === 0) {
 		return new Map();
 	}
+	// The new events are in the table already (the merge ran first): SQLite leaves them out, so a
+	// pull of 10,000 new events does not read 10,000 ids back into JavaScript only to drop them.
 	const older = db
 		.select({ id: sharedEvents.id })
 		.from(sharedEvents)
-		.where(and(inArray(sharedEvents.kind, subjectKinds), inJsonList(sharedEvents.subject, subjects)))
+		.where(and(inArray(sharedEvents.kind, subjectKinds), inJsonList(sharedEvents.subject, subjects), not(inJsonList(sharedEvents.id, [...byId.keys()]))))
 		.all()
-		.map((r) => r.id)
-		.filter((id) => !byId.has(id));
+		.map((r) => r.id);
 	if (older.length > 0) {
 		for (const e of db.select().from(sharedEvents).where(inJsonList(sharedEvents.id, older)).all()) {
 			byId.set(e.id, e);

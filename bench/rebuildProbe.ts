@@ -35,22 +35,28 @@ async function main(): Promise<void> {
 			const dir = path.join(root, `r${round}`);
 			const engine = await open(dir);
 			try {
+				const phases = { merge: 0, project: 0 };
 				const cpu = process.cpuUsage();
 				const t = performance.now();
 				await engine.store.write((db) => {
+					const c0 = process.cpuUsage();
 					const merged = mergeWireEvents(engine.store, db, wire, 'origin', Date.now());
 					const added = new Set(merged.added);
+					const c1 = process.cpuUsage();
+					phases.merge = (c1.user + c1.system - c0.user - c0.system) / 1000;
 					projectEvents(
 						db,
 						wire.filter((e) => added.has(e.id)).map((e) => ({ ...e, source: 'origin', receivedAt: e.at })),
 						machineIdentity(dir).id,
 						engine.store,
 					);
+					const c2 = process.cpuUsage();
+					phases.project = (c2.user + c2.system - c1.user - c1.system) / 1000;
 				});
 				const wall = performance.now() - t;
 				const used = process.cpuUsage(cpu);
 				const journal = fs.statSync(path.join(dir, '.baton', 'baton.db.journal')).size;
-				process.stdout.write(`${wire.length} events: wall ${wall.toFixed(0)} ms, cpu ${((used.user + used.system) / 1000).toFixed(0)} ms, journal ${(journal / 1e6).toFixed(2)} MB\n`);
+				process.stdout.write(`${wire.length} events: wall ${wall.toFixed(0)} ms, cpu ${((used.user + used.system) / 1000).toFixed(0)} ms, journal ${(journal / 1e6).toFixed(2)} MB (CPU: merge ${phases.merge.toFixed(0)} ms, projection ${phases.project.toFixed(0)} ms, the rest is the commit: journal record, fdatasync, COMMIT)\n`);
 			} finally {
 				engine.close();
 			}

@@ -31,29 +31,42 @@ export function insertRows(store: JournalStore, table: SQLiteTable, rows: readon
 	const columns = Object.entries(getTableColumns(table));
 	const textual = columns.map(([, c]) => c.getSQLType() === 'text');
 	const name = getTableConfig(table).name;
-	const list = columns.map(([, c]) => `"${c.name}"`).join(', ');
-	const tuple = `(${columns.map(() => '?').join(', ')})`;
-	const select = textual.map((t, c) => (t ? `CAST(column${c + 1} AS TEXT)` : `column${c + 1}`)).join(', ');
 	const perStatement = Math.max(1, Math.floor(maxParams / columns.length));
-	const sqlFor = new Map<number, string>();
 	for (let i = 0; i < rows.length; i += perStatement) {
 		const chunk = rows.slice(i, i + perStatement);
+		const values = chunk.map((row) =>
+			columns.map(([key, column]) => {
+				const value = row[key];
+				return (value === undefined || value === null ? (column.default ?? null) : column.mapToDriverValue(value)) as JournalParam;
+			}),
+		);
+		// A column NULL in every row of the chunk and without a default is left out of the statement:
+		// SQLite stores NULL there all the same, and a pulled session leaves most of its 26 columns
+		// empty, so half of the values bound were NULLs.
+		const kept = columns.map((_, c) => c).filter((c) => (columns[c]?.[1].hasDefault ?? true) || values.some((v) => v[c] !== null));
 		const params: JournalParam[] = [];
 		const bound: JournalParam[] = [];
-		for (const row of chunk) {
-			for (let c = 0; c < columns.length; c++) {
-				const [key, column] = columns[c] as (typeof columns)[number];
-				const value = row[key];
-				const param = (value === undefined || value === null ? (column.default ?? null) : column.mapToDriverValue(value)) as JournalParam;
+		const bytes = new Map<string, Uint8Array>();
+		for (const row of values) {
+			for (const c of kept) {
+				const param = row[c] as JournalParam;
 				params.push(param);
-				bound.push(textual[c] && typeof param === 'string' && param.length >= bytesFrom ? Buffer.from(param, 'utf8') : param);
+				if (textual[c] && typeof param === 'string' && param.length >= bytesFrom) {
+					let encoded = bytes.get(param);
+					if (!encoded) {
+						encoded = Buffer.from(param, 'utf8');
+						bytes.set(param, encoded);
+					}
+					bound.push(encoded);
+				} else {
+					bound.push(param);
+				}
 			}
 		}
-		let sql = sqlFor.get(chunk.length);
-		if (!sql) {
-			sql = `INSERT INTO "${name}" (${list}) SELECT ${select} FROM (VALUES ${Array.from({ length: chunk.length }, () => tuple).join(', ')})`;
-			sqlFor.set(chunk.length, sql);
-		}
+		const list = kept.map((c) => `"${columns[c]?.[1].name}"`).join(', ');
+		const select = kept.map((c, n) => (textual[c] ? `CAST(column${n + 1} AS TEXT)` : `column${n + 1}`)).join(', ');
+		const tuple = `(${kept.map(() => '?').join(', ')})`;
+		const sql = `INSERT INTO "${name}" (${list}) SELECT ${select} FROM (VALUES ${Array.from({ length: chunk.length }, () => tuple).join(', ')})`;
 		store.execCapturedBulk(sql, params, bound);
 	}
 }

@@ -73,6 +73,9 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 			.map((r) => r.id),
 	);
 	const newSessions: (typeof sessions.$inferInsert)[] = [];
+	// Checked before the table: in a pulled chain the predecessor usually arrives in the same pull, and
+	// asking the table first cost one query per session (a scan of the new rows after it, too).
+	const newIds = new Set<string>();
 	const newHandoffs: (typeof handoffs.$inferInsert)[] = [];
 	const starts = [...sessionSubjects].map((id) => (events.get(id) ?? []).find((e) => e.kind === 'session.started')).filter((e): e is SharedEvent => e !== undefined);
 	starts.sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -100,8 +103,8 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 				status: state?.status ?? 'active',
 				scope: (body['scope'] ?? { type: 'global' }) as SessionScope,
 				agent: str(body['agent']),
-				previousSessionId: previous && (known(previous) || newSessions.some((s) => s.id === previous)) ? previous : null,
-				parentSessionId: parent && (known(parent) || newSessions.some((s) => s.id === parent)) ? parent : null,
+				previousSessionId: previous && (newIds.has(previous) || known(previous)) ? previous : null,
+				parentSessionId: parent && (newIds.has(parent) || known(parent)) ? parent : null,
 				endNote: state?.endNote ?? null,
 				startedAt: at,
 				lastActivity: state && state.at > at ? state.at : at,
@@ -109,6 +112,7 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 				endedAt: state?.endedAt ?? null,
 			});
 			newSessions.push(inserted);
+			newIds.add(id);
 			result.sessions.added++;
 			continue;
 		}

@@ -30,7 +30,7 @@ test('a pull of 3,600 events derives 1,200 sessions with handoffs, and the journ
 				subject: id,
 				sessionId: id,
 				actor: 'cli',
-				body: { name: i % 3 === 0 ? `bulk ${i} ‘quoted’ "and" \\ back — a long name with ünïcödé and 🚀 astral 𝄞 characters` : `bulk ${i} ‘quoted’ "and" \\ back`, parentId: null, previousId: null, scope: { type: 'global' }, scopeKey: `custom:bulk-${i}`, agent: 'cli', model: null, startedAt: at },
+				body: { name: i % 3 === 0 ? `bulk ${i} ‘quoted’ "and" \\ back — a long name with ünïcödé and 🚀 astral 𝄞 characters` : `bulk ${i} ‘quoted’ "and" \\ back`, parentId: null, previousId: i % 100 === 0 ? null : `ses_bulk_${String(i - 1).padStart(4, '0')}`, scope: { type: 'global' }, scopeKey: `custom:bulk-${i}`, agent: 'cli', model: null, startedAt: at },
 			});
 			appendSharedEvent(db, machine, ms++, {
 				kind: 'handoff.written',
@@ -66,6 +66,11 @@ test('a pull of 3,600 events derives 1,200 sessions with handoffs, and the journ
 	assert.equal(notText, 0, 'every bulk-inserted text value is stored as text, not as bytes');
 	assert.deepEqual(s7?.scope, { type: 'global' });
 	assert.equal(live.sessions.find((s) => s.id === 'ses_bulk_0008')?.status, 'suspended');
+	// Chains of 100 pulled together: every predecessor arrived in the same pull and is linked.
+	const bulk = live.sessions.filter((s) => s.id.startsWith('ses_bulk_'));
+	assert.equal(bulk.filter((s) => s.previousSessionId !== null).length, 1_188);
+	assert.equal(live.sessions.find((s) => s.id === 'ses_bulk_0101')?.previousSessionId, 'ses_bulk_0100');
+	assert.equal(live.sessions.find((s) => s.id === 'ses_bulk_0100')?.previousSessionId, null);
 	assert.equal(live.handoffs.find((h) => h.sessionId === 'ses_bulk_0007')?.data.note, 'part 7 done');
 	assert.equal(live.events.find((e) => e.subject === 'ses_bulk_0007' && e.kind === 'session.started')?.body['scopeKey'], 'custom:bulk-7');
 

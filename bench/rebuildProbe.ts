@@ -56,7 +56,9 @@ async function main(): Promise<void> {
 				const wall = performance.now() - t;
 				const used = process.cpuUsage(cpu);
 				const journal = fs.statSync(path.join(dir, '.baton', 'baton.db.journal')).size;
-				process.stdout.write(`${wire.length} events: wall ${wall.toFixed(0)} ms, cpu ${((used.user + used.system) / 1000).toFixed(0)} ms, journal ${(journal / 1e6).toFixed(2)} MB (CPU: merge ${phases.merge.toFixed(0)} ms, projection ${phases.project.toFixed(0)} ms, the rest is the commit: journal record, fdatasync, COMMIT)\n`);
+				process.stdout.write(
+					`${wire.length} events: wall ${wall.toFixed(0)} ms, cpu ${((used.user + used.system) / 1000).toFixed(0)} ms, journal ${(journal / 1e6).toFixed(2)} MB (CPU: merge ${phases.merge.toFixed(0)} ms, projection ${phases.project.toFixed(0)} ms, the rest is the commit: journal record, fdatasync, COMMIT)\n`,
+				);
 			} finally {
 				engine.close();
 			}

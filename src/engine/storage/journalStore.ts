@@ -181,31 +181,14 @@ export class JournalStore {
 		}
 	}
 
-	/** Record a statement run directly on `sqlite` inside `write()` (drizzle's are captured automatically). */
-	execCaptured(sqlText: string, params: JournalParam[] = []): void {
+	/** Record a statement run on `sqlite` in `write()` (drizzle's are captured automatically); cached, as bulk inserts repeat one; runs with `bound` (same rows, cheaper to bind), journals `params`. */
+	execCaptured(sqlText: string, params: JournalParam[] = [], bound: JournalParam[] = params): void {
 		if (!this.capture) {
 			throw new Error('execCaptured outside write()');
 		}
-		this.sqliteDb.run(sqlText, params as never);
-		this.capture.push([sqlText, params]);
-	}
-
-	/**
-	 * `execCaptured` for a bulk insert: the statement is prepared once through the statement cache
-	 * (a big pull runs the same long multi-row insert chunk after chunk, and preparing it anew each
-	 * time was a tenth of inserting it), and runs with `bound`, the same values in a form cheaper to
-	 * bind, while the journal keeps `params` (the caller guarantees both give the same rows).
-	 */
-	execCapturedBulk(sqlText: string, params: JournalParam[], bound: JournalParam[]): void {
-		if (!this.capture) {
-			throw new Error('execCapturedBulk outside write()');
-		}
-		const stmt = this.statements.prepare(sqlText);
-		try {
-			stmt.run(bound as never);
-		} finally {
-			stmt.free();
-		}
+		const stmt = this.statements.prepare(sqlText); // a throw leaves it to the batch's settle()
+		stmt.run(bound as never);
+		stmt.free();
 		this.capture.push([sqlText, params]);
 	}
 

@@ -12,7 +12,7 @@
  * them in one go. The cast makes the stored value the same text either way, so the journal keeps the
  * plain strings (its replay binds them as text and gets the same rows). The cast is written once
  * per column (`SELECT … FROM (VALUES …)`), not per value, so the statement's text stays as short; and
- * the statement is prepared once per write through the store's cache, not once per chunk.
+ * the statement is prepared once through the store's statement cache, not once per chunk.
  */
 import { getTableColumns } from 'drizzle-orm';
 import { getTableConfig, type SQLiteTable } from 'drizzle-orm/sqlite-core';
@@ -67,6 +67,6 @@ export function insertRows(store: JournalStore, table: SQLiteTable, rows: readon
 		const select = kept.map((c, n) => (textual[c] ? `CAST(column${n + 1} AS TEXT)` : `column${n + 1}`)).join(', ');
 		const tuple = `(${kept.map(() => '?').join(', ')})`;
 		const sql = `INSERT INTO "${name}" (${list}) SELECT ${select} FROM (VALUES ${Array.from({ length: chunk.length }, () => tuple).join(', ')})`;
-		store.execCapturedBulk(sql, params, bound);
+		store.execCaptured(sql, params, bound);
 	}
 }

@@ -30,7 +30,16 @@ test('a pull of 3,600 events derives 1,200 sessions with handoffs, and the journ
 				subject: id,
 				sessionId: id,
 				actor: 'cli',
-				body: { name: i % 3 === 0 ? `bulk ${i} ‘quoted’ "and" \\ back — a long name with ünïcödé and 🚀 astral 𝄞 characters` : `bulk ${i} ‘quoted’ "and" \\ back`, parentId: null, previousId: i % 100 === 0 ? null : `ses_bulk_${String(i - 1).padStart(4, '0')}`, scope: { type: 'global' }, scopeKey: `custom:bulk-${i}`, agent: 'cli', model: null, startedAt: at },
+				body: {
+					name: i % 3 === 0 ? `bulk ${i} ‘quoted’ "and" \\ back — a long name with ünïcödé and 🚀 astral 𝄞 characters` : `bulk ${i} ‘quoted’ "and" \\ back`,
+					parentId: null,
+					previousId: i % 100 === 0 ? null : `ses_bulk_${String(i - 1).padStart(4, '0')}`,
+					scope: { type: 'global' },
+					scopeKey: `custom:bulk-${i}`,
+					agent: 'cli',
+					model: null,
+					startedAt: at,
+				},
 			});
 			appendSharedEvent(db, machine, ms++, {
 				kind: 'handoff.written',

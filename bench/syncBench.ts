@@ -80,7 +80,7 @@ async function workspace(dir: string, origin: string, existing = false): Promise
 }
 
 /** 1,000 sessions with their handoffs as this machine's events: start, handoff, end. */
-async function writeSessions(engine: Engine, count: number, round: number): Promise<void> {
+export async function writeSessions(engine: Engine, count: number, round: number): Promise<void> {
 	const machine = machineIdentity(engine.ctx.workspaceRoot);
 	let ms = Date.parse('2026-03-01T09:00:00Z') + round * 10_000_000;
 	await engine.store.write((db) => {

@@ -181,12 +181,14 @@ export class JournalStore {
 		}
 	}
 
-	/** Record a statement run directly on `sqlite` inside `write()` (drizzle's are captured automatically). */
-	execCaptured(sqlText: string, params: JournalParam[] = []): void {
+	/** Record a statement run on `sqlite` in `write()` (drizzle's are captured automatically); cached, as bulk inserts repeat one; runs with `bound` (same rows, cheaper to bind), journals `params`. */
+	execCaptured(sqlText: string, params: JournalParam[] = [], bound: JournalParam[] = params): void {
 		if (!this.capture) {
 			throw new Error('execCaptured outside write()');
 		}
-		this.sqliteDb.run(sqlText, params as never);
+		const stmt = this.statements.prepare(sqlText); // a throw leaves it to the batch's settle()
+		stmt.run(bound as never);
+		stmt.free();
 		this.capture.push([sqlText, params]);
 	}
 

@@ -4,7 +4,7 @@
  * events in id order, so two machines holding the same events hold the same state whatever order the
  * events arrived in. Runs inside the pull's write, right after the merge.
  */
-import { and, eq, inArray, max } from 'drizzle-orm';
+import { and, eq, inArray, max, not } from 'drizzle-orm';
 import { inJsonList } from '../shared/sqlJsonList';
 import type { BatonDb, JournalStore } from '../storage/journalStore';
 import { insertRows } from './rawInsert';
@@ -73,6 +73,9 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 			.map((r) => r.id),
 	);
 	const newSessions: (typeof sessions.$inferInsert)[] = [];
+	// Checked before the table: in a pulled chain the predecessor usually arrives in the same pull, and
+	// asking the table first cost one query per session (a scan of the new rows after it, too).
+	const newIds = new Set<string>();
 	const newHandoffs: (typeof handoffs.$inferInsert)[] = [];
 	const starts = [...sessionSubjects].map((id) => (events.get(id) ?? []).find((e) => e.kind === 'session.started')).filter((e): e is SharedEvent => e !== undefined);
 	starts.sort((a, b) => (a.id < b.id ? -1 : 1));
@@ -100,8 +103,8 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 				status: state?.status ?? 'active',
 				scope: (body['scope'] ?? { type: 'global' }) as SessionScope,
 				agent: str(body['agent']),
-				previousSessionId: previous && (known(previous) || newSessions.some((s) => s.id === previous)) ? previous : null,
-				parentSessionId: parent && (known(parent) || newSessions.some((s) => s.id === parent)) ? parent : null,
+				previousSessionId: previous && (newIds.has(previous) || known(previous)) ? previous : null,
+				parentSessionId: parent && (newIds.has(parent) || known(parent)) ? parent : null,
 				endNote: state?.endNote ?? null,
 				startedAt: at,
 				lastActivity: state && state.at > at ? state.at : at,
@@ -109,6 +112,7 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 				endedAt: state?.endedAt ?? null,
 			});
 			newSessions.push(inserted);
+			newIds.add(id);
 			result.sessions.added++;
 			continue;
 		}
@@ -159,13 +163,14 @@ function eventsBySubject(db: BatonDb, subjects: readonly string[], newEvents: re
 	if (subjects.length === 0) {
 		return new Map();
 	}
+	// The new events are in the table already (the merge ran first): SQLite leaves them out, so a
+	// pull of 10,000 new events does not read 10,000 ids back into JavaScript only to drop them.
 	const older = db
 		.select({ id: sharedEvents.id })
 		.from(sharedEvents)
-		.where(and(inArray(sharedEvents.kind, subjectKinds), inJsonList(sharedEvents.subject, subjects)))
+		.where(and(inArray(sharedEvents.kind, subjectKinds), inJsonList(sharedEvents.subject, subjects), not(inJsonList(sharedEvents.id, [...byId.keys()]))))
 		.all()
-		.map((r) => r.id)
-		.filter((id) => !byId.has(id));
+		.map((r) => r.id);
 	if (older.length > 0) {
 		for (const e of db.select().from(sharedEvents).where(inJsonList(sharedEvents.id, older)).all()) {
 			byId.set(e.id, e);

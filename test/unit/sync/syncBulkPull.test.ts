@@ -1,7 +1,9 @@
 /**
  * A pull of thousands of events (several multi-row inserts per table) lands the same rows in memory
  * and on disk: a second engine opened on the receiving workspace replays the journal and reads
- * exactly the events, sessions and handoffs the pulling engine holds, JSON columns included.
+ * exactly the events, sessions and handoffs the pulling engine holds, JSON columns included. Long
+ * text goes into SQLite as UTF-8 bytes under a cast (rawInsert.ts): every stored value must still be
+ * text, non-ASCII and astral characters included, and read back as the same string.
  */
 import assert from 'node:assert/strict';
 import test from 'node:test';
@@ -28,7 +30,16 @@ test('a pull of 3,600 events derives 1,200 sessions with handoffs, and the journ
 				subject: id,
 				sessionId: id,
 				actor: 'cli',
-				body: { name: `bulk ${i} ‘quoted’ "and" \\ back`, parentId: null, previousId: null, scope: { type: 'global' }, scopeKey: `custom:bulk-${i}`, agent: 'cli', model: null, startedAt: at },
+				body: {
+					name: i % 3 === 0 ? `bulk ${i} ‘quoted’ "and" \\ back — a long name with ünïcödé and 🚀 astral 𝄞 characters` : `bulk ${i} ‘quoted’ "and" \\ back`,
+					parentId: null,
+					previousId: i % 100 === 0 ? null : `ses_bulk_${String(i - 1).padStart(4, '0')}`,
+					scope: { type: 'global' },
+					scopeKey: `custom:bulk-${i}`,
+					agent: 'cli',
+					model: null,
+					startedAt: at,
+				},
 			});
 			appendSharedEvent(db, machine, ms++, {
 				kind: 'handoff.written',
@@ -57,8 +68,18 @@ test('a pull of 3,600 events derives 1,200 sessions with handoffs, and the journ
 	assert.equal(s7?.status, 'ended');
 	assert.equal(s7?.endNote, 'ended 7');
 	assert.equal(s7?.name, 'bulk 7 ‘quoted’ "and" \\ back');
+	assert.equal(live.sessions.find((s) => s.id === 'ses_bulk_0009')?.name, 'bulk 9 ‘quoted’ "and" \\ back — a long name with ünïcödé and 🚀 astral 𝄞 characters');
+	const notText = w.b.engine.store.sqlite.exec(
+		"SELECT (SELECT count(*) FROM shared_events WHERE typeof(body_json) <> 'text' OR typeof(id) <> 'text') + (SELECT count(*) FROM sessions WHERE typeof(name) <> 'text' OR typeof(scope_json) <> 'text' OR typeof(stats_json) <> 'text') + (SELECT count(*) FROM handoffs WHERE typeof(handoff_json) <> 'text')",
+	)[0]?.values[0]?.[0];
+	assert.equal(notText, 0, 'every bulk-inserted text value is stored as text, not as bytes');
 	assert.deepEqual(s7?.scope, { type: 'global' });
 	assert.equal(live.sessions.find((s) => s.id === 'ses_bulk_0008')?.status, 'suspended');
+	// Chains of 100 pulled together: every predecessor arrived in the same pull and is linked.
+	const bulk = live.sessions.filter((s) => s.id.startsWith('ses_bulk_'));
+	assert.equal(bulk.filter((s) => s.previousSessionId !== null).length, 1_188);
+	assert.equal(live.sessions.find((s) => s.id === 'ses_bulk_0101')?.previousSessionId, 'ses_bulk_0100');
+	assert.equal(live.sessions.find((s) => s.id === 'ses_bulk_0100')?.previousSessionId, null);
 	assert.equal(live.handoffs.find((h) => h.sessionId === 'ses_bulk_0007')?.data.note, 'part 7 done');
 	assert.equal(live.events.find((e) => e.subject === 'ses_bulk_0007' && e.kind === 'session.started')?.body['scopeKey'], 'custom:bulk-7');
 

@@ -5,6 +5,9 @@ import type { SkippedFile } from '../storage/jsonShapes';
 import { DirtyPaths, type DirtyClaim } from './dirtyPaths';
 import { WorkspaceWatcher } from './workspaceWatcher';
 
+/** How long a sync waits for a watcher that is still starting before it scans without it. */
+const startWaitMs = 3_000;
+
 /**
  * The checkpoint service's side of the file watcher: a long-lived process (the backend) starts it,
  * and every sync of the shadow index then claims the paths that changed. Without it (a CLI call, a
@@ -23,6 +26,8 @@ export class DirtyTracking {
 	/** Which watcher the change count belongs to: a restarted watcher counts from zero again. */
 	private starts = 0;
 	private readonly instance = `${process.pid}.${Date.now().toString(36)}`;
+	/** The watcher being started (it walks every folder first): the first sync waits for it, bounded. */
+	private starting: Promise<void> | undefined;
 
 	constructor(
 		private readonly workspaceRoot: string,
@@ -56,7 +61,15 @@ export class DirtyTracking {
 		const watcher = new WorkspaceWatcher(this.workspaceRoot, paths, this.log, { skip: skip && !skip.startsWith('..') ? [skip] : [], markerDir: path.join(this.batonDir, 'cache') });
 		const current = { paths, watcher };
 		this.current = current;
-		await watcher.start();
+		const starting = watcher.start();
+		this.starting = starting;
+		try {
+			await starting;
+		} finally {
+			if (this.starting === starting) {
+				this.starting = undefined;
+			}
+		}
 		return () => {
 			if (this.current === current) {
 				this.stop();
@@ -74,10 +87,18 @@ export class DirtyTracking {
 	 * or undefined for the full scan. A sync that failed or ran out of time gives its paths back.
 	 */
 	async sync<T extends { skipped: SkippedFile[]; degradedReason: string | null }>(forceFull: boolean, run: (paths: string[] | undefined) => Promise<T>): Promise<T> {
+		// A backend opens the engine and starts its watcher as the first request comes in: that request's
+		// full scan only counts as "since the watcher started" (so the next sync can trust the watcher)
+		// when the watcher was watching before the scan began.
+		if (this.starting) {
+			await Promise.race([this.starting.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, startWaitMs).unref())]);
+		}
 		const current = this.current;
 		let claim: DirtyClaim = { kind: 'full', reason: 'no file watcher in this process' };
 		if (current && (await current.watcher.flush())) {
 			claim = current.paths.claim();
+		} else if (current) {
+			claim = { kind: 'full', reason: current.paths.isWatching ? 'the file watcher did not answer in time' : 'the file watcher is not watching yet' };
 		}
 		if (forceFull && claim.kind === 'paths') {
 			claim = { kind: 'full', reason: 'the checkpoint excludes changed' };

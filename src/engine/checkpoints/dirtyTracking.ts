@@ -85,13 +85,14 @@ export class DirtyTracking {
 	/**
 	 * Runs one sync of the shadow index (the caller holds the shadow's lock) with the paths to look at,
 	 * or undefined for the full scan. A sync that failed or ran out of time gives its paths back.
+	 * `waitMs` bounds the wait for a watcher that is still starting (a hook's capture has a budget).
 	 */
-	async sync<T extends { skipped: SkippedFile[]; degradedReason: string | null }>(forceFull: boolean, run: (paths: string[] | undefined) => Promise<T>): Promise<T> {
+	async sync<T extends { skipped: SkippedFile[]; degradedReason: string | null }>(forceFull: boolean, run: (paths: string[] | undefined) => Promise<T>, waitMs = startWaitMs): Promise<T> {
 		// A backend opens the engine and starts its watcher as the first request comes in: that request's
 		// full scan only counts as "since the watcher started" (so the next sync can trust the watcher)
 		// when the watcher was watching before the scan began.
 		if (this.starting) {
-			await Promise.race([this.starting.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, startWaitMs).unref())]);
+			await Promise.race([this.starting.catch(() => undefined), new Promise((resolve) => setTimeout(resolve, Math.min(waitMs, startWaitMs)).unref())]);
 		}
 		const current = this.current;
 		let claim: DirtyClaim = { kind: 'full', reason: 'no file watcher in this process' };

@@ -36,7 +36,8 @@ export async function captureTree(shadow: ShadowRepo, options: CaptureOptions): 
 	try {
 		const excludesChanged = await shadow.ensureInit(options.excludes);
 		const run = (paths: string[] | undefined) => syncIndex(shadow, { ...(paths ? { paths } : {}), maxFileSize: options.maxFileSize, deadline: options.deadline });
-		const sync = options.dirty ? await options.dirty.sync(excludesChanged, run) : await run(undefined);
+		// Half the budget at most for a watcher that is still starting: the scan needs the rest.
+		const sync = options.dirty ? await options.dirty.sync(excludesChanged, run, Math.max(0, (options.deadline - Date.now()) / 2)) : await run(undefined);
 		if (sync.degradedReason) {
 			return { reason: `the workspace could not be read within the time budget (${sync.degradedReason})` };
 		}

@@ -18,6 +18,7 @@ import path from 'node:path';
 import { BatonError } from '../errors';
 import type { SkippedFile } from '../storage/jsonShapes';
 import { runGit, splitNul } from './gitProcess';
+import { carryIndexPaths, indexStamp, readIndexPaths, type IndexPaths } from './indexPaths';
 import type { ShadowRepo } from './shadowRepo';
 
 export interface SyncProgress {
@@ -122,7 +123,9 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 	if (oversized.length > 0) {
 		// A file that grew past the cap must not stay in the snapshot with its old content (one that
 		// never was in the index is left alone: removing nothing would still rewrite the index).
+		const before = indexStamp(repo.indexFile);
 		await repo.git(['update-index', '-z', '--force-remove', '--stdin'], { input: nulJoin(oversized) });
+		carryIndexPaths(repo, before, [], oversized);
 	}
 
 	// Paths the index has first, new ones last: a folder replaced by a file or symlink of its name
@@ -145,7 +148,12 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 			end++;
 		}
 		const batch = feed.slice(start, end).map((f) => f.path);
-		await updateIndexBatch(repo, batch, skipped, remaining);
+		const before = indexStamp(repo.indexFile);
+		const unreadable = await updateIndexBatch(repo, batch, skipped, remaining);
+		// What update-index made of each path: an entry when a file (or symlink) is there, none when not.
+		const added = batch.filter((p) => !unreadable.has(p) && isEntry(path.join(repo.workTree, p)));
+		const addedSet = new Set(added);
+		carryIndexPaths(repo, before, added, batch.filter((p) => !addedSet.has(p)));
 		done = end;
 		start = end;
 		options.onProgress?.({ phase: 'hashing', done, total: feed.length });
@@ -157,19 +165,75 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
  * What may differ from the index: modified, deleted and untracked-not-ignored paths. Limited to the
  * watcher's paths it is the same answer for those paths (a folder stands for everything under it),
  * at the cost of what changed instead of a stat of every tracked file and a walk of every folder.
+ * A watcher path the index holds as a file is listed as it is, without asking git (update-index
+ * hashes it, or removes it when gone; ignore rules do not apply to tracked files); one that is gone
+ * with nothing of the index under it is dropped. Only the rest (new files, folders, a path under a
+ * symlink) is left to `git status`.
  */
 async function listChanged(repo: ShadowRepo, paths: readonly string[] | undefined, timeoutMs: number): Promise<Listed[]> {
 	if (paths === undefined) {
 		return listByStatus(repo, timeoutMs, []);
 	}
 	const out = new Map<string, Listed>();
+	const ask: string[] = [];
+	if (paths.length > 0) {
+		const index = await readIndexPaths(repo);
+		const parents = new Map<string, boolean>();
+		for (const rel of paths) {
+			const kind = classify(repo.workTree, rel, index, parents);
+			if (kind === 'tracked') {
+				out.set(rel, { path: rel, untracked: false });
+			} else if (kind === 'ask') {
+				ask.push(rel);
+			}
+		}
+	}
 	// Literal pathspecs: a file named `*.ts` or `[x]` means itself. Chunks keep the command line short.
-	for (let i = 0; i < paths.length; i += pathspecChunk) {
-		for (const listed of await listByStatus(repo, timeoutMs, paths.slice(i, i + pathspecChunk))) {
+	for (let i = 0; i < ask.length; i += pathspecChunk) {
+		for (const listed of await listByStatus(repo, timeoutMs, ask.slice(i, i + pathspecChunk))) {
 			out.set(listed.path, listed);
 		}
 	}
 	return [...out.values()];
+}
+
+/**
+ * `tracked`: the index holds the path as a file and it is a file, a symlink or gone, under real
+ * folders (git refuses a path beyond a symlink; status reports those as deleted). `gone`: neither
+ * the workspace nor the index has anything at or under it. `ask`: anything else.
+ */
+function classify(workTree: string, rel: string, index: IndexPaths, parents: Map<string, boolean>): 'tracked' | 'gone' | 'ask' {
+	let stat: fs.Stats | undefined;
+	try {
+		stat = fs.lstatSync(path.join(workTree, rel));
+	} catch {
+		// Gone (or a parent is no longer a folder).
+	}
+	if (index.hasFile(rel)) {
+		return !stat?.isDirectory() && realFolders(workTree, rel, parents) ? 'tracked' : 'ask';
+	}
+	return stat === undefined && !index.hasDir(rel) ? 'gone' : 'ask';
+}
+
+/** Whether every existing folder above `rel` is a folder, not a symlink (a missing one is fine: all below is gone). */
+function realFolders(workTree: string, rel: string, parents: Map<string, boolean>): boolean {
+	const slash = rel.lastIndexOf('/');
+	if (slash <= 0) {
+		return true;
+	}
+	const dir = rel.slice(0, slash);
+	let ok = parents.get(dir);
+	if (ok === undefined) {
+		let stat: fs.Stats | undefined;
+		try {
+			stat = fs.lstatSync(path.join(workTree, dir));
+		} catch {
+			// Missing.
+		}
+		ok = stat === undefined ? true : stat.isDirectory() && realFolders(workTree, dir, parents);
+		parents.set(dir, ok);
+	}
+	return ok;
 }
 
 /** A path that may differ from the index; `untracked` when the index has no entry for it. */
@@ -203,13 +267,14 @@ async function listByStatus(repo: ShadowRepo, timeoutMs: number, pathspecs: read
  * One `update-index` call. A path git cannot read (permissions, a file that turned into something
  * else) fails the whole call: it is recorded as skipped and the batch retried without it.
  */
-async function updateIndexBatch(repo: ShadowRepo, batch: string[], skipped: SkippedFile[], remaining: () => number): Promise<void> {
+async function updateIndexBatch(repo: ShadowRepo, batch: string[], skipped: SkippedFile[], remaining: () => number): Promise<Set<string>> {
 	let pending = batch;
+	const unreadable = new Set<string>();
 	for (let attempt = 0; pending.length > 0; attempt++) {
 		try {
 			// The budget is checked between batches; a batch already running gets time to finish.
 			await repo.git(['update-index', '--add', '--remove', '-z', '--stdin'], { input: nulJoin(pending), timeoutMs: Math.max(remaining(), 0) + 120_000 });
-			return;
+			return unreadable;
 		} catch (error) {
 			const stderr = BatonError.is(error) ? String(error.details?.['stderr'] ?? '') : '';
 			const bad = /Unable to process path (.+)$/m.exec(stderr)?.[1] ?? /error: (?:open|read)\("(.+?)"\)/.exec(stderr)?.[1];
@@ -224,9 +289,11 @@ async function updateIndexBatch(repo: ShadowRepo, batch: string[], skipped: Skip
 			}
 			skipped.push({ path: bad, size, reason: `unreadable: ${stderr.trim().split('\n')[0] ?? 'git could not read it'}` });
 			await repo.git(['update-index', '-z', '--force-remove', '--stdin'], { input: nulJoin([bad]) });
+			unreadable.add(bad);
 			pending = pending.filter((p) => p !== bad);
 		}
 	}
+	return unreadable;
 }
 
 /** The files a nested repository holds (tracked and untracked, its own .gitignore applied), read-only. */
@@ -292,6 +359,15 @@ function isRepo(dir: string): boolean {
 	try {
 		fs.lstatSync(path.join(dir, '.git'));
 		return true;
+	} catch {
+		return false;
+	}
+}
+
+/** What `update-index --add` keeps an entry for: anything there but a folder. */
+function isEntry(p: string): boolean {
+	try {
+		return !fs.lstatSync(p).isDirectory();
 	} catch {
 		return false;
 	}

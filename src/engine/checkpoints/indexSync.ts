@@ -2,7 +2,8 @@
  * Brings the shadow index in line with the workspace: the expensive half of a snapshot.
  *
  * One `git status` lists what changed since the last snapshot (the index caches stat data, so
- * unchanged files cost a stat each, and untracked folders that did not change are not read). The listed paths are size-checked, then fed
+ * unchanged files cost a stat each, and untracked folders that did not change are not read); with
+ * the file watcher's paths, tracked files and new ones need no status (see changedPaths.ts). The listed paths are size-checked, then fed
  * to `update-index --add --remove --stdin` in batches: progress is reported after each batch, and
  * each batch is written to the index, so a snapshot cut short by its time budget keeps what it did
  * and the next one continues from there (the first snapshot of a large workspace takes seconds).
@@ -18,7 +19,8 @@ import path from 'node:path';
 import { BatonError } from '../errors';
 import type { SkippedFile } from '../storage/jsonShapes';
 import { runGit, splitNul } from './gitProcess';
-import { carryIndexPaths, indexStamp, readIndexPaths, type IndexPaths } from './indexPaths';
+import { listChanged, type Listed } from './changedPaths';
+import { carryIndexPaths, indexStamp } from './indexPaths';
 import type { ShadowRepo } from './shadowRepo';
 
 export interface SyncProgress {
@@ -54,7 +56,6 @@ const batchBytes = 32 * 1024 * 1024;
 const defaultBatchFiles = 2_000;
 const nestedFile = 'baton-nested.json';
 const maxNestedDepth = 4;
-const pathspecChunk = 500;
 
 export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise<SyncResult> {
 	const skipped: SkippedFile[] = [];
@@ -159,108 +160,6 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 		options.onProgress?.({ phase: 'hashing', done, total: feed.length });
 	}
 	return { fed: done, skipped, degradedReason, nestedRepos: [...nested].sort() };
-}
-
-/**
- * What may differ from the index: modified, deleted and untracked-not-ignored paths. Limited to the
- * watcher's paths it is the same answer for those paths (a folder stands for everything under it),
- * at the cost of what changed instead of a stat of every tracked file and a walk of every folder.
- * A watcher path the index holds as a file is listed as it is, without asking git (update-index
- * hashes it, or removes it when gone; ignore rules do not apply to tracked files); one that is gone
- * with nothing of the index under it is dropped. Only the rest (new files, folders, a path under a
- * symlink) is left to `git status`.
- */
-async function listChanged(repo: ShadowRepo, paths: readonly string[] | undefined, timeoutMs: number): Promise<Listed[]> {
-	if (paths === undefined) {
-		return listByStatus(repo, timeoutMs, []);
-	}
-	const out = new Map<string, Listed>();
-	const ask: string[] = [];
-	if (paths.length > 0) {
-		const index = await readIndexPaths(repo);
-		const parents = new Map<string, boolean>();
-		for (const rel of paths) {
-			const kind = classify(repo.workTree, rel, index, parents);
-			if (kind === 'tracked') {
-				out.set(rel, { path: rel, untracked: false });
-			} else if (kind === 'ask') {
-				ask.push(rel);
-			}
-		}
-	}
-	// Literal pathspecs: a file named `*.ts` or `[x]` means itself. Chunks keep the command line short.
-	for (let i = 0; i < ask.length; i += pathspecChunk) {
-		for (const listed of await listByStatus(repo, timeoutMs, ask.slice(i, i + pathspecChunk))) {
-			out.set(listed.path, listed);
-		}
-	}
-	return [...out.values()];
-}
-
-/**
- * `tracked`: the index holds the path as a file and it is a file, a symlink or gone, under real
- * folders (git refuses a path beyond a symlink; status reports those as deleted). `gone`: neither
- * the workspace nor the index has anything at or under it. `ask`: anything else.
- */
-function classify(workTree: string, rel: string, index: IndexPaths, parents: Map<string, boolean>): 'tracked' | 'gone' | 'ask' {
-	let stat: fs.Stats | undefined;
-	try {
-		stat = fs.lstatSync(path.join(workTree, rel));
-	} catch {
-		// Gone (or a parent is no longer a folder).
-	}
-	if (index.hasFile(rel)) {
-		return !stat?.isDirectory() && realFolders(workTree, rel, parents) ? 'tracked' : 'ask';
-	}
-	return stat === undefined && !index.hasDir(rel) ? 'gone' : 'ask';
-}
-
-/** Whether every existing folder above `rel` is a folder, not a symlink (a missing one is fine: all below is gone). */
-function realFolders(workTree: string, rel: string, parents: Map<string, boolean>): boolean {
-	const slash = rel.lastIndexOf('/');
-	if (slash <= 0) {
-		return true;
-	}
-	const dir = rel.slice(0, slash);
-	let ok = parents.get(dir);
-	if (ok === undefined) {
-		let stat: fs.Stats | undefined;
-		try {
-			stat = fs.lstatSync(path.join(workTree, dir));
-		} catch {
-			// Missing.
-		}
-		ok = stat === undefined ? true : stat.isDirectory() && realFolders(workTree, dir, parents);
-		parents.set(dir, ok);
-	}
-	return ok;
-}
-
-/** A path that may differ from the index; `untracked` when the index has no entry for it. */
-interface Listed {
-	path: string;
-	untracked: boolean;
-}
-
-/**
- * The listing, of everything or of the watcher's paths: `git status`, because it alone uses the
- * index's untracked cache (a folder whose mtime did not change is not read again; `ls-files -o` and
- * `add -A` read every folder) and writes refreshed stat data back, so a file touched without a
- * change is hashed once, not on every scan. It also counts a file under a folder that became a
- * symlink as deleted (`ls-files -d` looks through the symlink). The cache serves `-uall` only when
- * the configuration asks for all untracked files. Kept: what differs in the work tree (second
- * column) and untracked paths (a nested repository as `dir/`).
- */
-async function listByStatus(repo: ShadowRepo, timeoutMs: number, pathspecs: readonly string[]): Promise<Listed[]> {
-	const args = ['-c', 'status.showUntrackedFiles=all', 'status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all'];
-	const out: Listed[] = [];
-	const run = pathspecs.length > 0 ? repo.git([...args, '--', ...pathspecs], { timeoutMs, env: { GIT_LITERAL_PATHSPECS: '1' } }) : repo.git(args, { timeoutMs });
-	for (const entry of splitNul((await run).stdout)) {
-		if (entry.length > 3 && (entry.startsWith('??') || entry[1] !== ' ')) {
-			out.push({ path: entry.slice(3), untracked: entry.startsWith('??') });
-		}
-	}
-	return out;
 }
 
 /**

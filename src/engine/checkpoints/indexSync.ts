@@ -3,7 +3,7 @@
  *
  * One `git status` lists what changed since the last snapshot (the index caches stat data, so
  * unchanged files cost a stat each, and untracked folders that did not change are not read); with
- * the file watcher's paths, tracked files and new ones need no status (see changedPaths.ts). The listed paths are size-checked, then fed
+ * the file watcher's paths, tracked files and new ones need no status (see listChanged.ts). The listed paths are size-checked, then fed
  * to `update-index --add --remove --stdin` in batches: progress is reported after each batch, and
  * each batch is written to the index, so a snapshot cut short by its time budget keeps what it did
  * and the next one continues from there (the first snapshot of a large workspace takes seconds).
@@ -19,7 +19,7 @@ import path from 'node:path';
 import { BatonError } from '../errors';
 import type { SkippedFile } from '../storage/jsonShapes';
 import { runGit, splitNul } from './gitProcess';
-import { listChanged, type Listed } from './changedPaths';
+import { listChanged, type Listed } from './listChanged';
 import { carryIndexPaths, indexStamp } from './indexPaths';
 import type { ShadowRepo } from './shadowRepo';
 

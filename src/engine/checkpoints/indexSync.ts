@@ -2,7 +2,8 @@
  * Brings the shadow index in line with the workspace: the expensive half of a snapshot.
  *
  * One `git status` lists what changed since the last snapshot (the index caches stat data, so
- * unchanged files cost a stat each, and untracked folders that did not change are not read). The listed paths are size-checked, then fed
+ * unchanged files cost a stat each, and untracked folders that did not change are not read); with
+ * the file watcher's paths, tracked files and new ones need no status (see listChanged.ts). The listed paths are size-checked, then fed
  * to `update-index --add --remove --stdin` in batches: progress is reported after each batch, and
  * each batch is written to the index, so a snapshot cut short by its time budget keeps what it did
  * and the next one continues from there (the first snapshot of a large workspace takes seconds).
@@ -18,6 +19,8 @@ import path from 'node:path';
 import { BatonError } from '../errors';
 import type { SkippedFile } from '../storage/jsonShapes';
 import { runGit, splitNul } from './gitProcess';
+import { listChanged, type Listed } from './listChanged';
+import { carryIndexPaths, indexStamp } from './indexPaths';
 import type { ShadowRepo } from './shadowRepo';
 
 export interface SyncProgress {
@@ -53,7 +56,6 @@ const batchBytes = 32 * 1024 * 1024;
 const defaultBatchFiles = 2_000;
 const nestedFile = 'baton-nested.json';
 const maxNestedDepth = 4;
-const pathspecChunk = 500;
 
 export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise<SyncResult> {
 	const skipped: SkippedFile[] = [];
@@ -122,7 +124,9 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 	if (oversized.length > 0) {
 		// A file that grew past the cap must not stay in the snapshot with its old content (one that
 		// never was in the index is left alone: removing nothing would still rewrite the index).
+		const before = indexStamp(repo.indexFile);
 		await repo.git(['update-index', '-z', '--force-remove', '--stdin'], { input: nulJoin(oversized) });
+		carryIndexPaths(repo, before, [], oversized);
 	}
 
 	// Paths the index has first, new ones last: a folder replaced by a file or symlink of its name
@@ -145,7 +149,12 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 			end++;
 		}
 		const batch = feed.slice(start, end).map((f) => f.path);
-		await updateIndexBatch(repo, batch, skipped, remaining);
+		const before = indexStamp(repo.indexFile);
+		const unreadable = await updateIndexBatch(repo, batch, skipped, remaining);
+		// What update-index made of each path: an entry when a file (or symlink) is there, none when not.
+		const added = batch.filter((p) => !unreadable.has(p) && isEntry(path.join(repo.workTree, p)));
+		const addedSet = new Set(added);
+		carryIndexPaths(repo, before, added, batch.filter((p) => !addedSet.has(p)));
 		done = end;
 		start = end;
 		options.onProgress?.({ phase: 'hashing', done, total: feed.length });
@@ -154,62 +163,17 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 }
 
 /**
- * What may differ from the index: modified, deleted and untracked-not-ignored paths. Limited to the
- * watcher's paths it is the same answer for those paths (a folder stands for everything under it),
- * at the cost of what changed instead of a stat of every tracked file and a walk of every folder.
- */
-async function listChanged(repo: ShadowRepo, paths: readonly string[] | undefined, timeoutMs: number): Promise<Listed[]> {
-	if (paths === undefined) {
-		return listByStatus(repo, timeoutMs, []);
-	}
-	const out = new Map<string, Listed>();
-	// Literal pathspecs: a file named `*.ts` or `[x]` means itself. Chunks keep the command line short.
-	for (let i = 0; i < paths.length; i += pathspecChunk) {
-		for (const listed of await listByStatus(repo, timeoutMs, paths.slice(i, i + pathspecChunk))) {
-			out.set(listed.path, listed);
-		}
-	}
-	return [...out.values()];
-}
-
-/** A path that may differ from the index; `untracked` when the index has no entry for it. */
-interface Listed {
-	path: string;
-	untracked: boolean;
-}
-
-/**
- * The listing, of everything or of the watcher's paths: `git status`, because it alone uses the
- * index's untracked cache (a folder whose mtime did not change is not read again; `ls-files -o` and
- * `add -A` read every folder) and writes refreshed stat data back, so a file touched without a
- * change is hashed once, not on every scan. It also counts a file under a folder that became a
- * symlink as deleted (`ls-files -d` looks through the symlink). The cache serves `-uall` only when
- * the configuration asks for all untracked files. Kept: what differs in the work tree (second
- * column) and untracked paths (a nested repository as `dir/`).
- */
-async function listByStatus(repo: ShadowRepo, timeoutMs: number, pathspecs: readonly string[]): Promise<Listed[]> {
-	const args = ['-c', 'status.showUntrackedFiles=all', 'status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all'];
-	const out: Listed[] = [];
-	const run = pathspecs.length > 0 ? repo.git([...args, '--', ...pathspecs], { timeoutMs, env: { GIT_LITERAL_PATHSPECS: '1' } }) : repo.git(args, { timeoutMs });
-	for (const entry of splitNul((await run).stdout)) {
-		if (entry.length > 3 && (entry.startsWith('??') || entry[1] !== ' ')) {
-			out.push({ path: entry.slice(3), untracked: entry.startsWith('??') });
-		}
-	}
-	return out;
-}
-
-/**
  * One `update-index` call. A path git cannot read (permissions, a file that turned into something
  * else) fails the whole call: it is recorded as skipped and the batch retried without it.
  */
-async function updateIndexBatch(repo: ShadowRepo, batch: string[], skipped: SkippedFile[], remaining: () => number): Promise<void> {
+async function updateIndexBatch(repo: ShadowRepo, batch: string[], skipped: SkippedFile[], remaining: () => number): Promise<Set<string>> {
 	let pending = batch;
+	const unreadable = new Set<string>();
 	for (let attempt = 0; pending.length > 0; attempt++) {
 		try {
 			// The budget is checked between batches; a batch already running gets time to finish.
 			await repo.git(['update-index', '--add', '--remove', '-z', '--stdin'], { input: nulJoin(pending), timeoutMs: Math.max(remaining(), 0) + 120_000 });
-			return;
+			return unreadable;
 		} catch (error) {
 			const stderr = BatonError.is(error) ? String(error.details?.['stderr'] ?? '') : '';
 			const bad = /Unable to process path (.+)$/m.exec(stderr)?.[1] ?? /error: (?:open|read)\("(.+?)"\)/.exec(stderr)?.[1];
@@ -224,9 +188,11 @@ async function updateIndexBatch(repo: ShadowRepo, batch: string[], skipped: Skip
 			}
 			skipped.push({ path: bad, size, reason: `unreadable: ${stderr.trim().split('\n')[0] ?? 'git could not read it'}` });
 			await repo.git(['update-index', '-z', '--force-remove', '--stdin'], { input: nulJoin([bad]) });
+			unreadable.add(bad);
 			pending = pending.filter((p) => p !== bad);
 		}
 	}
+	return unreadable;
 }
 
 /** The files a nested repository holds (tracked and untracked, its own .gitignore applied), read-only. */
@@ -292,6 +258,15 @@ function isRepo(dir: string): boolean {
 	try {
 		fs.lstatSync(path.join(dir, '.git'));
 		return true;
+	} catch {
+		return false;
+	}
+}
+
+/** What `update-index --add` keeps an entry for: anything there but a folder. */
+function isEntry(p: string): boolean {
+	try {
+		return !fs.lstatSync(p).isDirectory();
 	} catch {
 		return false;
 	}

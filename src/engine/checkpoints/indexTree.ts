@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { carryIndexPaths, indexStamp } from './indexPaths';
 import type { ShadowRepo } from './shadowRepo';
 
 const treeFile = 'baton-index-tree.json';
@@ -26,27 +27,10 @@ export async function writeIndexTree(repo: ShadowRepo, timeoutMs?: number): Prom
 	const tree = await repo.gitText(['write-tree'], timeoutMs === undefined ? {} : { timeoutMs });
 	// write-tree may itself write the index (its cache of trees): remember the index as it is now.
 	const after = indexStamp(repo.indexFile);
+	// Its entries are the same: the index's paths kept in memory stay valid.
+	carryIndexPaths(repo, stamp, [], []);
 	if (after) {
 		fs.writeFileSync(file, `${JSON.stringify({ stamp: after, tree })}\n`);
 	}
 	return tree;
-}
-
-/** Identity, size, times and trailing checksum of the index file; null when it cannot be read. */
-function indexStamp(indexFile: string): string | null {
-	let fd: number | undefined;
-	try {
-		fd = fs.openSync(indexFile, 'r');
-		const stat = fs.fstatSync(fd, { bigint: true });
-		const tail = Buffer.alloc(32);
-		const length = Number(stat.size < 32n ? stat.size : 32n);
-		fs.readSync(fd, tail, 0, length, Number(stat.size) - length);
-		return `${stat.dev}:${stat.ino}:${stat.size}:${stat.mtimeNs}:${stat.ctimeNs}:${tail.subarray(0, length).toString('hex')}`;
-	} catch {
-		return null;
-	} finally {
-		if (fd !== undefined) {
-			fs.closeSync(fd);
-		}
-	}
 }

@@ -2,8 +2,9 @@
  * The blobs a session's steps wrote, kept in packs of the session's own (docs/replay.md, "Retention
  * and size"): no ref reaches them (a step's trees are not kept), so each such pack has a `.keep` file
  * beside it, which `git repack -a -d` leaves alone and `git prune` never looks into (it removes only
- * loose objects). The `.keep` file says whose pack it is and lists its blobs with their paths, so the
- * session's packs can be merged into one and dropped when its trees are pruned. Dropping removes the
+ * loose objects). The `.keep` file says whose pack it is (one line: listing the blobs there as well
+ * cost about a third of what the pack itself takes), so the session's packs can be merged into one
+ * and dropped when its trees are pruned. Dropping removes the
  * `.keep` file only: the next full repack then moves what anything else still reaches into the main
  * pack and deletes the rest, so no object another session or a checkpoint needs is lost.
  * All of this runs under the shadow's lock.
@@ -24,8 +25,8 @@ function packDir(shadow: ShadowRepo): string {
 	return path.join(shadow.gitDir, 'objects', 'pack');
 }
 
-/** A session's kept packs: their base paths (without extension) and the blobs their `.keep` files list. */
-export function sessionPacks(shadow: ShadowRepo, sessionId: string): { base: string; blobs: KeptBlob[] }[] {
+/** A session's kept packs: their base paths (without extension). */
+export function sessionPacks(shadow: ShadowRepo, sessionId: string): string[] {
 	const dir = packDir(shadow);
 	let names: string[];
 	try {
@@ -33,7 +34,7 @@ export function sessionPacks(shadow: ShadowRepo, sessionId: string): { base: str
 	} catch {
 		return [];
 	}
-	const packs: { base: string; blobs: KeptBlob[] }[] = [];
+	const packs: string[] = [];
 	for (const name of names) {
 		let text: string;
 		try {
@@ -41,14 +42,21 @@ export function sessionPacks(shadow: ShadowRepo, sessionId: string): { base: str
 		} catch {
 			continue;
 		}
-		const [head, ...lines] = text.split('\n');
-		if (head !== owner(sessionId)) {
+		if (text.split('\n')[0] !== owner(sessionId)) {
 			continue;
 		}
-		const blobs = lines.filter((l) => /^[0-9a-f]{40,64} ./.test(l)).map((l): KeptBlob => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)]);
-		packs.push({ base: path.join(dir, name.slice(0, -'.keep'.length)), blobs });
+		packs.push(path.join(dir, name.slice(0, -'.keep'.length)));
 	}
 	return packs;
+}
+
+/** The objects a pack holds, from its index (`git show-index`: `<offset> <oid> (<crc>)` a line). */
+export async function packObjects(shadow: ShadowRepo, base: string): Promise<string[]> {
+	const out = await shadow.gitText(['show-index'], { input: fs.readFileSync(`${base}.idx`) });
+	return out
+		.split('\n')
+		.map((l) => l.split(' ')[1] ?? '')
+		.filter((sha) => /^[0-9a-f]{40,64}$/.test(sha));
 }
 
 /**
@@ -76,7 +84,7 @@ export async function writeSessionPack(shadow: ShadowRepo, sessionId: string, bl
 		const name = file.replace(/[\r\n]/g, ' ');
 		if (present.has(sha) && !seen.has(sha)) {
 			seen.add(sha);
-			lines.push(`${sha} ${name}`);
+			lines.push(name ? `${sha} ${name}` : sha);
 		}
 	}
 	if (lines.length === 0) {
@@ -86,7 +94,7 @@ export async function writeSessionPack(shadow: ShadowRepo, sessionId: string, bl
 	fs.mkdirSync(dir, { recursive: true });
 	const hash = await shadow.gitText(['pack-objects', '-q', path.join(dir, 'pack')], { input: `${lines.join('\n')}\n` });
 	const base = path.join(dir, `pack-${hash}`);
-	fs.writeFileSync(`${base}.keep`, `${owner(sessionId)}\n${lines.join('\n')}\n`);
+	fs.writeFileSync(`${base}.keep`, `${owner(sessionId)}\n`);
 	return base;
 }
 
@@ -108,10 +116,18 @@ export async function keepSessionBlobs(shadow: ShadowRepo, sessionId: string, bl
 	if (old.length <= 1 && blobs.length === 0) {
 		return;
 	}
-	const written = await writeSessionPack(shadow, sessionId, [...old.flatMap((p) => p.blobs), ...blobs]);
-	for (const p of old) {
-		if (p.base !== written) {
-			removePack(p.base);
+	// The old packs' blobs go in unnamed: each old pack holds the versions its deltas need, and
+	// pack-objects reuses those deltas as they are.
+	const packed: KeptBlob[] = [];
+	for (const base of old) {
+		for (const sha of await packObjects(shadow, base)) {
+			packed.push([sha, '']);
+		}
+	}
+	const written = await writeSessionPack(shadow, sessionId, [...blobs, ...packed]);
+	for (const base of old) {
+		if (base !== written) {
+			removePack(base);
 		}
 	}
 }
@@ -122,8 +138,8 @@ export async function keepSessionBlobs(shadow: ShadowRepo, sessionId: string, bl
  */
 export function releaseSessionPacks(shadow: ShadowRepo, sessionId: string): number {
 	const packs = sessionPacks(shadow, sessionId);
-	for (const p of packs) {
-		fs.rmSync(`${p.base}.keep`, { force: true });
+	for (const base of packs) {
+		fs.rmSync(`${base}.keep`, { force: true });
 	}
 	return packs.length;
 }

@@ -87,11 +87,11 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 			// maintenance packs it (`repack -a -d`: deltas against everything in the store).
 			const shadow = engine.checkpoints.shadow;
 			const timeline = new TimelineService(engine.ctx, engine.checkpoints);
-			// Packs by their exact bytes (pack, index, reverse index), loose objects by their disk usage.
+			// Packs by their exact bytes (pack, index, reverse index, and the .keep lists of the sessions' own packs), loose objects by their disk usage.
 			const packDir = path.join(shadow.gitDir, 'objects', 'pack');
 			const onDisk = async () => {
 				const sizes = await shadow.gitText(['count-objects', '-v']);
-				const packs = fs.readdirSync(packDir).reduce((sum, f) => sum + (/\.(pack|idx|rev)$/.test(f) ? fs.statSync(path.join(packDir, f)).size : 0), 0);
+				const packs = fs.readdirSync(packDir).reduce((sum, f) => sum + (/\.(pack|idx|rev|keep)$/.test(f) ? fs.statSync(path.join(packDir, f)).size : 0), 0);
 				return packs + Number(/^size: (\d+)/m.exec(sizes)?.[1] ?? 0) * 1024;
 			};
 			await maintainTimeline(engine.ctx, shadow, { forcePack: true });

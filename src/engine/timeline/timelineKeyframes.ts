@@ -10,6 +10,7 @@ import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { TimelineState } from './timelineState';
 import { readState, stateSessions, writeState } from './timelineState';
 import type { TimelineFile } from './timelineTypes';
+import { keepSessionBlobs } from './timelinePacks';
 import { keepKeyframe } from './treeCapture';
 
 /**
@@ -19,23 +20,26 @@ import { keepKeyframe } from './treeCapture';
  */
 export const keyframeEvery = 100;
 
-/** Makes `tree` a keyframe, keeping the blobs written since the last one with it. */
+/** Makes `tree` a keyframe, and keeps the blobs written since the last one in a pack of the session's. */
 export async function keyframe(shadow: ShadowRepo, sessionId: string, state: TimelineState, tree: string, nowMs: number): Promise<void> {
-	if (state.refTree === tree && state.unkept.length === 0) {
+	if (state.unkept.length) {
+		await keepSessionBlobs(shadow, sessionId, state.unkept, false);
+		state.unkept = [];
+	}
+	if (state.refTree === tree) {
 		state.sinceKey = 0;
 		return;
 	}
 	try {
-		state.refCommit = await keepKeyframe(shadow, sessionId, tree, state.refCommit, state.unkept, nowMs);
+		state.refCommit = await keepKeyframe(shadow, sessionId, tree, state.refCommit, nowMs);
 	} catch (error) {
 		if (!state.refCommit) {
 			throw error;
 		}
 		// The chain's head is gone (the session's ref was pruned): start a new chain.
-		state.refCommit = await keepKeyframe(shadow, sessionId, tree, null, state.unkept, nowMs);
+		state.refCommit = await keepKeyframe(shadow, sessionId, tree, null, nowMs);
 	}
 	state.refTree = tree;
-	state.unkept = [];
 	state.sinceKey = 0;
 }
 
@@ -54,9 +58,15 @@ export async function noteStep(shadow: ShadowRepo, sessionId: string, state: Tim
 	if (before !== state.chainTree) {
 		await keyframe(shadow, sessionId, state, before, nowMs);
 	}
+	// The version before goes into the pack too, so the new one can be a delta of it there (a kept
+	// pack cannot hold deltas against objects outside it); packed once, it leaves the main pack.
+	const listed = new Set(state.unkept.map((b) => b[0]));
 	for (const f of files) {
-		if (f.blobAfter) {
-			state.unkept.push([f.blobAfter, f.path]);
+		for (const blob of [f.blobBefore, f.blobAfter]) {
+			if (blob && !listed.has(blob)) {
+				listed.add(blob);
+				state.unkept.push([blob, f.path]);
+			}
 		}
 	}
 	state.sinceKey += 1;
@@ -67,32 +77,24 @@ export async function noteStep(shadow: ShadowRepo, sessionId: string, state: Tim
 }
 
 /**
- * Before the store's maintenance prunes: every session's blobs not yet kept by a keyframe get one
- * (at the tree its last step left), so a pause longer than the prune's grace period loses nothing.
- * `skip`: sessions whose trees are being pruned. The caller holds the shadow's lock.
+ * Before the store's maintenance prunes: every session's blobs not yet in one of its packs go into
+ * one, merged with its earlier packs, so a pause longer than the prune's grace period loses nothing
+ * and a session keeps one pack. `skip`: sessions whose trees are being pruned. The caller holds the
+ * shadow's lock.
  */
 export async function flushKeyframes(shadow: ShadowRepo, workspaceRoot: string, nowMs: number, skip: ReadonlySet<string>): Promise<number> {
 	let flushed = 0;
 	for (const file of stateSessions(workspaceRoot)) {
+		if (skip.has(file)) {
+			continue;
+		}
 		const state = readState(workspaceRoot, file, nowMs);
-		if (skip.has(file) || state.unkept.length === 0) {
-			continue;
+		await keepSessionBlobs(shadow, file, state.unkept, true);
+		if (state.unkept.length) {
+			state.unkept = [];
+			writeState(workspaceRoot, file, state);
+			flushed++;
 		}
-		const tree = state.chainTree ?? state.lastTree;
-		if (!tree) {
-			continue;
-		}
-		try {
-			await keyframe(shadow, file, state, tree, nowMs);
-		} catch {
-			// The tree is no longer in the store: the blobs are still worth keeping, at the last keyframe.
-			if (!state.refTree) {
-				continue;
-			}
-			await keyframe(shadow, file, state, state.refTree, nowMs);
-		}
-		writeState(workspaceRoot, file, state);
-		flushed++;
 	}
 	return flushed;
 }

@@ -1,7 +1,8 @@
 /**
  * Retention and packing of the replay's trees (docs/replay.md). A session's timeline ref keeps its
  * trees; once the session ended longer ago than `checkpoints.timelineKeep` and is not among the
- * `checkpoints.timelineKeepSessions` most recently active sessions with a timeline, the ref goes.
+ * `checkpoints.timelineKeepSessions` most recently active sessions with a timeline, the ref goes,
+ * and so do the session's kept packs of step blobs (timelinePacks.ts).
  * The steps' records (files, counts, summaries) stay in the database; only the trees and blobs go, and the
  * replay says so (a tree a checkpoint shares stays, and so does that step's diff). Then a full
  * repack under the store's lock packs what the captures left loose (each loose object takes a file
@@ -17,6 +18,7 @@ import { sessions } from '../storage/schema';
 import { batonDir } from '../workspace';
 import { timelineRef } from './treeCapture';
 import { flushKeyframes } from './timelineKeyframes';
+import { releaseSessionPacks } from './timelinePacks';
 
 export interface TimelineMaintenance {
 	/** Sessions whose trees were (or, in a dry run, would be) pruned. */
@@ -93,6 +95,8 @@ export async function maintainTimeline(ctx: EngineContext, shadow: ShadowRepo, o
 				const marks = readPruned(ctx.workspaceRoot);
 				for (const p of pruned) {
 					await shadow.git(['update-ref', '-d', timelineRef(p.sessionId)]);
+					// Its packs lose their mark: the full repack below keeps what anything else reaches and deletes them.
+					releaseSessionPacks(shadow, p.sessionId);
 					marks[p.sessionId] = isoTime(now);
 				}
 				writePruned(ctx.workspaceRoot, marks);

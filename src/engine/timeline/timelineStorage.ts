@@ -5,6 +5,7 @@
 import { ShadowRepo } from '../checkpoints/shadowRepo';
 import { formatBytes } from '../checkpoints/indexSync';
 import { batonDir } from '../workspace';
+import { keptPackBytes } from './timelinePacks';
 import { readPruned } from './timelineRetention';
 
 export interface StoreSize {
@@ -33,9 +34,11 @@ export async function shadowStoreSize(workspaceRoot: string, steps: number | nul
 		// On-disk bytes of the objects the timeline refs reach and no other ref does (packed or loose).
 		const others = ['--exclude=refs/baton/timeline/*', '--all'];
 		timelineBytes = Number(await shadow.gitText(['rev-list', '--objects', '--disk-usage', '--glob=refs/baton/timeline/*', '--not', ...others]));
-		// Keyframes: the first-parent chains (the other parents hold the blob lists of the steps between).
+		// Keyframes: the first-parent chains (older chains' second parents hold blob lists).
 		trees = Number(await shadow.gitText(['rev-list', '--count', '--first-parent', '--glob=refs/baton/timeline/*']));
 	}
+	// The steps' blobs, kept in the sessions' own packs (no ref reaches them).
+	timelineBytes += keptPackBytes(shadow).bytes;
 	return {
 		bytes: (kib('size') + kib('size-pack')) * 1024,
 		looseObjects: kib('count'),

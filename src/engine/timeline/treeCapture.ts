@@ -3,17 +3,14 @@
  * stat cache makes an unchanged file cost one stat) and `write-tree` (skipped when the index was not
  * written since the last one). No commit, no checkpoint
  * record: a tree id is all a step needs. Only keyframe trees are kept from git's garbage collection,
- * by one commit chain per session under `refs/baton/timeline/<session>`, together with the blobs the
- * steps between wrote; they share every blob with checkpoints and with each other. Nothing here throws: a capture that cannot finish within its budget says why.
+ * by one commit chain per session under `refs/baton/timeline/<session>`; the blobs the steps between
+ * wrote are kept in the session's own packs; they share every blob with checkpoints and with each other. Nothing here throws: a capture that cannot finish within its budget says why.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import type { DirtyTracking } from '../checkpoints/dirtyTracking';
 import { syncIndex } from '../checkpoints/indexSync';
 import { writeIndexTree } from '../checkpoints/indexTree';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import { diffTrees } from '../checkpoints/treeDiff';
-import type { KeptBlob } from './timelineState';
 import type { TimelineFile } from './timelineTypes';
 
 export type Capture = { tree: string; reason?: undefined } | { tree?: undefined; reason: string };
@@ -56,96 +53,16 @@ export function timelineRef(sessionId: string): string {
 
 /**
  * Makes `tree` a keyframe of the session: one commit on its chain under `timelineRef`, so git never
- * prunes it. `blobs` are the blobs (with their paths) the session's steps wrote since the previous
- * keyframe; whole trees of ordinary steps are not kept (docs/replay.md), so these blobs are kept here
- * instead, in one small tree whose commit is the keyframe's second parent. Returns the new head
- * commit. The caller holds the shadow's lock.
+ * prunes it. (The blobs the steps between wrote are kept in the session's own packs,
+ * timelinePacks.ts.) Returns the new head commit. The caller holds the shadow's lock.
  */
-export async function keepKeyframe(shadow: ShadowRepo, sessionId: string, tree: string, parent: string | null, blobs: readonly KeptBlob[], nowMs: number): Promise<string> {
+export async function keepKeyframe(shadow: ShadowRepo, sessionId: string, tree: string, parent: string | null, nowMs: number): Promise<string> {
 	const date = `@${Math.floor(nowMs / 1000)} +0000`;
 	const env = { GIT_AUTHOR_DATE: date, GIT_COMMITTER_DATE: date };
 	const parents = parent ? ['-p', parent] : [];
-	const list = await blobListTree(shadow, blobs);
-	if (list) {
-		const holder = await shadow.gitText(['commit-tree', list, '-m', `timeline blobs ${sessionId}`], { env });
-		parents.push('-p', holder);
-	}
 	const commit = await shadow.gitText(['commit-tree', tree, ...parents, '-m', `timeline ${sessionId}`], { env });
 	shadow.writeRef(timelineRef(sessionId), commit);
 	return commit;
-}
-
-/**
- * A tree holding `blobs`, each at `<n>/<the end of its path>`: git's packing looks for a blob's delta
- * base among objects whose paths end alike (its name hash is made of the last 16 non-blank
- * characters), so the list ends each blob's path as the workspace does and the new version packs as
- * a small delta of the old; the rest of the path would only add trees. A tail already listed, or
- * clashing with a folder, goes under the next `<n>`. Blobs the store no longer holds are left out: a tree naming a missing object
- * would break every later repack. Null when there is nothing to list.
- */
-async function blobListTree(shadow: ShadowRepo, blobs: readonly KeptBlob[]): Promise<string | null> {
-	const shas = [...new Set(blobs.map((b) => b[0]))];
-	if (shas.length === 0) {
-		return null;
-	}
-	const check = (await shadow.git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { input: `${shas.join('\n')}\n` })).stdout.toString('utf8');
-	const present = new Set(
-		check
-			.split('\n')
-			.filter((l) => l.endsWith(' blob'))
-			.map((l) => l.slice(0, -' blob'.length)),
-	);
-	const generations: { files: Set<string>; dirs: Set<string> }[] = [];
-	const seen = new Set<string>();
-	const lines: string[] = [];
-	for (const [sha, file] of blobs) {
-		if (!present.has(sha) || seen.has(`${sha} ${file}`)) {
-			continue;
-		}
-		seen.add(`${sha} ${file}`);
-		const tail = hashTail(file);
-		const parts = tail.split('/');
-		const dirs = parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join('/'));
-		let n = 0;
-		for (; ; n++) {
-			const g = (generations[n] ??= { files: new Set(), dirs: new Set() });
-			if (!g.files.has(tail) && !g.dirs.has(tail) && !dirs.some((d) => g.files.has(d))) {
-				g.files.add(tail);
-				dirs.forEach((d) => g.dirs.add(d));
-				break;
-			}
-		}
-		lines.push(`100644 ${sha}\t${n}/${tail}\0`);
-	}
-	if (lines.length === 0) {
-		return null;
-	}
-	const index = path.join(shadow.gitDir, `baton-blobs-${process.pid}.index`);
-	const env = { GIT_INDEX_FILE: index, GIT_LITERAL_PATHSPECS: '1' };
-	try {
-		fs.rmSync(index, { force: true });
-		await shadow.git(['update-index', '--add', '-z', '--index-info'], { env, input: lines.join('') });
-		return await shadow.gitText(['write-tree'], { env });
-	} finally {
-		fs.rmSync(index, { force: true });
-	}
-}
-
-/** The end of `file` that git's pack name hash reads: its last 16 non-blank characters, never starting at a `/`. */
-function hashTail(file: string): string {
-	let start = file.length;
-	for (let count = 0; start > 0 && count < 16;) {
-		start--;
-		if (!/\s/.test(file[start] as string)) {
-			count++;
-		}
-	}
-	while (file[start] === '/') {
-		start++;
-	}
-	const tail = file.slice(start);
-	// A cut name git refuses as a path component (`.`, `..`, `.git`): the whole path, which git took.
-	return tail && !tail.split('/').some((part) => part === '.' || part === '..' || part.toLowerCase() === '.git') ? tail : file;
 }
 
 const plainMode = '100644';

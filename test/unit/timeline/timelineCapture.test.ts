@@ -127,17 +127,19 @@ void describe('timeline capture from real hook payloads', () => {
 		const gitDir = path.join(w.root, '.baton', 'shadow.git');
 		const refs = execFileSync('git', ['--git-dir', gitDir, 'for-each-ref', '--format=%(refname)', 'refs/baton/timeline/'], { encoding: 'utf8' }).trim();
 		assert.equal(refs, `refs/baton/timeline/${timeline.session}`);
-		// Whole trees only at keyframes: the session's first capture, then (the store's maintenance
-		// keeps what the steps since wrote) the tree the last step left; every step's new blobs are
-		// reachable from the ref, named by the step's record.
+		// Whole trees only at keyframes (here the session's first capture); every step's blobs are kept
+		// in the session's own pack, marked with a `.keep` naming the session, once maintenance ran.
 		const keyframes = () => execFileSync('git', ['--git-dir', gitDir, 'log', '--first-parent', '--format=%T', refs], { encoding: 'utf8' }).trim().split('\n');
 		assert.deepEqual(keyframes(), [steps[0].treeBefore], 'the one keyframe is the session start');
 		assert.equal((w.baton(['timeline', 'prune', '--pack', '--json']).json as any).packed, true);
-		assert.deepEqual(keyframes(), [steps[3].treeAfter, steps[0].treeBefore], 'maintenance keeps the last tree with the blobs since');
+		assert.deepEqual(keyframes(), [steps[0].treeBefore], 'maintenance adds no tree');
+		const packDir = path.join(gitDir, 'objects', 'pack');
+		const keeps = fs.readdirSync(packDir).filter((f) => f.endsWith('.keep') && fs.readFileSync(path.join(packDir, f), 'utf8').startsWith(`baton timeline ${timeline.session}\n`));
+		assert.equal(keeps.length, 1, 'one kept pack for the session');
 		const reachable = new Set(
-			execFileSync('git', ['--git-dir', gitDir, 'rev-list', '--objects', refs], { encoding: 'utf8' })
+			execFileSync('git', ['show-index'], { input: fs.readFileSync(path.join(packDir, keeps[0]!.replace(/\.keep$/, '.idx'))), encoding: 'utf8' })
 				.split('\n')
-				.map((l) => l.slice(0, 40)),
+				.map((l) => l.split(' ')[1]),
 		);
 		for (const step of steps) {
 			for (const f of step.files) {

@@ -59,6 +59,12 @@ void it('prunes the trees of ended sessions past the retention; their steps keep
 	// Not an empty workspace: git holds the empty tree whatever is pruned.
 	fs.writeFileSync(path.join(w.root, 'README.md'), 'a project\n');
 	w.session(sessionIds[0] as string, 'first.txt');
+	// Maintenance while the first session is the only one (kept by count): its step's blobs go into a kept pack of its own.
+	assert.equal((w.baton(['timeline', 'prune', '--pack', '--json']).json as any).packed, true);
+	const packDir = path.join(w.gitDir, 'objects', 'pack');
+	const keptPacks = (id: string) => fs.readdirSync(packDir).filter((f) => f.endsWith('.keep') && fs.readFileSync(path.join(packDir, f), 'utf8').startsWith(`baton timeline ${id}\n`));
+	const firstPacks = fs.readdirSync(packDir).filter((f) => f.endsWith('.keep'));
+	assert.equal(firstPacks.length, 1, 'one kept pack after the first session');
 	w.session(sessionIds[1] as string, 'second.txt');
 	const sessions = (w.baton(['session', 'list', '--json']).json as any).sessions as any[];
 	const [older, newer] = [sessions.find((s) => s.agentIdentifier === sessionIds[0]), sessions.find((s) => s.agentIdentifier === sessionIds[1])];
@@ -66,6 +72,7 @@ void it('prunes the trees of ended sessions past the retention; their steps keep
 	const step = (id: string) => (w.baton(['timeline', '--session', id, '--json']).json as any).steps[0];
 	const kept = step(older.id);
 	assert.ok(w.has(kept.treeAfter) && w.has(kept.treeBefore));
+	assert.deepEqual(keptPacks(older.id), firstPacks, 'the kept pack is the first session’s');
 	assert.equal(kept.treesGone, undefined);
 
 	const dry = w.baton(['timeline', 'prune', '--dry-run', '--json']).json as any;
@@ -99,6 +106,16 @@ void it('prunes the trees of ended sessions past the retention; their steps keep
 	assert.ok(!w.has(kept.treeBefore), 'the pruned step’s tree is gone from the store');
 	const packed = execFileSync('sh', ['-c', `for p in "${w.gitDir}"/objects/pack/*.idx; do git show-index < "$p"; done`], { encoding: 'utf8' });
 	assert.ok(!packed.includes(kept.treeBefore), 'the repack left it out of the pack');
+	// The pruned session's kept pack is gone, files and all; the other session's steps still read, and nothing is missing.
+	assert.deepEqual(keptPacks(older.id), []);
+	const firstBase = (firstPacks[0] as string).slice(0, -'.keep'.length);
+	assert.deepEqual(fs.readdirSync(packDir).filter((f) => f.startsWith(firstBase)), []);
+	assert.equal(keptPacks(newer.id).length, 1, 'the kept session has its pack');
+	const newerDiff = w.baton(['timeline', 'show', '1', '--session', newer.id, '--diff', '--json']);
+	assert.equal(newerDiff.code, 0, newerDiff.stderr);
+	assert.match((newerDiff.json as any).diff, new RegExp(`^\\+${sessionIds[1]}$`, 'm'));
+	const fsck = execFileSync('git', ['--git-dir', w.gitDir, 'fsck', '--full', '--no-dangling', '--no-progress'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+	assert.doesNotMatch(fsck, /missing/);
 
 	// The record stays: same files, counts and summary, and it says why there is no diff.
 	const pruned = step(older.id);

@@ -154,7 +154,12 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 		// What update-index made of each path: an entry when a file (or symlink) is there, none when not.
 		const added = batch.filter((p) => !unreadable.has(p) && isEntry(path.join(repo.workTree, p)));
 		const addedSet = new Set(added);
-		carryIndexPaths(repo, before, added, batch.filter((p) => !addedSet.has(p)));
+		carryIndexPaths(
+			repo,
+			before,
+			added,
+			batch.filter((p) => !addedSet.has(p)),
+		);
 		done = end;
 		start = end;
 		options.onProgress?.({ phase: 'hashing', done, total: feed.length });

@@ -109,7 +109,10 @@ void it('prunes the trees of ended sessions past the retention; their steps keep
 	// The pruned session's kept pack is gone, files and all; the other session's steps still read, and nothing is missing.
 	assert.deepEqual(keptPacks(older.id), []);
 	const firstBase = (firstPacks[0] as string).slice(0, -'.keep'.length);
-	assert.deepEqual(fs.readdirSync(packDir).filter((f) => f.startsWith(firstBase)), []);
+	assert.deepEqual(
+		fs.readdirSync(packDir).filter((f) => f.startsWith(firstBase)),
+		[],
+	);
 	assert.equal(keptPacks(newer.id).length, 1, 'the kept session has its pack');
 	const newerDiff = w.baton(['timeline', 'show', '1', '--session', newer.id, '--diff', '--json']);
 	assert.equal(newerDiff.code, 0, newerDiff.stderr);

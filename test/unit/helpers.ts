@@ -38,7 +38,9 @@ export class MemoryLogger implements Logger {
 /** A fresh folder under the OS temp dir, removed when the test ends. */
 export function tempDir(t: TestContext, prefix = 'baton-test-'): string {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
-	t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+	// A workspace's daemon (on by default) may still be writing there, its environment capture or log,
+	// until it sees its endpoint gone and stops: ENOTEMPTY mid-removal is retried, not a failure.
+	t.after(() => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }));
 	return dir;
 }
 

@@ -11,7 +11,7 @@
  *   → suppressed with a note. Critical ones are never rate-limited (they still count).
  */
 import type { NotificationChannel, NotificationConfig } from '../config';
-import { enqueue, recentRows } from '../outbox/outbox';
+import { enqueue, firstLiveWithKey, liveCountAfter } from '../outbox/outbox';
 import type { BatonDb } from '../storage/journalStore';
 import type { NotificationOutboxRow, NotificationPriority } from '../storage/model';
 import type { PlannedNotification } from './notificationRules';
@@ -42,18 +42,15 @@ export function enqueueNotification(db: BatonDb, nowMs: number, config: Notifica
 
 /** Why this one is suppressed on this channel, or undefined when it goes. */
 function suppression(db: BatonDb, nowMs: number, config: NotificationConfig, channel: string, n: PlannedNotification): string | undefined {
-	const windowStart = new Date(nowMs - Math.max(config.dedupWindow, 60_000)).toISOString();
-	const live = recentRows(db, channel, windowStart).filter((row) => row.status !== 'suppressed');
-	const dedupSince = new Date(nowMs - config.dedupWindow).toISOString();
-	const original = live.find((row) => row.dedupKey === n.dedupKey && row.createdAt >= dedupSince);
+	// Two narrow queries (an id, a count), not every recent row of the channel decoded per event.
+	const original = firstLiveWithKey(db, channel, n.dedupKey, new Date(nowMs - config.dedupWindow).toISOString());
 	if (original) {
-		return `duplicate of ${original.id} (same ${n.event} within ${Math.round(config.dedupWindow / 60_000)} min)`;
+		return `duplicate of ${original} (same ${n.event} within ${Math.round(config.dedupWindow / 60_000)} min)`;
 	}
 	if (n.priority === 'critical') {
 		return undefined;
 	}
-	const minuteAgo = new Date(nowMs - 60_000).toISOString();
-	const lastMinute = live.filter((row) => row.createdAt > minuteAgo).length;
+	const lastMinute = liveCountAfter(db, channel, new Date(nowMs - 60_000).toISOString());
 	if (lastMinute >= config.rateLimit.perMinute) {
 		return `rate limit: more than ${config.rateLimit.perMinute} notifications per minute on ${channel}`;
 	}

@@ -13,7 +13,7 @@
  * Channels are strings: `slack`, `email`, `tracker:github`, … A deliverer registers for a channel or
  * a prefix ending in `:` (`tracker:`).
  */
-import { and, asc, eq, gte, inArray, isNull, lte, or } from 'drizzle-orm';
+import { and, asc, count, eq, gt, gte, inArray, isNull, lte, ne, or } from 'drizzle-orm';
 import type { EngineContext } from '../context';
 import { newOutboxId } from '../ids';
 import type { BatonDb } from '../storage/journalStore';
@@ -55,14 +55,29 @@ export function enqueue(db: BatonDb, nowMs: number, entry: OutboxEntry): Notific
 	return row;
 }
 
-/** Rows of one channel created at or after `sinceIso` (de-duplication and rate limits read them). */
-export function recentRows(db: BatonDb, channel: string, sinceIso: string): NotificationOutboxRow[] {
+/**
+ * The oldest row of `channel` with `dedupKey`, created at or after `sinceIso`, that was not itself
+ * suppressed (de-duplication): its id alone, through the (channel, dedup key, created) index.
+ */
+export function firstLiveWithKey(db: BatonDb, channel: string, dedupKey: string, sinceIso: string): string | undefined {
 	return db
-		.select()
+		.select({ id: notificationOutbox.id })
 		.from(notificationOutbox)
-		.where(and(eq(notificationOutbox.channel, channel), gte(notificationOutbox.createdAt, sinceIso)))
+		.where(and(eq(notificationOutbox.channel, channel), eq(notificationOutbox.dedupKey, dedupKey), gte(notificationOutbox.createdAt, sinceIso), ne(notificationOutbox.status, 'suppressed')))
 		.orderBy(asc(notificationOutbox.createdAt))
-		.all();
+		.limit(1)
+		.get()?.id;
+}
+
+/** How many rows of `channel` created after `afterIso` were not suppressed (the rate limit counts them). */
+export function liveCountAfter(db: BatonDb, channel: string, afterIso: string): number {
+	return (
+		db
+			.select({ n: count() })
+			.from(notificationOutbox)
+			.where(and(eq(notificationOutbox.channel, channel), gt(notificationOutbox.createdAt, afterIso), ne(notificationOutbox.status, 'suppressed')))
+			.get()?.n ?? 0
+	);
 }
 
 /** Delivers one row; throws to fail it (the message says why, with secrets already masked). */

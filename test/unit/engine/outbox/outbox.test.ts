@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { enqueue, OutboxDispatcher, recentRows } from '../../../../src/engine/outbox/outbox';
+import { enqueue, firstLiveWithKey, liveCountAfter, OutboxDispatcher } from '../../../../src/engine/outbox/outbox';
 import { notificationOutbox } from '../../../../src/engine/storage/schema';
 import { openTestEngine } from '../../helpers';
 
@@ -38,7 +38,13 @@ test('delivers due rows once, retries failures with backoff, then gives up', asy
 	assert.match(broken?.lastError ?? '', /HTTP 500/);
 	assert.equal(rows.find((r) => r.dedupKey === 'd')?.status, 'suppressed');
 	assert.equal(await outbox.nextDueAt(), null);
-	assert.equal((await engine.store.read((db) => recentRows(db, 'ok', new Date(0).toISOString()))).length, 2);
+	// What de-duplication and the rate limit read: suppressed rows neither de-duplicate nor count.
+	const epoch = new Date(0).toISOString();
+	assert.equal(await engine.store.read((db) => liveCountAfter(db, 'ok', epoch)), 1);
+	assert.equal(await engine.store.read((db) => liveCountAfter(db, 'ok', new Date(clock.now()).toISOString())), 0);
+	assert.equal(await engine.store.read((db) => firstLiveWithKey(db, 'ok', 'a', epoch)), rows.find((r) => r.dedupKey === 'a')?.id);
+	assert.equal(await engine.store.read((db) => firstLiveWithKey(db, 'ok', 'd', epoch)), undefined);
+	assert.equal(await engine.store.read((db) => firstLiveWithKey(db, 'broken', 'a', epoch)), undefined);
 });
 
 test('a leased row is not delivered by a second dispatcher until the lease expires', async (t) => {

@@ -26,6 +26,12 @@ export interface DaemonCallOptions {
 	/** dist/server.js. */
 	serverScript: string;
 	version: string;
+	/**
+	 * Only a daemon of this same version runs the request (commands and hooks): after an update the
+	 * previous version's daemon may still serve the workspace until it idles out, and it does not know
+	 * what this version asks. Until then the caller runs the command in its own process.
+	 */
+	sameVersion?: boolean;
 }
 
 export function findBatonRoot(start: string): string | undefined {
@@ -56,6 +62,8 @@ class RpcSocket {
 	private buffer = Buffer.alloc(0);
 	private nextId = 1;
 	private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
+	/** The Baton version the endpoint file gives for this daemon (older daemons wrote none). */
+	version: string | undefined;
 
 	private constructor(private readonly socket: net.Socket) {
 		socket.on('data', (chunk: Buffer) => this.onData(chunk));
@@ -142,6 +150,7 @@ async function connectVerified(root: string, timeoutMs: number): Promise<RpcSock
 		rpc = await RpcSocket.connect(endpoint.socket, timeoutMs);
 		const hello = (await withTimeout(rpc.request('daemon/hello', { client: 'cli' }), timeoutMs)) as { instance?: string; workspace?: string };
 		if (hello.instance === endpoint.instance && hello.workspace === path.resolve(root)) {
+			rpc.version = endpoint.version;
 			return rpc;
 		}
 	} catch {
@@ -184,6 +193,10 @@ export function spawnDaemon(root: string, serverScript: string, version: string)
 export async function callDaemon(root: string, method: string, params: unknown, options: DaemonCallOptions): Promise<unknown> {
 	const deadline = Date.now() + options.budgetMs;
 	let rpc = await connectVerified(root, options.budgetMs);
+	if (rpc && options.sameVersion && rpc.version !== undefined && rpc.version !== options.version) {
+		rpc.close();
+		return undefined;
+	}
 	if (!rpc && options.start) {
 		spawnDaemon(root, options.serverScript, options.version);
 		while (!rpc && Date.now() < deadline) {

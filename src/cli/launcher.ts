@@ -92,6 +92,7 @@ async function viaDaemon(workspace: string): Promise<void> {
 			budgetMs: Number.isFinite(budget) && budget > 0 ? budget : 300,
 			serverScript: path.join(__dirname, 'server.js'),
 			version,
+			sameVersion: true,
 		},
 	).catch(() => undefined)) as { stdout: string; stderr: string; exitCode: number } | undefined;
 	if (!result) {

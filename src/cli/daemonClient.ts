@@ -62,7 +62,7 @@ class RpcSocket {
 	private buffer = Buffer.alloc(0);
 	private nextId = 1;
 	private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
-	/** The Baton version the endpoint file gives for this daemon (older daemons wrote none). */
+	/** The Baton version the endpoint file gives for this daemon (none, or 'unknown' when it was started without one). */
 	version: string | undefined;
 
 	private constructor(private readonly socket: net.Socket) {
@@ -193,7 +193,7 @@ export function spawnDaemon(root: string, serverScript: string, version: string)
 export async function callDaemon(root: string, method: string, params: unknown, options: DaemonCallOptions): Promise<unknown> {
 	const deadline = Date.now() + options.budgetMs;
 	let rpc = await connectVerified(root, options.budgetMs);
-	if (rpc && options.sameVersion && rpc.version !== undefined && rpc.version !== options.version) {
+	if (rpc && options.sameVersion && rpc.version !== undefined && rpc.version !== 'unknown' && rpc.version !== options.version) {
 		rpc.close();
 		return undefined;
 	}

@@ -4,7 +4,6 @@
  * write cannot corrupt the protocol.
  *   node dist/server.js --workspace DIR [--config JSON] [--read-only]
  */
-import { version as packageVersion } from '../../package.json';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -95,7 +94,7 @@ function main(): void {
 		// hooks then run in this warm process, on this engine. Losing the election just means another one serves them.
 		startDaemon({
 			workspaceRoot: values.workspace,
-			version: typeof values['baton-version'] === 'string' ? values['baton-version'] : packageVersion,
+			version: typeof values['baton-version'] === 'string' ? values['baton-version'] : 'unknown',
 			cliModule: path.resolve(values['cli-module'] ?? path.join(__dirname, 'baton.js')),
 			idleMs: 0,
 			engines: backend,
@@ -130,7 +129,7 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 	try {
 		const daemon = await startDaemon({
 			workspaceRoot: workspace,
-			version: typeof values['baton-version'] === 'string' ? values['baton-version'] : packageVersion,
+			version: typeof values['baton-version'] === 'string' ? values['baton-version'] : 'unknown',
 			cliModule: path.resolve(typeof values['cli-module'] === 'string' ? values['cli-module'] : path.join(__dirname, 'baton.js')),
 			idleMs: Number.isFinite(idle) && idle > 0 ? idle : 10 * 60_000,
 			engines: backend,

@@ -10,26 +10,25 @@ import type { ScopeChains, SessionRow } from './sessionShapes';
 
 export type { ScopeChains } from './sessionShapes';
 
+/** The columns a Session Chains row shows (the overview and the lazy tree read the same ones). */
+export const sessionRowColumns = {
+	id: sessions.id,
+	name: sessions.name,
+	status: sessions.status,
+	scopeKey: sessions.scopeKey,
+	agent: sessions.agent,
+	previousSessionId: sessions.previousSessionId,
+	nextSessionId: sessions.nextSessionId,
+	parentSessionId: sessions.parentSessionId,
+	startedAt: sessions.startedAt,
+	lastActivity: sessions.lastActivity,
+	suspendedAt: sessions.suspendedAt,
+	endedAt: sessions.endedAt,
+	endNote: sessions.endNote,
+};
+
 export function buildOverview(db: BatonDb): ScopeChains[] {
-	const all: SessionRow[] = db
-		.select({
-			id: sessions.id,
-			name: sessions.name,
-			status: sessions.status,
-			scopeKey: sessions.scopeKey,
-			agent: sessions.agent,
-			previousSessionId: sessions.previousSessionId,
-			nextSessionId: sessions.nextSessionId,
-			parentSessionId: sessions.parentSessionId,
-			startedAt: sessions.startedAt,
-			lastActivity: sessions.lastActivity,
-			suspendedAt: sessions.suspendedAt,
-			endedAt: sessions.endedAt,
-			endNote: sessions.endNote,
-		})
-		.from(sessions)
-		.orderBy(asc(sessions.startedAt), asc(sessions.id))
-		.all();
+	const all: SessionRow[] = db.select(sessionRowColumns).from(sessions).orderBy(asc(sessions.startedAt), asc(sessions.id)).all();
 	const groups = new Map<string, SessionRow[]>();
 	for (const session of all) {
 		const list = groups.get(session.scopeKey);

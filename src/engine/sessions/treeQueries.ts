@@ -7,7 +7,7 @@ import { asc, inArray, isNotNull, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { BatonDb } from '../storage/journalStore';
 import { sessions } from '../storage/schema';
-import { chainOrder, rootTaskTitles, scopeLabel } from './overview';
+import { chainOrder, rootTaskTitles, scopeLabel, sessionRowColumns } from './overview';
 import type { SessionRow } from './sessionShapes';
 
 export interface ScopeSummary {
@@ -53,21 +53,7 @@ export function parentedSessions(db: BatonDb): { id: string; scopeKey: string; p
 		.all();
 }
 
-const rowColumns = {
-	id: sessions.id,
-	name: sessions.name,
-	status: sessions.status,
-	scopeKey: sessions.scopeKey,
-	agent: sessions.agent,
-	previousSessionId: sessions.previousSessionId,
-	nextSessionId: sessions.nextSessionId,
-	parentSessionId: sessions.parentSessionId,
-	startedAt: sessions.startedAt,
-	lastActivity: sessions.lastActivity,
-	suspendedAt: sessions.suspendedAt,
-	endedAt: sessions.endedAt,
-	endNote: sessions.endNote,
-};
+const rowColumns = sessionRowColumns;
 
 /** The rows of these scopes, each scope's in chain order (as the overview orders them). */
 export function scopeChainRows(db: BatonDb, scopeKeys: readonly string[]): Map<string, SessionRow[]> {

@@ -21,6 +21,12 @@ interface Endpoint {
 	socket: string;
 	instance: string;
 	pid: number;
+	version?: string;
+}
+
+/** A daemon started without knowing its version says 'unknown': that is no version, not another one. */
+function differentVersion(theirs: string | undefined, ours: string | undefined): boolean {
+	return ours !== undefined && theirs !== undefined && theirs !== 'unknown' && theirs !== ours;
 }
 
 function readEndpoint(root: string): Endpoint | undefined {
@@ -32,10 +38,15 @@ function readEndpoint(root: string): Endpoint | undefined {
 	}
 }
 
-/** A verified connection to the workspace's daemon, or undefined (none, stale, or not within `timeoutMs`). */
-export async function connectDaemon(workspaceRoot: string, timeoutMs: number, hello: DaemonHelloParams = { client: 'editor' }): Promise<DaemonLink | undefined> {
+/**
+ * A verified connection to the workspace's daemon, or undefined (none, stale, of another Baton version
+ * than `version`, or not within `timeoutMs`). After an update the previous version's daemon may serve
+ * the workspace until its windows close; it does not know the new version's requests, so a window of
+ * the new version keeps a backend of its own meanwhile.
+ */
+export async function connectDaemon(workspaceRoot: string, timeoutMs: number, hello: DaemonHelloParams = { client: 'editor' }, version?: string): Promise<DaemonLink | undefined> {
 	const endpoint = readEndpoint(workspaceRoot);
-	if (!endpoint) {
+	if (!endpoint || differentVersion(endpoint.version, version)) {
 		return undefined;
 	}
 	const socket = await new Promise<net.Socket | undefined>((resolve) => {
@@ -67,7 +78,7 @@ export async function connectDaemon(workspaceRoot: string, timeoutMs: number, he
 	};
 	try {
 		const answer = await Promise.race([connection.sendRequest(daemonHello, hello), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs))]);
-		if (answer && answer.instance === endpoint.instance && path.resolve(answer.workspace) === path.resolve(workspaceRoot)) {
+		if (answer && answer.instance === endpoint.instance && path.resolve(answer.workspace) === path.resolve(workspaceRoot) && !differentVersion(answer.version, version)) {
 			return { connection, pid: answer.pid, closed, dispose };
 		}
 	} catch {

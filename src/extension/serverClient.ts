@@ -110,7 +110,7 @@ export class ServerClient extends Disposable {
 		const sharing = !this.options.readOnly && process.env['BATON_DAEMON'] !== '0' && process.env['BATON_NO_DAEMON'] !== '1';
 		// A window that joins brings its settings; the backend asks its SecretStorage for secrets like the first window's.
 		const hello = { client: 'editor' as const, editor: { config: this.options.config, hostEnvironment: this.options.hostEnvironment } };
-		const shared = sharing ? await connectDaemon(this.options.workspaceRoot, daemonBudgetMs, hello).catch(() => undefined) : undefined;
+		const shared = sharing ? await connectDaemon(this.options.workspaceRoot, daemonBudgetMs, hello, version).catch(() => undefined) : undefined;
 		if (shared) {
 			return this.attach(shared);
 		}

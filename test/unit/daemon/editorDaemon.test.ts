@@ -76,3 +76,24 @@ test('a stale endpoint file gives the editor no link (it starts its own backend)
 	fs.writeFileSync(path.join(root, '.baton', 'daemon.json'), JSON.stringify({ pid: process.pid, socket: path.join(root, '.baton', 'daemon.sock'), instance: 'gone', workspace: root }));
 	assert.equal(await connectDaemon(root, 500), undefined);
 });
+
+test("a window of another Baton version keeps a backend of its own instead of joining the workspace's daemon", async (t) => {
+	const { cli, root } = await daemonWorkspace(t);
+	const old = fork(path.join(path.dirname(cli), 'server.js'), ['--workspace', root, '--serve-daemon', '--baton-version', '0.0.1-old', '--poll-ms', '50'], { env: daemonEnv(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: [] });
+	t.after(() => old.kill('SIGKILL'));
+	const oldConnection = createMessageConnection(new IPCMessageReader(old), new IPCMessageWriter(old));
+	oldConnection.listen();
+	t.after(() => oldConnection.dispose());
+	assert.ok(await waitFor(() => endpoint(root)?.pid === old.pid, 20_000), 'the old window never served the socket');
+	// The updated window: the endpoint names another version, so it does not even say hello.
+	assert.equal(await connectDaemon(root, 2_000, { client: 'editor' }, '0.2.0'), undefined);
+	// The daemon's own answer is checked too (an endpoint written without a version).
+	const file = path.join(root, '.baton', 'daemon.json');
+	const { version: _dropped, ...withoutVersion } = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, unknown>;
+	fs.writeFileSync(file, JSON.stringify(withoutVersion));
+	assert.equal(await connectDaemon(root, 2_000, { client: 'editor' }, '0.2.0'), undefined);
+	// A window of the same version joins.
+	const same = await connectDaemon(root, 2_000, { client: 'editor' }, '0.0.1-old');
+	assert.ok(same, 'a window of the same version could not join');
+	same.dispose();
+});

@@ -41,6 +41,8 @@ if (recorded.steps.filter((s) => s.actor === 'agent').length !== steps) {
 }
 
 const emptyWebview = path.join(root, 'test', 'ui', 'emptyWebview');
+/** Both first webviews (the Replay's, the baseline's) are opened this long after the workbench shows Baton's status. */
+const settleMs = 3000;
 const s = await launch({ extensionFolders: [root, emptyWebview], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 } });
 checks.session = s;
 const rowsInDom = (frame) => frame.evaluate(() => document.querySelectorAll('.rows .row').length);
@@ -50,7 +52,8 @@ const rowsLaidOut = async (frame) => {
 	if (new Set(tops).size !== tops.length) throw new Error(`rows overlap: ${tops.length} rows on ${new Set(tops).size} lines`);
 };
 /** The page's marks: its first frame after the command and after the page started, and how many rows it showed. */
-const paintMarks = async (frame) => frame.evaluate(() => ({ command: Number(document.body.dataset.commandPaintMs), page: Number(document.body.dataset.paintMs), rows: Number(document.body.dataset.paintRows ?? -1) }));
+const paintMarks = async (frame) =>
+	frame.evaluate(() => ({ command: Number(document.body.dataset.commandPaintMs), page: Number(document.body.dataset.paintMs), rows: Number(document.body.dataset.paintRows ?? -1), read: Number(document.body.dataset.readMs ?? -1) }));
 /** `Baton: Replay Session` on the fixture's session; resolves to the page once its script has taken over, and its marks. */
 const openReplay = async (sess) => {
 	await sess.runCommand('Baton: Replay Session');
@@ -72,13 +75,17 @@ const openEmptyWebview = async (sess) => {
 try {
 	await check('Baton: Replay Session opens the session’s 500 steps as a virtual list', async () => {
 		await s.statusBarItem('Module handlers · active').waitFor({ timeout: 30_000 });
+		// The workbench's first webview, a few seconds after start-up (as in the light workbench's baseline below).
+		await s.page.waitForTimeout(settleMs);
 		const { frame, marks } = await openReplay(s);
 		await frame.getByText(`${total} steps`, { exact: false }).first().waitFor({ timeout: 10_000 });
 		const rows = await rowsInDom(frame);
 		if (rows === 0 || rows > 80) throw new Error(`${rows} rows in the DOM: the list is not virtual`);
 		// From the command (once it has its session) to the first frame with rows: the extension's clock
 		// written into the page, read against the same machine's clock just after that frame.
-		console.log(`    first paint ${marks.command} ms after the command, ${marks.page} ms after the page started (${recorded.entries.length} entries, ${marks.rows} rows in the first frame, ${rows} in the DOM now)`);
+		console.log(
+			`    first paint ${marks.command} ms after the command (timeline read in ${marks.read} ms meanwhile), ${marks.page} ms after the page started (${recorded.entries.length} entries, ${marks.rows} rows in the first frame, ${rows} in the DOM now)`,
+		);
 		console.log(`BATON-MEASURE replayPaintMs=${marks.command}`);
 		await rowsLaidOut(frame);
 		await frame.getByText('Turn 1').first().waitFor();
@@ -94,7 +101,7 @@ try {
 					console.log(`BATON-MEASURE webviewBaselineReopenMs=${empty.command}`);
 				} else {
 					const again = await openReplay(s);
-					console.log(`    opened again: first paint ${again.marks.command} ms after the command, ${again.marks.page} ms after the page started`);
+					console.log(`    opened again: first paint ${again.marks.command} ms after the command (read ${again.marks.read} ms), ${again.marks.page} ms after the page started`);
 					console.log(`BATON-MEASURE replayReopenPaintMs=${again.marks.command}`);
 				}
 			}
@@ -171,12 +178,13 @@ try {
 	try {
 		await check('in a fresh light workbench: an empty webview first (the baseline), then the Replay painted in the theme', async () => {
 			await light.statusBarItem('Module handlers · active').waitFor({ timeout: 30_000 });
+			await light.page.waitForTimeout(settleMs);
 			const empty = await openEmptyWebview(light);
 			console.log(`    empty webview, first of the workbench (baseline): first paint ${empty.command} ms after the command, ${empty.page} ms after the page started`);
 			console.log(`BATON-MEASURE webviewBaselinePaintMs=${empty.command}`);
 			await light.runCommand('View: Close All Editors');
 			const { frame, marks } = await openReplay(light);
-			console.log(`    then the Replay: first paint ${marks.command} ms after the command, ${marks.page} ms after the page started`);
+			console.log(`    then the Replay: first paint ${marks.command} ms after the command (read ${marks.read} ms), ${marks.page} ms after the page started`);
 			console.log(`BATON-MEASURE replayReopenPaintMs=${marks.command}`);
 			await frame.getByText('Turn 1').first().waitFor();
 			await rowsLaidOut(frame);

@@ -20,6 +20,8 @@ export interface ReplayPageInput {
 	scriptUri: string;
 	/** Date.now() when the command had its session (0: not timed). */
 	commandStartedAt: number;
+	/** How long the timeline took to read (shown beside the paint time: it runs while VS Code builds the webview). */
+	readMs?: number;
 	timeline: TimelineDto;
 	/** A step to select and scroll to (opened from a line's provenance hover). */
 	focusStep?: number;
@@ -105,7 +107,7 @@ export function replayPageHtml(input: ReplayPageInput): string {
 <title>Baton: Replay</title>
 <style nonce="${nonce}">${replayCss}</style>
 </head>
-<body data-view="replay" data-command-started="${input.commandStartedAt}" data-script="${escapeHtml(input.scriptUri)}">
+<body data-view="replay" data-command-started="${input.commandStartedAt}"${input.readMs !== undefined ? ` data-read-ms="${input.readMs}"` : ''} data-script="${escapeHtml(input.scriptUri)}">
 <main id="root">
 <header><h1>${escapeHtml(heading.title)}</h1><span class="hint">${escapeHtml(heading.hint)}</span></header>
 ${rows}

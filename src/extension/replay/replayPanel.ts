@@ -68,6 +68,7 @@ export class ReplayPanel implements vscode.Disposable {
 	async show(sessionId?: string, focusStep?: number, startedAt = Date.now()): Promise<void> {
 		const generation = ++this.generation;
 		// The read starts first; the panel is created meanwhile (VS Code's part of the wait) and filled once it is in.
+		const readStarted = Date.now();
 		const reading = this.workspace.request(timelineGet, sessionId ? { sessionId } : {});
 		reading.catch(() => undefined);
 		const shown = this.panel ? this.timeline : undefined;
@@ -96,7 +97,7 @@ export class ReplayPanel implements vscode.Disposable {
 		this.lastPaint = undefined;
 		const nonce = randomBytes(16).toString('base64');
 		const script = panel.webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview', 'replay.js')).toString();
-		panel.webview.html = replayPageHtml({ nonce, cspSource: panel.webview.cspSource, scriptUri: script, commandStartedAt: startedAt, timeline, ...(focusStep !== undefined ? { focusStep } : {}) });
+		panel.webview.html = replayPageHtml({ nonce, cspSource: panel.webview.cspSource, scriptUri: script, commandStartedAt: startedAt, readMs: Date.now() - readStarted, timeline, ...(focusStep !== undefined ? { focusStep } : {}) });
 	}
 
 	/** An empty panel at once: VS Code builds its webview while the timeline is read. */

@@ -135,15 +135,19 @@ function editorMeasures(): BenchRow[] {
 			target: '—',
 		});
 	}
+	// The Replay's first paint beside its baseline: an empty webview panel opened and timed the same way
+	// (VS Code's own part, which nothing the extension sends can shorten); cold = the workbench's first webview.
 	const replay = measures.values['replayPaintMs'] ?? [];
+	const emptyCold = measures.values['webviewBaselinePaintMs'] ?? [];
+	const emptyWarm = measures.values['webviewBaselineReopenMs'] ?? [];
+	const beside = (ours: number[], baseline: number[], name: string) =>
+		baseline.length ? { baseline: median(baseline), baselineName: name, ratio: median(ours) / median(baseline) } : { baseline: Number.NaN, baselineName: '—', ratio: Number.NaN };
 	if (replay.length) {
 		rows.push({
-			name: 'Replay of a 505-step session: Baton: Replay Session → first rows painted (real workbench)',
+			name: 'Replay of a 505-step session: Baton: Replay Session → first rows painted (real workbench, its first webview)',
 			ours: median(replay),
 			oursP99: Math.max(...replay),
-			baseline: Number.NaN,
-			baselineName: '—',
-			ratio: Number.NaN,
+			...beside(replay, emptyCold, 'an empty webview panel, the first of a fresh workbench'),
 			target: '≤ 300 ms',
 			passed: median(replay) <= 300,
 		});
@@ -154,9 +158,7 @@ function editorMeasures(): BenchRow[] {
 			name: 'Replay of a 505-step session opened again (webview host warm): command → first rows painted',
 			ours: median(reopen),
 			oursP99: Math.max(...reopen),
-			baseline: Number.NaN,
-			baselineName: '—',
-			ratio: Number.NaN,
+			...beside(reopen, emptyWarm, 'an empty webview panel opened again'),
 			target: '≤ 300 ms',
 			passed: median(reopen) <= 300,
 		});

@@ -4,10 +4,9 @@
  * Arrow keys move between steps (prompts, checkpoints and approvals are passed over), Home/End jump,
  * Enter opens the selected step's diff.
  */
+import { replayRowHeight as rowHeight, replayRowView } from '../src/protocol/replayRows';
 import type { TimelineEntryDto } from '../src/protocol/timelineRpc';
-import { el, truncate } from './dom';
-
-export const rowHeight = 44;
+import { el } from './dom';
 const overscan = 8;
 
 export interface ListEvents {
@@ -121,48 +120,24 @@ export class ReplayList {
 		this.spacer.replaceChildren(...rows);
 	}
 
+	/** The same row the extension writes into the page's first screen (src/protocol/replayRows.ts), as DOM. */
 	private row(entry: TimelineEntryDto, index: number): HTMLElement {
+		const view = replayRowView(entry);
 		const selected = index === this.selected;
 		const attrs = {
-			class: `row row-${entry.type}${entry.type === 'step' ? ` actor-${entry.actor}${entry.captured ? '' : ' not-captured'}` : ''}${selected ? ' selected' : ''}`,
+			class: `${view.className}${selected ? ' selected' : ''}`,
 			role: 'option',
 			'aria-selected': selected ? 'true' : 'false',
 			'data-index': index,
+			...(entry.type === 'step' ? { onClick: () => this.select(index), onDblclick: () => this.events.onOpen(entry) } : {}),
 		};
-		const click = () => this.select(index);
-		switch (entry.type) {
-			case 'prompt':
-				return el('div', attrs, el('span', { class: 'marker' }, '❯'), el('span', { class: 'label' }, `Turn ${entry.turn}`), el('span', { class: 'text', title: entry.text }, truncate(entry.text.replace(/\s+/g, ' '), 160)));
-			case 'checkpoint':
-				return el(
-					'div',
-					attrs,
-					el('span', { class: 'marker' }, '◆'),
-					el('span', { class: 'label' }, 'Checkpoint'),
-					el('span', { class: 'text' }, `${entry.checkpointId} (${entry.trigger})${entry.message ? ` ${entry.message}` : ''}`),
-				);
-			case 'approval':
-				return el(
-					'div',
-					attrs,
-					el('span', { class: 'marker' }, entry.status === 'approved' ? '✓' : '✗'),
-					el('span', { class: 'label' }, entry.status === 'approved' ? 'Approved' : 'Rejected'),
-					el('span', { class: 'text' }, `${entry.checkpointId}${entry.user ? ` by ${entry.user}` : ''}`),
-				);
-			case 'step': {
-				const adds = entry.files.reduce((n, f) => n + f.additions, 0);
-				const dels = entry.files.reduce((n, f) => n + f.deletions, 0);
-				const who = entry.actor === 'human' ? 'You' : (entry.tool ?? 'agent');
-				const stats = entry.captured ? `${entry.files.length + (entry.moreFiles ?? 0)} file${entry.files.length === 1 ? '' : 's'} +${adds} −${dels}` : 'not captured';
-				return el(
-					'div',
-					{ ...attrs, onClick: click, onDblclick: () => this.events.onOpen(entry) },
-					el('span', { class: 'marker' }, entry.actor === 'human' ? '●' : '○'),
-					el('span', { class: 'label' }, `${entry.step}. ${who}`),
-					el('span', { class: 'text', title: entry.summary }, truncate(entry.actor === 'human' ? 'edits between agent steps' : entry.summary, 160)),
-					el('span', { class: 'stats' }, stats),
-				);
-			}
-		}
+		return el(
+			'div',
+			attrs,
+			el('span', { class: 'marker' }, view.marker),
+			el('span', { class: 'label' }, view.label),
+			el('span', { class: 'text', title: view.title }, view.text),
+			view.stats !== undefined ? el('span', { class: 'stats' }, view.stats) : null,
+		);
 	}
 }

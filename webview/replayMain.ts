@@ -1,13 +1,15 @@
 /**
- * The Replay Session page (dist/webview/replay.js): the session's timeline on the left (virtualised,
- * webview/replayList.ts), the selected step on the right — its files (click: diff), where they stand
- * now, the transcript around it, and Revert This Step. Talks to src/extension/replay/replayPanel.ts.
+ * The Replay Session page's script (dist/webview/replay.js): the session's timeline on the left
+ * (virtualised, webview/replayList.ts), the selected step on the right — its files (click: diff),
+ * where they stand now, the transcript around it, and Revert This Step. The page arrives with its
+ * first screen of rows already drawn and the whole timeline in it (src/extension/replay/replayPage.ts);
+ * this script is added after that first frame and takes the view over. Talks to replayPanel.ts.
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import type { StepDetailDto, TimelineDto, TimelineEntryDto } from '../src/protocol/timelineRpc';
+import { replayHeading } from '../src/protocol/replayRows';
 import { el } from './dom';
 import { ReplayList } from './replayList';
-import { replayCss } from './replayStyles';
 
 interface VsCodeApi {
 	postMessage(message: unknown): void;
@@ -17,10 +19,6 @@ declare function acquireVsCodeApi(): VsCodeApi;
 type StepEntry = Extract<TimelineEntryDto, { type: 'step' }>;
 
 const api = acquireVsCodeApi();
-const style = document.createElement('style');
-style.nonce = document.querySelector<HTMLScriptElement>('script[nonce]')?.nonce ?? '';
-style.textContent = replayCss;
-document.head.append(style);
 
 const root = document.getElementById('root') as HTMLElement;
 const detail = el('section', { class: 'detail', 'aria-live': 'polite' }, el('p', { class: 'meta' }, 'Select a step (↑/↓), Enter opens its diff.'));
@@ -33,7 +31,6 @@ const list = new ReplayList({
 	onOpen: (entry) => api.postMessage({ type: 'openDiff', id: entry.id }),
 });
 let selectedId: string | null = null;
-let painted = false;
 
 function stepHeader(step: StepEntry | StepDetailDto['step']): HTMLElement {
 	const who = step.actor === 'human' ? 'You (between agent steps)' : `${step.agent ?? 'agent'} · ${step.tool ?? ''}`;
@@ -90,46 +87,40 @@ function showDetail(d: StepDetailDto): void {
 	detail.replaceChildren(stepHeader(d.step), toolbar, el('h2', {}, 'Files'), files, transcript);
 }
 
-function showTimeline(data: TimelineDto): void {
-	const steps = data.entries.filter((e) => e.type === 'step').length;
-	const prompts = data.entries.filter((e) => e.type === 'prompt').length;
-	root.replaceChildren(el('header', {}, el('h1', {}, `Replay: ${data.sessionName ?? data.session}`), el('span', { class: 'hint' }, `${steps} steps · ${prompts} prompts · ↑/↓ move · Enter opens the diff`)), list.element, detail);
+function showTimeline(data: TimelineDto, focusStep?: number): void {
+	const heading = replayHeading(data);
+	root.replaceChildren(el('header', {}, el('h1', {}, heading.title), el('span', { class: 'hint' }, heading.hint)), list.element, detail);
 	list.set(data.entries, selectedId);
+	// Opened from a line's provenance hover: that line's step is selected, scrolled to and shown.
+	const focus = focusStep !== undefined ? data.entries.findIndex((e) => e.type === 'step' && e.step === focusStep) : -1;
+	if (focus >= 0) {
+		list.select(focus);
+	}
 	list.element.focus();
 	document.body.dataset['rendered'] = 'replay';
-	if (!painted) {
-		painted = true;
-		// First paint: just after the frame that shows the rows (a task queued from that frame's
-		// callback runs once it is drawn), timed from the page's start and from the command
-		// (the extension's wall clock, written into the page; same machine, same clock).
-		requestAnimationFrame(() =>
-			setTimeout(() => {
-				const ms = performance.now();
-				const commandStarted = Number(document.body.dataset['commandStarted']);
-				const fromCommandMs = commandStarted > 0 ? Date.now() - commandStarted : undefined;
-				document.body.dataset['paintMs'] = ms.toFixed(0);
-				if (fromCommandMs !== undefined) {
-					document.body.dataset['commandPaintMs'] = String(fromCommandMs);
-				}
-				api.postMessage({ type: 'painted', ms, entries: data.entries.length, ...(fromCommandMs !== undefined ? { fromCommandMs } : {}) });
-			}, 0),
-		);
-	}
 }
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
 	const m = event.data as { type?: string; data?: TimelineDto; detail?: StepDetailDto; message?: string; focusStep?: number };
 	if (m?.type === 'timeline' && m.data) {
-		showTimeline(m.data);
-		// Opened from a line's provenance hover: that line's step is selected, scrolled to and shown.
-		const focus = typeof m.focusStep === 'number' ? m.data.entries.findIndex((e) => e.type === 'step' && e.step === m.focusStep) : -1;
-		if (focus >= 0) {
-			list.select(focus);
-		}
+		// The same session shown again: its timeline as it is now, the selection kept.
+		showTimeline(m.data, m.focusStep);
 	} else if (m?.type === 'step' && m.detail) {
 		showDetail(m.detail);
 	} else if (m?.type === 'error' && typeof m.message === 'string') {
 		detail.replaceChildren(el('p', { class: 'error' }, m.message));
 	}
 });
-api.postMessage({ type: 'ready' });
+
+const embedded = document.getElementById('replay-data')?.textContent;
+if (embedded) {
+	const page = JSON.parse(embedded) as { timeline: TimelineDto; focusStep?: number };
+	showTimeline(page.timeline, page.focusStep);
+	// The first frame was marked by the page itself, before this script was loaded: report it.
+	const body = document.body.dataset;
+	const ms = Number(body['paintMs']);
+	const fromCommandMs = body['commandPaintMs'] !== undefined ? Number(body['commandPaintMs']) : undefined;
+	if (ms > 0) {
+		api.postMessage({ type: 'painted', ms, entries: page.timeline.entries.length, rows: Number(body['paintRows'] ?? 0), ...(fromCommandMs !== undefined ? { fromCommandMs } : {}) });
+	}
+}

@@ -2,9 +2,11 @@
 // The Replay view as a person meets it: a real workspace with a 500-step agent session (captured by
 // the hooks' own recorder: real files, real git in Baton's store), opened with `Baton: Replay
 // Session`; the list stays virtual and fluid while it scrolls; arrows move between steps and show
-// each step's files and where they stand now; Enter opens VS Code's diff editor. Screenshots go to
-// artifacts/ui/replay/; the first-paint time (from the command, and from the page's start) is printed,
-// the first as a BATON-MEASURE line for `npm run bench`'s editor section.
+// each step's files and where they stand now; Enter opens VS Code's diff editor. Screenshots (dark, then
+// light) go to artifacts/ui/replay/. The first paint — the frame that shows the page's own rows, before
+// its script — is timed from the command and from the page's start, cold and on later openings, beside
+// an empty webview opened the same way (test/ui/emptyWebview, the baseline: VS Code's own part), as
+// BATON-MEASURE lines for `npm run bench`'s editor section.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -38,7 +40,10 @@ if (recorded.steps.filter((s) => s.actor === 'agent').length !== steps) {
 	throw new Error(`expected ${steps} agent steps, found ${recorded.steps.length}`);
 }
 
-const s = await launch({ extensionFolders: [root], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 } });
+const emptyWebview = path.join(root, 'test', 'ui', 'emptyWebview');
+/** Both first webviews (the Replay's, the baseline's) are opened this long after the workbench shows Baton's status. */
+const settleMs = 3000;
+const s = await launch({ extensionFolders: [root, emptyWebview], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 } });
 checks.session = s;
 const rowsInDom = (frame) => frame.evaluate(() => document.querySelectorAll('.rows .row').length);
 /** Every row in the DOM sits on its own line: none overlaps another. */
@@ -46,37 +51,63 @@ const rowsLaidOut = async (frame) => {
 	const tops = await frame.evaluate(() => [...document.querySelectorAll('.rows .row')].map((r) => Math.round(r.getBoundingClientRect().top)));
 	if (new Set(tops).size !== tops.length) throw new Error(`rows overlap: ${tops.length} rows on ${new Set(tops).size} lines`);
 };
+/** The page's marks: its first frame after the command and after the page started, and how many rows it showed. */
+const paintMarks = async (frame) =>
+	frame.evaluate(() => ({ command: Number(document.body.dataset.commandPaintMs), page: Number(document.body.dataset.paintMs), rows: Number(document.body.dataset.paintRows ?? -1), read: Number(document.body.dataset.readMs ?? -1) }));
+/** `Baton: Replay Session` on the fixture's session; resolves to the page once its script has taken over, and its marks. */
+const openReplay = async (sess) => {
+	await sess.runCommand('Baton: Replay Session');
+	await sess.quickPickSelect('Module handlers');
+	const frame = await sess.webview('body[data-rendered="replay"][data-command-paint-ms]', { timeout: 30_000 });
+	const marks = await paintMarks(frame);
+	// The first frame is the page's own HTML: it must already hold the rows, never an empty shell.
+	if (!(marks.rows >= 15)) throw new Error(`the first frame showed ${marks.rows} rows`);
+	if (!(marks.page > 0)) throw new Error('no first-paint time');
+	if (!(marks.command >= marks.page - 50)) throw new Error(`first paint ${marks.command} ms after the command cannot be earlier than ${marks.page} ms after the page started`);
+	return { frame, marks };
+};
+/** The baseline: an empty webview panel (test/ui/emptyWebview), timed the same way. */
+const openEmptyWebview = async (sess) => {
+	await sess.runCommand('Baton Test: Open Empty Webview');
+	const frame = await sess.webview('body[data-view="empty"][data-command-paint-ms]', { timeout: 30_000 });
+	return paintMarks(frame);
+};
 try {
 	await check('Baton: Replay Session opens the session’s 500 steps as a virtual list', async () => {
 		await s.statusBarItem('Module handlers · active').waitFor({ timeout: 30_000 });
-		await s.runCommand('Baton: Replay Session');
-		await s.quickPickSelect('Module handlers');
-		const frame = await s.webview('body[data-rendered="replay"]', { timeout: 30_000 });
+		// The workbench's first webview, a few seconds after start-up (as in the light workbench's baseline below).
+		await s.page.waitForTimeout(settleMs);
+		const { frame, marks } = await openReplay(s);
 		await frame.getByText(`${total} steps`, { exact: false }).first().waitFor({ timeout: 10_000 });
 		const rows = await rowsInDom(frame);
 		if (rows === 0 || rows > 80) throw new Error(`${rows} rows in the DOM: the list is not virtual`);
-		const paintMs = Number(await frame.evaluate(() => document.body.dataset.paintMs));
-		// From the command (once it has its session) to the rows on screen: the extension's clock written
-		// into the page, read against the same machine's clock at the paint.
-		await frame.waitForSelector('body[data-command-paint-ms]', { timeout: 10_000 });
-		const commandPaintMs = Number(await frame.evaluate(() => document.body.dataset.commandPaintMs));
-		console.log(`    first paint ${commandPaintMs} ms after the command, ${paintMs} ms after the page started (${recorded.entries.length} entries, ${rows} rows in the DOM)`);
-		if (!(paintMs > 0)) throw new Error('no first-paint time');
-		if (!(commandPaintMs >= paintMs - 50)) throw new Error(`first paint ${commandPaintMs} ms after the command cannot be earlier than ${paintMs} ms after the page started`);
-		console.log(`BATON-MEASURE replayPaintMs=${commandPaintMs}`);
+		// From the command (once it has its session) to the first frame with rows: the extension's clock
+		// written into the page, read against the same machine's clock just after that frame.
+		console.log(
+			`    first paint ${marks.command} ms after the command (timeline read in ${marks.read} ms meanwhile), ${marks.page} ms after the page started (${recorded.entries.length} entries, ${marks.rows} rows in the first frame, ${rows} in the DOM now)`,
+		);
+		console.log(`BATON-MEASURE replayPaintMs=${marks.command}`);
 		await rowsLaidOut(frame);
 		await frame.getByText('Turn 1').first().waitFor();
 		await s.screenshot('01-replay-opened');
-		// Opened again, in a workbench whose webview machinery is now warm: the same clock.
+		// Opened again in the warm workbench, alternating with the baseline: an empty webview opened the same way.
+		for (let round = 0; round < 3; round++) {
+			const order = round % 2 === 0 ? ['empty', 'replay'] : ['replay', 'empty'];
+			for (const what of order) {
+				await s.runCommand('View: Close All Editors');
+				if (what === 'empty') {
+					const empty = await openEmptyWebview(s);
+					console.log(`    empty webview (baseline): first paint ${empty.command} ms after the command, ${empty.page} ms after the page started`);
+					console.log(`BATON-MEASURE webviewBaselineReopenMs=${empty.command}`);
+				} else {
+					const again = await openReplay(s);
+					console.log(`    opened again: first paint ${again.marks.command} ms after the command (read ${again.marks.read} ms), ${again.marks.page} ms after the page started`);
+					console.log(`BATON-MEASURE replayReopenPaintMs=${again.marks.command}`);
+				}
+			}
+		}
 		await s.runCommand('View: Close All Editors');
-		await s.runCommand('Baton: Replay Session');
-		await s.quickPickSelect('Module handlers');
-		const again = await s.webview('body[data-rendered="replay"][data-command-paint-ms]', { timeout: 30_000 });
-		const reopenMs = Number(await again.evaluate(() => document.body.dataset.commandPaintMs));
-		const reopenPageMs = Number(await again.evaluate(() => document.body.dataset.paintMs));
-		console.log(`    opened again: first paint ${reopenMs} ms after the command, ${reopenPageMs} ms after the page started`);
-		if (!(reopenMs > 0)) throw new Error('no first-paint time for the second opening');
-		console.log(`BATON-MEASURE replayReopenPaintMs=${reopenMs}`);
+		await openReplay(s);
 	});
 
 	await check('arrows move between steps and show the step’s files and where they stand now', async () => {
@@ -137,6 +168,32 @@ try {
 	});
 } finally {
 	await s.close();
+}
+
+// A second, fresh workbench in the light theme: here the empty webview is the first one opened (the
+// cold baseline beside the first opening above), then the Replay, painted in the light theme.
+try {
+	const light = await launch({ extensionFolders: [root, emptyWebview], workspace, theme: 'light', artifactsDir, viewport: { width: 1400, height: 900 } });
+	checks.session = light;
+	try {
+		await check('in a fresh light workbench: an empty webview first (the baseline), then the Replay painted in the theme', async () => {
+			await light.statusBarItem('Module handlers · active').waitFor({ timeout: 30_000 });
+			await light.page.waitForTimeout(settleMs);
+			const empty = await openEmptyWebview(light);
+			console.log(`    empty webview, first of the workbench (baseline): first paint ${empty.command} ms after the command, ${empty.page} ms after the page started`);
+			console.log(`BATON-MEASURE webviewBaselinePaintMs=${empty.command}`);
+			await light.runCommand('View: Close All Editors');
+			const { frame, marks } = await openReplay(light);
+			console.log(`    then the Replay: first paint ${marks.command} ms after the command (read ${marks.read} ms), ${marks.page} ms after the page started`);
+			console.log(`BATON-MEASURE replayReopenPaintMs=${marks.command}`);
+			await frame.getByText('Turn 1').first().waitFor();
+			await rowsLaidOut(frame);
+			await light.screenshot('05-replay-light');
+		});
+	} finally {
+		await light.close();
+	}
+} finally {
 	fs.rmSync(workspace, { recursive: true, force: true });
 }
 checks.finish();

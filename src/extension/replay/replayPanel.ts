@@ -3,6 +3,10 @@
  * and human steps, checkpoints and approvals on one axis. Selecting a step shows its files, where they
  * stand now and the transcript around it; Enter or a file opens the diff editor; `Revert This Step`
  * undoes it after a confirmation. Messages from the page are checked: it is an untrusted page.
+ *
+ * First paint: the panel is created as the command runs, so VS Code builds the webview while the
+ * timeline is read; the page then arrives with its first screen of rows and the timeline written into
+ * it (replayPage.ts), shown without waiting for its script.
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -10,12 +14,14 @@ import { timelineGet, timelineRevert, timelineStep, type StepDetailDto, type Tim
 import type { BatonWorkspace } from '../batonWorkspace';
 import { command, pickSession, sessionIdOf } from '../commands/commandSupport';
 import { CommandIds } from '../ids';
+import { escapeHtml, replayPageHtml } from './replayPage';
 import { openStepDiff } from './timelineDocuments';
 
 export const replayCommandId = CommandIds.replaySession;
 export const replayViewType = 'baton.replay';
 
-type FromPage = { type: 'ready' } | { type: 'select'; id: string } | { type: 'openDiff'; id: string; path?: string } | { type: 'revert'; id: string } | { type: 'painted'; ms: number; entries: number; fromCommandMs?: number };
+type Paint = { ms: number; entries: number; rows: number; fromCommandMs?: number };
+type FromPage = { type: 'select'; id: string } | { type: 'openDiff'; id: string; path?: string } | { type: 'revert'; id: string } | ({ type: 'painted' } & Paint);
 
 function parseMessage(value: unknown): FromPage | null {
 	if (!value || typeof value !== 'object') {
@@ -24,8 +30,6 @@ function parseMessage(value: unknown): FromPage | null {
 	const m = value as Record<string, unknown>;
 	const id = typeof m['id'] === 'string' && /^evt_[0-9A-Za-z_]{1,80}$/.test(m['id']) ? m['id'] : null;
 	switch (m['type']) {
-		case 'ready':
-			return { type: 'ready' };
 		case 'select':
 		case 'revert':
 			return id ? { type: m['type'], id } : null;
@@ -33,7 +37,13 @@ function parseMessage(value: unknown): FromPage | null {
 			return id ? { type: 'openDiff', id, ...(typeof m['path'] === 'string' ? { path: m['path'] } : {}) } : null;
 		case 'painted':
 			return typeof m['ms'] === 'number' && typeof m['entries'] === 'number'
-				? { type: 'painted', ms: m['ms'], entries: m['entries'], ...(typeof m['fromCommandMs'] === 'number' && m['fromCommandMs'] >= 0 ? { fromCommandMs: m['fromCommandMs'] } : {}) }
+				? {
+						type: 'painted',
+						ms: m['ms'],
+						entries: m['entries'],
+						rows: typeof m['rows'] === 'number' ? m['rows'] : 0,
+						...(typeof m['fromCommandMs'] === 'number' && m['fromCommandMs'] >= 0 ? { fromCommandMs: m['fromCommandMs'] } : {}),
+					}
 				: null;
 		default:
 			return null;
@@ -42,16 +52,13 @@ function parseMessage(value: unknown): FromPage | null {
 
 export class ReplayPanel implements vscode.Disposable {
 	private panel: vscode.WebviewPanel | undefined;
-	private sessionId: string | undefined;
-	private focusStep: number | undefined;
+	/** The timeline the page shows. */
 	private timeline: TimelineDto | undefined;
-	/** The timeline asked for when the command ran, while the page loads: the page's `ready` then waits less. */
-	private prefetch: Promise<TimelineDto> | undefined;
-	/** Date.now() when the command had its session: the page reports its first paint against it. */
-	private commandStartedAt = 0;
+	/** Counts the command's runs: a slower read of an earlier run must not replace a later one's page. */
+	private generation = 0;
 	private readonly details = new Map<string, StepDetailDto>();
-	/** The page's last first-paint time (ms after the page loaded, and after the command), for tests and the benchmark. */
-	lastPaint: { ms: number; entries: number; fromCommandMs?: number } | undefined;
+	/** The page's last first paint (ms after the page loaded and after the command; rows on screen), for the log and the benchmark. */
+	lastPaint: Paint | undefined;
 
 	constructor(
 		private readonly extensionUri: vscode.Uri,
@@ -59,41 +66,61 @@ export class ReplayPanel implements vscode.Disposable {
 	) {}
 
 	async show(sessionId?: string, focusStep?: number, startedAt = Date.now()): Promise<void> {
-		this.sessionId = sessionId;
-		this.focusStep = focusStep;
-		this.commandStartedAt = startedAt;
-		this.details.clear();
-		this.lastPaint = undefined;
-		this.prefetch = this.fetchTimeline();
-		// Read on `ready`; a page that never gets there must not leave an unhandled rejection behind.
-		this.prefetch.catch(() => undefined);
-		if (this.panel) {
-			this.panel.reveal();
-			this.panel.webview.html = this.html(this.panel.webview);
+		const generation = ++this.generation;
+		// The read starts first; the panel is created meanwhile (VS Code's part of the wait) and filled once it is in.
+		const readStarted = Date.now();
+		const reading = this.workspace.request(timelineGet, sessionId ? { sessionId } : {});
+		reading.catch(() => undefined);
+		const shown = this.panel ? this.timeline : undefined;
+		const panel = this.panel ?? this.createPanel();
+		panel.reveal();
+		let timeline: TimelineDto;
+		try {
+			timeline = await reading;
+		} catch (error) {
+			if (generation === this.generation) {
+				this.timeline = undefined;
+				panel.webview.html = this.errorHtml((error as Error).message);
+			}
 			return;
 		}
+		if (generation !== this.generation || this.panel !== panel) {
+			return;
+		}
+		this.timeline = timeline;
+		this.details.clear();
+		if (shown?.session === timeline.session) {
+			// The page is open on this session: its timeline as it is now, without reloading it (the selection stays).
+			void panel.webview.postMessage({ type: 'timeline', data: timeline, ...(focusStep !== undefined ? { focusStep } : {}) });
+			return;
+		}
+		this.lastPaint = undefined;
+		const nonce = randomBytes(16).toString('base64');
+		const script = panel.webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview', 'replay.js')).toString();
+		panel.webview.html = replayPageHtml({ nonce, cspSource: panel.webview.cspSource, scriptUri: script, commandStartedAt: startedAt, readMs: Date.now() - readStarted, timeline, ...(focusStep !== undefined ? { focusStep } : {}) });
+	}
+
+	/** An empty panel at once: VS Code builds its webview while the timeline is read. */
+	private createPanel(): vscode.WebviewPanel {
 		const panel = vscode.window.createWebviewPanel(replayViewType, 'Baton: Replay', vscode.ViewColumn.Active, {
 			enableScripts: true,
 			localResourceRoots: [vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview')],
 		});
 		this.panel = panel;
-		panel.onDidDispose(() => (this.panel = undefined));
+		panel.onDidDispose(() => {
+			if (this.panel === panel) {
+				this.panel = undefined;
+				this.timeline = undefined;
+			}
+		});
 		panel.webview.onDidReceiveMessage((raw: unknown) => void this.onMessage(parseMessage(raw)));
-		panel.webview.html = this.html(panel.webview);
+		return panel;
 	}
 
 	private async onMessage(message: FromPage | null): Promise<void> {
 		const post = (m: unknown) => void this.panel?.webview.postMessage(m);
 		try {
 			switch (message?.type) {
-				case 'ready': {
-					// The prefetch once (a reloaded page asks again and gets the timeline as it is now).
-					const pending = this.prefetch ?? this.fetchTimeline();
-					this.prefetch = undefined;
-					this.timeline = await pending;
-					post({ type: 'timeline', data: this.timeline, ...(this.focusStep !== undefined ? { focusStep: this.focusStep } : {}) });
-					return;
-				}
 				case 'select':
 					post({ type: 'step', detail: await this.detail(message.id) });
 					return;
@@ -109,9 +136,9 @@ export class ReplayPanel implements vscode.Disposable {
 					await this.revert(message.id);
 					return;
 				case 'painted':
-					this.lastPaint = { ms: message.ms, entries: message.entries, ...(message.fromCommandMs !== undefined ? { fromCommandMs: message.fromCommandMs } : {}) };
+					this.lastPaint = { ms: message.ms, entries: message.entries, rows: message.rows, ...(message.fromCommandMs !== undefined ? { fromCommandMs: message.fromCommandMs } : {}) };
 					this.workspace.log.info(
-						`Replay: ${message.entries} entries painted ${message.fromCommandMs !== undefined ? `${message.fromCommandMs.toFixed(0)} ms after the command, ` : ''}${message.ms.toFixed(0)} ms after the page loaded`,
+						`Replay: ${message.entries} entries, first ${message.rows} rows painted ${message.fromCommandMs !== undefined ? `${message.fromCommandMs.toFixed(0)} ms after the command, ` : ''}${message.ms.toFixed(0)} ms after the page loaded`,
 					);
 					return;
 				default:
@@ -120,10 +147,6 @@ export class ReplayPanel implements vscode.Disposable {
 		} catch (error) {
 			post({ type: 'error', message: (error as Error).message });
 		}
-	}
-
-	private fetchTimeline(): Promise<TimelineDto> {
-		return this.workspace.request(timelineGet, this.sessionId ? { sessionId: this.sessionId } : {});
 	}
 
 	private async detail(id: string): Promise<StepDetailDto> {
@@ -154,23 +177,10 @@ export class ReplayPanel implements vscode.Disposable {
 		void this.panel?.webview.postMessage({ type: 'step', detail: await this.detail(id) });
 	}
 
-	private html(webview: vscode.Webview): string {
-		const nonce = randomBytes(16).toString('base64');
-		const script = webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview', 'replay.js'));
-		const csp = [`default-src 'none'`, `style-src ${webview.cspSource} 'nonce-${nonce}'`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
+	private errorHtml(message: string): string {
 		return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>Baton: Replay</title>
-</head>
-<body data-view="replay" data-command-started="${this.commandStartedAt}">
-<main id="root"><p role="status">Loading the replay…</p></main>
-<script type="module" nonce="${nonce}" src="${script.toString()}"></script>
-</body>
-</html>`;
+<html lang="en"><head><meta charset="UTF-8"><meta http-equiv="Content-Security-Policy" content="default-src 'none'"><title>Baton: Replay</title></head>
+<body><p>The replay could not be read: ${escapeHtml(message)}</p></body></html>`;
 	}
 
 	dispose(): void {

@@ -1,4 +1,9 @@
-/** The Replay view's stylesheet (injected with the page's nonce; the CSP allows nothing inline). */
+import { replayRowHeight } from './replayRows';
+
+/**
+ * The Replay view's stylesheet: written by the extension into the page's head under the page's nonce
+ * (the CSP allows no other inline style), so the first screen of rows is styled before any script runs.
+ */
 export const replayCss = `
 html, body { height: 100%; margin: 0; padding: 0; }
 body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); }
@@ -10,6 +15,7 @@ header .hint { color: var(--vscode-descriptionForeground); }
 .rows:focus-visible { outline: 1px solid var(--vscode-focusBorder); outline-offset: -1px; }
 .spacer { position: relative; width: 100%; }
 .row { position: absolute; left: 0; right: 0; box-sizing: border-box; display: flex; align-items: center; gap: 8px; padding: 0 10px; white-space: nowrap; overflow: hidden; border-left: 3px solid transparent; }
+.first-screen .row { position: relative; height: ${replayRowHeight}px; }
 .row .marker { width: 1.2em; text-align: center; color: var(--vscode-descriptionForeground); }
 .row .label { font-weight: 600; min-width: 7em; }
 .row .text { flex: 1; overflow: hidden; text-overflow: ellipsis; }

@@ -53,7 +53,7 @@ function daemonEndpointsUnder(dir: string, depth = 3): string[] {
 	const endpoint = path.join(dir, '.baton', 'daemon.json');
 	if (fs.existsSync(endpoint)) found.push(endpoint);
 	if (depth === 0) return found;
-	let entries: fs.Dirent[] = [];
+	let entries: fs.Dirent[];
 	try {
 		entries = fs.readdirSync(dir, { withFileTypes: true });
 	} catch {

@@ -49,6 +49,7 @@ async function main(): Promise<void> {
 						wire.filter((e) => added.has(e.id)).map((e) => ({ ...e, source: 'origin', receivedAt: e.at })),
 						machineIdentity(dir).id,
 						engine.store,
+						{ mergedAfter: merged.before },
 					);
 					const c2 = process.cpuUsage();
 					phases.project = (c2.user + c2.system - c1.user - c1.system) / 1000;

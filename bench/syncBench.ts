@@ -203,6 +203,7 @@ async function rebuildRow(root: string, events: number, rounds: number): Promise
 							wire.filter((e) => added.has(e.id)).map((e) => ({ ...e, source: 'origin', receivedAt: e.at })),
 							machineIdentity(dir).id,
 							engine.store,
+							{ mergedAfter: merged.before },
 						);
 					}),
 				),

@@ -4,8 +4,8 @@
  * events in id order, so two machines holding the same events hold the same state whatever order the
  * events arrived in. Runs inside the pull's write, right after the merge.
  */
-import { and, eq, inArray, max, not } from 'drizzle-orm';
-import { inJsonList } from '../shared/sqlJsonList';
+import { and, eq, inArray, max, not, sql } from 'drizzle-orm';
+import { inJsonList, jsonList } from '../shared/sqlJsonList';
 import type { BatonDb, JournalStore } from '../storage/journalStore';
 import { insertRows } from './rawInsert';
 import type { CheckpointAnnotation, CheckpointMetrics, FileStats, HandoffData, SessionScope } from '../storage/jsonShapes';
@@ -24,6 +24,13 @@ export interface ProjectionResult {
 	unknownKinds: string[];
 }
 
+export interface ProjectionOptions {
+	/** The merge's `before`: every row above this rowid is one of the new events (see eventsBySubject). */
+	mergedAfter?: number;
+	/** Copy handoff rows from their events inside SQLite where the body is the row as it stands (false: build each in JavaScript; the tests compare both). */
+	copyHandoffs?: boolean;
+}
+
 const statusOf: Record<string, 'active' | 'suspended' | 'ended' | 'orphaned'> = { resumed: 'active', suspended: 'suspended', ended: 'ended', orphaned: 'orphaned' };
 /** The kinds a session's or checkpoint's state is derived from (all `eventsBySubject` needs to read). */
 const subjectKinds = ['session.started', 'session.status', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided'];
@@ -35,7 +42,8 @@ const derived = new Set<string>(['session.started', 'session.status', 'handoff.w
  * of that session's status); everything else follows the events. Reads and inserts go in batches:
  * every statement is prepared anew, so a pull of thousands of events must not cost one per row.
  */
-export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ownMachine: string, store: JournalStore): ProjectionResult {
+export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ownMachine: string, store: JournalStore, options: ProjectionOptions = {}): ProjectionResult {
+	const { mergedAfter, copyHandoffs = true } = options;
 	const result: ProjectionResult = { sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, records: { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 }, unknownKinds: [] };
 	const sessionSubjects = new Set<string>();
 	const consumedSubjects = new Set<string>();
@@ -54,7 +62,7 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 		}
 	}
 	result.unknownKinds = [...unknown].sort();
-	const events = eventsBySubject(db, [...new Set([...sessionSubjects, ...consumedSubjects, ...checkpointSubjects])], newEvents);
+	const events = eventsBySubject(db, [...new Set([...sessionSubjects, ...consumedSubjects, ...checkpointSubjects])], newEvents, mergedAfter);
 	const sessionRows = new Map(
 		db
 			.select()
@@ -77,6 +85,7 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 	// asking the table first cost one query per session (a scan of the new rows after it, too).
 	const newIds = new Set<string>();
 	const newHandoffs: (typeof handoffs.$inferInsert)[] = [];
+	const copiedHandoffs: string[] = [];
 	const starts = [...sessionSubjects].map((id) => (events.get(id) ?? []).find((e) => e.kind === 'session.started')).filter((e): e is SharedEvent => e !== undefined);
 	starts.sort((a, b) => (a.id < b.id ? -1 : 1));
 	for (const start of starts) {
@@ -84,7 +93,11 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 		const own = events.get(id) ?? [];
 		const handoff = own.find((e) => e.kind === 'handoff.written');
 		if (handoff && !handoffIds.has(id) && (sessionRows.has(id) || start.machine !== ownMachine)) {
-			newHandoffs.push({ sessionId: id, data: handoffData(handoff.body as Partial<HandoffData>), createdAt: handoff.at });
+			if (copyHandoffs && isHandoffRow(handoff.body)) {
+				copiedHandoffs.push(handoff.id);
+			} else {
+				newHandoffs.push({ sessionId: id, data: handoffData(handoff.body as Partial<HandoffData>), createdAt: handoff.at });
+			}
 			handoffIds.add(id);
 		}
 		if (start.machine === ownMachine) {
@@ -136,6 +149,10 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 		sessionRows.set(s.id, s as Session);
 	}
 	insertRows(store, handoffs, newHandoffs);
+	if (copiedHandoffs.length > 0) {
+		// Copied inside SQLite from the stored event: no body serialised, bound or journalled twice.
+		store.execCaptured(copyHandoffsSql, [JSON.stringify(copiedHandoffs)]);
+	}
 	for (const subject of consumedSubjects) {
 		if (deriveConsumption(db, subject, events.get(subject) ?? [], sessionRows, known)) {
 			result.sessions.updated++;
@@ -153,24 +170,50 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 	return result;
 }
 
+const handoffKeys = Object.keys(handoffData({}));
+/**
+ * A `handoff.written` body that has the handoff's own keys first, in their order, is its handoff row
+ * as it stands: `handoffData` of it serialises to the same text as the body, and the stored body is
+ * that text (JSON columns hold JSON.stringify's output), so SQLite can copy it (`copyHandoffs`).
+ */
+function isHandoffRow(body: Record<string, unknown>): boolean {
+	const keys = Object.keys(body);
+	return !Array.isArray(body) && handoffKeys.every((k, i) => keys[i] === k);
+}
+const copyHandoffsSql = `INSERT INTO handoffs (session_id, handoff_json, created_at) SELECT subject, body_json, at FROM shared_events WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`;
+
 /**
  * Every event of the given subjects that their state derives from, grouped by subject, each group in
- * id order. The new events are at hand already: only the older ones are read in full (ids first,
- * through the kind-and-subject index, so the cost follows the subjects, not the table's size).
+ * id order. The new events are at hand already: only the older ones are read in full (ids first).
+ *
+ * `mergedAfter` (the merge's `before`): every row above that rowid is one of `newEvents`, so the
+ * older events are among the rows at or below it. When those rows are fewer than the index probes
+ * for the subjects would be (a first pull into a young workspace), they are scanned; otherwise the
+ * kind-and-subject index is probed, so the cost follows the smaller of the table and the pull.
+ * Without it, the new events are named to SQLite to be left out.
  */
-function eventsBySubject(db: BatonDb, subjects: readonly string[], newEvents: readonly SharedEvent[]): Map<string, SharedEvent[]> {
+function eventsBySubject(db: BatonDb, subjects: readonly string[], newEvents: readonly SharedEvent[], mergedAfter?: number): Map<string, SharedEvent[]> {
 	const byId = new Map(newEvents.filter((e) => subjectKinds.includes(e.kind)).map((e) => [e.id, e]));
 	if (subjects.length === 0) {
 		return new Map();
 	}
-	// The new events are in the table already (the merge ran first): SQLite leaves them out, so a
-	// pull of 10,000 new events does not read 10,000 ids back into JavaScript only to drop them.
-	const older = db
-		.select({ id: sharedEvents.id })
-		.from(sharedEvents)
-		.where(and(inArray(sharedEvents.kind, subjectKinds), inJsonList(sharedEvents.subject, subjects), not(inJsonList(sharedEvents.id, [...byId.keys()]))))
-		.all()
-		.map((r) => r.id);
+	const kinds = sql.raw(subjectKinds.map((k) => `'${k}'`).join(', '));
+	const older =
+		mergedAfter === undefined
+			? db
+					.select({ id: sharedEvents.id })
+					.from(sharedEvents)
+					.where(and(inArray(sharedEvents.kind, subjectKinds), inJsonList(sharedEvents.subject, subjects), not(inJsonList(sharedEvents.id, [...byId.keys()]))))
+					.all()
+					.map((r) => r.id)
+			: db
+					.all<{ id: string }>(
+						mergedAfter <= subjects.length * subjectKinds.length
+							? sql`SELECT id FROM shared_events WHERE rowid <= ${mergedAfter} AND +kind IN (${kinds}) AND +subject IN (SELECT value FROM json_each(${jsonList(subjects)}))`
+							: sql`SELECT id FROM shared_events WHERE kind IN (${kinds}) AND subject IN (SELECT value FROM json_each(${jsonList(subjects)})) AND rowid <= ${mergedAfter}`,
+					)
+					.map((r) => r.id)
+					.filter((id) => !byId.has(id));
 	if (older.length > 0) {
 		for (const e of db.select().from(sharedEvents).where(inJsonList(sharedEvents.id, older)).all()) {
 			byId.set(e.id, e);
@@ -196,7 +239,9 @@ function derivedStatus(events: readonly SharedEvent[]): { status: Session['statu
 	if (!last) {
 		return null;
 	}
-	const status = statusOf[str(last.body['status']) ?? ''] ?? 'active';
+	const named = str(last.body['status']) ?? '';
+	// Own keys only: a status named like an Object member (`constructor`) is none this version knows.
+	const status = Object.hasOwn(statusOf, named) ? (statusOf[named] ?? 'active') : 'active';
 	const at = str(last.body['at']) ?? last.at;
 	return { status, at, endedAt: status === 'ended' ? at : null, endNote: status === 'ended' ? str(last.body['reason']) : null };
 }

@@ -294,7 +294,7 @@ export class SyncService {
 			const added = new Set(merged.added);
 			const receivedAt = isoTime(nowMs);
 			incoming.push(...wire.filter((e) => added.has(e.id)).map((e) => ({ ...e, sessionId: e.sessionId ?? null, machineName: e.machineName ?? null, author: e.author ?? null, source: name, receivedAt })));
-			const projected = projectEvents(db, incoming, own, this.ctx.store);
+			const projected = projectEvents(db, incoming, own, this.ctx.store, { mergedAfter: merged.before });
 			return { merged, projected };
 		});
 		for (const kind of result.projected.unknownKinds) {

@@ -133,7 +133,7 @@ async function workingOrigins(service: ProvenanceService, file: string, abs: str
 		return [];
 	}
 	const steps = await service.steps();
-	const tracked = await trackFile(file, steps, new ShadowBlobs(shadowRun(service.shadow)));
+	const tracked = await trackFile(file, steps, new ShadowBlobs(shadowRun(service.shadow), service.keptBlobs));
 	if (tracked === undefined) {
 		return current.map(() => unknownOrigin);
 	}

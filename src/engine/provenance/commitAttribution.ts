@@ -13,11 +13,13 @@
  * capture's latest state may be newer than the content being replayed. Whatever is left is `human`
  * when the capture knew the file (a person changed it after the agent's step), else `unknown`.
  */
+import path from 'node:path';
+import { workTreeBlob } from './keptBlobs';
 import { matchLines } from './lineDiff';
 import { humanOrigin, originsByLine, sameOrigin, toRanges, unknownOrigin, type CommitAttribution, type FileAttribution, type LineOrigin, type RewriteHow } from './attributionRecords';
 import type { CommitPatch } from './commitDiff';
 import { catBatch, textLines, type RepoGit } from './repoGit';
-import { stepSpecs, trackFile, type CapturedStep, type ShadowBlobs } from './stepHistory';
+import { stepSpecs, trackFile, type CapturedStep, type ShadowBlobs, type TrackedFile } from './stepHistory';
 
 export interface AttributionInputs {
 	git: RepoGit;
@@ -48,16 +50,22 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitPat
 	}
 	const cutoffMs = (info.committerTime + 1) * 1000;
 	const steps = inputs.steps.filter((s) => s.startedAtMs < cutoffMs);
-	// Every captured version of every file, and the commit's own versions, in one read of the shadow
-	// store: the capture stored the same content under the same blob id, so an agent's commit is
-	// usually found there whole. Only what it lacks is read from the repository. A 100-file commit
-	// costs one or two git processes, not 100, and they run while the patch id is computed.
+	// The commit's own versions first from the working tree, where they usually still are right after
+	// the commit (each checked against its blob id, so never a wrong version). Then every captured
+	// version of every file, and the commit's versions still missing, in one read of the shadow store:
+	// the capture stored the same content under the same blob id, and the versions earlier commits'
+	// attributions read are kept. Only what is in neither is read from the repository. A 100-file
+	// commit costs at most two git processes here, not 100, and usually none.
 	const wanted = new Set(files.map((f) => f.path));
-	const [, patchIds] = await Promise.all([
-		inputs.blobs.prefetch([...steps.flatMap((s) => [...s.paths].filter((p) => wanted.has(p)).flatMap((p) => Object.values(stepSpecs(s, p)).filter((v): v is string => v !== null))), ...files.flatMap((f) => (f.blob ? [f.blob] : []))]),
-		patchIdOf,
-	]);
-	const patchId = patchIds.get(info.commit) ?? null;
+	for (const f of files) {
+		if (f.blob && !inputs.blobs.has(f.blob)) {
+			const lines = workTreeBlob(path.join(git.workspaceRoot, f.path), f.blob);
+			if (lines !== undefined) {
+				inputs.blobs.put(f.blob, lines);
+			}
+		}
+	}
+	await inputs.blobs.prefetch([...steps.flatMap((s) => [...s.paths].filter((p) => wanted.has(p)).flatMap((p) => Object.values(stepSpecs(s, p)).filter((v): v is string => v !== null))), ...files.flatMap((f) => (f.blob ? [f.blob] : []))]);
 	const notInShadow = files.filter((f) => !f.blob || !inputs.blobs.spec(f.blob));
 	const fromRepo = await catBatch(
 		git.run,
@@ -76,6 +84,13 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitPat
 			contents.set(f.repoPath, { oid: f.blob, lines });
 		}
 	}
+	// The capture's state of every file, matched while git computes the patch id (it is needed only
+	// once the lines are placed in order of evidence, below).
+	const trackedByPath = new Map<string, TrackedFile | null | undefined>();
+	for (const f of files) {
+		trackedByPath.set(f.path, await trackFile(f.path, steps, inputs.blobs));
+	}
+	const patchId = (await patchIdOf).get(info.commit) ?? null;
 	// Which attributed commits hold each of this commit's files, found in one pass (not one per file).
 	const attributedByPath = new Map<string, string[]>();
 	for (const a of inputs.attributions.values()) {
@@ -138,7 +153,7 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitPat
 				used.content.add(c);
 			}
 		}
-		const tracked = await trackFile(file.path, steps, inputs.blobs);
+		const tracked = trackedByPath.get(file.path);
 		if (tracked) {
 			const { bToA } = matchLines(tracked.lines, lines);
 			file.lines.forEach((line, k) => {

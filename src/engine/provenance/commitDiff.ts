@@ -3,7 +3,8 @@
  * gained (git's own diff against the first parent, the same one `git blame` uses), the blob id of
  * each changed file's new version, the commits' patch ids (stable across rebases and cherry-picks),
  * and their dates. Every commit asked about costs one `git log -p` for all of them and one
- * `git patch-id` for all of them: a process is the expensive part of a small commit's attribution.
+ * `git patch-id` for all of them, started together: a process is the expensive part of a small
+ * commit's attribution.
  */
 import { BatonError } from '../errors';
 import type { RepoGit } from './repoGit';
@@ -40,15 +41,18 @@ export async function readCommits(git: RepoGit, revs: readonly string[]): Promis
 	if (revs.length === 0) {
 		return { commits: [], patchIds: Promise.resolve(new Map()) };
 	}
+	// `commit <id>` on a line of its own is what patch-id reads to name the patch it follows. patch-id
+	// starts with the log and reads its output once it is complete: two processes side by side.
+	const log = git.run(['-c', 'log.showRoot=true', 'log', '--no-walk=unsorted', ...diffOptions, '--format=commit %H%n%x01%at %ct %P', '--end-of-options', ...revs]);
+	const patchIds = patchIdsOf(git, log);
 	let out: Buffer;
 	try {
-		// `commit <id>` on a line of its own is what patch-id reads to name the patch it follows.
-		out = await git.run(['-c', 'log.showRoot=true', 'log', '--no-walk=unsorted', ...diffOptions, '--format=commit %H%n%x01%at %ct %P', '--end-of-options', ...revs]);
+		out = await log;
 	} catch (error) {
 		throw await unknownRevision(git, revs, error as Error);
 	}
 	const commits = parseLog(out.toString('utf8'));
-	return { commits, patchIds: patchIdsOf(git, out) };
+	return { commits, patchIds };
 }
 
 function parseLog(text: string): CommitPatch[] {
@@ -106,10 +110,10 @@ function parseLog(text: string): CommitPatch[] {
 }
 
 /** `git log -p` output is what patch-id reads natively: one `<patch id> <commit>` line per commit with a diff. */
-async function patchIdsOf(git: RepoGit, log: Buffer): Promise<Map<string, string>> {
+async function patchIdsOf(git: RepoGit, log: Promise<Buffer>): Promise<Map<string, string>> {
 	const ids = new Map<string, string>();
 	try {
-		for (const line of (await git.text(['patch-id', '--stable'], log.toString('utf8'))).split('\n')) {
+		for (const line of (await git.textOf(['patch-id', '--stable'], log)).split('\n')) {
 			const [id, commit] = line.trim().split(' ');
 			if (id && commit && /^[0-9a-f]{40,64}$/.test(id)) {
 				ids.set(commit, id);

@@ -16,6 +16,7 @@ import { machineIdentity } from '../shared/machineIdentity';
 import { readAttributionsSince, readRewrites, type CommitAttribution, type ParsedAttributions } from './attributionRecords';
 import { attributeCommit } from './commitAttribution';
 import { readCommits } from './commitDiff';
+import { KeptBlobs } from './keptBlobs';
 import { RepoGit, shadowRun } from './repoGit';
 import { readStepsSince, type ParsedSteps } from './parsedSteps';
 import { ShadowBlobs, type CapturedStep } from './stepHistory';
@@ -97,6 +98,9 @@ export class ProvenanceService {
 		const version = await this.ctx.store.read(() => this.recordsVersion());
 		return `${await this.gitStateKey()}|${version}`;
 	}
+
+	/** Versions of files read for earlier attributions and blames (named by content, so never stale). */
+	readonly keptBlobs = new KeptBlobs();
 
 	/** Whole-file blames by workspace path, with the key they were made under (blameReader.ts). */
 	readonly blameCache = new Map<string, { key: string; value: unknown }>();
@@ -229,6 +233,10 @@ export class ProvenanceService {
 		if (commits.length === 0) {
 			return report;
 		}
+		// The hook's question (`HEAD`, one commit) starts git at once and reads the records while it
+		// runs; commit ids already known to be attributed are left out first when the records are at hand.
+		const early = steps && attributions ? undefined : readCommits(this.git, commits);
+		early?.catch(() => undefined);
 		steps ??= await this.steps();
 		attributions ??= await this.attributions();
 		const inputsKey = `${steps.length}:${attributions.size}`;
@@ -237,11 +245,11 @@ export class ProvenanceService {
 		if (asked.length === 0) {
 			return report;
 		}
-		const [{ prefix }, read, rewriting] = await Promise.all([this.git.layout(), readCommits(this.git, asked), options.newOnly ? this.headRewrite() : undefined]);
+		const [{ prefix }, read, rewriting] = await Promise.all([this.git.layout(), early ?? readCommits(this.git, asked), options.newOnly ? this.headRewrite() : undefined]);
 		// A rejected patch id read is reported where it is awaited; until then it must not count as unhandled.
 		read.patchIds.catch(() => undefined);
 		const infos = [...read.commits].sort((a, b) => a.committerTime - b.committerTime);
-		const blobs = new ShadowBlobs(shadowRun(this.shadow));
+		const blobs = new ShadowBlobs(shadowRun(this.shadow), this.keptBlobs);
 		for (const info of infos) {
 			if (skip(info.commit) || (options.newOnly && (info.authorTime !== info.committerTime || info.commit === rewriting))) {
 				continue;

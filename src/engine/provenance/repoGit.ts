@@ -33,6 +33,14 @@ export class RepoGit {
 
 	readonly run: GitRun = async (args, input) => (await runGit(['-c', 'core.quotePath=false', ...args], { cwd: this.workspaceRoot, env: this.env, ...(input !== undefined ? { input } : {}), timeoutMs: 120_000 })).stdout;
 
+	/**
+	 * A git call whose input is still being produced (another git call's output): git is started now,
+	 * so its start-up overlaps the producer's run instead of following it.
+	 */
+	async textOf(args: readonly string[], input: Promise<Buffer>): Promise<string> {
+		return (await runGit(['-c', 'core.quotePath=false', ...args], { cwd: this.workspaceRoot, env: this.env, input, timeoutMs: 120_000 })).stdout.toString('utf8');
+	}
+
 	/** A git call whose exit code is the answer (`merge-base --is-ancestor`): 0 and 1 are not failures. */
 	async status(args: readonly string[]): Promise<{ code: number }> {
 		const result = await runGit(args, { cwd: this.workspaceRoot, env: this.env, okCodes: [1], timeoutMs: 120_000 });

@@ -11,6 +11,7 @@ import type { BatonDb } from '../storage/journalStore';
 import { sessions, sharedEvents } from '../storage/schema';
 import { humanOrigin, unknownOrigin, type LineOrigin } from './attributionRecords';
 import { matchLines } from './lineDiff';
+import type { KeptBlobs } from './keptBlobs';
 import { catBatch, textLines, type GitRun } from './repoGit';
 
 export interface CapturedStep {
@@ -147,19 +148,53 @@ export function stepOrigin(step: CapturedStep): LineOrigin {
 	return { origin: 'agent', session: step.session, agent: step.agent, model: step.model, turn: step.turn, prompt: step.prompt, step: step.step, recovered: false };
 }
 
-/** Reads blobs of the shadow store's trees, each `tree:path` once. */
+/** Reads blobs of the shadow store's trees, each `tree:path` once (and, with `kept`, once across calls). */
 export class ShadowBlobs {
 	private readonly cache = new Map<string, string[] | null>();
 
-	constructor(private readonly run: GitRun) {}
+	constructor(
+		private readonly run: GitRun,
+		private readonly kept?: KeptBlobs,
+	) {}
 
 	async prefetch(specs: readonly string[]): Promise<void> {
-		const missing = [...new Set(specs)].filter((s) => !this.cache.has(s));
+		const missing: string[] = [];
+		for (const spec of new Set(specs)) {
+			if (this.cache.has(spec)) {
+				continue;
+			}
+			const kept = this.kept?.get(spec);
+			if (kept) {
+				this.cache.set(spec, kept);
+			} else {
+				missing.push(spec);
+			}
+		}
 		const results = await catBatch(this.run, missing);
 		missing.forEach((spec, i) => {
 			const found = results[i];
-			this.cache.set(spec, found ? textLines(found.content) : null);
+			this.put(spec, found ? textLines(found.content) : null);
 		});
+	}
+
+	/** A version read elsewhere (the working tree's copy of a blob, checked against its id). */
+	put(spec: string, lines: string[] | null): void {
+		this.cache.set(spec, lines);
+		if (lines) {
+			this.kept?.set(spec, lines);
+		}
+	}
+
+	/** Whether `spec` is known without a read (this call's or a kept one). */
+	has(spec: string): boolean {
+		if (this.cache.has(spec)) {
+			return true;
+		}
+		const kept = this.kept?.get(spec);
+		if (kept) {
+			this.cache.set(spec, kept);
+		}
+		return !!kept;
 	}
 
 	/** undefined: not read yet; null: absent or binary. `spec`: a blob id or `tree:path` (null: absent). */

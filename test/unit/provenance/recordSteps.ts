@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { ShadowRepo } from '../../../src/engine/checkpoints/shadowRepo';
+import { stepFiles } from '../../../src/engine/timeline/treeCapture';
 import type { Engine } from '../../../src/engine/engine';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
 import { appendSharedEvent } from '../../../src/engine/shared/sharedEvents';
@@ -25,7 +26,7 @@ export interface RecordedStep {
 	actor: 'agent' | 'human';
 	treeBefore: string;
 	treeAfter: string;
-	files: { path: string; change: 'added' | 'modified' | 'deleted'; additions: number; deletions: number }[];
+	files: { path: string; change: 'added' | 'modified' | 'deleted'; additions: number; deletions: number; blobBefore?: string; blobAfter?: string }[];
 }
 
 export class StepRecorder {
@@ -40,6 +41,8 @@ export class StepRecorder {
 		private readonly root: string,
 		/** The script's clock (ms): steps are stamped with it, as commits are. */
 		private readonly now: () => number,
+		/** Write steps as records made before blob ids were recorded (their files are read as `tree:path`). */
+		private readonly olderRecords = false,
 	) {
 		this.shadow = new ShadowRepo(root, batonDir(root));
 		this.index = path.join(this.shadow.gitDir, 'capture-test.index');
@@ -91,19 +94,10 @@ export class StepRecorder {
 		return { session, step, turn, actor, treeBefore, treeAfter, files };
 	}
 
+	/** The capture's own file list (blob ids included), or without blob ids as records written before they were recorded. */
 	private async changedFiles(before: string, after: string): Promise<RecordedStep['files']> {
-		const out = await this.shadow.gitText(['diff-tree', '-r', '--no-renames', '--numstat', '-z', before, after]);
-		const status = await this.shadow.gitText(['diff-tree', '-r', '--no-renames', '--name-status', '-z', before, after]);
-		const changes = new Map<string, 'added' | 'modified' | 'deleted'>();
-		const parts = status.split('\0').filter(Boolean);
-		for (let i = 0; i + 1 < parts.length; i += 2) {
-			changes.set(parts[i + 1]!, parts[i] === 'A' ? 'added' : parts[i] === 'D' ? 'deleted' : 'modified');
-		}
-		return out
-			.split('\0')
-			.filter(Boolean)
-			.map((row) => row.split('\t'))
-			.map(([add, del, file]) => ({ path: file!, change: changes.get(file!) ?? 'modified', additions: Number(add) || 0, deletions: Number(del) || 0 }));
+		const { files } = await stepFiles(this.shadow, before, after);
+		return this.olderRecords ? files.map(({ path: file, change, additions, deletions }) => ({ path: file, change, additions, deletions })) : files;
 	}
 
 	private async append(session: string, actor: string, kind: string, body: Record<string, unknown>): Promise<void> {

@@ -49,9 +49,22 @@ interface RuleContext {
 	config: BatonConfig;
 	nowMs: number;
 	workspaceRoot: string;
+	/** Does a notification of this priority go to any channel? */
+	routed: (priority: NotificationPriority) => boolean;
 }
 
+/**
+ * The notifications `event` sends somewhere. Only those are worth their message's reads: every
+ * session start is one (`info`, routed nowhere unless configured), and its message read the
+ * session's settings and checkpoints for nothing.
+ */
 export function notificationsFor(event: DomainEvent, ctx: RuleContext): PlannedNotification[] {
+	return candidatesFor(event, ctx)
+		.filter((n) => ctx.routed(n.priority))
+		.map((n) => ({ ...n, message: n.message }));
+}
+
+function candidatesFor(event: DomainEvent, ctx: RuleContext): PlannedNotification[] {
 	switch (event.type) {
 		case 'session.started':
 			return [
@@ -171,22 +184,27 @@ function metricsCrossed(ctx: RuleContext, event: Extract<DomainEvent, { type: 's
 
 function planned(ctx: RuleContext, event: NotificationEvent, dedupKey: string, session: Session | null, cp: Checkpoint | null, title: string, summary: string, actions: NotificationAction[]): PlannedNotification {
 	const priority = ctx.config.notifications.priorities[event] ?? defaultPriorities[event];
+	let message: NotificationMessage | undefined;
+	const build = (): NotificationMessage => ({
+		event,
+		priority,
+		title,
+		summary,
+		workspace: path.basename(ctx.workspaceRoot),
+		session: session ? sessionFacts(ctx, session) : null,
+		filesChanged: cp ? { added: cp.fileStats.added, modified: cp.fileStats.modified, deleted: cp.fileStats.deleted, checkpoints: 1 } : session ? sessionFiles(ctx.db, session.id) : null,
+		checkpoint: cp ? { id: cp.id, trigger: cp.trigger, message: cp.message, approvalStatus: cp.approvalStatus, escalationReasons: cp.escalationReasons } : null,
+		actions,
+		at: new Date(ctx.nowMs).toISOString(),
+	});
 	return {
 		event,
 		priority,
 		dedupKey,
 		sessionId: session?.id ?? cp?.sessionId ?? null,
-		message: {
-			event,
-			priority,
-			title,
-			summary,
-			workspace: path.basename(ctx.workspaceRoot),
-			session: session ? sessionFacts(ctx, session) : null,
-			filesChanged: cp ? { added: cp.fileStats.added, modified: cp.fileStats.modified, deleted: cp.fileStats.deleted, checkpoints: 1 } : session ? sessionFiles(ctx.db, session.id) : null,
-			checkpoint: cp ? { id: cp.id, trigger: cp.trigger, message: cp.message, approvalStatus: cp.approvalStatus, escalationReasons: cp.escalationReasons } : null,
-			actions,
-			at: new Date(ctx.nowMs).toISOString(),
+		// Built when first read (see notificationsFor).
+		get message() {
+			return (message ??= build());
 		},
 	};
 }

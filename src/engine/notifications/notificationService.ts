@@ -23,7 +23,7 @@ import { channelLabels, channelMissing, channelSenders } from './channels/channe
 import { maskDeliveryText } from './channels/httpPost';
 import { readHostSettings, withHostSettings, writeHostSettings } from './hostSettings';
 import { notificationMessageSchema, type NotificationMessage } from './notificationMessage';
-import { enqueueNotification } from './notificationRouting';
+import { enqueueNotification, routeFor } from './notificationRouting';
 import { notificationsFor } from './notificationRules';
 
 const editorMaxAgeMs = 3_600_000;
@@ -105,7 +105,7 @@ export class NotificationService {
 		const nowMs = this.ctx.clock.now();
 		let planned: ReturnType<typeof notificationsFor>;
 		try {
-			planned = notificationsFor(event, { db, config: { ...this.ctx.config, notifications: config }, nowMs, workspaceRoot: this.ctx.workspaceRoot });
+			planned = notificationsFor(event, { db, config: { ...this.ctx.config, notifications: config }, nowMs, workspaceRoot: this.ctx.workspaceRoot, routed: (priority) => routeFor(config, priority).length > 0 });
 		} catch (error) {
 			// Preparing is reads only: a notification lost here must not cost the change that caused it.
 			this.ctx.log.warn(`notifications: could not prepare one for ${event.type}: ${(error as Error).message}`);

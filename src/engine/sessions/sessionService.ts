@@ -153,7 +153,8 @@ export class SessionService {
 				scope,
 				sessionId: id,
 				currentTask: session.currentTask,
-				predecessor: predecessor ? getSession(db, predecessor.id) : null,
+				// The row as chainTail read it: the briefing shows its id, name and times, which the update above leaves alone.
+				predecessor: predecessor ?? null,
 				handoff,
 				warnings,
 			});

@@ -25,7 +25,7 @@ import { LockFile } from './lockFile';
 import { OpenJournal } from './openJournal';
 import { StatementCache } from './statementCache';
 import { TableVersions } from './tableVersions';
-import { WriteBatcher, type PendingWrite } from './writeBatcher';
+import { WriteBatcher, type PendingWrite, type TakenBatch } from './writeBatcher';
 import { migrationStatements, pendingMigrations } from './migrator';
 import { migrations } from './migrations.generated';
 import { capturingDrizzle, type BatonDb } from './capturingDrizzle';
@@ -199,18 +199,18 @@ export class JournalStore {
 	}
 
 	/** One group commit: every write pending now, each in a savepoint of one transaction, one fdatasync. */
-	private async flushBatch(take: () => PendingWrite[]): Promise<void> {
+	private async flushBatch(take: () => TakenBatch): Promise<void> {
 		try {
 			this.assertOpen();
 			await this.lock.acquire();
 		} catch (error) {
-			take().forEach((w) => w.reject(error));
+			take().writes.forEach((w) => w.reject(error));
 			return;
 		}
-		const batch = take();
+		const { writes: batch, company } = take();
 		try {
 			this.catchUpLocked();
-			await this.commitBatchLocked(batch);
+			await this.commitBatchLocked(batch, company);
 		} catch (error) {
 			// Nothing of the batch is durable (or in memory): every caller still waiting hears why.
 			batch.forEach((w) => w.reject(error));
@@ -220,11 +220,13 @@ export class JournalStore {
 	}
 
 	/**
-	 * Runs each write in its own savepoint (a throwing one is undone alone and rejected), appends one
-	 * record per write that changed something, fdatasyncs once, then commits memory and resolves.
+	 * Runs each write in its own savepoint (a throwing one is undone alone and rejected; a write alone
+	 * needs none, its transaction is undone instead), appends one record per write that changed
+	 * something, fdatasyncs once (`offEventLoop`: see TakenBatch.company), then commits memory and resolves.
 	 */
-	private async commitBatchLocked(batch: PendingWrite[]): Promise<void> {
+	private async commitBatchLocked(batch: PendingWrite[], offEventLoop: boolean): Promise<void> {
 		const statements = this.statements;
+		const alone = batch.length === 1;
 		statements.settle();
 		statements.run('BEGIN IMMEDIATE');
 		const done: { write: PendingWrite; result: unknown }[] = [];
@@ -233,30 +235,34 @@ export class JournalStore {
 		try {
 			const at = new Date(this.options.clock.now()).toISOString();
 			for (const write of batch) {
-				statements.run('SAVEPOINT baton_write');
+				if (!alone) statements.run('SAVEPOINT baton_write');
 				this.capture = [];
 				try {
 					const result = write.fn();
 					if (result instanceof Promise) {
 						throw new Error('write() callbacks must be synchronous');
 					}
-					statements.run('RELEASE baton_write');
+					if (!alone) statements.run('RELEASE baton_write');
 					if (this.capture.length > 0) {
 						records.push({ seq: this.seq + records.length + 1, at, stmts: this.capture });
 					}
 					done.push({ write, result });
 				} catch (error) {
+					write.reject(error);
 					statements.settle();
+					if (alone) {
+						statements.run('ROLLBACK'); // the transaction held this write only
+						return;
+					}
 					statements.run('ROLLBACK TO baton_write');
 					statements.run('RELEASE baton_write');
-					write.reject(error);
 				} finally {
 					this.capture = undefined;
 				}
 			}
 			if (records.length > 0) {
 				const buf = records.length === 1 ? encodeRecord(records[0] as JournalRecord) : Buffer.concat(records.map((r) => encodeRecord(r)));
-				await this.journal.appendDurablyAsync(buf, this.offset);
+				await this.journal.appendDurably(buf, this.offset, offEventLoop);
 				appended = true;
 				this.seq += records.length;
 				this.offset += buf.length;
@@ -354,14 +360,6 @@ export class JournalStore {
 		return true;
 	}
 
-	/** One write as a batch of its own, for callers that already hold the lock. */
-	private async commitOneLocked<T>(fn: () => T): Promise<T> {
-		let settle: PendingWrite | undefined;
-		const done = new Promise<T>((resolve, reject) => (settle = { fn, resolve: resolve as (value: unknown) => void, reject }));
-		await this.commitBatchLocked([settle as unknown as PendingWrite]);
-		return done;
-	}
-
 	private compactLocked(): void {
 		const generation = newGeneration();
 		writeMeta(this.sqliteDb, this.seq, generation);
@@ -383,10 +381,10 @@ export class JournalStore {
 
 	private async applyMigrationsLocked(): Promise<void> {
 		for (const migration of pendingMigrations(this.sqliteDb, migrations)) {
-			await this.commitOneLocked(() => {
-				for (const [statement, params] of migrationStatements(migration)) {
-					this.execCaptured(statement, params);
-				}
+			// A batch of its own: the lock is already held.
+			await new Promise((resolve, reject) => {
+				const fn = () => migrationStatements(migration).forEach(([statement, params]) => this.execCaptured(statement, params));
+				this.commitBatchLocked([{ fn, resolve, reject }], false).catch(reject);
 			});
 			this.options.log.info(`applied migration ${migration.tag}`);
 		}

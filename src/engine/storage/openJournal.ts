@@ -49,9 +49,10 @@ export class OpenJournal {
 
 	/**
 	 * Append + fdatasync at `offset`; on failure cut the journal back so a failed write never surfaces
-	 * later. The fdatasync runs off the event loop: writes arriving meanwhile form the next batch.
+	 * later. `offEventLoop`: the fdatasync runs in the thread pool, so writes arriving meanwhile can
+	 * form the next batch; otherwise it runs on the spot, saving the round trip through the pool.
 	 */
-	async appendDurablyAsync(buf: Buffer, offset: number): Promise<void> {
+	async appendDurably(buf: Buffer, offset: number, offEventLoop: boolean): Promise<void> {
 		// The caller caught up under the same lock just before: the open journal is current and ends at
 		// offset (it said so, or it replaced the file and reset both).
 		const fd = this.current?.fd ?? this.handle()?.fd;
@@ -60,7 +61,11 @@ export class OpenJournal {
 		}
 		try {
 			writeAll(fd, buf, offset);
-			await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (error) => (error ? reject(error) : resolve())));
+			if (offEventLoop) {
+				await new Promise<void>((resolve, reject) => fs.fdatasync(fd, (error) => (error ? reject(error) : resolve())));
+			} else {
+				fs.fdatasyncSync(fd);
+			}
 		} catch (error) {
 			fs.ftruncateSync(fd, offset);
 			throw new BatonError('storageFailure', `cannot write ${this.file}: ${(error as Error).message}`);

@@ -138,6 +138,12 @@ void describe('notification rules and routing', () => {
 		const { session } = await tuned.engine.sessions.start({ name: 'tuned', actor });
 		await tuned.engine.sessions.end({ id: session.id, actor });
 		assert.deepEqual(byEvent(await outboxRows(tuned.engine)), { 'session.started/pending': ['editor', 'slack', 'webhook'], 'session.completed/pending': ['slack'] });
+		// A routed notification's message is read in full before its rows are written (built only when routed).
+		const started = (await outboxRows(tuned.engine)).filter((r) => r.event === 'session.started').map((r) => r.message as NotificationMessage);
+		assert.deepEqual(
+			started.map((m) => [m.title, m.session?.id, m.session?.name, m.filesChanged]),
+			Array.from({ length: 3 }, () => ['Session started: tuned', session.id, 'tuned', null]),
+		);
 		const off = await notifyEngine(t, { ...three, enabled: false });
 		await off.engine.sessions.start({ name: 'quiet', actor });
 		await off.engine.checkpoints.recordMetrics({ sessionId: (await off.engine.briefings.active())[0]!.id, costUsd: 50, actor });

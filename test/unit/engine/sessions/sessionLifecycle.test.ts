@@ -38,6 +38,7 @@ void describe('session lifecycle', () => {
 		assert.equal(b.handoff?.note, 'half done');
 		assert.equal(b.briefing.lastSession?.id, a.session.id);
 		const predecessor = await engine.briefings.get(a.session.id);
+		assert.deepEqual(b.briefing.lastSession, { id: a.session.id, name: predecessor.name, endedAt: predecessor.endedAt, durationMinutes: 90, handoff: b.handoff }, 'the start’s briefing shows the predecessor as stored after the start');
 		assert.equal(predecessor.nextSessionId, b.session.id);
 		assert.equal(predecessor.handoffConsumedBy, b.session.id);
 		assert.equal(predecessor.handoffConsumedAt, new Date(clock.now()).toISOString());

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { headerSize, scanRecords } from '../../../../src/engine/storage/journalFormat';
 import { JournalStore } from '../../../../src/engine/storage/journalStore';
+import { WriteBatcher, type TakenBatch } from '../../../../src/engine/storage/writeBatcher';
 import { tasks } from '../../../../src/engine/storage/schema';
 import { FakeClock, MemoryLogger, tempDir, taskRow } from '../../helpers';
 
@@ -18,16 +19,27 @@ const ids = (store: JournalStore) =>
 			.map((r) => r.id),
 	);
 
-/** Counts the real fdatasync calls on the journal (the call still goes to the file system). */
-function countSyncs(t: { after: (fn: () => void) => void }): { count: number } {
-	const counter = { count: 0 };
+/**
+ * Counts the real fdatasync calls on the journal, in the thread pool or on the spot (the call still
+ * goes to the file system), and how many of them were in the thread pool.
+ */
+function countSyncs(t: { after: (fn: () => void) => void }): { count: number; offEventLoop: number } {
+	const counter = { count: 0, offEventLoop: 0 };
 	const real = fs.fdatasync;
-	(fs as { fdatasync: typeof fs.fdatasync }).fdatasync = ((fd: number, cb: fs.NoParamCallback) => {
+	const realSync = fs.fdatasyncSync;
+	const patched = fs as { fdatasync: typeof fs.fdatasync; fdatasyncSync: typeof fs.fdatasyncSync };
+	patched.fdatasync = ((fd: number, cb: fs.NoParamCallback) => {
 		counter.count++;
+		counter.offEventLoop++;
 		real(fd, cb);
 	}) as typeof fs.fdatasync;
+	patched.fdatasyncSync = (fd: number) => {
+		counter.count++;
+		realSync(fd);
+	};
 	t.after(() => {
-		(fs as { fdatasync: typeof fs.fdatasync }).fdatasync = real;
+		patched.fdatasync = real;
+		patched.fdatasyncSync = realSync;
 	});
 	return counter;
 }
@@ -105,20 +117,22 @@ void describe('group commit', () => {
 		const dir = tempDir(t);
 		const store = await open(dir);
 		const syncs = countSyncs(t);
-		const first = store.write((db) => db.insert(tasks).values(taskRow(1)).run());
+		// Two writes together: their batch waits for its sync in the thread pool.
+		const first = [1, 2].map((n) => store.write((db) => db.insert(tasks).values(taskRow(n)).run()));
 		// Queued after the first batch started: they wait for it, then share one sync.
 		await new Promise((r) => setImmediate(r));
 		const rest = Array.from({ length: 10 }, (_, i) =>
 			store.write((db) =>
 				db
 					.insert(tasks)
-					.values(taskRow(i + 2))
+					.values(taskRow(i + 3))
 					.run(),
 			),
 		);
-		await Promise.all([first, ...rest]);
+		await Promise.all([...first, ...rest]);
 		assert.equal(syncs.count, 2);
-		assert.equal((await ids(store)).length, 11);
+		assert.equal(syncs.offEventLoop, 2, 'batches with company sync off the event loop');
+		assert.equal((await ids(store)).length, 12);
 		store.close();
 	});
 
@@ -148,5 +162,105 @@ void describe('group commit', () => {
 		assert.deepEqual((await ids(last)).sort(), ['T1', 'T2', 'T3', 'T5', 'T6']);
 		assert.equal(journalRecords(dir).tail, 'clean');
 		last.close();
+	});
+});
+
+void describe('a write alone', () => {
+	void it('is synced on the spot, durable when acknowledged', async (t) => {
+		const dir = tempDir(t);
+		const store = await open(dir);
+		const syncs = countSyncs(t);
+		for (let n = 1; n <= 3; n++) {
+			await store.write((db) => db.insert(tasks).values(taskRow(n)).run());
+		}
+		assert.equal(syncs.count, 3, 'one fdatasync per acknowledged write');
+		assert.equal(syncs.offEventLoop, 0);
+		// Another process (a second store on the same files) sees every acknowledged write.
+		const other = await open(dir);
+		assert.deepEqual((await ids(other)).sort(), ['T1', 'T2', 'T3']);
+		other.close();
+		store.close();
+	});
+
+	void it('that throws, or that SQLite refuses midway, is undone whole without a savepoint, and the store goes on', async (t) => {
+		const dir = tempDir(t);
+		const store = await open(dir);
+		await store.write((db) => db.insert(tasks).values(taskRow(1)).run());
+		const before = store.sequence;
+		await assert.rejects(
+			store.write((db) => {
+				db.insert(tasks).values(taskRow(2)).run();
+				throw new Error('abort');
+			}),
+			/abort/,
+		);
+		await assert.rejects(
+			store.write((db) => {
+				db.insert(tasks).values(taskRow(3)).run();
+				db.insert(tasks).values(taskRow(1)).run(); // primary key taken
+			}),
+		);
+		assert.equal(store.sequence, before, 'nothing journaled for the undone writes');
+		assert.deepEqual(await ids(store), ['T1']);
+		await store.write((db) => db.insert(tasks).values(taskRow(4)).run());
+		store.close();
+		const again = await open(dir);
+		assert.deepEqual((await ids(again)).sort(), ['T1', 'T4']);
+		again.close();
+	});
+});
+
+void describe('WriteBatcher', () => {
+	/** A flush the test finishes by hand, recording what each take() returned. */
+	const controlled = () => {
+		const taken: TakenBatch[] = [];
+		const finish: (() => void)[] = [];
+		const batcher = new WriteBatcher(
+			(flush) => void Promise.resolve().then(flush),
+			async (take) => {
+				const batch = take();
+				taken.push(batch);
+				await new Promise<void>((resolve) => finish.push(resolve));
+				batch.writes.forEach((w) => w.resolve(w.fn()));
+			},
+		);
+		return { batcher, taken, finish };
+	};
+	const tick = () => new Promise((r) => setImmediate(r));
+
+	void it('says a write is alone only when nothing else waited or arrived while the previous batch was written', async () => {
+		const { batcher, taken, finish } = controlled();
+		const a = batcher.add(() => 'a');
+		await tick();
+		assert.deepEqual(
+			taken.map((b) => [b.writes.length, b.company]),
+			[[1, false]],
+		);
+		// Arrives while the first batch is being written: forms the next batch, which has company.
+		const b = batcher.add(() => 'b');
+		finish.shift()?.();
+		assert.equal(await a, 'a');
+		await tick();
+		assert.deepEqual(
+			taken.map((x) => [x.writes.length, x.company]),
+			[
+				[1, false],
+				[1, true],
+			],
+		);
+		finish.shift()?.();
+		assert.equal(await b, 'b');
+		// Nothing arrived during that one: the next write alone is alone again.
+		const c = batcher.add(() => 'c');
+		await tick();
+		finish.shift()?.();
+		assert.equal(await c, 'c');
+		assert.deepEqual(taken[2] && [taken[2].writes.length, taken[2].company], [1, false]);
+		// Two together have company.
+		const both = [batcher.add(() => 'd'), batcher.add(() => 'e')];
+		await tick();
+		finish.shift()?.();
+		assert.deepEqual(await Promise.all(both), ['d', 'e']);
+		assert.deepEqual(taken[3] && [taken[3].writes.length, taken[3].company], [2, true]);
 	});
 });

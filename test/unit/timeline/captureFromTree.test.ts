@@ -16,9 +16,12 @@ import { diffTrees } from '../../../src/engine/checkpoints/treeDiff';
 import type { Engine } from '../../../src/engine/engine';
 import { flushIndexCatchUp } from '../../../src/engine/timeline/indexCatchUp';
 import { lineCounts } from '../../../src/engine/timeline/lineCounts';
+import { TimelineRecorder } from '../../../src/engine/timeline/timelineRecorder';
+import { readTimeline } from '../../../src/engine/timeline/timelineQueries';
 import { captureTree, lastCapture, stepFiles } from '../../../src/engine/timeline/treeCapture';
 import { actor, tempDir } from '../helpers';
 import { openCheckpointEngine, write } from '../engine/checkpoints/gitFixtures';
+import { toolEvent } from '../../ui/replaySession';
 
 function random(seed: number): () => number {
 	let s = seed >>> 0 || 1;
@@ -208,5 +211,36 @@ void describe('a capture built from the previous tree', () => {
 		assert.deepEqual(lineCounts(b(''), b('x\ny\n')), { binary: false, additions: 2, deletions: 0 });
 		assert.deepEqual(lineCounts(b('x\0'), b('y')), { binary: true });
 		assert.equal(lineCounts(b('a\n}\nb\n'), b('c\n}\nd\n')), null, 'a line kept between changed ones: git decides');
+	});
+});
+
+void describe('a checkpoint right after a step built from the previous tree', () => {
+	void it('holds exactly the step’s tree, the full scan’s, before the index caught up', async (t) => {
+		const { engine, root, shadow, reference } = await setUp(t);
+		const { session } = await engine.sessions.start({ name: 'exact', agent: 'claude-code', actor });
+		const recorder = new TimelineRecorder(engine.ctx, { budgetMs: 60_000, dirty: engine.checkpoints.dirty });
+		const call = (phase: 'pre' | 'post', id: string) => recorder.onToolUse(phase, session.id, toolEvent(root, phase === 'pre' ? 'preToolUse' : 'postToolUse', 'Bash', { command: 'edit' }, id));
+		await call('pre', 'toolu_1');
+		await call('post', 'toolu_1');
+		await flushIndexCatchUp(shadow, { excludes: engine.config.checkpoints.excludes, maxFileSize: engine.config.checkpoints.maxFileSize, dirty: engine.checkpoints.dirty });
+		await call('pre', 'toolu_2');
+		fs.appendFileSync(path.join(root, 'src/mod2/file2.ts'), 'export const added = true;\n');
+		write(root, 'src/mod3/brand-new.ts', 'one\ntwo\n');
+		await new Promise((resolve) => setTimeout(resolve, 300));
+		await call('post', 'toolu_2');
+		assert.equal(lastCapture.via, 'tree', `the step's tree was built from the previous one (${lastCapture.reason ?? ''})`);
+		const indexBefore = await shadow.gitText(['write-tree']);
+		const cp = await engine.checkpoints.create({ actor, sessionId: session.id });
+		const entries = await engine.ctx.store.read((db) => readTimeline(db, session.id));
+		const step = entries.find((e) => e.type === 'step' && e.toolUseId === 'toolu_2');
+		assert.ok(step?.type === 'step');
+		assert.ok(step?.treeAfter);
+		assert.notEqual(indexBefore, step.treeAfter, 'the index had not caught up when the checkpoint began');
+		assert.equal(cp.treeSha, step.treeAfter);
+		assert.equal(cp.treeSha, await fullScanTree(engine, root, reference));
+		assert.deepEqual(
+			step.files.map((f) => `${f.change} ${f.path} +${f.additions} -${f.deletions}`),
+			['modified src/mod2/file2.ts +1 -0', 'added src/mod3/brand-new.ts +2 -0'],
+		);
 	});
 });

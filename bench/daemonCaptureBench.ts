@@ -20,7 +20,8 @@ import { defaultCheckpointExcludes } from '../src/engine/config';
 import { DirtyTracking } from '../src/engine/checkpoints/dirtyTracking';
 import { ShadowRepo } from '../src/engine/checkpoints/shadowRepo';
 import { silentLogger } from '../src/engine/ports';
-import { captureTree } from '../src/engine/timeline/treeCapture';
+import { flushIndexCatchUp } from '../src/engine/timeline/indexCatchUp';
+import { captureTree, lastCapture } from '../src/engine/timeline/treeCapture';
 import { copyTree } from './captureBench';
 import { formatTable, median, percentile, type BenchRow } from './stats';
 
@@ -176,12 +177,22 @@ async function captureRows(ws: string, gitEnv: NodeJS.ProcessEnv, editOne: () =>
 	const shadow = new ShadowRepo(ws, path.join(ws, '.baton'));
 	const dirty = new DirtyTracking(ws, path.join(ws, '.baton'), silentLogger);
 	const claims: string[] = [];
+	const via: string[] = [];
+	const options = { excludes: defaultCheckpointExcludes, maxFileSize: 5 * 1024 * 1024, dirty };
 	const ours = async () => {
-		const capture = await shadow.withLock(() => captureTree(shadow, { excludes: defaultCheckpointExcludes, maxFileSize: 5 * 1024 * 1024, deadline: Date.now() + 600_000, dirty }));
+		const capture = await shadow.withLock(() => captureTree(shadow, { ...options, deadline: Date.now() + 600_000 }));
 		if (!capture.tree) {
 			throw new Error(capture.reason);
 		}
 		claims.push(dirty.lastClaim?.kind === 'paths' ? 'watcher' : `full scan (${dirty.lastClaim?.reason ?? '?'})`);
+		via.push(lastCapture.via === 'tree' ? 'tree' : `index${lastCapture.reason ? ` (${lastCapture.reason})` : ''}`);
+	};
+	/** The index brought up to date after the capture (in the daemon: after the hook answered), timed apart, never overlapping the next timing. */
+	const catchUps: number[] = [];
+	const catchUp = async () => {
+		const t = performance.now();
+		await flushIndexCatchUp(shadow, options);
+		catchUps.push(performance.now() - t);
 	};
 	const time = async (fn: () => Promise<void>) => {
 		const t = performance.now();
@@ -192,13 +203,17 @@ async function captureRows(ws: string, gitEnv: NodeJS.ProcessEnv, editOne: () =>
 	try {
 		// The first of each reads every file (and the first capture after the watcher started scans).
 		await ours();
+		await catchUp();
 		await baseline();
 		await ours();
+		await catchUp();
 		await baseline();
 		const rows: BenchRow[] = [];
 		for (const change of changes) {
 			const pairs: { ours: number; base: number }[] = [];
 			claims.length = 0;
+			via.length = 0;
+			catchUps.length = 0;
 			try {
 				for (let i = 0; i < rounds; i++) {
 					if (change !== 'unchanged') {
@@ -206,10 +221,13 @@ async function captureRows(ws: string, gitEnv: NodeJS.ProcessEnv, editOne: () =>
 					}
 					if (i % 2 === 0) {
 						const a = await time(ours);
+						await catchUp();
 						pairs.push({ ours: a, base: await time(baseline) });
 					} else {
 						const b = await time(baseline);
-						pairs.push({ ours: await time(ours), base: b });
+						const a = await time(ours);
+						await catchUp();
+						pairs.push({ ours: a, base: b });
 					}
 				}
 			} catch (error) {
@@ -220,11 +238,15 @@ async function captureRows(ws: string, gitEnv: NodeJS.ProcessEnv, editOne: () =>
 			const ratio = median(pairs.map((p) => p.ours / p.base));
 			const watched = claims.filter((c) => c === 'watcher').length;
 			const scans = [...new Set(claims.filter((c) => c !== 'watcher'))];
+			const built = via.filter((v) => v === 'tree').length;
+			const indexReasons = [...new Set(via.filter((v) => v !== 'tree' && v !== 'index'))];
 			rows.push({
 				name: `timeline capture with the daemon's file watcher, ${change} (p95 ${percentile(ourTimes, 95).toFixed(0)} ms vs ${percentile(
 					pairs.map((p) => p.base),
 					95,
-				).toFixed(0)} ms; watcher path ${watched}/${claims.length}${scans.length ? `, ${scans.join('; ')}` : ''})`,
+				).toFixed(
+					0,
+				)} ms; watcher path ${watched}/${claims.length}${scans.length ? `, ${scans.join('; ')}` : ''}; tree built from the previous one ${built}/${via.length}${indexReasons.length ? `, through the index: ${indexReasons.join('; ')}` : ''}; index catch-up after it, off the hook's path: median ${median(catchUps).toFixed(0)} ms)`,
 				ours: median(ourTimes),
 				oursP99: percentile(ourTimes, 99),
 				baseline: median(pairs.map((p) => p.base)),

@@ -37,6 +37,22 @@ export class DirtyPaths {
 		}
 	}
 
+	/**
+	 * Paths a claim read without bringing the index up to date: claimed again by the next sync. Not
+	 * counted as changes (the workspace did not move).
+	 */
+	keep(paths: readonly string[]): void {
+		if (this.unknown !== null) {
+			return;
+		}
+		for (const rel of paths) {
+			this.paths.add(rel);
+		}
+		if (this.paths.size > maxPaths) {
+			this.invalidate(`more than ${maxPaths} paths changed`);
+		}
+	}
+
 	/** The set can no longer be trusted: the next claim is a full scan. */
 	invalidate(reason: string): void {
 		this.changes++;

@@ -84,10 +84,12 @@ export class DirtyTracking {
 
 	/**
 	 * Runs one sync of the shadow index (the caller holds the shadow's lock) with the paths to look at,
-	 * or undefined for the full scan. A sync that failed or ran out of time gives its paths back.
+	 * or undefined for the full scan. A sync that failed or ran out of time gives its paths back; one
+	 * that read them without bringing the index up to date (a capture that built its tree from the
+	 * previous one) lists them in `again`, and they stay claimed for the next sync.
 	 * `waitMs` bounds the wait for a watcher that is still starting (a hook's capture has a budget).
 	 */
-	async sync<T extends { skipped: SkippedFile[]; degradedReason: string | null }>(forceFull: boolean, run: (paths: string[] | undefined) => Promise<T>, waitMs = startWaitMs): Promise<T> {
+	async sync<T extends { skipped: SkippedFile[]; degradedReason: string | null; again?: readonly string[] }>(forceFull: boolean, run: (paths: string[] | undefined) => Promise<T>, waitMs = startWaitMs): Promise<T> {
 		// A backend opens the engine and starts its watcher as the first request comes in: that request's
 		// full scan only counts as "since the watcher started" (so the next sync can trust the watcher)
 		// when the watcher was watching before the scan began.
@@ -136,6 +138,9 @@ export class DirtyTracking {
 				result.degradedReason === null,
 				result.skipped.filter((s) => !this.carried.has(s.path)).map((s) => s.path),
 			);
+			if (result.degradedReason === null && result.again) {
+				current?.paths.keep(result.again);
+			}
 			return result;
 		} catch (error) {
 			current?.paths.settle(false);

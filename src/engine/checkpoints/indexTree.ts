@@ -11,18 +11,26 @@ import type { ShadowRepo } from './shadowRepo';
 
 const treeFile = 'baton-index-tree.json';
 
+/** The tree `write-tree` last wrote, when the index file has not been written since; else null. */
+export function savedIndexTree(repo: ShadowRepo): string | null {
+	const stamp = indexStamp(repo.indexFile);
+	if (!stamp) {
+		return null;
+	}
+	try {
+		const saved = JSON.parse(fs.readFileSync(path.join(repo.gitDir, treeFile), 'utf8')) as { stamp?: unknown; tree?: unknown };
+		return saved.stamp === stamp && typeof saved.tree === 'string' && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(saved.tree) ? saved.tree : null;
+	} catch {
+		return null;
+	}
+}
+
 export async function writeIndexTree(repo: ShadowRepo, timeoutMs?: number): Promise<string> {
 	const file = path.join(repo.gitDir, treeFile);
 	const stamp = indexStamp(repo.indexFile);
-	if (stamp) {
-		try {
-			const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as { stamp?: unknown; tree?: unknown };
-			if (saved.stamp === stamp && typeof saved.tree === 'string' && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(saved.tree)) {
-				return saved.tree;
-			}
-		} catch {
-			// None yet, or unreadable: write the tree.
-		}
+	const saved = savedIndexTree(repo);
+	if (saved) {
+		return saved;
 	}
 	const tree = await repo.gitText(['write-tree'], timeoutMs === undefined ? {} : { timeoutMs });
 	// write-tree may itself write the index (its cache of trees): remember the index as it is now.

@@ -16,6 +16,8 @@ import { silentLogger } from '../src/engine/ports';
 import { sessionEvents } from '../src/engine/shared/sharedEvents';
 import { TimelineRecorder } from '../src/engine/timeline/timelineRecorder';
 import { maintainTimeline } from '../src/engine/timeline/timelineRetention';
+import { releaseSessionPacks } from '../src/engine/timeline/timelinePacks';
+import { timelineRef } from '../src/engine/timeline/treeCapture';
 import { stepOf, type StepRecord } from '../src/engine/timeline/timelineQueries';
 import { TimelineService } from '../src/engine/timeline/timelineService';
 import { toolEvent } from '../test/ui/replaySession';
@@ -98,6 +100,8 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 			// The timing rounds above left transient trees loose: settle them first, so only the session counts.
 			await shadow.git(['prune', '--expire=now']);
 			const before = await onDisk();
+			// The session's timeline ref as it was before the 500 steps (the control below keeps what it held then).
+			const refBefore = (await shadow.git(['rev-parse', '-q', '--verify', timelineRef(session.id)], { okCodes: [0, 1] })).stdout.toString('utf8').trim();
 			const objectsBefore = new Set((await shadow.gitText(['cat-file', '--batch-all-objects', '--batch-check=%(objectname)'])).split('\n'));
 			const stepStarted = (await engine.store.read((db) => sessionEvents(db, session.id, ['timeline.step']))).length;
 			for (let i = 0; i < steps; i++) {
@@ -158,6 +162,23 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 				target: '≤ 1.5×',
 				passed: bytes / Math.max(diffBytes, 1) <= 1.5,
 			});
+			// The control: the same store holding the session's start (the workspace as it was, which `before`
+			// held) and its end (the workspace now, which the shadow's index keeps for the next capture or
+			// checkpoint, timeline or not) without the timeline's objects: its ref and packs dropped, packed
+			// again. What the timeline itself keeps is the difference.
+			const startTree = events[0]?.body['treeBefore'];
+			if (typeof startTree === 'string' && refBefore) {
+				const start = await shadow.gitText(['commit-tree', startTree, '-m', 'bench: the session start']);
+				shadow.writeRef('refs/bench/start', start);
+				shadow.writeRef('refs/bench/before', refBefore);
+				await shadow.git(['update-ref', '-d', timelineRef(session.id)]);
+				releaseSessionPacks(shadow, session.id);
+				await shadow.git(['repack', '-a', '-d', '-q']);
+				await shadow.git(['prune', '--expire=now']);
+				const control = (await onDisk()) - before;
+				process.stderr.write(`  the control (the session's start and end states, no timeline): ${control} bytes over the store before\n`);
+				rows.push(storageRow("timeline storage over a store holding the session's start and end states without it (git objects)", settled - control));
+			}
 			rows.push(
 				storageRow('timeline storage as captured (loose objects)', loose),
 				storageRow('timeline storage after maintenance (packed; the hour-old prune not yet due)', packed),

@@ -169,8 +169,8 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 			const startTree = events[0]?.body['treeBefore'];
 			if (typeof startTree === 'string' && refBefore) {
 				const start = await shadow.gitText(['commit-tree', startTree, '-m', 'bench: the session start']);
-				shadow.writeRef('refs/bench/start', start);
-				shadow.writeRef('refs/bench/before', refBefore);
+				await shadow.git(['update-ref', 'refs/bench/start', start]);
+				await shadow.git(['update-ref', 'refs/bench/before', refBefore]);
 				await shadow.git(['update-ref', '-d', timelineRef(session.id)]);
 				releaseSessionPacks(shadow, session.id);
 				await shadow.git(['repack', '-a', '-d', '-q']);

@@ -16,7 +16,9 @@ import { silentLogger } from '../src/engine/ports';
 import { sessionEvents } from '../src/engine/shared/sharedEvents';
 import { TimelineRecorder } from '../src/engine/timeline/timelineRecorder';
 import { maintainTimeline } from '../src/engine/timeline/timelineRetention';
-import { stepOf } from '../src/engine/timeline/timelineQueries';
+import { releaseSessionPacks } from '../src/engine/timeline/timelinePacks';
+import { timelineRef } from '../src/engine/timeline/treeCapture';
+import { stepOf, type StepRecord } from '../src/engine/timeline/timelineQueries';
 import { TimelineService } from '../src/engine/timeline/timelineService';
 import { toolEvent } from '../test/ui/replaySession';
 import { fullScale, makeWorkspace, type Scale } from './checkpointBench';
@@ -98,6 +100,8 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 			// The timing rounds above left transient trees loose: settle them first, so only the session counts.
 			await shadow.git(['prune', '--expire=now']);
 			const before = await onDisk();
+			// The session's timeline ref as it was before the 500 steps (the control below keeps what it held then).
+			const refBefore = (await shadow.git(['rev-parse', '-q', '--verify', timelineRef(session.id)], { okCodes: [0, 1] })).stdout.toString('utf8').trim();
 			const objectsBefore = new Set((await shadow.gitText(['cat-file', '--batch-all-objects', '--batch-check=%(objectname)'])).split('\n'));
 			const stepStarted = (await engine.store.read((db) => sessionEvents(db, session.id, ['timeline.step']))).length;
 			for (let i = 0; i < steps; i++) {
@@ -128,6 +132,7 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 			}
 			process.stderr.write(`  the session's objects: ${[...added].map(([type, e]) => `${e.count} ${type}s ${e.bytes} bytes`).join(', ')} (plus index entries)\n`);
 			const events = (await engine.store.read((db) => sessionEvents(db, session.id, ['timeline.step']))).slice(stepStarted);
+			rows.push(...(await rebuildRows(shadow, timeline, events.map((e) => ({ ...stepOf(e), id: e.id, sessionId: session.id, at: e.at })), quick ? 3 : 7)));
 			let patches = '';
 			let eachGzipped = 0;
 			for (const event of events) {
@@ -157,6 +162,23 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 				target: '≤ 1.5×',
 				passed: bytes / Math.max(diffBytes, 1) <= 1.5,
 			});
+			// The control: the same store holding the session's start (the workspace as it was, which `before`
+			// held) and its end (the workspace now, which the shadow's index keeps for the next capture or
+			// checkpoint, timeline or not) without the timeline's objects: its ref and packs dropped, packed
+			// again. What the timeline itself keeps is the difference.
+			const startTree = events[0]?.body['treeBefore'];
+			if (typeof startTree === 'string' && refBefore) {
+				const start = await shadow.gitText(['commit-tree', startTree, '-m', 'bench: the session start']);
+				await shadow.git(['update-ref', 'refs/bench/start', start]);
+				await shadow.git(['update-ref', 'refs/bench/before', refBefore]);
+				await shadow.git(['update-ref', '-d', timelineRef(session.id)]);
+				releaseSessionPacks(shadow, session.id);
+				await shadow.git(['repack', '-a', '-d', '-q']);
+				await shadow.git(['prune', '--expire=now']);
+				const control = (await onDisk()) - before;
+				process.stderr.write(`  the control (the session's start and end states, no timeline): ${control} bytes over the store before\n`);
+				rows.push(storageRow("timeline storage over a store holding the session's start and end states without it (git objects)", settled - control));
+			}
 			rows.push(
 				storageRow('timeline storage as captured (loose objects)', loose),
 				storageRow('timeline storage after maintenance (packed; the hour-old prune not yet due)', packed),
@@ -170,4 +192,57 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 	} finally {
 		fs.rmSync(base, { recursive: true, force: true });
 	}
+}
+
+/** CPU milliseconds of this process and of the git processes it waited for (`/proc/self/stat`'s cutime and cstime, in 10 ms ticks). */
+function cpuMs(): number {
+	const own = process.cpuUsage();
+	const fields = fs.readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
+	const children = (Number(fields[13] ?? 0) + Number(fields[14] ?? 0)) * 10;
+	return (own.user + own.system) / 1000 + children;
+}
+
+/**
+ * Reading a step whose trees the store dropped: its diff (`baton timeline show --diff`'s reader), the
+ * trees rebuilt from the nearest keyframe, cold (everything unreachable pruned first, rebuilt trees
+ * included), beside the same diff right after, its trees then in the store. For the session's first,
+ * middle and last step, `rounds` times each, cold and warm alternating. Wall time and CPU time (git's
+ * included) as medians.
+ */
+async function rebuildRows(shadow: ShadowRepo, timeline: TimelineService, steps: StepRecord[], rounds: number): Promise<BenchRow[]> {
+	const rows: BenchRow[] = [];
+	for (const at of [1, Math.ceil(steps.length / 2), steps.length]) {
+		const step = steps[at - 1];
+		if (!step) {
+			continue;
+		}
+		const cold: { wall: number; cpu: number }[] = [];
+		const warm: { wall: number; cpu: number }[] = [];
+		const timed = async (into: { wall: number; cpu: number }[]) => {
+			const cpu = cpuMs();
+			const t = performance.now();
+			await timeline.diff(step);
+			into.push({ wall: performance.now() - t, cpu: cpuMs() - cpu });
+		};
+		for (let r = 0; r < rounds; r++) {
+			await shadow.git(['prune', '--expire=now']);
+			await timed(cold);
+			await timed(warm);
+		}
+		const wall = (list: { wall: number }[]) => median(list.map((x) => x.wall));
+		const cpu = (list: { cpu: number }[]) => median(list.map((x) => x.cpu));
+		rows.push({
+			name: `diff of step ${at} of ${steps.length}, its trees rebuilt (cold; CPU ${cpu(cold).toFixed(0)} ms, warm ${cpu(warm).toFixed(0)} ms)`,
+			ours: wall(cold),
+			oursP99: percentile(
+				cold.map((x) => x.wall),
+				99,
+			),
+			baseline: wall(warm),
+			baselineName: 'the same diff, its trees in the store',
+			ratio: wall(cold) / Math.max(wall(warm), 0.001),
+			target: '—',
+		});
+	}
+	return rows;
 }

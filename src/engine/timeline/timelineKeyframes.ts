@@ -4,28 +4,47 @@
  * session's first capture, every `keyframeEvery` steps, a step too large to list, and wherever the
  * steps' chain breaks (a step that starts from a tree other than the one the previous recorded step
  * left, or one not captured). Any step's tree is then the nearest keyframe before it plus the files of
- * the steps between (stepTrees.ts). All of this runs under the shadow's lock.
+ * the steps between (stepTrees.ts). The steps' blobs go into a pack of the session's at each keyframe
+ * and whenever `packAt` of them wait, whether or not a keyframe falls there. All of this runs under
+ * the shadow's lock.
  */
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { TimelineState } from './timelineState';
 import { readState, stateSessions, writeState } from './timelineState';
 import type { TimelineFile } from './timelineTypes';
-import { keepSessionBlobs } from './timelinePacks';
+import { keepSessionBlobs, sessionPacks } from './timelinePacks';
 import { keepKeyframe } from './treeCapture';
 
 /**
- * Steps between two keyframes. A keyframe costs about 600 bytes packed (two commits, the changed
- * trees and the blob list) against about 120 for an ordinary one-line step; rebuilding a tree costs
- * reading the keyframe's tree plus the steps between (docs/replay.md, "Measured").
+ * Steps between two keyframes after the session start. A keyframe keeps every tree the steps since the
+ * last one changed, at their versions then (in the benchmark's 500-step session, keyframes every 100
+ * steps kept 120 trees no other state needs, 11 KB, a tenth of all it kept), while a rebuild costs
+ * one `read-tree` of the keyframe and one `write-tree` however many steps lie between
+ * (docs/replay.md, "Measured"); so keyframes are rare, and bound only the walk back (stepTrees.ts).
  */
-export const keyframeEvery = 100;
+export const keyframeEvery = 1_000;
+
+/**
+ * Blobs that wait (listed in the session's state file, which every hook call reads and writes; kept
+ * from `git prune` by its hour of grace and by the maintenance's flush) before they go into a pack of
+ * the session's: about 100 one-file steps, each listing the file's version before and after.
+ */
+export const packAt = 200;
+
+/** A session's kept packs past which a new one is merged with them (git reads every pack's index on a lookup). */
+const mergePacksAt = 4;
+
+/** Keeps the blobs the steps wrote since the last pack in a pack of the session's. */
+async function packBlobs(shadow: ShadowRepo, sessionId: string, state: TimelineState): Promise<void> {
+	if (state.unkept.length) {
+		await keepSessionBlobs(shadow, sessionId, state.unkept, sessionPacks(shadow, sessionId).length >= mergePacksAt);
+		state.unkept = [];
+	}
+}
 
 /** Makes `tree` a keyframe, and keeps the blobs written since the last one in a pack of the session's. */
 export async function keyframe(shadow: ShadowRepo, sessionId: string, state: TimelineState, tree: string, nowMs: number): Promise<void> {
-	if (state.unkept.length) {
-		await keepSessionBlobs(shadow, sessionId, state.unkept, false);
-		state.unkept = [];
-	}
+	await packBlobs(shadow, sessionId, state);
 	if (state.refTree === tree) {
 		state.sinceKey = 0;
 		return;
@@ -73,6 +92,8 @@ export async function noteStep(shadow: ShadowRepo, sessionId: string, state: Tim
 	state.chainTree = after;
 	if (state.sinceKey >= keyframeEvery) {
 		await keyframe(shadow, sessionId, state, after, nowMs);
+	} else if (state.unkept.length >= packAt) {
+		await packBlobs(shadow, sessionId, state);
 	}
 }
 

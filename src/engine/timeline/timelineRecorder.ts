@@ -199,7 +199,9 @@ export class TimelineRecorder implements TimelineHooks {
 	private async append(sessionId: string, draft: StepDraft, nowMs: number): Promise<void> {
 		const machine = machineIdentity(this.ctx.workspaceRoot);
 		await this.ctx.store.write((db) => {
-			const body: TimelineStep = { step: countOf(db, sessionId, stepKind) + 1, turn: countOf(db, sessionId, promptKind), ...draft };
+			const { captured, ...rest } = draft;
+			// `captured` is stored only when false: readers take its absence as true (docs/records.md).
+			const body: Omit<TimelineStep, 'captured'> & { captured?: false } = { step: countOf(db, sessionId, stepKind) + 1, turn: countOf(db, sessionId, promptKind), ...rest, ...(captured ? {} : { captured: false as const }) };
 			appendSharedEvent(db, machine, nowMs, { kind: stepKind, subject: sessionId, sessionId, actor: draft.actor === 'human' ? 'human' : `agent:${draft.agent ?? 'unknown'}`, body: { ...body } });
 		});
 	}

@@ -12,7 +12,8 @@ import path from 'node:path';
 import { it, type TestContext } from 'node:test';
 import { sessionEvents } from '../../../src/engine/shared/sharedEvents';
 import { resolveTree } from '../../../src/engine/timeline/stepTrees';
-import { keyframeEvery } from '../../../src/engine/timeline/timelineKeyframes';
+import { keyframeEvery, noteStep, packAt } from '../../../src/engine/timeline/timelineKeyframes';
+import { readState } from '../../../src/engine/timeline/timelineState';
 import { packObjects, sessionPacks } from '../../../src/engine/timeline/timelinePacks';
 import { stepOf } from '../../../src/engine/timeline/timelineQueries';
 import { TimelineRecorder } from '../../../src/engine/timeline/timelineRecorder';
@@ -70,6 +71,13 @@ void it('rebuilds every step’s trees from its keyframe once the store dropped 
 		[['src/deep/other/b.ts', undefined, '100755']],
 		'a mode change is recorded',
 	);
+	// A captured step's record leaves `captured` out (absent reads as true); one of the previous format, with it, reads the same.
+	const events = await w.engine.store.read((db) => sessionEvents(db, w.session.id, ['timeline.step']));
+	assert.deepEqual(
+		events.map((e) => 'captured' in e.body),
+		steps.map(() => false),
+	);
+	assert.deepEqual(stepOf({ ...events[0]!, body: { ...events[0]!.body, captured: true } }), steps[0]);
 	const service = w.service;
 	const record = async (s: TimelineStep) => ({ ...s, id: `step${s.step}`, sessionId: w.session.id, at: s.startedAt });
 	const diffs = await Promise.all(steps.map(async (s) => service.diff(await record(s))));
@@ -126,29 +134,70 @@ void it('refuses a tree it cannot rebuild to exactly the recorded id', async (t)
 	assert.equal(await resolveTree(w.shadow, old, target), null);
 });
 
-void it(`keeps a whole tree every ${keyframeEvery} steps, and the blobs of the steps between`, async (t) => {
+void it(`keeps the session start as its one whole tree, and packs the steps' blobs every ${packAt} of them`, async (t) => {
 	const w = await world(t);
-	for (let i = 0; i < keyframeEvery + 2; i++) {
-		await w.step(() => w.write('src/deep/nested/a.ts', `export const a = ${i + 10};\n`));
+	// Two files a step: two new blobs each, so the first pack falls at step ${packAt / 2 - 1}.
+	const count = packAt / 2 + 2;
+	for (let i = 0; i < count; i++) {
+		await w.step(() => {
+			w.write('src/deep/nested/a.ts', `export const a = ${i + 10};\n`);
+			w.write('src/deep/other/b.ts', `export const b = ${i + 10};\n`);
+		});
 	}
 	const steps = await w.steps();
+	assert.equal(steps.length, count);
 	const ref = `refs/baton/timeline/${w.session.id}`;
-	const keyframes = (await w.git(['log', '--first-parent', '--format=%T', ref])).split('\n').reverse();
-	assert.deepEqual(keyframes, [steps[0]!.treeBefore, steps[keyframeEvery - 1]!.treeAfter]);
-	// The blobs of the steps since a keyframe are in the session's own kept packs (one per keyframe while
-	// it records; maintenance merges them into one).
+	const keyframes = async () => (await w.git(['log', '--first-parent', '--format=%T', ref])).split('\n').reverse();
+	assert.deepEqual(await keyframes(), [steps[0]!.treeBefore], 'no whole tree but the session start');
 	const kept = async () => new Set((await Promise.all(sessionPacks(w.shadow, w.session.id).map((p) => packObjects(w.shadow, p)))).flat());
-	assert.equal(sessionPacks(w.shadow, w.session.id).length, 1);
-	for (const s of steps.slice(0, keyframeEvery)) {
-		assert.ok((await kept()).has(s.files[0]!.blobAfter as string), `step ${s.step}'s blob is kept`);
+	assert.equal(sessionPacks(w.shadow, w.session.id).length, 1, 'one pack once the blobs reached the limit');
+	const packedSteps = packAt / 2 - 1;
+	for (const s of steps.slice(0, packedSteps)) {
+		for (const f of s.files) {
+			assert.ok((await kept()).has(f.blobAfter as string), `step ${s.step}'s blob of ${f.path} is kept`);
+		}
 	}
+	assert.ok(!(await kept()).has(steps[count - 1]!.files[0]!.blobAfter as string), 'the last steps wait for the next pack');
 	await maintainTimeline(w.engine.ctx, w.shadow, { forcePack: true });
 	assert.equal(sessionPacks(w.shadow, w.session.id).length, 1, 'maintenance leaves one pack per session');
 	for (const s of steps) {
-		assert.ok((await kept()).has(s.files[0]!.blobAfter as string), `step ${s.step}'s blob is kept`);
+		for (const f of s.files) {
+			assert.ok((await kept()).has(f.blobAfter as string), `step ${s.step}'s blob of ${f.path} is kept`);
+		}
 	}
+	assert.deepEqual(await keyframes(), [steps[0]!.treeBefore], 'maintenance adds no tree');
 	await w.shadow.git(['prune', '--expire=now']);
 	assert.deepEqual([...(await missingObjects(w.shadow, [...(await kept())]))], [], 'git prune leaves packed blobs alone');
 	// No object is missing from the store (git fsck exits non-zero on a missing or broken one).
 	await w.shadow.git(['fsck', '--full', '--no-dangling', '--no-progress']);
+	// A late step's trees, rebuilt from the session start across all the steps before, to the recorded ids.
+	const late = steps[count - 3]!;
+	assert.equal((await missingObjects(w.shadow, [late.treeBefore as string, late.treeAfter as string])).size, 2, 'its trees were dropped');
+	const diff = await w.service.diff({ ...late, id: 'late', sessionId: w.session.id, at: late.startedAt });
+	assert.match(diff, new RegExp(`^-export const b = ${count + 6};\n\\+export const b = ${count + 7};$`, 'm'));
+});
+
+void it(`keeps a whole tree again after ${keyframeEvery} steps, to bound the walk back`, async (t) => {
+	const w = await world(t);
+	// Three real steps that lead from a tree through two others and back.
+	await w.step(() => w.write('src/deep/nested/a.ts', 'export const a = 1;\n'));
+	await w.step(() => w.write('src/deep/nested/a.ts', 'export const a = 2;\n'));
+	await w.step(() => w.write('src/deep/nested/a.ts', 'export const a = 0;\n'));
+	const cycle = await w.steps();
+	const start = cycle[0]!.treeBefore as string;
+	assert.equal(cycle[2]!.treeAfter, start);
+	const ref = `refs/baton/timeline/${w.session.id}`;
+	const keyframes = async () => (await w.git(['log', '--first-parent', '--format=%T', ref])).split('\n').reverse();
+	// The same steps noted again and again, as many recorded steps do to the session's state.
+	const state = readState(w.root, w.session.id, Date.now());
+	assert.equal(state.sinceKey, 3);
+	for (let n = 4; n <= keyframeEvery; n++) {
+		if (n === keyframeEvery) {
+			assert.deepEqual(await keyframes(), [start], `no keyframe in the first ${keyframeEvery - 1} steps`);
+		}
+		const s = cycle[(n - 1) % 3]!;
+		await noteStep(w.shadow, w.session.id, state, s.treeBefore, s.treeAfter, s.files, true, Date.now());
+	}
+	assert.equal(state.sinceKey, 0);
+	assert.deepEqual(await keyframes(), [start, cycle[(keyframeEvery - 1) % 3]!.treeAfter], `step ${keyframeEvery}'s tree is kept whole`);
 });

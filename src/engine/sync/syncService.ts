@@ -24,7 +24,7 @@ import { TranscriptSync } from './transcriptSync';
 import { ownEventWriter } from './localEvents';
 import { pendingRecordEvents } from './recordEvents';
 import { addPull, emptyPull, type PullResult } from './pullResult';
-import { fetchBatonRefs, pushRefs, remoteTransport, remoteUrl, transportConfig, type PushedRef, type RemoteTransport } from './remoteGit';
+import { fetchBatonRefs, pushRefs, remoteTransport, remoteUrl, type PushedRef, type RemoteTransport } from './remoteGit';
 import { emptyRemote, readSyncState, syncDir, updateSyncState, type RemoteState } from './syncState';
 
 export type { PullResult } from './pullResult';
@@ -190,19 +190,22 @@ export class SyncService {
 
 	async push(remote?: string): Promise<PushResult[]> {
 		const names = this.enabledRemotes(remote);
-		// Remote URLs and transport settings (five git reads) are read while the export runs, not after.
+		// The remotes' URLs and transport settings (one read of the user's config) are read while the export runs.
 		const transports = new Map(names.map((name) => [name, remoteTransport(this.root, name)]));
+		for (const t of transports.values()) {
+			t.catch(() => undefined);
+		}
 		await this.export();
 		const results: PushResult[] = [];
 		for (const name of names) {
-			results.push(await this.pushOne(name, transports.get(name) as RemoteTransport));
+			results.push(await this.pushOne(name, transports.get(name) as Promise<RemoteTransport>));
 		}
 		return results;
 	}
 
-	private async pushOne(name: string, transport: RemoteTransport): Promise<PushResult> {
+	private async pushOne(name: string, transport: Promise<RemoteTransport>): Promise<PushResult> {
 		return this.withSyncLock(async () => {
-			const url = await transport.url;
+			const { url, config } = await transport;
 			const state = readSyncState(this.root).remotes[name] ?? emptyRemote();
 			const updates: PushedRef[] = [];
 			// Transcripts only to a remote enabled with `--transcripts`: any other is never sent that ref.
@@ -217,7 +220,6 @@ export class SyncService {
 				return { pushed: [], remote: name };
 			}
 			try {
-				const config = await transport.config;
 				const { confirmed, rejected, remoteSaid } = await pushRefs(this.shadow, url, name, config, updates, networkTimeoutMs);
 				const refusal =
 					rejected.length > 0 ? `remote "${name}" refused ${rejected.map((x) => `${x.ref} ${x.reason}`).join(', ')}${remoteSaid ? ` — it said: ${remoteSaid}` : ''}; the records stay queued and go with the next push` : null;
@@ -254,11 +256,11 @@ export class SyncService {
 
 	private async pullOne(name: string): Promise<PullResult> {
 		return this.withSyncLock(async () => {
-			const url = await remoteUrl(this.root, name);
+			const { url, config } = await remoteTransport(this.root, name);
 			await this.shadow.withLock(() => this.shadow.ensureInit(this.ctx.config.checkpoints.excludes));
 			this.refs.clearStaleRefLocks('baton-remotes');
 			try {
-				await fetchBatonRefs(this.shadow, url, name, await transportConfig(this.root, url), networkTimeoutMs);
+				await fetchBatonRefs(this.shadow, url, name, config, networkTimeoutMs);
 			} catch (error) {
 				this.record(name, { lastError: (error as Error).message });
 				throw error;

@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
@@ -15,34 +15,25 @@ import { LockFile } from '../storage/lockFile';
 import type { SharedEvent } from '../storage/model';
 import { sharedEvents } from '../storage/schema';
 import { machineIdentity } from '../shared/machineIdentity';
-import { inJsonList } from '../shared/sqlJsonList';
 import type { WireEvent } from '../shared/sharedEvents';
 import { mergeWireEvents } from './mergeWire';
-import { checkpointsRefPrefix, eventsRefPrefix, EventRefs, wireLineSql } from './eventRefs';
+import { checkpointsRefPrefix, eventsRefPrefix, EventRefs } from './eventRefs';
+import { countAboveMark, freshAboveMark, freshByIds, localCheckpointCommits, readExportMark, writeExportMark } from './exportMark';
 import { projectEvents } from './projection';
 import { TranscriptSync } from './transcriptSync';
 import { ownEventWriter } from './localEvents';
 import { pendingRecordEvents } from './recordEvents';
+import { sessionOrigins, type SessionOrigin } from './sessionOrigins';
 import { addPull, emptyPull, type PullResult } from './pullResult';
 import { fetchBatonRefs, pushRefs, remoteTransport, remoteUrl, type PushedRef, type RemoteTransport } from './remoteGit';
 import { emptyRemote, readSyncState, syncDir, updateSyncState, type RemoteState } from './syncState';
 
 export type { PullResult } from './pullResult';
+export type { SessionOrigin } from './sessionOrigins';
 
 export interface PushResult {
 	pushed: PushedRef[];
 	remote: string;
-}
-
-export interface SessionOrigin {
-	sessionId: string;
-	machine: string;
-	machineName: string | null;
-	author: string | null;
-	/** Started on this machine. */
-	local: boolean;
-	/** The remote it was pulled from (null when local). */
-	remote: string | null;
 }
 
 export interface RemoteStatus {
@@ -74,8 +65,12 @@ export class SyncService {
 	}
 
 	private get refs(): EventRefs {
-		this.refsCache ??= new EventRefs(this.shadow, machineIdentity(this.root).id, path.join(syncDir(this.root), 'exported.json'));
+		this.refsCache ??= new EventRefs(this.shadow, machineIdentity(this.root).id);
 		return this.refsCache;
+	}
+
+	private get markFile(): string {
+		return path.join(syncDir(this.root), 'exported.json');
 	}
 
 	private get transcripts(): TranscriptSync {
@@ -130,29 +125,27 @@ export class SyncService {
 			await this.shadow.ensureInit(this.ctx.config.checkpoints.excludes);
 			const refs = this.refs;
 			refs.clearStaleRefLocks('baton');
-			const known = await refs.exportedIds();
 			await this.recordPending();
-			// Ids first; only the events not exported yet are read, as wire lines SQLite builds (no re-parse).
-			const { fresh, recorded } = await this.ctx.store.read((db) => {
-				const ids = db
-					.select({ id: sharedEvents.id })
-					.from(sharedEvents)
-					.where(eq(sharedEvents.source, 'local'))
-					.all()
-					.map((e) => e.id)
-					.filter((id) => !known.has(id));
-				const lines = ids.length > 0 ? db.all<{ id: string; line: string }>(sql`SELECT id, ${wireLineSql} AS line FROM shared_events WHERE ${inJsonList(sharedEvents.id, ids)} ORDER BY id`) : [];
-				const checkpointsRecorded = db
-					.select({ body: sharedEvents.body })
-					.from(sharedEvents)
-					.where(and(eq(sharedEvents.source, 'local'), eq(sharedEvents.kind, 'checkpoint.recorded')))
-					.all();
-				return { fresh: lines, recorded: checkpointsRecorded };
-			});
+			// Only the events above the durable "exported up to" mark are read (exportMark.ts).
+			const tip = await refs.tip(refs.eventsRef);
+			const mark = tip ? readExportMark(this.markFile, tip) : null;
+			let plan = await this.ctx.store.read((db) => (tip && !mark ? null : freshAboveMark(db, mark)));
+			if (!plan) {
+				const exported = await refs.idsInRef(tip as string);
+				plan = await this.ctx.store.read((db) => freshByIds(db, exported));
+			}
+			const { fresh, upTo } = plan;
+			const recorded = await this.ctx.store.read((db) => localCheckpointCommits(db));
 			const shared = await refs.sharedCheckpointCommits();
-			const commits = [...new Set(recorded.map((e) => e.body['commitOid']))].filter((c): c is string => typeof c === 'string' && /^[0-9a-f]{40,64}$/.test(c) && !shared.has(c));
+			const commits = recorded.filter((c) => !shared.has(c));
 			const present = await this.presentCommits(commits);
-			await refs.append(fresh, present, known, this.ctx.clock.now());
+			await refs.append(fresh, present, this.ctx.clock.now());
+			if (upTo && (fresh.length > 0 || !mark || mark.rowid !== upTo.rowid)) {
+				const newTip = await refs.tip(refs.eventsRef);
+				if (newTip) {
+					writeExportMark(this.markFile, { tip: newTip, ...upTo });
+				}
+			}
 			// Transcripts are written only while some enabled remote takes them (`--transcripts`).
 			if (Object.values(readSyncState(this.root).remotes).some((r) => r.enabled && r.transcripts)) {
 				await this.transcripts.export(this.ctx.clock.now());
@@ -322,20 +315,7 @@ export class SyncService {
 	/** Where sessions ran: the writer of each one's `session.started` event (null for sessions from before sync). */
 	async origins(sessionIds: readonly string[]): Promise<SessionOrigin[]> {
 		const own = machineIdentity(this.root).id;
-		return this.ctx.store.read((db) => {
-			const out: SessionOrigin[] = [];
-			for (let i = 0; i < sessionIds.length; i += 500) {
-				const rows = db
-					.select({ subject: sharedEvents.subject, machine: sharedEvents.machine, machineName: sharedEvents.machineName, author: sharedEvents.author, source: sharedEvents.source })
-					.from(sharedEvents)
-					.where(and(eq(sharedEvents.kind, 'session.started'), inArray(sharedEvents.subject, sessionIds.slice(i, i + 500))))
-					.all();
-				for (const r of rows) {
-					out.push({ sessionId: r.subject, machine: r.machine, machineName: r.machineName, author: r.author, local: r.machine === own, remote: r.source === 'local' ? null : r.source });
-				}
-			}
-			return out;
-		});
+		return this.ctx.store.read((db) => sessionOrigins(db, sessionIds, own));
 	}
 
 	async status(): Promise<{ remotes: RemoteStatus[]; machine: string }> {
@@ -375,9 +355,14 @@ export class SyncService {
 	}
 
 	private async unexportedCount(): Promise<number> {
-		const known = await this.shadow.withLock(() => this.refs.exportedIds());
-		const local = await this.ctx.store.read((db) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(eq(sharedEvents.source, 'local')).all());
-		return local.filter((e) => !known.has(e.id)).length;
+		const tip = await this.refs.tip(this.refs.eventsRef);
+		const mark = tip ? readExportMark(this.markFile, tip) : null;
+		const above = await this.ctx.store.read((db) => (tip && !mark ? null : countAboveMark(db, mark)));
+		if (above !== null) {
+			return above;
+		}
+		const known = await this.refs.idsInRef(tip as string);
+		return (await this.ctx.store.read((db) => freshByIds(db, known))).fresh.length;
 	}
 
 	private record(name: string, change: Partial<RemoteState>): void {

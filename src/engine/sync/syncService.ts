@@ -266,20 +266,22 @@ export class SyncService {
 	private async mergeFetched(name: string): Promise<PullResult> {
 		const own = this.refs.machine;
 		const state = readSyncState(this.root).remotes[name] ?? emptyRemote();
-		const tracking = await this.refs.refs(`refs/baton-remotes/${name}/events/`);
+		// One read of every ref the fetch brought (events and transcripts).
+		const tracking = await this.refs.refs(`refs/baton-remotes/${name}/`);
+		const eventsPrefix = `refs/baton-remotes/${name}/events/`;
 		const incoming: SharedEvent[] = [];
 		const processed: Record<string, string> = {};
 		let fetched = 0;
 		const wire: WireEvent[] = [];
 		for (const [ref, oid] of tracking) {
-			if (ref.endsWith(`/${own}`) || state.pulled[ref] === oid) {
+			if (!ref.startsWith(eventsPrefix) || ref.endsWith(`/${own}`) || state.pulled[ref] === oid) {
 				continue;
 			}
 			fetched++;
 			wire.push(...(await this.refs.readEvents(state.pulled[ref] ?? null, oid)));
 			processed[ref] = oid;
 		}
-		const transcripts = await this.transcripts.import(name, state.pulled);
+		const transcripts = await this.transcripts.import(name, state.pulled, tracking);
 		// What changed here first, so the merge below derives from every machine's events, ours too.
 		await this.recordPending();
 		const nowMs = this.ctx.clock.now();

@@ -119,6 +119,18 @@ export class SyncService {
 		return names;
 	}
 
+	/**
+	 * The export a push would do, run ahead (the backend calls it when idle): only while some remote is
+	 * enabled and local events are waiting, so the next push is little more than git's own. Returns
+	 * the events exported (0 when there was nothing to do).
+	 */
+	async exportAhead(): Promise<number> {
+		if (!Object.values(readSyncState(this.root).remotes).some((r) => r.enabled) || (await this.unexportedCount()) === 0) {
+			return 0;
+		}
+		return (await this.export()).events;
+	}
+
 	/** Writes this machine's new local events (and their checkpoints' commits) into its own refs. */
 	async export(): Promise<{ events: number; checkpoints: number }> {
 		return this.shadow.withLock(async () => {

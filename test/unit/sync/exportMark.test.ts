@@ -7,14 +7,17 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';
 import { eq } from 'drizzle-orm';
 import { ShadowRepo } from '../../../src/engine/checkpoints/shadowRepo';
+import { silentLogger } from '../../../src/engine/ports';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
 import { appendSharedEvent } from '../../../src/engine/shared/sharedEvents';
 import { sharedEvents } from '../../../src/engine/storage/schema';
 import { EventRefs } from '../../../src/engine/sync/eventRefs';
 import { batonDir } from '../../../src/engine/workspace';
+import { EngineHost } from '../../../src/server/engineHost';
 import type { TestEngine } from '../helpers';
 import { syncWorld } from './syncWorld';
 
@@ -97,4 +100,28 @@ test('each local event reaches the events ref once, whatever state the export ma
 	const pulled = await w.b.engine.sync.pull();
 	assert.equal(pulled.newEvents, 79);
 	assert.equal((await w.a.engine.sync.status()).remotes[0]?.ahead, 0);
+});
+
+test('an idle backend exports the waiting events ahead of the push, and only while a remote is enabled', async (t) => {
+	const w = await syncWorld(t);
+	const refs = new EventRefs(new ShadowRepo(w.a.root, batonDir(w.a.root)), machineIdentity(w.a.root).id);
+	assert.equal(await w.a.engine.sync.exportAhead(), 0);
+	const host = new EngineHost({ workspaceRoot: w.a.root, config: {}, log: silentLogger, readOnly: false, onDidChange: () => {}, pollMs: 50, idleCompactMs: 100 });
+	t.after(() => host.dispose());
+	await host.get();
+	await writeEvents(w.a, 12, 'off');
+	await sleep(1_000);
+	assert.equal(await refs.tip(refs.eventsRef), null, 'nothing is exported while sync is off');
+
+	await w.a.engine.sync.enable('origin');
+	await writeEvents(w.a, 8, 'on');
+	for (let waited = 0; (await refs.tip(refs.eventsRef)) === null && waited < 20_000; waited += 100) {
+		await sleep(100);
+	}
+	await assertExactlyOnce(w.a, 'idle export');
+	assert.equal((await w.a.engine.sync.status()).remotes[0]?.ahead, 20, 'exported, not pushed: still ahead');
+	const pushed = await w.a.engine.sync.push();
+	assert.equal(pushed[0]?.pushed.length, 1);
+	await w.b.engine.sync.enable('origin');
+	assert.equal((await w.b.engine.sync.pull()).newEvents, 20);
 });

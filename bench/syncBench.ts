@@ -126,6 +126,7 @@ async function sessionsRows(root: string, rounds: number, count: number): Promis
 	const b = await workspace(path.join(root, 'b'), bareOurs);
 	const shadowA = path.join(root, 'a', '.baton', 'shadow.git');
 	const push: Pair[] = [];
+	const pushAhead: Pair[] = [];
 	const pull: Pair[] = [];
 	try {
 		for (let round = 0; round < rounds; round++) {
@@ -142,12 +143,24 @@ async function sessionsRows(root: string, rounds: number, count: number): Promis
 				const base = await plainFetch();
 				pull.push({ ours: await time(() => b.sync.pull()), base });
 			}
+			// The same again with the export done ahead, as the backend does when idle (exportAhead).
+			await writeSessions(a, count, rounds + round);
+			await a.sync.exportAhead();
+			const oursAhead = await time(() => a.sync.push());
+			pushAhead.push({ ours: oursAhead, base: await time(() => git(shadowA, ['push', '-q', bareBase, ...refs.map((r) => `${r}:${r}`)], { GIT_DIR: shadowA })) });
+			// Pulled untimed, so each timed pull brings one push's 1,000 sessions.
+			await b.sync.pull();
+			await plainFetch();
 		}
 	} finally {
 		a.close();
 		b.close();
 	}
-	return [row(`sync push: ${count} sessions with handoffs (${count * 3} events)`, push, 'git push of the same refs'), row(`sync pull: ${count} sessions with handoffs, merged and derived`, pull, 'git fetch of the same refs')];
+	return [
+		row(`sync push: ${count} sessions with handoffs (${count * 3} events)`, push, 'git push of the same refs'),
+		row(`sync push of the same, exported ahead by the idle backend`, pushAhead, 'git push of the same refs'),
+		row(`sync pull: ${count} sessions with handoffs, merged and derived`, pull, 'git fetch of the same refs'),
+	];
 }
 
 async function checkpointRow(root: string, scale: Scale, rounds: number): Promise<BenchRow> {

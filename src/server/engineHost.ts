@@ -48,6 +48,8 @@ export class EngineHost {
 	private opening: Promise<Engine> | undefined;
 	private poll: NodeJS.Timeout | undefined;
 	private lastWrite = Date.now();
+	/** The store sequence the last idle sync export ran at (-1: none yet). */
+	private exportedAt = -1;
 	private checkpointTimer: NodeJS.Timeout | undefined;
 	private checkpointBusy = false;
 	private busy = false;
@@ -304,6 +306,11 @@ export class EngineHost {
 			if (idle && (await engine.maintain())) {
 				this.options.log.info(`compacted the journal after ${Math.round(idleFor / 1000)} s idle`);
 				this.options.onFilesSettled?.();
+			}
+			if (idle && engine.store.sequence !== this.exportedAt) {
+				// Sync's export runs ahead while idle, so a push is then mostly git's own (docs/sync.md).
+				this.exportedAt = engine.store.sequence;
+				await engine.sync.exportAhead().catch((error: Error) => this.options.log.warn(`could not export the sync events ahead: ${error.message}`));
 			}
 			if (idle && this.options.checkpointTimer && Date.now() - this.lastShadowMaintenance > shadowMaintenanceEveryMs) {
 				this.lastShadowMaintenance = Date.now();

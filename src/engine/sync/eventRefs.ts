@@ -16,7 +16,6 @@ import { sql } from 'drizzle-orm';
 import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import { splitNul } from '../checkpoints/gitProcess';
-import { atomicWriteFile } from '../storage/fsUtil';
 import type { WireEvent } from '../shared/sharedEvents';
 import { catBatch } from '../shared/catFileBatch';
 
@@ -36,7 +35,6 @@ export class EventRefs {
 	constructor(
 		readonly shadow: ShadowRepo,
 		readonly machine: string,
-		private readonly cacheFile: string,
 	) {
 		this.eventsRef = `${eventsRefPrefix}${machine}`;
 		this.checkpointsRef = `${checkpointsRefPrefix}${machine}`;
@@ -103,35 +101,16 @@ export class EventRefs {
 		return map;
 	}
 
-	/** The ids already in this machine's events ref (cached by tip; rebuilt from the ref when stale). Needs the shadow lock. */
-	async exportedIds(): Promise<Set<string>> {
-		const tip = await this.tip(this.eventsRef);
-		if (!tip) {
-			return new Set();
-		}
-		try {
-			const cached = JSON.parse(fs.readFileSync(this.cacheFile, 'utf8')) as { tip?: string; ids?: string[] };
-			if (cached.tip === tip && Array.isArray(cached.ids)) {
-				return new Set(cached.ids);
-			}
-		} catch {
-			// No cache (or a damaged one): rebuilt from the ref below.
-		}
-		const ids = new Set((await this.readEvents(null, tip)).map((e) => e.id));
-		this.writeCache(tip, ids);
-		return ids;
-	}
-
-	private writeCache(tip: string, ids: Set<string>): void {
-		fs.mkdirSync(path.dirname(this.cacheFile), { recursive: true });
-		atomicWriteFile(this.cacheFile, Buffer.from(JSON.stringify({ tip, ids: [...ids] })));
+	/** The ids of every event in this machine's events ref at `tip` (read back when the export mark does not hold). */
+	async idsInRef(tip: string): Promise<Set<string>> {
+		return new Set((await this.readEvents(null, tip)).map((e) => e.id));
 	}
 
 	/**
 	 * Appends one batch of events and the given checkpoint commits to this machine's refs, in one
 	 * `fast-import` (a pack, fast-forward only). Needs the shadow lock.
 	 */
-	async append(events: readonly { id: string; line: string }[], checkpointCommits: readonly string[], known: Set<string>, nowMs: number): Promise<void> {
+	async append(events: readonly { id: string; line: string }[], checkpointCommits: readonly string[], nowMs: number): Promise<void> {
 		if (events.length === 0 && checkpointCommits.length === 0) {
 			return;
 		}
@@ -171,13 +150,6 @@ export class EventRefs {
 		const checkpointsTip = checkpointCommits.length > 0 ? await this.tip(this.checkpointsRef) : null;
 		if (checkpointsTip && this.sharedAt && this.sharedAt.tip === checkpointsFrom) {
 			this.sharedAt = { tip: checkpointsTip, commits: new Set([...this.sharedAt.commits, ...checkpointCommits]) };
-		}
-		const tip = await this.tip(this.eventsRef);
-		if (tip && events.length > 0) {
-			for (const e of events) {
-				known.add(e.id);
-			}
-			this.writeCache(tip, known);
 		}
 	}
 

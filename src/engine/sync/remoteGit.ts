@@ -26,11 +26,15 @@ async function userGit(repo: string, args: readonly string[], okCodes: readonly 
 	return { text: result.stdout.toString('utf8').trim(), code: result.code };
 }
 
-/** The URL of `remote` in the user's repository (insteadOf applied, as the user's git would). */
-export async function remoteUrl(repo: string, remote: string): Promise<string> {
+function checkRemoteName(remote: string): void {
 	if (!/^[A-Za-z0-9._/-]+$/.test(remote) || remote.startsWith('-')) {
 		throw new BatonError('invalidInput', `"${remote}" is not a remote name`);
 	}
+}
+
+/** The URL of `remote` in the user's repository, as `git remote get-url --push` gives it (insteadOf applied). */
+export async function remoteUrl(repo: string, remote: string): Promise<string> {
+	checkRemoteName(remote);
 	const result = await userGit(repo, ['remote', 'get-url', '--push', remote], [2, 128]).catch((error: unknown) => {
 		throw new BatonError('invalidInput', `could not read the remotes of ${repo}: ${(error as Error).message}`);
 	});
@@ -40,29 +44,75 @@ export async function remoteUrl(repo: string, remote: string): Promise<string> {
 	return result.text;
 }
 
+/** The user's config entries a sync needs, in git's order (system, global, repository, …). */
+async function transportEntries(repo: string): Promise<[string, string | null][]> {
+	const result = await runGit(['-C', repo, 'config', '-z', '--get-regexp', '^(remote|url|credential|http)\\.|^core\\.sshcommand$'], {
+		cwd: repo,
+		env: hostEnv({ ...userEnv(), GIT_OPTIONAL_LOCKS: '0' }),
+		timeoutMs: 10_000,
+		okCodes: [1],
+	}).catch((error: unknown) => {
+		throw new BatonError('invalidInput', `could not read the git config of ${repo}: ${(error as Error).message}`);
+	});
+	const entries: [string, string | null][] = [];
+	for (const item of result.stdout.toString('utf8').split('\0')) {
+		if (!item) {
+			continue;
+		}
+		// `key\nvalue`, or `key` alone for a key without a value (a boolean true).
+		const eol = item.indexOf('\n');
+		entries.push(eol < 0 ? [item, null] : [item.slice(0, eol), item.slice(eol + 1)]);
+	}
+	return entries;
+}
+
+/** git's `alias_url`: the longest matching `url.<base>.<kind>` prefix is replaced by its base. */
+function rewriteUrl(url: string, entries: readonly [string, string | null][], kind: 'insteadof' | 'pushinsteadof'): string | null {
+	let best: { base: string; length: number } | null = null;
+	for (const [key, value] of entries) {
+		if (value === null || !key.startsWith('url.') || !key.endsWith(`.${kind}`)) {
+			continue;
+		}
+		if (url.startsWith(value) && (best === null || value.length > best.length)) {
+			best = { base: key.slice('url.'.length, key.length - kind.length - 1), length: value.length };
+		}
+	}
+	return best ? best.base + url.slice(best.length) : null;
+}
+
 /**
- * `-c` arguments carrying the user's credential, http and ssh settings for `url`: the helpers of
- * the generic `credential.helper` list and of the most specific `credential.<url>` section, and the
- * most specific `http.<url>.*` values.
+ * `git remote get-url --push` from config entries: the first pushurl (insteadOf applied), else the
+ * first url with pushInsteadOf applied when one matches, else with insteadOf. Null when the remote
+ * has no url in the config (a legacy `.git/remotes` file, or no such remote).
  */
-export async function transportConfig(repo: string, url: string): Promise<string[]> {
-	const args: string[] = [];
-	const lines = async (args: string[]): Promise<string[]> => (await userGit(repo, ['config', ...args], [1])).text.split('\n').filter(Boolean);
-	const [helpers, matched, http, sshLines] = await Promise.all([lines(['--get-all', 'credential.helper']), lines(['--get-urlmatch', 'credential', url]), lines(['--get-urlmatch', 'http', url]), lines(['--get', 'core.sshCommand'])]);
-	const ssh = sshLines[0];
-	const specificHelper = matched.find((line) => line.startsWith('credential.helper '))?.slice('credential.helper '.length);
-	if (specificHelper !== undefined && !helpers.includes(specificHelper)) {
-		helpers.push(specificHelper);
+function pushUrlOf(remote: string, entries: readonly [string, string | null][]): string | null {
+	const values = (name: string): string[] => entries.filter(([key, value]) => key === `remote.${remote}.${name}` && value !== null).map(([, value]) => value as string);
+	const pushUrl = values('pushurl')[0];
+	if (pushUrl !== undefined) {
+		return rewriteUrl(pushUrl, entries, 'insteadof') ?? pushUrl;
 	}
-	// An empty value resets the list, so only the user's helpers run, in the user's order.
-	args.push('-c', 'credential.helper=');
-	for (const helper of helpers) {
-		args.push('-c', `credential.helper=${helper}`);
+	const url = values('url')[0];
+	if (url === undefined) {
+		return null;
 	}
-	for (const line of [...matched.filter((l) => !l.startsWith('credential.helper ')), ...http]) {
-		const space = line.indexOf(' ');
-		if (space > 0) {
-			args.push('-c', `${line.slice(0, space)}=${line.slice(space + 1)}`);
+	return rewriteUrl(url, entries, 'pushinsteadof') ?? rewriteUrl(url, entries, 'insteadof') ?? url;
+}
+
+/**
+ * `-c` arguments carrying the user's credential, http and ssh settings: every `credential.*` and
+ * `http.*` entry (URL-specific ones included) in the user's order, after a reset of the helper list.
+ * git itself picks the entries that match the URL it talks to (its urlmatch rules), so only the
+ * user's helpers for that URL run, in the user's order.
+ */
+function transportArgs(entries: readonly [string, string | null][]): string[] {
+	const args = ['-c', 'credential.helper='];
+	let ssh: string | null = null;
+	for (const [key, value] of entries) {
+		if (key === 'core.sshcommand') {
+			ssh = value;
+		} else if ((key.startsWith('credential.') || key.startsWith('http.')) && !key.includes('=')) {
+			// A key with '=' (a URL with a query) cannot be said with -c; such a section matches no remote git talks to anyway.
+			args.push('-c', value === null ? key : `${key}=${value}`);
 		}
 	}
 	if (ssh) {
@@ -72,20 +122,19 @@ export async function transportConfig(repo: string, url: string): Promise<string
 }
 
 export interface RemoteTransport {
-	url: Promise<string>;
-	config: Promise<string[]>;
+	url: string;
+	config: string[];
 }
 
 /**
- * Starts reading a remote's URL and transport settings; the caller awaits them when it needs them
- * (each promise rejects as `remoteUrl`/`transportConfig` would, and is marked handled meanwhile).
+ * A remote's URL and the `-c` arguments for talking to it, from one read of the user's config (a
+ * remote defined outside the config, in a legacy `.git/remotes` file, costs one more git call).
  */
-export function remoteTransport(repo: string, remote: string): RemoteTransport {
-	const url = remoteUrl(repo, remote);
-	const config = url.then((u) => transportConfig(repo, u));
-	url.catch(() => undefined);
-	config.catch(() => undefined);
-	return { url, config };
+export async function remoteTransport(repo: string, remote: string): Promise<RemoteTransport> {
+	checkRemoteName(remote);
+	const entries = await transportEntries(repo);
+	const url = pushUrlOf(remote, entries) ?? (await remoteUrl(repo, remote));
+	return { url, config: transportArgs(entries) };
 }
 
 /** Fetches every `refs/baton/*` of the remote into `refs/baton-remotes/<name>/*` of Baton's store. */

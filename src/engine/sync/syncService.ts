@@ -6,7 +6,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
@@ -15,34 +15,25 @@ import { LockFile } from '../storage/lockFile';
 import type { SharedEvent } from '../storage/model';
 import { sharedEvents } from '../storage/schema';
 import { machineIdentity } from '../shared/machineIdentity';
-import { inJsonList } from '../shared/sqlJsonList';
 import type { WireEvent } from '../shared/sharedEvents';
 import { mergeWireEvents } from './mergeWire';
-import { checkpointsRefPrefix, eventsRefPrefix, EventRefs, wireLineSql } from './eventRefs';
+import { checkpointsRefPrefix, eventsRefPrefix, EventRefs } from './eventRefs';
+import { countAboveMark, freshAboveMark, freshByIds, localCheckpointCommits, readExportMark, writeExportMark } from './exportMark';
 import { projectEvents } from './projection';
 import { TranscriptSync } from './transcriptSync';
 import { ownEventWriter } from './localEvents';
 import { pendingRecordEvents } from './recordEvents';
+import { sessionOrigins, type SessionOrigin } from './sessionOrigins';
 import { addPull, emptyPull, type PullResult } from './pullResult';
-import { fetchBatonRefs, pushRefs, remoteTransport, remoteUrl, transportConfig, type PushedRef, type RemoteTransport } from './remoteGit';
+import { fetchBatonRefs, pushRefs, remoteTransport, remoteUrl, type PushedRef, type RemoteTransport } from './remoteGit';
 import { emptyRemote, readSyncState, syncDir, updateSyncState, type RemoteState } from './syncState';
 
 export type { PullResult } from './pullResult';
+export type { SessionOrigin } from './sessionOrigins';
 
 export interface PushResult {
 	pushed: PushedRef[];
 	remote: string;
-}
-
-export interface SessionOrigin {
-	sessionId: string;
-	machine: string;
-	machineName: string | null;
-	author: string | null;
-	/** Started on this machine. */
-	local: boolean;
-	/** The remote it was pulled from (null when local). */
-	remote: string | null;
 }
 
 export interface RemoteStatus {
@@ -74,8 +65,12 @@ export class SyncService {
 	}
 
 	private get refs(): EventRefs {
-		this.refsCache ??= new EventRefs(this.shadow, machineIdentity(this.root).id, path.join(syncDir(this.root), 'exported.json'));
+		this.refsCache ??= new EventRefs(this.shadow, machineIdentity(this.root).id);
 		return this.refsCache;
+	}
+
+	private get markFile(): string {
+		return path.join(syncDir(this.root), 'exported.json');
 	}
 
 	private get transcripts(): TranscriptSync {
@@ -124,35 +119,45 @@ export class SyncService {
 		return names;
 	}
 
+	/**
+	 * The export a push would do, run ahead (the backend calls it when idle): only while some remote is
+	 * enabled and local events are waiting, so the next push is little more than git's own. Returns
+	 * the events exported (0 when there was nothing to do).
+	 */
+	async exportAhead(): Promise<number> {
+		if (!Object.values(readSyncState(this.root).remotes).some((r) => r.enabled) || (await this.unexportedCount()) === 0) {
+			return 0;
+		}
+		return (await this.export()).events;
+	}
+
 	/** Writes this machine's new local events (and their checkpoints' commits) into its own refs. */
 	async export(): Promise<{ events: number; checkpoints: number }> {
 		return this.shadow.withLock(async () => {
 			await this.shadow.ensureInit(this.ctx.config.checkpoints.excludes);
 			const refs = this.refs;
 			refs.clearStaleRefLocks('baton');
-			const known = await refs.exportedIds();
 			await this.recordPending();
-			// Ids first; only the events not exported yet are read, as wire lines SQLite builds (no re-parse).
-			const { fresh, recorded } = await this.ctx.store.read((db) => {
-				const ids = db
-					.select({ id: sharedEvents.id })
-					.from(sharedEvents)
-					.where(eq(sharedEvents.source, 'local'))
-					.all()
-					.map((e) => e.id)
-					.filter((id) => !known.has(id));
-				const lines = ids.length > 0 ? db.all<{ id: string; line: string }>(sql`SELECT id, ${wireLineSql} AS line FROM shared_events WHERE ${inJsonList(sharedEvents.id, ids)} ORDER BY id`) : [];
-				const checkpointsRecorded = db
-					.select({ body: sharedEvents.body })
-					.from(sharedEvents)
-					.where(and(eq(sharedEvents.source, 'local'), eq(sharedEvents.kind, 'checkpoint.recorded')))
-					.all();
-				return { fresh: lines, recorded: checkpointsRecorded };
-			});
+			// Only the events above the durable "exported up to" mark are read (exportMark.ts).
+			const tip = await refs.tip(refs.eventsRef);
+			const mark = tip ? readExportMark(this.markFile, tip) : null;
+			let plan = await this.ctx.store.read((db) => (tip && !mark ? null : freshAboveMark(db, mark)));
+			if (!plan) {
+				const exported = await refs.idsInRef(tip as string);
+				plan = await this.ctx.store.read((db) => freshByIds(db, exported));
+			}
+			const { fresh, upTo } = plan;
+			const recorded = await this.ctx.store.read((db) => localCheckpointCommits(db));
 			const shared = await refs.sharedCheckpointCommits();
-			const commits = [...new Set(recorded.map((e) => e.body['commitOid']))].filter((c): c is string => typeof c === 'string' && /^[0-9a-f]{40,64}$/.test(c) && !shared.has(c));
+			const commits = recorded.filter((c) => !shared.has(c));
 			const present = await this.presentCommits(commits);
-			await refs.append(fresh, present, known, this.ctx.clock.now());
+			await refs.append(fresh, present, this.ctx.clock.now());
+			if (upTo && (fresh.length > 0 || !mark || mark.rowid !== upTo.rowid)) {
+				const newTip = await refs.tip(refs.eventsRef);
+				if (newTip) {
+					writeExportMark(this.markFile, { tip: newTip, ...upTo });
+				}
+			}
 			// Transcripts are written only while some enabled remote takes them (`--transcripts`).
 			if (Object.values(readSyncState(this.root).remotes).some((r) => r.enabled && r.transcripts)) {
 				await this.transcripts.export(this.ctx.clock.now());
@@ -190,19 +195,22 @@ export class SyncService {
 
 	async push(remote?: string): Promise<PushResult[]> {
 		const names = this.enabledRemotes(remote);
-		// Remote URLs and transport settings (five git reads) are read while the export runs, not after.
+		// The remotes' URLs and transport settings (one read of the user's config) are read while the export runs.
 		const transports = new Map(names.map((name) => [name, remoteTransport(this.root, name)]));
+		for (const t of transports.values()) {
+			t.catch(() => undefined);
+		}
 		await this.export();
 		const results: PushResult[] = [];
 		for (const name of names) {
-			results.push(await this.pushOne(name, transports.get(name) as RemoteTransport));
+			results.push(await this.pushOne(name, transports.get(name) as Promise<RemoteTransport>));
 		}
 		return results;
 	}
 
-	private async pushOne(name: string, transport: RemoteTransport): Promise<PushResult> {
+	private async pushOne(name: string, transport: Promise<RemoteTransport>): Promise<PushResult> {
 		return this.withSyncLock(async () => {
-			const url = await transport.url;
+			const { url, config } = await transport;
 			const state = readSyncState(this.root).remotes[name] ?? emptyRemote();
 			const updates: PushedRef[] = [];
 			// Transcripts only to a remote enabled with `--transcripts`: any other is never sent that ref.
@@ -217,7 +225,6 @@ export class SyncService {
 				return { pushed: [], remote: name };
 			}
 			try {
-				const config = await transport.config;
 				const { confirmed, rejected, remoteSaid } = await pushRefs(this.shadow, url, name, config, updates, networkTimeoutMs);
 				const refusal =
 					rejected.length > 0 ? `remote "${name}" refused ${rejected.map((x) => `${x.ref} ${x.reason}`).join(', ')}${remoteSaid ? ` — it said: ${remoteSaid}` : ''}; the records stay queued and go with the next push` : null;
@@ -254,11 +261,11 @@ export class SyncService {
 
 	private async pullOne(name: string): Promise<PullResult> {
 		return this.withSyncLock(async () => {
-			const url = await remoteUrl(this.root, name);
+			const { url, config } = await remoteTransport(this.root, name);
 			await this.shadow.withLock(() => this.shadow.ensureInit(this.ctx.config.checkpoints.excludes));
 			this.refs.clearStaleRefLocks('baton-remotes');
 			try {
-				await fetchBatonRefs(this.shadow, url, name, await transportConfig(this.root, url), networkTimeoutMs);
+				await fetchBatonRefs(this.shadow, url, name, config, networkTimeoutMs);
 			} catch (error) {
 				this.record(name, { lastError: (error as Error).message });
 				throw error;
@@ -271,20 +278,22 @@ export class SyncService {
 	private async mergeFetched(name: string): Promise<PullResult> {
 		const own = this.refs.machine;
 		const state = readSyncState(this.root).remotes[name] ?? emptyRemote();
-		const tracking = await this.refs.refs(`refs/baton-remotes/${name}/events/`);
+		// One read of every ref the fetch brought (events and transcripts).
+		const tracking = await this.refs.refs(`refs/baton-remotes/${name}/`);
+		const eventsPrefix = `refs/baton-remotes/${name}/events/`;
 		const incoming: SharedEvent[] = [];
 		const processed: Record<string, string> = {};
 		let fetched = 0;
 		const wire: WireEvent[] = [];
 		for (const [ref, oid] of tracking) {
-			if (ref.endsWith(`/${own}`) || state.pulled[ref] === oid) {
+			if (!ref.startsWith(eventsPrefix) || ref.endsWith(`/${own}`) || state.pulled[ref] === oid) {
 				continue;
 			}
 			fetched++;
 			wire.push(...(await this.refs.readEvents(state.pulled[ref] ?? null, oid)));
 			processed[ref] = oid;
 		}
-		const transcripts = await this.transcripts.import(name, state.pulled);
+		const transcripts = await this.transcripts.import(name, state.pulled, tracking);
 		// What changed here first, so the merge below derives from every machine's events, ours too.
 		await this.recordPending();
 		const nowMs = this.ctx.clock.now();
@@ -320,20 +329,7 @@ export class SyncService {
 	/** Where sessions ran: the writer of each one's `session.started` event (null for sessions from before sync). */
 	async origins(sessionIds: readonly string[]): Promise<SessionOrigin[]> {
 		const own = machineIdentity(this.root).id;
-		return this.ctx.store.read((db) => {
-			const out: SessionOrigin[] = [];
-			for (let i = 0; i < sessionIds.length; i += 500) {
-				const rows = db
-					.select({ subject: sharedEvents.subject, machine: sharedEvents.machine, machineName: sharedEvents.machineName, author: sharedEvents.author, source: sharedEvents.source })
-					.from(sharedEvents)
-					.where(and(eq(sharedEvents.kind, 'session.started'), inArray(sharedEvents.subject, sessionIds.slice(i, i + 500))))
-					.all();
-				for (const r of rows) {
-					out.push({ sessionId: r.subject, machine: r.machine, machineName: r.machineName, author: r.author, local: r.machine === own, remote: r.source === 'local' ? null : r.source });
-				}
-			}
-			return out;
-		});
+		return this.ctx.store.read((db) => sessionOrigins(db, sessionIds, own));
 	}
 
 	async status(): Promise<{ remotes: RemoteStatus[]; machine: string }> {
@@ -373,9 +369,14 @@ export class SyncService {
 	}
 
 	private async unexportedCount(): Promise<number> {
-		const known = await this.shadow.withLock(() => this.refs.exportedIds());
-		const local = await this.ctx.store.read((db) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(eq(sharedEvents.source, 'local')).all());
-		return local.filter((e) => !known.has(e.id)).length;
+		const tip = await this.refs.tip(this.refs.eventsRef);
+		const mark = tip ? readExportMark(this.markFile, tip) : null;
+		const above = await this.ctx.store.read((db) => (tip && !mark ? null : countAboveMark(db, mark)));
+		if (above !== null) {
+			return above;
+		}
+		const known = await this.refs.idsInRef(tip as string);
+		return (await this.ctx.store.read((db) => freshByIds(db, known))).fresh.length;
 	}
 
 	private record(name: string, change: Partial<RemoteState>): void {

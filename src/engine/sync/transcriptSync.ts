@@ -38,11 +38,18 @@ export class TranscriptSync {
 		return exportTranscripts(this.shadow, this.ref, (ref) => this.refs.tip(ref), shareable, path.join(syncDir(this.ctx.workspaceRoot), 'transcripts.json'), nowMs);
 	}
 
-	/** Imports the transcripts other machines' refs fetched from `remote` hold beyond `pulled`; returns the refs processed. */
-	async import(remote: string, pulled: Readonly<Record<string, string>>): Promise<{ processed: Record<string, string>; imported: number }> {
+	/**
+	 * Imports the transcripts other machines' refs fetched from `remote` hold beyond `pulled`; returns
+	 * the refs processed. `tracking` is the pull's one read of the remote's refs (ref → oid).
+	 */
+	async import(remote: string, pulled: Readonly<Record<string, string>>, tracking: ReadonlyMap<string, string>): Promise<{ processed: Record<string, string>; imported: number }> {
 		const processed: Record<string, string> = {};
 		let imported = 0;
-		for (const [ref, oid] of await this.refs.refs(`refs/baton-remotes/${remote}/transcripts/`)) {
+		const prefix = `refs/baton-remotes/${remote}/transcripts/`;
+		for (const [ref, oid] of tracking) {
+			if (!ref.startsWith(prefix)) {
+				continue;
+			}
 			const machine = ref.slice(ref.lastIndexOf('/') + 1);
 			if (machine === this.refs.machine || pulled[ref] === oid) {
 				continue;

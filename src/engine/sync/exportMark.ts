@@ -1,0 +1,108 @@
+/**
+ * The durable "exported up to" mark of this machine's events ref: `.baton/sync/exported.json` says
+ * that, at ref tip `tip`, every local event whose SQLite rowid is at most `rowid` is in the ref (and
+ * that the row at `rowid` is event `id`). `shared_events` is append-only and SQLite gives a new row
+ * a rowid above every existing one, so the events still to export are the local rows above the mark:
+ * an export reads only those instead of every local id and the set of every exported id.
+ *
+ * The mark is trusted only while it matches: the ref's tip must be the one it names (a crash after
+ * `fast-import` but before the mark was written leaves an older tip) and the row at its rowid must
+ * still be its event (a database rebuilt from elsewhere numbers rows afresh). Otherwise the
+ * exported ids are read back from the ref once and compared with every local id, and the mark is
+ * written again.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { sql } from 'drizzle-orm';
+import type { BatonDb } from '../storage/journalStore';
+import { wireLineSql } from './eventRefs';
+
+export interface ExportMark {
+	tip: string;
+	rowid: number;
+	id: string;
+}
+
+export interface FreshEvents {
+	/** The events to export, as wire lines, sorted by id. */
+	fresh: { id: string; line: string }[];
+	/** The mark once these are in the ref (null: no local event yet). */
+	upTo: { rowid: number; id: string } | null;
+}
+
+/** The saved mark when it names `tip`; null otherwise (no mark, an older tip, an older file format). */
+export function readExportMark(file: string, tip: string): ExportMark | null {
+	try {
+		const saved = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<ExportMark>;
+		if (saved.tip === tip && typeof saved.rowid === 'number' && Number.isSafeInteger(saved.rowid) && typeof saved.id === 'string') {
+			return { tip, rowid: saved.rowid, id: saved.id };
+		}
+	} catch {
+		// No mark yet, or a damaged file: the caller falls back to the ref.
+	}
+	return null;
+}
+
+/**
+ * Replaces the mark (a temp file renamed over it) without fsync: the mark only saves work, so one
+ * lost in a crash, or naming a tip the ref lost in the same crash, only sends the next export back
+ * to the ref's ids. Two fsyncs per push were a measurable part of it.
+ */
+export function writeExportMark(file: string, mark: ExportMark): void {
+	const tmp = `${file}.tmp-${process.pid}`;
+	fs.mkdirSync(path.dirname(file), { recursive: true });
+	fs.writeFileSync(tmp, `${JSON.stringify({ version: 2, ...mark })}\n`);
+	fs.renameSync(tmp, file);
+}
+
+/**
+ * The local events above a mark, or null when the mark does not hold in this database (its row is
+ * gone or is another event): the caller then compares against the ref's ids (`freshByIds`).
+ */
+export function freshAboveMark(db: BatonDb, mark: { rowid: number; id: string } | null): FreshEvents | null {
+	if (mark) {
+		const at = db.all<{ id: string }>(sql`SELECT id FROM shared_events WHERE rowid = ${mark.rowid}`)[0];
+		if (at?.id !== mark.id) {
+			return null;
+		}
+	}
+	const rows = db.all<{ rowid: number; id: string; line: string }>(sql`SELECT rowid AS rowid, id, ${wireLineSql} AS line FROM shared_events WHERE rowid > ${mark?.rowid ?? 0} AND source = 'local' ORDER BY id`);
+	return { fresh: rows.map((r) => ({ id: r.id, line: r.line })), upTo: highest(rows) ?? mark };
+}
+
+/** The local events whose ids are not in `exported` (the ids the ref holds). */
+export function freshByIds(db: BatonDb, exported: ReadonlySet<string>): FreshEvents {
+	const local = db.all<{ rowid: number; id: string }>(sql`SELECT rowid AS rowid, id FROM shared_events WHERE source = 'local'`);
+	const ids = local.filter((r) => !exported.has(r.id)).map((r) => r.id);
+	const fresh = ids.length > 0 ? db.all<{ id: string; line: string }>(sql`SELECT id, ${wireLineSql} AS line FROM shared_events WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) ORDER BY id`) : [];
+	return { fresh, upTo: highest(local) };
+}
+
+/** How many local events are above a mark (null when the mark does not hold, as above). */
+export function countAboveMark(db: BatonDb, mark: { rowid: number; id: string } | null): number | null {
+	if (mark) {
+		const at = db.all<{ id: string }>(sql`SELECT id FROM shared_events WHERE rowid = ${mark.rowid}`)[0];
+		if (at?.id !== mark.id) {
+			return null;
+		}
+	}
+	return db.all<{ n: number }>(sql`SELECT count(*) AS n FROM shared_events WHERE rowid > ${mark?.rowid ?? 0} AND source = 'local'`)[0]?.n ?? 0;
+}
+
+/** The commits of this machine's recorded checkpoints (each once). */
+export function localCheckpointCommits(db: BatonDb): string[] {
+	return db
+		.all<{ commit: unknown }>(sql`SELECT DISTINCT json_extract(body_json, '$.commitOid') AS "commit" FROM shared_events WHERE kind = 'checkpoint.recorded' AND source = 'local'`)
+		.map((r) => r.commit)
+		.filter((c): c is string => typeof c === 'string' && /^[0-9a-f]{40,64}$/.test(c));
+}
+
+function highest(rows: readonly { rowid: number; id: string }[]): { rowid: number; id: string } | null {
+	let top: { rowid: number; id: string } | null = null;
+	for (const r of rows) {
+		if (!top || r.rowid > top.rowid) {
+			top = { rowid: r.rowid, id: r.id };
+		}
+	}
+	return top;
+}

@@ -132,7 +132,14 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 			}
 			process.stderr.write(`  the session's objects: ${[...added].map(([type, e]) => `${e.count} ${type}s ${e.bytes} bytes`).join(', ')} (plus index entries)\n`);
 			const events = (await engine.store.read((db) => sessionEvents(db, session.id, ['timeline.step']))).slice(stepStarted);
-			rows.push(...(await rebuildRows(shadow, timeline, events.map((e) => ({ ...stepOf(e), id: e.id, sessionId: session.id, at: e.at })), quick ? 3 : 7)));
+			rows.push(
+				...(await rebuildRows(
+					shadow,
+					timeline,
+					events.map((e) => ({ ...stepOf(e), id: e.id, sessionId: session.id, at: e.at })),
+					quick ? 3 : 7,
+				)),
+			);
 			let patches = '';
 			let eachGzipped = 0;
 			for (const event of events) {

@@ -27,10 +27,14 @@ export function percentile(values: number[], p: number): number {
 
 export function formatTable(rows: BenchRow[]): string {
 	const header = ['benchmark', 'Baton median', 'p99', 'baseline', 'baseline median', 'ratio', 'target'];
-	const body = rows.map((r) => [r.name, ms(r.ours), ms(r.oursP99), r.baselineName, ms(r.baseline), `${r.ratio.toFixed(2)}×`, r.passed === false ? `FAILED (${r.target})` : r.target]);
+	const body = rows.map((r) => [r.name, ms(r.ours), ms(r.oursP99), r.baselineName, ms(r.baseline), Number.isFinite(r.ratio) ? `${r.ratio.toFixed(2)}×` : '—', r.passed === false ? `FAILED (${r.target})` : r.target]);
 	return [header, header.map(() => '---'), ...body].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 }
 
 function ms(value: number): string {
+	// A figure a row does not have (no p99 from a p95-only row, no baseline) prints as a dash, not 'NaN ms'.
+	if (!Number.isFinite(value)) {
+		return '—';
+	}
 	return `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`;
 }

@@ -86,7 +86,8 @@ function classify(workTree: string, rel: string, index: IndexPaths, parents: Map
  * Whether a folder above `rel` holds a `.git` (a nested repository: status lists it as `dir/`, and
  * its files are read with its own ignore rules).
  */
-function underRepo(workTree: string, rel: string, repos: Map<string, boolean>): boolean {
+/** Whether a folder above `rel` holds a repository of its own (`.git`), cached per folder in `repos`. */
+export function underRepo(workTree: string, rel: string, repos: Map<string, boolean>): boolean {
 	for (let i = rel.indexOf('/'); i > 0; i = rel.indexOf('/', i + 1)) {
 		const dir = rel.slice(0, i);
 		let found = repos.get(dir);
@@ -102,7 +103,7 @@ function underRepo(workTree: string, rel: string, repos: Map<string, boolean>): 
 }
 
 /** Whether every existing folder above `rel` is a folder, not a symlink (a missing one is fine: all below is gone). */
-function realFolders(workTree: string, rel: string, parents: Map<string, boolean>): boolean {
+export function realFolders(workTree: string, rel: string, parents: Map<string, boolean>): boolean {
 	const slash = rel.lastIndexOf('/');
 	if (slash <= 0) {
 		return true;

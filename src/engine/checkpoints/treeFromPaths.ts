@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { splitNul } from './gitProcess';
 import { readObjects } from './catFileBatch';
+import { realFolders, underRepo } from './listChanged';
 import { configBool, parseTree, serializeTree, treeMode, writeLooseObject, type TreeEntry } from './gitObjects';
 import type { ShadowRepo } from './shadowRepo';
 
@@ -208,7 +209,8 @@ export async function treeFromPaths(repo: ShadowRepo, base: string, paths: reado
 
 	// New files: kept unless the ignore rules leave them out (tracked ones stay, as in the index).
 	const fresh = [...wanted].filter(([rel, w]) => w.kind === 'file' && !entryOf(dirs, rel)).map(([rel]) => rel);
-	if (fresh.some((rel) => underRepo(repo.workTree, rel))) {
+	const repos = new Map<string, boolean>();
+	if (fresh.some((rel) => underRepo(repo.workTree, rel, repos))) {
 		return { reason: 'a new file inside a nested repository' };
 	}
 	if (fresh.length > 0) {
@@ -303,34 +305,4 @@ function baseName(rel: string): string {
 
 function depth(dir: string): number {
 	return dir === '' ? 0 : dir.split('/').length;
-}
-
-/** Whether every existing folder above `rel` is a real folder (a missing one is fine). */
-function realFolders(workTree: string, rel: string, parents: Map<string, boolean>): boolean {
-	const slash = rel.lastIndexOf('/');
-	if (slash <= 0) {
-		return true;
-	}
-	const dir = rel.slice(0, slash);
-	let ok = parents.get(dir);
-	if (ok === undefined) {
-		let stat: fs.Stats | undefined;
-		try {
-			stat = fs.lstatSync(path.join(workTree, dir));
-		} catch {
-			// Missing.
-		}
-		ok = stat === undefined ? true : stat.isDirectory() && realFolders(workTree, dir, parents);
-		parents.set(dir, ok);
-	}
-	return ok;
-}
-
-function underRepo(workTree: string, rel: string): boolean {
-	for (let i = rel.indexOf('/'); i > 0; i = rel.indexOf('/', i + 1)) {
-		if (fs.existsSync(path.join(workTree, rel.slice(0, i), '.git'))) {
-			return true;
-		}
-	}
-	return false;
 }

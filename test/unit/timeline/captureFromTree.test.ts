@@ -20,29 +20,8 @@ import { TimelineRecorder } from '../../../src/engine/timeline/timelineRecorder'
 import { readTimeline } from '../../../src/engine/timeline/timelineQueries';
 import { captureTree, lastCapture, stepFiles } from '../../../src/engine/timeline/treeCapture';
 import { actor, tempDir } from '../helpers';
-import { openCheckpointEngine, write } from '../engine/checkpoints/gitFixtures';
+import { files, openCheckpointEngine, random, write } from '../engine/checkpoints/gitFixtures';
 import { toolEvent } from '../../ui/replaySession';
-
-function random(seed: number): () => number {
-	let s = seed >>> 0 || 1;
-	return () => {
-		s ^= s << 13;
-		s ^= s >>> 17;
-		s ^= s << 5;
-		return (s >>> 0) / 2 ** 32;
-	};
-}
-
-function files(root: string, rel = ''): string[] {
-	const out: string[] = [];
-	for (const entry of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
-		const child = rel ? `${rel}/${entry.name}` : entry.name;
-		if (entry.name === '.git' || child === '.baton' || entry.name === '.gitignore') continue;
-		if (entry.isDirectory()) out.push(...files(root, child));
-		else out.push(child);
-	}
-	return out;
-}
 
 const plainFiles = (root: string) => files(root).filter((p) => !fs.lstatSync(path.join(root, p)).isSymbolicLink());
 const pick = <T>(items: readonly T[], next: () => number): T | undefined => items[Math.floor(next() * items.length)];

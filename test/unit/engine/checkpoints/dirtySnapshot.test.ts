@@ -8,30 +8,7 @@ import { ShadowRepo } from '../../../../src/engine/checkpoints/shadowRepo';
 import { takeSnapshot } from '../../../../src/engine/checkpoints/shadowSnapshot';
 import type { Engine } from '../../../../src/engine/engine';
 import { actor, tempDir } from '../../helpers';
-import { openCheckpointEngine, userGit, write } from './gitFixtures';
-
-/** A small seeded generator: a failing round can be replayed from the seed in the message. */
-function random(seed: number): () => number {
-	let s = seed >>> 0 || 1;
-	return () => {
-		s ^= s << 13;
-		s ^= s >>> 17;
-		s ^= s << 5;
-		return (s >>> 0) / 2 ** 32;
-	};
-}
-
-/** Every file (not folder) under root, relative, outside .git and .baton. */
-function files(root: string, rel = ''): string[] {
-	const out: string[] = [];
-	for (const entry of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
-		const child = rel ? `${rel}/${entry.name}` : entry.name;
-		if (entry.name === '.git' || child === '.baton' || entry.name === '.gitignore') continue;
-		if (entry.isDirectory()) out.push(...files(root, child));
-		else out.push(child);
-	}
-	return out;
-}
+import { files, openCheckpointEngine, random, userGit, write } from './gitFixtures';
 
 function dirs(root: string, rel = ''): string[] {
 	const out: string[] = [];

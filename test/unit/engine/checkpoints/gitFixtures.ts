@@ -145,3 +145,26 @@ export async function createSettled(engine: Engine, input: CreateCheckpointInput
 	await engine.checkpoints.settled();
 	return engine.checkpoints.get(created.id);
 }
+
+/** A small seeded generator: a failing round can be replayed from the seed in the message. */
+export function random(seed: number): () => number {
+	let s = seed >>> 0 || 1;
+	return () => {
+		s ^= s << 13;
+		s ^= s >>> 17;
+		s ^= s << 5;
+		return (s >>> 0) / 2 ** 32;
+	};
+}
+
+/** Every file (not folder) under root, relative, outside .git and .baton (and not .gitignore). */
+export function files(root: string, rel = ''): string[] {
+	const out: string[] = [];
+	for (const entry of fs.readdirSync(path.join(root, rel), { withFileTypes: true })) {
+		const child = rel ? `${rel}/${entry.name}` : entry.name;
+		if (entry.name === '.git' || child === '.baton' || entry.name === '.gitignore') continue;
+		if (entry.isDirectory()) out.push(...files(root, child));
+		else out.push(child);
+	}
+	return out;
+}

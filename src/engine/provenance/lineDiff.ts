@@ -4,6 +4,7 @@
  * large to compute exactly reports that it gave up instead of guessing: the caller marks the
  * unmatched lines `unknown`.
  */
+import { commonEnds } from '../text/commonEnds';
 
 /** Edits beyond this are not searched (memory grows with the square of the edit distance). */
 const maxEditDistance = 3000;
@@ -17,17 +18,12 @@ export interface LineMatch {
 
 export function matchLines(a: readonly string[], b: readonly string[]): LineMatch {
 	const bToA = new Int32Array(b.length).fill(-1);
-	let start = 0;
-	while (start < a.length && start < b.length && a[start] === b[start]) {
-		bToA[start] = start;
-		start++;
+	const { start, endA, endB } = commonEnds(a, b);
+	for (let i = 0; i < start; i++) {
+		bToA[i] = i;
 	}
-	let endA = a.length;
-	let endB = b.length;
-	while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
-		endA--;
-		endB--;
-		bToA[endB] = endA;
+	for (let k = 0; endB + k < b.length; k++) {
+		bToA[endB + k] = endA + k;
 	}
 	if (endA === start || endB === start) {
 		return { bToA, exact: true };

@@ -7,6 +7,8 @@
  * changed whatever the algorithm. Otherwise (lines moved or kept between changed ones, where git's
  * heuristics decide) the answer is null: ask git.
  */
+import { commonEnds } from '../text/commonEnds';
+
 const binaryProbe = 8_000;
 
 export type LineCount = { binary: true } | { binary: false; additions: number; deletions: number };
@@ -22,16 +24,7 @@ export function lineCounts(before: Buffer, after: Buffer): LineCount | null {
 	}
 	const a = splitLines(before);
 	const b = splitLines(after);
-	let start = 0;
-	while (start < a.length && start < b.length && a[start] === b[start]) {
-		start++;
-	}
-	let endA = a.length;
-	let endB = b.length;
-	while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
-		endA--;
-		endB--;
-	}
+	const { start, endA, endB } = commonEnds(a, b);
 	const left = new Set(a.slice(start, endA));
 	for (let i = start; i < endB; i++) {
 		if (left.has(b[i] as string)) {

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { agentCli, runBaton, type Run } from '../agents/agentCli';
+import { commonEnds } from '../../../src/engine/text/commonEnds';
 import { tempDir } from '../helpers';
 import { ScriptedRepo } from './scriptedRepo';
 
@@ -99,16 +100,9 @@ export class HookAgent {
 function editStrings(before: string, after: string): { old_string: string; new_string: string } {
 	const a = before.split('\n');
 	const b = after.split('\n');
-	let start = 0;
-	while (start < a.length && start < b.length && a[start] === b[start]) {
-		start++;
-	}
-	let endA = a.length;
-	let endB = b.length;
-	while (endA > start && endB > start && a[endA - 1] === b[endB - 1]) {
-		endA--;
-		endB--;
-	}
+	const ends = commonEnds(a, b);
+	let start = ends.start;
+	const { endA, endB } = ends;
 	// A pure insertion anchors on the line before it, as an agent's Edit must name existing text.
 	if (endA === start && start > 0) {
 		start--;

@@ -12,7 +12,7 @@ import { Engine } from '../../../../src/engine/engine';
 import type { EngineContext } from '../../../../src/engine/context';
 import type { BatonDb } from '../../../../src/engine/storage/journalStore';
 import { sessions, taskDependencies, tasks } from '../../../../src/engine/storage/schema';
-import { chainOrder, scopeLabel, type ScopeChains } from '../../../../src/engine/sessions/overview';
+import { chainOrder, scopeLabel, sessionRowColumns, type ScopeChains } from '../../../../src/engine/sessions/overview';
 import type { SessionRow } from '../../../../src/engine/sessions/sessionShapes';
 import { TaskGraph } from '../../../../src/engine/tasks/taskGraph';
 import { FakeClock, MemoryLogger, noGit, openTestEngine } from '../../helpers';
@@ -120,25 +120,7 @@ function wholeRowGraph(ctx: EngineContext): TaskGraph {
 
 /** The tree as the previous code built it: labels from the whole-row graph. */
 function previousOverview(ctx: EngineContext, db: BatonDb): ScopeChains[] {
-	const all: SessionRow[] = db
-		.select({
-			id: sessions.id,
-			name: sessions.name,
-			status: sessions.status,
-			scopeKey: sessions.scopeKey,
-			agent: sessions.agent,
-			previousSessionId: sessions.previousSessionId,
-			nextSessionId: sessions.nextSessionId,
-			parentSessionId: sessions.parentSessionId,
-			startedAt: sessions.startedAt,
-			lastActivity: sessions.lastActivity,
-			suspendedAt: sessions.suspendedAt,
-			endedAt: sessions.endedAt,
-			endNote: sessions.endNote,
-		})
-		.from(sessions)
-		.orderBy(asc(sessions.startedAt), asc(sessions.id))
-		.all();
+	const all: SessionRow[] = db.select(sessionRowColumns).from(sessions).orderBy(asc(sessions.startedAt), asc(sessions.id)).all();
 	const groups = new Map<string, SessionRow[]>();
 	for (const session of all) {
 		groups.set(session.scopeKey, [...(groups.get(session.scopeKey) ?? []), session]);

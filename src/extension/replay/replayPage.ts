@@ -8,6 +8,7 @@
 import type { TimelineDto } from '../../protocol/timelineRpc';
 import { replayHeading, replayRowView } from '../../protocol/replayRows';
 import { replayCss } from '../../protocol/replayStyles';
+import { escapeHtml } from '../webviews/escapeHtml';
 
 /** Rows written into the page: a screen of 1,320 px, more than the editor area shows at once. */
 export const firstScreenRows = 30;
@@ -25,12 +26,6 @@ export interface ReplayPageInput {
 	timeline: TimelineDto;
 	/** A step to select and scroll to (opened from a line's provenance hover). */
 	focusStep?: number;
-}
-
-const escapes: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-export function escapeHtml(text: string): string {
-	return text.replace(/[&<>"']/g, (c) => escapes[c] ?? c);
 }
 
 /** JSON that can sit inside a `<script type="application/json">`: no `<` can close the element. */

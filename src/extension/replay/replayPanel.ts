@@ -14,7 +14,8 @@ import { timelineGet, timelineRevert, timelineStep, type StepDetailDto, type Tim
 import type { BatonWorkspace } from '../batonWorkspace';
 import { command, pickSession, sessionIdOf } from '../commands/commandSupport';
 import { CommandIds } from '../ids';
-import { escapeHtml, replayPageHtml } from './replayPage';
+import { escapeHtml } from '../webviews/escapeHtml';
+import { replayPageHtml } from './replayPage';
 import { openStepDiff } from './timelineDocuments';
 
 export const replayCommandId = CommandIds.replaySession;

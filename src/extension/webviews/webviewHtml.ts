@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { WebviewKind } from '../../protocol/webview';
+import { escapeHtml } from './escapeHtml';
 
 /**
  * The HTML shell of every Baton webview: one bundle (`dist/webview/main.js`) that reads which view
@@ -33,7 +34,3 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, v
 
 /** Shown until the bundle has loaded, so a panel is never blank. */
 const bootLabel: Record<WebviewKind, string> = { briefing: 'the briefing', details: 'the session', graph: 'the chain graph', compare: 'the comparison' };
-
-function escapeHtml(text: string): string {
-	return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}

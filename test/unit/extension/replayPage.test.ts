@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { replayRowView } from '../../../src/protocol/replayRows';
 import type { TimelineDto, TimelineEntryDto } from '../../../src/protocol/timelineRpc';
-import { escapeHtml, firstScreenRows, firstScreenStart, replayPageHtml } from '../../../src/extension/replay/replayPage';
+import { firstScreenRows, firstScreenStart, replayPageHtml } from '../../../src/extension/replay/replayPage';
+import { escapeHtml } from '../../../src/extension/webviews/escapeHtml';
 
 function step(n: number, summary = `Edit src/module${n}.ts`): TimelineEntryDto {
 	return {

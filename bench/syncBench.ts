@@ -117,7 +117,7 @@ export async function writeSessions(engine: Engine, count: number, round: number
 	});
 }
 
-async function sessionsRows(root: string, rounds: number, count: number): Promise<BenchRow[]> {
+export async function sessionsRows(root: string, rounds: number, count: number): Promise<BenchRow[]> {
 	const bareOurs = path.join(root, 'ours.git');
 	const bareBase = path.join(root, 'base.git');
 	const fetchBase = path.join(root, 'fetch-base.git');

@@ -31,7 +31,7 @@ interface Pair {
 	base: number;
 }
 
-const git = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): string =>
+export const git = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): string =>
 	execFileSync('git', args, {
 		cwd,
 		encoding: 'utf8',
@@ -68,7 +68,7 @@ function row(name: string, pairs: Pair[], baselineName: string, target = '≤ 1.
 }
 
 /** A user repository with an `origin` and a Baton workspace in it. */
-async function workspace(dir: string, origin: string, existing = false): Promise<Engine> {
+export async function workspace(dir: string, origin: string, existing = false): Promise<Engine> {
 	if (!existing) {
 		fs.mkdirSync(dir, { recursive: true });
 		git(dir, ['init', '-q']);

@@ -35,6 +35,7 @@ export interface ProjectionOptions {
 const statusOf: Record<string, 'active' | 'suspended' | 'ended' | 'orphaned'> = { resumed: 'active', suspended: 'suspended', ended: 'ended', orphaned: 'orphaned' };
 /** The kinds a session's or checkpoint's state is derived from (all `eventsBySubject` needs to read). */
 const subjectKinds = ['session.started', 'session.status', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided'];
+const subjectKindSet = new Set(subjectKinds);
 const derived = new Set<string>(['session.started', 'session.status', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided', ...recordKinds]);
 
 /**
@@ -194,9 +195,14 @@ const copyHandoffsSql = `INSERT INTO handoffs (session_id, handoff_json, created
  * Without it, the new events are named to SQLite to be left out.
  */
 function eventsBySubject(db: BatonDb, subjects: readonly string[], newEvents: readonly WireEvent[], mergedAfter?: number): Map<string, WireEvent[]> {
-	const byId = new Map<string, WireEvent>(newEvents.filter((e) => subjectKinds.includes(e.kind)).map((e) => [e.id, e]));
 	if (subjects.length === 0) {
 		return new Map();
+	}
+	const byId = new Map<string, WireEvent>();
+	for (const e of newEvents) {
+		if (subjectKindSet.has(e.kind)) {
+			byId.set(e.id, e);
+		}
 	}
 	const kinds = sql.raw(subjectKinds.map((k) => `'${k}'`).join(', '));
 	const older =

@@ -34,6 +34,8 @@ async function main(): Promise<void> {
 		for (let round = 0; round < rounds; round++) {
 			const dir = path.join(root, `r${round}`);
 			const engine = await open(dir);
+			// This machine's id is known before a pull's write (the sync service reads it once), not in it.
+			const own = machineIdentity(dir).id;
 			try {
 				const phases = { merge: 0, project: 0 };
 				const cpu = process.cpuUsage();
@@ -41,16 +43,9 @@ async function main(): Promise<void> {
 				await engine.store.write((db) => {
 					const c0 = process.cpuUsage();
 					const merged = mergeWireEvents(engine.store, db, wire, 'origin', Date.now());
-					const added = new Set(merged.added);
 					const c1 = process.cpuUsage();
 					phases.merge = (c1.user + c1.system - c0.user - c0.system) / 1000;
-					projectEvents(
-						db,
-						wire.filter((e) => added.has(e.id)).map((e) => ({ ...e, source: 'origin', receivedAt: e.at })),
-						machineIdentity(dir).id,
-						engine.store,
-						{ mergedAfter: merged.before },
-					);
+					projectEvents(db, merged.events, own, engine.store, { mergedAfter: merged.before });
 					const c2 = process.cpuUsage();
 					phases.project = (c2.user + c2.system - c1.user - c1.system) / 1000;
 				});

@@ -31,7 +31,7 @@ interface Pair {
 	base: number;
 }
 
-const git = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): string =>
+export const git = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): string =>
 	execFileSync('git', args, {
 		cwd,
 		encoding: 'utf8',
@@ -68,7 +68,7 @@ function row(name: string, pairs: Pair[], baselineName: string, target = '≤ 1.
 }
 
 /** A user repository with an `origin` and a Baton workspace in it. */
-async function workspace(dir: string, origin: string, existing = false): Promise<Engine> {
+export async function workspace(dir: string, origin: string, existing = false): Promise<Engine> {
 	if (!existing) {
 		fs.mkdirSync(dir, { recursive: true });
 		git(dir, ['init', '-q']);
@@ -117,7 +117,7 @@ export async function writeSessions(engine: Engine, count: number, round: number
 	});
 }
 
-async function sessionsRows(root: string, rounds: number, count: number): Promise<BenchRow[]> {
+export async function sessionsRows(root: string, rounds: number, count: number): Promise<BenchRow[]> {
 	const bareOurs = path.join(root, 'ours.git');
 	const bareBase = path.join(root, 'base.git');
 	const fetchBase = path.join(root, 'fetch-base.git');
@@ -205,19 +205,14 @@ async function rebuildRow(root: string, events: number, rounds: number): Promise
 	for (let round = 0; round < rounds; round++) {
 		const dir = path.join(root, `rebuild-${round}`);
 		const engine = await workspace(dir, path.join(root, 'none.git'));
+		// This machine's id is known before a pull's write (the sync service reads it once), not in it.
+		const own = machineIdentity(dir).id;
 		try {
 			times.push(
 				await time(() =>
 					engine.store.write((db) => {
 						const merged = mergeWireEvents(engine.store, db, wire, 'origin', Date.now());
-						const added = new Set(merged.added);
-						projectEvents(
-							db,
-							wire.filter((e) => added.has(e.id)).map((e) => ({ ...e, source: 'origin', receivedAt: e.at })),
-							machineIdentity(dir).id,
-							engine.store,
-							{ mergedAfter: merged.before },
-						);
+						projectEvents(db, merged.events, own, engine.store, { mergedAfter: merged.before });
 					}),
 				),
 			);

@@ -6,7 +6,7 @@
  * merged by `mergeSharedEvents`: a union by id, so receiving the same event twice, or in any order,
  * changes nothing.
  */
-import { and, asc, eq, gt, inArray, lt, max } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lt, max, sql } from 'drizzle-orm';
 import { redactSecrets } from '../text/redactSecrets';
 import { isoTime } from '../ids';
 import type { BatonDb } from '../storage/journalStore';
@@ -98,18 +98,20 @@ export function mergeSharedEvents(db: BatonDb, events: readonly WireEvent[], sou
 export function newSharedEvents(db: BatonDb, events: readonly WireEvent[]): { fresh: WireEvent[]; refused: { id: string; reason: string }[] } {
 	const fresh: WireEvent[] = [];
 	const refused: { id: string; reason: string }[] = [];
+	// Only ids within the range the store holds can be held (the primary key's index gives the
+	// range at once): a pull into a young workspace, or of events newer than any held, asks nothing.
+	const range = db.get<{ low: string | null; high: string | null }>(sql`SELECT min(id) AS low, max(id) AS high FROM shared_events`);
+	const { low, high } = range ?? { low: null, high: null };
+	const asked = low === null || high === null ? [] : events.map((e) => String(e.id)).filter((id) => id >= low && id <= high);
 	const known = new Set(
-		db
-			.select({ id: sharedEvents.id })
-			.from(sharedEvents)
-			.where(
-				inJsonList(
-					sharedEvents.id,
-					events.map((e) => String(e.id)),
-				),
-			)
-			.all()
-			.map((r) => r.id),
+		asked.length === 0
+			? []
+			: db
+					.select({ id: sharedEvents.id })
+					.from(sharedEvents)
+					.where(inJsonList(sharedEvents.id, asked))
+					.all()
+					.map((r) => r.id),
 	);
 	for (const event of events) {
 		if (!isEventId(event.id)) {

@@ -12,7 +12,8 @@ import type { CheckpointAnnotation, CheckpointMetrics, FileStats, HandoffData, S
 import { handoffData, sessionRow } from '../interop/sessionRows';
 import { projectRecords, type RecordCounts } from './recordProjection';
 import { recordKinds } from './recordEvents';
-import type { Session, SharedEvent } from '../storage/model';
+import type { Session } from '../storage/model';
+import type { WireEvent } from '../shared/sharedEvents';
 import { checkpoints, handoffs, sessions, sharedEvents } from '../storage/schema';
 
 export interface ProjectionResult {
@@ -34,6 +35,7 @@ export interface ProjectionOptions {
 const statusOf: Record<string, 'active' | 'suspended' | 'ended' | 'orphaned'> = { resumed: 'active', suspended: 'suspended', ended: 'ended', orphaned: 'orphaned' };
 /** The kinds a session's or checkpoint's state is derived from (all `eventsBySubject` needs to read). */
 const subjectKinds = ['session.started', 'session.status', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided'];
+const subjectKindSet = new Set(subjectKinds);
 const derived = new Set<string>(['session.started', 'session.status', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided', ...recordKinds]);
 
 /**
@@ -42,7 +44,7 @@ const derived = new Set<string>(['session.started', 'session.status', 'handoff.w
  * of that session's status); everything else follows the events. Reads and inserts go in batches:
  * every statement is prepared anew, so a pull of thousands of events must not cost one per row.
  */
-export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ownMachine: string, store: JournalStore, options: ProjectionOptions = {}): ProjectionResult {
+export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownMachine: string, store: JournalStore, options: ProjectionOptions = {}): ProjectionResult {
 	const { mergedAfter, copyHandoffs = true } = options;
 	const result: ProjectionResult = { sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, records: { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 }, unknownKinds: [] };
 	const sessionSubjects = new Set<string>();
@@ -86,7 +88,7 @@ export function projectEvents(db: BatonDb, newEvents: readonly SharedEvent[], ow
 	const newIds = new Set<string>();
 	const newHandoffs: (typeof handoffs.$inferInsert)[] = [];
 	const copiedHandoffs: string[] = [];
-	const starts = [...sessionSubjects].map((id) => (events.get(id) ?? []).find((e) => e.kind === 'session.started')).filter((e): e is SharedEvent => e !== undefined);
+	const starts = [...sessionSubjects].map((id) => (events.get(id) ?? []).find((e) => e.kind === 'session.started')).filter((e): e is WireEvent => e !== undefined);
 	starts.sort((a, b) => (a.id < b.id ? -1 : 1));
 	for (const start of starts) {
 		const id = start.subject;
@@ -192,10 +194,15 @@ const copyHandoffsSql = `INSERT INTO handoffs (session_id, handoff_json, created
  * kind-and-subject index is probed, so the cost follows the smaller of the table and the pull.
  * Without it, the new events are named to SQLite to be left out.
  */
-function eventsBySubject(db: BatonDb, subjects: readonly string[], newEvents: readonly SharedEvent[], mergedAfter?: number): Map<string, SharedEvent[]> {
-	const byId = new Map(newEvents.filter((e) => subjectKinds.includes(e.kind)).map((e) => [e.id, e]));
+function eventsBySubject(db: BatonDb, subjects: readonly string[], newEvents: readonly WireEvent[], mergedAfter?: number): Map<string, WireEvent[]> {
 	if (subjects.length === 0) {
 		return new Map();
+	}
+	const byId = new Map<string, WireEvent>();
+	for (const e of newEvents) {
+		if (subjectKindSet.has(e.kind)) {
+			byId.set(e.id, e);
+		}
 	}
 	const kinds = sql.raw(subjectKinds.map((k) => `'${k}'`).join(', '));
 	const older =
@@ -219,21 +226,34 @@ function eventsBySubject(db: BatonDb, subjects: readonly string[], newEvents: re
 			byId.set(e.id, e);
 		}
 	}
+	// Grouped first, then each (short) group put in id order: the pulled events mostly arrive in id
+	// order already, and sorting all of them by id was most of this function's time.
 	const wanted = new Set(subjects);
-	const map = new Map<string, SharedEvent[]>();
-	for (const e of [...byId.values()].sort((a, b) => (a.id < b.id ? -1 : 1))) {
+	const map = new Map<string, WireEvent[]>();
+	for (const e of byId.values()) {
 		if (!wanted.has(e.subject)) {
 			continue;
 		}
-		const list = map.get(e.subject) ?? [];
-		list.push(e);
-		map.set(e.subject, list);
+		const list = map.get(e.subject);
+		if (list) {
+			list.push(e);
+		} else {
+			map.set(e.subject, [e]);
+		}
+	}
+	for (const list of map.values()) {
+		for (let i = 1; i < list.length; i++) {
+			if ((list[i - 1] as WireEvent).id > (list[i] as WireEvent).id) {
+				list.sort((a, b) => (a.id < b.id ? -1 : 1));
+				break;
+			}
+		}
 	}
 	return map;
 }
 
 /** A session's status from its last `session.status` event (id order). */
-function derivedStatus(events: readonly SharedEvent[]): { status: Session['status']; at: string; endedAt: string | null; endNote: string | null } | null {
+function derivedStatus(events: readonly WireEvent[]): { status: Session['status']; at: string; endedAt: string | null; endNote: string | null } | null {
 	const statuses = events.filter((e) => e.kind === 'session.status');
 	const last = statuses[statuses.length - 1];
 	if (!last) {
@@ -251,7 +271,7 @@ function derivedStatus(events: readonly SharedEvent[]): { status: Session['statu
  * chain continues through the winner; a losing session keeps the handoff it read and its briefing
  * says it lost (see shared/handoffConsumption.ts).
  */
-function deriveConsumption(db: BatonDb, subject: string, events: readonly SharedEvent[], rows: Map<string, Session>, known: (id: string | null) => boolean): boolean {
+function deriveConsumption(db: BatonDb, subject: string, events: readonly WireEvent[], rows: Map<string, Session>, known: (id: string | null) => boolean): boolean {
 	const row = rows.get(subject);
 	const winner = events.find((e) => e.kind === 'handoff.consumed');
 	const by = winner ? str(winner.body['bySessionId']) : null;
@@ -270,7 +290,7 @@ function deriveConsumption(db: BatonDb, subject: string, events: readonly Shared
 	return true;
 }
 
-function deriveCheckpoint(db: BatonDb, id: string, events: readonly SharedEvent[], known: (id: string | null) => boolean): 'added' | 'updated' | null {
+function deriveCheckpoint(db: BatonDb, id: string, events: readonly WireEvent[], known: (id: string | null) => boolean): 'added' | 'updated' | null {
 	const recorded = events.find((e) => e.kind === 'checkpoint.recorded');
 	const decided = events.filter((e) => e.kind === 'checkpoint.decided').pop();
 	let outcome: 'added' | 'updated' | null = null;
@@ -286,7 +306,7 @@ function deriveCheckpoint(db: BatonDb, id: string, events: readonly SharedEvent[
 			.values({
 				id,
 				seq,
-				sessionId: known(recorded.sessionId) ? recorded.sessionId : null,
+				sessionId: known(recorded.sessionId ?? null) ? recorded.sessionId : null,
 				trigger: str(b['trigger']) ?? 'manual',
 				parentCheckpointId: str(b['parentCheckpointId']),
 				commitSha: str(b['commitOid']) ?? '',

@@ -30,14 +30,17 @@ export function insertRows(store: JournalStore, table: SQLiteTable, rows: readon
 	}
 	const columns = Object.entries(getTableColumns(table));
 	const textual = columns.map(([, c]) => c.getSQLType() === 'text');
+	// Plain text and integer columns pass their values through unchanged: their driver mapping is not
+	// called once per row and column (a pulled session has 26 columns).
+	const mapped = columns.map(([, c]) => c.columnType !== 'SQLiteText' && c.columnType !== 'SQLiteInteger');
 	const name = getTableConfig(table).name;
 	const perStatement = Math.max(1, Math.floor(maxParams / columns.length));
 	for (let i = 0; i < rows.length; i += perStatement) {
 		const chunk = rows.slice(i, i + perStatement);
 		const values = chunk.map((row) =>
-			columns.map(([key, column]) => {
+			columns.map(([key, column], c) => {
 				const value = row[key];
-				return (value === undefined || value === null ? (column.default ?? null) : column.mapToDriverValue(value)) as JournalParam;
+				return (value === undefined || value === null ? (column.default ?? null) : mapped[c] ? column.mapToDriverValue(value) : value) as JournalParam;
 			}),
 		);
 		// A column NULL in every row of the chunk and without a default is left out of the statement:

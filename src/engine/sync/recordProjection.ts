@@ -6,8 +6,10 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { BatonDb } from '../storage/journalStore';
 import type { SharedEvent } from '../storage/model';
+import type { WireEvent } from '../shared/sharedEvents';
 import { checkpoints, decisions, importRecords, memoryEntries, sessions, sharedEvents, tasks } from '../storage/schema';
 import { taskPriorities, taskStatuses, taskTypes } from '../storage/schema';
+import { recordKinds } from './recordEvents';
 import { foldLabels, foldTask, groupBySubject, memoryConfirmations, memoryKey } from './recordFolds';
 
 export interface RecordCounts {
@@ -18,8 +20,15 @@ export interface RecordCounts {
 	imports: number;
 }
 
-export function projectRecords(db: BatonDb, newEvents: readonly SharedEvent[]): RecordCounts {
+const sharedRecordKinds = new Set<string>(recordKinds);
+
+export function projectRecords(db: BatonDb, pulled: readonly WireEvent[]): RecordCounts {
 	const counts: RecordCounts = { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 };
+	// A pull is mostly sessions and handoffs: the passes below look at these records' events alone.
+	const newEvents = pulled.filter((e) => sharedRecordKinds.has(e.kind));
+	if (newEvents.length === 0) {
+		return counts;
+	}
 	const byKind = (kinds: readonly string[]): string[] => [...new Set(newEvents.filter((e) => kinds.includes(e.kind)).map((e) => e.subject))];
 	const sessionKnown = (id: unknown): id is string => typeof id === 'string' && db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, id)).get() !== undefined;
 
@@ -118,7 +127,7 @@ export function projectRecords(db: BatonDb, newEvents: readonly SharedEvent[]): 
 }
 
 /** Facts are inserted once per (kind, fingerprint); every copy's confirmations count. */
-function projectMemory(db: BatonDb, newEvents: readonly SharedEvent[], sessionKnown: (id: unknown) => id is string): number {
+function projectMemory(db: BatonDb, newEvents: readonly WireEvent[], sessionKnown: (id: unknown) => id is string): number {
 	let changed = 0;
 	const all = groupBySubject(
 		db

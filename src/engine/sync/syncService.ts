@@ -12,7 +12,6 @@ import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
 import { isoTime } from '../ids';
 import { LockFile } from '../storage/lockFile';
-import type { SharedEvent } from '../storage/model';
 import { sharedEvents } from '../storage/schema';
 import { machineIdentity } from '../shared/machineIdentity';
 import type { WireEvent } from '../shared/sharedEvents';
@@ -281,7 +280,6 @@ export class SyncService {
 		// One read of every ref the fetch brought (events and transcripts).
 		const tracking = await this.refs.refs(`refs/baton-remotes/${name}/`);
 		const eventsPrefix = `refs/baton-remotes/${name}/events/`;
-		const incoming: SharedEvent[] = [];
 		const processed: Record<string, string> = {};
 		let fetched = 0;
 		const wire: WireEvent[] = [];
@@ -300,10 +298,7 @@ export class SyncService {
 		const result = await this.ctx.store.write((db) => {
 			const merged = mergeWireEvents(this.ctx.store, db, wire, name, nowMs);
 			// The merged rows are the wire events as received: no need to read them back.
-			const added = new Set(merged.added);
-			const receivedAt = isoTime(nowMs);
-			incoming.push(...wire.filter((e) => added.has(e.id)).map((e) => ({ ...e, sessionId: e.sessionId ?? null, machineName: e.machineName ?? null, author: e.author ?? null, source: name, receivedAt })));
-			const projected = projectEvents(db, incoming, own, this.ctx.store, { mergedAfter: merged.before });
+			const projected = projectEvents(db, merged.events, own, this.ctx.store, { mergedAfter: merged.before });
 			return { merged, projected };
 		});
 		for (const kind of result.projected.unknownKinds) {

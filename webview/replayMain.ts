@@ -2,8 +2,9 @@
  * The Replay Session page's script (dist/webview/replay.js): the session's timeline on the left
  * (virtualised, webview/replayList.ts), the selected step on the right — its files (click: diff),
  * where they stand now, the transcript around it, and Revert This Step. The page arrives with its
- * first screen of rows already drawn and the whole timeline in it (src/extension/replay/replayPage.ts);
- * this script is added after that first frame and takes the view over. Talks to replayPanel.ts.
+ * first screen of rows already drawn (src/extension/replay/replayPage.ts); this script is added after
+ * that first frame, asks for the whole timeline (`ready`) and takes the view over once it is in.
+ * Talks to replayPanel.ts.
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
 import type { StepDetailDto, TimelineDto, TimelineEntryDto } from '../src/protocol/timelineRpc';
@@ -103,7 +104,7 @@ function showTimeline(data: TimelineDto, focusStep?: number): void {
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
 	const m = event.data as { type?: string; data?: TimelineDto; detail?: StepDetailDto; message?: string; focusStep?: number };
 	if (m?.type === 'timeline' && m.data) {
-		// The same session shown again: its timeline as it is now, the selection kept.
+		// Its answer to `ready`, and the same session shown again later: the timeline as it is now, the selection kept.
 		showTimeline(m.data, m.focusStep);
 	} else if (m?.type === 'step' && m.detail) {
 		showDetail(m.detail);
@@ -112,15 +113,11 @@ window.addEventListener('message', (event: MessageEvent<unknown>) => {
 	}
 });
 
-const embedded = document.getElementById('replay-data')?.textContent;
-if (embedded) {
-	const page = JSON.parse(embedded) as { timeline: TimelineDto; focusStep?: number };
-	showTimeline(page.timeline, page.focusStep);
-	// The first frame was marked by the page itself, before this script was loaded: report it.
-	const body = document.body.dataset;
-	const ms = Number(body['paintMs']);
-	const fromCommandMs = body['commandPaintMs'] !== undefined ? Number(body['commandPaintMs']) : undefined;
-	if (ms > 0) {
-		api.postMessage({ type: 'painted', ms, entries: page.timeline.entries.length, rows: Number(body['paintRows'] ?? 0), ...(fromCommandMs !== undefined ? { fromCommandMs } : {}) });
-	}
+// The first frame was marked by the page itself, before this script was loaded: report it, then ask for the timeline.
+const body = document.body.dataset;
+const paintMs = Number(body['paintMs']);
+const fromCommandMs = body['commandPaintMs'] !== undefined ? Number(body['commandPaintMs']) : undefined;
+if (paintMs > 0) {
+	api.postMessage({ type: 'painted', ms: paintMs, entries: Number(body['entries'] ?? 0), rows: Number(body['paintRows'] ?? 0), ...(fromCommandMs !== undefined ? { fromCommandMs } : {}) });
 }
+api.postMessage({ type: 'ready' });

@@ -1,9 +1,12 @@
 /**
  * The Replay page's HTML. The first screen of rows is written into it, styled by a stylesheet in its
  * head, so the rows are on screen before any script has loaded: the page's script (dist/webview/
- * replay.js, with the virtual list and the keyboard) is only added after that first frame, and reads
- * the whole timeline from the page rather than asking for it. A small inline script marks the first
- * frame (the time since the command, for the tests and `npm run bench`) and adds the page's script.
+ * replay.js, with the virtual list and the keyboard) is only added after that first frame, and then
+ * asks for the whole timeline (`ready` → `timeline`). The page carries no more than its first screen:
+ * VS Code passes a webview's HTML through several hops (extension host, workbench, the webview's
+ * frames) before it starts, so a page that carried the whole timeline (about 290 KB for 500 steps)
+ * started about 100 ms later than an empty one. A small inline script marks the first frame (the time
+ * since the command, for the tests and `npm run bench`) and adds the page's script.
  */
 import type { TimelineDto } from '../../protocol/timelineRpc';
 import { replayHeading, replayRowView } from '../../protocol/replayRows';
@@ -26,14 +29,6 @@ export interface ReplayPageInput {
 	timeline: TimelineDto;
 	/** A step to select and scroll to (opened from a line's provenance hover). */
 	focusStep?: number;
-}
-
-/** JSON that can sit inside a `<script type="application/json">`: no `<` can close the element. */
-export function scriptJson(value: unknown): string {
-	return JSON.stringify(value)
-		.replace(/</g, '\\u003c')
-		.replace(/\u2028/g, '\\u2028')
-		.replace(/\u2029/g, '\\u2029');
 }
 
 /** The index of the first row written into the page: the focused step a few rows down, or the top. */
@@ -92,7 +87,6 @@ export function replayPageHtml(input: ReplayPageInput): string {
 	const rows = timeline.entries.length
 		? `<div class="rows first-screen" role="listbox" aria-label="Timeline" tabindex="0">\n${rowsHtml(timeline, start)}\n</div>`
 		: `<div class="rows first-screen" role="listbox" aria-label="Timeline"><p class="meta">This session has no steps yet.</p></div>`;
-	const data = { timeline, ...(input.focusStep !== undefined ? { focusStep: input.focusStep } : {}) };
 	return `<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -102,14 +96,13 @@ export function replayPageHtml(input: ReplayPageInput): string {
 <title>Baton: Replay</title>
 <style nonce="${nonce}">${replayCss}</style>
 </head>
-<body data-view="replay" data-command-started="${input.commandStartedAt}"${input.readMs !== undefined ? ` data-read-ms="${input.readMs}"` : ''} data-script="${escapeHtml(input.scriptUri)}">
+<body data-view="replay" data-command-started="${input.commandStartedAt}" data-entries="${timeline.entries.length}"${input.readMs !== undefined ? ` data-read-ms="${input.readMs}"` : ''} data-script="${escapeHtml(input.scriptUri)}">
 <main id="root">
 <header><h1>${escapeHtml(heading.title)}</h1><span class="hint">${escapeHtml(heading.hint)}</span></header>
 ${rows}
 <section class="detail" aria-live="polite"><p class="meta">Select a step (↑/↓), Enter opens its diff.</p></section>
 </main>
 <script nonce="${nonce}">${firstFrameScript}</script>
-<script type="application/json" id="replay-data">${scriptJson(data)}</script>
 </body>
 </html>`;
 }

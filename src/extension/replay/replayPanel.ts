@@ -5,8 +5,8 @@
  * undoes it after a confirmation. Messages from the page are checked: it is an untrusted page.
  *
  * First paint: the panel is created as the command runs, so VS Code builds the webview while the
- * timeline is read; the page then arrives with its first screen of rows and the timeline written into
- * it (replayPage.ts), shown without waiting for its script.
+ * timeline is read; the page then arrives with its first screen of rows written into it (replayPage.ts),
+ * shown without waiting for its script, which asks for the whole timeline once it has loaded.
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
@@ -22,7 +22,7 @@ export const replayCommandId = CommandIds.replaySession;
 export const replayViewType = 'baton.replay';
 
 type Paint = { ms: number; entries: number; rows: number; fromCommandMs?: number };
-type FromPage = { type: 'select'; id: string } | { type: 'openDiff'; id: string; path?: string } | { type: 'revert'; id: string } | ({ type: 'painted' } & Paint);
+type FromPage = { type: 'ready' } | { type: 'select'; id: string } | { type: 'openDiff'; id: string; path?: string } | { type: 'revert'; id: string } | ({ type: 'painted' } & Paint);
 
 function parseMessage(value: unknown): FromPage | null {
 	if (!value || typeof value !== 'object') {
@@ -31,6 +31,8 @@ function parseMessage(value: unknown): FromPage | null {
 	const m = value as Record<string, unknown>;
 	const id = typeof m['id'] === 'string' && /^evt_[0-9A-Za-z_]{1,80}$/.test(m['id']) ? m['id'] : null;
 	switch (m['type']) {
+		case 'ready':
+			return { type: 'ready' };
 		case 'select':
 		case 'revert':
 			return id ? { type: m['type'], id } : null;
@@ -55,6 +57,8 @@ export class ReplayPanel implements vscode.Disposable {
 	private panel: vscode.WebviewPanel | undefined;
 	/** The timeline the page shows. */
 	private timeline: TimelineDto | undefined;
+	/** The step the page's first screen was written around, for its script's `ready`. */
+	private focusStep: number | undefined;
 	/** Counts the command's runs: a slower read of an earlier run must not replace a later one's page. */
 	private generation = 0;
 	private readonly details = new Map<string, StepDetailDto>();
@@ -96,6 +100,7 @@ export class ReplayPanel implements vscode.Disposable {
 			return;
 		}
 		this.lastPaint = undefined;
+		this.focusStep = focusStep;
 		const nonce = randomBytes(16).toString('base64');
 		const script = panel.webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview', 'replay.js')).toString();
 		panel.webview.html = replayPageHtml({ nonce, cspSource: panel.webview.cspSource, scriptUri: script, commandStartedAt: startedAt, readMs: Date.now() - readStarted, timeline, ...(focusStep !== undefined ? { focusStep } : {}) });
@@ -122,6 +127,12 @@ export class ReplayPanel implements vscode.Disposable {
 		const post = (m: unknown) => void this.panel?.webview.postMessage(m);
 		try {
 			switch (message?.type) {
+				case 'ready':
+					// The page's script has loaded: the whole timeline (its first screen was written into the HTML).
+					if (this.timeline) {
+						post({ type: 'timeline', data: this.timeline, ...(this.focusStep !== undefined ? { focusStep: this.focusStep } : {}) });
+					}
+					return;
 				case 'select':
 					post({ type: 'step', detail: await this.detail(message.id) });
 					return;

@@ -8,18 +8,7 @@
 import { BatonError } from '../errors';
 import { hostEnv, runGit } from '../checkpoints/gitProcess';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
-
-/** What a credential helper or ssh needs from the host beyond hostEnv's minimum. */
-function userEnv(): Record<string, string> {
-	const env: Record<string, string> = {};
-	for (const key of ['HOME', 'USERPROFILE', 'XDG_CONFIG_HOME', 'SSH_AUTH_SOCK', 'GIT_ASKPASS', 'SSH_ASKPASS', 'DISPLAY']) {
-		const value = process.env[key];
-		if (value !== undefined) {
-			env[key] = value;
-		}
-	}
-	return env;
-}
+import { userConfigEntries, userEnv, type ConfigEntry } from './userConfig';
 
 async function userGit(repo: string, args: readonly string[], okCodes: readonly number[] = []): Promise<{ text: string; code: number }> {
 	const result = await runGit(['-C', repo, ...args], { cwd: repo, env: hostEnv({ ...userEnv(), GIT_OPTIONAL_LOCKS: '0' }), timeoutMs: 10_000, okCodes });
@@ -44,30 +33,8 @@ export async function remoteUrl(repo: string, remote: string): Promise<string> {
 	return result.text;
 }
 
-/** The user's config entries a sync needs, in git's order (system, global, repository, …). */
-async function transportEntries(repo: string): Promise<[string, string | null][]> {
-	const result = await runGit(['-C', repo, 'config', '-z', '--get-regexp', '^(remote|url|credential|http)\\.|^core\\.sshcommand$'], {
-		cwd: repo,
-		env: hostEnv({ ...userEnv(), GIT_OPTIONAL_LOCKS: '0' }),
-		timeoutMs: 10_000,
-		okCodes: [1],
-	}).catch((error: unknown) => {
-		throw new BatonError('invalidInput', `could not read the git config of ${repo}: ${(error as Error).message}`);
-	});
-	const entries: [string, string | null][] = [];
-	for (const item of result.stdout.toString('utf8').split('\0')) {
-		if (!item) {
-			continue;
-		}
-		// `key\nvalue`, or `key` alone for a key without a value (a boolean true).
-		const eol = item.indexOf('\n');
-		entries.push(eol < 0 ? [item, null] : [item.slice(0, eol), item.slice(eol + 1)]);
-	}
-	return entries;
-}
-
 /** git's `alias_url`: the longest matching `url.<base>.<kind>` prefix is replaced by its base. */
-function rewriteUrl(url: string, entries: readonly [string, string | null][], kind: 'insteadof' | 'pushinsteadof'): string | null {
+function rewriteUrl(url: string, entries: readonly ConfigEntry[], kind: 'insteadof' | 'pushinsteadof'): string | null {
 	let best: { base: string; length: number } | null = null;
 	for (const [key, value] of entries) {
 		if (value === null || !key.startsWith('url.') || !key.endsWith(`.${kind}`)) {
@@ -85,7 +52,7 @@ function rewriteUrl(url: string, entries: readonly [string, string | null][], ki
  * first url with pushInsteadOf applied when one matches, else with insteadOf. Null when the remote
  * has no url in the config (a legacy `.git/remotes` file, or no such remote).
  */
-function pushUrlOf(remote: string, entries: readonly [string, string | null][]): string | null {
+function pushUrlOf(remote: string, entries: readonly ConfigEntry[]): string | null {
 	const values = (name: string): string[] => entries.filter(([key, value]) => key === `remote.${remote}.${name}` && value !== null).map(([, value]) => value as string);
 	const pushUrl = values('pushurl')[0];
 	if (pushUrl !== undefined) {
@@ -104,7 +71,7 @@ function pushUrlOf(remote: string, entries: readonly [string, string | null][]):
  * git itself picks the entries that match the URL it talks to (its urlmatch rules), so only the
  * user's helpers for that URL run, in the user's order.
  */
-function transportArgs(entries: readonly [string, string | null][]): string[] {
+function transportArgs(entries: readonly ConfigEntry[]): string[] {
 	const args = ['-c', 'credential.helper='];
 	let ssh: string | null = null;
 	for (const [key, value] of entries) {
@@ -127,12 +94,13 @@ export interface RemoteTransport {
 }
 
 /**
- * A remote's URL and the `-c` arguments for talking to it, from one read of the user's config (a
- * remote defined outside the config, in a legacy `.git/remotes` file, costs one more git call).
+ * A remote's URL and the `-c` arguments for talking to it, from the user's config (read once and
+ * kept while its files are unchanged, userConfig.ts; a remote defined outside the config, in a legacy
+ * `.git/remotes` file, costs one more git call).
  */
 export async function remoteTransport(repo: string, remote: string): Promise<RemoteTransport> {
 	checkRemoteName(remote);
-	const entries = await transportEntries(repo);
+	const entries = await userConfigEntries(repo, /^(remote|url|credential|http)\.|^core\.sshcommand$/);
 	const url = pushUrlOf(remote, entries) ?? (await remoteUrl(repo, remote));
 	return { url, config: transportArgs(entries) };
 }

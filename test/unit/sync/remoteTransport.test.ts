@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { remoteTransport, remoteUrl } from '../../../src/engine/sync/remoteGit';
+import { userConfigReads } from '../../../src/engine/sync/userConfig';
 import { tempDir } from '../helpers';
 import { git } from './syncWorld';
 
@@ -78,4 +79,53 @@ test('the credential helpers git runs for a URL through Baton’s arguments are 
 		env: { PATH: process.env['PATH'], HOME: isolated, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: path.join(isolated, 'none') },
 	}).trim();
 	assert.equal(sslVerify, 'false');
+});
+
+test('the config is read once while its files are unchanged, and again when any file it comes from changes', async (t) => {
+	const repo = tempDir(t, 'baton-transport-');
+	const home = tempDir(t, 'baton-transport-home-');
+	const saved = { HOME: process.env['HOME'], XDG_CONFIG_HOME: process.env['XDG_CONFIG_HOME'] };
+	process.env['HOME'] = home;
+	delete process.env['XDG_CONFIG_HOME'];
+	t.after(() => {
+		for (const [key, value] of Object.entries(saved)) {
+			if (value === undefined) delete process.env[key];
+			else process.env[key] = value;
+		}
+	});
+	git(repo, ['init', '-q']);
+	const included = path.join(home, 'team.gitconfig');
+	git(repo, ['config', 'remote.origin.url', 'gh:team/repo.git']);
+	git(repo, ['config', 'include.path', '../team.gitconfig'.replace('..', path.relative(path.join(repo, '.git'), home))]);
+	fs.writeFileSync(path.join(home, '.gitconfig'), '[url "https://github.com/"]\n\tinsteadOf = gh:\n');
+	const read = async (): Promise<{ url: string; reads: number }> => {
+		const before = userConfigReads();
+		const { url } = await remoteTransport(repo, 'origin');
+		assert.equal(url, await remoteUrl(repo, 'origin'), 'as git gives it');
+		return { url, reads: userConfigReads() - before };
+	};
+	assert.deepEqual(await read(), { url: 'https://github.com/team/repo.git', reads: 1 });
+	assert.deepEqual(await read(), { url: 'https://github.com/team/repo.git', reads: 0 }, 'unchanged: not read again');
+
+	// The global file changes.
+	fs.writeFileSync(path.join(home, '.gitconfig'), '[url "ssh://git@github.com/"]\n\tinsteadOf = gh:\n');
+	assert.deepEqual(await read(), { url: 'ssh://git@github.com/team/repo.git', reads: 1 });
+	// An included file that did not exist when the config was read appears.
+	fs.writeFileSync(included, '[remote "origin"]\n\tpushurl = https://push.example.com/team/repo.git\n');
+	assert.deepEqual(await read(), { url: 'https://push.example.com/team/repo.git', reads: 1 });
+	assert.equal((await read()).reads, 0);
+	// The repository's own file changes (the included pushurl still comes first: it stands where the include is).
+	git(repo, ['config', '--unset', 'include.path']);
+	assert.deepEqual(await read(), { url: 'ssh://git@github.com/team/repo.git', reads: 1 });
+	// The branch changes (`includeIf "onbranch:…"` depends on it).
+	git(repo, ['config', 'includeIf.onbranch:release.path', included]);
+	assert.equal((await read()).reads, 1);
+	assert.equal((await read()).reads, 0);
+	git(repo, ['checkout', '-q', '-b', 'release']);
+	assert.deepEqual(await read(), { url: 'https://push.example.com/team/repo.git', reads: 1 });
+	git(repo, ['config', '--unset', 'includeIf.onbranch:release.path']);
+	// HOME moves: another global file.
+	const otherHome = tempDir(t, 'baton-transport-home2-');
+	process.env['HOME'] = otherHome;
+	assert.deepEqual(await read(), { url: 'gh:team/repo.git', reads: 1 });
 });

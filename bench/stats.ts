@@ -10,6 +10,8 @@ export interface BenchRow {
 	target: string;
 	/** Set when the row has a checkable target: false prints FAILED next to it. */
 	passed?: boolean;
+	/** What the figures count (milliseconds unless said). */
+	unit?: 'ms' | 'bytes';
 }
 
 export function median(values: number[]): number {
@@ -27,14 +29,25 @@ export function percentile(values: number[], p: number): number {
 
 export function formatTable(rows: BenchRow[]): string {
 	const header = ['benchmark', 'Baton median', 'p99', 'baseline', 'baseline median', 'ratio', 'target'];
-	const body = rows.map((r) => [r.name, ms(r.ours), ms(r.oursP99), r.baselineName, ms(r.baseline), Number.isFinite(r.ratio) ? `${r.ratio.toFixed(2)}×` : '—', r.passed === false ? `FAILED (${r.target})` : r.target]);
+	const body = rows.map((r) => [
+		r.name,
+		figure(r.ours, r.unit),
+		figure(r.oursP99, r.unit),
+		r.baselineName,
+		figure(r.baseline, r.unit),
+		Number.isFinite(r.ratio) ? `${r.ratio.toFixed(2)}×` : '—',
+		r.passed === false ? `FAILED (${r.target})` : r.target,
+	]);
 	return [header, header.map(() => '---'), ...body].map((cells) => `| ${cells.join(' | ')} |`).join('\n');
 }
 
-function ms(value: number): string {
+function figure(value: number, unit: BenchRow['unit'] = 'ms'): string {
 	// A figure a row does not have (no p99 from a p95-only row, no baseline) prints as a dash, not 'NaN ms'.
 	if (!Number.isFinite(value)) {
 		return '—';
+	}
+	if (unit === 'bytes') {
+		return `${Math.round(value).toLocaleString('en-US')} B`;
 	}
 	return `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`;
 }

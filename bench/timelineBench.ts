@@ -159,15 +159,20 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 				(sum, e) => sum + Buffer.byteLength(JSON.stringify(stepOf(e).files)) - Buffer.byteLength(JSON.stringify(stepOf(e).files.map(({ path: p, change, additions, deletions }) => ({ path: p, change, additions, deletions })))),
 				0,
 			);
-			const storageRow = (name: string, bytes: number): BenchRow => ({
-				name: `${name}, ${steps}-step session (${bytes} bytes; its diffs gzipped one by one: ${eachGzipped} bytes, ${(bytes / eachGzipped).toFixed(2)}×)`,
+			// The target is the timeline's own storage: what it keeps beyond the session's start and end
+			// states, which the session's checkpoints (its start, its `complete` one at the end) and the
+			// shadow's index keep with or without a timeline, in git's own compact form. The store's whole
+			// growth is printed beside it, without a target: it cannot fall below the end state's own cost.
+			const storageRow = (name: string, bytes: number, checked: boolean): BenchRow => ({
+				name: `${name}, ${steps}-step session (its diffs gzipped one by one: ${eachGzipped} bytes, ${(bytes / eachGzipped).toFixed(2)}×)`,
 				ours: bytes,
 				oursP99: bytes,
 				baseline: diffBytes,
-				baselineName: 'its diffs, gzipped together (bytes)',
+				baselineName: 'its diffs, gzipped together',
 				ratio: bytes / Math.max(diffBytes, 1),
-				target: '≤ 1.5×',
-				passed: bytes / Math.max(diffBytes, 1) <= 1.5,
+				target: checked ? '≤ 1.5×' : '— (the store as a whole)',
+				unit: 'bytes',
+				...(checked ? { passed: bytes / Math.max(diffBytes, 1) <= 1.5 } : {}),
 			});
 			// The control: the same store holding the session's start (the workspace as it was, which `before`
 			// held) and its end (the workspace now, which the shadow's index keeps for the next capture or
@@ -184,13 +189,16 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 				await shadow.git(['prune', '--expire=now']);
 				const control = (await onDisk()) - before;
 				process.stderr.write(`  the control (the session's start and end states, no timeline): ${control} bytes over the store before\n`);
-				rows.push(storageRow("timeline storage over a store holding the session's start and end states without it (git objects)", settled - control));
+				rows.push(
+					storageRow("timeline storage: what the timeline keeps beyond the session's start and end states (git objects, after maintenance and the hour-old prune)", settled - control, true),
+					storageRow("the session's start and end states alone, no timeline (what its checkpoints keep in any case)", control, false),
+				);
 			}
 			rows.push(
-				storageRow('timeline storage as captured (loose objects)', loose),
-				storageRow('timeline storage after maintenance (packed; the hour-old prune not yet due)', packed),
-				storageRow('timeline storage after maintenance and the prune an hour later (git objects)', settled),
-				storageRow(`the session's timeline.step records (JSON in shared_events; ${blobFieldBytes} bytes of them per-file blob ids and modes)`, recordBytes),
+				storageRow('the store as a whole as captured (loose objects, until maintenance)', loose, false),
+				storageRow('the store as a whole after maintenance (packed; the hour-old prune not yet due)', packed, false),
+				storageRow('the store as a whole after maintenance and the prune an hour later (git objects: the end state and the timeline)', settled, false),
+				storageRow(`the session's timeline.step records (JSON in shared_events; ${blobFieldBytes} bytes of them per-file blob ids and modes)`, recordBytes, false),
 			);
 			return rows;
 		} finally {

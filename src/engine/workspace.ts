@@ -49,3 +49,51 @@ function isDirectory(p: string): boolean {
 		return false;
 	}
 }
+
+/** A repository's git directories: HEAD lives in the first, config in the second (the same but for a linked worktree). */
+export interface GitDirs {
+	/** Per-worktree: HEAD lives here. */
+	gitDir: string;
+	/** Shared: config lives here. */
+	commonDir: string;
+}
+
+/**
+ * The git directories of the repository holding `start` (the nearest `.git` upward; a worktree's or
+ * submodule's `.git` file through its `gitdir:` pointer and `commondir`), read from the files alone:
+ * no git process. Null when there is none or the pointer cannot be read.
+ */
+export function findGitDirs(start: string): GitDirs | null {
+	for (let dir = path.resolve(start); ; dir = path.dirname(dir)) {
+		const dotGit = path.join(dir, '.git');
+		let stat: fs.Stats | undefined;
+		try {
+			stat = fs.statSync(dotGit);
+		} catch {
+			stat = undefined;
+		}
+		if (stat?.isDirectory()) {
+			return { gitDir: dotGit, commonDir: dotGit };
+		}
+		if (stat?.isFile()) {
+			const pointer = /^gitdir:\s*(.+)$/m.exec(readTextOrNull(dotGit) ?? '')?.[1]?.trim();
+			if (!pointer) {
+				return null;
+			}
+			const gitDir = path.resolve(dir, pointer);
+			const common = readTextOrNull(path.join(gitDir, 'commondir'))?.trim();
+			return { gitDir, commonDir: common ? path.resolve(gitDir, common) : gitDir };
+		}
+		if (path.dirname(dir) === dir) {
+			return null;
+		}
+	}
+}
+
+function readTextOrNull(file: string): string | null {
+	try {
+		return fs.readFileSync(file, 'utf8');
+	} catch {
+		return null;
+	}
+}

@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../errors';
 import { hostEnv, runGit } from '../checkpoints/gitProcess';
+import { findGitDirs } from '../workspace';
 
 export type ConfigEntry = [key: string, value: string | null];
 
@@ -75,38 +76,6 @@ async function systemConfigFile(repo: string): Promise<string | null> {
 		})
 		.catch(() => null);
 	return systemFile;
-}
-
-/** The repository's git directory and common directory (a worktree's `.git` is a file naming them); null when it cannot be told. */
-function gitDirs(repo: string): string[] | null {
-	for (let dir = path.resolve(repo); ; dir = path.dirname(dir)) {
-		const dotGit = path.join(dir, '.git');
-		let stat: fs.Stats | undefined;
-		try {
-			stat = fs.statSync(dotGit);
-		} catch {
-			stat = undefined;
-		}
-		if (stat?.isDirectory()) {
-			return [dotGit];
-		}
-		if (stat?.isFile()) {
-			const named = /^gitdir: (.+)$/m.exec(fs.readFileSync(dotGit, 'utf8'))?.[1]?.trim();
-			if (!named) {
-				return null;
-			}
-			const gitDir = path.resolve(dir, named);
-			try {
-				const common = fs.readFileSync(path.join(gitDir, 'commondir'), 'utf8').trim();
-				return [gitDir, path.resolve(gitDir, common)];
-			} catch {
-				return [gitDir];
-			}
-		}
-		if (path.dirname(dir) === dir) {
-			return null;
-		}
-	}
 }
 
 function expandHome(file: string): string {
@@ -180,7 +149,8 @@ export async function userConfigEntries(repo: string, wanted: RegExp): Promise<C
 		return known.entries.filter(([k]) => wanted.test(k));
 	}
 	kept.delete(key);
-	const dirs = gitDirs(repo);
+	const found = findGitDirs(repo);
+	const dirs = found ? [...new Set([found.gitDir, found.commonDir])] : null;
 	// Stamped before the read: a file that changes while git reads it differs from its stamp next time.
 	const before = dirs ? [...new Set([...baseFiles(dirs, await systemConfigFile(repo)), ...(known?.files ?? [])])] : [];
 	const stamps = stampAll(before);

@@ -5,43 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-
-interface GitDirs {
-	/** Per-worktree: HEAD lives here. */
-	gitDir: string;
-	/** Shared: config lives here. */
-	commonDir: string;
-}
-
-function findGitDirs(start: string): GitDirs | null {
-	let dir = path.resolve(start);
-	for (;;) {
-		const dotGit = path.join(dir, '.git');
-		let stat: fs.Stats | undefined;
-		try {
-			stat = fs.statSync(dotGit);
-		} catch {
-			stat = undefined;
-		}
-		if (stat?.isDirectory()) {
-			return { gitDir: dotGit, commonDir: dotGit };
-		}
-		if (stat?.isFile()) {
-			const pointer = /^gitdir:\s*(.+)$/m.exec(readText(dotGit) ?? '')?.[1]?.trim();
-			if (!pointer) {
-				return null;
-			}
-			const gitDir = path.resolve(dir, pointer);
-			const common = readText(path.join(gitDir, 'commondir'))?.trim();
-			return { gitDir, commonDir: common ? path.resolve(gitDir, common) : gitDir };
-		}
-		const parent = path.dirname(dir);
-		if (parent === dir) {
-			return null;
-		}
-		dir = parent;
-	}
-}
+import { findGitDirs } from '../workspace';
 
 /** The checked-out branch (`feature/123-x`), or null (no repository, detached head). */
 export function currentBranch(workspaceRoot: string): string | null {

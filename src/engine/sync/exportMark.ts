@@ -89,10 +89,16 @@ export function countAboveMark(db: BatonDb, mark: { rowid: number; id: string } 
 	return db.all<{ n: number }>(sql`SELECT count(*) AS n FROM shared_events WHERE rowid > ${mark?.rowid ?? 0} AND source = 'local'`)[0]?.n ?? 0;
 }
 
-/** The commits of this machine's recorded checkpoints (each once). */
+/**
+ * The commits of this machine's recorded checkpoints (each once), found through the kind index: the
+ * unary `+` keeps SQLite from the source index, which it would otherwise pick (no statistics) and so
+ * read every local event's body — every session, handoff and timeline step — on every export.
+ */
+export const localCheckpointCommitsSql = sql`SELECT DISTINCT json_extract(body_json, '$.commitOid') AS "commit" FROM shared_events WHERE kind = 'checkpoint.recorded' AND +source = 'local'`;
+
 export function localCheckpointCommits(db: BatonDb): string[] {
 	return db
-		.all<{ commit: unknown }>(sql`SELECT DISTINCT json_extract(body_json, '$.commitOid') AS "commit" FROM shared_events WHERE kind = 'checkpoint.recorded' AND source = 'local'`)
+		.all<{ commit: unknown }>(localCheckpointCommitsSql)
 		.map((r) => r.commit)
 		.filter((c): c is string => typeof c === 'string' && /^[0-9a-f]{40,64}$/.test(c));
 }

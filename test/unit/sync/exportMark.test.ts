@@ -9,16 +9,17 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { ShadowRepo } from '../../../src/engine/checkpoints/shadowRepo';
 import { silentLogger } from '../../../src/engine/ports';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
 import { appendSharedEvent } from '../../../src/engine/shared/sharedEvents';
 import { sharedEvents } from '../../../src/engine/storage/schema';
 import { EventRefs } from '../../../src/engine/sync/eventRefs';
+import { localCheckpointCommits, localCheckpointCommitsSql } from '../../../src/engine/sync/exportMark';
 import { batonDir } from '../../../src/engine/workspace';
 import { EngineHost } from '../../../src/server/engineHost';
-import type { TestEngine } from '../helpers';
+import { openTestEngine, type TestEngine } from '../helpers';
 import { syncWorld } from './syncWorld';
 
 async function writeEvents(side: TestEngine, count: number, tag: string): Promise<void> {
@@ -124,4 +125,34 @@ test('an idle backend exports the waiting events ahead of the push, and only whi
 	assert.equal(pushed[0]?.pushed.length, 1);
 	await w.b.engine.sync.enable('origin');
 	assert.equal((await w.b.engine.sync.pull()).newEvents, 20);
+});
+
+test('the export finds this machine’s checkpoint commits through the kind index, not by reading every local event', async (t) => {
+	const side = await openTestEngine(t);
+	const machine = machineIdentity(side.root);
+	const commit = (n: number): string => n.toString(16).padStart(40, '0');
+	await side.engine.store.write((db) => {
+		for (let i = 0; i < 300; i++) {
+			side.clock.advance(1);
+			appendSharedEvent(db, machine, side.clock.now(), { kind: 'timeline.step', subject: `ses_t_${i}`, sessionId: 'ses_t', actor: 'test', body: { step: i } });
+		}
+		for (let i = 1; i <= 3; i++) {
+			side.clock.advance(1);
+			appendSharedEvent(db, machine, side.clock.now(), { kind: 'checkpoint.recorded', subject: `cp_${i}`, actor: 'test', body: { commitOid: commit(i) } });
+		}
+		// A teammate's checkpoint, pulled: not this machine's to export.
+		side.clock.advance(1);
+		const pulled = appendSharedEvent(db, machine, side.clock.now(), { kind: 'checkpoint.recorded', subject: 'cp_9', actor: 'test', body: { commitOid: commit(9) } });
+		db.update(sharedEvents).set({ source: 'origin' }).where(eq(sharedEvents.id, pulled.id)).run();
+	});
+	const { commits, plan } = await side.engine.store.read((db) => ({
+		commits: localCheckpointCommits(db),
+		plan: db.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${localCheckpointCommitsSql}`).map((r) => r.detail),
+	}));
+	assert.deepEqual([...commits].sort(), [commit(1), commit(2), commit(3)]);
+	assert.ok(
+		plan.some((d) => d.includes('shared_events_kind_subject_idx')),
+		plan.join('; '),
+	);
+	assert.ok(!plan.some((d) => d.includes('shared_events_source_idx')), plan.join('; '));
 });

@@ -25,17 +25,20 @@ export function pendingRecordEvents(db: BatonDb): NewSharedEvent[] {
 			.all(),
 	);
 	// Which sessions are shared is all this needs of `session.started`: its subjects alone, from the
-	// kind-and-subject index (every sync runs this; reading and parsing every session's body was most of it).
-	const startedSessions = new Set(
-		db
-			.select({ subject: sharedEvents.subject })
-			.from(sharedEvents)
-			.where(eq(sharedEvents.kind, 'session.started'))
-			.all()
-			.map((r) => r.subject),
-	);
+	// kind-and-subject index (every sync runs this; reading and parsing every session's body was most of
+	// it), and only when an imported session asks (they are the only ones without a domain event).
+	let startedSessions: Set<string> | undefined;
+	const started = (): Set<string> =>
+		(startedSessions ??= new Set(
+			db
+				.select({ subject: sharedEvents.subject })
+				.from(sharedEvents)
+				.where(eq(sharedEvents.kind, 'session.started'))
+				.all()
+				.map((r) => r.subject),
+		));
 	const out: NewSharedEvent[] = [];
-	const has = (subject: string, kind: string): boolean => (kind === 'session.started' ? startedSessions.has(subject) : (events.get(subject) ?? []).some((e) => e.kind === kind));
+	const has = (subject: string, kind: string): boolean => (kind === 'session.started' ? started().has(subject) : (events.get(subject) ?? []).some((e) => e.kind === kind));
 
 	for (const d of db.select().from(decisions).all()) {
 		if (!has(d.id, 'decision.recorded')) {

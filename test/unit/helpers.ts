@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,10 +36,43 @@ export class MemoryLogger implements Logger {
 	}
 }
 
+const stoppers = new WeakMap<TestContext, (() => Promise<void>)[]>();
+
+/**
+ * Stops something the test started that writes into its temp folders (a backend it forked) before
+ * those folders are removed. A test's after hooks run in the order they were registered and a hook
+ * that throws skips the rest: a temp folder is made first, so its removal ran while the backend still
+ * wrote there, failed (ENOTEMPTY), and left the backend running, which kept the test file's process
+ * alive for ever. `stop` runs once, before any temp folder of the test goes (and as an after hook of
+ * its own, for a test without one).
+ */
+export function stopBeforeRemoval(t: TestContext, stop: () => Promise<void>): void {
+	let done: Promise<void> | undefined;
+	const once = (): Promise<void> => (done ??= stop());
+	stoppers.set(t, [...(stoppers.get(t) ?? []), once]);
+	t.after(once);
+}
+
+/** Ends a child process: SIGTERM, then SIGKILL if it has not exited within 10 s. */
+export async function stopChild(child: ChildProcess): Promise<void> {
+	if (child.exitCode !== null || child.signalCode !== null) {
+		return;
+	}
+	const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+	child.kill('SIGTERM');
+	const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+	await exited;
+	clearTimeout(timer);
+}
+
 /** A fresh folder under the OS temp dir, removed when the test ends. */
 export function tempDir(t: TestContext, prefix = 'baton-test-'): string {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 	t.after(async () => {
+		// What the test started that writes there stops first (its backends, newest first).
+		for (const stop of [...(stoppers.get(t) ?? [])].reverse()) {
+			await stop();
+		}
 		// A workspace's daemon (on by default for the CLI and hooks) keeps writing there, its late
 		// environment capture or its log, until it idles out: stop it before the folder goes.
 		await stopDaemonsUnder(dir);

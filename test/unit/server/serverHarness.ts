@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { TestContext } from 'node:test';
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import * as rpc from '../../../src/protocol/rpc';
+import { stopBeforeRemoval, stopChild } from '../helpers';
 
 const serverMain = path.resolve(__dirname, '../../../src/server/main.ts');
 
@@ -25,9 +26,10 @@ export function startServer(t: TestContext, workspace: string, options: ServerOp
 	connection.onNotification(rpc.dataDidChange, (c) => changes.push(c));
 	connection.onRequest(rpc.secretGet, ({ name }) => ({ value: options.secrets?.[name] ?? null }));
 	connection.listen();
-	t.after(() => {
+	// Stopped before the test's temp folders are removed: the backend writes into its workspace.
+	stopBeforeRemoval(t, async () => {
 		connection.dispose();
-		child.kill();
+		await stopChild(child);
 	});
 	return { connection, child, changes };
 }

@@ -15,7 +15,7 @@ import { createMessageConnection, IPCMessageReader, IPCMessageWriter, ResponseEr
 import * as rpc from '../../../src/protocol/rpc';
 import { seedArchivedTranscript } from '../../../scripts/seedTranscript';
 import { agentCli } from '../agents/agentCli';
-import { tempDir } from '../helpers';
+import { stopBeforeRemoval, stopChild, tempDir } from '../helpers';
 
 const serverMain = path.resolve(__dirname, '../../../src/server/main.ts');
 let cli = '';
@@ -35,9 +35,10 @@ function startServer(t: TestContext, workspace: string, PATH: string): MessageCo
 	const child = fork(serverMain, ['--workspace', workspace, '--cli', cli], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { ...process.env, PATH } });
 	const connection = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
 	connection.listen();
-	t.after(() => {
+	// Stopped before the test's temp folders are removed: the backend writes into its workspace.
+	stopBeforeRemoval(t, async () => {
 		connection.dispose();
-		child.kill();
+		await stopChild(child);
 	});
 	return connection;
 }

@@ -96,6 +96,8 @@ export class ReplayPanel implements vscode.Disposable {
 		this.details.clear();
 		if (shown?.session === timeline.session) {
 			// The page is open on this session: its timeline as it is now, without reloading it (the selection stays).
+			// A page VS Code reloads later (hidden, then shown) asks again with `ready`: it gets this step too.
+			this.focusStep = focusStep ?? this.focusStep;
 			void panel.webview.postMessage({ type: 'timeline', data: timeline, ...(focusStep !== undefined ? { focusStep } : {}) });
 			return;
 		}

@@ -67,12 +67,35 @@ function stampAll(files: readonly string[]): Map<string, string> {
 	return new Map(files.map((f) => [f, fileStamp(f).text]));
 }
 
-/** The system config's path as this git names it (its prefix decides), asked once per process. */
+/**
+ * Where a git installed under the prefix that `git --exec-path` names keeps its system config, by
+ * git's own default (`sysconfdir`: /etc for the /usr prefix, else `<prefix>/etc`); null when the exec
+ * path is not under a `lib*` or `libexec` folder.
+ */
+export function systemConfigFromExecPath(execPath: string): string | null {
+	const prefix = /^(.*)\/(?:lib|lib64|libexec)\/git-core\/?$/.exec(execPath.trim())?.[1];
+	if (prefix === undefined) {
+		return null;
+	}
+	return prefix === '/usr' ? '/etc/gitconfig' : path.join(prefix || '/', 'etc', 'gitconfig');
+}
+
+/**
+ * The system config's path as this git names it (its prefix decides), asked once per process: the
+ * origin of its first entry, or the file git says it cannot read; a file that exists with no entry
+ * names itself nowhere, so then git's default for its prefix (it must be stamped all the same: an
+ * entry added to it later has to be seen).
+ */
 async function systemConfigFile(repo: string): Promise<string | null> {
 	systemFile ??= runGit(['config', '--system', '--show-origin', '--list'], { cwd: repo, env: hostEnv(), timeoutMs: 10_000, okCodes: [1, 128] })
-		.then((result) => {
+		.then(async (result) => {
 			const text = `${result.stdout.toString('utf8')}\n${result.stderr}`;
-			return /^file:([^\t\n]+)\t/m.exec(text)?.[1] ?? /unable to read config file '([^']+)'/.exec(text)?.[1] ?? null;
+			const named = /^file:([^\t\n]+)\t/m.exec(text)?.[1] ?? /unable to read config file '([^']+)'/.exec(text)?.[1];
+			if (named) {
+				return named;
+			}
+			const execPath = await runGit(['--exec-path'], { cwd: repo, env: hostEnv(), timeoutMs: 10_000 });
+			return systemConfigFromExecPath(execPath.stdout.toString('utf8'));
 		})
 		.catch(() => null);
 	return systemFile;

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { remoteTransport, remoteUrl } from '../../../src/engine/sync/remoteGit';
-import { userConfigReads } from '../../../src/engine/sync/userConfig';
+import { systemConfigFromExecPath, userConfigReads } from '../../../src/engine/sync/userConfig';
 import { tempDir } from '../helpers';
 import { git } from './syncWorld';
 
@@ -128,4 +128,23 @@ test('the config is read once while its files are unchanged, and again when any 
 	const otherHome = tempDir(t, 'baton-transport-home2-');
 	process.env['HOME'] = otherHome;
 	assert.deepEqual(await read(), { url: 'gh:team/repo.git', reads: 1 });
+});
+
+test('an empty system config (it names itself nowhere) is found where git keeps it for its prefix', () => {
+	assert.equal(systemConfigFromExecPath('/usr/lib/git-core\n'), '/etc/gitconfig');
+	assert.equal(systemConfigFromExecPath('/usr/local/libexec/git-core'), '/usr/local/etc/gitconfig');
+	assert.equal(systemConfigFromExecPath('/opt/homebrew/Cellar/git/2.47.0/libexec/git-core'), '/opt/homebrew/Cellar/git/2.47.0/etc/gitconfig');
+	assert.equal(systemConfigFromExecPath('/somewhere/else'), null);
+	// This machine's git agrees with its own answer when its system file has entries or is missing.
+	const execPath = execFileSync('git', ['--exec-path'], { encoding: 'utf8' });
+	const named = (() => {
+		try {
+			return /^file:([^\t\n]+)\t/m.exec(execFileSync('git', ['config', '--system', '--show-origin', '--list'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }))?.[1];
+		} catch (error) {
+			return /unable to read config file '([^']+)'/.exec(String((error as { stderr?: unknown }).stderr))?.[1];
+		}
+	})();
+	if (named) {
+		assert.equal(systemConfigFromExecPath(execPath), named);
+	}
 });

@@ -395,7 +395,19 @@ export class Session {
 		const row = this.quickPickItem(title);
 		for (;;) {
 			await page.keyboard.press('F1');
-			await this.quickPickType(`>${title}`, { timeout });
+			// A webview that finishes loading just then (a markdown preview the previous step opened)
+			// takes the focus and the palette closes under the typing: a person opens it again.
+			const typed = await this.quickPickType(`>${title}`, { timeout: Math.max(1000, Math.min(10_000, deadline - Date.now())) }).then(
+				() => true,
+				(error) => error,
+			);
+			if (typed !== true) {
+				if (Date.now() >= deadline) throw typed;
+				process.stdout.write(`    (the palette closed before "${title}" was typed; opening it again)\n`);
+				await page.keyboard.press('Escape');
+				await page.waitForTimeout(300);
+				continue;
+			}
 			const left = deadline - Date.now();
 			if (
 				await row.waitFor({ state: 'visible', timeout: Math.max(500, Math.min(4000, left)) }).then(

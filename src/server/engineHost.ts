@@ -323,7 +323,7 @@ export class EngineHost {
 				void engine.checkpoints
 					.maintain()
 					.then(
-						(result) => result.packed && this.options.log.info(`packed ${result.looseObjects} loose objects of the checkpoint store`),
+						(result) => result.packed && this.options.log.info(`packed ${result.looseObjects} loose objects and rolled up ${result.packs} packs of the checkpoint store`),
 						(error: Error) => this.options.log.warn(`could not pack the checkpoint store: ${error.message}`),
 					)
 					// Then the replay's retention (docs/replay.md), never beside the checkpoint repack.

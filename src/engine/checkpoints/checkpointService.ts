@@ -136,18 +136,25 @@ export class CheckpointService {
 
 	/**
 	 * Housekeeping for an idle moment (the shadow has `gc.auto=0`): packs loose objects once there
-	 * are many. It never prunes, and runs beside snapshots (git allows that), not under their lock.
+	 * are many, and rolls small packs together once there are many of them (each sync export is a
+	 * pack of its own, and every pack is one more index each object lookup may search). The repack is
+	 * geometric: it merges only the packs that are small next to the bigger ones (and the loose
+	 * objects), so its cost follows what is new, not the store's size; packs with a `.keep` file (the
+	 * replay's) stay as they are. It never prunes, and runs beside snapshots (git allows that), not
+	 * under their lock.
 	 */
-	async maintain(options: { force?: boolean; looseObjectLimit?: number } = {}): Promise<{ looseObjects: number; packed: boolean }> {
+	async maintain(options: { force?: boolean; looseObjectLimit?: number; packLimit?: number } = {}): Promise<{ looseObjects: number; packs: number; packed: boolean }> {
 		if (!this.enabled) {
-			return { looseObjects: 0, packed: false };
+			return { looseObjects: 0, packs: 0, packed: false };
 		}
-		const count = Number(/^count: (\d+)$/m.exec(await this.shadow.gitText(['count-objects', '-v']))?.[1] ?? 0);
-		if (!options.force && count < (options.looseObjectLimit ?? 5_000)) {
-			return { looseObjects: count, packed: false };
+		const counts = await this.shadow.gitText(['count-objects', '-v']);
+		const count = Number(/^count: (\d+)$/m.exec(counts)?.[1] ?? 0);
+		const packs = Number(/^packs: (\d+)$/m.exec(counts)?.[1] ?? 0);
+		if (!options.force && count < (options.looseObjectLimit ?? 5_000) && packs < (options.packLimit ?? 50)) {
+			return { looseObjects: count, packs, packed: false };
 		}
-		await this.shadow.withMaintenanceLock(() => this.shadow.git(['repack', '-d', '-q']));
-		return { looseObjects: count, packed: true };
+		await this.shadow.withMaintenanceLock(() => this.shadow.git(['repack', '-d', '-q', '--geometric=2']));
+		return { looseObjects: count, packs, packed: true };
 	}
 
 	async list(filter: { sessionId?: string; status?: ApprovalStatus; limit?: number } = {}): Promise<Checkpoint[]> {

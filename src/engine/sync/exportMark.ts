@@ -13,7 +13,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { BatonDb } from '../storage/journalStore';
 import { wireLineSql } from './eventRefs';
 
@@ -24,8 +24,12 @@ export interface ExportMark {
 }
 
 export interface FreshEvents {
-	/** The events to export, as wire lines, sorted by id. */
-	fresh: { id: string; line: string }[];
+	/** How many events to export. */
+	count: number;
+	/** Their wire lines, sorted by id and joined by newlines ('' when there are none). */
+	text: string;
+	/** The greatest of their ids (the batch file's name). */
+	lastId: string | null;
 	/** The mark once these are in the ref (null: no local event yet). */
 	upTo: { rowid: number; id: string } | null;
 }
@@ -66,16 +70,26 @@ export function freshAboveMark(db: BatonDb, mark: { rowid: number; id: string } 
 			return null;
 		}
 	}
-	const rows = db.all<{ rowid: number; id: string; line: string }>(sql`SELECT rowid AS rowid, id, ${wireLineSql} AS line FROM shared_events WHERE rowid > ${mark?.rowid ?? 0} AND source = 'local' ORDER BY id`);
-	return { fresh: rows.map((r) => ({ id: r.id, line: r.line })), upTo: highest(rows) ?? mark };
+	const above = sql`rowid > ${mark?.rowid ?? 0} AND source = 'local'`;
+	const top = db.all<{ rowid: number; id: string }>(sql`SELECT rowid AS rowid, id FROM shared_events WHERE ${above} ORDER BY rowid DESC LIMIT 1`)[0];
+	return { ...wireBatch(db, above), upTo: top ? { rowid: top.rowid, id: top.id } : mark };
 }
 
 /** The local events whose ids are not in `exported` (the ids the ref holds). */
 export function freshByIds(db: BatonDb, exported: ReadonlySet<string>): FreshEvents {
 	const local = db.all<{ rowid: number; id: string }>(sql`SELECT rowid AS rowid, id FROM shared_events WHERE source = 'local'`);
 	const ids = local.filter((r) => !exported.has(r.id)).map((r) => r.id);
-	const fresh = ids.length > 0 ? db.all<{ id: string; line: string }>(sql`SELECT id, ${wireLineSql} AS line FROM shared_events WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)})) ORDER BY id`) : [];
-	return { fresh, upTo: highest(local) };
+	const batch = ids.length > 0 ? wireBatch(db, sql`id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`) : { count: 0, text: '', lastId: null };
+	return { ...batch, upTo: highest(local) };
+}
+
+/**
+ * The wire lines of the events `where` selects, joined inside SQLite: one string crosses out of
+ * the WASM module instead of a row per event (about a quarter of the export's read at 3,000 events).
+ */
+function wireBatch(db: BatonDb, where: SQL): Omit<FreshEvents, 'upTo'> {
+	const row = db.all<{ text: string | null; n: number; last: string | null }>(sql`SELECT group_concat(${wireLineSql}, char(10) ORDER BY id) AS text, count(*) AS n, max(id) AS last FROM shared_events WHERE ${where}`)[0];
+	return { count: row?.n ?? 0, text: row?.text ?? '', lastId: row?.last ?? null };
 }
 
 /** How many local events are above a mark (null when the mark does not hold, as above). */

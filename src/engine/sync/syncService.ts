@@ -145,13 +145,13 @@ export class SyncService {
 				const exported = await refs.idsInRef(tip as string);
 				plan = await this.ctx.store.read((db) => freshByIds(db, exported));
 			}
-			const { fresh, upTo } = plan;
+			const { upTo } = plan;
 			const recorded = await this.ctx.store.read((db) => localCheckpointCommits(db));
 			const shared = await refs.sharedCheckpointCommits();
 			const commits = recorded.filter((c) => !shared.has(c));
 			const present = await this.presentCommits(commits);
-			await refs.append(fresh, present, this.ctx.clock.now());
-			if (upTo && (fresh.length > 0 || !mark || mark.rowid !== upTo.rowid)) {
+			await refs.append(plan, present, this.ctx.clock.now());
+			if (upTo && (plan.count > 0 || !mark || mark.rowid !== upTo.rowid)) {
 				const newTip = await refs.tip(refs.eventsRef);
 				if (newTip) {
 					writeExportMark(this.markFile, { tip: newTip, ...upTo });
@@ -161,7 +161,7 @@ export class SyncService {
 			if (Object.values(readSyncState(this.root).remotes).some((r) => r.enabled && r.transcripts)) {
 				await this.transcripts.export(this.ctx.clock.now());
 			}
-			return { events: fresh.length, checkpoints: present.length };
+			return { events: plan.count, checkpoints: present.length };
 		});
 	}
 
@@ -371,7 +371,7 @@ export class SyncService {
 			return above;
 		}
 		const known = await this.refs.idsInRef(tip as string);
-		return (await this.ctx.store.read((db) => freshByIds(db, known))).fresh.length;
+		return (await this.ctx.store.read((db) => freshByIds(db, known))).count;
 	}
 
 	private record(name: string, change: Partial<RemoteState>): void {

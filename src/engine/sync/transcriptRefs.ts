@@ -11,6 +11,7 @@ import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import { splitNul } from '../checkpoints/gitProcess';
 import { catBatch } from '../shared/catFileBatch';
+import { fastImportArgs } from './eventRefs';
 import { atomicWriteFile } from '../storage/fsUtil';
 import type { SharedTranscript } from '../transcripts/sharedTranscripts';
 
@@ -58,7 +59,7 @@ export async function exportTranscripts(shadow: ShadowRepo, ref: string, tip: (r
 		data(Buffer.from(t.content()));
 	}
 	chunks.push(Buffer.from('done\n'));
-	await shadow.git(['fast-import', '--quiet', '--done'], { input: Buffer.concat(chunks), timeoutMs: 120_000 });
+	await shadow.git(fastImportArgs, { input: Buffer.concat(chunks), timeoutMs: 120_000 });
 	const next: ShippedCache = { tip: await tip(ref), versions: { ...versions } };
 	for (const t of changed) {
 		next.versions[t.path] = t.version;

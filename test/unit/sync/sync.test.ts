@@ -5,6 +5,7 @@
  * never leaves the machine.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
@@ -136,4 +137,49 @@ test('a handoff consumed on two machines: the smaller event id wins on both, the
 	);
 	const winner = await w.a.engine.briefings.briefing({ sessionId: onA.session.id });
 	assert.ok(!winner.warnings.some((x) => x.includes('also taken')));
+});
+
+test('each export is one pack (no loose object), and idle maintenance rolls the packs up with every event still readable', async (t) => {
+	const w = await syncWorld(t);
+	await w.a.engine.sync.enable('origin');
+	await w.b.engine.sync.enable('origin');
+	const shadow = path.join(w.a.root, '.baton', 'shadow.git');
+	const inShadow = (args: string[]): string => git(w.a.root, args, { GIT_DIR: shadow });
+	const packs = (): number => Number(/^packs: (\d+)$/m.exec(inShadow(['count-objects', '-v']))?.[1]);
+	const loose = (): Set<string> => {
+		const objects = path.join(shadow, 'objects');
+		return new Set(
+			fs
+				.readdirSync(objects)
+				.filter((d) => /^[0-9a-f]{2}$/.test(d))
+				.flatMap((d) => fs.readdirSync(path.join(objects, d)).map((f) => d + f)),
+		);
+	};
+	const eventsRef = `refs/baton/events/${machineIdentity(w.a.root).id}`;
+	let last = '';
+	for (let i = 0; i < 6; i++) {
+		last = (await startEnd(w.a, `part ${i}`, `part ${i} done`)).id;
+		assert.ok((await w.a.engine.sync.export()).events > 0);
+		// A few objects per export, below fast-import's default unpack limit, which would have written them loose.
+		// (The session's complete checkpoint at its end writes loose objects of its own, packed by maintenance.)
+		const exported = inShadow(['rev-list', '--objects', eventsRef])
+			.split('\n')
+			.map((l) => l.split(' ')[0] as string);
+		const stray = loose();
+		assert.deepEqual(
+			exported.filter((o) => stray.has(o)),
+			[],
+			`export ${i} wrote loose objects`,
+		);
+		assert.equal(packs(), i + 1, `export ${i} is one pack`);
+	}
+	assert.equal((await w.a.engine.checkpoints.maintain()).packed, false, 'six packs are below the default limit');
+	const rolled = await w.a.engine.checkpoints.maintain({ packLimit: 6 });
+	assert.deepEqual([rolled.packs, rolled.packed], [6, true]);
+	assert.ok(packs() < 6, `rolled up into ${packs()} pack(s)`);
+	assert.equal(loose().size, 0, 'the checkpoints’ loose objects went into the roll-up too');
+	await w.a.engine.sync.push();
+	const pulled = await w.b.engine.sync.pull();
+	assert.equal(pulled.sessions.added, 6);
+	assert.equal((await w.b.engine.briefings.get(last)).status, 'ended');
 });

@@ -126,7 +126,7 @@ void describe('checkpoint snapshots (shadow git store)', () => {
 
 	void it('pack loose objects when asked, keeping every checkpoint readable', async (t) => {
 		const { engine, root } = await openCheckpointEngine(t);
-		assert.deepEqual(await engine.checkpoints.maintain(), { looseObjects: 0, packed: false }, 'nothing to do before checkpoints are in use');
+		assert.deepEqual(await engine.checkpoints.maintain(), { looseObjects: 0, packs: 0, packed: false }, 'nothing to do before checkpoints are in use');
 		const cp = await engine.checkpoints.create({ actor });
 		const before = await engine.checkpoints.maintain();
 		assert.equal(before.packed, false);

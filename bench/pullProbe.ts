@@ -8,9 +8,14 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { useGitSpawner } from '../src/engine/checkpoints/gitSpawner';
 import { git, workspace, writeSessions } from './syncBench';
 
 async function main(): Promise<void> {
+	// As the backend, which runs sync (see syncBench.ts).
+	if (!process.env['BATON_NO_SPAWNER']) {
+		useGitSpawner();
+	}
 	const count = Number(process.argv[2] ?? 1_000);
 	const rounds = Number(process.argv[3] ?? 5);
 	const root = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-pull-probe-'));

@@ -18,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Engine } from '../src/engine/engine';
 import { silentLogger } from '../src/engine/ports';
+import { useGitSpawner } from '../src/engine/checkpoints/gitSpawner';
 import { machineIdentity } from '../src/engine/shared/machineIdentity';
 import { appendSharedEvent, toWire, type WireEvent } from '../src/engine/shared/sharedEvents';
 import { mergeWireEvents } from '../src/engine/sync/mergeWire';
@@ -234,6 +235,8 @@ async function rebuildRow(root: string, events: number, rounds: number): Promise
 }
 
 export async function benchSync(quick: boolean): Promise<BenchRow[]> {
+	// Sync runs in the backend (the daemon, the editor's), which starts git through its spawner: so does this.
+	useGitSpawner();
 	const root = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-sync-'));
 	try {
 		fs.mkdirSync(path.join(root, 's'));

@@ -15,6 +15,7 @@ import { registerAgentHandlers } from './agentHandlers';
 import { startDaemon, type RunningDaemon } from './daemon';
 import { DaemonBackend, type EditorSettings } from './daemonBackend';
 import { isInitialized } from '../engine/workspace';
+import { useGitSpawner } from '../engine/checkpoints/gitSpawner';
 import { registerCheckpointHandlers, registerHandlers } from './handlers';
 import { registerInteropHandlers } from './interopHandlers';
 import { registerProvenanceHandlers } from './provenanceHandlers';
@@ -23,6 +24,8 @@ import { registerNotificationHandlers } from './notificationHandlers';
 import { registerTimelineHandlers } from './timelineHandlers';
 
 function main(): void {
+	// Started while this process is small: its git calls then cost it no fork of a large heap (gitSpawner.ts).
+	useGitSpawner();
 	const { values } = parseArgs({
 		options: {
 			workspace: { type: 'string' },

@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { BatonError } from '../errors';
+import { activeGitSpawner, type GitChild } from './gitSpawner';
 
 export interface GitRunOptions {
 	cwd: string;
@@ -59,9 +60,10 @@ export class GitTimeoutError extends BatonError {
 
 export function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
 	return new Promise((resolve, reject) => {
-		let child: ReturnType<typeof spawn>;
+		let child: GitChild;
 		try {
-			child = spawn('git', args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+			// Through the spawner when this process uses one (gitSpawner.ts: a large process starts git slowly).
+			child = activeGitSpawner()?.spawn('git', args, { cwd: options.cwd, env: options.env }) ?? spawn('git', args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
 		} catch (error) {
 			reject(spawnError(error));
 			return;

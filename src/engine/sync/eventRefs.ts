@@ -97,16 +97,59 @@ export class EventRefs {
 		return null;
 	}
 
+	/**
+	 * Every ref under `prefix` (ending in `/`) with its oid, sorted by name, read from the ref files as
+	 * `tip` does (a loose ref overrides a packed one): no git process on every pull and status.
+	 */
 	async refs(prefix: string): Promise<Map<string, string>> {
-		const out = await this.shadow.gitText(['for-each-ref', '--format=%(refname) %(objectname)', prefix]);
-		const map = new Map<string, string>();
-		for (const line of out.split('\n').filter(Boolean)) {
-			const [ref, oid] = line.split(' ');
-			if (ref && oid) {
-				map.set(ref, oid);
+		const found = new Map<string, string>();
+		let packed = '';
+		try {
+			packed = fs.readFileSync(path.join(this.shadow.gitDir, 'packed-refs'), 'utf8');
+		} catch {
+			// No packed refs (git packs refs only when asked, and Baton never asks).
+		}
+		for (const line of packed.split('\n')) {
+			const [oid, name] = line.split(' ');
+			if (name?.startsWith(prefix) && oid && /^[0-9a-f]{40,64}$/.test(oid)) {
+				found.set(name, oid);
 			}
 		}
-		return map;
+		const walk = (dir: string, ref: string): void => {
+			let entries: fs.Dirent[];
+			try {
+				entries = fs.readdirSync(dir, { withFileTypes: true });
+			} catch {
+				return;
+			}
+			for (const entry of entries) {
+				if (entry.isDirectory()) {
+					walk(path.join(dir, entry.name), `${ref}${entry.name}/`);
+				} else if (entry.isFile() && !entry.name.endsWith('.lock')) {
+					let oid = '';
+					try {
+						oid = fs.readFileSync(path.join(dir, entry.name), 'utf8').trim();
+					} catch {
+						// Removed meanwhile (a prune): not a ref any more.
+					}
+					if (/^[0-9a-f]{40,64}$/.test(oid)) {
+						found.set(`${ref}${entry.name}`, oid);
+					}
+				}
+			}
+		};
+		walk(path.join(this.shadow.gitDir, ...prefix.split('/').filter(Boolean)), prefix);
+		return new Map([...found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+	}
+
+	/**
+	 * The two git processes a pull reads its new batches with (`diff-tree --stdin`, `cat-file
+	 * --batch`), started before the fetch so that their start-up — a few milliseconds of this
+	 * process's time each — runs while git transfers. Their input is written once known
+	 * (`BatchReader.read`); `close` ends them unused.
+	 */
+	batchReader(): BatchReader {
+		return new BatchReader(this);
 	}
 
 	/** The ids of every event in this machine's events ref at `tip` (read back when the export mark does not hold). */
@@ -189,40 +232,25 @@ export class EventRefs {
 
 	/** The events in the batch files that `newTip` holds and `oldTip` (null: nothing) did not. */
 	async readEvents(oldTip: string | null, newTip: string): Promise<WireEvent[]> {
+		const reader = this.batchReader();
+		try {
+			return await reader.read([{ from: oldTip, to: newTip }]);
+		} finally {
+			reader.close();
+		}
+	}
+
+	/** The blobs of every batch file in `tip`'s tree (a ref seen for the first time). */
+	async allBatchBlobs(tip: string): Promise<string[]> {
 		const blobs: string[] = [];
-		if (oldTip) {
-			const out = splitNul((await this.shadow.git(['diff-tree', '-r', '-z', '--no-renames', '--diff-filter=AM', oldTip, newTip])).stdout);
-			for (let i = 0; i + 1 < out.length; i += 2) {
-				const meta = (out[i] as string).split(' ');
-				if ((out[i + 1] as string).startsWith('batches/') && meta[3]) {
-					blobs.push(meta[3]);
-				}
-			}
-		} else {
-			for (const entry of splitNul((await this.shadow.git(['ls-tree', '-r', '-z', newTip, 'batches/'])).stdout)) {
-				const [meta] = entry.split('\t');
-				const oid = meta?.split(' ')[2];
-				if (oid) {
-					blobs.push(oid);
-				}
+		for (const entry of splitNul((await this.shadow.git(['ls-tree', '-r', '-z', tip, 'batches/'])).stdout)) {
+			const [meta] = entry.split('\t');
+			const oid = meta?.split(' ')[2];
+			if (oid) {
+				blobs.push(oid);
 			}
 		}
-		if (blobs.length === 0) {
-			return [];
-		}
-		const events: WireEvent[] = [];
-		const found = await catBatch(async (args, input) => (await this.shadow.git(args, input !== undefined ? { input } : {})).stdout, blobs);
-		found.forEach((blob, i) => {
-			if (!blob) {
-				throw new Error(`a Baton events ref names ${blobs[i]}, which is not a blob in Baton's store`);
-			}
-			for (const line of blob.content.toString('utf8').split('\n')) {
-				if (line.trim()) {
-					events.push(JSON.parse(line) as WireEvent);
-				}
-			}
-		});
-		return events;
+		return blobs;
 	}
 
 	/** How many events the commits in `from..to` added (their messages say). */
@@ -238,4 +266,86 @@ export class EventRefs {
 		}
 		return total;
 	}
+}
+
+function deferred(): { promise: Promise<string>; resolve: (value: string) => void } {
+	let resolve: (value: string) => void = () => undefined;
+	const promise = new Promise<string>((r) => (resolve = r));
+	return { promise, resolve };
+}
+
+/** See `EventRefs.batchReader`. */
+export class BatchReader {
+	private readonly pairs = deferred();
+	private readonly blobs = deferred();
+	private readonly diff: Promise<Buffer>;
+	private readonly cat: Promise<Buffer>;
+
+	constructor(private readonly refs: EventRefs) {
+		const git = refs.shadow;
+		this.diff = git.git(['diff-tree', '--stdin', '-r', '-z', '--no-renames', '--diff-filter=AM'], { input: this.pairs.promise }).then((r) => r.stdout);
+		this.cat = git.git(['cat-file', '--batch'], { input: this.blobs.promise }).then((r) => r.stdout);
+		// A reader closed unused (a failed fetch) is not waited for: its failures are nobody's.
+		this.diff.catch(() => undefined);
+		this.cat.catch(() => undefined);
+	}
+
+	/**
+	 * The events the batch files of each range added: `from..to` through `diff-tree` (one line per
+	 * range), a ref seen for the first time (`from` null) through `ls-tree`, then every new batch
+	 * through the one `cat-file`. Once per reader.
+	 */
+	async read(ranges: readonly { from: string | null; to: string }[]): Promise<WireEvent[]> {
+		const lines = ranges.filter((r) => r.from !== null && r.from !== r.to).map((r) => `${r.to} ${r.from as string}\n`);
+		this.pairs.resolve(lines.join(''));
+		const firsts = Promise.all(ranges.filter((r) => r.from === null).map((r) => this.refs.allBatchBlobs(r.to)));
+		let blobs: string[];
+		try {
+			blobs = [...(await firsts).flat(), ...addedBatches(await this.diff)];
+		} catch (error) {
+			this.close();
+			throw error;
+		}
+		this.blobs.resolve(blobs.length > 0 ? `${blobs.join('\n')}\n` : '');
+		if (blobs.length === 0) {
+			return [];
+		}
+		const found = await catBatch(async () => this.cat, blobs);
+		const events: WireEvent[] = [];
+		found.forEach((blob, i) => {
+			if (!blob) {
+				throw new Error(`a Baton events ref names ${blobs[i]}, which is not a blob in Baton's store`);
+			}
+			for (const line of blob.content.toString('utf8').split('\n')) {
+				if (line.trim()) {
+					events.push(JSON.parse(line) as WireEvent);
+				}
+			}
+		});
+		return events;
+	}
+
+	/** Ends both processes (without input they read nothing and exit); harmless after `read`. */
+	close(): void {
+		this.pairs.resolve('');
+		this.blobs.resolve('');
+	}
+}
+
+/** The blobs `diff-tree --stdin -r -z` says were added or changed under `batches/` (its commit header lines skipped). */
+function addedBatches(out: Buffer): string[] {
+	const parts = splitNul(out);
+	const blobs: string[] = [];
+	for (let i = 0; i < parts.length; i++) {
+		const part = parts[i] as string;
+		if (!part.startsWith(':')) {
+			continue;
+		}
+		const meta = part.split(' ');
+		const file = parts[++i] ?? '';
+		if (file.startsWith('batches/') && meta[3]) {
+			blobs.push(meta[3]);
+		}
+	}
+	return blobs;
 }

@@ -16,7 +16,7 @@ import { sharedEvents } from '../storage/schema';
 import { machineIdentity } from '../shared/machineIdentity';
 import type { WireEvent } from '../shared/sharedEvents';
 import { mergeWireEvents } from './mergeWire';
-import { checkpointsRefPrefix, eventsRefPrefix, EventRefs } from './eventRefs';
+import { type BatchReader, checkpointsRefPrefix, eventsRefPrefix, EventRefs } from './eventRefs';
 import { countAboveMark, freshAboveMark, freshByIds, localCheckpointCommits, readExportMark, writeExportMark } from './exportMark';
 import { projectEvents } from './projection';
 import { TranscriptSync } from './transcriptSync';
@@ -263,18 +263,23 @@ export class SyncService {
 			const { url, config } = await remoteTransport(this.root, name);
 			await this.shadow.withLock(() => this.shadow.ensureInit(this.ctx.config.checkpoints.excludes));
 			this.refs.clearStaleRefLocks('baton-remotes');
+			// git's fetch is started first (spawned here); then the readers of what it brings, whose
+			// start-up then runs while git transfers (EventRefs.batchReader).
+			const fetching = fetchBatonRefs(this.shadow, url, name, config, networkTimeoutMs);
+			const reader = this.refs.batchReader();
 			try {
-				await fetchBatonRefs(this.shadow, url, name, config, networkTimeoutMs);
+				await fetching;
 			} catch (error) {
+				reader.close();
 				this.record(name, { lastError: (error as Error).message });
 				throw error;
 			}
-			return this.mergeFetched(name);
+			return this.mergeFetched(name, reader);
 		});
 	}
 
 	/** Merges what the last fetch brought (also after a fetch the pre-push/post-merge hooks did). */
-	private async mergeFetched(name: string): Promise<PullResult> {
+	private async mergeFetched(name: string, reader: BatchReader = this.refs.batchReader()): Promise<PullResult> {
 		const own = this.refs.machine;
 		const state = readSyncState(this.root).remotes[name] ?? emptyRemote();
 		// One read of every ref the fetch brought (events and transcripts).
@@ -282,14 +287,20 @@ export class SyncService {
 		const eventsPrefix = `refs/baton-remotes/${name}/events/`;
 		const processed: Record<string, string> = {};
 		let fetched = 0;
-		const wire: WireEvent[] = [];
+		const ranges: { from: string | null; to: string }[] = [];
 		for (const [ref, oid] of tracking) {
 			if (!ref.startsWith(eventsPrefix) || ref.endsWith(`/${own}`) || state.pulled[ref] === oid) {
 				continue;
 			}
 			fetched++;
-			wire.push(...(await this.refs.readEvents(state.pulled[ref] ?? null, oid)));
+			ranges.push({ from: state.pulled[ref] ?? null, to: oid });
 			processed[ref] = oid;
+		}
+		let wire: WireEvent[];
+		try {
+			wire = await reader.read(ranges);
+		} finally {
+			reader.close();
 		}
 		const transcripts = await this.transcripts.import(name, state.pulled, tracking);
 		// What changed here first, so the merge below derives from every machine's events, ours too.

@@ -44,7 +44,9 @@ void describe('git spawner', () => {
 		}
 		const [through, direct] = await both(['hash-object', '-w', '--stdin'], { cwd, env, input });
 		assert.deepEqual(through, direct);
-		const oid = Buffer.from((direct as { stdout: string }).stdout, 'base64').toString().trim();
+		const oid = Buffer.from((direct as { stdout: string }).stdout, 'base64')
+			.toString()
+			.trim();
 		// And 5 MB of output, byte for byte.
 		const [big, bigDirect] = await both(['cat-file', 'blob', oid], { cwd, env });
 		assert.equal(Buffer.from((big as { stdout: string }).stdout, 'base64').equals(input), true);

@@ -10,7 +10,7 @@
  * through it: the request (args, working folder, environment) and the input go down its stdin,
  * git's output and exit come back up its stdout, as frames. A git call through it behaves as a
  * direct one (`runGit` cannot tell them apart); if the spawner goes, the calls in flight fail with
- * a clear error and every later call spawns directly.
+ * a clear error and every later call spawns directly (as do the calls made before it is ready).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
@@ -66,9 +66,10 @@ process.stdin.on('data', (chunk) => {
 	}
 });
 process.stdin.on('end', () => process.exit(0));
+send(9, 0, Buffer.alloc(0));
 `;
 
-const frame = { start: 1, input: 2, inputEnd: 3, kill: 4, stdout: 5, stderr: 6, exit: 7, error: 8 } as const;
+const frame = { start: 1, input: 2, inputEnd: 3, kill: 4, stdout: 5, stderr: 6, exit: 7, error: 8, ready: 9 } as const;
 
 /** What `runGit` uses of a child process; a call through the spawner provides the same. */
 export interface GitChild extends EventEmitter {
@@ -117,8 +118,13 @@ export class GitSpawner {
 	private next = 1;
 	private received: Buffer = Buffer.alloc(0);
 	private alive = true;
+	/** Set by the spawner's first frame: until then (it is starting, or could not start) git is spawned directly. */
+	private ready = false;
+	private readonly settled: Promise<boolean>;
+	private settle: (ready: boolean) => void = () => undefined;
 
 	constructor(execPath: string = process.execPath) {
+		this.settled = new Promise((resolve) => (this.settle = resolve));
 		this.child = spawn(execPath, ['-e', spawnerSource], {
 			stdio: ['pipe', 'pipe', 'ignore'],
 			windowsHide: true,
@@ -129,11 +135,16 @@ export class GitSpawner {
 		this.child.stdout?.on('data', (chunk: Buffer) => this.receive(chunk));
 		this.child.on('error', (error) => this.gone(error.message));
 		this.child.on('exit', (code, signal) => this.gone(`it exited (${signal ?? code ?? 'unknown'})`));
-		this.idle();
+		// Held until it is ready (a few tens of milliseconds); then only while a call is in flight.
 	}
 
 	get usable(): boolean {
-		return this.alive;
+		return this.alive && this.ready;
+	}
+
+	/** True once calls go through it; false if it ended before that. */
+	whenReady(): Promise<boolean> {
+		return this.settled;
 	}
 
 	get pid(): number | undefined {
@@ -183,6 +194,14 @@ export class GitSpawner {
 			const id = this.received.readUInt32LE(1);
 			const payload = this.received.subarray(9, 9 + length);
 			this.received = this.received.subarray(9 + length);
+			if (type === frame.ready) {
+				this.ready = true;
+				this.settle(true);
+				if (this.calls.size === 0) {
+					this.idle();
+				}
+				continue;
+			}
 			const call = this.calls.get(id);
 			if (!call) {
 				continue;
@@ -217,6 +236,7 @@ export class GitSpawner {
 			return;
 		}
 		this.alive = false;
+		this.settle(false);
 		for (const call of [...this.calls.values()]) {
 			this.finish(call);
 			call.emit('error', new Error(`the git spawner process ended while git ran: ${why}`));
@@ -245,8 +265,8 @@ let spawner: GitSpawner | undefined;
  * Git calls of this process go through a spawner from now on: for long-running processes, started
  * early (while this process is small). Idempotent.
  */
-export function useGitSpawner(): GitSpawner {
-	spawner ??= new GitSpawner();
+export function useGitSpawner(execPath?: string): GitSpawner {
+	spawner ??= new GitSpawner(execPath);
 	return spawner;
 }
 

@@ -24,7 +24,7 @@ async function both(args: string[], options: GitRunOptions): Promise<[unknown, u
 		);
 	stopGitSpawner();
 	const direct = await settle(runGit(args, options));
-	useGitSpawner();
+	assert.equal(await useGitSpawner().whenReady(), true);
 	assert.ok(activeGitSpawner());
 	const through = await settle(runGit(args, options));
 	return [through, direct];
@@ -70,7 +70,7 @@ void describe('git spawner', () => {
 	void it('kills a call that runs past its timeout', async (t) => {
 		const cwd = tempDir(t, 'baton-spawner-');
 		execFileSync('git', ['init', '-q', cwd], { env });
-		useGitSpawner();
+		assert.equal(await useGitSpawner().whenReady(), true);
 		// cat-file waits for input that never comes.
 		await assert.rejects(runGit(['cat-file', '--batch'], { cwd, env, input: new Promise<string>(() => undefined), timeoutMs: 300 }), (e) => e instanceof GitTimeoutError);
 		// The spawner carries on.
@@ -82,6 +82,7 @@ void describe('git spawner', () => {
 		execFileSync('git', ['init', '-q', cwd], { env });
 		stopGitSpawner();
 		const spawner = useGitSpawner();
+		assert.equal(await spawner.whenReady(), true);
 		assert.equal((await runGit(['--version'], { cwd, env })).code, 0);
 		const inFlight = runGit(['cat-file', '--batch'], { cwd, env, input: new Promise<string>(() => undefined), timeoutMs: 30_000 });
 		await new Promise((r) => setTimeout(r, 200));
@@ -92,13 +93,25 @@ void describe('git spawner', () => {
 		assert.equal(after.stdout.toString().trim(), '.git');
 	});
 
+	void it('spawns directly while the spawner starts, and for good when it cannot start', async (t) => {
+		const cwd = tempDir(t, 'baton-spawner-');
+		execFileSync('git', ['init', '-q', cwd], { env });
+		stopGitSpawner();
+		const spawner = useGitSpawner(path.join(cwd, 'no-such-node'));
+		// Called at once: the spawner is not ready (and never will be), so git runs directly.
+		assert.equal((await runGit(['rev-parse', '--git-dir'], { cwd, env })).stdout.toString().trim(), '.git');
+		assert.equal(await spawner.whenReady(), false);
+		assert.equal(activeGitSpawner(), undefined);
+		assert.equal((await runGit(['rev-parse', '--git-dir'], { cwd, env })).stdout.toString().trim(), '.git');
+	});
+
 	void it('lets a process that uses it exit once its calls are done', async (t) => {
 		const dir = tempDir(t, 'baton-spawner-');
 		const script = path.join(dir, 'use.ts');
 		const source = path.resolve('src/engine/checkpoints');
 		fs.writeFileSync(
 			script,
-			`import { runGit } from ${JSON.stringify(path.join(source, 'gitProcess'))};\nimport { useGitSpawner } from ${JSON.stringify(path.join(source, 'gitSpawner'))};\nuseGitSpawner();\nvoid runGit(['--version'], { cwd: ${JSON.stringify(dir)}, env: { PATH: process.env.PATH ?? '' } }).then((r) => console.log(r.stdout.toString().trim()));\n`,
+			`import { runGit } from ${JSON.stringify(path.join(source, 'gitProcess'))};\nimport { useGitSpawner } from ${JSON.stringify(path.join(source, 'gitSpawner'))};\nvoid useGitSpawner().whenReady().then(async (ready) => {\n\tconst r = await runGit(['--version'], { cwd: ${JSON.stringify(dir)}, env: { PATH: process.env.PATH ?? '' } });\n\tconsole.log(ready ? 'through the spawner' : 'directly', r.stdout.toString().trim());\n});\n`,
 		);
 		const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
 		let out = '';
@@ -114,6 +127,6 @@ void describe('git spawner', () => {
 			});
 		});
 		assert.equal(exited, 0, 'the process exited by itself');
-		assert.match(out, /^git version /);
+		assert.match(out, /^through the spawner git version /);
 	});
 });

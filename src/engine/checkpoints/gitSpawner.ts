@@ -109,8 +109,8 @@ class RemoteChild extends EventEmitter implements GitChild {
 	}
 }
 
-/** Input frames are at most this big (the spawner buffers a whole frame before it forwards it). */
-const maxFrame = 1 << 20;
+/** Input goes in frames of at most a pipe's chunk (the spawner gathers a whole frame before it forwards it). */
+const maxFrame = 64 * 1024;
 
 export class GitSpawner {
 	private readonly child: ChildProcess;

@@ -7,12 +7,11 @@
  * the answer, in memory and in the environment cache file, so neither the backend nor the next CLI
  * process runs `git status` over an unchanged repository.
  */
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EnvironmentCache, GitState } from './environmentCache';
-import { splitNul } from './gitProcess';
+import { GitTimeoutError, runGit, splitNul } from './gitProcess';
 import type { SnapshotResult } from './shadowSnapshot';
 
 /** What vouches for the work tree since the last capture; without either, `git status` runs every time. */
@@ -89,11 +88,12 @@ function repoStamp(root: string): string | undefined {
 /** Branch, head and dirty counts of the user's repository, read without taking optional locks. */
 async function readGitState(root: string, env: NodeJS.ProcessEnv, deadline: number): Promise<GitState | null> {
 	if (!insideGitRepo(root)) return null;
-	const out = await new Promise<Buffer>((resolve, reject) => {
-		execFile('git', ['--no-optional-locks', 'status', '--porcelain=v2', '--branch', '-z'], { cwd: root, env, timeout: Math.max(1, deadline - Date.now()), encoding: 'buffer', maxBuffer: 64 << 20 }, (error, stdout) =>
-			error ? reject(new Error(error.killed ? 'timed out' : (error.message.split('\n')[0] ?? 'git status failed'))) : resolve(stdout),
-		);
-	});
+	// Through runGit, so a backend starts it through its spawner (gitSpawner.ts).
+	const out = (
+		await runGit(['status', '--porcelain=v2', '--branch', '-z'], { cwd: root, env: { ...env, GIT_OPTIONAL_LOCKS: '0' }, timeoutMs: Math.max(1, deadline - Date.now()) }).catch((error: Error) => {
+			throw new Error(error instanceof GitTimeoutError ? 'timed out' : (error.message.split('\n')[0] ?? 'git status failed'));
+		})
+	).stdout;
 	if (out.length === 0) {
 		// `--branch` always prints a header: nothing at all is a timeout that fired after git exited (its output dropped).
 		throw new Error('no output (timed out?)');

@@ -18,7 +18,7 @@ import type { Socket } from 'node:net';
 
 /** The spawner's own code (run with `node -e`: nothing to locate beside a bundle). */
 const spawnerSource = `
-const { spawn } = require('child_process');
+const { spawn } = require('node:child_process');
 const kids = new Map();
 let pending = Buffer.alloc(0);
 const send = (type, id, payload) => {

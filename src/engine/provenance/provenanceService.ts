@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { count, eq, max } from 'drizzle-orm';
 import { sharedEvents } from '../storage/schema';
+import { forEachFile } from '../storage/fsUtil';
 import { batonDir } from '../workspace';
 import { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
@@ -173,23 +174,9 @@ export class ProvenanceService {
 				parts.push('-');
 			}
 		}
-		const refs = (dir: string): void => {
-			let entries: fs.Dirent[];
-			try {
-				entries = fs.readdirSync(dir, { withFileTypes: true });
-			} catch {
-				return;
-			}
-			for (const entry of entries) {
-				const full = path.join(dir, entry.name);
-				if (entry.isDirectory()) {
-					refs(full);
-				} else {
-					parts.push(`${entry.name}:${fs.statSync(full).mtimeMs}`);
-				}
-			}
-		};
-		refs(path.join(this.gitDir, 'refs'));
+		forEachFile(path.join(this.gitDir, 'refs'), (full, _rel, name) => {
+			parts.push(`${name}:${fs.statSync(full).mtimeMs}`);
+		});
 		return parts.join(',');
 	}
 

@@ -63,3 +63,25 @@ export function preserveCopy(source: string, target: string): void {
 export function stampName(ms: number): string {
 	return new Date(ms).toISOString().replace(/[:.]/g, '-');
 }
+
+/**
+ * Calls `visit` for every file below `dir` (depth first, in directory order) with its full path and
+ * its path relative to `dir` joined by `/`. A folder that cannot be read (gone meanwhile, or never
+ * there) is skipped.
+ */
+export function forEachFile(dir: string, visit: (full: string, rel: string, name: string) => void, rel = ''): void {
+	let entries: fs.Dirent[];
+	try {
+		entries = fs.readdirSync(dir, { withFileTypes: true });
+	} catch {
+		return;
+	}
+	for (const entry of entries) {
+		const full = path.join(dir, entry.name);
+		if (entry.isDirectory()) {
+			forEachFile(full, visit, `${rel}${entry.name}/`);
+		} else {
+			visit(full, `${rel}${entry.name}`, entry.name);
+		}
+	}
+}

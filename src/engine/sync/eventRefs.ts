@@ -18,6 +18,7 @@ import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import { splitNul } from '../checkpoints/gitProcess';
 import type { WireEvent } from '../shared/sharedEvents';
 import { catBatch } from '../shared/catFileBatch';
+import { forEachFile } from '../storage/fsUtil';
 
 export const eventsRefPrefix = 'refs/baton/events/';
 
@@ -53,23 +54,11 @@ export class EventRefs {
 	 * that every writer of that namespace takes, so no live git is using them.
 	 */
 	clearStaleRefLocks(namespace: 'baton' | 'baton-remotes'): void {
-		const walk = (dir: string): void => {
-			let entries: fs.Dirent[];
-			try {
-				entries = fs.readdirSync(dir, { withFileTypes: true });
-			} catch {
-				return;
+		forEachFile(path.join(this.shadow.gitDir, 'refs', namespace), (full, _rel, name) => {
+			if (name.endsWith('.lock')) {
+				fs.rmSync(full, { force: true });
 			}
-			for (const entry of entries) {
-				const full = path.join(dir, entry.name);
-				if (entry.isDirectory()) {
-					walk(full);
-				} else if (entry.name.endsWith('.lock')) {
-					fs.rmSync(full, { force: true });
-				}
-			}
-		};
-		walk(path.join(this.shadow.gitDir, 'refs', namespace));
+		});
 	}
 
 	/** A ref's oid, read from the ref files (loose, then packed-refs): no git process per lookup. */
@@ -115,30 +104,20 @@ export class EventRefs {
 				found.set(name, oid);
 			}
 		}
-		const walk = (dir: string, ref: string): void => {
-			let entries: fs.Dirent[];
-			try {
-				entries = fs.readdirSync(dir, { withFileTypes: true });
-			} catch {
+		forEachFile(path.join(this.shadow.gitDir, ...prefix.split('/').filter(Boolean)), (full, rel, name) => {
+			if (name.endsWith('.lock')) {
 				return;
 			}
-			for (const entry of entries) {
-				if (entry.isDirectory()) {
-					walk(path.join(dir, entry.name), `${ref}${entry.name}/`);
-				} else if (entry.isFile() && !entry.name.endsWith('.lock')) {
-					let oid = '';
-					try {
-						oid = fs.readFileSync(path.join(dir, entry.name), 'utf8').trim();
-					} catch {
-						// Removed meanwhile (a prune): not a ref any more.
-					}
-					if (/^[0-9a-f]{40,64}$/.test(oid)) {
-						found.set(`${ref}${entry.name}`, oid);
-					}
-				}
+			let oid = '';
+			try {
+				oid = fs.readFileSync(full, 'utf8').trim();
+			} catch {
+				// Removed meanwhile (a prune): not a ref any more.
 			}
-		};
-		walk(path.join(this.shadow.gitDir, ...prefix.split('/').filter(Boolean)), prefix);
+			if (/^[0-9a-f]{40,64}$/.test(oid)) {
+				found.set(`${prefix}${rel}`, oid);
+			}
+		});
 		return new Map([...found].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 	}
 

@@ -52,9 +52,22 @@ export function userRepoEnv(isolatedConfigFile: string): NodeJS.ProcessEnv {
 	return hostEnv({ GIT_OPTIONAL_LOCKS: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: isolatedConfigFile, HOME: process.env['HOME'] ?? '' });
 }
 
+/** The command a git call runs, for its messages: the first argument after git's own options (`-c key=value` and `-C dir` take the next one). */
+export function gitCommand(args: readonly string[]): string {
+	for (let i = 0; i < args.length; i++) {
+		const arg = args[i] as string;
+		if (arg === '-c' || arg === '-C') {
+			i++;
+		} else if (!arg.startsWith('-')) {
+			return arg;
+		}
+	}
+	return args[0] ?? '';
+}
+
 export class GitTimeoutError extends BatonError {
 	constructor(args: readonly string[], timeoutMs: number) {
-		super('gitFailed', `git ${args[0] ?? ''} did not finish within ${timeoutMs} ms`, { args: [...args], timedOut: true });
+		super('gitFailed', `git ${gitCommand(args)} did not finish within ${timeoutMs} ms`, { args: [...args], timedOut: true });
 	}
 }
 
@@ -104,7 +117,7 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
 			const exit = code ?? (signal ? 128 : 1);
 			if (exit !== 0 && !(options.okCodes ?? []).includes(exit)) {
 				reject(
-					new BatonError('gitFailed', `git ${args[0] ?? ''} failed (exit ${exit}${signal ? `, ${signal}` : ''}): ${stderr.trim().split('\n').slice(-3).join(' / ') || 'no message'}`, {
+					new BatonError('gitFailed', `git ${gitCommand(args)} failed (exit ${exit}${signal ? `, ${signal}` : ''}): ${stderr.trim().split('\n').slice(-3).join(' / ') || 'no message'}`, {
 						args: [...args],
 						code: exit,
 						stderr,

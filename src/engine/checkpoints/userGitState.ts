@@ -90,7 +90,7 @@ async function readGitState(root: string, env: NodeJS.ProcessEnv, deadline: numb
 	if (!insideGitRepo(root)) return null;
 	// Through runGit, so a backend starts it through its spawner (gitSpawner.ts).
 	const out = (
-		await runGit(['status', '--porcelain=v2', '--branch', '-z'], { cwd: root, env: { ...env, GIT_OPTIONAL_LOCKS: '0' }, timeoutMs: Math.max(1, deadline - Date.now()) }).catch((error: Error) => {
+		await runGit(['--no-optional-locks', 'status', '--porcelain=v2', '--branch', '-z'], { cwd: root, env, timeoutMs: Math.max(1, deadline - Date.now()) }).catch((error: Error) => {
 			throw new Error(error instanceof GitTimeoutError ? 'timed out' : (error.message.split('\n')[0] ?? 'git status failed'));
 		})
 	).stdout;

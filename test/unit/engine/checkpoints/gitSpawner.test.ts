@@ -9,7 +9,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { GitTimeoutError, runGit, type GitRunOptions } from '../../../../src/engine/checkpoints/gitProcess';
+import { gitCommand, GitTimeoutError, runGit, type GitRunOptions } from '../../../../src/engine/checkpoints/gitProcess';
 import { activeGitSpawner, stopGitSpawner, useGitSpawner } from '../../../../src/engine/checkpoints/gitSpawner';
 import { tempDir } from '../../helpers';
 
@@ -65,6 +65,14 @@ void describe('git spawner', () => {
 		const [differs, differsDirect] = await both(['diff', '--no-index', '--quiet', 'a', 'b'], { cwd, env, okCodes: [1] });
 		assert.deepEqual([ok, differs], [okDirect, differsDirect]);
 		assert.equal((differs as { code: number }).code, 1);
+	});
+
+	void it('names the git command in its messages, past git’s own options', async (t) => {
+		assert.equal(gitCommand(['-c', 'credential.helper=', '-c', 'http.proxy=x', 'fetch', '--quiet']), 'fetch');
+		assert.equal(gitCommand(['-C', '/repo', '--no-optional-locks', 'status', '-z']), 'status');
+		assert.equal(gitCommand(['--version']), '--version');
+		const cwd = tempDir(t, 'baton-spawner-');
+		await assert.rejects(runGit(['-c', 'core.quotePath=false', 'rev-parse', '--verify', 'nothing'], { cwd, env }), /^BatonError: git rev-parse failed \(exit 128\)|git rev-parse failed \(exit 128\)/);
 	});
 
 	void it('kills a call that runs past its timeout', async (t) => {

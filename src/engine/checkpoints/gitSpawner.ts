@@ -18,6 +18,7 @@ import type { Socket } from 'node:net';
 
 /** The spawner's own code (run with `node -e`: nothing to locate beside a bundle). */
 const spawnerSource = `
+process.title = 'baton git spawner';
 const { spawn } = require('node:child_process');
 const kids = new Map();
 let pending = Buffer.alloc(0);

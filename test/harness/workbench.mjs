@@ -457,7 +457,16 @@ export class Session {
 			await input.click();
 			await this.page.waitForSelector(`${QI_INPUT}:focus`, { timeout });
 		}
-		await input.fill(text);
+		// A box that fills itself in as it opens (VS Code's simple file dialog sets its folder) can do
+		// so between fill's clearing and its typing, leaving the text after its own value (seen once
+		// in a full run): the value is checked a moment later and filled again when it is not the text.
+		for (let attempt = 0; ; attempt++) {
+			await input.fill(text);
+			await this.page.waitForTimeout(150);
+			if ((await input.inputValue()) === text || attempt === 3) {
+				return;
+			}
+		}
 	}
 
 	/** Row of the open quick pick whose label is exactly `label` (string or RegExp). */

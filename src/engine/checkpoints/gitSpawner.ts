@@ -15,6 +15,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
+import { hostEnv } from './gitProcess';
 
 /** The spawner's own code (run with `node -e`: nothing to locate beside a bundle). */
 const spawnerSource = `
@@ -129,8 +130,9 @@ export class GitSpawner {
 		this.child = spawn(execPath, ['-e', spawnerSource], {
 			stdio: ['pipe', 'pipe', 'ignore'],
 			windowsHide: true,
-			// An Electron host (the editor's backend) runs it as plain Node.
-			env: { PATH: process.env['PATH'] ?? '', ELECTRON_RUN_AS_NODE: '1' },
+			// The host's few variables only (no NODE_OPTIONS a debugger's auto-attach set, no secrets):
+			// each git call brings its own environment. An Electron host runs it as plain Node.
+			env: hostEnv({ ELECTRON_RUN_AS_NODE: '1' }),
 		});
 		this.child.stdin?.on('error', () => this.gone('its input closed'));
 		this.child.stdout?.on('data', (chunk: Buffer) => this.receive(chunk));

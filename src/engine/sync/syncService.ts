@@ -14,9 +14,8 @@ import { isoTime } from '../ids';
 import { LockFile } from '../storage/lockFile';
 import { sharedEvents } from '../storage/schema';
 import { machineIdentity } from '../shared/machineIdentity';
-import type { WireEvent } from '../shared/sharedEvents';
 import { mergeWireEvents } from './mergeWire';
-import { type BatchReader, checkpointsRefPrefix, eventsRefPrefix, EventRefs } from './eventRefs';
+import { checkpointsRefPrefix, eventsRefPrefix, EventRefs } from './eventRefs';
 import { countAboveMark, freshAboveMark, freshByIds, localCheckpointCommits, readExportMark, writeExportMark } from './exportMark';
 import { projectEvents } from './projection';
 import { TranscriptSync } from './transcriptSync';
@@ -263,23 +262,18 @@ export class SyncService {
 			const { url, config } = await remoteTransport(this.root, name);
 			await this.shadow.withLock(() => this.shadow.ensureInit(this.ctx.config.checkpoints.excludes));
 			this.refs.clearStaleRefLocks('baton-remotes');
-			// git's fetch is started first (spawned here); then the readers of what it brings, whose
-			// start-up then runs while git transfers (EventRefs.batchReader).
-			const fetching = fetchBatonRefs(this.shadow, url, name, config, networkTimeoutMs);
-			const reader = this.refs.batchReader();
 			try {
-				await fetching;
+				await fetchBatonRefs(this.shadow, url, name, config, networkTimeoutMs);
 			} catch (error) {
-				reader.close();
 				this.record(name, { lastError: (error as Error).message });
 				throw error;
 			}
-			return this.mergeFetched(name, reader);
+			return this.mergeFetched(name);
 		});
 	}
 
 	/** Merges what the last fetch brought (also after a fetch the pre-push/post-merge hooks did). */
-	private async mergeFetched(name: string, reader: BatchReader = this.refs.batchReader()): Promise<PullResult> {
+	private async mergeFetched(name: string): Promise<PullResult> {
 		const own = this.refs.machine;
 		const state = readSyncState(this.root).remotes[name] ?? emptyRemote();
 		// One read of every ref the fetch brought (events and transcripts).
@@ -296,12 +290,7 @@ export class SyncService {
 			ranges.push({ from: state.pulled[ref] ?? null, to: oid });
 			processed[ref] = oid;
 		}
-		let wire: WireEvent[];
-		try {
-			wire = await reader.read(ranges);
-		} finally {
-			reader.close();
-		}
+		const wire = await this.refs.readBatches(ranges);
 		const transcripts = await this.transcripts.import(name, state.pulled, tracking);
 		// What changed here first, so the merge below derives from every machine's events, ours too.
 		await this.recordPending();

@@ -63,7 +63,12 @@ export class BatonWorkspace extends Disposable {
 	private readonly clients = new Map<string, ServerClient>();
 	private currentRoot: string | undefined;
 	private statusValue: WorkspaceStatus | undefined;
+	/** The folder `statusValue` describes. */
+	private statusRoot: string | undefined;
 	private refreshTimer: NodeJS.Timeout | undefined;
+	private refreshDue = 0;
+	/** Failures in a row per thing read (`retryLater`). */
+	private readonly failures = new Map<string, number>();
 	private readonly dataEmitter = this.register(new vscode.EventEmitter<void>());
 	private readonly statusEmitter = this.register(new vscode.EventEmitter<WorkspaceStatus | undefined>());
 	/** The served folder's data changed (or the served folder changed): views reload. */
@@ -147,12 +152,20 @@ export class BatonWorkspace extends Disposable {
 
 	/** Ask the backend for the status now (views call this after their own writes, too). */
 	async refresh(): Promise<WorkspaceStatus | undefined> {
-		clearTimeout(this.refreshTimer);
+		this.clearRefreshTimer();
+		const root = this.currentRoot;
 		try {
-			this.statusValue = this.currentRoot ? await this.request(workspaceStatus, undefined) : undefined;
+			this.statusValue = root ? await this.request(workspaceStatus, undefined) : undefined;
+			this.statusRoot = root;
+			this.retried('status');
 		} catch (error) {
 			this.log.error(`could not read the workspace status: ${(error as Error).message}`);
-			this.statusValue = undefined;
+			// A passing failure (the backend restarting, a busy machine) must not make a set-up folder
+			// look new, with the welcome view's Set Up button: keep what was known of it, and ask again.
+			if (this.statusRoot !== root) {
+				this.statusValue = undefined;
+			}
+			this.retryLater('status');
 		}
 		await this.setContext();
 		this.statusEmitter.fire(this.statusValue);
@@ -160,10 +173,35 @@ export class BatonWorkspace extends Disposable {
 		return this.statusValue;
 	}
 
-	/** Several changes in a burst (an agent's hook calls) refresh once. */
+	/** Several changes in a burst (an agent's hook calls) refresh once; an earlier refresh already scheduled stands. */
 	scheduleRefresh(delayMs = 80): void {
-		clearTimeout(this.refreshTimer);
+		const due = Date.now() + delayMs;
+		if (this.refreshTimer && this.refreshDue <= due) {
+			return;
+		}
+		this.clearRefreshTimer();
+		this.refreshDue = due;
 		this.refreshTimer = setTimeout(() => void this.refresh(), delayMs);
+	}
+
+	/**
+	 * `what` (the status, a view's data) could not be read: refresh again after a pause that grows
+	 * with each failure in a row (1 s, 2 s, … 30 s), so a view never stays empty after a passing error.
+	 */
+	retryLater(what: string): void {
+		const failures = (this.failures.get(what) ?? 0) + 1;
+		this.failures.set(what, failures);
+		this.scheduleRefresh(Math.min(1000 * 2 ** (failures - 1), 30_000));
+	}
+
+	/** `what` was read again: its next failure retries after the shortest pause. */
+	retried(what: string): void {
+		this.failures.delete(what);
+	}
+
+	private clearRefreshTimer(): void {
+		clearTimeout(this.refreshTimer);
+		this.refreshTimer = undefined;
 	}
 
 	private progress: { report(p: { phase: string; done: number; total: number }): void; timer: NodeJS.Timeout } | undefined;

@@ -61,6 +61,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 	const chains = new SessionChainsProvider(workspace);
 	const panels = new BatonPanels(context.extensionUri, { request: (type, params) => workspace.request(type, params), onDidChangeData: workspace.onDidChangeData, log });
 	const tree = vscode.window.createTreeView(ViewIds.sessionChains, { treeDataProvider: chains, showCollapseAll: true });
+	chains.onDidChangeProblem((problem) => (tree.message = problem));
 	const checkpoints = new CheckpointsProvider(workspace);
 	const pending = new PendingApprovalsProvider(workspace);
 	const markdownViews = new MarkdownDocuments(workspace);

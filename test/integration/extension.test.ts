@@ -126,6 +126,34 @@ suite('Baton in the VS Code extension host', () => {
 		assert.ok((status?.counts.active ?? 0) >= 1);
 	});
 
+	test('a tree that could not load says so and loads by itself once the backend reads again', async () => {
+		// In sight, as a person would have it: VS Code then asks the tree again on every change.
+		await vscode.commands.executeCommand('baton.sessionChains.focus');
+		const before = await treeSessions();
+		assert.ok(before.length > 0, 'the tree shows sessions');
+		// A real failure of every read: bytes after the journal's last record that are no record.
+		// Appended, then taken away again, as a half-synced or half-restored file would be.
+		const journal = path.join(root(), '.baton', 'baton.db.journal');
+		const size = fs.statSync(journal).size;
+		fs.appendFileSync(journal, Buffer.alloc(64, 0x58));
+		try {
+			const status = await api.workspace.refresh();
+			assert.equal(status?.initialized, true, `a failed status read keeps what was known (no welcome view’s Set Up): ${JSON.stringify(status)}`);
+			assert.deepEqual(await api.chains.getChildren(), [], 'the load failed');
+			assert.match(api.chains.problem ?? '', /Could not load the session chains; trying again/);
+		} finally {
+			fs.truncateSync(journal, size);
+		}
+		// Nothing asks for the tree now: its own retry must reload it, within the first pauses (1 s, 2 s, 4 s).
+		const deadline = Date.now() + 15_000;
+		while (api.chains.problem !== undefined) {
+			assert.ok(Date.now() < deadline, 'the tree did not load again by itself');
+			await nextDataChange(deadline - Date.now());
+			await new Promise((r) => setTimeout(r, 50));
+		}
+		assert.deepEqual(await treeSessions(), before);
+	});
+
 	test('refuses what the engine refuses, with its message', async () => {
 		const active = api.workspace.status?.active ?? [];
 		assert.ok(active.length > 0);

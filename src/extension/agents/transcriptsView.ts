@@ -88,8 +88,10 @@ export class TranscriptsProvider extends Disposable implements vscode.TreeDataPr
 		let transcripts: TranscriptDto[];
 		try {
 			transcripts = (await this.workspace.request(transcriptList, {})).transcripts;
+			this.workspace.retried('transcripts');
 		} catch (error) {
 			this.workspace.log.error(`could not list transcripts: ${(error as Error).message}`);
+			this.workspace.retryLater('transcripts');
 			return [];
 		}
 		const bySession = new Map<string | null, TranscriptDto[]>();

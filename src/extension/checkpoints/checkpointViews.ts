@@ -68,9 +68,12 @@ abstract class CheckpointTreeBase<T> extends Disposable implements vscode.TreeDa
 			return [];
 		}
 		try {
-			return (await this.workspace.request(checkpointList, { ...(status ? { status } : {}), limit: 500 })).checkpoints;
+			const { checkpoints } = await this.workspace.request(checkpointList, { ...(status ? { status } : {}), limit: 500 });
+			this.workspace.retried('checkpoints');
+			return checkpoints;
 		} catch (error) {
 			this.workspace.log.error(`could not load checkpoints: ${(error as Error).message}`);
+			this.workspace.retryLater('checkpoints');
 			return [];
 		}
 	}

@@ -91,6 +91,10 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 	private origins = new Map<string, SessionOriginDto>();
 	/** Bumped on every data change: an answer to an older request adds no origins to the fresh map. */
 	private generation = 0;
+	private readonly problemEmitter = this.register(new vscode.EventEmitter<string | undefined>());
+	/** Why the last load failed (the view shows it while it tries again), or undefined once it loaded. */
+	readonly onDidChangeProblem = this.problemEmitter.event;
+	private problemText: string | undefined;
 
 	constructor(private readonly workspace: BatonWorkspace) {
 		super();
@@ -202,6 +206,8 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		const generation = this.generation;
 		try {
 			const { scopes, origins } = await this.workspace.request(sessionTreeRoot, undefined);
+			this.workspace.retried('chains');
+			this.setProblem(undefined);
 			this.addOrigins(origins, generation);
 			return scopes.map((scope) => {
 				const node = new ScopeNode(scope);
@@ -213,9 +219,22 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		} catch (error) {
 			this.workspace.log.error(`could not load the session chains: ${(error as Error).message}`);
 			if (generation === this.generation) this.root = undefined;
+			this.setProblem('Could not load the session chains; trying again. “Baton: Show Log” has the details.');
+			this.workspace.retryLater('chains');
 			return [];
 		} finally {
 			this.lastLoadMs = performance.now() - started;
+		}
+	}
+
+	get problem(): string | undefined {
+		return this.problemText;
+	}
+
+	private setProblem(text: string | undefined): void {
+		if (text !== this.problemText) {
+			this.problemText = text;
+			this.problemEmitter.fire(text);
 		}
 	}
 
@@ -229,6 +248,7 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		} catch (error) {
 			this.workspace.log.error(`could not load the sessions of ${node.chains.label}: ${(error as Error).message}`);
 			node.rows = undefined;
+			this.workspace.retryLater('chains');
 			return [];
 		}
 	}

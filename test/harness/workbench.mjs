@@ -394,6 +394,11 @@ export class Session {
 		const deadline = Date.now() + timeout;
 		const row = this.quickPickItem(title);
 		for (;;) {
+			// A webview with the focus (a markdown preview) keeps F1 to itself: code-server's webview
+			// does not always pass it on. The keys go to the workbench once the frame lets go of the focus.
+			await page.evaluate(() => {
+				if (document.activeElement instanceof HTMLIFrameElement) document.activeElement.blur();
+			});
 			await page.keyboard.press('F1');
 			// A webview that finishes loading just then (a markdown preview the previous step opened)
 			// takes the focus and the palette closes under the typing: a person opens it again.

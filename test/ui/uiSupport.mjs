@@ -1,5 +1,6 @@
 // What the UI tests share: numbered checks that leave a screenshot when they fail, and the steps a
 // person takes that need care in the workbench (opening the container, context menus).
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -28,6 +29,8 @@ export class Checks {
 					.slice(0, 6)
 					.join('\n    ')}`,
 			);
+			// CI keeps only what is printed: what the sidebar showed and what Baton logged.
+			console.log((await whatWasShown(this.session).catch((e) => `    (no diagnostics: ${e.message})`)).trimEnd());
 			return false;
 		}
 	}
@@ -37,6 +40,25 @@ export class Checks {
 		console.log(`${this.passed} passed, ${this.failed} failed`);
 		process.exit(this.failed === 0 ? 0 : 1);
 	}
+}
+
+/** The sidebar's visible rows and the end of Baton's log in this workbench, indented for the report. */
+async function whatWasShown(s) {
+	if (!s) return '';
+	const rows = await s.page
+		.locator('.part.sidebar .pane-header, .part.sidebar .monaco-list-row, .part.sidebar .welcome-view-content')
+		.evaluateAll((els) => els.filter((e) => e.offsetParent !== null).map((e) => (e.getAttribute('aria-label') || e.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 120)));
+	const logs = [];
+	const walk = (dir) => {
+		for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+			const full = path.join(dir, entry.name);
+			if (entry.isDirectory()) walk(full);
+			else if (/Baton\.log$/.test(entry.name)) logs.push(full);
+		}
+	};
+	if (s.server?.root) walk(s.server.root);
+	const tail = logs.flatMap((file) => fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-25));
+	return [`    sidebar: ${rows.length ? rows.join(' | ') : '(nothing visible)'}`, `    Baton log (last ${tail.length} lines):`, ...tail.map((l) => `      ${l}`)].join('\n');
 }
 
 /** Opens the Baton container from its activity-bar icon, as a person would. */

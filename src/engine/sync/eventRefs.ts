@@ -202,7 +202,7 @@ export class EventRefs {
 
 	/** The events in the batch files that `newTip` holds and `oldTip` (null: nothing) did not. */
 	async readEvents(oldTip: string | null, newTip: string): Promise<WireEvent[]> {
-		return this.readBatches([{ from: oldTip, to: newTip }]);
+		return (await this.readBatches([{ from: oldTip, to: newTip }])).events;
 	}
 
 	/**
@@ -211,7 +211,7 @@ export class EventRefs {
 	 * `ls-tree`, then every new batch through one `cat-file --batch`. No process runs for nothing (a
 	 * pull that brought nothing new, the usual one, runs none).
 	 */
-	async readBatches(ranges: readonly { from: string | null; to: string }[]): Promise<WireEvent[]> {
+	async readBatches(ranges: readonly { from: string | null; to: string }[]): Promise<{ events: WireEvent[]; refused: RefusedLine[] }> {
 		const pairs = ranges.filter((r) => r.from !== null && r.from !== r.to).map((r) => `${r.to} ${r.from as string}\n`);
 		const [firsts, changed] = await Promise.all([
 			Promise.all(ranges.filter((r) => r.from === null).map((r) => this.allBatchBlobs(r.to))),
@@ -219,21 +219,18 @@ export class EventRefs {
 		]);
 		const blobs = [...firsts.flat(), ...changed];
 		if (blobs.length === 0) {
-			return [];
+			return { events: [], refused: [] };
 		}
 		const found = await catBatch(async (args, input) => (await this.shadow.git(args, input !== undefined ? { input } : {})).stdout, blobs);
 		const events: WireEvent[] = [];
+		const refused: RefusedLine[] = [];
 		found.forEach((blob, i) => {
 			if (!blob) {
 				throw new Error(`a Baton events ref names ${blobs[i]}, which is not a blob in Baton's store`);
 			}
-			for (const line of blob.content.toString('utf8').split('\n')) {
-				if (line.trim()) {
-					events.push(JSON.parse(line) as WireEvent);
-				}
-			}
+			parseBatch(blob.content.toString('utf8'), (blobs[i] as string).slice(0, 12), events, refused);
 		});
-		return events;
+		return { events, refused };
 	}
 
 	/** The blobs of every batch file in `tip`'s tree (a ref seen for the first time). */
@@ -261,6 +258,39 @@ export class EventRefs {
 			total += match ? Number(match[1]) : 0;
 		}
 		return total;
+	}
+}
+
+/** A line of a pulled batch that is no event, named `<blob>:<line>` (its first 12 hex digits, from 1). */
+export interface RefusedLine {
+	id: string;
+	reason: string;
+}
+
+/**
+ * One batch file's events, a JSON object per line. A line that is not one (a truncated write, a
+ * tool that is not Baton) is refused by name and the others still count: a batch is written once,
+ * so failing the pull over it would stop every later pull from that machine too.
+ */
+function parseBatch(text: string, name: string, events: WireEvent[], refused: RefusedLine[]): void {
+	const lines = text.split('\n');
+	for (let n = 0; n < lines.length; n++) {
+		const line = lines[n] as string;
+		if (!line.trim()) {
+			continue;
+		}
+		let value: unknown;
+		try {
+			value = JSON.parse(line);
+		} catch (error) {
+			refused.push({ id: `${name}:${n + 1}`, reason: `not JSON: ${(error as Error).message}` });
+			continue;
+		}
+		if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+			refused.push({ id: `${name}:${n + 1}`, reason: 'not a JSON object (an event is one object per line)' });
+			continue;
+		}
+		events.push(value as WireEvent);
 	}
 }
 

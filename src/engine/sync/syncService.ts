@@ -290,7 +290,7 @@ export class SyncService {
 			ranges.push({ from: state.pulled[ref] ?? null, to: oid });
 			processed[ref] = oid;
 		}
-		const wire = await this.refs.readBatches(ranges);
+		const { events: wire, refused: brokenLines } = await this.refs.readBatches(ranges);
 		const transcripts = await this.transcripts.import(name, state.pulled, tracking);
 		// What changed here first, so the merge below derives from every machine's events, ours too.
 		await this.recordPending();
@@ -303,6 +303,11 @@ export class SyncService {
 		});
 		for (const kind of result.projected.unknownKinds) {
 			this.ctx.log.warn(`sync: kept events of kind "${kind}" from remote "${name}" that this version does not show`);
+		}
+		const refused = [...brokenLines, ...result.merged.refused];
+		if (refused.length > 0) {
+			const shown = refused.slice(0, 3).map((r) => `${r.id} (${r.reason})`);
+			this.ctx.log.warn(`sync: refused ${refused.length} line${refused.length === 1 ? '' : 's'} pulled from remote "${name}" that are no valid event: ${shown.join('; ')}${refused.length > 3 ? '; …' : ''}`);
 		}
 		updateSyncState(this.root, (s) => {
 			const r = (s.remotes[name] ??= emptyRemote());
@@ -317,7 +322,7 @@ export class SyncService {
 			checkpoints: result.projected.checkpoints,
 			records: result.projected.records,
 			transcripts: transcripts.imported,
-			refused: result.merged.refused,
+			refused,
 		};
 	}
 

@@ -5,6 +5,7 @@
  * never leaves the machine.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
@@ -182,4 +183,46 @@ test('each export is one pack (no loose object), and idle maintenance rolls the 
 	const pulled = await w.b.engine.sync.pull();
 	assert.equal(pulled.sessions.added, 6);
 	assert.equal((await w.b.engine.briefings.get(last)).status, 'ended');
+});
+
+test('a pulled batch with lines that are no event: the rest of the pull goes in, each bad line is refused by name, and the next pull goes on', async (t) => {
+	const w = await syncWorld(t);
+	await w.a.engine.sync.enable('origin');
+	await w.b.engine.sync.enable('origin');
+	const first = await startEnd(w.a, 'parser', 'parser done');
+	const second = await startEnd(w.a, 'lexer', 'lexer done');
+	await w.a.engine.sync.push();
+	// A batch written by something broken (a truncated write, another tool) on top of A's ref in the remote.
+	const ref = `refs/baton/events/${machineIdentity(w.a.root).id}`;
+	const inBare = (args: string[], input?: string): string =>
+		execFileSync('git', args, {
+			cwd: w.dir,
+			input,
+			encoding: 'utf8',
+			env: { PATH: process.env['PATH'], GIT_DIR: w.bare, GIT_INDEX_FILE: path.join(w.dir, 'forge.index'), GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+		}).trim();
+	const tip = inBare(['rev-parse', ref]);
+	const blob = inBare(['hash-object', '-w', '--stdin'], '{"id":"evt_01JQ0000000000000000000000_m1","kind":"session.st\nnull\n42\n');
+	inBare(['read-tree', tip]);
+	inBare(['update-index', '--add', '--cacheinfo', `100644,${blob},batches/zz-forged.jsonl`]);
+	const commit = inBare(['commit-tree', inBare(['write-tree']), '-p', tip, '-m', 'baton events: 3']);
+	inBare(['update-ref', ref, commit, tip]);
+
+	const pulled = await w.b.engine.sync.pull();
+	assert.equal(pulled.sessions.added, 2, 'the good events of the same pull went in');
+	assert.equal((await w.b.engine.briefings.get(second.id)).previousSessionId, first.id);
+	assert.deepEqual(
+		pulled.refused.map((r) => r.id),
+		[`${blob.slice(0, 12)}:1`, `${blob.slice(0, 12)}:2`, `${blob.slice(0, 12)}:3`],
+	);
+	assert.match(pulled.refused[0]?.reason ?? '', /^not JSON: /);
+	assert.match(pulled.refused[1]?.reason ?? '', /not a JSON object/);
+	const warnings = w.b.log.warnings();
+	assert.ok(
+		warnings.some((m) => /refused 3 line/.test(m) && m.includes('"origin"') && m.includes(blob.slice(0, 12))),
+		warnings.join('\n'),
+	);
+	// Events are written once: the broken lines stay as they are, and later pulls do not trip on them.
+	const again = await w.b.engine.sync.pull();
+	assert.deepEqual([again.newEvents, again.refused.length], [0, 0]);
 });

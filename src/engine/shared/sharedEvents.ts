@@ -15,6 +15,7 @@ import { sharedEvents } from '../storage/schema';
 import { isEventId, newEventId, ulid } from './eventId';
 import { inJsonList } from './sqlJsonList';
 import type { MachineIdentity } from './machineIdentity';
+import { bodyProblem } from './eventBodies';
 
 export interface NewSharedEvent {
 	kind: string;
@@ -127,6 +128,11 @@ export function newSharedEvents(db: BatonDb, events: readonly WireEvent[]): { fr
 			continue;
 		}
 		if (known.has(event.id)) {
+			continue;
+		}
+		const problem = bodyProblem(event.kind, event.body);
+		if (problem) {
+			refused.push({ id: event.id, reason: problem });
 			continue;
 		}
 		known.add(event.id);

@@ -14,7 +14,7 @@ import { projectRecords, type RecordCounts } from './recordProjection';
 import { recordKinds } from './recordEvents';
 import type { Session } from '../storage/model';
 import type { WireEvent } from '../shared/sharedEvents';
-import { checkpoints, handoffs, sessions, sharedEvents } from '../storage/schema';
+import { approvalPolicies, approvalStatuses, checkpoints, handoffs, sessions, sharedEvents } from '../storage/schema';
 
 export interface ProjectionResult {
 	sessions: { added: number; updated: number };
@@ -32,7 +32,8 @@ export interface ProjectionOptions {
 	copyHandoffs?: boolean;
 }
 
-const statusOf: Record<string, 'active' | 'suspended' | 'ended' | 'orphaned'> = { resumed: 'active', suspended: 'suspended', ended: 'ended', orphaned: 'orphaned' };
+/** A `session.status` event's status → the session's. Imported sessions travel with their legacy states (archived, closed). */
+const statusOf: Record<string, Session['status']> = { resumed: 'active', active: 'active', suspended: 'suspended', ended: 'ended', orphaned: 'orphaned', archived: 'archived', closed: 'closed' };
 /** The kinds a session's or checkpoint's state is derived from (all `eventsBySubject` needs to read). */
 const subjectKinds = ['session.started', 'session.status', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided'];
 const subjectKindSet = new Set(subjectKinds);
@@ -252,16 +253,19 @@ function eventsBySubject(db: BatonDb, subjects: readonly string[], newEvents: re
 	return map;
 }
 
-/** A session's status from its last `session.status` event (id order). */
+/**
+ * A session's status from its last `session.status` event (id order) that names a status this
+ * version knows: one it does not know (a newer version's) changes nothing here, rather than
+ * making an ended session look active.
+ */
 function derivedStatus(events: readonly WireEvent[]): { status: Session['status']; at: string; endedAt: string | null; endNote: string | null } | null {
-	const statuses = events.filter((e) => e.kind === 'session.status');
-	const last = statuses[statuses.length - 1];
+	// Own keys only: a status named like an Object member (`constructor`) is none this version knows.
+	const knownStatus = (e: WireEvent): boolean => e.kind === 'session.status' && Object.hasOwn(statusOf, str(e.body['status']) ?? '');
+	const last = events.findLast(knownStatus);
 	if (!last) {
 		return null;
 	}
-	const named = str(last.body['status']) ?? '';
-	// Own keys only: a status named like an Object member (`constructor`) is none this version knows.
-	const status = Object.hasOwn(statusOf, named) ? (statusOf[named] ?? 'active') : 'active';
+	const status = statusOf[str(last.body['status']) as string] as Session['status'];
 	const at = str(last.body['at']) ?? last.at;
 	return { status, at, endedAt: status === 'ended' ? at : null, endNote: status === 'ended' ? str(last.body['reason']) : null };
 }
@@ -292,7 +296,8 @@ function deriveConsumption(db: BatonDb, subject: string, events: readonly WireEv
 
 function deriveCheckpoint(db: BatonDb, id: string, events: readonly WireEvent[], known: (id: string | null) => boolean): 'added' | 'updated' | null {
 	const recorded = events.find((e) => e.kind === 'checkpoint.recorded');
-	const decided = events.filter((e) => e.kind === 'checkpoint.decided').pop();
+	// The last decision this version knows (approved or rejected); another value changes nothing.
+	const decided = events.findLast((e) => e.kind === 'checkpoint.decided' && (e.body['status'] === 'approved' || e.body['status'] === 'rejected'));
 	let outcome: 'added' | 'updated' | null = null;
 	let row = db.select().from(checkpoints).where(eq(checkpoints.id, id)).get();
 	if (!row && recorded && recorded.body['files'] && recorded.body['metrics']) {
@@ -318,11 +323,11 @@ function deriveCheckpoint(db: BatonDb, id: string, events: readonly WireEvent[],
 				fileStats: b['files'] as FileStats,
 				environment: null,
 				metrics: b['metrics'] as CheckpointMetrics,
-				approvalStatus: (str(b['approvalStatus']) ?? 'pending') as 'pending',
+				approvalStatus: oneOf(approvalStatuses, b['approvalStatus'], 'pending'),
 				approvalUser: null,
 				approvalAt: null,
 				approvalReason: null,
-				approvalPolicy: (str(b['approvalPolicy']) ?? 'review') as 'review',
+				approvalPolicy: oneOf(approvalPolicies, b['approvalPolicy'], 'review'),
 				escalationReasons: (b['escalationReasons'] as string[] | undefined) ?? [],
 				createdAt: str(b['createdAt']) ?? recorded.at,
 			})
@@ -346,4 +351,9 @@ function deriveCheckpoint(db: BatonDb, id: string, events: readonly WireEvent[],
 
 function str(value: unknown): string | null {
 	return typeof value === 'string' ? value : null;
+}
+
+/** `value` when it is one of `values` (a newer version's value, unknown here, is `fallback`). */
+function oneOf<T extends string>(values: readonly T[], value: unknown, fallback: T): T {
+	return values.includes(value as T) ? (value as T) : fallback;
 }

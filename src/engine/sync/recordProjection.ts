@@ -94,7 +94,9 @@ export function projectRecords(db: BatonDb, pulled: readonly WireEvent[]): Recor
 			counts.tasks++;
 			continue;
 		}
-		const changed = Object.fromEntries(Object.entries(f).filter(([k, v]) => row[k as keyof typeof row] !== v));
+		// A type, status or priority this version does not know (a newer one's) leaves the column as it is.
+		const enums: Record<string, readonly string[]> = { type: taskTypes, status: taskStatuses, priority: taskPriorities };
+		const changed = Object.fromEntries(Object.entries(f).filter(([k, v]) => row[k as keyof typeof row] !== v && (!Object.hasOwn(enums, k) || enums[k]?.includes(v as string))));
 		if (Object.keys(changed).length > 0) {
 			db.update(tasks).set(changed).where(eq(tasks.id, id)).run();
 			counts.tasks++;

@@ -193,21 +193,7 @@ test('a pulled batch with lines that are no event: the rest of the pull goes in,
 	const second = await startEnd(w.a, 'lexer', 'lexer done');
 	await w.a.engine.sync.push();
 	// A batch written by something broken (a truncated write, another tool) on top of A's ref in the remote.
-	const ref = `refs/baton/events/${machineIdentity(w.a.root).id}`;
-	const inBare = (args: string[], input?: string): string =>
-		execFileSync('git', args, {
-			cwd: w.dir,
-			input,
-			encoding: 'utf8',
-			env: { PATH: process.env['PATH'], GIT_DIR: w.bare, GIT_INDEX_FILE: path.join(w.dir, 'forge.index'), GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-		}).trim();
-	const tip = inBare(['rev-parse', ref]);
-	const blob = inBare(['hash-object', '-w', '--stdin'], '{"id":"evt_01JQ0000000000000000000000_m1","kind":"session.st\nnull\n42\n');
-	inBare(['read-tree', tip]);
-	inBare(['update-index', '--add', '--cacheinfo', `100644,${blob},batches/zz-forged.jsonl`]);
-	const commit = inBare(['commit-tree', inBare(['write-tree']), '-p', tip, '-m', 'baton events: 3']);
-	inBare(['update-ref', ref, commit, tip]);
-
+	const blob = forgeBatch(w, `refs/baton/events/${machineIdentity(w.a.root).id}`, ['{"id":"evt_01JQ0000000000000000000000_m1","kind":"session.st', 'null', '42']);
 	const pulled = await w.b.engine.sync.pull();
 	assert.equal(pulled.sessions.added, 2, 'the good events of the same pull went in');
 	assert.equal((await w.b.engine.briefings.get(second.id)).previousSessionId, first.id);
@@ -226,3 +212,56 @@ test('a pulled batch with lines that are no event: the rest of the pull goes in,
 	const again = await w.b.engine.sync.pull();
 	assert.deepEqual([again.newEvents, again.refused.length], [0, 0]);
 });
+
+test('pulled events whose bodies do not fit their kind are refused; values a newer version may add change nothing; the puller keeps syncing', async (t) => {
+	const w = await syncWorld(t);
+	await w.a.engine.sync.enable('origin');
+	await w.b.engine.sync.enable('origin');
+	const ended = await startEnd(w.a, 'parser', 'parser done');
+	await w.a.engine.sync.push();
+	const machine = machineIdentity(w.a.root).id;
+	let n = 0;
+	const event = (kind: string, subject: string, body: Record<string, unknown>): string =>
+		JSON.stringify({ id: `evt_01KZZZZZZZZZZZZZZZZZZZZZ${String(n++).padStart(2, '0')}_${machine}`, kind, subject, sessionId: ended.id, actor: 'agent:x', machine, at: '2026-03-01T10:00:00.000Z', body });
+	const wrong = [
+		event('checkpoint.recorded', 'cp_forged', { files: 'z', metrics: 3, tags: 5, annotations: 'y' }),
+		event('session.started', 'ses_forged', { name: 42, scope: 7 }),
+		event('handoff.written', ended.id, { decisions: 'none', openBlockers: [1] }),
+		event('task.changed', 'T77', { title: null, createdAt: '2026-03-01T10:00:00.000Z' }),
+		event('memory.fact', 'mem_forged', { kind: 'knowledge', fingerprint: 12, text: 'x' }),
+	];
+	const newer = [event('session.status', ended.id, { status: 'paused-for-review', at: '2026-03-01T10:00:00.000Z' }), event('session.status', ended.id, {})];
+	forgeBatch(w, `refs/baton/events/${machine}`, [...wrong, ...newer]);
+
+	const pulled = await w.b.engine.sync.pull();
+	assert.equal(pulled.sessions.added, 1, 'the good events of the pull went in');
+	assert.deepEqual(
+		pulled.refused.map((r) => r.reason.replace(/: .*/, '')),
+		['its checkpoint.recorded body does not fit', 'its session.started body does not fit', 'its handoff.written body does not fit', 'its task.changed body does not fit', 'its memory.fact body does not fit'],
+	);
+	assert.match(pulled.refused[0]?.reason ?? '', /files/);
+	assert.equal((await w.b.engine.briefings.get(ended.id)).status, 'ended', 'a status this version does not know leaves the session as it was');
+	assert.deepEqual(await w.b.engine.checkpoints.list({ sessionId: ended.id }), []);
+	// Nothing of it stops this machine: it exports, pushes and pulls as before.
+	await startEnd(w.b, 'lexer', 'lexer done');
+	assert.ok((await w.b.engine.sync.push()).every((p) => p.pushed.length > 0));
+	assert.equal((await w.a.engine.sync.pull()).sessions.added, 1);
+});
+
+/** A batch added on top of `ref` in the bare remote, as a broken writer (or another tool) would leave it. */
+function forgeBatch(w: { dir: string; bare: string }, ref: string, lines: readonly string[]): string {
+	const inBare = (args: string[], input?: string): string =>
+		execFileSync('git', args, {
+			cwd: w.dir,
+			input,
+			encoding: 'utf8',
+			env: { PATH: process.env['PATH'], GIT_DIR: w.bare, GIT_INDEX_FILE: path.join(w.dir, 'forge.index'), GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+		}).trim();
+	const tip = inBare(['rev-parse', ref]);
+	const blob = inBare(['hash-object', '-w', '--stdin'], `${lines.join('\n')}\n`);
+	inBare(['read-tree', tip]);
+	inBare(['update-index', '--add', '--cacheinfo', `100644,${blob},batches/zz-forged-${blob.slice(0, 8)}.jsonl`]);
+	const commit = inBare(['commit-tree', inBare(['write-tree']), '-p', tip, '-m', `baton events: ${lines.length}`]);
+	inBare(['update-ref', ref, commit, tip]);
+	return blob;
+}

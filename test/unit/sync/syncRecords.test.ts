@@ -140,3 +140,23 @@ test('tags changed on both machines at once, and a task changed on both: after s
 	assert.equal((await roundTrip(w.a, w.b)).newEvents, 0, 'settled: nothing more to say');
 	assert.equal((await roundTrip(w.b, w.a)).newEvents, 0);
 });
+
+test('sessions imported from CLEO’s own sessions.json travel with their legacy states: the other clone counts the same archived and closed ones', async (t) => {
+	const w = await syncWorld(t);
+	await w.a.engine.sync.enable('origin');
+	await w.b.engine.sync.enable('origin');
+	const file = path.join(__dirname, '..', '..', 'fixtures', 'real', 'cleo', 'sessions-606.json');
+	const imported = await w.a.engine.imports.run({ format: 'cleo-sessions', path: file, dryRun: false, actor });
+	assert.equal(imported.added.sessions, 613);
+	const countBy = async (e: TestEngine): Promise<Record<string, number>> => {
+		const out: Record<string, number> = {};
+		for (const s of await e.engine.briefings.list({ limit: 10_000 })) out[s.status] = (out[s.status] ?? 0) + 1;
+		return out;
+	};
+	// The counts the corpus test reads from the source: 2 active, 100 archived, 504 ended, 7 closed.
+	assert.deepEqual(await countBy(w.a), { active: 2, archived: 100, ended: 504, closed: 7 });
+	const pulled = await roundTrip(w.a, w.b);
+	assert.equal(pulled.sessions.added, 613);
+	assert.deepEqual(pulled.refused, []);
+	assert.deepEqual(await countBy(w.b), await countBy(w.a));
+});

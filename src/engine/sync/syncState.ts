@@ -8,6 +8,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { z } from 'zod';
+import { BatonError } from '../errors';
 import { atomicWriteFile } from '../storage/fsUtil';
 import { batonDir } from '../workspace';
 
@@ -37,19 +39,55 @@ function stateFile(workspaceRoot: string): string {
 	return path.join(syncDir(workspaceRoot), 'state.json');
 }
 
+const oids = z.record(z.string(), z.string());
+const remoteStateSchema = z.looseObject({
+	enabled: z.boolean().optional(),
+	transcripts: z.boolean().optional(),
+	pushed: oids.optional(),
+	pulled: oids.optional(),
+	lastPush: z.string().nullish(),
+	lastPull: z.string().nullish(),
+	lastError: z.string().nullish(),
+});
+const stateFileSchema = z.looseObject({ remotes: z.record(z.string(), remoteStateSchema).optional() });
+
+/**
+ * The state, or none yet. A file that cannot be read or does not fit is an error naming it, and is
+ * left as it is: read as empty, it would turn sharing off without a word, and the next write would
+ * replace it.
+ */
 export function readSyncState(workspaceRoot: string): SyncStateFile {
+	const file = stateFile(workspaceRoot);
 	let text: string;
 	try {
-		text = fs.readFileSync(stateFile(workspaceRoot), 'utf8');
-	} catch {
-		return { version: 1, remotes: {} };
+		text = fs.readFileSync(file, 'utf8');
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+			return { version: 1, remotes: {} };
+		}
+		throw new BatonError('storageFailure', `${file} cannot be read: ${(error as Error).message}`, { file });
 	}
-	const parsed = JSON.parse(text) as Partial<SyncStateFile>;
-	const remotes: Record<string, RemoteState> = {};
-	for (const [name, value] of Object.entries(parsed.remotes ?? {})) {
-		remotes[name] = { ...emptyRemote(), ...value };
+	let problem: string;
+	try {
+		const parsed = stateFileSchema.safeParse(JSON.parse(text));
+		if (parsed.success) {
+			const remotes: Record<string, RemoteState> = {};
+			for (const [name, value] of Object.entries(parsed.data.remotes ?? {})) {
+				const r = emptyRemote();
+				remotes[name] = { ...r, ...value, pushed: value.pushed ?? r.pushed, pulled: value.pulled ?? r.pulled, lastPush: value.lastPush ?? null, lastPull: value.lastPull ?? null, lastError: value.lastError ?? null } as RemoteState;
+			}
+			return { version: 1, remotes };
+		}
+		const issue = parsed.error.issues[0];
+		problem = `${issue?.path.join('.') || 'the file'}: ${issue?.message ?? 'invalid'}`;
+	} catch (error) {
+		problem = `not JSON (${(error as Error).message})`;
 	}
-	return { version: 1, remotes };
+	throw new BatonError(
+		'storageFailure',
+		`${file} is damaged (${problem}): it says which remotes share and what was pushed and pulled. Fix it, or move it aside to start over (sharing is then off until \`baton sync enable REMOTE\`; a pull merges everything again, nothing is lost).`,
+		{ file },
+	);
 }
 
 export function writeSyncState(workspaceRoot: string, state: SyncStateFile): void {

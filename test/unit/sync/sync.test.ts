@@ -265,3 +265,24 @@ function forgeBatch(w: { dir: string; bare: string }, ref: string, lines: readon
 	inBare(['update-ref', ref, commit, tip]);
 	return blob;
 }
+
+test('a damaged sync state file is an error naming it, and is left as it was (not read as “nothing shared”)', async (t) => {
+	const w = await syncWorld(t);
+	await w.a.engine.sync.enable('origin');
+	await startEnd(w.a, 'parser', 'parser done');
+	const file = path.join(w.a.root, '.baton', 'sync', 'state.json');
+	for (const damaged of ['{"version":1,"remotes":{"origin":{"enabled":tr', '{"version":1,"remotes":{"origin":"on"}}', '{"version":1,"remotes":{"origin":{"enabled":true,"pushed":[1]}}}']) {
+		fs.writeFileSync(file, damaged);
+		for (const run of [() => w.a.engine.sync.status(), () => w.a.engine.sync.push(), () => w.a.engine.sync.pull()]) {
+			await assert.rejects(run(), (error: Error) => error.message.includes(file) && /is damaged \(/.test(error.message) && /move it aside to start over/.test(error.message));
+		}
+		assert.equal(fs.readFileSync(file, 'utf8'), damaged, 'left as it was');
+	}
+	// Moved aside: sharing is off until enabled again, and the next push sends everything.
+	fs.renameSync(file, `${file}.damaged`);
+	assert.deepEqual((await w.a.engine.sync.status()).remotes, []);
+	await w.a.engine.sync.enable('origin');
+	await w.b.engine.sync.enable('origin');
+	await w.a.engine.sync.push();
+	assert.equal((await w.b.engine.sync.pull()).sessions.added, 1);
+});

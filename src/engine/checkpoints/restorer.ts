@@ -21,6 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../errors';
 import { nulJoin } from './indexSync';
+import { assertWorkspacePaths } from './workspacePaths';
 import { splitNul } from './gitProcess';
 import type { ShadowRepo } from './shadowRepo';
 import { diffTrees, type FileChange } from './treeDiff';
@@ -68,6 +69,11 @@ export async function planRestore(repo: ShadowRepo, safetyCommit: string, target
 	// latency is what a rollback adds to git's own restore.
 	const diff = diffTrees(repo, safetyCommit, targetCommit, { lines: false });
 	const [changes, proven] = await Promise.all([diff, prove(), verifyObjects(repo, diff)]);
+	// Before any of these paths is joined to the workspace folder (to look, move or write).
+	assertWorkspacePaths(
+		changes.map((c) => c.path),
+		`the checkpoint's tree ${targetCommit.slice(0, 12)}`,
+	);
 	const written = changes.filter((c) => c.change !== 'deleted');
 	const gone = changes.filter((c) => c.change === 'deleted');
 	const added = written.filter((c) => c.change === 'added').map((c) => c.path);

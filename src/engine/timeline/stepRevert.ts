@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { FileChange } from '../checkpoints/treeDiff';
+import { assertWorkspacePaths, workspaceFile } from '../checkpoints/workspacePaths';
 
 export interface RevertOutcome {
 	reverted: string[];
@@ -30,7 +31,12 @@ export function blobId(bytes: Buffer, like: string): string {
 }
 
 function readCurrent(root: string, rel: string): Buffer | null {
-	const file = path.join(root, ...rel.split('/'));
+	let file: string;
+	try {
+		file = workspaceFile(root, rel);
+	} catch {
+		return null; // Not a path inside the workspace: nothing there is read.
+	}
 	try {
 		const stat = fs.lstatSync(file);
 		if (stat.isSymbolicLink()) {
@@ -62,6 +68,10 @@ export function filesNow(shadow: ShadowRepo, changes: readonly FileChange[]): { 
 
 /** `changes`: the step's files with their blob ids (stepTrees.ts `stepChanges`). */
 export async function revertStep(shadow: ShadowRepo, changes: readonly FileChange[], options: { dryRun: boolean }): Promise<RevertOutcome> {
+	assertWorkspacePaths(
+		changes.map((c) => c.path),
+		'the step',
+	);
 	const outcome: RevertOutcome = { reverted: [], skipped: [] };
 	const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-revert-'));
 	try {
@@ -82,7 +92,7 @@ export async function revertStep(shadow: ShadowRepo, changes: readonly FileChang
 /** Reverts one file; returns null when done (or doable, in a dry run), else why it was left alone. */
 async function revertFile(shadow: ShadowRepo, change: FileChange, temp: string, dryRun: boolean): Promise<string | null> {
 	const root = shadow.workTree;
-	const file = path.join(root, ...change.path.split('/'));
+	const file = workspaceFile(root, change.path);
 	const current = readCurrent(root, change.path);
 	const symlink = change.oldMode === '120000' || change.newMode === '120000';
 	if (change.change === 'added') {

@@ -13,6 +13,7 @@ import { recordedBlobs, recordedChanges, resolveTree, stepChanges } from './step
 import { sessionEvents } from '../shared/sharedEvents';
 import { missingObjects, readPruned } from './timelineRetention';
 import { stepKind, type TimelineEntry, type TimelineStep } from './timelineTypes';
+import { assertWorkspacePaths } from '../checkpoints/workspacePaths';
 
 export interface SessionTimeline {
 	session: string;
@@ -182,6 +183,10 @@ export class TimelineService {
 		}
 		// The changes first: a step whose files cannot be read is refused before any safety checkpoint.
 		const changes = await stepChanges(this.checkpoints.shadow, step);
+		assertWorkspacePaths(
+			changes.map((c) => c.path),
+			`step ${step.step} of ${step.sessionId}`,
+		);
 		const dryRun = input.dryRun ?? false;
 		let checkpoint: string | null = null;
 		if (!dryRun) {

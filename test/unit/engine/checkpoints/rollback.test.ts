@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import { eq } from 'drizzle-orm';
 import { BatonError } from '../../../../src/engine/errors';
+import { checkpoints } from '../../../../src/engine/storage/schema';
 import { actor, snapshotFiles } from '../../helpers';
 import { createSettled, exists, fingerprint, freeze, openCheckpointEngine, read, thaw, userGit, write } from './gitFixtures';
 
@@ -49,6 +52,48 @@ void describe('rollback', () => {
 		const safety = await engine.checkpoints.get(result.safetyCheckpointId);
 		assert.equal(safety.trigger, 'pre-rollback');
 		assert.equal((await engine.checkpoints.fileAt(safety.id, 'src/generated.ts'))?.toString(), 'by the agent\n', 'what was removed is in the safety checkpoint');
+	});
+
+	void it('refuses a checkpoint whose tree holds a path outside the workspace (made elsewhere, as a pulled ref could bring it), touching nothing', async (t) => {
+		const { engine, root, clock } = await openCheckpointEngine(t);
+		const target = await engine.checkpoints.create({ actor });
+		clock.advance(1_000);
+		write(root, 'src/agent.ts', 'agent output\n');
+		const outside = path.join(root, '..', `outside-${path.basename(root)}.txt`);
+		fs.writeFileSync(outside, 'not the workspace’s\n');
+		t.after(() => fs.rmSync(outside, { force: true }));
+		// The target's tree, plus `../outside-….txt` and `.git/config` entries (git mktree takes any name).
+		const shadow = path.join(root, '.baton', 'shadow.git');
+		const inShadow = (args: string[], input?: string): string =>
+			execFileSync('git', args, { input, encoding: 'utf8', env: { PATH: process.env['PATH'], GIT_DIR: shadow, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+		const blob = inShadow(['hash-object', '-w', '--stdin'], 'forged\n');
+		for (const [name, entries] of [
+			['..', `100644 blob ${blob}\t${path.basename(outside)}\n`],
+			['.git', `100644 blob ${blob}\tconfig\n`],
+		] as const) {
+			const sub = inShadow(['mktree'], entries);
+			const top = inShadow(['mktree'], `${inShadow(['ls-tree', target.treeSha])}\n040000 tree ${sub}\t${name}\n`);
+			const commit = inShadow(['commit-tree', top, '-m', 'forged']);
+			await engine.store.write((db) => db.update(checkpoints).set({ commitSha: commit, treeSha: top }).where(eq(checkpoints.id, target.id)).run());
+			const before = fingerprint(root, outsideBaton);
+			await assert.rejects(engine.checkpoints.rollback(target.id, { actor }), (error: Error) => /which is no path inside the workspace/.test(error.message) && error.message.includes(name === '..' ? '"../outside-' : '".git/config"'));
+			assert.deepEqual(fingerprint(root, outsideBaton), before, 'the workspace is as it was');
+			assert.equal(fs.readFileSync(outside, 'utf8'), 'not the workspace’s\n', 'the file outside it too');
+			assert.equal(read(root, 'src/agent.ts'), 'agent output\n');
+		}
+		const failed = await engine.checkpoints.rollbacks();
+		assert.deepEqual(
+			failed.map((r) => r.status),
+			['failed', 'failed'],
+		);
+		// Refused while verifying the target: no file was moved aside or written, inside or outside.
+		assert.deepEqual(
+			failed.map((r) => r.phases.map((p) => p.phase)),
+			[
+				['safety_checkpoint', 'failed'],
+				['safety_checkpoint', 'failed'],
+			],
+		);
 	});
 
 	void it('never removes files no snapshot saw before the rollback, nor ignored ones', async (t) => {

@@ -1,0 +1,43 @@
+/**
+ * Paths from trees are joined to the workspace folder only when each part is a plain name: a tree
+ * made elsewhere (git mktree takes any name) must not reach a file outside the workspace, or `.git`.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import test from 'node:test';
+import { ShadowRepo } from '../../../../src/engine/checkpoints/shadowRepo';
+import { workspacePathProblem } from '../../../../src/engine/checkpoints/workspacePaths';
+import { blobId, filesNow, revertStep } from '../../../../src/engine/timeline/stepRevert';
+import { tempDir } from '../../helpers';
+
+test('plain names pass; empty, dot, dot-dot and .git parts do not', () => {
+	for (const ok of ['a.txt', 'src/app.ts', '.github/workflows/ci.yml', '.gitignore', 'a/..b/c', 'x/.git-keep']) {
+		assert.equal(workspacePathProblem(ok), null, ok);
+	}
+	for (const bad of ['', '..', '../x', 'a/../../x', './a', 'a//b', 'a/', '/etc/passwd', '.git/config', 'sub/.GIT/hooks/pre-commit', 'a\0b']) {
+		assert.notEqual(workspacePathProblem(bad), null, JSON.stringify(bad));
+	}
+});
+
+test('a step whose files name a path outside the workspace is refused before any file is touched', async (t) => {
+	const dir = tempDir(t, 'baton-paths-');
+	const root = path.join(dir, 'project');
+	fs.mkdirSync(root);
+	const outside = path.join(dir, 'outside.txt');
+	fs.writeFileSync(outside, 'added by the step\n');
+	fs.writeFileSync(path.join(root, 'inside.txt'), 'added by the step\n');
+	const shadow = new ShadowRepo(root, path.join(root, '.baton'));
+	await shadow.withLock(() => shadow.ensureInit([]));
+	const sha = blobId(Buffer.from('added by the step\n'), '0'.repeat(40));
+	const added = (p: string) => ({ path: p, change: 'added' as const, additions: 1, deletions: 0, binary: false, oldMode: null, newMode: '100644', oldSha: null, newSha: sha });
+	// Both files hold what the step "added": without the check, a revert deletes both.
+	await assert.rejects(revertStep(shadow, [added('inside.txt'), added('../outside.txt')], { dryRun: false }), /"\.\.\/outside\.txt", which is no path inside the workspace/);
+	assert.ok(fs.existsSync(outside), 'the file outside is there');
+	assert.ok(fs.existsSync(path.join(root, 'inside.txt')), 'and nothing inside was reverted either');
+	// Showing where the step's files stand reads nothing outside: the forged one reads as absent.
+	assert.deepEqual(
+		filesNow(shadow, [added('inside.txt'), added('../outside.txt')]).map((f) => f.now),
+		['unchanged', 'deleted'],
+	);
+});

@@ -21,6 +21,9 @@ export interface SyncNowResultDto {
 	fetched: number;
 	newEvents: number;
 	sessions: { added: number; updated: number };
+	/** Pulled lines and events that are no valid event, not merged (the first 20; `refusedCount` counts them all). */
+	refused: { id: string; reason: string }[];
+	refusedCount: number;
 }
 
 export interface SessionOriginDto {

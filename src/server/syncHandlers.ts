@@ -11,10 +11,10 @@ import { requestRegistrar } from './handlers';
 async function pullAll(engine: Engine): Promise<rpc.SyncNowResultDto> {
 	const enabled = (await engine.sync.status()).remotes.some((r) => r.enabled);
 	if (!enabled) {
-		return { pushed: [], fetched: 0, newEvents: 0, sessions: { added: 0, updated: 0 } };
+		return { pushed: [], fetched: 0, newEvents: 0, sessions: { added: 0, updated: 0 }, refused: [], refusedCount: 0 };
 	}
 	const pulled = await engine.sync.pull();
-	return { pushed: [], fetched: pulled.fetched, newEvents: pulled.newEvents, sessions: pulled.sessions };
+	return { pushed: [], fetched: pulled.fetched, newEvents: pulled.newEvents, sessions: pulled.sessions, refused: pulled.refused.slice(0, 20), refusedCount: pulled.refused.length };
 }
 
 export function registerSyncHandlers(connection: MessageConnection, host: EngineHost): void {

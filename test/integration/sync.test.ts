@@ -108,4 +108,34 @@ suite('Sync in the editor', () => {
 			['$(sync) Sync Now'],
 		);
 	});
+
+	test('records pulled that are no valid event are left out and said; the rest of the pull comes in', async () => {
+		// A batch on the CI runner's events ref in the remote, written by something that is not Baton.
+		const bare = bareRemote();
+		const git = (args: string[], input?: string): string =>
+			spawnSync('git', args, {
+				input,
+				encoding: 'utf8',
+				env: { PATH: process.env['PATH'], GIT_DIR: bare, GIT_INDEX_FILE: path.join(bare, 'forge.index'), GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+			}).stdout.trim();
+		const ours = JSON.parse(fs.readFileSync(path.join(root(), '.baton', 'machine.json'), 'utf8')) as { id: string };
+		const ref = git(['for-each-ref', '--format=%(refname)', 'refs/baton/events/'])
+			.split('\n')
+			.find((r) => r && !r.endsWith(`/${ours.id}`));
+		assert.ok(ref, 'the CI runner’s events ref');
+		const tip = git(['rev-parse', ref]);
+		const blob = git(['hash-object', '-w', '--stdin'], '{"id":"evt_01KZZ","kind":"session.sta\n');
+		git(['read-tree', tip]);
+		git(['update-index', '--add', '--cacheinfo', `100644,${blob},batches/zz-not-baton.jsonl`]);
+		git(['update-ref', ref, git(['commit-tree', git(['write-tree']), '-p', tip, '-m', 'baton events: 1']), tip]);
+		fs.rmSync(path.join(bare, 'forge.index'), { force: true });
+
+		const result = (await vscode.commands.executeCommand(CommandIds.syncNow)) as SyncNowResultDto | undefined;
+		assert.ok(result, 'the sync is not stopped by it');
+		assert.equal(result.refusedCount, 1);
+		assert.equal(result.refused[0]?.id, `${blob.slice(0, 12)}:1`);
+		assert.match(result.refused[0]?.reason ?? '', /^not JSON/);
+		const again = (await vscode.commands.executeCommand(CommandIds.syncNow)) as SyncNowResultDto | undefined;
+		assert.equal(again?.refusedCount, 0, 'each is refused once');
+	});
 });

@@ -126,6 +126,7 @@ export class SyncController extends Disposable {
 				vscode.window.setStatusBarMessage(`$(sync) Baton: ${result.newEvents} new record(s), ${result.sessions.added} new session(s); pushed ${result.pushed.length} ref(s)`, 5_000);
 			}
 			this.lastShownError = undefined;
+			this.tellRefused(result);
 			return result;
 		} catch (error) {
 			this.refused(error);
@@ -149,12 +150,31 @@ export class SyncController extends Disposable {
 				this.workspace.log.info(`sync: pulled ${result.newEvents} record(s) (${reason})`);
 				await this.workspace.refresh();
 			}
+			this.tellRefused(result);
 		} catch (error) {
 			this.refused(error);
 		} finally {
 			this.running = undefined;
 			await this.refresh();
 		}
+	}
+
+	/** Pulled records that are no valid event were left out: said once (a pull refuses each only once), the log has them. */
+	private tellRefused(result: SyncNowResultDto): void {
+		if (result.refusedCount === 0) {
+			return;
+		}
+		const first = result.refused[0];
+		void vscode.window
+			.showWarningMessage(
+				`Baton sync left out ${result.refusedCount} pulled record(s) that are no valid event (written by something other than Baton, or damaged)${first ? `, first ${first.id}: ${first.reason}` : ''}. The rest was merged.`,
+				'Show Log',
+			)
+			.then((choice) => {
+				if (choice === 'Show Log') {
+					this.workspace.log.show(true);
+				}
+			});
 	}
 
 	private refused(error: unknown): void {

@@ -74,6 +74,26 @@ try {
 		}
 		await s.screenshot('02-status-tooltip');
 	});
+	await check('a pulled record that is no valid event is left out, and a warning says so', async () => {
+		// Something that is not Baton adds a batch on the runner's events ref in the remote.
+		const inBare = (args, input) => execFileSync('git', args, { input, encoding: 'utf8', env: { ...env, GIT_DIR: bare, GIT_INDEX_FILE: path.join(base, 'forge.index') } }).trim();
+		const ref = inBare(['for-each-ref', '--format=%(refname)', 'refs/baton/events/']).split('\n')[0];
+		const tip = inBare(['rev-parse', ref]);
+		const blob = inBare(['hash-object', '-w', '--stdin'], '{"id":"evt_01KZZ","kind":"session.sta\n');
+		inBare(['read-tree', tip]);
+		inBare(['update-index', '--add', '--cacheinfo', `100644,${blob},batches/zz-not-baton.jsonl`]);
+		inBare(['update-ref', ref, inBare(['commit-tree', inBare(['write-tree']), '-p', tip, '-m', 'baton events: 1']), tip]);
+		await s.runCommand('Baton: Sync Now');
+		const toast = s.page.locator('.notification-toast', { hasText: 'Baton sync left out 1 pulled record' }).first();
+		await toast.waitFor({ timeout: 20_000 });
+		const text = (await toast.textContent()) ?? '';
+		if (!text.includes(`${blob.slice(0, 12)}:1`) || !text.includes('not JSON')) {
+			throw new Error(`the warning should name the record and why: "${text}"`);
+		}
+		await toast.locator('a.monaco-button, .monaco-button', { hasText: 'Show Log' }).first().waitFor({ timeout: 5_000 });
+		await s.page.waitForTimeout(300);
+		await s.screenshot('03-refused-warning');
+	});
 } catch {
 	// The failed check was reported with a screenshot.
 } finally {

@@ -10,7 +10,7 @@ import type { BatonDb, JournalStore } from '../storage/journalStore';
 import { insertRows } from './rawInsert';
 import type { CheckpointAnnotation, CheckpointMetrics, FileStats, HandoffData, SessionScope } from '../storage/jsonShapes';
 import { handoffData, sessionRow } from '../interop/sessionRows';
-import { projectRecords, type RecordCounts } from './recordProjection';
+import { oneOf, projectRecords, type RecordCounts } from './recordProjection';
 import { recordKinds } from './recordEvents';
 import type { Session } from '../storage/model';
 import type { WireEvent } from '../shared/sharedEvents';
@@ -351,9 +351,4 @@ function deriveCheckpoint(db: BatonDb, id: string, events: readonly WireEvent[],
 
 function str(value: unknown): string | null {
 	return typeof value === 'string' ? value : null;
-}
-
-/** `value` when it is one of `values` (a newer version's value, unknown here, is `fallback`). */
-function oneOf<T extends string>(values: readonly T[], value: unknown, fallback: T): T {
-	return values.includes(value as T) ? (value as T) : fallback;
 }

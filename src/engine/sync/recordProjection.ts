@@ -95,8 +95,7 @@ export function projectRecords(db: BatonDb, pulled: readonly WireEvent[]): Recor
 			continue;
 		}
 		// A type, status or priority this version does not know (a newer one's) leaves the column as it is.
-		const enums: Record<string, readonly string[]> = { type: taskTypes, status: taskStatuses, priority: taskPriorities };
-		const changed = Object.fromEntries(Object.entries(f).filter(([k, v]) => row[k as keyof typeof row] !== v && (!Object.hasOwn(enums, k) || enums[k]?.includes(v as string))));
+		const changed = Object.fromEntries(Object.entries(f).filter(([k, v]) => row[k as keyof typeof row] !== v && (!Object.hasOwn(taskEnums, k) || taskEnums[k]?.includes(v as string))));
 		if (Object.keys(changed).length > 0) {
 			db.update(tasks).set(changed).where(eq(tasks.id, id)).run();
 			counts.tasks++;
@@ -215,7 +214,11 @@ function entityHeld(db: BatonDb, entityType: string, id: string): boolean {
 	return table !== null && db.select({ id: table.id }).from(table).where(eq(table.id, id)).get() !== undefined;
 }
 
-function oneOf<T extends string>(values: readonly T[], value: unknown, fallback: T): T {
+/** The task columns that take one of a fixed set of values. */
+const taskEnums: Record<string, readonly string[]> = { type: taskTypes, status: taskStatuses, priority: taskPriorities };
+
+/** `value` when it is one of `values` (a newer version's value, unknown here, is `fallback`). */
+export function oneOf<T extends string>(values: readonly T[], value: unknown, fallback: T): T {
 	return values.includes(value as T) ? (value as T) : fallback;
 }
 

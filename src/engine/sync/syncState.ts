@@ -73,8 +73,7 @@ export function readSyncState(workspaceRoot: string): SyncStateFile {
 		if (parsed.success) {
 			const remotes: Record<string, RemoteState> = {};
 			for (const [name, value] of Object.entries(parsed.data.remotes ?? {})) {
-				const r = emptyRemote();
-				remotes[name] = { ...r, ...value, pushed: value.pushed ?? r.pushed, pulled: value.pulled ?? r.pulled, lastPush: value.lastPush ?? null, lastPull: value.lastPull ?? null, lastError: value.lastError ?? null } as RemoteState;
+				remotes[name] = { ...emptyRemote(), ...value } as RemoteState;
 			}
 			return { version: 1, remotes };
 		}

@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { FileChange } from '../checkpoints/treeDiff';
-import { assertWorkspacePaths, workspaceFile } from '../checkpoints/workspacePaths';
+import { assertWorkspacePaths, workspaceFile, workspacePathProblem } from '../checkpoints/workspacePaths';
 
 export interface RevertOutcome {
 	reverted: string[];
@@ -31,12 +31,10 @@ export function blobId(bytes: Buffer, like: string): string {
 }
 
 function readCurrent(root: string, rel: string): Buffer | null {
-	let file: string;
-	try {
-		file = workspaceFile(root, rel);
-	} catch {
+	if (workspacePathProblem(rel)) {
 		return null; // Not a path inside the workspace: nothing there is read.
 	}
+	const file = workspaceFile(root, rel);
 	try {
 		const stat = fs.lstatSync(file);
 		if (stat.isSymbolicLink()) {

@@ -103,6 +103,30 @@ try {
 			await s.statusBarItem('Search: product index · active').waitFor({ timeout: 10_000 });
 			await s.screenshot('05-resumed-from-tree');
 		});
+		await check('a tree that cannot load says it is trying again, and comes back by itself', async () => {
+			// Bytes after the journal's last record that are no record: every read of the backend fails until they go.
+			const journal = path.join(demo, '.baton', 'baton.db.journal');
+			const size = fs.statSync(journal).size;
+			fs.appendFileSync(journal, Buffer.alloc(64, 0x58));
+			try {
+				await s.runCommand('Baton: Refresh');
+				await s.page.locator('.part.sidebar .pane-body .message', { hasText: 'Could not load the session chains; trying again' }).first().waitFor({ timeout: 20_000 });
+				if (
+					await s
+						.statusBarItem('Set Up Baton')
+						.isVisible()
+						.catch(() => false)
+				) {
+					throw new Error('a failed read made the workspace look new');
+				}
+				await s.page.waitForTimeout(300);
+				await s.screenshot('06-tree-retrying');
+			} finally {
+				fs.truncateSync(journal, size);
+			}
+			await s.treeItem(rowLabel('Checkout: webhooks')).waitFor({ timeout: 40_000 });
+			await s.screenshot('07-tree-back');
+		});
 		await check('the chain graph draws chains and the orchestrator’s forks', async () => {
 			await s.runCommand('Baton: Show Chain Graph');
 			const frame = await s.webview('body[data-rendered="graph"] svg', { timeout: 20_000 });
@@ -110,7 +134,7 @@ try {
 				await frame.locator(`[role="button"][aria-label*="${name}"]`).first().waitFor({ timeout: 10_000 });
 			}
 			await s.page.waitForTimeout(300);
-			await s.screenshot('06-demo-graph');
+			await s.screenshot('08-demo-graph');
 		});
 	});
 } finally {

@@ -18,6 +18,8 @@ export interface GitRunOptions {
 	timeoutMs?: number;
 	/** Exit codes that are not failures (e.g. 1 for `check-ignore` when nothing is ignored). */
 	okCodes?: readonly number[];
+	/** Past this much output git is stopped and the call fails with {@link GitOutputTooLargeError}: nothing larger is held in memory. */
+	maxStdoutBytes?: number;
 }
 
 export interface GitResult {
@@ -71,6 +73,13 @@ export class GitTimeoutError extends BatonError {
 	}
 }
 
+/** A call's output went past its `maxStdoutBytes`; git was stopped and what it printed was dropped. */
+export class GitOutputTooLargeError extends BatonError {
+	constructor(args: readonly string[], maxStdoutBytes: number) {
+		super('limitReached', `git ${gitCommand(args)} printed more than ${maxStdoutBytes} bytes`, { args: [...args], maxStdoutBytes });
+	}
+}
+
 export function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
 	return new Promise((resolve, reject) => {
 		let child: GitChild;
@@ -84,6 +93,8 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
 		const out: Buffer[] = [];
 		const err: Buffer[] = [];
 		let timedOut = false;
+		let outBytes = 0;
+		let tooLarge = false;
 		let killTimer: NodeJS.Timeout | undefined;
 		const timer =
 			options.timeoutMs !== undefined
@@ -97,7 +108,19 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
 						Math.max(1, options.timeoutMs),
 					)
 				: undefined;
-		child.stdout?.on('data', (chunk: Buffer) => out.push(chunk));
+		child.stdout?.on('data', (chunk: Buffer) => {
+			if (tooLarge) {
+				return;
+			}
+			outBytes += chunk.length;
+			if (options.maxStdoutBytes !== undefined && outBytes > options.maxStdoutBytes) {
+				tooLarge = true;
+				out.length = 0;
+				child.kill('SIGKILL');
+				return;
+			}
+			out.push(chunk);
+		});
 		child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
 		// git may exit before reading all of its input (a fatal error): that is reported by the exit code.
 		child.stdin?.on('error', () => {});
@@ -112,6 +135,10 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
 			const stderr = Buffer.concat(err).toString('utf8');
 			if (timedOut) {
 				reject(new GitTimeoutError(args, options.timeoutMs ?? 0));
+				return;
+			}
+			if (tooLarge) {
+				reject(new GitOutputTooLargeError(args, options.maxStdoutBytes ?? 0));
 				return;
 			}
 			const exit = code ?? (signal ? 128 : 1);

@@ -55,6 +55,8 @@ export interface GitCallOptions {
 	okCodes?: readonly number[];
 	/** Overrides for this call only (a temporary index, commit dates). */
 	env?: Record<string, string>;
+	/** See runGit: past this much output the call fails instead of holding it. */
+	maxStdoutBytes?: number;
 }
 
 const queues = new Map<string, Promise<unknown>>();
@@ -168,6 +170,7 @@ export class ShadowRepo {
 			...(options.input !== undefined ? { input: options.input } : {}),
 			...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
 			...(options.okCodes ? { okCodes: options.okCodes } : {}),
+			...(options.maxStdoutBytes !== undefined ? { maxStdoutBytes: options.maxStdoutBytes } : {}),
 		});
 	}
 

@@ -4,8 +4,9 @@
  *
  * Each machine writes only its own refs, so two machines never write the same name:
  * - `refs/baton/events/<machine>`: a commit chain; each commit adds one file
- *   `batches/<last event id>.jsonl` holding the events of one export, sorted by id. Pulling reads only
- *   the files a fetched commit range added (one `diff-tree` and one `cat-file --batch`).
+ *   `batches/<last event id>.jsonl` holding the events of one export, sorted by id (a large export is
+ *   several files, each under `batchSplitBytes`). Pulling reads only the files a fetched commit range
+ *   added (one `diff-tree` and one `cat-file --batch`), and refuses a file above `maxBatchBytes` unread.
  * - `refs/baton/checkpoints/<machine>`: a commit chain with an empty tree whose extra parents are the
  *   shared checkpoints' commits: fetching it brings their trees, and only the objects not held yet.
  * Both are written by one `git fast-import`, which writes a pack (no loose objects) and moves the refs
@@ -17,10 +18,21 @@ import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import { splitNul } from '../checkpoints/gitProcess';
 import type { WireEvent } from '../shared/sharedEvents';
-import { catBatch } from '../shared/catFileBatch';
+import { catBlobs } from '../shared/catFileBatch';
 import { forEachFile } from '../storage/fsUtil';
 
 export const eventsRefPrefix = 'refs/baton/events/';
+
+/**
+ * A pulled batch file above this is refused unread: a remote may hold anything, and a batch is
+ * written once, so one that cannot be held (a string over V8's 512 MB limit, or simply the memory)
+ * must not fail every later pull. Baton's own exports stay well under it (`batchSplitBytes`).
+ */
+export const maxBatchBytes = 64 * 1024 * 1024;
+/** An export writes batch files of at most about this much (a line is never split, so one event may pass it). */
+export const batchSplitBytes = 16 * 1024 * 1024;
+/** One git answer on a pull holds at most this much: past it the batches are read in groups. */
+const maxReadBytes = 2 * maxBatchBytes;
 
 /**
  * `git fast-import` keeping its pack whatever its size. By default (`fastimport.unpackLimit`, 100) an
@@ -45,6 +57,8 @@ export class EventRefs {
 	constructor(
 		readonly shadow: ShadowRepo,
 		readonly machine: string,
+		/** Where an export splits its batch (a test sets it low). */
+		private readonly splitBytes: number = batchSplitBytes,
 	) {
 		this.eventsRef = `${eventsRefPrefix}${machine}`;
 		this.checkpointsRef = `${checkpointsRefPrefix}${machine}`;
@@ -149,8 +163,10 @@ export class EventRefs {
 		};
 		if (events.count > 0 && events.lastId) {
 			header(this.eventsRef, `baton events: ${events.count}\n`, await this.tip(this.eventsRef));
-			chunks.push(Buffer.from(`M 100644 inline batches/${events.lastId}.jsonl\n`));
-			data(events.text + '\n');
+			for (const batch of splitBatch(events.text, events.lastId, this.splitBytes)) {
+				chunks.push(Buffer.from(`M 100644 inline batches/${batch.lastId}.jsonl\n`));
+				data(batch.text + '\n');
+			}
 		}
 		if (checkpointCommits.length > 0) {
 			const from = await this.tip(this.checkpointsRef);
@@ -221,14 +237,19 @@ export class EventRefs {
 		if (blobs.length === 0) {
 			return { events: [], refused: [] };
 		}
-		const found = await catBatch(async (args, input) => (await this.shadow.git(args, input !== undefined ? { input } : {})).stdout, blobs);
+		const found = await catBlobs(async (args, input, maxStdoutBytes) => (await this.shadow.git(args, { input, maxStdoutBytes })).stdout, blobs, { maxBlobBytes: maxBatchBytes, maxGroupBytes: maxReadBytes });
 		const events: WireEvent[] = [];
 		const refused: RefusedLine[] = [];
 		found.forEach((blob, i) => {
 			if (!blob) {
 				throw new Error(`a Baton events ref names ${blobs[i]}, which is not a blob in Baton's store`);
 			}
-			parseBatch(blob.content.toString('utf8'), (blobs[i] as string).slice(0, 12), events, refused);
+			const name = (blobs[i] as string).slice(0, 12);
+			if ('tooLarge' in blob) {
+				refused.push({ id: name, reason: `a batch of ${blob.tooLarge} bytes, more than the ${maxBatchBytes} a batch may hold (not read)` });
+				return;
+			}
+			parseBatch(blob.content.toString('utf8'), name, events, refused);
 		});
 		return { events, refused };
 	}
@@ -261,7 +282,40 @@ export class EventRefs {
 	}
 }
 
-/** A line of a pulled batch that is no event, named `<blob>:<line>` (its first 12 hex digits, from 1). */
+/**
+ * An export's wire lines (sorted by id, joined by newlines) as batch files of at most `maxBytes`
+ * each, cut between lines; each is named by its last event's id (unique: ids carry the machine).
+ */
+export function splitBatch(text: string, lastId: string, maxBytes: number): { lastId: string; text: string }[] {
+	if (Buffer.byteLength(text) <= maxBytes) {
+		return [{ lastId, text }];
+	}
+	const batches: { lastId: string; text: string }[] = [];
+	let start = 0;
+	while (start < text.length) {
+		// Bytes, not characters: walk forward line by line until the next line would pass the bound.
+		let end = start;
+		let bytes = 0;
+		while (end < text.length) {
+			const eol = text.indexOf('\n', end);
+			const next = eol < 0 ? text.length : eol;
+			const lineBytes = Buffer.byteLength(text.slice(end, next)) + 1;
+			if (end > start && bytes + lineBytes > maxBytes) {
+				break;
+			}
+			bytes += lineBytes;
+			end = next + 1;
+		}
+		const piece = text.slice(start, Math.min(end, text.length)).replace(/\n$/, '');
+		const lastLine = piece.slice(piece.lastIndexOf('\n') + 1);
+		const id = /^\{"id":"([^"\\]+)"/.exec(lastLine)?.[1];
+		batches.push({ lastId: end >= text.length ? lastId : (id ?? `${lastId}-${batches.length + 1}`), text: piece });
+		start = end;
+	}
+	return batches;
+}
+
+/** A line of a pulled batch that is no event, named `<blob>:<line>` (its first 12 hex digits, from 1); a batch refused whole is named by its blob alone. */
 export interface RefusedLine {
 	id: string;
 	reason: string;

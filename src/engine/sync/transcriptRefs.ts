@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import { splitNul } from '../checkpoints/gitProcess';
-import { catBatch } from '../shared/catFileBatch';
+import { catBlobs } from '../shared/catFileBatch';
 import { fastImportArgs } from './eventRefs';
 import { atomicWriteFile } from '../storage/fsUtil';
 import type { SharedTranscript } from '../transcripts/sharedTranscripts';
@@ -69,8 +69,14 @@ export async function exportTranscripts(shadow: ShadowRepo, ref: string, tip: (r
 	return changed.length;
 }
 
-/** The transcript files `newTip` added or changed since `oldTip` (null: all of them), with their text. */
-export async function readTranscripts(shadow: ShadowRepo, oldTip: string | null, newTip: string): Promise<{ path: string; content: string }[]> {
+/** A pulled transcript above this is skipped unread (a long Claude Code session is tens of megabytes). */
+export const maxTranscriptBytes = 256 * 1024 * 1024;
+
+/**
+ * The transcript files `newTip` added or changed since `oldTip` (null: all of them), with their
+ * text; those above `maxBytes` by path and size only.
+ */
+export async function readTranscripts(shadow: ShadowRepo, oldTip: string | null, newTip: string, maxBytes: number = maxTranscriptBytes): Promise<{ files: { path: string; content: string }[]; tooLarge: { path: string; bytes: number }[] }> {
 	const wanted: { path: string; oid: string }[] = [];
 	if (oldTip) {
 		const out = splitNul((await shadow.git(['diff-tree', '-r', '-z', '--no-renames', '--diff-filter=AM', oldTip, newTip])).stdout);
@@ -90,12 +96,23 @@ export async function readTranscripts(shadow: ShadowRepo, oldTip: string | null,
 			}
 		}
 	}
-	const found = await catBatch(
-		async (args, input) => (await shadow.git(args, input !== undefined ? { input } : {})).stdout,
+	const found = await catBlobs(
+		async (args, input, maxStdoutBytes) => (await shadow.git(args, { input, maxStdoutBytes })).stdout,
 		wanted.map((w) => w.oid),
+		{
+			maxBlobBytes: maxBytes,
+			maxGroupBytes: maxBytes,
+		},
 	);
-	return wanted.flatMap((w, i) => {
+	const files: { path: string; content: string }[] = [];
+	const tooLarge: { path: string; bytes: number }[] = [];
+	wanted.forEach((w, i) => {
 		const blob = found[i];
-		return blob ? [{ path: w.path, content: blob.content.toString('utf8') }] : [];
+		if (blob && 'tooLarge' in blob) {
+			tooLarge.push({ path: w.path, bytes: blob.tooLarge });
+		} else if (blob) {
+			files.push({ path: w.path, content: blob.content.toString('utf8') });
+		}
 	});
+	return { files, tooLarge };
 }

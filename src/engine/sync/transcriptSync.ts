@@ -10,7 +10,7 @@ import type { EngineContext } from '../context';
 import { machineIdentity } from '../shared/machineIdentity';
 import { TranscriptArchive } from '../transcripts/transcriptArchive';
 import type { EventRefs } from './eventRefs';
-import { exportTranscripts, readTranscripts, transcriptsRefPrefix } from './transcriptRefs';
+import { exportTranscripts, maxTranscriptBytes, readTranscripts, transcriptsRefPrefix } from './transcriptRefs';
 import { syncDir } from './syncState';
 
 export class TranscriptSync {
@@ -54,7 +54,10 @@ export class TranscriptSync {
 			if (machine === this.refs.machine || pulled[ref] === oid) {
 				continue;
 			}
-			const files = await readTranscripts(this.shadow, pulled[ref] ?? null, oid);
+			const { files, tooLarge } = await readTranscripts(this.shadow, pulled[ref] ?? null, oid);
+			for (const big of tooLarge) {
+				this.ctx.log.warn(`sync: transcript ${big.path} from remote "${remote}" holds ${big.bytes} bytes, more than the ${maxTranscriptBytes} a pulled transcript may (skipped)`);
+			}
 			const problems = await this.archive.importShared(files.map((f) => ({ ...f, origin: { machine, machineName: null, author: null } })));
 			for (const problem of problems) {
 				this.ctx.log.warn(`sync: ${problem} (from remote "${remote}"; skipped)`);

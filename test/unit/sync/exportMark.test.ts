@@ -20,7 +20,7 @@ import { localCheckpointCommits, localCheckpointCommitsSql } from '../../../src/
 import { batonDir } from '../../../src/engine/workspace';
 import { EngineHost } from '../../../src/server/engineHost';
 import { openTestEngine, type TestEngine } from '../helpers';
-import { syncWorld } from './syncWorld';
+import { startEnd, syncWorld } from './syncWorld';
 
 async function writeEvents(side: TestEngine, count: number, tag: string): Promise<void> {
 	const machine = machineIdentity(side.root);
@@ -155,4 +155,38 @@ test('the export finds this machine’s checkpoint commits through the kind inde
 		plan.join('; '),
 	);
 	assert.ok(!plan.some((d) => d.includes('shared_events_source_idx')), plan.join('; '));
+});
+
+test('an export above the split bound is several batch files in one commit, read back whole and in order', async (t) => {
+	const w = await syncWorld(t);
+	await w.a.engine.sync.enable('origin');
+	await startEnd(w.a, 'parser', 'parser done');
+	await w.a.engine.sync.push();
+	const machine = machineIdentity(w.a.root).id;
+	const shadow = new ShadowRepo(w.a.root, batonDir(w.a.root));
+	const refs = new EventRefs(shadow, machine, 2_000);
+	const before = await refs.tip(refs.eventsRef);
+	const wire = Array.from({ length: 60 }, (_, i) => ({
+		id: `evt_01KZ${String(i).padStart(22, '0')}_${machine}`,
+		kind: 'decision.recorded',
+		subject: `dec_${i}`,
+		sessionId: null,
+		actor: 'test',
+		machine,
+		at: '2026-03-01T10:00:00.000Z',
+		body: { text: `decision ${i} ${'·'.repeat(i % 7 === 0 ? 2_500 : 20)}` },
+	}));
+	const text = wire.map((e) => JSON.stringify(e)).join('\n');
+	await shadow.withLock(() => refs.append({ count: wire.length, text, lastId: wire[wire.length - 1]!.id }, [], Date.now()));
+	const tip = await refs.tip(refs.eventsRef);
+	assert.ok(tip && tip !== before);
+	const files = (await shadow.gitText(['diff-tree', '-r', '--name-only', '--no-commit-id', before as string, tip])).split('\n');
+	assert.ok(files.length > 10, `${files.length} files`);
+	assert.ok(files.includes(`batches/${wire[wire.length - 1]!.id}.jsonl`));
+	const sizes = (await shadow.gitText(['ls-tree', '-r', '-l', tip, 'batches/'])).split('\n').map((l) => Number(l.split(/\s+/)[3]));
+	assert.ok(
+		sizes.every((n) => n <= 2_000 + 1 || n > 2_500),
+		`every file under the bound but those of one long line: ${sizes.join(', ')}`,
+	);
+	assert.deepEqual(await refs.readEvents(before, tip), wire, 'every event once, in order, as written');
 });

@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
+import { maxBatchBytes } from '../../../src/engine/sync/eventRefs';
 import { actor } from '../helpers';
 import { allObjects, git, hashTree, remoteRefs, startEnd, syncWorld } from './syncWorld';
 
@@ -246,6 +247,43 @@ test('pulled events whose bodies do not fit their kind are refused; values a new
 	await startEnd(w.b, 'lexer', 'lexer done');
 	assert.ok((await w.b.engine.sync.push()).every((p) => p.pushed.length > 0));
 	assert.equal((await w.a.engine.sync.pull()).sessions.added, 1);
+});
+
+test('a pulled batch above the 64 MiB a batch may hold is refused unread by name; the rest of the pull goes in and the next pull goes on', async (t) => {
+	const w = await syncWorld(t);
+	await w.a.engine.sync.enable('origin');
+	await w.b.engine.sync.enable('origin');
+	const first = await startEnd(w.a, 'parser', 'parser done');
+	const second = await startEnd(w.a, 'lexer', 'lexer done');
+	await w.a.engine.sync.push();
+	const machine = machineIdentity(w.a.root).id;
+	// One event a newer version could have written, but padded past the bound: were it read, it would be a session.
+	const huge = JSON.stringify({
+		id: `evt_01KZZZZZZZZZZZZZZZZZZZZZ99_${machine}`,
+		kind: 'session.started',
+		subject: 'ses_huge',
+		sessionId: 'ses_huge',
+		actor: 'agent:x',
+		machine,
+		at: '2026-03-01T10:00:00.000Z',
+		body: { name: 'huge', pad: 'x'.repeat(maxBatchBytes) },
+	});
+	const blob = forgeBatch(w, `refs/baton/events/${machine}`, [huge]);
+
+	const pulled = await w.b.engine.sync.pull();
+	assert.equal(pulled.sessions.added, 2, 'the batches under the bound went in');
+	assert.equal((await w.b.engine.briefings.get(second.id)).previousSessionId, first.id);
+	assert.deepEqual(
+		pulled.refused.map((r) => r.id),
+		[blob.slice(0, 12)],
+	);
+	assert.match(pulled.refused[0]?.reason ?? '', /^a batch of \d+ bytes, more than the 67108864 a batch may hold/);
+	assert.equal(
+		(await w.b.engine.briefings.list({})).some((s) => s.name === 'huge'),
+		false,
+	);
+	const again = await w.b.engine.sync.pull();
+	assert.deepEqual([again.newEvents, again.refused.length], [0, 0]);
 });
 
 /** A batch added on top of `ref` in the bare remote, as a broken writer (or another tool) would leave it. */

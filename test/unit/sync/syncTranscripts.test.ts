@@ -8,7 +8,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
+import { ShadowRepo } from '../../../src/engine/checkpoints/shadowRepo';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
+import { readTranscripts } from '../../../src/engine/sync/transcriptRefs';
+import { batonDir } from '../../../src/engine/workspace';
 import { claudeProjectDir } from '../../../src/engine/transcripts/claudeProjects';
 import { TranscriptArchive } from '../../../src/engine/transcripts/transcriptArchive';
 import { TranscriptWriter } from '../agents/transcriptWriter';
@@ -91,6 +94,15 @@ test('with --transcripts a session transcript ships redacted on its own ref and 
 	// Pushing from B never ships the imported copy back.
 	await w.b.engine.sync.push();
 	assert.equal(transcriptRefs(w.bare).length, 1);
+
+	// A transcript above the bound a pull holds is left unread, by path and size (the pull warns and skips it).
+	const shadowB = new ShadowRepo(w.b.root, batonDir(w.b.root));
+	const fetched = (await shadowB.gitText(['for-each-ref', '--format=%(objectname)', 'refs/baton-remotes/origin/transcripts/'])).split('\n')[0] as string;
+	const whole = await readTranscripts(shadowB, null, fetched);
+	assert.deepEqual([whole.files.length, whole.tooLarge.length], [1, 0]);
+	const size = Buffer.byteLength(whole.files[0]?.content ?? '');
+	const bounded = await readTranscripts(shadowB, null, fetched, size - 1);
+	assert.deepEqual(bounded, { files: [], tooLarge: [{ path: whole.files[0]?.path, bytes: size }] });
 });
 
 test('a remote enabled without --transcripts receives no transcript object; enabling again without it stops shipping', async (t) => {

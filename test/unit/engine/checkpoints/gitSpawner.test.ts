@@ -51,6 +51,12 @@ void describe('git spawner', () => {
 		const [big, bigDirect] = await both(['cat-file', 'blob', oid], { cwd, env });
 		assert.equal(Buffer.from((big as { stdout: string }).stdout, 'base64').equals(input), true);
 		assert.deepEqual(big, bigDirect);
+		// Output past a call's bound: git is stopped and the call fails the same way, holding nothing.
+		const [capped, cappedDirect] = await both(['cat-file', 'blob', oid], { cwd, env, maxStdoutBytes: 1 << 20 });
+		assert.deepEqual(capped, cappedDirect);
+		assert.deepEqual(capped, { error: `git cat-file printed more than ${1 << 20} bytes` });
+		const [fits, fitsDirect] = await both(['cat-file', 'blob', oid], { cwd, env, maxStdoutBytes: 5 << 20 });
+		assert.deepEqual([fits, fitsDirect], [big, big]);
 		// A promise as input, as the pull's readers use.
 		const [later, laterDirect] = await both(['cat-file', '--batch-check'], { cwd, env, input: new Promise<string>((r) => setTimeout(() => r(`${oid}\nnope\n`), 50)) });
 		assert.deepEqual(later, laterDirect);

@@ -118,7 +118,7 @@ if (want('exthost')) {
 	fs.rmSync(parent, { recursive: true, force: true });
 
 	// Sync: a bare remote, clone A (another machine, `ci-runner`/`ci-bot`) that pushed an ended
-	// session, and clone B with sync enabled: the workspace the suite opens.
+	// session and one still active, and clone B with sync enabled: the workspace the suite opens.
 	const syncBase = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-sync-ws-'));
 	const syncEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid', BATON_NO_DAEMON: '1' };
 	const inDir = (cwd, cmd, args, env = syncEnv) => spawnSync(cmd, args, { cwd, env, encoding: 'utf8' });
@@ -144,6 +144,8 @@ if (want('exthost')) {
 		inDir(cloneA, process.execPath, [cli, 'sync', 'enable', 'origin'], runner),
 		inDir(cloneA, process.execPath, [cli, 'session', 'start', '--name', 'nightly fix on the CI runner'], runner),
 		inDir(cloneA, process.execPath, [cli, 'session', 'end', '--note', 'fixed the flaky test'], runner),
+		// Still running there: on B it shows as active on the runner and holds nothing.
+		inDir(cloneA, process.execPath, [cli, 'session', 'start', '--name', 'review on the CI runner'], runner),
 		inDir(cloneA, process.execPath, [cli, 'sync', 'push'], runner),
 		inDir(cloneB, process.execPath, [cli, 'init']),
 		inDir(cloneB, process.execPath, [cli, 'sync', 'enable', 'origin']),

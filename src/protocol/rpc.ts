@@ -19,6 +19,7 @@ export interface WorkspaceStatus {
 	workspaceRoot: string;
 	/** The journal sequence: changes whenever data changes. */
 	sequence: number;
+	/** The sessions active on this machine (a teammate’s, pulled through sync, runs on its own). */
 	active: SessionDto[];
 	counts: Record<SessionStatusDto, number>;
 	/** Editor-facing limits and defaults from the configuration. */

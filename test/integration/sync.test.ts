@@ -1,8 +1,9 @@
 /**
  * Sync in the editor, against a real bare remote (workspace prepared by scripts/runEditorTests.mjs:
  * this folder is clone B with sync enabled for origin; clone A, another Baton machine named
- * `ci-runner` whose author is `ci-bot`, already pushed an ended session). Sync Now pulls it into
- * Session Chains with who and where it ran, the session status bar item carries the sync state, and
+ * `ci-runner` whose author is `ci-bot`, already pushed an ended session and one still running there).
+ * Sync Now pulls them into Session Chains with who and where they ran (the running one holds nothing
+ * here: this machine starts and ends its own sessions in the same scope), the session status bar item carries the sync state, and
  * a remote that refuses the push is said plainly, with Retry.
  */
 import assert from 'node:assert/strict';
@@ -51,12 +52,23 @@ suite('Sync in the editor', () => {
 		assert.equal(await row(remoteName), undefined, 'not here before the pull');
 		const result = (await vscode.commands.executeCommand(CommandIds.syncNow)) as SyncNowResultDto | undefined;
 		assert.ok(result, 'Sync Now failed');
-		assert.equal(result.sessions.added, 1);
+		assert.equal(result.sessions.added, 2);
 		const node = await row(remoteName);
 		assert.ok(node, 'the pulled session is in the tree');
 		assert.equal(node.session.status, 'ended');
 		const item = api.chains.getTreeItem(node);
 		assert.match(String(item.description), /ci-bot@ci-runner/);
+		// A teammate's session offers what opens it, not the lifecycle actions (resume, end) of one of this machine's.
+		assert.equal(item.contextValue, 'session.remote.ended');
+		const running = await row('review on the CI runner');
+		assert.ok(running, 'the session still running on the runner is in the tree');
+		assert.equal(running.session.status, 'active');
+		assert.equal(api.chains.getTreeItem(running).contextValue, 'session.remote.active');
+		assert.deepEqual(
+			api.workspace.status?.active.map((s) => s.name),
+			[],
+			'it is not active on this machine',
+		);
 		const hover = (await api.chains.resolveTreeItem(item, node, new vscode.CancellationTokenSource().token)).tooltip as vscode.MarkdownString;
 		assert.match(hover.value, /Ran on \*\*ci\\?-runner\*\* by \*\*ci\\?-bot\*\*/);
 		assert.match(hover.value, /fixed the flaky test/, 'its handoff came with it');
@@ -66,6 +78,11 @@ suite('Sync in the editor', () => {
 		const local = await row('local work');
 		assert.ok(local);
 		assert.doesNotMatch(String(api.chains.getTreeItem(local).description), /ci-runner|@/);
+		assert.equal(api.chains.getTreeItem(local).contextValue, 'session.active');
+		assert.deepEqual(
+			api.workspace.status?.active.map((s) => s.name),
+			['local work'],
+		);
 	});
 
 	test('the session status bar item carries the sync state in its tooltip and menu', async () => {

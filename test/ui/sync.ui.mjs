@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Sync as a person meets it: another machine (`ci-runner`, author `ci-bot`) pushed a session to the
-// repository's remote; in this clone, Baton: Sync Now brings it into Session Chains, its row saying
-// who and where it ran, and the session status bar item carries the sync state.
+// repository's remote, and left another running; in this clone, Baton: Sync Now brings them into
+// Session Chains, each row saying who and where it ran (the running one offers no End or Suspend
+// here: it runs on the runner), and the session status bar item carries the sync state.
 // Dark theme; screenshots in artifacts/ui/sync/.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -44,6 +45,7 @@ run(laptop, process.execPath, [cli, 'init'], runner);
 run(laptop, process.execPath, [cli, 'sync', 'enable', 'origin'], runner);
 run(laptop, process.execPath, [cli, 'session', 'start', '--name', 'Nightly fix'], runner);
 run(laptop, process.execPath, [cli, 'session', 'end', '--note', 'fixed the flaky test'], runner);
+run(laptop, process.execPath, [cli, 'session', 'start', '--name', 'Review on the runner'], runner);
 run(laptop, process.execPath, [cli, 'sync', 'push'], runner);
 run(workspace, process.execPath, [cli, 'init']);
 run(workspace, process.execPath, [cli, 'sync', 'enable', 'origin']);
@@ -63,16 +65,49 @@ try {
 		await s.page.waitForTimeout(300);
 		await s.screenshot('01-pulled-session');
 	});
+	await check('the session still running on the runner shows as active there, without the lifecycle buttons a session of this machine has', async () => {
+		const running = s.treeItem(rowLabel('Review on the runner'), { view: 'Session Chains' });
+		await running.waitFor({ timeout: 30_000 });
+		const description = (await running.locator('.label-description').textContent()) ?? '';
+		if (!/active/.test(description) || !description.includes('ci-bot@ci-runner')) {
+			throw new Error(`the row should say it is active on the runner: "${description}"`);
+		}
+		const buttons = async (row) => {
+			await row.hover();
+			await s.page.waitForTimeout(400);
+			return row.locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+		};
+		const onRunner = await buttons(running);
+		if (onRunner.some((label) => /End Session|Suspend/.test(label))) {
+			throw new Error(`a teammate's running session offers its lifecycle here: ${onRunner.join(', ')}`);
+		}
+		// This machine starts a session of its own in the same scope (a teammate's running session refused it before).
+		run(workspace, process.execPath, [cli, 'session', 'start', '--name', 'Local review']);
+		const local = s.treeItem(rowLabel('Local review'), { view: 'Session Chains' });
+		await local.waitFor({ timeout: 30_000 });
+		const own = await buttons(local);
+		if (!own.some((label) => /End Session/.test(label))) {
+			throw new Error(`a session of this machine should offer End Session inline: ${own.join(', ')}`);
+		}
+		await running.hover();
+		await s.page.waitForTimeout(300);
+		await s.screenshot('02-running-elsewhere');
+		// The row's hover goes with the pointer, so the next check meets the status bar's alone.
+		await s.page.mouse.move(900, 400);
+		await s.page.keyboard.press('Escape');
+		await s.page.locator('.monaco-hover', { hasText: 'pulled through sync' }).first().waitFor({ state: 'hidden', timeout: 10_000 });
+	});
 	await check('hovering the session status bar item shows the sync state', async () => {
-		const item = s.page.locator('.statusbar-item', { hasText: 'Baton' }).first();
+		const item = s.page.locator('.statusbar-item', { hasText: 'Local review' }).first();
 		await item.hover();
 		const hover = s.page.locator('.monaco-hover', { hasText: 'Sync' }).first();
 		await hover.waitFor({ timeout: 15_000 });
 		const text = (await hover.textContent()) ?? '';
-		if (!/origin: 0 ahead, 0 behind/.test(text)) {
+		if (!/origin: 1 ahead, 0 behind, 1 queued/.test(text)) {
 			throw new Error(`the tooltip should carry the sync state: "${text}"`);
 		}
-		await s.screenshot('02-status-tooltip');
+		// One ahead: the session this machine just started, queued for the next push.
+		await s.screenshot('03-status-tooltip');
 	});
 	await check('a pulled record that is no valid event is left out, and a warning says so', async () => {
 		// Something that is not Baton adds a batch on the runner's events ref in the remote.
@@ -92,7 +127,7 @@ try {
 		}
 		await toast.locator('a.monaco-button, .monaco-button', { hasText: 'Show Log' }).first().waitFor({ timeout: 5_000 });
 		await s.page.waitForTimeout(300);
-		await s.screenshot('03-refused-warning');
+		await s.screenshot('04-refused-warning');
 	});
 } catch {
 	// The failed check was reported with a screenshot.

@@ -6,7 +6,7 @@ import { BatonError } from '../errors';
 import { handoffDataSchema, type HandoffData } from '../storage/jsonShapes';
 import type { BatonDb } from '../storage/journalStore';
 import type { Session, SessionStatus } from '../storage/model';
-import { handoffs, sessionAliases, sessions } from '../storage/schema';
+import { handoffs, sessionAliases, sessions, sharedEvents } from '../storage/schema';
 import type { ForkNode } from './sessionShapes';
 
 export type { ForkNode } from './sessionShapes';
@@ -19,8 +19,43 @@ export function getSession(db: BatonDb, id: string): Session {
 	return row;
 }
 
+/**
+ * Where a session runs: the source of its newest start or status event ('local': this machine's
+ * own; a remote's name: pulled). A session from before sync has no event and runs here. Only the
+ * machine a session runs on judges it: its liveness (touches are not shared), its scope's hold.
+ */
+export const runsHere = sql`coalesce((SELECT e.source FROM shared_events e WHERE e.kind IN ('session.started', 'session.status') AND e.subject = "sessions"."id" ORDER BY e.id DESC LIMIT 1), 'local') = 'local'`;
+
+/**
+ * The sessions active on this machine. A teammate's session pulled through sync is active where it
+ * runs: here it holds no scope, is not the session a command that names none means, and is never
+ * one an agent hook joins (that would put this machine's work in another machine's session).
+ */
 export function activeSessions(db: BatonDb): Session[] {
-	return db.select().from(sessions).where(eq(sessions.status, 'active')).orderBy(desc(sessions.startedAt)).all();
+	return db
+		.select()
+		.from(sessions)
+		.where(and(eq(sessions.status, 'active'), runsHere))
+		.orderBy(desc(sessions.startedAt))
+		.all();
+}
+
+/** Sessions active on other machines (pulled through sync), with where they run, newest first. */
+export function activeElsewhere(db: BatonDb): { session: Session; machineName: string | null; author: string | null }[] {
+	const remote = db
+		.select()
+		.from(sessions)
+		.where(and(eq(sessions.status, 'active'), sql`NOT ${runsHere}`))
+		.orderBy(desc(sessions.startedAt))
+		.all();
+	return remote.map((session) => {
+		const origin = db
+			.select({ machineName: sharedEvents.machineName, author: sharedEvents.author })
+			.from(sharedEvents)
+			.where(and(eq(sharedEvents.kind, 'session.started'), eq(sharedEvents.subject, session.id)))
+			.get();
+		return { session, machineName: origin?.machineName ?? null, author: origin?.author ?? null };
+	});
 }
 
 export function listSessions(db: BatonDb, filter: { status?: SessionStatus; scopeKey?: string; limit?: number }): Session[] {

@@ -13,7 +13,7 @@ import type { Session, SessionStatus } from '../storage/model';
 import { handoffs, sessionAliases, sessions } from '../storage/schema';
 import { taskGraphOf } from '../tasks/taskGraphOf';
 import { relateScopes, scopeKey, validateScope } from './scope';
-import { activeSessions, readHandoff } from './sessionQueries';
+import { activeElsewhere, activeSessions, readHandoff } from './sessionQueries';
 
 export const resumable: readonly SessionStatus[] = ['suspended', 'ended', 'orphaned'];
 
@@ -45,8 +45,12 @@ export function checkScope(ctx: EngineContext, scope: SessionScope): string[] {
 	return ctx.config.scopeValidation === 'none' ? [] : problems;
 }
 
-/** One active session per scope, `maxConcurrentSessions`, and the nesting/overlap rules. */
-export function checkConcurrency(ctx: EngineContext, db: BatonDb, scope: SessionScope, except: string | null): void {
+/**
+ * One active session per scope, `maxConcurrentSessions`, and the nesting/overlap rules, among the
+ * sessions active on this machine. A teammate's session active in a scope that meets this one
+ * (pulled through sync) blocks nothing here: it is returned as a warning.
+ */
+export function checkConcurrency(ctx: EngineContext, db: BatonDb, scope: SessionScope, except: string | null): string[] {
 	const active = activeSessions(db).filter((s) => s.id !== except);
 	const key = scopeKey(scope);
 	const same = active.find((s) => s.scopeKey === key);
@@ -65,6 +69,9 @@ export function checkConcurrency(ctx: EngineContext, db: BatonDb, scope: Session
 			});
 		}
 	}
+	return activeElsewhere(db)
+		.filter(({ session }) => session.id !== except && relateScopes(scope, session.scope, graph) !== 'disjoint')
+		.map(({ session, machineName, author }) => `session ${session.id} ("${session.name}") is also active in scope ${session.scopeKey} on ${machineName ?? 'another machine'}${author ? ` (${author})` : ''}`);
 }
 
 /** The one active session, for a command that names none; refused when there is none or several. */

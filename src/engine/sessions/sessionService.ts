@@ -3,7 +3,7 @@
  * typed refusal for every transition the state machine does not allow. Each transition is one
  * durable write that also records who made it in the audit log.
  */
-import { eq, inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
 import { isoTime, newDecisionId, newSessionId } from '../ids';
@@ -17,7 +17,7 @@ import type { GitStateReader } from './gitState';
 import { buildDebrief, buildHandoff } from './handoffBuilder';
 import { parseScope, scopeKey } from './scope';
 import { activateRow, auditSession, checkConcurrency, checkScope, describeAge, invalidTransition, resumable, soleActive, suspendRow, upsertAlias, writeHandoffOnce } from './sessionRows';
-import { activeSessions, chainTail, getSession, readHandoff, sessionByAlias } from './sessionQueries';
+import { activeSessions, chainTail, getSession, readHandoff, runsHere, sessionByAlias } from './sessionQueries';
 
 export interface StartInput {
 	name: string;
@@ -85,8 +85,7 @@ export class SessionService {
 		await this.beforeBriefing?.();
 		return this.ctx.store.write((db) => {
 			const now = this.ctx.nowIso();
-			const warnings = checkScope(this.ctx, scope);
-			checkConcurrency(this.ctx, db, scope, null);
+			const warnings = [...checkScope(this.ctx, scope), ...checkConcurrency(this.ctx, db, scope, null)];
 			if (input.parentSessionId) {
 				getSession(db, input.parentSessionId);
 			}
@@ -260,7 +259,8 @@ export class SessionService {
 			const candidates = db
 				.select()
 				.from(sessions)
-				.where(inArray(sessions.status, ['active', 'orphaned']))
+				// A teammate's session is idle here only because its touches stay on its machine: that machine judges it.
+				.where(and(inArray(sessions.status, ['active', 'orphaned']), runsHere))
 				.all();
 			const result: GcResult = { orphaned: [], ended: [] };
 			for (const session of candidates) {

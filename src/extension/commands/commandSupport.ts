@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import { ResponseError } from 'vscode-jsonrpc/node';
 import type { SessionDto, SessionStatusDto, TaskDto } from '../../protocol/dto';
-import { sessionList, taskList, workspaceInit, type RpcErrorData } from '../../protocol/rpc';
+import { sessionList, taskList, workspaceInit, workspaceStatus, type RpcErrorData } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { relativeTime, sessionMoment, statusLabel } from '../format';
 import { SessionNode } from '../views/sessionChainsProvider';
@@ -59,8 +59,10 @@ interface SessionPickItem extends vscode.QuickPickItem {
 
 /** A quick pick of sessions in the given states, newest first; undefined when cancelled or none. */
 export async function pickSession(workspace: BatonWorkspace, statuses: SessionStatusDto[], placeholder: string, emptyMessage: string): Promise<SessionDto | undefined> {
-	const { sessions } = await workspace.request(sessionList, { limit: 2000 });
-	const candidates = sessions.filter((s) => statuses.includes(s.status));
+	// A command that acts in the active session (end, suspend, record a decision) offers those active on
+	// this machine: a teammate's, pulled through sync, runs on its own and is not one to end from here.
+	const activeHere = statuses.length === 1 && statuses[0] === 'active';
+	const candidates = activeHere ? (await workspace.request(workspaceStatus, undefined)).active : (await workspace.request(sessionList, { limit: 2000 })).sessions.filter((s) => statuses.includes(s.status));
 	if (candidates.length === 0) {
 		void vscode.window.showInformationMessage(emptyMessage);
 		return undefined;

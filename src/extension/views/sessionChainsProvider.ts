@@ -153,7 +153,9 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
 		const origin = this.origins.get(s.id);
 		item.description = origin ? `${description} · ${originText(origin)}` : description;
-		item.contextValue = `session.${s.status === 'archived' || s.status === 'closed' ? 'legacy' : s.status}`;
+		// A teammate's session (pulled through sync) runs on its own machine: it offers what opens it, not
+		// the lifecycle actions (`session.active` and friends), which would end or resume it from here.
+		item.contextValue = `session.${origin ? 'remote.' : ''}${s.status === 'archived' || s.status === 'closed' ? 'legacy' : s.status}`;
 		item.accessibilityInformation = { label: `${s.name}, ${statusLabel[s.status]}, ${relativeTime(sessionMoment(s))}${origin ? `, ran ${originText(origin)}` : ''}`, role: 'treeitem' };
 		item.command = { command: CommandIds.showSessionDetails, title: 'Show Session Details', arguments: [{ id: s.id }] };
 		return item;

@@ -11,7 +11,12 @@ import path from 'node:path';
 import test from 'node:test';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
 import { maxBatchBytes } from '../../../src/engine/sync/eventRefs';
-import { actor } from '../helpers';
+import { agentSettingsSchema } from '../../../src/engine/agentConfig/agentSettings';
+import { normaliseHookPayload } from '../../../src/engine/hooks/normaliseHookPayload';
+import { runHook } from '../../../src/engine/hooks/runHook';
+import { TranscriptArchive } from '../../../src/engine/transcripts/transcriptArchive';
+import { hookFixture } from '../agents/agentCli';
+import { actor, tempDir } from '../helpers';
 import { allObjects, git, hashTree, remoteRefs, startEnd, syncWorld } from './syncWorld';
 
 test('a chain started on A continues on B with A’s handoff, and the user’s .git is byte-identical around every sync operation', async (t) => {
@@ -284,6 +289,55 @@ test('a pulled batch above the 64 MiB a batch may hold is refused unread by name
 	);
 	const again = await w.b.engine.sync.pull();
 	assert.deepEqual([again.newEvents, again.refused.length], [0, 0]);
+});
+
+test('a teammate’s active session holds nothing here: B starts its own in the same scope (warned), means its own when no session is named, and B’s agent hook never joins A’s', async (t) => {
+	const w = await syncWorld(t);
+	await w.a.engine.sync.enable('origin');
+	await w.b.engine.sync.enable('origin');
+	const onA = await w.a.engine.sessions.start({ name: 'parser on A', actor });
+	await w.a.engine.sync.push();
+	await w.b.engine.sync.pull();
+	assert.equal((await w.b.engine.briefings.get(onA.session.id)).status, 'active', 'B shows A’s session as active (where it runs)');
+	assert.deepEqual(await w.b.engine.briefings.active(), [], 'but it is not active here');
+
+	// Before: B’s start was refused ("already active in scope global"), and B’s agent hook joined A’s session.
+	const onB = await w.b.engine.sessions.start({ name: 'lexer on B', actor });
+	const nameA = machineIdentity(w.a.root).name;
+	assert.ok(
+		onB.warnings.some((m) => m.includes(onA.session.id) && m.includes(`also active in scope global on ${nameA}`)),
+		onB.warnings.join('\n'),
+	);
+	const decision = await w.b.engine.sessions.recordDecision({ text: 'tokens as a stream', actor });
+	assert.equal(decision.sessionId, onB.session.id, 'a decision that names no session goes to B’s own');
+	await w.b.engine.sessions.end({ actor });
+	assert.equal((await w.b.engine.briefings.get(onA.session.id)).status, 'active', 'ending "the" session on B did not end A’s');
+
+	const claudeHome = tempDir(t, 'baton-claude-');
+	const event = normaliseHookPayload(hookFixture('claude', 'session-start-startup', { root: w.b.root, claudeHome }));
+	assert.ok(event.ok);
+	const hooked = await runHook(w.b.engine, event.event, {
+		actor,
+		settings: agentSettingsSchema.parse({}),
+		archive: new TranscriptArchive({ workspaceRoot: w.b.root, claudeHome, log: w.b.log }),
+		log: w.b.log,
+	});
+	assert.equal(hooked.action, 'started');
+	assert.notEqual(hooked.sessionId, onA.session.id);
+	// B never sees A's touches: B's clean-up of idle sessions leaves A's alone (it ended it, and wrote its handoff, before).
+	w.b.clock.advance(30 * 24 * 3600_000);
+	const cleaned = await w.b.engine.sessions.gc({ actor });
+	assert.deepEqual(
+		cleaned.ended.map((s) => s.id),
+		[hooked.sessionId],
+	);
+	assert.equal((await w.b.engine.briefings.get(onA.session.id)).status, 'active');
+
+	// A’s end reaches B as before.
+	await w.a.engine.sessions.end({ id: onA.session.id, note: 'parser done', actor });
+	await w.a.engine.sync.push();
+	await w.b.engine.sync.pull();
+	assert.equal((await w.b.engine.briefings.get(onA.session.id)).status, 'ended');
 });
 
 /** A batch added on top of `ref` in the bare remote, as a broken writer (or another tool) would leave it. */

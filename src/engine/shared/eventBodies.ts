@@ -93,7 +93,13 @@ const bodies: Record<string, Spec> = {
 	'import.recorded': { source: 'text', entityType: 'text', externalId: 'text', entityId: 'text', contentHash: 'text', importedAt: 'text' },
 };
 
-const scopeTypeSet = new Set<string>(scopeTypes);
+/** A scope's fields besides its type (checked once the type is a name). */
+const scopeFields: Spec = { rootTaskId: 'text', phaseFilter: 'text', explicitTaskIds: texts };
+
+/** Whether a session's scope type is one this version knows (the projection warns of the others). */
+export function knownScopeType(type: unknown): boolean {
+	return typeof type === 'string' && (scopeTypes as readonly string[]).includes(type);
+}
 
 /** Where `value` does not fit `spec` (a path and what was expected), or null. A missing (undefined) value fits. */
 function misfit(spec: Spec, value: unknown, at: string): string | null {
@@ -114,8 +120,13 @@ function misfit(spec: Spec, value: unknown, at: string): string | null {
 		case 'boolean':
 			return typeof value === 'boolean' ? null : `${at}: expected true or false`;
 		case 'scope': {
+			// A type this version does not know (a newer version's) is kept: the session shows under its
+			// scope key, and a scope's tasks default to its root task's subtree (scopeTaskIds).
 			const type = typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>)['type'] : undefined;
-			return typeof type === 'string' && scopeTypeSet.has(type) ? null : `${at}: expected a scope (${scopeTypes.join(', ')})`;
+			if (typeof type !== 'string' || !/^[A-Za-z][\w-]{0,63}$/.test(type)) {
+				return `${at}: expected a scope (an object whose type is one of ${scopeTypes.join(', ')}, or a newer version's)`;
+			}
+			return misfit(scopeFields, value, at);
 		}
 	}
 	if (Array.isArray(spec)) {

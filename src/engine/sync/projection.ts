@@ -11,6 +11,7 @@ import { insertRows } from './rawInsert';
 import type { CheckpointAnnotation, CheckpointMetrics, FileStats, HandoffData, SessionScope } from '../storage/jsonShapes';
 import { handoffData, sessionRow } from '../interop/sessionRows';
 import { oneOf, projectRecords, type RecordCounts } from './recordProjection';
+import { knownScopeType } from '../shared/eventBodies';
 import { recordKinds } from './recordEvents';
 import type { Session } from '../storage/model';
 import type { WireEvent } from '../shared/sharedEvents';
@@ -23,6 +24,8 @@ export interface ProjectionResult {
 	records: RecordCounts;
 	/** Events of a kind this version does not derive anything from (kept and shipped unchanged). */
 	unknownKinds: string[];
+	/** Scope types of added sessions this version does not know (a newer version's): kept as they came. */
+	unknownScopes: string[];
 }
 
 export interface ProjectionOptions {
@@ -47,7 +50,7 @@ const derived = new Set<string>(['session.started', 'session.status', 'handoff.w
  */
 export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownMachine: string, store: JournalStore, options: ProjectionOptions = {}): ProjectionResult {
 	const { mergedAfter, copyHandoffs = true } = options;
-	const result: ProjectionResult = { sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, records: { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 }, unknownKinds: [] };
+	const result: ProjectionResult = { sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, records: { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 }, unknownKinds: [], unknownScopes: [] };
 	const sessionSubjects = new Set<string>();
 	const consumedSubjects = new Set<string>();
 	const checkpointSubjects = new Set<string>();
@@ -65,6 +68,7 @@ export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownM
 		}
 	}
 	result.unknownKinds = [...unknown].sort();
+	const unknownScopes = new Set<string>();
 	const events = eventsBySubject(db, [...new Set([...sessionSubjects, ...consumedSubjects, ...checkpointSubjects])], newEvents, mergedAfter);
 	const sessionRows = new Map(
 		db
@@ -113,11 +117,15 @@ export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownM
 			const at = str(body['startedAt']) ?? start.at;
 			const previous = str(body['previousId']);
 			const parent = str(body['parentId']);
+			const scope = (body['scope'] ?? { type: 'global' }) as SessionScope;
+			if (!knownScopeType(scope.type)) {
+				unknownScopes.add(scope.type);
+			}
 			const inserted = sessionRow({
 				id,
 				name: str(body['name']) ?? id,
 				status: state?.status ?? 'active',
-				scope: (body['scope'] ?? { type: 'global' }) as SessionScope,
+				scope,
 				agent: str(body['agent']),
 				previousSessionId: previous && (newIds.has(previous) || known(previous)) ? previous : null,
 				parentSessionId: parent && (newIds.has(parent) || known(parent)) ? parent : null,
@@ -170,6 +178,7 @@ export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownM
 		}
 	}
 	result.records = projectRecords(db, newEvents);
+	result.unknownScopes = [...unknownScopes].sort();
 	return result;
 }
 

@@ -304,6 +304,9 @@ export class SyncService {
 		for (const kind of result.projected.unknownKinds) {
 			this.ctx.log.warn(`sync: kept events of kind "${kind}" from remote "${name}" that this version does not show`);
 		}
+		for (const type of result.projected.unknownScopes) {
+			this.ctx.log.warn(`sync: kept sessions from remote "${name}" whose scope type "${type}" this version does not know (they show under their scope key)`);
+		}
 		const refused = [...brokenLines, ...result.merged.refused];
 		if (refused.length > 0) {
 			const shown = refused.slice(0, 3).map((r) => `${r.id} (${r.reason})`);

@@ -236,11 +236,22 @@ test('pulled events whose bodies do not fit their kind are refused; values a new
 		event('task.changed', 'T77', { title: null, createdAt: '2026-03-01T10:00:00.000Z' }),
 		event('memory.fact', 'mem_forged', { kind: 'knowledge', fingerprint: 12, text: 'x' }),
 	];
-	const newer = [event('session.status', ended.id, { status: 'paused-for-review', at: '2026-03-01T10:00:00.000Z' }), event('session.status', ended.id, {})];
+	const newer = [
+		event('session.status', ended.id, { status: 'paused-for-review', at: '2026-03-01T10:00:00.000Z' }),
+		event('session.status', ended.id, {}),
+		event('session.started', 'ses_20260301100000_ab12cd', { name: 'milestone work', scope: { type: 'milestone', rootTaskId: 'T1', window: 'Q3' } }),
+	];
 	forgeBatch(w, `refs/baton/events/${machine}`, [...wrong, ...newer]);
 
 	const pulled = await w.b.engine.sync.pull();
-	assert.equal(pulled.sessions.added, 1, 'the good events of the pull went in');
+	assert.equal(pulled.sessions.added, 2, 'the good events of the pull went in, a scope type of a newer version too');
+	const milestone = await w.b.engine.briefings.get('ses_20260301100000_ab12cd');
+	assert.deepEqual([milestone.name, milestone.scopeKey, milestone.status], ['milestone work', 'milestone:T1', 'active']);
+	assert.ok(
+		w.b.log.warnings().some((m) => m.includes('scope type "milestone" this version does not know')),
+		w.b.log.warnings().join('\n'),
+	);
+	assert.ok((await w.b.engine.briefings.overview()).some((c) => c.scopeKey === 'milestone:T1'));
 	assert.deepEqual(
 		pulled.refused.map((r) => r.reason.replace(/: .*/, '')),
 		['its checkpoint.recorded body does not fit', 'its session.started body does not fit', 'its handoff.written body does not fit', 'its task.changed body does not fit', 'its memory.fact body does not fit'],

@@ -116,9 +116,7 @@ test('a secret in a decision or a handoff never appears in any object on the rem
 });
 
 test('a handoff consumed on two machines: the smaller event id wins on both, the loser’s briefing says so', async (t) => {
-	const w = await syncWorld(t);
-	await w.a.engine.sync.enable('origin');
-	await w.b.engine.sync.enable('origin');
+	const w = await enabledWorld(t);
 	const first = await startEnd(w.a, 'one', 'handoff to share');
 	await w.a.engine.sync.push();
 	await w.b.engine.sync.pull();
@@ -147,9 +145,7 @@ test('a handoff consumed on two machines: the smaller event id wins on both, the
 });
 
 test('each export is one pack (no loose object), and idle maintenance rolls the packs up with every event still readable', async (t) => {
-	const w = await syncWorld(t);
-	await w.a.engine.sync.enable('origin');
-	await w.b.engine.sync.enable('origin');
+	const w = await enabledWorld(t);
 	const shadow = path.join(w.a.root, '.baton', 'shadow.git');
 	const inShadow = (args: string[]): string => git(w.a.root, args, { GIT_DIR: shadow });
 	const packs = (): number => Number(/^packs: (\d+)$/m.exec(inShadow(['count-objects', '-v']))?.[1]);
@@ -192,9 +188,7 @@ test('each export is one pack (no loose object), and idle maintenance rolls the 
 });
 
 test('a pulled batch with lines that are no event: the rest of the pull goes in, each bad line is refused by name, and the next pull goes on', async (t) => {
-	const w = await syncWorld(t);
-	await w.a.engine.sync.enable('origin');
-	await w.b.engine.sync.enable('origin');
+	const w = await enabledWorld(t);
 	const first = await startEnd(w.a, 'parser', 'parser done');
 	const second = await startEnd(w.a, 'lexer', 'lexer done');
 	await w.a.engine.sync.push();
@@ -220,9 +214,7 @@ test('a pulled batch with lines that are no event: the rest of the pull goes in,
 });
 
 test('pulled events whose bodies do not fit their kind are refused; values a newer version may add change nothing; the puller keeps syncing', async (t) => {
-	const w = await syncWorld(t);
-	await w.a.engine.sync.enable('origin');
-	await w.b.engine.sync.enable('origin');
+	const w = await enabledWorld(t);
 	const ended = await startEnd(w.a, 'parser', 'parser done');
 	await w.a.engine.sync.push();
 	const machine = machineIdentity(w.a.root).id;
@@ -266,9 +258,7 @@ test('pulled events whose bodies do not fit their kind are refused; values a new
 });
 
 test('a pulled batch above the 64 MiB a batch may hold is refused unread by name; the rest of the pull goes in and the next pull goes on', async (t) => {
-	const w = await syncWorld(t);
-	await w.a.engine.sync.enable('origin');
-	await w.b.engine.sync.enable('origin');
+	const w = await enabledWorld(t);
 	const first = await startEnd(w.a, 'parser', 'parser done');
 	const second = await startEnd(w.a, 'lexer', 'lexer done');
 	await w.a.engine.sync.push();
@@ -303,9 +293,7 @@ test('a pulled batch above the 64 MiB a batch may hold is refused unread by name
 });
 
 test('a teammate’s active session holds nothing here: B starts its own in the same scope (warned), means its own when no session is named, and B’s agent hook never joins A’s', async (t) => {
-	const w = await syncWorld(t);
-	await w.a.engine.sync.enable('origin');
-	await w.b.engine.sync.enable('origin');
+	const w = await enabledWorld(t);
 	const onA = await w.a.engine.sessions.start({ name: 'parser on A', actor });
 	await w.a.engine.sync.push();
 	await w.b.engine.sync.pull();
@@ -350,6 +338,14 @@ test('a teammate’s active session holds nothing here: B starts its own in the 
 	await w.b.engine.sync.pull();
 	assert.equal((await w.b.engine.briefings.get(onA.session.id)).status, 'ended');
 });
+
+/** Two clones with sharing enabled on origin on both. */
+async function enabledWorld(t: test.TestContext): ReturnType<typeof syncWorld> {
+	const w = await syncWorld(t);
+	await w.a.engine.sync.enable('origin');
+	await w.b.engine.sync.enable('origin');
+	return w;
+}
 
 /** A batch added on top of `ref` in the bare remote, as a broken writer (or another tool) would leave it. */
 function forgeBatch(w: { dir: string; bare: string }, ref: string, lines: readonly string[]): string {

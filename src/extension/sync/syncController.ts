@@ -106,7 +106,7 @@ export class SyncController extends Disposable {
 	private async actions(): Promise<unknown> {
 		await this.refresh();
 		const items: SyncMenuItem[] = [...this.menuItems(), { label: '$(output) Show Log', run: () => vscode.commands.executeCommand(CommandIds.showLog) }];
-		const picked = await vscode.window.showQuickPick(items, { placeHolder: this.enabled ? 'Baton sync' : 'Baton sync is off (`baton sync enable origin`)' });
+		const picked = await vscode.window.showQuickPick(items, { placeHolder: this.enabled ? 'Baton sync' : 'Baton sync is off: turn it on with “baton sync enable origin” in a terminal' });
 		return picked?.run();
 	}
 

@@ -22,6 +22,8 @@ export const CommandIds = {
 	replaySession: 'baton.replaySession',
 	syncNow: 'baton.sync.now',
 	syncActions: 'baton.sync.actions',
+	syncEnable: 'baton.sync.enable',
+	syncDisable: 'baton.sync.disable',
 	createCheckpoint: 'baton.checkpoint.create',
 	compareCheckpoints: 'baton.checkpoint.compare',
 	rollbackCheckpoint: 'baton.checkpoint.rollback',

@@ -1,6 +1,6 @@
 /**
- * Sync over JSON-RPC (docs/sync.md): the editor's Sync Now, its status bar item and the automatic
- * pull on focus and after `git fetch`.
+ * Sync over JSON-RPC (docs/sync.md): the editor's Sync Now, its status bar item, the automatic
+ * pull on focus and after `git fetch`, and turning sharing on and off per remote.
  */
 import { RequestType } from 'vscode-jsonrpc';
 import type { RpcErrorData } from './rpc';
@@ -41,3 +41,18 @@ export const syncNow = new RequestType<void, SyncNowResultDto, RpcErrorData>('sy
 export const syncPull = new RequestType<void, SyncNowResultDto, RpcErrorData>('sync/pull');
 /** Extension → server: who and where sessions ran. */
 export const syncOrigins = new RequestType<{ sessionIds: string[] }, { origins: SessionOriginDto[] }, RpcErrorData>('sync/origins');
+
+export interface SyncRemoteDto {
+	name: string;
+	enabled: boolean;
+	transcripts: boolean;
+	/** False for a remote sharing was enabled for that the repository no longer has. */
+	inGit: boolean;
+}
+
+/** Extension → server: the repository's git remotes and which of them share Baton's records. */
+export const syncRemotes = new RequestType<void, { remotes: SyncRemoteDto[] }, RpcErrorData>('sync/remotes');
+/** Extension → server: share through `remote` (`baton sync enable REMOTE [--transcripts]`). */
+export const syncEnable = new RequestType<{ remote: string; transcripts: boolean }, { remote: string; transcripts: boolean }, RpcErrorData>('sync/enable');
+/** Extension → server: stop sharing through `remote` (`baton sync disable REMOTE`). */
+export const syncDisable = new RequestType<{ remote: string }, { remote: string }, RpcErrorData>('sync/disable');

@@ -34,6 +34,15 @@ export function registerSyncHandlers(connection: MessageConnection, host: Engine
 			return pulled;
 		}),
 	);
+	on(rpc.syncRemotes, async () => ({ remotes: await (await host.get()).sync.remotes() }));
+	// Writes (the sync state file): refused in an untrusted workspace, like a pull.
+	on(rpc.syncEnable, (params) =>
+		host.write(async (engine) => {
+			const enabled = await engine.sync.enable(params.remote, { transcripts: params.transcripts === true });
+			return { remote: enabled.remote, transcripts: enabled.transcripts };
+		}),
+	);
+	on(rpc.syncDisable, (params) => host.write(async (engine) => ({ remote: (await engine.sync.disable(params.remote)).remote })));
 	on(rpc.syncOrigins, async (params) => ({
 		origins: (await (await host.get()).sync.origins(params.sessionIds)).map((o) => ({ sessionId: o.sessionId, machineName: o.machineName, author: o.author, local: o.local })),
 	}));

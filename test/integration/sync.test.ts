@@ -155,4 +155,29 @@ suite('Sync in the editor', () => {
 		const again = (await vscode.commands.executeCommand(CommandIds.syncNow)) as SyncNowResultDto | undefined;
 		assert.equal(again?.refusedCount, 0, 'each is refused once');
 	});
+
+	test('Stop Sharing turns the remote off (no sync state in the status bar, Sync Now sends nothing); Share turns it on again, transcripts as chosen', async () => {
+		const stateFile = path.join(root(), '.baton', 'sync', 'state.json');
+		const state = (): { enabled: boolean; transcripts: boolean } =>
+			(JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { remotes: Record<string, { enabled: boolean; transcripts: boolean }> }).remotes['origin'] as { enabled: boolean; transcripts: boolean };
+		assert.equal(await vscode.commands.executeCommand(CommandIds.syncDisable, { remote: 'origin' }), 'origin');
+		assert.equal(state().enabled, false);
+		assert.doesNotMatch(api.statusBar.shown.tooltip, /\*\*Sync\*\*/);
+		cli('session', 'start', '--name', 'unshared work');
+		const before = spawnSync('git', ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/baton/'], { cwd: bareRemote(), encoding: 'utf8', env: { PATH: process.env['PATH'], GIT_DIR: bareRemote() } }).stdout;
+		const nothing = (await vscode.commands.executeCommand(CommandIds.syncNow)) as SyncNowResultDto | undefined;
+		assert.deepEqual(nothing?.pushed, [], 'a remote that is off is sent nothing');
+		assert.equal(spawnSync('git', ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/baton/'], { cwd: bareRemote(), encoding: 'utf8', env: { PATH: process.env['PATH'], GIT_DIR: bareRemote() } }).stdout, before);
+
+		const on = (await vscode.commands.executeCommand(CommandIds.syncEnable, { remote: 'origin', transcripts: true })) as { name: string; transcripts: boolean } | undefined;
+		assert.deepEqual([on?.name, on?.transcripts], ['origin', true]);
+		assert.deepEqual(state(), { ...state(), enabled: true, transcripts: true });
+		assert.match(api.statusBar.shown.tooltip, /\*\*Sync\*\*/);
+		const sent = (await vscode.commands.executeCommand(CommandIds.syncNow)) as SyncNowResultDto | undefined;
+		assert.ok(
+			sent?.pushed.some((p) => p.ref.startsWith('refs/baton/events/')),
+			'the queued session goes once it is on again',
+		);
+		cli('session', 'end', '--note', 'shared after all');
+	});
 });

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Sync as a person meets it: another machine (`ci-runner`, author `ci-bot`) pushed a session to the
+// Sync as a person meets it: sharing turned on from the palette (a modal says what goes where);
+// another machine (`ci-runner`, author `ci-bot`) pushed a session to the
 // repository's remote, and left another running; in this clone, Baton: Sync Now brings them into
 // Session Chains, each row saying who and where it ran (the running one offers no End or Suspend
 // here: it runs on the runner), and the session status bar item carries the sync state.
@@ -48,13 +49,30 @@ run(laptop, process.execPath, [cli, 'session', 'end', '--note', 'fixed the flaky
 run(laptop, process.execPath, [cli, 'session', 'start', '--name', 'Review on the runner'], runner);
 run(laptop, process.execPath, [cli, 'sync', 'push'], runner);
 run(workspace, process.execPath, [cli, 'init']);
-run(workspace, process.execPath, [cli, 'sync', 'enable', 'origin']);
 
 const s = await launch({ extensionFolders: [root], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 } });
 checks.session = s;
 try {
-	await check('Sync Now brings the runner’s session into Session Chains with who and where it ran', async () => {
+	await check('sharing is turned on from the palette, after a modal that says what becomes readable to whom', async () => {
 		await openBaton(s);
+		await s.runCommand('Baton: Share Sessions Through a Git Remote…');
+		// One remote: the first question is skipped. Transcripts stay here unless chosen.
+		await s.quickPickSelect('Sessions, handoffs, decisions and checkpoints');
+		const modal = s.modalDialog('Share Baton’s records through “origin”?');
+		await modal.waitFor({ timeout: 15_000 });
+		const text = (await modal.textContent()) ?? '';
+		if (!text.includes('Everyone who can read “origin”') || !text.includes('not the transcripts') || !text.includes('refs/baton/')) {
+			throw new Error(`the modal should say what goes where: "${text}"`);
+		}
+		await s.screenshot('01-share-modal');
+		await modal.locator('a.monaco-button', { hasText: 'Share' }).first().click();
+		await s.notification('Baton shares its records through “origin”');
+		const state = JSON.parse(fs.readFileSync(path.join(workspace, '.baton', 'sync', 'state.json'), 'utf8'));
+		if (state.remotes?.origin?.enabled !== true || state.remotes.origin.transcripts !== false) {
+			throw new Error(`the sync state should say origin is shared without transcripts: ${JSON.stringify(state.remotes)}`);
+		}
+	});
+	await check('Sync Now brings the runner’s session into Session Chains with who and where it ran', async () => {
 		await s.runCommand('Baton: Sync Now');
 		const row = s.treeItem(rowLabel('Nightly fix'), { view: 'Session Chains' });
 		await row.waitFor({ timeout: 30_000 });
@@ -63,7 +81,7 @@ try {
 			throw new Error(`the row should say who and where it ran: "${description}"`);
 		}
 		await s.page.waitForTimeout(300);
-		await s.screenshot('01-pulled-session');
+		await s.screenshot('02-pulled-session');
 	});
 	await check('the session still running on the runner shows as active there, without the lifecycle buttons a session of this machine has', async () => {
 		const running = s.treeItem(rowLabel('Review on the runner'), { view: 'Session Chains' });
@@ -91,7 +109,7 @@ try {
 		}
 		await running.hover();
 		await s.page.waitForTimeout(300);
-		await s.screenshot('02-running-elsewhere');
+		await s.screenshot('03-running-elsewhere');
 		// The row's hover goes with the pointer, so the next check meets the status bar's alone.
 		await s.page.mouse.move(900, 400);
 		await s.page.keyboard.press('Escape');
@@ -107,7 +125,7 @@ try {
 			throw new Error(`the tooltip should carry the sync state: "${text}"`);
 		}
 		// One ahead: the session this machine just started, queued for the next push.
-		await s.screenshot('03-status-tooltip');
+		await s.screenshot('04-status-tooltip');
 	});
 	await check('a pulled record that is no valid event is left out, and a warning says so', async () => {
 		// Something that is not Baton adds a batch on the runner's events ref in the remote.
@@ -127,7 +145,7 @@ try {
 		}
 		await toast.locator('a.monaco-button, .monaco-button', { hasText: 'Show Log' }).first().waitFor({ timeout: 5_000 });
 		await s.page.waitForTimeout(300);
-		await s.screenshot('04-refused-warning');
+		await s.screenshot('05-refused-warning');
 	});
 } catch {
 	// The failed check was reported with a screenshot.

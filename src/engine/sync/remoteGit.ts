@@ -21,6 +21,12 @@ function checkRemoteName(remote: string): void {
 	}
 }
 
+/** The user's repository's remotes by name (`git remote`); none when the folder is no repository. */
+export async function remoteNames(repo: string): Promise<string[]> {
+	const result = await userGit(repo, ['remote'], [128]);
+	return result.code === 0 ? result.text.split('\n').filter(Boolean) : [];
+}
+
 /** The URL of `remote` in the user's repository, as `git remote get-url --push` gives it (insteadOf applied). */
 export async function remoteUrl(repo: string, remote: string): Promise<string> {
 	checkRemoteName(remote);

@@ -23,7 +23,7 @@ import { ownEventWriter } from './localEvents';
 import { pendingRecordEvents } from './recordEvents';
 import { sessionOrigins, type SessionOrigin } from './sessionOrigins';
 import { addPull, emptyPull, type PullResult } from './pullResult';
-import { fetchBatonRefs, pushRefs, remoteTransport, remoteUrl, type PushedRef, type RemoteTransport } from './remoteGit';
+import { fetchBatonRefs, pushRefs, remoteNames, remoteTransport, remoteUrl, type PushedRef, type RemoteTransport } from './remoteGit';
 import { emptyRemote, readSyncState, syncDir, updateSyncState, type RemoteState } from './syncState';
 
 export type { PullResult } from './pullResult';
@@ -84,6 +84,17 @@ export class SyncService {
 				state.remotes[remote] = { ...current, enabled: true, transcripts: options.transcripts ?? false };
 			});
 			return { remote, url, enabled: true as const, transcripts: options.transcripts ?? false };
+		});
+	}
+
+	/** The repository's git remotes and the ones sharing was enabled for (a remote since removed from git still shows). */
+	async remotes(): Promise<{ name: string; enabled: boolean; transcripts: boolean; inGit: boolean }[]> {
+		const names = await remoteNames(this.root);
+		const state = readSyncState(this.root);
+		const all = [...new Set([...names, ...Object.keys(state.remotes)])].sort();
+		return all.map((name) => {
+			const r = Object.hasOwn(state.remotes, name) ? state.remotes[name] : undefined;
+			return { name, enabled: r?.enabled ?? false, transcripts: r?.transcripts ?? false, inGit: names.includes(name) };
 		});
 	}
 

@@ -3,10 +3,12 @@
  * once a remote is enabled (ahead/behind, last sync and the last error with a Retry, in its tooltip
  * and menu), and a throttled automatic pull when
  * the window gains focus and after a `git fetch` (the repository's FETCH_HEAD changes — watched, never
- * written). A remote that refuses gets one clear message per distinct refusal, with Retry.
+ * written). A remote that refuses gets one clear message per distinct refusal, with Retry. Sharing
+ * is turned on per remote (`Baton: Share Sessions Through a Git Remote…`, after saying plainly what
+ * goes where) and off again, as `baton sync enable|disable` do.
  */
 import * as vscode from 'vscode';
-import { syncNow, syncPull, syncStatus, type SyncNowResultDto, type SyncRemoteStatusDto } from '../../protocol/syncRpc';
+import { syncDisable, syncEnable, syncNow, syncPull, syncRemotes, syncStatus, type SyncNowResultDto, type SyncRemoteDto, type SyncRemoteStatusDto } from '../../protocol/syncRpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import type { SessionStatusBar } from '../statusBar';
 import { provideSyncMenu, type SyncMenuItem } from './syncMenu';
@@ -33,6 +35,8 @@ export class SyncController extends Disposable {
 		const log = workspace.log;
 		this.register(command(CommandIds.syncNow, () => this.syncNow(true), log));
 		this.register(command(CommandIds.syncActions, () => this.actions(), log));
+		this.register(command(CommandIds.syncEnable, (arg?: unknown) => this.enable(arg), log));
+		this.register(command(CommandIds.syncDisable, (arg?: unknown) => this.disable(arg), log));
 		this.register(workspace.onDidChangeStatus(() => void this.refresh()));
 		this.register(
 			vscode.window.onDidChangeWindowState((state) => {
@@ -105,9 +109,106 @@ export class SyncController extends Disposable {
 
 	private async actions(): Promise<unknown> {
 		await this.refresh();
-		const items: SyncMenuItem[] = [...this.menuItems(), { label: '$(output) Show Log', run: () => vscode.commands.executeCommand(CommandIds.showLog) }];
-		const picked = await vscode.window.showQuickPick(items, { placeHolder: this.enabled ? 'Baton sync' : 'Baton sync is off: turn it on with “baton sync enable origin” in a terminal' });
+		const items: SyncMenuItem[] = [
+			...this.menuItems(),
+			{ label: '$(cloud-upload) Share Through a Git Remote…', run: () => vscode.commands.executeCommand(CommandIds.syncEnable) },
+			...(this.enabled ? [{ label: '$(circle-slash) Stop Sharing With a Git Remote…', run: () => vscode.commands.executeCommand(CommandIds.syncDisable) }] : []),
+			{ label: '$(output) Show Log', run: () => vscode.commands.executeCommand(CommandIds.showLog) },
+		];
+		const picked = await vscode.window.showQuickPick(items, { placeHolder: this.enabled ? 'Baton sync' : 'Baton sync is off: no remote shares Baton’s records yet' });
 		return picked?.run();
+	}
+
+	/**
+	 * Turns sharing on for a remote: which one (the repository's remotes), whether transcripts go too
+	 * (off unless chosen), and a modal that says what becomes readable to whom. `{ remote, transcripts }`
+	 * (a caller that has decided: a test, another extension) skips the questions.
+	 */
+	private async enable(arg?: unknown): Promise<SyncRemoteDto | undefined> {
+		const given = arg && typeof arg === 'object' ? (arg as { remote?: unknown; transcripts?: unknown }) : {};
+		if (typeof given.remote === 'string') {
+			return this.turnOn(given.remote, given.transcripts === true);
+		}
+		const { remotes } = await this.workspace.request(syncRemotes, undefined);
+		const inGit = remotes.filter((r) => r.inGit);
+		if (inGit.length === 0) {
+			void vscode.window.showInformationMessage('Baton shares its records through the repository’s git remote, and this repository has none. Add one (git remote add origin URL), then try again.');
+			return undefined;
+		}
+		const shared = (r: SyncRemoteDto): string => (r.enabled ? `shared now${r.transcripts ? ', transcripts too' : ''}` : '');
+		const remote =
+			inGit.length === 1
+				? inGit[0]
+				: (
+						await vscode.window.showQuickPick(
+							inGit.map((r) => ({ label: r.name, description: shared(r), remote: r })),
+							{ title: 'Share Baton’s Records (1/2)', placeHolder: 'Through which git remote?' },
+						)
+					)?.remote;
+		if (!remote) {
+			return undefined;
+		}
+		const what = await vscode.window.showQuickPick(
+			[
+				{ label: 'Sessions, handoffs, decisions and checkpoints', description: 'transcripts stay on this machine', transcripts: false },
+				{ label: 'All of that, and agent transcripts', description: 'redacted', transcripts: true },
+			],
+			{ title: `Share Baton’s Records (2/2): “${remote.name}”`, placeHolder: 'What goes to the remote?' },
+		);
+		if (!what) {
+			return undefined;
+		}
+		const detail = [
+			`Everyone who can read “${remote.name}” will see this workspace’s ${what.transcripts ? 'sessions, handoffs, decisions, checkpoints and agent transcripts' : 'sessions, handoffs, decisions and checkpoints (not the transcripts)'}, with the author and machine name of each.`,
+			'They are pushed under refs/baton/ only — never your branches, tags or notes — and secrets are redacted before anything is written.',
+			'“Baton: Stop Sharing With a Git Remote” turns it off again.',
+		].join('\n\n');
+		const ok = await vscode.window.showWarningMessage(`Share Baton’s records through “${remote.name}”?`, { modal: true, detail }, 'Share');
+		if (ok !== 'Share') {
+			return undefined;
+		}
+		const on = await this.turnOn(remote.name, what.transcripts);
+		void vscode.window.showInformationMessage(`Baton shares its records through “${remote.name}”${on.transcripts ? ', transcripts included' : ''}. Nothing has been sent yet.`, 'Sync Now').then((choice) => {
+			if (choice) {
+				void this.syncNow(true);
+			}
+		});
+		return on;
+	}
+
+	private async turnOn(remote: string, transcripts: boolean): Promise<SyncRemoteDto> {
+		const result = await this.workspace.request(syncEnable, { remote, transcripts });
+		await this.refresh();
+		return { name: result.remote, enabled: true, transcripts: result.transcripts, inGit: true };
+	}
+
+	/** Turns sharing off for a remote (the one, or the one picked); what was pushed stays on the remote. */
+	private async disable(arg?: unknown): Promise<string | undefined> {
+		const given = arg && typeof arg === 'object' ? (arg as { remote?: unknown }) : {};
+		let name = typeof given.remote === 'string' ? given.remote : undefined;
+		if (name === undefined) {
+			const enabled = (await this.workspace.request(syncRemotes, undefined)).remotes.filter((r) => r.enabled);
+			if (enabled.length === 0) {
+				void vscode.window.showInformationMessage('Baton shares through no remote.');
+				return undefined;
+			}
+			name =
+				enabled.length === 1
+					? enabled[0]?.name
+					: await vscode.window.showQuickPick(
+							enabled.map((r) => r.name),
+							{ placeHolder: 'Stop sharing through which remote?' },
+						);
+			if (name === undefined) {
+				return undefined;
+			}
+		}
+		await this.workspace.request(syncDisable, { remote: name });
+		await this.refresh();
+		if (given.remote === undefined) {
+			void vscode.window.showInformationMessage(`Baton no longer shares through “${name}”. What was already pushed stays there (under refs/baton/).`);
+		}
+		return name;
 	}
 
 	/** Pull then push; the explicit command reports its outcome and any refusal. */

@@ -339,6 +339,22 @@ test('a teammate’s active session holds nothing here: B starts its own in the 
 	assert.equal((await w.b.engine.briefings.get(onA.session.id)).status, 'ended');
 });
 
+test('remotes: the repository’s git remotes with which of them share, a remote removed from git but still enabled included', async (t) => {
+	const w = await syncWorld(t);
+	await w.a.engine.sync.enable('origin', { transcripts: true });
+	git(w.a.root, ['remote', 'add', 'mirror', w.bare]);
+	git(w.a.root, ['remote', 'add', 'old', w.bare]);
+	await w.a.engine.sync.enable('old');
+	git(w.a.root, ['remote', 'remove', 'old']);
+	assert.deepEqual(await w.a.engine.sync.remotes(), [
+		{ name: 'mirror', enabled: false, transcripts: false, inGit: true },
+		{ name: 'old', enabled: true, transcripts: false, inGit: false },
+		{ name: 'origin', enabled: true, transcripts: true, inGit: true },
+	]);
+	await w.a.engine.sync.disable('old');
+	assert.equal((await w.a.engine.sync.remotes()).find((r) => r.name === 'old')?.enabled, false);
+});
+
 /** Two clones with sharing enabled on origin on both. */
 async function enabledWorld(t: test.TestContext): ReturnType<typeof syncWorld> {
 	const w = await syncWorld(t);

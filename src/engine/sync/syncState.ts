@@ -49,7 +49,8 @@ const remoteStateSchema = z.looseObject({
 	lastPull: z.string().nullish(),
 	lastError: z.string().nullish(),
 });
-const stateFileSchema = z.looseObject({ remotes: z.record(z.string(), remoteStateSchema).optional() });
+/** The top level; each remote is checked on its own (a record's parse would set `__proto__` as the prototype). */
+const stateFileSchema = z.looseObject({ remotes: z.looseObject({}).optional() });
 
 /**
  * The state, or none yet. A file that cannot be read or does not fit is an error naming it, and is
@@ -63,22 +64,31 @@ export function readSyncState(workspaceRoot: string): SyncStateFile {
 		text = fs.readFileSync(file, 'utf8');
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-			return { version: 1, remotes: {} };
+			return { version: 1, remotes: remoteMap() };
 		}
 		throw new BatonError('storageFailure', `${file} cannot be read: ${(error as Error).message}`, { file });
 	}
 	let problem: string;
 	try {
-		const parsed = stateFileSchema.safeParse(JSON.parse(text));
+		const raw: unknown = JSON.parse(text);
+		const parsed = stateFileSchema.safeParse(raw);
+		let issue = parsed.success ? undefined : { path: parsed.error.issues[0]?.path ?? [], message: parsed.error.issues[0]?.message };
+		const remotes = remoteMap();
 		if (parsed.success) {
-			const remotes: Record<string, RemoteState> = {};
-			for (const [name, value] of Object.entries(parsed.data.remotes ?? {})) {
-				remotes[name] = { ...emptyRemote(), ...value } as RemoteState;
+			// From the JSON itself: its own keys, whatever their names.
+			for (const [name, value] of Object.entries((raw as { remotes?: Record<string, unknown> }).remotes ?? {})) {
+				const remote = remoteStateSchema.safeParse(value);
+				if (!remote.success) {
+					issue = { path: ['remotes', name, ...(remote.error.issues[0]?.path ?? [])], message: remote.error.issues[0]?.message };
+					break;
+				}
+				remotes[name] = { ...emptyRemote(), ...remote.data } as RemoteState;
 			}
+		}
+		if (!issue) {
 			return { version: 1, remotes };
 		}
-		const issue = parsed.error.issues[0];
-		problem = `${issue?.path.join('.') || 'the file'}: ${issue?.message ?? 'invalid'}`;
+		problem = `${issue.path.map(String).join('.') || 'the file'}: ${issue.message ?? 'invalid'}`;
 	} catch (error) {
 		problem = `not JSON (${(error as Error).message})`;
 	}
@@ -100,6 +110,15 @@ export function updateSyncState(workspaceRoot: string, change: (state: SyncState
 	change(state);
 	writeSyncState(workspaceRoot, state);
 	return state;
+}
+
+/**
+ * Remotes by name, without a prototype: git takes `__proto__` and `constructor` as remote names, and
+ * on a plain object the first set the prototype (sharing reported on, nothing saved) and the second
+ * read as enabled state that was never written.
+ */
+function remoteMap(): Record<string, RemoteState> {
+	return Object.create(null) as Record<string, RemoteState>;
 }
 
 export function emptyRemote(): RemoteState {

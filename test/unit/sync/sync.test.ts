@@ -355,6 +355,37 @@ test('remotes: the repository’s git remotes with which of them share, a remote
 	assert.equal((await w.a.engine.sync.remotes()).find((r) => r.name === 'old')?.enabled, false);
 });
 
+test('remotes named like Object members (git takes __proto__ and constructor) share like any other', async (t) => {
+	const w = await syncWorld(t);
+	git(w.a.root, ['remote', 'add', '__proto__', w.bare]);
+	git(w.a.root, ['remote', 'add', 'constructor', w.bare]);
+	// Before: enabling __proto__ answered "enabled" and saved nothing (it set the state's prototype).
+	await w.a.engine.sync.enable('__proto__');
+	await w.a.engine.sync.enable('constructor', { transcripts: true });
+	assert.deepEqual(
+		(await w.a.engine.sync.status()).remotes.map((r) => [r.name, r.enabled]),
+		[
+			['__proto__', true],
+			['constructor', true],
+		],
+	);
+	const state = JSON.parse(fs.readFileSync(path.join(w.a.root, '.baton', 'sync', 'state.json'), 'utf8')) as { remotes: Record<string, { enabled: boolean; transcripts: boolean }> };
+	assert.deepEqual(Object.keys(state.remotes), ['__proto__', 'constructor']);
+	await startEnd(w.a, 'parser', 'parser done');
+	const [pushed] = await w.a.engine.sync.push('__proto__');
+	assert.ok(pushed?.pushed.some((p) => p.ref.startsWith('refs/baton/events/')));
+	assert.equal((await w.a.engine.sync.status()).remotes.find((r) => r.name === '__proto__')?.lastPush !== null, true);
+	await w.a.engine.sync.disable('constructor');
+	assert.deepEqual(
+		(await w.a.engine.sync.remotes()).map((r) => [r.name, r.enabled, r.transcripts]),
+		[
+			['__proto__', true, false],
+			['constructor', false, true],
+			['origin', false, false],
+		],
+	);
+});
+
 /** Two clones with sharing enabled on origin on both. */
 async function enabledWorld(t: test.TestContext): ReturnType<typeof syncWorld> {
 	const w = await syncWorld(t);

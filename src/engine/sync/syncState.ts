@@ -6,6 +6,7 @@
  * queued until a push confirms its new tip — nothing is ever removed from the queue except by a
  * confirmation of exactly that oid.
  */
+import { ownMap } from '../storage/ownRecord';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -64,7 +65,7 @@ export function readSyncState(workspaceRoot: string): SyncStateFile {
 		text = fs.readFileSync(file, 'utf8');
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-			return { version: 1, remotes: remoteMap() };
+			return { version: 1, remotes: ownMap<RemoteState>() };
 		}
 		throw new BatonError('storageFailure', `${file} cannot be read: ${(error as Error).message}`, { file });
 	}
@@ -73,9 +74,10 @@ export function readSyncState(workspaceRoot: string): SyncStateFile {
 		const raw: unknown = JSON.parse(text);
 		const parsed = stateFileSchema.safeParse(raw);
 		let issue = parsed.success ? undefined : { path: parsed.error.issues[0]?.path ?? [], message: parsed.error.issues[0]?.message };
-		const remotes = remoteMap();
+		const remotes = ownMap<RemoteState>();
 		if (parsed.success) {
-			// From the JSON itself: its own keys, whatever their names.
+			// From the JSON itself, into a map without a prototype (storage/ownRecord.ts): git takes
+			// `__proto__` and `constructor` as remote names.
 			for (const [name, value] of Object.entries((raw as { remotes?: Record<string, unknown> }).remotes ?? {})) {
 				const remote = remoteStateSchema.safeParse(value);
 				if (!remote.success) {
@@ -110,15 +112,6 @@ export function updateSyncState(workspaceRoot: string, change: (state: SyncState
 	change(state);
 	writeSyncState(workspaceRoot, state);
 	return state;
-}
-
-/**
- * Remotes by name, without a prototype: git takes `__proto__` and `constructor` as remote names, and
- * on a plain object the first set the prototype (sharing reported on, nothing saved) and the second
- * read as enabled state that was never written.
- */
-function remoteMap(): Record<string, RemoteState> {
-	return Object.create(null) as Record<string, RemoteState>;
 }
 
 export function emptyRemote(): RemoteState {

@@ -3,6 +3,7 @@
  * errors, tokens and their estimated cost, files changed (from transcripts and from tool hooks),
  * the last request and the agent's last words. The raw material of summaries and handoff notes.
  */
+import { ownMap } from '../storage/ownRecord';
 import { addTokens, emptyTokens, estimateCostUsd, type TokenCounts } from './costEstimate';
 import { addFiles, type SessionNote, type TranscriptEntry, type TranscriptIndex } from './transcriptIndex';
 
@@ -30,7 +31,8 @@ export function digestSession(index: TranscriptIndex, sessionId: string): Sessio
 		.sort((a, b) => (a.lastAt ?? '').localeCompare(b.lastAt ?? ''));
 	const session = index.sessions[sessionId];
 	const tokens = emptyTokens();
-	const byModel: Record<string, TokenCounts> = {};
+	// Without a prototype: model names come from transcripts (storage/ownRecord.ts).
+	const byModel = ownMap<TokenCounts>();
 	const files: string[] = [];
 	for (const entry of entries) {
 		for (const [model, counts] of Object.entries(entry.tokens)) {

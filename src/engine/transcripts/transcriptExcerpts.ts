@@ -193,13 +193,17 @@ export class ExcerptBuilder {
 		}
 	}
 
+	/**
+	 * The model's counts, by own key: a model name comes from the transcript, and `__proto__` or
+	 * `constructor` read through a plain lookup is Object.prototype or Object itself — adding tokens
+	 * to it gave every object in the process an `input` of NaN.
+	 */
 	private tokensOf(model: string) {
-		let counts = this.entry.tokens[model];
-		if (!counts) {
-			counts = emptyTokens();
-			this.entry.tokens[model] = counts;
+		const table = this.entry.tokens;
+		if (!Object.hasOwn(table, model)) {
+			Object.defineProperty(table, model, { value: emptyTokens(), enumerable: true, writable: true, configurable: true });
 		}
-		return counts;
+		return table[model] as ReturnType<typeof emptyTokens>;
 	}
 
 	private text(text: string, at: string | null, model: string | null): void {

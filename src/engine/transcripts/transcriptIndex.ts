@@ -8,6 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { ownMap, ownRecord } from '../storage/ownRecord';
 import { z } from 'zod';
 import { atomicWriteFile } from '../storage/fsUtil';
 import { LockFile } from '../storage/lockFile';
@@ -49,7 +50,8 @@ export const transcriptEntrySchema = z.object({
 	errors: count,
 	compactions: count,
 	/** Tokens by model, each assistant message counted once. */
-	tokens: z.record(z.string(), tokenCountsSchema),
+	/** Own keys: model names come from transcripts (storage/ownRecord.ts). */
+	tokens: ownRecord(tokenCountsSchema),
 	/** The last assistant message seen: its usage repeats on every record of the message, across reads too. */
 	lastMessage: z.object({ id: z.string(), model: z.string(), tokens: tokenCountsSchema }).nullable(),
 	lastUserText: z.string().nullable(),
@@ -76,12 +78,13 @@ export type SessionArchive = z.infer<typeof sessionArchiveSchema>;
 
 export const transcriptIndexSchema = z.object({
 	version: z.literal(1),
-	transcripts: z.record(z.string(), transcriptEntrySchema),
-	sessions: z.record(z.string(), sessionArchiveSchema),
+	// Own keys: transcript ids come from file names and hook payloads (storage/ownRecord.ts).
+	transcripts: ownRecord(transcriptEntrySchema),
+	sessions: ownRecord(sessionArchiveSchema),
 });
 export type TranscriptIndex = z.infer<typeof transcriptIndexSchema>;
 
-export const emptyIndex = (): TranscriptIndex => ({ version: 1, transcripts: {}, sessions: {} });
+export const emptyIndex = (): TranscriptIndex => ({ version: 1, transcripts: ownMap(), sessions: ownMap() });
 
 export const maxFilesPerSession = 2_000;
 export const maxNotesPerSession = 50;
@@ -120,7 +123,7 @@ export function newTranscriptEntry(init: Pick<TranscriptEntry, 'id' | 'agent' | 
 		toolCalls: 0,
 		errors: 0,
 		compactions: 0,
-		tokens: {},
+		tokens: ownMap(),
 		lastMessage: null,
 		lastUserText: null,
 		lastAssistantText: null,

@@ -126,6 +126,50 @@ void describe('transcript archive', () => {
 		assert.match(markdown, /Files changed: `src\/auth\.ts`, `src\/rotation\.ts`/);
 	});
 
+	void it('a model or transcript named like an Object member (__proto__, constructor) is its own entry and touches no prototype', async (t) => {
+		const s = setup(t);
+		const file = path.join(s.projectDir, `${mainId}.jsonl`);
+		const w = new TranscriptWriter(mainId, s.root);
+		w.user('Count my tokens');
+		w.assistant([{ text: 'one' }], { input_tokens: 10, output_tokens: 1 }, '__proto__');
+		w.assistant([{ text: 'two' }], { input_tokens: 20, output_tokens: 2 }, 'constructor');
+		w.assistant([{ text: 'three' }], { input_tokens: 30, output_tokens: 3 }, 'toString');
+		w.flush(file);
+		// Transcripts whose agent session ids (their file names) are such names too.
+		for (const id of ['__proto__', 'constructor']) {
+			const other = new TranscriptWriter(id, s.root);
+			other.user(`named ${id}`);
+			other.assistant([{ text: 'ok' }], { input_tokens: 1, output_tokens: 1 });
+			other.flush(path.join(s.projectDir, `${id}.jsonl`));
+			s.links.set(id, durable);
+		}
+		try {
+			const report = await s.archive.sync({ link: s.link });
+			// `__proto__` is no name Baton gives a file (its archive names files by transcript id): left out, said.
+			assert.deepEqual(report.synced.map((i) => i.agentSessionId).sort(), [mainId, 'constructor']);
+			assert.ok(s.log.warnings().some((m) => m.includes('transcript __proto__ has an id Baton does not use as a file name')));
+			assert.equal(
+				s.archive.read('constructor')?.excerpts.some((e) => e.type === 'user' && e.text === 'named constructor'),
+				true,
+			);
+			// Before: Object.prototype.input became NaN for every object in the process (and Object.input 20).
+			assert.equal(Object.hasOwn(Object.prototype, 'input'), false);
+			assert.equal(Object.hasOwn(Object, 'input'), false);
+			const info = s.archive.list().find((i) => i.agentSessionId === mainId);
+			assert.deepEqual(Object.keys(info?.tokens ?? {}).sort(), ['__proto__', 'constructor', 'toString']);
+			const digest = s.archive.digest(durable);
+			assert.deepEqual(digest.tokens, { input: 61, output: 7, cacheRead: 0, cacheCreation: 0 });
+			assert.ok(Number.isFinite(digest.costUsd), `${digest.costUsd}`);
+			assert.equal(Object.hasOwn(Object.prototype, 'input'), false, 'the digest touched no prototype either');
+		} finally {
+			// Whatever happened, the next test runs on clean prototypes.
+			for (const key of ['input', 'output', 'cacheRead', 'cacheCreation']) {
+				delete (Object.prototype as Record<string, unknown>)[key];
+				delete (Object as unknown as Record<string, unknown>)[key];
+			}
+		}
+	});
+
 	void it('parses only what was appended since the last sync, completing a torn line, without duplicates', async (t) => {
 		const s = setup(t);
 		const file = path.join(s.projectDir, `${mainId}.jsonl`);

@@ -216,6 +216,18 @@ export class SyncController extends Disposable {
 		if (this.running) {
 			await this.running.catch(() => undefined);
 		}
+		if (explicit && !this.enabled) {
+			await this.refresh();
+			if (!this.enabled) {
+				// Said, not reported as a sync of nothing ("0 new records; pushed 0 refs").
+				void vscode.window.showInformationMessage('Baton shares its records through no git remote yet, so there is nothing to sync.', 'Share Through a Git Remote…').then((choice) => {
+					if (choice) {
+						void vscode.commands.executeCommand(CommandIds.syncEnable);
+					}
+				});
+				return undefined;
+			}
+		}
 		const run = this.workspace.request(syncNow, undefined);
 		this.running = run;
 		try {

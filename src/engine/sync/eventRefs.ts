@@ -287,7 +287,8 @@ export class EventRefs {
  * each, cut between lines; each is named by its last event's id (unique: ids carry the machine).
  */
 export function splitBatch(text: string, lastId: string, maxBytes: number): { lastId: string; text: string }[] {
-	if (Buffer.byteLength(text) <= maxBytes) {
+	// A character is at most three UTF-8 bytes: the usual export is settled without a pass over it.
+	if (text.length * 3 <= maxBytes || Buffer.byteLength(text) <= maxBytes) {
 		return [{ lastId, text }];
 	}
 	const batches: { lastId: string; text: string }[] = [];

@@ -93,7 +93,7 @@ export class SyncService {
 		const state = readSyncState(this.root);
 		const all = [...new Set([...names, ...Object.keys(state.remotes)])].sort();
 		return all.map((name) => {
-			const r = Object.hasOwn(state.remotes, name) ? state.remotes[name] : undefined;
+			const r = state.remotes[name];
 			return { name, enabled: r?.enabled ?? false, transcripts: r?.transcripts ?? false, inGit: names.includes(name) };
 		});
 	}

@@ -6,7 +6,7 @@
  * queued until a push confirms its new tip — nothing is ever removed from the queue except by a
  * confirmation of exactly that oid.
  */
-import { ownMap } from '../storage/ownRecord';
+import { ownMap, ownRecord } from '../storage/ownRecord';
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
@@ -50,8 +50,8 @@ const remoteStateSchema = z.looseObject({
 	lastPull: z.string().nullish(),
 	lastError: z.string().nullish(),
 });
-/** The top level; each remote is checked on its own (a record's parse would set `__proto__` as the prototype). */
-const stateFileSchema = z.looseObject({ remotes: z.looseObject({}).optional() });
+/** Remotes by own key (storage/ownRecord.ts): git takes `__proto__` and `constructor` as remote names. */
+const stateFileSchema = z.looseObject({ remotes: ownRecord(remoteStateSchema).optional() });
 
 /**
  * The state, or none yet. A file that cannot be read or does not fit is an error naming it, and is
@@ -71,26 +71,16 @@ export function readSyncState(workspaceRoot: string): SyncStateFile {
 	}
 	let problem: string;
 	try {
-		const raw: unknown = JSON.parse(text);
-		const parsed = stateFileSchema.safeParse(raw);
-		let issue = parsed.success ? undefined : { path: parsed.error.issues[0]?.path ?? [], message: parsed.error.issues[0]?.message };
-		const remotes = ownMap<RemoteState>();
+		const parsed = stateFileSchema.safeParse(JSON.parse(text));
 		if (parsed.success) {
-			// From the JSON itself, into a map without a prototype (storage/ownRecord.ts): git takes
-			// `__proto__` and `constructor` as remote names.
-			for (const [name, value] of Object.entries((raw as { remotes?: Record<string, unknown> }).remotes ?? {})) {
-				const remote = remoteStateSchema.safeParse(value);
-				if (!remote.success) {
-					issue = { path: ['remotes', name, ...(remote.error.issues[0]?.path ?? [])], message: remote.error.issues[0]?.message };
-					break;
-				}
-				remotes[name] = { ...emptyRemote(), ...remote.data } as RemoteState;
+			const remotes = ownMap<RemoteState>();
+			for (const [name, value] of Object.entries(parsed.data.remotes ?? {})) {
+				remotes[name] = { ...emptyRemote(), ...value } as RemoteState;
 			}
-		}
-		if (!issue) {
 			return { version: 1, remotes };
 		}
-		problem = `${issue.path.map(String).join('.') || 'the file'}: ${issue.message ?? 'invalid'}`;
+		const issue = parsed.error.issues[0];
+		problem = `${issue?.path.map(String).join('.') || 'the file'}: ${issue?.message ?? 'invalid'}`;
 	} catch (error) {
 		problem = `not JSON (${(error as Error).message})`;
 	}

@@ -193,17 +193,9 @@ export class ExcerptBuilder {
 		}
 	}
 
-	/**
-	 * The model's counts, by own key: a model name comes from the transcript, and `__proto__` or
-	 * `constructor` read through a plain lookup is Object.prototype or Object itself — adding tokens
-	 * to it gave every object in the process an `input` of NaN.
-	 */
+	/** The model's counts. The table has no prototype (storage/ownRecord.ts): model names come from the transcript. */
 	private tokensOf(model: string) {
-		const table = this.entry.tokens;
-		if (!Object.hasOwn(table, model)) {
-			Object.defineProperty(table, model, { value: emptyTokens(), enumerable: true, writable: true, configurable: true });
-		}
-		return table[model] as ReturnType<typeof emptyTokens>;
+		return (this.entry.tokens[model] ??= emptyTokens());
 	}
 
 	private text(text: string, at: string | null, model: string | null): void {

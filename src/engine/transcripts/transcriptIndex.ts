@@ -49,8 +49,7 @@ export const transcriptEntrySchema = z.object({
 	toolCalls: count,
 	errors: count,
 	compactions: count,
-	/** Tokens by model, each assistant message counted once. */
-	/** Own keys: model names come from transcripts (storage/ownRecord.ts). */
+	/** Tokens by model, each assistant message counted once; by own key, since model names come from transcripts (storage/ownRecord.ts). */
 	tokens: ownRecord(tokenCountsSchema),
 	/** The last assistant message seen: its usage repeats on every record of the message, across reads too. */
 	lastMessage: z.object({ id: z.string(), model: z.string(), tokens: tokenCountsSchema }).nullable(),

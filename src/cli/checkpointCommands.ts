@@ -154,8 +154,15 @@ export const checkpointCommands: Command[] = [
 		summary: 'one checkpoint: files, approval, escalation, environment',
 		positionals: [1, 1],
 		async run(ctx) {
-			const checkpoint = await (await ctx.engine()).checkpoints.get(ctx.args[0] as string);
-			return { json: { checkpoint }, text: checkpointDetails(checkpoint) };
+			const engine = await ctx.engine();
+			const checkpoint = await engine.checkpoints.get(ctx.args[0] as string);
+			// Teammates' decisions about a checkpoint of this machine: shown, never applied (docs/sync.md).
+			const opinions = await engine.sync.opinions(checkpoint.id);
+			const text = [
+				checkpointDetails(checkpoint),
+				...opinions.map((o) => `  opinion    ${o.status} by ${o.author ?? o.by ?? 'a teammate'} on ${o.machineName ?? o.machine} at ${o.at}${o.note ? ` — ${o.note}` : ''} (a teammate's; not applied)`),
+			].join('\n');
+			return { json: { checkpoint, ...(opinions.length ? { opinions } : {}) }, text };
 		},
 	},
 	{

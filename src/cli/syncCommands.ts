@@ -58,10 +58,20 @@ const pull: Command = {
 		const engine = await ctx.engine();
 		const r = await engine.sync.pull(stringOption(ctx.values, 'remote'));
 		return {
-			json: { fetched: r.fetched, newEvents: r.newEvents, sessions: r.sessions, checkpoints: r.checkpoints, records: r.records, transcripts: r.transcripts, ...(r.refused.length ? { refused: r.refused } : {}) },
+			json: {
+				fetched: r.fetched,
+				newEvents: r.newEvents,
+				sessions: r.sessions,
+				checkpoints: r.checkpoints,
+				records: r.records,
+				transcripts: r.transcripts,
+				...(r.refused.length ? { refused: r.refused } : {}),
+				...(r.opinions.length ? { opinions: r.opinions } : {}),
+			},
 			text: [
 				`${r.newEvents} new events from ${r.fetched} machine refs; sessions +${r.sessions.added} ~${r.sessions.updated}; checkpoints +${r.checkpoints.added} ~${r.checkpoints.updated}; decisions +${r.records.decisions}, tasks ${r.records.tasks}, facts ${r.records.memory}, labels ${r.records.checkpointLabels}, imports ${r.records.imports}; transcripts ${r.transcripts}`,
 				...r.refused.map((x) => `refused ${x.id}: ${x.reason}`),
+				...r.opinions.map((o) => `opinion ${o.checkpointId}: ${o.status} by ${o.author ?? o.by ?? 'a teammate'} on ${o.machineName ?? o.machine} (not applied: this machine's checkpoints are decided here)`),
 			].join('\n'),
 		};
 	},

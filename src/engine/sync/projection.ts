@@ -16,6 +16,7 @@ import { recordKinds } from './recordEvents';
 import type { Session } from '../storage/model';
 import type { WireEvent } from '../shared/sharedEvents';
 import { approvalPolicies, approvalStatuses, checkpoints, handoffs, sessions, sharedEvents } from '../storage/schema';
+import { decisionCounts, opinionsAmong, ownCheckpoint, type TeammateOpinion } from './authority';
 
 export interface ProjectionResult {
 	sessions: { added: number; updated: number };
@@ -26,6 +27,8 @@ export interface ProjectionResult {
 	unknownKinds: string[];
 	/** Scope types of added sessions this version does not know (a newer version's): kept as they came. */
 	unknownScopes: string[];
+	/** Teammates' decisions about this machine's checkpoints among the new events: kept and shown, never applied (authority.ts). */
+	opinions: TeammateOpinion[];
 }
 
 export interface ProjectionOptions {
@@ -50,7 +53,14 @@ const derived = new Set<string>(['session.started', 'session.status', 'handoff.w
  */
 export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownMachine: string, store: JournalStore, options: ProjectionOptions = {}): ProjectionResult {
 	const { mergedAfter, copyHandoffs = true } = options;
-	const result: ProjectionResult = { sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, records: { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 }, unknownKinds: [], unknownScopes: [] };
+	const result: ProjectionResult = {
+		sessions: { added: 0, updated: 0 },
+		checkpoints: { added: 0, updated: 0 },
+		records: { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 },
+		unknownKinds: [],
+		unknownScopes: [],
+		opinions: [],
+	};
 	const sessionSubjects = new Set<string>();
 	const consumedSubjects = new Set<string>();
 	const checkpointSubjects = new Set<string>();
@@ -170,13 +180,14 @@ export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownM
 		}
 	}
 	for (const id of checkpointSubjects) {
-		const outcome = deriveCheckpoint(db, id, events.get(id) ?? [], known);
+		const outcome = deriveCheckpoint(db, id, events.get(id) ?? [], known, ownMachine);
 		if (outcome === 'added') {
 			result.checkpoints.added++;
 		} else if (outcome === 'updated') {
 			result.checkpoints.updated++;
 		}
 	}
+	result.opinions = opinionsAmong(newEvents, (id) => checkpointSubjects.has(id) && db.select({ id: checkpoints.id }).from(checkpoints).where(eq(checkpoints.id, id)).get() !== undefined && ownCheckpoint(db, id, ownMachine));
 	result.records = projectRecords(db, newEvents);
 	result.unknownScopes = [...unknownScopes].sort();
 	return result;
@@ -303,10 +314,12 @@ function deriveConsumption(db: BatonDb, subject: string, events: readonly WireEv
 	return true;
 }
 
-function deriveCheckpoint(db: BatonDb, id: string, events: readonly WireEvent[], known: (id: string | null) => boolean): 'added' | 'updated' | null {
+function deriveCheckpoint(db: BatonDb, id: string, events: readonly WireEvent[], known: (id: string | null) => boolean, ownMachine: string): 'added' | 'updated' | null {
 	const recorded = events.find((e) => e.kind === 'checkpoint.recorded');
-	// The last decision this version knows (approved or rejected); another value changes nothing.
-	const decided = events.findLast((e) => e.kind === 'checkpoint.decided' && (e.body['status'] === 'approved' || e.body['status'] === 'rejected'));
+	// The last decision this version knows (approved or rejected) by a machine whose decisions count
+	// for this checkpoint (authority.ts: for one recorded here, this machine alone); another value changes nothing.
+	const counts = decisionCounts(events, ownMachine);
+	const decided = events.findLast((e) => e.kind === 'checkpoint.decided' && (e.body['status'] === 'approved' || e.body['status'] === 'rejected') && counts(e));
 	let outcome: 'added' | 'updated' | null = null;
 	let row = db.select().from(checkpoints).where(eq(checkpoints.id, id)).get();
 	if (!row && recorded && recorded.body['files'] && recorded.body['metrics']) {

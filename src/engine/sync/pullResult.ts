@@ -1,5 +1,6 @@
 /** What a pull reports (`baton sync pull`), summed over the remotes it pulled from. */
 import type { RecordCounts } from './recordProjection';
+import type { TeammateOpinion } from './authority';
 
 export interface PullResult {
 	fetched: number;
@@ -10,10 +11,12 @@ export interface PullResult {
 	/** Teammates' transcripts imported into this machine's archive. */
 	transcripts: number;
 	refused: { id: string; reason: string }[];
+	/** Teammates' decisions about this machine's checkpoints: kept and shown, never applied (docs/sync.md, "Who decides"). */
+	opinions: TeammateOpinion[];
 }
 
 export function emptyPull(): PullResult {
-	return { fetched: 0, newEvents: 0, sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, records: { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 }, transcripts: 0, refused: [] };
+	return { fetched: 0, newEvents: 0, sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, records: { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 }, transcripts: 0, refused: [], opinions: [] };
 }
 
 export function addPull(total: PullResult, one: PullResult): void {
@@ -28,4 +31,5 @@ export function addPull(total: PullResult, one: PullResult): void {
 	}
 	total.transcripts += one.transcripts;
 	total.refused.push(...one.refused);
+	total.opinions.push(...one.opinions);
 }

@@ -25,6 +25,7 @@ import { sessionOrigins, type SessionOrigin } from './sessionOrigins';
 import { addPull, emptyPull, type PullResult } from './pullResult';
 import { fetchBatonRefs, pushRefs, remoteNames, remoteTransport, remoteUrl, type PushedRef, type RemoteTransport } from './remoteGit';
 import { emptyRemote, readSyncState, syncDir, updateSyncState, type RemoteState } from './syncState';
+import { opinionsAbout, refuseIdentityClaims, type TeammateOpinion } from './authority';
 
 export type { PullResult } from './pullResult';
 export type { SessionOrigin } from './sessionOrigins';
@@ -301,7 +302,8 @@ export class SyncService {
 			ranges.push({ from: state.pulled[ref] ?? null, to: oid });
 			processed[ref] = oid;
 		}
-		const { events: wire, refused: brokenLines } = await this.refs.readBatches(ranges);
+		const { events: read, refused: brokenLines } = await this.refs.readBatches(ranges);
+		const { kept: wire, refused: claims } = refuseIdentityClaims(read, own);
 		const transcripts = await this.transcripts.import(name, state.pulled, tracking);
 		// What changed here first, so the merge below derives from every machine's events, ours too.
 		await this.recordPending();
@@ -318,7 +320,12 @@ export class SyncService {
 		for (const type of result.projected.unknownScopes) {
 			this.ctx.log.warn(`sync: kept sessions from remote "${name}" whose scope type "${type}" this version does not know (they show under their scope key)`);
 		}
-		const refused = [...brokenLines, ...result.merged.refused];
+		const refused = [...brokenLines, ...claims, ...result.merged.refused];
+		for (const o of result.projected.opinions) {
+			this.ctx.log.warn(
+				`sync: kept ${o.author ?? o.by ?? 'a teammate'}'s decision "${o.status}" about this machine's checkpoint ${o.checkpointId} (from ${o.machineName ?? o.machine}, remote "${name}") as an opinion; decisions about this machine's checkpoints are made here`,
+			);
+		}
 		if (refused.length > 0) {
 			const shown = refused.slice(0, 3).map((r) => `${r.id} (${r.reason})`);
 			this.ctx.log.warn(`sync: refused ${refused.length} line${refused.length === 1 ? '' : 's'} pulled from remote "${name}" that are no valid event: ${shown.join('; ')}${refused.length > 3 ? '; …' : ''}`);
@@ -337,7 +344,14 @@ export class SyncService {
 			records: result.projected.records,
 			transcripts: transcripts.imported,
 			refused,
+			opinions: result.projected.opinions,
 		};
+	}
+
+	/** Teammates' decisions about checkpoint `id` when it is this machine's: kept and shown, never applied. */
+	async opinions(checkpointId: string): Promise<TeammateOpinion[]> {
+		const own = machineIdentity(this.root).id;
+		return this.ctx.store.read((db) => opinionsAbout(db, checkpointId, own));
 	}
 
 	/** Where sessions ran: the writer of each one's `session.started` event (null for sessions from before sync). */

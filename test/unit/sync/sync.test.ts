@@ -5,7 +5,6 @@
  * never leaves the machine.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
@@ -17,7 +16,7 @@ import { runHook } from '../../../src/engine/hooks/runHook';
 import { TranscriptArchive } from '../../../src/engine/transcripts/transcriptArchive';
 import { hookFixture } from '../agents/agentCli';
 import { actor, tempDir } from '../helpers';
-import { allObjects, git, hashTree, remoteRefs, startEnd, syncWorld } from './syncWorld';
+import { allObjects, enabledWorld, forgeBatch, git, hashTree, remoteRefs, startEnd, syncWorld } from './syncWorld';
 
 test('a chain started on A continues on B with A’s handoff, and the user’s .git is byte-identical around every sync operation', async (t) => {
 	const w = await syncWorld(t);
@@ -69,7 +68,12 @@ test('a chain started on A continues on B with A’s handoff, and the user’s .
 	assert.equal(back.sessions.added, 1);
 	const aView = await w.a.engine.briefings.get(first.id);
 	assert.equal(aView.nextSessionId, next.session.id, 'A sees its handoff taken by B');
-	assert.equal((await w.a.engine.checkpoints.get(cp.id)).approvalStatus, 'approved', 'B’s approval reaches A');
+	// A's checkpoint is decided on A: B's approval reaches A as B's opinion, not as A's decision (docs/sync.md, "Who decides").
+	assert.equal((await w.a.engine.checkpoints.get(cp.id)).approvalStatus, 'auto_approved', 'B’s approval is not applied to A’s checkpoint');
+	assert.deepEqual(
+		back.opinions.map((o) => [o.checkpointId, o.status, o.by]),
+		[[cp.id, 'approved', 'human']],
+	);
 	// Pulling again changes nothing: the merge is a union.
 	const again = await guarded(() => w.a.engine.sync.pull());
 	assert.deepEqual([again.fetched, again.newEvents], [0, 0]);
@@ -385,32 +389,6 @@ test('remotes named like Object members (git takes __proto__ and constructor) sh
 		],
 	);
 });
-
-/** Two clones with sharing enabled on origin on both. */
-async function enabledWorld(t: test.TestContext): ReturnType<typeof syncWorld> {
-	const w = await syncWorld(t);
-	await w.a.engine.sync.enable('origin');
-	await w.b.engine.sync.enable('origin');
-	return w;
-}
-
-/** A batch added on top of `ref` in the bare remote, as a broken writer (or another tool) would leave it. */
-function forgeBatch(w: { dir: string; bare: string }, ref: string, lines: readonly string[]): string {
-	const inBare = (args: string[], input?: string): string =>
-		execFileSync('git', args, {
-			cwd: w.dir,
-			input,
-			encoding: 'utf8',
-			env: { PATH: process.env['PATH'], GIT_DIR: w.bare, GIT_INDEX_FILE: path.join(w.dir, 'forge.index'), GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-		}).trim();
-	const tip = inBare(['rev-parse', ref]);
-	const blob = inBare(['hash-object', '-w', '--stdin'], `${lines.join('\n')}\n`);
-	inBare(['read-tree', tip]);
-	inBare(['update-index', '--add', '--cacheinfo', `100644,${blob},batches/zz-forged-${blob.slice(0, 8)}.jsonl`]);
-	const commit = inBare(['commit-tree', inBare(['write-tree']), '-p', tip, '-m', `baton events: ${lines.length}`]);
-	inBare(['update-ref', ref, commit, tip]);
-	return blob;
-}
 
 test('a damaged sync state file is an error naming it, and is left as it was (not read as “nothing shared”)', async (t) => {
 	const w = await syncWorld(t);

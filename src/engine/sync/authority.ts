@@ -1,0 +1,107 @@
+/**
+ * A remote is input, not authority (docs/sync.md, "Who decides"). Anyone who can push to the remote
+ * can write any event into Baton's refs there, under any machine's name: git does not say who wrote
+ * a ref. So what a pull brings is never allowed to speak for this machine:
+ *
+ * - an event that names this machine (its `machine`, or its id's suffix) was not written here — this
+ *   machine's own ref is never read back — and is refused by name;
+ * - a decision about a checkpoint recorded here counts only when it was made here. One pulled from a
+ *   teammate is kept and shown as their opinion (`checkpoint show`, the pull's `opinions`), never
+ *   applied: pending approvals are what an agent's pre-tool-use hook waits on, and that gate must
+ *   not open from outside.
+ */
+import { and, eq, ne } from 'drizzle-orm';
+import type { BatonDb } from '../storage/journalStore';
+import { sharedEvents } from '../storage/schema';
+import type { WireEvent } from '../shared/sharedEvents';
+
+export interface RefusedEvent {
+	id: string;
+	reason: string;
+}
+
+/** A teammate's decision about a checkpoint of this machine: kept, shown, not applied. */
+export interface TeammateOpinion {
+	checkpointId: string;
+	status: string;
+	by: string | null;
+	note: string | null;
+	at: string;
+	machine: string;
+	machineName: string | null;
+	author: string | null;
+	eventId: string;
+}
+
+/** Splits pulled events into those that may go in and those that claim to be this machine's. */
+export function refuseIdentityClaims(events: readonly WireEvent[], ownMachine: string): { kept: WireEvent[]; refused: RefusedEvent[] } {
+	const kept: WireEvent[] = [];
+	const refused: RefusedEvent[] = [];
+	const suffix = `_${ownMachine}`;
+	for (const event of events) {
+		if (event.machine === ownMachine || (typeof event.id === 'string' && event.id.endsWith(suffix))) {
+			refused.push({ id: String(event.id), reason: `it claims to be written by this machine (${ownMachine}), which never reads its own records back from a remote` });
+		} else {
+			kept.push(event);
+		}
+	}
+	return { kept, refused };
+}
+
+/**
+ * Whose decisions count for a checkpoint, given all its events in id order: for a checkpoint recorded
+ * here (its `checkpoint.recorded` is this machine's, or it has none from another machine — a row
+ * written before sharing), this machine's alone; for a teammate's checkpoint, any machine's (their
+ * own review, or a reviewer's for a cloud runner that is gone), as before.
+ */
+export function decisionCounts(events: readonly WireEvent[], ownMachine: string): (decided: WireEvent) => boolean {
+	const recorded = events.find((e) => e.kind === 'checkpoint.recorded');
+	const ours = !recorded || recorded.machine === ownMachine;
+	return ours ? (decided) => decided.machine === ownMachine : () => true;
+}
+
+/** The teammates' decisions about this machine's checkpoints among `events` (a pull's), in id order. */
+export function opinionsAmong(events: readonly WireEvent[], isOwnCheckpoint: (id: string) => boolean): TeammateOpinion[] {
+	return events.filter((e) => e.kind === 'checkpoint.decided' && isOwnCheckpoint(e.subject)).map(toOpinion);
+}
+
+/** Every teammate's decision about checkpoint `id` (for `checkpoint show`), when `id` is this machine's. */
+export function opinionsAbout(db: BatonDb, id: string, ownMachine: string): TeammateOpinion[] {
+	const events = db
+		.select()
+		.from(sharedEvents)
+		.where(and(eq(sharedEvents.subject, id)))
+		.orderBy(sharedEvents.id)
+		.all()
+		.filter((e) => e.kind === 'checkpoint.recorded' || e.kind === 'checkpoint.decided');
+	const recorded = events.find((e) => e.kind === 'checkpoint.recorded');
+	if (recorded && recorded.machine !== ownMachine) {
+		return [];
+	}
+	return events.filter((e) => e.kind === 'checkpoint.decided' && e.machine !== ownMachine).map(toOpinion);
+}
+
+/** Whether checkpoint `id` is this machine's: recorded here, or known here with no teammate's recording. */
+export function ownCheckpoint(db: BatonDb, id: string, ownMachine: string): boolean {
+	const foreign = db
+		.select({ id: sharedEvents.id })
+		.from(sharedEvents)
+		.where(and(eq(sharedEvents.kind, 'checkpoint.recorded'), eq(sharedEvents.subject, id), ne(sharedEvents.machine, ownMachine)))
+		.get();
+	return foreign === undefined;
+}
+
+function toOpinion(e: Pick<WireEvent, 'id' | 'subject' | 'body' | 'at' | 'machine' | 'actor'> & { machineName?: string | null; author?: string | null }): TeammateOpinion {
+	const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+	return {
+		checkpointId: e.subject,
+		status: text(e.body['status']) ?? 'unknown',
+		by: text(e.body['by']) ?? e.actor,
+		note: text(e.body['note']),
+		at: text(e.body['at']) ?? e.at,
+		machine: e.machine,
+		machineName: e.machineName ?? null,
+		author: e.author ?? null,
+		eventId: e.id,
+	};
+}

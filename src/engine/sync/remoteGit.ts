@@ -6,6 +6,7 @@
  * with `-c`. Baton stores no credential: git's own helpers answer.
  */
 import { BatonError } from '../errors';
+import { withoutUrlCredentials } from '../text/urlCredentials';
 import { hostEnv, runGit } from '../checkpoints/gitProcess';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import { userConfigEntries, userEnv, type ConfigEntry } from './userConfig';
@@ -147,6 +148,7 @@ export async function pushRefs(
 			.filter((l) => l.startsWith('remote: ') && l.slice(8).trim())
 			.map((l) => l.slice(8).trim())
 			.slice(-3)
+			.map(withoutUrlCredentials)
 			.join(' / ');
 		if (result.code !== 0 && !stdout.includes('\t')) {
 			throw new BatonError('gitFailed', result.stderr.trim().split('\n').slice(-3).join(' / ') || 'git push failed');
@@ -177,5 +179,5 @@ export async function pushRefs(
 
 function refused(what: string, name: string, error: unknown): BatonError {
 	const message = BatonError.is(error) ? ((error.details as { stderr?: string } | undefined)?.stderr?.trim().split('\n').slice(-2).join(' / ') ?? error.message) : (error as Error).message;
-	return new BatonError('gitFailed', `could not ${what} remote "${name}": ${message || 'git gave no reason'}`, { remote: name });
+	return new BatonError('gitFailed', withoutUrlCredentials(`could not ${what} remote "${name}": ${message || 'git gave no reason'}`), { remote: name });
 }

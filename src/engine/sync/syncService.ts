@@ -25,6 +25,7 @@ import { sessionOrigins, type SessionOrigin } from './sessionOrigins';
 import { addPull, emptyPull, type PullResult } from './pullResult';
 import { fetchBatonRefs, pushRefs, remoteNames, remoteTransport, remoteUrl, type PushedRef, type RemoteTransport } from './remoteGit';
 import { emptyRemote, readSyncState, syncDir, updateSyncState, type RemoteState } from './syncState';
+import { withoutUrlCredentials } from '../text/urlCredentials';
 import { opinionsAbout, refuseIdentityClaims, type TeammateOpinion } from './authority';
 
 export type { PullResult } from './pullResult';
@@ -78,7 +79,8 @@ export class SyncService {
 	}
 
 	async enable(remote: string, options: { transcripts?: boolean } = {}): Promise<{ remote: string; url: string; enabled: true; transcripts: boolean }> {
-		const url = await remoteUrl(this.root, remote);
+		// Shown to the person (CLI, editor): never with the credential a URL may carry.
+		const url = withoutUrlCredentials(await remoteUrl(this.root, remote));
 		return this.withSyncLock(async () => {
 			updateSyncState(this.root, (state) => {
 				const current = state.remotes[remote] ?? emptyRemote();

@@ -12,6 +12,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import test from 'node:test';
+import { batonAsync, type Run } from '../cli/cliRunner';
 import { tempDir } from '../helpers';
 import { git, hashTree, startEnd, syncWorld } from './syncWorld';
 
@@ -112,4 +113,49 @@ test('push and pull over an HTTP remote with basic auth, credentials from the us
 	fs.writeFileSync(passwordFile, password);
 	await w.a.engine.sync.push();
 	assert.equal((await w.a.engine.sync.status()).remotes[0]?.queued, 0);
+});
+
+test('a token in the remote’s URL appears in no output: enable’s text and JSON, push and pull errors, status, logs and the store', async (t) => {
+	const token = `ghp_${randomBytes(18).toString('hex')}`;
+	let root = '';
+	const server = gitHttpServer(() => root, 'ci-bot', token);
+	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+	t.after(() => server.close());
+	const port = (server.address() as AddressInfo).port;
+	const w = await syncWorld(t, { url: () => `http://ci-bot:${token}@127.0.0.1:${port}/remote.git` });
+	root = w.dir;
+	await w.a.engine.close();
+	const outputs: string[] = [];
+	// Not spawnSync: this process serves the remote, so its event loop must keep running.
+	const run = async (...args: string[]): Promise<Run> => {
+		const r = await batonAsync(w.a.root, args);
+		outputs.push(r.stdout, r.stderr);
+		return r;
+	};
+	const enabled = await run('sync', 'enable', 'origin', '--json');
+	assert.equal(enabled.code, 0, enabled.stderr);
+	assert.equal(enabled.json['url'], `http://ci-bot:[REDACTED]@127.0.0.1:${port}/remote.git`);
+	await run('sync', 'enable', 'origin');
+	await run('session', 'start', '--name', 'shared over a token URL');
+	assert.equal((await run('sync', 'push', '--json')).code, 0, 'the URL’s own credential authenticates the push');
+	// The server goes away: git's errors quote the URL it could not reach.
+	await new Promise<void>((resolve) => server.close(() => resolve()));
+	server.closeAllConnections();
+	await run('session', 'end', '--note', 'queued for the next push');
+	const failed = await run('sync', 'push');
+	assert.notEqual(failed.code, 0);
+	assert.match(failed.stderr, /could not push to remote "origin"/);
+	await run('sync', 'pull', '--json');
+	await run('sync', 'status', '--json');
+	await run('sync', 'status');
+	const leaks = outputs.filter((o) => o.includes(token));
+	assert.deepEqual(leaks, [], 'no output carries the token');
+	const walk = (d: string): void => {
+		for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+			const full = path.join(d, e.name);
+			if (e.isDirectory()) walk(full);
+			else if (e.isFile() && !full.includes(`${path.sep}shadow.git${path.sep}`)) assert.ok(!fs.readFileSync(full).includes(token), `${full} holds the token`);
+		}
+	};
+	walk(path.join(w.a.root, '.baton'));
 });

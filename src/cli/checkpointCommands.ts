@@ -1,6 +1,8 @@
 import type { Comparison } from '../engine/checkpoints/checkpointTypes';
 import { environmentCategories, type EnvironmentDiff } from '../engine/checkpoints/environmentDiff';
 import type { Checkpoint } from '../engine/storage/model';
+import { isKnownTrigger } from '../engine/checkpoints/approvalPolicy';
+import { checkpointTriggers } from '../engine/storage/schema';
 import { parseDuration } from '../engine/config';
 import type { Engine } from '../engine/engine';
 import { BatonError } from '../engine/errors';
@@ -121,6 +123,10 @@ export const checkpointCommands: Command[] = [
 			const costUsd = numberOption(ctx.values, 'cost', false);
 			const errorCount = numberOption(ctx.values, 'errors', true);
 			const trigger = stringOption(ctx.values, 'trigger');
+			// A typo here would be taken as a trigger of its own and wait for review: name the ones there are.
+			if (trigger !== undefined && !isKnownTrigger(trigger)) {
+				throw new UsageError(`unknown --trigger "${trigger}" (one of ${checkpointTriggers.join(', ')})`);
+			}
 			const message = stringOption(ctx.values, 'message');
 			const sessionId = stringOption(ctx.values, 'session');
 			const checkpoint = await (

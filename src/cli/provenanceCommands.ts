@@ -12,7 +12,7 @@ import { stringOption, UsageError, type Command } from './command';
 
 function lineText(l: BlameLine): string {
 	const who = l.origin === 'agent' ? `${l.agent ?? 'agent'} ${l.session ?? ''}${l.turn !== null ? ` turn ${l.turn}` : ''}` : l.origin;
-	return `${String(l.line).padStart(5)} ${(l.commit ?? 'uncommitted').slice(0, 10).padEnd(11)} ${`${who}${l.recovered ? ' (recovered)' : ''}`.padEnd(48)} │ ${l.text}`;
+	return `${String(l.line).padStart(5)} ${(l.commit?.slice(0, 10) ?? 'uncommitted').padEnd(11)} ${`${who}${l.recovered ? ' (recovered)' : ''}`.padEnd(48)} │ ${l.text}`;
 }
 
 function workspacePath(workspaceRoot: string, cwd: string, file: string): string {

@@ -4,13 +4,14 @@ import type { Session, SessionStatus } from '../engine/storage/model';
 import type { Engine } from '../engine/engine';
 import { BatonError } from '../engine/errors';
 import type { ForkNode } from '../engine/sessions/sessionQueries';
+import { scopeForms } from '../engine/sessions/scope';
 import { listOption, stringOption, UsageError, type Command } from './command';
 import { activeSessionsList, briefingText, handoffText, sessionDetails, sessionLine } from './textFormat';
 
 export const sessionCommands: Command[] = [
 	{
 		path: ['session', 'start'],
-		usage: 'baton session start --name N [--scope global|epic:ID|task:ID|subtree:ID|custom:ID] [--agent A] [--agent-id ID] [--parent ID] [--task ID]',
+		usage: `baton session start --name N [--scope ${scopeForms.join('|')}] [--agent A] [--agent-id ID] [--parent ID] [--task ID]`,
 		summary: 'start a session; prints its briefing and the previous session’s handoff',
 		options: {
 			name: { type: 'string' },
@@ -117,7 +118,7 @@ export const sessionCommands: Command[] = [
 	},
 	{
 		path: ['session', 'list'],
-		usage: 'baton session list [--status active|suspended|ended|orphaned|archived|closed] [--scope global|epic:ID|task:ID|subtree:ID|custom:ID] [--limit N]',
+		usage: `baton session list [--status active|suspended|ended|orphaned|archived|closed] [--scope ${scopeForms.join('|')}] [--limit N]`,
 		summary: 'sessions, newest first',
 		options: { status: { type: 'string' }, scope: { type: 'string' }, limit: { type: 'string' } },
 		async run(ctx) {

@@ -29,7 +29,7 @@ const disable: Command = {
 	async run(ctx) {
 		const engine = await ctx.engine();
 		const result = await engine.sync.disable(ctx.args[0] as string);
-		return { json: result, text: `sync disabled for ${result.remote}` };
+		return { json: result, text: result.wasEnabled ? `sync disabled for ${result.remote}` : `sync was not enabled for ${result.remote}; nothing changed` };
 	},
 };
 

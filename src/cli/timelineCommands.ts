@@ -92,11 +92,14 @@ export const timelineCommands: Command[] = [
 		async run(ctx) {
 			const result = await service(await ctx.engine()).revert(ctx.args[0] as string, { sessionId: stringOption(ctx.values, 'session') ?? null, dryRun: ctx.values['dry-run'] === true, actor: ctx.actor });
 			const verb = result.dryRun ? 'would revert' : 'reverted';
-			const text = [
-				`${verb} step ${result.step} of ${result.sessionId}${result.checkpoint ? ` (safety checkpoint ${result.checkpoint})` : ''}`,
-				...result.reverted.map((p) => `  ${verb} ${p}`),
-				...result.skipped.map((s) => `  left alone ${s.path}: ${s.reason}`),
-			].join('\n');
+			// Nothing reverted is said as such: every file of the step changed since (or is gone).
+			const headline =
+				result.reverted.length === 0
+					? `${result.dryRun ? 'would revert' : 'reverted'} nothing of step ${result.step} of ${result.sessionId}: every file it touched has changed since`
+					: `${verb} step ${result.step} of ${result.sessionId}`;
+			const text = [`${headline}${result.checkpoint ? ` (safety checkpoint ${result.checkpoint})` : ''}`, ...result.reverted.map((p) => `  ${verb} ${p}`), ...result.skipped.map((s) => `  left alone ${s.path}: ${s.reason}`)].join(
+				'\n',
+			);
 			return { json: { ...result }, text };
 		},
 	},

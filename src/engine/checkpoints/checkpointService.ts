@@ -157,8 +157,14 @@ export class CheckpointService {
 		return { looseObjects: count, packs, packed: true };
 	}
 
+	/** Newest first; a session that does not exist is an error (an empty list would say it made none). */
 	async list(filter: { sessionId?: string; status?: ApprovalStatus; limit?: number } = {}): Promise<Checkpoint[]> {
-		return this.ctx.store.read((db) => listCheckpoints(db, filter));
+		return this.ctx.store.read((db) => {
+			if (filter.sessionId) {
+				getSession(db, filter.sessionId); // throws notFound, naming it
+			}
+			return listCheckpoints(db, filter);
+		});
 	}
 
 	async get(id: string): Promise<Checkpoint> {

@@ -28,6 +28,8 @@ export interface StartOutcome {
 	briefing: Briefing | null;
 	action: 'started' | 'joined' | 'briefed';
 	detail: string;
+	/** Something the agent (and through it the person) must hear: the configured scope could not be used. */
+	notice?: string;
 }
 
 export class AgentSessions {
@@ -103,9 +105,23 @@ export class AgentSessions {
 		}
 	}
 
-	/** The active session of this agent kind in the configured scope, else a new one. */
+	/**
+	 * The active session of this agent kind in the configured scope, else a new one. A configured scope
+	 * that cannot be used (a task that does not exist, under strict scope validation) must not leave
+	 * the agent's whole session unrecorded: it is recorded under global, and the agent is told why.
+	 */
 	async findOrStart(): Promise<StartOutcome> {
 		const scope = await this.scope();
+		const outcome = await this.findOrStartIn(scope);
+		if (outcome.session || scope === 'global' || !outcome.scopeRefused) {
+			return outcome;
+		}
+		const notice = `Baton could not use the scope "${scope}" from .baton/agents.json (${outcome.detail}); this session is recorded under global. Fix the scope with \`baton connect\` or in .baton/agents.json.`;
+		this.options.log.warn(notice);
+		return { ...(await this.findOrStartIn('global')), notice };
+	}
+
+	private async findOrStartIn(scope: string): Promise<StartOutcome & { scopeRefused?: boolean }> {
 		const key = scopeKey(parseScope(scope));
 		const same = (await this.engine.briefings.active()).find((s) => s.agent === this.event.agent && s.scopeKey === key);
 		if (same) {
@@ -132,7 +148,7 @@ export class AgentSessions {
 				return { session, briefing: null, action: 'joined', detail: 'scope holder' };
 			}
 			this.options.log.warn(`no session started for ${this.event.agent} ${this.event.agentSessionId}: ${(error as Error).message}`);
-			return { session: null, briefing: null, action: 'briefed', detail: (error as Error).message };
+			return { session: null, briefing: null, action: 'briefed', detail: (error as Error).message, scopeRefused: BatonError.is(error, 'invalidScope') || BatonError.is(error, 'notFound') };
 		}
 	}
 

@@ -120,6 +120,7 @@ class HookRun {
 		let briefing: Briefing | null = null;
 		let action: HookAction;
 		let detail: string;
+		let notice: string | undefined;
 		const activated = found ? await this.sessions.activate(found.session) : null;
 		if (found && activated) {
 			session = activated;
@@ -131,13 +132,15 @@ class HookRun {
 			({ session, briefing } = started);
 			action = started.action;
 			detail = started.detail;
+			notice = started.notice;
 		}
 		if (session) {
 			await this.syncTranscript(session.id);
 		}
 		briefing ??= await this.engine.briefings.briefing(session ? { sessionId: session.id } : { scope: await this.sessions.scope() });
 		const lead = session ? digestLines(this.options.archive.digest(session.id)) : [];
-		const text = renderBriefingDiet(briefing, this.options.settings.briefingBudget, lead.length ? { lead: { title: 'This durable session so far:', lines: lead } } : {});
+		const diet = renderBriefingDiet(briefing, this.options.settings.briefingBudget, lead.length ? { lead: { title: 'This durable session so far:', lines: lead } } : {});
+		const text = notice ? `${notice}\n\n${diet}` : diet;
 		return { stdout: contextOutput(this.event.agent, text), action: session ? action : 'briefed', sessionId: session?.id ?? null, detail };
 	}
 

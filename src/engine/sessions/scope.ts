@@ -10,6 +10,9 @@ import { scopeTaskIds } from '../tasks/scopeTaskIds';
 const taskIdPattern = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** `global`, `epic:T1`, `task:T4`, `subtree:T2`, `taskGroup:T3`, `epicPhase:T1:core`, `custom:T9` or `custom:T1,T2,T3`. */
+/** Every scope form `parseScope` reads, as usage lines and errors name them (one list, so none drifts). */
+export const scopeForms = ['global', 'epic:ID', 'task:ID', 'subtree:ID', 'taskGroup:ID', 'epicPhase:ID:PHASE', 'custom:ID[,ID…]'] as const;
+
 export function parseScope(text: string): SessionScope {
 	const trimmed = text.trim();
 	if (trimmed === 'global' || trimmed === '') {
@@ -17,7 +20,7 @@ export function parseScope(text: string): SessionScope {
 	}
 	const [type, id, phase, ...rest] = trimmed.split(':');
 	if (!type || !(scopeTypes as readonly string[]).includes(type) || type === 'global' || !id || rest.length > 0) {
-		throw new BatonError('invalidScope', `invalid scope "${text}" (use global, epic:ID, task:ID, subtree:ID, taskGroup:ID, epicPhase:ID:PHASE or custom:ID[,ID…])`);
+		throw new BatonError('invalidScope', `invalid scope "${text}" (use ${scopeForms.slice(0, -1).join(', ')} or ${scopeForms[scopeForms.length - 1]})`);
 	}
 	const scopeType = type as SessionScope['type'];
 	if (scopeType === 'custom' && id.includes(',')) {

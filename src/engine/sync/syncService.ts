@@ -101,15 +101,23 @@ export class SyncService {
 		});
 	}
 
-	async disable(remote: string): Promise<{ remote: string; enabled: false }> {
+	/** Stops sharing with `remote`; `wasEnabled` says whether it was on. A name that is neither a git remote nor one sharing knows is an error. */
+	async disable(remote: string): Promise<{ remote: string; enabled: false; wasEnabled: boolean }> {
 		return this.withSyncLock(async () => {
+			let wasEnabled = false;
+			let known = false;
 			updateSyncState(this.root, (state) => {
 				const current = state.remotes[remote];
 				if (current) {
+					known = true;
+					wasEnabled = current.enabled;
 					current.enabled = false;
 				}
 			});
-			return { remote, enabled: false as const };
+			if (!known && !(await remoteNames(this.root)).includes(remote)) {
+				throw new BatonError('notFound', `there is no remote "${remote}": the repository has no such git remote and Baton never shared with one of that name (baton sync status lists the remotes)`);
+			}
+			return { remote, enabled: false as const, wasEnabled };
 		});
 	}
 

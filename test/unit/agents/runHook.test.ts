@@ -78,6 +78,20 @@ void describe('runHook settings and hook points', () => {
 		assert.match(epic.log.warnings().join('\n'), /agents\.json scope: invalid scope/);
 	});
 
+	void it('a configured scope naming a task that does not exist still records the session (under global) and tells the agent why', async (t) => {
+		const h = await harness(t);
+		await h.engine.tasks.add({ title: 'Epic', type: 'epic', actor });
+		const result = await runHook(h.engine, h.event('claude', 'session-start-startup'), h.options({ scope: 'task:T99' }));
+		assert.equal(result.action, 'started', result.detail ?? '');
+		assert.equal((await h.engine.briefings.get(result.sessionId as string)).scopeKey, 'global');
+		const context = JSON.parse(result.stdout).hookSpecificOutput.additionalContext as string;
+		assert.match(context, /^Baton could not use the scope "task:T99" from \.baton\/agents\.json \(.*T99.*\); this session is recorded under global/);
+		assert.match(h.log.warnings().join('\n'), /could not use the scope "task:T99"/);
+		// The agent's later calls land in that session, not nowhere.
+		const tool = await runHook(h.engine, h.event('claude', 'post-tool-use'), h.options({ scope: 'task:T99' }));
+		assert.equal(tool.sessionId, result.sessionId);
+	});
+
 	void it('still briefs the agent when no session can be started', async (t) => {
 		const h = await harness(t, { maxConcurrentSessions: 1 });
 		await h.engine.tasks.add({ title: 'Epic', type: 'epic', actor });

@@ -29,16 +29,20 @@ void describe('baton explains itself (the bundled CLI)', () => {
 		const root = tempDir(t);
 		const run = baton(root, 'session', 'start', '--bogus');
 		assert.equal(run.code, 2);
-		assert.equal(run.stderr, 'baton: session start does not take the option --bogus\nusage: baton session start --name N [--scope global|epic:ID|task:ID|subtree:ID|custom:ID] [--agent A] [--agent-id ID] [--parent ID] [--task ID]\n');
+		assert.equal(
+			run.stderr,
+			'baton: session start does not take the option --bogus\nusage: baton session start --name N [--scope global|epic:ID|task:ID|subtree:ID|taskGroup:ID|epicPhase:ID:PHASE|custom:ID[,ID…]] [--agent A] [--agent-id ID] [--parent ID] [--task ID]\n',
+		);
 		assert.doesNotMatch(run.stderr, /To specify a positional|Unknown option/);
 		const json = baton(root, 'session', 'start', '--bogus', '--json');
 		assert.deepEqual(JSON.parse(json.stdout), {
 			error: {
 				code: 'usage',
-				message: 'session start does not take the option --bogus\nusage: baton session start --name N [--scope global|epic:ID|task:ID|subtree:ID|custom:ID] [--agent A] [--agent-id ID] [--parent ID] [--task ID]',
+				message:
+					'session start does not take the option --bogus\nusage: baton session start --name N [--scope global|epic:ID|task:ID|subtree:ID|taskGroup:ID|epicPhase:ID:PHASE|custom:ID[,ID…]] [--agent A] [--agent-id ID] [--parent ID] [--task ID]',
 			},
 		});
-		assert.match(baton(root, 'session', 'list', '--help').stdout, /--scope global\|epic:ID\|task:ID\|subtree:ID\|custom:ID/);
+		assert.match(baton(root, 'session', 'list', '--help').stdout, /--scope global\|epic:ID\|task:ID\|subtree:ID\|taskGroup:ID\|epicPhase:ID:PHASE\|custom:ID\[,ID…\]\]/);
 	});
 
 	void it('shows the active session without an id, and lists the sessions when it must ask which one', (t) => {

@@ -39,7 +39,7 @@ export interface RestorePlan {
 	removed: string[];
 	/** Absent from the target but kept: no snapshot proves they were created after it. */
 	kept: string[];
-	/** Files S holds that could not be kept because the target puts a file or folder in their place; copied to the preserved folder first. */
+	/** Files S holds that could not be kept because the target puts a file or folder in their place; copied to the preserved folder first (or moved there with their folder, where the target puts a file or link in its place). */
 	displaced: string[];
 	/** Content S does not hold that stands where the target puts a file: moved to the preserved folder. */
 	inTheWay: string[];
@@ -139,7 +139,11 @@ export class RestoreRun {
 
 	async apply(faults: RestoreFaults = {}): Promise<void> {
 		const { plan, repo } = this;
+		const movedWhole = new Set(plan.inTheWay);
 		for (const rel of plan.displaced) {
+			if (ancestors(rel).some((a) => movedWhole.has(a))) {
+				continue; // Its folder is moved aside whole, with it.
+			}
 			// Also in S, but a copy beside the moved content makes the rollback's leftovers self-explaining.
 			copyInto(workspaceFile(repo.workTree, rel), path.join(this.preservedDir, rel));
 		}

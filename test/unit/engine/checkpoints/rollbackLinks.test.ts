@@ -35,7 +35,7 @@ void describe('rollback and links', () => {
 		write(root, 'd/x.txt', 'inside\n');
 		const before = await engine.checkpoints.create({ actor });
 		clock.advance(1_000);
-		fs.rmSync(path.join(root, 'd'), { recursive: true });
+		write(root, 'later.txt', 'later\n');
 		const forged = await engine.checkpoints.create({ actor });
 		// A checkpoint (as a pulled ref could bring it) whose tree has `d` as a link out of the workspace.
 		const outside = outsideFolder(t);
@@ -43,15 +43,34 @@ void describe('rollback and links', () => {
 		const inShadow = (args: string[], input?: string): string =>
 			execFileSync('git', args, { input, encoding: 'utf8', env: { PATH: process.env['PATH'], GIT_DIR: shadow, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
 		const link = inShadow(['hash-object', '-w', '--stdin'], outside);
-		const tree = inShadow(['mktree'], `${inShadow(['ls-tree', forged.treeSha])}\n120000 blob ${link}\td\n`);
+		const entries = inShadow(['ls-tree', forged.treeSha])
+			.split('\n')
+			.filter((line) => !line.endsWith('\td'));
+		const tree = inShadow(['mktree'], `${[...entries, `120000 blob ${link}\td`].join('\n')}\n`);
 		const commit = inShadow(['commit-tree', tree, '-p', before.commitSha, '-m', 'forged']);
 		await engine.store.write((db) => db.update(checkpoints).set({ commitSha: commit, treeSha: tree }).where(eq(checkpoints.id, forged.id)).run());
 		await engine.checkpoints.reject(forged.id, { actor: 'reviewer', reason: 'pulled, unknown' });
 
-		// Restoring the link itself is allowed: it is a tree entry like any other.
-		await engine.checkpoints.rollback(forged.id, { actor, force: true });
+		// Restoring the link itself is allowed: it is a tree entry like any other. The folder standing
+		// there (its tracked file, and what no snapshot holds) is moved aside first.
+		write(root, 'd/notes.tmp', 'ignored, in no snapshot\n');
+		// A failure after git wrote the link puts the folder back as it was.
+		const folder = fingerprint(root, outsideBaton);
+		engine.checkpoints.faults.afterRestore = () => {
+			assert.equal(fs.readlinkSync(path.join(root, 'd')), outside);
+			throw new Error('injected fault');
+		};
+		await assert.rejects(engine.checkpoints.rollback(forged.id, { actor, force: true }), (e) => BatonError.is(e, 'rollbackFailed') && e.details?.['recovered'] === true);
+		delete engine.checkpoints.faults.afterRestore;
+		assert.deepEqual(fingerprint(root, outsideBaton), folder, 'the folder is back, with what no snapshot holds');
+		assertOutsideUntouched(outside);
+		clock.advance(1_000);
+		const replaced = await engine.checkpoints.rollback(forged.id, { actor, force: true });
 		assert.equal(fs.readlinkSync(path.join(root, 'd')), outside);
 		assertOutsideUntouched(outside);
+		assert.deepEqual(replaced.preserved, ['d', 'd/x.txt']);
+		assert.equal(read(root, path.join(replaced.preservedDir as string, 'd/x.txt')), 'inside\n');
+		assert.equal(read(root, path.join(replaced.preservedDir as string, 'd/notes.tmp')), 'ignored, in no snapshot\n');
 
 		// Back to the checkpoint with d/x.txt: that file would be written (or what stands there moved aside) through the link.
 		clock.advance(1_000);

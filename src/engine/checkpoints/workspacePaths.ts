@@ -46,7 +46,7 @@ export function assertWorkspacePaths(paths: Iterable<string>, what: string): voi
 type FolderKind = 'folder' | 'absent' | 'link' | 'file';
 
 /** What each folder (slash-separated, relative) is on disk; one per check, shared by its paths. */
-export type FolderKinds = Map<string, FolderKind>;
+type FolderKinds = Map<string, FolderKind>;
 
 /**
  * Why a folder on the way to `rel` inside `root` is no real folder of the workspace, or null: a
@@ -67,7 +67,8 @@ export function folderProblem(root: string, rel: string, options: { filesInTheWa
 			return null; // The writer creates it and those below it as real folders.
 		}
 		if (kind === 'link') {
-			return `its folder ${JSON.stringify(dir)} is a symbolic link (to ${JSON.stringify(linkTarget(path.join(root, ...parts.slice(0, i))))}), which can lead out of the workspace`;
+			const target = JSON.stringify(linkTarget(path.join(root, ...parts.slice(0, i))));
+			return `its folder ${JSON.stringify(dir)} is a symbolic link (to ${target}), and Baton never writes, moves or removes a file through a link: it can lead out of the workspace`;
 		}
 		if (kind === 'file') {
 			// A restore moves such a file aside before it writes below.
@@ -86,7 +87,7 @@ export function assertRealFolders(root: string, paths: Iterable<string>, what: s
 	for (const rel of paths) {
 		const problem = folderProblem(root, rel, { ...options, kinds });
 		if (problem) {
-			throw new BatonError('invalidInput', `${what} changes ${JSON.stringify(rel)}, but ${problem}; Baton never writes, moves or removes a file through a link. Nothing was changed; remove or replace the link and try again`);
+			throw new BatonError('invalidInput', `${what} changes ${JSON.stringify(rel)}, but ${problem}. Nothing was changed`);
 		}
 	}
 }
@@ -99,7 +100,7 @@ export function workspaceFile(root: string, rel: string): string {
 	assertWorkspacePaths([rel], 'the tree');
 	const problem = folderProblem(root, rel);
 	if (problem) {
-		throw new BatonError('invalidInput', `stopped before writing ${JSON.stringify(rel)}: ${problem}; Baton never writes, moves or removes a file through a link`);
+		throw new BatonError('invalidInput', `stopped before writing ${JSON.stringify(rel)}: ${problem}`);
 	}
 	return path.join(root, ...rel.split('/'));
 }

@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../errors';
 import { nulJoin } from './indexSync';
-import { assertWorkspacePaths } from './workspacePaths';
+import { assertRealFolders, assertWorkspacePaths, workspaceFile } from './workspacePaths';
 import { splitNul } from './gitProcess';
 import type { ShadowRepo } from './shadowRepo';
 import { diffTrees, type FileChange } from './treeDiff';
@@ -39,7 +39,7 @@ export interface RestorePlan {
 	removed: string[];
 	/** Absent from the target but kept: no snapshot proves they were created after it. */
 	kept: string[];
-	/** Files S holds that could not be kept because the target puts a file or folder in their place; copied to the preserved folder first. */
+	/** Files S holds that could not be kept because the target puts a file or folder in their place; copied to the preserved folder first (or moved there with their folder, where the target puts a file or link in its place). */
 	displaced: string[];
 	/** Content S does not hold that stands where the target puts a file: moved to the preserved folder. */
 	inTheWay: string[];
@@ -69,11 +69,11 @@ export async function planRestore(repo: ShadowRepo, safetyCommit: string, target
 	// latency is what a rollback adds to git's own restore.
 	const diff = diffTrees(repo, safetyCommit, targetCommit, { lines: false });
 	const [changes, proven] = await Promise.all([diff, prove(), verifyObjects(repo, diff)]);
-	// Before any of these paths is joined to the workspace folder (to look, move or write).
-	assertWorkspacePaths(
-		changes.map((c) => c.path),
-		`the checkpoint's tree ${targetCommit.slice(0, 12)}`,
-	);
+	// Before any of these paths is joined to the workspace folder (to look, move or write): plain
+	// names, and no link among the folders on the way (a file there is moved aside first).
+	const paths = changes.map((c) => c.path);
+	assertWorkspacePaths(paths, `the checkpoint's tree ${targetCommit.slice(0, 12)}`);
+	assertRealFolders(repo.workTree, paths, `the checkpoint's tree ${targetCommit.slice(0, 12)}`, { filesInTheWay: true });
 	const written = changes.filter((c) => c.change !== 'deleted');
 	const gone = changes.filter((c) => c.change === 'deleted');
 	const added = written.filter((c) => c.change === 'added').map((c) => c.path);
@@ -139,14 +139,19 @@ export class RestoreRun {
 
 	async apply(faults: RestoreFaults = {}): Promise<void> {
 		const { plan, repo } = this;
+		const movedWhole = new Set(plan.inTheWay);
 		for (const rel of plan.displaced) {
+			if (ancestors(rel).some((a) => movedWhole.has(a))) {
+				continue; // Its folder is moved aside whole, with it.
+			}
 			// Also in S, but a copy beside the moved content makes the rollback's leftovers self-explaining.
-			copyInto(path.join(repo.workTree, rel), path.join(this.preservedDir, rel));
+			copyInto(workspaceFile(repo.workTree, rel), path.join(this.preservedDir, rel));
 		}
 		for (const rel of plan.inTheWay) {
 			const dest = path.join(this.preservedDir, rel);
 			fs.mkdirSync(path.dirname(dest), { recursive: true });
-			fs.renameSync(path.join(repo.workTree, rel), dest);
+			// Checked again right before the move: no folder on the way may have become a link since the plan.
+			fs.renameSync(workspaceFile(repo.workTree, rel), dest);
 			this.moved.push([rel, dest]);
 		}
 		await faults.beforeRestore?.();
@@ -165,7 +170,7 @@ export class RestoreRun {
 		if (!this.gitStarted) {
 			// Nothing was written yet: only the moved content goes back; the index is still S.
 			for (const [rel, from] of [...this.moved].reverse()) {
-				moveBack(from, path.join(repo.workTree, rel));
+				moveBack(from, workspaceFile(repo.workTree, rel));
 			}
 			return;
 		}
@@ -194,8 +199,8 @@ export class RestoreRun {
 		}
 		// Paths only T' has did not exist before (what stood there was moved aside): git wrote them.
 		for (const rel of plan.addedPaths) {
-			const full = path.join(repo.workTree, rel);
 			try {
+				const full = workspaceFile(repo.workTree, rel);
 				if (!fs.lstatSync(full).isDirectory()) {
 					const sha = blobSha(full);
 					if (sha && sha !== this.writtenSha.get(rel)) {
@@ -205,18 +210,18 @@ export class RestoreRun {
 					fs.rmSync(full, { force: true });
 				}
 			} catch {
-				// Not written.
+				// Not written (or below a link since: not removed through it).
 			}
 		}
 		for (const dir of [...plan.createdDirs].sort((a, b) => b.length - a.length)) {
 			try {
-				fs.rmdirSync(path.join(repo.workTree, dir));
+				fs.rmdirSync(workspaceFile(repo.workTree, dir));
 			} catch {
-				// Not empty (or never created): it holds something of S.
+				// Not empty (or never created): it holds something of S. Or below a link since: left alone.
 			}
 		}
 		for (const [rel, from] of [...this.moved].reverse()) {
-			moveBack(from, path.join(repo.workTree, rel));
+			moveBack(from, workspaceFile(repo.workTree, rel));
 		}
 		await repo.git(['update-index', '-q', '--refresh'], { okCodes: [1] });
 		const left = splitNul((await repo.git(['ls-files', '-z', '-m', '-d'])).stdout).filter((rel) => !this.foreign.has(rel));

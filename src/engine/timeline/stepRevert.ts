@@ -4,7 +4,8 @@
  * line is restored only where it is still as the step left it. Lines a person (or a later step)
  * changed since are never overwritten: a file whose merge conflicts is left alone and reported. A file
  * the step added is deleted only when unchanged since; a file it deleted is restored only when still
- * absent. Never a whole-tree reset.
+ * absent. Never a whole-tree reset. Nothing is written, created or removed below a folder that is a
+ * symbolic link (`workspacePaths.ts`): the whole revert is refused first, and each write checked again.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -12,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { FileChange } from '../checkpoints/treeDiff';
-import { assertWorkspacePaths, workspaceFile, workspacePathProblem } from '../checkpoints/workspacePaths';
+import { assertRealFolders, assertWorkspacePaths, folderProblem, workspaceFile, workspacePathProblem } from '../checkpoints/workspacePaths';
 
 export interface RevertOutcome {
 	reverted: string[];
@@ -31,11 +32,11 @@ export function blobId(bytes: Buffer, like: string): string {
 }
 
 function readCurrent(root: string, rel: string): Buffer | null {
-	if (workspacePathProblem(rel)) {
-		return null; // Not a path inside the workspace: nothing there is read.
-	}
-	const file = workspaceFile(root, rel);
 	try {
+		if (workspacePathProblem(rel) || folderProblem(root, rel)) {
+			return null; // Not a file of the workspace (a name made elsewhere, or below a link): nothing there is read.
+		}
+		const file = path.join(root, ...rel.split('/'));
 		const stat = fs.lstatSync(file);
 		if (stat.isSymbolicLink()) {
 			return Buffer.from(fs.readlinkSync(file));
@@ -66,10 +67,9 @@ export function filesNow(shadow: ShadowRepo, changes: readonly FileChange[]): { 
 
 /** `changes`: the step's files with their blob ids (stepTrees.ts `stepChanges`). */
 export async function revertStep(shadow: ShadowRepo, changes: readonly FileChange[], options: { dryRun: boolean }): Promise<RevertOutcome> {
-	assertWorkspacePaths(
-		changes.map((c) => c.path),
-		'the step',
-	);
+	const paths = changes.map((c) => c.path);
+	assertWorkspacePaths(paths, 'the step');
+	assertRealFolders(shadow.workTree, paths, 'the step');
 	const outcome: RevertOutcome = { reverted: [], skipped: [] };
 	const temp = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-revert-'));
 	try {
@@ -90,7 +90,6 @@ export async function revertStep(shadow: ShadowRepo, changes: readonly FileChang
 /** Reverts one file; returns null when done (or doable, in a dry run), else why it was left alone. */
 async function revertFile(shadow: ShadowRepo, change: FileChange, temp: string, dryRun: boolean): Promise<string | null> {
 	const root = shadow.workTree;
-	const file = workspaceFile(root, change.path);
 	const current = readCurrent(root, change.path);
 	const symlink = change.oldMode === '120000' || change.newMode === '120000';
 	if (change.change === 'added') {
@@ -101,16 +100,18 @@ async function revertFile(shadow: ShadowRepo, change: FileChange, temp: string, 
 			return 'changed since the step added it; delete it yourself if it should go';
 		}
 		if (!dryRun) {
-			fs.rmSync(file);
+			fs.rmSync(workspaceFile(root, change.path));
 		}
 		return null;
 	}
 	const beforeBytes = await blob(shadow, change.oldSha as string);
 	if (change.change === 'deleted') {
-		if (current !== null || fs.existsSync(file)) {
+		if (current !== null || fs.existsSync(workspaceFile(root, change.path))) {
 			return 'exists again since the step deleted it';
 		}
 		if (!dryRun) {
+			// Checked again right before the write (as below): nothing on the way may have become a link.
+			const file = workspaceFile(root, change.path);
 			fs.mkdirSync(path.dirname(file), { recursive: true });
 			if (symlink) {
 				fs.symlinkSync(beforeBytes.toString('utf8'), file);
@@ -147,6 +148,7 @@ async function revertFile(shadow: ShadowRepo, change: FileChange, temp: string, 
 		return 'already as it was before the step';
 	}
 	if (!dryRun) {
+		const file = workspaceFile(root, change.path);
 		if (symlink) {
 			fs.rmSync(file);
 			fs.symlinkSync(result.toString('utf8'), file);

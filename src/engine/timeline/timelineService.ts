@@ -13,7 +13,7 @@ import { recordedBlobs, recordedChanges, resolveTree, stepChanges } from './step
 import { sessionEvents } from '../shared/sharedEvents';
 import { missingObjects, readPruned } from './timelineRetention';
 import { stepKind, type TimelineEntry, type TimelineStep } from './timelineTypes';
-import { assertWorkspacePaths } from '../checkpoints/workspacePaths';
+import { assertRealFolders, assertWorkspacePaths } from '../checkpoints/workspacePaths';
 
 export interface SessionTimeline {
 	session: string;
@@ -183,10 +183,9 @@ export class TimelineService {
 		}
 		// The changes first: a step whose files cannot be read is refused before any safety checkpoint.
 		const changes = await stepChanges(this.checkpoints.shadow, step);
-		assertWorkspacePaths(
-			changes.map((c) => c.path),
-			`step ${step.step} of ${step.sessionId}`,
-		);
+		const paths = changes.map((c) => c.path);
+		assertWorkspacePaths(paths, `step ${step.step} of ${step.sessionId}`);
+		assertRealFolders(this.checkpoints.shadow.workTree, paths, `step ${step.step} of ${step.sessionId}`);
 		const dryRun = input.dryRun ?? false;
 		let checkpoint: string | null = null;
 		if (!dryRun) {

@@ -101,6 +101,45 @@ void describe('timeline revert', () => {
 		assert.equal(w.read('notes.md'), 'agent\nand the person\n');
 	});
 
+	void it('refuses to write, create or remove a file through a folder that became a link out of the workspace', (t) => {
+		const w = workspace(t);
+		w.write('d/x.txt', 'before\n');
+		w.write('d/gone.txt', 'deleted by the step\n');
+		w.step('Edit', () => w.write('d/x.txt', 'after\n'));
+		w.step('Bash', () => fs.rmSync(path.join(w.root, 'd/gone.txt')));
+		w.step('Write', () => w.write('d/new.txt', 'added\n'));
+		// `d` becomes a link to a folder outside holding exactly what the steps left (and no gone.txt).
+		const outside = path.join(tempDir(t, 'baton-outside-'), 'elsewhere');
+		fs.mkdirSync(outside);
+		fs.writeFileSync(path.join(outside, 'x.txt'), 'after\n');
+		fs.writeFileSync(path.join(outside, 'new.txt'), 'added\n');
+		fs.rmSync(path.join(w.root, 'd'), { recursive: true });
+		fs.symlinkSync(outside, path.join(w.root, 'd'));
+		const checkpointsBefore = (w.baton(['checkpoint', 'list', '--json']).json as any).checkpoints.length;
+
+		// Reverting would rewrite x.txt, create gone.txt and delete new.txt, all outside.
+		for (const [ref, file] of [
+			['1', 'd/x.txt'],
+			['2', 'd/gone.txt'],
+			['3', 'd/new.txt'],
+		] as const) {
+			for (const args of [['--dry-run'], []]) {
+				const refused = w.baton(['timeline', 'revert', ref, ...args, '--json']);
+				assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+				const message = String(refused.json?.['error'].message);
+				assert.ok(message.includes(`"${file}"`) && message.includes('"d" is a symbolic link') && message.includes(outside), message);
+			}
+		}
+		assert.deepEqual(fs.readdirSync(outside).sort(), ['new.txt', 'x.txt'], 'nothing created or removed outside');
+		assert.equal(fs.readFileSync(path.join(outside, 'x.txt'), 'utf8'), 'after\n', 'the file outside is unchanged');
+		assert.equal(fs.readFileSync(path.join(outside, 'new.txt'), 'utf8'), 'added\n');
+		assert.equal(fs.readlinkSync(path.join(w.root, 'd')), outside, 'the link is left as it is');
+		assert.equal((w.baton(['checkpoint', 'list', '--json']).json as any).checkpoints.length, checkpointsBefore, 'refused before the safety checkpoint');
+		// Where the steps' files stand is read in the workspace only: below a link, they are not there.
+		const show = w.baton(['timeline', 'show', '1', '--json']).json as any;
+		assert.deepEqual(show.filesNow, [{ path: 'd/x.txt', now: 'deleted' }]);
+	});
+
 	void it('records a step as not captured when the store stays busy past the budget, and the agent sees nothing', async (t) => {
 		const w = workspace(t);
 		fs.writeFileSync(path.join(w.root, '.baton', 'agents.json'), JSON.stringify({ timelineBudget: 300 }));

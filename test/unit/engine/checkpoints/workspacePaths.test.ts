@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { ShadowRepo } from '../../../../src/engine/checkpoints/shadowRepo';
-import { workspacePathProblem } from '../../../../src/engine/checkpoints/workspacePaths';
+import { assertRealFolders, folderProblem, workspaceFile, workspacePathProblem } from '../../../../src/engine/checkpoints/workspacePaths';
 import { blobId, filesNow, revertStep } from '../../../../src/engine/timeline/stepRevert';
 import { tempDir } from '../../helpers';
 
@@ -40,4 +40,25 @@ test('a step whose files name a path outside the workspace is refused before any
 		filesNow(shadow, [added('inside.txt'), added('../outside.txt')]).map((f) => f.now),
 		['unchanged', 'deleted'],
 	);
+});
+
+test('a path below a folder that is a link (or a file) is refused; a link itself, or folders still to create, are not', (t) => {
+	const dir = tempDir(t, 'baton-paths-');
+	const root = path.join(dir, 'project');
+	fs.mkdirSync(path.join(root, 'real', 'deeper'), { recursive: true });
+	fs.mkdirSync(path.join(dir, 'elsewhere'));
+	fs.symlinkSync(path.join(dir, 'elsewhere'), path.join(root, 'real', 'linked'));
+	fs.writeFileSync(path.join(root, 'plain.txt'), 'a file\n');
+	for (const ok of ['top.txt', 'real/deeper/x.txt', 'real/linked', 'new/folders/x.txt', 'real/new/x.txt']) {
+		assert.equal(folderProblem(root, ok), null, ok);
+		assert.equal(workspaceFile(root, ok), path.join(root, ...ok.split('/')));
+	}
+	assert.match(folderProblem(root, 'real/linked/x.txt') ?? '', /^its folder "real\/linked" is a symbolic link \(to ".*elsewhere"\)/);
+	assert.match(folderProblem(root, 'real/linked/a/b/x.txt') ?? '', /"real\/linked" is a symbolic link/);
+	assert.match(folderProblem(root, 'plain.txt/x') ?? '', /"plain.txt" is a file, not a folder/);
+	assert.equal(folderProblem(root, 'plain.txt/x', { filesInTheWay: true }), null, 'a restore moves the file aside first');
+	assert.throws(() => workspaceFile(root, 'real/linked/x.txt'), /stopped before writing "real\/linked\/x.txt": its folder "real\/linked" is a symbolic link/);
+	// All paths are checked before any is written: the first one below a link is named.
+	assert.throws(() => assertRealFolders(root, ['top.txt', 'real/linked/x.txt', 'plain.txt/y'], 'the step'), /^BatonError: the step changes "real\/linked\/x.txt", but its folder "real\/linked" is a symbolic link.*Nothing was changed/);
+	assert.deepEqual(fs.readdirSync(path.join(dir, 'elsewhere')), [], 'nothing was written outside');
 });

@@ -20,6 +20,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../errors';
+import { mkdirPrivate } from '../workspace';
 import { nulJoin } from './indexSync';
 import { assertWorkspacePaths } from './workspacePaths';
 import { splitNul } from './gitProcess';
@@ -145,7 +146,7 @@ export class RestoreRun {
 		}
 		for (const rel of plan.inTheWay) {
 			const dest = path.join(this.preservedDir, rel);
-			fs.mkdirSync(path.dirname(dest), { recursive: true });
+			mkdirPrivate(path.dirname(dest));
 			fs.renameSync(path.join(repo.workTree, rel), dest);
 			this.moved.push([rel, dest]);
 		}
@@ -322,7 +323,7 @@ function blobSha(file: string): string | null {
 
 function copyInto(from: string, to: string): void {
 	try {
-		fs.mkdirSync(path.dirname(to), { recursive: true });
+		mkdirPrivate(path.dirname(to));
 		fs.cpSync(from, to, { recursive: true, verbatimSymlinks: true, errorOnExist: false });
 	} catch {
 		// Best effort: the file is in the safety checkpoint anyway.

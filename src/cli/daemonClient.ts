@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { mkdirPrivate, privateFileMode } from '../engine/workspace';
 
 interface Endpoint {
 	pid: number;
@@ -179,8 +180,8 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 /** Starts a daemon, detached, its output in `.baton/logs/daemon.log`; the election inside picks one. */
 export function spawnDaemon(root: string, serverScript: string, version: string): void {
 	const logs = path.join(root, '.baton', 'logs');
-	fs.mkdirSync(logs, { recursive: true });
-	const log = fs.openSync(path.join(logs, 'daemon.log'), 'a', 0o600);
+	mkdirPrivate(logs);
+	const log = fs.openSync(path.join(logs, 'daemon.log'), 'a', privateFileMode);
 	try {
 		const child = spawn(process.execPath, [serverScript, '--daemon', '--workspace', root, '--baton-version', version], { detached: true, stdio: ['ignore', log, log], cwd: root, env: process.env });
 		child.unref();

@@ -3,6 +3,7 @@
  */
 import path from 'node:path';
 import { CheckpointService } from './checkpoints/checkpointService';
+import { shadowDirName } from './checkpoints/shadowRepo';
 import { mergeNotifications, resolveConfig, readConfigFile, type BatonConfig, type BatonConfigInput } from './config';
 import { EngineContext } from './context';
 import { BatonError } from './errors';
@@ -19,7 +20,7 @@ import { TaskService } from './tasks/taskService';
 import { ExportService } from './interop/exportService';
 import { ImportService } from './interop/importService';
 import { TrackerService } from './trackers/trackerService';
-import { batonDir, initWorkspace, isInitialized } from './workspace';
+import { batonDir, initWorkspace, isInitialized, tightenPrivateTree } from './workspace';
 import type { BriefingMemorySource } from './sessions/briefing';
 import { BriefingService } from './sessions/briefingService';
 import { recordSharedEvents } from './sync/localEvents';
@@ -103,6 +104,10 @@ export class Engine {
 			throw new BatonError('notInitialized', `${root} has no .baton folder; run \`baton init\` there first`);
 		}
 		const dir = batonDir(root);
+		const loose = tightenPrivateTree(dir, [shadowDirName]);
+		if (loose.length > 0) {
+			options.log.warn(`other users may read Baton's data: could not make ${loose.slice(0, 3).join(', ')}${loose.length > 3 ? ` and ${loose.length - 3} more` : ''} private (run \`chmod -R go= ${dir}\` as its owner)`);
+		}
 		const configFile = path.join(dir, 'config.json');
 		const config: BatonConfig = resolveConfig(mergeConfig(readConfigFile(configFile), options.config ?? {}), configFile);
 		const clock = options.clock ?? systemClock;

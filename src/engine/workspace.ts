@@ -1,11 +1,77 @@
 /**
  * Where Baton's data lives: `<workspace>/.baton/`, with a `.gitignore` so the user's repository never
- * picks it up.
+ * picks it up. It is its user's only: sessions, hook prompts and transcripts are not for the other
+ * accounts on the machine.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 
 export const batonDirName = '.baton';
+
+/** Every folder Baton creates in `.baton/`, whichever process creates it (the umask can only narrow it). */
+export const privateDirMode = 0o700;
+/** Every file Baton creates in `.baton/`, temp files that are renamed into place included. */
+export const privateFileMode = 0o600;
+
+/** `mkdir -p` whose new folders are private; one that exists keeps its mode (opening the store tightens `.baton/`). */
+export function mkdirPrivate(dir: string): void {
+	fs.mkdirSync(dir, { recursive: true, mode: privateDirMode });
+}
+
+/**
+ * Takes the group's and others' permissions off `dir` and everything in it: a store made before
+ * Baton kept it private (0755 folders, 0644 files) becomes 0700/0600, content untouched. Folders
+ * named in `ownModes` (git's shadow store) are tightened themselves but not walked: git sets the
+ * modes inside, and the private folder above keeps other users out. Symbolic links are never
+ * followed. One stat when `dir` is private already. Returns what it could not change, for a warning.
+ */
+export function tightenPrivateTree(dir: string, ownModes: readonly string[] = []): string[] {
+	if (process.platform === 'win32') {
+		return []; // No POSIX modes: the folder's ACL decides.
+	}
+	const top = fs.lstatSync(dir, { throwIfNoEntry: false });
+	if (!top?.isDirectory() || (top.mode & 0o077) === 0) {
+		return [];
+	}
+	const failed: string[] = [];
+	const tighten = (file: string, mode: number): void => {
+		if ((mode & 0o077) !== 0) {
+			try {
+				fs.chmodSync(file, mode & 0o700);
+			} catch (error) {
+				failed.push(`${file} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+			}
+		}
+	};
+	const walk = (folder: string, mode: number, depth: number): void => {
+		tighten(folder, mode);
+		if (depth > 0 && ownModes.includes(path.basename(folder))) {
+			return;
+		}
+		let entries: fs.Dirent[];
+		try {
+			entries = fs.readdirSync(folder, { withFileTypes: true });
+		} catch {
+			return; // Gone meanwhile.
+		}
+		for (const entry of entries) {
+			const full = path.join(folder, entry.name);
+			if (entry.isDirectory()) {
+				const stat = fs.lstatSync(full, { throwIfNoEntry: false });
+				if (stat?.isDirectory()) {
+					walk(full, stat.mode, depth + 1);
+				}
+			} else if (entry.isFile()) {
+				const stat = fs.lstatSync(full, { throwIfNoEntry: false });
+				if (stat?.isFile()) {
+					tighten(full, stat.mode);
+				}
+			}
+		}
+	};
+	walk(dir, top.mode, 0);
+	return failed;
+}
 
 /** The nearest folder upward from `start` that has `.baton/`, or undefined. */
 export function findWorkspaceRoot(start: string): string | undefined {
@@ -34,10 +100,10 @@ export function isInitialized(workspaceRoot: string): boolean {
 export function initWorkspace(workspaceRoot: string): boolean {
 	const dir = batonDir(workspaceRoot);
 	const created = !isDirectory(dir);
-	fs.mkdirSync(dir, { recursive: true });
+	mkdirPrivate(dir);
 	const gitignore = path.join(dir, '.gitignore');
 	if (!fs.existsSync(gitignore)) {
-		fs.writeFileSync(gitignore, '# Baton keeps its database, journal and archives here; none of it belongs in your repository.\n*\n');
+		fs.writeFileSync(gitignore, '# Baton keeps its database, journal and archives here; none of it belongs in your repository.\n*\n', { mode: privateFileMode });
 	}
 	return created;
 }

@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { privateFileMode } from '../engine/workspace';
 
 export interface DaemonEndpoint {
 	pid: number;
@@ -76,7 +77,7 @@ export function readEndpoint(workspaceRoot: string): DaemonEndpoint | undefined 
 export function writeEndpoint(workspaceRoot: string, endpoint: DaemonEndpoint): void {
 	const file = endpointFile(workspaceRoot);
 	const temp = `${file}.${process.pid}.tmp`;
-	fs.writeFileSync(temp, `${JSON.stringify(endpoint, null, '\t')}\n`, { mode: 0o600 });
+	fs.writeFileSync(temp, `${JSON.stringify(endpoint, null, '\t')}\n`, { mode: privateFileMode });
 	fs.renameSync(temp, file);
 }
 
@@ -147,7 +148,7 @@ export async function acquireStartLock(workspaceRoot: string, instance: string):
 		// Created with its content in one step (a link of a finished file; it fails if the lock exists):
 		// a rival never reads a lock that is still empty and takes it for a stale one.
 		const mine = `${file}.${instance}`;
-		fs.writeFileSync(mine, JSON.stringify({ pid: process.pid, instance, at: Date.now() }), { mode: 0o600 });
+		fs.writeFileSync(mine, JSON.stringify({ pid: process.pid, instance, at: Date.now() }), { mode: privateFileMode });
 		try {
 			fs.linkSync(mine, file);
 			return true;

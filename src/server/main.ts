@@ -14,7 +14,7 @@ import { dataDidChange, serverLog } from '../protocol/rpc';
 import { registerAgentHandlers } from './agentHandlers';
 import { startDaemon, type RunningDaemon } from './daemon';
 import { DaemonBackend, type EditorSettings } from './daemonBackend';
-import { isInitialized } from '../engine/workspace';
+import { isInitialized, mkdirPrivate, privateFileMode } from '../engine/workspace';
 import { useGitSpawner } from '../engine/checkpoints/gitSpawner';
 import { registerCheckpointHandlers, registerHandlers } from './handlers';
 import { registerInteropHandlers } from './interopHandlers';
@@ -203,8 +203,8 @@ function daemonLogWriter(workspace: string): (level: string, message: string) =>
 	const file = path.join(workspace, '.baton', 'logs', 'daemon.log');
 	let toFile = false;
 	try {
-		fs.mkdirSync(path.dirname(file), { recursive: true });
-		const fd = fs.openSync(file, 'a', 0o600);
+		mkdirPrivate(path.dirname(file));
+		const fd = fs.openSync(file, 'a', privateFileMode);
 		fs.closeSync(fd);
 		const target = fs.statSync(file);
 		const stderr = fs.fstatSync(2);
@@ -216,7 +216,7 @@ function daemonLogWriter(workspace: string): (level: string, message: string) =>
 		const line = `${new Date().toISOString()} [${level}] ${message}\n`;
 		if (toFile) {
 			try {
-				fs.appendFileSync(file, line, { mode: 0o600 });
+				fs.appendFileSync(file, line, { mode: privateFileMode });
 				return;
 			} catch {
 				// The folder went away (workspace deleted): stderr is what is left.

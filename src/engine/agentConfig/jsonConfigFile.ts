@@ -92,9 +92,11 @@ export function backupOf(file: string, nowMs: number): string {
 	return candidate;
 }
 
-export function writeAtomically(file: string, text: string): void {
+/** Temp file and rename; `mode` for a file that is new (a file of Baton's own in `.baton/` passes the private mode). */
+export function writeAtomically(file: string, text: string, mode = 0o666): void {
 	const tmp = `${file}.baton-tmp-${process.pid}`;
-	fs.writeFileSync(tmp, text);
+	fs.rmSync(tmp, { force: true });
+	fs.writeFileSync(tmp, text, { mode });
 	fs.renameSync(tmp, file);
 }
 

@@ -20,6 +20,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../errors';
+import { mkdirPrivate } from '../workspace';
 import { nulJoin } from './indexSync';
 import { assertRealFolders, assertWorkspacePaths, workspaceFile } from './workspacePaths';
 import { splitNul } from './gitProcess';
@@ -149,7 +150,7 @@ export class RestoreRun {
 		}
 		for (const rel of plan.inTheWay) {
 			const dest = path.join(this.preservedDir, rel);
-			fs.mkdirSync(path.dirname(dest), { recursive: true });
+			mkdirPrivate(path.dirname(dest));
 			// Checked again right before the move: no folder on the way may have become a link since the plan.
 			fs.renameSync(workspaceFile(repo.workTree, rel), dest);
 			this.moved.push([rel, dest]);
@@ -327,7 +328,7 @@ function blobSha(file: string): string | null {
 
 function copyInto(from: string, to: string): void {
 	try {
-		fs.mkdirSync(path.dirname(to), { recursive: true });
+		mkdirPrivate(path.dirname(to));
 		fs.cpSync(from, to, { recursive: true, verbatimSymlinks: true, errorOnExist: false });
 	} catch {
 		// Best effort: the file is in the safety checkpoint anyway.

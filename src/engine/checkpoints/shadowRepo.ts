@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatonError } from '../errors';
+import { mkdirPrivate, privateFileMode } from '../workspace';
 import { LockFile } from '../storage/lockFile';
 import { hostEnv, runGit, userRepoEnv, type GitResult } from './gitProcess';
 
@@ -109,8 +110,8 @@ export class ShadowRepo {
 	/** The isolated "global" config must exist before the first git call that names it. */
 	ensureEmptyConfig(): void {
 		if (!fs.existsSync(this.emptyConfig)) {
-			fs.mkdirSync(this.gitDir, { recursive: true });
-			fs.writeFileSync(this.emptyConfig, '');
+			mkdirPrivate(this.gitDir);
+			fs.writeFileSync(this.emptyConfig, '', { mode: privateFileMode });
 		}
 	}
 
@@ -138,7 +139,7 @@ export class ShadowRepo {
 	}
 
 	private async runLocked<T>(fn: () => Promise<T>): Promise<T> {
-		fs.mkdirSync(this.gitDir, { recursive: true });
+		mkdirPrivate(this.gitDir);
 		LockFile.removeDeadOwnerFiles(this.lock.file);
 		await this.lock.acquire();
 		try {
@@ -192,8 +193,8 @@ export class ShadowRepo {
 				// No marker yet: a new (or half-created) shadow.
 			}
 			if (version !== layoutVersion || !this.exists()) {
-				fs.mkdirSync(this.gitDir, { recursive: true });
-				fs.writeFileSync(this.emptyConfig, '');
+				mkdirPrivate(this.gitDir);
+				fs.writeFileSync(this.emptyConfig, '', { mode: privateFileMode });
 				// No template: no sample hooks, nothing Baton did not ask for. Also over a store whose
 				// creation was killed half-way (HEAD written, objects or refs not yet): git init finishes it
 				// and leaves what exists alone.

@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../ports';
+import { mkdirPrivate, privateFileMode } from '../workspace';
 import type { DirtyPaths } from './dirtyPaths';
 
 /** The flush marker's watch, kept apart from the workspace folders' (no folder path holds a NUL). */
@@ -49,7 +50,7 @@ export class WorkspaceWatcher {
 
 	/** Watches every folder; the set becomes trustworthy from the next full scan on. */
 	async start(): Promise<void> {
-		fs.mkdirSync(this.options.markerDir, { recursive: true });
+		mkdirPrivate(this.options.markerDir);
 		this.watchMarkerDir();
 		await this.watchTree('');
 		if (!this.stopped) {
@@ -90,7 +91,7 @@ export class WorkspaceWatcher {
 			});
 		});
 		const file = path.join(this.options.markerDir, token);
-		fs.writeFileSync(file, '');
+		fs.writeFileSync(file, '', { mode: privateFileMode });
 		const ok = await arrived;
 		fs.rmSync(file, { force: true });
 		if (!ok) {

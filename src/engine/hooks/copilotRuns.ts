@@ -18,7 +18,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { batonDir } from '../workspace';
+import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
 import type { HookEvent } from '../hookEvent';
 import { writeAtomically } from '../agentConfig/jsonConfigFile';
 
@@ -81,6 +81,6 @@ function readRuns(file: string): RunsFile {
 }
 
 function writeRuns(file: string, runs: RunsFile): void {
-	fs.mkdirSync(path.dirname(file), { recursive: true });
-	writeAtomically(file, `${JSON.stringify(runs, null, '\t')}\n`);
+	mkdirPrivate(path.dirname(file));
+	writeAtomically(file, `${JSON.stringify(runs, null, '\t')}\n`, privateFileMode);
 }

@@ -17,7 +17,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { HookEvent } from '../hookEvent';
-import { batonDir } from '../workspace';
+import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
 
 export type Claim = 'first' | 'duplicate' | 'unnamed';
 
@@ -54,10 +54,10 @@ export function claimHookEvent(workspaceRoot: string, event: HookEvent, raw: unk
 		}
 		const folder = path.join(root, String(bucket));
 		if (!fs.existsSync(folder)) {
-			fs.mkdirSync(folder, { recursive: true });
+			mkdirPrivate(folder);
 			prune(root, bucket);
 		}
-		fs.closeSync(fs.openSync(path.join(folder, key), fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, 0o600));
+		fs.closeSync(fs.openSync(path.join(folder, key), fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, privateFileMode));
 		return 'first';
 	} catch (error) {
 		return (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'duplicate' : 'first';

@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../ports';
-import { batonDir } from '../workspace';
+import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
 
 export const hookLogMaxBytes = 256 * 1024;
 
@@ -38,7 +38,7 @@ export class HookLog implements Logger {
 	write(level: 'info' | 'warn' | 'error', message: string): void {
 		const line = `${new Date(this.now()).toISOString()} ${level} pid=${process.pid} ${message.replace(/[\r\n]+/g, ' ').slice(0, 2_000)}\n`;
 		try {
-			fs.mkdirSync(path.dirname(this.file), { recursive: true });
+			mkdirPrivate(path.dirname(this.file));
 			let size = 0;
 			try {
 				size = fs.statSync(this.file).size;
@@ -48,7 +48,7 @@ export class HookLog implements Logger {
 			if (size + line.length > this.maxBytes) {
 				fs.renameSync(this.file, `${this.file}.1`);
 			}
-			fs.appendFileSync(this.file, line);
+			fs.appendFileSync(this.file, line, { mode: privateFileMode });
 		} catch {
 			// Out of disk, read-only workspace: the hook still answers.
 		}

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../errors';
-import { atomicWriteFile } from '../storage/fsUtil';
+import { atomicWriteFile, ordinaryFileMode } from '../storage/fsUtil';
 import { unsafeFileReason } from './safeNames';
 import { indexFileName, indexFormat } from './sessionFileFormat';
 
@@ -54,9 +54,9 @@ export function writeExportFolder(dir: string, files: Map<string, string>, index
 	}
 	fs.mkdirSync(dir, { recursive: true });
 	for (const [name, text] of files) {
-		atomicWriteFile(path.join(dir, name), Buffer.from(text, 'utf8'));
+		atomicWriteFile(path.join(dir, name), Buffer.from(text, 'utf8'), ordinaryFileMode);
 	}
-	atomicWriteFile(path.join(dir, indexFileName), Buffer.from(indexText, 'utf8'));
+	atomicWriteFile(path.join(dir, indexFileName), Buffer.from(indexText, 'utf8'), ordinaryFileMode);
 	for (const stale of previous) {
 		if (!files.has(stale)) fs.rmSync(path.join(dir, stale), { force: true });
 	}

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { count, eq, max } from 'drizzle-orm';
 import { sharedEvents } from '../storage/schema';
 import { forEachFile } from '../storage/fsUtil';
-import { batonDir } from '../workspace';
+import { batonDir, privateFileMode } from '../workspace';
 import { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
 import { appendSharedEvent } from '../shared/sharedEvents';
@@ -153,7 +153,7 @@ export class ProvenanceService {
 	private savePendingKey(key: string): void {
 		try {
 			const temp = `${this.pendingFile}.${process.pid}.tmp`;
-			fs.writeFileSync(temp, `${JSON.stringify({ pendingKey: key })}\n`);
+			fs.writeFileSync(temp, `${JSON.stringify({ pendingKey: key })}\n`, { mode: privateFileMode });
 			fs.renameSync(temp, this.pendingFile);
 		} catch {
 			// Only a shortcut: without it the next process searches again.

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { batonDir } from '../workspace';
+import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
 
 export interface MachineIdentity {
 	/** 8 hex digits; the suffix of every event id this machine writes. */
@@ -44,9 +44,9 @@ function machineId(workspaceRoot: string): string {
 	const id = randomBytes(4).toString('hex');
 	const temp = `${file}.${process.pid}.tmp`;
 	try {
-		fs.mkdirSync(path.dirname(file), { recursive: true });
+		mkdirPrivate(path.dirname(file));
 		// The first writer wins: a concurrent process that lost the race reads the winner's id.
-		fs.writeFileSync(temp, `${JSON.stringify({ id }, null, 2)}\n`, { mode: 0o600 });
+		fs.writeFileSync(temp, `${JSON.stringify({ id }, null, 2)}\n`, { mode: privateFileMode });
 		fs.linkSync(temp, file);
 	} catch {
 		try {

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { BatonError } from '../errors';
 import type { Clock, Logger } from '../ports';
+import { mkdirPrivate } from '../workspace';
 import { atomicWriteFile, readIfExists, stampName } from './fsUtil';
 import { sumFileOf, writeSnapshot } from './snapshotFile';
 import { decodeHeader, encodeHeader, headerSize, scanRecords, type JournalRecord } from './journalFormat';
@@ -233,7 +234,7 @@ function repairFiles(SQL: SqlJsStatic, dir: string, dbFile: string, journalFile:
 	notes.push(`rebuilt from the ${base} up to sequence ${seq}`);
 
 	const asideDir = path.join(dir, `damaged-${stampName(clock.now())}`);
-	fs.mkdirSync(asideDir, { recursive: true });
+	mkdirPrivate(asideDir);
 	const movedAside: string[] = [];
 	for (const file of [dbFile, journalFile, `${dbFile}.prev`, `${journalFile}.prev`, sumFileOf(dbFile)]) {
 		if (fs.existsSync(file)) {

@@ -1,10 +1,19 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { privateFileMode } from '../workspace';
 
-/** Write a file so that a crash leaves either the old or the new content: tmp, fsync, rename, fsync dir. */
-export function atomicWriteFile(file: string, bytes: Uint8Array): void {
+/** The mode of a file that is the user's rather than Baton's (an export, `.beads/`): what the umask allows. */
+export const ordinaryFileMode = 0o666;
+
+/**
+ * Write a file so that a crash leaves either the old or the new content: tmp, fsync, rename, fsync dir.
+ * The temp file is created afresh with `mode` (Baton's files are private), so the file renamed into
+ * place has it already.
+ */
+export function atomicWriteFile(file: string, bytes: Uint8Array, mode = privateFileMode): void {
 	const tmp = `${file}.tmp-${process.pid}`;
-	const fd = fs.openSync(tmp, 'w');
+	fs.rmSync(tmp, { force: true }); // A leftover of a dead process with this pid would keep its mode.
+	const fd = fs.openSync(tmp, 'w', mode);
 	try {
 		writeAll(fd, bytes);
 		fs.fsyncSync(fd);

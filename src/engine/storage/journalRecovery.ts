@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { BatonError } from '../errors';
 import type { Clock, Logger } from '../ports';
+import { mkdirPrivate, privateFileMode } from '../workspace';
 import { atomicWriteFile, fsyncDir, preserveCopy, readIfExists, stampName } from './fsUtil';
 import { damagedSumError, verifySnapshot, writeSnapshot } from './snapshotFile';
 import { decodeHeader, encodeHeader, headerSize, scanRecords, type JournalRecord } from './journalFormat';
@@ -217,9 +218,9 @@ export function journalAbsence(snapshotExists: boolean, journal: Buffer | undefi
 /** A crash mid-append leaves an unacknowledged partial record: keep its bytes aside, then cut it off. */
 export function setTornTailAside(journalFile: string, tornBytes: Buffer, validEnd: number, options: RecoveryOptions): void {
 	const dir = path.join(path.dirname(journalFile), 'recovered');
-	fs.mkdirSync(dir, { recursive: true });
+	mkdirPrivate(dir);
 	const aside = path.join(dir, `journal-tail-${stampName(options.clock.now())}-${process.pid}.bin`);
-	fs.writeFileSync(aside, tornBytes);
+	fs.writeFileSync(aside, tornBytes, { mode: privateFileMode });
 	fs.truncateSync(journalFile, validEnd);
 	fsyncDir(path.dirname(journalFile));
 	options.log.warn(`dropped a torn last record (${tornBytes.length} bytes) from ${journalFile}; its bytes are kept in ${aside}`);

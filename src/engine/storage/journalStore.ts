@@ -17,6 +17,7 @@ import path from 'node:path';
 import type { Database, SqlJsStatic } from 'sql.js';
 import { BatonError } from '../errors';
 import type { Clock, Logger } from '../ports';
+import { mkdirPrivate } from '../workspace';
 import { atomicWriteFile, preserveCopy } from './fsUtil';
 import { writeSnapshot } from './snapshotFile';
 import { encodeHeader, encodeRecord, headerSize, scanRecords, type JournalParam, type JournalRecord } from './journalFormat';
@@ -86,7 +87,7 @@ export class JournalStore {
 	/** Opens (creating if needed) the database in `options.dir` and applies pending migrations. */
 	static async open(options: StoreOptions): Promise<JournalStore> {
 		const SQL = await loadSqlJs(options.wasmPath);
-		fs.mkdirSync(options.dir, { recursive: true });
+		mkdirPrivate(options.dir);
 		const dbFile = path.join(options.dir, dbFileName);
 		const lock = new LockFile(`${dbFile}.lock`, options.lockTimeoutMs);
 		LockFile.removeDeadOwnerFiles(lock.file);

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatonError } from '../errors';
+import { privateFileMode } from '../workspace';
 import { isAlive, LockQueue } from './lockQueue';
 
 interface LockOwner {
@@ -125,7 +126,7 @@ export class LockFile {
 				this.ensureOwnerFile(owner);
 				fs.linkSync(this.ownerFile, this.file);
 			} else {
-				fs.writeFileSync(this.file, JSON.stringify(owner), { flag: 'wx' });
+				fs.writeFileSync(this.file, JSON.stringify(owner), { flag: 'wx', mode: privateFileMode });
 			}
 		} catch (error) {
 			const code = (error as NodeJS.ErrnoException).code;
@@ -154,7 +155,7 @@ export class LockFile {
 
 	private ensureOwnerFile(owner: LockOwner): void {
 		if (!this.ownerWritten) {
-			fs.writeFileSync(this.ownerFile, JSON.stringify(owner));
+			fs.writeFileSync(this.ownerFile, JSON.stringify(owner), { mode: privateFileMode });
 			this.ownerWritten = true;
 		}
 	}

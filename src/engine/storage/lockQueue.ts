@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { mkdirPrivate, privateFileMode } from '../workspace';
 
 interface TicketOwner {
 	pid: number;
@@ -66,14 +67,14 @@ export class LockQueue {
 			const next = this.tickets().reduce((max, t) => Math.max(max, Number(t)), 0) + 1;
 			const name = String(next).padStart(ticketDigits, '0');
 			try {
-				fs.writeFileSync(path.join(this.dir, name), JSON.stringify(this.owner), { flag: 'wx' });
+				fs.writeFileSync(path.join(this.dir, name), JSON.stringify(this.owner), { flag: 'wx', mode: privateFileMode });
 				this.ticket = name;
 				this.refreshedAt = Date.now();
 				return;
 			} catch (error) {
 				const code = (error as NodeJS.ErrnoException).code;
 				if (code === 'ENOENT') {
-					fs.mkdirSync(this.dir, { recursive: true });
+					mkdirPrivate(this.dir);
 				} else if (code !== 'EEXIST') {
 					throw error;
 				}

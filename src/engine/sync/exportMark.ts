@@ -15,6 +15,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql, type SQL } from 'drizzle-orm';
 import type { BatonDb } from '../storage/journalStore';
+import { mkdirPrivate, privateFileMode } from '../workspace';
 import { wireLineSql } from './eventRefs';
 
 export interface ExportMark {
@@ -54,8 +55,8 @@ export function readExportMark(file: string, tip: string): ExportMark | null {
  */
 export function writeExportMark(file: string, mark: ExportMark): void {
 	const tmp = `${file}.tmp-${process.pid}`;
-	fs.mkdirSync(path.dirname(file), { recursive: true });
-	fs.writeFileSync(tmp, `${JSON.stringify({ version: 2, ...mark })}\n`);
+	mkdirPrivate(path.dirname(file));
+	fs.writeFileSync(tmp, `${JSON.stringify({ version: 2, ...mark })}\n`, { mode: privateFileMode });
 	fs.renameSync(tmp, file);
 }
 

@@ -4,7 +4,6 @@
  * (fetch every machine's refs into a namespace of their own, merge the events by union, derive the
  * tables), status. Nothing here touches the user's refs, index, work tree or `.git/config`.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
@@ -12,6 +11,7 @@ import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
 import { isoTime } from '../ids';
 import { LockFile } from '../storage/lockFile';
+import { mkdirPrivate } from '../workspace';
 import { sharedEvents } from '../storage/schema';
 import { machineIdentity } from '../shared/machineIdentity';
 import { mergeWireEvents } from './mergeWire';
@@ -425,7 +425,7 @@ export class SyncService {
 
 	/** One sync operation at a time per workspace, across processes (the state file is read-modify-write). */
 	private async withSyncLock<T>(fn: () => Promise<T>): Promise<T> {
-		fs.mkdirSync(syncDir(this.root), { recursive: true });
+		mkdirPrivate(syncDir(this.root));
 		const lock = new LockFile(path.join(syncDir(this.root), 'sync.lock'), 10 * 60_000);
 		LockFile.removeDeadOwnerFiles(lock.file);
 		await lock.acquire();

@@ -12,7 +12,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { BatonError } from '../errors';
 import { atomicWriteFile } from '../storage/fsUtil';
-import { batonDir } from '../workspace';
+import { batonDir, mkdirPrivate } from '../workspace';
 
 export interface RemoteState {
 	enabled: boolean;
@@ -92,7 +92,7 @@ export function readSyncState(workspaceRoot: string): SyncStateFile {
 }
 
 export function writeSyncState(workspaceRoot: string, state: SyncStateFile): void {
-	fs.mkdirSync(syncDir(workspaceRoot), { recursive: true });
+	mkdirPrivate(syncDir(workspaceRoot));
 	atomicWriteFile(stateFile(workspaceRoot), Buffer.from(`${JSON.stringify(state, null, '\t')}\n`));
 }
 

@@ -13,6 +13,7 @@ import { splitNul } from '../checkpoints/gitProcess';
 import { catBlobs } from '../shared/catFileBatch';
 import { fastImportArgs } from './eventRefs';
 import { atomicWriteFile } from '../storage/fsUtil';
+import { mkdirPrivate } from '../workspace';
 import type { SharedTranscript } from '../transcripts/sharedTranscripts';
 
 export const transcriptsRefPrefix = 'refs/baton/transcripts/';
@@ -64,7 +65,7 @@ export async function exportTranscripts(shadow: ShadowRepo, ref: string, tip: (r
 	for (const t of changed) {
 		next.versions[t.path] = t.version;
 	}
-	fs.mkdirSync(path.dirname(cacheFile), { recursive: true });
+	mkdirPrivate(path.dirname(cacheFile));
 	atomicWriteFile(cacheFile, Buffer.from(JSON.stringify(next)));
 	return changed.length;
 }

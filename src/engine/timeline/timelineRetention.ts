@@ -15,7 +15,7 @@ import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
 import { isoTime } from '../ids';
 import { sessions } from '../storage/schema';
-import { batonDir } from '../workspace';
+import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
 import { timelineRef } from './treeCapture';
 import { flushKeyframes } from './timelineKeyframes';
 import { releaseSessionPacks } from './timelinePacks';
@@ -48,9 +48,9 @@ export function readPruned(workspaceRoot: string): Record<string, string> {
 
 function writePruned(workspaceRoot: string, pruned: Record<string, string>): void {
 	const file = prunedFile(workspaceRoot);
-	fs.mkdirSync(path.dirname(file), { recursive: true });
+	mkdirPrivate(path.dirname(file));
 	const temp = `${file}.${process.pid}.tmp`;
-	fs.writeFileSync(temp, `${JSON.stringify(pruned, null, '\t')}\n`);
+	fs.writeFileSync(temp, `${JSON.stringify(pruned, null, '\t')}\n`, { mode: privateFileMode });
 	fs.renameSync(temp, file);
 }
 

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { batonDir } from '../workspace';
+import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
 
 export interface PendingCall {
 	toolUseId: string | null;
@@ -85,9 +85,9 @@ export function stateSessions(workspaceRoot: string): string[] {
 
 export function writeState(workspaceRoot: string, sessionId: string, state: TimelineState): void {
 	const file = stateFile(workspaceRoot, sessionId);
-	fs.mkdirSync(path.dirname(file), { recursive: true });
+	mkdirPrivate(path.dirname(file));
 	const temp = `${file}.${process.pid}.tmp`;
-	fs.writeFileSync(temp, `${JSON.stringify(state)}\n`);
+	fs.writeFileSync(temp, `${JSON.stringify(state)}\n`, { mode: privateFileMode });
 	fs.renameSync(temp, file);
 }
 

@@ -13,8 +13,9 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../errors';
-import { atomicWriteFile, readIfExists } from '../storage/fsUtil';
+import { atomicWriteFile, ordinaryFileMode, readIfExists } from '../storage/fsUtil';
 import { LockFile } from '../storage/lockFile';
+import { mkdirPrivate } from '../workspace';
 import type { TrackerIssue } from './trackerTypes';
 
 export type BeadsRecord = Record<string, unknown> & { id: string };
@@ -127,11 +128,11 @@ export class BeadsFile {
 			parts.push(line.bytes, Buffer.from('\n'));
 		}
 		fs.mkdirSync(path.dirname(this.file), { recursive: true });
-		atomicWriteFile(this.file, Buffer.concat(parts));
+		atomicWriteFile(this.file, Buffer.concat(parts), ordinaryFileMode);
 	}
 
 	private async locked<T>(fn: () => T): Promise<T> {
-		fs.mkdirSync(path.dirname(this.options.lockFile), { recursive: true });
+		mkdirPrivate(path.dirname(this.options.lockFile));
 		const lock = new LockFile(this.options.lockFile, this.options.lockTimeoutMs ?? 10_000);
 		await lock.acquire();
 		try {

@@ -9,6 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { atomicWriteFile } from '../storage/fsUtil';
+import { mkdirPrivate } from '../workspace';
 import { redactSecrets } from '../text/redactSecrets';
 import { indexKey, newTranscriptEntry, transcriptEntrySchema, type TranscriptEntry, type TranscriptIndex } from './transcriptIndex';
 
@@ -152,7 +153,7 @@ export function importSharedTranscript(index: TranscriptIndex, dir: string, file
 	}
 	const excerpts = newline < 0 ? '' : content.slice(newline + 1);
 	const bytes = Buffer.from(excerpts);
-	fs.mkdirSync(path.join(dir, sessionId), { recursive: true });
+	mkdirPrivate(path.join(dir, sessionId));
 	atomicWriteFile(path.join(dir, archivePath), bytes);
 	index.transcripts[key] = { ...entry, archiveBytes: bytes.length, offset: 0, sourceSize: 0, sourceMtimeMs: 0 };
 	return null;

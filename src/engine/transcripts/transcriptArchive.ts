@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../ports';
-import { batonDir } from '../workspace';
+import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
 import { discoverClaudeTranscripts, isBootstrapTranscript, subagentTranscripts, type DiscoveredTranscript } from './claudeProjects';
 import { estimateCostUsd } from './costEstimate';
 import type { AgentKind } from '../agentKinds';
@@ -296,8 +296,8 @@ export class TranscriptArchive {
 			const lines = builder.drain();
 			if (lines.length) {
 				const bytes = Buffer.from(`${lines.join('\n')}\n`);
-				fs.mkdirSync(path.dirname(archiveFile), { recursive: true });
-				fs.appendFileSync(archiveFile, bytes);
+				mkdirPrivate(path.dirname(archiveFile));
+				fs.appendFileSync(archiveFile, bytes, { mode: privateFileMode });
 				entry.archiveBytes += bytes.length;
 				entry.archivePath = archiveName;
 				excerpts += lines.length;

@@ -12,6 +12,7 @@ import { ownMap, ownRecord } from '../storage/ownRecord';
 import { z } from 'zod';
 import { atomicWriteFile } from '../storage/fsUtil';
 import { LockFile } from '../storage/lockFile';
+import { mkdirPrivate } from '../workspace';
 import { agentKinds } from '../agentKinds';
 
 const count = z.number().int().nonnegative();
@@ -186,7 +187,7 @@ export class TranscriptIndexFile {
 
 	/** Read, change, write back when `fn` returns true; the lock makes it one step across processes. */
 	async update<T>(fn: (index: TranscriptIndex) => Promise<{ changed: boolean; result: T }> | { changed: boolean; result: T }): Promise<T> {
-		fs.mkdirSync(this.dir, { recursive: true });
+		mkdirPrivate(this.dir);
 		LockFile.removeDeadOwnerFiles(this.lock.file);
 		await this.lock.acquire();
 		try {

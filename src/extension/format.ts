@@ -57,11 +57,13 @@ export function escapeMarkdown(text: string): string {
 	return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
 }
 
-/** What a person reads on a tree item (or a status bar item): their shapes in `vscode`, so the rule is tested without VS Code. */
+/** What a person reads on a tree item (or a status bar or quick pick item): their shapes in `vscode`, so the rule is tested without VS Code. */
 interface ShownParts {
 	label?: string | { label: string };
 	text?: string;
 	description?: string | boolean;
+	/** A quick pick item's second line. */
+	detail?: string;
 	tooltip?: string | { value: string };
 	accessibilityInformation?: { readonly label: string; readonly role?: string };
 }
@@ -83,6 +85,9 @@ export function shownItem<T extends object>(item: T): T {
 	}
 	if (typeof parts.description === 'string') {
 		parts.description = escapeControls(parts.description);
+	}
+	if (typeof parts.detail === 'string') {
+		parts.detail = escapeControls(parts.detail);
 	}
 	if (typeof parts.tooltip === 'string') {
 		parts.tooltip = escapeControls(parts.tooltip);

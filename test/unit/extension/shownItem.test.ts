@@ -40,6 +40,7 @@ void describe('tree items show stored text escaped', () => {
 		assert.equal(other.label.label, shown);
 		assert.equal(other.tooltip, shown);
 		assert.equal(other.description, true);
+		assert.equal(shownItem({ label: 'pick', detail: `scope ${hostile}` }).detail, `scope ${shown}`, 'a quick pick item too');
 		assert.equal(shownItem({ text: `$(debug-start) ${hostile} · active` }).text, `$(debug-start) ${shown} · active`, 'a status bar item too');
 		assert.doesNotMatch(JSON.stringify([item, other].map((i) => [i.label, i.description, i.tooltip])), /\\u001b|\\u0007|\\r/);
 		assert.doesNotMatch(`${item.label}${item.description}${other.label.label}`, rawControl);

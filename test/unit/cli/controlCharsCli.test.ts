@@ -102,4 +102,29 @@ void describe('stored control characters are shown escaped, never obeyed', () =>
 			'the MCP memory was stored without its NUL',
 		);
 	});
+
+	void it('drops a NUL from what an import brings in', (t) => {
+		const from = tempDir(t, 'baton-controls-from-');
+		const run = (cwd: string, ...args: string[]): Run => {
+			const result = runBaton(cli, cwd, args);
+			assert.equal(result.code, 0, `baton ${args.join(' ')}: ${result.stderr}`);
+			return result;
+		};
+		run(from, 'init');
+		const id = run(from, 'session', 'start', '--name', 'nul here', '--json').json?.['session'].id as string;
+		run(from, 'session', 'end', '--note', 'note nul here');
+		const out = path.join(tempDir(t, 'baton-controls-export-'), 'export');
+		run(from, 'export', '--session', id, '--out', out);
+		for (const file of fs.readdirSync(out)) {
+			const text = fs.readFileSync(path.join(out, file), 'utf8');
+			fs.writeFileSync(path.join(out, file), text.replaceAll('nul here', 'nul\\u0000here'));
+		}
+		const into = tempDir(t, 'baton-controls-into-');
+		run(into, 'init');
+		run(into, 'import', 'json-sessions', out);
+		const shown = run(into, 'session', 'show', id, '--json').json;
+		assert.equal(shown?.['session'].name, 'nulhere');
+		assert.equal(shown?.['handoff'].note, 'note nulhere');
+		assert.ok(!strings(shown).some((s) => s.includes('\u0000')), 'no NUL stored');
+	});
 });

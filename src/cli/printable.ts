@@ -3,6 +3,7 @@
  * obeyed"): every line for a person goes through `escapeControls` in main.ts, every --json line
  * through `jsonLine`, so a new command is covered without doing anything.
  */
+
 /**
  * JSON.stringify escapes C0 itself; DEL, C1, the bidirectional controls and the line separators
  * it leaves raw inside strings. Written as `\uXXXX` they parse back to the same text, and a

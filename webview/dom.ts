@@ -1,7 +1,10 @@
 /**
  * Small DOM helpers for the webviews. Everything is built with `createElement` and text nodes, never
- * `innerHTML`, so data from the workspace (task titles, notes) can never become markup.
+ * `innerHTML`, so data from the workspace (task titles, notes) can never become markup; and its
+ * text and the attributes a person reads show control characters escaped, so a bidirectional
+ * override in a name cannot reorder what the view shows (docs/architecture.md §2).
  */
+import { escapeControls } from '../src/protocol/displayText';
 
 export type Child = Node | string | number | null | undefined | false;
 type AttrValue = string | number | boolean | null | undefined;
@@ -10,6 +13,9 @@ export type Attrs = Record<string, AttrValue | Listener>;
 
 const svgNs = 'http://www.w3.org/2000/svg';
 
+/** Attributes people read or hear; others (ids, focus keys, classes) are matched by code and stay as they are. */
+const readAttributes = new Set(['title', 'aria-label', 'aria-description', 'aria-valuetext', 'placeholder', 'alt', 'label']);
+
 function apply(node: Element, attrs: Attrs | undefined, children: readonly (Child | readonly Child[])[]): void {
 	for (const [key, value] of Object.entries(attrs ?? {})) {
 		if (typeof value === 'function') {
@@ -17,14 +23,14 @@ function apply(node: Element, attrs: Attrs | undefined, children: readonly (Chil
 		} else if (value === true) {
 			node.setAttribute(key, '');
 		} else if (value !== false && value !== null && value !== undefined) {
-			node.setAttribute(key, String(value));
+			node.setAttribute(key, readAttributes.has(key) ? escapeControls(String(value)) : String(value));
 		}
 	}
 	for (const child of children.flat()) {
 		if (child === null || child === undefined || child === false) {
 			continue;
 		}
-		node.append(typeof child === 'object' ? child : String(child));
+		node.append(typeof child === 'object' ? child : escapeControls(String(child)));
 	}
 }
 

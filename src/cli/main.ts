@@ -10,6 +10,7 @@ import { Engine } from '../engine/engine';
 import { BatonError } from '../engine/errors';
 import { stderrLogger } from '../engine/ports';
 import { envSecretSource } from '../engine/secrets';
+import { escapeControls, withoutNul } from '../engine/text/controlChars';
 import { findWorkspaceRoot } from '../engine/workspace';
 import { agentCommands, runHookCli } from './agentCommands';
 import { checkpointCommands } from './checkpointCommands';
@@ -19,6 +20,7 @@ import { UsageError, type Command, type OptionSpec, type ParsedValues } from './
 import { memoryCommands } from './memoryCommands';
 import { provenanceCommands } from './provenanceCommands';
 import { flushNotifications, notifyCommands } from './notifyCommands';
+import { jsonLine } from './printable';
 import { sessionCommands } from './sessionCommands';
 import { syncCommands } from './syncCommands';
 import { activeSessionsList } from './textFormat';
@@ -128,9 +130,9 @@ async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks)
 	const json = argv.includes('--json');
 	const fail = (code: string, message: string, exit: number): number => {
 		if (json) {
-			io.stdout(`${JSON.stringify({ error: { code, message } })}\n`);
+			io.stdout(`${jsonLine({ error: { code, message } })}\n`);
 		} else {
-			io.stderr(`baton: ${message}\n`);
+			io.stderr(`baton: ${escapeControls(message)}\n`);
 		}
 		return exit;
 	};
@@ -188,7 +190,8 @@ async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks)
 			},
 		});
 		if (json || output.text) {
-			io.stdout(json ? `${JSON.stringify(output.json)}\n` : `${output.text}\n`);
+			// The one way out for a command's answer: stored text shows its control characters escaped.
+			io.stdout(json ? `${jsonLine(output.json)}\n` : `${escapeControls(output.text)}\n`);
 		}
 		if (engine && request) {
 			await request.finished(engine, output.exitCode ?? 0);
@@ -254,7 +257,8 @@ function parseCommandLine(argv: string[]): { command: Command | undefined; value
 	}
 	try {
 		const parsed = parseArgs({ args: argv, options: { ...globalOptions, ...command?.options }, strict: true, allowPositionals: true });
-		return { command, values: parsed.values as ParsedValues, args: parsed.positionals.slice(command?.path.length ?? 0) };
+		// A NUL means nothing in a name or a note; the daemon's clients send argv as JSON, which can hold one.
+		return { command, values: withoutNul(parsed.values as ParsedValues), args: withoutNul(parsed.positionals.slice(command?.path.length ?? 0)) };
 	} catch (error) {
 		throw new UsageError(`${optionProblem(error as Error, command)}${command ? `\nusage: ${command.usage}` : ''}`);
 	}

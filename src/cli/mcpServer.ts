@@ -13,6 +13,7 @@ import { renderBriefingDiet } from '../engine/hooks/briefingDiet';
 import { checkpointPortOf, checkpointsUnavailable, type CheckpointPort } from '../engine/hooks/checkpointPort';
 import type { Engine } from '../engine/engine';
 import { BatonError } from '../engine/errors';
+import { withoutNul } from '../engine/text/controlChars';
 import { BoundedStdioServerTransport } from './boundedStdioTransport';
 import packageJson from '../../package.json';
 
@@ -61,7 +62,8 @@ export function createBatonMcpServer(options: McpServerOptions): McpServer {
 		const callback = async (input: ShapeOutput<Shape>): Promise<ToolResult> => {
 			try {
 				const engine = await options.engine();
-				return { content: [{ type: 'text', text: JSON.stringify(await run(input, engine), null, 2) }] };
+				// A NUL means nothing in a name, a note or a memory: dropped before it is stored.
+				return { content: [{ type: 'text', text: JSON.stringify(await run(withoutNul(input), engine), null, 2) }] };
 			} catch (error) {
 				const code = BatonError.is(error) ? error.code : 'internal';
 				return { isError: true, content: [{ type: 'text', text: JSON.stringify({ error: { code, message: (error as Error).message } }) }] };

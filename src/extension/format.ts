@@ -1,4 +1,5 @@
 /** Pure wording helpers for the editor (unit-tested without VS Code). */
+import { escapeControls } from '../protocol/displayText';
 import type { HandoffDto, SessionStatusDto, SessionRowDto } from '../protocol/dto';
 
 export function relativeTime(iso: string | null, nowMs: number = Date.now()): string {
@@ -54,4 +55,47 @@ export function handoffMarkdown(handoff: HandoffDto | null): string {
 
 export function escapeMarkdown(text: string): string {
 	return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
+}
+
+/** What a person reads on a tree item (or a status bar or quick pick item): their shapes in `vscode`, so the rule is tested without VS Code. */
+interface ShownParts {
+	label?: string | { label: string };
+	text?: string;
+	description?: string | boolean;
+	/** A quick pick item's second line. */
+	detail?: string;
+	tooltip?: string | { value: string };
+	accessibilityInformation?: { readonly label: string; readonly role?: string };
+}
+
+/**
+ * The item with stored control characters in its label (or status bar text), description, tooltip
+ * (plain or markdown) and spoken label shown escaped (docs/architecture.md §2, "Stored text is shown, never obeyed").
+ * Every `getTreeItem` and `resolveTreeItem` returns through it (test/unit/extension/shownItem.test.ts).
+ */
+export function shownItem<T extends object>(item: T): T {
+	const parts = item as ShownParts;
+	if (typeof parts.label === 'string') {
+		parts.label = escapeControls(parts.label);
+	} else if (parts.label) {
+		parts.label.label = escapeControls(parts.label.label);
+	}
+	if (typeof parts.text === 'string') {
+		parts.text = escapeControls(parts.text);
+	}
+	if (typeof parts.description === 'string') {
+		parts.description = escapeControls(parts.description);
+	}
+	if (typeof parts.detail === 'string') {
+		parts.detail = escapeControls(parts.detail);
+	}
+	if (typeof parts.tooltip === 'string') {
+		parts.tooltip = escapeControls(parts.tooltip);
+	} else if (parts.tooltip) {
+		parts.tooltip.value = escapeControls(parts.tooltip.value);
+	}
+	if (parts.accessibilityInformation) {
+		parts.accessibilityInformation = { ...parts.accessibilityInformation, label: escapeControls(parts.accessibilityInformation.label) };
+	}
+	return item;
 }

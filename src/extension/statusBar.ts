@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { WorkspaceStatus } from '../protocol/rpc';
 import type { BatonWorkspace } from './batonWorkspace';
-import { escapeMarkdown, relativeTime } from './format';
+import { escapeMarkdown, relativeTime, shownItem } from './format';
 import { CommandIds } from './ids';
 import { Disposable } from './lifecycle';
 
@@ -94,6 +94,7 @@ export class SessionStatusBar extends Disposable {
 		tooltip.appendMarkdown('\n\n_Click for session actions._');
 		this.item.tooltip = tooltip;
 		this.item.accessibilityInformation = { label: this.item.text.replace(/\$\([^)]+\)\s*/g, ''), role: 'button' };
+		shownItem(this.item);
 		this.item.show();
 	}
 }

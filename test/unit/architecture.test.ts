@@ -44,6 +44,14 @@ export const shapeFiles = [
 ];
 const shapePackages = ['zod', 'drizzle-orm'];
 
+/**
+ * Engine files that import nothing at all, which the protocol may import as values and so hand to
+ * every layer: the one function that shows stored control characters escaped (docs/architecture.md
+ * §2, "Stored text is shown, never obeyed") serves the engine's markdown, the CLI, the editor and
+ * the webviews alike. Importing nothing, they bring no Node, drizzle or other engine code along.
+ */
+export const pureLeaves = ['src/engine/text/controlChars.ts'];
+
 const rules: Record<Layer, Rule> = {
 	protocol: { layers: [], packages: ['zod', 'vscode-jsonrpc'], nodeBuiltins: false },
 	// nodemailer: the email notification channel (an SMTP client; the engine's channels serve both the server and the CLI).
@@ -117,6 +125,9 @@ function violation(file: string, specifier: string, typeOnly = false): string | 
 			return undefined;
 		}
 		if (layer === 'protocol' && targetLayer === 'engine') {
+			if (pureLeaves.includes(resolveRelative(file, specifier))) {
+				return undefined;
+			}
 			if (!shapeFiles.includes(resolveRelative(file, specifier))) {
 				return `protocol may import only the engine's shape files (${specifier})`;
 			}
@@ -247,6 +258,14 @@ void describe('architecture', () => {
 			}
 		}
 		assert.deepEqual(problems, []);
+	});
+
+	void it('keeps the pure leaves the protocol shares free of any import', () => {
+		for (const rel of pureLeaves) {
+			assert.deepEqual(importsOf(fs.readFileSync(path.join(root, rel), 'utf8')), [], rel);
+		}
+		assert.equal(violation(path.join(root, 'src/protocol/x.ts'), '../engine/text/controlChars'), undefined, 'the protocol re-exports it as a value');
+		assert.match(violation(path.join(root, 'src/protocol/x.ts'), '../engine/text/clip') ?? '', /only the engine's shape files/, 'other text helpers stay in the engine');
 	});
 
 	void it('rejects what the rules forbid', () => {

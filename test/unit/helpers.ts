@@ -189,3 +189,7 @@ export function taskRow(n: number) {
 		updatedAt: '2026-01-01T00:00:00.000Z',
 	};
 }
+
+/** A character a terminal would obey, or that would reorder what it shows: what no text output may hold raw (src/engine/text/controlChars.ts). */
+// eslint-disable-next-line no-control-regex -- matching them is the point
+export const rawControl = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;

@@ -9,6 +9,7 @@
  */
 import path from 'node:path';
 import { z } from 'zod';
+import { withoutNul } from '../text/controlChars';
 import { filesNamedBy, isEditTool } from '../transcripts/editTools';
 import type { AgentKind } from '../agentKinds';
 import type { HookEvent, HookKind, ToolUse } from '../hookEvent';
@@ -78,7 +79,8 @@ export function normaliseHookPayload(raw: unknown, options: NormaliseOptions = {
 	if (!raw || typeof raw !== 'object' || Array.isArray(raw)) {
 		return { ok: false, problem: 'the payload is not a JSON object' };
 	}
-	const parsed = payloadSchema.safeParse(raw);
+	// A NUL means nothing in a prompt or a path, and would be stored with it: dropped here, never refused (a hook must not fail the agent).
+	const parsed = payloadSchema.safeParse(withoutNul(raw));
 	if (!parsed.success) {
 		const issue = parsed.error.issues[0];
 		return { ok: false, problem: `${issue?.path.join('.') || 'payload'}: ${issue?.message ?? 'invalid'}` };

@@ -7,6 +7,7 @@
 import path from 'node:path';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
+import { withoutNul } from '../text/controlChars';
 import { readBeads } from './beadsReader';
 import { readCleoDb } from './cleoDbReader';
 import { configNotApplied, legacyConfigKey, readCleoSessions } from './cleoSessionsReader';
@@ -26,7 +27,12 @@ export function isImportFormat(value: string): value is ImportFormat {
 	return (importFormats as readonly string[]).includes(value);
 }
 
+/** The file's records, with any NUL dropped from their text (a NUL means nothing in a name or a note). */
 export async function readImportBatch(format: ImportFormat, file: string): Promise<ImportBatch> {
+	return withoutNul(await readBatch(format, file));
+}
+
+function readBatch(format: ImportFormat, file: string): ImportBatch | Promise<ImportBatch> {
 	switch (format) {
 		case 'cleo-sessions':
 			return readCleoSessions(file);

@@ -5,6 +5,7 @@
  */
 import type { Briefing, HandoffData } from '../storage/jsonShapes';
 import type { Decision, Session } from '../storage/model';
+import { escapeControls } from '../text/controlChars';
 
 const footer = '_A view rendered from Baton’s records; editing it changes nothing. The records themselves are in the workspace’s `.baton/` (`baton session show ID --json`)._';
 
@@ -68,7 +69,7 @@ export function renderHandoffMarkdown(session: Session, handoff: HandoffData | n
 		),
 	);
 	out.push('---', '', footer, '');
-	return out.join('\n');
+	return escapeControls(out.join('\n'));
 }
 
 export function renderBriefingMarkdown(briefing: Briefing, session: Session | null): string {
@@ -121,5 +122,5 @@ export function renderBriefingMarkdown(briefing: Briefing, session: Session | nu
 		footer,
 		'',
 	);
-	return out.join('\n');
+	return escapeControls(out.join('\n'));
 }

@@ -3,6 +3,7 @@
  * never read back as state. Empty sections say so, so "no blockers" reads as a fact.
  */
 import type { SessionSummary } from '../storage/jsonShapes';
+import { escapeControls } from '../text/controlChars';
 
 const maxFilesShown = 50;
 
@@ -33,5 +34,5 @@ export function renderSessionSummaryMarkdown(s: SessionSummary): string {
 		`- ${s.tokens.total.toLocaleString('en-US')} tokens (input ${s.tokens.input.toLocaleString('en-US')}, output ${s.tokens.output.toLocaleString('en-US')}, cache read ${s.tokens.cacheRead.toLocaleString('en-US')}, cache write ${s.tokens.cacheCreation.toLocaleString('en-US')})`,
 		`- estimated cost $${s.estimatedCostUsd.toFixed(2)}${s.transcripts ? ` from ${s.transcripts} transcript${s.transcripts === 1 ? '' : 's'}` : ' (no agent transcript)'}`,
 	);
-	return `${out.join('\n')}\n`;
+	return `${escapeControls(out.join('\n'))}\n`;
 }

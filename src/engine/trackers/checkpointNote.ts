@@ -4,6 +4,7 @@
  */
 import type { Checkpoint, Session } from '../storage/model';
 import type { CheckpointNote } from './trackerTypes';
+import { escapeControls } from '../text/controlChars';
 
 export function checkpointNoteOf(checkpoint: Checkpoint, session: Pick<Session, 'id' | 'name'> | null): CheckpointNote {
 	return {
@@ -35,13 +36,13 @@ export function renderCheckpointNote(note: CheckpointNote): string {
 		lines.push(`- Escalated: ${oneLine(reason)}`);
 	}
 	lines.push('', `Review or roll back with \`baton checkpoint show ${note.checkpointId}\`.`);
-	return lines.join('\n');
+	return escapeControls(lines.join('\n'));
 }
 
 /** The body of an issue Baton opens on an error or an escalation. */
 export function renderOpenedIssue(note: CheckpointNote, why: string): { title: string; body: string } {
 	const subject = note.sessionName ?? note.sessionId ?? note.checkpointId;
-	return { title: `Baton: ${why} in ${oneLine(subject).slice(0, 120)}`, body: `${why}.\n\n${renderCheckpointNote(note)}` };
+	return { title: escapeControls(`Baton: ${why} in ${oneLine(subject).slice(0, 120)}`), body: `${why}.\n\n${renderCheckpointNote(note)}` };
 }
 
 function oneLine(text: string): string {

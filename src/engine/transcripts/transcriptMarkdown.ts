@@ -6,6 +6,7 @@ import { agentLabel } from '../agentKinds';
 import type { TranscriptInfo } from './transcriptArchive';
 import type { Excerpt } from './transcriptExcerpts';
 import type { SessionNote } from './transcriptIndex';
+import { escapeControls } from '../text/controlChars';
 
 export function renderTranscriptMarkdown(info: TranscriptInfo, excerpts: readonly Excerpt[], notes: readonly SessionNote[] = []): string {
 	const out: string[] = [];
@@ -69,7 +70,7 @@ export function renderTranscriptMarkdown(info: TranscriptInfo, excerpts: readonl
 	if (excerpts.length === 0) {
 		out.push(info.bootstrap ? '*A bootstrap transcript: only file-history snapshots, nothing to show.*' : '*Nothing archived yet.*');
 	}
-	return `${out.join('\n').trimEnd()}\n`;
+	return `${escapeControls(out.join('\n').trimEnd())}\n`;
 }
 
 function time(at: string | null): string {

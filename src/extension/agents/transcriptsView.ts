@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { TranscriptDto } from '../../protocol/agentDto';
 import { transcriptList, transcriptShow } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
-import { escapeMarkdown, relativeTime } from '../format';
+import { escapeMarkdown, relativeTime, shownItem } from '../format';
 import { CommandIds, transcriptScheme } from '../ids';
 import { Disposable } from '../lifecycle';
 
@@ -115,7 +115,7 @@ export class TranscriptsProvider extends Disposable implements vscode.TreeDataPr
 	}
 
 	getTreeItem(node: Node): vscode.TreeItem {
-		return node instanceof TranscriptGroup ? groupItem(node) : transcriptItem(node.transcript);
+		return shownItem(node instanceof TranscriptGroup ? groupItem(node) : transcriptItem(node.transcript));
 	}
 }
 

@@ -6,7 +6,7 @@ import * as vscode from 'vscode';
 import type { CheckpointDto, ApprovalStatusDto } from '../../protocol/checkpointDto';
 import { checkpointList, sessionList } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
-import { escapeMarkdown, relativeTime } from '../format';
+import { escapeMarkdown, relativeTime, shownItem } from '../format';
 import { CommandIds } from '../ids';
 import { Disposable } from '../lifecycle';
 
@@ -101,7 +101,7 @@ export class CheckpointsProvider extends CheckpointTreeBase<SessionGroup | Check
 
 	getTreeItem(node: SessionGroup | CheckpointNode): vscode.TreeItem {
 		if (node instanceof CheckpointNode) {
-			return checkpointItem(node.checkpoint);
+			return shownItem(checkpointItem(node.checkpoint));
 		}
 		const label = node.sessionId ? (this.names.get(node.sessionId) ?? node.sessionId) : 'No session';
 		const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.Expanded);
@@ -110,7 +110,7 @@ export class CheckpointsProvider extends CheckpointTreeBase<SessionGroup | Check
 		const pending = node.checkpoints.filter((c) => c.approvalStatus === 'pending').length;
 		item.description = `${node.checkpoints.length} checkpoint${node.checkpoints.length === 1 ? '' : 's'}${pending ? ` · ${pending} pending` : ''}`;
 		item.contextValue = 'checkpointSession';
-		return item;
+		return shownItem(item);
 	}
 }
 
@@ -120,6 +120,6 @@ export class PendingApprovalsProvider extends CheckpointTreeBase<CheckpointNode>
 	}
 
 	getTreeItem(node: CheckpointNode): vscode.TreeItem {
-		return checkpointItem(node.checkpoint);
+		return shownItem(checkpointItem(node.checkpoint));
 	}
 }

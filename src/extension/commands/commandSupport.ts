@@ -4,10 +4,11 @@
  */
 import * as vscode from 'vscode';
 import { ResponseError } from 'vscode-jsonrpc/node';
+import { escapeControls } from '../../protocol/displayText';
 import type { SessionDto, SessionStatusDto, TaskDto } from '../../protocol/dto';
 import { sessionList, taskList, workspaceInit, workspaceStatus, type RpcErrorData } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
-import { relativeTime, sessionMoment, statusLabel } from '../format';
+import { relativeTime, sessionMoment, shownItem, statusLabel } from '../format';
 import { SessionNode } from '../views/sessionChainsProvider';
 
 /** Registers a command whose failures become a notification (never an unhandled rejection). */
@@ -25,7 +26,8 @@ export function command(id: string, run: (...args: unknown[]) => Promise<unknown
 /** Logs and shows a failure; never waits for the person to dismiss the notification. */
 export function reportError(error: unknown, log: vscode.LogOutputChannel): void {
 	const code = error instanceof ResponseError ? (error.data as RpcErrorData | undefined)?.code : undefined;
-	const message = (error as Error).message ?? String(error);
+	// A refusal can quote stored text (a name, a note): shown with its control characters escaped.
+	const message = escapeControls((error as Error).message ?? String(error));
 	log.error(`${code ? `[${code}] ` : ''}${message}`);
 	// Refusals the engine explains are plain warnings; anything else offers the log.
 	if (code !== undefined && code !== 'internal') {
@@ -71,12 +73,14 @@ export async function pickSession(workspace: BatonWorkspace, statuses: SessionSt
 		return candidates[0];
 	}
 	const picked = await vscode.window.showQuickPick<SessionPickItem>(
-		candidates.map((s) => ({
-			label: s.name,
-			description: `${statusLabel[s.status]} · ${relativeTime(sessionMoment(s))}`,
-			detail: `${s.scopeKey}${s.agent ? ` · ${s.agent}` : ''} · ${s.id}`,
-			session: s,
-		})),
+		candidates.map((s) =>
+			shownItem({
+				label: s.name,
+				description: `${statusLabel[s.status]} · ${relativeTime(sessionMoment(s))}`,
+				detail: `${s.scopeKey}${s.agent ? ` · ${s.agent}` : ''} · ${s.id}`,
+				session: s,
+			}),
+		),
 		{ placeHolder: placeholder, matchOnDescription: true, matchOnDetail: true },
 	);
 	return picked?.session;
@@ -97,12 +101,13 @@ export function validateScopeText(text: string): string | undefined {
 export async function pickScope(workspace: BatonWorkspace, title: string): Promise<string | undefined> {
 	const { tasks } = await workspace.request(taskList, undefined);
 	const open = tasks.filter((t) => t.status !== 'done' && t.status !== 'cancelled');
-	const item = (t: TaskDto, kind: 'epic' | 'task'): ScopePickItem => ({
-		label: `${kind === 'epic' ? '$(layers)' : '$(circle-outline)'} ${t.id} · ${t.title}`,
-		description: `${kind}:${t.id}`,
-		detail: kind === 'epic' ? plural(tasks.filter((c) => c.parentId === t.id).length, 'task') : undefined,
-		scope: `${kind}:${t.id}`,
-	});
+	const item = (t: TaskDto, kind: 'epic' | 'task'): ScopePickItem =>
+		shownItem({
+			label: `${kind === 'epic' ? '$(layers)' : '$(circle-outline)'} ${t.id} · ${t.title}`,
+			description: `${kind}:${t.id}`,
+			detail: kind === 'epic' ? plural(tasks.filter((c) => c.parentId === t.id).length, 'task') : undefined,
+			scope: `${kind}:${t.id}`,
+		});
 	const items: ScopePickItem[] = [
 		{ label: '$(globe) Global', description: 'global', detail: 'The whole workspace', scope: 'global' },
 		...(open.some((t) => t.type === 'epic') ? [{ label: 'Epics', kind: vscode.QuickPickItemKind.Separator } as ScopePickItem] : []),

@@ -8,6 +8,7 @@
 import { replayCommandId } from '../replay/replayPanel';
 import path from 'node:path';
 import * as vscode from 'vscode';
+import { escapeControls } from '../../protocol/displayText';
 import type { BlameDto, BlameLineDto } from '../../protocol/provenanceRpc';
 import { provenanceBlame } from '../../protocol/provenanceRpc';
 import type { BatonWorkspace } from '../batonWorkspace';
@@ -109,7 +110,7 @@ export class AgentBlame extends Disposable {
 			return undefined;
 		}
 		const replay = replayCommandId;
-		const text = new vscode.MarkdownString(hoverMarkdown(line, replay), true);
+		const text = new vscode.MarkdownString(escapeControls(hoverMarkdown(line, replay)), true);
 		text.isTrusted = { enabledCommands: [CommandIds.showSessionDetails, ...(replay ? [replay] : [])] };
 		return new vscode.Hover(text, document.lineAt(position.line).range);
 	}
@@ -176,7 +177,10 @@ function annotations(blame: BlameDto, document: vscode.TextDocument): vscode.Dec
 			const end = document.lineAt(line.line - 1).range.end;
 			const when = line.time ? ` · ${relativeTime(line.time)}` : line.commit === null ? ' · uncommitted' : '';
 			const prompt = line.prompt ? ` · “${line.prompt.slice(0, 40)}${line.prompt.length > 40 ? '…' : ''}”` : '';
-			return { range: new vscode.Range(end, end), renderOptions: { after: { contentText: `${line.origin === 'agent' && line.agent ? 'agent ' : ''}${who(line)}${when}${prompt}${line.recovered ? ' (recovered)' : ''}` } } };
+			return {
+				range: new vscode.Range(end, end),
+				renderOptions: { after: { contentText: escapeControls(`${line.origin === 'agent' && line.agent ? 'agent ' : ''}${who(line)}${when}${prompt}${line.recovered ? ' (recovered)' : ''}`) } },
+			};
 		});
 }
 

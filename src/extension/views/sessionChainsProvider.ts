@@ -9,7 +9,7 @@ import { sessionDetails } from '../../protocol/rpc';
 import type { SessionOriginDto } from '../../protocol/syncRpc';
 import { opensExpanded, sessionTreeRoot, sessionTreeScope, type TreeRowDto, type TreeScopeDto } from '../../protocol/treeRpc';
 import type { BatonWorkspace } from '../batonWorkspace';
-import { durationText, escapeMarkdown, handoffMarkdown, relativeTime, sessionMoment, statusLabel } from '../format';
+import { durationText, escapeMarkdown, handoffMarkdown, relativeTime, sessionMoment, shownItem, statusLabel } from '../format';
 import { CommandIds } from '../ids';
 import { Disposable } from '../lifecycle';
 
@@ -139,7 +139,7 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 			item.iconPath = new vscode.ThemeIcon(node.chains.scopeKey === 'global' ? 'globe' : 'list-tree');
 			item.contextValue = 'scope';
 			item.tooltip = `${node.chains.label} — ${count} session${count === 1 ? '' : 's'}${active ? `, ${active} active` : ''}; last activity ${relativeTime(node.chains.lastActivity)}`;
-			return item;
+			return shownItem(item);
 		}
 		const s = node.session;
 		// State and time first: a long name gives way (its full text is in the tooltip), never them.
@@ -158,13 +158,13 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		item.contextValue = `session.${origin ? 'remote.' : ''}${s.status === 'archived' || s.status === 'closed' ? 'legacy' : s.status}`;
 		item.accessibilityInformation = { label: `${s.name}, ${statusLabel[s.status]}, ${relativeTime(sessionMoment(s))}${origin ? `, ran ${originText(origin)}` : ''}`, role: 'treeitem' };
 		item.command = { command: CommandIds.showSessionDetails, title: 'Show Session Details', arguments: [{ id: s.id }] };
-		return item;
+		return shownItem(item);
 	}
 
 	/** Hover: the handoff and the facts, fetched on demand so 5,000 rows stay cheap. */
 	async resolveTreeItem(item: vscode.TreeItem, node: ChainNode, token: vscode.CancellationToken): Promise<vscode.TreeItem> {
 		if (!(node instanceof SessionNode)) {
-			return item;
+			return shownItem(item);
 		}
 		const s = node.session;
 		const md = new vscode.MarkdownString(undefined, true);
@@ -192,7 +192,7 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 			md.appendMarkdown(`\n\n_${escapeMarkdown(s.endNote)}_`);
 		}
 		item.tooltip = md;
-		return item;
+		return shownItem(item);
 	}
 
 	private addOrigins(origins: readonly SessionOriginDto[], generation: number): void {

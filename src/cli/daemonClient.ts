@@ -9,7 +9,6 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { mkdirPrivate, privateFileMode } from '../engine/workspace';
 
 interface Endpoint {
 	pid: number;
@@ -180,8 +179,10 @@ function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
 /** Starts a daemon, detached, its output in `.baton/logs/daemon.log`; the election inside picks one. */
 export function spawnDaemon(root: string, serverScript: string, version: string): void {
 	const logs = path.join(root, '.baton', 'logs');
-	mkdirPrivate(logs);
-	const log = fs.openSync(path.join(logs, 'daemon.log'), 'a', privateFileMode);
+	// The store's private modes (engine/workspace.ts privateDirMode/privateFileMode), written out: the
+	// hook client bundles no engine code (launcherBundle.test.ts).
+	fs.mkdirSync(logs, { recursive: true, mode: 0o700 });
+	const log = fs.openSync(path.join(logs, 'daemon.log'), 'a', 0o600);
 	try {
 		const child = spawn(process.execPath, [serverScript, '--daemon', '--workspace', root, '--baton-version', version], { detached: true, stdio: ['ignore', log, log], cwd: root, env: process.env });
 		child.unref();

@@ -13,7 +13,7 @@ import { atomicWriteFile, readIfExists, stampName } from './fsUtil';
 import { sumFileOf, writeSnapshot } from './snapshotFile';
 import { decodeHeader, encodeHeader, headerSize, scanRecords, type JournalRecord } from './journalFormat';
 import { dbFileName } from './journalStore';
-import { journalAbsence, openSnapshot, replayRecord } from './journalRecovery';
+import { journalAbsence, openSnapshot, replayRecord, snapshotAbsence } from './journalRecovery';
 import { LockFile } from './lockFile';
 import { pendingMigrations } from './migrator';
 import { migrations } from './migrations.generated';
@@ -65,10 +65,11 @@ export async function runDoctor(options: { dir: string; repair: boolean; clock: 
 		checks.push({ name: 'lock', ok: false, detail: (error as Error).message });
 	}
 	try {
-		const snap = inspectSnapshot(SQL, dbFile);
-		checks.push({ name: 'snapshot', ok: snap.ok, detail: snap.detail });
 		const absence = journalAbsence(readIfExists(dbFile) !== undefined, readIfExists(journalFile), journalFile);
 		const journal: JournalInfo = absence ? { records: [], tail: 'unreadable', problem: absence.message } : inspectJournal(journalFile);
+		const missing = fs.existsSync(dbFile) ? undefined : snapshotAbsence(dbFile, journal.records[0]?.seq);
+		const snap = missing ? { ok: false, detail: missing.message } : inspectSnapshot(SQL, dbFile);
+		checks.push({ name: 'snapshot', ok: snap.ok, detail: snap.detail });
 		checks.push({
 			name: 'journal',
 			ok: journal.tail === 'clean' || journal.tail === 'torn',

@@ -153,6 +153,12 @@ export function loadFromDisk(SQL: SqlJsStatic, dbFile: string, options: Recovery
 		if (scan.tail === 'corrupt') {
 			throw new BatonError('corruptJournal', `${journalFile}: ${scan.problem ?? 'damaged'}; run \`baton doctor\``, { file: journalFile });
 		}
+		if (!snapshotBytes) {
+			const missing = snapshotAbsence(dbFile, scan.records[0]?.record.seq);
+			if (missing) {
+				throw missing;
+			}
+		}
 		if (!snapshotBytes && locked) {
 			// A workspace from before the creation snapshot: record its start now (sequence 0 of this
 			// journal's generation) so that losing the journal later is detected.
@@ -212,6 +218,22 @@ export function journalAbsence(snapshotExists: boolean, journal: Buffer | undefi
 	return new BatonError('corruptJournal', `${journalFile} ${what} (damaged): writes acknowledged after the snapshot may be lost; run \`baton doctor\``, {
 		file: journalFile,
 	});
+}
+
+/**
+ * A journal without a snapshot is legitimate only when the journal holds the whole history: a workspace
+ * from before the creation snapshot, or a crash between creating the journal and the first snapshot.
+ * Once a compaction kept a previous snapshot, or when the journal starts past record 1, the snapshot
+ * held acknowledged writes: rebuilding from nothing would forget them (and overwrite the checksums that
+ * let `baton doctor --repair` trust the previous one). Undefined when the absence is legitimate.
+ */
+export function snapshotAbsence(dbFile: string, firstRecordSeq: number | undefined): BatonError | undefined {
+	const previous = fs.existsSync(`${dbFile}.prev`);
+	if (!previous && (firstRecordSeq === undefined || firstRecordSeq === 1)) {
+		return undefined;
+	}
+	const why = previous ? `${dbFile}.prev shows a snapshot existed` : `the journal continues from record ${(firstRecordSeq as number) - 1}`;
+	return new BatonError('corruptDatabase', `${dbFile} is missing (damaged): ${why}, so acknowledged writes would be lost; run \`baton doctor\``, { file: dbFile });
 }
 
 /** A crash mid-append leaves an unacknowledged partial record: keep its bytes aside, then cut it off. */

@@ -123,6 +123,16 @@ void describe('damage the store must refuse', () => {
 		}
 	});
 
+	void it('a deleted snapshot is damage, never a fresh start on top of the journal', async (t) => {
+		const dir = tempDir(t);
+		await populate(dir);
+		const dbFile = path.join(dir, 'baton.db');
+		fs.rmSync(dbFile);
+		await assertRefused(dir, 'corruptDatabase', dbFile, 'snapshot deleted after compaction');
+		// Opening again refuses the same way: the first refusal wrote no empty snapshot in its place.
+		await assertRefused(dir, 'corruptDatabase', dbFile, 'snapshot deleted, second open');
+	});
+
 	void it('a journal that vanishes under a running store is refused there too', async (t) => {
 		const dir = tempDir(t);
 		await populate(dir);

@@ -13,7 +13,7 @@ import { atomicWriteFile, readIfExists, stampName } from './fsUtil';
 import { sumFileOf, writeSnapshot } from './snapshotFile';
 import { decodeHeader, encodeHeader, headerSize, scanRecords, type JournalRecord } from './journalFormat';
 import { dbFileName } from './journalStore';
-import { journalAbsence, openSnapshot, replayRecord, snapshotAbsence } from './journalRecovery';
+import { journalAbsence, journalShortfall, openSnapshot, replayRecord, snapshotAbsence } from './journalRecovery';
 import { LockFile } from './lockFile';
 import { pendingMigrations } from './migrator';
 import { migrations } from './migrations.generated';
@@ -43,6 +43,8 @@ export interface RepairResult {
 
 interface JournalInfo {
 	generation?: string;
+	/** The header's acknowledged sequence number (0 when unknown). */
+	acknowledged: number;
 	records: JournalRecord[];
 	tail: 'clean' | 'torn' | 'corrupt' | 'unreadable';
 	problem?: string;
@@ -66,21 +68,25 @@ export async function runDoctor(options: { dir: string; repair: boolean; clock: 
 	}
 	try {
 		const absence = journalAbsence(readIfExists(dbFile) !== undefined, readIfExists(journalFile), journalFile);
-		const journal: JournalInfo = absence ? { records: [], tail: 'unreadable', problem: absence.message } : inspectJournal(journalFile);
-		const missing = fs.existsSync(dbFile) ? undefined : snapshotAbsence(dbFile, journal.records[0]?.seq);
+		const journal: JournalInfo = absence ? { records: [], acknowledged: 0, tail: 'unreadable', problem: absence.message } : inspectJournal(journalFile);
+		const missing = fs.existsSync(dbFile) ? undefined : snapshotAbsence(dbFile, journal.records[0]?.seq, journal.records.at(-1)?.seq, journal.acknowledged);
 		const snap = missing ? { ok: false, detail: missing.message } : inspectSnapshot(SQL, dbFile);
 		checks.push({ name: 'snapshot', ok: snap.ok, detail: snap.detail });
+		const short = snap.seq === undefined ? undefined : journalShortfall(journalFile, journal.acknowledged, Math.max(snap.seq, journal.records.at(-1)?.seq ?? 0));
+		const readable = (journal.tail === 'clean' || journal.tail === 'torn') && !short;
 		checks.push({
 			name: 'journal',
-			ok: journal.tail === 'clean' || journal.tail === 'torn',
+			ok: readable,
 			detail:
 				journal.tail === 'unreadable' || journal.tail === 'corrupt'
 					? absence
 						? absence.message
 						: `${journalFile}: ${journal.problem ?? 'damaged'}`
-					: `${journal.records.length} record(s)${journal.tail === 'torn' ? `; torn last record (${journal.problem}) will be dropped` : ''}`,
+					: short
+						? short.message
+						: `${journal.records.length} record(s)${journal.tail === 'torn' ? `; torn last record (${journal.problem}) will be dropped` : ''}`,
 		});
-		if (snap.ok && (journal.tail === 'clean' || journal.tail === 'torn')) {
+		if (snap.ok && readable) {
 			try {
 				const state = replayAll(SQL, readIfExists(dbFile), dbFile, journal, journalFile);
 				const pending = pendingMigrations(state.sqlite, migrations).length;
@@ -108,17 +114,17 @@ export async function runDoctor(options: { dir: string; repair: boolean; clock: 
 	}
 }
 
-function inspectSnapshot(SQL: SqlJsStatic, dbFile: string, sumOf: string = dbFile, damagedSum: 'refuse' | 'integrityCheck' = 'refuse'): { ok: boolean; detail: string } {
+function inspectSnapshot(SQL: SqlJsStatic, dbFile: string, sumOf: string = dbFile, damagedSum: 'refuse' | 'integrityCheck' = 'refuse'): { ok: boolean; detail: string; seq?: number } {
 	const bytes = readIfExists(dbFile);
 	if (!bytes) {
-		return { ok: true, detail: 'no snapshot yet (everything is in the journal)' };
+		return { ok: true, detail: 'no snapshot yet (everything is in the journal)', seq: 0 };
 	}
 	try {
 		const snap = openSnapshot(SQL, bytes, dbFile, sumOf, damagedSum);
 		try {
 			const result = snap.sqlite.exec('PRAGMA integrity_check');
 			const verdict = String(result[0]?.values[0]?.[0] ?? 'no answer');
-			return verdict === 'ok' ? { ok: true, detail: `${bytes.length} bytes, sequence ${snap.seq}` } : { ok: false, detail: `${dbFile}: integrity check failed: ${verdict}` };
+			return verdict === 'ok' ? { ok: true, detail: `${bytes.length} bytes, sequence ${snap.seq}`, seq: snap.seq } : { ok: false, detail: `${dbFile}: integrity check failed: ${verdict}` };
 		} finally {
 			snap.sqlite.close();
 		}
@@ -130,15 +136,16 @@ function inspectSnapshot(SQL: SqlJsStatic, dbFile: string, sumOf: string = dbFil
 function inspectJournal(file: string): JournalInfo {
 	const bytes = readIfExists(file);
 	if (!bytes || bytes.length === 0) {
-		return { records: [], tail: 'clean' };
+		return { records: [], acknowledged: 0, tail: 'clean' };
 	}
 	const header = decodeHeader(bytes.subarray(0, headerSize));
 	if (!('generation' in header)) {
-		return { records: [], tail: 'unreadable', problem: header.problem };
+		return { records: [], acknowledged: 0, tail: 'unreadable', problem: header.problem };
 	}
 	const scan = scanRecords(bytes.subarray(headerSize), headerSize);
 	return {
 		generation: header.generation,
+		acknowledged: header.acknowledged,
 		records: scan.records.map((r) => r.record),
 		tail: scan.tail,
 		...(scan.problem ? { problem: scan.problem } : {}),
@@ -246,7 +253,7 @@ function repairFiles(SQL: SqlJsStatic, dir: string, dbFile: string, journalFile:
 	const generation = randomBytes(8).toString('hex');
 	sqlite.run("INSERT OR REPLACE INTO _baton_meta (key, value) VALUES ('seq', ?), ('generation', ?)", [String(seq), generation]);
 	writeSnapshot(dbFile, sqlite.export(), false);
-	atomicWriteFile(journalFile, encodeHeader(generation));
+	atomicWriteFile(journalFile, encodeHeader(generation, seq));
 	sqlite.close();
 	return { movedAside, base, recoveredSequence: seq, droppedRecords: dropped, notes };
 }

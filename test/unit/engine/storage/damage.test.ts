@@ -23,7 +23,7 @@ function hashes(dir: string): Record<string, string> {
 
 const clock = new FakeClock();
 const open = (dir: string) => JournalStore.open({ dir, clock, log: new MemoryLogger(), lockTimeoutMs: 3_000 });
-const doctor = (dir: string, repair: boolean) => runDoctor({ dir, repair, clock, log: new MemoryLogger() });
+const doctor = (dir: string, repair: boolean, acceptLoss = false) => runDoctor({ dir, repair, clock, log: new MemoryLogger(), acceptLoss: () => acceptLoss });
 
 /** 45 acknowledged writes, compacted after the 34th: the last 11 live only in the journal. */
 async function populate(dir: string, compactAt: number | undefined = 34): Promise<void> {
@@ -116,7 +116,10 @@ void describe('damage the store must refuse', () => {
 				await assertRefused(dir, 'corruptJournal', journal, `${label}${compactAt ? ' after compaction' : ' without compaction'}`);
 				if (compactAt && label === 'missing') {
 					// Only an explicit repair accepts the loss: it rebuilds from the snapshot, keeping the rest aside.
-					assert.ok((await doctor(dir, true)).repair);
+					const before = hashes(dir);
+					assert.match((await doctor(dir, true)).declined?.losses.join() ?? '', /missing or empty/);
+					assert.deepEqual(hashes(dir), before, 'a declined repair changes nothing');
+					assert.ok((await doctor(dir, true, true)).repair);
 					assert.equal(await count(dir), compactAt);
 				}
 			}

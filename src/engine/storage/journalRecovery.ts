@@ -253,7 +253,7 @@ export function journalShortfall(journalFile: string, acknowledged: number, reac
 		return undefined;
 	}
 	const missing = acknowledged - reached;
-	return new BatonError('corruptJournal', `${journalFile} is cut short (damaged): writes were acknowledged up to record ${acknowledged}, it ends at ${reached} (${missing} record(s) missing); run \`baton doctor\``, {
+	return new BatonError('corruptJournal', `${journalFile} is cut short (damaged): writes were acknowledged up to record ${acknowledged}, its readable records end at ${reached} (${missing} record(s) missing); run \`baton doctor\``, {
 		file: journalFile,
 		acknowledged,
 		reached,

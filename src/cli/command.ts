@@ -16,6 +16,8 @@ export interface CommandContext {
 	 * the daemon's own `process.env`: read PATH, HOME and BATON_* from here.
 	 */
 	env: NodeJS.ProcessEnv;
+	/** A yes/no question to the person at the terminal; absent without one (a script, the daemon). */
+	ask?: (question: string) => Promise<boolean>;
 	/** Opens the engine for the workspace (not every command needs one). */
 	engine(): Promise<Engine>;
 }

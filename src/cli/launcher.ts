@@ -24,8 +24,11 @@ interface Entry {
 	runCli?(argv: string[], io: { stdout(t: string): void; stderr(t: string): void; cwd: string; env: NodeJS.ProcessEnv; stdin?: NodeJS.ReadableStream; requestId?: string }): Promise<number>;
 }
 
-/** Commands that never go through the daemon: they create it, manage it, or talk stdio for hours. */
-const inProcessOnly = new Set(['init', 'mcp', 'daemon']);
+/**
+ * Commands that never go through the daemon: they create it, manage it, or talk stdio for hours, or
+ * (doctor) repair the files the daemon's engine reads and may ask the person at the terminal first.
+ */
+const inProcessOnly = new Set(['init', 'mcp', 'daemon', 'doctor']);
 
 const argv = process.argv.slice(2);
 const hook = argv[0] === 'hook';

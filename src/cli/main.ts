@@ -29,6 +29,7 @@ import { trackerCommands } from './trackerCommands';
 import { recordAnswer, recordedAnswer, runAsRequest, tagWrites, type RecordedAnswer } from './requestLedger';
 import type { EngineSource } from './warmEngines';
 import { workspaceCommands } from './workspaceCommands';
+import { terminalPrompt } from './terminalPrompt';
 import packageJson from '../../package.json';
 
 export interface CliIo {
@@ -42,6 +43,8 @@ export interface CliIo {
 	engines?: EngineSource;
 	/** The client's id for this command: recorded with its first write, so it never runs twice (requestLedger.ts). */
 	requestId?: string;
+	/** A yes/no question to the person at the terminal; absent without one. */
+	ask?: (question: string) => Promise<boolean>;
 }
 
 const commands: Command[] = [
@@ -177,6 +180,7 @@ async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks)
 			cwd: io.cwd,
 			actor,
 			env: io.env,
+			...(io.ask ? { ask: io.ask } : {}),
 			engine: async () => {
 				if (!engine) {
 					shared = !!io.engines && !isInit;
@@ -327,11 +331,13 @@ function safeUser(): string {
 
 /** The `baton` command in this process (dist/cli.js calls it for everything but `baton hook`). */
 export function main(argv: string[] = process.argv.slice(2)): void {
+	const ask = terminalPrompt();
 	void runCli(argv, {
 		stdout: (t) => process.stdout.write(t),
 		stderr: (t) => process.stderr.write(t),
 		cwd: process.cwd(),
 		env: process.env,
+		...(ask ? { ask } : {}),
 	}).then((code) => {
 		process.exitCode = code;
 	});

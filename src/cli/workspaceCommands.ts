@@ -1,5 +1,5 @@
 import { BatonError } from '../engine/errors';
-import { runDoctor } from '../engine/storage/doctor';
+import { runDoctor, type RepairPlan } from '../engine/storage/doctor';
 import { countSteps } from '../engine/timeline/timelineQueries';
 import { shadowStoreSize, storeSizeLine } from '../engine/timeline/timelineStorage';
 import { batonDir, initWorkspace } from '../engine/workspace';
@@ -197,16 +197,23 @@ export const workspaceCommands: Command[] = [
 	},
 	{
 		path: ['doctor'],
-		usage: 'baton doctor [--repair]',
-		summary: 'check the database and journal; --repair rebuilds from the last good snapshot and the valid journal prefix',
-		options: { repair: { type: 'boolean' } },
+		usage: 'baton doctor [--repair [--accept-loss]]',
+		summary:
+			'check the database and journal; --repair rebuilds from every good copy (snapshots, journals) and, when that cannot recover every acknowledged write, says how much is lost and asks first (without a terminal it refuses unless --accept-loss is given)',
+		options: { repair: { type: 'boolean' }, 'accept-loss': { type: 'boolean' } },
 		needsInit: true,
 		async run(ctx) {
+			const acceptLoss = ctx.values['accept-loss'] === true;
+			if (acceptLoss && ctx.values['repair'] !== true) {
+				throw new UsageError('--accept-loss goes with --repair');
+			}
+			const ask = ctx.ask;
 			const report = await runDoctor({
 				dir: batonDir(ctx.workspaceRoot),
 				repair: ctx.values['repair'] === true,
 				clock: systemClock,
 				log: silentLogger,
+				...(acceptLoss ? { acceptLoss: () => true } : ask ? { acceptLoss: (plan: RepairPlan) => ask(`Repair would lose ${plan.losses.join('; ')}. Rebuild anyway (damaged files are kept aside)?`) } : {}),
 			});
 			const lines = report.checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(10)} ${c.detail}`);
 			// The step count needs the database: only once the checks above found it sound.
@@ -220,14 +227,20 @@ export const workspaceCommands: Command[] = [
 			lines.push(storeSizeLine(storage));
 			if (report.repair) {
 				lines.push(`Repaired from the ${report.repair.base} up to sequence ${report.repair.recoveredSequence}; ${report.repair.droppedRecords} record(s) dropped.`);
+				lines.push(...report.repair.losses.map((l) => `  lost: ${l}`));
 				lines.push(...report.repair.movedAside.map((f) => `  kept aside: ${f}`));
 				lines.push(...report.repair.notes.map((n) => `  ${n}`));
+			} else if (report.declined) {
+				lines.push(`Not repaired, nothing was changed: a rebuild (from the ${report.declined.base}, up to sequence ${report.declined.recoveredSequence}) would lose:`);
+				lines.push(...report.declined.losses.map((l) => `  ${l}`));
+				lines.push(...report.declined.notes.map((n) => `  ${n}`));
+				lines.push('Run `baton doctor --repair --accept-loss` to rebuild anyway; damaged files are kept aside, never deleted.');
 			} else if (!report.ok) {
 				lines.push('Run `baton doctor --repair` to rebuild; damaged files are kept aside, never deleted.');
 			}
 			// Problems found and not repaired: exit 1, so scripts and CI notice.
 			const exitCode = report.ok || report.repair ? 0 : 1;
-			return { json: { ok: report.ok, checks: report.checks, repair: report.repair ?? null, storage }, text: lines.join('\n'), exitCode };
+			return { json: { ok: report.ok, checks: report.checks, repair: report.repair ?? null, declined: report.declined ?? null, storage }, text: lines.join('\n'), exitCode };
 		},
 	},
 ];

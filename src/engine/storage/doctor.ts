@@ -1,6 +1,7 @@
 /**
  * `baton doctor`: checks the snapshot, the journal and the lock without changing anything, and on
- * request rebuilds the database from the last good snapshot plus the valid journal prefix. Damaged
+ * request rebuilds the database from the best chain of good copies it has (repairPlan.ts). A rebuild
+ * that would lose acknowledged writes is written only once the caller accepted the loss. Damaged
  * files are moved aside into `.baton/damaged-<time>/`, never deleted.
  */
 import fs from 'node:fs';
@@ -12,9 +13,10 @@ import type { Clock, Logger } from '../ports';
 import { mkdirPrivate } from '../workspace';
 import { atomicWriteFile, readIfExists, stampName } from './fsUtil';
 import { sumFileOf, writeSnapshot } from './snapshotFile';
-import { decodeHeader, encodeHeader, headerSize, scanRecords, type JournalRecord } from './journalFormat';
+import { encodeHeader } from './journalFormat';
 import { dbFileName } from './journalStore';
-import { journalAbsence, openSnapshot, replayRecord } from './journalRecovery';
+import { journalAbsence, journalShortfall, openSnapshot, replayRecord, snapshotAbsence } from './journalRecovery';
+import { inspectJournal, inspectSnapshot, planRepair, type JournalInfo, type RepairPlan } from './repairPlan';
 import { LockFile } from './lockFile';
 import { pendingMigrations } from './migrator';
 import { migrations } from './migrations.generated';
@@ -26,30 +28,35 @@ export interface DoctorCheck {
 	detail: string;
 }
 
+export type { RepairPlan } from './repairPlan';
+
 export interface DoctorReport {
 	ok: boolean;
 	checks: DoctorCheck[];
 	repair?: RepairResult;
+	/** A repair that would lose acknowledged writes and was not accepted: nothing was written. */
+	declined?: RepairPlan;
 }
 
-export interface RepairResult {
+export interface RepairResult extends RepairPlan {
 	/** Where the damaged files went. */
 	movedAside: string[];
-	base: 'snapshot' | 'previous snapshot' | 'empty';
-	recoveredSequence: number;
-	/** Journal records that could not be recovered (after damage). */
-	droppedRecords: number;
-	notes: string[];
 }
 
-interface JournalInfo {
-	generation?: string;
-	records: JournalRecord[];
-	tail: 'clean' | 'torn' | 'corrupt' | 'unreadable';
-	problem?: string;
+export interface DoctorOptions {
+	dir: string;
+	repair: boolean;
+	clock: Clock;
+	log: Logger;
+	wasmPath?: string;
+	/**
+	 * Asked (under the lock, before any file changes) when the repair cannot recover everything the
+	 * files show was acknowledged; without it, or when it answers false, such a repair writes nothing.
+	 */
+	acceptLoss?: (plan: RepairPlan) => boolean | Promise<boolean>;
 }
 
-export async function runDoctor(options: { dir: string; repair: boolean; clock: Clock; log: Logger; wasmPath?: string }): Promise<DoctorReport> {
+export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
 	const SQL = await loadSqlJs(options.wasmPath);
 	const dbFile = path.join(options.dir, dbFileName);
 	const journalFile = `${dbFile}.journal`;
@@ -66,21 +73,26 @@ export async function runDoctor(options: { dir: string; repair: boolean; clock: 
 		checks.push({ name: 'lock', ok: false, detail: (error as Error).message });
 	}
 	try {
-		const snap = inspectSnapshot(SQL, dbFile);
-		checks.push({ name: 'snapshot', ok: snap.ok, detail: snap.detail });
 		const absence = journalAbsence(readIfExists(dbFile) !== undefined, readIfExists(journalFile), journalFile);
-		const journal: JournalInfo = absence ? { records: [], tail: 'unreadable', problem: absence.message } : inspectJournal(journalFile);
+		const journal: JournalInfo = absence ? { records: [], acknowledged: 0, tail: 'unreadable', problem: absence.message } : inspectJournal(journalFile);
+		const missing = fs.existsSync(dbFile) ? undefined : snapshotAbsence(dbFile, journal.records[0]?.seq, journal.records.at(-1)?.seq, journal.acknowledged);
+		const snap = missing ? { ok: false, detail: missing.message } : inspectSnapshot(SQL, dbFile);
+		checks.push({ name: 'snapshot', ok: snap.ok, detail: snap.detail });
+		const short = snap.seq === undefined ? undefined : journalShortfall(journalFile, journal.acknowledged, Math.max(snap.seq, journal.records.at(-1)?.seq ?? 0));
+		const readable = (journal.tail === 'clean' || journal.tail === 'torn') && !short;
 		checks.push({
 			name: 'journal',
-			ok: journal.tail === 'clean' || journal.tail === 'torn',
+			ok: readable,
 			detail:
 				journal.tail === 'unreadable' || journal.tail === 'corrupt'
 					? absence
 						? absence.message
 						: `${journalFile}: ${journal.problem ?? 'damaged'}`
-					: `${journal.records.length} record(s)${journal.tail === 'torn' ? `; torn last record (${journal.problem}) will be dropped` : ''}`,
+					: short
+						? short.message
+						: `${journal.records.length} record(s)${journal.tail === 'torn' ? `; torn last record (${journal.problem}) will be dropped` : ''}`,
 		});
-		if (snap.ok && (journal.tail === 'clean' || journal.tail === 'torn')) {
+		if (snap.ok && readable) {
 			try {
 				const state = replayAll(SQL, readIfExists(dbFile), dbFile, journal, journalFile);
 				const pending = pendingMigrations(state.sqlite, migrations).length;
@@ -98,51 +110,22 @@ export async function runDoctor(options: { dir: string; repair: boolean; clock: 
 		if (!lockHeld) {
 			throw new BatonError('locked', `cannot repair while another process holds ${lockFile}`);
 		}
-		const repair = repairFiles(SQL, options.dir, dbFile, journalFile, options.clock);
-		options.log.warn(`repaired ${dbFile}: ${repair.notes.join('; ')}`);
-		return { ok: false, checks, repair };
+		const { sqlite, ...plan } = planRepair(SQL, dbFile, journalFile);
+		try {
+			if (plan.losses.length > 0 && !(await options.acceptLoss?.(plan))) {
+				return { ok: false, checks, declined: plan };
+			}
+			const repair = { ...plan, movedAside: replaceFiles(sqlite, options.dir, dbFile, journalFile, plan.recoveredSequence, options.clock) };
+			options.log.warn(`repaired ${dbFile}: rebuilt from the ${plan.base} up to sequence ${plan.recoveredSequence}${plan.losses.length > 0 ? `; lost ${plan.losses.join('; ')}` : ''}`);
+			return { ok: false, checks, repair };
+		} finally {
+			sqlite.close();
+		}
 	} finally {
 		if (lockHeld) {
 			lock.dispose();
 		}
 	}
-}
-
-function inspectSnapshot(SQL: SqlJsStatic, dbFile: string, sumOf: string = dbFile, damagedSum: 'refuse' | 'integrityCheck' = 'refuse'): { ok: boolean; detail: string } {
-	const bytes = readIfExists(dbFile);
-	if (!bytes) {
-		return { ok: true, detail: 'no snapshot yet (everything is in the journal)' };
-	}
-	try {
-		const snap = openSnapshot(SQL, bytes, dbFile, sumOf, damagedSum);
-		try {
-			const result = snap.sqlite.exec('PRAGMA integrity_check');
-			const verdict = String(result[0]?.values[0]?.[0] ?? 'no answer');
-			return verdict === 'ok' ? { ok: true, detail: `${bytes.length} bytes, sequence ${snap.seq}` } : { ok: false, detail: `${dbFile}: integrity check failed: ${verdict}` };
-		} finally {
-			snap.sqlite.close();
-		}
-	} catch (error) {
-		return { ok: false, detail: (error as Error).message };
-	}
-}
-
-function inspectJournal(file: string): JournalInfo {
-	const bytes = readIfExists(file);
-	if (!bytes || bytes.length === 0) {
-		return { records: [], tail: 'clean' };
-	}
-	const header = decodeHeader(bytes.subarray(0, headerSize));
-	if (!('generation' in header)) {
-		return { records: [], tail: 'unreadable', problem: header.problem };
-	}
-	const scan = scanRecords(bytes.subarray(headerSize), headerSize);
-	return {
-		generation: header.generation,
-		records: scan.records.map((r) => r.record),
-		tail: scan.tail,
-		...(scan.problem ? { problem: scan.problem } : {}),
-	};
 }
 
 /** Snapshot + every record that continues it, in memory only. Throws what open() would throw. */
@@ -171,68 +154,8 @@ function replayAll(SQL: SqlJsStatic, bytes: Buffer | undefined, dbFile: string, 
 	}
 }
 
-function repairFiles(SQL: SqlJsStatic, dir: string, dbFile: string, journalFile: string, clock: Clock): RepairResult {
-	const notes: string[] = [];
-	const current = readIfExists(dbFile);
-	const previous = readIfExists(`${dbFile}.prev`);
-	const journal = inspectJournal(journalFile);
-	const previousJournal = inspectJournal(`${journalFile}.prev`);
-
-	// Pick the newest snapshot that opens and passes the integrity check.
-	let base: RepairResult['base'] = 'empty';
-	let sqlite: Database | undefined;
-	let seq = 0;
-	for (const [name, bytes, file] of [
-		['snapshot', current, dbFile],
-		['previous snapshot', previous, `${dbFile}.prev`],
-	] as const) {
-		if (!bytes || sqlite) {
-			continue;
-		}
-		// A damaged sidecar is moved aside below; the snapshots are then judged by SQLite's full check.
-		if (!inspectSnapshot(SQL, file, dbFile, 'integrityCheck').ok) {
-			notes.push(`${file} is damaged`);
-			continue;
-		}
-		const snap = openSnapshot(SQL, bytes, file, dbFile, 'integrityCheck');
-		sqlite = snap.sqlite;
-		seq = snap.seq;
-		base = name;
-	}
-	sqlite ??= openSnapshot(SQL, undefined, dbFile).sqlite;
-
-	// Then every record that continues it, from the previous journal and the current one, stopping
-	// at the first record that is missing, damaged or does not replay.
-	let dropped = 0;
-	let stopped = false;
-	for (const [info, file] of [
-		[previousJournal, `${journalFile}.prev`],
-		[journal, journalFile],
-	] as const) {
-		for (const record of info.records) {
-			if (record.seq <= seq) {
-				continue;
-			}
-			if (stopped || record.seq !== seq + 1) {
-				stopped = true;
-				dropped++;
-				continue;
-			}
-			try {
-				replayRecord(sqlite, record, file);
-				seq = record.seq;
-			} catch (error) {
-				notes.push((error as Error).message);
-				stopped = true;
-				dropped++;
-			}
-		}
-		if (info.tail === 'corrupt' || info.tail === 'unreadable') {
-			notes.push(`${file}: ${info.problem ?? 'damaged'}; records after the damage are lost`);
-		}
-	}
-	notes.push(`rebuilt from the ${base} up to sequence ${seq}`);
-
+/** Moves every file of the store aside (never deletes one), then writes `sqlite` as the snapshot of a new journal generation. */
+function replaceFiles(sqlite: Database, dir: string, dbFile: string, journalFile: string, seq: number, clock: Clock): string[] {
 	const asideDir = path.join(dir, `damaged-${stampName(clock.now())}`);
 	mkdirPrivate(asideDir);
 	const movedAside: string[] = [];
@@ -246,7 +169,6 @@ function repairFiles(SQL: SqlJsStatic, dir: string, dbFile: string, journalFile:
 	const generation = randomBytes(8).toString('hex');
 	sqlite.run("INSERT OR REPLACE INTO _baton_meta (key, value) VALUES ('seq', ?), ('generation', ?)", [String(seq), generation]);
 	writeSnapshot(dbFile, sqlite.export(), false);
-	atomicWriteFile(journalFile, encodeHeader(generation));
-	sqlite.close();
-	return { movedAside, base, recoveredSequence: seq, droppedRecords: dropped, notes };
+	atomicWriteFile(journalFile, encodeHeader(generation, seq));
+	return movedAside;
 }

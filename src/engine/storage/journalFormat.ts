@@ -2,16 +2,24 @@
  * The on-disk format of the append-only journal.
  *
  *   file   = header record*
- *   header = "BATONJNL" u32le(version=1) u32le(0) generation[16 ascii hex]   (32 bytes)
+ *   header = "BATONJNL" u32le(version=1) u32le(acknowledged) generation[16 ascii hex]   (32 bytes)
  *   record = u32le(0x4e544142 "BATN") u32le(payload length) u32le(crc32(payload)) payload
  *   payload = UTF-8 JSON {seq, at, stmts: [[sql, params], …]}
  *
  * The generation ties a journal to the snapshot it continues: compaction writes a new snapshot and a
  * fresh journal with a new generation, so a process whose journal generation changed knows to reload.
+ *
+ * `acknowledged` is the sequence number the journal is known to reach: the snapshot's when the journal
+ * starts, then the last record of each append, written in place once that append's fdatasync returned
+ * (so it never claims a record that is not durable; it reaches the disk with the next append's sync).
+ * A journal whose records end before it was cut short: acknowledged writes are missing, not torn.
+ * Journals written before this field hold 0 there, which claims nothing.
  */
 import zlib from 'node:zlib';
 
 export const headerSize = 32;
+/** Where the header keeps the acknowledged sequence number (u32le). */
+export const acknowledgedOffset = 12;
 const headerMagic = 'BATONJNL';
 const formatVersion = 1;
 const recordMagic = 0x4e544142;
@@ -41,20 +49,27 @@ export interface ScanResult {
 	problem?: string;
 }
 
-export function encodeHeader(generation: string): Buffer {
+export function encodeHeader(generation: string, acknowledged: number): Buffer {
 	if (!/^[0-9a-f]{16}$/.test(generation)) {
 		throw new Error(`invalid journal generation ${generation}`);
 	}
 	const buf = Buffer.alloc(headerSize);
 	buf.write(headerMagic, 0, 'ascii');
 	buf.writeUInt32LE(formatVersion, 8);
-	buf.writeUInt32LE(0, 12);
+	encodeAcknowledged(acknowledged).copy(buf, acknowledgedOffset);
 	buf.write(generation, 16, 'ascii');
 	return buf;
 }
 
-/** The header's generation, or a reason why the bytes are not a Baton journal header. */
-export function decodeHeader(buf: Buffer): { generation: string } | { problem: string } {
+/** The header's acknowledged field. Past u32 it stays at the largest value, which claims less, never more. */
+export function encodeAcknowledged(seq: number): Buffer {
+	const buf = Buffer.alloc(4);
+	buf.writeUInt32LE(Math.min(Math.max(0, Math.floor(seq)), 0xffffffff));
+	return buf;
+}
+
+/** The header's generation and acknowledged sequence, or a reason why the bytes are not a Baton journal header. */
+export function decodeHeader(buf: Buffer): { generation: string; acknowledged: number } | { problem: string } {
 	if (buf.length < headerSize) {
 		return { problem: `header is ${buf.length} bytes, expected ${headerSize}` };
 	}
@@ -69,7 +84,7 @@ export function decodeHeader(buf: Buffer): { generation: string } | { problem: s
 	if (!/^[0-9a-f]{16}$/.test(generation)) {
 		return { problem: 'journal header has an invalid generation' };
 	}
-	return { generation };
+	return { generation, acknowledged: buf.readUInt32LE(acknowledgedOffset) };
 }
 
 function replacer(this: unknown, key: string, value: unknown): unknown {

@@ -139,7 +139,7 @@ export function loadFromDisk(SQL: SqlJsStatic, dbFile: string, options: Recovery
 			// first: a crash in between leaves a journal without snapshot, which the next open completes.
 			const generation = newGeneration();
 			if (locked) {
-				atomicWriteFile(journalFile, encodeHeader(generation));
+				atomicWriteFile(journalFile, encodeHeader(generation, 0));
 				writeMeta(sqlite, 0, generation);
 				writeSnapshot(dbFile, sqlite.export(), false);
 				applyPragmas(sqlite);
@@ -153,6 +153,18 @@ export function loadFromDisk(SQL: SqlJsStatic, dbFile: string, options: Recovery
 		const scan = scanRecords(journal.subarray(headerSize), headerSize);
 		if (scan.tail === 'corrupt') {
 			throw new BatonError('corruptJournal', `${journalFile}: ${scan.problem ?? 'damaged'}; run \`baton doctor\``, { file: journalFile });
+		}
+		const first = scan.records[0]?.record.seq;
+		const last = scan.records.at(-1)?.record.seq;
+		if (!snapshotBytes) {
+			const missing = snapshotAbsence(dbFile, first, last, header.acknowledged);
+			if (missing) {
+				throw missing;
+			}
+		}
+		const short = journalShortfall(journalFile, header.acknowledged, Math.max(snap.seq, last ?? 0));
+		if (short) {
+			throw short;
 		}
 		if (!snapshotBytes && locked) {
 			// A workspace from before the creation snapshot: record its start now (sequence 0 of this
@@ -172,7 +184,7 @@ export function loadFromDisk(SQL: SqlJsStatic, dbFile: string, options: Recovery
 			const generation = snap.generation ?? newGeneration();
 			if (locked) {
 				preserveCopy(journalFile, `${journalFile}.prev`);
-				atomicWriteFile(journalFile, encodeHeader(generation));
+				atomicWriteFile(journalFile, encodeHeader(generation, snap.seq));
 				if (scan.tail === 'torn') {
 					options.log.warn(`dropped a torn last record (${journal.length - scan.validEnd} bytes) from ${journalFile}, a journal the snapshot already contains; its bytes are kept in ${journalFile}.prev`);
 				}
@@ -212,6 +224,40 @@ export function journalAbsence(snapshotExists: boolean, journal: Buffer | undefi
 	const what = journal ? 'is empty' : 'is missing';
 	return new BatonError('corruptJournal', `${journalFile} ${what} (damaged): writes acknowledged after the snapshot may be lost; run \`baton doctor\``, {
 		file: journalFile,
+	});
+}
+
+/**
+ * A journal without a snapshot is legitimate only when the journal holds the whole history: a workspace
+ * from before the creation snapshot, or a crash between creating the journal and the first snapshot.
+ * Once a compaction kept a previous snapshot, or when the journal starts past record 1, the snapshot
+ * held acknowledged writes: rebuilding from nothing would forget them (and overwrite the checksums that
+ * let `baton doctor --repair` trust the previous one). Undefined when the absence is legitimate.
+ */
+export function snapshotAbsence(dbFile: string, firstRecordSeq: number | undefined, lastRecordSeq: number | undefined, acknowledged: number): BatonError | undefined {
+	const previous = fs.existsSync(`${dbFile}.prev`);
+	const from = firstRecordSeq === undefined ? acknowledged : firstRecordSeq - 1;
+	if (!previous && from === 0 && acknowledged <= (lastRecordSeq ?? 0)) {
+		return undefined;
+	}
+	const why = previous ? `${dbFile}.prev shows a snapshot existed` : `the journal continues from record ${from}`;
+	return new BatonError('corruptDatabase', `${dbFile} is missing (damaged): ${why}, so acknowledged writes would be lost; run \`baton doctor\``, { file: dbFile });
+}
+
+/**
+ * The journal's header says which sequence number it was acknowledged up to; records that end before it
+ * were cut off after they were acknowledged (a truncated or shortened file), which no crash does: a
+ * crash leaves at most an unacknowledged torn record past it. Undefined when nothing is missing.
+ */
+export function journalShortfall(journalFile: string, acknowledged: number, reached: number): BatonError | undefined {
+	if (acknowledged <= reached) {
+		return undefined;
+	}
+	const missing = acknowledged - reached;
+	return new BatonError('corruptJournal', `${journalFile} is cut short (damaged): writes were acknowledged up to record ${acknowledged}, its readable records end at ${reached} (${missing} record(s) missing); run \`baton doctor\``, {
+		file: journalFile,
+		acknowledged,
+		reached,
 	});
 }
 

@@ -263,7 +263,7 @@ export class JournalStore {
 			}
 			if (records.length > 0) {
 				const buf = records.length === 1 ? encodeRecord(records[0] as JournalRecord) : Buffer.concat(records.map((r) => encodeRecord(r)));
-				await this.journal.appendDurably(buf, this.offset, offEventLoop);
+				await this.journal.appendDurably(buf, this.offset, offEventLoop, this.seq + records.length);
 				appended = true;
 				this.seq += records.length;
 				this.offset += buf.length;
@@ -374,7 +374,7 @@ export class JournalStore {
 		}
 		writeSnapshot(this.dbFile, bytes, true);
 		this.journal.close();
-		atomicWriteFile(this.journalFile, encodeHeader(generation));
+		atomicWriteFile(this.journalFile, encodeHeader(generation, this.seq));
 		this.generation = generation;
 		this.offset = headerSize;
 		this.options.log.info(`compacted ${this.dbFile} at sequence ${this.seq} (${bytes.length} bytes)`);

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { BatonError } from '../errors';
 import { writeAll } from './fsUtil';
-import { decodeHeader, headerSize } from './journalFormat';
+import { acknowledgedOffset, decodeHeader, encodeAcknowledged, headerSize } from './journalFormat';
 
 export type JournalHeader = ReturnType<typeof decodeHeader>;
 
@@ -51,8 +51,10 @@ export class OpenJournal {
 	 * Append + fdatasync at `offset`; on failure cut the journal back so a failed write never surfaces
 	 * later. `offEventLoop`: the fdatasync runs in the thread pool, so writes arriving meanwhile can
 	 * form the next batch; otherwise it runs on the spot, saving the round trip through the pool.
+	 * Once durable, the header's acknowledged field is set to `lastSeq` in place, without a sync of its
+	 * own: the next append's fdatasync carries it, and a crash before that leaves it behind, never ahead.
 	 */
-	async appendDurably(buf: Buffer, offset: number, offEventLoop: boolean): Promise<void> {
+	async appendDurably(buf: Buffer, offset: number, offEventLoop: boolean, lastSeq: number): Promise<void> {
 		// The caller caught up under the same lock just before: the open journal is current and ends at
 		// offset (it said so, or it replaced the file and reset both).
 		const fd = this.current?.fd ?? this.handle()?.fd;
@@ -66,6 +68,7 @@ export class OpenJournal {
 			} else {
 				fs.fdatasyncSync(fd);
 			}
+			writeAll(fd, encodeAcknowledged(lastSeq), acknowledgedOffset);
 		} catch (error) {
 			fs.ftruncateSync(fd, offset);
 			throw new BatonError('storageFailure', `cannot write ${this.file}: ${(error as Error).message}`);

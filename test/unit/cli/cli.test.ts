@@ -180,8 +180,21 @@ void describe('baton CLI (the bundled bin, as agents run it)', () => {
 		const check = baton(root, 'doctor', '--json');
 		assert.equal(check.code, 1);
 		assert.equal(check.json['ok'], false);
-		const repair = baton(root, 'doctor', '--repair', '--json');
+		// The damage costs acknowledged writes: without a terminal to ask, the repair refuses and writes nothing.
+		const dataDir = path.join(root, '.baton');
+		const storeFiles = () => fs.readdirSync(dataDir).filter((name) => name.startsWith('baton.db') && fs.statSync(path.join(dataDir, name)).isFile());
+		const store = () => Object.fromEntries(storeFiles().map((name) => [name, fs.readFileSync(path.join(dataDir, name)).toString('base64')]));
+		const before = store();
+		const refused = baton(root, 'doctor', '--repair', '--json');
+		assert.equal(refused.code, 1, refused.stdout);
+		assert.equal(refused.json['repair'], null);
+		assert.match(refused.json['declined'].losses.join(), /acknowledged write/);
+		assert.match(baton(root, 'doctor', '--repair').stdout, /nothing was changed[\s\S]*--accept-loss/);
+		assert.deepEqual(store(), before, 'a refused repair changes no file');
+		assert.equal(baton(root, 'doctor', '--accept-loss', '--json').code, 2, '--accept-loss needs --repair');
+		const repair = baton(root, 'doctor', '--repair', '--accept-loss', '--json');
 		assert.equal(repair.code, 0, repair.stdout);
+		assert.ok(repair.json['repair'].losses.length > 0);
 		assert.equal(baton(root, 'session', 'list', '--json').code, 0);
 	});
 });

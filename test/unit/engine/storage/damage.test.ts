@@ -5,7 +5,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { BatonError } from '../../../../src/engine/errors';
 import { runDoctor } from '../../../../src/engine/storage/doctor';
-import { headerSize } from '../../../../src/engine/storage/journalFormat';
+import { encodeRecord, headerSize, scanRecords } from '../../../../src/engine/storage/journalFormat';
 import { JournalStore } from '../../../../src/engine/storage/journalStore';
 import { tasks } from '../../../../src/engine/storage/schema';
 import { FakeClock, MemoryLogger, snapshotFiles, tempDir, taskRow } from '../../helpers';
@@ -23,7 +23,7 @@ function hashes(dir: string): Record<string, string> {
 
 const clock = new FakeClock();
 const open = (dir: string) => JournalStore.open({ dir, clock, log: new MemoryLogger(), lockTimeoutMs: 3_000 });
-const doctor = (dir: string, repair: boolean) => runDoctor({ dir, repair, clock, log: new MemoryLogger() });
+const doctor = (dir: string, repair: boolean, acceptLoss = false) => runDoctor({ dir, repair, clock, log: new MemoryLogger(), acceptLoss: () => acceptLoss });
 
 /** 45 acknowledged writes, compacted after the 34th: the last 11 live only in the journal. */
 async function populate(dir: string, compactAt: number | undefined = 34): Promise<void> {
@@ -116,11 +116,58 @@ void describe('damage the store must refuse', () => {
 				await assertRefused(dir, 'corruptJournal', journal, `${label}${compactAt ? ' after compaction' : ' without compaction'}`);
 				if (compactAt && label === 'missing') {
 					// Only an explicit repair accepts the loss: it rebuilds from the snapshot, keeping the rest aside.
-					assert.ok((await doctor(dir, true)).repair);
+					const before = hashes(dir);
+					assert.match((await doctor(dir, true)).declined?.losses.join() ?? '', /missing or empty/);
+					assert.deepEqual(hashes(dir), before, 'a declined repair changes nothing');
+					assert.ok((await doctor(dir, true, true)).repair);
 					assert.equal(await count(dir), compactAt);
 				}
 			}
 		}
+	});
+
+	void it('a deleted snapshot is damage, never a fresh start on top of the journal', async (t) => {
+		const dir = tempDir(t);
+		await populate(dir);
+		const dbFile = path.join(dir, 'baton.db');
+		fs.rmSync(dbFile);
+		await assertRefused(dir, 'corruptDatabase', dbFile, 'snapshot deleted after compaction');
+		// Opening again refuses the same way: the first refusal wrote no empty snapshot in its place.
+		await assertRefused(dir, 'corruptDatabase', dbFile, 'snapshot deleted, second open');
+	});
+
+	void it('a journal cut short on a record boundary is damage: acknowledged writes are missing, not torn', async (t) => {
+		for (const compactAt of [undefined, 34]) {
+			const dir = tempDir(t);
+			await populate(dir, compactAt);
+			const journal = path.join(dir, 'baton.db.journal');
+			const bytes = fs.readFileSync(journal);
+			const ends = scanRecords(bytes.subarray(headerSize), headerSize).records.map((r) => r.end);
+			const boundary = ends.reduce((best, end) => (Math.abs(end - bytes.length / 2) < Math.abs(best - bytes.length / 2) ? end : best));
+			fs.writeFileSync(journal, bytes.subarray(0, boundary));
+			const label = `halved${compactAt ? ' after compaction' : ''}`;
+			await assertRefused(dir, 'corruptJournal', journal, label);
+			await assert.rejects(count(dir), (e: unknown) => BatonError.is(e, 'corruptJournal') && /cut short/.test(e.message) && /record\(s\) missing/.test(e.message), label);
+			// Cut inside the last acknowledged record: still missing writes, never "a torn tail" to drop.
+			fs.writeFileSync(journal, bytes.subarray(0, bytes.length - 5));
+			await assertRefused(dir, 'corruptJournal', journal, `${label}, last record cut`);
+		}
+	});
+
+	void it('a torn record past the acknowledged end is still dropped with a warning', async (t) => {
+		const dir = tempDir(t);
+		await populate(dir);
+		const journal = path.join(dir, 'baton.db.journal');
+		const torn = encodeRecord({ seq: 46, at: '2026-01-01T00:00:00.000Z', stmts: [['SELECT 1', []]] });
+		fs.appendFileSync(journal, torn.subarray(0, torn.length - 3));
+		const log = new MemoryLogger();
+		const store = await JournalStore.open({ dir, clock, log, lockTimeoutMs: 3_000 });
+		t.after(() => store.close());
+		assert.equal(await store.read((db) => db.select().from(tasks).all().length), 45);
+		assert.ok(
+			log.warnings().some((w) => w.includes('torn last record')),
+			log.warnings().join('\n'),
+		);
 	});
 
 	void it('a journal that vanishes under a running store is refused there too', async (t) => {

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { BatonError } from '../../../../src/engine/errors';
-import { runDoctor } from '../../../../src/engine/storage/doctor';
+import { runDoctor, type RepairPlan } from '../../../../src/engine/storage/doctor';
 import { JournalStore } from '../../../../src/engine/storage/journalStore';
 import { migrations } from '../../../../src/engine/storage/migrations.generated';
 import { tasks } from '../../../../src/engine/storage/schema';
@@ -12,7 +12,7 @@ import { FakeClock, MemoryLogger, snapshotFiles, tempDir, taskRow } from '../../
 const clock = new FakeClock();
 const open = (dir: string) => JournalStore.open({ dir, clock, log: new MemoryLogger(), lockTimeoutMs: 3_000 });
 const task = taskRow;
-const doctor = (dir: string, repair: boolean) => runDoctor({ dir, repair, clock, log: new MemoryLogger() });
+const doctor = (dir: string, repair: boolean, acceptLoss?: (plan: RepairPlan) => boolean) => runDoctor({ dir, repair, clock, log: new MemoryLogger(), ...(acceptLoss ? { acceptLoss } : {}) });
 
 async function populate(dir: string, plan: ('write' | 'compact')[]): Promise<number> {
 	const store = await open(dir);
@@ -71,7 +71,17 @@ void describe('baton doctor', () => {
 		assert.match(report.checks.find((c) => c.name === 'journal')?.detail ?? '', /checksum/);
 		assert.deepEqual(snapshotFiles(dir), before, 'checking changes nothing');
 
-		const repaired = await doctor(dir, true);
+		// Records 3-5 are lost: the repair says so and writes nothing unless the loss is accepted.
+		const asked: RepairPlan[] = [];
+		for (const answer of [undefined, false]) {
+			const declined = await doctor(dir, true, answer === undefined ? undefined : (plan) => (asked.push(plan), answer));
+			assert.equal(declined.repair, undefined);
+			assert.deepEqual(declined.declined?.losses, [`records ${migrations.length + 3}–${migrations.length + 5} (3 acknowledged write(s))`]);
+			assert.deepEqual(snapshotFiles(dir), before, 'a declined repair changes nothing');
+		}
+		assert.equal(asked.length, 1);
+		assert.equal(asked[0]?.recoveredSequence, migrations.length + 2);
+		const repaired = await doctor(dir, true, () => true);
 		assert.equal(repaired.repair?.base, 'snapshot');
 		assert.equal(repaired.repair?.recoveredSequence, migrations.length + 2, 'the migrations, T1 and T2');
 		assert.deepEqual(await titles(dir), ['T1', 'T2']);
@@ -96,6 +106,27 @@ void describe('baton doctor', () => {
 			await titles(dir),
 			Array.from({ length: n }, (_, i) => `T${i + 1}`),
 		);
+	});
+
+	void it('rebuilds a deleted snapshot from the previous snapshot and both journals: 45 of 45, nothing asked', async (t) => {
+		const plan: ('write' | 'compact')[] = [];
+		for (let i = 1; i <= 45; i++) {
+			plan.push('write', ...(i === 20 || i === 35 ? (['compact'] as const) : []));
+		}
+		const dir = tempDir(t);
+		const n = await populate(dir, plan);
+		fs.rmSync(path.join(dir, 'baton.db'));
+		await assert.rejects(open(dir), (e: unknown) => BatonError.is(e, 'corruptDatabase'));
+		const repaired = await doctor(dir, true, () => assert.fail('nothing is lost: nothing to ask'));
+		assert.equal(repaired.repair?.base, 'previous snapshot');
+		assert.deepEqual(repaired.repair?.losses, []);
+		assert.equal(repaired.repair?.recoveredSequence, migrations.length + n);
+		assert.equal((await titles(dir)).length, 45);
+		assert.ok(
+			repaired.repair?.movedAside.some((f) => f.endsWith('baton.db.prev')),
+			'the copies it used are kept aside too',
+		);
+		assert.equal((await doctor(dir, false)).ok, true);
 	});
 
 	void it('drops only a torn tail, which open() would also drop', async (t) => {

@@ -40,8 +40,15 @@ export const provenanceCommands: Command[] = [
 			const rev = stringOption(ctx.values, 'rev');
 			const service = ProvenanceService.for((await ctx.engine()).ctx);
 			const result = await blameFile(service, file, { ...(rev ? { rev } : {}), ...(line ? { line } : {}) });
-			const lines = result.lines.map(({ text: _text, ...rest }) => rest);
-			return { json: { file: result.file, ...(result.rev ? { rev: result.rev } : {}), lines }, text: result.lines.map(lineText).join('\n') || `${file} has no lines` };
+			// Each form is built only when printed: a 100,000-line file's other form is 100,000 lines of work.
+			return {
+				get json() {
+					return { file: result.file, ...(result.rev ? { rev: result.rev } : {}), lines: result.lines.map(({ text: _text, ...rest }) => rest) };
+				},
+				get text() {
+					return result.lines.map(lineText).join('\n') || `${file} has no lines`;
+				},
+			};
 		},
 	},
 	{

@@ -29,13 +29,20 @@ export interface BlameResult {
 	lines: BlameLine[];
 }
 
-interface PorcelainLine {
+/** What the lines of one commit (from one path) share. */
+interface PorcelainSource {
 	commit: string;
-	origLine: number;
-	finalLine: number;
+	/** git's all-zero id: the line is not committed yet. */
+	uncommitted: boolean;
 	filename: string;
 	author: string | null;
 	authorTime: number | null;
+}
+
+interface PorcelainLine {
+	source: PorcelainSource;
+	origLine: number;
+	finalLine: number;
 	text: string;
 }
 
@@ -83,26 +90,28 @@ export async function blameFile(service: ProvenanceService, file: string, option
 		throw new BatonError('invalidInput', `git blame could not read ${file}${options.rev ? ` at ${options.rev}` : ''}: ${porcelain.error.message}`);
 	}
 	const entries = parsePorcelain(porcelain.text);
-	const commits = [...new Set(entries.map((e) => e.commit).filter((c) => !zeroCommit.test(c)))];
+	const commits = [...new Set(entries.map((e) => e.source.commit))].filter((c) => !zeroCommit.test(c));
 	const { attributions, version } = await service.attributionsAt(commits);
 	let uncommitted: LineOrigin[] | undefined;
-	if (entries.some((e) => zeroCommit.test(e.commit))) {
+	if (entries.some((e) => e.source.uncommitted)) {
 		uncommitted = await workingOrigins(service, file, abs);
 	}
-	const byLineCache = new Map<string, Map<number, LineOrigin> | undefined>();
+	// What every line of one commit shares (its path, time and attribution) is worked out once per
+	// commit, not once per line: a 100,000-line file has a handful of commits.
+	const perSource = new Map<PorcelainSource, { origins: Map<number, LineOrigin>; time: string | null }>();
 	const lines = entries.map((entry): BlameLine => {
-		const base = { line: entry.finalLine, text: entry.text };
-		if (zeroCommit.test(entry.commit)) {
-			return { ...base, ...(uncommitted?.[entry.finalLine - 1] ?? unknownOrigin), commit: null, author: null, time: null };
+		const { source } = entry;
+		if (source.uncommitted) {
+			return blameLine(entry, uncommitted?.[entry.finalLine - 1] ?? unknownOrigin, null, null, null);
 		}
-		const wsPath = entry.filename.startsWith(prefix) ? entry.filename.slice(prefix.length) : entry.filename;
-		const key = `${entry.commit}:${wsPath}`;
-		if (!byLineCache.has(key)) {
-			const fileAttribution = attributions.get(entry.commit)?.files.find((f) => f.path === wsPath);
-			byLineCache.set(key, fileAttribution ? originsByLine(fileAttribution) : undefined);
+		let shared = perSource.get(source);
+		if (!shared) {
+			const wsPath = source.filename.startsWith(prefix) ? source.filename.slice(prefix.length) : source.filename;
+			const fileAttribution = attributions.get(source.commit)?.files.find((f) => f.path === wsPath);
+			shared = { origins: fileAttribution ? originsByLine(fileAttribution) : new Map(), time: source.authorTime !== null ? new Date(source.authorTime * 1000).toISOString() : null };
+			perSource.set(source, shared);
 		}
-		const origin = byLineCache.get(key)?.get(entry.origLine) ?? unknownOrigin;
-		return { ...base, ...origin, commit: entry.commit, author: entry.author, time: entry.authorTime !== null ? new Date(entry.authorTime * 1000).toISOString() : null };
+		return blameLine(entry, shared.origins.get(entry.origLine) ?? unknownOrigin, source.commit, source.author, shared.time);
 	});
 	const result: BlameResult = { file, rev: options.rev ?? null, lines };
 	// Kept only when nothing moved while it was made (a save or a commit meanwhile is read next time).
@@ -147,38 +156,64 @@ async function workingOrigins(service: ProvenanceService, file: string, abs: str
 	});
 }
 
+/**
+ * git's `--porcelain` output: a header per line (`<commit> <orig> <final>`, a group's first line adds
+ * the group's size), the commit's details the first time it appears (and its `filename` again when
+ * the commit's lines come from more than one path), then the line's text after a tab. Lines share
+ * their commit's {@link PorcelainSource} object.
+ */
 export function parsePorcelain(text: string): PorcelainLine[] {
 	const out: PorcelainLine[] = [];
-	const known = new Map<string, { filename: string; author: string | null; authorTime: number | null }>();
+	const known = new Map<string, PorcelainSource>();
 	const lines = text.split('\n');
 	let i = 0;
 	while (i < lines.length) {
-		const header = /^([0-9a-f]{40,64}) (\d+) (\d+)/.exec(lines[i] ?? '');
+		const header = lines[i]!;
 		i++;
-		if (!header) {
+		const first = header.indexOf(' ');
+		const second = first < 0 ? -1 : header.indexOf(' ', first + 1);
+		const commit = first < 0 ? '' : header.slice(0, first);
+		let source = second < 0 ? undefined : known.get(commit);
+		if (!source && (second < 0 || !commitId.test(commit))) {
 			continue;
 		}
-		const commit = header[1]!;
-		const info = { ...(known.get(commit) ?? { filename: '', author: null, authorTime: null }) };
-		while (i < lines.length && !(lines[i] ?? '').startsWith('\t')) {
+		const third = header.indexOf(' ', second + 1);
+		const origLine = Number(header.slice(first + 1, second));
+		const finalLine = Number(third < 0 ? header.slice(second + 1) : header.slice(second + 1, third));
+		if (!source) {
+			source = { commit, uncommitted: zeroCommit.test(commit), filename: '', author: null, authorTime: null };
+			known.set(commit, source);
+		}
+		while (i < lines.length && lines[i]!.charCodeAt(0) !== tab) {
 			const line = lines[i]!;
 			const space = line.indexOf(' ');
 			const key = space < 0 ? line : line.slice(0, space);
 			const value = space < 0 ? '' : line.slice(space + 1);
 			if (key === 'filename') {
-				info.filename = value;
+				if (value !== source.filename) {
+					// Lines of this commit from another path (a copy or move git followed): a source of their own.
+					source = source.filename === '' ? Object.assign(source, { filename: value }) : { ...source, filename: value };
+					known.set(commit, source);
+				}
 			} else if (key === 'author') {
-				info.author = value;
+				source.author = value;
 			} else if (key === 'author-time') {
-				info.authorTime = Number(value);
+				source.authorTime = Number(value);
 			}
 			i++;
 		}
-		known.set(commit, info);
-		out.push({ commit, origLine: Number(header[2]), finalLine: Number(header[3]), ...info, text: (lines[i] ?? '').slice(1) });
+		out.push({ source, origLine, finalLine, text: (lines[i] ?? '').slice(1) });
 		i++;
 	}
 	return out;
+}
+
+const tab = 9;
+const commitId = /^[0-9a-f]{40,64}$/;
+
+/** One line's answer, every field written in one order (the JSON's), with no spread per line. */
+function blameLine(entry: PorcelainLine, o: LineOrigin, commit: string | null, author: string | null, time: string | null): BlameLine {
+	return { line: entry.finalLine, text: entry.text, origin: o.origin, session: o.session, agent: o.agent, model: o.model, turn: o.turn, prompt: o.prompt, step: o.step, recovered: o.recovered, commit, author, time };
 }
 
 export interface ProvenanceStats {

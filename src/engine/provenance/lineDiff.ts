@@ -9,6 +9,9 @@ import { commonEnds } from '../text/commonEnds';
 /** Edits beyond this are not searched (memory grows with the square of the edit distance). */
 const maxEditDistance = 3000;
 
+/** Up to this many edits the lines themselves are compared; beyond it, numbers standing for them. */
+const directEdits = 64;
+
 export interface LineMatch {
 	/** For each line of `b`, the index of the line of `a` it is, or -1 when it is new in `b`. */
 	bToA: Int32Array;
@@ -28,18 +31,30 @@ export function matchLines(a: readonly string[], b: readonly string[]): LineMatc
 	if (endA === start || endB === start) {
 		return { bToA, exact: true };
 	}
-	const ids = new Map<string, number>();
-	const intern = (line: string): number => {
-		let id = ids.get(line);
-		if (id === undefined) {
-			id = ids.size;
-			ids.set(line, id);
-		}
-		return id;
-	};
-	const x = Int32Array.from(a.slice(start, endA), intern);
-	const y = Int32Array.from(b.slice(start, endB), intern);
-	const pairs = myers(x, y);
+	// Few edits (the usual step or commit): the lines are compared as they are, which costs about one
+	// comparison per line. Past `directEdits` the search starts again on numbered lines, so that the
+	// many comparisons of a large edit are integer ones; each line is hashed once for that. Either way
+	// the same lines are equal, so the matches are the same.
+	let pairs = myers(a, start, endA, b, start, endB, Math.min(directEdits, maxEditDistance));
+	if (!pairs && maxEditDistance > directEdits) {
+		const ids = new Map<string, number>();
+		const number = (lines: readonly string[], from: number, to: number): Int32Array => {
+			const out = new Int32Array(to - from);
+			for (let i = from; i < to; i++) {
+				const line = lines[i]!;
+				let id = ids.get(line);
+				if (id === undefined) {
+					id = ids.size;
+					ids.set(line, id);
+				}
+				out[i - from] = id;
+			}
+			return out;
+		};
+		const x = number(a, start, endA);
+		const y = number(b, start, endB);
+		pairs = myers(x, 0, x.length, y, 0, y.length, maxEditDistance);
+	}
 	if (!pairs) {
 		return { bToA, exact: false };
 	}
@@ -49,11 +64,14 @@ export function matchLines(a: readonly string[], b: readonly string[]): LineMatc
 	return { bToA, exact: true };
 }
 
-/** Matched (i, j) pairs, flattened, or undefined past the edit limit. */
-function myers(a: Int32Array, b: Int32Array): number[] | undefined {
-	const n = a.length;
-	const m = b.length;
-	const max = Math.min(n + m, maxEditDistance);
+/**
+ * Matched (i, j) pairs of `a[aFrom, aTo)` and `b[bFrom, bTo)`, flattened and counted from `aFrom` and
+ * `bFrom`, or undefined past `limit` edits.
+ */
+function myers<T>(a: ArrayLike<T>, aFrom: number, aTo: number, b: ArrayLike<T>, bFrom: number, bTo: number, limit: number): number[] | undefined {
+	const n = aTo - aFrom;
+	const m = bTo - bFrom;
+	const max = Math.min(n + m, limit);
 	const offset = max + 1;
 	const v = new Int32Array(2 * max + 3);
 	const trace: Int32Array[] = [];
@@ -63,7 +81,7 @@ function myers(a: Int32Array, b: Int32Array): number[] | undefined {
 		for (let k = -d; k <= d; k += 2) {
 			let xPos = k === -d || (k !== d && v[offset + k - 1]! < v[offset + k + 1]!) ? v[offset + k + 1]! : v[offset + k - 1]! + 1;
 			let yPos = xPos - k;
-			while (xPos < n && yPos < m && a[xPos] === b[yPos]) {
+			while (xPos < n && yPos < m && a[aFrom + xPos] === b[bFrom + yPos]) {
 				xPos++;
 				yPos++;
 			}

@@ -1,0 +1,85 @@
+/**
+ * `baton blame` of one large file, for --cpu-prof: a repository whose file of LINES lines (a person's
+ * first commit) then gets COMMITS agent commits of real captured steps, each changing a few lines
+ * spread over the file; the pending commits are attributed, then the file is blamed cold through the
+ * same engine calls `baton blame` makes, beside `git blame --porcelain` of the same file.
+ * `node --import tsx bench/blameProbe.ts [lines] [commits] [profile-dir]` (a profile dir writes one
+ * .cpuprofile per phase).
+ */
+import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { runGit, userRepoEnv } from '../src/engine/checkpoints/gitProcess';
+import { Engine } from '../src/engine/engine';
+import { silentLogger } from '../src/engine/ports';
+import { blameFile } from '../src/engine/provenance/blameReader';
+import { ProvenanceService } from '../src/engine/provenance/provenanceService';
+import { StepRecorder } from '../test/unit/provenance/recordSteps';
+import { ScriptedRepo } from '../test/unit/provenance/scriptedRepo';
+
+async function main(): Promise<void> {
+	const lineCount = Number(process.argv[2] ?? 100_000);
+	const commits = Number(process.argv[3] ?? 10);
+	const profileDir = process.argv[4];
+	const session = profileDir ? new Session() : undefined;
+	session?.connect();
+	const phase = async <T>(name: string, fn: () => Promise<T>): Promise<T> => {
+		if (session) {
+			await session.post('Profiler.enable');
+			await session.post('Profiler.start');
+		}
+		const started = performance.now();
+		const cpu = process.cpuUsage();
+		const value = await fn();
+		const ms = performance.now() - started;
+		const own = process.cpuUsage(cpu);
+		if (session && profileDir) {
+			const { profile } = await session.post('Profiler.stop');
+			fs.mkdirSync(profileDir, { recursive: true });
+			fs.writeFileSync(path.join(profileDir, `${name}.cpuprofile`), JSON.stringify(profile));
+		}
+		process.stdout.write(`${name}: ${ms.toFixed(0)} ms, ${((own.user + own.system) / 1000).toFixed(0)} ms of this process's CPU\n`);
+		return value;
+	};
+	const root = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-probe-blame-'));
+	let engine: Engine | undefined;
+	try {
+		const repo = new ScriptedRepo(root);
+		repo.git(['init', '-q', '-b', 'main']);
+		fs.writeFileSync(path.join(root, '.gitignore'), '.baton/\n');
+		const lines = Array.from({ length: lineCount }, (_, i) => `const v${i} = ${i};`);
+		fs.writeFileSync(path.join(root, 'big.ts'), `${lines.join('\n')}\n`);
+		repo.commit('init');
+		engine = await Engine.open({ workspaceRoot: root, log: silentLogger, create: true, git: { read: async () => null } });
+		const started = (await engine.sessions.start({ name: 'probe', agent: 'claude-code', actor: 'probe' })).session;
+		const agent = { id: started.id, agent: 'claude-code' };
+		const recorder = new StepRecorder(engine, root, () => repo.ms);
+		for (let c = 1; c <= commits; c++) {
+			repo.tick();
+			await recorder.agentStep(agent, `t${c}`, `change ${c}`, 'Edit', () => {
+				for (let k = 0; k < 25; k++) {
+					const i = (c * 37 + k * 3989) % lineCount;
+					lines[i] = `const v${i} = ${i} + ${c};`;
+				}
+				fs.writeFileSync(path.join(root, 'big.ts'), `${lines.join('\n')}\n`);
+			});
+			repo.commit(`change ${c}`);
+		}
+		const ctx = engine.ctx;
+		await phase('attribute', () => new ProvenanceService(ctx).attributePending());
+		const env = userRepoEnv(path.join(root, '.baton-probe-empty-gitconfig'));
+		fs.writeFileSync(path.join(root, '.baton-probe-empty-gitconfig'), '');
+		await phase('git-blame', () => runGit(['blame', '--porcelain', '--', 'big.ts'], { cwd: root, env }));
+		const result = await phase('blame-cold', () => blameFile(new ProvenanceService(ctx), 'big.ts'));
+		const agentLines = result.lines.filter((l) => l.origin === 'agent').length;
+		process.stdout.write(`${result.lines.length} lines, ${agentLines} agent\n`);
+		fs.appendFileSync(path.join(root, 'big.ts'), 'const extra = 1;\n');
+		await phase('blame-uncommitted', () => blameFile(new ProvenanceService(ctx), 'big.ts'));
+	} finally {
+		engine?.close();
+		fs.rmSync(root, { recursive: true, force: true });
+	}
+}
+
+void main();

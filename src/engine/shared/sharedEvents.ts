@@ -12,7 +12,7 @@ import { isoTime } from '../ids';
 import type { BatonDb } from '../storage/journalStore';
 import type { SharedEvent } from '../storage/model';
 import { sharedEvents } from '../storage/schema';
-import { isEventId, newEventId, ulid } from './eventId';
+import { idTimeProblem, isEventId, maxClockAheadMs, newEventId, ulid } from './eventId';
 import { inJsonList } from './sqlJsonList';
 import type { MachineIdentity } from './machineIdentity';
 import { bodyProblem } from './eventBodies';
@@ -35,7 +35,7 @@ export function appendSharedEvent(db: BatonDb, machine: MachineIdentity, nowMs: 
 		throw new Error(`a ${event.kind} event of ${size} bytes is over the ${maxEventBodyBytes}-byte limit for shared events`);
 	}
 	const row: SharedEvent = {
-		id: newEventId(nowMs, machine.id, greatestIdBefore(db, nowMs + 86_400_000)),
+		id: newEventId(nowMs, machine.id, greatestIdBefore(db, nowMs + maxClockAheadMs)),
 		kind: event.kind,
 		subject: event.subject,
 		sessionId: event.sessionId ?? null,
@@ -80,7 +80,7 @@ export function toWire(event: SharedEvent): WireEvent {
  * the rest are merged.
  */
 export function mergeSharedEvents(db: BatonDb, events: readonly WireEvent[], source: string, nowMs: number): { added: string[]; refused: { id: string; reason: string }[] } {
-	const { fresh, refused } = newSharedEvents(db, events);
+	const { fresh, refused } = newSharedEvents(db, events, nowMs);
 	const rows: SharedEvent[] = fresh.map((event) => ({ ...event, source, receivedAt: isoTime(nowMs) }));
 	// Many rows per statement: a pull of thousands of events must not prepare one statement each.
 	for (let i = 0; i < rows.length; i += 200) {
@@ -93,10 +93,11 @@ export function mergeSharedEvents(db: BatonDb, events: readonly WireEvent[], sou
 
 /**
  * The one merge rule, for every way of inserting: the events not yet held (each once), and the ones
- * refused with the reason — a malformed id, a machine suffix that is not its machine, or a missing
+ * refused with the reason — a malformed id, an id whose time is past the ULID range or more than a
+ * day ahead of `nowMs` (this machine's clock), a machine suffix that is not its machine, or a missing
  * kind, subject, actor, time or object body.
  */
-export function newSharedEvents(db: BatonDb, events: readonly WireEvent[]): { fresh: WireEvent[]; refused: { id: string; reason: string }[] } {
+export function newSharedEvents(db: BatonDb, events: readonly WireEvent[], nowMs: number): { fresh: WireEvent[]; refused: { id: string; reason: string }[] } {
 	const fresh: WireEvent[] = [];
 	const refused: { id: string; reason: string }[] = [];
 	// Only ids within the range the store holds can be held (the primary key's index gives the
@@ -117,6 +118,11 @@ export function newSharedEvents(db: BatonDb, events: readonly WireEvent[]): { fr
 	for (const event of events) {
 		if (!isEventId(event.id)) {
 			refused.push({ id: String(event.id), reason: 'not an event id (evt_<ULID>_<machine>)' });
+			continue;
+		}
+		const late = idTimeProblem(event.id, nowMs);
+		if (late) {
+			refused.push({ id: event.id, reason: late });
 			continue;
 		}
 		if (!event.id.endsWith(`_${event.machine}`)) {

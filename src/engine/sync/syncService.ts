@@ -22,7 +22,8 @@ import { TranscriptSync } from './transcriptSync';
 import { ownEventWriter } from './localEvents';
 import { pendingRecordEvents } from './recordEvents';
 import { sessionOrigins, type SessionOrigin } from './sessionOrigins';
-import { addPull, emptyPull, type PullResult } from './pullResult';
+import { addPull, emptyPull, warnRefused, type PullResult } from './pullResult';
+import type { RefRange } from './refTrees';
 import { fetchBatonRefs, pushRefs, remoteNames, remoteTransport, remoteUrl, type PushedRef, type RemoteTransport } from './remoteGit';
 import { emptyRemote, readSyncState, syncDir, updateSyncState, type RemoteState } from './syncState';
 
@@ -292,16 +293,18 @@ export class SyncService {
 		const eventsPrefix = `refs/baton-remotes/${name}/events/`;
 		const processed: Record<string, string> = {};
 		let fetched = 0;
-		const ranges: { from: string | null; to: string }[] = [];
+		const ranges: RefRange[] = [];
 		for (const [ref, oid] of tracking) {
 			if (!ref.startsWith(eventsPrefix) || ref.endsWith(`/${own}`) || state.pulled[ref] === oid) {
 				continue;
 			}
 			fetched++;
-			ranges.push({ from: state.pulled[ref] ?? null, to: oid });
+			ranges.push({ ref, from: state.pulled[ref] ?? null, to: oid });
 			processed[ref] = oid;
 		}
-		const { events: wire, refused: brokenLines } = await this.refs.readBatches(ranges);
+		const { events: wire, refused: brokenLines, refusedRefs } = await this.refs.readBatches(ranges);
+		// A refused ref is not taken as pulled: the next pull names it again, and reads it once it is mended.
+		refusedRefs.forEach((ref) => delete processed[ref]);
 		const transcripts = await this.transcripts.import(name, state.pulled, tracking);
 		// What changed here first, so the merge below derives from every machine's events, ours too.
 		await this.recordPending();
@@ -318,11 +321,8 @@ export class SyncService {
 		for (const type of result.projected.unknownScopes) {
 			this.ctx.log.warn(`sync: kept sessions from remote "${name}" whose scope type "${type}" this version does not know (they show under their scope key)`);
 		}
-		const refused = [...brokenLines, ...result.merged.refused];
-		if (refused.length > 0) {
-			const shown = refused.slice(0, 3).map((r) => `${r.id} (${r.reason})`);
-			this.ctx.log.warn(`sync: refused ${refused.length} line${refused.length === 1 ? '' : 's'} pulled from remote "${name}" that are no valid event: ${shown.join('; ')}${refused.length > 3 ? '; …' : ''}`);
-		}
+		const refused = [...brokenLines, ...transcripts.refused, ...result.merged.refused];
+		warnRefused(this.ctx.log, name, refused);
 		updateSyncState(this.root, (s) => {
 			const r = (s.remotes[name] ??= emptyRemote());
 			Object.assign(r.pulled, processed, transcripts.processed);

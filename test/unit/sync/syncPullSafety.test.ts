@@ -9,10 +9,11 @@ import path from 'node:path';
 import test from 'node:test';
 import { eq } from 'drizzle-orm';
 import { eventTime, maxClockAheadMs, ulid } from '../../../src/engine/shared/eventId';
+import { refTreeLimits } from '../../../src/engine/sync/refTrees';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
 import { sharedEvents } from '../../../src/engine/storage/schema';
 import { actor, type TestEngine } from '../helpers';
-import { eventLine, forgeBatch } from './forgeRemote';
+import { eventLine, forgeBatch, inBare } from './forgeRemote';
 import { startEnd, syncWorld, type SyncWorld } from './syncWorld';
 
 async function enabledWorld(t: test.TestContext): Promise<SyncWorld> {
@@ -91,5 +92,63 @@ test('a store that already holds ids of this machine past the ULID range or a ye
 			.values([row(`evt_ZZZZZZZZZZ0000000000000000_${machineB}`), row(`evt_${ulid(now + 365 * 86_400_000, Buffer.alloc(10))}_${machineB}`)])
 			.run();
 	});
+	await bWritesAndSyncs(w);
+});
+
+test('a ref at a blob is refused by name while another machine’s good events arrive in the same pull; status and the next pulls go on', async (t) => {
+	const w = await enabledWorld(t);
+	const first = await startEnd(w.a, 'parser', 'parser done');
+	await w.a.engine.sync.push();
+	// What `git update-ref` takes from anyone who can push: an events ref and a transcripts ref at a blob.
+	const blob = inBare(w, ['hash-object', '-w', '--stdin'], 'not a commit\n');
+	inBare(w, ['update-ref', 'refs/baton/events/0badf00d', blob]);
+	inBare(w, ['update-ref', 'refs/baton/transcripts/0badf00d', blob]);
+
+	const pulled = await w.b.engine.sync.pull();
+	assert.equal(pulled.sessions.added, 1, 'A’s events arrived');
+	assert.equal((await w.b.engine.briefings.get(first.id)).status, 'ended');
+	assert.deepEqual(
+		pulled.refused.map((r) => r.id),
+		['refs/baton-remotes/origin/events/0badf00d', 'refs/baton-remotes/origin/transcripts/0badf00d'],
+	);
+	for (const r of pulled.refused) {
+		assert.match(r.reason, new RegExp(`^points at a blob \\(${blob.slice(0, 12)}\\), not a commit`));
+	}
+	assert.ok(
+		w.b.log.warnings().some((m) => m.includes('refused 2 refs pulled from remote "origin"') && m.includes('refs/baton-remotes/origin/events/0badf00d')),
+		w.b.log.warnings().join('\n'),
+	);
+	assert.equal((await w.b.engine.sync.status()).remotes[0]?.lastError, null);
+
+	// Still broken: named again; A's next session arrives all the same.
+	const second = await startEnd(w.a, 'lexer', 'lexer done');
+	await w.a.engine.sync.push();
+	const again = await w.b.engine.sync.pull();
+	assert.equal(again.sessions.added, 1);
+	assert.equal((await w.b.engine.briefings.get(second.id)).previousSessionId, first.id);
+	assert.equal(again.refused.length, 2);
+	await bWritesAndSyncs(w);
+});
+
+test('a batch tree that fans out far past the bound (one subtree named a thousand times) ends the pull with the ref refused by name; the rest is kept', async (t) => {
+	const w = await enabledWorld(t);
+	const first = await startEnd(w.a, 'parser', 'parser done');
+	await w.a.engine.sync.push();
+	// 1,000 folders, each the same tree of 1,000 names of one blob: a million paths from three objects.
+	const blob = inBare(w, ['hash-object', '-w', '--stdin'], `${eventLine(`evt_01KJ000000000000000000000_0b0b0b0b`, '0b0b0b0b', 'x.note', 'n1', {})}\n`);
+	const names = Array.from({ length: 1_000 }, (_, i) => String(i).padStart(4, '0'));
+	const leaf = inBare(w, ['mktree'], names.map((n) => `100644 blob ${blob}\t${n}.jsonl\n`).join(''));
+	const fan = inBare(w, ['mktree'], names.map((n) => `040000 tree ${leaf}\t${n}\n`).join(''));
+	const root = inBare(w, ['mktree'], `040000 tree ${fan}\tbatches\n`);
+	inBare(w, ['update-ref', 'refs/baton/events/0b0b0b0b', inBare(w, ['commit-tree', root, '-m', 'baton events: 1'])]);
+	assert.ok(names.length * names.length > 4 * refTreeLimits.maxPaths, 'far past the bound');
+
+	const pulled = await w.b.engine.sync.pull();
+	assert.equal(pulled.sessions.added, 1, 'A’s events arrived');
+	assert.equal((await w.b.engine.briefings.get(first.id)).status, 'ended');
+	assert.deepEqual(
+		pulled.refused.map((r) => [r.id, r.reason]),
+		[['refs/baton-remotes/origin/events/0b0b0b0b', `its batches holds more than ${refTreeLimits.maxPaths} paths (not read)`]],
+	);
 	await bWritesAndSyncs(w);
 });

@@ -16,6 +16,7 @@ import { idTimeProblem, isEventId, maxClockAheadMs, newEventId, ulid } from './e
 import { inJsonList } from './sqlJsonList';
 import type { MachineIdentity } from './machineIdentity';
 import { bodyProblem } from './eventBodies';
+import { wireSizeProblem } from './wireLimits';
 
 export interface NewSharedEvent {
 	kind: string;
@@ -94,8 +95,9 @@ export function mergeSharedEvents(db: BatonDb, events: readonly WireEvent[], sou
 /**
  * The one merge rule, for every way of inserting: the events not yet held (each once), and the ones
  * refused with the reason — a malformed id, an id whose time is past the ULID range or more than a
- * day ahead of `nowMs` (this machine's clock), a machine suffix that is not its machine, or a missing
- * kind, subject, actor, time or object body.
+ * day ahead of `nowMs` (this machine's clock), a machine suffix that is not its machine, a missing
+ * kind, subject, actor, time or object body, a field larger than local input takes (wireLimits.ts),
+ * or a body that does not fit its kind (eventBodies.ts).
  */
 export function newSharedEvents(db: BatonDb, events: readonly WireEvent[], nowMs: number): { fresh: WireEvent[]; refused: { id: string; reason: string }[] } {
 	const fresh: WireEvent[] = [];
@@ -136,7 +138,7 @@ export function newSharedEvents(db: BatonDb, events: readonly WireEvent[], nowMs
 		if (known.has(event.id)) {
 			continue;
 		}
-		const problem = bodyProblem(event.kind, event.body);
+		const problem = wireSizeProblem(event) ?? bodyProblem(event.kind, event.body);
 		if (problem) {
 			refused.push({ id: event.id, reason: problem });
 			continue;

@@ -18,6 +18,7 @@ import { sql } from 'drizzle-orm';
 import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { WireEvent } from '../shared/sharedEvents';
+import { maxWireLineChars } from '../shared/wireLimits';
 import { catBlobs, type BoundedGitRun } from '../shared/catFileBatch';
 import { addedFiles, refTreeLimits, type RefRange } from './refTrees';
 import { forEachFile } from '../storage/fsUtil';
@@ -328,6 +329,10 @@ function parseBatch(text: string, name: string, events: WireEvent[], refused: Re
 	for (let n = 0; n < lines.length; n++) {
 		const line = lines[n] as string;
 		if (!line.trim()) {
+			continue;
+		}
+		if (line.length > maxWireLineChars) {
+			refused.push({ id: `${name}:${n + 1}`, reason: `a line of ${line.length} characters, more than the ${maxWireLineChars} an event may take (not parsed)` });
 			continue;
 		}
 		let value: unknown;

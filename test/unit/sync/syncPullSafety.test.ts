@@ -10,6 +10,7 @@ import test from 'node:test';
 import { eq } from 'drizzle-orm';
 import { eventTime, maxClockAheadMs, ulid } from '../../../src/engine/shared/eventId';
 import { refTreeLimits } from '../../../src/engine/sync/refTrees';
+import { maxWireLineChars } from '../../../src/engine/shared/wireLimits';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
 import { sharedEvents } from '../../../src/engine/storage/schema';
 import { actor, type TestEngine } from '../helpers';
@@ -150,5 +151,36 @@ test('a batch tree that fans out far past the bound (one subtree named a thousan
 		pulled.refused.map((r) => [r.id, r.reason]),
 		[['refs/baton-remotes/origin/events/0b0b0b0b', `its batches holds more than ${refTreeLimits.maxPaths} paths (not read)`]],
 	);
+	await bWritesAndSyncs(w);
+});
+
+test('a pulled 1 MB session name, a 10,000-character one, a 5,000-character author and a line past the body limit are refused by name; nothing of them is stored or shown, the rest arrives', async (t) => {
+	const w = await enabledWorld(t);
+	const first = await startEnd(w.a, 'parser', 'parser done');
+	await w.a.engine.sync.push();
+	const machineA = machineIdentity(w.a.root).id;
+	const id = (n: number): string => `evt_${ulid(w.b.clock.now(), Buffer.alloc(10, n))}_${machineA}`;
+	const started = (n: number, name: string): string => eventLine(id(n), machineA, 'session.started', `ses_20260301100000_${String(n).repeat(6)}`, { name, scope: { type: 'global' } });
+	const longAuthor = JSON.stringify({ ...JSON.parse(started(3, 'fine')), author: 'a'.repeat(5_000) });
+	const longLine = eventLine(id(4), machineA, 'x.newer', 'n1', { pad: 'p'.repeat(maxWireLineChars) });
+	const lines = [started(1, 'n'.repeat(1024 * 1024)), started(2, 'n'.repeat(10_000)), longAuthor, longLine, started(5, 'kept')];
+	const blob = forgeBatch(w, `refs/baton/events/${machineA}`, lines);
+
+	const pulled = await w.b.engine.sync.pull();
+	assert.deepEqual(
+		pulled.refused.map((r) => [r.id, r.reason]),
+		[
+			[`${blob.slice(0, 12)}:1`, `a line of ${(lines[0] as string).length} characters, more than the ${maxWireLineChars} an event may take (not parsed)`],
+			[`${blob.slice(0, 12)}:4`, `a line of ${longLine.length} characters, more than the ${maxWireLineChars} an event may take (not parsed)`],
+			[id(2), 'body.name has 10000 characters, more than the 200 local input takes'],
+			[id(3), 'author has 5000 characters, more than the 1000 local input takes'],
+		],
+	);
+	assert.equal(pulled.sessions.added, 2, 'A’s session and the well-sized forged one went in');
+	assert.equal((await w.b.engine.briefings.get(first.id)).status, 'ended');
+	const names = (await w.b.engine.briefings.list({})).map((s) => s.name).sort();
+	assert.deepEqual(names, ['kept', 'parser']);
+	const held = await w.b.engine.store.read((db) => db.select({ id: sharedEvents.id }).from(sharedEvents).all());
+	assert.ok(!held.some((e) => [id(1), id(2), id(3), id(4)].includes(e.id)), 'none of them was stored');
 	await bWritesAndSyncs(w);
 });

@@ -12,8 +12,8 @@ export interface CatResult {
 	content: Buffer;
 }
 
-/** `cat-file --batch` for many `<rev>:<path>` or oid specs; a missing object (or one that is not a blob) is null. */
-export async function catBatch(run: GitRun, specs: readonly string[]): Promise<(CatResult | null)[]> {
+/** `cat-file --batch` for many `<rev>:<path>` or oid specs; a missing object (or one that is not of `type`, a blob unless told) is null. */
+export async function catBatch(run: GitRun, specs: readonly string[], type: 'blob' | 'tree' = 'blob'): Promise<(CatResult | null)[]> {
 	if (specs.length === 0) {
 		return [];
 	}
@@ -36,7 +36,7 @@ export async function catBatch(run: GitRun, specs: readonly string[]): Promise<(
 			continue;
 		}
 		const size = Number(match[3]);
-		results.push(match[2] === 'blob' ? { oid: match[1]!, content: out.subarray(at, at + size) } : null);
+		results.push(match[2] === type ? { oid: match[1]!, content: out.subarray(at, at + size) } : null);
 		at += size + 1;
 	}
 	return results;

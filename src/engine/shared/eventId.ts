@@ -9,10 +9,20 @@ import { randomBytes } from 'node:crypto';
 const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const idPattern = /^evt_[0-9A-HJKMNP-TV-Z]{26}_[0-9a-f]{8}$/;
 const machinePattern = /^[0-9a-f]{8}$/;
+/** The greatest time a ULID holds (48 bits of milliseconds, the year 10889). */
+const maxUlidMs = 2 ** 48 - 1;
+
+/**
+ * How far ahead of this machine's clock an event's time may be: a teammate's clock may be off by
+ * minutes or hours, not by more. A pulled event further ahead is refused, and a local id never
+ * follows one already stored (an older version merged them): deriving a new id from it would put
+ * every later event of this machine in that future, or past the ULID range, which fails every write.
+ */
+export const maxClockAheadMs = 86_400_000;
 
 /** A ULID for `nowMs`: 10 characters of time, 16 of randomness. */
 export function ulid(nowMs: number, random: Buffer = randomBytes(10)): string {
-	if (!Number.isSafeInteger(nowMs) || nowMs < 0 || nowMs > 2 ** 48 - 1) {
+	if (!Number.isSafeInteger(nowMs) || nowMs < 0 || nowMs > maxUlidMs) {
 		throw new RangeError(`a ULID needs a millisecond time between 0 and 2^48-1 (got ${nowMs})`);
 	}
 	let time = '';
@@ -41,14 +51,14 @@ export function ulid(nowMs: number, random: Buffer = randomBytes(10)): string {
  * A new event id. With `after` (the store's greatest id, read in the same write), the id sorts after
  * it: two events written within one millisecond would otherwise be ordered by their random bits, and
  * derived state (order by id) could see a session end before its start, or step 2 before step 1.
- * An `after` more than a day ahead of this clock (a remote's broken clock) is not followed.
+ * An `after` more than `maxClockAheadMs` ahead of this clock (a remote's broken clock) is not followed.
  */
 export function newEventId(nowMs: number, machine: string, after?: string | null): string {
 	if (!machinePattern.test(machine)) {
 		throw new Error(`a machine id is 8 hex digits (got ${JSON.stringify(machine)})`);
 	}
 	let id = ulid(nowMs);
-	const previous = after && isEventId(after) && eventTime(after) <= nowMs + 86_400_000 ? after.slice(4, 30) : null;
+	const previous = after && isEventId(after) && eventTime(after) <= nowMs + maxClockAheadMs ? after.slice(4, 30) : null;
 	if (previous && id <= previous) {
 		id = successor(previous);
 	}
@@ -71,6 +81,21 @@ function successor(value: string): string {
 
 export function isEventId(value: string): boolean {
 	return idPattern.test(value);
+}
+
+/**
+ * Why a well-formed event id's time cannot be taken from a remote, or null: past the ULID range (its
+ * first character above 7), or more than `maxClockAheadMs` ahead of `nowMs`.
+ */
+export function idTimeProblem(id: string, nowMs: number): string | null {
+	const ms = eventTime(id);
+	if (ms > maxUlidMs) {
+		return 'its time is past the ULID range (2^48-1 ms)';
+	}
+	if (ms > nowMs + maxClockAheadMs) {
+		return `its time ${new Date(ms).toISOString()} is more than a day ahead of this machine's clock (${new Date(nowMs).toISOString()})`;
+	}
+	return null;
 }
 
 /** The writing machine of an event id (its suffix). */

@@ -12,10 +12,11 @@ import { isoTime } from '../ids';
 import type { BatonDb } from '../storage/journalStore';
 import type { SharedEvent } from '../storage/model';
 import { sharedEvents } from '../storage/schema';
-import { isEventId, newEventId, ulid } from './eventId';
+import { idTimeProblem, isEventId, maxClockAheadMs, newEventId, ulid } from './eventId';
 import { inJsonList } from './sqlJsonList';
 import type { MachineIdentity } from './machineIdentity';
 import { bodyProblem } from './eventBodies';
+import { wireSizeProblem } from './wireLimits';
 
 export interface NewSharedEvent {
 	kind: string;
@@ -35,7 +36,7 @@ export function appendSharedEvent(db: BatonDb, machine: MachineIdentity, nowMs: 
 		throw new Error(`a ${event.kind} event of ${size} bytes is over the ${maxEventBodyBytes}-byte limit for shared events`);
 	}
 	const row: SharedEvent = {
-		id: newEventId(nowMs, machine.id, greatestIdBefore(db, nowMs + 86_400_000)),
+		id: newEventId(nowMs, machine.id, greatestIdBefore(db, nowMs + maxClockAheadMs)),
 		kind: event.kind,
 		subject: event.subject,
 		sessionId: event.sessionId ?? null,
@@ -80,7 +81,7 @@ export function toWire(event: SharedEvent): WireEvent {
  * the rest are merged.
  */
 export function mergeSharedEvents(db: BatonDb, events: readonly WireEvent[], source: string, nowMs: number): { added: string[]; refused: { id: string; reason: string }[] } {
-	const { fresh, refused } = newSharedEvents(db, events);
+	const { fresh, refused } = newSharedEvents(db, events, nowMs);
 	const rows: SharedEvent[] = fresh.map((event) => ({ ...event, source, receivedAt: isoTime(nowMs) }));
 	// Many rows per statement: a pull of thousands of events must not prepare one statement each.
 	for (let i = 0; i < rows.length; i += 200) {
@@ -93,10 +94,12 @@ export function mergeSharedEvents(db: BatonDb, events: readonly WireEvent[], sou
 
 /**
  * The one merge rule, for every way of inserting: the events not yet held (each once), and the ones
- * refused with the reason — a malformed id, a machine suffix that is not its machine, or a missing
- * kind, subject, actor, time or object body.
+ * refused with the reason — a malformed id, an id whose time is past the ULID range or more than a
+ * day ahead of `nowMs` (this machine's clock), a machine suffix that is not its machine, a missing
+ * kind, subject, actor, time or object body, a field larger than local input takes (wireLimits.ts),
+ * or a body that does not fit its kind (eventBodies.ts).
  */
-export function newSharedEvents(db: BatonDb, events: readonly WireEvent[]): { fresh: WireEvent[]; refused: { id: string; reason: string }[] } {
+export function newSharedEvents(db: BatonDb, events: readonly WireEvent[], nowMs: number): { fresh: WireEvent[]; refused: { id: string; reason: string }[] } {
 	const fresh: WireEvent[] = [];
 	const refused: { id: string; reason: string }[] = [];
 	// Only ids within the range the store holds can be held (the primary key's index gives the
@@ -119,6 +122,11 @@ export function newSharedEvents(db: BatonDb, events: readonly WireEvent[]): { fr
 			refused.push({ id: String(event.id), reason: 'not an event id (evt_<ULID>_<machine>)' });
 			continue;
 		}
+		const late = idTimeProblem(event.id, nowMs);
+		if (late) {
+			refused.push({ id: event.id, reason: late });
+			continue;
+		}
 		if (!event.id.endsWith(`_${event.machine}`)) {
 			refused.push({ id: event.id, reason: `the id's machine suffix is not its machine ${JSON.stringify(event.machine)}` });
 			continue;
@@ -130,7 +138,7 @@ export function newSharedEvents(db: BatonDb, events: readonly WireEvent[]): { fr
 		if (known.has(event.id)) {
 			continue;
 		}
-		const problem = bodyProblem(event.kind, event.body);
+		const problem = wireSizeProblem(event) ?? bodyProblem(event.kind, event.body);
 		if (problem) {
 			refused.push({ id: event.id, reason: problem });
 			continue;

@@ -6,7 +6,8 @@
  * - `refs/baton/events/<machine>`: a commit chain; each commit adds one file
  *   `batches/<last event id>.jsonl` holding the events of one export, sorted by id (a large export is
  *   several files, each under `batchSplitBytes`). Pulling reads only the files a fetched commit range
- *   added (one `diff-tree` and one `cat-file --batch`), and refuses a file above `maxBatchBytes` unread.
+ *   added (its trees level by level under bounds, refTrees.ts, then one `cat-file --batch`), and
+ *   refuses a file above `maxBatchBytes` unread.
  * - `refs/baton/checkpoints/<machine>`: a commit chain with an empty tree whose extra parents are the
  *   shared checkpoints' commits: fetching it brings their trees, and only the objects not held yet.
  * Both are written by one `git fast-import`, which writes a pack (no loose objects) and moves the refs
@@ -16,9 +17,10 @@ import fs from 'node:fs';
 import { sql } from 'drizzle-orm';
 import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
-import { splitNul } from '../checkpoints/gitProcess';
 import type { WireEvent } from '../shared/sharedEvents';
-import { catBlobs } from '../shared/catFileBatch';
+import { maxWireLineChars } from '../shared/wireLimits';
+import { catBlobs, type BoundedGitRun } from '../shared/catFileBatch';
+import { addedFiles, refTreeLimits, type RefRange } from './refTrees';
 import { forEachFile } from '../storage/fsUtil';
 
 export const eventsRefPrefix = 'refs/baton/events/';
@@ -218,53 +220,42 @@ export class EventRefs {
 
 	/** The events in the batch files that `newTip` holds and `oldTip` (null: nothing) did not. */
 	async readEvents(oldTip: string | null, newTip: string): Promise<WireEvent[]> {
-		return (await this.readBatches([{ from: oldTip, to: newTip }])).events;
+		return (await this.readBatches([{ ref: this.eventsRef, from: oldTip, to: newTip }])).events;
 	}
 
 	/**
-	 * The events the batch files of each range added, for every fetched ref at once: the `from..to`
-	 * ranges through one `diff-tree --stdin`, a ref seen for the first time (`from` null) through
-	 * `ls-tree`, then every new batch through one `cat-file --batch`. No process runs for nothing (a
-	 * pull that brought nothing new, the usual one, runs none).
+	 * The events the batch files of each range added, for every fetched ref at once: the refs and
+	 * their `batches` trees checked and read a level at a time under `refTreeLimits` (refTrees.ts),
+	 * then every new batch through one `cat-file --batch`. A ref that is not a commit chain of batch
+	 * files within the bounds is refused by name (`refusedRefs`), the others are read. No process runs
+	 * for nothing (a pull that brought nothing new, the usual one, runs none).
 	 */
-	async readBatches(ranges: readonly { from: string | null; to: string }[]): Promise<{ events: WireEvent[]; refused: RefusedLine[] }> {
-		const pairs = ranges.filter((r) => r.from !== null && r.from !== r.to).map((r) => `${r.to} ${r.from as string}\n`);
-		const [firsts, changed] = await Promise.all([
-			Promise.all(ranges.filter((r) => r.from === null).map((r) => this.allBatchBlobs(r.to))),
-			pairs.length > 0 ? this.shadow.git(['diff-tree', '--stdin', '-r', '-z', '--no-renames', '--diff-filter=AM'], { input: pairs.join('') }).then((r) => addedBatches(r.stdout)) : [],
-		]);
-		const blobs = [...firsts.flat(), ...changed];
+	async readBatches(ranges: readonly RefRange[]): Promise<{ events: WireEvent[]; refused: RefusedLine[]; refusedRefs: string[] }> {
+		const run: BoundedGitRun = async (args, input, maxStdoutBytes) => (await this.shadow.git(args, { input, maxStdoutBytes })).stdout;
+		const listed = await addedFiles(
+			run,
+			ranges.filter((r) => r.from !== r.to),
+			'batches',
+			refTreeLimits,
+		);
+		const refused: RefusedLine[] = [...listed.refused];
+		const blobs = [...new Set(listed.read.flatMap((r) => r.files.map((f) => f.oid)))];
 		if (blobs.length === 0) {
-			return { events: [], refused: [] };
+			return { events: [], refused, refusedRefs: listed.refusedRefs };
 		}
-		const found = await catBlobs(async (args, input, maxStdoutBytes) => (await this.shadow.git(args, { input, maxStdoutBytes })).stdout, blobs, { maxBlobBytes: maxBatchBytes, maxGroupBytes: maxReadBytes });
+		const found = await catBlobs(run, blobs, { maxBlobBytes: maxBatchBytes, maxGroupBytes: maxReadBytes });
 		const events: WireEvent[] = [];
-		const refused: RefusedLine[] = [];
 		found.forEach((blob, i) => {
-			if (!blob) {
-				throw new Error(`a Baton events ref names ${blobs[i]}, which is not a blob in Baton's store`);
-			}
 			const name = (blobs[i] as string).slice(0, 12);
-			if ('tooLarge' in blob) {
+			if (!blob) {
+				refused.push({ id: name, reason: 'a batch that is not a blob Baton’s store holds (not read)' });
+			} else if ('tooLarge' in blob) {
 				refused.push({ id: name, reason: `a batch of ${blob.tooLarge} bytes, more than the ${maxBatchBytes} a batch may hold (not read)` });
-				return;
+			} else {
+				parseBatch(blob.content.toString('utf8'), name, events, refused);
 			}
-			parseBatch(blob.content.toString('utf8'), name, events, refused);
 		});
-		return { events, refused };
-	}
-
-	/** The blobs of every batch file in `tip`'s tree (a ref seen for the first time). */
-	async allBatchBlobs(tip: string): Promise<string[]> {
-		const blobs: string[] = [];
-		for (const entry of splitNul((await this.shadow.git(['ls-tree', '-r', '-z', tip, 'batches/'])).stdout)) {
-			const [meta] = entry.split('\t');
-			const oid = meta?.split(' ')[2];
-			if (oid) {
-				blobs.push(oid);
-			}
-		}
-		return blobs;
+		return { events, refused, refusedRefs: listed.refusedRefs };
 	}
 
 	/** How many events the commits in `from..to` added (their messages say). */
@@ -272,7 +263,13 @@ export class EventRefs {
 		if (!to || from === to) {
 			return 0;
 		}
-		const out = await this.shadow.gitText(['log', '--format=%s', from ? `${from}..${to}` : to]);
+		let out: string;
+		try {
+			out = await this.shadow.gitText(['log', '--format=%s', from ? `${from}..${to}` : to]);
+		} catch {
+			// A ref at something that is not a commit (a pull refuses it by name): it brings no events.
+			return 0;
+		}
 		let total = 0;
 		for (const line of out.split('\n')) {
 			const match = /^baton events: (\d+)$/.exec(line);
@@ -334,6 +331,10 @@ function parseBatch(text: string, name: string, events: WireEvent[], refused: Re
 		if (!line.trim()) {
 			continue;
 		}
+		if (line.length > maxWireLineChars) {
+			refused.push({ id: `${name}:${n + 1}`, reason: `a line of ${line.length} characters, more than the ${maxWireLineChars} an event may take (not parsed)` });
+			continue;
+		}
 		let value: unknown;
 		try {
 			value = JSON.parse(line);
@@ -347,22 +348,4 @@ function parseBatch(text: string, name: string, events: WireEvent[], refused: Re
 		}
 		events.push(value as WireEvent);
 	}
-}
-
-/** The blobs `diff-tree --stdin -r -z` says were added or changed under `batches/` (its commit header lines skipped). */
-function addedBatches(out: Buffer): string[] {
-	const parts = splitNul(out);
-	const blobs: string[] = [];
-	for (let i = 0; i < parts.length; i++) {
-		const part = parts[i] as string;
-		if (!part.startsWith(':')) {
-			continue;
-		}
-		const meta = part.split(' ');
-		const file = parts[++i] ?? '';
-		if (file.startsWith('batches/') && meta[3]) {
-			blobs.push(meta[3]);
-		}
-	}
-	return blobs;
 }

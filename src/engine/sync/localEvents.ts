@@ -4,13 +4,13 @@
  * never disagree with the local tables). Only what a teammate needs travels: no environment snapshot,
  * no transcript, no absolute path (see docs/sync.md for what is and is not shared).
  */
-import { desc } from 'drizzle-orm';
+import { desc, lt } from 'drizzle-orm';
 import type { EngineContext } from '../context';
 import type { DomainEvent } from '../events';
 import type { BatonDb } from '../storage/journalStore';
 import type { Checkpoint, Session } from '../storage/model';
 import { sharedEvents } from '../storage/schema';
-import { eventMachine, eventTime } from '../shared/eventId';
+import { eventMachine, eventTime, maxClockAheadMs, ulid } from '../shared/eventId';
 import { machineIdentity, type MachineIdentity } from '../shared/machineIdentity';
 import { appendSharedEvent, type NewSharedEvent } from '../shared/sharedEvents';
 import { getSession } from '../sessions/sessionQueries';
@@ -35,14 +35,22 @@ export function ownEventWriter(ctx: EngineContext): (db: BatonDb, rows: readonly
 		for (const row of rows) {
 			// Ids are the shared order: two events of one change written in the same millisecond must
 			// still sort in the order they happened, so this machine's ids only ever go up.
-			lastMs = Math.max(ctx.clock.now(), lastMs + 1, lastOwnEventMs(db, machine.id) + 1);
+			const now = ctx.clock.now();
+			lastMs = Math.max(now, lastMs + 1, lastOwnEventMs(db, machine.id, now) + 1);
 			appendSharedEvent(db, machine, lastMs, row);
 		}
 	};
 }
 
-function lastOwnEventMs(db: BatonDb, machine: string): number {
-	const last = db.select({ id: sharedEvents.id }).from(sharedEvents).orderBy(desc(sharedEvents.id)).limit(1).get();
+/**
+ * The time of the greatest id the store holds within `maxClockAheadMs` of `nowMs`, when this machine
+ * wrote it (else 0). An id further ahead is never followed, whoever it names: one merged by an older
+ * version (a remote's broken clock, or a forged id with this machine's suffix past the ULID range)
+ * would otherwise carry every later id of this machine with it, or fail every write.
+ */
+function lastOwnEventMs(db: BatonDb, machine: string, nowMs: number): number {
+	const bound = `evt_${ulid(nowMs + maxClockAheadMs, Buffer.alloc(10))}`;
+	const last = db.select({ id: sharedEvents.id }).from(sharedEvents).where(lt(sharedEvents.id, bound)).orderBy(desc(sharedEvents.id)).limit(1).get();
 	return last && eventMachine(last.id) === machine ? eventTime(last.id) : 0;
 }
 

@@ -30,7 +30,7 @@ const perRow = 10;
 const rowsPerStatement = Math.floor(maxParams / perRow);
 
 export function mergeWireEvents(store: JournalStore, db: BatonDb, events: readonly WireEvent[], source: string, nowMs: number): MergeResult {
-	const { fresh, refused } = newSharedEvents(db, events);
+	const { fresh, refused } = newSharedEvents(db, events, nowMs);
 	// The greatest rowid before the insert: every row above it is one of `added` (SQLite gives a new
 	// row the greatest rowid plus one), which lets the projection find the older events of the
 	// pulled records without naming the new ones (projection.ts `mergedAfter`).

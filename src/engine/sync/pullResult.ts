@@ -1,4 +1,5 @@
 /** What a pull reports (`baton sync pull`), summed over the remotes it pulled from. */
+import type { Logger } from '../ports';
 import type { RecordCounts } from './recordProjection';
 import type { TeammateOpinion } from './authority';
 
@@ -32,4 +33,16 @@ export function addPull(total: PullResult, one: PullResult): void {
 	total.transcripts += one.transcripts;
 	total.refused.push(...one.refused);
 	total.opinions.push(...one.opinions);
+}
+
+/** One warning for what a pull from `remote` refused (whole refs by their name, lines and events), the first three named. */
+export function warnRefused(log: Logger, remote: string, refused: readonly { id: string; reason: string }[]): void {
+	if (refused.length === 0) {
+		return;
+	}
+	const refs = refused.filter((r) => r.id.startsWith('refs/') && !r.id.includes(':')).length;
+	const lines = refused.length - refs;
+	const counts = [lines > 0 ? `${lines} line${lines === 1 ? '' : 's'}` : '', refs > 0 ? `${refs} ref${refs === 1 ? '' : 's'}` : ''].filter(Boolean).join(' and ');
+	const shown = refused.slice(0, 3).map((r) => `${r.id} (${r.reason})`);
+	log.warn(`sync: refused ${counts} pulled from remote "${remote}" that are no valid event: ${shown.join('; ')}${refused.length > 3 ? '; …' : ''}`);
 }

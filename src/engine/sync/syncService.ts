@@ -22,11 +22,12 @@ import { TranscriptSync } from './transcriptSync';
 import { ownEventWriter } from './localEvents';
 import { pendingRecordEvents } from './recordEvents';
 import { sessionOrigins, type SessionOrigin } from './sessionOrigins';
-import { addPull, emptyPull, type PullResult } from './pullResult';
+import { addPull, emptyPull, warnRefused, type PullResult } from './pullResult';
+import type { RefRange } from './refTrees';
 import { fetchBatonRefs, pushRefs, remoteNames, remoteTransport, remoteUrl, type PushedRef, type RemoteTransport } from './remoteGit';
 import { emptyRemote, readSyncState, syncDir, updateSyncState, type RemoteState } from './syncState';
 import { withoutUrlCredentials } from '../text/urlCredentials';
-import { opinionsAbout, refuseIdentityClaims, type TeammateOpinion } from './authority';
+import { opinionsAbout, refuseIdentityClaims, warnOpinions, type TeammateOpinion } from './authority';
 
 export type { PullResult } from './pullResult';
 export type { SessionOrigin } from './sessionOrigins';
@@ -303,17 +304,19 @@ export class SyncService {
 		const eventsPrefix = `refs/baton-remotes/${name}/events/`;
 		const processed: Record<string, string> = {};
 		let fetched = 0;
-		const ranges: { from: string | null; to: string }[] = [];
+		const ranges: RefRange[] = [];
 		for (const [ref, oid] of tracking) {
 			if (!ref.startsWith(eventsPrefix) || ref.endsWith(`/${own}`) || state.pulled[ref] === oid) {
 				continue;
 			}
 			fetched++;
-			ranges.push({ from: state.pulled[ref] ?? null, to: oid });
+			ranges.push({ ref, from: state.pulled[ref] ?? null, to: oid });
 			processed[ref] = oid;
 		}
-		const { events: read, refused: brokenLines } = await this.refs.readBatches(ranges);
+		const { events: read, refused: brokenLines, refusedRefs } = await this.refs.readBatches(ranges);
 		const { kept: wire, refused: claims } = refuseIdentityClaims(read, own);
+		// A refused ref is not taken as pulled: the next pull names it again, and reads it once it is mended.
+		refusedRefs.forEach((ref) => delete processed[ref]);
 		const transcripts = await this.transcripts.import(name, state.pulled, tracking);
 		// What changed here first, so the merge below derives from every machine's events, ours too.
 		await this.recordPending();
@@ -330,16 +333,9 @@ export class SyncService {
 		for (const type of result.projected.unknownScopes) {
 			this.ctx.log.warn(`sync: kept sessions from remote "${name}" whose scope type "${type}" this version does not know (they show under their scope key)`);
 		}
-		const refused = [...brokenLines, ...claims, ...result.merged.refused];
-		for (const o of result.projected.opinions) {
-			this.ctx.log.warn(
-				`sync: kept ${o.author ?? o.by ?? 'a teammate'}'s decision "${o.status}" about this machine's checkpoint ${o.checkpointId} (from ${o.machineName ?? o.machine}, remote "${name}") as an opinion; decisions about this machine's checkpoints are made here`,
-			);
-		}
-		if (refused.length > 0) {
-			const shown = refused.slice(0, 3).map((r) => `${r.id} (${r.reason})`);
-			this.ctx.log.warn(`sync: refused ${refused.length} line${refused.length === 1 ? '' : 's'} pulled from remote "${name}" that are no valid event: ${shown.join('; ')}${refused.length > 3 ? '; …' : ''}`);
-		}
+		const refused = [...brokenLines, ...transcripts.refused, ...claims, ...result.merged.refused];
+		warnRefused(this.ctx.log, name, refused);
+		warnOpinions(this.ctx.log, name, result.projected.opinions);
 		updateSyncState(this.root, (s) => {
 			const r = (s.remotes[name] ??= emptyRemote());
 			Object.assign(r.pulled, processed, transcripts.processed);

@@ -9,15 +9,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
-import { splitNul } from '../checkpoints/gitProcess';
-import { catBlobs } from '../shared/catFileBatch';
+import { catBlobs, type BoundedGitRun } from '../shared/catFileBatch';
 import { fastImportArgs } from './eventRefs';
+import { addedFiles, refTreeLimits } from './refTrees';
 import { atomicWriteFile } from '../storage/fsUtil';
 import { mkdirPrivate } from '../workspace';
 import type { SharedTranscript } from '../transcripts/sharedTranscripts';
 
 export const transcriptsRefPrefix = 'refs/baton/transcripts/';
-const treeDir = 'transcripts/';
+const treeDir = 'transcripts';
 
 interface ShippedCache {
 	tip: string | null;
@@ -56,7 +56,7 @@ export async function exportTranscripts(shadow: ShadowRepo, ref: string, tip: (r
 		chunks.push(Buffer.from(`from ${from}\n`));
 	}
 	for (const t of changed) {
-		chunks.push(Buffer.from(`M 100644 inline ${treeDir}${t.path}\n`));
+		chunks.push(Buffer.from(`M 100644 inline ${treeDir}/${t.path}\n`));
 		data(Buffer.from(t.content()));
 	}
 	chunks.push(Buffer.from('done\n'));
@@ -75,30 +75,22 @@ export const maxTranscriptBytes = 256 * 1024 * 1024;
 
 /**
  * The transcript files `newTip` added or changed since `oldTip` (null: all of them), with their
- * text; those above `maxBytes` by path and size only.
+ * text; those above `maxBytes` by path and size only. Its trees are read under `refTreeLimits`
+ * (refTrees.ts): a ref that is no commit chain of files within them is refused by name (`ref`), and
+ * `refusedRef` says so.
  */
-export async function readTranscripts(shadow: ShadowRepo, oldTip: string | null, newTip: string, maxBytes: number = maxTranscriptBytes): Promise<{ files: { path: string; content: string }[]; tooLarge: { path: string; bytes: number }[] }> {
-	const wanted: { path: string; oid: string }[] = [];
-	if (oldTip) {
-		const out = splitNul((await shadow.git(['diff-tree', '-r', '-z', '--no-renames', '--diff-filter=AM', oldTip, newTip])).stdout);
-		for (let i = 0; i + 1 < out.length; i += 2) {
-			const oid = (out[i] as string).split(' ')[3];
-			const file = out[i + 1] as string;
-			if (file.startsWith(treeDir) && oid) {
-				wanted.push({ path: file.slice(treeDir.length), oid });
-			}
-		}
-	} else {
-		for (const entry of splitNul((await shadow.git(['ls-tree', '-r', '-z', newTip, treeDir])).stdout)) {
-			const [meta, file] = entry.split('\t');
-			const oid = meta?.split(' ')[2];
-			if (oid && file) {
-				wanted.push({ path: file.slice(treeDir.length), oid });
-			}
-		}
-	}
+export async function readTranscripts(
+	shadow: ShadowRepo,
+	oldTip: string | null,
+	newTip: string,
+	maxBytes: number = maxTranscriptBytes,
+	ref: string = newTip,
+): Promise<{ files: { path: string; content: string }[]; tooLarge: { path: string; bytes: number }[]; refused: { id: string; reason: string }[]; refusedRef: boolean }> {
+	const run: BoundedGitRun = async (args, input, maxStdoutBytes) => (await shadow.git(args, { input, maxStdoutBytes })).stdout;
+	const listed = await addedFiles(run, [{ ref, from: oldTip, to: newTip }], treeDir, refTreeLimits);
+	const wanted = listed.read.flatMap((r) => r.files);
 	const found = await catBlobs(
-		async (args, input, maxStdoutBytes) => (await shadow.git(args, { input, maxStdoutBytes })).stdout,
+		run,
 		wanted.map((w) => w.oid),
 		{
 			maxBlobBytes: maxBytes,
@@ -115,5 +107,5 @@ export async function readTranscripts(shadow: ShadowRepo, oldTip: string | null,
 			files.push({ path: w.path, content: blob.content.toString('utf8') });
 		}
 	});
-	return { files, tooLarge };
+	return { files, tooLarge, refused: listed.refused, refusedRef: listed.refusedRefs.length > 0 };
 }

@@ -42,8 +42,9 @@ export class TranscriptSync {
 	 * Imports the transcripts other machines' refs fetched from `remote` hold beyond `pulled`; returns
 	 * the refs processed. `tracking` is the pull's one read of the remote's refs (ref → oid).
 	 */
-	async import(remote: string, pulled: Readonly<Record<string, string>>, tracking: ReadonlyMap<string, string>): Promise<{ processed: Record<string, string>; imported: number }> {
+	async import(remote: string, pulled: Readonly<Record<string, string>>, tracking: ReadonlyMap<string, string>): Promise<{ processed: Record<string, string>; imported: number; refused: { id: string; reason: string }[] }> {
 		const processed: Record<string, string> = {};
+		const refused: { id: string; reason: string }[] = [];
 		let imported = 0;
 		const prefix = `refs/baton-remotes/${remote}/transcripts/`;
 		for (const [ref, oid] of tracking) {
@@ -54,7 +55,8 @@ export class TranscriptSync {
 			if (machine === this.refs.machine || pulled[ref] === oid) {
 				continue;
 			}
-			const { files, tooLarge } = await readTranscripts(this.shadow, pulled[ref] ?? null, oid);
+			const { files, tooLarge, refused: broken, refusedRef } = await readTranscripts(this.shadow, pulled[ref] ?? null, oid, maxTranscriptBytes, ref);
+			refused.push(...broken);
 			for (const big of tooLarge) {
 				this.ctx.log.warn(`sync: transcript ${big.path} from remote "${remote}" holds ${big.bytes} bytes, more than the ${maxTranscriptBytes} a pulled transcript may (skipped)`);
 			}
@@ -63,8 +65,11 @@ export class TranscriptSync {
 				this.ctx.log.warn(`sync: ${problem} (from remote "${remote}"; skipped)`);
 			}
 			imported += files.length - problems.length;
-			processed[ref] = oid;
+			// A refused ref is not taken as imported: the next pull names it again, and reads it once it is mended.
+			if (!refusedRef) {
+				processed[ref] = oid;
+			}
 		}
-		return { processed, imported };
+		return { processed, imported, refused };
 	}
 }

@@ -224,7 +224,7 @@ test('pulled events whose bodies do not fit their kind are refused; values a new
 	const machine = machineIdentity(w.a.root).id;
 	let n = 0;
 	const event = (kind: string, subject: string, body: Record<string, unknown>): string =>
-		JSON.stringify({ id: `evt_01KZZZZZZZZZZZZZZZZZZZZZ${String(n++).padStart(2, '0')}_${machine}`, kind, subject, sessionId: ended.id, actor: 'agent:x', machine, at: '2026-03-01T10:00:00.000Z', body });
+		JSON.stringify({ id: `evt_01KJMZZZZZZZZZZZZZZZZZZZ${String(n++).padStart(2, '0')}_${machine}`, kind, subject, sessionId: ended.id, actor: 'agent:x', machine, at: '2026-03-01T10:00:00.000Z', body });
 	const wrong = [
 		event('checkpoint.recorded', 'cp_forged', { files: 'z', metrics: 3, tags: 5, annotations: 'y' }),
 		event('session.started', 'ses_forged', { name: 42, scope: 7 }),

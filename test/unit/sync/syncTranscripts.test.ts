@@ -102,7 +102,7 @@ test('with --transcripts a session transcript ships redacted on its own ref and 
 	assert.deepEqual([whole.files.length, whole.tooLarge.length], [1, 0]);
 	const size = Buffer.byteLength(whole.files[0]?.content ?? '');
 	const bounded = await readTranscripts(shadowB, null, fetched, size - 1);
-	assert.deepEqual(bounded, { files: [], tooLarge: [{ path: whole.files[0]?.path, bytes: size }] });
+	assert.deepEqual([bounded.files, bounded.tooLarge, bounded.refused], [[], [{ path: whole.files[0]?.path, bytes: size }], []]);
 });
 
 test('a remote enabled without --transcripts receives no transcript object; enabling again without it stops shipping', async (t) => {

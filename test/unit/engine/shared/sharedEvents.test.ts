@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { eventMachine, eventTime, isEventId, newEventId, ulid } from '../../../../src/engine/shared/eventId';
 import { machineIdentity } from '../../../../src/engine/shared/machineIdentity';
 import { appendSharedEvent, eventsAbout, mergeSharedEvents, sessionEvents, toWire } from '../../../../src/engine/shared/sharedEvents';
+import { sharedEvents } from '../../../../src/engine/storage/schema';
 import { openTestEngine, tempDir } from '../../helpers';
 
 test('event ids sort by time, carry their machine, and never collide across machines', () => {
@@ -91,9 +92,19 @@ test('events written within one millisecond, or after a remote event ahead of th
 	await engine.store.write((db) => mergeSharedEvents(db, [{ ...toWire({ ...(sessionEvents(db, 'ses_1')[0] as any) }), id: ahead, machine: '9999ffff' }], 'origin', now));
 	const next = await engine.store.write((db) => appendSharedEvent(db, here, now + 1, { kind: 'timeline.step', subject: 'ses_1', sessionId: 'ses_1', actor: 'agent:claude-code', body: { step: 201 } }).id);
 	assert.ok(next > ahead);
-	// One a year ahead (a broken clock) is not followed; the order of this machine's own events holds.
+	// One a year ahead (a broken clock) is refused by the merge; one an older version merged anyway is not followed, and the order of this machine's own events holds.
 	const broken = newEventId(now + 365 * 86_400_000, '9999ffff');
-	await engine.store.write((db) => mergeSharedEvents(db, [{ ...toWire({ ...(sessionEvents(db, 'ses_1')[0] as any) }), id: broken, machine: '9999ffff' }], 'origin', now));
+	const refused = await engine.store.write((db) => mergeSharedEvents(db, [{ ...toWire({ ...(sessionEvents(db, 'ses_1')[0] as any) }), id: broken, machine: '9999ffff' }], 'origin', now).refused);
+	assert.deepEqual(
+		refused.map((r) => r.id),
+		[broken],
+	);
+	await engine.store.write((db) =>
+		db
+			.insert(sharedEvents)
+			.values({ ...(sessionEvents(db, 'ses_1')[0] as any), id: broken, machine: '9999ffff', source: 'origin' })
+			.run(),
+	);
 	const after = await engine.store.write((db) => appendSharedEvent(db, here, now + 2, { kind: 'timeline.step', subject: 'ses_1', sessionId: 'ses_1', actor: 'agent:claude-code', body: { step: 202 } }).id);
 	assert.ok(after > next && eventTime(after) < now + 86_400_000, after);
 });

@@ -28,6 +28,7 @@ import { recordAnswer, recordedAnswer, runAsRequest, tagWrites, type RecordedAns
 import type { EngineSource } from './warmEngines';
 import { workspaceCommands } from './workspaceCommands';
 import packageJson from '../../package.json';
+import { maxOf } from '../engine/arrays';
 
 export interface CliIo {
 	stdout: (text: string) => void;
@@ -300,7 +301,10 @@ function groupHelp(group: string): string {
 }
 
 function helpText(): string {
-	const width = Math.max(...commands.map((c) => c.path.join(' ').length));
+	const width = maxOf(
+		commands.map((c) => c.path.join(' ').length),
+		-Infinity,
+	);
 	return [
 		'baton — durable sessions for AI coding agents',
 		'',

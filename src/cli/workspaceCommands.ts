@@ -9,6 +9,7 @@ import type { TaskPriority, TaskStatus, TaskType } from '../engine/storage/model
 import type { TaskWithDependencies } from '../engine/tasks/taskService';
 import { listOption, stringOption, UsageError, type Command, type ParsedValues } from './command';
 import { activeSessionsList, briefingText } from './textFormat';
+import { pushAll } from '../engine/arrays';
 
 function taskLine(t: TaskWithDependencies): string {
 	const deps = t.dependsOn.length ? `  ← ${t.dependsOn.join(', ')}` : '';
@@ -220,8 +221,8 @@ export const workspaceCommands: Command[] = [
 			lines.push(storeSizeLine(storage));
 			if (report.repair) {
 				lines.push(`Repaired from the ${report.repair.base} up to sequence ${report.repair.recoveredSequence}; ${report.repair.droppedRecords} record(s) dropped.`);
-				lines.push(...report.repair.movedAside.map((f) => `  kept aside: ${f}`));
-				lines.push(...report.repair.notes.map((n) => `  ${n}`));
+				pushAll(lines, [...report.repair.movedAside.map((f) => `  kept aside: ${f}`)]);
+				pushAll(lines, [...report.repair.notes.map((n) => `  ${n}`)]);
 			} else if (!report.ok) {
 				lines.push('Run `baton doctor --repair` to rebuild; damaged files are kept aside, never deleted.');
 			}

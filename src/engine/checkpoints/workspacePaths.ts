@@ -39,5 +39,5 @@ export function assertWorkspacePaths(paths: Iterable<string>, what: string): voi
 /** The file `rel` names inside `root` (refused when it would be outside, see `workspacePathProblem`). */
 export function workspaceFile(root: string, rel: string): string {
 	assertWorkspacePaths([rel], 'the tree');
-	return path.join(root, ...rel.split('/'));
+	return path.join(root, rel);
 }

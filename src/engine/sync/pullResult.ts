@@ -1,5 +1,6 @@
 /** What a pull reports (`baton sync pull`), summed over the remotes it pulled from. */
 import type { RecordCounts } from './recordProjection';
+import { pushAll } from '../arrays';
 
 export interface PullResult {
 	fetched: number;
@@ -27,5 +28,5 @@ export function addPull(total: PullResult, one: PullResult): void {
 		total.records[key] += one.records[key];
 	}
 	total.transcripts += one.transcripts;
-	total.refused.push(...one.refused);
+	pushAll(total.refused, [...one.refused]);
 }

@@ -55,6 +55,23 @@ export default tseslint.config(
 			'@typescript-eslint/no-non-null-assertion': 'off',
 		},
 	},
+	// No spread arguments: `f(...xs)` puts every element on the stack, and past about 120,000 of them
+	// throws RangeError: Maximum call stack size exceeded (Math.max(0, ...seqs) and push(...events) did,
+	// at 100k sessions). Write a loop, or pushAll/maxOf/minOf from src/engine/arrays.ts; a spread into
+	// an array literal ([...a, ...b]) is fine. A call that must stay variadic gets a disable comment on
+	// the line before, saying why its array is tiny. Tested by test/unit/engine/largeArrays.test.ts.
+	{
+		files: ['src/**/*.ts'],
+		rules: {
+			'no-restricted-syntax': [
+				'error',
+				...['CallExpression', 'NewExpression'].map((call) => ({
+					selector: `${call} > SpreadElement`,
+					message: 'A spread argument puts every element on the stack and overflows it past ~120k: loop, or use pushAll/maxOf/minOf (src/engine/arrays.ts).',
+				})),
+			],
+		},
+	},
 	// The extension-host suite is bundled by scripts/runEditorTests.mjs, outside tsconfig.json: lint it without types.
 	{ files: ['test/integration/**/*.ts'], extends: [tseslint.configs.disableTypeChecked], languageOptions: { parserOptions: { projectService: false, project: null } } },
 	// The layers (see docs/architecture.md): the engine is pure TypeScript, the protocol is types and

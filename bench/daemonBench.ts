@@ -3,12 +3,15 @@
  * and at 10,000 sessions, and `baton session start`, `baton briefing`, `baton checkpoint list` at
  * 10,000 sessions, each as a whole process through a warm daemon against `node -e 0`, run side by
  * side with the order alternating. Medians and p95; a row whose measurement failed prints FAILED.
+ * Also the client's receive side alone: a 50 MB answer read through its framing in 64 KiB chunks
+ * against one Buffer.concat + JSON.parse of the same bytes (it was quadratic: 74 s for 70 MB).
  *   npx tsx bench/daemonBench.ts [--quick] [--sessions N]
  */
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ContentLengthFrames } from '../src/cli/contentLengthFrames';
 import { Engine } from '../src/engine/engine';
 import { silentLogger } from '../src/engine/ports';
 import { median, percentile } from './stats';
@@ -92,6 +95,45 @@ function row(name: string, target: string, runs: number, cwd: string, args: () =
 	}
 }
 
+/** The daemon client reading a 50 MB answer in 64 KiB chunks (ContentLengthFrames + JSON.parse) ÷ one concat and parse of it. */
+export function decodeRow(runs: number): DaemonRow {
+	const name = 'daemon client reads a 50 MB answer (64 KiB chunks)';
+	try {
+		const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { rows: Array.from({ length: 500_000 }, (_, i) => ({ id: `ses_${i}`, name: `session ${i} `.padEnd(60, '.') })) } }));
+		const stream = Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`), body]);
+		const chunks: Buffer[] = [];
+		for (let at = 0; at < stream.length; at += 65_536) chunks.push(stream.subarray(at, at + 65_536));
+		const ours = (): number => {
+			const started = performance.now();
+			const frames = new ContentLengthFrames();
+			let read = 0;
+			for (const chunk of chunks) for (const b of frames.push(chunk)) read += (JSON.parse(b.toString('utf8')) as { id: number }).id;
+			if (read !== 1) throw new Error('the answer was not read');
+			return performance.now() - started;
+		};
+		const base = (): number => {
+			const started = performance.now();
+			const all = Buffer.concat(chunks);
+			JSON.parse(all.subarray(all.indexOf('\r\n\r\n') + 4).toString('utf8'));
+			return performance.now() - started;
+		};
+		const mine: number[] = [];
+		const theirs: number[] = [];
+		for (let i = 0; i < runs; i++) {
+			if (i % 2 === 0) {
+				mine.push(ours());
+				theirs.push(base());
+			} else {
+				theirs.push(base());
+				mine.push(ours());
+			}
+		}
+		return { name, target: '≤ 1.5×', ours: { median: median(mine), p95: percentile(mine, 95) }, base: { median: median(theirs), p95: percentile(theirs, 95) }, ratio: median(mine.map((v, i) => v / (theirs[i] as number))) };
+	} catch (error) {
+		return { name, target: '≤ 1.5×', failure: (error as Error).message };
+	}
+}
+
 export function formatDaemonRows(rows: DaemonRow[]): string {
 	const ms = (v: number): string => `${v.toFixed(1)} ms`;
 	const lines = ['| benchmark | Baton median | Baton p95 | node -e 0 median | node -e 0 p95 | ratio | target |', '| --- | --- | --- | --- | --- | --- | --- |'];
@@ -106,7 +148,7 @@ export function formatDaemonRows(rows: DaemonRow[]): string {
 }
 
 export async function benchDaemon(sizes: number[], runs: number): Promise<DaemonRow[]> {
-	const rows: DaemonRow[] = [];
+	const rows: DaemonRow[] = [decodeRow(runs)];
 	for (const sessions of sizes) {
 		const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-daemon-')));
 		try {

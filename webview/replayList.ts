@@ -106,7 +106,7 @@ export class ReplayList {
 			return;
 		}
 		this.drawn = key;
-		const rows: HTMLElement[] = [];
+		const rows = document.createDocumentFragment();
 		for (let i = first; i < last; i++) {
 			const entry = this.entries[i];
 			if (entry) {
@@ -114,10 +114,10 @@ export class ReplayList {
 				// Through the CSSOM: the page's CSP refuses style attributes.
 				row.style.top = `${i * rowHeight}px`;
 				row.style.height = `${rowHeight}px`;
-				rows.push(row);
+				rows.append(row);
 			}
 		}
-		this.spacer.replaceChildren(...rows);
+		this.spacer.replaceChildren(rows);
 	}
 
 	/** The same row the extension writes into the page's first screen (src/protocol/replayRows.ts), as DOM. */

@@ -7,6 +7,7 @@ import { parseDuration } from '../engine/config';
 import type { Engine } from '../engine/engine';
 import { BatonError } from '../engine/errors';
 import { listOption, stringOption, UsageError, type Command, type ParsedValues } from './command';
+import { pushAll } from '../engine/arrays';
 
 async function soleActiveSessionId(engine: Engine): Promise<string> {
 	const active = await engine.briefings.active();
@@ -34,7 +35,7 @@ function checkpointDetails(cp: Checkpoint): string {
 		`  approval   ${cp.approvalStatus}${cp.approvalUser ? ` by ${cp.approvalUser}` : ''}${cp.approvalReason ? ` — ${cp.approvalReason}` : ''} (policy ${cp.approvalPolicy})`,
 		`  files      ${s.totalFiles} in total; +${s.added} ~${s.modified} -${s.deleted}${s.linesAdded !== null ? `, +${s.linesAdded}/-${s.linesRemoved} lines` : ''}`,
 	];
-	if (cp.escalationReasons.length) lines.push(...cp.escalationReasons.map((r) => `  escalated  ${r}`));
+	if (cp.escalationReasons.length) pushAll(lines, [...cp.escalationReasons.map((r) => `  escalated  ${r}`)]);
 	if (s.degraded) lines.push(`  degraded   ${s.degradedReason ?? ''}`);
 	if (s.skippedTotal) lines.push(`  skipped    ${s.skipped.map((f) => `${f.path} (${f.reason})`).join(', ')}${s.skippedTotal > s.skipped.length ? ', …' : ''}`);
 	if (s.nestedRepos.length) lines.push(`  nested     ${s.nestedRepos.join(', ')}`);

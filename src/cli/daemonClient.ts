@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { ContentLengthFrames } from './contentLengthFrames';
 
 interface Endpoint {
 	pid: number;
@@ -59,7 +60,7 @@ function readEndpoint(root: string): Endpoint | undefined {
 
 /** One JSON-RPC connection over the daemon's socket. */
 class RpcSocket {
-	private buffer = Buffer.alloc(0);
+	private readonly frames = new ContentLengthFrames();
 	private nextId = 1;
 	private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
 	/** The Baton version the endpoint file gives for this daemon (none, or 'unknown' when it was started without one). */
@@ -112,18 +113,16 @@ class RpcSocket {
 	}
 
 	private onData(chunk: Buffer): void {
-		this.buffer = Buffer.concat([this.buffer, chunk]);
-		for (;;) {
-			const end = this.buffer.indexOf('\r\n\r\n');
-			if (end < 0) {
-				return;
-			}
-			const length = Number(/Content-Length: *(\d+)/i.exec(this.buffer.subarray(0, end).toString('ascii'))?.[1] ?? NaN);
-			if (!Number.isFinite(length) || this.buffer.length < end + 4 + length) {
-				return;
-			}
-			const message = JSON.parse(this.buffer.subarray(end + 4, end + 4 + length).toString('utf8')) as { id?: number; method?: string; result?: unknown; error?: { message: string } };
-			this.buffer = this.buffer.subarray(end + 4 + length);
+		let bodies: Buffer[];
+		try {
+			bodies = this.frames.push(chunk);
+		} catch (error) {
+			// Not the framing vscode-jsonrpc writes: nothing more can be read from this connection.
+			this.socket.destroy(error as Error);
+			return;
+		}
+		for (const body of bodies) {
+			const message = JSON.parse(body.toString('utf8')) as { id?: number; method?: string; result?: unknown; error?: { message: string } };
 			// Notifications (data changed, log lines) are the editor's business; requests to us have no answer.
 			if (message.method !== undefined || typeof message.id !== 'number') {
 				continue;

@@ -31,6 +31,7 @@ import type { EngineSource } from './warmEngines';
 import { workspaceCommands } from './workspaceCommands';
 import { terminalPrompt } from './terminalPrompt';
 import packageJson from '../../package.json';
+import { maxOf } from '../engine/arrays';
 
 export interface CliIo {
 	stdout: (text: string) => void;
@@ -308,7 +309,10 @@ function groupHelp(group: string): string {
 }
 
 function helpText(): string {
-	const width = Math.max(...commands.map((c) => c.path.join(' ').length));
+	const width = maxOf(
+		commands.map((c) => c.path.join(' ').length),
+		-Infinity,
+	);
 	return [
 		'baton — durable sessions for AI coding agents',
 		'',

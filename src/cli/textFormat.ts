@@ -3,6 +3,7 @@
  */
 import type { Briefing, HandoffData } from '../engine/storage/jsonShapes';
 import type { Session } from '../engine/storage/model';
+import { pushAll } from '../engine/arrays';
 
 export function sessionLine(s: Session): string {
 	return `${s.id}  ${s.status.padEnd(9)}  ${s.scopeKey.padEnd(14)}  ${s.name}`;
@@ -33,8 +34,8 @@ export function handoffText(h: HandoffData): string {
 	if (h.lastTask) lines.push(`  last task: ${h.lastTask.id} ${h.lastTask.title}`);
 	if (h.tasksCompleted.length) lines.push(`  completed: ${h.tasksCompleted.map((t) => t.id).join(', ')}`);
 	if (h.tasksCreated.length) lines.push(`  created: ${h.tasksCreated.map((t) => t.id).join(', ')}`);
-	if (h.openBlockers.length) lines.push(...h.openBlockers.map((b) => `  blocker: ${b}`));
-	if (h.decisions.length) lines.push(...h.decisions.map((d) => `  decision: ${d.text}`));
+	if (h.openBlockers.length) pushAll(lines, [...h.openBlockers.map((b) => `  blocker: ${b}`)]);
+	if (h.decisions.length) pushAll(lines, [...h.decisions.map((d) => `  decision: ${d.text}`)]);
 	if (h.nextSuggested.length) lines.push(`  suggested: ${h.nextSuggested.map((t) => `${t.id} ${t.title}`).join('; ')}`);
 	return lines.length ? lines.join('\n') : '  (empty handoff)';
 }
@@ -47,32 +48,32 @@ export function briefingText(b: Briefing): string {
 	}
 	if (b.suggestions.length) {
 		out.push('Suggested by the previous session:');
-		out.push(...b.suggestions.map((s) => `  ${s.id} ${s.title}${s.stale ? ` [stale: ${s.status ?? 'missing'}]` : ''}`));
+		pushAll(out, [...b.suggestions.map((s) => `  ${s.id} ${s.title}${s.stale ? ` [stale: ${s.status ?? 'missing'}]` : ''}`)]);
 	}
 	if (b.currentTask) out.push(`Current task: ${b.currentTask.id} ${b.currentTask.title} (${b.currentTask.status})`);
 	if (b.nextTasks.length) {
 		out.push('Next tasks:');
-		out.push(...b.nextTasks.map((t) => `  ${t.id} ${t.title} [${t.priority}, unblocks ${t.leverage}]`));
+		pushAll(out, [...b.nextTasks.map((t) => `  ${t.id} ${t.title} [${t.priority}, unblocks ${t.leverage}]`)]);
 	}
 	if (b.openBugs.length) {
 		out.push('Open bugs:');
-		out.push(...b.openBugs.map((t) => `  ${t.id} ${t.title} [${t.priority}]`));
+		pushAll(out, [...b.openBugs.map((t) => `  ${t.id} ${t.title} [${t.priority}]`)]);
 	}
 	if (b.blockedTasks.length) {
 		out.push('Blocked:');
-		out.push(...b.blockedTasks.map((t) => `  ${t.id} ${t.title} (waits on ${t.blockedBy.join(', ') || 'status'})`));
+		pushAll(out, [...b.blockedTasks.map((t) => `  ${t.id} ${t.title} (waits on ${t.blockedBy.join(', ') || 'status'})`)]);
 	}
 	if (b.activeEpics.length) {
 		out.push('Active epics:');
-		out.push(...b.activeEpics.map((e) => `  ${e.id} ${e.title} ${e.completionPercent}% (${e.done}/${e.total})`));
+		pushAll(out, [...b.activeEpics.map((e) => `  ${e.id} ${e.title} ${e.completionPercent}% (${e.done}/${e.total})`)]);
 	}
 	if (b.memory.entries.length) {
 		out.push('Project memory:');
-		out.push(...b.memory.entries.map((e) => `  ${e.kind === 'gotcha' ? 'gotcha' : 'fact  '}  ${e.text}${e.staleSince ? ` [stale: ${e.staleReason ?? '?'}]` : ''}`));
+		pushAll(out, [...b.memory.entries.map((e) => `  ${e.kind === 'gotcha' ? 'gotcha' : 'fact  '}  ${e.text}${e.staleSince ? ` [stale: ${e.staleReason ?? '?'}]` : ''}`)]);
 		if (b.memory.total > b.memory.entries.length) {
 			out.push(`  … and ${b.memory.total - b.memory.entries.length} more (baton memory list)`);
 		}
 	}
-	out.push(...b.warnings.map((w) => `warning: ${w}`));
+	pushAll(out, [...b.warnings.map((w) => `warning: ${w}`)]);
 	return out.join('\n');
 }

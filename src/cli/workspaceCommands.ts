@@ -9,6 +9,7 @@ import type { TaskPriority, TaskStatus, TaskType } from '../engine/storage/model
 import type { TaskWithDependencies } from '../engine/tasks/taskService';
 import { listOption, stringOption, UsageError, type Command, type ParsedValues } from './command';
 import { activeSessionsList, briefingText } from './textFormat';
+import { pushAll } from '../engine/arrays';
 
 function taskLine(t: TaskWithDependencies): string {
 	const deps = t.dependsOn.length ? `  ← ${t.dependsOn.join(', ')}` : '';
@@ -227,13 +228,28 @@ export const workspaceCommands: Command[] = [
 			lines.push(storeSizeLine(storage));
 			if (report.repair) {
 				lines.push(`Repaired from the ${report.repair.base} up to sequence ${report.repair.recoveredSequence}; ${report.repair.droppedRecords} record(s) dropped.`);
-				lines.push(...report.repair.losses.map((l) => `  lost: ${l}`));
-				lines.push(...report.repair.movedAside.map((f) => `  kept aside: ${f}`));
-				lines.push(...report.repair.notes.map((n) => `  ${n}`));
+				pushAll(
+					lines,
+					report.repair.losses.map((l) => `  lost: ${l}`),
+				);
+				pushAll(
+					lines,
+					report.repair.movedAside.map((f) => `  kept aside: ${f}`),
+				);
+				pushAll(
+					lines,
+					report.repair.notes.map((n) => `  ${n}`),
+				);
 			} else if (report.declined) {
 				lines.push(`Not repaired, nothing was changed: a rebuild (from the ${report.declined.base}, up to sequence ${report.declined.recoveredSequence}) would lose:`);
-				lines.push(...report.declined.losses.map((l) => `  ${l}`));
-				lines.push(...report.declined.notes.map((n) => `  ${n}`));
+				pushAll(
+					lines,
+					report.declined.losses.map((l) => `  ${l}`),
+				);
+				pushAll(
+					lines,
+					report.declined.notes.map((n) => `  ${n}`),
+				);
 				lines.push('Run `baton doctor --repair --accept-loss` to rebuild anyway; damaged files are kept aside, never deleted.');
 			} else if (!report.ok) {
 				lines.push('Run `baton doctor --repair` to rebuild; damaged files are kept aside, never deleted.');

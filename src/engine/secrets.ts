@@ -85,7 +85,7 @@ export function secretKeysIn(input: unknown, prefix: string[] = []): { path: str
 		} else if (secretLikeKey.test(key)) {
 			found.push({ path: joined, name: 'the secret', env: 'the matching BATON_… variable' });
 		} else {
-			found.push(...secretKeysIn(value, keys));
+			for (const inner of secretKeysIn(value, keys)) found.push(inner);
 		}
 	}
 	return found;

@@ -74,7 +74,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 	agentBlame.onDidChangeShare((share) => statusBar.setFileShare(share ? shareMarkdown(share) : undefined));
 	const offers = new RejectionOffers(workspace);
 	const told = new ToldHere();
-	context.subscriptions.push(
+	const disposables: vscode.Disposable[] = [
 		log,
 		workspace,
 		chains,
@@ -108,7 +108,8 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		registerReplayCommand(workspace, replay),
 		vscode.workspace.registerTextDocumentContentProvider(timelineScheme, new TimelineDocuments(workspace)),
 		new SyncController(workspace, statusBar),
-	);
+	];
+	for (const d of disposables) context.subscriptions.push(d);
 	// The first status read starts the backend: after activation returns, never on its path.
 	const ready = new Promise((resolve) => setTimeout(() => resolve(workspace.refresh()), 0));
 	const activationMs = performance.now() - started;

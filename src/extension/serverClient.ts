@@ -118,7 +118,9 @@ export class ServerClient extends Disposable {
 		if (this.options.readOnly) {
 			args.push('--read-only');
 		} else {
-			args.push('--checkpoint-timer', '--host-env', JSON.stringify(this.options.hostEnvironment), ...(sharing ? ['--serve-daemon'] : []), '--baton-version', version);
+			args.push('--checkpoint-timer', '--host-env', JSON.stringify(this.options.hostEnvironment));
+			if (sharing) args.push('--serve-daemon');
+			args.push('--baton-version', version);
 		}
 		const child = fork(this.options.serverPath, args, {
 			stdio: ['ignore', 'ignore', 'pipe', 'ipc'],

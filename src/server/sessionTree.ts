@@ -12,6 +12,7 @@ import type { SessionOriginDto } from '../protocol/syncRpc';
 import { opensExpanded, sessionTreeRoot, sessionTreeScope, type TreeRootResult, type TreeRowDto, type TreeScopeDto } from '../protocol/treeRpc';
 import type { EngineHost } from './engineHost';
 import type { requestRegistrar } from './handlers';
+import { pushAll } from '../engine/arrays';
 
 export interface Nesting {
 	/** Worker → the orchestrator it is shown under (never a cycle). */
@@ -149,7 +150,7 @@ export async function treeRootOf(engine: Engine): Promise<{ scopes: TreeScopeDto
 		const scopes = state.scopes.map((scope) => {
 			const rows = open.get(scope.scopeKey);
 			if (!rows) return scope;
-			sent.push(...rows);
+			pushAll(sent, [...rows]);
 			return { ...scope, rows };
 		});
 		return { scopes, sent };

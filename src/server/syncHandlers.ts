@@ -7,6 +7,7 @@ import type { Engine } from '../engine/engine';
 import * as rpc from '../protocol/syncRpc';
 import type { EngineHost } from './engineHost';
 import { requestRegistrar } from './handlers';
+import { pushAll } from '../engine/arrays';
 
 async function pullAll(engine: Engine): Promise<rpc.SyncNowResultDto> {
 	const enabled = (await engine.sync.status()).remotes.some((r) => r.enabled);
@@ -28,7 +29,7 @@ export function registerSyncHandlers(connection: MessageConnection, host: Engine
 			const pulled = await pullAll(engine);
 			if ((await engine.sync.status()).remotes.some((r) => r.enabled)) {
 				for (const result of await engine.sync.push()) {
-					pulled.pushed.push(...result.pushed.map((p) => ({ ...p, remote: result.remote })));
+					pushAll(pulled.pushed, [...result.pushed.map((p) => ({ ...p, remote: result.remote }))]);
 				}
 			}
 			return pulled;

@@ -160,6 +160,7 @@ export const engineRanks: Readonly<Record<string, number>> = {
 	secrets: 0,
 	workspace: 0,
 	agentKinds: 0,
+	arrays: 0,
 	text: 0,
 	storage: 1,
 	config: 1,

@@ -47,10 +47,10 @@ export function filesCard(comparison: ComparisonDto, counts: FileCounts, send: S
 		const before = tbody.rows.length;
 		if (focusFirstNew && before <= limit) {
 			// "Show all": keep the rows already there and append the rest.
-			tbody.append(...matches.slice(before, limit).map(fileRow));
+			tbody.append(rowsOf(matches, before, limit));
 			tbody.rows[before]?.querySelector<HTMLElement>('button')?.focus();
 		} else {
-			tbody.replaceChildren(...matches.slice(0, limit).map(fileRow));
+			tbody.replaceChildren(rowsOf(matches, 0, limit));
 		}
 		status.textContent =
 			matches.length === 0
@@ -142,6 +142,13 @@ function stat(value: number, label: string, className: string, prefix = ''): HTM
 }
 
 const changeLabels: Record<string, string> = { added: 'Added', modified: 'Modified', deleted: 'Deleted' };
+
+/** The rows of `files[from..to)` in one fragment: a spread of thousands of rows into append() overflows the stack. */
+function rowsOf(files: readonly FileChangeDto[], from: number, to: number): DocumentFragment {
+	const rows = document.createDocumentFragment();
+	for (let i = from; i < to; i++) rows.append(fileRow(files[i]!));
+	return rows;
+}
 
 function fileRow(f: FileChangeDto): HTMLTableRowElement {
 	const slash = f.path.lastIndexOf('/');

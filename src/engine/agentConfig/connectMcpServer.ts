@@ -18,6 +18,7 @@ import path from 'node:path';
 import { BatonError } from '../errors';
 import type { AgentKind } from '../agentKinds';
 import { changeJsonFile, displayPath, type WrittenFile } from './jsonConfigFile';
+import { pushAll } from '../arrays';
 
 export type McpDialect = 'claude' | 'vscode' | 'cline';
 
@@ -69,7 +70,7 @@ export function clineMcpSettingsCandidates(env: NodeJS.ProcessEnv, homeDir: stri
 	const userDirs: string[] = [];
 	const editors = ['Code', 'Code - Insiders', 'VSCodium', 'Cursor'];
 	const base = platform === 'darwin' ? path.join(homeDir, 'Library', 'Application Support') : platform === 'win32' ? (env['APPDATA'] ?? path.join(homeDir, 'AppData', 'Roaming')) : (env['XDG_CONFIG_HOME'] ?? path.join(homeDir, '.config'));
-	userDirs.push(...editors.map((e) => path.join(base, e)));
+	pushAll(userDirs, [...editors.map((e) => path.join(base, e))]);
 	userDirs.push(path.join(env['XDG_DATA_HOME'] ?? path.join(homeDir, '.local', 'share'), 'code-server'));
 	const files = userDirs.map((dir) => path.join(dir, 'User', 'globalStorage', clineExtensionId, 'settings', clineSettingsName));
 	files.push(path.join(homeDir, '.cline', 'data', 'settings', clineSettingsName));

@@ -6,6 +6,7 @@ import { BatonError } from '../errors';
 import type { BatonDb } from '../storage/journalStore';
 import type { ApprovalStatus, Checkpoint, CheckpointSessionSettings, Rollback } from '../storage/model';
 import { checkpoints, checkpointSessionSettings, rollbacks, settings } from '../storage/schema';
+import { pushAll } from '../arrays';
 
 /** The settings key of the workspace's current checkpoint: the next one's parent. */
 export const headSettingKey = 'checkpoints.head';
@@ -29,6 +30,7 @@ export function listCheckpoints(db: BatonDb, filter: { sessionId?: string; statu
 	const query = db
 		.select()
 		.from(checkpoints)
+		// eslint-disable-next-line no-restricted-syntax -- one condition per filter option above (two)
 		.where(conditions.length ? and(...conditions) : undefined)
 		.orderBy(desc(checkpoints.seq));
 	return filter.limit ? query.limit(filter.limit).all() : query.all();
@@ -95,7 +97,7 @@ export function descendantsOf(db: BatonDb, ancestorId: string): Checkpoint[] {
 		if (seen.has(cp.id)) continue;
 		seen.add(cp.id);
 		out.push(cp);
-		queue.push(...(children.get(cp.id) ?? []));
+		pushAll(queue, [...(children.get(cp.id) ?? [])]);
 	}
 	return out.sort((a, b) => b.seq - a.seq);
 }

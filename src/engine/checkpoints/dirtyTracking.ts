@@ -4,6 +4,7 @@ import type { Logger } from '../ports';
 import type { SkippedFile } from '../storage/jsonShapes';
 import { DirtyPaths, type DirtyClaim } from './dirtyPaths';
 import { WorkspaceWatcher } from './workspaceWatcher';
+import { pushAll } from '../arrays';
 
 /** How long a sync waits for a watcher that is still starting before it scans without it. */
 const startWaitMs = 3_000;
@@ -125,7 +126,7 @@ export class DirtyTracking {
 			const result = await run(claim.kind === 'paths' ? claim.paths : undefined);
 			if (result.degradedReason === null) {
 				const listed = new Set(result.skipped.map((s) => s.path));
-				result.skipped.push(...kept.filter((s) => !listed.has(s.path)));
+				pushAll(result.skipped, [...kept.filter((s) => !listed.has(s.path))]);
 				for (const skipped of result.skipped) {
 					const identity = fileIdentity(path.join(this.workspaceRoot, skipped.path));
 					if (identity !== null) {

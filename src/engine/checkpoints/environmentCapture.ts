@@ -16,6 +16,7 @@ import { environmentCache, type EnvironmentCache } from './environmentCache';
 import { readLockfiles } from './lockfilePackages';
 import { readMcpServers } from './readMcpServers';
 import { cachedGitState, type WorkspaceState } from './userGitState';
+import { pushAll } from '../arrays';
 
 /** What only the editor knows. */
 export interface HostEnvironment {
@@ -98,7 +99,7 @@ export async function captureEnvironment(options: CaptureOptions): Promise<Envir
 	// File reads are synchronous and small (bounded lockfiles); they run while the processes do.
 	const mcp = readMcpServers(options.workspaceRoot);
 	const lockfiles = readLockfiles(options.workspaceRoot, cache);
-	unknown.push(...mcp.problems, ...lockfiles.problems);
+	pushAll(unknown, [...mcp.problems, ...lockfiles.problems]);
 	const [git] = await Promise.all([gitWork, ...agentWork, ...runtimeWork]);
 	cache.save();
 	return {

@@ -22,6 +22,7 @@ import { runGit, splitNul } from './gitProcess';
 import { listChanged, type Listed } from './listChanged';
 import { carryIndexPaths, indexStamp } from './indexPaths';
 import type { ShadowRepo } from './shadowRepo';
+import { pushAll } from '../arrays';
 
 export interface SyncProgress {
 	phase: 'listing' | 'hashing' | 'committing';
@@ -217,7 +218,7 @@ async function nestedFiles(repo: ShadowRepo, dir: string, depth: number, skipped
 		// A repository inside the nested one: a submodule (gitlink, listed without a slash) or untracked.
 		if ((entry.endsWith('/') || isDirectory(path.join(repo.workTree, full))) && isRepo(path.join(repo.workTree, full))) {
 			if (depth + 1 < maxNestedDepth) {
-				out.push(...(await nestedFiles(repo, full, depth + 1, skipped)));
+				pushAll(out, [...(await nestedFiles(repo, full, depth + 1, skipped))]);
 			}
 			continue;
 		}

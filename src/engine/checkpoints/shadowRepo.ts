@@ -226,7 +226,7 @@ export class ShadowRepo {
 		if (!/^refs\/baton\/[A-Za-z0-9_/.-]+$/.test(ref) || ref.includes('..')) {
 			throw new Error(`invalid shadow ref ${ref}`);
 		}
-		const file = path.join(this.gitDir, ...ref.split('/'));
+		const file = path.join(this.gitDir, ref);
 		fs.mkdirSync(path.dirname(file), { recursive: true });
 		const temp = `${file}.baton-tmp`;
 		fs.writeFileSync(temp, `${sha}\n`);

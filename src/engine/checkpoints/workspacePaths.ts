@@ -60,14 +60,14 @@ export function folderProblem(root: string, rel: string, options: { filesInTheWa
 		const dir = parts.slice(0, i).join('/');
 		let kind = kinds.get(dir);
 		if (!kind) {
-			kind = folderKind(path.join(root, ...parts.slice(0, i)));
+			kind = folderKind(path.join(root, dir));
 			kinds.set(dir, kind);
 		}
 		if (kind === 'absent') {
 			return null; // The writer creates it and those below it as real folders.
 		}
 		if (kind === 'link') {
-			const target = JSON.stringify(linkTarget(path.join(root, ...parts.slice(0, i))));
+			const target = JSON.stringify(linkTarget(path.join(root, dir)));
 			return `its folder ${JSON.stringify(dir)} is a symbolic link (to ${target}), and Baton never writes, moves or removes a file through a link: it can lead out of the workspace`;
 		}
 		if (kind === 'file') {
@@ -102,7 +102,7 @@ export function workspaceFile(root: string, rel: string): string {
 	if (problem) {
 		throw new BatonError('invalidInput', `stopped before writing ${JSON.stringify(rel)}: ${problem}`);
 	}
-	return path.join(root, ...rel.split('/'));
+	return path.join(root, rel);
 }
 
 function folderKind(full: string): FolderKind {

@@ -6,6 +6,7 @@
 import type { Briefing, HandoffData } from '../storage/jsonShapes';
 import type { Decision, Session } from '../storage/model';
 import { escapeControls } from '../text/controlChars';
+import { pushAll } from '../arrays';
 
 const footer = '_A view rendered from Baton’s records; editing it changes nothing. The records themselves are in the workspace’s `.baton/` (`baton session show ID --json`)._';
 
@@ -45,7 +46,7 @@ export function renderHandoffMarkdown(session: Session, handoff: HandoffData | n
 	if (!handoff) {
 		out.push(problem ? `_The stored handoff is damaged (${inline(problem)}) and cannot be shown._` : '_No handoff yet: a session writes its handoff once, when it ends._', '');
 	} else {
-		out.push(
+		pushAll(out, [
 			...section('Note', handoff.note ? [block(handoff.note)] : []),
 			...section('Next action', handoff.nextAction ? [block(handoff.nextAction)] : []),
 			...section('Last task', handoff.lastTask ? [ref(handoff.lastTask)] : []),
@@ -60,14 +61,14 @@ export function renderHandoffMarkdown(session: Session, handoff: HandoffData | n
 				'Open bugs',
 				handoff.openBugs.map((b) => `${ref(b)} (${inline(b.priority)})`),
 			),
-		);
+		]);
 	}
-	out.push(
+	pushAll(out, [
 		...section(
 			'Decisions',
 			decisions.map((d) => `- ${d.kind === 'assumption' ? '_Assumption:_ ' : ''}${inline(d.text)}${d.rationale ? ` — ${inline(d.rationale)}` : ''}${d.taskId ? ` (\`${d.taskId}\`)` : ''}`),
 		),
-	);
+	]);
 	out.push('---', '', footer, '');
 	return escapeControls(out.join('\n'));
 }
@@ -85,7 +86,7 @@ export function renderBriefingMarkdown(briefing: Briefing, session: Session | nu
 			]
 		: [];
 	const current = briefing.currentTask;
-	out.push(
+	pushAll(out, [
 		...section('Previous session', previous, 'None: this is the first session of its chain.'),
 		...section('Current task', current ? [`- \`${current.id}\` ${inline(current.title)} (${current.status}${current.blockedBy.length ? `; blocked by ${current.blockedBy.join(', ')}` : ''})`] : []),
 		...section(
@@ -121,6 +122,6 @@ export function renderBriefingMarkdown(briefing: Briefing, session: Session | nu
 		'',
 		footer,
 		'',
-	);
+	]);
 	return escapeControls(out.join('\n'));
 }

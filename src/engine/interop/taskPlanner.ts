@@ -15,6 +15,7 @@ import type { BatonDb } from '../storage/journalStore';
 import type { Task } from '../storage/model';
 import { taskDependencies, tasks } from '../storage/schema';
 import type { ImportBatch, ImportedTask, ImportIssue, TaskRef } from './importTypes';
+import { maxOf } from '../arrays';
 
 export interface PlannedTask {
 	source: ImportedTask;
@@ -62,7 +63,7 @@ export function planTasks(db: BatonDb, batch: ImportBatch, previous: Map<string,
 			takenSeqs.add(seq);
 		}
 	}
-	let next = Math.max(0, ...takenSeqs) + 1;
+	let next = maxOf(takenSeqs, 0) + 1;
 	for (const task of fresh) {
 		if (!idOf.has(task.externalId)) {
 			while (takenSeqs.has(next) || takenIds.has(`T${next}`)) next++;

@@ -163,6 +163,7 @@ export function listFacts(db: BatonDb, filter: MemoryFilter = {}): MemoryEntry[]
 	const rows = db
 		.select()
 		.from(memoryEntries)
+		// eslint-disable-next-line no-restricted-syntax -- one condition per filter option above (two)
 		.where(conditions.length ? and(...conditions) : undefined)
 		.all()
 		.filter((e) => (filter.includeRetired || !e.retiredAt) && (filter.stale === undefined || (e.staleSince !== null) === filter.stale));

@@ -31,6 +31,7 @@ import { confirmFact, getFact, listFacts, recordFact, retireFact, type MemoryFil
 import { recordExtracted, recordFacts, transcriptFacts } from './sessionEndFacts';
 import { renderSessionSummaryMarkdown } from './sessionSummaryMarkdown';
 import { toolFailures, type ToolFailure } from './toolFailures';
+import { pushAll } from '../arrays';
 
 export interface StalenessReport {
 	checked: number;
@@ -179,7 +180,7 @@ export class MemoryService {
 		const out: ToolFailure[] = [];
 		for (const info of archive.list({ sessionId })) {
 			const excerpts: Excerpt[] = archive.read(info.id)?.excerpts ?? [];
-			out.push(...toolFailures(excerpts));
+			pushAll(out, [...toolFailures(excerpts)]);
 		}
 		return out.sort((a, b) => (a.at ?? '').localeCompare(b.at ?? ''));
 	}

@@ -4,6 +4,7 @@
  */
 import type { SessionSummary } from '../storage/jsonShapes';
 import { escapeControls } from '../text/controlChars';
+import { pushAll } from '../arrays';
 
 const maxFilesShown = 50;
 
@@ -14,7 +15,7 @@ export function renderSessionSummaryMarkdown(s: SessionSummary): string {
 	out.push('## Progress', '', s.progress, '');
 	out.push('## Files changed', '');
 	if (s.filesChanged.length) {
-		out.push(...s.filesChanged.slice(0, maxFilesShown).map((f) => `- \`${f}\``));
+		pushAll(out, [...s.filesChanged.slice(0, maxFilesShown).map((f) => `- \`${f}\``)]);
 		if (s.filesChanged.length > maxFilesShown) {
 			out.push(`- … and ${s.filesChanged.length - maxFilesShown} more`);
 		}
@@ -22,11 +23,11 @@ export function renderSessionSummaryMarkdown(s: SessionSummary): string {
 		out.push('None recorded.');
 	}
 	out.push('', '## Decisions', '');
-	out.push(...(s.decisions.length ? s.decisions.map((d) => `- ${d.kind === 'assumption' ? '(assumption) ' : ''}${d.text}${d.rationale ? ` — ${d.rationale}` : ''}`) : ['None recorded.']));
+	pushAll(out, [...(s.decisions.length ? s.decisions.map((d) => `- ${d.kind === 'assumption' ? '(assumption) ' : ''}${d.text}${d.rationale ? ` — ${d.rationale}` : ''}`) : ['None recorded.'])]);
 	out.push('', '## Failed approaches', '');
-	out.push(...(s.failedApproaches.length ? s.failedApproaches.map((f) => `- ${f.description}: ${f.reason}`) : ['None recorded.']));
+	pushAll(out, [...(s.failedApproaches.length ? s.failedApproaches.map((f) => `- ${f.description}: ${f.reason}`) : ['None recorded.'])]);
 	out.push('', '## Blockers', '');
-	out.push(...(s.blockers.length ? s.blockers.map((b) => `- ${b}`) : ['None.']));
+	pushAll(out, [...(s.blockers.length ? s.blockers.map((b) => `- ${b}`) : ['None.'])]);
 	out.push('', '## Resume from here', '', s.resumeContext, '');
 	out.push('## Activity', '');
 	out.push(

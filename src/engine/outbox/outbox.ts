@@ -19,6 +19,7 @@ import { newOutboxId } from '../ids';
 import type { BatonDb } from '../storage/journalStore';
 import type { NotificationOutboxRow, NotificationPriority } from '../storage/model';
 import { notificationOutbox } from '../storage/schema';
+import { minOf } from '../arrays';
 
 export interface OutboxEntry {
 	event: string;
@@ -272,7 +273,7 @@ export class OutboxDispatcher {
 				.all()
 				.filter((row) => this.delivererFor(row.channel));
 			const times = rows.map((row) => Math.max(Date.parse(row.at), row.leaseUntil ? Date.parse(row.leaseUntil) : 0));
-			return times.length > 0 ? Math.min(...times) : null;
+			return times.length > 0 ? minOf(times, Infinity) : null;
 		});
 	}
 }

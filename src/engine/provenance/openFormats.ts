@@ -11,6 +11,7 @@
  */
 import { createHash } from 'node:crypto';
 import { unknownOrigin, type CommitAttribution, type FileAttribution, type LineOrigin, type OriginRange } from './attributionRecords';
+import { pushAll } from '../arrays';
 
 const hash14 = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 14);
 
@@ -111,7 +112,7 @@ export function toGitAiLog(attribution: CommitAttribution): string {
 			byHash.set(id, [...(byHash.get(id) ?? []), range.start === range.end ? `${range.start}` : `${range.start}-${range.end}`]);
 		}
 		if (byHash.size > 0) {
-			lines.push(file.path, ...[...byHash].map(([id, ranges]) => `  ${id} ${ranges.join(',')}`));
+			pushAll(lines, [file.path, ...[...byHash].map(([id, ranges]) => `  ${id} ${ranges.join(',')}`)]);
 		}
 	}
 	return `${lines.join('\n')}\n---\n${JSON.stringify({ schema_version: 'authorship/3.0.0', base_commit_sha: attribution.commit, sessions }, null, 2)}\n`;

@@ -21,6 +21,7 @@ import { KeptBlobs } from './keptBlobs';
 import { RepoGit, shadowRun } from './repoGit';
 import { readStepsSince, type ParsedSteps } from './parsedSteps';
 import { ShadowBlobs, type CapturedStep } from './stepHistory';
+import { pushAll } from '../arrays';
 
 export interface AttributeReport {
 	attributed: string[];
@@ -257,7 +258,7 @@ export class ProvenanceService {
 			});
 			attributions.set(info.commit, result.attribution);
 			report.attributed.push(info.commit);
-			report.rewrites.push(...result.matched.map((m) => ({ commit: info.commit, ...m })));
+			pushAll(report.rewrites, [...result.matched.map((m) => ({ commit: info.commit, ...m }))]);
 		}
 		return report;
 	}

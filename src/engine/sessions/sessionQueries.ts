@@ -69,6 +69,7 @@ export function listSessions(db: BatonDb, filter: { status?: SessionStatus; scop
 	const query = db
 		.select()
 		.from(sessions)
+		// eslint-disable-next-line no-restricted-syntax -- one condition per filter option above (two)
 		.where(conditions.length ? and(...conditions) : undefined)
 		.orderBy(desc(sessions.startedAt), desc(sessions.id));
 	return filter.limit ? query.limit(filter.limit).all() : query.all();

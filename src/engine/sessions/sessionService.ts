@@ -18,6 +18,7 @@ import { buildDebrief, buildHandoff } from './handoffBuilder';
 import { parseScope, scopeKey } from './scope';
 import { activateRow, auditSession, checkConcurrency, checkScope, describeAge, invalidTransition, resumable, soleActive, suspendRow, upsertAlias, writeHandoffOnce } from './sessionRows';
 import { activeSessions, chainTail, getSession, readHandoff, runsHere, sessionByAlias } from './sessionQueries';
+import { pushAll } from '../arrays';
 
 export interface StartInput {
 	name: string;
@@ -184,7 +185,7 @@ export class SessionService {
 			return { session: ended, handoff, debrief, warnings };
 		});
 		if (this.afterEnd) {
-			result.warnings.push(...(await this.afterEnd(result.session, input.actor)));
+			pushAll(result.warnings, [...(await this.afterEnd(result.session, input.actor))]);
 		}
 		return result;
 	}

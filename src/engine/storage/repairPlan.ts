@@ -9,6 +9,7 @@ import type { Database, SqlJsStatic } from 'sql.js';
 import { readIfExists } from './fsUtil';
 import { decodeHeader, headerSize, scanRecords, type JournalRecord } from './journalFormat';
 import { openSnapshot, replayRecord } from './journalRecovery';
+import { pushAll } from '../arrays';
 
 export interface JournalInfo {
 	generation?: string;
@@ -124,7 +125,7 @@ export function planRepair(SQL: SqlJsStatic, dbFile: string, journalFile: string
 		}
 	}
 	const chosen = best as Chain;
-	notes.push(...chosen.notes);
+	pushAll(notes, chosen.notes);
 
 	const beyond = new Set<number>();
 	const losses: string[] = [];

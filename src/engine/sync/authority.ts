@@ -68,7 +68,9 @@ export function opinionsAmong(events: readonly WireEvent[], isOwnCheckpoint: (id
 /** One warning per teammate's decision kept as an opinion, naming who, where and about what. */
 export function warnOpinions(log: { warn(message: string): void }, remote: string, opinions: readonly TeammateOpinion[]): void {
 	for (const o of opinions) {
-		log.warn(`sync: kept ${o.author ?? o.by ?? 'a teammate'}'s decision "${o.status}" about this machine's checkpoint ${o.checkpointId} (from ${o.machineName ?? o.machine}, remote "${remote}") as an opinion; decisions about this machine's checkpoints are made here`);
+		log.warn(
+			`sync: kept ${o.author ?? o.by ?? 'a teammate'}'s decision "${o.status}" about this machine's checkpoint ${o.checkpointId} (from ${o.machineName ?? o.machine}, remote "${remote}") as an opinion; decisions about this machine's checkpoints are made here`,
+		);
 	}
 }
 

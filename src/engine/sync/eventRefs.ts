@@ -81,7 +81,7 @@ export class EventRefs {
 	/** A ref's oid, read from the ref files (loose, then packed-refs): no git process per lookup. */
 	async tip(ref: string): Promise<string | null> {
 		try {
-			const loose = fs.readFileSync(path.join(this.shadow.gitDir, ...ref.split('/')), 'utf8').trim();
+			const loose = fs.readFileSync(path.join(this.shadow.gitDir, ref), 'utf8').trim();
 			if (/^[0-9a-f]{40,64}$/.test(loose)) {
 				return loose;
 			}
@@ -121,7 +121,7 @@ export class EventRefs {
 				found.set(name, oid);
 			}
 		}
-		forEachFile(path.join(this.shadow.gitDir, ...prefix.split('/').filter(Boolean)), (full, rel, name) => {
+		forEachFile(path.join(this.shadow.gitDir, prefix.split('/').filter(Boolean).join('/')), (full, rel, name) => {
 			if (name.endsWith('.lock')) {
 				return;
 			}

@@ -2,6 +2,7 @@
 import type { Logger } from '../ports';
 import type { RecordCounts } from './recordProjection';
 import type { TeammateOpinion } from './authority';
+import { pushAll } from '../arrays';
 
 export interface PullResult {
 	fetched: number;
@@ -31,8 +32,8 @@ export function addPull(total: PullResult, one: PullResult): void {
 		total.records[key] += one.records[key];
 	}
 	total.transcripts += one.transcripts;
-	total.refused.push(...one.refused);
-	total.opinions.push(...one.opinions);
+	pushAll(total.refused, one.refused);
+	pushAll(total.opinions, one.opinions);
 }
 
 /** One warning for what a pull from `remote` refused (whole refs by their name, lines and events), the first three named. */

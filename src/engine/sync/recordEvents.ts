@@ -12,6 +12,7 @@ import type { Session, SharedEvent } from '../storage/model';
 import { checkpoints, decisions, handoffs, importRecords, memoryEntries, sessions, sharedEvents, tasks } from '../storage/schema';
 import type { NewSharedEvent } from '../shared/sharedEvents';
 import { foldLabels, foldTask, groupBySubject, memoryConfirmations, memoryKey, taskFields } from './recordFolds';
+import { pushAll } from '../arrays';
 
 /** Kinds this module writes (and recordProjection.ts derives from). */
 export const recordKinds = ['decision.recorded', 'checkpoint.labels', 'memory.fact', 'memory.confirmed', 'task.changed', 'import.recorded'] as const;
@@ -99,7 +100,7 @@ export function pendingRecordEvents(db: BatonDb): NewSharedEvent[] {
 
 	const imported = db.select().from(importRecords).all();
 	const importedSessions = imported.filter((r) => r.entityType === 'session' && !has(r.entityId, 'session.started')).map((r) => r.entityId);
-	out.push(...importedSessionEvents(db, importedSessions));
+	pushAll(out, [...importedSessionEvents(db, importedSessions)]);
 	for (const r of imported) {
 		const subject = `${r.source}:${r.entityType}:${r.externalId}`;
 		if (!has(subject, 'import.recorded')) {

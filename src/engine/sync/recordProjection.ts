@@ -11,6 +11,7 @@ import { checkpoints, decisions, importRecords, memoryEntries, sessions, sharedE
 import { taskPriorities, taskStatuses, taskTypes } from '../storage/schema';
 import { recordKinds } from './recordEvents';
 import { foldLabels, foldTask, groupBySubject, memoryConfirmations, memoryKey } from './recordFolds';
+import { pushAll } from '../arrays';
 
 export interface RecordCounts {
 	decisions: number;
@@ -198,8 +199,9 @@ function projectMemory(db: BatonDb, newEvents: readonly WireEvent[], sessionKnow
 function allEvents(db: BatonDb, subjects: readonly string[], kinds: readonly string[]): Map<string, SharedEvent[]> {
 	const rows: SharedEvent[] = [];
 	for (let i = 0; i < subjects.length; i += 500) {
-		rows.push(
-			...db
+		pushAll(
+			rows,
+			db
 				.select()
 				.from(sharedEvents)
 				.where(and(inArray(sharedEvents.subject, subjects.slice(i, i + 500)), inArray(sharedEvents.kind, [...kinds])))

@@ -12,6 +12,7 @@ import { TranscriptArchive } from '../transcripts/transcriptArchive';
 import type { EventRefs } from './eventRefs';
 import { exportTranscripts, maxTranscriptBytes, readTranscripts, transcriptsRefPrefix } from './transcriptRefs';
 import { syncDir } from './syncState';
+import { pushAll } from '../arrays';
 
 export class TranscriptSync {
 	readonly ref: string;
@@ -56,7 +57,7 @@ export class TranscriptSync {
 				continue;
 			}
 			const { files, tooLarge, refused: broken, refusedRef } = await readTranscripts(this.shadow, pulled[ref] ?? null, oid, maxTranscriptBytes, ref);
-			refused.push(...broken);
+			pushAll(refused, broken);
 			for (const big of tooLarge) {
 				this.ctx.log.warn(`sync: transcript ${big.path} from remote "${remote}" holds ${big.bytes} bytes, more than the ${maxTranscriptBytes} a pulled transcript may (skipped)`);
 			}

@@ -5,6 +5,7 @@
  */
 import type { Task, TaskPriority } from '../storage/model';
 import { LeverageState, type LeverageGraph, type LeverageUpdate } from './leverageState';
+import { pushAll } from '../arrays';
 
 const openStatuses = new Set<Task['status']>(['pending', 'active', 'blocked']);
 const priorityWeight: Record<TaskPriority, number> = { critical: 4, high: 3, medium: 2, low: 1 };
@@ -104,7 +105,7 @@ export class TaskGraph {
 				continue;
 			}
 			out.add(next);
-			stack.push(...this.childrenOf(next));
+			pushAll(stack, [...this.childrenOf(next)]);
 		}
 		this.subtreeCache.set(id, out);
 		return out;
@@ -217,7 +218,7 @@ export class TaskGraph {
 			}
 			if (!seen.has(next)) {
 				seen.add(next);
-				stack.push(...this.dependenciesOf(next));
+				pushAll(stack, [...this.dependenciesOf(next)]);
 			}
 		}
 		return false;

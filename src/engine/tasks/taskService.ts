@@ -184,6 +184,7 @@ export class TaskService {
 			const list = db
 				.select()
 				.from(tasks)
+				// eslint-disable-next-line no-restricted-syntax -- one condition per filter option above (two)
 				.where(conditions.length > 0 ? and(...conditions) : undefined)
 				.orderBy(asc(tasks.seq))
 				.all();

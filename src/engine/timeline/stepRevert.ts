@@ -36,7 +36,7 @@ function readCurrent(root: string, rel: string): Buffer | null {
 		if (workspacePathProblem(rel) || folderProblem(root, rel)) {
 			return null; // Not a file of the workspace (a name made elsewhere, or below a link): nothing there is read.
 		}
-		const file = path.join(root, ...rel.split('/'));
+		const file = path.join(root, rel);
 		const stat = fs.lstatSync(file);
 		if (stat.isSymbolicLink()) {
 			return Buffer.from(fs.readlinkSync(file));

@@ -28,6 +28,7 @@ import { splitByNamed, treeWithPaths } from './stepSplit';
 import { isCapturedTool, toolSummary } from './timelineTools';
 import { filesTouchedBy } from '../transcripts/editTools';
 import { promptKind, stepKind, type TimelineStep } from './timelineTypes';
+import { pushAll } from '../arrays';
 
 export interface TimelineHooks {
 	onPrompt(sessionId: string, text: string): Promise<void>;
@@ -91,7 +92,7 @@ export class TimelineRecorder implements TimelineHooks {
 						drafts.push(human);
 					}
 				} else {
-					drafts.push(...(await this.post(shadow, sessionId, state, capture, call, nowMs, agent, filesTouchedBy(tool.name, tool.input, root, event.cwd))));
+					pushAll(drafts, [...(await this.post(shadow, sessionId, state, capture, call, nowMs, agent, filesTouchedBy(tool.name, tool.input, root, event.cwd)))]);
 				}
 				writeState(root, sessionId, state);
 			});

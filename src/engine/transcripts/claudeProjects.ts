@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { openRegularFile } from './regularFile';
+import { pushAll } from '../arrays';
 
 export interface DiscoveredTranscript {
 	/** `<sessionId>` for a main transcript, `<sessionId>/agent-<id>` for a subagent's. */
@@ -35,7 +36,7 @@ export function discoverClaudeTranscripts(claudeHome: string, workspaceRoot: str
 			const id = entry.name.slice(0, -'.jsonl'.length);
 			out.push({ id, agentSessionId: id, parentAgentSessionId: null, sourcePath: path.join(dir, entry.name), agentType: null, description: null });
 		} else if (entry.isDirectory()) {
-			out.push(...subagentTranscripts(path.join(dir, entry.name), entry.name));
+			pushAll(out, [...subagentTranscripts(path.join(dir, entry.name), entry.name)]);
 		}
 	}
 	return out.sort((a, b) => a.id.localeCompare(b.id));

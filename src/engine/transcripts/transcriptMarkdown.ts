@@ -7,6 +7,7 @@ import type { TranscriptInfo } from './transcriptArchive';
 import type { Excerpt } from './transcriptExcerpts';
 import type { SessionNote } from './transcriptIndex';
 import { escapeControls } from '../text/controlChars';
+import { pushAll } from '../arrays';
 
 export function renderTranscriptMarkdown(info: TranscriptInfo, excerpts: readonly Excerpt[], notes: readonly SessionNote[] = []): string {
 	const out: string[] = [];
@@ -30,14 +31,14 @@ export function renderTranscriptMarkdown(info: TranscriptInfo, excerpts: readonl
 	if (!info.archiving) {
 		facts.push('Archiving is off for this session.');
 	}
-	out.push(...facts.map((f) => `- ${f}`), '');
+	pushAll(out, [...facts.map((f) => `- ${f}`), '']);
 	for (const note of notes) {
 		out.push(`> **Baton ${note.kind} note** (${time(note.at)}): ${escapeLine(note.text)}`, '');
 	}
 	let tools: string[] = [];
 	const flushTools = (): void => {
 		if (tools.length) {
-			out.push(...tools, '');
+			pushAll(out, [...tools, '']);
 			tools = [];
 		}
 	};

@@ -15,6 +15,7 @@ import { SessionNode } from '../views/sessionChainsProvider';
 export function command(id: string, run: (...args: unknown[]) => Promise<unknown>, log: vscode.LogOutputChannel): vscode.Disposable {
 	return vscode.commands.registerCommand(id, async (...args: unknown[]) => {
 		try {
+			// eslint-disable-next-line no-restricted-syntax -- passes on the arguments this call received, as many as were already on the stack
 			return await run(...args);
 		} catch (error) {
 			reportError(error, log);

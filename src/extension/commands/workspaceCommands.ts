@@ -138,6 +138,7 @@ export function registerWorkspaceCommands(workspace: BatonWorkspace): vscode.Dis
 				const run =
 					(id: string, ...args: unknown[]) =>
 					() =>
+						// eslint-disable-next-line no-restricted-syntax -- the one or two arguments a menu entry below names
 						vscode.commands.executeCommand(id, ...args);
 				for (const s of active) {
 					const tag = active.length > 1 ? ` — ${s.name}` : '';
@@ -158,7 +159,7 @@ export function registerWorkspaceCommands(workspace: BatonWorkspace): vscode.Dis
 				if ((status?.counts.orphaned ?? 0) > 0) {
 					actions.push({ label: '$(trash) Clean Up Stale Sessions', run: run(CommandIds.cleanUpSessions) });
 				}
-				actions.push(...syncMenuItems());
+				for (const item of syncMenuItems()) actions.push(item);
 				actions.push({ label: '$(type-hierarchy) Show Chain Graph', run: run(CommandIds.showChainGraph) }, { label: '$(output) Show Log', run: run(CommandIds.showLog) });
 				const picked = await vscode.window.showQuickPick(actions, { placeHolder: active.length ? `Baton — ${active.map((s) => s.name).join(', ')}` : 'Baton — no active session' });
 				return picked?.run();

@@ -114,6 +114,7 @@ export class NotificationPresenter extends Disposable {
 		const where = (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? ` (${n.workspace})` : '';
 		const text = `Baton${where}: ${n.title}. ${n.summary}`;
 		const show = n.priority === 'critical' ? vscode.window.showErrorMessage : n.priority === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+		// eslint-disable-next-line no-restricted-syntax -- the editor's API takes buttons as arguments; a notification has a few
 		const choice = await show(text, ...actions);
 		if (choice) {
 			await vscode.commands.executeCommand(choice.command, choice.arg);

@@ -54,14 +54,14 @@ export class BatonPanels implements vscode.Disposable {
 		const light = vscode.Uri.joinPath(extensionUri, 'media', 'baton.svg');
 		const dark = vscode.Uri.joinPath(extensionUri, 'media', 'baton-dark.svg');
 		this.iconPath = existsSync(light.fsPath) ? { light, dark: existsSync(dark.fsPath) ? dark : light } : undefined;
-		this.disposables.push(
-			host.onDidChangeData(() => this.scheduleRefresh()),
-			...webviewKinds.map((kind) =>
+		this.disposables.push(host.onDidChangeData(() => this.scheduleRefresh()));
+		for (const kind of webviewKinds) {
+			this.disposables.push(
 				vscode.window.registerWebviewPanelSerializer(this.providers[kind].viewType, {
 					deserializeWebviewPanel: (panel, state: unknown) => this.restore(kind, panel, state),
 				}),
-			),
-		);
+			);
+		}
 	}
 
 	showBriefing(target: { sessionId?: string; scope?: string }): Promise<void> {

@@ -12,6 +12,7 @@ import { hookFixture } from '../agents/agentCli';
 import { httpPeer } from '../engine/notifications/loopbackPeers';
 import { tempDir } from '../helpers';
 import { batonAsync, cliPath } from './cliRunner';
+import { flushBudgetMs } from '../../../src/cli/notifyCommands';
 
 /** Secrets come only from what each run passes. */
 const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BATON_') && k !== 'CLAUDE_CONFIG_DIR'));
@@ -84,12 +85,12 @@ void describe('baton notify and deliveries from the CLI', () => {
 		const ended = await run(root, ['session', 'end', '--json'], env);
 		assert.equal(ended.code, 0, ended.stderr);
 		assert.equal(ended.json['session'].id, started.json['session'].id, 'the answer is printed whole');
-		assert.ok(ended.ms < 8_000, `took ${ended.ms} ms`);
 		assert.equal(dead.requests.length, 1);
 		const [row] = (await run(root, ['notify', 'list', '--json'])).json['notifications'];
 		assert.equal(row.status, 'pending');
 		assert.equal(row.attempts, 1);
-		assert.match(row.lastError, /^webhook: no answer within \d+ ms$/);
+		const waited = Number(/^webhook: no answer within (\d+) ms$/.exec(row.lastError)?.[1]);
+		assert.ok(waited > 0 && waited <= flushBudgetMs, `the request waited the CLI's bounded ${flushBudgetMs} ms at most, not the channel's 10 s: ${row.lastError}`);
 		assert.match(ended.stderr, /delivery to webhook \(session\.completed\) failed; retrying in 2 s: webhook: no answer within/);
 	});
 });

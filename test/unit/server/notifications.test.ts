@@ -79,15 +79,15 @@ void describe('backend notifications', () => {
 	});
 
 	void it('answers requests at once while a delivery hangs on a dead endpoint', async (t) => {
-		const { hook, connection } = await setup(t, ['hang'], '20s');
+		// The delivery gives up only after 2 minutes: requests that waited for it would find it given up.
+		const { hook, connection } = await setup(t, ['hang'], '2m');
 		const { session } = await connection.sendRequest(rpc.sessionStart, { name: 'first', scope: 'global' });
 		await connection.sendRequest(rpc.sessionEnd, { id: session.id });
 		await until(() => hook.requests.length === 1);
-		const started = Date.now();
 		const { session: next } = await connection.sendRequest(rpc.sessionStart, { name: 'second', scope: 'global' });
 		await connection.sendRequest(rpc.sessionEnd, { id: next.id });
 		const status = await connection.sendRequest(rpc.workspaceStatus, undefined);
-		assert.ok(Date.now() - started < 2_000, `requests took ${Date.now() - started} ms`);
 		assert.equal(status.counts.ended, 2);
+		assert.equal(hook.hanging(), 1, 'answered while the delivery still hangs');
 	});
 });

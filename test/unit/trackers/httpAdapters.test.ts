@@ -107,10 +107,8 @@ void describe('GitHub adapter (REST v3)', () => {
 			for (const s of sockets) s.destroy();
 			silent.close();
 		});
-		const started = Date.now();
 		const error = await rejection(github(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`, githubToken, 300).getIssue('1'));
 		assert.match(error.message, /GitHub: GET \/repos\/acme\/shop\/issues\/1 failed: no answer within 300 ms/);
-		assert.ok(Date.now() - started < 3_000);
 	});
 
 	void it('a refused connection is named too', async () => {

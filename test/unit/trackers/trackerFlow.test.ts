@@ -114,10 +114,8 @@ void describe('issue trackers through the engine', () => {
 
 		// With the tracker unreachable, writes (checkpoint, approval) still complete; delivery waits.
 		await gh.close();
-		const started = Date.now();
 		const complete = await engine.checkpoints.create({ trigger: 'error', sessionId: session.id, actor });
 		await engine.checkpoints.approve(complete.id, { actor });
-		assert.ok(Date.now() - started < 5_000);
 		const down = await engine.outbox.deliverDue();
 		assert.deepEqual(
 			down.map((o) => o.status),

@@ -6,6 +6,7 @@
  */
 import { RetryLater } from '../../outbox/outbox';
 import { maskSecrets, type SecretName } from '../../secrets';
+import { pushAll } from '../../arrays';
 
 export interface PostTarget {
 	channel: string;
@@ -34,7 +35,7 @@ export function maskDeliveryText(text: string, secrets: ReadonlyMap<SecretName, 
 			continue;
 		}
 		const parts = [`${url.pathname}${url.search}`, url.pathname, ...url.pathname.split('/').filter((s) => s.length >= 16), ...[...url.searchParams.values()], url.password];
-		entries.push(...parts.filter((part) => part.length >= 8).map((part): [SecretName, string] => [name, part]));
+		pushAll(entries, [...parts.filter((part) => part.length >= 8).map((part): [SecretName, string] => [name, part])]);
 	}
 	let out = text;
 	for (const [name, value] of entries.sort((a, b) => b[1].length - a[1].length)) {

@@ -6,7 +6,7 @@ import { describe, it } from 'node:test';
 import { parseLockfile } from '../../../../src/engine/checkpoints/lockfilePackages';
 import { redactArgs } from '../../../../src/engine/checkpoints/readMcpServers';
 import { actor, tempDir } from '../../helpers';
-import { createSettled, openCheckpointEngine, userGit, write } from './gitFixtures';
+import { createSettled, openCheckpointEngine, probeGate, userGit, write } from './gitFixtures';
 
 function fakeBin(dir: string, name: string, script: string): string {
 	const file = path.join(dir, name);
@@ -19,7 +19,8 @@ void describe('environment capture', () => {
 		const bin = tempDir(t, 'baton-bin-');
 		const claude = fakeBin(bin, 'claude', 'echo "2.1.3 (Claude Code)"');
 		fakeBin(bin, 'node', 'echo v22.1.0');
-		const { engine, root } = await openCheckpointEngine(t, { searchPath: bin });
+		// Time enough for every probe on a loaded machine: one that runs out is recorded without its hash.
+		const { engine, root } = await openCheckpointEngine(t, { searchPath: bin, config: { checkpoints: { environmentTimeout: 120_000 } } });
 		write(root, '.mcp.json', JSON.stringify({ mcpServers: { github: { command: 'npx', args: ['-y', '@mcp/github', '--token', 'ghp_abcdefghijklmnopqrstuvwxyz012345'], env: { GITHUB_TOKEN: 'ghp_secretsecretsecretsecret0123' } } } }));
 		write(root, '.vscode/mcp.json', '{\n  // VS Code allows comments\n  "servers": { "docs": { "type": "http", "url": "https://user:pw@mcp.example.com/mcp?key=abc123" }, },\n}\n');
 		write(root, 'package.json', JSON.stringify({ dependencies: { zod: '^4.0.0' }, devDependencies: { typescript: '^5.0.0' } }));
@@ -57,16 +58,16 @@ void describe('environment capture', () => {
 
 	void it('never fails or stalls a checkpoint: a probe that hangs is recorded as unknown within the budget', async (t) => {
 		const bin = tempDir(t, 'baton-bin-');
-		fakeBin(bin, 'codex', 'sleep 5; echo 1.0.0');
+		// codex answers only when the gate opens, which is after the checkpoint settled: it never does in time.
+		const gate = probeGate(bin);
+		fakeBin(bin, 'codex', `${gate.wait}; echo 1.0.0`);
 		fakeBin(bin, 'gemini', 'exit 3');
 		const { engine } = await openCheckpointEngine(t, { searchPath: bin, config: { checkpoints: { environmentTimeout: 400 } } });
-		const started = Date.now();
 		const cp = await createSettled(engine, { actor });
-		assert.ok(Date.now() - started < 3_000, `took ${Date.now() - started} ms`);
+		gate.open();
 		assert.equal(cp.environment?.agents['codex']?.version, null);
 		assert.ok(cp.environment?.unknown.includes('agent codex version: timed out'), JSON.stringify(cp.environment?.unknown));
 		assert.ok(cp.environment?.unknown.some((u) => u.startsWith('agent gemini version: ')));
-		assert.ok((cp.environment?.durationMs ?? 0) < 1_500);
 	});
 
 	void it('with the file watcher running, runs the user’s git status only when the work tree, HEAD or the index changed', async (t) => {

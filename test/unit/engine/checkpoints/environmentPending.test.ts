@@ -9,7 +9,7 @@ import { Engine } from '../../../../src/engine/engine';
 import { sharedEvents } from '../../../../src/engine/storage/schema';
 import { baton, cliPath } from '../../cli/cliRunner';
 import { actor, MemoryLogger, tempDir } from '../../helpers';
-import { makeWorkspace, openCheckpointEngine } from './gitFixtures';
+import { makeWorkspace, openCheckpointEngine, probeGate } from './gitFixtures';
 
 function fakeBin(dir: string, name: string, script: string): void {
 	fs.writeFileSync(path.join(dir, name), `#!/bin/sh\n${script}\n`, { mode: 0o755 });
@@ -18,14 +18,15 @@ function fakeBin(dir: string, name: string, script: string): void {
 void describe('environment capture off the checkpoint’s critical path', () => {
 	void it('records the checkpoint without waiting for a slow probe; the environment follows in a second write that shares nothing', async (t) => {
 		const bin = tempDir(t, 'baton-bin-');
-		fakeBin(bin, 'claude', 'sleep 3; echo "2.0.0 (Claude Code)"');
-		const { engine } = await openCheckpointEngine(t, { searchPath: bin, config: { checkpoints: { environmentTimeout: 8_000 } } });
+		// The probe answers only once the test opens the gate, after the checkpoint is back: had create()
+		// waited for it, the probe would have timed out and the environment would not be pending.
+		const gate = probeGate(bin);
+		fakeBin(bin, 'claude', `${gate.wait}; echo "2.0.0 (Claude Code)"`);
+		const { engine } = await openCheckpointEngine(t, { searchPath: bin, config: { checkpoints: { environmentTimeout: 120_000 } } });
 		const sharedOf = (id: string) => engine.store.read((db) => db.select().from(sharedEvents).where(eq(sharedEvents.subject, id)).all());
 
-		const started = Date.now();
 		const created = await engine.checkpoints.create({ actor });
-		const tookMs = Date.now() - started;
-		assert.ok(tookMs < 3_000, `the checkpoint waited for the probe: ${tookMs} ms`);
+		assert.equal(gate.opened(), false);
 		assert.equal(created.environment?.pending, true, 'the probe is still running');
 		assert.deepEqual(created.environment?.unknown, [pendingReason]);
 		assert.deepEqual(created.environment?.agents, {}, 'nothing is claimed before it is known');
@@ -38,6 +39,7 @@ void describe('environment capture off the checkpoint’s critical path', () => 
 			['checkpoint.recorded'],
 		);
 
+		gate.open();
 		await engine.checkpoints.settled();
 		const recorded = await engine.checkpoints.get(created.id);
 		assert.equal(recorded.environment?.pending, undefined);
@@ -66,20 +68,21 @@ void describe('environment capture off the checkpoint’s critical path', () => 
 		assert.equal(baton(root, 'init').code, 0);
 		const bin = tempDir(t, 'baton-bin-');
 		const env = { ...process.env, BATON_ACTOR: 'test:cli', BATON_NO_DAEMON: '1', PATH: `${bin}${path.delimiter}${process.env['PATH'] ?? ''}` };
-		fs.writeFileSync(path.join(root, '.baton', 'config.json'), JSON.stringify({ checkpoints: { environmentTimeout: 20_000 } }));
+		fs.writeFileSync(path.join(root, '.baton', 'config.json'), JSON.stringify({ checkpoints: { environmentTimeout: 120_000 } }));
 
-		// Finished: a probe of 5 s delays the exit, never the row.
-		fakeBin(bin, 'claude', 'sleep 5; echo 3.1.0');
-		const run = await runCli(root, env, ['checkpoint', 'create', '--json']);
+		// Finished: the probe answers only after the CLI printed the checkpoint (the row did not wait for
+		// it), and the version it then gives is recorded (the exit did).
+		const gate = probeGate(bin);
+		fakeBin(bin, 'claude', `${gate.wait}; echo 3.1.0`);
+		const run = await runCli(root, env, ['checkpoint', 'create', '--json'], { onOutput: gate.open });
 		assert.equal(run.code, 0, run.stderr);
-		assert.ok(run.exitMs - run.outputMs >= 500, `the exit waited for the environment: output at ${run.outputMs} ms, exit at ${run.exitMs} ms`);
 		const done = JSON.parse(run.stdout) as { checkpoint: { id: string } };
 		const shown = baton(root, 'checkpoint', 'show', done.checkpoint.id, '--json', '--no-daemon');
 		assert.equal(shown.json['checkpoint'].environment.pending, undefined);
 		assert.equal(shown.json['checkpoint'].environment.agents.claude.version, '3.1.0');
 
 		// Killed after printing, while the probe still runs: the row is whole, its environment unknown.
-		fakeBin(bin, 'claude', 'sleep 15; echo 3.1.0');
+		fakeBin(bin, 'claude', `${probeGate(bin, 'never').wait}; echo 3.1.0`);
 		const killed = await runCli(root, env, ['checkpoint', 'create', '--json'], { killOnOutput: true });
 		const id = (JSON.parse(killed.stdout) as { checkpoint: { id: string } }).checkpoint.id;
 		const engine = await Engine.open({ workspaceRoot: root, log: new MemoryLogger() });
@@ -94,22 +97,22 @@ void describe('environment capture off the checkpoint’s critical path', () => 
 	});
 });
 
-/** Runs the bundled CLI; with killOnOutput, SIGKILLs it as soon as it printed its answer. */
-function runCli(cwd: string, env: NodeJS.ProcessEnv, args: string[], options: { killOnOutput?: boolean } = {}): Promise<{ code: number | null; stdout: string; stderr: string; outputMs: number; exitMs: number }> {
-	const started = Date.now();
+/** Runs the bundled CLI; as soon as it printed its answer, calls onOutput, and with killOnOutput SIGKILLs it. */
+function runCli(cwd: string, env: NodeJS.ProcessEnv, args: string[], options: { killOnOutput?: boolean; onOutput?: () => void } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
 	return new Promise((resolve) => {
 		const child = spawn(process.execPath, [cliPath, ...args], { cwd, env });
 		let stdout = '';
 		let stderr = '';
-		let outputMs = -1;
+		let printed = false;
 		child.stdout.on('data', (d: Buffer) => {
 			stdout += d.toString();
-			if (outputMs < 0 && stdout.includes('\n')) {
-				outputMs = Date.now() - started;
+			if (!printed && stdout.includes('\n')) {
+				printed = true;
+				options.onOutput?.();
 				if (options.killOnOutput) child.kill('SIGKILL');
 			}
 		});
 		child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-		child.on('close', (code) => resolve({ code, stdout, stderr, outputMs, exitMs: Date.now() - started }));
+		child.on('close', (code) => resolve({ code, stdout, stderr }));
 	});
 }

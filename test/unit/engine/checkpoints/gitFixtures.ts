@@ -23,6 +23,21 @@ const gitEnv = {
 	GIT_COMMITTER_EMAIL: 'user@example.invalid',
 };
 
+/**
+ * A gate a fake binary waits at until the test opens it: a probe that answers only when told, so a
+ * test proves order ("the checkpoint was recorded before the probe answered") instead of timing a
+ * sleep, which a loaded machine stretches. `wait` is shell for the script; the wait also ends when
+ * `dir` is removed, so a probe nobody released does not outlive its test.
+ */
+export function probeGate(dir: string, name = 'gate'): { wait: string; open: () => void; opened: () => boolean } {
+	const file = path.join(dir, `${name}.open`);
+	return {
+		wait: `while [ ! -e '${file}' ] && [ -d '${dir}' ]; do sleep 0.05; done`,
+		open: () => fs.writeFileSync(file, ''),
+		opened: () => fs.existsSync(file),
+	};
+}
+
 /** git as the user runs it in their own repository. */
 export function userGit(cwd: string, ...args: string[]): string {
 	return execFileSync('git', args, { cwd, env: gitEnv, encoding: 'utf8' });

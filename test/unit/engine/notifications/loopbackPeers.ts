@@ -22,6 +22,8 @@ export interface HttpPeer {
 	requests: RecordedRequest[];
 	/** Replies in order; the last one repeats. Default: 200 "ok". */
 	replies: Reply[];
+	/** Requests it holds unanswered ('hang') whose client has not given up on them yet. */
+	hanging(): number;
 	close(): Promise<void>;
 }
 
@@ -37,6 +39,7 @@ export async function httpPeer(t: TestContext, replies: Reply[] = [{ status: 200
 			const reply = peer.replies[Math.min(requests.length - 1, peer.replies.length - 1)] ?? { status: 200, body: 'ok' };
 			if (reply === 'hang') {
 				hung.push(res);
+				res.on('close', () => hung.splice(hung.indexOf(res), 1));
 				return;
 			}
 			res.writeHead(reply.status, reply.headers ?? {});
@@ -45,9 +48,10 @@ export async function httpPeer(t: TestContext, replies: Reply[] = [{ status: 200
 	});
 	await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 	peer.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+	peer.hanging = () => hung.length;
 	peer.close = () =>
 		new Promise<void>((resolve) => {
-			hung.forEach((res) => res.destroy());
+			[...hung].forEach((res) => res.destroy());
 			server.closeAllConnections();
 			server.close(() => resolve());
 		});

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
+import { ulid } from '../../../src/engine/shared/eventId';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
 import { actor } from '../helpers';
 import { baton } from '../cli/cliRunner';
@@ -30,7 +31,8 @@ async function pendingOnB(w: SyncWorld): Promise<{ sessionId: string; checkpoint
 /** A forged event line as a pusher would write it (a valid shape; the id's time is the forger's choice). */
 function forged(machine: string, seq: number, kind: string, subject: string, body: Record<string, unknown>, sessionId: string | null = null): string {
 	return JSON.stringify({
-		id: `evt_01KZZZZZZZZZZZZZZZZZZZZZ${String(seq).padStart(2, '0')}_${machine}`,
+		// An hour after the clones' clocks (within the day a pulled id may be ahead); a later seq, a later id.
+		id: `evt_${ulid(Date.parse('2026-03-01T10:00:00.000Z') + seq)}_${machine}`,
 		kind,
 		subject,
 		sessionId,

@@ -3,12 +3,14 @@
  * less the environment snapshot — it can hold thousands of package versions, so lists and
  * comparisons leave it out and comparisons carry its diff instead.
  */
-import type { ApprovalSummary, Comparison, FileChange, RollbackResult } from '../engine/checkpoints/checkpointShapes';
+import type { ApprovalSummary, Comparison, FileChange, RollbackResult, TeammateOpinion } from '../engine/checkpoints/checkpointShapes';
 import type { CategoryDiff, EnvironmentCategory, EnvironmentDiff } from '../engine/checkpoints/environmentDiff';
 import type { ApprovalStatus, Checkpoint } from '../engine/storage/records';
 
 export type ApprovalStatusDto = ApprovalStatus;
-export type CheckpointDto = Omit<Checkpoint, 'environment'>;
+export type TeammateOpinionDto = TeammateOpinion;
+/** `opinions`: teammates' decisions about a checkpoint of this machine, shown and never applied (lists only; absent when none). */
+export type CheckpointDto = Omit<Checkpoint, 'environment'> & { opinions?: TeammateOpinionDto[] };
 export type FileChangeDto = FileChange;
 export type CategoryDiffDto = CategoryDiff;
 export type EnvironmentCategoryDto = EnvironmentCategory;

@@ -13,6 +13,16 @@ import { registerTreeHandlers, treeRootAnswer } from './sessionTree';
 
 /** The one shape the wire changes: lists and comparisons carry no environment snapshot (it can hold thousands of package versions). */
 export const toCheckpointDto = ({ environment: _environment, ...checkpoint }: Checkpoint): CheckpointDto => checkpoint;
+
+/** A list's checkpoints for the wire, each of this machine's with the teammates' opinions about it (one read). */
+async function withOpinions(engine: Engine, list: readonly Checkpoint[]): Promise<CheckpointDto[]> {
+	const opinions = await engine.sync.opinionsFor(list.map((c) => c.id));
+	return list.map((c) => {
+		const dto = toCheckpointDto(c);
+		const mine = opinions.get(c.id);
+		return mine ? { ...dto, opinions: mine } : dto;
+	});
+}
 export const actor = (): string => `vscode:${process.env['USER'] ?? process.env['USERNAME'] ?? 'user'}`;
 
 export function registerHandlers(connection: MessageConnection, host: EngineHost, workspaceRoot: string): void {
@@ -46,7 +56,7 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 			active: await engine.briefings.active(),
 			counts: await engine.briefings.counts(),
 			config: { orphanAfterMs: engine.config.orphanAfter, autoEndAfterMs: engine.config.autoEndAfter, maxConcurrentSessions: engine.config.maxConcurrentSessions },
-			pendingCheckpoints: (await engine.checkpoints.pending()).map(toCheckpointDto),
+			pendingCheckpoints: await withOpinions(engine, await engine.checkpoints.pending()),
 		};
 	};
 
@@ -150,7 +160,8 @@ export function registerCheckpointHandlers(connection: MessageConnection, host: 
 	const on = requestRegistrar(connection);
 	const onProgress = (p: { phase: string; done: number; total: number }) => void connection.sendNotification(rpc.checkpointProgress, { ...p, message: null });
 	on(rpc.checkpointList, async (params) => ({
-		checkpoints: (await (await host.get()).checkpoints.list({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.status ? { status: params.status } : {}), limit: params.limit ?? 500 })).map(toCheckpointDto),
+		checkpoints: await (async (engine) =>
+			withOpinions(engine, await engine.checkpoints.list({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.status ? { status: params.status } : {}), limit: params.limit ?? 500 })))(await host.get()),
 	}));
 	on(rpc.checkpointCreate, (params) =>
 		host.write(async (engine) => ({

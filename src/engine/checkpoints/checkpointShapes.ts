@@ -52,3 +52,19 @@ export interface RollbackResult {
 	preserved: string[];
 	preservedDir: string | null;
 }
+
+/**
+ * A teammate's decision about a checkpoint of this machine, pulled from a shared remote: kept and
+ * shown, never applied (docs/sync.md, "Who decides").
+ */
+export interface TeammateOpinion {
+	checkpointId: string;
+	status: string;
+	by: string | null;
+	note: string | null;
+	at: string;
+	machine: string;
+	machineName: string | null;
+	author: string | null;
+	eventId: string;
+}

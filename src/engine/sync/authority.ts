@@ -10,27 +10,18 @@
  *   applied: pending approvals are what an agent's pre-tool-use hook waits on, and that gate must
  *   not open from outside.
  */
-import { and, eq, ne } from 'drizzle-orm';
+import { and, eq, inArray, ne } from 'drizzle-orm';
+import type { TeammateOpinion } from '../checkpoints/checkpointShapes';
+import { inJsonList } from '../shared/sqlJsonList';
 import type { BatonDb } from '../storage/journalStore';
 import { sharedEvents } from '../storage/schema';
 import type { WireEvent } from '../shared/sharedEvents';
 
+export type { TeammateOpinion };
+
 export interface RefusedEvent {
 	id: string;
 	reason: string;
-}
-
-/** A teammate's decision about a checkpoint of this machine: kept, shown, not applied. */
-export interface TeammateOpinion {
-	checkpointId: string;
-	status: string;
-	by: string | null;
-	note: string | null;
-	at: string;
-	machine: string;
-	machineName: string | null;
-	author: string | null;
-	eventId: string;
 }
 
 /** Splits pulled events into those that may go in and those that claim to be this machine's. */
@@ -88,6 +79,32 @@ export function opinionsAbout(db: BatonDb, id: string, ownMachine: string): Team
 		return [];
 	}
 	return events.filter((e) => e.kind === 'checkpoint.decided' && e.machine !== ownMachine).map(toOpinion);
+}
+
+/** The teammates' opinions about each of `ids` that is this machine's (one query for a list the editor shows). */
+export function opinionsFor(db: BatonDb, ids: readonly string[], ownMachine: string): Map<string, TeammateOpinion[]> {
+	const map = new Map<string, TeammateOpinion[]>();
+	if (ids.length === 0) {
+		return map;
+	}
+	const events = db
+		.select()
+		.from(sharedEvents)
+		.where(and(inArray(sharedEvents.kind, ['checkpoint.recorded', 'checkpoint.decided']), inJsonList(sharedEvents.subject, ids), ne(sharedEvents.machine, ownMachine)))
+		.orderBy(sharedEvents.id)
+		.all();
+	const foreign = new Set(events.filter((e) => e.kind === 'checkpoint.recorded').map((e) => e.subject));
+	for (const e of events) {
+		if (e.kind === 'checkpoint.decided' && !foreign.has(e.subject)) {
+			const list = map.get(e.subject);
+			if (list) {
+				list.push(toOpinion(e));
+			} else {
+				map.set(e.subject, [toOpinion(e)]);
+			}
+		}
+	}
+	return map;
 }
 
 /** Whether checkpoint `id` is this machine's: recorded here, or known here with no teammate's recording. */

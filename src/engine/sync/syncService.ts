@@ -27,7 +27,7 @@ import type { RefRange } from './refTrees';
 import { fetchBatonRefs, pushRefs, remoteNames, remoteTransport, remoteUrl, type PushedRef, type RemoteTransport } from './remoteGit';
 import { emptyRemote, readSyncState, syncDir, updateSyncState, type RemoteState } from './syncState';
 import { withoutUrlCredentials } from '../text/urlCredentials';
-import { opinionsAbout, refuseIdentityClaims, warnOpinions, type TeammateOpinion } from './authority';
+import { opinionsAbout, opinionsFor, refuseIdentityClaims, warnOpinions, type TeammateOpinion } from './authority';
 
 export type { PullResult } from './pullResult';
 export type { SessionOrigin } from './sessionOrigins';
@@ -358,6 +358,12 @@ export class SyncService {
 	async opinions(checkpointId: string): Promise<TeammateOpinion[]> {
 		const own = machineIdentity(this.root).id;
 		return this.ctx.store.read((db) => opinionsAbout(db, checkpointId, own));
+	}
+
+	/** The same for each of a list's checkpoints, in one read (the editor's views). */
+	async opinionsFor(checkpointIds: readonly string[]): Promise<Map<string, TeammateOpinion[]>> {
+		const own = machineIdentity(this.root).id;
+		return this.ctx.store.read((db) => opinionsFor(db, checkpointIds, own));
 	}
 
 	/** Where sessions ran: the writer of each one's `session.started` event (null for sessions from before sync). */

@@ -35,7 +35,10 @@ export function checkpointItem(c: CheckpointDto): vscode.TreeItem {
 	item.id = `checkpoint:${c.id}`;
 	item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
 	const tags = c.tags.length ? ` · ${c.tags.map((t) => `#${t}`).join(' ')}` : '';
-	item.description = `${label} · ${c.trigger} · ${relativeTime(c.createdAt)}${tags}`;
+	// Teammates' decisions pulled from a shared remote: shown as theirs, never applied (docs/sync.md, "Who decides").
+	const opinions = c.opinions ?? [];
+	const opinionNote = opinions.length ? ` · ${opinions.length} teammate opinion${opinions.length === 1 ? '' : 's'}` : '';
+	item.description = `${label} · ${c.trigger} · ${relativeTime(c.createdAt)}${tags}${opinionNote}`;
 	item.contextValue = `checkpoint.${c.approvalStatus}`;
 	const stats = c.fileStats;
 	const md = new vscode.MarkdownString(undefined, true);
@@ -46,6 +49,10 @@ export function checkpointItem(c: CheckpointDto): vscode.TreeItem {
 	if (stats.degraded) md.appendMarkdown(`  \n$(warning) partial snapshot: ${escapeMarkdown(stats.degradedReason ?? 'time budget')}`);
 	for (const reason of c.escalationReasons) md.appendMarkdown(`  \n$(flame) ${escapeMarkdown(reason)}`);
 	if (c.approvalUser) md.appendMarkdown(`  \n${label} by ${escapeMarkdown(c.approvalUser)}${c.approvalReason ? `: ${escapeMarkdown(c.approvalReason)}` : ''}`);
+	for (const o of opinions) {
+		const who = escapeMarkdown(o.author ?? o.by ?? 'a teammate');
+		md.appendMarkdown(`  \n$(comment) ${who} on ${escapeMarkdown(o.machineName ?? o.machine)}: ${escapeMarkdown(o.status)}${o.note ? ` — ${escapeMarkdown(o.note)}` : ''} _(a teammate's opinion, not applied: decide here)_`);
+	}
 	item.tooltip = md;
 	item.command = { command: CommandIds.compareCheckpoints, title: 'Compare with Working Tree', arguments: [{ id: c.id }] };
 	return item;

@@ -11,6 +11,8 @@ import { ulid } from '../../../src/engine/shared/eventId';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
 import { actor } from '../helpers';
 import { baton } from '../cli/cliRunner';
+import * as rpc from '../../../src/protocol/rpc';
+import { startServer } from '../server/serverProcess';
 import { enabledWorld, forgeBatch, type SyncWorld } from './syncWorld';
 
 /** A pending checkpoint on B (strict policy), shared; A has pushed too, so A's events ref exists on the remote. */
@@ -129,4 +131,25 @@ test('checkpoint show and sync pull print a teammate’s opinion as one, through
 	assert.match(show.stdout, /opinion {4}approved by mallory on mallorys-laptop .*\(a teammate's; not applied\)/);
 	const { json } = baton(w.b.root, 'checkpoint', 'show', checkpointId, '--json');
 	assert.deepEqual([json['checkpoint'].approvalStatus, json['opinions'].map((o: { status: string }) => o.status)], ['pending', ['approved']]);
+});
+
+test("the editor's lists carry a teammate's opinion beside this machine's checkpoint (Pending Approvals, Checkpoints), through the real backend", async (t) => {
+	const w = await enabledWorld(t);
+	const { checkpointId } = await pendingOnB(w);
+	const teammate = machineIdentity(w.a.root).id;
+	forgeBatch(w, `refs/baton/events/${teammate}`, [forged(teammate, 1, 'checkpoint.decided', checkpointId, { status: 'approved', by: 'mallory', note: 'ship it', at: '2026-03-01T10:00:00.000Z' })]);
+	await w.b.engine.sync.pull();
+	await w.b.engine.close();
+	const { connection } = startServer(t, w.b.root);
+	const status = await connection.sendRequest(rpc.workspaceStatus, undefined);
+	const pending = status.pendingCheckpoints.find((c) => c.id === checkpointId);
+	assert.equal(pending?.approvalStatus, 'pending');
+	assert.deepEqual(
+		pending?.opinions?.map((o) => [o.status, o.author, o.machineName, o.note]),
+		[['approved', 'mallory', 'mallorys-laptop', 'ship it']],
+	);
+	const { checkpoints } = await connection.sendRequest(rpc.checkpointList, {});
+	assert.equal(checkpoints.find((c) => c.id === checkpointId)?.opinions?.length, 1);
+	// A teammate's own checkpoint carries none: their decisions about it are theirs to make.
+	assert.ok(checkpoints.filter((c) => c.id !== checkpointId).every((c) => c.opinions === undefined));
 });

@@ -36,6 +36,21 @@ function cpuNow(): { own: number; children: number } {
 	return { own: (usage.user + usage.system) / 1000, children };
 }
 
+/**
+ * A repository whose `file` holds `lines` (a person's first commit), with Baton open on it and one
+ * agent session whose steps `recorder` captures: where blame's benches and probe start.
+ */
+export async function blameRepo(root: string, file: string, lines: readonly string[]): Promise<{ repo: ScriptedRepo; engine: Engine; agent: { id: string; agent: string }; recorder: StepRecorder }> {
+	const repo = new ScriptedRepo(root);
+	repo.git(['init', '-q', '-b', 'main']);
+	fs.writeFileSync(path.join(root, '.gitignore'), '.baton/\n');
+	fs.writeFileSync(path.join(root, file), `${lines.join('\n')}\n`);
+	repo.commit('init');
+	const engine = await Engine.open({ workspaceRoot: root, log: silentLogger, create: true, git: { read: async () => null } });
+	const session = (await engine.sessions.start({ name: 'bench', agent: 'claude-code', actor: 'bench' })).session;
+	return { repo, engine, agent: { id: session.id, agent: 'claude-code' }, recorder: new StepRecorder(engine, root, () => repo.ms) };
+}
+
 export async function benchBlame(quick: boolean): Promise<BenchRow[]> {
 	const lineCount = quick ? 1_000 : 5_000;
 	const commits = quick ? 40 : 200;
@@ -43,16 +58,10 @@ export async function benchBlame(quick: boolean): Promise<BenchRow[]> {
 	const root = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-blame-'));
 	let engine: Engine | undefined;
 	try {
-		const repo = new ScriptedRepo(root);
-		repo.git(['init', '-q', '-b', 'main']);
-		fs.writeFileSync(path.join(root, '.gitignore'), '.baton/\n');
 		const lines = Array.from({ length: lineCount }, (_, i) => `const v${i} = ${i};`);
-		fs.writeFileSync(path.join(root, 'big.ts'), `${lines.join('\n')}\n`);
-		repo.commit('init');
-		engine = await Engine.open({ workspaceRoot: root, log: silentLogger, create: true, git: { read: async () => null } });
-		const session = (await engine.sessions.start({ name: 'bench', agent: 'claude-code', actor: 'bench' })).session;
-		const agent = { id: session.id, agent: 'claude-code' };
-		const recorder = new StepRecorder(engine, root, () => repo.ms);
+		const made = await blameRepo(root, 'big.ts', lines);
+		engine = made.engine;
+		const { repo, agent, recorder } = made;
 		for (let c = 1; c < commits; c++) {
 			repo.tick();
 			await recorder.agentStep(agent, `t${c}`, `change ${c}`, 'Edit', () => {
@@ -186,18 +195,13 @@ async function benchLargeBlame(quick: boolean): Promise<BenchRow[]> {
 	const root = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-large-blame-'));
 	let engine: Engine | undefined;
 	try {
-		const repo = new ScriptedRepo(root);
-		repo.git(['init', '-q', '-b', 'main']);
-		fs.writeFileSync(path.join(root, '.gitignore'), '.baton/\n');
 		const lines = Array.from({ length: lineCount }, (_, i) => `export const v${i} = ${i};`);
-		fs.writeFileSync(path.join(root, 'large.ts'), `${lines.join('\n')}\n`);
-		repo.commit('init');
-		engine = await Engine.open({ workspaceRoot: root, log: silentLogger, create: true, git: { read: async () => null } });
-		const session = (await engine.sessions.start({ name: 'bench', agent: 'claude-code', actor: 'bench' })).session;
-		const recorder = new StepRecorder(engine, root, () => repo.ms);
+		const made = await blameRepo(root, 'large.ts', lines);
+		engine = made.engine;
+		const { repo, agent, recorder } = made;
 		for (let c = 1; c <= commits; c++) {
 			repo.tick();
-			await recorder.agentStep({ id: session.id, agent: 'claude-code' }, `t${c}`, `change ${c}`, 'Edit', () => {
+			await recorder.agentStep(agent, `t${c}`, `change ${c}`, 'Edit', () => {
 				for (let k = 0; k < 25; k++) {
 					const i = Math.floor((k * lineCount) / 25) + c * 7;
 					lines[i] = `export const v${i} = ${i} + ${c};`;

@@ -11,12 +11,10 @@ import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { runGit, userRepoEnv } from '../src/engine/checkpoints/gitProcess';
-import { Engine } from '../src/engine/engine';
-import { silentLogger } from '../src/engine/ports';
+import type { Engine } from '../src/engine/engine';
 import { blameFile } from '../src/engine/provenance/blameReader';
 import { ProvenanceService } from '../src/engine/provenance/provenanceService';
-import { StepRecorder } from '../test/unit/provenance/recordSteps';
-import { ScriptedRepo } from '../test/unit/provenance/scriptedRepo';
+import { blameRepo } from './blameBench';
 
 async function main(): Promise<void> {
 	const lineCount = Number(process.argv[2] ?? 100_000);
@@ -45,16 +43,10 @@ async function main(): Promise<void> {
 	const root = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-probe-blame-'));
 	let engine: Engine | undefined;
 	try {
-		const repo = new ScriptedRepo(root);
-		repo.git(['init', '-q', '-b', 'main']);
-		fs.writeFileSync(path.join(root, '.gitignore'), '.baton/\n');
 		const lines = Array.from({ length: lineCount }, (_, i) => `const v${i} = ${i};`);
-		fs.writeFileSync(path.join(root, 'big.ts'), `${lines.join('\n')}\n`);
-		repo.commit('init');
-		engine = await Engine.open({ workspaceRoot: root, log: silentLogger, create: true, git: { read: async () => null } });
-		const started = (await engine.sessions.start({ name: 'probe', agent: 'claude-code', actor: 'probe' })).session;
-		const agent = { id: started.id, agent: 'claude-code' };
-		const recorder = new StepRecorder(engine, root, () => repo.ms);
+		const made = await blameRepo(root, 'big.ts', lines);
+		engine = made.engine;
+		const { repo, agent, recorder } = made;
 		for (let c = 1; c <= commits; c++) {
 			repo.tick();
 			await recorder.agentStep(agent, `t${c}`, `change ${c}`, 'Edit', () => {

@@ -3,7 +3,8 @@
 // another machine (`ci-runner`, author `ci-bot`) pushed a session to the
 // repository's remote, and left another running; in this clone, Baton: Sync Now brings them into
 // Session Chains, each row saying who and where it ran (the running one offers no End or Suspend
-// here: it runs on the runner), and the session status bar item carries the sync state.
+// here: it runs on the runner), and the session status bar item carries the sync state. The
+// runner's person approving this machine's checkpoint shows on its row as their opinion, not applied.
 // Dark theme; screenshots in artifacts/ui/sync/.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -146,6 +147,38 @@ try {
 		await toast.locator('a.monaco-button, .monaco-button', { hasText: 'Show Log' }).first().waitFor({ timeout: 5_000 });
 		await s.page.waitForTimeout(300);
 		await s.screenshot('05-refused-warning');
+	});
+	await check("a teammate's approval of this machine's checkpoint shows on its row as their opinion; the checkpoint stays pending", async () => {
+		// This machine's checkpoint needs review; the runner's person pulls it and approves it there.
+		const created = JSON.parse(run(workspace, process.execPath, [cli, 'checkpoint', 'create', '--trigger', 'error', '--message', 'Risky change', '--json']).toString());
+		const id = created.checkpoint.id;
+		run(workspace, process.execPath, [cli, 'sync', 'push']);
+		run(laptop, process.execPath, [cli, 'sync', 'pull'], runner);
+		run(laptop, process.execPath, [cli, 'checkpoint', 'approve', id, '--reason', 'looks fine to me'], runner);
+		run(laptop, process.execPath, [cli, 'sync', 'push'], runner);
+		await s.runCommand('Baton: Sync Now');
+		const row = s.treeItem(rowLabel('Risky change'), { view: 'Pending Approvals' });
+		await row.waitFor({ timeout: 30_000 });
+		await s.page.waitForFunction((el) => /1 teammate opinion/.test(el.textContent ?? ''), await row.elementHandle(), { timeout: 30_000 });
+		const description = (await row.locator('.label-description').textContent()) ?? '';
+		if (!description.includes('needs review')) {
+			throw new Error(`the checkpoint should still need review here: "${description}"`);
+		}
+		const hover = s.page.locator('.monaco-hover', { hasText: 'a teammate' }).first();
+		for (let attempt = 0; attempt < 5 && !(await hover.isVisible().catch(() => false)); attempt++) {
+			await row.hover();
+			await hover.waitFor({ timeout: 5_000 }).catch(() => {});
+		}
+		const text = (await hover.textContent()) ?? '';
+		if (!text.includes('ci-bot on ci-runner: approved') || !text.includes('looks fine to me') || !text.includes('not applied')) {
+			throw new Error(`the hover should say whose opinion it is, and that it is not applied: "${text}"`);
+		}
+		await s.page.waitForTimeout(300);
+		await s.screenshot('06-teammate-opinion');
+		const shown = JSON.parse(run(workspace, process.execPath, [cli, 'checkpoint', 'show', id, '--json']).toString());
+		if (shown.checkpoint.approvalStatus !== 'pending') {
+			throw new Error(`a teammate's approval was applied to this machine's checkpoint: ${shown.checkpoint.approvalStatus}`);
+		}
 	});
 } catch {
 	// The failed check was reported with a screenshot.

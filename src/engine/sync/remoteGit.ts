@@ -125,8 +125,12 @@ export interface PushedRef {
 }
 
 /**
- * Pushes exactly these oids to exactly these refs (fast-forward only) and returns the refs the
- * remote confirmed, each by the oid `--porcelain` reports. A rejected ref is an error naming it.
+ * Pushes exactly these oids to exactly these refs and returns the refs the remote confirmed, each by
+ * the oid `--porcelain` reports. A rejected ref is an error naming it. The refs are this machine's
+ * own, which no one else writes: a remote copy that is not an ancestor of ours was written by
+ * someone else (anyone who can push can add a commit on top of it), and a fast-forward-only push
+ * would then be refused for ever, stopping this machine's sharing. So they are pushed forced (`+`),
+ * putting this machine's history back; a remote that denies that says so, by name, as any refusal.
  */
 export async function pushRefs(
 	shadow: ShadowRepo,
@@ -136,7 +140,7 @@ export async function pushRefs(
 	updates: readonly PushedRef[],
 	timeoutMs: number,
 ): Promise<{ confirmed: PushedRef[]; rejected: { ref: string; reason: string }[]; remoteSaid: string }> {
-	const refspecs = updates.map((u) => `${u.oid}:${u.ref}`);
+	const refspecs = updates.map((u) => `+${u.oid}:${u.ref}`);
 	let stdout: string;
 	// What the remote's own hooks printed (`remote: …` lines): the clearest reason for a refusal.
 	let remoteSaid: string;

@@ -16,7 +16,8 @@ import { runHook } from '../../../src/engine/hooks/runHook';
 import { TranscriptArchive } from '../../../src/engine/transcripts/transcriptArchive';
 import { hookFixture } from '../agents/agentCli';
 import { actor, tempDir } from '../helpers';
-import { allObjects, enabledWorld, forgeBatch, git, hashTree, remoteRefs, startEnd, syncWorld } from './syncWorld';
+import { forgeBatch } from './forgeRemote';
+import { allObjects, enabledWorld, git, hashTree, remoteRefs, startEnd, syncWorld } from './syncWorld';
 
 test('a chain started on A continues on B with A’s handoff, and the user’s .git is byte-identical around every sync operation', async (t) => {
 	const w = await syncWorld(t);

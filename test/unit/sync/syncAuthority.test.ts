@@ -13,7 +13,8 @@ import { actor } from '../helpers';
 import { baton } from '../cli/cliRunner';
 import * as rpc from '../../../src/protocol/rpc';
 import { startServer } from '../server/serverProcess';
-import { enabledWorld, forgeBatch, type SyncWorld } from './syncWorld';
+import { forgeBatch } from './forgeRemote';
+import { enabledWorld, type SyncWorld } from './syncWorld';
 
 /** A pending checkpoint on B (strict policy), shared; A has pushed too, so A's events ref exists on the remote. */
 async function pendingOnB(w: SyncWorld): Promise<{ sessionId: string; checkpointId: string }> {

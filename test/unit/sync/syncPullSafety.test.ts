@@ -15,14 +15,7 @@ import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
 import { sharedEvents } from '../../../src/engine/storage/schema';
 import { actor, type TestEngine } from '../helpers';
 import { eventLine, forgeBatch, inBare } from './forgeRemote';
-import { startEnd, syncWorld, type SyncWorld } from './syncWorld';
-
-async function enabledWorld(t: test.TestContext): Promise<SyncWorld> {
-	const w = await syncWorld(t);
-	await w.a.engine.sync.enable('origin');
-	await w.b.engine.sync.enable('origin');
-	return w;
-}
+import { enabledWorld, git, startEnd, type SyncWorld } from './syncWorld';
 
 /** Every write the security review saw fail on B (session start, checkpoint create, push, pull), then A receives B's work. */
 async function bWritesAndSyncs(w: SyncWorld): Promise<void> {
@@ -183,4 +176,22 @@ test('a pulled 1 MB session name, a 10,000-character one, a 5,000-character auth
 	const held = await w.b.engine.store.read((db) => db.select({ id: sharedEvents.id }).from(sharedEvents).all());
 	assert.ok(!held.some((e) => [id(1), id(2), id(3), id(4)].includes(e.id)), 'none of them was stored');
 	await bWritesAndSyncs(w);
+});
+
+test("a commit someone else added on top of this machine's ref in the remote does not stop its pushes: the next push puts its own history back", async (t) => {
+	const w = await enabledWorld(t);
+	await startEnd(w.a, 'first', 'first done');
+	await w.a.engine.sync.push();
+	const ref = `refs/baton/events/${machineIdentity(w.a.root).id}`;
+	// Anyone who can push adds a batch on top of A's ref (a fast-forward for them).
+	const forged = forgeBatch(w, ref, ['{"not":"an event"}']);
+	await startEnd(w.a, 'second', 'second done');
+	const pushed = await w.a.engine.sync.push();
+	assert.ok((pushed[0]?.pushed ?? []).some((p) => p.ref === ref), `A’s push went through: ${JSON.stringify(pushed)}`);
+	const tip = git(w.dir, ['rev-parse', ref], { GIT_DIR: w.bare });
+	assert.equal(git(w.dir, ['ls-tree', '-r', '--name-only', tip], { GIT_DIR: w.bare }).includes(forged.slice(0, 8)), false, 'the forged batch is gone from A’s ref');
+	// B, which had not pulled the forged commit, gets both of A's sessions and nothing refused.
+	const pulled = await w.b.engine.sync.pull();
+	assert.equal(pulled.sessions.added, 2);
+	assert.deepEqual(pulled.refused, []);
 });

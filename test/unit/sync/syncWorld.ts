@@ -96,24 +96,6 @@ export async function startEnd(engine: TestEngine, name: string, note: string, o
 	return { id: started.session.id, handoffFrom: started.session.previousSessionId };
 }
 
-/** A batch added on top of `ref` in the bare remote, as a broken writer (or another tool) would leave it. */
-export function forgeBatch(w: { dir: string; bare: string }, ref: string, lines: readonly string[]): string {
-	const inBare = (args: string[], input?: string): string =>
-		execFileSync('git', args, {
-			cwd: w.dir,
-			input,
-			encoding: 'utf8',
-			env: { PATH: process.env['PATH'], GIT_DIR: w.bare, GIT_INDEX_FILE: path.join(w.dir, 'forge.index'), GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
-		}).trim();
-	const tip = inBare(['rev-parse', ref]);
-	const blob = inBare(['hash-object', '-w', '--stdin'], `${lines.join('\n')}\n`);
-	inBare(['read-tree', tip]);
-	inBare(['update-index', '--add', '--cacheinfo', `100644,${blob},batches/zz-forged-${blob.slice(0, 8)}.jsonl`]);
-	const commit = inBare(['commit-tree', inBare(['write-tree']), '-p', tip, '-m', `baton events: ${lines.length}`]);
-	inBare(['update-ref', ref, commit, tip]);
-	return blob;
-}
-
 /** Two clones with sharing enabled on origin on both. */
 export async function enabledWorld(t: TestContext): ReturnType<typeof syncWorld> {
 	const w = await syncWorld(t);

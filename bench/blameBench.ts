@@ -51,6 +51,22 @@ export async function blameRepo(root: string, file: string, lines: readonly stri
 	return { repo, engine, agent: { id: session.id, agent: 'claude-code' }, recorder: new StepRecorder(engine, root, () => repo.ms) };
 }
 
+/** `count` agent commits, each a captured Edit step changing 25 of `lines` (`index` picks which, `line` writes it) in `file`. */
+export async function agentCommits(made: Awaited<ReturnType<typeof blameRepo>>, root: string, file: string, lines: string[], count: number, index: (c: number, k: number) => number, line: (i: number, c: number) => string): Promise<void> {
+	const { repo, agent, recorder } = made;
+	for (let c = 1; c <= count; c++) {
+		repo.tick();
+		await recorder.agentStep(agent, `t${c}`, `change ${c}`, 'Edit', () => {
+			for (let k = 0; k < 25; k++) {
+				const i = index(c, k);
+				lines[i] = line(i, c);
+			}
+			fs.writeFileSync(path.join(root, file), `${lines.join('\n')}\n`);
+		});
+		repo.commit(`change ${c}`);
+	}
+}
+
 export async function benchBlame(quick: boolean): Promise<BenchRow[]> {
 	const lineCount = quick ? 1_000 : 5_000;
 	const commits = quick ? 40 : 200;
@@ -62,17 +78,15 @@ export async function benchBlame(quick: boolean): Promise<BenchRow[]> {
 		const made = await blameRepo(root, 'big.ts', lines);
 		engine = made.engine;
 		const { repo, agent, recorder } = made;
-		for (let c = 1; c < commits; c++) {
-			repo.tick();
-			await recorder.agentStep(agent, `t${c}`, `change ${c}`, 'Edit', () => {
-				for (let k = 0; k < 25; k++) {
-					const i = (c * 37 + k * 197) % lineCount;
-					lines[i] = `const v${i} = ${i} + ${c};`;
-				}
-				fs.writeFileSync(path.join(root, 'big.ts'), `${lines.join('\n')}\n`);
-			});
-			repo.commit(`change ${c}`);
-		}
+		await agentCommits(
+			made,
+			root,
+			'big.ts',
+			lines,
+			commits - 1,
+			(c, k) => (c * 37 + k * 197) % lineCount,
+			(i, c) => `const v${i} = ${i} + ${c};`,
+		);
 		await new ProvenanceService(engine.ctx).attributePending();
 		const gitEnv = userRepoEnv(path.join(root, '.baton-bench-empty-gitconfig'));
 		fs.writeFileSync(path.join(root, '.baton-bench-empty-gitconfig'), '');
@@ -198,18 +212,15 @@ async function benchLargeBlame(quick: boolean): Promise<BenchRow[]> {
 		const lines = Array.from({ length: lineCount }, (_, i) => `export const v${i} = ${i};`);
 		const made = await blameRepo(root, 'large.ts', lines);
 		engine = made.engine;
-		const { repo, agent, recorder } = made;
-		for (let c = 1; c <= commits; c++) {
-			repo.tick();
-			await recorder.agentStep(agent, `t${c}`, `change ${c}`, 'Edit', () => {
-				for (let k = 0; k < 25; k++) {
-					const i = Math.floor((k * lineCount) / 25) + c * 7;
-					lines[i] = `export const v${i} = ${i} + ${c};`;
-				}
-				fs.writeFileSync(path.join(root, 'large.ts'), `${lines.join('\n')}\n`);
-			});
-			repo.commit(`change ${c}`);
-		}
+		await agentCommits(
+			made,
+			root,
+			'large.ts',
+			lines,
+			commits,
+			(c, k) => Math.floor((k * lineCount) / 25) + c * 7,
+			(i, c) => `export const v${i} = ${i} + ${c};`,
+		);
 		await new ProvenanceService(engine.ctx).attributePending();
 		fs.writeFileSync(path.join(root, '.baton-bench-empty-gitconfig'), '');
 		const gitEnv = userRepoEnv(path.join(root, '.baton-bench-empty-gitconfig'));

@@ -14,7 +14,7 @@ import { runGit, userRepoEnv } from '../src/engine/checkpoints/gitProcess';
 import type { Engine } from '../src/engine/engine';
 import { blameFile } from '../src/engine/provenance/blameReader';
 import { ProvenanceService } from '../src/engine/provenance/provenanceService';
-import { blameRepo } from './blameBench';
+import { agentCommits, blameRepo } from './blameBench';
 
 async function main(): Promise<void> {
 	const lineCount = Number(process.argv[2] ?? 100_000);
@@ -46,18 +46,15 @@ async function main(): Promise<void> {
 		const lines = Array.from({ length: lineCount }, (_, i) => `const v${i} = ${i};`);
 		const made = await blameRepo(root, 'big.ts', lines);
 		engine = made.engine;
-		const { repo, agent, recorder } = made;
-		for (let c = 1; c <= commits; c++) {
-			repo.tick();
-			await recorder.agentStep(agent, `t${c}`, `change ${c}`, 'Edit', () => {
-				for (let k = 0; k < 25; k++) {
-					const i = (c * 37 + k * 3989) % lineCount;
-					lines[i] = `const v${i} = ${i} + ${c};`;
-				}
-				fs.writeFileSync(path.join(root, 'big.ts'), `${lines.join('\n')}\n`);
-			});
-			repo.commit(`change ${c}`);
-		}
+		await agentCommits(
+			made,
+			root,
+			'big.ts',
+			lines,
+			commits,
+			(c, k) => (c * 37 + k * 3989) % lineCount,
+			(i, c) => `const v${i} = ${i} + ${c};`,
+		);
 		const ctx = engine.ctx;
 		await phase('attribute', () => new ProvenanceService(ctx).attributePending());
 		const env = userRepoEnv(path.join(root, '.baton-probe-empty-gitconfig'));

@@ -187,7 +187,10 @@ test("a commit someone else added on top of this machine's ref in the remote doe
 	const forged = forgeBatch(w, ref, ['{"not":"an event"}']);
 	await startEnd(w.a, 'second', 'second done');
 	const pushed = await w.a.engine.sync.push();
-	assert.ok((pushed[0]?.pushed ?? []).some((p) => p.ref === ref), `A’s push went through: ${JSON.stringify(pushed)}`);
+	assert.ok(
+		(pushed[0]?.pushed ?? []).some((p) => p.ref === ref),
+		`A’s push went through: ${JSON.stringify(pushed)}`,
+	);
 	const tip = git(w.dir, ['rev-parse', ref], { GIT_DIR: w.bare });
 	assert.equal(git(w.dir, ['ls-tree', '-r', '--name-only', tip], { GIT_DIR: w.bare }).includes(forged.slice(0, 8)), false, 'the forged batch is gone from A’s ref');
 	// B, which had not pulled the forged commit, gets both of A's sessions and nothing refused.

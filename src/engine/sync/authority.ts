@@ -67,18 +67,7 @@ export function warnOpinions(log: { warn(message: string): void }, remote: strin
 
 /** Every teammate's decision about checkpoint `id` (for `checkpoint show`), when `id` is this machine's. */
 export function opinionsAbout(db: BatonDb, id: string, ownMachine: string): TeammateOpinion[] {
-	const events = db
-		.select()
-		.from(sharedEvents)
-		.where(and(eq(sharedEvents.subject, id)))
-		.orderBy(sharedEvents.id)
-		.all()
-		.filter((e) => e.kind === 'checkpoint.recorded' || e.kind === 'checkpoint.decided');
-	const recorded = events.find((e) => e.kind === 'checkpoint.recorded');
-	if (recorded && recorded.machine !== ownMachine) {
-		return [];
-	}
-	return events.filter((e) => e.kind === 'checkpoint.decided' && e.machine !== ownMachine).map(toOpinion);
+	return opinionsFor(db, [id], ownMachine).get(id) ?? [];
 }
 
 /** The teammates' opinions about each of `ids` that is this machine's (one query for a list the editor shows). */

@@ -10,7 +10,7 @@
  *   applied: pending approvals are what an agent's pre-tool-use hook waits on, and that gate must
  *   not open from outside.
  */
-import { and, eq, inArray, ne } from 'drizzle-orm';
+import { and, inArray, ne } from 'drizzle-orm';
 import type { TeammateOpinion } from '../checkpoints/checkpointShapes';
 import { inJsonList } from '../shared/sqlJsonList';
 import type { BatonDb } from '../storage/journalStore';
@@ -94,16 +94,6 @@ export function opinionsFor(db: BatonDb, ids: readonly string[], ownMachine: str
 		}
 	}
 	return map;
-}
-
-/** Whether checkpoint `id` is this machine's: recorded here, or known here with no teammate's recording. */
-export function ownCheckpoint(db: BatonDb, id: string, ownMachine: string): boolean {
-	const foreign = db
-		.select({ id: sharedEvents.id })
-		.from(sharedEvents)
-		.where(and(eq(sharedEvents.kind, 'checkpoint.recorded'), eq(sharedEvents.subject, id), ne(sharedEvents.machine, ownMachine)))
-		.get();
-	return foreign === undefined;
 }
 
 function toOpinion(e: Pick<WireEvent, 'id' | 'subject' | 'body' | 'at' | 'machine' | 'actor'> & { machineName?: string | null; author?: string | null }): TeammateOpinion {

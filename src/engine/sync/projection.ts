@@ -16,7 +16,7 @@ import { recordKinds } from './recordEvents';
 import type { Session } from '../storage/model';
 import type { WireEvent } from '../shared/sharedEvents';
 import { approvalPolicies, approvalStatuses, checkpoints, handoffs, sessions, sharedEvents } from '../storage/schema';
-import { decisionCounts, opinionsAmong, ownCheckpoint, type TeammateOpinion } from './authority';
+import { decisionCounts, opinionsAmong, type TeammateOpinion } from './authority';
 
 export interface ProjectionResult {
 	sessions: { added: number; updated: number };
@@ -187,7 +187,12 @@ export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownM
 			result.checkpoints.updated++;
 		}
 	}
-	result.opinions = opinionsAmong(newEvents, (id) => checkpointSubjects.has(id) && db.select({ id: checkpoints.id }).from(checkpoints).where(eq(checkpoints.id, id)).get() !== undefined && ownCheckpoint(db, id, ownMachine));
+	// A checkpoint held here whose events (all of them, in `events`) hold no other machine's recording is this machine's.
+	const isOwn = (id: string): boolean =>
+		checkpointSubjects.has(id) &&
+		!(events.get(id) ?? []).some((e) => e.kind === 'checkpoint.recorded' && e.machine !== ownMachine) &&
+		db.select({ id: checkpoints.id }).from(checkpoints).where(eq(checkpoints.id, id)).get() !== undefined;
+	result.opinions = opinionsAmong(newEvents, isOwn);
 	result.records = projectRecords(db, newEvents);
 	result.unknownScopes = [...unknownScopes].sort();
 	return result;

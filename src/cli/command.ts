@@ -20,6 +20,8 @@ export interface CommandContext {
 	ask?: (question: string) => Promise<boolean>;
 	/** Opens the engine for the workspace (not every command needs one). */
 	engine(): Promise<Engine>;
+	/** The engine outlives the command (the daemon keeps it warm, with what its services keep); false in a process of its own. */
+	engineKept: boolean;
 }
 
 export interface CommandOutput {

@@ -182,6 +182,7 @@ async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks)
 			actor,
 			env: io.env,
 			...(io.ask ? { ask: io.ask } : {}),
+			engineKept: !!io.engines && !isInit,
 			engine: async () => {
 				if (!engine) {
 					shared = !!io.engines && !isInit;

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../engine/errors';
-import { blameFile, provenanceStats, type BlameLine } from '../engine/provenance/blameReader';
+import { blameFile, provenanceStats, startBlame, type BlameLine } from '../engine/provenance/blameReader';
 import { exportOpenFormat, importOpenFormat, openFormats, type OpenFormat } from '../engine/provenance/openFormatIo';
 import { ProvenanceService } from '../engine/provenance/provenanceService';
 import { stringOption, UsageError, type Command } from './command';
@@ -38,8 +38,11 @@ export const provenanceCommands: Command[] = [
 			}
 			const file = workspacePath(ctx.workspaceRoot, ctx.cwd, ctx.args[0] ?? '');
 			const rev = stringOption(ctx.values, 'rev');
+			const options = { ...(rev ? { rev } : {}), ...(line ? { line } : {}) };
+			// A process of its own starts git's blame while it opens the store; the daemon's warm engine may have the blame kept.
+			const started = ctx.engineKept ? undefined : startBlame(ctx.workspaceRoot, file, options);
 			const service = ProvenanceService.for((await ctx.engine()).ctx);
-			const result = await blameFile(service, file, { ...(rev ? { rev } : {}), ...(line ? { line } : {}) });
+			const result = await blameFile(service, file, { ...options, ...(started ? { started } : {}) });
 			// Each form is built only when printed: a 100,000-line file's other form is 100,000 lines of work.
 			return {
 				get json() {

@@ -9,9 +9,10 @@ import { BatonError } from '../errors';
 import { humanOrigin, originsByLine, unknownOrigin, type LineOrigin } from './attributionRecords';
 import { matchLines } from './lineDiff';
 import type { ProvenanceService } from './provenanceService';
-import { textLines } from './repoGit';
+import { batonDir } from '../workspace';
+import { ShadowRepo } from '../checkpoints/shadowRepo';
+import { RepoGit, shadowRun, textLines } from './repoGit';
 import { ShadowBlobs, trackFile } from './stepHistory';
-import { shadowRun } from './repoGit';
 
 export interface BlameLine extends LineOrigin {
 	line: number;
@@ -48,25 +49,70 @@ interface PorcelainLine {
 
 const zeroCommit = /^0+$/;
 
+type BlameOptions = { rev?: string; line?: number };
+type Porcelain = { text: string } | { error: Error };
+
+/** git's blame of `file`, started before the engine is open: see `startBlame`. */
+export interface StartedBlame {
+	readonly args: string;
+	readonly porcelain: Promise<Porcelain>;
+}
+
+/**
+ * A whole working file is blamed `--incremental`: one record per group of lines, not the text of
+ * every line (a 100,000-line file's porcelain is 8 MB to carry and parse; its groups are 50 KB), the
+ * text read from the file itself. A revision or one line is blamed `--porcelain`.
+ */
+function blameArgs(file: string, options: BlameOptions): string[] {
+	if (!options.rev && !options.line) {
+		return ['blame', '--incremental', '--', file];
+	}
+	return porcelainArgs(file, options);
+}
+
+function porcelainArgs(file: string, options: BlameOptions): string[] {
+	return ['blame', '--porcelain', ...(options.line ? ['-L', `${options.line},${options.line}`] : []), ...(options.rev ? [options.rev] : []), '--', file];
+}
+
+function porcelainOf(git: RepoGit, args: readonly string[]): Promise<Porcelain> {
+	return git.text(args).then(
+		(text) => ({ text }),
+		(error: unknown) => ({ error: error as Error }),
+	);
+}
+
+/**
+ * A process of its own (the CLI without the daemon) starts git's blame before it opens the store, so
+ * git's run (most of a large file's blame) overlaps opening the engine instead of following it;
+ * `blameFile` takes it when it has no blame kept. Undefined when the store has not made its isolated
+ * git configuration yet (nothing is created here: the engine's open says what is missing).
+ */
+export function startBlame(workspaceRoot: string, file: string, options: BlameOptions = {}): StartedBlame | undefined {
+	const { emptyConfig } = new ShadowRepo(workspaceRoot, batonDir(workspaceRoot));
+	if (!fs.existsSync(emptyConfig)) {
+		return undefined;
+	}
+	const args = blameArgs(file, options);
+	const porcelain = porcelainOf(new RepoGit(workspaceRoot, emptyConfig), args);
+	return { args: args.join('\u0000'), porcelain };
+}
+
 /**
  * `file` is relative to the workspace root. git's blame runs alongside the search for commits not
  * attributed yet (it does not depend on it). A whole-file blame is kept per file under a key of git's
  * refs and reflog, the file's stat and the records' version: asked again with nothing changed (a
  * hover, the editor coming back to the file) it is answered without running git's blame again.
  */
-export async function blameFile(service: ProvenanceService, file: string, options: { rev?: string; line?: number } = {}): Promise<BlameResult> {
+export async function blameFile(service: ProvenanceService, file: string, options: BlameOptions & { started?: StartedBlame } = {}): Promise<BlameResult> {
 	const abs = path.join(service.ctx.workspaceRoot, file);
 	if (!options.rev && !fs.existsSync(abs)) {
 		throw new BatonError('notFound', `${file} does not exist in the workspace`);
 	}
 	const cacheName = `${options.rev ?? ''}\u0000${file}`;
 	const cached = service.blameCache.get(cacheName);
-	const args = ['blame', '--porcelain', ...(options.line ? ['-L', `${options.line},${options.line}`] : []), ...(options.rev ? [options.rev] : []), '--', file];
-	const runBlame = () =>
-		service.git.text(args).then(
-			(text) => ({ text }),
-			(error: unknown) => ({ error: error as Error }),
-		);
+	const args = blameArgs(file, options);
+	const started = options.started?.args === args.join('\u0000') ? options.started.porcelain : undefined;
+	const runBlame = () => started ?? porcelainOf(service.git, args);
 	const fileBefore = options.rev ? '' : statKey(abs);
 	const gitState = service.gitStateKey();
 	// Nothing kept for this file: git's blame starts at once, alongside reading git's state.
@@ -89,7 +135,15 @@ export async function blameFile(service: ProvenanceService, file: string, option
 	if ('error' in porcelain) {
 		throw new BatonError('invalidInput', `git blame could not read ${file}${options.rev ? ` at ${options.rev}` : ''}: ${porcelain.error.message}`);
 	}
-	const entries = parsePorcelain(porcelain.text);
+	let entries = args[1] === '--incremental' ? incrementalLines(porcelain.text, abs) : parsePorcelain(porcelain.text);
+	if (!entries) {
+		// The file changed under git's read, is not text, or goes through a filter: git's porcelain carries each line's text.
+		const again = await porcelainOf(service.git, porcelainArgs(file, options));
+		if ('error' in again) {
+			throw new BatonError('invalidInput', `git blame could not read ${file}: ${again.error.message}`);
+		}
+		entries = parsePorcelain(again.text);
+	}
 	const commits = [...new Set(entries.map((e) => e.source.commit))].filter((c) => !zeroCommit.test(c));
 	const { attributions, version } = await service.attributionsAt(commits);
 	let uncommitted: LineOrigin[] | undefined;
@@ -206,6 +260,71 @@ export function parsePorcelain(text: string): PorcelainLine[] {
 		i++;
 	}
 	return out;
+}
+
+/**
+ * git's `--incremental` output: per group of lines a header (`<commit> <orig> <final> <count>`), the
+ * commit's details the first time it appears, then `filename` ending the group. Each line's text is the
+ * working file's (read now); undefined when the groups do not cover the file's lines exactly once
+ * (it changed since git read it, it is not text, or a clean filter makes git's content another).
+ */
+export function incrementalLines(text: string, abs: string): PorcelainLine[] | undefined {
+	let content: Buffer;
+	try {
+		content = fs.readFileSync(abs);
+	} catch {
+		return undefined;
+	}
+	const fileLines = textLines(content);
+	if (!fileLines) {
+		return undefined;
+	}
+	const out: (PorcelainLine | undefined)[] = new Array<PorcelainLine | undefined>(fileLines.length);
+	const known = new Map<string, PorcelainSource>();
+	let group: { commit: string; orig: number; final: number; count: number } | undefined;
+	let details: { author?: string; authorTime?: number } = {};
+	let placed = 0;
+	for (const line of text.split('\n')) {
+		const space = line.indexOf(' ');
+		const key = space < 0 ? line : line.slice(0, space);
+		const value = space < 0 ? '' : line.slice(space + 1);
+		if (!group) {
+			const [commit = '', orig, final, count] = line.split(' ');
+			if (!commitId.test(commit)) {
+				continue;
+			}
+			group = { commit, orig: Number(orig), final: Number(final), count: Number(count) };
+			if (!(Number.isInteger(group.final) && Number.isInteger(group.count) && group.final >= 1 && group.count >= 0 && group.final + group.count - 1 <= fileLines.length)) {
+				return undefined;
+			}
+		} else if (key === 'author') {
+			details.author = value;
+		} else if (key === 'author-time') {
+			details.authorTime = Number(value);
+		} else if (key === 'filename') {
+			const { commit, orig, final, count } = group;
+			let source = known.get(commit);
+			if (!source) {
+				source = { commit, uncommitted: zeroCommit.test(commit), filename: value, author: details.author ?? null, authorTime: details.authorTime ?? null };
+				known.set(commit, source);
+			} else if (source.filename !== value) {
+				// Lines of this commit from another path (a copy or move git followed): a source of their own.
+				source = { ...source, filename: value };
+				known.set(commit, source);
+			}
+			for (let k = 0; k < count; k++) {
+				const index = final - 1 + k;
+				if (out[index]) {
+					return undefined;
+				}
+				out[index] = { source, origLine: orig + k, finalLine: final + k, text: fileLines[index]! };
+			}
+			placed += count;
+			group = undefined;
+			details = {};
+		}
+	}
+	return placed === fileLines.length && !group ? (out as PorcelainLine[]) : undefined;
 }
 
 const tab = 9;

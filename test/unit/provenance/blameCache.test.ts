@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 import { blameFile } from '../../../src/engine/provenance/blameReader';
 import { ProvenanceService } from '../../../src/engine/provenance/provenanceService';
@@ -60,4 +62,40 @@ test('a kept blame is reused until the file, git or the records change', async (
 	assert.deepEqual(await service.attributions(), await engine.store.read((db) => readAttributions(db)));
 	assert.equal(ProvenanceService.for(engine.ctx), ProvenanceService.for(engine.ctx), 'one service per engine (the daemon and the backend keep it)');
 	await assert.rejects(service.attribute(['no-such-rev']), (error: Error & { code?: string }) => error.code === 'notFound' && /no-such-rev is not a commit/.test(error.message));
+});
+
+/**
+ * A whole file is blamed from git's `--incremental` groups with each line's text read from the file;
+ * when the file is not what git blamed (a clean filter here drops the first line of what git sees),
+ * git's porcelain, which carries every line's own text, gives the answer instead of a wrong one.
+ */
+test("a whole file's blame takes each line's text from git's porcelain when the file is not what git blamed", async (t) => {
+	const { repo, engine, root } = await provenanceWorld(t, 'baton-prov-filter-', { name: 'filter', agent: 'claude-code' });
+	const service = new ProvenanceService(engine.ctx);
+	const plain = await blameFile(service, 'src/app.ts');
+	assert.deepEqual(
+		plain.lines.map((l) => l.text),
+		fs.readFileSync(path.join(root, 'src/app.ts'), 'utf8').replace(/\n$/, '').split('\n'),
+		'no filter: every line, its text the file’s',
+	);
+
+	repo.git(['config', 'filter.skipfirst.clean', 'sed 1d']);
+	fs.writeFileSync(path.join(root, '.gitattributes'), 'src/app.ts filter=skipfirst\n');
+	repo.tick();
+	repo.change('src/app.ts', 'return y + 1;', '\treturn y + 2;', { origin: 'human' });
+	const filtered = await blameFile(new ProvenanceService(engine.ctx), 'src/app.ts');
+	const seen = repo
+		.git(['blame', '--porcelain', '--', 'src/app.ts'])
+		.split('\n')
+		.filter((l) => l.startsWith('\t'))
+		.map((l) => l.slice(1));
+	assert.equal(seen.length, plain.lines.length - 1, 'git blames what the filter leaves');
+	assert.deepEqual(
+		filtered.lines.map((l) => l.text),
+		seen,
+	);
+	assert.deepEqual(
+		filtered.lines.map((l) => l.line),
+		seen.map((_, i) => i + 1),
+	);
 });

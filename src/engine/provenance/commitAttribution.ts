@@ -231,10 +231,23 @@ async function collectVotes(
 	return votes;
 }
 
+/** Which of `oids` are commits this repository has (`cat-file --batch-check`: a missing one is said, not an error). */
+async function presentCommits(git: RepoGit, oids: readonly string[]): Promise<Set<string>> {
+	const out = await git.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], `${oids.join('\n')}\n`);
+	return new Set(
+		out
+			.split('\n')
+			.filter((line) => line.endsWith(' commit'))
+			.map((line) => line.slice(0, line.indexOf(' '))),
+	);
+}
+
 /** Whether other commits are outside this one's line of history (neither ancestors nor descendants). */
 class RelatedCommits {
 	private ancestors: Set<string> | undefined;
 	private readonly known = new Map<string, boolean>();
+	/** Attributed commits this clone does not have, skipped. */
+	readonly missing = new Set<string>();
 
 	constructor(
 		private readonly git: RepoGit,
@@ -255,9 +268,20 @@ class RelatedCommits {
 		if (notAncestors.length === 0) {
 			return;
 		}
+		// A commit this clone does not have (a teammate's amended or rebased commit, attributed and never
+		// pushed) cannot be placed: it is skipped for this commit (known, not unrelated) and named in
+		// `missing`; one absent commit must not fail the question for the others.
+		const present = await presentCommits(this.git, notAncestors);
+		for (const o of notAncestors.filter((c) => !present.has(c))) {
+			this.missing.add(o);
+		}
+		const asked = notAncestors.filter((c) => present.has(c));
+		if (asked.length === 0) {
+			return;
+		}
 		// Commits on the ancestry path from this one to the others: the others listed are its descendants.
-		const descendants = new Set((await this.git.text(['rev-list', '--ancestry-path', `^${this.commit}`, ...notAncestors])).split('\n').filter(Boolean));
-		for (const o of notAncestors) {
+		const descendants = new Set((await this.git.text(['rev-list', '--ancestry-path', `^${this.commit}`, ...asked])).split('\n').filter(Boolean));
+		for (const o of asked) {
 			this.known.set(o, !descendants.has(o));
 		}
 	}

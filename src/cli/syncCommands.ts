@@ -10,14 +10,16 @@ import { stringOption, type Command } from './command';
 
 const enable: Command = {
 	path: ['sync', 'enable'],
-	usage: 'baton sync enable REMOTE [--transcripts]',
-	summary: 'share this workspace’s sessions, handoffs and checkpoints through the git remote REMOTE (off until enabled)',
-	options: { transcripts: { type: 'boolean' } },
+	usage: 'baton sync enable REMOTE [--transcripts] [--untracked]',
+	summary:
+		'share this workspace’s sessions, handoffs and checkpoints through the git remote REMOTE (off until enabled); a checkpoint shares only the files git tracks (--untracked: also untracked files git would add), each scanned for credentials first',
+	options: { transcripts: { type: 'boolean' }, untracked: { type: 'boolean' } },
 	positionals: [1, 1],
 	async run(ctx) {
 		const engine = await ctx.engine();
-		const result = await engine.sync.enable(ctx.args[0] as string, { transcripts: ctx.values['transcripts'] === true });
-		return { json: result, text: `sync enabled for ${result.remote} (${result.url})${result.transcripts ? ', transcripts included' : ''}` };
+		const result = await engine.sync.enable(ctx.args[0] as string, { transcripts: ctx.values['transcripts'] === true, untracked: ctx.values['untracked'] === true });
+		const extras = [...(result.transcripts ? ['transcripts included'] : []), ...(result.untracked ? ['untracked files git would add included in checkpoints'] : [])];
+		return { json: result, text: `sync enabled for ${result.remote} (${result.url})${extras.length ? `, ${extras.join(', ')}` : ''}` };
 	},
 };
 
@@ -42,9 +44,13 @@ const push: Command = {
 		const engine = await ctx.engine();
 		const results = await engine.sync.push(stringOption(ctx.values, 'remote'));
 		const first = results[0] ?? { pushed: [], remote: '' };
+		const leftOut = results.flatMap((r) => r.leftOut ?? []);
 		return {
-			json: { pushed: first.pushed, remote: first.remote, ...(results.length > 1 ? { results } : {}) },
-			text: results.map((r) => (r.pushed.length ? r.pushed.map((p) => `${r.remote}  ${p.ref}  ${p.oid}`).join('\n') : `${r.remote}  up to date`)).join('\n'),
+			json: { pushed: first.pushed, remote: first.remote, leftOut, ...(results.length > 1 ? { results } : {}) },
+			text: [
+				...results.map((r) => (r.pushed.length ? r.pushed.map((p) => `${r.remote}  ${p.ref}  ${p.oid}`).join('\n') : `${r.remote}  up to date`)),
+				...leftOut.map((f) => `left out of checkpoint ${f.snapshot.slice(0, 10)}: ${f.path} — it ${f.reason}`),
+			].join('\n'),
 		};
 	},
 };

@@ -24,6 +24,8 @@ export interface SyncNowResultDto {
 	/** Pulled lines and events that are no valid event, not merged (the first 20; `refusedCount` counts them all). */
 	refused: { id: string; reason: string }[];
 	refusedCount: number;
+	/** Checkpoint files kept off the remote by the push (not what git would commit is never listed; these failed the credential scan or could not be read). */
+	leftOut?: { snapshot: string; path: string; reason: string }[];
 }
 
 export interface SessionOriginDto {
@@ -46,13 +48,15 @@ export interface SyncRemoteDto {
 	name: string;
 	enabled: boolean;
 	transcripts: boolean;
+	/** Checkpoints carry untracked files git would add too (`--untracked`). */
+	untracked: boolean;
 	/** False for a remote sharing was enabled for that the repository no longer has. */
 	inGit: boolean;
 }
 
 /** Extension → server: the repository's git remotes and which of them share Baton's records. */
 export const syncRemotes = new RequestType<void, { remotes: SyncRemoteDto[] }, RpcErrorData>('sync/remotes');
-/** Extension → server: share through `remote` (`baton sync enable REMOTE [--transcripts]`). */
-export const syncEnable = new RequestType<{ remote: string; transcripts: boolean }, { remote: string; transcripts: boolean }, RpcErrorData>('sync/enable');
+/** Extension → server: share through `remote` (`baton sync enable REMOTE [--transcripts] [--untracked]`). */
+export const syncEnable = new RequestType<{ remote: string; transcripts: boolean; untracked?: boolean }, { remote: string; transcripts: boolean; untracked: boolean }, RpcErrorData>('sync/enable');
 /** Extension → server: stop sharing through `remote` (`baton sync disable REMOTE`). */
 export const syncDisable = new RequestType<{ remote: string }, { remote: string }, RpcErrorData>('sync/disable');

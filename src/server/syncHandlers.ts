@@ -30,6 +30,9 @@ export function registerSyncHandlers(connection: MessageConnection, host: Engine
 			if ((await engine.sync.status()).remotes.some((r) => r.enabled)) {
 				for (const result of await engine.sync.push()) {
 					pushAll(pulled.pushed, [...result.pushed.map((p) => ({ ...p, remote: result.remote }))]);
+					if (result.leftOut?.length) {
+						pulled.leftOut = [...(pulled.leftOut ?? []), ...result.leftOut];
+					}
 				}
 			}
 			return pulled;
@@ -39,8 +42,8 @@ export function registerSyncHandlers(connection: MessageConnection, host: Engine
 	// Writes (the sync state file): refused in an untrusted workspace, like a pull.
 	on(rpc.syncEnable, (params) =>
 		host.write(async (engine) => {
-			const enabled = await engine.sync.enable(params.remote, { transcripts: params.transcripts === true });
-			return { remote: enabled.remote, transcripts: enabled.transcripts };
+			const enabled = await engine.sync.enable(params.remote, { transcripts: params.transcripts === true, untracked: params.untracked === true });
+			return { remote: enabled.remote, transcripts: enabled.transcripts, untracked: enabled.untracked };
 		}),
 	);
 	on(rpc.syncDisable, (params) => host.write(async (engine) => ({ remote: (await engine.sync.disable(params.remote)).remote })));

@@ -62,7 +62,7 @@ try {
 		const modal = s.modalDialog('Share Baton’s records through “origin”?');
 		await modal.waitFor({ timeout: 15_000 });
 		const text = (await modal.textContent()) ?? '';
-		if (!text.includes('Everyone who can read “origin”') || !text.includes('not the transcripts') || !text.includes('refs/baton/')) {
+		if (!text.includes('Everyone who can read “origin”') || !text.includes('not the transcripts') || !text.includes('only the files git tracks') || !text.includes('scanned for credentials') || !text.includes('refs/baton/')) {
 			throw new Error(`the modal should say what goes where: "${text}"`);
 		}
 		await s.screenshot('01-share-modal');

@@ -9,11 +9,14 @@
  *   added (its trees level by level under bounds, refTrees.ts, then one `cat-file --batch`), and
  *   refuses a file above `maxBatchBytes` unread.
  * - `refs/baton/checkpoints/<machine>`: a commit chain with an empty tree whose extra parents are the
- *   shared checkpoints' commits: fetching it brings their trees, and only the objects not held yet.
+ *   checkpoints' shared trees (sharedTrees.ts: what the user's git would commit, scanned), each
+ *   commit listing its `<snapshot> <shared>` pairs: fetching it brings their trees, and only the
+ *   objects not held yet.
  * Both are written by one `git fast-import`, which writes a pack (no loose objects) and moves the refs
  * only as fast-forwards.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
@@ -22,6 +25,30 @@ import { maxWireLineChars } from '../shared/wireLimits';
 import { catBlobs, type BoundedGitRun } from '../shared/catFileBatch';
 import { addedFiles, refTreeLimits, type RefRange } from './refTrees';
 import { forEachFile } from '../storage/fsUtil';
+import { sharedTreeCommands, type PlannedTree, type SharedTree } from './sharedTrees';
+
+/** The heading of the snapshot list in a checkpoints-ref commit's message. */
+const snapshotsHeading = 'Baton-Snapshots:';
+
+/**
+ * The snapshots a checkpoints-ref commit shares, each with its shared tree: the message's list under
+ * `Baton-Snapshots:` pairs, in order, with the commit's extra parents (after the previous commit).
+ * Undefined for a commit written before shared trees (no list); a list that does not match the
+ * parents one for one pairs nothing.
+ */
+export function sharedPairs(message: string, parents: readonly string[]): SharedTree[] | undefined {
+	const lines = message.split('\n');
+	const at = lines.indexOf(snapshotsHeading);
+	if (at < 0) {
+		return undefined;
+	}
+	const snapshots = lines.slice(at + 1).filter((l) => /^[0-9a-f]{40,64}$/.test(l));
+	const trees = parents.slice(1);
+	if (snapshots.length !== trees.length) {
+		return [];
+	}
+	return snapshots.map((snapshot, i) => ({ snapshot, shared: trees[i] as string }));
+}
 
 export const eventsRefPrefix = 'refs/baton/events/';
 
@@ -144,11 +171,14 @@ export class EventRefs {
 	}
 
 	/**
-	 * Appends one batch of events (their wire lines, sorted by id) and the given checkpoint commits to this machine's refs, in one
-	 * `fast-import` (a pack, fast-forward only). Needs the shadow lock.
+	 * Appends one batch of events (their wire lines, sorted by id) and the given checkpoints' shared
+	 * trees (sharedTrees.ts) to this machine's refs, in one `fast-import` (a pack, fast-forward only).
+	 * The checkpoints ref's commit takes the shared trees as extra parents and lists, in the same
+	 * order, the local snapshots they stand for (`Baton-Snapshots:`), which is how this machine and
+	 * its teammates tell which snapshot a shared tree stands for. Needs the shadow lock.
 	 */
-	async append(events: { count: number; text: string; lastId: string | null }, checkpointCommits: readonly string[], nowMs: number): Promise<void> {
-		if (events.count === 0 && checkpointCommits.length === 0) {
+	async append(events: { count: number; text: string; lastId: string | null }, checkpoints: readonly PlannedTree[], nowMs: number): Promise<void> {
+		if (events.count === 0 && checkpoints.length === 0) {
 			return;
 		}
 		const chunks: Buffer[] = [];
@@ -156,8 +186,8 @@ export class EventRefs {
 			const bytes = typeof text === 'string' ? Buffer.from(text) : text;
 			chunks.push(Buffer.from(`data ${bytes.length}\n`), bytes, Buffer.from('\n'));
 		};
-		const header = (ref: string, message: string, from: string | null): void => {
-			chunks.push(Buffer.from(`commit ${ref}\ncommitter Baton <baton@localhost> ${Math.floor(nowMs / 1000)} +0000\n`));
+		const header = (ref: string, message: string, from: string | null, mark?: number): void => {
+			chunks.push(Buffer.from(`commit ${ref}\n${mark ? `mark :${mark}\n` : ''}committer Baton <baton@localhost> ${Math.floor(nowMs / 1000)} +0000\n`));
 			data(message);
 			if (from) {
 				chunks.push(Buffer.from(`from ${from}\n`));
@@ -170,52 +200,101 @@ export class EventRefs {
 				data(batch.text + '\n');
 			}
 		}
-		if (checkpointCommits.length > 0) {
-			const from = await this.tip(this.checkpointsRef);
-			header(this.checkpointsRef, `baton checkpoints: ${checkpointCommits.length}\n`, from);
-			for (const commit of checkpointCommits) {
-				chunks.push(Buffer.from(`merge ${commit}\n`));
-			}
+		const build = 'refs/baton-build/shared-tree';
+		const checkpointsFrom = checkpoints.length > 0 ? await this.tip(this.checkpointsRef) : null;
+		if (checkpoints.length > 0) {
+			checkpoints.forEach((tree, i) => chunks.push(Buffer.from(sharedTreeCommands(tree, build, i + 1))));
+			let from = checkpointsFrom;
 			if (!from) {
-				// The first commit's tree is empty: the checkpoints live in its parents.
-				chunks.push(Buffer.from('deleteall\n'));
+				// The chain starts with an empty commit: every later commit's extra parents are then its shared trees, in order.
+				header(this.checkpointsRef, 'baton checkpoints\n', null, checkpoints.length + 1);
+				chunks.push(Buffer.from('deleteall\n\n'));
+				from = `:${checkpoints.length + 1}`;
 			}
+			header(this.checkpointsRef, `baton checkpoints: ${checkpoints.length}\n\n${snapshotsHeading}\n${checkpoints.map((c) => `${c.snapshot}\n`).join('')}`, from);
+			checkpoints.forEach((_, i) => chunks.push(Buffer.from(`merge :${i + 1}\n`)));
+			chunks.push(Buffer.from('\n'));
 		}
 		chunks.push(Buffer.from('done\n'));
-		const checkpointsFrom = checkpointCommits.length > 0 ? await this.tip(this.checkpointsRef) : null;
-		await this.shadow.git(fastImportArgs, { input: Buffer.concat(chunks), timeoutMs: 120_000 });
-		const checkpointsTip = checkpointCommits.length > 0 ? await this.tip(this.checkpointsRef) : null;
-		if (checkpointsTip && this.sharedAt && this.sharedAt.tip === checkpointsFrom) {
-			this.sharedAt = { tip: checkpointsTip, commits: new Set([...this.sharedAt.commits, ...checkpointCommits]) };
-		}
-	}
-
-	/** The checkpoint commits already reachable from this machine's checkpoints ref (its extra parents). */
-	async sharedCheckpointCommits(): Promise<Set<string>> {
-		const tip = await this.tip(this.checkpointsRef);
-		if (!tip) {
-			return new Set();
-		}
-		// What a commit reaches never changes: the answer for this tip is kept (one git process less per push).
-		if (this.sharedAt?.tip === tip) {
-			return new Set(this.sharedAt.commits);
-		}
-		const commits = await this.readSharedCheckpointCommits(tip);
-		this.sharedAt = { tip, commits };
-		return new Set(commits);
-	}
-
-	private sharedAt: { tip: string; commits: Set<string> } | undefined;
-
-	private async readSharedCheckpointCommits(tip: string): Promise<Set<string>> {
-		const out = await this.shadow.gitText(['rev-list', '--first-parent', '--parents', tip]);
-		const commits = new Set<string>();
-		for (const line of out.split('\n').filter(Boolean)) {
-			for (const parent of line.split(' ').slice(2)) {
-				commits.add(parent);
+		const marksDir = checkpoints.length > 0 ? fs.mkdtempSync(path.join(os.tmpdir(), 'baton-marks-')) : null;
+		try {
+			await this.shadow.git([...fastImportArgs, ...(marksDir ? [`--export-marks=${path.join(marksDir, 'marks')}`] : [])], { input: Buffer.concat(chunks), timeoutMs: 120_000 });
+			if (!marksDir) {
+				return;
+			}
+			await this.shadow.git(['update-ref', '-d', build]).catch(() => undefined);
+			const marks = new Map(
+				fs
+					.readFileSync(path.join(marksDir, 'marks'), 'utf8')
+					.split('\n')
+					.filter(Boolean)
+					.map((line) => [line.split(' ')[0] ?? '', line.split(' ')[1] ?? ''] as const),
+			);
+			const checkpointsTip = await this.tip(this.checkpointsRef);
+			if (checkpointsTip && this.sharedAt && this.sharedAt.tip === checkpointsFrom) {
+				this.sharedAt = { tip: checkpointsTip, commits: new Set([...this.sharedAt.commits, ...checkpoints.map((c) => c.snapshot)]), last: marks.get(`:${checkpoints.length}`) ?? this.sharedAt.last };
+			}
+		} finally {
+			if (marksDir) {
+				fs.rmSync(marksDir, { recursive: true, force: true });
 			}
 		}
-		return commits;
+	}
+
+	/**
+	 * The local snapshots this machine's checkpoints ref has shared, and the last shared tree written
+	 * (its blobs were scanned). A commit that lists no pairs (written before shared trees) shared its
+	 * extra parents themselves.
+	 */
+	async sharedCheckpoints(): Promise<{ commits: Set<string>; last: string | null }> {
+		const tip = await this.tip(this.checkpointsRef);
+		if (!tip) {
+			return { commits: new Set(), last: null };
+		}
+		// What a commit reaches never changes: the answer for this tip is kept (one git process less per push).
+		if (this.sharedAt?.tip !== tip) {
+			this.sharedAt = { tip, ...(await this.readSharedCheckpoints(tip)) };
+		}
+		return { commits: new Set(this.sharedAt.commits), last: this.sharedAt.last };
+	}
+
+	private sharedAt: { tip: string; commits: Set<string>; last: string | null } | undefined;
+
+	private async readSharedCheckpoints(tip: string): Promise<{ commits: Set<string>; last: string | null }> {
+		const out = await this.shadow.gitText(['log', '--first-parent', '--format=%x01%P%x02%B', tip], { timeoutMs: 120_000 });
+		const commits = new Set<string>();
+		let last: string | null = null;
+		const records = out.split('\u0001').slice(1);
+		records.forEach((record, i) => {
+			const [parentList = '', message = ''] = record.split('\u0002');
+			const parents = parentList.split(' ').filter(Boolean);
+			const pairs = sharedPairs(message, parents);
+			if (pairs) {
+				pairs.forEach((p) => commits.add(p.snapshot));
+				last ??= pairs.at(-1)?.shared ?? null;
+			} else {
+				// Written before shared trees: the parents are the snapshots (the chain's first commit has no previous one).
+				(i === records.length - 1 ? parents : parents.slice(1)).forEach((p) => commits.add(p));
+			}
+		});
+		return { commits, last };
+	}
+
+	/**
+	 * The `<snapshot> <shared>` pairs a pulled checkpoints ref added between `from` (null: its start) and
+	 * `to`, read under a bound (a remote may hold anything).
+	 */
+	async sharedPairsIn(from: string | null, to: string): Promise<SharedTree[]> {
+		const log = (range: string) => this.shadow.git(['log', '--first-parent', '--format=%x01%P%x02%B', range], { timeoutMs: 120_000, maxStdoutBytes: 32 * 1024 * 1024 });
+		// A ref rewritten since (a retraction) no longer descends from `from`: then the whole chain is read.
+		const out = (await (from ? log(`${from}..${to}`).catch(() => log(to)) : log(to))).stdout.toString('utf8');
+		return out
+			.split('\u0001')
+			.slice(1)
+			.flatMap((record) => {
+				const [parents = '', message = ''] = record.split('\u0002');
+				return sharedPairs(message, parents.trim().split(' ').filter(Boolean)) ?? [];
+			});
 	}
 
 	/** The events in the batch files that `newTip` holds and `oldTip` (null: nothing) did not. */

@@ -5,7 +5,7 @@
  * tables), status. Nothing here touches the user's refs, index, work tree or `.git/config`.
  */
 import path from 'node:path';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
@@ -13,9 +13,12 @@ import { isoTime } from '../ids';
 import { LockFile } from '../storage/lockFile';
 import { mkdirPrivate } from '../workspace';
 import { sharedEvents } from '../storage/schema';
+import type { BatonDb } from '../storage/capturingDrizzle';
 import { machineIdentity } from '../shared/machineIdentity';
 import { mergeWireEvents } from './mergeWire';
 import { checkpointsRefPrefix, eventsRefPrefix, EventRefs } from './eventRefs';
+import { keepLeftOut, takeLeftOut } from './leftOut';
+import { SharedTrees, type LeftOutFile } from './sharedTrees';
 import { countAboveMark, freshAboveMark, freshByIds, localCheckpointCommits, readExportMark, writeExportMark } from './exportMark';
 import { projectEvents } from './projection';
 import { TranscriptSync } from './transcriptSync';
@@ -35,6 +38,8 @@ export type { SessionOrigin } from './sessionOrigins';
 export interface PushResult {
 	pushed: PushedRef[];
 	remote: string;
+	/** Files of checkpoints shared since the last push that were kept off the remote, and why (sharedTrees.ts). */
+	leftOut?: LeftOutFile[];
 }
 
 export interface RemoteStatus {
@@ -79,26 +84,26 @@ export class SyncService {
 		return this.transcriptsCache;
 	}
 
-	async enable(remote: string, options: { transcripts?: boolean } = {}): Promise<{ remote: string; url: string; enabled: true; transcripts: boolean }> {
+	async enable(remote: string, options: { transcripts?: boolean; untracked?: boolean } = {}): Promise<{ remote: string; url: string; enabled: true; transcripts: boolean; untracked: boolean }> {
 		// Shown to the person (CLI, editor): never with the credential a URL may carry.
 		const url = withoutUrlCredentials(await remoteUrl(this.root, remote));
 		return this.withSyncLock(async () => {
 			updateSyncState(this.root, (state) => {
 				const current = state.remotes[remote] ?? emptyRemote();
-				state.remotes[remote] = { ...current, enabled: true, transcripts: options.transcripts ?? false };
+				state.remotes[remote] = { ...current, enabled: true, transcripts: options.transcripts ?? false, untracked: options.untracked ?? false };
 			});
-			return { remote, url, enabled: true as const, transcripts: options.transcripts ?? false };
+			return { remote, url, enabled: true as const, transcripts: options.transcripts ?? false, untracked: options.untracked ?? false };
 		});
 	}
 
 	/** The repository's git remotes and the ones sharing was enabled for (a remote since removed from git still shows). */
-	async remotes(): Promise<{ name: string; enabled: boolean; transcripts: boolean; inGit: boolean }[]> {
+	async remotes(): Promise<{ name: string; enabled: boolean; transcripts: boolean; untracked: boolean; inGit: boolean }[]> {
 		const names = await remoteNames(this.root);
 		const state = readSyncState(this.root);
 		const all = [...new Set([...names, ...Object.keys(state.remotes)])].sort();
 		return all.map((name) => {
 			const r = state.remotes[name];
-			return { name, enabled: r?.enabled ?? false, transcripts: r?.transcripts ?? false, inGit: names.includes(name) };
+			return { name, enabled: r?.enabled ?? false, transcripts: r?.transcripts ?? false, untracked: r?.untracked ?? false, inGit: names.includes(name) };
 		});
 	}
 
@@ -169,10 +174,20 @@ export class SyncService {
 			}
 			const { upTo } = plan;
 			const recorded = await this.ctx.store.read((db) => localCheckpointCommits(db));
-			const shared = await refs.sharedCheckpointCommits();
-			const commits = recorded.filter((c) => !shared.has(c));
+			const shared = await refs.sharedCheckpoints();
+			const commits = recorded.filter((c) => !shared.commits.has(c));
 			const present = await this.presentCommits(commits);
-			await refs.append(plan, present, this.ctx.clock.now());
+			// What each checkpoint shares: the files the user's git would commit that pass the credential scan.
+			const enabled = Object.values(readSyncState(this.root).remotes).filter((r) => r.enabled);
+			const rules = { untracked: enabled.length > 0 && enabled.every((r) => r.untracked) };
+			const trees = await new SharedTrees(this.shadow, this.root).build(present, rules, shared.last);
+			await refs.append(plan, trees.trees, this.ctx.clock.now());
+			if (trees.leftOut.length > 0) {
+				keepLeftOut(this.root, trees.leftOut);
+				for (const f of trees.leftOut.slice(0, 20)) {
+					this.ctx.log.warn(`sync: ${f.path} (checkpoint snapshot ${f.snapshot.slice(0, 10)}) was left out of what is shared: it ${f.reason}`);
+				}
+			}
 			if (upTo && (plan.count > 0 || !mark || mark.rowid !== upTo.rowid)) {
 				const newTip = await refs.tip(refs.eventsRef);
 				if (newTip) {
@@ -241,9 +256,11 @@ export class SyncService {
 					updates.push({ ref, oid });
 				}
 			}
+			const leftOut = await this.shadow.withLock(async () => takeLeftOut(this.root));
+			const withLeftOut = leftOut.length > 0 ? { leftOut } : {};
 			if (updates.length === 0) {
 				this.record(name, { lastPush: isoTime(this.ctx.clock.now()), lastError: null });
-				return { pushed: [], remote: name };
+				return { pushed: [], remote: name, ...withLeftOut };
 			}
 			try {
 				const { confirmed, rejected, remoteSaid } = await pushRefs(this.shadow, url, name, config, updates, networkTimeoutMs);
@@ -261,7 +278,7 @@ export class SyncService {
 				if (refusal) {
 					throw new BatonError('gitFailed', refusal, { remote: name, rejected });
 				}
-				return { pushed: confirmed, remote: name };
+				return { pushed: confirmed, remote: name, ...withLeftOut };
 			} catch (error) {
 				if (!BatonError.is(error) || !(error.details as { rejected?: unknown } | undefined)?.rejected) {
 					this.record(name, { lastError: (error as Error).message });
@@ -313,6 +330,23 @@ export class SyncService {
 			ranges.push({ ref, from: state.pulled[ref] ?? null, to: oid });
 			processed[ref] = oid;
 		}
+		// Teammates' checkpoints are read from their shared trees (sharedTrees.ts): the pairs their checkpoints refs added.
+		const checkpointsPrefix = `refs/baton-remotes/${name}/checkpoints/`;
+		const sharedTrees: { machine: string; snapshot: string; shared: string }[] = [];
+		for (const [ref, oid] of tracking) {
+			if (!ref.startsWith(checkpointsPrefix) || ref.endsWith(`/${own}`) || state.pulled[ref] === oid) {
+				continue;
+			}
+			const machine = ref.slice(checkpointsPrefix.length);
+			try {
+				for (const pair of await this.refs.sharedPairsIn(state.pulled[ref] ?? null, oid)) {
+					sharedTrees.push({ machine, ...pair });
+				}
+				processed[ref] = oid;
+			} catch (error) {
+				this.ctx.log.warn(`sync: the checkpoints ref of machine ${machine} from remote "${name}" cannot be read (${(error as Error).message}); its checkpoints' files are not shown`);
+			}
+		}
 		const { events: read, refused: brokenLines, refusedRefs } = await this.refs.readBatches(ranges);
 		const { kept: wire, refused: claims } = refuseIdentityClaims(read, own);
 		// A refused ref is not taken as pulled: the next pull names it again, and reads it once it is mended.
@@ -325,6 +359,7 @@ export class SyncService {
 			const merged = mergeWireEvents(this.ctx.store, db, wire, name, nowMs);
 			// The merged rows are the wire events as received: no need to read them back.
 			const projected = projectEvents(db, merged.events, own, this.ctx.store, { mergedAfter: merged.before });
+			useSharedTrees(db, sharedTrees);
 			return { merged, projected };
 		});
 		for (const kind of result.projected.unknownKinds) {
@@ -436,5 +471,17 @@ export class SyncService {
 		} finally {
 			lock.dispose();
 		}
+	}
+}
+
+/**
+ * A teammate's checkpoint is read from the shared tree its machine wrote for it (sharedTrees.ts), not
+ * from the local snapshot it names, which never left that machine: each pair is believed only for
+ * the checkpoints that machine itself recorded. Run after the projection, so a checkpoint projected by
+ * this pull or an earlier one is pointed at its tree alike.
+ */
+function useSharedTrees(db: BatonDb, pairs: readonly { machine: string; snapshot: string; shared: string }[]): void {
+	for (const p of pairs) {
+		db.run(sql`UPDATE checkpoints SET commit_sha = ${p.shared} WHERE commit_sha = ${p.snapshot} AND id IN (SELECT subject FROM shared_events WHERE kind = 'checkpoint.recorded' AND machine = ${p.machine} AND source <> 'local')`);
 	}
 }

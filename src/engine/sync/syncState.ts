@@ -18,6 +18,8 @@ export interface RemoteState {
 	enabled: boolean;
 	/** Share archived transcripts too (off by default). */
 	transcripts: boolean;
+	/** Checkpoints' shared trees may hold untracked files git would add (off by default: tracked files only; sharedTrees.ts). */
+	untracked: boolean;
 	/** ref → the oid this remote confirmed (`git push --porcelain`). */
 	pushed: Record<string, string>;
 	/** remote-tracking ref → the oid whose events are merged here. */
@@ -44,6 +46,7 @@ const oids = z.record(z.string(), z.string());
 const remoteStateSchema = z.looseObject({
 	enabled: z.boolean().optional(),
 	transcripts: z.boolean().optional(),
+	untracked: z.boolean().optional(),
 	pushed: oids.optional(),
 	pulled: oids.optional(),
 	lastPush: z.string().nullish(),
@@ -105,5 +108,5 @@ export function updateSyncState(workspaceRoot: string, change: (state: SyncState
 }
 
 export function emptyRemote(): RemoteState {
-	return { enabled: false, transcripts: false, pushed: {}, pulled: {}, lastPush: null, lastPull: null, lastError: null };
+	return { enabled: false, transcripts: false, untracked: false, pushed: {}, pulled: {}, lastPush: null, lastPull: null, lastError: null };
 }

@@ -8,7 +8,8 @@ import { commandLineRules, type Rule } from './redactCommandLines';
 
 const assignmentStems = ['pass', 'pwd', 'secret', 'token', 'key', 'credential'];
 
-const rules: Rule[] = [
+/** Every rule, in the order they run (secretScan.ts picks the credential-shaped ones to scan a file). */
+export const secretRules: readonly Rule[] = [
 	{
 		name: 'private-key',
 		pattern: /-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY-----[\s\S]*?(?:-----END \1PRIVATE KEY-----|$)/g,
@@ -69,7 +70,7 @@ export function redactSecrets(text: string): string {
 	let out = text;
 	let lowered: string | undefined;
 	const lower = (): string => (lowered ??= out.toLowerCase());
-	for (const rule of rules) {
+	for (const rule of secretRules) {
 		if (rule.hint(out, lower)) {
 			const replaced = out.replace(rule.pattern, rule.replace);
 			if (replaced !== out) {

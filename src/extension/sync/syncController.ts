@@ -8,6 +8,7 @@
  * goes where) and off again, as `baton sync enable|disable` do.
  */
 import * as vscode from 'vscode';
+import { escapeControls } from '../../protocol/displayText';
 import { syncDisable, syncEnable, syncNow, syncPull, syncRemotes, syncStatus, type SyncNowResultDto, type SyncRemoteDto, type SyncRemoteStatusDto } from '../../protocol/syncRpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import type { SessionStatusBar } from '../statusBar';
@@ -120,14 +121,15 @@ export class SyncController extends Disposable {
 	}
 
 	/**
-	 * Turns sharing on for a remote: which one (the repository's remotes), whether transcripts go too
-	 * (off unless chosen), and a modal that says what becomes readable to whom. `{ remote, transcripts }`
-	 * (a caller that has decided: a test, another extension) skips the questions.
+	 * Turns sharing on for a remote: which one (the repository's remotes), whether untracked files
+	 * and transcripts go too (off unless chosen), and a modal that says exactly what becomes readable
+	 * to whom. `{ remote, transcripts, untracked }` (a caller that has decided: a test, another
+	 * extension) skips the questions.
 	 */
 	private async enable(arg?: unknown): Promise<SyncRemoteDto | undefined> {
-		const given = arg && typeof arg === 'object' ? (arg as { remote?: unknown; transcripts?: unknown }) : {};
+		const given = arg && typeof arg === 'object' ? (arg as { remote?: unknown; transcripts?: unknown; untracked?: unknown }) : {};
 		if (typeof given.remote === 'string') {
-			return this.turnOn(given.remote, given.transcripts === true);
+			return this.turnOn(given.remote, given.transcripts === true, given.untracked === true);
 		}
 		const { remotes } = await this.workspace.request(syncRemotes, undefined);
 		const inGit = remotes.filter((r) => r.inGit);
@@ -135,7 +137,7 @@ export class SyncController extends Disposable {
 			void vscode.window.showInformationMessage('Baton shares its records through the repository’s git remote, and this repository has none. Add one (git remote add origin URL), then try again.');
 			return undefined;
 		}
-		const shared = (r: SyncRemoteDto): string => (r.enabled ? `shared now${r.transcripts ? ', transcripts too' : ''}` : '');
+		const shared = (r: SyncRemoteDto): string => (r.enabled ? `shared now${r.untracked ? ', untracked files too' : ''}${r.transcripts ? ', transcripts too' : ''}` : '');
 		const remote =
 			inGit.length === 1
 				? inGit[0]
@@ -150,8 +152,10 @@ export class SyncController extends Disposable {
 		}
 		const what = await vscode.window.showQuickPick(
 			[
-				{ label: 'Sessions, handoffs, decisions and checkpoints', description: 'transcripts stay on this machine', transcripts: false },
-				{ label: 'All of that, and agent transcripts', description: 'redacted', transcripts: true },
+				{ label: 'Sessions, handoffs, decisions and checkpoints', description: 'checkpoints carry tracked files only; transcripts stay here', transcripts: false, untracked: false },
+				{ label: 'All of that, with untracked files in checkpoints', description: 'the files git would add; ignored files never', transcripts: false, untracked: true },
+				{ label: 'All of that, and agent transcripts', description: 'redacted; checkpoints carry tracked files only', transcripts: true, untracked: false },
+				{ label: 'Everything: untracked files and agent transcripts', description: 'ignored files never', transcripts: true, untracked: true },
 			],
 			{ title: `Share Baton’s Records (2/2): “${remote.name}”`, placeHolder: 'What goes to the remote?' },
 		);
@@ -160,15 +164,19 @@ export class SyncController extends Disposable {
 		}
 		const detail = [
 			`Everyone who can read “${remote.name}” will see this workspace’s ${what.transcripts ? 'sessions, handoffs, decisions, checkpoints and agent transcripts' : 'sessions, handoffs, decisions and checkpoints (not the transcripts)'}, with the author and machine name of each.`,
-			'They are pushed under refs/baton/ only — never your branches, tags or notes — and secrets are redacted before anything is written.',
-			'“Baton: Stop Sharing With a Git Remote” turns it off again.',
+			what.untracked
+				? 'A checkpoint carries the files git tracks and the untracked files git would add. Files your .gitignore, .git/info/exclude or global excludes file ignore (.env, build output) never leave this machine.'
+				: 'A checkpoint carries only the files git tracks. Untracked and ignored files (.env, scratch files, build output) never leave this machine.',
+			'Every file is scanned for credentials first (API keys, tokens, private keys, .env-style secrets): a file that looks like it holds one is left out whole, and the push names it. Session text is redacted the same way.',
+			'They are pushed under refs/baton/ only — never your branches, tags or notes. “Baton: Stop Sharing With a Git Remote” turns it off again.',
 		].join('\n\n');
 		const ok = await vscode.window.showWarningMessage(`Share Baton’s records through “${remote.name}”?`, { modal: true, detail }, 'Share');
 		if (ok !== 'Share') {
 			return undefined;
 		}
-		const on = await this.turnOn(remote.name, what.transcripts);
-		void vscode.window.showInformationMessage(`Baton shares its records through “${remote.name}”${on.transcripts ? ', transcripts included' : ''}. Nothing has been sent yet.`, 'Sync Now').then((choice) => {
+		const on = await this.turnOn(remote.name, what.transcripts, what.untracked);
+		const extras = [...(on.untracked ? ['untracked files included'] : []), ...(on.transcripts ? ['transcripts included'] : [])];
+		void vscode.window.showInformationMessage(`Baton shares its records through “${remote.name}”${extras.length ? `, ${extras.join(', ')}` : ''}. Nothing has been sent yet.`, 'Sync Now').then((choice) => {
 			if (choice) {
 				void this.syncNow(true);
 			}
@@ -176,10 +184,10 @@ export class SyncController extends Disposable {
 		return on;
 	}
 
-	private async turnOn(remote: string, transcripts: boolean): Promise<SyncRemoteDto> {
-		const result = await this.workspace.request(syncEnable, { remote, transcripts });
+	private async turnOn(remote: string, transcripts: boolean, untracked: boolean): Promise<SyncRemoteDto> {
+		const result = await this.workspace.request(syncEnable, { remote, transcripts, untracked });
 		await this.refresh();
-		return { name: result.remote, enabled: true, transcripts: result.transcripts, inGit: true };
+		return { name: result.remote, enabled: true, transcripts: result.transcripts, untracked: result.untracked, inGit: true };
 	}
 
 	/** Turns sharing off for a remote (the one, or the one picked); what was pushed stays on the remote. */
@@ -240,6 +248,7 @@ export class SyncController extends Disposable {
 			}
 			this.lastShownError = undefined;
 			this.tellRefused(result);
+			this.tellLeftOut(result);
 			return result;
 		} catch (error) {
 			this.refused(error);
@@ -269,6 +278,29 @@ export class SyncController extends Disposable {
 		} finally {
 			this.running = undefined;
 			await this.refresh();
+		}
+	}
+
+	/** Checkpoint files the push kept off the remote (a credential found, or unreadable): named, so the person can fix them. */
+	private tellLeftOut(result: SyncNowResultDto): void {
+		const left = result.leftOut ?? [];
+		if (left.length === 0) {
+			return;
+		}
+		const paths = [...new Set(left.map((f) => f.path))];
+		const first = left[0];
+		void vscode.window
+			.showWarningMessage(
+				`Baton kept ${paths.length === 1 ? escapeControls(paths[0] ?? '') : `${paths.length} files`} off the remote: ${paths.length === 1 && first ? `it ${first.reason}` : `each looks like it holds a credential or could not be scanned (${paths.slice(0, 3).map(escapeControls).join(', ')}${paths.length > 3 ? ', …' : ''})`}. Everything else was shared; the file stays in this machine’s checkpoints.`,
+				'Show Log',
+			)
+			.then((choice) => {
+				if (choice === 'Show Log') {
+					this.workspace.log.show(true);
+				}
+			});
+		for (const f of left) {
+			this.workspace.log.warn(`sync: ${f.path} was left out of checkpoint ${f.snapshot.slice(0, 10)} on the remote: it ${f.reason}`);
 		}
 	}
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import test from 'node:test';
 import { BatonError } from '../../../src/engine/errors';
 import { actor, tempDir } from '../helpers';
-import { enabledWorld } from './syncWorld';
+import { enabledWorld, git } from './syncWorld';
 
 test('a pulled checkpoint that plants a link out of the workspace: restored as a link, and a later rollback below it is refused with nothing outside touched', async (t) => {
 	const w = await enabledWorld(t);
@@ -27,6 +27,8 @@ test('a pulled checkpoint that plants a link out of the workspace: restored as a
 	const own = await w.b.engine.checkpoints.create({ message: 'd is a folder', actor });
 	// A's checkpoint: d is a link to the folder outside (a careless or hostile teammate).
 	fs.symlinkSync(outside, path.join(w.a.root, 'd'));
+	// Committed as git commits a link (the link itself): what a shared checkpoint carries is what git tracks.
+	git(w.a.root, ['add', 'd']);
 	const teammates = await w.a.engine.checkpoints.create({ message: 'd is a link', actor });
 	await w.a.engine.sync.push();
 	const pulled = await w.b.engine.sync.pull();

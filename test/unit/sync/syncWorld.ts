@@ -89,6 +89,8 @@ export async function startEnd(engine: TestEngine, name: string, note: string, o
 	engine.clock.advance(1000);
 	if (options.checkpoint) {
 		fs.writeFileSync(path.join(engine.root, `${started.session.id}.txt`), `work of ${name}\n`);
+		// Added to the user's index: a shared checkpoint carries the files git tracks (sharedTrees.ts).
+		git(engine.root, ['add', `${started.session.id}.txt`]);
 		await engine.engine.checkpoints.create({ sessionId: started.session.id, message: name, tags: ['shared'], actor });
 	}
 	await engine.engine.sessions.end({ id: started.session.id, note, actor });

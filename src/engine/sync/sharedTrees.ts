@@ -1,0 +1,231 @@
+/**
+ * What a shared checkpoint holds (docs/sync.md, "What travels"). A local checkpoint is a snapshot of
+ * the whole workspace — untracked files, ignored ones, `.env` — because rollback must put everything
+ * back. What goes to a remote is its *shared tree*: a commit of its own (parentless, so no local
+ * history travels with it) holding only
+ * - the files the user's git tracks (its index), and, when every enabled remote allows untracked
+ *   files (`sync enable --untracked`), the untracked files git would add: not ignored by
+ *   `.gitignore`, `.git/info/exclude` or `core.excludesFile` (git's default `~/.config/git/ignore`
+ *   included), read by git itself with the user's own value of that setting;
+ * - and of those, only files whose content passes the credential scan (text/secretScan.ts). A file
+ *   that fails it — or cannot be read, or is too large to scan — is left out whole and named with the
+ *   reason: never altered, never sent.
+ *
+ * The shared tree's commit message names the local snapshot it stands for (`Baton-Snapshot: <oid>`),
+ * and the checkpoints ref's commit lists each pair, so a teammate's machine reads the shared tree
+ * wherever the checkpoint's recorded commit is asked for (projection.ts), and this machine knows which
+ * snapshots it has shared (eventRefs.ts). Blobs already in the last shared tree were scanned when it
+ * was made and are not read again.
+ */
+import os from 'node:os';
+import path from 'node:path';
+import { catBlobs, type BoundedGitRun } from '../shared/catFileBatch';
+import { runGit, splitNul, userRepoEnv } from '../checkpoints/gitProcess';
+import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import { findSecret } from '../text/secretScan';
+import { userConfigEntries } from './userConfig';
+
+export interface ShareRules {
+	/** Untracked files git would add travel too (every enabled remote allows it). */
+	untracked: boolean;
+}
+
+/** A file of a checkpoint that was not written for the remote, and why. */
+export interface LeftOutFile {
+	/** The local snapshot commit the shared tree stands for. */
+	snapshot: string;
+	path: string;
+	reason: string;
+}
+
+export interface SharedTree {
+	/** The local snapshot commit. */
+	snapshot: string;
+	/** The shared tree's own commit. */
+	shared: string;
+}
+
+/** A shared tree to write: the snapshot it stands for and the files it holds. */
+export interface PlannedTree {
+	snapshot: string;
+	entries: readonly TreeFile[];
+}
+
+export interface TreeFile {
+	mode: string;
+	oid: string;
+	path: string;
+}
+
+/** Files above this are not scanned, so not shared (their name and reason are). */
+export const maxScannedBytes = 16 * 1024 * 1024;
+/** The message line naming the local snapshot a shared tree stands for. */
+export const snapshotTrailer = 'Baton-Snapshot: ';
+
+type Entry = TreeFile;
+
+export class SharedTrees {
+	constructor(
+		private readonly shadow: ShadowRepo,
+		private readonly workspaceRoot: string,
+	) {}
+
+	/**
+	 * What the shared trees of `snapshots` (local snapshot commits, in the order they are shared) hold;
+	 * the checkpoints ref's export writes them (`sharedTreeCommands`, in its one `git fast-import`).
+	 * `sharedBefore`: the last shared tree's commit, whose blobs need no scan.
+	 */
+	async build(snapshots: readonly string[], rules: ShareRules, sharedBefore: string | null): Promise<{ trees: PlannedTree[]; leftOut: LeftOutFile[] }> {
+		if (snapshots.length === 0) {
+			return { trees: [], leftOut: [] };
+		}
+		const listings = await Promise.all(snapshots.map((s) => this.listTree(s)));
+		const clean = new Set(sharedBefore ? (await this.listTree(sharedBefore)).map((e) => e.oid) : []);
+		const all = new Set(listings.flatMap((l) => l.map((e) => e.path)));
+		const allowed = await this.committable([...all], rules);
+		const leftOut: LeftOutFile[] = [];
+		const kept: Entry[][] = listings.map((entries, i) => {
+			const keep: Entry[] = [];
+			for (const e of entries) {
+				const why = e.mode === '160000' ? null : allowed.get(e.path);
+				if (why === undefined) {
+					keep.push(e);
+				} else if (why !== null && why !== 'ignored' && why !== 'untracked') {
+					leftOut.push({ snapshot: snapshots[i] as string, path: e.path, reason: why });
+				}
+			}
+			return keep;
+		});
+		// Each blob not scanned before is read once, whatever number of trees hold it.
+		const toScan = [...new Set(kept.flatMap((k) => k.map((e) => e.oid)))].filter((oid) => !clean.has(oid));
+		const verdicts = await this.scan(toScan);
+		const trees: Entry[][] = kept.map((entries, i) =>
+			entries.filter((e) => {
+				const verdict = verdicts.get(e.oid);
+				if (verdict) {
+					leftOut.push({ snapshot: snapshots[i] as string, path: e.path, reason: verdict });
+					return false;
+				}
+				return true;
+			}),
+		);
+		return { trees: trees.map((entries, i) => ({ snapshot: snapshots[i] as string, entries })), leftOut };
+	}
+
+	/** Every file of a snapshot: mode, blob and path (`ls-tree -r -z`). */
+	private async listTree(commit: string): Promise<Entry[]> {
+		const out = (await this.shadow.git(['ls-tree', '-r', '-z', '--full-tree', commit], { timeoutMs: 120_000 })).stdout;
+		const entries: Entry[] = [];
+		for (const line of splitNul(out)) {
+			const tab = line.indexOf('\t');
+			const [mode = '', , oid = ''] = line.slice(0, tab).split(' ');
+			entries.push({ mode, oid, path: line.slice(tab + 1) });
+		}
+		return entries;
+	}
+
+	/**
+	 * Why each path that would not be committed stays here (absent: it may travel). `'untracked'` and
+	 * `'ignored'` are the ordinary cases, not reported per checkpoint.
+	 */
+	private async committable(paths: readonly string[], rules: ShareRules): Promise<Map<string, string>> {
+		const env = userRepoEnv(this.shadow.emptyConfig);
+		const cwd = this.workspaceRoot;
+		const out = new Map<string, string>();
+		let tracked: Set<string>;
+		try {
+			tracked = new Set(splitNul((await runGit(['ls-files', '-z', '--cached'], { cwd, env, timeoutMs: 120_000 })).stdout));
+		} catch {
+			// Not a git repository (or one git cannot read): the user's git would commit nothing.
+			tracked = new Set();
+		}
+		const untracked = paths.filter((p) => !tracked.has(p));
+		if (!rules.untracked) {
+			untracked.forEach((p) => out.set(p, 'untracked'));
+			return out;
+		}
+		let ignored: Set<string>;
+		try {
+			const excludes = await excludesFile(this.workspaceRoot);
+			const result = await runGit(['-c', `core.excludesFile=${excludes}`, 'check-ignore', '-z', '--stdin'], { cwd, env, input: untracked.map((p) => `${p}\0`).join(''), okCodes: [1], timeoutMs: 120_000 });
+			ignored = new Set(splitNul(result.stdout));
+		} catch {
+			// git could not say what it ignores: nothing untracked travels.
+			ignored = new Set(untracked);
+		}
+		for (const p of untracked) {
+			if (ignored.has(p)) {
+				out.set(p, 'ignored');
+			}
+		}
+		return out;
+	}
+
+	/** The reason each blob cannot be shared (absent: it passed the scan). */
+	private async scan(oids: readonly string[]): Promise<Map<string, string>> {
+		const verdicts = new Map<string, string>();
+		const run: BoundedGitRun = async (args, input, maxStdoutBytes) => (await this.shadow.git(args, { input, maxStdoutBytes, timeoutMs: 120_000 })).stdout;
+		// In groups: a first share of a large workspace is not held in memory at once.
+		const group = 2_000;
+		for (let at = 0; at < oids.length; at += group) {
+			const part = oids.slice(at, at + group);
+			let blobs;
+			try {
+				blobs = await catBlobs(run, part, { maxBlobBytes: maxScannedBytes, maxGroupBytes: 64 * 1024 * 1024 });
+			} catch (error) {
+				part.forEach((oid) => verdicts.set(oid, `could not be read for the credential scan (${(error as Error).message})`));
+				continue;
+			}
+			blobs.forEach((blob, i) => {
+				const oid = part[i] as string;
+				if (!blob) {
+					verdicts.set(oid, 'could not be read for the credential scan');
+				} else if ('tooLarge' in blob) {
+					verdicts.set(oid, `larger than ${maxScannedBytes / 1024 / 1024} MiB, so not scanned for credentials`);
+				} else {
+					const found = findSecret(blob.content.toString('latin1'));
+					if (found) {
+						verdicts.set(oid, `looks like it holds a credential (${found.rule}, line ${found.line})`);
+					}
+				}
+			});
+		}
+		return verdicts;
+	}
+}
+
+/**
+ * A shared tree as `git fast-import` commands: a parentless commit (`reset` first) on a scratch ref
+ * (`build`, deleted by the caller) with the given mark, holding its files, its message naming the
+ * snapshot. Its date is fixed, so the same files make the same commit.
+ */
+export function sharedTreeCommands(tree: PlannedTree, build: string, mark: number): string {
+	const message = `baton shared checkpoint\n\n${snapshotTrailer}${tree.snapshot}\n`;
+	const lines = [`reset ${build}\ncommit ${build}\nmark :${mark}\ncommitter Baton <baton@localhost> 0 +0000\ndata ${Buffer.byteLength(message)}\n${message}\n`];
+	for (const e of tree.entries) {
+		lines.push(`M ${e.mode} ${e.oid} ${quotePath(e.path)}\n`);
+	}
+	lines.push('\n');
+	return lines.join('');
+}
+
+/** A path as fast-import reads it: quoted, `"` `\` and control characters escaped (a path may hold a newline). */
+function quotePath(p: string): string {
+	// eslint-disable-next-line no-control-regex -- escaping them is the point
+	return `"${p.replace(/[\\"\u0000-\u001f]/g, (c) => (c === '\\' || c === '"' ? `\\${c}` : `\\${c.charCodeAt(0).toString(8).padStart(3, '0')}`))}"`;
+}
+
+/**
+ * The excludes file git reads for this repository: the user's `core.excludesFile` (system, global or
+ * the repository's, the last one set), else git's default `$XDG_CONFIG_HOME/git/ignore` or
+ * `~/.config/git/ignore`. Baton's own git calls set no global config, so it is passed explicitly.
+ */
+export async function excludesFile(workspaceRoot: string): Promise<string> {
+	const set = (await userConfigEntries(workspaceRoot, /^core\.excludesfile$/i)).at(-1)?.[1];
+	const home = process.env['HOME'] ?? os.homedir();
+	if (set) {
+		return set.startsWith('~/') ? path.join(home, set.slice(2)) : path.resolve(workspaceRoot, set);
+	}
+	const xdg = process.env['XDG_CONFIG_HOME'];
+	return path.join(xdg ? xdg : path.join(home, '.config'), 'git', 'ignore');
+}

@@ -324,6 +324,20 @@ void describe('architecture', () => {
 		assert.deepEqual(problems, []);
 	});
 
+	void it('keeps the map true: docs/architecture.md’s table of rooms gives every room the rank engineRanks gives it', () => {
+		const doc = fs.readFileSync(path.join(root, 'docs/architecture.md'), 'utf8');
+		const documented: Record<string, number> = {};
+		for (const row of doc.matchAll(/^\| (\d+) \| ([^|]+) \|/gm)) {
+			for (const name of row[2]!.matchAll(/`([A-Za-z]+)\/?`/g)) {
+				documented[name[1]!] = Number(row[1]);
+			}
+		}
+		assert.deepEqual(
+			Object.entries(documented).sort(([a], [b]) => a.localeCompare(b)),
+			Object.entries(engineRanks).sort(([a], [b]) => a.localeCompare(b)),
+		);
+	});
+
 	void it('rejects an import that goes up or sideways inside the engine', () => {
 		const at = (rel: string): string => path.join(engineRoot, rel);
 		assert.match(engineOrderViolation(at('storage/x.ts'), '../tasks/taskGraph') ?? '', /storage \(rank 1\) may not import tasks/);

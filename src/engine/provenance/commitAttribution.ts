@@ -36,6 +36,8 @@ export interface AttributionResult {
 	attribution: CommitAttribution;
 	/** How old commits were found for this one by matching (to record as `provenance.rewrite`). */
 	matched: { from: string[]; how: RewriteHow }[];
+	/** Attributed commits it might have come from that this clone does not have: skipped. */
+	missing: string[];
 }
 
 /**
@@ -184,7 +186,7 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitPat
 	if (used.content.size > 0) {
 		matched.push({ from: [...used.content], how: 'content' });
 	}
-	return { attribution: { commit: info.commit, files: result, patchId }, matched };
+	return { attribution: { commit: info.commit, files: result, patchId }, matched, missing: [...related.missing] };
 }
 
 /** For each still-unplaced added line (index into `added`), what each source commit says. */

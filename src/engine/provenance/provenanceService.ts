@@ -26,6 +26,8 @@ import { pushAll } from '../arrays';
 export interface AttributeReport {
 	attributed: string[];
 	rewrites: { commit: string; from: string[]; how: string }[];
+	/** Commits attributed without some source an attribution named, because this clone does not have it (a teammate's amended or rebased commit that was never pushed). */
+	skipped?: { commit: string; missing: string[] }[];
 }
 
 /** How far before the first captured step a commit may be and still be looked at (commit times are whole seconds). */
@@ -258,6 +260,12 @@ export class ProvenanceService {
 			});
 			attributions.set(info.commit, result.attribution);
 			report.attributed.push(info.commit);
+			if (result.missing.length > 0) {
+				(report.skipped ??= []).push({ commit: info.commit, missing: result.missing });
+				this.ctx.log.warn(
+					`provenance: ${info.commit.slice(0, 10)} was attributed without ${result.missing.length} commit(s) an attribution names that this clone does not have (${result.missing.map((c) => c.slice(0, 10)).join(', ')}); its lines fall back to what can be proven here`,
+				);
+			}
 			pushAll(report.rewrites, [...result.matched.map((m) => ({ commit: info.commit, ...m }))]);
 		}
 		return report;

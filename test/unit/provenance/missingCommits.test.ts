@@ -37,6 +37,7 @@ test('an attribution naming a commit this clone does not have is skipped for tha
 	const service = new ProvenanceService(engine.ctx);
 	const report = await service.attributePending();
 	assert.ok(report.attributed.includes(again), `attributed: ${report.attributed.join(', ')}`);
+	assert.deepEqual(report.skipped, [{ commit: again, missing: [gone] }], 'the report names the commit skipped and the one missing');
 	const blamed = await blameFile(service, 'src/app.ts');
 	assert.ok(blamed.lines.length > 0);
 	assert.ok(

@@ -200,7 +200,8 @@ export class EventRefs {
 				data(batch.text + '\n');
 			}
 		}
-		const build = 'refs/baton-build/shared-tree';
+		// A name of this export's own: a ref a killed export left behind is never in the way (fast-import moves refs as fast-forwards only).
+		const build = `refs/baton-build/shared-tree-${process.pid}-${nowMs}`;
 		const checkpointsFrom = checkpoints.length > 0 ? await this.tip(this.checkpointsRef) : null;
 		if (checkpoints.length > 0) {
 			checkpoints.forEach((tree, i) => chunks.push(Buffer.from(sharedTreeCommands(tree, build, i + 1))));

@@ -177,7 +177,7 @@ export class EventRefs {
 	 * order, the local snapshots they stand for (`Baton-Snapshots:`), which is how this machine and
 	 * its teammates tell which snapshot a shared tree stands for. Needs the shadow lock.
 	 */
-	async append(events: { count: number; text: string; lastId: string | null }, checkpoints: readonly PlannedTree[], nowMs: number): Promise<void> {
+	async append(events: { count: number; text: string; lastId: string | null }, checkpoints: readonly PlannedTree[], nowMs: number, lastShared: string | null = null): Promise<void> {
 		if (events.count === 0 && checkpoints.length === 0) {
 			return;
 		}
@@ -204,7 +204,7 @@ export class EventRefs {
 		const build = `refs/baton-build/shared-tree-${process.pid}-${nowMs}`;
 		const checkpointsFrom = checkpoints.length > 0 ? await this.tip(this.checkpointsRef) : null;
 		if (checkpoints.length > 0) {
-			checkpoints.forEach((tree, i) => chunks.push(Buffer.from(sharedTreeCommands(tree, build, i + 1))));
+			checkpoints.forEach((tree, i) => chunks.push(Buffer.from(sharedTreeCommands(tree, build, i + 1, i === 0 ? lastShared : `:${i}`))));
 			let from = checkpointsFrom;
 			if (!from) {
 				// The chain starts with an empty commit: every later commit's extra parents are then its shared trees, in order.

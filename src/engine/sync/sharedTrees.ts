@@ -1,8 +1,8 @@
 /**
  * What a shared checkpoint holds (docs/sync.md, "What travels"). A local checkpoint is a snapshot of
  * the whole workspace — untracked files, ignored ones, `.env` — because rollback must put everything
- * back. What goes to a remote is its *shared tree*: a commit of its own (parentless, so no local
- * history travels with it) holding only
+ * back. What goes to a remote is its *shared tree*: a commit of its own (its parent the previous
+ * shared tree, so no local history travels with it) holding only
  * - the files the user's git tracks (its index), and, when every enabled remote allows untracked
  *   files (`sync enable --untracked`), the untracked files git would add: not ignored by
  *   `.gitignore`, `.git/info/exclude` or `core.excludesFile` (git's default `~/.config/git/ignore`
@@ -195,13 +195,17 @@ export class SharedTrees {
 }
 
 /**
- * A shared tree as `git fast-import` commands: a parentless commit (`reset` first) on a scratch ref
- * (`build`, deleted by the caller) with the given mark, holding its files, its message naming the
- * snapshot. Its date is fixed, so the same files make the same commit.
+ * A shared tree as `git fast-import` commands: a commit on a scratch ref (`build`, deleted by the
+ * caller) with the given mark, holding exactly its files, its message naming the snapshot. Its
+ * parent is the previous shared tree (`from`: an oid or a mark; none for the first): git then sends
+ * a teammate only what changed since the tree they have — a commit without one is an edge with
+ * nothing in common, and every push and fetch carried the whole tree again. No local history
+ * travels: the parents are shared trees too. Its date is fixed, so the same files on the same parent
+ * make the same commit.
  */
-export function sharedTreeCommands(tree: PlannedTree, build: string, mark: number): string {
+export function sharedTreeCommands(tree: PlannedTree, build: string, mark: number, from: string | null): string {
 	const message = `baton shared checkpoint\n\n${snapshotTrailer}${tree.snapshot}\n`;
-	const lines = [`reset ${build}\ncommit ${build}\nmark :${mark}\ncommitter Baton <baton@localhost> 0 +0000\ndata ${Buffer.byteLength(message)}\n${message}\n`];
+	const lines = [`reset ${build}\ncommit ${build}\nmark :${mark}\ncommitter Baton <baton@localhost> 0 +0000\ndata ${Buffer.byteLength(message)}\n${message}${from ? `from ${from}\n` : ''}deleteall\n`];
 	for (const e of tree.entries) {
 		lines.push(`M ${e.mode} ${e.oid} ${quotePath(e.path)}\n`);
 	}

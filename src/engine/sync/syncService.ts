@@ -181,7 +181,7 @@ export class SyncService {
 			const enabled = Object.values(readSyncState(this.root).remotes).filter((r) => r.enabled);
 			const rules = { untracked: enabled.length > 0 && enabled.every((r) => r.untracked) };
 			const trees = await new SharedTrees(this.shadow, this.root).build(present, rules, shared.last);
-			await refs.append(plan, trees.trees, this.ctx.clock.now());
+			await refs.append(plan, trees.trees, this.ctx.clock.now(), shared.last);
 			if (trees.leftOut.length > 0) {
 				keepLeftOut(this.root, trees.leftOut);
 				for (const f of trees.leftOut.slice(0, 20)) {

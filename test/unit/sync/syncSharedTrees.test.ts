@@ -114,3 +114,34 @@ test('a shared checkpoint carries only what the user’s git would commit, each 
 		assert.ok(!objects.includes(secret), `the remote holds ${secret}`);
 	}
 });
+
+test('a later checkpoint sends the remote only what changed: its shared tree’s parent is the one shared before', async (t) => {
+	const w = await syncWorld(t);
+	const a = w.a.root;
+	for (let i = 0; i < 300; i++) {
+		fs.mkdirSync(path.join(a, 'src', `m${i % 10}`), { recursive: true });
+		fs.writeFileSync(path.join(a, 'src', `m${i % 10}`, `f${i}.ts`), `export const v${i} = ${i};\n`);
+	}
+	git(a, ['add', '.']);
+	git(a, ['commit', '-qm', 'three hundred files']);
+	await w.a.engine.sync.enable('origin');
+	await w.a.engine.checkpoints.create({ message: 'first', actor });
+	await w.a.engine.sync.push();
+	// Objects received, counted as git stored them (loose ones, and every object of every pack kept, duplicates included): what each push carried.
+	const objects = (): number => {
+		const counts = Object.fromEntries(
+			git(w.bare, ['count-objects', '-v'], { GIT_DIR: w.bare })
+				.split('\n')
+				.map((l) => l.split(': ')),
+		);
+		return Number(counts['count']) + Number(counts['in-pack']);
+	};
+	const before = objects();
+	assert.ok(before > 300, `the first push carries the tree (${before} objects)`);
+
+	fs.writeFileSync(path.join(a, 'src', 'm3', 'f3.ts'), 'export const v3 = 33;\n');
+	await w.a.engine.checkpoints.create({ message: 'one file changed', actor });
+	await w.a.engine.sync.push();
+	// The changed blob, the trees on its path, the shared tree's commit, the checkpoints and events refs' commits and their trees and batch.
+	assert.ok(objects() - before <= 15, `the second push carried ${objects() - before} objects`);
+});

@@ -70,6 +70,10 @@ function daemonWorkspace(): string | undefined {
 	if (process.env['BATON_DAEMON'] === '0' || process.env['BATON_NO_DAEMON'] === '1' || argv.includes('--no-daemon') || argv.length === 0 || inProcessOnly.has(argv[0] ?? '')) {
 		return undefined;
 	}
+	// `sync retract` asks the person at a terminal first (unless --yes): the daemon has no terminal.
+	if (argv[0] === 'sync' && argv[1] === 'retract' && !argv.includes('--yes') && process.stdin.isTTY) {
+		return undefined;
+	}
 	const at = argv.findIndex((a) => a === '--workspace' || a.startsWith('--workspace='));
 	const explicit = at < 0 ? undefined : argv[at]?.includes('=') ? argv[at]?.slice('--workspace='.length) : argv[at + 1];
 	return findBatonRoot(explicit ? path.resolve(explicit) : process.cwd());

@@ -6,7 +6,8 @@ import { connectGitHooks, type HookFile } from '../engine/sync/gitHooks';
 import { connectProvenanceHooks } from '../engine/provenance/gitHooks';
 import { batonLauncher, shellCommandOf } from '../engine/agentConfig/batonLauncher';
 import { batonCliPath } from './batonCliPath';
-import { stringOption, type Command } from './command';
+import { stringOption, UsageError, type Command } from './command';
+import type { RetractRequest } from '../engine/sync/retraction';
 
 const enable: Command = {
 	path: ['sync', 'enable'],
@@ -73,11 +74,60 @@ const pull: Command = {
 				transcripts: r.transcripts,
 				...(r.refused.length ? { refused: r.refused } : {}),
 				...(r.opinions.length ? { opinions: r.opinions } : {}),
+				...(r.retracted ? { retracted: r.retracted } : {}),
 			},
 			text: [
 				`${r.newEvents} new events from ${r.fetched} machine refs; sessions +${r.sessions.added} ~${r.sessions.updated}; checkpoints +${r.checkpoints.added} ~${r.checkpoints.updated}; decisions +${r.records.decisions}, tasks ${r.records.tasks}, facts ${r.records.memory}, labels ${r.records.checkpointLabels}, imports ${r.records.imports}; transcripts ${r.transcripts}`,
 				...r.refused.map((x) => `refused ${x.id}: ${x.reason}`),
 				...r.opinions.map((o) => `opinion ${o.checkpointId}: ${o.status} by ${o.author ?? o.by ?? 'a teammate'} on ${o.machineName ?? o.machine} (not applied: this machine's checkpoints are decided here)`),
+				...(r.retracted ? [`dropped ${r.retracted} record(s) their machines took back (sync retract)`] : []),
+			].join('\n'),
+		};
+	},
+};
+
+const retract: Command = {
+	path: ['sync', 'retract'],
+	usage: 'baton sync retract (CHECKPOINT | SESSION | --since TIME) [--yes]',
+	summary: 'take back what this machine shared: a checkpoint, a session (with its checkpoints), or everything since TIME; Baton’s refs are rewritten without it and force-pushed, and other machines drop it on their next pull',
+	options: { since: { type: 'string' }, yes: { type: 'boolean' } },
+	positionals: [0, 1],
+	async run(ctx) {
+		const id = ctx.args[0];
+		const sinceText = stringOption(ctx.values, 'since');
+		if ((id === undefined) === (sinceText === undefined)) {
+			throw new UsageError('usage: baton sync retract (CHECKPOINT | SESSION | --since TIME): name one checkpoint or session, or give --since');
+		}
+		let request: RetractRequest;
+		if (sinceText !== undefined) {
+			const since = Date.parse(sinceText);
+			if (Number.isNaN(since)) {
+				throw new UsageError(`--since takes a time (2026-11-28T09:00 or 2026-11-28), not ${JSON.stringify(sinceText)}`);
+			}
+			request = { since: new Date(since).toISOString() };
+		} else if (id?.startsWith('cp_')) {
+			request = { checkpoint: id };
+		} else if (id?.startsWith('ses_')) {
+			request = { session: id };
+		} else {
+			throw new UsageError(`${JSON.stringify(id)} is neither a checkpoint id (cp_…) nor a session id (ses_…)`);
+		}
+		if (ctx.ask && ctx.values['yes'] !== true) {
+			const what = 'checkpoint' in request ? `checkpoint ${request.checkpoint}` : 'session' in request ? `session ${request.session} and its checkpoints` : `everything this machine shared since ${request.since}`;
+			if (!(await ctx.ask(`Take back ${what} from every remote it was shared with? Baton's refs are rewritten and force-pushed. [y/N] `))) {
+				return { json: { retracted: null }, text: 'nothing was changed', exitCode: 1 };
+			}
+		}
+		const engine = await ctx.engine();
+		const r = await engine.sync.retract(request, ctx.actor);
+		return {
+			json: r as unknown as Record<string, unknown>,
+			text: [
+				`took back ${r.retracted}: ${r.events} event(s)${r.checkpoints.length ? `, ${r.checkpoints.length} checkpoint(s) with their shared files` : ''}`,
+				...r.pushed.map((p) => `${p.remote}  ${p.ref}  ${p.oid} (rewritten)`),
+				...r.unreached.map((u) => `${u.remote}: not reached (${u.error}); the rewritten refs go with the next push`),
+				'What this cannot undo:',
+				...r.cannotUndo.map((line) => `  - ${line}`),
 			].join('\n'),
 		};
 	},
@@ -138,7 +188,7 @@ const connectGit: Command = {
 	},
 };
 
-export const syncCommands: Command[] = [enable, disable, push, pull, status, origin, connectGit];
+export const syncCommands: Command[] = [enable, disable, push, pull, retract, status, origin, connectGit];
 
 /**
  * What the git hooks run: `baton` when that is this installation on the caller's PATH (it survives

@@ -24,6 +24,7 @@ export const CommandIds = {
 	syncActions: 'baton.sync.actions',
 	syncEnable: 'baton.sync.enable',
 	syncDisable: 'baton.sync.disable',
+	syncRetract: 'baton.sync.retract',
 	createCheckpoint: 'baton.checkpoint.create',
 	compareCheckpoints: 'baton.checkpoint.compare',
 	rollbackCheckpoint: 'baton.checkpoint.rollback',

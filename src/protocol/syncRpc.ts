@@ -60,3 +60,19 @@ export const syncRemotes = new RequestType<void, { remotes: SyncRemoteDto[] }, R
 export const syncEnable = new RequestType<{ remote: string; transcripts: boolean; untracked?: boolean }, { remote: string; transcripts: boolean; untracked: boolean }, RpcErrorData>('sync/enable');
 /** Extension → server: stop sharing through `remote` (`baton sync disable REMOTE`). */
 export const syncDisable = new RequestType<{ remote: string }, { remote: string }, RpcErrorData>('sync/disable');
+
+export interface SyncRetractResultDto {
+	retracted: string;
+	events: number;
+	checkpoints: string[];
+	sessions: string[];
+	since: string | null;
+	pushed: { remote: string; ref: string; oid: string }[];
+	unreached: { remote: string; error: string }[];
+	cannotUndo: string[];
+}
+
+/** Extension → server: this machine's shared checkpoints and sessions a retraction can name, newest first. */
+export const syncRetractable = new RequestType<void, { checkpoints: { id: string; message: string | null; at: string }[]; sessions: { id: string; name: string | null; at: string }[] }, RpcErrorData>('sync/retractable');
+/** Extension → server: take back a checkpoint, a session, or everything since a time (`baton sync retract`). */
+export const syncRetract = new RequestType<{ checkpoint?: string; session?: string; since?: string }, SyncRetractResultDto, RpcErrorData>('sync/retract');

@@ -6,7 +6,8 @@ import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { Engine } from '../engine/engine';
 import * as rpc from '../protocol/syncRpc';
 import type { EngineHost } from './engineHost';
-import { requestRegistrar } from './handlers';
+import { actor, requestRegistrar } from './handlers';
+import { BatonError } from '../engine/errors';
 import { pushAll } from '../engine/arrays';
 
 async function pullAll(engine: Engine): Promise<rpc.SyncNowResultDto> {
@@ -44,6 +45,16 @@ export function registerSyncHandlers(connection: MessageConnection, host: Engine
 		host.write(async (engine) => {
 			const enabled = await engine.sync.enable(params.remote, { transcripts: params.transcripts === true, untracked: params.untracked === true });
 			return { remote: enabled.remote, transcripts: enabled.transcripts, untracked: enabled.untracked };
+		}),
+	);
+	on(rpc.syncRetractable, async () => (await host.get()).sync.retractable());
+	on(rpc.syncRetract, (params) =>
+		host.write(async (engine) => {
+			const request = params.checkpoint ? { checkpoint: params.checkpoint } : params.session ? { session: params.session } : params.since ? { since: params.since } : undefined;
+			if (!request) {
+				throw new BatonError('invalidInput', 'name a checkpoint, a session, or a time to take back what was shared since');
+			}
+			return engine.sync.retract(request, actor());
 		}),
 	);
 	on(rpc.syncDisable, (params) => host.write(async (engine) => ({ remote: (await engine.sync.disable(params.remote)).remote })));

@@ -25,7 +25,7 @@ import { maxWireLineChars } from '../shared/wireLimits';
 import { catBlobs, type BoundedGitRun } from '../shared/catFileBatch';
 import { addedFiles, refTreeLimits, type RefRange } from './refTrees';
 import { forEachFile } from '../storage/fsUtil';
-import { sharedTreeCommands, type PlannedTree, type SharedTree } from './sharedTrees';
+import { sharedTreeCommands, snapshotTrailer, type PlannedTree, type SharedTree } from './sharedTrees';
 
 /** The heading of the snapshot list in a checkpoints-ref commit's message. */
 const snapshotsHeading = 'Baton-Snapshots:';
@@ -233,7 +233,9 @@ export class EventRefs {
 			);
 			const checkpointsTip = await this.tip(this.checkpointsRef);
 			if (checkpointsTip && this.sharedAt && this.sharedAt.tip === checkpointsFrom) {
-				this.sharedAt = { tip: checkpointsTip, commits: new Set([...this.sharedAt.commits, ...checkpoints.map((c) => c.snapshot)]), last: marks.get(`:${checkpoints.length}`) ?? this.sharedAt.last };
+				const shared = marks.get(`:${checkpoints.length}`);
+				const newest = checkpoints.at(-1);
+				this.sharedAt = { tip: checkpointsTip, commits: new Set([...this.sharedAt.commits, ...checkpoints.map((c) => c.snapshot)]), last: shared && newest ? { snapshot: newest.snapshot, shared } : this.sharedAt.last };
 			}
 		} finally {
 			if (marksDir) {
@@ -243,11 +245,57 @@ export class EventRefs {
 	}
 
 	/**
+	 * Every `<snapshot> <shared>` pair this machine's checkpoints ref lists, oldest first (a commit
+	 * written before shared trees lists none).
+	 */
+	async allSharedPairs(): Promise<SharedTree[]> {
+		const tip = await this.tip(this.checkpointsRef);
+		return tip ? (await this.sharedPairsIn(null, tip)).reverse() : [];
+	}
+
+	/**
+	 * Writes this machine's events ref again from nothing with `events` (a retraction: the ref no
+	 * longer holds what was taken back). Needs the shadow lock.
+	 */
+	async rewriteEvents(events: { count: number; text: string; lastId: string | null }, nowMs: number): Promise<void> {
+		await this.shadow.git(['update-ref', '-d', this.eventsRef]);
+		await this.append(events, [], nowMs);
+	}
+
+	/**
+	 * Writes this machine's checkpoints ref again from nothing, sharing only `kept` (in order): each
+	 * shared tree is written again on the one before it (same files, same message), and one chain
+	 * commit lists them. None kept: the ref is deleted. Needs the shadow lock.
+	 */
+	async rewriteCheckpoints(kept: readonly SharedTree[], nowMs: number): Promise<void> {
+		await this.shadow.git(['update-ref', '-d', this.checkpointsRef]);
+		this.sharedAt = undefined;
+		if (kept.length === 0) {
+			return;
+		}
+		const trees = (await this.shadow.git(['cat-file', '--batch-check=%(objectname)'], { input: kept.map((k) => `${k.shared}^{tree}\n`).join('') })).stdout.toString('utf8').trim().split('\n');
+		const build = `refs/baton-build/shared-tree-${process.pid}-${nowMs}`;
+		const chunks: string[] = [];
+		kept.forEach((k, i) => {
+			const message = `baton shared checkpoint\n\n${snapshotTrailer}${k.snapshot}\n`;
+			chunks.push(`reset ${build}\ncommit ${build}\nmark :${i + 1}\ncommitter Baton <baton@localhost> 0 +0000\ndata ${Buffer.byteLength(message)}\n${message}${i > 0 ? `from :${i}\n` : ''}M 040000 ${trees[i]} ""\n\n`);
+		});
+		const root = kept.length + 1;
+		const time = Math.floor(nowMs / 1000);
+		const rootMessage = 'baton checkpoints\n';
+		chunks.push(`commit ${this.checkpointsRef}\nmark :${root}\ncommitter Baton <baton@localhost> ${time} +0000\ndata ${Buffer.byteLength(rootMessage)}\n${rootMessage}\n`);
+		const message = `baton checkpoints: ${kept.length}\n\n${snapshotsHeading}\n${kept.map((k) => `${k.snapshot}\n`).join('')}`;
+		chunks.push(`commit ${this.checkpointsRef}\ncommitter Baton <baton@localhost> ${time} +0000\ndata ${Buffer.byteLength(message)}\n${message}from :${root}\n${kept.map((_, i) => `merge :${i + 1}\n`).join('')}\ndone\n`);
+		await this.shadow.git(fastImportArgs, { input: Buffer.from(chunks.join('')), timeoutMs: 120_000 });
+		await this.shadow.git(['update-ref', '-d', build]).catch(() => undefined);
+	}
+
+	/**
 	 * The local snapshots this machine's checkpoints ref has shared, and the last shared tree written
 	 * (its blobs were scanned). A commit that lists no pairs (written before shared trees) shared its
 	 * extra parents themselves.
 	 */
-	async sharedCheckpoints(): Promise<{ commits: Set<string>; last: string | null }> {
+	async sharedCheckpoints(): Promise<{ commits: Set<string>; last: SharedTree | null }> {
 		const tip = await this.tip(this.checkpointsRef);
 		if (!tip) {
 			return { commits: new Set(), last: null };
@@ -259,12 +307,12 @@ export class EventRefs {
 		return { commits: new Set(this.sharedAt.commits), last: this.sharedAt.last };
 	}
 
-	private sharedAt: { tip: string; commits: Set<string>; last: string | null } | undefined;
+	private sharedAt: { tip: string; commits: Set<string>; last: SharedTree | null } | undefined;
 
-	private async readSharedCheckpoints(tip: string): Promise<{ commits: Set<string>; last: string | null }> {
+	private async readSharedCheckpoints(tip: string): Promise<{ commits: Set<string>; last: SharedTree | null }> {
 		const out = await this.shadow.gitText(['log', '--first-parent', '--format=%x01%P%x02%B', tip], { timeoutMs: 120_000 });
 		const commits = new Set<string>();
-		let last: string | null = null;
+		let last: SharedTree | null = null;
 		const records = out.split('\u0001').slice(1);
 		records.forEach((record, i) => {
 			const [parentList = '', message = ''] = record.split('\u0002');
@@ -272,7 +320,7 @@ export class EventRefs {
 			const pairs = sharedPairs(message, parents);
 			if (pairs) {
 				pairs.forEach((p) => commits.add(p.snapshot));
-				last ??= pairs.at(-1)?.shared ?? null;
+				last ??= pairs.at(-1) ?? null;
 			} else {
 				// Written before shared trees: the parents are the snapshots (the chain's first commit has no previous one).
 				(i === records.length - 1 ? parents : parents.slice(1)).forEach((p) => commits.add(p));

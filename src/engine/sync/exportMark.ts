@@ -64,7 +64,7 @@ export function writeExportMark(file: string, mark: ExportMark): void {
  * The local events above a mark, or null when the mark does not hold in this database (its row is
  * gone or is another event): the caller then compares against the ref's ids (`freshByIds`).
  */
-export function freshAboveMark(db: BatonDb, mark: { rowid: number; id: string } | null): FreshEvents | null {
+export function freshAboveMark(db: BatonDb, mark: { rowid: number; id: string } | null, retracted: ReadonlySet<string> = new Set()): FreshEvents | null {
 	if (mark) {
 		const at = db.all<{ id: string }>(sql`SELECT id FROM shared_events WHERE rowid = ${mark.rowid}`)[0];
 		if (at?.id !== mark.id) {
@@ -73,13 +73,15 @@ export function freshAboveMark(db: BatonDb, mark: { rowid: number; id: string } 
 	}
 	const above = sql`rowid > ${mark?.rowid ?? 0} AND source = 'local'`;
 	const top = db.all<{ rowid: number; id: string }>(sql`SELECT rowid AS rowid, id FROM shared_events WHERE ${above} ORDER BY rowid DESC LIMIT 1`)[0];
-	return { ...wireBatch(db, above), upTo: top ? { rowid: top.rowid, id: top.id } : mark };
+	// Events this machine took back (retraction.ts) are never sent again.
+	const sent = retracted.size > 0 ? sql`${above} AND id NOT IN (SELECT value FROM json_each(${JSON.stringify([...retracted])}))` : above;
+	return { ...wireBatch(db, sent), upTo: top ? { rowid: top.rowid, id: top.id } : mark };
 }
 
 /** The local events whose ids are not in `exported` (the ids the ref holds). */
-export function freshByIds(db: BatonDb, exported: ReadonlySet<string>): FreshEvents {
+export function freshByIds(db: BatonDb, exported: ReadonlySet<string>, retracted: ReadonlySet<string> = new Set()): FreshEvents {
 	const local = db.all<{ rowid: number; id: string }>(sql`SELECT rowid AS rowid, id FROM shared_events WHERE source = 'local'`);
-	const ids = local.filter((r) => !exported.has(r.id)).map((r) => r.id);
+	const ids = local.filter((r) => !exported.has(r.id) && !retracted.has(r.id)).map((r) => r.id);
 	const batch = ids.length > 0 ? wireBatch(db, sql`id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`) : { count: 0, text: '', lastId: null };
 	return { ...batch, upTo: highest(local) };
 }

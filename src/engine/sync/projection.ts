@@ -4,6 +4,7 @@
  * events in id order, so two machines holding the same events hold the same state whatever order the
  * events arrived in. Runs inside the pull's write, right after the merge.
  */
+import { retractedKind } from './retraction';
 import { and, eq, inArray, max, not, sql } from 'drizzle-orm';
 import { inJsonList, jsonList } from '../shared/sqlJsonList';
 import type { BatonDb, JournalStore } from '../storage/journalStore';
@@ -73,7 +74,7 @@ export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownM
 		} else if (event.kind === 'checkpoint.recorded' || event.kind === 'checkpoint.decided') {
 			checkpointSubjects.add(event.subject);
 		}
-		if (!derived.has(event.kind) && !event.kind.startsWith('timeline.') && !event.kind.startsWith('provenance.')) {
+		if (!derived.has(event.kind) && !event.kind.startsWith('timeline.') && !event.kind.startsWith('provenance.') && event.kind !== retractedKind) {
 			unknown.add(event.kind);
 		}
 	}

@@ -15,6 +15,8 @@ export interface PullResult {
 	refused: { id: string; reason: string }[];
 	/** Teammates' decisions about this machine's checkpoints: kept and shown, never applied (docs/sync.md, "Who decides"). */
 	opinions: TeammateOpinion[];
+	/** Teammates' records dropped because their machine took them back (`sync retract`); absent when none. */
+	retracted?: number;
 }
 
 export function emptyPull(): PullResult {
@@ -34,6 +36,9 @@ export function addPull(total: PullResult, one: PullResult): void {
 	total.transcripts += one.transcripts;
 	pushAll(total.refused, one.refused);
 	pushAll(total.opinions, one.opinions);
+	if (one.retracted) {
+		total.retracted = (total.retracted ?? 0) + one.retracted;
+	}
 }
 
 /** One warning for what a pull from `remote` refused (whole refs by their name, lines and events), the first three named. */

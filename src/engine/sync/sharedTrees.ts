@@ -17,6 +17,7 @@
  * snapshots it has shared (eventRefs.ts). Blobs already in the last shared tree were scanned when it
  * was made and are not read again.
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { catBlobs, type BoundedGitRun } from '../shared/catFileBatch';
@@ -45,10 +46,14 @@ export interface SharedTree {
 	shared: string;
 }
 
-/** A shared tree to write: the snapshot it stands for and the files it holds. */
+/**
+ * A shared tree to write: the snapshot it stands for, and either every file it holds (`entries`) or
+ * the files that differ from the shared tree before it (`changes`; null: not in this one).
+ */
 export interface PlannedTree {
 	snapshot: string;
-	entries: readonly TreeFile[];
+	entries?: readonly TreeFile[];
+	changes?: readonly { path: string; file: TreeFile | null }[];
 }
 
 export interface TreeFile {
@@ -75,14 +80,20 @@ export class SharedTrees {
 	 * the checkpoints ref's export writes them (`sharedTreeCommands`, in its one `git fast-import`).
 	 * `sharedBefore`: the last shared tree's commit, whose blobs need no scan.
 	 */
-	async build(snapshots: readonly string[], rules: ShareRules, sharedBefore: string | null): Promise<{ trees: PlannedTree[]; leftOut: LeftOutFile[] }> {
+	async build(snapshots: readonly string[], rules: ShareRules, before: SharedTree | null): Promise<{ trees: PlannedTree[]; leftOut: LeftOutFile[] }> {
 		if (snapshots.length === 0) {
 			return { trees: [], leftOut: [] };
 		}
+		const stamp = await this.indexStamp();
+		const last = this.last;
+		if (before && last && !rules.untracked && !last.untracked && last.snapshot === before.snapshot && stamp !== null && last.stamp === stamp) {
+			return this.buildChanges(snapshots, before.snapshot, last.tracked, stamp);
+		}
 		const listings = await Promise.all(snapshots.map((s) => this.listTree(s)));
-		const clean = new Set(sharedBefore ? (await this.listTree(sharedBefore)).map((e) => e.oid) : []);
+		const clean = new Set(before ? (await this.listTree(before.shared)).map((e) => e.oid) : []);
 		const all = new Set(listings.flatMap((l) => l.map((e) => e.path)));
-		const allowed = await this.committable([...all], rules);
+		const { why: allowed, tracked } = await this.committable([...all], rules);
+		this.last = stamp === null ? undefined : { snapshot: snapshots.at(-1) as string, stamp, tracked, untracked: rules.untracked };
 		const leftOut: LeftOutFile[] = [];
 		const kept: Entry[][] = listings.map((entries, i) => {
 			const keep: Entry[] = [];
@@ -112,6 +123,75 @@ export class SharedTrees {
 		return { trees: trees.map((entries, i) => ({ snapshot: snapshots[i] as string, entries })), leftOut };
 	}
 
+	/**
+	 * What this instance knows of the last shared tree it planned: its snapshot, the user's index as
+	 * it was (its stat) and the paths it tracked. While the index is the same, the next shared tree is
+	 * the last one with the snapshots' changes applied: one `diff-tree` and the changed files' scan,
+	 * not every file of the workspace listed, checked and written again.
+	 */
+	private last: { snapshot: string; stamp: string; tracked: Set<string>; untracked: boolean } | undefined;
+	private indexFile: string | null | undefined;
+
+	/** The user's index file's size, modification time and inode (null: no git repository). */
+	private async indexStamp(): Promise<string | null> {
+		if (this.indexFile === undefined) {
+			try {
+				const out = await runGit(['rev-parse', '--git-path', 'index'], { cwd: this.workspaceRoot, env: userRepoEnv(this.shadow.emptyConfig), timeoutMs: 30_000 });
+				this.indexFile = path.resolve(this.workspaceRoot, out.stdout.toString('utf8').trim());
+			} catch {
+				this.indexFile = null;
+			}
+		}
+		if (!this.indexFile) {
+			return null;
+		}
+		try {
+			const stat = fs.statSync(this.indexFile, { bigint: true });
+			return `${stat.size}:${stat.mtimeNs}:${stat.ino}`;
+		} catch {
+			return 'none';
+		}
+	}
+
+	/** Shared trees as changes from the one before: the snapshots' differences, kept to tracked files that pass the scan. */
+	private async buildChanges(snapshots: readonly string[], from: string, tracked: Set<string>, stamp: string): Promise<{ trees: PlannedTree[]; leftOut: LeftOutFile[] }> {
+		const pairs = snapshots.map((s, i) => `${s} ${i === 0 ? from : snapshots[i - 1]}\n`).join('');
+		const out = (await this.shadow.git(['diff-tree', '--stdin', '-r', '-z', '--no-renames'], { input: pairs, timeoutMs: 120_000 })).stdout;
+		// `diff-tree --stdin` answers each pair in turn: the pair's line (`<snapshot> <from>`) then its raw records.
+		const fields = splitNul(out);
+		const perSnapshot: { path: string; file: TreeFile | null }[][] = snapshots.map(() => []);
+		let at = -1;
+		for (let i = 0; i < fields.length; i++) {
+			const field = fields[i] as string;
+			if (/^[0-9a-f]{40,64}( [0-9a-f]{40,64})?$/.test(field)) {
+				at = snapshots.indexOf(field.split(' ')[0] as string, at + 1);
+				continue;
+			}
+			if (!field.startsWith(':') || at < 0) {
+				continue;
+			}
+			const [, newMode = '', , newOid = '', status = ''] = field.slice(1).split(' ');
+			const file = fields[++i] as string;
+			const gone = status.startsWith('D') || newMode === '160000' || !tracked.has(file);
+			perSnapshot[at]!.push({ path: file, file: gone ? null : { mode: newMode, oid: newOid, path: file } });
+		}
+		const leftOut: LeftOutFile[] = [];
+		const verdicts = await this.scan([...new Set(perSnapshot.flatMap((c) => c.flatMap((x) => (x.file ? [x.file.oid] : []))))]);
+		const trees = perSnapshot.map((changes, i): PlannedTree => ({
+			snapshot: snapshots[i] as string,
+			changes: changes.map((c) => {
+				const verdict = c.file ? verdicts.get(c.file.oid) : undefined;
+				if (verdict) {
+					leftOut.push({ snapshot: snapshots[i] as string, path: c.path, reason: verdict });
+					return { path: c.path, file: null };
+				}
+				return c;
+			}),
+		}));
+		this.last = { snapshot: snapshots.at(-1) as string, stamp, tracked, untracked: false };
+		return { trees, leftOut };
+	}
+
 	/** Every file of a snapshot: mode, blob and path (`ls-tree -r -z`). */
 	private async listTree(commit: string): Promise<Entry[]> {
 		const out = (await this.shadow.git(['ls-tree', '-r', '-z', '--full-tree', commit], { timeoutMs: 120_000 })).stdout;
@@ -128,7 +208,7 @@ export class SharedTrees {
 	 * Why each path that would not be committed stays here (absent: it may travel). `'untracked'` and
 	 * `'ignored'` are the ordinary cases, not reported per checkpoint.
 	 */
-	private async committable(paths: readonly string[], rules: ShareRules): Promise<Map<string, string>> {
+	private async committable(paths: readonly string[], rules: ShareRules): Promise<{ why: Map<string, string>; tracked: Set<string> }> {
 		const env = userRepoEnv(this.shadow.emptyConfig);
 		const cwd = this.workspaceRoot;
 		const out = new Map<string, string>();
@@ -142,7 +222,7 @@ export class SharedTrees {
 		const untracked = paths.filter((p) => !tracked.has(p));
 		if (!rules.untracked) {
 			untracked.forEach((p) => out.set(p, 'untracked'));
-			return out;
+			return { why: out, tracked };
 		}
 		let ignored: Set<string>;
 		try {
@@ -158,7 +238,7 @@ export class SharedTrees {
 				out.set(p, 'ignored');
 			}
 		}
-		return out;
+		return { why: out, tracked };
 	}
 
 	/** The reason each blob cannot be shared (absent: it passed the scan). */
@@ -205,9 +285,19 @@ export class SharedTrees {
  */
 export function sharedTreeCommands(tree: PlannedTree, build: string, mark: number, from: string | null): string {
 	const message = `baton shared checkpoint\n\n${snapshotTrailer}${tree.snapshot}\n`;
-	const lines = [`reset ${build}\ncommit ${build}\nmark :${mark}\ncommitter Baton <baton@localhost> 0 +0000\ndata ${Buffer.byteLength(message)}\n${message}${from ? `from ${from}\n` : ''}deleteall\n`];
-	for (const e of tree.entries) {
-		lines.push(`M ${e.mode} ${e.oid} ${quotePath(e.path)}\n`);
+	if (tree.changes && !from) {
+		throw new Error('a shared tree written as changes needs the one before it');
+	}
+	const lines = [`reset ${build}\ncommit ${build}\nmark :${mark}\ncommitter Baton <baton@localhost> 0 +0000\ndata ${Buffer.byteLength(message)}\n${message}${from ? `from ${from}\n` : ''}`];
+	if (tree.changes) {
+		for (const c of tree.changes) {
+			lines.push(c.file ? `M ${c.file.mode} ${c.file.oid} ${quotePath(c.path)}\n` : `D ${quotePath(c.path)}\n`);
+		}
+	} else {
+		lines.push('deleteall\n');
+		for (const e of tree.entries ?? []) {
+			lines.push(`M ${e.mode} ${e.oid} ${quotePath(e.path)}\n`);
+		}
 	}
 	lines.push('\n');
 	return lines.join('');

@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
+import { pushAll } from '../arrays';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
@@ -18,6 +19,8 @@ import { machineIdentity } from '../shared/machineIdentity';
 import { mergeWireEvents } from './mergeWire';
 import { checkpointsRefPrefix, eventsRefPrefix, EventRefs } from './eventRefs';
 import { keepLeftOut, takeLeftOut } from './leftOut';
+import { addRetracted, applyRetractions, cannotUndo, readRetracted, retractedKind, selectRetracted, type RetractRequest } from './retraction';
+import { appendSharedEvent } from '../shared/sharedEvents';
 import { SharedTrees, type LeftOutFile } from './sharedTrees';
 import { countAboveMark, freshAboveMark, freshByIds, localCheckpointCommits, readExportMark, writeExportMark } from './exportMark';
 import { projectEvents } from './projection';
@@ -40,6 +43,22 @@ export interface PushResult {
 	remote: string;
 	/** Files of checkpoints shared since the last push that were kept off the remote, and why (sharedTrees.ts). */
 	leftOut?: LeftOutFile[];
+}
+
+export interface RetractResult {
+	/** What was taken back, in words. */
+	retracted: string;
+	/** This machine's events taken out of its shared refs. */
+	events: number;
+	checkpoints: string[];
+	sessions: string[];
+	since: string | null;
+	/** The rewritten refs each enabled remote confirmed. */
+	pushed: { remote: string; ref: string; oid: string }[];
+	/** Remotes the push did not reach: the rewritten refs stay queued for them. */
+	unreached: { remote: string; error: string }[];
+	/** What no retraction can do (retraction.ts). */
+	cannotUndo: string[];
 }
 
 export interface RemoteStatus {
@@ -74,6 +93,9 @@ export class SyncService {
 		this.refsCache ??= new EventRefs(this.shadow, machineIdentity(this.root).id);
 		return this.refsCache;
 	}
+
+	/** Kept: what it knows of the last shared tree it built lets the next one be built from the changes alone. */
+	private sharedTrees: SharedTrees | undefined;
 
 	private get markFile(): string {
 		return path.join(syncDir(this.root), 'exported.json');
@@ -167,21 +189,23 @@ export class SyncService {
 			// Only the events above the durable "exported up to" mark are read (exportMark.ts).
 			const tip = await refs.tip(refs.eventsRef);
 			const mark = tip ? readExportMark(this.markFile, tip) : null;
-			let plan = await this.ctx.store.read((db) => (tip && !mark ? null : freshAboveMark(db, mark)));
+			const retracted = readRetracted(this.root);
+			let plan = await this.ctx.store.read((db) => (tip && !mark ? null : freshAboveMark(db, mark, retracted.events)));
 			if (!plan) {
 				const exported = await refs.idsInRef(tip as string);
-				plan = await this.ctx.store.read((db) => freshByIds(db, exported));
+				plan = await this.ctx.store.read((db) => freshByIds(db, exported, retracted.events));
 			}
 			const { upTo } = plan;
-			const recorded = await this.ctx.store.read((db) => localCheckpointCommits(db));
+			const recorded = (await this.ctx.store.read((db) => localCheckpointCommits(db))).filter((c) => !retracted.snapshots.has(c));
 			const shared = await refs.sharedCheckpoints();
 			const commits = recorded.filter((c) => !shared.commits.has(c));
 			const present = await this.presentCommits(commits);
 			// What each checkpoint shares: the files the user's git would commit that pass the credential scan.
 			const enabled = Object.values(readSyncState(this.root).remotes).filter((r) => r.enabled);
 			const rules = { untracked: enabled.length > 0 && enabled.every((r) => r.untracked) };
-			const trees = await new SharedTrees(this.shadow, this.root).build(present, rules, shared.last);
-			await refs.append(plan, trees.trees, this.ctx.clock.now(), shared.last);
+			this.sharedTrees ??= new SharedTrees(this.shadow, this.root);
+			const trees = await this.sharedTrees.build(present, rules, shared.last);
+			await refs.append(plan, trees.trees, this.ctx.clock.now(), shared.last?.shared ?? null);
 			if (trees.leftOut.length > 0) {
 				keepLeftOut(this.root, trees.leftOut);
 				for (const f of trees.leftOut.slice(0, 20)) {
@@ -288,6 +312,94 @@ export class SyncService {
 		});
 	}
 
+	/**
+	 * Takes back what this machine shared (retraction.ts): the chosen records leave its events and
+	 * checkpoints refs, which are written again without them, a tombstone tells the other machines to
+	 * drop them, and every enabled remote is pushed (forced, Baton's own refs only). A remote that
+	 * cannot be reached keeps the rewritten refs queued for the next push; the answer says so.
+	 */
+	async retract(request: RetractRequest, actor: string): Promise<RetractResult> {
+		const what = 'checkpoint' in request ? `checkpoint ${request.checkpoint}` : 'session' in request ? `session ${request.session}` : `everything shared since ${request.since}`;
+		const selection = await this.withSyncLock(() =>
+			this.shadow.withLock(async () => {
+				await this.shadow.ensureInit(this.ctx.config.checkpoints.excludes);
+				const machine = machineIdentity(this.root);
+				const chosen = await this.ctx.store.read((db) => {
+					const subject = 'checkpoint' in request ? request.checkpoint : 'session' in request ? request.session : null;
+					if (subject) {
+						const kind = 'checkpoint' in request ? 'checkpoint.recorded' : 'session.started';
+						const recorded = db.all<{ machine: string; name: string | null }>(sql`SELECT machine, machine_name AS name FROM shared_events WHERE kind = ${kind} AND subject = ${subject} LIMIT 1`)[0];
+						if (!recorded) {
+							throw new BatonError('notFound', `there is no ${what} in this workspace's shared records (only what was recorded here and shared can be taken back)`);
+						}
+						if (recorded.machine !== machine.id) {
+							throw new BatonError('invalidInput', `${what} was recorded on another machine (${recorded.name ?? recorded.machine}): only that machine can take it back`);
+						}
+					}
+					const found = selectRetracted(db, request);
+					// What an earlier retraction took back is not taken back again.
+					const before = readRetracted(this.root);
+					return { ...found, eventIds: found.eventIds.filter((id) => !before.events.has(id)), snapshots: found.snapshots.filter((oid) => !before.snapshots.has(oid)) };
+				});
+				if (chosen.eventIds.length === 0) {
+					throw new BatonError('notFound', `this machine shared nothing that matches ${what}; nothing was changed`);
+				}
+				const nowMs = this.ctx.clock.now();
+				const subject = 'checkpoint' in request ? request.checkpoint : 'session' in request ? request.session : `since:${request.since}`;
+				await this.ctx.store.write((db) => appendSharedEvent(db, machine, nowMs, { kind: retractedKind, subject, actor, body: { ...chosen.body } }));
+				addRetracted(this.root, chosen);
+				const retracted = readRetracted(this.root);
+				const refs = this.refs;
+				refs.clearStaleRefLocks('baton');
+				// Both refs are written again from what remains: nothing retracted stays in their history.
+				const plan = await this.ctx.store.read((db) => freshByIds(db, new Set(), retracted.events));
+				await refs.rewriteEvents(plan, nowMs);
+				const newTip = await refs.tip(refs.eventsRef);
+				if (newTip && plan.upTo) {
+					writeExportMark(this.markFile, { tip: newTip, ...plan.upTo });
+				}
+				const kept = (await refs.allSharedPairs()).filter((p) => !retracted.snapshots.has(p.snapshot));
+				await refs.rewriteCheckpoints(kept, nowMs);
+				// What the next shared tree is built from is gone with the old chain.
+				this.sharedTrees = undefined;
+				return chosen;
+			}),
+		);
+		const names = Object.entries(readSyncState(this.root).remotes)
+			.filter(([, r]) => r.enabled)
+			.map(([name]) => name);
+		const pushed: { remote: string; ref: string; oid: string }[] = [];
+		const unreached: { remote: string; error: string }[] = [];
+		for (const name of names) {
+			try {
+				for (const result of await this.push(name)) {
+					pushAll(pushed, [...result.pushed.map((p) => ({ remote: result.remote, ...p }))]);
+				}
+			} catch (error) {
+				unreached.push({ remote: name, error: (error as Error).message });
+			}
+		}
+		return { retracted: what, events: selection.eventIds.length, checkpoints: selection.body.checkpoints, sessions: selection.body.sessions, since: selection.body.since, pushed, unreached, cannotUndo: [...cannotUndo] };
+	}
+
+	/** What this machine recorded that a retraction can name (newest first): its checkpoints and its sessions. */
+	async retractable(limit = 200): Promise<{ checkpoints: { id: string; message: string | null; at: string }[]; sessions: { id: string; name: string | null; at: string }[] }> {
+		const own = machineIdentity(this.root).id;
+		const retracted = readRetracted(this.root).events;
+		return this.ctx.store.read((db) => {
+			const rows = (kind: string, field: string) =>
+				db
+					.all<{ id: string; eventId: string; label: string | null; at: string }>(
+						sql`SELECT subject AS id, id AS "eventId", json_extract(body_json, ${`$.${field}`}) AS label, at FROM shared_events WHERE kind = ${kind} AND source = 'local' AND machine = ${own} ORDER BY id DESC LIMIT ${limit}`,
+					)
+					.filter((r) => !retracted.has(r.eventId));
+			return {
+				checkpoints: rows('checkpoint.recorded', 'message').map((r) => ({ id: r.id, message: typeof r.label === 'string' ? r.label : null, at: r.at })),
+				sessions: rows('session.started', 'name').map((r) => ({ id: r.id, name: typeof r.label === 'string' ? r.label : null, at: r.at })),
+			};
+		});
+	}
+
 	async pull(remote?: string): Promise<PullResult> {
 		const names = this.enabledRemotes(remote);
 		const total = emptyPull();
@@ -360,7 +472,8 @@ export class SyncService {
 			// The merged rows are the wire events as received: no need to read them back.
 			const projected = projectEvents(db, merged.events, own, this.ctx.store, { mergedAfter: merged.before });
 			useSharedTrees(db, sharedTrees);
-			return { merged, projected };
+			const dropped = applyRetractions(db, merged.events, own);
+			return { merged, projected, dropped };
 		});
 		for (const kind of result.projected.unknownKinds) {
 			this.ctx.log.warn(`sync: kept events of kind "${kind}" from remote "${name}" that this version does not show`);
@@ -386,6 +499,7 @@ export class SyncService {
 			transcripts: transcripts.imported,
 			refused,
 			opinions: result.projected.opinions,
+			...(result.dropped > 0 ? { retracted: result.dropped } : {}),
 		};
 	}
 

@@ -9,7 +9,7 @@
  */
 import * as vscode from 'vscode';
 import { escapeControls } from '../../protocol/displayText';
-import { syncDisable, syncEnable, syncNow, syncPull, syncRemotes, syncStatus, type SyncNowResultDto, type SyncRemoteDto, type SyncRemoteStatusDto } from '../../protocol/syncRpc';
+import { syncDisable, syncEnable, syncNow, syncPull, syncRemotes, syncRetract, syncRetractable, syncStatus, type SyncNowResultDto, type SyncRemoteDto, type SyncRemoteStatusDto, type SyncRetractResultDto } from '../../protocol/syncRpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import type { SessionStatusBar } from '../statusBar';
 import { provideSyncMenu, type SyncMenuItem } from './syncMenu';
@@ -38,6 +38,7 @@ export class SyncController extends Disposable {
 		this.register(command(CommandIds.syncActions, () => this.actions(), log));
 		this.register(command(CommandIds.syncEnable, (arg?: unknown) => this.enable(arg), log));
 		this.register(command(CommandIds.syncDisable, (arg?: unknown) => this.disable(arg), log));
+		this.register(command(CommandIds.syncRetract, (arg?: unknown) => this.retract(arg), log));
 		this.register(workspace.onDidChangeStatus(() => void this.refresh()));
 		this.register(
 			vscode.window.onDidChangeWindowState((state) => {
@@ -114,6 +115,7 @@ export class SyncController extends Disposable {
 			...this.menuItems(),
 			{ label: '$(cloud-upload) Share Through a Git Remote…', run: () => vscode.commands.executeCommand(CommandIds.syncEnable) },
 			...(this.enabled ? [{ label: '$(circle-slash) Stop Sharing With a Git Remote…', run: () => vscode.commands.executeCommand(CommandIds.syncDisable) }] : []),
+			{ label: '$(discard) Retract Shared Records…', run: () => vscode.commands.executeCommand(CommandIds.syncRetract) },
 			{ label: '$(output) Show Log', run: () => vscode.commands.executeCommand(CommandIds.showLog) },
 		];
 		const picked = await vscode.window.showQuickPick(items, { placeHolder: this.enabled ? 'Baton sync' : 'Baton sync is off: no remote shares Baton’s records yet' });
@@ -188,6 +190,89 @@ export class SyncController extends Disposable {
 		const result = await this.workspace.request(syncEnable, { remote, transcripts, untracked });
 		await this.refresh();
 		return { name: result.remote, enabled: true, transcripts: result.transcripts, untracked: result.untracked, inGit: true };
+	}
+
+	/**
+	 * Takes back what this machine shared: a checkpoint, a session (with its checkpoints), or
+	 * everything since a time, picked from this machine's own records; a modal says plainly what it
+	 * does and what it cannot undo before anything moves. `{ checkpoint }`, `{ session }` or
+	 * `{ since }` (a caller that has decided: a test, a view's menu) skips the picking, not the modal.
+	 */
+	private async retract(arg?: unknown): Promise<SyncRetractResultDto | undefined> {
+		const given = arg && typeof arg === 'object' ? (arg as { checkpoint?: unknown; session?: unknown; since?: unknown }) : {};
+		let request: { checkpoint?: string; session?: string; since?: string } | undefined =
+			typeof given.checkpoint === 'string' ? { checkpoint: given.checkpoint } : typeof given.session === 'string' ? { session: given.session } : typeof given.since === 'string' ? { since: given.since } : undefined;
+		let what = '';
+		if (!request) {
+			const chosen = await vscode.window.showQuickPick(
+				[
+					{ label: 'A checkpoint', description: 'its files and its records', what: 'checkpoint' as const },
+					{ label: 'A session', description: 'its records, its checkpoints and their files', what: 'session' as const },
+					{ label: 'Everything shared since…', description: 'every record and checkpoint this machine shared since a time', what: 'since' as const },
+				],
+				{ title: 'Retract Shared Records (1/2)', placeHolder: 'What should this machine take back from the remote?' },
+			);
+			if (!chosen) {
+				return undefined;
+			}
+			const kind = chosen.what;
+			if (kind === 'since') {
+				const midnight = new Date();
+				midnight.setHours(0, 0, 0, 0);
+				const text = await vscode.window.showInputBox({
+					title: 'Retract Shared Records (2/2)',
+					prompt: 'Take back everything this machine shared since (a date or a date and time)',
+					value: midnight.toISOString().slice(0, 16),
+					validateInput: (v) => (Number.isNaN(Date.parse(v)) ? 'a date (2026-11-28) or a date and time (2026-11-28T09:00)' : undefined),
+				});
+				if (text === undefined) {
+					return undefined;
+				}
+				request = { since: new Date(Date.parse(text)).toISOString() };
+				what = `everything this machine shared since ${new Date(Date.parse(text)).toLocaleString()}`;
+			} else {
+				const own = await this.workspace.request(syncRetractable, undefined);
+				const items =
+					kind === 'checkpoint'
+						? own.checkpoints.map((c) => ({ label: escapeControls(c.message ?? c.id), description: `${c.id} · ${relativeTime(c.at)}`, id: c.id }))
+						: own.sessions.map((x) => ({ label: escapeControls(x.name ?? x.id), description: `${x.id} · ${relativeTime(x.at)}`, id: x.id }));
+				if (items.length === 0) {
+					void vscode.window.showInformationMessage(`This machine has shared no ${kind} that can be taken back.`);
+					return undefined;
+				}
+				const picked = await vscode.window.showQuickPick(items, { title: 'Retract Shared Records (2/2)', placeHolder: `Which ${kind} of this machine’s?`, matchOnDescription: true });
+				if (!picked) {
+					return undefined;
+				}
+				request = kind === 'checkpoint' ? { checkpoint: picked.id } : { session: picked.id };
+				what = kind === 'checkpoint' ? `the checkpoint “${picked.label}”` : `the session “${picked.label}” and its checkpoints`;
+			}
+		}
+		what ||= request.checkpoint ? `checkpoint ${request.checkpoint}` : request.session ? `session ${request.session} and its checkpoints` : `everything this machine shared since ${request.since}`;
+		const detail = [
+			`Baton rewrites its own refs (refs/baton/…) without ${what} and force-pushes them to every remote it shares with. Other machines drop these records on their next pull. This machine keeps them.`,
+			'It cannot undo this: a clone that already fetched them keeps a copy until it pulls again, and the remote keeps the objects until its own garbage collection prunes them. If a credential was shared, rotate it.',
+		].join('\n\n');
+		const ok = await vscode.window.showWarningMessage(`Take back ${what}?`, { modal: true, detail }, 'Retract');
+		if (ok !== 'Retract') {
+			return undefined;
+		}
+		try {
+			const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: taking back shared records' }, () => this.workspace.request(syncRetract, request));
+			const reached = [...new Set(result.pushed.map((p) => p.remote))];
+			const message = `Baton took back ${escapeControls(result.retracted)} (${result.events} record(s))${reached.length ? `; rewritten on ${reached.map((r) => `“${r}”`).join(', ')}` : ''}.${result.unreached.length ? ` Not reached: ${result.unreached.map((u) => `“${u.remote}”`).join(', ')} — the rewrite goes with the next push.` : ''}`;
+			void (result.unreached.length ? vscode.window.showWarningMessage(message) : vscode.window.showInformationMessage(message));
+			for (const line of result.cannotUndo) {
+				this.workspace.log.info(`sync retract: ${line}`);
+			}
+			await this.workspace.refresh();
+			return result;
+		} catch (error) {
+			void vscode.window.showErrorMessage(`Baton could not take back ${what}: ${(error as Error).message}`);
+			return undefined;
+		} finally {
+			await this.refresh();
+		}
 	}
 
 	/** Turns sharing off for a remote (the one, or the one picked); what was pushed stays on the remote. */

@@ -140,8 +140,39 @@ test('a later checkpoint sends the remote only what changed: its shared tree’s
 	assert.ok(before > 300, `the first push carries the tree (${before} objects)`);
 
 	fs.writeFileSync(path.join(a, 'src', 'm3', 'f3.ts'), 'export const v3 = 33;\n');
-	await w.a.engine.checkpoints.create({ message: 'one file changed', actor });
+	const second = await w.a.engine.checkpoints.create({ message: 'one file changed', actor });
 	await w.a.engine.sync.push();
 	// The changed blob, the trees on its path, the shared tree's commit, the checkpoints and events refs' commits and their trees and batch.
 	assert.ok(objects() - before <= 15, `the second push carried ${objects() - before} objects`);
+
+	// Built from the changes (the index did not move): the teammate reads the whole tree all the same.
+	await w.b.engine.sync.enable('origin');
+	await w.b.engine.sync.pull();
+	assert.equal((await w.b.engine.checkpoints.fileAt(second.id, 'src/m3/f3.ts'))?.toString(), 'export const v3 = 33;\n');
+	assert.equal((await w.b.engine.checkpoints.fileAt(second.id, 'src/m9/f299.ts'))?.toString(), 'export const v299 = 299;\n');
+
+	// A tracked file that now holds a token is taken out of the next shared tree, and named.
+	fs.writeFileSync(path.join(a, 'src', 'm4', 'f4.ts'), `export const hook = '${planted.slack}';\n`);
+	const third = await w.a.engine.checkpoints.create({ message: 'a token pasted in', actor });
+	const [withToken] = await w.a.engine.sync.push();
+	assert.deepEqual(
+		withToken?.leftOut?.map((f) => f.path),
+		['src/m4/f4.ts'],
+	);
+	assert.ok(!allObjects(w.bare).includes(planted.slack));
+	await w.b.engine.sync.pull();
+	assert.equal(await w.b.engine.checkpoints.fileAt(third.id, 'src/m4/f4.ts'), null);
+	assert.equal((await w.b.engine.checkpoints.fileAt(third.id, 'src/m3/f3.ts'))?.toString(), 'export const v3 = 33;\n');
+
+	// A file added to the index without changing since (the index moved): the next shared tree has it.
+	fs.writeFileSync(path.join(a, 'src', 'm4', 'f4.ts'), 'export const v4 = 4;\n');
+	fs.writeFileSync(path.join(a, 'later.ts'), 'export const later = 1;\n');
+	await w.a.engine.checkpoints.create({ message: 'later.ts written', actor });
+	await w.a.engine.sync.push();
+	git(a, ['add', 'later.ts']);
+	const fourth = await w.a.engine.checkpoints.create({ message: 'later.ts tracked', actor });
+	await w.a.engine.sync.push();
+	await w.b.engine.sync.pull();
+	assert.equal((await w.b.engine.checkpoints.fileAt(fourth.id, 'later.ts'))?.toString(), 'export const later = 1;\n');
+	assert.equal((await w.b.engine.checkpoints.fileAt(fourth.id, 'src/m4/f4.ts'))?.toString(), 'export const v4 = 4;\n');
 });

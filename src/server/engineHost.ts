@@ -2,6 +2,7 @@
  * Owns the workspace's Engine inside the server: opens it lazily (a workspace without `.baton/`
  * has none until `workspace/init`), notices other processes' writes, and compacts when idle.
  */
+import { AutoPush } from '../engine/sync/autoPush';
 import { noSecrets, type SecretSource } from '../engine/secrets';
 import { Engine } from '../engine/engine';
 import type { BatonConfigInput } from '../engine/config';
@@ -23,6 +24,8 @@ export interface EngineHostOptions {
 	onDidChange(external: boolean, sequence: number): void;
 	pollMs?: number;
 	idleCompactMs?: number;
+	/** How long the store must be quiet before the background push looks (sync/autoPush.ts); 3 s by default. */
+	autoPushQuietMs?: number;
 	/** VS Code's version and extensions, for checkpoints' environment snapshots. */
 	hostEnvironment?: { version: string | null; extensions: Record<string, string> } | undefined;
 	/** Warm the shadow index in the background and take periodic checkpoints while a session is active. */
@@ -48,6 +51,11 @@ export class EngineHost {
 	private opening: Promise<Engine> | undefined;
 	private poll: NodeJS.Timeout | undefined;
 	private lastWrite = Date.now();
+	private seenSequence = -1;
+	private quietSince = Date.now();
+	private pushCheckedAt = -1;
+	private autoPush: { engine: Engine; push: AutoPush } | undefined;
+	private autoPushing: Promise<unknown> | undefined;
 	/** The store sequence the last idle sync export ran at (-1: none yet). */
 	private exportedAt = -1;
 	private checkpointTimer: NodeJS.Timeout | undefined;
@@ -306,6 +314,27 @@ export class EngineHost {
 			if (idle && (await engine.maintain())) {
 				this.options.log.info(`compacted the journal after ${Math.round(idleFor / 1000)} s idle`);
 				this.options.onFilesSettled?.();
+			}
+			if (engine.store.sequence !== this.seenSequence) {
+				this.seenSequence = engine.store.sequence;
+				this.quietSince = Date.now();
+			}
+			// Records travel on their own (sync/autoPush.ts): once the store has been quiet a moment, a
+			// session's end, a decision or an approval is pushed; a failed push is retried later. The push
+			// runs beside the poll (it may wait on the network), one at a time.
+			const quiet = Date.now() - this.quietSince > (this.options.autoPushQuietMs ?? 3_000);
+			if (!this.options.readOnly && quiet && !this.autoPushing && (this.pushCheckedAt !== engine.store.sequence || this.autoPush?.engine !== engine || this.autoPush.push.retrying)) {
+				this.pushCheckedAt = engine.store.sequence;
+				if (this.autoPush?.engine !== engine) {
+					this.autoPush = { engine, push: new AutoPush(engine.sync.autoPushTarget(), this.options.log) };
+				}
+				const push = this.autoPush.push;
+				this.autoPushing = push
+					.tick()
+					.catch((error: Error) => this.options.log.warn(`sync: the background push could not run: ${error.message}`))
+					.finally(() => {
+						this.autoPushing = undefined;
+					});
 			}
 			if (idle && engine.store.sequence !== this.exportedAt) {
 				// Sync's export runs ahead while idle, so a push is then mostly git's own (docs/sync.md).

@@ -19,6 +19,7 @@ import { machineIdentity } from '../shared/machineIdentity';
 import { mergeWireEvents } from './mergeWire';
 import { checkpointsRefPrefix, eventsRefPrefix, EventRefs } from './eventRefs';
 import { keepLeftOut, takeLeftOut } from './leftOut';
+import { pushWorthy, type AutoPushTarget } from './autoPush';
 import { addRetracted, applyRetractions, cannotUndo, readRetracted, retractedKind, selectRetracted, type RetractRequest } from './retraction';
 import { appendSharedEvent } from '../shared/sharedEvents';
 import { SharedTrees, type LeftOutFile } from './sharedTrees';
@@ -380,6 +381,15 @@ export class SyncService {
 			}
 		}
 		return { retracted: what, events: selection.eventIds.length, checkpoints: selection.body.checkpoints, sessions: selection.body.sessions, since: selection.body.since, pushed, unreached, cannotUndo: [...cannotUndo] };
+	}
+
+	/** What the backend's background push asks (autoPush.ts). */
+	autoPushTarget(): AutoPushTarget {
+		return {
+			sharing: () => Object.values(readSyncState(this.root).remotes).some((r) => r.enabled),
+			worthy: () => this.ctx.store.read((db) => pushWorthy(db)),
+			push: () => this.push(),
+		};
 	}
 
 	/** What this machine recorded that a retraction can name (newest first): its checkpoints and its sessions. */

@@ -180,6 +180,36 @@ try {
 			throw new Error(`a teammate's approval was applied to this machine's checkpoint: ${shown.checkpoint.approvalStatus}`);
 		}
 	});
+	await check('a checkpoint of this machine’s is taken back from the palette, after a modal that says what it cannot undo; the runner drops it on its next pull', async () => {
+		const listed = JSON.parse(run(workspace, process.execPath, [cli, 'checkpoint', 'list', '--json']).toString());
+		const id = (listed.checkpoints ?? listed).find((c) => c.message === 'Risky change').id;
+		await s.runCommand('Baton: Retract Shared Records…');
+		await s.quickPickSelect('A checkpoint');
+		await s.quickPickSelect('Risky change');
+		const modal = s.modalDialog('Take back the checkpoint “Risky change”?');
+		await modal.waitFor({ timeout: 15_000 });
+		const text = (await modal.textContent()) ?? '';
+		if (!text.includes('force-pushes') || !text.includes('cannot undo') || !text.includes('garbage collection')) {
+			throw new Error(`the modal should say what it does and what it cannot undo: "${text}"`);
+		}
+		await s.screenshot('07-retract-modal');
+		await modal.locator('a.monaco-button', { hasText: 'Retract' }).first().click();
+		await s.notification('Baton took back the checkpoint “Risky change”');
+		await s.page.waitForTimeout(300);
+		await s.screenshot('08-retracted');
+		run(laptop, process.execPath, [cli, 'sync', 'pull'], runner);
+		let stillThere = true;
+		try {
+			run(laptop, process.execPath, [cli, 'checkpoint', 'show', id, '--json'], runner);
+		} catch {
+			stillThere = false;
+		}
+		if (stillThere) {
+			throw new Error('the runner still shows the retracted checkpoint after its pull');
+		}
+		// This machine keeps it.
+		run(workspace, process.execPath, [cli, 'checkpoint', 'show', id, '--json']);
+	});
 } catch {
 	// The failed check was reported with a screenshot.
 } finally {

@@ -260,7 +260,7 @@ export class SyncController extends Disposable {
 		try {
 			const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: taking back shared records' }, () => this.workspace.request(syncRetract, request));
 			const reached = [...new Set(result.pushed.map((p) => p.remote))];
-			const message = `Baton took back ${escapeControls(result.retracted)} (${result.events} record(s))${reached.length ? `; rewritten on ${reached.map((r) => `“${r}”`).join(', ')}` : ''}.${result.unreached.length ? ` Not reached: ${result.unreached.map((u) => `“${u.remote}”`).join(', ')} — the rewrite goes with the next push.` : ''}`;
+			const message = `Baton took back ${what} (${result.events} record(s))${reached.length ? `; rewritten on ${reached.map((r) => `“${r}”`).join(', ')}` : ''}.${result.unreached.length ? ` Not reached: ${result.unreached.map((u) => `“${u.remote}”`).join(', ')} — the rewrite goes with the next push.` : ''}`;
 			void (result.unreached.length ? vscode.window.showWarningMessage(message) : vscode.window.showInformationMessage(message));
 			for (const line of result.cannotUndo) {
 				this.workspace.log.info(`sync retract: ${line}`);

@@ -223,7 +223,7 @@ export class EventRefs {
 			if (!marksDir) {
 				return;
 			}
-			await this.shadow.git(['update-ref', '-d', build]).catch(() => undefined);
+			this.dropBuildRef(build);
 			const marks = new Map(
 				fs
 					.readFileSync(path.join(marksDir, 'marks'), 'utf8')
@@ -287,7 +287,16 @@ export class EventRefs {
 		const message = `baton checkpoints: ${kept.length}\n\n${snapshotsHeading}\n${kept.map((k) => `${k.snapshot}\n`).join('')}`;
 		chunks.push(`commit ${this.checkpointsRef}\ncommitter Baton <baton@localhost> ${time} +0000\ndata ${Buffer.byteLength(message)}\n${message}from :${root}\n${kept.map((_, i) => `merge :${i + 1}\n`).join('')}\ndone\n`);
 		await this.shadow.git(fastImportArgs, { input: Buffer.from(chunks.join('')), timeoutMs: 120_000 });
-		await this.shadow.git(['update-ref', '-d', build]).catch(() => undefined);
+		this.dropBuildRef(build);
+	}
+
+	/**
+	 * Removes an export's scratch ref (its shared trees stay reachable from the checkpoints ref). The
+	 * file itself: fast-import writes it loose, Baton never packs refs and its store keeps no reflogs,
+	 * so this is all `update-ref -d` would do, without a git process on every push.
+	 */
+	private dropBuildRef(build: string): void {
+		fs.rmSync(path.join(this.shadow.gitDir, build), { force: true });
 	}
 
 	/**

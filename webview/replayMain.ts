@@ -34,7 +34,7 @@ const list = new ReplayList({
 let selectedId: string | null = null;
 
 function stepHeader(step: StepEntry | StepDetailDto['step']): HTMLElement {
-	const who = step.actor === 'human' ? 'You (between agent steps)' : `${step.agent ?? 'agent'} · ${step.tool ?? ''}`;
+	const who = step.actor === 'human' ? 'You (between agent steps)' : `${step.agent ?? 'agent'}${step.model ? ` (${step.model})` : ''} · ${step.tool ?? ''}`;
 	return el('div', {}, el('h2', {}, `Step ${step.step} · turn ${step.turn}`), el('div', { class: 'meta' }, who), step.summary && step.actor !== 'human' ? el('div', { class: 'meta' }, step.summary) : null);
 }
 

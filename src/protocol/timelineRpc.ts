@@ -28,6 +28,8 @@ export interface TimelineStepDto {
 	reason?: string;
 	moreFiles?: number;
 	agent?: string;
+	/** The model that made an agent step, when its hook payload or transcript said. */
+	model?: string;
 	/** Why the store no longer holds the step's trees (pruned by the retention, or recorded elsewhere). */
 	treesGone?: string;
 }

@@ -52,6 +52,7 @@ export function stepOf(event: SharedEvent): TimelineStep {
 		...(body.reason ? { reason: body.reason } : {}),
 		...(body.moreFiles ? { moreFiles: body.moreFiles } : {}),
 		...(body.agent ? { agent: body.agent } : {}),
+		...(typeof body.model === 'string' && body.model ? { model: body.model } : {}),
 	};
 }
 

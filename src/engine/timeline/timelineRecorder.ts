@@ -10,6 +10,7 @@
  * share `budgetMs`; past it the step is recorded with `captured: false` and the reason. Nothing here
  * reaches the agent as an error.
  */
+import { modelFromTranscript } from '../transcripts/transcriptModel';
 import { and, count, eq } from 'drizzle-orm';
 import type { HookEvent } from '../hookEvent';
 import type { DirtyTracking } from '../checkpoints/dirtyTracking';
@@ -110,8 +111,10 @@ export class TimelineRecorder implements TimelineHooks {
 			}
 			writeState(root, sessionId, state);
 		}
+		// The model: the hook payload's when it names one, else the transcript's latest (read only when a step is recorded).
+		const model = drafts.some((d) => d.actor === 'agent') ? (event.model ?? modelFromTranscript(event.transcriptPath)) : null;
 		for (const draft of drafts) {
-			await this.append(sessionId, draft, nowMs);
+			await this.append(sessionId, draft.actor === 'agent' && model ? { ...draft, model } : draft, nowMs);
 		}
 	}
 

@@ -43,6 +43,8 @@ export interface TimelineStep {
 	moreFiles?: number;
 	/** The agent kind for agent steps (`claude-code`, `copilot`, `cline`). */
 	agent?: string;
+	/** The model that made an agent step, from the hook payload or the agent's transcript; absent when neither says. */
+	model?: string;
 	/**
 	 * Set when read, never stored: why this store no longer holds the step's trees (pruned by the
 	 * retention, or recorded elsewhere). The record stays; diff, revert and the file states are gone.

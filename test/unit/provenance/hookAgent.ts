@@ -14,6 +14,9 @@ import { commonEnds } from '../../../src/engine/text/commonEnds';
 import { tempDir } from '../helpers';
 import { ScriptedRepo } from './scriptedRepo';
 
+/** The model the scripted agent's transcript names (Claude Code's tool hooks name none; the transcript does). */
+export const transcriptModel = 'claude-sonnet-4-5-20250929';
+
 export interface AgentTruth {
 	origin: 'agent';
 	/** Filled in by `resolveSteps` from the capture's own records. */
@@ -77,6 +80,13 @@ export class HookAgent {
 			fs.writeFileSync(full, before);
 		}
 		const tool = before === undefined ? { tool_name: 'Write', tool_input: { file_path: full, content: after } } : { tool_name: 'Edit', tool_input: { file_path: full, ...editStrings(before, after) } };
+		// As Claude Code does: the assistant's message asking for the tool is in the transcript before the tool runs.
+		const transcript = path.join(this.claudeHome, 'projects', 'p', `${this.claudeSession}.jsonl`);
+		fs.mkdirSync(path.dirname(transcript), { recursive: true });
+		fs.appendFileSync(
+			transcript,
+			`${JSON.stringify({ type: 'assistant', sessionId: this.claudeSession, cwd: this.root, timestamp: new Date().toISOString(), message: { model: transcriptModel, role: 'assistant', type: 'message', content: [{ type: 'tool_use', id: truth.toolUseId, name: tool.tool_name, input: tool.tool_input }] } })}\n`,
+		);
 		this.hook({ hook_event_name: 'PreToolUse', ...tool, tool_use_id: truth.toolUseId });
 		fs.writeFileSync(full, after);
 		const response =

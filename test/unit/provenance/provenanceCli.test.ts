@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { baton } from '../cli/cliRunner';
 import { openTestEngine } from '../helpers';
-import { hookWorld, resolveSteps, type AgentTruth } from './hookAgent';
+import { hookWorld, resolveSteps, transcriptModel, type AgentTruth } from './hookAgent';
 import type { Truth } from './scriptedRepo';
 
 /**
@@ -47,6 +47,8 @@ test('baton blame --json: agent lines name session, turn and prompt; a later hum
 	assert.equal(byText(6)['origin'], 'agent');
 	assert.equal(byText(6)['session'], session.id);
 	assert.equal(byText(6)['agent'], 'claude-code');
+	assert.equal(byText(6)['model'], transcriptModel, 'the model from the agent’s transcript (its tool hooks name none)');
+	assert.equal(byText(8)['model'], null, 'a person’s line has no model');
 	assert.equal(byText(6)['turn'], '1');
 	assert.equal(byText(6)['step'], total.step, 'the step the capture recorded for the tool call');
 	assert.equal(byText(6)['prompt'], 'Add a total() helper');

@@ -3,6 +3,7 @@
  * person), from git's own blame plus Baton's attribution of each commit.
  */
 import fs from 'node:fs';
+import packageJson from '../../package.json';
 import path from 'node:path';
 import { BatonError } from '../engine/errors';
 import { blameFile, provenanceStats, startBlame, type BlameLine } from '../engine/provenance/blameReader';
@@ -130,7 +131,7 @@ export const provenanceCommands: Command[] = [
 				throw new UsageError('usage: baton provenance export --format agent-trace|git-ai --out PATH [--rev RANGE]');
 			}
 			const service = ProvenanceService.for((await ctx.engine()).ctx);
-			const result = await exportOpenFormat(service, format, stringOption(ctx.values, 'rev') ?? 'HEAD', path.resolve(ctx.cwd, out));
+			const result = await exportOpenFormat(service, format, stringOption(ctx.values, 'rev') ?? 'HEAD', path.resolve(ctx.cwd, out), { name: 'baton', version: packageJson.version });
 			return { json: result, text: `wrote ${result.commits} commit(s) to ${result.out}` };
 		},
 	},
@@ -144,7 +145,19 @@ export const provenanceCommands: Command[] = [
 			const format = formatOption(ctx.values['format']);
 			const service = ProvenanceService.for((await ctx.engine()).ctx);
 			const result = await importOpenFormat(service, format, ctx.args[0] ? path.resolve(ctx.cwd, ctx.args[0]) : undefined, ctx.actor);
-			return { json: result as unknown as Record<string, unknown>, text: [`imported ${result.imported.length} commit(s), skipped ${result.skipped.length}`, ...result.warnings.map((w) => `warning: ${w}`)].join('\n') };
+			const lost = result.droppedLines > 0;
+			return {
+				json: result as unknown as Record<string, unknown>,
+				text: [
+					lost
+						? `imported ${result.imported.length} commit(s), skipped ${result.skipped.length}, but ${result.droppedLines} attributed line(s) could not be placed:`
+						: `imported ${result.imported.length} commit(s), skipped ${result.skipped.length}`,
+					...result.dropped.map((d) => `  dropped ${d.lines} line(s) of ${d.path} at ${d.commit.slice(0, 10)}: ${d.reason}`),
+					...result.warnings.map((w) => `warning: ${w}`),
+				].join('\n'),
+				// Lines lost is not a success: the rest is in, and the exit code says something was not.
+				...(lost ? { exitCode: 1 } : {}),
+			};
 		},
 	},
 ];

@@ -10,12 +10,13 @@ import { appendSharedEvent } from '../shared/sharedEvents';
 import { machineIdentity } from '../shared/machineIdentity';
 import { fromAgentTrace, fromGitAiLog, toAgentTrace, toGitAiLog, type ImportedAttribution } from './openFormats';
 import type { ProvenanceService } from './provenanceService';
-import { catBatch } from './repoGit';
+import { catBatch, textLines } from './repoGit';
+import { pushAll } from '../arrays';
 
 export type OpenFormat = 'agent-trace' | 'git-ai';
 export const openFormats: readonly OpenFormat[] = ['agent-trace', 'git-ai'];
 
-export async function exportOpenFormat(service: ProvenanceService, format: OpenFormat, range: string, out: string): Promise<{ format: OpenFormat; out: string; commits: number }> {
+export async function exportOpenFormat(service: ProvenanceService, format: OpenFormat, range: string, out: string, tool: { name: string; version: string }): Promise<{ format: OpenFormat; out: string; commits: number }> {
 	await service.attributePending();
 	let commits: string[];
 	try {
@@ -28,11 +29,19 @@ export async function exportOpenFormat(service: ProvenanceService, format: OpenF
 	const at = new Date(service.ctx.clock.now()).toISOString();
 	if (format === 'agent-trace') {
 		fs.mkdirSync(path.dirname(out), { recursive: true });
-		fs.writeFileSync(out, ordered.map((a) => `${JSON.stringify(toAgentTrace(a, at))}\n`).join(''));
+		fs.writeFileSync(out, ordered.map((a) => `${JSON.stringify(toAgentTrace(a, at, tool))}\n`).join(''));
 	} else {
 		fs.mkdirSync(out, { recursive: true });
+		// A known human's lines are attested under the commit's author (`Name <email>`), as git-ai keys them.
+		const authors = new Map<string, string>();
+		if (ordered.length > 0) {
+			const shown = await service.git.text(['show', '-s', '--format=%H %an <%ae>', ...ordered.map((a) => a.commit)]);
+			for (const line of shown.split('\n').filter(Boolean)) {
+				authors.set(line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1));
+			}
+		}
 		for (const a of ordered) {
-			fs.writeFileSync(path.join(out, `${a.commit}.txt`), toGitAiLog(a));
+			fs.writeFileSync(path.join(out, `${a.commit}.txt`), toGitAiLog(a, authors.get(a.commit) ?? 'unknown <unknown>'));
 		}
 	}
 	return { format, out, commits: ordered.length };
@@ -43,6 +52,9 @@ export interface ImportResult {
 	imported: string[];
 	skipped: { commit: string; reason: string }[];
 	warnings: string[];
+	/** Attributed lines that could not be placed (a path the commit does not have, lines past a file's end), with why; 0 when every line was placed. */
+	droppedLines: number;
+	dropped: { commit: string; path: string; lines: number; reason: string }[];
 }
 
 /** `source`: a JSON-lines file (Agent Trace), a folder of `<commit>.txt` logs (git-ai), or for git-ai nothing: the repository's `refs/notes/ai`, read only. */
@@ -97,9 +109,29 @@ export async function importOpenFormat(service: ProvenanceService, format: OpenF
 			}
 		});
 	}
-	const existing = await service.attributions(records.map((r) => r.attribution.commit));
-	const result: ImportResult = { format, imported: [], skipped: [], warnings: records.flatMap((r) => r.warnings) };
-	const fresh = records.filter((r) => {
+	// Several records for one commit (Agent Trace writes one per agent run) are one attribution: their files and ranges together.
+	const byCommit = new Map<string, ImportedAttribution>();
+	for (const r of records) {
+		const held = byCommit.get(r.attribution.commit);
+		if (!held) {
+			byCommit.set(r.attribution.commit, { attribution: { ...r.attribution, files: r.attribution.files.map((f) => ({ ...f, ranges: [...f.ranges] })) }, warnings: [...r.warnings] });
+			continue;
+		}
+		pushAll(held.warnings, r.warnings);
+		for (const f of r.attribution.files) {
+			const same = held.attribution.files.find((x) => x.path === f.path);
+			if (same) {
+				pushAll(same.ranges, f.ranges);
+				same.ranges.sort((a, b) => a.start - b.start);
+			} else {
+				held.attribution.files.push({ ...f, ranges: [...f.ranges] });
+			}
+		}
+	}
+	const merged = [...byCommit.values()];
+	const existing = await service.attributions(merged.map((r) => r.attribution.commit));
+	const result: ImportResult = { format, imported: [], skipped: [], warnings: merged.flatMap((r) => r.warnings), droppedLines: 0, dropped: [] };
+	const fresh = merged.filter((r) => {
 		if (existing.has(r.attribution.commit)) {
 			result.skipped.push({ commit: r.attribution.commit, reason: 'already attributed by Baton' });
 			return false;
@@ -110,12 +142,29 @@ export async function importOpenFormat(service: ProvenanceService, format: OpenF
 	const { prefix } = await service.git.layout();
 	const specs = fresh.flatMap((r) => r.attribution.files.map((f) => `${r.attribution.commit}:${prefix}${f.path}`));
 	const blobs = await catBatch(service.git.run, specs);
+	// A line is placed only where the commit has it: a path the commit lacks, or lines past the file's
+	// end, are dropped and counted (the import says so; it is not a success that lost lines).
 	let k = 0;
+	const linesIn = (ranges: readonly { start: number; end: number }[]): number => ranges.reduce((n, x) => n + x.end - x.start + 1, 0);
 	for (const r of fresh) {
-		for (const f of r.attribution.files) {
-			f.blob = blobs[k++]?.oid ?? '';
-		}
+		r.attribution.files = r.attribution.files.filter((f) => {
+			const blob = blobs[k++];
+			if (!blob) {
+				result.dropped.push({ commit: r.attribution.commit, path: f.path, lines: linesIn(f.ranges), reason: 'the commit has no such file' });
+				return false;
+			}
+			f.blob = blob.oid;
+			const count = textLines(blob.content)?.length ?? 0;
+			const kept = f.ranges.filter((x) => x.start <= count).map((x) => (x.end > count ? { ...x, end: count } : x));
+			const lost = linesIn(f.ranges) - linesIn(kept);
+			if (lost > 0) {
+				result.dropped.push({ commit: r.attribution.commit, path: f.path, lines: lost, reason: `past the file's ${count} line(s) at that commit` });
+			}
+			f.ranges = kept;
+			return true;
+		});
 	}
+	result.droppedLines = result.dropped.reduce((n, d) => n + d.lines, 0);
 	const machine = machineIdentity(service.ctx.workspaceRoot);
 	const now = service.ctx.clock.now();
 	await service.ctx.store.write((db) => {

@@ -13,22 +13,46 @@ import { createHash } from 'node:crypto';
 import { unknownOrigin, type CommitAttribution, type FileAttribution, type LineOrigin, type OriginRange } from './attributionRecords';
 import { pushAll } from '../arrays';
 
-const hash14 = (text: string): string => createHash('sha256').update(text).digest('hex').slice(0, 14);
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+const hash14 = (text: string): string => sha256(text).slice(0, 14);
+
+/**
+ * The Agent Trace specification version Baton writes (v0.1.0; its schema takes `major.minor.patch`).
+ * The published schema's version pattern is broken upstream (a doubled backslash in the generator's
+ * regex makes it demand a literal backslash); test/fixtures/formats/agent-trace/SOURCE.md says how
+ * the tests validate around that one pattern.
+ */
+export const agentTraceVersion = '0.1.0';
+
+/** A record id as the schema wants it (a UUID), the same for the same commit: version 8, from SHA-256. */
+function recordId(commit: string): string {
+	const h = sha256(`baton:agent-trace:${commit}`);
+	return `${h.slice(0, 8)}-${h.slice(8, 12)}-8${h.slice(13, 16)}-${((parseInt(h.slice(16, 17), 16) & 0x3) | 0x8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
+/** A model id in models.dev's `provider/model` form (Agent Trace's convention), when the provider is plain from the name. */
+export function modelsDevId(model: string): string {
+	if (model.includes('/')) {
+		return model;
+	}
+	const provider = /^claude/i.test(model) ? 'anthropic' : /^(gpt|o\d|codex|chatgpt)/i.test(model) ? 'openai' : /^gemini/i.test(model) ? 'google' : /^grok/i.test(model) ? 'xai' : null;
+	return provider ? `${provider}/${model}` : model;
+}
 
 /** Agent Trace conversation url for a Baton session (and turn). */
 const sessionUrl = (origin: LineOrigin): string | undefined => (origin.session ? `baton:session/${origin.session}${origin.turn !== null ? `#turn=${encodeURIComponent(origin.turn)}` : ''}` : undefined);
 
-export function toAgentTrace(attribution: CommitAttribution, at: string): Record<string, unknown> {
+export function toAgentTrace(attribution: CommitAttribution, at: string, tool: { name: string; version: string }): Record<string, unknown> {
 	return {
-		version: '0.1.0',
-		id: hash14(`baton:${attribution.commit}`),
+		version: agentTraceVersion,
+		id: recordId(attribution.commit),
 		timestamp: at,
 		vcs: { type: 'git', revision: attribution.commit },
-		tool: { name: 'baton' },
+		tool: { name: tool.name, version: tool.version },
 		files: attribution.files.map((file) => {
 			const groups = new Map<string, { origin: LineOrigin; ranges: { start_line: number; end_line: number }[] }>();
 			for (const range of file.ranges) {
-				const key = `${range.origin}\u0000${range.session ?? ''}\u0000${range.turn ?? ''}`;
+				const key = `${range.origin}\u0000${range.session ?? ''}\u0000${range.turn ?? ''}\u0000${range.model ?? ''}`;
 				const group = groups.get(key) ?? { origin: range, ranges: [] };
 				group.ranges.push({ start_line: range.start, end_line: range.end });
 				groups.set(key, group);
@@ -37,7 +61,7 @@ export function toAgentTrace(attribution: CommitAttribution, at: string): Record
 				path: file.path,
 				conversations: [...groups.values()].map(({ origin, ranges }) => ({
 					...(sessionUrl(origin) ? { url: sessionUrl(origin) } : {}),
-					contributor: { type: origin.origin === 'agent' ? 'ai' : origin.origin, ...(origin.model ? { model_id: origin.model } : {}) },
+					contributor: { type: origin.origin === 'agent' ? 'ai' : origin.origin, ...(origin.model ? { model_id: modelsDevId(origin.model) } : {}) },
 					ranges,
 				})),
 			};
@@ -92,30 +116,48 @@ export function fromAgentTrace(record: unknown, where: string): ImportedAttribut
 	return { attribution: { commit: revision, files, patchId: null }, warnings };
 }
 
-/** git-ai's authorship log text for one commit. */
-export function toGitAiLog(attribution: CommitAttribution): string {
+/** git-ai's name for an agent (its `agent_id.tool`), from Baton's agent kind. */
+const gitAiTools: Readonly<Record<string, string>> = { 'claude-code': 'claude', copilot: 'copilot', cline: 'cline', codex: 'codex', gemini: 'gemini' };
+
+/** A path as git-ai writes it in the attestation section: quoted when it holds a space, a tab or a newline. */
+const attestedPath = (p: string): string => (/[ \t\n]/.test(p) ? `"${p}"` : p);
+
+/**
+ * git-ai's authorship log text for one commit (Git AI Standard v3.0.0): the attestation section (a
+ * path, then `  <key> <ranges>` lines) for agents' lines (`s_<14hex>::t_<14hex>`, the session id
+ * being SHA-256 of `<tool>:<conversation id>`, as git-ai computes it) and known humans' lines
+ * (`h_<14hex>` of the author identity `authorIdentity`), `---`, then the metadata: `schema_version`,
+ * `base_commit_sha`, `prompts` (required, empty: Baton writes no legacy records), `sessions` and
+ * `humans`. Lines of unknown origin are not attested: git-ai reads an unattested line as untracked.
+ */
+export function toGitAiLog(attribution: CommitAttribution, authorIdentity: string): string {
 	const sessions: Record<string, unknown> = {};
+	const humans: Record<string, unknown> = {};
 	const lines: string[] = [];
 	for (const file of attribution.files) {
-		const byHash = new Map<string, string[]>();
+		const byKey = new Map<string, string[]>();
 		for (const range of file.ranges) {
-			let id: string;
+			let key: string;
 			if (range.origin === 'agent') {
-				id = `s_${hash14(`${range.agent ?? 'agent'}:${range.session ?? ''}`)}::t_${hash14(`${range.session ?? ''}:${range.turn ?? ''}`)}`;
-				sessions[id] = { agent_id: { tool: range.agent ?? 'agent', id: range.session ?? '', model: range.model ?? 'unknown' } };
+				const tool = (range.agent && Object.hasOwn(gitAiTools, range.agent) ? gitAiTools[range.agent] : range.agent) ?? 'unknown';
+				const conversation = range.session ?? '';
+				const session = `s_${hash14(`${tool}:${conversation}`)}`;
+				key = `${session}::t_${hash14(`${conversation}:${range.turn ?? ''}:${range.step ?? ''}`)}`;
+				sessions[session] = { agent_id: { tool, id: conversation, model: range.model ?? 'unknown' } };
 			} else if (range.origin === 'human') {
-				id = `h_${hash14('human')}`;
-				sessions[id] = { human_author: 'human' };
+				key = `h_${hash14(authorIdentity)}`;
+				humans[key] = { author: authorIdentity };
 			} else {
 				continue;
 			}
-			byHash.set(id, [...(byHash.get(id) ?? []), range.start === range.end ? `${range.start}` : `${range.start}-${range.end}`]);
+			byKey.set(key, [...(byKey.get(key) ?? []), range.start === range.end ? `${range.start}` : `${range.start}-${range.end}`]);
 		}
-		if (byHash.size > 0) {
-			pushAll(lines, [file.path, ...[...byHash].map(([id, ranges]) => `  ${id} ${ranges.join(',')}`)]);
+		if (byKey.size > 0) {
+			pushAll(lines, [attestedPath(file.path), ...[...byKey].map(([key, ranges]) => `  ${key} ${ranges.join(',')}`)]);
 		}
 	}
-	return `${lines.join('\n')}\n---\n${JSON.stringify({ schema_version: 'authorship/3.0.0', base_commit_sha: attribution.commit, sessions }, null, 2)}\n`;
+	const meta = { schema_version: 'authorship/3.0.0', base_commit_sha: attribution.commit, prompts: {}, sessions, humans };
+	return `${lines.join('\n')}\n---\n${JSON.stringify(meta, null, 2)}\n`;
 }
 
 export function fromGitAiLog(commit: string, text: string, where: string): ImportedAttribution {
@@ -123,7 +165,8 @@ export function fromGitAiLog(commit: string, text: string, where: string): Impor
 	if (split.length < 2) {
 		throw new Error(`${where}: not a git-ai authorship log (no "---" line between the attestations and the JSON)`);
 	}
-	let meta: { schema_version?: unknown; sessions?: Record<string, { agent_id?: { tool?: unknown; id?: unknown; model?: unknown }; human_author?: unknown }> };
+	type Described = { agent_id?: { tool?: unknown; id?: unknown; model?: unknown }; human_author?: unknown; author?: unknown };
+	let meta: { schema_version?: unknown; sessions?: Record<string, Described>; prompts?: Record<string, Described>; humans?: Record<string, Described> };
 	try {
 		meta = JSON.parse(split.slice(1).join('\n---\n')) as typeof meta;
 	} catch (error) {
@@ -140,7 +183,9 @@ export function fromGitAiLog(commit: string, text: string, where: string): Impor
 			continue;
 		}
 		if (!/^\s/.test(line)) {
-			current = { path: line.trim(), blob: '', ranges: [] };
+			// A path with a space, a tab or a newline is quoted (the standard's §1.2.3).
+			const quoted = /^"(.*)"\s*$/.exec(line);
+			current = { path: quoted ? (quoted[1] as string) : line.trim(), blob: '', ranges: [] };
 			files.push(current);
 			continue;
 		}
@@ -149,7 +194,13 @@ export function fromGitAiLog(commit: string, text: string, where: string): Impor
 			throw new Error(`${where}: malformed attestation line ${JSON.stringify(line)}`);
 		}
 		const id = match[1]!;
-		const entry = meta.sessions?.[id] ?? meta.sessions?.[id.split('::')[0] ?? ''];
+		// The key's prefix says where it is described: `s_` in sessions, `h_` in humans, a bare hash in the legacy prompts.
+		const look = (map: Record<string, Described> | undefined, key: string): Described | undefined => (map && typeof map === 'object' && Object.hasOwn(map, key) ? map[key] : undefined);
+		const entry = id.startsWith('s_')
+			? (look(meta.sessions, id.split('::')[0] ?? '') ?? look(meta.sessions, id))
+			: id.startsWith('h_')
+				? (look(meta.humans, id) ?? look(meta.sessions, id))
+				: (look(meta.prompts, id) ?? look(meta.sessions, id));
 		const agent = entry?.agent_id;
 		const origin: LineOrigin = agent
 			? { ...unknownOrigin, origin: 'agent', agent: typeof agent.tool === 'string' ? agent.tool : null, model: typeof agent.model === 'string' ? agent.model : null }
@@ -157,7 +208,7 @@ export function fromGitAiLog(commit: string, text: string, where: string): Impor
 				? { ...unknownOrigin, origin: 'human' }
 				: unknownOrigin;
 		if (!entry) {
-			warnings.push(`${where}: ${id} is not described in the log's sessions; its lines are ${origin.origin}`);
+			warnings.push(`${where}: ${id} is not described in the log's ${id.startsWith('s_') ? 'sessions' : id.startsWith('h_') ? 'humans' : 'prompts'}; its lines are ${origin.origin}`);
 		}
 		for (const part of match[2]!
 			.split(',')

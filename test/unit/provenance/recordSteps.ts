@@ -59,7 +59,7 @@ export class StepRecorder {
 	}
 
 	/** One agent tool call: `edit` runs between the before and after trees. */
-	async agentStep(session: { id: string; agent: string }, turn: string, prompt: string, tool: string, edit: () => void): Promise<RecordedStep> {
+	async agentStep(session: { id: string; agent: string; model?: string }, turn: string, prompt: string, tool: string, edit: () => void): Promise<RecordedStep> {
 		if (!this.prompted.has(`${session.id}:${turn}`)) {
 			this.prompted.add(`${session.id}:${turn}`);
 			await this.append(session.id, `agent:${session.agent}`, 'timeline.prompt', { turn, text: prompt, at: new Date(this.now()).toISOString() });
@@ -71,10 +71,10 @@ export class StepRecorder {
 		edit();
 		const after = await this.tree();
 		this.lastTree = after;
-		return this.record(session.id, 'agent', turn, tool, before, after, session.agent);
+		return this.record(session.id, 'agent', turn, tool, before, after, session.agent, session.model);
 	}
 
-	private async record(session: string, actor: 'agent' | 'human', turn: string, tool: string, treeBefore: string, treeAfter: string, agent?: string): Promise<RecordedStep> {
+	private async record(session: string, actor: 'agent' | 'human', turn: string, tool: string, treeBefore: string, treeAfter: string, agent?: string, model?: string): Promise<RecordedStep> {
 		const step = (this.nextStep.get(session) ?? 0) + 1;
 		this.nextStep.set(session, step);
 		const files = await this.changedFiles(treeBefore, treeAfter);
@@ -90,6 +90,7 @@ export class StepRecorder {
 			treeAfter,
 			files,
 			captured: true,
+			...(model ? { model } : {}),
 		});
 		return { session, step, turn, actor, treeBefore, treeAfter, files };
 	}

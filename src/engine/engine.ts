@@ -25,6 +25,7 @@ import type { BriefingMemorySource } from './sessions/briefing';
 import { BriefingService } from './sessions/briefingService';
 import { recordSharedEvents } from './sync/localEvents';
 import { SyncService } from './sync/syncService';
+import { ProvenanceService } from './provenance/provenanceService';
 
 export interface EngineOptions {
 	workspaceRoot: string;
@@ -85,7 +86,8 @@ export class Engine {
 		this.trackers = new TrackerService(ctx, this.outbox, secrets);
 		this.imports = new ImportService(ctx);
 		this.exports = new ExportService(ctx, this.briefings);
-		this.sync = new SyncService(ctx, this.checkpoints.shadow);
+		// Before each export, commits made since are attributed (sync needs a git remote, so a repository).
+		this.sync = new SyncService(ctx, this.checkpoints.shadow, () => ProvenanceService.for(ctx).attributePending());
 		recordSharedEvents(ctx);
 		this.sessions.afterEnd = async (session, actor) => [...(await this.checkpoints.onSessionEnded(session, actor)), ...(await this.memory.afterSessionEnded(session, actor))];
 		this.sessions.afterAutoEnd = (session, actor) => this.memory.afterSessionEnded(session, actor);

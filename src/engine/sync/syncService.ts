@@ -84,6 +84,12 @@ export class SyncService {
 	constructor(
 		private readonly ctx: EngineContext,
 		private readonly shadow: ShadowRepo,
+		/**
+		 * Runs before each export (engine.ts hands in line provenance's `attributePending`): commits made or
+		 * rewritten since (an amend, a rebase, a cherry-pick) get their attribution events now, so they
+		 * travel with this push instead of waiting for someone's next blame here.
+		 */
+		private readonly beforeExport?: () => Promise<unknown>,
 	) {}
 
 	private get root(): string {
@@ -182,6 +188,9 @@ export class SyncService {
 
 	/** Writes this machine's new local events (and their checkpoints' commits) into its own refs. */
 	async export(): Promise<{ events: number; checkpoints: number }> {
+		if (this.beforeExport) {
+			await this.beforeExport().catch((error: Error) => this.ctx.log.warn(`sync: the commits made since the last push could not be attributed before it: ${error.message}`));
+		}
 		return this.shadow.withLock(async () => {
 			await this.shadow.ensureInit(this.ctx.config.checkpoints.excludes);
 			const refs = this.refs;

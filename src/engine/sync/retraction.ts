@@ -19,6 +19,7 @@ import type { BatonDb } from '../storage/capturingDrizzle';
 import { atomicWriteFile } from '../storage/fsUtil';
 import type { WireEvent } from '../shared/sharedEvents';
 import { mkdirPrivate } from '../workspace';
+import { pushAll } from '../arrays';
 import { syncDir } from './syncState';
 
 export const retractedKind = 'sync.retracted';
@@ -45,7 +46,7 @@ export interface RetractedSelection {
 
 /** What no retraction can do, said with every answer. */
 export const cannotUndo = [
-	'A clone or machine that fetched these records before keeps them until it pulls again (then Baton drops them there); a plain `git fetch` of refs/baton/* by anyone keeps a copy.',
+	'A clone or machine that fetched these records before keeps them until it pulls again (then Baton drops them there, with the transcripts of a taken-back session it imported); a plain `git fetch` of refs/baton/* by anyone keeps a copy.',
 	'The remote keeps the objects until its own garbage collection prunes them (a hosted remote may keep them longer, or in forks and caches); rotate any credential that was shared.',
 ];
 
@@ -76,7 +77,7 @@ export function selectRetracted(db: BatonDb, request: RetractRequest): Retracted
 	};
 }
 
-const retractedSchema = z.object({ events: z.array(z.string()), snapshots: z.array(z.string()) });
+const retractedSchema = z.object({ events: z.array(z.string()), snapshots: z.array(z.string()), sessions: z.array(z.string()).optional() });
 
 function retractedFile(workspaceRoot: string): string {
 	return path.join(syncDir(workspaceRoot), 'retracted.json');
@@ -86,18 +87,18 @@ function retractedFile(workspaceRoot: string): string {
  * The events and snapshots this machine took back: never exported again. A file that cannot be read
  * is an error, not "nothing retracted" — that would send them all again.
  */
-export function readRetracted(workspaceRoot: string): { events: Set<string>; snapshots: Set<string> } {
+export function readRetracted(workspaceRoot: string): { events: Set<string>; snapshots: Set<string>; sessions: Set<string> } {
 	let text: string;
 	try {
 		text = fs.readFileSync(retractedFile(workspaceRoot), 'utf8');
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-			return { events: new Set(), snapshots: new Set() };
+			return { events: new Set(), snapshots: new Set(), sessions: new Set() };
 		}
 		throw error;
 	}
 	const parsed = retractedSchema.parse(JSON.parse(text));
-	return { events: new Set(parsed.events), snapshots: new Set(parsed.snapshots) };
+	return { events: new Set(parsed.events), snapshots: new Set(parsed.snapshots), sessions: new Set(parsed.sessions ?? []) };
 }
 
 /** Adds to the list (written atomically). The caller holds the shadow lock. */
@@ -105,8 +106,9 @@ export function addRetracted(workspaceRoot: string, selection: RetractedSelectio
 	const kept = readRetracted(workspaceRoot);
 	selection.eventIds.forEach((id) => kept.events.add(id));
 	selection.snapshots.forEach((oid) => kept.snapshots.add(oid));
+	selection.body.sessions.forEach((s) => kept.sessions.add(s));
 	mkdirPrivate(syncDir(workspaceRoot));
-	atomicWriteFile(retractedFile(workspaceRoot), Buffer.from(JSON.stringify({ events: [...kept.events], snapshots: [...kept.snapshots] })));
+	atomicWriteFile(retractedFile(workspaceRoot), Buffer.from(JSON.stringify({ events: [...kept.events], snapshots: [...kept.snapshots], sessions: [...kept.sessions] })));
 }
 
 /**
@@ -114,18 +116,22 @@ export function addRetracted(workspaceRoot: string, selection: RetractedSelectio
  * machine are dropped, with the checkpoints and sessions derived from them. A machine can take back
  * only its own records. Returns how many events were dropped.
  */
-export function applyRetractions(db: BatonDb, pulled: readonly WireEvent[], ownMachine: string): number {
+export function applyRetractions(db: BatonDb, pulled: readonly WireEvent[], ownMachine: string): { dropped: number; sessions: string[] } {
 	let dropped = 0;
+	const sessionsTaken: string[] = [];
 	for (const t of pulled) {
 		if (t.kind !== retractedKind || t.machine === ownMachine) {
 			continue;
 		}
 		const body = t.body as Partial<RetractedBody>;
 		const checkpoints = JSON.stringify(Array.isArray(body.checkpoints) ? body.checkpoints.filter((c) => typeof c === 'string') : []);
-		const sessions = JSON.stringify(Array.isArray(body.sessions) ? body.sessions.filter((s) => typeof s === 'string') : []);
+		const named = Array.isArray(body.sessions) ? body.sessions.filter((s): s is string => typeof s === 'string') : [];
+		const sessions = JSON.stringify(named);
 		const since = typeof body.since === 'string' ? body.since : null;
 		const theirs = sql`machine = ${t.machine} AND source <> 'local' AND kind <> ${retractedKind} AND (subject IN (SELECT value FROM json_each(${checkpoints})) OR subject IN (SELECT value FROM json_each(${sessions})) OR session_id IN (SELECT value FROM json_each(${sessions})) OR (${since} IS NOT NULL AND at >= ${since}))`;
 		const gone = db.all<{ id: string; kind: string; subject: string }>(sql`SELECT id, kind, subject FROM shared_events WHERE ${theirs}`);
+		// Their transcripts are dropped too (by the caller, outside the write), whether or not events remain here.
+		pushAll(sessionsTaken, [...named, ...gone.filter((e) => e.kind === 'session.started').map((e) => e.subject)]);
 		if (gone.length === 0) {
 			continue;
 		}
@@ -135,5 +141,5 @@ export function applyRetractions(db: BatonDb, pulled: readonly WireEvent[], ownM
 		db.run(sql`DELETE FROM shared_events WHERE ${theirs}`);
 		dropped += gone.length;
 	}
-	return dropped;
+	return { dropped, sessions: [...new Set(sessionsTaken)] };
 }

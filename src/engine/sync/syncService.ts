@@ -370,6 +370,8 @@ export class SyncService {
 				}
 				const kept = (await refs.allSharedPairs()).filter((p) => !retracted.snapshots.has(p.snapshot));
 				await refs.rewriteCheckpoints(kept, nowMs);
+				// A session's transcripts leave the transcripts ref with it.
+				await this.transcripts.drop(chosen.body.sessions, nowMs);
 				// What the next shared tree is built from is gone with the old chain.
 				this.sharedTrees = undefined;
 				return chosen;
@@ -491,14 +493,18 @@ export class SyncService {
 			// The merged rows are the wire events as received: no need to read them back.
 			const projected = projectEvents(db, merged.events, own, this.ctx.store, { mergedAfter: merged.before });
 			useSharedTrees(db, sharedTrees);
-			const dropped = applyRetractions(db, merged.events, own);
-			return { merged, projected, dropped };
+			const { dropped, sessions: taken } = applyRetractions(db, merged.events, own);
+			return { merged, projected, dropped, taken };
 		});
 		for (const kind of result.projected.unknownKinds) {
 			this.ctx.log.warn(`sync: kept events of kind "${kind}" from remote "${name}" that this version does not show`);
 		}
 		for (const type of result.projected.unknownScopes) {
 			this.ctx.log.warn(`sync: kept sessions from remote "${name}" whose scope type "${type}" this version does not know (they show under their scope key)`);
+		}
+		// A teammate took sessions back: the copies of their transcripts imported here go as well.
+		if (result.taken.length > 0) {
+			await this.transcripts.forget(result.taken).catch((error: Error) => this.ctx.log.warn(`sync: could not remove the transcripts of sessions a teammate took back: ${error.message}`));
 		}
 		const refused = [...brokenLines, ...transcripts.refused, ...claims, ...result.merged.refused];
 		warnRefused(this.ctx.log, name, refused);

@@ -70,6 +70,34 @@ export async function exportTranscripts(shadow: ShadowRepo, ref: string, tip: (r
 	return changed.length;
 }
 
+/**
+ * Writes the transcripts ref again without the folders of `sessions` (a retraction): one parentless
+ * commit of what remains, so no commit of the ref reaches them any more, and the shipped-versions
+ * cache is carried over to the new tip without them. Needs the shadow lock. Returns whether the ref
+ * held any of them.
+ */
+export async function dropTranscripts(shadow: ShadowRepo, ref: string, tip: (ref: string) => Promise<string | null>, sessions: readonly string[], cacheFile: string, nowMs: number): Promise<boolean> {
+	const from = await tip(ref);
+	if (!from || sessions.length === 0) {
+		return false;
+	}
+	const listed = (await shadow.git(['ls-tree', '-z', '--name-only', `${from}:${treeDir}`], { okCodes: [128] })).stdout.toString('utf8').split('\0');
+	const held = sessions.filter((s) => listed.includes(s));
+	if (held.length === 0) {
+		return false;
+	}
+	const tree = (await shadow.gitText(['rev-parse', `${from}^{tree}`])).trim();
+	const message = `baton transcripts (${held.length} session(s) taken back)\n`;
+	const stream = [`commit ${ref}\ncommitter Baton <baton@localhost> ${Math.floor(nowMs / 1000)} +0000\ndata ${Buffer.byteLength(message)}\n${message}M 040000 ${tree} ""\n`, ...held.map((s) => `D ${treeDir}/${s}\n`), '\ndone\n'].join('');
+	await shadow.git(['update-ref', '-d', ref]);
+	await shadow.git(fastImportArgs, { input: Buffer.from(stream), timeoutMs: 120_000 });
+	const cache = readCache(cacheFile);
+	const versions = Object.fromEntries(Object.entries(cache.tip === from ? cache.versions : {}).filter(([p]) => !held.includes(p.split('/')[0] ?? '')));
+	mkdirPrivate(path.dirname(cacheFile));
+	atomicWriteFile(cacheFile, Buffer.from(JSON.stringify({ tip: await tip(ref), versions })));
+	return true;
+}
+
 /** A pulled transcript above this is skipped unread (a long Claude Code session is tens of megabytes). */
 export const maxTranscriptBytes = 256 * 1024 * 1024;
 

@@ -10,7 +10,8 @@ import type { EngineContext } from '../context';
 import { machineIdentity } from '../shared/machineIdentity';
 import { TranscriptArchive } from '../transcripts/transcriptArchive';
 import type { EventRefs } from './eventRefs';
-import { exportTranscripts, maxTranscriptBytes, readTranscripts, transcriptsRefPrefix } from './transcriptRefs';
+import { dropTranscripts, exportTranscripts, maxTranscriptBytes, readTranscripts, transcriptsRefPrefix } from './transcriptRefs';
+import { readRetracted } from './retraction';
 import { syncDir } from './syncState';
 import { pushAll } from '../arrays';
 
@@ -35,8 +36,30 @@ export class TranscriptSync {
 	/** Writes the transcripts that changed onto this machine's ref. Needs the shadow lock. */
 	async export(nowMs: number): Promise<number> {
 		const me = machineIdentity(this.ctx.workspaceRoot);
-		const shareable = this.archive.shareable({ machine: me.id, machineName: me.name, author: me.author });
-		return exportTranscripts(this.shadow, this.ref, (ref) => this.refs.tip(ref), shareable, path.join(syncDir(this.ctx.workspaceRoot), 'transcripts.json'), nowMs);
+		// A session taken back (retraction.ts) has its transcripts kept here, never shared again.
+		const retracted = readRetracted(this.ctx.workspaceRoot).sessions;
+		const shareable = this.archive.shareable({ machine: me.id, machineName: me.name, author: me.author }).filter((t) => !retracted.has(t.path.split('/')[0] ?? ''));
+		return exportTranscripts(this.shadow, this.ref, (ref) => this.refs.tip(ref), shareable, this.cacheFile, nowMs);
+	}
+
+	private get cacheFile(): string {
+		return path.join(syncDir(this.ctx.workspaceRoot), 'transcripts.json');
+	}
+
+	/** Takes the sessions' transcripts out of this machine's transcripts ref (a retraction). Needs the shadow lock. */
+	async drop(sessions: readonly string[], nowMs: number): Promise<boolean> {
+		return dropTranscripts(this.shadow, this.ref, (ref) => this.refs.tip(ref), sessions, this.cacheFile, nowMs);
+	}
+
+	/** A teammate took these sessions back: the copies of their transcripts this machine imported go too. */
+	async forget(sessions: readonly string[]): Promise<number> {
+		let purged = 0;
+		for (const session of sessions) {
+			if (this.archive.list({ sessionId: session }).length > 0) {
+				purged += (await this.archive.setArchiving(session, false, true)).purged;
+			}
+		}
+		return purged;
 	}
 
 	/**

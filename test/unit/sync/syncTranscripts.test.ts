@@ -142,3 +142,33 @@ test('a remote enabled without --transcripts receives no transcript object; enab
 	assert.ok(!allObjects(w.bare).includes('A later request that stays here.'));
 	assert.equal((await w.a.engine.sync.status()).remotes.find((r) => r.name === 'mirror')?.transcripts, false);
 });
+
+test('a session taken back takes its transcript with it: off the ref and the remote, out of the teammate’s archive, never shipped again', async (t) => {
+	const w = await syncWorld(t);
+	await w.a.engine.sync.enable('origin', { transcripts: true });
+	await w.b.engine.sync.enable('origin');
+	const started = await w.a.engine.sessions.start({ name: 'rotation', actor });
+	await w.a.engine.sessions.end({ id: started.session.id, note: 'rotated', actor });
+	const { archive } = await archivedTranscript(t, w.a, started.session.id);
+	await w.a.engine.sync.push();
+	assert.ok(allObjects(w.bare).includes('Rotating the mirror credentials now.'), 'shared before it is taken back');
+	await w.b.engine.sync.pull();
+	const teammatesArchive = new TranscriptArchive({ workspaceRoot: w.b.root, claudeHome: tempDir(t, 'baton-claude-b-'), log: new MemoryLogger() });
+	assert.equal(teammatesArchive.list({ sessionId: started.session.id }).length, 1, 'B imported the transcript');
+
+	const result = await w.a.engine.sync.retract({ session: started.session.id }, actor);
+	assert.deepEqual(result.sessions, [started.session.id]);
+	git(w.bare, ['reflog', 'expire', '--expire=now', '--all'], { GIT_DIR: w.bare });
+	git(w.bare, ['gc', '-q', '--prune=now'], { GIT_DIR: w.bare });
+	assert.ok(!allObjects(w.bare).includes('Rotating the mirror credentials now.'), 'no object on the remote holds the transcript');
+	await w.b.engine.sync.pull();
+	assert.equal(teammatesArchive.list({ sessionId: started.session.id }).filter((x) => x.archivePath).length, 0, 'B’s copy is gone');
+	assert.equal(archive.list({ sessionId: started.session.id }).length, 1, 'A keeps its own');
+
+	// Later exports do not ship it again.
+	w.a.clock.advance(60_000);
+	await w.a.engine.sessions.start({ name: 'next', actor });
+	await w.a.engine.sync.push();
+	git(w.bare, ['gc', '-q', '--prune=now'], { GIT_DIR: w.bare });
+	assert.ok(!allObjects(w.bare).includes('Rotating the mirror credentials now.'));
+});

@@ -20,6 +20,7 @@ const engineShapes = [
 	'interop/importTypes',
 	'agentKinds',
 	'agentConfig/agentConfigShapes',
+	'sync/syncShapes',
 ];
 /** Engine files that import nothing, which the protocol may re-export as values (test/unit/architecture.test.ts: pureLeaves). */
 const enginePureLeaves = ['text/controlChars'];

@@ -4,6 +4,7 @@
  */
 import { RequestType } from 'vscode-jsonrpc';
 import type { RpcErrorData } from './rpc';
+import type { LeftOutFile, RetractResult } from '../engine/sync/syncShapes';
 
 export interface SyncRemoteStatusDto {
 	name: string;
@@ -25,7 +26,7 @@ export interface SyncNowResultDto {
 	refused: { id: string; reason: string }[];
 	refusedCount: number;
 	/** Checkpoint files kept off the remote by the push (not what git would commit is never listed; these failed the credential scan or could not be read). */
-	leftOut?: { snapshot: string; path: string; reason: string }[];
+	leftOut?: LeftOutFile[];
 }
 
 export interface SessionOriginDto {
@@ -61,16 +62,8 @@ export const syncEnable = new RequestType<{ remote: string; transcripts: boolean
 /** Extension → server: stop sharing through `remote` (`baton sync disable REMOTE`). */
 export const syncDisable = new RequestType<{ remote: string }, { remote: string }, RpcErrorData>('sync/disable');
 
-export interface SyncRetractResultDto {
-	retracted: string;
-	events: number;
-	checkpoints: string[];
-	sessions: string[];
-	since: string | null;
-	pushed: { remote: string; ref: string; oid: string }[];
-	unreached: { remote: string; error: string }[];
-	cannotUndo: string[];
-}
+/** `sync retract`'s answer, as the engine gives it. */
+export type SyncRetractResultDto = RetractResult;
 
 /** Extension → server: this machine's shared checkpoints and sessions a retraction can name, newest first. */
 export const syncRetractable = new RequestType<void, { checkpoints: { id: string; message: string | null; at: string }[]; sessions: { id: string; name: string | null; at: string }[] }, RpcErrorData>('sync/retractable');

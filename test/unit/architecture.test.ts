@@ -41,6 +41,7 @@ export const shapeFiles = [
 	'src/engine/interop/importTypes.ts',
 	'src/engine/agentKinds.ts',
 	'src/engine/agentConfig/agentConfigShapes.ts',
+	'src/engine/sync/syncShapes.ts',
 ];
 const shapePackages = ['zod', 'drizzle-orm'];
 

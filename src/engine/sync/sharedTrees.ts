@@ -25,18 +25,13 @@ import { runGit, splitNul, userRepoEnv } from '../checkpoints/gitProcess';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import { findSecret } from '../text/secretScan';
 import { userConfigEntries } from './userConfig';
+import type { LeftOutFile } from './syncShapes';
+
+export type { LeftOutFile } from './syncShapes';
 
 export interface ShareRules {
 	/** Untracked files git would add travel too (every enabled remote allows it). */
 	untracked: boolean;
-}
-
-/** A file of a checkpoint that was not written for the remote, and why. */
-export interface LeftOutFile {
-	/** The local snapshot commit the shared tree stands for. */
-	snapshot: string;
-	path: string;
-	reason: string;
 }
 
 export interface SharedTree {

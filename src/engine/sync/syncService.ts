@@ -22,7 +22,8 @@ import { keepLeftOut, takeLeftOut } from './leftOut';
 import { pushWorthy, type AutoPushTarget } from './autoPush';
 import { addRetracted, applyRetractions, cannotUndo, readRetracted, retractedKind, selectRetracted, type RetractRequest } from './retraction';
 import { appendSharedEvent } from '../shared/sharedEvents';
-import { SharedTrees, type LeftOutFile } from './sharedTrees';
+import { SharedTrees } from './sharedTrees';
+import type { LeftOutFile, RetractResult } from './syncShapes';
 import { countAboveMark, freshAboveMark, freshByIds, localCheckpointCommits, readExportMark, writeExportMark } from './exportMark';
 import { projectEvents } from './projection';
 import { TranscriptSync } from './transcriptSync';
@@ -39,27 +40,13 @@ import { opinionsAbout, opinionsFor, refuseIdentityClaims, warnOpinions, type Te
 export type { PullResult } from './pullResult';
 export type { SessionOrigin } from './sessionOrigins';
 
+export type { RetractResult } from './syncShapes';
+
 export interface PushResult {
 	pushed: PushedRef[];
 	remote: string;
 	/** Files of checkpoints shared since the last push that were kept off the remote, and why (sharedTrees.ts). */
 	leftOut?: LeftOutFile[];
-}
-
-export interface RetractResult {
-	/** What was taken back, in words. */
-	retracted: string;
-	/** This machine's events taken out of its shared refs. */
-	events: number;
-	checkpoints: string[];
-	sessions: string[];
-	since: string | null;
-	/** The rewritten refs each enabled remote confirmed. */
-	pushed: { remote: string; ref: string; oid: string }[];
-	/** Remotes the push did not reach: the rewritten refs stay queued for them. */
-	unreached: { remote: string; error: string }[];
-	/** What no retraction can do (retraction.ts). */
-	cannotUndo: string[];
 }
 
 export interface RemoteStatus {

@@ -17,7 +17,7 @@ import { RetryLater, type DeliveryOutcome, type OutboxDispatcher } from '../outb
 import { secretNames, type SecretName, type SecretSource } from '../secrets';
 import type { BatonDb } from '../storage/journalStore';
 import type { NotificationOutboxRow } from '../storage/model';
-import { notificationOutbox } from '../storage/schema';
+import { checkpoints, notificationOutbox } from '../storage/schema';
 import type { ChannelEnv } from './channels/channelEnv';
 import { channelLabels, channelMissing, channelSenders } from './channels/channelRegistry';
 import { maskDeliveryText } from './channels/httpPost';
@@ -214,6 +214,15 @@ export class NotificationService {
 			if (this.ctx.clock.now() - Date.parse(message.at) > editorMaxAgeMs) {
 				this.noteStale(message.at);
 				return;
+			}
+			// A review asked for while no window was open, and decided since (in another window, the CLI):
+			// its toast would offer Approve and Reject on a checkpoint nobody has to review any more.
+			if (message.checkpoint?.approvalStatus === 'pending') {
+				const checkpointId = message.checkpoint.id;
+				const now = await this.ctx.store.read((db) => db.select({ status: checkpoints.approvalStatus }).from(checkpoints).where(eq(checkpoints.id, checkpointId)).get());
+				if (now && now.status !== 'pending') {
+					return;
+				}
 			}
 			return this.editor({ id, message });
 		}

@@ -172,6 +172,23 @@ void describe('notification delivery', () => {
 		);
 	});
 
+	void it('a review asked for while no window was open is not shown once the checkpoint was decided; one still waiting is', async (t) => {
+		const { engine } = await notifyEngine(t, {});
+		const decided = await engine.checkpoints.create({ trigger: 'complete', reviewRequested: true, message: 'Decided elsewhere', actor });
+		const waiting = await engine.checkpoints.create({ trigger: 'complete', reviewRequested: true, message: 'Still waiting', actor });
+		await engine.checkpoints.approve(decided.id, { actor, reason: 'fine' });
+		// A window opens: the editor channel starts delivering what waited.
+		const shown: { id: string; message: NotificationMessage }[] = [];
+		await engine.notifications.attach({ editor: async (n) => void shown.push(n) });
+		await engine.outbox.deliverDue();
+		const reviews = shown.filter((n) => n.message.event === 'checkpoint.needs_review').map((n) => n.message.checkpoint?.id);
+		assert.deepEqual(reviews, [waiting.id]);
+		assert.ok(
+			(await outboxRows(engine)).filter((r) => r.event === 'checkpoint.needs_review').every((r) => r.status === 'sent'),
+			'the decided one is done with, not retried',
+		);
+	});
+
 	void it('logs and records a failure with the secret masked, even when the peer echoes it or the URL is malformed', async (t) => {
 		const echo = await httpPeer(t, [{ status: 401, body: 'invalid token Bearer echoedTokenValue77 for /hooks/pathSecretABCDEFGHIJ' }]);
 		const { engine, log } = await notifyEngine(

@@ -146,7 +146,7 @@ const status: Command = {
 				? s.remotes
 						.map(
 							(r) =>
-								`${r.name.padEnd(12)} ${r.enabled ? 'enabled ' : 'disabled'} ahead ${r.ahead} behind ${r.behind} queued ${r.queued}  last push ${r.lastPush ?? 'never'}  last pull ${r.lastPull ?? 'never'}${r.lastError ? `\n  error: ${r.lastError}` : ''}`,
+								`${r.name.padEnd(12)} ${r.enabled ? 'enabled ' : 'disabled'}${r.enabled && r.untracked ? ' (checkpoints with untracked files)' : ''}${r.enabled && r.transcripts ? ' (transcripts)' : ''} ahead ${r.ahead} behind ${r.behind} queued ${r.queued}  last push ${r.lastPush ?? 'never'}  last pull ${r.lastPull ?? 'never'}${r.lastError ? `\n  error: ${r.lastError}` : ''}`,
 						)
 						.join('\n')
 				: 'sync is off (no remote enabled; `baton sync enable origin`)',

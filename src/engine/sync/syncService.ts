@@ -53,6 +53,8 @@ export interface RemoteStatus {
 	name: string;
 	enabled: boolean;
 	transcripts: boolean;
+	/** Checkpoints share untracked files git would add too (`sync enable --untracked`). */
+	untracked: boolean;
 	ahead: number;
 	behind: number;
 	lastPush: string | null;
@@ -558,6 +560,7 @@ export class SyncService {
 				name,
 				enabled: r.enabled,
 				transcripts: r.transcripts,
+				untracked: r.untracked,
 				ahead,
 				behind,
 				lastPush: r.lastPush,

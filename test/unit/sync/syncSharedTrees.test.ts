@@ -88,6 +88,10 @@ test('a shared checkpoint carries only what the user’s git would commit, each 
 
 	// Untracked files allowed for this remote: those git would add travel, once scanned.
 	await w.a.engine.sync.enable('origin', { untracked: true });
+	assert.deepEqual(
+		(await w.a.engine.sync.status()).remotes.map((r) => [r.name, r.untracked]),
+		[['origin', true]],
+	);
 	fs.appendFileSync(path.join(a, 'todo.md'), 'second line\n');
 	const second = await w.a.engine.checkpoints.create({ message: 'untracked too', actor });
 	const [again] = await w.a.engine.sync.push();

@@ -25,7 +25,7 @@ import { maxWireLineChars } from '../shared/wireLimits';
 import { catBlobs, type BoundedGitRun } from '../shared/catFileBatch';
 import { addedFiles, refTreeLimits, type RefRange } from './refTrees';
 import { forEachFile } from '../storage/fsUtil';
-import { sharedTreeCommands, snapshotTrailer, type PlannedTree, type SharedTree } from './sharedTrees';
+import { sharedTreeCommands, sharedTreeMessage, type PlannedTree, type SharedTree } from './sharedTrees';
 
 /** The heading of the snapshot list in a checkpoints-ref commit's message. */
 const snapshotsHeading = 'Baton-Snapshots:';
@@ -277,7 +277,7 @@ export class EventRefs {
 		const build = `refs/baton-build/shared-tree-${process.pid}-${nowMs}`;
 		const chunks: string[] = [];
 		kept.forEach((k, i) => {
-			const message = `baton shared checkpoint\n\n${snapshotTrailer}${k.snapshot}\n`;
+			const message = sharedTreeMessage(k.snapshot);
 			chunks.push(`reset ${build}\ncommit ${build}\nmark :${i + 1}\ncommitter Baton <baton@localhost> 0 +0000\ndata ${Buffer.byteLength(message)}\n${message}${i > 0 ? `from :${i}\n` : ''}M 040000 ${trees[i]} ""\n\n`);
 		});
 		const root = kept.length + 1;

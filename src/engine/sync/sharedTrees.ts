@@ -62,6 +62,11 @@ export const maxScannedBytes = 16 * 1024 * 1024;
 /** The message line naming the local snapshot a shared tree stands for. */
 export const snapshotTrailer = 'Baton-Snapshot: ';
 
+/** A shared tree's commit message: it names the snapshot it stands for (the export's and a retraction's rewrite alike). */
+export function sharedTreeMessage(snapshot: string): string {
+	return `baton shared checkpoint\n\n${snapshotTrailer}${snapshot}\n`;
+}
+
 type Entry = TreeFile;
 
 export class SharedTrees {
@@ -279,7 +284,7 @@ export class SharedTrees {
  * make the same commit.
  */
 export function sharedTreeCommands(tree: PlannedTree, build: string, mark: number, from: string | null): string {
-	const message = `baton shared checkpoint\n\n${snapshotTrailer}${tree.snapshot}\n`;
+	const message = sharedTreeMessage(tree.snapshot);
 	if (tree.changes && !from) {
 		throw new Error('a shared tree written as changes needs the one before it');
 	}

@@ -11,15 +11,15 @@ import type { RetractRequest } from '../engine/sync/retraction';
 
 const enable: Command = {
 	path: ['sync', 'enable'],
-	usage: 'baton sync enable REMOTE [--transcripts] [--untracked]',
+	usage: 'baton sync enable REMOTE [--transcripts] [--untracked] [--timeline]',
 	summary:
-		'share this workspace’s sessions, handoffs and checkpoints through the git remote REMOTE (off until enabled); a checkpoint shares only the files git tracks (--untracked: also untracked files git would add), each scanned for credentials first',
-	options: { transcripts: { type: 'boolean' }, untracked: { type: 'boolean' } },
+		'share this workspace’s sessions, handoffs and checkpoints through the git remote REMOTE (off until enabled); a checkpoint shares only the files git tracks (--untracked: also untracked files git would add), each scanned for credentials first; --timeline: each step’s changed files too, under the same rules, so a teammate’s Replay shows and can revert it',
+	options: { transcripts: { type: 'boolean' }, untracked: { type: 'boolean' }, timeline: { type: 'boolean' } },
 	positionals: [1, 1],
 	async run(ctx) {
 		const engine = await ctx.engine();
-		const result = await engine.sync.enable(ctx.args[0] as string, { transcripts: ctx.values['transcripts'] === true, untracked: ctx.values['untracked'] === true });
-		const extras = [...(result.transcripts ? ['transcripts included'] : []), ...(result.untracked ? ['untracked files git would add included in checkpoints'] : [])];
+		const result = await engine.sync.enable(ctx.args[0] as string, { transcripts: ctx.values['transcripts'] === true, untracked: ctx.values['untracked'] === true, timeline: ctx.values['timeline'] === true });
+		const extras = [...(result.transcripts ? ['transcripts included'] : []), ...(result.untracked ? ['untracked files git would add included in checkpoints'] : []), ...(result.timeline ? ["each step's changed files included"] : [])];
 		return { json: result, text: `sync enabled for ${result.remote} (${result.url})${extras.length ? `, ${extras.join(', ')}` : ''}` };
 	},
 };
@@ -50,7 +50,7 @@ const push: Command = {
 			json: { pushed: first.pushed, remote: first.remote, leftOut, ...(results.length > 1 ? { results } : {}) },
 			text: [
 				...results.map((r) => (r.pushed.length ? r.pushed.map((p) => `${r.remote}  ${p.ref}  ${p.oid}`).join('\n') : `${r.remote}  up to date`)),
-				...leftOut.map((f) => `left out of checkpoint ${f.snapshot.slice(0, 10)}: ${f.path} — it ${f.reason}`),
+				...leftOut.map((f) => `left out of ${f.step ? `step ${f.step.step} of ${f.step.sessionId}` : `checkpoint ${(f.snapshot ?? '').slice(0, 10)}`}: ${f.path} — it ${f.reason}`),
 			].join('\n'),
 		};
 	},
@@ -146,7 +146,7 @@ const status: Command = {
 				? s.remotes
 						.map(
 							(r) =>
-								`${r.name.padEnd(12)} ${r.enabled ? 'enabled ' : 'disabled'}${r.enabled && r.untracked ? ' (checkpoints with untracked files)' : ''}${r.enabled && r.transcripts ? ' (transcripts)' : ''} ahead ${r.ahead} behind ${r.behind} queued ${r.queued}  last push ${r.lastPush ?? 'never'}  last pull ${r.lastPull ?? 'never'}${r.lastError ? `\n  error: ${r.lastError}` : ''}`,
+								`${r.name.padEnd(12)} ${r.enabled ? 'enabled ' : 'disabled'}${r.enabled && r.untracked ? ' (checkpoints with untracked files)' : ''}${r.enabled && r.transcripts ? ' (transcripts)' : ''}${r.enabled && r.timeline ? ' (timeline)' : ''} ahead ${r.ahead} behind ${r.behind} queued ${r.queued}  last push ${r.lastPush ?? 'never'}  last pull ${r.lastPull ?? 'never'}${r.lastError ? `\n  error: ${r.lastError}` : ''}`,
 						)
 						.join('\n')
 				: 'sync is off (no remote enabled; `baton sync enable origin`)',

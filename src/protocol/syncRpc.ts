@@ -25,7 +25,7 @@ export interface SyncNowResultDto {
 	/** Pulled lines and events that are no valid event, not merged (the first 20; `refusedCount` counts them all). */
 	refused: { id: string; reason: string }[];
 	refusedCount: number;
-	/** Checkpoint files kept off the remote by the push (not what git would commit is never listed; these failed the credential scan or could not be read). */
+	/** Checkpoint and step files kept off the remote by the push (not what git would commit is never listed; these failed the credential scan or could not be read). */
 	leftOut?: LeftOutFile[];
 }
 
@@ -51,14 +51,16 @@ export interface SyncRemoteDto {
 	transcripts: boolean;
 	/** Checkpoints carry untracked files git would add too (`--untracked`). */
 	untracked: boolean;
+	/** Each agent step's changed files travel too, for a teammate's Replay (`--timeline`). */
+	timeline: boolean;
 	/** False for a remote sharing was enabled for that the repository no longer has. */
 	inGit: boolean;
 }
 
 /** Extension → server: the repository's git remotes and which of them share Baton's records. */
 export const syncRemotes = new RequestType<void, { remotes: SyncRemoteDto[] }, RpcErrorData>('sync/remotes');
-/** Extension → server: share through `remote` (`baton sync enable REMOTE [--transcripts] [--untracked]`). */
-export const syncEnable = new RequestType<{ remote: string; transcripts: boolean; untracked?: boolean }, { remote: string; transcripts: boolean; untracked: boolean }, RpcErrorData>('sync/enable');
+/** Extension → server: share through `remote` (`baton sync enable REMOTE [--transcripts] [--untracked] [--timeline]`). */
+export const syncEnable = new RequestType<{ remote: string; transcripts: boolean; untracked?: boolean; timeline?: boolean }, { remote: string; transcripts: boolean; untracked: boolean; timeline: boolean }, RpcErrorData>('sync/enable');
 /** Extension → server: stop sharing through `remote` (`baton sync disable REMOTE`). */
 export const syncDisable = new RequestType<{ remote: string }, { remote: string }, RpcErrorData>('sync/disable');
 

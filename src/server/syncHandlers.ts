@@ -43,8 +43,8 @@ export function registerSyncHandlers(connection: MessageConnection, host: Engine
 	// Writes (the sync state file): refused in an untrusted workspace, like a pull.
 	on(rpc.syncEnable, (params) =>
 		host.write(async (engine) => {
-			const enabled = await engine.sync.enable(params.remote, { transcripts: params.transcripts === true, untracked: params.untracked === true });
-			return { remote: enabled.remote, transcripts: enabled.transcripts, untracked: enabled.untracked };
+			const enabled = await engine.sync.enable(params.remote, { transcripts: params.transcripts === true, untracked: params.untracked === true, timeline: params.timeline === true });
+			return { remote: enabled.remote, transcripts: enabled.transcripts, untracked: enabled.untracked, timeline: enabled.timeline };
 		}),
 	);
 	on(rpc.syncRetractable, async () => (await host.get()).sync.retractable());

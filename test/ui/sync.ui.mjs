@@ -57,20 +57,29 @@ try {
 	await check('sharing is turned on from the palette, after a modal that says what becomes readable to whom', async () => {
 		await openBaton(s);
 		await s.runCommand('Baton: Share Sessions Through a Git Remote…');
-		// One remote: the first question is skipped. Transcripts stay here unless chosen.
-		await s.quickPickSelect('Sessions, handoffs, decisions and checkpoints');
+		// One remote: the first question is skipped. Each extra is ticked: here the steps' files, not transcripts.
+		await s.quickPickSelect('Each step’s changed files');
+		await s.screenshot('01a-share-what');
+		await s.quickPickAccept();
 		const modal = s.modalDialog('Share Baton’s records through “origin”?');
 		await modal.waitFor({ timeout: 15_000 });
 		const text = (await modal.textContent()) ?? '';
-		if (!text.includes('Everyone who can read “origin”') || !text.includes('not the transcripts') || !text.includes('only the files git tracks') || !text.includes('scanned for credentials') || !text.includes('refs/baton/')) {
+		if (
+			!text.includes('Everyone who can read “origin”') ||
+			!text.includes('not the transcripts') ||
+			!text.includes('only the files git tracks') ||
+			!text.includes('scanned for credentials') ||
+			!text.includes('refs/baton/') ||
+			!text.includes('Each agent step’s changed files travel too')
+		) {
 			throw new Error(`the modal should say what goes where: "${text}"`);
 		}
 		await s.screenshot('01-share-modal');
 		await modal.locator('a.monaco-button', { hasText: 'Share' }).first().click();
 		await s.notification('Baton shares its records through “origin”');
 		const state = JSON.parse(fs.readFileSync(path.join(workspace, '.baton', 'sync', 'state.json'), 'utf8'));
-		if (state.remotes?.origin?.enabled !== true || state.remotes.origin.transcripts !== false) {
-			throw new Error(`the sync state should say origin is shared without transcripts: ${JSON.stringify(state.remotes)}`);
+		if (state.remotes?.origin?.enabled !== true || state.remotes.origin.transcripts !== false || state.remotes.origin.timeline !== true) {
+			throw new Error(`the sync state should say origin is shared with step files, without transcripts: ${JSON.stringify(state.remotes)}`);
 		}
 	});
 	await check('Sync Now brings the runner’s session into Session Chains with who and where it ran', async () => {

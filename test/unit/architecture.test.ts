@@ -180,14 +180,15 @@ export const engineRanks: Readonly<Record<string, number>> = {
 	outbox: 6,
 	interop: 6,
 	// Features built on the features above (memory reads transcripts and checkpoints; notifications and
-	// trackers deliver through the outbox). Sync, the replay timeline and provenance are expected here.
+	// trackers deliver through the outbox). The replay timeline and provenance are expected here.
 	memory: 7,
 	notifications: 7,
 	trackers: 7,
-	sync: 7,
 	timeline: 7,
 	provenance: 7,
 	hooks: 8,
+	// Sync carries every feature's records, the timeline's step files among them.
+	sync: 8,
 	engine: 9,
 };
 

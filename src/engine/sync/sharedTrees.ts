@@ -69,6 +69,11 @@ export function sharedTreeMessage(snapshot: string): string {
 
 type Entry = TreeFile;
 
+/** The key of a file in `SharedTrees.screen`'s answer. */
+export function screenKey(file: { path: string; oid: string }): string {
+	return `${file.oid}\0${file.path}`;
+}
+
 export class SharedTrees {
 	constructor(
 		private readonly shadow: ShadowRepo,
@@ -121,6 +126,28 @@ export class SharedTrees {
 			}),
 		);
 		return { trees: trees.map((entries, i) => ({ snapshot: snapshots[i] as string, entries })), leftOut };
+	}
+
+	/**
+	 * Which of `files` (a path and the blob it names) may travel under `rules`: the reason each one
+	 * stays (absent: it passes). Files git does not track (or would not add) stay silently, as
+	 * `'untracked'` or `'ignored'`; one that fails the credential scan stays with its reason. The
+	 * timeline's shared blobs (timelineSync.ts) are held to exactly the rules of a checkpoint.
+	 */
+	async screen(files: readonly { path: string; oid: string }[], rules: ShareRules): Promise<Map<string, string>> {
+		const out = new Map<string, string>();
+		if (files.length === 0) {
+			return out;
+		}
+		const { why } = await this.committable([...new Set(files.map((f) => f.path))], rules);
+		const verdicts = await this.scan([...new Set(files.filter((f) => !why.has(f.path)).map((f) => f.oid))]);
+		for (const f of files) {
+			const reason = why.get(f.path) ?? verdicts.get(f.oid);
+			if (reason) {
+				out.set(screenKey(f), reason);
+			}
+		}
+		return out;
 	}
 
 	/**

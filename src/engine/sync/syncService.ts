@@ -17,7 +17,7 @@ import { sharedEvents } from '../storage/schema';
 import type { BatonDb } from '../storage/capturingDrizzle';
 import { machineIdentity } from '../shared/machineIdentity';
 import { mergeWireEvents } from './mergeWire';
-import { checkpointsRefPrefix, eventsRefPrefix, EventRefs } from './eventRefs';
+import { EventRefs } from './eventRefs';
 import { keepLeftOut, takeLeftOut } from './leftOut';
 import { pushWorthy, type AutoPushTarget } from './autoPush';
 import { addRetracted, applyRetractions, cannotUndo, readRetracted, retractedKind, selectRetracted, type RetractRequest } from './retraction';
@@ -27,6 +27,7 @@ import type { LeftOutFile, RetractResult } from './syncShapes';
 import { countAboveMark, freshAboveMark, freshByIds, localCheckpointCommits, readExportMark, writeExportMark } from './exportMark';
 import { projectEvents } from './projection';
 import { TranscriptSync } from './transcriptSync';
+import { TimelineSync } from './timelineSync';
 import { ownEventWriter } from './localEvents';
 import { pendingRecordEvents } from './recordEvents';
 import { sessionOrigins, type SessionOrigin } from './sessionOrigins';
@@ -55,6 +56,8 @@ export interface RemoteStatus {
 	transcripts: boolean;
 	/** Checkpoints share untracked files git would add too (`sync enable --untracked`). */
 	untracked: boolean;
+	/** Each step's changed files travel too (`sync enable --timeline`). */
+	timeline: boolean;
 	ahead: number;
 	behind: number;
 	lastPush: string | null;
@@ -69,6 +72,7 @@ export class SyncService {
 	private refsCache: EventRefs | undefined;
 	private writeOwn: ReturnType<typeof ownEventWriter> | undefined;
 	private transcriptsCache: TranscriptSync | undefined;
+	private timelineCache: TimelineSync | undefined;
 
 	constructor(
 		private readonly ctx: EngineContext,
@@ -102,26 +106,36 @@ export class SyncService {
 		return this.transcriptsCache;
 	}
 
-	async enable(remote: string, options: { transcripts?: boolean; untracked?: boolean } = {}): Promise<{ remote: string; url: string; enabled: true; transcripts: boolean; untracked: boolean }> {
+	private get timeline(): TimelineSync {
+		this.timelineCache ??= new TimelineSync(this.ctx, this.shadow, this.refs);
+		return this.timelineCache;
+	}
+
+	/** This machine's refs a remote is sent: events and checkpoints always; transcripts and the timeline where enabled. */
+	private refsFor(remote: Pick<RemoteState, 'transcripts' | 'timeline'>): string[] {
+		return [this.refs.eventsRef, this.refs.checkpointsRef, ...(remote.transcripts ? [this.transcripts.ref] : []), ...(remote.timeline ? [this.timeline.ref] : [])];
+	}
+
+	async enable(remote: string, options: { transcripts?: boolean; untracked?: boolean; timeline?: boolean } = {}): Promise<{ remote: string; url: string; enabled: true; transcripts: boolean; untracked: boolean; timeline: boolean }> {
 		// Shown to the person (CLI, editor): never with the credential a URL may carry.
 		const url = withoutUrlCredentials(await remoteUrl(this.root, remote));
 		return this.withSyncLock(async () => {
 			updateSyncState(this.root, (state) => {
 				const current = state.remotes[remote] ?? emptyRemote();
-				state.remotes[remote] = { ...current, enabled: true, transcripts: options.transcripts ?? false, untracked: options.untracked ?? false };
+				state.remotes[remote] = { ...current, enabled: true, transcripts: options.transcripts ?? false, untracked: options.untracked ?? false, timeline: options.timeline ?? false };
 			});
-			return { remote, url, enabled: true as const, transcripts: options.transcripts ?? false, untracked: options.untracked ?? false };
+			return { remote, url, enabled: true as const, transcripts: options.transcripts ?? false, untracked: options.untracked ?? false, timeline: options.timeline ?? false };
 		});
 	}
 
 	/** The repository's git remotes and the ones sharing was enabled for (a remote since removed from git still shows). */
-	async remotes(): Promise<{ name: string; enabled: boolean; transcripts: boolean; untracked: boolean; inGit: boolean }[]> {
+	async remotes(): Promise<{ name: string; enabled: boolean; transcripts: boolean; untracked: boolean; timeline: boolean; inGit: boolean }[]> {
 		const names = await remoteNames(this.root);
 		const state = readSyncState(this.root);
 		const all = [...new Set([...names, ...Object.keys(state.remotes)])].sort();
 		return all.map((name) => {
 			const r = state.remotes[name];
-			return { name, enabled: r?.enabled ?? false, transcripts: r?.transcripts ?? false, untracked: r?.untracked ?? false, inGit: names.includes(name) };
+			return { name, enabled: r?.enabled ?? false, transcripts: r?.transcripts ?? false, untracked: r?.untracked ?? false, timeline: r?.timeline ?? false, inGit: names.includes(name) };
 		});
 	}
 
@@ -205,10 +219,14 @@ export class SyncService {
 			this.sharedTrees ??= new SharedTrees(this.shadow, this.root);
 			const trees = await this.sharedTrees.build(present, rules, shared.last);
 			await refs.append(plan, trees.trees, this.ctx.clock.now(), shared.last?.shared ?? null);
-			if (trees.leftOut.length > 0) {
-				keepLeftOut(this.root, trees.leftOut);
-				for (const f of trees.leftOut.slice(0, 20)) {
-					this.ctx.log.warn(`sync: ${f.path} (checkpoint snapshot ${f.snapshot.slice(0, 10)}) was left out of what is shared: it ${f.reason}`);
+			// Each step's files travel only while some enabled remote takes them (`--timeline`), under the same rules.
+			const steps = enabled.some((r) => r.timeline) ? await this.timeline.export(this.sharedTrees, rules, retracted.events, this.ctx.clock.now()) : { steps: 0, leftOut: [] };
+			const leftOut = [...trees.leftOut, ...steps.leftOut];
+			if (leftOut.length > 0) {
+				keepLeftOut(this.root, leftOut);
+				for (const f of leftOut.slice(0, 20)) {
+					const where = f.step ? `step ${f.step.step} of session ${f.step.sessionId}` : `checkpoint snapshot ${(f.snapshot ?? '').slice(0, 10)}`;
+					this.ctx.log.warn(`sync: ${f.path} (${where}) was left out of what is shared: it ${f.reason}`);
 				}
 			}
 			if (upTo && (plan.count > 0 || !mark || mark.rowid !== upTo.rowid)) {
@@ -272,8 +290,8 @@ export class SyncService {
 			const { url, config } = await transport;
 			const state = readSyncState(this.root).remotes[name] ?? emptyRemote();
 			const updates: PushedRef[] = [];
-			// Transcripts only to a remote enabled with `--transcripts`: any other is never sent that ref.
-			for (const ref of [this.refs.eventsRef, this.refs.checkpointsRef, ...(state.transcripts ? [this.transcripts.ref] : [])]) {
+			// Transcripts and the timeline only to a remote enabled with them: any other is never sent those refs.
+			for (const ref of this.refsFor(state)) {
 				const oid = await this.refs.tip(ref);
 				if (oid && state.pushed[ref] !== oid) {
 					updates.push({ ref, oid });
@@ -361,6 +379,8 @@ export class SyncService {
 				await refs.rewriteCheckpoints(kept, nowMs);
 				// A session's transcripts leave the transcripts ref with it.
 				await this.transcripts.drop(chosen.body.sessions, nowMs);
+				// So do the taken-back steps' files.
+				await this.timeline.drop(new Set(chosen.eventIds), nowMs);
 				// What the next shared tree is built from is gone with the old chain.
 				this.sharedTrees = undefined;
 				return chosen;
@@ -540,7 +560,10 @@ export class SyncService {
 		const remotes: RemoteStatus[] = [];
 		const exists = this.shadow.exists();
 		const refs = this.refs;
-		const tips = exists ? { events: await refs.tip(refs.eventsRef), checkpoints: await refs.tip(refs.checkpointsRef), transcripts: await refs.tip(this.transcripts.ref) } : { events: null, checkpoints: null, transcripts: null };
+		const tips = new Map<string, string | null>();
+		for (const ref of exists ? this.refsFor({ transcripts: true, timeline: true }) : []) {
+			tips.set(ref, await refs.tip(ref));
+		}
 		const unexported = exists ? await this.unexportedCount() : await this.ctx.store.read((db) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(eq(sharedEvents.source, 'local')).all().length);
 		for (const [name, r] of Object.entries(state.remotes)) {
 			let behind = 0;
@@ -551,16 +574,17 @@ export class SyncService {
 					}
 				}
 			}
-			const queuedRefs = [refs.eventsRef, refs.checkpointsRef, ...(r.transcripts ? [this.transcripts.ref] : [])].filter((ref) => {
-				const tip = ref.startsWith(eventsRefPrefix) ? tips.events : ref.startsWith(checkpointsRefPrefix) ? tips.checkpoints : tips.transcripts;
+			const queuedRefs = this.refsFor(r).filter((ref) => {
+				const tip = tips.get(ref) ?? null;
 				return tip !== null && r.pushed[ref] !== tip;
 			});
-			const ahead = unexported + (exists ? await refs.countEvents(r.pushed[refs.eventsRef] ?? null, tips.events) : 0);
+			const ahead = unexported + (exists ? await refs.countEvents(r.pushed[refs.eventsRef] ?? null, tips.get(refs.eventsRef) ?? null) : 0);
 			remotes.push({
 				name,
 				enabled: r.enabled,
 				transcripts: r.transcripts,
 				untracked: r.untracked,
+				timeline: r.timeline,
 				ahead,
 				behind,
 				lastPush: r.lastPush,

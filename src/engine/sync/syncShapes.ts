@@ -4,10 +4,12 @@
  * names them with `import type`.
  */
 
-/** A file of a checkpoint that was not written for the remote, and why (sharedTrees.ts). */
+/** A file of a checkpoint (sharedTrees.ts) or of a step (timelineSync.ts) that was not written for the remote, and why. */
 export interface LeftOutFile {
-	/** The local snapshot commit the shared tree stands for. */
-	snapshot: string;
+	/** The local snapshot commit the shared tree stands for (a checkpoint's file). */
+	snapshot?: string;
+	/** The step whose file it is (a step's file, `sync enable --timeline`). */
+	step?: { sessionId: string; step: number };
 	path: string;
 	reason: string;
 }

@@ -20,6 +20,8 @@ export interface RemoteState {
 	transcripts: boolean;
 	/** Checkpoints' shared trees may hold untracked files git would add (off by default: tracked files only; sharedTrees.ts). */
 	untracked: boolean;
+	/** Each agent step's changed files travel on the timeline ref, so a teammate's Replay can diff and revert it (off by default; timelineSync.ts). */
+	timeline: boolean;
 	/** ref → the oid this remote confirmed (`git push --porcelain`). */
 	pushed: Record<string, string>;
 	/** remote-tracking ref → the oid whose events are merged here. */
@@ -47,6 +49,7 @@ const remoteStateSchema = z.looseObject({
 	enabled: z.boolean().optional(),
 	transcripts: z.boolean().optional(),
 	untracked: z.boolean().optional(),
+	timeline: z.boolean().optional(),
 	pushed: oids.optional(),
 	pulled: oids.optional(),
 	lastPush: z.string().nullish(),
@@ -108,5 +111,5 @@ export function updateSyncState(workspaceRoot: string, change: (state: SyncState
 }
 
 export function emptyRemote(): RemoteState {
-	return { enabled: false, transcripts: false, untracked: false, pushed: {}, pulled: {}, lastPush: null, lastPull: null, lastError: null };
+	return { enabled: false, transcripts: false, untracked: false, timeline: false, pushed: {}, pulled: {}, lastPush: null, lastPull: null, lastError: null };
 }

@@ -123,3 +123,28 @@ async function applyChanges(shadow: ShadowRepo, base: string, changes: readonly 
 		fs.rmSync(index, { force: true });
 	}
 }
+
+/**
+ * Two trees holding only the step's own files, before and after, built from the blob ids its record
+ * lists: what a teammate's store has of a step shared with `sync enable --timeline` (the blobs, never
+ * the whole workspace's trees). Their diff is exactly the step's patch. Null when the record lists no
+ * blob ids.
+ */
+export async function stepOnlyTrees(shadow: ShadowRepo, step: Pick<TimelineStep, 'files' | 'moreFiles'>): Promise<{ before: string; after: string } | null> {
+	const changes = recordedChanges(step);
+	if (!changes) {
+		return null;
+	}
+	const empty = await shadow.gitText(['mktree'], { input: '' });
+	const before = await applyChanges(
+		shadow,
+		empty,
+		changes.filter((c) => c.oldSha).map((c) => ({ ...c, newSha: c.oldSha, newMode: c.oldMode })),
+	);
+	const after = await applyChanges(
+		shadow,
+		empty,
+		changes.filter((c) => c.newSha),
+	);
+	return { before, after };
+}

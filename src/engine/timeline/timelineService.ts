@@ -9,7 +9,7 @@ import { BatonError } from '../errors';
 import { activeSessions, getSession } from '../sessions/sessionQueries';
 import { filesNow, revertStep, type FileNow, type RevertOutcome } from './stepRevert';
 import { findStep, latestTimelineSession, readTimeline, stepOf, stepsNamingTree, type StepRecord } from './timelineQueries';
-import { recordedBlobs, recordedChanges, resolveTree, stepChanges } from './stepTrees';
+import { recordedBlobs, recordedChanges, resolveTree, stepChanges, stepOnlyTrees } from './stepTrees';
 import { sessionEvents } from '../shared/sharedEvents';
 import { missingObjects, readPruned } from './timelineRetention';
 import { stepKind, type TimelineEntry, type TimelineStep } from './timelineTypes';
@@ -127,9 +127,16 @@ export class TimelineService {
 		if (!step.treeBefore || !step.treeAfter || step.treesGone || step.treeBefore === step.treeAfter) {
 			return '';
 		}
-		const { before, after } = await this.stepTrees(step);
 		const shadow = this.checkpoints.shadow;
-		return (await shadow.git(['diff-tree', '-p', '-r', '--no-color', '--no-renames', '--no-ext-diff', before, after])).stdout.toString('utf8');
+		// A step whose trees this store cannot give (a teammate's, shared with its blobs) is diffed from its own files.
+		const trees = await this.stepTrees(step).catch(async (error: unknown) => {
+			const own = BatonError.is(error) && error.code === 'notFound' ? await stepOnlyTrees(shadow, step) : null;
+			if (!own) {
+				throw error;
+			}
+			return own;
+		});
+		return (await shadow.git(['diff-tree', '-p', '-r', '--no-color', '--no-renames', '--no-ext-diff', trees.before, trees.after])).stdout.toString('utf8');
 	}
 
 	/** Where each of the step's files stands now: unchanged since the step, changed later, deleted. */

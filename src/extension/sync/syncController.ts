@@ -123,15 +123,15 @@ export class SyncController extends Disposable {
 	}
 
 	/**
-	 * Turns sharing on for a remote: which one (the repository's remotes), whether untracked files
-	 * and transcripts go too (off unless chosen), and a modal that says exactly what becomes readable
-	 * to whom. `{ remote, transcripts, untracked }` (a caller that has decided: a test, another
+	 * Turns sharing on for a remote: which one (the repository’s remotes), whether untracked files,
+	 * transcripts and step files go too (off unless ticked), and a modal that says exactly what becomes readable
+	 * to whom. `{ remote, transcripts, untracked, timeline }` (a caller that has decided: a test, another
 	 * extension) skips the questions.
 	 */
 	private async enable(arg?: unknown): Promise<SyncRemoteDto | undefined> {
-		const given = arg && typeof arg === 'object' ? (arg as { remote?: unknown; transcripts?: unknown; untracked?: unknown }) : {};
+		const given = arg && typeof arg === 'object' ? (arg as { remote?: unknown; transcripts?: unknown; untracked?: unknown; timeline?: unknown }) : {};
 		if (typeof given.remote === 'string') {
-			return this.turnOn(given.remote, given.transcripts === true, given.untracked === true);
+			return this.turnOn(given.remote, { transcripts: given.transcripts === true, untracked: given.untracked === true, timeline: given.timeline === true });
 		}
 		const { remotes } = await this.workspace.request(syncRemotes, undefined);
 		const inGit = remotes.filter((r) => r.inGit);
@@ -139,7 +139,7 @@ export class SyncController extends Disposable {
 			void vscode.window.showInformationMessage('Baton shares its records through the repository’s git remote, and this repository has none. Add one (git remote add origin URL), then try again.');
 			return undefined;
 		}
-		const shared = (r: SyncRemoteDto): string => (r.enabled ? `shared now${r.untracked ? ', untracked files too' : ''}${r.transcripts ? ', transcripts too' : ''}` : '');
+		const shared = (r: SyncRemoteDto): string => (r.enabled ? `shared now${r.untracked ? ', untracked files too' : ''}${r.transcripts ? ', transcripts too' : ''}${r.timeline ? ', step files too' : ''}` : '');
 		const remote =
 			inGit.length === 1
 				? inGit[0]
@@ -152,23 +152,31 @@ export class SyncController extends Disposable {
 		if (!remote) {
 			return undefined;
 		}
-		const what = await vscode.window.showQuickPick(
+		// Sessions, handoffs, decisions and checkpoints always go; each extra is ticked (none by default).
+		const extras = await vscode.window.showQuickPick(
 			[
-				{ label: 'Sessions, handoffs, decisions and checkpoints', description: 'checkpoints carry tracked files only; transcripts stay here', transcripts: false, untracked: false },
-				{ label: 'All of that, with untracked files in checkpoints', description: 'the files git would add; ignored files never', transcripts: false, untracked: true },
-				{ label: 'All of that, and agent transcripts', description: 'redacted; checkpoints carry tracked files only', transcripts: true, untracked: false },
-				{ label: 'Everything: untracked files and agent transcripts', description: 'ignored files never', transcripts: true, untracked: true },
+				{ label: 'Untracked files in checkpoints', description: 'the files git would add; ignored files never', key: 'untracked' as const, picked: remote.untracked },
+				{ label: 'Agent transcripts', description: 'redacted', key: 'transcripts' as const, picked: remote.transcripts },
+				{ label: 'Each step’s changed files', description: 'so a teammate’s Replay shows a step’s diff and can revert it', key: 'timeline' as const, picked: remote.timeline },
 			],
-			{ title: `Share Baton’s Records (2/2): “${remote.name}”`, placeHolder: 'What goes to the remote?' },
+			{
+				title: `Share Baton’s Records (2/2): “${remote.name}” gets sessions, handoffs, decisions and checkpoints`,
+				placeHolder: 'What else goes too? Tick, then Enter (none: only those)',
+				canPickMany: true,
+			},
 		);
-		if (!what) {
+		if (!extras) {
 			return undefined;
 		}
+		const what = { untracked: extras.some((e) => e.key === 'untracked'), transcripts: extras.some((e) => e.key === 'transcripts'), timeline: extras.some((e) => e.key === 'timeline') };
 		const detail = [
 			`Everyone who can read “${remote.name}” will see this workspace’s ${what.transcripts ? 'sessions, handoffs, decisions, checkpoints and agent transcripts' : 'sessions, handoffs, decisions and checkpoints (not the transcripts)'}, with the author and machine name of each.`,
 			what.untracked
 				? 'A checkpoint carries the files git tracks and the untracked files git would add. Files your .gitignore, .git/info/exclude or global excludes file ignore (.env, build output) never leave this machine.'
 				: 'A checkpoint carries only the files git tracks. Untracked and ignored files (.env, scratch files, build output) never leave this machine.',
+			what.timeline
+				? 'Each agent step’s changed files travel too, under the same rules, so a teammate’s Replay shows the step’s diff and can revert it in their workspace.'
+				: 'The files each agent step changed stay here: a teammate’s Replay lists the steps without their diffs.',
 			'Every file is scanned for credentials first (API keys, tokens, private keys, .env-style secrets): a file that looks like it holds one is left out whole, and the push names it. Session text is redacted the same way.',
 			'They are pushed under refs/baton/ only — never your branches, tags or notes. “Baton: Stop Sharing With a Git Remote” turns it off again.',
 		].join('\n\n');
@@ -176,9 +184,9 @@ export class SyncController extends Disposable {
 		if (ok !== 'Share') {
 			return undefined;
 		}
-		const on = await this.turnOn(remote.name, what.transcripts, what.untracked);
-		const extras = [...(on.untracked ? ['untracked files included'] : []), ...(on.transcripts ? ['transcripts included'] : [])];
-		void vscode.window.showInformationMessage(`Baton shares its records through “${remote.name}”${extras.length ? `, ${extras.join(', ')}` : ''}. Nothing has been sent yet.`, 'Sync Now').then((choice) => {
+		const on = await this.turnOn(remote.name, what);
+		const included = [...(on.untracked ? ['untracked files included'] : []), ...(on.transcripts ? ['transcripts included'] : []), ...(on.timeline ? ['step files included'] : [])];
+		void vscode.window.showInformationMessage(`Baton shares its records through “${remote.name}”${included.length ? `, ${included.join(', ')}` : ''}. Nothing has been sent yet.`, 'Sync Now').then((choice) => {
 			if (choice) {
 				void this.syncNow(true);
 			}
@@ -186,10 +194,10 @@ export class SyncController extends Disposable {
 		return on;
 	}
 
-	private async turnOn(remote: string, transcripts: boolean, untracked: boolean): Promise<SyncRemoteDto> {
-		const result = await this.workspace.request(syncEnable, { remote, transcripts, untracked });
+	private async turnOn(remote: string, what: { transcripts: boolean; untracked: boolean; timeline: boolean }): Promise<SyncRemoteDto> {
+		const result = await this.workspace.request(syncEnable, { remote, ...what });
 		await this.refresh();
-		return { name: result.remote, enabled: true, transcripts: result.transcripts, untracked: result.untracked, inGit: true };
+		return { name: result.remote, enabled: true, transcripts: result.transcripts, untracked: result.untracked, timeline: result.timeline, inGit: true };
 	}
 
 	/**
@@ -376,7 +384,7 @@ export class SyncController extends Disposable {
 		const first = left[0];
 		void vscode.window
 			.showWarningMessage(
-				`Baton kept ${paths.length === 1 ? escapeControls(paths[0] ?? '') : `${paths.length} files`} off the remote: ${paths.length === 1 && first ? `it ${first.reason}` : `each looks like it holds a credential or could not be scanned (${paths.slice(0, 3).map(escapeControls).join(', ')}${paths.length > 3 ? ', …' : ''})`}. Everything else was shared; the file stays in this machine’s checkpoints.`,
+				`Baton kept ${paths.length === 1 ? escapeControls(paths[0] ?? '') : `${paths.length} files`} off the remote: ${paths.length === 1 && first ? `it ${first.reason}` : `each looks like it holds a credential or could not be scanned (${paths.slice(0, 3).map(escapeControls).join(', ')}${paths.length > 3 ? ', …' : ''})`}. Everything else was shared; the file stays in this machine’s checkpoints and Replay.`,
 				'Show Log',
 			)
 			.then((choice) => {
@@ -385,7 +393,7 @@ export class SyncController extends Disposable {
 				}
 			});
 		for (const f of left) {
-			this.workspace.log.warn(`sync: ${f.path} was left out of checkpoint ${f.snapshot.slice(0, 10)} on the remote: it ${f.reason}`);
+			this.workspace.log.warn(`sync: ${f.path} was left out of ${f.step ? `step ${f.step.step} of session ${f.step.sessionId}` : `checkpoint ${(f.snapshot ?? '').slice(0, 10)}`} on the remote: it ${f.reason}`);
 		}
 	}
 

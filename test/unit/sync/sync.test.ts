@@ -352,9 +352,9 @@ test('remotes: the repository’s git remotes with which of them share, a remote
 	await w.a.engine.sync.enable('old');
 	git(w.a.root, ['remote', 'remove', 'old']);
 	assert.deepEqual(await w.a.engine.sync.remotes(), [
-		{ name: 'mirror', enabled: false, transcripts: false, untracked: false, inGit: true },
-		{ name: 'old', enabled: true, transcripts: false, untracked: false, inGit: false },
-		{ name: 'origin', enabled: true, transcripts: true, untracked: false, inGit: true },
+		{ name: 'mirror', enabled: false, transcripts: false, untracked: false, timeline: false, inGit: true },
+		{ name: 'old', enabled: true, transcripts: false, untracked: false, timeline: false, inGit: false },
+		{ name: 'origin', enabled: true, transcripts: true, untracked: false, timeline: false, inGit: true },
 	]);
 	await w.a.engine.sync.disable('old');
 	assert.equal((await w.a.engine.sync.remotes()).find((r) => r.name === 'old')?.enabled, false);

@@ -21,9 +21,17 @@ function run(script, args = [], env = process.env) {
 	});
 }
 
+const counts = (result) => {
+	const pass = Number(/^ℹ pass (\d+)$/m.exec(result.out)?.[1] ?? 0);
+	const fail = Number(/^ℹ fail (\d+)$/m.exec(result.out)?.[1] ?? 0) + (result.code !== 0 && !/^ℹ fail [1-9]/m.test(result.out) ? 1 : 0);
+	return { pass, fail };
+};
 const unit = await run('runUnitTests.mjs');
-const unitPass = Number(/^ℹ pass (\d+)$/m.exec(unit.out)?.[1] ?? 0);
-const unitFail = Number(/^ℹ fail (\d+)$/m.exec(unit.out)?.[1] ?? 0) + (unit.code !== 0 && !/^ℹ fail [1-9]/m.test(unit.out) ? 1 : 0);
+const { pass: unitPass, fail: unitFail } = counts(unit);
+// The real agent CLIs (Claude Code, Copilot CLI, …), installed from the npm registry by the project's
+// own files into their cache dir, run headless against model stand-ins on 127.0.0.1.
+const agents = await run('runAgentTests.mjs');
+const { pass: agentsPass, fail: agentsFail } = counts(agents);
 // In CI (and with BATON_FRESH_CHECK=1) the README's `npm start` is proven from nothing: an empty
 // workbench cache, installed under npm's own environment, booted with the extension on the demo. The
 // editor tests then run on that freshly installed workbench, so nothing a previous run cached counts.
@@ -42,9 +50,10 @@ if (freshCache) fs.rmSync(freshCache, { recursive: true, force: true });
 const m = /^editor: (\d+) passed, (\d+) failed$/m.exec(editor.out);
 const editorPass = Number(m?.[1] ?? 0);
 const editorFail = Number(m?.[2] ?? 0) + (editor.code !== 0 && !(m && Number(m[2]) > 0) ? 1 : 0);
-const passed = unitPass + editorPass + freshPass;
-const failed = unitFail + editorFail + freshFail;
+const passed = unitPass + agentsPass + editorPass + freshPass;
+const failed = unitFail + agentsFail + editorFail + freshFail;
 console.log(`\nunit: ${unitPass} passed, ${unitFail} failed`);
+console.log(`real agents: ${agentsPass} passed, ${agentsFail} failed`);
 console.log(`editor: ${editorPass} passed, ${editorFail} failed`);
 if (freshCache) console.log(`fresh start: ${freshPass} passed, ${freshFail} failed`);
 console.log(`total: ${passed} passed, ${failed} failed`);

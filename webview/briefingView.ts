@@ -108,6 +108,18 @@ function previousSession(briefing: BriefingDto, send: (message: WebviewToHost) =
 			el('span', { class: 'muted' }, ' · ', ...ended, last.durationMinutes !== null ? ` · ran ${formatDuration(last.durationMinutes)}` : ''),
 		),
 		last.handoff ? handoffBody(last.handoff, focus) : empty('The previous session ended without a handoff.'),
+		last.laterWork ? laterWork(last.laterWork) : null,
+	);
+}
+
+/** What the previous session did after its handoff (it was resumed), computed from its timeline. */
+function laterWork(work: NonNullable<NonNullable<BriefingDto['lastSession']>['laterWork']>): HTMLElement {
+	return el(
+		'div',
+		{ class: 'later-work' },
+		el('h3', {}, 'Resumed after its handoff'),
+		el('p', { class: 'muted' }, `${plural(work.requests, 'request')}${work.lastRequest ? ` · last: “${work.lastRequest.length > 200 ? `${work.lastRequest.slice(0, 199)}…` : work.lastRequest}”` : ''}`),
+		work.files.length ? list(work.files.map((f) => el('li', {}, el('code', {}, f)))) : null,
 	);
 }
 

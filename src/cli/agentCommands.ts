@@ -113,7 +113,9 @@ async function hookAnswer(input: HookInput): Promise<string> {
 			}
 		}
 		const agent = input.agent ? parseAgentName(input.agent) : undefined;
-		const normalised = problem ? { ok: false as const, problem } : normaliseHookPayload(raw, { ...(input.event ? { event: input.event } : {}), ...(agent ? { agent } : {}) });
+		// Copilot CLI says so in every hook's environment, whichever hook file (and dialect) it ran.
+		const host = input.env['COPILOT_CLI'] === '1' ? ('copilot-cli' as const) : undefined;
+		const normalised = problem ? { ok: false as const, problem } : normaliseHookPayload(raw, { ...(input.event ? { event: input.event } : {}), ...(agent ? { agent } : {}), ...(host ? { host } : {}) });
 		const root = workspaceOf(input, normalised.ok ? normalised.event.cwd : payloadCwd(raw));
 		if (!root) {
 			// Not a Baton workspace: nothing to record, nowhere to log, and nothing to tell the agent.
@@ -134,6 +136,7 @@ async function hookAnswer(input: HookInput): Promise<string> {
 		}
 		if (claimHookEvent(root, payloadEvent, raw) === 'duplicate') {
 			log.info(`${payloadEvent.agent} ${payloadEvent.eventName} ${payloadEvent.agentSessionId || '(no session id)'}: already handled by another hook process (the host runs Baton's hook from more than one file)`);
+			// Every host reads every file's answer: the first one's briefing is the one injected.
 			return '';
 		}
 		// Copilot CLI sends no session id: its run is found from the sessionStart/sessionEnd bracketing.

@@ -21,7 +21,8 @@ import { ExportService } from './interop/exportService';
 import { ImportService } from './interop/importService';
 import { TrackerService } from './trackers/trackerService';
 import { batonDir, initWorkspace, isInitialized, tightenPrivateTree } from './workspace';
-import type { BriefingMemorySource } from './sessions/briefing';
+import type { BriefingSources } from './sessions/briefing';
+import { laterWork } from './timeline/laterWork';
 import { BriefingService } from './sessions/briefingService';
 import { recordSharedEvents } from './sync/localEvents';
 import { SyncService } from './sync/syncService';
@@ -74,8 +75,8 @@ export class Engine {
 		readonly secrets: SecretSource,
 		readOnly: boolean,
 	) {
-		// Project memory sits above the sessions: the briefings get its part from here.
-		const memorySection: BriefingMemorySource = (db, input) => briefingMemory(ctx, db, input);
+		// Project memory and the timeline sit above the sessions: the briefings get their parts from here.
+		const memorySection: BriefingSources = { memory: (db, input) => briefingMemory(ctx, db, input), laterWork: (db, input) => laterWork(db, input.sessionId, input.since) };
 		this.sessions = new SessionService(ctx, git, memorySection);
 		this.tasks = new TaskService(ctx);
 		this.briefings = new BriefingService(ctx, memorySection);

@@ -26,6 +26,12 @@ export interface ToolUse {
 
 export interface HookEvent {
 	agent: AgentKind;
+	/**
+	 * The program that ran the hook when it says so and it matters: Copilot CLI (`COPILOT_CLI=1` in
+	 * the hook's environment) sends Claude-shaped payloads to PascalCase hook files, its `Stop` ends a
+	 * turn (VS Code's ends the session), and it reads only a top-level `additionalContext` answer.
+	 */
+	host?: 'copilot-cli';
 	/** The agent's own id for this conversation (Claude `session_id`, Copilot `sessionId`, Cline `taskId`). */
 	agentSessionId: string;
 	/**

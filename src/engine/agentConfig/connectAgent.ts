@@ -46,6 +46,8 @@ const claudeSpecs = (command: string): HookSpec[] => [
 	{ event: 'PreToolUse', command: `${command} hook pre-tool-use`, timeout: 10, matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*' },
 	// Bash and MCP tools too: the timeline captures what they change (edits made through a shell are edits).
 	{ event: 'PostToolUse', command: `${command} hook post-tool-use`, timeout: 10, matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*' },
+	// A call that fails fires this instead of PostToolUse: a command that changed files and then exited non-zero is still a step.
+	{ event: 'PostToolUseFailure', command: `${command} hook post-tool-use-failure`, timeout: 10, matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*' },
 ];
 
 /** VS Code agent hooks (PascalCase events; `Stop` is the session's end there). */
@@ -67,6 +69,7 @@ const copilotCliSpecs = (command: string): HookSpec[] => [
 	{ event: 'userPromptSubmitted', command: `${command} hook userPromptSubmitted --agent copilot`, timeout: 10 },
 	{ event: 'preToolUse', command: `${command} hook preToolUse --agent copilot`, timeout: 10 },
 	{ event: 'postToolUse', command: `${command} hook postToolUse --agent copilot`, timeout: 10 },
+	{ event: 'postToolUseFailure', command: `${command} hook postToolUseFailure --agent copilot`, timeout: 10 },
 	{ event: 'sessionEnd', command: `${command} hook sessionEnd --agent copilot`, timeout: 30 },
 ];
 

@@ -20,8 +20,10 @@ export interface ApprovalDecision {
  * editor and the CLI).
  */
 export const autoApprovedTriggers: Readonly<Record<ApprovalPolicy, readonly string[]>> = {
-	auto: ['periodic', 'heartbeat', 'detach', 'manual'],
-	review: ['periodic', 'manual'],
+	// `compact`: the snapshot taken before an agent compacts its context is a way back, not a piece of
+	// work to judge (Gemini CLI compresses before every model request; Claude Code on /compact).
+	auto: ['periodic', 'heartbeat', 'detach', 'manual', 'compact'],
+	review: ['periodic', 'manual', 'compact'],
 	strict: [],
 };
 

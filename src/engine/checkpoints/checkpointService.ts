@@ -119,13 +119,19 @@ export class CheckpointService {
 		return checkpoint ? { checkpoint, reason: null } : { checkpoint: null, reason: 'no changes' };
 	}
 
-	/** The session service calls this after a session ended: its `complete` checkpoint. Returns warnings. */
+	/**
+	 * The session service calls this after a session ended: its `complete` checkpoint, unless the
+	 * workspace is exactly the latest checkpoint's state (a run that changed nothing — a read-only
+	 * headless run, a resumed conversation that only answered — asks no review of what was already
+	 * there). Returns warnings.
+	 */
 	async onSessionEnded(session: Session, actor: string): Promise<string[]> {
 		if (!this.config.completeOnEnd || !this.enabled) {
 			return [];
 		}
 		try {
-			await this.create({ trigger: 'complete', sessionId: session.id, actor });
+			const prepared = await this.prepareCreate({ trigger: 'complete', sessionId: session.id, actor });
+			await this.shadow.withLock(() => this.createLocked(prepared, 'skip-unchanged'));
 			return [];
 		} catch (error) {
 			const message = `could not take the complete checkpoint of ${session.id}: ${(error as Error).message}`;

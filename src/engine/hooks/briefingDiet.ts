@@ -21,6 +21,7 @@ import { memoryFingerprint } from '../memory/memoryFingerprint';
 import { decisionFactText } from '../memory/sessionEndFacts';
 import type { Briefing, BriefingMemoryEntry } from '../storage/jsonShapes';
 import { clip } from '../text/clip';
+import { laterWorkText } from '../interop/markdownViews';
 
 /** The share of the budget project memory may use (and that is held for it while the handoff and tasks are added). */
 export const memoryShare = 0.25;
@@ -83,6 +84,9 @@ export function renderBriefingDiet(briefing: Briefing, budget: number = defaultB
 			for (const decision of handoff.decisions.slice(-itemsPerList)) lines.push(`- Decision: ${clip(decision.text, textLength)}`);
 		} else {
 			lines.push('- (it left no handoff)');
+		}
+		if (last.laterWork) {
+			lines.push(`- Resumed after its handoff: ${clip(laterWorkText(last.laterWork), textLength)}`);
 		}
 		section('Previous session:', lines);
 	}

@@ -2,12 +2,15 @@
  * One agent event, one effect. VS Code's agent hooks load every `*.json` in `.github/hooks/` (Copilot
  * CLI files included, their events renamed) and Claude Code's `.claude/settings.json` as well, so a
  * workspace connected for Claude Code and for Copilot runs Baton's hook up to three times for one
- * event, with one payload. The first process to claim the event handles it; the others answer
- * nothing (a second answer would inject the briefing twice).
+ * event, with one payload. Copilot CLI runs every file too — `baton.json` and `baton-cli.json` — and
+ * sends each its own dialect of one event: snake_case with an ISO `timestamp` to the first,
+ * camelCase with the same instant in epoch milliseconds to the second. The first process to claim
+ * the event handles it; the others record nothing.
  *
  * An event is claimed only when the payload names it: a tool call by its `tool_use_id`, anything
- * else by its `timestamp`. Claude Code's own prompt payloads carry neither, and a person who types
- * "continue" twice sends two identical payloads that are two events.
+ * else by its session and `timestamp` (the instant, however written: one event across dialects).
+ * Claude Code's own prompt payloads carry neither, and a person who types "continue" twice sends two
+ * identical payloads that are two events.
  *
  * Claims are empty files created with O_EXCL in a folder per ten minutes (`.baton/hook-claims/`);
  * the first claim of a folder removes the folders before the previous one. Anything that goes wrong
@@ -27,12 +30,16 @@ const windowMs = 10 * 60_000;
 export function eventKey(event: HookEvent, raw: unknown): string | undefined {
 	const payload = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};
 	const toolUseId = typeof payload['tool_use_id'] === 'string' ? payload['tool_use_id'] : undefined;
-	const hasTimestamp = typeof payload['timestamp'] === 'string' || typeof payload['timestamp'] === 'number';
+	const stamp = payload['timestamp'];
+	const instant = typeof stamp === 'number' && Number.isFinite(stamp) ? stamp : typeof stamp === 'string' ? Date.parse(stamp) : Number.NaN;
 	let name: string;
 	if (toolUseId && (event.kind === 'preToolUse' || event.kind === 'postToolUse')) {
 		// Pre and post of one call share the id; the kind tells them apart.
 		name = JSON.stringify([event.agent, event.agentSessionId, event.kind, toolUseId]);
-	} else if (hasTimestamp) {
+	} else if (event.agentSessionId && Number.isFinite(instant)) {
+		// One event in two dialects names the same session and the same instant; the agent's label may differ.
+		name = JSON.stringify([event.agentSessionId, event.kind, instant]);
+	} else if (stamp !== undefined && stamp !== null) {
 		name = JSON.stringify([event.kind, stableJson(payload)]);
 	} else {
 		return undefined;

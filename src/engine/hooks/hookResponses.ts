@@ -5,11 +5,17 @@
  */
 import type { AgentKind } from '../agentKinds';
 
-/** Text for the agent's context at session start or resume. */
-export function contextOutput(agent: AgentKind, text: string): string {
+/**
+ * Text for the agent's context at session start or resume. Copilot CLI reads only a top-level
+ * `additionalContext` (from a version-1 file's hook); every other host `hookSpecificOutput`.
+ */
+export function contextOutput(agent: AgentKind, text: string, host?: 'copilot-cli'): string {
 	if (agent === 'cline') {
 		// Cline caps contextModification at 50 KB; the diet budget keeps far below it.
 		return JSON.stringify({ cancel: false, contextModification: text });
+	}
+	if (host === 'copilot-cli') {
+		return JSON.stringify({ additionalContext: text, hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } });
 	}
 	return JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: text } });
 }

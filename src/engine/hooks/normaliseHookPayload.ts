@@ -73,6 +73,8 @@ export interface NormaliseOptions {
 	event?: string;
 	/** Forces the agent kind instead of detecting it from the payload. */
 	agent?: AgentKind;
+	/** The program that ran the hook, from its environment (HookEvent.host); implies its agent kind. */
+	host?: 'copilot-cli';
 }
 
 export function normaliseHookPayload(raw: unknown, options: NormaliseOptions = {}): NormaliseResult {
@@ -86,7 +88,7 @@ export function normaliseHookPayload(raw: unknown, options: NormaliseOptions = {
 		return { ok: false, problem: `${issue?.path.join('.') || 'payload'}: ${issue?.message ?? 'invalid'}` };
 	}
 	const p = parsed.data;
-	const agent = options.agent ?? detectAgent(p);
+	const agent = options.agent ?? (options.host === 'copilot-cli' ? 'copilot' : detectAgent(p));
 	const agentSessionId = p.session_id ?? p.sessionId ?? p.taskId;
 	// Copilot CLI sends no id at all: the caller maps the call onto its run (copilotRuns.ts).
 	const anonymous = !agentSessionId && agent === 'copilot';
@@ -98,11 +100,12 @@ export function normaliseHookPayload(raw: unknown, options: NormaliseOptions = {
 		return { ok: false, problem: 'no event name (hook_event_name, hookEventName, hookName or the EVENT argument)' };
 	}
 	const cwd = p.cwd || p.workspaceRoots?.find((r) => r.length > 0) || null;
-	const mapped = kindOf(eventName, agent, p.source ?? null);
+	const mapped = kindOf(eventName, agent, p.source ?? null, options.host);
 	return {
 		ok: true,
 		event: {
 			agent,
+			...(options.host ? { host: options.host } : {}),
 			agentSessionId: agentSessionId ?? '',
 			...(anonymous ? { anonymous: { timestamp: timestampOf(p.timestamp) } } : {}),
 			kind: mapped.kind,
@@ -146,7 +149,7 @@ const startSources: Record<string, HookKind> = { resume: 'resume', clear: 'clear
  * The traps live here: Claude's `Stop` ends a turn, Copilot's `Stop` ends the session; a
  * SessionStart's `source` tells a start from a resume, a /clear or a compaction.
  */
-function kindOf(eventName: string, agent: AgentKind, source: string | null): { kind: HookKind; reason: string | null } {
+function kindOf(eventName: string, agent: AgentKind, source: string | null, host?: 'copilot-cli'): { kind: HookKind; reason: string | null } {
 	switch (eventKey(eventName)) {
 		case 'sessionstart':
 		case 'taskstart':
@@ -159,7 +162,9 @@ function kindOf(eventName: string, agent: AgentKind, source: string | null): { k
 		case 'compact':
 			return { kind: 'compact', reason: null };
 		case 'stop':
-			return agent === 'copilot' ? { kind: 'sessionEnd', reason: 'stop' } : { kind: 'stop', reason: null };
+		case 'agentstop':
+			// VS Code's Stop ends its session; Copilot CLI's (its agentStop) ends a turn, and its sessionEnd follows.
+			return agent === 'copilot' && host !== 'copilot-cli' && eventKey(eventName) === 'stop' ? { kind: 'sessionEnd', reason: 'stop' } : { kind: 'stop', reason: null };
 		case 'subagentstop':
 			return { kind: 'subagentStop', reason: null };
 		case 'precompact':

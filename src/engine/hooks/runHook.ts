@@ -141,7 +141,7 @@ class HookRun {
 		const lead = session ? digestLines(this.options.archive.digest(session.id)) : [];
 		const diet = renderBriefingDiet(briefing, this.options.settings.briefingBudget, lead.length ? { lead: { title: 'This durable session so far:', lines: lead } } : {});
 		const text = notice ? `${notice}\n\n${diet}` : diet;
-		return { stdout: contextOutput(this.event.agent, text), action: session ? action : 'briefed', sessionId: session?.id ?? null, detail };
+		return { stdout: contextOutput(this.event.agent, text, this.event.host), action: session ? action : 'briefed', sessionId: session?.id ?? null, detail };
 	}
 
 	async activity(): Promise<HookResult> {
@@ -182,6 +182,9 @@ class HookRun {
 		if ((await this.syncTranscript(id, this.options.settings.hookParseBytes)) > 0) {
 			await this.reportMetrics(id);
 		}
+		if (this.event.kind === 'stop') {
+			await this.safely('timeline turn end', async () => this.recordStepFiles(id, (await this.options.timeline?.onTurnEnd(id, this.event)) ?? []));
+		}
 		if (this.event.kind === 'stop' && this.options.settings.periodicCheckpoints && current.status === 'active') {
 			await this.safely('periodic checkpoint', () => this.options.onCheckpoint?.('periodic', id));
 		}
@@ -212,6 +215,7 @@ class HookRun {
 		}
 		const session = found.session;
 		await this.sessions.alias(found);
+		await this.safely('timeline turn end', async () => this.recordStepFiles(session.id, (await this.options.timeline?.onTurnEnd(session.id, this.event)) ?? []));
 		await this.syncTranscript(session.id);
 		const reason = this.event.reason;
 		const conversationSwitch = this.event.agent === 'claude-code' && (reason === 'clear' || reason === 'resume');
@@ -254,8 +258,19 @@ class HookRun {
 		if (!id) {
 			return null;
 		}
-		await this.safely('timeline capture', () => timeline.onToolUse(phase, id, this.event));
+		await this.safely('timeline capture', async () => this.recordStepFiles(id, await timeline.onToolUse(phase, id, this.event)));
 		return id;
+	}
+
+	/**
+	 * The files the timeline saw a step change are the session's changed files (a shell command's
+	 * edits, a failed call's), as an edit tool's named files are: the handoff note, the transcript
+	 * summary and the resume briefing read them from there.
+	 */
+	private async recordStepFiles(sessionId: string, files: readonly string[]): Promise<void> {
+		if (files.length > 0) {
+			await this.options.archive.recordFilesTouched(sessionId, [...files]);
+		}
 	}
 
 	private async approvalGate(): Promise<HookResult> {

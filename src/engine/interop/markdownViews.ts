@@ -7,6 +7,7 @@ import type { Briefing, HandoffData } from '../storage/jsonShapes';
 import type { Decision, Session } from '../storage/model';
 import { escapeControls } from '../text/controlChars';
 import { pushAll } from '../arrays';
+import { clip } from '../text/clip';
 
 const footer = '_A view rendered from Baton’s records; editing it changes nothing. The records themselves are in the workspace’s `.baton/` (`baton session show ID --json`)._';
 
@@ -73,6 +74,15 @@ export function renderHandoffMarkdown(session: Session, handoff: HandoffData | n
 	return escapeControls(out.join('\n'));
 }
 
+/** A resumed session's work after its handoff, in one line (the briefing's `laterWork`). */
+export function laterWorkText(work: { requests: number; lastRequest: string | null; files: string[] }): string {
+	const parts = [
+		...(work.requests ? [`${work.requests} request${work.requests === 1 ? '' : 's'}${work.lastRequest ? ` (last: "${clip(work.lastRequest, 200)}")` : ''}`] : []),
+		...(work.files.length ? [`files changed (${work.files.length}): ${work.files.slice(0, 12).join(', ')}${work.files.length > 12 ? ` and ${work.files.length - 12} more` : ''}`] : []),
+	];
+	return parts.join('; ');
+}
+
 export function renderBriefingMarkdown(briefing: Briefing, session: Session | null): string {
 	const out = [`# Briefing${session ? `: ${inline(session.name)}` : ''}`, '', `- **Scope:** \`${briefing.scope}\`${briefing.sessionId ? ` · session \`${briefing.sessionId}\`` : ''}`, `- **Computed:** ${briefing.generatedAt}`, ''];
 	const last = briefing.lastSession;
@@ -83,6 +93,7 @@ export function renderBriefingMarkdown(briefing: Briefing, session: Session | nu
 				...(last.handoff?.nextAction ? [`- **Next action:** ${inline(last.handoff.nextAction)}`] : []),
 				...(last.handoff?.openBlockers ?? []).map((b) => `- **Blocker:** ${inline(b)}`),
 				...(last.handoff ? [] : ['- _It left no handoff._']),
+				...(last.laterWork ? [`- **Resumed after its handoff:** ${laterWorkText(last.laterWork)}`] : []),
 			]
 		: [];
 	const current = briefing.currentTask;

@@ -3,14 +3,15 @@
  * request), never stored. A handoff's suggestions are re-checked against the task graph, so advice
  * that went stale since the handoff was written is marked, not repeated. Project memory's most
  * relevant facts come with it, their stale marks as last computed: project memory sits above the
- * sessions, so the engine hands its part in (`BriefingMemorySource`).
+ * sessions, so the engine hands its part in (`BriefingSources`), as it does the timeline's account of
+ * what a resumed session did after its write-once handoff (`laterWork`).
  */
 import { desc, eq } from 'drizzle-orm';
 import type { EngineContext } from '../context';
 import type { Briefing, HandoffData, SessionScope } from '../storage/jsonShapes';
 import type { BatonDb } from '../storage/journalStore';
 import type { Session, Task } from '../storage/model';
-import { decisions, tasks } from '../storage/schema';
+import { decisions, handoffs, tasks } from '../storage/schema';
 import { isOpen, type TaskGraph, type TaskNode } from '../tasks/taskGraph';
 import { scopeTaskIds } from '../tasks/scopeTaskIds';
 import { scopeKey } from './scope';
@@ -31,7 +32,16 @@ export interface BriefingInput {
 /** Project memory's part of a briefing: the facts a session in this scope, on this task, should know first. */
 export type BriefingMemorySource = (db: BatonDb, input: { scopeKey: string; currentTask: Pick<Task, 'title' | 'description'> | null }) => Briefing['memory'];
 
-export function computeBriefing(ctx: EngineContext, db: BatonDb, memory: BriefingMemorySource, input: BriefingInput): Briefing {
+/** A session's work after `since` (its handoff), from the timeline, which sits above the sessions; null when there was none. */
+export type LaterWorkSource = (db: BatonDb, input: { sessionId: string; since: string }) => NonNullable<Briefing['lastSession']>['laterWork'];
+
+/** What the engine hands the briefing from the rooms above the sessions. */
+export interface BriefingSources {
+	memory: BriefingMemorySource;
+	laterWork: LaterWorkSource;
+}
+
+export function computeBriefing(ctx: EngineContext, db: BatonDb, sources: BriefingSources, input: BriefingInput): Briefing {
 	const graph = taskGraphOf(ctx);
 	const inScopeSet = scopeTaskIds(input.scope, graph);
 	const nextTasks: Briefing['nextTasks'] = firstInScope(graph, 'ranked', graph.rankedActionable(), inScopeSet, ctx.config.briefingNextTasks, input.currentTask).map((task) => ({
@@ -44,6 +54,9 @@ export function computeBriefing(ctx: EngineContext, db: BatonDb, memory: Briefin
 	}));
 	const current = input.currentTask ? graph.byId.get(input.currentTask) : undefined;
 	const predecessor = input.predecessor;
+	// A resumed session's later runs, after its write-once handoff: computed now, never written into it.
+	const handoffAt = predecessor ? (db.select({ at: handoffs.createdAt }).from(handoffs).where(eq(handoffs.sessionId, predecessor.id)).get()?.at ?? predecessor.endedAt) : null;
+	const laterWork = predecessor && handoffAt ? sources.laterWork(db, { sessionId: predecessor.id, since: handoffAt }) : null;
 	return {
 		sessionId: input.sessionId,
 		scope: scopeKey(input.scope),
@@ -55,6 +68,7 @@ export function computeBriefing(ctx: EngineContext, db: BatonDb, memory: Briefin
 					endedAt: predecessor.endedAt,
 					durationMinutes: predecessor.endedAt ? minutesBetween(predecessor.startedAt, predecessor.endedAt) : null,
 					handoff: input.handoff,
+					...(laterWork ? { laterWork } : {}),
 				}
 			: null,
 		suggestions: (input.handoff?.nextSuggested ?? []).map((s) => {
@@ -69,7 +83,7 @@ export function computeBriefing(ctx: EngineContext, db: BatonDb, memory: Briefin
 		recentDecisions: predecessor
 			? db.select({ id: decisions.id, text: decisions.text, sessionId: decisions.sessionId }).from(decisions).where(eq(decisions.sessionId, predecessor.id)).orderBy(desc(decisions.createdAt)).limit(5).all()
 			: [],
-		memory: memory(db, { scopeKey: scopeKey(input.scope), currentTask: current ? (db.select({ title: tasks.title, description: tasks.description }).from(tasks).where(eq(tasks.id, current.id)).get() ?? null) : null }),
+		memory: sources.memory(db, { scopeKey: scopeKey(input.scope), currentTask: current ? (db.select({ title: tasks.title, description: tasks.description }).from(tasks).where(eq(tasks.id, current.id)).get() ?? null) : null }),
 		warnings: input.warnings,
 	};
 }

@@ -5,7 +5,7 @@ import type { EngineContext } from '../context';
 import type { Briefing } from '../storage/jsonShapes';
 import type { Decision, Session, SessionStatus } from '../storage/model';
 import { buildOverview, decisionsOfSession, statusCounts, type ScopeChains } from './overview';
-import { computeBriefing, type BriefingMemorySource } from './briefing';
+import { computeBriefing, type BriefingSources } from './briefing';
 import { handoffConflictWarning } from '../shared/handoffConsumption';
 import { parseScope, scopeKey as scopeKeyOf } from './scope';
 import { activeSessions, chainOf, chainTail, forkTreeOf, getSession, listSessions, readHandoff, sessionByAlias, type ForkNode, type StoredHandoff } from './sessionQueries';
@@ -17,7 +17,7 @@ export class BriefingService {
 
 	constructor(
 		private readonly ctx: EngineContext,
-		private readonly memory: BriefingMemorySource,
+		private readonly sources: BriefingSources,
 	) {}
 
 	/**
@@ -50,7 +50,7 @@ export class BriefingService {
 			if (conflict) {
 				warnings.push(conflict);
 			}
-			return computeBriefing(this.ctx, db, this.memory, {
+			return computeBriefing(this.ctx, db, this.sources, {
 				scope,
 				sessionId: session?.id ?? null,
 				currentTask: session?.currentTask ?? null,

@@ -12,7 +12,7 @@ import type { Decision, Session } from '../storage/model';
 import { decisions, handoffs, sessions } from '../storage/schema';
 import { taskGraphOf } from '../tasks/taskGraphOf';
 import { bumpSessionStat } from '../tasks/taskService';
-import { computeBriefing, type BriefingMemorySource } from './briefing';
+import { computeBriefing, type BriefingSources } from './briefing';
 import type { GitStateReader } from './gitState';
 import { buildDebrief, buildHandoff } from './handoffBuilder';
 import { parseScope, scopeKey } from './scope';
@@ -74,7 +74,7 @@ export class SessionService {
 	constructor(
 		private readonly ctx: EngineContext,
 		private readonly git: GitStateReader,
-		private readonly memory: BriefingMemorySource,
+		private readonly sources: BriefingSources,
 	) {}
 
 	async start(input: StartInput): Promise<StartResult> {
@@ -149,7 +149,7 @@ export class SessionService {
 			}
 			auditSession(db, now, input.actor, 'session.start', id, { name, scope: key, previousSessionId: predecessor?.id ?? null, handoffDelivered: handoff !== null });
 			this.ctx.events.emit(db, { type: 'session.started', session: getSession(db, id), actor: input.actor });
-			const briefing = computeBriefing(this.ctx, db, this.memory, {
+			const briefing = computeBriefing(this.ctx, db, this.sources, {
 				scope,
 				sessionId: id,
 				currentTask: session.currentTask,

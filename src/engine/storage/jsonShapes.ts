@@ -84,6 +84,12 @@ export const briefingSchema = z.object({
 			endedAt: z.string().nullable(),
 			durationMinutes: z.number().nullable(),
 			handoff: handoffDataSchema.nullable(),
+			/**
+			 * What the session did after its handoff was written (it was resumed: a headless agent ends
+			 * its session after every run), from its timeline; the handoff itself is write-once. Absent
+			 * when nothing was done since.
+			 */
+			laterWork: z.object({ requests: z.number(), lastRequest: z.string().nullable(), files: z.array(z.string()), lastAt: z.string() }).nullish(),
 		})
 		.nullable(),
 	/** The previous handoff's suggestions, re-checked now: done, cancelled or missing ones are stale. */

@@ -33,7 +33,10 @@ import { pushAll } from '../arrays';
 
 export interface TimelineHooks {
 	onPrompt(sessionId: string, text: string): Promise<void>;
-	onToolUse(phase: 'pre' | 'post', sessionId: string, event: HookEvent): Promise<void>;
+	/** Returns the files the agent's recorded steps changed (workspace-relative; none for a PreToolUse). */
+	onToolUse(phase: 'pre' | 'post', sessionId: string, event: HookEvent): Promise<string[]>;
+	/** The agent's turn (or session) ended: a call still open gets its step now, never later. Returns the files its steps changed. */
+	onTurnEnd(sessionId: string, event: HookEvent): Promise<string[]>;
 }
 
 export interface RecorderOptions {
@@ -68,10 +71,10 @@ export class TimelineRecorder implements TimelineHooks {
 		});
 	}
 
-	async onToolUse(phase: 'pre' | 'post', sessionId: string, event: HookEvent): Promise<void> {
+	async onToolUse(phase: 'pre' | 'post', sessionId: string, event: HookEvent): Promise<string[]> {
 		const tool = event.tool;
 		if (!tool || !isCapturedTool(tool.name)) {
-			return;
+			return [];
 		}
 		const started = Date.now();
 		const root = this.ctx.workspaceRoot;
@@ -116,6 +119,56 @@ export class TimelineRecorder implements TimelineHooks {
 		for (const draft of drafts) {
 			await this.append(sessionId, draft.actor === 'agent' && model ? { ...draft, model } : draft, nowMs);
 		}
+		return agentFiles(drafts);
+	}
+
+	/**
+	 * A turn ended with calls still open (their PostToolUse never came: an event the connection does
+	 * not subscribe to, an interrupted call, a hook that timed out). Each becomes its step now, so no
+	 * call stays pending past its turn — an open call would also hide the person's edits between runs,
+	 * which are told apart only while nothing is in flight. The oldest open call takes what changed
+	 * since its PreToolUse; any others are recorded without files and say why.
+	 */
+	async onTurnEnd(sessionId: string, event: HookEvent): Promise<string[]> {
+		const root = this.ctx.workspaceRoot;
+		const nowMs = this.ctx.clock.now();
+		if (readState(root, sessionId, nowMs).pending.length === 0) {
+			return [];
+		}
+		const shadow = new ShadowRepo(root, batonDir(root), Math.max(this.options.budgetMs, 1));
+		const deadline = Date.now() + this.options.budgetMs;
+		const drafts: StepDraft[] = [];
+		try {
+			shadow.ensureEmptyConfig();
+			await shadow.withLock(async () => {
+				const state = readState(root, sessionId, nowMs);
+				const open = state.pending.splice(0);
+				if (open.length === 0) {
+					return;
+				}
+				const capture = await captureTree(shadow, { excludes: this.ctx.config.checkpoints.excludes, maxFileSize: this.ctx.config.checkpoints.maxFileSize, deadline, ...(this.options.dirty ? { dirty: this.options.dirty } : {}) });
+				const [oldest, ...rest] = open as [PendingCall, ...PendingCall[]];
+				state.pending.push(oldest);
+				pushAll(drafts, [...(await this.post(shadow, sessionId, state, capture, oldest, nowMs, event.agent, []))]);
+				for (const call of rest) {
+					drafts.push(agentDraft(call, event.agent, null, null, [], 0, 'no result was reported for this call before its turn ended; its files are in the step of the call before it'));
+				}
+				writeState(root, sessionId, state);
+			});
+		} catch (error) {
+			const state = readState(root, sessionId, nowMs);
+			for (const call of state.pending.splice(0)) {
+				drafts.push(agentDraft(call, event.agent, null, null, [], 0, `not captured: ${(error as Error).message}`));
+			}
+			state.lastTree = null;
+			state.chainTree = null;
+			writeState(root, sessionId, state);
+		}
+		const model = drafts.length > 0 ? (event.model ?? modelFromTranscript(event.transcriptPath)) : null;
+		for (const draft of drafts) {
+			await this.append(sessionId, model ? { ...draft, model } : draft, nowMs);
+		}
+		return agentFiles(drafts);
 	}
 
 	/** Before a call: its tree, and the person's edits since the last step when nothing else is in flight. */
@@ -209,6 +262,11 @@ export class TimelineRecorder implements TimelineHooks {
 			appendSharedEvent(db, machine, nowMs, { kind: stepKind, subject: sessionId, sessionId, actor: draft.actor === 'human' ? 'human' : `agent:${draft.agent ?? 'unknown'}`, body: { ...body } });
 		});
 	}
+}
+
+/** The files the agent's steps among `drafts` changed, each once. */
+function agentFiles(drafts: readonly StepDraft[]): string[] {
+	return [...new Set(drafts.filter((d) => d.actor === 'agent').flatMap((d) => d.files.map((f) => f.path)))];
 }
 
 function agentDraft(call: PendingCall, agent: string, before: string | null, after: string | null, files: StepDraft['files'], more: number, reason: string | null): StepDraft {

@@ -75,7 +75,7 @@ void describe('baton connect', () => {
 		const settings = JSON.parse(text);
 		assert.deepEqual(Object.keys(settings), ['permissions', 'hooks', 'model'], 'top-level keys keep their order');
 		assert.deepEqual(settings.permissions, { allow: ['Bash(npm test:*)'] });
-		assert.deepEqual(Object.keys(settings.hooks), ['PreToolUse', 'Stop', 'SessionStart', 'UserPromptSubmit', 'PreCompact', 'SessionEnd', 'PostToolUse']);
+		assert.deepEqual(Object.keys(settings.hooks), ['PreToolUse', 'Stop', 'SessionStart', 'UserPromptSubmit', 'PreCompact', 'SessionEnd', 'PostToolUse', 'PostToolUseFailure']);
 		assert.deepEqual(settings.hooks.PreToolUse[0], { matcher: 'Bash', hooks: [{ type: 'command', command: './scripts/guard.sh', timeout: 5 }] }, 'the user’s hook first, unchanged');
 		assert.deepEqual(settings.hooks.PreToolUse[1], { matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*', hooks: [{ type: 'command', command: `${command} hook pre-tool-use`, timeout: 10 }] });
 		assert.deepEqual(settings.hooks.Stop, [{ hooks: [{ type: 'command', command: 'notify-send done' }] }, { hooks: [{ type: 'command', command: `${command} hook stop`, timeout: 15 }] }]);
@@ -123,7 +123,7 @@ void describe('baton connect', () => {
 		const fresh = setup(t);
 		const created = fresh.baton('connect', 'claude', '--json');
 		assert.deepEqual(created.json?.['written'], [{ path: '.claude/settings.json', action: 'created' }]);
-		assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(path.join(fresh.root, '.claude', 'settings.json'), 'utf8')).hooks).length, 7);
+		assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(path.join(fresh.root, '.claude', 'settings.json'), 'utf8')).hooks).length, 8);
 	});
 
 	void it('refuses a malformed settings file with a clear error and leaves it byte-identical', (t) => {

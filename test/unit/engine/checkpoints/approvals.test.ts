@@ -18,8 +18,8 @@ void describe('checkpoint approvals', () => {
 			table[policy] = checkpointTriggers.filter((trigger) => decideApproval({ trigger, policy, metrics: calm, thresholds: defaults }).status === 'auto_approved');
 		}
 		assert.deepEqual(table, {
-			auto: ['manual', 'periodic', 'heartbeat', 'detach', 'pre-rollback'],
-			review: ['manual', 'periodic', 'pre-rollback'],
+			auto: ['manual', 'periodic', 'heartbeat', 'detach', 'pre-rollback', 'compact'],
+			review: ['manual', 'periodic', 'pre-rollback', 'compact'],
 			strict: ['pre-rollback'],
 		});
 		for (const trigger of ['complete', 'error']) {

@@ -1,5 +1,5 @@
 /**
- * `baton connect claude|copilot|cline [--remove] [--command CMD] [--mcp [--cline-mcp-settings FILE]]`:
+ * `baton connect claude|copilot|cline|codex|gemini [--remove] [--command CMD] [--mcp [--cline-mcp-settings FILE]]`:
  * the agent's project hooks (connectAgent.ts) and, with --mcp, Baton's MCP server in the agent's MCP
  * configuration (connectMcpServer.ts). Cline keeps its MCP servers in one file per editor installation,
  * outside the workspace: --mcp finds it when exactly one Cline is installed, else names the
@@ -17,7 +17,7 @@ import { stringOption, UsageError, type Command } from './command';
 
 export const connectCommand: Command = {
 	path: ['connect'],
-	usage: 'baton connect claude|copilot|cline [--remove] [--command CMD] [--mcp [--cline-mcp-settings FILE]]',
+	usage: 'baton connect claude|copilot|cline|codex|gemini [--remove] [--command CMD] [--mcp [--cline-mcp-settings FILE]]',
 	summary: 'write (or with --remove take out) the agent’s project hook configuration calling `baton hook`; --mcp also its MCP server entry',
 	options: { remove: { type: 'boolean' }, command: { type: 'string' }, mcp: { type: 'boolean' }, 'cline-mcp-settings': { type: 'string' } },
 	positionals: [1, 1],
@@ -25,7 +25,7 @@ export const connectCommand: Command = {
 	async run(ctx) {
 		const agent = parseAgentName(ctx.args[0] as string);
 		if (!agent) {
-			throw new UsageError(`unknown agent "${ctx.args[0]}" (claude, copilot or cline)`);
+			throw new UsageError(`unknown agent "${ctx.args[0]}" (claude, copilot, cline, codex or gemini)`);
 		}
 		const remove = ctx.values['remove'] === true;
 		const cliPath = batonCliPath();
@@ -49,12 +49,13 @@ export const connectCommand: Command = {
 		const result = connectAgent(ctx.workspaceRoot, agent, { remove, command, now: Date.now, ...(mcp ? { mcp } : {}) });
 		const line = (w: WrittenFile): string => `${w.action.padEnd(9)} ${w.path}${w.backup ? `  (backup: ${w.backup})` : ''}${w.reason ? `  — ${w.reason}` : ''}`;
 		return {
-			json: { written: result.written, command: result.command, ...(result.mcp ? { mcp: result.mcp } : {}), ...(portable.warning && !remove ? { warning: portable.warning } : {}) },
+			json: { written: result.written, command: result.command, ...(result.mcp ? { mcp: result.mcp } : {}), ...(portable.warning && !remove ? { warning: portable.warning } : {}), notes: result.notes },
 			text: [
 				...result.written.map(line),
 				...(result.mcp ? [`${line(result.mcp)}${result.mcp.name ? `  (MCP server "${result.mcp.name}")` : ''}`] : []),
 				remove ? '' : `Hooks run: ${result.command} hook <event>`,
 				portable.warning && !remove ? `warning: ${portable.warning}` : '',
+				...result.notes.map((n) => `to do: ${n}`),
 			]
 				.filter(Boolean)
 				.join('\n'),

@@ -2,10 +2,10 @@
  * The agents Baton works with, and their names as people and configuration files spell them. Hooks,
  * transcripts and agent configuration all speak of agents, so this sits below all three.
  */
-export const agentKinds = ['claude-code', 'copilot', 'cline'] as const;
+export const agentKinds = ['claude-code', 'copilot', 'cline', 'codex', 'gemini'] as const;
 export type AgentKind = (typeof agentKinds)[number];
 
-const labels: Record<AgentKind, string> = { 'claude-code': 'Claude Code', copilot: 'Copilot', cline: 'Cline' };
+const labels: Record<AgentKind, string> = { 'claude-code': 'Claude Code', copilot: 'Copilot', cline: 'Cline', codex: 'Codex', gemini: 'Gemini CLI' };
 
 export function agentLabel(agent: AgentKind): string {
 	return labels[agent];
@@ -15,7 +15,7 @@ export function isAgentKind(value: string): value is AgentKind {
 	return (agentKinds as readonly string[]).includes(value);
 }
 
-/** `claude`, `claude-code`, `copilot`, `vscode`, `cline` → the agent kind. */
+/** `claude`, `claude-code`, `copilot`, `vscode`, `cline`, `codex`, `gemini` → the agent kind. */
 export function parseAgentName(value: string): AgentKind | undefined {
 	const key = value.trim().toLowerCase();
 	if (key === 'claude' || key === 'claude-code' || key === 'claudecode') {
@@ -23,6 +23,12 @@ export function parseAgentName(value: string): AgentKind | undefined {
 	}
 	if (key === 'copilot' || key === 'vscode' || key === 'github-copilot') {
 		return 'copilot';
+	}
+	if (key === 'codex' || key === 'codex-cli' || key === 'openai-codex') {
+		return 'codex';
+	}
+	if (key === 'gemini' || key === 'gemini-cli' || key === 'google-gemini') {
+		return 'gemini';
 	}
 	return key === 'cline' ? 'cline' : undefined;
 }

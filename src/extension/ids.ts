@@ -43,6 +43,8 @@ export const CommandIds = {
 	connectClaude: 'baton.agent.connectClaude',
 	connectCopilot: 'baton.agent.connectCopilot',
 	connectCline: 'baton.agent.connectCline',
+	connectCodex: 'baton.agent.connectCodex',
+	connectGemini: 'baton.agent.connectGemini',
 	disconnectAgent: 'baton.agent.disconnect',
 	syncTranscripts: 'baton.transcripts.sync',
 	/** Opens an archived transcript's rendering: `{ id }` or a Transcripts row. */

@@ -31,6 +31,8 @@ export interface ConnectAgentResult {
 	launcher: string;
 	/** Set when the command works now but may break later (VS Code's binary used as Node). */
 	warning: string | null;
+	/** What the person must still do for the agent to run the hooks (trusting the folder, the hooks). */
+	notes: string[];
 }
 
 /** How to start `baton mcp` for a workspace (an MCP stdio server definition). */

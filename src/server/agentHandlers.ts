@@ -86,7 +86,7 @@ export function registerAgentHandlers(connection: MessageConnection, host: Engin
 			...(params.mcp ? { mcp: { launch: mcpLaunch, ...(params.clineMcpSettings ? { clineSettingsFile: params.clineMcpSettings } : {}) } } : {}),
 		});
 		options.log.info(`${remove ? 'disconnected' : 'connected'} ${params.agent}: ${[...result.written, ...(result.mcp ? [result.mcp] : [])].map((w) => `${w.action} ${w.path}`).join(', ')}`);
-		return { agent: params.agent, workspaceRoot: root, written: result.written, mcp: result.mcp, command: result.command, launcher: run.kind, warning: remove ? null : (portable.warning ?? run.warning ?? null) };
+		return { agent: params.agent, workspaceRoot: root, written: result.written, mcp: result.mcp, command: result.command, launcher: run.kind, warning: remove ? null : (portable.warning ?? run.warning ?? null), notes: result.notes };
 	});
 
 	on(rpc.mcpDefinition, async () => {

@@ -1,5 +1,5 @@
 /**
- * `baton connect claude|copilot|cline [--remove]`: writes the project-level hook configuration of an
+ * `baton connect claude|copilot|cline|codex|gemini [--remove]`: writes the project-level hook configuration of an
  * agent so that it calls `baton hook <event>`, merging into what is there (hookConfigMerge.ts).
  * Idempotent: a second run changes nothing. Every file it changes is first copied to
  * `<file>.baton-backup-<time>`; a file it cannot read as the agent's format is an error and stays
@@ -22,6 +22,8 @@ export interface ConnectResult {
 	command: string;
 	/** The agent's MCP configuration, when asked for (`mcp` option). */
 	mcp: (WrittenFile & { name: string | null }) | null;
+	/** What the person must still do for the agent to run the hooks (trusting the folder, the hooks). */
+	notes: string[];
 }
 
 export interface ConnectOptions {
@@ -73,6 +75,53 @@ const copilotCliSpecs = (command: string): HookSpec[] => [
 	{ event: 'sessionEnd', command: `${command} hook sessionEnd --agent copilot`, timeout: 30 },
 ];
 
+/**
+ * Codex CLI (`.codex/hooks.json`, Claude's shape; timeouts in seconds). Its payloads are Claude's
+ * snake_case plus `turn_id`, so `--agent codex` names it; `apply_patch` carries its patch in
+ * `tool_input.command`, shell calls arrive as `Bash`. Codex runs a project's hooks only in a trusted
+ * project, and each hook only once a person trusted it (`/hooks`): connectNotes says so.
+ */
+const codexSpecs = (command: string): HookSpec[] => [
+	{ event: 'SessionStart', command: `${command} hook session-start --agent codex`, timeout: 15 },
+	{ event: 'UserPromptSubmit', command: `${command} hook user-prompt-submit --agent codex`, timeout: 10 },
+	{ event: 'PreToolUse', command: `${command} hook pre-tool-use --agent codex`, timeout: 10, matcher: 'Bash|apply_patch|mcp__.*' },
+	{ event: 'PostToolUse', command: `${command} hook post-tool-use --agent codex`, timeout: 10, matcher: 'Bash|apply_patch|mcp__.*' },
+	{ event: 'PreCompact', command: `${command} hook pre-compact --agent codex`, timeout: 30 },
+	{ event: 'Stop', command: `${command} hook stop --agent codex`, timeout: 15 },
+	{ event: 'SessionEnd', command: `${command} hook session-end --agent codex`, timeout: 30 },
+];
+
+/**
+ * Gemini CLI (`.gemini/settings.json` → `hooks`, Claude's shape with timeouts in milliseconds).
+ * `BeforeAgent` carries the prompt, `AfterAgent` ends a turn. `PreCompress` is left out: Gemini CLI
+ * fires it before every model request, and a compaction checkpoint per request is noise.
+ */
+const geminiSpecs = (command: string): HookSpec[] => [
+	{ event: 'SessionStart', command: `${command} hook session-start --agent gemini`, timeout: 15_000 },
+	{ event: 'BeforeAgent', command: `${command} hook user-prompt-submit --agent gemini`, timeout: 10_000 },
+	{ event: 'BeforeTool', command: `${command} hook pre-tool-use --agent gemini`, timeout: 10_000, matcher: 'write_file|replace|run_shell_command|mcp_.*' },
+	{ event: 'AfterTool', command: `${command} hook post-tool-use --agent gemini`, timeout: 10_000, matcher: 'write_file|replace|run_shell_command|mcp_.*' },
+	{ event: 'AfterAgent', command: `${command} hook stop --agent gemini`, timeout: 15_000 },
+	{ event: 'SessionEnd', command: `${command} hook session-end --agent gemini`, timeout: 30_000 },
+];
+
+/** What a person must still do for the agent to run the hooks (said when connecting; docs/agents in README). */
+export function connectNotes(agent: AgentKind, workspaceRoot: string): string[] {
+	if (agent === 'codex') {
+		return [
+			`Codex runs a project's hooks only in a trusted project: add [projects."${workspaceRoot}"] trust_level = "trusted" to ~/.codex/config.toml (or answer yes when Codex asks to trust this folder).`,
+			'Codex then asks you to review and trust each new or changed hook: open /hooks in Codex and trust Baton’s (until then Codex skips them without a word).',
+		];
+	}
+	if (agent === 'gemini') {
+		return [`Gemini CLI runs a project's hooks only in a trusted folder: trust this one when Gemini CLI asks, or add "${workspaceRoot}": "TRUST_FOLDER" to ~/.gemini/trustedFolders.json.`];
+	}
+	if (agent === 'copilot') {
+		return [`Copilot CLI runs a repository's hooks only in a trusted folder: trust this one when it asks, or add it to "trustedFolders" in ~/.copilot/config.json.`];
+	}
+	return [];
+}
+
 /** Cline: one executable per hook name in `.clinerules/hooks/`. */
 export const clineHookNames: Record<string, string> = {
 	TaskStart: 'task-start',
@@ -94,22 +143,26 @@ export function connectAgent(workspaceRoot: string, agent: AgentKind, options: C
 	const hooks = (dryRun: boolean): WrittenFile[] =>
 		agent === 'claude-code'
 			? [json('.claude/settings.json', (value, file) => mergeClaudeHooks(value, claudeSpecs(options.command), { remove: options.remove, file }), false, dryRun)]
-			: agent === 'copilot'
-				? [
-						// VS Code's agent hooks and Copilot CLI / the cloud agent both read .github/hooks/*.json,
-						// each in its own form: one file per host.
-						json('.github/hooks/baton.json', (value, file) => mergeCopilotHooks(value, copilotSpecs(options.command), { remove: options.remove, file }), true, dryRun),
-						json('.github/hooks/baton-cli.json', (value, file) => mergeCopilotCliHooks(value, copilotCliSpecs(options.command), { remove: options.remove, file }), true, dryRun),
-					]
-				: dryRun
-					? []
-					: writeClineScripts(workspaceRoot, options);
+			: agent === 'codex'
+				? [json('.codex/hooks.json', (value, file) => mergeClaudeHooks(value, codexSpecs(options.command), { remove: options.remove, file }), true, dryRun)]
+				: agent === 'gemini'
+					? [json('.gemini/settings.json', (value, file) => mergeClaudeHooks(value, geminiSpecs(options.command), { remove: options.remove, file }), false, dryRun)]
+					: agent === 'copilot'
+						? [
+								// VS Code's agent hooks and Copilot CLI / the cloud agent both read .github/hooks/*.json,
+								// each in its own form: one file per host.
+								json('.github/hooks/baton.json', (value, file) => mergeCopilotHooks(value, copilotSpecs(options.command), { remove: options.remove, file }), true, dryRun),
+								json('.github/hooks/baton-cli.json', (value, file) => mergeCopilotCliHooks(value, copilotCliSpecs(options.command), { remove: options.remove, file }), true, dryRun),
+							]
+						: dryRun
+							? []
+							: writeClineScripts(workspaceRoot, options);
 	const mcpTarget = options.mcp ? mcpTargetFor(agent, workspaceRoot, options.mcp.clineSettingsFile) : undefined;
 	const mcp = (dryRun: boolean) => (mcpTarget && options.mcp ? connectMcpServer(workspaceRoot, mcpTarget, options.remove ? null : options.mcp.launch, { now: options.now, dryRun }) : null);
 	// Every file is read and merged before any is written: one the agent cannot read stops it all.
 	hooks(true);
 	mcp(true);
-	return { agent, written: hooks(false), command: options.command, mcp: mcp(false) };
+	return { agent, written: hooks(false), command: options.command, mcp: mcp(false), notes: options.remove ? [] : connectNotes(agent, workspaceRoot) };
 }
 
 function writeClineScripts(root: string, options: ConnectOptions): WrittenFile[] {

@@ -52,6 +52,13 @@ export function mcpTargetFor(agent: AgentKind, workspaceRoot: string, clineSetti
 	if (agent === 'copilot') {
 		return { dialect: 'vscode', file: path.join(workspaceRoot, '.vscode', 'mcp.json'), names: ['baton'] };
 	}
+	if (agent === 'gemini') {
+		// Gemini CLI's `mcpServers` in its project settings take Claude's entry shape ({command, args, env}).
+		return { dialect: 'claude', file: path.join(workspaceRoot, '.gemini', 'settings.json'), names: ['baton'] };
+	}
+	if (agent === 'codex') {
+		throw new BatonError('invalidInput', 'Codex keeps its MCP servers in TOML (~/.codex/config.toml), which Baton does not write: add [mcp_servers.baton] with command = "baton" and args = ["mcp"] yourself, and connect without --mcp');
+	}
 	if (!clineSettingsFile) {
 		throw new BatonError('invalidInput', `Cline keeps its MCP servers in ${clineSettingsName} in the editor's global storage, outside the workspace: name that file`);
 	}

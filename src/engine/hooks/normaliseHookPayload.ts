@@ -116,7 +116,7 @@ export function normaliseHookPayload(raw: unknown, options: NormaliseOptions = {
 			transcriptPath: p.transcript_path || null,
 			previousAgentSessionId: p.previous_session_id ?? p.previousSessionId ?? null,
 			tool: toolOf(p, mapped.kind, eventName, cwd),
-			prompt: p.prompt ?? p.userPromptSubmit?.prompt ?? p.taskStart?.taskMetadata?.initialTask ?? p.initialPrompt ?? null,
+			prompt: withoutHookContext(p.prompt ?? p.userPromptSubmit?.prompt ?? p.taskStart?.taskMetadata?.initialTask ?? p.initialPrompt ?? null),
 			trigger: p.trigger ?? null,
 			model: modelOf(p.model),
 			agentTranscriptPath: p.agent_transcript_path || null,
@@ -233,6 +233,19 @@ function copilotArgs(args: unknown): unknown {
 	} catch {
 		return { value: args };
 	}
+}
+
+/**
+ * The person's prompt without what a hook added to it: Gemini CLI puts a SessionStart hook's
+ * `additionalContext` (Baton's own briefing) in front of the first prompt as
+ * `<hook_context>…</hook_context>`, and sends that to BeforeAgent as the prompt.
+ */
+function withoutHookContext(prompt: string | null): string | null {
+	if (prompt === null || !prompt.startsWith('<hook_context>')) {
+		return prompt;
+	}
+	const end = prompt.indexOf('</hook_context>');
+	return end < 0 ? prompt : prompt.slice(end + '</hook_context>'.length).replace(/^\s+/, '');
 }
 
 /** Epoch milliseconds from a number or an ISO date; null when neither. */

@@ -30,6 +30,9 @@ export const editToolNames: ReadonlySet<string> = new Set([
 	'write_to_file',
 	'replace_in_file',
 	'new_rule',
+	// Gemini CLI
+	'write_file',
+	'replace',
 ]);
 
 export function isEditTool(name: string): boolean {
@@ -76,6 +79,11 @@ export function filesNamedBy(input: unknown): string[] {
 			patchFiles(text).forEach(add);
 		}
 	}
+	// Codex sends its apply_patch call's patch text as `tool_input.command`.
+	const command = record['command'];
+	if (typeof command === 'string' && command.includes('*** Begin Patch')) {
+		patchFiles(command).forEach(add);
+	}
 	return out;
 }
 
@@ -113,7 +121,7 @@ export function filesTouchedBy(toolName: string, input: unknown, workspaceRoot: 
 }
 
 /** Tools that run commands: they can change anything, so the approval gate stops them like edits. */
-const shellToolNames: ReadonlySet<string> = new Set(['bash', 'run_in_terminal', 'runinterminal', 'execute_command', 'shell', 'powershell', 'terminal']);
+const shellToolNames: ReadonlySet<string> = new Set(['bash', 'run_in_terminal', 'runinterminal', 'execute_command', 'shell', 'powershell', 'terminal', 'run_shell_command', 'exec_command']);
 
 export function isShellTool(name: string): boolean {
 	return shellToolNames.has(name.trim().toLowerCase());

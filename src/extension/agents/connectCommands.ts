@@ -1,5 +1,5 @@
 /**
- * `Baton: Connect Claude Code | Copilot Agent | Cline` and `Baton: Disconnect Agent…`: the backend
+ * `Baton: Connect Claude Code | Copilot Agent | Cline | Codex | Gemini CLI` and `Baton: Disconnect Agent…`: the backend
  * writes the agent's hooks (and, when the person agrees, Baton's MCP server entry); the editor shows
  * what changed — a diff against the backup for a file that was there, the new file otherwise — and
  * says so plainly when nothing changed. Callers (tests, keybindings) may pass `{ mcp, clineMcpSettings }`
@@ -24,6 +24,17 @@ const agentInfo: Record<AgentKindDto, AgentInfo> = {
 	'claude-code': { label: 'Claude Code', command: CommandIds.connectClaude, mcpFile: '.mcp.json' },
 	copilot: { label: 'Copilot Agent', command: CommandIds.connectCopilot, mcpFile: '.vscode/mcp.json' },
 	cline: { label: 'Cline', command: CommandIds.connectCline, mcpFile: 'Cline’s MCP settings' },
+	codex: { label: 'Codex', command: CommandIds.connectCodex, mcpFile: '~/.codex/config.toml' },
+	gemini: { label: 'Gemini CLI', command: CommandIds.connectGemini, mcpFile: '.gemini/settings.json' },
+};
+
+/** The file each agent's hooks go in, as the person knows it. */
+const hookFile: Record<AgentKindDto, string> = {
+	'claude-code': '.claude/settings.json',
+	copilot: '.github/hooks/baton.json',
+	cline: '.clinerules/hooks/',
+	codex: '.codex/hooks.json',
+	gemini: '.gemini/settings.json',
 };
 
 interface ConnectArgs {
@@ -53,6 +64,8 @@ export function registerConnectCommands(deps: Deps): vscode.Disposable[] {
 		command(CommandIds.connectClaude, connect('claude-code'), workspace.log),
 		command(CommandIds.connectCopilot, connect('copilot'), workspace.log),
 		command(CommandIds.connectCline, connect('cline'), workspace.log),
+		command(CommandIds.connectCodex, connect('codex'), workspace.log),
+		command(CommandIds.connectGemini, connect('gemini'), workspace.log),
 		command(
 			CommandIds.disconnectAgent,
 			async (arg?: unknown) => {
@@ -63,7 +76,7 @@ export function registerConnectCommands(deps: Deps): vscode.Disposable[] {
 						await vscode.window.showQuickPick(
 							(Object.entries(agentInfo) as [AgentKindDto, AgentInfo][]).map(([kind, info]) => ({
 								label: info.label,
-								description: kind === 'cline' ? '.clinerules/hooks/' : kind === 'copilot' ? '.github/hooks/baton.json' : '.claude/settings.json',
+								description: hookFile[kind],
 								agent: kind,
 							})),
 							{ title: 'Disconnect Agent', placeHolder: 'Take Baton’s hooks (and its MCP server entry) out of which agent’s configuration?' },
@@ -100,6 +113,10 @@ async function askMcp(deps: Deps, agent: AgentKindDto, remove: boolean, given: C
 	const info = agentInfo[agent];
 	const clineFile = agent === 'cline' ? (given.clineMcpSettings ?? clineMcpSettingsPath(deps.globalStorageUri)) : undefined;
 	const yes = clineFile ? { clineMcpSettings: clineFile } : {};
+	if (agent === 'codex') {
+		// Codex keeps its MCP servers in TOML (~/.codex/config.toml): Baton writes only its hooks there.
+		return false;
+	}
 	if (given.mcp !== undefined) {
 		return given.mcp ? yes : false;
 	}
@@ -173,4 +190,12 @@ async function showWritten(root: string, info: AgentInfo, remove: boolean, resul
 	}
 	const list = files.filter(changed).map((w) => `${w.action} ${w.path}${w.backup ? ' (backup kept)' : ''}`);
 	void vscode.window.showInformationMessage(`${remove ? 'Disconnected' : 'Connected'} ${info.label}: ${list.join(', ')}.${skipped.length ? ` ${skipped.join(' ')}` : ''}`);
+	if (result.notes.length > 0) {
+		// Without these steps the agent skips the hooks without a word: a message that stays until read.
+		void vscode.window.showWarningMessage(`${info.label} runs Baton’s hooks only once you trust them.`, { modal: false, detail: result.notes.join('\n') }, 'Copy Steps').then((choice) => {
+			if (choice) {
+				void vscode.env.clipboard.writeText(result.notes.join('\n'));
+			}
+		});
+	}
 }

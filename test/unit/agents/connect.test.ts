@@ -126,6 +126,48 @@ void describe('baton connect', () => {
 		assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(path.join(fresh.root, '.claude', 'settings.json'), 'utf8')).hooks).length, 8);
 	});
 
+	void it('connects Codex and Gemini CLI beside the user’s own hooks, says what each needs trusted, and takes only its own entries out again', (t) => {
+		const { root, baton } = setup(t);
+		const codexFile = path.join(root, '.codex', 'hooks.json');
+		const geminiFile = path.join(root, '.gemini', 'settings.json');
+		fs.mkdirSync(path.dirname(codexFile));
+		fs.mkdirSync(path.dirname(geminiFile));
+		const codexOwn = '{\n\t"hooks": {\n\t\t"Stop": [{ "hooks": [{ "type": "command", "command": "notify-send done" }] }]\n\t}\n}\n';
+		const geminiOwn = '{\n\t"theme": "GitHub",\n\t"mcpServers": { "docs": { "command": "docs-mcp" } }\n}\n';
+		fs.writeFileSync(codexFile, codexOwn);
+		fs.writeFileSync(geminiFile, geminiOwn);
+
+		const codex = baton('connect', 'codex', '--json');
+		assert.equal(codex.code, 0, codex.stderr);
+		assert.deepEqual(
+			codex.json?.['written'].map((w: any) => [w.path, w.action, !!w.backup]),
+			[['.codex/hooks.json', 'updated', true]],
+		);
+		assert.match(codex.json?.['notes'].join(' '), /trust_level = "trusted".*\/hooks/s, 'Codex’s two trust steps are named');
+		const codexHooks = JSON.parse(fs.readFileSync(codexFile, 'utf8')).hooks;
+		assert.deepEqual(Object.keys(codexHooks), ['Stop', 'SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact', 'SessionEnd']);
+		assert.deepEqual(codexHooks.Stop[0], { hooks: [{ type: 'command', command: 'notify-send done' }] }, 'the user’s own Stop hook stays first');
+		assert.equal(codexHooks.PreToolUse[0].matcher, 'Bash|apply_patch|mcp__.*');
+		assert.equal(codexHooks.PreToolUse[0].hooks[0].command, 'baton hook pre-tool-use --agent codex');
+		const mcp = baton('connect', 'codex', '--mcp');
+		assert.notEqual(mcp.code, 0, 'Codex keeps MCP servers in TOML: --mcp is refused');
+		assert.match(mcp.stderr + mcp.stdout, /\[mcp_servers\.baton\]/, 'with how to do it');
+
+		const gemini = baton('connect', 'gemini', '--mcp', '--json');
+		assert.equal(gemini.code, 0, gemini.stderr);
+		assert.match(gemini.json?.['notes'].join(' '), /trustedFolders\.json/);
+		const settings = JSON.parse(fs.readFileSync(geminiFile, 'utf8'));
+		assert.equal(settings.theme, 'GitHub');
+		assert.deepEqual(Object.keys(settings.mcpServers), ['docs', 'baton'], 'Baton’s MCP server beside the user’s');
+		assert.deepEqual(Object.keys(settings.hooks), ['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'SessionEnd'], 'no PreCompress: Gemini fires it before every model request');
+		assert.equal(settings.hooks.BeforeTool[0].hooks[0].timeout, 10_000, 'Gemini CLI reads timeouts in milliseconds');
+
+		baton('connect', 'codex', '--remove');
+		baton('connect', 'gemini', '--remove', '--mcp');
+		assert.deepEqual(JSON.parse(fs.readFileSync(codexFile, 'utf8')), JSON.parse(codexOwn));
+		assert.deepEqual(JSON.parse(fs.readFileSync(geminiFile, 'utf8')), JSON.parse(geminiOwn));
+	});
+
 	void it('refuses a malformed settings file with a clear error and leaves it byte-identical', (t) => {
 		const { root, baton } = setup(t);
 		const dir = path.join(root, '.claude');

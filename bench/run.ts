@@ -13,6 +13,7 @@ import { median } from './stats';
 import { formatTable, type BenchRow } from './stats';
 import { benchTree } from './treeBench';
 import { benchHooks } from './hookBench';
+import { benchRealAgents } from './realAgentBench';
 import { benchTimeline } from './timelineBench';
 import { benchBlame } from './blameBench';
 import { benchSync } from './syncBench';
@@ -24,7 +25,7 @@ async function main(): Promise<void> {
 	const args = process.argv.slice(2);
 	const quick = args.includes('--quick');
 	const onlyArg = args.includes('--only') ? (args[args.indexOf('--only') + 1] ?? '') : '';
-	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'capture', 'blame', 'sync', 'daemon', 'editor']);
+	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'capture', 'blame', 'sync', 'daemon', 'agents', 'editor']);
 	const rows: BenchRow[] = [];
 	const section = async (name: string, run: () => Promise<BenchRow[]>) => {
 		if (only.has(name)) {
@@ -45,6 +46,7 @@ async function main(): Promise<void> {
 	await section('capture', async () => [...(await benchCapture(quick)), ...(await benchDaemonCapture(quick))]);
 	await section('blame', () => benchBlame(quick));
 	await section('sync', () => benchSync(quick));
+	await section('agents', () => benchRealAgents(quick));
 	if (only.has('daemon')) {
 		// Whole processes through the warm workspace daemon vs `node -e 0`: medians and p95 of both sides.
 		process.stderr.write('running daemon…\n');

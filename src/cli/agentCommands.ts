@@ -45,6 +45,8 @@ export interface HookIo {
 	stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
 	/** The daemon's engines, kept open between calls: a hook it runs opens nothing. */
 	engines?: EngineSource;
+	/** The daemon takes a session end's work after the answer (the agent exits without waiting for it). */
+	defer?: (work: Promise<unknown>) => void;
 }
 
 const hookUsage = 'baton hook [EVENT] [--agent claude|copilot|cline] [--workspace DIR]   (hook payload on stdin)';
@@ -70,6 +72,7 @@ export async function runHookCli(argv: string[], io: HookIo): Promise<number> {
 		cwd: io.cwd,
 		env: io.env,
 		...(io.engines ? { engines: io.engines } : {}),
+		...(io.defer ? { defer: io.defer } : {}),
 	});
 	if (output) {
 		io.stdout(`${output}\n`);
@@ -85,6 +88,7 @@ interface HookInput {
 	cwd: string;
 	env: NodeJS.ProcessEnv;
 	engines?: EngineSource;
+	defer?: (work: Promise<unknown>) => void;
 }
 
 /**
@@ -148,23 +152,33 @@ async function hookAnswer(input: HookInput): Promise<string> {
 				// engine's warnings during this call go to the hook log, as a process's own would.
 				await input.engines.acquire(root, { stderr: (text) => hookLog.warn(text.replace(/^baton: warning: /, '').trimEnd()), env: input.env })
 			: await openForHook(root, log);
-		try {
-			const actor = `hook:${event.agent}`;
-			engine.checkpoints.dirty.lastClaim = undefined;
-			const result = await runHook(engine, event, hookOptions(engine, { actor, settings, log, env: input.env }));
-			log.info(
-				`${event.agent} ${event.eventName} ${event.agentSessionId} → ${result.action}${result.sessionId ? ` ${result.sessionId}` : ''}${result.detail ? ` (${result.detail.slice(0, 200)})` : ''}${scanNote(engine.checkpoints.dirty.lastClaim)} in ${Date.now() - started} ms`,
-			);
-			return result.stdout;
-		} finally {
-			if (input.engines) {
-				input.engines.release(engine, root);
-			} else {
-				// The environment of a checkpoint the hook took is recorded after it: wait before closing.
-				await engine.checkpoints.settled();
-				engine.close();
+		const handle = async (): Promise<string> => {
+			try {
+				const actor = `hook:${event.agent}`;
+				engine.checkpoints.dirty.lastClaim = undefined;
+				const result = await runHook(engine, event, hookOptions(engine, { actor, settings, log: hookLog, env: input.env }));
+				hookLog.info(
+					`${event.agent} ${event.eventName} ${event.agentSessionId} → ${result.action}${result.sessionId ? ` ${result.sessionId}` : ''}${result.detail ? ` (${result.detail.slice(0, 200)})` : ''}${scanNote(engine.checkpoints.dirty.lastClaim)} in ${Date.now() - started} ms${deferred ? ' (after the answer)' : ''}`,
+				);
+				return result.stdout;
+			} finally {
+				if (input.engines) {
+					input.engines.release(engine, root);
+				} else {
+					// The environment of a checkpoint the hook took is recorded after it: wait before closing.
+					await engine.checkpoints.settled();
+					engine.close();
+				}
 			}
+		};
+		// A session end answers nothing: in the daemon its handoff, checkpoint and transcript work run
+		// after the answer, so the agent exits at once (the daemon's next command waits for them).
+		const deferred = !!input.defer && event.kind === 'sessionEnd';
+		if (deferred && input.defer) {
+			input.defer(handle().catch((error: Error) => hookLog.error(`hook failed after ${Date.now() - started} ms: ${error.message}`)));
+			return '';
 		}
+		return await handle();
 	} catch (error) {
 		log?.error(`hook failed after ${Date.now() - started} ms: ${(error as Error).message}`);
 		return '';

@@ -46,6 +46,8 @@ export interface CliIo {
 	requestId?: string;
 	/** A yes/no question to the person at the terminal; absent without one. */
 	ask?: (question: string) => Promise<boolean>;
+	/** A long-lived process takes the rest of a command's work after its answer (the daemon, for a hook's session end). */
+	defer?: (work: Promise<unknown>) => void;
 }
 
 const commands: Command[] = [

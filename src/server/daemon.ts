@@ -39,6 +39,11 @@ interface CliIoLike {
 	stdin?: NodeJS.ReadableStream;
 	engines?: DaemonEngines;
 	requestId?: string;
+	/**
+	 * The command has answered and hands the rest of its work to the daemon (a hook's session end):
+	 * the client gets its answer now, and the next command waits for that work.
+	 */
+	defer?: (work: Promise<unknown>) => void;
 }
 
 /** The process's warm engine as commands see it (the CLI's EngineSource, structurally). */
@@ -105,6 +110,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 			const argv = hook && params.argv[0] !== 'hook' ? ['hook', ...params.argv] : params.argv;
 			const openedBefore = engines.opened;
 			const lentBefore = engines.lent;
+			let deferred: Promise<unknown> | undefined;
 			const exitCode = await engines.asCommand(params.env, () =>
 				runCommand(argv, {
 					stdout: (t) => void (stdout += t),
@@ -115,6 +121,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 					stdin: Readable.from([params.stdin ?? '']),
 					engines,
 					...(params.requestId ? { requestId: params.requestId } : {}),
+					defer: (work) => {
+						deferred = work;
+					},
 				}),
 			);
 			if (process.env['BATON_TEST_FAULTS'] === '1' && params.env['BATON_TEST_DAEMON_DIES_BEFORE_ANSWER'] === '1') {
@@ -129,11 +138,15 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 				.join(' ');
 			// Whether the command found the engine warm or had to open it (first use, or files replaced).
 			const opened = engines.opened > openedBefore;
-			options.log('info', `${hook ? 'hook/run' : 'cli/run'} ${words} → exit ${exitCode} in ${Date.now() - began} ms${opened ? ' (opened the engine)' : engines.lent > lentBefore ? ' (warm engine)' : ''}`);
-			return { stdout, stderr, exitCode };
+			options.log(
+				'info',
+				`${hook ? 'hook/run' : 'cli/run'} ${words} → exit ${exitCode} in ${Date.now() - began} ms${opened ? ' (opened the engine)' : engines.lent > lentBefore ? ' (warm engine)' : ''}${deferred ? ' (answered; the rest runs after)' : ''}`,
+			);
+			return { answer: { stdout, stderr, exitCode }, deferred };
 		});
-		queue = next.catch(() => undefined);
-		return next;
+		// Work a command handed over after answering holds the queue: the next command sees its result.
+		queue = next.then((r) => r.deferred).catch(() => undefined);
+		return next.then((r) => r.answer);
 	};
 
 	const server = net.createServer((socket) => {

@@ -65,7 +65,7 @@ export function gitIn(cwd: string, args: readonly string[], env: Record<string, 
 }
 
 /** A world with a committed `a.txt` and `src/app.ts`, Baton initialised; not yet connected. */
-export function agentWorld(t: TestContext, prefix: string): AgentWorld {
+export function agentWorld(t: Pick<TestContext, 'after'>, prefix: string): AgentWorld {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), `baton-real-${prefix}-`));
 	t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
 	const home = path.join(dir, 'home');

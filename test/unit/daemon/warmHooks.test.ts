@@ -33,3 +33,27 @@ test("hooks run in the daemon's warm engine, which still sees what other process
 	assert.match(status.stdout, /"status":"active"/);
 	assert.equal((await baton(cli, root, ['daemon', 'stop', '--json'])).stdout.trim(), '{"stopped":true}');
 });
+
+test('a session end answers the agent at once in the daemon; its handoff and checkpoint follow, and the next command sees them', async (t) => {
+	const { cli, root } = await daemonWorkspace(t);
+	t.after(() => spawnSync(process.execPath, [cli, 'daemon', 'stop'], { cwd: root, env: daemonEnv() }));
+	const id = 'a1b2c3d4-0000-4000-8000-00000000000a';
+	const payload = (event: string, extra: Record<string, unknown> = {}) => JSON.stringify({ session_id: id, hook_event_name: event, cwd: root, ...extra });
+	assert.equal((await baton(cli, root, ['hook', 'session-start'], { input: payload('SessionStart', { source: 'startup' }) })).code, 0);
+	fs.writeFileSync(path.join(root, 'made.txt'), 'by the agent\n');
+	const end = await baton(cli, root, ['hook', 'session-end'], { input: payload('SessionEnd', { reason: 'other' }) });
+	assert.equal(end.code, 0, end.stderr);
+	assert.equal(end.stdout, '', 'a session end answers nothing');
+	assert.match(daemonLog(root), /hook\/run hook session-end → exit 0 in \d+ ms \(warm engine\) \(answered; the rest runs after\)/);
+	// The next command waits for the work the end handed over: the session is ended, with its handoff.
+	const shown = await baton(cli, root, ['session', 'list', '--json']);
+	assert.equal(shown.code, 0, shown.stderr);
+	const sessions = JSON.parse(shown.stdout).sessions as { status: string; id: string }[];
+	assert.deepEqual(
+		sessions.map((s) => s.status),
+		['ended'],
+	);
+	const handoff = await baton(cli, root, ['session', 'show', sessions[0]!.id, '--json']);
+	assert.match(handoff.stdout, /Claude Code session ended \(other\)/);
+	assert.match(fs.readFileSync(path.join(root, '.baton', 'logs', 'hooks.log'), 'utf8'), /session-end .* → ended ses_.* \(after the answer\)/);
+});

@@ -87,5 +87,21 @@ test('a Codex conversation is one durable session labelled Codex: briefed from t
 			.map((e) => e.text),
 		['Port the CSV reader', 'Append delta'],
 	);
+	// Its rollout is archived and readable, and the handoff tells the next conversation what it did.
+	const transcripts = w.batonJson(['transcripts', 'list', '--session', session.id]).transcripts as { id: string; agent: string; userRequests: number; toolCalls: number }[];
+	assert.deepEqual(
+		transcripts.map((x) => [x.id, x.agent]),
+		[[first.sessionId, 'codex']],
+	);
+	assert.ok(transcripts[0]!.userRequests >= 2 && transcripts[0]!.toolCalls >= 4, `requests and calls counted: ${JSON.stringify(transcripts[0])}`);
+	const shown = w.baton(['transcripts', 'show', first.sessionId]);
+	assert.equal(shown.code, 0, shown.stderr);
+	assert.match(shown.stdout, /Port the CSV reader/);
+	assert.match(shown.stdout, /apply_patch/);
+	assert.match(
+		(w.batonJson(['session', 'show', session.id]).handoff as { note: string }).note,
+		/Last request: "Port the CSV reader" Files changed \(4\): src\/csv\.ts, a\.txt, created\.txt, src\/app\.ts Agent's last words: "Ported\." Activity: 1 request, 3 tool calls, 1 tool error/,
+		'the (write-once) handoff of the first run tells its request, files, last words and the failed call, from the rollout',
+	);
 	assert.deepEqual(hookLogProblems(w.hookLog()), [], 'the hook log has no warning');
 });

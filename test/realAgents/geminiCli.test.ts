@@ -72,5 +72,15 @@ test('a Gemini CLI conversation is one durable session labelled Gemini CLI: brie
 	const checkpoints = w.batonJson(['checkpoint', 'list']).checkpoints as { trigger: string; approvalStatus: string }[];
 	assert.equal(checkpoints.filter((c) => c.trigger === 'compact').length, 0, 'no compaction checkpoint per model request');
 	assert.ok(checkpoints.filter((c) => c.approvalStatus === 'pending').length <= 1, `one review at most for the run: ${JSON.stringify(checkpoints)}`);
+	// Its chat is archived and readable (without the context Gemini CLI put in front of the prompt).
+	const transcripts = w.batonJson(['transcripts', 'list', '--session', session.id]).transcripts as { id: string; agent: string; userRequests: number; toolCalls: number; lastUserText: string | null }[];
+	assert.equal(transcripts.length, 1);
+	assert.equal(transcripts[0]!.agent, 'gemini');
+	assert.equal(transcripts[0]!.userRequests, 1, 'the person’s one request, not Gemini’s own session context');
+	assert.equal(transcripts[0]!.toolCalls, 4);
+	assert.equal(transcripts[0]!.lastUserText, 'Draft the release notes');
+	const shown = w.baton(['transcripts', 'show', transcripts[0]!.id]);
+	assert.equal(shown.code, 0, shown.stderr);
+	assert.match(shown.stdout, /run_shell_command/);
 	assert.deepEqual(hookLogProblems(w.hookLog()), [], 'the hook log has no warning');
 });

@@ -323,7 +323,9 @@ class HookRun {
 	 * event waits on parsing all of it.
 	 */
 	private async syncTranscript(sessionId: string, maxBytes: number = this.options.settings.hookParseBytes): Promise<number> {
-		if (this.event.agent !== 'claude-code' || !this.options.settings.archiveTranscripts) {
+		// Claude Code's, Codex's and Gemini CLI's transcripts are read (agentTranscripts.ts); the others' are not yet.
+		const agent = this.event.agent;
+		if ((agent !== 'claude-code' && agent !== 'codex' && agent !== 'gemini') || !this.options.settings.archiveTranscripts) {
 			return 0;
 		}
 		let parsed = 0;
@@ -332,14 +334,16 @@ class HookRun {
 				db
 					.select({ alias: sessionAliases.alias })
 					.from(sessionAliases)
-					.where(and(eq(sessionAliases.sessionId, sessionId), eq(sessionAliases.agent, 'claude-code')))
+					.where(and(eq(sessionAliases.sessionId, sessionId), eq(sessionAliases.agent, agent)))
 					.all()
 					.map((a) => a.alias),
 			);
 			const path = this.event.transcriptPath;
 			const report = await this.options.archive.sync({
 				link: aliasLinker(this.engine),
-				agentSessionIds: [...new Set([...aliases, this.event.agentSessionId])],
+				agent,
+				// The hook's own id first: another agent's transcript (Codex, Gemini CLI) is named by it.
+				agentSessionIds: [...new Set([this.event.agentSessionId, ...aliases])],
 				sessionId,
 				sources: path ? [path] : [],
 				...(maxBytes ? { maxBytes } : {}),
@@ -350,7 +354,7 @@ class HookRun {
 	}
 
 	private async reportMetrics(sessionId: string): Promise<void> {
-		if (!this.options.onMetrics || this.event.agent !== 'claude-code') {
+		if (!this.options.onMetrics) {
 			return;
 		}
 		const digest = this.options.archive.digest(sessionId);

@@ -13,6 +13,7 @@ import { discoverClaudeTranscripts, isBootstrapTranscript, subagentTranscripts, 
 import { estimateCostUsd } from './costEstimate';
 import type { AgentKind } from '../agentKinds';
 import { readJsonlFrom } from './jsonlReader';
+import { recordAdapter } from './agentTranscripts';
 import { digestSession, type SessionDigest } from './sessionDigest';
 import { importSharedTranscript, shareableTranscripts, type SharedTranscript, type TranscriptOrigin } from './sharedTranscripts';
 import { ExcerptBuilder, isUnneededLine, type Excerpt } from './transcriptExcerpts';
@@ -42,6 +43,12 @@ export interface SyncInput {
 	sources?: string[];
 	/** Parse at most this many bytes per transcript in this call. */
 	maxBytes?: number;
+	/**
+	 * Whose transcripts (default Claude Code, whose project folder is searched too). For Codex and
+	 * Gemini CLI only the transcripts the hook named (`sources`, each the transcript of the first of
+	 * `agentSessionIds`) and the ones the index knows are read, through their adapter (agentTranscripts.ts).
+	 */
+	agent?: AgentKind;
 }
 
 export interface SyncReport {
@@ -79,13 +86,14 @@ export class TranscriptArchive {
 
 	async sync(input: SyncInput): Promise<SyncReport> {
 		const report: SyncReport = { synced: [], parsedBytes: 0, excerpts: 0, unlinked: 0, bootstrap: 0, skipped: 0, pending: 0 };
+		const agent = input.agent ?? 'claude-code';
 		return this.index.update(async (index) => {
 			let changed = false;
-			for (const found of this.candidates(index, input)) {
-				const key = indexKey('claude-code', found.id);
+			for (const found of agent === 'claude-code' ? this.candidates(index, input) : this.namedCandidates(index, input, agent)) {
+				const key = indexKey(agent, found.id);
 				let entry = index.transcripts[key];
 				if (!entry) {
-					entry = newTranscriptEntry({ ...found, agent: 'claude-code' });
+					entry = newTranscriptEntry({ ...found, agent });
 					index.transcripts[key] = entry;
 					changed = true;
 				} else if (entry.sourcePath !== found.sourcePath && fs.existsSync(found.sourcePath)) {
@@ -93,7 +101,7 @@ export class TranscriptArchive {
 					changed = true;
 				}
 				if (!entry.sessionId) {
-					entry.sessionId = await input.link('claude-code', found.parentAgentSessionId ?? found.agentSessionId);
+					entry.sessionId = await input.link(agent, found.parentAgentSessionId ?? found.agentSessionId);
 					changed ||= entry.sessionId !== null;
 				}
 				if (input.sessionId && entry.sessionId !== input.sessionId) {
@@ -235,6 +243,24 @@ export class TranscriptArchive {
 		return [...byId.values()];
 	}
 
+	/** An agent's transcripts other than Claude Code's: the ones the index knows, and the ones the hook named. */
+	private namedCandidates(index: TranscriptIndex, input: SyncInput, agent: AgentKind): DiscoveredTranscript[] {
+		const wanted = input.agentSessionIds ? new Set(input.agentSessionIds) : undefined;
+		const byId = new Map<string, DiscoveredTranscript>();
+		for (const entry of Object.values(index.transcripts)) {
+			if (entry.agent === agent && (!wanted || wanted.has(entry.agentSessionId))) {
+				byId.set(entry.id, { ...entry });
+			}
+		}
+		const id = input.agentSessionIds?.[0];
+		for (const source of id && safeName.test(id) ? (input.sources ?? []) : []) {
+			if (source.endsWith('.jsonl') || source.endsWith('.json')) {
+				byId.set(id as string, { id: id as string, agentSessionId: id as string, parentAgentSessionId: null, sourcePath: source, agentType: null, description: null });
+			}
+		}
+		return [...byId.values()];
+	}
+
 	/** Parses the new bytes of one transcript into its archive. Returns whether the entry changed. */
 	private syncOne(index: TranscriptIndex, entry: TranscriptEntry, maxBytes: number | undefined, report: SyncReport): boolean {
 		let stat: fs.Stats;
@@ -289,6 +315,8 @@ export class TranscriptArchive {
 			entry.bootstrap = true;
 		}
 		const builder = new ExcerptBuilder(entry, this.options.workspaceRoot, new Set(Object.values(index.transcripts).map((e) => e.agentSessionId)));
+		// Codex's and Gemini CLI's records are read as the Claude Code records the builder knows.
+		const adapter = recordAdapter(entry.agent);
 		// Excerpts go to the archive in batches as they are made: a large transcript never sits in memory
 		// twice. The index is written last; a sync that dies in between is cut back by cutArchive next time.
 		let excerpts = 0;
@@ -307,7 +335,9 @@ export class TranscriptArchive {
 			entry.sourcePath,
 			entry.offset,
 			(record) => {
-				builder.add(record);
+				for (const one of adapter ? adapter.adapt(record) : [record]) {
+					builder.add(one);
+				}
 				if (builder.pendingChars > archiveBatchChars) {
 					writeOut();
 				}

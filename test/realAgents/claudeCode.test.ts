@@ -27,7 +27,7 @@ interface Step {
 	model?: string;
 }
 
-test('a Claude Code conversation over three headless runs is one durable session: every call (the failed one too) a step with exactly its files, the person’s edit between runs, a briefing that covers every run, blame with the model, no review for a run that changed nothing', async (t) => {
+test('a Claude Code conversation over three headless runs is one durable session: every call (the failed one too) a step with exactly its files, the person’s edit between runs, a subagent and a compaction in the same session, a briefing that covers every run, blame with the model, no review for a run that changed nothing or a compaction', async (t) => {
 	const w = agentWorld(t, 'claude');
 	fs.mkdirSync(path.join(w.root, 'notes'));
 	fs.writeFileSync(path.join(w.root, 'notes', 'old.md'), 'to be renamed\n');
@@ -120,15 +120,42 @@ test('a Claude Code conversation over three headless runs is one durable session
 		'a run that changed nothing takes no checkpoint and asks no review',
 	);
 
+	// A subagent's calls and a compaction stay in the session; the compaction asks no review.
+	model.script([
+		{ text: 'Delegating.', tools: [{ name: 'Task', input: { description: 'append a line', prompt: 'Append sub to sub.txt', subagent_type: 'general-purpose' } }] },
+		{ tools: [{ name: 'Bash', input: { command: 'echo sub >> sub.txt', description: 'append' } }] },
+		{ text: 'Appended sub.' },
+		{ text: 'The subagent appended.' },
+	]);
+	await runClaude(w, model, 'Delegate the append', ['--continue']);
+	model.clear();
+	model.script([{ text: 'Summary: the parser, the notes and sub.txt are done.' }, { text: 'Summary: the parser, the notes and sub.txt are done.' }]);
+	await runClaude(w, model, '/compact', ['--continue']);
+	model.clear();
+	assert.equal(claudeSessions().length, 1, 'the subagent and the compaction stay in the one session');
+	assert.deepEqual(
+		steps()
+			.slice(7)
+			.map((s) => [s.actor, s.tool, filesOf(s)]),
+		[['agent', 'Bash', 'A sub.txt']],
+		'the subagent’s call is a step of the session',
+	);
+	assert.ok(
+		checkpoints()
+			.filter((c) => c.trigger === 'compact')
+			.every((c) => c.approvalStatus !== 'pending'),
+		'a compaction asks no review',
+	);
+
 	// A new conversation is briefed with every run of the last one.
 	const requestsBefore = model.requests.length;
 	model.script([{ text: 'Ready.' }]);
 	await runClaude(w, model, 'What is left to do?');
 	const briefing = briefingIn(model.requests.slice(requestsBefore).find((r) => r.conversation)?.text ?? '');
-	for (const changed of ['src/parse.ts', 'src/app.ts', 'a.txt', 'created.txt', 'notes/new.md']) {
+	for (const changed of ['src/parse.ts', 'src/app.ts', 'a.txt', 'created.txt', 'notes/new.md', 'sub.txt']) {
 		assert.ok(briefing.includes(changed), `the next conversation's briefing names ${changed}:\n${briefing.slice(0, 4000)}`);
 	}
-	assert.match(briefing, /Resumed after its handoff: 3 requests \(last: "What does a\.txt say\?"\)/, 'and the resumed runs’ requests, after the write-once handoff');
+	assert.match(briefing, /Resumed after its handoff: 4 requests \(last: "Delegate the append"\)/, 'and the resumed runs’ requests, after the write-once handoff');
 
 	// Blame after a commit: agent, session, prompt and model.
 	w.git(['add', '-A']);
@@ -150,6 +177,6 @@ test('a Claude Code conversation over three headless runs is one durable session
 	const log = w.hookLog();
 	assert.deepEqual(hookLogProblems(log), [], 'the hook log has no warning');
 	const prompts = (w.batonJson(['timeline', '--session', session.id]).entries as { type: string; text?: string }[]).filter((e) => e.type === 'prompt').map((e) => e.text);
-	assert.deepEqual(prompts, ['Write the parser and tidy the notes', 'Capitalise alpha', 'Append delta', 'What does a.txt say?'], 'each prompt recorded once, in order');
+	assert.deepEqual(prompts, ['Write the parser and tidy the notes', 'Capitalise alpha', 'Append delta', 'What does a.txt say?', 'Delegate the append'], 'each prompt recorded once, in order');
 	assert.ok(handledLines(log).length > 0);
 });

@@ -36,6 +36,8 @@ export interface StandIn {
 	remaining(): number;
 	/** Adds turns for the next run. */
 	script(turns: ScriptedTurn[]): void;
+	/** Drops the turns not played (a run that asked the model fewer times than scripted). */
+	clear(): void;
 	close(): Promise<void>;
 }
 
@@ -133,6 +135,7 @@ export async function anthropicStandIn(initial: ScriptedTurn[] = []): Promise<St
 		requests,
 		remaining: () => turns.length,
 		script: (more) => turns.push(...more),
+		clear: () => void turns.splice(0),
 		close: () => new Promise((resolve) => server.close(() => resolve())),
 	};
 }

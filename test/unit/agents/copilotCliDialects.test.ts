@@ -54,3 +54,16 @@ void describe('Copilot CLI’s two dialects of one event', () => {
 		assert.deepEqual(JSON.parse(contextOutput('copilot', 'Baton briefing')), { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: 'Baton briefing' } });
 	});
 });
+
+void describe('Copilot CLI’s session file as the binary writes it', () => {
+	void it('uses the event types of the published union (github/copilot-sdk), and one the union does not name yet: kept, not refused', () => {
+		const union = new Set((JSON.parse(fs.readFileSync(path.join(repoRoot, 'test', 'fixtures', 'real', 'copilot-sdk', 'session-event-types.json'), 'utf8')) as { events: { type: string }[] }).events.map((e) => e.type));
+		const written = fs
+			.readFileSync(path.join(repoRoot, 'test', 'fixtures', 'real', 'copilot-cli-session', 'events.jsonl'), 'utf8')
+			.split('\n')
+			.filter(Boolean)
+			.map((line) => (JSON.parse(line) as { type: string }).type);
+		assert.ok(written.includes('session.start') && written.includes('tool.execution_complete') && written.includes('session.shutdown'));
+		assert.deepEqual([...new Set(written.filter((t) => !union.has(t)))], ['session.usage_record'], 'the binary writes one event type its SDK’s union (at that commit) lacks');
+	});
+});

@@ -94,5 +94,15 @@ test('a Copilot CLI conversation, run from both of its hook files, is one durabl
 		['Create the exporter', 'Append delta'],
 		'each prompt recorded once',
 	);
+	// Its session file is archived and readable.
+	const transcripts = w.batonJson(['transcripts', 'list', '--session', session.id]).transcripts as { id: string; agent: string; userRequests: number; toolCalls: number }[];
+	assert.deepEqual(
+		transcripts.map((x) => [x.id, x.agent]),
+		[[first.sessionId, 'copilot']],
+	);
+	assert.ok(transcripts[0]!.userRequests >= 2 && transcripts[0]!.toolCalls >= 5, `requests and calls counted: ${JSON.stringify(transcripts[0])}`);
+	const shown = w.baton(['transcripts', 'show', first.sessionId]);
+	assert.equal(shown.code, 0, shown.stderr);
+	assert.match(shown.stdout, /Create the exporter/);
 	assert.deepEqual(hookLogProblems(w.hookLog()), [], 'the hook log has no warning');
 });

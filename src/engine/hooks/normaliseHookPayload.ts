@@ -45,6 +45,7 @@ const payloadSchema = z.looseObject({
 	// Shared snake_case event fields
 	cwd: optionalText,
 	transcript_path: optionalText,
+	transcriptPath: optionalText,
 	agent_transcript_path: optionalText,
 	source: z.string().max(128).nullish(),
 	reason: z.string().max(256).nullish(),
@@ -113,7 +114,7 @@ export function normaliseHookPayload(raw: unknown, options: NormaliseOptions = {
 			source: p.source ?? null,
 			reason: p.reason ?? mapped.reason,
 			cwd,
-			transcriptPath: p.transcript_path || null,
+			transcriptPath: p.transcript_path || p.transcriptPath || null,
 			previousAgentSessionId: p.previous_session_id ?? p.previousSessionId ?? null,
 			tool: toolOf(p, mapped.kind, eventName, cwd),
 			prompt: withoutHookContext(p.prompt ?? p.userPromptSubmit?.prompt ?? p.taskStart?.taskMetadata?.initialTask ?? p.initialPrompt ?? null),

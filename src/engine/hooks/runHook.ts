@@ -323,9 +323,9 @@ class HookRun {
 	 * event waits on parsing all of it.
 	 */
 	private async syncTranscript(sessionId: string, maxBytes: number = this.options.settings.hookParseBytes): Promise<number> {
-		// Claude Code's, Codex's and Gemini CLI's transcripts are read (agentTranscripts.ts); the others' are not yet.
+		// Claude Code's, Copilot CLI's, Codex's and Gemini CLI's transcripts are read (agentTranscripts.ts); Cline's are not yet.
 		const agent = this.event.agent;
-		if ((agent !== 'claude-code' && agent !== 'codex' && agent !== 'gemini') || !this.options.settings.archiveTranscripts) {
+		if (agent === 'cline' || !this.options.settings.archiveTranscripts) {
 			return 0;
 		}
 		let parsed = 0;

@@ -10,6 +10,11 @@
  *   own), `function_call` / `custom_tool_call` (`apply_patch`'s patch is its `input`),
  *   `function_call_output` (a process that exited non-zero is a failed call), `turn_context` (the
  *   model), `event_msg` `token_count` (the turn's tokens) and `compacted`.
+ * - Copilot CLI: `~/.copilot/session-state/<id>/events.jsonl`, lines `{type, data, timestamp}` of the
+ *   SessionEvent union (github/copilot-sdk): `user.message` (`content`; `transformedContent` is what
+ *   the CLI added), `assistant.message` (`content`, `toolRequests`, `model`), `tool.execution_complete`
+ *   (`success: false`, or a shell that exited non-zero), `session.compaction_complete`; types it does
+ *   not name are passed over (the binary writes some its union lacks).
  * - Gemini CLI: the chat JSONL under `~/.gemini/tmp/<project>/chats/`: a header line, message records
  *   `{id, timestamp, type: user|gemini|info|error, content, toolCalls?, tokens?, model?}` (a record is
  *   written again under its id as it grows: within one read, a message's text and each tool call
@@ -73,7 +78,49 @@ export function recordAdapter(agent: AgentKind): RecordAdapter | null {
 	if (agent === 'gemini') {
 		return new GeminiAdapter();
 	}
+	if (agent === 'copilot') {
+		return new CopilotAdapter();
+	}
 	return null;
+}
+
+class CopilotAdapter implements RecordAdapter {
+	adapt(record: unknown): Json[] {
+		if (!record || typeof record !== 'object') {
+			return [];
+		}
+		const r = record as Json;
+		const timestamp = typeof r['timestamp'] === 'string' ? r['timestamp'] : null;
+		const data = (r['data'] && typeof r['data'] === 'object' ? r['data'] : {}) as Json;
+		switch (r['type']) {
+			case 'user.message': {
+				const text = typeof data['content'] === 'string' ? data['content'] : '';
+				return text.trim() && !isInjected(text) ? [{ type: 'user', timestamp, message: { role: 'user', content: text } }] : [];
+			}
+			case 'assistant.message': {
+				const model = typeof data['model'] === 'string' ? data['model'] : null;
+				const content: Json[] = typeof data['content'] === 'string' && data['content'].trim() ? [{ type: 'text', text: data['content'] }] : [];
+				for (const call of Array.isArray(data['toolRequests']) ? (data['toolRequests'] as Json[]) : []) {
+					content.push({ type: 'tool_use', id: call?.['toolCallId'] ?? null, name: typeof call?.['name'] === 'string' ? call['name'] : 'tool', input: parseArguments(call?.['arguments']) });
+				}
+				return content.length > 0 ? [{ type: 'assistant', timestamp, message: { id: data['messageId'] ?? null, model, content } }] : [];
+			}
+			case 'tool.execution_complete': {
+				const exit = (data['shellExecution'] as Json | undefined)?.['exitCode'];
+				const failed = data['success'] === false || (typeof exit === 'number' && exit !== 0);
+				if (!failed) {
+					return [];
+				}
+				const error = (data['error'] as Json | undefined)?.['message'];
+				const text = typeof error === 'string' ? error : textOf((data['result'] as Json | undefined)?.['content']) || `exited with code ${String(exit)}`;
+				return [{ type: 'user', timestamp, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: data['toolCallId'] ?? null, is_error: true, content: text }] } }];
+			}
+			case 'session.compaction_complete':
+				return [{ type: 'system', subtype: 'compact_boundary', timestamp, compactMetadata: { trigger: 'auto' } }];
+			default:
+				return [];
+		}
+	}
 }
 
 class CodexAdapter implements RecordAdapter {

@@ -254,7 +254,7 @@ export class TranscriptArchive {
 		}
 		const id = input.agentSessionIds?.[0];
 		for (const source of id && safeName.test(id) ? (input.sources ?? []) : []) {
-			if (source.endsWith('.jsonl') || source.endsWith('.json')) {
+			if (source.endsWith('.jsonl')) {
 				byId.set(id as string, { id: id as string, agentSessionId: id as string, parentAgentSessionId: null, sourcePath: source, agentType: null, description: null });
 			}
 		}

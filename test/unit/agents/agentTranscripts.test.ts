@@ -16,7 +16,7 @@ import { repoRoot } from './agentCli';
 
 const rollouts = path.join(repoRoot, 'test', 'fixtures', 'real', 'codex-rollout');
 
-async function archived(t: Parameters<typeof tempDir>[0], agent: 'codex' | 'gemini', id: string, source: string) {
+async function archived(t: Parameters<typeof tempDir>[0], agent: 'codex' | 'gemini' | 'copilot', id: string, source: string) {
 	const root = tempDir(t, 'baton-agent-transcripts-');
 	fs.mkdirSync(path.join(root, '.baton'), { recursive: true });
 	const archive = new TranscriptArchive({ workspaceRoot: root, claudeHome: path.join(root, 'claude'), log: silentLogger });
@@ -91,4 +91,17 @@ test('a Gemini CLI chat: its own session context and the hook context left out, 
 		archive.read('g-1')?.excerpts.map((e) => e.type),
 		['user', 'assistant', 'tool', 'tool', 'error', 'assistant'],
 	);
+});
+
+test('a session file the real Copilot CLI wrote: the request, the answers, both calls, the refused one as an error', async (t) => {
+	const file = path.join(repoRoot, 'test', 'fixtures', 'real', 'copilot-cli-session', 'events.jsonl');
+	const { archive } = await archived(t, 'copilot', 'a88f76da-cc2b-48a7-bce5-29305a80223e', file);
+	const [info] = archive.list({ sessionId: 'ses_1' });
+	assert.equal(info?.agent, 'copilot');
+	assert.equal(info?.userRequests, 1);
+	assert.equal(info?.lastUserText, 'write b.txt and append', 'the content the person typed, not the transformed one');
+	assert.equal(info?.toolCalls, 2);
+	assert.equal(info?.errors, 2, 'the refused create (success false) and the command that exited 3');
+	assert.equal(info?.lastAssistantText, 'Done.');
+	assert.deepEqual(info?.filesTouched, ['/home/dev/project/b.txt'], 'outside this test’s workspace, so named as the file recorded it');
 });

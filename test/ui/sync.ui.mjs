@@ -189,6 +189,50 @@ try {
 			throw new Error(`a teammate's approval was applied to this machine's checkpoint: ${shown.checkpoint.approvalStatus}`);
 		}
 	});
+	await check('a teammate’s agent step, shared with its files (--timeline), shows its diff in this machine’s Replay', async () => {
+		// On the runner: sharing with step files, and an agent (Claude Code's hook payloads) edits README.md.
+		run(laptop, process.execPath, [cli, 'sync', 'enable', 'origin', '--timeline'], runner);
+		// The runner's person is done with their session; the agent's run is a session of its own.
+		run(laptop, process.execPath, [cli, 'session', 'end', '--note', 'reviewed'], runner);
+		const agentId = 'c0ffee00-0000-4000-8000-0000000000aa';
+		const hook = (event, payload) => execFileSync(process.execPath, [cli, 'hook', event], { cwd: laptop, env: { ...env, ...runner }, input: JSON.stringify({ session_id: agentId, cwd: laptop, ...payload }) });
+		hook('session-start', { hook_event_name: 'SessionStart', source: 'startup' });
+		hook('user-prompt-submit', { hook_event_name: 'UserPromptSubmit', prompt: 'Document the checkout flow' });
+		const edit = { tool_name: 'Edit', tool_input: { file_path: path.join(laptop, 'README.md'), old_string: '# shop', new_string: '# shop\n\nCheckout: cart → address → payment.' }, tool_use_id: 'toolu_readme_1' };
+		hook('pre-tool-use', { hook_event_name: 'PreToolUse', ...edit });
+		fs.writeFileSync(path.join(laptop, 'README.md'), '# shop\n\nCheckout: cart → address → payment.\n');
+		hook('post-tool-use', { hook_event_name: 'PostToolUse', ...edit, tool_response: { success: true } });
+		hook('session-end', { hook_event_name: 'SessionEnd', reason: 'other' });
+		run(laptop, 'git', ['commit', '-qam', 'Document the checkout flow']);
+		run(laptop, 'git', ['push', '-q', 'origin', 'main']);
+		run(laptop, process.execPath, [cli, 'sync', 'push'], runner);
+		// Here: the code and the records.
+		run(workspace, 'git', ['pull', '-q', 'origin', 'main']);
+		await s.runCommand('Baton: Sync Now');
+		const sessions = JSON.parse(run(workspace, process.execPath, [cli, 'session', 'list', '--json']).toString()).sessions;
+		const session = sessions.find((x) => x.agent === 'claude-code');
+		if (!session) {
+			throw new Error(`the runner's agent session did not arrive: ${JSON.stringify(sessions.map((x) => x.name))}`);
+		}
+		await s.page.evaluate(() => undefined);
+		await s.runCommand('Baton: Replay Session');
+		await s.quickPickSelect(session.name, { filter: session.name });
+		const frame = await s.webview('body[data-rendered="replay"]', { timeout: 30_000 });
+		await frame.locator('.rows').focus();
+		await s.page.keyboard.press('ArrowDown');
+		await frame.locator('.detail h2', { hasText: 'Step 1 · turn 1' }).waitFor({ timeout: 10_000 });
+		await frame.getByText('README.md').first().waitFor();
+		const detail = (await frame.locator('.detail').textContent()) ?? '';
+		if (/diff is gone|not in this workspace/.test(detail)) {
+			throw new Error(`the teammate's step should have its files here: "${detail}"`);
+		}
+		await s.screenshot('09-teammate-step');
+		await s.page.keyboard.press('Enter');
+		await s.page.locator('.monaco-diff-editor').first().waitFor({ timeout: 15_000 });
+		await s.page.locator('.monaco-diff-editor .line-insert, .monaco-diff-editor .char-insert').first().waitFor({ timeout: 15_000 });
+		await s.page.waitForTimeout(400);
+		await s.screenshot('10-teammate-step-diff');
+	});
 	await check('a checkpoint of this machine’s is taken back from the palette, after a modal that says what it cannot undo; the runner drops it on its next pull', async () => {
 		const listed = JSON.parse(run(workspace, process.execPath, [cli, 'checkpoint', 'list', '--json']).toString());
 		const id = (listed.checkpoints ?? listed).find((c) => c.message === 'Risky change').id;

@@ -58,7 +58,16 @@ export interface UnchangedSince {
 	label: string;
 }
 
-export function decideApproval(input: { trigger: string; policy: ApprovalPolicy; metrics: CheckpointMetrics; thresholds: EscalationThresholds; unchangedSince?: UnchangedSince | null; reviewRequested?: boolean }): ApprovalDecision {
+export function decideApproval(input: {
+	trigger: string;
+	policy: ApprovalPolicy;
+	metrics: CheckpointMetrics;
+	thresholds: EscalationThresholds;
+	unchangedSince?: UnchangedSince | null;
+	reviewRequested?: boolean;
+	/** A person ended their own session (no agent's, not through an agent's hook or MCP): a review would ask them about their own work. */
+	personsOwnEnd?: boolean;
+}): ApprovalDecision {
 	const { trigger, policy } = input;
 	// Someone (an agent's request_approval) asked a person to look: that is never decided for them.
 	if (input.reviewRequested && !nothingToJudgeTriggers.includes(trigger)) {
@@ -68,6 +77,9 @@ export function decideApproval(input: { trigger: string; policy: ApprovalPolicy;
 	// These come before escalation: a review of them would show nothing new.
 	if (nothingToJudgeTriggers.includes(trigger)) {
 		return { status: 'auto_approved', policy, reason: `${trigger} checkpoints are Baton's own safety snapshots: nothing to review`, escalationReasons: [] };
+	}
+	if (input.personsOwnEnd && trigger === 'complete') {
+		return { status: 'auto_approved', policy, reason: 'a person ended their own session: nothing for them to review', escalationReasons: [] };
 	}
 	if (input.unchangedSince && isKnownTrigger(trigger)) {
 		return { status: 'auto_approved', policy, reason: `nothing changed since ${input.unchangedSince.label}, which was approved`, escalationReasons: [] };

@@ -25,6 +25,7 @@ export interface CheckpointRecordInput {
 		message?: string | null;
 		tags?: string[];
 		reviewRequested?: boolean;
+		personsOwnEnd?: boolean;
 		costUsd?: number;
 		errorCount?: number;
 		linkedIssues?: LinkedIssue[];
@@ -60,7 +61,8 @@ export function recordCheckpoint(ctx: EngineContext, db: BatonDb, args: Checkpoi
 	const escalation = config.escalation;
 	const thresholds: EscalationThresholds = { costUsd: escalation.costUsd, durationMs: escalation.duration, errorCount: escalation.errorCount, ...(stored?.thresholds ?? {}) };
 	const policy = stored?.policy ?? config.policy;
-	const decision = decideApproval({ trigger: input.trigger, policy, metrics, thresholds, unchangedSince: unchangedSince(db, snapshot.tree), reviewRequested: input.reviewRequested === true });
+	const personsOwnEnd = input.personsOwnEnd === true;
+	const decision = decideApproval({ trigger: input.trigger, policy, metrics, thresholds, unchangedSince: unchangedSince(db, snapshot.tree), reviewRequested: input.reviewRequested === true, personsOwnEnd });
 	const auto = decision.status === 'auto_approved';
 	const counts = countChanges(changes, parent !== null);
 	const fileStats: FileStats = {

@@ -130,7 +130,9 @@ export class CheckpointService {
 			return [];
 		}
 		try {
-			const prepared = await this.prepareCreate({ trigger: 'complete', sessionId: session.id, actor });
+			// A session no agent ran, ended by a person (not through an agent's hook or MCP tools), asks them nothing.
+			const personsOwnEnd = !session.agent && !/^(hook|mcp):/.test(actor);
+			const prepared = await this.prepareCreate({ trigger: 'complete', sessionId: session.id, actor, personsOwnEnd });
 			await this.shadow.withLock(() => this.createLocked(prepared, 'skip-unchanged'));
 			return [];
 		} catch (error) {

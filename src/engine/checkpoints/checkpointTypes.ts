@@ -16,6 +16,8 @@ export interface CreateCheckpointInput {
 	tags?: string[];
 	/** Someone asked a person to judge this state: it waits for review whatever the policy or changes. */
 	reviewRequested?: boolean;
+	/** The `complete` checkpoint of a session no agent ran, which a person ended: nothing for them to review (onSessionEnded). */
+	personsOwnEnd?: boolean;
 	/** Defaults to the sole active session; none when no session is active. */
 	sessionId?: string | null;
 	/** The session's cost so far (USD), e.g. from its transcript; replaces the stored figure. */

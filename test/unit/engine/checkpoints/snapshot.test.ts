@@ -198,12 +198,20 @@ void describe('checkpoint snapshots (shadow git store)', () => {
 		await engine.sessions.end({ actor });
 		assert.equal((await engine.checkpoints.list()).length, 0, 'no shadow store yet: ending a session does not start one');
 		await engine.checkpoints.prepare();
-		const s = await engine.sessions.start({ name: 'in use', actor });
-		const ended = await engine.sessions.end({ actor });
+		const s = await engine.sessions.start({ name: 'in use', agent: 'claude-code', actor });
+		const ended = await engine.sessions.end({ actor: 'hook:claude-code' });
 		assert.deepEqual(ended.warnings, []);
 		const [complete] = await engine.checkpoints.list({ sessionId: s.session.id });
 		assert.equal(complete?.trigger, 'complete');
-		assert.equal(complete?.approvalStatus, 'pending', 'complete checkpoints need review under the auto policy');
+		assert.equal(complete?.approvalStatus, 'pending', 'an agent’s complete checkpoint needs review under the auto policy');
+		// A person's own session, ended by them: nothing for them to review.
+		fs.writeFileSync(path.join(engine.ctx.workspaceRoot, 'notes.md'), 'my own work\n');
+		const own = await engine.sessions.start({ name: 'my own', actor });
+		await engine.sessions.end({ actor });
+		const [mine] = await engine.checkpoints.list({ sessionId: own.session.id });
+		assert.equal(mine?.trigger, 'complete');
+		assert.equal(mine?.approvalStatus, 'auto_approved');
+		assert.match(mine?.approvalReason ?? '', /a person ended their own session/);
 	});
 });
 

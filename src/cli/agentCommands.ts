@@ -9,6 +9,7 @@
  */
 import { maxPayloadBytes, readStdin } from './hookStdin';
 import { silentLogger, stderrLogger } from '../engine/ports';
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -144,7 +145,9 @@ async function hookAnswer(input: HookInput): Promise<string> {
 			return '';
 		}
 		// Copilot CLI sends no session id: its run is found from the sessionStart/sessionEnd bracketing.
-		const event = assignCopilotRun(root, payloadEvent, Date.now());
+		const assigned = assignCopilotRun(root, payloadEvent, Date.now());
+		// Copilot CLI names its session file only on Stop; it is always ~/.copilot/session-state/<id>/events.jsonl.
+		const event = assigned.host === 'copilot-cli' && !assigned.transcriptPath && assigned.agentSessionId ? { ...assigned, transcriptPath: copilotSessionFile(input.env, assigned.agentSessionId) } : assigned;
 		const settings = settingsOf(root, log);
 		const hookLog = log;
 		const engine = input.engines
@@ -183,6 +186,16 @@ async function hookAnswer(input: HookInput): Promise<string> {
 		log?.error(`hook failed after ${Date.now() - started} ms: ${(error as Error).message}`);
 		return '';
 	}
+}
+
+/** Copilot CLI's session file for `sessionId` (`$COPILOT_HOME`, else `~/.copilot`), or null when there is none. */
+function copilotSessionFile(env: NodeJS.ProcessEnv, sessionId: string): string | null {
+	if (!/^[A-Za-z0-9-]{1,128}$/.test(sessionId)) {
+		return null;
+	}
+	const home = env['COPILOT_HOME'] || path.join(env['HOME'] || os.homedir(), '.copilot');
+	const file = path.join(home, 'session-state', sessionId, 'events.jsonl');
+	return fs.existsSync(file) ? file : null;
 }
 
 /** How this call's capture read the workspace, for the hook log: the watcher's paths or the full scan. */

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { agentWorld, hookLogProblems } from './agentWorld';
-import { runCopilot, trustForCopilot } from './copilotCli';
+import { copilotModel, runCopilot, trustForCopilot } from './copilotCli';
 import { anthropicStandIn } from './standIns/anthropic';
 
 function briefingIn(text: string): string {
@@ -57,7 +57,7 @@ test('a Copilot CLI conversation, run from both of its hook files, is one durabl
 	assert.match(session.name, /Copilot/);
 	assert.ok(JSON.stringify(w.batonJson(['session', 'show', session.id])).includes(first.sessionId), 'Copilot’s own id is an alias of the session');
 
-	const timeline = () => w.batonJson(['timeline', '--session', session.id]).entries as { type: string; actor?: string; tool?: string; text?: string; files?: { path: string; change: string }[] }[];
+	const timeline = () => w.batonJson(['timeline', '--session', session.id]).entries as { type: string; actor?: string; tool?: string; model?: string; text?: string; files?: { path: string; change: string }[] }[];
 	const steps = () =>
 		timeline()
 			.filter((e) => e.type === 'step')
@@ -77,6 +77,12 @@ test('a Copilot CLI conversation, run from both of its hook files, is one durabl
 			['agent', 'M a.txt'],
 		],
 		'each call one step (not one per hook file), with exactly its files',
+	);
+	assert.ok(
+		timeline()
+			.filter((e) => e.type === 'step')
+			.every((s) => s.model === copilotModel),
+		'each step names its model, from Copilot’s session file',
 	);
 
 	fs.appendFileSync(file('src/app.ts'), '// reviewed\n');

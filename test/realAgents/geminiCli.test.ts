@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { agentWorld, hookLogProblems } from './agentWorld';
-import { runGemini } from './geminiCli';
+import { geminiModel, runGemini } from './geminiCli';
 import { geminiStandIn } from './standIns/gemini';
 
 function briefingIn(text: string): string {
@@ -47,7 +47,11 @@ test('a Gemini CLI conversation is one durable session labelled Gemini CLI: brie
 	);
 	const session = sessions[0]!;
 	assert.match(session.name, /Gemini CLI/);
-	const timeline = w.batonJson(['timeline', '--session', session.id]).entries as { type: string; actor?: string; tool?: string; text?: string; files?: { path: string; change: string }[] }[];
+	const timeline = w.batonJson(['timeline', '--session', session.id]).entries as { type: string; actor?: string; tool?: string; model?: string; text?: string; files?: { path: string; change: string }[] }[];
+	assert.ok(
+		timeline.filter((e) => e.type === 'step').every((s) => s.model === geminiModel),
+		`each step names its model, from Gemini's chat: ${JSON.stringify(timeline.map((e) => e.model))}`,
+	);
 	assert.deepEqual(
 		timeline
 			.filter((e) => e.type === 'step')

@@ -60,7 +60,8 @@ function modelIn(value: unknown): string | null {
 		return null;
 	}
 	const v = value as Record<string, unknown>;
-	for (const holder of [v['message'], v['payload'], v]) {
+	// Claude Code `message.model`, Codex `payload.model`, Copilot CLI `data.model`, Gemini CLI `model`.
+	for (const holder of [v['message'], v['payload'], v['data'], v]) {
 		const model = holder && typeof holder === 'object' ? (holder as Record<string, unknown>)['model'] : undefined;
 		// `<synthetic>` and the like are not a model that wrote anything.
 		if (typeof model === 'string' && modelName.test(model)) {

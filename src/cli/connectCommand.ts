@@ -8,6 +8,7 @@
 import os from 'node:os';
 import path from 'node:path';
 import { batonLauncher } from '../engine/agentConfig/batonLauncher';
+import { launcherHome, portableHookCommand, writeUserLauncher } from '../engine/agentConfig/userLauncher';
 import { connectAgent, hookCommandFor, type WrittenFile } from '../engine/agentConfig/connectAgent';
 import { batonCliPath } from './batonCliPath';
 import { parseAgentName } from '../engine/agentKinds';
@@ -47,6 +48,10 @@ export const connectCommand: Command = {
 			initWorkspace(ctx.workspaceRoot);
 		}
 		const result = connectAgent(ctx.workspaceRoot, agent, { remove, command, now: Date.now, ...(mcp ? { mcp } : {}) });
+		if (!remove && command === portableHookCommand) {
+			// The hooks find this installation through the user's launcher where `baton` is not on PATH.
+			writeUserLauncher(launcherHome(ctx.env, os.homedir()), batonLauncher({ cliPath, execPath: process.execPath, env: ctx.env }));
+		}
 		const line = (w: WrittenFile): string => `${w.action.padEnd(9)} ${w.path}${w.backup ? `  (backup: ${w.backup})` : ''}${w.reason ? `  — ${w.reason}` : ''}`;
 		return {
 			json: { written: result.written, command: result.command, ...(result.mcp ? { mcp: result.mcp } : {}), ...(portable.warning && !remove ? { warning: portable.warning } : {}), notes: result.notes },

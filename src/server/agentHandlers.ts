@@ -13,6 +13,7 @@ import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { defaultAgentSettings, claudeHomeDir, readAgentSettings } from '../engine/agentConfig/agentSettings';
 import { batonLauncher, type BatonLauncher } from '../engine/agentConfig/batonLauncher';
 import { connectAgent, hookCommandFor } from '../engine/agentConfig/connectAgent';
+import { launcherHome, writeUserLauncher } from '../engine/agentConfig/userLauncher';
 import { aliasLinker } from '../engine/hooks/runHook';
 import { TranscriptArchive, type TranscriptInfo } from '../engine/transcripts/transcriptArchive';
 import { renderTranscriptMarkdown } from '../engine/transcripts/transcriptMarkdown';
@@ -44,6 +45,24 @@ export function registerAgentHandlers(connection: MessageConnection, host: Engin
 		}
 		return batonLauncher({ cliPath: options.cliPath, execPath: process.execPath, env: process.env, editor: { electron: process.versions.electron !== undefined }, persistent });
 	};
+	// The user's launcher (userLauncher.ts): committed hooks find this installation through it on a
+	// machine with no `baton` on PATH. Written when the backend starts, and again when Baton moved.
+	const refreshUserLauncher = (): void => {
+		try {
+			const run = launcher(true);
+			if (run.kind !== 'baton-on-path' && !run.warning) {
+				const written = writeUserLauncher(launcherHome(process.env, os.homedir()), run);
+				if (written.action === 'created' || written.action === 'updated') {
+					options.log.info(`${written.action} ${written.path}: agent hooks run this installation through it`);
+				} else if (written.action === 'skipped' && written.reason) {
+					options.log.warn(`the launcher agent hooks use was not written: ${written.reason}`);
+				}
+			}
+		} catch (error) {
+			options.log.warn(`the launcher agent hooks use was not written: ${(error as Error).message}`);
+		}
+	};
+	refreshUserLauncher();
 	const archive = (): TranscriptArchive => {
 		let settings = defaultAgentSettings();
 		try {
@@ -73,6 +92,7 @@ export function registerAgentHandlers(connection: MessageConnection, host: Engin
 		if (!remove) {
 			// Hooks need somewhere to record: connecting sets Baton up in the workspace too.
 			await host.write(async () => undefined, true);
+			refreshUserLauncher();
 		}
 		// Hook files and `.mcp.json` are committed: they call `baton` from PATH, never a path of this
 		// machine (a teammate's clone must work). Only Cline's MCP settings, outside the repository, may

@@ -200,6 +200,8 @@ export async function startServer(opts = {}) {
 		EXTENSIONS_GALLERY: '{}', // no marketplace (the default would query open-vsx.org on start)
 		XDG_CONFIG_HOME: dirs.cfg,
 		XDG_DATA_HOME: dirs.data, // code-server's config.yaml + coder-logs
+		// The launcher Baton's backend keeps for agent hooks (~/.baton/bin/baton) goes here, not in the person's home.
+		BATON_LAUNCHER_HOME: path.join(root, 'home'),
 		TMPDIR: dirs.tmp, // VS Code's vscode-ipc-*.sock etc. (they pile up in /tmp otherwise)
 	};
 	delete env.XDG_RUNTIME_DIR;

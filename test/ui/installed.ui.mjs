@@ -74,6 +74,32 @@ try {
 		const found = sessions?.find((x) => x.name === 'Installed smoke');
 		if (!found || found.status !== 'active') throw new Error(`the installed CLI lists: ${JSON.stringify(listed).slice(0, 400)}`);
 	});
+
+	await check('Connect Claude Code with no baton on PATH: the committed hook names no path of this machine, and run as the agent runs it, it records the session', async () => {
+		await s.runCommand('Baton: Connect Claude Code');
+		await s.quickPickSelect(/Hooks only/);
+		await s.notification('Connected Claude Code');
+		const settings = JSON.parse(fs.readFileSync(path.join(workspace, '.claude', 'settings.json'), 'utf8'));
+		const command = settings.hooks.SessionStart[0].hooks[0].command;
+		if (command !== '"$(command -v baton || echo "$HOME/.baton/bin/baton")" hook session-start') throw new Error(`the committed hook command: ${command}`);
+		if (fs.readFileSync(path.join(workspace, '.claude', 'settings.json'), 'utf8').includes(tmp)) throw new Error('the committed file names a folder of this machine');
+		// The backend wrote the launcher into the (harness's) home; an agent's shell, with no baton on PATH, runs the hook through it.
+		const home = path.join(s.server.root, 'home');
+		const noBaton = process.env.PATH.split(':')
+			.filter((dir) => !fs.existsSync(path.join(dir, 'baton')))
+			.join(':');
+		const answer = execFileSync('sh', ['-c', command], {
+			cwd: workspace,
+			encoding: 'utf8',
+			env: { PATH: noBaton, HOME: home },
+			input: JSON.stringify({ session_id: 'd00dfeed-0000-4000-8000-000000000001', hook_event_name: 'SessionStart', cwd: workspace, source: 'startup' }),
+		});
+		if (!/Baton briefing/.test(answer)) throw new Error(`the hook answered: ${answer.slice(0, 300)}`);
+		const log = fs.readFileSync(path.join(workspace, '.baton', 'logs', 'hooks.log'), 'utf8');
+		if (!/claude-code session-start d00dfeed-0000-4000-8000-000000000001 → /.test(log)) throw new Error(`the hook log: ${log.slice(-600)}`);
+		await s.page.waitForTimeout(300);
+		await s.screenshot('02-connected-without-baton-on-path');
+	});
 } catch (error) {
 	if (!String(error?.message).startsWith('stopped after')) {
 		checks.failed++;

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { batonLauncher, shellCommandOf } from './batonLauncher';
+import { portableHookCommand } from './userLauncher';
 import type { AgentKind } from '../agentKinds';
 import { mergeClaudeHooks, mergeCopilotCliHooks, mergeCopilotHooks, type HookSpec } from './hookConfigMerge';
 import { backupOf, changeJsonFile, displayPath, writeAtomically, type WrittenFile } from './jsonConfigFile';
@@ -214,18 +215,24 @@ function writeClineScripts(root: string, options: ConnectOptions): WrittenFile[]
 
 /**
  * The command the hooks run. The files it goes into are committed (`.claude/settings.json`,
- * `.github/hooks/…`, `.clinerules/hooks/…`) and run by every teammate who pulls them, in every clone:
- * so never an absolute path of this machine, but `baton` as found on PATH. When `baton` on PATH is
- * not this installation, the answer carries a warning saying how to fix it (`--command` still lets a
- * person write anything they like).
+ * `.github/hooks/…`, `.clinerules/hooks/…`, `.codex/…`, `.gemini/…`) and run by every teammate who
+ * pulls them, in every clone: so never an absolute path of this machine. `baton` when `baton` on PATH
+ * is this installation; else the portable form (userLauncher.ts) that takes `baton` from PATH when
+ * there is one and the user's launcher `~/.baton/bin/baton` otherwise — which the extension writes
+ * when it starts and `baton connect` when it runs, so a person who installed only the extension has
+ * working hooks. On Windows (PowerShell) only `baton` from PATH works, and a warning says so.
+ * (`--command` still lets a person write anything they like.)
  */
-export function hookCommandFor(input: { cliPath: string; execPath: string; env: NodeJS.ProcessEnv }): { command: string; warning?: string } {
+export function hookCommandFor(input: { cliPath: string; execPath: string; env: NodeJS.ProcessEnv; platform?: NodeJS.Platform }): { command: string; warning?: string } {
 	const launcher = batonLauncher(input);
 	if (launcher.kind === 'baton-on-path') {
 		return { command: 'baton' };
 	}
+	if ((input.platform ?? process.platform) !== 'win32') {
+		return { command: portableHookCommand };
+	}
 	return {
 		command: 'baton',
-		warning: `\`baton\` on PATH is not this installation (${shellCommandOf(launcher)}): the hooks call \`baton\`, so put Baton's CLI on PATH (for example \`npm install -g\` of this package, or a link named baton to its dist/cli.js) here and on every machine that uses this repository.`,
+		warning: `\`baton\` on PATH is not this installation (${shellCommandOf(launcher)}): on Windows the hooks call \`baton\` from PATH, so put a baton.cmd that runs it on PATH here and on every machine that uses this repository.`,
 	};
 }

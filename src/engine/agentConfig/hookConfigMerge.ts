@@ -8,6 +8,7 @@
  * - VS Code / Copilot (`.github/hooks/*.json`): `{"hooks":{"<Event>":[{"type":"command","command","timeout"}]}}`.
  */
 import { BatonError } from '../errors';
+import { portableHookCommand } from './userLauncher';
 
 export interface HookSpec {
 	/** The agent's event name (`SessionStart`, `PreToolUse`, …). */
@@ -28,7 +29,7 @@ export function isBatonHookCommand(command: unknown, prefix?: string): boolean {
 	if (typeof command !== 'string') {
 		return false;
 	}
-	return (!!prefix && command.startsWith(`${prefix} hook `)) || /(?:^|[\s"'/\\])(?:baton(?:\.cmd|\.exe)?|cli\.js)["']?\s+hook(?:\s|$)/.test(command);
+	return (!!prefix && command.startsWith(`${prefix} hook `)) || command.startsWith(`${portableHookCommand} hook `) || /(?:^|[\s"'/\\])(?:baton(?:\.cmd|\.exe)?|cli\.js)["']?\s+hook(?:\s|$)/.test(command);
 }
 
 /** The command prefix of Baton's specs (they all read `<prefix> hook <event>`). */

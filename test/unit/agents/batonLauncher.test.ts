@@ -11,6 +11,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { batonLauncher, shellCommandOf } from '../../../src/engine/agentConfig/batonLauncher';
 import { BatonError } from '../../../src/engine/errors';
 import { tempDir } from '../helpers';
+import { repoRoot } from './agentCli';
 
 function executable(file: string, script: string): string {
 	fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -96,5 +97,44 @@ void describe('batonLauncher', () => {
 			);
 		refuses({ cliPath: cli, execPath: editor, env: { PATH: path.join(base, 'nothing') }, editor: { electron: false } });
 		refuses({ cliPath: cli, execPath: editor, env: { PATH: path.join(base, 'nothing') }, editor: { electron: true }, platform: 'win32' });
+	});
+});
+
+void describe('hooks on a machine with no baton on PATH', () => {
+	void it('connect writes the portable command and the user’s launcher; the hook, run by sh as agents run it, records the session', async (t) => {
+		const base = tempDir(t, 'baton-no-path-');
+		const home = path.join(base, 'home');
+		const root = path.join(base, 'project');
+		fs.mkdirSync(home);
+		fs.mkdirSync(root);
+		const cli = path.join(repoRoot, 'dist', 'cli.js');
+		// PATH without baton: the directories of git, sh and node only.
+		const PATH = [...new Set(['git', 'sh', 'node'].map((b) => path.dirname(execFileSync('sh', ['-c', `command -v ${b}`], { encoding: 'utf8' }).trim())))].join(':');
+		const env = { PATH, HOME: home, BATON_NO_DAEMON: '1', BATON_ACTOR: 'test:agents' };
+		execFileSync(process.execPath, [cli, 'init'], { cwd: root, env });
+		const connected = JSON.parse(execFileSync(process.execPath, [cli, 'connect', 'claude', '--json'], { cwd: root, env, encoding: 'utf8' })) as { command: string; warning?: string };
+		assert.equal(connected.command, '"$(command -v baton || echo "$HOME/.baton/bin/baton")"', 'no path of this machine in the committed command');
+		assert.equal(connected.warning, undefined);
+		const launcher = path.join(home, '.baton', 'bin', 'baton');
+		assert.ok(fs.statSync(launcher).mode & 0o100, 'the user’s launcher is executable');
+		const settings = JSON.parse(fs.readFileSync(path.join(root, '.claude', 'settings.json'), 'utf8'));
+		const command = settings.hooks.SessionStart[0].hooks[0].command as string;
+		assert.ok(!command.includes(base), 'the committed file names no folder of this machine');
+		const answer = execFileSync('sh', ['-c', command], { cwd: root, env, input: JSON.stringify({ session_id: 'c1a2b3c4-0000-4000-8000-000000000001', hook_event_name: 'SessionStart', cwd: root, source: 'startup' }), encoding: 'utf8' });
+		assert.match(JSON.parse(answer).hookSpecificOutput.additionalContext, /^Baton briefing/, 'the hook ran Baton through the launcher');
+		assert.match(fs.readFileSync(path.join(root, '.baton', 'logs', 'hooks.log'), 'utf8'), /claude-code session-start .* → started ses_/);
+		// A teammate's clone with baton on PATH runs the same committed command through PATH.
+		const bin = path.join(base, 'bin');
+		fs.mkdirSync(bin);
+		fs.symlinkSync(cli, path.join(bin, 'baton'));
+		fs.rmSync(launcher);
+		const teammate = execFileSync('sh', ['-c', `${settings.hooks.Stop[0].hooks[0].command as string}`], {
+			cwd: root,
+			env: { ...env, PATH: `${bin}:${PATH}` },
+			input: JSON.stringify({ session_id: 'c1a2b3c4-0000-4000-8000-000000000001', hook_event_name: 'Stop', cwd: root }),
+			encoding: 'utf8',
+		});
+		assert.equal(teammate, '');
+		assert.match(fs.readFileSync(path.join(root, '.baton', 'logs', 'hooks.log'), 'utf8'), /claude-code stop .* → touched ses_/);
 	});
 });

@@ -43,6 +43,8 @@ function sessionsOf(baton: (args: string[]) => Run): any[] {
 }
 
 function hookLog(root: string): string {
+	// A session end answers first and finishes in the daemon: a command queued behind it waits for that.
+	runBaton(cli, root, ['session', 'list', '--json']);
 	return fs.readFileSync(path.join(root, '.baton', 'logs', 'hooks.log'), 'utf8');
 }
 

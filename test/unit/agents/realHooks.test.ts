@@ -38,6 +38,8 @@ function workspace(t: TestContext): Workspace {
 }
 
 function hookLog(root: string): string {
+	// A session end answers first and finishes in the daemon: a command queued behind it waits for that.
+	runBaton(cli, root, ['session', 'list', '--json']);
 	return fs.readFileSync(path.join(root, '.baton', 'logs', 'hooks.log'), 'utf8');
 }
 

@@ -165,3 +165,10 @@ export function hookLogProblems(log: string): string[] {
 export function handledLines(log: string): string[] {
 	return log.split('\n').filter((line) => line.includes(' → '));
 }
+
+/** Baton's briefing as the model received it (the system prompt names the work tree's files too, so only this part counts). */
+export function briefingIn(text: string): string {
+	const start = text.indexOf('Baton briefing');
+	const end = text.indexOf('(Full briefing', start);
+	return start < 0 ? '' : text.slice(start, end < 0 ? undefined : end);
+}

@@ -8,16 +8,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { agentWorld, handledLines, hookLogProblems } from './agentWorld';
+import { agentWorld, briefingIn, handledLines, hookLogProblems } from './agentWorld';
 import { claudeModel, runClaude } from './claudeCode';
 import { anthropicStandIn } from './standIns/anthropic';
-
-/** Baton's briefing as the model received it (the system prompt names the work tree's files too, so only this part counts). */
-function briefingIn(text: string): string {
-	const start = text.indexOf('Baton briefing');
-	const end = text.indexOf('(Full briefing', start);
-	return start < 0 ? '' : text.slice(start, end < 0 ? undefined : end);
-}
 
 interface Step {
 	step: number;

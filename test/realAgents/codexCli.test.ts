@@ -8,15 +8,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { agentWorld, hookLogProblems } from './agentWorld';
+import { agentWorld, briefingIn, hookLogProblems } from './agentWorld';
 import { codexModel, runCodex } from './codexCli';
 import { responsesStandIn } from './standIns/openaiResponses';
-
-function briefingIn(text: string): string {
-	const start = text.indexOf('Baton briefing');
-	const end = text.indexOf('(Full briefing', start);
-	return start < 0 ? '' : text.slice(start, end < 0 ? undefined : end);
-}
 
 test('a Codex conversation is one durable session labelled Codex: briefed from the previous handoff, each apply_patch and shell call one step with exactly its files, a resumed run in the same session', async (t) => {
 	const w = agentWorld(t, 'codex');

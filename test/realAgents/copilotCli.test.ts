@@ -9,15 +9,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { agentWorld, hookLogProblems } from './agentWorld';
+import { agentWorld, briefingIn, hookLogProblems } from './agentWorld';
 import { copilotModel, runCopilot, trustForCopilot } from './copilotCli';
 import { anthropicStandIn } from './standIns/anthropic';
-
-function briefingIn(text: string): string {
-	const start = text.indexOf('Baton briefing');
-	const end = text.indexOf('(Full briefing', start);
-	return start < 0 ? '' : text.slice(start, end < 0 ? undefined : end);
-}
 
 test('a Copilot CLI conversation, run from both of its hook files, is one durable session labelled Copilot: briefed once, every call one step with exactly its files, every prompt once, a resumed run in the same session', async (t) => {
 	const w = agentWorld(t, 'copilot');

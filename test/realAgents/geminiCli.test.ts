@@ -8,15 +8,9 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { agentWorld, hookLogProblems } from './agentWorld';
+import { agentWorld, briefingIn, hookLogProblems } from './agentWorld';
 import { geminiModel, runGemini } from './geminiCli';
 import { geminiStandIn } from './standIns/gemini';
-
-function briefingIn(text: string): string {
-	const start = text.indexOf('Baton briefing');
-	const end = text.indexOf('(Full briefing', start);
-	return start < 0 ? '' : text.slice(start, end < 0 ? undefined : end);
-}
 
 test('a Gemini CLI conversation is one durable session labelled Gemini CLI: briefed from the previous handoff, each write_file, replace and shell call one step with exactly its files, no review per model request', async (t) => {
 	const w = agentWorld(t, 'gemini');

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { withoutNul } from '../text/controlChars';
 import { filesNamedBy, isEditTool } from '../transcripts/editTools';
+import { withoutHookContext } from '../transcripts/agentTranscripts';
 import type { AgentKind } from '../agentKinds';
 import type { HookEvent, HookKind, ToolUse } from '../hookEvent';
 
@@ -117,7 +118,7 @@ export function normaliseHookPayload(raw: unknown, options: NormaliseOptions = {
 			transcriptPath: p.transcript_path || p.transcriptPath || null,
 			previousAgentSessionId: p.previous_session_id ?? p.previousSessionId ?? null,
 			tool: toolOf(p, mapped.kind, eventName, cwd),
-			prompt: withoutHookContext(p.prompt ?? p.userPromptSubmit?.prompt ?? p.taskStart?.taskMetadata?.initialTask ?? p.initialPrompt ?? null),
+			prompt: promptOf(p.prompt ?? p.userPromptSubmit?.prompt ?? p.taskStart?.taskMetadata?.initialTask ?? p.initialPrompt ?? null),
 			trigger: p.trigger ?? null,
 			model: modelOf(p.model),
 			agentTranscriptPath: p.agent_transcript_path || null,
@@ -236,17 +237,9 @@ function copilotArgs(args: unknown): unknown {
 	}
 }
 
-/**
- * The person's prompt without what a hook added to it: Gemini CLI puts a SessionStart hook's
- * `additionalContext` (Baton's own briefing) in front of the first prompt as
- * `<hook_context>…</hook_context>`, and sends that to BeforeAgent as the prompt.
- */
-function withoutHookContext(prompt: string | null): string | null {
-	if (prompt === null || !prompt.startsWith('<hook_context>')) {
-		return prompt;
-	}
-	const end = prompt.indexOf('</hook_context>');
-	return end < 0 ? prompt : prompt.slice(end + '</hook_context>'.length).replace(/^\s+/, '');
+/** The person's prompt: Gemini CLI sends its SessionStart hook's context (Baton's briefing) in front of the first one. */
+function promptOf(prompt: string | null): string | null {
+	return prompt === null ? null : withoutHookContext(prompt);
 }
 
 /** Epoch milliseconds from a number or an ISO date; null when neither. */

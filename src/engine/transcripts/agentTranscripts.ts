@@ -29,8 +29,8 @@ function isInjected(text: string): boolean {
 	return /^<[a-z_]+>/.test(text.trimStart());
 }
 
-/** The person's text without a hook's context Gemini CLI put in front of it. */
-function withoutHookContext(text: string): string {
+/** The person's text without a hook's context Gemini CLI put in front of it (`<hook_context>…</hook_context>`). */
+export function withoutHookContext(text: string): string {
 	if (!text.startsWith('<hook_context>')) {
 		return text;
 	}

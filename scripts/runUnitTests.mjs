@@ -2,7 +2,8 @@
 // Runs every test/unit/**/*.test.ts with node's own test runner under tsx (Node 20 has no glob
 // support in --test). Extra arguments are passed through (e.g. a file filter: `-- crash`).
 import { spawnSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -24,6 +25,9 @@ if (files.length === 0) {
 }
 // Every \`baton\` a test runs joins (or starts) its temp workspace's daemon: each one stops 5 s after
 // its last client (and within 2 s of its workspace being deleted), so none outlives the run for long.
-const env = { BATON_DAEMON_IDLE_MS: '5000', ...process.env };
+// The launcher a backend keeps for agent hooks (~/.baton/bin/baton) goes into a folder of the run's own, never the person's home.
+const launcherHome = mkdtempSync(path.join(os.tmpdir(), 'baton-unit-launcher-'));
+const env = { BATON_DAEMON_IDLE_MS: '5000', ...process.env, BATON_LAUNCHER_HOME: launcherHome };
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], { cwd: root, stdio: 'inherit', env });
+rmSync(launcherHome, { recursive: true, force: true });
 process.exit(result.status ?? 1);

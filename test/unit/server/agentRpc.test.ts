@@ -31,8 +31,8 @@ function nodeOnPath(dir: string): string {
 	return file;
 }
 
-function startServer(t: TestContext, workspace: string, PATH: string): MessageConnection {
-	const child = fork(serverMain, ['--workspace', workspace, '--cli', cli], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { ...process.env, PATH } });
+function startServer(t: TestContext, workspace: string, PATH: string, launcherHome?: string): MessageConnection {
+	const child = fork(serverMain, ['--workspace', workspace, '--cli', cli], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { ...process.env, PATH, ...(launcherHome ? { BATON_LAUNCHER_HOME: launcherHome } : {}) } });
 	const connection = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
 	connection.listen();
 	// Stopped before the test's temp folders are removed: the backend writes into its workspace.
@@ -46,17 +46,19 @@ function startServer(t: TestContext, workspace: string, PATH: string): MessageCo
 const codeOf = (e: unknown): string | undefined => (e instanceof ResponseError ? (e.data as rpc.RpcErrorData).code : undefined);
 
 void describe('agents over JSON-RPC', () => {
-	void it('connects Claude Code with `baton` from PATH (files people commit name no path of this machine), warns when PATH has no Baton; idempotent; a malformed file is refused untouched', async (t) => {
+	void it('connects Claude Code with a command that finds Baton on every machine (files people commit name no path of this machine), and keeps the user’s launcher it falls back on; idempotent; a malformed file is refused untouched', async (t) => {
 		const base = tempDir(t, 'baton-agent-rpc-');
 		const root = path.join(base, 'project');
 		fs.mkdirSync(root);
 		nodeOnPath(path.join(base, 'bin'));
-		const connection = startServer(t, root, `${path.dirname(process.execPath)}:${path.join(base, 'bin')}:/usr/bin:/bin`);
+		const home = path.join(base, 'home');
+		const connection = startServer(t, root, `${path.dirname(process.execPath)}:${path.join(base, 'bin')}:/usr/bin:/bin`, home);
 
 		const first = await connection.sendRequest(rpc.agentConnect, { agent: 'claude-code', mcp: true });
 		assert.equal(first.launcher, 'node-on-path');
-		assert.equal(first.command, 'baton');
-		assert.match(first.warning ?? '', /`baton` on PATH is not this installation/);
+		assert.equal(first.command, '"$(command -v baton || echo "$HOME/.baton/bin/baton")"', 'baton from PATH where there is one, else the user’s launcher');
+		assert.equal(first.warning, null);
+		assert.match(fs.readFileSync(path.join(home, '.baton', 'bin', 'baton'), 'utf8'), /cli\.js" "\$@"/, 'the backend keeps the launcher, running this installation');
 		assert.deepEqual(
 			first.written.map((w) => `${w.action} ${w.path}`),
 			['created .claude/settings.json'],
@@ -64,7 +66,7 @@ void describe('agents over JSON-RPC', () => {
 		assert.deepEqual([first.mcp?.action, first.mcp?.path, first.mcp?.name], ['created', '.mcp.json', 'baton']);
 		assert.ok(fs.existsSync(path.join(root, '.baton')), 'connecting set Baton up');
 		const settings = JSON.parse(fs.readFileSync(path.join(root, '.claude', 'settings.json'), 'utf8'));
-		assert.equal(settings.hooks.SessionStart[0].hooks[0].command, 'baton hook session-start');
+		assert.equal(settings.hooks.SessionStart[0].hooks[0].command, '"$(command -v baton || echo "$HOME/.baton/bin/baton")" hook session-start');
 		assert.deepEqual(JSON.parse(fs.readFileSync(path.join(root, '.mcp.json'), 'utf8')).mcpServers.baton, { type: 'stdio', command: 'baton', args: ['mcp'] });
 		for (const file of ['.claude/settings.json', '.mcp.json']) {
 			const text = fs.readFileSync(path.join(root, file), 'utf8');

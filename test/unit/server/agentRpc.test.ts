@@ -32,7 +32,11 @@ function nodeOnPath(dir: string): string {
 }
 
 function startServer(t: TestContext, workspace: string, PATH: string, launcherHome?: string): MessageConnection {
-	const child = fork(serverMain, ['--workspace', workspace, '--cli', cli], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { ...process.env, PATH, ...(launcherHome ? { BATON_LAUNCHER_HOME: launcherHome } : {}) } });
+	const child = fork(serverMain, ['--workspace', workspace, '--cli', cli], {
+		execArgv: ['--import', 'tsx'],
+		stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+		env: { ...process.env, PATH, ...(launcherHome ? { BATON_LAUNCHER_HOME: launcherHome } : {}) },
+	});
 	const connection = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
 	connection.listen();
 	// Stopped before the test's temp folders are removed: the backend writes into its workspace.

@@ -46,7 +46,7 @@ export function registerAgentHandlers(connection: MessageConnection, host: Engin
 		return batonLauncher({ cliPath: options.cliPath, execPath: process.execPath, env: process.env, editor: { electron: process.versions.electron !== undefined }, persistent });
 	};
 	// The user's launcher (userLauncher.ts): committed hooks find this installation through it on a
-	// machine with no `baton` on PATH. Written when the backend starts, and again when Baton moved.
+	// machine with no `baton` on PATH. Written soon after the backend starts, again when Baton moved, and on connect.
 	const refreshUserLauncher = (): void => {
 		try {
 			const run = launcher(true);
@@ -62,7 +62,9 @@ export function registerAgentHandlers(connection: MessageConnection, host: Engin
 			options.log.warn(`the launcher agent hooks use was not written: ${(error as Error).message}`);
 		}
 	};
-	refreshUserLauncher();
+	// Off the backend's start: finding a Node runs `node --version`, which must not hold up the window's first requests.
+	const launcherTimer = setTimeout(refreshUserLauncher, 3_000);
+	launcherTimer.unref();
 	const archive = (): TranscriptArchive => {
 		let settings = defaultAgentSettings();
 		try {
@@ -138,7 +140,13 @@ export function registerAgentHandlers(connection: MessageConnection, host: Engin
 		}),
 	);
 
-	return watchArchive(path.join(batonDir(root), 'transcripts', 'index.json'), options.onArchiveChange, options.pollMs ?? 1_000);
+	const watcher = watchArchive(path.join(batonDir(root), 'transcripts', 'index.json'), options.onArchiveChange, options.pollMs ?? 1_000);
+	return {
+		dispose: () => {
+			clearTimeout(launcherTimer);
+			watcher.dispose();
+		},
+	};
 }
 
 /** Hooks archive transcripts in their own processes, writing only the index file: one stat per tick notices it. */

@@ -9,7 +9,6 @@
  */
 import { maxPayloadBytes, readStdin } from './hookStdin';
 import { silentLogger, stderrLogger } from '../engine/ports';
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,7 +20,7 @@ import { isShellTool } from '../engine/transcripts/editTools';
 import { parseAgentName } from '../engine/agentKinds';
 import type { HookEvent } from '../engine/hookEvent';
 import { HookLog, hookLogFile } from '../engine/hooks/hookLog';
-import { assignCopilotRun } from '../engine/hooks/copilotRuns';
+import { assignCopilotRun, copilotSessionFile } from '../engine/hooks/copilotRuns';
 import { claimHookEvent } from '../engine/hooks/hookClaims';
 import { clineCarryOn } from '../engine/hooks/hookResponses';
 import { normaliseHookPayload } from '../engine/hooks/normaliseHookPayload';
@@ -186,16 +185,6 @@ async function hookAnswer(input: HookInput): Promise<string> {
 		log?.error(`hook failed after ${Date.now() - started} ms: ${(error as Error).message}`);
 		return '';
 	}
-}
-
-/** Copilot CLI's session file for `sessionId` (`$COPILOT_HOME`, else `~/.copilot`), or null when there is none. */
-function copilotSessionFile(env: NodeJS.ProcessEnv, sessionId: string): string | null {
-	if (!/^[A-Za-z0-9-]{1,128}$/.test(sessionId)) {
-		return null;
-	}
-	const home = env['COPILOT_HOME'] || path.join(env['HOME'] || os.homedir(), '.copilot');
-	const file = path.join(home, 'session-state', sessionId, 'events.jsonl');
-	return fs.existsSync(file) ? file : null;
 }
 
 /** How this call's capture read the workspace, for the hook log: the watcher's paths or the full scan. */

@@ -17,6 +17,7 @@
  * they share the run that was opened last.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
 import type { HookEvent } from '../hookEvent';
@@ -83,4 +84,14 @@ function readRuns(file: string): RunsFile {
 function writeRuns(file: string, runs: RunsFile): void {
 	mkdirPrivate(path.dirname(file));
 	writeAtomically(file, `${JSON.stringify(runs, null, '\t')}\n`, privateFileMode);
+}
+
+/** Copilot CLI's session file for `sessionId` (`$COPILOT_HOME`, else `~/.copilot`), or null when there is none. */
+export function copilotSessionFile(env: NodeJS.ProcessEnv, sessionId: string): string | null {
+	if (!/^[A-Za-z0-9-]{1,128}$/.test(sessionId)) {
+		return null;
+	}
+	const home = env['COPILOT_HOME'] || path.join(env['HOME'] || os.homedir(), '.copilot');
+	const file = path.join(home, 'session-state', sessionId, 'events.jsonl');
+	return fs.existsSync(file) ? file : null;
 }

@@ -140,12 +140,18 @@ function rowsOf(db: BatonDb, state: TreeState, scopeKeys: readonly string[]): Ma
 /** The first level: every group, with the rows of those that open expanded; `sent` lists those rows. */
 export async function treeRootOf(engine: Engine): Promise<{ scopes: TreeScopeDto[]; sent: TreeRowDto[] }> {
 	return engine.store.read((db) => {
-		const state = stateOf(engine, db);
-		const open = rowsOf(
-			db,
-			state,
-			state.scopes.filter(opensExpanded).map((s) => s.scopeKey),
-		);
+		let state = stateOf(engine, db);
+		const openKeys = state.scopes.filter(opensExpanded).map((s) => s.scopeKey);
+		let open = rowsOf(db, state, openKeys);
+		// A group counted with sessions of its own but sent with no row would open empty (seen once in CI,
+		// cause not found): the kept state disagrees with itself, so it is read again, and the log says so.
+		const empty = state.scopes.filter((s) => open.get(s.scopeKey)?.length === 0 && s.sessionCount > (state.nesting.nestedIn.get(s.scopeKey) ?? 0));
+		if (empty.length > 0) {
+			engine.ctx.log.warn(`session tree: ${empty.map((s) => `${s.scopeKey} (${s.sessionCount})`).join(', ')} counted with sessions but read with none at ${state.key}; reading again`);
+			states.delete(engine);
+			state = stateOf(engine, db);
+			open = rowsOf(db, state, openKeys);
+		}
 		const sent: TreeRowDto[] = [];
 		const scopes = state.scopes.map((scope) => {
 			const rows = open.get(scope.scopeKey);

@@ -70,6 +70,7 @@ export const sessionStart = new RequestType<StartSessionParams, StartSessionResu
 export const sessionEnd = new RequestType<EndSessionParams, EndSessionResult, RpcErrorData>('session/end');
 /** Extension → server: suspend an active session. */
 export const sessionSuspend = new RequestType<{ id: string }, { session: SessionDto }, RpcErrorData>('session/suspend');
+export const sessionRename = new RequestType<{ id: string; name: string }, { session: SessionDto }, RpcErrorData>('session/rename');
 /** Extension → server: resume a suspended, ended or orphaned session. */
 export const sessionResume = new RequestType<{ id: string }, { session: SessionDto }, RpcErrorData>('session/resume');
 /** Extension → server: suspend the current session and activate another, atomically. */
@@ -97,7 +98,8 @@ export const issueLink = new RequestType<{ sessionId: string; ref: string }, { l
 /** Server → extension: data changed (its own writes or another process's); views refresh. */
 export const dataDidChange = new NotificationType<{ sequence: number; external: boolean }>('data/didChange');
 /** Server → extension: a log line for the Baton output channel. */
-export const serverLog = new NotificationType<{ level: 'info' | 'warn' | 'error'; message: string }>('server/log');
+/** `debug`: a line per command or hook call, in the output only at VS Code's Debug log level (Developer: Set Log Level…). */
+export const serverLog = new NotificationType<{ level: 'debug' | 'info' | 'warn' | 'error'; message: string }>('server/log');
 
 /** Extension → server: checkpoints, newest first (by session, by approval status). */
 export const checkpointList = new RequestType<{ sessionId?: string; status?: ApprovalStatusDto; limit?: number }, { checkpoints: CheckpointDto[] }, RpcErrorData>('checkpoint/list');

@@ -21,7 +21,8 @@ export interface DaemonOptions {
 	cliModule: string;
 	/** Shut down after this long with no client connected; 0: never (the editor's backend lives as long as its window). */
 	idleMs: number;
-	log(level: 'info' | 'warn' | 'error', message: string): void;
+	/** `debug` is the line per command and hook call: the editor's output shows it at its Debug level only, daemon.log always. */
+	log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
 	/** The process's engine, which every command and hook runs with (the same the windows use). */
 	engines: DaemonEngines;
 	/** Each new connection: the editor's handlers are registered on it. */
@@ -139,7 +140,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 			// Whether the command found the engine warm or had to open it (first use, or files replaced).
 			const opened = engines.opened > openedBefore;
 			options.log(
-				'info',
+				'debug',
 				`${hook ? 'hook/run' : 'cli/run'} ${words} → exit ${exitCode} in ${Date.now() - began} ms${opened ? ' (opened the engine)' : engines.lent > lentBefore ? ' (warm engine)' : ''}${deferred ? ' (answered; the rest runs after)' : ''}`,
 			);
 			return { answer: { stdout, stderr, exitCode }, deferred };

@@ -101,7 +101,7 @@ function main(): void {
 			cliModule: path.resolve(values['cli-module'] ?? path.join(__dirname, 'baton.js')),
 			idleMs: 0,
 			engines: backend,
-			log: (level, message) => log[level](`daemon: ${message}`),
+			log: (level, message) => (level === 'debug' ? void connection.sendNotification(serverLog, { level, message: `daemon: ${message}` }) : log[level](`daemon: ${message}`)),
 			// Another window on this workspace connects here instead of starting a backend of its own.
 			onConnection: (socketConnection) => socketClient(socketConnection, backend, { workspace: values.workspace as string, cliPath, log }),
 			onHello: (socketConnection, hello) => hello.client === 'editor' && backend.addEditor(socketConnection, hello.editor && { config: hello.editor.config as BatonConfigInput, hostEnvironment: hello.editor.hostEnvironment }),
@@ -136,7 +136,7 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 			cliModule: path.resolve(typeof values['cli-module'] === 'string' ? values['cli-module'] : path.join(__dirname, 'baton.js')),
 			idleMs: Number.isFinite(idle) && idle > 0 ? idle : 10 * 60_000,
 			engines: backend,
-			log: (level, message) => log[level](message),
+			log: (level, message) => (level === 'debug' ? write('debug', message) : log[level](message)),
 			onConnection: (connection) => socketClient(connection, backend, { workspace, cliPath, log }),
 			onHello: (connection, hello) => {
 				if (hello.client === 'editor') {

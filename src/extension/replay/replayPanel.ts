@@ -64,6 +64,8 @@ export class ReplayPanel implements vscode.Disposable {
 	private readonly details = new Map<string, StepDetailDto>();
 	/** The page's last first paint (ms after the page loaded and after the command; rows on screen), for the log and the benchmark. */
 	lastPaint: Paint | undefined;
+	/** Whether the next paint is the first of a page a command just wrote (a reloaded page is not). */
+	private paintAnswersCommand = false;
 
 	constructor(
 		private readonly extensionUri: vscode.Uri,
@@ -102,6 +104,7 @@ export class ReplayPanel implements vscode.Disposable {
 			return;
 		}
 		this.lastPaint = undefined;
+		this.paintAnswersCommand = true;
 		this.focusStep = focusStep;
 		const nonce = randomBytes(16).toString('base64');
 		const script = panel.webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview', 'replay.js')).toString();
@@ -149,12 +152,17 @@ export class ReplayPanel implements vscode.Disposable {
 				case 'revert':
 					await this.revert(message.id);
 					return;
-				case 'painted':
-					this.lastPaint = { ms: message.ms, entries: message.entries, rows: message.rows, ...(message.fromCommandMs !== undefined ? { fromCommandMs: message.fromCommandMs } : {}) };
-					this.workspace.log.info(
-						`Replay: ${message.entries} entries, first ${message.rows} rows painted ${message.fromCommandMs !== undefined ? `${message.fromCommandMs.toFixed(0)} ms after the command, ` : ''}${message.ms.toFixed(0)} ms after the page loaded`,
+				case 'painted': {
+					// Only the first paint of a page answers the command that wrote it: VS Code reloads a hidden
+					// tab's page when it is shown again, and that page still carries the command's time.
+					const fromCommandMs = this.paintAnswersCommand ? message.fromCommandMs : undefined;
+					this.paintAnswersCommand = false;
+					this.lastPaint = { ms: message.ms, entries: message.entries, rows: message.rows, ...(fromCommandMs !== undefined ? { fromCommandMs } : {}) };
+					this.workspace.log.debug(
+						`Replay: ${message.entries} entries, first ${message.rows} rows painted ${fromCommandMs !== undefined ? `${fromCommandMs.toFixed(0)} ms after the command, ` : '(page reloaded) '}${message.ms.toFixed(0)} ms after the page loaded`,
 					);
 					return;
+				}
 				default:
 					return;
 			}

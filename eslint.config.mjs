@@ -18,12 +18,11 @@ const engineShapes = [
 	'sessions/sessionShapes',
 	'tasks/taskShapes',
 	'interop/importTypes',
-	'agentKinds',
 	'agentConfig/agentConfigShapes',
 	'sync/syncShapes',
 ];
 /** Engine files that import nothing, which the protocol may re-export as values (test/unit/architecture.test.ts: pureLeaves). */
-const enginePureLeaves = ['text/controlChars'];
+const enginePureLeaves = ['text/controlChars', 'agentKinds'];
 
 /** no-restricted-imports for one layer: other layers it must not reach, and packages it must not use. */
 function layerRule(message, { layers = [], packages = [] }) {

@@ -86,6 +86,16 @@ export const sessionCommands: Command[] = [
 		},
 	},
 	{
+		path: ['session', 'rename'],
+		usage: 'baton session rename ID NAME',
+		summary: 'give a session a name that says what it is doing (shared with teammates through sync)',
+		positionals: [2, 2],
+		async run(ctx) {
+			const session = await (await ctx.engine()).sessions.rename({ id: ctx.args[0] as string, name: ctx.args[1] as string, actor: ctx.actor });
+			return { json: { session }, text: `Renamed ${session.id} to ${session.name}` };
+		},
+	},
+	{
 		path: ['session', 'switch'],
 		usage: 'baton session switch ID [--from ID]',
 		summary: 'suspend the current session and activate another, atomically',

@@ -17,6 +17,8 @@ export type DomainEvent =
 	| { type: 'session.ended'; session: Session; handoff: HandoffData; actor: string }
 	| { type: 'session.suspended'; session: Session; actor: string }
 	| { type: 'session.resumed'; session: Session; actor: string }
+	/** A person renamed the session, or its first prompt named it (sessions/sessionName.ts). */
+	| { type: 'session.renamed'; session: Session; previousName: string; actor: string }
 	/** A checkpoint was recorded; `checkpoint.approvalStatus` and `escalationReasons` say whether a human is needed. */
 	| { type: 'checkpoint.created'; checkpoint: Checkpoint; session: Session | null; actor: string }
 	| { type: 'checkpoint.decided'; checkpoint: Checkpoint; status: 'approved' | 'rejected'; previous: Checkpoint['approvalStatus']; actor: string }

@@ -7,6 +7,7 @@ export const CommandIds = {
 	endSession: 'baton.session.end',
 	suspendSession: 'baton.session.suspend',
 	resumeSession: 'baton.session.resume',
+	renameSession: 'baton.session.rename',
 	switchSession: 'baton.session.switch',
 	showBriefing: 'baton.briefing.show',
 	showSessionDetails: 'baton.session.showDetails',

@@ -4,3 +4,9 @@
  * definition, in an engine file that imports nothing; docs/architecture.md §2).
  */
 export { escapeControls } from '../engine/text/controlChars';
+import { agentLabel, isAgentKind } from '../engine/agentKinds';
+
+/** An agent as people read it ("Claude Code" for `claude-code`, one table for every layer); an agent this version does not know keeps its own word. */
+export function agentName(agent: string): string {
+	return isAgentKind(agent) ? agentLabel(agent) : agent;
+}

@@ -111,6 +111,7 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 		),
 	);
 	on(rpc.sessionSuspend, (params) => host.write(async (engine) => ({ session: await engine.sessions.suspend({ id: params.id, actor: actor() }) })));
+	on(rpc.sessionRename, (params) => host.write(async (engine) => ({ session: await engine.sessions.rename({ id: params.id, name: params.name, actor: actor() }) })));
 	on(rpc.sessionResume, (params) => host.write(async (engine) => ({ session: await engine.sessions.resume({ id: params.id, actor: actor() }) })));
 	on(rpc.sessionSwitch, (params) => host.write((engine) => engine.sessions.switch({ id: params.id, ...(params.from ? { from: params.from } : {}), actor: actor() })));
 	on(rpc.sessionGc, (params) =>

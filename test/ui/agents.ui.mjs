@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch } from '../harness/workbench.mjs';
-import { Checks, openBaton, root } from './uiSupport.mjs';
+import { Checks, openBaton, root, rowLabel } from './uiSupport.mjs';
 
 const artifactsDir = path.join(root, 'artifacts', 'ui', 'agents');
 fs.rmSync(artifactsDir, { recursive: true, force: true });
@@ -122,6 +122,22 @@ try {
 		await s.page.locator('.monaco-editor .view-lines', { hasText: 'No language model is available' }).first().waitFor({ timeout: 10_000 });
 		await s.page.waitForTimeout(500);
 		await s.screenshot('04-summary-fallback');
+	});
+
+	await check('a session renamed from its context menu reads its new name, with its agent beside its state', async () => {
+		await s.clearNotifications();
+		await s.treeItem(rowLabel('Claude Code session 6f1c2a9e'), { view: 'Session Chains' }).click({ button: 'right' });
+		await s.clickContextMenuItem('Rename Session…');
+		await s.quickInputSubmit('Payment idempotency key');
+		const row = s.treeItem(rowLabel('Payment idempotency key'), { view: 'Session Chains' });
+		await row.waitFor({ timeout: 15_000 });
+		const description = (await row.locator('.label-description').textContent()) ?? '';
+		if (!/· Claude Code$/.test(description.trim())) {
+			throw new Error(`the row does not say whose session it is: "${description}"`);
+		}
+		await row.hover();
+		await s.page.locator('.monaco-hover', { hasText: 'its own id 6f1c2a9e' }).first().waitFor({ timeout: 10_000 });
+		await s.screenshot('05-renamed-session');
 	});
 } catch {
 	// The failed check was reported with a screenshot.

@@ -11,7 +11,7 @@ import type { Session } from '../storage/model';
 import { parseScope, scopeKey } from '../sessions/scope';
 import type { AgentSettings } from '../agentConfig/agentSettings';
 import { earlierSessionIds } from '../transcripts/claudeProjects';
-import { agentLabel } from '../agentKinds';
+import { placeholderName } from '../sessions/sessionName';
 import type { HookEvent } from '../hookEvent';
 
 /** How a session was found: the agent id's alias, a previous id in the payload, the transcript's first records, or the agent kind's most recent session. */
@@ -33,15 +33,11 @@ export interface StartOutcome {
 }
 
 export class AgentSessions {
-	private readonly label: string;
-
 	constructor(
 		private readonly engine: HookEngine,
 		private readonly event: HookEvent,
 		private readonly options: { actor: string; settings: AgentSettings; log: Logger },
-	) {
-		this.label = agentLabel(event.agent);
-	}
+	) {}
 
 	/**
 	 * The durable session of this agent session: its alias, then an earlier id the payload names, then
@@ -131,7 +127,7 @@ export class AgentSessions {
 		try {
 			const currentTask = await this.currentTask(scope);
 			const started = await this.engine.sessions.start({
-				name: `${this.label} session ${this.event.agentSessionId.slice(0, 8)}`,
+				name: placeholderName(this.event.agent, this.event.agentSessionId),
 				scope,
 				agent: this.event.agent,
 				agentIdentifier: this.event.agentSessionId,

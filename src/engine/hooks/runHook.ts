@@ -176,6 +176,7 @@ class HookRun {
 		const prompt = this.event.kind === 'userPrompt' ? this.event.prompt : null;
 		if (prompt) {
 			await this.safely('timeline prompt', () => this.options.timeline?.onPrompt(id, prompt));
+			await this.safely('session name', () => this.engine.sessions.nameAfterPrompt({ id, prompt, actor: this.options.actor }));
 			// `fix #12`, `ABC-123`, issue URLs: local pattern matching and at most one write, no network.
 			await this.safely('issue links', () => this.engine.trackers.linkFromText({ sessionId: id, text: prompt, source: 'prompt', actor: this.options.actor }));
 		}

@@ -17,6 +17,7 @@ import type { GitStateReader } from './gitState';
 import { buildDebrief, buildHandoff } from './handoffBuilder';
 import { parseScope, scopeKey } from './scope';
 import { activateRow, auditSession, checkConcurrency, checkScope, describeAge, invalidTransition, resumable, soleActive, suspendRow, upsertAlias, writeHandoffOnce } from './sessionRows';
+import { checkedSessionName, hasPlaceholderName, nameFromPrompt, renameRow } from './sessionName';
 import { activeSessions, chainTail, getSession, readHandoff, runsHere, sessionByAlias } from './sessionQueries';
 import { pushAll } from '../arrays';
 
@@ -78,10 +79,7 @@ export class SessionService {
 	) {}
 
 	async start(input: StartInput): Promise<StartResult> {
-		const name = input.name.trim();
-		if (!name || name.length > 200) {
-			throw new BatonError('invalidInput', 'a session needs a name of 1 to 200 characters');
-		}
+		const name = checkedSessionName(input.name);
 		const scope = typeof input.scope === 'string' ? parseScope(input.scope) : (input.scope ?? { type: 'global' as const });
 		await this.beforeBriefing?.();
 		return this.ctx.store.write((db) => {
@@ -203,6 +201,19 @@ export class SessionService {
 			this.ctx.events.emit(db, { type: 'session.suspended', session: suspended, actor: input.actor });
 			return suspended;
 		});
+	}
+
+	/** A person's rename (`baton session rename`, Rename Session…). */
+	async rename(input: { id: string; name: string; actor: string }): Promise<Session> {
+		const name = checkedSessionName(input.name);
+		return this.ctx.store.write((db) => renameRow(this.ctx, db, input.id, name, input.actor));
+	}
+
+	/** A session still called after its agent takes its name from this prompt; null when it keeps its name. */
+	async nameAfterPrompt(input: { id: string; prompt: string; actor: string }): Promise<Session | null> {
+		const name = nameFromPrompt(input.prompt);
+		if (!name) return null;
+		return this.ctx.store.write((db) => (hasPlaceholderName(getSession(db, input.id)) ? renameRow(this.ctx, db, input.id, name, input.actor) : null));
 	}
 
 	async resume(input: { id: string; actor: string }): Promise<Session> {

@@ -42,6 +42,7 @@ const fileStats = {
 const bodies: Record<string, Spec> = {
 	'session.started': { name: 'text', scope: 'scope', agent: 'text', previousId: 'text', parentId: 'text', startedAt: 'text' },
 	'session.status': { status: 'text', reason: 'text', at: 'text' },
+	'session.renamed': { name: 'text', at: 'text' },
 	'handoff.written': {
 		lastTask: taskRef,
 		tasksCompleted: [taskRef],

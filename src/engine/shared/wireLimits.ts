@@ -49,6 +49,7 @@ export function wireSizeProblem(event: WireEvent): string | null {
 	const body = event.body as Record<string, unknown>;
 	switch (event.kind) {
 		case 'session.started':
+		case 'session.renamed':
 			return over('body.name', body['name'], wireLimits.sessionName);
 		case 'checkpoint.recorded':
 			return over('body.message', body['message'], wireLimits.checkpointText) ?? listOver('body.tags', body['tags'], wireLimits.tagsAtCreate, wireLimits.tag) ?? annotationsOver(body['annotations']);

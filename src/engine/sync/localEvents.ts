@@ -64,6 +64,8 @@ function sharedEventsFor(event: DomainEvent, db: BatonDb): NewSharedEvent[] {
 			return [statusEvent(event.session, 'suspended', event.actor, null)];
 		case 'session.resumed':
 			return [statusEvent(event.session, 'resumed', event.actor, null)];
+		case 'session.renamed':
+			return [{ kind: 'session.renamed', subject: event.session.id, sessionId: event.session.id, actor: event.actor, body: { name: event.session.name, at: event.session.updatedAt } }];
 		case 'checkpoint.created':
 			return [checkpointRecorded(event.checkpoint, event.actor)];
 		case 'checkpoint.decided':

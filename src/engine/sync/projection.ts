@@ -42,9 +42,9 @@ export interface ProjectionOptions {
 /** A `session.status` event's status → the session's. Imported sessions travel with their legacy states (archived, closed). */
 const statusOf: Record<string, Session['status']> = { resumed: 'active', active: 'active', suspended: 'suspended', ended: 'ended', orphaned: 'orphaned', archived: 'archived', closed: 'closed' };
 /** The kinds a session's or checkpoint's state is derived from (all `eventsBySubject` needs to read). */
-const subjectKinds = ['session.started', 'session.status', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided'];
+const subjectKinds = ['session.started', 'session.status', 'session.renamed', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided'];
 const subjectKindSet = new Set(subjectKinds);
-const derived = new Set<string>(['session.started', 'session.status', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided', ...recordKinds]);
+const derived = new Set<string>(['session.started', 'session.status', 'session.renamed', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided', ...recordKinds]);
 
 /**
  * Derives the records the given (newly merged) events touch. `ownMachine` is this machine: the
@@ -122,6 +122,8 @@ export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownM
 			continue;
 		}
 		const state = derivedStatus(own);
+		// Its last rename (id order), whichever machine's: the session's own machine refuses a teammate's rename, so it is that machine's.
+		const renamed = str(own.findLast((e) => e.kind === 'session.renamed' && (str(e.body['name']) ?? '') !== '')?.body['name']);
 		const row = sessionRows.get(id);
 		if (!row) {
 			const body = start.body;
@@ -134,7 +136,7 @@ export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownM
 			}
 			const inserted = sessionRow({
 				id,
-				name: str(body['name']) ?? id,
+				name: renamed ?? str(body['name']) ?? id,
 				status: state?.status ?? 'active',
 				scope,
 				agent: str(body['agent']),
@@ -164,6 +166,10 @@ export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownM
 				.where(eq(sessions.id, id))
 				.run();
 			result.sessions.updated++;
+		}
+		if (renamed && renamed !== row.name) {
+			db.update(sessions).set({ name: renamed }).where(eq(sessions.id, id)).run();
+			result.sessions.updated += state && (state.status !== row.status || state.endedAt !== row.endedAt) ? 0 : 1;
 		}
 	}
 	insertRows(store, sessions, newSessions);

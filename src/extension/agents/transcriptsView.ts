@@ -7,6 +7,7 @@
 import * as vscode from 'vscode';
 import type { TranscriptDto } from '../../protocol/agentDto';
 import { transcriptList, transcriptShow } from '../../protocol/rpc';
+import { agentName } from '../../protocol/displayText';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { escapeMarkdown, relativeTime, shownItem } from '../format';
 import { CommandIds, transcriptScheme } from '../ids';
@@ -37,8 +38,6 @@ export class TranscriptNode {
 }
 
 type Node = TranscriptGroup | TranscriptNode;
-
-const agentLabels: Record<string, string> = { 'claude-code': 'Claude Code', copilot: 'Copilot', cline: 'Cline' };
 
 export function formatBytes(n: number): string {
 	return n >= 1_048_576 ? `${(n / 1_048_576).toFixed(1)} MB` : n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} B`;
@@ -124,7 +123,7 @@ function groupItem(group: TranscriptGroup): vscode.TreeItem {
 	const linked = group.sessionId !== null;
 	const item = new vscode.TreeItem(group.name, linked ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
 	item.id = `transcripts:${group.sessionId ?? 'unlinked'}`;
-	const agents = [...new Set(list.map((t) => agentLabels[t.agent] ?? t.agent))].join(', ');
+	const agents = [...new Set(list.map((t) => agentName(t.agent)))].join(', ');
 	const turns = list.filter((t) => !t.parentAgentSessionId).reduce((n, t) => n + t.userRequests, 0);
 	item.description = linked ? `${agents} · ${turns} turn${turns === 1 ? '' : 's'} · ${relativeTime(group.lastAt)}` : `${list.length} transcript${list.length === 1 ? '' : 's'}, not archived`;
 	item.iconPath = new vscode.ThemeIcon(linked ? 'comment-discussion' : 'question');
@@ -150,7 +149,7 @@ function transcriptItem(t: TranscriptDto): vscode.TreeItem {
 	item.iconPath = new vscode.ThemeIcon(t.sourceMissing ? 'archive' : t.errors ? 'comment-unresolved' : 'comment', t.errors ? new vscode.ThemeColor('charts.orange') : undefined);
 	item.contextValue = 'transcript';
 	const md = new vscode.MarkdownString();
-	md.appendMarkdown(`**${escapeMarkdown(label)}** — ${agentLabels[t.agent] ?? t.agent} ${escapeMarkdown(t.agentSessionId)}  \n`);
+	md.appendMarkdown(`**${escapeMarkdown(label)}** — ${agentName(t.agent)} ${escapeMarkdown(t.agentSessionId)}  \n`);
 	md.appendMarkdown(`${t.firstAt ? new Date(t.firstAt).toLocaleString() : '?'} → ${t.lastAt ? new Date(t.lastAt).toLocaleString() : '?'}  \n`);
 	md.appendMarkdown(`${t.userRequests} requests · ${t.toolCalls} tool calls · ${t.errors} errors · ${t.compactions} compactions · ${formatTokens(t.tokens)} tokens (≈ $${t.costUsd.toFixed(2)})`);
 	if (t.sharedFrom) {

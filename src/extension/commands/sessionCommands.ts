@@ -3,7 +3,7 @@
  * can be cancelled with Escape before anything is written.
  */
 import * as vscode from 'vscode';
-import { sessionEnd, sessionGc, sessionResume, sessionStart, sessionSuspend, sessionSwitch } from '../../protocol/rpc';
+import { sessionDetails, sessionEnd, sessionGc, sessionRename, sessionResume, sessionStart, sessionSuspend, sessionSwitch } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { relativeTime } from '../format';
 import { CommandIds } from '../ids';
@@ -23,6 +23,8 @@ const agents = [
 	{ label: '$(hubot) Claude Code', agent: 'claude-code' },
 	{ label: '$(copilot) GitHub Copilot', agent: 'copilot' },
 	{ label: '$(robot) Cline', agent: 'cline' },
+	{ label: '$(terminal) Codex CLI', agent: 'codex' },
+	{ label: '$(sparkle) Gemini CLI', agent: 'gemini' },
 	{ label: '$(edit) Other agent…', agent: '' },
 ];
 
@@ -160,6 +162,31 @@ export function registerSessionCommands({ workspace, panels, told }: Deps): vsco
 				await workspace.refresh();
 				void vscode.window.showInformationMessage(`Suspended “${session.name}”. Resume it any time.`);
 				return session;
+			},
+			log,
+		),
+
+		command(
+			CommandIds.renameSession,
+			async (arg?: unknown) => {
+				const given = sessionIdOf(arg);
+				const session = given ? (await workspace.request(sessionDetails, { id: given })).session : await pickSession(workspace, ['active', 'suspended', 'orphaned', 'ended'], 'Rename which session?', 'No session to rename.');
+				if (!session) {
+					return;
+				}
+				const name = await vscode.window.showInputBox({
+					title: `Rename “${session.name}”`,
+					prompt: 'Say what the session is doing. Teammates see the new name too when sharing is on.',
+					value: session.name,
+					valueSelection: [0, session.name.length],
+					validateInput: (text) => (text.trim() === '' ? 'A session needs a name.' : text.trim().length > 200 ? `At most 200 characters (this is ${text.trim().length}).` : undefined),
+				});
+				if (name === undefined || name.trim() === session.name) {
+					return;
+				}
+				const renamed = (await workspace.request(sessionRename, { id: session.id, name })).session;
+				await workspace.refresh();
+				return renamed;
 			},
 			log,
 		),

@@ -4,6 +4,7 @@
  */
 import * as vscode from 'vscode';
 import type { IssueLinkDto, SessionStatusDto, SessionRowDto } from '../../protocol/dto';
+import { agentName } from '../../protocol/displayText';
 import { issueLabel } from '../../protocol/issueLabel';
 import { sessionDetails } from '../../protocol/rpc';
 import type { SessionOriginDto } from '../../protocol/syncRpc';
@@ -142,8 +143,10 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 			return shownItem(item);
 		}
 		const s = node.session;
-		// State and time first: a long name gives way (its full text is in the tooltip), never them.
-		const description = rowState(s.status, sessionMoment(s));
+		// State and time first: a long name gives way (its full text is in the tooltip), never them. An
+		// agent's session says whose it is after them (its name says what it is doing).
+		const agent = s.agent ? agentName(s.agent) : null;
+		const description = `${rowState(s.status, sessionMoment(s))}${agent ? ` · ${agent}` : ''}`;
 		const item = new vscode.TreeItem(
 			rowName(s.name, rowNameLimit(description, node.parent instanceof SessionNode ? 'worker' : 'session')),
 			node.workers.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
@@ -156,7 +159,7 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		// A teammate's session (pulled through sync) runs on its own machine: it offers what opens it, not
 		// the lifecycle actions (`session.active` and friends), which would end or resume it from here.
 		item.contextValue = `session.${origin ? 'remote.' : ''}${s.status === 'archived' || s.status === 'closed' ? 'legacy' : s.status}`;
-		item.accessibilityInformation = { label: `${s.name}, ${statusLabel[s.status]}, ${relativeTime(sessionMoment(s))}${origin ? `, ran ${originText(origin)}` : ''}`, role: 'treeitem' };
+		item.accessibilityInformation = { label: `${s.name}, ${statusLabel[s.status]}, ${relativeTime(sessionMoment(s))}${agent ? `, ${agent}` : ''}${origin ? `, ran ${originText(origin)}` : ''}`, role: 'treeitem' };
 		item.command = { command: CommandIds.showSessionDetails, title: 'Show Session Details', arguments: [{ id: s.id }] };
 		return shownItem(item);
 	}
@@ -170,7 +173,7 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		const md = new vscode.MarkdownString(undefined, true);
 		md.appendMarkdown(`$(${icons[s.status][0]}) **${escapeMarkdown(s.name)}** — ${statusLabel[s.status]}  \n`);
 		const place = node.parent instanceof SessionNode ? `worker ${node.position} of ${escapeMarkdown(node.parent.session.name)}` : `#${node.position} in scope`;
-		md.appendMarkdown(`${escapeMarkdown(s.scopeKey)} · ${place} · ${relativeTime(sessionMoment(s))} · ${durationText(s.startedAt, s.endedAt)}${s.agent ? ` · ${escapeMarkdown(s.agent)}` : ''}  \n`);
+		md.appendMarkdown(`${escapeMarkdown(s.scopeKey)} · ${place} · ${relativeTime(sessionMoment(s))} · ${durationText(s.startedAt, s.endedAt)}  \n`);
 		const origin = this.origins.get(s.id);
 		if (origin) {
 			md.appendMarkdown(`$(remote) Ran on **${escapeMarkdown(origin.machineName ?? 'another machine')}**${origin.author ? ` by **${escapeMarkdown(origin.author)}**` : ''} (pulled through sync)  \n`);
@@ -180,6 +183,10 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		}
 		try {
 			const details = await this.workspace.request(sessionDetails, { id: s.id }, token);
+			if (s.agent) {
+				const own = details.session.agentIdentifier;
+				md.appendMarkdown(`$(hubot) ${escapeMarkdown(agentName(s.agent))}${own ? ` · its own id ${escapeMarkdown(own)}` : ''}  \n`);
+			}
 			if (details.linkedIssues.length > 0) {
 				md.appendMarkdown(`$(issues) ${details.linkedIssues.map(issueMarkdown).join(' · ')}  \n`);
 			}

@@ -36,6 +36,23 @@ die() { REASON="$*"; exit 1; }
 trap 'rc=$?; [ $rc -eq 0 ] || echo "install.sh: FAILED: ${REASON:-exit $rc}; re-run after fixing the cause (completed steps are skipped)" >&2' EXIT
 # timed LOGFILE CMD...: runs CMD with its output in LOGFILE, prints how long it took
 timed() { local s=$SECONDS log=$1; shift; "$@" >"$log" 2>&1 || return; echo "   ($((SECONDS - s)) s)"; }
+# progress LOGFILE CMD...: like timed, for a step of minutes: every 30 s a line says how long it has
+# run and what its log last said, so a slow machine shows progress instead of silence.
+progress() {
+  local s=$SECONDS log=$1 pid rc; shift
+  "$@" >"$log" 2>&1 &
+  pid=$!
+  while kill -0 "$pid" 2>/dev/null; do
+    for _ in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30; do
+      kill -0 "$pid" 2>/dev/null || break 2
+      sleep 1
+    done
+    echo "   … $((SECONDS - s)) s: $(tail -c 2000 "$log" 2>/dev/null | tr '\r' '\n' | grep -v '^[[:space:]]*$' | tail -1 | cut -c1-100)"
+  done
+  wait "$pid"; rc=$?
+  [ $rc -eq 0 ] || return $rc
+  echo "   ($((SECONDS - s)) s)"
+}
 
 command -v node >/dev/null || die "node not found on PATH (the machine's node >= 20 is needed to run npm and the harness)"
 command -v npm >/dev/null || die "npm not found on PATH"
@@ -111,7 +128,7 @@ cs_ok() {
   [ -f "$HOME_DIR/cs/.baton-installed" ] || return 1
 }
 if ! cs_ok; then
-  say "npm install code-server@$CODE_SERVER_VERSION with node $NODE24_VERSION (builds native modules, ~2-4 min)"
+  say "npm install code-server@$CODE_SERVER_VERSION with node $NODE24_VERSION (builds VS Code's native modules: MEASURING)"
   mkdir -p "$HOME_DIR/cs"
   cat >"$HOME_DIR/cs/package.json" <<EOF
 {
@@ -122,11 +139,8 @@ if ! cs_ok; then
 }
 EOF
   rm -rf "$HOME_DIR/cs/node_modules" "$HOME_DIR/cs/package-lock.json" "$HOME_DIR/cs/.baton-installed"
-  s=$SECONDS
-  (cd "$HOME_DIR/cs" && timeout 1800 env PATH="$NODE24_DIR/bin:$PATH" npm_config_nodedir="$NODE24_DIR" \
-      npm install --no-audit --no-fund --foreground-scripts >"$HOME_DIR/cs/install.log" 2>&1) \
+  progress "$HOME_DIR/cs/install.log" bash -c 'cd "$1" && timeout 1800 env PATH="$2/bin:$PATH" npm_config_nodedir="$2" npm install --no-audit --no-fund --foreground-scripts' _ "$HOME_DIR/cs" "$NODE24_DIR" \
     || { tail -40 "$HOME_DIR/cs/install.log" >&2; die "npm install code-server failed (log: $HOME_DIR/cs/install.log)"; }
-  echo "   ($((SECONDS - s)) s)"
   for f in "${CS_NATIVE[@]}"; do
     [ -f "$CS_PKG/$f" ] || die "code-server's postinstall did not build $f (skipped install script? see $HOME_DIR/cs/install.log;
   check that npm ran 'code-server' postinstall: 'cd $HOME_DIR/cs && npm install-scripts ls')"

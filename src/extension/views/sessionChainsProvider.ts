@@ -144,11 +144,13 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		}
 		const s = node.session;
 		// State and time first: a long name gives way (its full text is in the tooltip), never them. An
-		// agent's session says whose it is after them (its name says what it is doing).
+		// agent's session says whose it is after them, in the room a wider side bar gives (VS Code cuts
+		// it first); the name, which says what the session is doing, keeps its room.
 		const agent = s.agent ? agentName(s.agent) : null;
-		const description = `${rowState(s.status, sessionMoment(s))}${agent ? ` · ${agent}` : ''}`;
+		const state = rowState(s.status, sessionMoment(s));
+		const description = `${state}${agent ? ` · ${agent}` : ''}`;
 		const item = new vscode.TreeItem(
-			rowName(s.name, rowNameLimit(description, node.parent instanceof SessionNode ? 'worker' : 'session')),
+			rowName(s.name, rowNameLimit(state, node.parent instanceof SessionNode ? 'worker' : 'session')),
 			node.workers.length > 0 ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.None,
 		);
 		item.id = `session:${s.id}`;

@@ -27,6 +27,8 @@ import { enqueueNotification, routeFor } from './notificationRouting';
 import { notificationsFor } from './notificationRules';
 
 const editorMaxAgeMs = 3_600_000;
+/** Events raised while the window's backend starts count as the window's own. */
+const editorStartGraceMs = 5_000;
 
 /** Shows a message in the editor (the server forwards it to the extension). */
 export type EditorPresenter = (notification: { id: string; message: NotificationMessage }) => Promise<void>;
@@ -49,6 +51,8 @@ export interface TestResult {
 
 export class NotificationService {
 	private editor: EditorPresenter | undefined;
+	/** When a window first attached here (ms): older news is not toasted, only kept in the views. */
+	private editorSince: number | undefined;
 	/** Wall-clock time by which a flushing host must be done (the CLI's bounded wait). */
 	private deadline: number | undefined;
 	/** True in the editor's backend: its own settings are the ones in force (and recorded for the others). */
@@ -123,6 +127,9 @@ export class NotificationService {
 	 */
 	async attach(options: { editor?: EditorPresenter; onlyReady?: boolean } = {}): Promise<NotificationChannel[]> {
 		this.editor = options.editor ?? this.editor;
+		if (options.editor && this.editorSince === undefined) {
+			this.editorSince = this.ctx.clock.now();
+		}
 		const config = await this.currentConfig();
 		this.deliveryConfig = config;
 		const attached: NotificationChannel[] = [];
@@ -210,8 +217,12 @@ export class NotificationService {
 				throw new Error('editor: no VS Code window is connected to this process');
 			}
 			// Queued while no editor was open (overnight hooks): news that old would only crowd the
-			// window at start, and what still waits for a person shows in Pending Approvals anyway.
-			if (this.ctx.clock.now() - Date.parse(message.at) > editorMaxAgeMs) {
+			// window at start, and what still waits for a person shows in Pending Approvals anyway. News
+			// (info, notice) from before the window opened is what its views already show: a session
+			// that ended while no window was open toasted at the next start, the demo's seeded one too.
+			const at = Date.parse(message.at);
+			const beforeWindow = this.editorSince !== undefined && at < this.editorSince - editorStartGraceMs && (message.priority === 'info' || message.priority === 'notice');
+			if (this.ctx.clock.now() - at > editorMaxAgeMs || beforeWindow) {
 				this.noteStale(message.at);
 				return;
 			}
@@ -254,7 +265,7 @@ export class NotificationService {
 		setTimeout(() => {
 			const { count, newest } = this.stale ?? { count: 0, newest: at };
 			this.stale = undefined;
-			this.ctx.log.info(`editor: not showing ${count} notification${count === 1 ? '' : 's'} older than an hour (newest from ${newest}); pending approvals stay in their view`);
+			this.ctx.log.info(`editor: not showing ${count} notification${count === 1 ? '' : 's'} from before the window opened or older than an hour (newest from ${newest}); pending approvals stay in their view`);
 		}, 1_000).unref();
 	}
 

@@ -172,6 +172,30 @@ void describe('notification delivery', () => {
 		);
 	});
 
+	void it('news from before the window opened is not toasted (its views show it); a warning from then is, and news after it is', async (t) => {
+		const { engine, clock } = await notifyEngine(t, {});
+		const before = await engine.sessions.start({ name: 'ended by a headless run', actor });
+		await engine.sessions.end({ id: before.session.id, actor });
+		const review = await engine.checkpoints.create({ trigger: 'complete', reviewRequested: true, message: 'Needs a look', actor });
+		clock.advance(60_000);
+		const shown: { id: string; message: NotificationMessage }[] = [];
+		await engine.notifications.attach({ editor: async (n) => void shown.push(n) });
+		await engine.outbox.deliverDue();
+		assert.deepEqual(
+			shown.map((n) => n.message.checkpoint?.id ?? n.message.title),
+			[review.id],
+			'only the review that still waits',
+		);
+		const after = await engine.sessions.start({ name: 'while the window is open', actor });
+		await engine.sessions.end({ id: after.session.id, actor });
+		await engine.outbox.deliverDue();
+		assert.equal(shown.at(-1)?.message.title, 'Session completed: while the window is open');
+		assert.ok(
+			(await outboxRows(engine)).every((r) => r.status === 'sent'),
+			'every row is done with',
+		);
+	});
+
 	void it('a review asked for while no window was open is not shown once the checkpoint was decided; one still waiting is', async (t) => {
 		const { engine } = await notifyEngine(t, {});
 		const decided = await engine.checkpoints.create({ trigger: 'complete', reviewRequested: true, message: 'Decided elsewhere', actor });

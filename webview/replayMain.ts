@@ -77,7 +77,9 @@ function showDetail(d: StepDetailDto): void {
 		'div',
 		{ class: 'transcript' },
 		el('h2', {}, 'Transcript'),
-		d.transcript.length ? d.transcript.map((line) => el('p', { class: line.current ? 'current' : '' }, el('span', { class: 'role' }, line.role), line.text)) : el('p', { class: 'meta' }, 'No transcript excerpt for this step.'),
+		d.transcript.length
+			? d.transcript.map((line) => el('p', { class: line.current ? 'current' : '' }, el('span', { class: 'role' }, line.role), line.text))
+			: el('p', { class: 'meta' }, d.step.actor === 'human' ? 'A person’s edit: no prompt or transcript goes with it.' : 'No transcript excerpt for this step.'),
 	);
 	const toolbar = el(
 		'div',

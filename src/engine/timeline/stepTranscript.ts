@@ -17,6 +17,11 @@ const before = 4;
 const after = 2;
 
 export function stepTranscript(archive: TranscriptArchive | null, sessionId: string, step: TimelineStep, prompt: string | null): TranscriptLine[] {
+	// A person's edit between the agent's calls was asked for by no prompt and said nothing in any
+	// transcript: the turn's prompt beside it would read as if the agent had been told to make it.
+	if (step.actor === 'human') {
+		return [];
+	}
 	const lines: TranscriptLine[] = prompt ? [{ role: 'user', text: prompt, current: false }] : [];
 	if (!archive || !step.toolUseId) {
 		return lines;

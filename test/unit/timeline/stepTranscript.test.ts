@@ -71,6 +71,8 @@ void it('shows the prompt, the assistant’s words and the step’s own tool cal
 		assert.equal(lines[1]?.text, 'I will lower the ttl in the token module.');
 		assert.match(lines[2]?.text ?? '', /^Edit/);
 		assert.equal(lines[3]?.text, 'The ttl is 900 seconds now.');
+		// The same step as a person's edit: the turn's prompt was not said to them, and no transcript has it.
+		assert.deepEqual(stepTranscript(archive, step.sessionId, { ...step, actor: 'human', toolUseId: null }, 'Shorten the token lifetime to 15 minutes'), []);
 	} finally {
 		engine.close();
 	}

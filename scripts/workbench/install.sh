@@ -128,7 +128,7 @@ cs_ok() {
   [ -f "$HOME_DIR/cs/.baton-installed" ] || return 1
 }
 if ! cs_ok; then
-  say "npm install code-server@$CODE_SERVER_VERSION with node $NODE24_VERSION (builds VS Code's native modules: MEASURING)"
+  say "npm install code-server@$CODE_SERVER_VERSION with node $NODE24_VERSION (builds VS Code's native modules: 21 min measured on a 2-core machine at load 15, up to 25 min seen; a progress line every 30 s)"
   mkdir -p "$HOME_DIR/cs"
   cat >"$HOME_DIR/cs/package.json" <<EOF
 {

@@ -58,6 +58,22 @@ try {
 			await s.page.getByText('No sessions yet.').first().waitFor({ timeout: 10_000 });
 			await s.screenshot('02-set-up');
 		});
+		await check('the Checkpoints view, opened in the default layout, shows its whole empty state with its button', async () => {
+			const header = s.page.locator('.part.sidebar .pane-header', { hasText: /^\s*Checkpoints/i }).first();
+			if ((await header.getAttribute('aria-expanded')) !== 'true') {
+				await header.click();
+			}
+			const pane = s.page.locator('.part.sidebar .pane', { has: s.page.locator('.pane-header[aria-label^="Checkpoints"]') });
+			const button = pane.locator('.welcome-view-content a.monaco-button', { hasText: 'Create Checkpoint' }).first();
+			await button.waitFor({ timeout: 10_000 });
+			await s.page.waitForTimeout(500);
+			const body = await pane.locator('.pane-body').first().boundingBox();
+			const box = await button.boundingBox();
+			await s.screenshot('02b-checkpoints-empty');
+			if (!body || !box || box.y < body.y || box.y + box.height > body.y + body.height) {
+				throw new Error(`the Create Checkpoint button is cut off: button ${JSON.stringify(box)}, view ${JSON.stringify(body)}`);
+			}
+		});
 	});
 } finally {
 	fs.rmSync(fresh, { recursive: true, force: true });

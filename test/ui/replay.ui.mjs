@@ -122,6 +122,20 @@ try {
 		await s.screenshot('02-step-selected');
 	});
 
+	await check('a person’s step says it has no prompt or transcript, instead of showing the agent’s prompt', async () => {
+		const frame = await s.webview('body[data-rendered="replay"]');
+		await frame.locator('.rows').focus();
+		await s.page.keyboard.press('Home');
+		const person = frame.locator('.detail .meta', { hasText: 'You (between agent steps)' });
+		for (let i = 0; i < 110 && !(await person.isVisible().catch(() => false)); i++) {
+			await s.page.keyboard.press('ArrowDown');
+			if (i >= 98) await person.waitFor({ timeout: 1_500 }).catch(() => undefined);
+		}
+		await person.waitFor({ timeout: 5_000 });
+		await frame.locator('.detail .transcript', { hasText: 'A person’s edit: no prompt or transcript goes with it.' }).waitFor({ timeout: 5_000 });
+		await s.screenshot('02b-person-step');
+	});
+
 	await check('scrolling through all 500 steps keeps the list virtual and fluid', async () => {
 		const frame = await s.webview('body[data-rendered="replay"]');
 		const timings = await frame.evaluate(async () => {

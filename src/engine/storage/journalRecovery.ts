@@ -13,6 +13,7 @@ import { mkdirPrivate, privateFileMode } from '../workspace';
 import { atomicWriteFile, fsyncDir, preserveCopy, readIfExists, stampName } from './fsUtil';
 import { damagedSumError, verifySnapshot, writeSnapshot } from './snapshotFile';
 import { decodeHeader, encodeHeader, headerSize, scanRecords, type JournalRecord } from './journalFormat';
+import { StatementCache } from './statementCache';
 
 /** What recovery needs of the store's options: a clock for file names and a log for warnings. */
 export interface RecoveryOptions {
@@ -100,15 +101,38 @@ export function openSnapshot(SQL: SqlJsStatic, bytes: Buffer | undefined, file: 
 	}
 }
 
-export function replayRecord(sqlite: Database, record: JournalRecord, file: string): void {
+/** Applies one journal record in a transaction of its own. */
+export function replayRecord(sqlite: Database, record: JournalRecord, file: string, statements?: StatementCache): void {
 	sqlite.exec('BEGIN');
 	try {
-		for (const [statement, params] of record.stmts) {
-			sqlite.run(statement, params as never);
-		}
+		applyRecord(sqlite, record, file, statements);
 		sqlite.exec('COMMIT');
 	} catch (error) {
 		sqlite.exec('ROLLBACK');
+		throw error;
+	}
+}
+
+/**
+ * Runs a record's statements inside the caller's transaction. With `statements`, each statement text
+ * is prepared once for the whole replay (a journal repeats a few INSERTs thousands of times: preparing
+ * each anew was most of an open after a long journal); without, each is prepared for its run.
+ */
+function applyRecord(sqlite: Database, record: JournalRecord, file: string, statements?: StatementCache): void {
+	try {
+		for (const [statement, params] of record.stmts) {
+			if (statements) {
+				const stmt = statements.prepare(statement);
+				try {
+					stmt.run(params as never);
+				} finally {
+					stmt.free();
+				}
+			} else {
+				sqlite.run(statement, params as never);
+			}
+		}
+	} catch (error) {
 		throw new BatonError('replayFailed', `${file}: record ${record.seq} cannot be replayed (${(error as Error).message}); run \`baton doctor\``, {
 			file,
 			seq: record.seq,
@@ -191,16 +215,28 @@ export function loadFromDisk(SQL: SqlJsStatic, dbFile: string, options: Recovery
 			}
 			return { sqlite, seq, generation, offset: headerSize, replayed };
 		}
-		for (const { record } of scan.records) {
-			if (record.seq <= seq) {
-				continue;
+		// One transaction for the whole replay: a record that fails stops the open (nothing of this
+		// in-memory database is kept), so per-record transactions only cost a commit each.
+		const statements = new StatementCache(sqlite);
+		sqlite.exec('BEGIN');
+		try {
+			for (const { record } of scan.records) {
+				if (record.seq <= seq) {
+					continue;
+				}
+				if (record.seq !== seq + 1) {
+					throw new BatonError('corruptJournal', `${journalFile}: record ${record.seq} follows ${seq}; run \`baton doctor\``, { file: journalFile });
+				}
+				applyRecord(sqlite, record, journalFile, statements);
+				seq = record.seq;
+				replayed++;
 			}
-			if (record.seq !== seq + 1) {
-				throw new BatonError('corruptJournal', `${journalFile}: record ${record.seq} follows ${seq}; run \`baton doctor\``, { file: journalFile });
-			}
-			replayRecord(sqlite, record, journalFile);
-			seq = record.seq;
-			replayed++;
+			sqlite.exec('COMMIT');
+		} catch (error) {
+			sqlite.exec('ROLLBACK');
+			throw error;
+		} finally {
+			statements.clear();
 		}
 		if (scan.tail === 'torn' && locked) {
 			setTornTailAside(journalFile, journal.subarray(scan.validEnd), scan.validEnd, options);

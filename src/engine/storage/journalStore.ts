@@ -336,7 +336,7 @@ export class JournalStore {
 					file: this.journalFile,
 				});
 			}
-			replayRecord(this.sqliteDb, record, this.journalFile);
+			replayRecord(this.sqliteDb, record, this.journalFile, this.statements);
 			this.seq = record.seq;
 			this.offset = end;
 			this.versions.bump(record.stmts.map((s) => s[0]));

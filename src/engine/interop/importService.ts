@@ -66,7 +66,7 @@ export class ImportService {
 			return this.report(preview, input.dryRun);
 		}
 		try {
-			return await this.ctx.store.write((db) => {
+			const report = await this.ctx.store.write((db) => {
 				const plan = planImport(db, batch);
 				if (plan.errors.length > 0) {
 					throw new PlanRefused(plan);
@@ -74,6 +74,12 @@ export class ImportService {
 				applyImport(db, plan, { now: this.ctx.nowIso(), actor: input.actor });
 				return this.report(plan, false);
 			});
+			// An import is one bulk record: left in the journal, every process that opens the store next
+			// replays it (56 s after a 10,000-session import, 0.3 s once compacted). It compacts before answering.
+			if (this.ctx.store.needsCompaction()) {
+				await this.ctx.store.compact();
+			}
+			return report;
 		} catch (error) {
 			if (error instanceof PlanRefused) {
 				return this.report(error.plan, false);

@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { actor, openTestEngine, snapshotFiles, tempDir } from '../helpers';
+import fs from 'node:fs';
+import { Engine } from '../../../src/engine/engine';
+import { actor, MemoryLogger, openTestEngine, snapshotFiles, tempDir } from '../helpers';
 import { beadsIssues, writeJsonl, type Json } from './interopFixtures';
 
 void describe('import beads (issues.jsonl)', () => {
@@ -128,5 +130,24 @@ void describe('import beads (issues.jsonl)', () => {
 			['line 4 (bd-4): dependencies[1].depends_on_id'],
 		);
 		assert.deepEqual(snapshotFiles(path.join(root, '.baton')), before);
+	});
+
+	void it('an import past the journal threshold compacts before it answers: the next process replays nothing', async (t) => {
+		const root = tempDir(t);
+		const engine = await Engine.open({ workspaceRoot: root, log: new MemoryLogger(), create: true, compactAfterBytes: 16 * 1024 });
+		t.after(() => engine.close());
+		const folder = tempDir(t);
+		const issues: Json[] = Array.from({ length: 300 }, (_, i) => ({ id: `bd-${i}`, title: `Issue ${i} ${'words '.repeat(20)}`, status: 'open', issue_type: 'task', priority: 2, created_at: '2026-02-01T10:00:00Z' }));
+		writeJsonl(path.join(folder, '.beads', 'issues.jsonl'), issues);
+		const report = await engine.imports.run({ format: 'beads', path: folder, dryRun: false, actor });
+		assert.equal(report.added.tasks, 300);
+		const journal = path.join(root, '.baton', 'baton.db.journal');
+		assert.ok(fs.statSync(journal).size < 16 * 1024, `the journal still holds the import: ${fs.statSync(journal).size} bytes`);
+		const again = await Engine.open({ workspaceRoot: root, log: new MemoryLogger() });
+		try {
+			assert.equal((await again.tasks.list()).length, 300, 'everything imported is in the snapshot');
+		} finally {
+			again.close();
+		}
 	});
 });

@@ -227,7 +227,7 @@ export class NotificationService {
 			return this.editor({ id, message });
 		}
 		try {
-			await channelSenders[channel](message, this.env(config));
+			await channelSenders[channel](message, { ...this.env(config), deliveryId: id });
 		} catch (error) {
 			// The channels mask what they used; a last pass with every secret this host has is cheap insurance.
 			const e = error as Error;

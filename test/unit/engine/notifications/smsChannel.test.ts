@@ -5,7 +5,7 @@
  * the credentials nowhere Baton writes.
  */
 import assert from 'node:assert/strict';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { resolveConfig } from '../../../../src/engine/config';
 import { smsText } from '../../../../src/engine/notifications/channels/smsChannel';
@@ -17,7 +17,7 @@ const alice = '+14155550100';
 const bob = '+447700900123';
 const sender = '+15005550006';
 
-async function smsEngine(t: Parameters<typeof twilioPeer>[0], peer: TwilioPeer, account: TwilioAccount, sms: Notifications['sms'] = {}, extra: Notifications = {}) {
+async function smsEngine(t: TestContext, peer: TwilioPeer, account: TwilioAccount, sms: Notifications['sms'] = {}, extra: Notifications = {}) {
 	return notifyEngine(t, { channels: ['sms'], sms: { server: peer.url, to: [alice], from: sender, ...sms }, ...extra }, { 'twilio.accountSid': account.accountSid, 'twilio.authToken': account.authToken });
 }
 

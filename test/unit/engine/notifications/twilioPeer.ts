@@ -9,7 +9,6 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { TestContext } from 'node:test';
 
 export interface TwilioAccount {
 	accountSid: string;
@@ -52,7 +51,12 @@ export interface TwilioPeer {
 const error = (code: number, message: string, status: number) => ({ code, message, more_info: `https://www.twilio.com/docs/errors/${code}`, status });
 const hex32 = (n: number) => n.toString(16).padStart(32, '0');
 
-export async function twilioPeer(t: TestContext, account: TwilioAccount, script: TwilioScripted[] = []): Promise<TwilioPeer> {
+/** Where the server's closing is registered: node:test's context, or a mocha suite's list of teardowns. */
+export interface Cleanup {
+	after(fn: () => Promise<void>): void;
+}
+
+export async function twilioPeer(t: Cleanup, account: TwilioAccount, script: TwilioScripted[] = []): Promise<TwilioPeer> {
 	const peer: TwilioPeer = { url: '', requests: [], messages: [], script };
 	const server = http.createServer((req, res) => {
 		const chunks: Buffer[] = [];

@@ -10,6 +10,7 @@ import { sql } from 'drizzle-orm';
 import { resolveConfig } from '../../../../src/engine/config';
 import { smsText } from '../../../../src/engine/notifications/channels/smsChannel';
 import type { NotificationMessage } from '../../../../src/engine/notifications/notificationMessage';
+import { httpPeer } from './loopbackPeers';
 import { budgetWarning, notifyEngine, outboxRows, type Notifications } from './notifyFixtures';
 import { testAccount, twilioPeer, type TwilioAccount, type TwilioPeer } from './twilioPeer';
 
@@ -182,6 +183,17 @@ void describe('SMS through Twilio', () => {
 		for (const text of [rows, JSON.stringify([echoed, outcome]), ...log.lines.map((l) => l.message)]) {
 			for (const secret of [wrong.authToken, basic, account.accountSid]) assert.ok(!text.includes(secret), `${secret.slice(0, 12)}… leaked: ${text}`);
 		}
+	});
+
+	void it('a 2xx that is not a message resource (a proxy’s page, a server that is not Twilio’s) is no delivery', async (t) => {
+		const account = testAccount();
+		const proxy = await httpPeer(t, [
+			{ status: 200, body: '<html>Welcome</html>' },
+			{ status: 201, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' },
+		]);
+		const { engine } = await notifyEngine(t, { channels: ['sms'], sms: { server: proxy.url, to: [alice], from: sender } }, { 'twilio.accountSid': account.accountSid, 'twilio.authToken': account.authToken });
+		assert.equal((await engine.notifications.test('sms')).error, `sms (to ${alice}): the answer is not Twilio’s message resource (not JSON): is notifications.sms.server Twilio’s API?`);
+		assert.equal((await engine.notifications.test('sms')).error, `sms (to ${alice}): the answer is not Twilio’s message resource (no sid): is notifications.sms.server Twilio’s API?`);
 	});
 
 	void it('says what is missing, by setting and secret name, and never echoes a malformed SID', async (t) => {

@@ -149,7 +149,7 @@ export const trackerConfigSchema = z
 	.strict();
 export type TrackerConfig = z.infer<typeof trackerConfigSchema>;
 
-export const notificationChannels = ['editor', 'slack', 'discord', 'ntfy', 'email', 'webhook'] as const;
+export const notificationChannels = ['editor', 'slack', 'discord', 'ntfy', 'email', 'webhook', 'sms'] as const;
 export type NotificationChannel = (typeof notificationChannels)[number];
 export const notificationEvents = [
 	'session.started',
@@ -165,6 +165,14 @@ export const notificationEvents = [
 export type NotificationEvent = (typeof notificationEvents)[number];
 const priority = z.enum(['info', 'notice', 'warning', 'critical']);
 const channelList = z.array(z.enum(notificationChannels));
+/** A phone number as Twilio takes it: E.164, `+`, the country code and up to 15 digits in all. */
+export const e164Pattern = /^\+[1-9]\d{1,14}$/;
+const phoneNumber = z.string().regex(e164Pattern, 'a phone number in E.164 form: +, the country code and the number, digits only (e.g. +14155550123)');
+/** Twilio's REST API, or a server on this machine that speaks it (tests); the credentials travel to it, so never plain http elsewhere. */
+const twilioServer = z.url({ protocol: /^https?$/ }).refine((url) => {
+	const parsed = new URL(url);
+	return parsed.protocol === 'https:' || ['127.0.0.1', 'localhost', '[::1]'].includes(parsed.hostname);
+}, 'Twilio is reached over https:// (http:// only for a server on this machine)');
 
 /**
  * Push notifications: which channels are on, where each priority goes, and the limits that keep a
@@ -220,6 +228,25 @@ export const notificationConfigSchema = z
 			})
 			.strict()
 			.prefault({}),
+		/** SMS through Twilio's Messages API; the account's credentials are secrets (`twilio.*`). */
+		sms: z
+			.object({
+				/** Recipients, one message each. */
+				to: z.array(phoneNumber).default([]),
+				/** The sending Twilio number; or `messagingServiceSid` (which wins when both are set). */
+				from: phoneNumber.optional(),
+				messagingServiceSid: z
+					.string()
+					.regex(/^MG[0-9a-fA-F]{32}$/, 'a Messaging Service SID: MG and 32 hexadecimal digits')
+					.optional(),
+				/** Texts cost money and wake people: only this priority and above, unless a route names `sms` itself. */
+				minPriority: priority.default('critical'),
+				/** The longest text sent (Twilio takes at most 1600 characters); longer ones end with an ellipsis. */
+				maxLength: z.number().int().min(70).max(1600).default(320),
+				server: twilioServer.default('https://api.twilio.com'),
+			})
+			.strict()
+			.prefault({}),
 	})
 	.strict();
 export type NotificationConfig = z.infer<typeof notificationConfigSchema>;
@@ -228,7 +255,7 @@ export type NotificationConfigInput = z.input<typeof notificationConfigSchema>;
 /** `overrides` on top of `base`, the nested blocks (routing, smtp, …) key by key. */
 export function mergeNotifications(base: NotificationConfigInput, overrides: NotificationConfigInput): NotificationConfigInput {
 	const merged: Record<string, unknown> = { ...base, ...overrides };
-	for (const key of ['routing', 'priorities', 'rateLimit', 'budget', 'ntfy', 'smtp'] as const) {
+	for (const key of ['routing', 'priorities', 'rateLimit', 'budget', 'ntfy', 'smtp', 'sms'] as const) {
 		if (base[key] || overrides[key]) {
 			merged[key] = { ...base[key], ...overrides[key] };
 		}

@@ -15,6 +15,10 @@ export const secretNames = {
 	'smtp.password': { env: 'BATON_SMTP_PASSWORD', label: 'SMTP password' },
 	'webhook.url': { env: 'BATON_WEBHOOK_URL', label: 'Notification webhook URL' },
 	'webhook.token': { env: 'BATON_WEBHOOK_TOKEN', label: 'Notification webhook bearer token' },
+	'twilio.accountSid': { env: 'BATON_TWILIO_ACCOUNT_SID', label: 'Twilio account SID (SMS)' },
+	'twilio.authToken': { env: 'BATON_TWILIO_AUTH_TOKEN', label: 'Twilio auth token (SMS)' },
+	'twilio.apiKeySid': { env: 'BATON_TWILIO_API_KEY_SID', label: 'Twilio API key SID (SMS, instead of the auth token)' },
+	'twilio.apiKeySecret': { env: 'BATON_TWILIO_API_KEY_SECRET', label: 'Twilio API key secret (SMS, instead of the auth token)' },
 } as const satisfies Record<string, { env: string; label: string }>;
 
 export type SecretName = keyof typeof secretNames;
@@ -64,7 +68,7 @@ export function maskSecrets(text: string, values: ReadonlyMap<SecretName, string
 	return out;
 }
 
-const secretLikeKey = /^(password|passwd|token|apikey|api_key|secret|webhookurl)$/i;
+const secretLikeKey = /^(password|passwd|token|apikey|api_key|secret|webhookurl|authtoken|accountsid|apikeysid|apikeysecret)$/i;
 
 /**
  * Keys in a block of configuration that hold (or look like they hold) a secret: a path ending in one

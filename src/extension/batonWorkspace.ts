@@ -55,6 +55,12 @@ const settingToEngine: Record<string, string> = {
 			'smtp.user',
 			'smtp.from',
 			'smtp.to',
+			// Not sms.server: Twilio's credentials go where it points, and workspace settings come with a clone.
+			'sms.to',
+			'sms.from',
+			'sms.messagingServiceSid',
+			'sms.minPriority',
+			'sms.maxLength',
 		].map((key) => [`notifications.${key}`, `notifications.${key}`]),
 	),
 };

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
 // Interop as a person meets it: Send Test Notification to the editor shows the editor's own toast;
+// its picker lists SMS (Twilio) with what that channel still needs, and Store Secret… offers
+// Twilio's credentials;
 // Import… brings a CLEO sessions.json in (format picked, the file typed into VS Code's own file
 // dialog, a preview to confirm) and its sessions appear in the tree, archived and closed ones kept
 // as such. (The import comes last: its active session, started long ago, soon escalates on duration.)
@@ -40,6 +42,32 @@ try {
 		await s.notification('Test notification', { timeout: 20_000 });
 		await s.page.waitForTimeout(300);
 		await s.screenshot('01-test-notification');
+	});
+	await check('Send Test Notification lists SMS (Twilio) with what it needs; Store Secret… offers Twilio’s credentials', async () => {
+		await s.clearNotifications();
+		await s.runCommand('Baton: Send Test Notification');
+		await s.quickPickType('SMS');
+		const row = s.quickPickItem('SMS (Twilio)');
+		await row.waitFor({ timeout: 15_000 });
+		const text = (await row.textContent()) ?? '';
+		for (const part of ['not in baton.notifications.channels', 'Needs notifications.sms.to, notifications.sms.from, twilio.accountSid, twilio.authToken']) {
+			if (!text.includes(part)) throw new Error(`the SMS row should say “${part}”: ${text}`);
+		}
+		// The pointer rests off the list, so no hover covers the row's detail in the screenshot.
+		await s.page.mouse.move(700, 700);
+		await s.page.waitForTimeout(300);
+		await s.screenshot('01b-test-notification-sms');
+		await s.quickPickCancel();
+		await s.runCommand('Baton: Store Secret…');
+		await s.quickPickType('Twilio');
+		// The rows' labels (their details are listed too, in the filter's order).
+		const labels = (await s.quickPickItems()).filter((l) => l.startsWith('Twilio')).sort();
+		const wanted = ['Twilio API key SID (SMS, instead of the auth token)', 'Twilio API key secret (SMS, instead of the auth token)', 'Twilio account SID (SMS)', 'Twilio auth token (SMS)'];
+		if (JSON.stringify(labels) !== JSON.stringify(wanted)) throw new Error(`Store Secret… should offer Twilio's four credentials: ${JSON.stringify(labels)}`);
+		await s.page.mouse.move(700, 700);
+		await s.page.waitForTimeout(300);
+		await s.screenshot('01c-store-secret-twilio');
+		await s.quickPickCancel();
 	});
 	await check('Import… previews a CLEO sessions.json, imports it on confirmation, and the tree shows its sessions', async () => {
 		await s.clearNotifications();

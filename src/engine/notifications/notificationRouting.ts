@@ -4,7 +4,9 @@
  * storm is visible in `baton notify list` but never reaches anyone.
  *
  * - Routing: `notifications.routing[priority]` when set, else info → nowhere, notice → the editor,
- *   warning and critical → every enabled channel; always filtered by `notifications.channels`.
+ *   warning and critical → every enabled channel but SMS, which gets `sms.minPriority` and above
+ *   (critical by default: a text costs money and wakes a person); always filtered by
+ *   `notifications.channels`.
  * - De-duplication: a row with the same key on the same channel, not itself suppressed, within
  *   `dedupWindow` → suppressed. Critical ones too.
  * - Rate limit: `rateLimit.perMinute` rows already pending or sent on the channel in the last minute
@@ -16,9 +18,17 @@ import type { BatonDb } from '../storage/journalStore';
 import type { NotificationOutboxRow, NotificationPriority } from '../storage/model';
 import type { PlannedNotification } from './notificationRules';
 
+const rank: Record<NotificationPriority, number> = { info: 0, notice: 1, warning: 2, critical: 3 };
+
 export function routeFor(config: NotificationConfig, priority: NotificationPriority): NotificationChannel[] {
-	const route = config.routing[priority] ?? (priority === 'info' ? [] : priority === 'notice' ? ['editor' as const] : config.channels);
+	const route = config.routing[priority] ?? defaultRoute(config, priority);
 	return [...new Set(route)].filter((channel) => config.channels.includes(channel));
+}
+
+/** A route a person wrote is obeyed as written; the default one texts from `sms.minPriority` up, whatever the other channels get. */
+function defaultRoute(config: NotificationConfig, priority: NotificationPriority): NotificationChannel[] {
+	const others: NotificationChannel[] = priority === 'info' ? [] : priority === 'notice' ? ['editor'] : config.channels.filter((c) => c !== 'sms');
+	return rank[priority] >= rank[config.sms.minPriority] ? [...others, 'sms'] : others;
 }
 
 export function enqueueNotification(db: BatonDb, nowMs: number, config: NotificationConfig, n: PlannedNotification): NotificationOutboxRow[] {

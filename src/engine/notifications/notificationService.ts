@@ -238,7 +238,7 @@ export class NotificationService {
 			return this.editor({ id, message });
 		}
 		try {
-			await channelSenders[channel](message, this.env(config));
+			await channelSenders[channel](message, { ...this.env(config), deliveryId: id });
 		} catch (error) {
 			// The channels mask what they used; a last pass with every secret this host has is cheap insurance.
 			const e = error as Error;
@@ -269,10 +269,15 @@ export class NotificationService {
 		}, 1_000).unref();
 	}
 
+	/**
+	 * Asks for every secret at once: a host may wait for each answer (the backend asks the editor,
+	 * 2 s at most while its window is busy), and one after another that was 2 s per secret Baton knows.
+	 */
 	private async maskAll(text: string): Promise<string> {
+		const names = Object.keys(secretNames) as SecretName[];
+		const answers = await Promise.all(names.map(async (name) => [name, (await this.secrets.get(name))?.trim()] as const));
 		const values = new Map<SecretName, string>();
-		for (const name of Object.keys(secretNames) as SecretName[]) {
-			const value = (await this.secrets.get(name))?.trim();
+		for (const [name, value] of answers) {
 			if (value) values.set(name, value);
 		}
 		return maskDeliveryText(text, values);

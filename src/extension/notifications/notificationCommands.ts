@@ -13,6 +13,11 @@ import { CommandIds } from '../ids';
 import { secretStorageKey } from '../serverClient';
 
 const isUrlSecret = (name: string): boolean => /(url|Url)$/.test(name);
+/** Twilio's SIDs have a fixed shape; a token pasted in the SID's place is refused before it is stored. */
+const sidShapes: Record<string, { pattern: RegExp; text: string }> = {
+	'twilio.accountSid': { pattern: /^AC[0-9a-fA-F]{32}$/, text: 'An account SID: AC and 32 hexadecimal digits (Twilio Console → Account info).' },
+	'twilio.apiKeySid': { pattern: /^SK[0-9a-fA-F]{32}$/, text: 'An API key SID: SK and 32 hexadecimal digits.' },
+};
 
 export function validateSecretValue(name: string, value: string): string | undefined {
 	const text = value.trim();
@@ -21,6 +26,10 @@ export function validateSecretValue(name: string, value: string): string | undef
 	}
 	if (isUrlSecret(name) && !/^https?:\/\/\S+$/.test(text)) {
 		return 'A URL starting with https:// (or http://).';
+	}
+	const sid = Object.hasOwn(sidShapes, name) ? sidShapes[name] : undefined;
+	if (sid && !sid.pattern.test(text)) {
+		return sid.text;
 	}
 	return undefined;
 }

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { hookFixture } from '../agents/agentCli';
 import { httpPeer } from '../engine/notifications/loopbackPeers';
+import { testAccount, twilioPeer } from '../engine/notifications/twilioPeer';
 import { tempDir } from '../helpers';
 import { batonAsync, cliPath } from './cliRunner';
 import { flushBudgetMs } from '../../../src/cli/notifyCommands';
@@ -48,6 +49,33 @@ void describe('baton notify and deliveries from the CLI', () => {
 		assert.match(missing.stdout, /slack: no slack\.webhookUrl is set: store it with “Baton: Store Secret…” in VS Code, or set BATON_SLACK_WEBHOOK_URL for the CLI/);
 		assert.equal((await run(root, ['notify', 'test', 'pager'])).code, 2);
 		assert.equal((await run(root, ['notify', 'test', 'editor'])).code, 2);
+	});
+
+	void it('notify test sms texts through Twilio with BATON_TWILIO_* credentials; a refusal names Twilio’s code, never the token; a bad number names its setting', async (t) => {
+		const account = testAccount();
+		const twilio = await twilioPeer(t, account);
+		const sms = { server: twilio.url, to: ['+14155550100'], from: '+15005550006' };
+		const root = await workspace(t, { sms });
+		const env = { BATON_TWILIO_ACCOUNT_SID: account.accountSid, BATON_TWILIO_AUTH_TOKEN: account.authToken };
+		const ok = await run(root, ['notify', 'test', 'sms'], env);
+		assert.equal(ok.code, 0, ok.stderr);
+		assert.match(ok.stdout, /^Test notification sent to sms \(\d+ ms\)\.$/m);
+		assert.deepEqual(
+			twilio.messages.map((m) => [m.to, m.from]),
+			[['+14155550100', '+15005550006']],
+		);
+		assert.deepEqual([twilio.requests[0]?.user, twilio.requests[0]?.password], [account.accountSid, account.authToken]);
+		const refused = await run(root, ['notify', 'test', 'sms'], { ...env, BATON_TWILIO_AUTH_TOKEN: 'wrongCliTokenCANARY77' });
+		assert.equal(refused.code, 1);
+		assert.match(refused.stdout, /^Test notification to sms failed: sms \(to \+14155550100\): HTTP 401 Unauthorized: Twilio error 20003: Authenticate \(https:\/\/www\.twilio\.com\/docs\/errors\/20003\)$/m);
+		assert.doesNotMatch(refused.stdout + refused.stderr, /wrongCliTokenCANARY77|a1b2c3d4a1b2c3d4/);
+		const missing = await run(root, ['notify', 'test', 'sms'], { BATON_TWILIO_ACCOUNT_SID: account.accountSid });
+		assert.match(missing.stdout, /sms: no twilio\.authToken is set: store it with “Baton: Store Secret…” in VS Code, or set BATON_TWILIO_AUTH_TOKEN for the CLI/);
+		// A workspace of its own: a warm daemon keeps the configuration it opened with.
+		const badNumber = await run(await workspace(t, { sms: { ...sms, to: ['415 555 0100'] } }), ['notify', 'test', 'sms'], env);
+		assert.notEqual(badNumber.code, 0);
+		assert.match(badNumber.stderr, /notifications\.sms\.to\.0: a phone number in E\.164 form: \+, the country code and the number, digits only \(e\.g\. \+14155550123\)/);
+		assert.equal(twilio.requests.length, 2, 'nothing was sent without a token or to a malformed number');
 	});
 
 	void it('a hook queues without network; the next ordinary command delivers within its bounded wait', async (t) => {

@@ -33,11 +33,30 @@ void describe('notification settings', () => {
 		const engineDefaults = resolveConfig({}, 'defaults').notifications as unknown as Record<string, unknown>;
 		assert.deepEqual(resolved, engineDefaults);
 		// Options without a default (routes, ntfy topic, SMTP host…) are accepted by the schema as well.
-		const samples: Record<string, unknown> = { 'routing.warning': ['slack'], 'ntfy.topic': 'team', 'smtp.host': 'mail.example.invalid', 'smtp.user': 'bot', 'smtp.from': 'baton@example.invalid' };
+		const samples: Record<string, unknown> = {
+			'routing.warning': ['slack'],
+			'ntfy.topic': 'team',
+			'smtp.host': 'mail.example.invalid',
+			'smtp.user': 'bot',
+			'smtp.from': 'baton@example.invalid',
+			'sms.from': '+14155550100',
+			'sms.messagingServiceSid': `MG${'ab'.repeat(16)}`,
+		};
 		for (const [key] of settings) {
 			const short = key.replace('baton.notifications.', '');
 			if (short in samples) resolveConfig(nested([[key, samples[short]]]), key);
 		}
+		// The settings' own patterns accept what the engine accepts, and refuse what it refuses.
+		const pattern = (key: string) => new RegExp((pkg.contributes.configuration.properties[key] as { pattern: string }).pattern);
+		for (const [key, good, bad] of [
+			['baton.notifications.sms.from', '+14155550100', '04155550100'],
+			['baton.notifications.sms.messagingServiceSid', `MG${'ab'.repeat(16)}`, 'MG12'],
+		] as const) {
+			assert.ok(pattern(key).test(good) && pattern(key).test('') && !pattern(key).test(bad), key);
+			assert.throws(() => resolveConfig(nested([[key, bad]]), key), new RegExp(key.replace('baton.', '').replace(/\./g, '\\.')));
+		}
+		const toItem = new RegExp((pkg.contributes.configuration.properties['baton.notifications.sms.to'] as { items: { pattern: string } }).items.pattern);
+		assert.ok(toItem.test('+447700900123') && !toItem.test('+44 7700 900123'));
 	});
 
 	void it('holds no secret: no setting is named like one', () => {

@@ -61,6 +61,7 @@ void describe('backend notifications', () => {
 		assert.deepEqual(byId['webhook'], { id: 'webhook', label: 'Webhook', enabled: true, missing: [] });
 		assert.deepEqual(byId['slack'], { id: 'slack', label: 'Slack', enabled: false, missing: ['slack.webhookUrl'] });
 		assert.deepEqual(byId['editor']?.missing, []);
+		assert.deepEqual(byId['sms'], { id: 'sms', label: 'SMS (Twilio)', enabled: false, missing: ['notifications.sms.to', 'notifications.sms.from', 'twilio.accountSid', 'twilio.authToken'] });
 		const result = await connection.sendRequest(rpc.notificationTest, { channel: 'webhook' });
 		assert.equal(result.ok, true, result.error ?? '');
 		assert.equal(JSON.parse(hook.requests.at(-1)!.body).title, 'Test notification');
@@ -71,6 +72,15 @@ void describe('backend notifications', () => {
 		assert.deepEqual(
 			secrets.find((s) => s.name === 'smtp.password'),
 			{ name: 'smtp.password', label: 'SMTP password', env: 'BATON_SMTP_PASSWORD' },
+		);
+		assert.deepEqual(
+			secrets.filter((s) => s.name.startsWith('twilio.')).map((s) => [s.name, s.env]),
+			[
+				['twilio.accountSid', 'BATON_TWILIO_ACCOUNT_SID'],
+				['twilio.authToken', 'BATON_TWILIO_AUTH_TOKEN'],
+				['twilio.apiKeySid', 'BATON_TWILIO_API_KEY_SID'],
+				['twilio.apiKeySecret', 'BATON_TWILIO_API_KEY_SECRET'],
+			],
 		);
 		assert.ok(
 			secrets.some((s) => s.name === 'github.token'),

@@ -13,6 +13,8 @@ export interface ChannelEnv {
 	workspaceRoot: string;
 	/** The time one request may take now (the configured timeout, or less when the host is short of time). */
 	timeoutMs(): number;
+	/** The outbox row (or test send) being delivered, for a channel that sends several requests per delivery. */
+	deliveryId?: string;
 }
 
 export type ChannelSender = (message: NotificationMessage, env: ChannelEnv) => Promise<void>;

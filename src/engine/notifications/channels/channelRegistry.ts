@@ -5,6 +5,7 @@ import { sendDiscord } from './discordChannel';
 import { emailMissing, sendEmail } from './emailChannel';
 import { sendNtfy } from './ntfyChannel';
 import { sendSlack } from './slackChannel';
+import { sendSms, smsMissing } from './smsChannel';
 import { sendWebhook } from './webhookChannel';
 
 export type OutsideChannel = Exclude<NotificationChannel, 'editor'>;
@@ -16,6 +17,7 @@ export const channelLabels: Record<NotificationChannel, string> = {
 	ntfy: 'ntfy',
 	email: 'Email (SMTP)',
 	webhook: 'Webhook',
+	sms: 'SMS (Twilio)',
 };
 
 export const channelSenders: Record<OutsideChannel, ChannelSender> = {
@@ -24,6 +26,7 @@ export const channelSenders: Record<OutsideChannel, ChannelSender> = {
 	ntfy: sendNtfy,
 	email: sendEmail,
 	webhook: sendWebhook,
+	sms: sendSms,
 };
 
 /** Secret names and settings a channel still lacks (empty: it can try to send). */
@@ -40,5 +43,7 @@ export async function channelMissing(channel: OutsideChannel, env: ChannelEnv): 
 			return env.config.ntfy.topic ? [] : ['notifications.ntfy.topic'];
 		case 'email':
 			return emailMissing(env, env.config.smtp.user ? await has('smtp.password') : true);
+		case 'sms':
+			return smsMissing(env);
 	}
 }

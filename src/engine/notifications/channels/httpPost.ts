@@ -13,10 +13,12 @@ export interface PostTarget {
 	timeoutMs: number;
 	/** The secret values this delivery used, masked out of every error. */
 	secrets: ReadonlyMap<SecretName, string>;
+	/** Values made from a secret (a Basic credential in base64), masked as that secret. */
+	derived?: readonly (readonly [SecretName, string])[];
 }
 
-export function channelError(target: Pick<PostTarget, 'channel' | 'secrets'>, detail: string): Error {
-	return new Error(maskDeliveryText(`${target.channel}: ${detail}`, target.secrets));
+export function channelError(target: Pick<PostTarget, 'channel' | 'secrets' | 'derived'>, detail: string): Error {
+	return new Error(maskDeliveryText(`${target.channel}: ${detail}`, target.secrets, target.derived));
 }
 
 /**
@@ -24,8 +26,8 @@ export function channelError(target: Pick<PostTarget, 'channel' | 'secrets'>, de
  * may echo just that part back ("no such hook /services/…"). The path with its query, long path
  * segments and query values are masked too, longest first.
  */
-export function maskDeliveryText(text: string, secrets: ReadonlyMap<SecretName, string>): string {
-	const entries: [SecretName, string][] = [];
+export function maskDeliveryText(text: string, secrets: ReadonlyMap<SecretName, string>, derived: readonly (readonly [SecretName, string])[] = []): string {
+	const entries: [SecretName, string][] = derived.map(([name, value]): [SecretName, string] => [name, value]);
 	for (const [name, value] of secrets) {
 		entries.push([name, value]);
 		let url: URL;
@@ -44,7 +46,15 @@ export function maskDeliveryText(text: string, secrets: ReadonlyMap<SecretName, 
 	return out;
 }
 
-export async function httpPost(target: PostTarget, url: string, init: { headers: Record<string, string>; body: string }): Promise<void> {
+export interface PostInit {
+	headers: Record<string, string>;
+	body: string;
+	/** What a refusal's body says, for a peer whose errors have a known shape (the raw body otherwise). */
+	describeError?: (text: string) => string | undefined;
+}
+
+/** POSTs and returns the answer's body when the status is 2xx; anything else is an error naming the status. */
+export async function httpPost(target: PostTarget, url: string, init: PostInit): Promise<string> {
 	let parsed: URL;
 	try {
 		parsed = new URL(url);
@@ -67,13 +77,13 @@ export async function httpPost(target: PostTarget, url: string, init: { headers:
 		throw channelError(target, `request failed: ${e.cause?.code ?? e.cause?.message ?? e.message}`);
 	}
 	if (response.ok) {
-		return;
+		return text;
 	}
-	const body = text.replace(/\s+/g, ' ').trim().slice(0, 300);
+	const body = (init.describeError?.(text) ?? text).replace(/\s+/g, ' ').trim().slice(0, 300);
 	const detail = `HTTP ${response.status}${response.statusText ? ` ${response.statusText}` : ''}${body ? `: ${body}` : ''}`;
 	const wait = response.status === 429 ? retryAfterMs(response.headers, text) : undefined;
 	if (wait !== undefined) {
-		throw new RetryLater(maskDeliveryText(`${target.channel}: ${detail} (retrying in ${wait} ms as asked)`, target.secrets), wait);
+		throw new RetryLater(maskDeliveryText(`${target.channel}: ${detail} (retrying in ${wait} ms as asked)`, target.secrets, target.derived), wait);
 	}
 	throw channelError(target, detail);
 }

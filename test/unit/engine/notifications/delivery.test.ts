@@ -8,7 +8,8 @@ import { describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { notificationOutbox } from '../../../../src/engine/storage/schema';
 import type { NotificationMessage } from '../../../../src/engine/notifications/notificationMessage';
-import { actor } from '../../helpers';
+import { secretNames } from '../../../../src/engine/secrets';
+import { actor, openTestEngine } from '../../helpers';
 import { closedPort, httpPeer } from './loopbackPeers';
 import { budgetWarning, notifyEngine, outboxRows } from './notifyFixtures';
 
@@ -234,5 +235,26 @@ void describe('notification delivery', () => {
 		const webhookWarning = log.warnings().find((w) => w.includes('webhook:'));
 		assert.match(webhookWarning ?? '', /: webhook: HTTP 401 Unauthorized: invalid token Bearer \[secret:webhook\.token\] for \[secret:webhook\.url\]$/);
 		assert.ok(log.warnings().some((w) => w.includes('discord: the configured URL is not a valid URL')));
+	});
+
+	void it('a failure’s last masking pass asks the host for every secret at once, not one after another', async (t) => {
+		// The editor's backend asks the window for each secret and waits up to 2 s for a busy one: in a row, that was 2 s per secret Baton knows.
+		const hook = await httpPeer(t, [{ status: 500, body: 'down' }]);
+		let asking = 0;
+		let mostAtOnce = 0;
+		const secrets = {
+			get: async (name: string) => {
+				asking += 1;
+				mostAtOnce = Math.max(mostAtOnce, asking);
+				await new Promise((resolve) => setImmediate(resolve));
+				asking -= 1;
+				return name === 'webhook.url' ? `${hook.url}/busy` : undefined;
+			},
+		};
+		const { engine } = await openTestEngine(t, { config: { notifications: { channels: ['webhook'] } }, secrets });
+		await budgetWarning(engine);
+		await engine.notifications.attach();
+		assert.equal((await engine.outbox.deliverDue())[0]?.error, 'webhook: HTTP 500 Internal Server Error: down');
+		assert.equal(mostAtOnce, Object.keys(secretNames).length);
 	});
 });

@@ -15,6 +15,7 @@ import { actor } from '../../helpers';
 import { makeWorkspace, write } from '../checkpoints/gitFixtures';
 import { httpPeer, smtpPeer } from './loopbackPeers';
 import { notifyEngine } from './notifyFixtures';
+import { testAccount, twilioPeer } from './twilioPeer';
 
 const root = path.resolve(__dirname, '../../../..');
 
@@ -46,20 +47,26 @@ void describe('secrets never leak', () => {
 			'webhook.token': 'CANARYwebhookToken5d1e',
 			'ntfy.token': 'tk_CANARYntfyToken8c2b',
 			'smtp.password': 'CANARYsmtpPassword3f9a',
+			'twilio.accountSid': `AC${'ca9a7e11'.repeat(4)}`,
+			'twilio.authToken': 'CANARYtwilioToken6a4d',
 		};
 		const slack = await httpPeer(t);
 		const discord = await httpPeer(t, [{ status: 500, body: `upstream error for token CANARYdiscordToken77aa` }, { status: 204 }]);
 		const hook = await httpPeer(t, [{ status: 401, body: `bad credentials: Bearer ${secrets['webhook.token']} /hooks/CANARYwebhookPath0b3c9d` }]);
 		const ntfy = await httpPeer(t);
 		const smtp = await smtpPeer(t, { user: 'bot', password: 'not-the-stored-one' });
+		// Twilio's stand-in first answers with the Authorization header it got (a hostile echo), then accepts.
+		const twilio = await twilioPeer(t, testAccount({ accountSid: secrets['twilio.accountSid'], authToken: secrets['twilio.authToken'] }), [{ status: 401, echoAuthorization: true }]);
 		secrets['slack.webhookUrl'] = `${slack.url}/services/T01/B02/CANARYslackPath4e7f0a1b`;
 		secrets['discord.webhookUrl'] = `${discord.url}/api/webhooks/42/CANARYdiscordToken77aa`;
 		secrets['webhook.url'] = `${hook.url}/hooks/CANARYwebhookPath0b3c9d`;
-		const canaries = ['CANARYslackPath4e7f0a1b', 'CANARYdiscordToken77aa', 'CANARYwebhookPath0b3c9d', ...Object.values(secrets)];
+		const basic = Buffer.from(`${secrets['twilio.accountSid']}:${secrets['twilio.authToken']}`).toString('base64');
+		const canaries = ['CANARYslackPath4e7f0a1b', 'CANARYdiscordToken77aa', 'CANARYwebhookPath0b3c9d', basic, ...Object.values(secrets)];
 
 		const notifications = {
-			channels: ['editor', 'slack', 'discord', 'webhook', 'ntfy', 'email'] as const,
+			channels: ['editor', 'slack', 'discord', 'webhook', 'ntfy', 'email', 'sms'] as const,
 			ntfy: { server: ntfy.url, topic: 'baton-team' },
+			sms: { server: twilio.url, to: ['+14155550100'], from: '+15005550006' },
 			smtp: { host: '127.0.0.1', port: smtp.port, user: 'bot', from: 'baton@example.invalid', to: ['lead@example.invalid'] },
 		};
 		const { engine, root: workspace, clock, log } = await notifyEngine(t, { ...notifications, channels: [...notifications.channels] }, secrets);
@@ -81,7 +88,12 @@ void describe('secrets never leak', () => {
 		outcomes.push(...(await engine.outbox.deliverDue()));
 
 		// The runs really went both ways: some sent, some failed at their peers.
-		assert.ok(slack.requests.length > 0 && ntfy.requests.length > 0 && discord.requests.length > 1 && hook.requests.length > 0 && smtp.logins.length > 0);
+		assert.ok(slack.requests.length > 0 && ntfy.requests.length > 0 && discord.requests.length > 1 && hook.requests.length > 0 && smtp.logins.length > 0 && twilio.requests.length > 1);
+		assert.deepEqual(
+			twilio.requests.map((r) => r.status),
+			[401, ...twilio.requests.slice(1).map(() => 201)],
+			'Twilio refused once (echoing the credential) and then took every text',
+		);
 		assert.ok(outcomes.some((o) => o.status === 'sent') && outcomes.some((o) => o.status !== 'sent'));
 		assert.deepEqual(
 			tests.map((r) => [r.channel, r.ok]),
@@ -92,6 +104,7 @@ void describe('secrets never leak', () => {
 				['webhook', false],
 				['ntfy', true],
 				['email', false],
+				['sms', true],
 			],
 		);
 		assert.ok(
@@ -102,10 +115,16 @@ void describe('secrets never leak', () => {
 		// VS Code settings as a person would write them for this setup: only non-secret values exist as settings.
 		fs.mkdirSync(path.join(workspace, '.vscode'), { recursive: true });
 		const settings = Object.fromEntries(
-			Object.entries({ channels: notifications.channels, 'ntfy.server': ntfy.url, 'ntfy.topic': 'baton-team', 'smtp.host': '127.0.0.1', 'smtp.user': 'bot', 'smtp.to': ['lead@example.invalid'] }).map(([k, v]) => [
-				`baton.notifications.${k}`,
-				v,
-			]),
+			Object.entries({
+				channels: notifications.channels,
+				'ntfy.server': ntfy.url,
+				'ntfy.topic': 'baton-team',
+				'smtp.host': '127.0.0.1',
+				'smtp.user': 'bot',
+				'smtp.to': ['lead@example.invalid'],
+				'sms.to': ['+14155550100'],
+				'sms.from': '+15005550006',
+			}).map(([k, v]) => [`baton.notifications.${k}`, v]),
 		);
 		fs.writeFileSync(path.join(workspace, '.vscode/settings.json'), JSON.stringify(settings, null, 2));
 		const pkg = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8'));
@@ -137,6 +156,10 @@ void describe('secrets never leak', () => {
 		assert.ok(
 			log.warnings().some((w) => w.includes('[secret:webhook.token]')),
 			'the echoed token was masked, not dropped silently',
+		);
+		assert.ok(
+			log.warnings().some((w) => w.includes('Authenticate: Basic [secret:twilio.authToken]')),
+			'the echoed Basic credential was masked too',
 		);
 	});
 });

@@ -59,6 +59,7 @@ export class BriefingService {
 			return computeBriefing(this.ctx, db, this.sources, {
 				scope,
 				sessionId: session?.id ?? null,
+				focus: session?.focus ? { ...session.focus, last: session.status !== 'active' } : null,
 				currentTask: session?.currentTask ?? null,
 				predecessor,
 				handoff,

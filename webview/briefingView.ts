@@ -2,7 +2,7 @@ import type { BriefingDto, SessionDto } from '../src/protocol/dto';
 import type { WebviewToHost } from '../src/protocol/webview';
 import { el, formatDuration, plural, timeEl, type Child } from './dom';
 import { memoryCard } from './memoryCard';
-import { button, callout, card, chip, columns, empty, handoffBody, icon, linkButton, list, pageHeader, priorityPill, statusPill, taskIdEl, taskRow, listCard } from './widgets';
+import { button, callout, card, chip, columns, empty, focusCard, handoffBody, icon, linkButton, list, pageHeader, priorityPill, statusPill, taskIdEl, taskRow, listCard } from './widgets';
 
 export interface BriefingData {
 	briefing: BriefingDto;
@@ -41,6 +41,7 @@ export function briefingView({ briefing, session }: BriefingData, send: (message
 			: null,
 		columns(
 			[
+				briefing.focus ? focusCard(briefing.focus, briefing.focus.last, session ? `“${session.name}”` : 'this session') : null,
 				previousSession(briefing, send, focus),
 				suggestions(briefing, focus),
 				listCard('Next tasks', briefing.nextTasks, 'Nothing actionable in this scope.', () =>

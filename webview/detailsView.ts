@@ -2,7 +2,7 @@ import type { ForkNodeDto, IssueLinkDto, SessionDetailsDto, SessionDto } from '.
 import { issueLabel } from '../src/protocol/issueLabel';
 import type { WebviewToHost } from '../src/protocol/webview';
 import { dateTimeEl, el, formatDuration, minutesBetween, plural, timeEl, type Child } from './dom';
-import { button, callout, card, chip, columns, empty, facts, handoffBody, icon, linkButton, pageHeader, statusLabel, statusPill, taskIdEl, listCard } from './widgets';
+import { button, callout, card, chip, columns, empty, facts, focusCard, handoffBody, icon, linkButton, pageHeader, statusLabel, statusPill, taskIdEl, listCard } from './widgets';
 
 type Send = (message: WebviewToHost) => void;
 
@@ -18,6 +18,7 @@ export function detailsView(details: SessionDetailsDto, send: Send): HTMLElement
 		chainNav(details, open),
 		columns(
 			[
+				session.focus ? focusCard(session.focus, session.status !== 'active', 'this session') : null,
 				card('Handoff', {}, details.handoff ? handoffBody(details.handoff) : empty(session.status === 'active' || session.status === 'suspended' ? 'Written when the session ends.' : 'This session ended without a handoff.')),
 				decisions(details),
 				card('End note', {}, session.endNote ? el('blockquote', { class: 'note' }, session.endNote) : empty('No end note.')),

@@ -3,7 +3,7 @@
  * inline SVG so the webviews need no icon font (and no font-src exception in the CSP).
  */
 import type { ApprovalStatusDto } from '../src/protocol/checkpointDto';
-import type { HandoffDto, SessionStatusDto } from '../src/protocol/dto';
+import type { HandoffDto, SessionFocusDto, SessionStatusDto } from '../src/protocol/dto';
 import { el, svg, type Child } from './dom';
 
 const iconPaths = {
@@ -212,6 +212,21 @@ export function callout(kind: 'warning' | 'error' | 'info', title: string | null
 }
 
 /** The contents of a handoff, shared by the briefing (previous session) and the details view. */
+/**
+ * A session's focus: where a live session stands in its own words (a CLEO session's focus note, next
+ * action and blocker). Titled "Last focus" once the session is not active: it is from before it stopped.
+ */
+export function focusCard(focus: SessionFocusDto, last: boolean, subject: string): HTMLElement {
+	return card(
+		last ? 'Last focus' : 'Focus',
+		{},
+		el('p', { class: 'muted' }, last ? `Where ${subject} stood before it stopped.` : `Where ${subject} stands now.`),
+		focus.note ? el('blockquote', { class: 'note focus-note' }, focus.note) : null,
+		focus.nextAction ? el('p', { class: 'next-action' }, icon('arrowRight'), el('span', {}, el('strong', {}, 'Next action: '), focus.nextAction)) : null,
+		focus.blockedReason ? el('p', { class: 'focus-blocked' }, icon('warning'), el('span', {}, el('strong', {}, 'Blocked: '), focus.blockedReason)) : null,
+	);
+}
+
 export function handoffBody(handoff: HandoffDto, onFocus?: (id: string) => void): HTMLElement {
 	const parts: Child[] = [];
 	if (handoff.note) {

@@ -1,7 +1,7 @@
 /**
  * Plain-text renderings for people at a terminal. Agents and tools use --json instead.
  */
-import type { Briefing, HandoffData } from '../engine/storage/jsonShapes';
+import type { Briefing, HandoffData, SessionFocus } from '../engine/storage/jsonShapes';
 import type { Session } from '../engine/storage/model';
 import { pushAll } from '../engine/arrays';
 
@@ -19,12 +19,22 @@ export function sessionDetails(s: Session): string {
 	if (s.endedAt) lines.push(`  ended      ${s.endedAt}`);
 	if (s.agent || s.agentIdentifier) lines.push(`  agent      ${[s.agent, s.agentIdentifier].filter(Boolean).join(' ')}`);
 	if (s.currentTask) lines.push(`  task       ${s.currentTask}`);
+	if (s.focus) pushAll(lines, focusText(s.focus, s.status === 'active' ? '  focus' : '  last focus (from before the session stopped)', '    '));
 	if (s.previousSessionId) lines.push(`  previous   ${s.previousSessionId}`);
 	if (s.nextSessionId) lines.push(`  next       ${s.nextSessionId}`);
 	if (s.parentSessionId) lines.push(`  parent     ${s.parentSessionId}`);
 	if (s.handoffConsumedAt) lines.push(`  handoff    read by ${s.handoffConsumedBy ?? '?'} at ${s.handoffConsumedAt}`);
 	if (s.resumeCount) lines.push(`  resumed    ${s.resumeCount}×`);
 	return lines.join('\n');
+}
+
+/** A session's focus (a live CLEO session's note, next action and blocker), under a heading, each line indented. */
+export function focusText(f: SessionFocus, heading: string, indent: string): string[] {
+	const lines = [heading];
+	if (f.note) lines.push(`${indent}note: ${f.note}`);
+	if (f.nextAction) lines.push(`${indent}next action: ${f.nextAction}`);
+	if (f.blockedReason) lines.push(`${indent}blocked: ${f.blockedReason}`);
+	return lines;
 }
 
 export function handoffText(h: HandoffData): string {
@@ -45,6 +55,9 @@ export function briefingText(b: Briefing): string {
 	if (b.lastSession) {
 		out.push(`Previous session: ${b.lastSession.name} (${b.lastSession.id})${b.lastSession.endedAt ? `, ended ${b.lastSession.endedAt}` : ''}`);
 		out.push(b.lastSession.handoff ? handoffText(b.lastSession.handoff) : '  (no handoff)');
+	}
+	if (b.focus) {
+		pushAll(out, focusText(b.focus, b.focus.last ? 'This session’s last focus (from before it stopped):' : 'This session’s focus:', '  '));
 	}
 	if (b.suggestions.length) {
 		out.push('Suggested by the previous session:');

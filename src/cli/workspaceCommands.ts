@@ -42,7 +42,7 @@ export const workspaceCommands: Command[] = [
 	{
 		path: ['briefing'],
 		usage: 'baton briefing [--session ID] [--scope S]',
-		summary: 'the briefing for the active session, a given session, or a scope',
+		summary: 'the briefing for the active session, a given session, or a scope (its active session’s, if any)',
 		options: { session: { type: 'string' }, scope: { type: 'string' } },
 		async run(ctx) {
 			const engine = await ctx.engine();
@@ -52,13 +52,14 @@ export const workspaceCommands: Command[] = [
 				// Never a silent fresh-session briefing: brief the one active session, or refuse with the list.
 				const active = await engine.briefings.active();
 				if (active.length > 1) {
-					throw new BatonError('invalidInput', `${active.length} sessions are active; say which one to brief: baton briefing --session ID\n${activeSessionsList(active)}`);
+					throw new BatonError('invalidInput', `${active.length} sessions are active; say which one to brief: baton briefing --session ID (or --scope S)\n${activeSessionsList(active)}`);
 				}
 				sessionId = active[0]?.id;
 			}
 			const briefing = await engine.briefings.briefing({ ...(sessionId ? { sessionId } : {}), ...(scope ? { scope } : {}) });
-			const subject = sessionId ? await engine.briefings.get(sessionId) : null;
-			const heading = subject ? `Briefing for session ${subject.name} (${subject.id})` : `Briefing for a new session in scope ${scope ?? 'global'} (no session given or active)`;
+			// A scope with a running session is briefed as that session (the engine says which).
+			const subject = briefing.sessionId ? await engine.briefings.get(briefing.sessionId) : null;
+			const heading = subject ? `Briefing for session ${subject.name} (${subject.id})` : `Briefing for a new session in scope ${scope ?? 'global'} (no session given or active there)`;
 			return { json: { briefing, sessionId: subject?.id ?? null }, text: `${heading}\n\n${briefingText(briefing)}` };
 		},
 	},

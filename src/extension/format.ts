@@ -1,6 +1,6 @@
 /** Pure wording helpers for the editor (unit-tested without VS Code). */
 import { escapeControls } from '../protocol/displayText';
-import type { HandoffDto, SessionStatusDto, SessionRowDto } from '../protocol/dto';
+import type { HandoffDto, SessionFocusDto, SessionStatusDto, SessionRowDto } from '../protocol/dto';
 
 export function relativeTime(iso: string | null, nowMs: number = Date.now()): string {
 	if (!iso) {
@@ -51,6 +51,15 @@ export function handoffMarkdown(handoff: HandoffDto | null): string {
 	if (handoff.tasksCompleted.length) lines.push(`**Completed:** ${handoff.tasksCompleted.map((t) => `${t.id} ${escapeMarkdown(t.title)}`).join(', ')}`);
 	if (handoff.decisions.length) lines.push(`**Decisions:** ${handoff.decisions.map((d) => escapeMarkdown(d.text)).join('; ')}`);
 	return lines.length ? lines.join('  \n') : '_Empty handoff._';
+}
+
+/** A session's focus (where a live session stands, in its own words): `Focus`, or `Last focus` once the session is not active. */
+export function focusMarkdown(focus: SessionFocusDto, active: boolean): string {
+	const lines = [`$(target) **${active ? 'Focus' : 'Last focus'}**`];
+	if (focus.note) lines.push(`**Working on:** ${escapeMarkdown(focus.note)}`);
+	if (focus.nextAction) lines.push(`**Next:** ${escapeMarkdown(focus.nextAction)}`);
+	if (focus.blockedReason) lines.push(`**Blocked:** ${escapeMarkdown(focus.blockedReason)}`);
+	return lines.join('  \n');
 }
 
 export function escapeMarkdown(text: string): string {

@@ -6,13 +6,15 @@
  * (docs/architecture.md §2). What is declared here is only what the wire adds or leaves out.
  */
 import type { ForkNode, ScopeChains, SessionRow } from '../engine/sessions/sessionShapes';
-import type { Briefing, BriefingMemoryEntry, DebriefData, HandoffData, SessionSummary } from '../engine/storage/jsonShapes';
+import type { Briefing, BriefingMemoryEntry, DebriefData, HandoffData, SessionFocus, SessionSummary } from '../engine/storage/jsonShapes';
 import type { Decision, IssueLink, Session, SessionStatus } from '../engine/storage/records';
 import type { TaskWithDependencies } from '../engine/tasks/taskShapes';
 
 export type SessionStatusDto = SessionStatus;
 export type HandoffDto = HandoffData;
 export type DebriefDto = DebriefData;
+/** Where a live session stands in its own words (a CLEO session's focus note, next action, blocker). */
+export type SessionFocusDto = SessionFocus;
 export type SessionDto = Session;
 export type BriefingDto = Briefing;
 export type BriefingMemoryEntryDto = BriefingMemoryEntry;

@@ -4,7 +4,8 @@
 // Twilio's credentials;
 // Import… brings a CLEO sessions.json in (format picked, the file typed into VS Code's own file
 // dialog, a preview to confirm) and its sessions appear in the tree, archived and closed ones kept
-// as such. (The import comes last: its active session, started long ago, soon escalates on duration.)
+// as such, and the active one's focus (CLEO's note and next action) in the tree's hover, its details
+// and its briefing. (The import comes late: its active session, started long ago, soon escalates on duration.)
 // Dark theme; screenshots in artifacts/ui/interop/.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -93,6 +94,40 @@ try {
 		await s.statusBarItem('Auth Implementation').waitFor({ timeout: 10_000 });
 		await s.page.waitForTimeout(300);
 		await s.screenshot('03-imported-sessions');
+	});
+	await check('the imported active session’s focus shows in the tree’s hover, its details and its briefing', async () => {
+		// Issue #27: CLEO's focus note and next action were kept only on the import record.
+		const note = 'Working on JWT validation';
+		const next = 'Add error handling';
+		await s.clearNotifications();
+		const row = s.treeItem('Auth Implementation', { view: 'Session Chains' });
+		const hover = s.page.locator('.monaco-hover:not(.hidden), .workbench-hover', { hasText: note }).first();
+		for (let attempt = 0; attempt < 5 && !(await hover.isVisible().catch(() => false)); attempt++) {
+			await s.page.mouse.move(0, 0);
+			await row.hover();
+			await hover.waitFor({ timeout: 5_000 }).catch(() => {});
+		}
+		const hoverText = await hover.innerText({ timeout: 5_000 });
+		if (!hoverText.includes('Focus') || !hoverText.includes(next)) throw new Error(`the hover lacks the focus: ${hoverText}`);
+		await s.screenshot('04-hover-focus');
+		await s.page.mouse.move(0, 0);
+		await s.page.keyboard.press('Escape');
+		await row.click();
+		const details = await s.webview('body[data-view="details"]', { timeout: 20_000 });
+		const card = details.locator('section.card', { has: details.locator('h2', { hasText: /^Focus$/ }) });
+		await card.getByText(note).waitFor({ timeout: 10_000 });
+		await card.getByText(next).waitFor();
+		await s.page.waitForTimeout(300);
+		await s.screenshot('05-details-focus');
+		await s.runCommand('View: Close All Editors');
+		// The one active session: Show Briefing briefs it, as an agent resuming it is briefed.
+		await s.runCommand('Baton: Show Briefing');
+		const briefing = await s.webview('body[data-view="briefing"]', { timeout: 20_000 });
+		const focusCard = briefing.locator('section.card', { has: briefing.locator('h2', { hasText: /^Focus$/ }) });
+		await focusCard.getByText(note).waitFor({ timeout: 10_000 });
+		await focusCard.getByText(next).waitFor();
+		await s.page.waitForTimeout(300);
+		await s.screenshot('06-briefing-focus');
 	});
 } catch {
 	// The failed check was reported with a screenshot.

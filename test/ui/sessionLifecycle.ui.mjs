@@ -112,6 +112,31 @@ async function runTheme(theme) {
 			await s.screenshot('06-cli-session-in-tree');
 		});
 
+		await check('with two sessions active, Show Briefing for a scope briefs its running session as the CLI does', async () => {
+			// Issue #27: it asked for the scope, then said "No session in this scope" and "the first session".
+			const active = baton(workspace, 'session', 'list', '--status', 'active').sessions;
+			const running = active.find((x) => x.name === 'Webhook tests pass');
+			if (active.length !== 2 || !running) throw new Error(`expected two active sessions: ${JSON.stringify(active.map((x) => x.name))}`);
+			const fromCli = baton(workspace, 'briefing', '--session', running.id).briefing;
+			if (fromCli.lastSession?.handoff?.note !== 'Retry path no longer double-charges') throw new Error(`the CLI's briefing: ${JSON.stringify(fromCli.lastSession)}`);
+			// A new panel, so what it shows cannot be the session briefing the start opened earlier.
+			await s.runCommand('View: Close All Editors');
+			for (let tries = 0; await s.webview('body[data-view="briefing"]', { timeout: 500 }).then(Boolean, () => false); tries++) {
+				if (tries === 40) throw new Error('the earlier briefing panel stays open');
+			}
+			await s.runCommand('Baton: Show Briefing');
+			await s.quickPickSelect(/T1 · Checkout flow/, { filter: 'Checkout' });
+			const frame = await s.webview('body[data-view="briefing"]', { timeout: 20_000 });
+			await frame.getByRole('button', { name: 'Open session Webhook tests pass' }).waitFor({ timeout: 10_000 });
+			await frame.getByRole('button', { name: 'Open previous session Payment retries pass' }).waitFor();
+			await frame.getByText(fromCli.lastSession.handoff.note).first().waitFor();
+			for (const wrong of ['No session in this scope', 'This is the first session in this scope']) {
+				if ((await frame.getByText(wrong).count()) > 0) throw new Error(`the briefing says "${wrong}"`);
+			}
+			await s.page.waitForTimeout(300);
+			await s.screenshot('07-briefing-two-active');
+		});
+
 		if (s.blocked.length > 0) {
 			throw new Error(`the workbench tried to reach the network: ${s.blocked.join(', ')}`);
 		}

@@ -6,7 +6,7 @@
  *
  * The context budget, spent in this order:
  * 1. the heading, and room for the footer (held back from the start);
- * 2. a resumed session's progress, the previous session's handoff, the current task, the handoff's
+ * 2. a resumed session's progress, its own focus, the previous session's handoff, the current task, the handoff's
  *    suggestions and the next tasks. While they are added, room for project memory is held back:
  *    its share (below), or less when memory needs less;
  * 3. project memory, up to `memoryShare` of the budget (stretched to hold its first fact when that
@@ -71,6 +71,15 @@ export function renderBriefingDiet(briefing: Briefing, budget: number = defaultB
 			extras.lead.title,
 			extras.lead.lines.map((l) => `- ${clip(l, textLength)}`),
 		);
+	}
+	if (briefing.focus) {
+		// The session's own words on where it stood (a live CLEO session's focus): first, it is this session's.
+		const f = briefing.focus;
+		section(f.last ? 'This session’s last focus (from before it stopped):' : 'This session’s focus:', [
+			f.note ? `- Working on: ${clip(f.note, textLength)}` : '',
+			f.nextAction ? `- Next action: ${clip(f.nextAction, textLength)}` : '',
+			f.blockedReason ? `- Blocked: ${clip(f.blockedReason, textLength)}` : '',
+		]);
 	}
 	const last = briefing.lastSession;
 	if (last) {

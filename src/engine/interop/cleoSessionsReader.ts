@@ -2,7 +2,7 @@
  * `cleo-sessions`: CLEO's legacy `.cleo/sessions.json` (seed 001). `sessions[]` keep their status
  * (`archived` stays archived); `sessionHistory[]` entries were closed and are imported as `closed`;
  * both stay visible and read-only. Focus becomes the current task; an ended session's note, next
- * action and blocked reason become its (write-once) handoff; `resumedAs` links a chain; the config
+ * action and blocked reason become its (write-once) handoff, a live one's its focus (`sessions.focus`); `resumedAs` links a chain; the config
  * (all of it, keys Baton does not know too) is kept in the settings table under `legacy.config`.
  * Those limits are not applied: Baton's own come from `.baton/config.json`, which an import does not
  * rewrite, so the import says so in a warning naming each limit and Baton's value for it.
@@ -131,6 +131,7 @@ function toImported(s: LegacySession, status: SessionStatus, record: string, raw
 	const focus = s.focus ?? {};
 	const history = focus.focusHistory ?? [];
 	const lastFocus = [...history].reverse().find((h) => h.taskId === focus.currentTask && (h.action ?? 'focused') === 'focused');
+	const hasNotes = focus.sessionNote || focus.nextAction || focus.blockedReason;
 	const endNote = [s.endNote ?? '', s.endReason ? `ended: ${s.endReason}` : '', s.archiveReason ? `archived: ${s.archiveReason}` : ''].filter(Boolean).join('; ');
 	const session = sessionRow({
 		id: s.id,
@@ -146,6 +147,9 @@ function toImported(s: LegacySession, status: SessionStatus, record: string, raw
 		endedAt,
 		archivedAt: s.archivedAt ?? null,
 		endNote: endNote || null,
+		// A live session has no handoff yet (it is written once, at the end): its focus note, next
+		// action and blocked reason are where it stands, kept on the session for whoever looks next.
+		focus: !terminal && hasNotes ? { note: focus.sessionNote ?? null, nextAction: focus.nextAction ?? null, blockedReason: focus.blockedReason ?? null } : null,
 		resumeCount: s.resumeCount ?? s.stats?.resumeCount ?? 0,
 		stats: {
 			tasksCompleted: s.stats?.tasksCompleted ?? 0,
@@ -156,12 +160,7 @@ function toImported(s: LegacySession, status: SessionStatus, record: string, raw
 			decisionsRecorded: s.stats?.decisionsRecorded ?? 0,
 		},
 	});
-	const hasNotes = focus.sessionNote || focus.nextAction || focus.blockedReason;
-	// A live session has no handoff yet (it is written once, at the end): its focus note, next action
-	// and blocked reason are kept verbatim on the import record instead, with the fields Baton has no column for.
-	const pending = !terminal && hasNotes ? { focus: { sessionNote: focus.sessionNote ?? null, nextAction: focus.nextAction ?? null, blockedReason: focus.blockedReason ?? null } } : {};
-	const rest = unknownFields(raw, sessionFields) ?? {};
-	const extra = { ...rest, ...pending };
+	const extra = unknownFields(raw, sessionFields) ?? {};
 	const lastTask = focus.currentTask ?? focus.previousTask;
 	return {
 		record,

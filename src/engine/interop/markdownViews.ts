@@ -97,7 +97,13 @@ export function renderBriefingMarkdown(briefing: Briefing, session: Session | nu
 			]
 		: [];
 	const current = briefing.currentTask;
+	const focus = briefing.focus;
 	pushAll(out, [
+		...section(focus?.last ? 'This session’s last focus' : 'This session’s focus', [
+			...(focus?.note ? [`- **Working on:** ${inline(focus.note)}`] : []),
+			...(focus?.nextAction ? [`- **Next action:** ${inline(focus.nextAction)}`] : []),
+			...(focus?.blockedReason ? [`- **Blocked:** ${inline(focus.blockedReason)}`] : []),
+		]),
 		...section('Previous session', previous, 'None: this is the first session of its chain.'),
 		...section('Current task', current ? [`- \`${current.id}\` ${inline(current.title)} (${current.status}${current.blockedBy.length ? `; blocked by ${current.blockedBy.join(', ')}` : ''})`] : []),
 		...section(

@@ -19,7 +19,8 @@ export const sessionFileFormat = 'baton.session';
 export const batonSessionBlockSchema = z.object({
 	format: z.literal(sessionFileFormat),
 	version: z.literal(1),
-	session: sessionSchema,
+	// Files exported before sessions kept a focus have none: read as null.
+	session: sessionSchema.extend({ focus: sessionSchema.shape.focus.default(null) }),
 	handoff: z.object({ data: handoffDataSchema, createdAt: z.string().min(1) }).nullable(),
 	decisions: z.array(decisionSchema),
 	aliases: z.array(sessionAliasSchema.omit({ sessionId: true })),

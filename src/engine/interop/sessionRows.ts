@@ -30,6 +30,7 @@ export function sessionRow(fields: SessionFields): Session {
 		handoffConsumedAt: fields.handoffConsumedAt ?? null,
 		handoffConsumedBy: fields.handoffConsumedBy ?? null,
 		debrief: fields.debrief ?? null,
+		focus: fields.focus ?? null,
 		stats,
 		resumeCount: fields.resumeCount ?? stats.resumeCount,
 		endNote: fields.endNote ?? null,

@@ -31,6 +31,12 @@ export function checkTextLimits(batch: ImportBatch, errors: ImportIssue[]): void
 			over(s.record, 'handoff.nextAction', h.nextAction, textLimits.nextAction);
 			h.openBlockers.forEach((b, i) => over(s.record, `handoff.openBlockers[${i}]`, b, textLimits.blocker));
 		}
+		const f = s.session.focus;
+		if (f) {
+			over(s.record, 'focus.sessionNote', f.note, textLimits.note);
+			over(s.record, 'focus.nextAction', f.nextAction, textLimits.nextAction);
+			over(s.record, 'focus.blockedReason', f.blockedReason, textLimits.blocker);
+		}
 		for (const d of s.decisions) {
 			over(d.record, 'text', d.text, textLimits.decisionText);
 			over(d.record, 'rationale', d.rationale, textLimits.decisionText);

@@ -23,6 +23,8 @@ const listLimit = 10;
 export interface BriefingInput {
 	scope: SessionScope;
 	sessionId: string | null;
+	/** The briefed session's focus, as stored (null: none, or no session). */
+	focus: Briefing['focus'];
 	currentTask: string | null;
 	predecessor: Session | null;
 	handoff: HandoffData | null;
@@ -71,6 +73,7 @@ export function computeBriefing(ctx: EngineContext, db: BatonDb, sources: Briefi
 					...(laterWork ? { laterWork } : {}),
 				}
 			: null,
+		focus: input.focus,
 		suggestions: (input.handoff?.nextSuggested ?? []).map((s) => {
 			const task = graph.byId.get(s.id);
 			return { id: s.id, title: task?.title ?? s.title, status: task?.status ?? null, stale: !task || !isOpen(task) };

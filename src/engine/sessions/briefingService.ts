@@ -22,7 +22,10 @@ export class BriefingService {
 
 	/**
 	 * The briefing for a session (its own predecessor's handoff), or for a scope when no session is
-	 * given: what a session starting there now would receive.
+	 * given: the briefing of the session running there (the most recently started when several agents
+	 * work in it), else what a session starting there now would receive. A scope with a running
+	 * session is never briefed as empty: its chain tail is that session, not an ended one, so a
+	 * fresh-session briefing would deny the handoff the session itself received (issue #27).
 	 */
 	async briefing(input: { sessionId?: string; scope?: string } = {}): Promise<Briefing> {
 		await this.beforeBriefing?.();
@@ -31,7 +34,10 @@ export class BriefingService {
 			let session: Session | undefined;
 			if (input.sessionId) {
 				session = getSession(db, input.sessionId);
-			} else if (!input.scope) {
+			} else if (input.scope) {
+				const key = scopeKeyOf(parseScope(input.scope));
+				session = activeSessions(db).find((active) => active.scopeKey === key);
+			} else {
 				const active = activeSessions(db);
 				session = active.length === 1 ? active[0] : undefined;
 			}
@@ -53,6 +59,7 @@ export class BriefingService {
 			return computeBriefing(this.ctx, db, this.sources, {
 				scope,
 				sessionId: session?.id ?? null,
+				focus: session?.focus ? { ...session.focus, last: session.status !== 'active' } : null,
 				currentTask: session?.currentTask ?? null,
 				predecessor,
 				handoff,

@@ -124,6 +124,7 @@ export class SessionService {
 				handoffConsumedAt: null,
 				handoffConsumedBy: null,
 				debrief: null,
+				focus: null,
 				stats: emptyStats(),
 				resumeCount: 0,
 				endNote: null,
@@ -150,6 +151,7 @@ export class SessionService {
 			const briefing = computeBriefing(this.ctx, db, this.sources, {
 				scope,
 				sessionId: id,
+				focus: null,
 				currentTask: session.currentTask,
 				// The row as chainTail read it: the briefing shows its id, name and times, which the update above leaves alone.
 				predecessor: predecessor ?? null,

@@ -72,6 +72,19 @@ export const debriefDataSchema = z.object({
 });
 export type DebriefData = z.infer<typeof debriefDataSchema>;
 
+/**
+ * Where a live session stands, in its own words: what it is working on (`note`), what it does next
+ * and what holds it up. Kept on the session (CLEO's active sessions bring it as their `focus`; their
+ * handoff is written once, at the end), so the details, the tree's hover and the briefing of the
+ * session show it; a session that is no longer active shows it as its last focus.
+ */
+export const sessionFocusSchema = z.object({
+	note: z.string().nullable(),
+	nextAction: z.string().nullable(),
+	blockedReason: z.string().nullable(),
+});
+export type SessionFocus = z.infer<typeof sessionFocusSchema>;
+
 /** A briefing is computed, never stored; its shape is declared here beside the stored ones it draws on. */
 export const briefingSchema = z.object({
 	sessionId: z.string().nullable(),
@@ -92,6 +105,11 @@ export const briefingSchema = z.object({
 			laterWork: z.object({ requests: z.number(), lastRequest: z.string().nullable(), files: z.array(z.string()), lastAt: z.string() }).nullish(),
 		})
 		.nullable(),
+	/**
+	 * The briefed session's own focus (sessionFocusSchema): where it stood, for the agent that resumes
+	 * it. `last` when the session is not active (its last focus, from before it stopped); null: none.
+	 */
+	focus: sessionFocusSchema.extend({ last: z.boolean() }).nullable(),
 	/** The previous handoff's suggestions, re-checked now: done, cancelled or missing ones are stale. */
 	suggestions: z.array(z.object({ id: z.string(), title: z.string(), status: z.string().nullable(), stale: z.boolean() })),
 	currentTask: z.object({ id: z.string(), title: z.string(), status: z.string(), blockedBy: z.array(z.string()) }).nullable(),

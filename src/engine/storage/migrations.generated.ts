@@ -92,5 +92,13 @@ export const migrations: readonly EmbeddedMigration[] = [
 			"CREATE TABLE `client_requests` (\n\t`id` text PRIMARY KEY NOT NULL,\n\t`command` text NOT NULL,\n\t`exit_code` integer,\n\t`stdout` text,\n\t`stderr` text,\n\t`created_at` text NOT NULL\n);",
 			"CREATE INDEX `client_requests_created_idx` ON `client_requests` (`created_at`);"
 		]
+	},
+	{
+		"tag": "0009_session_focus",
+		"when": 1795870424997,
+		"hash": "2b2dede35d9746dd8a92d72d9fdfd80d321500acc92b2e8f7055f8ec9fd64fad",
+		"statements": [
+			"ALTER TABLE `sessions` ADD `focus_json` text;"
+		]
 	}
 ];

@@ -17,6 +17,7 @@ import {
 	linkedIssueSchema,
 	rollbackPhaseSchema,
 	sessionScopeSchema,
+	sessionFocusSchema,
 	sessionStatsSchema,
 } from './jsonShapes';
 import type * as records from './records';
@@ -26,12 +27,14 @@ export const sessionSchema = createSelectSchema(sessions, {
 	scope: sessionScopeSchema,
 	stats: sessionStatsSchema,
 	debrief: debriefDataSchema.nullable(),
+	focus: sessionFocusSchema.nullable(),
 });
 export const sessionInsertSchema = createInsertSchema(sessions, {
 	name: (s) => s.min(1).max(200),
 	scope: sessionScopeSchema,
 	stats: sessionStatsSchema,
 	debrief: debriefDataSchema.nullable().optional(),
+	focus: sessionFocusSchema.nullable().optional(),
 });
 
 export const sessionAliasSchema = createSelectSchema(sessionAliases);

@@ -6,7 +6,7 @@
  * clock or randomness. Every timestamp is an ISO-8601 string computed in TypeScript.
  */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import type { CheckpointAnnotation, CheckpointMetrics, DebriefData, EnvironmentSnapshot, EscalationThresholds, FileStats, HandoffData, LinkedIssue, RollbackPhase, SessionScope, SessionStats } from './jsonShapes';
+import type { CheckpointAnnotation, CheckpointMetrics, DebriefData, EnvironmentSnapshot, EscalationThresholds, FileStats, HandoffData, LinkedIssue, RollbackPhase, SessionFocus, SessionScope, SessionStats } from './jsonShapes';
 
 export const sessionStatuses = ['active', 'suspended', 'ended', 'orphaned', 'archived', 'closed'] as const;
 export const taskTypes = ['epic', 'task', 'subtask', 'bug'] as const;
@@ -37,6 +37,8 @@ export const sessions = sqliteTable(
 		debrief: text('debrief_json', { mode: 'json' }).$type<DebriefData>(),
 		stats: text('stats_json', { mode: 'json' }).$type<SessionStats>().notNull(),
 		resumeCount: integer('resume_count').notNull().default(0),
+		/** The session's own account of where it stands (`jsonShapes.ts`: sessionFocusSchema); null: none given. */
+		focus: text('focus_json', { mode: 'json' }).$type<SessionFocus>(),
 		/** Why a session ended when Baton ended it (cleanup) or an import said so. */
 		endNote: text('end_note'),
 		startedAt: text('started_at').notNull(),

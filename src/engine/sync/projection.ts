@@ -9,7 +9,7 @@ import { and, eq, inArray, max, not, sql } from 'drizzle-orm';
 import { inJsonList, jsonList } from '../shared/sqlJsonList';
 import type { BatonDb, JournalStore } from '../storage/journalStore';
 import { insertRows } from './rawInsert';
-import type { CheckpointAnnotation, CheckpointMetrics, FileStats, HandoffData, SessionScope } from '../storage/jsonShapes';
+import type { CheckpointAnnotation, CheckpointMetrics, FileStats, HandoffData, SessionFocus, SessionScope } from '../storage/jsonShapes';
 import { handoffData, sessionRow } from '../interop/sessionRows';
 import { oneOf, projectRecords, type RecordCounts } from './recordProjection';
 import { knownScopeType } from '../shared/eventBodies';
@@ -143,6 +143,7 @@ export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownM
 				previousSessionId: previous && (newIds.has(previous) || known(previous)) ? previous : null,
 				parentSessionId: parent && (newIds.has(parent) || known(parent)) ? parent : null,
 				endNote: state?.endNote ?? null,
+				focus: focusOf(body['focus']),
 				startedAt: at,
 				lastActivity: state && state.at > at ? state.at : at,
 				suspendedAt: state?.status === 'suspended' ? state.at : null,
@@ -381,6 +382,16 @@ function deriveCheckpoint(db: BatonDb, id: string, events: readonly WireEvent[],
 		}
 	}
 	return outcome;
+}
+
+/** An imported live session's focus as its start event carries it (checked against eventBodies.ts at the merge). */
+function focusOf(value: unknown): SessionFocus | null {
+	if (!value || typeof value !== 'object') {
+		return null;
+	}
+	const body = value as Record<string, unknown>;
+	const focus = { note: str(body['note']), nextAction: str(body['nextAction']), blockedReason: str(body['blockedReason']) };
+	return focus.note || focus.nextAction || focus.blockedReason ? focus : null;
 }
 
 function str(value: unknown): string | null {

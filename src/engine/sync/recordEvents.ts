@@ -129,7 +129,19 @@ function importedSessionEvents(db: BatonDb, ids: readonly string[]): NewSharedEv
 				subject: s.id,
 				sessionId: s.id,
 				actor: 'baton',
-				body: { name: s.name, parentId: s.parentSessionId, previousId: s.previousSessionId, scope: s.scope, scopeKey: s.scopeKey, agent: s.agent, model: null, currentTask: s.currentTask, startedAt: s.startedAt },
+				body: {
+					name: s.name,
+					parentId: s.parentSessionId,
+					previousId: s.previousSessionId,
+					scope: s.scope,
+					scopeKey: s.scopeKey,
+					agent: s.agent,
+					model: null,
+					currentTask: s.currentTask,
+					startedAt: s.startedAt,
+					// A live imported session's own words (CLEO's focus note): nowhere else until it ends.
+					...(s.focus ? { focus: s.focus } : {}),
+				},
 			});
 			const handoff = notes.get(s.id);
 			if (handoff) {

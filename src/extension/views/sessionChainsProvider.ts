@@ -10,7 +10,7 @@ import { sessionDetails } from '../../protocol/rpc';
 import type { SessionOriginDto } from '../../protocol/syncRpc';
 import { opensExpanded, sessionTreeRoot, sessionTreeScope, type TreeRowDto, type TreeScopeDto } from '../../protocol/treeRpc';
 import type { BatonWorkspace } from '../batonWorkspace';
-import { durationText, escapeMarkdown, handoffMarkdown, relativeTime, sessionMoment, shownItem, statusLabel } from '../format';
+import { durationText, escapeMarkdown, focusMarkdown, handoffMarkdown, relativeTime, sessionMoment, shownItem, statusLabel } from '../format';
 import { CommandIds } from '../ids';
 import { Disposable } from '../lifecycle';
 
@@ -191,6 +191,9 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 			}
 			if (details.linkedIssues.length > 0) {
 				md.appendMarkdown(`$(issues) ${details.linkedIssues.map(issueMarkdown).join(' · ')}  \n`);
+			}
+			if (details.session.focus) {
+				md.appendMarkdown(`\n${focusMarkdown(details.session.focus, details.session.status === 'active')}  \n`);
 			}
 			md.appendMarkdown('\n---\n\n');
 			md.appendMarkdown(details.handoffProblem ? `_The stored handoff is malformed: ${escapeMarkdown(details.handoffProblem)}_` : handoffMarkdown(details.handoff));

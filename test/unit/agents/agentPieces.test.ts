@@ -39,6 +39,7 @@ function bigBriefing(): Briefing {
 				nextAction: 'Implement refresh-token rotation',
 			},
 		},
+		focus: null,
 		suggestions: [
 			{ id: 'T2', title: task(2).title, status: 'done', stale: true },
 			{ id: 'T3', title: task(3).title, status: 'pending', stale: false },

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { durationText, escapeMarkdown, handoffMarkdown, relativeTime, sessionMoment } from '../../../src/extension/format';
+import { durationText, escapeMarkdown, focusMarkdown, handoffMarkdown, relativeTime, sessionMoment } from '../../../src/extension/format';
 
 const now = Date.parse('2026-03-01T12:00:00.000Z');
 const ago = (ms: number) => new Date(now - ms).toISOString();
@@ -43,5 +43,11 @@ void describe('editor wording', () => {
 		assert.match(md, /\*\*Blocker:\*\* keys/);
 		assert.equal(handoffMarkdown(null), '_No handoff._');
 		assert.equal(escapeMarkdown('a*b'), 'a\\*b');
+	});
+
+	void it('renders a session’s focus for the tree’s hover: Focus while active, Last focus after, its text escaped', () => {
+		const focus = { note: 'Working on JWT validation', nextAction: 'use [links](command:evil)', blockedReason: null };
+		assert.equal(focusMarkdown(focus, true), '$(target) **Focus**  \n**Working on:** Working on JWT validation  \n**Next:** use \\[links\\]\\(command:evil\\)');
+		assert.match(focusMarkdown({ ...focus, blockedReason: 'no key' }, false), /^\$\(target\) \*\*Last focus\*\* {2}\n.* {2}\n\*\*Blocked:\*\* no key$/s);
 	});
 });

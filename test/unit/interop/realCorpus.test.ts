@@ -198,7 +198,7 @@ void describe('real corpus: CLEO’s legacy .cleo/sessions.json', () => {
 		assert.deepEqual(snapshotFiles(path.join(root, '.baton')), before);
 	});
 
-	void it('keeps an active session’s focus note and next action, and its unknown fields, on the import record', async (t) => {
+	void it('keeps an active session’s focus note and next action on the session, and its unknown fields on the import record', async (t) => {
 		const { engine } = await openTestEngine(t);
 		const data = cleoSessionsData();
 		(data['sessions'][0] as Json)['startMetrics'] = { tokens: 12 };
@@ -212,7 +212,15 @@ void describe('real corpus: CLEO’s legacy .cleo/sessions.json', () => {
 				.where(and(eq(importRecords.source, 'cleo-sessions'), eq(importRecords.externalId, 'session_20251230_161248_81c3ce')))
 				.get(),
 		);
-		assert.deepEqual(rec?.extra, { startMetrics: { tokens: 12 }, focus: { sessionNote: 'Working on JWT validation', nextAction: 'Add error handling', blockedReason: null } });
+		assert.deepEqual(rec?.extra, { startMetrics: { tokens: 12 } });
+		const session = await engine.store.read((db) =>
+			db
+				.select()
+				.from(sessions)
+				.where(eq(sessions.id, rec?.entityId ?? ''))
+				.get(),
+		);
+		assert.deepEqual(session?.focus, { note: 'Working on JWT validation', nextAction: 'Add error handling', blockedReason: null });
 	});
 });
 

@@ -39,6 +39,7 @@ function briefingWith(memory: Briefing['memory'], handoffNote = 'Retry policy is
 			durationMinutes: 60,
 			handoff: { lastTask: null, tasksCompleted: [], tasksCreated: [], decisionsRecorded: 0, decisions: [], nextSuggested: [], openBlockers: [], openBugs: [], note: handoffNote, nextAction: 'Persist the idempotency keys' },
 		},
+		focus: null,
 		suggestions: [],
 		currentTask: null,
 		nextTasks: [1, 2, 3].map((i) => ({ id: `T${i}`, title: `Next task ${i}`, type: 'task', priority: 'high', leverage: i, score: i })),

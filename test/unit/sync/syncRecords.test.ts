@@ -8,7 +8,7 @@ import path from 'node:path';
 import test from 'node:test';
 import { decisions } from '../../../src/engine/storage/schema';
 import { actor } from '../helpers';
-import { beadsIssues, writeJsonl } from '../interop/interopFixtures';
+import { beadsIssues, cleoSessionsData, writeJson, writeJsonl } from '../interop/interopFixtures';
 import { allObjects, startEnd, syncWorld } from './syncWorld';
 import type { TestEngine } from '../helpers';
 
@@ -159,4 +159,19 @@ test('sessions imported from CLEO’s own sessions.json travel with their legacy
 	assert.equal(pulled.sessions.added, 613);
 	assert.deepEqual(pulled.refused, []);
 	assert.deepEqual(await countBy(w.b), await countBy(w.a));
+});
+
+test('an imported live CLEO session’s focus travels with it: the other clone shows the same focus', async (t) => {
+	const w = await syncWorld(t);
+	await w.a.engine.sync.enable('origin');
+	await w.b.engine.sync.enable('origin');
+	const file = writeJson(path.join(w.dir, 'cleo', 'sessions.json'), cleoSessionsData());
+	assert.deepEqual((await w.a.engine.imports.run({ format: 'cleo-sessions', path: file, dryRun: false, actor })).errors, []);
+	const onA = (await w.a.engine.briefings.list({ limit: 100 })).find((s) => s.name === 'Auth Implementation');
+	assert.deepEqual(onA?.focus, { note: 'Working on JWT validation', nextAction: 'Add error handling', blockedReason: null });
+	const pulled = await roundTrip(w.a, w.b);
+	assert.deepEqual(pulled.refused, []);
+	const onB = await w.b.engine.briefings.get(onA.id);
+	assert.deepEqual(onB.focus, onA.focus);
+	assert.equal((await roundTrip(w.b, w.a)).newEvents, 0, 'nothing echoes back');
 });

@@ -23,6 +23,7 @@ function session(id: string, scopeKey: string, start: number, end: number | null
 		handoffConsumedAt: null,
 		handoffConsumedBy: null,
 		debrief: null,
+		focus: null,
 		stats: { tasksCompleted: 0, tasksCreated: 0, focusChanges: 0, suspendCount: 0, resumeCount: 0, decisionsRecorded: 0 },
 		resumeCount: 0,
 		endNote: null,

@@ -1,0 +1,1 @@
+ALTER TABLE `sessions` ADD `focus_json` text;

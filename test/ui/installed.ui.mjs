@@ -100,6 +100,67 @@ try {
 		await s.page.waitForTimeout(300);
 		await s.screenshot('02-connected-without-baton-on-path');
 	});
+
+	// The other agents, each from its palette command, their committed session-start hook run as the
+	// real binary runs it (the payload the binary sent, test/fixtures/real/), with no baton on PATH.
+	const realPayload = (file, id) => ({ ...JSON.parse(fs.readFileSync(path.join(root, 'test/fixtures/real', file), 'utf8')), cwd: workspace, ...id });
+	const agents = [
+		{
+			title: 'Baton: Connect Copilot Agent',
+			hookFile: '.github/hooks/baton-cli.json',
+			event: / hook sessionStart\b/,
+			payload: realPayload('copilot-cli/baton-cli-json-session-start.json', { sessionId: 'c0c0c0c0-0000-4000-8000-000000000002' }),
+			env: { COPILOT_CLI: '1' },
+			logged: /copilot (sessionStart|session-start) c0c0c0c0-0000-4000-8000-000000000002 → /,
+		},
+		{
+			title: 'Baton: Connect Codex',
+			hookFile: '.codex/hooks.json',
+			event: / hook session-start\b/,
+			payload: realPayload('codex-0.171.0/session-start.json', { session_id: 'c0dec0de-0000-4000-8000-000000000003', transcript_path: undefined }),
+			env: {},
+			logged: /codex session-start c0dec0de-0000-4000-8000-000000000003 → /,
+		},
+		{
+			title: 'Baton: Connect Gemini CLI',
+			hookFile: '.gemini/settings.json',
+			event: / hook session-start\b/,
+			payload: realPayload('gemini-cli-0.61.0/session-start.json', { session_id: '6e6e6e6e-0000-4000-8000-000000000004', transcript_path: undefined }),
+			env: {},
+			logged: /gemini session-start 6e6e6e6e-0000-4000-8000-000000000004 → /,
+		},
+	];
+	for (const agent of agents) {
+		await check(`${agent.title.replace('Baton: ', '')} with no baton on PATH: its committed hook names no path of this machine and records the session`, async () => {
+			await s.clearNotifications();
+			await s.runCommand(agent.title);
+			const hooksOnly = s.quickPickItem(/Hooks only/);
+			if (
+				await hooksOnly.waitFor({ timeout: 5_000 }).then(
+					() => true,
+					() => false,
+				)
+			)
+				await hooksOnly.click();
+			await s.notification(/Connected|connected/, { timeout: 20_000 });
+			const text = fs.readFileSync(path.join(workspace, agent.hookFile), 'utf8');
+			if (text.includes(tmp)) throw new Error(`${agent.hookFile} names a folder of this machine`);
+			const commands = [];
+			const walk = (v) =>
+				Array.isArray(v) ? v.forEach(walk) : v && typeof v === 'object' ? Object.entries(v).forEach(([k, x]) => ((k === 'command' || k === 'bash') && typeof x === 'string' ? commands.push(x) : walk(x))) : undefined;
+			walk(JSON.parse(text));
+			const command = commands.find((c) => agent.event.test(c));
+			if (!command?.startsWith('"$(command -v baton || echo "$HOME/.baton/bin/baton")" hook ')) throw new Error(`the committed session-start hook of ${agent.hookFile}: ${command} (of ${commands.join(' | ')})`);
+			const home = path.join(s.server.root, 'home');
+			const noBaton = process.env.PATH.split(':')
+				.filter((dir) => !fs.existsSync(path.join(dir, 'baton')))
+				.join(':');
+			execFileSync('sh', ['-c', command], { cwd: workspace, encoding: 'utf8', env: { PATH: noBaton, HOME: home, ...agent.env }, input: JSON.stringify(agent.payload) });
+			const log = fs.readFileSync(path.join(workspace, '.baton', 'logs', 'hooks.log'), 'utf8');
+			if (!agent.logged.test(log)) throw new Error(`the hook log: ${log.slice(-600)}`);
+		});
+	}
+	await s.screenshot('03-four-agents-connected');
 } catch (error) {
 	if (!String(error?.message).startsWith('stopped after')) {
 		checks.failed++;

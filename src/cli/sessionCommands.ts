@@ -8,6 +8,9 @@ import { scopeForms } from '../engine/sessions/scope';
 import { listOption, stringOption, UsageError, type Command } from './command';
 import { activeSessionsList, briefingText, handoffText, sessionDetails, sessionLine } from './textFormat';
 
+/** What `session list` shows when no --limit is given: a person's screenful, not a team's years. */
+const defaultListLimit = 100;
+
 export const sessionCommands: Command[] = [
 	{
 		path: ['session', 'start'],
@@ -128,28 +131,34 @@ export const sessionCommands: Command[] = [
 	},
 	{
 		path: ['session', 'list'],
-		usage: `baton session list [--status active|suspended|ended|orphaned|archived|closed] [--scope ${scopeForms.join('|')}] [--limit N]`,
-		summary: 'sessions, newest first',
-		options: { status: { type: 'string' }, scope: { type: 'string' }, limit: { type: 'string' } },
+		usage: `baton session list [--status active|suspended|ended|orphaned|archived|closed] [--scope ${scopeForms.join('|')}] [--limit N] [--after ID]`,
+		summary: `sessions, newest first, ${defaultListLimit} at a time (--limit N for more, --after ID for the next page)`,
+		options: { status: { type: 'string' }, scope: { type: 'string' }, limit: { type: 'string' }, after: { type: 'string' } },
 		async run(ctx) {
 			const status = stringOption(ctx.values, 'status');
 			if (status && !(sessionStatuses as readonly string[]).includes(status)) {
 				throw new UsageError(`--status must be one of ${sessionStatuses.join(', ')}`);
 			}
 			const limitText = stringOption(ctx.values, 'limit');
-			const limit = limitText === undefined ? undefined : Number(limitText);
-			if (limit !== undefined && (!Number.isInteger(limit) || limit < 1)) {
+			const limit = limitText === undefined ? defaultListLimit : Number(limitText);
+			if (!Number.isInteger(limit) || limit < 1) {
 				throw new UsageError('--limit must be a positive whole number');
 			}
 			const scope = stringOption(ctx.values, 'scope');
-			const sessions = await (
+			const after = stringOption(ctx.values, 'after');
+			// One more than the page: whether there is a next page, without counting the whole history.
+			const page = await (
 				await ctx.engine()
 			).briefings.list({
 				...(status ? { status: status as SessionStatus } : {}),
 				...(scope ? { scope } : {}),
-				...(limit ? { limit } : {}),
+				...(after ? { after } : {}),
+				limit: limit + 1,
 			});
-			return { json: { sessions }, text: sessions.length ? sessions.map(sessionLine).join('\n') : 'No sessions.' };
+			const sessions = page.slice(0, limit);
+			const next = page.length > limit ? (sessions.at(-1)?.id ?? null) : null;
+			const more = next ? `\n… more: baton session list${status ? ` --status ${status}` : ''}${scope ? ` --scope ${scope}` : ''}${limitText ? ` --limit ${limit}` : ''} --after ${next}` : '';
+			return { json: { sessions, next }, text: sessions.length ? `${sessions.map(sessionLine).join('\n')}${more}` : 'No sessions.' };
 		},
 	},
 	{

@@ -79,12 +79,13 @@ export class BriefingService {
 		});
 	}
 
-	async list(filter: { status?: SessionStatus; scope?: string; limit?: number } = {}): Promise<Session[]> {
+	async list(filter: { status?: SessionStatus; scope?: string; limit?: number; after?: string } = {}): Promise<Session[]> {
 		return this.ctx.store.read((db) =>
 			listSessions(db, {
 				...(filter.status ? { status: filter.status } : {}),
 				...(filter.scope ? { scopeKey: scopeKeyOf(parseScope(filter.scope)) } : {}),
 				...(filter.limit ? { limit: filter.limit } : {}),
+				...(filter.after ? { after: filter.after } : {}),
 			}),
 		);
 	}

@@ -1,7 +1,7 @@
 /**
  * Read-side helpers over the sessions tables, usable inside read() and write() callbacks.
  */
-import { and, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm';
 import { BatonError } from '../errors';
 import { handoffDataSchema, type HandoffData } from '../storage/jsonShapes';
 import type { BatonDb } from '../storage/journalStore';
@@ -58,7 +58,12 @@ export function activeElsewhere(db: BatonDb): { session: Session; machineName: s
 	});
 }
 
-export function listSessions(db: BatonDb, filter: { status?: SessionStatus; scopeKey?: string; limit?: number }): Session[] {
+/**
+ * Sessions newest first. `after` is the id of the last session of the previous page: the page goes on
+ * below it in the same order (start time, then id), so pages neither repeat nor skip a session while
+ * new ones start.
+ */
+export function listSessions(db: BatonDb, filter: { status?: SessionStatus; scopeKey?: string; limit?: number; after?: string }): Session[] {
 	const conditions = [];
 	if (filter.status) {
 		conditions.push(eq(sessions.status, filter.status));
@@ -66,10 +71,14 @@ export function listSessions(db: BatonDb, filter: { status?: SessionStatus; scop
 	if (filter.scopeKey) {
 		conditions.push(eq(sessions.scopeKey, filter.scopeKey));
 	}
+	if (filter.after) {
+		const last = getSession(db, filter.after);
+		conditions.push(or(lt(sessions.startedAt, last.startedAt), and(eq(sessions.startedAt, last.startedAt), lt(sessions.id, last.id))));
+	}
 	const query = db
 		.select()
 		.from(sessions)
-		// eslint-disable-next-line no-restricted-syntax -- one condition per filter option above (two)
+		// eslint-disable-next-line no-restricted-syntax -- one condition per filter option above (three)
 		.where(conditions.length ? and(...conditions) : undefined)
 		.orderBy(desc(sessions.startedAt), desc(sessions.id));
 	return filter.limit ? query.limit(filter.limit).all() : query.all();

@@ -274,8 +274,12 @@ export async function callDaemon(root: string, method: string, params: unknown, 
 				return undefined;
 			}
 			if (state === 'none' && !spawned && claimStart(root)) {
-				spawnDaemon(root, options.serverScript, options.version);
 				spawned = true;
+				// A daemon that began serving (and whose starter let the claim go) since the endpoint was read.
+				const serving = readEndpoint(root);
+				if (!serving || !pidAlive(serving.pid)) {
+					spawnDaemon(root, options.serverScript, options.version);
+				}
 			}
 			await new Promise((resolve) => setTimeout(resolve, 20));
 		}

@@ -50,8 +50,33 @@ export const defaultAnswerMs = 5_000;
 /** How often a waiting client asks the daemon whether it is there. */
 const pingMs = 1_000;
 
+/** A daemon that keeps using the CPU while silent is busy (a long synchronous step) and gets this many times the bound. */
+const busyFactor = 6;
+
 /** The daemon answered nothing within the bound. */
-class SilentDaemon extends Error {}
+class SilentDaemon extends Error {
+	constructor(
+		readonly silentMs: number,
+		readonly why: 'stopped' | 'wedged',
+	) {
+		super(`no answer for ${silentMs} ms (${why})`);
+	}
+}
+
+/**
+ * What /proc says of a process: stopped (SIGSTOP, Ctrl-Z) and the CPU time it used so far (clock
+ * ticks). Undefined where there is no /proc: a silent daemon there is ended at the plain bound.
+ */
+function processState(pid: number): { stopped: boolean; cpu: number } | undefined {
+	try {
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		// After the name: state (3rd field of the line), …, utime (14th) and stime (15th).
+		return { stopped: fields[0] === 'T' || fields[0] === 't', cpu: Number(fields[11]) + Number(fields[12]) };
+	} catch {
+		return undefined;
+	}
+}
 
 export function findBatonRoot(start: string): string | undefined {
 	let dir = path.resolve(start);
@@ -105,14 +130,21 @@ class RpcSocket {
 	/**
 	 * While a request waits, asks `daemon/status` every second (answered by the daemon's event loop
 	 * whatever command runs) and fails every pending request with SilentDaemon once nothing at all
-	 * came back for `answerMs`.
+	 * came back for `answerMs` — unless the daemon is still using the CPU (busy in a long synchronous
+	 * step on a loaded machine: ending it would only make the next one start over), which gets
+	 * `busyFactor` times the bound before it counts as wedged. A stopped daemon uses none.
 	 */
-	watchSilence(answerMs: number): void {
+	watchSilence(answerMs: number, pid: number): void {
 		this.heardAt = Date.now();
+		let cpu = processState(pid)?.cpu;
 		this.watch = setInterval(
 			() => {
-				if (Date.now() - this.heardAt >= answerMs) {
-					this.fail(new SilentDaemon(`no answer for ${answerMs} ms`));
+				const silent = Date.now() - this.heardAt;
+				const now = processState(pid);
+				const busy = now !== undefined && !now.stopped && cpu !== undefined && now.cpu > cpu;
+				cpu = now?.cpu;
+				if (silent >= answerMs && (!busy || silent >= answerMs * busyFactor)) {
+					this.fail(new SilentDaemon(silent, now?.stopped ? 'stopped' : 'wedged'));
 					return;
 				}
 				this.request('daemon/status', null).catch(() => undefined);
@@ -182,7 +214,7 @@ class RpcSocket {
 	}
 }
 
-type Outcome = { kind: 'answered'; value: unknown } | { kind: 'unreachable' } | { kind: 'unusable' } | { kind: 'silent' };
+type Outcome = { kind: 'answered'; value: unknown } | { kind: 'unreachable' } | { kind: 'unusable' } | { kind: 'silent'; error: SilentDaemon };
 
 /**
  * One attempt on the daemon the endpoint file names: verified by `daemon/hello`, then the request,
@@ -194,15 +226,15 @@ async function callEndpoint(root: string, endpoint: Endpoint, method: string, pa
 	try {
 		rpc = await RpcSocket.connect(endpoint.socket, answerMs);
 	} catch (error) {
-		return { kind: (error as Error).message === 'timed out connecting to the daemon' ? 'silent' : 'unreachable' };
+		return (error as Error).message === 'timed out connecting to the daemon' ? { kind: 'silent', error: new SilentDaemon(answerMs, processState(endpoint.pid)?.stopped ? 'stopped' : 'wedged') } : { kind: 'unreachable' };
 	}
-	rpc.watchSilence(answerMs);
+	rpc.watchSilence(answerMs, endpoint.pid);
 	try {
 		let hello: { instance?: string; workspace?: string };
 		try {
 			hello = (await rpc.request('daemon/hello', { client: 'cli' })) as typeof hello;
 		} catch (error) {
-			return { kind: error instanceof SilentDaemon ? 'silent' : 'unreachable' };
+			return error instanceof SilentDaemon ? { kind: 'silent', error } : { kind: 'unreachable' };
 		}
 		if (hello.instance !== endpoint.instance || hello.workspace !== path.resolve(root)) {
 			return { kind: 'unreachable' };
@@ -214,7 +246,7 @@ async function callEndpoint(root: string, endpoint: Endpoint, method: string, pa
 			return { kind: 'answered', value: await rpc.request(method, params) };
 		} catch (error) {
 			// Silent: stopped or wedged. Otherwise it died before answering: nothing was acknowledged.
-			return { kind: error instanceof SilentDaemon ? 'silent' : 'unusable' };
+			return error instanceof SilentDaemon ? { kind: 'silent', error } : { kind: 'unusable' };
 		}
 	} finally {
 		rpc.close();
@@ -226,7 +258,7 @@ async function callEndpoint(root: string, endpoint: Endpoint, method: string, pa
  * wake up later and run the request a second time, and its lock on the journal is stale at once; its
  * endpoint file goes with it, so the next client starts a new daemon.
  */
-function endSilentDaemon(root: string, endpoint: Endpoint, answerMs: number, options: DaemonCallOptions): void {
+function endSilentDaemon(root: string, endpoint: Endpoint, silence: SilentDaemon, options: DaemonCallOptions): void {
 	const now = readEndpoint(root);
 	if (now?.instance === endpoint.instance && now.pid === endpoint.pid) {
 		try {
@@ -238,7 +270,7 @@ function endSilentDaemon(root: string, endpoint: Endpoint, answerMs: number, opt
 			fs.rmSync(path.join(root, '.baton', 'daemon.json'), { force: true });
 		}
 	}
-	options.notice?.(`the workspace daemon (pid ${endpoint.pid}) answered nothing for ${Math.round(answerMs / 100) / 10} s (stopped or wedged): it was ended and this command runs in its own process; the next command starts a new daemon`);
+	options.notice?.(`the workspace daemon (pid ${endpoint.pid}) answered nothing for ${Math.round(silence.silentMs / 1000)} s (${silence.why}): it was ended and this command runs in its own process; the next command starts a new daemon`);
 }
 
 /** Sends one request to the workspace's daemon; undefined when the caller should run it in its own process. */
@@ -260,7 +292,7 @@ export async function callDaemon(root: string, method: string, params: unknown, 
 				if (outcome.kind === 'silent') {
 					// Only a client that may start daemons ends one (`baton daemon status` only looks).
 					if (options.start) {
-						endSilentDaemon(root, endpoint, answerMs, options);
+						endSilentDaemon(root, endpoint, outcome.error, options);
 					}
 					return undefined;
 				}

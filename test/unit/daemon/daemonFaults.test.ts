@@ -46,6 +46,10 @@ test('a daemon stopped (SIGSTOP) while clients arrive is noticed, ended and repl
 			// Ended by a client, as it should be.
 		}
 	});
+	// `baton daemon status` says so, and only looks.
+	const status = await baton(cli, root, ['daemon', 'status', '--json'], { env });
+	assert.deepEqual(JSON.parse(status.stdout), { running: true, answering: false, pid: stopped }, status.stderr);
+	assert.ok(daemonPids(root).includes(stopped), 'status ended nothing');
 	// Clients keep arriving: some connect to the stopped daemon, later ones find it ended.
 	const titles = Array.from({ length: 6 }, (_, i) => `while stopped ${i}`);
 	const runs: Promise<Result>[] = [];

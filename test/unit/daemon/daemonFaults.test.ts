@@ -70,3 +70,34 @@ test('a daemon stopped (SIGSTOP) while clients arrive is noticed, ended and repl
 	const next = endpoint(root)?.pid;
 	assert.ok(next && next !== stopped && daemonPids(root).includes(next));
 });
+
+test('a command that cannot have its turn in the daemon within the bound is refused, naming what holds the queue; nothing is run', async (t) => {
+	const { cli, root } = await daemonWorkspace(t);
+	// The daemon takes its bound from the environment of the client that starts it; the fault hook makes one command hold the queue.
+	const env = { BATON_TEST_FAULTS: '1', BATON_DAEMON_QUEUE_MS: '1500' };
+	assert.equal((await baton(cli, root, ['task', 'list'], { env })).code, 0);
+	const slow = baton(cli, root, ['task', 'add', '--title', 'holds the queue'], { env: { ...env, BATON_TEST_COMMAND_HOLDS_MS: '15000' } });
+	await new Promise((resolve) => setTimeout(resolve, 1_000));
+	const titles = ['behind it 0', 'behind it 1'];
+	const results = await Promise.all(titles.map((title) => baton(cli, root, ['task', 'add', '--title', title], { env })));
+	assert.equal((await slow).code, 0);
+	const counts = countWrites(results, titles, storedTitles(cli, root));
+	t.diagnostic(`queue bound: ${JSON.stringify(counts)}`);
+	assert.deepEqual(counts, { acknowledged: 0, refused: 2, spooled: 0, lost: 0, refusedButStored: 0, storedTwice: 0 });
+	for (const result of results) {
+		assert.match(
+			result.stderr,
+			/^baton: not run: it waited 2 s for its turn in the workspace daemon, behind `baton task add` \(running for \d+ s\) and [01] other command\(s\); nothing was done\. Run it again, or in a process of its own with --no-daemon$/m,
+		);
+	}
+	// Run again with the queue free, they are done.
+	for (const title of titles) {
+		assert.equal((await baton(cli, root, ['task', 'add', '--title', title], { env })).code, 0);
+	}
+	assert.deepEqual(
+		storedTitles(cli, root)
+			.filter((title) => titles.includes(title))
+			.sort(),
+		titles,
+	);
+});

@@ -309,7 +309,7 @@ export async function callDaemon(root: string, method: string, params: unknown, 
 				spawned = true;
 				// A daemon that began serving (and whose starter let the claim go) since the endpoint was read.
 				const serving = readEndpoint(root);
-				if (!serving || !pidAlive(serving.pid)) {
+				if (!serving || serving.instance === endpoint?.instance || !pidAlive(serving.pid)) {
 					spawnDaemon(root, options.serverScript, options.version);
 				}
 			}

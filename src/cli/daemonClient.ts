@@ -1,15 +1,18 @@
 /**
  * The client side of the workspace daemon, small enough for dist/cli.js (node builtins only: no
  * engine, no drizzle, no sql.js). Finds the daemon through `.baton/daemon.json`, checks it is the
- * one the file names (`daemon/hello`), starts it when there is none, and sends one request, all
- * within a short budget; a caller that gets `undefined` runs the command in its own process.
+ * one the file names (`daemon/hello`), has it started when there is none (one client spawns it, the
+ * others wait for it: daemonStart.ts), and sends one request. Every wait is bounded: a daemon being
+ * started has `budgetMs` to answer, and a daemon that answers nothing — not the request, not the
+ * `daemon/status` pings sent every second meanwhile — for `answerMs` is stopped or wedged: it is
+ * ended, the person is told, and the caller (given `undefined`) runs the command in its own process.
  * The wire format is JSON-RPC with Content-Length framing, what vscode-jsonrpc speaks on the other end.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { ContentLengthFrames } from './contentLengthFrames';
+import { claimStart, pidAlive, releaseClaim, spawnDaemon, startState } from './daemonStart';
 
 interface Endpoint {
 	pid: number;
@@ -22,8 +25,13 @@ interface Endpoint {
 export interface DaemonCallOptions {
 	/** Start the daemon when none answers (`baton daemon status` only looks). */
 	start: boolean;
-	/** Milliseconds to reach (or start) the daemon; the request itself may take as long as it takes. */
+	/** Milliseconds to wait for a daemon being started (by this client or another) to answer. */
 	budgetMs: number;
+	/**
+	 * A daemon that answers nothing for this long (default `defaultAnswerMs`) is stopped or wedged. A
+	 * request may take as long as its command takes while the daemon answers the pings.
+	 */
+	answerMs?: number;
 	/** dist/server.js. */
 	serverScript: string;
 	version: string;
@@ -33,6 +41,41 @@ export interface DaemonCallOptions {
 	 * what this version asks. Until then the caller runs the command in its own process.
 	 */
 	sameVersion?: boolean;
+	/** Tells the person what happened when the daemon had to be given up on (its stderr, or the hooks' log). */
+	notice?(message: string): void;
+}
+
+/** The default bound on a daemon's silence (`BATON_DAEMON_ANSWER_MS`): docs/daemon.md. */
+export const defaultAnswerMs = 5_000;
+/** How often a waiting client asks the daemon whether it is there. */
+const pingMs = 1_000;
+
+/** A daemon that keeps using the CPU while silent is busy (a long synchronous step) and gets this many times the bound. */
+const busyFactor = 6;
+
+/** The daemon answered nothing within the bound. */
+class SilentDaemon extends Error {
+	constructor(
+		readonly silentMs: number,
+		readonly why: 'stopped' | 'wedged',
+	) {
+		super(`no answer for ${silentMs} ms (${why})`);
+	}
+}
+
+/**
+ * What /proc says of a process: stopped (SIGSTOP, Ctrl-Z) and the CPU time it used so far (clock
+ * ticks). Undefined where there is no /proc: a silent daemon there is ended at the plain bound.
+ */
+function processState(pid: number): { stopped: boolean; cpu: number } | undefined {
+	try {
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		// After the name: state (3rd field of the line), …, utime (14th) and stime (15th).
+		return { stopped: fields[0] === 'T' || fields[0] === 't', cpu: Number(fields[11]) + Number(fields[12]) };
+	} catch {
+		return undefined;
+	}
 }
 
 export function findBatonRoot(start: string): string | undefined {
@@ -63,19 +106,51 @@ class RpcSocket {
 	private readonly frames = new ContentLengthFrames();
 	private nextId = 1;
 	private readonly pending = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
-	/** The Baton version the endpoint file gives for this daemon (none, or 'unknown' when it was started without one). */
-	version: string | undefined;
+	/** When the daemon last sent anything on this connection. */
+	private heardAt = Date.now();
+	private watch: NodeJS.Timeout | undefined;
 
 	private constructor(private readonly socket: net.Socket) {
-		socket.on('data', (chunk: Buffer) => this.onData(chunk));
-		const fail = (error: Error): void => {
-			for (const p of this.pending.values()) {
-				p.reject(error);
-			}
-			this.pending.clear();
-		};
-		socket.on('error', fail);
-		socket.on('close', () => fail(new Error('the daemon closed the connection')));
+		socket.on('data', (chunk: Buffer) => {
+			this.heardAt = Date.now();
+			this.onData(chunk);
+		});
+		socket.on('error', (error) => this.fail(error));
+		socket.on('close', () => this.fail(new Error('the daemon closed the connection')));
+	}
+
+	private fail(error: Error): void {
+		clearInterval(this.watch);
+		for (const p of this.pending.values()) {
+			p.reject(error);
+		}
+		this.pending.clear();
+	}
+
+	/**
+	 * While a request waits, asks `daemon/status` every second (answered by the daemon's event loop
+	 * whatever command runs) and fails every pending request with SilentDaemon once nothing at all
+	 * came back for `answerMs` — unless the daemon is still using the CPU (busy in a long synchronous
+	 * step on a loaded machine: ending it would only make the next one start over), which gets
+	 * `busyFactor` times the bound before it counts as wedged. A stopped daemon uses none.
+	 */
+	watchSilence(answerMs: number, pid: number): void {
+		this.heardAt = Date.now();
+		let cpu = processState(pid)?.cpu;
+		this.watch = setInterval(
+			() => {
+				const silent = Date.now() - this.heardAt;
+				const now = processState(pid);
+				const busy = now !== undefined && !now.stopped && cpu !== undefined && now.cpu > cpu;
+				cpu = now?.cpu;
+				if (silent >= answerMs && (!busy || silent >= answerMs * busyFactor)) {
+					this.fail(new SilentDaemon(silent, now?.stopped ? 'stopped' : 'wedged'));
+					return;
+				}
+				this.request('daemon/status', null).catch(() => undefined);
+			},
+			Math.min(pingMs, Math.max(answerMs / 4, 10)),
+		);
 	}
 
 	static connect(socketPath: string, timeoutMs: number): Promise<RpcSocket> {
@@ -109,6 +184,7 @@ class RpcSocket {
 	}
 
 	close(): void {
+		clearInterval(this.watch);
 		this.socket.destroy();
 	}
 
@@ -138,82 +214,113 @@ class RpcSocket {
 	}
 }
 
-/** Connects to the daemon the endpoint file names, verified by `daemon/hello`; undefined when it is stale. */
-async function connectVerified(root: string, timeoutMs: number): Promise<RpcSocket | undefined> {
-	const endpoint = readEndpoint(root);
-	if (!endpoint) {
-		return undefined;
-	}
-	let rpc: RpcSocket | undefined;
+type Outcome = { kind: 'answered'; value: unknown } | { kind: 'unreachable' } | { kind: 'unusable' } | { kind: 'silent'; error: SilentDaemon };
+
+/**
+ * One attempt on the daemon the endpoint file names: verified by `daemon/hello`, then the request,
+ * both watched for silence. `unreachable`: a stale endpoint (dead socket, another instance, gone while
+ * greeting), start another; `unusable`: another version, or it died after taking the request.
+ */
+async function callEndpoint(root: string, endpoint: Endpoint, method: string, params: unknown, options: DaemonCallOptions, answerMs: number): Promise<Outcome> {
+	let rpc: RpcSocket;
 	try {
-		rpc = await RpcSocket.connect(endpoint.socket, timeoutMs);
-		const hello = (await withTimeout(rpc.request('daemon/hello', { client: 'cli' }), timeoutMs)) as { instance?: string; workspace?: string };
-		if (hello.instance === endpoint.instance && hello.workspace === path.resolve(root)) {
-			rpc.version = endpoint.version;
-			return rpc;
+		rpc = await RpcSocket.connect(endpoint.socket, answerMs);
+	} catch (error) {
+		return (error as Error).message === 'timed out connecting to the daemon' ? { kind: 'silent', error: new SilentDaemon(answerMs, processState(endpoint.pid)?.stopped ? 'stopped' : 'wedged') } : { kind: 'unreachable' };
+	}
+	rpc.watchSilence(answerMs, endpoint.pid);
+	try {
+		let hello: { instance?: string; workspace?: string };
+		try {
+			hello = (await rpc.request('daemon/hello', { client: 'cli' })) as typeof hello;
+		} catch (error) {
+			return error instanceof SilentDaemon ? { kind: 'silent', error } : { kind: 'unreachable' };
 		}
-	} catch {
-		// Dead pid, reused pid, dead socket: all the same to a client.
-	}
-	rpc?.close();
-	return undefined;
-}
-
-function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-	return new Promise((resolve, reject) => {
-		const timer = setTimeout(() => reject(new Error('timed out')), Math.max(ms, 1));
-		promise.then(
-			(v) => {
-				clearTimeout(timer);
-				resolve(v);
-			},
-			(e: unknown) => {
-				clearTimeout(timer);
-				reject(e as Error);
-			},
-		);
-	});
-}
-
-/** Starts a daemon, detached, its output in `.baton/logs/daemon.log`; the election inside picks one. */
-export function spawnDaemon(root: string, serverScript: string, version: string): void {
-	const logs = path.join(root, '.baton', 'logs');
-	// The store's private modes (engine/workspace.ts privateDirMode/privateFileMode), written out: the
-	// hook client bundles no engine code (launcherBundle.test.ts).
-	fs.mkdirSync(logs, { recursive: true, mode: 0o700 });
-	const log = fs.openSync(path.join(logs, 'daemon.log'), 'a', 0o600);
-	try {
-		const child = spawn(process.execPath, [serverScript, '--daemon', '--workspace', root, '--baton-version', version], { detached: true, stdio: ['ignore', log, log], cwd: root, env: process.env });
-		child.unref();
+		if (hello.instance !== endpoint.instance || hello.workspace !== path.resolve(root)) {
+			return { kind: 'unreachable' };
+		}
+		if (options.sameVersion && endpoint.version !== undefined && endpoint.version !== 'unknown' && endpoint.version !== options.version) {
+			return { kind: 'unusable' };
+		}
+		try {
+			return { kind: 'answered', value: await rpc.request(method, params) };
+		} catch (error) {
+			// Silent: stopped or wedged. Otherwise it died before answering: nothing was acknowledged.
+			return error instanceof SilentDaemon ? { kind: 'silent', error } : { kind: 'unusable' };
+		}
 	} finally {
-		fs.closeSync(log);
+		rpc.close();
 	}
 }
 
-/** Sends one request to the workspace's daemon; undefined when it cannot be reached within the budget. */
+/**
+ * A daemon that answers nothing is ended (SIGKILL reaches a stopped process too), so that it cannot
+ * wake up later and run the request a second time, and its lock on the journal is stale at once; its
+ * endpoint file goes with it, so the next client starts a new daemon.
+ */
+function endSilentDaemon(root: string, endpoint: Endpoint, silence: SilentDaemon, options: DaemonCallOptions): void {
+	const now = readEndpoint(root);
+	if (now?.instance === endpoint.instance && now.pid === endpoint.pid) {
+		try {
+			process.kill(endpoint.pid, 'SIGKILL');
+		} catch {
+			// Gone already.
+		}
+		if (readEndpoint(root)?.instance === endpoint.instance) {
+			fs.rmSync(path.join(root, '.baton', 'daemon.json'), { force: true });
+		}
+	}
+	options.notice?.(`the workspace daemon (pid ${endpoint.pid}) answered nothing for ${Math.round(silence.silentMs / 1000)} s (${silence.why}): it was ended and this command runs in its own process; the next command starts a new daemon`);
+}
+
+/** Sends one request to the workspace's daemon; undefined when the caller should run it in its own process. */
 export async function callDaemon(root: string, method: string, params: unknown, options: DaemonCallOptions): Promise<unknown> {
+	const answerMs = options.answerMs ?? defaultAnswerMs;
 	const deadline = Date.now() + options.budgetMs;
-	let rpc = await connectVerified(root, options.budgetMs);
-	if (rpc && options.sameVersion && rpc.version !== undefined && rpc.version !== 'unknown' && rpc.version !== options.version) {
-		rpc.close();
-		return undefined;
-	}
-	if (!rpc && options.start) {
-		spawnDaemon(root, options.serverScript, options.version);
-		while (!rpc && Date.now() < deadline) {
-			await new Promise((resolve) => setTimeout(resolve, 10));
-			rpc = await connectVerified(root, deadline - Date.now());
-		}
-	}
-	if (!rpc) {
-		return undefined;
-	}
+	let spawned = false;
 	try {
-		return await rpc.request(method, params);
+		for (;;) {
+			const endpoint = readEndpoint(root);
+			if (endpoint && pidAlive(endpoint.pid)) {
+				const outcome = await callEndpoint(root, endpoint, method, params, options, answerMs);
+				if (outcome.kind === 'answered') {
+					return outcome.value;
+				}
+				if (outcome.kind === 'unusable') {
+					return undefined;
+				}
+				if (outcome.kind === 'silent') {
+					// Only a client that may start daemons ends one (`baton daemon status` only looks).
+					if (options.start) {
+						endSilentDaemon(root, endpoint, outcome.error, options);
+					}
+					return undefined;
+				}
+			}
+			if (!options.start || Date.now() >= deadline) {
+				return undefined;
+			}
+			const state = startState(root);
+			if (state === 'failed') {
+				// The daemon spawned for this start exited without serving (its log says why).
+				return undefined;
+			}
+			if (state === 'none' && !spawned && claimStart(root)) {
+				spawned = true;
+				// A daemon that began serving (and whose starter let the claim go) since the endpoint was read.
+				const serving = readEndpoint(root);
+				if (!serving || serving.instance === endpoint?.instance || !pidAlive(serving.pid)) {
+					spawnDaemon(root, options.serverScript, options.version);
+				}
+			}
+			await new Promise((resolve) => setTimeout(resolve, 20));
+		}
 	} catch {
-		// The daemon died before answering: nothing was acknowledged, the caller runs it in process.
+		// The claim cannot be written (a full disk): no daemon could start there either.
 		return undefined;
 	} finally {
-		rpc.close();
+		if (spawned) {
+			releaseClaim(root);
+		}
 	}
 }

@@ -1,10 +1,12 @@
 /** `baton daemon status|stop`: look at or stop the workspace's shared backend (see docs/daemon.md). */
+import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from './command';
 import { callDaemon } from './daemonClient';
+import { pidAlive } from './daemonStart';
 import packageJson from '../../package.json';
 
-const look = { start: false, budgetMs: 1_000, serverScript: path.join(__dirname, 'server.js'), version: packageJson.version };
+const look = { start: false, budgetMs: 1_000, answerMs: 1_000, serverScript: path.join(__dirname, 'server.js'), version: packageJson.version };
 
 export const daemonCommands: Command[] = [
 	{
@@ -12,7 +14,10 @@ export const daemonCommands: Command[] = [
 		usage: 'baton daemon status [--json]',
 		summary: "whether the workspace's daemon runs: pid, socket, uptime, clients",
 		run: async ({ workspaceRoot }) => {
-			const status = ((await callDaemon(workspaceRoot, 'daemon/status', null, look)) as Record<string, unknown> | undefined) ?? { running: false };
+			const status = ((await callDaemon(workspaceRoot, 'daemon/status', null, look)) as Record<string, unknown> | undefined) ?? silentDaemon(workspaceRoot) ?? { running: false };
+			if (status['answering'] === false) {
+				return { json: status, text: `daemon ${String(status['pid'])} does not answer (stopped or wedged); the next command ends it and starts a new one` };
+			}
 			const text = status['running'] ? `daemon ${String(status['pid'])} on ${String(status['socket'])}, up ${String(status['uptime'])} s, ${String(status['clients'])} client(s)` : 'no daemon runs for this workspace';
 			return { json: status, text };
 		},
@@ -28,3 +33,13 @@ export const daemonCommands: Command[] = [
 		},
 	},
 ];
+
+/** The endpoint file names a live process that did not answer: a stopped or wedged daemon, not "none". */
+function silentDaemon(workspaceRoot: string): Record<string, unknown> | undefined {
+	try {
+		const pid = (JSON.parse(fs.readFileSync(path.join(workspaceRoot, '.baton', 'daemon.json'), 'utf8')) as { pid?: unknown }).pid;
+		return typeof pid === 'number' && pidAlive(pid) ? { running: true, answering: false, pid } : undefined;
+	} catch {
+		return undefined;
+	}
+}

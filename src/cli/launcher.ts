@@ -82,6 +82,7 @@ function daemonWorkspace(): string | undefined {
 async function viaDaemon(workspace: string): Promise<void> {
 	const stdin = hook ? await readAll(process.stdin) : undefined;
 	const budget = Number(process.env['BATON_DAEMON_BUDGET_MS'] ?? '');
+	const answer = Number(process.env['BATON_DAEMON_ANSWER_MS'] ?? '');
 	const env: Record<string, string> = {};
 	for (const [key, value] of Object.entries(process.env)) {
 		if (value !== undefined) {
@@ -96,7 +97,10 @@ async function viaDaemon(workspace: string): Promise<void> {
 		{ argv, cwd: process.cwd(), env, ...(stdin !== undefined ? { stdin } : {}), ...(requestId ? { requestId } : {}) },
 		{
 			start: true,
-			budgetMs: Number.isFinite(budget) && budget > 0 ? budget : 300,
+			// The bounds of docs/daemon.md: a daemon being started gets 10 s, a silent one 5 s.
+			budgetMs: Number.isFinite(budget) && budget > 0 ? budget : 10_000,
+			...(Number.isFinite(answer) && answer > 0 ? { answerMs: answer } : {}),
+			notice: (message) => tell(workspace, message),
 			serverScript: path.join(__dirname, 'server.js'),
 			version,
 			sameVersion: true,
@@ -109,6 +113,19 @@ async function viaDaemon(workspace: string): Promise<void> {
 	process.stdout.write(result.stdout);
 	process.stderr.write(result.stderr);
 	process.exitCode = result.exitCode;
+}
+
+/** A command tells the person at its terminal; a hook (whose stderr its agent may show) the hooks' log. */
+function tell(workspace: string, message: string): void {
+	if (!hook) {
+		process.stderr.write(`baton: ${message}\n`);
+		return;
+	}
+	try {
+		fs.appendFileSync(path.join(workspace, '.baton', 'logs', 'hooks.log'), `${new Date().toISOString()} warn pid=${process.pid} ${message}\n`, { mode: 0o600 });
+	} catch {
+		// Out of disk: the hook still answers.
+	}
 }
 
 function readAll(stream: NodeJS.ReadableStream): Promise<string> {

@@ -100,54 +100,98 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		}
 	};
 
+	// The command running now and how many wait behind it, for a refusal that names what held it.
+	let running: { words: string; since: number } | undefined;
+	let waiting = 0;
+	const queueBound = Number(process.env['BATON_DAEMON_QUEUE_MS'] ?? '');
+	const queueMs = Number.isFinite(queueBound) && queueBound > 0 ? queueBound : 60_000;
+
 	const run = (params: CliRunParams, hook: boolean): Promise<CliRunResult> => {
+		const argv = hook && params.argv[0] !== 'hook' ? ['hook', ...params.argv] : params.argv;
+		// The command words only: options may carry secrets, and the environment always does.
+		const words = argv
+			.filter((a) => !a.startsWith('-'))
+			.slice(0, 2)
+			.join(' ');
+		// A command waits for its turn at most `queueMs` (hooks: their client's spool bounds them); past
+		// it, it is refused before it did anything, naming the command that holds the queue.
+		let refused = false;
+		let refuse: (answer: CliRunResult) => void = () => undefined;
+		const refusal = new Promise<CliRunResult>((resolve) => (refuse = resolve));
+		waiting++;
+		const turnTimer = hook
+			? undefined
+			: setTimeout(() => {
+					refused = true;
+					const holder = running
+						? `behind \`baton ${running.words}\` (running for ${Math.round((Date.now() - running.since) / 1000)} s) and ${Math.max(0, waiting - 1)} other command(s)`
+						: `behind ${Math.max(0, waiting - 1)} other command(s)`;
+					options.log('warn', `cli/run ${words} refused: no turn within ${queueMs} ms ${holder.replace(/`/g, '')}`);
+					refuse({
+						stdout: '',
+						stderr: `baton: not run: it waited ${Math.round(queueMs / 1000)} s for its turn in the workspace daemon, ${holder}; nothing was done. Run it again, or in a process of its own with --no-daemon\n`,
+						exitCode: 1,
+					});
+				}, queueMs);
 		// One command at a time: commands were written for a process of their own, and the
 		// journal's lock serialises writers anyway.
 		const next = queue.then(async () => {
-			const runCommand = (runCli ??= (require(options.cliModule) as { runCli: RunCli }).runCli);
-			const began = Date.now();
-			let stdout = '';
-			let stderr = '';
-			const argv = hook && params.argv[0] !== 'hook' ? ['hook', ...params.argv] : params.argv;
-			const openedBefore = engines.opened;
-			const lentBefore = engines.lent;
-			let deferred: Promise<unknown> | undefined;
-			const exitCode = await engines.asCommand(params.env, () =>
-				runCommand(argv, {
-					stdout: (t) => void (stdout += t),
-					stderr: (t) => void (stderr += t),
-					cwd: params.cwd,
-					// The client's environment, never the daemon's: actor, secrets and agent homes come from it.
-					env: { ...params.env },
-					stdin: Readable.from([params.stdin ?? '']),
-					engines,
-					...(params.requestId ? { requestId: params.requestId } : {}),
-					defer: (work) => {
-						deferred = work;
-					},
-				}),
-			);
-			if (process.env['BATON_TEST_FAULTS'] === '1' && params.env['BATON_TEST_DAEMON_DIES_BEFORE_ANSWER'] === '1') {
-				// Fault injection for the exactly-once test (a daemon started with BATON_TEST_FAULTS=1 only): the
-				// command is done and recorded, and its answer never leaves.
-				process.kill(process.pid, 'SIGKILL');
+			clearTimeout(turnTimer);
+			waiting--;
+			if (refused) {
+				return { answer: undefined, deferred: undefined };
 			}
-			// The command words only: options may carry secrets, and the environment always does.
-			const words = argv
-				.filter((a) => !a.startsWith('-'))
-				.slice(0, 2)
-				.join(' ');
-			// Whether the command found the engine warm or had to open it (first use, or files replaced).
-			const opened = engines.opened > openedBefore;
-			options.log(
-				'debug',
-				`${hook ? 'hook/run' : 'cli/run'} ${words} → exit ${exitCode} in ${Date.now() - began} ms${opened ? ' (opened the engine)' : engines.lent > lentBefore ? ' (warm engine)' : ''}${deferred ? ' (answered; the rest runs after)' : ''}`,
-			);
-			return { answer: { stdout, stderr, exitCode }, deferred };
+			running = { words, since: Date.now() };
+			try {
+				return await runOne(params, hook, argv, words);
+			} finally {
+				running = undefined;
+			}
 		});
 		// Work a command handed over after answering holds the queue: the next command sees its result.
 		queue = next.then((r) => r.deferred).catch(() => undefined);
-		return next.then((r) => r.answer);
+		return Promise.race([next.then((r) => r.answer ?? refusal), refusal]);
+	};
+
+	const runOne = async (params: CliRunParams, hook: boolean, argv: string[], words: string): Promise<{ answer: CliRunResult; deferred: Promise<unknown> | undefined }> => {
+		if (process.env['BATON_TEST_FAULTS'] === '1' && Number(params.env['BATON_TEST_COMMAND_HOLDS_MS'] ?? 0) > 0) {
+			// Fault injection for the queue-bound test (a daemon started with BATON_TEST_FAULTS=1 only): a command that takes long.
+			await new Promise((resolve) => setTimeout(resolve, Number(params.env['BATON_TEST_COMMAND_HOLDS_MS'])));
+		}
+		const runCommand = (runCli ??= (require(options.cliModule) as { runCli: RunCli }).runCli);
+		const began = Date.now();
+		let stdout = '';
+		let stderr = '';
+		const openedBefore = engines.opened;
+		const lentBefore = engines.lent;
+		let deferred: Promise<unknown> | undefined;
+		const exitCode = await engines.asCommand(params.env, () =>
+			runCommand(argv, {
+				stdout: (t) => void (stdout += t),
+				stderr: (t) => void (stderr += t),
+				cwd: params.cwd,
+				// The client's environment, never the daemon's: actor, secrets and agent homes come from it.
+				env: { ...params.env },
+				stdin: Readable.from([params.stdin ?? '']),
+				engines,
+				...(params.requestId ? { requestId: params.requestId } : {}),
+				defer: (work) => {
+					deferred = work;
+				},
+			}),
+		);
+		if (process.env['BATON_TEST_FAULTS'] === '1' && params.env['BATON_TEST_DAEMON_DIES_BEFORE_ANSWER'] === '1') {
+			// Fault injection for the exactly-once test (a daemon started with BATON_TEST_FAULTS=1 only): the
+			// command is done and recorded, and its answer never leaves.
+			process.kill(process.pid, 'SIGKILL');
+		}
+		// Whether the command found the engine warm or had to open it (first use, or files replaced).
+		const opened = engines.opened > openedBefore;
+		options.log(
+			'debug',
+			`${hook ? 'hook/run' : 'cli/run'} ${words} → exit ${exitCode} in ${Date.now() - began} ms${opened ? ' (opened the engine)' : engines.lent > lentBefore ? ' (warm engine)' : ''}${deferred ? ' (answered; the rest runs after)' : ''}`,
+		);
+		return { answer: { stdout, stderr, exitCode }, deferred };
 	};
 
 	const server = net.createServer((socket) => {

@@ -117,6 +117,9 @@ function main(): void {
 /** Daemon mode: clients come and go over the socket; the editor's handlers serve each connection. */
 async function runDaemon(workspace: string, values: Record<string, string | boolean | undefined>): Promise<void> {
 	const write = daemonLogWriter(workspace);
+	// Its output is daemon.log: a full disk must not end the daemon through an unhandled write error.
+	process.stdout.on('error', () => undefined);
+	process.stderr.on('error', () => undefined);
 	const log: Logger = { info: (m) => write('info', m), warn: (m) => write('warn', m), error: (m) => write('error', m) };
 	const backend = new DaemonBackend({
 		workspaceRoot: workspace,
@@ -222,7 +225,13 @@ function daemonLogWriter(workspace: string): (level: string, message: string) =>
 				// The folder went away (workspace deleted): stderr is what is left.
 			}
 		}
-		process.stderr.write(line);
+		try {
+			// Synchronously and caught: stderr is a file here, and a write to a full disk emitted an error
+			// that nothing handled, which ended the daemon in the middle of its clients' requests.
+			fs.writeSync(2, line);
+		} catch {
+			// A full disk (or a closed stderr): the line is lost, the daemon goes on.
+		}
 	};
 }
 

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { BatonError } from '../errors';
 import { privateFileMode } from '../workspace';
 
 /** The mode of a file that is the user's rather than Baton's (an export, `.beads/`): what the umask allows. */
@@ -17,9 +18,13 @@ export function atomicWriteFile(file: string, bytes: Uint8Array, mode = privateF
 	try {
 		writeAll(fd, bytes);
 		fs.fsyncSync(fd);
-	} finally {
+	} catch (error) {
+		// A full disk: the half-written copy would hold on to the space it took.
 		fs.closeSync(fd);
+		fs.rmSync(tmp, { force: true });
+		throw error;
 	}
+	fs.closeSync(fd);
 	fs.renameSync(tmp, file);
 	fsyncDir(path.dirname(file));
 }
@@ -93,4 +98,25 @@ export function forEachFile(dir: string, visit: (full: string, rel: string, name
 			visit(full, `${rel}${entry.name}`, entry.name);
 		}
 	}
+}
+
+/** A full disk (or quota): nothing can be written until space is freed. */
+export function isDiskFull(error: unknown): boolean {
+	const code = (error as NodeJS.ErrnoException | undefined)?.code;
+	return code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+/**
+ * The refusal for a write that failed: a full disk says so, that nothing was written, and what to do;
+ * anything else names the system's message.
+ */
+export function writeRefused(action: string, file: string, error: unknown): BatonError {
+	const code = (error as NodeJS.ErrnoException | undefined)?.code;
+	if (isDiskFull(error)) {
+		return new BatonError('storageFailure', `cannot ${action} ${file}: the disk is full (${code}); nothing was written. Free space on the disk that holds ${path.dirname(file)} and run it again`, {
+			file,
+			errno: code,
+		});
+	}
+	return new BatonError('storageFailure', `cannot ${action} ${file}: ${(error as Error).message}`, { file, ...(code ? { errno: code } : {}) });
 }

@@ -11,7 +11,9 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BatonError } from '../errors';
 import { privateFileMode } from '../workspace';
+import { writeRefused } from './fsUtil';
 import { isAlive, LockQueue } from './lockQueue';
+import { describeProcess, isStopped } from './lockHolder';
 
 interface LockOwner {
 	pid: number;
@@ -27,6 +29,12 @@ const foreignLockStaleMs = 60_000;
 /** How often the first in line looks at the lock, and the others at the line. */
 const firstPollMs = 2;
 const queuedPollMs = 5;
+/**
+ * A holder stopped (SIGSTOP, Ctrl-Z) this long is reported at once instead of waited for: it holds
+ * the lock until someone resumes or ends it, which no waiting does. Checked a few times a second.
+ */
+const stoppedHolderMs = 1_000;
+const stoppedCheckMs = 100;
 const thisHost = os.hostname();
 let tokenCounter = 0;
 const tokenPrefix = randomBytes(4).toString('hex');
@@ -77,19 +85,46 @@ export class LockFile {
 			return;
 		}
 		this.queue.enqueue();
+		const stopped = { pid: 0, since: 0, checkedAt: 0 };
 		try {
 			for (;;) {
 				const { first, waiting } = this.queue.position();
 				if (first && this.tryAcquire()) {
 					return;
 				}
-				if (Date.now() > deadline) {
-					throw this.timeoutError(Date.now() - started, waiting);
+				const now = Date.now();
+				if (now > deadline) {
+					throw this.timeoutError(now - started, waiting);
+				}
+				if (now - stopped.checkedAt >= stoppedCheckMs) {
+					stopped.checkedAt = now;
+					this.checkStoppedHolder(stopped, now);
 				}
 				await sleep(first ? firstPollMs : queuedPollMs);
 			}
 		} finally {
 			this.queue.leave();
+		}
+	}
+
+	/** Throws once the holder of the lock has been stopped (not merely busy) for `stoppedHolderMs`. */
+	private checkStoppedHolder(stopped: { pid: number; since: number }, now: number): void {
+		const owner = readOwner(this.file);
+		if (!owner || owner.host !== thisHost || !isStopped(owner.pid)) {
+			stopped.pid = 0;
+			return;
+		}
+		if (stopped.pid !== owner.pid) {
+			stopped.pid = owner.pid;
+			stopped.since = now;
+			return;
+		}
+		if (now - stopped.since >= stoppedHolderMs) {
+			throw new BatonError(
+				'locked',
+				`${this.file} is held by pid ${owner.pid} (${describeProcess(owner.pid)}), which is stopped (SIGSTOP, or Ctrl-Z in its terminal); nothing was written. Resume it (\`kill -CONT ${owner.pid}\`, or \`fg\` in its terminal) or end it (\`kill ${owner.pid}\`: an acknowledged write is never lost), then run this again`,
+				{ file: this.file, holderPid: owner.pid, stopped: true },
+			);
 		}
 	}
 
@@ -104,7 +139,9 @@ export class LockFile {
 			holder = fs.existsSync(this.file) ? 'held by a process whose owner record cannot be read' : 'free this instant but was taken by others the whole time';
 		}
 		const others = Math.max(0, waiting - 1);
-		return new BatonError('locked', `${this.file} is ${holder}; gave up after waiting ${waitedMs} ms (limit ${this.timeoutMs} ms) with ${others} other waiter(s) in line`, {
+		const what = owner && owner.host === thisHost ? ` (${describeProcess(owner.pid)})` : '';
+		const todo = owner ? `run it again when pid ${owner.pid} is done; if it is stuck, end it (\`kill ${owner.pid}\`: an acknowledged write is never lost)` : 'run it again (many writers at once: fewer at a time finish sooner)';
+		return new BatonError('locked', `${this.file} is ${holder}${what}; gave up after waiting ${waitedMs} ms (limit ${this.timeoutMs} ms) with ${others} other waiter(s) in line; nothing was written: ${todo}`, {
 			file: this.file,
 			holderPid: owner?.pid ?? null,
 			waiting: others,
@@ -126,7 +163,7 @@ export class LockFile {
 				this.ensureOwnerFile(owner);
 				fs.linkSync(this.ownerFile, this.file);
 			} else {
-				fs.writeFileSync(this.file, JSON.stringify(owner), { flag: 'wx', mode: privateFileMode });
+				this.createLockFile(owner);
 			}
 		} catch (error) {
 			const code = (error as NodeJS.ErrnoException).code;
@@ -138,7 +175,7 @@ export class LockFile {
 				this.linkable = false;
 				return this.tryAcquire();
 			}
-			throw new BatonError('storageFailure', `cannot create lock file ${this.file}: ${(error as Error).message}`);
+			throw writeRefused('create lock file', this.file, error);
 		}
 		this.token = owner.token;
 		return true;
@@ -155,9 +192,28 @@ export class LockFile {
 
 	private ensureOwnerFile(owner: LockOwner): void {
 		if (!this.ownerWritten) {
-			fs.writeFileSync(this.ownerFile, JSON.stringify(owner), { mode: privateFileMode });
+			try {
+				fs.writeFileSync(this.ownerFile, JSON.stringify(owner), { mode: privateFileMode });
+			} catch (error) {
+				// A full disk creates the file and refuses its content: an empty owner file is of no use.
+				fs.rmSync(this.ownerFile, { force: true });
+				throw error;
+			}
 			this.ownerWritten = true;
 		}
+	}
+
+	/** The lock without hard links: created exclusively, then written; one left empty is removed. */
+	private createLockFile(owner: LockOwner): void {
+		const fd = fs.openSync(this.file, 'wx', privateFileMode);
+		try {
+			fs.writeSync(fd, JSON.stringify(owner));
+		} catch (error) {
+			fs.closeSync(fd);
+			fs.unlinkSync(this.file);
+			throw error;
+		}
+		fs.closeSync(fd);
 	}
 
 	release(): void {

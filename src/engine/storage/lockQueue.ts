@@ -12,6 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { mkdirPrivate, privateFileMode } from '../workspace';
+import { writeRefused } from './fsUtil';
 
 interface TicketOwner {
 	pid: number;
@@ -66,19 +67,32 @@ export class LockQueue {
 		for (let attempt = 0; attempt < 1_000; attempt++) {
 			const next = this.tickets().reduce((max, t) => Math.max(max, Number(t)), 0) + 1;
 			const name = String(next).padStart(ticketDigits, '0');
+			let fd: number;
 			try {
-				fs.writeFileSync(path.join(this.dir, name), JSON.stringify(this.owner), { flag: 'wx', mode: privateFileMode });
-				this.ticket = name;
-				this.refreshedAt = Date.now();
-				return;
+				fd = fs.openSync(path.join(this.dir, name), 'wx', privateFileMode);
 			} catch (error) {
 				const code = (error as NodeJS.ErrnoException).code;
 				if (code === 'ENOENT') {
 					mkdirPrivate(this.dir);
-				} else if (code !== 'EEXIST') {
-					throw error;
+					continue;
 				}
+				if (code === 'EEXIST') {
+					continue;
+				}
+				throw writeRefused('take a ticket in', this.dir, error);
 			}
+			try {
+				fs.writeSync(fd, JSON.stringify(this.owner));
+			} catch (error) {
+				// A full disk: an empty ticket would hold up everyone behind it for its grace period.
+				fs.closeSync(fd);
+				fs.rmSync(path.join(this.dir, name), { force: true });
+				throw writeRefused('take a ticket in', this.dir, error);
+			}
+			fs.closeSync(fd);
+			this.ticket = name;
+			this.refreshedAt = Date.now();
+			return;
 		}
 		throw new Error(`cannot take a ticket in ${this.dir}`);
 	}

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import { BatonError } from '../errors';
-import { writeAll } from './fsUtil';
+import { writeAll, writeRefused } from './fsUtil';
 import { acknowledgedOffset, decodeHeader, encodeAcknowledged, headerSize } from './journalFormat';
 
 export type JournalHeader = ReturnType<typeof decodeHeader>;
@@ -71,7 +71,7 @@ export class OpenJournal {
 			writeAll(fd, encodeAcknowledged(lastSeq), acknowledgedOffset);
 		} catch (error) {
 			fs.ftruncateSync(fd, offset);
-			throw new BatonError('storageFailure', `cannot write ${this.file}: ${(error as Error).message}`);
+			throw writeRefused('write', this.file, error);
 		}
 	}
 

@@ -33,7 +33,12 @@ export interface DaemonCallOptions {
 	 * what this version asks. Until then the caller runs the command in its own process.
 	 */
 	sameVersion?: boolean;
+	/** The answer must come by then (ms since the epoch; a hook's budget): past it, `daemonTimedOut`. */
+	deadline?: number;
 }
+
+/** callDaemon's answer when the daemon took the request and did not answer by the deadline (it may still run it). */
+export const daemonTimedOut = Symbol('daemon timed out');
 
 export function findBatonRoot(start: string): string | undefined {
 	let dir = path.resolve(start);
@@ -209,7 +214,13 @@ export async function callDaemon(root: string, method: string, params: unknown, 
 		return undefined;
 	}
 	try {
-		return await rpc.request(method, params);
+		const answer = rpc.request(method, params);
+		if (options.deadline === undefined) {
+			return await answer;
+		}
+		const late = Symbol('late');
+		const first = await withTimeout(answer, options.deadline - Date.now()).catch((error: Error) => (error.message === 'timed out' ? late : Promise.reject(error)));
+		return first === late ? daemonTimedOut : first;
 	} catch {
 		// The daemon died before answering: nothing was acknowledged, the caller runs it in process.
 		return undefined;

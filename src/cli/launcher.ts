@@ -16,12 +16,16 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
-import { callDaemon, findBatonRoot } from './daemonClient';
+import { callDaemon, daemonTimedOut, findBatonRoot } from './daemonClient';
+import { spoolEnv, spoolFromClient } from './hookSpool';
 import { version } from '../../package.json';
 
 interface Entry {
 	main(argv?: string[]): void;
-	runCli?(argv: string[], io: { stdout(t: string): void; stderr(t: string): void; cwd: string; env: NodeJS.ProcessEnv; stdin?: NodeJS.ReadableStream; requestId?: string }): Promise<number>;
+	runCli?(
+		argv: string[],
+		io: { stdout(t: string): void; stderr(t: string): void; cwd: string; env: NodeJS.ProcessEnv; stdin?: NodeJS.ReadableStream; requestId?: string; eventId?: string; deadline?: number; abandoned?: () => void },
+	): Promise<number>;
 }
 
 /**
@@ -39,7 +43,7 @@ if (root) {
 	runHere();
 }
 
-function runHere(stdinText?: string, requestId?: string): void {
+function runHere(stdinText?: string, requestId?: string, hookCall?: { eventId: string; deadline: number }): void {
 	if (hook) {
 		setFlagsFromString('--liftoff-only');
 	}
@@ -50,6 +54,7 @@ function runHere(stdinText?: string, requestId?: string): void {
 	// After a daemon that may have run the command (its id says whether it did), or with the hook's
 	// payload already read from stdin for the daemon: the CLI's runner, given both.
 	const cli = loadCached(path.join(__dirname, 'baton.js'));
+	let abandoned = false;
 	void cli
 		.runCli?.(argv, {
 			stdout: (t) => process.stdout.write(t),
@@ -58,9 +63,14 @@ function runHere(stdinText?: string, requestId?: string): void {
 			env: process.env,
 			...(stdinText !== undefined ? { stdin: Readable.from([stdinText]) } : {}),
 			...(requestId !== undefined ? { requestId } : {}),
+			...(hookCall ? { ...hookCall, abandoned: () => (abandoned = true) } : {}),
 		})
 		.then((code) => {
 			process.exitCode = code;
+			if (abandoned) {
+				// The event is spooled and answered; its run may still wait on the lock: exit now.
+				process.exit(code);
+			}
 		});
 }
 
@@ -81,7 +91,12 @@ function daemonWorkspace(): string | undefined {
 
 async function viaDaemon(workspace: string): Promise<void> {
 	const stdin = hook ? await readAll(process.stdin) : undefined;
+	// A hook hands its event over within its budget (docs/daemon.md, "The hook spool"): to the daemon, else in process, else to the spool.
+	const hookBudget = Number(process.env['BATON_HOOK_BUDGET_MS'] ?? '');
+	const deadline = hook ? Date.now() + (Number.isFinite(hookBudget) && hookBudget > 0 ? hookBudget : 2_000) : undefined;
+	const eventId = hook ? randomUUID() : undefined;
 	const budget = Number(process.env['BATON_DAEMON_BUDGET_MS'] ?? '');
+	const reach = Number.isFinite(budget) && budget > 0 ? budget : 300;
 	const env: Record<string, string> = {};
 	for (const [key, value] of Object.entries(process.env)) {
 		if (value !== undefined) {
@@ -93,22 +108,38 @@ async function viaDaemon(workspace: string): Promise<void> {
 	const result = (await callDaemon(
 		workspace,
 		hook ? 'hook/run' : 'cli/run',
-		{ argv, cwd: process.cwd(), env, ...(stdin !== undefined ? { stdin } : {}), ...(requestId ? { requestId } : {}) },
+		{ argv, cwd: process.cwd(), env, ...(stdin !== undefined ? { stdin } : {}), ...(requestId ? { requestId } : {}), ...(eventId ? { eventId } : {}) },
 		{
 			start: true,
-			budgetMs: Number.isFinite(budget) && budget > 0 ? budget : 300,
+			budgetMs: deadline === undefined ? reach : Math.min(reach, deadline - Date.now()),
 			serverScript: path.join(__dirname, 'server.js'),
 			version,
 			sameVersion: true,
+			...(deadline !== undefined ? { deadline } : {}),
 		},
-	).catch(() => undefined)) as { stdout: string; stderr: string; exitCode: number } | undefined;
-	if (!result) {
-		runHere(stdin, requestId);
+	).catch(() => undefined)) as { stdout: string; stderr: string; exitCode: number } | typeof daemonTimedOut | undefined;
+	if (result === daemonTimedOut && eventId && stdin !== undefined) {
+		// The daemon has the event and may still record it; the spooled copy is recorded at most once with it (hookOnce.ts).
+		process.stderr.write(spoolFromClient(workspace, { eventId, at: Date.now(), argv, cwd: process.cwd(), env: spoolEnv(process.env), stdin }, process.env, 'the daemon did not answer within the budget'));
+		if (isClineHook(stdin)) {
+			process.stdout.write('{"cancel":false}\n');
+		}
+		process.exit(0);
+	}
+	if (!result || result === daemonTimedOut) {
+		runHere(stdin, requestId, eventId && deadline !== undefined ? { eventId, deadline } : undefined);
 		return;
 	}
 	process.stdout.write(result.stdout);
 	process.stderr.write(result.stderr);
 	process.exitCode = result.exitCode;
+}
+
+/** Cline reads every hook's stdout and takes anything but `{"cancel":false}` for a failed hook (hookResponses.ts). */
+function isClineHook(payload: string): boolean {
+	const at = argv.indexOf('--agent');
+	const agent = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith('--agent='))?.slice('--agent='.length);
+	return agent !== undefined ? agent === 'cline' : /"(taskId|hookName|clineVersion)"\s*:/.test(payload);
 }
 
 function readAll(stream: NodeJS.ReadableStream): Promise<string> {

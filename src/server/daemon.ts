@@ -39,6 +39,7 @@ interface CliIoLike {
 	stdin?: NodeJS.ReadableStream;
 	engines?: DaemonEngines;
 	requestId?: string;
+	eventId?: string;
 	/**
 	 * The command has answered and hands the rest of its work to the daemon (a hook's session end):
 	 * the client gets its answer now, and the next command waits for that work.
@@ -86,8 +87,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 	let queue: Promise<unknown> = Promise.resolve();
 	let idleTimer: NodeJS.Timeout | undefined;
 	let stopped = false;
+	let draining = false;
 	// eslint-disable-next-line prefer-const -- stop() (declared above the assignment) clears it; a const there would be in its temporal dead zone
 	let watchdog: NodeJS.Timeout | undefined;
+	// eslint-disable-next-line prefer-const -- as watchdog
+	let drainer: NodeJS.Timeout | undefined;
 
 	const armIdle = (): void => {
 		clearTimeout(idleTimer);
@@ -121,6 +125,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 					stdin: Readable.from([params.stdin ?? '']),
 					engines,
 					...(params.requestId ? { requestId: params.requestId } : {}),
+					...(params.eventId ? { eventId: params.eventId } : {}),
 					defer: (work) => {
 						deferred = work;
 					},
@@ -147,6 +152,14 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		// Work a command handed over after answering holds the queue: the next command sees its result.
 		queue = next.then((r) => r.deferred).catch(() => undefined);
 		return next.then((r) => r.answer);
+	};
+
+	const drainSpool = async (workspace: string): Promise<void> => {
+		const cli = require(options.cliModule) as { drainSpool?(root: string, engines: DaemonEngines): Promise<{ drained: number; dropped: number; left: number }> };
+		const result = await engines.asCommand(process.env, async () => cli.drainSpool?.(workspace, engines));
+		if (result && result.drained + result.dropped > 0) {
+			options.log('info', `hook spool: drained ${result.drained}, dropped ${result.dropped}, ${result.left} left`);
+		}
 	};
 
 	const server = net.createServer((socket) => {
@@ -188,6 +201,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		stopped = true;
 		clearTimeout(idleTimer);
 		clearInterval(watchdog);
+		clearInterval(drainer);
 		removeEndpoint(root, instance);
 		releaseStartLock(root, instance);
 		server.close();
@@ -210,6 +224,15 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		releaseStartLock(root, instance);
 		throw error;
 	}
+	// Hook events spooled while no daemon answered in time: recorded in order, between commands.
+	drainer = setInterval(() => {
+		if (!draining && spoolWaiting(root)) {
+			draining = true;
+			const drained = queue.then(() => drainSpool(root)).finally(() => (draining = false));
+			queue = drained.catch(() => undefined);
+		}
+	}, 1_000);
+	drainer.unref();
 	// The workspace (or its endpoint file) gone, or taken over by another daemon: this one serves nobody.
 	watchdog = setInterval(() => {
 		if (readEndpoint(root)?.instance !== instance) {
@@ -221,4 +244,13 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 	options.log('info', `daemon ${process.pid} serving ${root} on ${socketPath} ${options.idleMs > 0 ? `(idle shutdown after ${Math.round(options.idleMs / 1000)} s)` : '(for as long as its editor runs)'}`);
 	armIdle();
 	return { socket: socketPath, instance, stop };
+}
+
+/** Whether hook events wait in the spool (cli/hookSpool.ts): one readdir. */
+function spoolWaiting(root: string): boolean {
+	try {
+		return fs.readdirSync(path.join(root, '.baton', 'hook-spool')).some((name) => name.endsWith('.rec') || name.endsWith('.tmp'));
+	} catch {
+		return false;
+	}
 }

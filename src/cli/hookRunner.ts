@@ -192,6 +192,8 @@ async function hookAnswer(input: HookInput): Promise<HookOutcome> {
 			// Events spooled before this one are recorded first; while some still wait, this one waits behind them.
 			const ahead = await drainSpool(root, input.engines, input.deadline);
 			if (ahead.left > 0) {
+				// Nothing of this process's own is pending: it answers and exits (a drained run it gave up on may still wait).
+				input.abandoned?.();
 				return spoolOwn(root, input, log, label, `${ahead.left} earlier event(s) still in the spool`);
 			}
 			if (claimHookEvent(root, payloadEvent, raw) === 'duplicate') {
@@ -274,6 +276,7 @@ async function runEvent(root: string, event: HookEvent, once: EventOnce, input: 
 	}
 	const result = first ?? (await work);
 	if (result.status === 'retry' && !input.drained) {
+		input.abandoned?.();
 		return spoolOwn(root, input, log, label, result.note ?? 'the journal was locked');
 	}
 	return result;

@@ -17,7 +17,7 @@ import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
 import { callDaemon, daemonTimedOut, findBatonRoot } from './daemonClient';
-import { spoolEnv, spoolFromClient } from './hookSpool';
+import { listSpool, spoolEnv, spoolFromClient } from './hookSpool';
 import { version } from '../../package.json';
 
 interface Entry {
@@ -118,9 +118,10 @@ async function viaDaemon(workspace: string): Promise<void> {
 			...(deadline !== undefined ? { deadline } : {}),
 		},
 	).catch(() => undefined)) as { stdout: string; stderr: string; exitCode: number } | typeof daemonTimedOut | undefined;
-	if (result === daemonTimedOut && eventId && stdin !== undefined) {
-		// The daemon has the event and may still record it; the spooled copy is recorded at most once with it (hookOnce.ts).
-		process.stderr.write(spoolFromClient(workspace, { eventId, at: Date.now(), argv, cwd: process.cwd(), env: spoolEnv(process.env), stdin }, process.env, 'the daemon did not answer within the budget'));
+	const spoolNow = hook && eventId && stdin !== undefined && deadline !== undefined && (!result || result === daemonTimedOut) ? spoolReason(workspace, result === daemonTimedOut, deadline) : undefined;
+	if (spoolNow && eventId && stdin !== undefined) {
+		// The spooled copy is recorded at most once with any run the daemon still makes of it (hookOnce.ts).
+		process.stderr.write(spoolFromClient(workspace, { eventId, at: Date.now(), argv, cwd: process.cwd(), env: spoolEnv(process.env), stdin }, process.env, spoolNow));
 		if (isClineHook(stdin)) {
 			process.stdout.write('{"cancel":false}\n');
 		}
@@ -133,6 +134,23 @@ async function viaDaemon(workspace: string): Promise<void> {
 	process.stdout.write(result.stdout);
 	process.stderr.write(result.stderr);
 	process.exitCode = result.exitCode;
+}
+
+/**
+ * Why a hook the daemon did not answer goes straight to the spool instead of running here: the daemon
+ * has it and may still run it; earlier events wait in the spool (this one would only queue behind
+ * them, after opening the engine); or less than half the budget is left, and opening the engine costs
+ * about that on a loaded machine. Undefined: run it here, within what is left.
+ */
+function spoolReason(workspace: string, daemonHasIt: boolean, deadline: number): string | undefined {
+	if (daemonHasIt) {
+		return 'the daemon did not answer within the budget';
+	}
+	if (listSpool(workspace).records.length > 0) {
+		return 'no daemon answered, and earlier events wait in the spool';
+	}
+	const budget = Number(process.env['BATON_HOOK_BUDGET_MS'] ?? '');
+	return deadline - Date.now() < (Number.isFinite(budget) && budget > 0 ? budget : 2_000) / 2 ? 'no daemon answered within half the budget' : undefined;
 }
 
 /** Cline reads every hook's stdout and takes anything but `{"cancel":false}` for a failed hook (hookResponses.ts). */

@@ -87,7 +87,6 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 	let queue: Promise<unknown> = Promise.resolve();
 	let idleTimer: NodeJS.Timeout | undefined;
 	let stopped = false;
-	let draining = false;
 	// eslint-disable-next-line prefer-const -- stop() (declared above the assignment) clears it; a const there would be in its temporal dead zone
 	let watchdog: NodeJS.Timeout | undefined;
 	// eslint-disable-next-line prefer-const -- as watchdog
@@ -154,14 +153,6 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		return next.then((r) => r.answer);
 	};
 
-	const drainSpool = async (workspace: string): Promise<void> => {
-		const cli = require(options.cliModule) as { drainSpool?(root: string, engines: DaemonEngines): Promise<{ drained: number; dropped: number; left: number }> };
-		const result = await engines.asCommand(process.env, async () => cli.drainSpool?.(workspace, engines));
-		if (result && result.drained + result.dropped > 0) {
-			options.log('info', `hook spool: drained ${result.drained}, dropped ${result.dropped}, ${result.left} left`);
-		}
-	};
-
 	const server = net.createServer((socket) => {
 		const connection = createMessageConnection(new SocketMessageReader(socket), new SocketMessageWriter(socket));
 		connections.add(connection);
@@ -225,14 +216,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		throw error;
 	}
 	// Hook events spooled while no daemon answered in time: recorded in order, between commands.
-	drainer = setInterval(() => {
-		if (!draining && spoolWaiting(root)) {
-			draining = true;
-			const drained = queue.then(() => drainSpool(root)).finally(() => (draining = false));
-			queue = drained.catch(() => undefined);
-		}
-	}, 1_000);
-	drainer.unref();
+	drainer = spoolDrainer(root, options, (work) => {
+		const next = queue.then(work);
+		queue = next.catch(() => undefined);
+		return next;
+	});
 	// The workspace (or its endpoint file) gone, or taken over by another daemon: this one serves nobody.
 	watchdog = setInterval(() => {
 		if (readEndpoint(root)?.instance !== instance) {
@@ -244,6 +232,31 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 	options.log('info', `daemon ${process.pid} serving ${root} on ${socketPath} ${options.idleMs > 0 ? `(idle shutdown after ${Math.round(options.idleMs / 1000)} s)` : '(for as long as its editor runs)'}`);
 	armIdle();
 	return { socket: socketPath, instance, stop };
+}
+
+/**
+ * Every second while hook events wait in the spool, the daemon records them between commands (on
+ * its one-command queue), with the CLI bundle's drain: docs/daemon.md, "The hook spool".
+ */
+function spoolDrainer(root: string, options: DaemonOptions, enqueue: (work: () => Promise<void>) => Promise<void>): NodeJS.Timeout {
+	let draining = false;
+	const drain = async (): Promise<void> => {
+		const cli = require(options.cliModule) as { drainSpool?(root: string, engines: DaemonEngines): Promise<{ drained: number; dropped: number; left: number }> };
+		const result = await options.engines.asCommand(process.env, async () => cli.drainSpool?.(root, options.engines));
+		if (result && result.drained + result.dropped > 0) {
+			options.log('info', `hook spool: drained ${result.drained}, dropped ${result.dropped}, ${result.left} left`);
+		}
+	};
+	const timer = setInterval(() => {
+		if (!draining && spoolWaiting(root)) {
+			draining = true;
+			void enqueue(drain)
+				.catch((error: Error) => options.log('warn', `hook spool: ${error.message}`))
+				.finally(() => (draining = false));
+		}
+	}, 1_000);
+	timer.unref();
+	return timer;
 }
 
 /** Whether hook events wait in the spool (cli/hookSpool.ts): one readdir. */

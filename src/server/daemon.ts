@@ -107,6 +107,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		// journal's lock serialises writers anyway.
 		const next = queue.then(async () => {
 			const runCommand = (runCli ??= (require(options.cliModule) as { runCli: RunCli }).runCli);
+			if (process.env['BATON_TEST_FAULTS'] === '1' && params.env['BATON_TEST_DAEMON_SLOW_MS']) {
+				// Fault injection for the spool test (a daemon started with BATON_TEST_FAULTS=1 only): a daemon
+				// busy past the client's budget, which still runs the request once it gets to it.
+				await new Promise((resolve) => setTimeout(resolve, Number(params.env['BATON_TEST_DAEMON_SLOW_MS'])));
+			}
 			const began = Date.now();
 			let stdout = '';
 			let stderr = '';

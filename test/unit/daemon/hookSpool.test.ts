@@ -181,6 +181,22 @@ test('a stopped daemon (SIGSTOP): hooks return within their budget, and their ev
 	assert.deepEqual({ spooled: counts.spooled, drained: counts.drained, dropped: counts.dropped }, { spooled: 0, drained: texts.length, dropped: 0 });
 });
 
+test('a daemon busy past the budget: the hook spools its event, the daemon still runs it, and the spooled copy changes nothing', async (t) => {
+	const { cli, root } = await daemonWorkspace(t);
+	const faults = { BATON_TEST_FAULTS: '1' };
+	const session = '44444444-0000-4000-8000-000000000004';
+	assert.equal((await baton(cli, root, ['hook', 'session-start'], { input: sessionStart(root, session), env: faults })).code, 0);
+	assert.ok(endpoint(root)?.pid, 'the daemon runs, with fault injection on');
+	// The daemon gets to the request 4 s late; the hook's budget is 1.5 s.
+	const run = await baton(cli, root, ['hook', 'user-prompt-submit'], { input: prompt(root, session, 'late'), env: { ...faults, ...faultEnv, BATON_HOOK_BUDGET_MS: '1500', BATON_TEST_DAEMON_SLOW_MS: '4000' } });
+	assert.equal(run.code, 0, run.stderr);
+	assert.match(hooksLog(root), /spooled \(the daemon did not answer within the budget\)/);
+	// The daemon gets both copies (the live request, the spooled record; a prompt names no event, so both carry the client's id): one records it, the other finds the id recorded.
+	assert.ok(await waitFor(() => listSpool(root).records.length === 0, 60_000), 'the daemon drains the spool');
+	assert.ok(await waitFor(() => /already recorded \(hook:/.test(hooksLog(root)), 30_000), hooksLog(root));
+	exactlyOnce(['late'], (await recorded(root)).prompts, 'prompts');
+});
+
 test('a torn spool record is dropped with a warning; the intact one is drained; doctor counts both', async (t) => {
 	const { cli, root } = await daemonWorkspace(t);
 	const session = '22222222-0000-4000-8000-000000000002';

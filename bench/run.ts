@@ -20,12 +20,13 @@ import { benchSync } from './syncBench';
 import { benchDaemon, formatDaemonRows } from './daemonBench';
 import { benchCapture } from './captureBench';
 import { benchDaemonCapture } from './daemonCaptureBench';
+import { benchFaults, formatFaults } from './faultBench';
 
 async function main(): Promise<void> {
 	const args = process.argv.slice(2);
 	const quick = args.includes('--quick');
 	const onlyArg = args.includes('--only') ? (args[args.indexOf('--only') + 1] ?? '') : '';
-	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'capture', 'blame', 'sync', 'daemon', 'agents', 'editor']);
+	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'capture', 'blame', 'sync', 'daemon', 'agents', 'faults', 'editor']);
 	const rows: BenchRow[] = [];
 	const section = async (name: string, run: () => Promise<BenchRow[]>) => {
 		if (only.has(name)) {
@@ -65,6 +66,13 @@ async function main(): Promise<void> {
 				passed: r.ratio !== undefined && r.ratio <= limit,
 			});
 		}
+	}
+	if (only.has('faults')) {
+		// Hooks under a daemon killed at random: what became of every event (docs/daemon.md, "The hook spool").
+		process.stderr.write('running faults…\n');
+		const { figures, rows: faultRows } = await benchFaults(quick);
+		process.stdout.write(`${formatFaults(figures)}\n\n`);
+		rows.push(...faultRows);
 	}
 	await section('editor', async () => editorMeasures());
 	const machine = `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;

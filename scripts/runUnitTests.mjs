@@ -27,7 +27,9 @@ if (files.length === 0) {
 // its last client (and within 2 s of its workspace being deleted), so none outlives the run for long.
 // The launcher a backend keeps for agent hooks (~/.baton/bin/baton) goes into a folder of the run's own, never the person's home.
 const launcherHome = mkdtempSync(path.join(os.tmpdir(), 'baton-unit-launcher-'));
-const env = { BATON_DAEMON_IDLE_MS: '5000', ...process.env, BATON_LAUNCHER_HOME: launcherHome };
+// A hook's budget (2 s by default) is generous on a busy CI machine: tests that are not about it give hooks a minute, so
+// none of their events waits in the spool; the spool's own tests set it short.
+const env = { BATON_DAEMON_IDLE_MS: '5000', BATON_HOOK_BUDGET_MS: '60000', ...process.env, BATON_LAUNCHER_HOME: launcherHome };
 const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-reporter=spec', ...files], { cwd: root, stdio: 'inherit', env });
 rmSync(launcherHome, { recursive: true, force: true });
 process.exit(result.status ?? 1);

@@ -43,7 +43,12 @@ export interface DaemonCallOptions {
 	sameVersion?: boolean;
 	/** Tells the person what happened when the daemon had to be given up on (its stderr, or the hooks' log). */
 	notice?(message: string): void;
+	/** The answer must come by then (ms since the epoch; a hook's budget): past it, `daemonTimedOut`. */
+	deadline?: number;
 }
+
+/** callDaemon's answer when the daemon took the request and did not answer by the deadline (it may still run it). */
+export const daemonTimedOut = Symbol('daemon timed out');
 
 /** The default bound on a daemon's silence (`BATON_DAEMON_ANSWER_MS`): docs/daemon.md. */
 export const defaultAnswerMs = 5_000;
@@ -76,6 +81,23 @@ function processState(pid: number): { stopped: boolean; cpu: number } | undefine
 	} catch {
 		return undefined;
 	}
+}
+
+/** The promise, or a rejection 'timed out' after `ms`. */
+function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+	return new Promise((resolve, reject) => {
+		const timer = setTimeout(() => reject(new Error('timed out')), Math.max(ms, 1));
+		promise.then(
+			(v) => {
+				clearTimeout(timer);
+				resolve(v);
+			},
+			(e: unknown) => {
+				clearTimeout(timer);
+				reject(e as Error);
+			},
+		);
+	});
 }
 
 export function findBatonRoot(start: string): string | undefined {
@@ -243,7 +265,14 @@ async function callEndpoint(root: string, endpoint: Endpoint, method: string, pa
 			return { kind: 'unusable' };
 		}
 		try {
-			return { kind: 'answered', value: await rpc.request(method, params) };
+			const answer = rpc.request(method, params);
+			if (options.deadline === undefined) {
+				return { kind: 'answered', value: await answer };
+			}
+			// A hook's budget: past its deadline the caller spools the event (the daemon may still run it; the event id keeps it once).
+			const late = Symbol('late');
+			const first = await withTimeout(answer, options.deadline - Date.now()).catch((error: Error) => (error.message === 'timed out' ? late : Promise.reject(error)));
+			return { kind: 'answered', value: first === late ? daemonTimedOut : first };
 		} catch (error) {
 			// Silent: stopped or wedged. Otherwise it died before answering: nothing was acknowledged.
 			return error instanceof SilentDaemon ? { kind: 'silent', error } : { kind: 'unusable' };

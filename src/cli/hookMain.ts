@@ -6,12 +6,18 @@
 import { runHookCli } from './agentCommands';
 
 export function main(argv: string[] = process.argv.slice(2)): void {
+	let abandoned = false;
 	void runHookCli(argv[0] === 'hook' ? argv.slice(1) : argv, {
 		stdout: (t) => process.stdout.write(t),
 		stderr: (t) => process.stderr.write(t),
 		cwd: process.cwd(),
 		env: process.env,
+		abandoned: () => (abandoned = true),
 	}).then((code) => {
 		process.exitCode = code;
+		if (abandoned) {
+			// Its event is spooled and the agent answered; the run it gave up on may still wait on the lock.
+			process.exit(code);
+		}
 	});
 }

@@ -16,12 +16,16 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
-import { callDaemon, findBatonRoot } from './daemonClient';
+import { callDaemon, daemonTimedOut, findBatonRoot } from './daemonClient';
+import { listSpool, spoolEnv, spoolFromClient } from './hookSpool';
 import { version } from '../../package.json';
 
 interface Entry {
 	main(argv?: string[]): void;
-	runCli?(argv: string[], io: { stdout(t: string): void; stderr(t: string): void; cwd: string; env: NodeJS.ProcessEnv; stdin?: NodeJS.ReadableStream; requestId?: string }): Promise<number>;
+	runCli?(
+		argv: string[],
+		io: { stdout(t: string): void; stderr(t: string): void; cwd: string; env: NodeJS.ProcessEnv; stdin?: NodeJS.ReadableStream; requestId?: string; eventId?: string; deadline?: number; abandoned?: () => void },
+	): Promise<number>;
 }
 
 /**
@@ -39,7 +43,7 @@ if (root) {
 	runHere();
 }
 
-function runHere(stdinText?: string, requestId?: string): void {
+function runHere(stdinText?: string, requestId?: string, hookCall?: { eventId: string; deadline: number }): void {
 	if (hook) {
 		setFlagsFromString('--liftoff-only');
 	}
@@ -50,6 +54,7 @@ function runHere(stdinText?: string, requestId?: string): void {
 	// After a daemon that may have run the command (its id says whether it did), or with the hook's
 	// payload already read from stdin for the daemon: the CLI's runner, given both.
 	const cli = loadCached(path.join(__dirname, 'baton.js'));
+	let abandoned = false;
 	void cli
 		.runCli?.(argv, {
 			stdout: (t) => process.stdout.write(t),
@@ -58,9 +63,14 @@ function runHere(stdinText?: string, requestId?: string): void {
 			env: process.env,
 			...(stdinText !== undefined ? { stdin: Readable.from([stdinText]) } : {}),
 			...(requestId !== undefined ? { requestId } : {}),
+			...(hookCall ? { ...hookCall, abandoned: () => (abandoned = true) } : {}),
 		})
 		.then((code) => {
 			process.exitCode = code;
+			if (abandoned) {
+				// The event is spooled and answered; its run may still wait on the lock: exit now.
+				process.exit(code);
+			}
 		});
 }
 
@@ -81,8 +91,14 @@ function daemonWorkspace(): string | undefined {
 
 async function viaDaemon(workspace: string): Promise<void> {
 	const stdin = hook ? await readAll(process.stdin) : undefined;
+	// A hook hands its event over within its budget (docs/daemon.md, "The hook spool"): to the daemon, else in process, else to the spool.
+	const hookBudget = Number(process.env['BATON_HOOK_BUDGET_MS'] ?? '');
+	const deadline = hook ? Date.now() + (Number.isFinite(hookBudget) && hookBudget > 0 ? hookBudget : 2_000) : undefined;
+	const eventId = hook ? randomUUID() : undefined;
 	const budget = Number(process.env['BATON_DAEMON_BUDGET_MS'] ?? '');
 	const answer = Number(process.env['BATON_DAEMON_ANSWER_MS'] ?? '');
+	// The bounds of docs/daemon.md: a daemon being started gets 10 s, a silent one 5 s; a hook never past its own budget.
+	const reach = Number.isFinite(budget) && budget > 0 ? budget : 10_000;
 	const env: Record<string, string> = {};
 	for (const [key, value] of Object.entries(process.env)) {
 		if (value !== undefined) {
@@ -94,20 +110,29 @@ async function viaDaemon(workspace: string): Promise<void> {
 	const result = (await callDaemon(
 		workspace,
 		hook ? 'hook/run' : 'cli/run',
-		{ argv, cwd: process.cwd(), env, ...(stdin !== undefined ? { stdin } : {}), ...(requestId ? { requestId } : {}) },
+		{ argv, cwd: process.cwd(), env, ...(stdin !== undefined ? { stdin } : {}), ...(requestId ? { requestId } : {}), ...(eventId ? { eventId } : {}) },
 		{
 			start: true,
-			// The bounds of docs/daemon.md: a daemon being started gets 10 s, a silent one 5 s.
-			budgetMs: Number.isFinite(budget) && budget > 0 ? budget : 10_000,
+			budgetMs: deadline === undefined ? reach : Math.min(reach, deadline - Date.now()),
 			...(Number.isFinite(answer) && answer > 0 ? { answerMs: answer } : {}),
 			notice: (message) => tell(workspace, message),
 			serverScript: path.join(__dirname, 'server.js'),
 			version,
 			sameVersion: true,
+			...(deadline !== undefined ? { deadline } : {}),
 		},
-	).catch(() => undefined)) as { stdout: string; stderr: string; exitCode: number } | undefined;
-	if (!result) {
-		runHere(stdin, requestId);
+	).catch(() => undefined)) as { stdout: string; stderr: string; exitCode: number } | typeof daemonTimedOut | undefined;
+	const spoolNow = hook && eventId && stdin !== undefined && deadline !== undefined && (!result || result === daemonTimedOut) ? spoolReason(workspace, result === daemonTimedOut, deadline) : undefined;
+	if (spoolNow && eventId && stdin !== undefined) {
+		// The spooled copy is recorded at most once with any run the daemon still makes of it (hookOnce.ts).
+		process.stderr.write(spoolFromClient(workspace, { eventId, at: Date.now(), argv, cwd: process.cwd(), env: spoolEnv(process.env), stdin }, process.env, spoolNow));
+		if (isClineHook(stdin)) {
+			process.stdout.write('{"cancel":false}\n');
+		}
+		process.exit(0);
+	}
+	if (!result || result === daemonTimedOut) {
+		runHere(stdin, requestId, eventId && deadline !== undefined ? { eventId, deadline } : undefined);
 		return;
 	}
 	process.stdout.write(result.stdout);
@@ -126,6 +151,30 @@ function tell(workspace: string, message: string): void {
 	} catch {
 		// Out of disk: the hook still answers.
 	}
+}
+
+/**
+ * Why a hook the daemon did not answer goes straight to the spool instead of running here: the daemon
+ * has it and may still run it; earlier events wait in the spool (this one would only queue behind
+ * them, after opening the engine); or less than half the budget is left, and opening the engine costs
+ * about that on a loaded machine. Undefined: run it here, within what is left.
+ */
+function spoolReason(workspace: string, daemonHasIt: boolean, deadline: number): string | undefined {
+	if (daemonHasIt) {
+		return 'the daemon did not answer within the budget';
+	}
+	if (listSpool(workspace).records.length > 0) {
+		return 'no daemon answered, and earlier events wait in the spool';
+	}
+	const budget = Number(process.env['BATON_HOOK_BUDGET_MS'] ?? '');
+	return deadline - Date.now() < (Number.isFinite(budget) && budget > 0 ? budget : 2_000) / 2 ? 'no daemon answered within half the budget' : undefined;
+}
+
+/** Cline reads every hook's stdout and takes anything but `{"cancel":false}` for a failed hook (hookResponses.ts). */
+function isClineHook(payload: string): boolean {
+	const at = argv.indexOf('--agent');
+	const agent = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith('--agent='))?.slice('--agent='.length);
+	return agent !== undefined ? agent === 'cline' : /"(taskId|hookName|clineVersion)"\s*:/.test(payload);
 }
 
 function readAll(stream: NodeJS.ReadableStream): Promise<string> {

@@ -26,6 +26,7 @@ import { syncCommands } from './syncCommands';
 import { activeSessionsList } from './textFormat';
 import { timelineCommands } from './timelineCommands';
 import { trackerCommands } from './trackerCommands';
+import { drainBeforeCommand } from './spoolBeforeCommand';
 import { recordAnswer, recordedAnswer, runAsRequest, tagWrites, type RecordedAnswer } from './requestLedger';
 import type { EngineSource } from './warmEngines';
 import { workspaceCommands } from './workspaceCommands';
@@ -48,6 +49,10 @@ export interface CliIo {
 	ask?: (question: string) => Promise<boolean>;
 	/** A long-lived process takes the rest of a command's work after its answer (the daemon, for a hook's session end). */
 	defer?: (work: Promise<unknown>) => void;
+	/** `baton hook`: the client's id for the call, its deadline and what to do when it spooled its event (hookRunner.ts). */
+	eventId?: string;
+	deadline?: number;
+	abandoned?: () => void;
 }
 
 const commands: Command[] = [
@@ -83,6 +88,8 @@ export async function runCli(argv: string[], io: CliIo): Promise<number> {
 	if (argv[0] === 'hook') {
 		return runHookCli(argv.slice(1), io);
 	}
+	// Events hooks spooled are recorded before the command runs (and outside its request's id).
+	await drainBeforeCommand(argv, io);
 	const requestId = io.requestId;
 	return requestId ? runAsRequest(requestId, () => runOnce(argv, io, requestId)) : runCommandLine(argv, io);
 }
@@ -349,6 +356,8 @@ export function main(argv: string[] = process.argv.slice(2)): void {
 		process.exitCode = code;
 	});
 }
+
+export { drainSpool } from './hookRunner';
 
 if (require.main === module) {
 	main();

@@ -1,5 +1,6 @@
 import { BatonError } from '../engine/errors';
 import { runDoctor, type RepairPlan } from '../engine/storage/doctor';
+import { spoolCounts } from './hookSpool';
 import { countSteps } from '../engine/timeline/timelineQueries';
 import { shadowStoreSize, storeSizeLine } from '../engine/timeline/timelineStorage';
 import { batonDir, initWorkspace } from '../engine/workspace';
@@ -227,6 +228,9 @@ export const workspaceCommands: Command[] = [
 				: null;
 			const storage = await shadowStoreSize(ctx.workspaceRoot, steps).catch(() => null);
 			lines.push(storeSizeLine(storage));
+			// Hook events that could not be recorded in time (docs/daemon.md, "The hook spool").
+			const spool = spoolCounts(ctx.workspaceRoot);
+			lines.push(`hook spool: ${spool.spooled} spooled (waiting, ${spool.bytes} bytes), ${spool.drained} drained, ${spool.dropped} dropped`);
 			if (report.repair) {
 				lines.push(`Repaired from the ${report.repair.base} up to sequence ${report.repair.recoveredSequence}; ${report.repair.droppedRecords} record(s) dropped.`);
 				pushAll(
@@ -257,7 +261,7 @@ export const workspaceCommands: Command[] = [
 			}
 			// Problems found and not repaired: exit 1, so scripts and CI notice.
 			const exitCode = report.ok || report.repair ? 0 : 1;
-			return { json: { ok: report.ok, checks: report.checks, repair: report.repair ?? null, declined: report.declined ?? null, storage }, text: lines.join('\n'), exitCode };
+			return { json: { ok: report.ok, checks: report.checks, repair: report.repair ?? null, declined: report.declined ?? null, storage, spool }, text: lines.join('\n'), exitCode };
 		},
 	},
 ];

@@ -185,6 +185,8 @@ export interface CliRunParams {
 	stdin?: string;
 	/** A random id per command: recorded with its first write, so a client that falls back never runs it twice. */
 	requestId?: string;
+	/** A hook call's id (a random one per call): its event is recorded once, live or from the spool (docs/daemon.md). */
+	eventId?: string;
 }
 export interface CliRunResult {
 	stdout: string;

@@ -40,6 +40,7 @@ interface CliIoLike {
 	stdin?: NodeJS.ReadableStream;
 	engines?: DaemonEngines;
 	requestId?: string;
+	eventId?: string;
 	/**
 	 * The command has answered and hands the rest of its work to the daemon (a hook's session end):
 	 * the client gets its answer now, and the next command waits for that work.
@@ -89,6 +90,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 	let stopped = false;
 	// eslint-disable-next-line prefer-const -- stop() (declared above the assignment) clears it; a const there would be in its temporal dead zone
 	let watchdog: NodeJS.Timeout | undefined;
+	// eslint-disable-next-line prefer-const -- as watchdog
+	let drainer: NodeJS.Timeout | undefined;
 
 	const armIdle = (): void => {
 		clearTimeout(idleTimer);
@@ -159,6 +162,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 			await new Promise((resolve) => setTimeout(resolve, Number(params.env['BATON_TEST_COMMAND_HOLDS_MS'])));
 		}
 		const runCommand = (runCli ??= (require(options.cliModule) as { runCli: RunCli }).runCli);
+		if (process.env['BATON_TEST_FAULTS'] === '1' && params.env['BATON_TEST_DAEMON_SLOW_MS']) {
+			// Fault injection for the spool test (a daemon started with BATON_TEST_FAULTS=1 only): a daemon
+			// busy past the client's budget, which still runs the request once it gets to it.
+			await new Promise((resolve) => setTimeout(resolve, Number(params.env['BATON_TEST_DAEMON_SLOW_MS'])));
+		}
 		const began = Date.now();
 		let stdout = '';
 		let stderr = '';
@@ -175,6 +183,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 				stdin: Readable.from([params.stdin ?? '']),
 				engines,
 				...(params.requestId ? { requestId: params.requestId } : {}),
+				...(params.eventId ? { eventId: params.eventId } : {}),
 				defer: (work) => {
 					deferred = work;
 				},
@@ -233,6 +242,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		stopped = true;
 		clearTimeout(idleTimer);
 		clearInterval(watchdog);
+		clearInterval(drainer);
 		removeEndpoint(root, instance);
 		releaseStartLock(root, instance);
 		server.close();
@@ -255,6 +265,12 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		releaseStartLock(root, instance);
 		throw error;
 	}
+	// Hook events spooled while no daemon answered in time: recorded in order, between commands.
+	drainer = spoolDrainer(root, options, (work) => {
+		const next = queue.then(work);
+		queue = next.catch(() => undefined);
+		return next;
+	});
 	// The workspace (or its endpoint file) gone, or taken over by another daemon: this one serves nobody.
 	watchdog = setInterval(() => {
 		if (readEndpoint(root)?.instance !== instance) {
@@ -266,4 +282,38 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 	options.log('info', `daemon ${process.pid} serving ${root} on ${socketPath} ${options.idleMs > 0 ? `(idle shutdown after ${Math.round(options.idleMs / 1000)} s)` : '(for as long as its editor runs)'}`);
 	armIdle();
 	return { socket: socketPath, instance, stop };
+}
+
+/**
+ * Every second while hook events wait in the spool, the daemon records them between commands (on
+ * its one-command queue), with the CLI bundle's drain: docs/daemon.md, "The hook spool".
+ */
+function spoolDrainer(root: string, options: DaemonOptions, enqueue: (work: () => Promise<void>) => Promise<void>): NodeJS.Timeout {
+	let draining = false;
+	const drain = async (): Promise<void> => {
+		const cli = require(options.cliModule) as { drainSpool?(root: string, engines: DaemonEngines): Promise<{ drained: number; dropped: number; left: number }> };
+		const result = await options.engines.asCommand(process.env, async () => cli.drainSpool?.(root, options.engines));
+		if (result && result.drained + result.dropped > 0) {
+			options.log('info', `hook spool: drained ${result.drained}, dropped ${result.dropped}, ${result.left} left`);
+		}
+	};
+	const timer = setInterval(() => {
+		if (!draining && spoolWaiting(root)) {
+			draining = true;
+			void enqueue(drain)
+				.catch((error: Error) => options.log('warn', `hook spool: ${error.message}`))
+				.finally(() => (draining = false));
+		}
+	}, 1_000);
+	timer.unref();
+	return timer;
+}
+
+/** Whether hook events wait in the spool (cli/hookSpool.ts): one readdir. */
+function spoolWaiting(root: string): boolean {
+	try {
+		return fs.readdirSync(path.join(root, '.baton', 'hook-spool')).some((name) => name.endsWith('.rec') || name.endsWith('.tmp'));
+	} catch {
+		return false;
+	}
 }

@@ -50,7 +50,8 @@ export const dbFileName = 'baton.db';
 export class JournalStore {
 	readonly dbFile: string;
 	readonly journalFile: string;
-	private readonly lock: LockFile;
+	/** Its timeout is changed only by a hook bounding its wait by its budget (docs/daemon.md). */
+	readonly lock: LockFile;
 	private sqliteDb: Database;
 	private drizzleDb: BatonDb;
 	private statements!: StatementCache;

@@ -49,7 +49,8 @@ export class LockFile {
 
 	constructor(
 		readonly file: string,
-		private readonly timeoutMs = 15_000,
+		/** How long `acquire` waits; a hook bounds its first write by its budget, then waits as long as anyone (journalStore.setLockTimeout). */
+		public timeoutMs = 15_000,
 	) {
 		this.ownerFile = `${file}.${process.pid}-${this.instanceToken}`;
 		this.queue = new LockQueue(file, { pid: process.pid, host: thisHost, token: this.instanceToken });

@@ -1,0 +1,66 @@
+/**
+ * What a hook run is given: the checkpoint, timeline and transcript hooks of the engine for one call,
+ * the agent settings, and the hook log's note on how the capture read the workspace.
+ */
+import os from 'node:os';
+import { defaultAgentSettings, claudeHomeDir, readAgentSettings, type AgentSettings } from '../engine/agentConfig/agentSettings';
+import type { DirtyClaim } from '../engine/checkpoints/dirtyPaths';
+import type { Engine } from '../engine/engine';
+import { checkpointPortOf, criticalApprovalReason, type CheckpointPort } from '../engine/hooks/checkpointPort';
+import type { HookOptions } from '../engine/hooks/runHook';
+import type { Logger } from '../engine/ports';
+import { timelineHooks } from '../engine/timeline/timelineRecorder';
+import { TranscriptArchive } from '../engine/transcripts/transcriptArchive';
+
+/** How this call's capture read the workspace, for the hook log: the watcher's paths or the full scan. */
+export function scanNote(claim: DirtyClaim | undefined): string {
+	if (!claim) {
+		return '';
+	}
+	return claim.kind === 'paths' ? `; read ${claim.paths.length} changed path${claim.paths.length === 1 ? '' : 's'} from the file watcher` : `; full scan (${claim.reason})`;
+}
+
+export function hookOptions(engine: Engine, input: { actor: string; settings: AgentSettings; log: Logger; env: NodeJS.ProcessEnv }): HookOptions {
+	const port = checkpointPortOf(engine);
+	const archive = transcriptArchive(engine.ctx.workspaceRoot, input.settings, input.log, input.env);
+	return {
+		actor: input.actor,
+		settings: input.settings,
+		archive,
+		log: input.log,
+		...(port ? checkpointHooks(port, input.actor) : {}),
+		...(input.settings.timeline ? { timeline: timelineHooks(engine.ctx, { budgetMs: input.settings.timelineBudget, dirty: engine.checkpoints.dirty }) } : {}),
+	};
+}
+
+/** Wires the hook points to the checkpoint feature; only when the workspace uses checkpoints. */
+function checkpointHooks(port: CheckpointPort, actor: string): Pick<HookOptions, 'awaitingApproval' | 'onCheckpoint' | 'onMetrics'> {
+	return {
+		awaitingApproval: criticalApprovalReason(port),
+		onCheckpoint: async (trigger, sessionId) => {
+			if (trigger === 'compact') {
+				// Always, even in a workspace that never had a checkpoint: a compaction loses context for
+				// good, and the snapshot before it is the one way back (creating it sets the store up).
+				await port.create({ trigger: 'compact', sessionId, message: 'before the agent compacted its context', actor });
+			} else if (port.enabled === false) {
+				return;
+			} else if (port.maybePeriodic) {
+				await port.maybePeriodic({ sessionId, actor });
+			}
+		},
+		...(port.recordMetrics ? { onMetrics: async (sessionId: string, metrics: { costUsd: number; errorCount: number }) => port.recordMetrics?.({ sessionId, ...metrics, actor }) } : {}),
+	};
+}
+
+export function transcriptArchive(root: string, settings: AgentSettings, log: Logger, env: NodeJS.ProcessEnv): TranscriptArchive {
+	return new TranscriptArchive({ workspaceRoot: root, claudeHome: claudeHomeDir(settings, env, os.homedir()), log });
+}
+
+export function settingsOf(root: string, log: Logger): AgentSettings {
+	try {
+		return readAgentSettings(root);
+	} catch (error) {
+		log.warn(`${(error as Error).message}; using the defaults`);
+		return defaultAgentSettings();
+	}
+}

@@ -54,7 +54,12 @@ export function checkpointItem(c: CheckpointDto): vscode.TreeItem {
 		md.appendMarkdown(`  \n$(comment) ${who} on ${escapeMarkdown(o.machineName ?? o.machine)}: ${escapeMarkdown(o.status)}${o.note ? ` — ${escapeMarkdown(o.note)}` : ''} _(a teammate's opinion, not applied: decide here)_`);
 	}
 	item.tooltip = md;
-	item.command = { command: CommandIds.compareCheckpoints, title: 'Compare with Working Tree', arguments: [{ id: c.id }] };
+	// What waits for review opens what it changed (the checkpoint before it → it), with Approve and
+	// Reject; a decided one opens against the working tree, what a rollback to it would change.
+	item.command =
+		c.approvalStatus === 'pending'
+			? { command: CommandIds.compareCheckpoints, title: 'Review Changes', arguments: [{ id: c.id, withParent: true }] }
+			: { command: CommandIds.compareCheckpoints, title: 'Compare with Working Tree', arguments: [{ id: c.id }] };
 	return item;
 }
 

@@ -99,3 +99,8 @@ export function shownItem<T extends object>(item: T): T {
 	}
 	return item;
 }
+
+/** This machine's user as the backend records a person's actor (`vscode:<user>`): shown as "you" (protocol/people.ts). */
+export function localUser(): string {
+	return process.env['USER'] ?? process.env['USERNAME'] ?? 'user';
+}

@@ -38,7 +38,7 @@ async function pickCheckpoint(workspace: BatonWorkspace, placeHolder: string, fi
 	const picked = await vscode.window.showQuickPick(
 		candidates.map((c) => ({
 			label: c.message?.trim() || `${c.trigger} checkpoint`,
-			description: `${statusLabel[c.approvalStatus]} · ${relativeTime(c.createdAt)}${c.tags.length ? ` · ${c.tags.map((t) => `#${t}`).join(' ')}` : ''}`,
+			description: `#${c.seq} · ${statusLabel[c.approvalStatus]} · ${relativeTime(c.createdAt)}${c.tags.length ? ` · ${c.tags.map((t) => `#${t}`).join(' ')}` : ''}`,
 			detail: `${c.id} · +${c.fileStats.added} ~${c.fileStats.modified} −${c.fileStats.deleted} files`,
 			checkpoint: c,
 		})),
@@ -108,7 +108,12 @@ export function registerCheckpointCommands({ workspace, panels, offers, told }: 
 							{ label: '$(file-directory) The working tree', id: undefined as string | undefined },
 							...(await workspace.request(checkpointList, { limit: 500 })).checkpoints
 								.filter((c) => c.id !== first.id)
-								.map((c) => ({ label: c.message?.trim() || `${c.trigger} checkpoint`, description: `${c.id} · ${relativeTime(c.createdAt)}`, id: c.id as string | undefined })),
+								.map((c) => ({
+									label: c.message?.trim() || `${c.trigger} checkpoint`,
+									description: `#${c.seq} · ${statusLabel[c.approvalStatus]} · ${relativeTime(c.createdAt)}`,
+									detail: c.id,
+									id: c.id as string | undefined,
+								})),
 						],
 						{ placeHolder: '…with what?' },
 					);

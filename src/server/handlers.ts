@@ -2,6 +2,7 @@
  * Protocol method → engine call. Thin on purpose: rules live in the engine, and so do the shapes of
  * its records, which the handlers return as they are (the protocol names them, docs/architecture.md §2).
  */
+import os from 'node:os';
 import { ResponseError, type MessageConnection, type RequestType } from 'vscode-jsonrpc/node';
 import { BatonError } from '../engine/errors';
 import type { Engine } from '../engine/engine';
@@ -16,7 +17,16 @@ import { registerTreeHandlers, treeRootAnswer } from './sessionTree';
 export const toCheckpointDto = ({ environment: _environment, ...checkpoint }: Checkpoint): CheckpointDto => checkpoint;
 
 /** This machine's user, as person's actors record it (`vscode:<user>`). */
-export const localUser = (): string => process.env['USER'] ?? process.env['USERNAME'] ?? 'user';
+export const localUser = (): string => process.env['USER'] || process.env['USERNAME'] || accountName();
+
+/** The account's name where the environment does not say it (the CLI records `cli:<it>`, so both read "you"). */
+function accountName(): string {
+	try {
+		return os.userInfo().username || 'user';
+	} catch {
+		return 'user';
+	}
+}
 
 /** A comparison for the wire: its checkpoints without their environment snapshots (it carries their diff), with its sessions' names. */
 async function toComparisonDto(engine: Engine, c: Comparison): Promise<ComparisonDto> {

@@ -22,7 +22,7 @@ const engineShapes = [
 	'sync/syncShapes',
 ];
 /** Engine files that import nothing, which the protocol may re-export as values (test/unit/architecture.test.ts: pureLeaves). */
-const enginePureLeaves = ['text/controlChars', 'agentKinds'];
+const enginePureLeaves = ['text/controlChars', 'text/actorNames', 'agentKinds'];
 
 /** no-restricted-imports for one layer: other layers it must not reach, and packages it must not use. */
 function layerRule(message, { layers = [], packages = [] }) {

@@ -66,3 +66,35 @@ export function formatBytes(bytes: number): string {
 	}
 	return `${unit === 0 || value >= 10 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
 }
+
+const gitKeys: Readonly<Record<string, string>> = { branch: 'Branch', head: 'Commit (HEAD)', changedFiles: 'Uncommitted files', untrackedFiles: 'Untracked files' };
+const agentFields: Readonly<Record<string, string>> = { version: 'version', binaryHash: 'binary (hash)', path: 'path' };
+const agentNames: Readonly<Record<string, string>> = { 'claude-code': 'Claude Code', copilot: 'Copilot', cline: 'Cline', codex: 'Codex', gemini: 'Gemini CLI' };
+
+/**
+ * An environment key as a person reads it: `untrackedFiles` → "Untracked files", `claude-code.version`
+ * → "Claude Code version", `package-lock.json:express` → "express (package-lock.json)". Names that
+ * are already a person's (an extension id, a runtime, an MCP server) stay as they are; the view keeps
+ * the raw key in the hover.
+ */
+export function environmentKeyLabel(category: string, key: string): string {
+	if (category === 'git' && Object.hasOwn(gitKeys, key)) {
+		return gitKeys[key] as string;
+	}
+	if (category === 'vscode' && key === 'version') {
+		return 'Version';
+	}
+	if (category === 'agents') {
+		const dot = key.lastIndexOf('.');
+		const agent = dot > 0 ? key.slice(0, dot) : key;
+		const field = dot > 0 ? key.slice(dot + 1) : '';
+		const name = Object.hasOwn(agentNames, agent) ? (agentNames[agent] as string) : agent;
+		return field && Object.hasOwn(agentFields, field) ? `${name} ${agentFields[field] as string}` : name;
+	}
+	if (category === 'packages') {
+		// `file:package`; a scoped package's name holds no colon, so the first one ends the file.
+		const colon = key.indexOf(':');
+		return colon > 0 ? `${key.slice(colon + 1)} (${key.slice(0, colon)})` : key;
+	}
+	return key;
+}

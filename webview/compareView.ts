@@ -20,7 +20,7 @@ export { initialFileRows } from './compare/filesCard';
  */
 export function compareView(comparison: ComparisonDto, send: Send): HTMLElement {
 	const { from, to } = comparison;
-	keepFileState(`${from.id}>${to?.id ?? ''}`);
+	keepFileState(`${from?.id ?? ''}>${to?.id ?? ''}`);
 	const counts = countFiles(comparison.files);
 	return el(
 		'div',

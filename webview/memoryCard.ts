@@ -45,7 +45,11 @@ function factRow(e: BriefingMemoryEntryDto, send: (message: WebviewToHost) => vo
 				...e.files.slice(0, 3).map((f) => el('code', { class: 'file' }, f)),
 				e.files.length > 3 ? el('span', {}, `+${e.files.length - 3}`) : null,
 				source
-					? linkButton(`from ${source}`, () => send({ type: 'openSession', sessionId: source }), { 'aria-label': `Open session ${source}, where this fact was learned`, 'data-focus-key': `fact:${e.id}` })
+					? linkButton(`from ${e.sourceSessionName ?? 'a session'}`, () => send({ type: 'openSession', sessionId: source }), {
+							'aria-label': `Open session ${e.sourceSessionName ?? source}, where this fact was learned`,
+							title: `Session id: ${source}`,
+							'data-focus-key': `fact:${e.id}`,
+						})
 					: el('span', {}, e.source === 'manual' ? 'added by hand' : `from ${e.source}`),
 				el('span', { title: `Last confirmed ${e.lastConfirmedAt}` }, e.confirmations > 1 ? `confirmed ${e.confirmations}×, ` : 'confirmed ', timeEl(e.lastConfirmedAt)),
 			),

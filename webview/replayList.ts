@@ -18,6 +18,8 @@ export class ReplayList {
 	readonly element: HTMLElement;
 	private readonly spacer: HTMLElement;
 	private entries: TimelineEntryDto[] = [];
+	/** This machine's user, so its approvals read "by you". */
+	private you: string | null = null;
 	private selected = -1;
 	private drawn = '';
 
@@ -29,7 +31,8 @@ export class ReplayList {
 		new ResizeObserver(() => this.draw(true)).observe(this.element);
 	}
 
-	set(entries: TimelineEntryDto[], selectedId: string | null): void {
+	set(entries: TimelineEntryDto[], selectedId: string | null, you: string | null = null): void {
+		this.you = you;
 		this.entries = entries;
 		const index = selectedId ? entries.findIndex((e) => e.id === selectedId) : -1;
 		this.selected = index;
@@ -122,7 +125,7 @@ export class ReplayList {
 
 	/** The same row the extension writes into the page's first screen (src/protocol/replayRows.ts), as DOM. */
 	private row(entry: TimelineEntryDto, index: number): HTMLElement {
-		const view = replayRowView(entry);
+		const view = replayRowView(entry, this.you);
 		const selected = index === this.selected;
 		const attrs = {
 			class: `${view.className}${selected ? ' selected' : ''}`,

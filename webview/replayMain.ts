@@ -93,7 +93,7 @@ function showDetail(d: StepDetailDto): void {
 function showTimeline(data: TimelineDto, focusStep?: number): void {
 	const heading = replayHeading(data);
 	root.replaceChildren(el('header', {}, el('h1', {}, heading.title), el('span', { class: 'hint' }, heading.hint)), list.element, detail);
-	list.set(data.entries, selectedId);
+	list.set(data.entries, selectedId, data.you);
 	// Opened from a line's provenance hover: that line's step is selected, scrolled to and shown.
 	const focus = focusStep !== undefined ? data.entries.findIndex((e) => e.type === 'step' && e.step === focusStep) : -1;
 	if (focus >= 0) {

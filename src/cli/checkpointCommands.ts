@@ -1,4 +1,3 @@
-import type { Comparison } from '../engine/checkpoints/checkpointTypes';
 import { environmentCategories, type EnvironmentDiff } from '../engine/checkpoints/environmentDiff';
 import type { Checkpoint } from '../engine/storage/model';
 import { isKnownTrigger } from '../engine/checkpoints/approvalPolicy';
@@ -178,7 +177,7 @@ export const checkpointCommands: Command[] = [
 		summary: 'files and environment changed from checkpoint A to checkpoint B (or to the working tree)',
 		positionals: [1, 2],
 		async run(ctx) {
-			const comparison: Comparison = await (await ctx.engine()).checkpoints.diff(ctx.args[0] as string, ctx.args[1] ?? null);
+			const comparison = await (await ctx.engine()).checkpoints.diff(ctx.args[0] as string, ctx.args[1] ?? null);
 			const files = comparison.files.map((f) => ({ path: f.path, change: f.change, additions: f.additions, deletions: f.deletions }));
 			const text = [
 				`${comparison.from.id} → ${comparison.to?.id ?? 'working tree'}: ${files.length} file(s)`,

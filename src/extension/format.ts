@@ -1,4 +1,5 @@
 /** Pure wording helpers for the editor (unit-tested without VS Code). */
+import os from 'node:os';
 import { escapeControls } from '../protocol/displayText';
 import type { HandoffDto, SessionFocusDto, SessionStatusDto, SessionRowDto } from '../protocol/dto';
 
@@ -107,4 +108,13 @@ export function shownItem<T extends object>(item: T): T {
 		parts.accessibilityInformation = { ...parts.accessibilityInformation, label: escapeControls(parts.accessibilityInformation.label) };
 	}
 	return item;
+}
+
+/** This machine's user as the backend records a person's actor (`vscode:<user>`): shown as "you" (protocol/people.ts). */
+export function localUser(): string {
+	try {
+		return process.env['USER'] || process.env['USERNAME'] || os.userInfo().username || 'user';
+	} catch {
+		return 'user';
+	}
 }

@@ -17,7 +17,17 @@ export type EnvironmentCategoryDto = EnvironmentCategory;
 export type EnvironmentDiffDto = EnvironmentDiff;
 export type ApprovalSummaryDto = ApprovalSummary;
 
-/** Two checkpoints (or a checkpoint and the working tree: `to` null), file by file and environment by environment. */
-export type ComparisonDto = Omit<Comparison, 'from' | 'to'> & { from: CheckpointDto; to: CheckpointDto | null };
+/**
+ * Two checkpoints (or a checkpoint and the working tree: `to` null; or nothing and the workspace's
+ * first checkpoint: `from` null), file by file and environment by environment.
+ */
+export type ComparisonDto = Omit<Comparison, 'from' | 'to'> & {
+	from: CheckpointDto | null;
+	to: CheckpointDto | null;
+	/** The names of the sides' sessions, so the page names them as people know them (their ids go in hovers). */
+	sessions: { id: string; name: string }[];
+	/** This machine's user as the backend records a person's actor (`vscode:<you>`): shown as "you" (protocol/people.ts). */
+	you: string | null;
+};
 
 export type RollbackResultDto = RollbackResult;

@@ -3,6 +3,7 @@
  * the first screen of rows into the page's HTML (so they show before any script runs) and the page's
  * virtual list draws every row after that. One description keeps the two identical.
  */
+import { actorName } from './people';
 import type { TimelineDto, TimelineEntryDto } from './timelineRpc';
 
 /** Every row is this tall: the virtual list positions rows by index, the first screen stacks them. */
@@ -25,18 +26,21 @@ export function cutText(text: string, max: number): string {
 	return text.length <= max ? text : `${text.slice(0, Math.max(1, max - 1)).trimEnd()}…`;
 }
 
-export function replayRowView(entry: TimelineEntryDto): ReplayRowView {
+/** `you`: this machine's user as actors record it (TimelineDto.you), so an approval of theirs reads "by you". */
+export function replayRowView(entry: TimelineEntryDto, you: string | null = null): ReplayRowView {
 	switch (entry.type) {
 		case 'prompt':
 			return { className: 'row row-prompt', marker: '❯', label: `Turn ${entry.turn}`, text: cutText(entry.text.replace(/\s+/g, ' '), 160), title: entry.text };
 		case 'checkpoint':
-			return { className: 'row row-checkpoint', marker: '◆', label: 'Checkpoint', text: `${entry.checkpointId} (${entry.trigger})${entry.message ? ` ${entry.message}` : ''}` };
+			// Named by number as everywhere else; the id is in the hover for whoever needs it.
+			return { className: 'row row-checkpoint', marker: '◆', label: 'Checkpoint', text: `#${entry.seq} (${entry.trigger})${entry.message ? ` ${entry.message}` : ''}`, title: entry.checkpointId };
 		case 'approval':
 			return {
 				className: 'row row-approval',
 				marker: entry.status === 'approved' ? '✓' : '✗',
 				label: entry.status === 'approved' ? 'Approved' : 'Rejected',
-				text: `${entry.checkpointId}${entry.user ? ` by ${entry.user}` : ''}`,
+				text: `Checkpoint #${entry.seq}${entry.user ? ` by ${actorName(entry.user, you)}` : ''}`,
+				title: `${entry.checkpointId}${entry.user ? ` · ${entry.user}` : ''}`,
 			};
 		case 'step': {
 			const adds = entry.files.reduce((n, f) => n + f.additions, 0);

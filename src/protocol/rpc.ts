@@ -113,6 +113,8 @@ export const checkpointReject = new RequestType<{ id: string; reason?: string },
 export const checkpointTag = new RequestType<{ id: string; tag: string }, { checkpoint: CheckpointDto }, RpcErrorData>('checkpoint/tag');
 /** Extension → server: files and environment between two checkpoints, or a checkpoint and the working tree. */
 export const checkpointDiff = new RequestType<{ from: string; to?: string }, ComparisonDto, RpcErrorData>('checkpoint/diff');
+/** What checkpoint `id` changed: the checkpoint before it → it (the first checkpoint: nothing → it, `from` null). */
+export const checkpointChanges = new RequestType<{ id: string }, ComparisonDto, RpcErrorData>('checkpoint/changes');
 /** Extension → server: a file's text at a checkpoint (null when absent or binary). */
 export const checkpointFile = new RequestType<{ id: string; path: string }, { text: string | null; binary: boolean }, RpcErrorData>('checkpoint/file');
 /** Extension → server: roll the workspace back to a checkpoint (safety checkpoint first, never git history). */

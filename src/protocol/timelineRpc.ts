@@ -37,13 +37,16 @@ export interface TimelineStepDto {
 export type TimelineEntryDto =
 	| { type: 'prompt'; id: string; turn: number; text: string; at: string }
 	| ({ type: 'step' } & TimelineStepDto)
-	| { type: 'checkpoint'; id: string; checkpointId: string; trigger: string; at: string; message: string | null }
-	| { type: 'approval'; id: string; checkpointId: string; status: string; user: string | null; at: string; reason: string | null };
+	/** `seq`: the checkpoint's number, how people name it ("#3"); the id stays for tools. */
+	| { type: 'checkpoint'; id: string; checkpointId: string; seq: number; trigger: string; at: string; message: string | null }
+	| { type: 'approval'; id: string; checkpointId: string; seq: number; status: string; user: string | null; at: string; reason: string | null };
 
 export interface TimelineDto {
 	session: string;
 	sessionName: string | null;
 	entries: TimelineEntryDto[];
+	/** This machine's user as the backend records a person's actor: an approval of theirs reads "by you" (protocol/people.ts). */
+	you: string | null;
 }
 
 /** The transcript around a step: the turn's prompt and the archived excerpts next to its tool call. */

@@ -2,17 +2,41 @@
  * Protocol method → engine call. Thin on purpose: rules live in the engine, and so do the shapes of
  * its records, which the handlers return as they are (the protocol names them, docs/architecture.md §2).
  */
+import os from 'node:os';
 import { ResponseError, type MessageConnection, type RequestType } from 'vscode-jsonrpc/node';
 import { BatonError } from '../engine/errors';
 import type { Engine } from '../engine/engine';
+import type { Comparison } from '../engine/checkpoints/checkpointShapes';
 import type { Checkpoint } from '../engine/storage/model';
-import type { CheckpointDto } from '../protocol/checkpointDto';
+import type { CheckpointDto, ComparisonDto } from '../protocol/checkpointDto';
 import * as rpc from '../protocol/rpc';
 import type { EngineHost } from './engineHost';
 import { registerTreeHandlers, treeRootAnswer } from './sessionTree';
 
 /** The one shape the wire changes: lists and comparisons carry no environment snapshot (it can hold thousands of package versions). */
 export const toCheckpointDto = ({ environment: _environment, ...checkpoint }: Checkpoint): CheckpointDto => checkpoint;
+
+/** This machine's user, as person's actors record it (`vscode:<user>`). */
+export const localUser = (): string => process.env['USER'] || process.env['USERNAME'] || accountName();
+
+/** The account's name where the environment does not say it (the CLI records `cli:<it>`, so both read "you"). */
+function accountName(): string {
+	try {
+		return os.userInfo().username || 'user';
+	} catch {
+		return 'user';
+	}
+}
+
+/** A comparison for the wire: its checkpoints without their environment snapshots (it carries their diff), with its sessions' names. */
+async function toComparisonDto(engine: Engine, c: Comparison): Promise<ComparisonDto> {
+	const sessions: ComparisonDto['sessions'] = [];
+	for (const id of new Set([c.from?.sessionId, c.to?.sessionId])) {
+		const session = id ? await engine.briefings.get(id).catch(() => undefined) : undefined;
+		if (session) sessions.push({ id: session.id, name: session.name });
+	}
+	return { ...c, from: c.from ? toCheckpointDto(c.from) : null, to: c.to ? toCheckpointDto(c.to) : null, sessions, you: localUser() };
+}
 
 /** A list's checkpoints for the wire, each of this machine's with the teammates' opinions about it (one read). */
 async function withOpinions(engine: Engine, list: readonly Checkpoint[]): Promise<CheckpointDto[]> {
@@ -23,7 +47,7 @@ async function withOpinions(engine: Engine, list: readonly Checkpoint[]): Promis
 		return mine ? { ...dto, opinions: mine } : dto;
 	});
 }
-export const actor = (): string => `vscode:${process.env['USER'] ?? process.env['USERNAME'] ?? 'user'}`;
+export const actor = (): string => `vscode:${localUser()}`;
 
 export function registerHandlers(connection: MessageConnection, host: EngineHost, workspaceRoot: string): void {
 	const on = requestRegistrar(connection);
@@ -182,14 +206,12 @@ export function registerCheckpointHandlers(connection: MessageConnection, host: 
 	on(rpc.checkpointReject, (params) => host.write(async (engine) => ({ checkpoint: toCheckpointDto(await engine.checkpoints.reject(params.id, { actor: actor(), reason: params.reason ?? null })) })));
 	on(rpc.checkpointTag, (params) => host.write(async (engine) => ({ checkpoint: toCheckpointDto(await engine.checkpoints.tag(params.id, params.tag, actor())) })));
 	on(rpc.checkpointDiff, async (params) => {
-		const comparison = await (await host.get()).checkpoints.diff(params.from, params.to ?? null);
-		return {
-			from: toCheckpointDto(comparison.from),
-			to: comparison.to ? toCheckpointDto(comparison.to) : null,
-			files: comparison.files,
-			environment: comparison.environment,
-			approval: comparison.approval,
-		};
+		const engine = await host.get();
+		return toComparisonDto(engine, await engine.checkpoints.diff(params.from, params.to ?? null));
+	});
+	on(rpc.checkpointChanges, async (params) => {
+		const engine = await host.get();
+		return toComparisonDto(engine, await engine.checkpoints.changes(params.id));
 	});
 	on(rpc.checkpointFile, async (params) => {
 		const bytes = await (await host.get()).checkpoints.fileAt(params.id, params.path);

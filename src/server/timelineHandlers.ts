@@ -13,7 +13,7 @@ import { stepTranscript } from '../engine/timeline/stepTranscript';
 import { TimelineService } from '../engine/timeline/timelineService';
 import * as rpc from '../protocol/timelineRpc';
 import type { EngineHost } from './engineHost';
-import { requestRegistrar } from './handlers';
+import { localUser, requestRegistrar } from './handlers';
 
 export function registerTimelineHandlers(connection: MessageConnection, host: EngineHost, log: Logger): void {
 	const on = requestRegistrar(connection);
@@ -25,7 +25,7 @@ export function registerTimelineHandlers(connection: MessageConnection, host: En
 		const { engine, timeline } = await service();
 		const result = await timeline.timeline(sessionId ?? null);
 		const session = await engine.briefings.get(result.session).catch(() => null);
-		return { session: result.session, sessionName: session?.name ?? null, entries: result.entries as rpc.TimelineEntryDto[] };
+		return { session: result.session, sessionName: session?.name ?? null, entries: result.entries as rpc.TimelineEntryDto[], you: localUser() };
 	});
 	on(rpc.timelineStep, async ({ id }) => {
 		const { engine, timeline } = await service();

@@ -131,6 +131,7 @@ suite('Import and export in the editor', () => {
 
 		const document = (await vscode.commands.executeCommand(CommandIds.showMarkdown, { id: ended, kind: 'handoff', preview: false })) as vscode.TextDocument;
 		assert.equal(document.uri.scheme, 'baton-markdown');
+		assert.equal(path.posix.basename(document.uri.path), 'Payments spike (handoff).md', 'the tab is titled by the session’s name, not its id');
 		assert.equal(document.languageId, 'markdown');
 		assert.match(document.getText(), /^# Handoff: Payments spike\n/);
 		assert.match(document.getText(), /## Next action\n\nWire refunds\n/);

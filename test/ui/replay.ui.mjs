@@ -40,6 +40,10 @@ if (recorded.steps.filter((s) => s.actor === 'agent').length !== steps) {
 	throw new Error(`expected ${steps} agent steps, found ${recorded.steps.length}`);
 }
 
+// A checkpoint that waited for review and that this machine's user rejected: its rows name it by number and the person as "you".
+const reviewed = baton(workspace, 'checkpoint', 'create', '--message', 'Handlers done', '--trigger', 'complete').checkpoint;
+baton(workspace, 'checkpoint', 'reject', reviewed.id, '--reason', 'needs tests');
+
 const emptyWebview = path.join(root, 'test', 'ui', 'emptyWebview');
 /** Both first webviews (the Replay's, the baseline's) are opened this long after the workbench shows Baton's status. */
 const settleMs = 3000;
@@ -160,6 +164,22 @@ try {
 		await s.screenshot('03-scrolled-to-the-end');
 		await s.page.keyboard.press('End');
 		await frame.locator('.detail h2', { hasText: `Step ${total} ·` }).waitFor({ timeout: 10_000 });
+	});
+
+	await check('checkpoint and approval rows name the checkpoint by number and the person who decided, ids only in their hover', async () => {
+		const frame = await s.webview('body[data-rendered="replay"]');
+		await frame.locator('.rows').evaluate((list) => (list.scrollTop = list.scrollHeight));
+		const checkpointRow = frame.locator('.row-checkpoint', { hasText: `#${reviewed.seq} (complete) Handlers done` }).first();
+		await checkpointRow.waitFor({ timeout: 10_000 });
+		const rejected = frame.locator('.row-approval', { hasText: `Checkpoint #${reviewed.seq} by you` }).first();
+		await rejected.waitFor({ timeout: 10_000 });
+		const shown = (await frame.locator('.rows').innerText()).replace(/\s+/g, ' ');
+		const raw = /cp_\d{14}|ses_\d{14}|cli:|vscode:/.exec(shown);
+		if (raw) throw new Error(`a row shows a raw id (${raw[0]}): ${shown.slice(-400)}`);
+		if ((await rejected.locator('.text').getAttribute('title'))?.includes(reviewed.id) !== true) {
+			throw new Error('the approval row keeps the checkpoint id in its hover');
+		}
+		await s.screenshot('03b-checkpoint-rows');
 	});
 
 	await check('Enter opens the step’s diff in VS Code’s diff editor', async () => {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch } from '../harness/workbench.mjs';
-import { Checks, root } from './uiSupport.mjs';
+import { Checks, openBaton, root } from './uiSupport.mjs';
 
 const cliPath = path.join(root, 'dist', 'cli.js');
 const artifactsDir = path.join(root, 'artifacts', 'ui', 'review');
@@ -115,4 +115,111 @@ for (const theme of ['dark', 'light']) {
 	}
 }
 fs.rmSync(workspace, { recursive: true, force: true });
+
+// Pending Approvals shows what needs review: a click on a pending checkpoint opens what it changed
+// (the checkpoint before it → it), named as people know it, with Approve inside. The workspace's
+// first checkpoint has nothing before it and says so.
+const fresh = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-review-first-'));
+fs.mkdirSync(path.join(fresh, 'src'));
+fs.writeFileSync(path.join(fresh, 'src/payment.js'), good);
+fs.writeFileSync(path.join(fresh, 'README.md'), '# shop\n');
+execFileSync('git', ['init', '-q'], { cwd: fresh, env: gitEnv });
+execFileSync('git', ['add', '.'], { cwd: fresh, env: gitEnv });
+execFileSync('git', ['commit', '-qm', 'init'], { cwd: fresh, env: gitEnv });
+baton(fresh, 'init');
+baton(fresh, 'session', 'start', '--name', 'Refund flow', '--agent', 'claude-code');
+const first = baton(fresh, 'checkpoint', 'create', '--message', 'Refunds started', '--trigger', 'complete').checkpoint;
+
+/** The page's text, without the ids a person does not know (they may sit in hovers, not in the text). */
+const pageText = async (frame) => {
+	// The side cards' labelled Id fact is where a power user finds the id; everything else names things.
+	const text = await frame.locator('body').evaluate((body) => {
+		const ids = [...body.querySelectorAll('.raw-id')];
+		for (const id of ids) id.hidden = true;
+		const shown = body.innerText;
+		for (const id of ids) id.hidden = false;
+		return shown;
+	});
+	const raw = /ses_\d{14}|cp_\d{14}|vscode:|cli:/.exec(text);
+	if (raw) {
+		throw new Error(`the comparison shows a raw id (${raw[0]}):\n${text}`);
+	}
+	return text;
+};
+/** Clicks Approve inside the comparison and waits until the checkpoint is approved. */
+const approveInside = async (s, frame, id) => {
+	await frame.locator('vscode-button', { hasText: 'Approve' }).first().click();
+	for (let i = 0; i < 100 && baton(fresh, 'checkpoint', 'show', id).checkpoint.approvalStatus !== 'approved'; i++) {
+		await s.page.waitForTimeout(200);
+	}
+	const status = baton(fresh, 'checkpoint', 'show', id).checkpoint.approvalStatus;
+	if (status !== 'approved') {
+		throw new Error(`Approve in the comparison left the checkpoint ${status}`);
+	}
+};
+
+const s = await launch({ extensionFolders: [root], workspace: fresh, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 } });
+checks.session = s;
+try {
+	await check('the first checkpoint, clicked in Pending Approvals, is compared with an empty workspace and says so; Approve there approves it', async () => {
+		await s.statusBarItem('Refund flow · active').waitFor({ timeout: 30_000 });
+		await s.notification('“Refunds started” needs review', { timeout: 15_000 });
+		await s.clearNotifications();
+		await openBaton(s);
+		await s.treeItem('Refunds started', { view: 'Pending Approvals' }).click();
+		const frame = await s.webview('body[data-rendered="compare"]', { timeout: 20_000 });
+		await frame.locator('h1', { hasText: 'Empty workspace' }).first().waitFor({ timeout: 10_000 });
+		await frame.getByText('src/payment.js').first().waitFor({ timeout: 10_000 });
+		const text = await pageText(frame);
+		if (!/first checkpoint of this workspace/.test(text) || !/Checkpoint #1/.test(text) || !/Refund flow/.test(text)) {
+			throw new Error(`the first checkpoint's review does not say what it is compared with:\n${text}`);
+		}
+		await s.page.waitForTimeout(400);
+		await s.screenshot('dark-05-first-checkpoint-review');
+		await approveInside(s, frame, first.id);
+	});
+
+	await check('a later pending checkpoint, clicked in Pending Approvals, shows the agent’s changed files and their diff; Approve there approves it', async () => {
+		fs.writeFileSync(path.join(fresh, 'src/payment.js'), `${good}export function refund(id) {\n  return { ok: true, id };\n}\n`);
+		fs.writeFileSync(path.join(fresh, 'src/refund.test.js'), 'import { refund } from "./payment.js";\n');
+		const second = baton(fresh, 'checkpoint', 'create', '--message', 'Refund endpoint', '--trigger', 'complete').checkpoint;
+		await s.notification('“Refund endpoint” needs review', { timeout: 15_000 });
+		await s.clearNotifications();
+		await openBaton(s);
+		await s.treeItem('Refund endpoint', { view: 'Pending Approvals' }).click();
+		const frame = await s.webview('body[data-rendered="compare"]', { timeout: 20_000 });
+		await frame.locator('h1', { hasText: 'Checkpoint #2' }).first().waitFor({ timeout: 10_000 });
+		await frame.getByText('src/refund.test.js').first().waitFor({ timeout: 10_000 });
+		const text = await pageText(frame);
+		const rows = await frame.locator('tr[data-path]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-path')));
+		if (JSON.stringify(rows) !== JSON.stringify(['src/payment.js', 'src/refund.test.js'])) {
+			throw new Error(`expected the agent's two files, saw ${JSON.stringify(rows)}`);
+		}
+		const title = await frame.locator('h1').first().innerText();
+		if (!/^Checkpoint #1\b[\s\S]*Checkpoint #2$/.test(title.trim())) {
+			throw new Error(`the review does not compare with the checkpoint before it: ${title}`);
+		}
+		if (!/by you/.test(text)) {
+			throw new Error(`the approval of the first checkpoint is not shown as yours:\n${text}`);
+		}
+		await s.page.waitForTimeout(400);
+		await s.screenshot('dark-06-review-changes');
+		await frame.getByText('src/payment.js').first().click();
+		await s.page.locator('.monaco-diff-editor').first().waitFor({ timeout: 15_000 });
+		await s.page.locator('.tab', { hasText: 'payment.js (#1 ↔ #2)' }).first().waitFor({ timeout: 10_000 });
+		await s.page.waitForTimeout(600);
+		await s.screenshot('dark-07-review-file-diff');
+		await s.page.locator('.tab', { hasText: 'Baton: Compare' }).first().click();
+		const again = await s.webview('body[data-rendered="compare"]', { timeout: 20_000 });
+		await approveInside(s, again, second.id);
+		await again.locator('vscode-button', { hasText: 'Approve' }).first().waitFor({ state: 'detached', timeout: 15_000 });
+		await s.page.waitForTimeout(400);
+		await s.screenshot('dark-08-approved-inside');
+	});
+} catch {
+	// The failed check was reported with a screenshot.
+} finally {
+	await s.close();
+}
+fs.rmSync(fresh, { recursive: true, force: true });
 checks.finish();

@@ -86,6 +86,9 @@ async function runTheme(theme) {
 			await fact.waitFor({ timeout: 10_000 });
 			if (!(await fact.innerText()).includes('gotcha')) throw new Error(`the blocker is not a gotcha: ${await fact.innerText()}`);
 			await fact.getByRole('button', { name: /where this fact was learned/ }).waitFor();
+			// Named by the session people know, not by its id (the id is in the hover).
+			const source = await fact.getByRole('button', { name: /where this fact was learned/ }).innerText();
+			if (source.trim() !== 'from Payment retries pass') throw new Error(`the fact's source reads “${source}”, not the session's name`);
 			await s.page.waitForTimeout(300);
 			await s.screenshot('03-briefing');
 		});

@@ -49,9 +49,9 @@ const shapePackages = ['zod', 'drizzle-orm'];
  * Engine files that import nothing at all, which the protocol may import as values and so hand to
  * every layer: the one function that shows stored control characters escaped (docs/architecture.md
  * §2, "Stored text is shown, never obeyed") serves the engine's markdown, the CLI, the editor and
- * the webviews alike; the agents' names people read (agentKinds.ts) likewise. Importing nothing, they bring no Node, drizzle or other engine code along.
+ * the webviews alike; the agents' and actors' names people read (agentKinds.ts, text/actorNames.ts) likewise. Importing nothing, they bring no Node, drizzle or other engine code along.
  */
-export const pureLeaves = ['src/engine/text/controlChars.ts', 'src/engine/agentKinds.ts'];
+export const pureLeaves = ['src/engine/text/controlChars.ts', 'src/engine/text/actorNames.ts', 'src/engine/agentKinds.ts'];
 
 const rules: Record<Layer, Rule> = {
 	protocol: { layers: [], packages: ['zod', 'vscode-jsonrpc'], nodeBuiltins: false },

@@ -1,13 +1,14 @@
 import type { ApprovalSummaryDto, ComparisonDto } from '../../src/protocol/checkpointDto';
+import { actorName } from '../../src/protocol/people';
 import { el, timeEl, type Child } from '../dom';
 import { approvalLabel, approvalPill, button, card } from '../widgets';
-import { checkpointName, summaryOf, type Send } from './compareShared';
+import { checkpointName, newerOf, nothingBefore, summaryOf, type Send } from './compareShared';
 
 /** Where approval stands on each side, with Approve and Reject while the newer side waits for review. */
 export function approvalCard(comparison: ComparisonDto, send: Send): HTMLElement {
 	const { from, to } = comparison;
-	const newer = to ?? from;
-	const newerSummary = to ? (comparison.approval.to ?? summaryOf(to)) : comparison.approval.from;
+	const newer = newerOf(comparison);
+	const newerSummary = (to ? comparison.approval.to : comparison.approval.from) ?? summaryOf(newer);
 	const actions: Child[] = [];
 	if (newer.approvalStatus === 'pending') {
 		actions.push(
@@ -30,9 +31,11 @@ export function approvalCard(comparison: ComparisonDto, send: Send): HTMLElement
 		el(
 			'ol',
 			{ class: 'approval-steps', 'aria-label': 'Approval status from the older side to the newer side' },
-			approvalStep(checkpointName(from), comparison.approval.from),
+			from
+				? approvalStep(checkpointName(from), comparison.approval.from ?? summaryOf(from), comparison.you)
+				: el('li', { class: 'approval-step' }, el('span', { class: 'step-name' }, nothingBefore), el('span', { class: 'muted' }, 'not a checkpoint: nothing to approve')),
 			to
-				? approvalStep(checkpointName(to), comparison.approval.to ?? summaryOf(to))
+				? approvalStep(checkpointName(to), comparison.approval.to ?? summaryOf(to), comparison.you)
 				: el('li', { class: 'approval-step' }, el('span', { class: 'step-name' }, 'Working tree'), el('span', { class: 'muted' }, 'not a checkpoint: nothing to approve')),
 		),
 		el('p', { class: 'approval-change' }, approvalSentence(comparison)),
@@ -45,9 +48,9 @@ export function approvalCard(comparison: ComparisonDto, send: Send): HTMLElement
 	);
 }
 
-function approvalStep(name: string, summary: ApprovalSummaryDto): HTMLElement {
+function approvalStep(name: string, summary: ApprovalSummaryDto, you: string | null): HTMLElement {
 	const who: Child[] = [];
-	if (summary.user) who.push(`by ${summary.user}`);
+	if (summary.user) who.push(el('span', { title: summary.user }, `by ${actorName(summary.user, you)}`));
 	if (summary.at) who.push(timeEl(summary.at));
 	return el(
 		'li',
@@ -66,13 +69,18 @@ function approvalStep(name: string, summary: ApprovalSummaryDto): HTMLElement {
 
 function approvalSentence(comparison: ComparisonDto): string {
 	const { from, to } = comparison;
+	if (!from && to) {
+		// The first checkpoint: what it changed is all it holds.
+		return to.approvalStatus === 'pending' ? `${checkpointName(to)} waits for review.` : `${checkpointName(to)} is ${approvalLabel(to.approvalStatus).toLowerCase()}.`;
+	}
+	const newer = newerOf(comparison);
 	if (!to) {
 		// Says of the working tree what the file list says: changed since, or still the same.
 		const since = comparison.files.length > 0 ? 'the working tree has changed since' : 'the working tree still matches it';
-		return from.approvalStatus === 'pending' ? `${checkpointName(from)} still waits for review; ${since}.` : `${checkpointName(from)} is ${approvalLabel(from.approvalStatus).toLowerCase()}; ${since}.`;
+		return newer.approvalStatus === 'pending' ? `${checkpointName(newer)} still waits for review; ${since}.` : `${checkpointName(newer)} is ${approvalLabel(newer.approvalStatus).toLowerCase()}; ${since}.`;
 	}
-	const a = (comparison.approval.from ?? summaryOf(from)).status;
 	const b = (comparison.approval.to ?? summaryOf(to)).status;
+	const a = comparison.approval.from?.status ?? from?.approvalStatus ?? b;
 	if (a === b) {
 		return `Both checkpoints are ${approvalLabel(a).toLowerCase()}.`;
 	}

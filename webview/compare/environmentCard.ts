@@ -1,6 +1,7 @@
 import type { CategoryDiffDto, ComparisonDto, EnvironmentCategoryDto } from '../../src/protocol/checkpointDto';
 import { el, plural, type Child } from '../dom';
 import { card, empty, icon, srOnly } from '../widgets';
+import { environmentKeyLabel } from '../compareModel';
 
 type Category = EnvironmentCategoryDto;
 
@@ -31,13 +32,22 @@ export function environmentCard(comparison: ComparisonDto): HTMLElement {
 					el(
 						'ul',
 						{ class: 'bullets env-unknown-list' },
-						notCompared.map((u) => el('li', {}, el('span', {}, el('strong', {}, `${categoryLabels[u.category]}${u.key ? ` ${u.key}` : ''}`), el('span', { class: 'muted' }, `: ${u.reason}`)))),
+						notCompared.map((u) =>
+							el(
+								'li',
+								{},
+								el('span', {}, el('strong', u.key ? { title: u.key } : {}, `${categoryLabels[u.category]}${u.key ? ` ${environmentKeyLabel(u.category, u.key)}` : ''}`), el('span', { class: 'muted' }, `: ${u.reason}`)),
+							),
+						),
 					),
 				)
 			: null;
 	let body: Child | Child[];
 	if (env.note) {
-		body = [el('p', { class: 'env-note' }, icon('info'), el('span', {}, `Not compared: ${env.note}.`)), el('p', { class: 'hint' }, 'Checkpoints taken before environment capture existed, or with capture turned off, have no snapshot.')];
+		body = [
+			el('p', { class: 'env-note' }, icon('info'), el('span', {}, `Not compared: ${env.note}.`)),
+			comparison.from ? el('p', { class: 'hint' }, 'Checkpoints taken before environment capture existed, or with capture turned off, have no snapshot.') : null,
+		];
 	} else if (!env.changed || changedCategories.length === 0) {
 		body = [empty(notCompared.length > 0 ? 'No changes in what both sides observed.' : 'No environment changes.'), unknown];
 	} else {
@@ -54,9 +64,11 @@ function size(diff: CategoryDiffDto | undefined): number {
 
 function envCategory(category: Category, diff: CategoryDiffDto): HTMLElement {
 	const items: HTMLElement[] = [
-		...diff.changed.map((c) => envItem('changed', c.key, [el('code', { class: 'wrap env-from' }, c.from), el('span', { class: 'env-arrow', 'aria-hidden': 'true' }, '→'), srOnly(' to '), el('code', { class: 'wrap env-to' }, c.to)])),
-		...diff.added.map((a) => envItem('added', a.key, [el('code', { class: 'wrap' }, a.value)])),
-		...diff.removed.map((r) => envItem('removed', r.key, [el('code', { class: 'wrap env-from' }, r.value)])),
+		...diff.changed.map((c) =>
+			envItem(category, 'changed', c.key, [el('code', { class: 'wrap env-from' }, c.from), el('span', { class: 'env-arrow', 'aria-hidden': 'true' }, '→'), srOnly(' to '), el('code', { class: 'wrap env-to' }, c.to)]),
+		),
+		...diff.added.map((a) => envItem(category, 'added', a.key, [el('code', { class: 'wrap' }, a.value)])),
+		...diff.removed.map((r) => envItem(category, 'removed', r.key, [el('code', { class: 'wrap env-from' }, r.value)])),
 	];
 	return el(
 		'section',
@@ -66,12 +78,12 @@ function envCategory(category: Category, diff: CategoryDiffDto): HTMLElement {
 	);
 }
 
-function envItem(kind: 'added' | 'removed' | 'changed', key: string, value: Child[]): HTMLElement {
+function envItem(category: Category, kind: 'added' | 'removed' | 'changed', key: string, value: Child[]): HTMLElement {
 	return el(
 		'li',
 		{ class: `env-item env-${kind}` },
 		el('span', { class: `pill change change-${kind === 'changed' ? 'modified' : kind === 'removed' ? 'deleted' : 'added'}` }, kind),
-		el('span', { class: 'env-key' }, key),
+		el('span', { class: 'env-key', title: key }, environmentKeyLabel(category, key)),
 		el('span', { class: 'env-value' }, value),
 	);
 }

@@ -2,7 +2,7 @@ import type { ComparisonDto, FileChangeDto } from '../../src/protocol/checkpoint
 import { formatCount, modeChange, type FileCounts } from '../compareModel';
 import { el, plural } from '../dom';
 import { button, card, empty } from '../widgets';
-import { checkpointName, type Send } from './compareShared';
+import { checkpointName, fromName, type Send } from './compareShared';
 
 /** Rows drawn before "Show all": a comparison of thousands of files stays quick to draw and to scroll. */
 export const initialFileRows = 200;
@@ -23,7 +23,8 @@ export function keepFileState(key: string): void {
 export function filesCard(comparison: ComparisonDto, counts: FileCounts, send: Send): HTMLElement {
 	const { files, to, from } = comparison;
 	if (files.length === 0) {
-		return card('Files', { count: 0, headingId: 'files-heading' }, empty(to ? 'No file changes between these checkpoints.' : `The working tree matches ${checkpointName(from)}.`));
+		const none = !from && to ? `${checkpointName(to)} holds no files.` : to ? 'No file changes between these checkpoints.' : `The working tree matches ${fromName(comparison)}.`;
+		return card('Files', { count: 0, headingId: 'files-heading' }, empty(none));
 	}
 	const tbody = el('tbody', {});
 	const status = el('p', { class: 'hint file-status', role: 'status' });
@@ -116,7 +117,7 @@ export function filesCard(comparison: ComparisonDto, counts: FileCounts, send: S
 			el(
 				'table',
 				{ class: 'file-table', id: 'file-table', 'aria-describedby': 'file-table-hint' },
-				el('caption', { class: 'visually-hidden' }, `Changed files from ${checkpointName(from)} to ${to ? checkpointName(to) : 'the working tree'}`),
+				el('caption', { class: 'visually-hidden' }, `Changed files from ${fromName(comparison)} to ${to ? checkpointName(to) : 'the working tree'}`),
 				el(
 					'thead',
 					{},

@@ -2,15 +2,15 @@ import type { CheckpointDto, ComparisonDto } from '../../src/protocol/checkpoint
 import { formatBytes, formatCount, type FileCounts } from '../compareModel';
 import { el, plural, type Child } from '../dom';
 import { button, callout, pageHeader, srOnly } from '../widgets';
-import { checkpointName, type Send } from './compareShared';
+import { checkpointName, fromName, sessionName, toName, type Send } from './compareShared';
 
 /** The page header: which checkpoints, how much changed; then warnings about what the snapshots miss. */
 export function header(comparison: ComparisonDto, counts: FileCounts, send: Send): HTMLElement {
 	const { from, to } = comparison;
-	const sessions = [...new Set([from.sessionId, to?.sessionId].filter((s): s is string => typeof s === 'string'))];
+	const sessions = [...new Set([from?.sessionId, to?.sessionId].filter((s): s is string => typeof s === 'string'))];
 	const subtitle: Child[] = [];
 	if (sessions.length > 0) {
-		subtitle.push(sessions.length === 1 ? 'Session' : 'Sessions', ...sessions.map((s) => el('code', { class: 'session-id', title: 'Session id' }, s)), sep());
+		subtitle.push(sessions.length === 1 ? 'Session' : 'Sessions', ...sessions.flatMap((s, i) => [i > 0 ? ', ' : ' ', el('span', { class: 'session-name', title: `Session id: ${s}` }, sessionName(comparison, s))]), sep());
 	}
 	subtitle.push(
 		comparison.files.length === 0 ? 'no file changes' : `${formatCount(comparison.files.length)} ${comparison.files.length === 1 ? 'file' : 'files'} changed`,
@@ -25,7 +25,7 @@ export function header(comparison: ComparisonDto, counts: FileCounts, send: Send
 					: 'same environment',
 	);
 	return pageHeader(
-		[el('h1', { class: 'compare-title' }, el('span', {}, checkpointName(from)), el('span', { class: 'compare-arrow', 'aria-hidden': 'true' }, '→'), srOnly(' compared with '), el('span', {}, to ? checkpointName(to) : 'working tree'))],
+		[el('h1', { class: 'compare-title' }, el('span', {}, fromName(comparison)), el('span', { class: 'compare-arrow', 'aria-hidden': 'true' }, '→'), srOnly(' compared with '), el('span', {}, toName(comparison)))],
 		subtitle,
 		[button('Refresh', () => send({ type: 'refresh' }), { secondary: true, icon: 'refresh', focusKey: 'refresh' })],
 		'Comparison actions',

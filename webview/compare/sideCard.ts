@@ -2,11 +2,30 @@ import type { ApprovalSummaryDto, CheckpointDto, ComparisonDto } from '../../src
 import { formatCount } from '../compareModel';
 import { dateTimeEl, el, timeEl, type Child } from '../dom';
 import { approvalLabel, approvalPill, button, card, chip, facts, icon } from '../widgets';
-import { checkpointName, summaryOf, type Send } from './compareShared';
+import { checkpointName, newerOf, nothingBefore, sessionName, summaryOf, type Send } from './compareShared';
+import { actorName } from '../../src/protocol/people';
 
 /** One side of the comparison: what the checkpoint is (or the working tree), with rolling back to the older side. */
 export function sideCard(cp: CheckpointDto | null, side: 'from' | 'to', comparison: ComparisonDto, send: Send): HTMLElement {
 	const headingId = `side-${side}`;
+	if (!cp && side === 'from') {
+		// The workspace's first checkpoint: Baton holds nothing from before it, and says so rather than guess.
+		const first = comparison.to ? checkpointName(comparison.to) : 'This checkpoint';
+		return el(
+			'div',
+			{ class: 'side side-from is-empty-base' },
+			card(
+				'From',
+				{ headingId },
+				el('p', { class: 'side-title' }, icon('info'), el('span', {}, nothingBefore)),
+				el(
+					'p',
+					{ class: 'muted side-note' },
+					`${first} is the first checkpoint of this workspace. Baton has no snapshot from before it, so it is compared with an empty workspace: every file it holds is listed as added, whether the agent wrote it or it was there already.`,
+				),
+			),
+		);
+	}
 	if (!cp) {
 		return el(
 			'div',
@@ -19,7 +38,7 @@ export function sideCard(cp: CheckpointDto | null, side: 'from' | 'to', comparis
 			),
 		);
 	}
-	const isNewer = (comparison.to ?? comparison.from).id === cp.id;
+	const isNewer = newerOf(comparison).id === cp.id;
 	const actions: Child[] = [];
 	if (side === 'from') {
 		actions.push(
@@ -42,7 +61,7 @@ export function sideCard(cp: CheckpointDto | null, side: 'from' | 'to', comparis
 			el('div', { class: 'row-meta side-meta' }, chip(cp.trigger, { class: 'chip trigger', title: `Trigger: ${cp.trigger}` }), approvalPill(cp.approvalStatus), timeEl(cp.createdAt)),
 			facts([
 				['Created', dateTimeEl(cp.createdAt)],
-				['Session', cp.sessionId ? el('code', { class: 'session-id' }, cp.sessionId) : el('span', { class: 'muted' }, 'none')],
+				['Session', cp.sessionId ? el('span', { class: 'session-name', title: `Session id: ${cp.sessionId}` }, sessionName(comparison, cp.sessionId)) : el('span', { class: 'muted' }, 'none')],
 				[
 					'Tags',
 					cp.tags.length > 0
@@ -53,9 +72,10 @@ export function sideCard(cp: CheckpointDto | null, side: 'from' | 'to', comparis
 							)
 						: el('span', { class: 'muted' }, 'none'),
 				],
-				['Approval', approvalFacts(summaryOf(cp), cp.approvalPolicy, cp.escalationReasons.length > 0)],
+				['Approval', approvalFacts(summaryOf(cp), cp.approvalPolicy, cp.escalationReasons.length > 0, comparison.you)],
 				['Snapshot', el('span', {}, `${formatCount(cp.fileStats.totalFiles)} ${cp.fileStats.totalFiles === 1 ? 'file' : 'files'} · `, el('code', { title: cp.commitSha }, cp.commitSha.slice(0, 8)))],
-				['Id', el('code', { class: 'wrap' }, cp.id)],
+				// The one place the page shows the id, labelled as such: for the CLI and the logs.
+				['Id', el('code', { class: 'wrap raw-id' }, cp.id)],
 			]),
 			cp.escalationReasons.length > 0 ? escalation(cp) : null,
 			isNewer && cp.approvalStatus === 'pending' ? el('p', { class: 'hint' }, 'Waiting for review: approve or reject it under Approval.') : null,
@@ -65,10 +85,10 @@ export function sideCard(cp: CheckpointDto | null, side: 'from' | 'to', comparis
 }
 
 /** "Approved by alice · 2 h ago", then why (unless the escalation list below says it), then the policy it fell under. */
-function approvalFacts(summary: ApprovalSummaryDto, policy: string | null, escalated: boolean): HTMLElement {
+function approvalFacts(summary: ApprovalSummaryDto, policy: string | null, escalated: boolean, you: string | null): HTMLElement {
 	const reason = summary.reason && !(escalated && summary.reason.startsWith('escalated:')) ? summary.reason : null;
 	const who: Child[] = [];
-	if (summary.user) who.push(' by ', el('span', { class: 'approval-user' }, summary.user));
+	if (summary.user) who.push(' by ', el('span', { class: 'approval-user', title: summary.user }, actorName(summary.user, you)));
 	if (summary.at) who.push(' · ', timeEl(summary.at));
 	return el(
 		'div',

@@ -245,7 +245,7 @@ export class CheckpointService {
 	}
 
 	/** Files and environment changed from checkpoint `fromId` to checkpoint `toId`, or to the working tree. */
-	async diff(fromId: string, toId?: string | null): Promise<Comparison> {
+	async diff(fromId: string, toId?: string | null): Promise<Comparison & { from: Checkpoint }> {
 		const [from, to] = await this.ctx.store.read((db) => [getCheckpoint(db, fromId), toId ? getCheckpoint(db, toId) : null] as const);
 		let files: FileChange[];
 		let environment: EnvironmentSnapshot | null;
@@ -262,6 +262,20 @@ export class CheckpointService {
 			environment = await envWork;
 		}
 		return { from, to, files, environment: diffEnvironments(from.environment, environment), approval: { from: approvalOf(from), to: to ? approvalOf(to) : null } };
+	}
+
+	/**
+	 * What checkpoint `id` changed, the thing a review is about: the checkpoint before it (its parent,
+	 * what its file counts were taken against) → it. The workspace's first checkpoint has none: it is
+	 * compared with an empty workspace (`from` null), so every file it holds is listed as added.
+	 */
+	async changes(id: string): Promise<Comparison> {
+		const to = await this.get(id);
+		if (to.parentCheckpointId) {
+			return this.diff(to.parentCheckpointId, id);
+		}
+		const environment = { ...diffEnvironments(null, null), note: 'nothing was recorded before the first checkpoint' };
+		return { from: null, to, files: await diffTrees(this.shadow, null, to.commitSha), environment, approval: { from: null, to: approvalOf(to) } };
 	}
 
 	/** The bytes of `file` (workspace-relative, `/`-separated) at a checkpoint; null when it did not hold it. */

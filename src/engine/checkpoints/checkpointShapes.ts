@@ -31,12 +31,16 @@ export interface ApprovalSummary {
 }
 
 export interface Comparison {
-	from: Checkpoint;
+	/**
+	 * Null: nothing before it. What the workspace's first checkpoint changed is compared with an empty
+	 * workspace, since Baton holds no snapshot from before it (`to` is then that checkpoint).
+	 */
+	from: Checkpoint | null;
 	/** Null: the working tree. */
 	to: Checkpoint | null;
 	files: FileChange[];
 	environment: EnvironmentDiff;
-	approval: { from: ApprovalSummary; to: ApprovalSummary | null };
+	approval: { from: ApprovalSummary | null; to: ApprovalSummary | null };
 }
 
 export interface RollbackResult {

@@ -82,9 +82,21 @@ export class ExportService {
 			const problem = stored.kind === 'malformed' ? stored.problem : null;
 			return {
 				title: `Handoff — ${session.name}`,
-				markdown: renderHandoffMarkdown(session, stored.kind === 'valid' ? stored.data : null, decisionsOfSession(db, session.id), problem),
+				markdown: renderHandoffMarkdown(session, stored.kind === 'valid' ? stored.data : null, decisionsOfSession(db, session.id), problem, {
+					...(session.previousSessionId ? { previous: nameOf(db, session.previousSessionId) } : {}),
+					...(session.nextSessionId ? { next: nameOf(db, session.nextSessionId) } : {}),
+				}),
 			};
 		});
+	}
+}
+
+/** A neighbour's name, when the session is still here (a chain may point at one pulled away or never imported). */
+function nameOf(db: BatonDb, id: string): string | undefined {
+	try {
+		return getSession(db, id).name;
+	} catch {
+		return undefined;
 	}
 }
 

@@ -34,13 +34,15 @@ function section(title: string, lines: string[], empty?: string): string[] {
 
 const ref = (t: { id: string; title: string }): string => `- \`${t.id}\` ${inline(t.title)}`;
 
-export function renderHandoffMarkdown(session: Session, handoff: HandoffData | null, decisions: readonly Decision[], problem: string | null = null): string {
+/** `neighbours`: the names of the sessions before and after it in the chain, shown before their ids. */
+export function renderHandoffMarkdown(session: Session, handoff: HandoffData | null, decisions: readonly Decision[], problem: string | null = null, neighbours: { previous?: string; next?: string } = {}): string {
+	const named = (name: string | undefined, id: string): string => (name ? `${inline(name)} (\`${id}\`)` : `\`${id}\``);
 	const facts = [
 		`- **Session:** \`${session.id}\` (${session.status}) · scope \`${session.scopeKey}\``,
 		session.agent ? `- **Agent:** ${inline(session.agent)}${session.agentIdentifier ? ` (\`${session.agentIdentifier}\`)` : ''}` : '',
 		`- **Started:** ${session.startedAt}${session.endedAt ? ` · **ended:** ${session.endedAt}` : ''}`,
-		session.previousSessionId ? `- **Continues:** \`${session.previousSessionId}\`` : '',
-		session.nextSessionId ? `- **Continued by:** \`${session.nextSessionId}\`${session.handoffConsumedAt ? ` (handoff read ${session.handoffConsumedAt})` : ''}` : '',
+		session.previousSessionId ? `- **Continues:** ${named(neighbours.previous, session.previousSessionId)}` : '',
+		session.nextSessionId ? `- **Continued by:** ${named(neighbours.next, session.nextSessionId)}${session.handoffConsumedAt ? ` (handoff read ${session.handoffConsumedAt})` : ''}` : '',
 		session.endNote ? `- **End note:** ${inline(session.endNote)}` : '',
 	].filter(Boolean);
 	const out = [`# Handoff: ${inline(session.name)}`, '', ...facts, ''];

@@ -21,6 +21,7 @@ import { listCheckpoints, sessionSettingsOf } from '../checkpoints/checkpointQue
 import { getSession } from '../sessions/sessionQueries';
 import type { BatonDb } from '../storage/journalStore';
 import type { Checkpoint, NotificationPriority, Session } from '../storage/model';
+import { actorName } from '../text/actorNames';
 import { formatUsd, type NotificationAction, type NotificationMessage } from './notificationMessage';
 
 export interface PlannedNotification {
@@ -102,7 +103,8 @@ function candidatesFor(event: DomainEvent, ctx: RuleContext): PlannedNotificatio
 			const session = cp.sessionId ? getSession(ctx.db, cp.sessionId) : null;
 			const approved = event.status === 'approved';
 			const because = cp.approvalReason ? `: ${cp.approvalReason}` : '';
-			const summary = `${event.actor} ${event.status} ${describe(cp)}${because}.`;
+			// Said to teammates too (Slack, e-mail): the person's name, never "you"; the actor stays in the audit log.
+			const summary = `${actorName(event.actor, null)} ${event.status} ${describe(cp)}${because}.`;
 			const actions = approved ? [{ label: 'Details', cli: `baton checkpoint show ${cp.id}`, editor: 'Baton: Compare Checkpoints' }] : rejectedActions(ctx.db, cp);
 			return [planned(ctx, approved ? 'checkpoint.approved' : 'checkpoint.rejected', `checkpoint.${event.status}:${cp.id}`, session, cp, `Checkpoint ${event.status}: ${title(cp)}`, summary, actions)];
 		}

@@ -49,7 +49,7 @@ export class BriefingService {
 				if (stored.kind === 'valid') {
 					handoff = stored.data;
 				} else if (stored.kind === 'malformed') {
-					warnings.push(`the handoff of ${predecessor.id} is malformed (${stored.problem}) and was skipped`);
+					warnings.push(`the handoff of “${predecessor.name}” (${predecessor.id}) is malformed (${stored.problem}) and was skipped`);
 				}
 			}
 			const conflict = session ? handoffConflictWarning(db, session.id, session.previousSessionId) : null;

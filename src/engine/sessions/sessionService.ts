@@ -102,7 +102,7 @@ export class SessionService {
 				if (stored.kind === 'valid') {
 					handoff = stored.data;
 				} else if (stored.kind === 'malformed') {
-					const warning = `the handoff of ${predecessor.id} is malformed (${stored.problem}) and was skipped`;
+					const warning = `the handoff of “${predecessor.name}” (${predecessor.id}) is malformed (${stored.problem}) and was skipped`;
 					warnings.push(warning);
 					this.ctx.log.warn(warning);
 				}

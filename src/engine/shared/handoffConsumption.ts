@@ -5,7 +5,7 @@
  */
 import { and, asc, eq } from 'drizzle-orm';
 import type { BatonDb } from '../storage/journalStore';
-import { sharedEvents } from '../storage/schema';
+import { sessions, sharedEvents } from '../storage/schema';
 
 /** The briefing warning for a session that consumed a handoff another session had consumed first. */
 export function handoffConflictWarning(db: BatonDb, sessionId: string, previousSessionId: string | null): string | null {
@@ -23,5 +23,10 @@ export function handoffConflictWarning(db: BatonDb, sessionId: string, previousS
 		return null;
 	}
 	const where = winner.machineName ?? winner.machine;
-	return `the handoff of ${previousSessionId} was also taken by ${String(winner.body['bySessionId'])} on ${where}${winner.author ? ` (${winner.author})` : ''}, first; the chain continues there — reconcile with that session's work`;
+	const by = String(winner.body['bySessionId']);
+	// Sessions by the names people know; the winner's id too, to find it with the CLI.
+	const nameOf = (id: string): string | undefined => db.select({ name: sessions.name }).from(sessions).where(eq(sessions.id, id)).get()?.name;
+	const previous = nameOf(previousSessionId);
+	const winnerName = nameOf(by);
+	return `the handoff of ${previous ? `“${previous}”` : previousSessionId} was also taken by ${winnerName ? `“${winnerName}” (${by})` : by} on ${where}${winner.author ? ` (${winner.author})` : ''}, first; the chain continues there — reconcile with that session's work`;
 }

@@ -128,6 +128,8 @@ export const briefingSchema = z.object({
 				files: z.array(z.string()),
 				source: z.string(),
 				sourceSessionId: z.string().nullable(),
+				/** That session's name, which views show (its id is for tools and hovers). */
+				sourceSessionName: z.string().nullable(),
 				confirmations: z.number().int().nonnegative(),
 				lastConfirmedAt: z.string(),
 				/** Set when the fact went stale (its files changed or vanished, or nobody confirmed it for long): shown with the mark. */

@@ -63,8 +63,9 @@ export interface TimelinePrompt {
 export type TimelineEntry =
 	| ({ type: 'prompt'; id: string } & TimelinePrompt)
 	| ({ type: 'step'; id: string } & TimelineStep)
-	| { type: 'checkpoint'; id: string; checkpointId: string; trigger: string; at: string; message: string | null }
-	| { type: 'approval'; id: string; checkpointId: string; status: string; user: string | null; at: string; reason: string | null };
+	/** `seq`: the checkpoint's number, how people name it ("#3"); the id stays for tools. */
+	| { type: 'checkpoint'; id: string; checkpointId: string; seq: number; trigger: string; at: string; message: string | null }
+	| { type: 'approval'; id: string; checkpointId: string; seq: number; status: string; user: string | null; at: string; reason: string | null };
 
 export const stepKind = 'timeline.step';
 export const promptKind = 'timeline.prompt';

@@ -10,7 +10,7 @@ import { command, ensureInitialized, sessionIdOf } from '../commands/commandSupp
 import { relativeTime } from '../format';
 import { CommandIds } from '../ids';
 import type { BatonPanels } from '../webviews/batonPanels';
-import { openCheckpointDiff } from './checkpointDocuments';
+import { openCheckpointDiff, type SideNames } from './checkpointDocuments';
 import { CheckpointNode } from './checkpointViews';
 import { checkpointLabel, type RejectionOffers } from './rejectionOffer';
 import type { ToldHere } from '../notifications/toldHere';
@@ -38,7 +38,7 @@ async function pickCheckpoint(workspace: BatonWorkspace, placeHolder: string, fi
 	const picked = await vscode.window.showQuickPick(
 		candidates.map((c) => ({
 			label: c.message?.trim() || `${c.trigger} checkpoint`,
-			description: `${statusLabel[c.approvalStatus]} · ${relativeTime(c.createdAt)}${c.tags.length ? ` · ${c.tags.map((t) => `#${t}`).join(' ')}` : ''}`,
+			description: `#${c.seq} · ${statusLabel[c.approvalStatus]} · ${relativeTime(c.createdAt)}${c.tags.length ? ` · ${c.tags.map((t) => `#${t}`).join(' ')}` : ''}`,
 			detail: `${c.id} · +${c.fileStats.added} ~${c.fileStats.modified} −${c.fileStats.deleted} files`,
 			checkpoint: c,
 		})),
@@ -50,6 +50,13 @@ async function pickCheckpoint(workspace: BatonWorkspace, placeHolder: string, fi
 export function registerCheckpointCommands({ workspace, panels, offers, told }: Deps): vscode.Disposable[] {
 	const log = workspace.log;
 	const find = async (id: string) => (await workspace.request(checkpointList, { limit: 500 })).checkpoints.find((c) => c.id === id);
+	const sideNames = async (from: string | undefined, to: string | undefined): Promise<SideNames> => {
+		const name = async (id: string): Promise<string> => {
+			const cp = await find(id);
+			return cp ? `#${cp.seq}` : id;
+		};
+		return { from: from ? await name(from) : 'empty workspace', to: to ? await name(to) : 'working tree' };
+	};
 
 	return [
 		command(
@@ -87,12 +94,9 @@ export function registerCheckpointCommands({ workspace, panels, offers, told }: 
 				let from = idOf(arg);
 				let to = given.to;
 				if (from && given.withParent) {
-					// Review: what this checkpoint changed, i.e. its parent → it.
-					const checkpoint = await find(from);
-					if (checkpoint?.parentCheckpointId) {
-						to = from;
-						from = checkpoint.parentCheckpointId;
-					}
+					// Review: what this checkpoint changed, i.e. the one before it → it (the first: nothing → it).
+					await panels.showChanges(from);
+					return;
 				}
 				if (!from) {
 					const first = await pickCheckpoint(workspace, 'Compare which checkpoint…');
@@ -104,7 +108,12 @@ export function registerCheckpointCommands({ workspace, panels, offers, told }: 
 							{ label: '$(file-directory) The working tree', id: undefined as string | undefined },
 							...(await workspace.request(checkpointList, { limit: 500 })).checkpoints
 								.filter((c) => c.id !== first.id)
-								.map((c) => ({ label: c.message?.trim() || `${c.trigger} checkpoint`, description: `${c.id} · ${relativeTime(c.createdAt)}`, id: c.id as string | undefined })),
+								.map((c) => ({
+									label: c.message?.trim() || `${c.trigger} checkpoint`,
+									description: `#${c.seq} · ${statusLabel[c.approvalStatus]} · ${relativeTime(c.createdAt)}`,
+									detail: c.id,
+									id: c.id as string | undefined,
+								})),
 						],
 						{ placeHolder: '…with what?' },
 					);
@@ -122,11 +131,12 @@ export function registerCheckpointCommands({ workspace, panels, offers, told }: 
 		command(
 			CommandIds.diffCheckpointFile,
 			async (arg?: unknown) => {
-				const given = arg as { from?: string; to?: string; path?: string } | undefined;
-				if (!given?.from || !given.path) {
+				const given = arg as { from?: string; to?: string; path?: string; names?: SideNames } | undefined;
+				if ((!given?.from && !given?.to) || !given.path) {
 					return;
 				}
-				await openCheckpointDiff(workspace, { from: given.from, path: given.path, ...(given.to ? { to: given.to } : {}) });
+				const names = given.names ?? (await sideNames(given.from, given.to));
+				await openCheckpointDiff(workspace, { path: given.path, names, ...(given.from ? { from: given.from } : {}), ...(given.to ? { to: given.to } : {}) });
 			},
 			log,
 		),

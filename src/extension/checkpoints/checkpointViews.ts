@@ -6,7 +6,8 @@ import * as vscode from 'vscode';
 import type { CheckpointDto, ApprovalStatusDto } from '../../protocol/checkpointDto';
 import { checkpointList, sessionList } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
-import { escapeMarkdown, relativeTime, shownItem } from '../format';
+import { actorName } from '../../protocol/people';
+import { escapeMarkdown, localUser, relativeTime, shownItem } from '../format';
 import { CommandIds } from '../ids';
 import { Disposable } from '../lifecycle';
 
@@ -42,19 +43,24 @@ export function checkpointItem(c: CheckpointDto): vscode.TreeItem {
 	item.contextValue = `checkpoint.${c.approvalStatus}`;
 	const stats = c.fileStats;
 	const md = new vscode.MarkdownString(undefined, true);
-	md.appendMarkdown(`$(${icon}) **${escapeMarkdown(title)}** — ${label}  \n`);
+	md.appendMarkdown(`$(${icon}) **#${c.seq} ${escapeMarkdown(title)}** — ${label}  \n`);
 	md.appendMarkdown(`${escapeMarkdown(c.id)} · ${c.trigger} · ${new Date(c.createdAt).toLocaleString()}  \n`);
 	md.appendMarkdown(`+${stats.added} ~${stats.modified} −${stats.deleted} files${stats.linesAdded !== null ? ` · +${stats.linesAdded} −${stats.linesRemoved ?? 0} lines` : ''}`);
 	if (stats.skippedTotal > 0) md.appendMarkdown(`  \n$(warning) ${stats.skippedTotal} file(s) skipped (too large or unreadable)`);
 	if (stats.degraded) md.appendMarkdown(`  \n$(warning) partial snapshot: ${escapeMarkdown(stats.degradedReason ?? 'time budget')}`);
 	for (const reason of c.escalationReasons) md.appendMarkdown(`  \n$(flame) ${escapeMarkdown(reason)}`);
-	if (c.approvalUser) md.appendMarkdown(`  \n${label} by ${escapeMarkdown(c.approvalUser)}${c.approvalReason ? `: ${escapeMarkdown(c.approvalReason)}` : ''}`);
+	if (c.approvalUser) md.appendMarkdown(`  \n${label} by ${escapeMarkdown(actorName(c.approvalUser, localUser()))} (${escapeMarkdown(c.approvalUser)})${c.approvalReason ? `: ${escapeMarkdown(c.approvalReason)}` : ''}`);
 	for (const o of opinions) {
 		const who = escapeMarkdown(o.author ?? o.by ?? 'a teammate');
 		md.appendMarkdown(`  \n$(comment) ${who} on ${escapeMarkdown(o.machineName ?? o.machine)}: ${escapeMarkdown(o.status)}${o.note ? ` — ${escapeMarkdown(o.note)}` : ''} _(a teammate's opinion, not applied: decide here)_`);
 	}
 	item.tooltip = md;
-	item.command = { command: CommandIds.compareCheckpoints, title: 'Compare with Working Tree', arguments: [{ id: c.id }] };
+	// What waits for review opens what it changed (the checkpoint before it → it), with Approve and
+	// Reject; a decided one opens against the working tree, what a rollback to it would change.
+	item.command =
+		c.approvalStatus === 'pending'
+			? { command: CommandIds.compareCheckpoints, title: 'Review Changes', arguments: [{ id: c.id, withParent: true }] }
+			: { command: CommandIds.compareCheckpoints, title: 'Compare with Working Tree', arguments: [{ id: c.id }] };
 	return item;
 }
 

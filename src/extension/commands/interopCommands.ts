@@ -208,7 +208,11 @@ export function registerInteropCommands(workspace: BatonWorkspace): vscode.Dispo
 						)
 					)?.view;
 				if (!kind) return undefined;
-				const uri = markdownUri(kind, id);
+				const name = await workspace.request(sessionDetails, { id }).then(
+					(d) => d.session.name,
+					() => undefined,
+				);
+				const uri = markdownUri(kind, id, name);
 				const document = await vscode.workspace.openTextDocument(uri);
 				if (given.preview === false) {
 					await vscode.window.showTextDocument(document, { preview: true });

@@ -10,13 +10,21 @@ import type { BatonWorkspace } from '../batonWorkspace';
 import { markdownScheme } from '../ids';
 import { Disposable } from '../lifecycle';
 
-/** `baton-markdown:/handoff/<session id>.md` — the path names the view and the session. */
-export function markdownUri(kind: MarkdownKindDto, sessionId: string): vscode.Uri {
-	return vscode.Uri.from({ scheme: markdownScheme, path: `/${kind}/${sessionId}.md` });
+// eslint-disable-next-line no-control-regex
+const unsafeInFileName = /[/\\\u0000-\u001f\u007f-\u009f\u200e\u200f\u202a-\u202e\u2066-\u2069]+/g;
+
+/**
+ * `baton-markdown:/handoff/<session id>/<name> (handoff).md` — the path names the view and the
+ * session; its last part is the tab's title, so it is the session's name as people know it.
+ */
+export function markdownUri(kind: MarkdownKindDto, sessionId: string, sessionName?: string): vscode.Uri {
+	// A name is free text: no folder separators, control characters or bidirectional marks in a file name.
+	const name = (sessionName ?? sessionId).replace(unsafeInFileName, ' ').trim().slice(0, 80) || sessionId;
+	return vscode.Uri.from({ scheme: markdownScheme, path: `/${kind}/${sessionId}/${name} (${kind}).md` });
 }
 
 export function parseMarkdownUri(uri: vscode.Uri): { kind: MarkdownKindDto; sessionId: string } {
-	const match = /^\/(handoff|briefing)\/([\w.-]{1,100})\.md$/.exec(uri.path);
+	const match = /^\/(handoff|briefing)\/([\w.-]{1,100})(?:\/[^/]*)?\.md$/.exec(uri.path);
 	if (!match) {
 		throw new Error(`not a Baton markdown view: ${uri.toString()}`);
 	}

@@ -48,7 +48,7 @@ function rowsHtml(timeline: TimelineDto, start: number): string {
 		if (!entry) {
 			continue;
 		}
-		const row = replayRowView(entry);
+		const row = replayRowView(entry, timeline.you);
 		const title = row.title !== undefined ? ` title="${escapeHtml(row.title)}"` : '';
 		rows.push(
 			`<div class="${row.className}" role="option" aria-selected="false" data-index="${i}">` +

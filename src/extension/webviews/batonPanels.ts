@@ -81,6 +81,11 @@ export class BatonPanels implements vscode.Disposable {
 		return this.show({ kind: 'compare', from, to });
 	}
 
+	/** What checkpoint `id` changed, to review it: the checkpoint before it (or, for the first, nothing) → it. */
+	showChanges(id: string): Promise<void> {
+		return this.show({ kind: 'compare', changesOf: id });
+	}
+
 	dispose(): void {
 		clearTimeout(this.refreshTimer);
 		for (const open of [...this.panels.values()]) {

@@ -26,7 +26,7 @@ function step(n: number, summary = `Edit src/module${n}.ts`): TimelineEntryDto {
 function timeline(steps: number): TimelineDto {
 	const entries: TimelineEntryDto[] = [{ type: 'prompt', id: 'evt_p1', turn: 1, text: 'Add the handlers', at: '2026-11-25T07:00:00.000Z' }];
 	for (let i = 1; i <= steps; i++) entries.push(step(i));
-	return { session: 'ses_1', sessionName: 'Module handlers', entries };
+	return { session: 'ses_1', sessionName: 'Module handlers', entries, you: 'dana' };
 }
 
 const page = (t: TimelineDto, focusStep?: number) =>
@@ -67,19 +67,25 @@ void describe('the Replay page’s first screen', () => {
 		assert.equal(firstScreenStart(t, 200), 197);
 		assert.equal(firstScreenStart(t, 500), t.entries.length - firstScreenRows);
 		assert.match(page(t, 200), /data-index="197"[^]*<span class="label">200\. Edit/);
-		const empty = page({ session: 'ses_2', sessionName: null, entries: [] });
+		const empty = page({ session: 'ses_2', sessionName: null, entries: [], you: null });
 		assert.match(empty, /This session has no steps yet\./);
 		assert.match(empty, /<h1>Replay: ses_2<\/h1>/);
 	});
 
 	void it('describes every kind of entry', () => {
-		assert.deepEqual(replayRowView({ type: 'checkpoint', id: 'evt_c', checkpointId: 'cp_1', trigger: 'periodic', at: '', message: 'after step 250' }), {
+		// Checkpoints by number, as every other view names them; the id in the hover.
+		assert.deepEqual(replayRowView({ type: 'checkpoint', id: 'evt_c', checkpointId: 'cp_20261125070000_a1b2c3', seq: 4, trigger: 'pre-rollback', at: '', message: 'before rolling back to #2' }), {
 			className: 'row row-checkpoint',
 			marker: '◆',
 			label: 'Checkpoint',
-			text: 'cp_1 (periodic) after step 250',
+			text: '#4 (pre-rollback) before rolling back to #2',
+			title: 'cp_20261125070000_a1b2c3',
 		});
-		assert.equal(replayRowView({ type: 'approval', id: 'evt_a', checkpointId: 'cp_1', status: 'rejected', user: 'dana', at: '', reason: null }).label, 'Rejected');
+		const rejected = replayRowView({ type: 'approval', id: 'evt_a', checkpointId: 'cp_20261125070000_a1b2c3', seq: 4, status: 'rejected', user: 'vscode:dana', at: '', reason: null }, 'dana');
+		assert.equal(rejected.label, 'Rejected');
+		assert.equal(rejected.text, 'Checkpoint #4 by you', 'this machine’s user is “you”, not vscode:dana');
+		assert.equal(rejected.title, 'cp_20261125070000_a1b2c3 · vscode:dana');
+		assert.equal(replayRowView({ type: 'approval', id: 'evt_a', checkpointId: 'cp_1', seq: 4, status: 'approved', user: 'vscode:sam', at: '', reason: null }, 'dana').text, 'Checkpoint #4 by sam');
 		const human = replayRowView({ ...step(7), actor: 'human', tool: null } as TimelineEntryDto);
 		assert.equal(human.className, 'row row-step actor-human');
 		assert.equal(human.label, '7. You');

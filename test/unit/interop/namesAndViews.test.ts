@@ -59,6 +59,9 @@ void describe('markdown views of a handoff and a briefing', () => {
 		const two = await engine.sessions.start({ name: 'part 2', actor });
 		const pending = await engine.exports.markdown({ sessionId: two.session.id, kind: 'handoff' });
 		assert.match(pending.markdown, /_No handoff yet: a session writes its handoff once, when it ends\._/);
+		// The chain's neighbours by name (a person's), their ids beside them (a tool's).
+		assert.match(pending.markdown, /- \*\*Continues:\*\* \\# Cart ## injected heading \(`ses_[^`]+`\)\n/);
+		assert.match((await engine.exports.markdown({ sessionId: one.session.id, kind: 'handoff' })).markdown, /- \*\*Continued by:\*\* part 2 \(`ses_[^`]+`\)/);
 		const briefing = await engine.exports.markdown({ sessionId: two.session.id, kind: 'briefing' });
 		assert.equal(briefing.title, 'Briefing — part 2');
 		assert.match(

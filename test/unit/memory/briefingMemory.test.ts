@@ -18,6 +18,7 @@ function fact(i: number, overrides: Partial<BriefingMemoryEntry> = {}): Briefing
 		files: [],
 		source: 'manual',
 		sourceSessionId: null,
+		sourceSessionName: null,
 		confirmations: 1,
 		lastConfirmedAt: '2026-03-01T09:00:00.000Z',
 		staleSince: null,
@@ -89,6 +90,8 @@ void describe('memory in the briefing', () => {
 			[false, false, true, true],
 		);
 		assert.equal(briefing.memory.entries[3]?.sourceSessionId, earlier.id);
+		assert.equal(briefing.memory.entries[3]?.sourceSessionName, 'earlier', 'where a fact was learned is named as people know the session');
+		assert.equal(briefing.memory.entries[2]?.sourceSessionName, null);
 
 		const global = await engine.briefings.briefing({ scope: 'global' });
 		assert.equal(global.memory.entries[2]?.id, popular, 'in the global scope, the knowledge learned there leads');

@@ -168,7 +168,7 @@ const categoryDiff = z.object({ added: z.array(entry), removed: z.array(entry), 
 const approvalSummary = z.object({ status: checkpointSchema.shape.approvalStatus, user: z.string().nullable(), at: z.string().nullable(), reason: z.string().nullable() }).strict();
 const comparisonDto: z.ZodType<ComparisonDto> = z
 	.object({
-		from: checkpointDto,
+		from: checkpointDto.nullable(),
 		to: checkpointDto.nullable(),
 		files: z.array(fileChangeDto),
 		environment: z
@@ -185,7 +185,9 @@ const comparisonDto: z.ZodType<ComparisonDto> = z
 				notCompared: z.array(z.object({ category: z.enum(environmentCategories), key: z.string().nullable(), reason: z.string() }).strict()),
 			})
 			.strict(),
-		approval: z.object({ from: approvalSummary, to: approvalSummary.nullable() }).strict(),
+		approval: z.object({ from: approvalSummary.nullable(), to: approvalSummary.nullable() }).strict(),
+		sessions: z.array(z.object({ id: z.string(), name: z.string() }).strict()),
+		you: z.string().nullable(),
 	})
 	.strict();
 
@@ -221,6 +223,7 @@ void describe('the webview preview fixture', () => {
 				'every environment category',
 			);
 			const comparison = comparisonDto.parse(fixture[key]?.['comparison']);
+			assert.ok(comparison.from, 'both fixtures compare from a checkpoint');
 			assert.deepEqual(comparison.approval.from, { status: comparison.from.approvalStatus, user: comparison.from.approvalUser, at: comparison.from.approvalAt, reason: comparison.from.approvalReason });
 			assert.equal(comparison.approval.to?.status, comparison.to?.approvalStatus);
 			for (const f of comparison.files) {
@@ -257,7 +260,7 @@ void describe('the webview preview fixture', () => {
 		assert.ok(briefing.nextTasks.length > 0 && briefing.openBugs.length > 0 && briefing.blockedTasks.length > 0 && briefing.activeEpics.length > 0);
 
 		const compare = comparisonDto.parse(fixture['compare']?.['comparison']);
-		assert.ok(compare.to, 'two checkpoints');
+		assert.ok(compare.to && compare.from, 'two checkpoints');
 		assert.equal(compare.from.sessionId, compare.to.sessionId, 'of one session');
 		const kinds = new Set(compare.files.map((f) => f.change));
 		assert.ok(kinds.has('added') && kinds.has('modified') && kinds.has('deleted'), 'added, modified and deleted files');
@@ -289,6 +292,7 @@ void describe('the webview preview fixture', () => {
 
 		const workingTree = comparisonDto.parse(fixture['compareWorkingTree']?.['comparison']);
 		assert.equal(workingTree.to, null, 'a comparison with the working tree');
+		assert.ok(workingTree.from);
 		assert.equal(workingTree.approval.to, null);
 		assert.ok(workingTree.from.fileStats.degraded && workingTree.from.fileStats.degradedReason, 'a degraded snapshot');
 		assert.ok(workingTree.from.fileStats.skippedTotal > workingTree.from.fileStats.skipped.length, 'more skipped files than listed');

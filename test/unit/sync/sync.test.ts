@@ -142,7 +142,7 @@ test('a handoff consumed on two machines: the smaller event id wins on both, the
 	}
 	const loser = await w.b.engine.briefings.briefing({ sessionId: onB.session.id });
 	assert.ok(
-		loser.warnings.some((x) => x.includes(`also taken by ${onA.session.id}`)),
+		loser.warnings.some((x) => x.includes(`the handoff of “one” was also taken by “two on A” (${onA.session.id})`)),
 		JSON.stringify(loser.warnings),
 	);
 	const winner = await w.a.engine.briefings.briefing({ sessionId: onA.session.id });

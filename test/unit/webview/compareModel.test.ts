@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import type { ComparisonDto, FileChangeDto } from '../../../src/protocol/checkpointDto';
-import { countFiles, formatBytes, formatCount, modeChange } from '../../../webview/compareModel';
+import { countFiles, environmentKeyLabel, formatBytes, formatCount, modeChange } from '../../../webview/compareModel';
 
 function file(path: string, change: FileChangeDto['change'], additions: number | null, deletions: number | null, modes: { old?: string | null; new?: string | null } = {}): FileChangeDto {
 	return {
@@ -55,5 +55,17 @@ void describe('comparison view helpers', () => {
 		assert.equal(formatBytes(512), '512 B');
 		assert.equal(formatBytes(1536), '1.5 KB');
 		assert.equal(formatBytes(73_400_320), '70 MB');
+	});
+
+	void it('names environment keys as a person reads them, keeping names that already are', () => {
+		assert.equal(environmentKeyLabel('git', 'untrackedFiles'), 'Untracked files');
+		assert.equal(environmentKeyLabel('git', 'changedFiles'), 'Uncommitted files');
+		assert.equal(environmentKeyLabel('git', 'head'), 'Commit (HEAD)');
+		assert.equal(environmentKeyLabel('agents', 'claude-code.version'), 'Claude Code version');
+		assert.equal(environmentKeyLabel('agents', 'claude-code.binaryHash'), 'Claude Code binary (hash)');
+		assert.equal(environmentKeyLabel('packages', 'package-lock.json:@scope/pkg'), '@scope/pkg (package-lock.json)');
+		assert.equal(environmentKeyLabel('vscode', 'version'), 'Version');
+		assert.equal(environmentKeyLabel('extensions', 'ms-python.python'), 'ms-python.python');
+		assert.equal(environmentKeyLabel('git', 'constructor'), 'constructor', 'a key is looked up as its own, never through the prototype');
 	});
 });

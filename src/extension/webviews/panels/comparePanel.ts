@@ -1,7 +1,7 @@
 import * as vscode from 'vscode';
 import { z } from 'zod';
 import type { ComparisonDto } from '../../../protocol/checkpointDto';
-import { checkpointDiff } from '../../../protocol/rpc';
+import { checkpointChanges, checkpointDiff } from '../../../protocol/rpc';
 import type { WebviewToHost } from '../../../protocol/webview';
 import { CommandIds, type CommandId } from '../../ids';
 import type { PanelHost } from '../panelHost';
@@ -15,16 +15,20 @@ const checkpointActionCommands: Record<'approve' | 'reject' | 'rollback', Comman
 	rollback: CommandIds.rollbackCheckpoint,
 };
 
+const savedSide = z.object({ id: z.string().min(1).max(100) });
 const restoredState = z.object({
 	data: z.object({
-		comparison: z.object({ from: z.object({ id: z.string().min(1).max(100) }), to: z.object({ id: z.string().min(1).max(100) }).nullable() }),
+		comparison: z.object({ from: savedSide.nullable(), to: savedSide.nullable() }),
 	}),
 });
 
 /** What the comparison panel last sent its page: its messages may only name these checkpoints and files. */
 interface ShownComparison {
-	readonly from: string;
+	/** Undefined: the empty workspace before the first checkpoint. */
+	readonly from: string | undefined;
 	readonly to: string | undefined;
+	/** How the diff editor's title names the sides ("#3", "working tree"). */
+	readonly names: { from: string; to: string };
 	readonly checkpointIds: ReadonlySet<string>;
 	readonly paths: ReadonlySet<string>;
 }
@@ -44,13 +48,18 @@ export function createComparePanel(): PanelProvider<'compare'> {
 	return {
 		kind: 'compare',
 		viewType: 'baton.compare',
-		titleFor: (target: TargetOf<'compare'>) => comparisonTitle(shortCheckpointId(target.from), target.to === undefined ? undefined : shortCheckpointId(target.to)),
+		// Before the data: a review says so; two checkpoints are told by their numbers once they are known.
+		titleFor: (target: TargetOf<'compare'>) => ('changesOf' in target ? `${title}: Review` : `${title}…`),
 		async fetch(host: PanelHost, target: TargetOf<'compare'>): Promise<DataOf<'compare'>> {
+			if ('changesOf' in target) {
+				return { type: 'compare', comparison: await host.request(checkpointChanges, { id: target.changesOf }) };
+			}
 			return { type: 'compare', comparison: await host.request(checkpointDiff, target.to === undefined ? { from: target.from } : { from: target.from, to: target.to }) };
 		},
 		shown(data: DataOf<'compare'>): string {
+			const { from, to } = data.comparison;
 			shown = shownComparison(data.comparison);
-			return comparisonTitle(`#${data.comparison.from.seq}`, data.comparison.to ? `#${data.comparison.to.seq}` : undefined);
+			return comparisonTitle(from ? `#${from.seq}` : 'empty workspace', to ? `#${to.seq}` : undefined);
 		},
 		async handle(message: WebviewToHost, host: PanelHost): Promise<boolean> {
 			if (message.type === 'openFileDiff') {
@@ -62,7 +71,7 @@ export function createComparePanel(): PanelProvider<'compare'> {
 					host.log.warn(`Ignored openFileDiff for a file the comparison does not list: ${JSON.stringify(message.path.slice(0, 200))}`);
 					return true;
 				}
-				await vscode.commands.executeCommand(CommandIds.diffCheckpointFile, { from: on.from, to: on.to, path: message.path });
+				await vscode.commands.executeCommand(CommandIds.diffCheckpointFile, { from: on.from, to: on.to, path: message.path, names: on.names });
 				return true;
 			}
 			if (message.type === 'checkpointAction') {
@@ -85,7 +94,13 @@ export function createComparePanel(): PanelProvider<'compare'> {
 		targetFromState(state: unknown): TargetOf<'compare'> | undefined {
 			const parsed = restoredState.safeParse(state);
 			const comparison = parsed.success ? parsed.data.data.comparison : undefined;
-			return comparison ? { kind: 'compare', from: comparison.from.id, to: comparison.to?.id } : undefined;
+			if (!comparison) {
+				return undefined;
+			}
+			if (!comparison.from) {
+				return comparison.to ? { kind: 'compare', changesOf: comparison.to.id } : undefined;
+			}
+			return { kind: 'compare', from: comparison.from.id, to: comparison.to?.id };
 		},
 	};
 }
@@ -95,13 +110,14 @@ export function comparisonTitle(from: string, to: string | undefined): string {
 	return `${title} ${from} → ${to ?? 'working tree'}`;
 }
 
-/** `cp_20250312135200_3c9d1e` → `3c9d1e` (the title says which checkpoints before their numbers are known). */
-export function shortCheckpointId(id: string): string {
-	const match = /^cp_\d{14}_([0-9a-f]{6})$/.exec(id);
-	return match?.[1] ?? (id.length > 14 ? `${id.slice(0, 13)}…` : id);
-}
-
 function shownComparison(comparison: ComparisonDto): ShownComparison {
-	const ids = [comparison.from.id, ...(comparison.to ? [comparison.to.id] : [])];
-	return { from: comparison.from.id, to: comparison.to?.id, checkpointIds: new Set(ids), paths: new Set(comparison.files.map((f) => f.path)) };
+	const { from, to } = comparison;
+	const ids = [from?.id, to?.id].filter((id): id is string => id !== undefined);
+	return {
+		from: from?.id,
+		to: to?.id,
+		names: { from: from ? `#${from.seq}` : 'empty workspace', to: to ? `#${to.seq}` : 'working tree' },
+		checkpointIds: new Set(ids),
+		paths: new Set(comparison.files.map((f) => f.path)),
+	};
 }

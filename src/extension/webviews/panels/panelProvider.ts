@@ -7,7 +7,9 @@ export type PanelTarget =
 	| { kind: 'details'; sessionId: string }
 	| { kind: 'graph'; focusId?: string }
 	/** `to` undefined: the working tree. */
-	| { kind: 'compare'; from: string; to?: string };
+	| { kind: 'compare'; from: string; to?: string }
+	/** What checkpoint `changesOf` changed: the checkpoint before it → it (a review). */
+	| { kind: 'compare'; changesOf: string };
 
 export type TargetOf<K extends WebviewKind> = Extract<PanelTarget, { kind: K }>;
 

@@ -65,4 +65,41 @@ void describe('checkpoint comparison', () => {
 		assert.equal(await engine.checkpoints.fileAt(a.id, 'src/missing.ts'), null);
 		assert.equal(await engine.checkpoints.fileAt(a.id, 'logs/debug.log'), null);
 	});
+
+	void it('tells what a checkpoint changed: the one before it → it; after a rollback, the restored one → it; the first, nothing → it', async (t) => {
+		const { engine, root, clock } = await openCheckpointEngine(t);
+		const first = await engine.checkpoints.create({ actor });
+		const firstChanges = await engine.checkpoints.changes(first.id);
+		assert.equal(firstChanges.from, null, 'nothing comes before the first checkpoint');
+		assert.equal(firstChanges.approval.from, null);
+		assert.equal(firstChanges.to?.id, first.id);
+		assert.ok(firstChanges.files.length > 0 && firstChanges.files.every((f) => f.change === 'added'), 'every file it holds is added to an empty workspace');
+		assert.equal(firstChanges.files.length, first.fileStats.added, 'the files its own counts were taken from');
+		assert.match(firstChanges.environment.note ?? '', /before the first checkpoint/);
+		clock.advance(1_000);
+		write(root, 'src/app.ts', 'export const app = 2;\n');
+		const second = await engine.checkpoints.create({ actor, trigger: 'complete' });
+		clock.advance(1_000);
+		write(root, 'src/more.ts', 'more\n');
+		const third = await engine.checkpoints.create({ actor, trigger: 'complete' });
+		const changes = await engine.checkpoints.changes(third.id);
+		assert.equal(changes.from?.id, second.id, 'the checkpoint before it');
+		assert.deepEqual(
+			changes.files.map((f) => [f.path, f.change]),
+			[['src/more.ts', 'added']],
+		);
+		assert.equal(changes.approval.to?.status, 'pending');
+		clock.advance(1_000);
+		await engine.checkpoints.rollback(first.id, { actor });
+		clock.advance(1_000);
+		write(root, 'src/after.ts', 'after\n');
+		const afterRollback = await engine.checkpoints.create({ actor, trigger: 'complete' });
+		const sinceRestored = await engine.checkpoints.changes(afterRollback.id);
+		assert.equal(sinceRestored.from?.id, first.id, 'what it changed since the state the rollback restored');
+		assert.deepEqual(
+			sinceRestored.files.map((f) => [f.path, f.change]),
+			[['src/after.ts', 'added']],
+		);
+		await assert.rejects(engine.checkpoints.changes('cp_missing'), /does not exist/);
+	});
 });

@@ -77,7 +77,7 @@ void describe('notification rules and routing', () => {
 		assert.deepEqual(events['checkpoint.approved/pending'], ['editor'], 'notice: the editor only');
 		assert.deepEqual(events['checkpoint.needs_review/pending'], ['editor', 'slack', 'webhook']);
 		const rejected = rows.find((r) => r.event === 'checkpoint.rejected')!.message as NotificationMessage;
-		assert.equal(rejected.summary, `vscode:lead rejected checkpoint #${manual.seq} “try a cache”: wrong approach.`, 'named by number and label, not by id');
+		assert.equal(rejected.summary, `lead rejected checkpoint #${manual.seq} “try a cache”: wrong approach.`, 'named by number and label, not by id, and the person by name, not by actor');
 		assert.equal(rejected.title, `Checkpoint rejected: #${manual.seq} “try a cache”`);
 		assert.deepEqual(
 			rejected.actions.map((a) => a.label),

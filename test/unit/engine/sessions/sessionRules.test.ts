@@ -97,6 +97,7 @@ void describe('handoffs', () => {
 		assert.equal(b.handoff, null);
 		assert.equal(b.session.previousSessionId, a.session.id);
 		assert.match(b.warnings[0] ?? '', /malformed/);
+		assert.match(b.warnings[0] ?? '', /^the handoff of “a” \(ses_\w+\) is malformed/, 'the session named as people know it, its id beside');
 		assert.ok(log.warnings().some((w) => w.includes(a.session.id)));
 		assert.equal((await engine.briefings.get(a.session.id)).handoffConsumedAt, null);
 		// A handoff that is JSON but the wrong shape is skipped the same way.

@@ -22,7 +22,7 @@ const promptNameLimit = 60;
 
 /** The trimmed name, or a refusal that says what a name may be. */
 export function checkedSessionName(raw: string): string {
-	const name = withoutNul(raw).replace(/\s+/g, ' ').trim();
+	const name = withoutNul(raw).trim();
 	if (!name || name.length > sessionNameLimit) {
 		throw new BatonError('invalidInput', `a session needs a name of 1 to ${sessionNameLimit} characters`);
 	}

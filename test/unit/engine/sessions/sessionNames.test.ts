@@ -67,7 +67,7 @@ void describe('session names', () => {
 		await te.engine.sessions.end({ id: started.sessionId, actor });
 		const next = await hook('session-start-startup', { session_id: 'a4c0b7de-1111-4222-8333-944455556666' });
 		assert.ok(next.sessionId && next.sessionId !== started.sessionId);
-		await te.engine.sessions.rename({ id: next.sessionId, name: '  Parser:   the second pass ', actor });
+		await te.engine.sessions.rename({ id: next.sessionId, name: '  Parser: the second pass ', actor });
 		await hook('user-prompt-submit', { session_id: 'a4c0b7de-1111-4222-8333-944455556666', prompt: 'continue' });
 		assert.equal((await te.engine.briefings.get(next.sessionId)).name, 'Parser: the second pass');
 	});

@@ -311,7 +311,10 @@ export async function callDaemon(root: string, method: string, params: unknown, 
 		for (;;) {
 			const endpoint = readEndpoint(root);
 			if (endpoint && pidAlive(endpoint.pid)) {
-				const outcome = await callEndpoint(root, endpoint, method, params, options, answerMs);
+				// A hook listens only until its deadline: a daemon silent that long may just be busy or
+				// stopped for a moment; the hook spools its event and the daemon drains it when it can.
+				const listenMs = options.deadline === undefined ? answerMs : Math.max(1, Math.min(answerMs, options.deadline - Date.now()));
+				const outcome = await callEndpoint(root, endpoint, method, params, options, listenMs);
 				if (outcome.kind === 'answered') {
 					return outcome.value;
 				}
@@ -319,8 +322,9 @@ export async function callDaemon(root: string, method: string, params: unknown, 
 					return undefined;
 				}
 				if (outcome.kind === 'silent') {
-					// Only a client that may start daemons ends one (`baton daemon status` only looks).
-					if (options.start) {
+					// Only a client that may start daemons ends one (`baton daemon status` only looks), and only
+					// after the whole silence bound: not a hook that stopped listening at its own deadline.
+					if (options.start && listenMs >= answerMs) {
 						endSilentDaemon(root, endpoint, outcome.error, options);
 					}
 					return undefined;

@@ -28,6 +28,7 @@ export function claimFile(root: string): string {
 	return path.join(root, '.baton', 'daemon.starting');
 }
 
+/** Whether a process with this pid exists (EPERM: alive, another user's). The launcher's own copy of the engine's `isAlive` (lockQueue.ts): dist/cli.js bundles no engine code. */
 export function pidAlive(pid: number): boolean {
 	try {
 		process.kill(pid, 0);

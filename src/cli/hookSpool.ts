@@ -19,6 +19,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pidAlive } from './daemonStart';
 
 export const defaultSpoolMaxBytes = 16 * 1024 * 1024;
 const magic = 'baton-spool 1';
@@ -196,7 +197,7 @@ export function takeDrainLock(workspaceRoot: string): (() => void) | undefined {
 				return undefined;
 			}
 			const holder = Number(fs.readFileSync(file, { encoding: 'utf8', flag: 'r' }).trim());
-			if (holder === process.pid || (Number.isInteger(holder) && holder > 0 && isAlive(holder))) {
+			if (holder === process.pid || (Number.isInteger(holder) && holder > 0 && pidAlive(holder))) {
 				return undefined;
 			}
 			// A drainer that died: its lock goes (a concurrent taker's wx then fails, and it backs off).
@@ -234,15 +235,6 @@ function spoolBytes(dir: string): number {
 function isOlderThan(file: string, beforeMs: number): boolean {
 	const stat = fs.statSync(file, { throwIfNoEntry: false });
 	return !!stat && stat.mtimeMs < beforeMs;
-}
-
-function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EPERM';
-	}
 }
 
 function syncDir(dir: string): void {

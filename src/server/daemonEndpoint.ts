@@ -10,6 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { privateFileMode } from '../engine/workspace';
+import { isAlive } from '../engine/storage/lockQueue';
 
 export interface DaemonEndpoint {
 	pid: number;
@@ -88,22 +89,12 @@ export function removeEndpoint(workspaceRoot: string, instance: string): void {
 	}
 }
 
-export function pidAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		// EPERM: alive, but another user's process (a reused pid): certainly not our daemon.
-		return (error as NodeJS.ErrnoException).code === 'EPERM';
-	}
-}
-
 /**
  * Whether the daemon the endpoint file names answers `daemon/hello` with the same instance id and
  * workspace: a dead pid, a reused pid (a live unrelated process) or a dead socket all answer no.
  */
 export function endpointAnswers(workspaceRoot: string, endpoint: DaemonEndpoint, timeoutMs = 500): Promise<boolean> {
-	if (!pidAlive(endpoint.pid)) {
+	if (!isAlive(endpoint.pid)) {
 		return Promise.resolve(false);
 	}
 	return new Promise((resolve) => {
@@ -172,7 +163,7 @@ export async function acquireStartLock(workspaceRoot: string, instance: string):
 		const age = Date.now() - (holder.at ?? fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0);
 		// A young lock is held unless its holder is known dead (an unreadable one, e.g. written by an
 		// older Baton that created it empty first, is not known dead).
-		if (age < 10_000 && (typeof holder.pid !== 'number' || pidAlive(holder.pid))) {
+		if (age < 10_000 && (typeof holder.pid !== 'number' || isAlive(holder.pid))) {
 			return false;
 		}
 		fs.rmSync(file, { force: true });

@@ -268,8 +268,10 @@ void describe('baton connect', () => {
 		const sub = path.join(root, 'packages', 'api');
 		fs.mkdirSync(sub, { recursive: true });
 		const payload = JSON.stringify({ session_id: 'c-1', hook_event_name: 'SessionStart', source: 'startup', cwd: sub, transcript_path: path.join(root, 'none.jsonl') });
-		// Claude runs hook commands through a shell, in the session's cwd, with a minimal environment.
-		const out = execFileSync('/bin/sh', ['-c', command], { cwd: sub, input: payload, encoding: 'utf8', env: { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: root } });
+		// Claude runs hook commands through a shell, in the session's cwd, with a minimal environment (and
+		// the suite's hook budget: a loaded machine must not turn this into a spooled event with no answer).
+		const env = { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: root, BATON_HOOK_BUDGET_MS: process.env['BATON_HOOK_BUDGET_MS'] ?? '60000' };
+		const out = execFileSync('/bin/sh', ['-c', command], { cwd: sub, input: payload, encoding: 'utf8', env });
 		assert.equal(JSON.parse(out).hookSpecificOutput.hookEventName, 'SessionStart');
 	});
 });

@@ -55,7 +55,8 @@ test('a Claude Code conversation over three headless runs is one durable session
 	const session = claudeSessions()[0]!;
 	const shown = w.batonJson(['session', 'show', session.id]);
 	assert.ok(JSON.stringify(shown).includes(first.sessionId), 'Claude Code’s own id is an alias of the session');
-	assert.match(session.name, /Claude Code/, 'named as the agent’s session');
+	assert.equal(session.name, 'Write the parser and tidy the notes', 'named after its first prompt');
+	assert.equal(session.agent, 'claude-code', 'labelled as the agent’s session');
 	const steps = (): Step[] => (w.batonJson(['timeline', '--session', session.id]).entries as (Step & { type: string })[]).filter((e) => e.type === 'step');
 	const filesOf = (s: Step) =>
 		s.files

@@ -41,7 +41,8 @@ test('a Codex conversation is one durable session labelled Codex: briefed from t
 		'one durable session, labelled Codex (its payloads are Claude’s dialect)',
 	);
 	const session = sessions()[0]!;
-	assert.match(session.name, /Codex/);
+	assert.equal(session.name, 'Port the CSV reader', 'named after its first prompt');
+	assert.equal(session.agent, 'codex');
 	assert.ok(first.sessionId && JSON.stringify(w.batonJson(['session', 'show', session.id])).includes(first.sessionId), 'Codex’s own id is an alias of the session');
 	const timeline = () => w.batonJson(['timeline', '--session', session.id]).entries as { type: string; actor?: string; tool?: string; model?: string; text?: string; files?: { path: string; change: string }[] }[];
 	const steps = () =>

@@ -48,7 +48,8 @@ test('a Copilot CLI conversation, run from both of its hook files, is one durabl
 		'one durable session, labelled as Copilot (never as Claude Code, whose dialect one of its files speaks)',
 	);
 	const session = sessions[0]!;
-	assert.match(session.name, /Copilot/);
+	assert.equal(session.name, 'Create the exporter', 'named after its first prompt');
+	assert.equal(session.agent, 'copilot');
 	assert.ok(JSON.stringify(w.batonJson(['session', 'show', session.id])).includes(first.sessionId), 'Copilot’s own id is an alias of the session');
 
 	const timeline = () => w.batonJson(['timeline', '--session', session.id]).entries as { type: string; actor?: string; tool?: string; model?: string; text?: string; files?: { path: string; change: string }[] }[];

@@ -40,7 +40,8 @@ test('a Gemini CLI conversation is one durable session labelled Gemini CLI: brie
 		['gemini'],
 	);
 	const session = sessions[0]!;
-	assert.match(session.name, /Gemini CLI/);
+	assert.equal(session.name, 'Draft the release notes', 'named after its first prompt');
+	assert.equal(session.agent, 'gemini');
 	const timeline = w.batonJson(['timeline', '--session', session.id]).entries as { type: string; actor?: string; tool?: string; model?: string; text?: string; files?: { path: string; change: string }[] }[];
 	assert.ok(
 		timeline.filter((e) => e.type === 'step').every((s) => s.model === geminiModel),

@@ -91,15 +91,23 @@ for (const theme of ['dark', 'light']) {
 			const row = s.treeItem(rowLabel('Orchestrate the checkout rework across services'));
 			await row.waitFor({ timeout: 20_000 });
 			const description = (await row.locator('.label-description').innerText()).trim();
-			if (description !== 'active now' && !/^active \d+m$/.test(description)) {
+			// State and time first, then whose session it is (an agent's), which may give way at the edge.
+			const state = /^(active now|active \d+m)(?: · Claude Code)?$/.exec(description)?.[1];
+			if (!state) {
 				throw new Error(`the row's description is ${JSON.stringify(description)}`);
 			}
-			// Fully in sight: the description is not clipped by the sidebar's edge.
-			const clipped = await row.evaluate((el) => {
+			// The state and time fully in sight: the sidebar's edge (or the ellipsis before it) cuts only what follows them.
+			const clipped = await row.evaluate((el, stateLength) => {
 				const d = el.querySelector('.label-description');
-				const r = el.getBoundingClientRect();
-				return !d || d.getBoundingClientRect().right > r.right || d.scrollWidth > d.clientWidth + 1;
-			});
+				const text = d && document.createTreeWalker(d, NodeFilter.SHOW_TEXT).nextNode();
+				if (!d || !text) return true;
+				const range = document.createRange();
+				range.setStart(text, 0);
+				range.setEnd(text, Math.min(stateLength, text.length));
+				const ellipsis = d.scrollWidth > d.clientWidth + 1 ? 12 : 0;
+				const visibleRight = Math.min(d.getBoundingClientRect().right, el.getBoundingClientRect().right) - ellipsis;
+				return range.getBoundingClientRect().right > visibleRight + 0.5;
+			}, state.length);
 			if (clipped) {
 				throw new Error('the state and time are cut off at the default sidebar width');
 			}

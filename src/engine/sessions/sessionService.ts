@@ -214,7 +214,8 @@ export class SessionService {
 	/** A session still called after its agent takes its name from this prompt; null when it keeps its name. */
 	async nameAfterPrompt(input: { id: string; prompt: string; actor: string }): Promise<Session | null> {
 		const name = nameFromPrompt(input.prompt);
-		if (!name) return null;
+		// Every prompt of a session asks, and only its first renames: a read, not a durable write, for the rest.
+		if (!name || !hasPlaceholderName(await this.ctx.store.read((db) => getSession(db, input.id)))) return null;
 		return this.ctx.store.write((db) => (hasPlaceholderName(getSession(db, input.id)) ? renameRow(this.ctx, db, input.id, name, input.actor) : null));
 	}
 

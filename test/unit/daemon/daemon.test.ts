@@ -37,14 +37,17 @@ test('eight clients racing to start the backend (CLI, hooks, two editor backends
 		assert.match(run?.stdout ?? '', /"title":"race \d"/);
 	}
 	for (const run of [h1, h2]) {
-		assert.equal(run?.code, 0);
+		assert.equal(run?.code, 0, run?.stderr);
 	}
+	// Every part of the race, for a failure's message: what each client said and what the daemons logged.
+	const story = (): string =>
+		`${runs.map((run, i) => `client ${i}: ${run === null ? 'still serving' : typeof run === 'number' ? `exit ${run}` : `exit ${run.code}; ${run.stderr.trim()}`}`).join('\n')}\n--- daemon.log ---\n${daemonLog(root)}`;
 	const pids = daemonPids(root);
-	assert.equal(pids.length, 1, `daemons: ${pids.join(', ')}`);
-	assert.equal(endpoint(root)?.pid, pids[0]);
+	assert.equal(pids.length, 1, `daemons: ${pids.join(', ')}\n${story()}`);
+	assert.equal(endpoint(root)?.pid, pids[0], story());
 	// Every CLI command and hook ran in that one daemon, not in its own process.
-	assert.equal(daemonLog(root).match(/cli\/run task add → exit 0/g)?.length, 4, daemonLog(root));
-	assert.equal(daemonLog(root).match(/hook\/run hook session-start → exit 0/g)?.length, 2, daemonLog(root));
+	assert.equal(daemonLog(root).match(/cli\/run task add → exit 0/g)?.length, 4, story());
+	assert.equal(daemonLog(root).match(/hook\/run hook session-start → exit 0/g)?.length, 2, story());
 	const list = spawnSync(process.execPath, [cli, '--no-daemon', 'task', 'list', '--json'], { cwd: root, env: daemonEnv(), encoding: 'utf8' });
 	assert.equal((JSON.parse(list.stdout) as { tasks: unknown[] }).tasks.length, 4);
 });

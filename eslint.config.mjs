@@ -20,6 +20,8 @@ const engineShapes = [
 	'interop/importTypes',
 	'agentConfig/agentConfigShapes',
 	'sync/syncShapes',
+	'timeline/timelineShapes',
+	'provenance/provenanceShapes',
 ];
 /** Engine files that import nothing, which the protocol may re-export as values (test/unit/architecture.test.ts: pureLeaves). */
 const enginePureLeaves = ['text/controlChars', 'text/actorNames', 'agentKinds'];

@@ -132,7 +132,7 @@ export async function benchBlame(quick: boolean): Promise<BenchRow[]> {
 			const head = repo.git(['rev-parse', 'HEAD']).trim();
 			// The engine's kept service, as the daemon (the post-commit hook's `baton provenance commit`)
 			// and the backend use it: new steps and attributions since its last read are all it parses.
-			const service = ProvenanceService.for(engine.ctx);
+			const service = engine.provenance;
 			const start = cpuNow();
 			attribution.push(await timed(() => service.attribute([head], { newOnly: true })));
 			const end = cpuNow();

@@ -19,7 +19,7 @@ import { maintainTimeline } from '../src/engine/timeline/timelineRetention';
 import { releaseSessionPacks } from '../src/engine/timeline/timelinePacks';
 import { timelineRef } from '../src/engine/timeline/treeCapture';
 import { stepOf, type StepRecord } from '../src/engine/timeline/timelineQueries';
-import { TimelineService } from '../src/engine/timeline/timelineService';
+import type { TimelineService } from '../src/engine/timeline/timelineService';
 import { toolEvent } from '../test/ui/replaySession';
 import { fullScale, makeWorkspace, type Scale } from './checkpointBench';
 import { median, percentile, type BenchRow } from './stats';
@@ -88,7 +88,7 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 			// as it lands (each capture writes loose objects, a file each on disk) and after the timeline's
 			// maintenance packs it (`repack -a -d`: deltas against everything in the store).
 			const shadow = engine.checkpoints.shadow;
-			const timeline = new TimelineService(engine.ctx, engine.checkpoints);
+			const timeline = engine.timeline;
 			// Packs by their exact bytes (pack, index, reverse index, and the .keep lists of the sessions' own packs), loose objects by their disk usage.
 			const packDir = path.join(shadow.gitDir, 'objects', 'pack');
 			const onDisk = async () => {

@@ -10,15 +10,13 @@
 import { silentLogger, stderrLogger } from '../engine/ports';
 import { readAgentSettings } from '../engine/agentConfig/agentSettings';
 import { aliasLinker } from '../engine/hooks/runHook';
-import type { TranscriptInfo } from '../engine/transcripts/transcriptArchive';
+import { transcriptArchiveFor, type TranscriptInfo } from '../engine/transcripts/transcriptArchive';
 import { renderTranscriptMarkdown } from '../engine/transcripts/transcriptMarkdown';
 import { stringOption, UsageError, type Command } from './command';
 import { connectCommand } from './connectCommand';
-import { transcriptArchive } from './hookOptions';
 import { hookSummary, hookUsage, runHookCli } from './hookRunner';
 
 export { runHookCli, type HookIo } from './hookRunner';
-export { transcriptArchive } from './hookOptions';
 
 function transcriptLine(t: TranscriptInfo): string {
 	const tokens = Object.values(t.tokens).reduce((n, c) => n + c.input + c.output + c.cacheRead + c.cacheCreation, 0);
@@ -59,7 +57,7 @@ export const agentCommands: Command[] = [
 			if (sessionId) {
 				await engine.briefings.get(sessionId);
 			}
-			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), engine.ctx.log, ctx.env);
+			const archive = engine.transcripts({ settings: readAgentSettings(ctx.workspaceRoot), env: ctx.env });
 			const report = await archive.sync({ link: aliasLinker(engine), ...(sessionId ? { sessionId } : {}) });
 			const { synced, ...totals } = report;
 			return {
@@ -75,7 +73,7 @@ export const agentCommands: Command[] = [
 		options: { session: { type: 'string' } },
 		async run(ctx) {
 			const sessionId = stringOption(ctx.values, 'session');
-			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), stderrLogger, ctx.env);
+			const archive = transcriptArchiveFor(ctx.workspaceRoot, { claudeHome: readAgentSettings(ctx.workspaceRoot).claudeHome, env: ctx.env, log: stderrLogger });
 			const transcripts = archive.list(sessionId ? { sessionId } : {});
 			return { json: { transcripts }, text: transcripts.length ? transcripts.map(transcriptLine).join('\n') : 'No transcripts yet (run `baton transcripts sync`).' };
 		},
@@ -86,7 +84,7 @@ export const agentCommands: Command[] = [
 		summary: 'an archived transcript, readable (markdown); --json for the excerpts',
 		positionals: [1, 1],
 		async run(ctx) {
-			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), silentLogger, ctx.env);
+			const archive = transcriptArchiveFor(ctx.workspaceRoot, { claudeHome: readAgentSettings(ctx.workspaceRoot).claudeHome, env: ctx.env, log: silentLogger });
 			const found = archive.read(ctx.args[0] as string);
 			if (!found) {
 				throw new UsageError(`no transcript ${ctx.args[0]} (see \`baton transcripts list\`)`);
@@ -109,7 +107,7 @@ export const agentCommands: Command[] = [
 			}
 			const engine = await ctx.engine();
 			await engine.briefings.get(sessionId);
-			const archive = transcriptArchive(ctx.workspaceRoot, readAgentSettings(ctx.workspaceRoot), engine.ctx.log, ctx.env);
+			const archive = engine.transcripts({ settings: readAgentSettings(ctx.workspaceRoot), env: ctx.env });
 			const result = await archive.setArchiving(sessionId, on, ctx.values['purge'] === true);
 			return { json: { sessionId, ...result }, text: `Archiving ${on ? 'on' : 'off'} for ${sessionId}${result.purged ? `; deleted ${result.purged} archived transcript(s)` : ''}.` };
 		},

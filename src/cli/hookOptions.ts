@@ -2,15 +2,13 @@
  * What a hook run is given: the checkpoint, timeline and transcript hooks of the engine for one call,
  * the agent settings, and the hook log's note on how the capture read the workspace.
  */
-import os from 'node:os';
-import { defaultAgentSettings, claudeHomeDir, readAgentSettings, type AgentSettings } from '../engine/agentConfig/agentSettings';
+import type { AgentSettings } from '../engine/agentConfig/agentSettings';
 import type { DirtyClaim } from '../engine/checkpoints/dirtyPaths';
 import type { Engine } from '../engine/engine';
 import { checkpointPortOf, criticalApprovalReason, type CheckpointPort } from '../engine/hooks/checkpointPort';
 import type { HookOptions } from '../engine/hooks/runHook';
 import type { Logger } from '../engine/ports';
 import { timelineHooks } from '../engine/timeline/timelineRecorder';
-import { TranscriptArchive } from '../engine/transcripts/transcriptArchive';
 
 /** How this call's capture read the workspace, for the hook log: the watcher's paths or the full scan. */
 export function scanNote(claim: DirtyClaim | undefined): string {
@@ -22,7 +20,7 @@ export function scanNote(claim: DirtyClaim | undefined): string {
 
 export function hookOptions(engine: Engine, input: { actor: string; settings: AgentSettings; log: Logger; env: NodeJS.ProcessEnv }): HookOptions {
 	const port = checkpointPortOf(engine);
-	const archive = transcriptArchive(engine.ctx.workspaceRoot, input.settings, input.log, input.env);
+	const archive = engine.transcripts({ settings: input.settings, log: input.log, env: input.env });
 	return {
 		actor: input.actor,
 		settings: input.settings,
@@ -50,17 +48,4 @@ function checkpointHooks(port: CheckpointPort, actor: string): Pick<HookOptions,
 		},
 		...(port.recordMetrics ? { onMetrics: async (sessionId: string, metrics: { costUsd: number; errorCount: number }) => port.recordMetrics?.({ sessionId, ...metrics, actor }) } : {}),
 	};
-}
-
-export function transcriptArchive(root: string, settings: AgentSettings, log: Logger, env: NodeJS.ProcessEnv): TranscriptArchive {
-	return new TranscriptArchive({ workspaceRoot: root, claudeHome: claudeHomeDir(settings, env, os.homedir()), log });
-}
-
-export function settingsOf(root: string, log: Logger): AgentSettings {
-	try {
-		return readAgentSettings(root);
-	} catch (error) {
-		log.warn(`${(error as Error).message}; using the defaults`);
-		return defaultAgentSettings();
-	}
 }

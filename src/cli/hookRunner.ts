@@ -27,7 +27,8 @@ import { runHook } from '../engine/hooks/runHook';
 import { isCapturedTool } from '../engine/timeline/timelineTools';
 import { isShellTool } from '../engine/transcripts/editTools';
 import { findWorkspaceRoot, isInitialized } from '../engine/workspace';
-import { hookOptions, scanNote, settingsOf } from './hookOptions';
+import { hookOptions, scanNote } from './hookOptions';
+import { agentSettingsOrDefaults } from '../engine/agentConfig/agentSettings';
 import { Abandoned, AlreadyRecorded, EventOnce, hookEventId } from './hookOnce';
 import { drainHookSpool, spoolOwn, type HookOutcome } from './hookSpoolDrain';
 import type { SpoolRecord } from './hookSpool';
@@ -238,7 +239,7 @@ async function runEvent(root: string, event: HookEvent, once: EventOnce, input: 
 		try {
 			return await once.run(engine, async () => {
 				engine.checkpoints.dirty.lastClaim = undefined;
-				const result = await runHook(engine, event, hookOptions(engine, { actor: `hook:${event.agent}`, settings: settingsOf(root, log), log, env: input.env }));
+				const result = await runHook(engine, event, hookOptions(engine, { actor: `hook:${event.agent}`, settings: agentSettingsOrDefaults(root, log), log, env: input.env }));
 				log.info(
 					`${label} → ${result.action}${result.sessionId ? ` ${result.sessionId}` : ''}${result.detail ? ` (${result.detail.slice(0, 200)})` : ''}${scanNote(engine.checkpoints.dirty.lastClaim)} in ${Date.now() - started} ms${deferred ? ' (after the answer)' : ''}${input.drained ? ` (drained from the spool, spooled ${new Date(input.at).toISOString()})` : ''}`,
 				);

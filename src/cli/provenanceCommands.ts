@@ -8,7 +8,6 @@ import path from 'node:path';
 import { BatonError } from '../engine/errors';
 import { blameFile, provenanceStats, startBlame, type BlameLine } from '../engine/provenance/blameReader';
 import { exportOpenFormat, importOpenFormat, openFormats, type OpenFormat } from '../engine/provenance/openFormatIo';
-import { ProvenanceService } from '../engine/provenance/provenanceService';
 import { stringOption, UsageError, type Command } from './command';
 
 function lineText(l: BlameLine): string {
@@ -42,7 +41,7 @@ export const provenanceCommands: Command[] = [
 			const options = { ...(rev ? { rev } : {}), ...(line ? { line } : {}) };
 			// A process of its own starts git's blame while it opens the store; the daemon's warm engine may have the blame kept.
 			const started = ctx.engineKept ? undefined : startBlame(ctx.workspaceRoot, file, options);
-			const service = ProvenanceService.for((await ctx.engine()).ctx);
+			const service = (await ctx.engine()).provenance;
 			const result = await blameFile(service, file, { ...options, ...(started ? { started } : {}) });
 			// Each form is built only when printed: a 100,000-line file's other form is 100,000 lines of work.
 			return {
@@ -61,7 +60,7 @@ export const provenanceCommands: Command[] = [
 		summary: 'lines added in RANGE (default HEAD) by agents, people and unknown hands, per file and per session',
 		options: { rev: { type: 'string' } },
 		async run(ctx) {
-			const service = ProvenanceService.for((await ctx.engine()).ctx);
+			const service = (await ctx.engine()).provenance;
 			const stats = await provenanceStats(service, stringOption(ctx.values, 'rev') ?? 'HEAD');
 			const row = (name: string, c: { agent: number; human: number; unknown: number }): string => `${String(c.agent).padStart(7)} ${String(c.human).padStart(7)} ${String(c.unknown).padStart(7)}  ${name}`;
 			const text = [
@@ -80,7 +79,7 @@ export const provenanceCommands: Command[] = [
 		options: { 'new-only': { type: 'boolean' } },
 		positionals: [0, 100],
 		async run(ctx) {
-			const service = ProvenanceService.for((await ctx.engine()).ctx);
+			const service = (await ctx.engine()).provenance;
 			let report;
 			if (ctx.args.length === 0) {
 				report = await service.attributePending();
@@ -109,7 +108,7 @@ export const provenanceCommands: Command[] = [
 			} catch (error) {
 				throw new BatonError('invalidInput', `cannot read the rewrite pairs: ${(error as Error).message}`);
 			}
-			const service = ProvenanceService.for((await ctx.engine()).ctx);
+			const service = (await ctx.engine()).provenance;
 			let recorded;
 			try {
 				recorded = await service.recordRewrites(text, ctx.actor);
@@ -130,7 +129,7 @@ export const provenanceCommands: Command[] = [
 			if (!out) {
 				throw new UsageError('usage: baton provenance export --format agent-trace|git-ai --out PATH [--rev RANGE]');
 			}
-			const service = ProvenanceService.for((await ctx.engine()).ctx);
+			const service = (await ctx.engine()).provenance;
 			const result = await exportOpenFormat(service, format, stringOption(ctx.values, 'rev') ?? 'HEAD', path.resolve(ctx.cwd, out), { name: 'baton', version: packageJson.version });
 			return { json: result, text: `wrote ${result.commits} commit(s) to ${result.out}` };
 		},
@@ -143,7 +142,7 @@ export const provenanceCommands: Command[] = [
 		positionals: [0, 1],
 		async run(ctx) {
 			const format = formatOption(ctx.values['format']);
-			const service = ProvenanceService.for((await ctx.engine()).ctx);
+			const service = (await ctx.engine()).provenance;
 			const result = await importOpenFormat(service, format, ctx.args[0] ? path.resolve(ctx.cwd, ctx.args[0]) : undefined, ctx.actor);
 			const lost = result.droppedLines > 0;
 			return {

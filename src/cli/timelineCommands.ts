@@ -2,16 +2,10 @@
  * `baton timeline …`: a session's replay on the command line (docs/replay.md) — its prompts, agent
  * and human steps, checkpoints and approvals; one step with its diff; reverting one step.
  */
-import type { Engine } from '../engine/engine';
 import type { StepRecord } from '../engine/timeline/timelineQueries';
 import { maintainTimeline } from '../engine/timeline/timelineRetention';
-import { TimelineService } from '../engine/timeline/timelineService';
-import type { TimelineEntry, TimelineStep } from '../engine/timeline/timelineTypes';
+import type { TimelineEntry, TimelineStep } from '../engine/timeline/timelineShapes';
 import { stringOption, type Command } from './command';
-
-function service(engine: Engine): TimelineService {
-	return new TimelineService(engine.ctx, engine.checkpoints);
-}
 
 function filesText(step: TimelineStep): string {
 	const files = step.files.map((f) => `${f.change[0]?.toUpperCase()} ${f.path} (+${f.additions} -${f.deletions})`);
@@ -48,7 +42,7 @@ export const timelineCommands: Command[] = [
 		summary: "a session's replay: prompts, agent and human steps with their files, checkpoints and approvals",
 		options: { session: { type: 'string' } },
 		async run(ctx) {
-			const timeline = await service(await ctx.engine()).timeline(stringOption(ctx.values, 'session') ?? null);
+			const timeline = await (await ctx.engine()).timeline.timeline(stringOption(ctx.values, 'session') ?? null);
 			const steps = timeline.entries.filter((e): e is Extract<TimelineEntry, { type: 'step' }> => e.type === 'step').map(({ type: _type, ...step }) => step);
 			const prompts = timeline.entries.filter((e) => e.type === 'prompt').map(({ type: _type, ...prompt }) => prompt);
 			return {
@@ -64,7 +58,7 @@ export const timelineCommands: Command[] = [
 		options: { session: { type: 'string' }, diff: { type: 'boolean' } },
 		positionals: [1, 1],
 		async run(ctx) {
-			const timeline = service(await ctx.engine());
+			const timeline = (await ctx.engine()).timeline;
 			const step = await timeline.step(ctx.args[0] as string, stringOption(ctx.values, 'session') ?? null);
 			const now = await timeline.filesNow(step);
 			const diff = ctx.values['diff'] === true ? await timeline.diff(step) : undefined;
@@ -90,7 +84,7 @@ export const timelineCommands: Command[] = [
 		options: { session: { type: 'string' }, 'dry-run': { type: 'boolean' } },
 		positionals: [1, 1],
 		async run(ctx) {
-			const result = await service(await ctx.engine()).revert(ctx.args[0] as string, { sessionId: stringOption(ctx.values, 'session') ?? null, dryRun: ctx.values['dry-run'] === true, actor: ctx.actor });
+			const result = await (await ctx.engine()).timeline.revert(ctx.args[0] as string, { sessionId: stringOption(ctx.values, 'session') ?? null, dryRun: ctx.values['dry-run'] === true, actor: ctx.actor });
 			const verb = result.dryRun ? 'would revert' : 'reverted';
 			// Nothing reverted is said as such: every file of the step changed since (or is gone).
 			const headline =

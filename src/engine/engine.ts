@@ -27,6 +27,9 @@ import { BriefingService } from './sessions/briefingService';
 import { recordSharedEvents } from './sync/localEvents';
 import { SyncService } from './sync/syncService';
 import { ProvenanceService } from './provenance/provenanceService';
+import { TimelineService } from './timeline/timelineService';
+import { transcriptArchiveFor, type TranscriptArchive } from './transcripts/transcriptArchive';
+import { agentSettingsOrDefaults, type AgentSettings } from './agentConfig/agentSettings';
 
 export interface EngineOptions {
 	workspaceRoot: string;
@@ -68,6 +71,9 @@ export class Engine {
 	readonly notifications: NotificationService;
 	/** Sessions shared through the repository's git remote (docs/sync.md). */
 	readonly sync: SyncService;
+	/** Each session's replay axis: steps, prompts, checkpoints; a step's files and its revert (docs/replay.md). */
+	readonly timeline: TimelineService;
+	private provenanceService: ProvenanceService | undefined;
 
 	private constructor(
 		readonly ctx: EngineContext,
@@ -81,14 +87,20 @@ export class Engine {
 		this.tasks = new TaskService(ctx);
 		this.briefings = new BriefingService(ctx, memorySection);
 		this.checkpoints = new CheckpointService(ctx);
-		this.memory = new MemoryService(ctx, this.checkpoints);
+		this.memory = new MemoryService(ctx, this.checkpoints, () => this.transcripts());
 		this.outbox = new OutboxDispatcher(ctx);
 		this.notifications = new NotificationService(ctx, this.outbox, secrets);
 		this.trackers = new TrackerService(ctx, this.outbox, secrets);
 		this.imports = new ImportService(ctx);
 		this.exports = new ExportService(ctx, this.briefings);
 		// Before each export, commits made since are attributed (sync needs a git remote, so a repository).
-		this.sync = new SyncService(ctx, this.checkpoints.shadow, () => ProvenanceService.for(ctx).attributePending());
+		this.sync = new SyncService(
+			ctx,
+			this.checkpoints.shadow,
+			() => this.provenance.attributePending(),
+			() => this.transcripts(),
+		);
+		this.timeline = new TimelineService(ctx, this.checkpoints);
 		recordSharedEvents(ctx);
 		this.sessions.afterEnd = async (session, actor) => [...(await this.checkpoints.onSessionEnded(session, actor)), ...(await this.memory.afterSessionEnded(session, actor))];
 		this.sessions.afterAutoEnd = (session, actor) => this.memory.afterSessionEnded(session, actor);
@@ -124,6 +136,27 @@ export class Engine {
 		});
 		const ctx = new EngineContext(store, clock, options.log, config, root);
 		return new Engine(ctx, options.git ?? createGitStateReader(root, options.log), options.secrets ?? envSecretSource(process.env), options.readOnly ?? false);
+	}
+
+	/**
+	 * Line provenance (docs/provenance.md), made on first use: what it keeps (the repository's layout,
+	 * parsed records, file blames, commits with nothing to say) serves every later command of a daemon
+	 * or an editor's backend. Every cache in it is keyed by what it depends on.
+	 */
+	get provenance(): ProvenanceService {
+		this.provenanceService ??= new ProvenanceService(this.ctx);
+		return this.provenanceService;
+	}
+
+	/**
+	 * The archive of agents' transcripts, its Claude home found by the one rule (`claudeHomeDir`): the
+	 * workspace's agent settings (the defaults, with a warning, when that file is broken, unless the
+	 * caller read them itself), then the environment given — a hook's is the agent's own.
+	 */
+	transcripts(input: { env?: NodeJS.ProcessEnv; log?: Logger; settings?: AgentSettings } = {}): TranscriptArchive {
+		const log = input.log ?? this.ctx.log;
+		const settings = input.settings ?? agentSettingsOrDefaults(this.ctx.workspaceRoot, log);
+		return transcriptArchiveFor(this.ctx.workspaceRoot, { claudeHome: settings.claudeHome, env: input.env ?? process.env, log });
 	}
 
 	get store(): JournalStore {

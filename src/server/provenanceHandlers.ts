@@ -6,7 +6,6 @@
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { BatonError } from '../engine/errors';
 import { blameFile } from '../engine/provenance/blameReader';
-import { ProvenanceService } from '../engine/provenance/provenanceService';
 import type { BlameDto } from '../protocol/provenanceRpc';
 import { provenanceBlame } from '../protocol/provenanceRpc';
 import type { EngineHost } from './engineHost';
@@ -19,7 +18,7 @@ export function registerProvenanceHandlers(connection: MessageConnection, host: 
 			throw new BatonError('invalidInput', 'this workspace is not trusted: Baton runs no git here, so it shows no blame');
 		}
 		const engine = await host.get();
-		const blame = await blameFile(ProvenanceService.for(engine.ctx), params.file);
+		const blame = await blameFile(engine.provenance, params.file);
 		return { file: blame.file, lines: blame.lines.map(({ text: _text, ...line }) => line) };
 	});
 }

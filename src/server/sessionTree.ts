@@ -183,7 +183,7 @@ function sessionIdsOf(rows: readonly TreeRowDto[], out: string[] = []): string[]
 async function originsOf(engine: Engine, rows: readonly TreeRowDto[]): Promise<SessionOriginDto[]> {
 	const ids = sessionIdsOf(rows);
 	if (ids.length === 0) return [];
-	return (await engine.sync.origins(ids)).filter((o) => !o.local).map((o) => ({ sessionId: o.sessionId, machineName: o.machineName, author: o.author, local: o.local }));
+	return (await engine.sync.origins(ids)).filter((o) => !o.local);
 }
 
 /** The first request's answer; the prewarm after the first status computes it too, so its queries are warm when the view asks. */

@@ -5,12 +5,13 @@
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import type { Engine } from '../engine/engine';
 import * as rpc from '../protocol/syncRpc';
+import type { SyncNowResult } from '../engine/sync/syncShapes';
 import type { EngineHost } from './engineHost';
 import { actor, requestRegistrar } from './handlers';
 import { BatonError } from '../engine/errors';
 import { pushAll } from '../engine/arrays';
 
-async function pullAll(engine: Engine): Promise<rpc.SyncNowResultDto> {
+async function pullAll(engine: Engine): Promise<SyncNowResult> {
 	const enabled = (await engine.sync.status()).remotes.some((r) => r.enabled);
 	if (!enabled) {
 		return { pushed: [], fetched: 0, newEvents: 0, sessions: { added: 0, updated: 0 }, refused: [], refusedCount: 0 };
@@ -21,9 +22,7 @@ async function pullAll(engine: Engine): Promise<rpc.SyncNowResultDto> {
 
 export function registerSyncHandlers(connection: MessageConnection, host: EngineHost): void {
 	const on = requestRegistrar(connection);
-	on(rpc.syncStatus, async () => ({
-		remotes: (await (await host.get()).sync.status()).remotes.map((r) => ({ name: r.name, enabled: r.enabled, ahead: r.ahead, behind: r.behind, lastPush: r.lastPush, lastPull: r.lastPull, queued: r.queued, lastError: r.lastError })),
-	}));
+	on(rpc.syncStatus, async () => ({ remotes: (await (await host.get()).sync.status()).remotes }));
 	on(rpc.syncPull, () => host.write((engine) => pullAll(engine)));
 	on(rpc.syncNow, () =>
 		host.write(async (engine) => {
@@ -41,12 +40,7 @@ export function registerSyncHandlers(connection: MessageConnection, host: Engine
 	);
 	on(rpc.syncRemotes, async () => ({ remotes: await (await host.get()).sync.remotes() }));
 	// Writes (the sync state file): refused in an untrusted workspace, like a pull.
-	on(rpc.syncEnable, (params) =>
-		host.write(async (engine) => {
-			const enabled = await engine.sync.enable(params.remote, { transcripts: params.transcripts === true, untracked: params.untracked === true, timeline: params.timeline === true });
-			return { remote: enabled.remote, transcripts: enabled.transcripts, untracked: enabled.untracked, timeline: enabled.timeline };
-		}),
-	);
+	on(rpc.syncEnable, (params) => host.write((engine) => engine.sync.enable(params.remote, { transcripts: params.transcripts === true, untracked: params.untracked === true, timeline: params.timeline === true })));
 	on(rpc.syncRetractable, async () => (await host.get()).sync.retractable());
 	on(rpc.syncRetract, (params) =>
 		host.write(async (engine) => {
@@ -58,7 +52,5 @@ export function registerSyncHandlers(connection: MessageConnection, host: Engine
 		}),
 	);
 	on(rpc.syncDisable, (params) => host.write(async (engine) => ({ remote: (await engine.sync.disable(params.remote)).remote })));
-	on(rpc.syncOrigins, async (params) => ({
-		origins: (await (await host.get()).sync.origins(params.sessionIds)).map((o) => ({ sessionId: o.sessionId, machineName: o.machineName, author: o.author, local: o.local })),
-	}));
+	on(rpc.syncOrigins, async (params) => ({ origins: await (await host.get()).sync.origins(params.sessionIds) }));
 }

@@ -2,15 +2,13 @@
  * The replay timeline over the protocol (src/protocol/timelineRpc.ts): the Replay view reads a
  * session's axis and one step at a time, opens files at a step's trees, and reverts a step.
  */
-import os from 'node:os';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
-import { claudeHomeDir, defaultAgentSettings, readAgentSettings } from '../engine/agentConfig/agentSettings';
-import { TranscriptArchive } from '../engine/transcripts/transcriptArchive';
+import type { TranscriptArchive } from '../engine/transcripts/transcriptArchive';
 import { BatonError } from '../engine/errors';
 import type { Engine } from '../engine/engine';
 import type { Logger } from '../engine/ports';
 import { stepTranscript } from '../engine/timeline/stepTranscript';
-import { TimelineService } from '../engine/timeline/timelineService';
+import type { TimelineService } from '../engine/timeline/timelineService';
 import * as rpc from '../protocol/timelineRpc';
 import type { EngineHost } from './engineHost';
 import { localUser, requestRegistrar } from './handlers';
@@ -19,13 +17,13 @@ export function registerTimelineHandlers(connection: MessageConnection, host: En
 	const on = requestRegistrar(connection);
 	const service = async (): Promise<{ engine: Engine; timeline: TimelineService }> => {
 		const engine = await host.get();
-		return { engine, timeline: new TimelineService(engine.ctx, engine.checkpoints) };
+		return { engine, timeline: engine.timeline };
 	};
 	on(rpc.timelineGet, async ({ sessionId }) => {
 		const { engine, timeline } = await service();
 		const result = await timeline.timeline(sessionId ?? null);
 		const session = await engine.briefings.get(result.session).catch(() => null);
-		return { session: result.session, sessionName: session?.name ?? null, entries: result.entries as rpc.TimelineEntryDto[], you: localUser() };
+		return { session: result.session, sessionName: session?.name ?? null, entries: result.entries, you: localUser() };
 	});
 	on(rpc.timelineStep, async ({ id }) => {
 		const { engine, timeline } = await service();
@@ -34,19 +32,12 @@ export function registerTimelineHandlers(connection: MessageConnection, host: En
 		const prompt = entries.find((e) => e.type === 'prompt' && e.turn === step.turn);
 		let archive: TranscriptArchive | null = null;
 		try {
-			const settings = (() => {
-				try {
-					return readAgentSettings(engine.ctx.workspaceRoot);
-				} catch {
-					return defaultAgentSettings();
-				}
-			})();
-			archive = new TranscriptArchive({ workspaceRoot: engine.ctx.workspaceRoot, claudeHome: claudeHomeDir(settings, process.env, os.homedir()), log });
+			archive = engine.transcripts({ log });
 		} catch (error) {
 			log.warn(`transcript archive unavailable: ${(error as Error).message}`);
 		}
 		return {
-			step: step as rpc.TimelineStepDto,
+			step,
 			filesNow: await timeline.filesNow(step),
 			transcript: stepTranscript(archive, step.sessionId, step, prompt?.type === 'prompt' ? prompt.text : null),
 		};

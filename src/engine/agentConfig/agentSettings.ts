@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
 import { BatonError } from '../errors';
+import type { Logger } from '../ports';
 import { batonDir } from '../workspace';
 
 /** Characters of briefing an agent gets at session start unless `.baton/agents.json` says otherwise. */
@@ -72,7 +73,12 @@ export function defaultAgentSettings(): AgentSettings {
 	return agentSettingsSchema.parse({});
 }
 
-/** Where Claude Code keeps its projects: the setting, `BATON_CLAUDE_HOME`, `CLAUDE_CONFIG_DIR`, or `~/.claude`. */
-export function claudeHomeDir(settings: Pick<AgentSettings, 'claudeHome'>, env: NodeJS.ProcessEnv, homeDir: string): string {
-	return settings.claudeHome ?? env['BATON_CLAUDE_HOME'] ?? env['CLAUDE_CONFIG_DIR'] ?? path.join(homeDir, '.claude');
+/** The workspace's agent settings, or the defaults with a warning when `.baton/agents.json` is broken (a hook, the backend: never refused for it). */
+export function agentSettingsOrDefaults(workspaceRoot: string, log: Logger): AgentSettings {
+	try {
+		return readAgentSettings(workspaceRoot);
+	} catch (error) {
+		log.warn(`${(error as Error).message}; using the default agent settings`);
+		return defaultAgentSettings();
+	}
 }

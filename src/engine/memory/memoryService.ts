@@ -9,10 +9,8 @@
  * outside the write lock). Staleness is computed in a pass (`refreshStaleness`) that the engine runs
  * before a briefing is computed, and marked on the rows.
  */
-import os from 'node:os';
-import path from 'node:path';
 import { asc, eq, isNull } from 'drizzle-orm';
-import { TranscriptArchive } from '../transcripts/transcriptArchive';
+import type { TranscriptArchive } from '../transcripts/transcriptArchive';
 import type { Excerpt } from '../transcripts/transcriptExcerpts';
 import { audit } from '../audit';
 import type { CheckpointService } from '../checkpoints/checkpointService';
@@ -45,6 +43,8 @@ export class MemoryService {
 	constructor(
 		private readonly ctx: EngineContext,
 		private readonly checkpoints: CheckpointService,
+		/** The engine's transcript archive (engine.ts: one rule for the agents' homes). */
+		private readonly openArchive: () => TranscriptArchive,
 	) {
 		ctx.events.on((event, db) => {
 			if (event.type === 'session.ended') {
@@ -185,9 +185,9 @@ export class MemoryService {
 		return out.sort((a, b) => (a.at ?? '').localeCompare(b.at ?? ''));
 	}
 
-	/** Baton's transcript archive, read only here (the Claude home is needed only to sync, which this never does). */
+	/** Baton's transcript archive, read only here. */
 	private transcripts(): TranscriptArchive {
-		this.archive ??= new TranscriptArchive({ workspaceRoot: this.ctx.workspaceRoot, claudeHome: path.join(os.homedir(), '.claude'), log: this.ctx.log });
+		this.archive ??= this.openArchive();
 		return this.archive;
 	}
 

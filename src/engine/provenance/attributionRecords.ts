@@ -8,23 +8,9 @@ import { and, asc, count, eq, gt, inArray, max } from 'drizzle-orm';
 import type { BatonDb } from '../storage/journalStore';
 import { sharedEvents } from '../storage/schema';
 
-export type Origin = 'agent' | 'human' | 'unknown';
+import type { LineOrigin } from './provenanceShapes';
 
-/** Who wrote one line, as far as Baton can tell. */
-export interface LineOrigin {
-	origin: Origin;
-	/** Baton's session id. */
-	session: string | null;
-	agent: string | null;
-	model: string | null;
-	turn: string | null;
-	/** An excerpt of the prompt that started the turn. */
-	prompt: string | null;
-	/** The timeline step that last wrote the line. */
-	step: number | null;
-	/** Placed by matching content after a rewrite, not by git's own rewrite pairs or the capture. */
-	recovered: boolean;
-}
+export type { LineOrigin, Origin } from './provenanceShapes';
 
 export interface OriginRange extends LineOrigin {
 	/** 1-based, inclusive, in the commit's blob. */

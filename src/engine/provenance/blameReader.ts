@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../errors';
 import { humanOrigin, originsByLine, unknownOrigin, type LineOrigin } from './attributionRecords';
+import type { BlameLine, BlameResult } from './provenanceShapes';
 import { matchLines } from './lineDiff';
 import type { ProvenanceService } from './provenanceService';
 import { batonDir } from '../workspace';
@@ -14,21 +15,7 @@ import { ShadowRepo } from '../checkpoints/shadowRepo';
 import { RepoGit, shadowRun, textLines } from './repoGit';
 import { ShadowBlobs, trackFile } from './stepHistory';
 
-export interface BlameLine extends LineOrigin {
-	line: number;
-	/** null for a line not committed yet. */
-	commit: string | null;
-	author: string | null;
-	/** When the commit was authored (ISO), null when uncommitted. */
-	time: string | null;
-	text: string;
-}
-
-export interface BlameResult {
-	file: string;
-	rev: string | null;
-	lines: BlameLine[];
-}
+export type { BlameLine, BlameResult } from './provenanceShapes';
 
 /** What the lines of one commit (from one path) share. */
 interface PorcelainSource {

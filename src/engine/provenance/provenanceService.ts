@@ -39,22 +39,6 @@ export class ProvenanceService {
 	/** Commits examined with nothing to say, and the inputs they were examined with. */
 	private readonly nothingToSay = new Map<string, string>();
 
-	private static readonly kept = new WeakMap<EngineContext, ProvenanceService>();
-
-	/**
-	 * The engine's one service: the daemon and the backend answer many commands with one engine, and
-	 * what the service keeps (the repository's layout, parsed records, file blames, commits with
-	 * nothing to say) then serves the next command too. Every cache in it is keyed by what it depends on.
-	 */
-	static for(ctx: EngineContext): ProvenanceService {
-		let service = ProvenanceService.kept.get(ctx);
-		if (!service) {
-			service = new ProvenanceService(ctx);
-			ProvenanceService.kept.set(ctx, service);
-		}
-		return service;
-	}
-
 	constructor(readonly ctx: EngineContext) {
 		this.shadow = new ShadowRepo(ctx.workspaceRoot, batonDir(ctx.workspaceRoot));
 		this.shadow.ensureEmptyConfig();

@@ -9,6 +9,7 @@ import { BatonError } from '../errors';
 import { withoutUrlCredentials } from '../text/urlCredentials';
 import { hostEnv, runGit } from '../checkpoints/gitProcess';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { PushedRef } from './syncShapes';
 import { userConfigEntries, userEnv, type ConfigEntry } from './userConfig';
 
 async function userGit(repo: string, args: readonly string[], okCodes: readonly number[] = []): Promise<{ text: string; code: number }> {
@@ -119,10 +120,7 @@ export async function fetchBatonRefs(shadow: ShadowRepo, url: string, name: stri
 	});
 }
 
-export interface PushedRef {
-	ref: string;
-	oid: string;
-}
+export type { PushedRef } from './syncShapes';
 
 /**
  * Pushes exactly these oids to exactly these refs and returns the refs the remote confirmed, each by

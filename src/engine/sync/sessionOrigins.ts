@@ -2,17 +2,9 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { BatonDb } from '../storage/journalStore';
 import { sharedEvents } from '../storage/schema';
+import type { SessionOrigin } from './syncShapes';
 
-export interface SessionOrigin {
-	sessionId: string;
-	machine: string;
-	machineName: string | null;
-	author: string | null;
-	/** Started on this machine. */
-	local: boolean;
-	/** The remote it was pulled from (null when local). */
-	remote: string | null;
-}
+export type { SessionOrigin } from './syncShapes';
 
 /** The sessions' origins (a session from before sync has no `session.started` event and is left out). */
 export function sessionOrigins(db: BatonDb, sessionIds: readonly string[], own: string): SessionOrigin[] {

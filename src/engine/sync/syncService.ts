@@ -23,10 +23,11 @@ import { pushWorthy, type AutoPushTarget } from './autoPush';
 import { addRetracted, applyRetractions, cannotUndo, readRetracted, retractedKind, selectRetracted, type RetractRequest } from './retraction';
 import { appendSharedEvent } from '../shared/sharedEvents';
 import { SharedTrees } from './sharedTrees';
-import type { LeftOutFile, RetractResult } from './syncShapes';
+import type { EnabledRemote, LeftOutFile, RemoteStatus, Retractable, RetractResult, SyncRemote } from './syncShapes';
 import { countAboveMark, freshAboveMark, freshByIds, localCheckpointCommits, readExportMark, writeExportMark } from './exportMark';
 import { projectEvents } from './projection';
 import { TranscriptSync } from './transcriptSync';
+import type { TranscriptArchive } from '../transcripts/transcriptArchive';
 import { TimelineSync } from './timelineSync';
 import { ownEventWriter } from './localEvents';
 import { pendingRecordEvents } from './recordEvents';
@@ -50,21 +51,7 @@ export interface PushResult {
 	leftOut?: LeftOutFile[];
 }
 
-export interface RemoteStatus {
-	name: string;
-	enabled: boolean;
-	transcripts: boolean;
-	/** Checkpoints share untracked files git would add too (`sync enable --untracked`). */
-	untracked: boolean;
-	/** Each step's changed files travel too (`sync enable --timeline`). */
-	timeline: boolean;
-	ahead: number;
-	behind: number;
-	lastPush: string | null;
-	lastPull: string | null;
-	queued: number;
-	lastError: string | null;
-}
+export type { RemoteStatus } from './syncShapes';
 
 const networkTimeoutMs = 5 * 60_000;
 
@@ -82,7 +69,9 @@ export class SyncService {
 		 * rewritten since (an amend, a rebase, a cherry-pick) get their attribution events now, so they
 		 * travel with this push instead of waiting for someone's next blame here.
 		 */
-		private readonly beforeExport?: () => Promise<unknown>,
+		private readonly beforeExport: () => Promise<unknown>,
+		/** The engine's transcript archive (engine.ts: one rule for the agents' homes). */
+		private readonly openArchive: () => TranscriptArchive,
 	) {}
 
 	private get root(): string {
@@ -102,7 +91,7 @@ export class SyncService {
 	}
 
 	private get transcripts(): TranscriptSync {
-		this.transcriptsCache ??= new TranscriptSync(this.ctx, this.shadow, this.refs);
+		this.transcriptsCache ??= new TranscriptSync(this.ctx, this.shadow, this.refs, this.openArchive);
 		return this.transcriptsCache;
 	}
 
@@ -116,7 +105,7 @@ export class SyncService {
 		return [this.refs.eventsRef, this.refs.checkpointsRef, ...(remote.transcripts ? [this.transcripts.ref] : []), ...(remote.timeline ? [this.timeline.ref] : [])];
 	}
 
-	async enable(remote: string, options: { transcripts?: boolean; untracked?: boolean; timeline?: boolean } = {}): Promise<{ remote: string; url: string; enabled: true; transcripts: boolean; untracked: boolean; timeline: boolean }> {
+	async enable(remote: string, options: { transcripts?: boolean; untracked?: boolean; timeline?: boolean } = {}): Promise<EnabledRemote> {
 		// Shown to the person (CLI, editor): never with the credential a URL may carry.
 		const url = withoutUrlCredentials(await remoteUrl(this.root, remote));
 		return this.withSyncLock(async () => {
@@ -129,7 +118,7 @@ export class SyncService {
 	}
 
 	/** The repository's git remotes and the ones sharing was enabled for (a remote since removed from git still shows). */
-	async remotes(): Promise<{ name: string; enabled: boolean; transcripts: boolean; untracked: boolean; timeline: boolean; inGit: boolean }[]> {
+	async remotes(): Promise<SyncRemote[]> {
 		const names = await remoteNames(this.root);
 		const state = readSyncState(this.root);
 		const all = [...new Set([...names, ...Object.keys(state.remotes)])].sort();
@@ -191,9 +180,7 @@ export class SyncService {
 
 	/** Writes this machine's new local events (and their checkpoints' commits) into its own refs. */
 	async export(): Promise<{ events: number; checkpoints: number }> {
-		if (this.beforeExport) {
-			await this.beforeExport().catch((error: Error) => this.ctx.log.warn(`sync: the commits made since the last push could not be attributed before it: ${error.message}`));
-		}
+		await this.beforeExport().catch((error: Error) => this.ctx.log.warn(`sync: the commits made since the last push could not be attributed before it: ${error.message}`));
 		return this.shadow.withLock(async () => {
 			await this.shadow.ensureInit(this.ctx.config.checkpoints.excludes);
 			const refs = this.refs;
@@ -413,7 +400,7 @@ export class SyncService {
 	}
 
 	/** What this machine recorded that a retraction can name (newest first): its checkpoints and its sessions. */
-	async retractable(limit = 200): Promise<{ checkpoints: { id: string; message: string | null; at: string }[]; sessions: { id: string; name: string | null; at: string }[] }> {
+	async retractable(limit = 200): Promise<Retractable> {
 		const own = machineIdentity(this.root).id;
 		const retracted = readRetracted(this.root).events;
 		return this.ctx.store.read((db) => {

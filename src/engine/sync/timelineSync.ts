@@ -25,7 +25,7 @@ import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
 import { atomicWriteFile } from '../storage/fsUtil';
 import { missingObjects } from '../timeline/timelineRetention';
-import { stepKind, type TimelineFile } from '../timeline/timelineTypes';
+import { stepKind, type TimelineFile } from '../timeline/timelineShapes';
 import { mkdirPrivate } from '../workspace';
 import type { EventRefs } from './eventRefs';
 import { fastImportArgs } from './eventRefs';

@@ -3,12 +3,11 @@
  * `refs/baton/transcripts/<machine>` when some enabled remote was enabled with `--transcripts`, and
  * a pull imports every other machine's transcripts ref it fetched into this machine's archive.
  */
-import os from 'node:os';
 import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
 import { machineIdentity } from '../shared/machineIdentity';
-import { TranscriptArchive } from '../transcripts/transcriptArchive';
+import type { TranscriptArchive } from '../transcripts/transcriptArchive';
 import type { EventRefs } from './eventRefs';
 import { dropTranscripts, exportTranscripts, maxTranscriptBytes, readTranscripts, transcriptsRefPrefix } from './transcriptRefs';
 import { readRetracted } from './retraction';
@@ -23,13 +22,15 @@ export class TranscriptSync {
 		private readonly ctx: EngineContext,
 		private readonly shadow: ShadowRepo,
 		private readonly refs: EventRefs,
+		/** The engine's transcript archive (engine.ts: one rule for the agents' homes). */
+		private readonly openArchive: () => TranscriptArchive,
 	) {
 		this.ref = `${transcriptsRefPrefix}${refs.machine}`;
 	}
 
-	/** Baton's archive, read and imported into only (the Claude home is needed only to parse, which this never does). */
+	/** Baton's archive, read and imported into only. */
 	private get archive(): TranscriptArchive {
-		this.archiveCache ??= new TranscriptArchive({ workspaceRoot: this.ctx.workspaceRoot, claudeHome: path.join(os.homedir(), '.claude'), log: this.ctx.log });
+		this.archiveCache ??= this.openArchive();
 		return this.archiveCache;
 	}
 

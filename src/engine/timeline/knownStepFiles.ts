@@ -10,7 +10,7 @@ import { cacheContent, cachedContent } from '../checkpoints/treeFromPaths';
 import { readObjects } from '../checkpoints/catFileBatch';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import { lineCounts, type LineCount } from './lineCounts';
-import type { TimelineFile } from './timelineTypes';
+import type { TimelineFile } from './timelineShapes';
 
 const plainMode = '100644';
 const maxBuilt = 64;

@@ -7,7 +7,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { BatonDb } from '../storage/journalStore';
-import { promptKind, stepKind } from './timelineTypes';
+import { promptKind, stepKind } from './timelineShapes';
 
 export interface LaterWork {
 	requests: number;

@@ -14,14 +14,9 @@ import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { FileChange } from '../checkpoints/treeDiff';
 import { assertRealFolders, assertWorkspacePaths, folderProblem, workspaceFile, workspacePathProblem } from '../checkpoints/workspacePaths';
+import type { FileNow, RevertOutcome } from './timelineShapes';
 
-export interface RevertOutcome {
-	reverted: string[];
-	skipped: { path: string; reason: string }[];
-}
-
-/** Where one of a step's files stands now, relative to what the step left. */
-export type FileNow = 'unchanged' | 'changed' | 'deleted';
+export type { FileNow, RevertOutcome } from './timelineShapes';
 
 /** Git's blob id of `bytes`, in the store's hash (sha1, or sha256 for a sha256 store). */
 export function blobId(bytes: Buffer, like: string): string {

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
-import type { TimelineFile } from './timelineTypes';
+import type { TimelineFile } from './timelineShapes';
 
 /** `base` with `paths` taken as they are in `source` (absent there: removed). The caller holds the shadow's lock. */
 export async function treeWithPaths(shadow: ShadowRepo, base: string, source: string, paths: readonly string[]): Promise<string> {

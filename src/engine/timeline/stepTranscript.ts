@@ -5,13 +5,9 @@
  */
 import type { TranscriptArchive } from '../transcripts/transcriptArchive';
 import type { Excerpt } from '../transcripts/transcriptExcerpts';
-import type { TimelineStep } from './timelineTypes';
+import type { TimelineStep, TranscriptLine } from './timelineShapes';
 
-export interface TranscriptLine {
-	role: 'user' | 'assistant' | 'tool' | 'error';
-	text: string;
-	current: boolean;
-}
+export type { TranscriptLine } from './timelineShapes';
 
 const before = 4;
 const after = 2;

@@ -11,7 +11,7 @@ import type { FileChange } from '../checkpoints/treeDiff';
 import { diffTrees } from '../checkpoints/treeDiff';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import { missingObjects } from './timelineRetention';
-import type { TimelineStep } from './timelineTypes';
+import type { TimelineStep } from './timelineShapes';
 
 const plainMode = '100644';
 

@@ -11,7 +11,7 @@
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { TimelineState } from './timelineState';
 import { readState, stateSessions, writeState } from './timelineState';
-import type { TimelineFile } from './timelineTypes';
+import type { TimelineFile } from './timelineShapes';
 import { keepSessionBlobs, sessionPacks } from './timelinePacks';
 import { keepKeyframe } from './treeCapture';
 

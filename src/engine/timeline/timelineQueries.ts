@@ -9,9 +9,9 @@ import type { BatonDb } from '../storage/journalStore';
 import type { SharedEvent } from '../storage/model';
 import { sharedEvents } from '../storage/schema';
 import { sessionEvents } from '../shared/sharedEvents';
-import { promptKind, stepKind, type TimelineEntry, type TimelinePrompt, type TimelineStep } from './timelineTypes';
+import { promptKind, stepKind, type TimelineEntry, type TimelinePrompt, type TimelineStep, type StepRecord } from './timelineShapes';
 
-export type StepRecord = TimelineStep & { id: string; sessionId: string; at: string };
+export type { StepRecord } from './timelineShapes';
 
 /** The session's axis: prompts, steps, checkpoints and approvals, oldest first. */
 export function readTimeline(db: BatonDb, sessionId: string): TimelineEntry[] {

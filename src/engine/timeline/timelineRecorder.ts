@@ -28,7 +28,7 @@ import { readState, takePending, writeState, type PendingCall, type TimelineStat
 import { splitByNamed, treeWithPaths } from './stepSplit';
 import { isCapturedTool, toolSummary } from './timelineTools';
 import { filesTouchedBy } from '../transcripts/editTools';
-import { promptKind, stepKind, type TimelineStep } from './timelineTypes';
+import { promptKind, stepKind, type TimelineStep } from './timelineShapes';
 import { pushAll } from '../arrays';
 
 export interface TimelineHooks {

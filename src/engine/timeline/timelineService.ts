@@ -7,26 +7,15 @@ import { readFileAt } from '../checkpoints/treeDiff';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
 import { activeSessions, getSession } from '../sessions/sessionQueries';
-import { filesNow, revertStep, type FileNow, type RevertOutcome } from './stepRevert';
+import { filesNow, revertStep, type FileNow } from './stepRevert';
 import { findStep, latestTimelineSession, readTimeline, stepOf, stepsNamingTree, type StepRecord } from './timelineQueries';
 import { recordedBlobs, recordedChanges, resolveTree, stepChanges, stepOnlyTrees } from './stepTrees';
 import { sessionEvents } from '../shared/sharedEvents';
 import { missingObjects, readPruned } from './timelineRetention';
-import { stepKind, type TimelineEntry, type TimelineStep } from './timelineTypes';
+import { stepKind, type RevertResult, type SessionTimeline, type TimelineEntry, type TimelineStep } from './timelineShapes';
 import { assertRealFolders, assertWorkspacePaths } from '../checkpoints/workspacePaths';
 
-export interface SessionTimeline {
-	session: string;
-	entries: TimelineEntry[];
-}
-
-export interface RevertResult extends RevertOutcome {
-	step: number;
-	sessionId: string;
-	dryRun: boolean;
-	/** The safety checkpoint taken first (null in a dry run). */
-	checkpoint: string | null;
-}
+export type { RevertResult, SessionTimeline } from './timelineShapes';
 
 export class TimelineService {
 	constructor(

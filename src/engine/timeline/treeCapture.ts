@@ -19,7 +19,7 @@ import { treeFromPaths, type BuiltTree } from '../checkpoints/treeFromPaths';
 import { diffTrees } from '../checkpoints/treeDiff';
 import { scheduleIndexCatchUp } from './indexCatchUp';
 import { knownStepFiles, noteBuilt } from './knownStepFiles';
-import type { TimelineFile } from './timelineTypes';
+import type { TimelineFile } from './timelineShapes';
 
 export type Capture = { tree: string; reason?: undefined } | { tree?: undefined; reason: string };
 

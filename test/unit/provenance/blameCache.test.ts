@@ -60,7 +60,7 @@ test('a kept blame is reused until the file, git or the records change', async (
 	// The kept service read only what was appended since its last read: the same as reading everything.
 	assert.deepEqual(await service.steps(), await engine.store.read((db) => readSteps(db)));
 	assert.deepEqual(await service.attributions(), await engine.store.read((db) => readAttributions(db)));
-	assert.equal(ProvenanceService.for(engine.ctx), ProvenanceService.for(engine.ctx), 'one service per engine (the daemon and the backend keep it)');
+	assert.equal(engine.provenance, engine.provenance, 'one service per engine (the daemon and the backend keep it)');
 	await assert.rejects(service.attribute(['no-such-rev']), (error: Error & { code?: string }) => error.code === 'notFound' && /no-such-rev is not a commit/.test(error.message));
 });
 

@@ -10,7 +10,6 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { TimelineService } from '../../../src/engine/timeline/timelineService';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
 import { actor } from '../helpers';
 import { StepRecorder } from '../provenance/recordSteps';
@@ -71,7 +70,7 @@ test('with --timeline a teammate’s Replay shows each shared step’s diff and 
 	git(w.b.root, ['pull', '-q', 'origin', 'main']);
 	await w.b.engine.sync.enable('origin');
 	await w.b.engine.sync.pull();
-	const replay = new TimelineService(w.b.engine.ctx, w.b.engine.checkpoints);
+	const replay = w.b.engine.timeline;
 	const steps = (await replay.timeline(session.id)).entries.filter((e) => e.type === 'step');
 	assert.equal(steps.length, 3);
 	const first = await replay.step(steps[0]!.id);

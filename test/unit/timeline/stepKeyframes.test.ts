@@ -18,8 +18,7 @@ import { packObjects, sessionPacks } from '../../../src/engine/timeline/timeline
 import { stepOf } from '../../../src/engine/timeline/timelineQueries';
 import { TimelineRecorder } from '../../../src/engine/timeline/timelineRecorder';
 import { maintainTimeline, missingObjects } from '../../../src/engine/timeline/timelineRetention';
-import { TimelineService } from '../../../src/engine/timeline/timelineService';
-import type { TimelineStep } from '../../../src/engine/timeline/timelineTypes';
+import type { TimelineStep } from '../../../src/engine/timeline/timelineShapes';
 import { toolEvent } from '../../ui/replaySession';
 import { openTestEngine } from '../helpers';
 
@@ -42,7 +41,7 @@ async function world(t: TestContext) {
 	};
 	const steps = async (): Promise<TimelineStep[]> => (await engine.store.read((db) => sessionEvents(db, session.id, ['timeline.step']))).map(stepOf);
 	const shadow = engine.checkpoints.shadow;
-	const service = new TimelineService(engine.ctx, engine.checkpoints);
+	const service = engine.timeline;
 	const git = (args: string[]) => shadow.gitText(args);
 	return { engine, root, session, write, step, steps, shadow, service, git };
 }

@@ -10,7 +10,6 @@ import { TranscriptArchive } from '../../../src/engine/transcripts/transcriptArc
 import { Engine } from '../../../src/engine/engine';
 import { silentLogger } from '../../../src/engine/ports';
 import { stepTranscript } from '../../../src/engine/timeline/stepTranscript';
-import { TimelineService } from '../../../src/engine/timeline/timelineService';
 import { tempDir } from '../helpers';
 import { agentCli, hookFixture, runBaton } from '../agents/agentCli';
 import { TranscriptWriter } from '../agents/transcriptWriter';
@@ -54,7 +53,7 @@ void it('shows the prompt, the assistant’s words and the step’s own tool cal
 
 	const engine = await Engine.open({ workspaceRoot: root, log: silentLogger });
 	try {
-		const step = await new TimelineService(engine.ctx, engine.checkpoints).step(String(1));
+		const step = await engine.timeline.step(String(1));
 		assert.equal(step.toolUseId, toolUseId);
 		const archive = new TranscriptArchive({ workspaceRoot: root, claudeHome, log: silentLogger });
 		const lines = stepTranscript(archive, step.sessionId, step, 'Shorten the token lifetime to 15 minutes');

@@ -1,8 +1,10 @@
 /**
  * The timeline's records (docs/records.md `timeline.step` / `timeline.prompt`, docs/replay.md): the
- * bodies as stored in shared events, and the per-session axis the CLI and the Replay view read.
+ * bodies as stored in shared events, the per-session axis the CLI and the Replay view read, and what
+ * the timeline service answers (one step's details, a revert). A shape file (docs/architecture.md §2,
+ * "One shape per record"): types and constants only, so the protocol names them with `import type`.
  */
-import type { ChangeKind } from '../checkpoints/treeDiff';
+import type { ChangeKind } from '../checkpoints/checkpointShapes';
 
 export interface TimelineFile {
 	path: string;
@@ -69,3 +71,55 @@ export type TimelineEntry =
 
 export const stepKind = 'timeline.step';
 export const promptKind = 'timeline.prompt';
+
+/** A step as read back: its body, its shared event's id, its session and when it was recorded. */
+export type StepRecord = TimelineStep & { id: string; sessionId: string; at: string };
+
+/** A session's axis. */
+export interface SessionTimeline {
+	session: string;
+	entries: TimelineEntry[];
+}
+
+/** A session's axis as the Replay view reads it: with the session's name, and this machine's user as the backend records a person (an approval of theirs reads "by you"). */
+export interface TimelineView extends SessionTimeline {
+	sessionName: string | null;
+	you: string | null;
+}
+
+/** Where one of a step's files stands now, relative to what the step left. */
+export type FileNow = 'unchanged' | 'changed' | 'deleted';
+
+/** The transcript around a step: the turn's prompt and the archived excerpts next to its tool call. */
+export interface TranscriptLine {
+	role: 'user' | 'assistant' | 'tool' | 'error';
+	text: string;
+	/** True for the step's own tool call. */
+	current: boolean;
+}
+
+/** One step with where its files stand now and the transcript around it. */
+export interface StepDetail {
+	step: StepRecord;
+	filesNow: { path: string; now: FileNow }[];
+	transcript: TranscriptLine[];
+}
+
+/** A file's text at a tree of a step (null when the tree does not hold it or it is binary). */
+export interface StepFileText {
+	text: string | null;
+	binary: boolean;
+}
+
+export interface RevertOutcome {
+	reverted: string[];
+	skipped: { path: string; reason: string }[];
+}
+
+export interface RevertResult extends RevertOutcome {
+	step: number;
+	sessionId: string;
+	dryRun: boolean;
+	/** The safety checkpoint taken first (null in a dry run). */
+	checkpoint: string | null;
+}

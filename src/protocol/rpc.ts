@@ -118,6 +118,8 @@ export const checkpointChanges = new RequestType<{ id: string }, ComparisonDto, 
 /** Extension → server: a file's text at a checkpoint (null when absent or binary). */
 export const checkpointFile = new RequestType<{ id: string; path: string }, { text: string | null; binary: boolean }, RpcErrorData>('checkpoint/file');
 /** Extension → server: roll the workspace back to a checkpoint (safety checkpoint first, never git history). */
+/** Extension → server: where rejecting a checkpoint offers to go back (the last approved one before it; the backend's notice names the same). */
+export const checkpointRollbackTarget = new RequestType<{ id: string }, { checkpoint: CheckpointDto; target: CheckpointDto | null }, RpcErrorData>('checkpoint/rollbackTarget');
 export const checkpointRollback = new RequestType<{ id: string; force?: boolean }, RollbackResultDto, RpcErrorData>('checkpoint/rollback');
 /** Server → extension: progress of a long snapshot (the first one of a workspace takes seconds). */
 export const checkpointProgress = new NotificationType<{ phase: string; done: number; total: number; message: string | null }>('checkpoint/progress');

@@ -222,6 +222,10 @@ export function registerCheckpointHandlers(connection: MessageConnection, host: 
 		const binary = bytes.subarray(0, 8192).includes(0);
 		return { text: binary ? null : bytes.toString('utf8'), binary };
 	});
+	on(rpc.checkpointRollbackTarget, async (params) => {
+		const { checkpoint, target } = await (await host.get()).checkpoints.rollbackTarget(params.id);
+		return { checkpoint: toCheckpointDto(checkpoint), target: target ? toCheckpointDto(target) : null };
+	});
 	on(rpc.checkpointRollback, (params) => host.write((engine) => engine.checkpoints.rollback(params.id, { actor: actor(), ...(params.force ? { force: true } : {}), onProgress })));
 }
 

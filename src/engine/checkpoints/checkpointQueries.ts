@@ -101,3 +101,15 @@ export function descendantsOf(db: BatonDb, ancestorId: string): Checkpoint[] {
 	}
 	return out.sort((a, b) => b.seq - a.seq);
 }
+
+/**
+ * Where a rejection offers to go back: the last checkpoint before `cp` that a person or the policy
+ * approved (auto-approved counts: a state the policy vouched for), the session's own first, else the
+ * workspace's (a rollback restores the whole workspace). Every channel asks this one rule: the
+ * backend's notice, the editor's offer (`checkpoint/rollbackTarget`).
+ */
+export function lastApprovedBefore(db: BatonDb, cp: Checkpoint): Checkpoint | undefined {
+	// A rollback's safety checkpoint is auto-approved only so it never asks; it holds the state being left, not a good one.
+	const good = (c: Checkpoint): boolean => c.seq < cp.seq && c.trigger !== 'pre-rollback' && (c.approvalStatus === 'approved' || c.approvalStatus === 'auto_approved');
+	return (cp.sessionId ? listCheckpoints(db, { sessionId: cp.sessionId, limit: 1000 }).find(good) : undefined) ?? listCheckpoints(db, { limit: 1000 }).find(good);
+}

@@ -17,7 +17,7 @@ import type { BatonDb } from '../storage/journalStore';
 import type { ApprovalPolicy, ApprovalStatus, Checkpoint, Rollback, Session } from '../storage/model';
 import { batonDir } from '../workspace';
 import { chooseResumePoint, type ResumePoint } from './approvalPolicy';
-import { getCheckpoint, headCheckpoint, listCheckpoints, listRollbacks } from './checkpointQueries';
+import { getCheckpoint, headCheckpoint, lastApprovedBefore, listCheckpoints, listRollbacks } from './checkpointQueries';
 import { decideCheckpoint, recordCheckpoint, updateCheckpoint, validateMetrics, writeSessionConfig, writeSessionMetrics } from './checkpointRecords';
 import { captureEnvironment, type HostEnvironment } from './environmentCapture';
 import { diffEnvironments } from './environmentDiff';
@@ -177,6 +177,14 @@ export class CheckpointService {
 
 	async get(id: string): Promise<Checkpoint> {
 		return this.ctx.store.read((db) => getCheckpoint(db, id));
+	}
+
+	/** A checkpoint and where rejecting it offers to go back (`lastApprovedBefore`), null when nothing approved comes before it. */
+	async rollbackTarget(id: string): Promise<{ checkpoint: Checkpoint; target: Checkpoint | null }> {
+		return this.ctx.store.read((db) => {
+			const checkpoint = getCheckpoint(db, id);
+			return { checkpoint, target: lastApprovedBefore(db, checkpoint) ?? null };
+		});
 	}
 
 	/** What the Pending Approvals view shows, newest first. */

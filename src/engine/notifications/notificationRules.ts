@@ -17,7 +17,7 @@
 import path from 'node:path';
 import type { BatonConfig, NotificationEvent } from '../config';
 import type { DomainEvent } from '../events';
-import { listCheckpoints, sessionSettingsOf } from '../checkpoints/checkpointQueries';
+import { lastApprovedBefore, listCheckpoints, sessionSettingsOf } from '../checkpoints/checkpointQueries';
 import { getSession } from '../sessions/sessionQueries';
 import type { BatonDb } from '../storage/journalStore';
 import type { Checkpoint, NotificationPriority, Session } from '../storage/model';
@@ -253,13 +253,6 @@ function rejectedActions(db: BatonDb, cp: Checkpoint): NotificationAction[] {
 	return approved
 		? [{ label: rollbackOfferLabel, cli: `baton checkpoint rollback ${approved.id}`, editor: 'Baton: Roll Back to Checkpoint' }]
 		: [{ label: 'Details', cli: `baton checkpoint show ${cp.id}`, editor: 'Baton: Compare Checkpoints' }];
-}
-
-/** The session's own last approved state first; else the workspace's (a rollback restores the whole workspace). */
-export function lastApprovedBefore(db: BatonDb, cp: Checkpoint): Checkpoint | undefined {
-	// A rollback's safety checkpoint is auto-approved only so it never asks; it holds the state being left, not a good one.
-	const good = (c: Checkpoint): boolean => c.seq < cp.seq && c.trigger !== 'pre-rollback' && (c.approvalStatus === 'approved' || c.approvalStatus === 'auto_approved');
-	return (cp.sessionId ? listCheckpoints(db, { sessionId: cp.sessionId, limit: 1000 }).find(good) : undefined) ?? listCheckpoints(db, { limit: 1000 }).find(good);
 }
 
 /** Escalation reasons are sentences; their kind (cost, duration, errors) keys de-duplication. */

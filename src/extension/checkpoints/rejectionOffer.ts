@@ -2,29 +2,20 @@
  * The one offer that follows a rejection, whichever way it was rejected (palette, tree, comparison
  * webview, review prompt, escalation dialog, the CLI or an agent): one toast per rejected checkpoint
  * naming it by number and label, whose button runs the rollback command (dialog, safety checkpoint,
- * restore) for the last approved checkpoint before it.
+ * restore) for the last approved checkpoint before it, as the backend answers it.
  */
 import * as vscode from 'vscode';
 import type { CheckpointDto } from '../../protocol/checkpointDto';
-import { checkpointList, sessionDetails } from '../../protocol/rpc';
+import { checkpointRollbackTarget, sessionDetails } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { CommandIds } from '../ids';
 
 /** The same words the backend's rejection notice uses on every channel. */
 export const rollbackOfferLabel = 'Roll Back to the Last Approved Checkpoint';
 
-const isApproved = (c: CheckpointDto): boolean => c.approvalStatus === 'approved' || c.approvalStatus === 'auto_approved';
-
 /** "#4 “Retries work”", "#4 (periodic)". */
 export function checkpointLabel(cp: Pick<CheckpointDto, 'seq' | 'message' | 'trigger'>): string {
 	return `#${cp.seq} ${cp.message?.trim() ? `“${cp.message.trim()}”` : `(${cp.trigger})`}`;
-}
-
-/** The session's own last approved state before `rejected`, else the workspace's (newest first in `all`). */
-export function lastApprovedBefore(all: readonly CheckpointDto[], rejected: CheckpointDto): CheckpointDto | undefined {
-	// A rollback's safety checkpoint is auto-approved only so it never asks; it holds the state being left, not a good one.
-	const good = (c: CheckpointDto): boolean => c.id !== rejected.id && c.seq < rejected.seq && c.trigger !== 'pre-rollback' && isApproved(c);
-	return (rejected.sessionId ? all.find((c) => c.sessionId === rejected.sessionId && good(c)) : undefined) ?? all.find(good);
 }
 
 export class RejectionOffers {
@@ -49,13 +40,15 @@ export class RejectionOffers {
 	}
 
 	private async show(checkpointId: string): Promise<void> {
-		const { checkpoints } = await this.workspace.request(checkpointList, { limit: 1000 });
-		const rejected = checkpoints.find((c) => c.id === checkpointId);
-		if (!rejected) {
-			this.workspace.log.warn(`Rejected checkpoint ${checkpointId} is no longer listed; no rollback to offer`);
+		// The backend answers where to go back (the same rule its notice uses on every channel).
+		let answer: { checkpoint: CheckpointDto; target: CheckpointDto | null };
+		try {
+			answer = await this.workspace.request(checkpointRollbackTarget, { id: checkpointId });
+		} catch (error) {
+			this.workspace.log.warn(`Rejected checkpoint ${checkpointId}: no rollback to offer (${(error as Error).message})`);
 			return;
 		}
-		const target = lastApprovedBefore(checkpoints, rejected);
+		const { checkpoint: rejected, target } = answer;
 		const session = await this.sessionName(rejected.sessionId);
 		const text = `Baton: rejected checkpoint ${checkpointLabel(rejected)}${session ? ` of “${session}”` : ''}.${target ? ` The last approved one is ${checkpointLabel(target)}.` : ' No approved checkpoint comes before it.'}`;
 		this.workspace.log.info(`${text} (${rejected.id}${target ? ` → ${target.id}` : ''})`);

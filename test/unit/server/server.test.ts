@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, it } from 'node:test';
 import { ResponseError } from 'vscode-jsonrpc/node';
 import { Engine } from '../../../src/engine/engine';
@@ -62,6 +64,33 @@ void describe('backend server over JSON-RPC', () => {
 				['knowledge', 'Keep retries in the adapter'],
 			],
 		);
+	});
+
+	void it('answers where a rejection offers to go back: the session’s last approved checkpoint before it, never a rollback’s safety checkpoint', async (t) => {
+		const workspace = tempDir(t);
+		fs.writeFileSync(path.join(workspace, 'app.js'), 'one\n');
+		const setup = await Engine.open({ workspaceRoot: workspace, log: new MemoryLogger(), create: true });
+		const { session } = await setup.sessions.start({ name: 'Retries', actor: 'test' });
+		const good = await setup.checkpoints.create({ trigger: 'manual', message: 'works', sessionId: session.id, actor: 'test' });
+		await setup.checkpoints.approve(good.id, { actor: 'test' });
+		fs.writeFileSync(path.join(workspace, 'app.js'), 'two\n');
+		const bad = await setup.checkpoints.create({ trigger: 'complete', message: 'breaks', sessionId: session.id, actor: 'test' });
+		await setup.checkpoints.reject(bad.id, { actor: 'test' });
+		setup.close();
+		const { connection } = startServer(t, workspace);
+		const answer = await connection.sendRequest(rpc.checkpointRollbackTarget, { id: bad.id });
+		assert.equal(answer.checkpoint.id, bad.id);
+		assert.equal(answer.target?.id, good.id);
+		const first = await connection.sendRequest(rpc.checkpointRollbackTarget, { id: good.id });
+		assert.equal(first.target, null, 'nothing approved comes before the first');
+		// After rolling back to it, the safety checkpoint (auto-approved) is no place to go back to.
+		await connection.sendRequest(rpc.checkpointRollback, { id: good.id, force: true });
+		fs.writeFileSync(path.join(workspace, 'app.js'), 'three\n');
+		const third = await connection.sendRequest(rpc.checkpointCreate, { trigger: 'manual', message: 'again', sessionId: session.id });
+		await connection.sendRequest(rpc.checkpointReject, { id: third.checkpoint.id });
+		assert.equal((await connection.sendRequest(rpc.checkpointRollbackTarget, { id: third.checkpoint.id })).target?.id, good.id);
+		const missing = await connection.sendRequest(rpc.checkpointRollbackTarget, { id: 'cp_20990101000000_abcdef' }).catch((e: unknown) => e);
+		assert.ok(missing instanceof ResponseError && (missing.data as rpc.RpcErrorData).code === 'notFound');
 	});
 
 	void it('notices writes by another process and announces them as external', async (t) => {

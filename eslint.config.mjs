@@ -80,13 +80,15 @@ export default tseslint.config(
 	// schemas, the extension is thin glue that talks to the server only through the protocol.
 	{
 		files: ['src/engine/**/*.ts'],
-		rules: { 'no-restricted-imports': layerRule('The engine never sees the editor, the server, the CLI or the protocol.', { layers: ['extension', 'server', 'cli', 'protocol', 'webview'], packages: ['vscode', 'vscode-jsonrpc'] }) },
+		rules: {
+			'no-restricted-imports': layerRule('The engine never sees the editor, the server, the CLI or the protocol.', { layers: ['extension', 'server', 'cli', 'protocol', 'webview', 'ui'], packages: ['vscode', 'vscode-jsonrpc'] }),
+		},
 	},
 	{
 		files: ['src/protocol/**/*.ts'],
 		rules: {
 			'no-restricted-imports': layerRule('The protocol holds only zod schemas and vscode-jsonrpc types.', {
-				layers: ['extension', 'server', 'cli', 'webview'],
+				layers: ['extension', 'server', 'cli', 'webview', 'ui'],
 				packages: ['vscode', 'drizzle-orm', 'drizzle-zod', 'sql.js', 'simple-git'],
 			}),
 			// The engine's shape files, as types only (erased from bundles); the rest of the engine never.
@@ -103,7 +105,7 @@ export default tseslint.config(
 	},
 	{
 		files: ['src/server/**/*.ts', 'src/cli/**/*.ts'],
-		rules: { 'no-restricted-imports': layerRule('The server and the CLI use the engine and the protocol, never the editor.', { layers: ['extension', 'webview'], packages: ['vscode'] }) },
+		rules: { 'no-restricted-imports': layerRule('The server and the CLI use the engine and the protocol, never the editor.', { layers: ['extension', 'webview', 'ui'], packages: ['vscode'] }) },
 	},
 	{
 		files: ['src/extension/**/*.ts'],
@@ -111,6 +113,15 @@ export default tseslint.config(
 			'no-restricted-imports': layerRule('The extension talks to the engine only through the server (the protocol).', {
 				layers: ['engine', 'server', 'cli', 'webview'],
 				packages: ['drizzle-orm', 'drizzle-zod', 'sql.js', 'simple-git'],
+			}),
+		},
+	},
+	{
+		files: ['src/ui/**/*.ts'],
+		rules: {
+			'no-restricted-imports': layerRule('What the extension and the webviews both draw runs in a browser too: the protocol only.', {
+				layers: ['engine', 'server', 'cli', 'extension', 'webview'],
+				packages: ['vscode', 'vscode-jsonrpc', 'drizzle-orm', 'drizzle-zod', 'sql.js', 'zod'],
 			}),
 		},
 	},

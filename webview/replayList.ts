@@ -4,7 +4,7 @@
  * Arrow keys move between steps (prompts, checkpoints and approvals are passed over), Home/End jump,
  * Enter opens the selected step's diff.
  */
-import { replayRowHeight as rowHeight, replayRowView } from '../src/protocol/replayRows';
+import { replayRowHeight as rowHeight, replayRowView } from '../src/ui/replayRows';
 import type { TimelineEntryDto } from '../src/protocol/timelineRpc';
 import { el } from './dom';
 const overscan = 8;
@@ -123,7 +123,7 @@ export class ReplayList {
 		this.spacer.replaceChildren(rows);
 	}
 
-	/** The same row the extension writes into the page's first screen (src/protocol/replayRows.ts), as DOM. */
+	/** The same row the extension writes into the page's first screen (src/ui/replayRows.ts), as DOM. */
 	private row(entry: TimelineEntryDto, index: number): HTMLElement {
 		const view = replayRowView(entry, this.you);
 		const selected = index === this.selected;

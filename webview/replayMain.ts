@@ -7,13 +7,14 @@
  * Talks to replayPanel.ts.
  */
 import '@vscode-elements/elements/dist/vscode-button/index.js';
+import type { HostToReplay, ReplayToHost } from '../src/protocol/replayMessages';
 import type { StepDetailDto, TimelineDto, TimelineEntryDto } from '../src/protocol/timelineRpc';
-import { replayHeading } from '../src/protocol/replayRows';
+import { replayHeading } from '../src/ui/replayRows';
 import { el } from './dom';
 import { ReplayList } from './replayList';
 
 interface VsCodeApi {
-	postMessage(message: unknown): void;
+	postMessage(message: ReplayToHost): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
@@ -104,13 +105,14 @@ function showTimeline(data: TimelineDto, focusStep?: number): void {
 }
 
 window.addEventListener('message', (event: MessageEvent<unknown>) => {
-	const m = event.data as { type?: string; data?: TimelineDto; detail?: StepDetailDto; message?: string; focusStep?: number };
-	if (m?.type === 'timeline' && m.data) {
+	// From the extension host (replayPanel.ts), which alone can post to this page.
+	const m = event.data as HostToReplay | undefined;
+	if (m?.type === 'timeline') {
 		// Its answer to `ready`, and the same session shown again later: the timeline as it is now, the selection kept.
 		showTimeline(m.data, m.focusStep);
-	} else if (m?.type === 'step' && m.detail) {
+	} else if (m?.type === 'step') {
 		showDetail(m.detail);
-	} else if (m?.type === 'error' && typeof m.message === 'string') {
+	} else if (m?.type === 'error') {
 		detail.replaceChildren(el('p', { class: 'error' }, m.message));
 	}
 });

@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 
 const root = path.resolve(__dirname, '../..');
 
-type Layer = 'protocol' | 'engine' | 'server' | 'cli' | 'extension' | 'webview';
+type Layer = 'protocol' | 'engine' | 'server' | 'cli' | 'extension' | 'webview' | 'ui';
 
 interface Rule {
 	/** Other layers it may import. */
@@ -61,8 +61,11 @@ const rules: Record<Layer, Rule> = {
 	engine: { layers: [], packages: ['zod', 'drizzle-orm', 'drizzle-zod', 'sql.js', 'simple-git', 'nodemailer'], nodeBuiltins: true },
 	server: { layers: ['engine', 'protocol'], packages: ['vscode-jsonrpc/node', 'zod'], nodeBuiltins: true },
 	cli: { layers: ['engine', 'protocol'], packages: ['zod', '@modelcontextprotocol/sdk'], nodeBuiltins: true, files: ['package.json'] },
-	extension: { layers: ['protocol'], packages: ['vscode', 'vscode-jsonrpc/node', 'zod'], nodeBuiltins: true, files: ['package.json'] },
-	webview: { layers: ['protocol'], packages: ['@vscode-elements/elements', 'zod'], nodeBuiltins: false },
+	extension: { layers: ['protocol', 'ui'], packages: ['vscode', 'vscode-jsonrpc/node', 'zod'], nodeBuiltins: true, files: ['package.json'] },
+	webview: { layers: ['protocol', 'ui'], packages: ['@vscode-elements/elements', 'zod'], nodeBuiltins: false },
+	// What the extension and the webviews both draw (a Replay row as the first screen's HTML and as the
+	// page's DOM, the page's stylesheet): browser-safe, so no Node, no editor, no engine.
+	ui: { layers: ['protocol'], packages: [], nodeBuiltins: false },
 };
 
 function layerOf(file: string): Layer | undefined {
@@ -292,6 +295,11 @@ void describe('architecture', () => {
 		assert.match(violation(path.join(root, 'src/extension/x.ts'), '../engine/engine') ?? '', /extension may not import engine/);
 		assert.match(violation(path.join(root, 'src/protocol/x.ts'), 'node:fs') ?? '', /built-ins/);
 		assert.match(violation(path.join(root, 'webview/x.ts'), 'vscode') ?? '', /may not import vscode/);
+		assert.match(violation(path.join(root, 'src/ui/x.ts'), 'vscode') ?? '', /ui may not import vscode/);
+		assert.match(violation(path.join(root, 'src/ui/x.ts'), 'node:fs') ?? '', /built-ins/);
+		assert.match(violation(path.join(root, 'src/ui/x.ts'), '../extension/ids') ?? '', /ui may not import extension/);
+		assert.match(violation(path.join(root, 'src/protocol/x.ts'), '../ui/replayRows') ?? '', /protocol may not import ui/);
+		assert.equal(violation(path.join(root, 'webview/x.ts'), '../src/ui/replayRows'), undefined);
 		assert.equal(violation(path.join(root, 'src/server/x.ts'), '../engine/engine'), undefined);
 	});
 

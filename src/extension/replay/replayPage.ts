@@ -10,8 +10,8 @@
  * page's script.
  */
 import type { TimelineDto } from '../../protocol/timelineRpc';
-import { replayHeading, replayRowView } from '../../protocol/replayRows';
-import { replayCss } from '../../protocol/replayStyles';
+import { replayHeading, replayRowView } from '../../ui/replayRows';
+import { replayCss } from '../../ui/replayStyles';
 import { escapeHtml } from '../webviews/escapeHtml';
 
 /** Rows written into the page: a screen of 1,320 px, more than the editor area shows at once. */

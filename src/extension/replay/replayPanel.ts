@@ -11,6 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { timelineGet, timelineRevert, timelineStep, type StepDetailDto, type TimelineDto } from '../../protocol/timelineRpc';
+import { replayToHost, type HostToReplay, type ReplayFromPage } from '../../protocol/replayMessages';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { command, pickSession, sessionIdOf } from '../commands/commandSupport';
 import { CommandIds } from '../ids';
@@ -21,36 +22,12 @@ import { openStepDiff } from './timelineDocuments';
 export const replayCommandId = CommandIds.replaySession;
 export const replayViewType = 'baton.replay';
 
-type Paint = { ms: number; entries: number; rows: number; fromCommandMs?: number };
-type FromPage = { type: 'ready' } | { type: 'select'; id: string } | { type: 'openDiff'; id: string; path?: string } | { type: 'revert'; id: string } | ({ type: 'painted' } & Paint);
+type Paint = Omit<Extract<ReplayFromPage, { type: 'painted' }>, 'type'>;
 
-function parseMessage(value: unknown): FromPage | null {
-	if (!value || typeof value !== 'object') {
-		return null;
-	}
-	const m = value as Record<string, unknown>;
-	const id = typeof m['id'] === 'string' && /^evt_[0-9A-Za-z_]{1,80}$/.test(m['id']) ? m['id'] : null;
-	switch (m['type']) {
-		case 'ready':
-			return { type: 'ready' };
-		case 'select':
-		case 'revert':
-			return id ? { type: m['type'], id } : null;
-		case 'openDiff':
-			return id ? { type: 'openDiff', id, ...(typeof m['path'] === 'string' ? { path: m['path'] } : {}) } : null;
-		case 'painted':
-			return typeof m['ms'] === 'number' && typeof m['entries'] === 'number'
-				? {
-						type: 'painted',
-						ms: m['ms'],
-						entries: m['entries'],
-						rows: typeof m['rows'] === 'number' ? m['rows'] : 0,
-						...(typeof m['fromCommandMs'] === 'number' && m['fromCommandMs'] >= 0 ? { fromCommandMs: m['fromCommandMs'] } : {}),
-					}
-				: null;
-		default:
-			return null;
-	}
+/** A message from the page, checked (an untrusted page): null when it is none of the Replay's. */
+function parseMessage(value: unknown): ReplayFromPage | null {
+	const parsed = replayToHost.safeParse(value);
+	return parsed.success ? parsed.data : null;
 }
 
 export class ReplayPanel implements vscode.Disposable {
@@ -100,7 +77,7 @@ export class ReplayPanel implements vscode.Disposable {
 			// The page is open on this session: its timeline as it is now, without reloading it (the selection stays).
 			// A page VS Code reloads later (hidden, then shown) asks again with `ready`: it gets this step too.
 			this.focusStep = focusStep ?? this.focusStep;
-			void panel.webview.postMessage({ type: 'timeline', data: timeline, ...(focusStep !== undefined ? { focusStep } : {}) });
+			void panel.webview.postMessage({ type: 'timeline', data: timeline, ...(focusStep !== undefined ? { focusStep } : {}) } satisfies HostToReplay);
 			return;
 		}
 		this.lastPaint = undefined;
@@ -128,8 +105,8 @@ export class ReplayPanel implements vscode.Disposable {
 		return panel;
 	}
 
-	private async onMessage(message: FromPage | null): Promise<void> {
-		const post = (m: unknown) => void this.panel?.webview.postMessage(m);
+	private async onMessage(message: ReplayFromPage | null): Promise<void> {
+		const post = (m: HostToReplay): void => void this.panel?.webview.postMessage(m);
 		try {
 			switch (message?.type) {
 				case 'ready':
@@ -196,7 +173,7 @@ export class ReplayPanel implements vscode.Disposable {
 		this.details.delete(id);
 		const skipped = result.skipped.length ? `; left alone: ${result.skipped.map((s) => `${s.path} (${s.reason})`).join(', ')}` : '';
 		void vscode.window.showInformationMessage(`Reverted ${result.reverted.length} file(s) of step ${result.step}${skipped}.`);
-		void this.panel?.webview.postMessage({ type: 'step', detail: await this.detail(id) });
+		void this.panel?.webview.postMessage({ type: 'step', detail: await this.detail(id) } satisfies HostToReplay);
 	}
 
 	private errorHtml(message: string): string {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { replayRowView } from '../../../src/protocol/replayRows';
+import { replayRowView } from '../../../src/ui/replayRows';
 import type { TimelineDto, TimelineEntryDto } from '../../../src/protocol/timelineRpc';
 import { firstScreenRows, firstScreenStart, replayPageHtml } from '../../../src/extension/replay/replayPage';
 import { escapeHtml } from '../../../src/extension/webviews/escapeHtml';

@@ -14,6 +14,7 @@ import { checkpointSchema, decisionSchema, issueLinkSchema, sessionSchema } from
 import type { ComparisonDto, FileChangeDto } from '../../../src/protocol/checkpointDto';
 import type { ForkNodeDto, SessionDetailsDto } from '../../../src/protocol/dto';
 import { webviewToHost } from '../../../src/protocol/webview';
+import { replayToHost } from '../../../src/protocol/replayMessages';
 
 const sessionId = 'ses_20250311093000_0a1b2c';
 const checkpointId = 'cp_20250312144600_b7a402';
@@ -297,5 +298,39 @@ void describe('the webview preview fixture', () => {
 		assert.ok(workingTree.from.fileStats.degraded && workingTree.from.fileStats.degradedReason, 'a degraded snapshot');
 		assert.ok(workingTree.from.fileStats.skippedTotal > workingTree.from.fileStats.skipped.length, 'more skipped files than listed');
 		assert.ok(workingTree.environment.note, 'a side without an environment snapshot');
+	});
+});
+
+void describe('Replay page → host messages', () => {
+	const id = 'evt_20250312144600_b7a402_000001';
+	void it('accepts exactly what the Replay page sends', () => {
+		for (const message of [
+			{ type: 'ready' },
+			{ type: 'select', id },
+			{ type: 'openDiff', id },
+			{ type: 'openDiff', id, path: 'src/app.ts' },
+			{ type: 'revert', id },
+			{ type: 'painted', ms: 12.5, entries: 5000, rows: 30, fromCommandMs: 180 },
+		]) {
+			assert.deepEqual(replayToHost.parse(message), message);
+		}
+		assert.deepEqual(replayToHost.parse({ type: 'painted', ms: 1, entries: 0 }), { type: 'painted', ms: 1, entries: 0, rows: 0 }, 'an older page without rows');
+	});
+
+	void it('refuses anything else: another id, a path of nothing, a time that is not one, an unknown type', () => {
+		for (const message of [
+			null,
+			'ready',
+			{ type: 'select', id: 'ses_20250311093000_0a1b2c' },
+			{ type: 'select', id: `${id}/../x` },
+			{ type: 'revert' },
+			{ type: 'openDiff', id, path: '' },
+			{ type: 'painted', ms: -1, entries: 1 },
+			{ type: 'painted', ms: Number.NaN, entries: 1 },
+			{ type: 'painted', ms: 1, entries: 1.5 },
+			{ type: 'runCommand', command: 'workbench.action.terminal.new' },
+		]) {
+			assert.equal(replayToHost.safeParse(message).success, false, JSON.stringify(message));
+		}
 	});
 });

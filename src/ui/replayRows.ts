@@ -3,8 +3,8 @@
  * the first screen of rows into the page's HTML (so they show before any script runs) and the page's
  * virtual list draws every row after that. One description keeps the two identical.
  */
-import { actorName } from './people';
-import type { TimelineDto, TimelineEntryDto } from './timelineRpc';
+import { actorName } from '../protocol/people';
+import type { TimelineDto, TimelineEntryDto } from '../protocol/timelineRpc';
 
 /** Every row is this tall: the virtual list positions rows by index, the first screen stacks them. */
 export const replayRowHeight = 44;

@@ -498,7 +498,7 @@ export class SyncService {
 		await this.recordPending();
 		const nowMs = this.ctx.clock.now();
 		const result = await this.ctx.store.write((db) => {
-			const merged = mergeWireEvents(this.ctx.store, db, wire, name, nowMs);
+			const merged = mergeWireEvents(db, wire, name, nowMs);
 			// The merged rows are the wire events as received: no need to read them back.
 			const projected = projectEvents(db, merged.events, own, this.ctx.store, { mergedAfter: merged.before });
 			useSharedTrees(db, sharedTrees);

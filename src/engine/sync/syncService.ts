@@ -71,6 +71,8 @@ const networkTimeoutMs = 5 * 60_000;
 export class SyncService {
 	private refsCache: EventRefs | undefined;
 	private writeOwn: ReturnType<typeof ownEventWriter> | undefined;
+	/** The store's data version at which no record was waiting to become an event (recordPending). */
+	private recordsSettledAt: number | undefined;
 	private transcriptsCache: TranscriptSync | undefined;
 	private timelineCache: TimelineSync | undefined;
 
@@ -247,12 +249,17 @@ export class SyncService {
 	private async recordPending(): Promise<void> {
 		this.writeOwn ??= ownEventWriter(this.ctx);
 		const write = this.writeOwn;
-		// A read first: most syncs have nothing to add, and a write is a commit.
-		if ((await this.ctx.store.read((db) => pendingRecordEvents(db))).length === 0) {
+		const store = this.ctx.store;
+		// A read first: most syncs have nothing to add, and a write is a commit. Nothing changed since a
+		// sync that found nothing (the store's data version says so) is not compared again, and rows
+		// found by the read are written as they are when nothing changed before the write.
+		const found = await store.read((db) => ({ version: store.dataVersion, rows: store.dataVersion === this.recordsSettledAt ? [] : pendingRecordEvents(db) }));
+		if (found.rows.length === 0) {
+			this.recordsSettledAt = found.version;
 			return;
 		}
-		await this.ctx.store.write((db) => {
-			const rows = pendingRecordEvents(db);
+		await store.write((db) => {
+			const rows = store.dataVersion === found.version ? found.rows : pendingRecordEvents(db);
 			if (rows.length > 0) {
 				write(db, rows);
 			}

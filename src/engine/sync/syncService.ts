@@ -21,7 +21,7 @@ import { EventRefs } from './eventRefs';
 import { keepLeftOut, takeLeftOut } from './leftOut';
 import { pushWorthy, type AutoPushTarget } from './autoPush';
 import { addRetracted, applyRetractions, cannotUndo, readRetracted, retractedKind, selectRetracted, type RetractRequest } from './retraction';
-import { appendSharedEvent } from '../shared/sharedEvents';
+import { appendSharedEvent, type NewSharedEvent } from '../shared/sharedEvents';
 import { SharedTrees } from './sharedTrees';
 import type { LeftOutFile, RetractResult } from './syncShapes';
 import { countAboveMark, freshAboveMark, freshByIds, localCheckpointCommits, readExportMark, writeExportMark } from './exportMark';
@@ -253,9 +253,8 @@ export class SyncService {
 		// A read first: most syncs have nothing to add, and a write is a commit. Nothing changed since a
 		// sync that found nothing (the store's data version says so) is not compared again, and rows
 		// found by the read are written as they are when nothing changed before the write.
-		const found = await store.read((db) => ({ version: store.dataVersion, rows: store.dataVersion === this.recordsSettledAt ? [] : pendingRecordEvents(db) }));
+		const found = await store.read((db) => ({ version: store.dataVersion, rows: this.pendingRecords(db) }));
 		if (found.rows.length === 0) {
-			this.recordsSettledAt = found.version;
 			return;
 		}
 		await store.write((db) => {
@@ -264,6 +263,19 @@ export class SyncService {
 				write(db, rows);
 			}
 		});
+	}
+
+	/** The records waiting to become events (recordEvents.ts), not compared again while the store has not changed since none were. */
+	private pendingRecords(db: BatonDb): NewSharedEvent[] {
+		const version = this.ctx.store.dataVersion;
+		if (version === this.recordsSettledAt) {
+			return [];
+		}
+		const rows = pendingRecordEvents(db);
+		if (rows.length === 0) {
+			this.recordsSettledAt = version;
+		}
+		return rows;
 	}
 
 	private async presentCommits(commits: readonly string[]): Promise<string[]> {
@@ -414,7 +426,7 @@ export class SyncService {
 	autoPushTarget(): AutoPushTarget {
 		return {
 			sharing: () => Object.values(readSyncState(this.root).remotes).some((r) => r.enabled),
-			worthy: () => this.ctx.store.read((db) => pushWorthy(db)),
+			worthy: () => this.ctx.store.read((db) => pushWorthy(db, (d) => this.pendingRecords(d))),
 			push: () => this.push(),
 		};
 	}

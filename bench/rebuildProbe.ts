@@ -42,7 +42,7 @@ async function main(): Promise<void> {
 				const t = performance.now();
 				await engine.store.write((db) => {
 					const c0 = process.cpuUsage();
-					const merged = mergeWireEvents(engine.store, db, wire, 'origin', Date.now());
+					const merged = mergeWireEvents(db, wire, 'origin', Date.now());
 					const c1 = process.cpuUsage();
 					phases.merge = (c1.user + c1.system - c0.user - c0.system) / 1000;
 					projectEvents(db, merged.events, own, engine.store, { mergedAfter: merged.before });

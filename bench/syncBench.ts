@@ -228,7 +228,7 @@ async function rebuildRow(root: string, events: number, rounds: number): Promise
 			times.push(
 				await time(() =>
 					engine.store.write((db) => {
-						const merged = mergeWireEvents(engine.store, db, wire, 'origin', Date.now());
+						const merged = mergeWireEvents(db, wire, 'origin', Date.now());
 						projectEvents(db, merged.events, own, engine.store, { mergedAfter: merged.before });
 					}),
 				),

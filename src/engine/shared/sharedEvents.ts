@@ -1,18 +1,20 @@
 /**
  * Writing and reading shared events (see schema.ts `shared_events` and docs/records.md). Local writes
- * go through `appendSharedEvent` inside the caller's `store.write`, so an event commits with the
+ * go through `appendSharedEvent(s)` inside the caller's `store.write`, so an event commits with the
  * change it records or not at all. Every string in a body is redacted before it is stored — the same
  * rules as the transcript archive — because an event may leave this machine. Events from a remote are
  * merged by `mergeSharedEvents`: a union by id, so receiving the same event twice, or in any order,
  * changes nothing.
  */
-import { and, asc, eq, gt, inArray, lt, max, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { redactSecrets } from '../text/redactSecrets';
 import { isoTime } from '../ids';
 import type { BatonDb } from '../storage/journalStore';
 import type { SharedEvent } from '../storage/model';
 import { sharedEvents } from '../storage/schema';
-import { idTimeProblem, isEventId, maxClockAheadMs, newEventId, ulid } from './eventId';
+import { eventMachine, eventTime, idTimeProblem, isEventId, maxClockAheadMs, newEventId, ulid } from './eventId';
+import { insertEvents } from './eventInsert';
+import { getPreparedOn } from '../storage/capturingDrizzle';
 import { inJsonList } from './sqlJsonList';
 import type { MachineIdentity } from './machineIdentity';
 import { bodyProblem } from './eventBodies';
@@ -30,41 +32,49 @@ export interface NewSharedEvent {
 export const maxEventBodyBytes = 256 * 1024;
 
 export function appendSharedEvent(db: BatonDb, machine: MachineIdentity, nowMs: number, event: NewSharedEvent): SharedEvent {
-	const body = redactDeep(event.body) as Record<string, unknown>;
-	const size = Buffer.byteLength(JSON.stringify(body));
-	if (size > maxEventBodyBytes) {
-		throw new Error(`a ${event.kind} event of ${size} bytes is over the ${maxEventBodyBytes}-byte limit for shared events`);
-	}
-	const row: SharedEvent = {
-		id: newEventId(nowMs, machine.id, greatestIdBefore(db, nowMs + maxClockAheadMs)),
-		kind: event.kind,
-		subject: event.subject,
-		sessionId: event.sessionId ?? null,
-		actor: event.actor,
-		machine: machine.id,
-		machineName: machine.name,
-		author: machine.author,
-		at: isoTime(nowMs),
-		body,
-		source: 'local',
-		receivedAt: isoTime(nowMs),
-	};
-	db.insert(sharedEvents).values(row).run();
-	return row;
+	return appendSharedEvents(db, machine, [{ nowMs, event }])[0] as SharedEvent;
 }
+
+/**
+ * Appends events in order inside the caller's write, with one lookup for the whole batch (the
+ * greatest id the store holds within `maxClockAheadMs` of the first event's time) and one prepared
+ * multi-row insert: each new id sorts after the one before it, which the batch keeps in memory
+ * (nothing else writes during the caller's write). With `ownOrder`, this machine's ids only ever go
+ * up in time as well: an event's time is at least one millisecond after this machine's last id
+ * (localEvents.ts). Ids from a remote whose clock is far ahead are never followed.
+ */
+export function appendSharedEvents(db: BatonDb, machine: MachineIdentity, events: readonly { nowMs: number; event: NewSharedEvent }[], options: { ownOrder?: boolean } = {}): SharedEvent[] {
+	if (events.length === 0) {
+		return [];
+	}
+	let previous = greatestIdBefore(db, (events[0] as { nowMs: number }).nowMs + maxClockAheadMs);
+	const rows: SharedEvent[] = [];
+	for (const { nowMs, event } of events) {
+		const body = redactDeep(event.body) as Record<string, unknown>;
+		const size = Buffer.byteLength(JSON.stringify(body));
+		if (size > maxEventBodyBytes) {
+			throw new Error(`a ${event.kind} event of ${size} bytes is over the ${maxEventBodyBytes}-byte limit for shared events`);
+		}
+		const ownMs = options.ownOrder && previous && eventMachine(previous) === machine.id && eventTime(previous) <= nowMs + maxClockAheadMs ? eventTime(previous) + 1 : 0;
+		const ms = Math.max(nowMs, ownMs);
+		const id = newEventId(ms, machine.id, previous);
+		previous = id;
+		const at = isoTime(ms);
+		rows.push({ id, kind: event.kind, subject: event.subject, sessionId: event.sessionId ?? null, actor: event.actor, machine: machine.id, machineName: machine.name, author: machine.author, at, body, source: 'local', receivedAt: at });
+	}
+	insertEvents(db, rows, 'local', 'at');
+	return rows;
+}
+
+const greatestIdSql = 'SELECT max(id) FROM shared_events WHERE id < ?';
 
 /**
  * The greatest event id the store holds from before `limitMs` (the primary key's index answers it):
  * a new local id sorts after it. Ids from a remote whose clock is far ahead are left out.
  */
 function greatestIdBefore(db: BatonDb, limitMs: number): string | null {
-	return (
-		db
-			.select({ id: max(sharedEvents.id) })
-			.from(sharedEvents)
-			.where(lt(sharedEvents.id, `evt_${ulid(limitMs, Buffer.alloc(10))}`))
-			.get()?.id ?? null
-	);
+	const top = getPreparedOn(db, greatestIdSql, [`evt_${ulid(limitMs, Buffer.alloc(10))}`])?.[0];
+	return typeof top === 'string' ? top : null;
 }
 
 /** The shape of an event as it travels (no local bookkeeping). */

@@ -12,7 +12,7 @@ const writeStatement = /^\s*(insert|update|delete|replace|create|alter|drop)\b/i
  * `capture()` returns a list is added to it: the journal record of the write in progress.
  */
 export function capturingDrizzle(statements: StatementCache, capture: () => [string, JournalParam[]][] | undefined): BatonDb {
-	return drizzle(statements.client(), {
+	const db = drizzle(statements.client(), {
 		schema,
 		logger: {
 			logQuery: (query: string, params: unknown[]) => {
@@ -23,4 +23,56 @@ export function capturingDrizzle(statements: StatementCache, capture: () => [str
 			},
 		},
 	});
+	Object.defineProperty(db, preparedKey, { value: { statements, capture } satisfies Prepared });
+	return db;
+}
+
+interface Prepared {
+	statements: StatementCache;
+	capture: () => [string, JournalParam[]][] | undefined;
+}
+
+/**
+ * Where a database keeps its statement cache and capture: a property under a key of the global
+ * symbol registry, not a module's own map, since the daemon hands a database made by one bundle
+ * (server.js) to engine code of another (the hook runtime's).
+ */
+const preparedKey = Symbol.for('baton.capturingDrizzle.prepared');
+
+function preparedOf(db: BatonDb): Prepared | undefined {
+	return (db as unknown as Record<symbol, Prepared | undefined>)[preparedKey];
+}
+
+/**
+ * Runs one writing statement of fixed text inside the write in progress on `db`, through the
+ * connection's statement cache, and records it in that write's journal record as drizzle's own are.
+ * Bulk writers use it with a text prepared once: building an ORM insert per row was most of their time.
+ * `bound` are the values SQLite is given (the same rows, maybe cheaper to bind), `params` what the
+ * journal keeps.
+ */
+export function execCapturedOn(db: BatonDb, sqlText: string, params: JournalParam[], bound: JournalParam[] = params): void {
+	const owner = preparedOf(db);
+	const into = owner?.capture();
+	if (!owner || !into) {
+		throw new Error('a captured statement runs only inside a write of the journal store');
+	}
+	const stmt = owner.statements.prepare(sqlText);
+	stmt.run(bound as never);
+	stmt.free();
+	into.push([sqlText, params]);
+}
+
+/** A read of fixed text through the connection's statement cache: the first row's values, or undefined. */
+export function getPreparedOn(db: BatonDb, sqlText: string, params: JournalParam[]): unknown[] | undefined {
+	const owner = preparedOf(db);
+	if (!owner) {
+		throw new Error('a prepared read runs only on a database of the journal store');
+	}
+	const stmt = owner.statements.prepare(sqlText);
+	try {
+		stmt.bind(params as never);
+		return stmt.step() ? (stmt.get() as unknown[]) : undefined;
+	} finally {
+		stmt.free();
+	}
 }

@@ -15,14 +15,19 @@ import { sql } from 'drizzle-orm';
 import type { Logger } from '../ports';
 import type { BatonDb } from '../storage/capturingDrizzle';
 import { pendingRecordEvents } from './recordEvents';
+import type { NewSharedEvent } from '../shared/sharedEvents';
 
 /** The local events a push is worth making for. */
 const worthKinds = ['handoff.written', 'checkpoint.decided', 'decision.recorded'];
 
-/** The newest local event worth a push (its rowid; 0: none), and whether a decision waits to become one. */
-export function pushWorthy(db: BatonDb): { top: number; pendingDecision: boolean } {
+/**
+ * The newest local event worth a push (its rowid; 0: none), and whether a decision waits to become
+ * one. `pending` lists the records waiting to become events (the sync service's, which skips the
+ * comparison while nothing changed since it found none).
+ */
+export function pushWorthy(db: BatonDb, pending: (db: BatonDb) => readonly NewSharedEvent[] = pendingRecordEvents): { top: number; pendingDecision: boolean } {
 	const top = db.all<{ top: number | null }>(sql`SELECT max(rowid) AS top FROM shared_events WHERE source = 'local' AND kind IN (SELECT value FROM json_each(${JSON.stringify(worthKinds)}))`)[0]?.top ?? 0;
-	return { top, pendingDecision: pendingRecordEvents(db).some((e) => worthKinds.includes(e.kind)) };
+	return { top, pendingDecision: pending(db).some((e) => worthKinds.includes(e.kind)) };
 }
 
 export interface AutoPushTarget {

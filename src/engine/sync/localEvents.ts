@@ -4,15 +4,13 @@
  * never disagree with the local tables). Only what a teammate needs travels: no environment snapshot,
  * no transcript, no absolute path (see docs/sync.md for what is and is not shared).
  */
-import { desc, lt } from 'drizzle-orm';
 import type { EngineContext } from '../context';
 import type { DomainEvent } from '../events';
 import type { BatonDb } from '../storage/journalStore';
 import type { Checkpoint, Session } from '../storage/model';
-import { sharedEvents } from '../storage/schema';
-import { eventMachine, eventTime, maxClockAheadMs, ulid } from '../shared/eventId';
+import { eventTime } from '../shared/eventId';
 import { machineIdentity, type MachineIdentity } from '../shared/machineIdentity';
-import { appendSharedEvent, type NewSharedEvent } from '../shared/sharedEvents';
+import { appendSharedEvents, type NewSharedEvent } from '../shared/sharedEvents';
 import { getSession } from '../sessions/sessionQueries';
 
 /** Registers the subscriber; returns the unsubscribe function. */
@@ -26,32 +24,27 @@ export function recordSharedEvents(ctx: EngineContext): () => void {
 	});
 }
 
-/** Appends this machine's events inside the caller's write, with ids that only ever go up. */
+/**
+ * Appends this machine's events inside the caller's write, with ids that only ever go up: two events
+ * of one change written in the same millisecond must still sort in the order they happened. One
+ * lookup per write, not per event (sharedEvents.ts `appendSharedEvents`): this machine's last id is
+ * the store's greatest within a day of now, and the batch keeps it in memory from there. An id further
+ * ahead is never followed, whoever it names: one merged by an older version (a remote's broken clock,
+ * or a forged id with this machine's suffix past the ULID range) would otherwise carry every later id
+ * of this machine with it, or fail every write.
+ */
 export function ownEventWriter(ctx: EngineContext): (db: BatonDb, rows: readonly NewSharedEvent[]) => void {
 	let machine: MachineIdentity | undefined;
 	let lastMs = 0;
 	return (db, rows) => {
 		machine ??= machineIdentity(ctx.workspaceRoot);
-		for (const row of rows) {
-			// Ids are the shared order: two events of one change written in the same millisecond must
-			// still sort in the order they happened, so this machine's ids only ever go up.
-			const now = ctx.clock.now();
-			lastMs = Math.max(now, lastMs + 1, lastOwnEventMs(db, machine.id, now) + 1);
-			appendSharedEvent(db, machine, lastMs, row);
+		const timed = rows.map((event) => ({ nowMs: Math.max(ctx.clock.now(), lastMs + 1), event }));
+		const written = appendSharedEvents(db, machine, timed, { ownOrder: true });
+		const last = written[written.length - 1];
+		if (last) {
+			lastMs = Math.max(lastMs, eventTime(last.id));
 		}
 	};
-}
-
-/**
- * The time of the greatest id the store holds within `maxClockAheadMs` of `nowMs`, when this machine
- * wrote it (else 0). An id further ahead is never followed, whoever it names: one merged by an older
- * version (a remote's broken clock, or a forged id with this machine's suffix past the ULID range)
- * would otherwise carry every later id of this machine with it, or fail every write.
- */
-function lastOwnEventMs(db: BatonDb, machine: string, nowMs: number): number {
-	const bound = `evt_${ulid(nowMs + maxClockAheadMs, Buffer.alloc(10))}`;
-	const last = db.select({ id: sharedEvents.id }).from(sharedEvents).where(lt(sharedEvents.id, bound)).orderBy(desc(sharedEvents.id)).limit(1).get();
-	return last && eventMachine(last.id) === machine ? eventTime(last.id) : 0;
 }
 
 function sharedEventsFor(event: DomainEvent, db: BatonDb): NewSharedEvent[] {

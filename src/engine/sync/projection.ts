@@ -201,7 +201,7 @@ export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownM
 		!(events.get(id) ?? []).some((e) => e.kind === 'checkpoint.recorded' && e.machine !== ownMachine) &&
 		db.select({ id: checkpoints.id }).from(checkpoints).where(eq(checkpoints.id, id)).get() !== undefined;
 	result.opinions = opinionsAmong(newEvents, isOwn);
-	result.records = projectRecords(db, newEvents);
+	result.records = projectRecords(db, store, newEvents);
 	result.unknownScopes = [...unknownScopes].sort();
 	return result;
 }

@@ -4,7 +4,9 @@
  * events in id order (recordFolds.ts), whatever order they arrived in.
  */
 import { and, eq, inArray } from 'drizzle-orm';
-import type { BatonDb } from '../storage/journalStore';
+import type { BatonDb, JournalStore } from '../storage/journalStore';
+import { inJsonList } from '../shared/sqlJsonList';
+import { insertRows } from './rawInsert';
 import type { SharedEvent } from '../storage/model';
 import type { WireEvent } from '../shared/sharedEvents';
 import { checkpoints, decisions, importRecords, memoryEntries, sessions, sharedEvents, tasks } from '../storage/schema';
@@ -23,7 +25,7 @@ export interface RecordCounts {
 
 const sharedRecordKinds = new Set<string>(recordKinds);
 
-export function projectRecords(db: BatonDb, pulled: readonly WireEvent[]): RecordCounts {
+export function projectRecords(db: BatonDb, store: JournalStore, pulled: readonly WireEvent[]): RecordCounts {
 	const counts: RecordCounts = { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 };
 	// A pull is mostly sessions and handoffs: the passes below look at these records' events alone.
 	const newEvents = pulled.filter((e) => sharedRecordKinds.has(e.kind));
@@ -31,26 +33,43 @@ export function projectRecords(db: BatonDb, pulled: readonly WireEvent[]): Recor
 		return counts;
 	}
 	const byKind = (kinds: readonly string[]): string[] => [...new Set(newEvents.filter((e) => kinds.includes(e.kind)).map((e) => e.subject))];
-	const sessionKnown = (id: unknown): id is string => typeof id === 'string' && db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, id)).get() !== undefined;
+	// Which sessions are held, asked once for every session the records name (not once per record).
+	const heldSessions = new Set(
+		selectIn(
+			db,
+			sessions,
+			newEvents.map((e) => e.sessionId).filter((id): id is string => typeof id === 'string'),
+		),
+	);
+	const sessionKnown = (id: unknown): id is string => typeof id === 'string' && heldSessions.has(id);
 
-	for (const e of newEvents) {
-		if (e.kind !== 'decision.recorded' || db.select({ id: decisions.id }).from(decisions).where(eq(decisions.id, e.subject)).get()) {
+	const decided = newEvents.filter((e) => e.kind === 'decision.recorded');
+	const heldDecisions = new Set(
+		selectIn(
+			db,
+			decisions,
+			decided.map((e) => e.subject),
+		),
+	);
+	const newDecisions: (typeof decisions.$inferInsert)[] = [];
+	for (const e of decided) {
+		if (heldDecisions.has(e.subject)) {
 			continue;
 		}
+		heldDecisions.add(e.subject);
 		const b = e.body;
-		db.insert(decisions)
-			.values({
-				id: e.subject,
-				sessionId: sessionKnown(e.sessionId) ? e.sessionId : null,
-				kind: b['kind'] === 'assumption' ? 'assumption' : 'decision',
-				text: str(b['text']) ?? '',
-				rationale: str(b['rationale']),
-				taskId: str(b['taskId']),
-				createdAt: str(b['createdAt']) ?? e.at,
-			})
-			.run();
-		counts.decisions++;
+		newDecisions.push({
+			id: e.subject,
+			sessionId: sessionKnown(e.sessionId) ? e.sessionId : null,
+			kind: b['kind'] === 'assumption' ? 'assumption' : 'decision',
+			text: str(b['text']) ?? '',
+			rationale: str(b['rationale']),
+			taskId: str(b['taskId']),
+			createdAt: str(b['createdAt']) ?? e.at,
+		});
 	}
+	insertRows(store, decisions, newDecisions);
+	counts.decisions += newDecisions.length;
 
 	const labelled = byKind(['checkpoint.labels']);
 	for (const [id, list] of allEvents(db, labelled, ['checkpoint.recorded', 'checkpoint.labels'])) {
@@ -66,42 +85,7 @@ export function projectRecords(db: BatonDb, pulled: readonly WireEvent[]): Recor
 		counts.memory = projectMemory(db, newEvents, sessionKnown);
 	}
 
-	for (const [id, list] of allEvents(db, byKind(['task.changed']), ['task.changed'])) {
-		const f = foldTask(list);
-		const seq = /^T(\d+)$/.exec(id)?.[1];
-		const row = db.select().from(tasks).where(eq(tasks.id, id)).get();
-		if (!row) {
-			if (!seq || !f.title || !f.createdAt) {
-				continue; // Its creation has not arrived yet: the next pull brings it.
-			}
-			db.insert(tasks)
-				.values({
-					id,
-					seq: Number(seq),
-					title: f.title,
-					description: f.description ?? null,
-					type: oneOf(taskTypes, f.type, 'task'),
-					status: oneOf(taskStatuses, f.status, 'pending'),
-					priority: oneOf(taskPriorities, f.priority, 'medium'),
-					parentId: f.parentId ?? null,
-					phase: f.phase ?? null,
-					createdAt: f.createdAt,
-					updatedAt: f.updatedAt ?? f.createdAt,
-					completedAt: f.completedAt ?? null,
-					createdBySession: f.createdBySession ?? null,
-					completedBySession: f.completedBySession ?? null,
-				})
-				.run();
-			counts.tasks++;
-			continue;
-		}
-		// A type, status or priority this version does not know (a newer one's) leaves the column as it is.
-		const changed = Object.fromEntries(Object.entries(f).filter(([k, v]) => row[k as keyof typeof row] !== v && (!Object.hasOwn(taskEnums, k) || taskEnums[k]?.includes(v as string))));
-		if (Object.keys(changed).length > 0) {
-			db.update(tasks).set(changed).where(eq(tasks.id, id)).run();
-			counts.tasks++;
-		}
-	}
+	counts.tasks = projectTasks(db, store, byKind(['task.changed']));
 
 	for (const e of newEvents) {
 		if (e.kind !== 'import.recorded') {
@@ -126,6 +110,73 @@ export function projectRecords(db: BatonDb, pulled: readonly WireEvent[]): Recor
 		}
 	}
 	return counts;
+}
+
+/** Tasks are their `task.changed` events folded in id order: a task not held is inserted (all in a few statements), one held is updated where it differs. */
+function projectTasks(db: BatonDb, store: JournalStore, subjects: readonly string[]): number {
+	let changedTasks = 0;
+	const held = new Map<string, typeof tasks.$inferSelect>();
+	for (let i = 0; i < subjects.length; i += 5_000) {
+		for (const row of db
+			.select()
+			.from(tasks)
+			.where(inJsonList(tasks.id, subjects.slice(i, i + 5_000)))
+			.all()) {
+			held.set(row.id, row);
+		}
+	}
+	const fresh: (typeof tasks.$inferInsert)[] = [];
+	for (const [id, list] of allEvents(db, subjects, ['task.changed'])) {
+		const f = foldTask(list);
+		const seq = /^T(\d+)$/.exec(id)?.[1];
+		const row = held.get(id);
+		if (!row) {
+			if (!seq || !f.title || !f.createdAt) {
+				continue; // Its creation has not arrived yet: the next pull brings it.
+			}
+			fresh.push({
+				id,
+				seq: Number(seq),
+				title: f.title,
+				description: f.description ?? null,
+				type: oneOf(taskTypes, f.type, 'task'),
+				status: oneOf(taskStatuses, f.status, 'pending'),
+				priority: oneOf(taskPriorities, f.priority, 'medium'),
+				parentId: f.parentId ?? null,
+				phase: f.phase ?? null,
+				createdAt: f.createdAt,
+				updatedAt: f.updatedAt ?? f.createdAt,
+				completedAt: f.completedAt ?? null,
+				createdBySession: f.createdBySession ?? null,
+				completedBySession: f.completedBySession ?? null,
+			});
+			continue;
+		}
+		// A type, status or priority this version does not know (a newer one's) leaves the column as it is.
+		const changed = Object.fromEntries(Object.entries(f).filter(([k, v]) => row[k as keyof typeof row] !== v && (!Object.hasOwn(taskEnums, k) || taskEnums[k]?.includes(v as string))));
+		if (Object.keys(changed).length > 0) {
+			db.update(tasks).set(changed).where(eq(tasks.id, id)).run();
+			changedTasks++;
+		}
+	}
+	insertRows(store, tasks, fresh);
+	return changedTasks + fresh.length;
+}
+
+/** The ids of `table` among `ids` (asked in a few statements, the list bound as JSON). */
+function selectIn(db: BatonDb, table: typeof sessions | typeof decisions, ids: readonly string[]): string[] {
+	const unique = [...new Set(ids)];
+	const out: string[] = [];
+	for (let i = 0; i < unique.length; i += 5_000) {
+		for (const r of db
+			.select({ id: table.id })
+			.from(table)
+			.where(inJsonList(table.id, unique.slice(i, i + 5_000)))
+			.all()) {
+			out.push(r.id);
+		}
+	}
+	return out;
 }
 
 /** Facts are inserted once per (kind, fingerprint); every copy's confirmations count. */

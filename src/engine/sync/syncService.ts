@@ -21,7 +21,7 @@ import { EventRefs } from './eventRefs';
 import { keepLeftOut, takeLeftOut } from './leftOut';
 import { pushWorthy, type AutoPushTarget } from './autoPush';
 import { addRetracted, applyRetractions, cannotUndo, readRetracted, retractedKind, selectRetracted, type RetractRequest } from './retraction';
-import { appendSharedEvent } from '../shared/sharedEvents';
+import { appendSharedEvent, type NewSharedEvent } from '../shared/sharedEvents';
 import { SharedTrees } from './sharedTrees';
 import type { EnabledRemote, LeftOutFile, RemoteStatus, Retractable, RetractResult, SyncRemote } from './syncShapes';
 import { countAboveMark, freshAboveMark, freshByIds, localCheckpointCommits, readExportMark, writeExportMark } from './exportMark';
@@ -58,6 +58,8 @@ const networkTimeoutMs = 5 * 60_000;
 export class SyncService {
 	private refsCache: EventRefs | undefined;
 	private writeOwn: ReturnType<typeof ownEventWriter> | undefined;
+	/** The store's data version at which no record was waiting to become an event (recordPending). */
+	private recordsSettledAt: number | undefined;
 	private transcriptsCache: TranscriptSync | undefined;
 	private timelineCache: TimelineSync | undefined;
 
@@ -234,16 +236,33 @@ export class SyncService {
 	private async recordPending(): Promise<void> {
 		this.writeOwn ??= ownEventWriter(this.ctx);
 		const write = this.writeOwn;
-		// A read first: most syncs have nothing to add, and a write is a commit.
-		if ((await this.ctx.store.read((db) => pendingRecordEvents(db))).length === 0) {
+		const store = this.ctx.store;
+		// A read first: most syncs have nothing to add, and a write is a commit. Nothing changed since a
+		// sync that found nothing (the store's data version says so) is not compared again, and rows
+		// found by the read are written as they are when nothing changed before the write.
+		const found = await store.read((db) => ({ version: store.dataVersion, rows: this.pendingRecords(db) }));
+		if (found.rows.length === 0) {
 			return;
 		}
-		await this.ctx.store.write((db) => {
-			const rows = pendingRecordEvents(db);
+		await store.write((db) => {
+			const rows = store.dataVersion === found.version ? found.rows : pendingRecordEvents(db);
 			if (rows.length > 0) {
 				write(db, rows);
 			}
 		});
+	}
+
+	/** The records waiting to become events (recordEvents.ts), not compared again while the store has not changed since none were. */
+	private pendingRecords(db: BatonDb): NewSharedEvent[] {
+		const version = this.ctx.store.dataVersion;
+		if (version === this.recordsSettledAt) {
+			return [];
+		}
+		const rows = pendingRecordEvents(db);
+		if (rows.length === 0) {
+			this.recordsSettledAt = version;
+		}
+		return rows;
 	}
 
 	private async presentCommits(commits: readonly string[]): Promise<string[]> {
@@ -394,7 +413,7 @@ export class SyncService {
 	autoPushTarget(): AutoPushTarget {
 		return {
 			sharing: () => Object.values(readSyncState(this.root).remotes).some((r) => r.enabled),
-			worthy: () => this.ctx.store.read((db) => pushWorthy(db)),
+			worthy: () => this.ctx.store.read((db) => pushWorthy(db, (d) => this.pendingRecords(d))),
 			push: () => this.push(),
 		};
 	}
@@ -485,7 +504,7 @@ export class SyncService {
 		await this.recordPending();
 		const nowMs = this.ctx.clock.now();
 		const result = await this.ctx.store.write((db) => {
-			const merged = mergeWireEvents(this.ctx.store, db, wire, name, nowMs);
+			const merged = mergeWireEvents(db, wire, name, nowMs);
 			// The merged rows are the wire events as received: no need to read them back.
 			const projected = projectEvents(db, merged.events, own, this.ctx.store, { mergedAfter: merged.before });
 			useSharedTrees(db, sharedTrees);

@@ -63,7 +63,7 @@ test('the merge stores exactly what the ORM insert stores, merges ids below, ins
 	const at = base + 60_000;
 	const results: { added: number; refused: number }[] = [];
 	for (const batch of [first, second]) {
-		const merged = await fast.store.write((db) => mergeWireEvents(fast.store, db, batch, 'origin', at));
+		const merged = await fast.store.write((db) => mergeWireEvents(db, batch, 'origin', at));
 		const expected = await orm.store.write((db) => mergeSharedEvents(db, batch, 'origin', at));
 		assert.deepStrictEqual(merged.added, expected.added);
 		assert.deepStrictEqual(merged.refused, expected.refused);

@@ -114,7 +114,7 @@ async function pullInto(t: test.TestContext, batches: readonly WireEvent[][], op
 	const { engine } = await openTestEngine(t);
 	for (const batch of batches) {
 		await engine.store.write((db) => {
-			const merged = mergeWireEvents(engine.store, db, batch, 'origin', Date.parse('2026-06-01T00:00:00Z'));
+			const merged = mergeWireEvents(db, batch, 'origin', Date.parse('2026-06-01T00:00:00Z'));
 			const added = new Set(merged.added);
 			projectEvents(
 				db,

@@ -7,10 +7,11 @@
  *   began until it answered. p95 of a hook's whole process; FAILED over 1 s. The row names the
  *   checkpoint's time and the longest stretch it held the daemon's event loop (daemon.log).
  * - 30 writers at once (`baton task add`, each a whole process) while another checkpoint runs: how
- *   many were refused (FAILED when any), and any acknowledged write not stored exactly once.
+ *   many were refused (FAILED when any), and any acknowledged write not stored exactly once; then the
+ *   same thirty with --no-daemon, each in a process of its own, waiting in the journal lock's line.
  *   npx tsx bench/lanesBench.ts [--quick]
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -38,10 +39,14 @@ export async function benchLanes(quick: boolean): Promise<BenchRow[]> {
 		if (warm.code !== 0) {
 			throw new Error(`baton session list failed: ${warm.stderr.slice(0, 200)}`);
 		}
-		return [await hooksBeside(cli, ws, files), await writersBeside(cli, ws)];
+		return [await hooksBeside(cli, ws, files), await writersBeside(cli, ws), await writersOnTheirOwn(cli, ws)];
 	} catch (error) {
 		const reason = (error as Error).message.split('\n')[0] ?? 'failed';
-		return [failed(`hook while a checkpoint runs in the daemon (${reason})`, '≤ 1,000 ms p95'), failed(`${writers} writers at once (${reason})`, 'refused 0')];
+		return [
+			failed(`hook while a checkpoint runs in the daemon (${reason})`, '≤ 1,000 ms p95'),
+			failed(`${writers} writers at once (${reason})`, 'refused 0'),
+			failed(`${writers} writers at once in processes of their own (${reason})`, 'refused 0'),
+		];
 	} finally {
 		for (const pid of daemonPids(ws)) {
 			process.kill(pid, 'SIGKILL');
@@ -68,6 +73,7 @@ async function hooksBeside(cli: string, ws: string, files: number): Promise<Benc
 	});
 	await began(ws, from, state);
 	const times: number[] = [];
+	const base: number[] = [];
 	const session = '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33';
 	const payload = (event: string, extra: Record<string, unknown>): string => JSON.stringify({ session_id: session, cwd: ws, hook_event_name: event, transcript_path: path.join(ws, 'none.jsonl'), ...extra });
 	// Each hook starts while the checkpoint runs (the last may end after it).
@@ -79,6 +85,10 @@ async function hooksBeside(cli: string, ws: string, files: number): Promise<Benc
 			throw new Error(`baton hook exited ${run.code}: ${run.stderr.slice(0, 200)}`);
 		}
 		times.push(Date.now() - t);
+		// Beside each hook, Node starting and doing nothing, on the same loaded machine: what a hook's process costs at all.
+		const b = Date.now();
+		await new Promise((resolve) => spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' }).on('close', resolve));
+		base.push(Date.now() - b);
 	}
 	const result = await checkpoint;
 	const took = Date.now() - started;
@@ -91,9 +101,9 @@ async function hooksBeside(cli: string, ws: string, files: number): Promise<Benc
 		name: `baton hook (prompts, session starts) while a ${files}-file checkpoint runs in the daemon (${times.length} hooks; the checkpoint took ${took} ms, held the event loop up to ${held} ms at a stretch; p95 ${p95} ms)`,
 		ours: median(times),
 		oursP99: percentile(times, 99),
-		baseline: Number.NaN,
-		baselineName: '—',
-		ratio: Number.NaN,
+		baseline: median(base),
+		baselineName: 'node -e 0, run after each hook',
+		ratio: median(times) / median(base),
 		target: 'p95 ≤ 1,000 ms',
 		passed: p95 <= 1_000,
 	};
@@ -119,6 +129,34 @@ async function writersBeside(cli: string, ws: string): Promise<BenchRow> {
 	const wrong = counts.lost + counts.refusedButStored + counts.storedTwice;
 	return {
 		name: `${writers} writers at once (baton task add) beside a checkpoint in the daemon: refused ${counts.refused}, acknowledged ${counts.acknowledged}, lost ${counts.lost}, stored twice ${counts.storedTwice} (all done in ${all} ms; load ${os.loadavg()[0]?.toFixed(1)})`,
+		ours: median(times),
+		oursP99: percentile(times, 99),
+		baseline: Number.NaN,
+		baselineName: '—',
+		ratio: Number.NaN,
+		target: 'refused 0',
+		passed: counts.refused === 0 && wrong === 0,
+	};
+}
+
+/** The same thirty writers with --no-daemon: each opens the store itself and waits in the journal lock's line. */
+async function writersOnTheirOwn(cli: string, ws: string): Promise<BenchRow> {
+	const titles = Array.from({ length: writers }, (_, i) => `own process ${i}`);
+	const started = Date.now();
+	const times: number[] = [];
+	const results: Result[] = await Promise.all(
+		titles.map(async (title) => {
+			const t = Date.now();
+			const r = await baton(cli, ws, ['--no-daemon', 'task', 'add', '--title', title, '--json']);
+			times.push(Date.now() - t);
+			return r;
+		}),
+	);
+	const all = Date.now() - started;
+	const counts = countWrites(results, titles, storedTitles(cli, ws));
+	const wrong = counts.lost + counts.refusedButStored + counts.storedTwice;
+	return {
+		name: `${writers} writers at once (baton --no-daemon task add), each in a process of its own: refused ${counts.refused}, acknowledged ${counts.acknowledged}, lost ${counts.lost}, stored twice ${counts.storedTwice} (all done in ${all} ms; load ${os.loadavg()[0]?.toFixed(1)})`,
 		ours: median(times),
 		oursP99: percentile(times, 99),
 		baseline: Number.NaN,

@@ -22,12 +22,13 @@ import { benchDaemon, formatDaemonRows } from './daemonBench';
 import { benchCapture } from './captureBench';
 import { benchDaemonCapture } from './daemonCaptureBench';
 import { benchFaults, formatFaults } from './faultBench';
+import { benchLanes } from './lanesBench';
 
 async function main(): Promise<void> {
 	const args = process.argv.slice(2);
 	const quick = args.includes('--quick');
 	const onlyArg = args.includes('--only') ? (args[args.indexOf('--only') + 1] ?? '') : '';
-	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'capture', 'blame', 'sync', 'synccli', 'daemon', 'agents', 'faults', 'editor']);
+	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'capture', 'blame', 'sync', 'synccli', 'daemon', 'lanes', 'agents', 'faults', 'editor']);
 	const rows: BenchRow[] = [];
 	const section = async (name: string, run: () => Promise<BenchRow[]>) => {
 		if (only.has(name)) {
@@ -51,6 +52,8 @@ async function main(): Promise<void> {
 	// Through the CLI and the daemon at history scale (1k and 10k sessions; `npx tsx bench/syncCliBench.ts --sessions 100000` for more).
 	await section('synccli', () => benchSyncCli(quick ? [200] : [1_000, 10_000], quick ? 1 : 3));
 	await section('agents', () => benchRealAgents(quick));
+	// Hooks beside a long checkpoint in the daemon, and thirty writers at once (docs/daemon.md, "Lanes").
+	await section('lanes', () => benchLanes(quick));
 	if (only.has('daemon')) {
 		// Whole processes through the warm workspace daemon vs `node -e 0`: medians and p95 of both sides.
 		process.stderr.write('running daemon…\n');

@@ -15,6 +15,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Engine } from '../engine/engine';
 import type { HookEvent } from '../engine/hookEvent';
 import { eventKey } from '../engine/hooks/hookClaims';
+import { wrapWrites } from './writeWrappers';
 
 /** Another copy of the event (live or spooled) recorded it first: this one changes nothing. */
 export class AlreadyRecorded extends Error {}
@@ -47,16 +48,16 @@ export class EventOnce {
 	/** Runs `fn` as this event: only writes on its behalf (its async context) are checked and tagged. */
 	async run<T>(engine: Engine, fn: () => Promise<T>): Promise<T> {
 		const store = engine.store;
-		const original = store.write;
 		const once = this.self();
-		store.write = function <R>(this: typeof store, write: Parameters<typeof original>[0]): Promise<R> {
+		// Its own wrapper beside other commands' (the daemon runs several at once: writeWrappers.ts).
+		const remove = wrapWrites(store, (write, next) => {
 			if (current.getStore() !== once || once.started) {
-				return original.call(this, write) as Promise<R>;
+				return next(write);
 			}
-			return original.call(this, (db) => {
+			return next((db) => {
 				if (once.started) {
 					// An earlier write of this event in the same group commit recorded the id.
-					return write(db) as R;
+					return write(db);
 				}
 				if (once.abandoned) {
 					throw new Abandoned(`${once.label}: its budget ran out and it was spooled`);
@@ -65,17 +66,17 @@ export class EventOnce {
 				if (seen > 0) {
 					throw new AlreadyRecorded(`${once.label}: already recorded (${once.id})`);
 				}
-				const result = write(db) as R;
+				const result = write(db);
 				store.execCaptured('INSERT OR IGNORE INTO client_requests (id, command, created_at) VALUES (?, ?, ?)', [once.id, once.label, new Date().toISOString()]);
 				once.started = true;
 				once.onFirstWrite?.();
 				return result;
-			}) as Promise<R>;
-		} as typeof original;
+			});
+		});
 		try {
 			return await current.run(this, fn);
 		} finally {
-			store.write = original;
+			remove();
 		}
 	}
 }

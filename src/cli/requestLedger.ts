@@ -8,6 +8,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Engine } from '../engine/engine';
+import { wrapWrites } from './writeWrappers';
 
 export interface RecordedAnswer {
 	/** Undefined when the command wrote but its daemon died before recording what it printed. */
@@ -36,31 +37,25 @@ export function runAsRequest<T>(requestId: string, fn: () => Promise<T>): Promis
 /**
  * Until the returned function is called, the command's first write also records the request id,
  * inside that write's transaction: the id is durable exactly when the change is. In the daemon the
- * engine is shared with the editor's requests, deliveries and timers, so a write carries the id only
- * when it is made on this command's behalf (its async context, `runAsRequest`); the daemon runs one
- * command at a time, so no other command's write can pick the id up.
+ * engine is shared with the editor's requests, deliveries, timers and other commands (its lanes), so a
+ * write carries the id only when it is made on this command's behalf (its async context,
+ * `runAsRequest`), and each command's wrapper comes and goes on its own (writeWrappers.ts).
  */
 export function tagWrites(engine: Engine, requestId: string, command: string): { wrote(): boolean; untag(): void } {
 	const store = engine.store;
-	const original = store.write;
 	let wrote = false;
-	store.write = function <T>(this: typeof store, fn: Parameters<typeof original>[0]): Promise<T> {
+	const untag = wrapWrites(store, (fn, next) => {
 		const mine = currentRequest.getStore() === requestId;
-		return original.call(this, (db) => {
-			const result = fn(db) as T;
+		return next((db) => {
+			const result = fn(db);
 			if (!wrote && mine) {
 				store.execCaptured('INSERT OR IGNORE INTO client_requests (id, command, created_at) VALUES (?, ?, ?)', [requestId, command, new Date().toISOString()]);
 				wrote = true;
 			}
 			return result;
-		}) as Promise<T>;
-	} as typeof original;
-	return {
-		wrote: () => wrote,
-		untag: () => {
-			store.write = original;
-		},
-	};
+		});
+	});
+	return { wrote: () => wrote, untag };
 }
 
 /** The answer of a command that wrote, for a client that asks again; old rows go in the same write. */

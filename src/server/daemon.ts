@@ -9,6 +9,7 @@ import crypto from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import { cliRun, daemonHello, daemonStatus, daemonStop, hookRun, type CliRunParams, type CliRunResult, type DaemonHelloParams } from '../protocol/rpc';
@@ -85,7 +86,6 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 	const connections = new Set<MessageConnection>();
 	const engines = options.engines;
 	let runCli: RunCli | undefined;
-	let queue: Promise<unknown> = Promise.resolve();
 	let idleTimer: NodeJS.Timeout | undefined;
 	let stopped = false;
 	// eslint-disable-next-line prefer-const -- stop() (declared above the assignment) clears it; a const there would be in its temporal dead zone
@@ -103,11 +103,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		}
 	};
 
-	// The command running now and how many wait behind it, for a refusal that names what held it.
-	let running: { words: string; since: number } | undefined;
-	let waiting = 0;
 	const queueBound = Number(process.env['BATON_DAEMON_QUEUE_MS'] ?? '');
 	const queueMs = Number.isFinite(queueBound) && queueBound > 0 ? queueBound : 60_000;
+	// Two lanes, each one command at a time in arrival order: long work (a large checkpoint, sync,
+	// import, a repair) runs in its own, so hooks and short commands keep answering beside it.
+	const lanes: Record<LaneName, Lane> = { short: newLane(), long: newLane() };
 
 	const run = (params: CliRunParams, hook: boolean): Promise<CliRunResult> => {
 		const argv = hook && params.argv[0] !== 'hook' ? ['hook', ...params.argv] : params.argv;
@@ -116,19 +116,21 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 			.filter((a) => !a.startsWith('-'))
 			.slice(0, 2)
 			.join(' ');
+		const lane = lanes[laneOf(argv)];
 		// A command waits for its turn at most `queueMs` (hooks: their client's spool bounds them); past
-		// it, it is refused before it did anything, naming the command that holds the queue.
+		// it, it is refused before it did anything, naming the command that holds its lane.
 		let refused = false;
 		let refuse: (answer: CliRunResult) => void = () => undefined;
 		const refusal = new Promise<CliRunResult>((resolve) => (refuse = resolve));
-		waiting++;
+		lane.waiting++;
 		const turnTimer = hook
 			? undefined
 			: setTimeout(() => {
 					refused = true;
+					const running = lane.running;
 					const holder = running
-						? `behind \`baton ${running.words}\` (running for ${Math.round((Date.now() - running.since) / 1000)} s) and ${Math.max(0, waiting - 1)} other command(s)`
-						: `behind ${Math.max(0, waiting - 1)} other command(s)`;
+						? `behind \`baton ${running.words}\` (running for ${Math.round((Date.now() - running.since) / 1000)} s) and ${Math.max(0, lane.waiting - 1)} other command(s)`
+						: `behind ${Math.max(0, lane.waiting - 1)} other command(s)`;
 					options.log('warn', `cli/run ${words} refused: no turn within ${queueMs} ms ${holder.replace(/`/g, '')}`);
 					refuse({
 						stdout: '',
@@ -136,27 +138,27 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 						exitCode: 1,
 					});
 				}, queueMs);
-		// One command at a time: commands were written for a process of their own, and the
+		// One command at a time per lane: commands were written for a process of their own, and the
 		// journal's lock serialises writers anyway.
-		const next = queue.then(async () => {
+		const next = lane.queue.then(async () => {
 			clearTimeout(turnTimer);
-			waiting--;
+			lane.waiting--;
 			if (refused) {
 				return { answer: undefined, deferred: undefined };
 			}
-			running = { words, since: Date.now() };
+			lane.running = { words, since: Date.now() };
 			try {
-				return await runOne(params, hook, argv, words);
+				return await runOne(params, hook, argv, words, lane === lanes.long);
 			} finally {
-				running = undefined;
+				lane.running = undefined;
 			}
 		});
-		// Work a command handed over after answering holds the queue: the next command sees its result.
-		queue = next.then((r) => r.deferred).catch(() => undefined);
+		// Work a command handed over after answering holds its lane: the next command sees its result.
+		lane.queue = next.then((r) => r.deferred).catch(() => undefined);
 		return Promise.race([next.then((r) => r.answer ?? refusal), refusal]);
 	};
 
-	const runOne = async (params: CliRunParams, hook: boolean, argv: string[], words: string): Promise<{ answer: CliRunResult; deferred: Promise<unknown> | undefined }> => {
+	const runOne = async (params: CliRunParams, hook: boolean, argv: string[], words: string, long: boolean): Promise<{ answer: CliRunResult; deferred: Promise<unknown> | undefined }> => {
 		if (process.env['BATON_TEST_FAULTS'] === '1' && Number(params.env['BATON_TEST_COMMAND_HOLDS_MS'] ?? 0) > 0) {
 			// Fault injection for the queue-bound test (a daemon started with BATON_TEST_FAULTS=1 only): a command that takes long.
 			await new Promise((resolve) => setTimeout(resolve, Number(params.env['BATON_TEST_COMMAND_HOLDS_MS'])));
@@ -168,6 +170,13 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 			await new Promise((resolve) => setTimeout(resolve, Number(params.env['BATON_TEST_DAEMON_SLOW_MS'])));
 		}
 		const began = Date.now();
+		// Long work says when it begins, and how long it held the event loop at most (what the lanes
+		// cannot help: every client waits that long), measured by Node's own event loop delay monitor.
+		const loop = long ? monitorEventLoopDelay({ resolution: 10 }) : undefined;
+		if (loop) {
+			loop.enable();
+			options.log('debug', `cli/run ${words} began in the long lane`);
+		}
 		let stdout = '';
 		let stderr = '';
 		const openedBefore = engines.opened;
@@ -196,9 +205,10 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		}
 		// Whether the command found the engine warm or had to open it (first use, or files replaced).
 		const opened = engines.opened > openedBefore;
+		loop?.disable();
 		options.log(
 			'debug',
-			`${hook ? 'hook/run' : 'cli/run'} ${words} → exit ${exitCode} in ${Date.now() - began} ms${opened ? ' (opened the engine)' : engines.lent > lentBefore ? ' (warm engine)' : ''}${deferred ? ' (answered; the rest runs after)' : ''}`,
+			`${hook ? 'hook/run' : 'cli/run'} ${words} → exit ${exitCode} in ${Date.now() - began} ms${opened ? ' (opened the engine)' : engines.lent > lentBefore ? ' (warm engine)' : ''}${deferred ? ' (answered; the rest runs after)' : ''}${loop ? ` (event loop held up to ${Math.round(loop.max / 1e6)} ms at a stretch)` : ''}`,
 		);
 		return { answer: { stdout, stderr, exitCode }, deferred };
 	};
@@ -267,8 +277,8 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 	}
 	// Hook events spooled while no daemon answered in time: recorded in order, between commands.
 	drainer = spoolDrainer(root, options, (work) => {
-		const next = queue.then(work);
-		queue = next.catch(() => undefined);
+		const next = lanes.short.queue.then(work);
+		lanes.short.queue = next.catch(() => undefined);
 		return next;
 	});
 	// The workspace (or its endpoint file) gone, or taken over by another daemon: this one serves nobody.
@@ -316,4 +326,45 @@ function spoolWaiting(root: string): boolean {
 	} catch {
 		return false;
 	}
+}
+
+type LaneName = 'short' | 'long';
+
+/** One lane of the daemon: its queue, the command running in it and how many wait (for a refusal that names what held it). */
+interface Lane {
+	queue: Promise<unknown>;
+	running: { words: string; since: number } | undefined;
+	waiting: number;
+}
+
+function newLane(): Lane {
+	return { queue: Promise.resolve(), running: undefined, waiting: 0 };
+}
+
+/**
+ * Commands whose work can take minutes on a large workspace or a slow remote: snapshots of the whole
+ * tree and restores, sync, import and export, repairs. Everything else (hooks included) is short.
+ */
+const longCommands = new Set([
+	'checkpoint create',
+	'checkpoint rollback',
+	'timeline prune',
+	'sync push',
+	'sync pull',
+	'sync retract',
+	'import',
+	'export',
+	'provenance import',
+	'provenance export',
+	'transcripts sync',
+	'issue sync',
+	'doctor',
+]);
+
+export function laneOf(argv: readonly string[]): LaneName {
+	const words = argv.filter((a) => !a.startsWith('-'));
+	if (words[0] === 'hook') {
+		return 'short';
+	}
+	return longCommands.has(words.slice(0, 2).join(' ')) || longCommands.has(words[0] ?? '') ? 'long' : 'short';
 }

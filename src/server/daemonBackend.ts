@@ -7,6 +7,9 @@
  * window that connects brings its settings (the last one to speak wins) and its SecretStorage is asked
  * in turn, newest window first, before the process's own environment. Data changes and `editor`
  * notifications go to every connected window.
+ *
+ * Several commands may hold the engine at once (the daemon's lanes, docs/daemon.md): what belongs to
+ * one command — its environment, where its warnings go — is async-local, never per-process state.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import fs from 'node:fs';
@@ -19,6 +22,7 @@ import type { Logger } from '../engine/ports';
 import { envSecretSource, type SecretSource } from '../engine/secrets';
 import type { NotificationShowDto } from '../protocol/notificationDto';
 import { checkpointProgress, dataDidChange, notificationShow, secretGet } from '../protocol/rpc';
+import { EngineGate } from './engineGate';
 import { EngineHost } from './engineHost';
 
 /** How long one window may take to answer `secret/get` before the next source is asked. */
@@ -45,10 +49,16 @@ export interface DaemonBackendOptions {
 	secretsFromProcessEnv: boolean;
 }
 
-/** The command running now (the daemon runs one at a time): its warnings and its environment's secrets. */
+/** A command holding the engine: its warnings and its environment's secrets. */
 interface CommandIo {
 	stderr(text: string): void;
 	env: NodeJS.ProcessEnv;
+}
+
+/** What one command's async call chain carries (see asCommand): its environment, and its io once it holds the engine. */
+interface CommandScope {
+	env: NodeJS.ProcessEnv;
+	io: CommandIo | undefined;
 }
 
 interface Signature {
@@ -62,12 +72,10 @@ export class DaemonBackend {
 	private readonly editors: MessageConnection[] = [];
 	/** Every connection that hears data changes and checkpoint progress (windows; CLI connections never listen). */
 	private readonly listeners = new Set<MessageConnection>();
-	private command: CommandIo | undefined;
-	/** Settles when the command holding the engine releases it (a window's settings wait for that). */
-	private commandDone: Promise<void> = Promise.resolve();
-	private finishCommand: () => void = () => undefined;
-	/** The environment of the command this async call chain runs for (see asCommand). */
-	private readonly commandEnv = new AsyncLocalStorage<NodeJS.ProcessEnv>();
+	/** The command this async call chain runs for (see asCommand). */
+	private readonly commandScope = new AsyncLocalStorage<CommandScope>();
+	/** Commands share the engine; reopening it waits for them and keeps new ones out meanwhile. */
+	private readonly gate = new EngineGate();
 	private signature: Signature | undefined;
 	private readonly root: string;
 	/** Engines opened for commands (the daemon's log says whether a command found the engine warm). */
@@ -77,11 +85,19 @@ export class DaemonBackend {
 	constructor(private readonly options: DaemonBackendOptions) {
 		this.root = path.resolve(options.workspaceRoot);
 		const base = options.log;
-		// While a command runs, the engine's warnings are that command's, as in a process of its own.
+		// The engine's warnings on a command's behalf are that command's, as in a process of its own;
+		// the others (background work, a window's request) are the process's.
+		const commandIo = (): CommandIo | undefined => this.commandScope.getStore()?.io;
 		const log: Logger = {
 			info: (message) => base.info(message),
-			warn: (message) => (this.command ? this.command.stderr(`baton: warning: ${message}\n`) : base.warn(message)),
-			error: (message) => (this.command ? this.command.stderr(`baton: error: ${message}\n`) : base.error(message)),
+			warn: (message) => {
+				const io = commandIo();
+				return io ? io.stderr(`baton: warning: ${message}\n`) : base.warn(message);
+			},
+			error: (message) => {
+				const io = commandIo();
+				return io ? io.stderr(`baton: error: ${message}\n`) : base.error(message);
+			},
 		};
 		const secrets: SecretSource = { get: (name) => this.secret(name) };
 		const presenter: EditorPresenter = async ({ id, message }) => {
@@ -118,8 +134,10 @@ export class DaemonBackend {
 		}
 		this.listeners.add(connection);
 		if (settings) {
-			// Never under a running command's feet: new settings may reopen the engine it holds.
-			void this.commandDone.then(() => this.host.applySettings(settings.config, settings.hostEnvironment)).catch((error: unknown) => this.options.log.warn(`could not apply a window's settings: ${(error as Error).message}`));
+			// Never under a running command's feet: settings that reopen the engine wait until nobody holds
+			// it (newcomers wait meanwhile); the same settings again (every window's hello) wait for nobody.
+			const apply = (): Promise<void> => this.host.applySettings(settings.config, settings.hostEnvironment);
+			void (this.host.reopensFor(settings.config) ? this.gate.exclusive(apply) : apply()).catch((error: unknown) => this.options.log.warn(`could not apply a window's settings: ${(error as Error).message}`));
 		}
 	}
 
@@ -148,7 +166,7 @@ export class DaemonBackend {
 
 	/** Runs a CLI command or hook as its client (daemon.ts): its own deliveries use its environment's secrets. */
 	asCommand<T>(env: NodeJS.ProcessEnv, fn: () => Promise<T>): Promise<T> {
-		return this.commandEnv.run(env, fn);
+		return this.commandScope.run({ env, io: undefined }, fn);
 	}
 
 	/**
@@ -158,7 +176,7 @@ export class DaemonBackend {
 	 * test send) asks each window's SecretStorage, newest first, then (a window's backend) VS Code's environment.
 	 */
 	private async secret(name: Parameters<SecretSource['get']>[0]): Promise<string | undefined> {
-		const commandEnv = this.commandEnv.getStore();
+		const commandEnv = this.commandScope.getStore()?.env;
 		if (commandEnv) {
 			return envSecretSource(commandEnv).get(name);
 		}
@@ -182,32 +200,53 @@ export class DaemonBackend {
 	 * again when its files were replaced behind its back (a restore, a repair, a compaction by another
 	 * process), so a warm engine answers as a fresh process would; a journal that only grew is read by
 	 * the engine itself. Another workspace (rare: `--workspace` naming one inside this one) gets an
-	 * engine of its own for that command.
+	 * engine of its own for that command. Commands hold it side by side; a reopen happens only while
+	 * none holds it, and two commands that find it stale at once reopen it once (engineGate.ts).
 	 */
 	async acquire(workspaceRoot: string, io: CommandIo): Promise<Engine> {
-		this.command = io;
-		this.finishCommand();
-		this.commandDone = new Promise((resolve) => {
-			this.finishCommand = resolve;
-		});
+		const scope = this.commandScope.getStore();
+		if (scope) {
+			scope.io = io;
+		}
 		this.lent++;
 		if (path.resolve(workspaceRoot) !== this.root) {
 			this.opened++;
 			return Engine.open({ workspaceRoot, log: this.host.log, secrets: { get: (name) => envSecretSource(io.env).get(name) } });
 		}
-		const now = signatureOf(this.root);
-		const open = this.host.current;
-		if (open && unchanged(this.signature, now)) {
-			return open;
+		for (;;) {
+			const open = this.host.current;
+			// Held by another command already (a long one beside this): it is not closed under that one,
+			// nor waited for. Its store reads what others appended, and reloads a new generation, by
+			// itself; the reopen waits for a moment nobody holds it.
+			if (open && (this.gate.held > 0 || unchanged(this.signature, signatureOf(this.root)))) {
+				await this.gate.enter();
+				const current = this.host.current;
+				if (current) {
+					return current;
+				}
+				this.gate.leave();
+			}
+			let reopened = false;
+			await this.gate.exclusive(async () => {
+				// Another command may have reopened it while this one waited for the others to leave.
+				const current = this.host.current;
+				if (!current || !unchanged(this.signature, signatureOf(this.root))) {
+					reopened = true;
+					await (current ? this.host.reopen() : this.host.get());
+				}
+			});
+			if (reopened) {
+				this.opened++;
+			}
 		}
-		this.opened++;
-		return open ? this.host.reopen() : this.host.get();
 	}
 
 	/** After a command: its own compaction (a new snapshot) is no reason to reopen; other engines close. */
 	release(engine: Engine, workspaceRoot: string): void {
-		this.command = undefined;
-		this.finishCommand();
+		const scope = this.commandScope.getStore();
+		if (scope) {
+			scope.io = undefined;
+		}
 		if (path.resolve(workspaceRoot) !== this.root) {
 			// After the environment of a checkpoint it took is recorded (capture finishes in the background).
 			void engine.checkpoints.settled().finally(() => engine.close());
@@ -216,6 +255,7 @@ export class DaemonBackend {
 		if (engine === this.host.current) {
 			this.signature = signatureOf(this.root);
 		}
+		this.gate.leave();
 	}
 
 	dispose(): void {

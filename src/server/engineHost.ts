@@ -95,6 +95,11 @@ export class EngineHost {
 		}
 	}
 
+	/** Whether applySettings would open the engine again (other settings, or a window's first, while it is open). */
+	reopensFor(config: BatonConfigInput): boolean {
+		return this.engine !== undefined && (JSON.stringify(config) !== JSON.stringify(this.options.config) || !this.options.editorSettings);
+	}
+
 	/** An editor window joined a backend a terminal started: periodic checkpoints, as in the editor's own. */
 	enableCheckpointTimer(): void {
 		if (this.options.checkpointTimer) {

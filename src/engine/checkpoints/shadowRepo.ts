@@ -120,28 +120,61 @@ export class ShadowRepo {
 		return userRepoEnv(this.emptyConfig);
 	}
 
-	/** Runs `fn` holding the shadow's lock (this process's queue, then the cross-process lock file). */
+	/**
+	 * Runs `fn` holding the shadow's lock (this process's queue, then the cross-process lock file).
+	 * The lock's timeout bounds the whole wait, the queue included: in the daemon a hook's capture
+	 * waits behind a long checkpoint of the same process only for its budget, not the checkpoint's length.
+	 */
 	async withLock<T>(fn: () => Promise<T>): Promise<T> {
 		const previous = queues.get(this.gitDir) ?? Promise.resolve();
-		const run = previous.then(
-			() => this.runLocked(fn),
-			() => this.runLocked(fn),
-		);
+		const started = Date.now();
+		const bound = this.lock.timeoutMs;
+		let gaveUp = false;
+		const turn = async (): Promise<T> => {
+			if (gaveUp) {
+				throw new BatonError('locked', 'gave up waiting for the checkpoint store');
+			}
+			return this.runLocked(fn, Math.max(1, bound - (Date.now() - started)));
+		};
+		const run = previous.then(turn, turn);
 		const tail = run.catch(() => undefined);
 		queues.set(this.gitDir, tail);
+		let timer: NodeJS.Timeout | undefined;
+		const waited = new Promise<never>((_, reject) => {
+			timer = setTimeout(() => {
+				gaveUp = true;
+				reject(new BatonError('locked', `the checkpoint store is busy in this process (a snapshot or restore holds it); gave up after waiting ${Date.now() - started} ms (limit ${bound} ms); nothing was written`));
+			}, bound);
+		});
 		try {
-			return await run;
+			// The timer only counts the wait for this process's turn: once it began, it runs to its end.
+			return await Promise.race([
+				previous
+					.then(
+						() => clearTimeout(timer),
+						() => clearTimeout(timer),
+					)
+					.then(() => run),
+				waited,
+			]);
 		} finally {
+			clearTimeout(timer);
 			if (queues.get(this.gitDir) === tail) {
 				queues.delete(this.gitDir);
 			}
 		}
 	}
 
-	private async runLocked<T>(fn: () => Promise<T>): Promise<T> {
+	private async runLocked<T>(fn: () => Promise<T>, timeoutMs: number): Promise<T> {
 		mkdirPrivate(this.gitDir);
 		LockFile.removeDeadOwnerFiles(this.lock.file);
-		await this.lock.acquire();
+		const full = this.lock.timeoutMs;
+		this.lock.timeoutMs = Math.min(full, timeoutMs);
+		try {
+			await this.lock.acquire();
+		} finally {
+			this.lock.timeoutMs = full;
+		}
 		try {
 			await this.clearStaleLocks();
 			return await fn();

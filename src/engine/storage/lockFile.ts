@@ -35,6 +35,9 @@ const queuedPollMs = 5;
  */
 const stoppedHolderMs = 1_000;
 const stoppedCheckMs = 100;
+/** The default wait: this long while the lock stays with one holder, and up to `movingLineMs` in all while it passes from holder to holder. */
+const defaultTimeoutMs = 15_000;
+const movingLineMs = 120_000;
 const thisHost = os.hostname();
 let tokenCounter = 0;
 const tokenPrefix = randomBytes(4).toString('hex');
@@ -46,12 +49,23 @@ export class LockFile {
 	private readonly queue: LockQueue;
 	private ownerWritten = false;
 	private linkable = true;
+	/** How long the whole wait may go on while the line moves (0: `timeoutMs` bounds it). */
+	private readonly movingLineMs: number;
+	/** How long `acquire` waits; a hook bounds its first write by its budget, then waits as long as anyone (journalStore.setLockTimeout). */
+	public timeoutMs: number;
 
+	/**
+	 * Without a timeout, the wait is patient with a busy line: many writers at once (thirty CLI
+	 * processes under load) each hold the lock a moment and hand it on, and a waiter far back in that
+	 * moving line is not refused for the line's length; it is refused when the lock stays with one
+	 * holder for 15 s, or after 120 s in all. A timeout given (a hook's budget) bounds the whole wait.
+	 */
 	constructor(
 		readonly file: string,
-		/** How long `acquire` waits; a hook bounds its first write by its budget, then waits as long as anyone (journalStore.setLockTimeout). */
-		public timeoutMs = 15_000,
+		timeoutMs?: number,
 	) {
+		this.timeoutMs = timeoutMs ?? defaultTimeoutMs;
+		this.movingLineMs = timeoutMs === undefined ? movingLineMs : 0;
 		this.ownerFile = `${file}.${process.pid}-${this.instanceToken}`;
 		this.queue = new LockQueue(file, { pid: process.pid, host: thisHost, token: this.instanceToken });
 	}
@@ -87,6 +101,8 @@ export class LockFile {
 		}
 		this.queue.enqueue();
 		const stopped = { pid: 0, since: 0, checkedAt: 0 };
+		// Who held the lock when last looked, and when that changed (the line moved).
+		const line = { token: '', movedAt: started };
 		try {
 			for (;;) {
 				const { first, waiting } = this.queue.position();
@@ -94,11 +110,17 @@ export class LockFile {
 					return;
 				}
 				const now = Date.now();
-				if (now > deadline) {
+				const moving = this.movingLineMs > 0 && now - started < this.movingLineMs && now - line.movedAt < this.timeoutMs;
+				if (now > deadline && !moving) {
 					throw this.timeoutError(now - started, waiting);
 				}
 				if (now - stopped.checkedAt >= stoppedCheckMs) {
 					stopped.checkedAt = now;
+					const token = readOwner(this.file)?.token ?? '';
+					if (token !== line.token) {
+						line.token = token;
+						line.movedAt = now;
+					}
 					this.checkStoppedHolder(stopped, now);
 				}
 				await sleep(first ? firstPollMs : queuedPollMs);
@@ -142,7 +164,8 @@ export class LockFile {
 		const others = Math.max(0, waiting - 1);
 		const what = owner && owner.host === thisHost ? ` (${describeProcess(owner.pid)})` : '';
 		const todo = owner ? `run it again when pid ${owner.pid} is done; if it is stuck, end it (\`kill ${owner.pid}\`: an acknowledged write is never lost)` : 'run it again (many writers at once: fewer at a time finish sooner)';
-		return new BatonError('locked', `${this.file} is ${holder}${what}; gave up after waiting ${waitedMs} ms (limit ${this.timeoutMs} ms) with ${others} other waiter(s) in line; nothing was written: ${todo}`, {
+		const limit = this.movingLineMs > 0 ? `limit ${this.timeoutMs} ms with one holder, ${this.movingLineMs} ms in all` : `limit ${this.timeoutMs} ms`;
+		return new BatonError('locked', `${this.file} is ${holder}${what}; gave up after waiting ${waitedMs} ms (${limit}) with ${others} other waiter(s) in line; nothing was written: ${todo}`, {
 			file: this.file,
 			holderPid: owner?.pid ?? null,
 			waiting: others,

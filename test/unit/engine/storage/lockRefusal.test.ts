@@ -68,3 +68,37 @@ test('a lock held past the limit by a busy holder is refused naming it, how many
 		),
 	);
 });
+
+test('a wait with the default limit goes on while the lock passes from holder to holder, and is refused once one holder keeps it past the limit', async (t) => {
+	const dir = tempDir(t);
+	const movingFile = path.join(dir, 'moving.lock');
+	const stuckFile = path.join(dir, 'stuck.lock');
+	const held = holder(t, movingFile);
+	const stuck = holder(t, stuckFile);
+	// Thirty writers under load each hold the lock a moment: the line moves for longer than the 15 s limit.
+	const moving = new LockFile(movingFile);
+	const behindStuck = new LockFile(stuckFile);
+	let acquired = false;
+	const waiting = moving.acquire().then(() => (acquired = true));
+	const refused = behindStuck.acquire().then(
+		() => undefined,
+		(error: unknown) => error,
+	);
+	const began = Date.now();
+	for (let turn = 1; Date.now() - began < 17_000; turn++) {
+		await new Promise((resolve) => setTimeout(resolve, 500));
+		assert.equal(acquired, false);
+		fs.writeFileSync(movingFile, JSON.stringify({ pid: held.pid, host: os.hostname(), token: `writer-${turn}`, at: Date.now() }));
+	}
+	// The one holder of the other lock kept it past the limit: that wait was refused, naming it.
+	const refusal = await refused;
+	assert.ok(refusal instanceof BatonError, String(refusal));
+	assert.match(refusal.message, new RegExp(`is held by pid ${stuck.pid} .*; gave up after waiting \\d+ ms \\(limit 15000 ms with one holder, 120000 ms in all\\)`));
+	// The moving line's waiter is still waiting, and takes the lock when it comes free.
+	assert.equal(acquired, false);
+	fs.rmSync(movingFile);
+	await waiting;
+	assert.equal(acquired, true);
+	moving.dispose();
+	behindStuck.dispose();
+});

@@ -1,0 +1,107 @@
+/**
+ * The daemon's one engine, held by several commands at once (its lanes): a reopen (its files were
+ * replaced behind its back) waits until nobody holds it, keeps newcomers out meanwhile, and two
+ * commands that find it stale at once open it once. A real workspace, the real DaemonBackend.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { test, type TestContext } from 'node:test';
+import { Engine } from '../../../src/engine/engine';
+import { silentLogger } from '../../../src/engine/ports';
+import { DaemonBackend } from '../../../src/server/daemonBackend';
+import { tempDir } from '../helpers';
+
+/** A workspace, its daemon backend, and another process's write and compaction (a new snapshot file: the warm engine is stale). */
+async function staleBackend(t: TestContext): Promise<{ root: string; backend: DaemonBackend; replace(): Promise<void> }> {
+	const root = tempDir(t, 'baton-gate-');
+	spawnSync('git', ['init', '-q', root]);
+	(await Engine.open({ workspaceRoot: root, log: silentLogger, create: true, git: { read: async () => null } })).close();
+	const backend = new DaemonBackend({ workspaceRoot: root, log: silentLogger, readOnly: false, checkpointTimer: false, secretsFromProcessEnv: false });
+	t.after(() => backend.dispose());
+	const replace = async (): Promise<void> => {
+		const other = await Engine.open({ workspaceRoot: root, log: silentLogger, git: { read: async () => null } });
+		await other.tasks.add({ title: 'written elsewhere', actor: 'test' });
+		await other.store.compact();
+		other.close();
+	};
+	return { root, backend, replace };
+}
+
+const io = { stderr: () => undefined, env: {} };
+
+test('two commands that find the engine stale at once reopen it once and share the new one', async (t) => {
+	const { root, backend, replace } = await staleBackend(t);
+	const warm = await backend.asCommand({}, () => backend.acquire(root, io));
+	backend.release(warm, root);
+	assert.equal(backend.opened, 1);
+	await replace();
+	const [first, second] = await Promise.all([1, 2].map(() => backend.asCommand({}, () => backend.acquire(root, io))));
+	assert.ok(first && second);
+	assert.equal(first, second, 'both got the same engine');
+	assert.notEqual(first, warm, 'a new engine on the replaced files');
+	assert.equal(backend.opened, 2, 'opened once for the two of them');
+	assert.deepEqual(
+		(await first.tasks.list()).map((task) => task.title),
+		['written elsewhere'],
+	);
+	backend.release(first, root);
+	backend.release(second, root);
+	const next = await backend.asCommand({}, () => backend.acquire(root, io));
+	assert.equal(next, first, 'warm again');
+	backend.release(next, root);
+});
+
+test('while a long command holds the engine, commands that find it stale get it at once and nobody closes it under the holder', async (t) => {
+	const { root, backend, replace } = await staleBackend(t);
+	const held = await backend.asCommand({}, () => backend.acquire(root, io));
+	await replace();
+	// Neither waits for the holder, and the holder's engine stays open: its store reads the new files itself.
+	const [first, second] = await Promise.all([1, 2].map(() => backend.asCommand({}, () => backend.acquire(root, io))));
+	assert.equal(first, held);
+	assert.equal(second, held);
+	assert.equal(backend.opened, 1);
+	for (const engine of [held, first, second]) {
+		assert.deepEqual(
+			(await engine.tasks.list()).map((task) => task.title),
+			['written elsewhere'],
+		);
+		backend.release(engine, root);
+	}
+});
+
+test("the engine's warnings during a command go to that command, not to another one running beside it", async (t) => {
+	const root = tempDir(t, 'baton-gate-');
+	spawnSync('git', ['init', '-q', root]);
+	(await Engine.open({ workspaceRoot: root, log: silentLogger, create: true, git: { read: async () => null } })).close();
+	const processLog: string[] = [];
+	const backend = new DaemonBackend({
+		workspaceRoot: root,
+		log: { info: () => undefined, warn: (m) => void processLog.push(m), error: (m) => void processLog.push(m) },
+		readOnly: false,
+		checkpointTimer: false,
+		secretsFromProcessEnv: false,
+	});
+	t.after(() => backend.dispose());
+	const heard: Record<string, string[]> = { a: [], b: [] };
+	const io = (name: 'a' | 'b') => ({ stderr: (text: string) => void heard[name]?.push(text), env: {} });
+	let release: () => void = () => undefined;
+	const barrier = new Promise<void>((resolve) => (release = resolve));
+	// Both commands hold the engine at once; each warns after the other acquired it.
+	const a = backend.asCommand({}, async () => {
+		const engine = await backend.acquire(root, io('a'));
+		await barrier;
+		engine.ctx.log.warn('from a');
+		backend.release(engine, root);
+	});
+	const b = backend.asCommand({}, async () => {
+		const engine = await backend.acquire(root, io('b'));
+		release();
+		engine.ctx.log.warn('from b');
+		backend.release(engine, root);
+	});
+	await Promise.all([a, b]);
+	// Outside any command: the process's own log.
+	backend.host.log.warn('from the process');
+	assert.deepEqual(heard, { a: ['baton: warning: from a\n'], b: ['baton: warning: from b\n'] });
+	assert.deepEqual(processLog, ['from the process']);
+});

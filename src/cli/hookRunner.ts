@@ -206,11 +206,28 @@ async function hookAnswer(input: HookInput): Promise<HookOutcome> {
 		const assigned = assignCopilotRun(root, payloadEvent, input.at);
 		// Copilot CLI names its session file only on Stop; it is always ~/.copilot/session-state/<id>/events.jsonl.
 		const event = assigned.host === 'copilot-cli' && !assigned.transcriptPath && assigned.agentSessionId ? { ...assigned, transcriptPath: copilotSessionFile(input.env, assigned.agentSessionId) } : assigned;
-		return await runEvent(root, event, new EventOnce(hookEventId(payloadEvent, raw, input.eventId), `hook ${event.eventName}`, () => input.engines.unbind?.()), input, log);
+		const once = new EventOnce(hookEventId(payloadEvent, raw, input.eventId), `hook ${event.eventName}`, () => input.engines.unbind?.(), testPause(input, log, label));
+		return await runEvent(root, event, once, input, log);
 	} catch (error) {
 		log?.error(`hook failed: ${(error as Error).message}`);
 		return { stdout: '', status: 'failed', note: (error as Error).message };
 	}
+}
+
+/**
+ * Fault injection for the exactly-once test, inert unless the process runs with BATON_TEST_FAULTS=1
+ * (a daemon started so) and the hook's own environment names BATON_TEST_HOOK_PAUSE_MS: a live event
+ * the daemon runs stops that long after its first write, so a test can SIGKILL the daemon in the middle of it.
+ */
+function testPause(input: HookInput, log: HookLog, label: string): (() => Promise<void>) | undefined {
+	const ms = Number(input.env['BATON_TEST_HOOK_PAUSE_MS'] ?? 0);
+	if (process.env['BATON_TEST_FAULTS'] !== '1' || !(ms > 0) || input.drained || input.engines instanceof OwnEngine) {
+		return undefined;
+	}
+	return () => {
+		log.info(`${label}: paused ${ms} ms after its first write (BATON_TEST_HOOK_PAUSE_MS)`);
+		return new Promise((resolve) => setTimeout(resolve, ms));
+	};
 }
 
 function parsePayload(text: string): { raw: unknown; problem?: string } {
@@ -257,10 +274,10 @@ async function runEvent(root: string, event: HookEvent, once: EventOnce, input: 
 			if (error instanceof Abandoned) {
 				return { stdout: '', status: 'retry', note: error.message };
 			}
-			// Nothing of it is recorded (no first write): a lock held too long is waited out by the spool.
+			// Nothing of it is recorded (its writes are one, undone whole): a lock held too long is waited out by the spool.
 			const retry = !once.started && BatonError.is(error, 'locked');
-			log[retry ? 'warn' : 'error'](`${label}: hook failed after ${Date.now() - started} ms: ${error.message}`);
-			return { stdout: '', status: retry ? 'retry' : once.started ? 'done' : 'failed', note: error.message };
+			log[retry ? 'warn' : 'error'](`${label}: hook failed after ${Date.now() - started} ms, nothing of it recorded: ${error.message}`);
+			return { stdout: '', status: retry ? 'retry' : 'failed', note: error.message };
 		});
 	if (deferred && input.defer) {
 		input.defer(outcome());

@@ -1,6 +1,7 @@
 /**
  * The composition root: one Engine per workspace, shared by the backend server and the CLI.
  */
+import { pushAll } from './arrays';
 import path from 'node:path';
 import { CheckpointService } from './checkpoints/checkpointService';
 import { shadowDirName } from './checkpoints/shadowRepo';
@@ -90,7 +91,13 @@ export class Engine {
 		// Before each export, commits made since are attributed (sync needs a git remote, so a repository).
 		this.sync = new SyncService(ctx, this.checkpoints.shadow, () => ProvenanceService.for(ctx).attributePending());
 		recordSharedEvents(ctx);
-		this.sessions.afterEnd = async (session, actor) => [...(await this.checkpoints.onSessionEnded(session, actor)), ...(await this.memory.afterSessionEnded(session, actor))];
+		this.sessions.afterEnd = async (session, actor) => {
+			// In a hook event's one write (storage/oneWrite.ts) the `complete` checkpoint runs once that write is
+			// durable: its git snapshot takes the shadow store's lock, and the event holds the journal's.
+			const warnings: string[] = [];
+			await ctx.store.afterOneWrite(async () => void pushAll(warnings, await this.checkpoints.onSessionEnded(session, actor)));
+			return pushAll(warnings, await this.memory.afterSessionEnded(session, actor));
+		};
 		this.sessions.afterAutoEnd = (session, actor) => this.memory.afterSessionEnded(session, actor);
 		if (!readOnly) {
 			const refresh = (): Promise<void> => this.memory.refreshStalenessQuietly();

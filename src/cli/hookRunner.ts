@@ -27,6 +27,7 @@ import { runHook } from '../engine/hooks/runHook';
 import { isCapturedTool } from '../engine/timeline/timelineTools';
 import { isShellTool } from '../engine/transcripts/editTools';
 import { findWorkspaceRoot, isInitialized } from '../engine/workspace';
+import { hookBudgetMs, hookEventName } from './hookBudget';
 import { hookOptions, scanNote, settingsOf } from './hookOptions';
 import { Abandoned, AlreadyRecorded, EventOnce, hookEventId } from './hookOnce';
 import { drainHookSpool, spoolOwn, type HookOutcome } from './hookSpoolDrain';
@@ -56,12 +57,6 @@ export interface HookIo {
 export const hookUsage = 'baton hook [EVENT] [--agent claude|copilot|cline] [--workspace DIR]   (hook payload on stdin)';
 export const hookSummary = 'handle one agent hook (Claude Code, Copilot, Cline); always exits 0';
 
-/** The hook's whole time to hand its event over (BATON_HOOK_BUDGET_MS, default 2 s). */
-export function hookBudgetMs(env: NodeJS.ProcessEnv): number {
-	const n = Number(env['BATON_HOOK_BUDGET_MS'] ?? '');
-	return Number.isFinite(n) && n > 0 ? n : 2_000;
-}
-
 /**
  * `baton hook [EVENT] [--agent claude|copilot|cline] [--workspace DIR]`, payload on stdin. Always
  * resolves to 0. Unknown options are ignored rather than refused: a configuration written by a newer
@@ -74,7 +69,7 @@ export async function runHookCli(argv: string[], io: HookIo): Promise<number> {
 		return 0;
 	}
 	const text = await readStdin(io.stdin ?? process.stdin);
-	const deadline = io.engines ? undefined : (io.deadline ?? Date.now() + hookBudgetMs(io.env));
+	const deadline = io.engines ? undefined : (io.deadline ?? Date.now() + hookBudgetMs(io.env, hookEventName(argv, text)));
 	const own = io.engines ? undefined : new OwnEngine(deadline ?? Date.now());
 	let abandoned = false;
 	const input: HookInput = {

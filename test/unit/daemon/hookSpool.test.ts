@@ -227,6 +227,25 @@ test('a daemon busy past the budget: the hook spools its event, the daemon still
 	exactlyOnce(['late'], (await recorded(root)).prompts, 'prompts');
 });
 
+test('a session start has the longer budget: with the daemon 4 s late it still answers its briefing, where a prompt is spooled', async (t) => {
+	const { cli, root } = await daemonWorkspace(t);
+	const faults = { BATON_TEST_FAULTS: '1' };
+	assert.equal((await baton(cli, root, ['hook', 'session-start'], { input: sessionStart(root, '77777777-0000-4000-8000-000000000007'), env: faults })).code, 0);
+	assert.ok(endpoint(root)?.pid, 'the daemon runs, with fault injection on');
+	// The general budget is 1.5 s; a session start's is 10 s (hookBudget.ts). The daemon gets to each request 4 s late.
+	const late = { ...faults, ...faultEnv, BATON_HOOK_BUDGET_MS: '1500', BATON_TEST_DAEMON_SLOW_MS: '4000' };
+	const start = await baton(cli, root, ['hook', 'session-start'], { input: sessionStart(root, '88888888-0000-4000-8000-000000000008'), env: late });
+	assert.equal(start.code, 0, start.stderr);
+	assert.match(start.stdout, /"additionalContext"/, `the agent got its briefing\n${hooksLog(root)}`);
+	assert.doesNotMatch(hooksLog(root), /spooled/);
+	const run = await baton(cli, root, ['hook', 'user-prompt-submit'], { input: prompt(root, '88888888-0000-4000-8000-000000000008', 'late prompt'), env: late });
+	assert.equal(run.code, 0, run.stderr);
+	assert.equal(run.stdout, '', 'a prompt answers nothing');
+	assert.match(hooksLog(root), /spooled \(the daemon did not answer within the budget\)/);
+	assert.ok(await waitFor(() => listSpool(root).records.length === 0, 60_000), 'the daemon drains the spool');
+	exactlyOnce(['late prompt'], (await recorded(root)).prompts, 'prompts');
+});
+
 test('a torn spool record is dropped with a warning; the intact one is drained; doctor counts both', async (t) => {
 	const { cli, root } = await daemonWorkspace(t);
 	const session = '22222222-0000-4000-8000-000000000002';

@@ -120,14 +120,29 @@ export class ShadowRepo {
 		return userRepoEnv(this.emptyConfig);
 	}
 
-	/** Runs `fn` holding the shadow's lock (this process's queue, then the cross-process lock file). */
+	/**
+	 * Runs `fn` holding the shadow's lock (this process's queue, then the cross-process lock file). The
+	 * wait in the queue counts against the lock's timeout too: a hook event's timeline capture holds the
+	 * journal's lock (storage/oneWrite.ts) while a checkpoint of the same process may hold this one and
+	 * wait for the journal, and the capture must give up rather than wait for it.
+	 */
 	async withLock<T>(fn: () => Promise<T>): Promise<T> {
 		const previous = queues.get(this.gitDir) ?? Promise.resolve();
-		const run = previous.then(
-			() => this.runLocked(fn),
-			() => this.runLocked(fn),
+		const limit = this.lock.timeoutMs;
+		const turn = new Promise<void>((resolve, reject) => {
+			const timer = setTimeout(() => reject(new BatonError('locked', `the shadow store is busy in this process; gave up after waiting ${limit} ms for its turn; nothing was written`)), limit);
+			const go = (): void => {
+				clearTimeout(timer);
+				resolve();
+			};
+			void previous.then(go, go);
+		});
+		const run = turn.then(() => this.runLocked(fn));
+		// The next in line waits for this one's run, or (when this one gave up) for the one before it.
+		const tail = run.then(
+			() => undefined,
+			() => previous.catch(() => undefined),
 		);
-		const tail = run.catch(() => undefined);
 		queues.set(this.gitDir, tail);
 		try {
 			return await run;

@@ -4,6 +4,7 @@
  * - A write runs as one SQLite transaction; the statements drizzle executes are captured and appended
  *   to the journal as one checksummed record, fdatasync'd (with the others of its group commit) before
  *   the write is acknowledged. Recovery from the files on disk lives in journalRecovery.ts.
+ * - `writeAsOne` makes the writes of one piece of work (a hook event) one record (oneWrite.ts).
  * - Compaction writes a new snapshot atomically and starts a new journal generation.
  * - Several processes share the files: writes (and catching up) happen under an O_EXCL lock file;
  *   before every write and read a process applies the records the others appended since it last looked.

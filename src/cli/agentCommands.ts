@@ -10,7 +10,8 @@
 import { silentLogger, stderrLogger } from '../engine/ports';
 import { readAgentSettings } from '../engine/agentConfig/agentSettings';
 import { aliasLinker } from '../engine/hooks/runHook';
-import { transcriptArchiveFor, type TranscriptInfo } from '../engine/transcripts/transcriptArchive';
+import type { TranscriptInfo } from '../engine/transcripts/transcriptArchive';
+import { transcriptArchiveFor } from '../engine/transcripts/archiveHome';
 import { renderTranscriptMarkdown } from '../engine/transcripts/transcriptMarkdown';
 import { stringOption, UsageError, type Command } from './command';
 import { connectCommand } from './connectCommand';

@@ -1,10 +1,21 @@
 /**
  * Exactly once per hook event, whichever copy runs it: the live hook (in the daemon or in its own
- * process) or the spooled copy a drain runs later. The event's id is recorded in `client_requests`
- * inside the same journal write as its first change, after checking that no copy recorded it
- * before: both happen under the journal lock in one transaction, so two copies never both apply, and
- * a crash mid-drain leaves the id durable exactly when the change is. Its later writes are not
- * checked again: a copy that got past the first write owns the event.
+ * process) or the spooled copy a drain runs later. All of an event's journal changes are one write
+ * (`store.writeAsOne`, storage/oneWrite.ts): one transaction, appended as one record, with the event's
+ * id recorded in `client_requests` at its first change, after checking that no copy recorded it. The
+ * check and the record happen under the journal lock, held from that first change until the record is
+ * durable, so two copies never both apply, and a process killed anywhere in the event (a daemon
+ * SIGKILLed between a prompt's activity and its turn) leaves either all of it or nothing of it: the
+ * copy that runs next records it whole.
+ *
+ * Why one write rather than recording the event's completion and re-running a half-applied event (the
+ * way requestLedger.ts answers for commands): a re-run is exactly once only if every write a hook makes
+ * is idempotent by event id, and they are not (a prompt appends a turn, a session start starts a
+ * session); one write needs nothing of them. What it costs: other writers wait from the event's first
+ * change to its end (its timeline capture included, bounded by the capture budget), and the
+ * checkpoints an event asks for run after its write is durable (their git snapshot takes the shadow
+ * store's lock, under which a checkpoint writes: taken inside the event, the two locks could be taken
+ * in opposite orders). A process killed between the two loses the checkpoint, never the event.
  *
  * The id (`hookEventId`) is the name the hooks room already gives one event across hook files and
  * dialects (`eventKey`: agent session + kind + instant, or the tool call's id) and, for a payload that
@@ -29,54 +40,67 @@ export function hookEventId(event: HookEvent, raw: unknown, clientId: string): s
 }
 
 export class EventOnce {
-	/** The first write went under the lock: the event is this copy's (it is never spooled now). */
+	/** Its first write holds the journal lock: the event is this copy's to record or to lose whole (it is never spooled now). */
 	started = false;
 	/** Set before spooling: a first write after this throws. */
 	abandoned = false;
+	/** Why its writes were refused (another copy recorded it; it was abandoned), even if a handler swallowed the error. */
+	private refused: Error | undefined;
 
 	constructor(
 		readonly id: string,
 		private readonly label: string,
 		/** Called at the first write (a hook bounding its lock waits lifts the bound there). */
 		private readonly onFirstWrite?: () => void,
+		/** Test only (hookRunner's `testPause`): awaited once, before the event's second write. */
+		private pauseAfterFirstWrite?: () => Promise<void>,
 	) {}
 
-	private self(): EventOnce {
-		return this;
+	/** Runs `fn` as this event: its writes (its async context) are one journal write, with the claim. */
+	async run<T>(engine: Engine, fn: () => Promise<T>): Promise<T> {
+		const store = engine.store;
+		const restore = this.pauseAfterFirstWrite ? this.pauseBeforeSecondWrite(engine) : undefined;
+		try {
+			const result = await store.writeAsOne(() => current.run(this, fn), { first: () => this.claim(engine) });
+			if (this.refused) {
+				throw this.refused;
+			}
+			return result;
+		} finally {
+			restore?.();
+		}
 	}
 
-	/** Runs `fn` as this event: only writes on its behalf (its async context) are checked and tagged. */
-	async run<T>(engine: Engine, fn: () => Promise<T>): Promise<T> {
+	/** Inside the event's first write, under the lock: refuse if another copy recorded it, else record its id. */
+	private claim(engine: Engine): void {
+		if (this.abandoned) {
+			throw (this.refused = new Abandoned(`${this.label}: its budget ran out and it was spooled`));
+		}
+		const store = engine.store;
+		const seen = store.sqlite.exec('SELECT 1 FROM client_requests WHERE id = ?', [this.id])[0]?.values.length ?? 0;
+		if (seen > 0) {
+			throw (this.refused = new AlreadyRecorded(`${this.label}: already recorded (${this.id})`));
+		}
+		store.execCaptured('INSERT OR IGNORE INTO client_requests (id, command, created_at) VALUES (?, ?, ?)', [this.id, this.label, new Date().toISOString()]);
+		this.started = true;
+		this.onFirstWrite?.();
+	}
+
+	private pauseBeforeSecondWrite(engine: Engine): () => void {
 		const store = engine.store;
 		const once = this.self();
 		// Its own wrapper beside other commands' (the daemon runs several at once: writeWrappers.ts).
-		const remove = wrapWrites(store, (write, next) => {
-			if (current.getStore() !== once || once.started) {
+		return wrapWrites(store, (write, next) => {
+			const pause = current.getStore() === once && once.started ? once.pauseAfterFirstWrite : undefined;
+			if (!pause) {
 				return next(write);
 			}
-			return next((db) => {
-				if (once.started) {
-					// An earlier write of this event in the same group commit recorded the id.
-					return write(db);
-				}
-				if (once.abandoned) {
-					throw new Abandoned(`${once.label}: its budget ran out and it was spooled`);
-				}
-				const seen = store.sqlite.exec('SELECT 1 FROM client_requests WHERE id = ?', [once.id])[0]?.values.length ?? 0;
-				if (seen > 0) {
-					throw new AlreadyRecorded(`${once.label}: already recorded (${once.id})`);
-				}
-				const result = write(db);
-				store.execCaptured('INSERT OR IGNORE INTO client_requests (id, command, created_at) VALUES (?, ?, ?)', [once.id, once.label, new Date().toISOString()]);
-				once.started = true;
-				once.onFirstWrite?.();
-				return result;
-			});
+			once.pauseAfterFirstWrite = undefined;
+			return pause().then(() => next(write));
 		});
-		try {
-			return await current.run(this, fn);
-		} finally {
-			remove();
-		}
+	}
+
+	private self(): EventOnce {
+		return this;
 	}
 }

@@ -6,7 +6,7 @@ import type { AgentSettings } from '../engine/agentConfig/agentSettings';
 import type { DirtyClaim } from '../engine/checkpoints/dirtyPaths';
 import type { Engine } from '../engine/engine';
 import { checkpointPortOf, criticalApprovalReason, type CheckpointPort } from '../engine/hooks/checkpointPort';
-import type { HookOptions } from '../engine/hooks/runHook';
+import type { CheckpointTrigger, HookOptions } from '../engine/hooks/runHook';
 import type { Logger } from '../engine/ports';
 import { timelineHooks } from '../engine/timeline/timelineRecorder';
 
@@ -26,26 +26,30 @@ export function hookOptions(engine: Engine, input: { actor: string; settings: Ag
 		settings: input.settings,
 		archive,
 		log: input.log,
-		...(port ? checkpointHooks(port, input.actor) : {}),
+		...(port ? checkpointHooks(port, input.actor, engine.store) : {}),
 		...(input.settings.timeline ? { timeline: timelineHooks(engine.ctx, { budgetMs: input.settings.timelineBudget, dirty: engine.checkpoints.dirty }) } : {}),
 	};
 }
 
-/** Wires the hook points to the checkpoint feature; only when the workspace uses checkpoints. */
-function checkpointHooks(port: CheckpointPort, actor: string): Pick<HookOptions, 'awaitingApproval' | 'onCheckpoint' | 'onMetrics'> {
+/**
+ * Wires the hook points to the checkpoint feature; only when the workspace uses checkpoints. A
+ * checkpoint runs once the event's one write is durable (hookOnce.ts): its git snapshot takes the
+ * shadow store's lock and would otherwise hold the journal's meanwhile.
+ */
+function checkpointHooks(port: CheckpointPort, actor: string, store: Engine['store']): Pick<HookOptions, 'awaitingApproval' | 'onCheckpoint' | 'onMetrics'> {
 	return {
 		awaitingApproval: criticalApprovalReason(port),
-		onCheckpoint: async (trigger, sessionId) => {
-			if (trigger === 'compact') {
-				// Always, even in a workspace that never had a checkpoint: a compaction loses context for
-				// good, and the snapshot before it is the one way back (creating it sets the store up).
-				await port.create({ trigger: 'compact', sessionId, message: 'before the agent compacted its context', actor });
-			} else if (port.enabled === false) {
-				return;
-			} else if (port.maybePeriodic) {
-				await port.maybePeriodic({ sessionId, actor });
-			}
-		},
+		onCheckpoint: (trigger, sessionId) => store.afterOneWrite(() => checkpointAt(port, actor, trigger, sessionId)),
 		...(port.recordMetrics ? { onMetrics: async (sessionId: string, metrics: { costUsd: number; errorCount: number }) => port.recordMetrics?.({ sessionId, ...metrics, actor }) } : {}),
 	};
+}
+
+async function checkpointAt(port: CheckpointPort, actor: string, trigger: CheckpointTrigger, sessionId: string): Promise<void> {
+	if (trigger === 'compact') {
+		// Always, even in a workspace that never had a checkpoint: a compaction loses context for
+		// good, and the snapshot before it is the one way back (creating it sets the store up).
+		await port.create({ trigger: 'compact', sessionId, message: 'before the agent compacted its context', actor });
+	} else if (port.enabled !== false && port.maybePeriodic) {
+		await port.maybePeriodic({ sessionId, actor });
+	}
 }

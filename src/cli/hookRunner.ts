@@ -27,6 +27,7 @@ import { runHook } from '../engine/hooks/runHook';
 import { isCapturedTool } from '../engine/timeline/timelineTools';
 import { isShellTool } from '../engine/transcripts/editTools';
 import { findWorkspaceRoot, isInitialized } from '../engine/workspace';
+import { hookBudgetMs, hookEventName } from './hookBudget';
 import { hookOptions, scanNote } from './hookOptions';
 import { agentSettingsOrDefaults } from '../engine/agentConfig/agentSettings';
 import { Abandoned, AlreadyRecorded, EventOnce, hookEventId } from './hookOnce';
@@ -57,12 +58,6 @@ export interface HookIo {
 export const hookUsage = 'baton hook [EVENT] [--agent claude|copilot|cline] [--workspace DIR]   (hook payload on stdin)';
 export const hookSummary = 'handle one agent hook (Claude Code, Copilot, Cline); always exits 0';
 
-/** The hook's whole time to hand its event over (BATON_HOOK_BUDGET_MS, default 2 s). */
-export function hookBudgetMs(env: NodeJS.ProcessEnv): number {
-	const n = Number(env['BATON_HOOK_BUDGET_MS'] ?? '');
-	return Number.isFinite(n) && n > 0 ? n : 2_000;
-}
-
 /**
  * `baton hook [EVENT] [--agent claude|copilot|cline] [--workspace DIR]`, payload on stdin. Always
  * resolves to 0. Unknown options are ignored rather than refused: a configuration written by a newer
@@ -75,7 +70,7 @@ export async function runHookCli(argv: string[], io: HookIo): Promise<number> {
 		return 0;
 	}
 	const text = await readStdin(io.stdin ?? process.stdin);
-	const deadline = io.engines ? undefined : (io.deadline ?? Date.now() + hookBudgetMs(io.env));
+	const deadline = io.engines ? undefined : (io.deadline ?? Date.now() + hookBudgetMs(io.env, hookEventName(argv, text)));
 	const own = io.engines ? undefined : new OwnEngine(deadline ?? Date.now());
 	let abandoned = false;
 	const input: HookInput = {
@@ -207,11 +202,28 @@ async function hookAnswer(input: HookInput): Promise<HookOutcome> {
 		const assigned = assignCopilotRun(root, payloadEvent, input.at);
 		// Copilot CLI names its session file only on Stop; it is always ~/.copilot/session-state/<id>/events.jsonl.
 		const event = assigned.host === 'copilot-cli' && !assigned.transcriptPath && assigned.agentSessionId ? { ...assigned, transcriptPath: copilotSessionFile(input.env, assigned.agentSessionId) } : assigned;
-		return await runEvent(root, event, new EventOnce(hookEventId(payloadEvent, raw, input.eventId), `hook ${event.eventName}`, () => input.engines.unbind?.()), input, log);
+		const once = new EventOnce(hookEventId(payloadEvent, raw, input.eventId), `hook ${event.eventName}`, () => input.engines.unbind?.(), testPause(input, log, label));
+		return await runEvent(root, event, once, input, log);
 	} catch (error) {
 		log?.error(`hook failed: ${(error as Error).message}`);
 		return { stdout: '', status: 'failed', note: (error as Error).message };
 	}
+}
+
+/**
+ * Fault injection for the exactly-once test, inert unless the process runs with BATON_TEST_FAULTS=1
+ * (a daemon started so) and the hook's own environment names BATON_TEST_HOOK_PAUSE_MS: a live event
+ * the daemon runs stops that long after its first write, so a test can SIGKILL the daemon in the middle of it.
+ */
+function testPause(input: HookInput, log: HookLog, label: string): (() => Promise<void>) | undefined {
+	const ms = Number(input.env['BATON_TEST_HOOK_PAUSE_MS'] ?? 0);
+	if (process.env['BATON_TEST_FAULTS'] !== '1' || !(ms > 0) || input.drained || input.engines instanceof OwnEngine) {
+		return undefined;
+	}
+	return () => {
+		log.info(`${label}: paused ${ms} ms after its first write (BATON_TEST_HOOK_PAUSE_MS)`);
+		return new Promise((resolve) => setTimeout(resolve, ms));
+	};
 }
 
 function parsePayload(text: string): { raw: unknown; problem?: string } {
@@ -258,10 +270,10 @@ async function runEvent(root: string, event: HookEvent, once: EventOnce, input: 
 			if (error instanceof Abandoned) {
 				return { stdout: '', status: 'retry', note: error.message };
 			}
-			// Nothing of it is recorded (no first write): a lock held too long is waited out by the spool.
+			// Nothing of it is recorded (its writes are one, undone whole): a lock held too long is waited out by the spool.
 			const retry = !once.started && BatonError.is(error, 'locked');
-			log[retry ? 'warn' : 'error'](`${label}: hook failed after ${Date.now() - started} ms: ${error.message}`);
-			return { stdout: '', status: retry ? 'retry' : once.started ? 'done' : 'failed', note: error.message };
+			log[retry ? 'warn' : 'error'](`${label}: hook failed after ${Date.now() - started} ms, nothing of it recorded: ${error.message}`);
+			return { stdout: '', status: retry ? 'retry' : 'failed', note: error.message };
 		});
 	if (deferred && input.defer) {
 		input.defer(outcome());

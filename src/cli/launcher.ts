@@ -17,6 +17,7 @@ import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
 import { callDaemon, daemonTimedOut, findBatonRoot } from './daemonClient';
+import { hookBudgetMs, hookEventName } from './hookBudget';
 import { listSpool, spoolEnv, spoolFromClient } from './hookSpool';
 import { version } from '../../package.json';
 
@@ -92,8 +93,8 @@ function daemonWorkspace(): string | undefined {
 async function viaDaemon(workspace: string): Promise<void> {
 	const stdin = hook ? await readAll(process.stdin) : undefined;
 	// A hook hands its event over within its budget (docs/daemon.md, "The hook spool"): to the daemon, else in process, else to the spool.
-	const hookBudget = Number(process.env['BATON_HOOK_BUDGET_MS'] ?? '');
-	const deadline = hook ? Date.now() + (Number.isFinite(hookBudget) && hookBudget > 0 ? hookBudget : 2_000) : undefined;
+	const hookBudget = stdin === undefined ? 0 : hookBudgetMs(process.env, hookEventName(argv.slice(1), stdin));
+	const deadline = hook ? Date.now() + hookBudget : undefined;
 	const eventId = hook ? randomUUID() : undefined;
 	const budget = Number(process.env['BATON_DAEMON_BUDGET_MS'] ?? '');
 	const answer = Number(process.env['BATON_DAEMON_ANSWER_MS'] ?? '');
@@ -122,7 +123,7 @@ async function viaDaemon(workspace: string): Promise<void> {
 			...(deadline !== undefined ? { deadline } : {}),
 		},
 	).catch(() => undefined)) as { stdout: string; stderr: string; exitCode: number } | typeof daemonTimedOut | undefined;
-	const spoolNow = hook && eventId && stdin !== undefined && deadline !== undefined && (!result || result === daemonTimedOut) ? spoolReason(workspace, result === daemonTimedOut, deadline) : undefined;
+	const spoolNow = hook && eventId && stdin !== undefined && deadline !== undefined && (!result || result === daemonTimedOut) ? spoolReason(workspace, result === daemonTimedOut, deadline, hookBudget) : undefined;
 	if (spoolNow && eventId && stdin !== undefined) {
 		// The spooled copy is recorded at most once with any run the daemon still makes of it (hookOnce.ts).
 		process.stderr.write(spoolFromClient(workspace, { eventId, at: Date.now(), argv, cwd: process.cwd(), env: spoolEnv(process.env), stdin }, process.env, spoolNow));
@@ -159,15 +160,14 @@ function tell(workspace: string, message: string): void {
  * them, after opening the engine); or less than half the budget is left, and opening the engine costs
  * about that on a loaded machine. Undefined: run it here, within what is left.
  */
-function spoolReason(workspace: string, daemonHasIt: boolean, deadline: number): string | undefined {
+function spoolReason(workspace: string, daemonHasIt: boolean, deadline: number, budget: number): string | undefined {
 	if (daemonHasIt) {
 		return 'the daemon did not answer within the budget';
 	}
 	if (listSpool(workspace).records.length > 0) {
 		return 'no daemon answered, and earlier events wait in the spool';
 	}
-	const budget = Number(process.env['BATON_HOOK_BUDGET_MS'] ?? '');
-	return deadline - Date.now() < (Number.isFinite(budget) && budget > 0 ? budget : 2_000) / 2 ? 'no daemon answered within half the budget' : undefined;
+	return deadline - Date.now() < budget / 2 ? 'no daemon answered within half the budget' : undefined;
 }
 
 /** Cline reads every hook's stdout and takes anything but `{"cancel":false}` for a failed hook (hookResponses.ts). */

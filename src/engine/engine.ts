@@ -1,6 +1,7 @@
 /**
  * The composition root: one Engine per workspace, shared by the backend server and the CLI.
  */
+import { pushAll } from './arrays';
 import path from 'node:path';
 import { CheckpointService } from './checkpoints/checkpointService';
 import { shadowDirName } from './checkpoints/shadowRepo';
@@ -28,7 +29,8 @@ import { recordSharedEvents } from './sync/localEvents';
 import { SyncService } from './sync/syncService';
 import { ProvenanceService } from './provenance/provenanceService';
 import { TimelineService } from './timeline/timelineService';
-import { transcriptArchiveFor, type TranscriptArchive } from './transcripts/transcriptArchive';
+import type { TranscriptArchive } from './transcripts/transcriptArchive';
+import { transcriptArchiveFor } from './transcripts/archiveHome';
 import { agentSettingsOrDefaults, type AgentSettings } from './agentConfig/agentSettings';
 
 export interface EngineOptions {
@@ -102,7 +104,13 @@ export class Engine {
 		);
 		this.timeline = new TimelineService(ctx, this.checkpoints);
 		recordSharedEvents(ctx);
-		this.sessions.afterEnd = async (session, actor) => [...(await this.checkpoints.onSessionEnded(session, actor)), ...(await this.memory.afterSessionEnded(session, actor))];
+		this.sessions.afterEnd = async (session, actor) => {
+			// In a hook event's one write (storage/oneWrite.ts) the `complete` checkpoint runs once that write is
+			// durable: its git snapshot takes the shadow store's lock, and the event holds the journal's.
+			const warnings: string[] = [];
+			await ctx.store.afterOneWrite(async () => void pushAll(warnings, await this.checkpoints.onSessionEnded(session, actor)));
+			return pushAll(warnings, await this.memory.afterSessionEnded(session, actor));
+		};
 		this.sessions.afterAutoEnd = (session, actor) => this.memory.afterSessionEnded(session, actor);
 		if (!readOnly) {
 			const refresh = (): Promise<void> => this.memory.refreshStalenessQuietly();

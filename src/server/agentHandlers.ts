@@ -15,7 +15,8 @@ import { batonLauncher, type BatonLauncher } from '../engine/agentConfig/batonLa
 import { connectAgent, hookCommandFor } from '../engine/agentConfig/connectAgent';
 import { launcherHome, writeUserLauncher } from '../engine/agentConfig/userLauncher';
 import { aliasLinker } from '../engine/hooks/runHook';
-import { transcriptArchiveFor, type TranscriptArchive, type TranscriptInfo } from '../engine/transcripts/transcriptArchive';
+import type { TranscriptArchive, TranscriptInfo } from '../engine/transcripts/transcriptArchive';
+import { transcriptArchiveFor } from '../engine/transcripts/archiveHome';
 import { renderTranscriptMarkdown } from '../engine/transcripts/transcriptMarkdown';
 import { BatonError } from '../engine/errors';
 import type { Logger } from '../engine/ports';

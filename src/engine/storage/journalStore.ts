@@ -4,6 +4,7 @@
  * - A write runs as one SQLite transaction; the statements drizzle executes are captured and appended
  *   to the journal as one checksummed record, fdatasync'd (with the others of its group commit) before
  *   the write is acknowledged. Recovery from the files on disk lives in journalRecovery.ts.
+ * - `writeAsOne` makes the writes of one piece of work (a hook event) one record (oneWrite.ts).
  * - Compaction writes a new snapshot atomically and starts a new journal generation.
  * - Several processes share the files: writes (and catching up) happen under an O_EXCL lock file;
  *   before every write and read a process applies the records the others appended since it last looked.
@@ -26,11 +27,14 @@ import { LockFile } from './lockFile';
 import { OpenJournal } from './openJournal';
 import { StatementCache } from './statementCache';
 import { TableVersions } from './tableVersions';
-import { WriteBatcher, type PendingWrite, type TakenBatch } from './writeBatcher';
+import { WriteBatcher, type TakenBatch } from './writeBatcher';
 import { migrationStatements, pendingMigrations } from './migrator';
 import { migrations } from './migrations.generated';
 import { capturingDrizzle, type BatonDb } from './capturingDrizzle';
 import { loadSqlJs } from './sqlJs';
+import { OneWrite, OneWriteContext, type OneWriteOptions } from './oneWrite';
+import { commitBatchLocked } from './groupCommit';
+import type { StoreHost } from './storeHost';
 
 export type { BatonDb } from './capturingDrizzle';
 
@@ -68,6 +72,8 @@ export class JournalStore {
 	private closed = false;
 	private readonly versions = new TableVersions();
 	private readonly journal: OpenJournal;
+	private readonly units = new OneWriteContext();
+	private readonly host: StoreHost;
 
 	private constructor(
 		private readonly SQL: SqlJsStatic,
@@ -83,6 +89,7 @@ export class JournalStore {
 		this.generation = state.generation;
 		this.offset = state.offset;
 		this.drizzleDb = this.wrap(state.sqlite);
+		this.host = this.hostOf();
 	}
 
 	/** Opens (creating if needed) the database in `options.dir` and applies pending migrations. */
@@ -138,6 +145,10 @@ export class JournalStore {
 
 	/** Catch up with other processes, then run a synchronous read. */
 	async read<T>(fn: (db: BatonDb) => T): Promise<T> {
+		const unit = this.units.current();
+		if (unit) {
+			return unit.read(fn);
+		}
 		return this.serialize(async () => {
 			await this.refreshUnserialized();
 			this.statements.settle();
@@ -152,11 +163,38 @@ export class JournalStore {
 	 * one fdatasync, each as its own record; every caller resolves once its batch is durable.
 	 */
 	async write<T>(fn: (db: BatonDb) => T): Promise<T> {
-		return this.batcher.add(() => fn(this.drizzleDb));
+		return this.units.current()?.write(fn) ?? this.batcher.add(() => fn(this.drizzleDb));
+	}
+
+	/** Runs `fn` so that all its writes are one journal record, durable together or not at all (oneWrite.ts). */
+	async writeAsOne<T>(fn: () => Promise<T>, options: OneWriteOptions = {}): Promise<T> {
+		if (this.units.current()) {
+			throw new Error('writeAsOne inside writeAsOne');
+		}
+		const unit = new OneWrite(this.host, options);
+		const result = await this.serialize(async () => {
+			const value = await this.units.run(unit, fn).catch(async (error: unknown) => {
+				await unit.finish(true);
+				throw error;
+			});
+			await unit.finish(false);
+			return value;
+		});
+		await unit.runLater();
+		return result;
+	}
+
+	/** Inside `writeAsOne`: runs `task` once its record is durable (and not if it fails); elsewhere: now. */
+	afterOneWrite(task: () => Promise<void>): Promise<void> {
+		const unit = this.units.current();
+		return unit ? Promise.resolve(unit.later(task)) : task();
 	}
 
 	/** Apply other processes' writes now. Returns true when anything changed. */
 	async refresh(): Promise<boolean> {
+		if (this.units.current()) {
+			return false; // its reads catch up; once it wrote, the lock is its own
+		}
 		return this.serialize(() => this.refreshUnserialized());
 	}
 
@@ -212,7 +250,7 @@ export class JournalStore {
 		const { writes: batch, company } = take();
 		try {
 			this.catchUpLocked();
-			await this.commitBatchLocked(batch, company);
+			await commitBatchLocked(this.host, batch, company);
 		} catch (error) {
 			// Nothing of the batch is durable (or in memory): every caller still waiting hears why.
 			batch.forEach((w) => w.reject(error));
@@ -221,70 +259,31 @@ export class JournalStore {
 		}
 	}
 
-	/**
-	 * Runs each write in its own savepoint (a throwing one is undone alone and rejected; a write alone
-	 * needs none, its transaction is undone instead), appends one record per write that changed
-	 * something, fdatasyncs once (`offEventLoop`: see TakenBatch.company), then commits memory and resolves.
-	 */
-	private async commitBatchLocked(batch: PendingWrite[], offEventLoop: boolean): Promise<void> {
-		const statements = this.statements;
-		const alone = batch.length === 1;
-		statements.settle();
-		statements.run('BEGIN IMMEDIATE');
-		const done: { write: PendingWrite; result: unknown }[] = [];
-		const records: JournalRecord[] = [];
-		let appended = false;
-		try {
-			const at = new Date(this.options.clock.now()).toISOString();
-			for (const write of batch) {
-				if (!alone) statements.run('SAVEPOINT baton_write');
-				this.capture = [];
-				try {
-					const result = write.fn();
-					if (result instanceof Promise) {
-						throw new Error('write() callbacks must be synchronous');
-					}
-					if (!alone) statements.run('RELEASE baton_write');
-					if (this.capture.length > 0) {
-						records.push({ seq: this.seq + records.length + 1, at, stmts: this.capture });
-					}
-					done.push({ write, result });
-				} catch (error) {
-					write.reject(error);
-					statements.settle();
-					if (alone) {
-						statements.run('ROLLBACK'); // the transaction held this write only
-						return;
-					}
-					statements.run('ROLLBACK TO baton_write');
-					statements.run('RELEASE baton_write');
-				} finally {
-					this.capture = undefined;
-				}
-			}
-			if (records.length > 0) {
-				const buf = records.length === 1 ? encodeRecord(records[0] as JournalRecord) : Buffer.concat(records.map((r) => encodeRecord(r)));
-				await this.journal.appendDurably(buf, this.offset, offEventLoop, this.seq + records.length);
-				appended = true;
-				this.seq += records.length;
-				this.offset += buf.length;
-				records.forEach((r) => this.versions.bump(r.stmts.map((st) => st[0])));
-			}
-			statements.run('COMMIT');
-		} catch (error) {
-			try {
-				this.sqliteDb.exec('ROLLBACK');
-			} catch {
-				// The transaction may already be gone; poisoning below restores a known state.
-			}
-			if (appended) {
-				// The records are durable but memory is not: rebuild memory from disk before the next use.
-				this.poisoned = true;
-			}
-			done.forEach((d) => d.write.reject(error));
-			return;
-		}
-		done.forEach((d) => d.write.resolve(d.result));
+	private async appendLocked(records: JournalRecord[], offEventLoop: boolean): Promise<void> {
+		const buf = records.length === 1 ? encodeRecord(records[0] as JournalRecord) : Buffer.concat(records.map((r) => encodeRecord(r)));
+		await this.journal.appendDurably(buf, this.offset, offEventLoop, this.seq + records.length);
+		this.seq += records.length;
+		this.offset += buf.length;
+	}
+
+	private hostOf(): StoreHost {
+		return {
+			lock: this.lock,
+			statements: () => this.statements,
+			db: () => this.drizzleDb,
+			sqlite: () => this.sqliteDb,
+			seq: () => this.seq,
+			at: () => new Date(this.options.clock.now()).toISOString(),
+			refresh: () => this.refreshUnserialized(),
+			catchUpLocked: () => this.catchUpLocked(),
+			setCapture: (capture) => (this.capture = capture),
+			bump: (statements) => this.versions.bump(statements.map((st) => st[0])),
+			bumpAll: () => this.versions.bumpAll(),
+			appendLocked: (records, offEventLoop) => this.appendLocked(records, offEventLoop),
+			poison: () => (this.poisoned = true),
+			assertOpen: () => this.assertOpen(),
+			warn: (message) => this.options.log.warn(message),
+		};
 	}
 
 	private assertOpen(): void {
@@ -386,7 +385,7 @@ export class JournalStore {
 			// A batch of its own: the lock is already held.
 			await new Promise((resolve, reject) => {
 				const fn = () => migrationStatements(migration).forEach(([statement, params]) => this.execCaptured(statement, params));
-				this.commitBatchLocked([{ fn, resolve, reject }], false).catch(reject);
+				commitBatchLocked(this.host, [{ fn, resolve, reject }], false).catch(reject);
 			});
 			this.options.log.info(`applied migration ${migration.tag}`);
 		}

@@ -6,7 +6,6 @@
  * not copied, bootstrap ones (only file-history snapshots) are marked and skipped.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import type { Logger } from '../ports';
 import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
@@ -22,20 +21,6 @@ import { addFiles, indexKey, maxNotesPerSession, newTranscriptEntry, sessionArch
 
 /** The durable session an agent session id belongs to (an alias lookup), or null. */
 export type SessionLinker = (agent: AgentKind, agentSessionId: string) => Promise<string | null>;
-
-/**
- * Where Claude Code keeps its projects — the one rule, for every place that opens the archive: the
- * workspace's setting (`.baton/agents.json` `claudeHome`), `BATON_CLAUDE_HOME`, `CLAUDE_CONFIG_DIR`
- * (Claude's own), or `~/.claude`. `env` is the environment of whoever reported (a hook's is the agent's).
- */
-export function claudeHomeDir(setting: string | undefined, env: NodeJS.ProcessEnv, homeDir: string = os.homedir()): string {
-	return setting ?? env['BATON_CLAUDE_HOME'] ?? env['CLAUDE_CONFIG_DIR'] ?? path.join(homeDir, '.claude');
-}
-
-/** The workspace's archive, its Claude home found by `claudeHomeDir`. */
-export function transcriptArchiveFor(workspaceRoot: string, input: { claudeHome?: string | undefined; env?: NodeJS.ProcessEnv; log: Logger }): TranscriptArchive {
-	return new TranscriptArchive({ workspaceRoot, claudeHome: claudeHomeDir(input.claudeHome, input.env ?? process.env), log: input.log });
-}
 
 export interface TranscriptArchiveOptions {
 	workspaceRoot: string;

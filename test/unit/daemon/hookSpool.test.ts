@@ -143,6 +143,36 @@ test('a daemon killed at random while concurrent hooks send prompts and tool ste
 	assert.ok(kills > 0, 'the daemon was killed at least once');
 });
 
+test("a daemon killed between an event's first and second write: the event is recorded whole and once, by the copy that runs it next", async (t) => {
+	const { cli, root } = await daemonWorkspace(t);
+	const faults = { BATON_TEST_FAULTS: '1' };
+	const session = '55555555-0000-4000-8000-000000000005';
+	const texts = ['cut short', 'cut short again'];
+	for (const text of texts) {
+		// The hook that starts the daemon with fault injection on (the drain's commands started one without).
+		for (const pid of daemonPids(root)) {
+			process.kill(pid, 'SIGKILL');
+		}
+		assert.equal((await baton(cli, root, ['hook', 'session-start'], { input: sessionStart(root, session), env: faults })).code, 0);
+		assert.ok(endpoint(root)?.pid, 'the daemon runs, with fault injection on');
+		// A prompt is the session's activity, then its turn, then its name: the daemon stops after the
+		// first of these writes and is killed right there.
+		const paused = (): number => (hooksLog(root).match(/paused \d+ ms after its first write/g) ?? []).length;
+		const before = paused();
+		const run = baton(cli, root, ['hook', 'user-prompt-submit'], { input: prompt(root, session, text), env: { ...faults, ...faultEnv, BATON_TEST_HOOK_PAUSE_MS: '120000' } });
+		assert.ok(await waitFor(() => paused() > before, 60_000), `the daemon reached the pause\n${hooksLog(root)}`);
+		for (const pid of daemonPids(root)) {
+			process.kill(pid, 'SIGKILL');
+		}
+		const result = await run;
+		assert.equal(result.code, 0, result.stderr);
+		await drainAll(cli, root);
+	}
+	exactlyOnce(texts, (await recorded(root)).prompts, `prompts\n${hooksLog(root)}`);
+	const counts = await doctor(cli, root);
+	assert.deepEqual({ dropped: counts.dropped, spooled: counts.spooled }, { dropped: 0, spooled: 0 });
+});
+
 test('a stopped daemon (SIGSTOP): hooks return within their budget, and their events are drained after SIGCONT', async (t) => {
 	const { cli, root } = await daemonWorkspace(t);
 	assert.equal((await baton(cli, root, ['hook', 'session-start'], { input: sessionStart(root, '11111111-0000-4000-8000-000000000001') })).code, 0);
@@ -195,6 +225,25 @@ test('a daemon busy past the budget: the hook spools its event, the daemon still
 	assert.ok(await waitFor(() => listSpool(root).records.length === 0, 60_000), 'the daemon drains the spool');
 	assert.ok(await waitFor(() => /already recorded \(hook:/.test(hooksLog(root)), 30_000), hooksLog(root));
 	exactlyOnce(['late'], (await recorded(root)).prompts, 'prompts');
+});
+
+test('a session start has the longer budget: with the daemon 4 s late it still answers its briefing, where a prompt is spooled', async (t) => {
+	const { cli, root } = await daemonWorkspace(t);
+	const faults = { BATON_TEST_FAULTS: '1' };
+	assert.equal((await baton(cli, root, ['hook', 'session-start'], { input: sessionStart(root, '77777777-0000-4000-8000-000000000007'), env: faults })).code, 0);
+	assert.ok(endpoint(root)?.pid, 'the daemon runs, with fault injection on');
+	// The general budget is 1.5 s; a session start's is 10 s (hookBudget.ts). The daemon gets to each request 4 s late.
+	const late = { ...faults, ...faultEnv, BATON_HOOK_BUDGET_MS: '1500', BATON_TEST_DAEMON_SLOW_MS: '4000' };
+	const start = await baton(cli, root, ['hook', 'session-start'], { input: sessionStart(root, '88888888-0000-4000-8000-000000000008'), env: late });
+	assert.equal(start.code, 0, start.stderr);
+	assert.match(start.stdout, /"additionalContext"/, `the agent got its briefing\n${hooksLog(root)}`);
+	assert.doesNotMatch(hooksLog(root), /spooled/);
+	const run = await baton(cli, root, ['hook', 'user-prompt-submit'], { input: prompt(root, '88888888-0000-4000-8000-000000000008', 'late prompt'), env: late });
+	assert.equal(run.code, 0, run.stderr);
+	assert.equal(run.stdout, '', 'a prompt answers nothing');
+	assert.match(hooksLog(root), /spooled \(the daemon did not answer within the budget\)/);
+	assert.ok(await waitFor(() => listSpool(root).records.length === 0, 60_000), 'the daemon drains the spool');
+	exactlyOnce(['late prompt'], (await recorded(root)).prompts, 'prompts');
 });
 
 test('a torn spool record is dropped with a warning; the intact one is drained; doctor counts both', async (t) => {

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { it } from 'node:test';
-import { claudeHomeDir } from '../../../src/engine/transcripts/transcriptArchive';
+import { claudeHomeDir } from '../../../src/engine/transcripts/archiveHome';
 import { openTestEngine, tempDir } from '../helpers';
 
 it('finds Claude Code’s home by one rule: the workspace setting, BATON_CLAUDE_HOME, CLAUDE_CONFIG_DIR, then ~/.claude', () => {

@@ -109,26 +109,24 @@ async function hooksBeside(cli: string, ws: string, files: number): Promise<Benc
 	};
 }
 
-async function writersBeside(cli: string, ws: string): Promise<BenchRow> {
-	fs.appendFileSync(path.join(ws, 'changed.txt'), `${Date.now()}\n`);
-	const checkpoint = baton(cli, ws, ['checkpoint', 'create', '--message', 'beside the writers']);
-	const titles = Array.from({ length: writers }, (_, i) => `writer ${i}`);
+/** Thirty writers at once, each a `baton task add`: refused, acknowledged, lost and stored twice counted from the store. */
+async function writersRow(cli: string, ws: string, how: { prefix: string; args: string[]; label: string }): Promise<BenchRow> {
+	const titles = Array.from({ length: writers }, (_, i) => `${how.prefix} ${i}`);
 	const started = Date.now();
 	const times: number[] = [];
 	const results: Result[] = await Promise.all(
 		titles.map(async (title) => {
 			const t = Date.now();
-			const r = await baton(cli, ws, ['task', 'add', '--title', title, '--json']);
+			const r = await baton(cli, ws, [...how.args, 'task', 'add', '--title', title, '--json']);
 			times.push(Date.now() - t);
 			return r;
 		}),
 	);
 	const all = Date.now() - started;
-	await checkpoint;
 	const counts = countWrites(results, titles, storedTitles(cli, ws));
 	const wrong = counts.lost + counts.refusedButStored + counts.storedTwice;
 	return {
-		name: `${writers} writers at once (baton task add) beside a checkpoint in the daemon: refused ${counts.refused}, acknowledged ${counts.acknowledged}, lost ${counts.lost}, stored twice ${counts.storedTwice} (all done in ${all} ms; load ${os.loadavg()[0]?.toFixed(1)})`,
+		name: `${writers} writers at once (${how.label}: refused ${counts.refused}, acknowledged ${counts.acknowledged}, lost ${counts.lost}, stored twice ${counts.storedTwice} (all done in ${all} ms; load ${os.loadavg()[0]?.toFixed(1)})`,
 		ours: median(times),
 		oursP99: percentile(times, 99),
 		baseline: Number.NaN,
@@ -139,32 +137,17 @@ async function writersBeside(cli: string, ws: string): Promise<BenchRow> {
 	};
 }
 
+async function writersBeside(cli: string, ws: string): Promise<BenchRow> {
+	fs.appendFileSync(path.join(ws, 'changed.txt'), `${Date.now()}\n`);
+	const checkpoint = baton(cli, ws, ['checkpoint', 'create', '--message', 'beside the writers']);
+	const row = await writersRow(cli, ws, { prefix: 'writer', args: [], label: 'baton task add) beside a checkpoint in the daemon' });
+	await checkpoint;
+	return row;
+}
+
 /** The same thirty writers with --no-daemon: each opens the store itself and waits in the journal lock's line. */
-async function writersOnTheirOwn(cli: string, ws: string): Promise<BenchRow> {
-	const titles = Array.from({ length: writers }, (_, i) => `own process ${i}`);
-	const started = Date.now();
-	const times: number[] = [];
-	const results: Result[] = await Promise.all(
-		titles.map(async (title) => {
-			const t = Date.now();
-			const r = await baton(cli, ws, ['--no-daemon', 'task', 'add', '--title', title, '--json']);
-			times.push(Date.now() - t);
-			return r;
-		}),
-	);
-	const all = Date.now() - started;
-	const counts = countWrites(results, titles, storedTitles(cli, ws));
-	const wrong = counts.lost + counts.refusedButStored + counts.storedTwice;
-	return {
-		name: `${writers} writers at once (baton --no-daemon task add), each in a process of its own: refused ${counts.refused}, acknowledged ${counts.acknowledged}, lost ${counts.lost}, stored twice ${counts.storedTwice} (all done in ${all} ms; load ${os.loadavg()[0]?.toFixed(1)})`,
-		ours: median(times),
-		oursP99: percentile(times, 99),
-		baseline: Number.NaN,
-		baselineName: '—',
-		ratio: Number.NaN,
-		target: 'refused 0',
-		passed: counts.refused === 0 && wrong === 0,
-	};
+function writersOnTheirOwn(cli: string, ws: string): Promise<BenchRow> {
+	return writersRow(cli, ws, { prefix: 'own process', args: ['--no-daemon'], label: 'baton --no-daemon task add), each in a process of its own' });
 }
 
 /** `count` small source files in folders of 100. */

@@ -32,6 +32,22 @@ interface Pair {
 	base: number;
 }
 
+/** The handoff of the bench's i-th session: one decision, a note and the next step, as a migration in parts would write them. */
+export function benchHandoff(i: number, task: { id: string; title: string } | null): Record<string, unknown> & { decisions: { id: string; text: string; rationale: null }[] } {
+	return {
+		lastTask: task,
+		tasksCompleted: task ? [task] : [],
+		tasksCreated: [],
+		decisionsRecorded: 1,
+		decisions: [{ id: `dec_${i}`, text: `chose option ${i} over the others because it keeps the parser simple`, rationale: null }],
+		nextSuggested: [],
+		openBlockers: [],
+		openBugs: [],
+		note: `finished part ${i} of the migration; the next step is part ${i + 1}`,
+		nextAction: `start part ${i + 1}`,
+	};
+}
+
 export const git = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): string =>
 	execFileSync('git', args, {
 		cwd,
@@ -100,18 +116,7 @@ export async function writeSessions(engine: Engine, count: number, round: number
 				subject: id,
 				sessionId: id,
 				actor: 'bench',
-				body: {
-					lastTask: null,
-					tasksCompleted: [],
-					tasksCreated: [],
-					decisionsRecorded: 1,
-					decisions: [{ id: `dec_${i}`, text: `chose option ${i} over the others because it keeps the parser simple`, rationale: null }],
-					nextSuggested: [],
-					openBlockers: [],
-					openBugs: [],
-					note: `finished part ${i} of the migration; the next step is part ${i + 1}`,
-					nextAction: `start part ${i + 1}`,
-				},
+				body: benchHandoff(i, null),
 			});
 			appendSharedEvent(db, machine, ms++, { kind: 'session.status', subject: id, sessionId: id, actor: 'bench', body: { status: 'ended', reason: null, at } });
 		}

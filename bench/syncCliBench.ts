@@ -24,7 +24,7 @@ import { silentLogger } from '../src/engine/ports';
 import { machineIdentity } from '../src/engine/shared/machineIdentity';
 import { appendSharedEvents, toWire, type WireEvent } from '../src/engine/shared/sharedEvents';
 import { sharedEvents } from '../src/engine/storage/schema';
-import { git } from './syncBench';
+import { benchHandoff, git } from './syncBench';
 import { formatTable, median, percentile, type BenchRow } from './stats';
 
 const cli = path.resolve(process.env['BATON_TEST_CLI'] ?? path.join(__dirname, '..', 'dist', 'cli.js'));
@@ -47,18 +47,7 @@ export async function seedHistory(dir: string, origin: string, count: number): P
 				const id = `ses_${String(20200101000000 + i)}_${(i % 0xffffff).toString(16).padStart(6, '0')}`;
 				const at = new Date(ms).toISOString();
 				const scope = { type: 'task', id: `T${i + 1}` };
-				const handoff = {
-					lastTask: { id: `T${i + 1}`, title: `Part ${i} of the migration` },
-					tasksCompleted: [{ id: `T${i + 1}`, title: `Part ${i} of the migration` }],
-					tasksCreated: [],
-					decisionsRecorded: 1,
-					decisions: [{ id: `dec_${i}`, text: `chose option ${i} over the others because it keeps the parser simple`, rationale: null }],
-					nextSuggested: [],
-					openBlockers: [],
-					openBugs: [],
-					note: `finished part ${i} of the migration; the next step is part ${i + 1}`,
-					nextAction: `start part ${i + 1}`,
-				};
+				const handoff = benchHandoff(i, { id: `T${i + 1}`, title: `Part ${i} of the migration` });
 				store.execCaptured('INSERT INTO tasks (id, seq, title, type, status, priority, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [`T${i + 1}`, i + 1, `Part ${i} of the migration`, 'task', 'done', 'medium', at, at]);
 				store.execCaptured(
 					`INSERT INTO sessions (id, name, status, scope_json, scope_key, previous_session_id, agent, stats_json, resume_count, started_at, last_activity, ended_at, updated_at) VALUES (?, ?, 'ended', ?, ?, ?, 'claude-code', '{}', 0, ?, ?, ?, ?)`,

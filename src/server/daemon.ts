@@ -12,6 +12,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import { cliRun, daemonHello, daemonStatus, daemonStop, hookRun, type CliRunParams, type CliRunResult, type DaemonHelloParams } from '../protocol/rpc';
+import { startHookHttp, type HookHttpEndpoint } from './hookHttp';
 import { acquireStartLock, readEndpoint, releaseStartLock, removeEndpoint, socketPathFor, writeEndpoint } from './daemonEndpoint';
 
 export interface DaemonOptions {
@@ -30,6 +31,8 @@ export interface DaemonOptions {
 	/** A client said who it is: a window brings its settings. */
 	onHello?(connection: MessageConnection, params: DaemonHelloParams): void;
 	onShutdown?(): void;
+	/** Serve hook events over HTTP on 127.0.0.1 too (hookHttp.ts); default true. */
+	hookHttp?: boolean;
 }
 
 interface CliIoLike {
@@ -92,6 +95,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 	let watchdog: NodeJS.Timeout | undefined;
 	// eslint-disable-next-line prefer-const -- as watchdog
 	let drainer: NodeJS.Timeout | undefined;
+	let hookHttp: HookHttpEndpoint | undefined;
 
 	const armIdle = (): void => {
 		clearTimeout(idleTimer);
@@ -243,6 +247,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		clearTimeout(idleTimer);
 		clearInterval(watchdog);
 		clearInterval(drainer);
+		hookHttp?.close();
 		removeEndpoint(root, instance);
 		releaseStartLock(root, instance);
 		server.close();
@@ -265,6 +270,19 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		releaseStartLock(root, instance);
 		throw error;
 	}
+	if (options.hookHttp !== false) {
+		// Hosts that call hooks over HTTP (Claude Code's tool calls) reach this process with no process per call.
+		hookHttp = await startHookHttp({
+			workspaceRoot: root,
+			run: (params) => run(params, true),
+			log: (level, message) => options.log(level, message),
+			onActivity: armIdle,
+			env: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === 'string')),
+		}).catch((error: Error) => {
+			options.log('warn', `hook endpoint: not serving HTTP hooks (the command hooks still work): ${error.message}`);
+			return undefined;
+		});
+	}
 	// Hook events spooled while no daemon answered in time: recorded in order, between commands.
 	drainer = spoolDrainer(root, options, (work) => {
 		const next = queue.then(work);
@@ -279,7 +297,10 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		}
 	}, 2_000);
 	watchdog.unref();
-	options.log('info', `daemon ${process.pid} serving ${root} on ${socketPath} ${options.idleMs > 0 ? `(idle shutdown after ${Math.round(options.idleMs / 1000)} s)` : '(for as long as its editor runs)'}`);
+	options.log(
+		'info',
+		`daemon ${process.pid} serving ${root} on ${socketPath}${hookHttp ? ` and hook events on 127.0.0.1:${hookHttp.port}` : ''} ${options.idleMs > 0 ? `(idle shutdown after ${Math.round(options.idleMs / 1000)} s)` : '(for as long as its editor runs)'}`,
+	);
 	armIdle();
 	return { socket: socketPath, instance, stop };
 }

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import { cliRun, daemonHello, daemonStatus, daemonStop, hookRun, type CliRunParams, type CliRunResult, type DaemonHelloParams } from '../protocol/rpc';
+import { claudeLocalSettings, refreshClaudeLocal } from '../engine/agentConfig/connectAgent';
 import { startHookHttp, type HookHttpEndpoint } from './hookHttp';
 import { acquireStartLock, readEndpoint, releaseStartLock, removeEndpoint, socketPathFor, writeEndpoint } from './daemonEndpoint';
 
@@ -97,14 +98,28 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 	let drainer: NodeJS.Timeout | undefined;
 	let hookHttp: HookHttpEndpoint | undefined;
 
+	// Agent sessions whose tool calls come over HTTP (hookHttp.ts): no connection shows them, so the
+	// daemon stays up from their start to their end (bounded by a long silence), or a long tool call
+	// would find it gone.
+	const agentSessions = new Set<string>();
+	let lastAgentEvent = 0;
+	const agentSilenceMs = Number(process.env['BATON_DAEMON_AGENT_IDLE_MS'] ?? '') || 12 * 3_600_000;
 	const armIdle = (): void => {
 		clearTimeout(idleTimer);
 		if (connections.size === 0 && options.idleMs > 0) {
 			idleTimer = setTimeout(() => {
+				if (agentSessions.size > 0 && Date.now() - lastAgentEvent < agentSilenceMs) {
+					armIdle();
+					return;
+				}
 				options.log('info', `no client for ${Math.round(options.idleMs / 1000)} s: shutting down`);
 				stop();
 			}, options.idleMs);
 		}
+	};
+	const agentActivity = (): void => {
+		lastAgentEvent = Date.now();
+		armIdle();
 	};
 
 	// The command running now and how many wait behind it, for a refusal that names what held it.
@@ -115,6 +130,17 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
 	const run = (params: CliRunParams, hook: boolean): Promise<CliRunResult> => {
 		const argv = hook && params.argv[0] !== 'hook' ? ['hook', ...params.argv] : params.argv;
+		if (hook && (argv[1] === 'session-start' || argv[1] === 'session-end')) {
+			// An agent starts: its per-machine settings name this endpoint before its next start.
+			const http = argv[1] === 'session-start' && followHookPort(root, hookHttp?.port, options);
+			const id = sessionIdOf(params.stdin);
+			if (http && id) {
+				agentSessions.add(id);
+				lastAgentEvent = Date.now();
+			} else if (id) {
+				agentSessions.delete(id);
+			}
+		}
 		// The command words only: options may carry secrets, and the environment always does.
 		const words = argv
 			.filter((a) => !a.startsWith('-'))
@@ -276,12 +302,13 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 			workspaceRoot: root,
 			run: (params) => run(params, true),
 			log: (level, message) => options.log(level, message),
-			onActivity: armIdle,
+			onActivity: agentActivity,
 			env: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === 'string')),
 		}).catch((error: Error) => {
 			options.log('warn', `hook endpoint: not serving HTTP hooks (the command hooks still work): ${error.message}`);
 			return undefined;
 		});
+		followHookPort(root, hookHttp?.port, options);
 	}
 	// Hook events spooled while no daemon answered in time: recorded in order, between commands.
 	drainer = spoolDrainer(root, options, (work) => {
@@ -303,6 +330,33 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 	);
 	armIdle();
 	return { socket: socketPath, instance, stop };
+}
+
+/** Claude Code's local settings follow the hook endpoint's port (agentConfig/connectAgent.ts: refreshClaudeLocal). */
+function followHookPort(root: string, port: number | undefined, options: DaemonOptions): boolean {
+	if (port === undefined) {
+		return false;
+	}
+	try {
+		const written = refreshClaudeLocal(root, port);
+		if (written && written.action !== 'unchanged') {
+			options.log('info', `hook endpoint: ${written.path} ${written.action} for port ${port}`);
+		}
+		return written !== undefined;
+	} catch (error) {
+		options.log('warn', `hook endpoint: ${claudeLocalSettings} not updated: ${(error as Error).message}`);
+		return false;
+	}
+}
+
+/** The agent's session id in a hook payload (`session_id`), if it has one. */
+function sessionIdOf(stdin: string | undefined): string | undefined {
+	try {
+		const id = (JSON.parse(stdin ?? '') as { session_id?: unknown }).session_id;
+		return typeof id === 'string' && id ? id : undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 /**

@@ -29,6 +29,7 @@ import { isShellTool } from '../engine/transcripts/editTools';
 import { findWorkspaceRoot, isInitialized } from '../engine/workspace';
 import { hookOptions, scanNote, settingsOf } from './hookOptions';
 import { Abandoned, AlreadyRecorded, EventOnce, hookEventId } from './hookOnce';
+import { replayMissedCalls } from './hookReplay';
 import { drainHookSpool, spoolOwn, type HookOutcome } from './hookSpoolDrain';
 import type { SpoolRecord } from './hookSpool';
 import { maxPayloadBytes, readStdin } from './hookStdin';
@@ -206,10 +207,29 @@ async function hookAnswer(input: HookInput): Promise<HookOutcome> {
 		const assigned = assignCopilotRun(root, payloadEvent, input.at);
 		// Copilot CLI names its session file only on Stop; it is always ~/.copilot/session-state/<id>/events.jsonl.
 		const event = assigned.host === 'copilot-cli' && !assigned.transcriptPath && assigned.agentSessionId ? { ...assigned, transcriptPath: copilotSessionFile(input.env, assigned.agentSessionId) } : assigned;
+		if (event.kind === 'stop') {
+			await replayTurn(root, event, raw, input, log);
+		}
 		return await runEvent(root, event, new EventOnce(hookEventId(payloadEvent, raw, input.eventId), `hook ${event.eventName}`, () => input.engines.unbind?.()), input, log);
 	} catch (error) {
 		log?.error(`hook failed: ${(error as Error).message}`);
 		return { stdout: '', status: 'failed', note: (error as Error).message };
+	}
+}
+
+/** The turn's tool calls whose hook never arrived (Claude's http hooks with no backend), recorded from its transcript first (hookReplay.ts). */
+async function replayTurn(root: string, stop: HookEvent, raw: unknown, input: HookInput, log: HookLog): Promise<void> {
+	const recorded = async (id: string): Promise<boolean> => {
+		const engine = await input.engines.acquire(root, { stderr: () => undefined, env: input.env });
+		try {
+			return await engine.store.read(() => (engine.store.sqlite.exec('SELECT 1 FROM client_requests WHERE id = ?', [id])[0]?.values.length ?? 0) > 0);
+		} finally {
+			input.engines.release(engine, root);
+		}
+	};
+	const replayed = await replayMissedCalls(stop, raw, recorded, (event, text, eventId) => runHookPayload({ ...input, event, text, eventId, argv: ['hook', event], drained: true }));
+	if (replayed > 0) {
+		log.info(`${stop.agent} ${stop.eventName} ${stop.agentSessionId}: ${replayed} tool call(s) whose hook never reached Baton recorded from the transcript`);
 	}
 }
 

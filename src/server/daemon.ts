@@ -226,7 +226,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		}
 		// Whether the command found the engine warm or had to open it (first use, or files replaced).
 		const opened = engines.opened > openedBefore;
-		options.log(
+		// A hook that came over HTTP gets its line from the endpoint (hookHttp.ts: `hook/http …`).
+		const logged = params.env['BATON_HOOK_TRANSPORT'] === 'http' ? () => undefined : options.log;
+		logged(
 			'debug',
 			`${hook ? 'hook/run' : 'cli/run'} ${words} → exit ${exitCode} in ${Date.now() - began} ms${opened ? ' (opened the engine)' : engines.lent > lentBefore ? ' (warm engine)' : ''}${deferred ? ' (answered; the rest runs after)' : ''}`,
 		);

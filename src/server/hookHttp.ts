@@ -119,7 +119,7 @@ export async function startHookHttp(options: HookHttpOptions): Promise<HookHttpE
 			// The hooks room names a tool call's event by its id; this one is for a payload that names none.
 			eventId: crypto.randomUUID(),
 		});
-		options.log('debug', `hook/http ${event} → ${result.exitCode === 0 ? 200 : 500} in ${Date.now() - began} ms`);
+		options.log('debug', `hook/http ${event} → ${result.exitCode === 0 ? 200 : 500} in ${Date.now() - began} ms (no process)`);
 		if (result.exitCode !== 0) {
 			answer(res, 500, result.stderr || `baton: the hook exited ${result.exitCode}\n`);
 			return;

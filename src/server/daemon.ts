@@ -1,6 +1,7 @@
 /**
  * The per-workspace daemon: one backend process every client shares (the CLI, agent hooks, editor
- * windows), on a Unix socket (a named pipe on Windows) that only this user can open, never a TCP port.
+ * windows), on a Unix socket (a named pipe on Windows) that only this user can open, never a TCP port
+ * (hook events alone also come over HTTP on 127.0.0.1: hookHttp.ts).
  * The CLI and hooks send `cli/run` / `hook/run`: the same command functions run here, against an
  * engine kept open between commands, with the client's argv, cwd, environment and stdin. Durability
  * stays the journal's: every write is appended (and fsynced) before its answer goes back.

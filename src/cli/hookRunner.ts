@@ -248,9 +248,9 @@ function parsePayload(text: string): { raw: unknown; problem?: string } {
 async function runEvent(root: string, event: HookEvent, once: EventOnce, input: HookInput, log: HookLog): Promise<HookOutcome> {
 	const started = Date.now();
 	const label = `${event.agent} ${event.eventName} ${event.agentSessionId}`;
-	// A session end answers nothing: in the daemon its handoff, checkpoint and transcript work run
-	// after the answer, so the agent exits at once (the daemon's next command waits for them).
-	const deferred = !!input.defer && event.kind === 'sessionEnd';
+	// A session end and a tool call's result (over HTTP) answer nothing: in the daemon their work runs after the
+	// answer, so the agent goes on at once (the daemon's next command or hook waits for it: a call's capture stays in order).
+	const deferred = !!input.defer && (event.kind === 'sessionEnd' || (event.kind === 'postToolUse' && input.env['BATON_HOOK_TRANSPORT'] === 'http'));
 	const handle = async (): Promise<string> => {
 		input.engines.bind?.();
 		// In the daemon: its warm engine; the engine's warnings during this call go to the hook log, as a process's own would.

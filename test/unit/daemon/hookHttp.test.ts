@@ -98,6 +98,8 @@ test('the HTTP hook endpoint refuses what is not a hook event with the secret (n
 	for (const got of answers) {
 		assert.equal(got.status, 200, got.body);
 	}
+	// A tool call's result is answered at once and captured right after, before the daemon's next command.
+	assert.equal((await baton(cli, root, ['session', 'list'])).code, 0);
 	assert.deepEqual((await recorded(root)).steps, [...before.steps, 'toolu_http_1'], 'the call is one step, recorded once');
 	const log = fs.readFileSync(path.join(root, '.baton', 'logs', 'daemon.log'), 'utf8');
 	assert.match(log, /hook\/http post-tool-use → 200/, 'the daemon served it over HTTP');

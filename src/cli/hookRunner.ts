@@ -31,6 +31,7 @@ import { hookBudgetMs, hookEventName } from './hookBudget';
 import { hookOptions, scanNote } from './hookOptions';
 import { agentSettingsOrDefaults } from '../engine/agentConfig/agentSettings';
 import { Abandoned, AlreadyRecorded, EventOnce, hookEventId } from './hookOnce';
+import { replayMissedCalls } from './hookReplay';
 import { drainHookSpool, spoolOwn, type HookOutcome } from './hookSpoolDrain';
 import type { SpoolRecord } from './hookSpool';
 import { maxPayloadBytes, readStdin } from './hookStdin';
@@ -202,6 +203,9 @@ async function hookAnswer(input: HookInput): Promise<HookOutcome> {
 		const assigned = assignCopilotRun(root, payloadEvent, input.at);
 		// Copilot CLI names its session file only on Stop; it is always ~/.copilot/session-state/<id>/events.jsonl.
 		const event = assigned.host === 'copilot-cli' && !assigned.transcriptPath && assigned.agentSessionId ? { ...assigned, transcriptPath: copilotSessionFile(input.env, assigned.agentSessionId) } : assigned;
+		if (event.kind === 'stop') {
+			await replayTurn(root, event, raw, input, log);
+		}
 		const once = new EventOnce(hookEventId(payloadEvent, raw, input.eventId), `hook ${event.eventName}`, () => input.engines.unbind?.(), testPause(input, log, label));
 		return await runEvent(root, event, once, input, log);
 	} catch (error) {
@@ -226,6 +230,22 @@ function testPause(input: HookInput, log: HookLog, label: string): (() => Promis
 	};
 }
 
+/** The turn's tool calls whose hook never arrived (Claude's http hooks with no backend), recorded from its transcript first (hookReplay.ts). */
+async function replayTurn(root: string, stop: HookEvent, raw: unknown, input: HookInput, log: HookLog): Promise<void> {
+	const recorded = async (id: string): Promise<boolean> => {
+		const engine = await input.engines.acquire(root, { stderr: () => undefined, env: input.env });
+		try {
+			return await engine.store.read(() => (engine.store.sqlite.exec('SELECT 1 FROM client_requests WHERE id = ?', [id])[0]?.values.length ?? 0) > 0);
+		} finally {
+			input.engines.release(engine, root);
+		}
+	};
+	const replayed = await replayMissedCalls(stop, raw, recorded, (event, text, eventId) => runHookPayload({ ...input, event, text, eventId, argv: ['hook', event], drained: true }));
+	if (replayed > 0) {
+		log.info(`${stop.agent} ${stop.eventName} ${stop.agentSessionId}: ${replayed} tool call(s) whose hook never reached Baton recorded from the transcript`);
+	}
+}
+
 function parsePayload(text: string): { raw: unknown; problem?: string } {
 	if (Buffer.byteLength(text) > maxPayloadBytes) {
 		return { raw: undefined, problem: `payload over ${maxPayloadBytes} bytes` };
@@ -241,9 +261,9 @@ function parsePayload(text: string): { raw: unknown; problem?: string } {
 async function runEvent(root: string, event: HookEvent, once: EventOnce, input: HookInput, log: HookLog): Promise<HookOutcome> {
 	const started = Date.now();
 	const label = `${event.agent} ${event.eventName} ${event.agentSessionId}`;
-	// A session end answers nothing: in the daemon its handoff, checkpoint and transcript work run
-	// after the answer, so the agent exits at once (the daemon's next command waits for them).
-	const deferred = !!input.defer && event.kind === 'sessionEnd';
+	// A session end and a tool call's result (over HTTP) answer nothing: in the daemon their work runs after the
+	// answer, so the agent goes on at once (the daemon's next command or hook waits for it: a call's capture stays in order).
+	const deferred = !!input.defer && (event.kind === 'sessionEnd' || (event.kind === 'postToolUse' && input.env['BATON_HOOK_TRANSPORT'] === 'http'));
 	const handle = async (): Promise<string> => {
 		input.engines.bind?.();
 		// In the daemon: its warm engine; the engine's warnings during this call go to the hook log, as a process's own would.

@@ -1,6 +1,7 @@
 /**
  * The per-workspace daemon: one backend process every client shares (the CLI, agent hooks, editor
- * windows), on a Unix socket (a named pipe on Windows) that only this user can open, never a TCP port.
+ * windows), on a Unix socket (a named pipe on Windows) that only this user can open, never a TCP port
+ * (hook events alone also come over HTTP on 127.0.0.1: hookHttp.ts).
  * The CLI and hooks send `cli/run` / `hook/run`: the same command functions run here, against an
  * engine kept open between commands, with the client's argv, cwd, environment and stdin. Durability
  * stays the journal's: every write is appended (and fsynced) before its answer goes back.
@@ -13,6 +14,8 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
 import { cliRun, daemonHello, daemonStatus, daemonStop, hookRun, type CliRunParams, type CliRunResult, type DaemonHelloParams } from '../protocol/rpc';
+import { claudeLocalSettings, refreshClaudeLocal } from '../engine/agentConfig/connectAgent';
+import { startHookHttp, type HookHttpEndpoint } from './hookHttp';
 import { acquireStartLock, readEndpoint, releaseStartLock, removeEndpoint, socketPathFor, writeEndpoint } from './daemonEndpoint';
 
 export interface DaemonOptions {
@@ -31,6 +34,8 @@ export interface DaemonOptions {
 	/** A client said who it is: a window brings its settings. */
 	onHello?(connection: MessageConnection, params: DaemonHelloParams): void;
 	onShutdown?(): void;
+	/** Serve hook events over HTTP on 127.0.0.1 too (hookHttp.ts); default true. */
+	hookHttp?: boolean;
 }
 
 interface CliIoLike {
@@ -92,15 +97,30 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 	let watchdog: NodeJS.Timeout | undefined;
 	// eslint-disable-next-line prefer-const -- as watchdog
 	let drainer: NodeJS.Timeout | undefined;
+	let hookHttp: HookHttpEndpoint | undefined;
 
+	// Agent sessions whose tool calls come over HTTP (hookHttp.ts): no connection shows them, so the
+	// daemon stays up from their start to their end (bounded by a long silence), or a long tool call
+	// would find it gone.
+	const agentSessions = new Set<string>();
+	let lastAgentEvent = 0;
+	const agentSilenceMs = Number(process.env['BATON_DAEMON_AGENT_IDLE_MS'] ?? '') || 12 * 3_600_000;
 	const armIdle = (): void => {
 		clearTimeout(idleTimer);
 		if (connections.size === 0 && options.idleMs > 0) {
 			idleTimer = setTimeout(() => {
+				if (agentSessions.size > 0 && Date.now() - lastAgentEvent < agentSilenceMs) {
+					armIdle();
+					return;
+				}
 				options.log('info', `no client for ${Math.round(options.idleMs / 1000)} s: shutting down`);
 				stop();
 			}, options.idleMs);
 		}
+	};
+	const agentActivity = (): void => {
+		lastAgentEvent = Date.now();
+		armIdle();
 	};
 
 	const queueBound = Number(process.env['BATON_DAEMON_QUEUE_MS'] ?? '');
@@ -111,6 +131,17 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
 	const run = (params: CliRunParams, hook: boolean): Promise<CliRunResult> => {
 		const argv = hook && params.argv[0] !== 'hook' ? ['hook', ...params.argv] : params.argv;
+		if (hook && (argv[1] === 'session-start' || argv[1] === 'session-end')) {
+			// An agent starts: its per-machine settings name this endpoint before its next start.
+			const http = argv[1] === 'session-start' && followHookPort(root, hookHttp?.port, options);
+			const id = sessionIdOf(params.stdin);
+			if (http && id) {
+				agentSessions.add(id);
+				lastAgentEvent = Date.now();
+			} else if (id) {
+				agentSessions.delete(id);
+			}
+		}
 		// The command words only: options may carry secrets, and the environment always does.
 		const words = argv
 			.filter((a) => !a.startsWith('-'))
@@ -206,7 +237,9 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		// Whether the command found the engine warm or had to open it (first use, or files replaced).
 		const opened = engines.opened > openedBefore;
 		loop?.disable();
-		options.log(
+		// A hook that came over HTTP gets its line from the endpoint (hookHttp.ts: `hook/http …`).
+		const logged = params.env['BATON_HOOK_TRANSPORT'] === 'http' ? () => undefined : options.log;
+		logged(
 			'debug',
 			`${hook ? 'hook/run' : 'cli/run'} ${words} → exit ${exitCode} in ${Date.now() - began} ms${opened ? ' (opened the engine)' : engines.lent > lentBefore ? ' (warm engine)' : ''}${deferred ? ' (answered; the rest runs after)' : ''}${loop ? ` (event loop held up to ${Math.round(loop.max / 1e6)} ms at a stretch)` : ''}`,
 		);
@@ -253,6 +286,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		clearTimeout(idleTimer);
 		clearInterval(watchdog);
 		clearInterval(drainer);
+		hookHttp?.close();
 		removeEndpoint(root, instance);
 		releaseStartLock(root, instance);
 		server.close();
@@ -275,6 +309,20 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		releaseStartLock(root, instance);
 		throw error;
 	}
+	if (options.hookHttp !== false) {
+		// Hosts that call hooks over HTTP (Claude Code's tool calls) reach this process with no process per call.
+		hookHttp = await startHookHttp({
+			workspaceRoot: root,
+			run: (params) => run(params, true),
+			log: (level, message) => options.log(level, message),
+			onActivity: agentActivity,
+			env: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => typeof e[1] === 'string')),
+		}).catch((error: Error) => {
+			options.log('warn', `hook endpoint: not serving HTTP hooks (the command hooks still work): ${error.message}`);
+			return undefined;
+		});
+		followHookPort(root, hookHttp?.port, options);
+	}
 	// Hook events spooled while no daemon answered in time: recorded in order, between commands.
 	drainer = spoolDrainer(root, options, (work) => {
 		const next = lanes.short.queue.then(work);
@@ -289,9 +337,39 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		}
 	}, 2_000);
 	watchdog.unref();
-	options.log('info', `daemon ${process.pid} serving ${root} on ${socketPath} ${options.idleMs > 0 ? `(idle shutdown after ${Math.round(options.idleMs / 1000)} s)` : '(for as long as its editor runs)'}`);
+	options.log(
+		'info',
+		`daemon ${process.pid} serving ${root} on ${socketPath}${hookHttp ? ` and hook events on 127.0.0.1:${hookHttp.port}` : ''} ${options.idleMs > 0 ? `(idle shutdown after ${Math.round(options.idleMs / 1000)} s)` : '(for as long as its editor runs)'}`,
+	);
 	armIdle();
 	return { socket: socketPath, instance, stop };
+}
+
+/** Claude Code's local settings follow the hook endpoint's port (agentConfig/connectAgent.ts: refreshClaudeLocal). */
+function followHookPort(root: string, port: number | undefined, options: DaemonOptions): boolean {
+	if (port === undefined) {
+		return false;
+	}
+	try {
+		const written = refreshClaudeLocal(root, port);
+		if (written && written.action !== 'unchanged') {
+			options.log('info', `hook endpoint: ${written.path} ${written.action} for port ${port}`);
+		}
+		return written !== undefined;
+	} catch (error) {
+		options.log('warn', `hook endpoint: ${claudeLocalSettings} not updated: ${(error as Error).message}`);
+		return false;
+	}
+}
+
+/** The agent's session id in a hook payload (`session_id`), if it has one. */
+function sessionIdOf(stdin: string | undefined): string | undefined {
+	try {
+		const id = (JSON.parse(stdin ?? '') as { session_id?: unknown }).session_id;
+		return typeof id === 'string' && id ? id : undefined;
+	} catch {
+		return undefined;
+	}
 }
 
 /**

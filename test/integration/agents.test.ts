@@ -46,7 +46,7 @@ suite('Agents in the editor', () => {
 		assert.equal(result.launcher, 'node-on-path');
 		assert.deepEqual(
 			result.written.map((w) => `${w.action} ${w.path}`),
-			['updated .claude/settings.json'],
+			['updated .claude/settings.json', 'created .claude/settings.local.json'],
 		);
 		assert.deepEqual([result.mcp?.action, result.mcp?.path, result.mcp?.name], ['updated', '.mcp.json', 'baton']);
 		const settings = JSON.parse(read('.claude/settings.json'));
@@ -87,7 +87,7 @@ suite('Agents in the editor', () => {
 		const again = (await vscode.commands.executeCommand(CommandIds.connectClaude, { mcp: true })) as ConnectAgentResult;
 		assert.deepEqual(
 			[...again.written, again.mcp].map((w) => w?.action),
-			['unchanged', 'unchanged'],
+			['unchanged', 'unchanged', 'unchanged'],
 		);
 		assert.equal(read('.claude/settings.json'), settings);
 		assert.equal(tabs().length, 0, 'nothing to show when nothing changed');

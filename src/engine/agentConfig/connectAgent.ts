@@ -7,10 +7,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { findGitDirs } from '../workspace';
 import { batonLauncher, shellCommandOf } from './batonLauncher';
+import { hookPort, hookSecret, hookUrl, keepHookPort } from './hookEndpoint';
 import { portableHookCommand } from './userLauncher';
 import type { AgentKind } from '../agentKinds';
-import { mergeClaudeHooks, mergeCopilotCliHooks, mergeCopilotHooks, type HookSpec } from './hookConfigMerge';
+import { isBatonHookCommand, mergeClaudeHooks, mergeCopilotCliHooks, mergeCopilotHooks, type HookSpec } from './hookConfigMerge';
 import { backupOf, changeJsonFile, displayPath, writeAtomically, type WrittenFile } from './jsonConfigFile';
 import { connectMcpServer, mcpTargetFor, type McpLaunch } from './connectMcpServer';
 
@@ -39,19 +41,35 @@ export interface ConnectOptions {
 	mcp?: { launch: McpLaunch; clineSettingsFile?: string };
 }
 
-/** Claude Code: the events Baton listens to, the tools the timeline captures, and what the approval gate stops. */
+/** Claude Code: the events Baton listens to (the committed `.claude/settings.json`: portable, a command each). */
 const claudeSpecs = (command: string): HookSpec[] => [
 	{ event: 'SessionStart', command: `${command} hook session-start`, timeout: 15 },
 	{ event: 'Stop', command: `${command} hook stop`, timeout: 15 },
 	{ event: 'UserPromptSubmit', command: `${command} hook user-prompt-submit`, timeout: 10 },
 	{ event: 'PreCompact', command: `${command} hook pre-compact`, timeout: 30 },
 	{ event: 'SessionEnd', command: `${command} hook session-end`, timeout: 30 },
-	{ event: 'PreToolUse', command: `${command} hook pre-tool-use`, timeout: 10, matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*' },
-	// Bash and MCP tools too: the timeline captures what they change (edits made through a shell are edits).
-	{ event: 'PostToolUse', command: `${command} hook post-tool-use`, timeout: 10, matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*' },
-	// A call that fails fires this instead of PostToolUse: a command that changed files and then exited non-zero is still a step.
-	{ event: 'PostToolUseFailure', command: `${command} hook post-tool-use-failure`, timeout: 10, matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*' },
 ];
+
+/** The tools the timeline captures and the approval gate stops (Bash and MCP tools too: edits made through a shell are edits). */
+export const claudeToolMatcher = 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*';
+
+/**
+ * Claude Code's tool calls, one hook each: `http` hooks straight to the workspace's warm backend (no
+ * process per call), in the per-machine `.claude/settings.local.json` since they name this machine's
+ * port and secret (docs/daemon.md, "HTTP hooks"). A call that fails fires PostToolUseFailure instead
+ * of PostToolUse: a command that changed files and then exited non-zero is still a step.
+ */
+export function claudeHttpSpecs(port: number, secret: string): HookSpec[] {
+	const http = (event: string) => ({ url: hookUrl(port, event), headers: { Authorization: `Bearer ${secret}` } });
+	return [
+		{ event: 'PreToolUse', command: '', timeout: 10, matcher: claudeToolMatcher, http: http('pre-tool-use') },
+		{ event: 'PostToolUse', command: '', timeout: 10, matcher: claudeToolMatcher, http: http('post-tool-use') },
+		{ event: 'PostToolUseFailure', command: '', timeout: 10, matcher: claudeToolMatcher, http: http('post-tool-use-failure') },
+	];
+}
+
+/** Claude Code's per-machine settings file, which Claude itself keeps out of git. */
+export const claudeLocalSettings = '.claude/settings.local.json';
 
 /** VS Code agent hooks (PascalCase events; `Stop` is the session's end there). */
 const copilotSpecs = (command: string): HookSpec[] => [
@@ -143,7 +161,10 @@ export function connectAgent(workspaceRoot: string, agent: AgentKind, options: C
 		changeJsonFile(path.join(workspaceRoot, relative), merge, { remove: options.remove, now: options.now, deleteWhenEmpty, display: displayPath(workspaceRoot), dryRun });
 	const hooks = (dryRun: boolean): WrittenFile[] =>
 		agent === 'claude-code'
-			? [json('.claude/settings.json', (value, file) => mergeClaudeHooks(value, claudeSpecs(options.command), { remove: options.remove, file }), false, dryRun)]
+			? [
+					json('.claude/settings.json', (value, file) => mergeClaudeHooks(value, claudeSpecs(options.command), { remove: options.remove, file }), false, dryRun),
+					claudeLocal(workspaceRoot, { remove: options.remove, now: options.now, dryRun }),
+				]
 			: agent === 'codex'
 				? [json('.codex/hooks.json', (value, file) => mergeClaudeHooks(value, codexSpecs(options.command), { remove: options.remove, file }), true, dryRun)]
 				: agent === 'gemini'
@@ -164,6 +185,70 @@ export function connectAgent(workspaceRoot: string, agent: AgentKind, options: C
 	hooks(true);
 	mcp(true);
 	return { agent, written: hooks(false), command: options.command, mcp: mcp(false), notes: options.remove ? [] : connectNotes(agent, workspaceRoot) };
+}
+
+/**
+ * Writes (or with `remove` takes out) Baton's http hooks in `.claude/settings.local.json`, for the
+ * workspace's kept port (or `port`) and secret: 0600, since it holds the secret, and kept out of git
+ * in `.git/info/exclude` too (this machine's, never committed). A file Baton created is deleted
+ * again on `remove`; one that was there gets its own bytes back.
+ */
+export function claudeLocal(workspaceRoot: string, options: { remove: boolean; now: () => number; dryRun?: boolean; port?: number }): WrittenFile {
+	const file = path.join(workspaceRoot, claudeLocalSettings);
+	const port = options.port ?? hookPort(workspaceRoot);
+	const specs = options.remove ? [] : claudeHttpSpecs(port, hookSecret(workspaceRoot));
+	const written = changeJsonFile(file, (value, name) => mergeClaudeHooks(value, specs, { remove: options.remove, file: name }), {
+		remove: options.remove,
+		now: options.now,
+		deleteWhenEmpty: true,
+		display: displayPath(workspaceRoot),
+		dryRun: options.dryRun ?? false,
+	});
+	if (!options.dryRun && !options.remove && fs.existsSync(file)) {
+		fs.chmodSync(file, 0o600);
+		excludeFromGit(workspaceRoot, claudeLocalSettings);
+		// The port the file names is the one the next backend asks for first.
+		keepHookPort(workspaceRoot, port);
+	}
+	return written;
+}
+
+/**
+ * Keeps `.claude/settings.local.json` true for the endpoint listening now, in a workspace connected
+ * to Claude Code (Baton's SessionStart command in `.claude/settings.json`): a fresh clone gets its
+ * http hooks, a port that had to change is followed. Claude reads its settings when it starts, so
+ * a change takes effect at the next start (docs/daemon.md, "HTTP hooks"). Returns what it did.
+ */
+export function refreshClaudeLocal(workspaceRoot: string, port: number): WrittenFile | undefined {
+	let settings: unknown;
+	try {
+		settings = JSON.parse(fs.readFileSync(path.join(workspaceRoot, '.claude', 'settings.json'), 'utf8'));
+	} catch {
+		return undefined;
+	}
+	const starts = (settings as { hooks?: { SessionStart?: { hooks?: { command?: unknown }[] }[] } } | null)?.hooks?.SessionStart;
+	const connected = Array.isArray(starts) && starts.some((group) => Array.isArray(group?.hooks) && group.hooks.some((h) => isBatonHookCommand(h?.command) && String(h.command).endsWith(' hook session-start')));
+	return connected ? claudeLocal(workspaceRoot, { remove: false, now: Date.now, port }) : undefined;
+}
+
+/** Adds `**\/<relative>` to the repository's `.git/info/exclude` (this clone's own ignore list) unless it is there. */
+function excludeFromGit(workspaceRoot: string, relative: string): void {
+	const dirs = findGitDirs(workspaceRoot);
+	if (!dirs) {
+		return;
+	}
+	const file = path.join(dirs.commonDir, 'info', 'exclude');
+	const line = `**/${relative}`;
+	let text: string;
+	try {
+		text = fs.readFileSync(file, 'utf8');
+	} catch {
+		text = '';
+	}
+	if (!text.split('\n').includes(line)) {
+		fs.mkdirSync(path.dirname(file), { recursive: true });
+		fs.appendFileSync(file, `${text && !text.endsWith('\n') ? '\n' : ''}${line}\n`);
+	}
 }
 
 function writeClineScripts(root: string, options: ConnectOptions): WrittenFile[] {

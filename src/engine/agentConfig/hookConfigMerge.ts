@@ -8,6 +8,7 @@
  * - VS Code / Copilot (`.github/hooks/*.json`): `{"hooks":{"<Event>":[{"type":"command","command","timeout"}]}}`.
  */
 import { BatonError } from '../errors';
+import { isBatonHookUrl } from './hookEndpoint';
 import { portableHookCommand } from './userLauncher';
 
 export interface HookSpec {
@@ -17,6 +18,8 @@ export interface HookSpec {
 	timeout: number;
 	/** Claude Code only: which tools (or sources) the entry applies to. */
 	matcher?: string;
+	/** Claude Code only: an `http` hook to this URL with these headers instead of the command (`command` is then unused). */
+	http?: { url: string; headers: Record<string, string> };
 }
 
 type Json = Record<string, unknown>;
@@ -71,21 +74,22 @@ export function mergeClaudeHooks(settings: unknown, specs: readonly HookSpec[], 
 	}
 	const wanted = new Map(options.remove ? [] : specs.map((s) => [s.event, s]));
 	const prefix = prefixOf(specs);
-	const isBaton = (command: unknown): boolean => isBatonHookCommand(command, prefix);
+	// Baton's entry: its command, or an http hook to its endpoint (a per-machine file: docs/daemon.md, "HTTP hooks").
+	const isBatonEntry = (h: Json): boolean => isBatonHookCommand(h['command'], prefix) || (h['type'] === 'http' && isBatonHookUrl(h['url']));
 	for (const event of new Set([...Object.keys(hooks), ...wanted.keys()])) {
 		const groups = (hooks[event] as Json[] | undefined) ?? [];
 		const spec = wanted.get(event);
-		const entry = spec ? { type: 'command', command: spec.command, timeout: spec.timeout } : undefined;
+		const entry = spec ? (spec.http ? { type: 'http', url: spec.http.url, headers: spec.http.headers, timeout: spec.timeout } : { type: 'command', command: spec.command, timeout: spec.timeout }) : undefined;
 		let placed = false;
 		const next: Json[] = [];
 		for (const group of groups) {
 			const inner = (group['hooks'] as Json[] | undefined) ?? [];
-			const ours = inner.filter((h) => isBaton(h['command']));
+			const ours = inner.filter(isBatonEntry);
 			if (ours.length === 0) {
 				next.push(group);
 				continue;
 			}
-			const theirs = inner.filter((h) => !isBaton(h['command']));
+			const theirs = inner.filter((h) => !isBatonEntry(h));
 			if (entry && spec && !placed) {
 				placed = true;
 				if (theirs.length === 0) {
@@ -95,7 +99,7 @@ export function mergeClaudeHooks(settings: unknown, specs: readonly HookSpec[], 
 				} else {
 					// The user put Baton's command in a group of theirs: update it there, keep their matcher.
 					const at = inner.indexOf(ours[0] as Json);
-					next.push({ ...group, hooks: inner.filter((h, i) => i === at || !isBaton(h['command'])).map((h, i) => (i === at ? entry : h)) });
+					next.push({ ...group, hooks: inner.filter((h, i) => i === at || !isBatonEntry(h)).map((h, i) => (i === at ? entry : h)) });
 				}
 			} else if (theirs.length > 0) {
 				next.push({ ...group, hooks: theirs });

@@ -178,7 +178,10 @@ async function showWritten(root: string, info: AgentInfo, remove: boolean, resul
 		return;
 	}
 	// The hook configuration and the MCP file; of Cline's eight scripts, the first.
-	const shown = files.filter((w) => changed(w) && w.action !== 'removed').filter((w, i, all) => !w.path.startsWith('.clinerules/') || all.findIndex((x) => x.path.startsWith('.clinerules/')) === i);
+	// Not Claude's settings.local.json: it holds this workspace's hook secret, which no tab should show.
+	const shown = files
+		.filter((w) => changed(w) && w.action !== 'removed' && !w.path.endsWith('settings.local.json'))
+		.filter((w, i, all) => !w.path.startsWith('.clinerules/') || all.findIndex((x) => x.path.startsWith('.clinerules/')) === i);
 	// New files first, diffs last: the change to a file the person already had ends up in front.
 	shown.sort((a, b) => Number(!!a.backup) - Number(!!b.backup));
 	for (const w of shown) {

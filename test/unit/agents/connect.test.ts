@@ -3,7 +3,7 @@
  * user's, through the bundled CLI.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it, type TestContext } from 'node:test';
@@ -54,6 +54,7 @@ function backups(dir: string, name: string): string[] {
 void describe('baton connect', () => {
 	void it('merges Baton’s hooks into Claude settings that hold the user’s: kept, in order, idempotent, backed up, removed exactly', (t) => {
 		const { root, baton } = setup(t);
+		spawnSync('git', ['init', '-q', root]);
 		const dir = path.join(root, '.claude');
 		const file = path.join(dir, 'settings.json');
 		fs.mkdirSync(dir);
@@ -61,7 +62,7 @@ void describe('baton connect', () => {
 
 		const first = baton('connect', 'claude', '--json');
 		assert.equal(first.code, 0, first.stdout + first.stderr);
-		assert.equal(first.json?.['written'].length, 1);
+		assert.equal(first.json?.['written'].length, 2);
 		const written = first.json?.['written'][0];
 		assert.equal(written.path, '.claude/settings.json');
 		assert.equal(written.action, 'updated');
@@ -75,16 +76,38 @@ void describe('baton connect', () => {
 		const settings = JSON.parse(text);
 		assert.deepEqual(Object.keys(settings), ['permissions', 'hooks', 'model'], 'top-level keys keep their order');
 		assert.deepEqual(settings.permissions, { allow: ['Bash(npm test:*)'] });
-		assert.deepEqual(Object.keys(settings.hooks), ['PreToolUse', 'Stop', 'SessionStart', 'UserPromptSubmit', 'PreCompact', 'SessionEnd', 'PostToolUse', 'PostToolUseFailure']);
-		assert.deepEqual(settings.hooks.PreToolUse[0], { matcher: 'Bash', hooks: [{ type: 'command', command: './scripts/guard.sh', timeout: 5 }] }, 'the user’s hook first, unchanged');
-		assert.deepEqual(settings.hooks.PreToolUse[1], { matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*', hooks: [{ type: 'command', command: `${command} hook pre-tool-use`, timeout: 10 }] });
+		assert.deepEqual(Object.keys(settings.hooks), ['PreToolUse', 'Stop', 'SessionStart', 'UserPromptSubmit', 'PreCompact', 'SessionEnd']);
+		assert.deepEqual(settings.hooks.PreToolUse, [{ matcher: 'Bash', hooks: [{ type: 'command', command: './scripts/guard.sh', timeout: 5 }] }], 'the user’s hook, unchanged; Baton’s tool hooks are this machine’s (below)');
 		assert.deepEqual(settings.hooks.Stop, [{ hooks: [{ type: 'command', command: 'notify-send done' }] }, { hooks: [{ type: 'command', command: `${command} hook stop`, timeout: 15 }] }]);
 		assert.deepEqual(settings.hooks.SessionStart, [{ hooks: [{ type: 'command', command: `${command} hook session-start`, timeout: 15 }] }]);
-		assert.deepEqual(settings.hooks.PostToolUse[0].matcher, 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*', 'the timeline captures shell and MCP calls too');
 		assert.ok(fs.existsSync(path.join(root, '.baton')), 'connecting sets Baton up in the workspace');
+		// The tool calls go to the workspace's backend over HTTP, from the per-machine settings file.
+		assert.deepEqual(first.json?.['written'][1], { path: '.claude/settings.local.json', action: 'created' });
+		const local = path.join(dir, 'settings.local.json');
+		assert.equal(fs.statSync(local).mode & 0o777, 0o600, 'it holds the secret: its user’s only');
+		const port = (JSON.parse(fs.readFileSync(path.join(root, '.baton', 'hook-http.json'), 'utf8')) as { port: number }).port;
+		const secret = fs.readFileSync(path.join(root, '.baton', 'hook-secret'), 'utf8').trim();
+		const http = (event: string) => [
+			{ matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*', hooks: [{ type: 'http', url: `http://127.0.0.1:${port}/baton/hook/${event}`, headers: { Authorization: `Bearer ${secret}` }, timeout: 10 }] },
+		];
+		assert.deepEqual(
+			JSON.parse(fs.readFileSync(local, 'utf8')),
+			{ hooks: { PreToolUse: http('pre-tool-use'), PostToolUse: http('post-tool-use'), PostToolUseFailure: http('post-tool-use-failure') } },
+			'the timeline captures shell and MCP calls too',
+		);
+		assert.ok(
+			fs
+				.readFileSync(path.join(root, '.git', 'info', 'exclude'), 'utf8')
+				.split('\n')
+				.includes('**/.claude/settings.local.json'),
+			'and git never sees it',
+		);
 
 		const again = baton('connect', 'claude', '--json');
-		assert.deepEqual(again.json?.['written'], [{ path: '.claude/settings.json', action: 'unchanged' }]);
+		assert.deepEqual(again.json?.['written'], [
+			{ path: '.claude/settings.json', action: 'unchanged' },
+			{ path: '.claude/settings.local.json', action: 'unchanged' },
+		]);
 		assert.equal(fs.readFileSync(file, 'utf8'), text, 'running twice changes nothing');
 		assert.equal(backups(dir, 'settings.json').length, 1, 'and makes no second backup');
 
@@ -108,7 +131,12 @@ void describe('baton connect', () => {
 		assert.deepEqual(after.hooks.SessionStart, [{ matcher: 'compact', hooks: [{ type: 'command', command: 'cat NOTES.md' }] }], 'only Baton’s entries went');
 		assert.deepEqual(Object.keys(after.hooks), ['PreToolUse', 'Stop', 'SessionStart']);
 		assert.equal(backups(dir, 'settings.json').length, 3);
-		assert.deepEqual(baton('connect', 'claude', '--remove', '--json').json?.['written'], [{ path: '.claude/settings.json', action: 'unchanged' }]);
+		assert.equal(removed.json?.['written'][1].action, 'removed');
+		assert.equal(fs.existsSync(path.join(dir, 'settings.local.json')), false, 'the local file Baton made is gone');
+		assert.deepEqual(baton('connect', 'claude', '--remove', '--json').json?.['written'], [
+			{ path: '.claude/settings.json', action: 'unchanged' },
+			{ path: '.claude/settings.local.json', action: 'unchanged' },
+		]);
 	});
 
 	void it('restores a settings file byte for byte when connected then removed', (t) => {
@@ -116,14 +144,22 @@ void describe('baton connect', () => {
 		const file = path.join(root, '.claude', 'settings.json');
 		fs.mkdirSync(path.dirname(file));
 		fs.writeFileSync(file, userSettings);
+		const localOwn = '{\n  "permissions": { "allow": ["Bash(ls)"] }\n}\n';
+		fs.writeFileSync(path.join(root, '.claude', 'settings.local.json'), localOwn);
 		baton('connect', 'claude');
+		assert.match(fs.readFileSync(path.join(root, '.claude', 'settings.local.json'), 'utf8'), /baton\/hook\/post-tool-use/);
 		baton('connect', 'claude', '--remove');
 		assert.equal(fs.readFileSync(file, 'utf8'), userSettings);
+		assert.equal(fs.readFileSync(path.join(root, '.claude', 'settings.local.json'), 'utf8'), localOwn, 'the local file the user had, byte for byte');
 		// And a workspace with no settings gets a file holding just Baton's hooks.
 		const fresh = setup(t);
 		const created = fresh.baton('connect', 'claude', '--json');
-		assert.deepEqual(created.json?.['written'], [{ path: '.claude/settings.json', action: 'created' }]);
-		assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(path.join(fresh.root, '.claude', 'settings.json'), 'utf8')).hooks).length, 8);
+		assert.deepEqual(created.json?.['written'], [
+			{ path: '.claude/settings.json', action: 'created' },
+			{ path: '.claude/settings.local.json', action: 'created' },
+		]);
+		assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(path.join(fresh.root, '.claude', 'settings.json'), 'utf8')).hooks).length, 5);
+		assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(path.join(fresh.root, '.claude', 'settings.local.json'), 'utf8')).hooks).length, 3);
 	});
 
 	void it('connects Codex and Gemini CLI beside the user’s own hooks, says what each needs trusted, and takes only its own entries out again', (t) => {

@@ -114,7 +114,7 @@ test('a stale endpoint file is detected: a dead pid, and a reused pid (a live un
 	assert.match(daemonLog(root), /cli\/run task add → exit 0/);
 });
 
-test('the socket is 0600, other users are refused, and the daemon never listens on TCP', async (t) => {
+test('the socket is 0600, other users are refused, and the daemon never listens on TCP for JSON-RPC: its one TCP listener is the hook endpoint, on 127.0.0.1', async (t) => {
 	const { cli, root } = await daemonWorkspace(t);
 	assert.equal((await baton(cli, root, ['task', 'list'])).code, 0);
 	const info = endpoint(root);
@@ -125,11 +125,21 @@ test('the socket is 0600, other users are refused, and the daemon never listens 
 	const listeners = tcpListenerInodes();
 	const held = socketInodes(info.pid);
 	assert.ok(held.length > 0);
-	assert.deepEqual(
-		held.filter((inode) => listeners.has(inode)),
-		[],
-		'the daemon holds a TCP listener',
+	// The hook endpoint (hookHttp.ts) is the only one: bound to 127.0.0.1, and it answers JSON-RPC with a refusal.
+	const tcp = held.filter((inode) => listeners.has(inode));
+	assert.equal(tcp.length, 1, 'one TCP listener, the hook endpoint');
+	const line = fs
+		.readFileSync('/proc/net/tcp', 'utf8')
+		.split('\n')
+		.find((l) => l.trim().split(/\s+/)[9] === tcp[0]);
+	assert.match(line ?? '', /^\s*\d+: 0100007F:/, 'on 127.0.0.1 only');
+	const port = parseInt(/0100007F:([0-9A-F]{4})/.exec(line ?? '')?.[1] ?? '0', 16);
+	const rpc = spawnSync(
+		process.execPath,
+		['-e', `fetch('http://127.0.0.1:${port}/', {method:'POST', headers:{'content-type':'application/json'}, body: JSON.stringify({jsonrpc:'2.0', id:1, method:'daemon/status'})}).then(async (r)=>console.log(r.status, await r.text()))`],
+		{ encoding: 'utf8' },
 	);
+	assert.match(rpc.stdout, /^404 baton: no such hook/, `JSON-RPC over TCP is refused: ${rpc.stdout}${rpc.stderr}`);
 	if (process.getuid?.() === 0) {
 		// Root can try it for real as another user: connect(2) needs write permission on the socket.
 		const other = spawnSync(process.execPath, ['-e', `require('net').connect(${JSON.stringify(info.socket)}).on('connect',()=>{console.log('connected');process.exit(0)}).on('error',(e)=>{console.log(e.code);process.exit(0)})`], {

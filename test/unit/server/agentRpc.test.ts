@@ -65,7 +65,7 @@ void describe('agents over JSON-RPC', () => {
 		assert.match(fs.readFileSync(path.join(home, '.baton', 'bin', 'baton'), 'utf8'), /cli\.js" "\$@"/, 'the backend keeps the launcher, running this installation');
 		assert.deepEqual(
 			first.written.map((w) => `${w.action} ${w.path}`),
-			['created .claude/settings.json'],
+			['created .claude/settings.json', 'created .claude/settings.local.json'],
 		);
 		assert.deepEqual([first.mcp?.action, first.mcp?.path, first.mcp?.name], ['created', '.mcp.json', 'baton']);
 		assert.ok(fs.existsSync(path.join(root, '.baton')), 'connecting set Baton up');
@@ -80,7 +80,7 @@ void describe('agents over JSON-RPC', () => {
 		const again = await connection.sendRequest(rpc.agentConnect, { agent: 'claude-code', mcp: true });
 		assert.deepEqual(
 			[...again.written, again.mcp].map((w) => w?.action),
-			['unchanged', 'unchanged'],
+			['unchanged', 'unchanged', 'unchanged'],
 		);
 
 		fs.writeFileSync(path.join(root, '.claude', 'settings.json'), '{"hooks": ');

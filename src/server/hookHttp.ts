@@ -1,0 +1,175 @@
+/**
+ * The daemon's HTTP hook endpoint: a host that can call a hook over HTTP (Claude Code's `http`
+ * hooks) posts its event here instead of starting a process per call. It listens on 127.0.0.1 only,
+ * takes `POST /baton/hook/<event>` with the workspace's secret as a bearer token (compared in
+ * constant time) and a JSON object no larger than the hook's stdin bound, and hands the event to the
+ * same hook runner `hook/run` reaches (exactly once by event id: cli/hookOnce.ts). Anything else is
+ * refused with a status that says why, before anything is recorded. The JSON-RPC protocol never
+ * listens on TCP: this endpoint serves hook events and nothing else. docs/daemon.md, "HTTP hooks".
+ */
+import crypto from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { hookPort, hookSecret, hookUrlPath, keepHookPort } from '../engine/agentConfig/hookEndpoint';
+import type { CliRunParams, CliRunResult } from '../protocol/rpc';
+
+/** The largest event body taken: the same bound as a command hook's stdin (cli/hookStdin.ts). */
+export const maxHookBodyBytes = 32 * 1024 * 1024;
+
+export interface HookHttpOptions {
+	workspaceRoot: string;
+	/** Runs `baton hook …` as the daemon's hook/run does. */
+	run(params: CliRunParams): Promise<CliRunResult>;
+	log(level: 'debug' | 'info' | 'warn', message: string): void;
+	/** Each accepted call (the daemon's idle timer counts it as a client). */
+	onActivity?(): void;
+	/** The environment hooks run with: the daemon's own (HTTP carries none). */
+	env: Record<string, string>;
+	/** The port to ask for first (tests); default: the workspace's kept one (agentConfig/hookEndpoint.ts). */
+	port?: number;
+}
+
+export interface HookHttpEndpoint {
+	port: number;
+	close(): void;
+}
+
+/** The event words a hook URL may name (`baton hook <event>`): lower-case words and dashes. */
+const eventWord = /^[a-z]+(?:-[a-z]+)*$/;
+/** The hosts whose hooks may come over HTTP, and the `--agent` each one's hook runs with. */
+const agentParam: Record<string, string[]> = { claude: [] };
+
+function digest(text: string): Buffer {
+	return crypto.createHash('sha256').update(text).digest();
+}
+
+/** Whether the request carries the secret: both hashed first, so the comparison takes the same time whatever the length. */
+export function bearerMatches(header: string | undefined, secret: string): boolean {
+	const given = /^Bearer ([^\s]+)$/.exec(header ?? '')?.[1] ?? '';
+	return crypto.timingSafeEqual(digest(given), digest(secret)) && given.length > 0;
+}
+
+function answer(res: http.ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
+	res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), connection: 'close' });
+	res.end(body);
+}
+
+export async function startHookHttp(options: HookHttpOptions): Promise<HookHttpEndpoint> {
+	const secret = hookSecret(options.workspaceRoot);
+	const server = http.createServer((req, res) => {
+		void serve(req, res).catch((error: Error) => {
+			options.log('warn', `hook/http: ${error.message}`);
+			if (!res.headersSent) {
+				answer(res, 500, `baton: the hook failed: ${error.message}\n`);
+			}
+		});
+	});
+	server.headersTimeout = 10_000;
+	server.requestTimeout = 30_000;
+
+	const serve = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
+		const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+		const event = url.pathname.startsWith(hookUrlPath) ? url.pathname.slice(hookUrlPath.length) : '';
+		const agent = url.searchParams.get('agent') ?? 'claude';
+		if (!eventWord.test(event) || !Object.hasOwn(agentParam, agent)) {
+			req.resume();
+			answer(res, 404, `baton: no such hook: ${url.pathname} (POST ${hookUrlPath}<event>)\n`);
+			return;
+		}
+		if (req.method !== 'POST') {
+			req.resume();
+			res.setHeader('allow', 'POST');
+			answer(res, 405, 'baton: hook events are POSTed\n');
+			return;
+		}
+		if (!bearerMatches(req.headers.authorization, secret)) {
+			req.resume();
+			options.log('warn', `hook/http ${event} refused: no or wrong secret`);
+			answer(res, 401, 'baton: this workspace’s hook secret is missing or wrong\n');
+			return;
+		}
+		const declared = Number(req.headers['content-length'] ?? '0');
+		if (declared > maxHookBodyBytes) {
+			req.resume();
+			answer(res, 413, `baton: a hook event is at most ${maxHookBodyBytes} bytes\n`);
+			return;
+		}
+		const body = await readBounded(req);
+		if (body === undefined) {
+			answer(res, 413, `baton: a hook event is at most ${maxHookBodyBytes} bytes\n`);
+			return;
+		}
+		let payload: unknown;
+		try {
+			payload = JSON.parse(body);
+		} catch {
+			payload = undefined;
+		}
+		if (!payload || typeof payload !== 'object' || Array.isArray(payload)) {
+			answer(res, 400, 'baton: a hook event is a JSON object\n');
+			return;
+		}
+		options.onActivity?.();
+		const began = Date.now();
+		const result = await options.run({
+			argv: ['hook', event, ...(agentParam[agent] ?? [])],
+			cwd: options.workspaceRoot,
+			env: { ...options.env, BATON_HOOK_TRANSPORT: 'http' },
+			stdin: body,
+			// The hooks room names a tool call's event by its id; this one is for a payload that names none.
+			eventId: crypto.randomUUID(),
+		});
+		options.log('debug', `hook/http ${event} → ${result.exitCode === 0 ? 200 : 500} in ${Date.now() - began} ms (no process)`);
+		if (result.exitCode !== 0) {
+			answer(res, 500, result.stderr || `baton: the hook exited ${result.exitCode}\n`);
+			return;
+		}
+		// What the command hook prints is the host's answer (empty, or its decision JSON).
+		answer(res, 200, result.stdout.trim() ? result.stdout : '', 'application/json');
+	};
+
+	const listen = (port: number): Promise<number> =>
+		new Promise((resolve, reject) => {
+			const fail = (error: Error): void => reject(error);
+			server.once('error', fail);
+			server.listen(port, '127.0.0.1', () => {
+				server.off('error', fail);
+				resolve((server.address() as AddressInfo).port);
+			});
+		});
+	const wanted = options.port ?? hookPort(options.workspaceRoot);
+	let port: number;
+	try {
+		port = await listen(wanted);
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' && (error as NodeJS.ErrnoException).code !== 'EACCES') {
+			throw error;
+		}
+		// Taken (another program, or this workspace's other daemon not gone yet): any free port; the
+		// agent's local settings follow it at its next session start.
+		port = await listen(0);
+		options.log('info', `hook endpoint: port ${wanted} is taken; listening on ${port}`);
+	}
+	keepHookPort(options.workspaceRoot, port);
+	return { port, close: () => server.close() };
+}
+
+/** The body, or undefined past the bound (the rest is discarded, not buffered). */
+function readBounded(req: http.IncomingMessage): Promise<string | undefined> {
+	return new Promise((resolve, reject) => {
+		const chunks: Buffer[] = [];
+		let size = 0;
+		let over = false;
+		req.on('data', (chunk: Buffer) => {
+			size += chunk.length;
+			if (size > maxHookBodyBytes) {
+				over = true;
+				chunks.length = 0;
+			} else if (!over) {
+				chunks.push(chunk);
+			}
+		});
+		req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')));
+		req.on('error', reject);
+	});
+}

@@ -206,9 +206,12 @@ export function claudeLocal(workspaceRoot: string, options: { remove: boolean; n
 	});
 	if (!options.dryRun && !options.remove && fs.existsSync(file)) {
 		fs.chmodSync(file, 0o600);
-		excludeFromGit(workspaceRoot, claudeLocalSettings);
+		excludeFromGit(workspaceRoot, claudeLocalSettings, true);
 		// The port the file names is the one the next backend asks for first.
 		keepHookPort(workspaceRoot, port);
+	} else if (!options.dryRun && options.remove && !fs.existsSync(file)) {
+		// Disconnect leaves the clone's ignore list as it found it once the file is gone.
+		excludeFromGit(workspaceRoot, claudeLocalSettings, false);
 	}
 	return written;
 }
@@ -231,8 +234,8 @@ export function refreshClaudeLocal(workspaceRoot: string, port: number): Written
 	return connected ? claudeLocal(workspaceRoot, { remove: false, now: Date.now, port }) : undefined;
 }
 
-/** Adds `**\/<relative>` to the repository's `.git/info/exclude` (this clone's own ignore list) unless it is there. */
-function excludeFromGit(workspaceRoot: string, relative: string): void {
+/** Adds `**\/<relative>` to the repository's `.git/info/exclude` (this clone's own ignore list) unless it is there; with `add` false, takes that line out again. */
+function excludeFromGit(workspaceRoot: string, relative: string, add: boolean): void {
 	const dirs = findGitDirs(workspaceRoot);
 	if (!dirs) {
 		return;
@@ -245,7 +248,14 @@ function excludeFromGit(workspaceRoot: string, relative: string): void {
 	} catch {
 		text = '';
 	}
-	if (!text.split('\n').includes(line)) {
+	const lines = text.split('\n');
+	if (!add) {
+		if (lines.includes(line)) {
+			fs.writeFileSync(file, lines.filter((l) => l !== line).join('\n'));
+		}
+		return;
+	}
+	if (!lines.includes(line)) {
 		fs.mkdirSync(path.dirname(file), { recursive: true });
 		fs.appendFileSync(file, `${text && !text.endsWith('\n') ? '\n' : ''}${line}\n`);
 	}

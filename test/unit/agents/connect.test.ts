@@ -60,6 +60,9 @@ void describe('baton connect', () => {
 		fs.mkdirSync(dir);
 		fs.writeFileSync(file, userSettings);
 
+		const excludeFile = path.join(root, '.git', 'info', 'exclude');
+		fs.appendFileSync(excludeFile, 'build/\n');
+		const excludeBefore = fs.readFileSync(excludeFile, 'utf8');
 		const first = baton('connect', 'claude', '--json');
 		assert.equal(first.code, 0, first.stdout + first.stderr);
 		assert.equal(first.json?.['written'].length, 2);
@@ -133,6 +136,7 @@ void describe('baton connect', () => {
 		assert.equal(backups(dir, 'settings.json').length, 3);
 		assert.equal(removed.json?.['written'][1].action, 'removed');
 		assert.equal(fs.existsSync(path.join(dir, 'settings.local.json')), false, 'the local file Baton made is gone');
+		assert.equal(fs.readFileSync(path.join(root, '.git', 'info', 'exclude'), 'utf8'), excludeBefore, 'and the clone’s ignore list is as it was, byte for byte');
 		assert.deepEqual(baton('connect', 'claude', '--remove', '--json').json?.['written'], [
 			{ path: '.claude/settings.json', action: 'unchanged' },
 			{ path: '.claude/settings.local.json', action: 'unchanged' },

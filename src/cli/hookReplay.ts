@@ -14,6 +14,7 @@ import type { HookEvent } from '../engine/hookEvent';
 import { normaliseHookPayload } from '../engine/hooks/normaliseHookPayload';
 import { isCapturedTool } from '../engine/timeline/timelineTools';
 import { hookEventId } from './hookOnce';
+import { openRegularFile } from '../engine/transcripts/regularFile';
 
 /** How much of the transcript's end is read: a turn's calls are near it. */
 const tailBytes = 8 * 1024 * 1024;
@@ -30,9 +31,10 @@ interface ToolCall {
 export function lastTurnCalls(transcriptPath: string): ToolCall[] {
 	let text: string;
 	try {
-		const fd = fs.openSync(transcriptPath, 'r');
+		// A regular file only: a FIFO would block the open and a device never end (regularFile.ts).
+		const { fd, stat } = openRegularFile(transcriptPath);
 		try {
-			const size = fs.fstatSync(fd).size;
+			const size = stat.size;
 			const start = Math.max(0, size - tailBytes);
 			const buffer = Buffer.alloc(size - start);
 			fs.readSync(fd, buffer, 0, buffer.length, start);

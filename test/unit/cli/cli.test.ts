@@ -152,9 +152,9 @@ void describe('baton CLI (the bundled bin, as agents run it)', () => {
 		const started = baton(root, 'session', 'start', '--name', name, '--json');
 		assert.equal(started.code, 0, started.stderr);
 		assert.equal(baton(root, 'session', 'show', started.json['session'].id, '--json').json['session'].name, name);
-		// Whatever else is there (the daemon's socket, endpoint and log; its file watcher's cache), no file is
+		// Whatever else is there (the daemon's socket, endpoint and log; its file watcher's cache; its HTTP hook port and secret), no file is
 		// named after the session; machine.json is the random machine id the session's shared event is named with.
-		const daemonFiles = new Set(['daemon.json', 'daemon.lock', 'daemon.sock', 'logs', 'cache']);
+		const daemonFiles = new Set(['daemon.json', 'daemon.lock', 'daemon.sock', 'logs', 'cache', 'hook-http.json', 'hook-secret']);
 		assert.deepEqual(
 			fs
 				.readdirSync(path.join(root, '.baton'))

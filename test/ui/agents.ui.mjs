@@ -96,7 +96,8 @@ try {
 		await s.page.locator('.tab', { hasText: 'Payment idempotency key' }).first().click();
 		await s.runCommand('Baton: Connect Claude Code');
 		await s.quickPickSelect('Hooks and MCP server');
-		await s.notification('Connected Claude Code: updated .claude/settings.json (backup kept), created .mcp.json', { timeout: 20_000 });
+		// The tool-call hooks are http hooks in Claude's per-machine settings file (docs/daemon.md, "HTTP hooks").
+		await s.notification('Connected Claude Code: updated .claude/settings.json (backup kept), created .claude/settings.local.json, created .mcp.json', { timeout: 20_000 });
 		await s.page.locator('.monaco-diff-editor').first().waitFor({ timeout: 15_000 });
 		const written = JSON.parse(fs.readFileSync(path.join(workspace, '.claude/settings.json'), 'utf8'));
 		if (written.hooks.Stop[0].hooks[0].command !== 'notify-send done' || !/hook session-start$/.test(written.hooks.SessionStart[0].hooks[0].command)) {

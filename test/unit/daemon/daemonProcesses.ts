@@ -120,3 +120,18 @@ export async function waitFor(condition: () => boolean, ms: number): Promise<boo
 	}
 	return condition();
 }
+
+/** Claude Code's payload for a Write tool call (before or after it) of `file`, as its hook sends it. */
+export function claudeToolCall(root: string, session: string, phase: 'PreToolUse' | 'PostToolUse', id: string, file: string): string {
+	const input = { file_path: path.join(root, file), content: `export const id = '${id}';\n` };
+	return JSON.stringify({
+		session_id: session,
+		cwd: root,
+		hook_event_name: phase,
+		tool_name: 'Write',
+		tool_input: input,
+		...(phase === 'PostToolUse' ? { tool_response: { type: 'create', filePath: input.file_path } } : {}),
+		tool_use_id: id,
+		transcript_path: path.join(root, 'none.jsonl'),
+	});
+}

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { Engine } from '../../../src/engine/engine';
 import { MemoryLogger } from '../helpers';
-import { baton, daemonWorkspace, endpoint, socketInodes, tcpListenerInodes } from './daemonProcesses';
+import { baton, claudeToolCall, daemonWorkspace, endpoint, socketInodes, tcpListenerInodes } from './daemonProcesses';
 
 const session = 'b7e1c2d3-0000-4000-8000-0000000000aa';
 
@@ -28,17 +28,7 @@ function post(port: number, pathname: string, body: string | Buffer, headers: Re
 }
 
 function toolCall(root: string, phase: 'PreToolUse' | 'PostToolUse', id: string, file: string): string {
-	const input = { file_path: path.join(root, file), content: `export const id = '${id}';\n` };
-	return JSON.stringify({
-		session_id: session,
-		cwd: root,
-		hook_event_name: phase,
-		tool_name: 'Write',
-		tool_input: input,
-		...(phase === 'PostToolUse' ? { tool_response: { type: 'create', filePath: input.file_path } } : {}),
-		tool_use_id: id,
-		transcript_path: path.join(root, 'none.jsonl'),
-	});
+	return claudeToolCall(root, session, phase, id, file);
 }
 
 /** Every timeline step's tool call id, as often as each was recorded, and how many prompts. */

@@ -11,7 +11,7 @@ import { appendSpool, listSpool, spoolDir } from '../../../src/cli/hookSpool';
 import { Engine } from '../../../src/engine/engine';
 import { LockFile } from '../../../src/engine/storage/lockFile';
 import { MemoryLogger } from '../helpers';
-import { baton, daemonPids, daemonWorkspace, endpoint, waitFor, type Result } from './daemonProcesses';
+import { baton, claudeToolCall, daemonPids, daemonWorkspace, endpoint, waitFor, type Result } from './daemonProcesses';
 
 /** Short budgets, as in production: the daemon reached within 300 ms, the event handed over within the hook budget. */
 const faultEnv = { BATON_DAEMON_BUDGET_MS: '300', BATON_HOOK_BUDGET_MS: '2000' };
@@ -22,20 +22,6 @@ function prompt(root: string, session: string, text: string): string {
 
 function sessionStart(root: string, session: string): string {
 	return JSON.stringify({ session_id: session, cwd: root, hook_event_name: 'SessionStart', source: 'startup', transcript_path: path.join(root, 'none.jsonl') });
-}
-
-function toolCall(root: string, session: string, phase: 'PreToolUse' | 'PostToolUse', id: string, file: string): string {
-	const input = { file_path: path.join(root, file), content: `export const id = '${id}';\n` };
-	return JSON.stringify({
-		session_id: session,
-		cwd: root,
-		hook_event_name: phase,
-		tool_name: 'Write',
-		tool_input: input,
-		...(phase === 'PostToolUse' ? { tool_response: { type: 'create', filePath: input.file_path } } : {}),
-		tool_use_id: id,
-		transcript_path: path.join(root, 'none.jsonl'),
-	});
 }
 
 /** What the journal holds: every prompt's text and every step's tool call id, as often as each was recorded. */
@@ -113,9 +99,9 @@ test('a daemon killed at random while concurrent hooks send prompts and tool ste
 		}
 		const id = `toolu_spool_${c}`;
 		tools.push(id);
-		await send(toolCall(root, session, 'PreToolUse', id, `f${c}.ts`), ['pre-tool-use']);
+		await send(claudeToolCall(root, session, 'PreToolUse', id, `f${c}.ts`), ['pre-tool-use']);
 		fs.writeFileSync(path.join(root, `f${c}.ts`), `export const id = '${id}';\n`);
-		await send(toolCall(root, session, 'PostToolUse', id, `f${c}.ts`), ['post-tool-use']);
+		await send(claudeToolCall(root, session, 'PostToolUse', id, `f${c}.ts`), ['post-tool-use']);
 		done++;
 	};
 	let kills = 0;

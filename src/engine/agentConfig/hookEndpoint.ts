@@ -9,6 +9,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { atomicWriteFile } from '../storage/fsUtil';
 import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
 
 /** The path every Baton hook URL starts with; the event word follows (`/baton/hook/post-tool-use`). */
@@ -73,9 +74,7 @@ export function hookPort(workspaceRoot: string): number {
 export function keepHookPort(workspaceRoot: string, port: number): void {
 	const file = hookPortFile(workspaceRoot);
 	mkdirPrivate(path.dirname(file));
-	const tmp = `${file}.${process.pid}.tmp`;
-	fs.writeFileSync(tmp, `${JSON.stringify({ port })}\n`, { mode: privateFileMode });
-	fs.renameSync(tmp, file);
+	atomicWriteFile(file, Buffer.from(`${JSON.stringify({ port })}\n`));
 }
 
 export function hookUrl(port: number, event: string): string {

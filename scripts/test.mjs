@@ -57,4 +57,17 @@ console.log(`real agents: ${agentsPass} passed, ${agentsFail} failed`);
 console.log(`editor: ${editorPass} passed, ${editorFail} failed`);
 if (freshCache) console.log(`fresh start: ${freshPass} passed, ${freshFail} failed`);
 console.log(`total: ${passed} passed, ${failed} failed`);
+// The unit and agent runners' own list of failures (node's spec reporter prints it at the end of its run),
+// again at the very end: a CI log cut to its last lines still says why a test failed.
+for (const [name, result] of [
+	['unit', unit],
+	['real agents', agents],
+]) {
+	const block = /^✖ failing tests:\n([\s\S]*)$/m.exec(result.out)?.[1]?.trim();
+	if (block) {
+		// Node's own frames say nothing about the failure.
+		const lines = block.split('\n').filter((line) => !/^\s+at .*(\(node:|node:internal|node_modules)/.test(line));
+		console.log(`\n${name}, why it failed:\n${lines.slice(0, 150).join('\n')}${lines.length > 150 ? `\n… ${lines.length - 150} more lines above, in the ${name} run's output` : ''}`);
+	}
+}
 process.exit(failed === 0 && passed > 0 ? 0 : 1);

@@ -31,17 +31,25 @@ test('eight clients racing to start the backend (CLI, hooks, two editor backends
 		editor(),
 		editor(),
 	]);
+	// Every part of the race, for a failure's message: what each client said and what the daemons logged.
+	const story = (): string => {
+		let log: string;
+		try {
+			log = daemonLog(root);
+		} catch (error) {
+			log = `(no daemon log: ${String(error)})`;
+		}
+		const said = runs.map((run, i) => `client ${i}: ${run === null ? 'still serving' : typeof run === 'number' ? `exit ${run}` : `exit ${run.code}; stdout ${run.stdout.trim()}; stderr ${run.stderr.trim()}`}`);
+		return `${said.join('\n')}\n--- daemon.log ---\n${log}`;
+	};
 	const [a, b, c, d, h1, h2] = runs as [...{ code: number | null; stdout: string; stderr: string }[]];
 	for (const run of [a, b, c, d]) {
-		assert.equal(run?.code, 0, run?.stderr);
-		assert.match(run?.stdout ?? '', /"title":"race \d"/);
+		assert.equal(run?.code, 0, story());
+		assert.match(run?.stdout ?? '', /"title":"race \d"/, story());
 	}
 	for (const run of [h1, h2]) {
-		assert.equal(run?.code, 0, run?.stderr);
+		assert.equal(run?.code, 0, story());
 	}
-	// Every part of the race, for a failure's message: what each client said and what the daemons logged.
-	const story = (): string =>
-		`${runs.map((run, i) => `client ${i}: ${run === null ? 'still serving' : typeof run === 'number' ? `exit ${run}` : `exit ${run.code}; ${run.stderr.trim()}`}`).join('\n')}\n--- daemon.log ---\n${daemonLog(root)}`;
 	const pids = daemonPids(root);
 	assert.equal(pids.length, 1, `daemons: ${pids.join(', ')}\n${story()}`);
 	assert.equal(endpoint(root)?.pid, pids[0], story());
@@ -49,7 +57,7 @@ test('eight clients racing to start the backend (CLI, hooks, two editor backends
 	assert.equal(daemonLog(root).match(/cli\/run task add → exit 0/g)?.length, 4, story());
 	assert.equal(daemonLog(root).match(/hook\/run hook session-start → exit 0/g)?.length, 2, story());
 	const list = spawnSync(process.execPath, [cli, '--no-daemon', 'task', 'list', '--json'], { cwd: root, env: daemonEnv(), encoding: 'utf8' });
-	assert.equal((JSON.parse(list.stdout) as { tasks: unknown[] }).tasks.length, 4);
+	assert.equal((JSON.parse(list.stdout) as { tasks: unknown[] }).tasks.length, 4, `${list.stdout}\n${list.stderr}\n${story()}`);
 });
 
 test('killing the daemon mid-request loses no acknowledged write; the clients fall back', async (t) => {

@@ -335,7 +335,14 @@ export async function callDaemon(root: string, method: string, params: unknown, 
 			}
 			const state = startState(root);
 			if (state === 'failed') {
-				// The daemon spawned for this start exited without serving (its log says why).
+				// The daemon spawned for this start exited, and no elected daemon holds the start lock. Either
+				// one won the election instead and has just begun serving (it writes its endpoint before it lets
+				// the lock go, so an endpoint read now shows it: the endpoint read above may have been a moment
+				// too early), or none could start (its log says why) and this client runs the command itself.
+				const serving = readEndpoint(root);
+				if (serving && serving.instance !== endpoint?.instance && pidAlive(serving.pid)) {
+					continue;
+				}
 				return undefined;
 			}
 			if (state === 'none' && !spawned && claimStart(root)) {

@@ -28,13 +28,19 @@ export function claimFile(root: string): string {
 	return path.join(root, '.baton', 'daemon.starting');
 }
 
-/** Whether a process with this pid exists (EPERM: alive, another user's). The launcher's own copy of the engine's `isAlive` (lockQueue.ts): dist/cli.js bundles no engine code. */
+/** Whether a process with this pid runs (EPERM: alive, another user's; a zombie is not). The launcher's own copy of the engine's `isAlive` (lockQueue.ts): dist/cli.js bundles no engine code. */
 export function pidAlive(pid: number): boolean {
 	try {
 		process.kill(pid, 0);
-		return true;
 	} catch (error) {
 		return (error as NodeJS.ErrnoException).code === 'EPERM';
+	}
+	// A zombie (killed, not yet reaped by its parent: this client, when it spawned it) serves nothing.
+	try {
+		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+		return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+	} catch {
+		return true;
 	}
 }
 

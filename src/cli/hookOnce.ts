@@ -52,7 +52,7 @@ export class EventOnce {
 		private readonly label: string,
 		/** Called at the first write (a hook bounding its lock waits lifts the bound there). */
 		private readonly onFirstWrite?: () => void,
-		/** Test only (hookRunner's `testPause`): awaited once, before the event's second write. */
+		/** Test only (hookRunner's `testPause`): awaited once, before the event's second write (or, with one write, before its record is kept). */
 		private pauseAfterFirstWrite?: () => Promise<void>,
 	) {}
 
@@ -61,7 +61,17 @@ export class EventOnce {
 		const store = engine.store;
 		const restore = this.pauseAfterFirstWrite ? this.pauseBeforeSecondWrite(engine) : undefined;
 		try {
-			const result = await store.writeAsOne(() => current.run(this, fn), { first: () => this.claim(engine) });
+			const result = await store.writeAsOne(
+				async () => {
+					const value = await current.run(this, fn);
+					// An event of one write pauses after it, before its record is kept (the test seam, as before a second write).
+					const pause = this.started ? this.pauseAfterFirstWrite : undefined;
+					this.pauseAfterFirstWrite = undefined;
+					await pause?.();
+					return value;
+				},
+				{ first: () => this.claim(engine) },
+			);
 			if (this.refused) {
 				throw this.refused;
 			}

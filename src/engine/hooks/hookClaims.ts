@@ -12,14 +12,16 @@
  * Claude Code's own prompt payloads carry neither, and a person who types "continue" twice sends two
  * identical payloads that are two events.
  *
- * Claims are empty files created with O_EXCL in a folder per ten minutes (`.baton/hook-claims/`);
- * the first claim of a folder removes the folders before the previous one. Anything that goes wrong
+ * Claims are files created with O_EXCL in a folder per ten minutes (`.baton/hook-claims/`), each
+ * naming the process that handles the event (a claim whose process died is taken over: see
+ * claimHookEvent); the first claim of a folder removes the folders before the previous one. Anything that goes wrong
  * here lets the call through: an event recorded twice is better than an event lost.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { HookEvent } from '../hookEvent';
+import { isAlive } from '../storage/lockQueue';
 import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
 
 export type Claim = 'first' | 'duplicate' | 'unnamed';
@@ -47,7 +49,14 @@ export function eventKey(event: HookEvent, raw: unknown): string | undefined {
 	return createHash('sha256').update(name).digest('hex').slice(0, 40);
 }
 
-/** Claims `event` for this process. */
+/**
+ * Claims `event` for this process. A claim names its process (its pid, written after the O_EXCL
+ * create: a claim still empty is taken as live): a claim whose process died (a daemon killed in the
+ * middle of the event) did not see it through, so the event is not a duplicate of it — the claim is
+ * taken over, by one taker (an O_EXCL marker per dead claimant), and the event runs again. Whether it
+ * was recorded after all is the journal's to say (hookOnce.ts: the event's claim is part of its one
+ * record, and a second recording is refused).
+ */
 export function claimHookEvent(workspaceRoot: string, event: HookEvent, raw: unknown, nowMs = Date.now()): Claim {
 	const key = eventKey(event, raw);
 	if (!key) {
@@ -56,19 +65,52 @@ export function claimHookEvent(workspaceRoot: string, event: HookEvent, raw: unk
 	const root = path.join(batonDir(workspaceRoot), 'hook-claims');
 	const bucket = Math.floor(nowMs / windowMs);
 	try {
-		if (fs.existsSync(path.join(root, String(bucket - 1), key))) {
-			return 'duplicate';
+		const earlier = path.join(root, String(bucket - 1), key);
+		if (fs.existsSync(earlier)) {
+			return takeOver(earlier);
 		}
 		const folder = path.join(root, String(bucket));
 		if (!fs.existsSync(folder)) {
 			mkdirPrivate(folder);
 			prune(root, bucket);
 		}
-		fs.closeSync(fs.openSync(path.join(folder, key), fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, privateFileMode));
+		const file = path.join(folder, key);
+		let fd: number;
+		try {
+			fd = fs.openSync(file, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, privateFileMode);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+				return takeOver(file);
+			}
+			throw error;
+		}
+		try {
+			fs.writeSync(fd, String(process.pid));
+		} finally {
+			fs.closeSync(fd);
+		}
 		return 'first';
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EEXIST' ? 'duplicate' : 'first';
+	} catch {
+		return 'first';
 	}
+}
+
+/** A claim that exists: a duplicate while its process lives (or the claim is still being written); else this process's now. */
+function takeOver(file: string): Claim {
+	const holder = Number(fs.readFileSync(file, 'utf8').trim() || Number.NaN);
+	if (!Number.isInteger(holder) || holder <= 0 || holder === process.pid || isAlive(holder)) {
+		return 'duplicate';
+	}
+	try {
+		fs.closeSync(fs.openSync(`${file}.after-${holder}`, fs.constants.O_CREAT | fs.constants.O_EXCL | fs.constants.O_WRONLY, privateFileMode));
+	} catch {
+		// Another process took it over first: it runs the event.
+		return 'duplicate';
+	}
+	const temp = `${file}.${process.pid}.tmp`;
+	fs.writeFileSync(temp, String(process.pid), { mode: privateFileMode });
+	fs.renameSync(temp, file);
+	return 'first';
 }
 
 function prune(root: string, bucket: number): void {

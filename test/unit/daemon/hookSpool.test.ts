@@ -122,39 +122,52 @@ test('a daemon killed at random while concurrent hooks send prompts and tool ste
 	// Every spooled event was drained, dropped or still waits.
 	const spooled = counts.drained + counts.dropped + counts.spooled;
 	t.diagnostic(`${hooks} hooks, daemon killed ${kills} times; acknowledged ${hooks - spooled}, spooled ${spooled}, drained ${counts.drained}, dropped ${counts.dropped}; ${got.prompts.length} prompts, ${got.steps.length} steps recorded`);
-	exactlyOnce(prompts, got.prompts, 'prompts');
-	exactlyOnce(tools, got.steps, 'tool steps');
+	exactlyOnce(prompts, got.prompts, `prompts\n${hooksLog(root)}`);
+	exactlyOnce(tools, got.steps, `tool steps\n${hooksLog(root)}`);
 	assert.equal(counts.dropped, 0);
 	assert.equal(counts.spooled, 0);
 	assert.ok(kills > 0, 'the daemon was killed at least once');
 });
 
-test("a daemon killed between an event's first and second write: the event is recorded whole and once, by the copy that runs it next", async (t) => {
+test("a daemon killed between an event's first and second write: the event is recorded whole and once, by the copy that runs it next (a prompt, and a tool call the daemon had claimed by its id)", async (t) => {
 	const { cli, root } = await daemonWorkspace(t);
 	const faults = { BATON_TEST_FAULTS: '1' };
 	const session = '55555555-0000-4000-8000-000000000005';
 	const texts = ['cut short', 'cut short again'];
-	for (const text of texts) {
+	const tool = 'toolu_cut_short';
+	/** Runs one hook with the daemon paused after the event's first write, and kills the daemon right there. */
+	const cutShort = async (event: string, input: string, budget: Record<string, string> = {}): Promise<void> => {
 		// The hook that starts the daemon with fault injection on (the drain's commands started one without).
 		for (const pid of daemonPids(root)) {
 			process.kill(pid, 'SIGKILL');
 		}
 		assert.equal((await baton(cli, root, ['hook', 'session-start'], { input: sessionStart(root, session), env: faults })).code, 0);
 		assert.ok(endpoint(root)?.pid, 'the daemon runs, with fault injection on');
-		// A prompt is the session's activity, then its turn, then its name: the daemon stops after the
-		// first of these writes and is killed right there.
 		const paused = (): number => (hooksLog(root).match(/paused \d+ ms after its first write/g) ?? []).length;
 		const before = paused();
-		const run = baton(cli, root, ['hook', 'user-prompt-submit'], { input: prompt(root, session, text), env: { ...faults, ...faultEnv, BATON_TEST_HOOK_PAUSE_MS: '120000' } });
-		assert.ok(await waitFor(() => paused() > before, 60_000), `the daemon reached the pause\n${hooksLog(root)}`);
+		// The client waits for a daemon still starting (a start after a kill may take seconds on a loaded machine) rather than running the event itself.
+		const run = baton(cli, root, ['hook', event], { input, env: { ...faults, ...faultEnv, BATON_DAEMON_BUDGET_MS: '20000', ...budget, BATON_TEST_HOOK_PAUSE_MS: '120000' } });
+		assert.ok(await waitFor(() => paused() > before, 60_000), `the daemon reached the pause\n${hooksLog(root)}\n--- daemon.log ---\n${fs.readFileSync(path.join(root, '.baton', 'logs', 'daemon.log'), 'utf8')}`);
 		for (const pid of daemonPids(root)) {
 			process.kill(pid, 'SIGKILL');
 		}
 		const result = await run;
 		assert.equal(result.code, 0, result.stderr);
 		await drainAll(cli, root);
+	};
+	// A prompt is the session's activity, then its turn, then its name: the daemon stops after the first of these writes.
+	for (const text of texts) {
+		await cutShort('user-prompt-submit', prompt(root, session, text));
 	}
-	exactlyOnce(texts, (await recorded(root)).prompts, `prompts\n${hooksLog(root)}`);
+	// A tool call is claimed by its id (hookClaims.ts) before it runs: the daemon that claimed it died, so the claim is no duplicate's.
+	const pre = await baton(cli, root, ['hook', 'pre-tool-use'], { input: claudeToolCall(root, session, 'PreToolUse', tool, 'cut.ts'), env: { BATON_HOOK_BUDGET_MS: '60000' } });
+	assert.equal(pre.code, 0, pre.stderr);
+	fs.writeFileSync(path.join(root, 'cut.ts'), `export const id = '${tool}';\n`);
+	// Its capture (a full scan in a fresh daemon) may take past 2 s on a loaded machine: what is tested here is the kill, not the budget.
+	await cutShort('post-tool-use', claudeToolCall(root, session, 'PostToolUse', tool, 'cut.ts'), { BATON_HOOK_BUDGET_MS: '60000' });
+	const got = await recorded(root);
+	exactlyOnce(texts, got.prompts, `prompts\n${hooksLog(root)}`);
+	exactlyOnce([tool], got.steps, `tool steps\n${hooksLog(root)}`);
 	const counts = await doctor(cli, root);
 	assert.deepEqual({ dropped: counts.dropped, spooled: counts.spooled }, { dropped: 0, spooled: 0 });
 });

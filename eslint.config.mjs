@@ -89,7 +89,7 @@ export default tseslint.config(
 		rules: {
 			'no-restricted-imports': layerRule('The protocol holds only zod schemas and vscode-jsonrpc types.', {
 				layers: ['extension', 'server', 'cli', 'webview', 'ui'],
-				packages: ['vscode', 'drizzle-orm', 'drizzle-zod', 'sql.js', 'simple-git'],
+				packages: ['vscode', 'drizzle-orm', 'drizzle-zod', 'sql.js'],
 			}),
 			// The engine's shape files, as types only (erased from bundles); the rest of the engine never.
 			'@typescript-eslint/no-restricted-imports': [
@@ -112,7 +112,7 @@ export default tseslint.config(
 		rules: {
 			'no-restricted-imports': layerRule('The extension talks to the engine only through the server (the protocol).', {
 				layers: ['engine', 'server', 'cli', 'webview'],
-				packages: ['drizzle-orm', 'drizzle-zod', 'sql.js', 'simple-git'],
+				packages: ['drizzle-orm', 'drizzle-zod', 'sql.js'],
 			}),
 		},
 	},

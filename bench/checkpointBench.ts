@@ -21,7 +21,7 @@ import { planRestore, RestoreRun } from '../src/engine/checkpoints/restorer';
 import { ShadowRepo } from '../src/engine/checkpoints/shadowRepo';
 import { takeSnapshot } from '../src/engine/checkpoints/shadowSnapshot';
 import { diffTrees } from '../src/engine/checkpoints/treeDiff';
-import { splitNul } from '../src/engine/checkpoints/gitProcess';
+import { splitNul } from '../src/engine/git/gitRunner';
 import { median, percentile, type BenchRow } from './stats';
 
 export interface Scale {

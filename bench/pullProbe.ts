@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { useGitSpawner } from '../src/engine/checkpoints/gitSpawner';
+import { useGitSpawner } from '../src/engine/git/gitSpawner';
 import { git, workspace, writeSessions } from './syncBench';
 
 async function main(): Promise<void> {

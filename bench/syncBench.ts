@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Engine } from '../src/engine/engine';
 import { silentLogger } from '../src/engine/ports';
-import { useGitSpawner } from '../src/engine/checkpoints/gitSpawner';
+import { useGitSpawner } from '../src/engine/git/gitSpawner';
 import { machineIdentity } from '../src/engine/shared/machineIdentity';
 import { appendSharedEvent, toWire, type WireEvent } from '../src/engine/shared/sharedEvents';
 import { mergeWireEvents } from '../src/engine/sync/mergeWire';

@@ -15,7 +15,7 @@ import { registerAgentHandlers } from './agentHandlers';
 import { startDaemon, type RunningDaemon } from './daemon';
 import { DaemonBackend, type EditorSettings } from './daemonBackend';
 import { isInitialized, mkdirPrivate, privateFileMode } from '../engine/workspace';
-import { useGitSpawner } from '../engine/checkpoints/gitSpawner';
+import { useGitSpawner } from '../engine/git/gitSpawner';
 import { registerCheckpointHandlers, registerHandlers } from './handlers';
 import { registerInteropHandlers } from './interopHandlers';
 import { registerProvenanceHandlers } from './provenanceHandlers';

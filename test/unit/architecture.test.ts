@@ -58,7 +58,7 @@ export const pureLeaves = ['src/engine/text/controlChars.ts', 'src/engine/text/a
 const rules: Record<Layer, Rule> = {
 	protocol: { layers: [], packages: ['zod', 'vscode-jsonrpc'], nodeBuiltins: false },
 	// nodemailer: the email notification channel (an SMTP client; the engine's channels serve both the server and the CLI).
-	engine: { layers: [], packages: ['zod', 'drizzle-orm', 'drizzle-zod', 'sql.js', 'simple-git', 'nodemailer'], nodeBuiltins: true },
+	engine: { layers: [], packages: ['zod', 'drizzle-orm', 'drizzle-zod', 'sql.js', 'nodemailer'], nodeBuiltins: true },
 	server: { layers: ['engine', 'protocol'], packages: ['vscode-jsonrpc/node', 'zod'], nodeBuiltins: true },
 	cli: { layers: ['engine', 'protocol'], packages: ['zod', '@modelcontextprotocol/sdk'], nodeBuiltins: true, files: ['package.json'] },
 	extension: { layers: ['protocol', 'ui'], packages: ['vscode', 'vscode-jsonrpc/node', 'zod'], nodeBuiltins: true, files: ['package.json'] },
@@ -168,6 +168,8 @@ export const engineRanks: Readonly<Record<string, number>> = {
 	agentKinds: 0,
 	arrays: 0,
 	text: 0,
+	// Git: the one runner and spawner, environment policy, object reader and reader of the user's repository state.
+	git: 1,
 	storage: 1,
 	config: 1,
 	// The normalised shape of an agent's hook payload: hooks read it, the replay timeline records from it.

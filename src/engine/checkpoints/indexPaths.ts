@@ -9,7 +9,7 @@
  * process, a restore) leaves a stamp nobody carried, and the set is read again with `ls-files`.
  */
 import fs from 'node:fs';
-import { splitNul } from './gitProcess';
+import { splitNul } from '../git/gitRunner';
 import type { ShadowRepo } from './shadowRepo';
 
 interface Known {

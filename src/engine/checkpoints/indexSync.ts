@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../errors';
 import type { SkippedFile } from '../storage/jsonShapes';
-import { runGit, splitNul } from './gitProcess';
+import { runGit, splitNul } from '../git/gitRunner';
 import { listChanged, type Listed } from './listChanged';
 import { carryIndexPaths, indexStamp } from './indexPaths';
 import type { ShadowRepo } from './shadowRepo';

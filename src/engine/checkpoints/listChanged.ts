@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { splitNul } from './gitProcess';
+import { splitNul } from '../git/gitRunner';
 import { readIndexPaths, type IndexPaths } from './indexPaths';
 import type { ShadowRepo } from './shadowRepo';
 

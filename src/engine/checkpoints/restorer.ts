@@ -23,7 +23,8 @@ import { BatonError } from '../errors';
 import { mkdirPrivate } from '../workspace';
 import { nulJoin } from './indexSync';
 import { assertRealFolders, assertWorkspacePaths, workspaceFile } from './workspacePaths';
-import { splitNul } from './gitProcess';
+import { splitNul } from '../git/gitRunner';
+import { batchCheck } from '../git/objectReader';
 import type { ShadowRepo } from './shadowRepo';
 import { diffTrees, type FileChange } from './treeDiff';
 
@@ -236,8 +237,8 @@ export class RestoreRun {
 async function verifyObjects(repo: ShadowRepo, diff: Promise<FileChange[]>): Promise<void> {
 	const shas = diff.then((changes) => [...new Set(changes.map((c) => c.newSha).filter((s): s is string => !!s))]);
 	// Started before the diff is known; an empty list makes cat-file print nothing.
-	const out = (await repo.git(['cat-file', '--batch-check'], { input: shas.then((list) => (list.length ? `${list.join('\n')}\n` : '')) })).stdout.toString('utf8');
-	const missing = out.split('\n').filter((line) => line.endsWith(' missing'));
+	const found = await batchCheck(async (args, input) => (await repo.git(args, input !== undefined ? { input } : {})).stdout, shas);
+	const missing = (await shas).filter((_, i) => !found[i]);
 	if (missing.length) {
 		throw new BatonError('rollbackFailed', `the target checkpoint is damaged: ${missing.length} of its files are missing from the shadow store`, { missing: missing.slice(0, 20) });
 	}

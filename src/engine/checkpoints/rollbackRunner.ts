@@ -24,7 +24,7 @@ import type { Checkpoint, Rollback } from '../storage/model';
 import { rollbacks } from '../storage/schema';
 import { descendantsOf, setHeadCheckpoint } from './checkpointQueries';
 import type { RollbackResult } from './checkpointShapes';
-import { splitNul } from './gitProcess';
+import { splitNul } from '../git/gitRunner';
 import { planRestore, RestoreRun, type RestoreFaults, type RestorePlan } from './restorer';
 import type { ShadowRepo } from './shadowRepo';
 

@@ -15,7 +15,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BatonError } from '../errors';
 import { mkdirPrivate, privateFileMode } from '../workspace';
 import { LockFile } from '../storage/lockFile';
-import { hostEnv, runGit, userRepoEnv, type GitResult } from './gitProcess';
+import { hostEnv, userRepoEnv } from '../git/gitEnv';
+import { runGit, type GitResult } from '../git/gitRunner';
 
 export const shadowDirName = 'shadow.git';
 

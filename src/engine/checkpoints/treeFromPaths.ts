@@ -13,8 +13,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { splitNul } from './gitProcess';
-import { readObjects } from './catFileBatch';
+import { splitNul } from '../git/gitRunner';
+import { catBatch } from '../git/objectReader';
 import { realFolders, underRepo } from './listChanged';
 import { configBool, parseTree, serializeTree, treeMode, writeLooseObject, type TreeEntry } from './gitObjects';
 import type { ShadowRepo } from './shadowRepo';
@@ -176,7 +176,7 @@ export async function treeFromPaths(repo: ShadowRepo, base: string, paths: reado
 	}
 	const names = [...missing.map((dir) => (dir === '' ? base : `${base}:${dir}`)), ...blobNames, ...oldBlobs];
 	if (names.length > 0) {
-		const objects = await readObjects(repo, names, timeoutMs);
+		const objects = await catBatch(async (args, input) => (await repo.git(args, { ...(input !== undefined ? { input } : {}), timeoutMs })).stdout, names);
 		const byDir = new Map<string, TreeEntry[] | null>();
 		for (let i = 0; i < names.length; i++) {
 			const object = objects[i];
@@ -186,11 +186,11 @@ export async function treeFromPaths(repo: ShadowRepo, base: string, paths: reado
 				}
 				const entries = object ? parseTree(object.content) : null;
 				if (object && entries) {
-					cacheTree(object.sha, entries);
+					cacheTree(object.oid, entries);
 				}
 				byDir.set(missing[i] as string, entries);
 			} else if (object?.type === 'blob') {
-				cacheContent(object.sha, object.content);
+				cacheContent(object.oid, object.content);
 			}
 		}
 		if (!trees.has(base)) {

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EnvironmentCache, GitState } from './environmentCache';
-import { GitTimeoutError, runGit, splitNul } from './gitProcess';
+import { readUserRepoStatus } from '../git/userRepoState';
 import type { SnapshotResult } from './shadowSnapshot';
 
 /** What vouches for the work tree since the last capture; without either, `git status` runs every time. */
@@ -36,7 +36,7 @@ export async function cachedGitState(options: GitStateOptions): Promise<GitState
 	const { workspaceRoot: root, workspaceState: state, cache } = options;
 	const repo = repoStamp(root);
 	if (repo === undefined || !state || (state.watched === undefined && !state.snapshot)) {
-		return readGitState(root, options.gitEnv, options.deadline);
+		return readUserRepoStatus(root, options.gitEnv, options.deadline);
 	}
 	const known = `${repo}|${state.watched ?? '-'}|`;
 	const fingerprint = async (): Promise<string | undefined> => {
@@ -50,12 +50,12 @@ export async function cachedGitState(options: GitStateOptions): Promise<GitState
 		const full = await fingerprint();
 		const hit = full === undefined ? undefined : cache.git(root, full);
 		if (hit) return hit.state;
-		const read = await readGitState(root, options.gitEnv, Math.max(options.deadline, Date.now() + options.timeoutMs));
+		const read = await readUserRepoStatus(root, options.gitEnv, Math.max(options.deadline, Date.now() + options.timeoutMs));
 		if (full !== undefined) cache.setGit(root, full, read);
 		return read;
 	}
 	// Something it reports already moved: read now, beside the snapshot, and key the answer once it is known.
-	const read = await readGitState(root, options.gitEnv, options.deadline);
+	const read = await readUserRepoStatus(root, options.gitEnv, options.deadline);
 	const full = await fingerprint();
 	if (full !== undefined) cache.setGit(root, full, read);
 	return read;
@@ -82,44 +82,6 @@ function repoStamp(root: string): string | undefined {
 		return [head, stamp(path.join(gitDir, 'index')), ref ? stamp(path.join(gitDir, ref)) : '', stamp(path.join(gitDir, 'packed-refs')), stamp(path.join(gitDir, 'info/exclude')), stamp(root)].join('|');
 	} catch {
 		return undefined;
-	}
-}
-
-/** Branch, head and dirty counts of the user's repository, read without taking optional locks. */
-async function readGitState(root: string, env: NodeJS.ProcessEnv, deadline: number): Promise<GitState | null> {
-	if (!insideGitRepo(root)) return null;
-	// Through runGit, so a backend starts it through its spawner (gitSpawner.ts).
-	const out = (
-		await runGit(['--no-optional-locks', 'status', '--porcelain=v2', '--branch', '-z'], { cwd: root, env, timeoutMs: Math.max(1, deadline - Date.now()) }).catch((error: Error) => {
-			throw new Error(error instanceof GitTimeoutError ? 'timed out' : (error.message.split('\n')[0] ?? 'git status failed'));
-		})
-	).stdout;
-	if (out.length === 0) {
-		// `--branch` always prints a header: nothing at all is a timeout that fired after git exited (its output dropped).
-		throw new Error('no output (timed out?)');
-	}
-	let branch: string | null = null;
-	let head: string | null = null;
-	let changedFiles = 0;
-	let untrackedFiles = 0;
-	const fields = splitNul(out);
-	for (let i = 0; i < fields.length; i++) {
-		const field = fields[i] as string;
-		if (field.startsWith('# branch.head ')) branch = field.slice(14) === '(detached)' ? null : field.slice(14);
-		else if (field.startsWith('# branch.oid ')) head = field.slice(13) === '(initial)' ? null : field.slice(13);
-		else if (field.startsWith('1 ') || field.startsWith('u ')) changedFiles++;
-		else if (field.startsWith('2 ')) {
-			changedFiles++;
-			i++; // a rename's second field is the original path
-		} else if (field.startsWith('? ')) untrackedFiles++;
-	}
-	return { branch, head, changedFiles, untrackedFiles };
-}
-
-function insideGitRepo(dir: string): boolean {
-	for (let current = path.resolve(dir); ; current = path.dirname(current)) {
-		if (fs.existsSync(path.join(current, '.git'))) return true;
-		if (path.dirname(current) === current) return false;
 	}
 }
 

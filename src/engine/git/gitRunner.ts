@@ -1,12 +1,13 @@
 /**
- * Runs git as a child process (spawn, not simple-git: simple-git waits a fixed 50 ms after every
- * command that prints nothing, which is most of the snapshot path). Every call gets an explicit
- * environment built here, so variables inherited from a terminal or an agent hook (GIT_DIR,
- * GIT_INDEX_FILE, GIT_WORK_TREE, …) can never point git at the user's repository by accident.
+ * The one way Baton runs git (docs/architecture.md, "Git in one room"): a child process, through the
+ * process's spawner when it has one (gitSpawner.ts). Every call gets an explicit environment from
+ * gitEnv.ts, so variables inherited from a terminal or an agent hook (GIT_DIR, GIT_INDEX_FILE,
+ * GIT_WORK_TREE, …) can never point git at the user's repository by accident.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { BatonError } from '../errors';
+import { userRepoReadEnv } from './gitEnv';
 import { activeGitSpawner, type GitChild } from './gitSpawner';
 
 export interface GitRunOptions {
@@ -26,32 +27,6 @@ export interface GitResult {
 	stdout: Buffer;
 	stderr: string;
 	code: number;
-}
-
-/** The few variables git needs from the host; everything named GIT_* is left behind. */
-const hostKeys = ['PATH', 'Path', 'SystemRoot', 'SYSTEMROOT', 'ComSpec', 'PATHEXT', 'TEMP', 'TMP', 'TMPDIR', 'WINDIR'];
-
-export function hostEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-	const env: NodeJS.ProcessEnv = {};
-	for (const key of hostKeys) {
-		const value = process.env[key];
-		if (value !== undefined) {
-			env[key] = value;
-		}
-	}
-	// English messages: a few of them are parsed (the path git could not read).
-	env['LC_ALL'] = 'C';
-	env['GIT_TERMINAL_PROMPT'] = '0';
-	return { ...env, ...extra };
-}
-
-/**
- * The environment for reading a repository of the user's (nested repositories, the git state):
- * their own repository config applies, global and system config do not, and git takes no optional
- * locks, so `status` and friends never rewrite the index.
- */
-export function userRepoEnv(isolatedConfigFile: string): NodeJS.ProcessEnv {
-	return hostEnv({ GIT_OPTIONAL_LOCKS: '0', GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: isolatedConfigFile, HOME: process.env['HOME'] ?? '' });
 }
 
 /** The command a git call runs, for its messages: the first argument after git's own options (`-c key=value` and `-C dir` take the next one). */
@@ -187,7 +162,7 @@ export function splitNul(buffer: Buffer): string[] {
 /** The user's hooks folder (`git rev-parse --git-path hooks`, so `core.hooksPath` is honoured). Read-only. */
 export async function userHooksDir(repo: string): Promise<string> {
 	try {
-		const out = await runGit(['-C', repo, 'rev-parse', '--git-path', 'hooks'], { cwd: repo, env: hostEnv({ GIT_OPTIONAL_LOCKS: '0', HOME: process.env['HOME'] ?? '' }), timeoutMs: 10_000 });
+		const out = await runGit(['-C', repo, 'rev-parse', '--git-path', 'hooks'], { cwd: repo, env: userRepoReadEnv(), timeoutMs: 10_000 });
 		return path.resolve(repo, out.stdout.toString('utf8').trim());
 	} catch (error) {
 		throw new BatonError('invalidInput', `${repo} is not a git repository: ${(error as Error).message}`);

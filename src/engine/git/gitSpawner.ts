@@ -15,7 +15,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import type { Socket } from 'node:net';
-import { hostEnv } from './gitProcess';
+import { hostEnv } from './gitEnv';
 
 /** The spawner's own code (run with `node -e`: nothing to locate beside a bundle). */
 const spawnerSource = `

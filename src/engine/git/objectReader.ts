@@ -1,45 +1,80 @@
 /**
- * Reading many git objects through one `cat-file --batch`: sync reads the event batches it fetched,
- * provenance reads the blobs it attributes. The caller supplies the git call (its own repository and
+ * The one object reader (docs/architecture.md, "Git in one room"): many objects through one `cat-file --batch`
+ * (sync reads the event batches it fetched, provenance the blobs it attributes, the snapshot path the
+ * trees and blobs it rebuilds), their ids, types and sizes through one `cat-file --batch-check`, and
+ * blobs another machine wrote within bounds. The caller supplies the git call (its own repository and
  * environment); this only writes the specs and parses git's answer.
  */
 import { BatonError } from '../errors';
 
-export type GitRun = (args: readonly string[], input?: string | Buffer) => Promise<Buffer>;
+/** A promise input is written when it settles: git starts (and pays its start-up) while the specs are computed. */
+export type GitRun = (args: readonly string[], input?: string | Buffer | Promise<string | Buffer>) => Promise<Buffer>;
 
 export interface CatResult {
 	oid: string;
+	type: string;
 	content: Buffer;
 }
 
-/** `cat-file --batch` for many `<rev>:<path>` or oid specs; a missing object (or one that is not of `type`, a blob unless told) is null. */
-export async function catBatch(run: GitRun, specs: readonly string[], type: 'blob' | 'tree' = 'blob'): Promise<(CatResult | null)[]> {
+export interface ObjectInfo {
+	oid: string;
+	type: string;
+	size: number;
+}
+
+const headerLine = /^([0-9a-f]{40,64}) (\w+) (\d+)$/;
+
+function specsInput(specs: readonly string[]): string {
+	if (specs.some((s) => /[\n\r]/.test(s))) {
+		throw new BatonError('invalidInput', 'an object name for cat-file holds a line break');
+	}
+	return specs.length ? `${specs.join('\n')}\n` : '';
+}
+
+/**
+ * `cat-file --batch` for many `<rev>:<path>` or oid specs, in order. A spec git does not hold
+ * (`<name> missing`, `<name> ambiguous`: the name may hold spaces, the answer's last word says), or an
+ * object not of `type` when one is asked, is null.
+ */
+export async function catBatch(run: GitRun, specs: readonly string[], type?: 'blob' | 'tree' | 'commit'): Promise<(CatResult | null)[]> {
 	if (specs.length === 0) {
 		return [];
 	}
-	if (specs.some((s) => s.includes('\n'))) {
-		throw new Error('a path with a newline cannot be read through cat-file --batch');
-	}
-	const out = await run(['cat-file', '--batch'], `${specs.join('\n')}\n`);
+	const out = await run(['cat-file', '--batch'], specsInput(specs));
 	const results: (CatResult | null)[] = [];
 	let at = 0;
-	for (let i = 0; i < specs.length; i++) {
+	for (const spec of specs) {
 		const eol = out.indexOf(10, at);
 		if (eol < 0) {
-			throw new Error('cat-file --batch stopped early');
+			throw new BatonError('gitFailed', `cat-file --batch stopped before answering ${spec}`);
 		}
-		const header = out.subarray(at, eol).toString('utf8');
+		const match = headerLine.exec(out.toString('utf8', at, eol));
 		at = eol + 1;
-		const match = /^([0-9a-f]{40,64}) (\w+) (\d+)$/.exec(header);
 		if (!match) {
 			results.push(null);
 			continue;
 		}
 		const size = Number(match[3]);
-		results.push(match[2] === type ? { oid: match[1]!, content: out.subarray(at, at + size) } : null);
+		results.push(type === undefined || match[2] === type ? { oid: match[1] as string, type: match[2] as string, content: out.subarray(at, at + size) } : null);
 		at += size + 1;
 	}
 	return results;
+}
+
+/**
+ * `cat-file --batch-check` of each spec, in order: its oid, type and size, or null when git does not
+ * hold it. The specs may still be computed (a promise): git starts meanwhile.
+ */
+export async function batchCheck(run: GitRun, specs: readonly string[] | Promise<readonly string[]>): Promise<(ObjectInfo | null)[]> {
+	const list = Promise.resolve(specs);
+	const input = list.then(specsInput);
+	// The specs' own refusal (a line break) comes first, not git's exit when its input failed.
+	const [out, names] = await Promise.all([run(['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'], input), input.then(() => list)]);
+	const lines = out.toString('utf8').split('\n');
+	return names.map((_, i) => {
+		const match = headerLine.exec(lines[i] ?? '');
+		return match ? { oid: match[1] as string, type: match[2] as string, size: Number(match[3]) } : null;
+	});
 }
 
 /** How much a bounded read holds: no blob above `maxBlobBytes`, no single git answer above `maxGroupBytes` (at least `maxBlobBytes`). */
@@ -55,7 +90,7 @@ export interface TooLargeBlob {
 }
 
 /** A run whose output may be capped: past `maxStdoutBytes` it fails as runGit's GitOutputTooLargeError does. */
-export type BoundedGitRun = (args: readonly string[], input: string, maxStdoutBytes: number) => Promise<Buffer>;
+export type BoundedGitRun = (args: readonly string[], input: string | Buffer | Promise<string | Buffer>, maxStdoutBytes: number) => Promise<Buffer>;
 
 /**
  * Blobs by oid, held within `limits`, for data another machine wrote (a pulled batch, a shared
@@ -74,22 +109,22 @@ export async function catBlobs(run: BoundedGitRun, oids: readonly string[], limi
 	}
 	const capped = (found: (CatResult | null)[]): (CatResult | TooLargeBlob | null)[] => found.map((blob) => (blob && blob.content.length > limits.maxBlobBytes ? { oid: blob.oid, tooLarge: blob.content.length } : blob));
 	try {
-		return capped(await catBatch((args, input) => run(args, input as string, limits.maxGroupBytes), oids));
+		return capped(await catBatch((args, input) => run(args, input ?? '', limits.maxGroupBytes), oids, 'blob'));
 	} catch (error) {
 		if (!outputTooLarge(error)) {
 			throw error;
 		}
 	}
-	const check = (await run(['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'], `${oids.join('\n')}\n`, Number.MAX_SAFE_INTEGER)).toString('utf8').split('\n');
+	const check = await batchCheck((args, input) => run(args, input ?? '', Number.MAX_SAFE_INTEGER), oids);
 	const results: (CatResult | TooLargeBlob | null)[] = oids.map(() => null);
 	// Each group's answer is bounded by its own sizes (headers and newlines: 100 bytes a blob is more than they take).
 	const groups: { members: number[]; bytes: number }[] = [];
 	oids.forEach((oid, i) => {
-		const match = /^([0-9a-f]{40,64}) (\w+) (\d+)$/.exec(check[i] ?? '');
-		if (!match || match[2] !== 'blob') {
+		const info = check[i];
+		if (!info || info.type !== 'blob') {
 			return;
 		}
-		const size = Number(match[3]);
+		const size = info.size;
 		if (size > limits.maxBlobBytes) {
 			results[i] = { oid, tooLarge: size };
 			return;
@@ -104,7 +139,7 @@ export async function catBlobs(run: BoundedGitRun, oids: readonly string[], limi
 	});
 	for (const { members, bytes } of groups) {
 		const found = await catBatch(
-			(args, input) => run(args, input as string, bytes),
+			(args, input) => run(args, input ?? '', bytes),
 			members.map((i) => oids[i] as string),
 		);
 		members.forEach((i, k) => (results[i] = found[k] ?? null));

@@ -14,11 +14,12 @@
  * when the capture knew the file (a person changed it after the agent's step), else `unknown`.
  */
 import path from 'node:path';
+import { batchCheck, catBatch } from '../git/objectReader';
 import { workTreeBlob } from './keptBlobs';
 import { matchLines } from './lineDiff';
 import { humanOrigin, originsByLine, sameOrigin, toRanges, unknownOrigin, type CommitAttribution, type FileAttribution, type LineOrigin, type RewriteHow } from './attributionRecords';
 import type { CommitPatch } from './commitDiff';
-import { catBatch, textLines, type RepoGit } from './repoGit';
+import { textLines, type RepoGit } from './repoGit';
 import { stepSpecs, trackFile, type CapturedStep, type ShadowBlobs, type TrackedFile } from './stepHistory';
 
 export interface AttributionInputs {
@@ -72,6 +73,7 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitPat
 	const fromRepo = await catBatch(
 		git.run,
 		notInShadow.map((f) => `${info.commit}:${f.repoPath}`),
+		'blob',
 	);
 	const contents = new Map<string, { oid: string; lines: string[] | null }>();
 	notInShadow.forEach((f, i) => {
@@ -205,7 +207,7 @@ async function collectVotes(
 	// The same commits' versions of the commit's other files too: a squash of 100 files reads them in one git call, not 100.
 	const wanted = sources.map((s) => s.file.blob).concat(commits.flatMap((c) => (inputs.attributions.get(c)?.files ?? []).filter((f) => paths.has(f.path)).map((f) => f.blob)));
 	const unread = [...new Set(wanted.filter((b) => b && !blobCache.has(b)))];
-	const read = await catBatch(inputs.git.run, unread);
+	const read = await catBatch(inputs.git.run, unread, 'blob');
 	unread.forEach((blob, i) => {
 		const found = read[i];
 		blobCache.set(blob, found ? textLines(found.content) : null);
@@ -235,13 +237,8 @@ async function collectVotes(
 
 /** Which of `oids` are commits this repository has (`cat-file --batch-check`: a missing one is said, not an error). */
 async function presentCommits(git: RepoGit, oids: readonly string[]): Promise<Set<string>> {
-	const out = await git.text(['cat-file', '--batch-check=%(objectname) %(objecttype)'], `${oids.join('\n')}\n`);
-	return new Set(
-		out
-			.split('\n')
-			.filter((line) => line.endsWith(' commit'))
-			.map((line) => line.slice(0, line.indexOf(' '))),
-	);
+	const found = await batchCheck(git.run, oids);
+	return new Set(found.filter((o) => o?.type === 'commit').map((o) => o?.oid as string));
 }
 
 /** Whether other commits are outside this one's line of history (neither ancestors nor descendants). */

@@ -9,7 +9,7 @@
  * stdin is kept for the user's own part of the hook.
  */
 import { writeHookBlocks, type HookFile } from '../agentConfig/gitHookBlocks';
-import { userHooksDir } from '../checkpoints/gitProcess';
+import { userHooksDir } from '../git/gitRunner';
 
 export interface ProvenanceHookLines {
 	'post-commit': string[];

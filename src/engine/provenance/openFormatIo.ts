@@ -10,7 +10,8 @@ import { appendSharedEvent } from '../shared/sharedEvents';
 import { machineIdentity } from '../shared/machineIdentity';
 import { fromAgentTrace, fromGitAiLog, toAgentTrace, toGitAiLog, type ImportedAttribution } from './openFormats';
 import type { ProvenanceService } from './provenanceService';
-import { catBatch, textLines } from './repoGit';
+import { catBatch } from '../git/objectReader';
+import { textLines } from './repoGit';
 import { pushAll } from '../arrays';
 
 export type OpenFormat = 'agent-trace' | 'git-ai';
@@ -101,6 +102,7 @@ export async function importOpenFormat(service: ProvenanceService, format: OpenF
 		const notes = await catBatch(
 			service.git.run,
 			pairs.map(([note]) => note),
+			'blob',
 		);
 		pairs.forEach(([, commit], i) => {
 			const note = notes[i];
@@ -141,7 +143,7 @@ export async function importOpenFormat(service: ProvenanceService, format: OpenF
 	// Blob ids where the commit is here, so the records match what blame reads.
 	const { prefix } = await service.git.layout();
 	const specs = fresh.flatMap((r) => r.attribution.files.map((f) => `${r.attribution.commit}:${prefix}${f.path}`));
-	const blobs = await catBatch(service.git.run, specs);
+	const blobs = await catBatch(service.git.run, specs, 'blob');
 	// A line is placed only where the commit has it: a path the commit lacks, or lines past the file's
 	// end, are dropped and counted (the import says so; it is not a success that lost lines).
 	let k = 0;

@@ -5,11 +5,11 @@
  */
 import path from 'node:path';
 import { BatonError } from '../errors';
-import { runGit, userRepoEnv } from '../checkpoints/gitProcess';
+import { userRepoEnv } from '../git/gitEnv';
+import { runGit } from '../git/gitRunner';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 
-export type { GitRun } from '../shared/catFileBatch';
-import type { GitRun } from '../shared/catFileBatch';
+import type { GitRun } from '../git/objectReader';
 
 /** The repository's top level, the workspace's path inside it (`''` or `sub/dir/`), and git's common directory (refs and reflogs). */
 export interface Layout {
@@ -81,8 +81,6 @@ export class RepoGit {
 export function shadowRun(shadow: ShadowRepo): GitRun {
 	return async (args, input) => (await shadow.git(args, input !== undefined ? { input } : {})).stdout;
 }
-
-export { catBatch, type CatResult } from '../shared/catFileBatch';
 
 /** A text blob's lines (no trailing empty line); null for binary content, which has no lines to attribute. */
 export function textLines(content: Buffer): string[] | null {

@@ -12,7 +12,8 @@ import { sessions, sharedEvents } from '../storage/schema';
 import { humanOrigin, unknownOrigin, type LineOrigin } from './attributionRecords';
 import { matchLines } from './lineDiff';
 import type { KeptBlobs } from './keptBlobs';
-import { catBatch, textLines, type GitRun } from './repoGit';
+import { catBatch, type GitRun } from '../git/objectReader';
+import { textLines } from './repoGit';
 
 export interface CapturedStep {
 	session: string;
@@ -170,7 +171,7 @@ export class ShadowBlobs {
 				missing.push(spec);
 			}
 		}
-		const results = await catBatch(this.run, missing);
+		const results = await catBatch(this.run, missing, 'blob');
 		missing.forEach((spec, i) => {
 			const found = results[i];
 			this.put(spec, found ? textLines(found.content) : null);

@@ -22,7 +22,8 @@ import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { WireEvent } from '../shared/sharedEvents';
 import { maxWireLineChars } from '../shared/wireLimits';
-import { catBlobs, type BoundedGitRun } from '../shared/catFileBatch';
+import { BatonError } from '../errors';
+import { batchCheck, catBlobs, type BoundedGitRun } from '../git/objectReader';
 import { addedFiles, refTreeLimits, type RefRange } from './refTrees';
 import { forEachFile } from '../storage/fsUtil';
 import { sharedTreeCommands, sharedTreeMessage, type PlannedTree, type SharedTree } from './sharedTrees';
@@ -273,7 +274,16 @@ export class EventRefs {
 		if (kept.length === 0) {
 			return;
 		}
-		const trees = (await this.shadow.git(['cat-file', '--batch-check=%(objectname)'], { input: kept.map((k) => `${k.shared}^{tree}\n`).join('') })).stdout.toString('utf8').trim().split('\n');
+		const found = await batchCheck(
+			async (args, input) => (await this.shadow.git(args, input !== undefined ? { input } : {})).stdout,
+			kept.map((k) => `${k.shared}^{tree}`),
+		);
+		const trees = found.map((o, i) => {
+			if (o?.type !== 'tree') {
+				throw new BatonError('gitFailed', `the shared checkpoint ${kept[i]?.shared ?? ''} has no tree in the store`);
+			}
+			return o.oid;
+		});
 		const build = `refs/baton-build/shared-tree-${process.pid}-${nowMs}`;
 		const chunks: string[] = [];
 		kept.forEach((k, i) => {

@@ -7,7 +7,7 @@
  * reads the hook's stdin. `--remove` takes the blocks out again (and deletes a hook Baton created).
  */
 import { writeHookBlocks, type HookFile } from '../agentConfig/gitHookBlocks';
-import { userHooksDir } from '../checkpoints/gitProcess';
+import { userHooksDir } from '../git/gitRunner';
 
 export type { HookFile };
 

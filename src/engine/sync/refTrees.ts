@@ -8,7 +8,7 @@
  * their paths counted — a subtree as often as it is named — and bounded before the next level is
  * read. A ref past a bound is refused by name; the other refs are read as usual.
  */
-import { catBatch, type BoundedGitRun } from '../shared/catFileBatch';
+import { batchCheck, catBatch, type BoundedGitRun, type ObjectInfo } from '../git/objectReader';
 
 export interface TreeLimits {
 	/** Paths under the folder, a subtree counted as often as it is named. */
@@ -48,12 +48,6 @@ interface Side {
 	bytes: number;
 	found: Map<string, Entry>;
 	failed: string | null;
-}
-
-interface ObjectInfo {
-	oid: string;
-	type: string;
-	size: number;
 }
 
 const fileModes = new Set(['100644', '100755']);
@@ -163,7 +157,7 @@ async function walk(run: BoundedGitRun, sides: readonly Side[], sizes: Map<strin
 		}
 		const list = [...wanted];
 		const bytes = list.reduce((sum, oid) => sum + (sizes.get(oid) ?? 0) + 100, 0);
-		const trees = await catBatch((args, input) => run(args, input as string, bytes), list, 'tree');
+		const trees = await catBatch((args, input) => run(args, input ?? '', bytes), list, 'tree');
 		const entries = new Map<string, { name: string; entry: Entry }[] | null>();
 		list.forEach((oid, i) => entries.set(oid, parseTree(trees[i]?.content ?? null, oid.length / 2)));
 		for (const s of active.filter((x) => !x.failed)) {
@@ -217,10 +211,6 @@ function parseTree(content: Buffer | null, oidBytes: number): { name: string; en
 }
 
 /** `cat-file --batch-check` of each spec: its oid, type and size, or null when git does not hold it. */
-async function check(run: BoundedGitRun, specs: readonly string[]): Promise<(ObjectInfo | null)[]> {
-	const lines = (await run(['cat-file', '--batch-check=%(objectname) %(objecttype) %(objectsize)'], `${specs.join('\n')}\n`, Number.MAX_SAFE_INTEGER)).toString('utf8').split('\n');
-	return specs.map((_, i) => {
-		const match = /^([0-9a-f]{40,64}) (\w+) (\d+)$/.exec(lines[i] ?? '');
-		return match ? { oid: match[1] as string, type: match[2] as string, size: Number(match[3]) } : null;
-	});
+function check(run: BoundedGitRun, specs: readonly string[]): Promise<(ObjectInfo | null)[]> {
+	return batchCheck((args, input) => run(args, input ?? '', Number.MAX_SAFE_INTEGER), specs);
 }

@@ -7,10 +7,11 @@
  */
 import { BatonError } from '../errors';
 import { withoutUrlCredentials } from '../text/urlCredentials';
-import { hostEnv, runGit } from '../checkpoints/gitProcess';
+import { hostEnv, userEnv } from '../git/gitEnv';
+import { runGit } from '../git/gitRunner';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { PushedRef } from './syncShapes';
-import { userConfigEntries, userEnv, type ConfigEntry } from './userConfig';
+import { userConfigEntries, type ConfigEntry } from './userConfig';
 
 async function userGit(repo: string, args: readonly string[], okCodes: readonly number[] = []): Promise<{ text: string; code: number }> {
 	const result = await runGit(['-C', repo, ...args], { cwd: repo, env: hostEnv({ ...userEnv(), GIT_OPTIONAL_LOCKS: '0' }), timeoutMs: 10_000, okCodes });

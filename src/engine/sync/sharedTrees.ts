@@ -20,8 +20,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { catBlobs, type BoundedGitRun } from '../shared/catFileBatch';
-import { runGit, splitNul, userRepoEnv } from '../checkpoints/gitProcess';
+import { catBlobs, type BoundedGitRun } from '../git/objectReader';
+import { userRepoEnv } from '../git/gitEnv';
+import { runGit, splitNul } from '../git/gitRunner';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import { findSecret } from '../text/secretScan';
 import { userConfigEntries } from './userConfig';

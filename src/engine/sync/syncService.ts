@@ -10,6 +10,7 @@ import { pushAll } from '../arrays';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
+import { batchCheck, type ObjectInfo } from '../git/objectReader';
 import { isoTime } from '../ids';
 import { LockFile } from '../storage/lockFile';
 import { mkdirPrivate } from '../workspace';
@@ -269,11 +270,8 @@ export class SyncService {
 		if (commits.length === 0) {
 			return [];
 		}
-		const out = (await this.shadow.git(['cat-file', '--batch-check'], { input: `${commits.join('\n')}\n` })).stdout.toString('utf8');
-		return out
-			.split('\n')
-			.filter((line) => line.endsWith(' commit') || / commit \d+$/.test(line))
-			.map((line) => line.split(' ')[0] as string);
+		const found = await batchCheck(async (args, input) => (await this.shadow.git(args, input !== undefined ? { input } : {})).stdout, commits);
+		return found.filter((o): o is ObjectInfo => o?.type === 'commit').map((o) => o.oid);
 	}
 
 	async push(remote?: string): Promise<PushResult[]> {

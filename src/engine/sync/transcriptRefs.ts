@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
-import { catBlobs, type BoundedGitRun } from '../shared/catFileBatch';
+import { catBlobs, type BoundedGitRun } from '../git/objectReader';
 import { fastImportArgs } from './eventRefs';
 import { addedFiles, refTreeLimits } from './refTrees';
 import { atomicWriteFile } from '../storage/fsUtil';

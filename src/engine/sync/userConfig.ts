@@ -14,22 +14,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../errors';
-import { hostEnv, runGit } from '../checkpoints/gitProcess';
+import { hostEnv, userEnv } from '../git/gitEnv';
+import { runGit } from '../git/gitRunner';
 import { findGitDirs } from '../workspace';
 
 export type ConfigEntry = [key: string, value: string | null];
-
-/** What a credential helper or ssh needs from the host beyond hostEnv's minimum. */
-export function userEnv(): Record<string, string> {
-	const env: Record<string, string> = {};
-	for (const key of ['HOME', 'USERPROFILE', 'XDG_CONFIG_HOME', 'SSH_AUTH_SOCK', 'GIT_ASKPASS', 'SSH_ASKPASS', 'DISPLAY']) {
-		const value = process.env[key];
-		if (value !== undefined) {
-			env[key] = value;
-		}
-	}
-	return env;
-}
 
 /** A file written this recently may have changed after git read it (timestamps are coarse on some file systems). */
 const racyMs = 2000;

@@ -7,7 +7,7 @@
  */
 import type { BuiltTree, PathState } from '../checkpoints/treeFromPaths';
 import { cacheContent, cachedContent } from '../checkpoints/treeFromPaths';
-import { readObjects } from '../checkpoints/catFileBatch';
+import { catBatch } from '../git/objectReader';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import { lineCounts, type LineCount } from './lineCounts';
 import type { TimelineFile } from './timelineShapes';
@@ -58,8 +58,8 @@ export async function knownStepFiles(shadow: ShadowRepo, before: string, after: 
 	}
 	const wanted = [...new Set(changes.flatMap((c) => [c.before?.sha, c.after?.sha]).filter((sha): sha is string => !!sha && !cachedContent(sha)))];
 	if (wanted.length > 0) {
-		const objects = await readObjects(shadow, wanted);
-		objects.forEach((o) => o?.type === 'blob' && cacheContent(o.sha, o.content));
+		const objects = await catBatch(async (args, input) => (await shadow.git(args, { ...(input !== undefined ? { input } : {}), timeoutMs: 60_000 })).stdout, wanted, 'blob');
+		objects.forEach((o) => o && cacheContent(o.oid, o.content));
 	}
 	const empty = Buffer.alloc(0);
 	const files: TimelineFile[] = [];

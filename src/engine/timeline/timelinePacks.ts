@@ -12,6 +12,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import { batchCheck } from '../git/objectReader';
 import type { KeptBlob } from './timelineState';
 
 const keepHeader = 'baton timeline ';
@@ -70,13 +71,8 @@ export async function writeSessionPack(shadow: ShadowRepo, sessionId: string, bl
 	if (shas.length === 0) {
 		return null;
 	}
-	const check = (await shadow.git(['cat-file', '--batch-check=%(objectname) %(objecttype)'], { input: `${shas.join('\n')}\n` })).stdout.toString('utf8');
-	const present = new Set(
-		check
-			.split('\n')
-			.filter((l) => l.endsWith(' blob'))
-			.map((l) => l.slice(0, -' blob'.length)),
-	);
+	const found = await batchCheck(async (args, input) => (await shadow.git(args, input !== undefined ? { input } : {})).stdout, shas);
+	const present = new Set(found.filter((o) => o?.type === 'blob').map((o) => o?.oid));
 	const seen = new Set<string>();
 	const lines: string[] = [];
 	for (const [sha, file] of blobs) {

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { inArray } from 'drizzle-orm';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
+import { batchCheck } from '../git/objectReader';
 import { isoTime } from '../ids';
 import { sessions } from '../storage/schema';
 import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
@@ -117,11 +118,6 @@ export async function missingObjects(shadow: ShadowRepo, shas: readonly string[]
 		return new Set(unique);
 	}
 	shadow.ensureEmptyConfig();
-	const out = (await shadow.git(['cat-file', '--batch-check=%(objectname)'], { input: `${unique.join('\n')}\n` })).stdout.toString('utf8');
-	return new Set(
-		out
-			.split('\n')
-			.filter((l) => l.endsWith(' missing'))
-			.map((l) => l.slice(0, -' missing'.length)),
-	);
+	const found = await batchCheck(async (args, input) => (await shadow.git(args, input !== undefined ? { input } : {})).stdout, unique);
+	return new Set(unique.filter((_, i) => !found[i]));
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { workTreeBlob } from '../../../src/engine/provenance/keptBlobs';
 import { ProvenanceService } from '../../../src/engine/provenance/provenanceService';
-import type { GitRun } from '../../../src/engine/provenance/repoGit';
+import type { GitRun } from '../../../src/engine/git/objectReader';
 import { blameFile } from '../../../src/engine/provenance/blameReader';
 import { readSteps } from '../../../src/engine/provenance/stepHistory';
 import { provenanceWorld, StepRecorder } from './recordSteps';

@@ -9,8 +9,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { gitCommand, GitTimeoutError, runGit, type GitRunOptions } from '../../../../src/engine/checkpoints/gitProcess';
-import { activeGitSpawner, stopGitSpawner, useGitSpawner } from '../../../../src/engine/checkpoints/gitSpawner';
+import { gitCommand, GitTimeoutError, runGit, type GitRunOptions } from '../../../../src/engine/git/gitRunner';
+import { activeGitSpawner, stopGitSpawner, useGitSpawner } from '../../../../src/engine/git/gitSpawner';
 import { tempDir } from '../../helpers';
 
 const env = { PATH: process.env['PATH'] ?? '', GIT_CONFIG_NOSYSTEM: '1', HOME: '/nonexistent', LC_ALL: 'C' };
@@ -123,10 +123,10 @@ void describe('git spawner', () => {
 	void it('lets a process that uses it exit once its calls are done', async (t) => {
 		const dir = tempDir(t, 'baton-spawner-');
 		const script = path.join(dir, 'use.ts');
-		const source = path.resolve('src/engine/checkpoints');
+		const source = path.resolve('src/engine/git');
 		fs.writeFileSync(
 			script,
-			`import { runGit } from ${JSON.stringify(path.join(source, 'gitProcess'))};\nimport { useGitSpawner } from ${JSON.stringify(path.join(source, 'gitSpawner'))};\nvoid useGitSpawner().whenReady().then(async (ready) => {\n\tconst r = await runGit(['--version'], { cwd: ${JSON.stringify(dir)}, env: { PATH: process.env.PATH ?? '' } });\n\tconsole.log(ready ? 'through the spawner' : 'directly', r.stdout.toString().trim());\n});\n`,
+			`import { runGit } from ${JSON.stringify(path.join(source, 'gitRunner'))};\nimport { useGitSpawner } from ${JSON.stringify(path.join(source, 'gitSpawner'))};\nvoid useGitSpawner().whenReady().then(async (ready) => {\n\tconst r = await runGit(['--version'], { cwd: ${JSON.stringify(dir)}, env: { PATH: process.env.PATH ?? '' } });\n\tconsole.log(ready ? 'through the spawner' : 'directly', r.stdout.toString().trim());\n});\n`,
 		);
 		const child = spawn(process.execPath, ['--import', 'tsx', script], { stdio: ['ignore', 'pipe', 'inherit'] });
 		let out = '';

@@ -1,5 +1,5 @@
 /**
- * Reading blobs another machine wrote within bounds (catFileBatch.ts `catBlobs`), against a real
+ * Reading blobs another machine wrote within bounds (objectReader.ts `catBlobs`), against a real
  * repository: the usual read is one capped `cat-file --batch`; when the answer would pass its bound
  * the blobs are read in groups under it, and a blob above the per-blob bound comes back as its size.
  * And an export split into batch files (eventRefs.ts `splitBatch`): cut between lines, each file
@@ -8,8 +8,8 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import test from 'node:test';
-import { runGit } from '../../../../src/engine/checkpoints/gitProcess';
-import { catBlobs } from '../../../../src/engine/shared/catFileBatch';
+import { runGit } from '../../../../src/engine/git/gitRunner';
+import { catBlobs, type BoundedGitRun } from '../../../../src/engine/git/objectReader';
 import { splitBatch } from '../../../../src/engine/sync/eventRefs';
 import { tempDir } from '../../helpers';
 
@@ -24,7 +24,7 @@ test('catBlobs: one read when it fits, groups under the bound when not, sizes fo
 	const oids = contents.map(write);
 	const tree = execFileSync('git', ['mktree'], { cwd, env, input: '', encoding: 'utf8' }).trim();
 	const calls: { args: string; bound: number }[] = [];
-	const run = async (args: readonly string[], input: string, maxStdoutBytes: number): Promise<Buffer> => {
+	const run: BoundedGitRun = async (args, input, maxStdoutBytes) => {
 		calls.push({ args: args.join(' '), bound: maxStdoutBytes });
 		return (await runGit(args, { cwd, env, input, maxStdoutBytes })).stdout;
 	};

@@ -302,3 +302,45 @@ function usageOf(m: Json): Json | null {
 	}
 	return null;
 }
+
+export interface ClineTaskMetadata {
+	/** The model of the latest `model_usage` entry. */
+	model: string | null;
+	/** Files Cline edited (`record_source: cline_edited`), in the order listed. */
+	editedFiles: string[];
+	warnings: string[];
+}
+
+/**
+ * `task_metadata.json` (cline/cline `apps/vscode/src/core/context/context-tracking/ContextTrackerTypes.ts`,
+ * TaskMetadata): `files_in_context[]` {path, record_source, cline_edit_date, …} and `model_usage[]`
+ * {ts, model_id, model_provider_id, mode}. It names the model where an older api_conversation_history
+ * does not.
+ */
+export function readClineTaskMetadata(content: string): ClineTaskMetadata {
+	const out: ClineTaskMetadata = { model: null, editedFiles: [], warnings: [] };
+	let value: Json;
+	try {
+		value = JSON.parse(content) as Json;
+	} catch (error) {
+		out.warnings.push(`not JSON (${error instanceof Error ? error.message : String(error)})`);
+		return out;
+	}
+	const usage = Array.isArray(value?.['model_usage']) ? (value['model_usage'] as Json[]) : [];
+	let latest = -Infinity;
+	for (const entry of usage) {
+		const ts = typeof entry?.['ts'] === 'number' ? entry['ts'] : 0;
+		if (typeof entry?.['model_id'] === 'string' && entry['model_id'] && ts >= latest) {
+			latest = ts;
+			out.model = entry['model_id'];
+		}
+	}
+	const files = Array.isArray(value?.['files_in_context']) ? (value['files_in_context'] as Json[]) : [];
+	for (const entry of files) {
+		const file = entry?.['path'];
+		if (entry?.['record_source'] === 'cline_edited' && typeof file === 'string' && file && !out.editedFiles.includes(file)) {
+			out.editedFiles.push(file);
+		}
+	}
+	return out;
+}

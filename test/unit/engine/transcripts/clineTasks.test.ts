@@ -13,7 +13,7 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { readTextFile } from '../../../../src/engine/transcripts/agentFiles';
 import { discoverClineTasks } from '../../../../src/engine/transcripts/clineTasks';
-import { cwdInText, personText, readClineTaskFile } from '../../../../src/engine/transcripts/clineRecords';
+import { cwdInText, personText, readClineTaskFile, readClineTaskMetadata } from '../../../../src/engine/transcripts/clineRecords';
 import { ExcerptBuilder } from '../../../../src/engine/transcripts/transcriptExcerpts';
 import { newTranscriptEntry } from '../../../../src/engine/transcripts/transcriptIndex';
 import { tempDir } from '../../helpers';
@@ -230,4 +230,22 @@ test('a task file over the size limit is not read, with a warning', (t) => {
 	execFileSync('mkfifo', [fifo]);
 	assert.equal(readTextFile(fifo, 1024, warnings), null, 'a FIFO is refused without blocking');
 	assert.match(warnings[1] ?? '', /FIFO/);
+});
+
+test('task_metadata.json: the latest model used and the files Cline edited; garbage is a warning', () => {
+	const metadata = {
+		files_in_context: [
+			{ path: 'src/a.ts', record_state: 'active', record_source: 'read_tool', cline_read_date: 1, cline_edit_date: null },
+			{ path: 'src/b.ts', record_state: 'active', record_source: 'cline_edited', cline_read_date: 1, cline_edit_date: 2 },
+			{ path: 'src/b.ts', record_state: 'stale', record_source: 'cline_edited', cline_read_date: 1, cline_edit_date: 3 },
+		],
+		model_usage: [
+			{ ts: 2, model_id: 'claude-sonnet-4-6', model_provider_id: 'anthropic', mode: 'act' },
+			{ ts: 1, model_id: 'gpt-5', model_provider_id: 'openai', mode: 'plan' },
+		],
+		environment_history: [],
+	};
+	assert.deepEqual(readClineTaskMetadata(JSON.stringify(metadata)), { model: 'claude-sonnet-4-6', editedFiles: ['src/b.ts'], warnings: [] });
+	assert.match(readClineTaskMetadata('{').warnings[0] ?? '', /^not JSON/);
+	assert.deepEqual(readClineTaskMetadata('null'), { model: null, editedFiles: [], warnings: [] });
 });

@@ -54,7 +54,7 @@ export function sourceProblem(file: string, within: string, maxBytes: number): s
 		return stat.isFIFO() ? 'it is a FIFO, not a regular file' : 'it is not a regular file';
 	}
 	if (stat.size > maxBytes) {
-		return `it is larger than ${Math.round(maxBytes / (1024 * 1024))} MiB (${stat.size} bytes)`;
+		return `it is larger than the limit (${stat.size} bytes, at most ${maxBytes} are read)`;
 	}
 	return stat;
 }

@@ -17,6 +17,7 @@ import { sessionAliases, sessions } from '../../../src/engine/storage/schema';
 import { actor, openTestEngine, tempDir } from '../helpers';
 import { TranscriptWriter } from '../agents/transcriptWriter';
 import { repoRoot } from '../agents/agentCli';
+import { baton, batonAsync, cliPath } from '../cli/cliRunner';
 
 const real = path.join(repoRoot, 'test', 'fixtures', 'real');
 const codexId = '01a22197-dbd8-7241-af6b-96b66b737258';
@@ -216,4 +217,37 @@ test('a Codex fork is a session of its own under the session it was forked from'
 	);
 	assert.equal(row?.parentSessionId, parent?.sessionId);
 	assert.equal(row?.name, 'try it another way');
+});
+
+test('a file over the size limit is skipped with its reason, and the others are still read', async (t) => {
+	const { engine, home } = await setUp(t);
+	const codexSize = fs.statSync(path.join(home, '.codex', 'sessions', '2026', '11', '28', `rollout-2026-11-28T09-58-50-${codexId}.jsonl`)).size;
+	const copilotSize = fs.statSync(path.join(home, '.copilot', 'session-state', copilotId, 'events.jsonl')).size;
+	assert.ok(copilotSize > codexSize, `the Copilot CLI's file (${copilotSize} bytes) is the larger`);
+	const report = await engine.agentHistory.import({ dryRun: false, actor, env: { HOME: home, BATON_CLAUDE_HOME: path.join(home, '.claude') }, homeDir: home, agents: ['codex', 'copilot'], maxFileBytes: codexSize });
+	assert.match(report.skipped.find((s) => s.path.includes(copilotId))?.reason ?? '', /larger than/);
+	assert.equal(report.agents['copilot']?.imported, 0);
+	assert.equal(report.agents['codex']?.imported, 1);
+});
+
+test('baton import agents --json (the bundled CLI): counts per agent, then nothing new; bad --agent and --since are usage errors', async (t) => {
+	assert.ok(fs.existsSync(cliPath), `${cliPath} is missing: run \`node esbuild.mjs\` first`);
+	const root = tempDir(t, 'baton-history-cli-');
+	assert.equal(baton(root, 'init').code, 0);
+	const home = agentHome(t, root);
+	const env = { HOME: home, BATON_CLAUDE_HOME: path.join(home, '.claude'), CODEX_HOME: path.join(home, '.codex'), GEMINI_CLI_HOME: home, BATON_NO_DAEMON: '1' };
+	const first = await batonAsync(root, ['import', 'agents', '--json'], { env });
+	assert.equal(first.code, 0, first.stderr);
+	assert.deepEqual(Object.keys(first.json).sort(), ['agents', 'dryRun', 'sessions', 'since', 'skipped']);
+	assert.deepEqual(first.json['agents']['codex'], { found: 1, imported: 1, updated: 0, unchanged: 0, skipped: 2, unknownRecords: 4 });
+	assert.equal(first.json['agents']['gemini'].imported, 2);
+	const second = await batonAsync(root, ['import', 'agents', '--json', '--since', '3650d'], { env });
+	assert.equal(second.code, 0, second.stderr);
+	for (const counts of Object.values(second.json['agents']) as { imported: number; updated: number }[]) {
+		assert.equal(counts.imported + counts.updated, 0, JSON.stringify(second.json['agents']));
+	}
+	const text = await batonAsync(root, ['import', 'agents', '--agent', 'codex', '--dry-run'], { env });
+	assert.match(text.stdout, /Codex\s+1 found: would import 0, would update 0, unchanged 1, skipped 2/);
+	assert.equal((await batonAsync(root, ['import', 'agents', '--agent', 'cline'], { env })).code, 2);
+	assert.equal((await batonAsync(root, ['import', 'agents', '--since', 'last tuesday'], { env })).code, 2);
 });

@@ -6,6 +6,8 @@
 // dialog, a preview to confirm) and its sessions appear in the tree, archived and closed ones kept
 // as such, and the active one's focus (CLEO's note and next action) in the tree's hover, its details
 // and its briefing. (The import comes late: its active session, started long ago, soon escalates on duration.)
+// Import Agent History… reads the Codex session the real Codex CLI wrote for this folder (its rollout in
+// the editor's CODEX_HOME) under a progress notification, and the session appears in the tree by its request.
 // Dark theme; screenshots in artifacts/ui/interop/.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,7 +35,15 @@ execFileSync(process.execPath, ['--import', 'tsx', '-e', `require('./test/unit/i
 execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'init', '--workspace', workspace]);
 const expected = JSON.parse(execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'import', 'cleo-sessions', sessionsFile, '--dry-run', '--json', '--workspace', workspace], { encoding: 'utf8' }));
 
-const s = await launch({ extensionFolders: [root], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 } });
+// The agents' homes the editor sees: a rollout the real Codex CLI 0.171.0 wrote, its recorded folder made this workspace.
+const codexHome = path.join(base, 'codex-home');
+const rolloutDir = path.join(codexHome, 'sessions', '2026', '11', '28');
+fs.mkdirSync(rolloutDir, { recursive: true });
+const rollout = fs.readFileSync(path.join(root, 'test', 'fixtures', 'real', 'codex-rollout', 'rollout-0.171.0-apply-patch.jsonl'), 'utf8');
+fs.writeFileSync(path.join(rolloutDir, 'rollout-2026-11-28T09-58-50-01a22197-dbd8-7241-af6b-96b66b737258.jsonl'), rollout.replaceAll('/home/dev/project', workspace));
+const agentHomes = { CODEX_HOME: codexHome, BATON_CLAUDE_HOME: path.join(base, 'claude-home'), GEMINI_CLI_HOME: path.join(base, 'gemini-home') };
+
+const s = await launch({ extensionFolders: [root], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 }, env: agentHomes });
 checks.session = s;
 try {
 	await check('Send Test Notification to the editor shows its toast', async () => {
@@ -128,6 +138,19 @@ try {
 		await focusCard.getByText(next).waitFor();
 		await s.page.waitForTimeout(300);
 		await s.screenshot('06-briefing-focus');
+	});
+	await check('Import Agent History… reads the Codex session of this folder from its own files, and the tree shows it by its request', async () => {
+		await s.clearNotifications();
+		await s.runCommand('View: Close All Editors');
+		await s.runCommand('Baton: Import Agent History…');
+		await s.quickPickItem('Codex').waitFor({ timeout: 15_000 });
+		await s.page.mouse.move(700, 700);
+		await s.screenshot('07-agent-history-pick');
+		await s.quickPickAccept();
+		await s.notification('Imported agent history — Codex: 1 new, 0 updated', { timeout: 30_000 });
+		await s.treeItem('patch the files', { view: 'Session Chains' }).waitFor({ timeout: 20_000 });
+		await s.page.waitForTimeout(300);
+		await s.screenshot('08-agent-history-imported');
 	});
 } catch {
 	// The failed check was reported with a screenshot.

@@ -31,6 +31,7 @@ export interface AgentHistoryInput {
 	actor: string;
 	/** The environment that says where the agents keep their files (CODEX_HOME, GEMINI_CLI_HOME, …). */
 	env?: NodeJS.ProcessEnv;
+	/** The home folder of whoever asked (a daemon's own may be another's): default the process's. */
 	homeDir?: string;
 	maxFileBytes?: number;
 }
@@ -54,12 +55,13 @@ const key = (agent: string, id: string): string => `${agent}\u0000${id}`;
 export class AgentHistoryService {
 	constructor(
 		private readonly ctx: EngineContext,
-		private readonly archiveFor: (env: NodeJS.ProcessEnv) => TranscriptArchive,
+		/** The archive, its Claude home found by the one rule (archiveHome.ts) in this environment and home folder. */
+		private readonly archiveFor: (env: NodeJS.ProcessEnv, homeDir: string | undefined) => TranscriptArchive,
 	) {}
 
 	async import(input: AgentHistoryInput): Promise<AgentHistoryReport> {
 		const env = input.env ?? process.env;
-		const archive = this.archiveFor(env);
+		const archive = this.archiveFor(env, input.homeDir);
 		const agents = input.agents?.length ? input.agents : historyAgents;
 		const found = discoverHistory({
 			workspaceRoot: this.ctx.workspaceRoot,

@@ -61,16 +61,34 @@ export function sourceProblem(file: string, within: string, maxBytes: number): s
 
 /**
  * The JSON objects on the first complete lines of `file` (at most `limit` bytes, `maxLines` lines); a
- * line that is not JSON is passed over. Empty when the file cannot be opened as a regular file.
+ * line that is not JSON is passed over. Read 64 KiB at a time, so a rollout of many megabytes costs
+ * its first line. Empty when the file cannot be opened as a regular file.
  */
 export function headLines(file: string, limit: number, maxLines: number): Record<string, unknown>[] {
 	let text: string;
 	try {
 		const { fd, stat } = openRegularFile(file);
 		try {
-			const bytes = Buffer.alloc(Math.min(limit, stat.size));
-			const n = fs.readSync(fd, bytes, 0, bytes.length, 0);
-			const end = n === stat.size ? n : bytes.lastIndexOf(10, n - 1) + 1;
+			const size = Math.min(limit, stat.size);
+			let bytes = Buffer.alloc(Math.min(size, 64 * 1024));
+			let read = 0;
+			let lines = 0;
+			while (read < size && lines < maxLines) {
+				if (read === bytes.length) {
+					const grown = Buffer.alloc(Math.min(size, bytes.length * 2));
+					bytes.copy(grown, 0, 0, read);
+					bytes = grown;
+				}
+				const n = fs.readSync(fd, bytes, read, bytes.length - read, read);
+				if (n === 0) {
+					break;
+				}
+				for (let i = read; i < read + n; i++) {
+					if (bytes[i] === 10) lines++;
+				}
+				read += n;
+			}
+			const end = read === stat.size ? read : bytes.lastIndexOf(10, read - 1) + 1;
 			text = bytes.toString('utf8', 0, end);
 		} finally {
 			fs.closeSync(fd);

@@ -198,10 +198,14 @@ test('a rollout that grew adds only what is new; a session a hook recorded is li
 	assert.equal(row?.lastActivity, '2026-11-29T08:00:00.000Z', 'its last activity moved');
 });
 
-test('a Codex fork is a session of its own under the session it was forked from', async (t) => {
+test('a Codex fork is a session of its own under the session it was forked from (its session_meta longer than one read)', async (t) => {
 	const { engine, home, run } = await setUp(t);
 	const day = path.join(home, '.codex', 'sessions', '2026', '11', '29');
-	const meta = { timestamp: '2026-11-29T09:00:00.000Z', type: 'session_meta', payload: { id: 'fork-1', forked_from_id: codexId, timestamp: '2026-11-29T09:00:00.000Z', cwd: engine.ctx.workspaceRoot } };
+	const meta = {
+		timestamp: '2026-11-29T09:00:00.000Z',
+		type: 'session_meta',
+		payload: { id: 'fork-1', forked_from_id: codexId, timestamp: '2026-11-29T09:00:00.000Z', instructions: 'Be brief. '.repeat(30_000), cwd: engine.ctx.workspaceRoot },
+	};
 	const ask = { timestamp: '2026-11-29T09:00:01.000Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'try it another way' }] } };
 	fs.mkdirSync(day, { recursive: true });
 	fs.writeFileSync(path.join(day, 'rollout-2026-11-29T09-00-00-fork-1.jsonl'), `${JSON.stringify(meta)}\n${JSON.stringify(ask)}\n`);

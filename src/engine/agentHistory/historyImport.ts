@@ -90,7 +90,9 @@ export class AgentHistoryService {
 		const after = input.dryRun ? before : entriesByKey(archive.list());
 		const outcomes = plan.map((p) => outcomeOf(p, before.get(key(p.source.agent, p.source.agentSessionId)), synced, input.dryRun));
 		if (!input.dryRun && plan.some((p, i) => p.newAlias || outcomes[i] === 'updated')) {
-			await this.ctx.store.write((db) => this.apply(db, plan, after, archive, input.actor));
+			// Names come from the archive's excerpts: read before the write, not while it holds the journal's lock.
+			const names = new Map(plan.filter((p) => p.newSession).map((p) => [p.sessionId, sessionName(archive, p.source, after.get(key(p.source.agent, p.source.agentSessionId)))]));
+			await this.ctx.store.write((db) => this.apply(db, plan, after, names, input.actor));
 			if (this.ctx.store.needsCompaction()) {
 				await this.ctx.store.compact();
 			}
@@ -99,10 +101,11 @@ export class AgentHistoryService {
 	}
 
 	/** New sessions and aliases, and the later activity of sessions an earlier import made: one write. */
-	private apply(db: BatonDb, plan: readonly Planned[], entries: Map<string, TranscriptInfo>, archive: TranscriptArchive, actor: string): void {
+	private apply(db: BatonDb, plan: readonly Planned[], entries: Map<string, TranscriptInfo>, names: ReadonlyMap<string, string>, actor: string): void {
 		const now = this.ctx.nowIso();
 		let added = 0;
 		let moved = 0;
+		let aliased = 0;
 		const forkParents = new Map(plan.map((p) => [key(p.source.agent, p.source.agentSessionId), p.sessionId]));
 		for (const p of plan) {
 			const { agent, agentSessionId } = p.source;
@@ -120,7 +123,7 @@ export class AgentHistoryService {
 					.values(
 						sessionRow({
 							id: p.sessionId,
-							name: sessionName(archive, p.source, entry),
+							name: names.get(p.sessionId) ?? placeholderName(agent, agentSessionId),
 							status: 'ended',
 							startedAt: firstAt,
 							lastActivity: lastAt,
@@ -143,9 +146,13 @@ export class AgentHistoryService {
 			}
 			if (p.newAlias && !owner) {
 				db.insert(sessionAliases).values({ agent, alias: agentSessionId, sessionId: p.sessionId, createdAt: now, lastSeenAt: now }).run();
+				aliased++;
 			}
 		}
-		audit(db, { at: now, actor, operation: 'import.agents', entityType: 'import', entityId: 'agents', details: { sessions: added, moved, found: plan.length } });
+		// Only new transcript bytes of sessions a hook recorded change nothing here: no audit line either.
+		if (added + moved + aliased > 0) {
+			audit(db, { at: now, actor, operation: 'import.agents', entityType: 'import', entityId: 'agents', details: { sessions: added, moved, aliases: aliased, found: plan.length } });
+		}
 	}
 }
 

@@ -131,8 +131,14 @@ class Finder {
 		this.sources.push({ ...source, transcripts: [main, ...(source.transcripts ?? [])], size: stat.size, mtimeMs: stat.mtimeMs, modifiedAt: new Date(stat.mtimeMs).toISOString() });
 	}
 
+	/** The workspace's project folder as Claude names it, for its path as given and, when a symlink leads there, its real path. */
 	claude(): void {
-		const dir = claudeProjectDir(this.input.homes.claudeHome, this.input.workspaceRoot);
+		for (const dir of new Set([...this.roots].map((root) => claudeProjectDir(this.input.homes.claudeHome, root)))) {
+			this.claudeDir(dir);
+		}
+	}
+
+	private claudeDir(dir: string): void {
 		for (const entry of readDir(dir)) {
 			if (!entry.name.endsWith('.jsonl')) {
 				continue;
@@ -182,7 +188,7 @@ class Finder {
 
 	gemini(): void {
 		const tmp = path.join(this.input.homes.geminiDir, 'tmp');
-		const hash = createHash('sha256').update(path.resolve(this.input.workspaceRoot)).digest('hex');
+		const hashes = new Set([...this.roots].map((root) => createHash('sha256').update(root).digest('hex')));
 		for (const project of readDir(tmp)) {
 			const chats = path.join(tmp, project.name, 'chats');
 			for (const entry of readDir(chats)) {
@@ -199,7 +205,7 @@ class Finder {
 					this.skip('gemini', file, 'it has no session header (sessionId, projectHash)');
 					continue;
 				}
-				if (header['projectHash'] !== hash) {
+				if (!hashes.has(header['projectHash'])) {
 					continue; // Another project's chat.
 				}
 				const startedAt = typeof header['startTime'] === 'string' ? header['startTime'] : null;

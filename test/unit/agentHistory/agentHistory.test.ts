@@ -255,3 +255,13 @@ test('baton import agents --json (the bundled CLI): counts per agent, then nothi
 	assert.equal((await batonAsync(root, ['import', 'agents', '--agent', 'cline'], { env })).code, 2);
 	assert.equal((await batonAsync(root, ['import', 'agents', '--since', 'last tuesday'], { env })).code, 2);
 });
+
+test('a workspace opened through a symlink finds the sessions the agents recorded under its real path', async (t) => {
+	const real = tempDir(t, 'baton-history-real-');
+	const link = path.join(tempDir(t, 'baton-history-link-'), 'shop');
+	fs.symlinkSync(real, link);
+	const { engine } = await openTestEngine(t, { root: link });
+	const home = agentHome(t, fs.realpathSync(real));
+	const report = await engine.agentHistory.import({ dryRun: true, actor, env: { HOME: home, BATON_CLAUDE_HOME: path.join(home, '.claude') }, homeDir: home });
+	assert.deepEqual(Object.fromEntries(Object.entries(report.agents).map(([a, c]) => [a, c.imported])), { 'claude-code': 1, codex: 1, gemini: 2, copilot: 1 });
+});

@@ -164,8 +164,14 @@ class Finder {
 		}
 	}
 
+	/**
+	 * Codex's rollouts of this workspace. A subagent's rollout (`source.subagent.thread_spawn.parent_thread_id`)
+	 * is a transcript of its parent's session, as Claude's subagents are; one whose parent is not here
+	 * is a session of its own under the parent's, when Baton knows it.
+	 */
 	codex(): void {
 		const sessions = path.join(this.input.homes.codexHome, 'sessions');
+		const subagents: { parent: string; transcript: DiscoveredTranscript; stat: fs.Stats; startedAt: string | null }[] = [];
 		for (const file of datedFiles(sessions)) {
 			const stat = this.check('codex', file, sessions);
 			if (!stat) {
@@ -181,8 +187,23 @@ class Finder {
 				continue; // Another project's session.
 			}
 			const startedAt = typeof meta['timestamp'] === 'string' ? meta['timestamp'] : typeof first?.['timestamp'] === 'string' ? first['timestamp'] : null;
+			const spawn = ((meta['source'] as Record<string, unknown> | undefined)?.['subagent'] as Record<string, unknown> | undefined)?.['thread_spawn'] as Record<string, unknown> | undefined;
+			const parent = typeof spawn?.['parent_thread_id'] === 'string' ? spawn['parent_thread_id'] : null;
+			if (parent && safeId(parent) && safeId(meta['id'])) {
+				const transcript: DiscoveredTranscript = { id: `${parent}/${meta['id']}`, agentSessionId: meta['id'], parentAgentSessionId: parent, sourcePath: file, agentType: 'subagent', description: null };
+				subagents.push({ parent, transcript, stat, startedAt });
+				continue;
+			}
 			const forkedFrom = typeof meta['forked_from_id'] === 'string' ? meta['forked_from_id'] : null;
 			this.add({ agent: 'codex', agentSessionId: meta['id'], sourcePath: file, startedAt, forkedFrom, earlierIds: [] }, stat);
+		}
+		for (const sub of subagents) {
+			const parent = this.sources.find((s) => s.agent === 'codex' && s.agentSessionId === sub.parent);
+			if (parent) {
+				parent.transcripts.push(sub.transcript);
+			} else {
+				this.add({ agent: 'codex', agentSessionId: sub.transcript.agentSessionId, sourcePath: sub.transcript.sourcePath, startedAt: sub.startedAt, forkedFrom: sub.parent, earlierIds: [] }, sub.stat);
+			}
 		}
 	}
 

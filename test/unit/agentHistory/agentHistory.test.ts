@@ -265,3 +265,24 @@ test('a workspace opened through a symlink finds the sessions the agents recorde
 	const report = await engine.agentHistory.import({ dryRun: true, actor, env: { HOME: home, BATON_CLAUDE_HOME: path.join(home, '.claude') }, homeDir: home });
 	assert.deepEqual(Object.fromEntries(Object.entries(report.agents).map(([a, c]) => [a, c.imported])), { 'claude-code': 1, codex: 1, gemini: 2, copilot: 1 });
 });
+
+test('a Codex subagent’s rollout is a transcript of its parent’s session, not a session of its own', async (t) => {
+	const { engine, home, run } = await setUp(t);
+	const day = path.join(home, '.codex', 'sessions', '2026', '11', '28');
+	const meta = {
+		timestamp: '2026-11-28T10:00:00.000Z',
+		type: 'session_meta',
+		payload: { id: 'sub-1', thread_source: 'subagent', source: { subagent: { thread_spawn: { parent_thread_id: codexId, depth: 1 } } }, timestamp: '2026-11-28T10:00:00.000Z', cwd: engine.ctx.workspaceRoot },
+	};
+	const ask = { timestamp: '2026-11-28T10:00:01.000Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'check the tests' }] } };
+	fs.writeFileSync(path.join(day, 'rollout-2026-11-28T10-00-00-sub-1.jsonl'), `${JSON.stringify(meta)}\n${JSON.stringify(ask)}\n`);
+	const report = await run({ agents: ['codex'] });
+	assert.deepEqual(
+		report.sessions.map((s) => s.agentSessionId),
+		[codexId],
+	);
+	const parent = report.sessions[0]?.sessionId ?? '';
+	const transcripts = engine.transcripts({ env: { BATON_CLAUDE_HOME: path.join(home, '.claude') } }).list({ sessionId: parent });
+	assert.deepEqual(transcripts.map((e) => e.id).sort(), [codexId, `${codexId}/sub-1`].sort());
+	assert.equal(transcripts.find((e) => e.agentSessionId === 'sub-1')?.lastUserText, 'check the tests');
+});

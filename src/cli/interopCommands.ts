@@ -3,10 +3,15 @@
  * errors, warnings}` and exits 1 when a record failed validation (nothing is written then); export
  * prints `{out, files}`, or with `--markdown` the handoff (or `--briefing`) of a session as markdown.
  */
+import os from 'node:os';
 import path from 'node:path';
+import { agentLabel, parseAgentName } from '../engine/agentKinds';
+import type { AgentHistoryReport } from '../engine/agentHistory/historyShapes';
+import { historyAgents, type HistoryAgent } from '../engine/agentHistory/historySources';
+import { parseDuration } from '../engine/config';
 import { isImportFormat } from '../engine/interop/importService';
 import { importFormats, type ImportCounts, type ImportReport } from '../engine/interop/importTypes';
-import { stringOption, UsageError, type Command } from './command';
+import { listOption, stringOption, UsageError, type Command } from './command';
 
 function countsText(counts: ImportCounts): string {
 	const parts = Object.entries(counts)
@@ -26,7 +31,58 @@ function importText(report: ImportReport): string {
 	return lines.join('\n');
 }
 
+/** `--since`: a time (2026-11-28, 2026-11-28T09:00) or how long ago (90m, 4h, 7d, 2w). */
+export function sinceOption(text: string | undefined, now: number): string | null {
+	if (text === undefined) {
+		return null;
+	}
+	if (/^\d+(?:\.\d+)?\s*(ms|s|m|h|d|w)$/.test(text.trim())) {
+		return new Date(now - parseDuration(text)).toISOString();
+	}
+	const at = Date.parse(text);
+	if (Number.isNaN(at)) {
+		throw new UsageError(`--since takes a time (2026-11-28T09:00 or 2026-11-28) or how long ago (4h, 7d), not ${JSON.stringify(text)}`);
+	}
+	return new Date(at).toISOString();
+}
+
+function historyAgentsOption(names: readonly string[]): HistoryAgent[] {
+	return names.map((name) => {
+		const agent = parseAgentName(name);
+		if (!agent || !(historyAgents as readonly string[]).includes(agent)) {
+			throw new UsageError(`--agent: Baton reads the history of ${historyAgents.join(', ')}, not ${JSON.stringify(name)}`);
+		}
+		return agent as HistoryAgent;
+	});
+}
+
+function agentHistoryText(report: AgentHistoryReport): string {
+	const lines = [report.dryRun ? 'Dry run: nothing was written.' : `Agent history of this workspace${report.since ? ` since ${report.since}` : ''}:`];
+	for (const [agent, c] of Object.entries(report.agents)) {
+		const label = parseAgentName(agent) ? agentLabel(parseAgentName(agent) as HistoryAgent) : agent;
+		const verb = report.dryRun ? 'would import' : 'imported';
+		lines.push(
+			`  ${label.padEnd(12)} ${c.found} found: ${verb} ${c.imported}, ${report.dryRun ? 'would update' : 'updated'} ${c.updated}, unchanged ${c.unchanged}, skipped ${c.skipped}${c.unknownRecords ? `; ${c.unknownRecords} record(s) of unknown types passed over` : ''}`,
+		);
+	}
+	for (const s of report.skipped) lines.push(`  skipped  ${s.path}: ${s.reason}`);
+	return lines.join('\n');
+}
+
 export const interopCommands: Command[] = [
+	{
+		path: ['import', 'agents'],
+		usage: 'baton import agents [--agent A] [--since T] [--dry-run] [--json]',
+		summary: "read every agent's own history of this workspace (Claude Code, Codex, Gemini CLI, Copilot CLI) into Baton: read-only, and a second run adds only what is new",
+		options: { agent: { type: 'string', multiple: true }, since: { type: 'string' }, 'dry-run': { type: 'boolean' } },
+		positionals: [0, 0],
+		async run(ctx) {
+			const agents = historyAgentsOption(listOption(ctx.values, 'agent'));
+			const since = sinceOption(stringOption(ctx.values, 'since'), Date.now());
+			const report = await (await ctx.engine()).agentHistory.import({ agents, since, dryRun: ctx.values['dry-run'] === true, actor: ctx.actor, env: ctx.env, homeDir: ctx.env['HOME'] || os.homedir() });
+			return { json: { ...report }, text: agentHistoryText(report) };
+		},
+	},
 	{
 		path: ['import'],
 		usage: `baton import ${importFormats.join('|')} PATH [--dry-run]`,

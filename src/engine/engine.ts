@@ -32,6 +32,7 @@ import { TimelineService } from './timeline/timelineService';
 import type { TranscriptArchive } from './transcripts/transcriptArchive';
 import { transcriptArchiveFor } from './transcripts/archiveHome';
 import { agentSettingsOrDefaults, type AgentSettings } from './agentConfig/agentSettings';
+import { AgentHistoryService } from './agentHistory/historyImport';
 
 export interface EngineOptions {
 	workspaceRoot: string;
@@ -65,6 +66,8 @@ export class Engine {
 	readonly outbox: OutboxDispatcher;
 	/** CLEO, JSON-file and Beads history in (issue 6). */
 	readonly imports: ImportService;
+	/** Every agent's own history of this workspace in (issue 26): `baton import agents`. */
+	readonly agentHistory: AgentHistoryService;
 	/** Sessions and chains out as JSON files; handoffs and briefings as markdown views. */
 	readonly exports: ExportService;
 	/** Issue trackers: links, auto-linking, and tracker actions delivered through the outbox. */
@@ -94,6 +97,7 @@ export class Engine {
 		this.notifications = new NotificationService(ctx, this.outbox, secrets);
 		this.trackers = new TrackerService(ctx, this.outbox, secrets);
 		this.imports = new ImportService(ctx);
+		this.agentHistory = new AgentHistoryService(ctx, (env, homeDir) => this.transcripts({ env, ...(homeDir ? { homeDir } : {}) }));
 		this.exports = new ExportService(ctx, this.briefings);
 		// Before each export, commits made since are attributed (sync needs a git remote, so a repository).
 		this.sync = new SyncService(
@@ -161,10 +165,10 @@ export class Engine {
 	 * workspace's agent settings (the defaults, with a warning, when that file is broken, unless the
 	 * caller read them itself), then the environment given — a hook's is the agent's own.
 	 */
-	transcripts(input: { env?: NodeJS.ProcessEnv; log?: Logger; settings?: AgentSettings } = {}): TranscriptArchive {
+	transcripts(input: { env?: NodeJS.ProcessEnv; homeDir?: string; log?: Logger; settings?: AgentSettings } = {}): TranscriptArchive {
 		const log = input.log ?? this.ctx.log;
 		const settings = input.settings ?? agentSettingsOrDefaults(this.ctx.workspaceRoot, log);
-		return transcriptArchiveFor(this.ctx.workspaceRoot, { claudeHome: settings.claudeHome, env: input.env ?? process.env, log });
+		return transcriptArchiveFor(this.ctx.workspaceRoot, { claudeHome: settings.claudeHome, env: input.env ?? process.env, ...(input.homeDir ? { homeDir: input.homeDir } : {}), log });
 	}
 
 	get store(): JournalStore {

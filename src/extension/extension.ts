@@ -10,6 +10,7 @@ import { registerTranscriptCommands } from './agents/transcriptCommands';
 import { TranscriptDocuments, TranscriptsProvider } from './agents/transcriptsView';
 import { BatonWorkspace } from './batonWorkspace';
 import { registerInteropCommands } from './commands/interopCommands';
+import { registerAgentHistoryCommand, scanAgentHistoryOnOpen, type AgentHistoryOutcome } from './commands/agentHistoryCommand';
 import { MarkdownDocuments } from './commands/markdownDocuments';
 import { registerIssueCommands } from './commands/issueCommands';
 import { registerSessionCommands } from './commands/sessionCommands';
@@ -52,6 +53,8 @@ export interface BatonApi {
 	statusBar: SessionStatusBar;
 	/** Sync's entries in that item's menu. */
 	syncMenu: () => SyncMenuItem[];
+	/** The agent-history scan when the window opened (`baton.agentHistory.scanOnOpen`); undefined when off. */
+	agentHistoryScan: Promise<AgentHistoryOutcome | undefined>;
 }
 
 export function activate(context: vscode.ExtensionContext): BatonApi {
@@ -95,6 +98,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		markdownViews,
 		vscode.workspace.registerTextDocumentContentProvider(markdownScheme, markdownViews),
 		...registerInteropCommands(workspace),
+		registerAgentHistoryCommand(workspace),
 		transcripts,
 		vscode.window.createTreeView(ViewIds.transcripts, { treeDataProvider: transcripts, showCollapseAll: true }),
 		vscode.workspace.registerTextDocumentContentProvider(transcriptScheme, new TranscriptDocuments(workspace)),
@@ -112,9 +116,25 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 	for (const d of disposables) context.subscriptions.push(d);
 	// The first status read starts the backend: after activation returns, never on its path.
 	const ready = new Promise((resolve) => setTimeout(() => resolve(workspace.refresh()), 0));
+	const agentHistoryScan = scanAgentHistoryOnOpen(workspace, ready);
 	const activationMs = performance.now() - started;
 	log.info(`Baton activated in ${activationMs.toFixed(1)} ms${vscode.workspace.isTrusted ? '' : ' (untrusted workspace: read-only)'}`);
-	return { activationMs, workspace, replay, agentBlame, chains, checkpoints, pendingApprovals: pending, transcripts, mcp, clineMcpSettings: clineMcpSettingsPath(context.globalStorageUri), ready, statusBar, syncMenu: syncMenuItems };
+	return {
+		activationMs,
+		workspace,
+		replay,
+		agentBlame,
+		chains,
+		checkpoints,
+		pendingApprovals: pending,
+		transcripts,
+		mcp,
+		clineMcpSettings: clineMcpSettingsPath(context.globalStorageUri),
+		ready,
+		statusBar,
+		syncMenu: syncMenuItems,
+		agentHistoryScan,
+	};
 }
 
 export function deactivate(): void {

@@ -36,6 +36,8 @@ export const CommandIds = {
 	diffCheckpointFile: 'baton.checkpoint.diffFile',
 	/** `Baton: Import…` — CLEO, JSON session files, Beads: `{ format?, path?, confirmed? }`. */
 	importData: 'baton.import',
+	/** `Baton: Import Agent History…` — every agent's own sessions of this folder: `{ agents?, dryRun? }`. */
+	importAgentHistory: 'baton.importAgentHistory',
 	/** `Baton: Export…` — a session or its chain as JSON files: `{ sessionId?, chain?, out? }` or a tree row. */
 	exportSessions: 'baton.export',
 	toggleAgentBlame: 'baton.toggleAgentBlame',

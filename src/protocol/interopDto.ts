@@ -2,6 +2,7 @@
  * Wire shapes of imports and exports (issue 6). An import's report is the engine's own
  * (`engine/interop/importTypes.ts`, imported as a type only, see dto.ts); the handlers pass it through.
  */
+import type { AgentHistoryReport } from '../engine/agentHistory/historyShapes';
 import type { ImportCounts, ImportFormat, ImportIssue, ImportReport } from '../engine/interop/importTypes';
 
 export type ImportFormatDto = ImportFormat;
@@ -13,6 +14,17 @@ export interface ImportParams {
 	format: ImportFormatDto;
 	/** A file (sessions.json, tasks.db, issues.jsonl) or a folder (json-sessions; beads also looks into one). */
 	path: string;
+}
+
+/** `baton import agents` from the editor: the agents' own history of this workspace (issue 26). */
+export type AgentHistoryReportDto = AgentHistoryReport;
+
+export interface AgentHistoryParams {
+	/** The agents to read (`claude-code`, `codex`, `gemini`, `copilot`); every one when absent. */
+	agents?: string[];
+	/** Only sessions active since this time (ISO). */
+	since?: string | null;
+	dryRun: boolean;
 }
 
 export interface ExportParams {

@@ -4,6 +4,10 @@
  * is a write and is refused there.
  */
 import type { MessageConnection } from 'vscode-jsonrpc/node';
+import { isAgentKind } from '../engine/agentKinds';
+import type { AgentHistoryInput } from '../engine/agentHistory/historyImport';
+import { historyAgents, type HistoryAgent } from '../engine/agentHistory/historySources';
+import { BatonError } from '../engine/errors';
 import * as rpc from '../protocol/rpc';
 import type { EngineHost } from './engineHost';
 import { actor, requestRegistrar } from './handlers';
@@ -12,6 +16,19 @@ export function registerInteropHandlers(connection: MessageConnection, host: Eng
 	const on = requestRegistrar(connection);
 	on(rpc.importPreview, async (params) => (await host.get()).imports.run({ format: params.format, path: params.path, dryRun: true, actor: actor() }));
 	on(rpc.importRun, (params) => host.write((engine) => engine.imports.run({ format: params.format, path: params.path, dryRun: false, actor: actor() })));
+	on(rpc.agentHistoryImport, async (params) => {
+		const input: AgentHistoryInput = { agents: historyAgentsOf(params.agents ?? []), since: params.since ?? null, dryRun: params.dryRun, actor: actor() };
+		return params.dryRun ? (await host.get()).agentHistory.import(input) : host.write((engine) => engine.agentHistory.import(input));
+	});
 	on(rpc.exportRun, async (params) => (await host.get()).exports.export({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.chainId ? { chainId: params.chainId } : {}), out: params.out }));
 	on(rpc.sessionMarkdown, async (params) => (await host.get()).exports.markdown({ sessionId: params.id, kind: params.kind }));
+}
+
+function historyAgentsOf(names: readonly string[]): HistoryAgent[] {
+	return names.map((name) => {
+		if (!isAgentKind(name) || !(historyAgents as readonly string[]).includes(name)) {
+			throw new BatonError('invalidInput', `Baton reads the history of ${historyAgents.join(', ')}, not ${JSON.stringify(name)}`);
+		}
+		return name as HistoryAgent;
+	});
 }

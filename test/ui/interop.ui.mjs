@@ -6,6 +6,9 @@
 // dialog, a preview to confirm) and its sessions appear in the tree, archived and closed ones kept
 // as such, and the active one's focus (CLEO's note and next action) in the tree's hover, its details
 // and its briefing. (The import comes late: its active session, started long ago, soon escalates on duration.)
+// Import Agent History… reads the Codex session the real Codex CLI wrote for this folder (its rollout in
+// the editor's CODEX_HOME) under a progress notification, and the session appears in the tree by its request;
+// a second window on another folder, with baton.agentHistory.scanOnOpen on, shows its Codex session without a command.
 // Dark theme; screenshots in artifacts/ui/interop/.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -33,7 +36,18 @@ execFileSync(process.execPath, ['--import', 'tsx', '-e', `require('./test/unit/i
 execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'init', '--workspace', workspace]);
 const expected = JSON.parse(execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'import', 'cleo-sessions', sessionsFile, '--dry-run', '--json', '--workspace', workspace], { encoding: 'utf8' }));
 
-const s = await launch({ extensionFolders: [root], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 } });
+// The agents' homes the editor sees: a rollout the real Codex CLI 0.171.0 wrote, its recorded folder made this workspace.
+const rollout = fs.readFileSync(path.join(root, 'test', 'fixtures', 'real', 'codex-rollout', 'rollout-0.171.0-apply-patch.jsonl'), 'utf8');
+/** A CODEX_HOME holding that rollout as Codex wrote it for `folder`. */
+function codexHomeFor(home, folder) {
+	const dir = path.join(home, 'sessions', '2026', '11', '28');
+	fs.mkdirSync(dir, { recursive: true });
+	fs.writeFileSync(path.join(dir, 'rollout-2026-11-28T09-58-50-01a22197-dbd8-7241-af6b-96b66b737258.jsonl'), rollout.replaceAll('/home/dev/project', folder));
+	return home;
+}
+const agentHomes = { CODEX_HOME: codexHomeFor(path.join(base, 'codex-home'), workspace), BATON_CLAUDE_HOME: path.join(base, 'claude-home'), GEMINI_CLI_HOME: path.join(base, 'gemini-home') };
+
+const s = await launch({ extensionFolders: [root], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 }, env: agentHomes });
 checks.session = s;
 try {
 	await check('Send Test Notification to the editor shows its toast', async () => {
@@ -129,10 +143,43 @@ try {
 		await s.page.waitForTimeout(300);
 		await s.screenshot('06-briefing-focus');
 	});
+	await check('Import Agent History… reads the Codex session of this folder from its own files, and the tree shows it by its request', async () => {
+		await s.clearNotifications();
+		await s.runCommand('View: Close All Editors');
+		await s.runCommand('Baton: Import Agent History…');
+		await s.quickPickItem('Codex').waitFor({ timeout: 15_000 });
+		await s.page.mouse.move(700, 700);
+		await s.screenshot('07-agent-history-pick');
+		await s.quickPickAccept();
+		await s.notification('Imported agent history — Codex: 1 new, 0 updated', { timeout: 30_000 });
+		await s.treeItem('patch the files', { view: 'Session Chains' }).waitFor({ timeout: 20_000 });
+		await s.page.waitForTimeout(300);
+		await s.screenshot('08-agent-history-imported');
+	});
 } catch {
 	// The failed check was reported with a screenshot.
 } finally {
 	await s.close();
 	fs.rmSync(base, { recursive: true, force: true });
+}
+// The opt-in scan when the window opens: another folder, its own CODEX_HOME, the setting on.
+const scanBase = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-scan-'));
+const scanFolder = path.join(scanBase, 'warehouse');
+fs.mkdirSync(scanFolder);
+fs.writeFileSync(path.join(scanFolder, 'README.md'), '# warehouse\n');
+execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'init', '--workspace', scanFolder]);
+const scanHomes = { CODEX_HOME: codexHomeFor(path.join(scanBase, 'codex-home'), scanFolder), BATON_CLAUDE_HOME: path.join(scanBase, 'claude-home'), GEMINI_CLI_HOME: path.join(scanBase, 'gemini-home') };
+const s2 = await launch({ extensionFolders: [root], workspace: scanFolder, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 }, env: scanHomes, settings: { 'baton.agentHistory.scanOnOpen': true } });
+checks.session = s2;
+try {
+	await checks.run('with baton.agentHistory.scanOnOpen on, the window that opens the folder reads its Codex session in, no command run', async () => {
+		await openBaton(s2);
+		await s2.treeItem('patch the files', { view: 'Session Chains' }).waitFor({ timeout: 45_000 });
+		await s2.page.waitForTimeout(300);
+		await s2.screenshot('09-agent-history-scan-on-open');
+	});
+} finally {
+	await s2.close();
+	fs.rmSync(scanBase, { recursive: true, force: true });
 }
 checks.finish();

@@ -44,6 +44,7 @@ export const shapeFiles = [
 	'src/engine/sync/syncShapes.ts',
 	'src/engine/timeline/timelineShapes.ts',
 	'src/engine/provenance/provenanceShapes.ts',
+	'src/engine/agentHistory/historyShapes.ts',
 ];
 const shapePackages = ['zod', 'drizzle-orm'];
 
@@ -193,6 +194,8 @@ export const engineRanks: Readonly<Record<string, number>> = {
 	trackers: 7,
 	timeline: 7,
 	provenance: 7,
+	// Every agent's own history in: reads the agents' files into the archive and the sessions.
+	agentHistory: 7,
 	hooks: 8,
 	// Sync carries every feature's records, the timeline's step files among them.
 	sync: 8,

@@ -21,6 +21,7 @@
  *   count once), `$set` records (`messages` replaces the list: its messages are read) and `$rewindTo`.
  */
 import type { AgentKind } from '../agentKinds';
+import { ownMap } from '../storage/ownRecord';
 
 type Json = Record<string, unknown>;
 
@@ -69,6 +70,13 @@ function parseArguments(args: unknown): Json {
 /** Turns one agent's records into the Claude-shaped records the excerpt builder reads. One adapter per read. */
 export interface RecordAdapter {
 	adapt(record: unknown): Json[];
+	/** Records of a type the adapter does not know, by type: passed over, counted (Copilot's are not: its CLI writes many the reader has no use for). */
+	readonly unknownTypes: Record<string, number>;
+}
+
+function countType(counts: Record<string, number>, type: unknown): void {
+	const name = typeof type === 'string' && type ? type.slice(0, 80) : '(none)';
+	counts[name] = (counts[name] ?? 0) + 1;
 }
 
 export function recordAdapter(agent: AgentKind): RecordAdapter | null {
@@ -85,6 +93,8 @@ export function recordAdapter(agent: AgentKind): RecordAdapter | null {
 }
 
 class CopilotAdapter implements RecordAdapter {
+	readonly unknownTypes = ownMap<number>();
+
 	adapt(record: unknown): Json[] {
 		if (!record || typeof record !== 'object') {
 			return [];
@@ -124,6 +134,7 @@ class CopilotAdapter implements RecordAdapter {
 }
 
 class CodexAdapter implements RecordAdapter {
+	readonly unknownTypes = ownMap<number>();
 	private model: string | null = null;
 	private usages = 0;
 
@@ -144,7 +155,10 @@ class CodexAdapter implements RecordAdapter {
 				return this.event(payload, timestamp);
 			case 'response_item':
 				return this.item(payload, timestamp);
+			case 'session_meta':
+				return [];
 			default:
+				countType(this.unknownTypes, r['type']);
 				return [];
 		}
 	}
@@ -225,7 +239,10 @@ class CodexAdapter implements RecordAdapter {
 	}
 }
 
+const geminiTypes = new Set(['user', 'gemini', 'info', 'error', 'warning']);
+
 class GeminiAdapter implements RecordAdapter {
+	readonly unknownTypes = ownMap<number>();
 	/** Message ids whose text was read, and tool call ids, in this read (a record is written again as it grows). */
 	private readonly texts = new Set<string>();
 	private readonly calls = new Set<string>();
@@ -238,6 +255,9 @@ class GeminiAdapter implements RecordAdapter {
 		const set = r['$set'] as Json | undefined;
 		if (set && typeof set === 'object') {
 			return Array.isArray(set['messages']) ? (set['messages'] as unknown[]).flatMap((m) => this.message(m)) : [];
+		}
+		if (!('$rewindTo' in r) && !(typeof r['sessionId'] === 'string' && 'projectHash' in r) && !geminiTypes.has(String(r['type']))) {
+			countType(this.unknownTypes, r['type']);
 		}
 		return this.message(r);
 	}

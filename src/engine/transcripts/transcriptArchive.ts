@@ -8,11 +8,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../ports';
+import { ownMap } from '../storage/ownRecord';
 import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
 import { discoverClaudeTranscripts, isBootstrapTranscript, subagentTranscripts, type DiscoveredTranscript } from './claudeProjects';
 import { estimateCostUsd } from './costEstimate';
 import type { AgentKind } from '../agentKinds';
-import { readJsonlFrom } from './jsonlReader';
+import { cutArchive, isWholeDocument, readSource, resetEntry } from './archiveSource';
 import { recordAdapter } from './agentTranscripts';
 import { digestSession, type SessionDigest } from './sessionDigest';
 import { importSharedTranscript, shareableTranscripts, type SharedTranscript, type TranscriptOrigin } from './sharedTranscripts';
@@ -49,6 +50,8 @@ export interface SyncInput {
 	 * `agentSessionIds`) and the ones the index knows are read, through their adapter (agentTranscripts.ts).
 	 */
 	agent?: AgentKind;
+	/** Transcripts the caller found (the agent-history import's discovery), read as the ones the index knows. */
+	discovered?: readonly DiscoveredTranscript[];
 }
 
 export interface SyncReport {
@@ -245,6 +248,7 @@ export class TranscriptArchive {
 			}
 		}
 		discoverClaudeTranscripts(this.options.claudeHome, this.options.workspaceRoot).forEach(add);
+		input.discovered?.forEach(add);
 		return [...byId.values()];
 	}
 
@@ -262,6 +266,9 @@ export class TranscriptArchive {
 			if (source.endsWith('.jsonl')) {
 				byId.set(id as string, { id: id as string, agentSessionId: id as string, parentAgentSessionId: null, sourcePath: source, agentType: null, description: null });
 			}
+		}
+		for (const found of input.discovered ?? []) {
+			byId.set(found.id, found);
 		}
 		return [...byId.values()];
 	}
@@ -311,8 +318,8 @@ export class TranscriptArchive {
 			return false;
 		}
 		const archiveFile = path.join(this.dir, archiveName);
-		if (stat.size < entry.offset) {
-			// Rewritten or truncated at the source: start over.
+		if (stat.size < entry.offset || (isWholeDocument(entry.sourcePath) && entry.offset > 0)) {
+			// Rewritten or truncated at the source (a whole-document transcript is rewritten on each message): start over.
 			resetEntry(entry);
 		}
 		cutArchive(archiveFile, entry.archiveBytes);
@@ -336,7 +343,7 @@ export class TranscriptArchive {
 				excerpts += lines.length;
 			}
 		};
-		const read = readJsonlFrom(
+		const read = readSource(
 			entry.sourcePath,
 			entry.offset,
 			(record) => {
@@ -350,6 +357,10 @@ export class TranscriptArchive {
 			{ skipLine: isUnneededLine, ...(maxBytes ? { maxBytes } : {}) },
 		);
 		writeOut();
+		for (const [type, n] of Object.entries(adapter?.unknownTypes ?? {})) {
+			entry.unknownRecords ??= ownMap();
+			entry.unknownRecords[type] = (entry.unknownRecords[type] ?? 0) + n;
+		}
 		if (entry.bootstrap && read.offset === 0) {
 			entry.bootstrap = false;
 		}
@@ -377,21 +388,5 @@ export class TranscriptArchive {
 			return null;
 		}
 		return `${entry.sessionId}/${parts.join('.')}.jsonl`;
-	}
-}
-
-function resetEntry(entry: TranscriptEntry): void {
-	const fresh = newTranscriptEntry(entry);
-	Object.assign(entry, { ...fresh, sessionId: entry.sessionId, archivePath: entry.archivePath });
-}
-
-/** An archive longer than the index says holds excerpts of an interrupted sync: cut them, they are parsed again. */
-function cutArchive(file: string, bytes: number): void {
-	try {
-		if (fs.statSync(file).size > bytes) {
-			fs.truncateSync(file, bytes);
-		}
-	} catch {
-		// No archive yet.
 	}
 }

@@ -59,6 +59,8 @@ export const transcriptEntrySchema = z.object({
 	/** Files changed by edit tools, workspace-relative when inside the workspace. */
 	filesTouched: z.array(z.string()),
 	syncedAt: z.string().nullable(),
+	/** Records of a type the agent's reader does not know, by type: passed over and counted, never fatal. */
+	unknownRecords: ownRecord(count).optional(),
 	/** Imported by sync from another machine (its copy is read-only here and never shipped again). */
 	sharedFrom: z.object({ machine: z.string(), machineName: z.string().nullable(), author: z.string().nullable() }).nullable().optional(),
 });

@@ -7,6 +7,7 @@ import * as rpc from '../../../src/protocol/rpc';
 import { snapshotFiles, tempDir } from '../helpers';
 import { beadsIssues, cleoSessionsData, writeJson, writeJsonl } from '../interop/interopFixtures';
 import { startServer } from './serverProcess';
+import { startServer as startServerWith } from './serverHarness';
 
 void describe('imports and exports over JSON-RPC', () => {
 	void it('previews (writing nothing), imports, exports and renders markdown through the backend', async (t) => {
@@ -57,5 +58,33 @@ void describe('imports and exports over JSON-RPC', () => {
 		const refused = await connection.sendRequest(rpc.importRun, { format: 'beads', path: file }).catch((e: unknown) => e);
 		assert.ok(refused instanceof ResponseError);
 		assert.match(refused.message, /not trusted/);
+	});
+
+	void it('reads an agent’s own history over agentHistory/import: a dry run writes nothing, the run imports, a second run finds it unchanged', async (t) => {
+		const workspace = tempDir(t);
+		const codexHome = tempDir(t, 'baton-rpc-codex-');
+		const day = path.join(codexHome, 'sessions', '2026', '11', '28');
+		fs.mkdirSync(day, { recursive: true });
+		const rollout = fs.readFileSync(path.join(__dirname, '../../fixtures/real/codex-rollout/rollout-0.171.0-apply-patch.jsonl'), 'utf8');
+		fs.writeFileSync(path.join(day, 'rollout-2026-11-28T09-58-50-01a22197.jsonl'), rollout.replaceAll('/home/dev/project', workspace));
+		const { connection, changes } = startServerWith(t, workspace, { env: { ...process.env, CODEX_HOME: codexHome, BATON_CLAUDE_HOME: tempDir(t), GEMINI_CLI_HOME: tempDir(t) } });
+		await connection.sendRequest(rpc.workspaceInit, undefined);
+		const before = snapshotFiles(path.join(workspace, '.baton'));
+		const dry = await connection.sendRequest(rpc.agentHistoryImport, { agents: ['codex'], dryRun: true });
+		assert.equal(dry.agents['codex']?.imported, 1);
+		assert.deepEqual(snapshotFiles(path.join(workspace, '.baton')), before, 'a dry run writes nothing');
+		const seen = changes.length;
+		const run = await connection.sendRequest(rpc.agentHistoryImport, { agents: ['codex'], dryRun: false });
+		assert.equal(run.agents['codex']?.imported, 1);
+		assert.ok(changes.length > seen, 'views are told the data changed');
+		assert.deepEqual(
+			(await connection.sendRequest(rpc.sessionList, {})).sessions.map((s) => [s.name, s.agent]),
+			[['patch the files', 'codex']],
+		);
+		const again = await connection.sendRequest(rpc.agentHistoryImport, { dryRun: false });
+		assert.equal(again.agents['codex']?.unchanged, 1);
+		const refused = await connection.sendRequest(rpc.agentHistoryImport, { agents: ['cline'], dryRun: true }).catch((e: unknown) => e);
+		assert.ok(refused instanceof ResponseError);
+		assert.equal((refused.data as rpc.RpcErrorData).code, 'invalidInput');
 	});
 });

@@ -1,0 +1,251 @@
+/**
+ * `baton import agents` (issue 26, item 1): every session the agents kept in their own files for this
+ * workspace becomes a Baton session — the agent's id its alias, its transcript in the archive (times,
+ * prompts, tool calls, files, tokens, model, with the archive's redaction) — or, when a hook already
+ * recorded it (the alias exists), the live session gets what its files add. Never a duplicate.
+ *
+ * Idempotent and incremental: a session's Baton id is derived from the agent and its id (so a run
+ * interrupted between the archive and the store finishes next time under the same id), the archive
+ * reads each file from the offset it stopped at, and a run that finds nothing new writes nothing.
+ * The archive is written first and the store after: the archive's entries name the session they will
+ * belong to, and the store's rows and aliases are one write.
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import type { EngineContext } from '../context';
+import { agentLabel, type AgentKind } from '../agentKinds';
+import { audit } from '../audit';
+import { derivedSessionId, sessionRow } from '../interop/sessionRows';
+import { nameFromPrompt, placeholderName } from '../sessions/sessionName';
+import type { BatonDb } from '../storage/journalStore';
+import { sessionAliases, sessions } from '../storage/schema';
+import type { TranscriptArchive, TranscriptInfo } from '../transcripts/transcriptArchive';
+import type { AgentHistoryCounts, AgentHistoryReport, AgentHistorySession } from './historyShapes';
+import { discoverHistory, historyAgents, historyHomes, type HistoryAgent, type HistorySource } from './historySources';
+
+export interface AgentHistoryInput {
+	/** Default: every agent whose files Baton reads. */
+	agents?: readonly HistoryAgent[];
+	/** Only sessions whose files changed since this time (ISO). */
+	since?: string | null;
+	dryRun: boolean;
+	actor: string;
+	/** The environment that says where the agents keep their files (CODEX_HOME, GEMINI_CLI_HOME, …). */
+	env?: NodeJS.ProcessEnv;
+	/** The home folder of whoever asked (a daemon's own may be another's): default the process's. */
+	homeDir?: string;
+	maxFileBytes?: number;
+}
+
+/** The end note of a session this import made: the mark that lets a later run move its last activity. */
+export function importedNote(agent: AgentKind): string {
+	return `Imported from ${agentLabel(agent)}'s own history`;
+}
+
+interface Planned {
+	source: HistorySource;
+	sessionId: string;
+	/** No Baton session yet: one is made. */
+	newSession: boolean;
+	/** The agent's id is not an alias yet (a new session, or a resumed Claude conversation). */
+	newAlias: boolean;
+}
+
+const key = (agent: string, id: string): string => `${agent}\u0000${id}`;
+
+export class AgentHistoryService {
+	constructor(
+		private readonly ctx: EngineContext,
+		/** The archive, its Claude home found by the one rule (archiveHome.ts) in this environment and home folder. */
+		private readonly archiveFor: (env: NodeJS.ProcessEnv, homeDir: string | undefined) => TranscriptArchive,
+	) {}
+
+	async import(input: AgentHistoryInput): Promise<AgentHistoryReport> {
+		const env = input.env ?? process.env;
+		const archive = this.archiveFor(env, input.homeDir);
+		const agents = input.agents?.length ? input.agents : historyAgents;
+		const found = discoverHistory({
+			workspaceRoot: this.ctx.workspaceRoot,
+			homes: historyHomes(archive.claudeHome, env, input.homeDir),
+			agents,
+			...(input.maxFileBytes ? { maxFileBytes: input.maxFileBytes } : {}),
+		});
+		const since = input.since ?? null;
+		const sources = since ? found.sources.filter((s) => s.modifiedAt >= since) : found.sources;
+		const plan = await this.ctx.store.read((db) => planSources(db, sources));
+		const before = entriesByKey(archive.list());
+		const synced = new Set<string>();
+		if (!input.dryRun) {
+			const links = new Map(plan.map((p) => [key(p.source.agent, p.source.agentSessionId), p.sessionId]));
+			for (const agent of agents) {
+				const discovered = plan.filter((p) => p.source.agent === agent).flatMap((p) => p.source.transcripts);
+				if (discovered.length === 0) {
+					continue;
+				}
+				const report = await archive.sync({ agent, discovered, link: (a, id) => Promise.resolve(links.get(key(a, id)) ?? null) });
+				for (const info of report.synced) {
+					synced.add(key(info.agent, info.id));
+				}
+			}
+		}
+		const after = input.dryRun ? before : entriesByKey(archive.list());
+		const outcomes = plan.map((p) => outcomeOf(p, before.get(key(p.source.agent, p.source.agentSessionId)), synced, input.dryRun));
+		if (!input.dryRun && plan.some((p, i) => p.newAlias || outcomes[i] === 'updated')) {
+			// Names come from the archive's excerpts: read before the write, not while it holds the journal's lock.
+			const names = new Map(plan.filter((p) => p.newSession).map((p) => [p.sessionId, sessionName(archive, p.source, after.get(key(p.source.agent, p.source.agentSessionId)))]));
+			await this.ctx.store.write((db) => this.apply(db, plan, after, names, input.actor));
+			if (this.ctx.store.needsCompaction()) {
+				await this.ctx.store.compact();
+			}
+		}
+		return report(input.dryRun, since, agents, plan, outcomes, after, found.skipped);
+	}
+
+	/** New sessions and aliases, and the later activity of sessions an earlier import made: one write. */
+	private apply(db: BatonDb, plan: readonly Planned[], entries: Map<string, TranscriptInfo>, names: ReadonlyMap<string, string>, actor: string): void {
+		const now = this.ctx.nowIso();
+		let added = 0;
+		let moved = 0;
+		let aliased = 0;
+		const forkParents = new Map(plan.map((p) => [key(p.source.agent, p.source.agentSessionId), p.sessionId]));
+		for (const p of plan) {
+			const { agent, agentSessionId } = p.source;
+			const entry = entries.get(key(agent, agentSessionId));
+			const firstAt = entry?.firstAt ?? p.source.startedAt ?? p.source.modifiedAt;
+			const lastAt = maxIso(entry?.lastAt ?? null, firstAt);
+			const owner = db
+				.select({ sessionId: sessionAliases.sessionId })
+				.from(sessionAliases)
+				.where(and(eq(sessionAliases.agent, agent), eq(sessionAliases.alias, agentSessionId)))
+				.get();
+			if (p.newSession && !owner && !db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, p.sessionId)).get()) {
+				const parent = p.source.forkedFrom ? (forkParents.get(key(agent, p.source.forkedFrom)) ?? aliasOwner(db, agent, p.source.forkedFrom)) : null;
+				db.insert(sessions)
+					.values(
+						sessionRow({
+							id: p.sessionId,
+							name: names.get(p.sessionId) ?? placeholderName(agent, agentSessionId),
+							status: 'ended',
+							startedAt: firstAt,
+							lastActivity: lastAt,
+							endedAt: lastAt,
+							updatedAt: lastAt,
+							agent,
+							agentIdentifier: agentSessionId,
+							parentSessionId: parent ?? null,
+							endNote: importedNote(agent),
+						}),
+					)
+					.run();
+				added++;
+			} else if (!p.newSession) {
+				const row = db.select().from(sessions).where(eq(sessions.id, p.sessionId)).get();
+				if (row && row.endNote === importedNote(agent) && lastAt > row.lastActivity) {
+					db.update(sessions).set({ lastActivity: lastAt, endedAt: lastAt, updatedAt: lastAt }).where(eq(sessions.id, p.sessionId)).run();
+					moved++;
+				}
+			}
+			if (p.newAlias && !owner) {
+				db.insert(sessionAliases).values({ agent, alias: agentSessionId, sessionId: p.sessionId, createdAt: now, lastSeenAt: now }).run();
+				aliased++;
+			}
+		}
+		// Only new transcript bytes of sessions a hook recorded change nothing here: no audit line either.
+		if (added + moved + aliased > 0) {
+			audit(db, { at: now, actor, operation: 'import.agents', entityType: 'import', entityId: 'agents', details: { sessions: added, moved, aliases: aliased, found: plan.length } });
+		}
+	}
+}
+
+/** The Baton session of each source: its alias's, a resumed Claude conversation's, or a new one's derived id. */
+function planSources(db: BatonDb, sources: readonly HistorySource[]): Planned[] {
+	const agents = [...new Set(sources.map((s) => s.agent))];
+	const aliases = new Map<string, string>();
+	for (const row of agents.length ? db.select().from(sessionAliases).where(inArray(sessionAliases.agent, agents)).all() : []) {
+		aliases.set(key(row.agent, row.alias), row.sessionId);
+	}
+	const derived = sources.map((s) => derivedSessionId(s.startedAt ?? s.modifiedAt, `${s.agent}:${s.agentSessionId}`));
+	const existing = new Set<string>();
+	for (let i = 0; i < derived.length; i += 500) {
+		for (const row of db
+			.select({ id: sessions.id })
+			.from(sessions)
+			.where(inArray(sessions.id, derived.slice(i, i + 500)))
+			.all()) {
+			existing.add(row.id);
+		}
+	}
+	return sources.map((source, i) => {
+		const own = aliases.get(key(source.agent, source.agentSessionId));
+		const earlier = own ? undefined : source.earlierIds.map((id) => aliases.get(key(source.agent, id))).find((id) => id !== undefined);
+		const id = derived[i] as string;
+		const sessionId = own ?? earlier ?? id;
+		return { source, sessionId, newSession: !own && !earlier && !existing.has(id), newAlias: !own };
+	});
+}
+
+function aliasOwner(db: BatonDb, agent: string, alias: string): string | null {
+	return (
+		db
+			.select({ sessionId: sessionAliases.sessionId })
+			.from(sessionAliases)
+			.where(and(eq(sessionAliases.agent, agent), eq(sessionAliases.alias, alias)))
+			.get()?.sessionId ?? null
+	);
+}
+
+function entriesByKey(list: readonly TranscriptInfo[]): Map<string, TranscriptInfo> {
+	return new Map(list.map((e) => [key(e.agent, e.id), e]));
+}
+
+function outcomeOf(p: Planned, entry: TranscriptInfo | undefined, synced: ReadonlySet<string>, dryRun: boolean): AgentHistorySession['outcome'] {
+	if (p.newSession) {
+		return 'imported';
+	}
+	if (p.newAlias) {
+		return 'updated';
+	}
+	if (dryRun) {
+		const current = entry && entry.sessionId && !entry.sourceMissing && entry.offset === p.source.size && entry.sourceMtimeMs === p.source.mtimeMs;
+		return current ? 'unchanged' : 'updated';
+	}
+	return p.source.transcripts.some((t) => synced.has(key(p.source.agent, t.id))) ? 'updated' : 'unchanged';
+}
+
+/** The session's first request names it, else the agent's title, else the agent and its id. */
+function sessionName(archive: TranscriptArchive, source: HistorySource, entry: TranscriptInfo | undefined): string {
+	const excerpts = entry ? (archive.read(entry.id)?.excerpts ?? []) : [];
+	const first = excerpts.find((e) => e.type === 'user');
+	return (first && first.type === 'user' ? nameFromPrompt(first.text) : null) ?? entry?.title ?? placeholderName(source.agent, source.agentSessionId);
+}
+
+function maxIso(a: string | null, b: string): string {
+	return a && a > b ? a : b;
+}
+
+function report(
+	dryRun: boolean,
+	since: string | null,
+	agents: readonly HistoryAgent[],
+	plan: readonly Planned[],
+	outcomes: readonly AgentHistorySession['outcome'][],
+	entries: Map<string, TranscriptInfo>,
+	skipped: AgentHistoryReport['skipped'],
+): AgentHistoryReport {
+	const counts: Record<string, AgentHistoryCounts> = Object.create(null) as Record<string, AgentHistoryCounts>;
+	for (const agent of agents) {
+		counts[agent] = { found: 0, imported: 0, updated: 0, unchanged: 0, skipped: skipped.filter((s) => s.agent === agent).length, unknownRecords: 0 };
+	}
+	const sessionsOut: AgentHistorySession[] = plan.map((p, i) => {
+		const outcome = outcomes[i] ?? 'unchanged';
+		const c = counts[p.source.agent] as AgentHistoryCounts;
+		c.found++;
+		c[outcome]++;
+		for (const t of p.source.transcripts) {
+			for (const n of Object.values(entries.get(key(p.source.agent, t.id))?.unknownRecords ?? {})) {
+				c.unknownRecords += n;
+			}
+		}
+		return { agent: p.source.agent, agentSessionId: p.source.agentSessionId, sessionId: p.sessionId, outcome, linked: !p.newAlias, sourcePath: p.source.sourcePath };
+	});
+	return { dryRun, since, agents: counts, sessions: sessionsOut, skipped };
+}

@@ -1,0 +1,42 @@
+/**
+ * What `baton import agents` answers (the CLI's `--json`, the editor's progress): a shape leaf the
+ * protocol names with `import type` (docs/architecture.md §2, One shape per record).
+ */
+
+/** One agent's sessions in this run: new Baton sessions, sessions that got new records, the rest, and files passed over. */
+export interface AgentHistoryCounts {
+	/** Sessions found in the agent's files for this workspace (after `--since`). */
+	found: number;
+	imported: number;
+	updated: number;
+	unchanged: number;
+	skipped: number;
+	/** Records of a type the reader does not know: passed over, never fatal. */
+	unknownRecords: number;
+}
+
+export interface AgentHistorySession {
+	agent: string;
+	/** The agent's own id: an alias of the Baton session. */
+	agentSessionId: string;
+	sessionId: string;
+	outcome: 'imported' | 'updated' | 'unchanged';
+	/** True when the alias was already there: a session a hook recorded, or an earlier import. */
+	linked: boolean;
+	sourcePath: string;
+}
+
+export interface AgentHistorySkipped {
+	agent: string;
+	path: string;
+	reason: string;
+}
+
+export interface AgentHistoryReport {
+	dryRun: boolean;
+	/** Only sessions active since this time (ISO), or null. */
+	since: string | null;
+	agents: Record<string, AgentHistoryCounts>;
+	sessions: AgentHistorySession[];
+	skipped: AgentHistorySkipped[];
+}

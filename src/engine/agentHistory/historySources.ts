@@ -1,0 +1,324 @@
+/**
+ * Finding this workspace's sessions in each agent's own files (issue 26, item 1), matched by the project
+ * path the agent itself records, never by a guess from a folder name alone:
+ *
+ * - Claude Code: `<claude home>/projects/<cwd, every non-alphanumeric as '-'>/<id>.jsonl` (claudeProjects.ts),
+ *   kept when the first record that names a `cwd` names this workspace;
+ * - Codex CLI: `$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`, its first line `session_meta` with the
+ *   `cwd`, the thread `id` and, for a fork, `forked_from_id`;
+ * - Gemini CLI: `<GEMINI_CLI_HOME or ~>/.gemini/tmp/<project>/chats/session-*.jsonl` (and the older
+ *   `.json`), whose header records `projectHash`, sha256 of the project root (google-gemini/gemini-cli
+ *   `packages/core/src/utils/paths.ts` getProjectHash, used by `services/chatRecordingService.ts`). The
+ *   `<project>` folder is that hash in older versions and a short name since (`config/projectRegistry.ts`,
+ *   `~/.gemini/projects.json` and the `.project_root` file in the folder); every folder of `tmp/` is
+ *   read, the header decides;
+ * - Copilot CLI: `~/.copilot/session-state/<id>/events.jsonl`, the `cwd` in `workspace.yaml` beside it
+ *   (else in the `session.start` event).
+ *
+ * Everything here only reads. A file that is not a regular file (a FIFO), a symlink that leads out of the
+ * agent's folder, a file over the size limit, or one whose head cannot be read is skipped with its reason.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { AgentKind } from '../agentKinds';
+import { claudeProjectDir, earlierSessionIds, isBootstrapTranscript, subagentTranscripts, type DiscoveredTranscript } from '../transcripts/claudeProjects';
+import { pushAll } from '../arrays';
+import { headLines, readDir, safeId, sourceProblem } from './historyFiles';
+
+export interface HistorySource {
+	agent: AgentKind;
+	agentSessionId: string;
+	/** The session's transcripts for the archive: the main one, and Claude's subagents. */
+	transcripts: DiscoveredTranscript[];
+	sourcePath: string;
+	size: number;
+	mtimeMs: number;
+	/** The file's last change (ISO): its last activity for `--since`. */
+	modifiedAt: string;
+	/** When the agent says it started, from its own records; null when they do not say. */
+	startedAt: string | null;
+	/** Codex: the thread this one was forked from. */
+	forkedFrom: string | null;
+	/** Claude: the session ids the transcript's first records carry (a resumed conversation). */
+	earlierIds: string[];
+}
+
+export interface SkippedSource {
+	agent: AgentKind;
+	path: string;
+	reason: string;
+}
+
+export interface HistoryHomes {
+	claudeHome: string;
+	codexHome: string;
+	/** The `.gemini` folder. */
+	geminiDir: string;
+	/** The `.copilot` folder. */
+	copilotDir: string;
+}
+
+/** Where each agent keeps its files, as each agent finds them itself. */
+export function historyHomes(claudeHome: string, env: NodeJS.ProcessEnv, homeDir: string = os.homedir()): HistoryHomes {
+	return {
+		claudeHome,
+		codexHome: env['CODEX_HOME'] || path.join(homeDir, '.codex'),
+		geminiDir: path.join(env['GEMINI_CLI_HOME'] || homeDir, '.gemini'),
+		copilotDir: path.join(homeDir, '.copilot'),
+	};
+}
+
+export const historyAgents = ['claude-code', 'codex', 'gemini', 'copilot'] as const satisfies readonly AgentKind[];
+export type HistoryAgent = (typeof historyAgents)[number];
+
+export interface DiscoverInput {
+	workspaceRoot: string;
+	homes: HistoryHomes;
+	agents: readonly HistoryAgent[];
+	/** Files larger than this are skipped (default 512 MiB). */
+	maxFileBytes?: number;
+}
+
+export interface Discovery {
+	sources: HistorySource[];
+	skipped: SkippedSource[];
+}
+
+const defaultMaxBytes = 512 * 1024 * 1024;
+
+class Finder {
+	readonly sources: HistorySource[] = [];
+	readonly skipped: SkippedSource[] = [];
+	private readonly roots: Set<string>;
+	private readonly maxBytes: number;
+
+	constructor(private readonly input: DiscoverInput) {
+		this.roots = new Set([path.resolve(input.workspaceRoot)]);
+		try {
+			this.roots.add(fs.realpathSync(input.workspaceRoot));
+		} catch {
+			// The workspace is where it says it is.
+		}
+		this.maxBytes = input.maxFileBytes ?? defaultMaxBytes;
+	}
+
+	isWorkspace(recorded: unknown): boolean {
+		return typeof recorded === 'string' && recorded !== '' && this.roots.has(path.resolve(recorded));
+	}
+
+	/** The file's stats when it may be read; otherwise it is listed as skipped and undefined returned. */
+	check(agent: AgentKind, file: string, within: string): fs.Stats | undefined {
+		const problem = sourceProblem(file, within, this.maxBytes);
+		if (typeof problem === 'string') {
+			this.skipped.push({ agent, path: file, reason: problem });
+			return undefined;
+		}
+		return problem;
+	}
+
+	skip(agent: AgentKind, file: string, reason: string): void {
+		this.skipped.push({ agent, path: file, reason });
+	}
+
+	add(source: Omit<HistorySource, 'transcripts' | 'size' | 'mtimeMs' | 'modifiedAt'> & { transcripts?: DiscoveredTranscript[] }, stat: fs.Stats): void {
+		if (!safeId(source.agentSessionId)) {
+			this.skip(source.agent, source.sourcePath, `its session id ${JSON.stringify(source.agentSessionId.slice(0, 80))} is not one Baton keeps`);
+			return;
+		}
+		const main: DiscoveredTranscript = { id: source.agentSessionId, agentSessionId: source.agentSessionId, parentAgentSessionId: null, sourcePath: source.sourcePath, agentType: null, description: null };
+		this.sources.push({ ...source, transcripts: [main, ...(source.transcripts ?? [])], size: stat.size, mtimeMs: stat.mtimeMs, modifiedAt: new Date(stat.mtimeMs).toISOString() });
+	}
+
+	/** The workspace's project folder as Claude names it, for its path as given and, when a symlink leads there, its real path. */
+	claude(): void {
+		for (const dir of new Set([...this.roots].map((root) => claudeProjectDir(this.input.homes.claudeHome, root)))) {
+			this.claudeDir(dir);
+		}
+	}
+
+	private claudeDir(dir: string): void {
+		for (const entry of readDir(dir)) {
+			if (!entry.name.endsWith('.jsonl')) {
+				continue;
+			}
+			const file = path.join(dir, entry.name);
+			const stat = this.check('claude-code', file, dir);
+			if (!stat) {
+				continue;
+			}
+			const id = entry.name.slice(0, -'.jsonl'.length);
+			const head = headLines(file, 64 * 1024, 200);
+			const cwd = head.find((r) => typeof r['cwd'] === 'string')?.['cwd'];
+			if (cwd !== undefined && !this.isWorkspace(cwd)) {
+				this.skip('claude-code', file, `it records another project (${String(cwd)})`);
+				continue;
+			}
+			if (stat.size === 0 || isBootstrapTranscript(file)) {
+				continue; // No conversation: a session id Claude created and left.
+			}
+			const startedAt = head.find((r) => typeof r['timestamp'] === 'string')?.['timestamp'];
+			const subagents = subagentTranscripts(path.join(dir, id), id).filter((t) => sourceProblem(t.sourcePath, dir, this.maxBytes) instanceof fs.Stats);
+			this.add({ agent: 'claude-code', agentSessionId: id, sourcePath: file, startedAt: typeof startedAt === 'string' ? startedAt : null, forkedFrom: null, earlierIds: earlierSessionIds(file, id), transcripts: subagents }, stat);
+		}
+	}
+
+	/**
+	 * Codex's rollouts of this workspace. A subagent's rollout (`source.subagent.thread_spawn.parent_thread_id`)
+	 * is a transcript of its parent's session, as Claude's subagents are; one whose parent is not here
+	 * is a session of its own under the parent's, when Baton knows it.
+	 */
+	codex(): void {
+		const sessions = path.join(this.input.homes.codexHome, 'sessions');
+		const subagents: { parent: string; transcript: DiscoveredTranscript; stat: fs.Stats; startedAt: string | null }[] = [];
+		for (const file of datedFiles(sessions)) {
+			const stat = this.check('codex', file, sessions);
+			if (!stat) {
+				continue;
+			}
+			const first = headLines(file, 4 * 1024 * 1024, 1)[0];
+			const meta = first?.['type'] === 'session_meta' ? (first['payload'] as Record<string, unknown> | undefined) : undefined;
+			if (!meta || typeof meta['id'] !== 'string') {
+				this.skip('codex', file, 'its first line is not a session_meta record');
+				continue;
+			}
+			if (!this.isWorkspace(meta['cwd'])) {
+				continue; // Another project's session.
+			}
+			const startedAt = typeof meta['timestamp'] === 'string' ? meta['timestamp'] : typeof first?.['timestamp'] === 'string' ? first['timestamp'] : null;
+			const spawn = ((meta['source'] as Record<string, unknown> | undefined)?.['subagent'] as Record<string, unknown> | undefined)?.['thread_spawn'] as Record<string, unknown> | undefined;
+			const parent = typeof spawn?.['parent_thread_id'] === 'string' ? spawn['parent_thread_id'] : null;
+			if (parent && safeId(parent) && safeId(meta['id'])) {
+				const transcript: DiscoveredTranscript = { id: `${parent}/${meta['id']}`, agentSessionId: meta['id'], parentAgentSessionId: parent, sourcePath: file, agentType: 'subagent', description: null };
+				subagents.push({ parent, transcript, stat, startedAt });
+				continue;
+			}
+			const forkedFrom = typeof meta['forked_from_id'] === 'string' ? meta['forked_from_id'] : null;
+			this.add({ agent: 'codex', agentSessionId: meta['id'], sourcePath: file, startedAt, forkedFrom, earlierIds: [] }, stat);
+		}
+		for (const sub of subagents) {
+			const parent = this.sources.find((s) => s.agent === 'codex' && s.agentSessionId === sub.parent);
+			if (parent) {
+				parent.transcripts.push(sub.transcript);
+			} else {
+				this.add({ agent: 'codex', agentSessionId: sub.transcript.agentSessionId, sourcePath: sub.transcript.sourcePath, startedAt: sub.startedAt, forkedFrom: sub.parent, earlierIds: [] }, sub.stat);
+			}
+		}
+	}
+
+	gemini(): void {
+		const tmp = path.join(this.input.homes.geminiDir, 'tmp');
+		const hashes = new Set([...this.roots].map((root) => createHash('sha256').update(root).digest('hex')));
+		for (const project of readDir(tmp)) {
+			const chats = path.join(tmp, project.name, 'chats');
+			for (const entry of readDir(chats)) {
+				if (!entry.name.startsWith('session-') || !(entry.name.endsWith('.jsonl') || entry.name.endsWith('.json'))) {
+					continue;
+				}
+				const file = path.join(chats, entry.name);
+				const stat = this.check('gemini', file, tmp);
+				if (!stat) {
+					continue;
+				}
+				const header = entry.name.endsWith('.json') ? wholeJson(file) : headLines(file, 1024 * 1024, 1)[0];
+				if (!header || typeof header['sessionId'] !== 'string' || typeof header['projectHash'] !== 'string') {
+					this.skip('gemini', file, 'it has no session header (sessionId, projectHash)');
+					continue;
+				}
+				if (!hashes.has(header['projectHash'])) {
+					continue; // Another project's chat.
+				}
+				const startedAt = typeof header['startTime'] === 'string' ? header['startTime'] : null;
+				this.add({ agent: 'gemini', agentSessionId: header['sessionId'], sourcePath: file, startedAt, forkedFrom: null, earlierIds: [] }, stat);
+			}
+		}
+	}
+
+	copilot(): void {
+		const states = path.join(this.input.homes.copilotDir, 'session-state');
+		for (const dir of readDir(states)) {
+			const file = path.join(states, dir.name, 'events.jsonl');
+			if (!dir.isDirectory() || !fs.existsSync(file)) {
+				continue;
+			}
+			const stat = this.check('copilot', file, states);
+			if (!stat) {
+				continue;
+			}
+			const workspace = workspaceYaml(path.join(states, dir.name, 'workspace.yaml'));
+			const start = headLines(file, 256 * 1024, 20).find((r) => r['type'] === 'session.start')?.['data'] as Record<string, unknown> | undefined;
+			const context = start?.['context'] as Record<string, unknown> | undefined;
+			const cwd = workspace['cwd'] ?? context?.['cwd'];
+			if (cwd === undefined) {
+				this.skip('copilot', file, 'neither workspace.yaml nor the session.start event names its folder (cwd)');
+				continue;
+			}
+			if (!this.isWorkspace(cwd)) {
+				continue;
+			}
+			const startedAt = workspace['created_at'] ?? (typeof start?.['startTime'] === 'string' ? start['startTime'] : null);
+			this.add({ agent: 'copilot', agentSessionId: dir.name, sourcePath: file, startedAt, forkedFrom: null, earlierIds: [] }, stat);
+		}
+	}
+}
+
+/** This workspace's sessions in the named agents' files, and the files passed over with their reasons. */
+export function discoverHistory(input: DiscoverInput): Discovery {
+	const finder = new Finder(input);
+	for (const agent of input.agents) {
+		if (agent === 'claude-code') finder.claude();
+		else if (agent === 'codex') finder.codex();
+		else if (agent === 'gemini') finder.gemini();
+		else finder.copilot();
+	}
+	return { sources: finder.sources, skipped: finder.skipped };
+}
+
+/** `sessions/YYYY/MM/DD/rollout-*.jsonl`, oldest first. */
+function datedFiles(root: string): string[] {
+	const out: string[] = [];
+	const digits = (n: number) => (e: fs.Dirent) => e.isDirectory() && new RegExp(`^\\d{${n}}$`).test(e.name);
+	for (const year of readDir(root).filter(digits(4))) {
+		for (const month of readDir(path.join(root, year.name)).filter(digits(2))) {
+			for (const day of readDir(path.join(root, year.name, month.name)).filter(digits(2))) {
+				const dir = path.join(root, year.name, month.name, day.name);
+				pushAll(
+					out,
+					readDir(dir)
+						.filter((e) => e.name.startsWith('rollout-') && e.name.endsWith('.jsonl'))
+						.map((e) => path.join(dir, e.name)),
+				);
+			}
+		}
+	}
+	return out.sort();
+}
+
+/** A whole JSON document's top-level object (Gemini's older chat file), or undefined. */
+function wholeJson(file: string): Record<string, unknown> | undefined {
+	try {
+		const value: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+		return value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** The flat `key: value` lines of Copilot CLI's workspace.yaml (all it writes there). */
+function workspaceYaml(file: string): Record<string, string> {
+	const out: Record<string, string> = Object.create(null) as Record<string, string>;
+	let text: string;
+	try {
+		text = fs.readFileSync(file, 'utf8');
+	} catch {
+		return out;
+	}
+	for (const line of text.split('\n')) {
+		const match = /^([A-Za-z_]+):\s*(.*?)\s*$/.exec(line);
+		if (match?.[1] && match[2] !== undefined) {
+			out[match[1]] = match[2].replace(/^(["'])(.*)\1$/, '$2');
+		}
+	}
+	return out;
+}

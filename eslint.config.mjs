@@ -22,6 +22,7 @@ const engineShapes = [
 	'sync/syncShapes',
 	'timeline/timelineShapes',
 	'provenance/provenanceShapes',
+	'search/searchShapes',
 ];
 /** Engine files that import nothing, which the protocol may re-export as values (test/unit/architecture.test.ts: pureLeaves). */
 const enginePureLeaves = ['text/controlChars', 'text/actorNames', 'agentKinds'];

@@ -25,6 +25,7 @@ export const searchLimits = { default: 50, max: 500 } as const;
 export class SearchService {
 	private index: SearchIndex | undefined;
 	private readonly feed = new SearchFeed();
+	private queue: Promise<unknown> = Promise.resolve();
 
 	constructor(
 		private readonly ctx: EngineContext,
@@ -35,12 +36,13 @@ export class SearchService {
 		const fts = ftsQuery(query.text);
 		const filter = filterOf(query);
 		const limit = Math.min(searchLimits.max, Math.max(1, Math.floor(query.limit ?? searchLimits.default)));
-		this.index ??= await SearchIndex.create();
-		const index = this.index;
-		const archive = this.openArchive();
-		return this.ctx.store.read(() => {
-			this.feed.fromStore(index, this.ctx.store);
-			if (archive) this.feed.fromArchive(index, archive);
+		// One search at a time brings the index up to date; the next one finds it current.
+		const run = this.queue.then(async () => {
+			this.index ??= await SearchIndex.create();
+			const index = this.index;
+			await this.feed.fromStore(index, this.ctx.store);
+			const archive = this.openArchive();
+			if (archive) await this.feed.fromArchive(index, archive);
 			const started = performance.now();
 			const figures = index.lengthFigures();
 			const scored = index.matches(fts.match, filter).map((m) => ({ id: m.id, score: bm25(m.info, m.id, figures, columnWeights) }));
@@ -52,9 +54,11 @@ export class SearchService {
 				open,
 				close,
 			);
-			const names = sessionNames(
-				this.ctx.store.sqlite,
-				[...rows.values()].map((r) => r.session),
+			const names = await this.ctx.store.read(() =>
+				sessionNames(
+					this.ctx.store.sqlite,
+					[...rows.values()].map((r) => r.session),
+				),
 			);
 			const hits: SearchHit[] = [];
 			for (const { id, score } of top) {
@@ -63,6 +67,8 @@ export class SearchService {
 			}
 			return { query: query.text, terms: fts.terms, total: scored.length, hits, tookMs: Math.round((performance.now() - started) * 10) / 10 };
 		});
+		this.queue = run.catch(() => undefined);
+		return run;
 	}
 
 	/** Records in the index (for `baton doctor` and the bench). */

@@ -57,17 +57,16 @@ const str = (v: SqlValue | undefined): string | null => (typeof v === 'string' ?
 /** One table's records as documents. */
 interface TableSource {
 	table: string;
-	read(db: Database, index: SearchIndex): IndexedDoc[];
+	read(db: Database): IndexedDoc[];
 }
 
 const tableSources: TableSource[] = [
 	{
 		table: 'sessions',
-		read(db, index) {
+		read(db) {
 			const docs: IndexedDoc[] = [];
 			each(db, 'SELECT id, name, agent, end_note, focus_json, started_at FROM sessions', [], (r) => {
 				const id = r[0] as string;
-				index.setSessionAgent(id, str(r[2]));
 				docs.push({
 					key: `session:${id}`,
 					kind: 'session',
@@ -167,6 +166,13 @@ interface TranscriptMark {
 	session: string | null;
 }
 
+/** Records indexed per turn of the event loop: a first build of 280,000 records leaves the process answering others between chunks. */
+const chunk = 2_000;
+/** Event rows read per store read: each read holds the store's queue only that long. */
+const eventRows = 5_000;
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 export class SearchFeed {
 	private readonly versions = new Map<string, number>();
 	private readonly fingerprints = new Map<string, string>();
@@ -175,24 +181,26 @@ export class SearchFeed {
 	private transcriptsStat = '';
 	private readonly transcripts = new Map<string, TranscriptMark>();
 
-	/** Brings the store's records into the index; call inside the store's read (caught up). */
-	fromStore(index: SearchIndex, store: JournalStore): void {
-		const db = store.sqlite;
+	/**
+	 * Brings the store's records into the index. Rows are read inside the store's reads (caught up
+	 * with other processes, briefly); the indexing runs outside them, in chunks, so a first build
+	 * holds neither the store nor the event loop for its whole length.
+	 */
+	async fromStore(index: SearchIndex, store: JournalStore): Promise<void> {
 		for (const source of tableSources) {
-			const version = store.tableVersion(source.table);
-			if (this.versions.get(source.table) === version) continue;
-			this.versions.set(source.table, version);
-			index.batch(() => this.replaceTable(index, source, db));
+			const read = await store.read(() => {
+				const version = store.tableVersion(source.table);
+				return this.versions.get(source.table) === version ? null : { version, docs: source.read(store.sqlite) };
+			});
+			if (!read) continue;
+			await this.replaceTable(index, source, read.docs);
+			this.versions.set(source.table, read.version);
 		}
-		const version = store.tableVersion('shared_events');
-		if (this.versions.get('shared_events') !== version) {
-			this.versions.set('shared_events', version);
-			index.batch(() => this.readEvents(index, db));
-		}
+		await this.readEvents(index, store);
 	}
 
 	/** Brings archived transcript text into the index. */
-	fromArchive(index: SearchIndex, archive: TranscriptArchive): void {
+	async fromArchive(index: SearchIndex, archive: TranscriptArchive): Promise<void> {
 		const indexFile = path.join(archive.dir, 'index.json');
 		let stamp = 'none';
 		try {
@@ -202,71 +210,121 @@ export class SearchFeed {
 			// No transcripts archived yet.
 		}
 		if (stamp === this.transcriptsStat) return;
-		this.transcriptsStat = stamp;
 		const seen = new Set<string>();
-		index.batch(() => {
-			for (const info of stamp === 'none' ? [] : archive.list()) {
-				seen.add(info.id);
-				this.readTranscript(index, archive.dir, info);
+		let pending: IndexedDoc[] = [];
+		for (const info of stamp === 'none' ? [] : archive.list()) {
+			seen.add(info.id);
+			index.batch(() => this.readTranscript(index, archive.dir, info, pending));
+			if (pending.length >= chunk) {
+				await this.putAll(index, pending, true);
+				pending = [];
 			}
+		}
+		await this.putAll(index, pending, true);
+		index.batch(() => {
 			for (const id of [...this.transcripts.keys()].filter((k) => !seen.has(k))) {
 				index.removeTranscript(id);
 				this.transcripts.delete(id);
 			}
 		});
+		this.transcriptsStat = stamp;
 	}
 
-	private replaceTable(index: SearchIndex, source: TableSource, db: Database): void {
+	/** Puts `docs` a chunk per turn of the event loop, each chunk one transaction. */
+	private async putAll(index: SearchIndex, docs: readonly IndexedDoc[], fresh: boolean | ((doc: IndexedDoc) => boolean)): Promise<void> {
+		for (let at = 0; at < docs.length; at += chunk) {
+			index.batch(() => {
+				for (const doc of docs.slice(at, at + chunk)) index.put(doc, typeof fresh === 'boolean' ? fresh : fresh(doc));
+			});
+			if (at + chunk < docs.length) await nextTurn();
+		}
+	}
+
+	private async replaceTable(index: SearchIndex, source: TableSource, docs: readonly IndexedDoc[]): Promise<void> {
 		const prefix = `${source.table}:`;
 		const live = new Set<string>();
-		for (const doc of source.read(db, index)) {
+		const changed: IndexedDoc[] = [];
+		const fresh = new Set<string>();
+		for (const doc of docs) {
 			const mark = prefix + doc.key;
 			live.add(mark);
 			const print = JSON.stringify([doc.title, doc.body, doc.files, doc.at, doc.session, doc.agent]);
 			const known = this.fingerprints.get(mark);
 			if (known === print) continue;
 			this.fingerprints.set(mark, print);
-			index.put(doc, known === undefined);
+			if (known === undefined) fresh.add(doc.key);
+			changed.push(doc);
 		}
-		for (const mark of [...this.fingerprints.keys()]) {
-			if (mark.startsWith(prefix) && !live.has(mark)) {
-				this.fingerprints.delete(mark);
-				const key = mark.slice(prefix.length);
-				index.remove(key);
-				if (source.table === 'sessions') index.removeSession(key.slice('session:'.length));
-			}
-		}
-	}
-
-	private readEvents(index: SearchIndex, db: Database): void {
-		let total = 0;
-		let high = 0;
-		each(db, `SELECT count(*), max(rowid) FROM shared_events WHERE kind IN ${eventKinds}`, [], (r) => {
-			total = Number(r[0] ?? 0);
-			high = Number(r[1] ?? 0);
-		});
-		let added = 0;
-		let from = this.eventsHigh;
-		const read = (): void =>
-			each(db, `SELECT rowid, id, kind, session_id, at, body_json FROM shared_events WHERE kind IN ${eventKinds} AND rowid > ? ORDER BY rowid`, [from], (r) => {
-				const doc = eventDoc(r);
-				// Past the high-water mark, or after every event record was taken out: never indexed.
-				if (doc) index.put(doc, true);
-				added++;
+		if (source.table === 'sessions') {
+			index.batch(() => {
+				for (const doc of changed) index.setSessionAgent(doc.ref, doc.agent);
 			});
-		read();
-		if (this.eventsCount + added !== total) {
-			// Some were deleted or renumbered: read them all again.
-			index.removeKeysStartingWith('event:');
-			from = 0;
-			added = 0;
-			read();
 		}
-		this.eventsHigh = high;
-		this.eventsCount = added + (from === 0 ? 0 : this.eventsCount);
+		await this.putAll(index, changed, (doc) => fresh.has(doc.key));
+		index.batch(() => {
+			for (const mark of [...this.fingerprints.keys()]) {
+				if (mark.startsWith(prefix) && !live.has(mark)) {
+					this.fingerprints.delete(mark);
+					const key = mark.slice(prefix.length);
+					index.remove(key);
+					if (source.table === 'sessions') index.removeSession(key.slice('session:'.length));
+				}
+			}
+		});
 	}
 
-	private readTranscript(index: SearchIndex, dir: string, info: { id: string; archivePath: string | null; archiveBytes: number; sessionId: string | null; agent: string }): void {
+	/** Timeline events past the high-water mark, a batch of rows per store read, up to the newest row the first read saw. */
+	private async readEvents(index: SearchIndex, store: JournalStore): Promise<void> {
+		const head = await store.read(() => {
+			const version = store.tableVersion('shared_events');
+			if (this.versions.get('shared_events') === version) return null;
+			let total = 0;
+			let high = 0;
+			each(store.sqlite, `SELECT count(*), max(rowid) FROM shared_events WHERE kind IN ${eventKinds}`, [], (r) => {
+				total = Number(r[0] ?? 0);
+				high = Number(r[1] ?? 0);
+			});
+			return { version, total, high };
+		});
+		if (!head) return;
+		let from = this.eventsHigh;
+		let count = this.eventsCount;
+		const readFrom = async (): Promise<void> => {
+			for (;;) {
+				const rows = await store.read(() => {
+					const out: Row[] = [];
+					each(store.sqlite, `SELECT rowid, id, kind, session_id, at, body_json FROM shared_events WHERE kind IN ${eventKinds} AND rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ${eventRows}`, [from, head.high], (r) =>
+						out.push(r),
+					);
+					return out;
+				});
+				const docs: IndexedDoc[] = [];
+				for (const r of rows) {
+					const doc = eventDoc(r);
+					if (doc) docs.push(doc);
+				}
+				// Past the high-water mark (or after every event record was taken out): never indexed.
+				await this.putAll(index, docs, true);
+				count += rows.length;
+				from = Number(rows.at(-1)?.[0] ?? from);
+				if (rows.length < eventRows) return;
+				await nextTurn();
+			}
+		};
+		await readFrom();
+		if (count !== head.total) {
+			// Some were deleted or renumbered (a retraction, a repair): read them all again.
+			index.batch(() => index.removeKeysStartingWith('event:'));
+			from = 0;
+			count = 0;
+			await readFrom();
+		}
+		this.eventsHigh = head.high;
+		this.eventsCount = count;
+		this.versions.set('shared_events', head.version);
+	}
+
+	private readTranscript(index: SearchIndex, dir: string, info: { id: string; archivePath: string | null; archiveBytes: number; sessionId: string | null; agent: string }, out: IndexedDoc[]): void {
 		let mark = this.transcripts.get(info.id);
 		if (mark && (mark.archivePath !== info.archivePath || info.archiveBytes < mark.bytes)) {
 			index.removeTranscript(info.id);
@@ -309,7 +367,7 @@ export class SearchFeed {
 				continue;
 			}
 			const doc = excerptDoc(info.id, mark.excerpts, excerpt, info.sessionId, info.agent);
-			if (doc) index.put(doc, true);
+			if (doc) out.push(doc);
 			mark.excerpts++;
 		}
 		mark.bytes += end;

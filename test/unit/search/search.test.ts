@@ -9,6 +9,8 @@ import { inArray } from 'drizzle-orm';
 import { BatonError } from '../../../src/engine/errors';
 import { ftsQuery } from '../../../src/engine/search/ftsQuery';
 import type { SearchHit } from '../../../src/engine/search/searchShapes';
+import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
+import { appendSharedEvents } from '../../../src/engine/shared/sharedEvents';
 import { sharedEvents } from '../../../src/engine/storage/schema';
 import { actor } from '../helpers';
 import { agentId, prompt, world } from './searchWorld';
@@ -96,6 +98,28 @@ void describe('search', () => {
 		assert.ok(billing);
 		await archive.setArchiving(billing, false, true);
 		assert.deepEqual(kinds((await engine.search.search({ text: 'zebra' })).hits), ['decision', 'session'], 'a purged transcript is gone');
+	});
+
+	void it('reads a long history in batches, each from the mark the last one reached', async (t) => {
+		const { engine, root, clock, docs } = await world(t);
+		const write = (from: number, n: number) =>
+			engine.store.write((db) =>
+				appendSharedEvents(
+					db,
+					machineIdentity(root),
+					Array.from({ length: n }, (_, i) => ({
+						nowMs: clock.now() + from + i,
+						event: { kind: 'timeline.prompt', subject: docs.id, sessionId: docs.id, actor: 'human', body: { turn: from + i + 2, text: `batch prompt ${from + i}`, at: new Date(clock.now()).toISOString() } },
+					})),
+				),
+			);
+		await write(0, 12_345);
+		const all = await engine.search.search({ text: 'batch prompt' });
+		assert.equal(all.total, 12_345, 'every prompt past the 5,000-row batches');
+		assert.equal(all.hits.length, 50);
+		await write(12_345, 7);
+		assert.equal((await engine.search.search({ text: 'batch' })).total, 12_352, 'the next search reads only what is new, and finds it');
+		assert.deepEqual(kinds((await engine.search.search({ text: 'prompt 12351' })).hits), ['prompt']);
 	});
 
 	void it('filters by agent, file and time', async (t) => {

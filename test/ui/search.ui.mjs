@@ -56,6 +56,8 @@ const project = path.join(claudeHome, 'projects', workspace.replace(/[^A-Za-z0-9
 fs.mkdirSync(project, { recursive: true });
 fs.writeFileSync(path.join(project, `${agentId}.jsonl`), `${lines.join('\n')}\n`);
 baton('transcripts', 'sync');
+// Three agent steps, each editing src/module<n>.ts, captured as the hooks capture them.
+execFileSync(process.execPath, ['--import', 'tsx', path.join(root, 'test', 'ui', 'replaySession.ts'), workspace, session.id, '3'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'ignore', 'inherit'] });
 baton('session', 'end', '--id', session.id, '--note', 'Rounding fixed; refunds still use floats');
 baton('session', 'start', '--name', 'Onboarding guide');
 
@@ -112,6 +114,19 @@ try {
 		await s.screenshot('04-decision-opens-session');
 	});
 
+	await check('a step hit opens the Replay at that step', async () => {
+		await s.runCommand('Baton: Search Sessions…');
+		await s.quickPickType('module2.ts');
+		const row = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'step 2' }).first();
+		await row.waitFor({ timeout: 20_000 });
+		await s.screenshot('05-step-hit');
+		await row.click();
+		const frame = await s.webview('body[data-rendered="replay"]', { timeout: 30_000 });
+		await frame.locator('.detail h2', { hasText: 'Step 2 · turn 1' }).waitFor({ timeout: 15_000 });
+		await s.page.waitForTimeout(400);
+		await s.screenshot('06-replay-at-step');
+	});
+
 	await check('a query with FTS syntax is read as words, and one with no word says so', async () => {
 		await s.runCommand('Baton: Search Sessions…');
 		await s.quickPickType('"ledger NEAR (');
@@ -124,7 +139,7 @@ try {
 			.locator('.quick-input-widget .monaco-list-row', { hasText: /nothing to search for/ })
 			.first()
 			.waitFor({ timeout: 20_000 });
-		await s.screenshot('05-no-word');
+		await s.screenshot('07-no-word');
 		await s.quickPickCancel();
 	});
 } catch {

@@ -23,6 +23,7 @@ const engineShapes = [
 	'timeline/timelineShapes',
 	'provenance/provenanceShapes',
 	'agentHistory/historyShapes',
+	'search/searchShapes',
 ];
 /** Engine files that import nothing, which the protocol may re-export as values (test/unit/architecture.test.ts: pureLeaves). */
 const enginePureLeaves = ['text/controlChars', 'text/actorNames', 'agentKinds'];

@@ -23,12 +23,13 @@ import { benchCapture } from './captureBench';
 import { benchDaemonCapture } from './daemonCaptureBench';
 import { benchFaults, formatFaults } from './faultBench';
 import { benchLanes } from './lanesBench';
+import { benchSearch } from './searchBench';
 
 async function main(): Promise<void> {
 	const args = process.argv.slice(2);
 	const quick = args.includes('--quick');
 	const onlyArg = args.includes('--only') ? (args[args.indexOf('--only') + 1] ?? '') : '';
-	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'capture', 'blame', 'sync', 'synccli', 'daemon', 'lanes', 'agents', 'faults', 'editor']);
+	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'capture', 'blame', 'sync', 'synccli', 'daemon', 'lanes', 'agents', 'faults', 'editor', 'search']);
 	const rows: BenchRow[] = [];
 	const section = async (name: string, run: () => Promise<BenchRow[]>) => {
 		if (only.has(name)) {
@@ -52,6 +53,8 @@ async function main(): Promise<void> {
 	// Through the CLI and the daemon at history scale (1k and 10k sessions; `npx tsx bench/syncCliBench.ts --sessions 100000` for more).
 	await section('synccli', () => benchSyncCli(quick ? [200] : [1_000, 10_000], quick ? 1 : 3));
 	await section('agents', () => benchRealAgents(quick));
+	// Full-text search over 10,000 sessions with their transcripts (docs/search.md).
+	await section('search', () => benchSearch(quick));
 	// Hooks beside a long checkpoint in the daemon, and thirty writers at once (docs/daemon.md, "Lanes").
 	await section('lanes', () => benchLanes(quick));
 	if (only.has('daemon')) {

@@ -25,6 +25,7 @@ import { sessionCommands } from './sessionCommands';
 import { syncCommands } from './syncCommands';
 import { activeSessionsList } from './textFormat';
 import { timelineCommands } from './timelineCommands';
+import { searchCommands } from './searchCommands';
 import { trackerCommands } from './trackerCommands';
 import { drainBeforeCommand } from './spoolBeforeCommand';
 import { recordAnswer, recordedAnswer, runAsRequest, tagWrites, type RecordedAnswer } from './requestLedger';
@@ -66,6 +67,7 @@ const commands: Command[] = [
 	...agentCommands,
 	...notifyCommands,
 	...timelineCommands,
+	...searchCommands,
 	...provenanceCommands,
 	...syncCommands,
 ];

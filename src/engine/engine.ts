@@ -28,6 +28,7 @@ import { BriefingService } from './sessions/briefingService';
 import { recordSharedEvents } from './sync/localEvents';
 import { SyncService } from './sync/syncService';
 import { ProvenanceService } from './provenance/provenanceService';
+import { SearchService } from './search/searchService';
 import { TimelineService } from './timeline/timelineService';
 import type { TranscriptArchive } from './transcripts/transcriptArchive';
 import { transcriptArchiveFor } from './transcripts/archiveHome';
@@ -79,6 +80,7 @@ export class Engine {
 	/** Each session's replay axis: steps, prompts, checkpoints; a step's files and its revert (docs/replay.md). */
 	readonly timeline: TimelineService;
 	private provenanceService: ProvenanceService | undefined;
+	private searchService: SearchService | undefined;
 
 	private constructor(
 		readonly ctx: EngineContext,
@@ -161,6 +163,15 @@ export class Engine {
 	}
 
 	/**
+	 * Full-text search over every session (docs/search.md), made on first use: its index is this
+	 * process's own, kept current from the store and the transcript archive before each search.
+	 */
+	get search(): SearchService {
+		this.searchService ??= new SearchService(this.ctx, () => this.transcripts());
+		return this.searchService;
+	}
+
+	/**
 	 * The archive of agents' transcripts, its Claude home found by the one rule (`claudeHomeDir`): the
 	 * workspace's agent settings (the defaults, with a warning, when that file is broken, unless the
 	 * caller read them itself), then the environment given — a hook's is the agent's own.
@@ -192,6 +203,7 @@ export class Engine {
 	}
 
 	close(): void {
+		this.searchService?.close();
 		this.ctx.store.close();
 	}
 }

@@ -31,6 +31,7 @@ import { syncMenuItems, type SyncMenuItem } from './sync/syncMenu';
 import { SessionChainsProvider } from './views/sessionChainsProvider';
 import { BatonPanels } from './webviews/batonPanels';
 import { registerReplayCommand, ReplayPanel } from './replay/replayPanel';
+import { registerSearchCommand } from './search/searchCommand';
 import { TimelineDocuments, timelineScheme } from './replay/timelineDocuments';
 
 export interface BatonApi {
@@ -110,6 +111,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		...registerNotificationCommands(workspace),
 		replay,
 		registerReplayCommand(workspace, replay),
+		registerSearchCommand(workspace),
 		vscode.workspace.registerTextDocumentContentProvider(timelineScheme, new TimelineDocuments(workspace)),
 		new SyncController(workspace, statusBar),
 	];

@@ -21,6 +21,8 @@ export const CommandIds = {
 	showLog: 'baton.showLog',
 	sessionActions: 'baton.statusBar.actions',
 	replaySession: 'baton.replaySession',
+	/** A quick pick over every session's records (docs/search.md); `(text?)` fills it in. */
+	searchSessions: 'baton.search.sessions',
 	syncNow: 'baton.sync.now',
 	syncActions: 'baton.sync.actions',
 	syncEnable: 'baton.sync.enable',

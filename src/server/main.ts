@@ -22,6 +22,7 @@ import { registerProvenanceHandlers } from './provenanceHandlers';
 import { registerSyncHandlers } from './syncHandlers';
 import { registerNotificationHandlers } from './notificationHandlers';
 import { registerTimelineHandlers } from './timelineHandlers';
+import { registerSearchHandlers } from './searchHandlers';
 
 function main(): void {
 	// Started while this process is small: its git calls then cost it no fork of a large heap (gitSpawner.ts).
@@ -175,6 +176,7 @@ function registerEditorHandlers(connection: MessageConnection, backend: DaemonBa
 	registerSyncHandlers(connection, host);
 	registerNotificationHandlers(connection, host);
 	registerTimelineHandlers(connection, host, shared.log);
+	registerSearchHandlers(connection, host, shared.log);
 	return registerAgentHandlers(connection, host, {
 		workspaceRoot: shared.workspace,
 		cliPath: shared.cliPath,

@@ -45,6 +45,7 @@ export const shapeFiles = [
 	'src/engine/timeline/timelineShapes.ts',
 	'src/engine/provenance/provenanceShapes.ts',
 	'src/engine/agentHistory/historyShapes.ts',
+	'src/engine/search/searchShapes.ts',
 ];
 const shapePackages = ['zod', 'drizzle-orm'];
 
@@ -199,6 +200,8 @@ export const engineRanks: Readonly<Record<string, number>> = {
 	hooks: 8,
 	// Sync carries every feature's records, the timeline's step files among them.
 	sync: 8,
+	// Search indexes what the rooms below record: sessions, memory, timeline events, transcripts.
+	search: 8,
 	engine: 9,
 };
 

@@ -9,8 +9,14 @@ import type { SessionNote } from './transcriptIndex';
 import { escapeControls } from '../text/controlChars';
 import { pushAll } from '../arrays';
 
-export function renderTranscriptMarkdown(info: TranscriptInfo, excerpts: readonly Excerpt[], notes: readonly SessionNote[] = []): string {
+/**
+ * `excerptLines`, when given, receives each excerpt's first line in the markdown (0-based), so a
+ * search hit opens the transcript at its line.
+ */
+export function renderTranscriptMarkdown(info: TranscriptInfo, excerpts: readonly Excerpt[], notes: readonly SessionNote[] = [], excerptLines?: number[]): string {
 	const out: string[] = [];
+	/** The `out` entry each excerpt starts at. */
+	const starts: number[] = [];
 	const name = info.parentAgentSessionId ? `subagent ${info.agentSessionId} of ${info.parentAgentSessionId}` : info.agentSessionId;
 	out.push(`# ${info.title ? `${escapeLine(info.title)} — ` : ''}${agentLabel(info.agent)} transcript ${name}`);
 	out.push('');
@@ -36,19 +42,24 @@ export function renderTranscriptMarkdown(info: TranscriptInfo, excerpts: readonl
 		out.push(`> **Baton ${note.kind} note** (${time(note.at)}): ${escapeLine(note.text)}`, '');
 	}
 	let tools: string[] = [];
+	let toolExcerpts: number[] = [];
 	const flushTools = (): void => {
 		if (tools.length) {
+			toolExcerpts.forEach((n, i) => (starts[n] = out.length + i));
 			pushAll(out, [...tools, '']);
 			tools = [];
+			toolExcerpts = [];
 		}
 	};
-	for (const e of excerpts) {
+	for (const [n, e] of excerpts.entries()) {
 		if (e.type === 'tool') {
+			toolExcerpts.push(n);
 			const files = e.files.length ? ` ${e.files.map((f) => `\`${f}\``).join(', ')}` : '';
 			tools.push(`- ${e.edit ? '✎ ' : ''}\`${e.name}\`${files}${e.detail ? ` — ${escapeLine(e.detail)}` : ''}`);
 			continue;
 		}
 		flushTools();
+		starts[n] = out.length;
 		switch (e.type) {
 			case 'user':
 				out.push(`## ${time(e.at)} User`, '', quote(e.text), '');
@@ -70,6 +81,15 @@ export function renderTranscriptMarkdown(info: TranscriptInfo, excerpts: readonl
 	flushTools();
 	if (excerpts.length === 0) {
 		out.push(info.bootstrap ? '*A bootstrap transcript: only file-history snapshots, nothing to show.*' : '*Nothing archived yet.*');
+	}
+	if (excerptLines) {
+		let line = 0;
+		const lineAt: number[] = [];
+		for (const entry of out) {
+			lineAt.push(line);
+			line += entry.split('\n').length;
+		}
+		excerpts.forEach((_, n) => (excerptLines[n] = lineAt[starts[n] ?? 0] ?? 0));
 	}
 	return `${escapeControls(out.join('\n').trimEnd())}\n`;
 }

@@ -421,7 +421,9 @@ function newLane(): Lane {
 
 /**
  * Commands whose work can take minutes on a large workspace or a slow remote: snapshots of the whole
- * tree and restores, sync, import and export, repairs. Everything else (hooks included) is short.
+ * tree and restores, sync, import and export (`import agents` reads every agent's history), repairs,
+ * and search (its first run in a process builds the index: tens of seconds at 10,000 sessions, see
+ * docs/search.md). Everything else (hooks included) is short.
  */
 const longCommands = new Set([
 	'checkpoint create',
@@ -437,6 +439,7 @@ const longCommands = new Set([
 	'transcripts sync',
 	'issue sync',
 	'doctor',
+	'search',
 ]);
 
 export function laneOf(argv: readonly string[]): LaneName {

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { laneOf } from '../../../src/server/daemon';
 import { countWrites, storedTitles } from './faultCounts';
 import { baton, daemonEnv, daemonWorkspace, waitFor, type Result } from './daemonProcesses';
 
@@ -101,4 +102,27 @@ test('thirty writers at once beside a checkpoint in the daemon are all acknowled
 	assert.deepEqual(counts, { acknowledged: 30, refused: 0, spooled: 0, lost: 0, refusedButStored: 0, storedTwice: 0 }, results.map((r) => r.stderr).join('\n'));
 	// Every one ran in the daemon (none fell back to a process of its own, with its own lock waits).
 	assert.equal(daemonLog(root).match(/cli\/run task add → exit 0/g)?.length, 30, daemonLog(root));
+});
+
+test('which lane a command runs in: long work (a whole-tree checkpoint, sync, import, export, a repair, a search that may build its index) in the long lane; hooks and everything else in the short one', () => {
+	for (const argv of [
+		['checkpoint', 'create', '--label', 'x'],
+		['sync', 'push'],
+		['import', 'agents', '--json'],
+		['export', '--markdown'],
+		['doctor', '--repair'],
+		['search', 'invoice', '--json'],
+		['transcripts', 'sync'],
+	]) {
+		assert.equal(laneOf(argv), 'long', argv.join(' '));
+	}
+	for (const argv of [
+		['hook', 'post-tool-use'],
+		['hook', 'session-start', '--agent', 'codex'],
+		['task', 'add', '--title', 'search'],
+		['session', 'list'],
+		['checkpoint', 'list'],
+	]) {
+		assert.equal(laneOf(argv), 'short', argv.join(' '));
+	}
 });

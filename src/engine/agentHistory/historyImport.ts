@@ -16,6 +16,7 @@ import { agentLabel, type AgentKind } from '../agentKinds';
 import { audit } from '../audit';
 import { derivedSessionId, sessionRow } from '../interop/sessionRows';
 import { nameFromPrompt, placeholderName } from '../sessions/sessionName';
+import { importedEndNotePrefix } from '../sessions/sessionQueries';
 import type { BatonDb } from '../storage/journalStore';
 import { sessionAliases, sessions } from '../storage/schema';
 import type { TranscriptArchive, TranscriptInfo } from '../transcripts/transcriptArchive';
@@ -38,7 +39,7 @@ export interface AgentHistoryInput {
 
 /** The end note of a session this import made: the mark that lets a later run move its last activity. */
 export function importedNote(agent: AgentKind): string {
-	return `Imported from ${agentLabel(agent)}'s own history`;
+	return `${importedEndNotePrefix}${agentLabel(agent)}'s own history`;
 }
 
 interface Planned {

@@ -85,11 +85,19 @@ export function listSessions(db: BatonDb, filter: { status?: SessionStatus; scop
 }
 
 /** The most recent ended session of a scope that no later session continues yet: the chain's tail. */
+/**
+ * The end note `baton import agents` gives the sessions it makes from an agent's own history
+ * (agentHistory/historyImport.ts `importedNote`): they are history, never the tail a new session's
+ * chain continues — a newer imported session would otherwise take the place of the last session that
+ * left a handoff, and the next session would start without it.
+ */
+export const importedEndNotePrefix = 'Imported from ';
+
 export function chainTail(db: BatonDb, key: string): Session | undefined {
 	return db
 		.select()
 		.from(sessions)
-		.where(and(eq(sessions.scopeKey, key), eq(sessions.status, 'ended'), isNull(sessions.nextSessionId)))
+		.where(and(eq(sessions.scopeKey, key), eq(sessions.status, 'ended'), isNull(sessions.nextSessionId), sql`coalesce(substr(${sessions.endNote}, 1, ${importedEndNotePrefix.length}), '') <> ${importedEndNotePrefix}`))
 		.orderBy(desc(sessions.endedAt), desc(sessions.id))
 		.limit(1)
 		.get();

@@ -3,6 +3,8 @@ import { describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { BatonError } from '../../../../src/engine/errors';
 import { auditLog, sessions } from '../../../../src/engine/storage/schema';
+import { importedNote } from '../../../../src/engine/agentHistory/historyImport';
+import { sessionRow } from '../../../../src/engine/interop/sessionRows';
 import { actor, openTestEngine } from '../../helpers';
 
 const isCode = (code: string) => (error: unknown) => BatonError.is(error) && error.code === code;
@@ -46,6 +48,38 @@ void describe('session lifecycle', () => {
 			(await engine.briefings.chain(b.session.id)).map((s) => s.id),
 			[a.session.id, b.session.id],
 		);
+	});
+
+	void it('a session imported from an agent’s own history, though it ended later, is not the tail the next session continues: the last handoff still reaches it', async (t) => {
+		const { engine, clock } = await openTestEngine(t);
+		const a = await engine.sessions.start({ name: 'a', actor });
+		clock.advance(60_000);
+		await engine.sessions.end({ note: 'pick up the retries', actor });
+		clock.advance(60_000);
+		const at = new Date(clock.now()).toISOString();
+		await engine.store.write((db) => {
+			db.insert(sessions)
+				.values(
+					sessionRow({
+						id: 'ses_20261128000000_abcdef',
+						name: 'imported',
+						status: 'ended',
+						startedAt: at,
+						lastActivity: at,
+						endedAt: at,
+						updatedAt: at,
+						agent: 'codex',
+						agentIdentifier: 'rollout-1',
+						parentSessionId: null,
+						endNote: importedNote('codex'),
+					}),
+				)
+				.run();
+		});
+		clock.advance(60_000);
+		const b = await engine.sessions.start({ name: 'b', actor });
+		assert.equal(b.session.previousSessionId, a.session.id);
+		assert.equal(b.handoff?.note, 'pick up the retries');
 	});
 
 	void it('chooses the handoff of the most recent ended session of the same scope', async (t) => {

@@ -34,6 +34,8 @@ export interface AgentHistoryInput {
 	/** The home folder of whoever asked (a daemon's own may be another's): default the process's. */
 	homeDir?: string;
 	maxFileBytes?: number;
+	/** Only these products' sessions of an agent named here (`cline: ['roo-code']`: Roo Code's tasks, not Cline's). */
+	products?: Partial<Record<HistoryAgent, readonly string[]>>;
 }
 
 /** The end note of a session this import made: the mark that lets a later run move its last activity. */
@@ -62,12 +64,13 @@ export class AgentHistoryService {
 	async import(input: AgentHistoryInput): Promise<AgentHistoryReport> {
 		const env = input.env ?? process.env;
 		const archive = this.archiveFor(env, input.homeDir);
-		const agents = input.agents?.length ? input.agents : historyAgents;
+		const agents = input.agents?.length ? [...new Set(input.agents)] : historyAgents;
 		const found = discoverHistory({
 			workspaceRoot: this.ctx.workspaceRoot,
 			homes: historyHomes(archive.claudeHome, env, input.homeDir),
 			agents,
 			...(input.maxFileBytes ? { maxFileBytes: input.maxFileBytes } : {}),
+			...(input.products ? { products: input.products } : {}),
 		});
 		const since = input.since ?? null;
 		const sources = since ? found.sources.filter((s) => s.modifiedAt >= since) : found.sources;
@@ -245,7 +248,7 @@ function report(
 				c.unknownRecords += n;
 			}
 		}
-		return { agent: p.source.agent, agentSessionId: p.source.agentSessionId, sessionId: p.sessionId, outcome, linked: !p.newAlias, sourcePath: p.source.sourcePath };
+		return { agent: p.source.agent, product: p.source.product, agentSessionId: p.source.agentSessionId, sessionId: p.sessionId, outcome, linked: !p.newAlias, sourcePath: p.source.sourcePath };
 	});
 	return { dryRun, since, agents: counts, sessions: sessionsOut, skipped };
 }

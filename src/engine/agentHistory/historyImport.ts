@@ -159,9 +159,19 @@ export class AgentHistoryService {
 	}
 }
 
+/**
+ * The agent kinds whose alias with the same id is the same session: VS Code's agent hooks send the chat
+ * session's id, in Claude Code's field names (`session_id`, `hook_event_name`) in current Copilot Chat
+ * (microsoft/vscode-copilot-chat ChatHookService.executeHook), so the hook may have recorded it as Claude
+ * Code's. A chat session id is a UUID of VS Code's own: no Claude session shares it.
+ */
+function sameSessionAgents(source: HistorySource): readonly AgentKind[] {
+	return source.product === 'vscode' ? ['claude-code'] : [];
+}
+
 /** The Baton session of each source: its alias's, a resumed Claude conversation's, or a new one's derived id. */
 function planSources(db: BatonDb, sources: readonly HistorySource[]): Planned[] {
-	const agents = [...new Set(sources.map((s) => s.agent))];
+	const agents = [...new Set(sources.flatMap((s) => [s.agent, ...sameSessionAgents(s)]))];
 	const aliases = new Map<string, string>();
 	for (const row of agents.length ? db.select().from(sessionAliases).where(inArray(sessionAliases.agent, agents)).all() : []) {
 		aliases.set(key(row.agent, row.alias), row.sessionId);
@@ -179,7 +189,7 @@ function planSources(db: BatonDb, sources: readonly HistorySource[]): Planned[] 
 	}
 	return sources.map((source, i) => {
 		const own = aliases.get(key(source.agent, source.agentSessionId));
-		const earlier = own ? undefined : source.earlierIds.map((id) => aliases.get(key(source.agent, id))).find((id) => id !== undefined);
+		const earlier = own ? undefined : [...source.earlierIds.map((id) => aliases.get(key(source.agent, id))), ...sameSessionAgents(source).map((agent) => aliases.get(key(agent, source.agentSessionId)))].find((id) => id !== undefined);
 		const id = derived[i] as string;
 		const sessionId = own ?? earlier ?? id;
 		return { source, sessionId, newSession: !own && !earlier && !existing.has(id), newAlias: !own };

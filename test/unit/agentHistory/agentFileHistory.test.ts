@@ -201,7 +201,7 @@ test('a VS Code chat or Cline task a hook recorded is linked by its id, never du
 	assert.equal(rows.find((r) => r.id === cline.session.id)?.status, 'active', 'a live session stays as the hook left it');
 });
 
-test('baton import agents --agent vscode|cline|roo-code --json (the bundled CLI): per-agent counts, --dry-run, then nothing new', async (t) => {
+test('baton import agents --agent vscode|cline|roo-code --json (the bundled CLI): per-agent counts, --dry-run, then nothing new; chats VS Code’s hooks recorded are linked', async (t) => {
 	assert.ok(fs.existsSync(cliPath), `${cliPath} is missing: run \`node esbuild.mjs\` first`);
 	const root = tempDir(t, 'baton-history-products-cli-');
 	assert.equal(baton(root, 'init').code, 0);
@@ -215,15 +215,39 @@ test('baton import agents --agent vscode|cline|roo-code --json (the bundled CLI)
 		GEMINI_CLI_HOME: home,
 		BATON_NO_DAEMON: '1',
 	};
+	// VS Code's agent hooks, as its documentation shows them (camelCase: recorded as Copilot's) and as current Copilot
+	// Chat sends them (Claude Code's field names, microsoft/vscode-copilot-chat ChatHookService: recorded as Claude Code's).
+	const common = JSON.parse(fs.readFileSync(path.join(real, 'copilot', 'vscode', 'common.json'), 'utf8')) as Record<string, unknown>;
+	const documented = { ...common, ...JSON.parse(fs.readFileSync(path.join(real, 'copilot', 'vscode', 'SessionStart.json'), 'utf8')), cwd: root, sessionId: logId, hookEventName: 'SessionStart' };
+	const current = { timestamp: '2026-02-08T19:00:00.000Z', hook_event_name: 'SessionStart', session_id: jsonId, cwd: root, source: 'new' };
+	for (const payload of [documented, current]) {
+		const hook = await batonAsync(root, ['hook', 'session-start'], { env, input: JSON.stringify(payload) });
+		assert.equal(hook.code, 0, hook.stderr);
+		// Ended, so the next chat's hook starts a session of its own instead of joining this one.
+		assert.equal(baton(root, 'session', 'end').code, 0);
+	}
+	const hooked = JSON.parse(baton(root, 'session', 'list', '--json').stdout) as { sessions: { id: string; agent: string; agentIdentifier: string }[] };
+	assert.deepEqual(
+		hooked.sessions.map((s) => [s.agent, s.agentIdentifier]).sort(),
+		[
+			['claude-code', jsonId],
+			['copilot', logId],
+		],
+		JSON.stringify(hooked),
+	);
 	const dry = await batonAsync(root, ['import', 'agents', '--agent', 'vscode', '--agent', 'roo-code', '--dry-run', '--json'], { env });
 	assert.equal(dry.code, 0, dry.stderr);
 	assert.deepEqual(Object.keys(dry.json['agents']), ['copilot', 'cline']);
-	assert.equal(dry.json['agents']['copilot'].imported, 2);
+	assert.deepEqual([dry.json['agents']['copilot'].imported, dry.json['agents']['copilot'].updated], [0, 2], 'both chats are the hooks’ sessions');
 	assert.deepEqual((dry.json['sessions'] as { product: string }[]).map((s) => s.product).sort(), ['roo-code', 'vscode', 'vscode'], 'roo-code asks for Roo Code’s tasks, not Cline’s');
 	const first = await batonAsync(root, ['import', 'agents', '--agent', 'copilot', '--agent', 'cline', '--json'], { env });
 	assert.equal(first.code, 0, first.stderr);
 	assert.deepEqual(first.json['agents']['cline'], { found: 2, imported: 2, updated: 0, unchanged: 0, skipped: 0, unknownRecords: 0 });
-	assert.equal(first.json['agents']['copilot'].imported, 2);
+	assert.equal(first.json['agents']['copilot'].imported, 0);
+	const linked = Object.fromEntries((first.json['sessions'] as { agentSessionId: string; sessionId: string; linked: boolean }[]).map((s) => [s.agentSessionId, s.sessionId]));
+	for (const s of hooked.sessions) assert.equal(linked[s.agentIdentifier], s.id, `${s.agentIdentifier}: the hook’s session`);
+	const all = JSON.parse(baton(root, 'session', 'list', '--json').stdout) as { sessions: unknown[] };
+	assert.equal(all.sessions.length, 4, 'two chats, a Cline task and a Roo Code task: no duplicate');
 	const again = await batonAsync(root, ['import', 'agents', '--agent', 'roo', '--agent', 'cline'], { env });
 	assert.match(again.stdout, /Cline\s+2 found: imported 0, updated 0, unchanged 2, skipped 0/);
 });

@@ -5,7 +5,7 @@
  */
 import os from 'node:os';
 import path from 'node:path';
-import { agentLabel, parseAgentName } from '../engine/agentKinds';
+import { agentLabel, agentProductName, parseAgentName } from '../engine/agentKinds';
 import type { AgentHistoryReport } from '../engine/agentHistory/historyShapes';
 import { historyAgents, type HistoryAgent } from '../engine/agentHistory/historySources';
 import { parseDuration } from '../engine/config';
@@ -46,14 +46,24 @@ export function sinceOption(text: string | undefined, now: number): string | nul
 	return new Date(at).toISOString();
 }
 
-function historyAgentsOption(names: readonly string[]): HistoryAgent[] {
-	return names.map((name) => {
+/** The agents named, and the products asked for by a narrower name (`roo`: Roo Code's tasks, not Cline's, unless `cline` is named too). */
+function historyAgentsOption(names: readonly string[]): { agents: HistoryAgent[]; products?: Partial<Record<HistoryAgent, string[]>> } {
+	const agents: HistoryAgent[] = [];
+	const products: Partial<Record<HistoryAgent, string[]>> = {};
+	const whole = new Set<HistoryAgent>();
+	for (const name of names) {
 		const agent = parseAgentName(name);
 		if (!agent || !(historyAgents as readonly string[]).includes(agent)) {
-			throw new UsageError(`--agent: Baton reads the history of ${historyAgents.join(', ')}, not ${JSON.stringify(name)}`);
+			throw new UsageError(`--agent: Baton reads the history of ${historyAgents.join(', ')} (and roo-code), not ${JSON.stringify(name)}`);
 		}
-		return agent as HistoryAgent;
-	});
+		const kind = agent as HistoryAgent;
+		agents.push(kind);
+		const product = agentProductName(name);
+		if (product) (products[kind] ??= []).push(product);
+		else whole.add(kind);
+	}
+	for (const kind of whole) delete products[kind];
+	return Object.keys(products).length ? { agents, products } : { agents };
 }
 
 function agentHistoryText(report: AgentHistoryReport): string {
@@ -73,13 +83,15 @@ export const interopCommands: Command[] = [
 	{
 		path: ['import', 'agents'],
 		usage: 'baton import agents [--agent A] [--since T] [--dry-run] [--json]',
-		summary: "read every agent's own history of this workspace (Claude Code, Codex, Gemini CLI, Copilot CLI) into Baton: read-only, and a second run adds only what is new",
+		summary: "read every agent's own history of this workspace (Claude Code, Codex, Gemini CLI, Copilot CLI, VS Code chat sessions, Cline, Roo Code) into Baton: read-only, and a second run adds only what is new",
 		options: { agent: { type: 'string', multiple: true }, since: { type: 'string' }, 'dry-run': { type: 'boolean' } },
 		positionals: [0, 0],
 		async run(ctx) {
-			const agents = historyAgentsOption(listOption(ctx.values, 'agent'));
+			const { agents, products } = historyAgentsOption(listOption(ctx.values, 'agent'));
 			const since = sinceOption(stringOption(ctx.values, 'since'), Date.now());
-			const report = await (await ctx.engine()).agentHistory.import({ agents, since, dryRun: ctx.values['dry-run'] === true, actor: ctx.actor, env: ctx.env, homeDir: ctx.env['HOME'] || os.homedir() });
+			const report = await (
+				await ctx.engine()
+			).agentHistory.import({ agents, ...(products ? { products } : {}), since, dryRun: ctx.values['dry-run'] === true, actor: ctx.actor, env: ctx.env, homeDir: ctx.env['HOME'] || os.homedir() });
 			return { json: { ...report }, text: agentHistoryText(report) };
 		},
 	},

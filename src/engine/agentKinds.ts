@@ -15,7 +15,7 @@ export function isAgentKind(value: string): value is AgentKind {
 	return (agentKinds as readonly string[]).includes(value);
 }
 
-/** `claude`, `claude-code`, `copilot`, `vscode`, `cline`, `codex`, `gemini` → the agent kind. */
+/** `claude`, `claude-code`, `copilot`, `vscode`, `cline`, `roo`, `codex`, `gemini` → the agent kind (Roo Code, a fork of Cline with its task files, is kind `cline`). */
 export function parseAgentName(value: string): AgentKind | undefined {
 	const key = value.trim().toLowerCase();
 	if (key === 'claude' || key === 'claude-code' || key === 'claudecode') {
@@ -30,5 +30,12 @@ export function parseAgentName(value: string): AgentKind | undefined {
 	if (key === 'gemini' || key === 'gemini-cli' || key === 'google-gemini') {
 		return 'gemini';
 	}
-	return key === 'cline' ? 'cline' : undefined;
+	return key === 'cline' || rooNames.has(key) ? 'cline' : undefined;
+}
+
+const rooNames = new Set(['roo', 'roo-code', 'roocode', 'roo-cline']);
+
+/** The one product a name asks for when it is narrower than its agent kind: Roo Code's (`roo-code`) among Cline's kind; else undefined. */
+export function agentProductName(value: string): string | undefined {
+	return rooNames.has(value.trim().toLowerCase()) ? 'roo-code' : undefined;
 }

@@ -35,6 +35,8 @@ export interface AgentHistoryInput {
 	/** The home folder of whoever asked (a daemon's own may be another's): default the process's. */
 	homeDir?: string;
 	maxFileBytes?: number;
+	/** Only these products' sessions of an agent named here (`cline: ['roo-code']`: Roo Code's tasks, not Cline's). */
+	products?: Partial<Record<HistoryAgent, readonly string[]>>;
 }
 
 /** The end note of a session this import made: the mark that lets a later run move its last activity. */
@@ -63,12 +65,13 @@ export class AgentHistoryService {
 	async import(input: AgentHistoryInput): Promise<AgentHistoryReport> {
 		const env = input.env ?? process.env;
 		const archive = this.archiveFor(env, input.homeDir);
-		const agents = input.agents?.length ? input.agents : historyAgents;
+		const agents = input.agents?.length ? [...new Set(input.agents)] : historyAgents;
 		const found = discoverHistory({
 			workspaceRoot: this.ctx.workspaceRoot,
 			homes: historyHomes(archive.claudeHome, env, input.homeDir),
 			agents,
 			...(input.maxFileBytes ? { maxFileBytes: input.maxFileBytes } : {}),
+			...(input.products ? { products: input.products } : {}),
 		});
 		const since = input.since ?? null;
 		const sources = since ? found.sources.filter((s) => s.modifiedAt >= since) : found.sources;
@@ -157,9 +160,19 @@ export class AgentHistoryService {
 	}
 }
 
+/**
+ * The agent kinds whose alias with the same id is the same session: VS Code's agent hooks send the chat
+ * session's id, in Claude Code's field names (`session_id`, `hook_event_name`) in current Copilot Chat
+ * (microsoft/vscode-copilot-chat ChatHookService.executeHook), so the hook may have recorded it as Claude
+ * Code's. A chat session id is a UUID of VS Code's own: no Claude session shares it.
+ */
+function sameSessionAgents(source: HistorySource): readonly AgentKind[] {
+	return source.product === 'vscode' ? ['claude-code'] : [];
+}
+
 /** The Baton session of each source: its alias's, a resumed Claude conversation's, or a new one's derived id. */
 function planSources(db: BatonDb, sources: readonly HistorySource[]): Planned[] {
-	const agents = [...new Set(sources.map((s) => s.agent))];
+	const agents = [...new Set(sources.flatMap((s) => [s.agent, ...sameSessionAgents(s)]))];
 	const aliases = new Map<string, string>();
 	for (const row of agents.length ? db.select().from(sessionAliases).where(inArray(sessionAliases.agent, agents)).all() : []) {
 		aliases.set(key(row.agent, row.alias), row.sessionId);
@@ -177,7 +190,7 @@ function planSources(db: BatonDb, sources: readonly HistorySource[]): Planned[] 
 	}
 	return sources.map((source, i) => {
 		const own = aliases.get(key(source.agent, source.agentSessionId));
-		const earlier = own ? undefined : source.earlierIds.map((id) => aliases.get(key(source.agent, id))).find((id) => id !== undefined);
+		const earlier = own ? undefined : [...source.earlierIds.map((id) => aliases.get(key(source.agent, id))), ...sameSessionAgents(source).map((agent) => aliases.get(key(agent, source.agentSessionId)))].find((id) => id !== undefined);
 		const id = derived[i] as string;
 		const sessionId = own ?? earlier ?? id;
 		return { source, sessionId, newSession: !own && !earlier && !existing.has(id), newAlias: !own };
@@ -246,7 +259,7 @@ function report(
 				c.unknownRecords += n;
 			}
 		}
-		return { agent: p.source.agent, agentSessionId: p.source.agentSessionId, sessionId: p.sessionId, outcome, linked: !p.newAlias, sourcePath: p.source.sourcePath };
+		return { agent: p.source.agent, product: p.source.product, agentSessionId: p.source.agentSessionId, sessionId: p.sessionId, outcome, linked: !p.newAlias, sourcePath: p.source.sourcePath };
 	});
 	return { dryRun, since, agents: counts, sessions: sessionsOut, skipped };
 }

@@ -17,6 +17,8 @@ export interface AgentHistoryCounts {
 
 export interface AgentHistorySession {
 	agent: string;
+	/** Which product wrote it: the agent's kind, or `copilot-cli`, `vscode` (VS Code's chat sessions), `cline`, `roo-code`, `cline-sdk`. */
+	product: string;
 	/** The agent's own id: an alias of the Baton session. */
 	agentSessionId: string;
 	sessionId: string;

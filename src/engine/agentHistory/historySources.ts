@@ -13,7 +13,11 @@
  *   `~/.gemini/projects.json` and the `.project_root` file in the folder); every folder of `tmp/` is
  *   read, the header decides;
  * - Copilot CLI: `~/.copilot/session-state/<id>/events.jsonl`, the `cwd` in `workspace.yaml` beside it
- *   (else in the `session.start` event).
+ *   (else in the `session.start` event);
+ * - VS Code's chat sessions (agent kind `copilot`, product `vscode`): `<user data>/User/workspaceStorage/<hash>/
+ *   chatSessions/<id>.json(l)`, the folder named by the `workspace.json` beside (transcripts/vscodeChatSessions.ts);
+ * - Cline and Roo Code tasks and Cline SDK sessions (agent kind `cline`, products `cline`, `roo-code`, `cline-sdk`),
+ *   the workspace from the product's own task history (transcripts/clineTasks.ts).
  *
  * Everything here only reads. A file that is not a regular file (a FIFO), a symlink that leads out of the
  * agent's folder, a file over the size limit, or one whose head cannot be read is skipped with its reason.
@@ -25,10 +29,15 @@ import path from 'node:path';
 import type { AgentKind } from '../agentKinds';
 import { claudeProjectDir, earlierSessionIds, isBootstrapTranscript, subagentTranscripts, type DiscoveredTranscript } from '../transcripts/claudeProjects';
 import { pushAll } from '../arrays';
+import { isoTime, type AgentDiscovery, type AgentFileOptions } from '../transcripts/agentFiles';
+import { discoverClineTasks } from '../transcripts/clineTasks';
+import { discoverVscodeChatSessions } from '../transcripts/vscodeChatSessions';
 import { headLines, readDir, safeId, sourceProblem } from './historyFiles';
 
 export interface HistorySource {
 	agent: AgentKind;
+	/** Which product wrote it: the agent's kind, or `copilot-cli`, `vscode`, `cline`, `roo-code`, `cline-sdk`. */
+	product: string;
 	agentSessionId: string;
 	/** The session's transcripts for the archive: the main one, and Claude's subagents. */
 	transcripts: DiscoveredTranscript[];
@@ -58,6 +67,9 @@ export interface HistoryHomes {
 	geminiDir: string;
 	/** The `.copilot` folder. */
 	copilotDir: string;
+	/** Where VS Code-based editors and Cline keep their data (agentFiles.ts finds the folders from these). */
+	homeDir: string;
+	env: NodeJS.ProcessEnv;
 }
 
 /** Where each agent keeps its files, as each agent finds them itself. */
@@ -67,18 +79,22 @@ export function historyHomes(claudeHome: string, env: NodeJS.ProcessEnv, homeDir
 		codexHome: env['CODEX_HOME'] || path.join(homeDir, '.codex'),
 		geminiDir: path.join(env['GEMINI_CLI_HOME'] || homeDir, '.gemini'),
 		copilotDir: path.join(homeDir, '.copilot'),
+		homeDir,
+		env,
 	};
 }
 
-export const historyAgents = ['claude-code', 'codex', 'gemini', 'copilot'] as const satisfies readonly AgentKind[];
+export const historyAgents = ['claude-code', 'codex', 'gemini', 'copilot', 'cline'] as const satisfies readonly AgentKind[];
 export type HistoryAgent = (typeof historyAgents)[number];
 
 export interface DiscoverInput {
 	workspaceRoot: string;
 	homes: HistoryHomes;
 	agents: readonly HistoryAgent[];
-	/** Files larger than this are skipped (default 512 MiB). */
+	/** Files larger than this are skipped (default 512 MiB; 64 MiB for the files read whole). */
 	maxFileBytes?: number;
+	/** Only these products' sessions of an agent named here (`cline: ['roo-code']`); every product of the others. */
+	products?: Partial<Record<HistoryAgent, readonly string[]>>;
 }
 
 export interface Discovery {
@@ -122,13 +138,18 @@ class Finder {
 		this.skipped.push({ agent, path: file, reason });
 	}
 
-	add(source: Omit<HistorySource, 'transcripts' | 'size' | 'mtimeMs' | 'modifiedAt'> & { transcripts?: DiscoveredTranscript[] }, stat: fs.Stats): void {
+	add(source: Omit<HistorySource, 'transcripts' | 'size' | 'mtimeMs' | 'modifiedAt' | 'product'> & { transcripts?: DiscoveredTranscript[]; product?: string }, stat: fs.Stats): void {
+		const product = source.product ?? (source.agent === 'copilot' ? 'copilot-cli' : source.agent);
+		const only = this.input.products?.[source.agent as HistoryAgent];
+		if (only && !only.includes(product)) {
+			return;
+		}
 		if (!safeId(source.agentSessionId)) {
 			this.skip(source.agent, source.sourcePath, `its session id ${JSON.stringify(source.agentSessionId.slice(0, 80))} is not one Baton keeps`);
 			return;
 		}
 		const main: DiscoveredTranscript = { id: source.agentSessionId, agentSessionId: source.agentSessionId, parentAgentSessionId: null, sourcePath: source.sourcePath, agentType: null, description: null };
-		this.sources.push({ ...source, transcripts: [main, ...(source.transcripts ?? [])], size: stat.size, mtimeMs: stat.mtimeMs, modifiedAt: new Date(stat.mtimeMs).toISOString() });
+		this.sources.push({ ...source, product, transcripts: [main, ...(source.transcripts ?? [])], size: stat.size, mtimeMs: stat.mtimeMs, modifiedAt: new Date(stat.mtimeMs).toISOString() });
 	}
 
 	/** The workspace's project folder as Claude names it, for its path as given and, when a symlink leads there, its real path. */
@@ -235,6 +256,32 @@ class Finder {
 		}
 	}
 
+	/**
+	 * VS Code's chat sessions (`copilot`) or Cline's and Roo Code's tasks (`cline`), found by their readers'
+	 * discovery: each is read whole on every change (archiveSource.ts), so one over 64 MiB is skipped.
+	 */
+	agentFiles(agent: 'copilot' | 'cline'): void {
+		const { homeDir, env } = this.input.homes;
+		const options: AgentFileOptions = { homeDir, env };
+		const found: AgentDiscovery = agent === 'copilot' ? discoverVscodeChatSessions(this.input.workspaceRoot, options) : discoverClineTasks(this.input.workspaceRoot, options);
+		for (const warning of found.warnings) {
+			const at = warning.indexOf(': ');
+			this.skip(agent, at > 0 ? warning.slice(0, at) : '', at > 0 ? warning.slice(at + 2) : warning);
+		}
+		const maxBytes = Math.min(this.maxBytes, 64 * 1024 * 1024);
+		for (const file of found.files) {
+			// The session's folder (a task's, the chat sessions'): a symlink may not lead out of it.
+			const problem = sourceProblem(file.path, path.dirname(file.path), maxBytes);
+			if (typeof problem === 'string') {
+				this.skip(agent, file.path, problem);
+				continue;
+			}
+			// A Cline task's id is the time it started (epoch ms); VS Code's session records its own.
+			const startedAt = /^\d{13}$/.test(file.agentSessionId) ? isoTime(Number(file.agentSessionId)) : agent === 'copilot' ? vscodeCreation(file.path) : null;
+			this.add({ agent, product: file.product, agentSessionId: file.agentSessionId, sourcePath: file.path, startedAt, forkedFrom: null, earlierIds: [] }, problem);
+		}
+	}
+
 	copilot(): void {
 		const states = path.join(this.input.homes.copilotDir, 'session-state');
 		for (const dir of readDir(states)) {
@@ -270,7 +317,10 @@ export function discoverHistory(input: DiscoverInput): Discovery {
 		if (agent === 'claude-code') finder.claude();
 		else if (agent === 'codex') finder.codex();
 		else if (agent === 'gemini') finder.gemini();
-		else finder.copilot();
+		else if (agent === 'copilot') {
+			finder.copilot();
+			finder.agentFiles('copilot');
+		} else finder.agentFiles('cline');
 	}
 	return { sources: finder.sources, skipped: finder.skipped };
 }
@@ -293,6 +343,13 @@ function datedFiles(root: string): string[] {
 		}
 	}
 	return out.sort();
+}
+
+/** When a VS Code chat session was created, from its first line (the JSONL's Initial entry, or the JSON form on one line). */
+function vscodeCreation(file: string): string | null {
+	const first = headLines(file, 1024 * 1024, 1)[0];
+	const state = first && first['kind'] === 0 && first['v'] && typeof first['v'] === 'object' ? (first['v'] as Record<string, unknown>) : first;
+	return isoTime(state?.['creationDate']);
 }
 
 /** A whole JSON document's top-level object (Gemini's older chat file), or undefined. */

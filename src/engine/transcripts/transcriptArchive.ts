@@ -13,7 +13,7 @@ import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
 import { discoverClaudeTranscripts, isBootstrapTranscript, subagentTranscripts, type DiscoveredTranscript } from './claudeProjects';
 import { estimateCostUsd } from './costEstimate';
 import type { AgentKind } from '../agentKinds';
-import { cutArchive, isWholeDocument, readSource, resetEntry } from './archiveSource';
+import { cutArchive, isWholeDocument, needsAdapter, readSource, resetEntry } from './archiveSource';
 import { recordAdapter } from './agentTranscripts';
 import { digestSession, type SessionDigest } from './sessionDigest';
 import { importSharedTranscript, shareableTranscripts, type SharedTranscript, type TranscriptOrigin } from './sharedTranscripts';
@@ -318,7 +318,7 @@ export class TranscriptArchive {
 			return false;
 		}
 		const archiveFile = path.join(this.dir, archiveName);
-		if (stat.size < entry.offset || (isWholeDocument(entry.sourcePath) && entry.offset > 0)) {
+		if (stat.size < entry.offset || (isWholeDocument(entry.agent, entry.sourcePath) && entry.offset > 0)) {
 			// Rewritten or truncated at the source (a whole-document transcript is rewritten on each message): start over.
 			resetEntry(entry);
 		}
@@ -327,8 +327,8 @@ export class TranscriptArchive {
 			entry.bootstrap = true;
 		}
 		const builder = new ExcerptBuilder(entry, this.options.workspaceRoot, new Set(Object.values(index.transcripts).map((e) => e.agentSessionId)));
-		// Codex's and Gemini CLI's records are read as the Claude Code records the builder knows.
-		const adapter = recordAdapter(entry.agent);
+		// Codex's, Gemini CLI's and Copilot CLI's records are read as the Claude Code records the builder knows.
+		const adapter = needsAdapter(entry.agent, entry.sourcePath) ? recordAdapter(entry.agent) : null;
 		// Excerpts go to the archive in batches as they are made: a large transcript never sits in memory
 		// twice. The index is written last; a sync that dies in between is cut back by cutArchive next time.
 		let excerpts = 0;
@@ -344,6 +344,7 @@ export class TranscriptArchive {
 			}
 		};
 		const read = readSource(
+			entry.agent,
 			entry.sourcePath,
 			entry.offset,
 			(record) => {
@@ -357,7 +358,7 @@ export class TranscriptArchive {
 			{ skipLine: isUnneededLine, ...(maxBytes ? { maxBytes } : {}) },
 		);
 		writeOut();
-		for (const [type, n] of Object.entries(adapter?.unknownTypes ?? {})) {
+		for (const [type, n] of Object.entries(adapter?.unknownTypes ?? read.unknownKinds ?? {})) {
 			entry.unknownRecords ??= ownMap();
 			entry.unknownRecords[type] = (entry.unknownRecords[type] ?? 0) + n;
 		}

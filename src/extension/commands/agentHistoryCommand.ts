@@ -18,7 +18,8 @@ const agents = [
 	{ agent: 'claude-code', label: 'Claude Code', detail: '~/.claude/projects/<this folder>/*.jsonl' },
 	{ agent: 'codex', label: 'Codex', detail: '$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl' },
 	{ agent: 'gemini', label: 'Gemini CLI', detail: '~/.gemini/tmp/<project>/chats/session-*' },
-	{ agent: 'copilot', label: 'Copilot CLI', detail: '~/.copilot/session-state/<id>/events.jsonl' },
+	{ agent: 'copilot', label: 'Copilot', detail: "~/.copilot/session-state/<id> and VS Code's chat sessions" },
+	{ agent: 'cline', label: 'Cline and Roo Code', detail: 'their tasks/<id> folders and Cline SDK sessions' },
 ] as const;
 
 export interface AgentHistoryOutcome {

@@ -109,7 +109,7 @@ test('each agent’s sessions of this workspace become Baton sessions, read-only
 	const before = agentFiles(home);
 
 	const dry = await run({ dryRun: true });
-	assert.deepEqual(Object.fromEntries(Object.entries(dry.agents).map(([a, c]) => [a, c.imported])), { 'claude-code': 1, codex: 1, gemini: 2, copilot: 1 }, JSON.stringify(dry));
+	assert.deepEqual(Object.fromEntries(Object.entries(dry.agents).map(([a, c]) => [a, c.imported])), { 'claude-code': 1, codex: 1, gemini: 2, copilot: 1, cline: 0 }, JSON.stringify(dry));
 	assert.equal(await engine.store.read((db) => db.select().from(sessions).all().length), 0, 'a dry run writes no session');
 	assert.equal(fs.existsSync(path.join(root, '.baton', 'transcripts', 'index.json')), false, 'nor the archive');
 
@@ -252,7 +252,7 @@ test('baton import agents --json (the bundled CLI): counts per agent, then nothi
 	}
 	const text = await batonAsync(root, ['import', 'agents', '--agent', 'codex', '--dry-run'], { env });
 	assert.match(text.stdout, /Codex\s+1 found: would import 0, would update 0, unchanged 1, skipped 2/);
-	assert.equal((await batonAsync(root, ['import', 'agents', '--agent', 'cline'], { env })).code, 2);
+	assert.equal((await batonAsync(root, ['import', 'agents', '--agent', 'cursor'], { env })).code, 2);
 	assert.equal((await batonAsync(root, ['import', 'agents', '--since', 'last tuesday'], { env })).code, 2);
 });
 
@@ -263,7 +263,7 @@ test('a workspace opened through a symlink finds the sessions the agents recorde
 	const { engine } = await openTestEngine(t, { root: link });
 	const home = agentHome(t, fs.realpathSync(real));
 	const report = await engine.agentHistory.import({ dryRun: true, actor, env: { HOME: home, BATON_CLAUDE_HOME: path.join(home, '.claude') }, homeDir: home });
-	assert.deepEqual(Object.fromEntries(Object.entries(report.agents).map(([a, c]) => [a, c.imported])), { 'claude-code': 1, codex: 1, gemini: 2, copilot: 1 });
+	assert.deepEqual(Object.fromEntries(Object.entries(report.agents).map(([a, c]) => [a, c.imported])), { 'claude-code': 1, codex: 1, gemini: 2, copilot: 1, cline: 0 });
 });
 
 test('a Codex subagent’s rollout is a transcript of its parent’s session, not a session of its own', async (t) => {

@@ -83,7 +83,7 @@ void describe('imports and exports over JSON-RPC', () => {
 		);
 		const again = await connection.sendRequest(rpc.agentHistoryImport, { dryRun: false });
 		assert.equal(again.agents['codex']?.unchanged, 1);
-		const refused = await connection.sendRequest(rpc.agentHistoryImport, { agents: ['cline'], dryRun: true }).catch((e: unknown) => e);
+		const refused = await connection.sendRequest(rpc.agentHistoryImport, { agents: ['cursor'], dryRun: true }).catch((e: unknown) => e);
 		assert.ok(refused instanceof ResponseError);
 		assert.equal((refused.data as rpc.RpcErrorData).code, 'invalidInput');
 	});

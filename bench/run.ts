@@ -24,12 +24,15 @@ import { benchDaemonCapture } from './daemonCaptureBench';
 import { benchFaults, formatFaults } from './faultBench';
 import { benchLanes } from './lanesBench';
 import { benchSearch } from './searchBench';
+import { benchImport } from './importBench';
 
 async function main(): Promise<void> {
 	const args = process.argv.slice(2);
 	const quick = args.includes('--quick');
 	const onlyArg = args.includes('--only') ? (args[args.indexOf('--only') + 1] ?? '') : '';
-	const only = new Set(onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'capture', 'blame', 'sync', 'synccli', 'daemon', 'lanes', 'agents', 'faults', 'editor', 'search']);
+	const only = new Set(
+		onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'capture', 'blame', 'sync', 'synccli', 'daemon', 'lanes', 'agents', 'faults', 'editor', 'search', 'import'],
+	);
 	const rows: BenchRow[] = [];
 	const section = async (name: string, run: () => Promise<BenchRow[]>) => {
 		if (only.has(name)) {
@@ -55,6 +58,8 @@ async function main(): Promise<void> {
 	await section('agents', () => benchRealAgents(quick));
 	// Full-text search over 10,000 sessions with their transcripts (docs/search.md).
 	await section('search', () => benchSearch(quick));
+	// Every agent's own history read in: 1,000 sessions per format against reading the same files (issue 26).
+	await section('import', () => benchImport(quick));
 	// Hooks beside a long checkpoint in the daemon, and thirty writers at once (docs/daemon.md, "Lanes").
 	await section('lanes', () => benchLanes(quick));
 	if (only.has('daemon')) {

@@ -123,7 +123,7 @@ export class TranscriptArchive {
 
 	/** Every transcript in the index, newest activity first; one session's when `sessionId` is given. */
 	list(filter: { sessionId?: string } = {}): TranscriptInfo[] {
-		const index = this.index.read();
+		const index = this.index.peek();
 		return Object.values(index.transcripts)
 			.filter((e) => !filter.sessionId || e.sessionId === filter.sessionId)
 			.map((e) => this.info(index, e))
@@ -132,7 +132,7 @@ export class TranscriptArchive {
 
 	/** One transcript by agent session id (or `<parent>/<agent-id>`), with its archived excerpts. */
 	read(id: string): { info: TranscriptInfo; excerpts: Excerpt[]; notes: SessionNote[] } | undefined {
-		const index = this.index.read();
+		const index = this.index.peek();
 		const entry = index.transcripts[indexKey('claude-code', id)] ?? Object.values(index.transcripts).find((e) => e.agentSessionId === id);
 		if (!entry) {
 			return undefined;
@@ -203,7 +203,7 @@ export class TranscriptArchive {
 
 	/** This machine's archived transcripts as sync ships them (sharedTranscripts.ts). */
 	shareable(origin: TranscriptOrigin): SharedTranscript[] {
-		return shareableTranscripts(this.index.read(), this.dir, origin);
+		return shareableTranscripts(this.index.peek(), this.dir, origin);
 	}
 
 	/** Teammates' shipped transcripts into this archive; returns why any was not imported. */
@@ -219,7 +219,7 @@ export class TranscriptArchive {
 
 	/** Everything the index says about one durable session's agent work, for summaries and handoffs. */
 	digest(sessionId: string): SessionDigest {
-		return digestSession(this.index.read(), sessionId);
+		return digestSession(this.index.peek(), sessionId);
 	}
 
 	private info(index: TranscriptIndex, entry: TranscriptEntry): TranscriptInfo {
@@ -336,8 +336,16 @@ export class TranscriptArchive {
 			const lines = builder.drain();
 			if (lines.length) {
 				const bytes = Buffer.from(`${lines.join('\n')}\n`);
-				mkdirPrivate(path.dirname(archiveFile));
-				fs.appendFileSync(archiveFile, bytes, { mode: privateFileMode });
+				try {
+					fs.appendFileSync(archiveFile, bytes, { mode: privateFileMode });
+				} catch (error) {
+					// Its folder is made on first need, not before every write (an import writes a thousand transcripts).
+					if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+						throw error;
+					}
+					mkdirPrivate(path.dirname(archiveFile));
+					fs.appendFileSync(archiveFile, bytes, { mode: privateFileMode });
+				}
 				entry.archiveBytes += bytes.length;
 				entry.archivePath = archiveName;
 				excerpts += lines.length;

@@ -152,6 +152,7 @@ export function addFiles(list: string[], files: readonly string[], cap = maxFile
 export class TranscriptIndexFile {
 	readonly file: string;
 	private readonly lock: LockFile;
+	private peeked: { stamp: string; index: TranscriptIndex } | undefined;
 
 	constructor(
 		readonly dir: string,
@@ -185,6 +186,25 @@ export class TranscriptIndexFile {
 			this.warn(`${this.file} was damaged (${(error as Error).message.slice(0, 200)}); kept as ${aside}, starting a new index`);
 			return emptyIndex();
 		}
+	}
+
+	/**
+	 * The index for reading only (the caller never changes it): parsed and checked again only when the
+	 * file changed (its inode, size or times: every write replaces it by a rename). An import names a
+	 * thousand new sessions from the archive, and reading the whole index for each was most of its cost.
+	 */
+	peek(): TranscriptIndex {
+		let stamp = 'none';
+		try {
+			const st = fs.statSync(this.file);
+			stamp = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+		} catch {
+			// No index yet: read() says so.
+		}
+		if (this.peeked?.stamp !== stamp) {
+			this.peeked = { stamp, index: this.read() };
+		}
+		return this.peeked.index;
 	}
 
 	/** Read, change, write back when `fn` returns true; the lock makes it one step across processes. */

@@ -39,3 +39,22 @@ const rooNames = new Set(['roo', 'roo-code', 'roocode', 'roo-cline']);
 export function agentProductName(value: string): string | undefined {
 	return rooNames.has(value.trim().toLowerCase()) ? 'roo-code' : undefined;
 }
+
+/**
+ * The variables that say where the agents keep their files (and the home folder they default to). A
+ * backend another process started (a daemon from a terminal) has its own environment: the asking
+ * editor's or CLI's values of these are the ones that name the person's agents.
+ */
+export const agentHomeVariables = ['HOME', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'CLAUDE_CONFIG_DIR', 'BATON_CLAUDE_HOME', 'CLINE_DATA_DIR', 'CLINE_DIR', 'CLINE_SESSION_DATA_DIR', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'APPDATA'] as const;
+
+/** The agent-home variables of `env` that hold a string, and nothing else of it. */
+export function agentHomeEnv(env: Readonly<Record<string, unknown>>): Record<string, string> {
+	const out: Record<string, string> = {};
+	for (const key of agentHomeVariables) {
+		const value = env[key];
+		if (typeof value === 'string' && value !== '') {
+			out[key] = value;
+		}
+	}
+	return out;
+}

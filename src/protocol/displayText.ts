@@ -5,6 +5,8 @@
  */
 export { escapeControls } from '../engine/text/controlChars';
 import { agentLabel, isAgentKind } from '../engine/agentKinds';
+/** Where an agent keeps its files, from an environment (engine/agentKinds.ts): the editor sends its own with an agent-history import. */
+export { agentHomeEnv } from '../engine/agentKinds';
 
 /** An agent as people read it ("Claude Code" for `claude-code`, one table for every layer); an agent this version does not know keeps its own word. */
 export function agentName(agent: string): string {

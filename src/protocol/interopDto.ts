@@ -25,6 +25,12 @@ export interface AgentHistoryParams {
 	/** Only sessions active since this time (ISO). */
 	since?: string | null;
 	dryRun: boolean;
+	/**
+	 * The asking editor's environment: of it the backend reads only where the agents keep their files
+	 * (HOME, CODEX_HOME, GEMINI_CLI_HOME, CLAUDE_CONFIG_DIR, … — agentHistory/historySources.ts
+	 * `agentHomeVariables`), since a backend started elsewhere has an environment of its own.
+	 */
+	env?: Record<string, string>;
 }
 
 export interface ExportParams {

@@ -4,7 +4,7 @@
  * is a write and is refused there.
  */
 import type { MessageConnection } from 'vscode-jsonrpc/node';
-import { isAgentKind } from '../engine/agentKinds';
+import { agentHomeEnv, isAgentKind } from '../engine/agentKinds';
 import type { AgentHistoryInput } from '../engine/agentHistory/historyImport';
 import { historyAgents, type HistoryAgent } from '../engine/agentHistory/historySources';
 import { BatonError } from '../engine/errors';
@@ -17,7 +17,16 @@ export function registerInteropHandlers(connection: MessageConnection, host: Eng
 	on(rpc.importPreview, async (params) => (await host.get()).imports.run({ format: params.format, path: params.path, dryRun: true, actor: actor() }));
 	on(rpc.importRun, (params) => host.write((engine) => engine.imports.run({ format: params.format, path: params.path, dryRun: false, actor: actor() })));
 	on(rpc.agentHistoryImport, async (params) => {
-		const input: AgentHistoryInput = { agents: historyAgentsOf(params.agents ?? []), since: params.since ?? null, dryRun: params.dryRun, actor: actor() };
+		// Where the asking editor's agents keep their files, over this backend's own environment.
+		const asked = agentHomeEnv(params.env ?? {});
+		const input: AgentHistoryInput = {
+			agents: historyAgentsOf(params.agents ?? []),
+			since: params.since ?? null,
+			dryRun: params.dryRun,
+			actor: actor(),
+			...(Object.keys(asked).length > 0 ? { env: { ...process.env, ...asked } } : {}),
+			...(asked['HOME'] ? { homeDir: asked['HOME'] } : {}),
+		};
 		return params.dryRun ? (await host.get()).agentHistory.import(input) : host.write((engine) => engine.agentHistory.import(input));
 	});
 	on(rpc.exportRun, async (params) => (await host.get()).exports.export({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.chainId ? { chainId: params.chainId } : {}), out: params.out }));

@@ -592,6 +592,19 @@ export class Session {
 		const item = this.page.locator('.context-view .monaco-menu .action-item:not(.disabled) .action-label', { hasText: exact(label) }).first();
 		await item.waitFor({ state: 'visible', timeout: 10000 });
 		await item.click();
+		// VS Code's menu can let a click go that lands as it opens (CI: the menu stayed open, the item
+		// highlighted): once the item is hovered and focused, Enter runs it.
+		const menu = this.page.locator('.context-view .monaco-menu').first();
+		if (
+			!(await menu.waitFor({ state: 'hidden', timeout: 2000 }).then(
+				() => true,
+				() => false,
+			))
+		) {
+			await item.hover();
+			await this.page.keyboard.press('Enter');
+			await menu.waitFor({ state: 'hidden', timeout: 5000 });
+		}
 	}
 
 	modalDialog(text) {

@@ -9,7 +9,7 @@
 import * as vscode from 'vscode';
 import type { AgentHistoryReportDto } from '../../protocol/interopDto';
 import { agentHistoryImport } from '../../protocol/rpc';
-import { agentName, escapeControls } from '../../protocol/displayText';
+import { agentHomeEnv, agentName, escapeControls } from '../../protocol/displayText';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { CommandIds } from '../ids';
 import { command, ensureInitialized } from './commandSupport';
@@ -56,7 +56,8 @@ async function runImport(workspace: BatonWorkspace, chosen: readonly string[], d
 		}
 		const label = agents.find((a) => a.agent === agent)?.label ?? agentName(agent);
 		progress.report({ message: `${label} (${i + 1} of ${chosen.length})`, increment: 100 / chosen.length });
-		const report = await workspace.request(agentHistoryImport, { agents: [agent], dryRun });
+		// Where this editor's agents keep their files: the backend may have been started elsewhere, with another environment.
+		const report = await workspace.request(agentHistoryImport, { agents: [agent], dryRun, env: agentHomeEnv(process.env) });
 		for (const s of report.skipped) workspace.log.warn(`agent history: skipped ${escapeControls(s.path)}: ${escapeControls(s.reason)}`);
 		reports.push(report);
 	}

@@ -87,4 +87,19 @@ void describe('imports and exports over JSON-RPC', () => {
 		assert.ok(refused instanceof ResponseError);
 		assert.equal((refused.data as rpc.RpcErrorData).code, 'invalidInput');
 	});
+
+	void it('a backend started elsewhere reads the asking editor’s agents: their homes come with the request, over its own environment', async (t) => {
+		const workspace = tempDir(t);
+		const codexHome = tempDir(t, 'baton-rpc-codex-');
+		const day = path.join(codexHome, 'sessions', '2026', '11', '28');
+		fs.mkdirSync(day, { recursive: true });
+		const rollout = fs.readFileSync(path.join(__dirname, '../../fixtures/real/codex-rollout/rollout-0.171.0-apply-patch.jsonl'), 'utf8');
+		fs.writeFileSync(path.join(day, 'rollout-2026-11-28T09-58-50-01a22197.jsonl'), rollout.replaceAll('/home/dev/project', workspace));
+		// The backend's own environment names another Codex home, empty (a daemon a terminal started).
+		const { connection } = startServerWith(t, workspace, { env: { ...process.env, CODEX_HOME: tempDir(t, 'baton-rpc-other-codex-'), BATON_CLAUDE_HOME: tempDir(t), GEMINI_CLI_HOME: tempDir(t) } });
+		await connection.sendRequest(rpc.workspaceInit, undefined);
+		assert.equal((await connection.sendRequest(rpc.agentHistoryImport, { agents: ['codex'], dryRun: true })).agents['codex']?.found, 0, 'its own Codex home holds nothing');
+		const asked = await connection.sendRequest(rpc.agentHistoryImport, { agents: ['codex'], dryRun: false, env: { CODEX_HOME: codexHome, GITHUB_TOKEN: 'not for the backend' } });
+		assert.equal(asked.agents['codex']?.imported, 1);
+	});
 });

@@ -1,13 +1,23 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, it } from 'node:test';
+import { describe, it, type TestContext } from 'node:test';
 import { ResponseError } from 'vscode-jsonrpc/node';
 import * as rpc from '../../../src/protocol/rpc';
 import { snapshotFiles, tempDir } from '../helpers';
 import { beadsIssues, cleoSessionsData, writeJson, writeJsonl } from '../interop/interopFixtures';
 import { startServer } from './serverProcess';
 import { startServer as startServerWith } from './serverHarness';
+
+/** A CODEX_HOME holding the rollout the real Codex CLI 0.171.0 wrote, its recorded folder made `workspace`. */
+function codexHomeWithRollout(t: TestContext, workspace: string): string {
+	const codexHome = tempDir(t, 'baton-rpc-codex-');
+	const day = path.join(codexHome, 'sessions', '2026', '11', '28');
+	fs.mkdirSync(day, { recursive: true });
+	const rollout = fs.readFileSync(path.join(__dirname, '../../fixtures/real/codex-rollout/rollout-0.171.0-apply-patch.jsonl'), 'utf8');
+	fs.writeFileSync(path.join(day, 'rollout-2026-11-28T09-58-50-01a22197.jsonl'), rollout.replaceAll('/home/dev/project', workspace));
+	return codexHome;
+}
 
 void describe('imports and exports over JSON-RPC', () => {
 	void it('previews (writing nothing), imports, exports and renders markdown through the backend', async (t) => {
@@ -62,11 +72,7 @@ void describe('imports and exports over JSON-RPC', () => {
 
 	void it('reads an agent’s own history over agentHistory/import: a dry run writes nothing, the run imports, a second run finds it unchanged', async (t) => {
 		const workspace = tempDir(t);
-		const codexHome = tempDir(t, 'baton-rpc-codex-');
-		const day = path.join(codexHome, 'sessions', '2026', '11', '28');
-		fs.mkdirSync(day, { recursive: true });
-		const rollout = fs.readFileSync(path.join(__dirname, '../../fixtures/real/codex-rollout/rollout-0.171.0-apply-patch.jsonl'), 'utf8');
-		fs.writeFileSync(path.join(day, 'rollout-2026-11-28T09-58-50-01a22197.jsonl'), rollout.replaceAll('/home/dev/project', workspace));
+		const codexHome = codexHomeWithRollout(t, workspace);
 		const { connection, changes } = startServerWith(t, workspace, { env: { ...process.env, CODEX_HOME: codexHome, BATON_CLAUDE_HOME: tempDir(t), GEMINI_CLI_HOME: tempDir(t) } });
 		await connection.sendRequest(rpc.workspaceInit, undefined);
 		const before = snapshotFiles(path.join(workspace, '.baton'));
@@ -90,11 +96,7 @@ void describe('imports and exports over JSON-RPC', () => {
 
 	void it('a backend started elsewhere reads the asking editor’s agents: their homes come with the request, over its own environment', async (t) => {
 		const workspace = tempDir(t);
-		const codexHome = tempDir(t, 'baton-rpc-codex-');
-		const day = path.join(codexHome, 'sessions', '2026', '11', '28');
-		fs.mkdirSync(day, { recursive: true });
-		const rollout = fs.readFileSync(path.join(__dirname, '../../fixtures/real/codex-rollout/rollout-0.171.0-apply-patch.jsonl'), 'utf8');
-		fs.writeFileSync(path.join(day, 'rollout-2026-11-28T09-58-50-01a22197.jsonl'), rollout.replaceAll('/home/dev/project', workspace));
+		const codexHome = codexHomeWithRollout(t, workspace);
 		// The backend's own environment names another Codex home, empty (a daemon a terminal started).
 		const { connection } = startServerWith(t, workspace, { env: { ...process.env, CODEX_HOME: tempDir(t, 'baton-rpc-other-codex-'), BATON_CLAUDE_HOME: tempDir(t), GEMINI_CLI_HOME: tempDir(t) } });
 		await connection.sendRequest(rpc.workspaceInit, undefined);

@@ -16,6 +16,7 @@ import { test, type TestContext } from 'node:test';
 import { sessionAliases, sessions } from '../../../src/engine/storage/schema';
 import { actor, openTestEngine, tempDir } from '../helpers';
 import { repoRoot } from '../agents/agentCli';
+import { assertSecondRunChangesNothing } from './historyRuns';
 import { baton, batonAsync, cliPath } from '../cli/cliRunner';
 
 const real = path.join(repoRoot, 'test', 'fixtures', 'real');
@@ -130,15 +131,7 @@ test('VS Code’s chat sessions and Cline’s and Roo Code’s tasks become Bato
 	assert.deepEqual(aliases.map((a) => `${a.agent}:${a.alias}`).sort(), [`cline:${clineId}`, `cline:${rooId}`, `copilot:${jsonId}`, `copilot:${logId}`].sort());
 
 	assert.deepEqual(snapshot(home), before, 'no agent file was written: bytes and mtimes as they were');
-	const journal = fs.statSync(path.join(root, '.baton', 'baton.db.journal')).size;
-	const index = fs.readFileSync(path.join(root, '.baton', 'transcripts', 'index.json'), 'utf8');
-	const second = await run();
-	assert.deepEqual(
-		second.sessions.map((s) => s.outcome),
-		second.sessions.map(() => 'unchanged'),
-	);
-	assert.equal(fs.statSync(path.join(root, '.baton', 'baton.db.journal')).size, journal, 'a second run writes nothing');
-	assert.equal(fs.readFileSync(path.join(root, '.baton', 'transcripts', 'index.json'), 'utf8'), index, 'nor reads a file again');
+	await assertSecondRunChangesNothing(root, () => run());
 });
 
 test('a file written again is read whole again and its excerpts replace the ones read before, never appended twice', async (t) => {

@@ -17,6 +17,7 @@ import { sessionAliases, sessions } from '../../../src/engine/storage/schema';
 import { actor, openTestEngine, tempDir } from '../helpers';
 import { TranscriptWriter } from '../agents/transcriptWriter';
 import { repoRoot } from '../agents/agentCli';
+import { assertSecondRunChangesNothing } from './historyRuns';
 import { baton, batonAsync, cliPath } from '../cli/cliRunner';
 
 const real = path.join(repoRoot, 'test', 'fixtures', 'real');
@@ -152,15 +153,7 @@ test('each agent’s sessions of this workspace become Baton sessions, read-only
 	assert.equal(olderGemini?.outcome, 'imported', 'Gemini’s older .json chat');
 
 	assert.deepEqual(agentFiles(home), before, 'no agent file was written: bytes and mtimes as they were');
-	const journal = fs.statSync(path.join(root, '.baton', 'baton.db.journal')).size;
-	const index = fs.readFileSync(path.join(root, '.baton', 'transcripts', 'index.json'), 'utf8');
-	const second = await run();
-	assert.deepEqual(
-		second.sessions.map((s) => s.outcome),
-		second.sessions.map(() => 'unchanged'),
-	);
-	assert.equal(fs.statSync(path.join(root, '.baton', 'baton.db.journal')).size, journal, 'a second run writes nothing');
-	assert.equal(fs.readFileSync(path.join(root, '.baton', 'transcripts', 'index.json'), 'utf8'), index);
+	await assertSecondRunChangesNothing(root, () => run());
 	assert.equal(await engine.store.read((db) => db.select().from(sessions).all().length), 5);
 });
 

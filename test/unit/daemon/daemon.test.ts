@@ -14,9 +14,12 @@ function daemonLog(root: string): string {
 test('eight clients racing to start the backend (CLI, hooks, two editor backends) get one daemon', async (t) => {
 	const { cli, root } = await daemonWorkspace(t);
 	const server = path.join(path.dirname(cli), 'server.js');
+	// An editor's backend names the extension's version, which is the CLI's: a daemon of another version
+	// serves no CLI command or hook (they run on their own), and the race would test nothing.
+	const version = (JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }).version;
 	const editor = (): Promise<number | null> =>
 		new Promise((resolve) => {
-			const child = spawn(process.execPath, [server, '--daemon', '--workspace', root, '--baton-version', 'test'], { env: daemonEnv(), stdio: 'ignore' });
+			const child = spawn(process.execPath, [server, '--daemon', '--workspace', root, '--baton-version', version], { env: daemonEnv(), stdio: 'ignore' });
 			child.on('exit', (code) => resolve(code));
 			// The winner keeps running: it answers for everyone once it is up.
 			setTimeout(() => resolve(null), 15_000).unref();

@@ -11,6 +11,8 @@ import type { TaskWithDependencies } from '../engine/tasks/taskService';
 import { listOption, stringOption, UsageError, type Command, type ParsedValues } from './command';
 import { activeSessionsList, briefingText } from './textFormat';
 import { pushAll } from '../engine/arrays';
+import os from 'node:os';
+import { reindexFix, reindexText, transcriptIndexCheck } from './doctorTranscripts';
 
 function taskLine(t: TaskWithDependencies): string {
 	const deps = t.dependsOn.length ? `  ← ${t.dependsOn.join(', ')}` : '';
@@ -200,10 +202,10 @@ export const workspaceCommands: Command[] = [
 	},
 	{
 		path: ['doctor'],
-		usage: 'baton doctor [--repair [--accept-loss]]',
+		usage: 'baton doctor [--repair [--accept-loss]] [--reindex]',
 		summary:
-			'check the database and journal; --repair rebuilds from every good copy (snapshots, journals) and, when that cannot recover every acknowledged write, says how much is lost and asks first (without a terminal it refuses unless --accept-loss is given)',
-		options: { repair: { type: 'boolean' }, 'accept-loss': { type: 'boolean' } },
+			"check the database, journal and transcript index; --repair rebuilds from every good copy (snapshots, journals) and, when that cannot recover every acknowledged write, says how much is lost and asks first (without a terminal it refuses unless --accept-loss is given); --reindex rebuilds the transcript index from the archive and the agents' files still on disk",
+		options: { repair: { type: 'boolean' }, 'accept-loss': { type: 'boolean' }, reindex: { type: 'boolean' } },
 		needsInit: true,
 		async run(ctx) {
 			const acceptLoss = ctx.values['accept-loss'] === true;
@@ -218,7 +220,11 @@ export const workspaceCommands: Command[] = [
 				log: silentLogger,
 				...(acceptLoss ? { acceptLoss: () => true } : ask ? { acceptLoss: (plan: RepairPlan) => ask(`Repair would lose ${plan.losses.join('; ')}. Rebuild anyway (damaged files are kept aside)?`) } : {}),
 			});
-			const lines = report.checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(10)} ${c.detail}`);
+			// The transcript index is rebuilt only once the store it links sessions through is sound.
+			const reindex = ctx.values['reindex'] === true && report.ok ? await (await ctx.engine()).agentHistory.reindex({ env: ctx.env, homeDir: ctx.env['HOME'] || os.homedir() }) : null;
+			const transcripts = transcriptIndexCheck(ctx.workspaceRoot);
+			const checks = [...report.checks, transcripts];
+			const lines = checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(10)} ${c.detail}`);
 			// The step count needs the database: only once the checks above found it sound.
 			const steps = report.ok
 				? await ctx.engine().then(
@@ -259,9 +265,14 @@ export const workspaceCommands: Command[] = [
 			} else if (!report.ok) {
 				lines.push('Run `baton doctor --repair` to rebuild; damaged files are kept aside, never deleted.');
 			}
+			if (reindex) {
+				pushAll(lines, reindexText(reindex));
+			} else if (!transcripts.ok) {
+				lines.push(reindexFix);
+			}
 			// Problems found and not repaired: exit 1, so scripts and CI notice.
-			const exitCode = report.ok || report.repair ? 0 : 1;
-			return { json: { ok: report.ok, checks: report.checks, repair: report.repair ?? null, declined: report.declined ?? null, storage, spool }, text: lines.join('\n'), exitCode };
+			const exitCode = (report.ok || report.repair) && transcripts.ok ? 0 : 1;
+			return { json: { ok: report.ok && transcripts.ok, checks, repair: report.repair ?? null, declined: report.declined ?? null, storage, spool, reindex }, text: lines.join('\n'), exitCode };
 		},
 	},
 ];

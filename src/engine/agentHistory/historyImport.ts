@@ -20,7 +20,8 @@ import { importedEndNotePrefix } from '../sessions/sessionQueries';
 import type { BatonDb } from '../storage/journalStore';
 import { sessionAliases, sessions } from '../storage/schema';
 import type { TranscriptArchive, TranscriptInfo } from '../transcripts/transcriptArchive';
-import type { AgentHistoryCounts, AgentHistoryReport, AgentHistorySession } from './historyShapes';
+import type { AgentHistoryCounts, AgentHistoryReport, AgentHistorySession, ReindexReport } from './historyShapes';
+import { reindexTranscripts } from './historyReindex';
 import { discoverHistory, historyAgents, historyHomes, type HistoryAgent, type HistorySource } from './historySources';
 
 export interface AgentHistoryInput {
@@ -102,6 +103,12 @@ export class AgentHistoryService {
 			}
 		}
 		return report(input.dryRun, since, agents, plan, outcomes, after, found.skipped);
+	}
+
+	/** The transcript index rebuilt from the archive and the agents' files still on disk (`baton doctor --reindex`). */
+	async reindex(input: { env?: NodeJS.ProcessEnv; homeDir?: string } = {}): Promise<ReindexReport> {
+		const env = input.env ?? process.env;
+		return reindexTranscripts(this.ctx, this.archiveFor(env, input.homeDir), env, input.homeDir);
 	}
 
 	/** New sessions and aliases, and the later activity of sessions an earlier import made: one write. */

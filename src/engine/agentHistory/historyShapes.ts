@@ -42,3 +42,43 @@ export interface AgentHistoryReport {
 	sessions: AgentHistorySession[];
 	skipped: AgentHistorySkipped[];
 }
+
+/** One agent's transcripts in the rebuilt index (`baton doctor --reindex`). */
+export interface ReindexAgentCounts {
+	transcripts: number;
+	/** With excerpts in the archive. */
+	archived: number;
+	/** Whose agent's file is gone: read from the archive alone. */
+	sourceMissing: number;
+	/** Not linked to a Baton session (listed, not archived). */
+	unlinked: number;
+}
+
+/** A file the rebuild could not use (`error`: left where it is) or used with a caveat (`warning`). */
+export interface ReindexProblem {
+	/** Relative to `.baton/transcripts/`. */
+	path: string;
+	level: 'error' | 'warning';
+	reason: string;
+}
+
+export interface ReindexReport {
+	/** What index.json was before: there and readable, missing, or damaged (set aside, never deleted). */
+	previousIndex: 'ok' | 'missing' | 'damaged';
+	/** False when this run changed no byte. */
+	changed: boolean;
+	transcripts: number;
+	sessions: number;
+	/** Entries read from the archive's own headers, taken from the old index (archives written before headers), rebuilt from excerpts. */
+	fromHeader: number;
+	fromIndex: number;
+	recovered: number;
+	/** Headers written or brought up to date. */
+	headersWritten: number;
+	/** Bytes of the agents' files read (what they gained since the last read). */
+	parsedBytes: number;
+	agents: Record<string, ReindexAgentCounts>;
+	problems: ReindexProblem[];
+	/** The agents' files that could not be read, and why. */
+	skipped: AgentHistorySkipped[];
+}

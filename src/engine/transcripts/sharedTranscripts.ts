@@ -11,6 +11,7 @@ import path from 'node:path';
 import { atomicWriteFile } from '../storage/fsUtil';
 import { mkdirPrivate } from '../workspace';
 import { redactSecrets } from '../text/redactSecrets';
+import { writeTranscriptMeta } from './archiveMeta';
 import { indexKey, newTranscriptEntry, transcriptEntrySchema, type TranscriptEntry, type TranscriptIndex } from './transcriptIndex';
 
 /** Who wrote a shared transcript (display only). */
@@ -156,5 +157,6 @@ export function importSharedTranscript(index: TranscriptIndex, dir: string, file
 	mkdirPrivate(path.join(dir, sessionId));
 	atomicWriteFile(path.join(dir, archivePath), bytes);
 	index.transcripts[key] = { ...entry, archiveBytes: bytes.length, offset: 0, sourceSize: 0, sourceMtimeMs: 0 };
+	writeTranscriptMeta(dir, index.transcripts[key]);
 	return null;
 }

@@ -10,7 +10,10 @@ import path from 'node:path';
 import type { Logger } from '../ports';
 import { ownMap } from '../storage/ownRecord';
 import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
-import { discoverClaudeTranscripts, isBootstrapTranscript, subagentTranscripts, type DiscoveredTranscript } from './claudeProjects';
+import { isBootstrapTranscript, type DiscoveredTranscript } from './claudeProjects';
+import { archiveNameOf, claudeCandidates, namedCandidates } from './archiveCandidates';
+import { writeSessionMeta, writeTranscriptMeta } from './archiveMeta';
+import { adoptSidecar, finishReindex, readIfPresent, scanArchive, type ReindexInput, type ReindexResult } from './archiveRebuild';
 import { estimateCostUsd } from './costEstimate';
 import type { AgentKind } from '../agentKinds';
 import { cutArchive, isWholeDocument, needsAdapter, readSource, resetEntry } from './archiveSource';
@@ -18,7 +21,7 @@ import { recordAdapter } from './agentTranscripts';
 import { digestSession, type SessionDigest } from './sessionDigest';
 import { importSharedTranscript, shareableTranscripts, type SharedTranscript, type TranscriptOrigin } from './sharedTranscripts';
 import { ExcerptBuilder, isUnneededLine, type Excerpt } from './transcriptExcerpts';
-import { addFiles, indexKey, maxNotesPerSession, newTranscriptEntry, sessionArchiveOf, TranscriptIndexFile, type SessionNote, type TranscriptEntry, type TranscriptIndex } from './transcriptIndex';
+import { addFiles, emptyIndex, indexKey, maxNotesPerSession, newTranscriptEntry, sessionArchiveOf, TranscriptIndexFile, type IndexHealth, type SessionNote, type TranscriptEntry, type TranscriptIndex } from './transcriptIndex';
 
 /** The durable session an agent session id belongs to (an alias lookup), or null. */
 export type SessionLinker = (agent: AgentKind, agentSessionId: string) => Promise<string | null>;
@@ -73,7 +76,6 @@ export interface TranscriptInfo extends TranscriptEntry {
 	archiving: boolean;
 }
 
-const safeName = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 const archiveBatchChars = 4 * 1024 * 1024;
 
 export class TranscriptArchive {
@@ -94,31 +96,73 @@ export class TranscriptArchive {
 
 	async sync(input: SyncInput): Promise<SyncReport> {
 		const report: SyncReport = { synced: [], parsedBytes: 0, excerpts: 0, unlinked: 0, bootstrap: 0, skipped: 0, pending: 0 };
-		const agent = input.agent ?? 'claude-code';
+		return this.index.update(async (index) => ({ changed: await this.syncIn(index, input, report), result: report }));
+	}
+
+	/**
+	 * Rebuilds the index from the archive's own files (archiveRebuild.ts) and the agents' files still on
+	 * disk (`discovered`, read as a sync reads them), under the index's lock: `baton doctor --reindex`.
+	 */
+	async reindex(input: ReindexInput): Promise<ReindexResult> {
+		const previous = this.index.health();
 		return this.index.update(async (index) => {
-			let changed = false;
-			for (const found of agent === 'claude-code' ? this.candidates(index, input) : this.namedCandidates(index, input, agent)) {
-				const key = indexKey(agent, found.id);
-				let entry = index.transcripts[key];
-				if (!entry) {
-					entry = newTranscriptEntry({ ...found, agent });
-					index.transcripts[key] = entry;
-					changed = true;
-				} else if (entry.sourcePath !== found.sourcePath && fs.existsSync(found.sourcePath)) {
-					entry.sourcePath = found.sourcePath;
-					changed = true;
-				}
-				if (!entry.sessionId) {
-					entry.sessionId = await input.link(agent, found.parentAgentSessionId ?? found.agentSessionId);
-					changed ||= entry.sessionId !== null;
-				}
-				if (input.sessionId && entry.sessionId !== input.sessionId) {
-					continue;
-				}
-				changed = this.syncOne(index, entry, input.maxBytes, report) || changed;
+			const before = readIfPresent(this.index.file);
+			const scan = scanArchive(this.dir, index, input.discovered, this.options.workspaceRoot);
+			index.transcripts = scan.transcripts;
+			index.sessions = scan.sessions;
+			const report: SyncReport = { synced: [], parsedBytes: 0, excerpts: 0, unlinked: 0, bootstrap: 0, skipped: 0, pending: 0 };
+			// Every agent the archive or the agents' files name: a transcript whose file is gone is marked so.
+			for (const agent of new Set<AgentKind>(['claude-code', ...Object.values(index.transcripts).map((e) => e.agent), ...input.discovered.map((d) => d.agent)])) {
+				await this.syncIn(index, { agent, link: input.link, discovered: input.discovered.filter((d) => d.agent === agent) }, report);
 			}
-			return { changed, result: report };
+			const sidecars = finishReindex(this.dir, index, scan.badHeaders);
+			const text = `${JSON.stringify(index)}\n`;
+			return { changed: text !== before, result: { previous, scan, sidecars, changed: text !== before || sidecars > 0, parsedBytes: report.parsedBytes } };
 		});
+	}
+
+	/** Whether index.json reads (without setting a damaged one aside) and what the archive holds that it lacks: for `baton doctor`. */
+	indexHealth(): { index: IndexHealth; missing: number; problems: number } {
+		const index = this.index.health();
+		const scan = scanArchive(this.dir, index === 'ok' ? this.index.peek() : emptyIndex(), [], this.options.workspaceRoot);
+		const known = index === 'ok' ? this.index.peek().transcripts : {};
+		const missing = Object.keys(scan.transcripts).filter((k) => scan.transcripts[k]?.archivePath && !known[k]?.archivePath).length;
+		return { index, missing, problems: scan.problems.length };
+	}
+
+	private async syncIn(index: TranscriptIndex, input: SyncInput, report: SyncReport): Promise<boolean> {
+		const agent = input.agent ?? 'claude-code';
+		let changed = false;
+		const found = agent === 'claude-code' ? claudeCandidates(index, input, this.options.claudeHome, this.options.workspaceRoot) : namedCandidates(index, input, agent);
+		for (const one of found) {
+			const key = indexKey(agent, one.id);
+			let entry = index.transcripts[key];
+			const isNew = !entry;
+			if (!entry) {
+				entry = newTranscriptEntry({ ...one, agent });
+				index.transcripts[key] = entry;
+				changed = true;
+			} else if (entry.sourcePath !== one.sourcePath && fs.existsSync(one.sourcePath)) {
+				entry.sourcePath = one.sourcePath;
+				changed = true;
+			}
+			if (!entry.sessionId) {
+				entry.sessionId = await input.link(agent, one.parentAgentSessionId ?? one.agentSessionId);
+				changed ||= entry.sessionId !== null;
+				// The index was lost but the archive was not: carry on from what the archive's own header says.
+				if (isNew && adoptSidecar(this.dir, entry, this.options.workspaceRoot)) {
+					entry.sourcePath = one.sourcePath;
+				}
+			}
+			if (input.sessionId && entry.sessionId !== input.sessionId) {
+				continue;
+			}
+			if (this.syncOne(index, entry, input.maxBytes, report)) {
+				changed = true;
+				writeTranscriptMeta(this.dir, entry);
+			}
+		}
+		return changed;
 	}
 
 	/** Every transcript in the index, newest activity first; one session's when `sessionId` is given. */
@@ -176,6 +220,7 @@ export class TranscriptArchive {
 				}
 				fs.rmSync(path.join(this.dir, sessionId), { recursive: true, force: true });
 			}
+			writeSessionMeta(this.dir, sessionId, sessionArchiveOf(index, sessionId));
 			return { changed: true, result: { archiving: on, purged } };
 		});
 	}
@@ -187,6 +232,9 @@ export class TranscriptArchive {
 		}
 		return this.index.update((index) => {
 			const changed = addFiles(sessionArchiveOf(index, sessionId).filesTouched, files);
+			if (changed) {
+				writeSessionMeta(this.dir, sessionId, sessionArchiveOf(index, sessionId));
+			}
 			return { changed, result: changed };
 		});
 	}
@@ -197,6 +245,7 @@ export class TranscriptArchive {
 			const notes = sessionArchiveOf(index, sessionId).notes;
 			notes.push(note);
 			notes.splice(0, Math.max(0, notes.length - maxNotesPerSession));
+			writeSessionMeta(this.dir, sessionId, sessionArchiveOf(index, sessionId));
 			return { changed: true, result: note };
 		});
 	}
@@ -224,53 +273,6 @@ export class TranscriptArchive {
 
 	private info(index: TranscriptIndex, entry: TranscriptEntry): TranscriptInfo {
 		return { ...entry, costUsd: estimateCostUsd(entry.tokens), archiving: !entry.sessionId || index.sessions[entry.sessionId]?.archive !== false };
-	}
-
-	/** The project folder's transcripts, the ones the index knows, and the ones the agent named. */
-	private candidates(index: TranscriptIndex, input: SyncInput): DiscoveredTranscript[] {
-		const wanted = input.agentSessionIds ? new Set(input.agentSessionIds) : undefined;
-		const byId = new Map<string, DiscoveredTranscript>();
-		const add = (t: DiscoveredTranscript): void => {
-			if (!wanted || wanted.has(t.parentAgentSessionId ?? t.agentSessionId)) {
-				byId.set(t.id, t);
-			}
-		};
-		for (const entry of Object.values(index.transcripts)) {
-			if (entry.agent === 'claude-code') {
-				add({ ...entry });
-			}
-		}
-		for (const source of input.sources ?? []) {
-			if (source.endsWith('.jsonl')) {
-				const id = path.basename(source, '.jsonl');
-				add({ id, agentSessionId: id, parentAgentSessionId: null, sourcePath: source, agentType: null, description: null });
-				subagentTranscripts(source.slice(0, -'.jsonl'.length), id).forEach(add);
-			}
-		}
-		discoverClaudeTranscripts(this.options.claudeHome, this.options.workspaceRoot).forEach(add);
-		input.discovered?.forEach(add);
-		return [...byId.values()];
-	}
-
-	/** An agent's transcripts other than Claude Code's: the ones the index knows, and the ones the hook named. */
-	private namedCandidates(index: TranscriptIndex, input: SyncInput, agent: AgentKind): DiscoveredTranscript[] {
-		const wanted = input.agentSessionIds ? new Set(input.agentSessionIds) : undefined;
-		const byId = new Map<string, DiscoveredTranscript>();
-		for (const entry of Object.values(index.transcripts)) {
-			if (entry.agent === agent && (!wanted || wanted.has(entry.agentSessionId))) {
-				byId.set(entry.id, { ...entry });
-			}
-		}
-		const id = input.agentSessionIds?.[0];
-		for (const source of id && safeName.test(id) ? (input.sources ?? []) : []) {
-			if (source.endsWith('.jsonl')) {
-				byId.set(id as string, { id: id as string, agentSessionId: id as string, parentAgentSessionId: null, sourcePath: source, agentType: null, description: null });
-			}
-		}
-		for (const found of input.discovered ?? []) {
-			byId.set(found.id, found);
-		}
-		return [...byId.values()];
 	}
 
 	/** Parses the new bytes of one transcript into its archive. Returns whether the entry changed. */
@@ -312,7 +314,7 @@ export class TranscriptArchive {
 			}
 			return false;
 		}
-		const archiveName = this.archiveName(entry);
+		const archiveName = archiveNameOf(entry);
 		if (!archiveName) {
 			this.options.log.warn(`transcript ${entry.id} has an id Baton does not use as a file name; not archived`);
 			return false;
@@ -389,13 +391,5 @@ export class TranscriptArchive {
 		}
 		report.synced.push(this.info(index, entry));
 		return true;
-	}
-
-	private archiveName(entry: TranscriptEntry): string | null {
-		const parts = entry.parentAgentSessionId ? [entry.parentAgentSessionId, entry.agentSessionId] : [entry.agentSessionId];
-		if (!entry.sessionId || !safeName.test(entry.sessionId) || !parts.every((p) => safeName.test(p))) {
-			return null;
-		}
-		return `${entry.sessionId}/${parts.join('.')}.jsonl`;
 	}
 }

@@ -149,6 +149,8 @@ export function addFiles(list: string[], files: readonly string[], cap = maxFile
 	return changed;
 }
 
+export type IndexHealth = 'ok' | 'missing' | 'damaged';
+
 export class TranscriptIndexFile {
 	readonly file: string;
 	private readonly lock: LockFile;
@@ -185,6 +187,22 @@ export class TranscriptIndexFile {
 			}
 			this.warn(`${this.file} was damaged (${(error as Error).message.slice(0, 200)}); kept as ${aside}, starting a new index`);
 			return emptyIndex();
+		}
+	}
+
+	/** Whether index.json is there and reads, without setting a damaged one aside (what `baton doctor` reports). */
+	health(): IndexHealth {
+		let text: string;
+		try {
+			text = fs.readFileSync(this.file, 'utf8');
+		} catch (error) {
+			return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : 'damaged';
+		}
+		try {
+			transcriptIndexSchema.parse(JSON.parse(text));
+			return 'ok';
+		} catch {
+			return 'damaged';
 		}
 	}
 

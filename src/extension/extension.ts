@@ -11,6 +11,7 @@ import { TranscriptDocuments, TranscriptsProvider } from './agents/transcriptsVi
 import { BatonWorkspace } from './batonWorkspace';
 import { registerInteropCommands } from './commands/interopCommands';
 import { registerAgentHistoryCommand, scanAgentHistoryOnOpen, type AgentHistoryOutcome } from './commands/agentHistoryCommand';
+import { registerRebuildIndexCommand } from './commands/rebuildIndexCommand';
 import { MarkdownDocuments } from './commands/markdownDocuments';
 import { registerIssueCommands } from './commands/issueCommands';
 import { registerSessionCommands } from './commands/sessionCommands';
@@ -100,6 +101,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		vscode.workspace.registerTextDocumentContentProvider(markdownScheme, markdownViews),
 		...registerInteropCommands(workspace),
 		registerAgentHistoryCommand(workspace),
+		registerRebuildIndexCommand(workspace),
 		transcripts,
 		vscode.window.createTreeView(ViewIds.transcripts, { treeDataProvider: transcripts, showCollapseAll: true }),
 		vscode.workspace.registerTextDocumentContentProvider(transcriptScheme, new TranscriptDocuments(workspace)),

@@ -40,6 +40,8 @@ export const CommandIds = {
 	importData: 'baton.import',
 	/** `Baton: Import Agent History…` — every agent's own sessions of this folder: `{ agents?, dryRun? }`. */
 	importAgentHistory: 'baton.importAgentHistory',
+	/** `Baton: Rebuild Session Index` — `baton doctor --reindex`: the transcript index rebuilt from the archive. */
+	rebuildSessionIndex: 'baton.rebuildSessionIndex',
 	/** `Baton: Export…` — a session or its chain as JSON files: `{ sessionId?, chain?, out? }` or a tree row. */
 	exportSessions: 'baton.export',
 	toggleAgentBlame: 'baton.toggleAgentBlame',

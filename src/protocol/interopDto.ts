@@ -2,7 +2,7 @@
  * Wire shapes of imports and exports (issue 6). An import's report is the engine's own
  * (`engine/interop/importTypes.ts`, imported as a type only, see dto.ts); the handlers pass it through.
  */
-import type { AgentHistoryReport } from '../engine/agentHistory/historyShapes';
+import type { AgentHistoryReport, ReindexReport } from '../engine/agentHistory/historyShapes';
 import type { ImportCounts, ImportFormat, ImportIssue, ImportReport } from '../engine/interop/importTypes';
 
 export type ImportFormatDto = ImportFormat;
@@ -48,3 +48,11 @@ export interface ExportResultDto {
 }
 
 export type MarkdownKindDto = 'handoff' | 'briefing';
+
+/** `baton doctor --reindex` from the editor (*Baton: Rebuild Session Index*): the transcript index rebuilt (issue 26). */
+export type ReindexReportDto = ReindexReport;
+
+export interface ReindexParams {
+	/** The asking editor's agent-home variables (HOME, CODEX_HOME, …), read over the backend's own environment. */
+	env?: Record<string, string | undefined>;
+}

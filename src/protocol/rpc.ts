@@ -6,7 +6,7 @@ import { NotificationType, RequestType } from 'vscode-jsonrpc';
 import type { ConnectAgentParams, ConnectAgentResult, McpLaunchDto, TranscriptDto, TranscriptSyncResultDto } from './agentDto';
 import type { ApprovalStatusDto, CheckpointDto, ComparisonDto, RollbackResultDto } from './checkpointDto';
 import type { NotificationChannelDto, NotificationShowDto, NotificationTestResultDto, SecretNameDto } from './notificationDto';
-import type { AgentHistoryParams, AgentHistoryReportDto, ExportParams, ExportResultDto, ImportParams, ImportReportDto, MarkdownKindDto } from './interopDto';
+import type { AgentHistoryParams, AgentHistoryReportDto, ReindexParams, ReindexReportDto, ExportParams, ExportResultDto, ImportParams, ImportReportDto, MarkdownKindDto } from './interopDto';
 import type { BriefingDto, DebriefDto, DecisionDto, ForkNodeDto, HandoffDto, IssueLinkDto, ScopeChainsDto, SessionDetailsDto, SessionDto, SessionStatusDto, SessionSummaryDto, TaskDto } from './dto';
 
 /** The `data` of every ResponseError the server sends: the engine's stable error code. */
@@ -137,6 +137,8 @@ export const importPreview = new RequestType<ImportParams, ImportReportDto, RpcE
 export const importRun = new RequestType<ImportParams, ImportReportDto, RpcErrorData>('import/run');
 /** Extension → server: read the agents' own history of this workspace into Baton (a dry run writes nothing). */
 export const agentHistoryImport = new RequestType<AgentHistoryParams, AgentHistoryReportDto, RpcErrorData>('agentHistory/import');
+/** Extension → server: the transcript index rebuilt from the archive and the agents' files still on disk (`baton doctor --reindex`). */
+export const agentHistoryReindex = new RequestType<ReindexParams, ReindexReportDto, RpcErrorData>('agentHistory/reindex');
 /** Extension → server: write a session, or the chain containing it, as JSON files (index.json + one per session). */
 export const exportRun = new RequestType<ExportParams, ExportResultDto, RpcErrorData>('export/run');
 /** Extension → server: a session's handoff or briefing rendered as markdown (a view, never read back). */

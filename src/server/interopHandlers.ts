@@ -29,6 +29,10 @@ export function registerInteropHandlers(connection: MessageConnection, host: Eng
 		};
 		return params.dryRun ? (await host.get()).agentHistory.import(input) : host.write((engine) => engine.agentHistory.import(input));
 	});
+	on(rpc.agentHistoryReindex, (params) => {
+		const asked = agentHomeEnv(params.env ?? {});
+		return host.write((engine) => engine.agentHistory.reindex({ ...(Object.keys(asked).length > 0 ? { env: { ...process.env, ...asked } } : {}), ...(asked['HOME'] ? { homeDir: asked['HOME'] } : {}) }));
+	});
 	on(rpc.exportRun, async (params) => (await host.get()).exports.export({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.chainId ? { chainId: params.chainId } : {}), out: params.out }));
 	on(rpc.sessionMarkdown, async (params) => (await host.get()).exports.markdown({ sessionId: params.id, kind: params.kind }));
 }

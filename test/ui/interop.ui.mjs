@@ -8,6 +8,7 @@
 // and its briefing. (The import comes late: its active session, started long ago, soon escalates on duration.)
 // Import Agent History… reads the Codex session the real Codex CLI wrote for this folder (its rollout in
 // the editor's CODEX_HOME) under a progress notification, and the session appears in the tree by its request;
+// Rebuild Session Index, after that rollout and the transcript index are deleted, lists it again from the archive;
 // a second window on another folder, with baton.agentHistory.scanOnOpen on, shows its Codex session without a command.
 // Dark theme; screenshots in artifacts/ui/interop/.
 import { execFileSync } from 'node:child_process';
@@ -155,6 +156,21 @@ try {
 		await s.treeItem('patch the files', { view: 'Session Chains' }).waitFor({ timeout: 20_000 });
 		await s.page.waitForTimeout(300);
 		await s.screenshot('08-agent-history-imported');
+	});
+	await check('Rebuild Session Index brings the Codex session back from the archive after its rollout and the index were deleted, with progress, and the Transcripts view lists it', async () => {
+		await s.clearNotifications();
+		fs.rmSync(path.join(agentHomes.CODEX_HOME, 'sessions', '2026', '11', '28', 'rollout-2026-11-28T09-58-50-01a22197-dbd8-7241-af6b-96b66b737258.jsonl'));
+		fs.rmSync(path.join(workspace, '.baton', 'transcripts', 'index.json'));
+		await s.runCommand('Baton: Rebuild Session Index');
+		await s.notification('Rebuilt the session index: 1 transcript(s) of 1 session(s) — Codex 1 (1 kept from the archive alone).', { timeout: 30_000 });
+		const header = s.page.locator('.part.sidebar .pane-header', { hasText: /^\s*Transcripts/i }).first();
+		await header.waitFor({ timeout: 20_000 });
+		if ((await header.getAttribute('aria-expanded')) !== 'true') {
+			await header.click();
+		}
+		await s.treeItem('patch the files', { view: 'Transcripts' }).waitFor({ timeout: 20_000 });
+		await s.page.waitForTimeout(300);
+		await s.screenshot('10-session-index-rebuilt');
 	});
 } catch {
 	// The failed check was reported with a screenshot.

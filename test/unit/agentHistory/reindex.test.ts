@@ -243,3 +243,35 @@ test('baton doctor (the bundled CLI) names a damaged transcript index and the fi
 		JSON.stringify(found.json),
 	);
 });
+
+test('an archive written before headers existed stays readable: the old index’s entries are kept and their headers written, so the next rebuild needs no index', async (t) => {
+	const { root, archive, importAll, reindex } = await setUp(t);
+	await importAll();
+	const before = archive().list();
+	const dir = path.join(root, '.baton', 'transcripts');
+	for (const e of before) fs.rmSync(path.join(dir, (e.archivePath ?? '').replace(/\.jsonl$/, '.meta.json')));
+	fs.rmSync(path.join(dir, '_sessions'), { recursive: true, force: true });
+
+	const upgraded = await reindex();
+	assert.equal(upgraded.fromIndex, 2, JSON.stringify(upgraded));
+	assert.equal(upgraded.fromHeader, 0);
+	assert.ok(upgraded.headersWritten >= 2);
+	assert.deepEqual(archive().list(), before);
+
+	fs.rmSync(path.join(dir, 'index.json'));
+	const rebuilt = await reindex();
+	assert.equal(rebuilt.fromHeader, 2);
+	assert.deepEqual(archive().list(), before);
+});
+
+test('a writer that comes while the index is rebuilt waits for the rebuild’s lock, and what it wrote is kept', async (t) => {
+	const { archive, importAll, reindex } = await setUp(t);
+	const first = await importAll();
+	const sessionId = first.sessions[0]?.sessionId ?? '';
+	const [report, note] = await Promise.all([reindex(), archive().addNote(sessionId, 'summary', 'written during the rebuild')]);
+	assert.equal(report.transcripts, 2);
+	assert.deepEqual(archive().digest(sessionId).notes, [note], 'the note is in the index');
+	const again = await reindex();
+	assert.equal(again.changed, false, 'and in its session’s header: a rebuild from the headers keeps it');
+	assert.deepEqual(archive().digest(sessionId).notes, [note]);
+});

@@ -39,7 +39,9 @@ export function boardItem(e: BoardEntryDto): vscode.TreeItem {
 	const item = new vscode.TreeItem(agentLabel(e.agent), vscode.TreeItemCollapsibleState.None);
 	item.id = entryKey(e);
 	item.iconPath = new vscode.ThemeIcon(icon, new vscode.ThemeColor(color));
-	item.description = `${e.state} · ${relativeTime(e.since)} · ${e.reason} — ${e.name}`;
+	// The state and why first: at the default sidebar width the time and the session give way (both are in the hover).
+	const why = e.reason === e.state || e.reason === 'active' ? e.state : `${e.state}: ${e.reason}`;
+	item.description = `${why} · ${relativeTime(e.since)} · ${e.name}`;
 	item.contextValue = `agent.${e.state}`;
 	const md = new vscode.MarkdownString(undefined, true);
 	md.appendMarkdown(`$(${icon}) **${escapeMarkdown(agentLabel(e.agent))}** — ${e.waitingOn ? waitLabels[e.waitingOn] : e.state}  \n`);

@@ -66,7 +66,9 @@ export interface HookResult {
 
 export async function runHook(engine: HookEngine, event: HookEvent, options: HookOptions): Promise<HookResult> {
 	const result = await dispatch(engine, event, options);
-	await recordBoardSignal(engine.board, event, result.sessionId, options.log);
+	// A tool call that was neither gated nor captured found no session of its own: the board still hears it.
+	const sessionId = result.sessionId ?? (engine.board && event.kind !== 'unknown' ? await signalSession(engine, event) : null);
+	await recordBoardSignal(engine.board, event, sessionId, options.log);
 	return result;
 }
 

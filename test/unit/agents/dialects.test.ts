@@ -193,7 +193,7 @@ void describe('baton connect copilot', () => {
 		const cliText = fs.readFileSync(path.join(w.root, '.github', 'hooks', 'baton-cli.json'), 'utf8');
 		const cliForm = JSON.parse(cliText);
 		assert.equal(cliForm.version, 1);
-		assert.deepEqual(Object.keys(cliForm.hooks).sort(), ['postToolUse', 'postToolUseFailure', 'preToolUse', 'sessionEnd', 'sessionStart', 'userPromptSubmitted']);
+		assert.deepEqual(Object.keys(cliForm.hooks).sort(), ['errorOccurred', 'permissionRequest', 'postToolUse', 'postToolUseFailure', 'preToolUse', 'sessionEnd', 'sessionStart', 'userPromptSubmitted']);
 		for (const text of [cliText, fs.readFileSync(path.join(w.root, '.github', 'hooks', 'baton.json'), 'utf8')]) {
 			assert.ok(!text.includes(w.root) && !text.includes(process.execPath) && !text.includes(path.dirname(cli)), text);
 		}

@@ -24,6 +24,7 @@ const engineShapes = [
 	'provenance/provenanceShapes',
 	'agentHistory/historyShapes',
 	'search/searchShapes',
+	'board/boardShapes',
 ];
 /** Engine files that import nothing, which the protocol may re-export as values (test/unit/architecture.test.ts: pureLeaves). */
 const enginePureLeaves = ['text/controlChars', 'text/actorNames', 'agentKinds'];

@@ -25,13 +25,14 @@ import { benchFaults, formatFaults } from './faultBench';
 import { benchLanes } from './lanesBench';
 import { benchSearch } from './searchBench';
 import { benchImport } from './importBench';
+import { benchBoard } from './boardBench';
 
 async function main(): Promise<void> {
 	const args = process.argv.slice(2);
 	const quick = args.includes('--quick');
 	const onlyArg = args.includes('--only') ? (args[args.indexOf('--only') + 1] ?? '') : '';
 	const only = new Set(
-		onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'capture', 'blame', 'sync', 'synccli', 'daemon', 'lanes', 'agents', 'faults', 'editor', 'search', 'import'],
+		onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'capture', 'blame', 'sync', 'synccli', 'daemon', 'lanes', 'agents', 'faults', 'editor', 'search', 'import', 'board'],
 	);
 	const rows: BenchRow[] = [];
 	const section = async (name: string, run: () => Promise<BenchRow[]>) => {
@@ -60,6 +61,8 @@ async function main(): Promise<void> {
 	await section('search', () => benchSearch(quick));
 	// Every agent's own history read in: 1,000 sessions per format against reading the same files (issue 26).
 	await section('import', () => benchImport(quick));
+	// The Agents board's refresh after a hook, next to reading every session (issue 26, item 4).
+	await section('board', () => benchBoard(quick));
 	// Hooks beside a long checkpoint in the daemon, and thirty writers at once (docs/daemon.md, "Lanes").
 	await section('lanes', () => benchLanes(quick));
 	if (only.has('daemon')) {

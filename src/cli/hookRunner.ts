@@ -178,7 +178,7 @@ async function hookAnswer(input: HookInput): Promise<HookOutcome> {
 		}
 		const payloadEvent = normalised.event;
 		if (payloadEvent.kind === 'unknown') {
-			log.info(`ignored unknown event ${payloadEvent.eventName} from ${payloadEvent.agent} ${payloadEvent.agentSessionId || '(no session id)'}`);
+			log.warn(`ignored unknown event ${payloadEvent.eventName} from ${payloadEvent.agent} ${payloadEvent.agentSessionId || '(no session id)'}`);
 			return done();
 		}
 		if (isNoOp(payloadEvent)) {

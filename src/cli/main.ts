@@ -26,6 +26,7 @@ import { syncCommands } from './syncCommands';
 import { activeSessionsList } from './textFormat';
 import { timelineCommands } from './timelineCommands';
 import { searchCommands } from './searchCommands';
+import { boardCommands } from './boardCommands';
 import { trackerCommands } from './trackerCommands';
 import { drainBeforeCommand } from './spoolBeforeCommand';
 import { recordAnswer, recordedAnswer, runAsRequest, tagWrites, type RecordedAnswer } from './requestLedger';
@@ -68,6 +69,7 @@ const commands: Command[] = [
 	...notifyCommands,
 	...timelineCommands,
 	...searchCommands,
+	...boardCommands,
 	...provenanceCommands,
 	...syncCommands,
 ];

@@ -34,6 +34,7 @@ import type { TranscriptArchive } from './transcripts/transcriptArchive';
 import { transcriptArchiveFor } from './transcripts/archiveHome';
 import { agentSettingsOrDefaults, type AgentSettings } from './agentConfig/agentSettings';
 import { AgentHistoryService } from './agentHistory/historyImport';
+import { BoardService } from './board/boardService';
 
 export interface EngineOptions {
 	workspaceRoot: string;
@@ -79,6 +80,8 @@ export class Engine {
 	readonly sync: SyncService;
 	/** Each session's replay axis: steps, prompts, checkpoints; a step's files and its revert (docs/replay.md). */
 	readonly timeline: TimelineService;
+	/** The Agents board: every agent session running now and whether it waits for you (`baton agents`). */
+	readonly board: BoardService;
 	private provenanceService: ProvenanceService | undefined;
 	private searchService: SearchService | undefined;
 
@@ -109,6 +112,7 @@ export class Engine {
 			() => this.transcripts(),
 		);
 		this.timeline = new TimelineService(ctx, this.checkpoints);
+		this.board = new BoardService(ctx, () => this.transcripts().list());
 		recordSharedEvents(ctx);
 		this.sessions.afterEnd = async (session, actor) => {
 			// In a hook event's one write (storage/oneWrite.ts) the `complete` checkpoint runs once that write is

@@ -5,7 +5,29 @@
  */
 import type { AgentKind } from './agentKinds';
 
-export const hookKinds = ['sessionStart', 'resume', 'clear', 'compact', 'stop', 'preCompact', 'sessionEnd', 'preToolUse', 'postToolUse', 'userPrompt', 'subagentStop', 'unknown'] as const;
+/**
+ * `notification` (Claude Code's and Gemini CLI's Notification), `permissionRequest` (Claude Code's and Codex's
+ * PermissionRequest, Copilot CLI's permissionRequest), `stopFailure` (a turn ended by an error: Claude Code's and
+ * Codex's StopFailure) and `error` (Copilot CLI's errorOccurred) feed the Agents board (src/engine/board).
+ */
+export const hookKinds = [
+	'sessionStart',
+	'resume',
+	'clear',
+	'compact',
+	'stop',
+	'preCompact',
+	'sessionEnd',
+	'preToolUse',
+	'postToolUse',
+	'userPrompt',
+	'subagentStop',
+	'notification',
+	'permissionRequest',
+	'stopFailure',
+	'error',
+	'unknown',
+] as const;
 export type HookKind = (typeof hookKinds)[number];
 
 export interface ToolUse {
@@ -59,4 +81,8 @@ export interface HookEvent {
 	model: string | null;
 	/** The subagent's transcript (SubagentStop). */
 	agentTranscriptPath: string | null;
+	/** A Notification's kind and text (Claude Code's `notification_type` and `message`; Gemini CLI's `notification_type` and `message`). */
+	notice?: { type: string | null; message: string | null };
+	/** What went wrong (StopFailure's `error`, Copilot CLI's errorOccurred `error`). */
+	error?: string | null;
 }

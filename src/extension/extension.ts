@@ -30,6 +30,7 @@ import { SessionStatusBar } from './statusBar';
 import { SyncController } from './sync/syncController';
 import { syncMenuItems, type SyncMenuItem } from './sync/syncMenu';
 import { SessionChainsProvider } from './views/sessionChainsProvider';
+import { AgentsView } from './agents/agentsView';
 import { BatonPanels } from './webviews/batonPanels';
 import { registerReplayCommand, ReplayPanel } from './replay/replayPanel';
 import { registerSearchCommand } from './search/searchCommand';
@@ -41,6 +42,8 @@ export interface BatonApi {
 	chains: SessionChainsProvider;
 	checkpoints: CheckpointsProvider;
 	pendingApprovals: PendingApprovalsProvider;
+	/** The Agents view and its status bar count. */
+	agents: AgentsView;
 	transcripts: TranscriptsProvider;
 	mcp: BatonMcpProvider;
 	/** Where Cline's MCP settings are expected (beside this extension's global storage). */
@@ -75,6 +78,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 	const approvalPrompts = new ApprovalPrompts(workspace);
 	const replay = new ReplayPanel(context.extensionUri, workspace);
 	const statusBar = new SessionStatusBar(workspace);
+	const agents = new AgentsView(workspace);
 	const agentBlame = new AgentBlame(workspace);
 	agentBlame.onDidChangeShare((share) => statusBar.setFileShare(share ? shareMarkdown(share) : undefined));
 	const offers = new RejectionOffers(workspace);
@@ -86,6 +90,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		tree,
 		panels,
 		statusBar,
+		agents,
 		agentBlame,
 		...registerSessionCommands({ workspace, panels, told }),
 		...registerWorkspaceCommands(workspace),
@@ -131,6 +136,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		chains,
 		checkpoints,
 		pendingApprovals: pending,
+		agents,
 		transcripts,
 		mcp,
 		clineMcpSettings: clineMcpSettingsPath(context.globalStorageUri),

@@ -63,6 +63,10 @@ export const CommandIds = {
 	/** `{ name?, value? }`: a pick over the engine's secret names, then a password box. */
 	storeSecret: 'baton.secrets.store',
 	clearSecret: 'baton.secrets.clear',
+	/** The status bar's click: reveal the first agent session waiting for you in the Agents view and open what it waits on. */
+	showWaitingAgent: 'baton.agents.showWaiting',
+	/** A row of the Agents view: its checkpoint's review, else its session's details. */
+	openAgent: 'baton.agents.open',
 } as const;
 export type CommandId = (typeof CommandIds)[keyof typeof CommandIds];
 
@@ -72,6 +76,7 @@ export const ViewIds = {
 	checkpoints: 'baton.checkpoints',
 	pendingApprovals: 'baton.pendingApprovals',
 	transcripts: 'baton.transcripts',
+	agents: 'baton.agents',
 } as const;
 
 /** Readable renderings of archived agent transcripts (markdown, read through the backend). */
@@ -94,6 +99,7 @@ export const ContextKeys = {
 	hasStaleCandidates: 'baton.hasStaleCandidates',
 	hasCheckpoints: 'baton.hasCheckpoints',
 	hasPendingApprovals: 'baton.hasPendingApprovals',
+	hasWaitingAgents: 'baton.hasWaitingAgents',
 } as const;
 
 export const outputChannelName = 'Baton';

@@ -23,6 +23,7 @@ import { registerSyncHandlers } from './syncHandlers';
 import { registerNotificationHandlers } from './notificationHandlers';
 import { registerTimelineHandlers } from './timelineHandlers';
 import { registerSearchHandlers } from './searchHandlers';
+import { registerBoardHandlers } from './boardHandlers';
 
 function main(): void {
 	// Started while this process is small: its git calls then cost it no fork of a large heap (gitSpawner.ts).
@@ -177,6 +178,7 @@ function registerEditorHandlers(connection: MessageConnection, backend: DaemonBa
 	registerNotificationHandlers(connection, host);
 	registerTimelineHandlers(connection, host, shared.log);
 	registerSearchHandlers(connection, host, shared.log);
+	registerBoardHandlers(connection, host);
 	return registerAgentHandlers(connection, host, {
 		workspaceRoot: shared.workspace,
 		cliPath: shared.cliPath,

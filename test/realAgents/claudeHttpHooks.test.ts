@@ -47,7 +47,11 @@ test('Claude Code’s tool calls reach the warm backend over HTTP: each call a s
 	const connected = w.baton(['connect', 'claude']);
 	assert.equal(connected.code, 0, connected.stderr);
 	const committed = JSON.parse(fs.readFileSync(path.join(w.root, '.claude', 'settings.json'), 'utf8')) as { hooks: Record<string, unknown> };
-	assert.deepEqual(Object.keys(committed.hooks).sort(), ['PreCompact', 'SessionEnd', 'SessionStart', 'Stop', 'UserPromptSubmit'], 'the committed file has no tool-call hook: Claude can start no process for one');
+	assert.deepEqual(
+		Object.keys(committed.hooks).sort(),
+		['Notification', 'PermissionRequest', 'PreCompact', 'SessionEnd', 'SessionStart', 'Stop', 'StopFailure', 'UserPromptSubmit'],
+		'the committed file has no hook on every tool call (PermissionRequest runs only when Claude would ask a person): Claude can start no process for one',
+	);
 	const local = fs.readFileSync(path.join(w.root, '.claude', 'settings.local.json'), 'utf8');
 	assert.match(local, /"type": "http"/);
 

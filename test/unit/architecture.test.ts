@@ -46,6 +46,7 @@ export const shapeFiles = [
 	'src/engine/provenance/provenanceShapes.ts',
 	'src/engine/agentHistory/historyShapes.ts',
 	'src/engine/search/searchShapes.ts',
+	'src/engine/board/boardShapes.ts',
 ];
 const shapePackages = ['zod', 'drizzle-orm'];
 
@@ -197,6 +198,8 @@ export const engineRanks: Readonly<Record<string, number>> = {
 	provenance: 7,
 	// Every agent's own history in: reads the agents' files into the archive and the sessions.
 	agentHistory: 7,
+	// The Agents board: sessions, their hook signals and pending checkpoints, read together.
+	board: 7,
 	hooks: 8,
 	// Sync carries every feature's records, the timeline's step files among them.
 	sync: 8,

@@ -48,6 +48,10 @@ const claudeSpecs = (command: string): HookSpec[] => [
 	{ event: 'UserPromptSubmit', command: `${command} hook user-prompt-submit`, timeout: 10 },
 	{ event: 'PreCompact', command: `${command} hook pre-compact`, timeout: 30 },
 	{ event: 'SessionEnd', command: `${command} hook session-end`, timeout: 30 },
+	// The Agents board (src/engine/board): a permission prompt or a question waits for a person; a turn an error ended failed.
+	{ event: 'Notification', command: `${command} hook notification`, timeout: 10 },
+	{ event: 'PermissionRequest', command: `${command} hook permission-request`, timeout: 10 },
+	{ event: 'StopFailure', command: `${command} hook stop-failure`, timeout: 10 },
 ];
 
 /** The tools the timeline captures and the approval gate stops (Bash and MCP tools too: edits made through a shell are edits). */
@@ -92,6 +96,8 @@ const copilotCliSpecs = (command: string): HookSpec[] => [
 	{ event: 'postToolUse', command: `${command} hook postToolUse --agent copilot`, timeout: 10 },
 	{ event: 'postToolUseFailure', command: `${command} hook postToolUseFailure --agent copilot`, timeout: 10 },
 	{ event: 'sessionEnd', command: `${command} hook sessionEnd --agent copilot`, timeout: 30 },
+	{ event: 'permissionRequest', command: `${command} hook permissionRequest --agent copilot`, timeout: 10 },
+	{ event: 'errorOccurred', command: `${command} hook errorOccurred --agent copilot`, timeout: 10 },
 ];
 
 /**
@@ -108,6 +114,8 @@ const codexSpecs = (command: string): HookSpec[] => [
 	{ event: 'PreCompact', command: `${command} hook pre-compact --agent codex`, timeout: 30 },
 	{ event: 'Stop', command: `${command} hook stop --agent codex`, timeout: 15 },
 	{ event: 'SessionEnd', command: `${command} hook session-end --agent codex`, timeout: 30 },
+	{ event: 'PermissionRequest', command: `${command} hook permission-request --agent codex`, timeout: 10 },
+	{ event: 'StopFailure', command: `${command} hook stop-failure --agent codex`, timeout: 10 },
 ];
 
 /**
@@ -122,6 +130,7 @@ const geminiSpecs = (command: string): HookSpec[] => [
 	{ event: 'AfterTool', command: `${command} hook post-tool-use --agent gemini`, timeout: 10_000, matcher: 'write_file|replace|run_shell_command|mcp_.*' },
 	{ event: 'AfterAgent', command: `${command} hook stop --agent gemini`, timeout: 15_000 },
 	{ event: 'SessionEnd', command: `${command} hook session-end --agent gemini`, timeout: 30_000 },
+	{ event: 'Notification', command: `${command} hook notification --agent gemini`, timeout: 10_000 },
 ];
 
 /** What a person must still do for the agent to run the hooks (said when connecting; docs/agents in README). */

@@ -3,6 +3,7 @@
  * room, the hooks included, so the hooks name only the services they use; an `Engine` has them all,
  * and callers pass it as it is.
  */
+import type { BoardService } from '../board/boardService';
 import type { EngineContext } from '../context';
 import type { BriefingService } from '../sessions/briefingService';
 import type { SessionService } from '../sessions/sessionService';
@@ -17,4 +18,6 @@ export interface HookEngine {
 	readonly briefings: BriefingService;
 	readonly tasks: TaskService;
 	readonly trackers: TrackerService;
+	/** The Agents board the hooks tell what each session waits on (optional: hosts built before it record nothing there). */
+	readonly board?: BoardService;
 }

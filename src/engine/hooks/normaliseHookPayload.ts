@@ -65,6 +65,11 @@ const payloadSchema = z.looseObject({
 	toolArgs: z.unknown().optional(),
 	toolResult: z.looseObject({ resultType: z.string().nullish() }).nullish(),
 	initialPrompt: z.string().nullish(),
+	// The Agents board: Notification (Claude Code, Gemini CLI), StopFailure (Claude Code, Codex), errorOccurred (Copilot CLI).
+	// Loose: another dialect's field of the same name must never make its payload malformed.
+	notification_type: z.unknown().optional(),
+	message: z.unknown().optional(),
+	error: z.unknown().optional(),
 });
 type Payload = z.infer<typeof payloadSchema>;
 
@@ -122,6 +127,8 @@ export function normaliseHookPayload(raw: unknown, options: NormaliseOptions = {
 			trigger: p.trigger ?? null,
 			model: modelOf(p.model),
 			agentTranscriptPath: p.agent_transcript_path || null,
+			...(mapped.kind === 'notification' ? { notice: { type: textOf(p.notification_type, 128), message: textOf(p.message, 4096) } } : {}),
+			...(mapped.kind === 'stopFailure' || mapped.kind === 'error' ? { error: errorText(p.error) } : {}),
 		},
 	};
 }
@@ -182,6 +189,14 @@ function kindOf(eventName: string, agent: AgentKind, source: string | null, host
 		case 'posttooluse':
 		case 'posttoolusefailure':
 			return { kind: 'postToolUse', reason: null };
+		case 'notification':
+			return { kind: 'notification', reason: null };
+		case 'permissionrequest':
+			return { kind: 'permissionRequest', reason: null };
+		case 'stopfailure':
+			return { kind: 'stopFailure', reason: null };
+		case 'erroroccurred':
+			return { kind: 'error', reason: null };
 		case 'userpromptsubmit':
 		case 'userpromptsubmitted':
 		case 'userprompt':
@@ -192,7 +207,7 @@ function kindOf(eventName: string, agent: AgentKind, source: string | null, host
 }
 
 function toolOf(p: Payload, kind: HookKind, eventName: string, cwd: string | null): ToolUse | null {
-	if (kind !== 'preToolUse' && kind !== 'postToolUse') {
+	if (kind !== 'preToolUse' && kind !== 'postToolUse' && kind !== 'permissionRequest') {
 		return null;
 	}
 	const cline = kind === 'preToolUse' ? p.preToolUse : p.postToolUse;
@@ -240,6 +255,22 @@ function copilotArgs(args: unknown): unknown {
 /** The person's prompt: Gemini CLI sends its SessionStart hook's context (Baton's briefing) in front of the first one. */
 function promptOf(prompt: string | null): string | null {
 	return prompt === null ? null : withoutHookContext(prompt);
+}
+
+function textOf(value: unknown, max: number): string | null {
+	return typeof value === 'string' && value ? value.slice(0, max) : null;
+}
+
+/** An error as text: StopFailure sends a string, Copilot CLI's errorOccurred a string or `{ message, name }`. */
+function errorText(error: unknown): string | null {
+	if (typeof error === 'string') {
+		return error.slice(0, 4096) || null;
+	}
+	if (error && typeof error === 'object') {
+		const { message, name } = error as Record<string, unknown>;
+		return textOf(message, 4096) ?? textOf(name, 256);
+	}
+	return null;
 }
 
 /** Epoch milliseconds from a number or an ISO date; null when neither. */

@@ -31,6 +31,7 @@ import { isShellTool, workspaceRelative } from '../transcripts/editTools';
 import { agentLabel } from '../agentKinds';
 import type { HookEvent } from '../hookEvent';
 import { askOutput, contextOutput } from './hookResponses';
+import { recordBoardSignal, signalSession } from './boardSignals';
 import { digestLines, preCompactNote, sessionEndNote } from '../memory/sessionSummary';
 import type { SessionLinker, TranscriptArchive } from '../transcripts/transcriptArchive';
 
@@ -51,7 +52,7 @@ export interface HookOptions {
 	timeline?: TimelineHooks;
 }
 
-export type HookAction = 'started' | 'joined' | 'continued' | 'aliased' | 'briefed' | 'touched' | 'resumed' | 'noted' | 'ended' | 'suspended' | 'kept' | 'ask' | 'allowed' | 'filesRecorded' | 'captured' | 'ignored';
+export type HookAction = 'started' | 'joined' | 'continued' | 'aliased' | 'briefed' | 'touched' | 'resumed' | 'noted' | 'ended' | 'suspended' | 'kept' | 'ask' | 'allowed' | 'filesRecorded' | 'captured' | 'signalled' | 'ignored';
 
 export interface HookResult {
 	/** Exactly what to print on stdout; '' for nothing. */
@@ -64,6 +65,14 @@ export interface HookResult {
 }
 
 export async function runHook(engine: HookEngine, event: HookEvent, options: HookOptions): Promise<HookResult> {
+	const result = await dispatch(engine, event, options);
+	// A tool call that was neither gated nor captured found no session of its own: the board still hears it.
+	const sessionId = result.sessionId ?? (engine.board && event.kind !== 'unknown' ? await signalSession(engine, event) : null);
+	await recordBoardSignal(engine.board, event, sessionId, options.log);
+	return result;
+}
+
+async function dispatch(engine: HookEngine, event: HookEvent, options: HookOptions): Promise<HookResult> {
 	const hook = new HookRun(engine, event, options);
 	switch (event.kind) {
 		case 'sessionStart':
@@ -83,7 +92,15 @@ export async function runHook(engine: HookEngine, event: HookEvent, options: Hoo
 			return hook.preToolUse();
 		case 'postToolUse':
 			return hook.postToolUse();
+		case 'notification':
+		case 'permissionRequest':
+		case 'stopFailure':
+		case 'error': {
+			const sessionId = await signalSession(engine, event);
+			return sessionId ? { stdout: '', action: 'signalled', sessionId, detail: event.eventName } : ignored('no durable session');
+		}
 		case 'unknown':
+			options.log.warn(`kept nothing of an unfamiliar event ${event.eventName} from ${event.agent}: answered it and carried on`);
 			return ignored(`unknown event ${event.eventName}`);
 	}
 }

@@ -100,5 +100,14 @@ export const migrations: readonly EmbeddedMigration[] = [
 		"statements": [
 			"ALTER TABLE `sessions` ADD `focus_json` text;"
 		]
+	},
+	{
+		"tag": "0010_agent_signals",
+		"when": 1795907231828,
+		"hash": "1894b8aa314b34393820438089475242d9a0f25618ad54b447e83220da5ed004",
+		"statements": [
+			"CREATE TABLE `agent_signals` (\n\t`agent` text NOT NULL,\n\t`alias` text NOT NULL,\n\t`session_id` text NOT NULL,\n\t`state` text NOT NULL,\n\t`reason` text NOT NULL,\n\t`event` text NOT NULL,\n\t`since` text NOT NULL,\n\tPRIMARY KEY(`agent`, `alias`)\n);",
+			"CREATE INDEX `agent_signals_session_idx` ON `agent_signals` (`session_id`);"
+		]
 	}
 ];

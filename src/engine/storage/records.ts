@@ -6,7 +6,24 @@
  * proves at compile time that they read exactly these records.
  */
 import type { InferSelectModel } from 'drizzle-orm';
-import type { auditLog, checkpoints, checkpointSessionSettings, decisions, handoffs, importRecords, issueLinks, memoryEntries, notificationOutbox, rollbacks, sessionAliases, sessions, sharedEvents, taskDependencies, tasks } from './schema';
+import type {
+	agentSignals,
+	auditLog,
+	checkpoints,
+	checkpointSessionSettings,
+	decisions,
+	handoffs,
+	importRecords,
+	issueLinks,
+	memoryEntries,
+	notificationOutbox,
+	rollbacks,
+	sessionAliases,
+	sessions,
+	sharedEvents,
+	taskDependencies,
+	tasks,
+} from './schema';
 
 export type Session = InferSelectModel<typeof sessions>;
 export type SessionStatus = Session['status'];
@@ -30,5 +47,7 @@ export type IssueLink = InferSelectModel<typeof issueLinks>;
 export type ImportRecord = InferSelectModel<typeof importRecords>;
 /** An immutable shared event (docs/records.md): sync, the replay timeline and provenance read these. */
 export type SharedEvent = InferSelectModel<typeof sharedEvents>;
+/** What an agent conversation last told its hooks (the Agents board). */
+export type AgentSignal = InferSelectModel<typeof agentSignals>;
 export type NotificationOutboxRow = InferSelectModel<typeof notificationOutbox>;
 export type NotificationPriority = NotificationOutboxRow['priority'];

@@ -1,9 +1,6 @@
 /**
- * The drizzle schema: the single source of truth for Baton's stored data. Domain types are derived
- * from it through drizzle-zod in `model.ts`; migrations are generated from it by drizzle-kit.
- *
- * Rules that keep the journal replayable (see journalStore.ts): no SQL-side defaults that read the
- * clock or randomness. Every timestamp is an ISO-8601 string computed in TypeScript.
+ * The drizzle schema: the single source of truth for Baton's stored data. Domain types are derived from it through drizzle-zod in `model.ts`; migrations are generated from it by drizzle-kit.
+ * Rules that keep the journal replayable (see journalStore.ts): no SQL-side defaults that read the clock or randomness. Every timestamp is an ISO-8601 string computed in TypeScript.
  */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import type { CheckpointAnnotation, CheckpointMetrics, DebriefData, EnvironmentSnapshot, EscalationThresholds, FileStats, HandoffData, LinkedIssue, RollbackPhase, SessionFocus, SessionScope, SessionStats } from './jsonShapes';
@@ -238,6 +235,21 @@ export const checkpointSessionSettings = sqliteTable('checkpoint_session_setting
 	thresholds: text('thresholds_json', { mode: 'json' }).$type<Partial<EscalationThresholds>>(),
 	updatedAt: text('updated_at').notNull(),
 });
+
+/** What each agent conversation (an agent and its own id; several may share a durable session) last told its hooks about needing a person: the Agents board (src/engine/board). */
+export const agentSignals = sqliteTable(
+	'agent_signals',
+	{
+		agent: text('agent').notNull(),
+		alias: text('alias').notNull(),
+		sessionId: text('session_id').notNull(),
+		state: text('state', { enum: ['working', 'waiting', 'done', 'failed'] }).notNull(),
+		reason: text('reason').notNull(),
+		event: text('event').notNull(),
+		since: text('since').notNull(),
+	},
+	(t) => [primaryKey({ columns: [t.agent, t.alias] }), index('agent_signals_session_idx').on(t.sessionId)],
+);
 
 /**
  * Project memory (docs/architecture.md §1, Memory): knowledge and gotchas that outlive sessions. One row per

@@ -79,7 +79,7 @@ void describe('baton connect', () => {
 		const settings = JSON.parse(text);
 		assert.deepEqual(Object.keys(settings), ['permissions', 'hooks', 'model'], 'top-level keys keep their order');
 		assert.deepEqual(settings.permissions, { allow: ['Bash(npm test:*)'] });
-		assert.deepEqual(Object.keys(settings.hooks), ['PreToolUse', 'Stop', 'SessionStart', 'UserPromptSubmit', 'PreCompact', 'SessionEnd']);
+		assert.deepEqual(Object.keys(settings.hooks), ['PreToolUse', 'Stop', 'SessionStart', 'UserPromptSubmit', 'PreCompact', 'SessionEnd', 'Notification', 'PermissionRequest', 'StopFailure']);
 		assert.deepEqual(settings.hooks.PreToolUse, [{ matcher: 'Bash', hooks: [{ type: 'command', command: './scripts/guard.sh', timeout: 5 }] }], 'the user’s hook, unchanged; Baton’s tool hooks are this machine’s (below)');
 		assert.deepEqual(settings.hooks.Stop, [{ hooks: [{ type: 'command', command: 'notify-send done' }] }, { hooks: [{ type: 'command', command: `${command} hook stop`, timeout: 15 }] }]);
 		assert.deepEqual(settings.hooks.SessionStart, [{ hooks: [{ type: 'command', command: `${command} hook session-start`, timeout: 15 }] }]);
@@ -162,7 +162,7 @@ void describe('baton connect', () => {
 			{ path: '.claude/settings.json', action: 'created' },
 			{ path: '.claude/settings.local.json', action: 'created' },
 		]);
-		assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(path.join(fresh.root, '.claude', 'settings.json'), 'utf8')).hooks).length, 5);
+		assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(path.join(fresh.root, '.claude', 'settings.json'), 'utf8')).hooks).length, 8);
 		assert.deepEqual(Object.keys(JSON.parse(fs.readFileSync(path.join(fresh.root, '.claude', 'settings.local.json'), 'utf8')).hooks).length, 3);
 	});
 
@@ -185,7 +185,7 @@ void describe('baton connect', () => {
 		);
 		assert.match(codex.json?.['notes'].join(' '), /trust_level = "trusted".*\/hooks/s, 'Codex’s two trust steps are named');
 		const codexHooks = JSON.parse(fs.readFileSync(codexFile, 'utf8')).hooks;
-		assert.deepEqual(Object.keys(codexHooks), ['Stop', 'SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact', 'SessionEnd']);
+		assert.deepEqual(Object.keys(codexHooks), ['Stop', 'SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact', 'SessionEnd', 'PermissionRequest', 'StopFailure']);
 		assert.deepEqual(codexHooks.Stop[0], { hooks: [{ type: 'command', command: 'notify-send done' }] }, 'the user’s own Stop hook stays first');
 		assert.equal(codexHooks.PreToolUse[0].matcher, 'Bash|apply_patch|mcp__.*');
 		assert.equal(codexHooks.PreToolUse[0].hooks[0].command, 'baton hook pre-tool-use --agent codex');
@@ -199,7 +199,7 @@ void describe('baton connect', () => {
 		const settings = JSON.parse(fs.readFileSync(geminiFile, 'utf8'));
 		assert.equal(settings.theme, 'GitHub');
 		assert.deepEqual(Object.keys(settings.mcpServers), ['docs', 'baton'], 'Baton’s MCP server beside the user’s');
-		assert.deepEqual(Object.keys(settings.hooks), ['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'SessionEnd'], 'no PreCompress: Gemini fires it before every model request');
+		assert.deepEqual(Object.keys(settings.hooks), ['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'SessionEnd', 'Notification'], 'no PreCompress: Gemini fires it before every model request');
 		assert.equal(settings.hooks.BeforeTool[0].hooks[0].timeout, 10_000, 'Gemini CLI reads timeouts in milliseconds');
 
 		baton('connect', 'codex', '--remove');

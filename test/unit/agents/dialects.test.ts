@@ -77,13 +77,18 @@ void describe('Copilot CLI payloads (no session id)', () => {
 		assert.equal(after[0].status, 'active');
 	});
 
-	void it('detects the dialect without --agent, and ignores errorOccurred without failing', (t) => {
+	void it('detects the dialect without --agent, and records errorOccurred for the Agents board without failing', (t) => {
 		const w = workspace(t);
 		assert.equal(w.baton(['hook', 'sessionStart'], copilotCliPayload('sessionStart', w.root)).code, 0);
 		assert.equal(w.baton(['hook', 'errorOccurred'], copilotCliPayload('errorOccurred', w.root)).code, 0);
 		assert.equal(sessionsOf(w.baton).length, 1);
 		assert.match(hookLog(w.root), /copilot sessionStart copilot-cli-1704614400000 → started/);
-		assert.match(hookLog(w.root), /ignored unknown event errorOccurred from copilot/);
+		assert.match(hookLog(w.root), /copilot errorOccurred copilot-cli-1704614400000 → signalled ses_/);
+		const board = w.baton(['agents', '--json']).json?.['entries'] as any[];
+		assert.deepEqual(
+			board.map((e) => [e.agent, e.state, e.reason]),
+			[['copilot', 'failed', 'error: Network timeout']],
+		);
 	});
 });
 
@@ -188,7 +193,7 @@ void describe('baton connect copilot', () => {
 		const cliText = fs.readFileSync(path.join(w.root, '.github', 'hooks', 'baton-cli.json'), 'utf8');
 		const cliForm = JSON.parse(cliText);
 		assert.equal(cliForm.version, 1);
-		assert.deepEqual(Object.keys(cliForm.hooks).sort(), ['postToolUse', 'postToolUseFailure', 'preToolUse', 'sessionEnd', 'sessionStart', 'userPromptSubmitted']);
+		assert.deepEqual(Object.keys(cliForm.hooks).sort(), ['errorOccurred', 'permissionRequest', 'postToolUse', 'postToolUseFailure', 'preToolUse', 'sessionEnd', 'sessionStart', 'userPromptSubmitted']);
 		for (const text of [cliText, fs.readFileSync(path.join(w.root, '.github', 'hooks', 'baton.json'), 'utf8')]) {
 			assert.ok(!text.includes(w.root) && !text.includes(process.execPath) && !text.includes(path.dirname(cli)), text);
 		}

@@ -28,7 +28,7 @@ const expected: Record<Dialect, Record<string, { kind: HookKind; agent: string; 
 		'pre-compact': { kind: 'preCompact', agent: 'claude-code', id: '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33' },
 		'session-end': { kind: 'sessionEnd', agent: 'claude-code', id: '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33', reason: 'prompt_input_exit' },
 		'session-end-clear': { kind: 'sessionEnd', agent: 'claude-code', id: '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33', reason: 'clear' },
-		notification: { kind: 'unknown', agent: 'claude-code', id: '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33' },
+		notification: { kind: 'notification', agent: 'claude-code', id: '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33' },
 	},
 	copilot: {
 		'session-start': { kind: 'sessionStart', agent: 'copilot', id: 'b2c7e4a1-5f3d-4e8b-9a61-0d2c8f7e3b45' },

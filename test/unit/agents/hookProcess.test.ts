@@ -140,7 +140,7 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 			const log = hookLogLines(w.root).join('\n');
 			assert.match(log, / → ended ses_/);
 			if (dialect !== 'cline') {
-				assert.match(log, dialect === 'claude' ? /ignored unknown event Notification/ : /ignored unknown event SubagentStart/);
+				assert.match(log, dialect === 'claude' ? /claude-code Notification \S+ → signalled ses_/ : /ignored unknown event SubagentStart/);
 			}
 			const handoff = w.baton(['session', 'show', session.id, '--json']).json?.['handoff'];
 			assert.match(handoff.note, dialect === 'claude' ? /^Claude Code session ended \(prompt_input_exit\)/ : dialect === 'copilot' ? /^Copilot session ended \(stop\)/ : /^Cline session ended \(complete\)/);
@@ -281,7 +281,7 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 			[['hook'], JSON.stringify({ hook_event_name: 'Stop', cwd: w.root })],
 			[['hook', 'stop'], JSON.stringify({ session_id: 42, cwd: w.root })],
 			[['hook'], JSON.stringify({ session_id: 'x', cwd: w.root })],
-			[['hook'], JSON.stringify(hookFixture('claude', 'notification', { root: w.root, claudeHome: w.claudeHome }))],
+			[['hook'], JSON.stringify(hookFixture('claude', 'notification', { root: w.root, claudeHome: w.claudeHome }, { hook_event_name: 'TeammateIdle' }))],
 			[['hook', 'stop', '--some-future-option', 'x'], JSON.stringify({ session_id: 42, cwd: w.root })],
 		];
 		for (const [args, input] of inputs) {
@@ -298,7 +298,7 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 		assert.match(log[3] as string, /no session id/);
 		assert.match(log[4] as string, /session_id: Invalid input/);
 		assert.match(log[5] as string, /no event name/);
-		assert.match(log[6] as string, /ignored unknown event Notification/);
+		assert.match(log[6] as string, /WARN.*ignored unknown event TeammateIdle/i);
 		assert.ok(
 			log.every((l) => !l.includes('not json at all')),
 			'payload contents never reach the log',

@@ -80,8 +80,9 @@ void describe('extension manifest', () => {
 		assert.equal(pkg.contributes.views.baton[0].name, 'Session Chains');
 		assert.deepEqual(
 			pkg.contributes.views.baton.map((v: { name: string }) => v.name),
-			['Session Chains', 'Pending Approvals', 'Checkpoints', 'Transcripts'],
+			['Session Chains', 'Agents', 'Pending Approvals', 'Checkpoints', 'Transcripts'],
 		);
+		assert.equal(pkg.contributes.views.baton.find((v: { name: string }) => v.name === 'Agents').id, ViewIds.agents);
 		assert.equal(pkg.contributes.views.baton.find((v: { name: string }) => v.name === 'Transcripts').id, ViewIds.transcripts);
 		const when = new Map<string, string>(pkg.contributes.menus.commandPalette.map((m: { command: string; when: string }) => [m.command, m.when]));
 		assert.match(when.get(CommandIds.endSession) ?? '', /baton\.hasActiveSession/);

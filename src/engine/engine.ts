@@ -35,7 +35,7 @@ import { transcriptArchiveFor } from './transcripts/archiveHome';
 import { agentSettingsOrDefaults, type AgentSettings } from './agentConfig/agentSettings';
 import { AgentHistoryService } from './agentHistory/historyImport';
 
-export interface EngineOptions {
+interface EngineOptions {
 	workspaceRoot: string;
 	log: Logger;
 	clock?: Clock;

@@ -5,8 +5,7 @@
  */
 import type { AgentKind } from './agentKinds';
 
-export const hookKinds = ['sessionStart', 'resume', 'clear', 'compact', 'stop', 'preCompact', 'sessionEnd', 'preToolUse', 'postToolUse', 'userPrompt', 'subagentStop', 'unknown'] as const;
-export type HookKind = (typeof hookKinds)[number];
+export type HookKind = 'sessionStart' | 'resume' | 'clear' | 'compact' | 'stop' | 'preCompact' | 'sessionEnd' | 'preToolUse' | 'postToolUse' | 'userPrompt' | 'subagentStop' | 'unknown';
 
 export interface ToolUse {
 	name: string;

@@ -18,7 +18,7 @@ import { claudeLocalSettings, refreshClaudeLocal } from '../engine/agentConfig/c
 import { startHookHttp, type HookHttpEndpoint } from './hookHttp';
 import { acquireStartLock, readEndpoint, releaseStartLock, removeEndpoint, socketPathFor, writeEndpoint } from './daemonEndpoint';
 
-export interface DaemonOptions {
+interface DaemonOptions {
 	workspaceRoot: string;
 	version: string;
 	/** The CLI bundle whose `runCli` executes commands (loaded on first use: the editor alone never needs it). */
@@ -55,7 +55,7 @@ interface CliIoLike {
 }
 
 /** The process's warm engine as commands see it (the CLI's EngineSource, structurally). */
-export interface DaemonEngines {
+interface DaemonEngines {
 	acquire(workspaceRoot: string, io: { stderr(text: string): void; env: NodeJS.ProcessEnv }): Promise<unknown>;
 	release(engine: unknown, workspaceRoot: string): void;
 	/** Engines opened and lent so far (the log line says whether a command found the engine warm). */

@@ -28,7 +28,7 @@ export interface AgentHistorySession {
 	sourcePath: string;
 }
 
-export interface AgentHistorySkipped {
+interface AgentHistorySkipped {
 	agent: string;
 	path: string;
 	reason: string;

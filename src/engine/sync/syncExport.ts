@@ -22,7 +22,7 @@ import { pendingRecordEvents } from './recordEvents';
 import { readSyncState, syncDir } from './syncState';
 
 /** The parts of SyncService the export writes through, built lazily there and shared with the pull. */
-export interface ExportParts {
+interface ExportParts {
 	refs(): EventRefs;
 	transcripts(): TranscriptSync;
 	timeline(): TimelineSync;

@@ -34,19 +34,12 @@ import { emptyRemote, readSyncState, syncDir, updateSyncState, type RemoteState 
 import { withoutUrlCredentials } from '../text/urlCredentials';
 import { opinionsAbout, opinionsFor, type TeammateOpinion } from './authority';
 
-export type { PullResult } from './pullResult';
-export type { SessionOrigin } from './sessionOrigins';
-
-export type { RetractResult } from './syncShapes';
-
-export interface PushResult {
+interface PushResult {
 	pushed: PushedRef[];
 	remote: string;
 	/** Files of checkpoints shared since the last push that were kept off the remote, and why (sharedTrees.ts). */
 	leftOut?: LeftOutFile[];
 }
-
-export type { RemoteStatus } from './syncShapes';
 
 const networkTimeoutMs = 5 * 60_000;
 

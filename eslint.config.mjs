@@ -74,7 +74,6 @@ export const longFunctionFiles = [
 	'src/extension/commands/workspaceCommands.ts',
 	'src/extension/notifications/notificationCommands.ts',
 	'src/server/agentHandlers.ts',
-	'src/server/daemon.ts',
 	'src/server/handlers.ts',
 	'src/server/hookHttp.ts',
 ];

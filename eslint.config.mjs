@@ -52,7 +52,6 @@ export const longFunctionFiles = [
 	'bench/treeBench.ts',
 	'scripts/seedDemo.ts',
 	'src/cli/main.ts',
-	'src/cli/mcpServer.ts',
 	'src/engine/checkpoints/indexSync.ts',
 	'src/engine/checkpoints/rollbackRunner.ts',
 	'src/engine/checkpoints/treeFromPaths.ts',

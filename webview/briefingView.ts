@@ -4,7 +4,7 @@ import { el, formatDuration, plural, timeEl, type Child } from './dom';
 import { memoryCard } from './memoryCard';
 import { button, callout, card, chip, columns, empty, focusCard, handoffBody, icon, linkButton, list, pageHeader, priorityPill, statusPill, taskIdEl, taskRow, listCard } from './widgets';
 
-export interface BriefingData {
+interface BriefingData {
 	briefing: BriefingDto;
 	session: SessionDto | null;
 }

@@ -9,9 +9,6 @@ import { countFiles } from './compareModel';
 import { el } from './dom';
 import { columns } from './widgets';
 
-export { checkpointName } from './compare/compareShared';
-export { initialFileRows } from './compare/filesCard';
-
 /**
  * Two checkpoints side by side (or a checkpoint and the working tree): what each is, which files
  * changed between them, how the environment moved, and where approval stands, with the actions that

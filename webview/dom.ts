@@ -9,7 +9,7 @@ import { escapeControls } from '../src/protocol/displayText';
 export type Child = Node | string | number | null | undefined | false;
 type AttrValue = string | number | boolean | null | undefined;
 type Listener = (event: Event) => void;
-export type Attrs = Record<string, AttrValue | Listener>;
+type Attrs = Record<string, AttrValue | Listener>;
 
 const svgNs = 'http://www.w3.org/2000/svg';
 

@@ -6,7 +6,7 @@ export interface GraphNode {
 	column: number;
 }
 
-export interface GraphLane {
+interface GraphLane {
 	scopeKey: string;
 	index: number;
 	/** Nodes of this lane, left to right. */

@@ -4,7 +4,7 @@ import { el, plural, relativeTime, svg, truncate } from './dom';
 import { layoutGraph, type GraphEdge, type GraphLayout, type GraphNode } from './graphLayout';
 import { button, empty, pageHeader, statusLabel } from './widgets';
 
-export interface GraphData {
+interface GraphData {
 	sessions: SessionDto[];
 	focusId: string | null;
 }
@@ -29,7 +29,7 @@ let scrolledTo: string | undefined;
  * (predecessor → successor) and dashed fork edges (orchestrator → worker). Nodes are buttons: click,
  * Enter or Space opens the session; arrow keys move along a lane and between lanes.
  */
-export interface GraphOptions {
+interface GraphOptions {
 	/** Columns follow time across lanes (wider) instead of the compact chain layout. */
 	alignTime: boolean;
 	onAlignTimeChange(alignTime: boolean): void;

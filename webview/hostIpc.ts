@@ -8,7 +8,7 @@ export type DataMessage = Exclude<HostToWebview, { type: 'error' }>;
  * (and so destroyed: retainContextWhenHidden is off) draws at once when shown again, before the host's
  * fresh data arrives. The host also reads it to restore panels after a window reload.
  */
-export interface ViewState {
+interface ViewState {
 	view: WebviewKind;
 	data: DataMessage | null;
 	/** View settings the user chose (the graph's time alignment); they outlive the data. */

@@ -9,7 +9,7 @@ import type { TimelineEntryDto } from '../src/protocol/timelineRpc';
 import { el } from './dom';
 const overscan = 8;
 
-export interface ListEvents {
+interface ListEvents {
 	onSelect(entry: Extract<TimelineEntryDto, { type: 'step' }>): void;
 	onOpen(entry: Extract<TimelineEntryDto, { type: 'step' }>): void;
 }

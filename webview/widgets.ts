@@ -24,14 +24,14 @@ const iconPaths = {
 	file: 'M4 1.5h5l3.5 3.5v9.5h-8.5zM9 1.5V5h3.5',
 	link: 'M6.5 9.5l3-3M7.2 4.8l1.2-1.2a2.6 2.6 0 0 1 3.7 3.7l-1.2 1.2M8.8 11.2l-1.2 1.2a2.6 2.6 0 0 1-3.7-3.7l1.2-1.2',
 } as const;
-export type IconName = keyof typeof iconPaths;
+type IconName = keyof typeof iconPaths;
 
 /** A 16×16 stroked icon in the current text colour; decorative unless given a label. */
 export function icon(name: IconName, label?: string): SVGSVGElement {
 	return svg('svg', { class: `icon icon-${name}`, viewBox: '0 0 16 16', width: 16, height: 16, 'aria-hidden': label ? undefined : 'true', role: label ? 'img' : undefined, 'aria-label': label }, svg('path', { d: iconPaths[name] }));
 }
 
-export interface CardOptions {
+interface CardOptions {
 	count?: number;
 	/** Extra controls at the right of the card heading. */
 	actions?: Child[];
@@ -132,7 +132,7 @@ export function taskIdEl(id: string): HTMLElement {
 	return el('code', { class: 'task-id' }, id);
 }
 
-export interface ButtonOptions {
+interface ButtonOptions {
 	secondary?: boolean;
 	icon?: IconName;
 	ariaLabel?: string;
@@ -160,7 +160,7 @@ export function linkButton(content: Child | readonly Child[], onClick: () => voi
 	return el('button', { type: 'button', class: 'link', ...attrs, onClick }, content);
 }
 
-export interface TaskRowOptions {
+interface TaskRowOptions {
 	id: string;
 	title: string;
 	leading?: Child[];

@@ -17,7 +17,7 @@ import { stringOption, UsageError, type Command } from './command';
 import { connectCommand } from './connectCommand';
 import { hookSummary, hookUsage, runHookCli } from './hookRunner';
 
-export { runHookCli, type HookIo } from './hookRunner';
+export { runHookCli } from './hookRunner';
 
 function transcriptLine(t: TranscriptInfo): string {
 	const tokens = Object.values(t.tokens).reduce((n, c) => n + c.input + c.output + c.cacheRead + c.cacheCreation, 0);

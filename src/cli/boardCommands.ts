@@ -9,7 +9,7 @@ import { agentNames } from '../engine/text/actorNames';
 import type { Command } from './command';
 
 /** `3m`, `2h`, `5d`: how long ago, for a terminal line. */
-export function ageOf(since: string, now: number): string {
+function ageOf(since: string, now: number): string {
 	const seconds = Math.max(0, Math.round((now - Date.parse(since)) / 1000));
 	if (seconds < 60) {
 		return `${seconds}s`;
@@ -23,7 +23,7 @@ function agentOf(entry: BoardEntry): string {
 }
 
 /** Aligned columns: state, age, agent, name, then why. */
-export function boardLines(entries: readonly BoardEntry[], now: number): string[] {
+function boardLines(entries: readonly BoardEntry[], now: number): string[] {
 	const rows = entries.map((e) => [e.state, ageOf(e.since, now), agentOf(e), e.name, e.reason]);
 	const widths = [0, 1, 2, 3].map((i) =>
 		maxOf(

@@ -14,7 +14,7 @@ export const defaultMaxLineBytes = 10 * 1024 * 1024;
 
 type Id = string | number | null;
 
-export interface BoundedStdioOptions {
+interface BoundedStdioOptions {
 	maxLineBytes?: number;
 }
 

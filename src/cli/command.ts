@@ -3,7 +3,7 @@ import type { Engine } from '../engine/engine';
 export type OptionSpec = { type: 'string' | 'boolean'; multiple?: boolean; short?: string };
 export type ParsedValues = Record<string, string | boolean | string[] | undefined>;
 
-export interface CommandContext {
+interface CommandContext {
 	values: ParsedValues;
 	/** Positional arguments after the command path. */
 	args: string[];
@@ -24,7 +24,7 @@ export interface CommandContext {
 	engineKept: boolean;
 }
 
-export interface CommandOutput {
+interface CommandOutput {
 	/** The object printed under --json. */
 	json: Record<string, unknown>;
 	/** What a person sees without --json. */

@@ -22,7 +22,7 @@ interface Endpoint {
 	version?: string;
 }
 
-export interface DaemonCallOptions {
+interface DaemonCallOptions {
 	/** Start the daemon when none answers (`baton daemon status` only looks). */
 	start: boolean;
 	/** Milliseconds to wait for a daemon being started (by this client or another) to answer. */
@@ -51,7 +51,7 @@ export interface DaemonCallOptions {
 export const daemonTimedOut = Symbol('daemon timed out');
 
 /** The default bound on a daemon's silence (`BATON_DAEMON_ANSWER_MS`): docs/daemon.md. */
-export const defaultAnswerMs = 5_000;
+const defaultAnswerMs = 5_000;
 /** How often a waiting client asks the daemon whether it is there. */
 const pingMs = 1_000;
 

@@ -24,7 +24,7 @@ interface Claim {
 /** A start that has not produced a daemon after this long is abandoned (the next client spawns again). */
 const staleMs = 30_000;
 
-export function claimFile(root: string): string {
+function claimFile(root: string): string {
 	return path.join(root, '.baton', 'daemon.starting');
 }
 

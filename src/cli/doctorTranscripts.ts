@@ -8,7 +8,7 @@ import type { ReindexReport } from '../engine/agentHistory/historyShapes';
 import { silentLogger } from '../engine/ports';
 import { transcriptArchiveFor } from '../engine/transcripts/archiveHome';
 
-export interface DoctorCheck {
+interface DoctorCheck {
 	name: string;
 	ok: boolean;
 	detail: string;

@@ -11,8 +11,8 @@
  * (2 s): its event is spooled, never lost, and the agent is not held up.
  */
 
-export const defaultHookBudgetMs = 2_000;
-export const defaultStartBudgetMs = 10_000;
+const defaultHookBudgetMs = 2_000;
+const defaultStartBudgetMs = 10_000;
 
 /** Events that answer a briefing: Claude's, Codex's, Gemini's and Copilot's session start, Cline's task start and resume. */
 const startEvents = new Set(['sessionstart', 'taskstart', 'taskresume']);
@@ -38,7 +38,7 @@ export function hookEventName(hookArgs: readonly string[], payload: string): str
 }
 
 /** Whether this event name is one that answers a briefing (any spelling: `session-start`, `SessionStart`, `sessionStart`). */
-export function answersBriefing(eventName: string | undefined): boolean {
+function answersBriefing(eventName: string | undefined): boolean {
 	return !!eventName && startEvents.has(eventName.toLowerCase().replace(/[^a-z]/g, ''));
 }
 

@@ -28,7 +28,7 @@ interface ToolCall {
 }
 
 /** The calls of the transcript's last turn (after its last prompt), in order, with their results. */
-export function lastTurnCalls(transcriptPath: string): ToolCall[] {
+function lastTurnCalls(transcriptPath: string): ToolCall[] {
 	let text: string;
 	try {
 		// A regular file only: a FIFO would block the open and a device never end (regularFile.ts).

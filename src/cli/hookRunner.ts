@@ -37,7 +37,7 @@ import type { SpoolRecord } from './hookSpool';
 import { maxPayloadBytes, readStdin } from './hookStdin';
 import type { EngineSource } from './warmEngines';
 
-export interface HookIo {
+interface HookIo {
 	stdout: (text: string) => void;
 	stderr: (text: string) => void;
 	cwd: string;

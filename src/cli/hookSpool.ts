@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { pidAlive } from './daemonStart';
 
-export const defaultSpoolMaxBytes = 16 * 1024 * 1024;
+const defaultSpoolMaxBytes = 16 * 1024 * 1024;
 const magic = 'baton-spool 1';
 /** A temp file this old was left by a hook that died while spooling (a live one renames it within milliseconds). */
 const tornTempMs = 60_000;
@@ -39,7 +39,7 @@ export interface SpoolRecord {
 	stdin: string;
 }
 
-export interface SpoolCounts {
+interface SpoolCounts {
 	spooled: number;
 	drained: number;
 	dropped: number;
@@ -72,7 +72,7 @@ export function spoolEnv(env: NodeJS.ProcessEnv): Record<string, string> {
 
 let sequence = 0;
 
-export type SpoolResult = { ok: true; file: string } | { ok: false; reason: string };
+type SpoolResult = { ok: true; file: string } | { ok: false; reason: string };
 
 /** Writes one record durably (fsynced, renamed, folder fsynced); never throws. */
 export function appendSpool(workspaceRoot: string, record: SpoolRecord, maxBytes: number): SpoolResult {

@@ -23,7 +23,7 @@ export interface HookOutcome {
 	note?: string;
 }
 
-export interface DrainResult {
+interface DrainResult {
 	drained: number;
 	dropped: number;
 	/** Records still waiting. */
@@ -33,7 +33,7 @@ export interface DrainResult {
 }
 
 /** What the hook needs to spool its own event. */
-export interface SpoolInput {
+interface SpoolInput {
 	eventId: string;
 	at: number;
 	argv: string[];

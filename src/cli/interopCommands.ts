@@ -32,7 +32,7 @@ function importText(report: ImportReport): string {
 }
 
 /** `--since`: a time (2026-11-28, 2026-11-28T09:00) or how long ago (90m, 4h, 7d, 2w). */
-export function sinceOption(text: string | undefined, now: number): string | null {
+function sinceOption(text: string | undefined, now: number): string | null {
 	if (text === undefined) {
 		return null;
 	}

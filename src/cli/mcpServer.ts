@@ -29,6 +29,8 @@ export interface McpServerOptions {
 	maxLineBytes?: number;
 }
 
+/** Registers one tool whose run gets the engine; errors become the tool's coded error answer. */
+type ToolRegistrar = <Shape extends z.ZodRawShape>(name: string, description: string, shape: Shape, run: (input: ShapeOutput<Shape>, engine: Engine) => Promise<unknown>) => void;
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
 
 const sessionId = z.string().min(1).max(200);
@@ -58,7 +60,7 @@ export function createBatonMcpServer(options: McpServerOptions): McpServer {
 		const client = server.server.getClientVersion()?.name;
 		return client ? `mcp:${client}` : options.actor;
 	};
-	const tool = <Shape extends z.ZodRawShape>(name: string, description: string, shape: Shape, run: (input: ShapeOutput<Shape>, engine: Engine) => Promise<unknown>): void => {
+	const tool: ToolRegistrar = <Shape extends z.ZodRawShape>(name: string, description: string, shape: Shape, run: (input: ShapeOutput<Shape>, engine: Engine) => Promise<unknown>): void => {
 		const callback = async (input: ShapeOutput<Shape>): Promise<ToolResult> => {
 			try {
 				const engine = await options.engine();
@@ -73,14 +75,15 @@ export function createBatonMcpServer(options: McpServerOptions): McpServer {
 		// for a generic Shape; for a concrete shape it is exactly this function's type.
 		server.registerTool(name, { description, inputSchema: shape }, callback as unknown as ToolCallback<Shape>);
 	};
-	const checkpoints = (engine: Engine): CheckpointPort => {
-		const port = checkpointPortOf(engine);
-		if (!port) {
-			throw new BatonError('invalidInput', checkpointsUnavailable);
-		}
-		return port;
-	};
 
+	sessionTools(tool, actor);
+	recordTools(tool, actor);
+	checkpointTools(tool, actor);
+	return server;
+}
+
+/** The session tools: start with a briefing, end with a handoff, read the briefing. */
+function sessionTools(tool: ToolRegistrar, actor: () => string): void {
 	tool(
 		'session_start',
 		'Start a durable Baton session for your work. Returns the session and its briefing: the previous session’s handoff, the current task and the tasks that unblock the most.',
@@ -151,7 +154,10 @@ export function createBatonMcpServer(options: McpServerOptions): McpServer {
 		const stored = await engine.briefings.handoff(input.sessionId);
 		return { sessionId: input.sessionId, handoff: stored.kind === 'valid' ? stored.data : null, ...(stored.kind === 'malformed' ? { problem: stored.problem } : {}) };
 	});
+}
 
+/** Decisions and memory, recorded on the session. */
+function recordTools(tool: ToolRegistrar, actor: () => string): void {
 	tool(
 		'record_decision',
 		'Record a decision (or an assumption) and why, in a session: it goes into the handoff so the next agent does not undo it.',
@@ -196,6 +202,17 @@ export function createBatonMcpServer(options: McpServerOptions): McpServer {
 			return { entry, duplicate };
 		},
 	);
+}
+
+/** Checkpoints and a person's review. */
+function checkpointTools(tool: ToolRegistrar, actor: () => string): void {
+	const checkpoints = (engine: Engine): CheckpointPort => {
+		const port = checkpointPortOf(engine);
+		if (!port) {
+			throw new BatonError('invalidInput', checkpointsUnavailable);
+		}
+		return port;
+	};
 
 	tool(
 		'create_checkpoint',
@@ -239,6 +256,4 @@ export function createBatonMcpServer(options: McpServerOptions): McpServer {
 			return { checkpoint, approvalStatus: checkpoint.approvalStatus };
 		},
 	);
-
-	return server;
 }

@@ -12,7 +12,7 @@ import { stringOption, UsageError, type Command } from './command';
 const kindLabels: Record<SearchHit['kind'], string> = { session: 'session', handoff: 'handoff', decision: 'decision', memory: 'memory', prompt: 'prompt', step: 'step', transcript: 'transcript' };
 
 /** `--since`: a time (2026-11-28, 2026-11-28T09:00) or an age (90m, 7d, 2w). */
-export function sinceOption(text: string | undefined, now: number): string | undefined {
+function sinceOption(text: string | undefined, now: number): string | undefined {
 	if (text === undefined) {
 		return undefined;
 	}

@@ -245,7 +245,7 @@ function parseDurationOrUsage(text: string): number {
 }
 
 /** The one active session, or a refusal that lists every active one so the person can choose. */
-export async function onlyActive(engine: Engine, verb: string, usage: string): Promise<Session> {
+async function onlyActive(engine: Engine, verb: string, usage: string): Promise<Session> {
 	const active = await engine.briefings.active();
 	if (active.length === 1 && active[0]) {
 		return active[0];

@@ -29,7 +29,7 @@ export function sessionDetails(s: Session): string {
 }
 
 /** A session's focus (a live CLEO session's note, next action and blocker), under a heading, each line indented. */
-export function focusText(f: SessionFocus, heading: string, indent: string): string[] {
+function focusText(f: SessionFocus, heading: string, indent: string): string[] {
 	const lines = [heading];
 	if (f.note) lines.push(`${indent}note: ${f.note}`);
 	if (f.nextAction) lines.push(`${indent}next action: ${f.nextAction}`);

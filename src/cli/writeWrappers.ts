@@ -9,7 +9,7 @@ import type { BatonDb, JournalStore } from '../engine/storage/journalStore';
 
 type WriteFn<T> = (db: BatonDb) => T;
 /** Wraps one write; `next` is the write as the wrappers added before it (and the store) do it. */
-export type WriteWrapper = <T>(fn: WriteFn<T>, next: <R>(fn: WriteFn<R>) => Promise<R>) => Promise<T>;
+type WriteWrapper = <T>(fn: WriteFn<T>, next: <R>(fn: WriteFn<R>) => Promise<R>) => Promise<T>;
 
 interface Installed {
 	original: JournalStore['write'];

@@ -1,7 +1,7 @@
 import type { BatonDb } from './storage/journalStore';
 import { auditLog } from './storage/schema';
 
-export interface AuditEntryInput {
+interface AuditEntryInput {
 	at: string;
 	actor: string;
 	operation: string;

@@ -35,7 +35,7 @@ const duration = z.union([
 export const defaultCheckpointExcludes = ['node_modules/', 'dist/', 'out/', 'build/', 'target/', '.next/', '__pycache__/', '.venv/', 'venv/', '.mypy_cache/', '.pytest_cache/', '.gradle/', '.turbo/', 'coverage/'];
 
 /** Checkpoints (docs/architecture.md §1 and §5): approval policy, escalation thresholds and the snapshot limits. */
-export const checkpointConfigSchema = z
+const checkpointConfigSchema = z
 	.object({
 		policy: z.enum(['auto', 'review', 'strict']).default('auto'),
 		/** A session at or over any of these makes its checkpoints pending, whatever the policy says. */
@@ -68,7 +68,6 @@ export const checkpointConfigSchema = z
 		timelineKeepSessions: z.number().int().nonnegative().default(20),
 	})
 	.strict();
-export type CheckpointConfig = z.infer<typeof checkpointConfigSchema>;
 
 /** The issue trackers Baton can link sessions to. */
 export const trackerNames = ['github', 'linear', 'beads', 'webhook'] as const;
@@ -80,7 +79,7 @@ const httpUrl = z.url({ protocol: /^https?$/ });
  * Issue trackers: non-secret settings only. Tokens and the webhook URL are secrets (`github.token`,
  * `linear.apiKey`, `tracker.webhook.url`, `tracker.webhook.token`; see secrets.ts).
  */
-export const trackerConfigSchema = z
+const trackerConfigSchema = z
 	.object({
 		/** Trackers Baton links to and writes to (comments, status, new issues). None by default. */
 		enabled: z.array(z.enum(trackerNames)).default([]),
@@ -263,7 +262,7 @@ export function mergeNotifications(base: NotificationConfigInput, overrides: Not
 	return merged as NotificationConfigInput;
 }
 
-export const batonConfigSchema = z.object({
+const batonConfigSchema = z.object({
 	maxConcurrentSessions: z.number().int().min(1).max(100).default(5),
 	maxActiveTasksPerScope: z.number().int().min(1).max(100).default(1),
 	scopeValidation: z.enum(['strict', 'warn', 'none']).default('strict'),

@@ -36,7 +36,7 @@ import { agentSettingsOrDefaults, type AgentSettings } from './agentConfig/agent
 import { AgentHistoryService } from './agentHistory/historyImport';
 import { BoardService } from './board/boardService';
 
-export interface EngineOptions {
+interface EngineOptions {
 	workspaceRoot: string;
 	log: Logger;
 	clock?: Clock;

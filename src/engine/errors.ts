@@ -2,7 +2,7 @@
  * Every refusal the engine makes is a BatonError with a stable `code`: the CLI prints it as
  * `{"error":{"code","message"}}`, the server forwards it over JSON-RPC, the extension shows it.
  */
-export const errorCodes = [
+const errorCodes = [
 	'invalidTransition',
 	'notFound',
 	'scopeConflict',
@@ -26,7 +26,7 @@ export const errorCodes = [
 	/** An issue tracker refused or failed a request; `details` name the tracker and the HTTP status. */
 	'trackerFailed',
 ] as const;
-export type ErrorCode = (typeof errorCodes)[number];
+type ErrorCode = (typeof errorCodes)[number];
 
 export class BatonError extends Error {
 	override readonly name = 'BatonError';

@@ -32,9 +32,7 @@ export type DomainEvent =
 			previousErrorCount: number;
 			actor: string;
 	  };
-
-export type DomainEventType = DomainEvent['type'];
-export type DomainEventListener = (event: DomainEvent, db: BatonDb) => void;
+type DomainEventListener = (event: DomainEvent, db: BatonDb) => void;
 
 export class DomainEvents {
 	private readonly listeners: DomainEventListener[] = [];

@@ -10,25 +10,8 @@ import type { AgentKind } from './agentKinds';
  * PermissionRequest, Copilot CLI's permissionRequest), `stopFailure` (a turn ended by an error: Claude Code's and
  * Codex's StopFailure) and `error` (Copilot CLI's errorOccurred) feed the Agents board (src/engine/board).
  */
-export const hookKinds = [
-	'sessionStart',
-	'resume',
-	'clear',
-	'compact',
-	'stop',
-	'preCompact',
-	'sessionEnd',
-	'preToolUse',
-	'postToolUse',
-	'userPrompt',
-	'subagentStop',
-	'notification',
-	'permissionRequest',
-	'stopFailure',
-	'error',
-	'unknown',
-] as const;
-export type HookKind = (typeof hookKinds)[number];
+export type HookKind =
+	'sessionStart' | 'resume' | 'clear' | 'compact' | 'stop' | 'preCompact' | 'sessionEnd' | 'preToolUse' | 'postToolUse' | 'userPrompt' | 'subagentStop' | 'notification' | 'permissionRequest' | 'stopFailure' | 'error' | 'unknown';
 
 export interface ToolUse {
 	name: string;

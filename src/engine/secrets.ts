@@ -23,10 +23,6 @@ export const secretNames = {
 
 export type SecretName = keyof typeof secretNames;
 
-export function isSecretName(name: string): name is SecretName {
-	return Object.hasOwn(secretNames, name);
-}
-
 export interface SecretSource {
 	/** The secret's value, or undefined when the host has none. Never logged by callers. */
 	get(name: SecretName): Promise<string | undefined>;
@@ -37,21 +33,6 @@ export const noSecrets: SecretSource = { get: async () => undefined };
 /** The CLI's source: `BATON_…` environment variables (empty means unset). */
 export function envSecretSource(env: NodeJS.ProcessEnv): SecretSource {
 	return { get: async (name) => env[secretNames[name].env] || undefined };
-}
-
-/** The first source that has the secret wins (the editor's SecretStorage, then the environment). */
-export function firstSecretSource(...sources: SecretSource[]): SecretSource {
-	return {
-		get: async (name) => {
-			for (const source of sources) {
-				const value = await source.get(name);
-				if (value) {
-					return value;
-				}
-			}
-			return undefined;
-		},
-	};
 }
 
 /**

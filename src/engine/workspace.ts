@@ -6,10 +6,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-export const batonDirName = '.baton';
+const batonDirName = '.baton';
 
 /** Every folder Baton creates in `.baton/`, whichever process creates it (the umask can only narrow it). */
-export const privateDirMode = 0o700;
+const privateDirMode = 0o700;
 /** Every file Baton creates in `.baton/`, temp files that are renamed into place included. */
 export const privateFileMode = 0o600;
 
@@ -117,7 +117,7 @@ function isDirectory(p: string): boolean {
 }
 
 /** A repository's git directories: HEAD lives in the first, config in the second (the same but for a linked worktree). */
-export interface GitDirs {
+interface GitDirs {
 	/** Per-worktree: HEAD lives here. */
 	gitDir: string;
 	/** Shared: config lives here. */

@@ -94,14 +94,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		agentBlame,
 		...registerSessionCommands({ workspace, panels, told }),
 		...registerWorkspaceCommands(workspace),
-		checkpoints,
-		pending,
-		vscode.window.createTreeView(ViewIds.checkpoints, { treeDataProvider: checkpoints, showCollapseAll: true }),
-		vscode.window.createTreeView(ViewIds.pendingApprovals, { treeDataProvider: pending }),
-		vscode.workspace.registerTextDocumentContentProvider(checkpointScheme, new CheckpointDocuments(workspace)),
-		approvalPrompts,
-		new NotificationPresenter(workspace, approvalPrompts, offers, told, log),
-		...registerCheckpointCommands({ workspace, panels, offers, told }),
+		...checkpointParts({ workspace, panels, offers, told, log, checkpoints, pending, approvalPrompts }),
 		markdownViews,
 		vscode.workspace.registerTextDocumentContentProvider(markdownScheme, markdownViews),
 		...registerInteropCommands(workspace),
@@ -145,6 +138,30 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 		syncMenu: syncMenuItems,
 		agentHistoryScan,
 	};
+}
+
+/** The checkpoint views, their documents and commands, and the approval prompts with the notices that raise them. */
+function checkpointParts(parts: {
+	workspace: BatonWorkspace;
+	panels: BatonPanels;
+	offers: RejectionOffers;
+	told: ToldHere;
+	log: vscode.LogOutputChannel;
+	checkpoints: CheckpointsProvider;
+	pending: PendingApprovalsProvider;
+	approvalPrompts: ApprovalPrompts;
+}): vscode.Disposable[] {
+	const { workspace, panels, offers, told, log, checkpoints, pending, approvalPrompts } = parts;
+	return [
+		checkpoints,
+		pending,
+		vscode.window.createTreeView(ViewIds.checkpoints, { treeDataProvider: checkpoints, showCollapseAll: true }),
+		vscode.window.createTreeView(ViewIds.pendingApprovals, { treeDataProvider: pending }),
+		vscode.workspace.registerTextDocumentContentProvider(checkpointScheme, new CheckpointDocuments(workspace)),
+		approvalPrompts,
+		new NotificationPresenter(workspace, approvalPrompts, offers, told, log),
+		...registerCheckpointCommands({ workspace, panels, offers, told }),
+	];
 }
 
 export function deactivate(): void {

@@ -15,9 +15,9 @@ import { connectDaemon, type DaemonLink } from './daemonSocket';
 import { Disposable } from './lifecycle';
 import { version } from '../../package.json';
 
-export type ServerState = 'idle' | 'starting' | 'running' | 'restarting' | 'failed' | 'stopped';
+type ServerState = 'idle' | 'starting' | 'running' | 'restarting' | 'failed' | 'stopped';
 
-export interface ServerOptions {
+interface ServerOptions {
 	serverPath: string;
 	workspaceRoot: string;
 	config: Record<string, unknown>;

@@ -9,7 +9,7 @@ import { escapeMarkdown, relativeTime, shownItem } from './format';
 import { CommandIds } from './ids';
 import { Disposable } from './lifecycle';
 
-export interface SyncSection {
+interface SyncSection {
 	/** Shown on the item after the session (empty: nothing to say there). */
 	text: string;
 	markdown: string;

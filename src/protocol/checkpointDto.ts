@@ -4,17 +4,16 @@
  * comparisons leave it out and comparisons carry its diff instead.
  */
 import type { ApprovalSummary, Comparison, FileChange, RollbackResult, TeammateOpinion } from '../engine/checkpoints/checkpointShapes';
-import type { CategoryDiff, EnvironmentCategory, EnvironmentDiff } from '../engine/checkpoints/environmentDiff';
+import type { CategoryDiff, EnvironmentCategory } from '../engine/checkpoints/environmentDiff';
 import type { ApprovalStatus, Checkpoint } from '../engine/storage/records';
 
 export type ApprovalStatusDto = ApprovalStatus;
-export type TeammateOpinionDto = TeammateOpinion;
+type TeammateOpinionDto = TeammateOpinion;
 /** `opinions`: teammates' decisions about a checkpoint of this machine, shown and never applied (lists only; absent when none). */
 export type CheckpointDto = Omit<Checkpoint, 'environment'> & { opinions?: TeammateOpinionDto[] };
 export type FileChangeDto = FileChange;
 export type CategoryDiffDto = CategoryDiff;
 export type EnvironmentCategoryDto = EnvironmentCategory;
-export type EnvironmentDiffDto = EnvironmentDiff;
 export type ApprovalSummaryDto = ApprovalSummary;
 
 /**

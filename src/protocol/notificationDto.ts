@@ -3,7 +3,7 @@
  * engine's notification message; the server's mapping is checked at compile time), the channels a
  * test can go to, and the secrets a person can store. No shape here ever carries a secret's value.
  */
-export type NotificationPriorityDto = 'info' | 'notice' | 'warning' | 'critical';
+type NotificationPriorityDto = 'info' | 'notice' | 'warning' | 'critical';
 
 export interface NotificationActionDto {
 	label: string;

@@ -10,7 +10,7 @@ import type { BlameLine, BlameView } from '../engine/provenance/provenanceShapes
 export type BlameLineDto = Omit<BlameLine, 'text'>;
 export type BlameDto = BlameView;
 
-export interface BlameParams {
+interface BlameParams {
 	/** Relative to the workspace root. */
 	file: string;
 }

@@ -35,7 +35,7 @@ export interface TreeRootResult {
 	origins: SessionOriginDto[];
 }
 
-export interface TreeScopeResult {
+interface TreeScopeResult {
 	/** Its top rows in chain order; empty when the scope no longer has a row of its own. */
 	rows: TreeRowDto[];
 	origins: SessionOriginDto[];

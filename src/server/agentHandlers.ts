@@ -27,7 +27,7 @@ import * as rpc from '../protocol/rpc';
 import type { EngineHost } from './engineHost';
 import { requestRegistrar } from './handlers';
 
-export interface AgentHandlerOptions {
+interface AgentHandlerOptions {
 	workspaceRoot: string;
 	/** Baton's CLI script (`dist/cli.js`, beside this server's bundle). */
 	cliPath: string;

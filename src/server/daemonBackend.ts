@@ -33,7 +33,7 @@ export interface EditorSettings {
 	hostEnvironment?: { version: string | null; extensions: Record<string, string> } | undefined;
 }
 
-export interface DaemonBackendOptions {
+interface DaemonBackendOptions {
 	workspaceRoot: string;
 	/** Where the process's own messages go (the forking window's output, or `.baton/logs/daemon.log`). */
 	log: Logger;

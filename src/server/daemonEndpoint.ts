@@ -12,7 +12,7 @@ import path from 'node:path';
 import { privateFileMode } from '../engine/workspace';
 import { isAlive } from '../engine/storage/lockQueue';
 
-export interface DaemonEndpoint {
+interface DaemonEndpoint {
 	pid: number;
 	socket: string;
 	startedAt: string;
@@ -24,16 +24,12 @@ export interface DaemonEndpoint {
 /** Longest socket path we use: sun_path is 108 bytes on Linux (104 on macOS) including the NUL. */
 const maxSocketPath = 100;
 
-export function endpointFile(workspaceRoot: string): string {
+function endpointFile(workspaceRoot: string): string {
 	return path.join(workspaceRoot, '.baton', 'daemon.json');
 }
 
 export function startLockFile(workspaceRoot: string): string {
 	return path.join(workspaceRoot, '.baton', 'daemon.lock');
-}
-
-export function daemonLogFile(workspaceRoot: string): string {
-	return path.join(workspaceRoot, '.baton', 'logs', 'daemon.log');
 }
 
 function workspaceHash(workspaceRoot: string): string {
@@ -93,7 +89,7 @@ export function removeEndpoint(workspaceRoot: string, instance: string): void {
  * Whether the daemon the endpoint file names answers `daemon/hello` with the same instance id and
  * workspace: a dead pid, a reused pid (a live unrelated process) or a dead socket all answer no.
  */
-export function endpointAnswers(workspaceRoot: string, endpoint: DaemonEndpoint, timeoutMs = 500): Promise<boolean> {
+function endpointAnswers(workspaceRoot: string, endpoint: DaemonEndpoint, timeoutMs = 500): Promise<boolean> {
 	if (!isAlive(endpoint.pid)) {
 		return Promise.resolve(false);
 	}

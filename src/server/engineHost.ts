@@ -15,7 +15,7 @@ import { isInitialized } from '../engine/workspace';
 /** How often an idle backend looks at the checkpoint store's loose objects (one `git count-objects`). */
 const shadowMaintenanceEveryMs = 10 * 60_000;
 
-export interface EngineHostOptions {
+interface EngineHostOptions {
 	workspaceRoot: string;
 	config: BatonConfigInput;
 	log: Logger;

@@ -14,7 +14,7 @@ import type { EngineHost } from './engineHost';
 import { registerTreeHandlers, treeRootAnswer } from './sessionTree';
 
 /** The one shape the wire changes: lists and comparisons carry no environment snapshot (it can hold thousands of package versions). */
-export const toCheckpointDto = ({ environment: _environment, ...checkpoint }: Checkpoint): CheckpointDto => checkpoint;
+const toCheckpointDto = ({ environment: _environment, ...checkpoint }: Checkpoint): CheckpointDto => checkpoint;
 
 /** This machine's user, as person's actors record it (`vscode:<user>`). */
 export const localUser = (): string => process.env['USER'] || process.env['USERNAME'] || accountName();
@@ -243,7 +243,7 @@ export function requestRegistrar(connection: MessageConnection) {
 }
 
 /** BatonErrors keep their code (the extension words its messages by it); anything else is a bug. */
-export function toResponseError(error: unknown): ResponseError<rpc.RpcErrorData> {
+function toResponseError(error: unknown): ResponseError<rpc.RpcErrorData> {
 	if (BatonError.is(error)) {
 		return new ResponseError(1, error.message, { code: error.code });
 	}

@@ -14,9 +14,9 @@ import { hookPort, hookSecret, hookUrlPath, keepHookPort } from '../engine/agent
 import type { CliRunParams, CliRunResult } from '../protocol/rpc';
 
 /** The largest event body taken: the same bound as a command hook's stdin (cli/hookStdin.ts). */
-export const maxHookBodyBytes = 32 * 1024 * 1024;
+const maxHookBodyBytes = 32 * 1024 * 1024;
 
-export interface HookHttpOptions {
+interface HookHttpOptions {
 	workspaceRoot: string;
 	/** Runs `baton hook …` as the daemon's hook/run does. */
 	run(params: CliRunParams): Promise<CliRunResult>;
@@ -44,7 +44,7 @@ function digest(text: string): Buffer {
 }
 
 /** Whether the request carries the secret: both hashed first, so the comparison takes the same time whatever the length. */
-export function bearerMatches(header: string | undefined, secret: string): boolean {
+function bearerMatches(header: string | undefined, secret: string): boolean {
 	const given = /^Bearer ([^\s]+)$/.exec(header ?? '')?.[1] ?? '';
 	return crypto.timingSafeEqual(digest(given), digest(secret)) && given.length > 0;
 }

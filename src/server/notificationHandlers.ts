@@ -6,20 +6,10 @@
 import type { MessageConnection } from 'vscode-jsonrpc/node';
 import { notificationChannels as channelIds, type NotificationChannel } from '../engine/config';
 import { BatonError } from '../engine/errors';
-import type { EditorPresenter } from '../engine/notifications/notificationService';
 import { secretNames, type SecretName } from '../engine/secrets';
-import type { NotificationShowDto } from '../protocol/notificationDto';
 import * as rpc from '../protocol/rpc';
 import type { EngineHost } from './engineHost';
 import { requestRegistrar } from './handlers';
-
-/** The editor channel: the extension shows it (compile-time proof the engine's message fits the wire shape). */
-export function editorPresenter(connection: MessageConnection): EditorPresenter {
-	return async ({ id, message }) => {
-		const dto: NotificationShowDto = { id, ...message };
-		await connection.sendNotification(rpc.notificationShow, dto);
-	};
-}
 
 export function registerNotificationHandlers(connection: MessageConnection, host: EngineHost): void {
 	const on = requestRegistrar(connection);

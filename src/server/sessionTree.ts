@@ -14,7 +14,7 @@ import type { EngineHost } from './engineHost';
 import type { requestRegistrar } from './handlers';
 import { pushAll } from '../engine/arrays';
 
-export interface Nesting {
+interface Nesting {
 	/** Worker → the orchestrator it is shown under (never a cycle). */
 	orchestratorOf: ReadonlyMap<string, string>;
 	/** Orchestrator → its workers (unordered: ordered once their chains are read). */

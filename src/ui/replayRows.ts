@@ -9,7 +9,7 @@ import type { TimelineDto, TimelineEntryDto } from '../protocol/timelineRpc';
 /** Every row is this tall: the virtual list positions rows by index, the first screen stacks them. */
 export const replayRowHeight = 44;
 
-export interface ReplayRowView {
+interface ReplayRowView {
 	/** Classes of the row element (`row row-<type>` …); `selected` is added by the list. */
 	className: string;
 	marker: string;
@@ -22,7 +22,7 @@ export interface ReplayRowView {
 }
 
 /** Cuts text to `max` characters with an ellipsis; the full text goes in the row's title. */
-export function cutText(text: string, max: number): string {
+function cutText(text: string, max: number): string {
 	return text.length <= max ? text : `${text.slice(0, Math.max(1, max - 1)).trimEnd()}…`;
 }
 

@@ -236,6 +236,46 @@ export function engineOrderViolation(file: string, specifier: string): string | 
 	return b < a ? undefined : `engine room ${from} (rank ${a}) may not import ${to} (rank ${b}): ${specifier}`;
 }
 
+/**
+ * The rooms and ranks of docs/architecture.md's rank table (the table whose header is
+ * `| Rank | Rooms | Job |`): each row a rank and the rooms named in backticks in its second cell.
+ * Throws when there is no such table, a row is not a rank row, ranks go down, or a room is named twice.
+ */
+export function documentedRanks(doc: string): Record<string, number> {
+	const lines = doc.split('\n');
+	const header = lines.findIndex((line) => /^\| Rank \| Rooms \| Job \|/.test(line));
+	if (header < 0) {
+		throw new Error('docs/architecture.md has no rank table (| Rank | Rooms | Job |)');
+	}
+	const ranks: Record<string, number> = {};
+	let previous = -1;
+	for (const line of lines.slice(header + 2)) {
+		if (!line.startsWith('|')) {
+			break;
+		}
+		const row = /^\| (\d+) \| ([^|]+) \|/.exec(line);
+		if (!row) {
+			throw new Error(`not a rank row: ${line}`);
+		}
+		const rank = Number(row[1]);
+		if (rank < previous) {
+			throw new Error(`rank ${rank} follows rank ${previous}`);
+		}
+		previous = rank;
+		for (const name of row[2]!.matchAll(/`([A-Za-z]+)\/?`/g)) {
+			if (name[1]! in ranks) {
+				throw new Error(`${name[1]} is listed twice`);
+			}
+			ranks[name[1]!] = rank;
+		}
+	}
+	return ranks;
+}
+
+function sortedEntries(ranks: Readonly<Record<string, number>>): [string, number][] {
+	return Object.entries(ranks).sort(([a], [b]) => a.localeCompare(b));
+}
+
 void describe('architecture', () => {
 	void it('finds imports of every form', () => {
 		assert.deepEqual(importsOf(`import a from 'x';\nimport type { B } from "y";\nexport { c } from './z';\nconst d = require('w');\nimport 'side';\nawait import('dyn');`), ['x', 'y', './z', 'w', 'side', 'dyn']);
@@ -360,17 +400,19 @@ void describe('architecture', () => {
 	});
 
 	void it('keeps the map true: docs/architecture.md’s table of rooms gives every room the rank engineRanks gives it', () => {
-		const doc = fs.readFileSync(path.join(root, 'docs/architecture.md'), 'utf8');
-		const documented: Record<string, number> = {};
-		for (const row of doc.matchAll(/^\| (\d+) \| ([^|]+) \|/gm)) {
-			for (const name of row[2]!.matchAll(/`([A-Za-z]+)\/?`/g)) {
-				documented[name[1]!] = Number(row[1]);
-			}
-		}
-		assert.deepEqual(
-			Object.entries(documented).sort(([a], [b]) => a.localeCompare(b)),
-			Object.entries(engineRanks).sort(([a], [b]) => a.localeCompare(b)),
-		);
+		const documented = documentedRanks(fs.readFileSync(path.join(root, 'docs/architecture.md'), 'utf8'));
+		assert.deepEqual(sortedEntries(documented), sortedEntries(engineRanks));
+	});
+
+	void it('reads the rank table so that a drift between it and engineRanks fails', () => {
+		const table = (rows: string): string => `Text | 9 | \`engine\` | not a row |\n\n| Rank | Rooms | Job |\n| --- | --- | --- |\n${rows}\n\n| 7 | \`after\` | another table |\n`;
+		assert.deepEqual(documentedRanks(table('| 0 | `errors`, `text/` | leaves |\n| 1 | `storage/` | the journal |')), { errors: 0, text: 0, storage: 1 }, 'only the rank table counts');
+		assert.throws(() => documentedRanks('| Rank | Rooms |\n'), /no rank table/);
+		assert.throws(() => documentedRanks(table('| 0 | `errors` | a |\n| 1 | `errors/` | b |')), /errors is listed twice/);
+		assert.throws(() => documentedRanks(table('| 1 | `storage/` | a |\n| 0 | `errors` | b |')), /rank 0 follows rank 1/);
+		assert.throws(() => documentedRanks(table('| 0 | `errors` | a |\n| x | `ids` | b |')), /not a rank row/);
+		const drifted = documentedRanks(table('| 0 | `errors` | a |\n| 2 | `storage/` | b |'));
+		assert.notDeepEqual(sortedEntries(drifted), sortedEntries({ errors: 0, storage: 1 }), 'a room at another rank is told apart');
 	});
 
 	void it('rejects an import that goes up or sideways inside the engine', () => {

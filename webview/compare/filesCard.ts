@@ -5,7 +5,7 @@ import { button, card, empty } from '../widgets';
 import { checkpointName, fromName, type Send } from './compareShared';
 
 /** Rows drawn before "Show all": a comparison of thousands of files stays quick to draw and to scroll. */
-export const initialFileRows = 200;
+const initialFileRows = 200;
 /** Below this many files the filter box is clutter. */
 const filterFrom = 10;
 

@@ -36,7 +36,7 @@ function sep(): HTMLElement {
 	return el('span', { 'aria-hidden': 'true' }, '·');
 }
 
-export function lineCounts(added: number, removed: number): HTMLElement[] {
+function lineCounts(added: number, removed: number): HTMLElement[] {
 	return [el('span', { class: 'lines-added', title: `${formatCount(added)} lines added` }, `+${formatCount(added)}`), el('span', { class: 'lines-removed', title: `${formatCount(removed)} lines removed` }, `−${formatCount(removed)}`)];
 }
 

@@ -46,7 +46,7 @@ export const agentSettingsSchema = z
 	.strict();
 export type AgentSettings = z.infer<typeof agentSettingsSchema>;
 
-export function agentSettingsFile(workspaceRoot: string): string {
+function agentSettingsFile(workspaceRoot: string): string {
 	return path.join(batonDir(workspaceRoot), 'agents.json');
 }
 
@@ -69,7 +69,7 @@ export function readAgentSettings(workspaceRoot: string): AgentSettings {
 	return parsed.data;
 }
 
-export function defaultAgentSettings(): AgentSettings {
+function defaultAgentSettings(): AgentSettings {
 	return agentSettingsSchema.parse({});
 }
 

@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../errors';
 
-export interface LauncherInput {
+interface LauncherInput {
 	/** The CLI script (`dist/cli.js`). */
 	cliPath: string;
 	/** The binary running Baton now. */
@@ -33,7 +33,7 @@ export interface LauncherInput {
 	nodeMajor?: (file: string) => number | null;
 }
 
-export type LauncherKind = 'baton-on-path' | 'node' | 'node-on-path' | 'editor-as-node';
+type LauncherKind = 'baton-on-path' | 'node' | 'node-on-path' | 'editor-as-node';
 
 export interface BatonLauncher {
 	kind: LauncherKind;
@@ -46,7 +46,7 @@ export interface BatonLauncher {
 	warning?: string;
 }
 
-export const minimumNodeMajor = 20;
+const minimumNodeMajor = 20;
 
 export function batonLauncher(input: LauncherInput): BatonLauncher {
 	const platform = input.platform ?? process.platform;
@@ -106,7 +106,7 @@ export function shellCommandOf(launcher: BatonLauncher, platform: NodeJS.Platfor
 }
 
 /** Double quotes for sh (escaping what sh expands inside them); Windows shells take the path as is. */
-export function quote(value: string, platform: NodeJS.Platform = process.platform): string {
+function quote(value: string, platform: NodeJS.Platform = process.platform): string {
 	return platform === 'win32' ? `"${value}"` : `"${value.replace(/(["\\$`])/g, '\\$1')}"`;
 }
 

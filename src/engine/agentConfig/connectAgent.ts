@@ -18,7 +18,7 @@ import { connectMcpServer, mcpTargetFor, type McpLaunch } from './connectMcpServ
 
 export type { WrittenFile } from './jsonConfigFile';
 
-export interface ConnectResult {
+interface ConnectResult {
 	agent: AgentKind;
 	written: WrittenFile[];
 	/** The command the hooks run (before the event argument). */
@@ -29,7 +29,7 @@ export interface ConnectResult {
 	notes: string[];
 }
 
-export interface ConnectOptions {
+interface ConnectOptions {
 	remove: boolean;
 	/** The command that runs Baton's CLI, e.g. `baton` or `"/usr/bin/node" "/opt/baton/dist/cli.js"`. */
 	command: string;
@@ -55,7 +55,7 @@ const claudeSpecs = (command: string): HookSpec[] => [
 ];
 
 /** The tools the timeline captures and the approval gate stops (Bash and MCP tools too: edits made through a shell are edits). */
-export const claudeToolMatcher = 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*';
+const claudeToolMatcher = 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*';
 
 /**
  * Claude Code's tool calls, one hook each: `http` hooks straight to the workspace's warm backend (no
@@ -63,7 +63,7 @@ export const claudeToolMatcher = 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*
  * port and secret (docs/daemon.md, "HTTP hooks"). A call that fails fires PostToolUseFailure instead
  * of PostToolUse: a command that changed files and then exited non-zero is still a step.
  */
-export function claudeHttpSpecs(port: number, secret: string): HookSpec[] {
+function claudeHttpSpecs(port: number, secret: string): HookSpec[] {
 	const http = (event: string) => ({ url: hookUrl(port, event), headers: { Authorization: `Bearer ${secret}` } });
 	return [
 		{ event: 'PreToolUse', command: '', timeout: 10, matcher: claudeToolMatcher, http: http('pre-tool-use') },
@@ -134,7 +134,7 @@ const geminiSpecs = (command: string): HookSpec[] => [
 ];
 
 /** What a person must still do for the agent to run the hooks (said when connecting; docs/agents in README). */
-export function connectNotes(agent: AgentKind, workspaceRoot: string): string[] {
+function connectNotes(agent: AgentKind, workspaceRoot: string): string[] {
 	if (agent === 'codex') {
 		return [
 			`Codex runs a project's hooks only in a trusted project: add [projects."${workspaceRoot}"] trust_level = "trusted" to ~/.codex/config.toml (or answer yes when Codex asks to trust this folder).`,
@@ -151,7 +151,7 @@ export function connectNotes(agent: AgentKind, workspaceRoot: string): string[] 
 }
 
 /** Cline: one executable per hook name in `.clinerules/hooks/`. */
-export const clineHookNames: Record<string, string> = {
+const clineHookNames: Record<string, string> = {
 	TaskStart: 'task-start',
 	TaskResume: 'task-resume',
 	TaskCancel: 'task-cancel',
@@ -163,7 +163,7 @@ export const clineHookNames: Record<string, string> = {
 };
 
 /** The line that marks a Cline hook script as Baton's (and lets `--remove` find it). */
-export const clineMarker = '# baton-hook: written by `baton connect cline`; `baton connect cline --remove` deletes it';
+const clineMarker = '# baton-hook: written by `baton connect cline`; `baton connect cline --remove` deletes it';
 
 export function connectAgent(workspaceRoot: string, agent: AgentKind, options: ConnectOptions): ConnectResult {
 	const json = (relative: string, merge: (value: unknown, file: string) => Record<string, unknown>, deleteWhenEmpty: boolean, dryRun = false): WrittenFile =>
@@ -202,7 +202,7 @@ export function connectAgent(workspaceRoot: string, agent: AgentKind, options: C
  * in `.git/info/exclude` too (this machine's, never committed). A file Baton created is deleted
  * again on `remove`; one that was there gets its own bytes back.
  */
-export function claudeLocal(workspaceRoot: string, options: { remove: boolean; now: () => number; dryRun?: boolean; port?: number }): WrittenFile {
+function claudeLocal(workspaceRoot: string, options: { remove: boolean; now: () => number; dryRun?: boolean; port?: number }): WrittenFile {
 	const file = path.join(workspaceRoot, claudeLocalSettings);
 	const port = options.port ?? hookPort(workspaceRoot);
 	const specs = options.remove ? [] : claudeHttpSpecs(port, hookSecret(workspaceRoot));

@@ -20,9 +20,9 @@ import type { AgentKind } from '../agentKinds';
 import { changeJsonFile, displayPath, type WrittenFile } from './jsonConfigFile';
 import { pushAll } from '../arrays';
 
-export type McpDialect = 'claude' | 'vscode' | 'cline';
+type McpDialect = 'claude' | 'vscode' | 'cline';
 
-export interface McpTarget {
+interface McpTarget {
 	dialect: McpDialect;
 	file: string;
 	/** Keys Baton may use, in order of preference. */
@@ -92,13 +92,13 @@ export function clineMcpSettingsCandidates(env: NodeJS.ProcessEnv, homeDir: stri
  * it does for every command. Only Cline's file, which lives outside the workspace and serves every
  * workspace, has to name the folder.
  */
-export function mcpServerArgs(target: McpTarget, launch: McpLaunch, workspaceRoot: string): string[] {
+function mcpServerArgs(target: McpTarget, launch: McpLaunch, workspaceRoot: string): string[] {
 	if (target.dialect === 'claude') return [...launch.args, 'mcp'];
 	return [...launch.args, 'mcp', '--workspace', target.dialect === 'vscode' ? '${workspaceFolder}' : workspaceRoot];
 }
 
 /** An entry that starts Baton's CLI with `mcp` (whatever launcher wrote it). */
-export function isBatonMcpEntry(entry: unknown): boolean {
+function isBatonMcpEntry(entry: unknown): boolean {
 	if (!isObject(entry) || !Array.isArray(entry['args'])) {
 		return false;
 	}
@@ -113,7 +113,7 @@ function workspaceOf(entry: Json): string | undefined {
 	return at >= 0 && typeof args[at + 1] === 'string' ? (args[at + 1] as string) : undefined;
 }
 
-export interface McpMerge {
+interface McpMerge {
 	config: Json;
 	/** The key Baton's entry has (or had, for a removal); null when there is none. */
 	name: string | null;
@@ -122,7 +122,7 @@ export interface McpMerge {
 }
 
 /** The configuration with Baton's server set (or, `launch` null, removed): a new object, the input untouched. */
-export function mergeMcpServer(config: unknown, target: McpTarget, launch: McpLaunch | null, workspaceRoot: string): McpMerge {
+function mergeMcpServer(config: unknown, target: McpTarget, launch: McpLaunch | null, workspaceRoot: string): McpMerge {
 	const root = structuredClone(config);
 	const key = target.dialect === 'vscode' ? 'servers' : 'mcpServers';
 	if (!isObject(root)) {

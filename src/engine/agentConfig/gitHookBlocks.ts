@@ -14,7 +14,7 @@ export interface HookFile {
 	backup?: string;
 }
 
-export interface HookBlocks {
+interface HookBlocks {
 	/** The hooks folder (`git rev-parse --git-path hooks`: honours `core.hooksPath`). */
 	dir: string;
 	/** The block's first and last lines: they find it again. */

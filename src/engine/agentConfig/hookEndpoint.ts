@@ -15,11 +15,11 @@ import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
 /** The path every Baton hook URL starts with; the event word follows (`/baton/hook/post-tool-use`). */
 export const hookUrlPath = '/baton/hook/';
 
-export function hookSecretFile(workspaceRoot: string): string {
+function hookSecretFile(workspaceRoot: string): string {
 	return path.join(batonDir(workspaceRoot), 'hook-secret');
 }
 
-export function hookPortFile(workspaceRoot: string): string {
+function hookPortFile(workspaceRoot: string): string {
 	return path.join(batonDir(workspaceRoot), 'hook-http.json');
 }
 

@@ -13,7 +13,7 @@ import type { WrittenFile } from './agentConfigShapes';
 
 export type { WrittenFile } from './agentConfigShapes';
 
-export interface JsonFileChange {
+interface JsonFileChange {
 	remove: boolean;
 	now: () => number;
 	/** The file is Baton's alone when nothing else is left in it: a removal deletes it (with a backup). */

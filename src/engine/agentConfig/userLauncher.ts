@@ -21,7 +21,7 @@ import { shellCommandOf, type BatonLauncher } from './batonLauncher';
 export const portableHookCommand = '"$(command -v baton || echo "$HOME/.baton/bin/baton")"';
 
 /** The launcher's path in a home folder. */
-export function userLauncherPath(home: string): string {
+function userLauncherPath(home: string): string {
 	return path.join(home, '.baton', 'bin', 'baton');
 }
 

@@ -28,7 +28,7 @@ export interface AgentHistorySession {
 	sourcePath: string;
 }
 
-export interface AgentHistorySkipped {
+interface AgentHistorySkipped {
 	agent: string;
 	path: string;
 	reason: string;
@@ -55,7 +55,7 @@ export interface ReindexAgentCounts {
 }
 
 /** A file the rebuild could not use (`error`: left where it is) or used with a caveat (`warning`). */
-export interface ReindexProblem {
+interface ReindexProblem {
 	/** Relative to `.baton/transcripts/`. */
 	path: string;
 	level: 'error' | 'warning';

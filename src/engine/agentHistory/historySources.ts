@@ -54,13 +54,13 @@ export interface HistorySource {
 	earlierIds: string[];
 }
 
-export interface SkippedSource {
+interface SkippedSource {
 	agent: AgentKind;
 	path: string;
 	reason: string;
 }
 
-export interface HistoryHomes {
+interface HistoryHomes {
 	claudeHome: string;
 	codexHome: string;
 	/** The `.gemini` folder. */
@@ -87,7 +87,7 @@ export function historyHomes(claudeHome: string, env: NodeJS.ProcessEnv, homeDir
 export const historyAgents = ['claude-code', 'codex', 'gemini', 'copilot', 'cline'] as const satisfies readonly AgentKind[];
 export type HistoryAgent = (typeof historyAgents)[number];
 
-export interface DiscoverInput {
+interface DiscoverInput {
 	workspaceRoot: string;
 	homes: HistoryHomes;
 	agents: readonly HistoryAgent[];
@@ -97,7 +97,7 @@ export interface DiscoverInput {
 	products?: Partial<Record<HistoryAgent, readonly string[]>>;
 }
 
-export interface Discovery {
+interface Discovery {
 	sources: HistorySource[];
 	skipped: SkippedSource[];
 }

@@ -19,7 +19,7 @@ export interface StoredSignal extends Signal {
 	since: string;
 }
 
-export type SignalInput = Pick<HookEvent, 'kind' | 'eventName' | 'tool' | 'reason' | 'notice' | 'error'>;
+type SignalInput = Pick<HookEvent, 'kind' | 'eventName' | 'tool' | 'reason' | 'notice' | 'error'>;
 
 /** How long a session that stopped stays on the board, and how recently an imported file must have changed to count as running. */
 export const boardWindows = { recentMs: 30 * 60_000, growingMs: 2 * 60_000 };

@@ -15,7 +15,7 @@ import { boardVerdict, boardWindows, compareEntries, nextSignal, type BoardInput
 import type { AgentSignal, Session } from '../storage/records';
 
 /** A session's file in its agent's own history, as the transcript archive knows it (imported sessions). */
-export interface HistoryFile {
+interface HistoryFile {
 	sessionId: string | null;
 	sourcePath: string;
 	/** The file's modification time when the archive last read it (0: unknown). */
@@ -26,7 +26,7 @@ export interface HistoryFile {
 const staleAfterMs = 24 * 60 * 60_000;
 
 /** One agent's conversation (its own id) in a durable session: several agents, or one resumed, may share a session. */
-export interface Conversation {
+interface Conversation {
 	agent: string;
 	alias: string;
 	sessionId: string;

@@ -49,7 +49,7 @@ export class GitTimeoutError extends BatonError {
 }
 
 /** A call's output went past its `maxStdoutBytes`; git was stopped and what it printed was dropped. */
-export class GitOutputTooLargeError extends BatonError {
+class GitOutputTooLargeError extends BatonError {
 	constructor(args: readonly string[], maxStdoutBytes: number) {
 		super('limitReached', `git ${gitCommand(args)} printed more than ${maxStdoutBytes} bytes`, { args: [...args], maxStdoutBytes });
 	}

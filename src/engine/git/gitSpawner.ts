@@ -114,7 +114,7 @@ class RemoteChild extends EventEmitter implements GitChild {
 /** Input goes in frames of at most a pipe's chunk (the spawner gathers a whole frame before it forwards it). */
 const maxFrame = 64 * 1024;
 
-export class GitSpawner {
+class GitSpawner {
 	private readonly child: ChildProcess;
 	private readonly calls = new Map<number, RemoteChild>();
 	private next = 1;

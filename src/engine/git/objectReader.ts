@@ -10,7 +10,7 @@ import { BatonError } from '../errors';
 /** A promise input is written when it settles: git starts (and pays its start-up) while the specs are computed. */
 export type GitRun = (args: readonly string[], input?: string | Buffer | Promise<string | Buffer>) => Promise<Buffer>;
 
-export interface CatResult {
+interface CatResult {
 	oid: string;
 	type: string;
 	content: Buffer;
@@ -78,13 +78,13 @@ export async function batchCheck(run: GitRun, specs: readonly string[] | Promise
 }
 
 /** How much a bounded read holds: no blob above `maxBlobBytes`, no single git answer above `maxGroupBytes` (at least `maxBlobBytes`). */
-export interface CatLimits {
+interface CatLimits {
 	maxBlobBytes: number;
 	maxGroupBytes: number;
 }
 
 /** A blob too large to read under the limits: its size, not its content. */
-export interface TooLargeBlob {
+interface TooLargeBlob {
 	oid: string;
 	tooLarge: number;
 }

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { GitTimeoutError, runGit, splitNul } from './gitRunner';
 
-export interface UserRepoStatus {
+interface UserRepoStatus {
 	branch: string | null;
 	head: string | null;
 	changedFiles: number;

@@ -49,7 +49,7 @@ const knownFields = new Set(Object.keys(issueSchema.shape));
 const dependencyFields = new Set(['issue_id', 'depends_on_id', 'type']);
 
 /** `PATH` is the `issues.jsonl` file, or a folder holding it (directly or in `.beads/`). */
-export function resolveBeadsFile(input: string): string {
+function resolveBeadsFile(input: string): string {
 	if (!isDirectory(input)) return input;
 	const direct = path.join(input, 'issues.jsonl');
 	return isDirectory(path.join(input, '.beads')) && !fs.existsSync(direct) ? path.join(input, '.beads', 'issues.jsonl') : direct;

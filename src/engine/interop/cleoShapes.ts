@@ -73,8 +73,7 @@ export const cleoDebriefSchema = z.object({
 	chainPosition: z.number().int().positive().nullish(),
 	chainLength: z.number().int().positive().nullish(),
 });
-export type CleoDebrief = z.output<typeof cleoDebriefSchema>;
-export type CleoDecision = z.output<typeof decisionRef>;
+type CleoDebrief = z.output<typeof cleoDebriefSchema>;
 
 /** CLEO's debrief in Baton's shape; the session's own columns fill what the debrief leaves out. */
 export function debriefFrom(d: CleoDebrief, session: { id: string; startedAt: string; endedAt: string; agent: string | null; agentIdentifier: string | null }, fallbackHandoff: HandoffData | null): DebriefData {

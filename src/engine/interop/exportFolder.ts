@@ -13,7 +13,7 @@ import { unsafeFileReason } from './safeNames';
 import { indexFileName, indexFormat } from './sessionFileFormat';
 
 /** The files of the previous export in `dir` (empty when the folder is new or empty); refuses anything else. */
-export function previousExportFiles(dir: string): string[] {
+function previousExportFiles(dir: string): string[] {
 	let entries: string[];
 	try {
 		const stat = fs.statSync(dir);

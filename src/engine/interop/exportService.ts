@@ -19,20 +19,20 @@ import { renderBriefingMarkdown, renderHandoffMarkdown } from './markdownViews';
 import { sanitizeName } from './safeNames';
 import { indexFormat, prettyJson, sessionFileFormat, type BatonSessionBlock } from './sessionFileFormat';
 
-export interface ExportInput {
+interface ExportInput {
 	/** Exactly one of the two: one session, or the chain that contains this session. */
 	sessionId?: string;
 	chainId?: string;
 	out: string;
 }
 
-export interface ExportResult {
+interface ExportResult {
 	out: string;
 	/** File names inside `out`, the index first. */
 	files: string[];
 }
 
-export type MarkdownKind = 'handoff' | 'briefing';
+type MarkdownKind = 'handoff' | 'briefing';
 
 export class ExportService {
 	constructor(

@@ -18,7 +18,7 @@ import { canonicalJson } from './recordCheck';
 import { planTasks, type PlannedTask } from './taskPlanner';
 import { checkTextLimits } from './textLimits';
 
-export interface PlannedSession {
+interface PlannedSession {
 	source: ImportedSession;
 	session: Session;
 	handoff: { data: HandoffData; createdAt: string } | null;

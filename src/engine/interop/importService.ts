@@ -16,7 +16,7 @@ import { planImport, type ImportPlan } from './importPlanner';
 import { importFormats, zeroCounts, type ImportBatch, type ImportFormat, type ImportReport } from './importTypes';
 import { readJsonSessions } from './jsonSessionsReader';
 
-export interface ImportInput {
+interface ImportInput {
 	format: ImportFormat;
 	path: string;
 	dryRun: boolean;
@@ -28,7 +28,7 @@ export function isImportFormat(value: string): value is ImportFormat {
 }
 
 /** The file's records, with any NUL dropped from their text (a NUL means nothing in a name or a note). */
-export async function readImportBatch(format: ImportFormat, file: string): Promise<ImportBatch> {
+async function readImportBatch(format: ImportFormat, file: string): Promise<ImportBatch> {
 	return withoutNul(await readBatch(format, file));
 }
 

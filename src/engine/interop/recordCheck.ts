@@ -15,7 +15,7 @@ function describeInput(input: unknown): string {
 }
 
 /** One issue's words: `expected one of active, suspended (got "running")`, `missing (expected string)`. */
-export function describeIssue(issue: z.core.$ZodIssue): string {
+function describeIssue(issue: z.core.$ZodIssue): string {
 	const input = (issue as { input?: unknown }).input;
 	switch (issue.code) {
 		case 'invalid_value':
@@ -27,7 +27,7 @@ export function describeIssue(issue: z.core.$ZodIssue): string {
 	}
 }
 
-export function fieldPath(prefix: string | null, path: readonly PropertyKey[]): string | null {
+function fieldPath(prefix: string | null, path: readonly PropertyKey[]): string | null {
 	const parts = [prefix, ...path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))].filter((p): p is string => !!p);
 	return parts.length ? parts.join('.').replace(/\.\[/g, '[') : null;
 }

@@ -51,7 +51,6 @@ export const indexEntrySchema = z.object({
 	id: z.string().optional(),
 	description: z.string().nullable().optional(),
 });
-export type IndexEntry = z.infer<typeof indexEntrySchema>;
 
 export const indexSchema = z.object({
 	format: z.string().optional(),

@@ -7,7 +7,7 @@ import { emptyStats, type HandoffData, type SessionScope, type SessionStats } fr
 import type { Session } from '../storage/model';
 import { scopeKey } from '../sessions/scope';
 
-export type SessionFields = Pick<Session, 'id' | 'name' | 'status' | 'startedAt'> & Partial<Omit<Session, 'scopeKey' | 'stats'>> & { stats?: Partial<SessionStats> };
+type SessionFields = Pick<Session, 'id' | 'name' | 'status' | 'startedAt'> & Partial<Omit<Session, 'scopeKey' | 'stats'>> & { stats?: Partial<SessionStats> };
 
 /** A complete session row: links, consumption stamps and debrief default to null, activity to the latest stamp given. */
 export function sessionRow(fields: SessionFields): Session {

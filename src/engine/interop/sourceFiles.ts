@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import type { ImportIssue } from './importTypes';
 
 /** Larger sources are refused: the database stays small, and a runaway file should not exhaust memory. */
-export const maxSourceBytes = 64 * 1024 * 1024;
+const maxSourceBytes = 64 * 1024 * 1024;
 
 /** The file's bytes, or undefined with an issue for `record` (`field` names where the path came from). */
 export function readSourceBytes(file: string, record: string, errors: ImportIssue[], field: string | null = null): Buffer | undefined {

@@ -25,7 +25,7 @@ export interface PlannedTask {
 	dependencyRefs: Map<string, TaskRef>;
 }
 
-export interface TaskPlan {
+interface TaskPlan {
 	added: PlannedTask[];
 	unchanged: number;
 	/** Source task id → Baton task id, for every task of the batch (new and imported before). */

@@ -17,7 +17,7 @@ import type { MemoryEntry, Task } from '../storage/model';
 import { memoryEntries, sessions } from '../storage/schema';
 import { compareFacts } from './memoryRecords';
 
-export interface BriefingMemoryInput {
+interface BriefingMemoryInput {
 	scopeKey: string;
 	currentTask: Pick<Task, 'title' | 'description'> | null;
 }

@@ -21,12 +21,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { MemoryEntry } from '../storage/model';
 
-export interface SnapshotRef {
+interface SnapshotRef {
 	commitSha: string;
 	createdAt: string;
 }
 
-export interface StalenessInput {
+interface StalenessInput {
 	entries: readonly MemoryEntry[];
 	nowMs: number;
 	staleAfterMs: number;
@@ -105,7 +105,7 @@ function baselineOf(snapshots: readonly SnapshotRef[], iso: string): SnapshotRef
 }
 
 /** git's blob id of a file as Baton's shadow stores it (bytes as they are; a symlink's target). */
-export function blobIdOf(file: string, hexLength: number): string | null {
+function blobIdOf(file: string, hexLength: number): string | null {
 	let bytes: Buffer;
 	try {
 		bytes = fs.lstatSync(file).isSymbolicLink() ? Buffer.from(fs.readlinkSync(file)) : fs.readFileSync(file);

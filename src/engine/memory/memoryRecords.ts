@@ -22,8 +22,8 @@ import { auditLog, memoryEntries, memoryKinds } from '../storage/schema';
 import { maxFactFiles, normaliseFactFiles } from './factFiles';
 import { memoryFingerprint } from './memoryFingerprint';
 
-export const memorySources = ['manual', 'decision', 'handoff', 'transcript', 'import'] as const;
-export type MemorySource = (typeof memorySources)[number];
+const memorySources = ['manual', 'decision', 'handoff', 'transcript', 'import'] as const;
+type MemorySource = (typeof memorySources)[number];
 
 export const maxFactLength = 2_000;
 

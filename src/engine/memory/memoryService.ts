@@ -31,7 +31,7 @@ import { renderSessionSummaryMarkdown } from './sessionSummaryMarkdown';
 import { toolFailures, type ToolFailure } from './toolFailures';
 import { pushAll } from '../arrays';
 
-export interface StalenessReport {
+interface StalenessReport {
 	checked: number;
 	marked: string[];
 	cleared: string[];

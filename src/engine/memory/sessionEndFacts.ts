@@ -25,7 +25,7 @@ import { pathsMentionedIn } from './factFiles';
 import { maxFactLength, recordFact, type RecordFactInput } from './memoryRecords';
 import type { ToolFailure } from './toolFailures';
 
-export interface ExtractedFact {
+interface ExtractedFact {
 	kind: RecordFactInput['kind'];
 	text: string;
 	files: string[];

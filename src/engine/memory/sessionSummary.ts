@@ -17,7 +17,7 @@ import type { HandoffData, SessionSummary } from '../storage/jsonShapes';
 import type { Decision, Session } from '../storage/model';
 import type { ToolFailure } from './toolFailures';
 
-export interface SessionSummaryInput {
+interface SessionSummaryInput {
 	session: Session;
 	handoff: HandoffData;
 	/** True when `handoff` is the one the session wrote (it ended), false when computed now. */

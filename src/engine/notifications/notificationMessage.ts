@@ -55,7 +55,7 @@ export function factsLine(m: NotificationMessage): string {
 	return [...parts, filesLine(m.filesChanged)].join(' · ');
 }
 
-export function actionLines(m: NotificationMessage): string[] {
+function actionLines(m: NotificationMessage): string[] {
 	return m.actions.map((a) => `${a.label}: \`${a.cli}\` — or in VS Code: ${a.editor}`);
 }
 

@@ -33,7 +33,7 @@ export interface PlannedNotification {
 	message: NotificationMessage;
 }
 
-export const defaultPriorities: Record<NotificationEvent, NotificationPriority> = {
+const defaultPriorities: Record<NotificationEvent, NotificationPriority> = {
 	'session.started': 'info',
 	'session.completed': 'notice',
 	'session.error': 'warning',
@@ -242,7 +242,7 @@ function reviewActions(cp: Checkpoint): NotificationAction[] {
 }
 
 /** The label every rejection's rollback offer carries, in the editor and on every channel. */
-export const rollbackOfferLabel = 'Roll Back to the Last Approved Checkpoint';
+const rollbackOfferLabel = 'Roll Back to the Last Approved Checkpoint';
 
 /**
  * After a rejection: roll back to the last checkpoint before it that a person or the policy approved

@@ -33,7 +33,7 @@ const editorStartGraceMs = 5_000;
 /** Shows a message in the editor (the server forwards it to the extension). */
 export type EditorPresenter = (notification: { id: string; message: NotificationMessage }) => Promise<void>;
 
-export interface ChannelStatus {
+interface ChannelStatus {
 	id: NotificationChannel;
 	label: string;
 	/** Listed in `notifications.channels`. */
@@ -42,7 +42,7 @@ export interface ChannelStatus {
 	missing: string[];
 }
 
-export interface TestResult {
+interface TestResult {
 	channel: NotificationChannel;
 	ok: boolean;
 	error: string | null;

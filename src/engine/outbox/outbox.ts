@@ -21,7 +21,7 @@ import type { NotificationOutboxRow, NotificationPriority } from '../storage/mod
 import { notificationOutbox } from '../storage/schema';
 import { minOf } from '../arrays';
 
-export interface OutboxEntry {
+interface OutboxEntry {
 	event: string;
 	priority: NotificationPriority;
 	channel: string;
@@ -106,7 +106,7 @@ export interface DeliveryOutcome {
 	error?: string;
 }
 
-export interface OutboxOptions {
+interface OutboxOptions {
 	maxAttempts?: number;
 	/** First retry delay; doubles each attempt (capped at 30 minutes). */
 	backoffMs?: number;

@@ -10,7 +10,7 @@ import { sharedEvents } from '../storage/schema';
 
 import type { LineOrigin } from './provenanceShapes';
 
-export type { LineOrigin, Origin } from './provenanceShapes';
+export type { LineOrigin } from './provenanceShapes';
 
 export interface OriginRange extends LineOrigin {
 	/** 1-based, inclusive, in the commit's blob. */

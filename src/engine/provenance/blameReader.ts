@@ -15,7 +15,7 @@ import { ShadowRepo } from '../checkpoints/shadowRepo';
 import { RepoGit, shadowRun, textLines } from './repoGit';
 import { ShadowBlobs, trackFile } from './stepHistory';
 
-export type { BlameLine, BlameResult } from './provenanceShapes';
+export type { BlameLine } from './provenanceShapes';
 
 /** What the lines of one commit (from one path) share. */
 interface PorcelainSource {
@@ -40,7 +40,7 @@ type BlameOptions = { rev?: string; line?: number };
 type Porcelain = { text: string } | { error: Error };
 
 /** git's blame of `file`, started before the engine is open: see `startBlame`. */
-export interface StartedBlame {
+interface StartedBlame {
 	readonly args: string;
 	readonly porcelain: Promise<Porcelain>;
 }
@@ -203,7 +203,7 @@ async function workingOrigins(service: ProvenanceService, file: string, abs: str
  * the commit's lines come from more than one path), then the line's text after a tab. Lines share
  * their commit's {@link PorcelainSource} object.
  */
-export function parsePorcelain(text: string): PorcelainLine[] {
+function parsePorcelain(text: string): PorcelainLine[] {
 	const out: PorcelainLine[] = [];
 	const known = new Map<string, PorcelainSource>();
 	const lines = text.split('\n');
@@ -255,7 +255,7 @@ export function parsePorcelain(text: string): PorcelainLine[] {
  * working file's (read now); undefined when the groups do not cover the file's lines exactly once
  * (it changed since git read it, it is not text, or a clean filter makes git's content another).
  */
-export function incrementalLines(text: string, abs: string): PorcelainLine[] | undefined {
+function incrementalLines(text: string, abs: string): PorcelainLine[] | undefined {
 	let content: Buffer;
 	try {
 		content = fs.readFileSync(abs);
@@ -322,7 +322,7 @@ function blameLine(entry: PorcelainLine, o: LineOrigin, commit: string | null, a
 	return { line: entry.finalLine, text: entry.text, origin: o.origin, session: o.session, agent: o.agent, model: o.model, turn: o.turn, prompt: o.prompt, step: o.step, recovered: o.recovered, commit, author, time };
 }
 
-export interface ProvenanceStats {
+interface ProvenanceStats {
 	range: string;
 	total: Counts;
 	files: ({ path: string } & Counts)[];

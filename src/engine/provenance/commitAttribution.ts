@@ -22,7 +22,7 @@ import type { CommitPatch } from './commitDiff';
 import { textLines, type RepoGit } from './repoGit';
 import { stepSpecs, trackFile, type CapturedStep, type ShadowBlobs, type TrackedFile } from './stepHistory';
 
-export interface AttributionInputs {
+interface AttributionInputs {
 	git: RepoGit;
 	/** The workspace's path inside the repository (`''` or `sub/`). */
 	prefix: string;
@@ -33,7 +33,7 @@ export interface AttributionInputs {
 	rewrittenFrom: readonly string[];
 }
 
-export interface AttributionResult {
+interface AttributionResult {
 	attribution: CommitAttribution;
 	/** How old commits were found for this one by matching (to record as `provenance.rewrite`). */
 	matched: { from: string[]; how: RewriteHow }[];

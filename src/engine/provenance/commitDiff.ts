@@ -9,7 +9,7 @@
 import { BatonError } from '../errors';
 import type { RepoGit } from './repoGit';
 
-export interface CommitInfo {
+interface CommitInfo {
 	commit: string;
 	parents: string[];
 	authorTime: number;
@@ -23,7 +23,7 @@ export interface CommitPatch extends CommitInfo {
 	blobs: Map<string, string>;
 }
 
-export interface CommitPatches {
+interface CommitPatches {
 	/** In the order asked (a revision named twice is listed once). */
 	commits: CommitPatch[];
 	/** Commit → `git patch-id --stable` of its diff (absent for an empty diff); started at once, awaited with the caller's other reads. */

@@ -11,17 +11,17 @@
 import { writeHookBlocks, type HookFile } from '../agentConfig/gitHookBlocks';
 import { userHooksDir } from '../git/gitRunner';
 
-export interface ProvenanceHookLines {
+interface ProvenanceHookLines {
 	'post-commit': string[];
 	'post-rewrite': string[];
 }
 
-export const provenanceHookNames = ['post-commit', 'post-rewrite'] as const;
+const provenanceHookNames = ['post-commit', 'post-rewrite'] as const;
 
 const begin = '# >>> baton provenance (baton connect git; remove with: baton connect git --remove) >>>';
 const end = '# <<< baton provenance <<<';
 
-export function provenanceGitHooks(baton = 'baton'): ProvenanceHookLines {
+function provenanceGitHooks(baton = 'baton'): ProvenanceHookLines {
 	return {
 		'post-commit': [`( ${baton} provenance commit HEAD --new-only </dev/null >/dev/null 2>&1 || true ) &`],
 		'post-rewrite': [
@@ -35,7 +35,7 @@ export function provenanceGitHooks(baton = 'baton'): ProvenanceHookLines {
 	};
 }
 
-export type ProvenanceHookFile = HookFile;
+type ProvenanceHookFile = HookFile;
 
 /** Installs (or with `remove` takes out) the post-commit and post-rewrite blocks; `command` runs the CLI. */
 export async function connectProvenanceHooks(repo: string, options: { command: string; remove: boolean }): Promise<ProvenanceHookFile[]> {

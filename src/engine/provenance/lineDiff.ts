@@ -12,7 +12,7 @@ const maxEditDistance = 3000;
 /** Up to this many edits the lines themselves are compared; beyond it, numbers standing for them. */
 const directEdits = 64;
 
-export interface LineMatch {
+interface LineMatch {
 	/** For each line of `b`, the index of the line of `a` it is, or -1 when it is new in `b`. */
 	bToA: Int32Array;
 	/** False when the edit distance was over the limit: only the common prefix and suffix are matched. */

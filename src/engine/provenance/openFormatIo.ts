@@ -48,7 +48,7 @@ export async function exportOpenFormat(service: ProvenanceService, format: OpenF
 	return { format, out, commits: ordered.length };
 }
 
-export interface ImportResult {
+interface ImportResult {
 	format: OpenFormat;
 	imported: string[];
 	skipped: { commit: string; reason: string }[];

@@ -22,7 +22,7 @@ const hash14 = (text: string): string => sha256(text).slice(0, 14);
  * regex makes it demand a literal backslash); test/fixtures/formats/agent-trace/SOURCE.md says how
  * the tests validate around that one pattern.
  */
-export const agentTraceVersion = '0.1.0';
+const agentTraceVersion = '0.1.0';
 
 /** A record id as the schema wants it (a UUID), the same for the same commit: version 8, from SHA-256. */
 function recordId(commit: string): string {
@@ -31,7 +31,7 @@ function recordId(commit: string): string {
 }
 
 /** A model id in models.dev's `provider/model` form (Agent Trace's convention), when the provider is plain from the name. */
-export function modelsDevId(model: string): string {
+function modelsDevId(model: string): string {
 	if (model.includes('/')) {
 		return model;
 	}

@@ -23,7 +23,7 @@ import { readStepsSince, type ParsedSteps } from './parsedSteps';
 import { ShadowBlobs, type CapturedStep } from './stepHistory';
 import { pushAll } from '../arrays';
 
-export interface AttributeReport {
+interface AttributeReport {
 	attributed: string[];
 	rewrites: { commit: string; from: string[]; how: string }[];
 	/** Commits attributed without some source an attribution named, because this clone does not have it (a teammate's amended or rebased commit that was never pushed). */

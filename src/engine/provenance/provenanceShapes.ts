@@ -4,7 +4,7 @@
  * protocol names them with `import type`.
  */
 
-export type Origin = 'agent' | 'human' | 'unknown';
+type Origin = 'agent' | 'human' | 'unknown';
 
 /** Who wrote one line, as far as Baton can tell. */
 export interface LineOrigin {

@@ -12,7 +12,7 @@ import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { GitRun } from '../git/objectReader';
 
 /** The repository's top level, the workspace's path inside it (`''` or `sub/dir/`), and git's common directory (refs and reflogs). */
-export interface Layout {
+interface Layout {
 	top: string;
 	prefix: string;
 	commonDir: string;

@@ -142,7 +142,7 @@ function turnKey(value: unknown): string | null {
 	return typeof value === 'string' ? value : typeof value === 'number' ? String(value) : null;
 }
 
-export function stepOrigin(step: CapturedStep): LineOrigin {
+function stepOrigin(step: CapturedStep): LineOrigin {
 	if (step.actor === 'human') {
 		return { ...humanOrigin, session: step.session, step: step.step, turn: step.turn };
 	}
@@ -238,7 +238,7 @@ export async function trackFile(file: string, steps: readonly CapturedStep[], bl
 }
 
 /** The next version's lines, keeping the origins of lines that survive and giving new ones `fresh`. */
-export function carry(previous: TrackedFile | null, next: string[], fresh: LineOrigin): TrackedFile {
+function carry(previous: TrackedFile | null, next: string[], fresh: LineOrigin): TrackedFile {
 	if (!previous) {
 		return { lines: next, origins: next.map(() => fresh) };
 	}

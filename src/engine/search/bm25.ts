@@ -9,7 +9,7 @@
 const k1 = 1.2;
 const b = 0.75;
 
-export interface Lengths {
+interface Lengths {
 	/** Records in the index. */
 	rows: number;
 	/** Tokens per column of every record, three per record id (from 3 × id). */

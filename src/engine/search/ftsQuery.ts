@@ -7,9 +7,9 @@
 import { BatonError } from '../errors';
 
 /** More than this many phrases or characters is cut: a pasted log is still a query, not a failure. */
-export const queryLimits = { phrases: 16, chars: 1_000, wordChars: 64 } as const;
+const queryLimits = { phrases: 16, chars: 1_000, wordChars: 64 } as const;
 
-export interface FtsQuery {
+interface FtsQuery {
 	/** The MATCH expression. */
 	match: string;
 	/** The words, lower-cased as the tokenizer folds them. */

@@ -131,7 +131,7 @@ function sessionNames(db: Database, ids: readonly (string | null)[]): Map<string
 }
 
 /** The snippet as one line, its marks taken out and kept as ranges. */
-export function marked(snippet: string): { excerpt: string; matches: [number, number][] } {
+function marked(snippet: string): { excerpt: string; matches: [number, number][] } {
 	const flat = snippet.replace(/\s+/g, ' ').trim();
 	let excerpt = '';
 	const matches: [number, number][] = [];

@@ -20,7 +20,7 @@ import { taskGraphOf } from '../tasks/taskGraphOf';
 const priorityOrder: Record<Task['priority'], number> = { critical: 0, high: 1, medium: 2, low: 3 };
 const listLimit = 10;
 
-export interface BriefingInput {
+interface BriefingInput {
 	scope: SessionScope;
 	sessionId: string | null;
 	/** The briefed session's focus, as stored (null: none, or no session). */
@@ -32,10 +32,10 @@ export interface BriefingInput {
 }
 
 /** Project memory's part of a briefing: the facts a session in this scope, on this task, should know first. */
-export type BriefingMemorySource = (db: BatonDb, input: { scopeKey: string; currentTask: Pick<Task, 'title' | 'description'> | null }) => Briefing['memory'];
+type BriefingMemorySource = (db: BatonDb, input: { scopeKey: string; currentTask: Pick<Task, 'title' | 'description'> | null }) => Briefing['memory'];
 
 /** A session's work after `since` (its handoff), from the timeline, which sits above the sessions; null when there was none. */
-export type LaterWorkSource = (db: BatonDb, input: { sessionId: string; since: string }) => NonNullable<Briefing['lastSession']>['laterWork'];
+type LaterWorkSource = (db: BatonDb, input: { sessionId: string; since: string }) => NonNullable<Briefing['lastSession']>['laterWork'];
 
 /** What the engine hands the briefing from the rooms above the sessions. */
 export interface BriefingSources {

@@ -13,7 +13,7 @@ import { chainOf } from './sessionQueries';
 import { scopeTaskIds } from '../tasks/scopeTaskIds';
 import { taskGraphOf } from '../tasks/taskGraphOf';
 
-export interface HandoffInput {
+interface HandoffInput {
 	note?: string | null;
 	nextAction?: string | null;
 	blockers?: string[];

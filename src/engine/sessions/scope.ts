@@ -78,7 +78,7 @@ export function validateScope(scope: SessionScope, graph: TaskGraph): string[] {
 	return problems;
 }
 
-export type ScopeRelation = 'same' | 'nested' | 'overlap' | 'disjoint';
+type ScopeRelation = 'same' | 'nested' | 'overlap' | 'disjoint';
 
 /** How two scopes' task sets relate. Global coexists with everything but another global. */
 export function relateScopes(a: SessionScope, b: SessionScope, graph: TaskGraph): ScopeRelation {

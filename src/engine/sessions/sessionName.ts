@@ -16,7 +16,7 @@ import { withoutNul } from '../text/controlChars';
 import { auditSession } from './sessionRows';
 import { getSession, runsHere } from './sessionQueries';
 
-export const sessionNameLimit = 200;
+const sessionNameLimit = 200;
 /** A name from a prompt is a row's title, not the prompt: the tree shows about this much. */
 const promptNameLimit = 60;
 

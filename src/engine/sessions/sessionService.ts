@@ -21,7 +21,7 @@ import { checkedSessionName, hasPlaceholderName, nameFromPrompt, renameRow } fro
 import { activeSessions, chainTail, getSession, readHandoff, runsHere, sessionByAlias } from './sessionQueries';
 import { pushAll } from '../arrays';
 
-export interface StartInput {
+interface StartInput {
 	name: string;
 	scope?: SessionScope | string;
 	agent?: string | null;
@@ -31,14 +31,14 @@ export interface StartInput {
 	actor: string;
 }
 
-export interface StartResult {
+interface StartResult {
 	session: Session;
 	briefing: Briefing;
 	handoff: HandoffData | null;
 	warnings: string[];
 }
 
-export interface EndInput {
+interface EndInput {
 	id?: string;
 	note?: string;
 	nextAction?: string;
@@ -46,14 +46,14 @@ export interface EndInput {
 	actor: string;
 }
 
-export interface EndResult {
+interface EndResult {
 	session: Session;
 	handoff: HandoffData;
 	debrief: DebriefData;
 	warnings: string[];
 }
 
-export interface GcResult {
+interface GcResult {
 	orphaned: Session[];
 	ended: Session[];
 }

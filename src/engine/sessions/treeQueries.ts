@@ -10,7 +10,7 @@ import { sessions } from '../storage/schema';
 import { chainOrder, rootTaskTitles, scopeLabel, sessionRowColumns } from './overview';
 import type { SessionRow } from './sessionShapes';
 
-export interface ScopeSummary {
+interface ScopeSummary {
 	scopeKey: string;
 	label: string;
 	sessionCount: number;

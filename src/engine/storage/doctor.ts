@@ -22,7 +22,7 @@ import { pendingMigrations } from './migrator';
 import { migrations } from './migrations.generated';
 import { loadSqlJs } from './sqlJs';
 
-export interface DoctorCheck {
+interface DoctorCheck {
 	name: string;
 	ok: boolean;
 	detail: string;
@@ -30,7 +30,7 @@ export interface DoctorCheck {
 
 export type { RepairPlan } from './repairPlan';
 
-export interface DoctorReport {
+interface DoctorReport {
 	ok: boolean;
 	checks: DoctorCheck[];
 	repair?: RepairResult;
@@ -38,12 +38,12 @@ export interface DoctorReport {
 	declined?: RepairPlan;
 }
 
-export interface RepairResult extends RepairPlan {
+interface RepairResult extends RepairPlan {
 	/** Where the damaged files went. */
 	movedAside: string[];
 }
 
-export interface DoctorOptions {
+interface DoctorOptions {
 	dir: string;
 	repair: boolean;
 	clock: Clock;

@@ -101,7 +101,7 @@ export function forEachFile(dir: string, visit: (full: string, rel: string, name
 }
 
 /** A full disk (or quota): nothing can be written until space is freed. */
-export function isDiskFull(error: unknown): boolean {
+function isDiskFull(error: unknown): boolean {
 	const code = (error as NodeJS.ErrnoException | undefined)?.code;
 	return code === 'ENOSPC' || code === 'EDQUOT';
 }

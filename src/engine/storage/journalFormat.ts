@@ -34,13 +34,13 @@ export interface JournalRecord {
 	stmts: [string, JournalParam[]][];
 }
 
-export interface ScannedRecord {
+interface ScannedRecord {
 	record: JournalRecord;
 	/** Byte offset just past this record. */
 	end: number;
 }
 
-export interface ScanResult {
+interface ScanResult {
 	records: ScannedRecord[];
 	/** Offset just past the last valid record. */
 	validEnd: number;

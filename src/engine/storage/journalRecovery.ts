@@ -16,7 +16,7 @@ import { decodeHeader, encodeHeader, headerSize, scanRecords, type JournalRecord
 import { StatementCache } from './statementCache';
 
 /** What recovery needs of the store's options: a clock for file names and a log for warnings. */
-export interface RecoveryOptions {
+interface RecoveryOptions {
 	clock: Clock;
 	log: Logger;
 }

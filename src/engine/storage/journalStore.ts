@@ -38,7 +38,7 @@ import type { StoreHost } from './storeHost';
 
 export type { BatonDb } from './capturingDrizzle';
 
-export interface StoreOptions {
+interface StoreOptions {
 	/** The `.baton` folder. */
 	dir: string;
 	clock: Clock;

@@ -49,7 +49,7 @@ export const handoffDataSchema = z.object({
 });
 export type HandoffData = z.infer<typeof handoffDataSchema>;
 
-export const gitStateSchema = z.object({
+const gitStateSchema = z.object({
 	branch: z.string().nullable(),
 	head: z.string().nullable(),
 	commitCount: z.number().int().nonnegative(),
@@ -198,7 +198,7 @@ export const linkedIssueSchema = z.object({
 });
 export type LinkedIssue = z.infer<typeof linkedIssueSchema>;
 
-export const skippedFileSchema = z.object({ path: z.string(), size: z.number().int().nonnegative(), reason: z.string() });
+const skippedFileSchema = z.object({ path: z.string(), size: z.number().int().nonnegative(), reason: z.string() });
 export type SkippedFile = z.infer<typeof skippedFileSchema>;
 
 /** What a checkpoint holds compared with its parent, and what it could not hold. */

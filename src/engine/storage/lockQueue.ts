@@ -202,7 +202,7 @@ export function isAlive(pid: number): boolean {
 }
 
 /** `Z` in /proc/<pid>/stat (Linux); false where there is no /proc. The state follows the command name, which may hold spaces and parentheses. */
-export function isZombie(pid: number): boolean {
+function isZombie(pid: number): boolean {
 	try {
 		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
 		return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';

@@ -12,9 +12,9 @@ export interface EmbeddedMigration {
 	statements: string[];
 }
 
-export const migrationsTable = '__baton_migrations';
+const migrationsTable = '__baton_migrations';
 
-export function appliedMigrationTags(sqlite: Database): Set<string> {
+function appliedMigrationTags(sqlite: Database): Set<string> {
 	const exists = sqlite.exec(`SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '${migrationsTable}'`);
 	if (exists.length === 0) {
 		return new Set();

@@ -4,7 +4,7 @@
  * `records.ts`'s (inferred from the same schema); the check at the end proves at compile time that
  * each schema reads exactly its record, so a column changes in schema.ts alone.
  */
-import { createInsertSchema, createSelectSchema } from 'drizzle-zod';
+import { createSelectSchema } from 'drizzle-zod';
 import { z } from 'zod';
 import {
 	checkpointAnnotationSchema,
@@ -29,13 +29,6 @@ export const sessionSchema = createSelectSchema(sessions, {
 	debrief: debriefDataSchema.nullable(),
 	focus: sessionFocusSchema.nullable(),
 });
-export const sessionInsertSchema = createInsertSchema(sessions, {
-	name: (s) => s.min(1).max(200),
-	scope: sessionScopeSchema,
-	stats: sessionStatsSchema,
-	debrief: debriefDataSchema.nullable().optional(),
-	focus: sessionFocusSchema.nullable().optional(),
-});
 
 export const sessionAliasSchema = createSelectSchema(sessionAliases);
 
@@ -44,7 +37,6 @@ export const handoffSchema = createSelectSchema(handoffs, { data: handoffDataSch
 export const decisionSchema = createSelectSchema(decisions);
 
 export const taskSchema = createSelectSchema(tasks);
-export const taskInsertSchema = createInsertSchema(tasks, { title: (s) => s.min(1).max(500) });
 
 export const taskDependencySchema = createSelectSchema(taskDependencies);
 
@@ -85,12 +77,9 @@ export const notificationOutboxSchema = createSelectSchema(notificationOutbox, {
 export type {
 	ApprovalPolicy,
 	ApprovalStatus,
-	AuditEntry,
 	Checkpoint,
 	CheckpointSessionSettings,
 	Decision,
-	Handoff,
-	ImportRecord,
 	IssueLink,
 	MemoryEntry,
 	MemoryKind,
@@ -102,7 +91,6 @@ export type {
 	SessionStatus,
 	SharedEvent,
 	Task,
-	TaskDependency,
 	TaskPriority,
 	TaskStatus,
 	TaskType,

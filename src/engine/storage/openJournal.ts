@@ -3,7 +3,7 @@ import { BatonError } from '../errors';
 import { writeAll, writeRefused } from './fsUtil';
 import { acknowledgedOffset, decodeHeader, encodeAcknowledged, headerSize } from './journalFormat';
 
-export type JournalHeader = ReturnType<typeof decodeHeader>;
+type JournalHeader = ReturnType<typeof decodeHeader>;
 
 /**
  * The journal file, kept open between operations and reopened when its inode changes (compaction and

@@ -15,7 +15,7 @@ interface SumEntry {
 }
 
 /** `sumDamaged`: the sidecar exists but cannot be read — that is damage, never "no check". */
-export type SnapshotVerdict = 'verified' | 'unlisted' | 'mismatch' | 'sumDamaged';
+type SnapshotVerdict = 'verified' | 'unlisted' | 'mismatch' | 'sumDamaged';
 
 export function sumFileOf(dbFile: string): string {
 	return `${dbFile}.sum`;

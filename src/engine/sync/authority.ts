@@ -19,7 +19,7 @@ import type { WireEvent } from '../shared/sharedEvents';
 
 export type { TeammateOpinion };
 
-export interface RefusedEvent {
+interface RefusedEvent {
 	id: string;
 	reason: string;
 }

@@ -37,7 +37,7 @@ export interface AutoPushTarget {
 	push(): Promise<unknown>;
 }
 
-export type AutoPushOutcome = 'off' | 'nothing' | 'waiting' | 'pushed' | 'failed';
+type AutoPushOutcome = 'off' | 'nothing' | 'waiting' | 'pushed' | 'failed';
 
 export class AutoPush {
 	/** The newest worthy event a push has carried (0: none yet in this process). */

@@ -37,7 +37,7 @@ const snapshotsHeading = 'Baton-Snapshots:';
  * Undefined for a commit written before shared trees (no list); a list that does not match the
  * parents one for one pairs nothing.
  */
-export function sharedPairs(message: string, parents: readonly string[]): SharedTree[] | undefined {
+function sharedPairs(message: string, parents: readonly string[]): SharedTree[] | undefined {
 	const lines = message.split('\n');
 	const at = lines.indexOf(snapshotsHeading);
 	if (at < 0) {
@@ -51,7 +51,7 @@ export function sharedPairs(message: string, parents: readonly string[]): Shared
 	return snapshots.map((snapshot, i) => ({ snapshot, shared: trees[i] as string }));
 }
 
-export const eventsRefPrefix = 'refs/baton/events/';
+const eventsRefPrefix = 'refs/baton/events/';
 
 /**
  * A pulled batch file above this is refused unread: a remote may hold anything, and a batch is
@@ -60,7 +60,7 @@ export const eventsRefPrefix = 'refs/baton/events/';
  */
 export const maxBatchBytes = 64 * 1024 * 1024;
 /** An export writes batch files of at most about this much (a line is never split, so one event may pass it). */
-export const batchSplitBytes = 16 * 1024 * 1024;
+const batchSplitBytes = 16 * 1024 * 1024;
 /** One git answer on a pull holds at most this much: past it the batches are read in groups. */
 const maxReadBytes = 2 * maxBatchBytes;
 
@@ -78,7 +78,7 @@ export const fastImportArgs = ['-c', 'fastimport.unpackLimit=0', 'fast-import', 
  * thousands of events spent most of its JS time parsing bodies only to serialise them again.
  */
 export const wireLineSql = sql.raw(`json_object('id', id, 'kind', kind, 'subject', subject, 'sessionId', session_id, 'actor', actor, 'machine', machine, 'machineName', machine_name, 'author', author, 'at', at, 'body', json(body_json))`);
-export const checkpointsRefPrefix = 'refs/baton/checkpoints/';
+const checkpointsRefPrefix = 'refs/baton/checkpoints/';
 
 export class EventRefs {
 	readonly eventsRef: string;
@@ -461,7 +461,7 @@ export function splitBatch(text: string, lastId: string, maxBytes: number): { la
 }
 
 /** A line of a pulled batch that is no event, named `<blob>:<line>` (its first 12 hex digits, from 1); a batch refused whole is named by its blob alone. */
-export interface RefusedLine {
+interface RefusedLine {
 	id: string;
 	reason: string;
 }

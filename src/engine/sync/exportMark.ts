@@ -18,13 +18,13 @@ import type { BatonDb } from '../storage/journalStore';
 import { mkdirPrivate, privateFileMode } from '../workspace';
 import { wireLineSql } from './eventRefs';
 
-export interface ExportMark {
+interface ExportMark {
 	tip: string;
 	rowid: number;
 	id: string;
 }
 
-export interface FreshEvents {
+interface FreshEvents {
 	/** How many events to export. */
 	count: number;
 	/** Their wire lines, sorted by id and joined by newlines ('' when there are none). */

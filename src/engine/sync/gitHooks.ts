@@ -14,7 +14,7 @@ export type { HookFile };
 const begin = '# >>> baton sync (baton connect git; remove with: baton connect git --remove) >>>';
 const end = '# <<< baton sync <<<';
 
-export const gitHookNames = ['pre-push', 'post-merge', 'post-checkout'] as const;
+const gitHookNames = ['pre-push', 'post-merge', 'post-checkout'] as const;
 
 function linesFor(hook: (typeof gitHookNames)[number], command: string): string[] {
 	const run = hook === 'pre-push' ? `${command} sync push --remote "$1"` : `${command} sync pull`;

@@ -14,7 +14,7 @@ import type { BatonDb } from '../storage/journalStore';
 import { newSharedEvents, type WireEvent } from '../shared/sharedEvents';
 import { insertEvents } from '../shared/eventInsert';
 
-export interface MergeResult {
+interface MergeResult {
 	added: string[];
 	/** The merged events as received (the stored rows add only this copy's source and arrival time), in wire order. */
 	events: WireEvent[];

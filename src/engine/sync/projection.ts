@@ -19,7 +19,7 @@ import type { WireEvent } from '../shared/sharedEvents';
 import { approvalPolicies, approvalStatuses, checkpoints, handoffs, sessions, sharedEvents } from '../storage/schema';
 import { decisionCounts, opinionsAmong, type TeammateOpinion } from './authority';
 
-export interface ProjectionResult {
+interface ProjectionResult {
 	sessions: { added: number; updated: number };
 	checkpoints: { added: number; updated: number };
 	/** Decisions, checkpoint labels, memory facts, tasks and import records the events added or changed. */

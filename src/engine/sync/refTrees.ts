@@ -10,7 +10,7 @@
  */
 import { batchCheck, catBatch, type BoundedGitRun, type ObjectInfo } from '../git/objectReader';
 
-export interface TreeLimits {
+interface TreeLimits {
 	/** Paths under the folder, a subtree counted as often as it is named. */
 	maxPaths: number;
 	/** Levels of trees under the folder (Baton writes its batches in the folder itself, its transcripts one level down). */
@@ -31,7 +31,7 @@ export interface RefRange {
 	to: string;
 }
 
-export interface RefFile {
+interface RefFile {
 	/** Relative to the folder. */
 	path: string;
 	oid: string;

@@ -28,7 +28,7 @@ export const retractedKind = 'sync.retracted';
 export type RetractRequest = { checkpoint: string } | { session: string } | { since: string };
 
 /** The tombstone's body: what a teammate drops of this machine's records. */
-export interface RetractedBody {
+interface RetractedBody {
 	checkpoints: string[];
 	sessions: string[];
 	/** Every event of this machine at or after this time (ISO), or null. */
@@ -36,7 +36,7 @@ export interface RetractedBody {
 }
 
 /** What a retraction chose, read from the local store. */
-export interface RetractedSelection {
+interface RetractedSelection {
 	body: RetractedBody;
 	/** The local events taken out. */
 	eventIds: string[];

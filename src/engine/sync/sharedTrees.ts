@@ -52,16 +52,16 @@ export interface PlannedTree {
 	changes?: readonly { path: string; file: TreeFile | null }[];
 }
 
-export interface TreeFile {
+interface TreeFile {
 	mode: string;
 	oid: string;
 	path: string;
 }
 
 /** Files above this are not scanned, so not shared (their name and reason are). */
-export const maxScannedBytes = 16 * 1024 * 1024;
+const maxScannedBytes = 16 * 1024 * 1024;
 /** The message line naming the local snapshot a shared tree stands for. */
-export const snapshotTrailer = 'Baton-Snapshot: ';
+const snapshotTrailer = 'Baton-Snapshot: ';
 
 /** A shared tree's commit message: it names the snapshot it stands for (the export's and a retraction's rewrite alike). */
 export function sharedTreeMessage(snapshot: string): string {
@@ -342,7 +342,7 @@ function quotePath(p: string): string {
  * the repository's, the last one set), else git's default `$XDG_CONFIG_HOME/git/ignore` or
  * `~/.config/git/ignore`. Baton's own git calls set no global config, so it is passed explicitly.
  */
-export async function excludesFile(workspaceRoot: string): Promise<string> {
+async function excludesFile(workspaceRoot: string): Promise<string> {
 	const set = (await userConfigEntries(workspaceRoot, /^core\.excludesfile$/i)).at(-1)?.[1];
 	const home = process.env['HOME'] ?? os.homedir();
 	if (set) {

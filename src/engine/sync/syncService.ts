@@ -10,59 +10,47 @@ import { pushAll } from '../arrays';
 import type { ShadowRepo } from '../checkpoints/shadowRepo';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
-import { batchCheck, type ObjectInfo } from '../git/objectReader';
 import { isoTime } from '../ids';
 import { LockFile } from '../storage/lockFile';
 import { mkdirPrivate } from '../workspace';
 import { sharedEvents } from '../storage/schema';
-import type { BatonDb } from '../storage/capturingDrizzle';
 import { machineIdentity } from '../shared/machineIdentity';
-import { mergeWireEvents } from './mergeWire';
 import { EventRefs } from './eventRefs';
-import { keepLeftOut, takeLeftOut } from './leftOut';
+import { takeLeftOut } from './leftOut';
 import { pushWorthy, type AutoPushTarget } from './autoPush';
-import { addRetracted, applyRetractions, cannotUndo, readRetracted, retractedKind, selectRetracted, type RetractRequest } from './retraction';
-import { appendSharedEvent, type NewSharedEvent } from '../shared/sharedEvents';
-import { SharedTrees } from './sharedTrees';
+import { addRetracted, cannotUndo, readRetracted, retractedKind, selectRetracted, type RetractRequest } from './retraction';
+import { appendSharedEvent } from '../shared/sharedEvents';
 import type { EnabledRemote, LeftOutFile, RemoteStatus, Retractable, RetractResult, SyncRemote } from './syncShapes';
-import { countAboveMark, freshAboveMark, freshByIds, localCheckpointCommits, readExportMark, writeExportMark } from './exportMark';
-import { projectEvents } from './projection';
+import { freshByIds, writeExportMark } from './exportMark';
 import { TranscriptSync } from './transcriptSync';
 import type { TranscriptArchive } from '../transcripts/transcriptArchive';
 import { TimelineSync } from './timelineSync';
-import { ownEventWriter } from './localEvents';
-import { pendingRecordEvents } from './recordEvents';
+import { SyncExport } from './syncExport';
+import { mergeFetched, type MergeParts } from './syncMerge';
 import { sessionOrigins, type SessionOrigin } from './sessionOrigins';
-import { addPull, emptyPull, warnRefused, type PullResult } from './pullResult';
-import type { RefRange } from './refTrees';
+import { addPull, emptyPull, type PullResult } from './pullResult';
 import { fetchBatonRefs, pushRefs, remoteNames, remoteTransport, remoteUrl, type PushedRef, type RemoteTransport } from './remoteGit';
 import { emptyRemote, readSyncState, syncDir, updateSyncState, type RemoteState } from './syncState';
 import { withoutUrlCredentials } from '../text/urlCredentials';
-import { opinionsAbout, opinionsFor, refuseIdentityClaims, warnOpinions, type TeammateOpinion } from './authority';
+import { opinionsAbout, opinionsFor, type TeammateOpinion } from './authority';
 
-export type { PullResult } from './pullResult';
-export type { SessionOrigin } from './sessionOrigins';
-
-export type { RetractResult } from './syncShapes';
-
-export interface PushResult {
+interface PushResult {
 	pushed: PushedRef[];
 	remote: string;
 	/** Files of checkpoints shared since the last push that were kept off the remote, and why (sharedTrees.ts). */
 	leftOut?: LeftOutFile[];
 }
 
-export type { RemoteStatus } from './syncShapes';
-
 const networkTimeoutMs = 5 * 60_000;
 
 export class SyncService {
 	private refsCache: EventRefs | undefined;
-	private writeOwn: ReturnType<typeof ownEventWriter> | undefined;
-	/** The store's data version at which no record was waiting to become an event (recordPending). */
-	private recordsSettledAt: number | undefined;
 	private transcriptsCache: TranscriptSync | undefined;
 	private timelineCache: TimelineSync | undefined;
+	/** The export job (syncExport.ts): what a push writes into this machine's refs first. */
+	private readonly exporter: SyncExport;
+	/** What the pull's merge (syncMerge.ts) works through. */
+	private readonly merging: MergeParts;
 
 	constructor(
 		private readonly ctx: EngineContext,
@@ -72,10 +60,14 @@ export class SyncService {
 		 * rewritten since (an amend, a rebase, a cherry-pick) get their attribution events now, so they
 		 * travel with this push instead of waiting for someone's next blame here.
 		 */
-		private readonly beforeExport: () => Promise<unknown>,
+		beforeExport: () => Promise<unknown>,
 		/** The engine's transcript archive (engine.ts: one rule for the agents' homes). */
 		private readonly openArchive: () => TranscriptArchive,
-	) {}
+	) {
+		const parts = { refs: () => this.refs, transcripts: () => this.transcripts, timeline: () => this.timeline };
+		this.exporter = new SyncExport(ctx, shadow, parts, beforeExport);
+		this.merging = { ctx, root: ctx.workspaceRoot, ...parts, recordPending: () => this.exporter.recordPending() };
+	}
 
 	private get root(): string {
 		return this.ctx.workspaceRoot;
@@ -84,13 +76,6 @@ export class SyncService {
 	private get refs(): EventRefs {
 		this.refsCache ??= new EventRefs(this.shadow, machineIdentity(this.root).id);
 		return this.refsCache;
-	}
-
-	/** Kept: what it knows of the last shared tree it built lets the next one be built from the changes alone. */
-	private sharedTrees: SharedTrees | undefined;
-
-	private get markFile(): string {
-		return path.join(syncDir(this.root), 'exported.json');
 	}
 
 	private get transcripts(): TranscriptSync {
@@ -175,103 +160,15 @@ export class SyncService {
 	 * the events exported (0 when there was nothing to do).
 	 */
 	async exportAhead(): Promise<number> {
-		if (!Object.values(readSyncState(this.root).remotes).some((r) => r.enabled) || (await this.unexportedCount()) === 0) {
+		if (!Object.values(readSyncState(this.root).remotes).some((r) => r.enabled) || (await this.exporter.unexportedCount()) === 0) {
 			return 0;
 		}
 		return (await this.export()).events;
 	}
 
-	/** Writes this machine's new local events (and their checkpoints' commits) into its own refs. */
+	/** Writes this machine's new local events (and their checkpoints' commits) into its own refs (syncExport.ts). */
 	async export(): Promise<{ events: number; checkpoints: number }> {
-		await this.beforeExport().catch((error: Error) => this.ctx.log.warn(`sync: the commits made since the last push could not be attributed before it: ${error.message}`));
-		return this.shadow.withLock(async () => {
-			await this.shadow.ensureInit(this.ctx.config.checkpoints.excludes);
-			const refs = this.refs;
-			refs.clearStaleRefLocks('baton');
-			await this.recordPending();
-			// Only the events above the durable "exported up to" mark are read (exportMark.ts).
-			const tip = await refs.tip(refs.eventsRef);
-			const mark = tip ? readExportMark(this.markFile, tip) : null;
-			const retracted = readRetracted(this.root);
-			let plan = await this.ctx.store.read((db) => (tip && !mark ? null : freshAboveMark(db, mark, retracted.events)));
-			if (!plan) {
-				const exported = await refs.idsInRef(tip as string);
-				plan = await this.ctx.store.read((db) => freshByIds(db, exported, retracted.events));
-			}
-			const { upTo } = plan;
-			const recorded = (await this.ctx.store.read((db) => localCheckpointCommits(db))).filter((c) => !retracted.snapshots.has(c));
-			const shared = await refs.sharedCheckpoints();
-			const commits = recorded.filter((c) => !shared.commits.has(c));
-			const present = await this.presentCommits(commits);
-			// What each checkpoint shares: the files the user's git would commit that pass the credential scan.
-			const enabled = Object.values(readSyncState(this.root).remotes).filter((r) => r.enabled);
-			const rules = { untracked: enabled.length > 0 && enabled.every((r) => r.untracked) };
-			this.sharedTrees ??= new SharedTrees(this.shadow, this.root);
-			const trees = await this.sharedTrees.build(present, rules, shared.last);
-			await refs.append(plan, trees.trees, this.ctx.clock.now(), shared.last?.shared ?? null);
-			// Each step's files travel only while some enabled remote takes them (`--timeline`), under the same rules.
-			const steps = enabled.some((r) => r.timeline) ? await this.timeline.export(this.sharedTrees, rules, retracted.events, this.ctx.clock.now()) : { steps: 0, leftOut: [] };
-			const leftOut = [...trees.leftOut, ...steps.leftOut];
-			if (leftOut.length > 0) {
-				keepLeftOut(this.root, leftOut);
-				for (const f of leftOut.slice(0, 20)) {
-					const where = f.step ? `step ${f.step.step} of session ${f.step.sessionId}` : `checkpoint snapshot ${(f.snapshot ?? '').slice(0, 10)}`;
-					this.ctx.log.warn(`sync: ${f.path} (${where}) was left out of what is shared: it ${f.reason}`);
-				}
-			}
-			if (upTo && (plan.count > 0 || !mark || mark.rowid !== upTo.rowid)) {
-				const newTip = await refs.tip(refs.eventsRef);
-				if (newTip) {
-					writeExportMark(this.markFile, { tip: newTip, ...upTo });
-				}
-			}
-			// Transcripts are written only while some enabled remote takes them (`--transcripts`).
-			if (Object.values(readSyncState(this.root).remotes).some((r) => r.enabled && r.transcripts)) {
-				await this.transcripts.export(this.ctx.clock.now());
-			}
-			return { events: plan.count, checkpoints: present.length };
-		});
-	}
-
-	/** Decisions, labels, facts, tasks and imports changed since the last sync become events (recordEvents.ts). */
-	private async recordPending(): Promise<void> {
-		this.writeOwn ??= ownEventWriter(this.ctx);
-		const write = this.writeOwn;
-		const store = this.ctx.store;
-		// A read first: most syncs have nothing to add, and a write is a commit. Nothing changed since a
-		// sync that found nothing (the store's data version says so) is not compared again, and rows
-		// found by the read are written as they are when nothing changed before the write.
-		const found = await store.read((db) => ({ version: store.dataVersion, rows: this.pendingRecords(db) }));
-		if (found.rows.length === 0) {
-			return;
-		}
-		await store.write((db) => {
-			const rows = store.dataVersion === found.version ? found.rows : pendingRecordEvents(db);
-			if (rows.length > 0) {
-				write(db, rows);
-			}
-		});
-	}
-
-	/** The records waiting to become events (recordEvents.ts), not compared again while the store has not changed since none were. */
-	private pendingRecords(db: BatonDb): NewSharedEvent[] {
-		const version = this.ctx.store.dataVersion;
-		if (version === this.recordsSettledAt) {
-			return [];
-		}
-		const rows = pendingRecordEvents(db);
-		if (rows.length === 0) {
-			this.recordsSettledAt = version;
-		}
-		return rows;
-	}
-
-	private async presentCommits(commits: readonly string[]): Promise<string[]> {
-		if (commits.length === 0) {
-			return [];
-		}
-		const found = await batchCheck(async (args, input) => (await this.shadow.git(args, input !== undefined ? { input } : {})).stdout, commits);
-		return found.filter((o): o is ObjectInfo => o?.type === 'commit').map((o) => o.oid);
+		return this.exporter.export();
 	}
 
 	async push(remote?: string): Promise<PushResult[]> {
@@ -377,7 +274,7 @@ export class SyncService {
 				await refs.rewriteEvents(plan, nowMs);
 				const newTip = await refs.tip(refs.eventsRef);
 				if (newTip && plan.upTo) {
-					writeExportMark(this.markFile, { tip: newTip, ...plan.upTo });
+					writeExportMark(this.exporter.markFile, { tip: newTip, ...plan.upTo });
 				}
 				const kept = (await refs.allSharedPairs()).filter((p) => !retracted.snapshots.has(p.snapshot));
 				await refs.rewriteCheckpoints(kept, nowMs);
@@ -386,7 +283,7 @@ export class SyncService {
 				// So do the taken-back steps' files.
 				await this.timeline.drop(new Set(chosen.eventIds), nowMs);
 				// What the next shared tree is built from is gone with the old chain.
-				this.sharedTrees = undefined;
+				this.exporter.forgetSharedTrees();
 				return chosen;
 			}),
 		);
@@ -411,7 +308,7 @@ export class SyncService {
 	autoPushTarget(): AutoPushTarget {
 		return {
 			sharing: () => Object.values(readSyncState(this.root).remotes).some((r) => r.enabled),
-			worthy: () => this.ctx.store.read((db) => pushWorthy(db, (d) => this.pendingRecords(d))),
+			worthy: () => this.ctx.store.read((db) => pushWorthy(db, (d) => this.exporter.pendingRecords(d))),
 			push: () => this.push(),
 		};
 	}
@@ -454,91 +351,8 @@ export class SyncService {
 				this.record(name, { lastError: (error as Error).message });
 				throw error;
 			}
-			return this.mergeFetched(name);
+			return mergeFetched(this.merging, name);
 		});
-	}
-
-	/** Merges what the last fetch brought (also after a fetch the pre-push/post-merge hooks did). */
-	private async mergeFetched(name: string): Promise<PullResult> {
-		const own = this.refs.machine;
-		const state = readSyncState(this.root).remotes[name] ?? emptyRemote();
-		// One read of every ref the fetch brought (events and transcripts).
-		const tracking = await this.refs.refs(`refs/baton-remotes/${name}/`);
-		const eventsPrefix = `refs/baton-remotes/${name}/events/`;
-		const processed: Record<string, string> = {};
-		let fetched = 0;
-		const ranges: RefRange[] = [];
-		for (const [ref, oid] of tracking) {
-			if (!ref.startsWith(eventsPrefix) || ref.endsWith(`/${own}`) || state.pulled[ref] === oid) {
-				continue;
-			}
-			fetched++;
-			ranges.push({ ref, from: state.pulled[ref] ?? null, to: oid });
-			processed[ref] = oid;
-		}
-		// Teammates' checkpoints are read from their shared trees (sharedTrees.ts): the pairs their checkpoints refs added.
-		const checkpointsPrefix = `refs/baton-remotes/${name}/checkpoints/`;
-		const sharedTrees: { machine: string; snapshot: string; shared: string }[] = [];
-		for (const [ref, oid] of tracking) {
-			if (!ref.startsWith(checkpointsPrefix) || ref.endsWith(`/${own}`) || state.pulled[ref] === oid) {
-				continue;
-			}
-			const machine = ref.slice(checkpointsPrefix.length);
-			try {
-				for (const pair of await this.refs.sharedPairsIn(state.pulled[ref] ?? null, oid)) {
-					sharedTrees.push({ machine, ...pair });
-				}
-				processed[ref] = oid;
-			} catch (error) {
-				this.ctx.log.warn(`sync: the checkpoints ref of machine ${machine} from remote "${name}" cannot be read (${(error as Error).message}); its checkpoints' files are not shown`);
-			}
-		}
-		const { events: read, refused: brokenLines, refusedRefs } = await this.refs.readBatches(ranges);
-		const { kept: wire, refused: claims } = refuseIdentityClaims(read, own);
-		// A refused ref is not taken as pulled: the next pull names it again, and reads it once it is mended.
-		refusedRefs.forEach((ref) => delete processed[ref]);
-		const transcripts = await this.transcripts.import(name, state.pulled, tracking);
-		// What changed here first, so the merge below derives from every machine's events, ours too.
-		await this.recordPending();
-		const nowMs = this.ctx.clock.now();
-		const result = await this.ctx.store.write((db) => {
-			const merged = mergeWireEvents(db, wire, name, nowMs);
-			// The merged rows are the wire events as received: no need to read them back.
-			const projected = projectEvents(db, merged.events, own, this.ctx.store, { mergedAfter: merged.before });
-			useSharedTrees(db, sharedTrees);
-			const { dropped, sessions: taken } = applyRetractions(db, merged.events, own);
-			return { merged, projected, dropped, taken };
-		});
-		for (const kind of result.projected.unknownKinds) {
-			this.ctx.log.warn(`sync: kept events of kind "${kind}" from remote "${name}" that this version does not show`);
-		}
-		for (const type of result.projected.unknownScopes) {
-			this.ctx.log.warn(`sync: kept sessions from remote "${name}" whose scope type "${type}" this version does not know (they show under their scope key)`);
-		}
-		// A teammate took sessions back: the copies of their transcripts imported here go as well.
-		if (result.taken.length > 0) {
-			await this.transcripts.forget(result.taken).catch((error: Error) => this.ctx.log.warn(`sync: could not remove the transcripts of sessions a teammate took back: ${error.message}`));
-		}
-		const refused = [...brokenLines, ...transcripts.refused, ...claims, ...result.merged.refused];
-		warnRefused(this.ctx.log, name, refused);
-		warnOpinions(this.ctx.log, name, result.projected.opinions);
-		updateSyncState(this.root, (s) => {
-			const r = (s.remotes[name] ??= emptyRemote());
-			Object.assign(r.pulled, processed, transcripts.processed);
-			r.lastPull = isoTime(nowMs);
-			r.lastError = null;
-		});
-		return {
-			fetched,
-			newEvents: result.merged.added.length,
-			sessions: result.projected.sessions,
-			checkpoints: result.projected.checkpoints,
-			records: result.projected.records,
-			transcripts: transcripts.imported,
-			refused,
-			opinions: result.projected.opinions,
-			...(result.dropped > 0 ? { retracted: result.dropped } : {}),
-		};
 	}
 
 	/** Teammates' decisions about checkpoint `id` when it is this machine's: kept and shown, never applied. */
@@ -568,7 +382,7 @@ export class SyncService {
 		for (const ref of exists ? this.refsFor({ transcripts: true, timeline: true }) : []) {
 			tips.set(ref, await refs.tip(ref));
 		}
-		const unexported = exists ? await this.unexportedCount() : await this.ctx.store.read((db) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(eq(sharedEvents.source, 'local')).all().length);
+		const unexported = exists ? await this.exporter.unexportedCount() : await this.ctx.store.read((db) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(eq(sharedEvents.source, 'local')).all().length);
 		for (const [name, r] of Object.entries(state.remotes)) {
 			let behind = 0;
 			if (exists) {
@@ -600,17 +414,6 @@ export class SyncService {
 		return { remotes, machine: refs.machine };
 	}
 
-	private async unexportedCount(): Promise<number> {
-		const tip = await this.refs.tip(this.refs.eventsRef);
-		const mark = tip ? readExportMark(this.markFile, tip) : null;
-		const above = await this.ctx.store.read((db) => (tip && !mark ? null : countAboveMark(db, mark)));
-		if (above !== null) {
-			return above;
-		}
-		const known = await this.refs.idsInRef(tip as string);
-		return (await this.ctx.store.read((db) => freshByIds(db, known))).count;
-	}
-
 	private record(name: string, change: Partial<RemoteState>): void {
 		updateSyncState(this.root, (s) => {
 			Object.assign((s.remotes[name] ??= emptyRemote()), change);
@@ -628,17 +431,5 @@ export class SyncService {
 		} finally {
 			lock.dispose();
 		}
-	}
-}
-
-/**
- * A teammate's checkpoint is read from the shared tree its machine wrote for it (sharedTrees.ts), not
- * from the local snapshot it names, which never left that machine: each pair is believed only for
- * the checkpoints that machine itself recorded. Run after the projection, so a checkpoint projected by
- * this pull or an earlier one is pointed at its tree alike.
- */
-function useSharedTrees(db: BatonDb, pairs: readonly { machine: string; snapshot: string; shared: string }[]): void {
-	for (const p of pairs) {
-		db.run(sql`UPDATE checkpoints SET commit_sha = ${p.shared} WHERE commit_sha = ${p.snapshot} AND id IN (SELECT subject FROM shared_events WHERE kind = 'checkpoint.recorded' AND machine = ${p.machine} AND source <> 'local')`);
 	}
 }

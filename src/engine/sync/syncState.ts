@@ -31,7 +31,7 @@ export interface RemoteState {
 	lastError: string | null;
 }
 
-export interface SyncStateFile {
+interface SyncStateFile {
 	version: 1;
 	remotes: Record<string, RemoteState>;
 }
@@ -97,7 +97,7 @@ export function readSyncState(workspaceRoot: string): SyncStateFile {
 	);
 }
 
-export function writeSyncState(workspaceRoot: string, state: SyncStateFile): void {
+function writeSyncState(workspaceRoot: string, state: SyncStateFile): void {
 	mkdirPrivate(syncDir(workspaceRoot));
 	atomicWriteFile(stateFile(workspaceRoot), Buffer.from(`${JSON.stringify(state, null, '\t')}\n`));
 }

@@ -33,7 +33,7 @@ import { screenKey, type SharedTrees, type ShareRules } from './sharedTrees';
 import type { LeftOutFile } from './syncShapes';
 import { syncDir } from './syncState';
 
-export const timelineRefPrefix = 'refs/baton/timeline/';
+const timelineRefPrefix = 'refs/baton/timeline/';
 
 /** Steps read per round of an export (a first share of a long history is not held in memory at once). */
 const stepsPerRound = 2_000;

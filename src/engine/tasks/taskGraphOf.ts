@@ -35,7 +35,7 @@ function taskNodes(sqlite: Database): TaskNode[] {
 }
 
 /** Both columns of every dependency as plain strings: drizzle's row mapping adds nothing to two text columns. */
-export function dependencyRows(sqlite: Database): { taskId: string; dependsOnId: string }[] {
+function dependencyRows(sqlite: Database): { taskId: string; dependsOnId: string }[] {
 	const out: { taskId: string; dependsOnId: string }[] = [];
 	for (const result of sqlite.exec('SELECT task_id, depends_on_id FROM task_dependencies')) {
 		for (const row of result.values) {

@@ -16,7 +16,7 @@ import type { TaskWithDependencies } from './taskShapes';
 export type { TaskWithDependencies } from './taskShapes';
 import { taskGraphOf } from './taskGraphOf';
 
-export interface AddTaskInput {
+interface AddTaskInput {
 	title: string;
 	type?: TaskType;
 	priority?: TaskPriority;
@@ -27,7 +27,7 @@ export interface AddTaskInput {
 	actor: string;
 }
 
-export interface UpdateTaskInput {
+interface UpdateTaskInput {
 	id: string;
 	status?: TaskStatus;
 	title?: string;
@@ -268,7 +268,7 @@ function withDeps(db: BatonDb, id: string): TaskWithDependencies {
 }
 
 /** The one active session, when there is exactly one: the implicit "current session" of a write. */
-export function activeSessionId(db: BatonDb): string | null {
+function activeSessionId(db: BatonDb): string | null {
 	return soleActiveSession(db)?.id ?? null;
 }
 

@@ -3,7 +3,7 @@
  * equals `b[endB, …)`, the suffix taken only from what the prefix left. What lies between is what a
  * diff has to look at (git sets these aside the same way).
  */
-export interface CommonEnds {
+interface CommonEnds {
 	start: number;
 	endA: number;
 	endB: number;

@@ -22,7 +22,7 @@ const dotenvAssignment =
 /** Values an example file uses in place of a secret. */
 const placeholder = /^(?:change_?me|replace_?me|example|placeholder|secret|password|dummy|redacted|your[_-].*|x+|\*+|\.+)$/i;
 
-export interface SecretFinding {
+interface SecretFinding {
 	/** The rule that matched (`slack-token`, `private-key`, `env-assignment`…). */
 	rule: string;
 	/** 1-based line of the first match. */

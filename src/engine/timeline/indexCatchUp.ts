@@ -11,7 +11,7 @@ import { ShadowRepo } from '../checkpoints/shadowRepo';
 import { captureTree } from './treeCapture';
 
 /** How long after the last capture the catch-up waits: the hook's answer goes out first. */
-export const catchUpDelayMs = 200;
+const catchUpDelayMs = 200;
 const catchUpBudgetMs = 60_000;
 /** A lock held elsewhere (a checkpoint) is not waited for long: the next capture or sync takes the paths. */
 const lockWaitMs = 2_000;
@@ -19,7 +19,7 @@ const lockWaitMs = 2_000;
 const timers = new Map<string, NodeJS.Timeout>();
 const running = new Map<string, Promise<void>>();
 
-export interface CatchUpOptions {
+interface CatchUpOptions {
 	excludes: readonly string[];
 	maxFileSize: number;
 	dirty: DirtyTracking;

@@ -9,7 +9,7 @@ import { sql } from 'drizzle-orm';
 import type { BatonDb } from '../storage/journalStore';
 import { promptKind, stepKind } from './timelineShapes';
 
-export interface LaterWork {
+interface LaterWork {
 	requests: number;
 	lastRequest: string | null;
 	files: string[];

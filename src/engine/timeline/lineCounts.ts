@@ -13,7 +13,7 @@ const binaryProbe = 8_000;
 
 export type LineCount = { binary: true } | { binary: false; additions: number; deletions: number };
 
-export function isBinary(content: Buffer): boolean {
+function isBinary(content: Buffer): boolean {
 	return content.subarray(0, binaryProbe).includes(0);
 }
 

@@ -16,7 +16,7 @@ import type { FileChange } from '../checkpoints/treeDiff';
 import { assertRealFolders, assertWorkspacePaths, folderProblem, workspaceFile, workspacePathProblem } from '../checkpoints/workspacePaths';
 import type { FileNow, RevertOutcome } from './timelineShapes';
 
-export type { FileNow, RevertOutcome } from './timelineShapes';
+export type { FileNow } from './timelineShapes';
 
 /** Git's blob id of `bytes`, in the store's hash (sha1, or sha256 for a sha256 store). */
 export function blobId(bytes: Buffer, like: string): string {

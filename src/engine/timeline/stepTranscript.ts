@@ -7,8 +7,6 @@ import type { TranscriptArchive } from '../transcripts/transcriptArchive';
 import type { Excerpt } from '../transcripts/transcriptExcerpts';
 import type { TimelineStep, TranscriptLine } from './timelineShapes';
 
-export type { TranscriptLine } from './timelineShapes';
-
 const before = 4;
 const after = 2;
 

@@ -66,7 +66,7 @@ export async function packObjects(shadow: ShadowRepo, base: string): Promise<str
  * the pack (git pairs delta bases by the end of the path). Returns the pack's base path, or null when
  * there was nothing to keep.
  */
-export async function writeSessionPack(shadow: ShadowRepo, sessionId: string, blobs: readonly KeptBlob[]): Promise<string | null> {
+async function writeSessionPack(shadow: ShadowRepo, sessionId: string, blobs: readonly KeptBlob[]): Promise<string | null> {
 	const shas = [...new Set(blobs.map((b) => b[0]))];
 	if (shas.length === 0) {
 		return null;

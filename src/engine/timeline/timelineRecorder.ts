@@ -39,7 +39,7 @@ export interface TimelineHooks {
 	onTurnEnd(sessionId: string, event: HookEvent): Promise<string[]>;
 }
 
-export interface RecorderOptions {
+interface RecorderOptions {
 	/** Time the capture may add to one hook call (lock wait included). */
 	budgetMs: number;
 	/** The workspace watcher's dirty paths where this process runs one (see CaptureOptions.dirty). */

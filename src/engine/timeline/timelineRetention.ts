@@ -21,7 +21,7 @@ import { timelineRef } from './treeCapture';
 import { flushKeyframes } from './timelineKeyframes';
 import { releaseSessionPacks } from './timelinePacks';
 
-export interface TimelineMaintenance {
+interface TimelineMaintenance {
 	/** Sessions whose trees were (or, in a dry run, would be) pruned. */
 	pruned: { sessionId: string; endedAt: string }[];
 	kept: number;

@@ -15,8 +15,6 @@ import { missingObjects, readPruned } from './timelineRetention';
 import { stepKind, type RevertResult, type SessionTimeline, type TimelineEntry, type TimelineStep } from './timelineShapes';
 import { assertRealFolders, assertWorkspacePaths } from '../checkpoints/workspacePaths';
 
-export type { RevertResult, SessionTimeline } from './timelineShapes';
-
 export class TimelineService {
 	constructor(
 		private readonly ctx: EngineContext,

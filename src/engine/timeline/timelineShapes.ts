@@ -25,7 +25,7 @@ export interface TimelineFile {
 	binary?: boolean;
 }
 
-export type StepActor = 'agent' | 'human';
+type StepActor = 'agent' | 'human';
 
 /** A `timeline.step` body. */
 export interface TimelineStep {

@@ -46,7 +46,7 @@ export interface TimelineState {
 const pendingLifetimeMs = 10 * 60_000;
 const maxPending = 64;
 
-export function stateFile(workspaceRoot: string, sessionId: string): string {
+function stateFile(workspaceRoot: string, sessionId: string): string {
 	return path.join(batonDir(workspaceRoot), 'timeline', `${sessionId.replace(/[^A-Za-z0-9_.-]/g, '_')}.json`);
 }
 

@@ -8,7 +8,7 @@ import { batonDir } from '../workspace';
 import { keptPackBytes } from './timelinePacks';
 import { readPruned } from './timelineRetention';
 
-export interface StoreSize {
+interface StoreSize {
 	bytes: number;
 	looseObjects: number;
 	timelines: number;

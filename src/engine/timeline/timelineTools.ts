@@ -9,7 +9,7 @@ import { filesNamedBy, isEditTool, isShellTool, workspaceRelative } from '../tra
 import type { ToolUse } from '../hookEvent';
 
 /** Claude `mcp__server__tool`, VS Code `mcp_server_tool`, Cline's `use_mcp_tool`. */
-export function isMcpTool(name: string): boolean {
+function isMcpTool(name: string): boolean {
 	const key = name.trim().toLowerCase();
 	return key.startsWith('mcp__') || key.startsWith('mcp_') || key === 'use_mcp_tool';
 }

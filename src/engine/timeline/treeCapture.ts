@@ -23,7 +23,7 @@ import type { TimelineFile } from './timelineShapes';
 
 export type Capture = { tree: string; reason?: undefined } | { tree?: undefined; reason: string };
 
-export interface CaptureOptions {
+interface CaptureOptions {
 	excludes: readonly string[];
 	maxFileSize: number;
 	/** Date.now()-style deadline for the whole capture. */
@@ -111,7 +111,7 @@ export async function keepKeyframe(shadow: ShadowRepo, sessionId: string, tree: 
 const plainMode = '100644';
 
 /** Most files a step lists; a larger change (a generated tree, `npm install` into the workspace) says how many more. */
-export const maxStepFiles = 2_000;
+const maxStepFiles = 2_000;
 
 /** The files that differ between two trees, with line counts (binary files count 0 lines). */
 export async function stepFiles(shadow: ShadowRepo, before: string, after: string): Promise<{ files: TimelineFile[]; more: number }> {

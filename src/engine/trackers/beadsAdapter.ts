@@ -11,7 +11,7 @@ import { beadsIssue, type BeadsFile, type BeadsRecord } from './beadsFile';
 import { renderCheckpointNote } from './checkpointNote';
 import type { CheckpointNote, IssueStatus, NewIssue, TrackerAdapter, TrackerIssue } from './trackerTypes';
 
-export interface BeadsAdapterOptions {
+interface BeadsAdapterOptions {
 	file: BeadsFile;
 	prefix: string;
 	nowIso: () => string;
@@ -97,7 +97,7 @@ export function findOnPath(name: string, searchPath = process.env['PATH'] ?? '')
 	return null;
 }
 
-export interface BeadsChoice {
+interface BeadsChoice {
 	mode: 'auto' | 'never';
 	searchPath?: string;
 	cwd: string;

@@ -9,7 +9,7 @@ import { beadsIssue } from './beadsFile';
 import { renderCheckpointNote } from './checkpointNote';
 import type { CheckpointNote, IssueStatus, NewIssue, TrackerAdapter, TrackerIssue } from './trackerTypes';
 
-export interface BeadsCliOptions {
+interface BeadsCliOptions {
 	executable: string;
 	cwd: string;
 	timeoutMs: number;

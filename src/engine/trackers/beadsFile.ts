@@ -27,7 +27,7 @@ interface Line {
 	last: boolean;
 }
 
-export interface BeadsFileOptions {
+interface BeadsFileOptions {
 	file: string;
 	lockFile: string;
 	nowIso: () => string;

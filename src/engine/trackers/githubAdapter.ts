@@ -9,7 +9,7 @@ import { renderCheckpointNote } from './checkpointNote';
 import { requestJson, trackerError } from './trackerHttp';
 import type { CheckpointNote, IssueStatus, NewIssue, TrackerAdapter, TrackerIssue } from './trackerTypes';
 
-export interface GithubOptions extends RefContext {
+interface GithubOptions extends RefContext {
 	apiUrl: string;
 	timeoutMs: number;
 	token: () => Promise<string | undefined>;

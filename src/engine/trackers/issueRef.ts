@@ -45,10 +45,6 @@ export function githubUrl(id: string, ctx: RefContext): string | null {
 	return target ? `${ctx.github.webUrl.replace(/\/+$/, '')}/${target.owner}/${target.repo}/issues/${target.number}` : null;
 }
 
-export function refUrl(tracker: TrackerName, id: string, ctx: RefContext): string | null {
-	return tracker === 'github' ? githubUrl(id, ctx) : null;
-}
-
 /** GitHub issue (or pull request) URLs on github.com and on the configured host. */
 export function githubUrlPattern(ctx: RefContext): RegExp {
 	const hosts = new Set(['github.com', 'www.github.com']);

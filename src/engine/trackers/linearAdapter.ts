@@ -8,7 +8,7 @@ import { renderCheckpointNote } from './checkpointNote';
 import { requestJson, trackerError } from './trackerHttp';
 import type { CheckpointNote, IssueStatus, NewIssue, TrackerAdapter, TrackerIssue } from './trackerTypes';
 
-export interface LinearOptions {
+interface LinearOptions {
 	apiUrl: string;
 	timeoutMs: number;
 	teamKey: string | null;

@@ -21,7 +21,7 @@ const noteSchema = z.object({
 	escalationReasons: z.array(z.string()),
 });
 
-export const trackerActionSchema = z.discriminatedUnion('action', [
+const trackerActionSchema = z.discriminatedUnion('action', [
 	/** Tell a linked issue about a checkpoint (a comment). */
 	z.object({ action: z.literal('linkCheckpoint'), tracker: z.enum(trackerNames), issueId: z.string().min(1), note: noteSchema }),
 	/** Close (or reopen) a linked issue. */
@@ -39,7 +39,7 @@ export const trackerActionSchema = z.discriminatedUnion('action', [
 ]);
 export type TrackerAction = z.infer<typeof trackerActionSchema>;
 
-export function trackerChannel(tracker: TrackerName): string {
+function trackerChannel(tracker: TrackerName): string {
 	return `tracker:${tracker}`;
 }
 

@@ -13,9 +13,9 @@ import { addLinks, refreshLinkInfo } from './issueLinks';
 import { actionOf, type TrackerAction } from './trackerActions';
 import type { TrackerAdapter } from './trackerTypes';
 
-export const trackerSecretNames: readonly SecretName[] = ['github.token', 'linear.apiKey', 'tracker.webhook.url', 'tracker.webhook.token'];
+const trackerSecretNames: readonly SecretName[] = ['github.token', 'linear.apiKey', 'tracker.webhook.url', 'tracker.webhook.token'];
 
-export interface DelivererDeps {
+interface DelivererDeps {
 	ctx: EngineContext;
 	secrets: SecretSource;
 	adapter: (tracker: TrackerName) => TrackerAdapter;

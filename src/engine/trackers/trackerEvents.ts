@@ -18,7 +18,7 @@ import { addLinks, listLinks } from './issueLinks';
 import { currentBranch } from './repoFiles';
 import { enqueueAction } from './trackerActions';
 
-export interface TrackerEventDeps {
+interface TrackerEventDeps {
 	ctx: EngineContext;
 	patterns: () => LinkPatterns;
 }

@@ -7,7 +7,7 @@ import type { TrackerName } from '../config';
 import { BatonError } from '../errors';
 import { maskSecrets, type SecretName } from '../secrets';
 
-export interface TrackerRequest {
+interface TrackerRequest {
 	tracker: TrackerName;
 	method: 'GET' | 'POST' | 'PATCH';
 	url: string;
@@ -21,11 +21,11 @@ export interface TrackerRequest {
 }
 
 /** GitHub refuses requests without one. */
-export const userAgent = 'Baton-issue-trackers';
+const userAgent = 'Baton-issue-trackers';
 
 const labels: Record<TrackerName, string> = { github: 'GitHub', linear: 'Linear', beads: 'Beads', webhook: 'Issue webhook' };
 
-export function trackerLabel(tracker: TrackerName): string {
+function trackerLabel(tracker: TrackerName): string {
 	return labels[tracker];
 }
 

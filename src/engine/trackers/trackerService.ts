@@ -25,7 +25,7 @@ import { handleTrackerEvent } from './trackerEvents';
 import type { IssueRef, TrackerAdapter, TrackerIssue } from './trackerTypes';
 import { WebhookAdapter } from './webhookAdapter';
 
-export interface SyncResult {
+interface SyncResult {
 	updated: IssueLinkView[];
 	failed: { tracker: string; issueId: string; error: string }[];
 	/** Links to trackers that are not enabled (nothing to ask). */

@@ -12,7 +12,7 @@ import type { SecretName } from '../secrets';
 import { requestJson, trackerError } from './trackerHttp';
 import type { CheckpointNote, IssueStatus, NewIssue, TrackerAdapter, TrackerIssue } from './trackerTypes';
 
-export interface WebhookOptions {
+interface WebhookOptions {
 	timeoutMs: number;
 	url: () => Promise<string | undefined>;
 	token: () => Promise<string | undefined>;

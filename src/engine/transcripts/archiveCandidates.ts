@@ -11,7 +11,7 @@ import type { TranscriptEntry, TranscriptIndex } from './transcriptIndex';
 
 export const safeName = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
-export interface CandidateInput {
+interface CandidateInput {
 	agentSessionIds?: readonly string[] | undefined;
 	sources?: readonly string[] | undefined;
 	discovered?: readonly DiscoveredTranscript[] | undefined;

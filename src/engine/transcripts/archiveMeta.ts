@@ -28,16 +28,16 @@ export function metaPathOf(archivePath: string): string {
 	return `${archivePath.slice(0, -'.jsonl'.length)}${metaSuffix}`;
 }
 
-export function transcriptMetaBytes(entry: TranscriptEntry): Buffer {
+function transcriptMetaBytes(entry: TranscriptEntry): Buffer {
 	return Buffer.from(`${JSON.stringify({ kind: 'baton-transcript', version: archiveMetaVersion, entry: transcriptEntrySchema.parse(entry) })}\n`);
 }
 
-export function sessionMetaBytes(sessionId: string, archive: SessionArchive): Buffer {
+function sessionMetaBytes(sessionId: string, archive: SessionArchive): Buffer {
 	return Buffer.from(`${JSON.stringify({ kind: 'baton-transcript-session', version: archiveMetaVersion, sessionId, archive: sessionArchiveSchema.parse(archive) })}\n`);
 }
 
 /** Writes `bytes` to `file` unless it holds them already (a second reindex changes no byte, and a sync that found nothing new writes nothing). */
-export function writeIfChanged(file: string, bytes: Buffer): boolean {
+function writeIfChanged(file: string, bytes: Buffer): boolean {
 	try {
 		if (fs.readFileSync(file).equals(bytes)) {
 			return false;

@@ -31,13 +31,13 @@ export interface ReindexInput {
 }
 
 /** A file of the archive the rebuild could not use (`error`: left as it is) or used with a caveat (`warning`). */
-export interface ReindexProblem {
+interface ReindexProblem {
 	path: string;
 	level: 'error' | 'warning';
 	reason: string;
 }
 
-export interface ArchiveScan {
+interface ArchiveScan {
 	transcripts: Record<string, TranscriptEntry>;
 	sessions: Record<string, SessionArchive>;
 	problems: ReindexProblem[];
@@ -61,7 +61,7 @@ export interface ReindexResult {
 
 const maxHeaderBytes = 1024 * 1024;
 /** An archive without a header larger than this is kept and listed, its counts not recovered. */
-export const maxRecoverBytes = 64 * 1024 * 1024;
+const maxRecoverBytes = 64 * 1024 * 1024;
 
 export function readIfPresent(file: string): string | null {
 	try {
@@ -94,7 +94,7 @@ function readSmall(file: string): string {
 }
 
 /** One transcript's header, checked: its entry, or why it cannot be used. */
-export function readTranscriptMeta(file: string, rel: string, workspaceRoot: string): { entry: TranscriptEntry } | { reason: string } {
+function readTranscriptMeta(file: string, rel: string, workspaceRoot: string): { entry: TranscriptEntry } | { reason: string } {
 	let value: unknown;
 	try {
 		value = JSON.parse(readSmall(file));

@@ -25,16 +25,16 @@ const stateIcons: Record<BoardStateDto, [string, string]> = {
 const waitLabels = { permission: 'waiting for your permission', question: 'waiting for your answer', approval: 'waiting for your approval' } as const;
 
 /** The agent as people name it (`claude-code` → Claude Code). */
-export function agentLabel(agent: string | null): string {
+function agentLabel(agent: string | null): string {
 	return agent ? actorName(`hook:${agent}`, null) : 'Agent';
 }
 
 /** A row's own key: a session may hold several agents' conversations, and a checkpoint's row beside them. */
-export function entryKey(e: BoardEntryDto): string {
+function entryKey(e: BoardEntryDto): string {
 	return `agent:${e.id}:${e.checkpoint ? `cp:${e.checkpoint.id}` : (e.agentSessionId ?? '')}`;
 }
 
-export function boardItem(e: BoardEntryDto): vscode.TreeItem {
+function boardItem(e: BoardEntryDto): vscode.TreeItem {
 	const [icon, color] = stateIcons[e.state];
 	const item = new vscode.TreeItem(agentLabel(e.agent), vscode.TreeItemCollapsibleState.None);
 	item.id = entryKey(e);

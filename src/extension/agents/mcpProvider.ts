@@ -12,7 +12,7 @@ import { mcpProviderId } from '../ids';
 import { Disposable } from '../lifecycle';
 
 /** `vscode.McpStdioServerDefinition` (VS Code ≥ 1.101). */
-export interface McpStdioDefinition {
+interface McpStdioDefinition {
 	readonly label: string;
 	command: string;
 	args: string[];

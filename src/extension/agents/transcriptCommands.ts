@@ -22,7 +22,7 @@ function refOf(arg: unknown): TranscriptRef | undefined {
 }
 
 /** Opens the rendering; resolves to the document's URI. */
-export async function openTranscript(ref: TranscriptRef): Promise<vscode.Uri> {
+async function openTranscript(ref: TranscriptRef): Promise<vscode.Uri> {
 	const uri = transcriptUri(ref);
 	const document = await vscode.workspace.openTextDocument(uri);
 	try {

@@ -39,7 +39,7 @@ export class TranscriptNode {
 
 type Node = TranscriptGroup | TranscriptNode;
 
-export function formatBytes(n: number): string {
+function formatBytes(n: number): string {
 	return n >= 1_048_576 ? `${(n / 1_048_576).toFixed(1)} MB` : n >= 1024 ? `${Math.round(n / 1024)} KB` : `${n} B`;
 }
 

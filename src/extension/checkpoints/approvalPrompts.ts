@@ -12,7 +12,7 @@ import { CommandIds, ViewIds } from '../ids';
 import { Disposable } from '../lifecycle';
 
 /** What a prompt needs to know about the checkpoint that waits. */
-export interface ReviewSubject {
+interface ReviewSubject {
 	id: string;
 	/** Its number, when known (the backend's notices carry none). */
 	seq?: number;

@@ -12,11 +12,11 @@ import { checkpointScheme } from '../ids';
  * `baton-checkpoint:/src/a.ts?cp=cp_…` — the query names the checkpoint, the path the file; without
  * a checkpoint (`empty=1`) it is the file in the empty workspace before the first checkpoint: nothing.
  */
-export function checkpointUri(checkpointId: string | undefined, file: string): vscode.Uri {
+function checkpointUri(checkpointId: string | undefined, file: string): vscode.Uri {
 	return vscode.Uri.from({ scheme: checkpointScheme, path: `/${file}`, query: new URLSearchParams(checkpointId ? { cp: checkpointId } : { empty: '1' }).toString() });
 }
 
-export function parseCheckpointUri(uri: vscode.Uri): { checkpointId: string | undefined; file: string } {
+function parseCheckpointUri(uri: vscode.Uri): { checkpointId: string | undefined; file: string } {
 	const query = new URLSearchParams(uri.query);
 	const checkpointId = query.get('cp');
 	const file = uri.path.replace(/^\//, '');

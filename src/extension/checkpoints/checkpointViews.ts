@@ -29,7 +29,7 @@ const approvalIcons: Record<ApprovalStatusDto, [string, string, string]> = {
 	rejected: ['error', 'charts.red', 'rejected'],
 };
 
-export function checkpointItem(c: CheckpointDto): vscode.TreeItem {
+function checkpointItem(c: CheckpointDto): vscode.TreeItem {
 	const [icon, color, label] = approvalIcons[c.approvalStatus];
 	const title = c.message?.trim() || `${c.trigger} checkpoint`;
 	const item = new vscode.TreeItem(title, vscode.TreeItemCollapsibleState.None);

@@ -11,7 +11,7 @@ import type { BatonWorkspace } from '../batonWorkspace';
 import { CommandIds } from '../ids';
 
 /** The same words the backend's rejection notice uses on every channel. */
-export const rollbackOfferLabel = 'Roll Back to the Last Approved Checkpoint';
+const rollbackOfferLabel = 'Roll Back to the Last Approved Checkpoint';
 
 /** "#4 “Retries work”", "#4 (periodic)". */
 export function checkpointLabel(cp: Pick<CheckpointDto, 'seq' | 'message' | 'trigger'>): string {

@@ -34,7 +34,7 @@ function total(reports: readonly AgentHistoryReportDto[], key: 'imported' | 'upd
 }
 
 /** One line for the person: what came in, per agent that had anything. */
-export function agentHistorySummary(reports: readonly AgentHistoryReportDto[], dryRun: boolean): string {
+function agentHistorySummary(reports: readonly AgentHistoryReportDto[], dryRun: boolean): string {
 	const parts: string[] = [];
 	for (const r of reports) {
 		for (const [agent, c] of Object.entries(r.agents)) {

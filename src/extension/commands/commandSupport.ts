@@ -25,7 +25,7 @@ export function command(id: string, run: (...args: unknown[]) => Promise<unknown
 }
 
 /** Logs and shows a failure; never waits for the person to dismiss the notification. */
-export function reportError(error: unknown, log: vscode.LogOutputChannel): void {
+function reportError(error: unknown, log: vscode.LogOutputChannel): void {
 	const code = error instanceof ResponseError ? (error.data as RpcErrorData | undefined)?.code : undefined;
 	// A refusal can quote stored text (a name, a note): shown with its control characters escaped.
 	const message = escapeControls((error as Error).message ?? String(error));
@@ -94,7 +94,7 @@ interface ScopePickItem extends vscode.QuickPickItem {
 
 const scopePattern = /^(global|(epic|task|subtree|taskGroup|custom):[A-Za-z0-9][A-Za-z0-9._-]{0,63}(,[A-Za-z0-9][A-Za-z0-9._-]{0,63})*|epicPhase:[A-Za-z0-9][A-Za-z0-9._-]{0,63}:[^:\s]+)$/;
 
-export function validateScopeText(text: string): string | undefined {
+function validateScopeText(text: string): string | undefined {
 	return scopePattern.test(text.trim()) ? undefined : 'Use global, epic:ID, task:ID, subtree:ID, taskGroup:ID, epicPhase:ID:PHASE or custom:ID[,ID…]';
 }
 

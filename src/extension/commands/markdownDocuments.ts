@@ -23,7 +23,7 @@ export function markdownUri(kind: MarkdownKindDto, sessionId: string, sessionNam
 	return vscode.Uri.from({ scheme: markdownScheme, path: `/${kind}/${sessionId}/${name} (${kind}).md` });
 }
 
-export function parseMarkdownUri(uri: vscode.Uri): { kind: MarkdownKindDto; sessionId: string } {
+function parseMarkdownUri(uri: vscode.Uri): { kind: MarkdownKindDto; sessionId: string } {
 	const match = /^\/(handoff|briefing)\/([\w.-]{1,100})(?:\/[^/]*)?\.md$/.exec(uri.path);
 	if (!match) {
 		throw new Error(`not a Baton markdown view: ${uri.toString()}`);

@@ -13,7 +13,7 @@ import { CommandIds } from '../ids';
 import { command, ensureInitialized } from './commandSupport';
 
 /** One line for the person: what the index holds now, per agent, and what could not be read. */
-export function reindexSummary(r: ReindexReportDto): string {
+function reindexSummary(r: ReindexReportDto): string {
 	const agents = Object.entries(r.agents).map(([agent, c]) => `${agentName(agent)} ${c.transcripts}${c.sourceMissing ? ` (${c.sourceMissing} kept from the archive alone)` : ''}`);
 	const head = r.changed ? 'Rebuilt the session index' : 'The session index was up to date';
 	const errors = r.problems.filter((p) => p.level === 'error').length + r.skipped.length;

@@ -19,7 +19,7 @@ const sidShapes: Record<string, { pattern: RegExp; text: string }> = {
 	'twilio.apiKeySid': { pattern: /^SK[0-9a-fA-F]{32}$/, text: 'An API key SID: SK and 32 hexadecimal digits.' },
 };
 
-export function validateSecretValue(name: string, value: string): string | undefined {
+function validateSecretValue(name: string, value: string): string | undefined {
 	const text = value.trim();
 	if (!text) {
 		return 'Enter a value (Escape cancels).';

@@ -17,7 +17,7 @@ import { command } from '../commands/commandSupport';
 import { CommandIds } from '../ids';
 import { Disposable } from '../lifecycle';
 
-export interface AgentShare {
+interface AgentShare {
 	file: string;
 	agent: number;
 	human: number;
@@ -148,7 +148,7 @@ export class AgentBlame extends Disposable {
 	}
 }
 
-export function agentShare(blame: BlameDto): AgentShare {
+function agentShare(blame: BlameDto): AgentShare {
 	const share: AgentShare = { file: blame.file, agent: 0, human: 0, unknown: 0 };
 	for (const line of blame.lines) {
 		share[line.origin]++;
@@ -184,7 +184,7 @@ function annotations(blame: BlameDto, document: vscode.TextDocument): vscode.Dec
 		});
 }
 
-export function hoverMarkdown(line: BlameLineDto, replayCommand: string | undefined): string {
+function hoverMarkdown(line: BlameLineDto, replayCommand: string | undefined): string {
 	const parts: string[] = [];
 	if (line.origin === 'agent') {
 		parts.push(`**Written by an agent** — ${escapeMarkdown(line.agent ?? 'agent')}${line.model ? ` (${escapeMarkdown(line.model)})` : ''}`);

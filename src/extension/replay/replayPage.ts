@@ -17,7 +17,7 @@ import { escapeHtml } from '../webviews/escapeHtml';
 /** Rows written into the page: a screen of 1,320 px, more than the editor area shows at once. */
 export const firstScreenRows = 30;
 
-export interface ReplayPageInput {
+interface ReplayPageInput {
 	nonce: string;
 	/** The webview's `cspSource` (its resource origin). */
 	cspSource: string;

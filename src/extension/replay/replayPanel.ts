@@ -20,7 +20,7 @@ import { replayPageHtml } from './replayPage';
 import { openStepDiff } from './timelineDocuments';
 
 export const replayCommandId = CommandIds.replaySession;
-export const replayViewType = 'baton.replay';
+const replayViewType = 'baton.replay';
 
 type Paint = Omit<Extract<ReplayFromPage, { type: 'painted' }>, 'type'>;
 

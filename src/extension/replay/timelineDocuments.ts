@@ -10,7 +10,7 @@ import type { BatonWorkspace } from '../batonWorkspace';
 export const timelineScheme = 'baton-timeline';
 
 /** `baton-timeline:/src/a.ts?tree=<id>` — the query names the tree, the path the file. */
-export function timelineUri(tree: string, file: string): vscode.Uri {
+function timelineUri(tree: string, file: string): vscode.Uri {
 	return vscode.Uri.from({ scheme: timelineScheme, path: `/${file}`, query: new URLSearchParams({ tree }).toString() });
 }
 

@@ -45,7 +45,7 @@ function where(hit: SearchHitDto): string {
 }
 
 /** One hit as a row: its session, where in it, when, and the passage that matched. */
-export function hitItem(hit: SearchHitDto): HitItem {
+function hitItem(hit: SearchHitDto): HitItem {
 	const who = hit.agent ? ` · ${agentName(hit.agent)}` : '';
 	return shownItem({
 		label: `$(${icons[hit.kind]}) ${hit.sessionName ?? (hit.kind === 'memory' ? 'Project memory' : 'No session')}`,

@@ -44,15 +44,15 @@ export class SessionNode {
  * workbench); a worker sits one level deeper and has two fewer. The name gives way so that the
  * state and time, which must be seen, never do.
  */
-export const rowChars = 30;
+const rowChars = 30;
 
-export function rowNameLimit(description: string, depth: 'scope' | 'session' | 'worker'): number {
+function rowNameLimit(description: string, depth: 'scope' | 'session' | 'worker'): number {
 	const indent = depth === 'scope' ? -2 : depth === 'worker' ? 2 : 0;
 	return Math.max(12, rowChars - description.length - 1 - indent);
 }
 
 /** "Payment retries for the webhook" → "Payment retries…": cut at a word when one ends late enough (the full name is in the tooltip). */
-export function rowName(name: string, limit: number): string {
+function rowName(name: string, limit: number): string {
 	if (name.length <= limit) return name;
 	const cut = name.slice(0, limit - 1);
 	const space = cut.lastIndexOf(' ');
@@ -60,7 +60,7 @@ export function rowName(name: string, limit: number): string {
 }
 
 /** "ended 3m", "active now": state and a compact time, what a row must show. */
-export function rowState(status: SessionStatusDto, moment: string | null, nowMs: number = Date.now()): string {
+function rowState(status: SessionStatusDto, moment: string | null, nowMs: number = Date.now()): string {
 	const word = status === 'archived' || status === 'closed' ? 'legacy' : statusLabel[status];
 	return `${word} ${shortTime(moment, nowMs)}`.trim();
 }
@@ -71,7 +71,7 @@ function shortTime(iso: string | null, nowMs: number): string {
 	return s < 45 ? 'now' : s < 90 * 60 ? `${Math.round(s / 60)}m` : s < 36 * 3600 ? `${Math.round(s / 3600)}h` : s < 14 * 86400 ? `${Math.round(s / 86400)}d` : `${Math.round(s / 604800)}w`;
 }
 
-export type ChainNode = ScopeNode | SessionNode;
+type ChainNode = ScopeNode | SessionNode;
 
 const icons: Record<SessionStatusDto, [string, string]> = {
 	active: ['debug-start', 'charts.green'],

@@ -10,8 +10,6 @@ import { graphPanel } from './panels/graphPanel';
 import { describeError, type AnyPanelProvider, type PanelProvider, type PanelTarget } from './panels/panelProvider';
 import { webviewHtml } from './webviewHtml';
 
-export type { PanelTarget } from './panels/panelProvider';
-
 const transitionCommands: Record<'end' | 'suspend' | 'resume', CommandId> = {
 	end: CommandIds.endSession,
 	suspend: CommandIds.suspendSession,

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
-import { laneOf } from '../../../src/server/daemon';
+import { laneOf } from '../../../src/server/daemonCommands';
 import { countWrites, storedTitles } from './faultCounts';
 import { baton, daemonEnv, daemonWorkspace, waitFor, type Result } from './daemonProcesses';
 

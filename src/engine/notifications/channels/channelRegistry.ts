@@ -8,7 +8,7 @@ import { sendSlack } from './slackChannel';
 import { sendSms, smsMissing } from './smsChannel';
 import { sendWebhook } from './webhookChannel';
 
-export type OutsideChannel = Exclude<NotificationChannel, 'editor'>;
+type OutsideChannel = Exclude<NotificationChannel, 'editor'>;
 
 export const channelLabels: Record<NotificationChannel, string> = {
 	editor: 'VS Code (the editor)',

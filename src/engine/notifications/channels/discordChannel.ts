@@ -10,7 +10,7 @@ import { httpPost } from './httpPost';
 
 const colours: Record<NotificationMessage['priority'], number> = { info: 0x3b82f6, notice: 0x10b981, warning: 0xf59e0b, critical: 0xdc2626 };
 
-export function discordPayload(m: NotificationMessage): Record<string, unknown> {
+function discordPayload(m: NotificationMessage): Record<string, unknown> {
 	const field = (name: string, value: string, inline = true) => ({ name: name.slice(0, 256), value: value.slice(0, 1024) || '—', inline });
 	const fields = [
 		...(m.session ? [field('Session', `${m.session.name}\n${m.session.id}`), field('Cost', formatUsd(m.session.costUsd)), field('Duration', formatDuration(m.session.durationMs))] : []),

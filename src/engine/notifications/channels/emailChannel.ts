@@ -10,11 +10,11 @@ import { plainText, type NotificationMessage } from '../notificationMessage';
 import { missingSecretText, secretFor, type ChannelEnv } from './channelEnv';
 import { channelError } from './httpPost';
 
-export function emailSubject(m: NotificationMessage): string {
+function emailSubject(m: NotificationMessage): string {
 	return `[Baton ${m.priority}] ${m.title}`.replace(/[\r\n]+/g, ' ').slice(0, 200);
 }
 
-export function emailText(m: NotificationMessage): string {
+function emailText(m: NotificationMessage): string {
 	return `${plainText(m)}\n\n— Baton, workspace ${m.workspace}. Notification settings: baton.notifications.* in VS Code, or "notifications" in .baton/config.json.\n`;
 }
 

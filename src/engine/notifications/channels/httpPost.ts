@@ -46,7 +46,7 @@ export function maskDeliveryText(text: string, secrets: ReadonlyMap<SecretName, 
 	return out;
 }
 
-export interface PostInit {
+interface PostInit {
 	headers: Record<string, string>;
 	body: string;
 	/** What a refusal's body says, for a peer whose errors have a known shape (the raw body otherwise). */
@@ -89,7 +89,7 @@ export async function httpPost(target: PostTarget, url: string, init: PostInit):
 }
 
 /** Discord's JSON `retry_after` (seconds, fractional) first, then the standard `Retry-After` header; at most an hour. */
-export function retryAfterMs(headers: Headers, body: string): number | undefined {
+function retryAfterMs(headers: Headers, body: string): number | undefined {
 	let seconds: number | undefined;
 	try {
 		const parsed = JSON.parse(body) as { retry_after?: unknown };

@@ -8,17 +8,17 @@ import { plainText, type NotificationMessage } from '../notificationMessage';
 import { secretFor, type ChannelEnv } from './channelEnv';
 import { channelError, httpPost } from './httpPost';
 
-export const ntfyPriority: Record<NotificationMessage['priority'], string> = { info: '2', notice: '3', warning: '4', critical: '5' };
+const ntfyPriority: Record<NotificationMessage['priority'], string> = { info: '2', notice: '3', warning: '4', critical: '5' };
 /** Tags that match an emoji short code show as that emoji in ntfy's apps. */
 const ntfyTag: Record<NotificationMessage['priority'], string> = { info: 'information_source', notice: 'bell', warning: 'warning', critical: 'rotating_light' };
 
-export function headerText(value: string): string {
+function headerText(value: string): string {
 	const clean = value.replace(/[\r\n]+/g, ' ');
 	return /^[\x20-\x7e]*$/.test(clean) ? clean : `=?UTF-8?B?${Buffer.from(clean, 'utf8').toString('base64')}?=`;
 }
 
 /** Opens the workspace in VS Code from the phone or desktop notification. */
-export function vscodeLink(workspaceRoot: string): string {
+function vscodeLink(workspaceRoot: string): string {
 	return `vscode://file/${encodeURI(workspaceRoot.replace(/\\/g, '/').replace(/^\/+/, ''))}`;
 }
 

@@ -7,7 +7,7 @@ import { httpPost } from './httpPost';
 /** Slack's mrkdwn treats &, < and > as markup (`<!channel>` would ping everyone): escape them. */
 const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
-export function slackPayload(m: NotificationMessage): { text: string; blocks: unknown[] } {
+function slackPayload(m: NotificationMessage): { text: string; blocks: unknown[] } {
 	const reasons = m.checkpoint?.escalationReasons.length ? `\n*Escalated:* ${escape(m.checkpoint.escalationReasons.join('; '))}` : '';
 	const blocks: unknown[] = [
 		{ type: 'header', text: { type: 'plain_text', text: m.title.slice(0, 150) } },

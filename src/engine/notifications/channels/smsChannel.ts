@@ -78,7 +78,7 @@ async function credentials(env: ChannelEnv, used: Map<SecretName, string>): Prom
 }
 
 /** Twilio's error JSON as one sentence: `Twilio error 21211: The 'To' number … (more_info)`. */
-export function twilioErrorText(body: string): string | undefined {
+function twilioErrorText(body: string): string | undefined {
 	try {
 		const e = JSON.parse(body) as { code?: unknown; message?: unknown; more_info?: unknown };
 		if (typeof e.message !== 'string') return undefined;

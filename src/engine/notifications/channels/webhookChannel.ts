@@ -7,7 +7,7 @@ import { plainText, type NotificationMessage } from '../notificationMessage';
 import { requiredSecret, secretFor, type ChannelEnv } from './channelEnv';
 import { httpPost } from './httpPost';
 
-export function webhookPayload(m: NotificationMessage): Record<string, unknown> {
+function webhookPayload(m: NotificationMessage): Record<string, unknown> {
 	return { source: 'baton', ...m, text: `[${m.priority}] ${m.title}\n${plainText(m)}` };
 }
 

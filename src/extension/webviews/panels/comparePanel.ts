@@ -106,7 +106,7 @@ export function createComparePanel(): PanelProvider<'compare'> {
 }
 
 /** "Baton: Compare #14 → #17", "Baton: Compare #18 → working tree". */
-export function comparisonTitle(from: string, to: string | undefined): string {
+function comparisonTitle(from: string, to: string | undefined): string {
 	return `${title} ${from} → ${to ?? 'working tree'}`;
 }
 

@@ -1,0 +1,164 @@
+/**
+ * The export job of sync (docs/sync.md, "How it travels"): this machine's new local events, the
+ * records that become events at a sync, and its checkpoints' shared trees written into its own refs
+ * above the durable "exported up to" mark. SyncService runs it before each push and, through
+ * exportAhead, when the backend is idle.
+ */
+import path from 'node:path';
+import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { EngineContext } from '../context';
+import { batchCheck, type ObjectInfo } from '../git/objectReader';
+import type { BatonDb } from '../storage/capturingDrizzle';
+import type { NewSharedEvent } from '../shared/sharedEvents';
+import type { EventRefs } from './eventRefs';
+import { keepLeftOut } from './leftOut';
+import { readRetracted } from './retraction';
+import { SharedTrees } from './sharedTrees';
+import { countAboveMark, freshAboveMark, freshByIds, localCheckpointCommits, readExportMark, writeExportMark } from './exportMark';
+import type { TimelineSync } from './timelineSync';
+import type { TranscriptSync } from './transcriptSync';
+import { ownEventWriter } from './localEvents';
+import { pendingRecordEvents } from './recordEvents';
+import { readSyncState, syncDir } from './syncState';
+
+/** The parts of SyncService the export writes through, built lazily there and shared with the pull. */
+interface ExportParts {
+	refs(): EventRefs;
+	transcripts(): TranscriptSync;
+	timeline(): TimelineSync;
+}
+
+export class SyncExport {
+	private writeOwn: ReturnType<typeof ownEventWriter> | undefined;
+	/** The store's data version at which no record was waiting to become an event (recordPending). */
+	private recordsSettledAt: number | undefined;
+	/** Kept: what it knows of the last shared tree it built lets the next one be built from the changes alone. */
+	private sharedTrees: SharedTrees | undefined;
+
+	constructor(
+		private readonly ctx: EngineContext,
+		private readonly shadow: ShadowRepo,
+		private readonly parts: ExportParts,
+		/** Runs before each export (engine.ts hands in line provenance's `attributePending`). */
+		private readonly beforeExport: () => Promise<unknown>,
+	) {}
+
+	private get root(): string {
+		return this.ctx.workspaceRoot;
+	}
+
+	/** `.baton/sync/exported.json`: the events ref's tip and the last event exported (exportMark.ts). */
+	get markFile(): string {
+		return path.join(syncDir(this.root), 'exported.json');
+	}
+
+	/** After a retraction rewrote the checkpoints ref: the next shared tree is built afresh, not from the old chain. */
+	forgetSharedTrees(): void {
+		this.sharedTrees = undefined;
+	}
+
+	/** Writes this machine's new local events (and their checkpoints' commits) into its own refs. */
+	async export(): Promise<{ events: number; checkpoints: number }> {
+		await this.beforeExport().catch((error: Error) => this.ctx.log.warn(`sync: the commits made since the last push could not be attributed before it: ${error.message}`));
+		return this.shadow.withLock(async () => {
+			await this.shadow.ensureInit(this.ctx.config.checkpoints.excludes);
+			const refs = this.parts.refs();
+			refs.clearStaleRefLocks('baton');
+			await this.recordPending();
+			// Only the events above the durable "exported up to" mark are read (exportMark.ts).
+			const tip = await refs.tip(refs.eventsRef);
+			const mark = tip ? readExportMark(this.markFile, tip) : null;
+			const retracted = readRetracted(this.root);
+			let plan = await this.ctx.store.read((db) => (tip && !mark ? null : freshAboveMark(db, mark, retracted.events)));
+			if (!plan) {
+				const exported = await refs.idsInRef(tip as string);
+				plan = await this.ctx.store.read((db) => freshByIds(db, exported, retracted.events));
+			}
+			const { upTo } = plan;
+			const recorded = (await this.ctx.store.read((db) => localCheckpointCommits(db))).filter((c) => !retracted.snapshots.has(c));
+			const shared = await refs.sharedCheckpoints();
+			const commits = recorded.filter((c) => !shared.commits.has(c));
+			const present = await this.presentCommits(commits);
+			// What each checkpoint shares: the files the user's git would commit that pass the credential scan.
+			const enabled = Object.values(readSyncState(this.root).remotes).filter((r) => r.enabled);
+			const rules = { untracked: enabled.length > 0 && enabled.every((r) => r.untracked) };
+			this.sharedTrees ??= new SharedTrees(this.shadow, this.root);
+			const trees = await this.sharedTrees.build(present, rules, shared.last);
+			await refs.append(plan, trees.trees, this.ctx.clock.now(), shared.last?.shared ?? null);
+			// Each step's files travel only while some enabled remote takes them (`--timeline`), under the same rules.
+			const steps = enabled.some((r) => r.timeline) ? await this.parts.timeline().export(this.sharedTrees, rules, retracted.events, this.ctx.clock.now()) : { steps: 0, leftOut: [] };
+			const leftOut = [...trees.leftOut, ...steps.leftOut];
+			if (leftOut.length > 0) {
+				keepLeftOut(this.root, leftOut);
+				for (const f of leftOut.slice(0, 20)) {
+					const where = f.step ? `step ${f.step.step} of session ${f.step.sessionId}` : `checkpoint snapshot ${(f.snapshot ?? '').slice(0, 10)}`;
+					this.ctx.log.warn(`sync: ${f.path} (${where}) was left out of what is shared: it ${f.reason}`);
+				}
+			}
+			if (upTo && (plan.count > 0 || !mark || mark.rowid !== upTo.rowid)) {
+				const newTip = await refs.tip(refs.eventsRef);
+				if (newTip) {
+					writeExportMark(this.markFile, { tip: newTip, ...upTo });
+				}
+			}
+			// Transcripts are written only while some enabled remote takes them (`--transcripts`).
+			if (Object.values(readSyncState(this.root).remotes).some((r) => r.enabled && r.transcripts)) {
+				await this.parts.transcripts().export(this.ctx.clock.now());
+			}
+			return { events: plan.count, checkpoints: present.length };
+		});
+	}
+
+	/** Decisions, labels, facts, tasks and imports changed since the last sync become events (recordEvents.ts). */
+	async recordPending(): Promise<void> {
+		this.writeOwn ??= ownEventWriter(this.ctx);
+		const write = this.writeOwn;
+		const store = this.ctx.store;
+		// A read first: most syncs have nothing to add, and a write is a commit. Nothing changed since a
+		// sync that found nothing (the store's data version says so) is not compared again, and rows
+		// found by the read are written as they are when nothing changed before the write.
+		const found = await store.read((db) => ({ version: store.dataVersion, rows: this.pendingRecords(db) }));
+		if (found.rows.length === 0) {
+			return;
+		}
+		await store.write((db) => {
+			const rows = store.dataVersion === found.version ? found.rows : pendingRecordEvents(db);
+			if (rows.length > 0) {
+				write(db, rows);
+			}
+		});
+	}
+
+	/** The records waiting to become events (recordEvents.ts), not compared again while the store has not changed since none were. */
+	pendingRecords(db: BatonDb): NewSharedEvent[] {
+		const version = this.ctx.store.dataVersion;
+		if (version === this.recordsSettledAt) {
+			return [];
+		}
+		const rows = pendingRecordEvents(db);
+		if (rows.length === 0) {
+			this.recordsSettledAt = version;
+		}
+		return rows;
+	}
+
+	private async presentCommits(commits: readonly string[]): Promise<string[]> {
+		if (commits.length === 0) {
+			return [];
+		}
+		const found = await batchCheck(async (args, input) => (await this.shadow.git(args, input !== undefined ? { input } : {})).stdout, commits);
+		return found.filter((o): o is ObjectInfo => o?.type === 'commit').map((o) => o.oid);
+	}
+
+	/** Local events not yet in this machine's events ref. */
+	async unexportedCount(): Promise<number> {
+		const tip = await this.parts.refs().tip(this.parts.refs().eventsRef);
+		const mark = tip ? readExportMark(this.markFile, tip) : null;
+		const above = await this.ctx.store.read((db) => (tip && !mark ? null : countAboveMark(db, mark)));
+		if (above !== null) {
+			return above;
+		}
+		const known = await this.parts.refs().idsInRef(tip as string);
+		return (await this.ctx.store.read((db) => freshByIds(db, known))).count;
+	}
+}

@@ -1,0 +1,129 @@
+/**
+ * The pull's merge (docs/sync.md, "How it travels"): what the last fetch brought into
+ * `refs/baton-remotes/<remote>/` is read under bounds, merged by union into the shared events and
+ * derived into the tables in one write; teammates' checkpoints point at their shared trees. Run by
+ * SyncService after its own fetch, and after one the pre-push/post-merge hooks did.
+ */
+import { sql } from 'drizzle-orm';
+import type { EngineContext } from '../context';
+import { isoTime } from '../ids';
+import type { BatonDb } from '../storage/capturingDrizzle';
+import { refuseIdentityClaims, warnOpinions } from './authority';
+import type { EventRefs } from './eventRefs';
+import { mergeWireEvents } from './mergeWire';
+import { projectEvents } from './projection';
+import { warnRefused, type PullResult } from './pullResult';
+import type { RefRange } from './refTrees';
+import { applyRetractions } from './retraction';
+import { emptyRemote, readSyncState, updateSyncState } from './syncState';
+import type { TranscriptSync } from './transcriptSync';
+
+/** What the merge reads and writes through: SyncService's parts. */
+export interface MergeParts {
+	ctx: EngineContext;
+	root: string;
+	refs(): EventRefs;
+	transcripts(): TranscriptSync;
+	/** The records changed here since the last sync become events first, so the merge derives from them too. */
+	recordPending(): Promise<void>;
+}
+
+/** Merges what the last fetch brought (also after a fetch the pre-push/post-merge hooks did). */
+export async function mergeFetched(parts: MergeParts, name: string): Promise<PullResult> {
+	const { ctx, root } = parts;
+	const refs = parts.refs();
+	const own = refs.machine;
+	const state = readSyncState(root).remotes[name] ?? emptyRemote();
+	// One read of every ref the fetch brought (events and transcripts).
+	const tracking = await refs.refs(`refs/baton-remotes/${name}/`);
+	const eventsPrefix = `refs/baton-remotes/${name}/events/`;
+	const processed: Record<string, string> = {};
+	let fetched = 0;
+	const ranges: RefRange[] = [];
+	for (const [ref, oid] of tracking) {
+		if (!ref.startsWith(eventsPrefix) || ref.endsWith(`/${own}`) || state.pulled[ref] === oid) {
+			continue;
+		}
+		fetched++;
+		ranges.push({ ref, from: state.pulled[ref] ?? null, to: oid });
+		processed[ref] = oid;
+	}
+	// Teammates' checkpoints are read from their shared trees (sharedTrees.ts): the pairs their checkpoints refs added.
+	const checkpointsPrefix = `refs/baton-remotes/${name}/checkpoints/`;
+	const sharedTrees: { machine: string; snapshot: string; shared: string }[] = [];
+	for (const [ref, oid] of tracking) {
+		if (!ref.startsWith(checkpointsPrefix) || ref.endsWith(`/${own}`) || state.pulled[ref] === oid) {
+			continue;
+		}
+		const machine = ref.slice(checkpointsPrefix.length);
+		try {
+			for (const pair of await refs.sharedPairsIn(state.pulled[ref] ?? null, oid)) {
+				sharedTrees.push({ machine, ...pair });
+			}
+			processed[ref] = oid;
+		} catch (error) {
+			ctx.log.warn(`sync: the checkpoints ref of machine ${machine} from remote "${name}" cannot be read (${(error as Error).message}); its checkpoints' files are not shown`);
+		}
+	}
+	const { events: read, refused: brokenLines, refusedRefs } = await refs.readBatches(ranges);
+	const { kept: wire, refused: claims } = refuseIdentityClaims(read, own);
+	// A refused ref is not taken as pulled: the next pull names it again, and reads it once it is mended.
+	refusedRefs.forEach((ref) => delete processed[ref]);
+	const transcripts = await parts.transcripts().import(name, state.pulled, tracking);
+	// What changed here first, so the merge below derives from every machine's events, ours too.
+	await parts.recordPending();
+	const nowMs = ctx.clock.now();
+	const result = await ctx.store.write((db) => {
+		const merged = mergeWireEvents(db, wire, name, nowMs);
+		// The merged rows are the wire events as received: no need to read them back.
+		const projected = projectEvents(db, merged.events, own, ctx.store, { mergedAfter: merged.before });
+		useSharedTrees(db, sharedTrees);
+		const { dropped, sessions: taken } = applyRetractions(db, merged.events, own);
+		return { merged, projected, dropped, taken };
+	});
+	for (const kind of result.projected.unknownKinds) {
+		ctx.log.warn(`sync: kept events of kind "${kind}" from remote "${name}" that this version does not show`);
+	}
+	for (const type of result.projected.unknownScopes) {
+		ctx.log.warn(`sync: kept sessions from remote "${name}" whose scope type "${type}" this version does not know (they show under their scope key)`);
+	}
+	// A teammate took sessions back: the copies of their transcripts imported here go as well.
+	if (result.taken.length > 0) {
+		await parts
+			.transcripts()
+			.forget(result.taken)
+			.catch((error: Error) => ctx.log.warn(`sync: could not remove the transcripts of sessions a teammate took back: ${error.message}`));
+	}
+	const refused = [...brokenLines, ...transcripts.refused, ...claims, ...result.merged.refused];
+	warnRefused(ctx.log, name, refused);
+	warnOpinions(ctx.log, name, result.projected.opinions);
+	updateSyncState(root, (s) => {
+		const r = (s.remotes[name] ??= emptyRemote());
+		Object.assign(r.pulled, processed, transcripts.processed);
+		r.lastPull = isoTime(nowMs);
+		r.lastError = null;
+	});
+	return {
+		fetched,
+		newEvents: result.merged.added.length,
+		sessions: result.projected.sessions,
+		checkpoints: result.projected.checkpoints,
+		records: result.projected.records,
+		transcripts: transcripts.imported,
+		refused,
+		opinions: result.projected.opinions,
+		...(result.dropped > 0 ? { retracted: result.dropped } : {}),
+	};
+}
+
+/**
+ * A teammate's checkpoint is read from the shared tree its machine wrote for it (sharedTrees.ts), not
+ * from the local snapshot it names, which never left that machine: each pair is believed only for
+ * the checkpoints that machine itself recorded. Run after the projection, so a checkpoint projected by
+ * this pull or an earlier one is pointed at its tree alike.
+ */
+function useSharedTrees(db: BatonDb, pairs: readonly { machine: string; snapshot: string; shared: string }[]): void {
+	for (const p of pairs) {
+		db.run(sql`UPDATE checkpoints SET commit_sha = ${p.shared} WHERE commit_sha = ${p.snapshot} AND id IN (SELECT subject FROM shared_events WHERE kind = 'checkpoint.recorded' AND machine = ${p.machine} AND source <> 'local')`);
+	}
+}

@@ -140,6 +140,10 @@ for (const theme of ['dark', 'light']) {
 			await title.waitFor({ timeout: 10_000 });
 			await s.page.waitForTimeout(800);
 			await s.screenshot(`${theme}-03-start-scope`);
+			if (!(await title.isVisible())) {
+				// Not the covered title this check is about: say what happened instead (seen once in CI, the picker had closed).
+				throw new Error('the picker closed before its title could be checked (focus went elsewhere)');
+			}
 			const covered = await title.evaluate((el) => {
 				const r = el.getBoundingClientRect();
 				const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);

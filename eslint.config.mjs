@@ -15,6 +15,7 @@ const engineShapes = [
 	'storage/jsonShapes',
 	'checkpoints/checkpointShapes',
 	'checkpoints/environmentDiff',
+	'shadow/shadowShapes',
 	'sessions/sessionShapes',
 	'tasks/taskShapes',
 	'interop/importTypes',

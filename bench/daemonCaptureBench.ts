@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { defaultCheckpointExcludes } from '../src/engine/config';
 import { DirtyTracking } from '../src/engine/checkpoints/dirtyTracking';
-import { ShadowRepo } from '../src/engine/checkpoints/shadowRepo';
+import { ShadowRepo } from '../src/engine/shadow/shadowRepo';
 import { silentLogger } from '../src/engine/ports';
 import { flushIndexCatchUp } from '../src/engine/timeline/indexCatchUp';
 import { captureTree, lastCapture } from '../src/engine/timeline/treeCapture';

@@ -36,6 +36,7 @@ export const shapeFiles = [
 	'src/engine/storage/jsonShapes.ts',
 	'src/engine/checkpoints/checkpointShapes.ts',
 	'src/engine/checkpoints/environmentDiff.ts',
+	'src/engine/shadow/shadowShapes.ts',
 	'src/engine/sessions/sessionShapes.ts',
 	'src/engine/tasks/taskShapes.ts',
 	'src/engine/interop/importTypes.ts',
@@ -179,6 +180,8 @@ export const engineRanks: Readonly<Record<string, number>> = {
 	audit: 2,
 	events: 2,
 	shared: 2,
+	// Baton's own object store (.baton/shadow.git): repository, index, tree building, diffing, restoring a tree.
+	shadow: 2,
 	context: 3,
 	tasks: 4,
 	sessions: 5,

@@ -22,14 +22,14 @@ import { decideCheckpoint, recordCheckpoint, updateCheckpoint, validateMetrics, 
 import { captureEnvironment, type HostEnvironment } from './environmentCapture';
 import { diffEnvironments } from './environmentDiff';
 import { EnvironmentAttacher, pendingEnvironment, RunningCapture } from './pendingEnvironment';
-import { syncIndex, type SyncProgress } from './indexSync';
+import { syncIndex, type SyncProgress } from '../shadow/indexSync';
 import { runRollback, type RollbackResult } from './rollbackRunner';
-import { ShadowRepo } from './shadowRepo';
-import { takeSnapshot, type SnapshotResult } from './shadowSnapshot';
+import { ShadowRepo } from '../shadow/shadowRepo';
+import { takeSnapshot, type SnapshotResult } from '../shadow/shadowSnapshot';
 import { snapshotKey } from './userGitState';
 import { DirtyTracking } from './dirtyTracking';
 import type { ApprovalSummary, CheckpointFaults, Comparison, CreateCheckpointInput, PeriodicResult, PrepareResult } from './checkpointTypes';
-import { diffIndex, diffTrees, readFileAt, type FileChange } from './treeDiff';
+import { diffIndex, diffTrees, readFileAt, type FileChange } from '../shadow/treeDiff';
 
 // A tag is printable text: control characters are what the pattern exists to refuse.
 // eslint-disable-next-line no-control-regex

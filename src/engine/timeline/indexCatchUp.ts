@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import type { DirtyTracking } from '../checkpoints/dirtyTracking';
-import { ShadowRepo } from '../checkpoints/shadowRepo';
+import { ShadowRepo } from '../shadow/shadowRepo';
 import { captureTree } from './treeCapture';
 
 /** How long after the last capture the catch-up waits: the hook's answer goes out first. */

@@ -14,7 +14,7 @@ const engineShapes = [
 	'storage/records',
 	'storage/jsonShapes',
 	'checkpoints/checkpointShapes',
-	'checkpoints/environmentDiff',
+	'environment/environmentDiff',
 	'shadow/shadowShapes',
 	'sessions/sessionShapes',
 	'tasks/taskShapes',

@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defaultCheckpointExcludes } from '../src/engine/config';
-import { DirtyTracking } from '../src/engine/checkpoints/dirtyTracking';
+import { DirtyTracking } from '../src/engine/watcher/dirtyTracking';
 import { ShadowRepo } from '../src/engine/shadow/shadowRepo';
 import { takeSnapshot } from '../src/engine/shadow/shadowSnapshot';
 import { silentLogger } from '../src/engine/ports';

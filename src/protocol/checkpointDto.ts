@@ -4,7 +4,7 @@
  * comparisons leave it out and comparisons carry its diff instead.
  */
 import type { ApprovalSummary, Comparison, RollbackResult, TeammateOpinion } from '../engine/checkpoints/checkpointShapes';
-import type { CategoryDiff, EnvironmentCategory, EnvironmentDiff } from '../engine/checkpoints/environmentDiff';
+import type { CategoryDiff, EnvironmentCategory, EnvironmentDiff } from '../engine/environment/environmentDiff';
 import type { FileChange } from '../engine/shadow/shadowShapes';
 import type { ApprovalStatus, Checkpoint } from '../engine/storage/records';
 

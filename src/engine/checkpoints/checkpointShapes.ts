@@ -5,7 +5,7 @@
  * webviews) can use these types without pulling the engine in (docs/architecture.md §2).
  */
 import type { ApprovalStatus, Checkpoint } from '../storage/records';
-import type { EnvironmentDiff } from './environmentDiff';
+import type { EnvironmentDiff } from '../environment/environmentDiff';
 import type { FileChange } from '../shadow/shadowShapes';
 
 export interface ApprovalSummary {

@@ -3,7 +3,7 @@
  */
 import type { FileStats, LinkedIssue } from '../storage/jsonShapes';
 import type { Checkpoint } from '../storage/model';
-import type { HostEnvironment } from './environmentCapture';
+import type { HostEnvironment } from '../environment/environmentCapture';
 import type { SyncProgress } from '../shadow/indexSync';
 import type { RestoreFaults } from '../shadow/restorer';
 

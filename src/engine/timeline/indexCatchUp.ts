@@ -6,7 +6,7 @@
  * runs it first); it keeps the next captures' work small and the index's tree current.
  */
 import path from 'node:path';
-import type { DirtyTracking } from '../checkpoints/dirtyTracking';
+import type { DirtyTracking } from '../watcher/dirtyTracking';
 import { ShadowRepo } from '../shadow/shadowRepo';
 import { captureTree } from './treeCapture';
 

@@ -13,7 +13,7 @@
 import { modelFromTranscript } from '../transcripts/transcriptModel';
 import { and, count, eq } from 'drizzle-orm';
 import type { HookEvent } from '../hookEvent';
-import type { DirtyTracking } from '../checkpoints/dirtyTracking';
+import type { DirtyTracking } from '../watcher/dirtyTracking';
 import { ShadowRepo } from '../shadow/shadowRepo';
 import type { EngineContext } from '../context';
 import { isoTime } from '../ids';

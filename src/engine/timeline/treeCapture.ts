@@ -10,7 +10,7 @@
  * by one commit chain per session under `refs/baton/timeline/<session>`; the blobs the steps between
  * wrote are kept in the session's own packs; they share every blob with checkpoints and with each other. Nothing here throws: a capture that cannot finish within its budget says why.
  */
-import type { DirtyTracking } from '../checkpoints/dirtyTracking';
+import type { DirtyTracking } from '../watcher/dirtyTracking';
 import { sha1Store } from '../shadow/gitObjects';
 import { syncIndex, type SyncResult } from '../shadow/indexSync';
 import { savedIndexTree, writeIndexTree } from '../shadow/indexTree';

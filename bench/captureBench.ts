@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defaultCheckpointExcludes } from '../src/engine/config';
-import { ShadowRepo } from '../src/engine/checkpoints/shadowRepo';
+import { ShadowRepo } from '../src/engine/shadow/shadowRepo';
 import { captureTree } from '../src/engine/timeline/treeCapture';
 import { median, percentile, type BenchRow } from './stats';
 

@@ -17,10 +17,10 @@ import { execFileSync } from 'node:child_process';
 import { defaultCheckpointExcludes } from '../src/engine/config';
 import { Engine } from '../src/engine/engine';
 import { silentLogger } from '../src/engine/ports';
-import { planRestore, RestoreRun } from '../src/engine/checkpoints/restorer';
-import { ShadowRepo } from '../src/engine/checkpoints/shadowRepo';
-import { takeSnapshot } from '../src/engine/checkpoints/shadowSnapshot';
-import { diffTrees } from '../src/engine/checkpoints/treeDiff';
+import { planRestore, RestoreRun } from '../src/engine/shadow/restorer';
+import { ShadowRepo } from '../src/engine/shadow/shadowRepo';
+import { takeSnapshot } from '../src/engine/shadow/shadowSnapshot';
+import { diffTrees } from '../src/engine/shadow/treeDiff';
 import { splitNul } from '../src/engine/git/gitRunner';
 import { median, percentile, type BenchRow } from './stats';
 

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { defaultCheckpointExcludes } from '../src/engine/config';
-import { ShadowRepo } from '../src/engine/checkpoints/shadowRepo';
+import { ShadowRepo } from '../src/engine/shadow/shadowRepo';
 import { Engine } from '../src/engine/engine';
 import { silentLogger } from '../src/engine/ports';
 import { sessionEvents } from '../src/engine/shared/sharedEvents';

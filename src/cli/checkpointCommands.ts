@@ -1,4 +1,4 @@
-import { environmentCategories, type EnvironmentDiff } from '../engine/checkpoints/environmentDiff';
+import { environmentCategories, type EnvironmentDiff } from '../engine/environment/environmentDiff';
 import type { Checkpoint } from '../engine/storage/model';
 import { isKnownTrigger } from '../engine/checkpoints/approvalPolicy';
 import { checkpointTriggers } from '../engine/storage/schema';

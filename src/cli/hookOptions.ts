@@ -3,7 +3,7 @@
  * the agent settings, and the hook log's note on how the capture read the workspace.
  */
 import type { AgentSettings } from '../engine/agentConfig/agentSettings';
-import type { DirtyClaim } from '../engine/checkpoints/dirtyPaths';
+import type { DirtyClaim } from '../engine/watcher/dirtyPaths';
 import type { Engine } from '../engine/engine';
 import { checkpointPortOf, criticalApprovalReason, type CheckpointPort } from '../engine/hooks/checkpointPort';
 import type { CheckpointTrigger, HookOptions } from '../engine/hooks/runHook';

@@ -4,7 +4,7 @@
 import { pushAll } from './arrays';
 import path from 'node:path';
 import { CheckpointService } from './checkpoints/checkpointService';
-import { shadowDirName } from './checkpoints/shadowRepo';
+import { shadowDirName } from './shadow/shadowRepo';
 import { mergeNotifications, resolveConfig, readConfigFile, type BatonConfig, type BatonConfigInput } from './config';
 import { EngineContext } from './context';
 import { BatonError } from './errors';

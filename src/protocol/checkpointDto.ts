@@ -3,8 +3,9 @@
  * less the environment snapshot — it can hold thousands of package versions, so lists and
  * comparisons leave it out and comparisons carry its diff instead.
  */
-import type { ApprovalSummary, Comparison, FileChange, RollbackResult, TeammateOpinion } from '../engine/checkpoints/checkpointShapes';
-import type { CategoryDiff, EnvironmentCategory } from '../engine/checkpoints/environmentDiff';
+import type { ApprovalSummary, Comparison, RollbackResult, TeammateOpinion } from '../engine/checkpoints/checkpointShapes';
+import type { CategoryDiff, EnvironmentCategory } from '../engine/environment/environmentDiff';
+import type { FileChange } from '../engine/shadow/shadowShapes';
 import type { ApprovalStatus, Checkpoint } from '../engine/storage/records';
 
 export type ApprovalStatusDto = ApprovalStatus;

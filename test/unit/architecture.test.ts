@@ -35,7 +35,8 @@ export const shapeFiles = [
 	'src/engine/storage/schema.ts',
 	'src/engine/storage/jsonShapes.ts',
 	'src/engine/checkpoints/checkpointShapes.ts',
-	'src/engine/checkpoints/environmentDiff.ts',
+	'src/engine/environment/environmentDiff.ts',
+	'src/engine/shadow/shadowShapes.ts',
 	'src/engine/sessions/sessionShapes.ts',
 	'src/engine/tasks/taskShapes.ts',
 	'src/engine/interop/importTypes.ts',
@@ -180,7 +181,13 @@ export const engineRanks: Readonly<Record<string, number>> = {
 	audit: 2,
 	events: 2,
 	shared: 2,
+	// Baton's own object store (.baton/shadow.git): repository, index, tree building, diffing, restoring a tree.
+	shadow: 2,
+	// The backend's file watcher: which paths changed since the last snapshot.
+	watcher: 2,
 	context: 3,
+	// The environment around a checkpoint: agent CLIs, editor, MCP servers, runtimes, packages, the user's git state (reads a snapshot's tree).
+	environment: 3,
 	tasks: 4,
 	sessions: 5,
 	// Features that stand on the sessions alone.

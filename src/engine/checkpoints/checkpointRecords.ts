@@ -14,8 +14,8 @@ import { decideApproval, type UnchangedSince } from './approvalPolicy';
 import { activeTimeMs } from '../sessions/activeTime';
 import { getSession } from '../sessions/sessionQueries';
 import { getCheckpoint, nextCheckpointSeq, sessionSettingsOf, setHeadCheckpoint } from './checkpointQueries';
-import type { SnapshotResult } from './shadowSnapshot';
-import type { FileChange } from './treeDiff';
+import type { SnapshotResult } from '../shadow/shadowSnapshot';
+import type { FileChange } from '../shadow/treeDiff';
 
 export interface CheckpointRecordInput {
 	id: string;

@@ -19,17 +19,17 @@ import { batonDir } from '../workspace';
 import { chooseResumePoint, type ResumePoint } from './approvalPolicy';
 import { getCheckpoint, headCheckpoint, lastApprovedBefore, listCheckpoints, listRollbacks } from './checkpointQueries';
 import { decideCheckpoint, recordCheckpoint, updateCheckpoint, validateMetrics, writeSessionConfig, writeSessionMetrics } from './checkpointRecords';
-import { captureEnvironment, type HostEnvironment } from './environmentCapture';
-import { diffEnvironments } from './environmentDiff';
+import { captureEnvironment, type HostEnvironment } from '../environment/environmentCapture';
+import { diffEnvironments } from '../environment/environmentDiff';
 import { EnvironmentAttacher, pendingEnvironment, RunningCapture } from './pendingEnvironment';
-import { syncIndex, type SyncProgress } from './indexSync';
+import { syncIndex, type SyncProgress } from '../shadow/indexSync';
 import { runRollback, type RollbackResult } from './rollbackRunner';
-import { ShadowRepo } from './shadowRepo';
-import { takeSnapshot, type SnapshotResult } from './shadowSnapshot';
-import { snapshotKey } from './userGitState';
-import { DirtyTracking } from './dirtyTracking';
+import { ShadowRepo } from '../shadow/shadowRepo';
+import { takeSnapshot, type SnapshotResult } from '../shadow/shadowSnapshot';
+import { snapshotKey } from '../environment/userGitState';
+import { DirtyTracking } from '../watcher/dirtyTracking';
 import type { ApprovalSummary, CheckpointFaults, Comparison, CreateCheckpointInput, PeriodicResult, PrepareResult } from './checkpointTypes';
-import { diffIndex, diffTrees, readFileAt, type FileChange } from './treeDiff';
+import { diffIndex, diffTrees, readFileAt, type FileChange } from '../shadow/treeDiff';
 
 // A tag is printable text: control characters are what the pattern exists to refuse.
 // eslint-disable-next-line no-control-regex

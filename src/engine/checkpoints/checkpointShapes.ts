@@ -1,27 +1,12 @@
 /**
  * What a comparison and a rollback return, declared once for the engine, the CLI's JSON and the
- * wire. A leaf on purpose: it imports only types from other shape files, so the protocol (and with
- * it the extension and the webviews) can use these types without pulling the engine in
- * (docs/architecture.md §2).
+ * wire (a comparison's files are the store's diff, `shadow/shadowShapes.ts`). A leaf on purpose: it
+ * imports only types from other shape files, so the protocol (and with it the extension and the
+ * webviews) can use these types without pulling the engine in (docs/architecture.md §2).
  */
 import type { ApprovalStatus, Checkpoint } from '../storage/records';
-import type { EnvironmentDiff } from './environmentDiff';
-
-export type ChangeKind = 'added' | 'modified' | 'deleted';
-
-export interface FileChange {
-	path: string;
-	change: ChangeKind;
-	/** Lines added and removed; null for binary files. */
-	additions: number | null;
-	deletions: number | null;
-	binary: boolean;
-	/** Git modes (`100644`, `100755`, `120000` for a symlink); null on the side where the file is absent. */
-	oldMode: string | null;
-	newMode: string | null;
-	oldSha: string | null;
-	newSha: string | null;
-}
+import type { EnvironmentDiff } from '../environment/environmentDiff';
+import type { FileChange } from '../shadow/shadowShapes';
 
 export interface ApprovalSummary {
 	status: ApprovalStatus;

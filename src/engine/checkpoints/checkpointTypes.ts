@@ -3,9 +3,9 @@
  */
 import type { FileStats, LinkedIssue } from '../storage/jsonShapes';
 import type { Checkpoint } from '../storage/model';
-import type { HostEnvironment } from './environmentCapture';
-import type { SyncProgress } from './indexSync';
-import type { RestoreFaults } from './restorer';
+import type { HostEnvironment } from '../environment/environmentCapture';
+import type { SyncProgress } from '../shadow/indexSync';
+import type { RestoreFaults } from '../shadow/restorer';
 
 export type { ApprovalSummary, Comparison } from './checkpointShapes';
 

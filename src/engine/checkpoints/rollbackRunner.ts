@@ -25,8 +25,8 @@ import { rollbacks } from '../storage/schema';
 import { descendantsOf, setHeadCheckpoint } from './checkpointQueries';
 import type { RollbackResult } from './checkpointShapes';
 import { splitNul } from '../git/gitRunner';
-import { planRestore, RestoreRun, type RestoreFaults, type RestorePlan } from './restorer';
-import type { ShadowRepo } from './shadowRepo';
+import { planRestore, RestoreRun, type RestoreFaults, type RestorePlan } from '../shadow/restorer';
+import type { ShadowRepo } from '../shadow/shadowRepo';
 
 export type { RollbackResult } from './checkpointShapes';
 

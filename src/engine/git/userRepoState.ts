@@ -2,7 +2,7 @@
  * The one reader of the user's repository state (docs/architecture.md, "Git in one room"): branch, HEAD and the
  * changed and untracked counts from one `git status --porcelain=v2 --branch -z` that takes no
  * optional locks (the index is never rewritten), and the commits since a time. The checkpoint's
- * environment (checkpoints/userGitState.ts, cached) and a session's debrief (sessions/gitState.ts)
+ * environment (environment/userGitState.ts, cached) and a session's debrief (sessions/gitState.ts)
  * both read it here.
  */
 import fs from 'node:fs';

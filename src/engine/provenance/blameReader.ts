@@ -11,7 +11,7 @@ import type { BlameLine, BlameResult } from './provenanceShapes';
 import { matchLines } from './lineDiff';
 import type { ProvenanceService } from './provenanceService';
 import { batonDir } from '../workspace';
-import { ShadowRepo } from '../checkpoints/shadowRepo';
+import { ShadowRepo } from '../shadow/shadowRepo';
 import { RepoGit, shadowRun, textLines } from './repoGit';
 import { ShadowBlobs, trackFile } from './stepHistory';
 

@@ -10,7 +10,7 @@ import { count, eq, max } from 'drizzle-orm';
 import { sharedEvents } from '../storage/schema';
 import { forEachFile } from '../storage/fsUtil';
 import { batonDir, privateFileMode } from '../workspace';
-import { ShadowRepo } from '../checkpoints/shadowRepo';
+import { ShadowRepo } from '../shadow/shadowRepo';
 import type { EngineContext } from '../context';
 import { appendSharedEvent } from '../shared/sharedEvents';
 import { machineIdentity } from '../shared/machineIdentity';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { BatonError } from '../errors';
 import { userRepoEnv } from '../git/gitEnv';
 import { runGit } from '../git/gitRunner';
-import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { ShadowRepo } from '../shadow/shadowRepo';
 
 import type { GitRun } from '../git/objectReader';
 

@@ -19,7 +19,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import { sql } from 'drizzle-orm';
 import path from 'node:path';
-import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { ShadowRepo } from '../shadow/shadowRepo';
 import type { WireEvent } from '../shared/sharedEvents';
 import { maxWireLineChars } from '../shared/wireLimits';
 import { BatonError } from '../errors';

@@ -9,7 +9,7 @@ import { BatonError } from '../errors';
 import { withoutUrlCredentials } from '../text/urlCredentials';
 import { hostEnv, userEnv } from '../git/gitEnv';
 import { runGit } from '../git/gitRunner';
-import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { ShadowRepo } from '../shadow/shadowRepo';
 import type { PushedRef } from './syncShapes';
 import { userConfigEntries, type ConfigEntry } from './userConfig';
 

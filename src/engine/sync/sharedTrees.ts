@@ -23,7 +23,7 @@ import path from 'node:path';
 import { catBlobs, type BoundedGitRun } from '../git/objectReader';
 import { userRepoEnv } from '../git/gitEnv';
 import { runGit, splitNul } from '../git/gitRunner';
-import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { ShadowRepo } from '../shadow/shadowRepo';
 import { findSecret } from '../text/secretScan';
 import { userConfigEntries } from './userConfig';
 import type { LeftOutFile } from './syncShapes';

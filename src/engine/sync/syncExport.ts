@@ -5,7 +5,7 @@
  * exportAhead, when the backend is idle.
  */
 import path from 'node:path';
-import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { ShadowRepo } from '../shadow/shadowRepo';
 import type { EngineContext } from '../context';
 import { batchCheck, type ObjectInfo } from '../git/objectReader';
 import type { BatonDb } from '../storage/capturingDrizzle';

@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { pushAll } from '../arrays';
-import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { ShadowRepo } from '../shadow/shadowRepo';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
 import { isoTime } from '../ids';

@@ -21,7 +21,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
-import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { ShadowRepo } from '../shadow/shadowRepo';
 import type { EngineContext } from '../context';
 import { atomicWriteFile } from '../storage/fsUtil';
 import { missingObjects } from '../timeline/timelineRetention';

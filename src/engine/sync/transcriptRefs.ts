@@ -8,7 +8,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { ShadowRepo } from '../shadow/shadowRepo';
 import { catBlobs, type BoundedGitRun } from '../git/objectReader';
 import { fastImportArgs } from './eventRefs';
 import { addedFiles, refTreeLimits } from './refTrees';

@@ -4,7 +4,7 @@
  * a pull imports every other machine's transcripts ref it fetched into this machine's archive.
  */
 import path from 'node:path';
-import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { ShadowRepo } from '../shadow/shadowRepo';
 import type { EngineContext } from '../context';
 import { machineIdentity } from '../shared/machineIdentity';
 import type { TranscriptArchive } from '../transcripts/transcriptArchive';

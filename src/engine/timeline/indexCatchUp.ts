@@ -6,8 +6,8 @@
  * runs it first); it keeps the next captures' work small and the index's tree current.
  */
 import path from 'node:path';
-import type { DirtyTracking } from '../checkpoints/dirtyTracking';
-import { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { DirtyTracking } from '../watcher/dirtyTracking';
+import { ShadowRepo } from '../shadow/shadowRepo';
 import { captureTree } from './treeCapture';
 
 /** How long after the last capture the catch-up waits: the hook's answer goes out first. */

@@ -5,10 +5,10 @@
  * (another tree before, a mode-only or file/symlink change, counts git's diff must decide) the
  * answer is null and the caller asks git.
  */
-import type { BuiltTree, PathState } from '../checkpoints/treeFromPaths';
-import { cacheContent, cachedContent } from '../checkpoints/treeFromPaths';
+import type { BuiltTree, PathState } from '../shadow/treeFromPaths';
+import { cacheContent, cachedContent } from '../shadow/treeFromPaths';
 import { catBatch } from '../git/objectReader';
-import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { ShadowRepo } from '../shadow/shadowRepo';
 import { lineCounts, type LineCount } from './lineCounts';
 import type { TimelineFile } from './timelineShapes';
 

@@ -11,9 +11,9 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ShadowRepo } from '../checkpoints/shadowRepo';
-import type { FileChange } from '../checkpoints/treeDiff';
-import { assertRealFolders, assertWorkspacePaths, folderProblem, workspaceFile, workspacePathProblem } from '../checkpoints/workspacePaths';
+import type { ShadowRepo } from '../shadow/shadowRepo';
+import type { FileChange } from '../shadow/treeDiff';
+import { assertRealFolders, assertWorkspacePaths, folderProblem, workspaceFile, workspacePathProblem } from '../shadow/workspacePaths';
 import type { FileNow, RevertOutcome } from './timelineShapes';
 
 export type { FileNow } from './timelineShapes';

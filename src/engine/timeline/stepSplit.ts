@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { ShadowRepo } from '../shadow/shadowRepo';
 import type { TimelineFile } from './timelineShapes';
 
 /** `base` with `paths` taken as they are in `source` (absent there: removed). The caller holds the shadow's lock. */

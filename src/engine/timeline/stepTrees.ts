@@ -7,9 +7,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { FileChange } from '../checkpoints/treeDiff';
-import { diffTrees } from '../checkpoints/treeDiff';
-import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { FileChange } from '../shadow/treeDiff';
+import { diffTrees } from '../shadow/treeDiff';
+import type { ShadowRepo } from '../shadow/shadowRepo';
 import { missingObjects } from './timelineRetention';
 import type { TimelineStep } from './timelineShapes';
 

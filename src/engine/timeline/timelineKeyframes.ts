@@ -8,7 +8,7 @@
  * and whenever `packAt` of them wait, whether or not a keyframe falls there. All of this runs under
  * the shadow's lock.
  */
-import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { ShadowRepo } from '../shadow/shadowRepo';
 import type { TimelineState } from './timelineState';
 import { readState, stateSessions, writeState } from './timelineState';
 import type { TimelineFile } from './timelineShapes';

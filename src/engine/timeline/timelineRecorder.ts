@@ -13,8 +13,8 @@
 import { modelFromTranscript } from '../transcripts/transcriptModel';
 import { and, count, eq } from 'drizzle-orm';
 import type { HookEvent } from '../hookEvent';
-import type { DirtyTracking } from '../checkpoints/dirtyTracking';
-import { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { DirtyTracking } from '../watcher/dirtyTracking';
+import { ShadowRepo } from '../shadow/shadowRepo';
 import type { EngineContext } from '../context';
 import { isoTime } from '../ids';
 import { machineIdentity } from '../shared/machineIdentity';

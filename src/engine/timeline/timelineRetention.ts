@@ -11,7 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { inArray } from 'drizzle-orm';
-import type { ShadowRepo } from '../checkpoints/shadowRepo';
+import type { ShadowRepo } from '../shadow/shadowRepo';
 import type { EngineContext } from '../context';
 import { batchCheck } from '../git/objectReader';
 import { isoTime } from '../ids';

@@ -3,7 +3,7 @@
  * one step with its diff and where its files stand now, a file at a step's tree, and reverting a step.
  */
 import type { CheckpointService } from '../checkpoints/checkpointService';
-import { readFileAt } from '../checkpoints/treeDiff';
+import { readFileAt } from '../shadow/treeDiff';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
 import { activeSessions, getSession } from '../sessions/sessionQueries';
@@ -13,7 +13,7 @@ import { recordedBlobs, recordedChanges, resolveTree, stepChanges, stepOnlyTrees
 import { sessionEvents } from '../shared/sharedEvents';
 import { missingObjects, readPruned } from './timelineRetention';
 import { stepKind, type RevertResult, type SessionTimeline, type TimelineEntry, type TimelineStep } from './timelineShapes';
-import { assertRealFolders, assertWorkspacePaths } from '../checkpoints/workspacePaths';
+import { assertRealFolders, assertWorkspacePaths } from '../shadow/workspacePaths';
 
 export class TimelineService {
 	constructor(

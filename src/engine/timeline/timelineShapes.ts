@@ -4,7 +4,7 @@
  * the timeline service answers (one step's details, a revert). A shape file (docs/architecture.md §2,
  * "One shape per record"): types and constants only, so the protocol names them with `import type`.
  */
-import type { ChangeKind } from '../checkpoints/checkpointShapes';
+import type { ChangeKind } from '../shadow/shadowShapes';
 
 export interface TimelineFile {
 	path: string;

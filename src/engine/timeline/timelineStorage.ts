@@ -2,8 +2,8 @@
  * The size line `baton doctor` prints: how much Baton's shadow store (checkpoints and timeline trees,
  * which share their objects) takes on disk, and how many session timelines it keeps.
  */
-import { ShadowRepo } from '../checkpoints/shadowRepo';
-import { formatBytes } from '../checkpoints/indexSync';
+import { ShadowRepo } from '../shadow/shadowRepo';
+import { formatBytes } from '../shadow/indexSync';
 import { batonDir } from '../workspace';
 import { keptPackBytes } from './timelinePacks';
 import { readPruned } from './timelineRetention';

@@ -10,13 +10,13 @@
  * by one commit chain per session under `refs/baton/timeline/<session>`; the blobs the steps between
  * wrote are kept in the session's own packs; they share every blob with checkpoints and with each other. Nothing here throws: a capture that cannot finish within its budget says why.
  */
-import type { DirtyTracking } from '../checkpoints/dirtyTracking';
-import { sha1Store } from '../checkpoints/gitObjects';
-import { syncIndex, type SyncResult } from '../checkpoints/indexSync';
-import { savedIndexTree, writeIndexTree } from '../checkpoints/indexTree';
-import type { ShadowRepo } from '../checkpoints/shadowRepo';
-import { treeFromPaths, type BuiltTree } from '../checkpoints/treeFromPaths';
-import { diffTrees } from '../checkpoints/treeDiff';
+import type { DirtyTracking } from '../watcher/dirtyTracking';
+import { sha1Store } from '../shadow/gitObjects';
+import { syncIndex, type SyncResult } from '../shadow/indexSync';
+import { savedIndexTree, writeIndexTree } from '../shadow/indexTree';
+import type { ShadowRepo } from '../shadow/shadowRepo';
+import { treeFromPaths, type BuiltTree } from '../shadow/treeFromPaths';
+import { diffTrees } from '../shadow/treeDiff';
 import { scheduleIndexCatchUp } from './indexCatchUp';
 import { knownStepFiles, noteBuilt } from './knownStepFiles';
 import type { TimelineFile } from './timelineShapes';

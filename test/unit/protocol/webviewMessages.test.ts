@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { z } from 'zod';
-import { environmentCategories } from '../../../src/engine/checkpoints/environmentDiff';
+import { environmentCategories } from '../../../src/engine/environment/environmentDiff';
 import { briefingSchema, handoffDataSchema } from '../../../src/engine/storage/jsonShapes';
 import { checkpointSchema, decisionSchema, issueLinkSchema, sessionSchema } from '../../../src/engine/storage/model';
 import type { ComparisonDto, FileChangeDto } from '../../../src/protocol/checkpointDto';

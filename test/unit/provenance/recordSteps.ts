@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { ShadowRepo } from '../../../src/engine/checkpoints/shadowRepo';
+import { ShadowRepo } from '../../../src/engine/shadow/shadowRepo';
 import { stepFiles } from '../../../src/engine/timeline/treeCapture';
 import type { Engine } from '../../../src/engine/engine';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import test from 'node:test';
 import { eq, sql } from 'drizzle-orm';
-import { ShadowRepo } from '../../../src/engine/checkpoints/shadowRepo';
+import { ShadowRepo } from '../../../src/engine/shadow/shadowRepo';
 import { silentLogger } from '../../../src/engine/ports';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
 import { appendSharedEvent } from '../../../src/engine/shared/sharedEvents';

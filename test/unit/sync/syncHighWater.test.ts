@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { eq } from 'drizzle-orm';
-import { ShadowRepo } from '../../../src/engine/checkpoints/shadowRepo';
+import { ShadowRepo } from '../../../src/engine/shadow/shadowRepo';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
 import { sharedEvents, tasks } from '../../../src/engine/storage/schema';
 import { EventRefs } from '../../../src/engine/sync/eventRefs';

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
-import { ShadowRepo } from '../../../src/engine/checkpoints/shadowRepo';
+import { ShadowRepo } from '../../../src/engine/shadow/shadowRepo';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
 import { readTranscripts } from '../../../src/engine/sync/transcriptRefs';
 import { batonDir } from '../../../src/engine/workspace';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { before, describe, it, type TestContext } from 'node:test';
-import { ShadowRepo } from '../../../src/engine/checkpoints/shadowRepo';
+import { ShadowRepo } from '../../../src/engine/shadow/shadowRepo';
 import { tempDir } from '../helpers';
 import { agentCli, hookFixture, runBaton, type Run } from '../agents/agentCli';
 

@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
 import { BatonError } from '../../../../src/engine/errors';
-import { ShadowRepo } from '../../../../src/engine/checkpoints/shadowRepo';
+import { ShadowRepo } from '../../../../src/engine/shadow/shadowRepo';
 import { tempDir } from '../../helpers';
-import { makeWorkspace } from './gitFixtures';
+import { makeWorkspace } from '../checkpoints/gitFixtures';
 
 test("a wait for the shadow's lock behind this process's own long holder ends at the lock's bound; the holder and later callers are untouched", async (t) => {
 	const root = tempDir(t);

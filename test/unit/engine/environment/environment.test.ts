@@ -3,10 +3,10 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { parseLockfile } from '../../../../src/engine/checkpoints/lockfilePackages';
-import { redactArgs } from '../../../../src/engine/checkpoints/readMcpServers';
+import { parseLockfile } from '../../../../src/engine/environment/lockfilePackages';
+import { redactArgs } from '../../../../src/engine/environment/readMcpServers';
 import { actor, tempDir } from '../../helpers';
-import { createSettled, openCheckpointEngine, probeGate, userGit, write } from './gitFixtures';
+import { createSettled, openCheckpointEngine, probeGate, userGit, write } from '../checkpoints/gitFixtures';
 
 function fakeBin(dir: string, name: string, script: string): string {
 	const file = path.join(dir, name);

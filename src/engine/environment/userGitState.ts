@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { EnvironmentCache, GitState } from './environmentCache';
 import { readUserRepoStatus } from '../git/userRepoState';
-import type { SnapshotResult } from './shadowSnapshot';
+import type { SnapshotResult } from '../shadow/shadowSnapshot';
 
 /** What vouches for the work tree since the last capture; without either, `git status` runs every time. */
 export interface WorkspaceState {

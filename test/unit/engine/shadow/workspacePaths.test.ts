@@ -6,8 +6,8 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
-import { ShadowRepo } from '../../../../src/engine/checkpoints/shadowRepo';
-import { assertRealFolders, folderProblem, workspaceFile, workspacePathProblem } from '../../../../src/engine/checkpoints/workspacePaths';
+import { ShadowRepo } from '../../../../src/engine/shadow/shadowRepo';
+import { assertRealFolders, folderProblem, workspaceFile, workspacePathProblem } from '../../../../src/engine/shadow/workspacePaths';
 import { blobId, filesNow, revertStep } from '../../../../src/engine/timeline/stepRevert';
 import { tempDir } from '../../helpers';
 

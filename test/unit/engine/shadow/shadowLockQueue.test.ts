@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { test } from 'node:test';
-import { ShadowRepo } from '../../../../src/engine/checkpoints/shadowRepo';
+import { ShadowRepo } from '../../../../src/engine/shadow/shadowRepo';
 import { tempDir } from '../../helpers';
 
 test('a caller with a short timeout gives up waiting for its turn; the one after it still runs once the holder is done', async (t) => {

@@ -8,13 +8,13 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { DirtyClaim } from '../../../../src/engine/checkpoints/dirtyPaths';
-import { DirtyTracking } from '../../../../src/engine/checkpoints/dirtyTracking';
-import { syncIndex } from '../../../../src/engine/checkpoints/indexSync';
-import { ShadowRepo } from '../../../../src/engine/checkpoints/shadowRepo';
+import type { DirtyClaim } from '../../../../src/engine/watcher/dirtyPaths';
+import { DirtyTracking } from '../../../../src/engine/watcher/dirtyTracking';
+import { syncIndex } from '../../../../src/engine/shadow/indexSync';
+import { ShadowRepo } from '../../../../src/engine/shadow/shadowRepo';
 import { silentLogger } from '../../../../src/engine/ports';
 import { tempDir } from '../../helpers';
-import { write } from './gitFixtures';
+import { write } from '../checkpoints/gitFixtures';
 
 void describe('dirty tracking of skipped files', () => {
 	void it('reports an unchanged oversized file without listing it again, and looks at it once it changes', { timeout: 60_000 }, async (t) => {

@@ -9,13 +9,13 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import type { DirtyClaim } from '../../../../src/engine/checkpoints/dirtyPaths';
-import { DirtyTracking } from '../../../../src/engine/checkpoints/dirtyTracking';
-import { syncIndex } from '../../../../src/engine/checkpoints/indexSync';
-import { ShadowRepo } from '../../../../src/engine/checkpoints/shadowRepo';
+import type { DirtyClaim } from '../../../../src/engine/watcher/dirtyPaths';
+import { DirtyTracking } from '../../../../src/engine/watcher/dirtyTracking';
+import { syncIndex } from '../../../../src/engine/shadow/indexSync';
+import { ShadowRepo } from '../../../../src/engine/shadow/shadowRepo';
 import { silentLogger } from '../../../../src/engine/ports';
 import { tempDir } from '../../helpers';
-import { write } from './gitFixtures';
+import { write } from '../checkpoints/gitFixtures';
 
 void describe('dirty tracking while the watcher starts', () => {
 	void it('a sync that arrives while the watcher starts waits for it; the next sync reads the changed path only', { timeout: 60_000 }, async (t) => {

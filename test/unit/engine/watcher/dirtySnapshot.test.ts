@@ -3,12 +3,12 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import type { DirtyClaim } from '../../../../src/engine/checkpoints/dirtyPaths';
-import { ShadowRepo } from '../../../../src/engine/checkpoints/shadowRepo';
-import { takeSnapshot } from '../../../../src/engine/checkpoints/shadowSnapshot';
+import type { DirtyClaim } from '../../../../src/engine/watcher/dirtyPaths';
+import { ShadowRepo } from '../../../../src/engine/shadow/shadowRepo';
+import { takeSnapshot } from '../../../../src/engine/shadow/shadowSnapshot';
 import type { Engine } from '../../../../src/engine/engine';
 import { actor, tempDir } from '../../helpers';
-import { files, openCheckpointEngine, random, userGit, write } from './gitFixtures';
+import { files, openCheckpointEngine, random, userGit, write } from '../checkpoints/gitFixtures';
 
 function dirs(root: string, rel = ''): string[] {
 	const out: string[] = [];

@@ -4,10 +4,10 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { defaultCheckpointExcludes } from '../../../../src/engine/config';
-import { ShadowRepo } from '../../../../src/engine/checkpoints/shadowRepo';
+import { ShadowRepo } from '../../../../src/engine/shadow/shadowRepo';
 import { captureTree } from '../../../../src/engine/timeline/treeCapture';
 import { tempDir } from '../../helpers';
-import { makeWorkspace, write } from './gitFixtures';
+import { makeWorkspace, write } from '../checkpoints/gitFixtures';
 
 /** A capture as a hook process takes it: a new ShadowRepo each time. */
 async function capture(root: string): Promise<string> {

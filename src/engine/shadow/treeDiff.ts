@@ -3,10 +3,10 @@
  * snapshot, read from the shadow store. One `diff-tree --raw --numstat -z` call gives both the change
  * kind and the line counts; binary files have no line counts.
  */
-import type { ChangeKind, FileChange } from './checkpointShapes';
+import type { ChangeKind, FileChange } from './shadowShapes';
 import type { ShadowRepo } from './shadowRepo';
 
-export type { ChangeKind, FileChange } from './checkpointShapes';
+export type { ChangeKind, FileChange } from './shadowShapes';
 
 export const emptyTreeSha = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 const zeroSha = /^0+$/;

@@ -6,7 +6,7 @@ import { spawnSync } from 'node:child_process';
 import { cliPath } from '../../cli/cliRunner';
 import { baton as batonAsync, daemonWorkspace } from '../../daemon/daemonProcesses';
 import { actor, tempDir } from '../../helpers';
-import { createSettled, makeWorkspace, openCheckpointEngine, userGit, write } from './gitFixtures';
+import { createSettled, makeWorkspace, openCheckpointEngine, userGit, write } from '../checkpoints/gitFixtures';
 
 /**
  * A PATH whose `claude` and `node` write down every run, and whose `git` writes down every call

@@ -111,6 +111,28 @@ try {
 		await s.page.waitForTimeout(400);
 		await s.screenshot('04-nobody-waits');
 	});
+
+	await check('a checkpoint of Claude Code’s awaiting approval shows as waiting, and the status bar’s click opens its review with Approve', async () => {
+		const board = JSON.parse(baton('agents', '--json'));
+		const claude = board.entries.find((e) => e.agent === 'claude-code');
+		if (!claude) throw new Error(`no Claude Code row: ${JSON.stringify(board)}`);
+		fs.writeFileSync(path.join(workspace, 'refund.js'), 'export const refund = (order) => order.total;\n');
+		const created = JSON.parse(baton('checkpoint', 'create', '--trigger', 'complete', '--session', claude.id, '--message', 'Refund flow', '--json'));
+		if (created.checkpoint.approvalStatus !== 'pending') throw new Error(`the checkpoint is ${created.checkpoint.approvalStatus}, not pending`);
+		await s.statusBarItem('1 waiting').waitFor({ timeout: 20_000 });
+		const row = s.page
+			.locator('.pane', { has: s.page.locator('.pane-header[aria-label^="Agents"]') })
+			.locator('.monaco-list-row[role="treeitem"]', { hasText: `checkpoint #${created.checkpoint.seq}` })
+			.first();
+		await row.waitFor({ timeout: 10_000 });
+		if (!/waiting: checkpoint #\d+ “Refund flow” awaits your approval/.test((await row.textContent()) ?? '')) throw new Error(`row: ${await row.textContent()}`);
+		await s.statusBarItem('1 waiting').click();
+		const frame = await s.webview('body[data-rendered="compare"]', { timeout: 20_000 });
+		await frame.getByText('refund.js').first().waitFor({ timeout: 15_000 });
+		await frame.locator('vscode-button', { hasText: 'Approve' }).first().waitFor({ timeout: 10_000 });
+		await s.page.waitForTimeout(400);
+		await s.screenshot('05-click-opens-review');
+	});
 } catch {
 	// The failed check was reported with a screenshot.
 } finally {

@@ -51,7 +51,7 @@ function boardItem(e: BoardEntryDto): vscode.TreeItem {
 	item.tooltip = md;
 	item.accessibilityInformation = { label: `${agentLabel(e.agent)}, ${e.state}: ${e.reason}, session ${e.name}` };
 	item.command = { command: CommandIds.openAgent, title: 'Open', arguments: [e] };
-	return shownItem(item);
+	return item;
 }
 
 export class AgentsView extends Disposable implements vscode.TreeDataProvider<BoardEntryDto> {
@@ -149,7 +149,7 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Bo
 	}
 
 	getTreeItem(node: BoardEntryDto): vscode.TreeItem {
-		return boardItem(node);
+		return shownItem(boardItem(node));
 	}
 
 	/** A row opens what it waits on: a checkpoint's review, else its session's details. */

@@ -62,6 +62,8 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Bo
 	private current: BoardReportDto = { entries: [], waiting: 0, at: new Date(0).toISOString() };
 	private reading: Promise<void> | undefined;
 	private again = false;
+	/** The entries last drawn, as JSON. */
+	private shown: string | undefined;
 
 	constructor(private readonly workspace: BatonWorkspace) {
 		super();
@@ -108,8 +110,16 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Bo
 	}
 
 	private show(report: BoardReportDto): void {
+		// Only what changed is drawn again: reads come with every change of the workspace's data.
+		const shown = JSON.stringify(report.entries);
+		const same = shown === this.shown;
 		this.current = report;
-		this.tree.badge = report.waiting > 0 ? { value: report.waiting, tooltip: `${report.waiting} waiting for you` } : undefined;
+		if (same) {
+			return;
+		}
+		this.shown = shown;
+		// No view badge: a badge on the activity bar's Baton icon left it never stable for a click (CI: the
+		// checkpoints suite and the fresh-start check could not open Baton); the status bar item counts who waits.
 		this.tree.message = report.entries.length === 0 ? 'No agent session is running in this workspace.' : undefined;
 		void vscode.commands.executeCommand('setContext', ContextKeys.hasWaitingAgents, report.waiting > 0);
 		this.updateStatusBar(report);

@@ -54,6 +54,10 @@ const rowText = async (label) => ((await row(label).textContent()) ?? '').replac
 try {
 	await check('the Agents view lists the working and the done agent, and the status bar says nobody waits', async () => {
 		await openBaton(s);
+		// Collapsed by default, like Checkpoints and Transcripts: Session Chains keeps the room.
+		const header = s.page.locator('.pane-header[aria-label^="Agents"]').first();
+		await header.waitFor({ timeout: 30_000 });
+		if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
 		await row('Gemini CLI').waitFor({ timeout: 30_000 });
 		await row('Codex').waitFor({ timeout: 10_000 });
 		if (!/working/.test(await rowText('Gemini CLI'))) throw new Error(`Gemini CLI: ${await rowText('Gemini CLI')}`);

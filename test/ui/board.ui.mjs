@@ -130,7 +130,11 @@ try {
 			.first();
 		await row.waitFor({ timeout: 10_000 });
 		if (!/waiting: checkpoint #\d+ “Refund flow” awaits your approval/.test((await row.textContent()) ?? '')) throw new Error(`row: ${await row.textContent()}`);
+		// As the view starts (collapsed): the click still shows the waiting row in it.
+		const header = s.page.locator('.pane-header[aria-label^="Agents"]').first();
+		if ((await header.getAttribute('aria-expanded')) === 'true') await header.click();
 		await s.statusBarItem('1 waiting').click();
+		await row.waitFor({ state: 'visible', timeout: 10_000 });
 		const frame = await s.webview('body[data-rendered="compare"]', { timeout: 20_000 });
 		await frame.getByText('refund.js').first().waitFor({ timeout: 15_000 });
 		await frame.locator('vscode-button', { hasText: 'Approve' }).first().waitFor({ timeout: 10_000 });

@@ -170,8 +170,9 @@ export class AgentHistoryService {
 /**
  * The agent kinds whose alias with the same id is the same session: VS Code's agent hooks send the chat
  * session's id, in Claude Code's field names (`session_id`, `hook_event_name`) in current Copilot Chat
- * (microsoft/vscode-copilot-chat ChatHookService.executeHook), so the hook may have recorded it as Claude
- * Code's. A chat session id is a UUID of VS Code's own: no Claude session shares it.
+ * (microsoft/vscode-copilot-chat ChatHookService.executeHook). The hook now tells them by the timestamp
+ * Claude never sends (normaliseHookPayload.ts), but stores written before that recorded such a chat as
+ * Claude Code's. A chat session id is a UUID of VS Code's own: no Claude session shares it.
  */
 function sameSessionAgents(source: HistorySource): readonly AgentKind[] {
 	return source.product === 'vscode' ? ['claude-code'] : [];

@@ -144,6 +144,14 @@ function detectAgent(p: Payload): AgentKind {
 		// Copilot CLI / cloud agent: camelCase tool fields, a numeric (epoch ms) timestamp.
 		return 'copilot';
 	}
+	if (typeof p.timestamp === 'string') {
+		// Claude's field names with the instant the host ran the hook, which Claude Code never sends: current
+		// Copilot Chat in VS Code (ChatHookService's common input: timestamp, hook_event_name, session_id,
+		// transcript_path), which also runs `.claude/settings.json`'s hooks — so the Claude hook file says nothing
+		// about who called. Gemini CLI writes the same fields; its hooks name it (`--agent gemini`), and a chat
+		// recorded in its own folder tells it without.
+		return /[\\/]\.gemini[\\/]/.test(p.transcript_path ?? '') ? 'gemini' : 'copilot';
+	}
 	return 'claude-code';
 }
 

@@ -74,41 +74,61 @@ function runAll(w: Workspace, commands: string[], payload: string): Promise<stri
 	);
 }
 
+/**
+ * Copilot Chat's common input, as it was (`sessionId`, `hookEventName`) and as it is now: Claude's field
+ * names (microsoft/vscode-copilot-chat ChatHookService.executeHook: timestamp, hook_event_name,
+ * session_id, transcript_path) — which the Claude hook file, run by VS Code too, must not take for Claude's.
+ */
+type ChatFields = 'camelCase' | 'snake_case';
+
+function inChatFields(fields: ChatFields, payload: Record<string, any>): Record<string, any> {
+	if (fields === 'camelCase') {
+		return payload;
+	}
+	const { sessionId, hookEventName, ...rest } = payload;
+	return { ...rest, session_id: sessionId, hook_event_name: hookEventName };
+}
+
+async function oneEventThreeFiles(t: TestContext, fields: ChatFields): Promise<void> {
+	const w = workspace(t);
+	assert.equal(w.baton('connect', 'claude').code, 0);
+	assert.equal(w.baton('connect', 'copilot').code, 0);
+	fs.mkdirSync(path.join(w.root, 'test'));
+	fs.writeFileSync(path.join(w.root, 'test', 'login.test.ts'), 'await sleep(100);\n');
+	const payload = (name: string, overrides: Record<string, unknown> = {}): string => JSON.stringify(inChatFields(fields, hookFixture('copilot', name, { root: w.root, claudeHome: '' }, overrides)));
+	const call = hookFixture('copilot', 'pre-tool-use', { root: w.root, claudeHome: '' });
+
+	const starts = vsCodeHookCommands(w.root, 'SessionStart');
+	assert.equal(starts.length, 3, 'Claude settings, baton.json and baton-cli.json all have a SessionStart hook');
+	const answers = (await runAll(w, starts, payload('session-start'))).filter((a) => a.trim());
+	assert.equal(answers.length, 1, 'one briefing injected, not three');
+	assert.match(JSON.parse(answers[0]!).hookSpecificOutput.additionalContext, /Baton/);
+
+	await runAll(w, vsCodeHookCommands(w.root, 'UserPromptSubmit'), payload('user-prompt-submit'));
+	const pre = vsCodeHookCommands(w.root, 'PreToolUse');
+	// Claude Code's tool calls are http hooks in its per-machine settings.local.json, not commands in settings.json.
+	assert.equal(pre.length, 2, 'baton.json and baton-cli.json have a PreToolUse hook');
+	await runAll(w, pre, payload('pre-tool-use'));
+	fs.writeFileSync(path.join(w.root, 'test', 'login.test.ts'), 'await waitFor(() => loggedIn());\n');
+	await runAll(w, vsCodeHookCommands(w.root, 'PostToolUse'), payload('post-tool-use', { tool_name: call['tool_name'], tool_input: call['tool_input'], tool_use_id: call['tool_use_id'] }));
+
+	const sessions = w.baton('session', 'list', '--json').json?.['sessions'] as any[];
+	assert.equal(sessions.length, 1);
+	assert.equal(sessions[0].agent, 'copilot', "Copilot's session, whichever hook file handled the event");
+	const timeline = w.baton('timeline', '--json').json as { steps: any[]; prompts: any[] };
+	assert.equal(timeline.prompts.length, 1, 'one prompt');
+	assert.deepEqual(
+		timeline.steps.map((s) => `${s.actor} ${s.tool} ${s.files.map((f: any) => f.path).join(',')}`),
+		['agent replace_string_in_file test/login.test.ts'],
+	);
+	const log = fs.readFileSync(path.join(w.root, '.baton', 'logs', 'hooks.log'), 'utf8');
+	assert.equal(log.match(/already handled by another hook process/g)?.length, 2 + 1 + 1 + 1, 'SessionStart ×2, UserPromptSubmit ×1, PreToolUse ×1, PostToolUse ×1 answered as duplicates');
+}
+
 void describe('one agent event run from several hook files', () => {
-	void it('takes effect once when VS Code runs the Claude, Copilot and Copilot CLI hooks of one event', async (t) => {
-		const w = workspace(t);
-		assert.equal(w.baton('connect', 'claude').code, 0);
-		assert.equal(w.baton('connect', 'copilot').code, 0);
-		fs.mkdirSync(path.join(w.root, 'test'));
-		fs.writeFileSync(path.join(w.root, 'test', 'login.test.ts'), 'await sleep(100);\n');
-		const payload = (name: string, overrides: Record<string, unknown> = {}): string => JSON.stringify(hookFixture('copilot', name, { root: w.root, claudeHome: '' }, overrides));
-		const call = hookFixture('copilot', 'pre-tool-use', { root: w.root, claudeHome: '' });
+	void it('takes effect once when VS Code runs the Claude, Copilot and Copilot CLI hooks of one event', (t) => oneEventThreeFiles(t, 'camelCase'));
 
-		const starts = vsCodeHookCommands(w.root, 'SessionStart');
-		assert.equal(starts.length, 3, 'Claude settings, baton.json and baton-cli.json all have a SessionStart hook');
-		const answers = (await runAll(w, starts, payload('session-start'))).filter((a) => a.trim());
-		assert.equal(answers.length, 1, 'one briefing injected, not three');
-		assert.match(JSON.parse(answers[0]!).hookSpecificOutput.additionalContext, /Baton/);
-
-		await runAll(w, vsCodeHookCommands(w.root, 'UserPromptSubmit'), payload('user-prompt-submit'));
-		const pre = vsCodeHookCommands(w.root, 'PreToolUse');
-		// Claude Code's tool calls are http hooks in its per-machine settings.local.json, not commands in settings.json.
-		assert.equal(pre.length, 2, 'baton.json and baton-cli.json have a PreToolUse hook');
-		await runAll(w, pre, payload('pre-tool-use'));
-		fs.writeFileSync(path.join(w.root, 'test', 'login.test.ts'), 'await waitFor(() => loggedIn());\n');
-		await runAll(w, vsCodeHookCommands(w.root, 'PostToolUse'), payload('post-tool-use', { tool_name: call['tool_name'], tool_input: call['tool_input'], tool_use_id: call['tool_use_id'] }));
-
-		const sessions = w.baton('session', 'list', '--json').json?.['sessions'] as any[];
-		assert.equal(sessions.length, 1);
-		const timeline = w.baton('timeline', '--json').json as { steps: any[]; prompts: any[] };
-		assert.equal(timeline.prompts.length, 1, 'one prompt');
-		assert.deepEqual(
-			timeline.steps.map((s) => `${s.actor} ${s.tool} ${s.files.map((f: any) => f.path).join(',')}`),
-			['agent replace_string_in_file test/login.test.ts'],
-		);
-		const log = fs.readFileSync(path.join(w.root, '.baton', 'logs', 'hooks.log'), 'utf8');
-		assert.equal(log.match(/already handled by another hook process/g)?.length, 2 + 1 + 1 + 1, 'SessionStart ×2, UserPromptSubmit ×1, PreToolUse ×1, PostToolUse ×1 answered as duplicates');
-	});
+	void it("takes effect once, as Copilot's, when Copilot Chat sends Claude's field names", (t) => oneEventThreeFiles(t, 'snake_case'));
 
 	void it('still records two identical prompts a person sends with Claude Code (its payloads carry no timestamp)', (t) => {
 		const w = workspace(t);

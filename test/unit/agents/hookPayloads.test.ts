@@ -75,6 +75,27 @@ void describe('hook payload normalisation', () => {
 		});
 	}
 
+	void it("reads current Copilot Chat's payloads, in Claude's field names, as Copilot's", () => {
+		// microsoft/vscode-copilot-chat ChatHookService.executeHook now writes its common input as
+		// { timestamp, hook_event_name, session_id, transcript_path }; VS Code runs `.claude/settings.json`'s
+		// hooks as well, so nothing but the payload says that Copilot called. Claude Code sends no timestamp.
+		for (const name of fixtureNames('copilot')) {
+			const { sessionId, hookEventName, ...rest } = hookFixture('copilot', name, where);
+			const result = normaliseHookPayload({ ...rest, session_id: sessionId, hook_event_name: hookEventName });
+			assert.ok(result.ok, name);
+			assert.equal(result.event.agent, 'copilot', name);
+			assert.equal(result.event.kind, expected.copilot[name]?.kind, name);
+			assert.equal(result.event.agentSessionId, expected.copilot[name]?.id, name);
+		}
+		for (const name of fixtureNames('claude')) {
+			const result = normaliseHookPayload(hookFixture('claude', name, where));
+			assert.ok(result.ok && result.event.agent === 'claude-code', `${name} stays Claude Code's`);
+		}
+		const gemini = normaliseHookPayload(hookFixture('board' as Dialect, 'gemini-notification', where));
+		assert.ok(gemini.ok);
+		assert.equal(gemini.event.agent, 'gemini', "a chat in Gemini's own folder is Gemini's, even without --agent");
+	});
+
 	void it('keeps the dialect traps apart: Claude Stop is a turn, Copilot Stop is the end', () => {
 		const claudeStop = normaliseHookPayload(hookFixture('claude', 'stop', where));
 		const copilotStop = normaliseHookPayload(hookFixture('copilot', 'stop', where));

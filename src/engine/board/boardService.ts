@@ -9,7 +9,8 @@ import { and, asc, eq, gte, inArray, isNotNull, or } from 'drizzle-orm';
 import type { EngineContext } from '../context';
 import { importedEndNotePrefix } from '../sessions/sessionQueries';
 import type { BatonDb } from '../storage/journalStore';
-import { agentSignals, checkpoints, sessions } from '../storage/schema';
+import { agentSignals, auditLog, checkpoints, sessions } from '../storage/schema';
+import { isAgentKind } from '../agentKinds';
 import type { BoardEntry, BoardReport } from './boardShapes';
 import { boardVerdict, boardWindows, compareEntries, nextSignal, type BoardInput, type BoardVerdict, type Signal, type StoredSignal } from './boardRules';
 import type { AgentSignal, Session } from '../storage/records';
@@ -138,9 +139,11 @@ function boardEntries(db: BatonDb, now: number, growing: ReadonlyMap<string, str
 				out.push({ id: session.id, agentSessionId, name: session.name, agent, scope: session.scopeKey, status: session.status, lastActivity: session.lastActivity, ...verdict });
 			}
 		};
-		const approval = approvals.get(session.id) ?? null;
+		const pending = approvals.get(session.id);
+		const approval = pending?.approval ?? null;
 		if (approval) {
-			entry(boardVerdict({ ...base, signal: null, approval }), session.agent, null);
+			// Named after the agent whose hook took the checkpoint: a session several agents joined names only its last.
+			entry(boardVerdict({ ...base, signal: null, approval }), pending?.agent ?? session.agent, null);
 		}
 		for (const signal of signals) {
 			entry(boardVerdict({ ...base, signal, approval: null }), signal.agent, signal.alias);
@@ -152,19 +155,30 @@ function boardEntries(db: BatonDb, now: number, growing: ReadonlyMap<string, str
 	return out;
 }
 
-/** Each session's oldest checkpoint awaiting approval (an indexed read of the pending ones). */
-function pendingApprovals(db: BatonDb): Map<string, NonNullable<BoardInput['approval']>> {
+/** Each session's oldest checkpoint awaiting approval (an indexed read of the pending ones), with the agent whose hook took it. */
+function pendingApprovals(db: BatonDb): Map<string, { approval: NonNullable<BoardInput['approval']>; agent: string | null }> {
 	const rows = db
 		.select({ id: checkpoints.id, seq: checkpoints.seq, label: checkpoints.message, sessionId: checkpoints.sessionId, createdAt: checkpoints.createdAt })
 		.from(checkpoints)
 		.where(and(eq(checkpoints.approvalStatus, 'pending'), isNotNull(checkpoints.sessionId)))
 		.orderBy(asc(checkpoints.seq))
 		.all();
-	const out = new Map<string, NonNullable<BoardInput['approval']>>();
+	const out = new Map<string, { approval: NonNullable<BoardInput['approval']>; agent: string | null }>();
 	for (const row of rows) {
 		if (row.sessionId && !out.has(row.sessionId)) {
-			out.set(row.sessionId, { id: row.id, seq: row.seq, label: row.label, createdAt: row.createdAt });
+			out.set(row.sessionId, { approval: { id: row.id, seq: row.seq, label: row.label, createdAt: row.createdAt }, agent: creatingAgent(db, row.sessionId, row.id) });
 		}
 	}
 	return out;
+}
+
+/** The agent whose hook created a checkpoint (its audit record's actor is `hook:<agent>`); null when a person or a command did. */
+function creatingAgent(db: BatonDb, sessionId: string, checkpointId: string): string | null {
+	const row = db
+		.select({ actor: auditLog.actor })
+		.from(auditLog)
+		.where(and(eq(auditLog.sessionId, sessionId), eq(auditLog.operation, 'checkpoint.create'), eq(auditLog.entityId, checkpointId)))
+		.get();
+	const agent = row?.actor.startsWith('hook:') ? row.actor.slice('hook:'.length) : null;
+	return agent && isAgentKind(agent) ? agent : null;
 }

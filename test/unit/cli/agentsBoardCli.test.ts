@@ -125,6 +125,26 @@ void describe('baton agents', () => {
 		assert.deepEqual([claude.state, claude.reason], ['failed', 'stopped by an error: rate_limit']);
 	});
 
+	void it('names a checkpoint awaiting approval after the agent whose hook took it, not the session’s first', async (t) => {
+		const w = await workspace(t);
+		w.feed('real/codex-0.171.0/session-start.json', ['session-start', '--agent', 'codex']);
+		const session = (w.baton(['session', 'list', '--json']).json?.['sessions'] as any[])[0];
+		assert.equal(session.agent, 'codex', 'the session is Codex’s, which started it');
+		assert.equal(w.baton(['checkpoint', 'policy', '--session', session.id, '--policy', 'strict']).code, 0);
+		// Claude Code joins the scope's session, then compacts its context with a change on disk: its hook takes
+		// the checkpoint, which waits for approval under strict.
+		w.feed('real/claude-code-2.1.197/session-start.json', [], { session_id: claudeId });
+		fs.writeFileSync(path.join(w.root, 'a.txt'), 'two\n');
+		w.feed('hooks/claude/pre-compact.json', [], { session_id: claudeId });
+		const checkpoints = w.baton(['checkpoint', 'list', '--json']).json?.['checkpoints'] as any[];
+		assert.deepEqual(
+			checkpoints.map((c) => [c.sessionId, c.trigger, c.approvalStatus]),
+			[[session.id, 'compact', 'pending']],
+		);
+		const approval = (w.baton(['agents', '--json']).json?.['entries'] as any[]).find((e) => e.waitingOn === 'approval');
+		assert.equal(approval?.agent, 'claude-code', JSON.stringify(approval));
+	});
+
 	void it('answers an unfamiliar event and a notification of a session it never saw, with a warning and no failure', async (t) => {
 		const w = await workspace(t);
 		const future = w.baton(['hook'], payload('hooks/board/claude-notification-idle.json', w.root, w.root, { hook_event_name: 'TeammateIdle' }));

@@ -34,7 +34,8 @@ function validateSecretValue(name: string, value: string): string | undefined {
 	return undefined;
 }
 
-export function registerNotificationCommands(workspace: BatonWorkspace): vscode.Disposable[] {
+/** What the commands share: the dependencies and the helpers built on them. */
+function contextOf(workspace: BatonWorkspace) {
 	const log = workspace.log;
 	const secrets = workspace.secrets;
 	const given = (arg: unknown): Record<string, unknown> => (arg && typeof arg === 'object' ? (arg as Record<string, unknown>) : {});
@@ -55,90 +56,95 @@ export function registerNotificationCommands(workspace: BatonWorkspace): vscode.
 		return (await vscode.window.showQuickPick(items, { placeHolder, matchOnDescription: true }))?.name;
 	};
 
+	return { workspace, log, secrets, given, pickSecret };
+}
+
+type Context = ReturnType<typeof contextOf>;
+
+export function registerNotificationCommands(workspace: BatonWorkspace): vscode.Disposable[] {
+	const ctx = contextOf(workspace);
+	const { log } = ctx;
 	return [
-		command(
-			CommandIds.sendTestNotification,
-			async (arg?: unknown) => {
-				if (!(await ensureInitialized(workspace))) {
-					return undefined;
-				}
-				const { channels } = await workspace.request(notificationChannels, undefined);
-				let channel = typeof given(arg)['channel'] === 'string' ? (given(arg)['channel'] as string) : undefined;
-				if (!channel) {
-					const picked = await vscode.window.showQuickPick(
-						channels.map((c) => ({
-							label: c.label,
-							description: c.enabled ? 'enabled' : 'not in baton.notifications.channels',
-							detail: c.missing.length ? `Needs ${c.missing.join(', ')}` : 'Ready to send',
-							id: c.id,
-						})),
-						{ placeHolder: 'Send a test notification to which channel?' },
-					);
-					channel = picked?.id;
-				}
-				if (!channel) {
-					return undefined;
-				}
-				const label = channels.find((c) => c.id === channel)?.label ?? channel;
-				const result: NotificationTestResultDto = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Baton: sending a test notification to ${label}…` }, () =>
-					workspace.request(notificationTest, { channel }),
-				);
-				if (result.ok) {
-					void vscode.window.showInformationMessage(`Baton: test notification sent to ${label} (${result.durationMs} ms).`);
-				} else {
-					log.warn(`test notification to ${channel} failed: ${result.error ?? ''}`);
-					void vscode.window.showWarningMessage(`Baton: the test notification to ${label} failed: ${result.error ?? 'unknown error'}`, 'Store Secret…').then((choice) => {
-						if (choice) void vscode.commands.executeCommand(CommandIds.storeSecret);
-					});
-				}
-				return result;
-			},
-			log,
-		),
-		command(
-			CommandIds.storeSecret,
-			async (arg?: unknown) => {
-				const name = typeof given(arg)['name'] === 'string' ? (given(arg)['name'] as string) : await pickSecret('Store which secret? It stays in VS Code’s secret storage, never in settings or files.', false);
-				if (!name) {
-					return undefined;
-				}
-				const value =
-					typeof given(arg)['value'] === 'string'
-						? (given(arg)['value'] as string)
-						: await vscode.window.showInputBox({
-								title: `Store ${name}`,
-								prompt: 'Kept in VS Code’s secret storage (the OS keychain); Baton asks for it only when it sends.',
-								password: true,
-								ignoreFocusOut: true,
-								validateInput: (v) => validateSecretValue(name, v),
-							});
-				if (value === undefined) {
-					return undefined;
-				}
-				const problem = validateSecretValue(name, value);
-				if (problem) {
-					throw new Error(`${name}: ${problem}`);
-				}
-				await secrets.store(secretStorageKey(name), value.trim());
-				log.info(`stored secret ${name}`);
-				void vscode.window.showInformationMessage(`Baton: ${name} is stored in VS Code’s secret storage.`);
-				return { name, stored: true };
-			},
-			log,
-		),
-		command(
-			CommandIds.clearSecret,
-			async (arg?: unknown) => {
-				const name = typeof given(arg)['name'] === 'string' ? (given(arg)['name'] as string) : await pickSecret('Clear which secret?', true);
-				if (!name) {
-					return undefined;
-				}
-				await secrets.delete(secretStorageKey(name));
-				log.info(`cleared secret ${name}`);
-				void vscode.window.showInformationMessage(`Baton: ${name} is no longer stored in VS Code.`);
-				return { name, stored: false };
-			},
-			log,
-		),
+		command(CommandIds.sendTestNotification, async (arg?: unknown) => sendTestNotificationCommand(ctx, arg), log),
+		command(CommandIds.storeSecret, async (arg?: unknown) => storeSecretCommand(ctx, arg), log),
+		command(CommandIds.clearSecret, async (arg?: unknown) => clearSecretCommand(ctx, arg), log),
 	];
+}
+
+async function sendTestNotificationCommand(ctx: Context, arg?: unknown) {
+	const { workspace, log, given } = ctx;
+	if (!(await ensureInitialized(workspace))) {
+		return undefined;
+	}
+	const { channels } = await workspace.request(notificationChannels, undefined);
+	let channel = typeof given(arg)['channel'] === 'string' ? (given(arg)['channel'] as string) : undefined;
+	if (!channel) {
+		const picked = await vscode.window.showQuickPick(
+			channels.map((c) => ({
+				label: c.label,
+				description: c.enabled ? 'enabled' : 'not in baton.notifications.channels',
+				detail: c.missing.length ? `Needs ${c.missing.join(', ')}` : 'Ready to send',
+				id: c.id,
+			})),
+			{ placeHolder: 'Send a test notification to which channel?' },
+		);
+		channel = picked?.id;
+	}
+	if (!channel) {
+		return undefined;
+	}
+	const label = channels.find((c) => c.id === channel)?.label ?? channel;
+	const result: NotificationTestResultDto = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Baton: sending a test notification to ${label}…` }, () =>
+		workspace.request(notificationTest, { channel }),
+	);
+	if (result.ok) {
+		void vscode.window.showInformationMessage(`Baton: test notification sent to ${label} (${result.durationMs} ms).`);
+	} else {
+		log.warn(`test notification to ${channel} failed: ${result.error ?? ''}`);
+		void vscode.window.showWarningMessage(`Baton: the test notification to ${label} failed: ${result.error ?? 'unknown error'}`, 'Store Secret…').then((choice) => {
+			if (choice) void vscode.commands.executeCommand(CommandIds.storeSecret);
+		});
+	}
+	return result;
+}
+
+async function storeSecretCommand(ctx: Context, arg?: unknown) {
+	const { log, secrets, given, pickSecret } = ctx;
+	const name = typeof given(arg)['name'] === 'string' ? (given(arg)['name'] as string) : await pickSecret('Store which secret? It stays in VS Code’s secret storage, never in settings or files.', false);
+	if (!name) {
+		return undefined;
+	}
+	const value =
+		typeof given(arg)['value'] === 'string'
+			? (given(arg)['value'] as string)
+			: await vscode.window.showInputBox({
+					title: `Store ${name}`,
+					prompt: 'Kept in VS Code’s secret storage (the OS keychain); Baton asks for it only when it sends.',
+					password: true,
+					ignoreFocusOut: true,
+					validateInput: (v) => validateSecretValue(name, v),
+				});
+	if (value === undefined) {
+		return undefined;
+	}
+	const problem = validateSecretValue(name, value);
+	if (problem) {
+		throw new Error(`${name}: ${problem}`);
+	}
+	await secrets.store(secretStorageKey(name), value.trim());
+	log.info(`stored secret ${name}`);
+	void vscode.window.showInformationMessage(`Baton: ${name} is stored in VS Code’s secret storage.`);
+	return { name, stored: true };
+}
+
+async function clearSecretCommand(ctx: Context, arg?: unknown) {
+	const { log, secrets, given, pickSecret } = ctx;
+	const name = typeof given(arg)['name'] === 'string' ? (given(arg)['name'] as string) : await pickSecret('Clear which secret?', true);
+	if (!name) {
+		return undefined;
+	}
+	await secrets.delete(secretStorageKey(name));
+	log.info(`cleared secret ${name}`);
+	void vscode.window.showInformationMessage(`Baton: ${name} is no longer stored in VS Code.`);
+	return { name, stored: false };
 }

@@ -57,8 +57,6 @@ export const longFunctionFiles = [
 	'src/engine/checkpoints/rollbackRunner.ts',
 	'src/engine/git/gitRunner.ts',
 	'src/engine/hooks/briefingDiet.ts',
-	'src/engine/interop/importPlanner.ts',
-	'src/engine/interop/taskPlanner.ts',
 	'src/engine/provenance/commitAttribution.ts',
 	'src/engine/provenance/openFormatIo.ts',
 	'src/engine/sessions/sessionService.ts',

@@ -120,7 +120,13 @@ export function planImport(db: BatonDb, batch: ImportBatch): ImportPlan {
 		added.decisions += newDecisions.length;
 	}
 
-	const plannedSettings = batch.settings.filter((s) => {
+	const plannedSettings = planSettings(db, batch, added, unchanged, warnings);
+	return { batch, tasks: taskPlan.added, sessions: planned, settings: plannedSettings, added, unchanged, errors, warnings };
+}
+
+/** The batch's settings this workspace does not hold yet; one it holds with other values is kept, with a warning. */
+function planSettings(db: BatonDb, batch: ImportBatch, added: ImportPlan['added'], unchanged: ImportPlan['unchanged'], warnings: ImportIssue[]): ImportBatch['settings'] {
+	return batch.settings.filter((s) => {
 		const row = db.select().from(settings).where(eq(settings.key, s.key)).get();
 		if (!row) {
 			added.settings++;
@@ -132,7 +138,6 @@ export function planImport(db: BatonDb, batch: ImportBatch): ImportPlan {
 		}
 		return false;
 	});
-	return { batch, tasks: taskPlan.added, sessions: planned, settings: plannedSettings, added, unchanged, errors, warnings };
 }
 
 function remap(session: Session, mapTask: (id: string) => string): Session {

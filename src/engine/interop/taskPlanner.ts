@@ -54,27 +54,7 @@ export function planTasks(db: BatonDb, batch: ImportBatch, previous: Map<string,
 			fresh.push(task);
 		}
 	}
-	// Free CLEO ids first, so an allocated number never takes an id a later task could have kept.
-	for (const task of fresh) {
-		const seq = task.preferredId ? Number(task.preferredId.slice(1)) : NaN;
-		if (task.preferredId && !takenIds.has(task.preferredId) && !takenSeqs.has(seq)) {
-			idOf.set(task.externalId, task.preferredId);
-			takenIds.add(task.preferredId);
-			takenSeqs.add(seq);
-		}
-	}
-	let next = maxOf(takenSeqs, 0) + 1;
-	for (const task of fresh) {
-		if (!idOf.has(task.externalId)) {
-			while (takenSeqs.has(next) || takenIds.has(`T${next}`)) next++;
-			idOf.set(task.externalId, `T${next}`);
-			if (task.preferredId) {
-				warnings.push({ record: task.record, field: 'id', message: `${task.preferredId} is already taken in this workspace; imported as T${next}` });
-			}
-			takenSeqs.add(next);
-			takenIds.add(`T${next}`);
-		}
-	}
+	allocateIds(fresh, takenIds, takenSeqs, idOf, warnings);
 	const added: PlannedTask[] = [];
 	for (const task of fresh) {
 		const external: string[] = [];
@@ -122,6 +102,31 @@ export function planTasks(db: BatonDb, batch: ImportBatch, previous: Map<string,
 	checkParents(added, existing, errors);
 	checkCycles(db, added, errors);
 	return { added, unchanged, idOf, titleOf };
+}
+
+/** Baton ids for the batch's new tasks: each keeps its own CLEO id when it is free, the rest take the next free numbers. */
+function allocateIds(fresh: readonly ImportedTask[], takenIds: Set<string>, takenSeqs: Set<number>, idOf: Map<string, string>, warnings: ImportIssue[]): void {
+	// Free CLEO ids first, so an allocated number never takes an id a later task could have kept.
+	for (const task of fresh) {
+		const seq = task.preferredId ? Number(task.preferredId.slice(1)) : NaN;
+		if (task.preferredId && !takenIds.has(task.preferredId) && !takenSeqs.has(seq)) {
+			idOf.set(task.externalId, task.preferredId);
+			takenIds.add(task.preferredId);
+			takenSeqs.add(seq);
+		}
+	}
+	let next = maxOf(takenSeqs, 0) + 1;
+	for (const task of fresh) {
+		if (!idOf.has(task.externalId)) {
+			while (takenSeqs.has(next) || takenIds.has(`T${next}`)) next++;
+			idOf.set(task.externalId, `T${next}`);
+			if (task.preferredId) {
+				warnings.push({ record: task.record, field: 'id', message: `${task.preferredId} is already taken in this workspace; imported as T${next}` });
+			}
+			takenSeqs.add(next);
+			takenIds.add(`T${next}`);
+		}
+	}
 }
 
 /** A task may not be its own ancestor: follow parents (new and existing) from every new task. */

@@ -15,9 +15,9 @@ import { transcriptArchiveFor } from '../engine/transcripts/archiveHome';
 import { renderTranscriptMarkdown } from '../engine/transcripts/transcriptMarkdown';
 import { stringOption, UsageError, type Command } from './command';
 import { connectCommand } from './connectCommand';
-import { hookSummary, hookUsage, runHookCli } from './hookRunner';
+import { hookSummary, hookUsage, runHookCli } from '../hookHost/hookRunner';
 
-export { runHookCli } from './hookRunner';
+export { runHookCli } from '../hookHost/hookRunner';
 
 function transcriptLine(t: TranscriptInfo): string {
 	const tokens = Object.values(t.tokens).reduce((n, c) => n + c.input + c.output + c.cacheRead + c.cacheCreation, 0);

@@ -17,8 +17,8 @@ import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
 import { callDaemon, daemonTimedOut, findBatonRoot } from './daemonClient';
-import { hookBudgetMs, hookEventName } from './hookBudget';
-import { listSpool, spoolEnv, spoolFromClient } from './hookSpool';
+import { hookBudgetMs, hookEventName } from '../hookHost/hookBudget';
+import { listSpool, spoolEnv, spoolFromClient } from '../hookHost/hookSpool';
 import { version } from '../../package.json';
 
 interface Entry {

@@ -30,7 +30,7 @@ import { boardCommands } from './boardCommands';
 import { trackerCommands } from './trackerCommands';
 import { drainBeforeCommand } from './spoolBeforeCommand';
 import { recordAnswer, recordedAnswer, runAsRequest, tagWrites, type RecordedAnswer } from './requestLedger';
-import type { EngineSource } from './warmEngines';
+import type { EngineSource } from '../hookHost/warmEngines';
 import { workspaceCommands } from './workspaceCommands';
 import { terminalPrompt } from './terminalPrompt';
 import packageJson from '../../package.json';
@@ -361,7 +361,7 @@ export function main(argv: string[] = process.argv.slice(2)): void {
 	});
 }
 
-export { drainSpool } from './hookRunner';
+export { drainSpool } from '../hookHost/hookRunner';
 
 if (require.main === module) {
 	main();

@@ -306,7 +306,7 @@ function spoolDrainer(root: string, options: DaemonOptions, enqueue: (work: () =
 	return timer;
 }
 
-/** Whether hook events wait in the spool (cli/hookSpool.ts): one readdir. */
+/** Whether hook events wait in the spool (hookHost/hookSpool.ts): one readdir. */
 function spoolWaiting(root: string): boolean {
 	try {
 		return fs.readdirSync(path.join(root, '.baton', 'hook-spool')).some((name) => name.endsWith('.rec') || name.endsWith('.tmp'));

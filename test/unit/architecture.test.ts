@@ -341,6 +341,16 @@ void describe('architecture', () => {
 		assert.deepEqual([...listed('engineShapes'), ...listed('enginePureLeaves')].sort(), [...new Set([...shapeFiles, ...pureLeaves])].filter((f) => !lintless.includes(f)).sort());
 	});
 
+	void it('opens the transcript archive through Engine only: one composition root, one rule for the agents’ homes', () => {
+		const openers = /\btranscriptArchiveFor\b|\bnew TranscriptArchive\b/;
+		const outside = sourceFiles(path.join(root, 'src'))
+			.map((file) => path.relative(root, file).split(path.sep).join('/'))
+			.filter((rel) => rel !== 'src/engine/engine.ts' && !rel.startsWith('src/engine/transcripts/'))
+			.filter((rel) => openers.test(fs.readFileSync(path.join(root, rel), 'utf8')));
+		assert.deepEqual(outside, []);
+		assert.ok(openers.test(fs.readFileSync(path.join(root, 'src/engine/engine.ts'), 'utf8')), 'the scan recognises the opener Engine uses');
+	});
+
 	void it('keeps the pure leaves the protocol shares free of any import', () => {
 		for (const rel of pureLeaves) {
 			assert.deepEqual(importsOf(fs.readFileSync(path.join(root, rel), 'utf8')), [], rel);

@@ -15,6 +15,7 @@ import { cliRun, daemonHello, daemonStatus, daemonStop, hookRun, type CliRunPara
 import { claudeLocalSettings, refreshClaudeLocal } from '../engine/agentConfig/connectAgent';
 import { startHookHttp, type HookHttpEndpoint } from './hookHttp';
 import { loadCliBundle } from '../hookHost/cliBundle';
+import { spoolDir } from '../hookHost/hookSpool';
 import { commandRunner, type DaemonEngines } from './daemonCommands';
 import { acquireStartLock, readEndpoint, releaseStartLock, removeEndpoint, socketPathFor, writeEndpoint } from './daemonEndpoint';
 
@@ -310,7 +311,7 @@ function spoolDrainer(root: string, options: DaemonOptions, enqueue: (work: () =
 /** Whether hook events wait in the spool (hookHost/hookSpool.ts): one readdir. */
 function spoolWaiting(root: string): boolean {
 	try {
-		return fs.readdirSync(path.join(root, '.baton', 'hook-spool')).some((name) => name.endsWith('.rec') || name.endsWith('.tmp'));
+		return fs.readdirSync(spoolDir(root)).some((name) => name.endsWith('.rec') || name.endsWith('.tmp'));
 	} catch {
 		return false;
 	}

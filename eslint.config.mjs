@@ -129,14 +129,17 @@ export default tseslint.config(
 	{
 		files: ['src/engine/**/*.ts'],
 		rules: {
-			'no-restricted-imports': layerRule('The engine never sees the editor, the server, the CLI or the protocol.', { layers: ['extension', 'server', 'cli', 'protocol', 'webview', 'ui'], packages: ['vscode', 'vscode-jsonrpc'] }),
+			'no-restricted-imports': layerRule('The engine never sees the editor, the server, the CLI, the hook host or the protocol.', {
+				layers: ['extension', 'server', 'cli', 'hookHost', 'protocol', 'webview', 'ui'],
+				packages: ['vscode', 'vscode-jsonrpc'],
+			}),
 		},
 	},
 	{
 		files: ['src/protocol/**/*.ts'],
 		rules: {
 			'no-restricted-imports': layerRule('The protocol holds only zod schemas and vscode-jsonrpc types.', {
-				layers: ['extension', 'server', 'cli', 'webview', 'ui'],
+				layers: ['extension', 'server', 'cli', 'hookHost', 'webview', 'ui'],
 				packages: ['vscode', 'drizzle-orm', 'drizzle-zod', 'sql.js'],
 			}),
 			// The engine's shape files, as types only (erased from bundles); the rest of the engine never.
@@ -152,14 +155,29 @@ export default tseslint.config(
 		},
 	},
 	{
-		files: ['src/server/**/*.ts', 'src/cli/**/*.ts'],
-		rules: { 'no-restricted-imports': layerRule('The server and the CLI use the engine and the protocol, never the editor.', { layers: ['extension', 'webview', 'ui'], packages: ['vscode'] }) },
+		files: ['src/server/**/*.ts'],
+		rules: {
+			'no-restricted-imports': layerRule('The server uses the engine, the protocol and the hook host, never the editor or the CLI (its bundle is loaded through hookHost/cliBundle.ts).', {
+				layers: ['extension', 'webview', 'ui', 'cli'],
+				packages: ['vscode'],
+			}),
+		},
+	},
+	{
+		files: ['src/cli/**/*.ts'],
+		rules: { 'no-restricted-imports': layerRule('The CLI uses the engine, the protocol and the hook host, never the editor or the server.', { layers: ['extension', 'webview', 'ui', 'server'], packages: ['vscode'] }) },
+	},
+	{
+		files: ['src/hookHost/**/*.ts'],
+		rules: {
+			'no-restricted-imports': layerRule('The hook host uses the engine only: the CLI and the daemon both import it.', { layers: ['extension', 'webview', 'ui', 'server', 'cli', 'protocol'], packages: ['vscode', 'vscode-jsonrpc'] }),
+		},
 	},
 	{
 		files: ['src/extension/**/*.ts'],
 		rules: {
 			'no-restricted-imports': layerRule('The extension talks to the engine only through the server (the protocol).', {
-				layers: ['engine', 'server', 'cli', 'webview'],
+				layers: ['engine', 'server', 'cli', 'hookHost', 'webview'],
 				packages: ['drizzle-orm', 'drizzle-zod', 'sql.js'],
 			}),
 		},
@@ -168,13 +186,13 @@ export default tseslint.config(
 		files: ['src/ui/**/*.ts'],
 		rules: {
 			'no-restricted-imports': layerRule('What the extension and the webviews both draw runs in a browser too: the protocol only.', {
-				layers: ['engine', 'server', 'cli', 'extension', 'webview'],
+				layers: ['engine', 'server', 'cli', 'hookHost', 'extension', 'webview'],
 				packages: ['vscode', 'vscode-jsonrpc', 'drizzle-orm', 'drizzle-zod', 'sql.js', 'zod'],
 			}),
 		},
 	},
 	{
 		files: ['webview/**/*.ts'],
-		rules: { 'no-restricted-imports': layerRule('A webview runs in the browser: the protocol only.', { layers: ['engine', 'server', 'cli', 'extension'], packages: ['vscode', 'drizzle-orm', 'drizzle-zod', 'sql.js'] }) },
+		rules: { 'no-restricted-imports': layerRule('A webview runs in the browser: the protocol only.', { layers: ['engine', 'server', 'cli', 'hookHost', 'extension'], packages: ['vscode', 'drizzle-orm', 'drizzle-zod', 'sql.js'] }) },
 	},
 );

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { listSpool, spoolCounts } from '../src/cli/hookSpool';
+import { listSpool, spoolCounts } from '../src/hookHost/hookSpool';
 import { Engine } from '../src/engine/engine';
 import { silentLogger } from '../src/engine/ports';
 import { agentCli } from '../test/unit/agents/agentCli';

@@ -11,13 +11,13 @@ import { silentLogger, stderrLogger } from '../engine/ports';
 import { readAgentSettings } from '../engine/agentConfig/agentSettings';
 import { aliasLinker } from '../engine/hooks/runHook';
 import type { TranscriptInfo } from '../engine/transcripts/transcriptArchive';
-import { transcriptArchiveFor } from '../engine/transcripts/archiveHome';
+import { Engine } from '../engine/engine';
 import { renderTranscriptMarkdown } from '../engine/transcripts/transcriptMarkdown';
 import { stringOption, UsageError, type Command } from './command';
 import { connectCommand } from './connectCommand';
-import { hookSummary, hookUsage, runHookCli } from './hookRunner';
+import { hookSummary, hookUsage, runHookCli } from '../hookHost/hookRunner';
 
-export { runHookCli } from './hookRunner';
+export { runHookCli } from '../hookHost/hookRunner';
 
 function transcriptLine(t: TranscriptInfo): string {
 	const tokens = Object.values(t.tokens).reduce((n, c) => n + c.input + c.output + c.cacheRead + c.cacheCreation, 0);
@@ -74,7 +74,7 @@ export const agentCommands: Command[] = [
 		options: { session: { type: 'string' } },
 		async run(ctx) {
 			const sessionId = stringOption(ctx.values, 'session');
-			const archive = transcriptArchiveFor(ctx.workspaceRoot, { claudeHome: readAgentSettings(ctx.workspaceRoot).claudeHome, env: ctx.env, log: stderrLogger });
+			const archive = Engine.transcriptArchive(ctx.workspaceRoot, { settings: readAgentSettings(ctx.workspaceRoot), env: ctx.env, log: stderrLogger });
 			const transcripts = archive.list(sessionId ? { sessionId } : {});
 			return { json: { transcripts }, text: transcripts.length ? transcripts.map(transcriptLine).join('\n') : 'No transcripts yet (run `baton transcripts sync`).' };
 		},
@@ -85,7 +85,7 @@ export const agentCommands: Command[] = [
 		summary: 'an archived transcript, readable (markdown); --json for the excerpts',
 		positionals: [1, 1],
 		async run(ctx) {
-			const archive = transcriptArchiveFor(ctx.workspaceRoot, { claudeHome: readAgentSettings(ctx.workspaceRoot).claudeHome, env: ctx.env, log: silentLogger });
+			const archive = Engine.transcriptArchive(ctx.workspaceRoot, { settings: readAgentSettings(ctx.workspaceRoot), env: ctx.env, log: silentLogger });
 			const found = archive.read(ctx.args[0] as string);
 			if (!found) {
 				throw new UsageError(`no transcript ${ctx.args[0]} (see \`baton transcripts list\`)`);

@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { ContentLengthFrames } from './contentLengthFrames';
-import { claimStart, pidAlive, releaseClaim, spawnDaemon, startState } from './daemonStart';
+import { pidAlive } from '../hookHost/pidAlive';
+import { claimStart, releaseClaim, spawnDaemon, startState } from './daemonStart';
 
 interface Endpoint {
 	pid: number;

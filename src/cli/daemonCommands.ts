@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from './command';
 import { callDaemon } from './daemonClient';
-import { pidAlive } from './daemonStart';
+import { pidAlive } from '../hookHost/pidAlive';
 import packageJson from '../../package.json';
 
 const look = { start: false, budgetMs: 1_000, answerMs: 1_000, serverScript: path.join(__dirname, 'server.js'), version: packageJson.version };

@@ -12,6 +12,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { pidAlive } from '../hookHost/pidAlive';
 
 interface Claim {
 	/** The client that spawns. */
@@ -26,22 +27,6 @@ const staleMs = 30_000;
 
 function claimFile(root: string): string {
 	return path.join(root, '.baton', 'daemon.starting');
-}
-
-/** Whether a process with this pid runs (EPERM: alive, another user's; a zombie is not). The launcher's own copy of the engine's `isAlive` (lockQueue.ts): dist/cli.js bundles no engine code. */
-export function pidAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code === 'EPERM';
-	}
-	// A zombie (killed, not yet reaped by its parent: this client, when it spawned it) serves nothing.
-	try {
-		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-		return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
-	} catch {
-		return true;
-	}
 }
 
 function readClaim(root: string): Claim | undefined {

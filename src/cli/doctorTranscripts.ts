@@ -6,7 +6,7 @@
 import { agentLabel, parseAgentName } from '../engine/agentKinds';
 import type { ReindexReport } from '../engine/agentHistory/historyShapes';
 import { silentLogger } from '../engine/ports';
-import { transcriptArchiveFor } from '../engine/transcripts/archiveHome';
+import { Engine } from '../engine/engine';
 
 interface DoctorCheck {
 	name: string;
@@ -18,7 +18,7 @@ export const reindexFix = 'Run `baton doctor --reindex` to rebuild the transcrip
 
 /** The transcript index's check: read without setting a damaged index aside, so that the fix can still see it. */
 export function transcriptIndexCheck(workspaceRoot: string): DoctorCheck {
-	const health = transcriptArchiveFor(workspaceRoot, { log: silentLogger }).indexHealth();
+	const health = Engine.transcriptArchive(workspaceRoot, { log: silentLogger }).indexHealth();
 	if (health.index === 'damaged') {
 		return { name: 'transcripts', ok: false, detail: 'index.json is damaged (it does not read as a transcript index)' };
 	}

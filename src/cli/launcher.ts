@@ -17,17 +17,13 @@ import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import vm from 'node:vm';
 import { callDaemon, daemonTimedOut, findBatonRoot } from './daemonClient';
-import { hookBudgetMs, hookEventName } from './hookBudget';
-import { listSpool, spoolEnv, spoolFromClient } from './hookSpool';
+import { hookBudgetMs, hookEventName } from '../hookHost/hookBudget';
+import { listSpool, spoolEnv, spoolFromClient } from '../hookHost/hookSpool';
+import type { CliBundle } from '../hookHost/cliBundle';
 import { version } from '../../package.json';
 
-interface Entry {
-	main(argv?: string[]): void;
-	runCli?(
-		argv: string[],
-		io: { stdout(t: string): void; stderr(t: string): void; cwd: string; env: NodeJS.ProcessEnv; stdin?: NodeJS.ReadableStream; requestId?: string; eventId?: string; deadline?: number; abandoned?: () => void },
-	): Promise<number>;
-}
+/** A bundle's exports: dist/hook.js offers `main`, dist/baton.js the whole `CliBundle` too (hookHost/cliBundle.ts). */
+type Entry = Pick<CliBundle, 'main'> & { cliBundle?: CliBundle };
 
 /**
  * Commands that never go through the daemon: they create it, manage it, or talk stdio for hours, or
@@ -56,8 +52,8 @@ function runHere(stdinText?: string, requestId?: string, hookCall?: { eventId: s
 	// payload already read from stdin for the daemon: the CLI's runner, given both.
 	const cli = loadCached(path.join(__dirname, 'baton.js'));
 	let abandoned = false;
-	void cli
-		.runCli?.(argv, {
+	void cli.cliBundle
+		?.runCli(argv, {
 			stdout: (t) => process.stdout.write(t),
 			stderr: (t) => process.stderr.write(t),
 			cwd: process.cwd(),

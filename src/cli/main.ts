@@ -30,32 +30,14 @@ import { boardCommands } from './boardCommands';
 import { trackerCommands } from './trackerCommands';
 import { drainBeforeCommand } from './spoolBeforeCommand';
 import { recordAnswer, recordedAnswer, runAsRequest, tagWrites, type RecordedAnswer } from './requestLedger';
-import type { EngineSource } from './warmEngines';
+import type { CliBundle, CommandIo } from '../hookHost/cliBundle';
+import { drainSpool } from '../hookHost/hookRunner';
 import { workspaceCommands } from './workspaceCommands';
 import { terminalPrompt } from './terminalPrompt';
 import packageJson from '../../package.json';
 import { maxOf } from '../engine/arrays';
 
-export interface CliIo {
-	stdout: (text: string) => void;
-	stderr: (text: string) => void;
-	cwd: string;
-	env: NodeJS.ProcessEnv;
-	/** `baton hook`'s payload (default: process.stdin); the daemon passes the client's. */
-	stdin?: NodeJS.ReadableStream;
-	/** A long-lived process (the daemon) keeps each workspace's engine open between commands. */
-	engines?: EngineSource;
-	/** The client's id for this command: recorded with its first write, so it never runs twice (requestLedger.ts). */
-	requestId?: string;
-	/** A yes/no question to the person at the terminal; absent without one. */
-	ask?: (question: string) => Promise<boolean>;
-	/** A long-lived process takes the rest of a command's work after its answer (the daemon, for a hook's session end). */
-	defer?: (work: Promise<unknown>) => void;
-	/** `baton hook`: the client's id for the call, its deadline and what to do when it spooled its event (hookRunner.ts). */
-	eventId?: string;
-	deadline?: number;
-	abandoned?: () => void;
-}
+type CliIo = CommandIo;
 
 const commands: Command[] = [
 	...daemonCommands,
@@ -361,7 +343,8 @@ export function main(argv: string[] = process.argv.slice(2)): void {
 	});
 }
 
-export { drainSpool } from './hookRunner';
+/** What the daemon and the launcher load this bundle for (declared in hookHost/cliBundle.ts, checked here). */
+export const cliBundle: CliBundle = { main, runCli, drainSpool };
 
 if (require.main === module) {
 	main();

@@ -8,7 +8,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Engine } from '../engine/engine';
-import { wrapWrites } from './writeWrappers';
+import { wrapWrites } from '../hookHost/writeWrappers';
 
 export interface RecordedAnswer {
 	/** Undefined when the command wrote but its daemon died before recording what it printed. */

@@ -8,9 +8,9 @@ import path from 'node:path';
 import { Engine } from '../engine/engine';
 import { HookLog, hookLogFile } from '../engine/hooks/hookLog';
 import { findWorkspaceRoot } from '../engine/workspace';
-import { drainSpool } from './hookRunner';
-import { listSpool } from './hookSpool';
-import type { EngineSource } from './warmEngines';
+import { drainSpool } from '../hookHost/hookRunner';
+import { listSpool } from '../hookHost/hookSpool';
+import type { EngineSource } from '../hookHost/warmEngines';
 
 /** Commands that do not drain: they create, repair or serve the store, or are the hook itself. */
 const noDrain = new Set(['init', 'doctor', 'mcp', 'daemon', 'hook']);

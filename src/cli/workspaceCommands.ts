@@ -1,6 +1,6 @@
 import { BatonError } from '../engine/errors';
 import { runDoctor, type RepairPlan } from '../engine/storage/doctor';
-import { spoolCounts } from './hookSpool';
+import { spoolCounts } from '../hookHost/hookSpool';
 import { countSteps } from '../engine/timeline/timelineQueries';
 import { shadowStoreSize, storeSizeLine } from '../engine/timeline/timelineStorage';
 import { batonDir, initWorkspace } from '../engine/workspace';

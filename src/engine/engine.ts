@@ -57,6 +57,14 @@ interface EngineOptions {
 /** How far past the threshold a short CLI call lets the journal grow before compacting inline. */
 const shortProcessCompactFactor = 16;
 
+/** Whose archive (the agent settings, the environment and home folder of whoever reported) and where its warnings go. */
+interface TranscriptsInput {
+	env?: NodeJS.ProcessEnv;
+	homeDir?: string;
+	log?: Logger;
+	settings?: AgentSettings;
+}
+
 export class Engine {
 	readonly sessions: SessionService;
 	readonly tasks: TaskService;
@@ -180,10 +188,17 @@ export class Engine {
 	 * workspace's agent settings (the defaults, with a warning, when that file is broken, unless the
 	 * caller read them itself), then the environment given — a hook's is the agent's own.
 	 */
-	transcripts(input: { env?: NodeJS.ProcessEnv; homeDir?: string; log?: Logger; settings?: AgentSettings } = {}): TranscriptArchive {
-		const log = input.log ?? this.ctx.log;
-		const settings = input.settings ?? agentSettingsOrDefaults(this.ctx.workspaceRoot, log);
-		return transcriptArchiveFor(this.ctx.workspaceRoot, { claudeHome: settings.claudeHome, env: input.env ?? process.env, ...(input.homeDir ? { homeDir: input.homeDir } : {}), log });
+	transcripts(input: TranscriptsInput = {}): TranscriptArchive {
+		return Engine.transcriptArchive(this.ctx.workspaceRoot, { ...input, log: input.log ?? this.ctx.log });
+	}
+
+	/**
+	 * The same archive, by the same rule, where no store is open: the CLI's and the editor's transcript
+	 * listings, which read only the archive's own files, and `baton doctor`'s index check.
+	 */
+	static transcriptArchive(workspaceRoot: string, input: TranscriptsInput & { log: Logger }): TranscriptArchive {
+		const settings = input.settings ?? agentSettingsOrDefaults(workspaceRoot, input.log);
+		return transcriptArchiveFor(workspaceRoot, { claudeHome: settings.claudeHome, env: input.env ?? process.env, ...(input.homeDir ? { homeDir: input.homeDir } : {}), log: input.log });
 	}
 
 	get store(): JournalStore {

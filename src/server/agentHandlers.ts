@@ -10,13 +10,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { MessageConnection } from 'vscode-jsonrpc/node';
-import { agentSettingsOrDefaults } from '../engine/agentConfig/agentSettings';
+import { Engine } from '../engine/engine';
 import { batonLauncher, type BatonLauncher } from '../engine/agentConfig/batonLauncher';
 import { connectAgent, hookCommandFor } from '../engine/agentConfig/connectAgent';
 import { launcherHome, writeUserLauncher } from '../engine/agentConfig/userLauncher';
 import { aliasLinker } from '../engine/hooks/runHook';
 import type { TranscriptArchive, TranscriptInfo } from '../engine/transcripts/transcriptArchive';
-import { transcriptArchiveFor } from '../engine/transcripts/archiveHome';
 import { renderTranscriptMarkdown } from '../engine/transcripts/transcriptMarkdown';
 import { BatonError } from '../engine/errors';
 import type { Logger } from '../engine/ports';
@@ -66,7 +65,7 @@ export function registerAgentHandlers(connection: MessageConnection, host: Engin
 	// Off the backend's start: finding a Node runs `node --version`, which must not hold up the window's first requests.
 	const launcherTimer = setTimeout(refreshUserLauncher, 3_000);
 	launcherTimer.unref();
-	const archive = (): TranscriptArchive => transcriptArchiveFor(root, { claudeHome: agentSettingsOrDefaults(root, options.log).claudeHome, log: options.log });
+	const archive = (): TranscriptArchive => Engine.transcriptArchive(root, { log: options.log });
 	const sessionsById = async (): Promise<Map<string, Session>> => (host.initialized ? new Map((await (await host.get()).briefings.list({ limit: 100_000 })).map((s) => [s.id, s])) : new Map());
 
 	on(rpc.agentConnect, async (params) => {

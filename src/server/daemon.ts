@@ -14,6 +14,8 @@ import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type
 import { cliRun, daemonHello, daemonStatus, daemonStop, hookRun, type CliRunParams, type CliRunResult, type DaemonHelloParams } from '../protocol/rpc';
 import { claudeLocalSettings, refreshClaudeLocal } from '../engine/agentConfig/connectAgent';
 import { startHookHttp, type HookHttpEndpoint } from './hookHttp';
+import { loadCliBundle } from '../hookHost/cliBundle';
+import { spoolDir } from '../hookHost/hookSpool';
 import { commandRunner, type DaemonEngines } from './daemonCommands';
 import { acquireStartLock, readEndpoint, releaseStartLock, removeEndpoint, socketPathFor, writeEndpoint } from './daemonEndpoint';
 
@@ -288,9 +290,9 @@ function followHookPort(root: string, port: number | undefined, options: DaemonO
 function spoolDrainer(root: string, options: DaemonOptions, enqueue: (work: () => Promise<void>) => Promise<void>): NodeJS.Timeout {
 	let draining = false;
 	const drain = async (): Promise<void> => {
-		const cli = require(options.cliModule) as { drainSpool?(root: string, engines: DaemonEngines): Promise<{ drained: number; dropped: number; left: number }> };
-		const result = await options.engines.asCommand(process.env, async () => cli.drainSpool?.(root, options.engines));
-		if (result && result.drained + result.dropped > 0) {
+		const cli = loadCliBundle(options.cliModule);
+		const result = await options.engines.asCommand(process.env, () => cli.drainSpool(root, options.engines));
+		if (result.drained + result.dropped > 0) {
 			options.log('info', `hook spool: drained ${result.drained}, dropped ${result.dropped}, ${result.left} left`);
 		}
 	};
@@ -306,10 +308,10 @@ function spoolDrainer(root: string, options: DaemonOptions, enqueue: (work: () =
 	return timer;
 }
 
-/** Whether hook events wait in the spool (cli/hookSpool.ts): one readdir. */
+/** Whether hook events wait in the spool (hookHost/hookSpool.ts): one readdir. */
 function spoolWaiting(root: string): boolean {
 	try {
-		return fs.readdirSync(path.join(root, '.baton', 'hook-spool')).some((name) => name.endsWith('.rec') || name.endsWith('.tmp'));
+		return fs.readdirSync(spoolDir(root)).some((name) => name.endsWith('.rec') || name.endsWith('.tmp'));
 	} catch {
 		return false;
 	}

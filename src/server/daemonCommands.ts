@@ -6,40 +6,24 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
+import { loadCliBundle, type CliBundle } from '../hookHost/cliBundle';
+import type { EngineSource } from '../hookHost/warmEngines';
 import type { CliRunParams, CliRunResult } from '../protocol/rpc';
 
-interface CliIoLike {
-	stdout(text: string): void;
-	stderr(text: string): void;
-	cwd: string;
-	env: NodeJS.ProcessEnv;
-	stdin?: NodeJS.ReadableStream;
-	engines?: DaemonEngines;
-	requestId?: string;
-	eventId?: string;
-	/**
-	 * The command has answered and hands the rest of its work to the daemon (a hook's session end):
-	 * the client gets its answer now, and the next command waits for that work.
-	 */
-	defer?: (work: Promise<unknown>) => void;
-}
-
-/** The process's warm engine as commands see it (the CLI's EngineSource, structurally). */
-export interface DaemonEngines {
-	acquire(workspaceRoot: string, io: { stderr(text: string): void; env: NodeJS.ProcessEnv }): Promise<unknown>;
-	release(engine: unknown, workspaceRoot: string): void;
+/** The process's warm engine as commands see it: the hook host's EngineSource, and what the daemon's log and secrets need. */
+export interface DaemonEngines extends EngineSource {
 	/** Engines opened and lent so far (the log line says whether a command found the engine warm). */
 	readonly opened: number;
 	readonly lent: number;
 	/** Runs one command as that client: what it does on its own behalf uses its environment's secrets only. */
 	asCommand<T>(env: NodeJS.ProcessEnv, fn: () => Promise<T>): Promise<T>;
 }
-type RunCli = (argv: string[], io: CliIoLike) => Promise<number>;
+type RunCli = CliBundle['runCli'];
 
 /** What the runner needs of the daemon. */
 interface CommandRunnerDeps {
 	log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
-	/** The CLI bundle whose `runCli` executes commands (loaded on first use). */
+	/** The CLI bundle whose `runCli` executes commands (loaded on first use: hookHost/cliBundle.ts). */
 	cliModule: string;
 	engines: DaemonEngines;
 	/** A hook said an agent's session starts or ends (its id, when the payload names one). */
@@ -49,7 +33,7 @@ interface CommandRunnerDeps {
 /** The daemon's command runner: `run` takes a `cli/run` or `hook/run`; the lanes are shared with the spool's drain. */
 export function commandRunner(deps: CommandRunnerDeps): { run(params: CliRunParams, hook: boolean): Promise<CliRunResult>; lanes: Record<LaneName, Lane> } {
 	let runCli: RunCli | undefined;
-	const loadCli = (): RunCli => (runCli ??= (require(deps.cliModule) as { runCli: RunCli }).runCli);
+	const loadCli = (): RunCli => (runCli ??= loadCliBundle(deps.cliModule).runCli);
 	const queueBound = Number(process.env['BATON_DAEMON_QUEUE_MS'] ?? '');
 	const queueMs = Number.isFinite(queueBound) && queueBound > 0 ? queueBound : 60_000;
 	// Two lanes, each one command at a time in arrival order: long work (a large checkpoint, sync,

@@ -3,7 +3,7 @@
  * hooks) posts its event here instead of starting a process per call. It listens on 127.0.0.1 only,
  * takes `POST /baton/hook/<event>` with the workspace's secret as a bearer token (compared in
  * constant time) and a JSON object no larger than the hook's stdin bound, and hands the event to the
- * same hook runner `hook/run` reaches (exactly once by event id: cli/hookOnce.ts). Anything else is
+ * same hook runner `hook/run` reaches (exactly once by event id: hookHost/hookOnce.ts). Anything else is
  * refused with a status that says why, before anything is recorded. The JSON-RPC protocol never
  * listens on TCP: this endpoint serves hook events and nothing else. docs/daemon.md, "HTTP hooks".
  */
@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { hookPort, hookSecret, hookUrlPath, keepHookPort } from '../engine/agentConfig/hookEndpoint';
 import type { CliRunParams, CliRunResult } from '../protocol/rpc';
 
-/** The largest event body taken: the same bound as a command hook's stdin (cli/hookStdin.ts). */
+/** The largest event body taken: the same bound as a command hook's stdin (hookHost/hookStdin.ts). */
 const maxHookBodyBytes = 32 * 1024 * 1024;
 
 interface HookHttpOptions {

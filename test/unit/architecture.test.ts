@@ -11,7 +11,7 @@ import { describe, it } from 'node:test';
 
 const root = path.resolve(__dirname, '../..');
 
-type Layer = 'protocol' | 'engine' | 'server' | 'cli' | 'extension' | 'webview' | 'ui';
+type Layer = 'protocol' | 'engine' | 'hookHost' | 'server' | 'cli' | 'extension' | 'webview' | 'ui';
 
 interface Rule {
 	/** Other layers it may import. */
@@ -63,8 +63,11 @@ const rules: Record<Layer, Rule> = {
 	protocol: { layers: [], packages: ['zod', 'vscode-jsonrpc'], nodeBuiltins: false },
 	// nodemailer: the email notification channel (an SMTP client; the engine's channels serve both the server and the CLI).
 	engine: { layers: [], packages: ['zod', 'drizzle-orm', 'drizzle-zod', 'sql.js', 'nodemailer'], nodeBuiltins: true },
-	server: { layers: ['engine', 'protocol'], packages: ['vscode-jsonrpc/node', 'zod'], nodeBuiltins: true },
-	cli: { layers: ['engine', 'protocol'], packages: ['zod', '@modelcontextprotocol/sdk'], nodeBuiltins: true, files: ['package.json'] },
+	// The hook host: the process plumbing around the engine's hook runtime (stdin, budgets, the spool, exactly once,
+	// the engine a process lends) and the CLI bundle's interface, which both the CLI and the daemon use.
+	hookHost: { layers: ['engine'], packages: [], nodeBuiltins: true },
+	server: { layers: ['engine', 'protocol', 'hookHost'], packages: ['vscode-jsonrpc/node', 'zod'], nodeBuiltins: true },
+	cli: { layers: ['engine', 'protocol', 'hookHost'], packages: ['zod', '@modelcontextprotocol/sdk'], nodeBuiltins: true, files: ['package.json'] },
 	extension: { layers: ['protocol', 'ui'], packages: ['vscode', 'vscode-jsonrpc/node', 'zod'], nodeBuiltins: true, files: ['package.json'] },
 	webview: { layers: ['protocol', 'ui'], packages: ['@vscode-elements/elements', 'zod'], nodeBuiltins: false },
 	// What the extension and the webviews both draw (a Replay row as the first screen's HTML and as the
@@ -338,6 +341,16 @@ void describe('architecture', () => {
 		assert.deepEqual([...listed('engineShapes'), ...listed('enginePureLeaves')].sort(), [...new Set([...shapeFiles, ...pureLeaves])].filter((f) => !lintless.includes(f)).sort());
 	});
 
+	void it('opens the transcript archive through Engine only: one composition root, one rule for the agents’ homes', () => {
+		const openers = /\btranscriptArchiveFor\b|\bnew TranscriptArchive\b/;
+		const outside = sourceFiles(path.join(root, 'src'))
+			.map((file) => path.relative(root, file).split(path.sep).join('/'))
+			.filter((rel) => rel !== 'src/engine/engine.ts' && !rel.startsWith('src/engine/transcripts/'))
+			.filter((rel) => openers.test(fs.readFileSync(path.join(root, rel), 'utf8')));
+		assert.deepEqual(outside, []);
+		assert.ok(openers.test(fs.readFileSync(path.join(root, 'src/engine/engine.ts'), 'utf8')), 'the scan recognises the opener Engine uses');
+	});
+
 	void it('keeps the pure leaves the protocol shares free of any import', () => {
 		for (const rel of pureLeaves) {
 			assert.deepEqual(importsOf(fs.readFileSync(path.join(root, rel), 'utf8')), [], rel);
@@ -359,6 +372,14 @@ void describe('architecture', () => {
 		assert.match(violation(path.join(root, 'src/protocol/x.ts'), '../ui/replayRows') ?? '', /protocol may not import ui/);
 		assert.equal(violation(path.join(root, 'webview/x.ts'), '../src/ui/replayRows'), undefined);
 		assert.equal(violation(path.join(root, 'src/server/x.ts'), '../engine/engine'), undefined);
+		assert.equal(violation(path.join(root, 'src/server/x.ts'), '../hookHost/cliBundle'), undefined);
+		assert.equal(violation(path.join(root, 'src/cli/x.ts'), '../hookHost/hookRunner'), undefined);
+		assert.match(violation(path.join(root, 'src/server/x.ts'), '../cli/main', true) ?? '', /server may not import cli/);
+		assert.match(violation(path.join(root, 'src/hookHost/x.ts'), '../cli/main') ?? '', /hookHost may not import cli/);
+		assert.match(violation(path.join(root, 'src/hookHost/x.ts'), '../server/daemon') ?? '', /hookHost may not import server/);
+		assert.match(violation(path.join(root, 'src/hookHost/x.ts'), 'vscode') ?? '', /may not import vscode/);
+		assert.match(violation(engineFile, '../hookHost/hookRunner') ?? '', /engine may not import hookHost/);
+		assert.match(violation(path.join(root, 'src/extension/x.ts'), '../hookHost/cliBundle', true) ?? '', /extension may not import hookHost/);
 	});
 
 	void it('lets the protocol name the engine’s shapes as types, and nothing more of the engine', () => {

@@ -28,6 +28,15 @@ export type Claim = 'first' | 'duplicate' | 'unnamed';
 
 const windowMs = 10 * 60_000;
 
+/**
+ * The id an event is recorded under exactly once (the hook host's hookOnce.ts): its name
+ * (`eventKey`), or, for a payload that names none (Claude Code's prompts), the id the client gave
+ * the call.
+ */
+export function hookEventId(event: HookEvent, raw: unknown, clientId: string): string {
+	return `hook:${eventKey(event, raw) ?? clientId}`;
+}
+
 /** The name of one event, or undefined when the payload does not name it. */
 export function eventKey(event: HookEvent, raw: unknown): string | undefined {
 	const payload = raw && typeof raw === 'object' && !Array.isArray(raw) ? (raw as Record<string, unknown>) : {};

@@ -1,6 +1,6 @@
 /**
  * Opening the workspace's transcript archive: where Claude Code keeps its projects, by one rule for
- * every place that opens it (Engine.transcripts, the CLI's and the editor's listings).
+ * every place that opens it (`Engine.transcripts()`, and `Engine.transcriptArchive` where no store is open).
  */
 import os from 'node:os';
 import path from 'node:path';

@@ -4,17 +4,17 @@
  * is gone on its side. Its transcript still has every call. At the end of each turn the Stop hook —
  * a command hook, which starts the backend — reads the turn's tool calls from the transcript and
  * runs a PostToolUse for each one whose PostToolUse was never recorded (the same id a live event
- * would have: cli/hookOnce.ts), in order, before the turn's own end is recorded. A replayed call
+ * would have: the hook host's hookOnce.ts), in order, before the turn's own end is recorded. A replayed call
  * takes the files changed since the last capture, so a run of calls missed together shows its files
  * in the first of them, as the timeline already does for a call whose result never came.
  */
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import type { HookEvent } from '../engine/hookEvent';
-import { normaliseHookPayload } from '../engine/hooks/normaliseHookPayload';
-import { isCapturedTool } from '../engine/timeline/timelineTools';
-import { hookEventId } from './hookOnce';
-import { openRegularFile } from '../engine/transcripts/regularFile';
+import type { HookEvent } from '../hookEvent';
+import { normaliseHookPayload } from './normaliseHookPayload';
+import { isCapturedTool } from '../timeline/timelineTools';
+import { hookEventId } from './hookClaims';
+import { openRegularFile } from '../transcripts/regularFile';
 
 /** How much of the transcript's end is read: a turn's calls are near it. */
 const tailBytes = 8 * 1024 * 1024;

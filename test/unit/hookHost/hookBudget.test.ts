@@ -1,7 +1,7 @@
-/** The hook budgets (cli/hookBudget.ts): a session start's answers a briefing and gets more time. */
+/** The hook budgets (hookHost/hookBudget.ts): a session start's answers a briefing and gets more time. */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { hookBudgetMs, hookEventName } from '../../../src/cli/hookBudget';
+import { hookBudgetMs, hookEventName } from '../../../src/hookHost/hookBudget';
 
 test("a session start (every agent's spelling, and Cline's task start or resume) gets 10 s, every other event 2 s", () => {
 	for (const name of ['session-start', 'SessionStart', 'sessionStart', 'task-start', 'TaskResume']) {

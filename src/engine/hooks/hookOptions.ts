@@ -2,13 +2,16 @@
  * What a hook run is given: the checkpoint, timeline and transcript hooks of the engine for one call,
  * the agent settings, and the hook log's note on how the capture read the workspace.
  */
-import type { AgentSettings } from '../engine/agentConfig/agentSettings';
-import type { DirtyClaim } from '../engine/watcher/dirtyPaths';
-import type { Engine } from '../engine/engine';
-import { checkpointPortOf, criticalApprovalReason, type CheckpointPort } from '../engine/hooks/checkpointPort';
-import type { CheckpointTrigger, HookOptions } from '../engine/hooks/runHook';
-import type { Logger } from '../engine/ports';
-import { timelineHooks } from '../engine/timeline/timelineRecorder';
+import type { AgentSettings } from '../agentConfig/agentSettings';
+import type { DirtyClaim } from '../watcher/dirtyPaths';
+import type { EngineContext } from '../context';
+import type { JournalStore } from '../storage/journalStore';
+import type { TranscriptArchive } from '../transcripts/transcriptArchive';
+import type { DirtyTracking } from '../watcher/dirtyTracking';
+import { checkpointPortOf, criticalApprovalReason, type CheckpointPort } from './checkpointPort';
+import type { CheckpointTrigger, HookOptions } from './runHook';
+import type { Logger } from '../ports';
+import { timelineHooks } from '../timeline/timelineRecorder';
 
 /** How this call's capture read the workspace, for the hook log: the watcher's paths or the full scan. */
 export function scanNote(claim: DirtyClaim | undefined): string {
@@ -18,7 +21,15 @@ export function scanNote(claim: DirtyClaim | undefined): string {
 	return claim.kind === 'paths' ? `; read ${claim.paths.length} changed path${claim.paths.length === 1 ? '' : 's'} from the file watcher` : `; full scan (${claim.reason})`;
 }
 
-export function hookOptions(engine: Engine, input: { actor: string; settings: AgentSettings; log: Logger; env: NodeJS.ProcessEnv }): HookOptions {
+/** The parts of the engine a hook run's options come from (`engine.ts`, ranked above this room, has them all: callers pass their `Engine`). */
+interface OptionsEngine {
+	readonly ctx: EngineContext;
+	readonly store: JournalStore;
+	readonly checkpoints: { readonly dirty: DirtyTracking };
+	transcripts(input: { env?: NodeJS.ProcessEnv; log?: Logger; settings?: AgentSettings }): TranscriptArchive;
+}
+
+export function hookOptions(engine: OptionsEngine, input: { actor: string; settings: AgentSettings; log: Logger; env: NodeJS.ProcessEnv }): HookOptions {
 	const port = checkpointPortOf(engine);
 	const archive = engine.transcripts({ settings: input.settings, log: input.log, env: input.env });
 	return {
@@ -36,7 +47,7 @@ export function hookOptions(engine: Engine, input: { actor: string; settings: Ag
  * checkpoint runs once the event's one write is durable (hookOnce.ts): its git snapshot takes the
  * shadow store's lock and would otherwise hold the journal's meanwhile.
  */
-function checkpointHooks(port: CheckpointPort, actor: string, store: Engine['store']): Pick<HookOptions, 'awaitingApproval' | 'onCheckpoint' | 'onMetrics'> {
+function checkpointHooks(port: CheckpointPort, actor: string, store: JournalStore): Pick<HookOptions, 'awaitingApproval' | 'onCheckpoint' | 'onMetrics'> {
 	return {
 		awaitingApproval: criticalApprovalReason(port),
 		onCheckpoint: (trigger, sessionId) => store.afterOneWrite(() => checkpointAt(port, actor, trigger, sessionId)),

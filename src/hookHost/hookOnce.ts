@@ -24,8 +24,6 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Engine } from '../engine/engine';
-import type { HookEvent } from '../engine/hookEvent';
-import { eventKey } from '../engine/hooks/hookClaims';
 import { wrapWrites } from './writeWrappers';
 
 /** Another copy of the event (live or spooled) recorded it first: this one changes nothing. */
@@ -34,10 +32,6 @@ export class AlreadyRecorded extends Error {}
 export class Abandoned extends Error {}
 
 const current = new AsyncLocalStorage<EventOnce>();
-
-export function hookEventId(event: HookEvent, raw: unknown, clientId: string): string {
-	return `hook:${eventKey(event, raw) ?? clientId}`;
-}
 
 export class EventOnce {
 	/** Its first write holds the journal lock: the event is this copy's to record or to lose whole (it is never spooled now). */

@@ -19,7 +19,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { pidAlive } from './daemonStart';
+import { pidAlive } from './pidAlive';
 
 const defaultSpoolMaxBytes = 16 * 1024 * 1024;
 const magic = 'baton-spool 1';

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { test } from 'node:test';
-import { EventOnce } from '../../../src/cli/hookOnce';
+import { EventOnce } from '../../../src/hookHost/hookOnce';
 import { runAsRequest, tagWrites } from '../../../src/cli/requestLedger';
 import { Engine } from '../../../src/engine/engine';
 import { silentLogger } from '../../../src/engine/ports';

@@ -1,0 +1,50 @@
+/**
+ * The CLI bundle as the processes that load it at run time see it, declared once. The workspace
+ * daemon (src/server/daemon*.ts) runs its clients' commands and hooks, and drains the hook spool,
+ * with dist/baton.js (src/cli/main.ts), loaded on its first use rather than bundled: the editor's
+ * backend alone never needs it, and the daemon starts without parsing it. The launcher (dist/cli.js)
+ * loads the same bundle after a daemon it could not reach. main.ts exports `cliBundle` typed by
+ * `CliBundle`, so a change on either side fails the type check instead of a run.
+ */
+import type { drainSpool } from './hookRunner';
+import type { EngineSource } from './warmEngines';
+
+/** One command's run: its output, where and as whom it runs, and what a long-lived process lends it. */
+export interface CommandIo {
+	stdout: (text: string) => void;
+	stderr: (text: string) => void;
+	cwd: string;
+	env: NodeJS.ProcessEnv;
+	/** `baton hook`'s payload (default: process.stdin); the daemon passes the client's. */
+	stdin?: NodeJS.ReadableStream;
+	/** A long-lived process (the daemon) keeps each workspace's engine open between commands. */
+	engines?: EngineSource;
+	/** The client's id for this command: recorded with its first write, so it never runs twice (cli/requestLedger.ts). */
+	requestId?: string;
+	/** A yes/no question to the person at the terminal; absent without one. */
+	ask?: (question: string) => Promise<boolean>;
+	/**
+	 * A long-lived process takes the rest of a command's work after its answer (the daemon, for a
+	 * hook's session end): the client gets its answer now, and the next command waits for that work.
+	 */
+	defer?: (work: Promise<unknown>) => void;
+	/** `baton hook`: the client's id for the call, its deadline and what to do when it spooled its event (hookRunner.ts). */
+	eventId?: string;
+	deadline?: number;
+	abandoned?: () => void;
+}
+
+/** What dist/baton.js offers the processes that load it. */
+export interface CliBundle {
+	/** The `baton` command in this process, on its argv. */
+	main(argv?: string[]): void;
+	/** One command (or `hook …`) with this io; resolves to its exit code. */
+	runCli(argv: string[], io: CommandIo): Promise<number>;
+	/** Records the hook events waiting in the workspace's spool with these engines (the daemon, between commands). */
+	drainSpool: typeof drainSpool;
+}
+
+/** The CLI bundle at this path, loaded once per process (Node's module cache) on first use. */
+export function loadCliBundle(file: string): CliBundle {
+	return (require(file) as { cliBundle: CliBundle }).cliBundle;
+}

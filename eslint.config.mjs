@@ -7,7 +7,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /** A layer may not import these layers (relative paths from src/<layer>/ or webview/, any depth). */
-const forbid = (layers) => layers.flatMap((l) => [`**/${l}/**`, `../${l}`, `../../${l}`]);
+const forbid = (layers) => layers.flatMap((l) => [`../**/${l}/**`, `../${l}`, `../../${l}`]);
 
 /** The engine files the protocol may name types from (test/unit/architecture.test.ts keeps them leaves). */
 const engineShapes = [

@@ -18,7 +18,7 @@ import { median, type BenchRow } from './stats';
 const real = path.resolve(__dirname, '..', 'test', 'fixtures', 'real');
 
 /** Writes `count` sessions of `agent` for `root` under `home`; returns the files written. */
-function layOut(agent: HistoryAgent, home: string, root: string, count: number): string[] {
+export function layOut(agent: HistoryAgent, home: string, root: string, count: number): string[] {
 	const files: string[] = [];
 	const write = (file: string, text: string): void => {
 		fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -92,7 +92,7 @@ function layOut(agent: HistoryAgent, home: string, root: string, count: number):
 }
 
 /** The plain read: every file, every non-empty line through JSON.parse. */
-function plainRead(files: readonly string[]): number {
+export function plainRead(files: readonly string[]): number {
 	let records = 0;
 	for (const file of files) {
 		for (const line of fs.readFileSync(file, 'utf8').split('\n')) {

@@ -27,12 +27,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AgentKind } from '../agentKinds';
-import { claudeProjectDir, isBootstrapTranscript, sessionIdsOf, subagentTranscripts, type DiscoveredTranscript } from '../transcripts/claudeProjects';
+import { claudeProjectDir, isBootstrapTranscript, subagentTranscripts, type DiscoveredTranscript } from '../transcripts/claudeProjects';
 import { pushAll } from '../arrays';
 import { isoTime, type AgentDiscovery, type AgentFileOptions } from '../transcripts/agentFiles';
 import { discoverClineTasks } from '../transcripts/clineTasks';
 import { discoverVscodeChatSessions } from '../transcripts/vscodeChatSessions';
-import { headLines, readDir, safeId, sourceProblem } from './historyFiles';
+import { claudeHead, claudeHeadBytes, headLines, readDir, safeId, sourceProblem } from './historyFiles';
 
 export interface HistorySource {
 	agent: AgentKind;
@@ -103,8 +103,6 @@ interface Discovery {
 }
 
 const defaultMaxBytes = 512 * 1024 * 1024;
-/** The head of a Claude transcript read to tell whose it is (claudeProjects.ts reads as much for a resumed conversation's ids). */
-const claudeHeadBytes = 64 * 1024;
 
 class Finder {
 	readonly sources: HistorySource[] = [];
@@ -176,20 +174,18 @@ class Finder {
 			}
 			const id = entry.name.slice(0, -'.jsonl'.length);
 			// One read of the head answers whose file it is, when it started, whether it is a bootstrap and
-			// which conversation it resumes (each used to open the file again).
-			const head = headLines(file, claudeHeadBytes, Number.MAX_SAFE_INTEGER);
-			const cwd = head.slice(0, 200).find((r) => typeof r['cwd'] === 'string')?.['cwd'];
-			if (cwd !== undefined && !this.isWorkspace(cwd)) {
-				this.skip('claude-code', file, `it records another project (${String(cwd)})`);
+			// which conversation it resumes (each used to open the file again and parse its first 64 KiB).
+			const head = claudeHead(file, id);
+			if (head.cwd !== undefined && !this.isWorkspace(head.cwd)) {
+				this.skip('claude-code', file, `it records another project (${String(head.cwd)})`);
 				continue;
 			}
-			const snapshotsOnly = head.length > 0 && head.every((r) => r['type'] === 'file-history-snapshot');
-			if (stat.size === 0 || (snapshotsOnly && (stat.size <= claudeHeadBytes || isBootstrapTranscript(file)))) {
+			if (stat.size === 0 || (head.snapshotsOnly && (stat.size <= claudeHeadBytes || isBootstrapTranscript(file)))) {
 				continue; // No conversation: a session id Claude created and left.
 			}
-			const startedAt = head.slice(0, 200).find((r) => typeof r['timestamp'] === 'string')?.['timestamp'];
+			const startedAt = head.startedAt;
 			const subagents = folders.has(id) ? subagentTranscripts(path.join(dir, id), id).filter((t) => sourceProblem(t.sourcePath, dir, this.maxBytes) instanceof fs.Stats) : [];
-			this.add({ agent: 'claude-code', agentSessionId: id, sourcePath: file, startedAt: typeof startedAt === 'string' ? startedAt : null, forkedFrom: null, earlierIds: sessionIdsOf(head, id), transcripts: subagents }, stat);
+			this.add({ agent: 'claude-code', agentSessionId: id, sourcePath: file, startedAt: typeof startedAt === 'string' ? startedAt : null, forkedFrom: null, earlierIds: head.earlierIds, transcripts: subagents }, stat);
 		}
 	}
 

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { sessionAliases, sessions } from '../../../src/engine/storage/schema';
 import { metaPathOf } from '../../../src/engine/transcripts/archiveMeta';
+import { encodeClaudeProjectDir } from '../../../src/engine/transcripts/claudeProjects';
 import { actor, openTestEngine, tempDir } from '../helpers';
 import { repoRoot } from '../agents/agentCli';
 import { cliPath } from '../cli/cliRunner';
@@ -117,4 +118,32 @@ test('a header that claims more excerpts than its archive holds (a power cut) is
 		assert.deepEqual(read?.excerpts, whole?.excerpts, `${id}: every excerpt there once`);
 		assert.equal(read?.info.userRequests, 1, id);
 	}
+});
+
+test('Claude transcripts are told apart from one read of their head: a resumed conversation joins its session, a bootstrap and another project’s are passed over', async (t) => {
+	const { engine, root } = await openTestEngine(t);
+	const home = tempDir(t, 'baton-claude-head-');
+	const dir = path.join(home, '.claude', 'projects', encodeClaudeProjectDir(root));
+	fs.mkdirSync(dir, { recursive: true });
+	const [a, b, c, d] = ['aaaaaaaa-0000-4000-8000-000000000001', 'bbbbbbbb-0000-4000-8000-000000000002', 'cccccccc-0000-4000-8000-000000000003', 'dddddddd-0000-4000-8000-000000000004'];
+	const record = (sessionId: string, text: string, cwd = root) => ({ type: 'user', sessionId, cwd, timestamp: '2026-11-28T10:00:00.000Z', uuid: `${sessionId}-${text}`, message: { role: 'user', content: text } });
+	const write = (id: string, records: object[]) => fs.writeFileSync(path.join(dir, `${id}.jsonl`), `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
+	write(a as string, [record(a as string, 'start the ledger')]);
+	write(c as string, [{ type: 'file-history-snapshot', messageId: 'm', snapshot: {}, isSnapshotUpdate: false }]);
+	write(d as string, [record(d as string, 'elsewhere', '/somewhere/else')]);
+	const env = { HOME: home, BATON_CLAUDE_HOME: path.join(home, '.claude') };
+	const run = () => engine.agentHistory.import({ dryRun: false, actor, env, homeDir: home, agents: ['claude-code'] });
+	const first = await run();
+	assert.deepEqual(
+		first.sessions.map((s) => s.agentSessionId),
+		[a],
+		'the bootstrap and the other project’s transcript are no sessions',
+	);
+	assert.match(first.skipped.find((s) => s.path.endsWith(`${d}.jsonl`))?.reason ?? '', /another project/);
+	// Claude resumed the conversation under a new id: its transcript starts with the earlier one's records.
+	write(b as string, [record(a as string, 'start the ledger'), record(b as string, 'and round it')]);
+	const second = await run();
+	const resumed = second.sessions.find((s) => s.agentSessionId === b);
+	assert.equal(resumed?.sessionId, first.sessions[0]?.sessionId, 'the resumed conversation is the same Baton session');
+	assert.equal(await engine.store.read((db) => db.select().from(sessions).all().length), 1);
 });

@@ -5,6 +5,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { sessionIdsOf } from '../transcripts/claudeProjects';
 import { openRegularFile } from '../transcripts/regularFile';
 
 /** The ids Baton keeps as file names in its archive (transcriptArchive.ts). */
@@ -114,4 +115,109 @@ export function headLines(file: string, limit: number, maxLines: number): Record
 		}
 	}
 	return out;
+}
+
+/**
+ * The first bytes of `file` (at most `limit`), or undefined when it cannot be opened as a regular file;
+ * `whole` when they are all of it.
+ */
+function headBytes(file: string, limit: number): { bytes: Buffer; whole: boolean } | undefined {
+	try {
+		const { fd, stat } = openRegularFile(file);
+		try {
+			const bytes = Buffer.allocUnsafe(Math.min(limit, stat.size));
+			let read = 0;
+			while (read < bytes.length) {
+				const n = fs.readSync(fd, bytes, read, bytes.length - read, read);
+				if (n === 0) {
+					break;
+				}
+				read += n;
+			}
+			return { bytes: bytes.subarray(0, read), whole: read === stat.size };
+		} catch {
+			return undefined;
+		} finally {
+			fs.closeSync(fd);
+		}
+	} catch {
+		return undefined;
+	}
+}
+
+/**
+ * Calls `visit` with the JSON object on each complete line of `head` in order (and on its last line when
+ * `whole`), until it returns false; a line that is not a JSON object is passed over. Returns the byte
+ * offset where it stopped (the end of the line it stopped after).
+ */
+function eachHeadRecord(head: { bytes: Buffer; whole: boolean }, visit: (record: Record<string, unknown>) => boolean): number {
+	const { bytes, whole } = head;
+	let start = 0;
+	while (start < bytes.length) {
+		let nl = bytes.indexOf(10, start);
+		if (nl === -1) {
+			if (!whole) {
+				break;
+			}
+			nl = bytes.length;
+		}
+		let value: unknown;
+		try {
+			value = nl > start ? JSON.parse(bytes.toString('utf8', start, nl)) : undefined;
+		} catch {
+			// A torn or damaged line: the others still say whose file it is.
+		}
+		start = nl + 1;
+		if (value && typeof value === 'object' && !Array.isArray(value) && !visit(value as Record<string, unknown>)) {
+			break;
+		}
+	}
+	return Math.min(start, bytes.length);
+}
+
+/** The head of a Claude transcript read to tell whose it is (claudeProjects.ts reads as much for a resumed conversation's ids). */
+export const claudeHeadBytes = 64 * 1024;
+
+/**
+ * What the first 64 KiB of a Claude transcript say: the first `cwd` and `timestamp` they record, whether
+ * every record is Claude's file-history bookkeeping, and the other session ids they carry (a resumed
+ * conversation starts with the records of the one it continues: claudeProjects.ts `earlierSessionIds`).
+ * Records are parsed until these are known and the transcript's own records begin; the rest of the head
+ * is parsed only when a `"sessionId"` key in it could name another session.
+ */
+export function claudeHead(file: string, ownId: string): { cwd: unknown; startedAt: string | null; snapshotsOnly: boolean; earlierIds: string[] } {
+	const out = { cwd: undefined as unknown, startedAt: null as string | null, snapshotsOnly: false, earlierIds: [] as string[] };
+	const head = headBytes(file, claudeHeadBytes);
+	if (!head) {
+		return out;
+	}
+	const records: Record<string, unknown>[] = [];
+	let snapshotsOnly = true;
+	let ownSeen = false;
+	const visit = (r: Record<string, unknown>): boolean => {
+		records.push(r);
+		out.cwd ??= typeof r['cwd'] === 'string' ? r['cwd'] : undefined;
+		out.startedAt ??= typeof r['timestamp'] === 'string' ? r['timestamp'] : null;
+		snapshotsOnly &&= r['type'] === 'file-history-snapshot';
+		ownSeen ||= r['sessionId'] === ownId;
+		return !(out.cwd !== undefined && out.startedAt !== null && !snapshotsOnly && ownSeen);
+	};
+	const stopped = eachHeadRecord(head, visit);
+	if (stopped < head.bytes.length && mayNameOther(head.bytes.subarray(stopped), ownId)) {
+		eachHeadRecord({ bytes: head.bytes.subarray(stopped), whole: head.whole }, (r) => records.push(r) > 0);
+	}
+	out.snapshotsOnly = records.length > 0 && snapshotsOnly;
+	out.earlierIds = sessionIdsOf(records, ownId);
+	return out;
+}
+
+/** Whether `bytes` hold a `"sessionId"` key that is not followed by `:"<ownId>"` exactly (then they are parsed). */
+function mayNameOther(bytes: Buffer, ownId: string): boolean {
+	const own = `:${JSON.stringify(ownId)}`;
+	for (let at = bytes.indexOf('"sessionId"'); at !== -1; at = bytes.indexOf('"sessionId"', at + 1)) {
+		if (bytes.toString('utf8', at + 11, at + 11 + Buffer.byteLength(own)) !== own) {
+			return true;
+		}
+	}
+	return false;
 }

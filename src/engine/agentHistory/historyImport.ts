@@ -18,8 +18,11 @@ import { derivedSessionId, sessionRow } from '../interop/sessionRows';
 import { nameFromPrompt, placeholderName } from '../sessions/sessionName';
 import { importedEndNotePrefix } from '../sessions/sessionQueries';
 import type { BatonDb } from '../storage/journalStore';
+import { ownMap } from '../storage/ownRecord';
+import type { Session } from '../storage/records';
 import { sessionAliases, sessions } from '../storage/schema';
 import type { TranscriptArchive, TranscriptInfo } from '../transcripts/transcriptArchive';
+import { indexKey } from '../transcripts/transcriptIndex';
 import type { AgentHistoryCounts, AgentHistoryReport, AgentHistorySession, ReindexReport } from './historyShapes';
 import { reindexTranscripts } from './historyReindex';
 import { discoverHistory, historyAgents, historyHomes, type HistoryAgent, type HistorySource } from './historySources';
@@ -79,6 +82,7 @@ export class AgentHistoryService {
 		const plan = await this.ctx.store.read((db) => planSources(db, sources));
 		const before = entriesByKey(archive.list());
 		const synced = new Set<string>();
+		const firstRequests = ownMap<string>();
 		if (!input.dryRun) {
 			const links = new Map(plan.map((p) => [key(p.source.agent, p.source.agentSessionId), p.sessionId]));
 			for (const agent of agents) {
@@ -86,7 +90,7 @@ export class AgentHistoryService {
 				if (discovered.length === 0) {
 					continue;
 				}
-				const report = await archive.sync({ agent, discovered, link: (a, id) => Promise.resolve(links.get(key(a, id)) ?? null) });
+				const report = await archive.sync({ agent, discovered, link: (a, id) => Promise.resolve(links.get(key(a, id)) ?? null), firstRequests });
 				for (const info of report.synced) {
 					synced.add(key(info.agent, info.id));
 				}
@@ -95,8 +99,8 @@ export class AgentHistoryService {
 		const after = input.dryRun ? before : entriesByKey(archive.list());
 		const outcomes = plan.map((p) => outcomeOf(p, before.get(key(p.source.agent, p.source.agentSessionId)), synced, input.dryRun));
 		if (!input.dryRun && plan.some((p, i) => p.newAlias || outcomes[i] === 'updated')) {
-			// Names come from the archive's excerpts: read before the write, not while it holds the journal's lock.
-			const names = new Map(plan.filter((p) => p.newSession).map((p) => [p.sessionId, sessionName(archive, p.source, after.get(key(p.source.agent, p.source.agentSessionId)))]));
+			// Names come from the archive's excerpts (as this sync saw them, else read back): before the write, not while it holds the journal's lock.
+			const names = new Map(plan.filter((p) => p.newSession).map((p) => [p.sessionId, sessionName(archive, p.source, after.get(key(p.source.agent, p.source.agentSessionId)), firstRequests)]));
 			await this.ctx.store.write((db) => this.apply(db, plan, after, names, input.actor));
 			if (this.ctx.store.needsCompaction()) {
 				await this.ctx.store.compact();
@@ -111,60 +115,111 @@ export class AgentHistoryService {
 		return reindexTranscripts(this.ctx, this.archiveFor(env, input.homeDir), env, input.homeDir);
 	}
 
-	/** New sessions and aliases, and the later activity of sessions an earlier import made: one write. */
+	/**
+	 * New sessions and aliases, and the later activity of sessions an earlier import made: one write. What
+	 * the store holds already is read in a few queries for the whole plan (a hook may have recorded one of
+	 * these sessions since the plan was made), and the new rows go in as multi-row inserts.
+	 */
 	private apply(db: BatonDb, plan: readonly Planned[], entries: Map<string, TranscriptInfo>, names: ReadonlyMap<string, string>, actor: string): void {
 		const now = this.ctx.nowIso();
-		let added = 0;
+		const known = knownRows(db, plan);
+		const newSessions: Session[] = [];
+		const newAliases: (typeof sessionAliases.$inferInsert)[] = [];
 		let moved = 0;
-		let aliased = 0;
 		const forkParents = new Map(plan.map((p) => [key(p.source.agent, p.source.agentSessionId), p.sessionId]));
 		for (const p of plan) {
 			const { agent, agentSessionId } = p.source;
 			const entry = entries.get(key(agent, agentSessionId));
 			const firstAt = entry?.firstAt ?? p.source.startedAt ?? p.source.modifiedAt;
 			const lastAt = maxIso(entry?.lastAt ?? null, firstAt);
-			const owner = db
-				.select({ sessionId: sessionAliases.sessionId })
-				.from(sessionAliases)
-				.where(and(eq(sessionAliases.agent, agent), eq(sessionAliases.alias, agentSessionId)))
-				.get();
-			if (p.newSession && !owner && !db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, p.sessionId)).get()) {
-				const parent = p.source.forkedFrom ? (forkParents.get(key(agent, p.source.forkedFrom)) ?? aliasOwner(db, agent, p.source.forkedFrom)) : null;
-				db.insert(sessions)
-					.values(
-						sessionRow({
-							id: p.sessionId,
-							name: names.get(p.sessionId) ?? placeholderName(agent, agentSessionId),
-							status: 'ended',
-							startedAt: firstAt,
-							lastActivity: lastAt,
-							endedAt: lastAt,
-							updatedAt: lastAt,
-							agent,
-							agentIdentifier: agentSessionId,
-							parentSessionId: parent ?? null,
-							endNote: importedNote(agent),
-						}),
-					)
-					.run();
-				added++;
+			const owner = known.owners.get(key(agent, agentSessionId));
+			if (p.newSession && !owner && !known.sessions.has(p.sessionId)) {
+				const parent = p.source.forkedFrom ? (forkParents.get(key(agent, p.source.forkedFrom)) ?? known.owners.get(key(agent, p.source.forkedFrom))) : null;
+				newSessions.push(
+					sessionRow({
+						id: p.sessionId,
+						name: names.get(p.sessionId) ?? placeholderName(agent, agentSessionId),
+						status: 'ended',
+						startedAt: firstAt,
+						lastActivity: lastAt,
+						endedAt: lastAt,
+						updatedAt: lastAt,
+						agent,
+						agentIdentifier: agentSessionId,
+						parentSessionId: parent ?? null,
+						endNote: importedNote(agent),
+					}),
+				);
+				known.sessions.set(p.sessionId, null);
 			} else if (!p.newSession) {
-				const row = db.select().from(sessions).where(eq(sessions.id, p.sessionId)).get();
+				const row = known.sessions.get(p.sessionId);
 				if (row && row.endNote === importedNote(agent) && lastAt > row.lastActivity) {
 					db.update(sessions).set({ lastActivity: lastAt, endedAt: lastAt, updatedAt: lastAt }).where(eq(sessions.id, p.sessionId)).run();
+					row.lastActivity = lastAt;
 					moved++;
 				}
 			}
 			if (p.newAlias && !owner) {
-				db.insert(sessionAliases).values({ agent, alias: agentSessionId, sessionId: p.sessionId, createdAt: now, lastSeenAt: now }).run();
-				aliased++;
+				newAliases.push({ agent, alias: agentSessionId, sessionId: p.sessionId, createdAt: now, lastSeenAt: now });
+				known.owners.set(key(agent, agentSessionId), p.sessionId);
 			}
 		}
+		// A statement's values stay well under SQLite's limit on bound parameters (sessions have 25 columns).
+		for (let i = 0; i < newSessions.length; i += 200) {
+			db.insert(sessions)
+				.values(newSessions.slice(i, i + 200))
+				.run();
+		}
+		for (let i = 0; i < newAliases.length; i += 500) {
+			db.insert(sessionAliases)
+				.values(newAliases.slice(i, i + 500))
+				.run();
+		}
 		// Only new transcript bytes of sessions a hook recorded change nothing here: no audit line either.
-		if (added + moved + aliased > 0) {
-			audit(db, { at: now, actor, operation: 'import.agents', entityType: 'import', entityId: 'agents', details: { sessions: added, moved, aliases: aliased, found: plan.length } });
+		if (newSessions.length + moved + newAliases.length > 0) {
+			audit(db, { at: now, actor, operation: 'import.agents', entityType: 'import', entityId: 'agents', details: { sessions: newSessions.length, moved, aliases: newAliases.length, found: plan.length } });
 		}
 	}
+}
+
+/**
+ * What the store holds for a plan, read by the few hundred ids at a time: the owner of each agent id
+ * the plan names (its own and the one it was forked from), and each planned session's row (its end note
+ * and last activity; null for a row this write adds).
+ */
+function knownRows(db: BatonDb, plan: readonly Planned[]): { owners: Map<string, string>; sessions: Map<string, { endNote: string | null; lastActivity: string } | null> } {
+	const owners = new Map<string, string>();
+	const byAgent = new Map<string, Set<string>>();
+	for (const p of plan) {
+		const ids = byAgent.get(p.source.agent) ?? new Set<string>();
+		ids.add(p.source.agentSessionId);
+		if (p.source.forkedFrom) ids.add(p.source.forkedFrom);
+		byAgent.set(p.source.agent, ids);
+	}
+	for (const [agent, set] of byAgent) {
+		const ids = [...set];
+		for (let i = 0; i < ids.length; i += 500) {
+			for (const row of db
+				.select({ alias: sessionAliases.alias, sessionId: sessionAliases.sessionId })
+				.from(sessionAliases)
+				.where(and(eq(sessionAliases.agent, agent), inArray(sessionAliases.alias, ids.slice(i, i + 500))))
+				.all()) {
+				owners.set(key(agent, row.alias), row.sessionId);
+			}
+		}
+	}
+	const rows = new Map<string, { endNote: string | null; lastActivity: string } | null>();
+	const ids = [...new Set(plan.map((p) => p.sessionId))];
+	for (let i = 0; i < ids.length; i += 500) {
+		for (const row of db
+			.select({ id: sessions.id, endNote: sessions.endNote, lastActivity: sessions.lastActivity })
+			.from(sessions)
+			.where(inArray(sessions.id, ids.slice(i, i + 500)))
+			.all()) {
+			rows.set(row.id, { endNote: row.endNote, lastActivity: row.lastActivity });
+		}
+	}
+	return { owners, sessions: rows };
 }
 
 /**
@@ -205,16 +260,6 @@ function planSources(db: BatonDb, sources: readonly HistorySource[]): Planned[] 
 	});
 }
 
-function aliasOwner(db: BatonDb, agent: string, alias: string): string | null {
-	return (
-		db
-			.select({ sessionId: sessionAliases.sessionId })
-			.from(sessionAliases)
-			.where(and(eq(sessionAliases.agent, agent), eq(sessionAliases.alias, alias)))
-			.get()?.sessionId ?? null
-	);
-}
-
 function entriesByKey(list: readonly TranscriptInfo[]): Map<string, TranscriptInfo> {
 	return new Map(list.map((e) => [key(e.agent, e.id), e]));
 }
@@ -233,11 +278,17 @@ function outcomeOf(p: Planned, entry: TranscriptInfo | undefined, synced: Readon
 	return p.source.transcripts.some((t) => synced.has(key(p.source.agent, t.id))) ? 'updated' : 'unchanged';
 }
 
-/** The session's first request names it, else the agent's title, else the agent and its id. */
-function sessionName(archive: TranscriptArchive, source: HistorySource, entry: TranscriptInfo | undefined): string {
-	const excerpts = entry ? (archive.read(entry.id)?.excerpts ?? []) : [];
-	const first = excerpts.find((e) => e.type === 'user');
-	return (first && first.type === 'user' ? nameFromPrompt(first.text) : null) ?? entry?.title ?? placeholderName(source.agent, source.agentSessionId);
+/**
+ * The session's first request names it, else the agent's title, else the agent and its id. The request is
+ * the one this run's sync saw first when it read the transcript from its start, else the archive's first.
+ */
+function sessionName(archive: TranscriptArchive, source: HistorySource, entry: TranscriptInfo | undefined, firstRequests: Record<string, string>): string {
+	let first = entry ? firstRequests[indexKey(entry.agent, entry.id)] : undefined;
+	if (entry && first === undefined) {
+		const excerpt = archive.read(entry.id, entry.agent)?.excerpts.find((e) => e.type === 'user');
+		first = excerpt?.type === 'user' ? excerpt.text : undefined;
+	}
+	return (first !== undefined ? nameFromPrompt(first) : null) ?? entry?.title ?? placeholderName(source.agent, source.agentSessionId);
 }
 
 function maxIso(a: string | null, b: string): string {

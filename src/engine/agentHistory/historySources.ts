@@ -27,12 +27,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AgentKind } from '../agentKinds';
-import { claudeProjectDir, earlierSessionIds, isBootstrapTranscript, subagentTranscripts, type DiscoveredTranscript } from '../transcripts/claudeProjects';
+import { claudeProjectDir, isBootstrapTranscript, subagentTranscripts, type DiscoveredTranscript } from '../transcripts/claudeProjects';
 import { pushAll } from '../arrays';
 import { isoTime, type AgentDiscovery, type AgentFileOptions } from '../transcripts/agentFiles';
 import { discoverClineTasks } from '../transcripts/clineTasks';
 import { discoverVscodeChatSessions } from '../transcripts/vscodeChatSessions';
-import { headLines, readDir, safeId, sourceProblem } from './historyFiles';
+import { claudeHead, claudeHeadBytes, headLines, readDir, safeId, sourceProblem } from './historyFiles';
 
 export interface HistorySource {
 	agent: AgentKind;
@@ -160,7 +160,10 @@ class Finder {
 	}
 
 	private claudeDir(dir: string): void {
-		for (const entry of readDir(dir)) {
+		const listing = readDir(dir);
+		// A session's subagents live in a folder named after it: only a session the listing shows one for has any.
+		const folders = new Set(listing.filter((e) => e.isDirectory()).map((e) => e.name));
+		for (const entry of listing) {
 			if (!entry.name.endsWith('.jsonl')) {
 				continue;
 			}
@@ -170,18 +173,19 @@ class Finder {
 				continue;
 			}
 			const id = entry.name.slice(0, -'.jsonl'.length);
-			const head = headLines(file, 64 * 1024, 200);
-			const cwd = head.find((r) => typeof r['cwd'] === 'string')?.['cwd'];
-			if (cwd !== undefined && !this.isWorkspace(cwd)) {
-				this.skip('claude-code', file, `it records another project (${String(cwd)})`);
+			// One read of the head answers whose file it is, when it started, whether it is a bootstrap and
+			// which conversation it resumes (each used to open the file again and parse its first 64 KiB).
+			const head = claudeHead(file, id);
+			if (head.cwd !== undefined && !this.isWorkspace(head.cwd)) {
+				this.skip('claude-code', file, `it records another project (${String(head.cwd)})`);
 				continue;
 			}
-			if (stat.size === 0 || isBootstrapTranscript(file)) {
+			if (stat.size === 0 || (head.snapshotsOnly && (stat.size <= claudeHeadBytes || isBootstrapTranscript(file)))) {
 				continue; // No conversation: a session id Claude created and left.
 			}
-			const startedAt = head.find((r) => typeof r['timestamp'] === 'string')?.['timestamp'];
-			const subagents = subagentTranscripts(path.join(dir, id), id).filter((t) => sourceProblem(t.sourcePath, dir, this.maxBytes) instanceof fs.Stats);
-			this.add({ agent: 'claude-code', agentSessionId: id, sourcePath: file, startedAt: typeof startedAt === 'string' ? startedAt : null, forkedFrom: null, earlierIds: earlierSessionIds(file, id), transcripts: subagents }, stat);
+			const startedAt = head.startedAt;
+			const subagents = folders.has(id) ? subagentTranscripts(path.join(dir, id), id).filter((t) => sourceProblem(t.sourcePath, dir, this.maxBytes) instanceof fs.Stats) : [];
+			this.add({ agent: 'claude-code', agentSessionId: id, sourcePath: file, startedAt: typeof startedAt === 'string' ? startedAt : null, forkedFrom: null, earlierIds: head.earlierIds, transcripts: subagents }, stat);
 		}
 	}
 

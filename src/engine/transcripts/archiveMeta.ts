@@ -3,16 +3,25 @@
  * `<session>/<name>.jsonl` lies `<session>/<name>.meta.json`, what the index says of it (agent, the
  * agent's id, the session, times, source path, size and mtime, offsets, counts), and beside them
  * `_sessions/<session>.json`, the session's archive switch, files and notes (outside the session's folder,
- * which a purge removes whole: the switch that says "off" must outlive it). Each is written whole and
- * atomically (tmp, fsync, rename) after the excerpts it describes and before the index, so
- * `index.json` is a cache `baton doctor --reindex` rebuilds from these files (archiveRebuild.ts).
+ * which a purge removes whole: the switch that says "off" must outlive it). Each is written whole
+ * after the excerpts it describes and before the index, so `index.json` is a cache `baton doctor
+ * --reindex` rebuilds from these files (archiveRebuild.ts). `_sessions` can never be a session's
+ * folder: a session id starts with a letter or digit.
+ *
+ * A session's header is written atomically and synced (tmp, fsync, rename): it is written once per
+ * person's action. A transcript's header is written once per transcript per sync, a thousand times in an
+ * import, so it is not synced on its own: the sync's one durable step is the index written after it
+ * (tmp, fsync, rename), like the journal record after that. A kill cannot tear a header (a new one is
+ * created and written in one write, a changed one replaces the old by a rename), and a header a power
+ * cut took, cut short or left claiming excerpts the archive lost is never adopted (archiveRebuild.ts
+ * `adoptSidecar`): that transcript's source is read again, as it was before the header existed.
  * `_sessions` can never be a session's folder: a session id starts with a letter or digit.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { atomicWriteFile } from '../storage/fsUtil';
-import { mkdirPrivate } from '../workspace';
+import { atomicWriteFile, writeAll } from '../storage/fsUtil';
+import { mkdirPrivate, privateFileMode } from '../workspace';
 import { sessionArchiveSchema, transcriptEntrySchema, type SessionArchive, type TranscriptEntry } from './transcriptIndex';
 
 export const metaSuffix = '.meta.json';
@@ -36,8 +45,16 @@ function sessionMetaBytes(sessionId: string, archive: SessionArchive): Buffer {
 	return Buffer.from(`${JSON.stringify({ kind: 'baton-transcript-session', version: archiveMetaVersion, sessionId, archive: sessionArchiveSchema.parse(archive) })}\n`);
 }
 
-/** Writes `bytes` to `file` unless it holds them already (a second reindex changes no byte, and a sync that found nothing new writes nothing). */
-function writeIfChanged(file: string, bytes: Buffer): boolean {
+/**
+ * Writes `bytes` to `file` unless it holds them already (a second reindex changes no byte, and a sync
+ * that found nothing new writes nothing). `fresh`: the caller has never written this file (a transcript
+ * archived for the first time), so it is created in one write with nothing to compare or replace.
+ * `synced`: the file is synced before its rename (see above for why a transcript's header is not).
+ */
+function writeIfChanged(file: string, bytes: Buffer, options: { fresh?: boolean; synced: boolean }): boolean {
+	if (options.fresh && createWhole(file, bytes)) {
+		return true;
+	}
 	try {
 		if (fs.readFileSync(file).equals(bytes)) {
 			return false;
@@ -48,18 +65,68 @@ function writeIfChanged(file: string, bytes: Buffer): boolean {
 		}
 		// Anything else (a damaged or unreadable copy): written over below, or the write says why.
 	}
-	atomicWriteFile(file, bytes);
+	if (options.synced) {
+		atomicWriteFile(file, bytes);
+	} else {
+		replaceWhole(file, bytes);
+	}
 	return true;
 }
 
-/** The sidecar of one archived transcript, from its index entry (nothing when nothing is archived). */
-export function writeTranscriptMeta(dir: string, entry: TranscriptEntry): boolean {
-	return entry.archivePath ? writeIfChanged(path.join(dir, metaPathOf(entry.archivePath)), transcriptMetaBytes(entry)) : false;
+/** Creates `file` with `bytes` in one write; false when it is there already (then it is compared and replaced). */
+function createWhole(file: string, bytes: Buffer): boolean {
+	let fd: number;
+	try {
+		fd = fs.openSync(file, 'wx', privateFileMode);
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+			return false;
+		}
+		mkdirPrivate(path.dirname(file));
+		try {
+			fd = fs.openSync(file, 'wx', privateFileMode);
+		} catch {
+			return false;
+		}
+	}
+	try {
+		writeAll(fd, bytes);
+	} catch (error) {
+		fs.closeSync(fd);
+		fs.rmSync(file, { force: true }); // A full disk: no header cut short is left behind.
+		throw error;
+	}
+	fs.closeSync(fd);
+	return true;
+}
+
+/** A new copy renamed over the old one: a kill leaves the old or the new, never a mix (not synced: see above). */
+function replaceWhole(file: string, bytes: Buffer): void {
+	const tmp = `${file}.tmp-${process.pid}`;
+	fs.rmSync(tmp, { force: true });
+	const fd = fs.openSync(tmp, 'w', privateFileMode);
+	try {
+		writeAll(fd, bytes);
+	} catch (error) {
+		fs.closeSync(fd);
+		fs.rmSync(tmp, { force: true });
+		throw error;
+	}
+	fs.closeSync(fd);
+	fs.renameSync(tmp, file);
+}
+
+/**
+ * The sidecar of one archived transcript, from its index entry (nothing when nothing is archived).
+ * `fresh`: its transcript had nothing archived before this sync, so no header of it was written.
+ */
+export function writeTranscriptMeta(dir: string, entry: TranscriptEntry, fresh = false): boolean {
+	return entry.archivePath ? writeIfChanged(path.join(dir, metaPathOf(entry.archivePath)), transcriptMetaBytes(entry), { fresh, synced: false }) : false;
 }
 
 const safeSessionId = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** The session's sidecar. */
 export function writeSessionMeta(dir: string, sessionId: string, archive: SessionArchive): boolean {
-	return safeSessionId.test(sessionId) ? writeIfChanged(path.join(dir, sessionsDirName, `${sessionId}.json`), sessionMetaBytes(sessionId, archive)) : false;
+	return safeSessionId.test(sessionId) ? writeIfChanged(path.join(dir, sessionsDirName, `${sessionId}.json`), sessionMetaBytes(sessionId, archive), { synced: true }) : false;
 }

@@ -127,11 +127,14 @@ function readTranscriptMeta(file: string, rel: string, workspaceRoot: string): {
 /** Takes the header of the archive `entry` would be written to, when there is one for the same transcript. */
 export function adoptSidecar(dir: string, entry: TranscriptEntry, workspaceRoot: string): boolean {
 	const rel = archiveNameOf(entry);
-	if (!rel || !fs.existsSync(path.join(dir, rel))) {
+	const archived = rel ? fs.statSync(path.join(dir, rel), { throwIfNoEntry: false }) : undefined;
+	if (!rel || !archived?.isFile()) {
 		return false;
 	}
 	const read = readTranscriptMeta(path.join(dir, metaPathOf(rel)), rel, workspaceRoot);
-	if (!('entry' in read) || read.entry.agent !== entry.agent || read.entry.id !== entry.id) {
+	// A header claiming excerpts the archive does not hold (a power cut kept the header, not what it
+	// describes; neither is synced on its own, archiveMeta.ts) is not carried on from: the source is read again.
+	if (!('entry' in read) || read.entry.agent !== entry.agent || read.entry.id !== entry.id || archived.size < read.entry.archiveBytes) {
 		return false;
 	}
 	Object.assign(entry, read.entry);

@@ -81,8 +81,13 @@ export function isBootstrapTranscript(file: string): boolean {
  * conversation written under a new id starts with the records of the one it continues.
  */
 export function earlierSessionIds(file: string, exceptId: string): string[] {
+	return sessionIdsOf(headRecords(file, headBytes) ?? [], exceptId);
+}
+
+/** The `sessionId`s `records` (a transcript's first) carry, other than `exceptId`, in order. */
+export function sessionIdsOf(records: readonly Record<string, unknown>[], exceptId: string): string[] {
 	const out: string[] = [];
-	for (const record of headRecords(file, headBytes) ?? []) {
+	for (const record of records) {
 		const id = record['sessionId'];
 		if (typeof id === 'string' && id && id !== exceptId && !out.includes(id)) {
 			out.push(id);

@@ -51,27 +51,30 @@ export function readJsonlFrom(file: string, offset: number, onRecord: (record: u
 		if (size <= offset) {
 			return result;
 		}
-		let buf = Buffer.allocUnsafe(chunk * 2);
+		// Sized to what is left to read: a small file costs its size, not two chunks (an import reads a
+		// thousand of them), and the search for a newline below never runs past the bytes read.
+		let buf = Buffer.allocUnsafe(Math.min(chunk * 2, size - offset + 1));
 		let len = 0;
 		/** File position of buf[0]. */
 		let base = offset;
 		let position = offset;
 		for (;;) {
-			if (buf.length - len < chunk) {
+			if (buf.length - len < Math.min(chunk, size - position + 1)) {
 				// A line longer than the buffer: grow it.
 				const grown = Buffer.allocUnsafe(Math.max(buf.length * 2, len + chunk));
 				buf.copy(grown, 0, 0, len);
 				buf = grown;
 			}
-			const n = fs.readSync(fd, buf, len, chunk, position);
+			const n = fs.readSync(fd, buf, len, Math.min(chunk, buf.length - len), position);
 			if (n === 0) {
 				break;
 			}
 			position += n;
 			const end = len + n;
 			let start = 0;
-			let nl = buf.indexOf(10, start);
-			while (nl !== -1 && nl < end) {
+			const filled = buf.subarray(0, end);
+			let nl = filled.indexOf(10, start);
+			while (nl !== -1) {
 				const lineEnd = nl > start && buf[nl - 1] === 13 ? nl - 1 : nl;
 				result.lines++;
 				if (lineEnd > start && !options.skipLine?.(buf.subarray(start, lineEnd))) {
@@ -94,7 +97,7 @@ export function readJsonlFrom(file: string, offset: number, onRecord: (record: u
 					result.pendingBytes = 0;
 					return result;
 				}
-				nl = buf.indexOf(10, start);
+				nl = filled.indexOf(10, start);
 			}
 			buf.copy(buf, 0, start, end);
 			len = end - start;

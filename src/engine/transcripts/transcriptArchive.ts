@@ -55,6 +55,11 @@ export interface SyncInput {
 	agent?: AgentKind;
 	/** Transcripts the caller found (the agent-history import's discovery), read as the ones the index knows. */
 	discovered?: readonly DiscoveredTranscript[];
+	/**
+	 * Filled by `indexKey` with the first request of each transcript read from its start in this call: the
+	 * first `user` excerpt of its archive (an import names new sessions by it without reading the archive back).
+	 */
+	firstRequests?: Record<string, string>;
 }
 
 export interface SyncReport {
@@ -134,6 +139,8 @@ export class TranscriptArchive {
 		const agent = input.agent ?? 'claude-code';
 		let changed = false;
 		const found = agent === 'claude-code' ? claudeCandidates(index, input, this.options.claudeHome, this.options.workspaceRoot) : namedCandidates(index, input, agent);
+		// Every agent session id the index knows, made once per sync rather than once per transcript (an import syncs a thousand).
+		const knownIds = new Set(Object.values(index.transcripts).map((e) => e.agentSessionId));
 		for (const one of found) {
 			const key = indexKey(agent, one.id);
 			let entry = index.transcripts[key];
@@ -141,6 +148,7 @@ export class TranscriptArchive {
 			if (!entry) {
 				entry = newTranscriptEntry({ ...one, agent });
 				index.transcripts[key] = entry;
+				knownIds.add(entry.agentSessionId);
 				changed = true;
 			} else if (entry.sourcePath !== one.sourcePath && fs.existsSync(one.sourcePath)) {
 				entry.sourcePath = one.sourcePath;
@@ -157,9 +165,10 @@ export class TranscriptArchive {
 			if (input.sessionId && entry.sessionId !== input.sessionId) {
 				continue;
 			}
-			if (this.syncOne(index, entry, input.maxBytes, report)) {
+			const archivedBefore = entry.archivePath !== null;
+			if (this.syncOne(index, entry, knownIds, input, report)) {
 				changed = true;
-				writeTranscriptMeta(this.dir, entry);
+				writeTranscriptMeta(this.dir, entry, !archivedBefore);
 			}
 		}
 		return changed;
@@ -174,10 +183,10 @@ export class TranscriptArchive {
 			.sort((a, b) => (b.lastAt ?? '').localeCompare(a.lastAt ?? '') || a.id.localeCompare(b.id));
 	}
 
-	/** One transcript by agent session id (or `<parent>/<agent-id>`), with its archived excerpts. */
-	read(id: string): { info: TranscriptInfo; excerpts: Excerpt[]; notes: SessionNote[] } | undefined {
+	/** One transcript by agent session id (or `<parent>/<agent-id>`; of `agent` only when given), with its archived excerpts. */
+	read(id: string, agent?: AgentKind): { info: TranscriptInfo; excerpts: Excerpt[]; notes: SessionNote[] } | undefined {
 		const index = this.index.peek();
-		const entry = index.transcripts[indexKey('claude-code', id)] ?? Object.values(index.transcripts).find((e) => e.agentSessionId === id);
+		const entry = agent ? index.transcripts[indexKey(agent, id)] : (index.transcripts[indexKey('claude-code', id)] ?? Object.values(index.transcripts).find((e) => e.agentSessionId === id));
 		if (!entry) {
 			return undefined;
 		}
@@ -276,7 +285,7 @@ export class TranscriptArchive {
 	}
 
 	/** Parses the new bytes of one transcript into its archive. Returns whether the entry changed. */
-	private syncOne(index: TranscriptIndex, entry: TranscriptEntry, maxBytes: number | undefined, report: SyncReport): boolean {
+	private syncOne(index: TranscriptIndex, entry: TranscriptEntry, knownIds: ReadonlySet<string>, { maxBytes, firstRequests }: Pick<SyncInput, 'maxBytes' | 'firstRequests'>, report: SyncReport): boolean {
 		let stat: fs.Stats;
 		try {
 			stat = fs.statSync(entry.sourcePath);
@@ -325,10 +334,11 @@ export class TranscriptArchive {
 			resetEntry(entry);
 		}
 		cutArchive(archiveFile, entry.archiveBytes);
+		const fromStart = entry.offset === 0 && entry.archiveBytes === 0;
 		if (entry.offset === 0) {
 			entry.bootstrap = true;
 		}
-		const builder = new ExcerptBuilder(entry, this.options.workspaceRoot, new Set(Object.values(index.transcripts).map((e) => e.agentSessionId)));
+		const builder = new ExcerptBuilder(entry, this.options.workspaceRoot, knownIds);
 		// Codex's, Gemini CLI's and Copilot CLI's records are read as the Claude Code records the builder knows.
 		const adapter = needsAdapter(entry.agent, entry.sourcePath) ? recordAdapter(entry.agent) : null;
 		// Excerpts go to the archive in batches as they are made: a large transcript never sits in memory
@@ -368,6 +378,9 @@ export class TranscriptArchive {
 			{ skipLine: isUnneededLine, ...(maxBytes ? { maxBytes } : {}) },
 		);
 		writeOut();
+		if (firstRequests && fromStart && builder.firstRequest !== null) {
+			firstRequests[indexKey(entry.agent, entry.id)] = builder.firstRequest;
+		}
 		for (const [type, n] of Object.entries(adapter?.unknownTypes ?? read.unknownKinds ?? {})) {
 			entry.unknownRecords ??= ownMap();
 			entry.unknownRecords[type] = (entry.unknownRecords[type] ?? 0) + n;

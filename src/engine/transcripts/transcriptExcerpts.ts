@@ -28,6 +28,8 @@ export class ExcerptBuilder {
 	private lines: string[] = [];
 	/** Characters in `lines`. */
 	pendingChars = 0;
+	/** The first request of the person this builder saw (clipped as its excerpt): what an import names a new session after. */
+	firstRequest: string | null = null;
 	/** Tool-use ids of this read → tool names, to name the tool of an error result. */
 	private readonly toolNames = new Map<string, string>();
 
@@ -145,6 +147,7 @@ export class ExcerptBuilder {
 		this.entry.userRequests++;
 		const clipped = clean(text, excerptLimits.user);
 		this.entry.lastUserText = clipText(clipped, excerptLimits.last);
+		this.firstRequest ??= clipped;
 		this.emit({ type: 'user', at, text: clipped });
 	}
 

@@ -38,40 +38,44 @@ const cleoTables = [
 	`CREATE TABLE sessions (id TEXT PRIMARY KEY, name TEXT NOT NULL, status TEXT NOT NULL, scope_json TEXT NOT NULL, current_task TEXT, agent TEXT, handoff_json TEXT, started_at TEXT NOT NULL, ended_at TEXT, previous_session_id TEXT, next_session_id TEXT, agent_identifier TEXT, debrief_json TEXT, stats_json TEXT, resume_count INTEGER, last_activity TEXT)`,
 ];
 
+const seedStart = Date.UTC(2022, 0, 1);
+/** Sessions per epic: each epic's 50 tasks are worked through by one chain of 25 sessions. */
+const chainLength = epicSize / 2;
+/** Sessions per CLEO file: the importer reads files up to 64 MB (interop/sourceFiles.ts), so a larger history comes in parts, whole epics each. */
+const sessionsPerFile = 50_000;
+
 const cleoTime = (ms: number): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-const sessionIdOf = (ms: number, i: number): string => `ses_${new Date(ms).toISOString().slice(0, 19).replace(/[-T:]/g, '')}_${(i % 0xffffff).toString(16).padStart(6, '0')}`;
+const sessionIdOf = (i: number): string => `ses_${new Date(seedStart + i * 600_000).toISOString().slice(0, 19).replace(/[-T:]/g, '')}_${(i % 0xffffff).toString(16).padStart(6, '0')}`;
 const taskId = (k: number): string => `T${k}`;
 
 type Db = InstanceType<typeof Database>;
 
 /**
- * CLEO's task database with `sessions` sessions and twice as many tasks: an epic every 50 tasks (the
- * first 29 of its tasks done, one active, the rest pending, each pending one depending on the one
- * before it, every tenth a bug), and each epic's sessions one chain, every session ended with its
- * handoff and every tenth with a decision in its debrief.
+ * CLEO's task database holding sessions `first` to `first + count - 1` of a history and their epics'
+ * tasks, two per session: an epic every 50 tasks (the first 29 of its tasks done, one active, the
+ * rest pending, each pending one depending on the one before it, every tenth a bug), and each epic's
+ * 25 sessions one chain, every session ended with its handoff and every tenth with a decision in its
+ * debrief. `first` is a multiple of 25, so a part holds whole epics.
  */
-export function writeCleoTasksDb(file: string, sessions: number): { scope: string } {
+export function writeCleoTasksDb(file: string, first: number, count: number): void {
 	fs.mkdirSync(path.dirname(file), { recursive: true });
 	fs.rmSync(file, { force: true });
 	const db = new Database(file);
 	try {
 		for (const ddl of cleoTables) db.exec(ddl);
 		db.transaction(() => {
-			insertTasks(db, sessions * 2);
-			insertSessions(db, sessions, Math.ceil((sessions * 2) / epicSize));
+			insertTasks(db, 2 * first + 1, 2 * (first + count));
+			insertSessions(db, first, count);
 		})();
-		return { scope: `epic:${taskId(1)}` };
 	} finally {
 		db.close();
 	}
 }
 
-const seedStart = Date.UTC(2022, 0, 1);
-
-function insertTasks(db: Db, taskCount: number): void {
+function insertTasks(db: Db, firstTask: number, lastTask: number): void {
 	const insertTask = db.prepare('INSERT INTO tasks (id, title, description, status, priority, type, parent_id, created_at, updated_at, completed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
 	const insertDep = db.prepare('INSERT INTO task_dependencies (task_id, depends_on) VALUES (?, ?)');
-	for (let k = 1; k <= taskCount; k++) {
+	for (let k = firstTask; k <= lastTask; k++) {
 		const p = (k - 1) % epicSize;
 		const epic = k - p;
 		const at = cleoTime(seedStart + k * 60_000);
@@ -97,52 +101,49 @@ function insertTasks(db: Db, taskCount: number): void {
 	}
 }
 
-function insertSessions(db: Db, sessions: number, epics: number): void {
-	const perEpic = Math.ceil(sessions / epics);
+function insertSessions(db: Db, first: number, count: number): void {
 	const insertSession = db.prepare(
 		'INSERT INTO sessions (id, name, status, scope_json, current_task, agent, handoff_json, started_at, ended_at, previous_session_id, next_session_id, agent_identifier, debrief_json, stats_json, resume_count, last_activity) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
 	);
-	let i = 0;
-	for (let e = 0; e < epics && i < sessions; e++) {
+	for (let i = first; i < first + count; i++) {
+		const e = Math.floor(i / chainLength);
+		const j = i % chainLength;
 		const epic = taskId(e * epicSize + 1);
-		const ids: string[] = [];
-		for (let j = 0; j < perEpic && i + j < sessions; j++) ids.push(sessionIdOf(seedStart + (i + j) * 600_000, i + j));
-		ids.forEach((id, j) => {
-			const ms = seedStart + i * 600_000;
-			const task = taskId(e * epicSize + 2 + (j % (epicSize - 1)));
-			const next = taskId(e * epicSize + 2 + ((j + 1) % (epicSize - 1)));
-			const handoff = {
-				lastTask: task,
-				tasksCompleted: [task],
-				tasksCreated: [],
-				nextSuggested: [next],
-				openBlockers: [],
-				openBugs: [],
-				note: `Session ${i} finished ${task}; the tests pass and the docs say what changed.`,
-				nextAction: `Start ${next}`,
-			};
-			const debrief = i % 10 === 0 ? JSON.stringify({ decisions: [{ id: `D${i}`, decision: `Keep step ${j} behind a flag until the epic lands`, rationale: 'rollback stays cheap', taskId: task }] }) : null;
-			const [started, ended] = [cleoTime(ms), cleoTime(ms + 300_000)];
-			insertSession.run(
-				id,
-				`Epic ${epic} session ${j + 1}`,
-				'ended',
-				JSON.stringify({ type: 'epic', rootTaskId: epic }),
-				task,
-				'claude-code',
-				JSON.stringify(handoff),
-				started,
-				ended,
-				ids[j - 1] ?? null,
-				ids[j + 1] ?? null,
-				`claude-${i}`,
-				debrief,
-				'{"tasksCompleted":1}',
-				0,
-				ended,
-			);
-			i++;
-		});
+		const ms = seedStart + i * 600_000;
+		const task = taskId(e * epicSize + 2 + (j % (epicSize - 1)));
+		const next = taskId(e * epicSize + 2 + ((j + 1) % (epicSize - 1)));
+		const handoff = {
+			lastTask: task,
+			tasksCompleted: [task],
+			tasksCreated: [],
+			nextSuggested: [next],
+			openBlockers: [],
+			openBugs: [],
+			note: `Session ${i} finished ${task}; the tests pass and the docs say what changed.`,
+			nextAction: `Start ${next}`,
+		};
+		const debrief = i % 10 === 0 ? JSON.stringify({ decisions: [{ id: `D${i}`, decision: `Keep step ${j} behind a flag until the epic lands`, rationale: 'rollback stays cheap', taskId: task }] }) : null;
+		const [started, ended] = [cleoTime(ms), cleoTime(ms + 300_000)];
+		const previousId = j > 0 ? sessionIdOf(i - 1) : null;
+		const nextId = j < chainLength - 1 && i + 1 < first + count ? sessionIdOf(i + 1) : null;
+		insertSession.run(
+			sessionIdOf(i),
+			`Epic ${epic} session ${j + 1}`,
+			'ended',
+			JSON.stringify({ type: 'epic', rootTaskId: epic }),
+			task,
+			'claude-code',
+			JSON.stringify(handoff),
+			started,
+			ended,
+			previousId,
+			nextId,
+			`claude-${i}`,
+			debrief,
+			'{"tasksCompleted":1}',
+			0,
+			ended,
+		);
 	}
 }
 
@@ -209,21 +210,27 @@ function bytesRow(name: string, bytes: number, limit?: number): BenchRow {
 }
 
 /** The workspace: a git repository with a committed 2,000-line file (for blame), sharing enabled, and the import. */
-async function seedWorkspace(root: string, count: number): Promise<{ workspace: string; scope: string; rows: BenchRow[] }> {
+async function seedWorkspace(root: string, count: number): Promise<{ workspace: string; rows: BenchRow[] }> {
 	const workspace = path.join(root, 'team');
 	await freshClone(workspace, path.join(root, 'unused.git'));
 	fs.mkdirSync(path.join(workspace, 'src'));
 	fs.writeFileSync(path.join(workspace, 'src', 'app.ts'), Array.from({ length: 2_000 }, (_, i) => `export const line${i} = ${i};\n`).join(''));
 	git(workspace, ['add', 'src/app.ts']);
 	git(workspace, ['-c', 'user.name=Bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'app']);
-	const tasksDb = path.join(root, 'cleo', '.cleo', 'tasks.db');
 	const seeded = performance.now();
-	const { scope } = writeCleoTasksDb(tasksDb, count);
-	process.stderr.write(`  wrote CLEO's tasks.db (${sizeName(count)} sessions, ${sizeName(2 * count)} tasks, ${(fs.statSync(tasksDb).size / megabytes).toFixed(1)} MB) in ${((performance.now() - seeded) / 1000).toFixed(1)} s\n`);
+	const parts: string[] = [];
+	for (let first = 0; first < count; first += sessionsPerFile) {
+		const file = path.join(root, `cleo-${parts.length + 1}`, '.cleo', 'tasks.db');
+		writeCleoTasksDb(file, first, Math.min(sessionsPerFile, count - first));
+		parts.push(file);
+	}
+	const megabytesWritten = parts.reduce((sum, file) => sum + fs.statSync(file).size, 0) / megabytes;
+	process.stderr.write(`  wrote CLEO's tasks.db (${sizeName(count)} sessions, ${sizeName(2 * count)} tasks, ${parts.length} file(s), ${megabytesWritten.toFixed(1)} MB) in ${((performance.now() - seeded) / 1000).toFixed(1)} s\n`);
 	baton(workspace, ['sync', 'status']);
 	const daemon = daemonPid(workspace);
 	const before = load();
-	const importMs = baton(workspace, ['import', 'cleo-db', tasksDb]);
+	let importMs = 0;
+	for (const file of parts) importMs += baton(workspace, ['import', 'cleo-db', file]);
 	const importHwm = highWater(daemon);
 	// A daemon silent past the client's bound is ended and the command runs again in the CLI's own process (daemonClient.ts).
 	const answered = daemon !== undefined && daemonPid(workspace) === daemon && Number.isFinite(importHwm);
@@ -240,10 +247,9 @@ async function seedWorkspace(root: string, count: number): Promise<{ workspace: 
 	const store = storeFiles(workspace);
 	return {
 		workspace,
-		scope,
 		rows: [
 			{
-				...row(`baton import cleo-db of ${sizeName(count)} sessions and ${sizeName(2 * count)} tasks (CLI, warm daemon), ${at}`, [importMs], [], '—'),
+				...row(`baton import cleo-db of ${sizeName(count)} sessions and ${sizeName(2 * count)} tasks (CLI, warm daemon; ${parts.length} file(s), the sum), ${at}`, [importMs], [], '—'),
 				target: answered ? 'answered by the daemon' : 'answered by the daemon (it was ended as silent; the CLI ran the import itself)',
 				passed: answered,
 			},
@@ -302,7 +308,9 @@ export async function benchScale(sizes: readonly number[], rounds: number): Prom
 		try {
 			const seeded = await seedWorkspace(root, count);
 			rows.push(...seeded.rows);
-			const { workspace, scope } = seeded;
+			const { workspace } = seeded;
+			// The first epic's scope: its chain's tail hands over, its tasks are ranked.
+			const scope = `epic:${taskId(1)}`;
 			const runs: ColdRun[] = [];
 			for (let round = 0; round < rounds; round++) runs.push(coldRun(workspace, scope, round));
 			const at = `${sizeName(count)} sessions, load ${median(runs.map((r) => r.load)).toFixed(1)}`;

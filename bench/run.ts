@@ -26,13 +26,16 @@ import { benchLanes } from './lanesBench';
 import { benchSearch } from './searchBench';
 import { benchImport } from './importBench';
 import { benchBoard } from './boardBench';
+import { benchScale } from './scaleBench';
 
 async function main(): Promise<void> {
 	const args = process.argv.slice(2);
 	const quick = args.includes('--quick');
 	const onlyArg = args.includes('--only') ? (args[args.indexOf('--only') + 1] ?? '') : '';
 	const only = new Set(
-		onlyArg ? onlyArg.split(',') : ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'capture', 'blame', 'sync', 'synccli', 'daemon', 'lanes', 'agents', 'faults', 'editor', 'search', 'import', 'board'],
+		onlyArg
+			? onlyArg.split(',')
+			: ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'capture', 'blame', 'sync', 'synccli', 'daemon', 'lanes', 'agents', 'faults', 'editor', 'search', 'import', 'board', 'scale'],
 	);
 	const rows: BenchRow[] = [];
 	const section = async (name: string, run: () => Promise<BenchRow[]>) => {
@@ -63,6 +66,9 @@ async function main(): Promise<void> {
 	await section('import', () => benchImport(quick));
 	// The Agents board's refresh after a hook, next to reading every session (issue 26, item 4).
 	await section('board', () => benchBoard(quick));
+	// A team's years of work brought in through `baton import cleo-db` (N sessions, 2N tasks), then used as people do (issue 28);
+	// 100,000 sessions by hand: `node --import tsx bench/scaleBench.ts --sessions 100000 --rounds 1`.
+	await section('scale', () => benchScale(quick ? [1_000] : [1_000, 10_000], quick ? 1 : 3));
 	// Hooks beside a long checkpoint in the daemon, and thirty writers at once (docs/daemon.md, "Lanes").
 	await section('lanes', () => benchLanes(quick));
 	if (only.has('daemon')) {

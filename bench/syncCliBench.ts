@@ -91,7 +91,7 @@ export async function freshClone(dir: string, origin: string): Promise<void> {
 }
 
 /** One CLI process as a user runs it (through the daemon it starts); its wall time. */
-function baton(cwd: string, args: string[]): number {
+export function baton(cwd: string, args: string[]): number {
 	const started = performance.now();
 	const result = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env: { ...process.env, BATON_ACTOR: 'bench', BATON_DAEMON_BUDGET_MS: '20000' }, maxBuffer: 64 * 1024 * 1024 });
 	const ms = performance.now() - started;
@@ -101,7 +101,7 @@ function baton(cwd: string, args: string[]): number {
 	return ms;
 }
 
-function stopDaemon(cwd: string): void {
+export function stopDaemon(cwd: string): void {
 	spawnSync(process.execPath, [cli, 'daemon', 'stop'], { cwd, encoding: 'utf8' });
 }
 
@@ -136,7 +136,7 @@ function nativeInsert(file: string, schema: readonly string[], events: readonly 
 	}
 }
 
-interface Run {
+export interface Run {
 	push: number;
 	gitPush: number;
 	pull: number;
@@ -146,7 +146,7 @@ interface Run {
 	events: number;
 }
 
-async function oneRun(root: string, template: string, round: number): Promise<Run> {
+export async function oneRun(root: string, template: string, round: number): Promise<Run> {
 	const dir = path.join(root, `run-${round}`);
 	const ours = path.join(dir, 'ours.git');
 	const base = path.join(dir, 'base.git');
@@ -199,7 +199,7 @@ async function oneRun(root: string, template: string, round: number): Promise<Ru
 	}
 }
 
-function benchRow(name: string, ours: number[], base: number[], baselineName: string, limit: number): BenchRow {
+export function benchRow(name: string, ours: number[], base: number[], baselineName: string, limit: number): BenchRow {
 	const ratios = ours.map((o, i) => o / (base[i] as number));
 	const ratio = median(ratios);
 	process.stderr.write(`  ${name}: Baton ${ours.map((v) => v.toFixed(0)).join(' ')} ms; ${baselineName} ${base.map((v) => v.toFixed(0)).join(' ')} ms; ratios ${ratios.map((r) => r.toFixed(2)).join(' ')}\n`);

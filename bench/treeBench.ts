@@ -16,12 +16,12 @@ import { syncOrigins } from '../src/protocol/syncRpc';
 import { sessionTreeRoot, sessionTreeScope } from '../src/protocol/treeRpc';
 import { median, percentile, type BenchRow } from './stats';
 
-async function withServer<T>(server: string, root: string, fn: (connection: MessageConnection) => Promise<T>): Promise<T> {
+export async function withServer<T>(server: string, root: string, fn: (connection: MessageConnection, pid: number | undefined) => Promise<T>): Promise<T> {
 	const child = fork(server, ['--workspace', root], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
 	const connection = createMessageConnection(new IPCMessageReader(child), new IPCMessageWriter(child));
 	connection.listen();
 	try {
-		return await fn(connection);
+		return await fn(connection, child.pid);
 	} finally {
 		connection.dispose();
 		child.kill();

@@ -1,7 +1,7 @@
 /**
  * Read-side helpers over the sessions tables, usable inside read() and write() callbacks.
  */
-import { and, desc, eq, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, sql } from 'drizzle-orm';
 import { BatonError } from '../errors';
 import { handoffDataSchema, type HandoffData } from '../storage/jsonShapes';
 import type { BatonDb } from '../storage/journalStore';
@@ -73,7 +73,8 @@ export function listSessions(db: BatonDb, filter: { status?: SessionStatus; scop
 	}
 	if (filter.after) {
 		const last = getSession(db, filter.after);
-		conditions.push(or(lt(sessions.startedAt, last.startedAt), and(eq(sessions.startedAt, last.startedAt), lt(sessions.id, last.id))));
+		// One row-value range over the (started_at, id) index: a later page reads its own rows, not every older session sorted.
+		conditions.push(sql`(${sessions.startedAt}, ${sessions.id}) < (${last.startedAt}, ${last.id})`);
 	}
 	const query = db
 		.select()

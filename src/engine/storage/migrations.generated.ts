@@ -109,5 +109,14 @@ export const migrations: readonly EmbeddedMigration[] = [
 			"CREATE TABLE `agent_signals` (\n\t`agent` text NOT NULL,\n\t`alias` text NOT NULL,\n\t`session_id` text NOT NULL,\n\t`state` text NOT NULL,\n\t`reason` text NOT NULL,\n\t`event` text NOT NULL,\n\t`since` text NOT NULL,\n\tPRIMARY KEY(`agent`, `alias`)\n);",
 			"CREATE INDEX `agent_signals_session_idx` ON `agent_signals` (`session_id`);"
 		]
+	},
+	{
+		"tag": "0011_sessions_page_index",
+		"when": 1795920088616,
+		"hash": "631d523a862fdcb0974558e4470f067a01ded582dc00865145beafa3e1e8ef82",
+		"statements": [
+			"DROP INDEX `sessions_started_idx`;",
+			"CREATE INDEX `sessions_started_idx` ON `sessions` (`started_at`,`id`);"
+		]
 	}
 ];

@@ -51,7 +51,8 @@ export const sessions = sqliteTable(
 		index('sessions_previous_idx').on(t.previousSessionId),
 		index('sessions_parent_idx').on(t.parentSessionId),
 		index('sessions_agent_identifier_idx').on(t.agentIdentifier),
-		index('sessions_started_idx').on(t.startedAt),
+		// With id: a page of the list newest first (ties by id) reads its rows by index, not every session sorted.
+		index('sessions_started_idx').on(t.startedAt, t.id),
 		index('sessions_activity_idx').on(t.lastActivity),
 	],
 );

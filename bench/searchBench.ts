@@ -30,7 +30,7 @@ function prng(seed: number): () => number {
 }
 
 const syllables = ['ka', 'lo', 'mi', 'ren', 'sto', 'vu', 'bel', 'tra', 'qui', 'don', 'fes', 'gar', 'hul', 'jin', 'pol', 'zet'];
-const vocabulary = Array.from({ length: 3_000 }, (_, i) => {
+export const vocabulary = Array.from({ length: 3_000 }, (_, i) => {
 	let word = '';
 	for (let n = i + 17; n > 0; n = Math.floor(n / 16)) word += syllables[n % 16];
 	return word;
@@ -43,7 +43,7 @@ function sentence(random: () => number, words: number): string {
 }
 
 /** Seeds the store in one write (statements captured as the bulk writers do) and the archive's files. */
-async function seed(root: string, sessions: number): Promise<string[]> {
+export async function seed(root: string, sessions: number): Promise<string[]> {
 	const engine = await Engine.open({ workspaceRoot: root, log: silentLogger, create: true, git: { read: async () => null } });
 	const random = prng(26);
 	const texts: string[] = [];

@@ -41,8 +41,10 @@ export interface DocRow {
 
 export interface Matches {
 	rows: { id: number; info: Uint8Array }[];
-	/** Every match, or when `estimated` (only a sample was read), an estimate of them. */
+	/** Every match, or when `estimated` (more than the count reads), an estimate from the sample. */
 	total: number;
+	/** Only the newest matches were read, with 'pcy'. */
+	sampled: boolean;
 	estimated: boolean;
 }
 
@@ -209,9 +211,10 @@ export class SearchIndex {
 	 * The matches to rank, filtered, newest first. Up to `exactUpTo` matches, every one with its
 	 * matchinfo ('pcx': the exact figures BM25 needs). Past that (words in most records), FTS4 would
 	 * decode the whole doclist and matchinfo would run per row: only the newest `sample` are read,
-	 * with 'pcy' (this row's hits, no pass over the doclist), and the caller estimates the rest.
+	 * with 'pcy' (this row's hits, no pass over the doclist), and the caller estimates the rest; the
+	 * matches are still counted (in SQLite, no row reaching JS) up to `countUpTo`, estimated past it.
 	 */
-	matches(match: string, filter: IndexFilter, cut: { exactUpTo: number; sample: number }): Matches {
+	matches(match: string, filter: IndexFilter, cut: { exactUpTo: number; sample: number; countUpTo: number }): Matches {
 		const where = ['fts MATCH ?'];
 		const params: SqlValue[] = [match];
 		if (filter.since) {
@@ -229,7 +232,7 @@ export class SearchIndex {
 		}
 		// The index keeps its doclists newest first (order=desc), so FTS4 reads them a piece at a time and a LIMIT stops it early.
 		const from = where.length === 1 ? `FROM fts WHERE fts MATCH ?` : `FROM fts JOIN docs d ON d.id = fts.docid WHERE ${where.join(' AND ')}`;
-		const many = Number(this.one(`SELECT count(*) FROM (SELECT 1 ${from} ORDER BY fts.docid DESC LIMIT ${cut.exactUpTo + 1})`, params));
+		const many = Number(this.one(`SELECT count(*) FROM (SELECT 1 ${from} ORDER BY fts.docid DESC LIMIT ${Math.max(cut.exactUpTo, cut.countUpTo) + 1})`, params));
 		const sampled = many > cut.exactUpTo;
 		const statement = this.prepared(`SELECT fts.docid, matchinfo(fts, '${sampled ? 'pcy' : 'pcx'}') ${from} ORDER BY fts.docid DESC${sampled ? ` LIMIT ${cut.sample}` : ''}`);
 		const rows: { id: number; info: Uint8Array }[] = [];
@@ -242,11 +245,12 @@ export class SearchIndex {
 		} finally {
 			statement.reset();
 		}
-		if (!sampled) return { rows, total: rows.length, estimated: false };
-		// The sample is the newest matches: as dense below it as within it (ids grow with time).
+		if (!sampled) return { rows, total: rows.length, sampled, estimated: false };
+		if (many <= cut.countUpTo) return { rows, total: many, sampled, estimated: false };
+		// Past the count too: the sample is the newest matches, as dense below it as within it (ids grow with time).
 		const lowest = rows.at(-1)?.id ?? 1;
 		const total = Math.max(many, Math.round(rows.length * ((this.nextId - 1) / Math.max(1, this.nextId - lowest))));
-		return { rows, total, estimated: true };
+		return { rows, total, sampled, estimated: true };
 	}
 
 	/** The record behind each id with its best passage, marked with `open` and `close`: one evaluation of the query for all of them. */

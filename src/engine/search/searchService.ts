@@ -25,10 +25,11 @@ const open = '\uE000';
 const close = '\uE001';
 export const searchLimits = { default: 50, max: 500 } as const;
 /**
- * Up to 20,000 matches every one is ranked exactly; past that (a word in most records) the newest
- * 2,000 are ranked, their figures estimated from that sample, and the total is an estimate.
+ * Up to 5,000 matches every one is ranked exactly; past that (a word in most records) the newest
+ * 2,000 are ranked, their figures estimated from that sample. The total is counted up to 20,000 and
+ * estimated past it.
  */
-export const commonCut = { exactUpTo: 20_000, sample: 2_000 };
+export const commonCut = { exactUpTo: 5_000, sample: 2_000, countUpTo: 20_000 };
 
 /** Where the index is kept between processes (searchCache.ts); `save` is false for a read-only engine. */
 export interface SearchCacheOptions {
@@ -213,7 +214,7 @@ export class SearchService {
  */
 function ranked(found: Matches, figures: ReturnType<SearchIndex['lengthFigures']>): { id: number; score: number }[] {
 	let scored: { id: number; score: number }[];
-	if (!found.estimated) {
+	if (!found.sampled) {
 		scored = found.rows.map((m) => ({ id: m.id, score: bm25(m.info, m.id, figures, columnWeights) }));
 	} else {
 		const withHit: number[] = [];

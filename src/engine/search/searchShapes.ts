@@ -49,8 +49,8 @@ export interface SearchResult {
 	/** Every match before the limit was applied (an estimate when `totalEstimated`). */
 	total: number;
 	/**
-	 * True when the query's words are in so many records (over 20,000) that only the newest 2,000
-	 * matches were ranked, and `total` was estimated from them (docs/search.md).
+	 * True when the query's words are in so many records (over 20,000) that `total` was estimated
+	 * from the newest matches; past 5,000 matches only the newest 2,000 are ranked (docs/search.md).
 	 */
 	totalEstimated?: true;
 	hits: SearchHit[];

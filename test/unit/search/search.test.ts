@@ -89,9 +89,10 @@ void describe('search', () => {
 				})),
 			),
 		);
-		const exact = new SearchService(engine.ctx, () => engine.transcripts(), null, { exactUpTo: 1_000, sample: 1_000 });
-		const cut = new SearchService(engine.ctx, () => engine.transcripts(), null, { exactUpTo: 40, sample: 20 });
-		t.after(() => (exact.close(), cut.close()));
+		const exact = new SearchService(engine.ctx, () => engine.transcripts(), null, { exactUpTo: 1_000, sample: 1_000, countUpTo: 1_000 });
+		const cut = new SearchService(engine.ctx, () => engine.transcripts(), null, { exactUpTo: 40, sample: 20, countUpTo: 40 });
+		const counted = new SearchService(engine.ctx, () => engine.transcripts(), null, { exactUpTo: 40, sample: 20, countUpTo: 100 });
+		t.after(() => (exact.close(), cut.close(), counted.close()));
 		for (const text of ['invoice', 'rounding', 'number 7', 'billing.ts']) {
 			assert.deepEqual({ ...(await cut.search({ text })), tookMs: 0 }, { ...(await exact.search({ text })), tookMs: 0 }, `${text}: under the cut, ranked exactly`);
 		}
@@ -110,6 +111,12 @@ void describe('search', () => {
 		assert.deepEqual(common.hits.map((h) => h.ref).sort(), [...newest].sort(), 'the newest twenty matches');
 		assert.match(common.hits[0]?.excerpt ?? '', /common common common 50/, 'the one that says it most first');
 		assert.match(all.hits[0]?.excerpt ?? '', /common common common (10|50)/);
+		const sampledButCounted = await counted.search({ text: 'common' });
+		assert.deepEqual({ total: sampledButCounted.total, estimated: sampledButCounted.totalEstimated }, { total: 60, estimated: undefined }, 'counted exactly up to countUpTo');
+		assert.deepEqual(
+			sampledButCounted.hits.map((h) => h.ref),
+			common.hits.map((h) => h.ref),
+		);
 		const scores = common.hits.map((h) => h.score);
 		assert.deepEqual(
 			scores,

@@ -18,7 +18,7 @@ export const searchCacheFormat = 1;
 const magic = Buffer.from('BATONSEARCHIDX\n\0', 'latin1');
 const trailerSize = magic.length + 4 + 8 + 20;
 
-export type CacheRead = { bytes: Uint8Array } | { problem: string };
+type CacheRead = { bytes: Uint8Array } | { problem: string };
 
 export function readSearchCache(file: string): CacheRead {
 	let data: Buffer;

@@ -29,10 +29,10 @@ export const searchLimits = { default: 50, max: 500 } as const;
  * 2,000 are ranked, their figures estimated from that sample. The total is counted up to 20,000 and
  * estimated past it.
  */
-export const commonCut = { exactUpTo: 5_000, sample: 2_000, countUpTo: 20_000 };
+const commonCut = { exactUpTo: 5_000, sample: 2_000, countUpTo: 20_000 };
 
 /** Where the index is kept between processes (searchCache.ts); `save` is false for a read-only engine. */
-export interface SearchCacheOptions {
+interface SearchCacheOptions {
 	file: string;
 	save: boolean;
 }

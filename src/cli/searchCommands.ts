@@ -78,7 +78,7 @@ export const searchCommands: Command[] = [
 			const head =
 				result.total === 0
 					? `no match for ${JSON.stringify(text)}`
-					: `${result.total} match${result.total === 1 ? '' : 'es'} for ${JSON.stringify(text)}${result.hits.length < result.total ? ` (best ${result.hits.length} shown; --limit for more)` : ''}`;
+					: `${result.totalEstimated ? 'about ' : ''}${result.total} match${result.total === 1 ? '' : 'es'} for ${JSON.stringify(text)}${result.hits.length < result.total ? ` (best ${result.hits.length} shown; --limit for more)` : ''}`;
 			const lines = result.hits.map((hit) => `${where(hit)}\n    ${marked(hit)}`);
 			return { json: { ...result }, text: [head, ...lines].join('\n') };
 		},

@@ -222,6 +222,8 @@ export const workspaceCommands: Command[] = [
 			});
 			// The transcript index is rebuilt only once the store it links sessions through is sound.
 			const reindex = ctx.values['reindex'] === true && report.ok ? await (await ctx.engine()).agentHistory.reindex({ env: ctx.env, homeDir: ctx.env['HOME'] || os.homedir() }) : null;
+			// The search index (and its copy in .baton/cache) is derived from both: built again after them.
+			const searchIndex = reindex ? { records: await (await ctx.engine()).search.rebuild() } : null;
 			const transcripts = transcriptIndexCheck(ctx.workspaceRoot);
 			const checks = [...report.checks, transcripts];
 			const lines = checks.map((c) => `${c.ok ? 'ok  ' : 'FAIL'}  ${c.name.padEnd(10)} ${c.detail}`);
@@ -267,12 +269,13 @@ export const workspaceCommands: Command[] = [
 			}
 			if (reindex) {
 				pushAll(lines, reindexText(reindex));
+				if (searchIndex) lines.push(`search index rebuilt: ${searchIndex.records} records`);
 			} else if (!transcripts.ok) {
 				lines.push(reindexFix);
 			}
 			// Problems found and not repaired: exit 1, so scripts and CI notice.
 			const exitCode = (report.ok || report.repair) && transcripts.ok ? 0 : 1;
-			return { json: { ok: report.ok && transcripts.ok, checks, repair: report.repair ?? null, declined: report.declined ?? null, storage, spool, reindex }, text: lines.join('\n'), exitCode };
+			return { json: { ok: report.ok && transcripts.ok, checks, repair: report.repair ?? null, declined: report.declined ?? null, storage, spool, reindex, searchIndex }, text: lines.join('\n'), exitCode };
 		},
 	},
 ];

@@ -97,7 +97,7 @@ export class Engine {
 		readonly ctx: EngineContext,
 		git: GitStateReader,
 		readonly secrets: SecretSource,
-		readOnly: boolean,
+		private readonly readOnly: boolean,
 	) {
 		// Project memory and the timeline sit above the sessions: the briefings get their parts from here.
 		const memorySection: BriefingSources = { memory: (db, input) => briefingMemory(ctx, db, input), laterWork: (db, input) => laterWork(db, input.sessionId, input.since) };
@@ -179,7 +179,7 @@ export class Engine {
 	 * process's own, kept current from the store and the transcript archive before each search.
 	 */
 	get search(): SearchService {
-		this.searchService ??= new SearchService(this.ctx, () => this.transcripts());
+		this.searchService ??= new SearchService(this.ctx, () => this.transcripts(), { file: path.join(batonDir(this.ctx.workspaceRoot), 'cache', 'search-index.db'), save: !this.readOnly });
 		return this.searchService;
 	}
 

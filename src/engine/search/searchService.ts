@@ -5,15 +5,18 @@
  * on the first search and brought up to date before each later one from what changed (searchSources.ts);
  * a long-lived process (the daemon, an editor's backend) keeps it warm.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { Database } from 'sql.js';
 import { agentKinds, agentLabel, parseAgentName } from '../agentKinds';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
 import type { TranscriptArchive } from '../transcripts/transcriptArchive';
-import { bm25 } from './bm25';
+import { bm25, bm25Sampled } from './bm25';
 import { ftsQuery } from './ftsQuery';
-import { SearchIndex, type DocRow, type IndexFilter } from './searchIndex';
+import { SearchIndex, type DocRow, type IndexFilter, type Matches } from './searchIndex';
 import type { SearchHit, SearchQuery, SearchResult } from './searchShapes';
+import { readSearchCache, writeSearchCache } from './searchCache';
 import { SearchFeed } from './searchSources';
 
 /** Title (a session's name, a decision, a step's summary, a tool) counts twice a body or a file list. */
@@ -21,15 +24,34 @@ const columnWeights = [2, 1, 1];
 const open = '\uE000';
 const close = '\uE001';
 export const searchLimits = { default: 50, max: 500 } as const;
+/**
+ * Up to 5,000 matches every one is ranked exactly; past that (a word in most records) the newest
+ * 2,000 are ranked, their figures estimated from that sample. The total is counted up to 20,000 and
+ * estimated past it.
+ */
+const commonCut = { exactUpTo: 5_000, sample: 2_000, countUpTo: 20_000 };
+
+/** Where the index is kept between processes (searchCache.ts); `save` is false for a read-only engine. */
+interface SearchCacheOptions {
+	file: string;
+	save: boolean;
+}
+
+/** Records changed since the last save past which a search saves the index again (a first build always does). */
+const saveAfterChanges = 2_000;
 
 export class SearchService {
 	private index: SearchIndex | undefined;
-	private readonly feed = new SearchFeed();
+	private feed = new SearchFeed();
 	private queue: Promise<unknown> = Promise.resolve();
+	/** True while a search or a save has the index: its marks and its records agree only between them. */
+	private busy = false;
 
 	constructor(
 		private readonly ctx: EngineContext,
 		private readonly archive: () => TranscriptArchive | null,
+		private readonly cache: SearchCacheOptions | null = null,
+		private readonly cut: typeof commonCut = commonCut,
 	) {}
 
 	async search(query: SearchQuery): Promise<SearchResult> {
@@ -38,15 +60,11 @@ export class SearchService {
 		const limit = Math.min(searchLimits.max, Math.max(1, Math.floor(query.limit ?? searchLimits.default)));
 		// One search at a time brings the index up to date; the next one finds it current.
 		const run = this.queue.then(async () => {
-			this.index ??= await SearchIndex.create();
-			const index = this.index;
-			await this.feed.fromStore(index, this.ctx.store);
-			const archive = this.openArchive();
-			if (archive) await this.feed.fromArchive(index, archive);
+			const index = await this.current();
 			const started = performance.now();
 			const figures = index.lengthFigures();
-			const scored = index.matches(fts.match, filter).map((m) => ({ id: m.id, score: bm25(m.info, m.id, figures, columnWeights) }));
-			scored.sort((a, b) => b.score - a.score || b.id - a.id);
+			const found = index.matches(fts.match, filter, this.cut);
+			const scored = ranked(found, figures);
 			const top = scored.slice(0, limit);
 			const rows = index.rows(
 				top.map((t) => t.id),
@@ -65,7 +83,37 @@ export class SearchService {
 				const row = rows.get(id);
 				if (row) hits.push(hitOf(row, score, names));
 			}
-			return { query: query.text, terms: fts.terms, total: scored.length, hits, tookMs: Math.round((performance.now() - started) * 10) / 10 };
+			return {
+				query: query.text,
+				terms: fts.terms,
+				total: found.total,
+				...(found.estimated ? { totalEstimated: true as const } : {}),
+				hits,
+				tookMs: Math.round((performance.now() - started) * 10) / 10,
+			};
+		});
+		// Saved after the answer, before the next search: the first build's save is not the first query's wait.
+		this.queue = run.then(
+			async () => {
+				if (!this.index || this.index.changes < saveAfterChanges) return;
+				await new Promise((resolve) => setImmediate(resolve));
+				this.save();
+			},
+			() => undefined,
+		);
+		return run;
+	}
+
+	/** Drops the index and its cache and builds both again (`baton doctor --reindex`); the records indexed. */
+	async rebuild(): Promise<number> {
+		const run = this.queue.then(async () => {
+			this.index?.close();
+			this.index = undefined;
+			this.feed = new SearchFeed();
+			if (this.cache) fs.rmSync(this.cache.file, { force: true });
+			const index = await this.current(false);
+			this.save();
+			return index.size;
 		});
 		this.queue = run.catch(() => undefined);
 		return run;
@@ -76,9 +124,78 @@ export class SearchService {
 		return this.index?.size ?? 0;
 	}
 
+	/** Saves what the index gained since it was loaded or saved (unless a search is halfway through it), then frees it. */
 	close(): void {
+		if (this.index && this.index.changes > 0 && !this.busy) this.save();
 		this.index?.close();
 		this.index = undefined;
+	}
+
+	/** The index, loaded from the cache or built on first use, brought up to date with the store and the archive. */
+	private async current(fromCache = true): Promise<SearchIndex> {
+		this.busy = true;
+		try {
+			const loaded = this.index === undefined && fromCache;
+			this.index ??= (fromCache ? await this.loadCached() : undefined) ?? (await SearchIndex.create());
+			try {
+				await this.catchUp(this.index);
+			} catch (error) {
+				// The store or the archive moved in a way the saved marks cannot follow: start over.
+				if (!loaded) throw error;
+				this.ctx.log.warn(`search: the saved index could not be brought up to date (${(error as Error).message}); building it again`);
+				this.index.close();
+				this.feed = new SearchFeed();
+				this.index = await SearchIndex.create();
+				await this.catchUp(this.index);
+			}
+			return this.index;
+		} finally {
+			this.busy = false;
+		}
+	}
+
+	private async catchUp(index: SearchIndex): Promise<void> {
+		await this.feed.fromStore(index, this.ctx.store);
+		const archive = this.openArchive();
+		if (archive) await this.feed.fromArchive(index, archive);
+	}
+
+	/** The saved index with its marks, or undefined (and a word in the log) when there is none to trust. */
+	private async loadCached(): Promise<SearchIndex | undefined> {
+		if (!this.cache) return undefined;
+		const read = readSearchCache(this.cache.file);
+		if ('problem' in read) {
+			const message = `search: the saved index (.baton/cache/${path.basename(this.cache.file)}) is ${read.problem}; building it again`;
+			if (read.problem === 'missing') this.ctx.log.info(message);
+			else this.ctx.log.warn(message);
+			return undefined;
+		}
+		try {
+			const { index, marks } = await SearchIndex.load(read.bytes);
+			try {
+				this.feed = SearchFeed.from(marks);
+			} catch (error) {
+				index.close();
+				throw error;
+			}
+			return index;
+		} catch (error) {
+			this.ctx.log.warn(`search: the saved index (.baton/cache/${path.basename(this.cache.file)}) cannot be read (${(error as Error).message}); building it again`);
+			this.feed = new SearchFeed();
+			return undefined;
+		}
+	}
+
+	/** Writes the index and its marks to the cache; a failure costs the next process a build, never this search. */
+	private save(): void {
+		const index = this.index;
+		if (!index || !this.cache?.save) return;
+		try {
+			writeSearchCache(this.cache.file, index.snapshot(this.feed.marks()));
+			index.changes = 0;
+		} catch (error) {
+			this.ctx.log.warn(`search: the index could not be saved to .baton/cache (${(error as Error).message}); the next process builds it again`);
+		}
 	}
 
 	private openArchive(): TranscriptArchive | null {
@@ -89,6 +206,27 @@ export class SearchService {
 			return null;
 		}
 	}
+}
+
+/**
+ * Ranks the matches best first (ties: the newer record). A sample (a query whose words are in most
+ * records) is ranked by BM25 with each phrase's rows per column estimated from the sample's share.
+ */
+function ranked(found: Matches, figures: ReturnType<SearchIndex['lengthFigures']>): { id: number; score: number }[] {
+	let scored: { id: number; score: number }[];
+	if (!found.sampled) {
+		scored = found.rows.map((m) => ({ id: m.id, score: bm25(m.info, m.id, figures, columnWeights) }));
+	} else {
+		const withHit: number[] = [];
+		for (const { info } of found.rows) {
+			const words = new Uint32Array(info.buffer, info.byteOffset, info.byteLength >>> 2);
+			for (let i = 2; i < words.length; i++) withHit[i - 2] = (withHit[i - 2] ?? 0) + ((words[i] ?? 0) > 0 ? 1 : 0);
+		}
+		const scale = found.total / Math.max(1, found.rows.length);
+		const estimated = withHit.map((n) => n * scale);
+		scored = found.rows.map((m) => ({ id: m.id, score: bm25Sampled(m.info, m.id, figures, columnWeights, estimated) }));
+	}
+	return scored.sort((a, b) => b.score - a.score || b.id - a.id);
 }
 
 function filterOf(query: SearchQuery): IndexFilter {

@@ -46,8 +46,13 @@ export interface SearchResult {
 	query: string;
 	/** The words searched for, as the index reads them. */
 	terms: string[];
-	/** Every match before the limit was applied. */
+	/** Every match before the limit was applied (an estimate when `totalEstimated`). */
 	total: number;
+	/**
+	 * True when the query's words are in so many records (over 20,000) that `total` was estimated
+	 * from the newest matches; past 5,000 matches only the newest 2,000 are ranked (docs/search.md).
+	 */
+	totalEstimated?: true;
 	hits: SearchHit[];
 	/** Milliseconds the search took (after the index was current). */
 	tookMs: number;

@@ -10,154 +10,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Database, SqlValue } from 'sql.js';
+import { createHash } from 'node:crypto';
 import type { JournalStore } from '../storage/journalStore';
 import type { TranscriptArchive } from '../transcripts/transcriptArchive';
 import type { Excerpt } from '../transcripts/transcriptExcerpts';
 import type { IndexedDoc, SearchIndex } from './searchIndex';
-
-type Row = SqlValue[];
-
-const eventKinds = "('timeline.step', 'timeline.prompt')";
-
-/** Strings of a JSON value, ids and states left out: a handoff's note, blockers, tasks' titles, decisions. */
-function textsOf(value: unknown, out: string[] = []): string[] {
-	if (typeof value === 'string') {
-		out.push(value);
-	} else if (Array.isArray(value)) {
-		for (const item of value) textsOf(item, out);
-	} else if (value && typeof value === 'object') {
-		for (const [key, item] of Object.entries(value)) {
-			if (key !== 'id' && key !== 'status' && key !== 'priority') textsOf(item, out);
-		}
-	}
-	return out;
-}
-
-function parsed(text: SqlValue): unknown {
-	try {
-		return typeof text === 'string' ? JSON.parse(text) : null;
-	} catch {
-		return null;
-	}
-}
-
-function each(db: Database, sqlText: string, params: SqlValue[], fn: (row: Row) => void): void {
-	const statement = db.prepare(sqlText);
-	try {
-		statement.bind(params);
-		while (statement.step()) fn(statement.get());
-	} finally {
-		statement.free();
-	}
-}
-
-const str = (v: SqlValue | undefined): string | null => (typeof v === 'string' ? v : null);
-
-/** One table's records as documents. */
-interface TableSource {
-	table: string;
-	read(db: Database): IndexedDoc[];
-}
-
-const tableSources: TableSource[] = [
-	{
-		table: 'sessions',
-		read(db) {
-			const docs: IndexedDoc[] = [];
-			each(db, 'SELECT id, name, agent, end_note, focus_json, started_at FROM sessions', [], (r) => {
-				const id = r[0] as string;
-				docs.push({
-					key: `session:${id}`,
-					kind: 'session',
-					ref: id,
-					session: id,
-					agent: str(r[2]),
-					at: str(r[5]),
-					title: String(r[1] ?? ''),
-					body: [str(r[3]), ...textsOf(parsed(r[4] ?? null))].filter(Boolean).join('\n'),
-					files: [],
-				});
-			});
-			return docs;
-		},
-	},
-	{
-		table: 'handoffs',
-		read(db) {
-			const docs: IndexedDoc[] = [];
-			each(db, 'SELECT session_id, handoff_json, created_at FROM handoffs', [], (r) => {
-				const id = r[0] as string;
-				docs.push({ key: `handoff:${id}`, kind: 'handoff', ref: id, session: id, agent: null, at: str(r[2]), title: '', body: textsOf(parsed(r[1] ?? null)).join('\n'), files: [] });
-			});
-			return docs;
-		},
-	},
-	{
-		table: 'decisions',
-		read(db) {
-			const docs: IndexedDoc[] = [];
-			each(db, 'SELECT id, session_id, text, rationale, created_at FROM decisions', [], (r) => {
-				const id = r[0] as string;
-				docs.push({ key: `decision:${id}`, kind: 'decision', ref: id, session: str(r[1]), agent: null, at: str(r[4]), title: String(r[2] ?? ''), body: str(r[3]) ?? '', files: [] });
-			});
-			return docs;
-		},
-	},
-	{
-		table: 'memory_entries',
-		read(db) {
-			const docs: IndexedDoc[] = [];
-			each(db, 'SELECT id, text, source_session_id, files_json, last_confirmed_at FROM memory_entries', [], (r) => {
-				const id = r[0] as string;
-				const files = parsed(r[3] ?? null);
-				docs.push({
-					key: `memory:${id}`,
-					kind: 'memory',
-					ref: id,
-					session: str(r[2]),
-					agent: null,
-					at: str(r[4]),
-					title: '',
-					body: String(r[1] ?? ''),
-					files: Array.isArray(files) ? files.filter((f): f is string => typeof f === 'string') : [],
-				});
-			});
-			return docs;
-		},
-	},
-];
-
-function eventDoc(r: Row): IndexedDoc | null {
-	const [, id, kind, session, at, bodyText] = r;
-	const body = parsed(bodyText ?? null) as Record<string, unknown> | null;
-	if (!body || typeof id !== 'string') {
-		return null;
-	}
-	const turn = typeof body['turn'] === 'number' ? body['turn'] : undefined;
-	const base = { key: `event:${id}`, ref: id, session: str(session), at: str(at), ...(turn !== undefined ? { turn } : {}) };
-	if (kind === 'timeline.prompt') {
-		return { ...base, kind: 'prompt', agent: null, title: '', body: String(body['text'] ?? ''), files: [] };
-	}
-	const files = Array.isArray(body['files']) ? (body['files'] as { path?: unknown }[]).map((f) => f.path).filter((p): p is string => typeof p === 'string') : [];
-	const step = typeof body['step'] === 'number' ? body['step'] : undefined;
-	return { ...base, kind: 'step', agent: str((body['agent'] as SqlValue) ?? null), title: String(body['summary'] ?? ''), body: String(body['tool'] ?? ''), files, ...(step !== undefined ? { step } : {}) };
-}
-
-function excerptDoc(transcript: string, n: number, e: Excerpt, session: string | null, agent: string): IndexedDoc | null {
-	const base = { key: `transcript:${transcript}#${n}`, kind: 'transcript' as const, ref: `${transcript}#${n}`, session, agent, at: e.at, transcript, excerpt: n };
-	switch (e.type) {
-		case 'user':
-		case 'assistant':
-		case 'error':
-		case 'summary':
-			return { ...base, title: '', body: e.text, files: [] };
-		case 'tool':
-			return { ...base, title: e.name, body: e.detail ?? '', files: e.files };
-		default:
-			return null;
-	}
-}
+import { each, eventDoc, eventKinds, excerptDoc, tableSources, type Row, type TableSource } from './searchRecords';
 
 interface TranscriptMark {
 	archivePath: string;
@@ -173,13 +31,63 @@ const eventRows = 5_000;
 
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** What a saved index covers (searchCache.ts): the feed's marks, as `SearchFeed.marks` writes them. */
+interface FeedMarks {
+	prints: [string, string][];
+	eventsHigh: number;
+	eventsCount: number;
+	eventsHighId: string | null;
+	transcriptsStat: string;
+	transcripts: [string, TranscriptMark][];
+}
+
+/** A record's text and links, hashed: what tells a changed record from an unchanged one. */
+function fingerprint(doc: IndexedDoc): string {
+	return createHash('sha1')
+		.update(JSON.stringify([doc.title, doc.body, doc.files, doc.at, doc.session, doc.agent]))
+		.digest('base64');
+}
+
 export class SearchFeed {
 	private readonly versions = new Map<string, number>();
 	private readonly fingerprints = new Map<string, string>();
 	private eventsHigh = 0;
 	private eventsCount = 0;
+	/** The event at the high-water mark: a store whose rowid there holds another (a rebuilt store) is read again. */
+	private eventsHighId: string | null = null;
 	private transcriptsStat = '';
 	private readonly transcripts = new Map<string, TranscriptMark>();
+
+	/**
+	 * The marks of what the index holds, to save beside it. The store's table versions are this
+	 * process's counters and are left out: a feed made from saved marks reads the tables once and
+	 * re-indexes only the records whose fingerprint changed.
+	 */
+	marks(): string {
+		const marks: FeedMarks = {
+			prints: [...this.fingerprints],
+			eventsHigh: this.eventsHigh,
+			eventsCount: this.eventsCount,
+			eventsHighId: this.eventsHighId,
+			transcriptsStat: this.transcriptsStat,
+			transcripts: [...this.transcripts],
+		};
+		return JSON.stringify(marks);
+	}
+
+	/** A feed that goes on from saved marks (throws on marks it cannot read). */
+	static from(text: string): SearchFeed {
+		const marks = JSON.parse(text) as FeedMarks;
+		const feed = new SearchFeed();
+		if (!Array.isArray(marks.prints) || !Array.isArray(marks.transcripts) || typeof marks.eventsHigh !== 'number' || typeof marks.eventsCount !== 'number') throw new Error('its marks are incomplete');
+		for (const [mark, print] of marks.prints) feed.fingerprints.set(mark, print);
+		for (const [id, mark] of marks.transcripts) feed.transcripts.set(id, mark);
+		feed.eventsHigh = marks.eventsHigh;
+		feed.eventsCount = marks.eventsCount;
+		feed.eventsHighId = marks.eventsHighId;
+		feed.transcriptsStat = String(marks.transcriptsStat);
+		return feed;
+	}
 
 	/**
 	 * Brings the store's records into the index. Rows are read inside the store's reads (caught up
@@ -248,7 +156,7 @@ export class SearchFeed {
 		for (const doc of docs) {
 			const mark = prefix + doc.key;
 			live.add(mark);
-			const print = JSON.stringify([doc.title, doc.body, doc.files, doc.at, doc.session, doc.agent]);
+			const print = fingerprint(doc);
 			const known = this.fingerprints.get(mark);
 			if (known === print) continue;
 			this.fingerprints.set(mark, print);
@@ -284,11 +192,22 @@ export class SearchFeed {
 				total = Number(r[0] ?? 0);
 				high = Number(r[1] ?? 0);
 			});
-			return { version, total, high };
+			const idAt = (rowid: number): string | null => {
+				let id: string | null = null;
+				each(store.sqlite, 'SELECT id FROM shared_events WHERE rowid = ?', [rowid], (r) => (id = String(r[0])));
+				return id;
+			};
+			return { version, total, high, highId: idAt(high), markId: this.eventsHigh > 0 ? idAt(this.eventsHigh) : null };
 		});
 		if (!head) return;
 		let from = this.eventsHigh;
 		let count = this.eventsCount;
+		if (head.markId !== this.eventsHighId) {
+			// The event the mark was taken at is gone or another: nothing below the mark can be trusted.
+			index.batch(() => index.removeKeysStartingWith('event:'));
+			from = 0;
+			count = 0;
+		}
 		const readFrom = async (): Promise<void> => {
 			for (;;) {
 				const rows = await store.read(() => {
@@ -320,6 +239,7 @@ export class SearchFeed {
 			await readFrom();
 		}
 		this.eventsHigh = head.high;
+		this.eventsHighId = head.highId;
 		this.eventsCount = count;
 		this.versions.set('shared_events', head.version);
 	}

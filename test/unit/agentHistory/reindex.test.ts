@@ -226,6 +226,8 @@ test('baton doctor (the bundled CLI) names a damaged transcript index and the fi
 	assert.equal(report.previousIndex, 'damaged');
 	assert.equal(report.changed, true);
 	assert.deepEqual(report.agents['codex'], { transcripts: 1, archived: 1, sourceMissing: 1, unlinked: 0 });
+	assert.ok((rebuilt.json['searchIndex'] as { records: number }).records > 0, 'the search index is built again from what the reindex left');
+	assert.ok(fs.statSync(path.join(root, '.baton', 'cache', 'search-index.db')).size > 0, 'and saved');
 	assert.deepEqual(Object.keys(report).sort(), ['agents', 'changed', 'fromHeader', 'fromIndex', 'headersWritten', 'parsedBytes', 'previousIndex', 'problems', 'recovered', 'sessions', 'skipped', 'transcripts']);
 	const index = fs.readFileSync(path.join(root, '.baton', 'transcripts', 'index.json'));
 	const again = await batonAsync(root, ['doctor', '--reindex'], { env });

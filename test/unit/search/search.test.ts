@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { inArray } from 'drizzle-orm';
 import { BatonError } from '../../../src/engine/errors';
 import { ftsQuery } from '../../../src/engine/search/ftsQuery';
+import { SearchService } from '../../../src/engine/search/searchService';
 import type { SearchHit } from '../../../src/engine/search/searchShapes';
 import { machineIdentity } from '../../../src/engine/shared/machineIdentity';
 import { appendSharedEvents } from '../../../src/engine/shared/sharedEvents';
@@ -68,6 +69,60 @@ void describe('search', () => {
 		const hits = (await engine.search.search({ text: 'rounding' })).hits;
 		assert.match(hits[0]?.excerpt ?? '', /one rule for rounding everywhere/);
 		assert.ok((hits[0]?.score ?? 0) > (hits.at(-1)?.score ?? 0));
+	});
+
+	void it('ranks a word found in most records over its newest matches, and every other query as before', async (t) => {
+		const { engine, root, clock, docs } = await world(t);
+		await engine.store.write((db) =>
+			appendSharedEvents(
+				db,
+				machineIdentity(root),
+				Array.from({ length: 60 }, (_, i) => ({
+					nowMs: clock.now() + i,
+					event: {
+						kind: 'timeline.prompt',
+						subject: docs.id,
+						sessionId: docs.id,
+						actor: 'human',
+						body: { turn: i + 2, text: i === 10 || i === 50 ? `common common common ${i}` : `a common word, number ${i} of many`, at: new Date(clock.now()).toISOString() },
+					},
+				})),
+			),
+		);
+		const exact = new SearchService(engine.ctx, () => engine.transcripts(), null, { exactUpTo: 1_000, sample: 1_000, countUpTo: 1_000 });
+		const cut = new SearchService(engine.ctx, () => engine.transcripts(), null, { exactUpTo: 40, sample: 20, countUpTo: 40 });
+		const counted = new SearchService(engine.ctx, () => engine.transcripts(), null, { exactUpTo: 40, sample: 20, countUpTo: 100 });
+		t.after(() => (exact.close(), cut.close(), counted.close()));
+		for (const text of ['invoice', 'rounding', 'number 7', 'billing.ts']) {
+			assert.deepEqual({ ...(await cut.search({ text })), tookMs: 0 }, { ...(await exact.search({ text })), tookMs: 0 }, `${text}: under the cut, ranked exactly`);
+		}
+		const all = await exact.search({ text: 'common', limit: 500 });
+		assert.equal(all.total, 60);
+		assert.equal(all.totalEstimated, undefined);
+		const common = await cut.search({ text: 'common' });
+		assert.equal(common.totalEstimated, true);
+		assert.ok(common.total >= 41 && common.total <= 120, `an estimate near 60: ${common.total}`);
+		const newest = new Set(
+			all.hits
+				.map((h) => h.ref)
+				.sort()
+				.slice(-20),
+		);
+		assert.deepEqual(common.hits.map((h) => h.ref).sort(), [...newest].sort(), 'the newest twenty matches');
+		assert.match(common.hits[0]?.excerpt ?? '', /common common common 50/, 'the one that says it most first');
+		assert.match(all.hits[0]?.excerpt ?? '', /common common common (10|50)/);
+		const sampledButCounted = await counted.search({ text: 'common' });
+		assert.deepEqual({ total: sampledButCounted.total, estimated: sampledButCounted.totalEstimated }, { total: 60, estimated: undefined }, 'counted exactly up to countUpTo');
+		assert.deepEqual(
+			sampledButCounted.hits.map((h) => h.ref),
+			common.hits.map((h) => h.ref),
+		);
+		const scores = common.hits.map((h) => h.score);
+		assert.deepEqual(
+			scores,
+			[...scores].sort((a, b) => b - a),
+			'best first',
+		);
 	});
 
 	void it('follows later writes, transcript growth, purges and deleted events without starting over', async (t) => {

@@ -56,8 +56,6 @@ const defaultAnswerMs = 5_000;
 /** How often a waiting client asks the daemon whether it is there. */
 const pingMs = 1_000;
 
-/** A daemon that keeps using the CPU while silent is busy (a long synchronous step) and gets this many times the bound. */
-const busyFactor = 6;
 
 /** The daemon answered nothing within the bound. */
 class SilentDaemon extends Error {
@@ -153,9 +151,10 @@ class RpcSocket {
 	/**
 	 * While a request waits, asks `daemon/status` every second (answered by the daemon's event loop
 	 * whatever command runs) and fails every pending request with SilentDaemon once nothing at all
-	 * came back for `answerMs` — unless the daemon is still using the CPU (busy in a long synchronous
-	 * step on a loaded machine: ending it would only make the next one start over), which gets
-	 * `busyFactor` times the bound before it counts as wedged. A stopped daemon uses none.
+	 * came back for `answerMs` while the daemon used no CPU (wedged, or stopped). A daemon that keeps
+	 * using the CPU is busy in a long synchronous step (an import or a first push of a large history),
+	 * however long it takes: ending it threw its work away and ran the command again in the client's
+	 * own process (at 10,000 sessions an import and a push outlasted any fixed bound).
 	 */
 	watchSilence(answerMs: number, pid: number): void {
 		this.heardAt = Date.now();
@@ -166,7 +165,7 @@ class RpcSocket {
 				const now = processState(pid);
 				const busy = now !== undefined && !now.stopped && cpu !== undefined && now.cpu > cpu;
 				cpu = now?.cpu;
-				if (silent >= answerMs && (!busy || silent >= answerMs * busyFactor)) {
+				if (silent >= answerMs && !busy) {
 					this.fail(new SilentDaemon(silent, now?.stopped ? 'stopped' : 'wedged'));
 					return;
 				}

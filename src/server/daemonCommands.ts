@@ -102,6 +102,13 @@ async function runOne(deps: CommandRunnerDeps, loadCli: () => RunCli, params: Cl
 		// Fault injection for the queue-bound test (a daemon started with BATON_TEST_FAULTS=1 only): a command that takes long.
 		await new Promise((resolve) => setTimeout(resolve, Number(params.env['BATON_TEST_COMMAND_HOLDS_MS'])));
 	}
+	if (process.env['BATON_TEST_FAULTS'] === '1' && Number(params.env['BATON_TEST_COMMAND_SPINS_MS'] ?? 0) > 0) {
+		// Fault injection for the busy-daemon test: one long synchronous step (the event loop answers nothing, the CPU works).
+		const until = Date.now() + Number(params.env['BATON_TEST_COMMAND_SPINS_MS']);
+		while (Date.now() < until) {
+			// Spinning on purpose.
+		}
+	}
 	const runCommand = loadCli();
 	if (process.env['BATON_TEST_FAULTS'] === '1' && params.env['BATON_TEST_DAEMON_SLOW_MS']) {
 		// Fault injection for the spool test (a daemon started with BATON_TEST_FAULTS=1 only): a daemon

@@ -71,6 +71,21 @@ test('a daemon stopped (SIGSTOP) while clients arrive is noticed, ended and repl
 	assert.ok(next && next !== stopped && daemonPids(root).includes(next));
 });
 
+test('a daemon busy in one long synchronous step is waited for, however long past the silence bound: the command runs once, in it', async (t) => {
+	const { cli, root } = await daemonWorkspace(t);
+	const env = { BATON_TEST_FAULTS: '1', BATON_DAEMON_ANSWER_MS: '1000' };
+	assert.equal((await baton(cli, root, ['task', 'list'], { env })).code, 0);
+	const daemon = endpoint(root)?.pid;
+	// Eight seconds without a word, using the CPU: an import or a first push at scale. A client used to end it after six.
+	const busy = await baton(cli, root, ['task', 'add', '--title', 'after a long step', '--json'], { env: { ...env, BATON_TEST_COMMAND_SPINS_MS: '8000' } });
+	assert.equal(busy.code, 0, busy.stderr);
+	assert.doesNotMatch(busy.stderr, /answered nothing/);
+	assert.equal(endpoint(root)?.pid, daemon, 'the same daemon still serves');
+	assert.ok(daemon && daemonPids(root).includes(daemon));
+	assert.equal(daemonLog(root).match(/cli\/run task add → exit 0/g)?.length, 1, 'it ran the command, once');
+	assert.deepEqual(storedTitles(cli, root), ['after a long step']);
+});
+
 test('a command that cannot have its turn in the daemon within the bound is refused, naming what holds the queue; nothing is run', async (t) => {
 	const { cli, root } = await daemonWorkspace(t);
 	// The daemon takes its bound from the environment of the client that starts it; the fault hook makes one command hold the queue.

@@ -21,10 +21,10 @@ import { sql } from 'drizzle-orm';
 import path from 'node:path';
 import type { ShadowRepo } from '../shadow/shadowRepo';
 import type { WireEvent } from '../shared/sharedEvents';
-import { maxWireLineChars } from '../shared/wireLimits';
 import { BatonError } from '../errors';
 import { batchCheck, catBlobs, type BoundedGitRun } from '../git/objectReader';
 import { addedFiles, refTreeLimits, type RefRange } from './refTrees';
+import { parseBatch, type RefusedLine } from './wireLines';
 import { forEachFile } from '../storage/fsUtil';
 import { sharedTreeCommands, sharedTreeMessage, type PlannedTree, type SharedTree } from './sharedTrees';
 
@@ -458,41 +458,4 @@ export function splitBatch(text: string, lastId: string, maxBytes: number): { la
 		start = end;
 	}
 	return batches;
-}
-
-/** A line of a pulled batch that is no event, named `<blob>:<line>` (its first 12 hex digits, from 1); a batch refused whole is named by its blob alone. */
-interface RefusedLine {
-	id: string;
-	reason: string;
-}
-
-/**
- * One batch file's events, a JSON object per line. A line that is not one (a truncated write, a
- * tool that is not Baton) is refused by name and the others still count: a batch is written once,
- * so failing the pull over it would stop every later pull from that machine too.
- */
-function parseBatch(text: string, name: string, events: WireEvent[], refused: RefusedLine[]): void {
-	const lines = text.split('\n');
-	for (let n = 0; n < lines.length; n++) {
-		const line = lines[n] as string;
-		if (!line.trim()) {
-			continue;
-		}
-		if (line.length > maxWireLineChars) {
-			refused.push({ id: `${name}:${n + 1}`, reason: `a line of ${line.length} characters, more than the ${maxWireLineChars} an event may take (not parsed)` });
-			continue;
-		}
-		let value: unknown;
-		try {
-			value = JSON.parse(line);
-		} catch (error) {
-			refused.push({ id: `${name}:${n + 1}`, reason: `not JSON: ${(error as Error).message}` });
-			continue;
-		}
-		if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-			refused.push({ id: `${name}:${n + 1}`, reason: 'not a JSON object (an event is one object per line)' });
-			continue;
-		}
-		events.push(value as WireEvent);
-	}
 }

@@ -24,20 +24,12 @@ const rowsPerStatement = Math.floor(maxParams / perRow);
 type EventColumns = Pick<SharedEvent, 'id' | 'kind' | 'subject' | 'actor' | 'machine' | 'at' | 'body'> & Partial<Pick<SharedEvent, 'sessionId' | 'machineName' | 'author'>>;
 
 /**
- * A pulled event's body as its batch line wrote it (sync/wireLines.ts), stored as it came instead of
- * serialised again: it parses to the very body the merge checked. Held only as long as the event.
- */
-const bodyTexts = new WeakMap<object, string>();
-
-export function keepBodyText(event: object, text: string): void {
-	bodyTexts.set(event, text);
-}
-
-/**
  * Inserts `rows` with the same `source`. `receivedAt` is the arrival time every row shares (a pull),
- * or `'at'`: each row arrived when it was written (this machine's own events).
+ * or `'at'`: each row arrived when it was written (this machine's own events). `bodies` holds a
+ * pulled event's body as its batch line wrote it (sync/wireLines.ts): stored as it came instead of
+ * serialised again, it parses to the very body the merge checked.
  */
-export function insertEvents(db: BatonDb, rows: readonly EventColumns[], source: string, receivedAt: string | 'at'): void {
+export function insertEvents(db: BatonDb, rows: readonly EventColumns[], source: string, receivedAt: string | 'at', bodies?: ReadonlyMap<object, string>): void {
 	const shared: JournalParam[] = receivedAt === 'at' ? [source] : [source, receivedAt];
 	for (let i = 0; i < rows.length; i += rowsPerStatement) {
 		const end = Math.min(rows.length, i + rowsPerStatement);
@@ -45,7 +37,7 @@ export function insertEvents(db: BatonDb, rows: readonly EventColumns[], source:
 		const bound: JournalParam[] = [...shared];
 		for (let r = i; r < end; r++) {
 			const e = rows[r] as EventColumns;
-			const body = bodyTexts.get(e) ?? JSON.stringify(e.body);
+			const body = bodies?.get(e) ?? JSON.stringify(e.body);
 			// Optional on the wire: a missing one is stored as NULL.
 			const [sessionId, machineName, author] = [e.sessionId ?? null, e.machineName ?? null, e.author ?? null];
 			params.push(e.id, e.kind, e.subject, sessionId, e.actor, e.machine, machineName, author, e.at, body);

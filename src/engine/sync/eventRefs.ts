@@ -377,7 +377,7 @@ export class EventRefs {
 	 * files within the bounds is refused by name (`refusedRefs`), the others are read. No process runs
 	 * for nothing (a pull that brought nothing new, the usual one, runs none).
 	 */
-	async readBatches(ranges: readonly RefRange[]): Promise<{ events: WireEvent[]; refused: RefusedLine[]; refusedRefs: string[] }> {
+	async readBatches(ranges: readonly RefRange[]): Promise<{ events: WireEvent[]; refused: RefusedLine[]; refusedRefs: string[]; bodies: Map<WireEvent, string> }> {
 		const run: BoundedGitRun = async (args, input, maxStdoutBytes) => (await this.shadow.git(args, { input, maxStdoutBytes })).stdout;
 		const listed = await addedFiles(
 			run,
@@ -387,8 +387,9 @@ export class EventRefs {
 		);
 		const refused: RefusedLine[] = [...listed.refused];
 		const blobs = [...new Set(listed.read.flatMap((r) => r.files.map((f) => f.oid)))];
+		const bodies = new Map<WireEvent, string>();
 		if (blobs.length === 0) {
-			return { events: [], refused, refusedRefs: listed.refusedRefs };
+			return { events: [], refused, refusedRefs: listed.refusedRefs, bodies };
 		}
 		const found = await catBlobs(run, blobs, { maxBlobBytes: maxBatchBytes, maxGroupBytes: maxReadBytes });
 		const events: WireEvent[] = [];
@@ -399,10 +400,10 @@ export class EventRefs {
 			} else if ('tooLarge' in blob) {
 				refused.push({ id: name, reason: `a batch of ${blob.tooLarge} bytes, more than the ${maxBatchBytes} a batch may hold (not read)` });
 			} else {
-				parseBatch(blob.content.toString('utf8'), name, events, refused);
+				parseBatch(blob.content.toString('utf8'), name, events, refused, bodies);
 			}
 		});
-		return { events, refused, refusedRefs: listed.refusedRefs };
+		return { events, refused, refusedRefs: listed.refusedRefs, bodies };
 	}
 
 	/** How many events the commits in `from..to` added (their messages say). */

@@ -4,10 +4,9 @@
  * `wireLineSql`), and the merge stores the body as JSON text: re-serialising every parsed body for
  * that was a tenth of a big pull. So the line is parsed as its two parts, the fields before
  * `,"body":` and BODY, and BODY's text is kept with the event for the insert
- * (shared/eventInsert.ts `keepBodyText`).
+ * (`bodies`, handed to shared/eventInsert.ts).
  */
 import type { WireEvent } from '../shared/sharedEvents';
-import { keepBodyText } from '../shared/eventInsert';
 import { maxWireLineChars } from '../shared/wireLimits';
 
 /** A line of a pulled batch that is no event, named `<blob>:<line>` (its first 12 hex digits, from 1); a batch refused whole is named by its blob alone. */
@@ -49,11 +48,11 @@ export function parseWireLine(line: string): { value: unknown; bodyText?: string
 }
 
 /**
- * One batch file's events, a JSON object per line. A line that is not one (a truncated write, a
+ * One batch file's events, a JSON object per line (and in `bodies`, each one's body text where it was kept). A line that is not one (a truncated write, a
  * tool that is not Baton) is refused by name and the others still count: a batch is written once,
  * so failing the pull over it would stop every later pull from that machine too.
  */
-export function parseBatch(text: string, name: string, events: WireEvent[], refused: RefusedLine[]): void {
+export function parseBatch(text: string, name: string, events: WireEvent[], refused: RefusedLine[], bodies?: Map<WireEvent, string>): void {
 	const lines = text.split('\n');
 	for (let n = 0; n < lines.length; n++) {
 		const line = lines[n] as string;
@@ -76,9 +75,9 @@ export function parseBatch(text: string, name: string, events: WireEvent[], refu
 			refused.push({ id: `${name}:${n + 1}`, reason: 'not a JSON object (an event is one object per line)' });
 			continue;
 		}
-		if (parsed.bodyText !== undefined) {
-			keepBodyText(value, parsed.bodyText);
-		}
 		events.push(value as WireEvent);
+		if (parsed.bodyText !== undefined) {
+			bodies?.set(value as WireEvent, parsed.bodyText);
+		}
 	}
 }

@@ -68,15 +68,19 @@ test('Baton’s own line keeps its body’s text, which is the text the body ser
 	assert.equal(parsed.bodyText, JSON.stringify((JSON.parse(baton) as { body: unknown }).body));
 });
 
-test('a batch of good and broken lines: every good line is an event, every broken one refused by its line number', () => {
+test('a batch of good and broken lines: every good line is an event, every broken one refused by its line number, and the body texts kept are the events’ own', () => {
 	const events: WireEvent[] = [];
 	const refused: RefusedLine[] = [];
-	parseBatch([baton, '', lines['a truncated body'], lines['an array line'], lines['a body key twice (the last wins)']].join('\n'), 'abc', events, refused);
+	const bodies = new Map<WireEvent, string>();
+	parseBatch([baton, '', lines['a truncated body'], lines['an array line'], lines['a body key twice (the last wins)']].join('\n'), 'abc', events, refused, bodies);
 	assert.deepEqual(
 		events.map((e) => e.id),
 		['evt_01J0000000000000000000000_0000000b', 'e3'],
 	);
 	assert.deepEqual((events[1] as WireEvent).body, { second: 2 });
+	// The body's text is kept for Baton's line, not for the one whose body is there twice (serialised at the insert).
+	assert.equal(bodies.get(events[0] as WireEvent), JSON.stringify((events[0] as WireEvent).body));
+	assert.equal(bodies.has(events[1] as WireEvent), false);
 	assert.deepEqual(
 		refused.map((r) => r.id),
 		['abc:3', 'abc:4'],

@@ -137,6 +137,8 @@ function nativeInsert(file: string, schema: readonly string[], events: readonly 
 }
 
 export interface Run {
+	/** A `baton sync status` through the warm daemon: what any CLI call costs before the pull's own work. */
+	roundTrip: number;
 	push: number;
 	gitPush: number;
 	pull: number;
@@ -164,6 +166,7 @@ export async function oneRun(root: string, template: string, round: number): Pro
 		// The daemon is warm, as the editor's or an agent's hooks keep it: started by a call that writes nothing.
 		baton(a, ['sync', 'status']);
 		baton(clone, ['sync', 'status']);
+		const roundTrip = baton(clone, ['sync', 'status']);
 		const push = baton(a, ['sync', 'push']);
 		const shadow = path.join(a, '.baton', 'shadow.git');
 		const refs = git(shadow, ['for-each-ref', '--format=%(refname)', 'refs/baton/'], { GIT_DIR: shadow }).split('\n');
@@ -191,7 +194,7 @@ export async function oneRun(root: string, template: string, round: number): Pro
 			pull = baton(clone, ['sync', 'pull']);
 		}
 		const insert = nativeInsert(path.join(dir, 'native.db'), schema, events);
-		return { push, gitPush, pull, gitFetch, insert, load: (load + (os.loadavg()[0] ?? 0)) / 2, events: events.length };
+		return { roundTrip, push, gitPush, pull, gitFetch, insert, load: (load + (os.loadavg()[0] ?? 0)) / 2, events: events.length };
 	} finally {
 		stopDaemon(a);
 		stopDaemon(clone);
@@ -220,7 +223,7 @@ export async function benchSyncCli(sizes: readonly number[], rounds: number): Pr
 			for (let round = 0; round < rounds; round++) {
 				const run = await oneRun(root, template, round);
 				process.stderr.write(
-					`  ${count} sessions, run ${round}: push ${run.push.toFixed(0)} ms (git push ${run.gitPush.toFixed(0)}), pull ${run.pull.toFixed(0)} ms (git fetch ${run.gitFetch.toFixed(0)} + insert ${run.insert.toFixed(0)}), ${run.events} events, load ${run.load.toFixed(1)}\n`,
+					`  ${count} sessions, run ${round}: push ${run.push.toFixed(0)} ms (git push ${run.gitPush.toFixed(0)}), pull ${run.pull.toFixed(0)} ms (git fetch ${run.gitFetch.toFixed(0)} + insert ${run.insert.toFixed(0)}; a CLI round trip alone ${run.roundTrip.toFixed(0)}, the pull less it ${(run.pull - run.roundTrip).toFixed(0)} = ${((run.pull - run.roundTrip) / (run.gitFetch + run.insert)).toFixed(2)}× the baseline), ${run.events} events, load ${run.load.toFixed(1)}\n`,
 				);
 				runs.push(run);
 			}

@@ -56,7 +56,6 @@ const defaultAnswerMs = 5_000;
 /** How often a waiting client asks the daemon whether it is there. */
 const pingMs = 1_000;
 
-
 /** The daemon answered nothing within the bound. */
 class SilentDaemon extends Error {
 	constructor(

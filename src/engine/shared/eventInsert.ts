@@ -25,9 +25,11 @@ type EventColumns = Pick<SharedEvent, 'id' | 'kind' | 'subject' | 'actor' | 'mac
 
 /**
  * Inserts `rows` with the same `source`. `receivedAt` is the arrival time every row shares (a pull),
- * or `'at'`: each row arrived when it was written (this machine's own events).
+ * or `'at'`: each row arrived when it was written (this machine's own events). `bodies` holds a
+ * pulled event's body as its batch line wrote it (sync/wireLines.ts): stored as it came instead of
+ * serialised again, it parses to the very body the merge checked.
  */
-export function insertEvents(db: BatonDb, rows: readonly EventColumns[], source: string, receivedAt: string | 'at'): void {
+export function insertEvents(db: BatonDb, rows: readonly EventColumns[], source: string, receivedAt: string | 'at', bodies?: ReadonlyMap<object, string>): void {
 	const shared: JournalParam[] = receivedAt === 'at' ? [source] : [source, receivedAt];
 	for (let i = 0; i < rows.length; i += rowsPerStatement) {
 		const end = Math.min(rows.length, i + rowsPerStatement);
@@ -35,7 +37,7 @@ export function insertEvents(db: BatonDb, rows: readonly EventColumns[], source:
 		const bound: JournalParam[] = [...shared];
 		for (let r = i; r < end; r++) {
 			const e = rows[r] as EventColumns;
-			const body = JSON.stringify(e.body);
+			const body = bodies?.get(e) ?? JSON.stringify(e.body);
 			// Optional on the wire: a missing one is stored as NULL.
 			const [sessionId, machineName, author] = [e.sessionId ?? null, e.machineName ?? null, e.author ?? null];
 			params.push(e.id, e.kind, e.subject, sessionId, e.actor, e.machine, machineName, author, e.at, body);

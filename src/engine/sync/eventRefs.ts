@@ -21,10 +21,10 @@ import { sql } from 'drizzle-orm';
 import path from 'node:path';
 import type { ShadowRepo } from '../shadow/shadowRepo';
 import type { WireEvent } from '../shared/sharedEvents';
-import { maxWireLineChars } from '../shared/wireLimits';
 import { BatonError } from '../errors';
 import { batchCheck, catBlobs, type BoundedGitRun } from '../git/objectReader';
 import { addedFiles, refTreeLimits, type RefRange } from './refTrees';
+import { parseBatch, type RefusedLine } from './wireLines';
 import { forEachFile } from '../storage/fsUtil';
 import { sharedTreeCommands, sharedTreeMessage, type PlannedTree, type SharedTree } from './sharedTrees';
 
@@ -377,7 +377,7 @@ export class EventRefs {
 	 * files within the bounds is refused by name (`refusedRefs`), the others are read. No process runs
 	 * for nothing (a pull that brought nothing new, the usual one, runs none).
 	 */
-	async readBatches(ranges: readonly RefRange[]): Promise<{ events: WireEvent[]; refused: RefusedLine[]; refusedRefs: string[] }> {
+	async readBatches(ranges: readonly RefRange[]): Promise<{ events: WireEvent[]; refused: RefusedLine[]; refusedRefs: string[]; bodies: Map<WireEvent, string> }> {
 		const run: BoundedGitRun = async (args, input, maxStdoutBytes) => (await this.shadow.git(args, { input, maxStdoutBytes })).stdout;
 		const listed = await addedFiles(
 			run,
@@ -387,8 +387,9 @@ export class EventRefs {
 		);
 		const refused: RefusedLine[] = [...listed.refused];
 		const blobs = [...new Set(listed.read.flatMap((r) => r.files.map((f) => f.oid)))];
+		const bodies = new Map<WireEvent, string>();
 		if (blobs.length === 0) {
-			return { events: [], refused, refusedRefs: listed.refusedRefs };
+			return { events: [], refused, refusedRefs: listed.refusedRefs, bodies };
 		}
 		const found = await catBlobs(run, blobs, { maxBlobBytes: maxBatchBytes, maxGroupBytes: maxReadBytes });
 		const events: WireEvent[] = [];
@@ -399,10 +400,10 @@ export class EventRefs {
 			} else if ('tooLarge' in blob) {
 				refused.push({ id: name, reason: `a batch of ${blob.tooLarge} bytes, more than the ${maxBatchBytes} a batch may hold (not read)` });
 			} else {
-				parseBatch(blob.content.toString('utf8'), name, events, refused);
+				parseBatch(blob.content.toString('utf8'), name, events, refused, bodies);
 			}
 		});
-		return { events, refused, refusedRefs: listed.refusedRefs };
+		return { events, refused, refusedRefs: listed.refusedRefs, bodies };
 	}
 
 	/** How many events the commits in `from..to` added (their messages say). */
@@ -458,41 +459,4 @@ export function splitBatch(text: string, lastId: string, maxBytes: number): { la
 		start = end;
 	}
 	return batches;
-}
-
-/** A line of a pulled batch that is no event, named `<blob>:<line>` (its first 12 hex digits, from 1); a batch refused whole is named by its blob alone. */
-interface RefusedLine {
-	id: string;
-	reason: string;
-}
-
-/**
- * One batch file's events, a JSON object per line. A line that is not one (a truncated write, a
- * tool that is not Baton) is refused by name and the others still count: a batch is written once,
- * so failing the pull over it would stop every later pull from that machine too.
- */
-function parseBatch(text: string, name: string, events: WireEvent[], refused: RefusedLine[]): void {
-	const lines = text.split('\n');
-	for (let n = 0; n < lines.length; n++) {
-		const line = lines[n] as string;
-		if (!line.trim()) {
-			continue;
-		}
-		if (line.length > maxWireLineChars) {
-			refused.push({ id: `${name}:${n + 1}`, reason: `a line of ${line.length} characters, more than the ${maxWireLineChars} an event may take (not parsed)` });
-			continue;
-		}
-		let value: unknown;
-		try {
-			value = JSON.parse(line);
-		} catch (error) {
-			refused.push({ id: `${name}:${n + 1}`, reason: `not JSON: ${(error as Error).message}` });
-			continue;
-		}
-		if (value === null || typeof value !== 'object' || Array.isArray(value)) {
-			refused.push({ id: `${name}:${n + 1}`, reason: 'not a JSON object (an event is one object per line)' });
-			continue;
-		}
-		events.push(value as WireEvent);
-	}
 }

@@ -22,13 +22,14 @@ interface MergeResult {
 	before: number;
 }
 
-export function mergeWireEvents(db: BatonDb, events: readonly WireEvent[], source: string, nowMs: number): MergeResult {
+/** `bodies`: the pulled events' bodies as their lines wrote them (readBatches), stored as they came. */
+export function mergeWireEvents(db: BatonDb, events: readonly WireEvent[], source: string, nowMs: number, bodies?: ReadonlyMap<object, string>): MergeResult {
 	const { fresh, refused } = newSharedEvents(db, events, nowMs);
 	// The greatest rowid before the insert: every row above it is one of `added` (SQLite gives a new
 	// row the greatest rowid plus one), which lets the projection find the older events of the
 	// pulled records without naming the new ones (projection.ts `mergedAfter`).
 	const before = db.get<{ last: number | null }>(sql`SELECT max(rowid) AS last FROM shared_events`)?.last ?? 0;
 	const receivedAt = isoTime(nowMs);
-	insertEvents(db, fresh, source, receivedAt);
+	insertEvents(db, fresh, source, receivedAt, bodies);
 	return { added: fresh.map((e) => e.id), events: fresh, refused, before };
 }

@@ -5,8 +5,9 @@
  * events arrived in. Runs inside the pull's write, right after the merge.
  */
 import { retractedKind } from './retraction';
-import { and, eq, inArray, max, not, sql } from 'drizzle-orm';
-import { inJsonList, jsonList } from '../shared/sqlJsonList';
+import { eq, max } from 'drizzle-orm';
+import { inJsonList } from '../shared/sqlJsonList';
+import { eventsBySubject } from './subjectEvents';
 import type { BatonDb, JournalStore } from '../storage/journalStore';
 import { insertRows } from './rawInsert';
 import type { CheckpointAnnotation, CheckpointMetrics, FileStats, HandoffData, SessionFocus, SessionScope } from '../storage/jsonShapes';
@@ -16,7 +17,7 @@ import { knownScopeType } from '../shared/eventBodies';
 import { recordKinds } from './recordEvents';
 import type { Session } from '../storage/model';
 import type { WireEvent } from '../shared/sharedEvents';
-import { approvalPolicies, approvalStatuses, checkpoints, handoffs, sessions, sharedEvents } from '../storage/schema';
+import { approvalPolicies, approvalStatuses, checkpoints, handoffs, sessions } from '../storage/schema';
 import { decisionCounts, opinionsAmong, type TeammateOpinion } from './authority';
 
 interface ProjectionResult {
@@ -43,7 +44,6 @@ export interface ProjectionOptions {
 const statusOf: Record<string, Session['status']> = { resumed: 'active', active: 'active', suspended: 'suspended', ended: 'ended', orphaned: 'orphaned', archived: 'archived', closed: 'closed' };
 /** The kinds a session's or checkpoint's state is derived from (all `eventsBySubject` needs to read). */
 const subjectKinds = ['session.started', 'session.status', 'session.renamed', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided'];
-const subjectKindSet = new Set(subjectKinds);
 const derived = new Set<string>(['session.started', 'session.status', 'session.renamed', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided', ...recordKinds]);
 
 /**
@@ -80,7 +80,7 @@ export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownM
 	}
 	result.unknownKinds = [...unknown].sort();
 	const unknownScopes = new Set<string>();
-	const events = eventsBySubject(db, [...new Set([...sessionSubjects, ...consumedSubjects, ...checkpointSubjects])], newEvents, mergedAfter);
+	const events = eventsBySubject(db, [...new Set([...sessionSubjects, ...consumedSubjects, ...checkpointSubjects])], subjectKinds, newEvents, mergedAfter);
 	const sessionRows = new Map(
 		db
 			.select()
@@ -201,7 +201,7 @@ export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownM
 		!(events.get(id) ?? []).some((e) => e.kind === 'checkpoint.recorded' && e.machine !== ownMachine) &&
 		db.select({ id: checkpoints.id }).from(checkpoints).where(eq(checkpoints.id, id)).get() !== undefined;
 	result.opinions = opinionsAmong(newEvents, isOwn);
-	result.records = projectRecords(db, store, newEvents);
+	result.records = projectRecords(db, store, newEvents, mergedAfter);
 	result.unknownScopes = [...unknownScopes].sort();
 	return result;
 }
@@ -217,74 +217,6 @@ function isHandoffRow(body: Record<string, unknown>): boolean {
 	return !Array.isArray(body) && handoffKeys.every((k, i) => keys[i] === k);
 }
 const copyHandoffsSql = `INSERT INTO handoffs (session_id, handoff_json, created_at) SELECT subject, body_json, at FROM shared_events WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`;
-
-/**
- * Every event of the given subjects that their state derives from, grouped by subject, each group in
- * id order. The new events are at hand already: only the older ones are read in full (ids first).
- *
- * `mergedAfter` (the merge's `before`): every row above that rowid is one of `newEvents`, so the
- * older events are among the rows at or below it. When those rows are fewer than the index probes
- * for the subjects would be (a first pull into a young workspace), they are scanned; otherwise the
- * kind-and-subject index is probed, so the cost follows the smaller of the table and the pull.
- * Without it, the new events are named to SQLite to be left out.
- */
-function eventsBySubject(db: BatonDb, subjects: readonly string[], newEvents: readonly WireEvent[], mergedAfter?: number): Map<string, WireEvent[]> {
-	if (subjects.length === 0) {
-		return new Map();
-	}
-	const byId = new Map<string, WireEvent>();
-	for (const e of newEvents) {
-		if (subjectKindSet.has(e.kind)) {
-			byId.set(e.id, e);
-		}
-	}
-	const kinds = sql.raw(subjectKinds.map((k) => `'${k}'`).join(', '));
-	const older =
-		mergedAfter === undefined
-			? db
-					.select({ id: sharedEvents.id })
-					.from(sharedEvents)
-					.where(and(inArray(sharedEvents.kind, subjectKinds), inJsonList(sharedEvents.subject, subjects), not(inJsonList(sharedEvents.id, [...byId.keys()]))))
-					.all()
-					.map((r) => r.id)
-			: db
-					.all<{ id: string }>(
-						mergedAfter <= subjects.length * subjectKinds.length
-							? sql`SELECT id FROM shared_events WHERE rowid <= ${mergedAfter} AND +kind IN (${kinds}) AND +subject IN (SELECT value FROM json_each(${jsonList(subjects)}))`
-							: sql`SELECT id FROM shared_events WHERE kind IN (${kinds}) AND subject IN (SELECT value FROM json_each(${jsonList(subjects)})) AND rowid <= ${mergedAfter}`,
-					)
-					.map((r) => r.id)
-					.filter((id) => !byId.has(id));
-	if (older.length > 0) {
-		for (const e of db.select().from(sharedEvents).where(inJsonList(sharedEvents.id, older)).all()) {
-			byId.set(e.id, e);
-		}
-	}
-	// Grouped first, then each (short) group put in id order: the pulled events mostly arrive in id
-	// order already, and sorting all of them by id was most of this function's time.
-	const wanted = new Set(subjects);
-	const map = new Map<string, WireEvent[]>();
-	for (const e of byId.values()) {
-		if (!wanted.has(e.subject)) {
-			continue;
-		}
-		const list = map.get(e.subject);
-		if (list) {
-			list.push(e);
-		} else {
-			map.set(e.subject, [e]);
-		}
-	}
-	for (const list of map.values()) {
-		for (let i = 1; i < list.length; i++) {
-			if ((list[i - 1] as WireEvent).id > (list[i] as WireEvent).id) {
-				list.sort((a, b) => (a.id < b.id ? -1 : 1));
-				break;
-			}
-		}
-	}
-	return map;
-}
 
 /**
  * A session's status from its last `session.status` event (id order) that names a status this

@@ -13,7 +13,7 @@ import { checkpoints, decisions, importRecords, memoryEntries, sessions, sharedE
 import { taskPriorities, taskStatuses, taskTypes } from '../storage/schema';
 import { recordKinds } from './recordEvents';
 import { foldLabels, foldTask, groupBySubject, memoryConfirmations, memoryKey } from './recordFolds';
-import { pushAll } from '../arrays';
+import { byFirstEvent, eventsBySubject } from './subjectEvents';
 
 export interface RecordCounts {
 	decisions: number;
@@ -25,7 +25,11 @@ export interface RecordCounts {
 
 const sharedRecordKinds = new Set<string>(recordKinds);
 
-export function projectRecords(db: BatonDb, store: JournalStore, pulled: readonly WireEvent[]): RecordCounts {
+/**
+ * `mergedAfter` is the merge's rowid boundary (projection.ts): the records' older events are read
+ * below it, their new ones are `pulled` as they came.
+ */
+export function projectRecords(db: BatonDb, store: JournalStore, pulled: readonly WireEvent[], mergedAfter?: number): RecordCounts {
 	const counts: RecordCounts = { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 };
 	// A pull is mostly sessions and handoffs: the passes below look at these records' events alone.
 	const newEvents = pulled.filter((e) => sharedRecordKinds.has(e.kind));
@@ -72,7 +76,7 @@ export function projectRecords(db: BatonDb, store: JournalStore, pulled: readonl
 	counts.decisions += newDecisions.length;
 
 	const labelled = byKind(['checkpoint.labels']);
-	for (const [id, list] of allEvents(db, labelled, ['checkpoint.recorded', 'checkpoint.labels'])) {
+	for (const [id, list] of byFirstEvent(eventsBySubject(db, labelled, ['checkpoint.recorded', 'checkpoint.labels'], pulled, mergedAfter))) {
 		const row = db.select({ tags: checkpoints.tags, annotations: checkpoints.annotations }).from(checkpoints).where(eq(checkpoints.id, id)).get();
 		const folded = foldLabels(list);
 		if (row && JSON.stringify([row.tags, row.annotations]) !== JSON.stringify([folded.tags, folded.annotations])) {
@@ -85,7 +89,7 @@ export function projectRecords(db: BatonDb, store: JournalStore, pulled: readonl
 		counts.memory = projectMemory(db, newEvents, sessionKnown);
 	}
 
-	counts.tasks = projectTasks(db, store, byKind(['task.changed']));
+	counts.tasks = projectTasks(db, store, byFirstEvent(eventsBySubject(db, byKind(['task.changed']), ['task.changed'], pulled, mergedAfter)));
 
 	for (const e of newEvents) {
 		if (e.kind !== 'import.recorded') {
@@ -113,8 +117,9 @@ export function projectRecords(db: BatonDb, store: JournalStore, pulled: readonl
 }
 
 /** Tasks are their `task.changed` events folded in id order: a task not held is inserted (all in a few statements), one held is updated where it differs. */
-function projectTasks(db: BatonDb, store: JournalStore, subjects: readonly string[]): number {
+function projectTasks(db: BatonDb, store: JournalStore, groups: readonly [string, WireEvent[]][]): number {
 	let changedTasks = 0;
+	const subjects = groups.map(([id]) => id);
 	const held = new Map<string, typeof tasks.$inferSelect>();
 	for (let i = 0; i < subjects.length; i += 5_000) {
 		for (const row of db
@@ -126,7 +131,7 @@ function projectTasks(db: BatonDb, store: JournalStore, subjects: readonly strin
 		}
 	}
 	const fresh: (typeof tasks.$inferInsert)[] = [];
-	for (const [id, list] of allEvents(db, subjects, ['task.changed'])) {
+	for (const [id, list] of groups) {
 		const f = foldTask(list);
 		const seq = /^T(\d+)$/.exec(id)?.[1];
 		const row = held.get(id);
@@ -245,21 +250,6 @@ function projectMemory(db: BatonDb, newEvents: readonly WireEvent[], sessionKnow
 		}
 	}
 	return changed;
-}
-
-function allEvents(db: BatonDb, subjects: readonly string[], kinds: readonly string[]): Map<string, SharedEvent[]> {
-	const rows: SharedEvent[] = [];
-	for (let i = 0; i < subjects.length; i += 500) {
-		pushAll(
-			rows,
-			db
-				.select()
-				.from(sharedEvents)
-				.where(and(inArray(sharedEvents.subject, subjects.slice(i, i + 500)), inArray(sharedEvents.kind, [...kinds])))
-				.all(),
-		);
-	}
-	return groupBySubject(rows);
 }
 
 function entityHeld(db: BatonDb, entityType: string, id: string): boolean {

@@ -65,7 +65,7 @@ export async function mergeFetched(parts: MergeParts, name: string): Promise<Pul
 			ctx.log.warn(`sync: the checkpoints ref of machine ${machine} from remote "${name}" cannot be read (${(error as Error).message}); its checkpoints' files are not shown`);
 		}
 	}
-	const { events: read, refused: brokenLines, refusedRefs } = await refs.readBatches(ranges);
+	const { events: read, refused: brokenLines, refusedRefs, bodies } = await refs.readBatches(ranges);
 	const { kept: wire, refused: claims } = refuseIdentityClaims(read, own);
 	// A refused ref is not taken as pulled: the next pull names it again, and reads it once it is mended.
 	refusedRefs.forEach((ref) => delete processed[ref]);
@@ -74,7 +74,7 @@ export async function mergeFetched(parts: MergeParts, name: string): Promise<Pul
 	await parts.recordPending();
 	const nowMs = ctx.clock.now();
 	const result = await ctx.store.write((db) => {
-		const merged = mergeWireEvents(db, wire, name, nowMs);
+		const merged = mergeWireEvents(db, wire, name, nowMs, bodies);
 		// The merged rows are the wire events as received: no need to read them back.
 		const projected = projectEvents(db, merged.events, own, ctx.store, { mergedAfter: merged.before });
 		useSharedTrees(db, sharedTrees);

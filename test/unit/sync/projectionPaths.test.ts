@@ -14,7 +14,7 @@ import { asc } from 'drizzle-orm';
 import type { Engine } from '../../../src/engine/engine';
 import { newEventId } from '../../../src/engine/shared/eventId';
 import type { WireEvent } from '../../../src/engine/shared/sharedEvents';
-import { handoffs, sessions, sharedEvents } from '../../../src/engine/storage/schema';
+import { handoffs, sessions, sharedEvents, tasks } from '../../../src/engine/storage/schema';
 import { mergeWireEvents } from '../../../src/engine/sync/mergeWire';
 import { projectEvents, type ProjectionOptions } from '../../../src/engine/sync/projection';
 import { openTestEngine } from '../helpers';
@@ -105,6 +105,18 @@ function events(seed: number, count: number): WireEvent[] {
 		if (r() < 0.3) {
 			add('handoff.consumed', id, pick(machines), { bySessionId: pick(ids), at: at() });
 		}
+		// Tasks (shared records, recordProjection.ts): a few subjects changed by many sessions, so a
+		// task's events are split over the pulls, its creation sometimes arriving after a change.
+		if (r() < 0.5) {
+			const task = `T${1 + Math.floor(r() * 25)}`;
+			const fields = pick<Record<string, unknown>>([
+				{ title: pick(texts), createdAt: at(), status: 'pending' },
+				{ status: pick(['done', 'in-progress', 'bogus']), updatedAt: at() },
+				{ title: `${pick(texts)} again`, priority: pick(['high', 'low', 'urgent!']) },
+				{ description: pick(texts), completedBySession: id },
+			]);
+			add('task.changed', task, pick(machines), fields);
+		}
 	}
 	return out;
 }
@@ -132,6 +144,7 @@ async function derived(engine: Engine): Promise<unknown> {
 	const rows = await engine.store.read((db) => ({
 		sessions: db.select().from(sessions).orderBy(asc(sessions.id)).all(),
 		handoffs: db.select().from(handoffs).orderBy(asc(handoffs.sessionId)).all(),
+		tasks: db.select().from(tasks).orderBy(asc(tasks.id)).all(),
 		events: db.select({ id: sharedEvents.id }).from(sharedEvents).orderBy(asc(sharedEvents.id)).all().length,
 	}));
 	const text = engine.store.sqlite.exec('SELECT session_id, handoff_json, typeof(handoff_json) FROM handoffs ORDER BY session_id')[0]?.values ?? [];
@@ -151,9 +164,10 @@ for (const seed of [1, 2, 3]) {
 		batches.push(batches[1] ?? []);
 		const fast = await pullInto(t, batches, (before) => ({ mergedAfter: before }));
 		const slow = await pullInto(t, batches, () => ({ copyHandoffs: false }));
-		const fastRows = (await derived(fast)) as { sessions: unknown[]; handoffs: unknown[] };
+		const fastRows = (await derived(fast)) as { sessions: unknown[]; handoffs: unknown[]; tasks: unknown[] };
 		assert.ok(fastRows.sessions.length > 60, `sessions derived: ${fastRows.sessions.length}`);
 		assert.ok(fastRows.handoffs.length > 30, `handoffs derived: ${fastRows.handoffs.length}`);
+		assert.ok(fastRows.tasks.length > 10, `tasks derived: ${fastRows.tasks.length}`);
 		assert.deepStrictEqual(fastRows, await derived(slow));
 		// The copied rows are in the journal as a statement: a second process replays it to the same rows.
 		const root = fast.ctx.workspaceRoot;

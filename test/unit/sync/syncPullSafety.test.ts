@@ -198,3 +198,34 @@ test("a commit someone else added on top of this machine's ref in the remote doe
 	assert.equal(pulled.sessions.added, 2);
 	assert.deepEqual(pulled.refused, []);
 });
+
+test('pulled lines Baton would not write — the body twice, space around it, a body key inside an earlier field — store a body that reads back as the line’s own and derive from it', async (t) => {
+	const w = await enabledWorld(t);
+	await startEnd(w.a, 'plain', 'plain done');
+	await w.a.engine.sync.push();
+	const machineA = machineIdentity(w.a.root).id;
+	const id = (n: number): string => `evt_${ulid(w.b.clock.now(), Buffer.alloc(10, n))}_${machineA}`;
+	const subject = (n: number): string => `ses_20260301100000_${String(n).repeat(6)}`;
+	const started = (n: number, name: string): string => eventLine(id(n), machineA, 'session.started', subject(n), { name, scope: { type: 'global' } });
+	const twice = started(1, 'first').replace(/\}\}$/, `},"body":${JSON.stringify({ name: 'second', scope: { type: 'global' } })}}`);
+	const spaced = started(2, 'spaced').replace('"body":{"name":"spaced"', '"body": {"name" :  "spaced"');
+	const nested = started(3, 'nested').replace('"actor":"agent:x"', '"actor":"agent:x","extra":{"a":1,"body":{"name":"not this"}}');
+	const lines = [twice, spaced, nested];
+	forgeBatch(w, `refs/baton/events/${machineA}`, lines);
+
+	const pulled = await w.b.engine.sync.pull();
+	assert.deepEqual(pulled.refused, []);
+	const names = (await w.b.engine.briefings.list({})).map((s) => s.name).sort();
+	assert.deepEqual(names, ['nested', 'plain', 'second', 'spaced']);
+	for (const [n, line] of lines.entries()) {
+		const row = await w.b.engine.store.read((db) =>
+			db
+				.select({ body: sharedEvents.body })
+				.from(sharedEvents)
+				.where(eq(sharedEvents.id, id(n + 1)))
+				.get(),
+		);
+		assert.deepStrictEqual(row?.body, (JSON.parse(line) as { body: unknown }).body, `line ${n + 1}`);
+	}
+	await bWritesAndSyncs(w);
+});

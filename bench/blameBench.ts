@@ -17,8 +17,8 @@ import { Engine } from '../src/engine/engine';
 import { silentLogger } from '../src/engine/ports';
 import { blameFile } from '../src/engine/provenance/blameReader';
 import { ProvenanceService } from '../src/engine/provenance/provenanceService';
-import { StepRecorder } from '../test/unit/provenance/recordSteps';
-import { ScriptedRepo } from '../test/unit/provenance/scriptedRepo';
+import { StepRecorder } from '../test/unit/engine/provenance/recordSteps';
+import { ScriptedRepo } from '../test/unit/engine/provenance/scriptedRepo';
 import { median, percentile, type BenchRow } from './stats';
 
 /**

@@ -14,8 +14,8 @@ import path from 'node:path';
 import { listSpool, spoolCounts } from '../src/hookHost/hookSpool';
 import { Engine } from '../src/engine/engine';
 import { silentLogger } from '../src/engine/ports';
-import { agentCli } from '../test/unit/agents/agentCli';
-import { baton, daemonEnv, daemonPids } from '../test/unit/daemon/daemonProcesses';
+import { agentCli } from '../test/unit/cli/agentCli';
+import { baton, daemonEnv, daemonPids } from '../test/unit/server/daemonProcesses';
 import { median, percentile, type BenchRow } from './stats';
 
 export interface FaultFigures {

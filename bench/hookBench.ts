@@ -7,7 +7,7 @@
  *   whole process, the archive's path in process (chunk splitter, JSON.parse of the lines it needs,
  *   excerpts, redaction, archive write) and the bare splitter + JSON.parse of every line, against
  *   `wc -l` reading the same file; target ≥ 150 MB/s.
- * The CLI is the bundle with the agent commands wired in (test/unit/agents/agentCli.ts), or
+ * The CLI is the bundle with the agent commands wired in (test/unit/cli/agentCli.ts), or
  * `BATON_TEST_CLI` (e.g. dist/cli.js once main.ts registers them).
  */
 import { spawnSync } from 'node:child_process';
@@ -18,8 +18,8 @@ import { claudeProjectDir } from '../src/engine/transcripts/claudeProjects';
 import { readJsonlFrom } from '../src/engine/transcripts/jsonlReader';
 import { TranscriptArchive } from '../src/engine/transcripts/transcriptArchive';
 import { silentLogger } from '../src/engine/ports';
-import { agentCli } from '../test/unit/agents/agentCli';
-import { generateLargeTranscript, TranscriptWriter } from '../test/unit/agents/transcriptWriter';
+import { agentCli } from '../test/unit/cli/agentCli';
+import { generateLargeTranscript, TranscriptWriter } from '../test/unit/engine/transcripts/transcriptWriter';
 import { median, percentile, type BenchRow } from './stats';
 
 export async function benchHooks(quick: boolean): Promise<BenchRow[]> {

@@ -15,9 +15,9 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { agentCli } from '../test/unit/agents/agentCli';
-import { baton, daemonPids, type Result } from '../test/unit/daemon/daemonProcesses';
-import { countWrites, storedTitles } from '../test/unit/daemon/faultCounts';
+import { agentCli } from '../test/unit/cli/agentCli';
+import { baton, daemonPids, type Result } from '../test/unit/server/daemonProcesses';
+import { countWrites, storedTitles } from '../test/unit/server/faultCounts';
 import { copyTree } from './captureBench';
 import { formatTable, median, percentile, type BenchRow } from './stats';
 

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { claudeProjectDir } from '../src/engine/transcripts/claudeProjects';
-import { TranscriptWriter } from '../test/unit/agents/transcriptWriter';
+import { TranscriptWriter } from '../test/unit/engine/transcripts/transcriptWriter';
 
 export interface SeedTranscriptOptions {
 	root: string;

@@ -33,7 +33,9 @@ fs.mkdirSync(path.join(workspace, '.cleo'), { recursive: true });
 fs.writeFileSync(path.join(workspace, 'README.md'), '# shop\n');
 const sessionsFile = path.join(workspace, '.cleo', 'sessions.json');
 // The fixture the import tests use: CLEO's legacy multi-session file, in CLEO's own format.
-execFileSync(process.execPath, ['--import', 'tsx', '-e', `require('./test/unit/interop/interopFixtures.ts').writeJson(${JSON.stringify(sessionsFile)}, require('./test/unit/interop/interopFixtures.ts').cleoSessionsData())`], { cwd: root });
+execFileSync(process.execPath, ['--import', 'tsx', '-e', `require('./test/unit/engine/interop/interopFixtures.ts').writeJson(${JSON.stringify(sessionsFile)}, require('./test/unit/engine/interop/interopFixtures.ts').cleoSessionsData())`], {
+	cwd: root,
+});
 execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'init', '--workspace', workspace]);
 const expected = JSON.parse(execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'import', 'cleo-sessions', sessionsFile, '--dry-run', '--json', '--workspace', workspace], { encoding: 'utf8' }));
 

@@ -5,7 +5,7 @@
  * local writer enforces are applied to a field (a pulled value past one can come only from a
  * broken or hostile writer); fields some local way still takes longer (a handoff's note from the
  * CLI) are bounded by the body's own limit, which every local write has. The local limits these
- * repeat are checked to be the same by test/unit/sync/wireLimits.test.ts.
+ * repeat are checked to be the same by test/unit/engine/sync/wireLimits.test.ts.
  */
 import type { WireEvent } from './sharedEvents';
 

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { agentCli, hookLogLines, runBaton, type Run } from '../agents/agentCli';
+import { agentCli, hookLogLines, runBaton, type Run } from './agentCli';
 import { tempDir } from '../helpers';
 
 const fixtures = path.resolve(__dirname, '../../fixtures');

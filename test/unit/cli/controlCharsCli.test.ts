@@ -11,7 +11,7 @@ import { before, describe, it } from 'node:test';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { rawControl, tempDir } from '../helpers';
-import { agentCli, runBaton, type Run } from '../agents/agentCli';
+import { agentCli, runBaton, type Run } from './agentCli';
 
 /** Clear the screen, retitle the window, rewrite the line (CR), a C1 CSI, a right-to-left override. */
 const hostile = 'A\u001b[2J\u001b]0;title\u0007B\rC\u009b31mD\u202eE';

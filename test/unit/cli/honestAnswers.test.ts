@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { tempDir } from '../helpers';
 import { baton } from './cliRunner';
-import { hookFixture } from '../agents/agentCli';
+import { hookFixture } from './agentCli';
 
 function workspace(t: Parameters<typeof tempDir>[0]): string {
 	const root = path.join(tempDir(t, 'baton-honest-'), 'project');

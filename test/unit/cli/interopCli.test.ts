@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { snapshotFiles, tempDir } from '../helpers';
-import { beadsIssues, cleoDbData, cleoSessionsData, writeCleoDb, writeJson, writeJsonl } from '../interop/interopFixtures';
+import { beadsIssues, cleoDbData, cleoSessionsData, writeCleoDb, writeJson, writeJsonl } from '../engine/interop/interopFixtures';
 import { baton, cliPath } from './cliRunner';
 
 const zero = { sessions: 0, tasks: 0, decisions: 0, handoffs: 0, settings: 0 };

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
-import { hookFixture } from '../agents/agentCli';
+import { hookFixture } from './agentCli';
 import { httpPeer } from '../engine/notifications/loopbackPeers';
 import { testAccount, twilioPeer } from '../engine/notifications/twilioPeer';
 import { tempDir } from '../helpers';

@@ -11,7 +11,7 @@ import { appendSpool, listSpool, spoolDir } from '../../../src/hookHost/hookSpoo
 import { Engine } from '../../../src/engine/engine';
 import { LockFile } from '../../../src/engine/storage/lockFile';
 import { MemoryLogger } from '../helpers';
-import { baton, claudeToolCall, daemonPids, daemonWorkspace, endpoint, waitFor, type Result } from '../daemon/daemonProcesses';
+import { baton, claudeToolCall, daemonPids, daemonWorkspace, endpoint, waitFor, type Result } from '../server/daemonProcesses';
 
 /** Short budgets, as in production: the daemon reached within 300 ms, the event handed over within the hook budget. */
 const faultEnv = { BATON_DAEMON_BUDGET_MS: '300', BATON_HOOK_BUDGET_MS: '2000' };

@@ -14,7 +14,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { createMessageConnection, IPCMessageReader, IPCMessageWriter, ResponseError, type MessageConnection } from 'vscode-jsonrpc/node';
 import * as rpc from '../../../src/protocol/rpc';
 import { seedArchivedTranscript } from '../../../scripts/seedTranscript';
-import { agentCli } from '../agents/agentCli';
+import { agentCli } from '../cli/agentCli';
 import { stopBeforeRemoval, stopChild, tempDir } from '../helpers';
 
 const serverMain = path.resolve(__dirname, '../../../src/server/main.ts');

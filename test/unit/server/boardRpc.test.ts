@@ -10,7 +10,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import * as board from '../../../src/protocol/boardRpc';
 import * as rpc from '../../../src/protocol/rpc';
-import { agentCli, runBaton } from '../agents/agentCli';
+import { agentCli, runBaton } from '../cli/agentCli';
 import { tempDir } from '../helpers';
 import { startServer } from './serverHarness';
 

@@ -5,7 +5,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { ResponseError } from 'vscode-jsonrpc/node';
 import * as rpc from '../../../src/protocol/rpc';
 import { snapshotFiles, tempDir } from '../helpers';
-import { beadsIssues, cleoSessionsData, writeJson, writeJsonl } from '../interop/interopFixtures';
+import { beadsIssues, cleoSessionsData, writeJson, writeJsonl } from '../engine/interop/interopFixtures';
 import { startServer } from './serverProcess';
 import { startServer as startServerWith } from './serverHarness';
 

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { actor, FakeClock, openTestEngine, tempDir } from '../../helpers';
-import { repoRoot } from '../../agents/agentCli';
+import { repoRoot } from '../../cli/agentCli';
 
 const codexId = '01a22197-dbd8-7241-af6b-96b66b737258';
 

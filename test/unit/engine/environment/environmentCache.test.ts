@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { spawnSync } from 'node:child_process';
 import { cliPath } from '../../cli/cliRunner';
-import { baton as batonAsync, daemonWorkspace } from '../../daemon/daemonProcesses';
+import { baton as batonAsync, daemonWorkspace } from '../../server/daemonProcesses';
 import { actor, tempDir } from '../../helpers';
 import { createSettled, makeWorkspace, openCheckpointEngine, userGit, write } from '../checkpoints/gitFixtures';
 

@@ -12,9 +12,9 @@ import { runHook } from '../../../../src/engine/hooks/runHook';
 import { hasPlaceholderName, nameFromPrompt, placeholderName } from '../../../../src/engine/sessions/sessionName';
 import { TranscriptArchive } from '../../../../src/engine/transcripts/transcriptArchive';
 import { auditLog } from '../../../../src/engine/storage/schema';
-import { hookFixture } from '../../agents/agentCli';
+import { hookFixture } from '../../cli/agentCli';
 import { actor, openTestEngine, tempDir } from '../../helpers';
-import { enabledWorld, git } from '../../sync/syncWorld';
+import { enabledWorld, git } from '../sync/syncWorld';
 import { baton } from '../../cli/cliRunner';
 import fs from 'node:fs';
 

@@ -14,7 +14,7 @@ import { Engine } from '../../../../src/engine/engine';
 import { LockFile } from '../../../../src/engine/storage/lockFile';
 import { TranscriptArchive } from '../../../../src/engine/transcripts/transcriptArchive';
 import { claudeProjectDir } from '../../../../src/engine/transcripts/claudeProjects';
-import { TranscriptWriter } from '../../agents/transcriptWriter';
+import { TranscriptWriter } from '../transcripts/transcriptWriter';
 import { cliPath } from '../../cli/cliRunner';
 import { makeWorkspace } from '../checkpoints/gitFixtures';
 import { actor, MemoryLogger, tempDir } from '../../helpers';

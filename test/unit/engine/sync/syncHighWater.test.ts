@@ -1,0 +1,133 @@
+/**
+ * A sync costs what is new, not the history (issue #28 item 5): an export reads only the local
+ * events above its durable mark (exportMark.ts), the records that become events at a sync are not
+ * compared again while nothing changed, and a batch of this machine's events is appended with one
+ * lookup. What it must never cost is an event: a sync after a sync sends nothing, a new event after a
+ * sync sends only it, and a crash between the mark and the push loses nothing.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import test from 'node:test';
+import { eq } from 'drizzle-orm';
+import { ShadowRepo } from '../../../../src/engine/shadow/shadowRepo';
+import { machineIdentity } from '../../../../src/engine/shared/machineIdentity';
+import { sharedEvents, tasks } from '../../../../src/engine/storage/schema';
+import { EventRefs } from '../../../../src/engine/sync/eventRefs';
+import { batonDir } from '../../../../src/engine/workspace';
+import { openTestEngine } from '../../helpers';
+import { enabledWorld, git, remoteRefs, startEnd } from './syncWorld';
+
+const actor = 'cli:test';
+
+function eventRefs(root: string): EventRefs {
+	return new EventRefs(new ShadowRepo(root, batonDir(root)), machineIdentity(root).id);
+}
+
+/** The remote's tip of this machine's events ref (null: never pushed). */
+function remoteTip(bare: string, root: string): string | null {
+	const ref = `refs/baton/events/${machineIdentity(root).id}`;
+	const line = git(bare, ['for-each-ref', '--format=%(objectname) %(refname)', ref], { GIT_DIR: bare });
+	return line ? (line.split(' ')[0] as string) : null;
+}
+
+test('a sync after a sync sends nothing: no event exported, no ref pushed, nothing new for the other clone', async (t) => {
+	const w = await enabledWorld(t);
+	await startEnd(w.a, 'first', 'done');
+	await w.a.engine.tasks.add({ title: 'keep the parser small', actor });
+	const first = await w.a.engine.sync.push();
+	assert.ok((first[0]?.pushed.length ?? 0) > 0, 'the first push sends the refs');
+	const tip = remoteTip(w.bare, w.a.root);
+	assert.ok(tip);
+	assert.equal((await w.b.engine.sync.pull()).newEvents > 0, true);
+
+	const refsBefore = remoteRefs(w.bare);
+	assert.equal((await w.a.engine.sync.export()).events, 0, 'nothing above the mark');
+	const again = await w.a.engine.sync.push();
+	assert.deepEqual(again[0]?.pushed, [], 'no ref is sent again');
+	assert.deepEqual(remoteRefs(w.bare), refsBefore);
+	assert.equal(remoteTip(w.bare, w.a.root), tip);
+	assert.equal((await w.b.engine.sync.pull()).newEvents, 0);
+	assert.equal((await w.a.engine.sync.status()).remotes[0]?.ahead, 0);
+});
+
+test('a new event after a sync sends only it: the next export is one event, the other clone receives that one', async (t) => {
+	const w = await enabledWorld(t);
+	await startEnd(w.a, 'first', 'done');
+	await w.a.engine.sync.push();
+	await w.b.engine.sync.pull();
+	const refs = eventRefs(w.a.root);
+	const before = await refs.tip(refs.eventsRef);
+
+	// A task becomes its event at the next sync, after a sync that found no record waiting.
+	const task = await w.a.engine.tasks.add({ title: 'ids are ULIDs', actor });
+	assert.equal((await w.a.engine.sync.status()).remotes[0]?.ahead, 0, 'not an event until the sync');
+	const pushed = await w.a.engine.sync.push();
+	assert.equal(
+		pushed[0]?.pushed.some((p) => p.ref === refs.eventsRef),
+		true,
+	);
+	const after = await refs.tip(refs.eventsRef);
+	const sent = await refs.readEvents(before, after as string);
+	assert.deepEqual(
+		sent.map((e) => [e.kind, e.subject]),
+		[['task.changed', task.id]],
+		'the export carries the new event alone',
+	);
+	const pulled = await w.b.engine.sync.pull();
+	assert.equal(pulled.newEvents, 1);
+	assert.equal(pulled.records.tasks, 1);
+	assert.deepEqual(await w.b.engine.store.read((db) => db.select({ id: tasks.id, title: tasks.title }).from(tasks).all()), [{ id: task.id, title: 'ids are ULIDs' }]);
+});
+
+test('a crash between writing the export mark and pushing loses nothing: the next process pushes what the mark covers', async (t) => {
+	const w = await enabledWorld(t);
+	const markFile = path.join(w.a.root, '.baton', 'sync', 'exported.json');
+	await startEnd(w.a, 'before the crash', 'exported, never pushed');
+	await w.a.engine.tasks.add({ title: 'exported before the crash', actor });
+	const exported = await w.a.engine.sync.export();
+	assert.ok(exported.events >= 4, 'session start, handoff, end and the decision are in the ref');
+	const mark = JSON.parse(fs.readFileSync(markFile, 'utf8')) as { tip: string };
+	assert.equal(remoteTip(w.bare, w.a.root), null, 'nothing reached the remote');
+	const local = await w.a.engine.store.read((db) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(eq(sharedEvents.source, 'local')).all().length);
+
+	// The process ends here, before its push; another one opens the same workspace.
+	w.a.engine.close();
+	const again = await openTestEngine(t, { root: w.a.root, clock: w.a.clock });
+	assert.equal((await again.engine.sync.status()).remotes[0]?.ahead, local, 'status counts every exported, unconfirmed event');
+	const pushed = await again.engine.sync.push();
+	assert.equal(remoteTip(w.bare, w.a.root), mark.tip, 'the push sends the ref the mark names');
+	assert.equal(pushed[0]?.pushed.length ? true : false, true);
+	const pulled = await w.b.engine.sync.pull();
+	assert.equal(pulled.newEvents, local, 'the other clone receives every event');
+	assert.equal(pulled.sessions.added, 1);
+	assert.equal((await again.engine.sync.status()).remotes[0]?.ahead, 0);
+	again.engine.close();
+});
+
+test('the events of one write are appended in order with one lookup: ids go up even within a millisecond and after a teammate’s id from a clock ahead', async (t) => {
+	const w = await enabledWorld(t);
+	// B's clock is an hour ahead: its ids sort after everything A wrote so far.
+	w.b.clock.advance(3_600_000);
+	await startEnd(w.b, 'ahead', 'from the future');
+	await w.b.engine.sync.push();
+	await w.a.engine.sync.pull();
+	// A session that ends while its checkpoint is recorded writes several events in one write each; they all follow B's.
+	await startEnd(w.a, 'after', 'follows', { checkpoint: true });
+	const rows = await w.a.engine.store.read((db) => db.select({ id: sharedEvents.id, kind: sharedEvents.kind, source: sharedEvents.source }).from(sharedEvents).all());
+	const ordered = [...rows].sort((x, y) => (x.id < y.id ? -1 : 1));
+	const firstOwn = ordered.findIndex((r) => r.source === 'local');
+	assert.ok(firstOwn > 0);
+	assert.ok(
+		ordered.slice(firstOwn).every((r) => r.source === 'local'),
+		'every event A wrote after the pull sorts after B’s',
+	);
+	assert.deepEqual(
+		ordered.slice(firstOwn).map((r) => r.kind),
+		// Its start takes B's handoff: the start and the consumption are one write, one millisecond.
+		['session.started', 'handoff.consumed', 'checkpoint.recorded', 'handoff.written', 'session.status'],
+		`in the order they happened (${ordered.map((r) => r.kind).join(', ')})`,
+	);
+	const ids = ordered.slice(firstOwn).map((r) => r.id);
+	assert.equal(new Set(ids).size, ids.length);
+});

@@ -23,7 +23,7 @@ import { Engine } from '../src/engine/engine';
 import { silentLogger } from '../src/engine/ports';
 import { workspaceStatus } from '../src/protocol/rpc';
 import { sessionTreeRoot } from '../src/protocol/treeRpc';
-import { formatTable, median, percentile, type BenchRow } from './stats';
+import { formatTable, median, percentile, sizesAndRounds, type BenchRow } from './stats';
 import { baton, benchRow, freshClone, oneRun, stopDaemon, type Run } from './syncCliBench';
 import { git } from './syncBench';
 import { withServer } from './treeBench';
@@ -402,11 +402,6 @@ export async function benchScale(sizes: readonly number[], rounds: number): Prom
 }
 
 if (require.main === module) {
-	const arg = (name: string): string | undefined => {
-		const at = process.argv.indexOf(name);
-		return at > 0 ? process.argv[at + 1] : undefined;
-	};
-	const sizes = (arg('--sessions') ?? '1000,10000').split(',').map(Number);
-	const rounds = Number(arg('--rounds') ?? 3);
+	const { sizes, rounds } = sizesAndRounds();
 	void benchScale(sizes, rounds).then((rows) => process.stdout.write(`${formatTable(rows)}\n`));
 }

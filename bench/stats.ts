@@ -51,3 +51,12 @@ function figure(value: number, unit: BenchRow['unit'] = 'ms'): string {
 	}
 	return `${value < 10 ? value.toFixed(2) : value.toFixed(1)} ms`;
 }
+
+/** `--sessions 1000,10000 --rounds 3` of a bench run on its own (defaults: 1,000 and 10,000 sessions, 3 rounds). */
+export function sizesAndRounds(argv: readonly string[] = process.argv): { sizes: number[]; rounds: number } {
+	const arg = (name: string): string | undefined => {
+		const at = argv.indexOf(name);
+		return at > 0 ? argv[at + 1] : undefined;
+	};
+	return { sizes: (arg('--sessions') ?? '1000,10000').split(',').map(Number), rounds: Number(arg('--rounds') ?? 3) };
+}

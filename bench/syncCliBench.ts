@@ -25,7 +25,7 @@ import { machineIdentity } from '../src/engine/shared/machineIdentity';
 import { appendSharedEvents, toWire, type WireEvent } from '../src/engine/shared/sharedEvents';
 import { sharedEvents } from '../src/engine/storage/schema';
 import { benchHandoff, git } from './syncBench';
-import { formatTable, median, percentile, type BenchRow } from './stats';
+import { formatTable, median, percentile, sizesAndRounds, type BenchRow } from './stats';
 
 const cli = path.resolve(process.env['BATON_TEST_CLI'] ?? path.join(__dirname, '..', 'dist', 'cli.js'));
 
@@ -255,11 +255,6 @@ export async function benchSyncCli(sizes: readonly number[], rounds: number): Pr
 }
 
 if (require.main === module) {
-	const arg = (name: string): string | undefined => {
-		const at = process.argv.indexOf(name);
-		return at > 0 ? process.argv[at + 1] : undefined;
-	};
-	const sizes = (arg('--sessions') ?? '1000,10000').split(',').map(Number);
-	const rounds = Number(arg('--rounds') ?? 3);
+	const { sizes, rounds } = sizesAndRounds();
 	void benchSyncCli(sizes, rounds).then((rows) => process.stdout.write(`${formatTable(rows)}\n`));
 }

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sessionIdsOf } from '../transcripts/claudeProjects';
+import { readAll } from '../storage/fsUtil';
 import { openRegularFile } from '../transcripts/regularFile';
 
 /** The ids Baton keeps as file names in its archive (transcriptArchive.ts). */
@@ -126,14 +127,7 @@ function headBytes(file: string, limit: number): { bytes: Buffer; whole: boolean
 		const { fd, stat } = openRegularFile(file);
 		try {
 			const bytes = Buffer.allocUnsafe(Math.min(limit, stat.size));
-			let read = 0;
-			while (read < bytes.length) {
-				const n = fs.readSync(fd, bytes, read, bytes.length - read, read);
-				if (n === 0) {
-					break;
-				}
-				read += n;
-			}
+			const read = readAll(fd, bytes);
 			return { bytes: bytes.subarray(0, read), whole: read === stat.size };
 		} catch {
 			return undefined;

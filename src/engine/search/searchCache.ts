@@ -10,8 +10,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fsyncDir, writeAll } from '../storage/fsUtil';
-import { mkdirPrivate, privateFileMode } from '../workspace';
+import { atomicWriteFile } from '../storage/fsUtil';
+import { mkdirPrivate } from '../workspace';
 
 /** Bumped whenever the index's tables, the feed's marks or the way a record is indexed change. */
 export const searchCacheFormat = 1;
@@ -50,19 +50,5 @@ export function writeSearchCache(file: string, bytes: Uint8Array): void {
 		.digest()
 		.copy(trailer, magic.length + 12);
 	mkdirPrivate(path.dirname(file));
-	const tmp = `${file}.tmp-${process.pid}`;
-	fs.rmSync(tmp, { force: true });
-	const fd = fs.openSync(tmp, 'w', privateFileMode);
-	try {
-		writeAll(fd, bytes);
-		writeAll(fd, trailer);
-		fs.fsyncSync(fd);
-	} catch (error) {
-		fs.closeSync(fd);
-		fs.rmSync(tmp, { force: true });
-		throw error;
-	}
-	fs.closeSync(fd);
-	fs.renameSync(tmp, file);
-	fsyncDir(path.dirname(file));
+	atomicWriteFile(file, [bytes, trailer]);
 }

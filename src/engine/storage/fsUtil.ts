@@ -6,18 +6,37 @@ import { privateFileMode } from '../workspace';
 /** The mode of a file that is the user's rather than Baton's (an export, `.beads/`): what the umask allows. */
 export const ordinaryFileMode = 0o666;
 
+/** Reads into `bytes` from the start of `fd` until it is full or the file ends; how many bytes were read. */
+export function readAll(fd: number, bytes: Buffer): number {
+	let read = 0;
+	while (read < bytes.length) {
+		const n = fs.readSync(fd, bytes, read, bytes.length - read, read);
+		if (n === 0) {
+			break;
+		}
+		read += n;
+	}
+	return read;
+}
+
 /**
  * Write a file so that a crash leaves either the old or the new content: tmp, fsync, rename, fsync dir.
  * The temp file is created afresh with `mode` (Baton's files are private), so the file renamed into
- * place has it already.
+ * place has it already. `bytes` may come in pieces (a body and its trailer, written without joining
+ * them); `durable: false` leaves out both fsyncs, for a file whose durable step is another's (a kill
+ * still leaves the old or the new, a power cut may leave neither).
  */
-export function atomicWriteFile(file: string, bytes: Uint8Array, mode = privateFileMode): void {
+export function atomicWriteFile(file: string, bytes: Uint8Array | readonly Uint8Array[], mode = privateFileMode, durable = true): void {
 	const tmp = `${file}.tmp-${process.pid}`;
 	fs.rmSync(tmp, { force: true }); // A leftover of a dead process with this pid would keep its mode.
 	const fd = fs.openSync(tmp, 'w', mode);
 	try {
-		writeAll(fd, bytes);
-		fs.fsyncSync(fd);
+		for (const piece of bytes instanceof Uint8Array ? [bytes] : bytes) {
+			writeAll(fd, piece);
+		}
+		if (durable) {
+			fs.fsyncSync(fd);
+		}
 	} catch (error) {
 		// A full disk: the half-written copy would hold on to the space it took.
 		fs.closeSync(fd);
@@ -26,7 +45,9 @@ export function atomicWriteFile(file: string, bytes: Uint8Array, mode = privateF
 	}
 	fs.closeSync(fd);
 	fs.renameSync(tmp, file);
-	fsyncDir(path.dirname(file));
+	if (durable) {
+		fsyncDir(path.dirname(file));
+	}
 }
 
 export function writeAll(fd: number, bytes: Uint8Array, position?: number): void {

@@ -102,18 +102,7 @@ function createWhole(file: string, bytes: Buffer): boolean {
 
 /** A new copy renamed over the old one: a kill leaves the old or the new, never a mix (not synced: see above). */
 function replaceWhole(file: string, bytes: Buffer): void {
-	const tmp = `${file}.tmp-${process.pid}`;
-	fs.rmSync(tmp, { force: true });
-	const fd = fs.openSync(tmp, 'w', privateFileMode);
-	try {
-		writeAll(fd, bytes);
-	} catch (error) {
-		fs.closeSync(fd);
-		fs.rmSync(tmp, { force: true });
-		throw error;
-	}
-	fs.closeSync(fd);
-	fs.renameSync(tmp, file);
+	atomicWriteFile(file, bytes, privateFileMode, false);
 }
 
 /**

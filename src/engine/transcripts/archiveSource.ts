@@ -10,6 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentKind } from '../agentKinds';
+import { readAll } from '../storage/fsUtil';
 import type { AgentFileRead } from './agentFiles';
 import { readClineTaskFile } from './clineRecords';
 import { readJsonlFrom, type JsonlReadOptions, type JsonlReadResult } from './jsonlReader';
@@ -101,14 +102,7 @@ function wholeText(file: string): { text: string; size: number } {
 	const { fd, stat } = openRegularFile(file);
 	try {
 		const bytes = Buffer.alloc(stat.size);
-		let read = 0;
-		while (read < bytes.length) {
-			const n = fs.readSync(fd, bytes, read, bytes.length - read, read);
-			if (n === 0) {
-				break;
-			}
-			read += n;
-		}
+		const read = readAll(fd, bytes);
 		return { text: bytes.toString('utf8', 0, read), size: stat.size };
 	} finally {
 		fs.closeSync(fd);

@@ -208,13 +208,18 @@ test('baton import agents --agent vscode|cline|roo-code --json (the bundled CLI)
 		GEMINI_CLI_HOME: home,
 		BATON_NO_DAEMON: '1',
 	};
-	// VS Code's agent hooks, as its documentation shows them (camelCase: recorded as Copilot's) and as current Copilot
-	// Chat sends them (Claude Code's field names, microsoft/vscode-copilot-chat ChatHookService: recorded as Claude Code's).
+	// VS Code's agent hooks, as its documentation shows them (camelCase) and as current Copilot Chat sends them (Claude
+	// Code's field names, microsoft/vscode-copilot-chat ChatHookService), both recorded as Copilot's today. A store an
+	// older Baton wrote holds the second as Claude Code's (it was told by the field names): `--agent claude-code` writes
+	// that record here, and the import must still link the chat to it.
 	const common = JSON.parse(fs.readFileSync(path.join(real, 'copilot', 'vscode', 'common.json'), 'utf8')) as Record<string, unknown>;
 	const documented = { ...common, ...JSON.parse(fs.readFileSync(path.join(real, 'copilot', 'vscode', 'SessionStart.json'), 'utf8')), cwd: root, sessionId: logId, hookEventName: 'SessionStart' };
 	const current = { timestamp: '2026-02-08T19:00:00.000Z', hook_event_name: 'SessionStart', session_id: jsonId, cwd: root, source: 'new' };
-	for (const payload of [documented, current]) {
-		const hook = await batonAsync(root, ['hook', 'session-start'], { env, input: JSON.stringify(payload) });
+	for (const [payload, agent] of [
+		[documented, []],
+		[current, ['--agent', 'claude-code']],
+	] as const) {
+		const hook = await batonAsync(root, ['hook', 'session-start', ...agent], { env, input: JSON.stringify(payload) });
 		assert.equal(hook.code, 0, hook.stderr);
 		// Ended, so the next chat's hook starts a session of its own instead of joining this one.
 		assert.equal(baton(root, 'session', 'end').code, 0);

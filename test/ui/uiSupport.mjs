@@ -45,20 +45,43 @@ export class Checks {
 /** The sidebar's visible rows and the end of Baton's log in this workbench, indented for the report. */
 async function whatWasShown(s) {
 	if (!s) return '';
-	const rows = await s.page
-		.locator('.part.sidebar .pane-header, .part.sidebar .monaco-list-row, .part.sidebar .welcome-view-content')
-		.evaluateAll((els) => els.filter((e) => e.offsetParent !== null).map((e) => (e.getAttribute('aria-label') || e.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 120)));
+	const rows = await s.page.locator('.part.sidebar .pane-header, .part.sidebar .monaco-list-row, .part.sidebar .welcome-view-content').evaluateAll((els) =>
+		els
+			.filter((e) => e.offsetParent !== null)
+			.map((e) => {
+				const text = (e.getAttribute('aria-label') || e.textContent || '').replace(/\s+/g, ' ').trim().slice(0, 120);
+				// A group shown open with no rows under it and one shown closed read the same without this.
+				const open = e.getAttribute('aria-expanded');
+				return open === null ? text : `${text} [${open === 'true' ? 'open' : 'closed'}]`;
+			}),
+	);
 	const logs = [];
+	const hostLogs = [];
 	const walk = (dir) => {
 		for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
 			const full = path.join(dir, entry.name);
 			if (entry.isDirectory()) walk(full);
 			else if (/Baton\.log$/.test(entry.name)) logs.push(full);
+			else if (/exthost\.log$/i.test(entry.name)) hostLogs.push(full);
 		}
 	};
 	if (s.server?.root) walk(s.server.root);
 	const tail = logs.flatMap((file) => fs.readFileSync(file, 'utf8').trimEnd().split('\n').slice(-25));
-	return [`    sidebar: ${rows.length ? rows.join(' | ') : '(nothing visible)'}`, `    Baton log (last ${tail.length} lines):`, ...tail.map((l) => `      ${l}`)].join('\n');
+	// What VS Code's side of the tree views said (a group's rows asked of a node a refresh had cleared, say).
+	const treeLines = hostLogs
+		.flatMap((file) =>
+			fs
+				.readFileSync(file, 'utf8')
+				.split('\n')
+				.filter((l) => /tree ?(item|view)/i.test(l)),
+		)
+		.slice(-10);
+	return [
+		`    sidebar: ${rows.length ? rows.join(' | ') : '(nothing visible)'}`,
+		`    Baton log (last ${tail.length} lines):`,
+		...tail.map((l) => `      ${l}`),
+		...(treeLines.length ? ['    extension host, tree views:', ...treeLines.map((l) => `      ${l}`)] : []),
+	].join('\n');
 }
 
 /** Opens the Baton container from its activity-bar icon, as a person would. */

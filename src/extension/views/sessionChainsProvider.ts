@@ -17,6 +17,8 @@ import { Disposable } from '../lifecycle';
 export class ScopeNode {
 	/** Its rows (sessions that are no orchestrator's worker, in chain order): sent with the group when it opens expanded, else asked for on expand. */
 	rows: Promise<SessionNode[]> | undefined;
+	/** VS Code asked for its rows (it shows the group expanded and its rows with it). */
+	asked = false;
 
 	constructor(readonly chains: TreeScopeDto) {}
 }
@@ -45,6 +47,9 @@ export class SessionNode {
  * state and time, which must be seen, never do.
  */
 const rowChars = 30;
+
+/** How long VS Code has to ask for an open group's rows after the root arrived before the group is refreshed on its own. */
+const askAgainAfterMs = 1500;
 
 function rowNameLimit(description: string, depth: 'scope' | 'session' | 'worker'): number {
 	const indent = depth === 'scope' ? -2 : depth === 'worker' ? 2 : 0;
@@ -96,9 +101,11 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 	/** Why the last load failed (the view shows it while it tries again), or undefined once it loaded. */
 	readonly onDidChangeProblem = this.problemEmitter.event;
 	private problemText: string | undefined;
+	private askAgainTimer: ReturnType<typeof setTimeout> | undefined;
 
 	constructor(private readonly workspace: BatonWorkspace) {
 		super();
+		this.register({ dispose: () => clearTimeout(this.askAgainTimer) });
 		this.register(
 			workspace.onDidChangeData(() => {
 				this.root = undefined;
@@ -114,10 +121,14 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 			if (!this.workspace.status?.initialized) {
 				return []; // the welcome view explains what to do
 			}
-			this.root ??= this.loadRoot();
+			if (!this.root) {
+				this.root = this.loadRoot();
+				void this.root.then((scopes) => this.askAgainForOpenRows(scopes));
+			}
 			return this.root;
 		}
 		if (node instanceof ScopeNode) {
+			node.asked = true;
 			node.rows ??= this.loadScope(node);
 			return node.rows;
 		}
@@ -239,6 +250,24 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		} finally {
 			this.lastLoadMs = performance.now() - started;
 		}
+	}
+
+	/**
+	 * A data change that lands while VS Code fetches an open group's rows can leave that group shown
+	 * open and empty: VS Code asked the previous generation of nodes, whose handles the refresh had
+	 * just cleared, got no rows, and keeps the group's state for its id. A group that opens expanded
+	 * and that VS Code has not asked for a while after the root arrived is refreshed on its own, which
+	 * makes VS Code ask again if it shows the group open (and costs nothing: its rows came with the root).
+	 */
+	private askAgainForOpenRows(scopes: readonly ScopeNode[]): void {
+		const generation = this.generation;
+		clearTimeout(this.askAgainTimer);
+		this.askAgainTimer = setTimeout(() => {
+			if (generation !== this.generation) return;
+			for (const scope of scopes) {
+				if (!scope.asked && scope.rows && opensExpanded(scope.chains)) this.changeEmitter.fire(scope);
+			}
+		}, askAgainAfterMs);
 	}
 
 	get problem(): string | undefined {

@@ -6,7 +6,7 @@ import type { CheckpointMetrics, EscalationThresholds } from '../storage/jsonSha
 import type { ApprovalPolicy, ApprovalStatus, Checkpoint } from '../storage/model';
 import { checkpointTriggers } from '../storage/schema';
 
-export interface ApprovalDecision {
+interface ApprovalDecision {
 	status: ApprovalStatus;
 	policy: ApprovalPolicy;
 	/** Why: the escalation, the policy rule, or the unknown trigger. */
@@ -19,7 +19,7 @@ export interface ApprovalDecision {
  * the person who took one chose that moment, so only `strict` asks them again (one rule for the
  * editor and the CLI).
  */
-export const autoApprovedTriggers: Readonly<Record<ApprovalPolicy, readonly string[]>> = {
+const autoApprovedTriggers: Readonly<Record<ApprovalPolicy, readonly string[]>> = {
 	// `compact`: the snapshot taken before an agent compacts its context is a way back, not a piece of
 	// work to judge (Gemini CLI compresses before every model request; Claude Code on /compact).
 	auto: ['periodic', 'heartbeat', 'detach', 'manual', 'compact'],
@@ -35,7 +35,7 @@ export function isKnownTrigger(trigger: string): boolean {
  * A metric at or over its threshold escalates (as Parhelia's reference rules do). A threshold of 0
  * turns that check off. `sessionAgeMs` is the session's active time: suspended time does not count.
  */
-export function escalationReasons(metrics: CheckpointMetrics, thresholds: EscalationThresholds): string[] {
+function escalationReasons(metrics: CheckpointMetrics, thresholds: EscalationThresholds): string[] {
 	const reasons: string[] = [];
 	if (thresholds.costUsd > 0 && metrics.costUsd >= thresholds.costUsd) {
 		reasons.push(`cost $${metrics.costUsd.toFixed(2)} reached the $${thresholds.costUsd.toFixed(2)} threshold`);
@@ -50,7 +50,7 @@ export function escalationReasons(metrics: CheckpointMetrics, thresholds: Escala
 }
 
 /** Checkpoints Baton takes for its own safety (before a rollback): never a review, under any policy. */
-export const nothingToJudgeTriggers: readonly string[] = ['pre-rollback'];
+const nothingToJudgeTriggers: readonly string[] = ['pre-rollback'];
 
 /** The last approved state the new checkpoint is identical to (same tree), if any. */
 export interface UnchangedSince {

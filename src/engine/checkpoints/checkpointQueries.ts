@@ -9,7 +9,7 @@ import { checkpoints, checkpointSessionSettings, rollbacks, settings } from '../
 import { pushAll } from '../arrays';
 
 /** The settings key of the workspace's current checkpoint: the next one's parent. */
-export const headSettingKey = 'checkpoints.head';
+const headSettingKey = 'checkpoints.head';
 
 export function getCheckpoint(db: BatonDb, id: string): Checkpoint {
 	const row = db.select().from(checkpoints).where(eq(checkpoints.id, id)).get();
@@ -61,14 +61,6 @@ export function setHeadCheckpoint(db: BatonDb, id: string, now: string): void {
 
 export function sessionSettingsOf(db: BatonDb, sessionId: string): CheckpointSessionSettings | undefined {
 	return db.select().from(checkpointSessionSettings).where(eq(checkpointSessionSettings.sessionId, sessionId)).get();
-}
-
-export function getRollback(db: BatonDb, id: string): Rollback {
-	const row = db.select().from(rollbacks).where(eq(rollbacks.id, id)).get();
-	if (!row) {
-		throw new BatonError('notFound', `rollback ${id} does not exist`);
-	}
-	return row;
 }
 
 export function listRollbacks(db: BatonDb, limit = 50): Rollback[] {

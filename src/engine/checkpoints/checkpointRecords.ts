@@ -17,7 +17,7 @@ import { getCheckpoint, nextCheckpointSeq, sessionSettingsOf, setHeadCheckpoint 
 import type { SnapshotResult } from '../shadow/shadowSnapshot';
 import type { FileChange } from '../shadow/treeDiff';
 
-export interface CheckpointRecordInput {
+interface CheckpointRecordInput {
 	id: string;
 	nowMs: number;
 	input: {
@@ -243,7 +243,7 @@ export function validateMetrics(input: { costUsd?: number; errorCount?: number }
 	}
 }
 
-export function upsertSessionSettings(db: BatonDb, sessionId: string, now: string, set: { costUsd?: number; errorCount?: number; policy?: ApprovalPolicy | null; thresholds?: Partial<EscalationThresholds> | null }): void {
+function upsertSessionSettings(db: BatonDb, sessionId: string, now: string, set: { costUsd?: number; errorCount?: number; policy?: ApprovalPolicy | null; thresholds?: Partial<EscalationThresholds> | null }): void {
 	const existing = sessionSettingsOf(db, sessionId);
 	if (existing) {
 		db.update(checkpointSessionSettings)

@@ -18,7 +18,7 @@ export function pendingEnvironment(nowIso: string): EnvironmentSnapshot {
 	return { capturedAt: nowIso, durationMs: 0, agents: {}, vscode: null, mcpServers: {}, runtimes: {}, packages: {}, git: null, unknown: [pendingReason], pending: true };
 }
 
-export function isPendingEnvironment(env: EnvironmentSnapshot | null | undefined): boolean {
+function isPendingEnvironment(env: EnvironmentSnapshot | null | undefined): boolean {
 	return env?.pending === true;
 }
 

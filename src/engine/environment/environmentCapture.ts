@@ -23,7 +23,7 @@ export interface HostEnvironment {
 	vscode?: { version: string | null; extensions: Record<string, string> | { id: string; version: string }[] };
 }
 
-export interface CaptureOptions {
+interface CaptureOptions {
 	workspaceRoot: string;
 	timeoutMs: number;
 	nowIso: string;
@@ -40,7 +40,7 @@ export interface CaptureOptions {
 	workspaceState?: WorkspaceState | undefined;
 }
 
-export const agentCommands = ['claude', 'codex', 'gemini', 'copilot', 'cursor-agent', 'aider'];
+const agentCommands = ['claude', 'codex', 'gemini', 'copilot', 'cursor-agent', 'aider'];
 
 const runtimeProbes: { name: string; command: string | string[]; args: string[]; when?: string }[] = [
 	{ name: 'node', command: 'node', args: ['--version'] },
@@ -123,7 +123,7 @@ function hostVscode(host: HostEnvironment | undefined): EnvironmentSnapshot['vsc
 }
 
 /** Where `name` would run from on `searchPath`, without spawning anything. */
-export function which(name: string, searchPath: string): string | null {
+function which(name: string, searchPath: string): string | null {
 	const exts = process.platform === 'win32' ? (process.env['PATHEXT'] ?? '.EXE;.CMD;.BAT').split(';') : [''];
 	for (const dir of searchPath.split(path.delimiter)) {
 		if (!dir) continue;

@@ -15,7 +15,7 @@ export interface CategoryDiff {
 }
 
 /** Something one side could not observe: neither added nor removed, just not compared. */
-export interface NotCompared {
+interface NotCompared {
 	category: EnvironmentCategory;
 	/** null: the whole category. */
 	key: string | null;
@@ -34,7 +34,7 @@ export type EnvironmentDiff = Record<EnvironmentCategory, CategoryDiff> & {
 	notCompared: NotCompared[];
 };
 
-export function flattenEnvironment(env: EnvironmentSnapshot | null): Record<EnvironmentCategory, Record<string, string>> {
+function flattenEnvironment(env: EnvironmentSnapshot | null): Record<EnvironmentCategory, Record<string, string>> {
 	const out: Record<EnvironmentCategory, Record<string, string>> = { agents: {}, vscode: {}, extensions: {}, mcpServers: {}, runtimes: {}, packages: {}, git: {} };
 	if (!env) return out;
 	for (const [name, agent] of Object.entries(env.agents)) {

@@ -14,16 +14,16 @@ export interface PackageSet {
 	truncated: boolean;
 }
 
-export const maxPackages = 500;
+const maxPackages = 500;
 
 /** Parsed lockfiles by path, with the fingerprint they were read at (the environment cache). */
-export interface LockfileCache {
+interface LockfileCache {
 	lockfile(file: string, key: string): { value: PackageSet | null } | undefined;
 	setLockfile(file: string, key: string, value: PackageSet | null): void;
 }
 
 /** Lockfiles Baton reads, relative to the workspace root. `requirements*.txt` are found by name. */
-export const lockfileNames = ['package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'poetry.lock', 'Cargo.lock', 'go.sum'];
+const lockfileNames = ['package-lock.json', 'pnpm-lock.yaml', 'yarn.lock', 'poetry.lock', 'Cargo.lock', 'go.sum'];
 
 export function readLockfiles(root: string, cache: LockfileCache): { sets: Record<string, PackageSet>; problems: string[] } {
 	const sets: Record<string, PackageSet> = {};

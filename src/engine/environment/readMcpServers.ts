@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 
-export interface McpServerInfo {
+interface McpServerInfo {
 	source: string;
 	type: string | null;
 	command: string | null;
@@ -24,7 +24,7 @@ const sources: { file: string; key: string }[] = [
 	{ file: '.cursor/mcp.json', key: 'mcpServers' },
 ];
 
-export const redacted = '<redacted>';
+const redacted = '<redacted>';
 const secretFlag = /^--?[\w-]*(token|key|secret|password|passwd|pwd|auth|credential|bearer)[\w-]*$/i;
 const secretAssignment = /^(--?[\w-]*(?:token|key|secret|password|passwd|pwd|auth|credential|bearer)[\w-]*=)(.+)$/i;
 const secretShapes = [
@@ -126,7 +126,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /** VS Code's mcp.json is JSONC: comments and trailing commas. */
-export function stripJsonComments(text: string): string {
+function stripJsonComments(text: string): string {
 	let out = '';
 	let inString = false;
 	for (let i = 0; i < text.length; i++) {

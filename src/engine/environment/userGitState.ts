@@ -22,7 +22,7 @@ export interface WorkspaceState {
 	snapshot?: Promise<string | undefined> | undefined;
 }
 
-export interface GitStateOptions {
+interface GitStateOptions {
 	workspaceRoot: string;
 	gitEnv: NodeJS.ProcessEnv;
 	workspaceState: WorkspaceState | undefined;

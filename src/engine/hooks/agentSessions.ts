@@ -15,14 +15,14 @@ import { placeholderName } from '../sessions/sessionName';
 import type { HookEvent } from '../hookEvent';
 
 /** How a session was found: the agent id's alias, a previous id in the payload, the transcript's first records, or the agent kind's most recent session. */
-export type Via = 'alias' | 'previous' | 'transcript' | 'recent';
+type Via = 'alias' | 'previous' | 'transcript' | 'recent';
 
-export interface FoundSession {
+interface FoundSession {
 	session: Session;
 	via: Via;
 }
 
-export interface StartOutcome {
+interface StartOutcome {
 	session: Session | null;
 	/** The start's briefing, when a session was started. */
 	briefing: Briefing | null;

@@ -4,7 +4,7 @@
  * few members used here, checked when called, keeps hooks and the MCP server working (with a clear
  * "checkpoints are not available") whatever state that feature is in.
  */
-export interface CheckpointView {
+interface CheckpointView {
 	id: string;
 	trigger: string;
 	approvalStatus: string;

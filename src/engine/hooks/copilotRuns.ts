@@ -36,7 +36,7 @@ interface RunsFile {
 	last: Record<string, RunRecord>;
 }
 
-export function copilotRunsFile(workspaceRoot: string): string {
+function copilotRunsFile(workspaceRoot: string): string {
 	return path.join(batonDir(workspaceRoot), 'agents', 'copilot-runs.json');
 }
 

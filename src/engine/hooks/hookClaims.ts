@@ -24,7 +24,7 @@ import type { HookEvent } from '../hookEvent';
 import { isAlive } from '../storage/lockQueue';
 import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
 
-export type Claim = 'first' | 'duplicate' | 'unnamed';
+type Claim = 'first' | 'duplicate' | 'unnamed';
 
 const windowMs = 10 * 60_000;
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { Logger } from '../ports';
 import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
 
-export const hookLogMaxBytes = 256 * 1024;
+const hookLogMaxBytes = 256 * 1024;
 
 export function hookLogFile(workspaceRoot: string): string {
 	return path.join(batonDir(workspaceRoot), 'logs', 'hooks.log');

@@ -73,7 +73,7 @@ const payloadSchema = z.looseObject({
 });
 type Payload = z.infer<typeof payloadSchema>;
 
-export type NormaliseResult = { ok: true; event: HookEvent } | { ok: false; problem: string };
+type NormaliseResult = { ok: true; event: HookEvent } | { ok: false; problem: string };
 
 export interface NormaliseOptions {
 	/** The explicit EVENT argument (`session-start`, `stop`, `pre-tool-use`, …): overrides the payload's event. */

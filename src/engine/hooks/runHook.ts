@@ -52,9 +52,9 @@ export interface HookOptions {
 	timeline?: TimelineHooks;
 }
 
-export type HookAction = 'started' | 'joined' | 'continued' | 'aliased' | 'briefed' | 'touched' | 'resumed' | 'noted' | 'ended' | 'suspended' | 'kept' | 'ask' | 'allowed' | 'filesRecorded' | 'captured' | 'signalled' | 'ignored';
+type HookAction = 'started' | 'joined' | 'continued' | 'aliased' | 'briefed' | 'touched' | 'resumed' | 'noted' | 'ended' | 'suspended' | 'kept' | 'ask' | 'allowed' | 'filesRecorded' | 'captured' | 'signalled' | 'ignored';
 
-export interface HookResult {
+interface HookResult {
 	/** Exactly what to print on stdout; '' for nothing. */
 	stdout: string;
 	action: HookAction;

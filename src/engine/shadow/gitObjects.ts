@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { deflateSync } from 'node:zlib';
 
-export type ObjectType = 'blob' | 'tree';
+type ObjectType = 'blob' | 'tree';
 
 export interface TreeEntry {
 	mode: string;
@@ -23,7 +23,7 @@ export interface TreeEntry {
 export const treeMode = '40000';
 
 /** The object id of `content` as a `type`. */
-export function objectId(type: ObjectType, content: Buffer): string {
+function objectId(type: ObjectType, content: Buffer): string {
 	return createHash('sha1').update(`${type} ${content.length}\0`).update(content).digest('hex');
 }
 

@@ -70,11 +70,6 @@ export function carryIndexPaths(repo: ShadowRepo, before: string | null, added: 
 	entry.stamp = after;
 }
 
-/** Forgets the set (a write whose outcome is not known entry by entry). */
-export function forgetIndexPaths(repo: ShadowRepo): void {
-	known.delete(repo.indexFile);
-}
-
 function addDirs(dirs: Set<string>, file: string): void {
 	for (let i = file.lastIndexOf('/'); i > 0; i = file.lastIndexOf('/', i - 1)) {
 		const dir = file.slice(0, i);

@@ -62,7 +62,7 @@ export interface RestoreFaults {
  * Paths Baton's later snapshots prove were created after the target. It runs alongside the diff of
  * S and T (it does not need its result): the plan keeps those of the paths T lacks.
  */
-export type Prover = () => Promise<Set<string>>;
+type Prover = () => Promise<Set<string>>;
 
 const restoreIndexName = 'baton-restore.index';
 

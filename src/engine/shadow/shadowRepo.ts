@@ -51,7 +51,7 @@ const shadowAttributes = '* -text -filter -ident -working-tree-encoding\n';
 /** Bumped when the shadow's setup changes, so older shadows are brought up to date on open. */
 const layoutVersion = 1;
 
-export interface GitCallOptions {
+interface GitCallOptions {
 	input?: string | Buffer | Promise<string | Buffer>;
 	timeoutMs?: number;
 	okCodes?: readonly number[];

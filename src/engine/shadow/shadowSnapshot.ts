@@ -8,7 +8,7 @@ import { writeIndexTree } from './indexTree';
 import type { ShadowRepo } from './shadowRepo';
 import type { SkippedFile } from '../storage/jsonShapes';
 
-export interface SnapshotOptions {
+interface SnapshotOptions {
 	excludes: readonly string[];
 	maxFileSize: number;
 	budgetMs: number;

@@ -6,13 +6,13 @@
 import type { ChangeKind, FileChange } from './shadowShapes';
 import type { ShadowRepo } from './shadowRepo';
 
-export type { ChangeKind, FileChange } from './shadowShapes';
+export type { FileChange } from './shadowShapes';
 
-export const emptyTreeSha = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
+const emptyTreeSha = '4b825dc642cb6eb9a060e54bf8d69288fbee4904';
 const zeroSha = /^0+$/;
 
 /** Parses `--raw` (and optionally `--numstat`) output produced with `-z --no-renames`. */
-export function parseRawNumstat(fields: readonly string[]): FileChange[] {
+function parseRawNumstat(fields: readonly string[]): FileChange[] {
 	const byPath = new Map<string, FileChange>();
 	const out: FileChange[] = [];
 	let i = 0;

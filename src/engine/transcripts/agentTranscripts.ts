@@ -68,7 +68,7 @@ function parseArguments(args: unknown): Json {
 }
 
 /** Turns one agent's records into the Claude-shaped records the excerpt builder reads. One adapter per read. */
-export interface RecordAdapter {
+interface RecordAdapter {
 	adapt(record: unknown): Json[];
 	/** Records of a type the adapter does not know, by type: passed over, counted (Copilot's are not: its CLI writes many the reader has no use for). */
 	readonly unknownTypes: Record<string, number>;

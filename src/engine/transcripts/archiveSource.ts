@@ -18,10 +18,10 @@ import { openRegularFile } from './regularFile';
 import { newTranscriptEntry, type TranscriptEntry } from './transcriptIndex';
 import { readVscodeChatSession } from './vscodeChatSessions';
 
-export type SourceFormat = 'jsonl' | 'gemini-json' | 'vscode-chat' | 'vscode-chat-log' | 'cline-ui' | 'cline-api' | 'cline-sdk';
+type SourceFormat = 'jsonl' | 'gemini-json' | 'vscode-chat' | 'vscode-chat-log' | 'cline-ui' | 'cline-api' | 'cline-sdk';
 
 /** How `file` of `agent` is read: as JSON lines, or whole in one of the formats above. */
-export function sourceFormat(agent: AgentKind, file: string): SourceFormat {
+function sourceFormat(agent: AgentKind, file: string): SourceFormat {
 	const name = path.basename(file);
 	if (agent === 'copilot' && path.basename(path.dirname(file)) === 'chatSessions') {
 		return name.endsWith('.jsonl') ? 'vscode-chat-log' : 'vscode-chat';
@@ -45,7 +45,7 @@ export function needsAdapter(agent: AgentKind, file: string): boolean {
 	return format === 'jsonl' || format === 'gemini-json';
 }
 
-export interface SourceRead extends JsonlReadResult {
+interface SourceRead extends JsonlReadResult {
 	/** Record kinds an agent-file reader did not know, with how many of each. */
 	unknownKinds?: Record<string, number>;
 }

@@ -20,7 +20,7 @@
  */
 import { addReadTokens, countKind, emptyRead, isoTime, seeTime, type AgentFileRead, type Json } from './agentFiles';
 
-export type ClineFileKind = 'ui_messages' | 'api_conversation_history' | 'sdk_messages';
+type ClineFileKind = 'ui_messages' | 'api_conversation_history' | 'sdk_messages';
 
 /** The working directory Cline and Roo Code tell the model about (`# Current Working Directory (…) Files`). */
 export function cwdInText(text: string): string | null {
@@ -303,7 +303,7 @@ function usageOf(m: Json): Json | null {
 	return null;
 }
 
-export interface ClineTaskMetadata {
+interface ClineTaskMetadata {
 	/** The model of the latest `model_usage` entry. */
 	model: string | null;
 	/** Files Cline edited (`record_source: cline_edited`), in the order listed. */

@@ -39,7 +39,7 @@ interface StorageRoot {
 }
 
 /** The folders Cline and Roo Code keep tasks in; `options.dirs` in place of them (a `roo-cline` in the name is Roo Code's). */
-export function clineStorageRoots(options: AgentFileOptions): StorageRoot[] {
+function clineStorageRoots(options: AgentFileOptions): StorageRoot[] {
 	if (options.dirs) {
 		return options.dirs.map((dir) => ({ dir, product: /roo-cline/i.test(dir) ? 'roo-code' : 'cline' }));
 	}

@@ -27,7 +27,7 @@ const prices: [RegExp, Price][] = [
 ];
 const fallback: Price = { input: 3, output: 15 };
 
-export function priceOf(model: string): Price {
+function priceOf(model: string): Price {
 	const key = model.toLowerCase();
 	return prices.find(([pattern]) => pattern.test(key))?.[1] ?? fallback;
 }

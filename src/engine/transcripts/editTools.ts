@@ -7,7 +7,7 @@
 import path from 'node:path';
 
 /** Lower-cased tool names that write files. */
-export const editToolNames: ReadonlySet<string> = new Set([
+const editToolNames: ReadonlySet<string> = new Set([
 	// Claude Code
 	'edit',
 	'write',

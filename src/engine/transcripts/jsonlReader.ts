@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import { openRegularFile } from './regularFile';
 
-export const jsonlChunkBytes = 1 << 20;
+const jsonlChunkBytes = 1 << 20;
 
 export interface JsonlReadResult {
 	/** Where the next read starts: just after the last complete line consumed. */

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 
 const nonBlocking = typeof fs.constants.O_NONBLOCK === 'number' && process.platform !== 'win32' ? fs.constants.O_NONBLOCK : 0;
 
-export class NotRegularFileError extends Error {
+class NotRegularFileError extends Error {
 	constructor(file: string, kind: string) {
 		super(`${file} is ${kind}, not a regular file: not read`);
 	}
@@ -27,15 +27,6 @@ export function openRegularFile(file: string): { fd: number; stat: fs.Stats } {
 	} catch (error) {
 		fs.closeSync(fd);
 		throw error;
-	}
-}
-
-/** True when `file` exists and is a regular file (following symlinks), without opening it. */
-export function isRegularFile(file: string): boolean {
-	try {
-		return fs.statSync(file).isFile();
-	} catch {
-		return false;
 	}
 }
 

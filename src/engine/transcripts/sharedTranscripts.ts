@@ -57,7 +57,7 @@ const sharedFields = [
 ] as const;
 
 /** Every string inside a JSON value through `redactSecrets` (keys too: a key can be a secret's name and value). */
-export function redactJson(value: unknown): unknown {
+function redactJson(value: unknown): unknown {
 	if (typeof value === 'string') {
 		return redactSecrets(value);
 	}

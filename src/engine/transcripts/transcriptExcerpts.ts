@@ -19,7 +19,7 @@ export type Excerpt =
 	| { type: 'compact'; at: string | null; trigger: string | null; preTokens: number | null }
 	| { type: 'summary'; at: string | null; source: 'compact'; text: string };
 
-export const excerptLimits = { user: 2_000, assistant: 2_000, error: 1_000, detail: 300, summary: 4_000, last: 500 } as const;
+const excerptLimits = { user: 2_000, assistant: 2_000, error: 1_000, detail: 300, summary: 4_000, last: 500 } as const;
 
 type Json = Record<string, unknown>;
 

@@ -16,7 +16,7 @@ import { mkdirPrivate } from '../workspace';
 import { agentKinds } from '../agentKinds';
 
 const count = z.number().int().nonnegative();
-export const tokenCountsSchema = z.object({ input: count, output: count, cacheRead: count, cacheCreation: count });
+const tokenCountsSchema = z.object({ input: count, output: count, cacheRead: count, cacheCreation: count });
 
 export const transcriptEntrySchema = z.object({
 	/** `<agentSessionId>` or, for a subagent, `<parent agentSessionId>/<agent-id>`. */
@@ -66,7 +66,7 @@ export const transcriptEntrySchema = z.object({
 });
 export type TranscriptEntry = z.infer<typeof transcriptEntrySchema>;
 
-export const sessionNoteSchema = z.object({ at: z.string(), kind: z.string(), text: z.string() });
+const sessionNoteSchema = z.object({ at: z.string(), kind: z.string(), text: z.string() });
 export type SessionNote = z.infer<typeof sessionNoteSchema>;
 
 export const sessionArchiveSchema = z.object({
@@ -78,7 +78,7 @@ export const sessionArchiveSchema = z.object({
 });
 export type SessionArchive = z.infer<typeof sessionArchiveSchema>;
 
-export const transcriptIndexSchema = z.object({
+const transcriptIndexSchema = z.object({
 	version: z.literal(1),
 	// Own keys: transcript ids come from file names and hook payloads (storage/ownRecord.ts).
 	transcripts: ownRecord(transcriptEntrySchema),
@@ -88,7 +88,7 @@ export type TranscriptIndex = z.infer<typeof transcriptIndexSchema>;
 
 export const emptyIndex = (): TranscriptIndex => ({ version: 1, transcripts: ownMap(), sessions: ownMap() });
 
-export const maxFilesPerSession = 2_000;
+const maxFilesPerSession = 2_000;
 export const maxNotesPerSession = 50;
 
 export function indexKey(agent: string, id: string): string {

@@ -17,7 +17,7 @@ import type { DirtyPaths } from './dirtyPaths';
 /** The flush marker's watch, kept apart from the workspace folders' (no folder path holds a NUL). */
 const markerKey = '\0marker';
 
-export interface WatcherOptions {
+interface WatcherOptions {
 	/** Folder names never watched (relative to the workspace, `/`-separated). */
 	skip?: readonly string[];
 	/** A folder Baton writes the flush marker to; watched on its own even inside a skipped folder. */

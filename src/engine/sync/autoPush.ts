@@ -14,20 +14,21 @@
 import { sql } from 'drizzle-orm';
 import type { Logger } from '../ports';
 import type { BatonDb } from '../storage/capturingDrizzle';
-import { pendingRecordEvents } from './recordEvents';
-import type { NewSharedEvent } from '../shared/sharedEvents';
 
 /** The local events a push is worth making for. */
 const worthKinds = ['handoff.written', 'checkpoint.decided', 'decision.recorded'];
 
 /**
  * The newest local event worth a push (its rowid; 0: none), and whether a decision waits to become
- * one. `pending` lists the records waiting to become events (the sync service's, which skips the
- * comparison while nothing changed since it found none).
+ * one (a decision with no `decision.recorded` event yet; the other worthy kinds are domain events,
+ * written as they happen). Two indexed reads: the backend asks this a few seconds after every quiet
+ * store, and comparing every record with its events (recordEvents.ts) took seconds after a large
+ * import, in one synchronous read that held back every request behind it.
  */
-export function pushWorthy(db: BatonDb, pending: (db: BatonDb) => readonly NewSharedEvent[] = pendingRecordEvents): { top: number; pendingDecision: boolean } {
+export function pushWorthy(db: BatonDb): { top: number; pendingDecision: boolean } {
 	const top = db.all<{ top: number | null }>(sql`SELECT max(rowid) AS top FROM shared_events WHERE source = 'local' AND kind IN (SELECT value FROM json_each(${JSON.stringify(worthKinds)}))`)[0]?.top ?? 0;
-	return { top, pendingDecision: pending(db).some((e) => worthKinds.includes(e.kind)) };
+	const waiting = db.all<{ one: number }>(sql`SELECT 1 AS one FROM decisions d WHERE NOT EXISTS (SELECT 1 FROM shared_events e WHERE e.kind = 'decision.recorded' AND e.subject = d.id) LIMIT 1`);
+	return { top, pendingDecision: waiting.length > 0 };
 }
 
 export interface AutoPushTarget {

@@ -308,7 +308,7 @@ export class SyncService {
 	autoPushTarget(): AutoPushTarget {
 		return {
 			sharing: () => Object.values(readSyncState(this.root).remotes).some((r) => r.enabled),
-			worthy: () => this.ctx.store.read((db) => pushWorthy(db, (d) => this.exporter.pendingRecords(d))),
+			worthy: () => this.ctx.store.read((db) => pushWorthy(db)),
 			push: () => this.push(),
 		};
 	}

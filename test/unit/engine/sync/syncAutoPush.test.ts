@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { AutoPush } from '../../../../src/engine/sync/autoPush';
+import { AutoPush, pushWorthy } from '../../../../src/engine/sync/autoPush';
 import { machineIdentity } from '../../../../src/engine/shared/machineIdentity';
 import { silentLogger } from '../../../../src/engine/ports';
 import { batonAsync } from '../../cli/cliRunner';
@@ -33,6 +33,7 @@ test('a session’s end and a decision are pushed on their own; an unreachable r
 	fs.renameSync(w.bare, away);
 	const deciding = (await w.a.engine.sessions.start({ name: 'deciding', actor })).session;
 	await w.a.engine.sessions.recordDecision({ text: 'keep the parser streaming', sessionId: deciding.id, actor });
+	assert.equal((await w.a.engine.store.read((db) => pushWorthy(db))).pendingDecision, true, 'a decision with no event of its own yet is worth a push');
 	assert.equal(await auto.tick(), 'failed');
 	assert.equal(await auto.tick(), 'waiting', 'no retry before the wait is over');
 	now += 15_000;
@@ -42,6 +43,7 @@ test('a session’s end and a decision are pushed on their own; an unreachable r
 	fs.renameSync(away, w.bare);
 	now += 15_000;
 	assert.equal(await auto.tick(), 'pushed', 'the network is back: the queued records go');
+	assert.equal((await w.a.engine.store.read((db) => pushWorthy(db))).pendingDecision, false, 'the push made the decision an event');
 
 	await w.b.engine.sync.pull();
 	const decisions = await w.b.engine.store.read((db) => db.all<{ text: string }>(sql`SELECT json_extract(body_json, '$.text') AS text FROM shared_events WHERE kind = 'decision.recorded'`));

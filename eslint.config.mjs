@@ -54,7 +54,6 @@ export const longFunctionFiles = [
 	'bench/treeBench.ts',
 	'scripts/seedDemo.ts',
 	'src/cli/main.ts',
-	'src/engine/shadow/treeFromPaths.ts',
 	'src/engine/storage/journalRecovery.ts',
 	'src/engine/sync/projection.ts',
 	'src/engine/sync/recordEvents.ts',

@@ -58,7 +58,6 @@ export const longFunctionFiles = [
 	'src/engine/sync/projection.ts',
 	'src/engine/sync/recordEvents.ts',
 	'src/engine/tasks/leverage.ts',
-	'src/engine/transcripts/transcriptArchive.ts',
 	'src/server/agentHandlers.ts',
 	'src/server/handlers.ts',
 	'src/server/hookHttp.ts',

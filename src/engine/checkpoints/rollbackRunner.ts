@@ -41,13 +41,41 @@ interface RunnerDeps {
 /** At most this many later checkpoints are consulted as proof (newest first). */
 const maxProofCheckpoints = 200;
 
-export async function runRollback(deps: RunnerDeps, input: { target: Checkpoint; actor: string; createSafety: () => Promise<Checkpoint> }): Promise<RollbackResult> {
-	const { ctx, shadow } = deps;
+/** Runs one rollback through its phases (see the file's comment), each recorded as it happens. */
+export async function runRollback(deps: RunnerDeps, input: RollbackInput): Promise<RollbackResult> {
+	const log = rollbackLog(deps, input);
+	const safety = await takeSafetyCheckpoint(deps, log, input);
+	const plan = await verifyTarget(deps, log, input.target, safety);
+	const run = new RestoreRun(deps.shadow, plan, log.preservedDir);
+	await restoreOrRecover(deps, log, run, safety);
+	return finishRollback(deps, log, plan, run, safety);
+}
+
+interface RollbackInput {
+	target: Checkpoint;
+	actor: string;
+	createSafety: () => Promise<Checkpoint>;
+}
+
+/** One rollback under way: its id, the phases so far, and how to write them to its row. */
+interface RollbackLog {
+	id: string;
+	phase(name: RollbackPhase['phase'], detail: string | null): void;
+	/** Writes the row (inserted on the first call) with `set` and the phases so far. */
+	record(set: Partial<Rollback>): Promise<void>;
+	/** Where content that would be lost is preserved: `<preservedRoot>/<id>/preserved`. */
+	preservedDir: string;
+}
+
+/**
+ * A new rollback's log. Its row records every phase as it happens; when the status leaves
+ * 'running' it is audited, and on 'done' the target becomes the head checkpoint.
+ */
+function rollbackLog(deps: RunnerDeps, input: RollbackInput): RollbackLog {
+	const { ctx } = deps;
 	const { target } = input;
 	const id = newRollbackId(ctx.clock.now());
 	const phases: RollbackPhase[] = [];
-	const phase = (name: RollbackPhase['phase'], detail: string | null) => phases.push({ phase: name, at: ctx.nowIso(), detail });
-	const preservedDir = path.join(deps.preservedRoot, id, 'preserved');
 	const createdAt = ctx.nowIso();
 	const record = async (set: Partial<Rollback>) =>
 		ctx.store.write((db) => {
@@ -96,7 +124,21 @@ export async function runRollback(deps: RunnerDeps, input: { target: Checkpoint;
 				});
 			}
 		});
+	return {
+		id,
+		phase: (name, detail) => {
+			phases.push({ phase: name, at: ctx.nowIso(), detail });
+		},
+		record,
+		preservedDir: path.join(deps.preservedRoot, id, 'preserved'),
+	};
+}
 
+/**
+ * Phase 1: the safety checkpoint, taken before anything changes. A degraded one could not put the
+ * workspace back, so it fails the rollback (recorded) with nothing changed.
+ */
+async function takeSafetyCheckpoint(deps: RunnerDeps, log: RollbackLog, input: RollbackInput): Promise<Checkpoint> {
 	let safety: Checkpoint;
 	try {
 		safety = await input.createSafety();
@@ -104,28 +146,44 @@ export async function runRollback(deps: RunnerDeps, input: { target: Checkpoint;
 			throw new BatonError('rollbackFailed', `the safety checkpoint ${safety.id} is incomplete (${safety.fileStats.degradedReason ?? 'degraded'}), so the workspace could not be put back if the rollback failed; nothing was changed`);
 		}
 	} catch (error) {
-		phase('failed', `safety checkpoint: ${(error as Error).message}; nothing was changed`);
-		await record({ status: 'failed', error: (error as Error).message, finishedAt: ctx.nowIso() });
-		throw failure(error, id, null, true);
+		await recordFailure(deps, log, 'safety checkpoint', error);
+		throw failure(error, log.id, null, true);
 	}
-	phase('safety_checkpoint', safety.id);
-	await record({ safetyCheckpointId: safety.id });
+	log.phase('safety_checkpoint', safety.id);
+	await log.record({ safetyCheckpointId: safety.id });
+	return safety;
+}
 
+/** Phase 2: plans the restore from the safety checkpoint to the target; a failure is recorded, with nothing changed. */
+async function verifyTarget(deps: RunnerDeps, log: RollbackLog, target: Checkpoint, safety: Checkpoint): Promise<RestorePlan> {
 	let plan: RestorePlan;
 	try {
-		plan = await planRestore(shadow, safety.commitSha, target.commitSha, () => proveCreatedAfter(deps, target, safety));
+		plan = await planRestore(deps.shadow, safety.commitSha, target.commitSha, () => proveCreatedAfter(deps, target, safety));
 	} catch (error) {
-		phase('failed', `verify target: ${(error as Error).message}; nothing was changed`);
-		await record({ status: 'failed', error: (error as Error).message, finishedAt: ctx.nowIso() });
-		throw failure(error, id, safety.id, true);
+		await recordFailure(deps, log, 'verify target', error);
+		throw failure(error, log.id, safety.id, true);
 	}
-	phase('verify_target', `${plan.restored.length} to restore, ${plan.removed.length} to remove, ${plan.kept.length} kept (no proof they are newer), ${plan.inTheWay.length} in the way`);
+	log.phase('verify_target', `${plan.restored.length} to restore, ${plan.removed.length} to remove, ${plan.kept.length} kept (no proof they are newer), ${plan.inTheWay.length} in the way`);
+	return plan;
+}
 
-	const run = new RestoreRun(shadow, plan, preservedDir);
+/** Records a failure of a phase before anything changed (`what` names the phase). */
+async function recordFailure(deps: RunnerDeps, log: RollbackLog, what: string, error: unknown): Promise<void> {
+	log.phase('failed', `${what}: ${(error as Error).message}; nothing was changed`);
+	await log.record({ status: 'failed', error: (error as Error).message, finishedAt: deps.ctx.nowIso() });
+}
+
+/**
+ * Phase 3: applies the plan. When it fails the run is recovered (the workspace put back as the
+ * safety checkpoint has it) and the rollback recorded 'recovered'; if recovery fails too it is
+ * recorded 'failed' with what was preserved, and the error says how to undo by hand.
+ */
+async function restoreOrRecover(deps: RunnerDeps, log: RollbackLog, run: RestoreRun, safety: Checkpoint): Promise<void> {
+	const { ctx } = deps;
 	try {
 		await run.apply(deps.faults);
 	} catch (error) {
-		phase('failed', `restore: ${(error as Error).message}`);
+		log.phase('failed', `restore: ${(error as Error).message}`);
 		let recoveryError: unknown;
 		try {
 			await run.recover();
@@ -133,36 +191,33 @@ export async function runRollback(deps: RunnerDeps, input: { target: Checkpoint;
 			recoveryError = caught ?? new Error('recovery failed');
 		}
 		if (recoveryError === undefined) {
-			phase('recovered', `the workspace is back as it was (safety checkpoint ${safety.id})`);
-			const rescued = run.rescued.length ? { preservedPaths: run.rescued, preservedDir: relative(deps, preservedDir) } : {};
-			await record({ status: 'recovered', error: (error as Error).message, finishedAt: ctx.nowIso(), ...rescued });
-			throw failure(error, id, safety.id, true);
+			log.phase('recovered', `the workspace is back as it was (safety checkpoint ${safety.id})`);
+			const rescued = run.rescued.length ? { preservedPaths: run.rescued, preservedDir: relative(deps, log.preservedDir) } : {};
+			await log.record({ status: 'recovered', error: (error as Error).message, finishedAt: ctx.nowIso(), ...rescued });
+			throw failure(error, log.id, safety.id, true);
 		}
 		const message = `${(error as Error).message}; recovery failed too: ${(recoveryError as Error).message}`;
-		await record({ status: 'failed', error: message, preservedPaths: run.preserved, preservedDir: relative(deps, preservedDir), finishedAt: ctx.nowIso() });
-		throw failure(new Error(message), id, safety.id, false);
+		await log.record({ status: 'failed', error: message, preservedPaths: run.preserved, preservedDir: relative(deps, log.preservedDir), finishedAt: ctx.nowIso() });
+		throw failure(new Error(message), log.id, safety.id, false);
 	}
-	phase('restore', `${plan.restored.length} restored, ${plan.removed.length} removed`);
+}
+
+/** Phase 4: records the rollback done (which makes the target the head) and returns what it did. */
+async function finishRollback(deps: RunnerDeps, log: RollbackLog, plan: RestorePlan, run: RestoreRun, safety: Checkpoint): Promise<RollbackResult> {
+	log.phase('restore', `${plan.restored.length} restored, ${plan.removed.length} removed`);
 	const preserved = [...new Set([...plan.displaced, ...run.preserved])].sort();
-	phase('done', null);
-	await record({
+	const preservedDir = preserved.length ? relative(deps, log.preservedDir) : null;
+	log.phase('done', null);
+	await log.record({
 		status: 'done',
 		restoredPaths: plan.restored,
 		removedPaths: plan.removed,
 		keptPaths: plan.kept,
 		preservedPaths: preserved,
-		preservedDir: preserved.length ? relative(deps, preservedDir) : null,
-		finishedAt: ctx.nowIso(),
+		preservedDir,
+		finishedAt: deps.ctx.nowIso(),
 	});
-	return {
-		rollbackId: id,
-		safetyCheckpointId: safety.id,
-		restored: plan.restored,
-		removed: plan.removed,
-		kept: plan.kept,
-		preserved,
-		preservedDir: preserved.length ? relative(deps, preservedDir) : null,
-	};
+	return { rollbackId: log.id, safetyCheckpointId: safety.id, restored: plan.restored, removed: plan.removed, kept: plan.kept, preserved, preservedDir };
 }
 
 /**

@@ -55,91 +55,122 @@ class GitOutputTooLargeError extends BatonError {
 	}
 }
 
+/** Runs git once: spawns it, stops it on timeout or too much output, writes its input, and settles with its output or a BatonError. */
 export function runGit(args: readonly string[], options: GitRunOptions): Promise<GitResult> {
 	return new Promise((resolve, reject) => {
 		let child: GitChild;
 		try {
-			// Through the spawner when this process uses one (gitSpawner.ts: a large process starts git slowly).
-			child = activeGitSpawner()?.spawn('git', args, { cwd: options.cwd, env: options.env }) ?? spawn('git', args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+			child = spawnGit(args, options);
 		} catch (error) {
 			reject(spawnError(error));
 			return;
 		}
-		const out: Buffer[] = [];
+		const timeout = stopOnTimeout(child, options.timeoutMs);
+		const stdout = collectStdout(child, options.maxStdoutBytes);
 		const err: Buffer[] = [];
-		let timedOut = false;
-		let outBytes = 0;
-		let tooLarge = false;
-		let killTimer: NodeJS.Timeout | undefined;
-		const timer =
-			options.timeoutMs !== undefined
-				? setTimeout(
-						() => {
-							timedOut = true;
-							child.kill('SIGTERM');
-							// git removes its lock files on SIGTERM; SIGKILL only if it does not go.
-							killTimer = setTimeout(() => child.kill('SIGKILL'), 2_000);
-						},
-						Math.max(1, options.timeoutMs),
-					)
-				: undefined;
-		child.stdout?.on('data', (chunk: Buffer) => {
-			if (tooLarge) {
-				return;
-			}
-			outBytes += chunk.length;
-			if (options.maxStdoutBytes !== undefined && outBytes > options.maxStdoutBytes) {
-				tooLarge = true;
-				out.length = 0;
-				child.kill('SIGKILL');
-				return;
-			}
-			out.push(chunk);
-		});
 		child.stderr?.on('data', (chunk: Buffer) => err.push(chunk));
 		// git may exit before reading all of its input (a fatal error): that is reported by the exit code.
 		child.stdin?.on('error', () => {});
 		child.on('error', (error) => {
-			clearTimeout(timer);
-			clearTimeout(killTimer);
+			timeout.clear();
 			reject(spawnError(error));
 		});
 		child.on('close', (code, signal) => {
+			timeout.clear();
+			const stderr = Buffer.concat(err).toString('utf8');
+			const exit = code ?? (signal ? 128 : 1);
+			const failed = closeFailure(args, options, { timedOut: timeout.fired, tooLarge: stdout.tooLarge, exit, signal, stderr });
+			if (failed) {
+				reject(failed);
+				return;
+			}
+			resolve({ stdout: Buffer.concat(stdout.chunks), stderr, code: exit });
+		});
+		writeInput(child, options.input);
+	});
+}
+
+/** Starts git, through the spawner when this process uses one (gitSpawner.ts: a large process starts git slowly). */
+function spawnGit(args: readonly string[], options: GitRunOptions): GitChild {
+	return activeGitSpawner()?.spawn('git', args, { cwd: options.cwd, env: options.env }) ?? spawn('git', args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+}
+
+/** After `timeoutMs` (if given) git is stopped; `fired` tells the close handler why it ended, `clear` stops the timers. */
+function stopOnTimeout(child: GitChild, timeoutMs: number | undefined): { fired: boolean; clear: () => void } {
+	let killTimer: NodeJS.Timeout | undefined;
+	const state = {
+		fired: false,
+		clear: () => {
 			clearTimeout(timer);
 			clearTimeout(killTimer);
-			const stderr = Buffer.concat(err).toString('utf8');
-			if (timedOut) {
-				reject(new GitTimeoutError(args, options.timeoutMs ?? 0));
-				return;
-			}
-			if (tooLarge) {
-				reject(new GitOutputTooLargeError(args, options.maxStdoutBytes ?? 0));
-				return;
-			}
-			const exit = code ?? (signal ? 128 : 1);
-			if (exit !== 0 && !(options.okCodes ?? []).includes(exit)) {
-				reject(
-					new BatonError('gitFailed', `git ${gitCommand(args)} failed (exit ${exit}${signal ? `, ${signal}` : ''}): ${stderr.trim().split('\n').slice(-3).join(' / ') || 'no message'}`, {
-						args: [...args],
-						code: exit,
-						stderr,
-					}),
-				);
-				return;
-			}
-			resolve({ stdout: Buffer.concat(out), stderr, code: exit });
-		});
-		if (options.input instanceof Promise) {
-			options.input.then(
-				(input) => child.stdin?.end(input),
-				() => child.kill('SIGTERM'),
-			);
-		} else if (options.input !== undefined) {
-			child.stdin?.end(options.input);
-		} else {
-			child.stdin?.end();
+		},
+	};
+	const timer =
+		timeoutMs !== undefined
+			? setTimeout(
+					() => {
+						state.fired = true;
+						child.kill('SIGTERM');
+						// git removes its lock files on SIGTERM; SIGKILL only if it does not go.
+						killTimer = setTimeout(() => child.kill('SIGKILL'), 2_000);
+					},
+					Math.max(1, timeoutMs),
+				)
+			: undefined;
+	return state;
+}
+
+/** Keeps git's output; past `maxStdoutBytes` git is killed, what it printed dropped, and `tooLarge` set. */
+function collectStdout(child: GitChild, maxStdoutBytes: number | undefined): { chunks: Buffer[]; tooLarge: boolean } {
+	const state = { chunks: [] as Buffer[], tooLarge: false };
+	let outBytes = 0;
+	child.stdout?.on('data', (chunk: Buffer) => {
+		if (state.tooLarge) {
+			return;
 		}
+		outBytes += chunk.length;
+		if (maxStdoutBytes !== undefined && outBytes > maxStdoutBytes) {
+			state.tooLarge = true;
+			state.chunks.length = 0;
+			child.kill('SIGKILL');
+			return;
+		}
+		state.chunks.push(chunk);
 	});
+	return state;
+}
+
+/** Why a finished git call failed (timed out, too much output, an exit code not in `okCodes`), or undefined when it did not. */
+function closeFailure(args: readonly string[], options: GitRunOptions, end: { timedOut: boolean; tooLarge: boolean; exit: number; signal: NodeJS.Signals | null; stderr: string }): BatonError | undefined {
+	if (end.timedOut) {
+		return new GitTimeoutError(args, options.timeoutMs ?? 0);
+	}
+	if (end.tooLarge) {
+		return new GitOutputTooLargeError(args, options.maxStdoutBytes ?? 0);
+	}
+	const { exit, signal, stderr } = end;
+	if (exit !== 0 && !(options.okCodes ?? []).includes(exit)) {
+		return new BatonError('gitFailed', `git ${gitCommand(args)} failed (exit ${exit}${signal ? `, ${signal}` : ''}): ${stderr.trim().split('\n').slice(-3).join(' / ') || 'no message'}`, {
+			args: [...args],
+			code: exit,
+			stderr,
+		});
+	}
+	return undefined;
+}
+
+/** Writes the input and closes git's stdin; a promised input is written when it settles (git is stopped if it rejects). */
+function writeInput(child: GitChild, input: GitRunOptions['input']): void {
+	if (input instanceof Promise) {
+		input.then(
+			(value) => child.stdin?.end(value),
+			() => child.kill('SIGTERM'),
+		);
+	} else if (input !== undefined) {
+		child.stdin?.end(input);
+	} else {
+		child.stdin?.end();
+	}
 }
 
 function spawnError(error: unknown): BatonError {

@@ -35,39 +35,68 @@ export interface DietExtras {
 	lead?: { title: string; lines: string[] };
 }
 
+/** The diet briefing of `briefing` within `budget` characters: its sections in the order the file's comment gives. */
 export function renderBriefingDiet(briefing: Briefing, budget: number = defaultBriefingBudget, extras: DietExtras = {}): string {
-	const limit = Math.max(80, Math.floor(budget));
-	const out: string[] = [];
-	let used = 0;
-	const fits = (line: string, reserve = 0): boolean => used + line.length + 1 + reserve <= limit;
-	const push = (line: string): void => {
-		out.push(line);
-		used += line.length + 1;
-	};
 	const footer = briefing.sessionId ? `(Full briefing: \`baton briefing --session ${briefing.sessionId} --json\`.)` : '(Full briefing: `baton briefing --json`.)';
-	const reserve = footer.length + 1;
-
+	const diet = new DietLines(Math.max(80, Math.floor(budget)), footer.length + 1);
 	const heading = `Baton briefing${briefing.sessionId ? ` for durable session ${briefing.sessionId}` : ''} (scope ${briefing.scope})`;
-	push(clip(heading, limit));
+	diet.push(clip(heading, diet.limit));
 	// Room held for project memory while the sections before it are added.
-	let memory = memoryPlan(briefing, Math.floor(limit * memoryShare));
-	let held = memory.held;
-	const section = (title: string, lines: string[]): void => {
+	const memory = memoryPlan(briefing, Math.floor(diet.limit * memoryShare));
+	diet.held = memory.held;
+	addSessionSections(diet, briefing, extras);
+	addNextWorkSections(diet, briefing);
+	diet.held = 0;
+	addMemory(diet, briefing, memory);
+	addProjectSections(diet, briefing);
+	if (diet.fits(footer)) {
+		diet.push(footer);
+	}
+	return diet.out.join('\n');
+}
+
+/** The briefing's lines so far and the budget they spend: a line is added whole or not at all. */
+class DietLines {
+	readonly out: string[] = [];
+	used = 0;
+	/** Room held for project memory while the sections before it are added. */
+	held = 0;
+
+	/** `reserve`: room held for the footer from the start. */
+	constructor(
+		readonly limit: number,
+		readonly reserve: number,
+	) {}
+
+	fits(line: string, reserve = 0): boolean {
+		return this.used + line.length + 1 + reserve <= this.limit;
+	}
+
+	push(line: string): void {
+		this.out.push(line);
+		this.used += line.length + 1;
+	}
+
+	/** A titled list (empty lines dropped): the title only when its first item fits too, then items while they fit. */
+	section(title: string, lines: string[]): void {
 		const items = lines.filter(Boolean);
-		if (items.length === 0 || !fits(title, reserve + held + (items[0]?.length ?? 0) + 1)) {
+		if (items.length === 0 || !this.fits(title, this.reserve + this.held + (items[0]?.length ?? 0) + 1)) {
 			return;
 		}
-		push(title);
+		this.push(title);
 		for (const item of items) {
-			if (!fits(item, reserve + held)) {
+			if (!this.fits(item, this.reserve + this.held)) {
 				break;
 			}
-			push(item);
+			this.push(item);
 		}
-	};
+	}
+}
 
+/** The sessions' own words: a resumed session's progress, its focus, and the previous session with its handoff. */
+function addSessionSections(diet: DietLines, briefing: Briefing, extras: DietExtras): void {
 	if (extras.lead) {
-		section(
+		diet.section(
 			extras.lead.title,
 			extras.lead.lines.map((l) => `- ${clip(l, textLength)}`),
 		);
@@ -75,7 +104,7 @@ export function renderBriefingDiet(briefing: Briefing, budget: number = defaultB
 	if (briefing.focus) {
 		// The session's own words on where it stood (a live CLEO session's focus): first, it is this session's.
 		const f = briefing.focus;
-		section(f.last ? 'This session’s last focus (from before it stopped):' : 'This session’s focus:', [
+		diet.section(f.last ? 'This session’s last focus (from before it stopped):' : 'This session’s focus:', [
 			f.note ? `- Working on: ${clip(f.note, textLength)}` : '',
 			f.nextAction ? `- Next action: ${clip(f.nextAction, textLength)}` : '',
 			f.blockedReason ? `- Blocked: ${clip(f.blockedReason, textLength)}` : '',
@@ -97,71 +126,81 @@ export function renderBriefingDiet(briefing: Briefing, budget: number = defaultB
 		if (last.laterWork) {
 			lines.push(`- Resumed after its handoff: ${clip(laterWorkText(last.laterWork), textLength)}`);
 		}
-		section('Previous session:', lines);
+		diet.section('Previous session:', lines);
 	}
+}
+
+/** What to work on: the current task, the previous session's suggestions and the next tasks. */
+function addNextWorkSections(diet: DietLines, briefing: Briefing): void {
 	if (briefing.currentTask) {
 		const t = briefing.currentTask;
-		section('Current task:', [`- ${t.id} ${clip(t.title, titleLength)} (${t.status}${t.blockedBy.length ? `; blocked by ${t.blockedBy.slice(0, itemsPerList).join(', ')}` : ''})`]);
+		diet.section('Current task:', [`- ${t.id} ${clip(t.title, titleLength)} (${t.status}${t.blockedBy.length ? `; blocked by ${t.blockedBy.slice(0, itemsPerList).join(', ')}` : ''})`]);
 	}
-	section(
+	diet.section(
 		'Suggested by the previous session:',
 		briefing.suggestions.slice(0, itemsPerList).map((s) => `- ${s.id} ${clip(s.title, titleLength)}${s.stale ? ` [stale: ${s.status ?? 'missing'}, skip it]` : ''}`),
 	);
-	section(
+	diet.section(
 		'Next tasks (most unblocking first):',
 		briefing.nextTasks.slice(0, itemsPerList).map((t) => `- ${t.id} ${clip(t.title, titleLength)} [${t.priority}${t.leverage ? `, unblocks ${t.leverage}` : ''}]`),
 	);
-	held = 0;
+}
+
+/** Project memory within its allowance (never past the footer's room), with a last line saying how many facts did not fit. */
+function addMemory(diet: DietLines, briefing: Briefing, planned: MemoryPlan): void {
+	let memory = planned;
 	// Facts the handoff lines above already said (its blockers and decisions became facts) are not repeated.
-	const said = saidInHandoff(briefing, out);
+	const said = saidInHandoff(briefing, diet.out);
 	if (said.size) {
 		memory = memoryPlan(briefing, memory.allowance, said);
 	}
-	if (memory.total > 0) {
-		// Memory may use its share, never more than what is left before the footer.
-		const end = Math.min(used + memory.allowance, limit - reserve);
-		const room = (line: string, more: number): boolean => used + line.length + 1 + (more > 0 ? moreLine(more).length + 1 : 0) <= end;
-		if (room(memory.title, memory.total)) {
-			push(memory.title);
-			let shown = 0;
-			for (const line of memory.lines) {
-				if (!room(line, memory.total - shown - 1)) {
-					break;
-				}
-				push(line);
-				shown++;
-			}
-			if (shown < memory.total) {
-				push(moreLine(memory.total - shown));
-			}
-		}
+	if (memory.total === 0) {
+		return;
 	}
-	section(
+	// Memory may use its share, never more than what is left before the footer.
+	const end = Math.min(diet.used + memory.allowance, diet.limit - diet.reserve);
+	const room = (line: string, more: number): boolean => diet.used + line.length + 1 + (more > 0 ? moreLine(more).length + 1 : 0) <= end;
+	if (!room(memory.title, memory.total)) {
+		return;
+	}
+	diet.push(memory.title);
+	let shown = 0;
+	for (const line of memory.lines) {
+		if (!room(line, memory.total - shown - 1)) {
+			break;
+		}
+		diet.push(line);
+		shown++;
+	}
+	if (shown < memory.total) {
+		diet.push(moreLine(memory.total - shown));
+	}
+}
+
+/** The rest, with what is left: open bugs, blocked tasks, active epics, recent decisions (when no handoff gave them) and warnings. */
+function addProjectSections(diet: DietLines, briefing: Briefing): void {
+	diet.section(
 		'Open bugs:',
 		briefing.openBugs.slice(0, itemsPerList).map((t) => `- ${t.id} ${clip(t.title, titleLength)} [${t.priority}]`),
 	);
-	section(
+	diet.section(
 		'Blocked:',
 		briefing.blockedTasks.slice(0, itemsPerList).map((t) => `- ${t.id} ${clip(t.title, titleLength)}${t.blockedBy.length ? ` (by ${t.blockedBy.slice(0, itemsPerList).join(', ')})` : ''}`),
 	);
-	section(
+	diet.section(
 		'Active epics:',
 		briefing.activeEpics.slice(0, itemsPerList).map((e) => `- ${e.id} ${clip(e.title, titleLength)} ${e.completionPercent}% (${e.done}/${e.total})`),
 	);
-	if (!last?.handoff) {
-		section(
+	if (!briefing.lastSession?.handoff) {
+		diet.section(
 			'Recent decisions:',
 			briefing.recentDecisions.slice(0, itemsPerList).map((d) => `- ${clip(d.text, textLength)}`),
 		);
 	}
-	section(
+	diet.section(
 		'Warnings:',
 		briefing.warnings.slice(0, 2).map((w) => `- ${clip(w, textLength)}`),
 	);
-	if (fits(footer)) {
-		push(footer);
-	}
-	return out.join('\n');
 }
 
 interface MemoryPlan {

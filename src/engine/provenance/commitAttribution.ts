@@ -46,23 +46,62 @@ interface AttributionResult {
  * is the commit's (read with the other commits' in one call, readCommits).
  */
 export async function attributeCommit(inputs: AttributionInputs, info: CommitPatch, patchIdOf: Promise<Map<string, string>>): Promise<AttributionResult | null> {
-	const { git, prefix } = inputs;
-	const files = [...info.added].filter(([repoPath]) => repoPath.startsWith(prefix)).map(([repoPath, lines]) => ({ repoPath, path: repoPath.slice(prefix.length), lines, blob: info.blobs.get(repoPath) }));
+	const files = [...info.added].filter(([repoPath]) => repoPath.startsWith(inputs.prefix)).map(([repoPath, lines]) => ({ repoPath, path: repoPath.slice(inputs.prefix.length), lines, blob: info.blobs.get(repoPath) }));
 	if (files.length === 0) {
 		return null;
 	}
 	const cutoffMs = (info.committerTime + 1) * 1000;
 	const steps = inputs.steps.filter((s) => s.startedAtMs < cutoffMs);
-	// The commit's own versions first from the working tree, where they usually still are right after
-	// the commit (each checked against its blob id, so never a wrong version). Then every captured
-	// version of every file, and the commit's versions still missing, in one read of the shadow store:
-	// the capture stored the same content under the same blob id, and the versions earlier commits'
-	// attributions read are kept. Only what is in neither is read from the repository. A 100-file
-	// commit costs at most two git processes here, not 100, and usually none.
 	const wanted = new Set(files.map((f) => f.path));
+	const contents = await readCommitVersions(inputs, info, files, steps, wanted);
+	// The capture's state of every file, matched while git computes the patch id (it is needed only
+	// once the lines are placed in order of evidence, below).
+	const trackedByPath = new Map<string, TrackedFile | null | undefined>();
+	for (const f of files) {
+		trackedByPath.set(f.path, await trackFile(f.path, steps, inputs.blobs));
+	}
+	const patchId = (await patchIdOf).get(info.commit) ?? null;
+	const evidence = commitEvidence(inputs, info, patchId, wanted);
+	let placedAnything = false;
+	const result: FileAttribution[] = [];
+	for (const file of files) {
+		const content = contents.get(file.repoPath);
+		if (!content?.lines) {
+			continue;
+		}
+		const tracked = trackedByPath.get(file.path);
+		const final = await attributeFile(evidence, file, content.lines, tracked);
+		placedAnything ||= tracked !== undefined || final.some((o) => o.origin !== 'unknown');
+		result.push({ path: file.path, blob: content.oid, ranges: toRanges(file.lines, final) });
+	}
+	if (!placedAnything && inputs.rewrittenFrom.length === 0) {
+		return null;
+	}
+	return { attribution: { commit: info.commit, files: result, patchId }, matched: matchedRewrites(evidence.used), missing: [...evidence.related.missing] };
+}
+
+/** A file of the commit inside the workspace: its added line numbers and the blob id of its version. */
+interface AddedFile {
+	repoPath: string;
+	/** Workspace-relative. */
+	path: string;
+	lines: number[];
+	blob: string | undefined;
+}
+
+/**
+ * The commit's version of each file, with its blob id (null lines: not text). The commit's own versions
+ * first from the working tree, where they usually still are right after the commit (each checked
+ * against its blob id, so never a wrong version). Then every captured version of every file, and the
+ * commit's versions still missing, in one read of the shadow store: the capture stored the same
+ * content under the same blob id, and the versions earlier commits' attributions read are kept. Only
+ * what is in neither is read from the repository. A 100-file commit costs at most two git processes
+ * here, not 100, and usually none.
+ */
+async function readCommitVersions(inputs: AttributionInputs, info: CommitPatch, files: readonly AddedFile[], steps: readonly CapturedStep[], wanted: ReadonlySet<string>): Promise<Map<string, { oid: string; lines: string[] | null }>> {
 	for (const f of files) {
 		if (f.blob && !inputs.blobs.has(f.blob)) {
-			const lines = workTreeBlob(path.join(git.workspaceRoot, f.path), f.blob);
+			const lines = workTreeBlob(path.join(inputs.git.workspaceRoot, f.path), f.blob);
 			if (lines !== undefined) {
 				inputs.blobs.put(f.blob, lines);
 			}
@@ -71,7 +110,7 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitPat
 	await inputs.blobs.prefetch([...steps.flatMap((s) => [...s.paths].filter((p) => wanted.has(p)).flatMap((p) => Object.values(stepSpecs(s, p)).filter((v): v is string => v !== null))), ...files.flatMap((f) => (f.blob ? [f.blob] : []))]);
 	const notInShadow = files.filter((f) => !f.blob || !inputs.blobs.spec(f.blob));
 	const fromRepo = await catBatch(
-		git.run,
+		inputs.git.run,
 		notInShadow.map((f) => `${info.commit}:${f.repoPath}`),
 		'blob',
 	);
@@ -88,13 +127,26 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitPat
 			contents.set(f.repoPath, { oid: f.blob, lines });
 		}
 	}
-	// The capture's state of every file, matched while git computes the patch id (it is needed only
-	// once the lines are placed in order of evidence, below).
-	const trackedByPath = new Map<string, TrackedFile | null | undefined>();
-	for (const f of files) {
-		trackedByPath.set(f.path, await trackFile(f.path, steps, inputs.blobs));
-	}
-	const patchId = (await patchIdOf).get(info.commit) ?? null;
+	return contents;
+}
+
+/** What the commit's files are attributed from, shared by all of them, and which old commits were used. */
+interface CommitEvidence {
+	inputs: AttributionInputs;
+	commit: string;
+	/** Its author date differs from its commit date: content matching comes before the capture. */
+	rewritten: boolean;
+	wanted: ReadonlySet<string>;
+	/** Attributed commits with the same patch id. */
+	patchSources: string[];
+	/** Which attributed commits hold each of this commit's files. */
+	attributedByPath: Map<string, string[]>;
+	related: RelatedCommits;
+	sourceBlobs: Map<string, string[] | null>;
+	used: { patch: Set<string>; content: Set<string> };
+}
+
+function commitEvidence(inputs: AttributionInputs, info: CommitPatch, patchId: string | null, wanted: ReadonlySet<string>): CommitEvidence {
 	// Which attributed commits hold each of this commit's files, found in one pass (not one per file).
 	const attributedByPath = new Map<string, string[]>();
 	for (const a of inputs.attributions.values()) {
@@ -107,80 +159,91 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitPat
 		}
 	}
 	const patchSources = patchId ? [...inputs.attributions.values()].filter((a) => a.commit !== info.commit && a.patchId === patchId).map((a) => a.commit) : [];
-	const rewritten = info.authorTime !== info.committerTime;
-	const related = new RelatedCommits(git, info.commit);
-	const sourceBlobs = new Map<string, string[] | null>();
-	const used = { patch: new Set<string>(), content: new Set<string>() };
-	let placedAnything = false;
-	const result: FileAttribution[] = [];
-	for (const file of files) {
-		const content = contents.get(file.repoPath);
-		const lines = content?.lines;
-		if (!content || !lines) {
-			continue;
-		}
-		const origins: (LineOrigin | undefined)[] = file.lines.map(() => undefined);
-		const fromCommits = async (commits: readonly string[], recovered: boolean, check: boolean): Promise<Set<string>> => {
-			if (commits.length === 0 || origins.every((o) => o !== undefined)) {
-				return new Set();
-			}
-			if (check) {
-				await related.learn(commits);
-				commits = commits.filter((c) => related.unrelated(c));
-			}
-			const votes = await collectVotes(inputs, commits, file.path, lines, file.lines, origins, sourceBlobs, wanted);
-			const contributed = new Set<string>();
-			for (const [lineIndex, byCommit] of votes) {
-				let agreed: LineOrigin | undefined;
-				let ok = true;
-				for (const [commit, origin] of byCommit) {
-					if (agreed && !sameOrigin(agreed, origin)) {
-						ok = false;
-						break;
-					}
-					agreed = origin;
-					contributed.add(commit);
-				}
-				if (ok && agreed) {
-					origins[lineIndex] = { ...agreed, recovered: recovered || agreed.recovered };
-				}
-			}
-			return contributed;
-		};
-		await fromCommits(inputs.rewrittenFrom, false, false);
-		for (const c of await fromCommits(patchSources, false, false)) {
-			used.patch.add(c);
-		}
-		const contentCandidates = (attributedByPath.get(file.path) ?? []).filter((c) => c !== info.commit);
-		if (rewritten) {
-			for (const c of await fromCommits(contentCandidates, true, true)) {
-				used.content.add(c);
-			}
-		}
-		const tracked = trackedByPath.get(file.path);
-		if (tracked) {
-			const { bToA } = matchLines(tracked.lines, lines);
-			file.lines.forEach((line, k) => {
-				const i = bToA[line - 1]!;
-				if (origins[k] === undefined && i >= 0) {
-					origins[k] = tracked.origins[i]!;
-				}
-			});
-		}
-		// A fresh commit of files the capture never saw has nothing to recover (its lines are unknown).
-		if (!rewritten && tracked !== undefined) {
-			for (const c of await fromCommits(contentCandidates, true, true)) {
-				used.content.add(c);
-			}
-		}
-		const rest = tracked !== undefined ? humanOrigin : unknownOrigin;
-		const final = origins.map((o) => o ?? rest);
-		placedAnything ||= tracked !== undefined || final.some((o) => o.origin !== 'unknown');
-		result.push({ path: file.path, blob: content.oid, ranges: toRanges(file.lines, final) });
+	return {
+		inputs,
+		commit: info.commit,
+		rewritten: info.authorTime !== info.committerTime,
+		wanted,
+		patchSources,
+		attributedByPath,
+		related: new RelatedCommits(inputs.git, info.commit),
+		sourceBlobs: new Map(),
+		used: { patch: new Set(), content: new Set() },
+	};
+}
+
+/**
+ * The origin of each added line of one file, in the order of evidence the file's comment gives;
+ * what is left is `human` when the capture knew the file (`tracked` not undefined), else `unknown`.
+ */
+async function attributeFile(ev: CommitEvidence, file: AddedFile, lines: readonly string[], tracked: TrackedFile | null | undefined): Promise<LineOrigin[]> {
+	const origins: (LineOrigin | undefined)[] = file.lines.map(() => undefined);
+	const fromCommits = (commits: readonly string[], recovered: boolean, check: boolean) => placeFromCommits(ev, file, lines, origins, { commits, recovered, check });
+	await fromCommits(ev.inputs.rewrittenFrom, false, false);
+	for (const c of await fromCommits(ev.patchSources, false, false)) {
+		ev.used.patch.add(c);
 	}
-	if (!placedAnything && inputs.rewrittenFrom.length === 0) {
-		return null;
+	const contentCandidates = (ev.attributedByPath.get(file.path) ?? []).filter((c) => c !== ev.commit);
+	if (ev.rewritten) {
+		for (const c of await fromCommits(contentCandidates, true, true)) {
+			ev.used.content.add(c);
+		}
 	}
+	if (tracked) {
+		const { bToA } = matchLines(tracked.lines, lines);
+		file.lines.forEach((line, k) => {
+			const i = bToA[line - 1]!;
+			if (origins[k] === undefined && i >= 0) {
+				origins[k] = tracked.origins[i]!;
+			}
+		});
+	}
+	// A fresh commit of files the capture never saw has nothing to recover (its lines are unknown).
+	if (!ev.rewritten && tracked !== undefined) {
+		for (const c of await fromCommits(contentCandidates, true, true)) {
+			ev.used.content.add(c);
+		}
+	}
+	const rest = tracked !== undefined ? humanOrigin : unknownOrigin;
+	return origins.map((o) => o ?? rest);
+}
+
+/**
+ * Places the still-unplaced lines of `origins` where every one of `from.commits` that holds the line
+ * agrees (`check`: only commits unrelated to this one count; `recovered`: mark what is placed).
+ * Returns the commits that contributed.
+ */
+async function placeFromCommits(ev: CommitEvidence, file: AddedFile, lines: readonly string[], origins: (LineOrigin | undefined)[], from: { commits: readonly string[]; recovered: boolean; check: boolean }): Promise<Set<string>> {
+	let commits = from.commits;
+	if (commits.length === 0 || origins.every((o) => o !== undefined)) {
+		return new Set();
+	}
+	if (from.check) {
+		await ev.related.learn(commits);
+		commits = commits.filter((c) => ev.related.unrelated(c));
+	}
+	const votes = await collectVotes(ev.inputs, commits, file.path, lines, file.lines, origins, ev.sourceBlobs, ev.wanted);
+	const contributed = new Set<string>();
+	for (const [lineIndex, byCommit] of votes) {
+		let agreed: LineOrigin | undefined;
+		let ok = true;
+		for (const [commit, origin] of byCommit) {
+			if (agreed && !sameOrigin(agreed, origin)) {
+				ok = false;
+				break;
+			}
+			agreed = origin;
+			contributed.add(commit);
+		}
+		if (ok && agreed) {
+			origins[lineIndex] = { ...agreed, recovered: from.recovered || agreed.recovered };
+		}
+	}
+	return contributed;
+}
+
+/** The old commits found by matching, to record as `provenance.rewrite`. */
+function matchedRewrites(used: CommitEvidence['used']): AttributionResult['matched'] {
 	const matched: AttributionResult['matched'] = [];
 	if (used.patch.size > 0) {
 		matched.push({ from: [...used.patch], how: 'patch-id' });
@@ -188,7 +251,7 @@ export async function attributeCommit(inputs: AttributionInputs, info: CommitPat
 	if (used.content.size > 0) {
 		matched.push({ from: [...used.content], how: 'content' });
 	}
-	return { attribution: { commit: info.commit, files: result, patchId }, matched, missing: [...related.missing] };
+	return matched;
 }
 
 /** For each still-unplaced added line (index into `added`), what each source commit says. */

@@ -60,58 +60,92 @@ interface ImportResult {
 
 /** `source`: a JSON-lines file (Agent Trace), a folder of `<commit>.txt` logs (git-ai), or for git-ai nothing: the repository's `refs/notes/ai`, read only. */
 export async function importOpenFormat(service: ProvenanceService, format: OpenFormat, source: string | undefined, actor: string): Promise<ImportResult> {
-	const records: ImportedAttribution[] = [];
-	if (format === 'agent-trace') {
-		if (!source) {
-			throw new BatonError('invalidInput', 'an Agent Trace import needs the traces file (e.g. .agent-trace/traces.jsonl)');
+	const records = format === 'agent-trace' ? readAgentTrace(source) : source ? readGitAiFolder(source) : await readGitAiNotes(service);
+	const merged = mergeByCommit(records);
+	const existing = await service.attributions(merged.map((r) => r.attribution.commit));
+	const result: ImportResult = { format, imported: [], skipped: [], warnings: merged.flatMap((r) => r.warnings), droppedLines: 0, dropped: [] };
+	const fresh = merged.filter((r) => {
+		if (existing.has(r.attribution.commit)) {
+			result.skipped.push({ commit: r.attribution.commit, reason: 'already attributed by Baton' });
+			return false;
 		}
-		const text = readSource(source);
-		for (const [i, line] of text.split('\n').entries()) {
-			if (!line.trim()) {
-				continue;
-			}
-			let parsed: unknown;
-			try {
-				parsed = JSON.parse(line);
-			} catch (error) {
-				throw new BatonError('invalidInput', `${source}:${i + 1}: not JSON (${(error as Error).message}); nothing was imported`);
-			}
-			records.push(checked(() => fromAgentTrace(parsed, `${source}:${i + 1}`)));
+		return true;
+	});
+	await placeOnCommits(service, fresh, result.dropped);
+	result.droppedLines = result.dropped.reduce((n, d) => n + d.lines, 0);
+	const machine = machineIdentity(service.ctx.workspaceRoot);
+	const now = service.ctx.clock.now();
+	await service.ctx.store.write((db) => {
+		for (const r of fresh) {
+			appendSharedEvent(db, machine, now, { kind: 'provenance.attribution', subject: r.attribution.commit, actor, body: { files: r.attribution.files, patchId: null, importedFrom: format } });
 		}
-	} else if (source) {
-		let names: string[];
-		try {
-			names = fs.readdirSync(source).filter((n) => /^[0-9a-f]{40,64}\.txt$/.test(n));
-		} catch (error) {
-			throw new BatonError('invalidInput', `cannot read the folder ${source}: ${(error as Error).message}`);
-		}
-		for (const name of names) {
-			records.push(checked(() => fromGitAiLog(name.slice(0, -4), readSource(path.join(source, name)), name)));
-		}
-	} else {
-		let list = '';
-		try {
-			list = await service.git.text(['notes', '--ref=ai', 'list']);
-		} catch {
-			// No refs/notes/ai here: nothing to import.
-		}
-		const pairs = list
-			.split('\n')
-			.map((l) => l.trim().split(/\s+/))
-			.filter((p): p is [string, string] => p.length === 2);
-		const notes = await catBatch(
-			service.git.run,
-			pairs.map(([note]) => note),
-			'blob',
-		);
-		pairs.forEach(([, commit], i) => {
-			const note = notes[i];
-			if (note) {
-				records.push(checked(() => fromGitAiLog(commit, note.content.toString('utf8'), `refs/notes/ai:${commit.slice(0, 10)}`)));
-			}
-		});
+	});
+	result.imported = fresh.map((r) => r.attribution.commit);
+	return result;
+}
+
+/** Every record of an Agent Trace JSON-lines file, checked (a bad line fails the whole import). */
+function readAgentTrace(source: string | undefined): ImportedAttribution[] {
+	if (!source) {
+		throw new BatonError('invalidInput', 'an Agent Trace import needs the traces file (e.g. .agent-trace/traces.jsonl)');
 	}
-	// Several records for one commit (Agent Trace writes one per agent run) are one attribution: their files and ranges together.
+	const records: ImportedAttribution[] = [];
+	const text = readSource(source);
+	for (const [i, line] of text.split('\n').entries()) {
+		if (!line.trim()) {
+			continue;
+		}
+		let parsed: unknown;
+		try {
+			parsed = JSON.parse(line);
+		} catch (error) {
+			throw new BatonError('invalidInput', `${source}:${i + 1}: not JSON (${(error as Error).message}); nothing was imported`);
+		}
+		records.push(checked(() => fromAgentTrace(parsed, `${source}:${i + 1}`)));
+	}
+	return records;
+}
+
+/** Every `<commit>.txt` git-ai log of a folder, checked. */
+function readGitAiFolder(source: string): ImportedAttribution[] {
+	let names: string[];
+	try {
+		names = fs.readdirSync(source).filter((n) => /^[0-9a-f]{40,64}\.txt$/.test(n));
+	} catch (error) {
+		throw new BatonError('invalidInput', `cannot read the folder ${source}: ${(error as Error).message}`);
+	}
+	return names.map((name) => checked(() => fromGitAiLog(name.slice(0, -4), readSource(path.join(source, name)), name)));
+}
+
+/** Every git-ai log in the repository's `refs/notes/ai` (none when there is no such ref), checked. */
+async function readGitAiNotes(service: ProvenanceService): Promise<ImportedAttribution[]> {
+	let list = '';
+	try {
+		list = await service.git.text(['notes', '--ref=ai', 'list']);
+	} catch {
+		// No refs/notes/ai here: nothing to import.
+	}
+	const pairs = list
+		.split('\n')
+		.map((l) => l.trim().split(/\s+/))
+		.filter((p): p is [string, string] => p.length === 2);
+	const notes = await catBatch(
+		service.git.run,
+		pairs.map(([note]) => note),
+		'blob',
+	);
+	const records: ImportedAttribution[] = [];
+	pairs.forEach(([, commit], i) => {
+		const note = notes[i];
+		if (note) {
+			records.push(checked(() => fromGitAiLog(commit, note.content.toString('utf8'), `refs/notes/ai:${commit.slice(0, 10)}`)));
+		}
+	});
+	return records;
+}
+
+/** Several records for one commit (Agent Trace writes one per agent run) are one attribution: their files and ranges together. */
+function mergeByCommit(records: readonly ImportedAttribution[]): ImportedAttribution[] {
 	const byCommit = new Map<string, ImportedAttribution>();
 	for (const r of records) {
 		const held = byCommit.get(r.attribution.commit);
@@ -130,29 +164,25 @@ export async function importOpenFormat(service: ProvenanceService, format: OpenF
 			}
 		}
 	}
-	const merged = [...byCommit.values()];
-	const existing = await service.attributions(merged.map((r) => r.attribution.commit));
-	const result: ImportResult = { format, imported: [], skipped: [], warnings: merged.flatMap((r) => r.warnings), droppedLines: 0, dropped: [] };
-	const fresh = merged.filter((r) => {
-		if (existing.has(r.attribution.commit)) {
-			result.skipped.push({ commit: r.attribution.commit, reason: 'already attributed by Baton' });
-			return false;
-		}
-		return true;
-	});
-	// Blob ids where the commit is here, so the records match what blame reads.
+	return [...byCommit.values()];
+}
+
+/**
+ * Sets each file's blob id where the commit is here, so the records match what blame reads. A line is
+ * placed only where the commit has it: a path the commit lacks, or lines past the file's end, are
+ * removed and listed in `dropped` (the import says so; it is not a success that lost lines).
+ */
+async function placeOnCommits(service: ProvenanceService, fresh: readonly ImportedAttribution[], dropped: ImportResult['dropped']): Promise<void> {
 	const { prefix } = await service.git.layout();
 	const specs = fresh.flatMap((r) => r.attribution.files.map((f) => `${r.attribution.commit}:${prefix}${f.path}`));
 	const blobs = await catBatch(service.git.run, specs, 'blob');
-	// A line is placed only where the commit has it: a path the commit lacks, or lines past the file's
-	// end, are dropped and counted (the import says so; it is not a success that lost lines).
 	let k = 0;
 	const linesIn = (ranges: readonly { start: number; end: number }[]): number => ranges.reduce((n, x) => n + x.end - x.start + 1, 0);
 	for (const r of fresh) {
 		r.attribution.files = r.attribution.files.filter((f) => {
 			const blob = blobs[k++];
 			if (!blob) {
-				result.dropped.push({ commit: r.attribution.commit, path: f.path, lines: linesIn(f.ranges), reason: 'the commit has no such file' });
+				dropped.push({ commit: r.attribution.commit, path: f.path, lines: linesIn(f.ranges), reason: 'the commit has no such file' });
 				return false;
 			}
 			f.blob = blob.oid;
@@ -160,22 +190,12 @@ export async function importOpenFormat(service: ProvenanceService, format: OpenF
 			const kept = f.ranges.filter((x) => x.start <= count).map((x) => (x.end > count ? { ...x, end: count } : x));
 			const lost = linesIn(f.ranges) - linesIn(kept);
 			if (lost > 0) {
-				result.dropped.push({ commit: r.attribution.commit, path: f.path, lines: lost, reason: `past the file's ${count} line(s) at that commit` });
+				dropped.push({ commit: r.attribution.commit, path: f.path, lines: lost, reason: `past the file's ${count} line(s) at that commit` });
 			}
 			f.ranges = kept;
 			return true;
 		});
 	}
-	result.droppedLines = result.dropped.reduce((n, d) => n + d.lines, 0);
-	const machine = machineIdentity(service.ctx.workspaceRoot);
-	const now = service.ctx.clock.now();
-	await service.ctx.store.write((db) => {
-		for (const r of fresh) {
-			appendSharedEvent(db, machine, now, { kind: 'provenance.attribution', subject: r.attribution.commit, actor, body: { files: r.attribution.files, patchId: null, importedFrom: format } });
-		}
-	});
-	result.imported = fresh.map((r) => r.attribution.commit);
-	return result;
 }
 
 function readSource(file: string): string {

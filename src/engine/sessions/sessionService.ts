@@ -8,6 +8,7 @@ import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
 import { isoTime, newDecisionId, newSessionId } from '../ids';
 import { emptyStats, type Briefing, type DebriefData, type HandoffData, type SessionScope } from '../storage/jsonShapes';
+import type { BatonDb } from '../storage/journalStore';
 import type { Decision, Session } from '../storage/model';
 import { decisions, handoffs, sessions } from '../storage/schema';
 import { taskGraphOf } from '../tasks/taskGraphOf';
@@ -96,45 +97,9 @@ export class SessionService {
 			const currentTask = input.currentTask ?? (scope.type === 'task' && scope.rootTaskId && graph.byId.has(scope.rootTaskId) ? scope.rootTaskId : null);
 			const key = scopeKey(scope);
 			const predecessor = chainTail(db, key) ?? null;
-			let handoff: HandoffData | null = null;
-			if (predecessor) {
-				const stored = readHandoff(db, predecessor.id);
-				if (stored.kind === 'valid') {
-					handoff = stored.data;
-				} else if (stored.kind === 'malformed') {
-					const warning = `the handoff of “${predecessor.name}” (${predecessor.id}) is malformed (${stored.problem}) and was skipped`;
-					warnings.push(warning);
-					this.ctx.log.warn(warning);
-				}
-			}
+			const handoff = predecessor ? predecessorHandoff(this.ctx, db, predecessor, warnings) : null;
 			const id = newSessionId(this.ctx.clock.now());
-			const session: Session = {
-				id,
-				name,
-				status: 'active',
-				scope,
-				scopeKey: key,
-				currentTask,
-				taskStartedAt: currentTask ? now : null,
-				agent: input.agent ?? null,
-				agentIdentifier: input.agentIdentifier ?? null,
-				previousSessionId: predecessor?.id ?? null,
-				nextSessionId: null,
-				parentSessionId: input.parentSessionId ?? null,
-				handoffConsumedAt: null,
-				handoffConsumedBy: null,
-				debrief: null,
-				focus: null,
-				stats: emptyStats(),
-				resumeCount: 0,
-				endNote: null,
-				startedAt: now,
-				lastActivity: now,
-				suspendedAt: null,
-				endedAt: null,
-				archivedAt: null,
-				updatedAt: now,
-			};
+			const session = newSessionRow(id, input, { name, scope, scopeKey: key, currentTask, previousSessionId: predecessor?.id ?? null }, now);
 			db.insert(sessions).values(session).run();
 			if (predecessor) {
 				const stamp = handoff && !predecessor.handoffConsumedAt ? { handoffConsumedAt: now, handoffConsumedBy: id } : {};
@@ -385,4 +350,42 @@ export class SessionService {
 			auditSession(db, now, input.actor, 'handoff.write', input.sessionId, undefined, { type: 'handoff', id: input.sessionId });
 		});
 	}
+}
+
+/** The handoff `predecessor` left for the next session, or null; a malformed one is skipped with a warning (in `warnings` and the log). */
+function predecessorHandoff(ctx: EngineContext, db: BatonDb, predecessor: Session, warnings: string[]): HandoffData | null {
+	const stored = readHandoff(db, predecessor.id);
+	if (stored.kind === 'malformed') {
+		const warning = `the handoff of “${predecessor.name}” (${predecessor.id}) is malformed (${stored.problem}) and was skipped`;
+		warnings.push(warning);
+		ctx.log.warn(warning);
+	}
+	return stored.kind === 'valid' ? stored.data : null;
+}
+
+/** A new session's row: active since `now`, nothing counted yet, nothing ended. */
+function newSessionRow(id: string, input: StartInput, fields: Pick<Session, 'name' | 'scope' | 'scopeKey' | 'currentTask' | 'previousSessionId'>, now: string): Session {
+	return {
+		id,
+		...fields,
+		status: 'active',
+		taskStartedAt: fields.currentTask ? now : null,
+		agent: input.agent ?? null,
+		agentIdentifier: input.agentIdentifier ?? null,
+		nextSessionId: null,
+		parentSessionId: input.parentSessionId ?? null,
+		handoffConsumedAt: null,
+		handoffConsumedBy: null,
+		debrief: null,
+		focus: null,
+		stats: emptyStats(),
+		resumeCount: 0,
+		endNote: null,
+		startedAt: now,
+		lastActivity: now,
+		suspendedAt: null,
+		endedAt: null,
+		archivedAt: null,
+		updatedAt: now,
+	};
 }

@@ -58,6 +58,7 @@ const defaultBatchFiles = 2_000;
 const nestedFile = 'baton-nested.json';
 const maxNestedDepth = 4;
 
+/** Lists what changed, size-checks it, and feeds it to the index in batches until done or out of time. */
 export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise<SyncResult> {
 	const skipped: SkippedFile[] = [];
 	const remaining = () => options.deadline - Date.now();
@@ -71,6 +72,24 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 		}
 		throw error;
 	}
+	const { paths, untracked, nested } = await listedPaths(repo, listing, skipped);
+	const feed = await sizeChecked(repo, paths, untracked, options.maxFileSize, skipped);
+	const { done, degradedReason } = await feedIndex(repo, feed, options, skipped, remaining);
+	return { fed: done, skipped, degradedReason, nestedRepos: [...nested].sort() };
+}
+
+/** A path to hand to update-index, with its size (for the batch's byte cap). */
+interface FeedEntry {
+	path: string;
+	size: number;
+	untracked: boolean;
+}
+
+/**
+ * The listed paths (which of them untracked), with the files of nested repositories the listing
+ * named as `dir/` in place of the folder; the nested repositories known so far are recorded.
+ */
+async function listedPaths(repo: ShadowRepo, listing: readonly Listed[], skipped: SkippedFile[]): Promise<{ paths: Set<string>; untracked: Set<string>; nested: Set<string> }> {
 	const paths = new Set<string>();
 	const untracked = new Set<string>();
 	const nestedCandidates: string[] = [];
@@ -96,9 +115,16 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 		nested.add(dir);
 	}
 	writeNested(repo, [...nested].sort());
+	return { paths, untracked, nested };
+}
 
-	// Size cap: only the listed (new or changed) paths are looked at, so a snapshot costs a stat per change.
-	const feed: { path: string; size: number; untracked: boolean }[] = [];
+/**
+ * The paths to feed, past the size cap: only the listed (new or changed) paths are looked at, so a
+ * snapshot costs a stat per change. A file over the cap is skipped and, like a tracked file that
+ * became a folder, removed from the index.
+ */
+async function sizeChecked(repo: ShadowRepo, paths: ReadonlySet<string>, untracked: ReadonlySet<string>, maxFileSize: number, skipped: SkippedFile[]): Promise<FeedEntry[]> {
+	const feed: FeedEntry[] = [];
 	const oversized: string[] = [];
 	for (const rel of paths) {
 		let stat: fs.Stats | undefined;
@@ -107,11 +133,11 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 		} catch {
 			// Gone: update-index --remove drops it.
 		}
-		if (stat?.isFile() && stat.size > options.maxFileSize) {
+		if (stat?.isFile() && stat.size > maxFileSize) {
 			if (!untracked.has(rel)) {
 				oversized.push(rel);
 			}
-			skipped.push({ path: rel, size: stat.size, reason: `larger than the ${formatBytes(options.maxFileSize)} limit` });
+			skipped.push({ path: rel, size: stat.size, reason: `larger than the ${formatBytes(maxFileSize)} limit` });
 		} else if (stat?.isDirectory()) {
 			// A tracked file that became a folder: drop the entry (its files are listed on their own);
 			// update-index --add would store a folder holding a .git as a gitlink.
@@ -129,7 +155,15 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 		await repo.git(['update-index', '-z', '--force-remove', '--stdin'], { input: nulJoin(oversized) });
 		carryIndexPaths(repo, before, [], oversized);
 	}
+	return feed;
+}
 
+/**
+ * Feeds `feed` to update-index in batches (at most `batchFiles` paths and about batchBytes each),
+ * reporting progress after each; when the time budget runs out between batches the rest is left
+ * for the next checkpoint and `degradedReason` says so.
+ */
+async function feedIndex(repo: ShadowRepo, feed: FeedEntry[], options: SyncOptions, skipped: SkippedFile[], remaining: () => number): Promise<{ done: number; degradedReason: string | null }> {
 	// Paths the index has first, new ones last: a folder replaced by a file or symlink of its name
 	// cannot be added while the folder's files are still in the index (update-index refuses the path
 	// as both file and folder). Whether those files are gone is git's to say, not lstat's: through a
@@ -165,7 +199,7 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 		start = end;
 		options.onProgress?.({ phase: 'hashing', done, total: feed.length });
 	}
-	return { fed: done, skipped, degradedReason, nestedRepos: [...nested].sort() };
+	return { done, degradedReason };
 }
 
 /**

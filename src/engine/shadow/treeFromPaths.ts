@@ -71,6 +71,40 @@ export type BuildResult = BuiltTree | { reason: string };
 
 /** `base` with `paths` (files, `/`-separated, relative to the work tree) as they are now. The caller holds the shadow's lock. */
 export async function treeFromPaths(repo: ShadowRepo, base: string, paths: readonly string[], maxFileSize: number, timeoutMs: number): Promise<BuildResult> {
+	const wanted = readWanted(repo, paths, maxFileSize);
+	if ('reason' in wanted) {
+		return wanted;
+	}
+	const filemode = configBool(repo.gitDir, 'core', 'filemode', true);
+	if ([...wanted.values()].some((w) => w.kind === 'file' && w.symlink) && !configBool(repo.gitDir, 'core', 'symlinks', true)) {
+		return { reason: 'the store does not keep symlinks as such' };
+	}
+	const dirs = await readFolders(repo, base, [...wanted.keys()], timeoutMs);
+	if ('reason' in dirs) {
+		return dirs;
+	}
+	const inNested = await dropIgnoredNewFiles(repo, wanted, dirs, timeoutMs);
+	if (inNested) {
+		return inNested;
+	}
+	const result: BuiltTree = { tree: base, base, paths: new Map() };
+	const changed = editEntries(repo, wanted, dirs, filemode, result);
+	if ('reason' in changed) {
+		return changed;
+	}
+	if (changed.size > 0) {
+		writeFolders(repo, changed, result);
+	}
+	return result;
+}
+
+/** Why the tree is left to the index-based sync: a step that answers this ends the build with it. */
+interface Refusal {
+	reason: string;
+}
+
+/** Each path's state in the work tree (a file's content read), or why a path is left to the index-based sync. */
+function readWanted(repo: ShadowRepo, paths: readonly string[], maxFileSize: number): Map<string, Wanted> | Refusal {
 	const wanted = new Map<string, Wanted>();
 	const parents = new Map<string, boolean>();
 	for (const rel of paths) {
@@ -104,16 +138,20 @@ export async function treeFromPaths(repo: ShadowRepo, base: string, paths: reado
 			return { reason: `${rel} is a folder or a special file` };
 		}
 	}
-	const filemode = configBool(repo.gitDir, 'core', 'filemode', true);
-	if ([...wanted.values()].some((w) => w.kind === 'file' && w.symlink) && !configBool(repo.gitDir, 'core', 'symlinks', true)) {
-		return { reason: 'the store does not keep symlinks as such' };
-	}
+	return wanted;
+}
 
-	// The folders on the paths, and the paths' entries, as far as the cache knows them.
-	const dirs = new Map<string, TreeEntry[] | null>();
-	const folderOf = (rel: string) => rel.slice(0, Math.max(rel.lastIndexOf('/'), 0));
+/** A folder's entries in `base` (null: not there), by folder path (`''`: the root). */
+type Folders = Map<string, TreeEntry[] | null>;
+
+/**
+ * The folders on the paths in `base`, from the cache where it knows them; the rest, and the old
+ * versions of the changed files (for the line counts), are read in one process and cached.
+ */
+async function readFolders(repo: ShadowRepo, base: string, rels: readonly string[], timeoutMs: number): Promise<Folders | Refusal> {
+	const dirs: Folders = new Map();
 	const allDirs = new Set<string>();
-	for (const rel of wanted.keys()) {
+	for (const rel of rels) {
 		for (let dir = folderOf(rel); ; dir = folderOf(dir)) {
 			allDirs.add(dir);
 			if (dir === '') {
@@ -122,50 +160,14 @@ export async function treeFromPaths(repo: ShadowRepo, base: string, paths: reado
 		}
 	}
 	const ordered = [...allDirs].sort((a, b) => depth(a) - depth(b) || (a < b ? -1 : 1));
-	const resolve = (): string[] => {
-		const missing: string[] = [];
-		for (const dir of ordered) {
-			if (dirs.has(dir)) {
-				continue;
-			}
-			if (dir === '') {
-				const root = trees.get(base);
-				if (root) {
-					dirs.set('', root);
-				} else {
-					missing.push(dir);
-				}
-				continue;
-			}
-			const parent = dirs.get(folderOf(dir));
-			if (parent === undefined) {
-				missing.push(dir);
-				continue;
-			}
-			const entry = parent?.find((e) => e.name === baseName(dir));
-			if (!entry) {
-				dirs.set(dir, null);
-			} else if (entry.mode !== treeMode) {
-				missing.push(`conflict:${dir}`);
-			} else {
-				const cached = trees.get(entry.sha);
-				if (cached) {
-					dirs.set(dir, cached);
-				} else {
-					missing.push(dir);
-				}
-			}
-		}
-		return missing;
-	};
-	let missing = resolve();
+	let missing = resolveFolders(base, ordered, dirs);
 	if (missing.some((m) => m.startsWith('conflict:'))) {
 		return { reason: 'a file path where the tree holds a file as a folder' };
 	}
 	// Old versions of the changed files, for the line counts: asked for with the folders, in one process.
 	const oldBlobs = new Set<string>();
 	const blobNames: string[] = [];
-	for (const rel of wanted.keys()) {
+	for (const rel of rels) {
 		const entries = dirs.get(folderOf(rel));
 		const entry = entries === undefined ? undefined : entries?.find((e) => e.name === baseName(rel));
 		if (entries === undefined) {
@@ -175,39 +177,93 @@ export async function treeFromPaths(repo: ShadowRepo, base: string, paths: reado
 		}
 	}
 	const names = [...missing.map((dir) => (dir === '' ? base : `${base}:${dir}`)), ...blobNames, ...oldBlobs];
-	if (names.length > 0) {
-		const objects = await catBatch(async (args, input) => (await repo.git(args, { ...(input !== undefined ? { input } : {}), timeoutMs })).stdout, names);
-		const byDir = new Map<string, TreeEntry[] | null>();
-		for (let i = 0; i < names.length; i++) {
-			const object = objects[i];
-			if (i < missing.length) {
-				if (object && object.type !== 'tree') {
-					return { reason: 'a file path where the tree holds a file as a folder' };
-				}
-				const entries = object ? parseTree(object.content) : null;
-				if (object && entries) {
-					cacheTree(object.oid, entries);
-				}
-				byDir.set(missing[i] as string, entries);
-			} else if (object?.type === 'blob') {
-				cacheContent(object.oid, object.content);
-			}
-		}
-		if (!trees.has(base)) {
-			return { reason: 'the previous tree is not in the store' };
-		}
-		for (const [dir, entries] of byDir) {
-			if (entries === null) {
-				dirs.set(dir, null);
-			}
-		}
-		missing = resolve();
-		if (missing.length > 0) {
-			return { reason: 'the previous tree could not be read' };
+	if (names.length === 0) {
+		return dirs;
+	}
+	const byDir = await readObjects(repo, names, missing, timeoutMs);
+	if ('reason' in byDir) {
+		return byDir;
+	}
+	if (!trees.has(base)) {
+		return { reason: 'the previous tree is not in the store' };
+	}
+	for (const [dir, entries] of byDir) {
+		if (entries === null) {
+			dirs.set(dir, null);
 		}
 	}
+	missing = resolveFolders(base, ordered, dirs);
+	return missing.length > 0 ? { reason: 'the previous tree could not be read' } : dirs;
+}
 
-	// New files: kept unless the ignore rules leave them out (tracked ones stay, as in the index).
+/**
+ * Fills `dirs` with the folders of `ordered` (parents first) that the cache knows, and returns those
+ * it does not (`conflict:<dir>` when the tree holds a file where the path needs a folder).
+ */
+function resolveFolders(base: string, ordered: readonly string[], dirs: Folders): string[] {
+	const missing: string[] = [];
+	for (const dir of ordered) {
+		if (dirs.has(dir)) {
+			continue;
+		}
+		if (dir === '') {
+			const root = trees.get(base);
+			if (root) {
+				dirs.set('', root);
+			} else {
+				missing.push(dir);
+			}
+			continue;
+		}
+		const parent = dirs.get(folderOf(dir));
+		if (parent === undefined) {
+			missing.push(dir);
+			continue;
+		}
+		const entry = parent?.find((e) => e.name === baseName(dir));
+		if (!entry) {
+			dirs.set(dir, null);
+		} else if (entry.mode !== treeMode) {
+			missing.push(`conflict:${dir}`);
+		} else {
+			const cached = trees.get(entry.sha);
+			if (cached) {
+				dirs.set(dir, cached);
+			} else {
+				missing.push(dir);
+			}
+		}
+	}
+	return missing;
+}
+
+/**
+ * Reads `names` in one `cat-file --batch`: the first `missing.length` are the missing folders (their
+ * trees cached, and returned by folder; null when absent), the rest old blobs (cached).
+ */
+async function readObjects(repo: ShadowRepo, names: readonly string[], missing: readonly string[], timeoutMs: number): Promise<Folders | Refusal> {
+	const objects = await catBatch(async (args, input) => (await repo.git(args, { ...(input !== undefined ? { input } : {}), timeoutMs })).stdout, names);
+	const byDir: Folders = new Map();
+	for (let i = 0; i < names.length; i++) {
+		const object = objects[i];
+		if (i < missing.length) {
+			if (object && object.type !== 'tree') {
+				return { reason: 'a file path where the tree holds a file as a folder' };
+			}
+			const entries = object ? parseTree(object.content) : null;
+			if (object && entries) {
+				cacheTree(object.oid, entries);
+			}
+			byDir.set(missing[i] as string, entries);
+		} else if (object?.type === 'blob') {
+			cacheContent(object.oid, object.content);
+		}
+	}
+	return byDir;
+}
+
+/** New files: kept unless the ignore rules leave them out (tracked ones stay, as in the index); one inside a nested repository refuses. */
+async function dropIgnoredNewFiles(repo: ShadowRepo, wanted: Map<string, Wanted>, dirs: Folders, timeoutMs: number): Promise<Refusal | undefined> {
 	const fresh = [...wanted].filter(([rel, w]) => w.kind === 'file' && !entryOf(dirs, rel)).map(([rel]) => rel);
 	const repos = new Map<string, boolean>();
 	if (fresh.some((rel) => underRepo(repo.workTree, rel, repos))) {
@@ -219,18 +275,15 @@ export async function treeFromPaths(repo: ShadowRepo, base: string, paths: reado
 			wanted.set(rel, { kind: 'gone' });
 		}
 	}
+	return undefined;
+}
 
-	// The new entries, then the changed folders bottom-up.
+/**
+ * Writes the changed files' blobs, records each path before and after in `result`, and returns the
+ * edited entries of every folder that changed (copies; with every folder above them).
+ */
+function editEntries(repo: ShadowRepo, wanted: ReadonlyMap<string, Wanted>, dirs: Folders, filemode: boolean, result: BuiltTree): Map<string, TreeEntry[]> | Refusal {
 	const changed = new Map<string, TreeEntry[]>();
-	const edit = (dir: string): TreeEntry[] => {
-		let entries = changed.get(dir);
-		if (!entries) {
-			entries = [...(dirs.get(dir) ?? [])];
-			changed.set(dir, entries);
-		}
-		return entries;
-	};
-	const result: BuiltTree = { tree: base, base, paths: new Map() };
 	for (const [rel, w] of wanted) {
 		const before = entryOf(dirs, rel);
 		if (before && (before.mode === treeMode || before.mode === '160000')) {
@@ -250,7 +303,7 @@ export async function treeFromPaths(repo: ShadowRepo, base: string, paths: reado
 		if (dirs.get(dir) === null && dir !== '' && !after) {
 			continue;
 		}
-		const entries = edit(dir);
+		const entries = editFolder(changed, dirs, dir);
 		const at = entries.findIndex((e) => e.name === baseName(rel));
 		if (at >= 0) {
 			entries.splice(at, 1);
@@ -258,19 +311,33 @@ export async function treeFromPaths(repo: ShadowRepo, base: string, paths: reado
 		if (after) {
 			entries.push({ mode: after.mode, name: baseName(rel), sha: after.sha });
 			for (let d = dir; d !== ''; d = folderOf(d)) {
-				edit(folderOf(d));
+				editFolder(changed, dirs, folderOf(d));
 			}
 		}
 	}
-	if (changed.size === 0) {
-		return result;
-	}
-	// Every folder above a changed one changes too.
-	for (const dir of [...changed.keys()]) {
-		for (let d = dir; d !== ''; d = folderOf(d)) {
-			edit(folderOf(d));
+	if (changed.size > 0) {
+		// Every folder above a changed one changes too.
+		for (const dir of [...changed.keys()]) {
+			for (let d = dir; d !== ''; d = folderOf(d)) {
+				editFolder(changed, dirs, folderOf(d));
+			}
 		}
 	}
+	return changed;
+}
+
+/** The entries of `dir` being edited: a copy of its entries in the base, made on first use. */
+function editFolder(changed: Map<string, TreeEntry[]>, dirs: Folders, dir: string): TreeEntry[] {
+	let entries = changed.get(dir);
+	if (!entries) {
+		entries = [...(dirs.get(dir) ?? [])];
+		changed.set(dir, entries);
+	}
+	return entries;
+}
+
+/** Writes the changed folders' trees bottom-up, each into its parent's entries, the root's into `result.tree`. */
+function writeFolders(repo: ShadowRepo, changed: Map<string, TreeEntry[]>, result: BuiltTree): void {
 	for (const dir of [...changed.keys()].sort((a, b) => depth(b) - depth(a))) {
 		const entries = changed.get(dir) as TreeEntry[];
 		const sha = entries.length === 0 && dir !== '' ? null : writeLooseObject(repo.gitDir, 'tree', serializeTree(entries));
@@ -291,7 +358,11 @@ export async function treeFromPaths(repo: ShadowRepo, base: string, paths: reado
 			parent.push({ mode: treeMode, name: baseName(dir), sha });
 		}
 	}
-	return result;
+}
+
+/** The folder holding `rel` (`''`: the root). */
+function folderOf(rel: string): string {
+	return rel.slice(0, Math.max(rel.lastIndexOf('/'), 0));
 }
 
 function entryOf(dirs: Map<string, TreeEntry[] | null>, rel: string): TreeEntry | undefined {

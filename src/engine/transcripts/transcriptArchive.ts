@@ -8,19 +8,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../ports';
-import { ownMap } from '../storage/ownRecord';
-import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
+import { batonDir } from '../workspace';
 import { isBootstrapTranscript, type DiscoveredTranscript } from './claudeProjects';
 import { archiveNameOf, claudeCandidates, namedCandidates } from './archiveCandidates';
 import { writeSessionMeta, writeTranscriptMeta } from './archiveMeta';
 import { adoptSidecar, finishReindex, readIfPresent, scanArchive, type ReindexInput, type ReindexResult } from './archiveRebuild';
 import { estimateCostUsd } from './costEstimate';
 import type { AgentKind } from '../agentKinds';
-import { cutArchive, isWholeDocument, needsAdapter, readSource, resetEntry } from './archiveSource';
-import { recordAdapter } from './agentTranscripts';
+import { appendExcerpts } from './appendExcerpts';
 import { digestSession, type SessionDigest } from './sessionDigest';
 import { importSharedTranscript, shareableTranscripts, type SharedTranscript, type TranscriptOrigin } from './sharedTranscripts';
-import { ExcerptBuilder, isUnneededLine, type Excerpt } from './transcriptExcerpts';
+import type { Excerpt } from './transcriptExcerpts';
 import { addFiles, emptyIndex, indexKey, maxNotesPerSession, newTranscriptEntry, sessionArchiveOf, TranscriptIndexFile, type IndexHealth, type SessionNote, type TranscriptEntry, type TranscriptIndex } from './transcriptIndex';
 
 /** The durable session an agent session id belongs to (an alias lookup), or null. */
@@ -80,8 +78,6 @@ export interface TranscriptInfo extends TranscriptEntry {
 	/** False while archiving is off for its session. */
 	archiving: boolean;
 }
-
-const archiveBatchChars = 4 * 1024 * 1024;
 
 export class TranscriptArchive {
 	readonly dir: string;
@@ -328,63 +324,7 @@ export class TranscriptArchive {
 			this.options.log.warn(`transcript ${entry.id} has an id Baton does not use as a file name; not archived`);
 			return false;
 		}
-		const archiveFile = path.join(this.dir, archiveName);
-		if (stat.size < entry.offset || (isWholeDocument(entry.agent, entry.sourcePath) && entry.offset > 0)) {
-			// Rewritten or truncated at the source (a whole-document transcript is rewritten on each message): start over.
-			resetEntry(entry);
-		}
-		cutArchive(archiveFile, entry.archiveBytes);
-		const fromStart = entry.offset === 0 && entry.archiveBytes === 0;
-		if (entry.offset === 0) {
-			entry.bootstrap = true;
-		}
-		const builder = new ExcerptBuilder(entry, this.options.workspaceRoot, knownIds);
-		// Codex's, Gemini CLI's and Copilot CLI's records are read as the Claude Code records the builder knows.
-		const adapter = needsAdapter(entry.agent, entry.sourcePath) ? recordAdapter(entry.agent) : null;
-		// Excerpts go to the archive in batches as they are made: a large transcript never sits in memory
-		// twice. The index is written last; a sync that dies in between is cut back by cutArchive next time.
-		let excerpts = 0;
-		const writeOut = (): void => {
-			const lines = builder.drain();
-			if (lines.length) {
-				const bytes = Buffer.from(`${lines.join('\n')}\n`);
-				try {
-					fs.appendFileSync(archiveFile, bytes, { mode: privateFileMode });
-				} catch (error) {
-					// Its folder is made on first need, not before every write (an import writes a thousand transcripts).
-					if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-						throw error;
-					}
-					mkdirPrivate(path.dirname(archiveFile));
-					fs.appendFileSync(archiveFile, bytes, { mode: privateFileMode });
-				}
-				entry.archiveBytes += bytes.length;
-				entry.archivePath = archiveName;
-				excerpts += lines.length;
-			}
-		};
-		const read = readSource(
-			entry.agent,
-			entry.sourcePath,
-			entry.offset,
-			(record) => {
-				for (const one of adapter ? adapter.adapt(record) : [record]) {
-					builder.add(one);
-				}
-				if (builder.pendingChars > archiveBatchChars) {
-					writeOut();
-				}
-			},
-			{ skipLine: isUnneededLine, ...(maxBytes ? { maxBytes } : {}) },
-		);
-		writeOut();
-		if (firstRequests && fromStart && builder.firstRequest !== null) {
-			firstRequests[indexKey(entry.agent, entry.id)] = builder.firstRequest;
-		}
-		for (const [type, n] of Object.entries(adapter?.unknownTypes ?? read.unknownKinds ?? {})) {
-			entry.unknownRecords ??= ownMap();
-			entry.unknownRecords[type] = (entry.unknownRecords[type] ?? 0) + n;
-		}
+		const { read, excerpts } = appendExcerpts(entry, stat.size, { dir: this.dir, name: archiveName }, { workspaceRoot: this.options.workspaceRoot, knownIds, maxBytes, firstRequests });
 		if (entry.bootstrap && read.offset === 0) {
 			entry.bootstrap = false;
 		}

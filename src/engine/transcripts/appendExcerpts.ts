@@ -1,0 +1,97 @@
+/**
+ * The parsing half of a transcript's sync (transcriptArchive.ts): the source's new bytes, from the
+ * entry's offset, become excerpts appended to its archive file. The caller writes the index after,
+ * with what the read says.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { ownMap } from '../storage/ownRecord';
+import { mkdirPrivate, privateFileMode } from '../workspace';
+import { cutArchive, isWholeDocument, needsAdapter, readSource, resetEntry } from './archiveSource';
+import { recordAdapter } from './agentTranscripts';
+import { ExcerptBuilder, isUnneededLine } from './transcriptExcerpts';
+import { indexKey, type TranscriptEntry } from './transcriptIndex';
+
+const archiveBatchChars = 4 * 1024 * 1024;
+
+interface AppendOptions {
+	workspaceRoot: string;
+	/** Agent session ids Baton knows (the builder links subagents by them). */
+	knownIds: ReadonlySet<string>;
+	/** Parse at most this many bytes. */
+	maxBytes?: number | undefined;
+	/** Filled with the transcript's first request when it is read from its start (SyncInput.firstRequests). */
+	firstRequests?: Record<string, string> | undefined;
+}
+
+/**
+ * Appends the excerpts of `entry`'s new source bytes to `<dir>/<archiveName>` and counts the record
+ * types nobody knows on the entry. A source rewritten or truncated since (or a whole-document one)
+ * starts over; the archive is first cut back to what the index says it holds. Returns the read and
+ * how many excerpts were written; the entry's offset and counts are the caller's to update.
+ */
+export function appendExcerpts(entry: TranscriptEntry, sourceSize: number, archive: { dir: string; name: string }, options: AppendOptions): { read: ReturnType<typeof readSource>; excerpts: number } {
+	const archiveFile = path.join(archive.dir, archive.name);
+	if (sourceSize < entry.offset || (isWholeDocument(entry.agent, entry.sourcePath) && entry.offset > 0)) {
+		// Rewritten or truncated at the source (a whole-document transcript is rewritten on each message): start over.
+		resetEntry(entry);
+	}
+	cutArchive(archiveFile, entry.archiveBytes);
+	const fromStart = entry.offset === 0 && entry.archiveBytes === 0;
+	if (entry.offset === 0) {
+		entry.bootstrap = true;
+	}
+	const builder = new ExcerptBuilder(entry, options.workspaceRoot, options.knownIds);
+	// Codex's, Gemini CLI's and Copilot CLI's records are read as the Claude Code records the builder knows.
+	const adapter = needsAdapter(entry.agent, entry.sourcePath) ? recordAdapter(entry.agent) : null;
+	// Excerpts go to the archive in batches as they are made: a large transcript never sits in memory
+	// twice. The index is written last; a sync that dies in between is cut back by cutArchive next time.
+	let excerpts = 0;
+	const writeOut = (): void => {
+		const lines = builder.drain();
+		if (lines.length) {
+			const bytes = Buffer.from(`${lines.join('\n')}\n`);
+			appendPrivate(archiveFile, bytes);
+			entry.archiveBytes += bytes.length;
+			entry.archivePath = archive.name;
+			excerpts += lines.length;
+		}
+	};
+	const { maxBytes, firstRequests } = options;
+	const read = readSource(
+		entry.agent,
+		entry.sourcePath,
+		entry.offset,
+		(record) => {
+			for (const one of adapter ? adapter.adapt(record) : [record]) {
+				builder.add(one);
+			}
+			if (builder.pendingChars > archiveBatchChars) {
+				writeOut();
+			}
+		},
+		{ skipLine: isUnneededLine, ...(maxBytes ? { maxBytes } : {}) },
+	);
+	writeOut();
+	if (firstRequests && fromStart && builder.firstRequest !== null) {
+		firstRequests[indexKey(entry.agent, entry.id)] = builder.firstRequest;
+	}
+	for (const [type, n] of Object.entries(adapter?.unknownTypes ?? read.unknownKinds ?? {})) {
+		entry.unknownRecords ??= ownMap();
+		entry.unknownRecords[type] = (entry.unknownRecords[type] ?? 0) + n;
+	}
+	return { read, excerpts };
+}
+
+/** Appends to a private file. Its folder is made on first need, not before every write (an import writes a thousand transcripts). */
+function appendPrivate(file: string, bytes: Buffer): void {
+	try {
+		fs.appendFileSync(file, bytes, { mode: privateFileMode });
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+			throw error;
+		}
+		mkdirPrivate(path.dirname(file));
+		fs.appendFileSync(file, bytes, { mode: privateFileMode });
+	}
+}

@@ -44,21 +44,6 @@ export const allowedUnused = {
 	},
 };
 
-/**
- * Unused exports in the rooms other branches of issue #25 are moving or editing as this list is
- * written (src/engine/checkpoints → shadow/, transcripts/, hooks/): dropped once those land, not
- * before, so the two changes do not collide. Only shrinks: an entry that is no longer an unused
- * export fails the check as stale.
- * @type {Record<string, string[]>}
- */
-export const awaitingMoves = {
-	'src/engine/shadow/indexSync.ts': ['SyncOptions'],
-	'src/engine/checkpoints/rollbackRunner.ts': ['provenAdditions'],
-	'src/engine/shadow/treeFromPaths.ts': ['BuildResult'],
-	'src/engine/hooks/briefingDiet.ts': ['DietExtras'],
-	'src/engine/transcripts/transcriptArchive.ts': ['SyncInput', 'SyncReport', 'TranscriptArchiveOptions'],
-};
-
 /** @param {string} dir @returns {string[]} */
 function walk(dir) {
 	if (!fs.existsSync(dir)) {
@@ -193,16 +178,6 @@ function bindingNames(name) {
 	return name.elements.flatMap((el) => (ts.isOmittedExpression(el) ? [] : bindingNames(el.name)));
 }
 
-/** allowedUnused and awaitingMoves as one list. @returns {typeof allowedUnused} */
-function withAwaitingMoves() {
-	/** @type {typeof allowedUnused} */
-	const all = { ...allowedUnused };
-	for (const [file, names] of Object.entries(awaitingMoves)) {
-		all[file] = { names: [...(all[file]?.names ?? []), ...names], reason: 'awaiting the move of its room (awaitingMoves)' };
-	}
-	return all;
-}
-
 /**
  * Every export of a checked folder that no other file imports (through any chain of re-exports),
  * less the allowed ones. Returns `path:line name`, sorted.
@@ -211,7 +186,7 @@ function withAwaitingMoves() {
  * @returns {string[]}
  */
 export function findUnusedExports(root, options = {}) {
-	const allowed = options.allowed ?? withAwaitingMoves();
+	const allowed = options.allowed ?? allowedUnused;
 	const files = scannedRoots.flatMap((r) => walk(path.join(root, r)));
 	const modules = new Map(files.map((f) => [f, readModule(f)]));
 	/** @type {Map<string, Set<string>>} */

@@ -277,7 +277,7 @@ async function provenByLaterCheckpoints(deps: RunnerDeps, target: Checkpoint, sa
  * folder: a path it holds there may have existed at the target's time, ignored then. Changes that
  * only ignore more keep the proof. `readBlob` is asked only when a `.gitignore` changed.
  */
-export async function provenAdditions(tokens: string[], readBlob: (sha: string) => Promise<string>): Promise<Set<string>> {
+async function provenAdditions(tokens: string[], readBlob: (sha: string) => Promise<string>): Promise<Set<string>> {
 	const proven = new Set<string>();
 	const zero = /^0+$/;
 	let added: string[] = [];

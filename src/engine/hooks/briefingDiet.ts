@@ -30,7 +30,7 @@ const titleLength = 80;
 const textLength = 240;
 const factLength = 200;
 
-export interface DietExtras {
+interface DietExtras {
 	/** Lines that go right after the heading (a resumed session's progress so far). */
 	lead?: { title: string; lines: string[] };
 }

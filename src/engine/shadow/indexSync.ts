@@ -31,7 +31,7 @@ export interface SyncProgress {
 	total: number;
 }
 
-export interface SyncOptions {
+interface SyncOptions {
 	maxFileSize: number;
 	/** `performance.now()`-style deadline in ms (Date.now()). */
 	deadline: number;

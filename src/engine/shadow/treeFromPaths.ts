@@ -67,7 +67,7 @@ function cacheTree(sha: string, entries: TreeEntry[]): void {
 
 type Wanted = { kind: 'file'; content: Buffer; executable: boolean; symlink: boolean } | { kind: 'gone' };
 
-export type BuildResult = BuiltTree | { reason: string };
+type BuildResult = BuiltTree | { reason: string };
 
 /** `base` with `paths` (files, `/`-separated, relative to the work tree) as they are now. The caller holds the shadow's lock. */
 export async function treeFromPaths(repo: ShadowRepo, base: string, paths: readonly string[], maxFileSize: number, timeoutMs: number): Promise<BuildResult> {

@@ -24,7 +24,7 @@ import { addFiles, emptyIndex, indexKey, maxNotesPerSession, newTranscriptEntry,
 /** The durable session an agent session id belongs to (an alias lookup), or null. */
 export type SessionLinker = (agent: AgentKind, agentSessionId: string) => Promise<string | null>;
 
-export interface TranscriptArchiveOptions {
+interface TranscriptArchiveOptions {
 	workspaceRoot: string;
 	claudeHome: string;
 	log: Logger;
@@ -32,7 +32,7 @@ export interface TranscriptArchiveOptions {
 	lockTimeoutMs?: number;
 }
 
-export interface SyncInput {
+interface SyncInput {
 	link: SessionLinker;
 	/** Only transcripts of these agent session ids (a hook syncs its own session): skips the other links. */
 	agentSessionIds?: readonly string[];
@@ -60,7 +60,7 @@ export interface SyncInput {
 	firstRequests?: Record<string, string>;
 }
 
-export interface SyncReport {
+interface SyncReport {
 	/** Transcripts parsed in this call (new bytes found). */
 	synced: TranscriptInfo[];
 	parsedBytes: number;

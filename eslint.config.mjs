@@ -52,7 +52,6 @@ export const longFunctionFiles = [
 	'bench/storageBench.ts',
 	'bench/timelineBench.ts',
 	'bench/treeBench.ts',
-	'scripts/seedDemo.ts',
 	'src/cli/main.ts',
 	'src/engine/checkpoints/rollbackRunner.ts',
 	'src/engine/git/gitRunner.ts',

@@ -47,7 +47,6 @@ export const longFunctionFiles = [
 	'bench/checkpointBench.ts',
 	'bench/daemonCaptureBench.ts',
 	'bench/realTreeBench.ts',
-	'bench/run.ts',
 	'bench/searchBench.ts',
 	'bench/storageBench.ts',
 	'bench/timelineBench.ts',

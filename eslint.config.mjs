@@ -50,7 +50,6 @@ export const longFunctionFiles = [
 	'bench/searchBench.ts',
 	'bench/storageBench.ts',
 	'bench/timelineBench.ts',
-	'bench/treeBench.ts',
 	'src/cli/main.ts',
 	'src/engine/checkpoints/rollbackRunner.ts',
 	'src/engine/git/gitRunner.ts',

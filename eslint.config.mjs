@@ -44,7 +44,6 @@ const sizeOptions = { skipBlankLines: true, skipComments: true };
 export const longFunctionFiles = [
 	'bench/blameBench.ts',
 	'bench/captureBench.ts',
-	'bench/checkpointBench.ts',
 	'bench/daemonCaptureBench.ts',
 	'bench/realTreeBench.ts',
 	'bench/searchBench.ts',

@@ -45,7 +45,6 @@ export const longFunctionFiles = [
 	'bench/blameBench.ts',
 	'bench/captureBench.ts',
 	'bench/daemonCaptureBench.ts',
-	'bench/realTreeBench.ts',
 	'bench/searchBench.ts',
 	'bench/storageBench.ts',
 	'bench/timelineBench.ts',

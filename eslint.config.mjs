@@ -43,7 +43,6 @@ const sizeOptions = { skipBlankLines: true, skipComments: true };
  */
 export const longFunctionFiles = [
 	'bench/blameBench.ts',
-	'bench/daemonCaptureBench.ts',
 	'bench/searchBench.ts',
 	'bench/storageBench.ts',
 	'bench/timelineBench.ts',

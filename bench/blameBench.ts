@@ -78,7 +78,6 @@ export async function benchBlame(quick: boolean): Promise<BenchRow[]> {
 		const lines = Array.from({ length: lineCount }, (_, i) => `const v${i} = ${i};`);
 		const made = await blameRepo(root, 'big.ts', lines);
 		engine = made.engine;
-		const { repo, agent, recorder } = made;
 		await agentCommits(
 			made,
 			root,
@@ -89,111 +88,135 @@ export async function benchBlame(quick: boolean): Promise<BenchRow[]> {
 			(i, c) => `const v${i} = ${i} + ${c};`,
 		);
 		await new ProvenanceService(engine.ctx).attributePending();
-		const gitEnv = userRepoEnv(path.join(root, '.baton-bench-empty-gitconfig'));
-		fs.writeFileSync(path.join(root, '.baton-bench-empty-gitconfig'), '');
-		const gitBlame = async (): Promise<number> => {
-			const started = performance.now();
-			await runGit(['blame', '--porcelain', '--', 'big.ts'], { cwd: root, env: gitEnv });
-			return performance.now() - started;
-		};
-		const timed = async (fn: () => Promise<unknown>): Promise<number> => {
-			const started = performance.now();
-			await fn();
-			return performance.now() - started;
-		};
-		const cold: number[] = [];
-		const warm: number[] = [];
-		const baseline: number[] = [];
-		const hover: number[] = [];
-		const warmService = new ProvenanceService(engine.ctx);
-		await blameFile(warmService, 'big.ts');
-		for (let r = 0; r < repeats; r++) {
-			baseline.push(await gitBlame());
-			const fresh = new ProvenanceService(engine.ctx);
-			cold.push(await timed(() => blameFile(fresh, 'big.ts')));
-			warm.push(await timed(() => blameFile(warmService, 'big.ts')));
-			hover.push(await timed(() => blameFile(warmService, 'big.ts', { line: 1 + ((r * 331) % lineCount) })));
-		}
-		const attribution: number[] = [];
-		const commitTimes: number[] = [];
-		const attributionCpu: number[] = [];
-		const commitCpu: number[] = [];
-		for (let r = 0; r < (quick ? 2 : 9); r++) {
-			repo.tick();
-			await recorder.agentStep(agent, `many${r}`, 'touch 100 files', 'Bash', () => {
-				for (let f = 0; f < 100; f++) {
-					const file = path.join(root, 'many', `f${f}.ts`);
-					fs.mkdirSync(path.dirname(file), { recursive: true });
-					fs.appendFileSync(file, `export const r${r}_${f} = ${r * f};\n`);
-				}
-			});
-			const commitStart = cpuNow();
-			commitTimes.push(await timed(async () => repo.commit(`many ${r}`)));
-			commitCpu.push(cpuNow().children - commitStart.children);
-			const head = repo.git(['rev-parse', 'HEAD']).trim();
-			// The engine's kept service, as the daemon (the post-commit hook's `baton provenance commit`)
-			// and the backend use it: new steps and attributions since its last read are all it parses.
-			const service = engine.provenance;
-			const start = cpuNow();
-			attribution.push(await timed(() => service.attribute([head], { newOnly: true })));
-			const end = cpuNow();
-			attributionCpu.push(end.own - start.own + (end.children - start.children));
-		}
-		const ratio = (a: number[], b: number[]): number => median(a) / median(b);
+		const blames = await timeBlames(engine, root, lineCount, repeats);
+		const attributions = await timeAttributions(made, root, quick);
 		const size = `${lineCount.toLocaleString('en')}-line file, ${commits} commits`;
 		engine.close();
 		engine = undefined;
 		const large = await benchLargeBlame(quick);
-		return [
-			{
-				name: `baton blame, cold (${size})`,
-				ours: median(cold),
-				oursP99: percentile(cold, 99),
-				baseline: median(baseline),
-				baselineName: 'git blame --porcelain alone',
-				ratio: ratio(cold, baseline),
-				target: '≤ 1.3×',
-				passed: ratio(cold, baseline) <= 1.3,
-			},
-			{
-				name: `baton blame, warm (${size})`,
-				ours: median(warm),
-				oursP99: percentile(warm, 99),
-				baseline: median(baseline),
-				baselineName: 'git blame --porcelain alone',
-				ratio: ratio(warm, baseline),
-				target: '≤ 1.3×',
-				passed: ratio(warm, baseline) <= 1.3,
-			},
-			{ name: `hover: one line's blame, warm (${size})`, ours: median(hover), oursP99: percentile(hover, 99), baseline: 0, baselineName: '', ratio: 0, target: '≤ 50 ms', passed: median(hover) <= 50 },
-			{
-				name: 'attribution of a 100-file agent commit',
-				ours: median(attribution),
-				oursP99: percentile(attribution, 99),
-				baseline: median(commitTimes),
-				baselineName: 'the git commit itself',
-				ratio: ratio(attribution, commitTimes),
-				target: '≤ 100 ms added',
-				passed: median(attribution) <= 100,
-			},
-			{
-				// CPU time is far less sensitive to the machine's load than wall time: this process's own
-				// plus its git processes' (the commit's side: its git processes only).
-				name: 'attribution of a 100-file agent commit, CPU time (the engine and its git processes)',
-				ours: median(attributionCpu),
-				oursP99: percentile(attributionCpu, 99),
-				baseline: median(commitCpu),
-				baselineName: 'the git commit itself (its git processes)',
-				ratio: ratio(attributionCpu, commitCpu),
-				target: '≤ 100 ms added',
-				passed: median(attributionCpu) <= 100,
-			},
-			...large,
-		];
+		return [...blameRows(size, blames, attributions), ...large];
 	} finally {
 		engine?.close();
 		fs.rmSync(root, { recursive: true, force: true });
 	}
+}
+
+/** Wall milliseconds fn takes. */
+async function timed(fn: () => Promise<unknown>): Promise<number> {
+	const started = performance.now();
+	await fn();
+	return performance.now() - started;
+}
+
+/** Times of big.ts's blame: Baton's cold (a new service) and warm, one line's warm (the hover), and git blame alone. */
+interface BlameTimes {
+	cold: number[];
+	warm: number[];
+	baseline: number[];
+	hover: number[];
+}
+
+/** `repeats` rounds of git blame, then Baton's cold, warm and one-line blame of big.ts. */
+async function timeBlames(engine: Engine, root: string, lineCount: number, repeats: number): Promise<BlameTimes> {
+	const gitEnv = userRepoEnv(path.join(root, '.baton-bench-empty-gitconfig'));
+	fs.writeFileSync(path.join(root, '.baton-bench-empty-gitconfig'), '');
+	const gitBlame = () => timed(() => runGit(['blame', '--porcelain', '--', 'big.ts'], { cwd: root, env: gitEnv }));
+	const times: BlameTimes = { cold: [], warm: [], baseline: [], hover: [] };
+	const warmService = new ProvenanceService(engine.ctx);
+	await blameFile(warmService, 'big.ts');
+	for (let r = 0; r < repeats; r++) {
+		times.baseline.push(await gitBlame());
+		const fresh = new ProvenanceService(engine.ctx);
+		times.cold.push(await timed(() => blameFile(fresh, 'big.ts')));
+		times.warm.push(await timed(() => blameFile(warmService, 'big.ts')));
+		times.hover.push(await timed(() => blameFile(warmService, 'big.ts', { line: 1 + ((r * 331) % lineCount) })));
+	}
+	return times;
+}
+
+/** Attributing a 100-file agent commit beside the commit itself: wall and CPU milliseconds of each. */
+interface AttributionTimes {
+	attribution: number[];
+	commitTimes: number[];
+	attributionCpu: number[];
+	commitCpu: number[];
+}
+
+/** Rounds of an agent step touching 100 files, its commit, and the commit's attribution by the engine's kept service. */
+async function timeAttributions({ repo, engine, agent, recorder }: Awaited<ReturnType<typeof blameRepo>>, root: string, quick: boolean): Promise<AttributionTimes> {
+	const times: AttributionTimes = { attribution: [], commitTimes: [], attributionCpu: [], commitCpu: [] };
+	for (let r = 0; r < (quick ? 2 : 9); r++) {
+		repo.tick();
+		await recorder.agentStep(agent, `many${r}`, 'touch 100 files', 'Bash', () => {
+			for (let f = 0; f < 100; f++) {
+				const file = path.join(root, 'many', `f${f}.ts`);
+				fs.mkdirSync(path.dirname(file), { recursive: true });
+				fs.appendFileSync(file, `export const r${r}_${f} = ${r * f};\n`);
+			}
+		});
+		const commitStart = cpuNow();
+		times.commitTimes.push(await timed(async () => repo.commit(`many ${r}`)));
+		times.commitCpu.push(cpuNow().children - commitStart.children);
+		const head = repo.git(['rev-parse', 'HEAD']).trim();
+		// The engine's kept service, as the daemon (the post-commit hook's `baton provenance commit`)
+		// and the backend use it: new steps and attributions since its last read are all it parses.
+		const service = engine.provenance;
+		const start = cpuNow();
+		times.attribution.push(await timed(() => service.attribute([head], { newOnly: true })));
+		const end = cpuNow();
+		times.attributionCpu.push(end.own - start.own + (end.children - start.children));
+	}
+	return times;
+}
+
+/** The blame rows (cold, warm, hover) and the attribution rows (wall, CPU). */
+function blameRows(size: string, { cold, warm, baseline, hover }: BlameTimes, { attribution, commitTimes, attributionCpu, commitCpu }: AttributionTimes): BenchRow[] {
+	const ratio = (a: number[], b: number[]): number => median(a) / median(b);
+	return [
+		{
+			name: `baton blame, cold (${size})`,
+			ours: median(cold),
+			oursP99: percentile(cold, 99),
+			baseline: median(baseline),
+			baselineName: 'git blame --porcelain alone',
+			ratio: ratio(cold, baseline),
+			target: '≤ 1.3×',
+			passed: ratio(cold, baseline) <= 1.3,
+		},
+		{
+			name: `baton blame, warm (${size})`,
+			ours: median(warm),
+			oursP99: percentile(warm, 99),
+			baseline: median(baseline),
+			baselineName: 'git blame --porcelain alone',
+			ratio: ratio(warm, baseline),
+			target: '≤ 1.3×',
+			passed: ratio(warm, baseline) <= 1.3,
+		},
+		{ name: `hover: one line's blame, warm (${size})`, ours: median(hover), oursP99: percentile(hover, 99), baseline: 0, baselineName: '', ratio: 0, target: '≤ 50 ms', passed: median(hover) <= 50 },
+		{
+			name: 'attribution of a 100-file agent commit',
+			ours: median(attribution),
+			oursP99: percentile(attribution, 99),
+			baseline: median(commitTimes),
+			baselineName: 'the git commit itself',
+			ratio: ratio(attribution, commitTimes),
+			target: '≤ 100 ms added',
+			passed: median(attribution) <= 100,
+		},
+		{
+			// CPU time is far less sensitive to the machine's load than wall time: this process's own
+			// plus its git processes' (the commit's side: its git processes only).
+			name: 'attribution of a 100-file agent commit, CPU time (the engine and its git processes)',
+			ours: median(attributionCpu),
+			oursP99: percentile(attributionCpu, 99),
+			baseline: median(commitCpu),
+			baselineName: 'the git commit itself (its git processes)',
+			ratio: ratio(attributionCpu, commitCpu),
+			target: '≤ 100 ms added',
+			passed: median(attributionCpu) <= 100,
+		},
+	];
 }
 
 /**
@@ -225,11 +248,6 @@ async function benchLargeBlame(quick: boolean): Promise<BenchRow[]> {
 		await new ProvenanceService(engine.ctx).attributePending();
 		fs.writeFileSync(path.join(root, '.baton-bench-empty-gitconfig'), '');
 		const gitEnv = userRepoEnv(path.join(root, '.baton-bench-empty-gitconfig'));
-		const timed = async (fn: () => Promise<unknown>): Promise<number> => {
-			const started = performance.now();
-			await fn();
-			return performance.now() - started;
-		};
 		const gitBlame = () => timed(() => runGit(['blame', '--porcelain', '--', 'large.ts'], { cwd: root, env: gitEnv }));
 		const ctx = engine.ctx;
 		const engineBlame = () =>
@@ -239,50 +257,12 @@ async function benchLargeBlame(quick: boolean): Promise<BenchRow[]> {
 					throw new Error('the large blame did not place the agent lines');
 				}
 			});
-		const cli = path.join(__dirname, '..', 'dist', 'cli.js');
-		const cliBlame = fs.existsSync(cli)
-			? () =>
-					timed(
-						() =>
-							new Promise<void>((resolve, reject) => {
-								execFile(process.execPath, [cli, 'blame', 'large.ts', '--json', '--no-daemon'], { cwd: root, maxBuffer: 1 << 30 }, (error, stdout) => {
-									if (error || !stdout.includes('"origin":"agent"')) {
-										reject(error ?? new Error('baton blame printed no agent line'));
-									} else {
-										resolve();
-									}
-								});
-							}),
-					)
-			: undefined;
-		const alternate = async (ours: () => Promise<number>): Promise<{ ours: number[]; base: number[]; ratios: number[] }> => {
-			const out = { ours: [] as number[], base: [] as number[], ratios: [] as number[] };
-			for (let r = 0; r < pairs; r++) {
-				// Which runs first alternates: neither side always meets a machine the other just warmed or loaded.
-				const o = r % 2 === 0 ? await ours() : undefined;
-				const b = await gitBlame();
-				const mine = o ?? (await ours());
-				out.ours.push(mine);
-				out.base.push(b);
-				out.ratios.push(mine / b);
-			}
-			return out;
-		};
+		const cliBlame = cliLargeBlame(root);
 		const size = `${lineCount.toLocaleString('en')}-line file, ${commits} agent commits`;
-		const row = (name: string, m: { ours: number[]; base: number[]; ratios: number[] }): BenchRow => ({
-			name,
-			ours: median(m.ours),
-			oursP99: percentile(m.ours, 99),
-			baseline: median(m.base),
-			baselineName: 'git blame --porcelain of the same file',
-			ratio: median(m.ratios),
-			target: '≤ 3×',
-			passed: median(m.ratios) <= 3,
-		});
-		const rows = [row(`baton blame, the engine's call, cold (${size})`, await alternate(engineBlame))];
+		const rows = [largeRow(`baton blame, the engine's call, cold (${size})`, await alternate(pairs, engineBlame, gitBlame))];
 		rows.push(
 			cliBlame
-				? row(`baton blame --json --no-daemon, the built CLI's process (${size})`, await alternate(cliBlame))
+				? largeRow(`baton blame --json --no-daemon, the built CLI's process (${size})`, await alternate(pairs, cliBlame, gitBlame))
 				: { name: `baton blame, the built CLI (${size})`, ours: Number.NaN, oursP99: Number.NaN, baseline: Number.NaN, baselineName: '', ratio: Number.NaN, target: '≤ 3× (dist/cli.js missing: run node esbuild.mjs)', passed: false },
 		);
 		return rows;
@@ -290,4 +270,61 @@ async function benchLargeBlame(quick: boolean): Promise<BenchRow[]> {
 		engine?.close();
 		fs.rmSync(root, { recursive: true, force: true });
 	}
+}
+
+/** The built CLI's `baton blame large.ts --json --no-daemon` in a process of its own, timed; undefined without dist/cli.js. */
+function cliLargeBlame(root: string): (() => Promise<number>) | undefined {
+	const cli = path.join(__dirname, '..', 'dist', 'cli.js');
+	if (!fs.existsSync(cli)) {
+		return undefined;
+	}
+	return () =>
+		timed(
+			() =>
+				new Promise<void>((resolve, reject) => {
+					execFile(process.execPath, [cli, 'blame', 'large.ts', '--json', '--no-daemon'], { cwd: root, maxBuffer: 1 << 30 }, (error, stdout) => {
+						if (error || !stdout.includes('"origin":"agent"')) {
+							reject(error ?? new Error('baton blame printed no agent line'));
+						} else {
+							resolve();
+						}
+					});
+				}),
+		);
+}
+
+/** Ours and git blame, `pairs` times each: their times and the pairs' ratios. */
+interface Alternated {
+	ours: number[];
+	base: number[];
+	ratios: number[];
+}
+
+/** `pairs` rounds of ours beside gitBlame. */
+async function alternate(pairs: number, ours: () => Promise<number>, gitBlame: () => Promise<number>): Promise<Alternated> {
+	const out: Alternated = { ours: [], base: [], ratios: [] };
+	for (let r = 0; r < pairs; r++) {
+		// Which runs first alternates: neither side always meets a machine the other just warmed or loaded.
+		const o = r % 2 === 0 ? await ours() : undefined;
+		const b = await gitBlame();
+		const mine = o ?? (await ours());
+		out.ours.push(mine);
+		out.base.push(b);
+		out.ratios.push(mine / b);
+	}
+	return out;
+}
+
+/** A large-file row: the median of the pairs' ratios, against 3×. */
+function largeRow(name: string, m: Alternated): BenchRow {
+	return {
+		name,
+		ours: median(m.ours),
+		oursP99: percentile(m.ours, 99),
+		baseline: median(m.base),
+		baselineName: 'git blame --porcelain of the same file',
+		ratio: median(m.ratios),
+		target: '≤ 3×',
+		passed: median(m.ratios) <= 3,
+	};
 }

@@ -25,81 +25,21 @@ export async function benchCapture(quick: boolean): Promise<BenchRow[]> {
 	try {
 		const ws = path.join(root, 'ws');
 		const files = copyTree(path.join(__dirname, '..', 'node_modules'), ws);
-		const env = {
-			...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_'))),
-			GIT_CONFIG_GLOBAL: os.devNull,
-			GIT_CONFIG_NOSYSTEM: '1',
-		};
-		const tuned = ['-c', 'core.untrackedCache=true', '-c', 'feature.manyFiles=true', '-c', 'index.version=4'];
-		const privateIndex = path.join(root, 'baseline.index');
-		const benv = { ...env, GIT_INDEX_FILE: privateIndex };
-		execFileSync('git', ['init', '-q'], { cwd: ws, env });
-		fs.writeFileSync(path.join(ws, '.git', 'info', 'exclude'), '.baton/\n');
-		const baseline = async () => {
-			execFileSync('git', [...tuned, 'add', '-A'], { cwd: ws, env: benv, stdio: 'ignore' });
-			execFileSync('git', [...tuned, 'write-tree'], { cwd: ws, env: benv, stdio: 'ignore' });
-		};
-		const ours = async () => {
-			const shadow = new ShadowRepo(ws, path.join(ws, '.baton'));
-			const capture = await shadow.withLock(() => captureTree(shadow, { excludes: defaultCheckpointExcludes, maxFileSize: 5 * 1024 * 1024, deadline: Date.now() + 600_000 }));
-			if (!capture.tree) {
-				throw new Error(capture.reason);
-			}
-		};
+		const sides = captureSides(root, ws);
 		// The first of each reads every file: not a per-call cost.
-		await ours();
-		await baseline();
-		await ours();
-		await baseline();
-		const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ws, env: benv, maxBuffer: 1 << 28 })
-			.toString()
-			.split('\0')
-			.filter(Boolean);
+		await sides.ours();
+		await sides.baseline();
+		await sides.ours();
+		await sides.baseline();
+		const tracked = sides.indexed();
 		process.stderr.write(`  capture workspace: ${files} files copied, ${tracked.length} in the baseline's index\n`);
 		if (tracked.length < minFiles) {
 			return names.map((n) => failed(n, `only ${tracked.length} files (need ${minFiles})`));
 		}
 		const candidates = tracked.filter((f) => /\.(js|json|md|ts)$/.test(f));
-		const rounds = quick ? 7 : 21;
-		const time = async (fn: () => Promise<void>) => {
-			const t = performance.now();
-			await fn();
-			return performance.now() - t;
-		};
 		const rows: BenchRow[] = [];
 		for (const name of names) {
-			const pairs: { ours: number; base: number }[] = [];
-			try {
-				for (let i = 0; i < rounds; i++) {
-					if (name !== 'unchanged') {
-						fs.appendFileSync(path.join(ws, candidates[(i * 7919) % candidates.length] as string), `\n// capture ${i}\n`);
-					}
-					if (i % 2 === 0) {
-						const a = await time(ours);
-						pairs.push({ ours: a, base: await time(baseline) });
-					} else {
-						const b = await time(baseline);
-						pairs.push({ ours: await time(ours), base: b });
-					}
-				}
-			} catch (error) {
-				rows.push(failed(name, (error as Error).message.split('\n')[0] ?? 'failed'));
-				continue;
-			}
-			const ourTimes = pairs.map((p) => p.ours);
-			const baseTimes = pairs.map((p) => p.base);
-			const ratio = median(pairs.map((p) => p.ours / p.base));
-			const ourMedian = median(ourTimes);
-			rows.push({
-				name: `timeline capture in a hook process, ${name} (${tracked.length} files; p95 ${percentile(ourTimes, 95).toFixed(0)} ms vs ${percentile(baseTimes, 95).toFixed(0)} ms)`,
-				ours: ourMedian,
-				oursP99: percentile(ourTimes, 99),
-				baseline: median(baseTimes),
-				baselineName: 'git add -A && git write-tree, private index (untracked cache, v4)',
-				ratio,
-				target: '≤ 60 ms, ≤ 1.2×',
-				passed: ourMedian <= 60 && ratio <= 1.2,
-			});
+			rows.push(await captureRow(name, sides, tracked.length, candidates, quick ? 7 : 21));
 		}
 		return rows;
 	} catch (error) {
@@ -107,6 +47,88 @@ export async function benchCapture(quick: boolean): Promise<BenchRow[]> {
 	} finally {
 		fs.rmSync(root, { recursive: true, force: true });
 	}
+}
+
+/** The two sides timed, and the files the baseline's index holds. */
+interface CaptureSides {
+	ws: string;
+	/** Baton's capture as a hook process does it: a new ShadowRepo, captureTree under its lock. */
+	ours: () => Promise<void>;
+	/** `git add -A && git write-tree` with a private index (untracked cache, index v4). */
+	baseline: () => Promise<void>;
+	indexed: () => string[];
+}
+
+/** A git repository at ws (with .baton/ excluded) and both sides' captures of it. */
+function captureSides(root: string, ws: string): CaptureSides {
+	const env = {
+		...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('GIT_'))),
+		GIT_CONFIG_GLOBAL: os.devNull,
+		GIT_CONFIG_NOSYSTEM: '1',
+	};
+	const tuned = ['-c', 'core.untrackedCache=true', '-c', 'feature.manyFiles=true', '-c', 'index.version=4'];
+	const privateIndex = path.join(root, 'baseline.index');
+	const benv = { ...env, GIT_INDEX_FILE: privateIndex };
+	execFileSync('git', ['init', '-q'], { cwd: ws, env });
+	fs.writeFileSync(path.join(ws, '.git', 'info', 'exclude'), '.baton/\n');
+	const baseline = async () => {
+		execFileSync('git', [...tuned, 'add', '-A'], { cwd: ws, env: benv, stdio: 'ignore' });
+		execFileSync('git', [...tuned, 'write-tree'], { cwd: ws, env: benv, stdio: 'ignore' });
+	};
+	const ours = async () => {
+		const shadow = new ShadowRepo(ws, path.join(ws, '.baton'));
+		const capture = await shadow.withLock(() => captureTree(shadow, { excludes: defaultCheckpointExcludes, maxFileSize: 5 * 1024 * 1024, deadline: Date.now() + 600_000 }));
+		if (!capture.tree) {
+			throw new Error(capture.reason);
+		}
+	};
+	const indexed = () =>
+		execFileSync('git', ['ls-files', '-z'], { cwd: ws, env: benv, maxBuffer: 1 << 28 })
+			.toString()
+			.split('\0')
+			.filter(Boolean);
+	return { ws, ours, baseline, indexed };
+}
+
+/** One row: `rounds` captures of both sides, alternating which goes first, each after a changed file unless the row is 'unchanged'. */
+async function captureRow(name: string, sides: CaptureSides, trackedCount: number, candidates: string[], rounds: number): Promise<BenchRow> {
+	const { ws, ours, baseline } = sides;
+	const time = async (fn: () => Promise<void>) => {
+		const t = performance.now();
+		await fn();
+		return performance.now() - t;
+	};
+	const pairs: { ours: number; base: number }[] = [];
+	try {
+		for (let i = 0; i < rounds; i++) {
+			if (name !== 'unchanged') {
+				fs.appendFileSync(path.join(ws, candidates[(i * 7919) % candidates.length] as string), `\n// capture ${i}\n`);
+			}
+			if (i % 2 === 0) {
+				const a = await time(ours);
+				pairs.push({ ours: a, base: await time(baseline) });
+			} else {
+				const b = await time(baseline);
+				pairs.push({ ours: await time(ours), base: b });
+			}
+		}
+	} catch (error) {
+		return failed(name, (error as Error).message.split('\n')[0] ?? 'failed');
+	}
+	const ourTimes = pairs.map((p) => p.ours);
+	const baseTimes = pairs.map((p) => p.base);
+	const ratio = median(pairs.map((p) => p.ours / p.base));
+	const ourMedian = median(ourTimes);
+	return {
+		name: `timeline capture in a hook process, ${name} (${trackedCount} files; p95 ${percentile(ourTimes, 95).toFixed(0)} ms vs ${percentile(baseTimes, 95).toFixed(0)} ms)`,
+		ours: ourMedian,
+		oursP99: percentile(ourTimes, 99),
+		baseline: median(baseTimes),
+		baselineName: 'git add -A && git write-tree, private index (untracked cache, v4)',
+		ratio,
+		target: '≤ 60 ms, ≤ 1.2×',
+		passed: ourMedian <= 60 && ratio <= 1.2,
+	};
 }
 
 /**

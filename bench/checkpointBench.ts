@@ -44,171 +44,234 @@ export async function benchCheckpoints(quick: boolean): Promise<BenchRow[]> {
 	try {
 		const generated = makeWorkspace(ws, scale);
 		process.stderr.write(`  workspace: ${generated.files} files, ${generated.mb} MB (${generated.ms} ms to generate)\n`);
-		let baton = new ShadowRepo(ws, path.join(ws, '.baton'));
-		let raw = new ShadowRepo(ws, path.join(ws, '.baton', 'raw'));
+		const run: ShadowRun = {
+			ws,
+			scale,
+			quick,
+			baton: new ShadowRepo(ws, path.join(ws, '.baton')),
+			raw: new ShadowRepo(ws, path.join(ws, '.baton', 'raw')),
+			stamp: Date.parse('2026-03-01T09:00:00Z'),
+			headBaton: '',
+			headRaw: '',
+			beforeHundred: '',
+			beforeHundredRaw: '',
+			edit: 0,
+		};
 		const rows: BenchRow[] = [];
-		let stamp = Date.parse('2026-03-01T09:00:00Z');
-		const snapshotBaton = async (parent: string | null) => {
-			stamp += 1000;
-			const result = await takeSnapshot(baton, { excludes: defaultCheckpointExcludes, maxFileSize: 5 * 1024 * 1024, budgetMs: 600_000, message: 'bench', parentCommit: parent, refId: `bench-${stamp}`, dateMs: stamp });
-			return result.commit as string;
-		};
-		const snapshotRaw = async (parent: string | null) => {
-			await raw.git(['add', '-A']);
-			const tree = await raw.gitText(['write-tree']);
-			const commit = await raw.gitText(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', 'bench']);
-			await raw.git(['update-ref', 'refs/heads/bench', commit]);
-			return commit;
-		};
-		let headBaton = '';
-		let headRaw = '';
-
-		// First snapshot: fresh shadows each round (git init and config are not timed, for either).
-		const first = await pairs(quick ? 2 : 3, async (swap) => {
-			for (const dir of [baton.gitDir, raw.gitDir]) fs.rmSync(dir, { recursive: true, force: true });
-			baton = new ShadowRepo(ws, path.join(ws, '.baton'));
-			raw = new ShadowRepo(ws, path.join(ws, '.baton', 'raw'));
-			await baton.ensureInit(defaultCheckpointExcludes);
-			await raw.ensureInit(defaultCheckpointExcludes);
-			return timed(
-				swap,
-				async () => (headBaton = await snapshotBaton(null)),
-				async () => (headRaw = await snapshotRaw(null)),
-			);
-		});
-		rows.push(row('checkpoint: first snapshot (20k-file workspace)', first, 'git add -A + write-tree + commit-tree + update-ref'));
-
-		let edit = 0;
-		const one = await pairs(quick ? 7 : 15, async (swap) => {
-			fs.appendFileSync(path.join(ws, `src/pkg0/mod${edit % scale.modules}/file${edit % scale.files}.ts`), `// edit ${edit++}\n`);
-			return timed(
-				swap,
-				async () => (headBaton = await snapshotBaton(headBaton)),
-				async () => (headRaw = await snapshotRaw(headRaw)),
-			);
-		});
-		rows.push(row('checkpoint: snapshot, 1 file changed', one, 'same plumbing, 1 file'));
-
-		let beforeHundred = headBaton;
-		let beforeHundredRaw = headRaw;
-		const hundred = await pairs(quick ? 5 : 9, async (swap) => {
-			beforeHundred = headBaton;
-			beforeHundredRaw = headRaw;
-			changeHundred(ws, scale, edit++);
-			return timed(
-				swap,
-				async () => (headBaton = await snapshotBaton(headBaton)),
-				async () => (headRaw = await snapshotRaw(headRaw)),
-			);
-		});
-		rows.push(row('checkpoint: snapshot, 100 changed + 10 new + 5 deleted', hundred, 'same plumbing, 115 paths'));
-
-		const diff = await pairs(quick ? 7 : 15, async (swap) =>
-			timed(
-				swap,
-				() => diffTrees(baton, beforeHundred, headBaton),
-				() => raw.git(['diff-tree', '-r', '-z', '--no-renames', '--numstat', beforeHundredRaw, headRaw]),
-			),
-		);
-		rows.push(row('checkpoint: diff of the 115-path change (with line counts)', diff, 'git diff-tree -r --numstat'));
-
-		// Restore: from the latest snapshot S back to the one before the 100-file change (T). Each side
-		// starts from S with a fresh index and the workspace is put back to S after it (not timed).
-		// Paths only T has: each tool removes the ones its own index knows, so clear them explicitly.
-		const onlyInTarget = (await diffTrees(baton, headBaton, beforeHundred, { lines: false })).filter((c) => c.change === 'added').map((c) => c.path);
-		const backToS = async () => {
-			for (const rel of onlyInTarget) fs.rmSync(path.join(ws, rel), { force: true });
-			await baton.git(['read-tree', '--reset', '-u', headBaton]);
-			await raw.git(['read-tree', '--reset', '-u', headRaw]);
-			await baton.git(['update-index', '-q', '--refresh'], { okCodes: [1] });
-			await raw.git(['update-index', '-q', '--refresh'], { okCodes: [1] });
-		};
-		const restoreBaton = async () => {
-			// The proof as a rollback runs it: the later snapshot (the 100-file one) against the target.
-			const plan = await planRestore(
-				baton,
-				headBaton,
-				beforeHundred,
-				async () => new Set(splitNul((await baton.git(['diff-tree', '--stdin', '-r', '-z', '--no-renames', '--name-only', '--diff-filter=A', '--no-commit-id'], { input: `${headBaton} ${beforeHundred}\n` })).stdout)),
-			);
-			await new RestoreRun(baton, plan, path.join(ws, '.baton', 'rollbacks', 'bench')).apply();
-		};
-		const restoreRaw = async () => {
-			await raw.git(['read-tree', '--reset', '-u', beforeHundredRaw]);
-		};
-		const restore = await pairs(quick ? 5 : 9, async (swap) => {
-			const time = async (fn: () => Promise<void>) => {
-				await backToS();
-				const t = performance.now();
-				await fn();
-				return performance.now() - t;
-			};
-			const pair = swap ? { base: await time(restoreRaw), ours: await time(restoreBaton) } : { ours: await time(restoreBaton), base: await time(restoreRaw) };
-			await backToS();
-			return pair;
-		});
-		rows.push(row('checkpoint: restore 115 paths (Baton: verify, proof, preflight, guarded merge)', restore, 'git read-tree --reset -u'));
-
-		// The whole `checkpoint create` through the engine: snapshot, stats, environment capture, DB write.
-		const engine = await Engine.open({ workspaceRoot: ws, log: silentLogger, create: true, git: { read: async () => null } });
-		try {
-			const creates: number[] = [];
-			const recorded: number[] = [];
-			await engine.checkpoints.create({ actor: 'bench' });
-			await engine.checkpoints.settled();
-			for (let i = 0; i < (quick ? 3 : 7); i++) {
-				fs.appendFileSync(path.join(ws, `src/pkg1/mod${i % scale.modules}/file0.ts`), `// create ${i}\n`);
-				const t = performance.now();
-				await engine.checkpoints.create({ actor: 'bench', trigger: 'periodic' });
-				creates.push(performance.now() - t);
-				// The environment follows the checkpoint's row: what a short process waits for before it exits.
-				await engine.checkpoints.settled();
-				recorded.push(performance.now() - t);
-			}
-			rows.push({
-				name: 'checkpoint create, 1 file changed (engine: snapshot, stats, DB; environment after it)',
-				ours: median(creates),
-				oursP99: percentile(creates, 99),
-				baseline: Number.NaN,
-				baselineName: '—',
-				ratio: Number.NaN,
-				target: 'env capture ≤ 1 s',
-			});
-			rows.push({
-				name: 'checkpoint create, 1 file changed, until its environment is recorded',
-				ours: median(recorded),
-				oursP99: percentile(recorded, 99),
-				baseline: Number.NaN,
-				baselineName: '—',
-				ratio: Number.NaN,
-				target: 'env capture ≤ 1 s',
-			});
-			// Whole rollbacks back and forth between the first and the last of those checkpoints.
-			const [last, , , , , , , firstCp] = await engine.checkpoints.list();
-			const rollbacks: number[] = [];
-			for (let i = 0; i < (quick ? 2 : 6); i++) {
-				const target = i % 2 === 0 ? firstCp : last;
-				if (!target) break;
-				const t = performance.now();
-				await engine.checkpoints.rollback(target.id, { actor: 'bench' });
-				rollbacks.push(performance.now() - t);
-			}
-			rows.push({
-				name: 'checkpoint rollback via the engine (safety checkpoint, plan, restore, records)',
-				ours: median(rollbacks),
-				oursP99: percentile(rollbacks, 99),
-				baseline: Number.NaN,
-				baselineName: '—',
-				ratio: Number.NaN,
-				target: '—',
-			});
-		} finally {
-			engine.close();
+		for (const step of [firstSnapshot, oneFileSnapshot, hundredSnapshot, hundredDiff, hundredRestore]) {
+			rows.push(await step(run));
 		}
-		return rows;
+		return [...rows, ...(await engineRows(ws, scale, quick))];
 	} finally {
 		fs.rmSync(root, { recursive: true, force: true });
 	}
+}
+
+/** What the plumbing steps share: Baton's shadow and the raw one, the head each reached, and the one before the 100-file change. */
+interface ShadowRun {
+	ws: string;
+	scale: Scale;
+	quick: boolean;
+	baton: ShadowRepo;
+	raw: ShadowRepo;
+	/** The last snapshot's date: each one a second later. */
+	stamp: number;
+	headBaton: string;
+	headRaw: string;
+	beforeHundred: string;
+	beforeHundredRaw: string;
+	/** Edits so far, so that each appended line differs. */
+	edit: number;
+}
+
+/** Baton's snapshot of the workspace on top of parent. */
+async function snapshotBaton(run: ShadowRun, parent: string | null): Promise<string> {
+	run.stamp += 1000;
+	const result = await takeSnapshot(run.baton, { excludes: defaultCheckpointExcludes, maxFileSize: 5 * 1024 * 1024, budgetMs: 600_000, message: 'bench', parentCommit: parent, refId: `bench-${run.stamp}`, dateMs: run.stamp });
+	return result.commit as string;
+}
+
+/** The same snapshot with raw plumbing: add -A, write-tree, commit-tree, update-ref. */
+async function snapshotRaw(run: ShadowRun, parent: string | null): Promise<string> {
+	await run.raw.git(['add', '-A']);
+	const tree = await run.raw.gitText(['write-tree']);
+	const commit = await run.raw.gitText(['commit-tree', tree, ...(parent ? ['-p', parent] : []), '-m', 'bench']);
+	await run.raw.git(['update-ref', 'refs/heads/bench', commit]);
+	return commit;
+}
+
+/** Both sides snapshot on top of their heads, in alternating order. */
+function snapshotBoth(run: ShadowRun, swap: boolean): Promise<Pair> {
+	return timed(
+		swap,
+		async () => (run.headBaton = await snapshotBaton(run, run.headBaton)),
+		async () => (run.headRaw = await snapshotRaw(run, run.headRaw)),
+	);
+}
+
+/** First snapshot: fresh shadows each round (git init and config are not timed, for either). */
+async function firstSnapshot(run: ShadowRun): Promise<BenchRow> {
+	const first = await pairs(run.quick ? 2 : 3, async (swap) => {
+		for (const dir of [run.baton.gitDir, run.raw.gitDir]) fs.rmSync(dir, { recursive: true, force: true });
+		run.baton = new ShadowRepo(run.ws, path.join(run.ws, '.baton'));
+		run.raw = new ShadowRepo(run.ws, path.join(run.ws, '.baton', 'raw'));
+		await run.baton.ensureInit(defaultCheckpointExcludes);
+		await run.raw.ensureInit(defaultCheckpointExcludes);
+		return timed(
+			swap,
+			async () => (run.headBaton = await snapshotBaton(run, null)),
+			async () => (run.headRaw = await snapshotRaw(run, null)),
+		);
+	});
+	return row('checkpoint: first snapshot (20k-file workspace)', first, 'git add -A + write-tree + commit-tree + update-ref');
+}
+
+/** A snapshot after one appended line. */
+async function oneFileSnapshot(run: ShadowRun): Promise<BenchRow> {
+	const { ws, scale } = run;
+	const one = await pairs(run.quick ? 7 : 15, async (swap) => {
+		fs.appendFileSync(path.join(ws, `src/pkg0/mod${run.edit % scale.modules}/file${run.edit % scale.files}.ts`), `// edit ${run.edit++}\n`);
+		return snapshotBoth(run, swap);
+	});
+	return row('checkpoint: snapshot, 1 file changed', one, 'same plumbing, 1 file');
+}
+
+/** A snapshot after 100 changed, 10 new and 5 deleted files; keeps the heads before it for the diff and the restore. */
+async function hundredSnapshot(run: ShadowRun): Promise<BenchRow> {
+	run.beforeHundred = run.headBaton;
+	run.beforeHundredRaw = run.headRaw;
+	const hundred = await pairs(run.quick ? 5 : 9, async (swap) => {
+		run.beforeHundred = run.headBaton;
+		run.beforeHundredRaw = run.headRaw;
+		changeHundred(run.ws, run.scale, run.edit++);
+		return snapshotBoth(run, swap);
+	});
+	return row('checkpoint: snapshot, 100 changed + 10 new + 5 deleted', hundred, 'same plumbing, 115 paths');
+}
+
+/** The diff of the 100-file change, with line counts. */
+async function hundredDiff(run: ShadowRun): Promise<BenchRow> {
+	const diff = await pairs(run.quick ? 7 : 15, async (swap) =>
+		timed(
+			swap,
+			() => diffTrees(run.baton, run.beforeHundred, run.headBaton),
+			() => run.raw.git(['diff-tree', '-r', '-z', '--no-renames', '--numstat', run.beforeHundredRaw, run.headRaw]),
+		),
+	);
+	return row('checkpoint: diff of the 115-path change (with line counts)', diff, 'git diff-tree -r --numstat');
+}
+
+/**
+ * Restore: from the latest snapshot S back to the one before the 100-file change (T). Each side
+ * starts from S with a fresh index and the workspace is put back to S after it (not timed).
+ */
+async function hundredRestore(run: ShadowRun): Promise<BenchRow> {
+	const { ws, baton, raw, headBaton, headRaw, beforeHundred, beforeHundredRaw } = run;
+	// Paths only T has: each tool removes the ones its own index knows, so clear them explicitly.
+	const onlyInTarget = (await diffTrees(baton, headBaton, beforeHundred, { lines: false })).filter((c) => c.change === 'added').map((c) => c.path);
+	const backToS = async () => {
+		for (const rel of onlyInTarget) fs.rmSync(path.join(ws, rel), { force: true });
+		await baton.git(['read-tree', '--reset', '-u', headBaton]);
+		await raw.git(['read-tree', '--reset', '-u', headRaw]);
+		await baton.git(['update-index', '-q', '--refresh'], { okCodes: [1] });
+		await raw.git(['update-index', '-q', '--refresh'], { okCodes: [1] });
+	};
+	const restoreBaton = async () => {
+		// The proof as a rollback runs it: the later snapshot (the 100-file one) against the target.
+		const plan = await planRestore(
+			baton,
+			headBaton,
+			beforeHundred,
+			async () => new Set(splitNul((await baton.git(['diff-tree', '--stdin', '-r', '-z', '--no-renames', '--name-only', '--diff-filter=A', '--no-commit-id'], { input: `${headBaton} ${beforeHundred}\n` })).stdout)),
+		);
+		await new RestoreRun(baton, plan, path.join(ws, '.baton', 'rollbacks', 'bench')).apply();
+	};
+	const restoreRaw = async () => {
+		await raw.git(['read-tree', '--reset', '-u', beforeHundredRaw]);
+	};
+	const restore = await pairs(run.quick ? 5 : 9, async (swap) => {
+		const time = async (fn: () => Promise<void>) => {
+			await backToS();
+			const t = performance.now();
+			await fn();
+			return performance.now() - t;
+		};
+		const pair = swap ? { base: await time(restoreRaw), ours: await time(restoreBaton) } : { ours: await time(restoreBaton), base: await time(restoreRaw) };
+		await backToS();
+		return pair;
+	});
+	return row('checkpoint: restore 115 paths (Baton: verify, proof, preflight, guarded merge)', restore, 'git read-tree --reset -u');
+}
+
+/** The whole `checkpoint create` through the engine (snapshot, stats, environment capture, DB write), then rollbacks. */
+async function engineRows(ws: string, scale: Scale, quick: boolean): Promise<BenchRow[]> {
+	const engine = await Engine.open({ workspaceRoot: ws, log: silentLogger, create: true, git: { read: async () => null } });
+	try {
+		const rows = await createRows(engine, ws, scale, quick);
+		rows.push(await rollbackRow(engine, quick));
+		return rows;
+	} finally {
+		engine.close();
+	}
+}
+
+/** `checkpoint create` after one changed file: until it returns, and until its environment is recorded. */
+async function createRows(engine: Engine, ws: string, scale: Scale, quick: boolean): Promise<BenchRow[]> {
+	const creates: number[] = [];
+	const recorded: number[] = [];
+	await engine.checkpoints.create({ actor: 'bench' });
+	await engine.checkpoints.settled();
+	for (let i = 0; i < (quick ? 3 : 7); i++) {
+		fs.appendFileSync(path.join(ws, `src/pkg1/mod${i % scale.modules}/file0.ts`), `// create ${i}\n`);
+		const t = performance.now();
+		await engine.checkpoints.create({ actor: 'bench', trigger: 'periodic' });
+		creates.push(performance.now() - t);
+		// The environment follows the checkpoint's row: what a short process waits for before it exits.
+		await engine.checkpoints.settled();
+		recorded.push(performance.now() - t);
+	}
+	return [
+		{
+			name: 'checkpoint create, 1 file changed (engine: snapshot, stats, DB; environment after it)',
+			ours: median(creates),
+			oursP99: percentile(creates, 99),
+			baseline: Number.NaN,
+			baselineName: '—',
+			ratio: Number.NaN,
+			target: 'env capture ≤ 1 s',
+		},
+		{
+			name: 'checkpoint create, 1 file changed, until its environment is recorded',
+			ours: median(recorded),
+			oursP99: percentile(recorded, 99),
+			baseline: Number.NaN,
+			baselineName: '—',
+			ratio: Number.NaN,
+			target: 'env capture ≤ 1 s',
+		},
+	];
+}
+
+/** Whole rollbacks back and forth between the first and the last of the checkpoints createRows made. */
+async function rollbackRow(engine: Engine, quick: boolean): Promise<BenchRow> {
+	const [last, , , , , , , firstCp] = await engine.checkpoints.list();
+	const rollbacks: number[] = [];
+	for (let i = 0; i < (quick ? 2 : 6); i++) {
+		const target = i % 2 === 0 ? firstCp : last;
+		if (!target) break;
+		const t = performance.now();
+		await engine.checkpoints.rollback(target.id, { actor: 'bench' });
+		rollbacks.push(performance.now() - t);
+	}
+	return {
+		name: 'checkpoint rollback via the engine (safety checkpoint, plan, restore, records)',
+		ours: median(rollbacks),
+		oursP99: percentile(rollbacks, 99),
+		baseline: Number.NaN,
+		baselineName: '—',
+		ratio: Number.NaN,
+		target: '—',
+	};
 }
 
 interface Pair {

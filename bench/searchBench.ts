@@ -48,86 +48,112 @@ function sentence(random: () => number, words: number): string {
 /** Seeds the store in one write (statements captured as the bulk writers do) and the archive's files. */
 export async function seed(root: string, sessions: number): Promise<string[]> {
 	const engine = await Engine.open({ workspaceRoot: root, log: silentLogger, create: true, git: { read: async () => null } });
-	const random = prng(26);
 	const texts: string[] = [];
 	try {
 		const store = engine.store;
 		const machine = machineIdentity(root);
-		let ms = Date.parse('2026-01-01T00:00:00Z');
-		const index = emptyIndex();
 		const dir = path.join(root, '.baton', 'transcripts');
 		fs.mkdirSync(dir, { recursive: true });
+		const context: SeedContext = { store, random: prng(26), texts, events: [], index: emptyIndex(), dir, ms: Date.parse('2026-01-01T00:00:00Z') };
 		await store.write((db) => {
-			const events: Parameters<typeof appendSharedEvents>[2][number][] = [];
 			for (let i = 0; i < sessions; i++) {
-				const id = `ses_${String(20260101000000 + i)}_${(i % 0xffffff).toString(16).padStart(6, '0')}`;
-				const at = new Date(ms).toISOString();
-				const name = sentence(random, 4);
-				const note = sentence(random, 25);
-				const decision = sentence(random, 12);
-				texts.push(name, note, decision);
-				store.execCaptured(
-					`INSERT INTO sessions (id, name, status, scope_json, scope_key, agent, stats_json, resume_count, started_at, last_activity, ended_at, updated_at) VALUES (?, ?, 'ended', '{"type":"global"}', 'global', ?, '{}', 0, ?, ?, ?, ?)`,
-					[id, name, i % 3 ? 'claude-code' : 'codex', at, at, at, at],
-				);
-				const handoff = { lastTask: null, tasksCompleted: [], tasksCreated: [], decisionsRecorded: 1, decisions: [], nextSuggested: [], openBlockers: [], openBugs: [], note, nextAction: null };
-				store.execCaptured('INSERT INTO handoffs (session_id, handoff_json, created_at) VALUES (?, ?, ?)', [id, JSON.stringify(handoff), at]);
-				store.execCaptured('INSERT INTO decisions (id, session_id, kind, text, rationale, task_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [`dec_${i}`, id, 'decision', decision, null, null, at]);
-				for (let turn = 1; turn <= 2; turn++) {
-					const text = sentence(random, 30);
-					texts.push(text);
-					events.push({ nowMs: ms++, event: { kind: 'timeline.prompt', subject: id, sessionId: id, actor: 'human', body: { turn, text, at } } });
-				}
-				for (let step = 1; step <= 3; step++) {
-					const file = `src/${vocabulary[(i * 3 + step) % 400]}/${vocabulary[(i + step) % 900]}.ts`;
-					const summary = `Edit ${file}`;
-					texts.push(summary, file);
-					const body = {
-						step,
-						turn: 1,
-						toolUseId: null,
-						actor: 'agent',
-						tool: 'Edit',
-						summary,
-						startedAt: at,
-						treeBefore: null,
-						treeAfter: null,
-						files: [{ path: file, change: 'modified', additions: 3, deletions: 1 }],
-						captured: false,
-						agent: 'claude-code',
-					};
-					events.push({ nowMs: ms++, event: { kind: 'timeline.step', subject: id, sessionId: id, actor: 'agent:claude-code', body } });
-				}
-				// The archive: twenty excerpts, as transcriptExcerpts.ts writes them.
-				const lines: string[] = [];
-				for (let n = 0; n < 20; n++) {
-					const text = sentence(random, n % 2 ? 60 : 20);
-					texts.push(text);
-					lines.push(
-						JSON.stringify(
-							n % 5 === 4
-								? { type: 'tool', at, name: 'Bash', id: `toolu_${n}`, files: [], edit: false, detail: text.slice(0, 300) }
-								: { type: n % 2 ? 'assistant' : 'user', at, ...(n % 2 ? { model: 'claude-sonnet-4-5' } : {}), text },
-						),
-					);
-				}
-				const agentSessionId = `a${i.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
-				const archivePath = `${agentSessionId}.jsonl`;
-				const content = `${lines.join('\n')}\n`;
-				fs.writeFileSync(path.join(dir, archivePath), content);
-				const entry = newTranscriptEntry({ id: agentSessionId, agent: 'claude-code', agentSessionId, parentAgentSessionId: null, sourcePath: `/nowhere/${archivePath}`, agentType: null, description: null });
-				Object.assign(entry, { sessionId: id, archivePath, archiveBytes: Buffer.byteLength(content), firstAt: at, lastAt: at });
-				index.transcripts[`claude-code:${agentSessionId}`] = entry;
-				ms += 60_000;
+				seedSession(context, i);
 			}
-			appendSharedEvents(db, machine, events);
+			appendSharedEvents(db, machine, context.events);
 		});
-		fs.writeFileSync(path.join(dir, 'index.json'), `${JSON.stringify(index)}\n`);
+		fs.writeFileSync(path.join(dir, 'index.json'), `${JSON.stringify(context.index)}\n`);
 		await store.compact();
 	} finally {
 		engine.close();
 	}
 	return texts;
+}
+
+/** What seeding the sessions shares: the store, the random words, every text written (for the scan), the events to append, the archive's index and folder, and the clock. */
+interface SeedContext {
+	store: Engine['store'];
+	random: () => number;
+	texts: string[];
+	events: Parameters<typeof appendSharedEvents>[2][number][];
+	index: ReturnType<typeof emptyIndex>;
+	dir: string;
+	/** The next event's time: one millisecond per event, a minute per session. */
+	ms: number;
+}
+
+/** Session i: its rows (session, handoff, decision), two prompts and three steps, and its archived transcript. */
+function seedSession(context: SeedContext, i: number): void {
+	const id = `ses_${String(20260101000000 + i)}_${(i % 0xffffff).toString(16).padStart(6, '0')}`;
+	const at = new Date(context.ms).toISOString();
+	seedRows(context, id, at, i);
+	for (let turn = 1; turn <= 2; turn++) {
+		const text = sentence(context.random, 30);
+		context.texts.push(text);
+		context.events.push({ nowMs: context.ms++, event: { kind: 'timeline.prompt', subject: id, sessionId: id, actor: 'human', body: { turn, text, at } } });
+	}
+	for (let step = 1; step <= 3; step++) {
+		seedStep(context, id, at, i, step);
+	}
+	seedArchive(context, id, at, i);
+	context.ms += 60_000;
+}
+
+/** The session's own row, its handoff (with a note) and one decision. */
+function seedRows({ store, random, texts }: SeedContext, id: string, at: string, i: number): void {
+	const name = sentence(random, 4);
+	const note = sentence(random, 25);
+	const decision = sentence(random, 12);
+	texts.push(name, note, decision);
+	store.execCaptured(
+		`INSERT INTO sessions (id, name, status, scope_json, scope_key, agent, stats_json, resume_count, started_at, last_activity, ended_at, updated_at) VALUES (?, ?, 'ended', '{"type":"global"}', 'global', ?, '{}', 0, ?, ?, ?, ?)`,
+		[id, name, i % 3 ? 'claude-code' : 'codex', at, at, at, at],
+	);
+	const handoff = { lastTask: null, tasksCompleted: [], tasksCreated: [], decisionsRecorded: 1, decisions: [], nextSuggested: [], openBlockers: [], openBugs: [], note, nextAction: null };
+	store.execCaptured('INSERT INTO handoffs (session_id, handoff_json, created_at) VALUES (?, ?, ?)', [id, JSON.stringify(handoff), at]);
+	store.execCaptured('INSERT INTO decisions (id, session_id, kind, text, rationale, task_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [`dec_${i}`, id, 'decision', decision, null, null, at]);
+}
+
+/** One Edit step of the session, on a file named from the vocabulary. */
+function seedStep(context: SeedContext, id: string, at: string, i: number, step: number): void {
+	const file = `src/${vocabulary[(i * 3 + step) % 400]}/${vocabulary[(i + step) % 900]}.ts`;
+	const summary = `Edit ${file}`;
+	context.texts.push(summary, file);
+	const body = {
+		step,
+		turn: 1,
+		toolUseId: null,
+		actor: 'agent',
+		tool: 'Edit',
+		summary,
+		startedAt: at,
+		treeBefore: null,
+		treeAfter: null,
+		files: [{ path: file, change: 'modified', additions: 3, deletions: 1 }],
+		captured: false,
+		agent: 'claude-code',
+	};
+	context.events.push({ nowMs: context.ms++, event: { kind: 'timeline.step', subject: id, sessionId: id, actor: 'agent:claude-code', body } });
+}
+
+/** The archive: twenty excerpts, as transcriptExcerpts.ts writes them, and the transcript's entry in the index. */
+function seedArchive({ random, texts, index, dir }: SeedContext, id: string, at: string, i: number): void {
+	const lines: string[] = [];
+	for (let n = 0; n < 20; n++) {
+		const text = sentence(random, n % 2 ? 60 : 20);
+		texts.push(text);
+		lines.push(
+			JSON.stringify(
+				n % 5 === 4 ? { type: 'tool', at, name: 'Bash', id: `toolu_${n}`, files: [], edit: false, detail: text.slice(0, 300) } : { type: n % 2 ? 'assistant' : 'user', at, ...(n % 2 ? { model: 'claude-sonnet-4-5' } : {}), text },
+			),
+		);
+	}
+	const agentSessionId = `a${i.toString(16).padStart(8, '0')}-0000-4000-8000-000000000000`;
+	const archivePath = `${agentSessionId}.jsonl`;
+	const content = `${lines.join('\n')}\n`;
+	fs.writeFileSync(path.join(dir, archivePath), content);
+	const entry = newTranscriptEntry({ id: agentSessionId, agent: 'claude-code', agentSessionId, parentAgentSessionId: null, sourcePath: `/nowhere/${archivePath}`, agentType: null, description: null });
+	Object.assign(entry, { sessionId: id, archivePath, archiveBytes: Buffer.byteLength(content), firstAt: at, lastAt: at });
+	index.transcripts[`claude-code:${agentSessionId}`] = entry;
 }
 
 /**
@@ -202,86 +228,114 @@ export async function benchSearch(quick: boolean): Promise<BenchRow[]> {
 		const texts = await seed(root, sessions);
 		const engine = await Engine.open({ workspaceRoot: root, log: silentLogger, git: { read: async () => null } });
 		try {
-			// The first search builds the index (no cache yet) and saves it once it has answered.
-			await engine.search.search({ text: String(vocabulary[0]) });
-			const warm = await alternate(engine, texts, queries, quick ? 3 : 10);
-			const common = await alternate(engine, texts, everywhere, quick ? 3 : 5);
-			let commonShare = 0;
-			for (const text of everywhere.slice(0, 1)) commonShare = (await engine.search.search({ text })).total / engine.search.size;
-			const after: number[] = [];
-			const warmAgain: number[] = [];
-			const machine = machineIdentity(root);
-			for (let i = 0; i < (quick ? 3 : 10); i++) {
-				await engine.store.write((db) =>
-					appendSharedEvent(db, machine, Date.now(), { kind: 'timeline.prompt', subject: 'ses_x', sessionId: 'ses_x', actor: 'human', body: { turn: i + 1, text: `fresh words ${i}`, at: new Date().toISOString() } }),
-				);
-				let s = performance.now();
-				await engine.search.search({ text: String(vocabulary[300]) });
-				after.push(performance.now() - s);
-				s = performance.now();
-				await engine.search.search({ text: String(vocabulary[300]) });
-				warmAgain.push(performance.now() - s);
-			}
-			const records = engine.search.size;
+			const warm = await warmRuns(engine, root, texts, quick);
 			engine.close();
 			const cold = await coldRuns(root, 2);
-			const label = `${sessions.toLocaleString('en-US')} sessions, ${records.toLocaleString('en-US')} records`;
-			return [
-				{
-					name: `search warm, content words rare to common (${label}, ${queries.length} queries)`,
-					ours: median(warm.ours),
-					oursP99: percentile(warm.ours, 99),
-					baseline: median(warm.base),
-					baselineName: 'substring scan in memory',
-					ratio: median(warm.ratios),
-					target: '≤ 50 ms median',
-					passed: median(warm.ours) <= 50,
-				},
-				{
-					name: `search warm, words in most records (${label}; the commonest in about ${Math.round(commonShare * 100)}%; ${everywhere.length} queries)`,
-					ours: median(common.ours),
-					oursP99: percentile(common.ours, 99),
-					baseline: median(common.base),
-					baselineName: 'substring scan in memory',
-					ratio: median(common.ratios),
-					target: '≤ 50 ms median',
-					passed: median(common.ours) <= 50,
-				},
-				{
-					name: `search after one new prompt (${label})`,
-					ours: median(after),
-					oursP99: percentile(after, 99),
-					baseline: median(warmAgain),
-					baselineName: 'the same search warm',
-					ratio: median(after) / median(warmAgain),
-					target: 'report',
-				},
-				{
-					name: `search cold first query, saved index (${label}; a process each)`,
-					ours: median(cold.cached),
-					oursP99: Number.NaN,
-					baseline: median(cold.read),
-					baselineName: 'a process reading the rows + JSON.parse per archive line',
-					ratio: median(cold.cached) / median(cold.read),
-					target: '≤ 2× the reading a build does',
-					passed: median(cold.cached) <= 2 * median(cold.read),
-				},
-				{
-					name: `search cold first query, no saved index (${label}; a process each)`,
-					ours: median(cold.uncached),
-					oursP99: Number.NaN,
-					baseline: median(cold.read),
-					baselineName: 'a process reading the rows + JSON.parse per archive line',
-					ratio: median(cold.uncached) / median(cold.read),
-					target: 'report',
-				},
-			];
+			const label = `${sessions.toLocaleString('en-US')} sessions, ${warm.records.toLocaleString('en-US')} records`;
+			return searchRows(label, warm, cold);
 		} finally {
 			engine.close();
 		}
 	} finally {
 		fs.rmSync(root, { recursive: true, force: true });
 	}
+}
+
+type Alternated = Awaited<ReturnType<typeof alternate>>;
+
+/** The warm figures: the two query mixes, how common the commonest word is, searches after a write beside the same warm, and the index's size. */
+interface WarmRuns {
+	warm: Alternated;
+	common: Alternated;
+	commonShare: number;
+	after: number[];
+	warmAgain: number[];
+	records: number;
+}
+
+/** Warm searches in this process, once the first search has built the index. */
+async function warmRuns(engine: Engine, root: string, texts: readonly string[], quick: boolean): Promise<WarmRuns> {
+	// The first search builds the index (no cache yet) and saves it once it has answered.
+	await engine.search.search({ text: String(vocabulary[0]) });
+	const warm = await alternate(engine, texts, queries, quick ? 3 : 10);
+	const common = await alternate(engine, texts, everywhere, quick ? 3 : 5);
+	let commonShare = 0;
+	for (const text of everywhere.slice(0, 1)) commonShare = (await engine.search.search({ text })).total / engine.search.size;
+	const { after, warmAgain } = await afterWrites(engine, root, quick);
+	return { warm, common, commonShare, after, warmAgain, records: engine.search.size };
+}
+
+/** Rounds of one new prompt then a search (the index catches up), then the same search again warm. */
+async function afterWrites(engine: Engine, root: string, quick: boolean): Promise<{ after: number[]; warmAgain: number[] }> {
+	const after: number[] = [];
+	const warmAgain: number[] = [];
+	const machine = machineIdentity(root);
+	for (let i = 0; i < (quick ? 3 : 10); i++) {
+		await engine.store.write((db) =>
+			appendSharedEvent(db, machine, Date.now(), { kind: 'timeline.prompt', subject: 'ses_x', sessionId: 'ses_x', actor: 'human', body: { turn: i + 1, text: `fresh words ${i}`, at: new Date().toISOString() } }),
+		);
+		let s = performance.now();
+		await engine.search.search({ text: String(vocabulary[300]) });
+		after.push(performance.now() - s);
+		s = performance.now();
+		await engine.search.search({ text: String(vocabulary[300]) });
+		warmAgain.push(performance.now() - s);
+	}
+	return { after, warmAgain };
+}
+
+/** The five rows: warm (two mixes), after a write, cold with and without the saved index. */
+function searchRows(label: string, { warm, common, commonShare, after, warmAgain }: WarmRuns, cold: Awaited<ReturnType<typeof coldRuns>>): BenchRow[] {
+	return [
+		{
+			name: `search warm, content words rare to common (${label}, ${queries.length} queries)`,
+			ours: median(warm.ours),
+			oursP99: percentile(warm.ours, 99),
+			baseline: median(warm.base),
+			baselineName: 'substring scan in memory',
+			ratio: median(warm.ratios),
+			target: '≤ 50 ms median',
+			passed: median(warm.ours) <= 50,
+		},
+		{
+			name: `search warm, words in most records (${label}; the commonest in about ${Math.round(commonShare * 100)}%; ${everywhere.length} queries)`,
+			ours: median(common.ours),
+			oursP99: percentile(common.ours, 99),
+			baseline: median(common.base),
+			baselineName: 'substring scan in memory',
+			ratio: median(common.ratios),
+			target: '≤ 50 ms median',
+			passed: median(common.ours) <= 50,
+		},
+		{
+			name: `search after one new prompt (${label})`,
+			ours: median(after),
+			oursP99: percentile(after, 99),
+			baseline: median(warmAgain),
+			baselineName: 'the same search warm',
+			ratio: median(after) / median(warmAgain),
+			target: 'report',
+		},
+		{
+			name: `search cold first query, saved index (${label}; a process each)`,
+			ours: median(cold.cached),
+			oursP99: Number.NaN,
+			baseline: median(cold.read),
+			baselineName: 'a process reading the rows + JSON.parse per archive line',
+			ratio: median(cold.cached) / median(cold.read),
+			target: '≤ 2× the reading a build does',
+			passed: median(cold.cached) <= 2 * median(cold.read),
+		},
+		{
+			name: `search cold first query, no saved index (${label}; a process each)`,
+			ours: median(cold.uncached),
+			oursP99: Number.NaN,
+			baseline: median(cold.read),
+			baselineName: 'a process reading the rows + JSON.parse per archive line',
+			ratio: median(cold.uncached) / median(cold.read),
+			target: 'report',
+		},
+	];
 }
 
 /** Each query searched warm and scanned, A B then B A by round; times and ratios. */

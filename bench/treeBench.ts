@@ -42,78 +42,99 @@ export async function benchTree(sessionCount: number, repeats: number): Promise<
 	}
 	try {
 		await seedSessionChains(root, sessionCount);
-		const firstLazy: number[] = [];
-		const firstOld: number[] = [];
-		const warmLazy: number[] = [];
-		const warmOld: number[] = [];
-		const expand: number[] = [];
-		let lazyBytes = 0;
-		let oldBytes = 0;
-		let expandBytes = 0;
-		const lazy = (connection: MessageConnection) => timed(() => connection.sendRequest(sessionTreeRoot, undefined));
-		const old = (connection: MessageConnection) =>
-			timed(async () => {
-				const { chains } = await connection.sendRequest(sessionOverview, undefined);
-				const { origins } = await connection.sendRequest(syncOrigins, { sessionIds: chains.flatMap((c) => c.sessions.map((s) => s.id)) });
-				return { chains, origins };
-			});
-		const rounds = Math.max(3, Math.ceil(repeats / 3));
-		for (let round = 0; round < rounds; round++) {
-			for (const which of round % 2 === 0 ? ['lazy', 'old'] : ['old', 'lazy']) {
-				await withServer(server, root, async (connection) => {
-					// What the window does: the first status (it opens the engine and starts the prewarm), then the tree's first request.
-					await connection.sendRequest(workspaceStatus, undefined);
-					if (which === 'lazy') {
-						const first = await lazy(connection);
-						firstLazy.push(first.ms);
-						lazyBytes = first.bytes;
-						for (let i = 0; i < 3; i++) warmLazy.push((await lazy(connection)).ms);
-						const { scopes } = await connection.sendRequest(sessionTreeRoot, undefined);
-						for (const scope of scopes.filter((s) => !s.rows).slice(0, 3)) {
-							const opened = await timed(() => connection.sendRequest(sessionTreeScope, { scopeKey: scope.scopeKey }));
-							expand.push(opened.ms);
-							expandBytes = opened.bytes;
-						}
-					} else {
-						const first = await old(connection);
-						firstOld.push(first.ms);
-						oldBytes = first.bytes;
-						for (let i = 0; i < 3; i++) warmOld.push((await old(connection)).ms);
-					}
-				});
-			}
-		}
-		const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
-		return [
-			{
-				name: `tree first level right after the first status (session/treeRoot, ${kb(lazyBytes)}) @ ${sessionCount} sessions`,
-				ours: median(firstLazy),
-				oursP99: percentile(firstLazy, 99),
-				baseline: median(firstOld),
-				baselineName: `every session: session/overview + sync/origins (${kb(oldBytes)})`,
-				ratio: median(firstLazy) / median(firstOld),
-				target: '≤ 100 ms',
-			},
-			{
-				name: `tree first level, warm @ ${sessionCount} sessions`,
-				ours: median(warmLazy),
-				oursP99: percentile(warmLazy, 99),
-				baseline: median(warmOld),
-				baselineName: 'every session, warm',
-				ratio: median(warmLazy) / median(warmOld),
-				target: '≤ 100 ms',
-			},
-			{
-				name: `tree: expanding a collapsed group (session/treeScope, ${kb(expandBytes)}) @ ${sessionCount} sessions`,
-				ours: median(expand),
-				oursP99: percentile(expand, 99),
-				baseline: Number.NaN,
-				baselineName: '—',
-				ratio: Number.NaN,
-				target: '—',
-			},
-		];
+		return treeRows(sessionCount, await measureTree(server, root, repeats));
 	} finally {
 		fs.rmSync(root, { recursive: true, force: true });
 	}
+}
+
+/** What measureTree timed (ms), and the size of the last answer of each kind. */
+interface TreeSamples {
+	firstLazy: number[];
+	firstOld: number[];
+	warmLazy: number[];
+	warmOld: number[];
+	expand: number[];
+	lazyBytes: number;
+	oldBytes: number;
+	expandBytes: number;
+}
+
+/** The lazy tree (treeRoot, treeScope) and the old one (overview + origins), each in fresh servers, alternating which goes first. */
+async function measureTree(server: string, root: string, repeats: number): Promise<TreeSamples> {
+	const samples: TreeSamples = { firstLazy: [], firstOld: [], warmLazy: [], warmOld: [], expand: [], lazyBytes: 0, oldBytes: 0, expandBytes: 0 };
+	const rounds = Math.max(3, Math.ceil(repeats / 3));
+	for (let round = 0; round < rounds; round++) {
+		for (const which of round % 2 === 0 ? ['lazy', 'old'] : ['old', 'lazy']) {
+			await withServer(server, root, async (connection) => {
+				// What the window does: the first status (it opens the engine and starts the prewarm), then the tree's first request.
+				await connection.sendRequest(workspaceStatus, undefined);
+				await (which === 'lazy' ? measureLazy(connection, samples) : measureOld(connection, samples));
+			});
+		}
+	}
+	return samples;
+}
+
+/** The lazy tree: its first level cold then three times warm, then three collapsed groups expanded. */
+async function measureLazy(connection: MessageConnection, samples: TreeSamples): Promise<void> {
+	const lazy = () => timed(() => connection.sendRequest(sessionTreeRoot, undefined));
+	const first = await lazy();
+	samples.firstLazy.push(first.ms);
+	samples.lazyBytes = first.bytes;
+	for (let i = 0; i < 3; i++) samples.warmLazy.push((await lazy()).ms);
+	const { scopes } = await connection.sendRequest(sessionTreeRoot, undefined);
+	for (const scope of scopes.filter((s) => !s.rows).slice(0, 3)) {
+		const opened = await timed(() => connection.sendRequest(sessionTreeScope, { scopeKey: scope.scopeKey }));
+		samples.expand.push(opened.ms);
+		samples.expandBytes = opened.bytes;
+	}
+}
+
+/** The old tree: every session (session/overview, then sync/origins of them all), cold then three times warm. */
+async function measureOld(connection: MessageConnection, samples: TreeSamples): Promise<void> {
+	const old = () =>
+		timed(async () => {
+			const { chains } = await connection.sendRequest(sessionOverview, undefined);
+			const { origins } = await connection.sendRequest(syncOrigins, { sessionIds: chains.flatMap((c) => c.sessions.map((s) => s.id)) });
+			return { chains, origins };
+		});
+	const first = await old();
+	samples.firstOld.push(first.ms);
+	samples.oldBytes = first.bytes;
+	for (let i = 0; i < 3; i++) samples.warmOld.push((await old()).ms);
+}
+
+/** The three rows: first level cold and warm beside the old tree, and one group's expansion. */
+function treeRows(sessionCount: number, { firstLazy, firstOld, warmLazy, warmOld, expand, lazyBytes, oldBytes, expandBytes }: TreeSamples): BenchRow[] {
+	const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+	return [
+		{
+			name: `tree first level right after the first status (session/treeRoot, ${kb(lazyBytes)}) @ ${sessionCount} sessions`,
+			ours: median(firstLazy),
+			oursP99: percentile(firstLazy, 99),
+			baseline: median(firstOld),
+			baselineName: `every session: session/overview + sync/origins (${kb(oldBytes)})`,
+			ratio: median(firstLazy) / median(firstOld),
+			target: '≤ 100 ms',
+		},
+		{
+			name: `tree first level, warm @ ${sessionCount} sessions`,
+			ours: median(warmLazy),
+			oursP99: percentile(warmLazy, 99),
+			baseline: median(warmOld),
+			baselineName: 'every session, warm',
+			ratio: median(warmLazy) / median(warmOld),
+			target: '≤ 100 ms',
+		},
+		{
+			name: `tree: expanding a collapsed group (session/treeScope, ${kb(expandBytes)}) @ ${sessionCount} sessions`,
+			ours: median(expand),
+			oursP99: percentile(expand, 99),
+			baseline: Number.NaN,
+			baselineName: '—',
+			ratio: Number.NaN,
+			target: '—',
+		},
+	];
 }

@@ -64,7 +64,6 @@ export const longFunctionFiles = [
 	'src/engine/shadow/treeFromPaths.ts',
 	'src/engine/storage/journalRecovery.ts',
 	'src/engine/sync/projection.ts',
-	'src/engine/sync/recordEvents.ts',
 	'src/engine/tasks/leverage.ts',
 	'src/engine/transcripts/transcriptArchive.ts',
 	'src/server/agentHandlers.ts',

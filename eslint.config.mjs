@@ -68,7 +68,6 @@ export const longFunctionFiles = [
 	'src/engine/transcripts/transcriptArchive.ts',
 	'src/server/agentHandlers.ts',
 	'src/server/handlers.ts',
-	'src/server/hookHttp.ts',
 ];
 
 /** no-restricted-imports for one layer: other layers it must not reach, and packages it must not use. */

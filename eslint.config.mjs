@@ -62,7 +62,6 @@ export const longFunctionFiles = [
 	'src/engine/sessions/sessionService.ts',
 	'src/engine/shadow/indexSync.ts',
 	'src/engine/shadow/treeFromPaths.ts',
-	'src/engine/sync/projection.ts',
 	'src/engine/transcripts/transcriptArchive.ts',
 	'src/server/agentHandlers.ts',
 	'src/server/handlers.ts',

@@ -64,7 +64,6 @@ export const longFunctionFiles = [
 	'src/engine/shadow/treeFromPaths.ts',
 	'src/engine/transcripts/transcriptArchive.ts',
 	'src/server/agentHandlers.ts',
-	'src/server/handlers.ts',
 ];
 
 /** no-restricted-imports for one layer: other layers it must not reach, and packages it must not use. */

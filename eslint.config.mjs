@@ -63,7 +63,6 @@ export const longFunctionFiles = [
 	'src/engine/shadow/indexSync.ts',
 	'src/engine/shadow/treeFromPaths.ts',
 	'src/engine/transcripts/transcriptArchive.ts',
-	'src/server/agentHandlers.ts',
 ];
 
 /** no-restricted-imports for one layer: other layers it must not reach, and packages it must not use. */

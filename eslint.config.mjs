@@ -53,7 +53,6 @@ export const longFunctionFiles = [
 	'bench/timelineBench.ts',
 	'bench/treeBench.ts',
 	'scripts/seedDemo.ts',
-	'src/cli/main.ts',
 	'src/engine/checkpoints/rollbackRunner.ts',
 	'src/engine/git/gitRunner.ts',
 	'src/engine/hooks/briefingDiet.ts',

@@ -125,13 +125,15 @@ interface RequestHooks {
 /** Thrown out of a command whose request already ran: unwinds it without output. */
 class AlreadyDone extends Error {}
 
+/** Parses one command line, runs its command and prints the answer (or the usage, or the refusal); returns the exit code. */
 async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks): Promise<number> {
 	const json = argv.includes('--json');
 	const slot: EngineSlot = { engine: undefined, shared: false, root: '' };
 	try {
 		const parsed = parseCommandLine(argv);
 		const { command, values, args } = parsed;
-		if (!command || values['help'] || args.length < (command.positionals?.[0] ?? 0) || args.length > (command.positionals?.[1] ?? 0)) {
+		const [min, max] = command?.positionals ?? [0, 0];
+		if (!command || values['help'] || args.length < min || args.length > max) {
 			return answerUsage(io, parsed);
 		}
 		const { workspaceRoot, isInit } = workspaceOf(command, values, io);

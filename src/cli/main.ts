@@ -125,49 +125,18 @@ interface RequestHooks {
 /** Thrown out of a command whose request already ran: unwinds it without output. */
 class AlreadyDone extends Error {}
 
+/** Parses one command line, runs its command and prints the answer (or the usage, or the refusal); returns the exit code. */
 async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks): Promise<number> {
 	const json = argv.includes('--json');
-	const fail = (code: string, message: string, exit: number): number => {
-		if (json) {
-			io.stdout(`${jsonLine({ error: { code, message } })}\n`);
-		} else {
-			io.stderr(`baton: ${escapeControls(message)}\n`);
-		}
-		return exit;
-	};
-	let engine: Engine | undefined;
-	let shared = false;
-	let engineRoot = '';
+	const slot: EngineSlot = { engine: undefined, shared: false, root: '' };
 	try {
-		const { command, values, args, group } = parseCommandLine(argv);
-		if (!command && group) {
-			// `baton checkpoint` or `baton checkpoint --help`: the group's usage, not an error about a command.
-			io.stdout(groupHelp(group));
-			return values['help'] ? 0 : 2;
+		const parsed = parseCommandLine(argv);
+		const { command, values, args } = parsed;
+		const [min, max] = command?.positionals ?? [0, 0];
+		if (!command || values['help'] || args.length < min || args.length > max) {
+			return answerUsage(io, parsed);
 		}
-		if (!command) {
-			if (values['version']) {
-				io.stdout(`${packageJson.version}\n`);
-				return 0;
-			}
-			io.stdout(helpText());
-			return values['help'] ? 0 : 2;
-		}
-		if (values['help']) {
-			io.stdout(`usage: ${command.usage}\n  ${command.summary}\n`);
-			return 0;
-		}
-		const [min, max] = command.positionals ?? [0, 0];
-		if (args.length < min || args.length > max) {
-			throw new UsageError(`usage: ${command.usage}`);
-		}
-		const explicit = typeof values['workspace'] === 'string' ? path.resolve(io.cwd, values['workspace']) : undefined;
-		const isInit = command.path[0] === 'init';
-		// Claude Code starts a project's MCP servers wherever it was launched (the desktop app: in the
-		// home folder) and names the project in CLAUDE_PROJECT_DIR, so the committed `.mcp.json` needs no path.
-		const projectDir = command.path[0] === 'mcp' && io.env['CLAUDE_PROJECT_DIR'] ? path.resolve(io.cwd, io.env['CLAUDE_PROJECT_DIR']) : undefined;
-		const start = projectDir ?? io.cwd;
-		const workspaceRoot = explicit ?? (isInit ? io.cwd : (findWorkspaceRoot(start) ?? start));
+		const { workspaceRoot, isInit } = workspaceOf(command, values, io);
 		const actor = (typeof values['actor'] === 'string' && values['actor']) || io.env['BATON_ACTOR'] || `cli:${safeUser()}`;
 		const output = await command.run({
 			values,
@@ -178,59 +147,121 @@ async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks)
 			env: io.env,
 			...(io.ask ? { ask: io.ask } : {}),
 			engineKept: !!io.engines && !isInit,
-			engine: async () => {
-				if (!engine) {
-					shared = !!io.engines && !isInit;
-					engineRoot = workspaceRoot;
-					engine = io.engines && !isInit ? await io.engines.acquire(workspaceRoot, io) : await Engine.open({ workspaceRoot, log: stderrLogger, create: isInit, secrets: envSecretSource(io.env) });
-					if (request && !(await request.opened(engine, command.path.join(' ')))) {
-						throw new AlreadyDone();
-					}
-				}
-				return engine;
-			},
+			engine: () => openEngineOnce(slot, io, workspaceRoot, isInit, command, request),
 		});
 		if (json || output.text) {
 			// The one way out for a command's answer: stored text shows its control characters escaped.
 			io.stdout(json ? `${jsonLine(output.json)}\n` : `${escapeControls(output.text)}\n`);
 		}
-		if (engine && request) {
-			await request.finished(engine, output.exitCode ?? 0);
-		}
-		if (engine && !shared) {
-			// Output first, then the environment of a checkpoint it took (recorded after it): a short process must not lose it.
-			await engine.checkpoints.settled();
-		}
-		if (engine) {
-			// Output first: a slow channel delays the exit by at most flushBudgetMs, never the answer.
-			if (!noFlush.has(command.path[0] ?? '')) {
-				await flushNotifications(engine).catch((error: unknown) => stderrLogger.warn(`notifications: ${(error as Error).message}`));
-			}
-			await engine.maintain({ shortProcess: true });
-		}
+		await afterAnswer(slot, command, output.exitCode ?? 0, request);
 		return output.exitCode ?? 0;
 	} catch (error) {
-		if (error instanceof AlreadyDone) {
-			return 0;
-		}
-		const code =
-			error instanceof UsageError
-				? fail('usage', error.message, 2)
-				: BatonError.is(error)
-					? fail(error.code, await withActiveSessions(error.message, engine), 1)
-					: fail('internal', `unexpected failure: ${(error as Error).stack ?? String(error)}`, 1);
-		if (engine && request) {
-			// A refusal after a first write (rare) is an answer too.
-			await request.finished(engine, code);
-		}
-		return code;
+		return await answerFailure(error, json, io, slot.engine, request);
 	} finally {
-		if (!shared) {
-			engine?.close();
-		} else if (engine) {
-			io.engines?.release(engine, engineRoot);
+		if (!slot.shared) {
+			slot.engine?.close();
+		} else if (slot.engine) {
+			io.engines?.release(slot.engine, slot.root);
 		}
 	}
+}
+
+/** The engine a command opened (at most one), whether it is the daemon's shared one, and its workspace. */
+interface EngineSlot {
+	engine: Engine | undefined;
+	shared: boolean;
+	root: string;
+}
+
+/** No command, `--help`, or the wrong number of arguments: the usage that fits (exit 0 when asked for, 2 otherwise). */
+function answerUsage(io: CliIo, { command, values, group }: ReturnType<typeof parseCommandLine>): number {
+	if (!command && group) {
+		// `baton checkpoint` or `baton checkpoint --help`: the group's usage, not an error about a command.
+		io.stdout(groupHelp(group));
+		return values['help'] ? 0 : 2;
+	}
+	if (!command) {
+		if (values['version']) {
+			io.stdout(`${packageJson.version}\n`);
+			return 0;
+		}
+		io.stdout(helpText());
+		return values['help'] ? 0 : 2;
+	}
+	if (values['help']) {
+		io.stdout(`usage: ${command.usage}\n  ${command.summary}\n`);
+		return 0;
+	}
+	throw new UsageError(`usage: ${command.usage}`);
+}
+
+/** The workspace a command works in: --workspace, else the one around the current folder (`init`: the current folder itself). */
+function workspaceOf(command: Command, values: ParsedValues, io: CliIo): { workspaceRoot: string; isInit: boolean } {
+	const explicit = typeof values['workspace'] === 'string' ? path.resolve(io.cwd, values['workspace']) : undefined;
+	const isInit = command.path[0] === 'init';
+	// Claude Code starts a project's MCP servers wherever it was launched (the desktop app: in the
+	// home folder) and names the project in CLAUDE_PROJECT_DIR, so the committed `.mcp.json` needs no path.
+	const projectDir = command.path[0] === 'mcp' && io.env['CLAUDE_PROJECT_DIR'] ? path.resolve(io.cwd, io.env['CLAUDE_PROJECT_DIR']) : undefined;
+	const start = projectDir ?? io.cwd;
+	return { workspaceRoot: explicit ?? (isInit ? io.cwd : (findWorkspaceRoot(start) ?? start)), isInit };
+}
+
+/** The command's engine, opened on its first use: the daemon's shared one when it has engines (not for `init`), else one of its own. */
+async function openEngineOnce(slot: EngineSlot, io: CliIo, workspaceRoot: string, isInit: boolean, command: Command, request: RequestHooks | undefined): Promise<Engine> {
+	if (!slot.engine) {
+		slot.shared = !!io.engines && !isInit;
+		slot.root = workspaceRoot;
+		slot.engine = io.engines && !isInit ? await io.engines.acquire(workspaceRoot, io) : await Engine.open({ workspaceRoot, log: stderrLogger, create: isInit, secrets: envSecretSource(io.env) });
+		if (request && !(await request.opened(slot.engine, command.path.join(' ')))) {
+			throw new AlreadyDone();
+		}
+	}
+	return slot.engine;
+}
+
+/** After the answer is printed: the request's record, the command's checkpoint settled, notifications delivered, upkeep. */
+async function afterAnswer({ engine, shared }: EngineSlot, command: Command, exitCode: number, request: RequestHooks | undefined): Promise<void> {
+	if (!engine) {
+		return;
+	}
+	if (request) {
+		await request.finished(engine, exitCode);
+	}
+	if (!shared) {
+		// Output first, then the environment of a checkpoint it took (recorded after it): a short process must not lose it.
+		await engine.checkpoints.settled();
+	}
+	// Output first: a slow channel delays the exit by at most flushBudgetMs, never the answer.
+	if (!noFlush.has(command.path[0] ?? '')) {
+		await flushNotifications(engine).catch((error: unknown) => stderrLogger.warn(`notifications: ${(error as Error).message}`));
+	}
+	await engine.maintain({ shortProcess: true });
+}
+
+/** A refusal as the command line words it (exit 2 for usage, 1 otherwise); a request that already ran ends quietly with 0. */
+async function answerFailure(error: unknown, json: boolean, io: CliIo, engine: Engine | undefined, request: RequestHooks | undefined): Promise<number> {
+	if (error instanceof AlreadyDone) {
+		return 0;
+	}
+	const fail = (code: string, message: string, exit: number): number => {
+		if (json) {
+			io.stdout(`${jsonLine({ error: { code, message } })}\n`);
+		} else {
+			io.stderr(`baton: ${escapeControls(message)}\n`);
+		}
+		return exit;
+	};
+	const code =
+		error instanceof UsageError
+			? fail('usage', error.message, 2)
+			: BatonError.is(error)
+				? fail(error.code, await withActiveSessions(error.message, engine), 1)
+				: fail('internal', `unexpected failure: ${(error as Error).stack ?? String(error)}`, 1);
+	if (engine && request) {
+		// A refusal after a first write (rare) is an answer too.
+		await request.finished(engine, code);
+	}
+	return code;
 }
 
 function parseCommandLine(argv: string[]): { command: Command | undefined; values: ParsedValues; args: string[]; group?: string } {

@@ -38,7 +38,32 @@ interface AgentHandlerOptions {
 
 export function registerAgentHandlers(connection: MessageConnection, host: EngineHost, options: AgentHandlerOptions): { dispose(): void } {
 	const on = requestRegistrar(connection);
-	const root = options.workspaceRoot;
+	const launchers = agentLaunchers(options);
+	// Off the backend's start: finding a Node runs `node --version`, which must not hold up the window's first requests.
+	const launcherTimer = setTimeout(launchers.refreshUserLauncher, 3_000);
+	launcherTimer.unref();
+	registerConnectHandlers(on, host, options, launchers);
+	registerTranscriptHandlers(on, host, options);
+	const watcher = watchArchive(path.join(batonDir(options.workspaceRoot), 'transcripts', 'index.json'), options.onArchiveChange, options.pollMs ?? 1_000);
+	return {
+		dispose: () => {
+			clearTimeout(launcherTimer);
+			watcher.dispose();
+		},
+	};
+}
+
+type Registrar = ReturnType<typeof requestRegistrar>;
+
+interface AgentLaunchers {
+	/** How this installation is run from an agent's configuration (persistent: from files that outlive this window). */
+	launcher: (persistent: boolean) => BatonLauncher;
+	/** Writes or updates the user's launcher, logging (never throwing) when it cannot. */
+	refreshUserLauncher: () => void;
+}
+
+/** The launcher of this installation's CLI, and the user's launcher file that points at it. */
+function agentLaunchers(options: AgentHandlerOptions): AgentLaunchers {
 	const launcher = (persistent: boolean): BatonLauncher => {
 		if (!fs.existsSync(options.cliPath)) {
 			throw new BatonError('invalidInput', `Baton's command line is missing at ${options.cliPath}; reinstall the extension (or run npm run build)`);
@@ -62,12 +87,12 @@ export function registerAgentHandlers(connection: MessageConnection, host: Engin
 			options.log.warn(`the launcher agent hooks use was not written: ${(error as Error).message}`);
 		}
 	};
-	// Off the backend's start: finding a Node runs `node --version`, which must not hold up the window's first requests.
-	const launcherTimer = setTimeout(refreshUserLauncher, 3_000);
-	launcherTimer.unref();
-	const archive = (): TranscriptArchive => Engine.transcriptArchive(root, { log: options.log });
-	const sessionsById = async (): Promise<Map<string, Session>> => (host.initialized ? new Map((await (await host.get()).briefings.list({ limit: 100_000 })).map((s) => [s.id, s])) : new Map());
+	return { launcher, refreshUserLauncher };
+}
 
+/** Connecting and disconnecting agents, and the MCP server definition the extension hands VS Code. */
+function registerConnectHandlers(on: Registrar, host: EngineHost, options: AgentHandlerOptions, { launcher, refreshUserLauncher }: AgentLaunchers): void {
+	const root = options.workspaceRoot;
 	on(rpc.agentConnect, async (params) => {
 		if (host.readOnly) {
 			throw new BatonError('invalidInput', 'this workspace is not trusted: Baton writes no agent configuration into it');
@@ -107,6 +132,12 @@ export function registerAgentHandlers(connection: MessageConnection, host: Engin
 		const run = launcher(false);
 		return { command: run.command, args: [...run.args, 'mcp', '--workspace', root], env: run.env, cwd: root, launcher: run.kind };
 	});
+}
+
+/** Archived transcripts: the list, one as Markdown, and a sync of the agents' transcripts into the archive. */
+function registerTranscriptHandlers(on: Registrar, host: EngineHost, options: AgentHandlerOptions): void {
+	const archive = (): TranscriptArchive => Engine.transcriptArchive(options.workspaceRoot, { log: options.log });
+	const sessionsById = async (): Promise<Map<string, Session>> => (host.initialized ? new Map((await (await host.get()).briefings.list({ limit: 100_000 })).map((s) => [s.id, s])) : new Map());
 
 	on(rpc.transcriptList, async (params) => {
 		const sessions = await sessionsById();
@@ -131,14 +162,6 @@ export function registerAgentHandlers(connection: MessageConnection, host: Engin
 			return { transcripts: report.synced.length, parsedBytes: report.parsedBytes, excerpts: report.excerpts, unlinked: report.unlinked };
 		}),
 	);
-
-	const watcher = watchArchive(path.join(batonDir(root), 'transcripts', 'index.json'), options.onArchiveChange, options.pollMs ?? 1_000);
-	return {
-		dispose: () => {
-			clearTimeout(launcherTimer);
-			watcher.dispose();
-		},
-	};
 }
 
 /** Hooks archive transcripts in their own processes, writing only the index file: one stat per tick notices it. */

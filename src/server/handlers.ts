@@ -51,10 +51,29 @@ export const actor = (): string => `vscode:${localUser()}`;
 
 export function registerHandlers(connection: MessageConnection, host: EngineHost, workspaceRoot: string): void {
 	const on = requestRegistrar(connection);
-	const read = async <R>(fn: (engine: Engine) => Promise<R>): Promise<R> => fn(await host.get());
+	const status = statusReader(host, workspaceRoot);
+	on(rpc.workspaceStatus, status);
+	on(rpc.workspaceInit, async () => {
+		await host.write(async () => undefined, true);
+		return status();
+	});
+	registerTreeHandlers(on, host);
+	registerSessionReads(on, host);
+	registerSessionWrites(on, host);
+	registerTaskHandlers(on, host);
+}
 
+type Registrar = ReturnType<typeof requestRegistrar>;
+
+/** Runs a read against the workspace's engine. */
+function reader(host: EngineHost) {
+	return async <R>(fn: (engine: Engine) => Promise<R>): Promise<R> => fn(await host.get());
+}
+
+/** The workspace's status (an uninitialised one answers zeros); the first read of an initialised one warms the session tree. */
+function statusReader(host: EngineHost, workspaceRoot: string): () => Promise<rpc.WorkspaceStatus> {
 	let prewarmed = false;
-	const status = async (): Promise<rpc.WorkspaceStatus> => {
+	return async (): Promise<rpc.WorkspaceStatus> => {
 		if (!host.initialized) {
 			return {
 				initialized: false,
@@ -83,14 +102,12 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 			pendingCheckpoints: await withOpinions(engine, await engine.checkpoints.pending()),
 		};
 	};
+}
 
-	on(rpc.workspaceStatus, status);
-	on(rpc.workspaceInit, async () => {
-		await host.write(async () => undefined, true);
-		return status();
-	});
+/** Sessions, their details and briefings, as the engine reads them. */
+function registerSessionReads(on: Registrar, host: EngineHost): void {
+	const read = reader(host);
 	on(rpc.sessionOverview, () => read(async (engine) => ({ chains: await engine.briefings.overview() })));
-	registerTreeHandlers(on, host);
 	on(rpc.sessionList, (params) =>
 		read(async (engine) => ({
 			sessions: await engine.briefings.list({ ...(params.status ? { status: params.status } : {}), ...(params.scope ? { scope: params.scope } : {}), ...(params.limit ? { limit: params.limit } : {}) }),
@@ -110,6 +127,17 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 			};
 		}),
 	);
+	on(rpc.sessionForkTree, (params) => read(async (engine) => ({ tree: await engine.briefings.forkTree(params.id) })));
+	on(rpc.sessionSummary, (params) => read((engine) => engine.memory.sessionSummary(params.id)));
+	on(rpc.briefingGet, (params) =>
+		read(async (engine) => ({
+			briefing: await engine.briefings.briefing({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.scope ? { scope: params.scope } : {}) }),
+		})),
+	);
+}
+
+/** Session changes (and issue links and decisions, which belong to a session), each as the editor's user. */
+function registerSessionWrites(on: Registrar, host: EngineHost): void {
 	on(rpc.issueLink, (params) => host.write((engine) => engine.trackers.link({ ref: params.ref, sessionId: params.sessionId, actor: actor() })));
 	on(rpc.sessionStart, (params) =>
 		host.write((engine) =>
@@ -147,13 +175,6 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 			}),
 		),
 	);
-	on(rpc.sessionForkTree, (params) => read(async (engine) => ({ tree: await engine.briefings.forkTree(params.id) })));
-	on(rpc.sessionSummary, (params) => read((engine) => engine.memory.sessionSummary(params.id)));
-	on(rpc.briefingGet, (params) =>
-		read(async (engine) => ({
-			briefing: await engine.briefings.briefing({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.scope ? { scope: params.scope } : {}) }),
-		})),
-	);
 	on(rpc.decisionRecord, (params) =>
 		host.write(async (engine) => ({
 			decision: await engine.sessions.recordDecision({
@@ -165,6 +186,11 @@ export function registerHandlers(connection: MessageConnection, host: EngineHost
 			}),
 		})),
 	);
+}
+
+/** The task list and its changes. */
+function registerTaskHandlers(on: Registrar, host: EngineHost): void {
+	const read = reader(host);
 	on(rpc.taskList, () => read(async (engine) => ({ tasks: await engine.tasks.list() })));
 	on(rpc.taskAdd, (params) =>
 		host.write(async (engine) => ({

@@ -57,7 +57,7 @@ function answer(res: http.ServerResponse, status: number, body: string, type = '
 export async function startHookHttp(options: HookHttpOptions): Promise<HookHttpEndpoint> {
 	const secret = hookSecret(options.workspaceRoot);
 	const server = http.createServer((req, res) => {
-		void serve(req, res).catch((error: Error) => {
+		void serveHook(req, res, options, secret).catch((error: Error) => {
 			options.log('warn', `hook/http: ${error.message}`);
 			if (!res.headersSent) {
 				answer(res, 500, `baton: the hook failed: ${error.message}\n`);
@@ -66,68 +66,94 @@ export async function startHookHttp(options: HookHttpOptions): Promise<HookHttpE
 	});
 	server.headersTimeout = 10_000;
 	server.requestTimeout = 30_000;
+	const port = await listenOnKeptPort(server, options);
+	keepHookPort(options.workspaceRoot, port);
+	return { port, close: () => server.close() };
+}
 
-	const serve = async (req: http.IncomingMessage, res: http.ServerResponse): Promise<void> => {
-		const url = new URL(req.url ?? '/', 'http://127.0.0.1');
-		const event = url.pathname.startsWith(hookUrlPath) ? url.pathname.slice(hookUrlPath.length) : '';
-		const agent = url.searchParams.get('agent') ?? 'claude';
-		if (!eventWord.test(event) || !Object.hasOwn(agentParam, agent)) {
-			req.resume();
-			answer(res, 404, `baton: no such hook: ${url.pathname} (POST ${hookUrlPath}<event>)\n`);
-			return;
-		}
-		if (req.method !== 'POST') {
-			req.resume();
-			res.setHeader('allow', 'POST');
-			answer(res, 405, 'baton: hook events are POSTed\n');
-			return;
-		}
-		if (!bearerMatches(req.headers.authorization, secret)) {
-			req.resume();
-			options.log('warn', `hook/http ${event} refused: no or wrong secret`);
-			answer(res, 401, 'baton: this workspace’s hook secret is missing or wrong\n');
-			return;
-		}
-		const declared = Number(req.headers['content-length'] ?? '0');
-		if (declared > maxHookBodyBytes) {
-			req.resume();
-			answer(res, 413, `baton: a hook event is at most ${maxHookBodyBytes} bytes\n`);
-			return;
-		}
-		const body = await readBounded(req);
-		if (body === undefined) {
-			answer(res, 413, `baton: a hook event is at most ${maxHookBodyBytes} bytes\n`);
-			return;
-		}
-		let payload: unknown;
-		try {
-			payload = JSON.parse(body);
-		} catch {
-			payload = undefined;
-		}
-		if (!payload || typeof payload !== 'object' || Array.isArray(payload)) {
-			answer(res, 400, 'baton: a hook event is a JSON object\n');
-			return;
-		}
-		options.onActivity?.();
-		const began = Date.now();
-		const result = await options.run({
-			argv: ['hook', event, ...(agentParam[agent] ?? [])],
-			cwd: options.workspaceRoot,
-			env: { ...options.env, BATON_HOOK_TRANSPORT: 'http' },
-			stdin: body,
-			// The hooks room names a tool call's event by its id; this one is for a payload that names none.
-			eventId: crypto.randomUUID(),
-		});
-		options.log('debug', `hook/http ${event} → ${result.exitCode === 0 ? 200 : 500} in ${Date.now() - began} ms (no process)`);
-		if (result.exitCode !== 0) {
-			answer(res, 500, result.stderr || `baton: the hook exited ${result.exitCode}\n`);
-			return;
-		}
-		// What the command hook prints is the host's answer (empty, or its decision JSON).
-		answer(res, 200, result.stdout.trim() ? result.stdout : '', 'application/json');
-	};
+/** One request: refused before anything is recorded unless it is a hook call with a JSON object, else run as `baton hook <event>`. */
+async function serveHook(req: http.IncomingMessage, res: http.ServerResponse, options: HookHttpOptions, secret: string): Promise<void> {
+	const call = admitHookCall(req, res, options, secret);
+	if (!call) {
+		return;
+	}
+	const body = await readBounded(req);
+	if (body === undefined) {
+		answer(res, 413, `baton: a hook event is at most ${maxHookBodyBytes} bytes\n`);
+		return;
+	}
+	if (!isJsonObject(body)) {
+		answer(res, 400, 'baton: a hook event is a JSON object\n');
+		return;
+	}
+	await runHookCall(res, options, call, body);
+}
 
+/** The event and agent a request names, or undefined once it has been refused (wrong path, method, secret or declared size); a refused body is discarded unread. */
+function admitHookCall(req: http.IncomingMessage, res: http.ServerResponse, options: HookHttpOptions, secret: string): { event: string; agent: string } | undefined {
+	const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+	const event = url.pathname.startsWith(hookUrlPath) ? url.pathname.slice(hookUrlPath.length) : '';
+	const agent = url.searchParams.get('agent') ?? 'claude';
+	if (!eventWord.test(event) || !Object.hasOwn(agentParam, agent)) {
+		req.resume();
+		answer(res, 404, `baton: no such hook: ${url.pathname} (POST ${hookUrlPath}<event>)\n`);
+		return undefined;
+	}
+	if (req.method !== 'POST') {
+		req.resume();
+		res.setHeader('allow', 'POST');
+		answer(res, 405, 'baton: hook events are POSTed\n');
+		return undefined;
+	}
+	if (!bearerMatches(req.headers.authorization, secret)) {
+		req.resume();
+		options.log('warn', `hook/http ${event} refused: no or wrong secret`);
+		answer(res, 401, 'baton: this workspace’s hook secret is missing or wrong\n');
+		return undefined;
+	}
+	const declared = Number(req.headers['content-length'] ?? '0');
+	if (declared > maxHookBodyBytes) {
+		req.resume();
+		answer(res, 413, `baton: a hook event is at most ${maxHookBodyBytes} bytes\n`);
+		return undefined;
+	}
+	return { event, agent };
+}
+
+/** Whether the body parses as a JSON object (not an array, not null). */
+function isJsonObject(body: string): boolean {
+	let payload: unknown;
+	try {
+		payload = JSON.parse(body);
+	} catch {
+		payload = undefined;
+	}
+	return !!payload && typeof payload === 'object' && !Array.isArray(payload);
+}
+
+/** Runs the event as the daemon's hook/run does and answers with the hook's output (500 with its stderr when it fails). */
+async function runHookCall(res: http.ServerResponse, options: HookHttpOptions, call: { event: string; agent: string }, body: string): Promise<void> {
+	options.onActivity?.();
+	const began = Date.now();
+	const result = await options.run({
+		argv: ['hook', call.event, ...(agentParam[call.agent] ?? [])],
+		cwd: options.workspaceRoot,
+		env: { ...options.env, BATON_HOOK_TRANSPORT: 'http' },
+		stdin: body,
+		// The hooks room names a tool call's event by its id; this one is for a payload that names none.
+		eventId: crypto.randomUUID(),
+	});
+	options.log('debug', `hook/http ${call.event} → ${result.exitCode === 0 ? 200 : 500} in ${Date.now() - began} ms (no process)`);
+	if (result.exitCode !== 0) {
+		answer(res, 500, result.stderr || `baton: the hook exited ${result.exitCode}\n`);
+		return;
+	}
+	// What the command hook prints is the host's answer (empty, or its decision JSON).
+	answer(res, 200, result.stdout.trim() ? result.stdout : '', 'application/json');
+}
+
+/** Listens on 127.0.0.1 at the asked or kept port, or at any free port when that one is taken or forbidden. */
+async function listenOnKeptPort(server: http.Server, options: HookHttpOptions): Promise<number> {
 	const listen = (port: number): Promise<number> =>
 		new Promise((resolve, reject) => {
 			const fail = (error: Error): void => reject(error);
@@ -138,20 +164,18 @@ export async function startHookHttp(options: HookHttpOptions): Promise<HookHttpE
 			});
 		});
 	const wanted = options.port ?? hookPort(options.workspaceRoot);
-	let port: number;
 	try {
-		port = await listen(wanted);
+		return await listen(wanted);
 	} catch (error) {
 		if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' && (error as NodeJS.ErrnoException).code !== 'EACCES') {
 			throw error;
 		}
 		// Taken (another program, or this workspace's other daemon not gone yet): any free port; the
 		// agent's local settings follow it at its next session start.
-		port = await listen(0);
+		const port = await listen(0);
 		options.log('info', `hook endpoint: port ${wanted} is taken; listening on ${port}`);
+		return port;
 	}
-	keepHookPort(options.workspaceRoot, port);
-	return { port, close: () => server.close() };
 }
 
 /** The body, or undefined past the bound (the rest is discarded, not buffered). */

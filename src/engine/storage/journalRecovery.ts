@@ -150,46 +150,16 @@ export function loadFromDisk(SQL: SqlJsStatic, dbFile: string, options: Recovery
 	const snap = openSnapshot(SQL, snapshotBytes, dbFile);
 	const sqlite = snap.sqlite;
 	try {
-		let seq = snap.seq;
-		let replayed = 0;
 		const journal = readIfExists(journalFile);
 		const absence = journalAbsence(snapshotBytes !== undefined, journal, journalFile);
 		if (absence) {
 			throw absence;
 		}
 		if (!journal) {
-			// A fresh workspace. The empty snapshot marks it as created: from then on a journal that
-			// vanishes is damage, not a new start that silently forgets every write. The journal goes
-			// first: a crash in between leaves a journal without snapshot, which the next open completes.
-			const generation = newGeneration();
-			if (locked) {
-				atomicWriteFile(journalFile, encodeHeader(generation, 0));
-				writeMeta(sqlite, 0, generation);
-				writeSnapshot(dbFile, sqlite.export(), false);
-				applyPragmas(sqlite);
-			}
-			return { sqlite, seq, generation, offset: headerSize, replayed };
+			return createWorkspace(sqlite, snap.seq, dbFile, locked);
 		}
-		const header = decodeHeader(journal.subarray(0, headerSize));
-		if (!('generation' in header)) {
-			throw new BatonError('corruptJournal', `${journalFile}: ${header.problem} (damaged); run \`baton doctor\``, { file: journalFile });
-		}
-		const scan = scanRecords(journal.subarray(headerSize), headerSize);
-		if (scan.tail === 'corrupt') {
-			throw new BatonError('corruptJournal', `${journalFile}: ${scan.problem ?? 'damaged'}; run \`baton doctor\``, { file: journalFile });
-		}
-		const first = scan.records[0]?.record.seq;
-		const last = scan.records.at(-1)?.record.seq;
-		if (!snapshotBytes) {
-			const missing = snapshotAbsence(dbFile, first, last, header.acknowledged);
-			if (missing) {
-				throw missing;
-			}
-		}
-		const short = journalShortfall(journalFile, header.acknowledged, Math.max(snap.seq, last ?? 0));
-		if (short) {
-			throw short;
-		}
+		const { header, scan } = readJournal(journal, journalFile);
+		checkJournalComplete(dbFile, snapshotBytes !== undefined, header.acknowledged, snap.seq, scan);
 		if (!snapshotBytes && locked) {
 			// A workspace from before the creation snapshot: record its start now (sequence 0 of this
 			// journal's generation) so that losing the journal later is detected.
@@ -197,47 +167,10 @@ export function loadFromDisk(SQL: SqlJsStatic, dbFile: string, options: Recovery
 			writeSnapshot(dbFile, sqlite.export(), false);
 			applyPragmas(sqlite);
 		}
-		const continues = !snapshotBytes || header.generation === snap.generation;
-		if (!continues) {
-			// A crash between writing a new snapshot and starting its journal leaves the old journal:
-			// everything in it must already be in the snapshot.
-			const newer = scan.records.find((r) => r.record.seq > snap.seq);
-			if (newer) {
-				throw new BatonError('corruptJournal', `${journalFile} belongs to another snapshot and holds record ${newer.record.seq} that ${dbFile} (at ${snap.seq}) lacks; run \`baton doctor\``, { file: journalFile });
-			}
-			const generation = snap.generation ?? newGeneration();
-			if (locked) {
-				preserveCopy(journalFile, `${journalFile}.prev`);
-				atomicWriteFile(journalFile, encodeHeader(generation, snap.seq));
-				if (scan.tail === 'torn') {
-					options.log.warn(`dropped a torn last record (${journal.length - scan.validEnd} bytes) from ${journalFile}, a journal the snapshot already contains; its bytes are kept in ${journalFile}.prev`);
-				}
-			}
-			return { sqlite, seq, generation, offset: headerSize, replayed };
+		if (snapshotBytes && header.generation !== snap.generation) {
+			return restartStaleJournal(snap, dbFile, journal, scan, options, locked);
 		}
-		// One transaction for the whole replay: a record that fails stops the open (nothing of this
-		// in-memory database is kept), so per-record transactions only cost a commit each.
-		const statements = new StatementCache(sqlite);
-		sqlite.exec('BEGIN');
-		try {
-			for (const { record } of scan.records) {
-				if (record.seq <= seq) {
-					continue;
-				}
-				if (record.seq !== seq + 1) {
-					throw new BatonError('corruptJournal', `${journalFile}: record ${record.seq} follows ${seq}; run \`baton doctor\``, { file: journalFile });
-				}
-				applyRecord(sqlite, record, journalFile, statements);
-				seq = record.seq;
-				replayed++;
-			}
-			sqlite.exec('COMMIT');
-		} catch (error) {
-			sqlite.exec('ROLLBACK');
-			throw error;
-		} finally {
-			statements.clear();
-		}
+		const { seq, replayed } = replayJournal(sqlite, scan.records, snap.seq, journalFile);
 		if (scan.tail === 'torn' && locked) {
 			setTornTailAside(journalFile, journal.subarray(scan.validEnd), scan.validEnd, options);
 		}
@@ -246,6 +179,105 @@ export function loadFromDisk(SQL: SqlJsStatic, dbFile: string, options: Recovery
 		sqlite.close();
 		throw error;
 	}
+}
+
+type JournalScan = ReturnType<typeof scanRecords>;
+
+/**
+ * A fresh workspace. The empty snapshot marks it as created: from then on a journal that
+ * vanishes is damage, not a new start that silently forgets every write. The journal goes
+ * first: a crash in between leaves a journal without snapshot, which the next open completes.
+ */
+function createWorkspace(sqlite: Database, seq: number, dbFile: string, locked: boolean): DiskState {
+	const generation = newGeneration();
+	if (locked) {
+		atomicWriteFile(`${dbFile}.journal`, encodeHeader(generation, 0));
+		writeMeta(sqlite, 0, generation);
+		writeSnapshot(dbFile, sqlite.export(), false);
+		applyPragmas(sqlite);
+	}
+	return { sqlite, seq, generation, offset: headerSize, replayed: 0 };
+}
+
+/** The journal's header and records, or `corruptJournal` when the header or a record before the tail is damaged. */
+function readJournal(journal: Buffer, journalFile: string): { header: { generation: string; acknowledged: number }; scan: JournalScan } {
+	const header = decodeHeader(journal.subarray(0, headerSize));
+	if (!('generation' in header)) {
+		throw new BatonError('corruptJournal', `${journalFile}: ${header.problem} (damaged); run \`baton doctor\``, { file: journalFile });
+	}
+	const scan = scanRecords(journal.subarray(headerSize), headerSize);
+	if (scan.tail === 'corrupt') {
+		throw new BatonError('corruptJournal', `${journalFile}: ${scan.problem ?? 'damaged'}; run \`baton doctor\``, { file: journalFile });
+	}
+	return { header, scan };
+}
+
+/** Throws when acknowledged writes are missing: a snapshot gone that the journal cannot replace, or a journal shorter than it acknowledged. */
+function checkJournalComplete(dbFile: string, snapshotExists: boolean, acknowledged: number, snapshotSeq: number, scan: JournalScan): void {
+	const first = scan.records[0]?.record.seq;
+	const last = scan.records.at(-1)?.record.seq;
+	if (!snapshotExists) {
+		const missing = snapshotAbsence(dbFile, first, last, acknowledged);
+		if (missing) {
+			throw missing;
+		}
+	}
+	const short = journalShortfall(`${dbFile}.journal`, acknowledged, Math.max(snapshotSeq, last ?? 0));
+	if (short) {
+		throw short;
+	}
+}
+
+/**
+ * A crash between writing a new snapshot and starting its journal leaves the old journal:
+ * everything in it must already be in the snapshot. Under the lock the old journal is kept as
+ * `.prev` and a new one started for the snapshot's generation.
+ */
+function restartStaleJournal(snap: { sqlite: Database; seq: number; generation: string | undefined }, dbFile: string, journal: Buffer, scan: JournalScan, options: RecoveryOptions, locked: boolean): DiskState {
+	const journalFile = `${dbFile}.journal`;
+	const newer = scan.records.find((r) => r.record.seq > snap.seq);
+	if (newer) {
+		throw new BatonError('corruptJournal', `${journalFile} belongs to another snapshot and holds record ${newer.record.seq} that ${dbFile} (at ${snap.seq}) lacks; run \`baton doctor\``, { file: journalFile });
+	}
+	const generation = snap.generation ?? newGeneration();
+	if (locked) {
+		preserveCopy(journalFile, `${journalFile}.prev`);
+		atomicWriteFile(journalFile, encodeHeader(generation, snap.seq));
+		if (scan.tail === 'torn') {
+			options.log.warn(`dropped a torn last record (${journal.length - scan.validEnd} bytes) from ${journalFile}, a journal the snapshot already contains; its bytes are kept in ${journalFile}.prev`);
+		}
+	}
+	return { sqlite: snap.sqlite, seq: snap.seq, generation, offset: headerSize, replayed: 0 };
+}
+
+/** Applies the records past the snapshot's sequence, which must follow it without a gap; returns the sequence reached and how many were applied. */
+function replayJournal(sqlite: Database, records: JournalScan['records'], fromSeq: number, journalFile: string): { seq: number; replayed: number } {
+	let seq = fromSeq;
+	let replayed = 0;
+	// One transaction for the whole replay: a record that fails stops the open (nothing of this
+	// in-memory database is kept), so per-record transactions only cost a commit each.
+	const statements = new StatementCache(sqlite);
+	sqlite.exec('BEGIN');
+	try {
+		for (const { record } of records) {
+			if (record.seq <= seq) {
+				continue;
+			}
+			if (record.seq !== seq + 1) {
+				throw new BatonError('corruptJournal', `${journalFile}: record ${record.seq} follows ${seq}; run \`baton doctor\``, { file: journalFile });
+			}
+			applyRecord(sqlite, record, journalFile, statements);
+			seq = record.seq;
+			replayed++;
+		}
+		sqlite.exec('COMMIT');
+	} catch (error) {
+		sqlite.exec('ROLLBACK');
+		throw error;
+	} finally {
+		statements.clear();
+	}
+	return { seq, replayed };
 }
 
 /**

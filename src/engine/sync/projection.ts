@@ -9,16 +9,14 @@ import { eq, max } from 'drizzle-orm';
 import { inJsonList } from '../shared/sqlJsonList';
 import { eventsBySubject } from './subjectEvents';
 import type { BatonDb, JournalStore } from '../storage/journalStore';
-import { insertRows } from './rawInsert';
-import type { CheckpointAnnotation, CheckpointMetrics, FileStats, HandoffData, SessionFocus, SessionScope } from '../storage/jsonShapes';
-import { handoffData, sessionRow } from '../interop/sessionRows';
+import type { CheckpointAnnotation, CheckpointMetrics, FileStats } from '../storage/jsonShapes';
 import { oneOf, projectRecords, type RecordCounts } from './recordProjection';
-import { knownScopeType } from '../shared/eventBodies';
 import { recordKinds } from './recordEvents';
 import type { Session } from '../storage/model';
 import type { WireEvent } from '../shared/sharedEvents';
-import { approvalPolicies, approvalStatuses, checkpoints, handoffs, sessions } from '../storage/schema';
+import { approvalPolicies, approvalStatuses, checkpoints, sessions } from '../storage/schema';
 import { decisionCounts, opinionsAmong, type TeammateOpinion } from './authority';
+import { projectSessions, type Projection } from './projectSessions';
 
 interface ProjectionResult {
 	sessions: { added: number; updated: number };
@@ -40,8 +38,6 @@ export interface ProjectionOptions {
 	copyHandoffs?: boolean;
 }
 
-/** A `session.status` event's status → the session's. Imported sessions travel with their legacy states (archived, closed). */
-const statusOf: Record<string, Session['status']> = { resumed: 'active', active: 'active', suspended: 'suspended', ended: 'ended', orphaned: 'orphaned', archived: 'archived', closed: 'closed' };
 /** The kinds a session's or checkpoint's state is derived from (all `eventsBySubject` needs to read). */
 const subjectKinds = ['session.started', 'session.status', 'session.renamed', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided'];
 const derived = new Set<string>(['session.started', 'session.status', 'session.renamed', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided', ...recordKinds]);
@@ -54,185 +50,72 @@ const derived = new Set<string>(['session.started', 'session.status', 'session.r
  */
 export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownMachine: string, store: JournalStore, options: ProjectionOptions = {}): ProjectionResult {
 	const { mergedAfter, copyHandoffs = true } = options;
-	const result: ProjectionResult = {
-		sessions: { added: 0, updated: 0 },
-		checkpoints: { added: 0, updated: 0 },
-		records: { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 },
-		unknownKinds: [],
-		unknownScopes: [],
-		opinions: [],
-	};
-	const sessionSubjects = new Set<string>();
-	const consumedSubjects = new Set<string>();
-	const checkpointSubjects = new Set<string>();
+	const subjects = subjectsOf(newEvents);
+	const p = openProjection(db, newEvents, ownMachine, subjects, mergedAfter);
+	const projected = projectSessions(p, store, subjects.sessions, copyHandoffs);
+	let updated = projected.updated;
+	for (const subject of subjects.consumed) {
+		if (deriveConsumption(db, subject, p.events.get(subject) ?? [], p.sessionRows, p.known)) {
+			updated++;
+		}
+	}
+	const checkpointCounts = { added: 0, updated: 0 };
+	for (const id of subjects.checkpoints) {
+		const outcome = deriveCheckpoint(db, id, p.events.get(id) ?? [], p.known, ownMachine);
+		if (outcome !== null) {
+			checkpointCounts[outcome]++;
+		}
+	}
+	// A checkpoint held here whose events (all of them, in `events`) hold no other machine's recording is this machine's.
+	const isOwn = (id: string): boolean =>
+		subjects.checkpoints.has(id) &&
+		!(p.events.get(id) ?? []).some((e) => e.kind === 'checkpoint.recorded' && e.machine !== ownMachine) &&
+		db.select({ id: checkpoints.id }).from(checkpoints).where(eq(checkpoints.id, id)).get() !== undefined;
+	const opinions = opinionsAmong(newEvents, isOwn);
+	const records = projectRecords(db, store, newEvents, mergedAfter);
+	return { sessions: { added: projected.added, updated }, checkpoints: checkpointCounts, records, unknownKinds: subjects.unknownKinds, unknownScopes: projected.unknownScopes, opinions };
+}
+
+/** The subjects the new events touch, by what is derived from them, and the kinds this version derives nothing from (sorted). */
+interface EventSubjects {
+	sessions: Set<string>;
+	consumed: Set<string>;
+	checkpoints: Set<string>;
+	unknownKinds: string[];
+}
+
+/** Sorts the new events' subjects by what is derived from them, noting the kinds this version derives nothing from. */
+function subjectsOf(newEvents: readonly WireEvent[]): EventSubjects {
+	const subjects = { sessions: new Set<string>(), consumed: new Set<string>(), checkpoints: new Set<string>() };
 	const unknown = new Set<string>();
 	for (const event of newEvents) {
 		if (event.kind.startsWith('session.') || event.kind === 'handoff.written') {
-			sessionSubjects.add(event.subject);
+			subjects.sessions.add(event.subject);
 		} else if (event.kind === 'handoff.consumed') {
-			consumedSubjects.add(event.subject);
+			subjects.consumed.add(event.subject);
 		} else if (event.kind === 'checkpoint.recorded' || event.kind === 'checkpoint.decided') {
-			checkpointSubjects.add(event.subject);
+			subjects.checkpoints.add(event.subject);
 		}
 		if (!derived.has(event.kind) && !event.kind.startsWith('timeline.') && !event.kind.startsWith('provenance.') && event.kind !== retractedKind) {
 			unknown.add(event.kind);
 		}
 	}
-	result.unknownKinds = [...unknown].sort();
-	const unknownScopes = new Set<string>();
-	const events = eventsBySubject(db, [...new Set([...sessionSubjects, ...consumedSubjects, ...checkpointSubjects])], subjectKinds, newEvents, mergedAfter);
-	const sessionRows = new Map(
+	return { ...subjects, unknownKinds: [...unknown].sort() };
+}
+
+/** Reads, once, every event of the touched subjects (held and new) and the touched sessions' rows. */
+function openProjection(db: BatonDb, newEvents: readonly WireEvent[], ownMachine: string, subjects: EventSubjects, mergedAfter: number | undefined): Projection {
+	const events = eventsBySubject(db, [...new Set([...subjects.sessions, ...subjects.consumed, ...subjects.checkpoints])], subjectKinds, newEvents, mergedAfter);
+	const sessionRows: Map<string, Session> = new Map(
 		db
 			.select()
 			.from(sessions)
-			.where(inJsonList(sessions.id, [...new Set([...sessionSubjects, ...consumedSubjects])]))
+			.where(inJsonList(sessions.id, [...new Set([...subjects.sessions, ...subjects.consumed])]))
 			.all()
 			.map((r) => [r.id, r]),
 	);
 	const known = (id: string | null): boolean => id !== null && (sessionRows.has(id) || db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, id)).get() !== undefined);
-	const handoffIds = new Set(
-		db
-			.select({ id: handoffs.sessionId })
-			.from(handoffs)
-			.where(inJsonList(handoffs.sessionId, [...sessionSubjects]))
-			.all()
-			.map((r) => r.id),
-	);
-	const newSessions: (typeof sessions.$inferInsert)[] = [];
-	// Checked before the table: in a pulled chain the predecessor usually arrives in the same pull, and
-	// asking the table first cost one query per session (a scan of the new rows after it, too).
-	const newIds = new Set<string>();
-	const newHandoffs: (typeof handoffs.$inferInsert)[] = [];
-	const copiedHandoffs: string[] = [];
-	const starts = [...sessionSubjects].map((id) => (events.get(id) ?? []).find((e) => e.kind === 'session.started')).filter((e): e is WireEvent => e !== undefined);
-	starts.sort((a, b) => (a.id < b.id ? -1 : 1));
-	for (const start of starts) {
-		const id = start.subject;
-		const own = events.get(id) ?? [];
-		const handoff = own.find((e) => e.kind === 'handoff.written');
-		if (handoff && !handoffIds.has(id) && (sessionRows.has(id) || start.machine !== ownMachine)) {
-			if (copyHandoffs && isHandoffRow(handoff.body)) {
-				copiedHandoffs.push(handoff.id);
-			} else {
-				newHandoffs.push({ sessionId: id, data: handoffData(handoff.body as Partial<HandoffData>), createdAt: handoff.at });
-			}
-			handoffIds.add(id);
-		}
-		if (start.machine === ownMachine) {
-			continue;
-		}
-		const state = derivedStatus(own);
-		// Its last rename (id order), whichever machine's: the session's own machine refuses a teammate's rename, so it is that machine's.
-		const renamed = str(own.findLast((e) => e.kind === 'session.renamed' && (str(e.body['name']) ?? '') !== '')?.body['name']);
-		const row = sessionRows.get(id);
-		if (!row) {
-			const body = start.body;
-			const at = str(body['startedAt']) ?? start.at;
-			const previous = str(body['previousId']);
-			const parent = str(body['parentId']);
-			const scope = (body['scope'] ?? { type: 'global' }) as SessionScope;
-			if (!knownScopeType(scope.type)) {
-				unknownScopes.add(scope.type);
-			}
-			const inserted = sessionRow({
-				id,
-				name: renamed ?? str(body['name']) ?? id,
-				status: state?.status ?? 'active',
-				scope,
-				agent: str(body['agent']),
-				previousSessionId: previous && (newIds.has(previous) || known(previous)) ? previous : null,
-				parentSessionId: parent && (newIds.has(parent) || known(parent)) ? parent : null,
-				endNote: state?.endNote ?? null,
-				focus: focusOf(body['focus']),
-				startedAt: at,
-				lastActivity: state && state.at > at ? state.at : at,
-				suspendedAt: state?.status === 'suspended' ? state.at : null,
-				endedAt: state?.endedAt ?? null,
-			});
-			newSessions.push(inserted);
-			newIds.add(id);
-			result.sessions.added++;
-			continue;
-		}
-		if (state && (state.status !== row.status || state.endedAt !== row.endedAt)) {
-			db.update(sessions)
-				.set({
-					status: state.status,
-					endedAt: state.endedAt,
-					endNote: state.endNote,
-					suspendedAt: state.status === 'suspended' ? state.at : row.suspendedAt,
-					lastActivity: state.at > row.lastActivity ? state.at : row.lastActivity,
-					updatedAt: state.at > row.updatedAt ? state.at : row.updatedAt,
-				})
-				.where(eq(sessions.id, id))
-				.run();
-			result.sessions.updated++;
-		}
-		if (renamed && renamed !== row.name) {
-			db.update(sessions).set({ name: renamed }).where(eq(sessions.id, id)).run();
-			result.sessions.updated += state && (state.status !== row.status || state.endedAt !== row.endedAt) ? 0 : 1;
-		}
-	}
-	insertRows(store, sessions, newSessions);
-	for (const s of newSessions) {
-		sessionRows.set(s.id, s as Session);
-	}
-	insertRows(store, handoffs, newHandoffs);
-	if (copiedHandoffs.length > 0) {
-		// Copied inside SQLite from the stored event: no body serialised, bound or journalled twice.
-		store.execCaptured(copyHandoffsSql, [JSON.stringify(copiedHandoffs)]);
-	}
-	for (const subject of consumedSubjects) {
-		if (deriveConsumption(db, subject, events.get(subject) ?? [], sessionRows, known)) {
-			result.sessions.updated++;
-		}
-	}
-	for (const id of checkpointSubjects) {
-		const outcome = deriveCheckpoint(db, id, events.get(id) ?? [], known, ownMachine);
-		if (outcome === 'added') {
-			result.checkpoints.added++;
-		} else if (outcome === 'updated') {
-			result.checkpoints.updated++;
-		}
-	}
-	// A checkpoint held here whose events (all of them, in `events`) hold no other machine's recording is this machine's.
-	const isOwn = (id: string): boolean =>
-		checkpointSubjects.has(id) &&
-		!(events.get(id) ?? []).some((e) => e.kind === 'checkpoint.recorded' && e.machine !== ownMachine) &&
-		db.select({ id: checkpoints.id }).from(checkpoints).where(eq(checkpoints.id, id)).get() !== undefined;
-	result.opinions = opinionsAmong(newEvents, isOwn);
-	result.records = projectRecords(db, store, newEvents, mergedAfter);
-	result.unknownScopes = [...unknownScopes].sort();
-	return result;
-}
-
-const handoffKeys = Object.keys(handoffData({}));
-/**
- * A `handoff.written` body that has the handoff's own keys first, in their order, is its handoff row
- * as it stands: `handoffData` of it serialises to the same text as the body, and the stored body is
- * that text (JSON columns hold JSON.stringify's output), so SQLite can copy it (`copyHandoffs`).
- */
-function isHandoffRow(body: Record<string, unknown>): boolean {
-	const keys = Object.keys(body);
-	return !Array.isArray(body) && handoffKeys.every((k, i) => keys[i] === k);
-}
-const copyHandoffsSql = `INSERT INTO handoffs (session_id, handoff_json, created_at) SELECT subject, body_json, at FROM shared_events WHERE id IN (SELECT value FROM json_each(?)) ORDER BY id`;
-
-/**
- * A session's status from its last `session.status` event (id order) that names a status this
- * version knows: one it does not know (a newer version's) changes nothing here, rather than
- * making an ended session look active.
- */
-function derivedStatus(events: readonly WireEvent[]): { status: Session['status']; at: string; endedAt: string | null; endNote: string | null } | null {
-	// Own keys only: a status named like an Object member (`constructor`) is none this version knows.
-	const knownStatus = (e: WireEvent): boolean => e.kind === 'session.status' && Object.hasOwn(statusOf, str(e.body['status']) ?? '');
-	const last = events.findLast(knownStatus);
-	if (!last) {
-		return null;
-	}
-	const status = statusOf[str(last.body['status']) as string] as Session['status'];
-	const at = str(last.body['at']) ?? last.at;
-	return { status, at, endedAt: status === 'ended' ? at : null, endNote: status === 'ended' ? str(last.body['reason']) : null };
+	return { db, ownMachine, events, sessionRows, known };
 }
 
 /**
@@ -314,16 +197,6 @@ function deriveCheckpoint(db: BatonDb, id: string, events: readonly WireEvent[],
 		}
 	}
 	return outcome;
-}
-
-/** An imported live session's focus as its start event carries it (checked against eventBodies.ts at the merge). */
-function focusOf(value: unknown): SessionFocus | null {
-	if (!value || typeof value !== 'object') {
-		return null;
-	}
-	const body = value as Record<string, unknown>;
-	const focus = { note: str(body['note']), nextAction: str(body['nextAction']), blockedReason: str(body['blockedReason']) };
-	return focus.note || focus.nextAction || focus.blockedReason ? focus : null;
 }
 
 function str(value: unknown): string | null {

@@ -17,7 +17,26 @@ import { pushAll } from '../arrays';
 /** Kinds this module writes (and recordProjection.ts derives from). */
 export const recordKinds = ['decision.recorded', 'checkpoint.labels', 'memory.fact', 'memory.confirmed', 'task.changed', 'import.recorded'] as const;
 
+/** What the record tables still owe the shared log: each table's difference from its events, in one list. */
 export function pendingRecordEvents(db: BatonDb): NewSharedEvent[] {
+	const held = heldEvents(db);
+	const out: NewSharedEvent[] = [];
+	pushAll(out, decisionEvents(db, held));
+	pushAll(out, labelEvents(db, held));
+	pushAll(out, memoryEvents(db, held));
+	pushAll(out, taskEvents(db, held));
+	pushAll(out, importEvents(db, held));
+	return out;
+}
+
+/** The record events already in the log, by subject, and whether a subject has an event of a kind. */
+interface HeldEvents {
+	events: Map<string, SharedEvent[]>;
+	has(subject: string, kind: string): boolean;
+}
+
+/** Reads the record events (and the checkpoints' `checkpoint.recorded`) once, for every table's comparison. */
+function heldEvents(db: BatonDb): HeldEvents {
 	const events = groupBySubject(
 		db
 			.select()
@@ -38,15 +57,24 @@ export function pendingRecordEvents(db: BatonDb): NewSharedEvent[] {
 				.all()
 				.map((r) => r.subject),
 		));
-	const out: NewSharedEvent[] = [];
 	const has = (subject: string, kind: string): boolean => (kind === 'session.started' ? started().has(subject) : (events.get(subject) ?? []).some((e) => e.kind === kind));
+	return { events, has };
+}
 
+/** A decision not yet shared becomes `decision.recorded`. */
+function decisionEvents(db: BatonDb, { has }: HeldEvents): NewSharedEvent[] {
+	const out: NewSharedEvent[] = [];
 	for (const d of db.select().from(decisions).all()) {
 		if (!has(d.id, 'decision.recorded')) {
 			out.push({ kind: 'decision.recorded', subject: d.id, sessionId: d.sessionId, actor: 'baton', body: { kind: d.kind, text: d.text, rationale: d.rationale, taskId: d.taskId, createdAt: d.createdAt } });
 		}
 	}
+	return out;
+}
 
+/** A shared checkpoint whose tags or annotations differ from its events' fold gets one `checkpoint.labels` with the difference. */
+function labelEvents(db: BatonDb, { events }: HeldEvents): NewSharedEvent[] {
+	const out: NewSharedEvent[] = [];
 	for (const cp of db.select({ id: checkpoints.id, sessionId: checkpoints.sessionId, tags: checkpoints.tags, annotations: checkpoints.annotations }).from(checkpoints).all()) {
 		const own = events.get(cp.id);
 		if (!own?.some((e) => e.kind === 'checkpoint.recorded')) {
@@ -60,7 +88,15 @@ export function pendingRecordEvents(db: BatonDb): NewSharedEvent[] {
 			out.push({ kind: 'checkpoint.labels', subject: cp.id, sessionId: cp.sessionId, actor: 'baton', body: { addTags, removeTags, annotations } });
 		}
 	}
+	return out;
+}
 
+/**
+ * A memory fact not yet shared becomes `memory.fact`, and each confirmation the log lacks a
+ * `memory.confirmed`. The new facts join `events` first, so their confirmations are counted against them.
+ */
+function memoryEvents(db: BatonDb, { events, has }: HeldEvents): NewSharedEvent[] {
+	const out: NewSharedEvent[] = [];
 	const facts = db.select().from(memoryEntries).all();
 	for (const f of facts) {
 		if (!has(f.id, 'memory.fact')) {
@@ -84,7 +120,12 @@ export function pendingRecordEvents(db: BatonDb): NewSharedEvent[] {
 			out.push({ kind: 'memory.confirmed', subject: f.id, sessionId: f.sourceSessionId, actor: 'baton', body: { confirmedBy: null, at: f.lastConfirmedAt } });
 		}
 	}
+	return out;
+}
 
+/** A task whose fields differ from its events' fold gets one `task.changed` with the fields that differ. */
+function taskEvents(db: BatonDb, { events }: HeldEvents): NewSharedEvent[] {
+	const out: NewSharedEvent[] = [];
 	for (const t of db.select().from(tasks).all()) {
 		const held = foldTask(events.get(t.id) ?? []);
 		const changed: Record<string, unknown> = {};
@@ -97,7 +138,12 @@ export function pendingRecordEvents(db: BatonDb): NewSharedEvent[] {
 			out.push({ kind: 'task.changed', subject: t.id, actor: 'baton', body: changed });
 		}
 	}
+	return out;
+}
 
+/** An imported session not yet shared gets its session events, and an import record not yet shared `import.recorded`. */
+function importEvents(db: BatonDb, { has }: HeldEvents): NewSharedEvent[] {
+	const out: NewSharedEvent[] = [];
 	const imported = db.select().from(importRecords).all();
 	const importedSessions = imported.filter((r) => r.entityType === 'session' && !has(r.entityId, 'session.started')).map((r) => r.entityId);
 	pushAll(out, [...importedSessionEvents(db, importedSessions)]);

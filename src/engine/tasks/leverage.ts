@@ -53,7 +53,86 @@ export function computeLeverage(ids: Iterable<string>, dependents: ReadonlyMap<s
  * `counted[x]` is 1 when x counts. Returns each task's leverage.
  */
 export function leverageOfEdges(n: number, from: Int32Array, to: Int32Array, counted: Uint8Array): Int32Array {
-	// Adjacency in compressed rows: edges from a task to the tasks waiting on it.
+	const { start, edges } = adjacency(n, from, to);
+	const { bit, words } = waitingBits(n, edges, counted);
+	const { of: compOf, count: comps, members, memberStart } = tarjan(n, start, edges);
+	const walk: Walk = {
+		start,
+		edges,
+		compOf,
+		members,
+		memberStart,
+		bit,
+		words,
+		readers: readerCounts(n, start, edges, compOf, comps),
+		sets: new Array<Uint32Array | undefined>(comps),
+		full: new Int32Array(comps),
+		pool: [],
+	};
+	const result = new Int32Array(n);
+	const shape: SuccessorShape = { cyclic: false, only: -1, many: false, toOnly: 0 };
+	// Components are numbered in Tarjan's emission order: successors first.
+	for (let c = 0; c < comps; c++) {
+		scanSuccessors(walk, c, shape);
+		const cyclic = shape.cyclic;
+		let set: Uint32Array | undefined;
+		let value: number;
+		if (!cyclic && !shape.many) {
+			// One successor (or none): this component reaches exactly what it stores, so its count is
+			// known without a popcount, and its last reader takes the set over instead of copying it.
+			value = shape.only === -1 ? 0 : (walk.full[shape.only] as number);
+			set = shape.only === -1 ? undefined : inheritSet(walk, shape.only, shape.toOnly);
+		} else {
+			set = unionSuccessors(walk, c);
+			// In a cycle every member reaches itself and the others, so they count for each other.
+			if (cyclic) {
+				set = addOwn(walk, set, c);
+			}
+			value = set ? popcount(set) : 0;
+		}
+		for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
+			result[members[m] as number] = value;
+		}
+		// An acyclic component's own tasks are not in what it reaches (that would be a cycle): they add.
+		walk.full[c] = cyclic ? value : value + ownCount(walk, c);
+		if (!cyclic) {
+			set = addOwn(walk, set, c);
+		}
+		keepOrRecycle(walk, c, set);
+	}
+	return result;
+}
+
+/** The graph, its components and the sets being carried while components are finished one by one. */
+interface Walk {
+	start: Int32Array;
+	edges: Int32Array;
+	compOf: Int32Array;
+	members: Int32Array;
+	memberStart: Int32Array;
+	/** Each task's bit in a set: -1 or -2 when it has none (it waits on nothing, or does not count). */
+	bit: Int32Array;
+	/** Words in a set. */
+	words: number;
+	/** How many cross-component edges still have to read each component's set. */
+	readers: Int32Array;
+	sets: (Uint32Array | undefined)[];
+	/** How many counted tasks a component's stored set holds: a component with one successor reuses it. */
+	full: Int32Array;
+	/** Zeroed sets whose components have no readers left, for reuse. */
+	pool: Uint32Array[];
+}
+
+/** A component's successor components: whether it is a cycle, and its one successor (with the edges to it) unless it has many. */
+interface SuccessorShape {
+	cyclic: boolean;
+	only: number;
+	many: boolean;
+	toOnly: number;
+}
+
+/** Adjacency in compressed rows: edges from a task to the tasks waiting on it. */
+function adjacency(n: number, from: Int32Array, to: Int32Array): { start: Int32Array; edges: Int32Array } {
 	const start = new Int32Array(n + 1);
 	for (let k = 0; k < from.length; k++) {
 		const at = (from[k] as number) + 1;
@@ -69,7 +148,11 @@ export function leverageOfEdges(n: number, from: Int32Array, to: Int32Array, cou
 		edges[fill[f] as number] = to[k] as number;
 		fill[f] = (fill[f] as number) + 1;
 	}
-	// Only tasks that wait on something can ever be counted, so only they get a bit.
+	return { start, edges };
+}
+
+/** Only tasks that wait on something can ever be counted, so only they get a bit. */
+function waitingBits(n: number, edges: Int32Array, counted: Uint8Array): { bit: Int32Array; words: number } {
 	const bit = new Int32Array(n).fill(-1);
 	let bits = 0;
 	for (let e = 0; e < edges.length; e++) {
@@ -78,11 +161,11 @@ export function leverageOfEdges(n: number, from: Int32Array, to: Int32Array, cou
 			bit[w] = counted[w] === 1 ? bits++ : -2;
 		}
 	}
-	const words = (bits + 31) >>> 5;
+	return { bit, words: (bits + 31) >>> 5 };
+}
 
-	const comp = tarjan(n, start, edges);
-	const { of: compOf, count: comps, members, memberStart } = comp;
-	// How many cross-component edges still have to read each component's set.
+/** How many cross-component edges read each component's set. */
+function readerCounts(n: number, start: Int32Array, edges: Int32Array, compOf: Int32Array, comps: number): Int32Array {
 	const readers = new Int32Array(comps);
 	for (let u = 0; u < n; u++) {
 		for (let e = start[u] as number; e < (start[u + 1] as number); e++) {
@@ -92,110 +175,107 @@ export function leverageOfEdges(n: number, from: Int32Array, to: Int32Array, cou
 			}
 		}
 	}
-	const sets: (Uint32Array | undefined)[] = new Array(comps);
-	/** How many counted tasks a component's stored set holds: a component with one successor reuses it. */
-	const full = new Int32Array(comps);
-	const pool: Uint32Array[] = [];
-	const result = new Int32Array(n);
-	// Kept out of the loop body as plain functions: a closure over `set` would slow every access to it.
-	const addOwn = (target: Uint32Array | undefined, c: number): Uint32Array | undefined => {
-		for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
-			const b = bit[members[m] as number] as number;
-			if (b >= 0) {
-				target ??= pool.pop() ?? new Uint32Array(words);
-				target[b >>> 5] = (target[b >>> 5] as number) | (1 << (b & 31));
+	return readers;
+}
+
+/** Fills `shape` with component c's successors, to spot the common shapes (chains, trees) that need no bitset work. */
+function scanSuccessors(walk: Walk, c: number, shape: SuccessorShape): void {
+	const { start, edges, compOf, members, memberStart } = walk;
+	shape.cyclic = (memberStart[c + 1] as number) - (memberStart[c] as number) > 1;
+	shape.only = -1;
+	shape.many = false;
+	shape.toOnly = 0;
+	for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
+		const u = members[m] as number;
+		for (let e = start[u] as number; e < (start[u + 1] as number); e++) {
+			const s = compOf[edges[e] as number] as number;
+			if (s === c) {
+				shape.cyclic = true;
+			} else if (shape.only === -1 || shape.only === s) {
+				shape.only = s;
+				shape.toOnly++;
+			} else {
+				shape.many = true;
 			}
-		}
-		return target;
-	};
-	const ownCount = (c: number): number => {
-		let own = 0;
-		for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
-			own += (bit[members[m] as number] as number) >= 0 ? 1 : 0;
-		}
-		return own;
-	};
-	// Components are numbered in Tarjan's emission order: successors first.
-	for (let c = 0; c < comps; c++) {
-		let set: Uint32Array | undefined;
-		let cyclic = (memberStart[c + 1] as number) - (memberStart[c] as number) > 1;
-		// The successor components, to spot the common shapes (chains, trees) that need no bitset work.
-		let only = -1;
-		let many = false;
-		let toOnly = 0;
-		for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
-			const u = members[m] as number;
-			for (let e = start[u] as number; e < (start[u + 1] as number); e++) {
-				const s = compOf[edges[e] as number] as number;
-				if (s === c) {
-					cyclic = true;
-				} else if (only === -1 || only === s) {
-					only = s;
-					toOnly++;
-				} else {
-					many = true;
-				}
-			}
-		}
-		let value: number;
-		if (!cyclic && !many) {
-			// One successor (or none): this component reaches exactly what it stores, so its count is
-			// known without a popcount, and its last reader takes the set over instead of copying it.
-			value = only === -1 ? 0 : (full[only] as number);
-			if (only !== -1) {
-				const other = sets[only];
-				readers[only] = (readers[only] as number) - toOnly;
-				if (readers[only] === 0) {
-					set = other;
-					sets[only] = undefined;
-				} else if (other) {
-					set = pool.pop() ?? new Uint32Array(words);
-					set.set(other);
-				}
-			}
-		} else {
-			for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
-				const u = members[m] as number;
-				for (let e = start[u] as number; e < (start[u + 1] as number); e++) {
-					const s = compOf[edges[e] as number] as number;
-					if (s === c) {
-						continue;
-					}
-					const other = sets[s];
-					if (other) {
-						set ??= pool.pop() ?? new Uint32Array(words);
-						orInto(set, other);
-					}
-					readers[s] = (readers[s] as number) - 1;
-					if (readers[s] === 0 && other) {
-						other.fill(0);
-						pool.push(other);
-						sets[s] = undefined;
-					}
-				}
-			}
-			// In a cycle every member reaches itself and the others, so they count for each other.
-			if (cyclic) {
-				set = addOwn(set, c);
-			}
-			value = set ? popcount(set) : 0;
-		}
-		for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
-			result[members[m] as number] = value;
-		}
-		// An acyclic component's own tasks are not in what it reaches (that would be a cycle): they add.
-		full[c] = cyclic ? value : value + ownCount(c);
-		if (!cyclic) {
-			set = addOwn(set, c);
-		}
-		if ((readers[c] as number) > 0) {
-			sets[c] = set;
-		} else if (set) {
-			set.fill(0);
-			pool.push(set);
 		}
 	}
-	return result;
+}
+
+/** The set of a component's one successor: taken over by its last reader, copied for the others. */
+function inheritSet(walk: Walk, only: number, toOnly: number): Uint32Array | undefined {
+	const { readers, sets } = walk;
+	const other = sets[only];
+	readers[only] = (readers[only] as number) - toOnly;
+	if (readers[only] === 0) {
+		sets[only] = undefined;
+		return other;
+	}
+	if (!other) {
+		return undefined;
+	}
+	const set = walk.pool.pop() ?? new Uint32Array(walk.words);
+	set.set(other);
+	return set;
+}
+
+/** The union of the sets of component c's successors; a successor whose last reader this is gives its set back to the pool. */
+function unionSuccessors(walk: Walk, c: number): Uint32Array | undefined {
+	const { start, edges, compOf, members, memberStart, readers, sets, pool } = walk;
+	let set: Uint32Array | undefined;
+	for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
+		const u = members[m] as number;
+		for (let e = start[u] as number; e < (start[u + 1] as number); e++) {
+			const s = compOf[edges[e] as number] as number;
+			if (s === c) {
+				continue;
+			}
+			const other = sets[s];
+			if (other) {
+				set ??= pool.pop() ?? new Uint32Array(walk.words);
+				orInto(set, other);
+			}
+			readers[s] = (readers[s] as number) - 1;
+			if (readers[s] === 0 && other) {
+				other.fill(0);
+				pool.push(other);
+				sets[s] = undefined;
+			}
+		}
+	}
+	return set;
+}
+
+/** Adds component c's counted tasks to `target` (a set from the pool when there is none yet and one counts). */
+function addOwn(walk: Walk, target: Uint32Array | undefined, c: number): Uint32Array | undefined {
+	const { members, memberStart, bit } = walk;
+	for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
+		const b = bit[members[m] as number] as number;
+		if (b >= 0) {
+			target ??= walk.pool.pop() ?? new Uint32Array(walk.words);
+			target[b >>> 5] = (target[b >>> 5] as number) | (1 << (b & 31));
+		}
+	}
+	return target;
+}
+
+/** How many of component c's own tasks count. */
+function ownCount(walk: Walk, c: number): number {
+	const { members, memberStart, bit } = walk;
+	let own = 0;
+	for (let m = memberStart[c] as number; m < (memberStart[c + 1] as number); m++) {
+		own += (bit[members[m] as number] as number) >= 0 ? 1 : 0;
+	}
+	return own;
+}
+
+/** Keeps component c's set while readers remain, else zeroes it back into the pool. */
+function keepOrRecycle(walk: Walk, c: number, set: Uint32Array | undefined): void {
+	if ((walk.readers[c] as number) > 0) {
+		walk.sets[c] = set;
+	} else if (set) {
+		set.fill(0);
+		walk.pool.push(set);
+	}
 }
 
 function orInto(target: Uint32Array, other: Uint32Array): void {

@@ -15,6 +15,8 @@ import type { CliRunParams, CliRunResult } from '../protocol/rpc';
 
 /** The largest event body taken: the same bound as a command hook's stdin (hookHost/hookStdin.ts). */
 const maxHookBodyBytes = 32 * 1024 * 1024;
+/** A refused body up to this size is read to its end before the answer (see refuse). */
+const drainLimitBytes = 2 * maxHookBodyBytes;
 
 interface HookHttpOptions {
 	workspaceRoot: string;
@@ -52,6 +54,26 @@ function bearerMatches(header: string | undefined, secret: string): boolean {
 function answer(res: http.ServerResponse, status: number, body: string, type = 'text/plain; charset=utf-8'): void {
 	res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body), connection: 'close' });
 	res.end(body);
+}
+
+/**
+ * Refuses a request whose body is not read: the body is discarded, and the answer goes once it has
+ * all arrived, so the client, still sending, reads the refusal instead of a connection reset (an
+ * answer that closes the connection mid-body made the client's next write fail with EPIPE before it
+ * had read the status). A body declared larger than `drainLimitBytes` is not waited for: the answer
+ * goes at once and the connection closes. The server's request timeout bounds a client that never
+ * finishes.
+ */
+function refuse(req: http.IncomingMessage, res: http.ServerResponse, status: number, body: string): void {
+	const declared = Number(req.headers['content-length'] ?? '0');
+	if (req.complete || declared > drainLimitBytes) {
+		req.resume();
+		answer(res, status, body);
+		return;
+	}
+	req.once('end', () => answer(res, status, body));
+	req.once('error', () => res.destroy());
+	req.resume();
 }
 
 export async function startHookHttp(options: HookHttpOptions): Promise<HookHttpEndpoint> {
@@ -95,26 +117,22 @@ function admitHookCall(req: http.IncomingMessage, res: http.ServerResponse, opti
 	const event = url.pathname.startsWith(hookUrlPath) ? url.pathname.slice(hookUrlPath.length) : '';
 	const agent = url.searchParams.get('agent') ?? 'claude';
 	if (!eventWord.test(event) || !Object.hasOwn(agentParam, agent)) {
-		req.resume();
-		answer(res, 404, `baton: no such hook: ${url.pathname} (POST ${hookUrlPath}<event>)\n`);
+		refuse(req, res, 404, `baton: no such hook: ${url.pathname} (POST ${hookUrlPath}<event>)\n`);
 		return undefined;
 	}
 	if (req.method !== 'POST') {
-		req.resume();
 		res.setHeader('allow', 'POST');
-		answer(res, 405, 'baton: hook events are POSTed\n');
+		refuse(req, res, 405, 'baton: hook events are POSTed\n');
 		return undefined;
 	}
 	if (!bearerMatches(req.headers.authorization, secret)) {
-		req.resume();
 		options.log('warn', `hook/http ${event} refused: no or wrong secret`);
-		answer(res, 401, 'baton: this workspace’s hook secret is missing or wrong\n');
+		refuse(req, res, 401, 'baton: this workspace’s hook secret is missing or wrong\n');
 		return undefined;
 	}
 	const declared = Number(req.headers['content-length'] ?? '0');
 	if (declared > maxHookBodyBytes) {
-		req.resume();
-		answer(res, 413, `baton: a hook event is at most ${maxHookBodyBytes} bytes\n`);
+		refuse(req, res, 413, `baton: a hook event is at most ${maxHookBodyBytes} bytes\n`);
 		return undefined;
 	}
 	return { event, agent };

@@ -6,7 +6,6 @@
  */
 import assert from 'node:assert/strict';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, it } from 'node:test';
 import { ESLint, type Linter } from 'eslint';
 import tseslint from 'typescript-eslint';

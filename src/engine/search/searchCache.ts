@@ -10,7 +10,8 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { atomicWriteFile } from '../storage/fsUtil';
+import { atomicWriteFile, readAll } from '../storage/fsUtil';
+import { openRegularFile } from '../transcripts/regularFile';
 import { mkdirPrivate } from '../workspace';
 
 /** Bumped whenever the index's tables, the feed's marks or the way a record is indexed change. */
@@ -23,7 +24,14 @@ type CacheRead = { bytes: Uint8Array } | { problem: string };
 export function readSearchCache(file: string): CacheRead {
 	let data: Buffer;
 	try {
-		data = fs.readFileSync(file);
+		// Opened without blocking and read only when it is a regular file: a FIFO there would hang the first search.
+		const { fd, stat } = openRegularFile(file);
+		try {
+			data = Buffer.allocUnsafe(stat.size);
+			data = data.subarray(0, readAll(fd, data));
+		} finally {
+			fs.closeSync(fd);
+		}
 	} catch (error) {
 		return { problem: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : `unreadable (${(error as Error).message})` };
 	}

@@ -6,8 +6,9 @@
  * is not found; `rebuild` (what `baton doctor --reindex` runs) writes it again.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { sql } from 'drizzle-orm';
@@ -148,5 +149,20 @@ void describe('search index on disk', () => {
 		assert.ok(records > 0);
 		assert.ok('bytes' in readSearchCache(cacheFile(root)));
 		assert.equal((await engine.search.search({ text: 'invoice' })).total, 7);
+	});
+});
+
+void describe('search index on disk: what is not a file', () => {
+	// A plain read of a FIFO waits for a writer that never comes: the process would hang on its first search.
+	void it('a FIFO where the cache should be is unreadable at once, not waited on', { skip: process.platform === 'win32' }, (t) => {
+		const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-search-fifo-'));
+		t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+		const file = path.join(dir, 'search-index.db');
+		execFileSync('mkfifo', [file]);
+		const script = `const { readSearchCache } = require(${JSON.stringify(path.resolve('src/engine/search/searchCache.ts'))}); process.stdout.write(JSON.stringify(readSearchCache(${JSON.stringify(file)})));`;
+		const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+		assert.equal(run.signal, null, 'read the FIFO without waiting for a writer');
+		assert.equal(run.status, 0, run.stderr);
+		assert.match((JSON.parse(run.stdout) as { problem: string }).problem, /unreadable \(.*a FIFO/);
 	});
 });

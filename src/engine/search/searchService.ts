@@ -149,6 +149,13 @@ export class SearchService {
 				await this.catchUp(this.index);
 			}
 			return this.index;
+		} catch (error) {
+			// Halfway through a catch-up the feed has marked records the index may not hold (a chunk of puts
+			// rolled back): kept, or saved by close(), it would never find them. The next search starts over.
+			this.index?.close();
+			this.index = undefined;
+			this.feed = new SearchFeed();
+			throw error;
 		} finally {
 			this.busy = false;
 		}

@@ -135,8 +135,10 @@ export class SearchService {
 	private async current(fromCache = true): Promise<SearchIndex> {
 		this.busy = true;
 		try {
-			const loaded = this.index === undefined && fromCache;
-			this.index ??= (fromCache ? await this.loadCached() : undefined) ?? (await SearchIndex.create());
+			// Only an index that came from the cache is built again when it cannot catch up (a fresh build's failure is the search's).
+			const cached = this.index === undefined && fromCache ? await this.loadCached() : undefined;
+			const loaded = cached !== undefined;
+			this.index ??= cached ?? (await SearchIndex.create());
 			try {
 				await this.catchUp(this.index);
 			} catch (error) {

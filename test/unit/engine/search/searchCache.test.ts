@@ -190,4 +190,25 @@ void describe('search index on disk: a catch-up that failed halfway', () => {
 		const { engine: next } = await reopen(t, root);
 		assert.deepEqual(await answers(next.search), reference, 'the next process');
 	});
+	// Only an index that came from the cache is retried from scratch: a failed first build is the search's error, not a saved index's.
+	void it('of a first build is not blamed on a saved index', async (t) => {
+		const { engine } = await world(t);
+		const log = engine.ctx.log as MemoryLogger;
+		const put = SearchIndex.prototype.put;
+		let calls = 0;
+		SearchIndex.prototype.put = function (this: SearchIndex, ...args: Parameters<SearchIndex['put']>) {
+			if (++calls === 2) throw new Error('out of memory');
+			put.apply(this, args);
+		};
+		try {
+			await assert.rejects(engine.search.search({ text: 'invoice' }), /out of memory/);
+		} finally {
+			SearchIndex.prototype.put = put;
+		}
+		assert.deepEqual(
+			log.lines.filter((l) => /saved index could not be brought up to date/.test(l.message)),
+			[],
+		);
+		assert.equal((await engine.search.search({ text: 'invoice' })).total, 7);
+	});
 });

@@ -14,8 +14,8 @@ import { atomicWriteFile, readAll } from '../storage/fsUtil';
 import { openRegularFile } from '../transcripts/regularFile';
 import { mkdirPrivate } from '../workspace';
 
-/** Bumped whenever the index's tables, the feed's marks or the way a record is indexed change. */
-export const searchCacheFormat = 1;
+/** Bumped whenever the index's tables, the feed's marks or the way a record is indexed change (2: a whole-document transcript is read again whole, so a cache of 1 may hold what its chat no longer does). */
+export const searchCacheFormat = 2;
 const magic = Buffer.from('BATONSEARCHIDX\n\0', 'latin1');
 const trailerSize = magic.length + 4 + 8 + 20;
 

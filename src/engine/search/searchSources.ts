@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import type { JournalStore } from '../storage/journalStore';
-import type { TranscriptArchive } from '../transcripts/transcriptArchive';
+import { isWholeDocument } from '../transcripts/archiveSource';
+import type { TranscriptArchive, TranscriptInfo } from '../transcripts/transcriptArchive';
 import type { Excerpt } from '../transcripts/transcriptExcerpts';
 import type { IndexedDoc, SearchIndex } from './searchIndex';
 import { each, eventDoc, eventKinds, excerptDoc, tableSources, type Row, type TableSource } from './searchRecords';
@@ -244,9 +245,12 @@ export class SearchFeed {
 		this.versions.set('shared_events', head.version);
 	}
 
-	private readTranscript(index: SearchIndex, dir: string, info: { id: string; archivePath: string | null; archiveBytes: number; sessionId: string | null; agent: string }, out: IndexedDoc[]): void {
+	private readTranscript(index: SearchIndex, dir: string, info: Pick<TranscriptInfo, 'id' | 'archivePath' | 'archiveBytes' | 'sessionId' | 'agent' | 'sourcePath'>, out: IndexedDoc[]): void {
 		let mark = this.transcripts.get(info.id);
-		if (mark && (mark.archivePath !== info.archivePath || info.archiveBytes < mark.bytes)) {
+		// A whole-document transcript's archive is written again from its first byte on each change, at the
+		// same path (archiveSource.ts resetEntry): what was read of it before may be gone or changed.
+		const rewritten = mark !== undefined && info.archiveBytes !== mark.bytes && isWholeDocument(info.agent, info.sourcePath);
+		if (mark && (mark.archivePath !== info.archivePath || info.archiveBytes < mark.bytes || rewritten)) {
 			index.removeTranscript(info.id);
 			mark = undefined;
 		}

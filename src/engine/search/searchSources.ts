@@ -23,6 +23,8 @@ interface TranscriptMark {
 	bytes: number;
 	excerpts: number;
 	session: string | null;
+	/** When the archive last read its source (a whole-document transcript's archive is written again then). */
+	syncedAt?: string | null;
 }
 
 /** Records indexed per turn of the event loop: a first build of 280,000 records leaves the process answering others between chunks. */
@@ -245,11 +247,12 @@ export class SearchFeed {
 		this.versions.set('shared_events', head.version);
 	}
 
-	private readTranscript(index: SearchIndex, dir: string, info: Pick<TranscriptInfo, 'id' | 'archivePath' | 'archiveBytes' | 'sessionId' | 'agent' | 'sourcePath'>, out: IndexedDoc[]): void {
+	private readTranscript(index: SearchIndex, dir: string, info: Pick<TranscriptInfo, 'id' | 'archivePath' | 'archiveBytes' | 'sessionId' | 'agent' | 'sourcePath' | 'syncedAt'>, out: IndexedDoc[]): void {
 		let mark = this.transcripts.get(info.id);
 		// A whole-document transcript's archive is written again from its first byte on each change, at the
 		// same path (archiveSource.ts resetEntry): what was read of it before may be gone or changed.
-		const rewritten = mark !== undefined && info.archiveBytes !== mark.bytes && isWholeDocument(info.agent, info.sourcePath);
+		// An edit of the same length leaves its size as it was: the time it was read again tells.
+		const rewritten = mark !== undefined && (info.archiveBytes !== mark.bytes || info.syncedAt !== mark.syncedAt) && isWholeDocument(info.agent, info.sourcePath);
 		if (mark && (mark.archivePath !== info.archivePath || info.archiveBytes < mark.bytes || rewritten)) {
 			index.removeTranscript(info.id);
 			mark = undefined;
@@ -259,6 +262,7 @@ export class SearchFeed {
 			return;
 		}
 		mark ??= { archivePath: info.archivePath, bytes: 0, excerpts: 0, session: info.sessionId };
+		mark.syncedAt = info.syncedAt;
 		this.transcripts.set(info.id, mark);
 		if (mark.session !== info.sessionId) {
 			index.relinkTranscript(info.id, info.sessionId);

@@ -18,12 +18,13 @@ void describe('search of a whole-document transcript', () => {
 		t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
 		const archivePath = 'copilot/chat-1.jsonl';
 		fs.mkdirSync(path.join(dir, 'copilot'));
-		const info = { id: 'chat-1', agent: 'copilot', sessionId: null, archivePath, archiveBytes: 0, sourcePath: path.join(dir, 'workspaceStorage', 'chatSessions', 'chat-1.json') };
+		const info = { id: 'chat-1', agent: 'copilot', sessionId: null, archivePath, archiveBytes: 0, syncedAt: '', sourcePath: path.join(dir, 'workspaceStorage', 'chatSessions', 'chat-1.json') };
 		const archive = { dir, list: () => [info] } as unknown as TranscriptArchive;
 		const write = (texts: string[], stamp: number) => {
 			const text = texts.map((s) => `${JSON.stringify({ type: 'user', at: '2026-11-28T10:00:00.000Z', text: s })}\n`).join('');
 			fs.writeFileSync(path.join(dir, archivePath), text);
 			info.archiveBytes = Buffer.byteLength(text);
+			info.syncedAt = new Date(stamp * 1000).toISOString();
 			fs.writeFileSync(path.join(dir, 'index.json'), JSON.stringify({ stamp }));
 			fs.utimesSync(path.join(dir, 'index.json'), stamp, stamp);
 		};
@@ -40,6 +41,12 @@ void describe('search of a whole-document transcript', () => {
 		assert.equal(found('walrus'), 0, 'a request the chat no longer holds');
 		assert.equal(found('narwhal'), 1, 'the edited request');
 		assert.equal(found('document'), 1, 'the new one');
+		assert.equal(index.size, 3);
+		// A typo fixed in a request: the archive is as long as it was.
+		write(['rename the narwhal module instead', 'add tests for it', 'and documnet it'], 3_000);
+		await feed.fromArchive(index, archive);
+		assert.equal(found('document'), 0, 'the text before the edit');
+		assert.equal(found('documnet'), 1, 'the text after it');
 		assert.equal(index.size, 3);
 	});
 });

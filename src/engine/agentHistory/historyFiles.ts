@@ -174,7 +174,7 @@ export const claudeHeadBytes = 64 * 1024;
 
 /**
  * What the first 64 KiB of a Claude transcript say: the first `cwd` and `timestamp` they record, whether
- * every record is Claude's file-history bookkeeping, and the other session ids they carry (a resumed
+ * every record is Claude's file-history bookkeeping (also when no record ends within them), and the other session ids they carry (a resumed
  * conversation starts with the records of the one it continues: claudeProjects.ts `earlierSessionIds`).
  * Records are parsed until these are known and the transcript's own records begin; the rest of the head
  * is parsed only when a `"sessionId"` key in it could name another session.
@@ -200,7 +200,9 @@ export function claudeHead(file: string, ownId: string): { cwd: unknown; started
 	if (stopped < head.bytes.length && mayNameOther(head.bytes.subarray(stopped), ownId)) {
 		eachHeadRecord({ bytes: head.bytes.subarray(stopped), whole: head.whole }, (r) => records.push(r) > 0);
 	}
-	out.snapshotsOnly = records.length > 0 && snapshotsOnly;
+	// No whole record in a head that is not the whole file (a first snapshot past 64 KiB): nothing contradicts a
+	// bootstrap yet, and the caller's longer read (isBootstrapTranscript) decides, as it did before this head.
+	out.snapshotsOnly = snapshotsOnly && (records.length > 0 || !head.whole);
 	out.earlierIds = sessionIdsOf(records, ownId);
 	return out;
 }

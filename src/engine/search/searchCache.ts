@@ -10,11 +10,12 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { atomicWriteFile } from '../storage/fsUtil';
+import { atomicWriteFile, readAll } from '../storage/fsUtil';
+import { openRegularFile } from '../transcripts/regularFile';
 import { mkdirPrivate } from '../workspace';
 
-/** Bumped whenever the index's tables, the feed's marks or the way a record is indexed change. */
-export const searchCacheFormat = 1;
+/** Bumped whenever the index's tables, the feed's marks or the way a record is indexed change (2: a whole-document transcript is read again whole, so a cache of 1 may hold what its chat no longer does). */
+export const searchCacheFormat = 2;
 const magic = Buffer.from('BATONSEARCHIDX\n\0', 'latin1');
 const trailerSize = magic.length + 4 + 8 + 20;
 
@@ -23,7 +24,14 @@ type CacheRead = { bytes: Uint8Array } | { problem: string };
 export function readSearchCache(file: string): CacheRead {
 	let data: Buffer;
 	try {
-		data = fs.readFileSync(file);
+		// Opened without blocking and read only when it is a regular file: a FIFO there would hang the first search.
+		const { fd, stat } = openRegularFile(file);
+		try {
+			data = Buffer.allocUnsafe(stat.size);
+			data = data.subarray(0, readAll(fd, data));
+		} finally {
+			fs.closeSync(fd);
+		}
 	} catch (error) {
 		return { problem: (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'missing' : `unreadable (${(error as Error).message})` };
 	}

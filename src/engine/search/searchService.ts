@@ -135,8 +135,10 @@ export class SearchService {
 	private async current(fromCache = true): Promise<SearchIndex> {
 		this.busy = true;
 		try {
-			const loaded = this.index === undefined && fromCache;
-			this.index ??= (fromCache ? await this.loadCached() : undefined) ?? (await SearchIndex.create());
+			// Only an index that came from the cache is built again when it cannot catch up (a fresh build's failure is the search's).
+			const cached = this.index === undefined && fromCache ? await this.loadCached() : undefined;
+			const loaded = cached !== undefined;
+			this.index ??= cached ?? (await SearchIndex.create());
 			try {
 				await this.catchUp(this.index);
 			} catch (error) {
@@ -149,6 +151,13 @@ export class SearchService {
 				await this.catchUp(this.index);
 			}
 			return this.index;
+		} catch (error) {
+			// Halfway through a catch-up the feed has marked records the index may not hold (a chunk of puts
+			// rolled back): kept, or saved by close(), it would never find them. The next search starts over.
+			this.index?.close();
+			this.index = undefined;
+			this.feed = new SearchFeed();
+			throw error;
 		} finally {
 			this.busy = false;
 		}

@@ -12,7 +12,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import type { JournalStore } from '../storage/journalStore';
-import type { TranscriptArchive } from '../transcripts/transcriptArchive';
+import { isWholeDocument } from '../transcripts/archiveSource';
+import type { TranscriptArchive, TranscriptInfo } from '../transcripts/transcriptArchive';
 import type { Excerpt } from '../transcripts/transcriptExcerpts';
 import type { IndexedDoc, SearchIndex } from './searchIndex';
 import { each, eventDoc, eventKinds, excerptDoc, tableSources, type Row, type TableSource } from './searchRecords';
@@ -22,6 +23,8 @@ interface TranscriptMark {
 	bytes: number;
 	excerpts: number;
 	session: string | null;
+	/** When the archive last read its source (a whole-document transcript's archive is written again then). */
+	syncedAt?: string | null;
 }
 
 /** Records indexed per turn of the event loop: a first build of 280,000 records leaves the process answering others between chunks. */
@@ -244,9 +247,13 @@ export class SearchFeed {
 		this.versions.set('shared_events', head.version);
 	}
 
-	private readTranscript(index: SearchIndex, dir: string, info: { id: string; archivePath: string | null; archiveBytes: number; sessionId: string | null; agent: string }, out: IndexedDoc[]): void {
+	private readTranscript(index: SearchIndex, dir: string, info: Pick<TranscriptInfo, 'id' | 'archivePath' | 'archiveBytes' | 'sessionId' | 'agent' | 'sourcePath' | 'syncedAt'>, out: IndexedDoc[]): void {
 		let mark = this.transcripts.get(info.id);
-		if (mark && (mark.archivePath !== info.archivePath || info.archiveBytes < mark.bytes)) {
+		// A whole-document transcript's archive is written again from its first byte on each change, at the
+		// same path (archiveSource.ts resetEntry): what was read of it before may be gone or changed.
+		// An edit of the same length leaves its size as it was: the time it was read again tells.
+		const rewritten = mark !== undefined && (info.archiveBytes !== mark.bytes || info.syncedAt !== mark.syncedAt) && isWholeDocument(info.agent, info.sourcePath);
+		if (mark && (mark.archivePath !== info.archivePath || info.archiveBytes < mark.bytes || rewritten)) {
 			index.removeTranscript(info.id);
 			mark = undefined;
 		}
@@ -255,6 +262,7 @@ export class SearchFeed {
 			return;
 		}
 		mark ??= { archivePath: info.archivePath, bytes: 0, excerpts: 0, session: info.sessionId };
+		mark.syncedAt = info.syncedAt;
 		this.transcripts.set(info.id, mark);
 		if (mark.session !== info.sessionId) {
 			index.relinkTranscript(info.id, info.sessionId);

@@ -147,3 +147,25 @@ test('Claude transcripts are told apart from one read of their head: a resumed c
 	assert.equal(resumed?.sessionId, first.sessions[0]?.sessionId, 'the resumed conversation is the same Baton session');
 	assert.equal(await engine.store.read((db) => db.select().from(sessions).all().length), 1);
 });
+
+// A snapshot record lists a backup of every file Claude tracks: with many files, the first line alone is past the head's 64 KiB.
+test('a bootstrap transcript whose first snapshot is longer than the head is still passed over', async (t) => {
+	const { engine, root } = await openTestEngine(t);
+	const home = tempDir(t, 'baton-claude-head-');
+	const dir = path.join(home, '.claude', 'projects', encodeClaudeProjectDir(root));
+	fs.mkdirSync(dir, { recursive: true });
+	const id = 'eeeeeeee-0000-4000-8000-000000000005';
+	const backups = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`src/module${i}/file${i}.ts`, { backupFileName: `backup-${i}@v1`, version: 1 }]));
+	const snapshot = { type: 'file-history-snapshot', messageId: 'm', snapshot: { messageId: 'm', trackedFileBackups: backups, timestamp: '2026-11-28T10:00:00.000Z' }, isSnapshotUpdate: false };
+	const text = `${JSON.stringify(snapshot)}\n${JSON.stringify({ ...snapshot, isSnapshotUpdate: true })}\n`;
+	assert.ok(text.indexOf('\n') > 64 * 1024, 'the first line is longer than the head');
+	fs.writeFileSync(path.join(dir, `${id}.jsonl`), text);
+	const env = { HOME: home, BATON_CLAUDE_HOME: path.join(home, '.claude') };
+	const report = await engine.agentHistory.import({ dryRun: false, actor, env, homeDir: home, agents: ['claude-code'] });
+	assert.deepEqual(
+		report.sessions.map((s) => s.agentSessionId),
+		[],
+		'no conversation: no session',
+	);
+	assert.equal(await engine.store.read((db) => db.select().from(sessions).all().length), 0);
+});

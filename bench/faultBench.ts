@@ -112,16 +112,10 @@ async function run(cli: string, root: string, clients: number, prompts: number, 
 	for (let i = 0; i < 20 && listSpool(root).records.length > 0; i++) {
 		await baton(cli, root, ['session', 'list']);
 	}
-	const engine = await Engine.open({ workspaceRoot: root, log: silentLogger });
-	const bodies = (kind: string): Record<string, unknown>[] => (engine.store.sqlite.exec('SELECT body_json FROM shared_events WHERE kind = ?', [kind])[0]?.values ?? []).map((r) => JSON.parse(String(r[0])) as Record<string, unknown>);
-	const gotPrompts = bodies('timeline.prompt').map((b) => String(b['text']));
-	const gotTools = bodies('timeline.step').map((b) => String(b['toolUseId']));
-	engine.close();
+	const { lost, twice } = await recorded(root, expectedPrompts, expectedTools);
 	// Every spooled event was drained, dropped or still waits (hooks.log rotates, so its lines undercount).
 	const counts = spoolCounts(root);
 	const spooled = counts.drained + counts.dropped + counts.spooled;
-	const lost = expectedPrompts.filter((p) => !gotPrompts.includes(p)).length + expectedTools.filter((t) => !gotTools.includes(t)).length;
-	const twice = expectedPrompts.filter((p) => gotPrompts.filter((g) => g === p).length > 1).length + expectedTools.filter((t) => gotTools.filter((g) => g === t).length > 1).length;
 	return {
 		hooks: times.length,
 		prompts: expectedPrompts.length,
@@ -140,6 +134,18 @@ async function run(cli: string, root: string, clients: number, prompts: number, 
 			.map((l) => l.toFixed(1))
 			.join(' '),
 	};
+}
+
+/** How many of the sent prompts and tool steps the shared events lack (lost) or hold more than once (twice). */
+async function recorded(root: string, expectedPrompts: string[], expectedTools: string[]): Promise<{ lost: number; twice: number }> {
+	const engine = await Engine.open({ workspaceRoot: root, log: silentLogger });
+	const bodies = (kind: string): Record<string, unknown>[] => (engine.store.sqlite.exec('SELECT body_json FROM shared_events WHERE kind = ?', [kind])[0]?.values ?? []).map((r) => JSON.parse(String(r[0])) as Record<string, unknown>);
+	const gotPrompts = bodies('timeline.prompt').map((b) => String(b['text']));
+	const gotTools = bodies('timeline.step').map((b) => String(b['toolUseId']));
+	engine.close();
+	const lost = expectedPrompts.filter((p) => !gotPrompts.includes(p)).length + expectedTools.filter((t) => !gotTools.includes(t)).length;
+	const twice = expectedPrompts.filter((p) => gotPrompts.filter((g) => g === p).length > 1).length + expectedTools.filter((t) => gotTools.filter((g) => g === t).length > 1).length;
+	return { lost, twice };
 }
 
 export function formatFaults(f: FaultFigures): string {

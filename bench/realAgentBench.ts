@@ -125,50 +125,7 @@ export async function benchRealAgents(quick: boolean): Promise<BenchRow[]> {
 	const rounds = quick ? 2 : 4;
 	try {
 		for (const agent of list) {
-			const name = `${agent.name}: a headless run of ${calls} shell calls, connected to Baton`;
-			try {
-				const world = agentWorld(t, `bench-${agent.connect}`);
-				const connect = world.baton(['connect', agent.connect]);
-				if (connect.code !== 0) {
-					throw new Error(connect.stderr);
-				}
-				const connected = new Map(agent.files.map((f) => [f, fs.readFileSync(path.join(world.root, f), 'utf8')]));
-				const times: Record<Mode, number[]> = { baton: [], none: [], empty: [] };
-				const orders: Mode[][] = [
-					['baton', 'none', 'empty'],
-					['empty', 'baton', 'none'],
-					['none', 'empty', 'baton'],
-				];
-				setMode(world, agent, 'baton', connected);
-				await agent.run(world); // warm: the daemon, the agent's caches
-				// What the warm run left (the local settings follow the port the daemon listens on).
-				for (const f of agent.files) {
-					connected.set(f, fs.readFileSync(path.join(world.root, f), 'utf8'));
-				}
-				for (let r = 0; r < rounds; r++) {
-					for (const mode of orders[r % orders.length] as Mode[]) {
-						setMode(world, agent, mode, connected);
-						times[mode].push((await agent.run(world)).ms);
-					}
-				}
-				const ratio = (against: Mode) => median(times.baton.map((v, i) => v / (times[against][i] as number)));
-				const perCall = (median(times.baton) - median(times.none)) / calls;
-				rows.push(
-					{
-						name: `${name} ÷ no hooks (+${perCall.toFixed(0)} ms a call)`,
-						ours: median(times.baton),
-						oursP99: percentile(times.baton, 99),
-						baseline: median(times.none),
-						baselineName: 'no hooks',
-						ratio: ratio('none'),
-						target: agent.target ? `≤ ${agent.target}×` : 'measured',
-						...(agent.target ? { passed: ratio('none') <= agent.target } : {}),
-					},
-					{ name: `${name} ÷ an empty Node hook`, ours: median(times.baton), oursP99: percentile(times.baton, 99), baseline: median(times.empty), baselineName: 'empty Node hook', ratio: ratio('empty'), target: 'measured' },
-				);
-			} catch (error) {
-				rows.push({ name: `${name}: ${(error as Error).message.split('\n')[0]}`, ours: Number.NaN, oursP99: Number.NaN, baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: 'measured', passed: false });
-			}
+			rows.push(...(await agentRows(t, agent, rounds)));
 		}
 		const claude = list.find((a) => a.connect === 'claude');
 		if (claude) {
@@ -181,6 +138,54 @@ export async function benchRealAgents(quick: boolean): Promise<BenchRow[]> {
 		cleanups.forEach((fn) => fn());
 	}
 	return rows;
+}
+
+/** One agent's two rows: its headless runs with Baton's hooks against no hooks and against an empty Node hook, the modes taken in turn each round (or one failed row saying why). */
+async function agentRows(t: { after: (fn: () => void) => void }, agent: Agent, rounds: number): Promise<BenchRow[]> {
+	const name = `${agent.name}: a headless run of ${calls} shell calls, connected to Baton`;
+	try {
+		const world = agentWorld(t, `bench-${agent.connect}`);
+		const connect = world.baton(['connect', agent.connect]);
+		if (connect.code !== 0) {
+			throw new Error(connect.stderr);
+		}
+		const connected = new Map(agent.files.map((f) => [f, fs.readFileSync(path.join(world.root, f), 'utf8')]));
+		const times: Record<Mode, number[]> = { baton: [], none: [], empty: [] };
+		const orders: Mode[][] = [
+			['baton', 'none', 'empty'],
+			['empty', 'baton', 'none'],
+			['none', 'empty', 'baton'],
+		];
+		setMode(world, agent, 'baton', connected);
+		await agent.run(world); // warm: the daemon, the agent's caches
+		// What the warm run left (the local settings follow the port the daemon listens on).
+		for (const f of agent.files) {
+			connected.set(f, fs.readFileSync(path.join(world.root, f), 'utf8'));
+		}
+		for (let r = 0; r < rounds; r++) {
+			for (const mode of orders[r % orders.length] as Mode[]) {
+				setMode(world, agent, mode, connected);
+				times[mode].push((await agent.run(world)).ms);
+			}
+		}
+		const ratio = (against: Mode) => median(times.baton.map((v, i) => v / (times[against][i] as number)));
+		const perCall = (median(times.baton) - median(times.none)) / calls;
+		return [
+			{
+				name: `${name} ÷ no hooks (+${perCall.toFixed(0)} ms a call)`,
+				ours: median(times.baton),
+				oursP99: percentile(times.baton, 99),
+				baseline: median(times.none),
+				baselineName: 'no hooks',
+				ratio: ratio('none'),
+				target: agent.target ? `≤ ${agent.target}×` : 'measured',
+				...(agent.target ? { passed: ratio('none') <= agent.target } : {}),
+			},
+			{ name: `${name} ÷ an empty Node hook`, ours: median(times.baton), oursP99: percentile(times.baton, 99), baseline: median(times.empty), baselineName: 'empty Node hook', ratio: ratio('empty'), target: 'measured' },
+		];
+	} catch (error) {
+		return [{ name: `${name}: ${(error as Error).message.split('\n')[0]}`, ours: Number.NaN, oursP99: Number.NaN, baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: 'measured', passed: false }];
+	}
 }
 
 /** The daemon's figure for each SessionEnd hook's answer (its log line), after runs of Claude Code with steps. */

@@ -77,12 +77,13 @@ export function createBatonMcpServer(options: McpServerOptions): McpServer {
 	};
 
 	sessionTools(tool, actor);
+	briefingTools(tool);
 	recordTools(tool, actor);
 	checkpointTools(tool, actor);
 	return server;
 }
 
-/** The session tools: start with a briefing, end with a handoff, read the briefing. */
+/** The session tools: start with a briefing, end with a handoff. */
 function sessionTools(tool: ToolRegistrar, actor: () => string): void {
 	tool(
 		'session_start',
@@ -129,7 +130,10 @@ function sessionTools(tool: ToolRegistrar, actor: () => string): void {
 			return { session: result.session, handoff: result.handoff, warnings: result.warnings };
 		},
 	);
+}
 
+/** What sessions read: the active sessions, a briefing, a handoff. */
+function briefingTools(tool: ToolRegistrar): void {
 	tool('session_status', 'The active durable sessions of this workspace, and how many sessions are in each state.', {}, async (_input, engine) => ({
 		active: await engine.briefings.active(),
 		counts: await engine.briefings.counts(),

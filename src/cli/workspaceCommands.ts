@@ -239,34 +239,7 @@ export const workspaceCommands: Command[] = [
 			// Hook events that could not be recorded in time (docs/daemon.md, "The hook spool").
 			const spool = spoolCounts(ctx.workspaceRoot);
 			lines.push(`hook spool: ${spool.spooled} spooled (waiting, ${spool.bytes} bytes), ${spool.drained} drained, ${spool.dropped} dropped`);
-			if (report.repair) {
-				lines.push(`Repaired from the ${report.repair.base} up to sequence ${report.repair.recoveredSequence}; ${report.repair.droppedRecords} record(s) dropped.`);
-				pushAll(
-					lines,
-					report.repair.losses.map((l) => `  lost: ${l}`),
-				);
-				pushAll(
-					lines,
-					report.repair.movedAside.map((f) => `  kept aside: ${f}`),
-				);
-				pushAll(
-					lines,
-					report.repair.notes.map((n) => `  ${n}`),
-				);
-			} else if (report.declined) {
-				lines.push(`Not repaired, nothing was changed: a rebuild (from the ${report.declined.base}, up to sequence ${report.declined.recoveredSequence}) would lose:`);
-				pushAll(
-					lines,
-					report.declined.losses.map((l) => `  ${l}`),
-				);
-				pushAll(
-					lines,
-					report.declined.notes.map((n) => `  ${n}`),
-				);
-				lines.push('Run `baton doctor --repair --accept-loss` to rebuild anyway; damaged files are kept aside, never deleted.');
-			} else if (!report.ok) {
-				lines.push('Run `baton doctor --repair` to rebuild; damaged files are kept aside, never deleted.');
-			}
+			pushAll(lines, repairLines(report));
 			if (reindex) {
 				pushAll(lines, reindexText(reindex));
 				if (searchIndex) lines.push(`search index rebuilt: ${searchIndex.records} records`);
@@ -279,3 +252,37 @@ export const workspaceCommands: Command[] = [
 		},
 	},
 ];
+
+/** What doctor says of its repair: what it rebuilt and lost, what a declined rebuild would lose, or how to repair. */
+function repairLines(report: Awaited<ReturnType<typeof runDoctor>>): string[] {
+	const lines: string[] = [];
+	if (report.repair) {
+		lines.push(`Repaired from the ${report.repair.base} up to sequence ${report.repair.recoveredSequence}; ${report.repair.droppedRecords} record(s) dropped.`);
+		pushAll(
+			lines,
+			report.repair.losses.map((l) => `  lost: ${l}`),
+		);
+		pushAll(
+			lines,
+			report.repair.movedAside.map((f) => `  kept aside: ${f}`),
+		);
+		pushAll(
+			lines,
+			report.repair.notes.map((n) => `  ${n}`),
+		);
+	} else if (report.declined) {
+		lines.push(`Not repaired, nothing was changed: a rebuild (from the ${report.declined.base}, up to sequence ${report.declined.recoveredSequence}) would lose:`);
+		pushAll(
+			lines,
+			report.declined.losses.map((l) => `  ${l}`),
+		);
+		pushAll(
+			lines,
+			report.declined.notes.map((n) => `  ${n}`),
+		);
+		lines.push('Run `baton doctor --repair --accept-loss` to rebuild anyway; damaged files are kept aside, never deleted.');
+	} else if (!report.ok) {
+		lines.push('Run `baton doctor --repair` to rebuild; damaged files are kept aside, never deleted.');
+	}
+	return lines;
+}

@@ -6,11 +6,11 @@ import { and, desc, eq, inArray, ne } from 'drizzle-orm';
 import { audit } from '../audit';
 import type { EngineContext } from '../context';
 import { BatonError } from '../errors';
-import type { EnvironmentSnapshot, EscalationThresholds, FileStats, LinkedIssue } from '../storage/jsonShapes';
+import type { CheckpointMetrics, EnvironmentSnapshot, EscalationThresholds, FileStats, LinkedIssue } from '../storage/jsonShapes';
 import type { BatonDb } from '../storage/journalStore';
-import type { ApprovalPolicy, Checkpoint, Session } from '../storage/model';
+import type { ApprovalPolicy, Checkpoint, CheckpointSessionSettings, Session } from '../storage/model';
 import { approvalPolicies, checkpoints, checkpointSessionSettings } from '../storage/schema';
-import { decideApproval, type UnchangedSince } from './approvalPolicy';
+import { decideApproval, type ApprovalDecision, type UnchangedSince } from './approvalPolicy';
 import { activeTimeMs } from '../sessions/activeTime';
 import { getSession } from '../sessions/sessionQueries';
 import { getCheckpoint, nextCheckpointSeq, sessionSettingsOf, setHeadCheckpoint } from './checkpointQueries';
@@ -46,7 +46,6 @@ interface CheckpointRecordInput {
  */
 export function recordCheckpoint(ctx: EngineContext, db: BatonDb, args: CheckpointRecordInput): Checkpoint {
 	const { id, nowMs, input, session, parent, snapshot, commit, changes, environment } = args;
-	const config = ctx.config.checkpoints;
 	const now = ctx.nowIso();
 	const stored = session ? sessionSettingsOf(db, session.id) : undefined;
 	if (session && (input.costUsd !== undefined || input.errorCount !== undefined)) {
@@ -58,23 +57,9 @@ export function recordCheckpoint(ctx: EngineContext, db: BatonDb, args: Checkpoi
 		// Active time, not age: a suspended or long-imported session has not been running all along.
 		sessionAgeMs: session ? activeTimeMs(db, session, nowMs) : 0,
 	};
-	const escalation = config.escalation;
-	const thresholds: EscalationThresholds = { costUsd: escalation.costUsd, durationMs: escalation.duration, errorCount: escalation.errorCount, ...(stored?.thresholds ?? {}) };
-	const policy = stored?.policy ?? config.policy;
-	const personsOwnEnd = input.personsOwnEnd === true;
-	const decision = decideApproval({ trigger: input.trigger, policy, metrics, thresholds, unchangedSince: unchangedSince(db, snapshot.tree), reviewRequested: input.reviewRequested === true, personsOwnEnd });
+	const decision = approvalFor(ctx, db, args, stored, metrics);
 	const auto = decision.status === 'auto_approved';
-	const counts = countChanges(changes, parent !== null);
-	const fileStats: FileStats = {
-		...counts,
-		totalFiles: Math.max(0, (parent?.fileStats.totalFiles ?? 0) + counts.added - counts.deleted),
-		skipped: snapshot.skipped.slice(0, 200),
-		skippedTotal: snapshot.skipped.length,
-		degraded: snapshot.degradedReason !== null,
-		degradedReason: snapshot.degradedReason,
-		nestedRepos: snapshot.nestedRepos,
-		durationMs: snapshot.durationMs,
-	};
+	const { counts, fileStats } = fileStatsOf(changes, parent, snapshot);
 	const row: Checkpoint = {
 		id,
 		seq: nextCheckpointSeq(db),
@@ -116,6 +101,36 @@ export function recordCheckpoint(ctx: EngineContext, db: BatonDb, args: Checkpoi
 	ctx.events.emit(db, { type: 'checkpoint.created', checkpoint: created, session: session ? getSession(db, session.id) : null, actor: input.actor });
 	// Subscribers may add to the record (the session's linked issues): return it as committed.
 	return getCheckpoint(db, id);
+}
+
+/**
+ * The approval the policy gives a new checkpoint: the session's stored policy and thresholds over the
+ * configured ones, escalation from its metrics, and nothing to judge when the tree is one already seen.
+ */
+function approvalFor(ctx: EngineContext, db: BatonDb, args: CheckpointRecordInput, stored: CheckpointSessionSettings | undefined, metrics: CheckpointMetrics): ApprovalDecision {
+	const { input, snapshot } = args;
+	const config = ctx.config.checkpoints;
+	const escalation = config.escalation;
+	const thresholds: EscalationThresholds = { costUsd: escalation.costUsd, durationMs: escalation.duration, errorCount: escalation.errorCount, ...(stored?.thresholds ?? {}) };
+	const policy = stored?.policy ?? config.policy;
+	const personsOwnEnd = input.personsOwnEnd === true;
+	return decideApproval({ trigger: input.trigger, policy, metrics, thresholds, unchangedSince: unchangedSince(db, snapshot.tree), reviewRequested: input.reviewRequested === true, personsOwnEnd });
+}
+
+/** A new checkpoint's file stats: its changes counted against the parent (lines only when it has one), and what the snapshot skipped. */
+function fileStatsOf(changes: FileChange[], parent: Checkpoint | null, snapshot: SnapshotResult): { counts: ReturnType<typeof countChanges>; fileStats: FileStats } {
+	const counts = countChanges(changes, parent !== null);
+	const fileStats: FileStats = {
+		...counts,
+		totalFiles: Math.max(0, (parent?.fileStats.totalFiles ?? 0) + counts.added - counts.deleted),
+		skipped: snapshot.skipped.slice(0, 200),
+		skippedTotal: snapshot.skipped.length,
+		degraded: snapshot.degradedReason !== null,
+		degradedReason: snapshot.degradedReason,
+		nestedRepos: snapshot.nestedRepos,
+		durationMs: snapshot.durationMs,
+	};
+	return { counts, fileStats };
 }
 
 export async function decideCheckpoint(ctx: EngineContext, id: string, status: 'approved' | 'rejected', input: { actor: string; reason?: string | null }): Promise<Checkpoint> {

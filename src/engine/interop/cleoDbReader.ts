@@ -165,17 +165,7 @@ function readTasks(batch: ImportBatch, taskRows: Row[], depRows: Row[]): void {
 
 function readSessions(batch: ImportBatch, sessionRows: Row[], entryRows: Row[]): void {
 	const errors: ImportIssue[] = batch.errors;
-	const entries = new Map<string, { data: ImportedSession['handoff']; record: string }>();
-	entryRows.forEach((row, i) => {
-		const record = label('session_handoff_entries', i, row, 'session_id');
-		const e = check(handoffEntrySchema, row, record, errors);
-		if (!e) return;
-		if (entries.has(e.session_id)) {
-			errors.push({ record, field: 'session_id', message: `a second handoff for ${e.session_id} (handoffs are write-once; first in ${entries.get(e.session_id)?.record})` });
-			return;
-		}
-		entries.set(e.session_id, { data: { data: e.handoff_json, createdAt: e.created_at }, record });
-	});
+	const entries = readHandoffEntries(entryRows, errors);
 	const seen = new Map<string, string>();
 	const decisionIds = new Map<string, string>();
 	sessionRows.forEach((row, i) => {
@@ -187,56 +177,84 @@ function readSessions(batch: ImportBatch, sessionRows: Row[], entryRows: Row[]):
 			return;
 		}
 		seen.set(s.id, record);
-		const terminal = s.status !== 'active' && s.status !== 'suspended';
-		const endedAt = s.ended_at ?? null;
-		const ownHandoff = s.handoff_json ?? s.debrief_json?.handoff ?? null;
-		const handoff = entries.get(s.id)?.data ?? (ownHandoff ? { data: ownHandoff, createdAt: endedAt ?? s.last_activity ?? s.started_at } : null);
+		const entry = entries.get(s.id)?.data;
 		entries.delete(s.id);
-		const base = { id: s.id, startedAt: s.started_at, endedAt: endedAt ?? s.last_activity ?? s.started_at, agent: s.agent ?? null, agentIdentifier: s.agent_identifier ?? null };
-		const debrief = s.debrief_json && terminal ? debriefFrom(s.debrief_json, base, handoff?.data ?? null) : null;
-		const decisions = (s.debrief_json?.decisions ?? []).flatMap((d, k) => {
-			const decisionRecord = `${record} debrief_json.decisions[${k}]`;
-			if (decisionIds.has(d.id)) {
-				errors.push({ record, field: `debrief_json.decisions[${k}].id`, message: `decision ${d.id} is also in ${decisionIds.get(d.id)}` });
-				return [];
-			}
-			decisionIds.set(d.id, record);
-			return [{ id: d.id, sessionId: s.id, kind: d.kind, text: d.text, rationale: d.rationale, taskId: d.taskId, createdAt: endedAt ?? s.last_activity ?? s.started_at, record: decisionRecord }];
-		});
-		batch.sessions.push({
-			record,
-			externalId: s.id,
-			contentHash: contentHash(row),
-			session: sessionRow({
-				id: s.id,
-				name: s.name,
-				status: s.status,
-				scope: s.scope_json ?? { type: 'global' },
-				currentTask: s.current_task ?? null,
-				taskStartedAt: s.task_started_at ?? null,
-				agent: s.agent ?? null,
-				agentIdentifier: s.agent_identifier ?? null,
-				previousSessionId: s.previous_session_id ?? null,
-				nextSessionId: s.next_session_id ?? null,
-				parentSessionId: s.parent_session_id ?? null,
-				handoffConsumedAt: s.handoff_consumed_at ?? null,
-				handoffConsumedBy: s.handoff_consumed_by ?? null,
-				debrief,
-				stats: Object.fromEntries(Object.entries(s.stats_json ?? {}).filter(([, v]) => typeof v === 'number')),
-				resumeCount: s.resume_count ?? s.stats_json?.resumeCount ?? 0,
-				startedAt: s.started_at,
-				...(s.last_activity ? { lastActivity: s.last_activity } : {}),
-				endedAt,
-			}),
-			handoff,
-			decisions,
-			aliases: [],
-			extra: extraColumns(row, sessionColumns),
-		});
+		batch.sessions.push(cleoSession(s, row, record, entry, decisionIds, errors));
 	});
 	const rawIds = new Set(sessionRows.map((r) => r['id']));
 	for (const [sessionId, entry] of entries) {
 		if (rawIds.has(sessionId)) continue; // that session's own row was refused above
 		errors.push({ record: entry.record, field: 'session_id', message: `names session ${sessionId}, which is not in the sessions table` });
 	}
+}
+
+type HandoffEntries = Map<string, { data: ImportedSession['handoff']; record: string }>;
+
+/** The write-once handoff entries by session; a second entry for a session is refused (handoffs are write-once). */
+function readHandoffEntries(entryRows: Row[], errors: ImportIssue[]): HandoffEntries {
+	const entries: HandoffEntries = new Map();
+	entryRows.forEach((row, i) => {
+		const record = label('session_handoff_entries', i, row, 'session_id');
+		const e = check(handoffEntrySchema, row, record, errors);
+		if (!e) return;
+		if (entries.has(e.session_id)) {
+			errors.push({ record, field: 'session_id', message: `a second handoff for ${e.session_id} (handoffs are write-once; first in ${entries.get(e.session_id)?.record})` });
+			return;
+		}
+		entries.set(e.session_id, { data: { data: e.handoff_json, createdAt: e.created_at }, record });
+	});
+	return entries;
+}
+
+/**
+ * One CLEO session as an import record: its handoff (the write-once entry first, then its own
+ * handoff_json, then the debrief's), its debrief once it has ended, and the debrief's decisions
+ * (a decision id already seen in another session is refused).
+ */
+function cleoSession(s: z.infer<typeof sessionSchema>, row: Row, record: string, entry: ImportedSession['handoff'] | undefined, decisionIds: Map<string, string>, errors: ImportIssue[]): ImportedSession {
+	const terminal = s.status !== 'active' && s.status !== 'suspended';
+	const endedAt = s.ended_at ?? null;
+	const ownHandoff = s.handoff_json ?? s.debrief_json?.handoff ?? null;
+	const handoff = entry ?? (ownHandoff ? { data: ownHandoff, createdAt: endedAt ?? s.last_activity ?? s.started_at } : null);
+	const base = { id: s.id, startedAt: s.started_at, endedAt: endedAt ?? s.last_activity ?? s.started_at, agent: s.agent ?? null, agentIdentifier: s.agent_identifier ?? null };
+	const debrief = s.debrief_json && terminal ? debriefFrom(s.debrief_json, base, handoff?.data ?? null) : null;
+	const decisions = (s.debrief_json?.decisions ?? []).flatMap((d, k) => {
+		const decisionRecord = `${record} debrief_json.decisions[${k}]`;
+		if (decisionIds.has(d.id)) {
+			errors.push({ record, field: `debrief_json.decisions[${k}].id`, message: `decision ${d.id} is also in ${decisionIds.get(d.id)}` });
+			return [];
+		}
+		decisionIds.set(d.id, record);
+		return [{ id: d.id, sessionId: s.id, kind: d.kind, text: d.text, rationale: d.rationale, taskId: d.taskId, createdAt: endedAt ?? s.last_activity ?? s.started_at, record: decisionRecord }];
+	});
+	return {
+		record,
+		externalId: s.id,
+		contentHash: contentHash(row),
+		session: sessionRow({
+			id: s.id,
+			name: s.name,
+			status: s.status,
+			scope: s.scope_json ?? { type: 'global' },
+			currentTask: s.current_task ?? null,
+			taskStartedAt: s.task_started_at ?? null,
+			agent: s.agent ?? null,
+			agentIdentifier: s.agent_identifier ?? null,
+			previousSessionId: s.previous_session_id ?? null,
+			nextSessionId: s.next_session_id ?? null,
+			parentSessionId: s.parent_session_id ?? null,
+			handoffConsumedAt: s.handoff_consumed_at ?? null,
+			handoffConsumedBy: s.handoff_consumed_by ?? null,
+			debrief,
+			stats: Object.fromEntries(Object.entries(s.stats_json ?? {}).filter(([, v]) => typeof v === 'number')),
+			resumeCount: s.resume_count ?? s.stats_json?.resumeCount ?? 0,
+			startedAt: s.started_at,
+			...(s.last_activity ? { lastActivity: s.last_activity } : {}),
+			endedAt,
+		}),
+		handoff,
+		decisions,
+		aliases: [],
+		extra: extraColumns(row, sessionColumns),
+	};
 }

@@ -57,51 +57,61 @@ export function planTasks(db: BatonDb, batch: ImportBatch, previous: Map<string,
 	allocateIds(fresh, takenIds, takenSeqs, idOf, warnings);
 	const added: PlannedTask[] = [];
 	for (const task of fresh) {
-		const external: string[] = [];
-		const resolve = (ref: TaskRef, what: string): string | undefined => {
-			const id = idOf.get(ref.id);
-			if (!id) {
-				external.push(`${what} ${ref.id}`);
-				warnings.push({ record: ref.record, field: ref.field, message: `${what} ${ref.id} is neither in this import nor imported before from ${batch.source}; kept as an external reference in the description` });
-			}
-			return id;
-		};
-		const id = idOf.get(task.externalId) as string;
-		const parentId = task.parent ? resolve(task.parent, 'parent') : null;
-		const dependencyRefs = new Map<string, TaskRef>();
-		for (const ref of task.dependsOn) {
-			const dep = resolve(ref, 'dependency');
-			if (dep && !dependencyRefs.has(dep)) dependencyRefs.set(dep, ref);
-		}
-		const dependsOn = [...dependencyRefs.keys()];
-		const externalNote = external.length ? `External references (not in this import): ${external.join(', ')}.` : null;
-		const note = id !== task.externalId ? `Imported from ${batch.source} ${task.externalId}.` : null;
-		titleOf.set(id, task.title);
-		added.push({
-			source: task,
-			dependsOn,
-			dependencyRefs,
-			row: {
-				id,
-				seq: Number(id.slice(1)),
-				title: task.title,
-				description: [task.description, externalNote, note].filter(Boolean).join('\n\n') || null,
-				type: task.type,
-				status: task.status,
-				priority: task.priority,
-				parentId: parentId ?? null,
-				phase: task.phase,
-				createdAt: task.createdAt,
-				updatedAt: task.updatedAt,
-				completedAt: task.completedAt,
-				createdBySession: null,
-				completedBySession: null,
-			},
-		});
+		const planned = plannedTask(task, idOf, batch.source, warnings);
+		titleOf.set(planned.row.id, task.title);
+		added.push(planned);
 	}
 	checkParents(added, existing, errors);
 	checkCycles(db, added, errors);
 	return { added, unchanged, idOf, titleOf };
+}
+
+/**
+ * One new task's row: its parent and dependencies resolved to Baton ids (a reference to a task that is
+ * neither in the batch nor imported before is kept in the description, with a warning), and a note
+ * of its source id when it took another.
+ */
+function plannedTask(task: ImportedTask, idOf: Map<string, string>, source: string, warnings: ImportIssue[]): PlannedTask {
+	const external: string[] = [];
+	const resolve = (ref: TaskRef, what: string): string | undefined => {
+		const id = idOf.get(ref.id);
+		if (!id) {
+			external.push(`${what} ${ref.id}`);
+			warnings.push({ record: ref.record, field: ref.field, message: `${what} ${ref.id} is neither in this import nor imported before from ${source}; kept as an external reference in the description` });
+		}
+		return id;
+	};
+	const id = idOf.get(task.externalId) as string;
+	const parentId = task.parent ? resolve(task.parent, 'parent') : null;
+	const dependencyRefs = new Map<string, TaskRef>();
+	for (const ref of task.dependsOn) {
+		const dep = resolve(ref, 'dependency');
+		if (dep && !dependencyRefs.has(dep)) dependencyRefs.set(dep, ref);
+	}
+	const dependsOn = [...dependencyRefs.keys()];
+	const externalNote = external.length ? `External references (not in this import): ${external.join(', ')}.` : null;
+	const note = id !== task.externalId ? `Imported from ${source} ${task.externalId}.` : null;
+	return {
+		source: task,
+		dependsOn,
+		dependencyRefs,
+		row: {
+			id,
+			seq: Number(id.slice(1)),
+			title: task.title,
+			description: [task.description, externalNote, note].filter(Boolean).join('\n\n') || null,
+			type: task.type,
+			status: task.status,
+			priority: task.priority,
+			parentId: parentId ?? null,
+			phase: task.phase,
+			createdAt: task.createdAt,
+			updatedAt: task.updatedAt,
+			completedAt: task.completedAt,
+			createdBySession: null,
+			completedBySession: null,
+		},
+	};
 }
 
 /** Baton ids for the batch's new tasks: each keeps its own CLEO id when it is free, the rest take the next free numbers. */

@@ -47,6 +47,30 @@ export function projectRecords(db: BatonDb, store: JournalStore, pulled: readonl
 	);
 	const sessionKnown = (id: unknown): id is string => typeof id === 'string' && heldSessions.has(id);
 
+	counts.decisions = projectDecisions(db, store, newEvents, sessionKnown);
+
+	const labelled = byKind(['checkpoint.labels']);
+	for (const [id, list] of byFirstEvent(eventsBySubject(db, labelled, ['checkpoint.recorded', 'checkpoint.labels'], pulled, mergedAfter))) {
+		const row = db.select({ tags: checkpoints.tags, annotations: checkpoints.annotations }).from(checkpoints).where(eq(checkpoints.id, id)).get();
+		const folded = foldLabels(list);
+		if (row && JSON.stringify([row.tags, row.annotations]) !== JSON.stringify([folded.tags, folded.annotations])) {
+			db.update(checkpoints).set(folded).where(eq(checkpoints.id, id)).run();
+			counts.checkpointLabels++;
+		}
+	}
+
+	if (newEvents.some((e) => e.kind === 'memory.fact' || e.kind === 'memory.confirmed')) {
+		counts.memory = projectMemory(db, newEvents, sessionKnown);
+	}
+
+	counts.tasks = projectTasks(db, store, byFirstEvent(eventsBySubject(db, byKind(['task.changed']), ['task.changed'], pulled, mergedAfter)));
+
+	counts.imports = projectImports(db, newEvents);
+	return counts;
+}
+
+/** New decisions, each inserted once (one held already is skipped); a session this machine does not hold is not linked. */
+function projectDecisions(db: BatonDb, store: JournalStore, newEvents: readonly WireEvent[], sessionKnown: (id: unknown) => id is string): number {
 	const decided = newEvents.filter((e) => e.kind === 'decision.recorded');
 	const heldDecisions = new Set(
 		selectIn(
@@ -73,24 +97,12 @@ export function projectRecords(db: BatonDb, store: JournalStore, pulled: readonl
 		});
 	}
 	insertRows(store, decisions, newDecisions);
-	counts.decisions += newDecisions.length;
+	return newDecisions.length;
+}
 
-	const labelled = byKind(['checkpoint.labels']);
-	for (const [id, list] of byFirstEvent(eventsBySubject(db, labelled, ['checkpoint.recorded', 'checkpoint.labels'], pulled, mergedAfter))) {
-		const row = db.select({ tags: checkpoints.tags, annotations: checkpoints.annotations }).from(checkpoints).where(eq(checkpoints.id, id)).get();
-		const folded = foldLabels(list);
-		if (row && JSON.stringify([row.tags, row.annotations]) !== JSON.stringify([folded.tags, folded.annotations])) {
-			db.update(checkpoints).set(folded).where(eq(checkpoints.id, id)).run();
-			counts.checkpointLabels++;
-		}
-	}
-
-	if (newEvents.some((e) => e.kind === 'memory.fact' || e.kind === 'memory.confirmed')) {
-		counts.memory = projectMemory(db, newEvents, sessionKnown);
-	}
-
-	counts.tasks = projectTasks(db, store, byFirstEvent(eventsBySubject(db, byKind(['task.changed']), ['task.changed'], pulled, mergedAfter)));
-
+/** The import records of entities this machine holds, each added once. */
+function projectImports(db: BatonDb, newEvents: readonly WireEvent[]): number {
+	let imported = 0;
 	for (const e of newEvents) {
 		if (e.kind !== 'import.recorded') {
 			continue;
@@ -110,10 +122,10 @@ export function projectRecords(db: BatonDb, store: JournalStore, pulled: readonl
 			db.insert(importRecords)
 				.values({ source, entityType, externalId, entityId, contentHash: str(b['contentHash']) ?? '', importedAt: str(b['importedAt']) ?? e.at, extra: null })
 				.run();
-			counts.imports++;
+			imported++;
 		}
 	}
-	return counts;
+	return imported;
 }
 
 /** Tasks are their `task.changed` events folded in id order: a task not held is inserted (all in a few statements), one held is updated where it differs. */

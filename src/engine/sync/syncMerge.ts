@@ -15,8 +15,11 @@ import { projectEvents } from './projection';
 import { warnRefused, type PullResult } from './pullResult';
 import type { RefRange } from './refTrees';
 import { applyRetractions } from './retraction';
-import { emptyRemote, readSyncState, updateSyncState } from './syncState';
+import { emptyRemote, readSyncState, updateSyncState, type RemoteState } from './syncState';
 import type { TranscriptSync } from './transcriptSync';
+
+/** A teammate's shared tree for one of its local snapshots (sharedTrees.ts), with the machine that wrote it. */
+type SharedTreePair = { machine: string; snapshot: string; shared: string };
 
 /** What the merge reads and writes through: SyncService's parts. */
 export interface MergeParts {
@@ -48,23 +51,7 @@ export async function mergeFetched(parts: MergeParts, name: string): Promise<Pul
 		ranges.push({ ref, from: state.pulled[ref] ?? null, to: oid });
 		processed[ref] = oid;
 	}
-	// Teammates' checkpoints are read from their shared trees (sharedTrees.ts): the pairs their checkpoints refs added.
-	const checkpointsPrefix = `refs/baton-remotes/${name}/checkpoints/`;
-	const sharedTrees: { machine: string; snapshot: string; shared: string }[] = [];
-	for (const [ref, oid] of tracking) {
-		if (!ref.startsWith(checkpointsPrefix) || ref.endsWith(`/${own}`) || state.pulled[ref] === oid) {
-			continue;
-		}
-		const machine = ref.slice(checkpointsPrefix.length);
-		try {
-			for (const pair of await refs.sharedPairsIn(state.pulled[ref] ?? null, oid)) {
-				sharedTrees.push({ machine, ...pair });
-			}
-			processed[ref] = oid;
-		} catch (error) {
-			ctx.log.warn(`sync: the checkpoints ref of machine ${machine} from remote "${name}" cannot be read (${(error as Error).message}); its checkpoints' files are not shown`);
-		}
-	}
+	const sharedTrees = await pulledSharedTrees(ctx, refs, name, state, tracking, processed);
 	const { events: read, refused: brokenLines, refusedRefs, bodies } = await refs.readBatches(ranges);
 	const { kept: wire, refused: claims } = refuseIdentityClaims(read, own);
 	// A refused ref is not taken as pulled: the next pull names it again, and reads it once it is mended.
@@ -117,12 +104,38 @@ export async function mergeFetched(parts: MergeParts, name: string): Promise<Pul
 }
 
 /**
+ * Teammates' checkpoints are read from their shared trees (sharedTrees.ts): the pairs their checkpoints
+ * refs added since the last pull. A ref read is marked in `processed`; one that cannot be read is
+ * warned of and left for the next pull.
+ */
+async function pulledSharedTrees(ctx: EngineContext, refs: EventRefs, name: string, state: RemoteState, tracking: Map<string, string>, processed: Record<string, string>): Promise<SharedTreePair[]> {
+	const own = refs.machine;
+	const checkpointsPrefix = `refs/baton-remotes/${name}/checkpoints/`;
+	const sharedTrees: { machine: string; snapshot: string; shared: string }[] = [];
+	for (const [ref, oid] of tracking) {
+		if (!ref.startsWith(checkpointsPrefix) || ref.endsWith(`/${own}`) || state.pulled[ref] === oid) {
+			continue;
+		}
+		const machine = ref.slice(checkpointsPrefix.length);
+		try {
+			for (const pair of await refs.sharedPairsIn(state.pulled[ref] ?? null, oid)) {
+				sharedTrees.push({ machine, ...pair });
+			}
+			processed[ref] = oid;
+		} catch (error) {
+			ctx.log.warn(`sync: the checkpoints ref of machine ${machine} from remote "${name}" cannot be read (${(error as Error).message}); its checkpoints' files are not shown`);
+		}
+	}
+	return sharedTrees;
+}
+
+/**
  * A teammate's checkpoint is read from the shared tree its machine wrote for it (sharedTrees.ts), not
  * from the local snapshot it names, which never left that machine: each pair is believed only for
  * the checkpoints that machine itself recorded. Run after the projection, so a checkpoint projected by
  * this pull or an earlier one is pointed at its tree alike.
  */
-function useSharedTrees(db: BatonDb, pairs: readonly { machine: string; snapshot: string; shared: string }[]): void {
+function useSharedTrees(db: BatonDb, pairs: readonly SharedTreePair[]): void {
 	for (const p of pairs) {
 		db.run(sql`UPDATE checkpoints SET commit_sha = ${p.shared} WHERE commit_sha = ${p.snapshot} AND id IN (SELECT subject FROM shared_events WHERE kind = 'checkpoint.recorded' AND machine = ${p.machine} AND source <> 'local')`);
 	}

@@ -16,6 +16,7 @@ import path from 'node:path';
 import { sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { BatonDb } from '../storage/capturingDrizzle';
+import { BatonError } from '../errors';
 import { atomicWriteFile } from '../storage/fsUtil';
 import type { WireEvent } from '../shared/sharedEvents';
 import { mkdirPrivate } from '../workspace';
@@ -54,7 +55,7 @@ export const cannotUndo = [
  * The local events a request takes back: a checkpoint's own events; a session's events and those of
  * its checkpoints; every local event at or after `since`. Only this machine's own events.
  */
-export function selectRetracted(db: BatonDb, request: RetractRequest): RetractedSelection {
+function selectRetracted(db: BatonDb, request: RetractRequest): RetractedSelection {
 	let where;
 	const body: RetractedBody = { checkpoints: [], sessions: [], since: null };
 	if ('checkpoint' in request) {
@@ -75,6 +76,28 @@ export function selectRetracted(db: BatonDb, request: RetractRequest): Retracted
 		eventIds: rows.map((r) => r.id),
 		snapshots: [...new Set(rows.filter((r) => r.kind === 'checkpoint.recorded' && typeof r.commit === 'string').map((r) => r.commit as string))],
 	};
+}
+
+/**
+ * What a retraction takes back: only what this machine recorded (a named checkpoint or session must
+ * be in the shared records, written here), less what an earlier retraction took back already.
+ */
+export function chooseRetracted(db: BatonDb, workspaceRoot: string, request: RetractRequest, what: string, ownMachine: string): RetractedSelection {
+	const subject = 'checkpoint' in request ? request.checkpoint : 'session' in request ? request.session : null;
+	if (subject) {
+		const kind = 'checkpoint' in request ? 'checkpoint.recorded' : 'session.started';
+		const recorded = db.all<{ machine: string; name: string | null }>(sql`SELECT machine, machine_name AS name FROM shared_events WHERE kind = ${kind} AND subject = ${subject} LIMIT 1`)[0];
+		if (!recorded) {
+			throw new BatonError('notFound', `there is no ${what} in this workspace's shared records (only what was recorded here and shared can be taken back)`);
+		}
+		if (recorded.machine !== ownMachine) {
+			throw new BatonError('invalidInput', `${what} was recorded on another machine (${recorded.name ?? recorded.machine}): only that machine can take it back`);
+		}
+	}
+	const found = selectRetracted(db, request);
+	// What an earlier retraction took back is not taken back again.
+	const before = readRetracted(workspaceRoot);
+	return { ...found, eventIds: found.eventIds.filter((id) => !before.events.has(id)), snapshots: found.snapshots.filter((oid) => !before.snapshots.has(oid)) };
 }
 
 const retractedSchema = z.object({ events: z.array(z.string()), snapshots: z.array(z.string()), sessions: z.array(z.string()).optional() });

@@ -18,7 +18,7 @@ import { machineIdentity } from '../shared/machineIdentity';
 import { EventRefs } from './eventRefs';
 import { takeLeftOut } from './leftOut';
 import { pushWorthy, type AutoPushTarget } from './autoPush';
-import { addRetracted, cannotUndo, readRetracted, retractedKind, selectRetracted, type RetractRequest } from './retraction';
+import { addRetracted, cannotUndo, chooseRetracted, readRetracted, retractedKind, type RetractRequest } from './retraction';
 import { appendSharedEvent } from '../shared/sharedEvents';
 import type { EnabledRemote, LeftOutFile, RemoteStatus, Retractable, RetractResult, SyncRemote } from './syncShapes';
 import { freshByIds, writeExportMark } from './exportMark';
@@ -242,23 +242,7 @@ export class SyncService {
 			this.shadow.withLock(async () => {
 				await this.shadow.ensureInit(this.ctx.config.checkpoints.excludes);
 				const machine = machineIdentity(this.root);
-				const chosen = await this.ctx.store.read((db) => {
-					const subject = 'checkpoint' in request ? request.checkpoint : 'session' in request ? request.session : null;
-					if (subject) {
-						const kind = 'checkpoint' in request ? 'checkpoint.recorded' : 'session.started';
-						const recorded = db.all<{ machine: string; name: string | null }>(sql`SELECT machine, machine_name AS name FROM shared_events WHERE kind = ${kind} AND subject = ${subject} LIMIT 1`)[0];
-						if (!recorded) {
-							throw new BatonError('notFound', `there is no ${what} in this workspace's shared records (only what was recorded here and shared can be taken back)`);
-						}
-						if (recorded.machine !== machine.id) {
-							throw new BatonError('invalidInput', `${what} was recorded on another machine (${recorded.name ?? recorded.machine}): only that machine can take it back`);
-						}
-					}
-					const found = selectRetracted(db, request);
-					// What an earlier retraction took back is not taken back again.
-					const before = readRetracted(this.root);
-					return { ...found, eventIds: found.eventIds.filter((id) => !before.events.has(id)), snapshots: found.snapshots.filter((oid) => !before.snapshots.has(oid)) };
-				});
+				const chosen = await this.ctx.store.read((db) => chooseRetracted(db, this.root, request, what, machine.id));
 				if (chosen.eventIds.length === 0) {
 					throw new BatonError('notFound', `this machine shared nothing that matches ${what}; nothing was changed`);
 				}
@@ -287,6 +271,12 @@ export class SyncService {
 				return chosen;
 			}),
 		);
+		const { pushed, unreached } = await this.pushEnabled();
+		return { retracted: what, events: selection.eventIds.length, checkpoints: selection.body.checkpoints, sessions: selection.body.sessions, since: selection.body.since, pushed, unreached, cannotUndo: [...cannotUndo] };
+	}
+
+	/** Pushes every enabled remote (a retraction's rewritten refs): what each took, and the remotes that could not be reached. */
+	private async pushEnabled(): Promise<Pick<RetractResult, 'pushed' | 'unreached'>> {
 		const names = Object.entries(readSyncState(this.root).remotes)
 			.filter(([, r]) => r.enabled)
 			.map(([name]) => name);
@@ -301,7 +291,7 @@ export class SyncService {
 				unreached.push({ remote: name, error: (error as Error).message });
 			}
 		}
-		return { retracted: what, events: selection.eventIds.length, checkpoints: selection.body.checkpoints, sessions: selection.body.sessions, since: selection.body.since, pushed, unreached, cannotUndo: [...cannotUndo] };
+		return { pushed, unreached };
 	}
 
 	/** What the backend's background push asks (autoPush.ts). */

@@ -20,24 +20,7 @@ export function renderTranscriptMarkdown(info: TranscriptInfo, excerpts: readonl
 	const name = info.parentAgentSessionId ? `subagent ${info.agentSessionId} of ${info.parentAgentSessionId}` : info.agentSessionId;
 	out.push(`# ${info.title ? `${escapeLine(info.title)} — ` : ''}${agentLabel(info.agent)} transcript ${name}`);
 	out.push('');
-	const tokens = Object.values(info.tokens).reduce((n, t) => ({ input: n.input + t.input + t.cacheRead + t.cacheCreation, output: n.output + t.output }), { input: 0, output: 0 });
-	const facts = [
-		`Durable session: ${info.sessionId ?? '(not linked)'}`,
-		`Time: ${info.firstAt ?? '?'} → ${info.lastAt ?? '?'}`,
-		`Requests: ${info.userRequests} · tool calls: ${info.toolCalls} · errors: ${info.errors} · compactions: ${info.compactions}`,
-		`Tokens: ${tokens.input.toLocaleString('en-US')} in, ${tokens.output.toLocaleString('en-US')} out (≈ $${info.costUsd.toFixed(2)})`,
-		`Source: ${info.sourcePath}${info.sourceMissing ? ' (deleted by the agent; this archive is what remains)' : ''}`,
-	];
-	if (info.agentType || info.description) {
-		facts.push(`Subagent: ${[info.agentType, info.description].filter(Boolean).join(' — ')}`);
-	}
-	if (info.filesTouched.length) {
-		facts.push(`Files changed: ${info.filesTouched.map((f) => `\`${f}\``).join(', ')}`);
-	}
-	if (!info.archiving) {
-		facts.push('Archiving is off for this session.');
-	}
-	pushAll(out, [...facts.map((f) => `- ${f}`), '']);
+	pushAll(out, [...transcriptFacts(info).map((f) => `- ${f}`), '']);
 	for (const note of notes) {
 		out.push(`> **Baton ${note.kind} note** (${time(note.at)}): ${escapeLine(note.text)}`, '');
 	}
@@ -60,23 +43,7 @@ export function renderTranscriptMarkdown(info: TranscriptInfo, excerpts: readonl
 		}
 		flushTools();
 		starts[n] = out.length;
-		switch (e.type) {
-			case 'user':
-				out.push(`## ${time(e.at)} User`, '', quote(e.text), '');
-				break;
-			case 'assistant':
-				out.push(`### ${time(e.at)} Assistant`, '', e.text, '');
-				break;
-			case 'error':
-				out.push(`**Error${e.tool ? ` (${e.tool})` : ''}:**`, '', fence(e.text), '');
-				break;
-			case 'compact':
-				out.push(`---`, '', `*Conversation compacted${e.trigger ? ` (${e.trigger})` : ''}${e.preTokens !== null ? ` at ${e.preTokens.toLocaleString('en-US')} tokens` : ''}.*`, '');
-				break;
-			case 'summary':
-				out.push('<details><summary>Summary the agent continued from</summary>', '', e.text, '', '</details>', '');
-				break;
-		}
+		pushAll(out, excerptBlock(e));
 	}
 	flushTools();
 	if (excerpts.length === 0) {
@@ -92,6 +59,44 @@ export function renderTranscriptMarkdown(info: TranscriptInfo, excerpts: readonl
 		excerpts.forEach((_, n) => (excerptLines[n] = lineAt[starts[n] ?? 0] ?? 0));
 	}
 	return `${escapeControls(out.join('\n').trimEnd())}\n`;
+}
+
+/** The transcript's facts under its title: its session, time, counts, tokens and cost, source, and what kind of run it was. */
+function transcriptFacts(info: TranscriptInfo): string[] {
+	const tokens = Object.values(info.tokens).reduce((n, t) => ({ input: n.input + t.input + t.cacheRead + t.cacheCreation, output: n.output + t.output }), { input: 0, output: 0 });
+	const facts = [
+		`Durable session: ${info.sessionId ?? '(not linked)'}`,
+		`Time: ${info.firstAt ?? '?'} → ${info.lastAt ?? '?'}`,
+		`Requests: ${info.userRequests} · tool calls: ${info.toolCalls} · errors: ${info.errors} · compactions: ${info.compactions}`,
+		`Tokens: ${tokens.input.toLocaleString('en-US')} in, ${tokens.output.toLocaleString('en-US')} out (≈ $${info.costUsd.toFixed(2)})`,
+		`Source: ${info.sourcePath}${info.sourceMissing ? ' (deleted by the agent; this archive is what remains)' : ''}`,
+	];
+	if (info.agentType || info.description) {
+		facts.push(`Subagent: ${[info.agentType, info.description].filter(Boolean).join(' — ')}`);
+	}
+	if (info.filesTouched.length) {
+		facts.push(`Files changed: ${info.filesTouched.map((f) => `\`${f}\``).join(', ')}`);
+	}
+	if (!info.archiving) {
+		facts.push('Archiving is off for this session.');
+	}
+	return facts;
+}
+
+/** The lines of one excerpt that is not a tool call (tool calls are listed together, as one block). */
+function excerptBlock(e: Exclude<Excerpt, { type: 'tool' }>): string[] {
+	switch (e.type) {
+		case 'user':
+			return [`## ${time(e.at)} User`, '', quote(e.text), ''];
+		case 'assistant':
+			return [`### ${time(e.at)} Assistant`, '', e.text, ''];
+		case 'error':
+			return [`**Error${e.tool ? ` (${e.tool})` : ''}:**`, '', fence(e.text), ''];
+		case 'compact':
+			return [`---`, '', `*Conversation compacted${e.trigger ? ` (${e.trigger})` : ''}${e.preTokens !== null ? ` at ${e.preTokens.toLocaleString('en-US')} tokens` : ''}.*`, ''];
+		case 'summary':
+			return ['<details><summary>Summary the agent continued from</summary>', '', e.text, '', '</details>', ''];
+	}
 }
 
 function time(at: string | null): string {

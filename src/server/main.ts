@@ -28,28 +28,7 @@ import { registerBoardHandlers } from './boardHandlers';
 function main(): void {
 	// Started while this process is small: its git calls then cost it no fork of a large heap (gitSpawner.ts).
 	useGitSpawner();
-	const { values } = parseArgs({
-		options: {
-			workspace: { type: 'string' },
-			config: { type: 'string' },
-			'read-only': { type: 'boolean' },
-			'poll-ms': { type: 'string' },
-			/** JSON {version, extensions}: what only the editor knows, recorded in checkpoints' environment. */
-			'host-env': { type: 'string' },
-			/** Keep the shadow index warm and take periodic checkpoints (the editor's backend does; tests may not). */
-			'checkpoint-timer': { type: 'boolean' },
-			/** Baton's CLI script, which agents run (default: `cli.js` beside this bundle). */
-			cli: { type: 'string' },
-			/** Serve every client of the workspace on its socket (see daemon.ts) instead of one editor over IPC. */
-			daemon: { type: 'boolean' },
-			/** The CLI bundle the daemon runs commands with (default: `baton.js` beside this bundle). */
-			'cli-module': { type: 'string' },
-			/** Baton's version, recorded in the endpoint file (clients of another version start their own). */
-			'baton-version': { type: 'string' },
-			/** With IPC: also serve the workspace's socket as its daemon, if none does yet. */
-			'serve-daemon': { type: 'boolean' },
-		},
-	});
+	const values = serverArgs();
 	if (values.workspace && values.daemon) {
 		void runDaemon(values.workspace, values);
 		return;
@@ -114,6 +93,32 @@ function main(): void {
 			(error: unknown) => log.warn(`could not serve the workspace's socket (the CLI and hooks run on their own): ${(error as Error).message}`),
 		);
 	}
+}
+
+/** The server's command line: the workspace, how the editor configured it, and whether it serves as the workspace's daemon. */
+function serverArgs() {
+	return parseArgs({
+		options: {
+			workspace: { type: 'string' },
+			config: { type: 'string' },
+			'read-only': { type: 'boolean' },
+			'poll-ms': { type: 'string' },
+			/** JSON {version, extensions}: what only the editor knows, recorded in checkpoints' environment. */
+			'host-env': { type: 'string' },
+			/** Keep the shadow index warm and take periodic checkpoints (the editor's backend does; tests may not). */
+			'checkpoint-timer': { type: 'boolean' },
+			/** Baton's CLI script, which agents run (default: `cli.js` beside this bundle). */
+			cli: { type: 'string' },
+			/** Serve every client of the workspace on its socket (see daemon.ts) instead of one editor over IPC. */
+			daemon: { type: 'boolean' },
+			/** The CLI bundle the daemon runs commands with (default: `baton.js` beside this bundle). */
+			'cli-module': { type: 'string' },
+			/** Baton's version, recorded in the endpoint file (clients of another version start their own). */
+			'baton-version': { type: 'string' },
+			/** With IPC: also serve the workspace's socket as its daemon, if none does yet. */
+			'serve-daemon': { type: 'boolean' },
+		},
+	}).values;
 }
 
 /** Daemon mode: clients come and go over the socket; the editor's handlers serve each connection. */

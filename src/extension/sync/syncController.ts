@@ -9,10 +9,11 @@
  */
 import * as vscode from 'vscode';
 import { escapeControls } from '../../protocol/displayText';
-import { syncDisable, syncEnable, syncNow, syncPull, syncRemotes, syncRetract, syncRetractable, syncStatus, type SyncNowResultDto, type SyncRemoteDto, type SyncRemoteStatusDto, type SyncRetractResultDto } from '../../protocol/syncRpc';
+import { syncDisable, syncEnable, syncNow, syncPull, syncRemotes, syncRetract, syncStatus, type SyncNowResultDto, type SyncRemoteDto, type SyncRemoteStatusDto, type SyncRetractResultDto } from '../../protocol/syncRpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import type { SessionStatusBar } from '../statusBar';
 import { provideSyncMenu, type SyncMenuItem } from './syncMenu';
+import { askToShare, confirmRetraction, pickRetraction } from './sharePrompts';
 import { command } from '../commands/commandSupport';
 import { escapeMarkdown, relativeTime } from '../format';
 import { CommandIds } from '../ids';
@@ -139,51 +140,11 @@ export class SyncController extends Disposable {
 			void vscode.window.showInformationMessage('Baton shares its records through the repository’s git remote, and this repository has none. Add one (git remote add origin URL), then try again.');
 			return undefined;
 		}
-		const shared = (r: SyncRemoteDto): string => (r.enabled ? `shared now${r.untracked ? ', untracked files too' : ''}${r.transcripts ? ', transcripts too' : ''}${r.timeline ? ', step files too' : ''}` : '');
-		const remote =
-			inGit.length === 1
-				? inGit[0]
-				: (
-						await vscode.window.showQuickPick(
-							inGit.map((r) => ({ label: r.name, description: shared(r), remote: r })),
-							{ title: 'Share Baton’s Records (1/2)', placeHolder: 'Through which git remote?' },
-						)
-					)?.remote;
-		if (!remote) {
+		const chosen = await askToShare(inGit);
+		if (!chosen) {
 			return undefined;
 		}
-		// Sessions, handoffs, decisions and checkpoints always go; each extra is ticked (none by default).
-		const extras = await vscode.window.showQuickPick(
-			[
-				{ label: 'Untracked files in checkpoints', description: 'the files git would add; ignored files never', key: 'untracked' as const, picked: remote.untracked },
-				{ label: 'Agent transcripts', description: 'redacted', key: 'transcripts' as const, picked: remote.transcripts },
-				{ label: 'Each step’s changed files', description: 'so a teammate’s Replay shows a step’s diff and can revert it', key: 'timeline' as const, picked: remote.timeline },
-			],
-			{
-				title: `Share Baton’s Records (2/2): “${remote.name}” gets sessions, handoffs, decisions and checkpoints`,
-				placeHolder: 'What else goes too? Tick, then Enter (none: only those)',
-				canPickMany: true,
-			},
-		);
-		if (!extras) {
-			return undefined;
-		}
-		const what = { untracked: extras.some((e) => e.key === 'untracked'), transcripts: extras.some((e) => e.key === 'transcripts'), timeline: extras.some((e) => e.key === 'timeline') };
-		const detail = [
-			`Everyone who can read “${remote.name}” will see this workspace’s ${what.transcripts ? 'sessions, handoffs, decisions, checkpoints and agent transcripts' : 'sessions, handoffs, decisions and checkpoints (not the transcripts)'}, with the author and machine name of each.`,
-			what.untracked
-				? 'A checkpoint carries the files git tracks and the untracked files git would add. Files your .gitignore, .git/info/exclude or global excludes file ignore (.env, build output) never leave this machine.'
-				: 'A checkpoint carries only the files git tracks. Untracked and ignored files (.env, scratch files, build output) never leave this machine.',
-			what.timeline
-				? 'Each agent step’s changed files travel too, under the same rules, so a teammate’s Replay shows the step’s diff and can revert it in their workspace.'
-				: 'The files each agent step changed stay here: a teammate’s Replay lists the steps without their diffs.',
-			'Every file is scanned for credentials first (API keys, tokens, private keys, .env-style secrets): a file that looks like it holds one is left out whole, and the push names it. Session text is redacted the same way.',
-			'They are pushed under refs/baton/ only — never your branches, tags or notes. “Baton: Stop Sharing With a Git Remote” turns it off again.',
-		].join('\n\n');
-		const ok = await vscode.window.showWarningMessage(`Share Baton’s records through “${remote.name}”?`, { modal: true, detail }, 'Share');
-		if (ok !== 'Share') {
-			return undefined;
-		}
+		const { remote, what } = chosen;
 		const on = await this.turnOn(remote.name, what);
 		const included = [...(on.untracked ? ['untracked files included'] : []), ...(on.transcripts ? ['transcripts included'] : []), ...(on.timeline ? ['step files included'] : [])];
 		void vscode.window.showInformationMessage(`Baton shares its records through “${remote.name}”${included.length ? `, ${included.join(', ')}` : ''}. Nothing has been sent yet.`, 'Sync Now').then((choice) => {
@@ -212,57 +173,14 @@ export class SyncController extends Disposable {
 			typeof given.checkpoint === 'string' ? { checkpoint: given.checkpoint } : typeof given.session === 'string' ? { session: given.session } : typeof given.since === 'string' ? { since: given.since } : undefined;
 		let what = '';
 		if (!request) {
-			const chosen = await vscode.window.showQuickPick(
-				[
-					{ label: 'A checkpoint', description: 'its files and its records', what: 'checkpoint' as const },
-					{ label: 'A session', description: 'its records, its checkpoints and their files', what: 'session' as const },
-					{ label: 'Everything shared since…', description: 'every record and checkpoint this machine shared since a time', what: 'since' as const },
-				],
-				{ title: 'Retract Shared Records (1/2)', placeHolder: 'What should this machine take back from the remote?' },
-			);
-			if (!chosen) {
+			const picked = await pickRetraction(this.workspace);
+			if (!picked) {
 				return undefined;
 			}
-			const kind = chosen.what;
-			if (kind === 'since') {
-				const midnight = new Date();
-				midnight.setHours(0, 0, 0, 0);
-				const text = await vscode.window.showInputBox({
-					title: 'Retract Shared Records (2/2)',
-					prompt: 'Take back everything this machine shared since (a date or a date and time)',
-					value: midnight.toISOString().slice(0, 16),
-					validateInput: (v) => (Number.isNaN(Date.parse(v)) ? 'a date (2026-11-28) or a date and time (2026-11-28T09:00)' : undefined),
-				});
-				if (text === undefined) {
-					return undefined;
-				}
-				request = { since: new Date(Date.parse(text)).toISOString() };
-				what = `everything this machine shared since ${new Date(Date.parse(text)).toLocaleString()}`;
-			} else {
-				const own = await this.workspace.request(syncRetractable, undefined);
-				const items =
-					kind === 'checkpoint'
-						? own.checkpoints.map((c) => ({ label: escapeControls(c.message ?? c.id), description: `${c.id} · ${relativeTime(c.at)}`, id: c.id }))
-						: own.sessions.map((x) => ({ label: escapeControls(x.name ?? x.id), description: `${x.id} · ${relativeTime(x.at)}`, id: x.id }));
-				if (items.length === 0) {
-					void vscode.window.showInformationMessage(`This machine has shared no ${kind} that can be taken back.`);
-					return undefined;
-				}
-				const picked = await vscode.window.showQuickPick(items, { title: 'Retract Shared Records (2/2)', placeHolder: `Which ${kind} of this machine’s?`, matchOnDescription: true });
-				if (!picked) {
-					return undefined;
-				}
-				request = kind === 'checkpoint' ? { checkpoint: picked.id } : { session: picked.id };
-				what = kind === 'checkpoint' ? `the checkpoint “${picked.label}”` : `the session “${picked.label}” and its checkpoints`;
-			}
+			({ request, what } = picked);
 		}
 		what ||= request.checkpoint ? `checkpoint ${request.checkpoint}` : request.session ? `session ${request.session} and its checkpoints` : `everything this machine shared since ${request.since}`;
-		const detail = [
-			`Baton rewrites its own refs (refs/baton/…) without ${what} and force-pushes them to every remote it shares with. Other machines drop these records on their next pull. This machine keeps them.`,
-			'It cannot undo this: a clone that already fetched them keeps a copy until it pulls again, and the remote keeps the objects until its own garbage collection prunes them. If a credential was shared, rotate it.',
-		].join('\n\n');
-		const ok = await vscode.window.showWarningMessage(`Take back ${what}?`, { modal: true, detail }, 'Retract');
-		if (ok !== 'Retract') {
+		if (!(await confirmRetraction(what))) {
 			return undefined;
 		}
 		try {

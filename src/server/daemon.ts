@@ -104,13 +104,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		options.onShutdown?.();
 	}
 
-	try {
-		await listenOn(server, socketPath);
-		writeEndpoint(root, { pid: process.pid, socket: socketPath, startedAt: new Date(startedAt).toISOString(), version: options.version, instance, workspace: root });
-	} catch (error) {
-		releaseStartLock(root, instance);
-		throw error;
-	}
+	await publish(server, { root, instance, socketPath, startedAt, version: options.version });
 	if (options.hookHttp !== false) {
 		hookHttp = await startHookEndpoint(root, options, run, idle);
 	}
@@ -121,19 +115,39 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		return next;
 	});
 	// The workspace (or its endpoint file) gone, or taken over by another daemon: this one serves nobody.
-	watchdog = setInterval(() => {
+	watchdog = endpointWatchdog(root, instance, options, stop);
+	options.log('info', servingLine(root, socketPath, hookHttp?.port, options.idleMs));
+	idle.arm();
+	return { socket: socketPath, instance, stop };
+}
+
+/** Listens on the socket and writes the endpoint file that names it; the start lock is given back when either fails. */
+async function publish(server: net.Server, endpoint: { root: string; instance: string; socketPath: string; startedAt: number; version: string }): Promise<void> {
+	const { root, instance, socketPath, startedAt, version } = endpoint;
+	try {
+		await listenOn(server, socketPath);
+		writeEndpoint(root, { pid: process.pid, socket: socketPath, startedAt: new Date(startedAt).toISOString(), version, instance, workspace: root });
+	} catch (error) {
+		releaseStartLock(root, instance);
+		throw error;
+	}
+}
+
+/** Every 2 s: once the endpoint file no longer names this daemon (the workspace gone, or another daemon took over), it stops. */
+function endpointWatchdog(root: string, instance: string, options: DaemonOptions, stop: () => void): NodeJS.Timeout {
+	const watchdog = setInterval(() => {
 		if (readEndpoint(root)?.instance !== instance) {
 			options.log('info', 'the endpoint file no longer names this daemon: shutting down');
 			stop();
 		}
 	}, 2_000);
 	watchdog.unref();
-	options.log(
-		'info',
-		`daemon ${process.pid} serving ${root} on ${socketPath}${hookHttp ? ` and hook events on 127.0.0.1:${hookHttp.port}` : ''} ${options.idleMs > 0 ? `(idle shutdown after ${Math.round(options.idleMs / 1000)} s)` : '(for as long as its editor runs)'}`,
-	);
-	idle.arm();
-	return { socket: socketPath, instance, stop };
+	return watchdog;
+}
+
+/** The log line a started daemon writes: where it serves, and until when. */
+function servingLine(root: string, socketPath: string, hookPort: number | undefined, idleMs: number): string {
+	return `daemon ${process.pid} serving ${root} on ${socketPath}${hookPort !== undefined ? ` and hook events on 127.0.0.1:${hookPort}` : ''} ${idleMs > 0 ? `(idle shutdown after ${Math.round(idleMs / 1000)} s)` : '(for as long as its editor runs)'}`;
 }
 
 /**

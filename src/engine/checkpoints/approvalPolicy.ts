@@ -6,7 +6,7 @@ import type { CheckpointMetrics, EscalationThresholds } from '../storage/jsonSha
 import type { ApprovalPolicy, ApprovalStatus, Checkpoint } from '../storage/model';
 import { checkpointTriggers } from '../storage/schema';
 
-interface ApprovalDecision {
+export interface ApprovalDecision {
 	status: ApprovalStatus;
 	policy: ApprovalPolicy;
 	/** Why: the escalation, the policy rule, or the unknown trigger. */

@@ -76,7 +76,13 @@ const builds = [
 	{ ...node, entryPoints: ['src/server/main.ts'], outfile: 'dist/server.js', plugins: [problemMatcher, copySqlWasm] },
 	// The `baton` command: a launcher (dist/cli.js) that loads the whole CLI (dist/baton.js) or, for
 	// agent hooks, a smaller bundle without the MCP server and the mail client (dist/hook.js).
-	{ ...node, entryPoints: ['src/cli/launcher.ts'], outfile: 'dist/cli.js', banner: { js: '#!/usr/bin/env node' }, plugins: [problemMatcher, executable('dist/cli.js')] },
+	{
+		...node,
+		entryPoints: ['src/cli/launcher.ts'],
+		outfile: 'dist/cli.js',
+		banner: { js: '#!/usr/bin/env node' },
+		plugins: [problemMatcher, executable('dist/cli.js')],
+	},
 	{ ...node, entryPoints: ['src/cli/main.ts'], outfile: 'dist/baton.js', plugins: [problemMatcher, copySqlWasm] },
 	{ ...node, entryPoints: ['src/cli/hookMain.ts'], outfile: 'dist/hook.js', external: ['nodemailer'], plugins: [problemMatcher] },
 	{

@@ -56,7 +56,14 @@ export default tseslint.config(
 		languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
 		rules: {
 			// node:test's describe/it return promises the runner itself awaits.
-			'@typescript-eslint/no-floating-promises': ['error', { allowForKnownSafeCalls: [{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] }] }],
+			'@typescript-eslint/no-floating-promises': [
+				'error',
+				{
+					allowForKnownSafeCalls: [
+						{ from: 'package', package: 'node:test', name: ['describe', 'it', 'test', 'suite', 'before', 'after', 'beforeEach', 'afterEach'] },
+					],
+				},
+			],
 			'@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
 			'@typescript-eslint/consistent-type-imports': ['error', { prefer: 'type-imports', fixStyle: 'separate-type-imports' }],
 			'@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
@@ -82,13 +89,18 @@ export default tseslint.config(
 				'error',
 				...['CallExpression', 'NewExpression'].map((call) => ({
 					selector: `${call} > SpreadElement`,
-					message: 'A spread argument puts every element on the stack and overflows it past ~120k: loop, or use pushAll/maxOf/minOf (src/engine/arrays.ts).',
+					message:
+						'A spread argument puts every element on the stack and overflows it past ~120k: loop, or use pushAll/maxOf/minOf (src/engine/arrays.ts).',
 				})),
 			],
 		},
 	},
 	// The extension-host suite is bundled by scripts/runEditorTests.mjs, outside tsconfig.json: lint it without types.
-	{ files: ['test/integration/**/*.ts'], extends: [tseslint.configs.disableTypeChecked], languageOptions: { parserOptions: { projectService: false, project: null } } },
+	{
+		files: ['test/integration/**/*.ts'],
+		extends: [tseslint.configs.disableTypeChecked],
+		languageOptions: { parserOptions: { projectService: false, project: null } },
+	},
 	// The layers (see docs/architecture.md): the engine is pure TypeScript, the protocol is types and
 	// schemas, the extension is thin glue that talks to the server only through the protocol.
 	{
@@ -112,8 +124,15 @@ export default tseslint.config(
 				'error',
 				{
 					patterns: [
-						{ regex: `(^|/)engine/(?!(${[...engineShapes, ...enginePureLeaves].join('|')})$)`, message: 'The protocol names only the engine’s shape files (docs/architecture.md §2).' },
-						{ group: engineShapes.map((f) => `**/engine/${f}`), allowTypeImports: true, message: 'The engine’s shapes reach the protocol as `import type` only, so no engine code lands in a bundle.' },
+						{
+							regex: `(^|/)engine/(?!(${[...engineShapes, ...enginePureLeaves].join('|')})$)`,
+							message: 'The protocol names only the engine’s shape files (docs/architecture.md §2).',
+						},
+						{
+							group: engineShapes.map((f) => `**/engine/${f}`),
+							allowTypeImports: true,
+							message: 'The engine’s shapes reach the protocol as `import type` only, so no engine code lands in a bundle.',
+						},
 					],
 				},
 			],
@@ -122,20 +141,31 @@ export default tseslint.config(
 	{
 		files: ['src/server/**/*.ts'],
 		rules: {
-			'no-restricted-imports': layerRule('The server uses the engine, the protocol and the hook host, never the editor or the CLI (its bundle is loaded through hookHost/cliBundle.ts).', {
-				layers: ['extension', 'webview', 'ui', 'cli'],
+			'no-restricted-imports': layerRule(
+				'The server uses the engine, the protocol and the hook host, never the editor or the CLI (its bundle is loaded through hookHost/cliBundle.ts).',
+				{
+					layers: ['extension', 'webview', 'ui', 'cli'],
+					packages: ['vscode'],
+				},
+			),
+		},
+	},
+	{
+		files: ['src/cli/**/*.ts'],
+		rules: {
+			'no-restricted-imports': layerRule('The CLI uses the engine, the protocol and the hook host, never the editor or the server.', {
+				layers: ['extension', 'webview', 'ui', 'server'],
 				packages: ['vscode'],
 			}),
 		},
 	},
 	{
-		files: ['src/cli/**/*.ts'],
-		rules: { 'no-restricted-imports': layerRule('The CLI uses the engine, the protocol and the hook host, never the editor or the server.', { layers: ['extension', 'webview', 'ui', 'server'], packages: ['vscode'] }) },
-	},
-	{
 		files: ['src/hookHost/**/*.ts'],
 		rules: {
-			'no-restricted-imports': layerRule('The hook host uses the engine only: the CLI and the daemon both import it.', { layers: ['extension', 'webview', 'ui', 'server', 'cli', 'protocol'], packages: ['vscode', 'vscode-jsonrpc'] }),
+			'no-restricted-imports': layerRule('The hook host uses the engine only: the CLI and the daemon both import it.', {
+				layers: ['extension', 'webview', 'ui', 'server', 'cli', 'protocol'],
+				packages: ['vscode', 'vscode-jsonrpc'],
+			}),
 		},
 	},
 	{
@@ -158,6 +188,11 @@ export default tseslint.config(
 	},
 	{
 		files: ['webview/**/*.ts'],
-		rules: { 'no-restricted-imports': layerRule('A webview runs in the browser: the protocol only.', { layers: ['engine', 'server', 'cli', 'hookHost', 'extension'], packages: ['vscode', 'drizzle-orm', 'drizzle-zod', 'sql.js'] }) },
+		rules: {
+			'no-restricted-imports': layerRule('A webview runs in the browser: the protocol only.', {
+				layers: ['engine', 'server', 'cli', 'hookHost', 'extension'],
+				packages: ['vscode', 'drizzle-orm', 'drizzle-zod', 'sql.js'],
+			}),
+		},
 	},
 );

@@ -41,7 +41,11 @@ function cpuNow(): { own: number; children: number } {
  * A repository whose `file` holds `lines` (a person's first commit), with Baton open on it and one
  * agent session whose steps `recorder` captures: where blame's benches and probe start.
  */
-export async function blameRepo(root: string, file: string, lines: readonly string[]): Promise<{ repo: ScriptedRepo; engine: Engine; agent: { id: string; agent: string }; recorder: StepRecorder }> {
+export async function blameRepo(
+	root: string,
+	file: string,
+	lines: readonly string[],
+): Promise<{ repo: ScriptedRepo; engine: Engine; agent: { id: string; agent: string }; recorder: StepRecorder }> {
 	const repo = new ScriptedRepo(root);
 	repo.git(['init', '-q', '-b', 'main']);
 	fs.writeFileSync(path.join(root, '.gitignore'), '.baton/\n');
@@ -53,7 +57,15 @@ export async function blameRepo(root: string, file: string, lines: readonly stri
 }
 
 /** `count` agent commits, each a captured Edit step changing 25 of `lines` (`index` picks which, `line` writes it) in `file`. */
-export async function agentCommits(made: Awaited<ReturnType<typeof blameRepo>>, root: string, file: string, lines: string[], count: number, index: (c: number, k: number) => number, line: (i: number, c: number) => string): Promise<void> {
+export async function agentCommits(
+	made: Awaited<ReturnType<typeof blameRepo>>,
+	root: string,
+	file: string,
+	lines: string[],
+	count: number,
+	index: (c: number, k: number) => number,
+	line: (i: number, c: number) => string,
+): Promise<void> {
 	const { repo, agent, recorder } = made;
 	for (let c = 1; c <= count; c++) {
 		repo.tick();
@@ -143,7 +155,11 @@ interface AttributionTimes {
 }
 
 /** Rounds of an agent step touching 100 files, its commit, and the commit's attribution by the engine's kept service. */
-async function timeAttributions({ repo, engine, agent, recorder }: Awaited<ReturnType<typeof blameRepo>>, root: string, quick: boolean): Promise<AttributionTimes> {
+async function timeAttributions(
+	{ repo, engine, agent, recorder }: Awaited<ReturnType<typeof blameRepo>>,
+	root: string,
+	quick: boolean,
+): Promise<AttributionTimes> {
 	const times: AttributionTimes = { attribution: [], commitTimes: [], attributionCpu: [], commitCpu: [] };
 	for (let r = 0; r < (quick ? 2 : 9); r++) {
 		repo.tick();
@@ -170,7 +186,11 @@ async function timeAttributions({ repo, engine, agent, recorder }: Awaited<Retur
 }
 
 /** The blame rows (cold, warm, hover) and the attribution rows (wall, CPU). */
-function blameRows(size: string, { cold, warm, baseline, hover }: BlameTimes, { attribution, commitTimes, attributionCpu, commitCpu }: AttributionTimes): BenchRow[] {
+function blameRows(
+	size: string,
+	{ cold, warm, baseline, hover }: BlameTimes,
+	{ attribution, commitTimes, attributionCpu, commitCpu }: AttributionTimes,
+): BenchRow[] {
 	const ratio = (a: number[], b: number[]): number => median(a) / median(b);
 	return [
 		{
@@ -193,7 +213,16 @@ function blameRows(size: string, { cold, warm, baseline, hover }: BlameTimes, { 
 			target: '≤ 1.3×',
 			passed: ratio(warm, baseline) <= 1.3,
 		},
-		{ name: `hover: one line's blame, warm (${size})`, ours: median(hover), oursP99: percentile(hover, 99), baseline: 0, baselineName: '', ratio: 0, target: '≤ 50 ms', passed: median(hover) <= 50 },
+		{
+			name: `hover: one line's blame, warm (${size})`,
+			ours: median(hover),
+			oursP99: percentile(hover, 99),
+			baseline: 0,
+			baselineName: '',
+			ratio: 0,
+			target: '≤ 50 ms',
+			passed: median(hover) <= 50,
+		},
 		{
 			name: 'attribution of a 100-file agent commit',
 			ours: median(attribution),
@@ -263,7 +292,16 @@ async function benchLargeBlame(quick: boolean): Promise<BenchRow[]> {
 		rows.push(
 			cliBlame
 				? largeRow(`baton blame --json --no-daemon, the built CLI's process (${size})`, await alternate(pairs, cliBlame, gitBlame))
-				: { name: `baton blame, the built CLI (${size})`, ours: Number.NaN, oursP99: Number.NaN, baseline: Number.NaN, baselineName: '', ratio: Number.NaN, target: '≤ 3× (dist/cli.js missing: run node esbuild.mjs)', passed: false },
+				: {
+						name: `baton blame, the built CLI (${size})`,
+						ours: Number.NaN,
+						oursP99: Number.NaN,
+						baseline: Number.NaN,
+						baselineName: '',
+						ratio: Number.NaN,
+						target: '≤ 3× (dist/cli.js missing: run node esbuild.mjs)',
+						passed: false,
+					},
 		);
 		return rows;
 	} finally {

@@ -77,7 +77,9 @@ function captureSides(root: string, ws: string): CaptureSides {
 	};
 	const ours = async () => {
 		const shadow = new ShadowRepo(ws, path.join(ws, '.baton'));
-		const capture = await shadow.withLock(() => captureTree(shadow, { excludes: defaultCheckpointExcludes, maxFileSize: 5 * 1024 * 1024, deadline: Date.now() + 600_000 }));
+		const capture = await shadow.withLock(() =>
+			captureTree(shadow, { excludes: defaultCheckpointExcludes, maxFileSize: 5 * 1024 * 1024, deadline: Date.now() + 600_000 }),
+		);
 		if (!capture.tree) {
 			throw new Error(capture.reason);
 		}
@@ -162,5 +164,14 @@ export function copyTree(source: string, ws: string): number {
 }
 
 function failed(name: string, reason: string): BenchRow {
-	return { name: `timeline capture in a hook process, ${name} (${reason})`, ours: Number.NaN, oursP99: Number.NaN, baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: 'runs', passed: false };
+	return {
+		name: `timeline capture in a hook process, ${name} (${reason})`,
+		ours: Number.NaN,
+		oursP99: Number.NaN,
+		baseline: Number.NaN,
+		baselineName: '—',
+		ratio: Number.NaN,
+		target: 'runs',
+		passed: false,
+	};
 }

@@ -87,7 +87,15 @@ interface ShadowRun {
 /** Baton's snapshot of the workspace on top of parent. */
 async function snapshotBaton(run: ShadowRun, parent: string | null): Promise<string> {
 	run.stamp += 1000;
-	const result = await takeSnapshot(run.baton, { excludes: defaultCheckpointExcludes, maxFileSize: 5 * 1024 * 1024, budgetMs: 600_000, message: 'bench', parentCommit: parent, refId: `bench-${run.stamp}`, dateMs: run.stamp });
+	const result = await takeSnapshot(run.baton, {
+		excludes: defaultCheckpointExcludes,
+		maxFileSize: 5 * 1024 * 1024,
+		budgetMs: 600_000,
+		message: 'bench',
+		parentCommit: parent,
+		refId: `bench-${run.stamp}`,
+		dateMs: run.stamp,
+	});
 	return result.commit as string;
 }
 
@@ -182,7 +190,16 @@ async function hundredRestore(run: ShadowRun): Promise<BenchRow> {
 			baton,
 			headBaton,
 			beforeHundred,
-			async () => new Set(splitNul((await baton.git(['diff-tree', '--stdin', '-r', '-z', '--no-renames', '--name-only', '--diff-filter=A', '--no-commit-id'], { input: `${headBaton} ${beforeHundred}\n` })).stdout)),
+			async () =>
+				new Set(
+					splitNul(
+						(
+							await baton.git(['diff-tree', '--stdin', '-r', '-z', '--no-renames', '--name-only', '--diff-filter=A', '--no-commit-id'], {
+								input: `${headBaton} ${beforeHundred}\n`,
+							})
+						).stdout,
+					),
+				),
 		);
 		await new RestoreRun(baton, plan, path.join(ws, '.baton', 'rollbacks', 'bench')).apply();
 	};
@@ -305,12 +322,23 @@ async function timed(swap: boolean, ours: () => Promise<unknown>, base: () => Pr
 function row(name: string, results: Pair[], baselineName: string): BenchRow {
 	const ours = results.map((r) => r.ours);
 	const base = results.map((r) => r.base);
-	return { name, ours: median(ours), oursP99: percentile(ours, 99), baseline: median(base), baselineName, ratio: median(results.map((r) => r.ours / r.base)), target: '≤ 1.2×' };
+	return {
+		name,
+		ours: median(ours),
+		oursP99: percentile(ours, 99),
+		baseline: median(base),
+		baselineName,
+		ratio: median(results.map((r) => r.ours / r.base)),
+		target: '≤ 1.2×',
+	};
 }
 
 function changeHundred(ws: string, scale: Scale, round: number): void {
 	for (let i = 0; i < 100; i++) {
-		fs.appendFileSync(path.join(ws, `src/pkg${i % scale.packages}/mod${(i * 7) % scale.modules}/file${(i * 3) % scale.files}.ts`), `// edit ${round}.${i}\n`);
+		fs.appendFileSync(
+			path.join(ws, `src/pkg${i % scale.packages}/mod${(i * 7) % scale.modules}/file${(i * 3) % scale.files}.ts`),
+			`// edit ${round}.${i}\n`,
+		);
 	}
 	for (let i = 0; i < 10; i++) fs.writeFileSync(path.join(ws, `src/new-${round}-${i}.ts`), `export const x${i} = ${round};\n`);
 	let deleted = 0;
@@ -364,7 +392,8 @@ export function makeWorkspace(ws: string, scale: Scale): { files: number; mb: nu
 		files++;
 		bytes += data.length;
 	};
-	for (let p = 0; p < scale.packages; p++) for (let m = 0; m < scale.modules; m++) for (let f = 0; f < scale.files; f++) add(`src/pkg${p}/mod${m}/file${f}.ts`, text(logn(7000, 1.2)));
+	for (let p = 0; p < scale.packages; p++)
+		for (let m = 0; m < scale.modules; m++) for (let f = 0; f < scale.files; f++) add(`src/pkg${p}/mod${m}/file${f}.ts`, text(logn(7000, 1.2)));
 	for (let i = 0; i < scale.binaries; i++) add(`assets/video${i}.bin`, randomBytes(Math.max(1, Math.round(scale.binaryMB * (0.5 + rand()))) << 20));
 	for (let i = 0; i < 200; i++) add(`assets/img/icon${i}.png`, randomBytes(logn(50000, 0.8)));
 	for (let i = 0; i < 50; i++) add(`docs/win${i}.crlf.txt`, text(3000).replace(/\n/g, '\r\n'));

@@ -28,7 +28,14 @@ async function main(): Promise<void> {
 		store.sqlite.exec('BEGIN');
 		const rows = Math.round((mb * 1024 * 1024) / 1100);
 		for (let i = 0; i < rows; i++) {
-			store.sqlite.run('INSERT INTO audit_log (at, actor, operation, entity_type, entity_id, details_json) VALUES (?, ?, ?, ?, ?, ?)', ['2024', 'bench', 'seed', 'task', `T${i}`, JSON.stringify({ payload, i })]);
+			store.sqlite.run('INSERT INTO audit_log (at, actor, operation, entity_type, entity_id, details_json) VALUES (?, ?, ?, ?, ?, ?)', [
+				'2024',
+				'bench',
+				'seed',
+				'task',
+				`T${i}`,
+				JSON.stringify({ payload, i }),
+			]);
 		}
 		store.sqlite.exec('COMMIT');
 		await store.compact();
@@ -42,7 +49,15 @@ async function main(): Promise<void> {
 		let oursCpu = 0;
 		let baseCpu = 0;
 		for (let i = 0; i < commits; i++) {
-			const row = { id: `dec_${i}`, sessionId: null, kind: 'decision' as const, text: payload, rationale: null, taskId: null, createdAt: new Date().toISOString() };
+			const row = {
+				id: `dec_${i}`,
+				sessionId: null,
+				kind: 'decision' as const,
+				text: payload,
+				rationale: null,
+				taskId: null,
+				createdAt: new Date().toISOString(),
+			};
 			const a = async () => {
 				const c = process.cpuUsage();
 				const t = performance.now();

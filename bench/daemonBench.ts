@@ -30,12 +30,27 @@ const cli = path.resolve(process.env['BATON_TEST_CLI'] ?? path.join(__dirname, '
 /** A workspace with `sessions` ended sessions (with handoffs) and twice as many tasks, seeded in one write. */
 async function seeded(root: string, sessions: number): Promise<void> {
 	spawnSync('git', ['init', '-q', root]);
-	const engine = await Engine.open({ workspaceRoot: root, log: silentLogger, create: true, git: { read: async () => null }, config: { maxConcurrentSessions: 100 } });
+	const engine = await Engine.open({
+		workspaceRoot: root,
+		log: silentLogger,
+		create: true,
+		git: { read: async () => null },
+		config: { maxConcurrentSessions: 100 },
+	});
 	const store = engine.store;
 	const now = new Date().toISOString();
 	await store.write(() => {
 		for (let i = 1; i <= sessions * 2; i++) {
-			store.execCaptured('INSERT INTO tasks (id, seq, title, type, status, priority, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [`T${i}`, i, `Task ${i}`, 'task', i % 7 === 0 ? 'done' : 'pending', 'medium', now, now]);
+			store.execCaptured('INSERT INTO tasks (id, seq, title, type, status, priority, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+				`T${i}`,
+				i,
+				`Task ${i}`,
+				'task',
+				i % 7 === 0 ? 'done' : 'pending',
+				'medium',
+				now,
+				now,
+			]);
 			if (i > 3 && i % 3 === 0) {
 				store.execCaptured('INSERT INTO task_dependencies (task_id, depends_on_id) VALUES (?, ?)', [`T${i}`, `T${i - 3}`]);
 			}
@@ -50,7 +65,18 @@ async function seeded(root: string, sessions: number): Promise<void> {
 			);
 			store.execCaptured('INSERT INTO handoffs (session_id, handoff_json, created_at) VALUES (?, ?, ?)', [
 				id,
-				JSON.stringify({ lastTask: null, tasksCompleted: [], tasksCreated: [], decisionsRecorded: 0, decisions: [], nextSuggested: [], openBlockers: [], openBugs: [], note: `note ${i}`, nextAction: null }),
+				JSON.stringify({
+					lastTask: null,
+					tasksCompleted: [],
+					tasksCreated: [],
+					decisionsRecorded: 0,
+					decisions: [],
+					nextSuggested: [],
+					openBlockers: [],
+					openBugs: [],
+					note: `note ${i}`,
+					nextAction: null,
+				}),
 				at,
 			]);
 			previous = id;
@@ -62,7 +88,12 @@ async function seeded(root: string, sessions: number): Promise<void> {
 
 function timed(args: string[], cwd: string, input: string): number {
 	const started = performance.now();
-	const result = spawnSync(process.execPath, args, { cwd, input, encoding: 'utf8', env: { ...process.env, BATON_ACTOR: 'bench', BATON_DAEMON_BUDGET_MS: '20000' } });
+	const result = spawnSync(process.execPath, args, {
+		cwd,
+		input,
+		encoding: 'utf8',
+		env: { ...process.env, BATON_ACTOR: 'bench', BATON_DAEMON_BUDGET_MS: '20000' },
+	});
 	const ms = performance.now() - started;
 	if (result.status !== 0) {
 		throw new Error(`${args.join(' ')} exited ${result.status}: ${result.stderr.slice(0, 300)}`);
@@ -89,7 +120,13 @@ function row(name: string, target: string, runs: number, cwd: string, args: () =
 				between();
 			}
 		}
-		return { name, target, ours: { median: median(ours), p95: percentile(ours, 95) }, base: { median: median(base), p95: percentile(base, 95) }, ratio: median(ours.map((v, i) => v / (base[i] as number))) };
+		return {
+			name,
+			target,
+			ours: { median: median(ours), p95: percentile(ours, 95) },
+			base: { median: median(base), p95: percentile(base, 95) },
+			ratio: median(ours.map((v, i) => v / (base[i] as number))),
+		};
 	} catch (error) {
 		return { name, target, failure: (error as Error).message };
 	}
@@ -99,7 +136,13 @@ function row(name: string, target: string, runs: number, cwd: string, args: () =
 export function decodeRow(runs: number): DaemonRow {
 	const name = 'daemon client reads a 50 MB answer (64 KiB chunks)';
 	try {
-		const body = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: 1, result: { rows: Array.from({ length: 500_000 }, (_, i) => ({ id: `ses_${i}`, name: `session ${i} `.padEnd(60, '.') })) } }));
+		const body = Buffer.from(
+			JSON.stringify({
+				jsonrpc: '2.0',
+				id: 1,
+				result: { rows: Array.from({ length: 500_000 }, (_, i) => ({ id: `ses_${i}`, name: `session ${i} `.padEnd(60, '.') })) },
+			}),
+		);
 		const stream = Buffer.concat([Buffer.from(`Content-Length: ${body.length}\r\n\r\n`), body]);
 		const chunks: Buffer[] = [];
 		for (let at = 0; at < stream.length; at += 65_536) chunks.push(stream.subarray(at, at + 65_536));
@@ -128,7 +171,13 @@ export function decodeRow(runs: number): DaemonRow {
 				mine.push(ours());
 			}
 		}
-		return { name, target: '≤ 1.5×', ours: { median: median(mine), p95: percentile(mine, 95) }, base: { median: median(theirs), p95: percentile(theirs, 95) }, ratio: median(mine.map((v, i) => v / (theirs[i] as number))) };
+		return {
+			name,
+			target: '≤ 1.5×',
+			ours: { median: median(mine), p95: percentile(mine, 95) },
+			base: { median: median(theirs), p95: percentile(theirs, 95) },
+			ratio: median(mine.map((v, i) => v / (theirs[i] as number))),
+		};
 	} catch (error) {
 		return { name, target: '≤ 1.5×', failure: (error as Error).message };
 	}
@@ -136,7 +185,10 @@ export function decodeRow(runs: number): DaemonRow {
 
 export function formatDaemonRows(rows: DaemonRow[]): string {
 	const ms = (v: number): string => `${v.toFixed(1)} ms`;
-	const lines = ['| benchmark | Baton median | Baton p95 | node -e 0 median | node -e 0 p95 | ratio | target |', '| --- | --- | --- | --- | --- | --- | --- |'];
+	const lines = [
+		'| benchmark | Baton median | Baton p95 | node -e 0 median | node -e 0 p95 | ratio | target |',
+		'| --- | --- | --- | --- | --- | --- | --- |',
+	];
 	for (const r of rows) {
 		lines.push(
 			r.ours && r.base && r.ratio !== undefined
@@ -154,19 +206,43 @@ export async function benchDaemon(sizes: number[], runs: number): Promise<Daemon
 		try {
 			await seeded(root, sessions);
 			const agentId = '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33';
-			const payload = (event: string, extra: Record<string, unknown>): string => JSON.stringify({ session_id: agentId, cwd: root, hook_event_name: event, transcript_path: path.join(root, 'none.jsonl'), ...extra });
+			const payload = (event: string, extra: Record<string, unknown>): string =>
+				JSON.stringify({ session_id: agentId, cwd: root, hook_event_name: event, transcript_path: path.join(root, 'none.jsonl'), ...extra });
 			if (sessions >= 1000) {
 				let n = 0;
 				// Each start is ended again (untimed), so the workspace stays under its concurrent-session limit.
 				const endActive = (): void => void timed([cli, 'session', 'end', '--note', 'bench'], root, '');
-				rows.push(row(`baton session start, ${sessions} sessions`, '≤ 2×', runs, root, () => ['session', 'start', '--name', `bench ${n++}`, '--scope', `task:T${n}`], '', endActive));
+				rows.push(
+					row(
+						`baton session start, ${sessions} sessions`,
+						'≤ 2×',
+						runs,
+						root,
+						() => ['session', 'start', '--name', `bench ${n++}`, '--scope', `task:T${n}`],
+						'',
+						endActive,
+					),
+				);
 				const last = `ses_${String(20200101000000 + sessions - 1)}_${((sessions - 1) % 0xffffff).toString(16).padStart(6, '0')}`;
 				rows.push(row(`baton briefing, ${sessions} sessions`, '≤ 2×', runs, root, () => ['briefing', '--session', last]));
 				rows.push(row(`baton checkpoint list, ${sessions} sessions`, '≤ 2×', runs, root, () => ['checkpoint', 'list']));
 			}
 			// After the commands: the hooks' agent session stays active, and `session end` without an id would have to ask which.
-			rows.push(row(`baton hook SessionStart, ${sessions} sessions`, '≤ 1.5×', runs, root, () => ['hook', 'session-start'], payload('SessionStart', { source: 'startup' })));
-			const edit = payload('PostToolUse', { tool_name: 'Edit', tool_input: { file_path: path.join(root, 'a.ts'), old_string: 'a', new_string: 'b' }, tool_response: { success: true } });
+			rows.push(
+				row(
+					`baton hook SessionStart, ${sessions} sessions`,
+					'≤ 1.5×',
+					runs,
+					root,
+					() => ['hook', 'session-start'],
+					payload('SessionStart', { source: 'startup' }),
+				),
+			);
+			const edit = payload('PostToolUse', {
+				tool_name: 'Edit',
+				tool_input: { file_path: path.join(root, 'a.ts'), old_string: 'a', new_string: 'b' },
+				tool_response: { success: true },
+			});
 			rows.push(row(`baton hook PostToolUse (Edit), ${sessions} sessions`, '≤ 1.5×', runs, root, () => ['hook', 'post-tool-use'], edit));
 		} finally {
 			spawnSync(process.execPath, [cli, 'daemon', 'stop'], { cwd: root });

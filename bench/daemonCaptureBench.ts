@@ -43,7 +43,11 @@ export async function benchDaemonCapture(quick: boolean): Promise<BenchRow[]> {
 		const files = copyTree(path.join(__dirname, '..', 'node_modules'), ws);
 		execFileSync('git', ['init', '-q'], { cwd: ws, env: gitEnv });
 		execFileSync('git', ['add', '-A'], { cwd: ws, env: gitEnv, stdio: 'ignore' });
-		execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'workspace'], { cwd: ws, env: gitEnv, stdio: 'ignore' });
+		execFileSync('git', ['-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-q', '-m', 'workspace'], {
+			cwd: ws,
+			env: gitEnv,
+			stdio: 'ignore',
+		});
 		const tracked = execFileSync('git', ['ls-files', '-z'], { cwd: ws, env: gitEnv, maxBuffer: 1 << 28 })
 			.toString()
 			.split('\0')
@@ -119,7 +123,8 @@ interface HookDriver {
 function hookDriver(ws: string, baton: Baton, editOne: () => void): HookDriver {
 	const agentId = '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33';
 	const transcript = path.join(ws, '.baton', 'bench-none.jsonl');
-	const payload = (event: string, extra: Record<string, unknown>) => JSON.stringify({ session_id: agentId, transcript_path: transcript, cwd: ws, permission_mode: 'default', hook_event_name: event, ...extra });
+	const payload = (event: string, extra: Record<string, unknown>) =>
+		JSON.stringify({ session_id: agentId, transcript_path: transcript, cwd: ws, permission_mode: 'default', hook_event_name: event, ...extra });
 	const settings = path.join(ws, '.baton', 'agents.json');
 	const capture = (on: boolean) => fs.writeFileSync(settings, `${JSON.stringify({ timeline: on })}\n`);
 	const hook = (input: string): number => {
@@ -336,15 +341,36 @@ function readFrom(file: string, offset: number): string {
 }
 
 function failedHook(name: string, reason: string): BenchRow {
-	return { name: `capture added to a ${name} hook through the daemon (${reason.split('\n')[0]})`, ours: Number.NaN, oursP99: Number.NaN, baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: 'runs', passed: false };
+	return {
+		name: `capture added to a ${name} hook through the daemon (${reason.split('\n')[0]})`,
+		ours: Number.NaN,
+		oursP99: Number.NaN,
+		baseline: Number.NaN,
+		baselineName: '—',
+		ratio: Number.NaN,
+		target: 'runs',
+		passed: false,
+	};
 }
 
 function failedCapture(change: string, reason: string): BenchRow {
-	return { name: `timeline capture with the daemon's file watcher, ${change} (${reason})`, ours: Number.NaN, oursP99: Number.NaN, baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: 'runs', passed: false };
+	return {
+		name: `timeline capture with the daemon's file watcher, ${change} (${reason})`,
+		ours: Number.NaN,
+		oursP99: Number.NaN,
+		baseline: Number.NaN,
+		baselineName: '—',
+		ratio: Number.NaN,
+		target: 'runs',
+		passed: false,
+	};
 }
 
 function allFailed(reason: string): BenchRow[] {
-	return [...changes.flatMap((c) => ['PreToolUse', 'PostToolUse'].map((h) => failedHook(`${h}, ${c}`, reason))), ...changes.map((c) => failedCapture(c, reason))];
+	return [
+		...changes.flatMap((c) => ['PreToolUse', 'PostToolUse'].map((h) => failedHook(`${h}, ${c}`, reason))),
+		...changes.map((c) => failedCapture(c, reason)),
+	];
 }
 
 if (require.main === module) {

@@ -17,7 +17,8 @@ type Row = [string, string, string, string, string, string, string, string, stri
 
 const table =
 	'CREATE TABLE shared_events (id text PRIMARY KEY, kind text NOT NULL, subject text NOT NULL, session_id text, actor text NOT NULL, machine text NOT NULL, machine_name text, author text, at text NOT NULL, body_json text NOT NULL, source text NOT NULL, received_at text NOT NULL);';
-const indexes = 'CREATE INDEX a ON shared_events (kind, subject); CREATE INDEX b ON shared_events (session_id, kind); CREATE INDEX c ON shared_events (source);';
+const indexes =
+	'CREATE INDEX a ON shared_events (kind, subject); CREATE INDEX b ON shared_events (session_id, kind); CREATE INDEX c ON shared_events (source);';
 const pragmas = 'PRAGMA foreign_keys = ON; PRAGMA locking_mode = EXCLUSIVE; PRAGMA journal_mode = MEMORY; PRAGMA temp_store = MEMORY;';
 
 function rows(count: number): Row[] {

@@ -139,12 +139,17 @@ async function run(cli: string, root: string, clients: number, prompts: number, 
 /** How many of the sent prompts and tool steps the shared events lack (lost) or hold more than once (twice). */
 async function recorded(root: string, expectedPrompts: string[], expectedTools: string[]): Promise<{ lost: number; twice: number }> {
 	const engine = await Engine.open({ workspaceRoot: root, log: silentLogger });
-	const bodies = (kind: string): Record<string, unknown>[] => (engine.store.sqlite.exec('SELECT body_json FROM shared_events WHERE kind = ?', [kind])[0]?.values ?? []).map((r) => JSON.parse(String(r[0])) as Record<string, unknown>);
+	const bodies = (kind: string): Record<string, unknown>[] =>
+		(engine.store.sqlite.exec('SELECT body_json FROM shared_events WHERE kind = ?', [kind])[0]?.values ?? []).map(
+			(r) => JSON.parse(String(r[0])) as Record<string, unknown>,
+		);
 	const gotPrompts = bodies('timeline.prompt').map((b) => String(b['text']));
 	const gotTools = bodies('timeline.step').map((b) => String(b['toolUseId']));
 	engine.close();
 	const lost = expectedPrompts.filter((p) => !gotPrompts.includes(p)).length + expectedTools.filter((t) => !gotTools.includes(t)).length;
-	const twice = expectedPrompts.filter((p) => gotPrompts.filter((g) => g === p).length > 1).length + expectedTools.filter((t) => gotTools.filter((g) => g === t).length > 1).length;
+	const twice =
+		expectedPrompts.filter((p) => gotPrompts.filter((g) => g === p).length > 1).length +
+		expectedTools.filter((t) => gotTools.filter((g) => g === t).length > 1).length;
 	return { lost, twice };
 }
 

@@ -62,9 +62,13 @@ function hookProcessRows(cli: string, dir: string, runs: number): BenchRow[] {
 	const transcript = path.join(claudeProjectDir(claudeHome, root), `${agentId}.jsonl`);
 	const writer = new TranscriptWriter(agentId, root);
 	writer.user('benchmark request');
-	writer.assistant([{ text: 'working on it' }, { tool: 'Edit', input: { file_path: path.join(root, 'a.ts'), old_string: 'a', new_string: 'b' } }], { input_tokens: 100, output_tokens: 20 });
+	writer.assistant([{ text: 'working on it' }, { tool: 'Edit', input: { file_path: path.join(root, 'a.ts'), old_string: 'a', new_string: 'b' } }], {
+		input_tokens: 100,
+		output_tokens: 20,
+	});
 	let flushed = writer.flush(transcript);
-	const payload = (event: string, extra: Record<string, unknown> = {}) => JSON.stringify({ session_id: agentId, transcript_path: transcript, cwd: root, permission_mode: 'default', hook_event_name: event, ...extra });
+	const payload = (event: string, extra: Record<string, unknown> = {}) =>
+		JSON.stringify({ session_id: agentId, transcript_path: transcript, cwd: root, permission_mode: 'default', hook_event_name: event, ...extra });
 	const start = payload('SessionStart', { source: 'startup', model: 'claude-sonnet-4-5' });
 	const output = spawnSync(process.execPath, [cli, 'hook', 'session-start'], { cwd: root, env, input: start, encoding: 'utf8' });
 	if (!/additionalContext/.test(output.stdout)) {
@@ -106,13 +110,19 @@ async function parseRows(cli: string, dir: string, megabytes: number, runs: numb
 	const env = { ...process.env, BATON_CLAUDE_HOME: claudeHome, BATON_ACTOR: 'bench' };
 	const agentId = '0c3e9a51-7d2b-4f8e-b6a4-19e5c7d0f2a3';
 	spawnSync(process.execPath, [cli, 'init'], { cwd: root, env });
-	const started = spawnSync(process.execPath, [cli, 'session', 'start', '--name', 'parse bench', '--agent', 'claude-code', '--agent-id', agentId, '--json'], { cwd: root, env, encoding: 'utf8' });
+	const started = spawnSync(process.execPath, [cli, 'session', 'start', '--name', 'parse bench', '--agent', 'claude-code', '--agent-id', agentId, '--json'], {
+		cwd: root,
+		env,
+		encoding: 'utf8',
+	});
 	const sessionId = (JSON.parse(started.stdout) as { session: { id: string } }).session.id;
 	const file = path.join(claudeProjectDir(claudeHome, root), `${agentId}.jsonl`);
 	fs.mkdirSync(path.dirname(file), { recursive: true });
 	const generatedAt = performance.now();
 	const generated = generateLargeTranscript(file, megabytes, root);
-	process.stderr.write(`  transcript: ${(generated.bytes / 2 ** 20).toFixed(0)} MB, ${generated.records} records (${Math.round(performance.now() - generatedAt)} ms to generate)\n`);
+	process.stderr.write(
+		`  transcript: ${(generated.bytes / 2 ** 20).toFixed(0)} MB, ${generated.records} records (${Math.round(performance.now() - generatedAt)} ms to generate)\n`,
+	);
 	// Settle the page cache first: a just-written file is still being flushed to disk, and that
 	// write-back would be timed as parsing. Then one untimed run warms the cache.
 	const fd = fs.openSync(file, 'r+');
@@ -152,5 +162,9 @@ async function parseRows(cli: string, dir: string, megabytes: number, runs: numb
 		ratio: median(values) / median(wcMs),
 		target: '≥ 150 MB/s',
 	});
-	return [row('`baton transcripts sync`, whole process (split, parse, excerpts, redaction, archive)', processMs), row('transcript archive sync, in process', archiveMs), row('chunk splitter + JSON.parse of every line', parseMs)];
+	return [
+		row('`baton transcripts sync`, whole process (split, parse, excerpts, redaction, archive)', processMs),
+		row('transcript archive sync, in process', archiveMs),
+		row('chunk splitter + JSON.parse of every line', parseMs),
+	];
 }

@@ -40,7 +40,10 @@ export function layOut(agent: HistoryAgent, home: string, root: string, count: n
 		const id = randomUUID();
 		const at = new Date(Date.parse('2026-11-01T00:00:00Z') + i * 60_000).toISOString();
 		if (agent === 'codex') {
-			write(path.join(home, '.codex', 'sessions', '2026', '11', '01', `rollout-2026-11-01T00-00-00-${id}.jsonl`), codex.replaceAll('01a22197-dbd8-7241-af6b-96b66b737258', id));
+			write(
+				path.join(home, '.codex', 'sessions', '2026', '11', '01', `rollout-2026-11-01T00-00-00-${id}.jsonl`),
+				codex.replaceAll('01a22197-dbd8-7241-af6b-96b66b737258', id),
+			);
 		} else if (agent === 'copilot') {
 			const dir = path.join(home, '.copilot', 'session-state', id);
 			write(path.join(dir, 'events.jsonl'), copilot.replaceAll(copilotId, id));
@@ -50,7 +53,10 @@ export function layOut(agent: HistoryAgent, home: string, root: string, count: n
 			write(path.join(home, '.claude', 'projects', encoded, `${id}.jsonl`), claudeSession(id, root, at, i));
 		} else if (agent === 'gemini') {
 			const projectHash = createHash('sha256').update(root).digest('hex');
-			write(path.join(home, '.gemini', 'tmp', projectHash.slice(0, 12), 'chats', `session-2026-11-01T00-00-${id.slice(0, 8)}.jsonl`), geminiSession(id, projectHash, root, at, i));
+			write(
+				path.join(home, '.gemini', 'tmp', projectHash.slice(0, 12), 'chats', `session-2026-11-01T00-00-${id.slice(0, 8)}.jsonl`),
+				geminiSession(id, projectHash, root, at, i),
+			);
 		}
 	}
 	return files;
@@ -67,11 +73,15 @@ function textMaker(seed: number): { rand: () => number; text: (n: number) => str
 		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
 		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 	};
-	const words = 'the file function returns error value test build config module import export update change fix add remove check run result data user session tool edit read write'.split(' ');
+	const words =
+		'the file function returns error value test build config module import export update change fix add remove check run result data user session tool edit read write'.split(
+			' ',
+		);
 	const uni = ['café', 'naïve', '日本語のテキスト', 'emoji 🚀✅', 'Ünïcödé', 'Привет'];
 	const text = (n: number): string => {
 		let out = '';
-		while (out.length < n) out += (rand() < 0.02 ? uni[Math.floor(rand() * uni.length)] : words[Math.floor(rand() * words.length)]) + (rand() < 0.1 ? '\n' : ' ');
+		while (out.length < n)
+			out += (rand() < 0.02 ? uni[Math.floor(rand() * uni.length)] : words[Math.floor(rand() * words.length)]) + (rand() < 0.1 ? '\n' : ' ');
 		return out;
 	};
 	return { rand, text };
@@ -96,7 +106,9 @@ function claudeSession(sessionId: string, root: string, at: string, seed: number
 		uuid: (parent = randomUUID()),
 		timestamp: new Date(Date.parse(at) + n * 1000).toISOString(),
 	});
-	const lines = [JSON.stringify({ ...base(0), type: 'user', message: { role: 'user', content: `fix the rounding in invoice ${seed}: ${text(20 + rand() * 400)}` } })];
+	const lines = [
+		JSON.stringify({ ...base(0), type: 'user', message: { role: 'user', content: `fix the rounding in invoice ${seed}: ${text(20 + rand() * 400)}` } }),
+	];
 	for (let n = 1; n < recordsPerSession; n++) {
 		const r = rand();
 		let record: object;
@@ -117,12 +129,21 @@ function claudeSession(sessionId: string, root: string, at: string, seed: number
 					model: 'claude-sonnet-4-5',
 					content,
 					stop_reason: 'tool_use',
-					usage: { input_tokens: Math.floor(rand() * 5000), output_tokens: Math.floor(rand() * 800), cache_read_input_tokens: Math.floor(rand() * 50000) },
+					usage: {
+						input_tokens: Math.floor(rand() * 5000),
+						output_tokens: Math.floor(rand() * 800),
+						cache_read_input_tokens: Math.floor(rand() * 50000),
+					},
 				},
 			};
 		} else if (r < 0.6) {
 			const result = { tool_use_id: `toolu_${seed}_${n - 1}`, type: 'tool_result', content: toolOutput(maker), is_error: rand() < 0.05 };
-			record = { ...base(n), type: 'user', message: { role: 'user', content: [result] }, toolUseResult: { stdout: text(rand() * 500), stderr: '', interrupted: false } };
+			record = {
+				...base(n),
+				type: 'user',
+				message: { role: 'user', content: [result] },
+				toolUseResult: { stdout: text(rand() * 500), stderr: '', interrupted: false },
+			};
 		} else if (r < 0.8) {
 			record = {
 				...base(n),
@@ -154,8 +175,18 @@ function geminiSession(sessionId: string, projectHash: string, root: string, at:
 	const maker = textMaker(seed + 11);
 	const { rand, text } = maker;
 	const time = (n: number): string => new Date(Date.parse(at) + n * 1000).toISOString();
-	const tokens = () => ({ input: Math.floor(rand() * 5000), output: Math.floor(rand() * 800), cached: Math.floor(rand() * 50000), thoughts: 0, tool: 0, total: 0 });
-	const lines = [JSON.stringify({ sessionId, projectHash, startTime: at, lastUpdated: at, kind: 'main' }), JSON.stringify({ id: 'm0', timestamp: at, type: 'user', content: [{ text: `write b${seed}.txt: ${text(20 + rand() * 400)}` }] })];
+	const tokens = () => ({
+		input: Math.floor(rand() * 5000),
+		output: Math.floor(rand() * 800),
+		cached: Math.floor(rand() * 50000),
+		thoughts: 0,
+		tool: 0,
+		total: 0,
+	});
+	const lines = [
+		JSON.stringify({ sessionId, projectHash, startTime: at, lastUpdated: at, kind: 'main' }),
+		JSON.stringify({ id: 'm0', timestamp: at, type: 'user', content: [{ text: `write b${seed}.txt: ${text(20 + rand() * 400)}` }] }),
+	];
 	for (let n = 1; n < recordsPerSession - 1; n++) {
 		const r = rand();
 		let record: object;
@@ -171,9 +202,26 @@ function geminiSession(sessionId: string, projectHash: string, root: string, at:
 				timestamp: time(n),
 				resultDisplay: output.slice(0, 200),
 			};
-			record = { id: `m${n}`, timestamp: time(n), type: 'gemini', content: text(50 + rand() * 600), thoughts: [], tokens: tokens(), model: 'gemini-2.5-pro', toolCalls: [call] };
+			record = {
+				id: `m${n}`,
+				timestamp: time(n),
+				type: 'gemini',
+				content: text(50 + rand() * 600),
+				thoughts: [],
+				tokens: tokens(),
+				model: 'gemini-2.5-pro',
+				toolCalls: [call],
+			};
 		} else if (r < 0.8) {
-			record = { id: `m${n}`, timestamp: time(n), type: 'gemini', content: text(100 + rand() * 2500), thoughts: [], tokens: tokens(), model: 'gemini-2.5-pro' };
+			record = {
+				id: `m${n}`,
+				timestamp: time(n),
+				type: 'gemini',
+				content: text(100 + rand() * 2500),
+				thoughts: [],
+				tokens: tokens(),
+				model: 'gemini-2.5-pro',
+			};
 		} else {
 			record = { id: `m${n}`, timestamp: time(n), type: 'user', content: [{ text: text(20 + rand() * 400) }] };
 		}

@@ -58,7 +58,11 @@ export async function benchLanes(quick: boolean): Promise<BenchRow[]> {
 /** The checkpoint began in the daemon (its long lane says so in daemon.log; a build before the lanes says nothing: 1 s). */
 async function began(ws: string, from: number, checkpoint: { done: boolean }): Promise<void> {
 	const fallback = Date.now() + 1_000;
-	while (!checkpoint.done && !/cli\/run checkpoint create began in the long lane/.test(readFrom(daemonLog(ws), from)) && (!process.env['BATON_TEST_CLI'] || Date.now() < fallback)) {
+	while (
+		!checkpoint.done &&
+		!/cli\/run checkpoint create began in the long lane/.test(readFrom(daemonLog(ws), from)) &&
+		(!process.env['BATON_TEST_CLI'] || Date.now() < fallback)
+	) {
 		await new Promise((resolve) => setTimeout(resolve, 20));
 	}
 }
@@ -75,7 +79,8 @@ async function hooksBeside(cli: string, ws: string, files: number): Promise<Benc
 	const times: number[] = [];
 	const base: number[] = [];
 	const session = '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33';
-	const payload = (event: string, extra: Record<string, unknown>): string => JSON.stringify({ session_id: session, cwd: ws, hook_event_name: event, transcript_path: path.join(ws, 'none.jsonl'), ...extra });
+	const payload = (event: string, extra: Record<string, unknown>): string =>
+		JSON.stringify({ session_id: session, cwd: ws, hook_event_name: event, transcript_path: path.join(ws, 'none.jsonl'), ...extra });
 	// Each hook starts while the checkpoint runs (the last may end after it).
 	for (let i = 0; !state.done; i++) {
 		const input = i % 4 === 0 ? payload('SessionStart', { source: 'startup' }) : payload('UserPromptSubmit', { prompt: `prompt ${i}` });

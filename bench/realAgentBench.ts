@@ -48,7 +48,8 @@ async function agents(): Promise<Agent[]> {
 	const responses = await responsesStandIn();
 	const gemini = await geminiStandIn();
 	const shellTurns = (make: (i: number) => Record<string, unknown>) => [...Array.from({ length: calls }, (_, i) => make(i)), { text: 'Done.' }];
-	const scriptAnthropic = (model: StandIn, name: string, args: (i: number) => Record<string, unknown>) => model.script(shellTurns((i) => ({ tools: [{ name, input: args(i) }] })) as never);
+	const scriptAnthropic = (model: StandIn, name: string, args: (i: number) => Record<string, unknown>) =>
+		model.script(shellTurns((i) => ({ tools: [{ name, input: args(i) }] })) as never);
 	return [
 		{
 			name: 'Claude Code',
@@ -77,7 +78,9 @@ async function agents(): Promise<Agent[]> {
 			connect: 'codex',
 			files: ['.codex/hooks.json'],
 			run: async (w) => {
-				responses.script(shellTurns((i) => ({ calls: [{ kind: 'function', name: 'exec_command', arguments: { cmd: `echo ${i} >> bench.txt` } }] })) as never);
+				responses.script(
+					shellTurns((i) => ({ calls: [{ kind: 'function', name: 'exec_command', arguments: { cmd: `echo ${i} >> bench.txt` } }] })) as never,
+				);
 				return runCodex(w, responses, 'Append twenty lines');
 			},
 			close: () => responses.close(),
@@ -87,7 +90,11 @@ async function agents(): Promise<Agent[]> {
 			connect: 'gemini',
 			files: ['.gemini/settings.json'],
 			run: async (w) => {
-				gemini.script(shellTurns((i) => ({ calls: [{ name: 'run_shell_command', args: { command: `echo ${i} >> bench.txt`, description: 'append' } }] })) as never);
+				gemini.script(
+					shellTurns((i) => ({
+						calls: [{ name: 'run_shell_command', args: { command: `echo ${i} >> bench.txt`, description: 'append' } }],
+					})) as never,
+				);
 				return runGemini(w, gemini, 'Append twenty lines');
 			},
 			close: () => gemini.close(),
@@ -181,10 +188,29 @@ async function agentRows(t: { after: (fn: () => void) => void }, agent: Agent, r
 				target: agent.target ? `≤ ${agent.target}×` : 'measured',
 				...(agent.target ? { passed: ratio('none') <= agent.target } : {}),
 			},
-			{ name: `${name} ÷ an empty Node hook`, ours: median(times.baton), oursP99: percentile(times.baton, 99), baseline: median(times.empty), baselineName: 'empty Node hook', ratio: ratio('empty'), target: 'measured' },
+			{
+				name: `${name} ÷ an empty Node hook`,
+				ours: median(times.baton),
+				oursP99: percentile(times.baton, 99),
+				baseline: median(times.empty),
+				baselineName: 'empty Node hook',
+				ratio: ratio('empty'),
+				target: 'measured',
+			},
 		];
 	} catch (error) {
-		return [{ name: `${name}: ${(error as Error).message.split('\n')[0]}`, ours: Number.NaN, oursP99: Number.NaN, baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: 'measured', passed: false }];
+		return [
+			{
+				name: `${name}: ${(error as Error).message.split('\n')[0]}`,
+				ours: Number.NaN,
+				oursP99: Number.NaN,
+				baseline: Number.NaN,
+				baselineName: '—',
+				ratio: Number.NaN,
+				target: 'measured',
+				passed: false,
+			},
+		];
 	}
 }
 
@@ -204,8 +230,26 @@ async function sessionEndRow(t: { after: (fn: () => void) => void }, claude: Age
 			throw new Error('the daemon logged no session-end hook');
 		}
 		const ours = median(ends);
-		return { name, ours, oursP99: percentile(ends, 99), baseline: median(all), baselineName: 'every hook of the runs', ratio: ours / median(all), target: '≤ 200 ms', passed: ours <= 200 };
+		return {
+			name,
+			ours,
+			oursP99: percentile(ends, 99),
+			baseline: median(all),
+			baselineName: 'every hook of the runs',
+			ratio: ours / median(all),
+			target: '≤ 200 ms',
+			passed: ours <= 200,
+		};
 	} catch (error) {
-		return { name: `${name}: ${(error as Error).message}`, ours: Number.NaN, oursP99: Number.NaN, baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: '≤ 200 ms', passed: false };
+		return {
+			name: `${name}: ${(error as Error).message}`,
+			ours: Number.NaN,
+			oursP99: Number.NaN,
+			baseline: Number.NaN,
+			baselineName: '—',
+			ratio: Number.NaN,
+			target: '≤ 200 ms',
+			passed: false,
+		};
 	}
 }

@@ -20,7 +20,12 @@ import { median, percentile, type BenchRow } from './stats';
 
 const minFiles = 20_000;
 
-const names = ['1 changed file, with the watcher', '100 changed files, with the watcher', '1 changed file, full scan (no watcher)', '100 changed files, full scan (no watcher)'];
+const names = [
+	'1 changed file, with the watcher',
+	'100 changed files, with the watcher',
+	'1 changed file, full scan (no watcher)',
+	'100 changed files, full scan (no watcher)',
+];
 const targets = [1.0, 1.0, 1.2, 1.2];
 
 export async function benchRealTree(quick: boolean): Promise<BenchRow[]> {
@@ -33,7 +38,12 @@ export async function benchRealTree(quick: boolean): Promise<BenchRow[]> {
 			return names.map((n) => failed(n, `only ${tracked.length} tracked files (need ${minFiles}): node_modules is too small here`));
 		}
 		const baseline = privateIndexBaseline(root, ws, env);
-		const ours: OurSide = { shadow: new ShadowRepo(ws, path.join(ws, '.baton')), tracking: new DirtyTracking(ws, path.join(ws, '.baton'), silentLogger), stamp: Date.parse('2026-03-01T09:00:00Z'), parent: null };
+		const ours: OurSide = {
+			shadow: new ShadowRepo(ws, path.join(ws, '.baton')),
+			tracking: new DirtyTracking(ws, path.join(ws, '.baton'), silentLogger),
+			stamp: Date.parse('2026-03-01T09:00:00Z'),
+			parent: null,
+		};
 		// Warm both: the first snapshot and the first `add -A` hash everything.
 		await snapshot(ours, false);
 		await baseline();
@@ -103,7 +113,16 @@ async function snapshot(ours: OurSide, watched: boolean): Promise<void> {
 	ours.stamp += 1000;
 	const { shadow, tracking, stamp, parent } = ours;
 	const run = (paths: string[] | undefined) =>
-		takeSnapshot(shadow, { paths, excludes: defaultCheckpointExcludes, maxFileSize: 5 * 1024 * 1024, budgetMs: 600_000, message: 'bench', parentCommit: parent, refId: `bench-${stamp}`, dateMs: stamp });
+		takeSnapshot(shadow, {
+			paths,
+			excludes: defaultCheckpointExcludes,
+			maxFileSize: 5 * 1024 * 1024,
+			budgetMs: 600_000,
+			message: 'bench',
+			parentCommit: parent,
+			refId: `bench-${stamp}`,
+			dateMs: stamp,
+		});
 	const result = await shadow.withLock(() => (watched ? tracking.sync(false, run) : run(undefined)));
 	ours.parent = result.commit;
 	if (watched && tracking.lastClaim?.kind !== 'paths') {
@@ -166,7 +185,16 @@ async function watchedRows(ours: OurSide, measure: Measure): Promise<BenchRow[]>
 		await snapshot(ours, false);
 		await shadow.withLock(() =>
 			tracking.sync(false, (paths) =>
-				takeSnapshot(shadow, { paths, excludes: defaultCheckpointExcludes, maxFileSize: 5 * 1024 * 1024, budgetMs: 600_000, message: 'bench', parentCommit: ours.parent, refId: null, dateMs: ours.stamp }),
+				takeSnapshot(shadow, {
+					paths,
+					excludes: defaultCheckpointExcludes,
+					maxFileSize: 5 * 1024 * 1024,
+					budgetMs: 600_000,
+					message: 'bench',
+					parentCommit: ours.parent,
+					refId: null,
+					dateMs: ours.stamp,
+				}),
 			),
 		);
 		rows.push(await measure(names[0] as string, targets[0] as number, 1, true));
@@ -180,5 +208,14 @@ async function watchedRows(ours: OurSide, measure: Measure): Promise<BenchRow[]>
 }
 
 function failed(name: string, reason: string): BenchRow {
-	return { name: `checkpoint on a real tree: ${name} (${reason})`, ours: Number.NaN, oursP99: Number.NaN, baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: 'runs', passed: false };
+	return {
+		name: `checkpoint on a real tree: ${name} (${reason})`,
+		ours: Number.NaN,
+		oursP99: Number.NaN,
+		baseline: Number.NaN,
+		baselineName: '—',
+		ratio: Number.NaN,
+		target: 'runs',
+		passed: false,
+	};
 }

@@ -29,7 +29,29 @@ import { benchBoard } from './boardBench';
 import { benchScale } from './scaleBench';
 
 /** Every section, in the order they run; `--only` picks some of them. */
-const allSections = ['commit', 'open', 'start', 'tree', 'checkpoint', 'realtree', 'hooks', 'timeline', 'capture', 'blame', 'sync', 'synccli', 'daemon', 'lanes', 'agents', 'faults', 'editor', 'search', 'import', 'board', 'scale'];
+const allSections = [
+	'commit',
+	'open',
+	'start',
+	'tree',
+	'checkpoint',
+	'realtree',
+	'hooks',
+	'timeline',
+	'capture',
+	'blame',
+	'sync',
+	'synccli',
+	'daemon',
+	'lanes',
+	'agents',
+	'faults',
+	'editor',
+	'search',
+	'import',
+	'board',
+	'scale',
+];
 
 /** A row's baseline figures. */
 type RowBaseline = Pick<BenchRow, 'baseline' | 'baselineName' | 'ratio'>;
@@ -164,7 +186,13 @@ function editorMeasures(): BenchRow[] {
 		300,
 		beside(replay, values('webviewBaselinePaintMs'), 'an empty webview panel, the first of a fresh workbench'),
 	);
-	add(reopen, 'Replay of a 505-step session opened again (webview host warm): command → first rows painted', '≤ 300 ms', 300, beside(reopen, values('webviewBaselineReopenMs'), 'an empty webview panel opened again'));
+	add(
+		reopen,
+		'Replay of a 505-step session opened again (webview host warm): command → first rows painted',
+		'≤ 300 ms',
+		300,
+		beside(reopen, values('webviewBaselineReopenMs'), 'an empty webview panel opened again'),
+	);
 	add(values('cliToViewMs'), 'CLI write → view notified (incl. the CLI process)', '≤ 1,000 ms', 1_000);
 	return rows;
 }
@@ -176,5 +204,12 @@ function beside(ours: number[], baseline: number[], name: string): RowBaseline {
 
 /** One editor row: the median and the slowest of its figures; `passed` only when it has a limit. */
 function editorRow(samples: number[], name: string, target: string, limit: number | undefined, baseline: RowBaseline): BenchRow {
-	return { name, ours: median(samples), oursP99: Math.max(...samples), ...baseline, target, ...(limit === undefined ? {} : { passed: median(samples) <= limit }) };
+	return {
+		name,
+		ours: median(samples),
+		oursP99: Math.max(...samples),
+		...baseline,
+		target,
+		...(limit === undefined ? {} : { passed: median(samples) <= limit }),
+	};
 }

@@ -45,7 +45,8 @@ const chainLength = epicSize / 2;
 const sessionsPerFile = 50_000;
 
 const cleoTime = (ms: number): string => new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
-const sessionIdOf = (i: number): string => `ses_${new Date(seedStart + i * 600_000).toISOString().slice(0, 19).replace(/[-T:]/g, '')}_${(i % 0xffffff).toString(16).padStart(6, '0')}`;
+const sessionIdOf = (i: number): string =>
+	`ses_${new Date(seedStart + i * 600_000).toISOString().slice(0, 19).replace(/[-T:]/g, '')}_${(i % 0xffffff).toString(16).padStart(6, '0')}`;
 const taskId = (k: number): string => `T${k}`;
 
 type Db = InstanceType<typeof Database>;
@@ -73,7 +74,9 @@ export function writeCleoTasksDb(file: string, first: number, count: number): vo
 }
 
 function insertTasks(db: Db, firstTask: number, lastTask: number): void {
-	const insertTask = db.prepare('INSERT INTO tasks (id, title, description, status, priority, type, parent_id, created_at, updated_at, completed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+	const insertTask = db.prepare(
+		'INSERT INTO tasks (id, title, description, status, priority, type, parent_id, created_at, updated_at, completed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+	);
 	const insertDep = db.prepare('INSERT INTO task_dependencies (task_id, depends_on) VALUES (?, ?)');
 	for (let k = firstTask; k <= lastTask; k++) {
 		const p = (k - 1) % epicSize;
@@ -122,7 +125,14 @@ function insertSessions(db: Db, first: number, count: number): void {
 			note: `Session ${i} finished ${task}; the tests pass and the docs say what changed.`,
 			nextAction: `Start ${next}`,
 		};
-		const debrief = i % 10 === 0 ? JSON.stringify({ decisions: [{ id: `D${i}`, decision: `Keep step ${j} behind a flag until the epic lands`, rationale: 'rollback stays cheap', taskId: task }] }) : null;
+		const debrief =
+			i % 10 === 0
+				? JSON.stringify({
+						decisions: [
+							{ id: `D${i}`, decision: `Keep step ${j} behind a flag until the epic lands`, rationale: 'rollback stays cheap', taskId: task },
+						],
+					})
+				: null;
 		const [started, ended] = [cleoTime(ms), cleoTime(ms + 300_000)];
 		const previousId = j > 0 ? sessionIdOf(i - 1) : null;
 		const nextId = j < chainLength - 1 && i + 1 < first + count ? sessionIdOf(i + 1) : null;
@@ -200,13 +210,34 @@ function row(name: string, ours: number[], base: number[], baselineName: string,
 	const ratio = base.length ? median(ours.map((o, i) => o / (base[i] as number))) : Number.NaN;
 	const passed = limit?.ratio !== undefined ? ratio <= limit.ratio : limit?.ms !== undefined ? median(ours) <= limit.ms : undefined;
 	const target = limit?.ratio !== undefined ? `≤ ${limit.ratio}×` : limit?.ms !== undefined ? `≤ ${sizeName(limit.ms)} ms` : '—';
-	process.stderr.write(`  ${name}: ${ours.map((v) => v.toFixed(0)).join(' ')} ms${base.length ? ` against ${base.map((v) => v.toFixed(0)).join(' ')} ms` : ''}\n`);
-	return { name, ours: median(ours), oursP99: percentile(ours, 99), baseline: base.length ? median(base) : Number.NaN, baselineName, ratio, target, ...(passed !== undefined ? { passed } : {}) };
+	process.stderr.write(
+		`  ${name}: ${ours.map((v) => v.toFixed(0)).join(' ')} ms${base.length ? ` against ${base.map((v) => v.toFixed(0)).join(' ')} ms` : ''}\n`,
+	);
+	return {
+		name,
+		ours: median(ours),
+		oursP99: percentile(ours, 99),
+		baseline: base.length ? median(base) : Number.NaN,
+		baselineName,
+		ratio,
+		target,
+		...(passed !== undefined ? { passed } : {}),
+	};
 }
 
 function bytesRow(name: string, bytes: number, limit?: number): BenchRow {
 	process.stderr.write(`  ${name}: ${(bytes / megabytes).toFixed(1)} MB\n`);
-	return { name, ours: bytes, oursP99: Number.NaN, baseline: Number.NaN, baselineName: '—', ratio: Number.NaN, target: limit ? `≤ ${limit / megabytes} MB` : '—', unit: 'bytes', ...(limit ? { passed: bytes <= limit } : {}) };
+	return {
+		name,
+		ours: bytes,
+		oursP99: Number.NaN,
+		baseline: Number.NaN,
+		baselineName: '—',
+		ratio: Number.NaN,
+		target: limit ? `≤ ${limit / megabytes} MB` : '—',
+		unit: 'bytes',
+		...(limit ? { passed: bytes <= limit } : {}),
+	};
 }
 
 /** The workspace: a git repository with a committed 2,000-line file (for blame), sharing enabled, and the import. */
@@ -225,7 +256,9 @@ async function seedWorkspace(root: string, count: number): Promise<{ workspace: 
 		parts.push(file);
 	}
 	const megabytesWritten = parts.reduce((sum, file) => sum + fs.statSync(file).size, 0) / megabytes;
-	process.stderr.write(`  wrote CLEO's tasks.db (${sizeName(count)} sessions, ${sizeName(2 * count)} tasks, ${parts.length} file(s), ${megabytesWritten.toFixed(1)} MB) in ${((performance.now() - seeded) / 1000).toFixed(1)} s\n`);
+	process.stderr.write(
+		`  wrote CLEO's tasks.db (${sizeName(count)} sessions, ${sizeName(2 * count)} tasks, ${parts.length} file(s), ${megabytesWritten.toFixed(1)} MB) in ${((performance.now() - seeded) / 1000).toFixed(1)} s\n`,
+	);
 	baton(workspace, ['sync', 'status']);
 	const daemon = daemonPid(workspace);
 	const before = load();
@@ -249,7 +282,12 @@ async function seedWorkspace(root: string, count: number): Promise<{ workspace: 
 		workspace,
 		rows: [
 			{
-				...row(`baton import cleo-db of ${sizeName(count)} sessions and ${sizeName(2 * count)} tasks (CLI, warm daemon; ${parts.length} file(s), the sum), ${at}`, [importMs], [], '—'),
+				...row(
+					`baton import cleo-db of ${sizeName(count)} sessions and ${sizeName(2 * count)} tasks (CLI, warm daemon; ${parts.length} file(s), the sum), ${at}`,
+					[importMs],
+					[],
+					'—',
+				),
 				target: answered ? 'answered by the daemon' : 'answered by the daemon (it was ended as silent; the CLI ran the import itself)',
 				passed: answered,
 			},
@@ -332,8 +370,20 @@ async function syncRows(root: string, workspace: string, count: number): Promise
 		`  ${sizeName(count)} sessions: push ${sync.push.toFixed(0)} ms (git push ${sync.gitPush.toFixed(0)}), pull ${sync.pull.toFixed(0)} ms (git fetch ${sync.gitFetch.toFixed(0)} + insert ${sync.insert.toFixed(0)}), ${sync.events} events\n`,
 	);
 	return [
-		benchRow(`baton sync push (CLI, daemon), first push of the imported ${sizeName(count)} sessions (${sizeName(sync.events)} events), load ${sync.load.toFixed(1)}`, [sync.push], [sync.gitPush], 'git push of the same refs', 10),
-		benchRow(`baton sync pull (CLI, daemon) of it into a fresh clone, load ${sync.load.toFixed(1)}`, [sync.pull], [sync.gitFetch + sync.insert], 'git fetch + native SQLite insert of the events', 1.5),
+		benchRow(
+			`baton sync push (CLI, daemon), first push of the imported ${sizeName(count)} sessions (${sizeName(sync.events)} events), load ${sync.load.toFixed(1)}`,
+			[sync.push],
+			[sync.gitPush],
+			'git push of the same refs',
+			10,
+		),
+		benchRow(
+			`baton sync pull (CLI, daemon) of it into a fresh clone, load ${sync.load.toFixed(1)}`,
+			[sync.pull],
+			[sync.gitFetch + sync.insert],
+			'git fetch + native SQLite insert of the events',
+			1.5,
+		),
 	];
 }
 

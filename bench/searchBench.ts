@@ -41,7 +41,8 @@ export const vocabulary = Array.from({ length: 3_000 }, (_, i) => {
 
 function sentence(random: () => number, words: number): string {
 	const out: string[] = [];
-	for (let i = 0; i < words; i++) out.push(vocabulary[Math.min(vocabulary.length - 1, Math.floor(Math.exp(random() * Math.log(vocabulary.length))) - 1)] as string);
+	for (let i = 0; i < words; i++)
+		out.push(vocabulary[Math.min(vocabulary.length - 1, Math.floor(Math.exp(random() * Math.log(vocabulary.length))) - 1)] as string);
 	return out.join(' ');
 }
 
@@ -108,9 +109,28 @@ function seedRows({ store, random, texts }: SeedContext, id: string, at: string,
 		`INSERT INTO sessions (id, name, status, scope_json, scope_key, agent, stats_json, resume_count, started_at, last_activity, ended_at, updated_at) VALUES (?, ?, 'ended', '{"type":"global"}', 'global', ?, '{}', 0, ?, ?, ?, ?)`,
 		[id, name, i % 3 ? 'claude-code' : 'codex', at, at, at, at],
 	);
-	const handoff = { lastTask: null, tasksCompleted: [], tasksCreated: [], decisionsRecorded: 1, decisions: [], nextSuggested: [], openBlockers: [], openBugs: [], note, nextAction: null };
+	const handoff = {
+		lastTask: null,
+		tasksCompleted: [],
+		tasksCreated: [],
+		decisionsRecorded: 1,
+		decisions: [],
+		nextSuggested: [],
+		openBlockers: [],
+		openBugs: [],
+		note,
+		nextAction: null,
+	};
 	store.execCaptured('INSERT INTO handoffs (session_id, handoff_json, created_at) VALUES (?, ?, ?)', [id, JSON.stringify(handoff), at]);
-	store.execCaptured('INSERT INTO decisions (id, session_id, kind, text, rationale, task_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [`dec_${i}`, id, 'decision', decision, null, null, at]);
+	store.execCaptured('INSERT INTO decisions (id, session_id, kind, text, rationale, task_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+		`dec_${i}`,
+		id,
+		'decision',
+		decision,
+		null,
+		null,
+		at,
+	]);
 }
 
 /** One Edit step of the session, on a file named from the vocabulary. */
@@ -143,7 +163,9 @@ function seedArchive({ random, texts, index, dir }: SeedContext, id: string, at:
 		texts.push(text);
 		lines.push(
 			JSON.stringify(
-				n % 5 === 4 ? { type: 'tool', at, name: 'Bash', id: `toolu_${n}`, files: [], edit: false, detail: text.slice(0, 300) } : { type: n % 2 ? 'assistant' : 'user', at, ...(n % 2 ? { model: 'claude-sonnet-4-5' } : {}), text },
+				n % 5 === 4
+					? { type: 'tool', at, name: 'Bash', id: `toolu_${n}`, files: [], edit: false, detail: text.slice(0, 300) }
+					: { type: n % 2 ? 'assistant' : 'user', at, ...(n % 2 ? { model: 'claude-sonnet-4-5' } : {}), text },
 			),
 		);
 	}
@@ -151,7 +173,15 @@ function seedArchive({ random, texts, index, dir }: SeedContext, id: string, at:
 	const archivePath = `${agentSessionId}.jsonl`;
 	const content = `${lines.join('\n')}\n`;
 	fs.writeFileSync(path.join(dir, archivePath), content);
-	const entry = newTranscriptEntry({ id: agentSessionId, agent: 'claude-code', agentSessionId, parentAgentSessionId: null, sourcePath: `/nowhere/${archivePath}`, agentType: null, description: null });
+	const entry = newTranscriptEntry({
+		id: agentSessionId,
+		agent: 'claude-code',
+		agentSessionId,
+		parentAgentSessionId: null,
+		sourcePath: `/nowhere/${archivePath}`,
+		agentType: null,
+		description: null,
+	});
 	Object.assign(entry, { sessionId: id, archivePath, archiveBytes: Buffer.byteLength(content), firstAt: at, lastAt: at });
 	index.transcripts[`claude-code:${agentSessionId}`] = entry;
 }
@@ -180,7 +210,10 @@ const everywhere = [vocabulary[0], vocabulary[1], vocabulary[9], `${vocabulary[0
 /** A child process's cold run of searchProbe.ts (a search, or the reading a build does). */
 function probe(root: string, mode: 'search' | 'read', text = ''): Promise<number> {
 	return new Promise((resolve, reject) => {
-		const child = fork(path.join(__dirname, 'searchProbe.ts'), [root, mode, text], { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+		const child = fork(path.join(__dirname, 'searchProbe.ts'), [root, mode, text], {
+			execArgv: ['--import', 'tsx'],
+			stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+		});
 		let ms = Number.NaN;
 		child.on('message', (m: { ms: number }) => (ms = m.ms));
 		child.on('error', reject);
@@ -272,7 +305,13 @@ async function afterWrites(engine: Engine, root: string, quick: boolean): Promis
 	const machine = machineIdentity(root);
 	for (let i = 0; i < (quick ? 3 : 10); i++) {
 		await engine.store.write((db) =>
-			appendSharedEvent(db, machine, Date.now(), { kind: 'timeline.prompt', subject: 'ses_x', sessionId: 'ses_x', actor: 'human', body: { turn: i + 1, text: `fresh words ${i}`, at: new Date().toISOString() } }),
+			appendSharedEvent(db, machine, Date.now(), {
+				kind: 'timeline.prompt',
+				subject: 'ses_x',
+				sessionId: 'ses_x',
+				actor: 'human',
+				body: { turn: i + 1, text: `fresh words ${i}`, at: new Date().toISOString() },
+			}),
 		);
 		let s = performance.now();
 		await engine.search.search({ text: String(vocabulary[300]) });
@@ -339,7 +378,12 @@ function searchRows(label: string, { warm, common, commonShare, after, warmAgain
 }
 
 /** Each query searched warm and scanned, A B then B A by round; times and ratios. */
-async function alternate(engine: Engine, texts: readonly string[], list: readonly string[], rounds: number): Promise<{ ours: number[]; base: number[]; ratios: number[] }> {
+async function alternate(
+	engine: Engine,
+	texts: readonly string[],
+	list: readonly string[],
+	rounds: number,
+): Promise<{ ours: number[]; base: number[]; ratios: number[] }> {
 	const out = { ours: [] as number[], base: [] as number[], ratios: [] as number[] };
 	for (let round = 0; round < rounds; round++) {
 		for (const query of list) {

@@ -21,7 +21,9 @@ async function main(): Promise<void> {
 		count = (await engine.search.search({ text: text ?? 'nothing' })).total;
 	} else {
 		await engine.store.read(() => undefined);
-		const rows = engine.store.sqlite.exec('SELECT name FROM sessions UNION ALL SELECT handoff_json FROM handoffs UNION ALL SELECT text FROM decisions UNION ALL SELECT body_json FROM shared_events');
+		const rows = engine.store.sqlite.exec(
+			'SELECT name FROM sessions UNION ALL SELECT handoff_json FROM handoffs UNION ALL SELECT text FROM decisions UNION ALL SELECT body_json FROM shared_events',
+		);
 		count = rows[0]?.values.length ?? 0;
 		const dir = path.join(root, '.baton', 'transcripts');
 		for (const name of fs.readdirSync(dir)) {

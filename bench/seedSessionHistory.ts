@@ -21,17 +21,20 @@ async function seedTasks(store: JournalStore, taskCount: number, epics: number):
 			const isEpic = i <= epics;
 			const parent = isEpic ? null : `T${1 + (i % epics)}`;
 			const status = i % 7 === 0 ? 'done' : i % 11 === 0 ? 'blocked' : 'pending';
-			store.execCaptured('INSERT INTO tasks (id, seq, title, type, status, priority, parent_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)', [
-				`T${i}`,
-				i,
-				`Task number ${i}`,
-				isEpic ? 'epic' : i % 13 === 0 ? 'bug' : 'task',
-				status,
-				['low', 'medium', 'high', 'critical'][i % 4] as string,
-				parent,
-				now,
-				now,
-			]);
+			store.execCaptured(
+				'INSERT INTO tasks (id, seq, title, type, status, priority, parent_id, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)',
+				[
+					`T${i}`,
+					i,
+					`Task number ${i}`,
+					isEpic ? 'epic' : i % 13 === 0 ? 'bug' : 'task',
+					status,
+					['low', 'medium', 'high', 'critical'][i % 4] as string,
+					parent,
+					now,
+					now,
+				],
+			);
 			if (!isEpic && i > epics + 3 && i % 3 === 0) {
 				store.execCaptured('INSERT INTO task_dependencies (task_id, depends_on_id) VALUES (?, ?)', [`T${i}`, `T${i - 3}`]);
 			}

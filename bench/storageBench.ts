@@ -90,7 +90,10 @@ interface BsqSide {
 async function commitRows(dir: string, mb: number, commits: number, sizes: number[]): Promise<BenchRow[]> {
 	const store = await seededStore(path.join(dir, 'baton'), mb);
 	const bsq = seededBetterSqlite(path.join(dir, 'bsq.db'), mb);
-	const side: BsqSide = { bsq, insertBsq: bsq.prepare('INSERT INTO decisions (id, session_id, kind, text, rationale, task_id, created_at) VALUES (?, NULL, ?, ?, NULL, NULL, ?)') };
+	const side: BsqSide = {
+		bsq,
+		insertBsq: bsq.prepare('INSERT INTO decisions (id, session_id, kind, text, rationale, task_id, created_at) VALUES (?, NULL, ?, ?, NULL, NULL, ?)'),
+	};
 	const { oursMs, baseMs } = await timeCommits(store, side, commits);
 	const { burstOurs, burstBase } = await timeBursts(store, side, commits);
 	const size = fs.statSync(store.dbFile).size;
@@ -125,7 +128,15 @@ async function timeCommits(store: JournalStore, { bsq, insertBsq }: BsqSide, com
 	const oursMs: number[] = [];
 	const baseMs: number[] = [];
 	for (let i = 0; i < commits; i++) {
-		const row = { id: `dec_${i}`, sessionId: null, kind: 'decision' as const, text: payload, rationale: null, taskId: null, createdAt: new Date().toISOString() };
+		const row = {
+			id: `dec_${i}`,
+			sessionId: null,
+			kind: 'decision' as const,
+			text: payload,
+			rationale: null,
+			taskId: null,
+			createdAt: new Date().toISOString(),
+		};
 		const ours = async () => {
 			const t = performance.now();
 			await store.write((db) => db.insert(decisions).values(row).run());
@@ -224,7 +235,13 @@ export async function benchOpen(sizes: number[], repeats: number): Promise<Bench
 export async function benchSessionStart(sessionCount: number, taskCount: number, starts: number): Promise<BenchRow[]> {
 	const root = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-'));
 	try {
-		const engine = await Engine.open({ workspaceRoot: root, log: silentLogger, create: true, git: { read: async () => null }, config: { maxConcurrentSessions: 100 } });
+		const engine = await Engine.open({
+			workspaceRoot: root,
+			log: silentLogger,
+			create: true,
+			git: { read: async () => null },
+			config: { maxConcurrentSessions: 100 },
+		});
 		const scopes = await seedSessionHistory(engine.store, sessionCount, taskCount);
 		await engine.store.compact();
 		const times = await timeStarts(engine, root, scopes, starts);
@@ -303,7 +320,12 @@ async function timeStarts(engine: Engine, root: string, scopes: string[], starts
 }
 
 /** The session start row and the first ranking's row. */
-function startRows(sessionCount: number, taskCount: number, { startMs, baseMs, startCpuMs, baseCpuMs, firstMs }: StartTimes, ranking: Awaited<ReturnType<typeof firstRankings>>): BenchRow[] {
+function startRows(
+	sessionCount: number,
+	taskCount: number,
+	{ startMs, baseMs, startCpuMs, baseCpuMs, firstMs }: StartTimes,
+	ranking: Awaited<ReturnType<typeof firstRankings>>,
+): BenchRow[] {
 	const p95 = (values: number[]) => percentile(values, 95);
 	const startMedian = median(startMs);
 	const rankMedian = median(ranking.ours);

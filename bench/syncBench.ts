@@ -33,7 +33,10 @@ interface Pair {
 }
 
 /** The handoff of the bench's i-th session: one decision, a note and the next step, as a migration in parts would write them. */
-export function benchHandoff(i: number, task: { id: string; title: string } | null): Record<string, unknown> & { decisions: { id: string; text: string; rationale: null }[] } {
+export function benchHandoff(
+	i: number,
+	task: { id: string; title: string } | null,
+): Record<string, unknown> & { decisions: { id: string; text: string; rationale: null }[] } {
 	return {
 		lastTask: task,
 		tasksCompleted: task ? [task] : [],
@@ -53,7 +56,16 @@ export const git = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}): s
 		cwd,
 		encoding: 'utf8',
 		stdio: ['ignore', 'pipe', 'pipe'],
-		env: { PATH: process.env['PATH'], HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'b', GIT_AUTHOR_EMAIL: 'b@b', GIT_COMMITTER_NAME: 'b', GIT_COMMITTER_EMAIL: 'b@b', ...env },
+		env: {
+			PATH: process.env['PATH'],
+			HOME: cwd,
+			GIT_CONFIG_NOSYSTEM: '1',
+			GIT_AUTHOR_NAME: 'b',
+			GIT_AUTHOR_EMAIL: 'b@b',
+			GIT_COMMITTER_NAME: 'b',
+			GIT_COMMITTER_EMAIL: 'b@b',
+			...env,
+		},
 		maxBuffer: 256 * 1024 * 1024,
 	}).trim();
 
@@ -109,7 +121,16 @@ export async function writeSessions(engine: Engine, count: number, round: number
 				subject: id,
 				sessionId: id,
 				actor: 'bench',
-				body: { name: `session ${i}`, parentId: null, previousId: null, scope: { type: 'global' }, scopeKey: `custom:b${round}-${i}`, agent: 'bench', model: null, startedAt: at },
+				body: {
+					name: `session ${i}`,
+					parentId: null,
+					previousId: null,
+					scope: { type: 'global' },
+					scopeKey: `custom:b${round}-${i}`,
+					agent: 'bench',
+					model: null,
+					startedAt: at,
+				},
 			});
 			appendSharedEvent(db, machine, ms++, {
 				kind: 'handoff.written',
@@ -118,7 +139,13 @@ export async function writeSessions(engine: Engine, count: number, round: number
 				actor: 'bench',
 				body: benchHandoff(i, null),
 			});
-			appendSharedEvent(db, machine, ms++, { kind: 'session.status', subject: id, sessionId: id, actor: 'bench', body: { status: 'ended', reason: null, at } });
+			appendSharedEvent(db, machine, ms++, {
+				kind: 'session.status',
+				subject: id,
+				sessionId: id,
+				actor: 'bench',
+				body: { status: 'ended', reason: null, at },
+			});
 		}
 	});
 }
@@ -141,7 +168,8 @@ export async function sessionsRows(root: string, rounds: number, count: number):
 			const refs = git(shadowA, ['for-each-ref', '--format=%(refname)', 'refs/baton/'], { GIT_DIR: shadowA }).split('\n');
 			const base = await time(() => git(shadowA, ['push', '-q', bareBase, ...refs.map((r) => `${r}:${r}`)], { GIT_DIR: shadowA }));
 			push.push({ ours, base });
-			const plainFetch = (): Promise<number> => time(() => git(fetchBase, ['fetch', '-q', bareBase, '+refs/baton/*:refs/baton-remotes/origin/*'], { GIT_DIR: fetchBase }));
+			const plainFetch = (): Promise<number> =>
+				time(() => git(fetchBase, ['fetch', '-q', bareBase, '+refs/baton/*:refs/baton-remotes/origin/*'], { GIT_DIR: fetchBase }));
 			if (round % 2 === 0) {
 				const ours = await time(() => b.sync.pull());
 				pull.push({ ours, base: await plainFetch() });
@@ -153,7 +181,10 @@ export async function sessionsRows(root: string, rounds: number, count: number):
 			await writeSessions(a, count, rounds + round);
 			await a.sync.exportAhead();
 			const oursAhead = await time(() => a.sync.push());
-			pushAhead.push({ ours: oursAhead, base: await time(() => git(shadowA, ['push', '-q', bareBase, ...refs.map((r) => `${r}:${r}`)], { GIT_DIR: shadowA })) });
+			pushAhead.push({
+				ours: oursAhead,
+				base: await time(() => git(shadowA, ['push', '-q', bareBase, ...refs.map((r) => `${r}:${r}`)], { GIT_DIR: shadowA })),
+			});
 			// Pulled untimed, so each timed pull brings one push's 1,000 sessions.
 			await b.sync.pull();
 			await plainFetch();
@@ -190,7 +221,10 @@ async function checkpointRow(root: string, scale: Scale, rounds: number): Promis
 		pushBase();
 		const edit = (round: number): void => {
 			for (let i = 0; i < 100; i++) {
-				fs.appendFileSync(path.join(ws, `src/pkg${i % scale.packages}/mod${(i * 7) % scale.modules}/file${(i * 3) % scale.files}.ts`), `// edit ${round}.${i}\n`);
+				fs.appendFileSync(
+					path.join(ws, `src/pkg${i % scale.packages}/mod${(i * 7) % scale.modules}/file${(i * 3) % scale.files}.ts`),
+					`// edit ${round}.${i}\n`,
+				);
 			}
 		};
 		for (let round = 0; round < rounds; round++) {
@@ -265,7 +299,13 @@ export async function benchSync(quick: boolean): Promise<BenchRow[]> {
 		fs.mkdirSync(path.join(root, 'r'));
 		rows.push(await rebuildRow(path.join(root, 'r'), quick ? 1_500 : 10_000, quick ? 2 : 5));
 		fs.mkdirSync(path.join(root, 'c'));
-		rows.push(...(await checkpointRow(path.join(root, 'c'), quick ? { ...fullScale, packages: 4, modules: 10, files: 10, binaries: 2, binaryMB: 1, nodeModules: 20, nested: 40 } : fullScale, quick ? 2 : 5)));
+		rows.push(
+			...(await checkpointRow(
+				path.join(root, 'c'),
+				quick ? { ...fullScale, packages: 4, modules: 10, files: 10, binaries: 2, binaryMB: 1, nodeModules: 20, nested: 40 } : fullScale,
+				quick ? 2 : 5,
+			)),
+		);
 		return rows;
 	} finally {
 		fs.rmSync(root, { recursive: true, force: true });

@@ -34,7 +34,13 @@ export async function seedHistory(dir: string, origin: string, count: number): P
 	fs.mkdirSync(dir, { recursive: true });
 	git(dir, ['init', '-q']);
 	git(dir, ['remote', 'add', 'origin', `file://${origin}`]);
-	const engine = await Engine.open({ workspaceRoot: dir, log: silentLogger, create: true, git: { read: async () => null }, config: { maxConcurrentSessions: 100 } });
+	const engine = await Engine.open({
+		workspaceRoot: dir,
+		log: silentLogger,
+		create: true,
+		git: { read: async () => null },
+		config: { maxConcurrentSessions: 100 },
+	});
 	try {
 		await engine.sync.enable('origin');
 		const machine = machineIdentity(dir);
@@ -48,13 +54,30 @@ export async function seedHistory(dir: string, origin: string, count: number): P
 				const at = new Date(ms).toISOString();
 				const scope = { type: 'task', id: `T${i + 1}` };
 				const handoff = benchHandoff(i, { id: `T${i + 1}`, title: `Part ${i} of the migration` });
-				store.execCaptured('INSERT INTO tasks (id, seq, title, type, status, priority, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [`T${i + 1}`, i + 1, `Part ${i} of the migration`, 'task', 'done', 'medium', at, at]);
+				store.execCaptured('INSERT INTO tasks (id, seq, title, type, status, priority, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', [
+					`T${i + 1}`,
+					i + 1,
+					`Part ${i} of the migration`,
+					'task',
+					'done',
+					'medium',
+					at,
+					at,
+				]);
 				store.execCaptured(
 					`INSERT INTO sessions (id, name, status, scope_json, scope_key, previous_session_id, agent, stats_json, resume_count, started_at, last_activity, ended_at, updated_at) VALUES (?, ?, 'ended', ?, ?, ?, 'claude-code', '{}', 0, ?, ?, ?, ?)`,
 					[id, `Part ${i}`, JSON.stringify(scope), `task:T${i + 1}`, previous, at, at, at, at],
 				);
 				store.execCaptured('INSERT INTO handoffs (session_id, handoff_json, created_at) VALUES (?, ?, ?)', [id, JSON.stringify(handoff), at]);
-				store.execCaptured('INSERT INTO decisions (id, session_id, kind, text, rationale, task_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [`dec_${i}`, id, 'decision', handoff.decisions[0]?.text ?? '', null, `T${i + 1}`, at]);
+				store.execCaptured('INSERT INTO decisions (id, session_id, kind, text, rationale, task_id, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)', [
+					`dec_${i}`,
+					id,
+					'decision',
+					handoff.decisions[0]?.text ?? '',
+					null,
+					`T${i + 1}`,
+					at,
+				]);
 				// The events the session's lifecycle wrote with it (localEvents.ts); the decision and the task become events at the first sync.
 				const base = { subject: id, sessionId: id, actor: 'agent:claude-code' };
 				events.push({
@@ -62,7 +85,17 @@ export async function seedHistory(dir: string, origin: string, count: number): P
 					event: {
 						...base,
 						kind: 'session.started',
-						body: { name: `Part ${i}`, parentId: null, previousId: previous, scope, scopeKey: `task:T${i + 1}`, agent: 'claude-code', model: null, currentTask: `T${i + 1}`, startedAt: at },
+						body: {
+							name: `Part ${i}`,
+							parentId: null,
+							previousId: previous,
+							scope,
+							scopeKey: `task:T${i + 1}`,
+							agent: 'claude-code',
+							model: null,
+							currentTask: `T${i + 1}`,
+							startedAt: at,
+						},
 					},
 				});
 				events.push({ nowMs: ms++, event: { ...base, kind: 'handoff.written', body: handoff } });
@@ -93,7 +126,12 @@ export async function freshClone(dir: string, origin: string): Promise<void> {
 /** One CLI process as a user runs it (through the daemon it starts); its wall time. */
 export function baton(cwd: string, args: string[]): number {
 	const started = performance.now();
-	const result = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env: { ...process.env, BATON_ACTOR: 'bench', BATON_DAEMON_BUDGET_MS: '20000' }, maxBuffer: 64 * 1024 * 1024 });
+	const result = spawnSync(process.execPath, [cli, ...args], {
+		cwd,
+		encoding: 'utf8',
+		env: { ...process.env, BATON_ACTOR: 'bench', BATON_DAEMON_BUDGET_MS: '20000' },
+		maxBuffer: 64 * 1024 * 1024,
+	});
 	const ms = performance.now() - started;
 	if (result.status !== 0) {
 		throw new Error(`baton ${args.join(' ')} exited ${result.status}: ${result.stderr.slice(0, 500)}`);
@@ -122,7 +160,9 @@ function nativeInsert(file: string, schema: readonly string[], events: readonly 
 		for (const statement of schema) {
 			db.exec(statement);
 		}
-		const insert = db.prepare('INSERT INTO shared_events (id, kind, subject, session_id, actor, machine, machine_name, author, at, body_json, source, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)');
+		const insert = db.prepare(
+			'INSERT INTO shared_events (id, kind, subject, session_id, actor, machine, machine_name, author, at, body_json, source, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+		);
 		const now = new Date().toISOString();
 		return timed(() =>
 			db.transaction(() => {
@@ -180,7 +220,11 @@ export async function oneRun(root: string, template: string, round: number): Pro
 				.all()
 				.map(toWire),
 		);
-		const schema = await engine.store.read((db) => db.all<{ sql: string }>(sql`SELECT sql FROM sqlite_master WHERE tbl_name = 'shared_events' AND sql IS NOT NULL ORDER BY type DESC`).map((r) => r.sql));
+		const schema = await engine.store.read((db) =>
+			db
+				.all<{ sql: string }>(sql`SELECT sql FROM sqlite_master WHERE tbl_name = 'shared_events' AND sql IS NOT NULL ORDER BY type DESC`)
+				.map((r) => r.sql),
+		);
 		engine.close();
 		// Pulls alternate which side runs first.
 		let pull = 0;
@@ -205,8 +249,19 @@ export async function oneRun(root: string, template: string, round: number): Pro
 export function benchRow(name: string, ours: number[], base: number[], baselineName: string, limit: number): BenchRow {
 	const ratios = ours.map((o, i) => o / (base[i] as number));
 	const ratio = median(ratios);
-	process.stderr.write(`  ${name}: Baton ${ours.map((v) => v.toFixed(0)).join(' ')} ms; ${baselineName} ${base.map((v) => v.toFixed(0)).join(' ')} ms; ratios ${ratios.map((r) => r.toFixed(2)).join(' ')}\n`);
-	return { name, ours: median(ours), oursP99: percentile(ours, 99), baseline: median(base), baselineName, ratio, target: `≤ ${limit}×`, passed: ratio <= limit };
+	process.stderr.write(
+		`  ${name}: Baton ${ours.map((v) => v.toFixed(0)).join(' ')} ms; ${baselineName} ${base.map((v) => v.toFixed(0)).join(' ')} ms; ratios ${ratios.map((r) => r.toFixed(2)).join(' ')}\n`,
+	);
+	return {
+		name,
+		ours: median(ours),
+		oursP99: percentile(ours, 99),
+		baseline: median(base),
+		baselineName,
+		ratio,
+		target: `≤ ${limit}×`,
+		passed: ratio <= limit,
+	};
 }
 
 export async function benchSyncCli(sizes: readonly number[], rounds: number): Promise<BenchRow[]> {

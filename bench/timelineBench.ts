@@ -40,7 +40,18 @@ export async function benchTimeline(quick: boolean): Promise<BenchRow[]> {
 			const { session } = await engine.sessions.start({ name: 'bench', agent: 'claude-code', actor: 'bench' });
 			const recorder = new TimelineRecorder(engine.ctx, { budgetMs: 600_000 });
 			let call = 0;
-			const capture: Capture = (phase) => recorder.onToolUse(phase, session.id, toolEvent(ws, phase === 'pre' ? 'preToolUse' : 'postToolUse', 'Bash', { command: 'edit' }, `toolu_bench_${phase === 'pre' ? ++call : call}`));
+			const capture: Capture = (phase) =>
+				recorder.onToolUse(
+					phase,
+					session.id,
+					toolEvent(
+						ws,
+						phase === 'pre' ? 'preToolUse' : 'postToolUse',
+						'Bash',
+						{ command: 'edit' },
+						`toolu_bench_${phase === 'pre' ? ++call : call}`,
+					),
+				);
 			const rows = await captureRows(ws, scale, capture, rounds, generated.files);
 			rows.push(...(await storageRows(engine, { ws, scale, sessionId: session.id, capture, steps, quick })));
 			return rows;
@@ -76,12 +87,16 @@ async function captureRows(ws: string, scale: Scale, capture: Capture, rounds: n
 	const changed: { ours: number; base: number }[] = [];
 	for (let r = 0; r < rounds; r++) {
 		const swap = r % 2 === 1;
-		const pair = async (ours: () => Promise<unknown>) => (swap ? { base: await time(rawCapture), ours: await time(ours) } : { ours: await time(ours), base: await time(rawCapture) });
+		const pair = async (ours: () => Promise<unknown>) =>
+			swap ? { base: await time(rawCapture), ours: await time(ours) } : { ours: await time(ours), base: await time(rawCapture) };
 		unchanged.push(await pair(() => capture('pre')));
 		fs.appendFileSync(path.join(ws, `src/pkg${r % scale.packages}/mod${r % scale.modules}/file${r % scale.files}.ts`), `// bench edit ${r}\n`);
 		changed.push(await pair(() => capture('post')));
 	}
-	return [captureRow(`timeline capture per hook, unchanged (${files} files)`, unchanged), captureRow(`timeline capture per hook, 1 changed file (${files} files)`, changed)];
+	return [
+		captureRow(`timeline capture per hook, unchanged (${files} files)`, unchanged),
+		captureRow(`timeline capture per hook, 1 changed file (${files} files)`, changed),
+	];
 }
 
 /** A capture row: the median of the pairs' ratios, against 60 ms and 1.2×. */
@@ -152,7 +167,11 @@ async function storageRows(engine: Engine, run: StorageRun): Promise<BenchRow[]>
 	const control = await controlBytes(shadow, run.sessionId, events, recorded.refBefore, onDisk, before);
 	if (control !== undefined) {
 		rows.push(
-			storageRow("timeline storage: what the timeline keeps beyond the session's start and end states (git objects, after maintenance and the hour-old prune)", recorded.settled - control, true),
+			storageRow(
+				"timeline storage: what the timeline keeps beyond the session's start and end states (git objects, after maintenance and the hour-old prune)",
+				recorded.settled - control,
+				true,
+			),
 			storageRow("the session's start and end states alone, no timeline (what its checkpoints keep in any case)", control, false),
 		);
 	}
@@ -160,7 +179,11 @@ async function storageRows(engine: Engine, run: StorageRun): Promise<BenchRow[]>
 		storageRow('the store as a whole as captured (loose objects, until maintenance)', recorded.loose, false),
 		storageRow('the store as a whole after maintenance (packed; the hour-old prune not yet due)', recorded.packed, false),
 		storageRow('the store as a whole after maintenance and the prune an hour later (git objects: the end state and the timeline)', recorded.settled, false),
-		storageRow(`the session's timeline.step records (JSON in shared_events; ${blobFieldBytes} bytes of them per-file blob ids and modes)`, recordBytes, false),
+		storageRow(
+			`the session's timeline.step records (JSON in shared_events; ${blobFieldBytes} bytes of them per-file blob ids and modes)`,
+			recordBytes,
+			false,
+		),
 	);
 	return rows;
 }
@@ -198,7 +221,10 @@ async function recordSession(engine: Engine, { ws, scale, sessionId, capture, st
 	const stepStarted = (await engine.store.read((db) => sessionEvents(db, sessionId, ['timeline.step']))).length;
 	for (let i = 0; i < steps; i++) {
 		await capture('pre');
-		fs.appendFileSync(path.join(ws, `src/pkg${i % scale.packages}/mod${(i * 3) % scale.modules}/file${(i * 7) % scale.files}.ts`), `export const step${i} = ${i}; // a line an agent wrote\n`);
+		fs.appendFileSync(
+			path.join(ws, `src/pkg${i % scale.packages}/mod${(i * 3) % scale.modules}/file${(i * 7) % scale.files}.ts`),
+			`export const step${i} = ${i}; // a line an agent wrote\n`,
+		);
 		await capture('post');
 	}
 	const loose = (await onDisk()) - before;
@@ -217,7 +243,11 @@ async function recordSession(engine: Engine, { ws, scale, sessionId, capture, st
 /** Where the bytes go: the session's new objects by type, their bytes in the pack (index entries apart), on stderr. */
 async function reportAddedObjects(shadow: ShadowRepo, objectsBefore: Set<string>): Promise<void> {
 	const objectSizes = async () =>
-		new Map((await shadow.gitText(['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype) %(objectsize:disk)'])).split('\n').map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)] as const));
+		new Map(
+			(await shadow.gitText(['cat-file', '--batch-all-objects', '--batch-check=%(objectname) %(objecttype) %(objectsize:disk)']))
+				.split('\n')
+				.map((l) => [l.slice(0, l.indexOf(' ')), l.slice(l.indexOf(' ') + 1)] as const),
+		);
 	const added = new Map<string, { count: number; bytes: number }>();
 	for (const [sha, info] of await objectSizes()) {
 		if (!objectsBefore.has(sha)) {
@@ -254,7 +284,10 @@ async function gzippedDiffs(timeline: TimelineService, events: StepEvents, sessi
 function recordSizes(events: StepEvents): { recordBytes: number; blobFieldBytes: number } {
 	const recordBytes = events.reduce((sum, e) => sum + Buffer.byteLength(JSON.stringify(e.body)) + e.id.length + e.kind.length + (e.subject?.length ?? 0), 0);
 	const blobFieldBytes = events.reduce(
-		(sum, e) => sum + Buffer.byteLength(JSON.stringify(stepOf(e).files)) - Buffer.byteLength(JSON.stringify(stepOf(e).files.map(({ path: p, change, additions, deletions }) => ({ path: p, change, additions, deletions })))),
+		(sum, e) =>
+			sum +
+			Buffer.byteLength(JSON.stringify(stepOf(e).files)) -
+			Buffer.byteLength(JSON.stringify(stepOf(e).files.map(({ path: p, change, additions, deletions }) => ({ path: p, change, additions, deletions })))),
 		0,
 	);
 	return { recordBytes, blobFieldBytes };
@@ -266,7 +299,14 @@ function recordSizes(events: StepEvents): { recordBytes: number; blobFieldBytes:
  * checkpoint, timeline or not) without the timeline's objects: its ref and packs dropped, packed
  * again. What the timeline itself keeps is the difference. Undefined when the session had no start tree or ref.
  */
-async function controlBytes(shadow: ShadowRepo, sessionId: string, events: StepEvents, refBefore: string, onDisk: () => Promise<number>, before: number): Promise<number | undefined> {
+async function controlBytes(
+	shadow: ShadowRepo,
+	sessionId: string,
+	events: StepEvents,
+	refBefore: string,
+	onDisk: () => Promise<number>,
+	before: number,
+): Promise<number | undefined> {
 	const startTree = events[0]?.body['treeBefore'];
 	if (typeof startTree !== 'string' || !refBefore) {
 		return undefined;

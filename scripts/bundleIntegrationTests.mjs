@@ -18,7 +18,17 @@ export async function bundleIntegrationTests() {
 		.readdirSync(path.join(root, 'test/integration'))
 		.filter((f) => f.endsWith('.ts'))
 		.map((f) => path.join(root, 'test/integration', f));
-	await esbuild.build({ entryPoints: entries, outdir: integrationOutDir, bundle: true, platform: 'node', format: 'cjs', target: 'node20', external: ['vscode', 'mocha'], sourcemap: 'inline', logLevel: 'warning' });
+	await esbuild.build({
+		entryPoints: entries,
+		outdir: integrationOutDir,
+		bundle: true,
+		platform: 'node',
+		format: 'cjs',
+		target: 'node20',
+		external: ['vscode', 'mocha'],
+		sourcemap: 'inline',
+		logLevel: 'warning',
+	});
 }
 
 /** The workspace each suite expects (the same set-up runEditorTests.mjs makes in temp dirs). */
@@ -26,7 +36,14 @@ function prepareWorkspaces() {
 	const base = path.join(root, 'out', 'workspaces');
 	fs.rmSync(base, { recursive: true, force: true });
 	const cli = (...args) => spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), ...args], { stdio: 'ignore' });
-	const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' };
+	const env = {
+		...process.env,
+		GIT_CONFIG_GLOBAL: '/dev/null',
+		GIT_AUTHOR_NAME: 't',
+		GIT_AUTHOR_EMAIL: 't@example.invalid',
+		GIT_COMMITTER_NAME: 't',
+		GIT_COMMITTER_EMAIL: 't@example.invalid',
+	};
 	const git = (cwd, ...args) => spawnSync('git', args, { cwd, env, stdio: 'ignore' });
 	const dir = (name) => {
 		const d = path.join(base, name);

@@ -101,7 +101,12 @@ try {
 	const { playwright, CHROMIUM, CHROMIUM_ARGS, Session, waitForWorkbench } = await import('../test/harness/workbench.mjs');
 	const { chromium } = playwright();
 	const profile = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-fresh-chrome-'));
-	const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS, viewport: { width: 1400, height: 900 } });
+	const context = await chromium.launchPersistentContext(profile, {
+		executablePath: CHROMIUM,
+		headless: true,
+		args: CHROMIUM_ARGS,
+		viewport: { width: 1400, height: 900 },
+	});
 	try {
 		const page = context.pages()[0] ?? (await context.newPage());
 		await page.goto(url);

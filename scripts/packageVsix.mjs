@@ -17,7 +17,11 @@ export function packageVsix(out) {
 		if (!fs.existsSync(path.join(root, f))) throw new Error(`${f} is missing: build first (npm run build)`);
 	}
 	const vsce = createRequire(import.meta.url).resolve('@vscode/vsce/vsce');
-	const r = spawnSync(process.execPath, [vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--skip-license', '--no-update-package-json', '--out', out], { cwd: root, encoding: 'utf8' });
+	const r = spawnSync(
+		process.execPath,
+		[vsce, 'package', '--no-dependencies', '--no-rewrite-relative-links', '--skip-license', '--no-update-package-json', '--out', out],
+		{ cwd: root, encoding: 'utf8' },
+	);
 	if (r.status !== 0) throw new Error(`vsce package failed:\n${r.stdout}${r.stderr}`);
 	return out;
 }

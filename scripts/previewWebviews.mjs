@@ -286,7 +286,8 @@ const vscodeDefaults = `@layer vscode-default {
 html { background: var(--vscode-editor-background); }`;
 
 /** The CSP webviewHtml.ts writes, with this server's origin in place of webview.cspSource. */
-const csp = (source, nonce) => `default-src 'none'; img-src ${source} data:; style-src ${source} 'nonce-${nonce}'; font-src ${source}; script-src 'nonce-${nonce}'`;
+const csp = (source, nonce) =>
+	`default-src 'none'; img-src ${source} data:; style-src ${source} 'nonce-${nonce}'; font-src ${source}; script-src 'nonce-${nonce}'`;
 
 const json = (value) => JSON.stringify(value).replace(/</g, '\\u003c');
 
@@ -391,7 +392,9 @@ const base = `http://127.0.0.1:${server.address().port}`;
 // ---- browser ----
 const playwrightEntry = path.join(workbenchHome, 'node_modules', 'playwright-core', 'index.mjs');
 if (!fs.existsSync(playwrightEntry) || !fs.existsSync(chromiumPath)) {
-	console.error(`Missing ${!fs.existsSync(chromiumPath) ? chromiumPath : playwrightEntry}. Run scripts/workbench/install.sh (BATON_WORKBENCH_HOME=${workbenchHome}).`);
+	console.error(
+		`Missing ${!fs.existsSync(chromiumPath) ? chromiumPath : playwrightEntry}. Run scripts/workbench/install.sh (BATON_WORKBENCH_HOME=${workbenchHome}).`,
+	);
 	server.close();
 	process.exit(2);
 }
@@ -442,7 +445,11 @@ async function rendered(page, type) {
 
 async function cleanPage(name, page, problems) {
 	const violations = await page.evaluate(() => window.__violations);
-	check(`${name}: no console errors, CSP violations or failed requests`, problems.length === 0 && violations.length === 0, [...problems, ...violations].join('\n    '));
+	check(
+		`${name}: no console errors, CSP violations or failed requests`,
+		problems.length === 0 && violations.length === 0,
+		[...problems, ...violations].join('\n    '),
+	);
 }
 
 const posted = (page) => page.evaluate(() => window.__posted);
@@ -486,20 +493,39 @@ try {
 		const { page, problems } = await open('briefing-dark');
 		await rendered(page, 'briefing');
 		await page.locator('.next vscode-button').first().click();
-		check('briefing: Focus on the first next task posts focusTask T8', same(await lastPosted(page), { type: 'focusTask', taskId: 'T8' }), JSON.stringify(await lastPosted(page)));
+		check(
+			'briefing: Focus on the first next task posts focusTask T8',
+			same(await lastPosted(page), { type: 'focusTask', taskId: 'T8' }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		await page.locator('.next vscode-button').nth(1).focus();
 		await page.keyboard.press('Enter');
-		check('briefing: Enter on a Focus button posts focusTask', same(await lastPosted(page), { type: 'focusTask', taskId: 'T15' }), JSON.stringify(await lastPosted(page)));
+		check(
+			'briefing: Enter on a Focus button posts focusTask',
+			same(await lastPosted(page), { type: 'focusTask', taskId: 'T15' }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		const stale = await page.locator('.suggestion.is-stale').allInnerTexts();
-		check('briefing: stale suggestions are marked and have no Focus button', stale.length === 2 && stale[0].includes('stale: done') && (await page.locator('.suggestion.is-stale vscode-button').count()) === 0, stale.join(' | '));
+		check(
+			'briefing: stale suggestions are marked and have no Focus button',
+			stale.length === 2 && stale[0].includes('stale: done') && (await page.locator('.suggestion.is-stale vscode-button').count()) === 0,
+			stale.join(' | '),
+		);
 		check('briefing: blocked tasks name what they wait on', (await page.locator('.blocked').first().innerText()).includes('waiting on'));
 		check('briefing: epic progress is a labelled progressbar', (await page.locator('[role=progressbar][aria-valuenow="62"]').count()) === 1);
 		await page.getByRole('button', { name: /Open previous session/ }).click();
-		check('briefing: the previous session opens its details', same(await lastPosted(page), { type: 'openSession', sessionId: ids.chain3 }), JSON.stringify(await lastPosted(page)));
+		check(
+			'briefing: the previous session opens its details',
+			same(await lastPosted(page), { type: 'openSession', sessionId: ids.chain3 }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		const facts = await page.locator('.fact').allInnerTexts();
 		check(
 			'briefing: project memory lists gotchas first, stale facts with why',
-			facts.length === 5 && facts[0].startsWith('gotcha') && facts[1].includes('stale: src/payments/gateway.ts changed') && (await page.locator('.fact-stale').count()) === 2,
+			facts.length === 5 &&
+				facts[0].startsWith('gotcha') &&
+				facts[1].includes('stale: src/payments/gateway.ts changed') &&
+				(await page.locator('.fact-stale').count()) === 2,
 			facts.join(' | '),
 		);
 		check('briefing: project memory counts the facts it does not show', (await page.locator('.hint.more').innerText()).includes('and 4 more facts'));
@@ -507,7 +533,11 @@ try {
 			.getByRole('button', { name: /where this fact was learned/ })
 			.first()
 			.click();
-		check('briefing: a fact opens the session it was learned in', same(await lastPosted(page), { type: 'openSession', sessionId: 'ses_20250311093000_0a1b2c' }), JSON.stringify(await lastPosted(page)));
+		check(
+			'briefing: a fact opens the session it was learned in',
+			same(await lastPosted(page), { type: 'openSession', sessionId: 'ses_20250311093000_0a1b2c' }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		check('briefing: times carry the ISO time in a title', (await page.locator('time[title]').count()) > 0);
 		check('briefing: no start button while a session runs', (await page.getByText('Start session in this scope').count()) === 0);
 		await page.evaluate(() => window.postMessage({ type: 'briefing', briefing: { scope: 'global' }, session: null }, '*'));
@@ -525,7 +555,11 @@ try {
 			['No open bugs.', 'Nothing is blocked.', 'No epic in progress.', 'No current task', 'No facts yet.'].every((t) => text.includes(t)),
 		);
 		await page.locator('vscode-button', { hasText: 'Start session in this scope' }).click();
-		check('briefing-empty: Start posts startSession with the scope', same(await lastPosted(page), { type: 'startSession', scope: 'epic:T30' }), JSON.stringify(await lastPosted(page)));
+		check(
+			'briefing-empty: Start posts startSession with the scope',
+			same(await lastPosted(page), { type: 'startSession', scope: 'epic:T30' }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		await screenshot(page, 'briefing-empty-dark');
 		await cleanPage('briefing-empty-dark', page, problems);
 		await page.close();
@@ -536,20 +570,46 @@ try {
 		const text = await page.evaluate(() => document.body.innerText);
 		check('details: chain position reads "Session 3 of 4"', text.includes('Session 3 of 4'));
 		check('details: git state is shown', text.includes('feat/checkout-v2-retries') && text.includes('4f2a9c81'));
-		check('details: an ended session offers Resume only', (await page.locator('vscode-button', { hasText: 'Resume' }).count()) === 1 && (await page.locator('vscode-button', { hasText: 'End session' }).count()) === 0);
+		check(
+			'details: an ended session offers Resume only',
+			(await page.locator('vscode-button', { hasText: 'Resume' }).count()) === 1 &&
+				(await page.locator('vscode-button', { hasText: 'End session' }).count()) === 0,
+		);
 		await page.locator('vscode-button', { hasText: 'Resume' }).click();
-		check('details: Resume posts transition resume', same(await lastPosted(page), { type: 'transition', action: 'resume', sessionId: ids.chain3 }), JSON.stringify(await lastPosted(page)));
+		check(
+			'details: Resume posts transition resume',
+			same(await lastPosted(page), { type: 'transition', action: 'resume', sessionId: ids.chain3 }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		await page.getByRole('button', { name: /^Previous session/ }).click();
-		check('details: previous link opens the predecessor', same(await lastPosted(page), { type: 'openSession', sessionId: ids.chain2 }), JSON.stringify(await lastPosted(page)));
+		check(
+			'details: previous link opens the predecessor',
+			same(await lastPosted(page), { type: 'openSession', sessionId: ids.chain2 }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		await page.getByRole('button', { name: /^Next session/ }).click();
-		check('details: next link opens the successor', same(await lastPosted(page), { type: 'openSession', sessionId: ids.chain4 }), JSON.stringify(await lastPosted(page)));
+		check(
+			'details: next link opens the successor',
+			same(await lastPosted(page), { type: 'openSession', sessionId: ids.chain4 }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		await page.locator('vscode-button', { hasText: 'Briefing' }).click();
 		check('details: Briefing posts openBriefing', same(await lastPosted(page), { type: 'openBriefing', sessionId: ids.chain3 }));
 		check('details: the fork tree lists the worker', text.includes('Worker: retry backoff benchmarks'));
 		await page.locator('vscode-button', { hasText: 'Link Issue' }).click();
-		check('details: Link Issue posts linkIssue', same(await lastPosted(page), { type: 'linkIssue', sessionId: ids.chain3 }), JSON.stringify(await lastPosted(page)));
-		check('details: linked issues show with their tracker and state', text.includes('#482') && text.includes('PAY-117') && text.includes('In Progress') && text.includes('pay-3f9a1c'));
-		check('details: a synced issue links to its tracker', (await page.locator('a.issue-id').first().getAttribute('href')) === 'https://github.com/acme/payments/issues/482');
+		check(
+			'details: Link Issue posts linkIssue',
+			same(await lastPosted(page), { type: 'linkIssue', sessionId: ids.chain3 }),
+			JSON.stringify(await lastPosted(page)),
+		);
+		check(
+			'details: linked issues show with their tracker and state',
+			text.includes('#482') && text.includes('PAY-117') && text.includes('In Progress') && text.includes('pay-3f9a1c'),
+		);
+		check(
+			'details: a synced issue links to its tracker',
+			(await page.locator('a.issue-id').first().getAttribute('href')) === 'https://github.com/acme/payments/issues/482',
+		);
 
 		// Restore: a hidden panel is destroyed; shown again, it draws from its state before the host answers.
 		await page.goto(`${base}/details-dark.html?silent`);
@@ -571,9 +631,16 @@ try {
 				(await page.locator('vscode-button', { hasText: 'Resume' }).count()) === 0,
 		);
 		await page.locator('vscode-button', { hasText: 'End session' }).click();
-		check('details (active): End posts transition end', same(await lastPosted(page), { type: 'transition', action: 'end', sessionId: ids.chain3 }), JSON.stringify(await lastPosted(page)));
+		check(
+			'details (active): End posts transition end',
+			same(await lastPosted(page), { type: 'transition', action: 'end', sessionId: ids.chain3 }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		await page.locator('vscode-button', { hasText: 'Suspend' }).click();
-		check('details (active): Suspend posts transition suspend', same(await lastPosted(page), { type: 'transition', action: 'suspend', sessionId: ids.chain3 }));
+		check(
+			'details (active): Suspend posts transition suspend',
+			same(await lastPosted(page), { type: 'transition', action: 'suspend', sessionId: ids.chain3 }),
+		);
 		await screenshot(page, 'details-active-light');
 		await cleanPage('details-active-light', page, problems);
 		await page.close();
@@ -602,10 +669,17 @@ try {
 		);
 		check('graph: the focused session is highlighted', (await page.locator(`g.node.is-focus[data-session-id="${data.graph.focusId}"]`).count()) === 1);
 		check('graph: one lane per scope', (await page.locator('.lane-label').count()) === new Set(data.graph.sessions.map((s) => s.scopeKey)).size);
-		check('graph: chain and fork edges are drawn', (await page.locator('path.edge-chain').count()) === 3 && (await page.locator('path.edge-fork').count()) === 3);
+		check(
+			'graph: chain and fork edges are drawn',
+			(await page.locator('path.edge-chain').count()) === 3 && (await page.locator('path.edge-fork').count()) === 3,
+		);
 		const target = data.graph.sessions.find((s) => s.status === 'suspended');
 		await page.locator(`g.node[data-session-id="${target.id}"] .node-dot`).click();
-		check('graph: clicking a node posts openSession', same(await lastPosted(page), { type: 'openSession', sessionId: target.id }), JSON.stringify(await lastPosted(page)));
+		check(
+			'graph: clicking a node posts openSession',
+			same(await lastPosted(page), { type: 'openSession', sessionId: target.id }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		await page.locator(`g.node[data-session-id="${ids.chain1}"]`).focus();
 		await page.keyboard.press('ArrowRight');
 		const focused = await page.evaluate(() => document.activeElement?.getAttribute('data-session-id'));
@@ -613,10 +687,15 @@ try {
 		await page.keyboard.press('Enter');
 		check('graph: Enter on a node posts openSession', same(await lastPosted(page), { type: 'openSession', sessionId: ids.chain2 }));
 		await page.keyboard.press('Space');
-		check('graph: Space on a node posts openSession', (await posted(page)).filter((m) => m.type === 'openSession' && m.sessionId === ids.chain2).length === 2);
+		check(
+			'graph: Space on a node posts openSession',
+			(await posted(page)).filter((m) => m.type === 'openSession' && m.sessionId === ids.chain2).length === 2,
+		);
 		const compactWidth = await page.evaluate(() => document.querySelector('.graph-svg').getBoundingClientRect().width);
 		await page.locator('vscode-checkbox').click();
-		await page.waitForFunction((w) => document.querySelector('.graph-svg')?.getBoundingClientRect().width > w, compactWidth, { timeout: 2000 }).catch(() => undefined);
+		await page
+			.waitForFunction((w) => document.querySelector('.graph-svg')?.getBoundingClientRect().width > w, compactWidth, { timeout: 2000 })
+			.catch(() => undefined);
 		const alignedWidth = await page.evaluate(() => document.querySelector('.graph-svg').getBoundingClientRect().width);
 		check('graph: "Align to time" spreads the graph by time', alignedWidth > compactWidth, `${compactWidth} → ${alignedWidth}`);
 		await screenshot(page, 'graph-aligned-dark', false);
@@ -647,12 +726,20 @@ try {
 		const { page, problems } = await open('compare-dark');
 		await rendered(page, 'compare');
 		const text = await page.evaluate(() => document.body.innerText);
-		check('compare: the title names both checkpoints', /^Checkpoint #14 → (compared with )?Checkpoint #17$/.test((await page.locator('h1').innerText()).replace(/\s+/g, ' ').trim()), await page.locator('h1').innerText());
+		check(
+			'compare: the title names both checkpoints',
+			/^Checkpoint #14 → (compared with )?Checkpoint #17$/.test((await page.locator('h1').innerText()).replace(/\s+/g, ' ').trim()),
+			await page.locator('h1').innerText(),
+		);
 		check(
 			'compare: both sides show trigger, message, session and tags',
-			['complete', 'error', cmp.from.message, cmp.to.message, '#migration', 'needs-review'].every((t) => text.includes(t.replace(/^#/, ''))) && text.includes(cmp.from.sessionId),
+			['complete', 'error', cmp.from.message, cmp.to.message, '#migration', 'needs-review'].every((t) => text.includes(t.replace(/^#/, ''))) &&
+				text.includes(cmp.from.sessionId),
 		);
-		check('compare: approval badges and who/when/why', text.includes('Approved by alice') && text.includes('Reviewed the migration') && (await page.locator('.pill.approval-pending').count()) >= 2);
+		check(
+			'compare: approval badges and who/when/why',
+			text.includes('Approved by alice') && text.includes('Reviewed the migration') && (await page.locator('.pill.approval-pending').count()) >= 2,
+		);
 		check(
 			'compare: escalation reasons are listed',
 			cmp.to.escalationReasons.every((r) => text.includes(r)),
@@ -669,37 +756,81 @@ try {
 		);
 		const rows = page.locator('tr.file-row');
 		check('compare: one row per changed file', (await rows.count()) === cmp.files.length, `${await rows.count()} rows`);
-		check('compare: a binary file says binary', (await page.locator('tr[data-path="docs/diagrams/retry-flow.png"] .col-lines').innerText()).includes('binary'));
-		check('compare: a mode change shows both modes', (await page.locator('tr[data-path="scripts/run-e2e.sh"] .col-mode').innerText()).includes('100644 → 100755'));
+		check(
+			'compare: a binary file says binary',
+			(await page.locator('tr[data-path="docs/diagrams/retry-flow.png"] .col-lines').innerText()).includes('binary'),
+		);
+		check(
+			'compare: a mode change shows both modes',
+			(await page.locator('tr[data-path="scripts/run-e2e.sh"] .col-mode').innerText()).includes('100644 → 100755'),
+		);
 		check('compare: a symlink is named', (await page.locator('tr[data-path="config/current"] .col-mode').innerText()).includes('symlink'));
 		check('compare: the skipped file is called out', (await page.locator('.skipped-callout').innerText()).includes('fixtures/recordings/checkout-e2e.har'));
 		check(
 			'compare: environment changes per category',
-			['Agents', 'MCP servers', 'Runtimes', 'Packages', 'v20.11.1', 'v22.14.0', 'postgres', 'package-lock.json:zod'].every((t) => text.includes(t)) && text.includes('Unchanged: VS Code, Extensions.'),
+			['Agents', 'MCP servers', 'Runtimes', 'Packages', 'v20.11.1', 'v22.14.0', 'postgres', 'package-lock.json:zod'].every((t) => text.includes(t)) &&
+				text.includes('Unchanged: VS Code, Extensions.'),
 		);
 		check('compare: the approval section shows the change', text.includes('Approved → pending'));
 		await page.locator('tr[data-path="src/payments/retry/backoff.ts"] .col-lines').click();
-		check('compare: clicking a file row posts openFileDiff', same(await lastPosted(page), { type: 'openFileDiff', path: 'src/payments/retry/backoff.ts' }), JSON.stringify(await lastPosted(page)));
+		check(
+			'compare: clicking a file row posts openFileDiff',
+			same(await lastPosted(page), { type: 'openFileDiff', path: 'src/payments/retry/backoff.ts' }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		await page.getByRole('button', { name: /^package\.json: modified/ }).focus();
 		await page.keyboard.press('Enter');
-		check('compare: Enter on a file posts openFileDiff', same(await lastPosted(page), { type: 'openFileDiff', path: 'package.json' }), JSON.stringify(await lastPosted(page)));
+		check(
+			'compare: Enter on a file posts openFileDiff',
+			same(await lastPosted(page), { type: 'openFileDiff', path: 'package.json' }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		await page.keyboard.press('Tab');
 		await page.keyboard.press('Space');
-		check('compare: Tab reaches the next file, Space opens it', same(await lastPosted(page), { type: 'openFileDiff', path: 'scripts/run-e2e.sh' }), JSON.stringify(await lastPosted(page)));
+		check(
+			'compare: Tab reaches the next file, Space opens it',
+			same(await lastPosted(page), { type: 'openFileDiff', path: 'scripts/run-e2e.sh' }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		await page.locator('vscode-button', { hasText: 'Approve' }).click();
-		check('compare: Approve posts checkpointAction approve for the newer side', same(await lastPosted(page), { type: 'checkpointAction', action: 'approve', checkpointId: cmp.to.id }), JSON.stringify(await lastPosted(page)));
+		check(
+			'compare: Approve posts checkpointAction approve for the newer side',
+			same(await lastPosted(page), { type: 'checkpointAction', action: 'approve', checkpointId: cmp.to.id }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		await page.locator('vscode-button', { hasText: 'Reject' }).click();
-		check('compare: Reject posts checkpointAction reject for the newer side', same(await lastPosted(page), { type: 'checkpointAction', action: 'reject', checkpointId: cmp.to.id }), JSON.stringify(await lastPosted(page)));
+		check(
+			'compare: Reject posts checkpointAction reject for the newer side',
+			same(await lastPosted(page), { type: 'checkpointAction', action: 'reject', checkpointId: cmp.to.id }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		await page.locator('vscode-button', { hasText: 'Roll back to this checkpoint' }).click();
-		check('compare: Roll back posts checkpointAction rollback for the from side', same(await lastPosted(page), { type: 'checkpointAction', action: 'rollback', checkpointId: cmp.from.id }), JSON.stringify(await lastPosted(page)));
-		check('compare: only one Roll back button, on the from side', (await page.locator('.side-from vscode-button', { hasText: 'Roll back' }).count()) === 1 && (await page.locator('.side-to vscode-button').count()) === 0);
+		check(
+			'compare: Roll back posts checkpointAction rollback for the from side',
+			same(await lastPosted(page), { type: 'checkpointAction', action: 'rollback', checkpointId: cmp.from.id }),
+			JSON.stringify(await lastPosted(page)),
+		);
+		check(
+			'compare: only one Roll back button, on the from side',
+			(await page.locator('.side-from vscode-button', { hasText: 'Roll back' }).count()) === 1 &&
+				(await page.locator('.side-to vscode-button').count()) === 0,
+		);
 		await page.getByRole('searchbox', { name: 'Filter changed files by path' }).fill('retry');
-		check('compare: the filter narrows the files', (await rows.count()) === 3 && (await page.locator('.file-status').innerText()).includes('3 files of 12 match'), `${await rows.count()} rows`);
+		check(
+			'compare: the filter narrows the files',
+			(await rows.count()) === 3 && (await page.locator('.file-status').innerText()).includes('3 files of 12 match'),
+			`${await rows.count()} rows`,
+		);
 		await page.evaluate((message) => window.postMessage(message, '*'), data.compare);
 		await page.waitForTimeout(50);
 		check('compare: fresh data keeps the filter', (await rows.count()) === 3);
 		await page.getByRole('searchbox', { name: 'Filter changed files by path' }).fill('');
-		const offenders = await page.evaluate(() => [...document.querySelectorAll('button, [role=button], vscode-button, input')].filter((b) => !(b.getAttribute('aria-label') || b.textContent?.trim())).length);
+		const offenders = await page.evaluate(
+			() =>
+				[...document.querySelectorAll('button, [role=button], vscode-button, input')].filter(
+					(b) => !(b.getAttribute('aria-label') || b.textContent?.trim()),
+				).length,
+		);
 		check('compare: every control has an accessible name', offenders === 0, `${offenders} unnamed`);
 		await cleanPage('compare interactions', page, problems);
 		await page.close();
@@ -709,16 +840,38 @@ try {
 		const { page, problems } = await open('compare-worktree-light');
 		check('compare-worktree-light: renders', await rendered(page, 'compare'));
 		const text = await page.evaluate(() => document.body.innerText);
-		check('compare (working tree): the title ends at the working tree', /^Checkpoint #18 → (compared with )?working tree$/.test((await page.locator('h1').innerText()).replace(/\s+/g, ' ').trim()), await page.locator('h1').innerText());
-		check('compare (working tree): the partial snapshot is called out', text.includes('Checkpoint #18 is a partial snapshot') && text.includes('time budget ran out'));
-		check('compare (working tree): skipped files, with the ones not listed counted', text.includes('5 files not captured') && text.includes('and 3 more files not listed'));
+		check(
+			'compare (working tree): the title ends at the working tree',
+			/^Checkpoint #18 → (compared with )?working tree$/.test((await page.locator('h1').innerText()).replace(/\s+/g, ' ').trim()),
+			await page.locator('h1').innerText(),
+		);
+		check(
+			'compare (working tree): the partial snapshot is called out',
+			text.includes('Checkpoint #18 is a partial snapshot') && text.includes('time budget ran out'),
+		);
+		check(
+			'compare (working tree): skipped files, with the ones not listed counted',
+			text.includes('5 files not captured') && text.includes('and 3 more files not listed'),
+		);
 		check('compare (working tree): the missing environment snapshot is said', text.includes('Not compared: no environment snapshot for the first side'));
 		await page.locator('vscode-button', { hasText: 'Approve' }).click();
-		check('compare (working tree): Approve acts on the from side', same(await lastPosted(page), { type: 'checkpointAction', action: 'approve', checkpointId: cmp.from.id }), JSON.stringify(await lastPosted(page)));
+		check(
+			'compare (working tree): Approve acts on the from side',
+			same(await lastPosted(page), { type: 'checkpointAction', action: 'approve', checkpointId: cmp.from.id }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		await page.locator('vscode-button', { hasText: 'Roll back to this checkpoint' }).click();
-		check('compare (working tree): Roll back acts on the from side', same(await lastPosted(page), { type: 'checkpointAction', action: 'rollback', checkpointId: cmp.from.id }), JSON.stringify(await lastPosted(page)));
+		check(
+			'compare (working tree): Roll back acts on the from side',
+			same(await lastPosted(page), { type: 'checkpointAction', action: 'rollback', checkpointId: cmp.from.id }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		await page.locator('tr.file-row').first().click();
-		check('compare (working tree): a file row posts openFileDiff', same(await lastPosted(page), { type: 'openFileDiff', path: cmp.files[0].path }), JSON.stringify(await lastPosted(page)));
+		check(
+			'compare (working tree): a file row posts openFileDiff',
+			same(await lastPosted(page), { type: 'openFileDiff', path: cmp.files[0].path }),
+			JSON.stringify(await lastPosted(page)),
+		);
 		await screenshot(page, 'compare-worktree-light');
 		await cleanPage('compare-worktree-light', page, problems);
 		await page.close();
@@ -740,7 +893,10 @@ try {
 		const ms = Date.now() - started;
 		check('compare-large: renders within 2 s', ms < 2000, `${ms} ms`);
 		const rows = page.locator('tr.file-row');
-		check('compare-large: draws the first 200 rows and says so', (await rows.count()) === 200 && (await page.locator('.file-status').innerText()).includes('Showing 200 of 5,000 files'));
+		check(
+			'compare-large: draws the first 200 rows and says so',
+			(await rows.count()) === 200 && (await page.locator('.file-status').innerText()).includes('Showing 200 of 5,000 files'),
+		);
 		await screenshot(page, 'compare-large-dark', false);
 		const more = page.locator('vscode-button', { hasText: 'Show all 5,000' });
 		await more.focus();
@@ -748,7 +904,11 @@ try {
 		await page.keyboard.press('Enter');
 		await page.waitForFunction(() => document.querySelectorAll('tr.file-row').length === 5000, undefined, { timeout: 3000 }).catch(() => undefined);
 		const expandMs = Date.now() - expandStarted;
-		check('compare-large: Show all draws every file within 2 s', (await rows.count()) === 5000 && expandMs < 2000, `${await rows.count()} rows in ${expandMs} ms`);
+		check(
+			'compare-large: Show all draws every file within 2 s',
+			(await rows.count()) === 5000 && expandMs < 2000,
+			`${await rows.count()} rows in ${expandMs} ms`,
+		);
 		check('compare-large: focus moves to the first newly shown file', await page.evaluate(() => document.activeElement?.closest('tr')?.rowIndex === 201));
 		await page.getByRole('searchbox', { name: 'Filter changed files by path' }).fill('pkg-07/');
 		check('compare-large: filtering thousands of files', (await rows.count()) > 0 && (await rows.count()) < 200);

@@ -28,5 +28,9 @@ if (files.length === 0) {
 	process.exit(1);
 }
 const env = { ...process.env, BATON_AGENTS_HOME: agentsHome, BATON_DAEMON_IDLE_MS: '5000' };
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files], { cwd: root, stdio: 'inherit', env });
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files], {
+	cwd: root,
+	stdio: 'inherit',
+	env,
+});
 process.exit(result.status ?? 1);

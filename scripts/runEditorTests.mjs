@@ -36,7 +36,18 @@ function runExthost(suite, workspace) {
 	if (onlySuites && !onlySuites.includes(suite)) return;
 	const run = spawnSync(
 		isolated,
-		[process.execPath, path.join(root, 'test/harness/runExtensionTests.mjs'), '--extensionDevelopmentPath', root, '--extensionTestsPath', path.join(outDir, 'index.js'), '--workspace', workspace, '--timeout', '300'],
+		[
+			process.execPath,
+			path.join(root, 'test/harness/runExtensionTests.mjs'),
+			'--extensionDevelopmentPath',
+			root,
+			'--extensionTestsPath',
+			path.join(outDir, 'index.js'),
+			'--workspace',
+			workspace,
+			'--timeout',
+			'300',
+		],
 		{ encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BATON_EXTHOST_SUITE: suite } },
 	);
 	process.stdout.write(run.stdout);
@@ -61,7 +72,17 @@ if (want('exthost')) {
 	// A git repository with files and Baton set up, for the checkpoint suite.
 	const repo = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-checkpoints-ws-'));
 	const git = (...args) =>
-		spawnSync('git', args, { cwd: repo, env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' } });
+		spawnSync('git', args, {
+			cwd: repo,
+			env: {
+				...process.env,
+				GIT_CONFIG_GLOBAL: '/dev/null',
+				GIT_AUTHOR_NAME: 't',
+				GIT_AUTHOR_EMAIL: 't@example.invalid',
+				GIT_COMMITTER_NAME: 't',
+				GIT_COMMITTER_EMAIL: 't@example.invalid',
+			},
+		});
 	git('init', '-q');
 	fs.mkdirSync(path.join(repo, 'src'));
 	fs.writeFileSync(path.join(repo, 'src/app.js'), 'export const answer = 42;\n');
@@ -77,7 +98,14 @@ if (want('exthost')) {
 	const provenanceGit = (...args) =>
 		spawnSync('git', args, {
 			cwd: provenanceWs,
-			env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'Dana Dev', GIT_AUTHOR_EMAIL: 'dana@example.invalid', GIT_COMMITTER_NAME: 'Dana Dev', GIT_COMMITTER_EMAIL: 'dana@example.invalid' },
+			env: {
+				...process.env,
+				GIT_CONFIG_GLOBAL: '/dev/null',
+				GIT_AUTHOR_NAME: 'Dana Dev',
+				GIT_AUTHOR_EMAIL: 'dana@example.invalid',
+				GIT_COMMITTER_NAME: 'Dana Dev',
+				GIT_COMMITTER_EMAIL: 'dana@example.invalid',
+			},
 		});
 	provenanceGit('init', '-q');
 	fs.mkdirSync(path.join(provenanceWs, 'src'));
@@ -111,7 +139,9 @@ if (want('exthost')) {
 	fs.writeFileSync(path.join(two, 'notes.md'), '# folder two\n');
 	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'init', '--workspace', one]);
 	// Set-up scripts start no daemon (it would keep this runner's environment, not the editor's).
-	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'session', 'start', '--name', 'seeded in folder one', '--workspace', one], { env: { ...process.env, BATON_NO_DAEMON: '1' } });
+	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'session', 'start', '--name', 'seeded in folder one', '--workspace', one], {
+		env: { ...process.env, BATON_NO_DAEMON: '1' },
+	});
 	const file = path.join(parent, 'both.code-workspace');
 	fs.writeFileSync(file, JSON.stringify({ folders: [{ path: 'one' }, { path: 'two' }] }));
 	runExthost('multiRoot', file);
@@ -120,7 +150,15 @@ if (want('exthost')) {
 	// Sync: a bare remote, clone A (another machine, `ci-runner`/`ci-bot`) that pushed an ended
 	// session and one still active, and clone B with sync enabled: the workspace the suite opens.
 	const syncBase = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-sync-ws-'));
-	const syncEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid', BATON_NO_DAEMON: '1' };
+	const syncEnv = {
+		...process.env,
+		GIT_CONFIG_GLOBAL: '/dev/null',
+		GIT_AUTHOR_NAME: 't',
+		GIT_AUTHOR_EMAIL: 't@example.invalid',
+		GIT_COMMITTER_NAME: 't',
+		GIT_COMMITTER_EMAIL: 't@example.invalid',
+		BATON_NO_DAEMON: '1',
+	};
 	const inDir = (cwd, cmd, args, env = syncEnv) => spawnSync(cmd, args, { cwd, env, encoding: 'utf8' });
 	const bare = path.join(syncBase, 'remote.git');
 	const cloneA = path.join(syncBase, 'a');
@@ -165,7 +203,11 @@ if (want('exthost')) {
 	const shop = path.join(agentsBase, 'shop');
 	fs.mkdirSync(path.join(shop, 'src'), { recursive: true });
 	fs.writeFileSync(path.join(shop, 'src/payment.js'), 'export async function charge(card, amount) {\n  return { ok: true, amount };\n}\n');
-	const seeded = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/seedTranscript.ts'), shop], { cwd: root, encoding: 'utf8', env: { ...process.env, BATON_NO_DAEMON: '1' } });
+	const seeded = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/seedTranscript.ts'), shop], {
+		cwd: root,
+		encoding: 'utf8',
+		env: { ...process.env, BATON_NO_DAEMON: '1' },
+	});
 	if (seeded.status !== 0) {
 		console.log(`agents workspace: seeding failed: ${seeded.stderr}`);
 		failed += 1;
@@ -176,7 +218,10 @@ if (want('exthost')) {
 
 	// 5,000 sessions in 250 chains: the tree at scale (its timings go to `npm run bench`).
 	const scaleWs = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-scale-ws-'));
-	const seededScale = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/seedSessions.ts'), scaleWs, '5000'], { cwd: root, encoding: 'utf8' });
+	const seededScale = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/seedSessions.ts'), scaleWs, '5000'], {
+		cwd: root,
+		encoding: 'utf8',
+	});
 	if (seededScale.status !== 0) {
 		console.log(`scale workspace: seeding failed: ${seededScale.stderr}`);
 		failed += 1;
@@ -192,7 +237,11 @@ for (const file of fs
 	.filter((f) => f.endsWith('.ui.mjs'))
 	.sort()) {
 	if (!want(file.replace('.ui.mjs', '')) && !want('ui')) continue;
-	const run = spawnSync(isolated, [process.execPath, path.join(root, 'test/ui', file)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], cwd: root });
+	const run = spawnSync(isolated, [process.execPath, path.join(root, 'test/ui', file)], {
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'inherit'],
+		cwd: root,
+	});
 	process.stdout.write(run.stdout);
 	collected += run.stdout;
 	const summary = [...run.stdout.matchAll(/^(\d+) passed, (\d+) failed$/gm)].pop();

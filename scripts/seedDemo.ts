@@ -36,7 +36,14 @@ function git(cwd: string, args: string[]): void {
 	execFileSync('git', args, {
 		cwd,
 		stdio: 'ignore',
-		env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'Demo', GIT_AUTHOR_EMAIL: 'demo@example.invalid', GIT_COMMITTER_NAME: 'Demo', GIT_COMMITTER_EMAIL: 'demo@example.invalid' },
+		env: {
+			...process.env,
+			GIT_CONFIG_GLOBAL: '/dev/null',
+			GIT_AUTHOR_NAME: 'Demo',
+			GIT_AUTHOR_EMAIL: 'demo@example.invalid',
+			GIT_COMMITTER_NAME: 'Demo',
+			GIT_COMMITTER_EMAIL: 'demo@example.invalid',
+		},
 	});
 }
 
@@ -47,7 +54,14 @@ const copilot = 'agent:copilot';
 export async function seedDemo(dir: string): Promise<void> {
 	writeProject(dir);
 	const clock = new SteppingClock(Date.now() - 4 * 86_400_000);
-	const engine = await Engine.open({ workspaceRoot: dir, log: stderrLogger, clock, create: true, git: createGitStateReader(dir), config: { maxConcurrentSessions: 10 } });
+	const engine = await Engine.open({
+		workspaceRoot: dir,
+		log: stderrLogger,
+		clock,
+		create: true,
+		git: createGitStateReader(dir),
+		config: { maxConcurrentSessions: 10 },
+	});
 	// This team's sessions run for days (the history below spans four): escalate on duration only
 	// after a week, so opening the demo does not start with a modal about the search session's age.
 	fs.writeFileSync(path.join(dir, '.baton', 'config.json'), `${JSON.stringify({ checkpoints: { escalation: { duration: '7d' } } }, null, 2)}\n`);
@@ -78,7 +92,8 @@ function writeProject(dir: string): void {
 
 /** The task graph: two epics (checkout T1, search T2) with their children, and three loose tasks (T12–T14). */
 async function seedTasks(engine: Engine): Promise<void> {
-	const task = (title: string, extra: Parameters<typeof engine.tasks.add>[0] extends infer I ? Partial<I> : never = {}) => engine.tasks.add({ title, actor: person, ...extra });
+	const task = (title: string, extra: Parameters<typeof engine.tasks.add>[0] extends infer I ? Partial<I> : never = {}) =>
+		engine.tasks.add({ title, actor: person, ...extra });
 	await task('Checkout flow', { type: 'epic', priority: 'high' }); // T1
 	await task('Search', { type: 'epic' }); // T2
 	await task('Cart totals with tax', { parentId: 'T1' }); // T3
@@ -105,22 +120,43 @@ async function seedCheckoutChain(engine: Engine, clock: SteppingClock): Promise<
 /** Claude Code does cart totals and tax (T3) and records why prices are integer cents. */
 async function seedCartSession(engine: Engine, clock: SteppingClock): Promise<void> {
 	clock.advance(30);
-	const s = await engine.sessions.start({ name: 'Checkout: cart and tax', scope: 'epic:T1', agent: 'claude-code', agentIdentifier: 'b7c1e3a0-1f', actor: claude });
+	const s = await engine.sessions.start({
+		name: 'Checkout: cart and tax',
+		scope: 'epic:T1',
+		agent: 'claude-code',
+		agentIdentifier: 'b7c1e3a0-1f',
+		actor: claude,
+	});
 	await engine.tasks.focus({ id: 'T3', actor: claude });
 	clock.advance(40);
 	await engine.sessions.recordDecision({ text: 'Keep prices in integer cents', rationale: 'Floating point rounding broke the tax tests', actor: claude });
 	clock.advance(35);
 	await engine.tasks.update({ id: 'T3', status: 'done', actor: claude });
-	await engine.sessions.end({ id: s.session.id, note: 'Cart totals and tax are done and tested.', nextAction: 'Build the payment form (T4).', actor: claude });
+	await engine.sessions.end({
+		id: s.session.id,
+		note: 'Cart totals and tax are done and tested.',
+		nextAction: 'Build the payment form (T4).',
+		actor: claude,
+	});
 }
 
 /** Copilot picks up the handoff, builds the payment form (T4) and ends with a blocker. */
 async function seedPaymentSession(engine: Engine, clock: SteppingClock): Promise<void> {
 	clock.advance(20 * 60);
-	const s = await engine.sessions.start({ name: 'Checkout: payment form', scope: 'epic:T1', agent: 'copilot', agentIdentifier: 'copilot-7731', actor: copilot });
+	const s = await engine.sessions.start({
+		name: 'Checkout: payment form',
+		scope: 'epic:T1',
+		agent: 'copilot',
+		agentIdentifier: 'copilot-7731',
+		actor: copilot,
+	});
 	await engine.tasks.focus({ id: 'T4', actor: copilot });
 	clock.advance(55);
-	await engine.sessions.recordDecision({ text: 'Use Stripe Elements for card input', rationale: 'Keeps card data out of our servers (PCI scope)', actor: copilot });
+	await engine.sessions.recordDecision({
+		text: 'Use Stripe Elements for card input',
+		rationale: 'Keeps card data out of our servers (PCI scope)',
+		actor: copilot,
+	});
 	await engine.tasks.update({ id: 'T4', status: 'done', actor: copilot });
 	clock.advance(25);
 	await engine.sessions.end({
@@ -135,22 +171,44 @@ async function seedPaymentSession(engine: Engine, clock: SteppingClock): Promise
 /** Claude Code writes the webhook handler (T5), is resumed under a second alias, and records memory. */
 async function seedWebhookSession(engine: Engine, clock: SteppingClock): Promise<void> {
 	clock.advance(18 * 60);
-	const s = await engine.sessions.start({ name: 'Checkout: webhooks', scope: 'epic:T1', agent: 'claude-code', agentIdentifier: 'e91d0c55-a2', actor: claude });
+	const s = await engine.sessions.start({
+		name: 'Checkout: webhooks',
+		scope: 'epic:T1',
+		agent: 'claude-code',
+		agentIdentifier: 'e91d0c55-a2',
+		actor: claude,
+	});
 	await engine.tasks.focus({ id: 'T5', actor: claude });
 	clock.advance(15);
 	await engine.sessions.addAlias({ sessionId: s.session.id, agent: 'claude-code', alias: 'e91d0c55-a3', actor: claude }); // resumed after /compact
 	clock.advance(50);
 	await engine.sessions.recordDecision({ text: 'Idempotency key = order id + attempt', rationale: 'Retries must not double charge (T7)', actor: claude });
 	// What the agent learned the hard way, recorded through MCP's record_memory (decisions and blockers become facts by themselves).
-	await engine.memory.record({ kind: 'gotcha', text: 'Stripe test mode rejects charges under 50 cents: use 100 or more in payment fixtures', sourceSessionId: s.session.id, actor: claude });
+	await engine.memory.record({
+		kind: 'gotcha',
+		text: 'Stripe test mode rejects charges under 50 cents: use 100 or more in payment fixtures',
+		sourceSessionId: s.session.id,
+		actor: claude,
+	});
 	await engine.memory.record({ kind: 'knowledge', text: 'The tests need no network: `npm test` runs them against recorded Stripe responses', actor: person });
-	await engine.sessions.end({ id: s.session.id, note: 'Webhook handler verifies signatures; retry path still charges twice in one case.', nextAction: 'Reproduce T7 with a retried payment, then finish T5.', actor: claude });
+	await engine.sessions.end({
+		id: s.session.id,
+		note: 'Webhook handler verifies signatures; retry path still charges twice in one case.',
+		nextAction: 'Reproduce T7 with a retried payment, then finish T5.',
+		actor: claude,
+	});
 }
 
 /** Search: started, then suspended for the checkout work. */
 async function seedSearchSession(engine: Engine, clock: SteppingClock): Promise<void> {
 	clock.advance(3 * 60);
-	const s = await engine.sessions.start({ name: 'Search: product index', scope: 'epic:T2', agent: 'cline', agentIdentifier: 'task-1732', actor: 'agent:cline' });
+	const s = await engine.sessions.start({
+		name: 'Search: product index',
+		scope: 'epic:T2',
+		agent: 'cline',
+		agentIdentifier: 'task-1732',
+		actor: 'agent:cline',
+	});
 	await engine.tasks.focus({ id: 'T8', actor: 'agent:cline' });
 	clock.advance(45);
 	await engine.sessions.suspend({ id: s.session.id, actor: person });
@@ -165,7 +223,13 @@ async function seedOrchestrator(engine: Engine, clock: SteppingClock): Promise<v
 		['T14', 'Worker: dependency audit'],
 	] as const) {
 		clock.advance(5);
-		const worker = await engine.sessions.start({ name, scope: `task:${taskId}`, parentSessionId: orchestrator.session.id, agent: 'claude-code', actor: claude });
+		const worker = await engine.sessions.start({
+			name,
+			scope: `task:${taskId}`,
+			parentSessionId: orchestrator.session.id,
+			agent: 'claude-code',
+			actor: claude,
+		});
 		clock.advance(20);
 		await engine.tasks.update({ id: taskId, status: 'done', actor: claude });
 		await engine.sessions.end({ id: worker.session.id, note: `${name.slice(8)} ready for review.`, actor: claude });

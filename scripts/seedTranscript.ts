@@ -36,18 +36,26 @@ export function seedArchivedTranscript(options: SeedTranscriptOptions): { agentS
 		baton(['init']);
 	}
 	const transcriptPath = path.join(claudeProjectDir(claudeHome, root), `${id}.jsonl`);
-	const hook = (payload: Record<string, unknown>): string => baton(['hook'], JSON.stringify({ session_id: id, cwd: root, transcript_path: transcriptPath, permission_mode: 'default', ...payload }));
+	const hook = (payload: Record<string, unknown>): string =>
+		baton(['hook'], JSON.stringify({ session_id: id, cwd: root, transcript_path: transcriptPath, permission_mode: 'default', ...payload }));
 	hook({ hook_event_name: 'SessionStart', source: 'startup', model: 'claude-sonnet-4-5-20250929' });
 
 	const w = new TranscriptWriter(id, root, options.startMs ?? Date.now() - 40 * 60_000);
 	w.snapshot();
 	w.user('Add an idempotency key to the payment charge so a retried request cannot charge twice.');
-	const [read] = w.assistant([{ text: 'I will read the payment module first.' }, { tool: 'Read', input: { file_path: path.join(root, 'src/payment.js') } }], { input_tokens: 1_800, output_tokens: 60, cache_read_input_tokens: 12_000 });
+	const [read] = w.assistant([{ text: 'I will read the payment module first.' }, { tool: 'Read', input: { file_path: path.join(root, 'src/payment.js') } }], {
+		input_tokens: 1_800,
+		output_tokens: 60,
+		cache_read_input_tokens: 12_000,
+	});
 	w.toolResult(read as string, 'export async function charge(card, amount) {\n  return { ok: true, amount };\n}');
 	const [edit, test] = w.assistant(
 		[
 			{ text: 'The charge takes no key today. I will add one and reject a repeated key.' },
-			{ tool: 'Edit', input: { file_path: path.join(root, 'src/payment.js'), old_string: 'charge(card, amount)', new_string: 'charge(card, amount, idempotencyKey)' } },
+			{
+				tool: 'Edit',
+				input: { file_path: path.join(root, 'src/payment.js'), old_string: 'charge(card, amount)', new_string: 'charge(card, amount, idempotencyKey)' },
+			},
 			{ tool: 'Bash', input: { command: 'npm test', description: 'Run the tests' } },
 		],
 		{ input_tokens: 2_400, output_tokens: 420, cache_read_input_tokens: 18_000 },
@@ -57,19 +65,31 @@ export function seedArchivedTranscript(options: SeedTranscriptOptions): { agentS
 	const [fix] = w.assistant(
 		[
 			{ text: 'One test fails: a repeated key must be refused. Fixing the check.' },
-			{ tool: 'Edit', input: { file_path: path.join(root, 'src/payment.js'), old_string: 'return { ok: true', new_string: 'if (seen.has(idempotencyKey)) return { ok: false, status: 409 };\n  return { ok: true' } },
+			{
+				tool: 'Edit',
+				input: {
+					file_path: path.join(root, 'src/payment.js'),
+					old_string: 'return { ok: true',
+					new_string: 'if (seen.has(idempotencyKey)) return { ok: false, status: 409 };\n  return { ok: true',
+				},
+			},
 		],
 		{ input_tokens: 2_900, output_tokens: 310 },
 	);
 	w.toolResult(fix as string, 'The file src/payment.js has been updated.');
-	w.assistant([{ text: 'All tests pass. A retried charge with the same key now returns 409 instead of charging again.' }], { input_tokens: 3_100, output_tokens: 90 });
+	w.assistant([{ text: 'All tests pass. A retried charge with the same key now returns 409 instead of charging again.' }], {
+		input_tokens: 3_100,
+		output_tokens: 90,
+	});
 	w.summary('Payment idempotency key');
 	w.flush(transcriptPath);
 	hook({ hook_event_name: 'Stop', stop_hook_active: false });
 	if (options.end) {
 		hook({ hook_event_name: 'SessionEnd', reason: 'prompt_input_exit' });
 	}
-	const list = JSON.parse(baton(['transcripts', 'list', '--json'])) as { transcripts: { agentSessionId: string; sessionId: string | null; archiveBytes: number }[] };
+	const list = JSON.parse(baton(['transcripts', 'list', '--json'])) as {
+		transcripts: { agentSessionId: string; sessionId: string | null; archiveBytes: number }[];
+	};
 	const entry = list.transcripts.find((t) => t.agentSessionId === id);
 	if (!entry?.sessionId || entry.archiveBytes === 0) {
 		throw new Error(`the transcript of ${id} was not archived: ${JSON.stringify(entry)}`);
@@ -78,7 +98,10 @@ export function seedArchivedTranscript(options: SeedTranscriptOptions): { agentS
 }
 
 if (require.main === module) {
-	const { values, positionals } = parseArgs({ options: { 'claude-home': { type: 'string' }, end: { type: 'boolean' }, cli: { type: 'string' } }, allowPositionals: true });
+	const { values, positionals } = parseArgs({
+		options: { 'claude-home': { type: 'string' }, end: { type: 'boolean' }, cli: { type: 'string' } },
+		allowPositionals: true,
+	});
 	if (!positionals[0]) {
 		process.stderr.write('usage: node --import tsx scripts/seedTranscript.ts <workspace> [--claude-home DIR] [--end] [--cli FILE]\n');
 		process.exit(2);

@@ -19,7 +19,9 @@ const run = (cmd, args, what, opts = {}) => {
 	try {
 		execFileSync(cmd, args, { stdio: 'inherit', cwd: root, ...opts });
 	} catch (err) {
-		fail(`${what} failed (${err.code === 'ENOENT' ? `${cmd} not found` : err.signal ? `killed by ${err.signal}` : `exit ${err.status}`}); see the lines above. Re-running resumes where it stopped.`);
+		fail(
+			`${what} failed (${err.code === 'ENOENT' ? `${cmd} not found` : err.signal ? `killed by ${err.signal}` : `exit ${err.status}`}); see the lines above. Re-running resumes where it stopped.`,
+		);
 	}
 };
 
@@ -39,7 +41,12 @@ if (desktop.status === 0 && !process.env.BATON_FORCE_WORKBENCH) {
 	const { startWorkbenchServer } = await import('../test/harness/workbench.mjs');
 	let server;
 	try {
-		server = await startWorkbenchServer({ extensionFolders: [root], workspace: demo, port: Number(process.env.BATON_PORT ?? 3210), theme: process.env.BATON_THEME ?? 'dark' });
+		server = await startWorkbenchServer({
+			extensionFolders: [root],
+			workspace: demo,
+			port: Number(process.env.BATON_PORT ?? 3210),
+			theme: process.env.BATON_THEME ?? 'dark',
+		});
 	} catch (err) {
 		fail(`the workbench did not start: ${String(err?.message ?? err).split('\n')[0]}`);
 	}

@@ -67,7 +67,9 @@ for (const [name, result] of [
 	if (block) {
 		// Node's own frames say nothing about the failure.
 		const lines = block.split('\n').filter((line) => !/^\s+at .*(\(node:|node:internal|node_modules)/.test(line));
-		console.log(`\n${name}, why it failed:\n${lines.slice(0, 150).join('\n')}${lines.length > 150 ? `\n… ${lines.length - 150} more lines above, in the ${name} run's output` : ''}`);
+		console.log(
+			`\n${name}, why it failed:\n${lines.slice(0, 150).join('\n')}${lines.length > 150 ? `\n… ${lines.length - 150} more lines above, in the ${name} run's output` : ''}`,
+		);
 	}
 }
 process.exit(failed === 0 && passed > 0 ? 0 : 1);

@@ -23,8 +23,14 @@ const sourceExtensions = ['.ts', '.tsx', '.mts', '.mjs', '.js'];
  */
 export const allowedUnused = {
 	'src/extension/extension.ts': { names: ['activate', 'deactivate'], reason: 'the extension entry point (esbuild.mjs): VS Code calls them by name' },
-	'src/cli/main.ts': { names: ['main', 'cliBundle'], reason: 'dist/baton.js: the launcher calls main, the daemon and the launcher load cliBundle (hookHost/cliBundle.ts)' },
-	'src/engine/storage/jsonShapes.ts': { names: ['sessionSummarySchema'], reason: 'the schema SessionSummary is inferred from (z.infer), which ESLint counts as a type use only' },
+	'src/cli/main.ts': {
+		names: ['main', 'cliBundle'],
+		reason: 'dist/baton.js: the launcher calls main, the daemon and the launcher load cliBundle (hookHost/cliBundle.ts)',
+	},
+	'src/engine/storage/jsonShapes.ts': {
+		names: ['sessionSummarySchema'],
+		reason: 'the schema SessionSummary is inferred from (z.infer), which ESLint counts as a type use only',
+	},
 	'src/cli/hookMain.ts': { names: ['main'], reason: 'dist/hook.js: the launcher calls main' },
 	'src/engine/storage/model.ts': {
 		names: [
@@ -242,7 +248,9 @@ export function findUnusedExports(root, options = {}) {
 		const seen = used.get(path.join(root, rel)) ?? new Set();
 		for (const name of names) {
 			if (name !== '*' && (!mod?.exports.has(name) || seen.has(name) || seen.has('*'))) {
-				problems.push(`${rel} ${name}: listed as unused in scripts/unusedExports.mjs, but it is ${mod?.exports.has(name) ? 'imported' : 'not exported'}`);
+				problems.push(
+					`${rel} ${name}: listed as unused in scripts/unusedExports.mjs, but it is ${mod?.exports.has(name) ? 'imported' : 'not exported'}`,
+				);
 			}
 		}
 	}
@@ -253,7 +261,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
 	const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 	const problems = findUnusedExports(root);
 	if (problems.length > 0) {
-		console.error(`Exports nothing imports (drop the \`export\`, delete the code, or list it with a reason in scripts/unusedExports.mjs):\n${problems.map((p) => `  ${p}`).join('\n')}`);
+		console.error(
+			`Exports nothing imports (drop the \`export\`, delete the code, or list it with a reason in scripts/unusedExports.mjs):\n${problems.map((p) => `  ${p}`).join('\n')}`,
+		);
 		process.exit(1);
 	}
 	console.log('unused exports: none');

@@ -2,7 +2,25 @@ import type { BriefingDto, SessionDto } from '../src/protocol/dto';
 import type { WebviewToHost } from '../src/protocol/webview';
 import { el, formatDuration, plural, timeEl, type Child } from './dom';
 import { memoryCard } from './memoryCard';
-import { button, callout, card, chip, columns, empty, focusCard, handoffBody, icon, linkButton, list, pageHeader, priorityPill, statusPill, taskIdEl, taskRow, listCard } from './widgets';
+import {
+	button,
+	callout,
+	card,
+	chip,
+	columns,
+	empty,
+	focusCard,
+	handoffBody,
+	icon,
+	linkButton,
+	list,
+	pageHeader,
+	priorityPill,
+	statusPill,
+	taskIdEl,
+	taskRow,
+	listCard,
+} from './widgets';
 
 interface BriefingData {
 	briefing: BriefingDto;
@@ -51,7 +69,14 @@ export function briefingView({ briefing, session }: BriefingData, send: (message
 								id: t.id,
 								title: t.title,
 								leading: [priorityPill(t.priority)],
-								meta: [el('span', {}, t.type), t.leverage > 0 ? chip(`unblocks ${Math.round(t.leverage)}`, { title: `Finishing it unblocks ${plural(Math.round(t.leverage), 'task')}` }) : null],
+								meta: [
+									el('span', {}, t.type),
+									t.leverage > 0
+										? chip(`unblocks ${Math.round(t.leverage)}`, {
+												title: `Finishing it unblocks ${plural(Math.round(t.leverage), 'task')}`,
+											})
+										: null,
+								],
 								onFocus: focus,
 								className: 'next',
 							}),
@@ -64,8 +89,16 @@ export function briefingView({ briefing, session }: BriefingData, send: (message
 			],
 			[
 				currentTask(briefing, titles),
-				listCard('Open bugs', briefing.openBugs, 'No open bugs.', () => list(briefing.openBugs.map((b) => taskRow({ id: b.id, title: b.title, leading: [priorityPill(b.priority)], onFocus: focus, className: 'bug' })))),
-				listCard('Blocked tasks', briefing.blockedTasks, 'Nothing is blocked.', () => list(briefing.blockedTasks.map((t) => taskRow({ id: t.id, title: t.title, meta: [waitingOn(t.blockedBy, titles)], className: 'blocked' })))),
+				listCard('Open bugs', briefing.openBugs, 'No open bugs.', () =>
+					list(
+						briefing.openBugs.map((b) =>
+							taskRow({ id: b.id, title: b.title, leading: [priorityPill(b.priority)], onFocus: focus, className: 'bug' }),
+						),
+					),
+				),
+				listCard('Blocked tasks', briefing.blockedTasks, 'Nothing is blocked.', () =>
+					list(briefing.blockedTasks.map((t) => taskRow({ id: t.id, title: t.title, meta: [waitingOn(t.blockedBy, titles)], className: 'blocked' }))),
+				),
 				epics(briefing),
 				listCard('Recent decisions', briefing.recentDecisions, 'No decisions recorded in the previous session.', () =>
 					el(
@@ -84,13 +117,18 @@ function header(briefing: BriefingDto, session: SessionDto | null, send: (messag
 	if (session) {
 		subtitle.push(
 			'For ',
-			linkButton(session.name, () => send({ type: 'openSession', sessionId: session.id }), { 'aria-label': `Open session ${session.name}`, 'data-focus-key': 'session' }),
+			linkButton(session.name, () => send({ type: 'openSession', sessionId: session.id }), {
+				'aria-label': `Open session ${session.name}`,
+				'data-focus-key': 'session',
+			}),
 			statusPill(session.status),
 			el('span', { 'aria-hidden': 'true' }, '·'),
 		);
 	}
 	subtitle.push('generated', timeEl(briefing.generatedAt));
-	return pageHeader([el('h1', {}, 'Briefing'), chip(briefing.scope, { class: 'chip scope', title: 'Scope' })], subtitle, [button('Refresh', () => send({ type: 'refresh' }), { secondary: true, icon: 'refresh', focusKey: 'refresh' })]);
+	return pageHeader([el('h1', {}, 'Briefing'), chip(briefing.scope, { class: 'chip scope', title: 'Scope' })], subtitle, [
+		button('Refresh', () => send({ type: 'refresh' }), { secondary: true, icon: 'refresh', focusKey: 'refresh' }),
+	]);
 }
 
 function previousSession(briefing: BriefingDto, send: (message: WebviewToHost) => void, focus: (id: string) => void): HTMLElement {
@@ -105,7 +143,10 @@ function previousSession(briefing: BriefingDto, send: (message: WebviewToHost) =
 		el(
 			'p',
 			{ class: 'session-line' },
-			linkButton(last.name, () => send({ type: 'openSession', sessionId: last.id }), { 'aria-label': `Open previous session ${last.name}`, 'data-focus-key': 'previous' }),
+			linkButton(last.name, () => send({ type: 'openSession', sessionId: last.id }), {
+				'aria-label': `Open previous session ${last.name}`,
+				'data-focus-key': 'previous',
+			}),
 			el('span', { class: 'muted' }, ' · ', ...ended, last.durationMinutes !== null ? ` · ran ${formatDuration(last.durationMinutes)}` : ''),
 		),
 		last.handoff ? handoffBody(last.handoff, focus) : empty('The previous session ended without a handoff.'),
@@ -119,7 +160,11 @@ function laterWork(work: NonNullable<NonNullable<BriefingDto['lastSession']>['la
 		'div',
 		{ class: 'later-work' },
 		el('h3', {}, 'Resumed after its handoff'),
-		el('p', { class: 'muted' }, `${plural(work.requests, 'request')}${work.lastRequest ? ` · last: “${work.lastRequest.length > 200 ? `${work.lastRequest.slice(0, 199)}…` : work.lastRequest}”` : ''}`),
+		el(
+			'p',
+			{ class: 'muted' },
+			`${plural(work.requests, 'request')}${work.lastRequest ? ` · last: “${work.lastRequest.length > 200 ? `${work.lastRequest.slice(0, 199)}…` : work.lastRequest}”` : ''}`,
+		),
 		work.files.length ? list(work.files.map((f) => el('li', {}, el('code', {}, f)))) : null,
 	);
 }
@@ -133,7 +178,13 @@ function suggestions(briefing: BriefingDto, focus: (id: string) => void): HTMLEl
 				taskRow({
 					id: s.id,
 					title: s.title,
-					meta: [s.stale ? el('span', { class: 'pill stale', title: 'This suggestion no longer applies' }, `stale: ${s.status ?? 'missing'}`) : s.status ? el('span', {}, s.status) : null],
+					meta: [
+						s.stale
+							? el('span', { class: 'pill stale', title: 'This suggestion no longer applies' }, `stale: ${s.status ?? 'missing'}`)
+							: s.status
+								? el('span', {}, s.status)
+								: null,
+					],
 					onFocus: s.stale ? undefined : focus,
 					className: s.stale ? 'suggestion is-stale' : 'suggestion',
 				}),
@@ -167,7 +218,18 @@ function epics(briefing: BriefingDto): HTMLElement {
 			{ class: 'rows epics' },
 			briefing.activeEpics.map((e) => {
 				const percent = Math.max(0, Math.min(100, Math.round(e.completionPercent)));
-				const bar = el('div', { class: 'progress', role: 'progressbar', 'aria-valuemin': 0, 'aria-valuemax': 100, 'aria-valuenow': percent, 'aria-label': `${e.title}: ${percent}% complete` }, el('div', { class: 'progress-fill' }));
+				const bar = el(
+					'div',
+					{
+						class: 'progress',
+						role: 'progressbar',
+						'aria-valuemin': 0,
+						'aria-valuemax': 100,
+						'aria-valuenow': percent,
+						'aria-label': `${e.title}: ${percent}% complete`,
+					},
+					el('div', { class: 'progress-fill' }),
+				);
 				// CSSOM, not a style attribute: the CSP has no 'unsafe-inline' for styles.
 				(bar.firstElementChild as HTMLElement).style.width = `${percent}%`;
 				return el(
@@ -176,7 +238,12 @@ function epics(briefing: BriefingDto): HTMLElement {
 					el(
 						'div',
 						{ class: 'row-main' },
-						el('div', { class: 'epic-head' }, el('span', { class: 'row-title', title: e.title }, e.title), el('span', { class: 'percent' }, `${percent}%`)),
+						el(
+							'div',
+							{ class: 'epic-head' },
+							el('span', { class: 'row-title', title: e.title }, e.title),
+							el('span', { class: 'percent' }, `${percent}%`),
+						),
 						bar,
 						el('div', { class: 'row-meta' }, taskIdEl(e.id), el('span', {}, `${e.done} of ${e.total} done`)),
 					),

@@ -67,7 +67,12 @@ export function formatBytes(bytes: number): string {
 	return `${unit === 0 || value >= 10 ? Math.round(value) : value.toFixed(1)} ${units[unit]}`;
 }
 
-const gitKeys: Readonly<Record<string, string>> = { branch: 'Branch', head: 'Commit (HEAD)', changedFiles: 'Uncommitted files', untrackedFiles: 'Untracked files' };
+const gitKeys: Readonly<Record<string, string>> = {
+	branch: 'Branch',
+	head: 'Commit (HEAD)',
+	changedFiles: 'Uncommitted files',
+	untrackedFiles: 'Untracked files',
+};
 const agentFields: Readonly<Record<string, string>> = { version: 'version', binaryHash: 'binary (hash)', path: 'path' };
 const agentNames: Readonly<Record<string, string>> = { 'claude-code': 'Claude Code', copilot: 'Copilot', cline: 'Cline', codex: 'Codex', gemini: 'Gemini CLI' };
 

@@ -2,7 +2,24 @@ import type { ForkNodeDto, IssueLinkDto, SessionDetailsDto, SessionDto } from '.
 import { issueLabel } from '../src/protocol/issueLabel';
 import type { WebviewToHost } from '../src/protocol/webview';
 import { dateTimeEl, el, formatDuration, minutesBetween, plural, timeEl, type Child } from './dom';
-import { button, callout, card, chip, columns, empty, facts, focusCard, handoffBody, icon, linkButton, pageHeader, statusLabel, statusPill, taskIdEl, listCard } from './widgets';
+import {
+	button,
+	callout,
+	card,
+	chip,
+	columns,
+	empty,
+	facts,
+	focusCard,
+	handoffBody,
+	icon,
+	linkButton,
+	pageHeader,
+	statusLabel,
+	statusPill,
+	taskIdEl,
+	listCard,
+} from './widgets';
 
 type Send = (message: WebviewToHost) => void;
 
@@ -19,7 +36,17 @@ export function detailsView(details: SessionDetailsDto, send: Send): HTMLElement
 		columns(
 			[
 				session.focus ? focusCard(session.focus, session.status !== 'active', 'this session') : null,
-				card('Handoff', {}, details.handoff ? handoffBody(details.handoff) : empty(session.status === 'active' || session.status === 'suspended' ? 'Written when the session ends.' : 'This session ended without a handoff.')),
+				card(
+					'Handoff',
+					{},
+					details.handoff
+						? handoffBody(details.handoff)
+						: empty(
+								session.status === 'active' || session.status === 'suspended'
+									? 'Written when the session ends.'
+									: 'This session ended without a handoff.',
+							),
+				),
 				decisions(details),
 				card('End note', {}, session.endNote ? el('blockquote', { class: 'note' }, session.endNote) : empty('No end note.')),
 			],
@@ -40,7 +67,12 @@ function header(session: SessionDto, send: Send): HTMLElement {
 		actions.push(button('Resume', transition('resume'), { icon: 'play', focusKey: 'resume', title: 'Make this session active again' }));
 	}
 	actions.push(
-		button('Briefing', () => send({ type: 'openBriefing', sessionId: session.id }), { secondary: true, icon: 'book', focusKey: 'briefing', title: 'Open the briefing for this session' }),
+		button('Briefing', () => send({ type: 'openBriefing', sessionId: session.id }), {
+			secondary: true,
+			icon: 'book',
+			focusKey: 'briefing',
+			title: 'Open the briefing for this session',
+		}),
 		button('Refresh', () => send({ type: 'refresh' }), { secondary: true, icon: 'refresh', focusKey: 'refresh' }),
 	);
 	return pageHeader(
@@ -59,18 +91,30 @@ function chainNav(details: SessionDetailsDto, open: (id: string) => void): HTMLE
 	const next = index >= 0 ? details.chain[index + 1] : undefined;
 	const side = (s: SessionDto | undefined, direction: 'previous' | 'next'): HTMLElement =>
 		s
-			? linkButton(direction === 'previous' ? [icon('arrowLeft'), el('span', {}, s.name)] : [el('span', {}, s.name), icon('arrowRight')], () => open(s.id), {
-					class: `link chain-${direction}`,
-					'aria-label': `${direction === 'previous' ? 'Previous' : 'Next'} session: ${s.name}`,
-					'data-focus-key': `chain-${direction}`,
-				})
+			? linkButton(
+					direction === 'previous' ? [icon('arrowLeft'), el('span', {}, s.name)] : [el('span', {}, s.name), icon('arrowRight')],
+					() => open(s.id),
+					{
+						class: `link chain-${direction}`,
+						'aria-label': `${direction === 'previous' ? 'Previous' : 'Next'} session: ${s.name}`,
+						'data-focus-key': `chain-${direction}`,
+					},
+				)
 			: el('span', { class: `muted chain-${direction}` }, direction === 'previous' ? 'First in its chain' : 'Last in its chain');
-	return el('nav', { class: 'chain-nav', 'aria-label': 'Session chain' }, side(previous, 'previous'), el('span', { class: 'chain-position' }, `Session ${position} of ${length}`), side(next, 'next'));
+	return el(
+		'nav',
+		{ class: 'chain-nav', 'aria-label': 'Session chain' },
+		side(previous, 'previous'),
+		el('span', { class: 'chain-position' }, `Session ${position} of ${length}`),
+		side(next, 'next'),
+	);
 }
 
 function overview(session: SessionDto): HTMLElement {
 	// A debrief's duration is final only once the session has ended; a running one counts up to now.
-	const minutes = session.endedAt ? (session.debrief?.durationMinutes ?? minutesBetween(session.startedAt, session.endedAt)) : minutesBetween(session.startedAt, null);
+	const minutes = session.endedAt
+		? (session.debrief?.durationMinutes ?? minutesBetween(session.startedAt, session.endedAt))
+		: minutesBetween(session.startedAt, null);
 	const stats = session.stats;
 	return card(
 		'Overview',
@@ -79,7 +123,10 @@ function overview(session: SessionDto): HTMLElement {
 			['Agent', session.agent ?? el('span', { class: 'muted' }, 'unknown')],
 			['Agent id', session.agentIdentifier ? el('code', { class: 'wrap' }, session.agentIdentifier) : el('span', { class: 'muted' }, 'none')],
 			['Started', dateTimeEl(session.startedAt)],
-			['Ended', session.endedAt ? dateTimeEl(session.endedAt) : el('span', { class: 'muted' }, `not ended (${statusLabel(session.status).toLowerCase()})`)],
+			[
+				'Ended',
+				session.endedAt ? dateTimeEl(session.endedAt) : el('span', { class: 'muted' }, `not ended (${statusLabel(session.status).toLowerCase()})`),
+			],
 			['Duration', `${formatDuration(minutes)}${session.endedAt ? '' : ' so far'}`],
 			['Last activity', timeEl(session.lastActivity)],
 			['Current task', session.currentTask ? taskIdEl(session.currentTask) : el('span', { class: 'muted' }, 'none')],
@@ -129,7 +176,13 @@ function decisions(details: SessionDetailsDto): HTMLElement {
 						{ class: 'row-main' },
 						el('span', { class: 'decision-text' }, d.text),
 						d.rationale ? el('span', { class: 'muted rationale' }, d.rationale) : null,
-						el('div', { class: 'row-meta' }, el('span', { class: `pill kind-${d.kind}` }, d.kind), d.taskId ? taskIdEl(d.taskId) : null, timeEl(d.createdAt)),
+						el(
+							'div',
+							{ class: 'row-meta' },
+							el('span', { class: `pill kind-${d.kind}` }, d.kind),
+							d.taskId ? taskIdEl(d.taskId) : null,
+							timeEl(d.createdAt),
+						),
 					),
 				),
 			),
@@ -142,7 +195,11 @@ function sessionEntry(s: SessionDto, currentId: string, open: (id: string) => vo
 	const name =
 		s.id === currentId
 			? el('span', { class: 'entry-name is-current' }, s.name, el('span', { class: 'muted' }, ' (this session)'))
-			: linkButton(s.name, () => open(s.id), { class: 'link entry-name', 'aria-label': `Open session ${s.name}`, 'data-focus-key': `${keyPrefix}:${s.id}` });
+			: linkButton(s.name, () => open(s.id), {
+					class: 'link entry-name',
+					'aria-label': `Open session ${s.name}`,
+					'data-focus-key': `${keyPrefix}:${s.id}`,
+				});
 	return el(
 		'div',
 		{ class: `entry status-${s.status}` },
@@ -162,7 +219,11 @@ function sessionEntry(s: SessionDto, currentId: string, open: (id: string) => vo
 
 function forks(tree: ForkNodeDto, currentId: string, open: (id: string) => void): HTMLElement {
 	const alone = tree.children.length === 0 && tree.session.id === currentId;
-	return card('Fork tree', {}, alone ? empty('No forks: this session has no parent and no workers.') : el('ul', { class: 'tree' }, forkNode(tree, currentId, open)));
+	return card(
+		'Fork tree',
+		{},
+		alone ? empty('No forks: this session has no parent and no workers.') : el('ul', { class: 'tree' }, forkNode(tree, currentId, open)),
+	);
 }
 
 // Plain nested lists: a role="tree" would promise arrow-key navigation that a short static tree does not need.
@@ -203,17 +264,31 @@ const trackerNames: Record<string, string> = { github: 'GitHub', linear: 'Linear
 function issues(details: SessionDetailsDto, send: Send): HTMLElement {
 	const session = details.session;
 	const canLink = session.status !== 'archived' && session.status !== 'closed';
-	const action = canLink ? [button('Link Issue…', () => send({ type: 'linkIssue', sessionId: session.id }), { secondary: true, icon: 'link', focusKey: 'link-issue', title: 'Link this session to a tracker issue' })] : [];
+	const action = canLink
+		? [
+				button('Link Issue…', () => send({ type: 'linkIssue', sessionId: session.id }), {
+					secondary: true,
+					icon: 'link',
+					focusKey: 'link-issue',
+					title: 'Link this session to a tracker issue',
+				}),
+			]
+		: [];
 	return card(
 		'Issues',
 		{ count: details.linkedIssues.length, actions: action },
-		details.linkedIssues.length === 0 ? empty('No linked issues. Name the session after one (#123, ABC-123) or link one.') : el('ul', { class: 'rows issues' }, details.linkedIssues.map(issueRow)),
+		details.linkedIssues.length === 0
+			? empty('No linked issues. Name the session after one (#123, ABC-123) or link one.')
+			: el('ul', { class: 'rows issues' }, details.linkedIssues.map(issueRow)),
 	);
 }
 
 function issueRow(link: IssueLinkDto): HTMLElement {
 	const label = issueLabel(link);
-	const name = link.url && /^https:\/\//.test(link.url) ? el('a', { class: 'issue-id mono', href: link.url, title: `Open ${label} in ${trackerNames[link.tracker] ?? link.tracker}` }, label) : el('span', { class: 'issue-id mono' }, label);
+	const name =
+		link.url && /^https:\/\//.test(link.url)
+			? el('a', { class: 'issue-id mono', href: link.url, title: `Open ${label} in ${trackerNames[link.tracker] ?? link.tracker}` }, label)
+			: el('span', { class: 'issue-id mono' }, label);
 	return el(
 		'li',
 		{ class: 'row' },
@@ -221,7 +296,13 @@ function issueRow(link: IssueLinkDto): HTMLElement {
 			'div',
 			{ class: 'row-main' },
 			el('span', { class: 'row-title' }, name, ' ', link.title ? el('span', {}, link.title) : el('span', { class: 'muted' }, 'not synced yet')),
-			el('div', { class: 'row-meta' }, el('span', {}, trackerNames[link.tracker] ?? link.tracker), link.state ? el('span', { class: 'pill issue-state' }, link.state) : null, el('span', {}, `linked from ${link.source}`)),
+			el(
+				'div',
+				{ class: 'row-meta' },
+				el('span', {}, trackerNames[link.tracker] ?? link.tracker),
+				link.state ? el('span', { class: 'pill issue-state' }, link.state) : null,
+				el('span', {}, `linked from ${link.source}`),
+			),
 		),
 	);
 }

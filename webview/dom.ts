@@ -98,7 +98,12 @@ export function dateTimeEl(iso: string | null | undefined, fallback = '—'): HT
 	if (!iso || Number.isNaN(time)) {
 		return el('span', { class: 'muted' }, iso ?? fallback);
 	}
-	return el('span', { class: 'datetime', title: iso }, absoluteFormat.format(time), el('span', { class: 'muted' }, ' · ', el('time', { datetime: iso, 'data-relative': '' }, relativeTime(iso))));
+	return el(
+		'span',
+		{ class: 'datetime', title: iso },
+		absoluteFormat.format(time),
+		el('span', { class: 'muted' }, ' · ', el('time', { datetime: iso, 'data-relative': '' }, relativeTime(iso))),
+	);
 }
 
 /** Re-renders every relative time on the page (they go stale while a panel stays open). */

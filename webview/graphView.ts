@@ -100,7 +100,15 @@ function canvas(layout: GraphLayout, focusId: string | null, open: (id: string) 
 		'svg',
 		{ class: 'graph-svg', width: '100%', height, role: 'group', 'aria-label': 'Session chain graph' },
 		defs(),
-		layout.lanes.map((lane) => svg('rect', { class: `lane-band ${lane.index % 2 === 1 ? 'odd' : ''}`.trim(), x: 0, y: padY + lane.index * laneHeight, width: '100%', height: laneHeight })),
+		layout.lanes.map((lane) =>
+			svg('rect', {
+				class: `lane-band ${lane.index % 2 === 1 ? 'odd' : ''}`.trim(),
+				x: 0,
+				y: padY + lane.index * laneHeight,
+				width: '100%',
+				height: laneHeight,
+			}),
+		),
 		layout.lanes.map((lane) => {
 			const first = lane.nodes[0];
 			const last = lane.nodes[lane.nodes.length - 1];
@@ -175,7 +183,11 @@ function neighbour(layout: GraphLayout, node: GraphNode, key: string): GraphNode
 
 function defs(): SVGDefsElement {
 	const marker = (id: string, className: string) =>
-		svg('marker', { id, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse', markerUnits: 'userSpaceOnUse' }, svg('path', { d: 'M0 1 L10 5 L0 9 z', class: className }));
+		svg(
+			'marker',
+			{ id, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 7, markerHeight: 7, orient: 'auto-start-reverse', markerUnits: 'userSpaceOnUse' },
+			svg('path', { d: 'M0 1 L10 5 L0 9 z', class: className }),
+		);
 	return svg('defs', {}, marker('arrow-chain', 'arrow arrow-chain'), marker('arrow-fork', 'arrow arrow-fork'));
 }
 
@@ -196,7 +208,11 @@ function edgePath(edge: GraphEdge): SVGPathElement {
 		const bend = Math.min(columnWidth * 0.6, Math.max(40, (x2 - x1) / 2));
 		d = `M${x1 + radius} ${y1} C${x1 + bend} ${y1}, ${x2 - bend} ${y2}, ${x2 - gap} ${y2}`;
 	}
-	return svg('path', { class: `edge edge-${edge.kind}`, d, 'marker-end': `url(#arrow-${edge.kind})` }, svg('title', {}, `${edge.kind === 'chain' ? 'Chain' : 'Fork'}: ${edge.from.session.name} → ${edge.to.session.name}`));
+	return svg(
+		'path',
+		{ class: `edge edge-${edge.kind}`, d, 'marker-end': `url(#arrow-${edge.kind})` },
+		svg('title', {}, `${edge.kind === 'chain' ? 'Chain' : 'Fork'}: ${edge.from.session.name} → ${edge.to.session.name}`),
+	);
 }
 
 function nodeEl(node: GraphNode, focused: boolean): SVGGElement {
@@ -244,9 +260,29 @@ function legend(): HTMLElement {
 		'ul',
 		{ class: 'legend', 'aria-label': 'Legend' },
 		statuses.map((status) =>
-			el('li', {}, svg('svg', { width: 18, height: 18, viewBox: '-10 -10 20 20', 'aria-hidden': 'true', class: `legend-node status-${status}` }, svg('circle', { class: 'node-dot', r: radius }), glyph(status)), statusLabel(status)),
+			el(
+				'li',
+				{},
+				svg(
+					'svg',
+					{ width: 18, height: 18, viewBox: '-10 -10 20 20', 'aria-hidden': 'true', class: `legend-node status-${status}` },
+					svg('circle', { class: 'node-dot', r: radius }),
+					glyph(status),
+				),
+				statusLabel(status),
+			),
 		),
-		el('li', {}, svg('svg', { width: 28, height: 10, 'aria-hidden': 'true' }, svg('line', { class: 'edge edge-chain', x1: 1, x2: 27, y1: 5, y2: 5 })), 'chain'),
-		el('li', {}, svg('svg', { width: 28, height: 10, 'aria-hidden': 'true' }, svg('line', { class: 'edge edge-fork', x1: 1, x2: 27, y1: 5, y2: 5 })), 'fork'),
+		el(
+			'li',
+			{},
+			svg('svg', { width: 28, height: 10, 'aria-hidden': 'true' }, svg('line', { class: 'edge edge-chain', x1: 1, x2: 27, y1: 5, y2: 5 })),
+			'chain',
+		),
+		el(
+			'li',
+			{},
+			svg('svg', { width: 28, height: 10, 'aria-hidden': 'true' }, svg('line', { class: 'edge edge-fork', x1: 1, x2: 27, y1: 5, y2: 5 })),
+			'fork',
+		),
 	);
 }

@@ -91,13 +91,20 @@ function errorBanner(message: string): HTMLElement {
 }
 
 function loading(): HTMLElement {
-	return el('div', { class: 'loading', role: 'status' }, el('vscode-progress-ring', { 'aria-label': 'Loading' }), el('span', {}, `Loading ${viewTitles[view]}…`));
+	return el(
+		'div',
+		{ class: 'loading', role: 'status' },
+		el('vscode-progress-ring', { 'aria-label': 'Loading' }),
+		el('span', {}, `Loading ${viewTitles[view]}…`),
+	);
 }
 
 /** Replaces the page, keeping keyboard focus and scroll positions where the same controls still exist. */
 function render(): void {
 	const focusKey = document.activeElement?.closest('[data-focus-key]')?.getAttribute('data-focus-key');
-	const scrolls = [...root.querySelectorAll<HTMLElement>('[data-keep-scroll]')].map((node) => [node.dataset['keepScroll'], node.scrollLeft, node.scrollTop] as const);
+	const scrolls = [...root.querySelectorAll<HTMLElement>('[data-keep-scroll]')].map(
+		(node) => [node.dataset['keepScroll'], node.scrollLeft, node.scrollTop] as const,
+	);
 	const windowScroll = window.scrollY;
 
 	let body: HTMLElement | null;
@@ -105,7 +112,11 @@ function render(): void {
 		body = data ? content(data) : error ? null : loading();
 	} catch (failure) {
 		// Saved state from an older version, or data the view does not expect: say so rather than go blank.
-		body = callout('error', `Could not show the ${viewTitles[view]}`, el('p', { class: 'error-message' }, failure instanceof Error ? failure.message : String(failure)));
+		body = callout(
+			'error',
+			`Could not show the ${viewTitles[view]}`,
+			el('p', { class: 'error-message' }, failure instanceof Error ? failure.message : String(failure)),
+		);
 	}
 	root.replaceChildren(...[error ? errorBanner(error) : null, body].filter((n) => n !== null));
 

@@ -17,7 +17,13 @@ export function memoryCard(memory: BriefingDto['memory'], send: (message: Webvie
 		memory.entries.length === 0
 			? empty('No facts yet. Gotchas and knowledge are kept from handoffs, decisions and agents’ retries, or added with `baton memory add`.')
 			: [
-					stale > 0 ? el('p', { class: 'hint' }, `${plural(stale, 'fact')} may be out of date: confirm or retire ${stale === 1 ? 'it' : 'them'} (\`baton memory confirm|retire ID\`).`) : null,
+					stale > 0
+						? el(
+								'p',
+								{ class: 'hint' },
+								`${plural(stale, 'fact')} may be out of date: confirm or retire ${stale === 1 ? 'it' : 'them'} (\`baton memory confirm|retire ID\`).`,
+							)
+						: null,
 					el(
 						'ul',
 						{ class: 'rows memory' },
@@ -51,7 +57,12 @@ function factRow(e: BriefingMemoryEntryDto, send: (message: WebviewToHost) => vo
 							'data-focus-key': `fact:${e.id}`,
 						})
 					: el('span', {}, e.source === 'manual' ? 'added by hand' : `from ${e.source}`),
-				el('span', { title: `Last confirmed ${e.lastConfirmedAt}` }, e.confirmations > 1 ? `confirmed ${e.confirmations}×, ` : 'confirmed ', timeEl(e.lastConfirmedAt)),
+				el(
+					'span',
+					{ title: `Last confirmed ${e.lastConfirmedAt}` },
+					e.confirmations > 1 ? `confirmed ${e.confirmations}×, ` : 'confirmed ',
+					timeEl(e.lastConfirmedAt),
+				),
 			),
 		),
 	);

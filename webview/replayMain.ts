@@ -36,7 +36,13 @@ let selectedId: string | null = null;
 
 function stepHeader(step: StepEntry | StepDetailDto['step']): HTMLElement {
 	const who = step.actor === 'human' ? 'You (between agent steps)' : `${step.agent ?? 'agent'}${step.model ? ` (${step.model})` : ''} · ${step.tool ?? ''}`;
-	return el('div', {}, el('h2', {}, `Step ${step.step} · turn ${step.turn}`), el('div', { class: 'meta' }, who), step.summary && step.actor !== 'human' ? el('div', { class: 'meta' }, step.summary) : null);
+	return el(
+		'div',
+		{},
+		el('h2', {}, `Step ${step.step} · turn ${step.turn}`),
+		el('div', { class: 'meta' }, who),
+		step.summary && step.actor !== 'human' ? el('div', { class: 'meta' }, step.summary) : null,
+	);
 }
 
 function showDetail(d: StepDetailDto): void {
@@ -54,7 +60,15 @@ function showDetail(d: StepDetailDto): void {
 				el(
 					'ul',
 					{},
-					d.step.files.map((f) => el('li', {}, el('span', {}, f.change === 'added' ? 'A' : f.change === 'deleted' ? 'D' : 'M'), el('span', {}, f.path), el('span', { class: 'meta' }, `+${f.additions} −${f.deletions}`))),
+					d.step.files.map((f) =>
+						el(
+							'li',
+							{},
+							el('span', {}, f.change === 'added' ? 'A' : f.change === 'deleted' ? 'D' : 'M'),
+							el('span', {}, f.path),
+							el('span', { class: 'meta' }, `+${f.additions} −${f.deletions}`),
+						),
+					),
 				),
 			)
 		: d.step.captured
@@ -80,13 +94,21 @@ function showDetail(d: StepDetailDto): void {
 		el('h2', {}, 'Transcript'),
 		d.transcript.length
 			? d.transcript.map((line) => el('p', { class: line.current ? 'current' : '' }, el('span', { class: 'role' }, line.role), line.text))
-			: el('p', { class: 'meta' }, d.step.actor === 'human' ? 'A person’s edit: no prompt or transcript goes with it.' : 'No transcript excerpt for this step.'),
+			: el(
+					'p',
+					{ class: 'meta' },
+					d.step.actor === 'human' ? 'A person’s edit: no prompt or transcript goes with it.' : 'No transcript excerpt for this step.',
+				),
 	);
 	const toolbar = el(
 		'div',
 		{ class: 'toolbar' },
-		d.step.captured && !gone && d.step.files.length ? el('vscode-button', { onClick: () => api.postMessage({ type: 'openDiff', id: d.step.id }) }, 'Open Diff') : null,
-		d.step.captured && !gone && d.step.files.length ? el('vscode-button', { secondary: true, onClick: () => api.postMessage({ type: 'revert', id: d.step.id }) }, 'Revert This Step') : null,
+		d.step.captured && !gone && d.step.files.length
+			? el('vscode-button', { onClick: () => api.postMessage({ type: 'openDiff', id: d.step.id }) }, 'Open Diff')
+			: null,
+		d.step.captured && !gone && d.step.files.length
+			? el('vscode-button', { secondary: true, onClick: () => api.postMessage({ type: 'revert', id: d.step.id }) }, 'Revert This Step')
+			: null,
 	);
 	detail.replaceChildren(stepHeader(d.step), toolbar, el('h2', {}, 'Files'), files, transcript);
 }
@@ -122,6 +144,12 @@ const body = document.body.dataset;
 const paintMs = Number(body['paintMs']);
 const fromCommandMs = body['commandPaintMs'] !== undefined ? Number(body['commandPaintMs']) : undefined;
 if (paintMs > 0) {
-	api.postMessage({ type: 'painted', ms: paintMs, entries: Number(body['entries'] ?? 0), rows: Number(body['paintRows'] ?? 0), ...(fromCommandMs !== undefined ? { fromCommandMs } : {}) });
+	api.postMessage({
+		type: 'painted',
+		ms: paintMs,
+		entries: Number(body['entries'] ?? 0),
+		rows: Number(body['paintRows'] ?? 0),
+		...(fromCommandMs !== undefined ? { fromCommandMs } : {}),
+	});
 }
 api.postMessage({ type: 'ready' });

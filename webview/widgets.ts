@@ -28,7 +28,19 @@ type IconName = keyof typeof iconPaths;
 
 /** A 16×16 stroked icon in the current text colour; decorative unless given a label. */
 export function icon(name: IconName, label?: string): SVGSVGElement {
-	return svg('svg', { class: `icon icon-${name}`, viewBox: '0 0 16 16', width: 16, height: 16, 'aria-hidden': label ? undefined : 'true', role: label ? 'img' : undefined, 'aria-label': label }, svg('path', { d: iconPaths[name] }));
+	return svg(
+		'svg',
+		{
+			class: `icon icon-${name}`,
+			viewBox: '0 0 16 16',
+			width: 16,
+			height: 16,
+			'aria-hidden': label ? undefined : 'true',
+			role: label ? 'img' : undefined,
+			'aria-label': label,
+		},
+		svg('path', { d: iconPaths[name] }),
+	);
 }
 
 interface CardOptions {
@@ -208,7 +220,12 @@ export function facts(pairs: readonly [label: string, value: Child | readonly Ch
 
 export function callout(kind: 'warning' | 'error' | 'info', title: string | null, ...body: (Child | readonly Child[])[]): HTMLElement {
 	const iconName: IconName = kind;
-	return el('div', { class: `callout callout-${kind}`, role: kind === 'error' ? 'alert' : undefined }, icon(iconName), el('div', { class: 'callout-body' }, title ? el('strong', {}, title) : null, ...body));
+	return el(
+		'div',
+		{ class: `callout callout-${kind}`, role: kind === 'error' ? 'alert' : undefined },
+		icon(iconName),
+		el('div', { class: 'callout-body' }, title ? el('strong', {}, title) : null, ...body),
+	);
 }
 
 /** The contents of a handoff, shared by the briefing (previous session) and the details view. */
@@ -254,13 +271,25 @@ export function handoffBody(handoff: HandoffDto, onFocus?: (id: string) => void)
 			el(
 				'ul',
 				{ class: 'bullets' },
-				handoff.decisions.map((d) => el('li', {}, el('span', {}, d.text, d.rationale ? el('span', { class: 'muted rationale' }, ` — ${d.rationale}`) : null))),
+				handoff.decisions.map((d) =>
+					el('li', {}, el('span', {}, d.text, d.rationale ? el('span', { class: 'muted rationale' }, ` — ${d.rationale}`) : null)),
+				),
 			),
 		);
 	}
-	parts.push(el('div', { class: 'split' }, taskColumn('Completed', handoff.tasksCompleted, 'No tasks completed.'), taskColumn('Created', handoff.tasksCreated, 'No tasks created.')));
+	parts.push(
+		el(
+			'div',
+			{ class: 'split' },
+			taskColumn('Completed', handoff.tasksCompleted, 'No tasks completed.'),
+			taskColumn('Created', handoff.tasksCreated, 'No tasks created.'),
+		),
+	);
 	if (handoff.openBugs.length > 0) {
-		parts.push(el('h3', {}, 'Open bugs at handoff'), list(handoff.openBugs.map((b) => taskRow({ id: b.id, title: b.title, leading: [priorityPill(b.priority)], onFocus, className: 'handoff-bug' }))));
+		parts.push(
+			el('h3', {}, 'Open bugs at handoff'),
+			list(handoff.openBugs.map((b) => taskRow({ id: b.id, title: b.title, leading: [priorityPill(b.priority)], onFocus, className: 'handoff-bug' }))),
+		);
 	}
 	return el('div', { class: 'handoff' }, parts);
 }

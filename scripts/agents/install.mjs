@@ -35,7 +35,10 @@ export function install({ quiet = false } = {}) {
 	const say = (line) => quiet || console.log(`>> ${line}`);
 	const hash = lockHash();
 	const marker = path.join(agentsHome, '.installed');
-	const installed = fs.existsSync(marker) && fs.readFileSync(marker, 'utf8').trim() === hash && Object.values(agentBins).every((bin) => fs.existsSync(path.join(agentsHome, bin)));
+	const installed =
+		fs.existsSync(marker) &&
+		fs.readFileSync(marker, 'utf8').trim() === hash &&
+		Object.values(agentBins).every((bin) => fs.existsSync(path.join(agentsHome, bin)));
 	if (!installed) {
 		fs.mkdirSync(agentsHome, { recursive: true });
 		fs.rmSync(marker, { force: true });
@@ -44,9 +47,16 @@ export function install({ quiet = false } = {}) {
 		}
 		say(`installing the agent CLIs into ${agentsHome} (npm ci)`);
 		const started = Date.now();
-		const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: agentsHome, stdio: quiet ? 'pipe' : 'inherit', encoding: 'utf8', timeout: 20 * 60_000 });
+		const result = spawnSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'], {
+			cwd: agentsHome,
+			stdio: quiet ? 'pipe' : 'inherit',
+			encoding: 'utf8',
+			timeout: 20 * 60_000,
+		});
 		if (result.status !== 0) {
-			throw new Error(`npm ci of the agent CLIs failed (exit ${result.status}${result.signal ? `, ${result.signal}` : ''})${quiet ? `: ${(result.stderr ?? '').slice(-2000)}` : ''}`);
+			throw new Error(
+				`npm ci of the agent CLIs failed (exit ${result.status}${result.signal ? `, ${result.signal}` : ''})${quiet ? `: ${(result.stderr ?? '').slice(-2000)}` : ''}`,
+			);
 		}
 		for (const [name, bin] of Object.entries(agentBins)) {
 			if (!fs.existsSync(path.join(agentsHome, bin))) {

@@ -21,7 +21,17 @@ export { runHookCli } from '../hookHost/hookRunner';
 
 function transcriptLine(t: TranscriptInfo): string {
 	const tokens = Object.values(t.tokens).reduce((n, c) => n + c.input + c.output + c.cacheRead + c.cacheCreation, 0);
-	const state = t.bootstrap ? 'bootstrap' : !t.sessionId ? 'unlinked' : !t.archiving ? 'archive off' : t.sharedFrom ? 'shared' : t.sourceMissing ? 'source deleted' : 'archived';
+	const state = t.bootstrap
+		? 'bootstrap'
+		: !t.sessionId
+			? 'unlinked'
+			: !t.archiving
+				? 'archive off'
+				: t.sharedFrom
+					? 'shared'
+					: t.sourceMissing
+						? 'source deleted'
+						: 'archived';
 	return `${t.id.padEnd(44)}  ${(t.sessionId ?? '-').padEnd(27)}  ${state.padEnd(14)}  ${String(t.userRequests).padStart(4)} req  ${String(t.toolCalls).padStart(5)} tools  ${tokens.toLocaleString('en-US').padStart(12)} tok${t.title ? `  ${t.title}` : ''}`;
 }
 
@@ -36,12 +46,19 @@ export const agentCommands: Command[] = [
 		async run(ctx) {
 			// Reached only when main.ts does not dispatch `hook` to runHookCli first; same behaviour.
 			let stdout = '';
-			await runHookCli([...ctx.args, ...(typeof ctx.values['agent'] === 'string' ? ['--agent', ctx.values['agent']] : []), ...(typeof ctx.values['workspace'] === 'string' ? ['--workspace', ctx.workspaceRoot] : [])], {
-				stdout: (t) => void (stdout += t),
-				stderr: (t) => process.stderr.write(t),
-				cwd: ctx.cwd,
-				env: ctx.env,
-			});
+			await runHookCli(
+				[
+					...ctx.args,
+					...(typeof ctx.values['agent'] === 'string' ? ['--agent', ctx.values['agent']] : []),
+					...(typeof ctx.values['workspace'] === 'string' ? ['--workspace', ctx.workspaceRoot] : []),
+				],
+				{
+					stdout: (t) => void (stdout += t),
+					stderr: (t) => process.stderr.write(t),
+					cwd: ctx.cwd,
+					env: ctx.env,
+				},
+			);
 			stdout = stdout.trimEnd();
 			return { json: stdout ? (JSON.parse(stdout) as Record<string, unknown>) : {}, text: stdout };
 		},
@@ -76,7 +93,10 @@ export const agentCommands: Command[] = [
 			const sessionId = stringOption(ctx.values, 'session');
 			const archive = Engine.transcriptArchive(ctx.workspaceRoot, { settings: readAgentSettings(ctx.workspaceRoot), env: ctx.env, log: stderrLogger });
 			const transcripts = archive.list(sessionId ? { sessionId } : {});
-			return { json: { transcripts }, text: transcripts.length ? transcripts.map(transcriptLine).join('\n') : 'No transcripts yet (run `baton transcripts sync`).' };
+			return {
+				json: { transcripts },
+				text: transcripts.length ? transcripts.map(transcriptLine).join('\n') : 'No transcripts yet (run `baton transcripts sync`).',
+			};
 		},
 	},
 	{
@@ -110,7 +130,10 @@ export const agentCommands: Command[] = [
 			await engine.briefings.get(sessionId);
 			const archive = engine.transcripts({ settings: readAgentSettings(ctx.workspaceRoot), env: ctx.env });
 			const result = await archive.setArchiving(sessionId, on, ctx.values['purge'] === true);
-			return { json: { sessionId, ...result }, text: `Archiving ${on ? 'on' : 'off'} for ${sessionId}${result.purged ? `; deleted ${result.purged} archived transcript(s)` : ''}.` };
+			return {
+				json: { sessionId, ...result },
+				text: `Archiving ${on ? 'on' : 'off'} for ${sessionId}${result.purged ? `; deleted ${result.purged} archived transcript(s)` : ''}.`,
+			};
 		},
 	},
 	{

@@ -11,7 +11,10 @@ import { pushAll } from '../engine/arrays';
 async function soleActiveSessionId(engine: Engine): Promise<string> {
 	const active = await engine.briefings.active();
 	if (active.length !== 1 || !active[0]) {
-		throw new BatonError(active.length === 0 ? 'notFound' : 'invalidInput', active.length === 0 ? 'no active session; pass --session ID' : `${active.length} sessions are active; pass --session ID`);
+		throw new BatonError(
+			active.length === 0 ? 'notFound' : 'invalidInput',
+			active.length === 0 ? 'no active session; pass --session ID' : `${active.length} sessions are active; pass --session ID`,
+		);
 	}
 	return active[0].id;
 }
@@ -36,7 +39,8 @@ function checkpointDetails(cp: Checkpoint): string {
 	];
 	if (cp.escalationReasons.length) pushAll(lines, [...cp.escalationReasons.map((r) => `  escalated  ${r}`)]);
 	if (s.degraded) lines.push(`  degraded   ${s.degradedReason ?? ''}`);
-	if (s.skippedTotal) lines.push(`  skipped    ${s.skipped.map((f) => `${f.path} (${f.reason})`).join(', ')}${s.skippedTotal > s.skipped.length ? ', …' : ''}`);
+	if (s.skippedTotal)
+		lines.push(`  skipped    ${s.skipped.map((f) => `${f.path} (${f.reason})`).join(', ')}${s.skippedTotal > s.skipped.length ? ', …' : ''}`);
 	if (s.nestedRepos.length) lines.push(`  nested     ${s.nestedRepos.join(', ')}`);
 	if (cp.tags.length) lines.push(`  tags       ${cp.tags.join(', ')}`);
 	for (const a of cp.annotations) lines.push(`  note       ${a.at} ${a.user}: ${a.text}`);
@@ -71,7 +75,13 @@ export const checkpointCommands: Command[] = [
 		path: ['checkpoint', 'policy'],
 		usage: 'baton checkpoint policy [--session ID] [--policy auto|review|strict] [--cost USD] [--duration DUR] [--errors N]',
 		summary: 'set one session’s approval policy and escalation thresholds (over the workspace defaults)',
-		options: { session: { type: 'string' }, policy: { type: 'string' }, cost: { type: 'string' }, duration: { type: 'string' }, errors: { type: 'string' } },
+		options: {
+			session: { type: 'string' },
+			policy: { type: 'string' },
+			cost: { type: 'string' },
+			duration: { type: 'string' },
+			errors: { type: 'string' },
+		},
 		async run(ctx) {
 			const policy = stringOption(ctx.values, 'policy');
 			if (policy !== undefined && !['auto', 'review', 'strict'].includes(policy)) {
@@ -90,7 +100,11 @@ export const checkpointCommands: Command[] = [
 			const errorCount = numberOption(ctx.values, 'errors', true);
 			const engine = await ctx.engine();
 			const sessionId = stringOption(ctx.values, 'session') ?? (await soleActiveSessionId(engine));
-			const thresholds = { ...(costUsd !== undefined ? { costUsd } : {}), ...(durationMs !== undefined ? { durationMs } : {}), ...(errorCount !== undefined ? { errorCount } : {}) };
+			const thresholds = {
+				...(costUsd !== undefined ? { costUsd } : {}),
+				...(durationMs !== undefined ? { durationMs } : {}),
+				...(errorCount !== undefined ? { errorCount } : {}),
+			};
 			await engine.checkpoints.configureSession({
 				sessionId,
 				...(policy ? { policy: policy as 'auto' | 'review' | 'strict' } : {}),
@@ -140,7 +154,10 @@ export const checkpointCommands: Command[] = [
 				tags: listOption(ctx.values, 'tag'),
 				actor: ctx.actor,
 			});
-			return { json: { checkpoint }, text: `Created ${checkpointLine(checkpoint)}${checkpoint.approvalStatus === 'pending' ? `\n  needs review: ${checkpoint.approvalReason ?? ''}` : ''}` };
+			return {
+				json: { checkpoint },
+				text: `Created ${checkpointLine(checkpoint)}${checkpoint.approvalStatus === 'pending' ? `\n  needs review: ${checkpoint.approvalReason ?? ''}` : ''}`,
+			};
 		},
 	},
 	{
@@ -166,7 +183,10 @@ export const checkpointCommands: Command[] = [
 			const opinions = await engine.sync.opinions(checkpoint.id);
 			const text = [
 				checkpointDetails(checkpoint),
-				...opinions.map((o) => `  opinion    ${o.status} by ${o.author ?? o.by ?? 'a teammate'} on ${o.machineName ?? o.machine} at ${o.at}${o.note ? ` — ${o.note}` : ''} (a teammate's; not applied)`),
+				...opinions.map(
+					(o) =>
+						`  opinion    ${o.status} by ${o.author ?? o.by ?? 'a teammate'} on ${o.machineName ?? o.machine} at ${o.at}${o.note ? ` — ${o.note}` : ''} (a teammate's; not applied)`,
+				),
 			].join('\n');
 			return { json: { checkpoint, ...(opinions.length ? { opinions } : {}) }, text };
 		},
@@ -181,7 +201,9 @@ export const checkpointCommands: Command[] = [
 			const files = comparison.files.map((f) => ({ path: f.path, change: f.change, additions: f.additions, deletions: f.deletions }));
 			const text = [
 				`${comparison.from.id} → ${comparison.to?.id ?? 'working tree'}: ${files.length} file(s)`,
-				...comparison.files.map((f) => `  ${f.change[0]?.toUpperCase()} ${f.path}${f.binary ? ' (binary)' : ` (+${f.additions ?? 0} -${f.deletions ?? 0})`}`),
+				...comparison.files.map(
+					(f) => `  ${f.change[0]?.toUpperCase()} ${f.path}${f.binary ? ' (binary)' : ` (+${f.additions ?? 0} -${f.deletions ?? 0})`}`,
+				),
 				...(comparison.environment.changed ? ['environment:', ...environmentText(comparison.environment)] : []),
 			].join('\n');
 			return { json: { files, environment: comparison.environment }, text };
@@ -190,13 +212,19 @@ export const checkpointCommands: Command[] = [
 	...(['approve', 'reject'] as const).map((verb): Command => ({
 		path: ['checkpoint', verb],
 		usage: `baton checkpoint ${verb} ID [--reason R]`,
-		summary: verb === 'approve' ? 'approve a checkpoint (recorded with who, when and why)' : 'reject a checkpoint (it is then never resumed from without an override)',
+		summary:
+			verb === 'approve'
+				? 'approve a checkpoint (recorded with who, when and why)'
+				: 'reject a checkpoint (it is then never resumed from without an override)',
 		positionals: [1, 1],
 		options: { reason: { type: 'string' } },
 		async run(ctx) {
 			const engine = await ctx.engine();
 			const input = { actor: ctx.actor, reason: stringOption(ctx.values, 'reason') ?? null };
-			const checkpoint = verb === 'approve' ? await engine.checkpoints.approve(ctx.args[0] as string, input) : await engine.checkpoints.reject(ctx.args[0] as string, input);
+			const checkpoint =
+				verb === 'approve'
+					? await engine.checkpoints.approve(ctx.args[0] as string, input)
+					: await engine.checkpoints.reject(ctx.args[0] as string, input);
 			return { json: { checkpoint }, text: `${verb === 'approve' ? 'Approved' : 'Rejected'} ${checkpoint.id}` };
 		},
 	})),

@@ -52,9 +52,16 @@ export const connectCommand: Command = {
 			// The hooks find this installation through the user's launcher where `baton` is not on PATH.
 			writeUserLauncher(launcherHome(ctx.env, os.homedir()), batonLauncher({ cliPath, execPath: process.execPath, env: ctx.env }));
 		}
-		const line = (w: WrittenFile): string => `${w.action.padEnd(9)} ${w.path}${w.backup ? `  (backup: ${w.backup})` : ''}${w.reason ? `  — ${w.reason}` : ''}`;
+		const line = (w: WrittenFile): string =>
+			`${w.action.padEnd(9)} ${w.path}${w.backup ? `  (backup: ${w.backup})` : ''}${w.reason ? `  — ${w.reason}` : ''}`;
 		return {
-			json: { written: result.written, command: result.command, ...(result.mcp ? { mcp: result.mcp } : {}), ...(portable.warning && !remove ? { warning: portable.warning } : {}), notes: result.notes },
+			json: {
+				written: result.written,
+				command: result.command,
+				...(result.mcp ? { mcp: result.mcp } : {}),
+				...(portable.warning && !remove ? { warning: portable.warning } : {}),
+				notes: result.notes,
+			},
 			text: [
 				...result.written.map(line),
 				...(result.mcp ? [`${line(result.mcp)}${result.mcp.name ? `  (MCP server "${result.mcp.name}")` : ''}`] : []),

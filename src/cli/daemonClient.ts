@@ -247,7 +247,9 @@ async function callEndpoint(root: string, endpoint: Endpoint, method: string, pa
 	try {
 		rpc = await RpcSocket.connect(endpoint.socket, answerMs);
 	} catch (error) {
-		return (error as Error).message === 'timed out connecting to the daemon' ? { kind: 'silent', error: new SilentDaemon(answerMs, processState(endpoint.pid)?.stopped ? 'stopped' : 'wedged') } : { kind: 'unreachable' };
+		return (error as Error).message === 'timed out connecting to the daemon'
+			? { kind: 'silent', error: new SilentDaemon(answerMs, processState(endpoint.pid)?.stopped ? 'stopped' : 'wedged') }
+			: { kind: 'unreachable' };
 	}
 	rpc.watchSilence(answerMs, endpoint.pid);
 	try {
@@ -270,7 +272,9 @@ async function callEndpoint(root: string, endpoint: Endpoint, method: string, pa
 			}
 			// A hook's budget: past its deadline the caller spools the event (the daemon may still run it; the event id keeps it once).
 			const late = Symbol('late');
-			const first = await withTimeout(answer, options.deadline - Date.now()).catch((error: Error) => (error.message === 'timed out' ? late : Promise.reject(error)));
+			const first = await withTimeout(answer, options.deadline - Date.now()).catch((error: Error) =>
+				error.message === 'timed out' ? late : Promise.reject(error),
+			);
 			return { kind: 'answered', value: first === late ? daemonTimedOut : first };
 		} catch (error) {
 			// Silent: stopped or wedged. Otherwise it died before answering: nothing was acknowledged.
@@ -298,7 +302,9 @@ function endSilentDaemon(root: string, endpoint: Endpoint, silence: SilentDaemon
 			fs.rmSync(path.join(root, '.baton', 'daemon.json'), { force: true });
 		}
 	}
-	options.notice?.(`the workspace daemon (pid ${endpoint.pid}) answered nothing for ${Math.round(silence.silentMs / 1000)} s (${silence.why}): it was ended and this command runs in its own process; the next command starts a new daemon`);
+	options.notice?.(
+		`the workspace daemon (pid ${endpoint.pid}) answered nothing for ${Math.round(silence.silentMs / 1000)} s (${silence.why}): it was ended and this command runs in its own process; the next command starts a new daemon`,
+	);
 }
 
 /** Sends one request to the workspace's daemon; undefined when the caller should run it in its own process. */

@@ -14,11 +14,17 @@ export const daemonCommands: Command[] = [
 		usage: 'baton daemon status [--json]',
 		summary: "whether the workspace's daemon runs: pid, socket, uptime, clients",
 		run: async ({ workspaceRoot }) => {
-			const status = ((await callDaemon(workspaceRoot, 'daemon/status', null, look)) as Record<string, unknown> | undefined) ?? silentDaemon(workspaceRoot) ?? { running: false };
+			const status = ((await callDaemon(workspaceRoot, 'daemon/status', null, look)) as Record<string, unknown> | undefined) ??
+				silentDaemon(workspaceRoot) ?? { running: false };
 			if (status['answering'] === false) {
-				return { json: status, text: `daemon ${String(status['pid'])} does not answer (stopped or wedged); the next command ends it and starts a new one` };
+				return {
+					json: status,
+					text: `daemon ${String(status['pid'])} does not answer (stopped or wedged); the next command ends it and starts a new one`,
+				};
 			}
-			const text = status['running'] ? `daemon ${String(status['pid'])} on ${String(status['socket'])}, up ${String(status['uptime'])} s, ${String(status['clients'])} client(s)` : 'no daemon runs for this workspace';
+			const text = status['running']
+				? `daemon ${String(status['pid'])} on ${String(status['socket'])}, up ${String(status['uptime'])} s, ${String(status['clients'])} client(s)`
+				: 'no daemon runs for this workspace';
 			return { json: status, text };
 		},
 	},

@@ -103,7 +103,12 @@ export function spawnDaemon(root: string, serverScript: string, version: string)
 	const log = fs.openSync(path.join(logs, 'daemon.log'), 'a', 0o600);
 	let pid: number | undefined;
 	try {
-		const child = spawn(process.execPath, [serverScript, '--daemon', '--workspace', root, '--baton-version', version], { detached: true, stdio: ['ignore', log, log], cwd: root, env: process.env });
+		const child = spawn(process.execPath, [serverScript, '--daemon', '--workspace', root, '--baton-version', version], {
+			detached: true,
+			stdio: ['ignore', log, log],
+			cwd: root,
+			env: process.env,
+		});
 		child.unref();
 		pid = child.pid;
 	} finally {

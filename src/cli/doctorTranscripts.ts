@@ -23,7 +23,11 @@ export function transcriptIndexCheck(workspaceRoot: string): DoctorCheck {
 		return { name: 'transcripts', ok: false, detail: 'index.json is damaged (it does not read as a transcript index)' };
 	}
 	if (health.missing > 0) {
-		return { name: 'transcripts', ok: false, detail: `the archive holds ${health.missing} transcript(s) ${health.index === 'missing' ? 'and index.json is missing' : 'that index.json lacks'}` };
+		return {
+			name: 'transcripts',
+			ok: false,
+			detail: `the archive holds ${health.missing} transcript(s) ${health.index === 'missing' ? 'and index.json is missing' : 'that index.json lacks'}`,
+		};
 	}
 	return {
 		name: 'transcripts',
@@ -38,7 +42,9 @@ export function reindexText(r: ReindexReport): string[] {
 	];
 	for (const [agent, c] of Object.entries(r.agents)) {
 		const label = parseAgentName(agent) ? agentLabel(parseAgentName(agent) as NonNullable<ReturnType<typeof parseAgentName>>) : agent;
-		lines.push(`  ${label.padEnd(12)} ${c.transcripts} transcript(s): ${c.archived} archived, ${c.sourceMissing} whose agent’s file is gone, ${c.unlinked} not linked to a session`);
+		lines.push(
+			`  ${label.padEnd(12)} ${c.transcripts} transcript(s): ${c.archived} archived, ${c.sourceMissing} whose agent’s file is gone, ${c.unlinked} not linked to a session`,
+		);
 	}
 	for (const p of r.problems) lines.push(`  ${p.level === 'error' ? 'not read' : 'note'}  ${p.path}: ${p.reason}`);
 	for (const s of r.skipped) lines.push(`  skipped  ${s.path}: ${s.reason}`);

@@ -83,7 +83,8 @@ export const interopCommands: Command[] = [
 	{
 		path: ['import', 'agents'],
 		usage: 'baton import agents [--agent A] [--since T] [--dry-run] [--json]',
-		summary: "read every agent's own history of this workspace (Claude Code, Codex, Gemini CLI, Copilot CLI, VS Code chat sessions, Cline, Roo Code) into Baton: read-only, and a second run adds only what is new",
+		summary:
+			"read every agent's own history of this workspace (Claude Code, Codex, Gemini CLI, Copilot CLI, VS Code chat sessions, Cline, Roo Code) into Baton: read-only, and a second run adds only what is new",
 		options: { agent: { type: 'string', multiple: true }, since: { type: 'string' }, 'dry-run': { type: 'boolean' } },
 		positionals: [0, 0],
 		async run(ctx) {
@@ -91,7 +92,15 @@ export const interopCommands: Command[] = [
 			const since = sinceOption(stringOption(ctx.values, 'since'), Date.now());
 			const report = await (
 				await ctx.engine()
-			).agentHistory.import({ agents, ...(products ? { products } : {}), since, dryRun: ctx.values['dry-run'] === true, actor: ctx.actor, env: ctx.env, homeDir: ctx.env['HOME'] || os.homedir() });
+			).agentHistory.import({
+				agents,
+				...(products ? { products } : {}),
+				since,
+				dryRun: ctx.values['dry-run'] === true,
+				actor: ctx.actor,
+				env: ctx.env,
+				homeDir: ctx.env['HOME'] || os.homedir(),
+			});
 			return { json: { ...report }, text: agentHistoryText(report) };
 		},
 	},
@@ -106,7 +115,9 @@ export const interopCommands: Command[] = [
 			if (!isImportFormat(format)) {
 				throw new UsageError(`unknown format "${format}" (one of ${importFormats.join(', ')})`);
 			}
-			const report = await (await ctx.engine()).imports.run({ format, path: path.resolve(ctx.cwd, file), dryRun: ctx.values['dry-run'] === true, actor: ctx.actor });
+			const report = await (
+				await ctx.engine()
+			).imports.run({ format, path: path.resolve(ctx.cwd, file), dryRun: ctx.values['dry-run'] === true, actor: ctx.actor });
 			return { json: { ...report }, text: importText(report), exitCode: report.errors.length > 0 ? 1 : 0 };
 		},
 	},
@@ -114,7 +125,13 @@ export const interopCommands: Command[] = [
 		path: ['export'],
 		usage: 'baton export (--session ID | --chain ID) --out DIR   |   baton export --session ID --markdown [--briefing]',
 		summary: 'write a session or its whole chain as JSON files (index.json + one per session); or show a handoff or briefing as markdown',
-		options: { session: { type: 'string' }, chain: { type: 'string' }, out: { type: 'string' }, markdown: { type: 'boolean' }, briefing: { type: 'boolean' } },
+		options: {
+			session: { type: 'string' },
+			chain: { type: 'string' },
+			out: { type: 'string' },
+			markdown: { type: 'boolean' },
+			briefing: { type: 'boolean' },
+		},
 		async run(ctx) {
 			const sessionId = stringOption(ctx.values, 'session');
 			const chainId = stringOption(ctx.values, 'chain');
@@ -130,8 +147,13 @@ export const interopCommands: Command[] = [
 			if (!!sessionId === !!chainId || !out) {
 				throw new UsageError('usage: baton export (--session ID | --chain ID) --out DIR');
 			}
-			const result = await (await ctx.engine()).exports.export({ ...(sessionId ? { sessionId } : { chainId: chainId as string }), out: path.resolve(ctx.cwd, out) });
-			return { json: { out: result.out, files: result.files }, text: `Exported ${result.files.length - 1} session(s) to ${result.out}: ${result.files.join(', ')}` };
+			const result = await (
+				await ctx.engine()
+			).exports.export({ ...(sessionId ? { sessionId } : { chainId: chainId as string }), out: path.resolve(ctx.cwd, out) });
+			return {
+				json: { out: result.out, files: result.files },
+				text: `Exported ${result.files.length - 1} session(s) to ${result.out}: ${result.files.join(', ')}`,
+			};
 		},
 	},
 ];

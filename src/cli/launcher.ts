@@ -74,7 +74,13 @@ function runHere(stdinText?: string, requestId?: string, hookCall?: { eventId: s
 /** The workspace whose daemon should run this command, or undefined to run it here. */
 function daemonWorkspace(): string | undefined {
 	// On by default; `--no-daemon`, BATON_NO_DAEMON=1 or BATON_DAEMON=0 run the command here and start nothing.
-	if (process.env['BATON_DAEMON'] === '0' || process.env['BATON_NO_DAEMON'] === '1' || argv.includes('--no-daemon') || argv.length === 0 || inProcessOnly.has(argv[0] ?? '')) {
+	if (
+		process.env['BATON_DAEMON'] === '0' ||
+		process.env['BATON_NO_DAEMON'] === '1' ||
+		argv.includes('--no-daemon') ||
+		argv.length === 0 ||
+		inProcessOnly.has(argv[0] ?? '')
+	) {
 		return undefined;
 	}
 	// `sync retract` asks the person at a terminal first (unless --yes): the daemon has no terminal.
@@ -119,10 +125,15 @@ async function viaDaemon(workspace: string): Promise<void> {
 			...(deadline !== undefined ? { deadline } : {}),
 		},
 	).catch(() => undefined)) as { stdout: string; stderr: string; exitCode: number } | typeof daemonTimedOut | undefined;
-	const spoolNow = hook && eventId && stdin !== undefined && deadline !== undefined && (!result || result === daemonTimedOut) ? spoolReason(workspace, result === daemonTimedOut, deadline, hookBudget) : undefined;
+	const spoolNow =
+		hook && eventId && stdin !== undefined && deadline !== undefined && (!result || result === daemonTimedOut)
+			? spoolReason(workspace, result === daemonTimedOut, deadline, hookBudget)
+			: undefined;
 	if (spoolNow && eventId && stdin !== undefined) {
 		// The spooled copy is recorded at most once with any run the daemon still makes of it (hookOnce.ts).
-		process.stderr.write(spoolFromClient(workspace, { eventId, at: Date.now(), argv, cwd: process.cwd(), env: spoolEnv(process.env), stdin }, process.env, spoolNow));
+		process.stderr.write(
+			spoolFromClient(workspace, { eventId, at: Date.now(), argv, cwd: process.cwd(), env: spoolEnv(process.env), stdin }, process.env, spoolNow),
+		);
 		if (isClineHook(stdin)) {
 			process.stdout.write('{"cancel":false}\n');
 		}
@@ -144,7 +155,9 @@ function tell(workspace: string, message: string): void {
 		return;
 	}
 	try {
-		fs.appendFileSync(path.join(workspace, '.baton', 'logs', 'hooks.log'), `${new Date().toISOString()} warn pid=${process.pid} ${message}\n`, { mode: 0o600 });
+		fs.appendFileSync(path.join(workspace, '.baton', 'logs', 'hooks.log'), `${new Date().toISOString()} warn pid=${process.pid} ${message}\n`, {
+			mode: 0o600,
+		});
 	} catch {
 		// Out of disk: the hook still answers.
 	}

@@ -207,11 +207,21 @@ function workspaceOf(command: Command, values: ParsedValues, io: CliIo): { works
 }
 
 /** The command's engine, opened on its first use: the daemon's shared one when it has engines (not for `init`), else one of its own. */
-async function openEngineOnce(slot: EngineSlot, io: CliIo, workspaceRoot: string, isInit: boolean, command: Command, request: RequestHooks | undefined): Promise<Engine> {
+async function openEngineOnce(
+	slot: EngineSlot,
+	io: CliIo,
+	workspaceRoot: string,
+	isInit: boolean,
+	command: Command,
+	request: RequestHooks | undefined,
+): Promise<Engine> {
 	if (!slot.engine) {
 		slot.shared = !!io.engines && !isInit;
 		slot.root = workspaceRoot;
-		slot.engine = io.engines && !isInit ? await io.engines.acquire(workspaceRoot, io) : await Engine.open({ workspaceRoot, log: stderrLogger, create: isInit, secrets: envSecretSource(io.env) });
+		slot.engine =
+			io.engines && !isInit
+				? await io.engines.acquire(workspaceRoot, io)
+				: await Engine.open({ workspaceRoot, log: stderrLogger, create: isInit, secrets: envSecretSource(io.env) });
 		if (request && !(await request.opened(slot.engine, command.path.join(' ')))) {
 			throw new AlreadyDone();
 		}
@@ -332,7 +342,14 @@ function optionProblem(error: Error, command: Command | undefined): string {
 /** Usage of every command in a group (`baton session`, `baton checkpoint`, …). */
 function groupHelp(group: string): string {
 	const members = commands.filter((c) => c.path[0] === group);
-	return [`usage: baton ${group} <command> [options] [--json] [--workspace DIR]`, '', ...members.flatMap((c) => [`  ${c.usage}`, `      ${c.summary}`]), '', `Run \`baton ${group} <command> --help\` for one command.`, ''].join('\n');
+	return [
+		`usage: baton ${group} <command> [options] [--json] [--workspace DIR]`,
+		'',
+		...members.flatMap((c) => [`  ${c.usage}`, `      ${c.summary}`]),
+		'',
+		`Run \`baton ${group} <command> --help\` for one command.`,
+		'',
+	].join('\n');
 }
 
 function helpText(): string {

@@ -30,7 +30,12 @@ export interface McpServerOptions {
 }
 
 /** Registers one tool whose run gets the engine; errors become the tool's coded error answer. */
-type ToolRegistrar = <Shape extends z.ZodRawShape>(name: string, description: string, shape: Shape, run: (input: ShapeOutput<Shape>, engine: Engine) => Promise<unknown>) => void;
+type ToolRegistrar = <Shape extends z.ZodRawShape>(
+	name: string,
+	description: string,
+	shape: Shape,
+	run: (input: ShapeOutput<Shape>, engine: Engine) => Promise<unknown>,
+) => void;
 type ToolResult = { content: { type: 'text'; text: string }[]; isError?: boolean };
 
 const sessionId = z.string().min(1).max(200);
@@ -40,7 +45,11 @@ export async function runMcpServer(options: McpServerOptions): Promise<void> {
 	const stdin = options.stdin ?? process.stdin;
 	const server = createBatonMcpServer(options);
 	// Not the SDK's StdioServerTransport: that one closes for good on a single oversize message.
-	const transport = new BoundedStdioServerTransport(stdin, options.stdout ?? process.stdout, options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {});
+	const transport = new BoundedStdioServerTransport(
+		stdin,
+		options.stdout ?? process.stdout,
+		options.maxLineBytes !== undefined ? { maxLineBytes: options.maxLineBytes } : {},
+	);
 	const closed = new Promise<void>((resolve) => {
 		stdin.once('end', resolve);
 		stdin.once('close', resolve);
@@ -54,13 +63,21 @@ export async function runMcpServer(options: McpServerOptions): Promise<void> {
 export function createBatonMcpServer(options: McpServerOptions): McpServer {
 	const server = new McpServer(
 		{ name: 'baton', version: packageJson.version },
-		{ instructions: 'Baton keeps durable sessions for coding agents: start one with a briefing, record decisions, end it with a handoff for whoever comes next.' },
+		{
+			instructions:
+				'Baton keeps durable sessions for coding agents: start one with a briefing, record decisions, end it with a handoff for whoever comes next.',
+		},
 	);
 	const actor = (): string => {
 		const client = server.server.getClientVersion()?.name;
 		return client ? `mcp:${client}` : options.actor;
 	};
-	const tool: ToolRegistrar = <Shape extends z.ZodRawShape>(name: string, description: string, shape: Shape, run: (input: ShapeOutput<Shape>, engine: Engine) => Promise<unknown>): void => {
+	const tool: ToolRegistrar = <Shape extends z.ZodRawShape>(
+		name: string,
+		description: string,
+		shape: Shape,
+		run: (input: ShapeOutput<Shape>, engine: Engine) => Promise<unknown>,
+	): void => {
 		const callback = async (input: ShapeOutput<Shape>): Promise<ToolResult> => {
 			try {
 				const engine = await options.engine();
@@ -90,7 +107,11 @@ function sessionTools(tool: ToolRegistrar, actor: () => string): void {
 		'Start a durable Baton session for your work. Returns the session and its briefing: the previous session’s handoff, the current task and the tasks that unblock the most.',
 		{
 			name: z.string().min(1).max(200).describe('A short name for this piece of work'),
-			scope: z.string().max(200).optional().describe('global (default), epic:ID, task:ID, subtree:ID, taskGroup:ID, epicPhase:ID:PHASE or custom:ID[,ID…]'),
+			scope: z
+				.string()
+				.max(200)
+				.optional()
+				.describe('global (default), epic:ID, task:ID, subtree:ID, taskGroup:ID, epicPhase:ID:PHASE or custom:ID[,ID…]'),
 			agent: z.string().max(100).optional().describe('Your kind, e.g. claude-code, copilot, cline'),
 			agentSessionId: z.string().max(200).optional().describe('Your own conversation id, recorded as an alias'),
 			task: z.string().max(64).optional().describe('The task you work on'),
@@ -106,7 +127,13 @@ function sessionTools(tool: ToolRegistrar, actor: () => string): void {
 				parentSessionId: input.parentSessionId ?? null,
 				actor: actor(),
 			});
-			return { session: result.session, briefingText: renderBriefingDiet(result.briefing, defaultBriefingBudget), briefing: result.briefing, handoff: result.handoff, warnings: result.warnings };
+			return {
+				session: result.session,
+				briefingText: renderBriefingDiet(result.briefing, defaultBriefingBudget),
+				briefing: result.briefing,
+				handoff: result.handoff,
+				warnings: result.warnings,
+			};
 		},
 	);
 
@@ -149,14 +176,23 @@ function briefingTools(tool: ToolRegistrar): void {
 			budget: z.number().int().min(200).max(50_000).optional().describe('Characters for the diet format'),
 		},
 		async (input, engine) => {
-			const briefing = await engine.briefings.briefing({ ...(input.sessionId ? { sessionId: input.sessionId } : {}), ...(input.scope ? { scope: input.scope } : {}) });
-			return input.format === 'full' ? { briefing } : { sessionId: briefing.sessionId, scope: briefing.scope, text: renderBriefingDiet(briefing, input.budget ?? defaultBriefingBudget) };
+			const briefing = await engine.briefings.briefing({
+				...(input.sessionId ? { sessionId: input.sessionId } : {}),
+				...(input.scope ? { scope: input.scope } : {}),
+			});
+			return input.format === 'full'
+				? { briefing }
+				: { sessionId: briefing.sessionId, scope: briefing.scope, text: renderBriefingDiet(briefing, input.budget ?? defaultBriefingBudget) };
 		},
 	);
 
 	tool('handoff', 'The handoff a session left when it ended (null when it has none yet).', { sessionId }, async (input, engine) => {
 		const stored = await engine.briefings.handoff(input.sessionId);
-		return { sessionId: input.sessionId, handoff: stored.kind === 'valid' ? stored.data : null, ...(stored.kind === 'malformed' ? { problem: stored.problem } : {}) };
+		return {
+			sessionId: input.sessionId,
+			handoff: stored.kind === 'valid' ? stored.data : null,
+			...(stored.kind === 'malformed' ? { problem: stored.problem } : {}),
+		};
 	});
 }
 
@@ -249,14 +285,23 @@ function checkpointTools(tool: ToolRegistrar, actor: () => string): void {
 		async (input, engine) => {
 			const port = checkpoints(engine);
 			if (input.checkpointId) {
-				const checkpoint = port.annotate ? await port.annotate(input.checkpointId, `approval requested: ${input.reason}`, actor()) : await port.get?.(input.checkpointId);
+				const checkpoint = port.annotate
+					? await port.annotate(input.checkpointId, `approval requested: ${input.reason}`, actor())
+					: await port.get?.(input.checkpointId);
 				if (!checkpoint) {
 					throw new BatonError('invalidInput', checkpointsUnavailable);
 				}
 				return { checkpoint, approvalStatus: checkpoint.approvalStatus };
 			}
 			// The agent asked for a person: the checkpoint waits for review under any policy, changed or not.
-			const checkpoint = await port.create({ trigger: 'manual', message: input.reason, tags: ['approval-requested'], reviewRequested: true, ...(input.sessionId ? { sessionId: input.sessionId } : {}), actor: actor() });
+			const checkpoint = await port.create({
+				trigger: 'manual',
+				message: input.reason,
+				tags: ['approval-requested'],
+				reviewRequested: true,
+				...(input.sessionId ? { sessionId: input.sessionId } : {}),
+				actor: actor(),
+			});
 			return { checkpoint, approvalStatus: checkpoint.approvalStatus };
 		},
 	);

@@ -10,7 +10,9 @@ import { memoryKinds } from '../engine/storage/schema';
 import { listOption, stringOption, UsageError, type Command } from './command';
 
 function entryLine(e: MemoryEntry): string {
-	const marks = [e.retiredAt ? 'retired' : '', e.staleSince ? `stale: ${e.staleReason ?? '?'}` : '', e.confirmations > 1 ? `×${e.confirmations}` : ''].filter(Boolean);
+	const marks = [e.retiredAt ? 'retired' : '', e.staleSince ? `stale: ${e.staleReason ?? '?'}` : '', e.confirmations > 1 ? `×${e.confirmations}` : ''].filter(
+		Boolean,
+	);
 	return `${e.id}  ${e.kind.padEnd(9)}  ${e.text}${e.files.length ? `  (${e.files.join(', ')})` : ''}${marks.length ? `  [${marks.join('; ')}]` : ''}`;
 }
 

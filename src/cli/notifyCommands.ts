@@ -60,7 +60,9 @@ export const notifyCommands: Command[] = [
 			const result = await (await ctx.engine()).notifications.test(channel as NotificationChannel);
 			return {
 				json: { ...result },
-				text: result.ok ? `Test notification sent to ${channel} (${result.durationMs} ms).` : `Test notification to ${channel} failed: ${result.error ?? 'unknown error'}`,
+				text: result.ok
+					? `Test notification sent to ${channel} (${result.durationMs} ms).`
+					: `Test notification to ${channel} failed: ${result.error ?? 'unknown error'}`,
 				exitCode: result.ok ? 0 : 1,
 			};
 		},
@@ -82,7 +84,8 @@ export const notifyCommands: Command[] = [
 			}
 			const rows = await (await ctx.engine()).notifications.list({ limit, ...(status ? { status: status as NotificationOutboxRow['status'] } : {}) });
 			const views = rows.map(rowView);
-			const line = (r: ReturnType<typeof rowView>) => `${r.id}  ${r.status.padEnd(10)} ${r.channel.padEnd(8)} ${r.priority.padEnd(8)} ${String(r.attempts).padStart(2)}×  ${r.title}${r.lastError ? `\n    ${r.lastError}` : ''}`;
+			const line = (r: ReturnType<typeof rowView>) =>
+				`${r.id}  ${r.status.padEnd(10)} ${r.channel.padEnd(8)} ${r.priority.padEnd(8)} ${String(r.attempts).padStart(2)}×  ${r.title}${r.lastError ? `\n    ${r.lastError}` : ''}`;
 			return { json: { notifications: views }, text: views.length ? views.map(line).join('\n') : 'No notifications.' };
 		},
 	},

@@ -62,12 +62,15 @@ export const provenanceCommands: Command[] = [
 		async run(ctx) {
 			const service = (await ctx.engine()).provenance;
 			const stats = await provenanceStats(service, stringOption(ctx.values, 'rev') ?? 'HEAD');
-			const row = (name: string, c: { agent: number; human: number; unknown: number }): string => `${String(c.agent).padStart(7)} ${String(c.human).padStart(7)} ${String(c.unknown).padStart(7)}  ${name}`;
+			const row = (name: string, c: { agent: number; human: number; unknown: number }): string =>
+				`${String(c.agent).padStart(7)} ${String(c.human).padStart(7)} ${String(c.unknown).padStart(7)}  ${name}`;
 			const text = [
 				`${'agent'.padStart(7)} ${'human'.padStart(7)} ${'unknown'.padStart(7)}  file (${stats.range})`,
 				...stats.files.map((f) => row(f.path, f)),
 				row('total', stats.total),
-				...(stats.sessions.length ? ['', 'sessions:', ...stats.sessions.map((s) => `${String(s.lines).padStart(7)}  ${s.session}${s.agent ? ` (${s.agent})` : ''}`)] : []),
+				...(stats.sessions.length
+					? ['', 'sessions:', ...stats.sessions.map((s) => `${String(s.lines).padStart(7)}  ${s.session}${s.agent ? ` (${s.agent})` : ''}`)]
+					: []),
 			].join('\n');
 			return { json: stats as unknown as Record<string, unknown>, text };
 		},
@@ -88,7 +91,10 @@ export const provenanceCommands: Command[] = [
 				// The revisions are resolved by the same git call that reads their diffs (an unknown one is named).
 				report = await service.attribute(ctx.args, { newOnly: ctx.values['new-only'] === true });
 			}
-			return { json: report as unknown as Record<string, unknown>, text: report.attributed.length ? `attributed ${report.attributed.length} commit(s)` : 'nothing new to attribute' };
+			return {
+				json: report as unknown as Record<string, unknown>,
+				text: report.attributed.length ? `attributed ${report.attributed.length} commit(s)` : 'nothing new to attribute',
+			};
 		},
 	},
 	{
@@ -121,7 +127,8 @@ export const provenanceCommands: Command[] = [
 	{
 		path: ['provenance', 'export'],
 		usage: 'baton provenance export --format agent-trace|git-ai --out PATH [--rev RANGE] [--json]',
-		summary: "write the attribution of RANGE's commits as Agent Trace records (a JSON-lines file) or git-ai authorship logs (a folder, one <commit>.txt each)",
+		summary:
+			"write the attribution of RANGE's commits as Agent Trace records (a JSON-lines file) or git-ai authorship logs (a folder, one <commit>.txt each)",
 		options: { format: { type: 'string' }, out: { type: 'string' }, rev: { type: 'string' } },
 		async run(ctx) {
 			const format = formatOption(ctx.values['format']);
@@ -130,14 +137,18 @@ export const provenanceCommands: Command[] = [
 				throw new UsageError('usage: baton provenance export --format agent-trace|git-ai --out PATH [--rev RANGE]');
 			}
 			const service = (await ctx.engine()).provenance;
-			const result = await exportOpenFormat(service, format, stringOption(ctx.values, 'rev') ?? 'HEAD', path.resolve(ctx.cwd, out), { name: 'baton', version: packageJson.version });
+			const result = await exportOpenFormat(service, format, stringOption(ctx.values, 'rev') ?? 'HEAD', path.resolve(ctx.cwd, out), {
+				name: 'baton',
+				version: packageJson.version,
+			});
 			return { json: result, text: `wrote ${result.commits} commit(s) to ${result.out}` };
 		},
 	},
 	{
 		path: ['provenance', 'import'],
 		usage: 'baton provenance import --format agent-trace|git-ai [PATH] [--json]',
-		summary: "bring in Agent Trace records or git-ai authorship logs (a folder of <commit>.txt, or without PATH the repository's refs/notes/ai, read only); all or nothing",
+		summary:
+			"bring in Agent Trace records or git-ai authorship logs (a folder of <commit>.txt, or without PATH the repository's refs/notes/ai, read only); all or nothing",
 		options: { format: { type: 'string' } },
 		positionals: [0, 1],
 		async run(ctx) {

@@ -23,7 +23,13 @@ const keepMs = 24 * 60 * 60_000;
 export async function recordedAnswer(engine: Engine, requestId: string): Promise<RecordedAnswer | undefined> {
 	const store = engine.store;
 	const row = await store.read(() => store.sqlite.exec('SELECT exit_code, stdout, stderr FROM client_requests WHERE id = ?', [requestId])[0]?.values[0]);
-	return row && { exitCode: typeof row[0] === 'number' ? row[0] : undefined, stdout: typeof row[1] === 'string' ? row[1] : '', stderr: typeof row[2] === 'string' ? row[2] : '' };
+	return (
+		row && {
+			exitCode: typeof row[0] === 'number' ? row[0] : undefined,
+			stdout: typeof row[1] === 'string' ? row[1] : '',
+			stderr: typeof row[2] === 'string' ? row[2] : '',
+		}
+	);
 }
 
 /** The request whose command this async call chain belongs to (see `runAsRequest`). */
@@ -49,7 +55,11 @@ export function tagWrites(engine: Engine, requestId: string, command: string): {
 		return next((db) => {
 			const result = fn(db);
 			if (!wrote && mine) {
-				store.execCaptured('INSERT OR IGNORE INTO client_requests (id, command, created_at) VALUES (?, ?, ?)', [requestId, command, new Date().toISOString()]);
+				store.execCaptured('INSERT OR IGNORE INTO client_requests (id, command, created_at) VALUES (?, ?, ?)', [
+					requestId,
+					command,
+					new Date().toISOString(),
+				]);
 				wrote = true;
 			}
 			return result;
@@ -61,7 +71,12 @@ export function tagWrites(engine: Engine, requestId: string, command: string): {
 /** The answer of a command that wrote, for a client that asks again; old rows go in the same write. */
 export async function recordAnswer(engine: Engine, requestId: string, answer: { exitCode: number; stdout: string; stderr: string }): Promise<void> {
 	await engine.store.write(() => {
-		engine.store.execCaptured('UPDATE client_requests SET exit_code = ?, stdout = ?, stderr = ? WHERE id = ?', [answer.exitCode, answer.stdout, answer.stderr, requestId]);
+		engine.store.execCaptured('UPDATE client_requests SET exit_code = ?, stdout = ?, stderr = ? WHERE id = ?', [
+			answer.exitCode,
+			answer.stdout,
+			answer.stderr,
+			requestId,
+		]);
 		engine.store.execCaptured('DELETE FROM client_requests WHERE created_at < ?', [new Date(Date.now() - keepMs).toISOString()]);
 	});
 }

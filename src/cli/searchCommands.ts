@@ -9,7 +9,15 @@ import type { SearchHit } from '../engine/search/searchShapes';
 import { searchLimits } from '../engine/search/searchService';
 import { stringOption, UsageError, type Command } from './command';
 
-const kindLabels: Record<SearchHit['kind'], string> = { session: 'session', handoff: 'handoff', decision: 'decision', memory: 'memory', prompt: 'prompt', step: 'step', transcript: 'transcript' };
+const kindLabels: Record<SearchHit['kind'], string> = {
+	session: 'session',
+	handoff: 'handoff',
+	decision: 'decision',
+	memory: 'memory',
+	prompt: 'prompt',
+	step: 'step',
+	transcript: 'transcript',
+};
 
 /** `--since`: a time (2026-11-28, 2026-11-28T09:00) or an age (90m, 7d, 2w). */
 function sinceOption(text: string | undefined, now: number): string | undefined {
@@ -74,7 +82,13 @@ export const searchCommands: Command[] = [
 			const text = ctx.args.join(' ');
 			const result = await (
 				await ctx.engine()
-			).search.search({ text, ...(agent !== undefined ? { agent } : {}), ...(file !== undefined ? { file } : {}), ...(since !== undefined ? { since } : {}), ...(limit !== undefined ? { limit } : {}) });
+			).search.search({
+				text,
+				...(agent !== undefined ? { agent } : {}),
+				...(file !== undefined ? { file } : {}),
+				...(since !== undefined ? { since } : {}),
+				...(limit !== undefined ? { limit } : {}),
+			});
 			const head =
 				result.total === 0
 					? `no match for ${JSON.stringify(text)}`

@@ -64,7 +64,12 @@ export const sessionCommands: Command[] = [
 			});
 			return {
 				json: { session: result.session, handoff: result.handoff, debrief: result.debrief, warnings: result.warnings },
-				text: [`Ended ${result.session.name} (${result.session.id}) after ${result.debrief.durationMinutes} min`, 'Handoff:', handoffText(result.handoff), ...result.warnings.map((w) => `warning: ${w}`)].join('\n'),
+				text: [
+					`Ended ${result.session.name} (${result.session.id}) after ${result.debrief.durationMinutes} min`,
+					'Handoff:',
+					handoffText(result.handoff),
+					...result.warnings.map((w) => `warning: ${w}`),
+				].join('\n'),
 			};
 		},
 	},
@@ -157,7 +162,9 @@ export const sessionCommands: Command[] = [
 			});
 			const sessions = page.slice(0, limit);
 			const next = page.length > limit ? (sessions.at(-1)?.id ?? null) : null;
-			const more = next ? `\n… more: baton session list${status ? ` --status ${status}` : ''}${scope ? ` --scope ${scope}` : ''}${limitText ? ` --limit ${limit}` : ''} --after ${next}` : '';
+			const more = next
+				? `\n… more: baton session list${status ? ` --status ${status}` : ''}${scope ? ` --scope ${scope}` : ''}${limitText ? ` --limit ${limit}` : ''} --after ${next}`
+				: '';
 			return { json: { sessions, next }, text: sessions.length ? `${sessions.map(sessionLine).join('\n')}${more}` : 'No sessions.' };
 		},
 	},

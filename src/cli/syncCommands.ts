@@ -18,8 +18,16 @@ const enable: Command = {
 	positionals: [1, 1],
 	async run(ctx) {
 		const engine = await ctx.engine();
-		const result = await engine.sync.enable(ctx.args[0] as string, { transcripts: ctx.values['transcripts'] === true, untracked: ctx.values['untracked'] === true, timeline: ctx.values['timeline'] === true });
-		const extras = [...(result.transcripts ? ['transcripts included'] : []), ...(result.untracked ? ['untracked files git would add included in checkpoints'] : []), ...(result.timeline ? ["each step's changed files included"] : [])];
+		const result = await engine.sync.enable(ctx.args[0] as string, {
+			transcripts: ctx.values['transcripts'] === true,
+			untracked: ctx.values['untracked'] === true,
+			timeline: ctx.values['timeline'] === true,
+		});
+		const extras = [
+			...(result.transcripts ? ['transcripts included'] : []),
+			...(result.untracked ? ['untracked files git would add included in checkpoints'] : []),
+			...(result.timeline ? ["each step's changed files included"] : []),
+		];
 		return { json: result, text: `sync enabled for ${result.remote} (${result.url})${extras.length ? `, ${extras.join(', ')}` : ''}` };
 	},
 };
@@ -50,7 +58,10 @@ const push: Command = {
 			json: { pushed: first.pushed, remote: first.remote, leftOut, ...(results.length > 1 ? { results } : {}) },
 			text: [
 				...results.map((r) => (r.pushed.length ? r.pushed.map((p) => `${r.remote}  ${p.ref}  ${p.oid}`).join('\n') : `${r.remote}  up to date`)),
-				...leftOut.map((f) => `left out of ${f.step ? `step ${f.step.step} of ${f.step.sessionId}` : `checkpoint ${(f.snapshot ?? '').slice(0, 10)}`}: ${f.path} — it ${f.reason}`),
+				...leftOut.map(
+					(f) =>
+						`left out of ${f.step ? `step ${f.step.step} of ${f.step.sessionId}` : `checkpoint ${(f.snapshot ?? '').slice(0, 10)}`}: ${f.path} — it ${f.reason}`,
+				),
 			].join('\n'),
 		};
 	},
@@ -79,7 +90,10 @@ const pull: Command = {
 			text: [
 				`${r.newEvents} new events from ${r.fetched} machine refs; sessions +${r.sessions.added} ~${r.sessions.updated}; checkpoints +${r.checkpoints.added} ~${r.checkpoints.updated}; decisions +${r.records.decisions}, tasks ${r.records.tasks}, facts ${r.records.memory}, labels ${r.records.checkpointLabels}, imports ${r.records.imports}; transcripts ${r.transcripts}`,
 				...r.refused.map((x) => `refused ${x.id}: ${x.reason}`),
-				...r.opinions.map((o) => `opinion ${o.checkpointId}: ${o.status} by ${o.author ?? o.by ?? 'a teammate'} on ${o.machineName ?? o.machine} (not applied: this machine's checkpoints are decided here)`),
+				...r.opinions.map(
+					(o) =>
+						`opinion ${o.checkpointId}: ${o.status} by ${o.author ?? o.by ?? 'a teammate'} on ${o.machineName ?? o.machine} (not applied: this machine's checkpoints are decided here)`,
+				),
 				...(r.retracted ? [`dropped ${r.retracted} record(s) their machines took back (sync retract)`] : []),
 			].join('\n'),
 		};
@@ -89,7 +103,8 @@ const pull: Command = {
 const retract: Command = {
 	path: ['sync', 'retract'],
 	usage: 'baton sync retract (CHECKPOINT | SESSION | --since TIME) [--yes]',
-	summary: 'take back what this machine shared: a checkpoint, a session (with its checkpoints), or everything since TIME; Baton’s refs are rewritten without it and force-pushed, and other machines drop it on their next pull',
+	summary:
+		'take back what this machine shared: a checkpoint, a session (with its checkpoints), or everything since TIME; Baton’s refs are rewritten without it and force-pushed, and other machines drop it on their next pull',
 	options: { since: { type: 'string' }, yes: { type: 'boolean' } },
 	positionals: [0, 1],
 	async run(ctx) {
@@ -113,7 +128,12 @@ const retract: Command = {
 			throw new UsageError(`${JSON.stringify(id)} is neither a checkpoint id (cp_…) nor a session id (ses_…)`);
 		}
 		if (ctx.ask && ctx.values['yes'] !== true) {
-			const what = 'checkpoint' in request ? `checkpoint ${request.checkpoint}` : 'session' in request ? `session ${request.session} and its checkpoints` : `everything this machine shared since ${request.since}`;
+			const what =
+				'checkpoint' in request
+					? `checkpoint ${request.checkpoint}`
+					: 'session' in request
+						? `session ${request.session} and its checkpoints`
+						: `everything this machine shared since ${request.since}`;
 			if (!(await ctx.ask(`Take back ${what} from every remote it was shared with? Baton's refs are rewritten and force-pushed. [y/N] `))) {
 				return { json: { retracted: null }, text: 'nothing was changed', exitCode: 1 };
 			}
@@ -165,7 +185,13 @@ const origin: Command = {
 		const one = ctx.args.length === 1 ? origins[0] : undefined;
 		return {
 			json: one ? { ...one } : { origins },
-			text: origins.map((o) => `${o.sessionId}  ${o.machineName ?? o.machine}${o.author ? ` (${o.author})` : ''}${o.local ? '  this machine' : `  from ${o.remote}`}`).join('\n') || 'no shared record of these sessions',
+			text:
+				origins
+					.map(
+						(o) =>
+							`${o.sessionId}  ${o.machineName ?? o.machine}${o.author ? ` (${o.author})` : ''}${o.local ? '  this machine' : `  from ${o.remote}`}`,
+					)
+					.join('\n') || 'no shared record of these sessions',
 		};
 	},
 };
@@ -173,7 +199,8 @@ const origin: Command = {
 const connectGit: Command = {
 	path: ['connect', 'git'],
 	usage: 'baton connect git [--remove] [--command CMD]',
-	summary: 'install (or with --remove take out) git hooks: pre-push pushes Baton’s refs with yours, post-merge/post-checkout pull, post-commit/post-rewrite attribute lines',
+	summary:
+		'install (or with --remove take out) git hooks: pre-push pushes Baton’s refs with yours, post-merge/post-checkout pull, post-commit/post-rewrite attribute lines',
 	options: { remove: { type: 'boolean' }, command: { type: 'string' } },
 	needsInit: false,
 	async run(ctx) {

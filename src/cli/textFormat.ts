@@ -15,7 +15,13 @@ export function activeSessionsList(active: readonly Session[]): string {
 }
 
 export function sessionDetails(s: Session): string {
-	const lines = [`${s.name} (${s.id})`, `  status     ${s.status}${s.endNote ? ` — ${s.endNote}` : ''}`, `  scope      ${s.scopeKey}`, `  started    ${s.startedAt}`, `  activity   ${s.lastActivity}`];
+	const lines = [
+		`${s.name} (${s.id})`,
+		`  status     ${s.status}${s.endNote ? ` — ${s.endNote}` : ''}`,
+		`  scope      ${s.scopeKey}`,
+		`  started    ${s.startedAt}`,
+		`  activity   ${s.lastActivity}`,
+	];
 	if (s.endedAt) lines.push(`  ended      ${s.endedAt}`);
 	if (s.agent || s.agentIdentifier) lines.push(`  agent      ${[s.agent, s.agentIdentifier].filter(Boolean).join(' ')}`);
 	if (s.currentTask) lines.push(`  task       ${s.currentTask}`);
@@ -82,7 +88,11 @@ export function briefingText(b: Briefing): string {
 	}
 	if (b.memory.entries.length) {
 		out.push('Project memory:');
-		pushAll(out, [...b.memory.entries.map((e) => `  ${e.kind === 'gotcha' ? 'gotcha' : 'fact  '}  ${e.text}${e.staleSince ? ` [stale: ${e.staleReason ?? '?'}]` : ''}`)]);
+		pushAll(out, [
+			...b.memory.entries.map(
+				(e) => `  ${e.kind === 'gotcha' ? 'gotcha' : 'fact  '}  ${e.text}${e.staleSince ? ` [stale: ${e.staleReason ?? '?'}]` : ''}`,
+			),
+		]);
 		if (b.memory.total > b.memory.entries.length) {
 			out.push(`  … and ${b.memory.total - b.memory.entries.length} more (baton memory list)`);
 		}

@@ -55,14 +55,19 @@ export const workspaceCommands: Command[] = [
 				// Never a silent fresh-session briefing: brief the one active session, or refuse with the list.
 				const active = await engine.briefings.active();
 				if (active.length > 1) {
-					throw new BatonError('invalidInput', `${active.length} sessions are active; say which one to brief: baton briefing --session ID (or --scope S)\n${activeSessionsList(active)}`);
+					throw new BatonError(
+						'invalidInput',
+						`${active.length} sessions are active; say which one to brief: baton briefing --session ID (or --scope S)\n${activeSessionsList(active)}`,
+					);
 				}
 				sessionId = active[0]?.id;
 			}
 			const briefing = await engine.briefings.briefing({ ...(sessionId ? { sessionId } : {}), ...(scope ? { scope } : {}) });
 			// A scope with a running session is briefed as that session (the engine says which).
 			const subject = briefing.sessionId ? await engine.briefings.get(briefing.sessionId) : null;
-			const heading = subject ? `Briefing for session ${subject.name} (${subject.id})` : `Briefing for a new session in scope ${scope ?? 'global'} (no session given or active there)`;
+			const heading = subject
+				? `Briefing for session ${subject.name} (${subject.id})`
+				: `Briefing for a new session in scope ${scope ?? 'global'} (no session given or active there)`;
 			return { json: { briefing, sessionId: subject?.id ?? null }, text: `${heading}\n\n${briefingText(briefing)}` };
 		},
 	},
@@ -70,7 +75,13 @@ export const workspaceCommands: Command[] = [
 		path: ['decision', 'record'],
 		usage: 'baton decision record --text T [--rationale R] [--assumption] [--task ID] [--session ID]',
 		summary: 'record a decision (or an assumption) in the active session',
-		options: { text: { type: 'string' }, rationale: { type: 'string' }, assumption: { type: 'boolean' }, task: { type: 'string' }, session: { type: 'string' } },
+		options: {
+			text: { type: 'string' },
+			rationale: { type: 'string' },
+			assumption: { type: 'boolean' },
+			task: { type: 'string' },
+			session: { type: 'string' },
+		},
 		async run(ctx) {
 			const text = stringOption(ctx.values, 'text');
 			if (!text) {
@@ -218,10 +229,20 @@ export const workspaceCommands: Command[] = [
 				repair: ctx.values['repair'] === true,
 				clock: systemClock,
 				log: silentLogger,
-				...(acceptLoss ? { acceptLoss: () => true } : ask ? { acceptLoss: (plan: RepairPlan) => ask(`Repair would lose ${plan.losses.join('; ')}. Rebuild anyway (damaged files are kept aside)?`) } : {}),
+				...(acceptLoss
+					? { acceptLoss: () => true }
+					: ask
+						? {
+								acceptLoss: (plan: RepairPlan) =>
+									ask(`Repair would lose ${plan.losses.join('; ')}. Rebuild anyway (damaged files are kept aside)?`),
+							}
+						: {}),
 			});
 			// The transcript index is rebuilt only once the store it links sessions through is sound.
-			const reindex = ctx.values['reindex'] === true && report.ok ? await (await ctx.engine()).agentHistory.reindex({ env: ctx.env, homeDir: ctx.env['HOME'] || os.homedir() }) : null;
+			const reindex =
+				ctx.values['reindex'] === true && report.ok
+					? await (await ctx.engine()).agentHistory.reindex({ env: ctx.env, homeDir: ctx.env['HOME'] || os.homedir() })
+					: null;
 			// The search index (and its copy in .baton/cache) is derived from both: built again after them.
 			const searchIndex = reindex ? { records: await (await ctx.engine()).search.rebuild() } : null;
 			const transcripts = transcriptIndexCheck(ctx.workspaceRoot);
@@ -248,7 +269,20 @@ export const workspaceCommands: Command[] = [
 			}
 			// Problems found and not repaired: exit 1, so scripts and CI notice.
 			const exitCode = (report.ok || report.repair) && transcripts.ok ? 0 : 1;
-			return { json: { ok: report.ok && transcripts.ok, checks, repair: report.repair ?? null, declined: report.declined ?? null, storage, spool, reindex, searchIndex }, text: lines.join('\n'), exitCode };
+			return {
+				json: {
+					ok: report.ok && transcripts.ok,
+					checks,
+					repair: report.repair ?? null,
+					declined: report.declined ?? null,
+					storage,
+					spool,
+					reindex,
+					searchIndex,
+				},
+				text: lines.join('\n'),
+				exitCode,
+			};
 		},
 	},
 ];
@@ -257,7 +291,9 @@ export const workspaceCommands: Command[] = [
 function repairLines(report: Awaited<ReturnType<typeof runDoctor>>): string[] {
 	const lines: string[] = [];
 	if (report.repair) {
-		lines.push(`Repaired from the ${report.repair.base} up to sequence ${report.repair.recoveredSequence}; ${report.repair.droppedRecords} record(s) dropped.`);
+		lines.push(
+			`Repaired from the ${report.repair.base} up to sequence ${report.repair.recoveredSequence}; ${report.repair.droppedRecords} record(s) dropped.`,
+		);
 		pushAll(
 			lines,
 			report.repair.losses.map((l) => `  lost: ${l}`),
@@ -271,7 +307,9 @@ function repairLines(report: Awaited<ReturnType<typeof runDoctor>>): string[] {
 			report.repair.notes.map((n) => `  ${n}`),
 		);
 	} else if (report.declined) {
-		lines.push(`Not repaired, nothing was changed: a rebuild (from the ${report.declined.base}, up to sequence ${report.declined.recoveredSequence}) would lose:`);
+		lines.push(
+			`Not repaired, nothing was changed: a rebuild (from the ${report.declined.base}, up to sequence ${report.declined.recoveredSequence}) would lose:`,
+		);
 		pushAll(
 			lines,
 			report.declined.losses.map((l) => `  ${l}`),

@@ -45,7 +45,19 @@ export function agentProductName(value: string): string | undefined {
  * backend another process started (a daemon from a terminal) has its own environment: the asking
  * editor's or CLI's values of these are the ones that name the person's agents.
  */
-const agentHomeVariables = ['HOME', 'CODEX_HOME', 'GEMINI_CLI_HOME', 'CLAUDE_CONFIG_DIR', 'BATON_CLAUDE_HOME', 'CLINE_DATA_DIR', 'CLINE_DIR', 'CLINE_SESSION_DATA_DIR', 'XDG_CONFIG_HOME', 'XDG_DATA_HOME', 'APPDATA'] as const;
+const agentHomeVariables = [
+	'HOME',
+	'CODEX_HOME',
+	'GEMINI_CLI_HOME',
+	'CLAUDE_CONFIG_DIR',
+	'BATON_CLAUDE_HOME',
+	'CLINE_DATA_DIR',
+	'CLINE_DIR',
+	'CLINE_SESSION_DATA_DIR',
+	'XDG_CONFIG_HOME',
+	'XDG_DATA_HOME',
+	'APPDATA',
+] as const;
 
 /** The agent-home variables of `env` that hold a string, and nothing else of it. */
 export function agentHomeEnv(env: Readonly<Record<string, unknown>>): Record<string, string> {

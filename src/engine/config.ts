@@ -32,7 +32,22 @@ const duration = z.union([
 ]);
 
 /** Folders Baton never snapshots (gitignore syntax, on top of the workspace's own .gitignore files). */
-export const defaultCheckpointExcludes = ['node_modules/', 'dist/', 'out/', 'build/', 'target/', '.next/', '__pycache__/', '.venv/', 'venv/', '.mypy_cache/', '.pytest_cache/', '.gradle/', '.turbo/', 'coverage/'];
+export const defaultCheckpointExcludes = [
+	'node_modules/',
+	'dist/',
+	'out/',
+	'build/',
+	'target/',
+	'.next/',
+	'__pycache__/',
+	'.venv/',
+	'venv/',
+	'.mypy_cache/',
+	'.pytest_cache/',
+	'.gradle/',
+	'.turbo/',
+	'coverage/',
+];
 
 /** Checkpoints (docs/architecture.md §1 and §5): approval policy, escalation thresholds and the snapshot limits. */
 const checkpointConfigSchema = z
@@ -184,7 +199,10 @@ export const notificationConfigSchema = z
 		/** Channels that may receive notifications; a priority's route is filtered by this list. */
 		channels: channelList.default(['editor']),
 		/** Per priority, the channels it goes to (default: info nowhere, notice the editor, warning and critical every enabled channel). */
-		routing: z.object({ info: channelList.optional(), notice: channelList.optional(), warning: channelList.optional(), critical: channelList.optional() }).strict().prefault({}),
+		routing: z
+			.object({ info: channelList.optional(), notice: channelList.optional(), warning: channelList.optional(), critical: channelList.optional() })
+			.strict()
+			.prefault({}),
 		/** Per event, a priority other than the default one. */
 		priorities: z.partialRecord(z.enum(notificationEvents), priority).default({}),
 		/** The same notification (same event and subject) on a channel within this window is suppressed. */
@@ -289,7 +307,10 @@ export function resolveConfig(input: unknown, source: string): BatonConfig {
 	const blocks = input && typeof input === 'object' ? (input as { notifications?: unknown; trackers?: unknown }) : {};
 	const secret = [...secretKeysIn(blocks.notifications, ['notifications']), ...secretKeysIn(blocks.trackers, ['trackers'])][0];
 	if (secret) {
-		throw new BatonError('configInvalid', `${source}: ${secret.path}: secrets never go in configuration or settings; store ${secret.name} with “Baton: Store Secret…” in VS Code, or set ${secret.env} for the CLI`);
+		throw new BatonError(
+			'configInvalid',
+			`${source}: ${secret.path}: secrets never go in configuration or settings; store ${secret.name} with “Baton: Store Secret…” in VS Code, or set ${secret.env} for the CLI`,
+		);
 	}
 	const parsed = batonConfigSchema.strict().safeParse(input ?? {});
 	if (!parsed.success) {

@@ -100,7 +100,10 @@ export class Engine {
 		private readonly readOnly: boolean,
 	) {
 		// Project memory and the timeline sit above the sessions: the briefings get their parts from here.
-		const memorySection: BriefingSources = { memory: (db, input) => briefingMemory(ctx, db, input), laterWork: (db, input) => laterWork(db, input.sessionId, input.since) };
+		const memorySection: BriefingSources = {
+			memory: (db, input) => briefingMemory(ctx, db, input),
+			laterWork: (db, input) => laterWork(db, input.sessionId, input.since),
+		};
 		this.sessions = new SessionService(ctx, git, memorySection);
 		this.tasks = new TaskService(ctx);
 		this.briefings = new BriefingService(ctx, memorySection);
@@ -147,7 +150,9 @@ export class Engine {
 		const dir = batonDir(root);
 		const loose = tightenPrivateTree(dir, [shadowDirName]);
 		if (loose.length > 0) {
-			options.log.warn(`other users may read Baton's data: could not make ${loose.slice(0, 3).join(', ')}${loose.length > 3 ? ` and ${loose.length - 3} more` : ''} private (run \`chmod -R go= ${dir}\` as its owner)`);
+			options.log.warn(
+				`other users may read Baton's data: could not make ${loose.slice(0, 3).join(', ')}${loose.length > 3 ? ` and ${loose.length - 3} more` : ''} private (run \`chmod -R go= ${dir}\` as its owner)`,
+			);
 		}
 		const configFile = path.join(dir, 'config.json');
 		const config: BatonConfig = resolveConfig(mergeConfig(readConfigFile(configFile), options.config ?? {}), configFile);
@@ -161,7 +166,12 @@ export class Engine {
 			...(options.compactAfterBytes ? { compactAfterBytes: options.compactAfterBytes } : {}),
 		});
 		const ctx = new EngineContext(store, clock, options.log, config, root);
-		return new Engine(ctx, options.git ?? createGitStateReader(root, options.log), options.secrets ?? envSecretSource(process.env), options.readOnly ?? false);
+		return new Engine(
+			ctx,
+			options.git ?? createGitStateReader(root, options.log),
+			options.secrets ?? envSecretSource(process.env),
+			options.readOnly ?? false,
+		);
 	}
 
 	/**
@@ -179,7 +189,10 @@ export class Engine {
 	 * process's own, kept current from the store and the transcript archive before each search.
 	 */
 	get search(): SearchService {
-		this.searchService ??= new SearchService(this.ctx, () => this.transcripts(), { file: path.join(batonDir(this.ctx.workspaceRoot), 'cache', 'search-index.db'), save: !this.readOnly });
+		this.searchService ??= new SearchService(this.ctx, () => this.transcripts(), {
+			file: path.join(batonDir(this.ctx.workspaceRoot), 'cache', 'search-index.db'),
+			save: !this.readOnly,
+		});
 		return this.searchService;
 	}
 
@@ -198,7 +211,12 @@ export class Engine {
 	 */
 	static transcriptArchive(workspaceRoot: string, input: TranscriptsInput & { log: Logger }): TranscriptArchive {
 		const settings = input.settings ?? agentSettingsOrDefaults(workspaceRoot, input.log);
-		return transcriptArchiveFor(workspaceRoot, { claudeHome: settings.claudeHome, env: input.env ?? process.env, ...(input.homeDir ? { homeDir: input.homeDir } : {}), log: input.log });
+		return transcriptArchiveFor(workspaceRoot, {
+			claudeHome: settings.claudeHome,
+			env: input.env ?? process.env,
+			...(input.homeDir ? { homeDir: input.homeDir } : {}),
+			log: input.log,
+		});
 	}
 
 	get store(): JournalStore {
@@ -234,7 +252,9 @@ export function mergeConfig(file: BatonConfigInput, overrides: BatonConfigInput)
 		merged.checkpoints = {
 			...file.checkpoints,
 			...overrides.checkpoints,
-			...(file.checkpoints?.escalation || overrides.checkpoints?.escalation ? { escalation: { ...file.checkpoints?.escalation, ...overrides.checkpoints?.escalation } } : {}),
+			...(file.checkpoints?.escalation || overrides.checkpoints?.escalation
+				? { escalation: { ...file.checkpoints?.escalation, ...overrides.checkpoints?.escalation } }
+				: {}),
 		};
 	}
 	if (file.trackers || overrides.trackers) {

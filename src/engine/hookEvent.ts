@@ -11,7 +11,22 @@ import type { AgentKind } from './agentKinds';
  * Codex's StopFailure) and `error` (Copilot CLI's errorOccurred) feed the Agents board (src/engine/board).
  */
 export type HookKind =
-	'sessionStart' | 'resume' | 'clear' | 'compact' | 'stop' | 'preCompact' | 'sessionEnd' | 'preToolUse' | 'postToolUse' | 'userPrompt' | 'subagentStop' | 'notification' | 'permissionRequest' | 'stopFailure' | 'error' | 'unknown';
+	| 'sessionStart'
+	| 'resume'
+	| 'clear'
+	| 'compact'
+	| 'stop'
+	| 'preCompact'
+	| 'sessionEnd'
+	| 'preToolUse'
+	| 'postToolUse'
+	| 'userPrompt'
+	| 'subagentStop'
+	| 'notification'
+	| 'permissionRequest'
+	| 'stopFailure'
+	| 'error'
+	| 'unknown';
 
 export interface ToolUse {
 	name: string;

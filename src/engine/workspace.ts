@@ -103,7 +103,9 @@ export function initWorkspace(workspaceRoot: string): boolean {
 	mkdirPrivate(dir);
 	const gitignore = path.join(dir, '.gitignore');
 	if (!fs.existsSync(gitignore)) {
-		fs.writeFileSync(gitignore, '# Baton keeps its database, journal and archives here; none of it belongs in your repository.\n*\n', { mode: privateFileMode });
+		fs.writeFileSync(gitignore, '# Baton keeps its database, journal and archives here; none of it belongs in your repository.\n*\n', {
+			mode: privateFileMode,
+		});
 	}
 	return created;
 }

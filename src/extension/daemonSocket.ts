@@ -44,7 +44,12 @@ function readEndpoint(root: string): Endpoint | undefined {
  * the workspace until its windows close; it does not know the new version's requests, so a window of
  * the new version keeps a backend of its own meanwhile.
  */
-export async function connectDaemon(workspaceRoot: string, timeoutMs: number, hello: DaemonHelloParams = { client: 'editor' }, version?: string): Promise<DaemonLink | undefined> {
+export async function connectDaemon(
+	workspaceRoot: string,
+	timeoutMs: number,
+	hello: DaemonHelloParams = { client: 'editor' },
+	version?: string,
+): Promise<DaemonLink | undefined> {
 	const endpoint = readEndpoint(workspaceRoot);
 	if (!endpoint || differentVersion(endpoint.version, version)) {
 		return undefined;
@@ -77,8 +82,16 @@ export async function connectDaemon(workspaceRoot: string, timeoutMs: number, he
 		socket.destroy();
 	};
 	try {
-		const answer = await Promise.race([connection.sendRequest(daemonHello, hello), new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs))]);
-		if (answer && answer.instance === endpoint.instance && path.resolve(answer.workspace) === path.resolve(workspaceRoot) && !differentVersion(answer.version, version)) {
+		const answer = await Promise.race([
+			connection.sendRequest(daemonHello, hello),
+			new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), timeoutMs)),
+		]);
+		if (
+			answer &&
+			answer.instance === endpoint.instance &&
+			path.resolve(answer.workspace) === path.resolve(workspaceRoot) &&
+			!differentVersion(answer.version, version)
+		) {
 			return { connection, pid: answer.pid, closed, dispose };
 		}
 	} catch {

@@ -67,7 +67,11 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 	const log = vscode.window.createOutputChannel(outputChannelName, { log: true });
 	const workspace = new BatonWorkspace(context.extensionUri, log, context.secrets);
 	const chains = new SessionChainsProvider(workspace);
-	const panels = new BatonPanels(context.extensionUri, { request: (type, params) => workspace.request(type, params), onDidChangeData: workspace.onDidChangeData, log });
+	const panels = new BatonPanels(context.extensionUri, {
+		request: (type, params) => workspace.request(type, params),
+		onDidChangeData: workspace.onDidChangeData,
+		log,
+	});
 	const tree = vscode.window.createTreeView(ViewIds.sessionChains, { treeDataProvider: chains, showCollapseAll: true });
 	chains.onDidChangeProblem((problem) => (tree.message = problem));
 	const checkpoints = new CheckpointsProvider(workspace);

@@ -10,7 +10,16 @@ export function relativeTime(iso: string | null, nowMs: number = Date.now()): st
 	const seconds = Math.round((nowMs - Date.parse(iso)) / 1000);
 	const future = seconds < 0;
 	const s = Math.abs(seconds);
-	const [value, unit] = s < 45 ? [0, 'now'] : s < 90 * 60 ? [Math.round(s / 60), 'min'] : s < 36 * 3600 ? [Math.round(s / 3600), 'h'] : s < 14 * 86400 ? [Math.round(s / 86400), 'd'] : [Math.round(s / 604800), 'w'];
+	const [value, unit] =
+		s < 45
+			? [0, 'now']
+			: s < 90 * 60
+				? [Math.round(s / 60), 'min']
+				: s < 36 * 3600
+					? [Math.round(s / 3600), 'h']
+					: s < 14 * 86400
+						? [Math.round(s / 86400), 'd']
+						: [Math.round(s / 604800), 'w'];
 	if (unit === 'now') {
 		return 'just now';
 	}

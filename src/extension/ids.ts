@@ -106,4 +106,19 @@ export const outputChannelName = 'Baton';
 export const configSection = 'baton';
 
 /** The engine's default snapshot excludes, mirrored (the extension may not import the engine; a test keeps them equal). */
-export const defaultCheckpointExcludes = ['node_modules/', 'dist/', 'out/', 'build/', 'target/', '.next/', '__pycache__/', '.venv/', 'venv/', '.mypy_cache/', '.pytest_cache/', '.gradle/', '.turbo/', 'coverage/'];
+export const defaultCheckpointExcludes = [
+	'node_modules/',
+	'dist/',
+	'out/',
+	'build/',
+	'target/',
+	'.next/',
+	'__pycache__/',
+	'.venv/',
+	'venv/',
+	'.mypy_cache/',
+	'.pytest_cache/',
+	'.gradle/',
+	'.turbo/',
+	'coverage/',
+];

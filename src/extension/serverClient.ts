@@ -189,7 +189,9 @@ export class ServerClient extends Disposable {
 		this.crashes = [...this.crashes.filter((t) => now - t < crashWindowMs), now];
 		if (this.crashes.length >= maxCrashes) {
 			this.setState('failed');
-			this.options.log.error(`backend exited (${signal ?? `code ${code}`}) ${this.crashes.length} times in ${crashWindowMs / 60_000} minutes; not restarting it again`);
+			this.options.log.error(
+				`backend exited (${signal ?? `code ${code}`}) ${this.crashes.length} times in ${crashWindowMs / 60_000} minutes; not restarting it again`,
+			);
 			void vscode.window.showErrorMessage('Baton’s backend keeps crashing, so Baton stopped restarting it.', 'Show Log').then((choice) => {
 				if (choice === 'Show Log') {
 					void vscode.commands.executeCommand(CommandIds.showLog);

@@ -61,7 +61,9 @@ export class SessionStatusBar extends Disposable {
 		if (active) {
 			const more = status.active.length > 1 ? ` +${status.active.length - 1}` : '';
 			this.item.text = `$(debug-start) ${truncate(active.name, 32)}${more} · active`;
-			tooltip.appendMarkdown(`**Baton** — active session **${escapeMarkdown(active.name)}**  \n${escapeMarkdown(active.scopeKey)} · started ${relativeTime(active.startedAt)}`);
+			tooltip.appendMarkdown(
+				`**Baton** — active session **${escapeMarkdown(active.name)}**  \n${escapeMarkdown(active.scopeKey)} · started ${relativeTime(active.startedAt)}`,
+			);
 			for (const other of status.active.slice(1)) {
 				tooltip.appendMarkdown(`  \nalso active: ${escapeMarkdown(other.name)} (${escapeMarkdown(other.scopeKey)})`);
 			}

@@ -24,7 +24,9 @@ function positiveMs(value: string | undefined): number | undefined {
 
 /** The hook's event name: its argument (`[hook] session-start`), else the payload's. */
 export function hookEventName(hookArgs: readonly string[], payload: string): string | undefined {
-	const positional = hookArgs.find((a, i) => a !== 'hook' && !a.startsWith('-') && !(i > 0 && (hookArgs[i - 1] === '--agent' || hookArgs[i - 1] === '--workspace')));
+	const positional = hookArgs.find(
+		(a, i) => a !== 'hook' && !a.startsWith('-') && !(i > 0 && (hookArgs[i - 1] === '--agent' || hookArgs[i - 1] === '--workspace')),
+	);
 	if (positional) {
 		return positional;
 	}

@@ -103,7 +103,12 @@ export async function runHookCli(argv: string[], io: HookIo): Promise<number> {
 }
 
 function parseHookArgs(argv: string[], cwd: string): { help: boolean; input: Pick<HookInput, 'event' | 'agent' | 'workspace'> } {
-	const args = parseArgs({ args: argv, options: { agent: { type: 'string' }, workspace: { type: 'string' }, help: { type: 'boolean', short: 'h' } }, strict: false, allowPositionals: true });
+	const args = parseArgs({
+		args: argv,
+		options: { agent: { type: 'string' }, workspace: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+		strict: false,
+		allowPositionals: true,
+	});
 	return {
 		help: args.values['help'] === true,
 		input: {
@@ -148,12 +153,27 @@ async function runHookPayload(input: HookInput): Promise<HookOutcome> {
 /** Runs a spooled record as its hook would have run (drainHookSpool's runner). */
 function runRecord(record: SpoolRecord, engines: HookInput['engines'], deadline: number | undefined): Promise<HookOutcome> {
 	const args = parseHookArgs(record.argv[0] === 'hook' ? record.argv.slice(1) : record.argv, record.cwd);
-	return runHookPayload({ ...args.input, text: record.stdin, cwd: record.cwd, env: record.env, argv: record.argv, eventId: record.eventId, at: record.at, engines, drained: true, ...(deadline !== undefined ? { deadline } : {}) });
+	return runHookPayload({
+		...args.input,
+		text: record.stdin,
+		cwd: record.cwd,
+		env: record.env,
+		argv: record.argv,
+		eventId: record.eventId,
+		at: record.at,
+		engines,
+		drained: true,
+		...(deadline !== undefined ? { deadline } : {}),
+	});
 }
 
 /** Drains the workspace's spool with these engines (the daemon, between commands; a command before it runs). */
 export function drainSpool(root: string, engines: EngineSource, deadline?: number): ReturnType<typeof drainHookSpool> {
-	return drainHookSpool(root, { log: new HookLog(hookLogFile(root)), run: (record) => runRecord(record, engines, deadline), ...(deadline !== undefined ? { deadline } : {}) });
+	return drainHookSpool(root, {
+		log: new HookLog(hookLogFile(root)),
+		run: (record) => runRecord(record, engines, deadline),
+		...(deadline !== undefined ? { deadline } : {}),
+	});
 }
 
 const done = (stdout = ''): HookOutcome => ({ stdout, status: 'done' });
@@ -165,7 +185,9 @@ async function hookAnswer(input: HookInput): Promise<HookOutcome> {
 		const agent = input.agent ? parseAgentName(input.agent) : undefined;
 		// Copilot CLI says so in every hook's environment, whichever hook file (and dialect) it ran.
 		const host = input.env['COPILOT_CLI'] === '1' ? ('copilot-cli' as const) : undefined;
-		const normalised = problem ? { ok: false as const, problem } : normaliseHookPayload(raw, { ...(input.event ? { event: input.event } : {}), ...(agent ? { agent } : {}), ...(host ? { host } : {}) });
+		const normalised = problem
+			? { ok: false as const, problem }
+			: normaliseHookPayload(raw, { ...(input.event ? { event: input.event } : {}), ...(agent ? { agent } : {}), ...(host ? { host } : {}) });
 		const root = workspaceOf(input, normalised.ok ? normalised.event.cwd : payloadCwd(raw));
 		if (!root) {
 			// Not a Baton workspace: nothing to record, nowhere to log, and nothing to tell the agent.
@@ -173,7 +195,9 @@ async function hookAnswer(input: HookInput): Promise<HookOutcome> {
 		}
 		log = new HookLog(hookLogFile(root));
 		if (!normalised.ok) {
-			log.warn(`ignored a malformed hook payload (${Buffer.byteLength(input.text)} bytes${input.event ? `, event argument ${input.event}` : ''}): ${normalised.problem}`);
+			log.warn(
+				`ignored a malformed hook payload (${Buffer.byteLength(input.text)} bytes${input.event ? `, event argument ${input.event}` : ''}): ${normalised.problem}`,
+			);
 			return done();
 		}
 		const payloadEvent = normalised.event;
@@ -202,11 +226,19 @@ async function hookAnswer(input: HookInput): Promise<HookOutcome> {
 		// Copilot CLI sends no session id: its run is found from the sessionStart/sessionEnd bracketing.
 		const assigned = assignCopilotRun(root, payloadEvent, input.at);
 		// Copilot CLI names its session file only on Stop; it is always ~/.copilot/session-state/<id>/events.jsonl.
-		const event = assigned.host === 'copilot-cli' && !assigned.transcriptPath && assigned.agentSessionId ? { ...assigned, transcriptPath: copilotSessionFile(input.env, assigned.agentSessionId) } : assigned;
+		const event =
+			assigned.host === 'copilot-cli' && !assigned.transcriptPath && assigned.agentSessionId
+				? { ...assigned, transcriptPath: copilotSessionFile(input.env, assigned.agentSessionId) }
+				: assigned;
 		if (event.kind === 'stop') {
 			await replayTurn(root, event, raw, input, log);
 		}
-		const once = new EventOnce(hookEventId(payloadEvent, raw, input.eventId), `hook ${event.eventName}`, () => input.engines.unbind?.(), testPause(input, log, label));
+		const once = new EventOnce(
+			hookEventId(payloadEvent, raw, input.eventId),
+			`hook ${event.eventName}`,
+			() => input.engines.unbind?.(),
+			testPause(input, log, label),
+		);
 		return await runEvent(root, event, once, input, log);
 	} catch (error) {
 		log?.error(`hook failed: ${(error as Error).message}`);
@@ -240,9 +272,13 @@ async function replayTurn(root: string, stop: HookEvent, raw: unknown, input: Ho
 			input.engines.release(engine, root);
 		}
 	};
-	const replayed = await replayMissedCalls(stop, raw, recorded, (event, text, eventId) => runHookPayload({ ...input, event, text, eventId, argv: ['hook', event], drained: true }));
+	const replayed = await replayMissedCalls(stop, raw, recorded, (event, text, eventId) =>
+		runHookPayload({ ...input, event, text, eventId, argv: ['hook', event], drained: true }),
+	);
 	if (replayed > 0) {
-		log.info(`${stop.agent} ${stop.eventName} ${stop.agentSessionId}: ${replayed} tool call(s) whose hook never reached Baton recorded from the transcript`);
+		log.info(
+			`${stop.agent} ${stop.eventName} ${stop.agentSessionId}: ${replayed} tool call(s) whose hook never reached Baton recorded from the transcript`,
+		);
 	}
 }
 
@@ -271,7 +307,11 @@ async function runEvent(root: string, event: HookEvent, once: EventOnce, input: 
 		try {
 			return await once.run(engine, async () => {
 				engine.checkpoints.dirty.lastClaim = undefined;
-				const result = await runHook(engine, event, hookOptions(engine, { actor: `hook:${event.agent}`, settings: agentSettingsOrDefaults(root, log), log, env: input.env }));
+				const result = await runHook(
+					engine,
+					event,
+					hookOptions(engine, { actor: `hook:${event.agent}`, settings: agentSettingsOrDefaults(root, log), log, env: input.env }),
+				);
 				log.info(
 					`${label} → ${result.action}${result.sessionId ? ` ${result.sessionId}` : ''}${result.detail ? ` (${result.detail.slice(0, 200)})` : ''}${scanNote(engine.checkpoints.dirty.lastClaim)} in ${Date.now() - started} ms${deferred ? ' (after the answer)' : ''}${input.drained ? ` (drained from the spool, spooled ${new Date(input.at).toISOString()})` : ''}`,
 				);
@@ -305,7 +345,9 @@ async function runEvent(root: string, event: HookEvent, once: EventOnce, input: 
 		// Past the budget and nothing recorded yet: stop waiting (its first write would now refuse) and spool it.
 		once.abandoned = true;
 		input.abandoned?.();
-		return input.drained ? { stdout: '', status: 'retry', note: 'budget' } : spoolOwn(root, input, log, label, `not recorded within its ${Date.now() - input.at} ms budget`);
+		return input.drained
+			? { stdout: '', status: 'retry', note: 'budget' }
+			: spoolOwn(root, input, log, label, `not recorded within its ${Date.now() - input.at} ms budget`);
 	}
 	const result = first ?? (await work);
 	if (result.status === 'retry' && !input.drained) {

@@ -63,7 +63,11 @@ export function spoolMaxBytes(env: NodeJS.ProcessEnv): number {
 export function spoolEnv(env: NodeJS.ProcessEnv): Record<string, string> {
 	const out: Record<string, string> = {};
 	for (const [key, value] of Object.entries(env)) {
-		if (value !== undefined && /^(BATON_|COPILOT_|CLAUDE_|GEMINI_|CODEX_|CLINE_|XDG_|HOME$|USERPROFILE$|PATH$)/.test(key) && !/TOKEN|SECRET|PASSWORD|PASSWD|KEY|WEBHOOK|CREDENTIAL|AUTH/i.test(key)) {
+		if (
+			value !== undefined &&
+			/^(BATON_|COPILOT_|CLAUDE_|GEMINI_|CODEX_|CLINE_|XDG_|HOME$|USERPROFILE$|PATH$)/.test(key) &&
+			!/TOKEN|SECRET|PASSWORD|PASSWD|KEY|WEBHOOK|CREDENTIAL|AUTH/i.test(key)
+		) {
 			out[key] = value;
 		}
 	}
@@ -111,7 +115,9 @@ export function countDropped(workspaceRoot: string, eventId: string, reason: str
 	try {
 		const dir = spoolDir(workspaceRoot);
 		fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-		fs.appendFileSync(path.join(dir, 'dropped.log'), `${new Date().toISOString()} ${eventId} ${reason.replace(/\s+/g, ' ').slice(0, 200)}\n`, { mode: 0o600 });
+		fs.appendFileSync(path.join(dir, 'dropped.log'), `${new Date().toISOString()} ${eventId} ${reason.replace(/\s+/g, ' ').slice(0, 200)}\n`, {
+			mode: 0o600,
+		});
 	} catch {
 		// Said on stderr and in the hook log already.
 	}
@@ -274,7 +280,11 @@ function hookLogLine(workspaceRoot: string, level: 'warn' | 'error', message: st
 	try {
 		const dir = path.join(workspaceRoot, '.baton', 'logs');
 		fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-		fs.appendFileSync(path.join(dir, 'hooks.log'), `${new Date().toISOString()} ${level} pid=${process.pid} ${message.replace(/[\r\n]+/g, ' ').slice(0, 2_000)}\n`, { mode: 0o600 });
+		fs.appendFileSync(
+			path.join(dir, 'hooks.log'),
+			`${new Date().toISOString()} ${level} pid=${process.pid} ${message.replace(/[\r\n]+/g, ' ').slice(0, 2_000)}\n`,
+			{ mode: 0o600 },
+		);
 	} catch {
 		// A full disk: stderr says it.
 	}

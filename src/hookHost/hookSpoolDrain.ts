@@ -9,7 +9,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../engine/ports';
-import { addDrained, appendSpool, countDropped, listSpool, readSpoolRecord, spoolDir, spoolEnv, spoolMaxBytes, takeDrainLock, type SpoolRecord } from './hookSpool';
+import {
+	addDrained,
+	appendSpool,
+	countDropped,
+	listSpool,
+	readSpoolRecord,
+	spoolDir,
+	spoolEnv,
+	spoolMaxBytes,
+	takeDrainLock,
+	type SpoolRecord,
+} from './hookSpool';
 
 export interface HookOutcome {
 	/** The hook's answer to its agent ('' for none). */
@@ -48,7 +59,9 @@ export function spoolOwn(root: string, input: SpoolInput, log: Logger, label: st
 	const record: SpoolRecord = { eventId: input.eventId, at: input.at, argv: input.argv, cwd: input.cwd, env: spoolEnv(input.env), stdin: input.text };
 	const result = appendSpool(root, record, spoolMaxBytes(input.env));
 	if (result.ok) {
-		log.warn(`${label}: spooled (${why}); the daemon or the next command records it${/SessionStart|sessionStart|session-start/.test(label) ? ', without the briefing this answer would have carried' : ''}`);
+		log.warn(
+			`${label}: spooled (${why}); the daemon or the next command records it${/SessionStart|sessionStart|session-start/.test(label) ? ', without the briefing this answer would have carried' : ''}`,
+		);
 		return { stdout: '', status: 'spooled' };
 	}
 	log.error(`${label}: event dropped (${why}, and ${result.reason})`);
@@ -58,7 +71,10 @@ export function spoolOwn(root: string, input: SpoolInput, log: Logger, label: st
 }
 
 /** Runs the spooled records oldest first, each through `run`, until the spool is empty, the deadline passes or one must wait. */
-export async function drainHookSpool(root: string, options: { run(record: SpoolRecord): Promise<HookOutcome>; log: Logger; deadline?: number }): Promise<DrainResult> {
+export async function drainHookSpool(
+	root: string,
+	options: { run(record: SpoolRecord): Promise<HookOutcome>; log: Logger; deadline?: number },
+): Promise<DrainResult> {
 	const first = listSpool(root);
 	if (first.records.length === 0 && first.torn.length === 0) {
 		return { drained: 0, dropped: 0, left: 0, busy: false };
@@ -102,7 +118,9 @@ export async function drainHookSpool(root: string, options: { run(record: SpoolR
 			} else {
 				drained++;
 				if (outcome.stdout) {
-					log.info(`spool: ${read.record.eventId} recorded late; its answer (${Buffer.byteLength(outcome.stdout)} bytes) was never given to the agent`);
+					log.info(
+						`spool: ${read.record.eventId} recorded late; its answer (${Buffer.byteLength(outcome.stdout)} bytes) was never given to the agent`,
+					);
 				}
 			}
 			fs.rmSync(file, { force: true });

@@ -26,4 +26,5 @@ export const replayToHost = z.discriminatedUnion('type', [
 export type ReplayToHost = z.input<typeof replayToHost>;
 export type ReplayFromPage = z.infer<typeof replayToHost>;
 
-export type HostToReplay = { type: 'timeline'; data: TimelineDto; focusStep?: number } | { type: 'step'; detail: StepDetailDto } | { type: 'error'; message: string };
+export type HostToReplay =
+	{ type: 'timeline'; data: TimelineDto; focusStep?: number } | { type: 'step'; detail: StepDetailDto } | { type: 'error'; message: string };

@@ -6,8 +6,31 @@ import { NotificationType, RequestType } from 'vscode-jsonrpc';
 import type { ConnectAgentParams, ConnectAgentResult, McpLaunchDto, TranscriptDto, TranscriptSyncResultDto } from './agentDto';
 import type { ApprovalStatusDto, CheckpointDto, ComparisonDto, RollbackResultDto } from './checkpointDto';
 import type { NotificationChannelDto, NotificationShowDto, NotificationTestResultDto, SecretNameDto } from './notificationDto';
-import type { AgentHistoryParams, AgentHistoryReportDto, ReindexParams, ReindexReportDto, ExportParams, ExportResultDto, ImportParams, ImportReportDto, MarkdownKindDto } from './interopDto';
-import type { BriefingDto, DebriefDto, DecisionDto, ForkNodeDto, HandoffDto, IssueLinkDto, ScopeChainsDto, SessionDetailsDto, SessionDto, SessionStatusDto, SessionSummaryDto, TaskDto } from './dto';
+import type {
+	AgentHistoryParams,
+	AgentHistoryReportDto,
+	ReindexParams,
+	ReindexReportDto,
+	ExportParams,
+	ExportResultDto,
+	ImportParams,
+	ImportReportDto,
+	MarkdownKindDto,
+} from './interopDto';
+import type {
+	BriefingDto,
+	DebriefDto,
+	DecisionDto,
+	ForkNodeDto,
+	HandoffDto,
+	IssueLinkDto,
+	ScopeChainsDto,
+	SessionDetailsDto,
+	SessionDto,
+	SessionStatusDto,
+	SessionSummaryDto,
+	TaskDto,
+} from './dto';
 
 /** The `data` of every ResponseError the server sends: the engine's stable error code. */
 export interface RpcErrorData {
@@ -61,7 +84,9 @@ export const workspaceInit = new RequestType<void, WorkspaceStatus, RpcErrorData
 /** Extension → server: every session grouped by scope, each group in chain order (the tree view). */
 export const sessionOverview = new RequestType<void, { chains: ScopeChainsDto[] }, RpcErrorData>('session/overview');
 /** Extension → server: sessions, newest first. */
-export const sessionList = new RequestType<{ status?: SessionStatusDto; scope?: string; limit?: number }, { sessions: SessionDto[] }, RpcErrorData>('session/list');
+export const sessionList = new RequestType<{ status?: SessionStatusDto; scope?: string; limit?: number }, { sessions: SessionDto[] }, RpcErrorData>(
+	'session/list',
+);
 /** Extension → server: one session with handoff, chain, fork tree and decisions. */
 export const sessionDetails = new RequestType<{ id: string }, SessionDetailsDto, RpcErrorData>('session/details');
 /** Extension → server: start a session; returns its briefing and the predecessor's handoff. */
@@ -74,9 +99,13 @@ export const sessionRename = new RequestType<{ id: string; name: string }, { ses
 /** Extension → server: resume a suspended, ended or orphaned session. */
 export const sessionResume = new RequestType<{ id: string }, { session: SessionDto }, RpcErrorData>('session/resume');
 /** Extension → server: suspend the current session and activate another, atomically. */
-export const sessionSwitch = new RequestType<{ id: string; from?: string }, { session: SessionDto; suspended: SessionDto | null }, RpcErrorData>('session/switch');
+export const sessionSwitch = new RequestType<{ id: string; from?: string }, { session: SessionDto; suspended: SessionDto | null }, RpcErrorData>(
+	'session/switch',
+);
 /** Extension → server: orphan idle sessions and end long-idle ones. */
-export const sessionGc = new RequestType<{ orphanAfterMs?: number; endAfterMs?: number }, { orphaned: SessionDto[]; ended: SessionDto[] }, RpcErrorData>('session/gc');
+export const sessionGc = new RequestType<{ orphanAfterMs?: number; endAfterMs?: number }, { orphaned: SessionDto[]; ended: SessionDto[] }, RpcErrorData>(
+	'session/gc',
+);
 /** Extension → server: the fork tree a session belongs to. */
 export const sessionForkTree = new RequestType<{ id: string }, { tree: ForkNodeDto }, RpcErrorData>('session/forkTree');
 /** Extension → server: a session's deterministic summary (progress, files, decisions, failures, blockers, tokens, cost) and its markdown. */
@@ -84,13 +113,23 @@ export const sessionSummary = new RequestType<{ id: string }, { summary: Session
 /** Extension → server: the briefing for a session, the active session, or a scope. */
 export const briefingGet = new RequestType<{ sessionId?: string; scope?: string }, { briefing: BriefingDto }, RpcErrorData>('briefing/get');
 /** Extension → server: record a decision or assumption in a session. */
-export const decisionRecord = new RequestType<{ text: string; rationale?: string; kind?: 'decision' | 'assumption'; sessionId?: string }, { decision: DecisionDto }, RpcErrorData>('decision/record');
+export const decisionRecord = new RequestType<
+	{ text: string; rationale?: string; kind?: 'decision' | 'assumption'; sessionId?: string },
+	{ decision: DecisionDto },
+	RpcErrorData
+>('decision/record');
 /** Extension → server: every task. */
 export const taskList = new RequestType<void, { tasks: TaskDto[] }, RpcErrorData>('task/list');
 /** Extension → server: add a task. */
-export const taskAdd = new RequestType<{ title: string; type?: TaskDto['type']; priority?: TaskDto['priority']; parentId?: string; dependsOn?: string[] }, { task: TaskDto }, RpcErrorData>('task/add');
+export const taskAdd = new RequestType<
+	{ title: string; type?: TaskDto['type']; priority?: TaskDto['priority']; parentId?: string; dependsOn?: string[] },
+	{ task: TaskDto },
+	RpcErrorData
+>('task/add');
 /** Extension → server: make a task the current task of a session. */
-export const taskFocus = new RequestType<{ id: string; sessionId?: string }, { task: TaskDto; sessionId: string; warnings: string[] }, RpcErrorData>('task/focus');
+export const taskFocus = new RequestType<{ id: string; sessionId?: string }, { task: TaskDto; sessionId: string; warnings: string[] }, RpcErrorData>(
+	'task/focus',
+);
 
 /** Extension → server: link a session to a tracker issue (`github:123`, `#123`, `ABC-123`, `bd-a1b2`, an issue URL). */
 export const issueLink = new RequestType<{ sessionId: string; ref: string }, { link: IssueLinkDto; added: boolean }, RpcErrorData>('issue/link');
@@ -102,9 +141,17 @@ export const dataDidChange = new NotificationType<{ sequence: number; external: 
 export const serverLog = new NotificationType<{ level: 'debug' | 'info' | 'warn' | 'error'; message: string }>('server/log');
 
 /** Extension → server: checkpoints, newest first (by session, by approval status). */
-export const checkpointList = new RequestType<{ sessionId?: string; status?: ApprovalStatusDto; limit?: number }, { checkpoints: CheckpointDto[] }, RpcErrorData>('checkpoint/list');
+export const checkpointList = new RequestType<
+	{ sessionId?: string; status?: ApprovalStatusDto; limit?: number },
+	{ checkpoints: CheckpointDto[] },
+	RpcErrorData
+>('checkpoint/list');
 /** Extension → server: create a checkpoint now; progress arrives as `checkpoint/progress`. */
-export const checkpointCreate = new RequestType<{ trigger?: string; message?: string; tags?: string[]; sessionId?: string }, { checkpoint: CheckpointDto }, RpcErrorData>('checkpoint/create');
+export const checkpointCreate = new RequestType<
+	{ trigger?: string; message?: string; tags?: string[]; sessionId?: string },
+	{ checkpoint: CheckpointDto },
+	RpcErrorData
+>('checkpoint/create');
 /** Extension → server: approve a checkpoint that awaits review. */
 export const checkpointApprove = new RequestType<{ id: string; reason?: string }, { checkpoint: CheckpointDto }, RpcErrorData>('checkpoint/approve');
 /** Extension → server: reject a checkpoint. */
@@ -119,7 +166,9 @@ export const checkpointChanges = new RequestType<{ id: string }, ComparisonDto, 
 export const checkpointFile = new RequestType<{ id: string; path: string }, { text: string | null; binary: boolean }, RpcErrorData>('checkpoint/file');
 /** Extension → server: roll the workspace back to a checkpoint (safety checkpoint first, never git history). */
 /** Extension → server: where rejecting a checkpoint offers to go back (the last approved one before it; the backend's notice names the same). */
-export const checkpointRollbackTarget = new RequestType<{ id: string }, { checkpoint: CheckpointDto; target: CheckpointDto | null }, RpcErrorData>('checkpoint/rollbackTarget');
+export const checkpointRollbackTarget = new RequestType<{ id: string }, { checkpoint: CheckpointDto; target: CheckpointDto | null }, RpcErrorData>(
+	'checkpoint/rollbackTarget',
+);
 export const checkpointRollback = new RequestType<{ id: string; force?: boolean }, RollbackResultDto, RpcErrorData>('checkpoint/rollback');
 /** Server → extension: progress of a long snapshot (the first one of a workspace takes seconds). */
 export const checkpointProgress = new NotificationType<{ phase: string; done: number; total: number; message: string | null }>('checkpoint/progress');

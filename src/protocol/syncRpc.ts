@@ -25,7 +25,9 @@ export const syncOrigins = new RequestType<{ sessionIds: string[] }, { origins: 
 /** Extension → server: the repository's git remotes and which of them share Baton's records. */
 export const syncRemotes = new RequestType<void, { remotes: SyncRemote[] }, RpcErrorData>('sync/remotes');
 /** Extension → server: share through `remote` (`baton sync enable REMOTE [--transcripts] [--untracked] [--timeline]`). */
-export const syncEnable = new RequestType<{ remote: string; transcripts: boolean; untracked?: boolean; timeline?: boolean }, EnabledRemote, RpcErrorData>('sync/enable');
+export const syncEnable = new RequestType<{ remote: string; transcripts: boolean; untracked?: boolean; timeline?: boolean }, EnabledRemote, RpcErrorData>(
+	'sync/enable',
+);
 /** Extension → server: stop sharing through `remote` (`baton sync disable REMOTE`). */
 export const syncDisable = new RequestType<{ remote: string }, { remote: string }, RpcErrorData>('sync/disable');
 

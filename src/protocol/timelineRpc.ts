@@ -5,7 +5,16 @@
  */
 import { RequestType } from 'vscode-jsonrpc';
 import type { RpcErrorData } from './rpc';
-import type { RevertResult, StepDetail, StepFileText, StepRecord, TimelineEntry, TimelineFile, TimelineView, TranscriptLine } from '../engine/timeline/timelineShapes';
+import type {
+	RevertResult,
+	StepDetail,
+	StepFileText,
+	StepRecord,
+	TimelineEntry,
+	TimelineFile,
+	TimelineView,
+	TranscriptLine,
+} from '../engine/timeline/timelineShapes';
 
 export type TimelineFileDto = TimelineFile;
 export type TimelineStepDto = StepRecord;

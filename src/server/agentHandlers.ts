@@ -68,7 +68,13 @@ function agentLaunchers(options: AgentHandlerOptions): AgentLaunchers {
 		if (!fs.existsSync(options.cliPath)) {
 			throw new BatonError('invalidInput', `Baton's command line is missing at ${options.cliPath}; reinstall the extension (or run npm run build)`);
 		}
-		return batonLauncher({ cliPath: options.cliPath, execPath: process.execPath, env: process.env, editor: { electron: process.versions.electron !== undefined }, persistent });
+		return batonLauncher({
+			cliPath: options.cliPath,
+			execPath: process.execPath,
+			env: process.env,
+			editor: { electron: process.versions.electron !== undefined },
+			persistent,
+		});
 	};
 	// The user's launcher (userLauncher.ts): committed hooks find this installation through it on a
 	// machine with no `baton` on PATH. Written soon after the backend starts, again when Baton moved, and on connect.
@@ -124,8 +130,19 @@ function registerConnectHandlers(on: Registrar, host: EngineHost, options: Agent
 			now: Date.now,
 			...(params.mcp ? { mcp: { launch: mcpLaunch, ...(params.clineMcpSettings ? { clineSettingsFile: params.clineMcpSettings } : {}) } } : {}),
 		});
-		options.log.info(`${remove ? 'disconnected' : 'connected'} ${params.agent}: ${[...result.written, ...(result.mcp ? [result.mcp] : [])].map((w) => `${w.action} ${w.path}`).join(', ')}`);
-		return { agent: params.agent, workspaceRoot: root, written: result.written, mcp: result.mcp, command: result.command, launcher: run.kind, warning: remove ? null : (portable.warning ?? run.warning ?? null), notes: result.notes };
+		options.log.info(
+			`${remove ? 'disconnected' : 'connected'} ${params.agent}: ${[...result.written, ...(result.mcp ? [result.mcp] : [])].map((w) => `${w.action} ${w.path}`).join(', ')}`,
+		);
+		return {
+			agent: params.agent,
+			workspaceRoot: root,
+			written: result.written,
+			mcp: result.mcp,
+			command: result.command,
+			launcher: run.kind,
+			warning: remove ? null : (portable.warning ?? run.warning ?? null),
+			notes: result.notes,
+		};
 	});
 
 	on(rpc.mcpDefinition, async () => {
@@ -137,7 +154,8 @@ function registerConnectHandlers(on: Registrar, host: EngineHost, options: Agent
 /** Archived transcripts: the list, one as Markdown, and a sync of the agents' transcripts into the archive. */
 function registerTranscriptHandlers(on: Registrar, host: EngineHost, options: AgentHandlerOptions): void {
 	const archive = (): TranscriptArchive => Engine.transcriptArchive(options.workspaceRoot, { log: options.log });
-	const sessionsById = async (): Promise<Map<string, Session>> => (host.initialized ? new Map((await (await host.get()).briefings.list({ limit: 100_000 })).map((s) => [s.id, s])) : new Map());
+	const sessionsById = async (): Promise<Map<string, Session>> =>
+		host.initialized ? new Map((await (await host.get()).briefings.list({ limit: 100_000 })).map((s) => [s.id, s])) : new Map();
 
 	on(rpc.transcriptList, async (params) => {
 		const sessions = await sessionsById();

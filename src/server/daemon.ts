@@ -84,7 +84,20 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		},
 	});
 
-	const server = net.createServer((socket) => serveConnection(socket, { root, instance, socketPath, startedAt, connections, options, run, stop, opened: () => idle.clear(), closed: () => idle.arm() }));
+	const server = net.createServer((socket) =>
+		serveConnection(socket, {
+			root,
+			instance,
+			socketPath,
+			startedAt,
+			connections,
+			options,
+			run,
+			stop,
+			opened: () => idle.clear(),
+			closed: () => idle.arm(),
+		}),
+	);
 
 	function stop(): void {
 		if (stopped) {
@@ -122,7 +135,10 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 }
 
 /** Listens on the socket and writes the endpoint file that names it; the start lock is given back when either fails. */
-async function publish(server: net.Server, endpoint: { root: string; instance: string; socketPath: string; startedAt: number; version: string }): Promise<void> {
+async function publish(
+	server: net.Server,
+	endpoint: { root: string; instance: string; socketPath: string; startedAt: number; version: string },
+): Promise<void> {
 	const { root, instance, socketPath, startedAt, version } = endpoint;
 	try {
 		await listenOn(server, socketPath);
@@ -224,7 +240,13 @@ function serveConnection(socket: net.Socket, ctx: ConnectionContext): void {
 		options.onHello?.(connection, params);
 		return { workspace: ctx.root, instance: ctx.instance, pid: process.pid, version: options.version };
 	});
-	connection.onRequest(daemonStatus, () => ({ running: true, pid: process.pid, socket: ctx.socketPath, uptime: Math.round((Date.now() - ctx.startedAt) / 1000), clients: connections.size }));
+	connection.onRequest(daemonStatus, () => ({
+		running: true,
+		pid: process.pid,
+		socket: ctx.socketPath,
+		uptime: Math.round((Date.now() - ctx.startedAt) / 1000),
+		clients: connections.size,
+	}));
 	connection.onRequest(daemonStop, () => {
 		// Stop once the asker has its answer (it hangs up) — exiting at once could beat the reply
 		// out of the process, and the asker would report that no daemon ran. A silent asker gets 1 s.
@@ -264,7 +286,12 @@ async function listenOn(server: net.Server, socketPath: string): Promise<void> {
 }
 
 /** Hook events over HTTP on 127.0.0.1 (hookHttp.ts), with Claude Code's local settings following its port; undefined when it cannot serve. */
-async function startHookEndpoint(root: string, options: DaemonOptions, run: (params: CliRunParams, hook: boolean) => Promise<CliRunResult>, idle: IdleShutdown): Promise<HookHttpEndpoint | undefined> {
+async function startHookEndpoint(
+	root: string,
+	options: DaemonOptions,
+	run: (params: CliRunParams, hook: boolean) => Promise<CliRunResult>,
+	idle: IdleShutdown,
+): Promise<HookHttpEndpoint | undefined> {
 	// Hosts that call hooks over HTTP (Claude Code's tool calls) reach this process with no process per call.
 	const endpoint = await startHookHttp({
 		workspaceRoot: root,

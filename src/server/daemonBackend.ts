@@ -137,7 +137,9 @@ export class DaemonBackend {
 			// Never under a running command's feet: settings that reopen the engine wait until nobody holds
 			// it (newcomers wait meanwhile); the same settings again (every window's hello) wait for nobody.
 			const apply = (): Promise<void> => this.host.applySettings(settings.config, settings.hostEnvironment);
-			void (this.host.reopensFor(settings.config) ? this.gate.exclusive(apply) : apply()).catch((error: unknown) => this.options.log.warn(`could not apply a window's settings: ${(error as Error).message}`));
+			void (this.host.reopensFor(settings.config) ? this.gate.exclusive(apply) : apply()).catch((error: unknown) =>
+				this.options.log.warn(`could not apply a window's settings: ${(error as Error).message}`),
+			);
 		}
 	}
 
@@ -266,7 +268,10 @@ export class DaemonBackend {
 function signatureOf(workspaceRoot: string): Signature {
 	const snapshot = fs.statSync(path.join(workspaceRoot, '.baton', 'baton.db'), { throwIfNoEntry: false });
 	const journal = fs.statSync(path.join(workspaceRoot, '.baton', 'baton.db.journal'), { throwIfNoEntry: false });
-	return { snapshot: snapshot ? `${snapshot.ino}:${snapshot.size}:${snapshot.mtimeMs}` : 'none', journal: journal && { ino: journal.ino, size: journal.size, mtimeMs: journal.mtimeMs } };
+	return {
+		snapshot: snapshot ? `${snapshot.ino}:${snapshot.size}:${snapshot.mtimeMs}` : 'none',
+		journal: journal && { ino: journal.ino, size: journal.size, mtimeMs: journal.mtimeMs },
+	};
 }
 
 /**

@@ -96,7 +96,15 @@ export function commandRunner(deps: CommandRunnerDeps): { run(params: CliRunPara
 }
 
 /** One command's run against the process's engine, with the client's argv, cwd, environment and stdin; logged in one line. */
-async function runOne(deps: CommandRunnerDeps, loadCli: () => RunCli, params: CliRunParams, hook: boolean, argv: string[], words: string, long: boolean): Promise<{ answer: CliRunResult; deferred: Promise<unknown> | undefined }> {
+async function runOne(
+	deps: CommandRunnerDeps,
+	loadCli: () => RunCli,
+	params: CliRunParams,
+	hook: boolean,
+	argv: string[],
+	words: string,
+	long: boolean,
+): Promise<{ answer: CliRunResult; deferred: Promise<unknown> | undefined }> {
 	const engines = deps.engines;
 	if (process.env['BATON_TEST_FAULTS'] === '1' && Number(params.env['BATON_TEST_COMMAND_HOLDS_MS'] ?? 0) > 0) {
 		// Fault injection for the queue-bound test (a daemon started with BATON_TEST_FAULTS=1 only): a command that takes long.

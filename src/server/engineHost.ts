@@ -222,8 +222,12 @@ export class EngineHost {
 			this.checkpointBusy = true;
 			try {
 				if (first) {
-					const prepared = await engine.checkpoints.prepare({ ...(this.options.onCheckpointProgress ? { onProgress: this.options.onCheckpointProgress } : {}) });
-					this.options.log.info(`checkpoint index ready: ${prepared.filesIndexed} files in ${Math.round(prepared.durationMs)} ms${prepared.degradedReason ? ` (${prepared.degradedReason})` : ''}`);
+					const prepared = await engine.checkpoints.prepare({
+						...(this.options.onCheckpointProgress ? { onProgress: this.options.onCheckpointProgress } : {}),
+					});
+					this.options.log.info(
+						`checkpoint index ready: ${prepared.filesIndexed} files in ${Math.round(prepared.durationMs)} ms${prepared.degradedReason ? ` (${prepared.degradedReason})` : ''}`,
+					);
 				}
 				const periodic = await engine.checkpoints.maybePeriodic({ actor: 'baton:periodic' });
 				if (periodic.checkpoint) {
@@ -328,7 +332,12 @@ export class EngineHost {
 			// session's end, a decision or an approval is pushed; a failed push is retried later. The push
 			// runs beside the poll (it may wait on the network), one at a time.
 			const quiet = Date.now() - this.quietSince > (this.options.autoPushQuietMs ?? 3_000);
-			if (!this.options.readOnly && quiet && !this.autoPushing && (this.pushCheckedAt !== engine.store.sequence || this.autoPush?.engine !== engine || this.autoPush.push.retrying)) {
+			if (
+				!this.options.readOnly &&
+				quiet &&
+				!this.autoPushing &&
+				(this.pushCheckedAt !== engine.store.sequence || this.autoPush?.engine !== engine || this.autoPush.push.retrying)
+			) {
 				this.pushCheckedAt = engine.store.sequence;
 				if (this.autoPush?.engine !== engine) {
 					this.autoPush = { engine, push: new AutoPush(engine.sync.autoPushTarget(), this.options.log) };
@@ -351,19 +360,25 @@ export class EngineHost {
 				// Housekeeping in the background: old outbox rows go, and the shadow store's loose objects
 				// are packed once there are many (beside snapshots).
 				void engine.outbox.prune().then(
-					(pruned) => (pruned.expired || pruned.deleted) && this.options.log.info(`outbox: ${pruned.expired} undeliverable row(s) expired, ${pruned.deleted} old row(s) removed`),
+					(pruned) =>
+						(pruned.expired || pruned.deleted) &&
+						this.options.log.info(`outbox: ${pruned.expired} undeliverable row(s) expired, ${pruned.deleted} old row(s) removed`),
 					(error: Error) => this.options.log.warn(`could not prune the outbox: ${error.message}`),
 				);
 				void engine.checkpoints
 					.maintain()
 					.then(
-						(result) => result.packed && this.options.log.info(`packed ${result.looseObjects} loose objects and rolled up ${result.packs} packs of the checkpoint store`),
+						(result) =>
+							result.packed &&
+							this.options.log.info(`packed ${result.looseObjects} loose objects and rolled up ${result.packs} packs of the checkpoint store`),
 						(error: Error) => this.options.log.warn(`could not pack the checkpoint store: ${error.message}`),
 					)
 					// Then the replay's retention (docs/replay.md), never beside the checkpoint repack.
 					.then(() => maintainTimeline(engine.ctx, engine.checkpoints.shadow))
 					.then(
-						(result) => (result.pruned.length || result.packed) && this.options.log.info(`timeline: pruned the trees of ${result.pruned.length} session(s); store packed: ${result.packed}`),
+						(result) =>
+							(result.pruned.length || result.packed) &&
+							this.options.log.info(`timeline: pruned the trees of ${result.pruned.length} session(s); store packed: ${result.packed}`),
 						(error: Error) => this.options.log.warn(`could not maintain the timeline store: ${error.message}`),
 					);
 			}

@@ -98,7 +98,11 @@ function statusReader(host: EngineHost, workspaceRoot: string): () => Promise<rp
 			sequence: engine.store.sequence,
 			active: await engine.briefings.active(),
 			counts: await engine.briefings.counts(),
-			config: { orphanAfterMs: engine.config.orphanAfter, autoEndAfterMs: engine.config.autoEndAfter, maxConcurrentSessions: engine.config.maxConcurrentSessions },
+			config: {
+				orphanAfterMs: engine.config.orphanAfter,
+				autoEndAfterMs: engine.config.autoEndAfter,
+				maxConcurrentSessions: engine.config.maxConcurrentSessions,
+			},
 			pendingCheckpoints: await withOpinions(engine, await engine.checkpoints.pending()),
 		};
 	};
@@ -110,7 +114,11 @@ function registerSessionReads(on: Registrar, host: EngineHost): void {
 	on(rpc.sessionOverview, () => read(async (engine) => ({ chains: await engine.briefings.overview() })));
 	on(rpc.sessionList, (params) =>
 		read(async (engine) => ({
-			sessions: await engine.briefings.list({ ...(params.status ? { status: params.status } : {}), ...(params.scope ? { scope: params.scope } : {}), ...(params.limit ? { limit: params.limit } : {}) }),
+			sessions: await engine.briefings.list({
+				...(params.status ? { status: params.status } : {}),
+				...(params.scope ? { scope: params.scope } : {}),
+				...(params.limit ? { limit: params.limit } : {}),
+			}),
 		})),
 	);
 	on(rpc.sessionDetails, (params) =>
@@ -131,7 +139,10 @@ function registerSessionReads(on: Registrar, host: EngineHost): void {
 	on(rpc.sessionSummary, (params) => read((engine) => engine.memory.sessionSummary(params.id)));
 	on(rpc.briefingGet, (params) =>
 		read(async (engine) => ({
-			briefing: await engine.briefings.briefing({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.scope ? { scope: params.scope } : {}) }),
+			briefing: await engine.briefings.briefing({
+				...(params.sessionId ? { sessionId: params.sessionId } : {}),
+				...(params.scope ? { scope: params.scope } : {}),
+			}),
 		})),
 	);
 }
@@ -163,9 +174,13 @@ function registerSessionWrites(on: Registrar, host: EngineHost): void {
 		),
 	);
 	on(rpc.sessionSuspend, (params) => host.write(async (engine) => ({ session: await engine.sessions.suspend({ id: params.id, actor: actor() }) })));
-	on(rpc.sessionRename, (params) => host.write(async (engine) => ({ session: await engine.sessions.rename({ id: params.id, name: params.name, actor: actor() }) })));
+	on(rpc.sessionRename, (params) =>
+		host.write(async (engine) => ({ session: await engine.sessions.rename({ id: params.id, name: params.name, actor: actor() }) })),
+	);
 	on(rpc.sessionResume, (params) => host.write(async (engine) => ({ session: await engine.sessions.resume({ id: params.id, actor: actor() }) })));
-	on(rpc.sessionSwitch, (params) => host.write((engine) => engine.sessions.switch({ id: params.id, ...(params.from ? { from: params.from } : {}), actor: actor() })));
+	on(rpc.sessionSwitch, (params) =>
+		host.write((engine) => engine.sessions.switch({ id: params.id, ...(params.from ? { from: params.from } : {}), actor: actor() })),
+	);
 	on(rpc.sessionGc, (params) =>
 		host.write((engine) =>
 			engine.sessions.gc({
@@ -204,7 +219,9 @@ function registerTaskHandlers(on: Registrar, host: EngineHost): void {
 			}),
 		})),
 	);
-	on(rpc.taskFocus, (params) => host.write((engine) => engine.tasks.focus({ id: params.id, ...(params.sessionId ? { sessionId: params.sessionId } : {}), actor: actor() })));
+	on(rpc.taskFocus, (params) =>
+		host.write((engine) => engine.tasks.focus({ id: params.id, ...(params.sessionId ? { sessionId: params.sessionId } : {}), actor: actor() })),
+	);
 }
 
 export function registerCheckpointHandlers(connection: MessageConnection, host: EngineHost): void {
@@ -212,7 +229,14 @@ export function registerCheckpointHandlers(connection: MessageConnection, host: 
 	const onProgress = (p: { phase: string; done: number; total: number }) => void connection.sendNotification(rpc.checkpointProgress, { ...p, message: null });
 	on(rpc.checkpointList, async (params) => ({
 		checkpoints: await (async (engine) =>
-			withOpinions(engine, await engine.checkpoints.list({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.status ? { status: params.status } : {}), limit: params.limit ?? 500 })))(await host.get()),
+			withOpinions(
+				engine,
+				await engine.checkpoints.list({
+					...(params.sessionId ? { sessionId: params.sessionId } : {}),
+					...(params.status ? { status: params.status } : {}),
+					limit: params.limit ?? 500,
+				}),
+			))(await host.get()),
 	}));
 	on(rpc.checkpointCreate, (params) =>
 		host.write(async (engine) => ({
@@ -228,9 +252,19 @@ export function registerCheckpointHandlers(connection: MessageConnection, host: 
 			),
 		})),
 	);
-	on(rpc.checkpointApprove, (params) => host.write(async (engine) => ({ checkpoint: toCheckpointDto(await engine.checkpoints.approve(params.id, { actor: actor(), reason: params.reason ?? null })) })));
-	on(rpc.checkpointReject, (params) => host.write(async (engine) => ({ checkpoint: toCheckpointDto(await engine.checkpoints.reject(params.id, { actor: actor(), reason: params.reason ?? null })) })));
-	on(rpc.checkpointTag, (params) => host.write(async (engine) => ({ checkpoint: toCheckpointDto(await engine.checkpoints.tag(params.id, params.tag, actor())) })));
+	on(rpc.checkpointApprove, (params) =>
+		host.write(async (engine) => ({
+			checkpoint: toCheckpointDto(await engine.checkpoints.approve(params.id, { actor: actor(), reason: params.reason ?? null })),
+		})),
+	);
+	on(rpc.checkpointReject, (params) =>
+		host.write(async (engine) => ({
+			checkpoint: toCheckpointDto(await engine.checkpoints.reject(params.id, { actor: actor(), reason: params.reason ?? null })),
+		})),
+	);
+	on(rpc.checkpointTag, (params) =>
+		host.write(async (engine) => ({ checkpoint: toCheckpointDto(await engine.checkpoints.tag(params.id, params.tag, actor())) })),
+	);
 	on(rpc.checkpointDiff, async (params) => {
 		const engine = await host.get();
 		return toComparisonDto(engine, await engine.checkpoints.diff(params.from, params.to ?? null));
@@ -252,7 +286,9 @@ export function registerCheckpointHandlers(connection: MessageConnection, host: 
 		const { checkpoint, target } = await (await host.get()).checkpoints.rollbackTarget(params.id);
 		return { checkpoint: toCheckpointDto(checkpoint), target: target ? toCheckpointDto(target) : null };
 	});
-	on(rpc.checkpointRollback, (params) => host.write((engine) => engine.checkpoints.rollback(params.id, { actor: actor(), ...(params.force ? { force: true } : {}), onProgress })));
+	on(rpc.checkpointRollback, (params) =>
+		host.write((engine) => engine.checkpoints.rollback(params.id, { actor: actor(), ...(params.force ? { force: true } : {}), onProgress })),
+	);
 }
 
 /** Registers handlers whose failures reach the client as coded ResponseErrors. */

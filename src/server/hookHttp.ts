@@ -112,7 +112,12 @@ async function serveHook(req: http.IncomingMessage, res: http.ServerResponse, op
 }
 
 /** The event and agent a request names, or undefined once it has been refused (wrong path, method, secret or declared size); a refused body is discarded unread. */
-function admitHookCall(req: http.IncomingMessage, res: http.ServerResponse, options: HookHttpOptions, secret: string): { event: string; agent: string } | undefined {
+function admitHookCall(
+	req: http.IncomingMessage,
+	res: http.ServerResponse,
+	options: HookHttpOptions,
+	secret: string,
+): { event: string; agent: string } | undefined {
 	const url = new URL(req.url ?? '/', 'http://127.0.0.1');
 	const event = url.pathname.startsWith(hookUrlPath) ? url.pathname.slice(hookUrlPath.length) : '';
 	const agent = url.searchParams.get('agent') ?? 'claude';

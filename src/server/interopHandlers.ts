@@ -31,9 +31,20 @@ export function registerInteropHandlers(connection: MessageConnection, host: Eng
 	});
 	on(rpc.agentHistoryReindex, (params) => {
 		const asked = agentHomeEnv(params.env ?? {});
-		return host.write((engine) => engine.agentHistory.reindex({ ...(Object.keys(asked).length > 0 ? { env: { ...process.env, ...asked } } : {}), ...(asked['HOME'] ? { homeDir: asked['HOME'] } : {}) }));
+		return host.write((engine) =>
+			engine.agentHistory.reindex({
+				...(Object.keys(asked).length > 0 ? { env: { ...process.env, ...asked } } : {}),
+				...(asked['HOME'] ? { homeDir: asked['HOME'] } : {}),
+			}),
+		);
 	});
-	on(rpc.exportRun, async (params) => (await host.get()).exports.export({ ...(params.sessionId ? { sessionId: params.sessionId } : {}), ...(params.chainId ? { chainId: params.chainId } : {}), out: params.out }));
+	on(rpc.exportRun, async (params) =>
+		(await host.get()).exports.export({
+			...(params.sessionId ? { sessionId: params.sessionId } : {}),
+			...(params.chainId ? { chainId: params.chainId } : {}),
+			out: params.out,
+		}),
+	);
 	on(rpc.sessionMarkdown, async (params) => (await host.get()).exports.markdown({ sessionId: params.id, kind: params.kind }));
 }
 

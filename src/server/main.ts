@@ -82,10 +82,16 @@ function main(): void {
 			cliModule: path.resolve(values['cli-module'] ?? path.join(__dirname, 'baton.js')),
 			idleMs: 0,
 			engines: backend,
-			log: (level, message) => (level === 'debug' ? void connection.sendNotification(serverLog, { level, message: `daemon: ${message}` }) : log[level](`daemon: ${message}`)),
+			log: (level, message) =>
+				level === 'debug' ? void connection.sendNotification(serverLog, { level, message: `daemon: ${message}` }) : log[level](`daemon: ${message}`),
 			// Another window on this workspace connects here instead of starting a backend of its own.
 			onConnection: (socketConnection) => socketClient(socketConnection, backend, { workspace: values.workspace as string, cliPath, log }),
-			onHello: (socketConnection, hello) => hello.client === 'editor' && backend.addEditor(socketConnection, hello.editor && { config: hello.editor.config as BatonConfigInput, hostEnvironment: hello.editor.hostEnvironment }),
+			onHello: (socketConnection, hello) =>
+				hello.client === 'editor' &&
+				backend.addEditor(
+					socketConnection,
+					hello.editor && { config: hello.editor.config as BatonConfigInput, hostEnvironment: hello.editor.hostEnvironment },
+				),
 		}).then(
 			(started) => {
 				daemon = started;
@@ -151,7 +157,10 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 			onHello: (connection, hello) => {
 				if (hello.client === 'editor') {
 					// A window joined a backend a terminal started: its settings, secrets and periodic checkpoints from now on.
-					backend.addEditor(connection, hello.editor && { config: hello.editor.config as BatonConfigInput, hostEnvironment: hello.editor.hostEnvironment });
+					backend.addEditor(
+						connection,
+						hello.editor && { config: hello.editor.config as BatonConfigInput, hostEnvironment: hello.editor.hostEnvironment },
+					);
 					backend.host.enableCheckpointTimer();
 				}
 			},
@@ -173,7 +182,11 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 }
 
 /** The editor's handlers on one connection (a window over IPC or the socket), on the process's one engine. */
-function registerEditorHandlers(connection: MessageConnection, backend: DaemonBackend, shared: { workspace: string; cliPath: string; log: Logger }): { dispose(): void } {
+function registerEditorHandlers(
+	connection: MessageConnection,
+	backend: DaemonBackend,
+	shared: { workspace: string; cliPath: string; log: Logger },
+): { dispose(): void } {
 	const host = backend.host;
 	registerHandlers(connection, host, shared.workspace);
 	registerCheckpointHandlers(connection, host);

@@ -129,7 +129,9 @@ function rowsOf(db: BatonDb, state: TreeState, scopeKeys: readonly string[]): Ma
 	for (const key of scopeKeys) {
 		let rows = state.rows.get(key);
 		if (!rows) {
-			rows = (state.chains.get(key) ?? []).flatMap((s, i) => (state.nesting.orchestratorOf.has(s.id) ? [] : [{ session: s, position: i + 1, workers: workerRows(s.id) }]));
+			rows = (state.chains.get(key) ?? []).flatMap((s, i) =>
+				state.nesting.orchestratorOf.has(s.id) ? [] : [{ session: s, position: i + 1, workers: workerRows(s.id) }],
+			);
 			state.rows.set(key, rows);
 		}
 		out.set(key, rows);
@@ -147,7 +149,9 @@ export async function treeRootOf(engine: Engine): Promise<{ scopes: TreeScopeDto
 		// cause not found): the kept state disagrees with itself, so it is read again, and the log says so.
 		const empty = state.scopes.filter((s) => open.get(s.scopeKey)?.length === 0 && s.sessionCount > (state.nesting.nestedIn.get(s.scopeKey) ?? 0));
 		if (empty.length > 0) {
-			engine.ctx.log.warn(`session tree: ${empty.map((s) => `${s.scopeKey} (${s.sessionCount})`).join(', ')} counted with sessions but read with none at ${state.key}; reading again`);
+			engine.ctx.log.warn(
+				`session tree: ${empty.map((s) => `${s.scopeKey} (${s.sessionCount})`).join(', ')} counted with sessions but read with none at ${state.key}; reading again`,
+			);
 			states.delete(engine);
 			state = stateOf(engine, db);
 			open = rowsOf(db, state, openKeys);

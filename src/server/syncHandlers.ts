@@ -17,7 +17,14 @@ async function pullAll(engine: Engine): Promise<SyncNowResult> {
 		return { pushed: [], fetched: 0, newEvents: 0, sessions: { added: 0, updated: 0 }, refused: [], refusedCount: 0 };
 	}
 	const pulled = await engine.sync.pull();
-	return { pushed: [], fetched: pulled.fetched, newEvents: pulled.newEvents, sessions: pulled.sessions, refused: pulled.refused.slice(0, 20), refusedCount: pulled.refused.length };
+	return {
+		pushed: [],
+		fetched: pulled.fetched,
+		newEvents: pulled.newEvents,
+		sessions: pulled.sessions,
+		refused: pulled.refused.slice(0, 20),
+		refusedCount: pulled.refused.length,
+	};
 }
 
 export function registerSyncHandlers(connection: MessageConnection, host: EngineHost): void {
@@ -40,11 +47,25 @@ export function registerSyncHandlers(connection: MessageConnection, host: Engine
 	);
 	on(rpc.syncRemotes, async () => ({ remotes: await (await host.get()).sync.remotes() }));
 	// Writes (the sync state file): refused in an untrusted workspace, like a pull.
-	on(rpc.syncEnable, (params) => host.write((engine) => engine.sync.enable(params.remote, { transcripts: params.transcripts === true, untracked: params.untracked === true, timeline: params.timeline === true })));
+	on(rpc.syncEnable, (params) =>
+		host.write((engine) =>
+			engine.sync.enable(params.remote, {
+				transcripts: params.transcripts === true,
+				untracked: params.untracked === true,
+				timeline: params.timeline === true,
+			}),
+		),
+	);
 	on(rpc.syncRetractable, async () => (await host.get()).sync.retractable());
 	on(rpc.syncRetract, (params) =>
 		host.write(async (engine) => {
-			const request = params.checkpoint ? { checkpoint: params.checkpoint } : params.session ? { session: params.session } : params.since ? { since: params.since } : undefined;
+			const request = params.checkpoint
+				? { checkpoint: params.checkpoint }
+				: params.session
+					? { session: params.session }
+					: params.since
+						? { since: params.since }
+						: undefined;
 			if (!request) {
 				throw new BatonError('invalidInput', 'name a checkpoint, a session, or a time to take back what was shared since');
 			}

@@ -30,10 +30,22 @@ function cutText(text: string, max: number): string {
 export function replayRowView(entry: TimelineEntryDto, you: string | null = null): ReplayRowView {
 	switch (entry.type) {
 		case 'prompt':
-			return { className: 'row row-prompt', marker: '❯', label: `Turn ${entry.turn}`, text: cutText(entry.text.replace(/\s+/g, ' '), 160), title: entry.text };
+			return {
+				className: 'row row-prompt',
+				marker: '❯',
+				label: `Turn ${entry.turn}`,
+				text: cutText(entry.text.replace(/\s+/g, ' '), 160),
+				title: entry.text,
+			};
 		case 'checkpoint':
 			// Named by number as everywhere else; the id is in the hover for whoever needs it.
-			return { className: 'row row-checkpoint', marker: '◆', label: 'Checkpoint', text: `#${entry.seq} (${entry.trigger})${entry.message ? ` ${entry.message}` : ''}`, title: entry.checkpointId };
+			return {
+				className: 'row row-checkpoint',
+				marker: '◆',
+				label: 'Checkpoint',
+				text: `#${entry.seq} (${entry.trigger})${entry.message ? ` ${entry.message}` : ''}`,
+				title: entry.checkpointId,
+			};
 		case 'approval':
 			return {
 				className: 'row row-approval',

@@ -9,7 +9,8 @@
 import { parseArgs } from 'node:util';
 import { runExtensionTests } from './workbench.mjs';
 
-const usage = 'usage: node test/harness/runExtensionTests.mjs --extensionDevelopmentPath DIR --extensionTestsPath FILE [--workspace DIR] [--timeout SECONDS] [--log FILE]';
+const usage =
+	'usage: node test/harness/runExtensionTests.mjs --extensionDevelopmentPath DIR --extensionTestsPath FILE [--workspace DIR] [--timeout SECONDS] [--log FILE]';
 let values;
 try {
 	({ values } = parseArgs({

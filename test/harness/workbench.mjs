@@ -32,7 +32,14 @@ const PLAYWRIGHT_DIR = path.join(WORKBENCH_HOME, 'node_modules/playwright-core')
 const requireFromHome = createRequire(path.join(WORKBENCH_HOME, 'node_modules', 'index.js'));
 
 /** `theme` option shortcuts -> workbench.colorTheme ids of VS Code 1.139 (its defaults). */
-export const THEMES = { light: 'Light 2026', dark: 'Dark 2026', 'light-modern': 'Light Modern', 'dark-modern': 'Dark Modern', 'hc-dark': 'Default High Contrast', 'hc-light': 'Default High Contrast Light' };
+export const THEMES = {
+	light: 'Light 2026',
+	dark: 'Dark 2026',
+	'light-modern': 'Light Modern',
+	'dark-modern': 'Dark Modern',
+	'hc-dark': 'Default High Contrast',
+	'hc-light': 'Default High Contrast Light',
+};
 
 /** User settings written for every run; opts.settings and opts.theme override them. */
 export const DEFAULT_SETTINGS = {
@@ -84,7 +91,10 @@ const isLoopbackUrl = (u) => {
 export function checkInstalled() {
 	const missing = [NODE24, CODE_SERVER_ENTRY, CHROMIUM, PLAYWRIGHT_DIR].filter((f) => !fs.existsSync(f));
 	if (missing.length) {
-		throw new Error(`VS Code workbench is not installed: missing ${missing.join(', ')}.\n` + `Run scripts/workbench/install.sh (cache dir: BATON_WORKBENCH_HOME=${WORKBENCH_HOME}).`);
+		throw new Error(
+			`VS Code workbench is not installed: missing ${missing.join(', ')}.\n` +
+				`Run scripts/workbench/install.sh (cache dir: BATON_WORKBENCH_HOME=${WORKBENCH_HOME}).`,
+		);
 	}
 }
 
@@ -166,7 +176,12 @@ export function registerExtensionFolders(extensionsDir, folders) {
 		if (!fs.existsSync(pkgFile)) throw new Error(`extension folder ${abs} has no package.json`);
 		const pkg = JSON.parse(fs.readFileSync(pkgFile, 'utf8'));
 		const id = `${pkg.publisher}.${pkg.name}`.toLowerCase();
-		const entry = { identifier: { id }, version: pkg.version, location: { $mid: 1, path: abs, scheme: 'file' }, metadata: { source: 'vsix', installedTimestamp: Date.now() } };
+		const entry = {
+			identifier: { id },
+			version: pkg.version,
+			location: { $mid: 1, path: abs, scheme: 'file' },
+			metadata: { source: 'vsix', installedTimestamp: Date.now() },
+		};
 		const i = list.findIndex((e) => e.identifier.id.toLowerCase() === id);
 		if (i >= 0) list[i] = entry;
 		else list.push(entry);
@@ -209,7 +224,11 @@ export async function startServer(opts = {}) {
 	delete env.VSCODE_IPC_HOOK_CLI;
 	const csArgs = ['--user-data-dir', dirs.ud, '--extensions-dir', dirs.ext];
 	for (const vsix of opts.vsix || []) {
-		const r = spawnSync(NODE24, [CODE_SERVER_ENTRY, ...csArgs, '--install-extension', path.resolve(vsix), '--force'], { env, encoding: 'utf8', timeout: 120000 });
+		const r = spawnSync(NODE24, [CODE_SERVER_ENTRY, ...csArgs, '--install-extension', path.resolve(vsix), '--force'], {
+			env,
+			encoding: 'utf8',
+			timeout: 120000,
+		});
 		if (r.status !== 0) throw new Error(`--install-extension ${vsix} failed: ${r.stdout}${r.stderr}`);
 		log(`installed ${vsix}`);
 	}
@@ -613,7 +632,9 @@ export class Session {
 
 	/** 'vs' (light), 'vs-dark', 'hc-black' or 'hc-light': the colour theme kind in force. */
 	async themeKind() {
-		return this.page.evaluate(() => ['vs-dark', 'hc-black', 'hc-light', 'vs'].find((k) => document.querySelector('.monaco-workbench').classList.contains(k)) || null);
+		return this.page.evaluate(
+			() => ['vs-dark', 'hc-black', 'hc-light', 'vs'].find((k) => document.querySelector('.monaco-workbench').classList.contains(k)) || null,
+		);
 	}
 
 	// ---- webviews ------------------------------------------------------------------------------

@@ -29,7 +29,8 @@ const tabs = (): vscode.Tab[] => vscode.window.tabGroups.all.flatMap((g) => g.ta
 /** The binary this extension host runs on (code-server's Node here; VS Code's Electron on a desktop). */
 const editorBinaries = (): string[] => [process.execPath, fs.realpathSync(process.execPath)];
 
-const userSettings = '{\n  "hooks": {\n    "Stop": [\n      { "hooks": [{ "type": "command", "command": "notify-send done" }] }\n    ]\n  },\n  "model": "opus"\n}\n';
+const userSettings =
+	'{\n  "hooks": {\n    "Stop": [\n      { "hooks": [{ "type": "command", "command": "notify-send done" }] }\n    ]\n  },\n  "model": "opus"\n}\n';
 const userMcp = '{\n  "mcpServers": {\n    "github": { "command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"] }\n  }\n}\n';
 
 suite('Agents in the editor', () => {
@@ -62,7 +63,9 @@ suite('Agents in the editor', () => {
 		assert.deepEqual(Object.keys(mcp.mcpServers), ['github', 'baton']);
 		assert.ok(!editorBinaries().includes(mcp.mcpServers.baton.command));
 		// What was written is shown: the diff of the settings against their backup.
-		const diff = tabs().find((t) => t.input instanceof vscode.TabInputTextDiff && (t.input as vscode.TabInputTextDiff).modified.fsPath === file('.claude/settings.json'));
+		const diff = tabs().find(
+			(t) => t.input instanceof vscode.TabInputTextDiff && (t.input as vscode.TabInputTextDiff).modified.fsPath === file('.claude/settings.json'),
+		);
 		assert.ok(diff, 'a diff editor shows the change');
 		assert.equal(fs.readFileSync((diff.input as vscode.TabInputTextDiff).original.fsPath, 'utf8'), userSettings, 'against the backup');
 		// The hook runs as Claude runs it: through sh, in the workspace, with a small environment.
@@ -109,7 +112,11 @@ suite('Agents in the editor', () => {
 		assert.ok(!editorBinaries().some((b) => script.includes(b)), script);
 		const entry = JSON.parse(fs.readFileSync(settingsFile, 'utf8')).mcpServers[result.mcp?.name as string];
 		assert.deepEqual(entry.args.slice(-3), ['mcp', '--workspace', root()]);
-		const removed = (await vscode.commands.executeCommand(CommandIds.disconnectAgent, { agent: 'cline', mcp: true, clineMcpSettings: settingsFile })) as ConnectAgentResult;
+		const removed = (await vscode.commands.executeCommand(CommandIds.disconnectAgent, {
+			agent: 'cline',
+			mcp: true,
+			clineMcpSettings: settingsFile,
+		})) as ConnectAgentResult;
 		assert.equal(removed.written.filter((w) => w.action === 'removed').length, 8);
 		assert.deepEqual(JSON.parse(fs.readFileSync(settingsFile, 'utf8')), {});
 	});

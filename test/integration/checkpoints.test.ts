@@ -95,7 +95,10 @@ suite('Checkpoints in the editor', () => {
 		assert.equal(fs.existsSync(file('src/new.js')), false, 'created after the target, proven by a later checkpoint');
 		assert.equal(fs.readFileSync(file('notes-never-snapshotted.txt'), 'utf8'), 'mine\n', 'no proof it is newer: kept');
 		assert.deepEqual(snapshotDir(path.join(root(), '.git')), gitBefore, 'the user’s .git is byte-identical');
-		const undo = (await vscode.commands.executeCommand(CommandIds.rollbackCheckpoint, { id: result.safetyCheckpointId, confirmed: true })) as RollbackResultDto;
+		const undo = (await vscode.commands.executeCommand(CommandIds.rollbackCheckpoint, {
+			id: result.safetyCheckpointId,
+			confirmed: true,
+		})) as RollbackResultDto;
 		assert.ok(undo.restored.length > 0);
 		assert.equal(fs.readFileSync(file('src/app.js'), 'utf8'), 'export const answer = 44;\n');
 	});

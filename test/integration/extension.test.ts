@@ -15,7 +15,11 @@ let extensionPath: string;
 const root = (): string => vscode.workspace.workspaceFolders?.[0]?.uri.fsPath as string;
 /** The bundled CLI as another process; refusals (exit 1) still print their JSON. */
 const cli = (...args: string[]): Record<string, any> => {
-	const run = spawnSync(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), ...args, '--json'], { cwd: root(), encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+	const run = spawnSync(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), ...args, '--json'], {
+		cwd: root(),
+		encoding: 'utf8',
+		env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+	});
 	return JSON.parse(run.stdout);
 };
 
@@ -71,12 +75,21 @@ suite('Baton in the VS Code extension host', () => {
 	test('sets up the workspace and runs a session chain through the commands', async () => {
 		await vscode.commands.executeCommand(CommandIds.initWorkspace);
 		assert.ok(fs.existsSync(path.join(root(), '.baton', '.gitignore')));
-		const first = (await vscode.commands.executeCommand(CommandIds.startSession, { name: 'first pass', scope: 'global', agent: 'claude-code' })) as SessionDto;
+		const first = (await vscode.commands.executeCommand(CommandIds.startSession, {
+			name: 'first pass',
+			scope: 'global',
+			agent: 'claude-code',
+		})) as SessionDto;
 		assert.equal(first.status, 'active');
 		assert.equal(api.workspace.status?.active[0]?.id, first.id);
 		assert.deepEqual(await treeSessions(), [{ scope: 'global', names: ['first pass'] }]);
 
-		const ended = (await vscode.commands.executeCommand(CommandIds.endSession, { id: first.id, note: 'parser done', nextAction: 'wire the CLI', blockers: ['flaky CI'] })) as SessionDto;
+		const ended = (await vscode.commands.executeCommand(CommandIds.endSession, {
+			id: first.id,
+			note: 'parser done',
+			nextAction: 'wire the CLI',
+			blockers: ['flaky CI'],
+		})) as SessionDto;
 		assert.equal(ended.status, 'ended');
 		const second = (await vscode.commands.executeCommand(CommandIds.startSession, { name: 'second pass', scope: 'global', agent: '' })) as SessionDto;
 		assert.equal(second.previousSessionId, first.id);
@@ -168,9 +181,17 @@ suite('Baton in the VS Code extension host', () => {
 		assert.ok(global);
 		const node = ((await api.chains.getChildren(global)) as SessionNode[]).find((n) => n.session.status === 'active');
 		assert.ok(node, 'an active global session');
-		const link = (await vscode.commands.executeCommand(CommandIds.linkIssue, { id: node.session.id, ref: 'ENG-42' })) as { tracker: string; issueId: string; source: string };
+		const link = (await vscode.commands.executeCommand(CommandIds.linkIssue, { id: node.session.id, ref: 'ENG-42' })) as {
+			tracker: string;
+			issueId: string;
+			source: string;
+		};
 		assert.deepEqual([link.tracker, link.issueId, link.source], ['linear', 'ENG-42', 'manual']);
-		assert.equal(await vscode.commands.executeCommand(CommandIds.linkIssue, { id: node.session.id, ref: 'not an issue' }), undefined, 'refused, reported, nothing linked');
+		assert.equal(
+			await vscode.commands.executeCommand(CommandIds.linkIssue, { id: node.session.id, ref: 'not an issue' }),
+			undefined,
+			'refused, reported, nothing linked',
+		);
 		const item = await api.chains.resolveTreeItem(api.chains.getTreeItem(node), node, new vscode.CancellationTokenSource().token);
 		const tooltip = item.tooltip as vscode.MarkdownString;
 		assert.match(tooltip.value, /\$\(issues\) ENG\\?-42/, 'markdown escapes the hyphen; it renders as ENG-42');
@@ -184,9 +205,18 @@ suite('Baton in the VS Code extension host', () => {
 		const epic = cli('task', 'add', '--title', 'Checkout rework', '--type', 'epic')['task'].id as string;
 		const worker = cli('task', 'add', '--title', 'Retry webhooks', '--parent', epic)['task'].id as string;
 		const longName = 'Orchestrate the checkout rework across every service';
-		const orchestrator = (await vscode.commands.executeCommand(CommandIds.startSession, { name: longName, scope: `epic:${epic}`, agent: '' })) as SessionDto;
+		const orchestrator = (await vscode.commands.executeCommand(CommandIds.startSession, {
+			name: longName,
+			scope: `epic:${epic}`,
+			agent: '',
+		})) as SessionDto;
 		assert.ok(orchestrator, 'the orchestrator started');
-		const started = (await vscode.commands.executeCommand(CommandIds.startSession, { name: 'webhook worker', scope: `task:${worker}`, agent: '', parentSessionId: orchestrator.id })) as SessionDto;
+		const started = (await vscode.commands.executeCommand(CommandIds.startSession, {
+			name: 'webhook worker',
+			scope: `task:${worker}`,
+			agent: '',
+			parentSessionId: orchestrator.id,
+		})) as SessionDto;
 		assert.ok(started, 'the worker started');
 		try {
 			await api.workspace.refresh();
@@ -202,7 +232,10 @@ suite('Baton in the VS Code extension host', () => {
 			assert.equal(top?.session.id, orchestrator.id);
 			const item = api.chains.getTreeItem(top);
 			assert.equal(item.collapsibleState, vscode.TreeItemCollapsibleState.Expanded);
-			assert.ok(String(item.label).length + String(item.description).length < 30 && String(item.label).endsWith('…'), `a long name gives way: ${String(item.label)}`);
+			assert.ok(
+				String(item.label).length + String(item.description).length < 30 && String(item.label).endsWith('…'),
+				`a long name gives way: ${String(item.label)}`,
+			);
 			assert.equal(item.description, 'active now', 'state and time first');
 			assert.match(item.accessibilityInformation?.label ?? '', new RegExp(`^${longName}, active`));
 			assert.deepEqual(item.command?.arguments, [{ id: orchestrator.id }]);
@@ -213,7 +246,13 @@ suite('Baton in the VS Code extension host', () => {
 				[started.id],
 			);
 			assert.equal(api.chains.getParent(workers[0] as SessionNode), top);
-			const tooltip = (await api.chains.resolveTreeItem(api.chains.getTreeItem(workers[0] as SessionNode), workers[0] as SessionNode, new vscode.CancellationTokenSource().token)).tooltip as vscode.MarkdownString;
+			const tooltip = (
+				await api.chains.resolveTreeItem(
+					api.chains.getTreeItem(workers[0] as SessionNode),
+					workers[0] as SessionNode,
+					new vscode.CancellationTokenSource().token,
+				)
+			).tooltip as vscode.MarkdownString;
 			assert.match(tooltip.value, /worker 1 of Orchestrate/);
 			assert.equal(started.currentTask, worker, 'a session scoped to task:X works on X');
 		} finally {

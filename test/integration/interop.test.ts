@@ -22,7 +22,11 @@ let extensionPath: string;
 /** The task list as the bundled CLI (another process) sees it. (RequestTypes from this bundle are not the extension's.) */
 function cliTasks(): { title: string; status: string; priority: string }[] {
 	const root = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath as string;
-	const run = spawnSync(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), 'task', 'list', '--json'], { cwd: root, encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+	const run = spawnSync(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), 'task', 'list', '--json'], {
+		cwd: root,
+		encoding: 'utf8',
+		env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' },
+	});
 	return (JSON.parse(run.stdout) as { tasks: { title: string; status: string; priority: string }[] }).tasks;
 }
 const ended = 'session_20251228_100000_b2b2b2';
@@ -31,7 +35,15 @@ const at = '2026-02-01T10:00:00Z';
 const issues = [
 	{ id: 'bd-a1', title: 'Search', status: 'open', priority: 1, issue_type: 'epic', created_at: at },
 	{ id: 'bd-a1.1', title: 'Index products', status: 'in_progress', priority: 0, issue_type: 'task', created_at: at },
-	{ id: 'bd-b2', title: 'Query parser', status: 'blocked', priority: 2, issue_type: 'feature', created_at: at, dependencies: [{ issue_id: 'bd-b2', depends_on_id: 'bd-a1.1', type: 'blocks' }] },
+	{
+		id: 'bd-b2',
+		title: 'Query parser',
+		status: 'blocked',
+		priority: 2,
+		issue_type: 'feature',
+		created_at: at,
+		dependencies: [{ issue_id: 'bd-b2', depends_on_id: 'bd-a1.1', type: 'blocks' }],
+	},
 ];
 
 const legacySessions = {
@@ -58,7 +70,16 @@ const legacySessions = {
 			archivedAt: '2025-12-27T00:00:00Z',
 		},
 	],
-	sessionHistory: [{ id: 'session_20251201_080000_d4d4d4', name: 'First payments try', scope: { type: 'epic', rootTaskId: 'T020' }, startedAt: '2025-12-01T08:00:00Z', endedAt: '2025-12-01T09:30:00Z', resumedAs: ended }],
+	sessionHistory: [
+		{
+			id: 'session_20251201_080000_d4d4d4',
+			name: 'First payments try',
+			scope: { type: 'epic', rootTaskId: 'T020' },
+			startedAt: '2025-12-01T08:00:00Z',
+			endedAt: '2025-12-01T09:30:00Z',
+			resumedAs: ended,
+		},
+	],
 };
 
 async function treeSessions(): Promise<Map<string, string>> {
@@ -80,7 +101,11 @@ suite('Import and export in the editor', () => {
 	suiteTeardown(() => fs.rmSync(sources, { recursive: true, force: true }));
 
 	test('Baton: Import… brings Beads issues in as tasks', async () => {
-		const report = (await vscode.commands.executeCommand(CommandIds.importData, { format: 'beads', path: path.join(sources, 'issues.jsonl'), confirmed: true })) as ImportReportDto;
+		const report = (await vscode.commands.executeCommand(CommandIds.importData, {
+			format: 'beads',
+			path: path.join(sources, 'issues.jsonl'),
+			confirmed: true,
+		})) as ImportReportDto;
 		assert.deepEqual(report.errors, []);
 		assert.equal(report.added.tasks, 3);
 		assert.deepEqual(
@@ -91,13 +116,21 @@ suite('Import and export in the editor', () => {
 				['Query parser', 'blocked', 'medium'],
 			],
 		);
-		const again = (await vscode.commands.executeCommand(CommandIds.importData, { format: 'beads', path: path.join(sources, 'issues.jsonl'), confirmed: true })) as ImportReportDto;
+		const again = (await vscode.commands.executeCommand(CommandIds.importData, {
+			format: 'beads',
+			path: path.join(sources, 'issues.jsonl'),
+			confirmed: true,
+		})) as ImportReportDto;
 		assert.equal(again.added.tasks, 0);
 		assert.equal(again.unchanged.tasks, 3);
 	});
 
 	test('Baton: Import… brings CLEO sessions in, legacy states visible in the tree', async () => {
-		const report = (await vscode.commands.executeCommand(CommandIds.importData, { format: 'cleo-sessions', path: path.join(sources, 'sessions.json'), confirmed: true })) as ImportReportDto;
+		const report = (await vscode.commands.executeCommand(CommandIds.importData, {
+			format: 'cleo-sessions',
+			path: path.join(sources, 'sessions.json'),
+			confirmed: true,
+		})) as ImportReportDto;
 		assert.deepEqual(report.errors, []);
 		assert.deepEqual(report.added, { sessions: 3, tasks: 0, decisions: 0, handoffs: 1, settings: 1 });
 		const rows = await treeSessions();

@@ -41,7 +41,9 @@ async function until(predicate: () => boolean, timeoutMs: number, what: string):
 
 function filesUnder(dir: string): string[] {
 	// Regular files only: the workspace daemon's socket lives here too, and a socket cannot be read.
-	return fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : e.isFile() ? [path.join(dir, e.name)] : []));
+	return fs
+		.readdirSync(dir, { withFileTypes: true })
+		.flatMap((e) => (e.isDirectory() ? filesUnder(path.join(dir, e.name)) : e.isFile() ? [path.join(dir, e.name)] : []));
 }
 
 suite('Notifications and secrets in the editor', () => {
@@ -50,7 +52,11 @@ suite('Notifications and secrets in the editor', () => {
 			const chunks: Buffer[] = [];
 			req.on('data', (c: Buffer) => chunks.push(c));
 			req.on('end', () => {
-				received.push({ path: req.url ?? '', authorization: req.headers.authorization, body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, any> });
+				received.push({
+					path: req.url ?? '',
+					authorization: req.headers.authorization,
+					body: JSON.parse(Buffer.concat(chunks).toString('utf8')) as Record<string, any>,
+				});
 				res.writeHead(200).end('ok');
 			});
 		});
@@ -67,17 +73,25 @@ suite('Notifications and secrets in the editor', () => {
 	suiteTeardown(async () => {
 		await vscode.workspace.getConfiguration('baton').update('notifications.channels', undefined, vscode.ConfigurationTarget.Workspace);
 		await vscode.workspace.getConfiguration('baton').update('notifications.routing.notice', undefined, vscode.ConfigurationTarget.Workspace);
-		for (const key of ['notifications.sms.to', 'notifications.sms.from']) await vscode.workspace.getConfiguration('baton').update(key, undefined, vscode.ConfigurationTarget.Workspace);
+		for (const key of ['notifications.sms.to', 'notifications.sms.from'])
+			await vscode.workspace.getConfiguration('baton').update(key, undefined, vscode.ConfigurationTarget.Workspace);
 		server.close();
 		for (const fn of teardowns) await fn();
 	});
 
 	test('Store Secret keeps the webhook URL and token in VS Code’s SecretStorage', async () => {
-		assert.deepEqual(await vscode.commands.executeCommand(CommandIds.storeSecret, { name: 'webhook.url', value: hookUrl }), { name: 'webhook.url', stored: true });
+		assert.deepEqual(await vscode.commands.executeCommand(CommandIds.storeSecret, { name: 'webhook.url', value: hookUrl }), {
+			name: 'webhook.url',
+			stored: true,
+		});
 		await vscode.commands.executeCommand(CommandIds.storeSecret, { name: 'webhook.token', value: token });
 		assert.equal(await api.workspace.secrets.get('baton.webhook.url'), hookUrl);
 		assert.equal(await api.workspace.secrets.get('baton.webhook.token'), token);
-		assert.equal(await vscode.commands.executeCommand(CommandIds.storeSecret, { name: 'slack.webhookUrl', value: 'not a url' }), undefined, 'refused: not a URL');
+		assert.equal(
+			await vscode.commands.executeCommand(CommandIds.storeSecret, { name: 'slack.webhookUrl', value: 'not a url' }),
+			undefined,
+			'refused: not a URL',
+		);
 		assert.equal(await api.workspace.secrets.get('baton.slack.webhookUrl'), undefined);
 	});
 
@@ -96,7 +110,12 @@ suite('Notifications and secrets in the editor', () => {
 	test('a change made by the CLI is delivered by the editor’s backend, to the webhook and the editor', async () => {
 		const before = received.length;
 		const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BATON_')));
-		const cli = (...args: string[]) => spawnSync(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), ...args, '--json'], { cwd: root(), encoding: 'utf8', env: { ...env, ELECTRON_RUN_AS_NODE: '1' } });
+		const cli = (...args: string[]) =>
+			spawnSync(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), ...args, '--json'], {
+				cwd: root(),
+				encoding: 'utf8',
+				env: { ...env, ELECTRON_RUN_AS_NODE: '1' },
+			});
 		const started = JSON.parse(cli('session', 'start', '--name', 'from the terminal').stdout) as { session: { id: string } };
 		assert.equal(cli('session', 'end', '--note', 'done in the terminal').status, 0);
 		await until(() => received.slice(before).some((r) => r.body['event'] === 'session.completed'), 15_000, 'the webhook delivery');
@@ -115,7 +134,11 @@ suite('Notifications and secrets in the editor', () => {
 	});
 
 	test('SMS: Twilio’s credentials go to SecretStorage (a malformed SID refused), and Send Test Notification texts through Twilio’s API', async () => {
-		assert.equal(await vscode.commands.executeCommand(CommandIds.storeSecret, { name: 'twilio.accountSid', value: twilioAccount.authToken }), undefined, 'refused: a token is not an account SID');
+		assert.equal(
+			await vscode.commands.executeCommand(CommandIds.storeSecret, { name: 'twilio.accountSid', value: twilioAccount.authToken }),
+			undefined,
+			'refused: a token is not an account SID',
+		);
 		assert.equal(await api.workspace.secrets.get('baton.twilio.accountSid'), undefined);
 		await vscode.commands.executeCommand(CommandIds.storeSecret, { name: 'twilio.accountSid', value: twilioAccount.accountSid });
 		await vscode.commands.executeCommand(CommandIds.storeSecret, { name: 'twilio.authToken', value: twilioAccount.authToken });
@@ -134,11 +157,21 @@ suite('Notifications and secrets in the editor', () => {
 				['+447700900123', '+15005550006'],
 			],
 		);
-		assert.ok(twilio.requests.every((r) => r.user === twilioAccount.accountSid && r.password === twilioAccount.authToken && r.path === `/2010-04-01/Accounts/${twilioAccount.accountSid}/Messages.json`));
+		assert.ok(
+			twilio.requests.every(
+				(r) =>
+					r.user === twilioAccount.accountSid &&
+					r.password === twilioAccount.authToken &&
+					r.path === `/2010-04-01/Accounts/${twilioAccount.accountSid}/Messages.json`,
+			),
+		);
 		assert.match(twilio.messages[0]?.body ?? '', /^Baton notice: Test notification - If you can read this, Baton reaches you on SMS \(Twilio\)\./);
 		await vscode.commands.executeCommand(CommandIds.clearSecret, { name: 'twilio.authToken' });
 		const missing = (await vscode.commands.executeCommand(CommandIds.sendTestNotification, { channel: 'sms' })) as NotificationTestResultDto;
-		assert.equal(missing.error, 'sms: no twilio.authToken is set: store it with “Baton: Store Secret…” in VS Code, or set BATON_TWILIO_AUTH_TOKEN for the CLI');
+		assert.equal(
+			missing.error,
+			'sms: no twilio.authToken is set: store it with “Baton: Store Secret…” in VS Code, or set BATON_TWILIO_AUTH_TOKEN for the CLI',
+		);
 	});
 
 	test('no secret in the workspace settings or under .baton/', () => {

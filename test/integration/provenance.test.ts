@@ -32,7 +32,16 @@ function cli(args: string[], input = ''): { status: number | null; stdout: strin
 }
 
 function hook(payload: Record<string, unknown>): void {
-	const run = cli(['hook'], JSON.stringify({ session_id: claudeSession, transcript_path: path.join(root, '.baton-test-claude', `${claudeSession}.jsonl`), cwd: root, permission_mode: 'default', ...payload }));
+	const run = cli(
+		['hook'],
+		JSON.stringify({
+			session_id: claudeSession,
+			transcript_path: path.join(root, '.baton-test-claude', `${claudeSession}.jsonl`),
+			cwd: root,
+			permission_mode: 'default',
+			...payload,
+		}),
+	);
 	assert.equal(run.status, 0, run.stderr);
 }
 
@@ -40,7 +49,14 @@ function git(...args: string[]): string {
 	const run = spawnSync('git', args, {
 		cwd: root,
 		encoding: 'utf8',
-		env: { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'Dana Dev', GIT_AUTHOR_EMAIL: 'dana@example.invalid', GIT_COMMITTER_NAME: 'Dana Dev', GIT_COMMITTER_EMAIL: 'dana@example.invalid' },
+		env: {
+			...process.env,
+			GIT_CONFIG_GLOBAL: '/dev/null',
+			GIT_AUTHOR_NAME: 'Dana Dev',
+			GIT_AUTHOR_EMAIL: 'dana@example.invalid',
+			GIT_COMMITTER_NAME: 'Dana Dev',
+			GIT_COMMITTER_EMAIL: 'dana@example.invalid',
+		},
 	});
 	assert.equal(run.status, 0, run.stderr);
 	return run.stdout;
@@ -72,10 +88,18 @@ suite('Line provenance in the editor', () => {
 		await new Promise((resolve) => setTimeout(resolve, 1100));
 		hook({ hook_event_name: 'SessionStart', source: 'startup', model: 'claude-sonnet-4-5-20250929' });
 		hook({ hook_event_name: 'UserPromptSubmit', prompt });
-		const edit = { tool_name: 'Edit', tool_input: { file_path: file, old_string: before.trimEnd(), new_string: after.trimEnd() }, tool_use_id: 'toolu_01ProvenanceEditorTest' };
+		const edit = {
+			tool_name: 'Edit',
+			tool_input: { file_path: file, old_string: before.trimEnd(), new_string: after.trimEnd() },
+			tool_use_id: 'toolu_01ProvenanceEditorTest',
+		};
 		hook({ hook_event_name: 'PreToolUse', ...edit });
 		fs.writeFileSync(file, after);
-		hook({ hook_event_name: 'PostToolUse', ...edit, tool_response: { filePath: file, oldString: before, newString: after, structuredPatch: [], userModified: false } });
+		hook({
+			hook_event_name: 'PostToolUse',
+			...edit,
+			tool_response: { filePath: file, oldString: before, newString: after, structuredPatch: [], userModified: false },
+		});
 		// A person rounds differently before committing.
 		fs.writeFileSync(file, after.replace('\treturn Math.round(taxed * 100) / 100;', '\treturn Math.ceil(taxed);'));
 		await new Promise((resolve) => setTimeout(resolve, 1100));
@@ -95,7 +119,10 @@ suite('Line provenance in the editor', () => {
 		assert.ok(agentLine.includes(`> ${escapeMarkdown(prompt)}`), agentLine);
 		const head = git('rev-parse', 'HEAD').trim();
 		assert.ok(agentLine.includes(`commit \`${head.slice(0, 10)}\``), agentLine);
-		assert.ok(agentLine.includes(`command:${CommandIds.showSessionDetails}?${encodeURIComponent(JSON.stringify([session]))}`), `links to session ${session}: ${agentLine}`);
+		assert.ok(
+			agentLine.includes(`command:${CommandIds.showSessionDetails}?${encodeURIComponent(JSON.stringify([session]))}`),
+			`links to session ${session}: ${agentLine}`,
+		);
 		assert.ok(agentLine.includes(`[Replay step 1](command:${CommandIds.replaySession}?${encodeURIComponent(JSON.stringify([session, 1]))})`), agentLine);
 		const personLine = await hoverText(uri, 4);
 		assert.match(personLine, /\*\*Written by a person\*\* — committed by Dana Dev/);

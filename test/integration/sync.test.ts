@@ -32,7 +32,11 @@ async function row(name: string): Promise<SessionNode | undefined> {
 }
 
 function cli(...args: string[]): string {
-	const run = spawnSync(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), ...args], { cwd: root(), encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', BATON_NO_DAEMON: '1' } });
+	const run = spawnSync(process.execPath, [path.join(extensionPath, 'dist', 'cli.js'), ...args], {
+		cwd: root(),
+		encoding: 'utf8',
+		env: { ...process.env, ELECTRON_RUN_AS_NODE: '1', BATON_NO_DAEMON: '1' },
+	});
 	assert.equal(run.status, 0, run.stderr);
 	return run.stdout;
 }
@@ -133,7 +137,15 @@ suite('Sync in the editor', () => {
 			spawnSync('git', args, {
 				input,
 				encoding: 'utf8',
-				env: { PATH: process.env['PATH'], GIT_DIR: bare, GIT_INDEX_FILE: path.join(bare, 'forge.index'), GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+				env: {
+					PATH: process.env['PATH'],
+					GIT_DIR: bare,
+					GIT_INDEX_FILE: path.join(bare, 'forge.index'),
+					GIT_AUTHOR_NAME: 't',
+					GIT_AUTHOR_EMAIL: 't@t',
+					GIT_COMMITTER_NAME: 't',
+					GIT_COMMITTER_EMAIL: 't@t',
+				},
 			}).stdout.trim();
 		const ours = JSON.parse(fs.readFileSync(path.join(root(), '.baton', 'machine.json'), 'utf8')) as { id: string };
 		const ref = git(['for-each-ref', '--format=%(refname)', 'refs/baton/events/'])
@@ -159,17 +171,32 @@ suite('Sync in the editor', () => {
 	test('Stop Sharing turns the remote off (no sync state in the status bar, Sync Now sends nothing); Share turns it on again, transcripts as chosen', async () => {
 		const stateFile = path.join(root(), '.baton', 'sync', 'state.json');
 		const state = (): { enabled: boolean; transcripts: boolean } =>
-			(JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { remotes: Record<string, { enabled: boolean; transcripts: boolean }> }).remotes['origin'] as { enabled: boolean; transcripts: boolean };
+			(JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { remotes: Record<string, { enabled: boolean; transcripts: boolean }> }).remotes['origin'] as {
+				enabled: boolean;
+				transcripts: boolean;
+			};
 		assert.equal(await vscode.commands.executeCommand(CommandIds.syncDisable, { remote: 'origin' }), 'origin');
 		assert.equal(state().enabled, false);
 		assert.doesNotMatch(api.statusBar.shown.tooltip, /\*\*Sync\*\*/);
 		cli('session', 'start', '--name', 'unshared work');
-		const before = spawnSync('git', ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/baton/'], { cwd: bareRemote(), encoding: 'utf8', env: { PATH: process.env['PATH'], GIT_DIR: bareRemote() } }).stdout;
+		const before = spawnSync('git', ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/baton/'], {
+			cwd: bareRemote(),
+			encoding: 'utf8',
+			env: { PATH: process.env['PATH'], GIT_DIR: bareRemote() },
+		}).stdout;
 		// Nothing is shared: Sync Now says so (with the way to share) instead of syncing nothing.
 		assert.equal(await vscode.commands.executeCommand(CommandIds.syncNow), undefined, 'a remote that is off is sent nothing');
-		assert.equal(spawnSync('git', ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/baton/'], { cwd: bareRemote(), encoding: 'utf8', env: { PATH: process.env['PATH'], GIT_DIR: bareRemote() } }).stdout, before);
+		assert.equal(
+			spawnSync('git', ['for-each-ref', '--format=%(objectname) %(refname)', 'refs/baton/'], {
+				cwd: bareRemote(),
+				encoding: 'utf8',
+				env: { PATH: process.env['PATH'], GIT_DIR: bareRemote() },
+			}).stdout,
+			before,
+		);
 
-		const on = (await vscode.commands.executeCommand(CommandIds.syncEnable, { remote: 'origin', transcripts: true })) as { name: string; transcripts: boolean } | undefined;
+		const on = (await vscode.commands.executeCommand(CommandIds.syncEnable, { remote: 'origin', transcripts: true })) as
+			{ name: string; transcripts: boolean } | undefined;
 		assert.deepEqual([on?.name, on?.transcripts], ['origin', true]);
 		assert.deepEqual(state(), { ...state(), enabled: true, transcripts: true });
 		assert.match(api.statusBar.shown.tooltip, /\*\*Sync\*\*/);

@@ -56,7 +56,16 @@ export function gitIn(cwd: string, args: readonly string[], env: Record<string, 
 	const result = spawnSync('git', [...args], {
 		cwd,
 		encoding: 'utf8',
-		env: { PATH: process.env['PATH'] ?? '', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 'Dev', GIT_AUTHOR_EMAIL: 'dev@example.com', GIT_COMMITTER_NAME: 'Dev', GIT_COMMITTER_EMAIL: 'dev@example.com', ...env },
+		env: {
+			PATH: process.env['PATH'] ?? '',
+			HOME: cwd,
+			GIT_CONFIG_NOSYSTEM: '1',
+			GIT_AUTHOR_NAME: 'Dev',
+			GIT_AUTHOR_EMAIL: 'dev@example.com',
+			GIT_COMMITTER_NAME: 'Dev',
+			GIT_COMMITTER_EMAIL: 'dev@example.com',
+			...env,
+		},
 	});
 	if (result.status !== 0) {
 		throw new Error(`git ${args.join(' ')}: ${result.stderr}`);
@@ -132,7 +141,11 @@ export function agentWorld(t: Pick<TestContext, 'after'>, prefix: string): Agent
 }
 
 /** Runs a program to its end (no TTY, stdin closed), with a deadline. */
-export function runProgram(command: string, args: readonly string[], options: { cwd: string; env: Record<string, string>; timeoutMs?: number; input?: string }): Promise<Run> {
+export function runProgram(
+	command: string,
+	args: readonly string[],
+	options: { cwd: string; env: Record<string, string>; timeoutMs?: number; input?: string },
+): Promise<Run> {
 	const started = Date.now();
 	return new Promise((resolve, reject) => {
 		const child = spawn(command, [...args], { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -142,7 +155,11 @@ export function runProgram(command: string, args: readonly string[], options: { 
 		child.stderr.on('data', (d: Buffer) => (stderr += d.toString('utf8')));
 		const timer = setTimeout(() => {
 			child.kill('SIGKILL');
-			reject(new Error(`${path.basename(command)} ${args.join(' ').slice(0, 200)} ran past ${options.timeoutMs ?? 180_000} ms\nstdout: ${stdout.slice(-3000)}\nstderr: ${stderr.slice(-3000)}`));
+			reject(
+				new Error(
+					`${path.basename(command)} ${args.join(' ').slice(0, 200)} ran past ${options.timeoutMs ?? 180_000} ms\nstdout: ${stdout.slice(-3000)}\nstderr: ${stderr.slice(-3000)}`,
+				),
+			);
 		}, options.timeoutMs ?? 180_000);
 		child.on('error', (error) => {
 			clearTimeout(timer);

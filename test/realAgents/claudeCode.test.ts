@@ -37,17 +37,39 @@ test('a Claude Code conversation over three headless runs is one durable session
 	t.after(() => model.close());
 	const file = (p: string) => path.join(w.root, p);
 	model.script([
-		{ text: 'Writing the parser.', tools: [{ name: 'Write', input: { file_path: file('src/parse.ts'), content: 'export function parse(text: string): string[] {\n\treturn text.split(",");\n}\n' } }] },
+		{
+			text: 'Writing the parser.',
+			tools: [
+				{
+					name: 'Write',
+					input: { file_path: file('src/parse.ts'), content: 'export function parse(text: string): string[] {\n\treturn text.split(",");\n}\n' },
+				},
+			],
+		},
 		{ tools: [{ name: 'Read', input: { file_path: file('src/app.ts') } }] },
 		{ tools: [{ name: 'Edit', input: { file_path: file('src/app.ts'), old_string: 'return a + b;', new_string: 'return Math.round(a + b);' } }] },
-		{ tools: [{ name: 'Bash', input: { command: 'echo beta >> a.txt && echo fresh > created.txt && rm notes/gone.md && mv notes/old.md notes/new.md', description: 'shell edits' } }] },
+		{
+			tools: [
+				{
+					name: 'Bash',
+					input: {
+						command: 'echo beta >> a.txt && echo fresh > created.txt && rm notes/gone.md && mv notes/old.md notes/new.md',
+						description: 'shell edits',
+					},
+				},
+			],
+		},
 		{ tools: [{ name: 'Bash', input: { command: 'echo gamma >> a.txt; exit 3', description: 'a failing command' } }] },
 		{ text: 'Parser written; the last command failed.' },
 	]);
 	const first = await runClaude(w, model, 'Write the parser and tidy the notes');
 	assert.equal(model.remaining(), 0, 'every scripted turn was played');
 	const firstRequest = model.requests.find((r) => r.conversation);
-	assert.match(briefingIn(firstRequest?.text ?? ''), /make the parser accept empty input \(PARSER-7\)/, 'the previous handoff reached the model’s first request');
+	assert.match(
+		briefingIn(firstRequest?.text ?? ''),
+		/make the parser accept empty input \(PARSER-7\)/,
+		'the previous handoff reached the model’s first request',
+	);
 
 	const sessions = () => w.batonJson(['session', 'list']).sessions as { id: string; name: string; agent: string | null; status: string }[];
 	const claudeSessions = () => sessions().filter((s) => s.agent === 'claude-code');
@@ -76,7 +98,11 @@ test('a Claude Code conversation over three headless runs is one durable session
 
 	// The person edits between runs; then the conversation is resumed, then continued.
 	fs.appendFileSync(file('src/app.ts'), '// reviewed by a person\n');
-	model.script([{ tools: [{ name: 'Read', input: { file_path: file('a.txt') } }] }, { tools: [{ name: 'Edit', input: { file_path: file('a.txt'), old_string: 'alpha', new_string: 'ALPHA' } }] }, { text: 'Capitalised.' }]);
+	model.script([
+		{ tools: [{ name: 'Read', input: { file_path: file('a.txt') } }] },
+		{ tools: [{ name: 'Edit', input: { file_path: file('a.txt'), old_string: 'alpha', new_string: 'ALPHA' } }] },
+		{ text: 'Capitalised.' },
+	]);
 	const resumed = await runClaude(w, model, 'Capitalise alpha', ['--resume', first.sessionId]);
 	model.script([{ tools: [{ name: 'Bash', input: { command: 'echo delta >> created.txt', description: 'one more line' } }] }, { text: 'Appended.' }]);
 	await runClaude(w, model, 'Append delta', ['--continue']);
@@ -116,7 +142,10 @@ test('a Claude Code conversation over three headless runs is one durable session
 
 	// A subagent's calls and a compaction stay in the session; the compaction asks no review.
 	model.script([
-		{ text: 'Delegating.', tools: [{ name: 'Task', input: { description: 'append a line', prompt: 'Append sub to sub.txt', subagent_type: 'general-purpose' } }] },
+		{
+			text: 'Delegating.',
+			tools: [{ name: 'Task', input: { description: 'append a line', prompt: 'Append sub to sub.txt', subagent_type: 'general-purpose' } }],
+		},
 		{ tools: [{ name: 'Bash', input: { command: 'echo sub >> sub.txt', description: 'append' } }] },
 		{ text: 'Appended sub.' },
 		{ text: 'The subagent appended.' },
@@ -149,7 +178,11 @@ test('a Claude Code conversation over three headless runs is one durable session
 	for (const changed of ['src/parse.ts', 'src/app.ts', 'a.txt', 'created.txt', 'notes/new.md', 'sub.txt']) {
 		assert.ok(briefing.includes(changed), `the next conversation's briefing names ${changed}:\n${briefing.slice(0, 4000)}`);
 	}
-	assert.match(briefing, /Resumed after its handoff: 4 requests \(last: "Delegate the append"\)/, 'and the resumed runs’ requests, after the write-once handoff');
+	assert.match(
+		briefing,
+		/Resumed after its handoff: 4 requests \(last: "Delegate the append"\)/,
+		'and the resumed runs’ requests, after the write-once handoff',
+	);
 
 	// Blame after a commit: agent, session, prompt and model.
 	w.git(['add', '-A']);
@@ -170,7 +203,13 @@ test('a Claude Code conversation over three headless runs is one durable session
 
 	const log = w.hookLog();
 	assert.deepEqual(hookLogProblems(log), [], 'the hook log has no warning');
-	const prompts = (w.batonJson(['timeline', '--session', session.id]).entries as { type: string; text?: string }[]).filter((e) => e.type === 'prompt').map((e) => e.text);
-	assert.deepEqual(prompts, ['Write the parser and tidy the notes', 'Capitalise alpha', 'Append delta', 'What does a.txt say?', 'Delegate the append'], 'each prompt recorded once, in order');
+	const prompts = (w.batonJson(['timeline', '--session', session.id]).entries as { type: string; text?: string }[])
+		.filter((e) => e.type === 'prompt')
+		.map((e) => e.text);
+	assert.deepEqual(
+		prompts,
+		['Write the parser and tidy the notes', 'Capitalise alpha', 'Append delta', 'What does a.txt say?', 'Delegate the append'],
+		'each prompt recorded once, in order',
+	);
 	assert.ok(handledLines(log).length > 0);
 });

@@ -16,10 +16,33 @@ export interface ClaudeRun extends Run {
 }
 
 export async function runClaude(world: AgentWorld, model: StandIn, prompt: string, extra: string[] = []): Promise<ClaudeRun> {
-	const run = await runProgram(agentBin('claude'), ['-p', prompt, '--model', claudeModel, '--permission-mode', 'acceptEdits', '--allowedTools', 'Bash Write Edit Read Task', '--output-format', 'stream-json', '--verbose', ...extra], {
-		cwd: world.root,
-		env: { ...world.env, ANTHROPIC_BASE_URL: model.url, ANTHROPIC_API_KEY: 'sk-ant-standin', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' },
-	});
+	const run = await runProgram(
+		agentBin('claude'),
+		[
+			'-p',
+			prompt,
+			'--model',
+			claudeModel,
+			'--permission-mode',
+			'acceptEdits',
+			'--allowedTools',
+			'Bash Write Edit Read Task',
+			'--output-format',
+			'stream-json',
+			'--verbose',
+			...extra,
+		],
+		{
+			cwd: world.root,
+			env: {
+				...world.env,
+				ANTHROPIC_BASE_URL: model.url,
+				ANTHROPIC_API_KEY: 'sk-ant-standin',
+				CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+				DISABLE_AUTOUPDATER: '1',
+			},
+		},
+	);
 	const lines = run.stdout
 		.split('\n')
 		.filter((l) => l.startsWith('{'))

@@ -94,7 +94,11 @@ test('with the backend killed in the middle of a turn, nothing the agent did is 
 	// The three calls whose PostToolUse found no backend are recorded from the transcript at the turn's
 	// end, each a step, and every change is on the timeline: in the step of the call in flight when
 	// the backend went, as for any run of calls whose results came together.
-	assert.deepEqual(shown(stepsOf(w)), ['agent Bash A down.ts, M a.txt', 'agent Write ', 'agent Bash '], `${JSON.stringify(stepsOf(w), null, 1)}\n${w.hookLog()}`);
+	assert.deepEqual(
+		shown(stepsOf(w)),
+		['agent Bash A down.ts, M a.txt', 'agent Write ', 'agent Bash '],
+		`${JSON.stringify(stepsOf(w), null, 1)}\n${w.hookLog()}`,
+	);
 	assert.match(w.hookLog(), /3 tool call\(s\) whose hook never reached Baton recorded from the transcript/);
 
 	model.script([{ tools: [{ name: 'Write', input: { file_path: file('up.ts'), content: 'export const up = 1;\n' } }] }, { text: 'Up again.' }]);

@@ -23,7 +23,17 @@ test('a Codex conversation is one durable session labelled Codex: briefed from t
 
 	const model = await responsesStandIn();
 	t.after(() => model.close());
-	const patch = ['*** Begin Patch', '*** Add File: src/csv.ts', '+export const separator = ",";', '*** Update File: a.txt', '@@', '-alpha', '+ALPHA', '*** End Patch', ''].join('\n');
+	const patch = [
+		'*** Begin Patch',
+		'*** Add File: src/csv.ts',
+		'+export const separator = ",";',
+		'*** Update File: a.txt',
+		'@@',
+		'-alpha',
+		'+ALPHA',
+		'*** End Patch',
+		'',
+	].join('\n');
 	model.script([
 		{ text: 'Patching.', calls: [{ kind: 'custom', name: 'apply_patch', input: patch }] },
 		{ calls: [{ kind: 'function', name: 'exec_command', arguments: { cmd: 'echo fresh > created.txt && rm src/app.ts' } }] },
@@ -32,7 +42,11 @@ test('a Codex conversation is one durable session labelled Codex: briefed from t
 	]);
 	const first = await runCodex(w, model, 'Port the CSV reader');
 	assert.equal(model.remaining(), 0, `every scripted turn was played:\n${first.stderr.slice(-3000)}`);
-	assert.match(briefingIn(model.requests.find((r) => r.conversation)?.text ?? ''), /port the CSV reader \(CSV-9\)/, 'the previous handoff reached the model’s first request');
+	assert.match(
+		briefingIn(model.requests.find((r) => r.conversation)?.text ?? ''),
+		/port the CSV reader \(CSV-9\)/,
+		'the previous handoff reached the model’s first request',
+	);
 
 	const sessions = () => (w.batonJson(['session', 'list']).sessions as { id: string; name: string; agent: string | null }[]).filter((s) => s.agent !== null);
 	assert.deepEqual(
@@ -43,8 +57,19 @@ test('a Codex conversation is one durable session labelled Codex: briefed from t
 	const session = sessions()[0]!;
 	assert.equal(session.name, 'Port the CSV reader', 'named after its first prompt');
 	assert.equal(session.agent, 'codex');
-	assert.ok(first.sessionId && JSON.stringify(w.batonJson(['session', 'show', session.id])).includes(first.sessionId), 'Codex’s own id is an alias of the session');
-	const timeline = () => w.batonJson(['timeline', '--session', session.id]).entries as { type: string; actor?: string; tool?: string; model?: string; text?: string; files?: { path: string; change: string }[] }[];
+	assert.ok(
+		first.sessionId && JSON.stringify(w.batonJson(['session', 'show', session.id])).includes(first.sessionId),
+		'Codex’s own id is an alias of the session',
+	);
+	const timeline = () =>
+		w.batonJson(['timeline', '--session', session.id]).entries as {
+			type: string;
+			actor?: string;
+			tool?: string;
+			model?: string;
+			text?: string;
+			files?: { path: string; change: string }[];
+		}[];
 	const steps = () =>
 		timeline()
 			.filter((e) => e.type === 'step')
@@ -83,7 +108,12 @@ test('a Codex conversation is one durable session labelled Codex: briefed from t
 		['Port the CSV reader', 'Append delta'],
 	);
 	// Its rollout is archived and readable, and the handoff tells the next conversation what it did.
-	const transcripts = w.batonJson(['transcripts', 'list', '--session', session.id]).transcripts as { id: string; agent: string; userRequests: number; toolCalls: number }[];
+	const transcripts = w.batonJson(['transcripts', 'list', '--session', session.id]).transcripts as {
+		id: string;
+		agent: string;
+		userRequests: number;
+		toolCalls: number;
+	}[];
 	assert.deepEqual(
 		transcripts.map((x) => [x.id, x.agent]),
 		[[first.sessionId, 'codex']],

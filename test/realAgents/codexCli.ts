@@ -37,8 +37,18 @@ export function configureCodex(world: AgentWorld, model: ResponsesStandIn): stri
 
 export async function runCodex(world: AgentWorld, model: ResponsesStandIn, prompt: string, resume?: string): Promise<Run & { sessionId: string }> {
 	const codexHome = configureCodex(world, model);
-	const args = ['exec', '--dangerously-bypass-hook-trust', '--dangerously-bypass-approvals-and-sandbox', '--skip-git-repo-check', ...(resume ? ['resume', resume] : []), prompt];
-	const run = await runProgram('node', [agentBin('codex'), ...args], { cwd: world.root, env: { ...world.env, CODEX_HOME: codexHome, STANDIN_API_KEY: 'sk-standin' } });
+	const args = [
+		'exec',
+		'--dangerously-bypass-hook-trust',
+		'--dangerously-bypass-approvals-and-sandbox',
+		'--skip-git-repo-check',
+		...(resume ? ['resume', resume] : []),
+		prompt,
+	];
+	const run = await runProgram('node', [agentBin('codex'), ...args], {
+		cwd: world.root,
+		env: { ...world.env, CODEX_HOME: codexHome, STANDIN_API_KEY: 'sk-standin' },
+	});
 	if (run.code !== 0) {
 		throw new Error(`codex exec exited ${run.code}: ${run.stderr.slice(-2000)}\n${run.stdout.slice(-2000)}`);
 	}

@@ -22,7 +22,11 @@ test('a Copilot CLI conversation, run from both of its hook files, is one durabl
 	assert.equal(w.baton(['session', 'start', '--name', 'Groundwork']).code, 0);
 	assert.equal(w.baton(['session', 'end', '--note', 'Next: wire the exporter (EXP-3)']).code, 0);
 	assert.equal(w.baton(['connect', 'copilot']).code, 0);
-	assert.deepEqual(fs.readdirSync(path.join(w.root, '.github', 'hooks')).sort(), ['baton-cli.json', 'baton.json'], 'both hook files, as VS Code and Copilot CLI each read one');
+	assert.deepEqual(
+		fs.readdirSync(path.join(w.root, '.github', 'hooks')).sort(),
+		['baton-cli.json', 'baton.json'],
+		'both hook files, as VS Code and Copilot CLI each read one',
+	);
 	trustForCopilot(w);
 
 	const model = await anthropicStandIn();
@@ -31,7 +35,14 @@ test('a Copilot CLI conversation, run from both of its hook files, is one durabl
 	model.script([
 		{ text: 'Creating the exporter.', tools: [{ name: 'create', input: { path: file('src/export.ts'), file_text: 'export const format = "csv";\n' } }] },
 		{ tools: [{ name: 'edit', input: { path: file('src/app.ts'), old_str: 'return a + b;', new_str: 'return a + b + 0;' } }] },
-		{ tools: [{ name: 'bash', input: { command: 'echo beta >> a.txt && echo fresh > created.txt && mv notes/old.md notes/new.md', description: 'shell edits' } }] },
+		{
+			tools: [
+				{
+					name: 'bash',
+					input: { command: 'echo beta >> a.txt && echo fresh > created.txt && mv notes/old.md notes/new.md', description: 'shell edits' },
+				},
+			],
+		},
 		{ tools: [{ name: 'bash', input: { command: 'echo gamma >> a.txt; exit 3', description: 'a failing command' } }] },
 		{ text: 'Exporter created.' },
 	]);
@@ -52,7 +63,15 @@ test('a Copilot CLI conversation, run from both of its hook files, is one durabl
 	assert.equal(session.agent, 'copilot');
 	assert.ok(JSON.stringify(w.batonJson(['session', 'show', session.id])).includes(first.sessionId), 'Copilot’s own id is an alias of the session');
 
-	const timeline = () => w.batonJson(['timeline', '--session', session.id]).entries as { type: string; actor?: string; tool?: string; model?: string; text?: string; files?: { path: string; change: string }[] }[];
+	const timeline = () =>
+		w.batonJson(['timeline', '--session', session.id]).entries as {
+			type: string;
+			actor?: string;
+			tool?: string;
+			model?: string;
+			text?: string;
+			files?: { path: string; change: string }[];
+		}[];
 	const steps = () =>
 		timeline()
 			.filter((e) => e.type === 'step')
@@ -83,7 +102,11 @@ test('a Copilot CLI conversation, run from both of its hook files, is one durabl
 	fs.appendFileSync(file('src/app.ts'), '// reviewed\n');
 	model.script([{ tools: [{ name: 'bash', input: { command: 'echo delta >> created.txt', description: 'one more line' } }] }, { text: 'Appended.' }]);
 	await runCopilot(w, model, 'Append delta', [`--resume=${first.sessionId}`]);
-	assert.equal((w.batonJson(['session', 'list']).sessions as { agent: string | null }[]).filter((s) => s.agent !== null).length, 1, 'the resumed run is the same session');
+	assert.equal(
+		(w.batonJson(['session', 'list']).sessions as { agent: string | null }[]).filter((s) => s.agent !== null).length,
+		1,
+		'the resumed run is the same session',
+	);
 	assert.deepEqual(steps().slice(4), [
 		['human', 'M src/app.ts'],
 		['agent', 'M created.txt'],
@@ -96,7 +119,12 @@ test('a Copilot CLI conversation, run from both of its hook files, is one durabl
 		'each prompt recorded once',
 	);
 	// Its session file is archived and readable.
-	const transcripts = w.batonJson(['transcripts', 'list', '--session', session.id]).transcripts as { id: string; agent: string; userRequests: number; toolCalls: number }[];
+	const transcripts = w.batonJson(['transcripts', 'list', '--session', session.id]).transcripts as {
+		id: string;
+		agent: string;
+		userRequests: number;
+		toolCalls: number;
+	}[];
 	assert.deepEqual(
 		transcripts.map((x) => [x.id, x.agent]),
 		[[first.sessionId, 'copilot']],

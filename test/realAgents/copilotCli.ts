@@ -32,6 +32,7 @@ export async function runCopilot(world: AgentWorld, model: StandIn, prompt: stri
 	if (run.code !== 0) {
 		throw new Error(`copilot -p exited ${run.code}: ${run.stderr.slice(-2000)}\n${run.stdout.slice(-2000)}`);
 	}
-	const sessionId = /--resume[= ]([0-9a-f-]{36})/.exec(`${run.stdout}\n${run.stderr}`)?.[1] ?? /"?sessionId"?[:=] ?"?([0-9a-f-]{36})/.exec(run.stderr)?.[1] ?? '';
+	const sessionId =
+		/--resume[= ]([0-9a-f-]{36})/.exec(`${run.stdout}\n${run.stderr}`)?.[1] ?? /"?sessionId"?[:=] ?"?([0-9a-f-]{36})/.exec(run.stderr)?.[1] ?? '';
 	return { ...run, sessionId };
 }

@@ -25,14 +25,22 @@ test('a Gemini CLI conversation is one durable session labelled Gemini CLI: brie
 	const file = (p: string) => path.join(w.root, p);
 	model.script([
 		{ text: 'Drafting.', calls: [{ name: 'write_file', args: { file_path: file('NOTES.md'), content: '# Release notes\n' } }] },
-		{ calls: [{ name: 'replace', args: { file_path: file('src/app.ts'), old_string: 'return a + b;', new_string: 'return b + a;', instruction: 'swap' } }] },
+		{
+			calls: [
+				{ name: 'replace', args: { file_path: file('src/app.ts'), old_string: 'return a + b;', new_string: 'return b + a;', instruction: 'swap' } },
+			],
+		},
 		{ calls: [{ name: 'run_shell_command', args: { command: 'echo fresh > created.txt && rm a.txt', description: 'shell edits' } }] },
 		{ calls: [{ name: 'run_shell_command', args: { command: 'echo gamma >> created.txt; exit 3', description: 'a failing command' } }] },
 		{ text: 'Drafted.' },
 	]);
 	await runGemini(w, model, 'Draft the release notes');
 	assert.equal(model.remaining(), 0, 'every scripted turn was played');
-	assert.match(briefingIn(model.requests.find((r) => r.conversation)?.text ?? ''), /draft the release notes \(REL-4\)/, 'the previous handoff reached the model’s first request');
+	assert.match(
+		briefingIn(model.requests.find((r) => r.conversation)?.text ?? ''),
+		/draft the release notes \(REL-4\)/,
+		'the previous handoff reached the model’s first request',
+	);
 
 	const sessions = (w.batonJson(['session', 'list']).sessions as { id: string; name: string; agent: string | null }[]).filter((s) => s.agent !== null);
 	assert.deepEqual(
@@ -42,7 +50,14 @@ test('a Gemini CLI conversation is one durable session labelled Gemini CLI: brie
 	const session = sessions[0]!;
 	assert.equal(session.name, 'Draft the release notes', 'named after its first prompt');
 	assert.equal(session.agent, 'gemini');
-	const timeline = w.batonJson(['timeline', '--session', session.id]).entries as { type: string; actor?: string; tool?: string; model?: string; text?: string; files?: { path: string; change: string }[] }[];
+	const timeline = w.batonJson(['timeline', '--session', session.id]).entries as {
+		type: string;
+		actor?: string;
+		tool?: string;
+		model?: string;
+		text?: string;
+		files?: { path: string; change: string }[];
+	}[];
 	assert.ok(
 		timeline.filter((e) => e.type === 'step').every((s) => s.model === geminiModel),
 		`each step names its model, from Gemini's chat: ${JSON.stringify(timeline.map((e) => e.model))}`,
@@ -72,7 +87,13 @@ test('a Gemini CLI conversation is one durable session labelled Gemini CLI: brie
 	assert.equal(checkpoints.filter((c) => c.trigger === 'compact').length, 0, 'no compaction checkpoint per model request');
 	assert.ok(checkpoints.filter((c) => c.approvalStatus === 'pending').length <= 1, `one review at most for the run: ${JSON.stringify(checkpoints)}`);
 	// Its chat is archived and readable (without the context Gemini CLI put in front of the prompt).
-	const transcripts = w.batonJson(['transcripts', 'list', '--session', session.id]).transcripts as { id: string; agent: string; userRequests: number; toolCalls: number; lastUserText: string | null }[];
+	const transcripts = w.batonJson(['transcripts', 'list', '--session', session.id]).transcripts as {
+		id: string;
+		agent: string;
+		userRequests: number;
+		toolCalls: number;
+		lastUserText: string | null;
+	}[];
 	assert.equal(transcripts.length, 1);
 	assert.equal(transcripts[0]!.agent, 'gemini');
 	assert.equal(transcripts[0]!.userRequests, 1, 'the person’s one request, not Gemini’s own session context');

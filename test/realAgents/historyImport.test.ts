@@ -22,13 +22,19 @@ test('the sessions the real Claude Code, Codex, Gemini CLI and Copilot CLI kept 
 	const w = agentWorld(t, 'history');
 	const file = (p: string) => path.join(w.root, p);
 
-	const claudeModel = await anthropicStandIn([{ text: 'Writing.', tools: [{ name: 'Write', input: { file_path: file('claude.txt'), content: 'c\n' } }] }, { text: 'Written.' }]);
+	const claudeModel = await anthropicStandIn([
+		{ text: 'Writing.', tools: [{ name: 'Write', input: { file_path: file('claude.txt'), content: 'c\n' } }] },
+		{ text: 'Written.' },
+	]);
 	t.after(() => claudeModel.close());
 	const claude = await runClaude(w, claudeModel, 'Write claude.txt');
 
 	const codexModel = await responsesStandIn();
 	t.after(() => codexModel.close());
-	codexModel.script([{ text: 'Writing.', calls: [{ kind: 'function', name: 'exec_command', arguments: { cmd: 'echo x > codex.txt' } }] }, { text: 'Written.' }]);
+	codexModel.script([
+		{ text: 'Writing.', calls: [{ kind: 'function', name: 'exec_command', arguments: { cmd: 'echo x > codex.txt' } }] },
+		{ text: 'Written.' },
+	]);
 	const codex = await runCodex(w, codexModel, 'Write codex.txt');
 
 	const gemini = await geminiStandIn();

@@ -45,7 +45,10 @@ const workspace = path.join(base, 'shop');
 fs.mkdirSync(path.join(workspace, 'src'), { recursive: true });
 fs.writeFileSync(path.join(workspace, 'src/payment.js'), 'export async function charge(card, amount) {\n  return { ok: true, amount };\n}\n');
 fs.mkdirSync(path.join(workspace, '.claude'));
-fs.writeFileSync(path.join(workspace, '.claude/settings.json'), '{\n  "hooks": {\n    "Stop": [{ "hooks": [{ "type": "command", "command": "notify-send done" }] }]\n  }\n}\n');
+fs.writeFileSync(
+	path.join(workspace, '.claude/settings.json'),
+	'{\n  "hooks": {\n    "Stop": [{ "hooks": [{ "type": "command", "command": "notify-send done" }] }]\n  }\n}\n',
+);
 // Through the real `baton hook`: SessionStart, a generated transcript, the per-turn Stop that archives it.
 execFileSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/seedTranscript.ts'), workspace], { cwd: root, encoding: 'utf8' });
 
@@ -97,7 +100,9 @@ try {
 		await s.runCommand('Baton: Connect Claude Code');
 		await s.quickPickSelect('Hooks and MCP server');
 		// The tool-call hooks are http hooks in Claude's per-machine settings file (docs/daemon.md, "HTTP hooks").
-		await s.notification('Connected Claude Code: updated .claude/settings.json (backup kept), created .claude/settings.local.json, created .mcp.json', { timeout: 20_000 });
+		await s.notification('Connected Claude Code: updated .claude/settings.json (backup kept), created .claude/settings.local.json, created .mcp.json', {
+			timeout: 20_000,
+		});
 		await s.page.locator('.monaco-diff-editor').first().waitFor({ timeout: 15_000 });
 		const written = JSON.parse(fs.readFileSync(path.join(workspace, '.claude/settings.json'), 'utf8'));
 		if (written.hooks.Stop[0].hooks[0].command !== 'notify-send done' || !/hook session-start$/.test(written.hooks.SessionStart[0].hooks[0].command)) {

@@ -86,7 +86,8 @@ try {
 			.locator('.pane', { has: s.page.locator('.pane-header[aria-label^="Agents"]') })
 			.locator('.monaco-list-row[role="treeitem"]')
 			.first();
-		if (!/waiting: Claude needs your permission to use Bash/.test((await first.textContent()) ?? '')) throw new Error(`first row: ${await first.textContent()}`);
+		if (!/waiting: Claude needs your permission to use Bash/.test((await first.textContent()) ?? ''))
+			throw new Error(`first row: ${await first.textContent()}`);
 		await s.statusBarItem('1 waiting').waitFor({ timeout: 10_000 });
 		await s.page.waitForTimeout(400);
 		await s.screenshot('02-working-waiting-done');
@@ -111,7 +112,11 @@ try {
 
 	await check('the permission granted, Claude Code works again and the count goes', async () => {
 		hook('real/claude-code-2.1.197/post-tool-use-failure.json');
-		await s.page.waitForFunction(() => ![...document.querySelectorAll('.part.statusbar .statusbar-item')].some((e) => /waiting/.test(e.textContent ?? '')), undefined, { timeout: 20_000 });
+		await s.page.waitForFunction(
+			() => ![...document.querySelectorAll('.part.statusbar .statusbar-item')].some((e) => /waiting/.test(e.textContent ?? '')),
+			undefined,
+			{ timeout: 20_000 },
+		);
 		await s.page.waitForTimeout(400);
 		await s.screenshot('04-nobody-waits');
 	});
@@ -129,7 +134,8 @@ try {
 			.locator('.monaco-list-row[role="treeitem"]', { hasText: `checkpoint #${created.checkpoint.seq}` })
 			.first();
 		await row.waitFor({ timeout: 10_000 });
-		if (!/waiting: checkpoint #\d+ “Refund flow” awaits your approval/.test((await row.textContent()) ?? '')) throw new Error(`row: ${await row.textContent()}`);
+		if (!/waiting: checkpoint #\d+ “Refund flow” awaits your approval/.test((await row.textContent()) ?? ''))
+			throw new Error(`row: ${await row.textContent()}`);
 		// As the view starts (collapsed): the click still shows the waiting row in it.
 		const header = s.page.locator('.pane-header[aria-label^="Agents"]').first();
 		if ((await header.getAttribute('aria-expanded')) === 'true') await header.click();

@@ -21,7 +21,14 @@ const check = async (name, fn) => {
 };
 
 const baton = (cwd, ...args) => JSON.parse(execFileSync(process.execPath, [cliPath, ...args, '--json'], { cwd, encoding: 'utf8' }));
-const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' };
+const gitEnv = {
+	...process.env,
+	GIT_CONFIG_GLOBAL: '/dev/null',
+	GIT_AUTHOR_NAME: 't',
+	GIT_AUTHOR_EMAIL: 't@example.invalid',
+	GIT_COMMITTER_NAME: 't',
+	GIT_COMMITTER_EMAIL: 't@example.invalid',
+};
 
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-cp-'));
 fs.mkdirSync(path.join(workspace, 'src'));
@@ -39,7 +46,10 @@ checks.session = s;
 try {
 	await check('an agent’s checkpoint that needs review prompts with Approve, Reject and Review', async () => {
 		await s.statusBarItem('Payment retries · active').waitFor({ timeout: 30_000 });
-		fs.writeFileSync(path.join(workspace, 'src/payment.js'), 'export function charge(card, amount, key) {\n  // idempotency key prevents double charges\n  return { ok: true, amount, key };\n}\n');
+		fs.writeFileSync(
+			path.join(workspace, 'src/payment.js'),
+			'export function charge(card, amount, key) {\n  // idempotency key prevents double charges\n  return { ok: true, amount, key };\n}\n',
+		);
 		fs.writeFileSync(path.join(workspace, 'src/retry.js'), 'export const maxRetries = 3;\n');
 		baton(workspace, 'checkpoint', 'create', '--message', 'Retry path done', '--trigger', 'complete');
 		const toast = await s.notification('“Retry path done” needs review', { timeout: 15_000 });
@@ -74,7 +84,14 @@ try {
 		await s.screenshot('04-pending-approvals');
 		await s.runCommand('Baton: Approve Checkpoint');
 		await s.quickPickSelect('Retry path done');
-		await s.page.waitForFunction(() => ![...document.querySelectorAll('.part.statusbar .statusbar-item')].some((e) => /Payment retries/.test(e.textContent ?? '') && /\b1\b/.test(e.textContent ?? '')), undefined, { timeout: 10_000 });
+		await s.page.waitForFunction(
+			() =>
+				![...document.querySelectorAll('.part.statusbar .statusbar-item')].some(
+					(e) => /Payment retries/.test(e.textContent ?? '') && /\b1\b/.test(e.textContent ?? ''),
+				),
+			undefined,
+			{ timeout: 10_000 },
+		);
 	});
 
 	await check('an escalated checkpoint asks in a modal; rejecting offers the way back', async () => {

@@ -33,13 +33,15 @@ try {
 	s = await launch({ vsix: [vsix], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 } });
 	checks.session = s;
 	const installedDir = path.join(s.server.dirs.ext, `${pkg.publisher}.${pkg.name}-${pkg.version}`);
-	const installedCli = (...args) => JSON.parse(execFileSync(process.execPath, [path.join(installedDir, 'dist', 'cli.js'), ...args, '--json'], { cwd: workspace, encoding: 'utf8' }));
+	const installedCli = (...args) =>
+		JSON.parse(execFileSync(process.execPath, [path.join(installedDir, 'dist', 'cli.js'), ...args, '--json'], { cwd: workspace, encoding: 'utf8' }));
 
 	await check('the .vsix is installed in the extensions dir and no development folder is registered', async () => {
 		for (const f of ['package.json', 'dist/extension.js', 'dist/sql-wasm.wasm']) {
 			if (!fs.existsSync(path.join(installedDir, f))) throw new Error(`${f} is not in the installed extension ${installedDir}`);
 		}
-		if (fs.existsSync(path.join(installedDir, 'src')) || fs.existsSync(path.join(installedDir, 'node_modules'))) throw new Error('the installed extension carries sources or node_modules');
+		if (fs.existsSync(path.join(installedDir, 'src')) || fs.existsSync(path.join(installedDir, 'node_modules')))
+			throw new Error('the installed extension carries sources or node_modules');
 		const registered = JSON.parse(fs.readFileSync(path.join(s.server.dirs.ext, 'extensions.json'), 'utf8'));
 		const locations = registered.map((e) => e.location?.path ?? e.location?.fsPath ?? '');
 		if (!locations.some((p) => p.startsWith(installedDir)) || locations.some((p) => p.startsWith(root))) {
@@ -75,31 +77,41 @@ try {
 		if (!found || found.status !== 'active') throw new Error(`the installed CLI lists: ${JSON.stringify(listed).slice(0, 400)}`);
 	});
 
-	await check('Connect Claude Code with no baton on PATH: the committed hook names no path of this machine, and run as the agent runs it, it records the session', async () => {
-		await s.runCommand('Baton: Connect Claude Code');
-		await s.quickPickSelect(/Hooks only/);
-		await s.notification('Connected Claude Code');
-		const settings = JSON.parse(fs.readFileSync(path.join(workspace, '.claude', 'settings.json'), 'utf8'));
-		const command = settings.hooks.SessionStart[0].hooks[0].command;
-		if (command !== '"$(command -v baton || echo "$HOME/.baton/bin/baton")" hook session-start') throw new Error(`the committed hook command: ${command}`);
-		if (fs.readFileSync(path.join(workspace, '.claude', 'settings.json'), 'utf8').includes(tmp)) throw new Error('the committed file names a folder of this machine');
-		// The backend wrote the launcher into the (harness's) home; an agent's shell, with no baton on PATH, runs the hook through it.
-		const home = path.join(s.server.root, 'home');
-		const noBaton = process.env.PATH.split(':')
-			.filter((dir) => !fs.existsSync(path.join(dir, 'baton')))
-			.join(':');
-		const answer = execFileSync('sh', ['-c', command], {
-			cwd: workspace,
-			encoding: 'utf8',
-			env: { PATH: noBaton, HOME: home },
-			input: JSON.stringify({ session_id: 'd00dfeed-0000-4000-8000-000000000001', hook_event_name: 'SessionStart', cwd: workspace, source: 'startup' }),
-		});
-		if (!/Baton briefing/.test(answer)) throw new Error(`the hook answered: ${answer.slice(0, 300)}`);
-		const log = fs.readFileSync(path.join(workspace, '.baton', 'logs', 'hooks.log'), 'utf8');
-		if (!/claude-code session-start d00dfeed-0000-4000-8000-000000000001 → /.test(log)) throw new Error(`the hook log: ${log.slice(-600)}`);
-		await s.page.waitForTimeout(300);
-		await s.screenshot('02-connected-without-baton-on-path');
-	});
+	await check(
+		'Connect Claude Code with no baton on PATH: the committed hook names no path of this machine, and run as the agent runs it, it records the session',
+		async () => {
+			await s.runCommand('Baton: Connect Claude Code');
+			await s.quickPickSelect(/Hooks only/);
+			await s.notification('Connected Claude Code');
+			const settings = JSON.parse(fs.readFileSync(path.join(workspace, '.claude', 'settings.json'), 'utf8'));
+			const command = settings.hooks.SessionStart[0].hooks[0].command;
+			if (command !== '"$(command -v baton || echo "$HOME/.baton/bin/baton")" hook session-start')
+				throw new Error(`the committed hook command: ${command}`);
+			if (fs.readFileSync(path.join(workspace, '.claude', 'settings.json'), 'utf8').includes(tmp))
+				throw new Error('the committed file names a folder of this machine');
+			// The backend wrote the launcher into the (harness's) home; an agent's shell, with no baton on PATH, runs the hook through it.
+			const home = path.join(s.server.root, 'home');
+			const noBaton = process.env.PATH.split(':')
+				.filter((dir) => !fs.existsSync(path.join(dir, 'baton')))
+				.join(':');
+			const answer = execFileSync('sh', ['-c', command], {
+				cwd: workspace,
+				encoding: 'utf8',
+				env: { PATH: noBaton, HOME: home },
+				input: JSON.stringify({
+					session_id: 'd00dfeed-0000-4000-8000-000000000001',
+					hook_event_name: 'SessionStart',
+					cwd: workspace,
+					source: 'startup',
+				}),
+			});
+			if (!/Baton briefing/.test(answer)) throw new Error(`the hook answered: ${answer.slice(0, 300)}`);
+			const log = fs.readFileSync(path.join(workspace, '.baton', 'logs', 'hooks.log'), 'utf8');
+			if (!/claude-code session-start d00dfeed-0000-4000-8000-000000000001 → /.test(log)) throw new Error(`the hook log: ${log.slice(-600)}`);
+			await s.page.waitForTimeout(300);
+			await s.screenshot('02-connected-without-baton-on-path');
+		},
+	);
 
 	// The other agents, each from its palette command, their committed session-start hook run as the
 	// real binary runs it (the payload the binary sent, test/fixtures/real/), with no baton on PATH.
@@ -131,34 +143,47 @@ try {
 		},
 	];
 	for (const agent of agents) {
-		await check(`${agent.title.replace('Baton: ', '')} with no baton on PATH: its committed hook names no path of this machine and records the session`, async () => {
-			await s.clearNotifications();
-			await s.runCommand(agent.title);
-			const hooksOnly = s.quickPickItem(/Hooks only/);
-			if (
-				await hooksOnly.waitFor({ timeout: 5_000 }).then(
-					() => true,
-					() => false,
+		await check(
+			`${agent.title.replace('Baton: ', '')} with no baton on PATH: its committed hook names no path of this machine and records the session`,
+			async () => {
+				await s.clearNotifications();
+				await s.runCommand(agent.title);
+				const hooksOnly = s.quickPickItem(/Hooks only/);
+				if (
+					await hooksOnly.waitFor({ timeout: 5_000 }).then(
+						() => true,
+						() => false,
+					)
 				)
-			)
-				await hooksOnly.click();
-			await s.notification(/Connected|connected/, { timeout: 20_000 });
-			const text = fs.readFileSync(path.join(workspace, agent.hookFile), 'utf8');
-			if (text.includes(tmp)) throw new Error(`${agent.hookFile} names a folder of this machine`);
-			const commands = [];
-			const walk = (v) =>
-				Array.isArray(v) ? v.forEach(walk) : v && typeof v === 'object' ? Object.entries(v).forEach(([k, x]) => ((k === 'command' || k === 'bash') && typeof x === 'string' ? commands.push(x) : walk(x))) : undefined;
-			walk(JSON.parse(text));
-			const command = commands.find((c) => agent.event.test(c));
-			if (!command?.startsWith('"$(command -v baton || echo "$HOME/.baton/bin/baton")" hook ')) throw new Error(`the committed session-start hook of ${agent.hookFile}: ${command} (of ${commands.join(' | ')})`);
-			const home = path.join(s.server.root, 'home');
-			const noBaton = process.env.PATH.split(':')
-				.filter((dir) => !fs.existsSync(path.join(dir, 'baton')))
-				.join(':');
-			execFileSync('sh', ['-c', command], { cwd: workspace, encoding: 'utf8', env: { PATH: noBaton, HOME: home, ...agent.env }, input: JSON.stringify(agent.payload) });
-			const log = fs.readFileSync(path.join(workspace, '.baton', 'logs', 'hooks.log'), 'utf8');
-			if (!agent.logged.test(log)) throw new Error(`the hook log: ${log.slice(-600)}`);
-		});
+					await hooksOnly.click();
+				await s.notification(/Connected|connected/, { timeout: 20_000 });
+				const text = fs.readFileSync(path.join(workspace, agent.hookFile), 'utf8');
+				if (text.includes(tmp)) throw new Error(`${agent.hookFile} names a folder of this machine`);
+				const commands = [];
+				const walk = (v) =>
+					Array.isArray(v)
+						? v.forEach(walk)
+						: v && typeof v === 'object'
+							? Object.entries(v).forEach(([k, x]) => ((k === 'command' || k === 'bash') && typeof x === 'string' ? commands.push(x) : walk(x)))
+							: undefined;
+				walk(JSON.parse(text));
+				const command = commands.find((c) => agent.event.test(c));
+				if (!command?.startsWith('"$(command -v baton || echo "$HOME/.baton/bin/baton")" hook '))
+					throw new Error(`the committed session-start hook of ${agent.hookFile}: ${command} (of ${commands.join(' | ')})`);
+				const home = path.join(s.server.root, 'home');
+				const noBaton = process.env.PATH.split(':')
+					.filter((dir) => !fs.existsSync(path.join(dir, 'baton')))
+					.join(':');
+				execFileSync('sh', ['-c', command], {
+					cwd: workspace,
+					encoding: 'utf8',
+					env: { PATH: noBaton, HOME: home, ...agent.env },
+					input: JSON.stringify(agent.payload),
+				});
+				const log = fs.readFileSync(path.join(workspace, '.baton', 'logs', 'hooks.log'), 'utf8');
+				if (!agent.logged.test(log)) throw new Error(`the hook log: ${log.slice(-600)}`);
+			},
+		);
 	}
 	await s.screenshot('03-four-agents-connected');
 } catch (error) {

@@ -33,11 +33,26 @@ fs.mkdirSync(path.join(workspace, '.cleo'), { recursive: true });
 fs.writeFileSync(path.join(workspace, 'README.md'), '# shop\n');
 const sessionsFile = path.join(workspace, '.cleo', 'sessions.json');
 // The fixture the import tests use: CLEO's legacy multi-session file, in CLEO's own format.
-execFileSync(process.execPath, ['--import', 'tsx', '-e', `require('./test/unit/engine/interop/interopFixtures.ts').writeJson(${JSON.stringify(sessionsFile)}, require('./test/unit/engine/interop/interopFixtures.ts').cleoSessionsData())`], {
-	cwd: root,
-});
+execFileSync(
+	process.execPath,
+	[
+		'--import',
+		'tsx',
+		'-e',
+		`require('./test/unit/engine/interop/interopFixtures.ts').writeJson(${JSON.stringify(sessionsFile)}, require('./test/unit/engine/interop/interopFixtures.ts').cleoSessionsData())`,
+	],
+	{
+		cwd: root,
+	},
+);
 execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'init', '--workspace', workspace]);
-const expected = JSON.parse(execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'import', 'cleo-sessions', sessionsFile, '--dry-run', '--json', '--workspace', workspace], { encoding: 'utf8' }));
+const expected = JSON.parse(
+	execFileSync(
+		process.execPath,
+		[path.join(root, 'dist', 'cli.js'), 'import', 'cleo-sessions', sessionsFile, '--dry-run', '--json', '--workspace', workspace],
+		{ encoding: 'utf8' },
+	),
+);
 
 // The agents' homes the editor sees: a rollout the real Codex CLI 0.171.0 wrote, its recorded folder made this workspace.
 const rollout = fs.readFileSync(path.join(root, 'test', 'fixtures', 'real', 'codex-rollout', 'rollout-0.171.0-apply-patch.jsonl'), 'utf8');
@@ -48,7 +63,11 @@ function codexHomeFor(home, folder) {
 	fs.writeFileSync(path.join(dir, 'rollout-2026-11-28T09-58-50-01a22197-dbd8-7241-af6b-96b66b737258.jsonl'), rollout.replaceAll('/home/dev/project', folder));
 	return home;
 }
-const agentHomes = { CODEX_HOME: codexHomeFor(path.join(base, 'codex-home'), workspace), BATON_CLAUDE_HOME: path.join(base, 'claude-home'), GEMINI_CLI_HOME: path.join(base, 'gemini-home') };
+const agentHomes = {
+	CODEX_HOME: codexHomeFor(path.join(base, 'codex-home'), workspace),
+	BATON_CLAUDE_HOME: path.join(base, 'claude-home'),
+	GEMINI_CLI_HOME: path.join(base, 'gemini-home'),
+};
 
 const s = await launch({ extensionFolders: [root], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 }, env: agentHomes });
 checks.session = s;
@@ -80,8 +99,14 @@ try {
 		await s.quickPickType('Twilio');
 		// The rows' labels (their details are listed too, in the filter's order).
 		const labels = (await s.quickPickItems()).filter((l) => l.startsWith('Twilio')).sort();
-		const wanted = ['Twilio API key SID (SMS, instead of the auth token)', 'Twilio API key secret (SMS, instead of the auth token)', 'Twilio account SID (SMS)', 'Twilio auth token (SMS)'];
-		if (JSON.stringify(labels) !== JSON.stringify(wanted)) throw new Error(`Store Secret… should offer Twilio's four credentials: ${JSON.stringify(labels)}`);
+		const wanted = [
+			'Twilio API key SID (SMS, instead of the auth token)',
+			'Twilio API key secret (SMS, instead of the auth token)',
+			'Twilio account SID (SMS)',
+			'Twilio auth token (SMS)',
+		];
+		if (JSON.stringify(labels) !== JSON.stringify(wanted))
+			throw new Error(`Store Secret… should offer Twilio's four credentials: ${JSON.stringify(labels)}`);
 		await s.page.mouse.move(700, 700);
 		await s.page.waitForTimeout(300);
 		await s.screenshot('01c-store-secret-twilio');
@@ -159,21 +184,26 @@ try {
 		await s.page.waitForTimeout(300);
 		await s.screenshot('08-agent-history-imported');
 	});
-	await check('Rebuild Session Index brings the Codex session back from the archive after its rollout and the index were deleted, with progress, and the Transcripts view lists it', async () => {
-		await s.clearNotifications();
-		fs.rmSync(path.join(agentHomes.CODEX_HOME, 'sessions', '2026', '11', '28', 'rollout-2026-11-28T09-58-50-01a22197-dbd8-7241-af6b-96b66b737258.jsonl'));
-		fs.rmSync(path.join(workspace, '.baton', 'transcripts', 'index.json'));
-		await s.runCommand('Baton: Rebuild Session Index');
-		await s.notification('Rebuilt the session index: 1 transcript(s) of 1 session(s) — Codex 1 (1 kept from the archive alone).', { timeout: 30_000 });
-		const header = s.page.locator('.part.sidebar .pane-header', { hasText: /^\s*Transcripts/i }).first();
-		await header.waitFor({ timeout: 20_000 });
-		if ((await header.getAttribute('aria-expanded')) !== 'true') {
-			await header.click();
-		}
-		await s.treeItem('patch the files', { view: 'Transcripts' }).waitFor({ timeout: 20_000 });
-		await s.page.waitForTimeout(300);
-		await s.screenshot('10-session-index-rebuilt');
-	});
+	await check(
+		'Rebuild Session Index brings the Codex session back from the archive after its rollout and the index were deleted, with progress, and the Transcripts view lists it',
+		async () => {
+			await s.clearNotifications();
+			fs.rmSync(
+				path.join(agentHomes.CODEX_HOME, 'sessions', '2026', '11', '28', 'rollout-2026-11-28T09-58-50-01a22197-dbd8-7241-af6b-96b66b737258.jsonl'),
+			);
+			fs.rmSync(path.join(workspace, '.baton', 'transcripts', 'index.json'));
+			await s.runCommand('Baton: Rebuild Session Index');
+			await s.notification('Rebuilt the session index: 1 transcript(s) of 1 session(s) — Codex 1 (1 kept from the archive alone).', { timeout: 30_000 });
+			const header = s.page.locator('.part.sidebar .pane-header', { hasText: /^\s*Transcripts/i }).first();
+			await header.waitFor({ timeout: 20_000 });
+			if ((await header.getAttribute('aria-expanded')) !== 'true') {
+				await header.click();
+			}
+			await s.treeItem('patch the files', { view: 'Transcripts' }).waitFor({ timeout: 20_000 });
+			await s.page.waitForTimeout(300);
+			await s.screenshot('10-session-index-rebuilt');
+		},
+	);
 } catch {
 	// The failed check was reported with a screenshot.
 } finally {
@@ -186,8 +216,20 @@ const scanFolder = path.join(scanBase, 'warehouse');
 fs.mkdirSync(scanFolder);
 fs.writeFileSync(path.join(scanFolder, 'README.md'), '# warehouse\n');
 execFileSync(process.execPath, [path.join(root, 'dist', 'cli.js'), 'init', '--workspace', scanFolder]);
-const scanHomes = { CODEX_HOME: codexHomeFor(path.join(scanBase, 'codex-home'), scanFolder), BATON_CLAUDE_HOME: path.join(scanBase, 'claude-home'), GEMINI_CLI_HOME: path.join(scanBase, 'gemini-home') };
-const s2 = await launch({ extensionFolders: [root], workspace: scanFolder, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 }, env: scanHomes, settings: { 'baton.agentHistory.scanOnOpen': true } });
+const scanHomes = {
+	CODEX_HOME: codexHomeFor(path.join(scanBase, 'codex-home'), scanFolder),
+	BATON_CLAUDE_HOME: path.join(scanBase, 'claude-home'),
+	GEMINI_CLI_HOME: path.join(scanBase, 'gemini-home'),
+};
+const s2 = await launch({
+	extensionFolders: [root],
+	workspace: scanFolder,
+	theme: 'dark',
+	artifactsDir,
+	viewport: { width: 1400, height: 900 },
+	env: scanHomes,
+	settings: { 'baton.agentHistory.scanOnOpen': true },
+});
 checks.session = s2;
 try {
 	await checks.run('with baton.agentHistory.scanOnOpen on, the window that opens the folder reads its Codex session in, no command run', async () => {

@@ -21,7 +21,14 @@ const check = async (name, fn) => {
 	}
 };
 
-const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 'Dana Dev', GIT_AUTHOR_EMAIL: 'dana@example.invalid', GIT_COMMITTER_NAME: 'Dana Dev', GIT_COMMITTER_EMAIL: 'dana@example.invalid' };
+const gitEnv = {
+	...process.env,
+	GIT_CONFIG_GLOBAL: '/dev/null',
+	GIT_AUTHOR_NAME: 'Dana Dev',
+	GIT_AUTHOR_EMAIL: 'dana@example.invalid',
+	GIT_COMMITTER_NAME: 'Dana Dev',
+	GIT_COMMITTER_EMAIL: 'dana@example.invalid',
+};
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-provenance-'));
 const claudeHome = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-provenance-claude-'));
 const git = (...args) => execFileSync('git', args, { cwd: workspace, env: gitEnv, encoding: 'utf8' });
@@ -29,7 +36,13 @@ const claudeSession = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
 const hook = (payload) =>
 	execFileSync(process.execPath, [cliPath, 'hook'], {
 		cwd: workspace,
-		input: JSON.stringify({ session_id: claudeSession, transcript_path: path.join(claudeHome, `${claudeSession}.jsonl`), cwd: workspace, permission_mode: 'default', ...payload }),
+		input: JSON.stringify({
+			session_id: claudeSession,
+			transcript_path: path.join(claudeHome, `${claudeSession}.jsonl`),
+			cwd: workspace,
+			permission_mode: 'default',
+			...payload,
+		}),
 		env: { ...process.env, BATON_CLAUDE_HOME: claudeHome },
 		encoding: 'utf8',
 	});
@@ -47,8 +60,13 @@ await new Promise((resolve) => setTimeout(resolve, 1100));
 const prompt = 'Add a cart total that applies the discount code';
 hook({ hook_event_name: 'SessionStart', source: 'startup', model: 'claude-sonnet-4-5-20250929' });
 hook({ hook_event_name: 'UserPromptSubmit', prompt });
-const added = '\nexport function total(items: Item[], discount = 0): number {\n\tconst sum = items.reduce((s, i) => s + i.price * i.quantity, 0);\n\treturn sum * (1 - discount);\n}\n';
-const edit = { tool_name: 'Edit', tool_input: { file_path: file, old_string: '\tquantity: number;\n}', new_string: `\tquantity: number;\n}${added.trimEnd()}` }, tool_use_id: 'toolu_01UiProvenanceEdit' };
+const added =
+	'\nexport function total(items: Item[], discount = 0): number {\n\tconst sum = items.reduce((s, i) => s + i.price * i.quantity, 0);\n\treturn sum * (1 - discount);\n}\n';
+const edit = {
+	tool_name: 'Edit',
+	tool_input: { file_path: file, old_string: '\tquantity: number;\n}', new_string: `\tquantity: number;\n}${added.trimEnd()}` },
+	tool_use_id: 'toolu_01UiProvenanceEdit',
+};
 hook({ hook_event_name: 'PreToolUse', ...edit });
 fs.writeFileSync(file, before + added);
 hook({ hook_event_name: 'PostToolUse', ...edit, tool_response: { filePath: file, structuredPatch: [], userModified: false } });

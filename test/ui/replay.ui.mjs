@@ -33,7 +33,11 @@ fs.writeFileSync(path.join(workspace, 'README.md'), '# Modules\n');
 baton(workspace, 'init');
 const session = baton(workspace, 'session', 'start', '--name', 'Module handlers', '--agent', 'claude-code').session;
 const recordStarted = Date.now();
-execFileSync(process.execPath, ['--import', 'tsx', path.join(root, 'test', 'ui', 'replaySession.ts'), workspace, session.id, String(steps)], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync(process.execPath, ['--import', 'tsx', path.join(root, 'test', 'ui', 'replaySession.ts'), workspace, session.id, String(steps)], {
+	cwd: root,
+	encoding: 'utf8',
+	stdio: ['ignore', 'ignore', 'inherit'],
+});
 console.log(`  recorded ${steps} steps in ${Date.now() - recordStarted} ms`);
 const recorded = baton(workspace, 'timeline', '--session', session.id);
 if (recorded.steps.filter((s) => s.actor === 'agent').length !== steps) {
@@ -57,7 +61,12 @@ const rowsLaidOut = async (frame) => {
 };
 /** The page's marks: its first frame after the command and after the page started, and how many rows it showed. */
 const paintMarks = async (frame) =>
-	frame.evaluate(() => ({ command: Number(document.body.dataset.commandPaintMs), page: Number(document.body.dataset.paintMs), rows: Number(document.body.dataset.paintRows ?? -1), read: Number(document.body.dataset.readMs ?? -1) }));
+	frame.evaluate(() => ({
+		command: Number(document.body.dataset.commandPaintMs),
+		page: Number(document.body.dataset.paintMs),
+		rows: Number(document.body.dataset.paintRows ?? -1),
+		read: Number(document.body.dataset.readMs ?? -1),
+	}));
 /** `Baton: Replay Session` on the fixture's session; resolves to the page once its script has taken over, and its marks. */
 const openReplay = async (sess) => {
 	await sess.runCommand('Baton: Replay Session');
@@ -67,7 +76,8 @@ const openReplay = async (sess) => {
 	// The first frame is the page's own HTML: it must already hold the rows, never an empty shell.
 	if (!(marks.rows >= 15)) throw new Error(`the first frame showed ${marks.rows} rows`);
 	if (!(marks.page > 0)) throw new Error('no first-paint time');
-	if (!(marks.command >= marks.page - 50)) throw new Error(`first paint ${marks.command} ms after the command cannot be earlier than ${marks.page} ms after the page started`);
+	if (!(marks.command >= marks.page - 50))
+		throw new Error(`first paint ${marks.command} ms after the command cannot be earlier than ${marks.page} ms after the page started`);
 	return { frame, marks };
 };
 /** The baseline: an empty webview panel (test/ui/emptyWebview), timed the same way. */
@@ -105,7 +115,9 @@ try {
 					console.log(`BATON-MEASURE webviewBaselineReopenMs=${empty.command}`);
 				} else {
 					const again = await openReplay(s);
-					console.log(`    opened again: first paint ${again.marks.command} ms after the command (read ${again.marks.read} ms), ${again.marks.page} ms after the page started`);
+					console.log(
+						`    opened again: first paint ${again.marks.command} ms after the command (read ${again.marks.read} ms), ${again.marks.page} ms after the page started`,
+					);
 					console.log(`BATON-MEASURE replayReopenPaintMs=${again.marks.command}`);
 				}
 			}
@@ -214,11 +226,15 @@ try {
 			await light.statusBarItem('Module handlers · active').waitFor({ timeout: 30_000 });
 			await light.page.waitForTimeout(settleMs);
 			const empty = await openEmptyWebview(light);
-			console.log(`    empty webview, first of the workbench (baseline): first paint ${empty.command} ms after the command, ${empty.page} ms after the page started`);
+			console.log(
+				`    empty webview, first of the workbench (baseline): first paint ${empty.command} ms after the command, ${empty.page} ms after the page started`,
+			);
 			console.log(`BATON-MEASURE webviewBaselinePaintMs=${empty.command}`);
 			await light.runCommand('View: Close All Editors');
 			const { frame, marks } = await openReplay(light);
-			console.log(`    then the Replay: first paint ${marks.command} ms after the command (read ${marks.read} ms), ${marks.page} ms after the page started`);
+			console.log(
+				`    then the Replay: first paint ${marks.command} ms after the command (read ${marks.read} ms), ${marks.page} ms after the page started`,
+			);
 			console.log(`BATON-MEASURE replayReopenPaintMs=${marks.command}`);
 			await frame.getByText('Turn 1').first().waitFor();
 			await rowsLaidOut(frame);

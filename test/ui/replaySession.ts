@@ -46,7 +46,9 @@ export async function recordSession(root: string, sessionId: string, steps: numb
 			const file = `src/module${i % 40}.ts`;
 			const bash = i % 5 === 0;
 			const tool = bash ? 'Bash' : 'Edit';
-			const input = bash ? { command: `printf 'export const step${i} = ${i};\\n' >> ${file}` } : { file_path: path.join(root, file), old_string: '', new_string: `export const step${i} = ${i};` };
+			const input = bash
+				? { command: `printf 'export const step${i} = ${i};\\n' >> ${file}` }
+				: { file_path: path.join(root, file), old_string: '', new_string: `export const step${i} = ${i};` };
 			let started = performance.now();
 			await recorder.onToolUse('pre', sessionId, toolEvent(root, 'preToolUse', tool, input, `toolu_fixture_${i}`));
 			captureMs.push(performance.now() - started);

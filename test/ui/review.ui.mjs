@@ -21,7 +21,14 @@ const check = async (name, fn) => {
 };
 
 const baton = (cwd, ...args) => JSON.parse(execFileSync(process.execPath, [cliPath, ...args, '--json'], { cwd, encoding: 'utf8' }));
-const gitEnv = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' };
+const gitEnv = {
+	...process.env,
+	GIT_CONFIG_GLOBAL: '/dev/null',
+	GIT_AUTHOR_NAME: 't',
+	GIT_AUTHOR_EMAIL: 't@example.invalid',
+	GIT_COMMITTER_NAME: 't',
+	GIT_COMMITTER_EMAIL: 't@example.invalid',
+};
 const good = 'export function charge(card, amount, key) {\n  // idempotency key prevents double charges\n  return { ok: true, amount, key };\n}\n';
 
 const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-review-'));
@@ -179,43 +186,46 @@ try {
 		await approveInside(s, frame, first.id);
 	});
 
-	await check('a later pending checkpoint, clicked in Pending Approvals, shows the agent’s changed files and their diff; Approve there approves it', async () => {
-		fs.writeFileSync(path.join(fresh, 'src/payment.js'), `${good}export function refund(id) {\n  return { ok: true, id };\n}\n`);
-		fs.writeFileSync(path.join(fresh, 'src/refund.test.js'), 'import { refund } from "./payment.js";\n');
-		const second = baton(fresh, 'checkpoint', 'create', '--message', 'Refund endpoint', '--trigger', 'complete').checkpoint;
-		await s.notification('“Refund endpoint” needs review', { timeout: 15_000 });
-		await s.clearNotifications();
-		await openBaton(s);
-		await s.treeItem('Refund endpoint', { view: 'Pending Approvals' }).click();
-		const frame = await s.webview('body[data-rendered="compare"]', { timeout: 20_000 });
-		await frame.locator('h1', { hasText: 'Checkpoint #2' }).first().waitFor({ timeout: 10_000 });
-		await frame.getByText('src/refund.test.js').first().waitFor({ timeout: 10_000 });
-		const text = await pageText(frame);
-		const rows = await frame.locator('tr[data-path]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-path')));
-		if (JSON.stringify(rows) !== JSON.stringify(['src/payment.js', 'src/refund.test.js'])) {
-			throw new Error(`expected the agent's two files, saw ${JSON.stringify(rows)}`);
-		}
-		const title = await frame.locator('h1').first().innerText();
-		if (!/^Checkpoint #1\b[\s\S]*Checkpoint #2$/.test(title.trim())) {
-			throw new Error(`the review does not compare with the checkpoint before it: ${title}`);
-		}
-		if (!/by you/.test(text)) {
-			throw new Error(`the approval of the first checkpoint is not shown as yours:\n${text}`);
-		}
-		await s.page.waitForTimeout(400);
-		await s.screenshot('dark-06-review-changes');
-		await frame.getByText('src/payment.js').first().click();
-		await s.page.locator('.monaco-diff-editor').first().waitFor({ timeout: 15_000 });
-		await s.page.locator('.tab', { hasText: 'payment.js (#1 ↔ #2)' }).first().waitFor({ timeout: 10_000 });
-		await s.page.waitForTimeout(600);
-		await s.screenshot('dark-07-review-file-diff');
-		await s.page.locator('.tab', { hasText: 'Baton: Compare' }).first().click();
-		const again = await s.webview('body[data-rendered="compare"]', { timeout: 20_000 });
-		await approveInside(s, again, second.id);
-		await again.locator('vscode-button', { hasText: 'Approve' }).first().waitFor({ state: 'detached', timeout: 15_000 });
-		await s.page.waitForTimeout(400);
-		await s.screenshot('dark-08-approved-inside');
-	});
+	await check(
+		'a later pending checkpoint, clicked in Pending Approvals, shows the agent’s changed files and their diff; Approve there approves it',
+		async () => {
+			fs.writeFileSync(path.join(fresh, 'src/payment.js'), `${good}export function refund(id) {\n  return { ok: true, id };\n}\n`);
+			fs.writeFileSync(path.join(fresh, 'src/refund.test.js'), 'import { refund } from "./payment.js";\n');
+			const second = baton(fresh, 'checkpoint', 'create', '--message', 'Refund endpoint', '--trigger', 'complete').checkpoint;
+			await s.notification('“Refund endpoint” needs review', { timeout: 15_000 });
+			await s.clearNotifications();
+			await openBaton(s);
+			await s.treeItem('Refund endpoint', { view: 'Pending Approvals' }).click();
+			const frame = await s.webview('body[data-rendered="compare"]', { timeout: 20_000 });
+			await frame.locator('h1', { hasText: 'Checkpoint #2' }).first().waitFor({ timeout: 10_000 });
+			await frame.getByText('src/refund.test.js').first().waitFor({ timeout: 10_000 });
+			const text = await pageText(frame);
+			const rows = await frame.locator('tr[data-path]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute('data-path')));
+			if (JSON.stringify(rows) !== JSON.stringify(['src/payment.js', 'src/refund.test.js'])) {
+				throw new Error(`expected the agent's two files, saw ${JSON.stringify(rows)}`);
+			}
+			const title = await frame.locator('h1').first().innerText();
+			if (!/^Checkpoint #1\b[\s\S]*Checkpoint #2$/.test(title.trim())) {
+				throw new Error(`the review does not compare with the checkpoint before it: ${title}`);
+			}
+			if (!/by you/.test(text)) {
+				throw new Error(`the approval of the first checkpoint is not shown as yours:\n${text}`);
+			}
+			await s.page.waitForTimeout(400);
+			await s.screenshot('dark-06-review-changes');
+			await frame.getByText('src/payment.js').first().click();
+			await s.page.locator('.monaco-diff-editor').first().waitFor({ timeout: 15_000 });
+			await s.page.locator('.tab', { hasText: 'payment.js (#1 ↔ #2)' }).first().waitFor({ timeout: 10_000 });
+			await s.page.waitForTimeout(600);
+			await s.screenshot('dark-07-review-file-diff');
+			await s.page.locator('.tab', { hasText: 'Baton: Compare' }).first().click();
+			const again = await s.webview('body[data-rendered="compare"]', { timeout: 20_000 });
+			await approveInside(s, again, second.id);
+			await again.locator('vscode-button', { hasText: 'Approve' }).first().waitFor({ state: 'detached', timeout: 15_000 });
+			await s.page.waitForTimeout(400);
+			await s.screenshot('dark-08-approved-inside');
+		},
+	);
 } catch {
 	// The failed check was reported with a screenshot.
 } finally {

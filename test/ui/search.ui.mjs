@@ -34,7 +34,18 @@ const { session } = baton('session', 'start', '--name', 'Invoice rounding', '--a
 baton('decision', 'record', '--text', 'Round the invoice total half to even, once, at the end');
 const lines = [];
 let n = 0;
-const record = (type, message) => lines.push(JSON.stringify({ type, uuid: `u${n}`, parentUuid: n ? `u${n - 1}` : null, sessionId: agentId, cwd: workspace, timestamp: new Date(Date.UTC(2026, 10, 28, 9, 0, n++)).toISOString(), message }));
+const record = (type, message) =>
+	lines.push(
+		JSON.stringify({
+			type,
+			uuid: `u${n}`,
+			parentUuid: n ? `u${n - 1}` : null,
+			sessionId: agentId,
+			cwd: workspace,
+			timestamp: new Date(Date.UTC(2026, 10, 28, 9, 0, n++)).toISOString(),
+			message,
+		}),
+	);
 record('user', { role: 'user', content: 'The checkout shows 10.01 but the ledger says 10.00. Why?' });
 for (let i = 0; i < 12; i++) {
 	record('assistant', {
@@ -57,7 +68,11 @@ fs.mkdirSync(project, { recursive: true });
 fs.writeFileSync(path.join(project, `${agentId}.jsonl`), `${lines.join('\n')}\n`);
 baton('transcripts', 'sync');
 // Three agent steps, each editing src/module<n>.ts, captured as the hooks capture them.
-execFileSync(process.execPath, ['--import', 'tsx', path.join(root, 'test', 'ui', 'replaySession.ts'), workspace, session.id, '3'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'ignore', 'inherit'] });
+execFileSync(process.execPath, ['--import', 'tsx', path.join(root, 'test', 'ui', 'replaySession.ts'), workspace, session.id, '3'], {
+	cwd: root,
+	encoding: 'utf8',
+	stdio: ['ignore', 'ignore', 'inherit'],
+});
 baton('session', 'end', '--id', session.id, '--note', 'Rounding fixed; refunds still use floats');
 baton('session', 'start', '--name', 'Onboarding guide');
 
@@ -84,7 +99,9 @@ try {
 		await s.clickViewAction('Search Sessions…');
 		await s.quickPickType('ledger');
 		await s.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'truncates the half cent' }).first().waitFor({ timeout: 20_000 });
-		const rows = await s.page.locator('.quick-input-widget .monaco-list-row').evaluateAll((els) => els.map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim()));
+		const rows = await s.page
+			.locator('.quick-input-widget .monaco-list-row')
+			.evaluateAll((els) => els.map((e) => (e.textContent ?? '').replace(/\s+/g, ' ').trim()));
 		if (!rows.some((r) => /Invoice rounding/.test(r) && /transcript/.test(r))) throw new Error(`no transcript row: ${rows.join(' | ')}`);
 		await s.page.waitForTimeout(400);
 		await s.screenshot('02-search-quick-pick');

@@ -121,7 +121,8 @@ async function runTheme(theme) {
 			const running = active.find((x) => x.name === 'Webhook tests pass');
 			if (active.length !== 2 || !running) throw new Error(`expected two active sessions: ${JSON.stringify(active.map((x) => x.name))}`);
 			const fromCli = baton(workspace, 'briefing', '--session', running.id).briefing;
-			if (fromCli.lastSession?.handoff?.note !== 'Retry path no longer double-charges') throw new Error(`the CLI's briefing: ${JSON.stringify(fromCli.lastSession)}`);
+			if (fromCli.lastSession?.handoff?.note !== 'Retry path no longer double-charges')
+				throw new Error(`the CLI's briefing: ${JSON.stringify(fromCli.lastSession)}`);
 			// A new panel, so what it shows cannot be the session briefing the start opened earlier.
 			await s.runCommand('View: Close All Editors');
 			for (let tries = 0; await s.webview('body[data-view="briefing"]', { timeout: 500 }).then(Boolean, () => false); tries++) {

@@ -23,7 +23,15 @@ const check = async (name, fn) => {
 };
 
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-sync-'));
-const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid', BATON_NO_DAEMON: '1' };
+const env = {
+	...process.env,
+	GIT_CONFIG_GLOBAL: '/dev/null',
+	GIT_AUTHOR_NAME: 't',
+	GIT_AUTHOR_EMAIL: 't@example.invalid',
+	GIT_COMMITTER_NAME: 't',
+	GIT_COMMITTER_EMAIL: 't@example.invalid',
+	BATON_NO_DAEMON: '1',
+};
 const run = (cwd, cmd, args, extra = {}) => execFileSync(cmd, args, { cwd, env: { ...env, ...extra }, stdio: ['ignore', 'pipe', 'pipe'] });
 const cli = path.join(root, 'dist', 'cli.js');
 const bare = path.join(base, 'remote.git');
@@ -157,7 +165,8 @@ try {
 	});
 	await check('a pulled record that is no valid event is left out, and a warning says so', async () => {
 		// Something that is not Baton adds a batch on the runner's events ref in the remote.
-		const inBare = (args, input) => execFileSync('git', args, { input, encoding: 'utf8', env: { ...env, GIT_DIR: bare, GIT_INDEX_FILE: path.join(base, 'forge.index') } }).trim();
+		const inBare = (args, input) =>
+			execFileSync('git', args, { input, encoding: 'utf8', env: { ...env, GIT_DIR: bare, GIT_INDEX_FILE: path.join(base, 'forge.index') } }).trim();
 		const ref = inBare(['for-each-ref', '--format=%(refname)', 'refs/baton/events/']).split('\n')[0];
 		const tip = inBare(['rev-parse', ref]);
 		const blob = inBare(['hash-object', '-w', '--stdin'], '{"id":"evt_01KZZ","kind":"session.sta\n');
@@ -177,7 +186,9 @@ try {
 	});
 	await check("a teammate's approval of this machine's checkpoint shows on its row as their opinion; the checkpoint stays pending", async () => {
 		// This machine's checkpoint needs review; the runner's person pulls it and approves it there.
-		const created = JSON.parse(run(workspace, process.execPath, [cli, 'checkpoint', 'create', '--trigger', 'error', '--message', 'Risky change', '--json']).toString());
+		const created = JSON.parse(
+			run(workspace, process.execPath, [cli, 'checkpoint', 'create', '--trigger', 'error', '--message', 'Risky change', '--json']).toString(),
+		);
 		const id = created.checkpoint.id;
 		run(workspace, process.execPath, [cli, 'sync', 'push']);
 		run(laptop, process.execPath, [cli, 'sync', 'pull'], runner);
@@ -213,10 +224,19 @@ try {
 		// The runner's person is done with their session; the agent's run is a session of its own.
 		run(laptop, process.execPath, [cli, 'session', 'end', '--note', 'reviewed'], runner);
 		const agentId = 'c0ffee00-0000-4000-8000-0000000000aa';
-		const hook = (event, payload) => execFileSync(process.execPath, [cli, 'hook', event], { cwd: laptop, env: { ...env, ...runner }, input: JSON.stringify({ session_id: agentId, cwd: laptop, ...payload }) });
+		const hook = (event, payload) =>
+			execFileSync(process.execPath, [cli, 'hook', event], {
+				cwd: laptop,
+				env: { ...env, ...runner },
+				input: JSON.stringify({ session_id: agentId, cwd: laptop, ...payload }),
+			});
 		hook('session-start', { hook_event_name: 'SessionStart', source: 'startup' });
 		hook('user-prompt-submit', { hook_event_name: 'UserPromptSubmit', prompt: 'Document the checkout flow' });
-		const edit = { tool_name: 'Edit', tool_input: { file_path: path.join(laptop, 'README.md'), old_string: '# shop', new_string: '# shop\n\nCheckout: cart → address → payment.' }, tool_use_id: 'toolu_readme_1' };
+		const edit = {
+			tool_name: 'Edit',
+			tool_input: { file_path: path.join(laptop, 'README.md'), old_string: '# shop', new_string: '# shop\n\nCheckout: cart → address → payment.' },
+			tool_use_id: 'toolu_readme_1',
+		};
 		hook('pre-tool-use', { hook_event_name: 'PreToolUse', ...edit });
 		fs.writeFileSync(path.join(laptop, 'README.md'), '# shop\n\nCheckout: cart → address → payment.\n');
 		hook('post-tool-use', { hook_event_name: 'PostToolUse', ...edit, tool_response: { success: true } });
@@ -251,36 +271,39 @@ try {
 		await s.page.waitForTimeout(400);
 		await s.screenshot('10-teammate-step-diff');
 	});
-	await check('a checkpoint of this machine’s is taken back from the palette, after a modal that says what it cannot undo; the runner drops it on its next pull', async () => {
-		const listed = JSON.parse(run(workspace, process.execPath, [cli, 'checkpoint', 'list', '--json']).toString());
-		const id = (listed.checkpoints ?? listed).find((c) => c.message === 'Risky change').id;
-		await s.runCommand('Baton: Retract Shared Records…');
-		await s.quickPickSelect('A checkpoint');
-		await s.quickPickSelect('Risky change');
-		const modal = s.modalDialog('Take back the checkpoint “Risky change”?');
-		await modal.waitFor({ timeout: 15_000 });
-		const text = (await modal.textContent()) ?? '';
-		if (!text.includes('force-pushes') || !text.includes('cannot undo') || !text.includes('garbage collection')) {
-			throw new Error(`the modal should say what it does and what it cannot undo: "${text}"`);
-		}
-		await s.screenshot('07-retract-modal');
-		await modal.locator('a.monaco-button', { hasText: 'Retract' }).first().click();
-		await s.notification('Baton took back the checkpoint “Risky change”');
-		await s.page.waitForTimeout(300);
-		await s.screenshot('08-retracted');
-		run(laptop, process.execPath, [cli, 'sync', 'pull'], runner);
-		let stillThere = true;
-		try {
-			run(laptop, process.execPath, [cli, 'checkpoint', 'show', id, '--json'], runner);
-		} catch {
-			stillThere = false;
-		}
-		if (stillThere) {
-			throw new Error('the runner still shows the retracted checkpoint after its pull');
-		}
-		// This machine keeps it.
-		run(workspace, process.execPath, [cli, 'checkpoint', 'show', id, '--json']);
-	});
+	await check(
+		'a checkpoint of this machine’s is taken back from the palette, after a modal that says what it cannot undo; the runner drops it on its next pull',
+		async () => {
+			const listed = JSON.parse(run(workspace, process.execPath, [cli, 'checkpoint', 'list', '--json']).toString());
+			const id = (listed.checkpoints ?? listed).find((c) => c.message === 'Risky change').id;
+			await s.runCommand('Baton: Retract Shared Records…');
+			await s.quickPickSelect('A checkpoint');
+			await s.quickPickSelect('Risky change');
+			const modal = s.modalDialog('Take back the checkpoint “Risky change”?');
+			await modal.waitFor({ timeout: 15_000 });
+			const text = (await modal.textContent()) ?? '';
+			if (!text.includes('force-pushes') || !text.includes('cannot undo') || !text.includes('garbage collection')) {
+				throw new Error(`the modal should say what it does and what it cannot undo: "${text}"`);
+			}
+			await s.screenshot('07-retract-modal');
+			await modal.locator('a.monaco-button', { hasText: 'Retract' }).first().click();
+			await s.notification('Baton took back the checkpoint “Risky change”');
+			await s.page.waitForTimeout(300);
+			await s.screenshot('08-retracted');
+			run(laptop, process.execPath, [cli, 'sync', 'pull'], runner);
+			let stillThere = true;
+			try {
+				run(laptop, process.execPath, [cli, 'checkpoint', 'show', id, '--json'], runner);
+			} catch {
+				stillThere = false;
+			}
+			if (stillThere) {
+				throw new Error('the runner still shows the retracted checkpoint after its pull');
+			}
+			// This machine keeps it.
+			run(workspace, process.execPath, [cli, 'checkpoint', 'show', id, '--json']);
+		},
+	);
 } catch {
 	// The failed check was reported with a screenshot.
 } finally {

@@ -54,7 +54,17 @@ for (const theme of ['dark', 'light']) {
 	baton(workspace, 'init');
 	baton(workspace, 'task', 'add', '--title', 'Checkout rework', '--type', 'epic');
 	baton(workspace, 'task', 'add', '--title', 'Retry webhooks', '--parent', 'T1');
-	const orchestrator = baton(workspace, 'session', 'start', '--name', 'Orchestrate the checkout rework across services', '--scope', 'epic:T1', '--agent', 'claude-code').session;
+	const orchestrator = baton(
+		workspace,
+		'session',
+		'start',
+		'--name',
+		'Orchestrate the checkout rework across services',
+		'--scope',
+		'epic:T1',
+		'--agent',
+		'claude-code',
+	).session;
 	await mcpStartWorker(workspace, { name: 'Webhook worker', scope: 'task:T2', agent: 'claude-code', parentSessionId: orchestrator.id });
 	// A backlog the agent left while no editor was open: three checkpoints wait for review.
 	for (const n of [1, 2, 3]) {

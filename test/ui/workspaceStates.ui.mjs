@@ -94,7 +94,14 @@ try {
 		});
 		await check('the tree shows every chain of the history, grouped by scope', async () => {
 			await openBaton(s);
-			for (const label of ['Checkout: cart and tax', 'Checkout: payment form', 'Checkout: webhooks', 'Search: product index', 'Release 0.4 orchestration', 'Spike: Node 22 upgrade']) {
+			for (const label of [
+				'Checkout: cart and tax',
+				'Checkout: payment form',
+				'Checkout: webhooks',
+				'Search: product index',
+				'Release 0.4 orchestration',
+				'Spike: Node 22 upgrade',
+			]) {
 				await s.treeItem(rowLabel(label)).waitFor({ timeout: 10_000 });
 			}
 			await s.treeItem(/Epic T1 · Checkout flow/).waitFor();
@@ -126,7 +133,10 @@ try {
 			fs.appendFileSync(journal, Buffer.alloc(64, 0x58));
 			try {
 				await s.runCommand('Baton: Refresh');
-				await s.page.locator('.part.sidebar .pane-body .message', { hasText: 'Could not load the session chains; trying again' }).first().waitFor({ timeout: 20_000 });
+				await s.page
+					.locator('.part.sidebar .pane-body .message', { hasText: 'Could not load the session chains; trying again' })
+					.first()
+					.waitFor({ timeout: 20_000 });
 				if (
 					await s
 						.statusBarItem('Set Up Baton')

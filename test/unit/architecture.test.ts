@@ -288,7 +288,12 @@ function sortedEntries(ranks: Readonly<Record<string, number>>): [string, number
 
 void describe('architecture', () => {
 	void it('finds imports of every form', () => {
-		assert.deepEqual(importsOf(`import a from 'x';\nimport type { B } from "y";\nexport { c } from './z';\nconst d = require('w');\nimport 'side';\nawait import('dyn');`), ['x', 'y', './z', 'w', 'side', 'dyn']);
+		assert.deepEqual(
+			importsOf(
+				`import a from 'x';\nimport type { B } from "y";\nexport { c } from './z';\nconst d = require('w');\nimport 'side';\nawait import('dyn');`,
+			),
+			['x', 'y', './z', 'w', 'side', 'dyn'],
+		);
 	});
 
 	void it('keeps every layer to the imports docs/architecture.md §2 allows', () => {
@@ -338,7 +343,10 @@ void describe('architecture', () => {
 		};
 		// schema.ts is a shape file only records.ts reads (its drizzle tables); the protocol names records.ts.
 		const lintless = ['src/engine/storage/schema.ts'];
-		assert.deepEqual([...listed('engineShapes'), ...listed('enginePureLeaves')].sort(), [...new Set([...shapeFiles, ...pureLeaves])].filter((f) => !lintless.includes(f)).sort());
+		assert.deepEqual(
+			[...listed('engineShapes'), ...listed('enginePureLeaves')].sort(),
+			[...new Set([...shapeFiles, ...pureLeaves])].filter((f) => !lintless.includes(f)).sort(),
+		);
 	});
 
 	void it('opens the transcript archive through Engine only: one composition root, one rule for the agents’ homes', () => {
@@ -356,7 +364,11 @@ void describe('architecture', () => {
 			assert.deepEqual(importsOf(fs.readFileSync(path.join(root, rel), 'utf8')), [], rel);
 		}
 		assert.equal(violation(path.join(root, 'src/protocol/x.ts'), '../engine/text/controlChars'), undefined, 'the protocol re-exports it as a value');
-		assert.match(violation(path.join(root, 'src/protocol/x.ts'), '../engine/text/clip') ?? '', /only the engine's shape files/, 'other text helpers stay in the engine');
+		assert.match(
+			violation(path.join(root, 'src/protocol/x.ts'), '../engine/text/clip') ?? '',
+			/only the engine's shape files/,
+			'other text helpers stay in the engine',
+		);
 	});
 
 	void it('rejects what the rules forbid', () => {
@@ -398,12 +410,15 @@ void describe('architecture', () => {
 	});
 
 	void it('tells type-only imports from the ones a bundle keeps', () => {
-		assert.deepEqual(importStatementsOf(`import type { A } from './a';\nexport type { B } from './b';\nimport { type C } from './c';\nimport d from './d';`), [
-			{ specifier: './a', typeOnly: true },
-			{ specifier: './b', typeOnly: true },
-			{ specifier: './c', typeOnly: false },
-			{ specifier: './d', typeOnly: false },
-		]);
+		assert.deepEqual(
+			importStatementsOf(`import type { A } from './a';\nexport type { B } from './b';\nimport { type C } from './c';\nimport d from './d';`),
+			[
+				{ specifier: './a', typeOnly: true },
+				{ specifier: './b', typeOnly: true },
+				{ specifier: './c', typeOnly: false },
+				{ specifier: './d', typeOnly: false },
+			],
+		);
 	});
 
 	void it('keeps the engine rooms in their order', () => {
@@ -433,8 +448,13 @@ void describe('architecture', () => {
 	});
 
 	void it('reads the rank table so that a drift between it and engineRanks fails', () => {
-		const table = (rows: string): string => `Text | 9 | \`engine\` | not a row |\n\n| Rank | Rooms | Job |\n| --- | --- | --- |\n${rows}\n\n| 7 | \`after\` | another table |\n`;
-		assert.deepEqual(documentedRanks(table('| 0 | `errors`, `text/` | leaves |\n| 1 | `storage/` | the journal |')), { errors: 0, text: 0, storage: 1 }, 'only the rank table counts');
+		const table = (rows: string): string =>
+			`Text | 9 | \`engine\` | not a row |\n\n| Rank | Rooms | Job |\n| --- | --- | --- |\n${rows}\n\n| 7 | \`after\` | another table |\n`;
+		assert.deepEqual(
+			documentedRanks(table('| 0 | `errors`, `text/` | leaves |\n| 1 | `storage/` | the journal |')),
+			{ errors: 0, text: 0, storage: 1 },
+			'only the rank table counts',
+		);
 		assert.throws(() => documentedRanks('| Rank | Rooms |\n'), /no rank table/);
 		assert.throws(() => documentedRanks(table('| 0 | `errors` | a |\n| 1 | `errors/` | b |')), /errors is listed twice/);
 		assert.throws(() => documentedRanks(table('| 1 | `storage/` | a |\n| 0 | `errors` | b |')), /rank 0 follows rank 1/);
@@ -450,7 +470,11 @@ void describe('architecture', () => {
 		assert.match(engineOrderViolation(at('context.ts'), './tasks/taskGraph') ?? '', /context .* may not import tasks/);
 		assert.match(engineOrderViolation(at('transcripts/x.ts'), '../hooks/hookEvent') ?? '', /transcripts .* may not import hooks/);
 		assert.match(engineOrderViolation(at('hooks/x.ts'), '../engine') ?? '', /hooks .* may not import engine/);
-		assert.match(engineOrderViolation(at('memory/x.ts'), '../trackers/y') ?? '', /memory \(rank 7\) may not import trackers \(rank 7\)/, 'one rank, two rooms: no import');
+		assert.match(
+			engineOrderViolation(at('memory/x.ts'), '../trackers/y') ?? '',
+			/memory \(rank 7\) may not import trackers \(rank 7\)/,
+			'one rank, two rooms: no import',
+		);
 		assert.match(engineOrderViolation(at('nowhere/x.ts'), '../storage/model') ?? '', /nowhere has no rank/);
 		assert.equal(engineOrderViolation(at('hooks/x.ts'), '../engine/../sessions/scope'), undefined);
 		assert.equal(engineOrderViolation(at('sessions/x.ts'), '../tasks/taskGraph'), undefined);

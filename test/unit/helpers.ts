@@ -140,7 +140,10 @@ export interface TestEngine {
 	root: string;
 }
 
-export async function openTestEngine(t: TestContext, options: { root?: string; config?: BatonConfigInput; clock?: FakeClock; git?: GitStateReader; secrets?: SecretSource } = {}): Promise<TestEngine> {
+export async function openTestEngine(
+	t: TestContext,
+	options: { root?: string; config?: BatonConfigInput; clock?: FakeClock; git?: GitStateReader; secrets?: SecretSource } = {},
+): Promise<TestEngine> {
 	const root = options.root ?? tempDir(t);
 	const clock = options.clock ?? new FakeClock();
 	const log = new MemoryLogger();

@@ -20,7 +20,16 @@ function ruleOf(config: Linter.Config, name: string): unknown {
 void describe('lint rules', () => {
 	void it('gives every file max-lines 400 and every source, script and bench file max-lines-per-function 80, blank lines and comments not counted, none exempt', async () => {
 		const eslint = new ESLint({ cwd: root });
-		for (const file of ['src/engine/sync/syncService.ts', 'src/extension/extension.ts', 'bench/syncBench.ts', 'src/server/daemon.ts', 'src/cli/main.ts', 'bench/run.ts', 'scripts/seedDemo.ts', 'test/unit/architecture.test.ts']) {
+		for (const file of [
+			'src/engine/sync/syncService.ts',
+			'src/extension/extension.ts',
+			'bench/syncBench.ts',
+			'src/server/daemon.ts',
+			'src/cli/main.ts',
+			'bench/run.ts',
+			'scripts/seedDemo.ts',
+			'test/unit/architecture.test.ts',
+		]) {
 			const config = (await eslint.calculateConfigForFile(file)) as Linter.Config;
 			assert.deepEqual(ruleOf(config, 'max-lines'), [2, { max: 400, ...sizeOptions }], `${file}: max-lines`);
 			const functions = ruleOf(config, 'max-lines-per-function');
@@ -37,7 +46,13 @@ void describe('lint rules', () => {
 		const eslint = new ESLint({
 			cwd: root,
 			overrideConfigFile: true,
-			overrideConfig: [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser as Linter.Parser }, rules: { 'max-lines-per-function': ['error', { max: 80, ...sizeOptions }] } }],
+			overrideConfig: [
+				{
+					files: ['**/*.ts'],
+					languageOptions: { parser: tseslint.parser as Linter.Parser },
+					rules: { 'max-lines-per-function': ['error', { max: 80, ...sizeOptions }] },
+				},
+			],
 		});
 		const [long] = await eslint.lintText(body(81), { filePath: 'src/engine/long.ts' });
 		const [fits] = await eslint.lintText(`${body(80)}\n// a comment\n\n`, { filePath: 'src/engine/fits.ts' });

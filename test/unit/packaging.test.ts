@@ -18,7 +18,9 @@ const manifest = JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'ut
 /** Every string under a manifest key that names a file of the extension (icons, walkthrough media). */
 function manifestFiles(value: unknown, key = ''): string[] {
 	if (typeof value === 'string') {
-		return ['icon', 'markdown', 'image', 'svg', 'light', 'dark'].includes(key) && /^(\.\/)?[\w.-]+\/[\w./-]+\.\w+$/.test(value) ? [value.replace(/^\.\//, '')] : [];
+		return ['icon', 'markdown', 'image', 'svg', 'light', 'dark'].includes(key) && /^(\.\/)?[\w.-]+\/[\w./-]+\.\w+$/.test(value)
+			? [value.replace(/^\.\//, '')]
+			: [];
 	}
 	if (Array.isArray(value)) return value.flatMap((v) => manifestFiles(v, key));
 	if (value && typeof value === 'object') return Object.entries(value).flatMap(([k, v]) => manifestFiles(v, k));
@@ -37,13 +39,27 @@ describe('the .vsix', () => {
 	after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 	it('has the bundles, the WASM, the webview, the manifest and the README', () => {
-		for (const f of ['package.json', 'readme.md', 'dist/extension.js', 'dist/server.js', 'dist/cli.js', 'dist/baton.js', 'dist/hook.js', 'dist/sql-wasm.wasm', 'dist/webview/main.js']) {
+		for (const f of [
+			'package.json',
+			'readme.md',
+			'dist/extension.js',
+			'dist/server.js',
+			'dist/cli.js',
+			'dist/baton.js',
+			'dist/hook.js',
+			'dist/sql-wasm.wasm',
+			'dist/webview/main.js',
+		]) {
 			assert.ok(files.includes(f), `${f} is missing from the .vsix (${files.join(', ')})`);
 		}
 	});
 
 	it('has every file the manifest points at', () => {
-		const wanted = [String(manifest.main).replace(/^\.\//, ''), ...Object.values(manifest.bin as Record<string, string>).map((b) => b.replace(/^\.\//, '')), ...manifestFiles(manifest.contributes)];
+		const wanted = [
+			String(manifest.main).replace(/^\.\//, ''),
+			...Object.values(manifest.bin as Record<string, string>).map((b) => b.replace(/^\.\//, '')),
+			...manifestFiles(manifest.contributes),
+		];
 		assert.ok(
 			wanted.some((f) => f.startsWith('media/walkthrough/')),
 			'the walkthrough media were not found in the manifest: the scan is broken',
@@ -52,12 +68,20 @@ describe('the .vsix', () => {
 	});
 
 	it('has every image the README shows (its links stay relative to the installed extension)', () => {
-		const images = [...fs.readFileSync(path.join(root, 'README.md'), 'utf8').matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)].map((m) => m[1] ?? '').filter((u) => u !== '' && !/^[a-z]+:/i.test(u));
+		const images = [...fs.readFileSync(path.join(root, 'README.md'), 'utf8').matchAll(/!\[[^\]]*\]\(([^)\s]+)\)/g)]
+			.map((m) => m[1] ?? '')
+			.filter((u) => u !== '' && !/^[a-z]+:/i.test(u));
 		for (const image of images) assert.ok(files.includes(image), `${image} (shown in README.md) is missing from the .vsix`);
 	});
 
 	it('carries no sources, tests, source maps or node_modules', () => {
-		const stray = files.filter((f) => /^(src|test|webview|scripts|bench|drizzle|out|\.baton)\//.test(f) || /(^|\/)node_modules\//.test(f) || /\.(ts|tsx|map|mjs)$/.test(f) || /^(tsconfig|esbuild|drizzle\.config|package-lock)/.test(f));
+		const stray = files.filter(
+			(f) =>
+				/^(src|test|webview|scripts|bench|drizzle|out|\.baton)\//.test(f) ||
+				/(^|\/)node_modules\//.test(f) ||
+				/\.(ts|tsx|map|mjs)$/.test(f) ||
+				/^(tsconfig|esbuild|drizzle\.config|package-lock)/.test(f),
+		);
 		assert.deepEqual(stray, []);
 	});
 
@@ -66,7 +90,9 @@ describe('the .vsix', () => {
 		// (A require inside a string or template literal is code ajv generates as text, never run here.)
 		for (const bundle of files.filter((f) => /^dist\/[^/]+\.js$/.test(f))) {
 			const text = fs.readFileSync(path.join(root, bundle), 'utf8');
-			const bare = [...text.matchAll(/(?<![`'\w$.])require\("([^"./][^"]*)"\)/g)].map((m) => m[1] ?? '').filter((name) => !name.startsWith('node:') && name !== 'vscode' && !isBuiltin(name));
+			const bare = [...text.matchAll(/(?<![`'\w$.])require\("([^"./][^"]*)"\)/g)]
+				.map((m) => m[1] ?? '')
+				.filter((name) => !name.startsWith('node:') && name !== 'vscode' && !isBuiltin(name));
 			assert.deepEqual([...new Set(bare)], [], `${bundle} requires packages that are not in the .vsix`);
 		}
 	});

@@ -22,7 +22,10 @@ void describe('test layout', () => {
 					continue;
 				}
 				const top = child.split('/')[0] as string;
-				const mirrored = others[top] !== undefined ? fs.existsSync(path.join(root, others[top], child.slice(top.length))) : fs.existsSync(path.join(root, 'src', child));
+				const mirrored =
+					others[top] !== undefined
+						? fs.existsSync(path.join(root, others[top], child.slice(top.length)))
+						: fs.existsSync(path.join(root, 'src', child));
 				if (!mirrored) {
 					strays.push(`test/unit/${child}`);
 				}

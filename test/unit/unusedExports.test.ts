@@ -44,7 +44,14 @@ void describe('unused exports', () => {
 			].join('\n'),
 			'test/app.test.ts': "import { run } from '../src/app';\nvoid run;\n",
 		});
-		assert.deepEqual(findUnusedExports(root, { allowed: {} }), ['src/deep/inner.ts:2 notReached', 'src/lib.ts:2 onlyHere', 'src/lib.ts:3 viaDefault', 'src/lib.ts:5 Unused', 'src/lib.ts:6 alsoUnused', 'src/typed.ts:2 Other']);
+		assert.deepEqual(findUnusedExports(root, { allowed: {} }), [
+			'src/deep/inner.ts:2 notReached',
+			'src/lib.ts:2 onlyHere',
+			'src/lib.ts:3 viaDefault',
+			'src/lib.ts:5 Unused',
+			'src/lib.ts:6 alsoUnused',
+			'src/typed.ts:2 Other',
+		]);
 	});
 
 	void it('leaves out what the allow-list names, and fails on an entry that is imported or no longer exported', (t) => {

@@ -33,10 +33,20 @@ export function approvalCard(comparison: ComparisonDto, send: Send): HTMLElement
 			{ class: 'approval-steps', 'aria-label': 'Approval status from the older side to the newer side' },
 			from
 				? approvalStep(checkpointName(from), comparison.approval.from ?? summaryOf(from), comparison.you)
-				: el('li', { class: 'approval-step' }, el('span', { class: 'step-name' }, nothingBefore), el('span', { class: 'muted' }, 'not a checkpoint: nothing to approve')),
+				: el(
+						'li',
+						{ class: 'approval-step' },
+						el('span', { class: 'step-name' }, nothingBefore),
+						el('span', { class: 'muted' }, 'not a checkpoint: nothing to approve'),
+					),
 			to
 				? approvalStep(checkpointName(to), comparison.approval.to ?? summaryOf(to), comparison.you)
-				: el('li', { class: 'approval-step' }, el('span', { class: 'step-name' }, 'Working tree'), el('span', { class: 'muted' }, 'not a checkpoint: nothing to approve')),
+				: el(
+						'li',
+						{ class: 'approval-step' },
+						el('span', { class: 'step-name' }, 'Working tree'),
+						el('span', { class: 'muted' }, 'not a checkpoint: nothing to approve'),
+					),
 		),
 		el('p', { class: 'approval-change' }, approvalSentence(comparison)),
 		newer.approvalStatus === 'pending' && newer.escalationReasons.length > 0
@@ -71,13 +81,17 @@ function approvalSentence(comparison: ComparisonDto): string {
 	const { from, to } = comparison;
 	if (!from && to) {
 		// The first checkpoint: what it changed is all it holds.
-		return to.approvalStatus === 'pending' ? `${checkpointName(to)} waits for review.` : `${checkpointName(to)} is ${approvalLabel(to.approvalStatus).toLowerCase()}.`;
+		return to.approvalStatus === 'pending'
+			? `${checkpointName(to)} waits for review.`
+			: `${checkpointName(to)} is ${approvalLabel(to.approvalStatus).toLowerCase()}.`;
 	}
 	const newer = newerOf(comparison);
 	if (!to) {
 		// Says of the working tree what the file list says: changed since, or still the same.
 		const since = comparison.files.length > 0 ? 'the working tree has changed since' : 'the working tree still matches it';
-		return newer.approvalStatus === 'pending' ? `${checkpointName(newer)} still waits for review; ${since}.` : `${checkpointName(newer)} is ${approvalLabel(newer.approvalStatus).toLowerCase()}; ${since}.`;
+		return newer.approvalStatus === 'pending'
+			? `${checkpointName(newer)} still waits for review; ${since}.`
+			: `${checkpointName(newer)} is ${approvalLabel(newer.approvalStatus).toLowerCase()}; ${since}.`;
 	}
 	const b = (comparison.approval.to ?? summaryOf(to)).status;
 	const a = comparison.approval.from?.status ?? from?.approvalStatus ?? b;

@@ -36,7 +36,16 @@ export function environmentCard(comparison: ComparisonDto): HTMLElement {
 							el(
 								'li',
 								{},
-								el('span', {}, el('strong', u.key ? { title: u.key } : {}, `${categoryLabels[u.category]}${u.key ? ` ${environmentKeyLabel(u.category, u.key)}` : ''}`), el('span', { class: 'muted' }, `: ${u.reason}`)),
+								el(
+									'span',
+									{},
+									el(
+										'strong',
+										u.key ? { title: u.key } : {},
+										`${categoryLabels[u.category]}${u.key ? ` ${environmentKeyLabel(u.category, u.key)}` : ''}`,
+									),
+									el('span', { class: 'muted' }, `: ${u.reason}`),
+								),
 							),
 						),
 					),
@@ -46,14 +55,20 @@ export function environmentCard(comparison: ComparisonDto): HTMLElement {
 	if (env.note) {
 		body = [
 			el('p', { class: 'env-note' }, icon('info'), el('span', {}, `Not compared: ${env.note}.`)),
-			comparison.from ? el('p', { class: 'hint' }, 'Checkpoints taken before environment capture existed, or with capture turned off, have no snapshot.') : null,
+			comparison.from
+				? el('p', { class: 'hint' }, 'Checkpoints taken before environment capture existed, or with capture turned off, have no snapshot.')
+				: null,
 		];
 	} else if (!env.changed || changedCategories.length === 0) {
 		body = [empty(notCompared.length > 0 ? 'No changes in what both sides observed.' : 'No environment changes.'), unknown];
 	} else {
 		const blind = new Set(notCompared.filter((u) => u.key === null).map((u) => u.category));
 		const unchanged = categories.filter((c) => size(env[c]) === 0 && !blind.has(c)).map((c) => categoryLabels[c]);
-		body = [...changedCategories.map((c) => envCategory(c, env[c])), unchanged.length > 0 ? el('p', { class: 'hint env-unchanged' }, `Unchanged: ${unchanged.join(', ')}.`) : null, unknown];
+		body = [
+			...changedCategories.map((c) => envCategory(c, env[c])),
+			unchanged.length > 0 ? el('p', { class: 'hint env-unchanged' }, `Unchanged: ${unchanged.join(', ')}.`) : null,
+			unknown,
+		];
 	}
 	return card('Environment', { count: env.note ? undefined : total, headingId: 'environment-heading' }, body);
 }
@@ -65,7 +80,12 @@ function size(diff: CategoryDiffDto | undefined): number {
 function envCategory(category: Category, diff: CategoryDiffDto): HTMLElement {
 	const items: HTMLElement[] = [
 		...diff.changed.map((c) =>
-			envItem(category, 'changed', c.key, [el('code', { class: 'wrap env-from' }, c.from), el('span', { class: 'env-arrow', 'aria-hidden': 'true' }, '→'), srOnly(' to '), el('code', { class: 'wrap env-to' }, c.to)]),
+			envItem(category, 'changed', c.key, [
+				el('code', { class: 'wrap env-from' }, c.from),
+				el('span', { class: 'env-arrow', 'aria-hidden': 'true' }, '→'),
+				srOnly(' to '),
+				el('code', { class: 'wrap env-to' }, c.to),
+			]),
 		),
 		...diff.added.map((a) => envItem(category, 'added', a.key, [el('code', { class: 'wrap' }, a.value)])),
 		...diff.removed.map((r) => envItem(category, 'removed', r.key, [el('code', { class: 'wrap env-from' }, r.value)])),

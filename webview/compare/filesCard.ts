@@ -23,7 +23,12 @@ export function keepFileState(key: string): void {
 export function filesCard(comparison: ComparisonDto, counts: FileCounts, send: Send): HTMLElement {
 	const { files, to, from } = comparison;
 	if (files.length === 0) {
-		const none = !from && to ? `${checkpointName(to)} holds no files.` : to ? 'No file changes between these checkpoints.' : `The working tree matches ${fromName(comparison)}.`;
+		const none =
+			!from && to
+				? `${checkpointName(to)} holds no files.`
+				: to
+					? 'No file changes between these checkpoints.'
+					: `The working tree matches ${fromName(comparison)}.`;
 		return card('Files', { count: 0, headingId: 'files-heading' }, empty(none));
 	}
 	const tbody = el('tbody', {});
@@ -139,7 +144,12 @@ export function filesCard(comparison: ComparisonDto, counts: FileCounts, send: S
 }
 
 function stat(value: number, label: string, className: string, prefix = ''): HTMLElement {
-	return el('li', { class: className }, el('span', { class: 'stat-value' }, `${value > 0 ? prefix : ''}${formatCount(value)}`), el('span', { class: 'stat-label' }, label));
+	return el(
+		'li',
+		{ class: className },
+		el('span', { class: 'stat-value' }, `${value > 0 ? prefix : ''}${formatCount(value)}`),
+		el('span', { class: 'stat-label' }, label),
+	);
 }
 
 const changeLabels: Record<string, string> = { added: 'Added', modified: 'Modified', deleted: 'Deleted' };
@@ -167,7 +177,13 @@ function fileRow(f: FileChangeDto): HTMLTableRowElement {
 			{ class: 'col-path' },
 			el(
 				'button',
-				{ type: 'button', class: 'link file-link', title: f.path, 'aria-label': `${f.path}: ${kind.toLowerCase()}, ${lines}${mode ? `, ${mode.spoken}` : ''}. Open diff`, 'data-focus-key': `file:${f.path}` },
+				{
+					type: 'button',
+					class: 'link file-link',
+					title: f.path,
+					'aria-label': `${f.path}: ${kind.toLowerCase()}, ${lines}${mode ? `, ${mode.spoken}` : ''}. Open diff`,
+					'data-focus-key': `file:${f.path}`,
+				},
 				// <wbr> after each slash: a long path wraps between folders, not inside a name.
 				dir
 					? el(
@@ -186,7 +202,10 @@ function fileRow(f: FileChangeDto): HTMLTableRowElement {
 				? el('span', { class: 'muted' }, 'binary')
 				: f.additions === 0 && f.deletions === 0
 					? el('span', { class: 'muted', title: 'No line changes' }, '—')
-					: [f.additions > 0 || f.deletions === 0 ? el('span', { class: 'lines-added' }, `+${formatCount(f.additions)}`) : null, f.deletions > 0 ? el('span', { class: 'lines-removed' }, `−${formatCount(f.deletions)}`) : null],
+					: [
+							f.additions > 0 || f.deletions === 0 ? el('span', { class: 'lines-added' }, `+${formatCount(f.additions)}`) : null,
+							f.deletions > 0 ? el('span', { class: 'lines-removed' }, `−${formatCount(f.deletions)}`) : null,
+						],
 		),
 		el('td', { class: 'col-mode' }, mode ? el('span', { class: `mode${mode.notable ? ' is-notable' : ''}`, title: mode.spoken }, mode.text) : null),
 	);

@@ -10,10 +10,16 @@ export function header(comparison: ComparisonDto, counts: FileCounts, send: Send
 	const sessions = [...new Set([from?.sessionId, to?.sessionId].filter((s): s is string => typeof s === 'string'))];
 	const subtitle: Child[] = [];
 	if (sessions.length > 0) {
-		subtitle.push(sessions.length === 1 ? 'Session' : 'Sessions', ...sessions.flatMap((s, i) => [i > 0 ? ', ' : ' ', el('span', { class: 'session-name', title: `Session id: ${s}` }, sessionName(comparison, s))]), sep());
+		subtitle.push(
+			sessions.length === 1 ? 'Session' : 'Sessions',
+			...sessions.flatMap((s, i) => [i > 0 ? ', ' : ' ', el('span', { class: 'session-name', title: `Session id: ${s}` }, sessionName(comparison, s))]),
+			sep(),
+		);
 	}
 	subtitle.push(
-		comparison.files.length === 0 ? 'no file changes' : `${formatCount(comparison.files.length)} ${comparison.files.length === 1 ? 'file' : 'files'} changed`,
+		comparison.files.length === 0
+			? 'no file changes'
+			: `${formatCount(comparison.files.length)} ${comparison.files.length === 1 ? 'file' : 'files'} changed`,
 		comparison.files.length > 0 ? el('span', { class: 'line-counts' }, lineCounts(counts.linesAdded, counts.linesRemoved)) : null,
 		sep(),
 		comparison.environment.note
@@ -25,7 +31,16 @@ export function header(comparison: ComparisonDto, counts: FileCounts, send: Send
 					: 'same environment',
 	);
 	return pageHeader(
-		[el('h1', { class: 'compare-title' }, el('span', {}, fromName(comparison)), el('span', { class: 'compare-arrow', 'aria-hidden': 'true' }, '→'), srOnly(' compared with '), el('span', {}, toName(comparison)))],
+		[
+			el(
+				'h1',
+				{ class: 'compare-title' },
+				el('span', {}, fromName(comparison)),
+				el('span', { class: 'compare-arrow', 'aria-hidden': 'true' }, '→'),
+				srOnly(' compared with '),
+				el('span', {}, toName(comparison)),
+			),
+		],
 		subtitle,
 		[button('Refresh', () => send({ type: 'refresh' }), { secondary: true, icon: 'refresh', focusKey: 'refresh' })],
 		'Comparison actions',
@@ -37,7 +52,10 @@ function sep(): HTMLElement {
 }
 
 function lineCounts(added: number, removed: number): HTMLElement[] {
-	return [el('span', { class: 'lines-added', title: `${formatCount(added)} lines added` }, `+${formatCount(added)}`), el('span', { class: 'lines-removed', title: `${formatCount(removed)} lines removed` }, `−${formatCount(removed)}`)];
+	return [
+		el('span', { class: 'lines-added', title: `${formatCount(added)} lines added` }, `+${formatCount(added)}`),
+		el('span', { class: 'lines-removed', title: `${formatCount(removed)} lines removed` }, `−${formatCount(removed)}`),
+	];
 }
 
 /** Partial snapshots and files left out are easy to miss in a list of changes: they lead the page. */
@@ -77,7 +95,18 @@ export function snapshotWarnings(comparison: ComparisonDto): Child[] {
 							el(
 								'ul',
 								{ class: 'bullets skipped-list' },
-								skipped.map((s) => el('li', {}, el('span', {}, el('code', { class: 'wrap' }, s.path), el('span', { class: 'muted' }, ` ${s.size > 0 ? `${formatBytes(s.size)} · ` : ''}${s.reason}`)))),
+								skipped.map((s) =>
+									el(
+										'li',
+										{},
+										el(
+											'span',
+											{},
+											el('code', { class: 'wrap' }, s.path),
+											el('span', { class: 'muted' }, ` ${s.size > 0 ? `${formatBytes(s.size)} · ` : ''}${s.reason}`),
+										),
+									),
+								),
 								more > 0 ? el('li', { class: 'muted' }, `and ${plural(more, 'more file')} not listed`) : null,
 							),
 						);

@@ -57,11 +57,27 @@ export function sideCard(cp: CheckpointDto | null, side: 'from' | 'to', comparis
 		card(
 			side === 'from' ? 'From' : 'To',
 			{ headingId },
-			el('p', { class: 'side-title' }, el('span', { class: 'seq' }, `#${cp.seq}`), cp.message ? el('span', { class: 'side-message' }, cp.message) : el('span', { class: 'muted' }, 'No message')),
-			el('div', { class: 'row-meta side-meta' }, chip(cp.trigger, { class: 'chip trigger', title: `Trigger: ${cp.trigger}` }), approvalPill(cp.approvalStatus), timeEl(cp.createdAt)),
+			el(
+				'p',
+				{ class: 'side-title' },
+				el('span', { class: 'seq' }, `#${cp.seq}`),
+				cp.message ? el('span', { class: 'side-message' }, cp.message) : el('span', { class: 'muted' }, 'No message'),
+			),
+			el(
+				'div',
+				{ class: 'row-meta side-meta' },
+				chip(cp.trigger, { class: 'chip trigger', title: `Trigger: ${cp.trigger}` }),
+				approvalPill(cp.approvalStatus),
+				timeEl(cp.createdAt),
+			),
 			facts([
 				['Created', dateTimeEl(cp.createdAt)],
-				['Session', cp.sessionId ? el('span', { class: 'session-name', title: `Session id: ${cp.sessionId}` }, sessionName(comparison, cp.sessionId)) : el('span', { class: 'muted' }, 'none')],
+				[
+					'Session',
+					cp.sessionId
+						? el('span', { class: 'session-name', title: `Session id: ${cp.sessionId}` }, sessionName(comparison, cp.sessionId))
+						: el('span', { class: 'muted' }, 'none'),
+				],
 				[
 					'Tags',
 					cp.tags.length > 0
@@ -73,7 +89,15 @@ export function sideCard(cp: CheckpointDto | null, side: 'from' | 'to', comparis
 						: el('span', { class: 'muted' }, 'none'),
 				],
 				['Approval', approvalFacts(summaryOf(cp), cp.approvalPolicy, cp.escalationReasons.length > 0, comparison.you)],
-				['Snapshot', el('span', {}, `${formatCount(cp.fileStats.totalFiles)} ${cp.fileStats.totalFiles === 1 ? 'file' : 'files'} · `, el('code', { title: cp.commitSha }, cp.commitSha.slice(0, 8)))],
+				[
+					'Snapshot',
+					el(
+						'span',
+						{},
+						`${formatCount(cp.fileStats.totalFiles)} ${cp.fileStats.totalFiles === 1 ? 'file' : 'files'} · `,
+						el('code', { title: cp.commitSha }, cp.commitSha.slice(0, 8)),
+					),
+				],
 				// The one place the page shows the id, labelled as such: for the CLI and the logs.
 				['Id', el('code', { class: 'wrap raw-id' }, cp.id)],
 			]),

@@ -112,7 +112,12 @@ function quote(value: string, platform: NodeJS.Platform = process.platform): str
 
 function nodeMajorOf(file: string): number | null {
 	try {
-		const out = execFileSync(file, ['--version'], { encoding: 'utf8', timeout: 5_000, stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, ELECTRON_RUN_AS_NODE: undefined } });
+		const out = execFileSync(file, ['--version'], {
+			encoding: 'utf8',
+			timeout: 5_000,
+			stdio: ['ignore', 'pipe', 'ignore'],
+			env: { ...process.env, ELECTRON_RUN_AS_NODE: undefined },
+		});
 		const match = /^v(\d+)\./.exec(out.trim());
 		return match ? Number(match[1]) : null;
 	} catch {

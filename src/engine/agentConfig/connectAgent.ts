@@ -142,10 +142,14 @@ function connectNotes(agent: AgentKind, workspaceRoot: string): string[] {
 		];
 	}
 	if (agent === 'gemini') {
-		return [`Gemini CLI runs a project's hooks only in a trusted folder: trust this one when Gemini CLI asks, or add "${workspaceRoot}": "TRUST_FOLDER" to ~/.gemini/trustedFolders.json.`];
+		return [
+			`Gemini CLI runs a project's hooks only in a trusted folder: trust this one when Gemini CLI asks, or add "${workspaceRoot}": "TRUST_FOLDER" to ~/.gemini/trustedFolders.json.`,
+		];
 	}
 	if (agent === 'copilot') {
-		return [`Copilot CLI runs a repository's hooks only in a trusted folder: trust this one when it asks, or add it to "trustedFolders" in ~/.copilot/config.json.`];
+		return [
+			`Copilot CLI runs a repository's hooks only in a trusted folder: trust this one when it asks, or add it to "trustedFolders" in ~/.copilot/config.json.`,
+		];
 	}
 	return [];
 }
@@ -167,29 +171,65 @@ const clineMarker = '# baton-hook: written by `baton connect cline`; `baton conn
 
 export function connectAgent(workspaceRoot: string, agent: AgentKind, options: ConnectOptions): ConnectResult {
 	const json = (relative: string, merge: (value: unknown, file: string) => Record<string, unknown>, deleteWhenEmpty: boolean, dryRun = false): WrittenFile =>
-		changeJsonFile(path.join(workspaceRoot, relative), merge, { remove: options.remove, now: options.now, deleteWhenEmpty, display: displayPath(workspaceRoot), dryRun });
+		changeJsonFile(path.join(workspaceRoot, relative), merge, {
+			remove: options.remove,
+			now: options.now,
+			deleteWhenEmpty,
+			display: displayPath(workspaceRoot),
+			dryRun,
+		});
 	const hooks = (dryRun: boolean): WrittenFile[] =>
 		agent === 'claude-code'
 			? [
-					json('.claude/settings.json', (value, file) => mergeClaudeHooks(value, claudeSpecs(options.command), { remove: options.remove, file }), false, dryRun),
+					json(
+						'.claude/settings.json',
+						(value, file) => mergeClaudeHooks(value, claudeSpecs(options.command), { remove: options.remove, file }),
+						false,
+						dryRun,
+					),
 					claudeLocal(workspaceRoot, { remove: options.remove, now: options.now, dryRun }),
 				]
 			: agent === 'codex'
-				? [json('.codex/hooks.json', (value, file) => mergeClaudeHooks(value, codexSpecs(options.command), { remove: options.remove, file }), true, dryRun)]
+				? [
+						json(
+							'.codex/hooks.json',
+							(value, file) => mergeClaudeHooks(value, codexSpecs(options.command), { remove: options.remove, file }),
+							true,
+							dryRun,
+						),
+					]
 				: agent === 'gemini'
-					? [json('.gemini/settings.json', (value, file) => mergeClaudeHooks(value, geminiSpecs(options.command), { remove: options.remove, file }), false, dryRun)]
+					? [
+							json(
+								'.gemini/settings.json',
+								(value, file) => mergeClaudeHooks(value, geminiSpecs(options.command), { remove: options.remove, file }),
+								false,
+								dryRun,
+							),
+						]
 					: agent === 'copilot'
 						? [
 								// VS Code's agent hooks and Copilot CLI / the cloud agent both read .github/hooks/*.json,
 								// each in its own form: one file per host.
-								json('.github/hooks/baton.json', (value, file) => mergeCopilotHooks(value, copilotSpecs(options.command), { remove: options.remove, file }), true, dryRun),
-								json('.github/hooks/baton-cli.json', (value, file) => mergeCopilotCliHooks(value, copilotCliSpecs(options.command), { remove: options.remove, file }), true, dryRun),
+								json(
+									'.github/hooks/baton.json',
+									(value, file) => mergeCopilotHooks(value, copilotSpecs(options.command), { remove: options.remove, file }),
+									true,
+									dryRun,
+								),
+								json(
+									'.github/hooks/baton-cli.json',
+									(value, file) => mergeCopilotCliHooks(value, copilotCliSpecs(options.command), { remove: options.remove, file }),
+									true,
+									dryRun,
+								),
 							]
 						: dryRun
 							? []
 							: writeClineScripts(workspaceRoot, options);
 	const mcpTarget = options.mcp ? mcpTargetFor(agent, workspaceRoot, options.mcp.clineSettingsFile) : undefined;
-	const mcp = (dryRun: boolean) => (mcpTarget && options.mcp ? connectMcpServer(workspaceRoot, mcpTarget, options.remove ? null : options.mcp.launch, { now: options.now, dryRun }) : null);
+	const mcp = (dryRun: boolean) =>
+		mcpTarget && options.mcp ? connectMcpServer(workspaceRoot, mcpTarget, options.remove ? null : options.mcp.launch, { now: options.now, dryRun }) : null;
 	// Every file is read and merged before any is written: one the agent cannot read stops it all.
 	hooks(true);
 	mcp(true);
@@ -239,7 +279,12 @@ export function refreshClaudeLocal(workspaceRoot: string, port: number): Written
 		return undefined;
 	}
 	const starts = (settings as { hooks?: { SessionStart?: { hooks?: { command?: unknown }[] }[] } } | null)?.hooks?.SessionStart;
-	const connected = Array.isArray(starts) && starts.some((group) => Array.isArray(group?.hooks) && group.hooks.some((h) => isBatonHookCommand(h?.command) && String(h.command).endsWith(' hook session-start')));
+	const connected =
+		Array.isArray(starts) &&
+		starts.some(
+			(group) =>
+				Array.isArray(group?.hooks) && group.hooks.some((h) => isBatonHookCommand(h?.command) && String(h.command).endsWith(' hook session-start')),
+		);
 	return connected ? claudeLocal(workspaceRoot, { remove: false, now: Date.now, port }) : undefined;
 }
 
@@ -285,7 +330,11 @@ function writeClineScripts(root: string, options: ConnectOptions): WrittenFile[]
 		}
 		const ours = before?.includes(clineMarker) ?? false;
 		if (before !== undefined && !ours) {
-			out.push({ path: relative, action: 'skipped', reason: 'a hook of your own has this name; Baton leaves it alone (call `baton hook` from it to keep both)' });
+			out.push({
+				path: relative,
+				action: 'skipped',
+				reason: 'a hook of your own has this name; Baton leaves it alone (call `baton hook` from it to keep both)',
+			});
 			continue;
 		}
 		if (options.remove) {
@@ -327,7 +376,10 @@ function writeClineScripts(root: string, options: ConnectOptions): WrittenFile[]
  * working hooks. On Windows (PowerShell) only `baton` from PATH works, and a warning says so.
  * (`--command` still lets a person write anything they like.)
  */
-export function hookCommandFor(input: { cliPath: string; execPath: string; env: NodeJS.ProcessEnv; platform?: NodeJS.Platform }): { command: string; warning?: string } {
+export function hookCommandFor(input: { cliPath: string; execPath: string; env: NodeJS.ProcessEnv; platform?: NodeJS.Platform }): {
+	command: string;
+	warning?: string;
+} {
 	const launcher = batonLauncher(input);
 	if (launcher.kind === 'baton-on-path') {
 		return { command: 'baton' };

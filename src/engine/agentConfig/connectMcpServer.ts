@@ -57,10 +57,16 @@ export function mcpTargetFor(agent: AgentKind, workspaceRoot: string, clineSetti
 		return { dialect: 'claude', file: path.join(workspaceRoot, '.gemini', 'settings.json'), names: ['baton'] };
 	}
 	if (agent === 'codex') {
-		throw new BatonError('invalidInput', 'Codex keeps its MCP servers in TOML (~/.codex/config.toml), which Baton does not write: add [mcp_servers.baton] with command = "baton" and args = ["mcp"] yourself, and connect without --mcp');
+		throw new BatonError(
+			'invalidInput',
+			'Codex keeps its MCP servers in TOML (~/.codex/config.toml), which Baton does not write: add [mcp_servers.baton] with command = "baton" and args = ["mcp"] yourself, and connect without --mcp',
+		);
 	}
 	if (!clineSettingsFile) {
-		throw new BatonError('invalidInput', `Cline keeps its MCP servers in ${clineSettingsName} in the editor's global storage, outside the workspace: name that file`);
+		throw new BatonError(
+			'invalidInput',
+			`Cline keeps its MCP servers in ${clineSettingsName} in the editor's global storage, outside the workspace: name that file`,
+		);
 	}
 	const slug =
 		path
@@ -76,7 +82,12 @@ export function mcpTargetFor(agent: AgentKind, workspaceRoot: string, clineSetti
 export function clineMcpSettingsCandidates(env: NodeJS.ProcessEnv, homeDir: string, platform: NodeJS.Platform = process.platform): string[] {
 	const userDirs: string[] = [];
 	const editors = ['Code', 'Code - Insiders', 'VSCodium', 'Cursor'];
-	const base = platform === 'darwin' ? path.join(homeDir, 'Library', 'Application Support') : platform === 'win32' ? (env['APPDATA'] ?? path.join(homeDir, 'AppData', 'Roaming')) : (env['XDG_CONFIG_HOME'] ?? path.join(homeDir, '.config'));
+	const base =
+		platform === 'darwin'
+			? path.join(homeDir, 'Library', 'Application Support')
+			: platform === 'win32'
+				? (env['APPDATA'] ?? path.join(homeDir, 'AppData', 'Roaming'))
+				: (env['XDG_CONFIG_HOME'] ?? path.join(homeDir, '.config'));
 	pushAll(userDirs, [...editors.map((e) => path.join(base, e))]);
 	userDirs.push(path.join(env['XDG_DATA_HOME'] ?? path.join(homeDir, '.local', 'share'), 'code-server'));
 	const files = userDirs.map((dir) => path.join(dir, 'User', 'globalStorage', clineExtensionId, 'settings', clineSettingsName));
@@ -175,7 +186,12 @@ function finish(root: Json, key: string, servers: Json): void {
 }
 
 /** Writes (or takes out) Baton's entry in the target file. A file left empty after a removal is deleted, with a backup. */
-export function connectMcpServer(workspaceRoot: string, target: McpTarget, launch: McpLaunch | null, options: { now: () => number; dryRun?: boolean }): WrittenFile & { name: string | null } {
+export function connectMcpServer(
+	workspaceRoot: string,
+	target: McpTarget,
+	launch: McpLaunch | null,
+	options: { now: () => number; dryRun?: boolean },
+): WrittenFile & { name: string | null } {
 	let outcome: McpMerge | undefined;
 	const written = changeJsonFile(
 		target.file,
@@ -183,7 +199,13 @@ export function connectMcpServer(workspaceRoot: string, target: McpTarget, launc
 			outcome = mergeMcpServer(value, target, launch, workspaceRoot);
 			return outcome.config;
 		},
-		{ remove: launch === null, now: options.now, deleteWhenEmpty: target.dialect !== 'cline', display: displayPath(workspaceRoot), dryRun: options.dryRun ?? false },
+		{
+			remove: launch === null,
+			now: options.now,
+			deleteWhenEmpty: target.dialect !== 'cline',
+			display: displayPath(workspaceRoot),
+			dryRun: options.dryRun ?? false,
+		},
 	);
 	if (outcome?.conflict) {
 		return { ...written, action: 'skipped', reason: outcome.conflict, name: null };

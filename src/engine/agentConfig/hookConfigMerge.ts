@@ -32,7 +32,11 @@ export function isBatonHookCommand(command: unknown, prefix?: string): boolean {
 	if (typeof command !== 'string') {
 		return false;
 	}
-	return (!!prefix && command.startsWith(`${prefix} hook `)) || command.startsWith(`${portableHookCommand} hook `) || /(?:^|[\s"'/\\])(?:baton(?:\.cmd|\.exe)?|cli\.js)["']?\s+hook(?:\s|$)/.test(command);
+	return (
+		(!!prefix && command.startsWith(`${prefix} hook `)) ||
+		command.startsWith(`${portableHookCommand} hook `) ||
+		/(?:^|[\s"'/\\])(?:baton(?:\.cmd|\.exe)?|cli\.js)["']?\s+hook(?:\s|$)/.test(command)
+	);
 }
 
 /** The command prefix of Baton's specs (they all read `<prefix> hook <event>`). */
@@ -68,7 +72,10 @@ export function mergeClaudeHooks(settings: unknown, specs: readonly HookSpec[], 
 	for (const [event, groups] of Object.entries(hooks) as [string, Json[]][]) {
 		for (const group of groups) {
 			if (group['hooks'] !== undefined && !(Array.isArray(group['hooks']) && group['hooks'].every(isObject))) {
-				throw new BatonError('configInvalid', `${options.file}: a hooks.${event} entry has a "hooks" that is not a list of objects; Baton changed nothing`);
+				throw new BatonError(
+					'configInvalid',
+					`${options.file}: a hooks.${event} entry has a "hooks" that is not a list of objects; Baton changed nothing`,
+				);
 			}
 		}
 	}
@@ -79,7 +86,11 @@ export function mergeClaudeHooks(settings: unknown, specs: readonly HookSpec[], 
 	for (const event of new Set([...Object.keys(hooks), ...wanted.keys()])) {
 		const groups = (hooks[event] as Json[] | undefined) ?? [];
 		const spec = wanted.get(event);
-		const entry = spec ? (spec.http ? { type: 'http', url: spec.http.url, headers: spec.http.headers, timeout: spec.timeout } : { type: 'command', command: spec.command, timeout: spec.timeout }) : undefined;
+		const entry = spec
+			? spec.http
+				? { type: 'http', url: spec.http.url, headers: spec.http.headers, timeout: spec.timeout }
+				: { type: 'command', command: spec.command, timeout: spec.timeout }
+			: undefined;
 		let placed = false;
 		const next: Json[] = [];
 		for (const group of groups) {

@@ -43,7 +43,9 @@ export function changeJsonFile(file: string, merge: (value: unknown, file: strin
 		try {
 			parsed = JSON.parse(before);
 		} catch (error) {
-			const comments = hasComments(before) ? ' It holds comments, which Baton cannot keep when it rewrites the file: add Baton’s entry by hand or remove the comments.' : '';
+			const comments = hasComments(before)
+				? ' It holds comments, which Baton cannot keep when it rewrites the file: add Baton’s entry by hand or remove the comments.'
+				: '';
 			throw new BatonError('configInvalid', `${file} is not valid JSON (${(error as Error).message}); fix or move it, Baton changed nothing.${comments}`);
 		}
 	}

@@ -36,7 +36,11 @@ const marker = '# baton-launcher: written by Baton';
  * Writes (or rewrites) the user's launcher to run `launcher` (batonLauncher.ts). Leaves a file that is
  * not Baton's alone. Returns what it did; never throws (the caller's work does not depend on it).
  */
-export function writeUserLauncher(home: string, launcher: BatonLauncher, platform: NodeJS.Platform = process.platform): { path: string; action: 'created' | 'updated' | 'unchanged' | 'skipped'; reason?: string } {
+export function writeUserLauncher(
+	home: string,
+	launcher: BatonLauncher,
+	platform: NodeJS.Platform = process.platform,
+): { path: string; action: 'created' | 'updated' | 'unchanged' | 'skipped'; reason?: string } {
 	const file = userLauncherPath(home);
 	if (platform === 'win32') {
 		return { path: file, action: 'skipped', reason: 'Windows hooks run `baton` from PATH' };

@@ -100,7 +100,11 @@ export class AgentHistoryService {
 		const outcomes = plan.map((p) => outcomeOf(p, before.get(key(p.source.agent, p.source.agentSessionId)), synced, input.dryRun));
 		if (!input.dryRun && plan.some((p, i) => p.newAlias || outcomes[i] === 'updated')) {
 			// Names come from the archive's excerpts (as this sync saw them, else read back): before the write, not while it holds the journal's lock.
-			const names = new Map(plan.filter((p) => p.newSession).map((p) => [p.sessionId, sessionName(archive, p.source, after.get(key(p.source.agent, p.source.agentSessionId)), firstRequests)]));
+			const names = new Map(
+				plan
+					.filter((p) => p.newSession)
+					.map((p) => [p.sessionId, sessionName(archive, p.source, after.get(key(p.source.agent, p.source.agentSessionId)), firstRequests)]),
+			);
 			await this.ctx.store.write((db) => this.apply(db, plan, after, names, input.actor));
 			if (this.ctx.store.needsCompaction()) {
 				await this.ctx.store.compact();
@@ -134,7 +138,9 @@ export class AgentHistoryService {
 			const lastAt = maxIso(entry?.lastAt ?? null, firstAt);
 			const owner = known.owners.get(key(agent, agentSessionId));
 			if (p.newSession && !owner && !known.sessions.has(p.sessionId)) {
-				const parent = p.source.forkedFrom ? (forkParents.get(key(agent, p.source.forkedFrom)) ?? known.owners.get(key(agent, p.source.forkedFrom))) : null;
+				const parent = p.source.forkedFrom
+					? (forkParents.get(key(agent, p.source.forkedFrom)) ?? known.owners.get(key(agent, p.source.forkedFrom)))
+					: null;
 				newSessions.push(
 					sessionRow({
 						id: p.sessionId,
@@ -177,7 +183,14 @@ export class AgentHistoryService {
 		}
 		// Only new transcript bytes of sessions a hook recorded change nothing here: no audit line either.
 		if (newSessions.length + moved + newAliases.length > 0) {
-			audit(db, { at: now, actor, operation: 'import.agents', entityType: 'import', entityId: 'agents', details: { sessions: newSessions.length, moved, aliases: newAliases.length, found: plan.length } });
+			audit(db, {
+				at: now,
+				actor,
+				operation: 'import.agents',
+				entityType: 'import',
+				entityId: 'agents',
+				details: { sessions: newSessions.length, moved, aliases: newAliases.length, found: plan.length },
+			});
 		}
 	}
 }
@@ -187,7 +200,10 @@ export class AgentHistoryService {
  * the plan names (its own and the one it was forked from), and each planned session's row (its end note
  * and last activity; null for a row this write adds).
  */
-function knownRows(db: BatonDb, plan: readonly Planned[]): { owners: Map<string, string>; sessions: Map<string, { endNote: string | null; lastActivity: string } | null> } {
+function knownRows(
+	db: BatonDb,
+	plan: readonly Planned[],
+): { owners: Map<string, string>; sessions: Map<string, { endNote: string | null; lastActivity: string } | null> } {
 	const owners = new Map<string, string>();
 	const byAgent = new Map<string, Set<string>>();
 	for (const p of plan) {
@@ -253,7 +269,12 @@ function planSources(db: BatonDb, sources: readonly HistorySource[]): Planned[] 
 	}
 	return sources.map((source, i) => {
 		const own = aliases.get(key(source.agent, source.agentSessionId));
-		const earlier = own ? undefined : [...source.earlierIds.map((id) => aliases.get(key(source.agent, id))), ...sameSessionAgents(source).map((agent) => aliases.get(key(agent, source.agentSessionId)))].find((id) => id !== undefined);
+		const earlier = own
+			? undefined
+			: [
+					...source.earlierIds.map((id) => aliases.get(key(source.agent, id))),
+					...sameSessionAgents(source).map((agent) => aliases.get(key(agent, source.agentSessionId))),
+				].find((id) => id !== undefined);
 		const id = derived[i] as string;
 		const sessionId = own ?? earlier ?? id;
 		return { source, sessionId, newSession: !own && !earlier && !existing.has(id), newAlias: !own };
@@ -318,7 +339,15 @@ function report(
 				c.unknownRecords += n;
 			}
 		}
-		return { agent: p.source.agent, product: p.source.product, agentSessionId: p.source.agentSessionId, sessionId: p.sessionId, outcome, linked: !p.newAlias, sourcePath: p.source.sourcePath };
+		return {
+			agent: p.source.agent,
+			product: p.source.product,
+			agentSessionId: p.source.agentSessionId,
+			sessionId: p.sessionId,
+			outcome,
+			linked: !p.newAlias,
+			sourcePath: p.source.sourcePath,
+		};
 	});
 	return { dryRun, since, agents: counts, sessions: sessionsOut, skipped };
 }

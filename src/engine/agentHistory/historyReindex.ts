@@ -14,7 +14,12 @@ import { discoverHistory, historyAgents, historyHomes } from './historySources';
 
 const key = (agent: string, id: string): string => `${agent}\u0000${id}`;
 
-export async function reindexTranscripts(ctx: EngineContext, archive: TranscriptArchive, env: NodeJS.ProcessEnv, homeDir: string | undefined): Promise<ReindexReport> {
+export async function reindexTranscripts(
+	ctx: EngineContext,
+	archive: TranscriptArchive,
+	env: NodeJS.ProcessEnv,
+	homeDir: string | undefined,
+): Promise<ReindexReport> {
 	const found = discoverHistory({ workspaceRoot: ctx.workspaceRoot, homes: historyHomes(archive.claudeHome, env, homeDir), agents: historyAgents });
 	const aliases = new Map((await ctx.store.read((db) => db.select().from(sessionAliases).all())).map((a) => [key(a.agent, a.alias), a.sessionId]));
 	const discovered: AgentTranscript[] = [];

@@ -138,7 +138,10 @@ class Finder {
 		this.skipped.push({ agent, path: file, reason });
 	}
 
-	add(source: Omit<HistorySource, 'transcripts' | 'size' | 'mtimeMs' | 'modifiedAt' | 'product'> & { transcripts?: DiscoveredTranscript[]; product?: string }, stat: fs.Stats): void {
+	add(
+		source: Omit<HistorySource, 'transcripts' | 'size' | 'mtimeMs' | 'modifiedAt' | 'product'> & { transcripts?: DiscoveredTranscript[]; product?: string },
+		stat: fs.Stats,
+	): void {
 		const product = source.product ?? (source.agent === 'copilot' ? 'copilot-cli' : source.agent);
 		const only = this.input.products?.[source.agent as HistoryAgent];
 		if (only && !only.includes(product)) {
@@ -148,8 +151,22 @@ class Finder {
 			this.skip(source.agent, source.sourcePath, `its session id ${JSON.stringify(source.agentSessionId.slice(0, 80))} is not one Baton keeps`);
 			return;
 		}
-		const main: DiscoveredTranscript = { id: source.agentSessionId, agentSessionId: source.agentSessionId, parentAgentSessionId: null, sourcePath: source.sourcePath, agentType: null, description: null };
-		this.sources.push({ ...source, product, transcripts: [main, ...(source.transcripts ?? [])], size: stat.size, mtimeMs: stat.mtimeMs, modifiedAt: new Date(stat.mtimeMs).toISOString() });
+		const main: DiscoveredTranscript = {
+			id: source.agentSessionId,
+			agentSessionId: source.agentSessionId,
+			parentAgentSessionId: null,
+			sourcePath: source.sourcePath,
+			agentType: null,
+			description: null,
+		};
+		this.sources.push({
+			...source,
+			product,
+			transcripts: [main, ...(source.transcripts ?? [])],
+			size: stat.size,
+			mtimeMs: stat.mtimeMs,
+			modifiedAt: new Date(stat.mtimeMs).toISOString(),
+		});
 	}
 
 	/** The workspace's project folder as Claude names it, for its path as given and, when a symlink leads there, its real path. */
@@ -184,8 +201,21 @@ class Finder {
 				continue; // No conversation: a session id Claude created and left.
 			}
 			const startedAt = head.startedAt;
-			const subagents = folders.has(id) ? subagentTranscripts(path.join(dir, id), id).filter((t) => sourceProblem(t.sourcePath, dir, this.maxBytes) instanceof fs.Stats) : [];
-			this.add({ agent: 'claude-code', agentSessionId: id, sourcePath: file, startedAt: typeof startedAt === 'string' ? startedAt : null, forkedFrom: null, earlierIds: head.earlierIds, transcripts: subagents }, stat);
+			const subagents = folders.has(id)
+				? subagentTranscripts(path.join(dir, id), id).filter((t) => sourceProblem(t.sourcePath, dir, this.maxBytes) instanceof fs.Stats)
+				: [];
+			this.add(
+				{
+					agent: 'claude-code',
+					agentSessionId: id,
+					sourcePath: file,
+					startedAt: typeof startedAt === 'string' ? startedAt : null,
+					forkedFrom: null,
+					earlierIds: head.earlierIds,
+					transcripts: subagents,
+				},
+				stat,
+			);
 		}
 	}
 
@@ -212,10 +242,18 @@ class Finder {
 				continue; // Another project's session.
 			}
 			const startedAt = typeof meta['timestamp'] === 'string' ? meta['timestamp'] : typeof first?.['timestamp'] === 'string' ? first['timestamp'] : null;
-			const spawn = ((meta['source'] as Record<string, unknown> | undefined)?.['subagent'] as Record<string, unknown> | undefined)?.['thread_spawn'] as Record<string, unknown> | undefined;
+			const spawn = ((meta['source'] as Record<string, unknown> | undefined)?.['subagent'] as Record<string, unknown> | undefined)?.['thread_spawn'] as
+				Record<string, unknown> | undefined;
 			const parent = typeof spawn?.['parent_thread_id'] === 'string' ? spawn['parent_thread_id'] : null;
 			if (parent && safeId(parent) && safeId(meta['id'])) {
-				const transcript: DiscoveredTranscript = { id: `${parent}/${meta['id']}`, agentSessionId: meta['id'], parentAgentSessionId: parent, sourcePath: file, agentType: 'subagent', description: null };
+				const transcript: DiscoveredTranscript = {
+					id: `${parent}/${meta['id']}`,
+					agentSessionId: meta['id'],
+					parentAgentSessionId: parent,
+					sourcePath: file,
+					agentType: 'subagent',
+					description: null,
+				};
 				subagents.push({ parent, transcript, stat, startedAt });
 				continue;
 			}
@@ -227,7 +265,17 @@ class Finder {
 			if (parent) {
 				parent.transcripts.push(sub.transcript);
 			} else {
-				this.add({ agent: 'codex', agentSessionId: sub.transcript.agentSessionId, sourcePath: sub.transcript.sourcePath, startedAt: sub.startedAt, forkedFrom: sub.parent, earlierIds: [] }, sub.stat);
+				this.add(
+					{
+						agent: 'codex',
+						agentSessionId: sub.transcript.agentSessionId,
+						sourcePath: sub.transcript.sourcePath,
+						startedAt: sub.startedAt,
+						forkedFrom: sub.parent,
+						earlierIds: [],
+					},
+					sub.stat,
+				);
 			}
 		}
 	}
@@ -267,7 +315,8 @@ class Finder {
 	agentFiles(agent: 'copilot' | 'cline'): void {
 		const { homeDir, env } = this.input.homes;
 		const options: AgentFileOptions = { homeDir, env };
-		const found: AgentDiscovery = agent === 'copilot' ? discoverVscodeChatSessions(this.input.workspaceRoot, options) : discoverClineTasks(this.input.workspaceRoot, options);
+		const found: AgentDiscovery =
+			agent === 'copilot' ? discoverVscodeChatSessions(this.input.workspaceRoot, options) : discoverClineTasks(this.input.workspaceRoot, options);
 		for (const warning of found.warnings) {
 			const at = warning.indexOf(': ');
 			this.skip(agent, at > 0 ? warning.slice(0, at) : '', at > 0 ? warning.slice(at + 2) : warning);
@@ -281,8 +330,15 @@ class Finder {
 				continue;
 			}
 			// A Cline task's id is the time it started (epoch ms); VS Code's session records its own.
-			const startedAt = /^\d{13}$/.test(file.agentSessionId) ? isoTime(Number(file.agentSessionId)) : agent === 'copilot' ? vscodeCreation(file.path) : null;
-			this.add({ agent, product: file.product, agentSessionId: file.agentSessionId, sourcePath: file.path, startedAt, forkedFrom: null, earlierIds: [] }, problem);
+			const startedAt = /^\d{13}$/.test(file.agentSessionId)
+				? isoTime(Number(file.agentSessionId))
+				: agent === 'copilot'
+					? vscodeCreation(file.path)
+					: null;
+			this.add(
+				{ agent, product: file.product, agentSessionId: file.agentSessionId, sourcePath: file.path, startedAt, forkedFrom: null, earlierIds: [] },
+				problem,
+			);
 		}
 	}
 

@@ -72,7 +72,9 @@ export function signalOf(event: SignalInput): Signal | null {
 		case 'sessionEnd':
 			return { state: 'done', reason: event.reason ? line(`session ended (${event.reason})`) : 'session ended', event: name };
 		case 'postToolUse':
-			return event.tool?.failed ? { state: 'working', reason: line(`${event.tool.name} failed; the agent carries on`), event: name } : { state: 'working', reason: 'working', event: name };
+			return event.tool?.failed
+				? { state: 'working', reason: line(`${event.tool.name} failed; the agent carries on`), event: name }
+				: { state: 'working', reason: 'working', event: name };
 		case 'sessionStart':
 		case 'resume':
 		case 'clear':
@@ -144,7 +146,17 @@ export function boardVerdict(input: BoardInput): BoardVerdict | null {
 	}
 	if (session.imported) {
 		const at = input.fileModifiedAt;
-		return at && Date.parse(at) >= now - boardWindows.growingMs ? { state: 'working', reason: 'its own history file is still growing', since: session.lastActivity, waitingOn: null, checkpoint: null, event, source: 'import' } : null;
+		return at && Date.parse(at) >= now - boardWindows.growingMs
+			? {
+					state: 'working',
+					reason: 'its own history file is still growing',
+					since: session.lastActivity,
+					waitingOn: null,
+					checkpoint: null,
+					event,
+					source: 'import',
+				}
+			: null;
 	}
 	if (session.status === 'active') {
 		return signal
@@ -168,7 +180,10 @@ export function boardVerdict(input: BoardInput): BoardVerdict | null {
 const stateOrder: Record<BoardState, number> = { waiting: 0, failed: 1, working: 2, done: 3 };
 
 /** Waiting first, the longest wait first; then failed, working and done, the most recent first. */
-export function compareEntries(a: Pick<BoardEntry, 'state' | 'since' | 'id'> & { agentSessionId?: string | null }, b: Pick<BoardEntry, 'state' | 'since' | 'id'> & { agentSessionId?: string | null }): number {
+export function compareEntries(
+	a: Pick<BoardEntry, 'state' | 'since' | 'id'> & { agentSessionId?: string | null },
+	b: Pick<BoardEntry, 'state' | 'since' | 'id'> & { agentSessionId?: string | null },
+): number {
 	const byState = stateOrder[a.state] - stateOrder[b.state];
 	if (byState !== 0) {
 		return byState;

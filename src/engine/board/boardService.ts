@@ -112,7 +112,12 @@ function boardEntries(db: BatonDb, now: number, growing: ReadonlyMap<string, str
 	const approvals = pendingApprovals(db);
 	// A checkpoint awaiting approval keeps its session on the board however long ago it stopped.
 	const named = Array.from(new Set(Array.from(growing.keys()).concat(Array.from(approvals.keys()))));
-	const running = or(eq(sessions.status, 'active'), gte(sessions.lastActivity, cutoff), gte(sessions.endedAt, cutoff), named.length > 0 ? inArray(sessions.id, named) : undefined);
+	const running = or(
+		eq(sessions.status, 'active'),
+		gte(sessions.lastActivity, cutoff),
+		gte(sessions.endedAt, cutoff),
+		named.length > 0 ? inArray(sessions.id, named) : undefined,
+	);
 	const rows = db
 		.select({ session: sessions, signal: agentSignals })
 		.from(sessions)
@@ -130,13 +135,27 @@ function boardEntries(db: BatonDb, now: number, growing: ReadonlyMap<string, str
 	const out: BoardEntry[] = [];
 	for (const { session, signals } of bySession.values()) {
 		const base = {
-			session: { status: session.status, lastActivity: session.lastActivity, endedAt: session.endedAt, imported: (session.endNote ?? '').startsWith(importedEndNotePrefix) },
+			session: {
+				status: session.status,
+				lastActivity: session.lastActivity,
+				endedAt: session.endedAt,
+				imported: (session.endNote ?? '').startsWith(importedEndNotePrefix),
+			},
 			fileModifiedAt: growing.get(session.id) ?? null,
 			now,
 		};
 		const entry = (verdict: BoardVerdict | null, agent: string | null, agentSessionId: string | null): void => {
 			if (verdict) {
-				out.push({ id: session.id, agentSessionId, name: session.name, agent, scope: session.scopeKey, status: session.status, lastActivity: session.lastActivity, ...verdict });
+				out.push({
+					id: session.id,
+					agentSessionId,
+					name: session.name,
+					agent,
+					scope: session.scopeKey,
+					status: session.status,
+					lastActivity: session.lastActivity,
+					...verdict,
+				});
 			}
 		};
 		const pending = approvals.get(session.id);
@@ -166,7 +185,10 @@ function pendingApprovals(db: BatonDb): Map<string, { approval: NonNullable<Boar
 	const out = new Map<string, { approval: NonNullable<BoardInput['approval']>; agent: string | null }>();
 	for (const row of rows) {
 		if (row.sessionId && !out.has(row.sessionId)) {
-			out.set(row.sessionId, { approval: { id: row.id, seq: row.seq, label: row.label, createdAt: row.createdAt }, agent: creatingAgent(db, row.sessionId, row.id) });
+			out.set(row.sessionId, {
+				approval: { id: row.id, seq: row.seq, label: row.label, createdAt: row.createdAt },
+				agent: creatingAgent(db, row.sessionId, row.id),
+			});
 		}
 	}
 	return out;

@@ -92,7 +92,12 @@ export function decideApproval(input: {
 		return { status: 'pending', policy, reason: `unknown trigger "${trigger}" needs review`, escalationReasons: [] };
 	}
 	if (autoApprovedTriggers[policy].includes(trigger)) {
-		return { status: 'auto_approved', policy, reason: `${trigger} checkpoints are approved automatically under the ${policy} policy`, escalationReasons: [] };
+		return {
+			status: 'auto_approved',
+			policy,
+			reason: `${trigger} checkpoints are approved automatically under the ${policy} policy`,
+			escalationReasons: [],
+		};
 	}
 	return { status: 'pending', policy, reason: `${trigger} checkpoints need review under the ${policy} policy`, escalationReasons: [] };
 }
@@ -110,7 +115,8 @@ export interface ResumePoint {
  */
 export function chooseResumePoint(candidates: readonly Checkpoint[], options: { allowRejected?: boolean } = {}): ResumePoint | null {
 	const usable = candidates.filter((c) => c.trigger !== 'pre-rollback');
-	const latest = (status: ApprovalStatus) => usable.filter((c) => c.approvalStatus === status).reduce<Checkpoint | undefined>((best, c) => (!best || c.seq > best.seq ? c : best), undefined);
+	const latest = (status: ApprovalStatus) =>
+		usable.filter((c) => c.approvalStatus === status).reduce<Checkpoint | undefined>((best, c) => (!best || c.seq > best.seq ? c : best), undefined);
 	const approved = latest('approved');
 	if (approved) {
 		return { checkpoint: approved, warning: null };
@@ -125,7 +131,10 @@ export function chooseResumePoint(candidates: readonly Checkpoint[], options: { 
 	}
 	const rejected = latest('rejected');
 	if (rejected && options.allowRejected) {
-		return { checkpoint: rejected, warning: `checkpoint ${rejected.id} was rejected${rejected.approvalUser ? ` by ${rejected.approvalUser}` : ''}; resuming from it only because you said so` };
+		return {
+			checkpoint: rejected,
+			warning: `checkpoint ${rejected.id} was rejected${rejected.approvalUser ? ` by ${rejected.approvalUser}` : ''}; resuming from it only because you said so`,
+		};
 	}
 	return null;
 }

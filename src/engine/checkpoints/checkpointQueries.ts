@@ -102,6 +102,9 @@ export function descendantsOf(db: BatonDb, ancestorId: string): Checkpoint[] {
  */
 export function lastApprovedBefore(db: BatonDb, cp: Checkpoint): Checkpoint | undefined {
 	// A rollback's safety checkpoint is auto-approved only so it never asks; it holds the state being left, not a good one.
-	const good = (c: Checkpoint): boolean => c.seq < cp.seq && c.trigger !== 'pre-rollback' && (c.approvalStatus === 'approved' || c.approvalStatus === 'auto_approved');
-	return (cp.sessionId ? listCheckpoints(db, { sessionId: cp.sessionId, limit: 1000 }).find(good) : undefined) ?? listCheckpoints(db, { limit: 1000 }).find(good);
+	const good = (c: Checkpoint): boolean =>
+		c.seq < cp.seq && c.trigger !== 'pre-rollback' && (c.approvalStatus === 'approved' || c.approvalStatus === 'auto_approved');
+	return (
+		(cp.sessionId ? listCheckpoints(db, { sessionId: cp.sessionId, limit: 1000 }).find(good) : undefined) ?? listCheckpoints(db, { limit: 1000 }).find(good)
+	);
 }

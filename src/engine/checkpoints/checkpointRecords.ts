@@ -49,7 +49,10 @@ export function recordCheckpoint(ctx: EngineContext, db: BatonDb, args: Checkpoi
 	const now = ctx.nowIso();
 	const stored = session ? sessionSettingsOf(db, session.id) : undefined;
 	if (session && (input.costUsd !== undefined || input.errorCount !== undefined)) {
-		upsertSessionSettings(db, session.id, now, { ...(input.costUsd !== undefined ? { costUsd: input.costUsd } : {}), ...(input.errorCount !== undefined ? { errorCount: input.errorCount } : {}) });
+		upsertSessionSettings(db, session.id, now, {
+			...(input.costUsd !== undefined ? { costUsd: input.costUsd } : {}),
+			...(input.errorCount !== undefined ? { errorCount: input.errorCount } : {}),
+		});
 	}
 	const metrics = {
 		costUsd: input.costUsd ?? stored?.costUsd ?? 0,
@@ -92,7 +95,14 @@ export function recordCheckpoint(ctx: EngineContext, db: BatonDb, args: Checkpoi
 		sessionId: row.sessionId,
 		entityType: 'checkpoint',
 		entityId: id,
-		details: { trigger: row.trigger, approval: row.approvalStatus, escalation: row.escalationReasons, files: counts, degraded: fileStats.degraded, skipped: fileStats.skippedTotal },
+		details: {
+			trigger: row.trigger,
+			approval: row.approvalStatus,
+			escalation: row.escalationReasons,
+			files: counts,
+			degraded: fileStats.degraded,
+			skipped: fileStats.skippedTotal,
+		},
 	});
 	if (session && (input.costUsd !== undefined || input.errorCount !== undefined)) {
 		emitMetrics(ctx, db, session.id, stored, metrics, input.actor);
@@ -107,18 +117,41 @@ export function recordCheckpoint(ctx: EngineContext, db: BatonDb, args: Checkpoi
  * The approval the policy gives a new checkpoint: the session's stored policy and thresholds over the
  * configured ones, escalation from its metrics, and nothing to judge when the tree is one already seen.
  */
-function approvalFor(ctx: EngineContext, db: BatonDb, args: CheckpointRecordInput, stored: CheckpointSessionSettings | undefined, metrics: CheckpointMetrics): ApprovalDecision {
+function approvalFor(
+	ctx: EngineContext,
+	db: BatonDb,
+	args: CheckpointRecordInput,
+	stored: CheckpointSessionSettings | undefined,
+	metrics: CheckpointMetrics,
+): ApprovalDecision {
 	const { input, snapshot } = args;
 	const config = ctx.config.checkpoints;
 	const escalation = config.escalation;
-	const thresholds: EscalationThresholds = { costUsd: escalation.costUsd, durationMs: escalation.duration, errorCount: escalation.errorCount, ...(stored?.thresholds ?? {}) };
+	const thresholds: EscalationThresholds = {
+		costUsd: escalation.costUsd,
+		durationMs: escalation.duration,
+		errorCount: escalation.errorCount,
+		...(stored?.thresholds ?? {}),
+	};
 	const policy = stored?.policy ?? config.policy;
 	const personsOwnEnd = input.personsOwnEnd === true;
-	return decideApproval({ trigger: input.trigger, policy, metrics, thresholds, unchangedSince: unchangedSince(db, snapshot.tree), reviewRequested: input.reviewRequested === true, personsOwnEnd });
+	return decideApproval({
+		trigger: input.trigger,
+		policy,
+		metrics,
+		thresholds,
+		unchangedSince: unchangedSince(db, snapshot.tree),
+		reviewRequested: input.reviewRequested === true,
+		personsOwnEnd,
+	});
 }
 
 /** A new checkpoint's file stats: its changes counted against the parent (lines only when it has one), and what the snapshot skipped. */
-function fileStatsOf(changes: FileChange[], parent: Checkpoint | null, snapshot: SnapshotResult): { counts: ReturnType<typeof countChanges>; fileStats: FileStats } {
+function fileStatsOf(
+	changes: FileChange[],
+	parent: Checkpoint | null,
+	snapshot: SnapshotResult,
+): { counts: ReturnType<typeof countChanges>; fileStats: FileStats } {
 	const counts = countChanges(changes, parent !== null);
 	const fileStats: FileStats = {
 		...counts,
@@ -133,15 +166,26 @@ function fileStatsOf(changes: FileChange[], parent: Checkpoint | null, snapshot:
 	return { counts, fileStats };
 }
 
-export async function decideCheckpoint(ctx: EngineContext, id: string, status: 'approved' | 'rejected', input: { actor: string; reason?: string | null }): Promise<Checkpoint> {
+export async function decideCheckpoint(
+	ctx: EngineContext,
+	id: string,
+	status: 'approved' | 'rejected',
+	input: { actor: string; reason?: string | null },
+): Promise<Checkpoint> {
 	const reason = input.reason?.trim() || null;
 	return ctx.store.write((db) => {
 		const cp = getCheckpoint(db, id);
 		if (cp.approvalStatus === status) {
-			throw new BatonError('invalidTransition', `checkpoint ${id} is already ${status}${cp.approvalUser ? ` (by ${cp.approvalUser})` : ''}`, { checkpointId: id, status });
+			throw new BatonError('invalidTransition', `checkpoint ${id} is already ${status}${cp.approvalUser ? ` (by ${cp.approvalUser})` : ''}`, {
+				checkpointId: id,
+				status,
+			});
 		}
 		const now = ctx.nowIso();
-		db.update(checkpoints).set({ approvalStatus: status, approvalUser: input.actor, approvalAt: now, approvalReason: reason }).where(eq(checkpoints.id, id)).run();
+		db.update(checkpoints)
+			.set({ approvalStatus: status, approvalUser: input.actor, approvalAt: now, approvalReason: reason })
+			.where(eq(checkpoints.id, id))
+			.run();
 		audit(db, {
 			at: now,
 			actor: input.actor,
@@ -158,7 +202,14 @@ export async function decideCheckpoint(ctx: EngineContext, id: string, status: '
 }
 
 /** One change to a checkpoint's record (tags, annotations, links) with its audit entry; no write when `change` returns null. */
-export async function updateCheckpoint(ctx: EngineContext, id: string, actor: string, operation: string, details: Record<string, unknown>, change: (cp: Checkpoint) => Partial<Checkpoint> | null): Promise<Checkpoint> {
+export async function updateCheckpoint(
+	ctx: EngineContext,
+	id: string,
+	actor: string,
+	operation: string,
+	details: Record<string, unknown>,
+	change: (cp: Checkpoint) => Partial<Checkpoint> | null,
+): Promise<Checkpoint> {
 	return ctx.store.write((db) => {
 		const cp = getCheckpoint(db, id);
 		const set = change(cp);
@@ -173,13 +224,19 @@ export async function updateCheckpoint(ctx: EngineContext, id: string, actor: st
 }
 
 /** Cost and error count of a session so far: they replace the stored figures. */
-export async function writeSessionMetrics(ctx: EngineContext, input: { sessionId: string; costUsd?: number; errorCount?: number; actor: string }): Promise<void> {
+export async function writeSessionMetrics(
+	ctx: EngineContext,
+	input: { sessionId: string; costUsd?: number; errorCount?: number; actor: string },
+): Promise<void> {
 	validateMetrics(input);
 	await ctx.store.write((db) => {
 		getSession(db, input.sessionId);
 		const now = ctx.nowIso();
 		const before = sessionSettingsOf(db, input.sessionId);
-		upsertSessionSettings(db, input.sessionId, now, { ...(input.costUsd !== undefined ? { costUsd: input.costUsd } : {}), ...(input.errorCount !== undefined ? { errorCount: input.errorCount } : {}) });
+		upsertSessionSettings(db, input.sessionId, now, {
+			...(input.costUsd !== undefined ? { costUsd: input.costUsd } : {}),
+			...(input.errorCount !== undefined ? { errorCount: input.errorCount } : {}),
+		});
 		audit(db, {
 			at: now,
 			actor: input.actor,
@@ -189,22 +246,47 @@ export async function writeSessionMetrics(ctx: EngineContext, input: { sessionId
 			entityId: input.sessionId,
 			details: { costUsd: input.costUsd ?? null, errorCount: input.errorCount ?? null },
 		});
-		emitMetrics(ctx, db, input.sessionId, before, { costUsd: input.costUsd ?? before?.costUsd ?? 0, errorCount: input.errorCount ?? before?.errorCount ?? 0 }, input.actor);
+		emitMetrics(
+			ctx,
+			db,
+			input.sessionId,
+			before,
+			{ costUsd: input.costUsd ?? before?.costUsd ?? 0, errorCount: input.errorCount ?? before?.errorCount ?? 0 },
+			input.actor,
+		);
 	});
 }
 
 /** Tells subscribers (budget notifications) that a session's cost or error count moved. */
-function emitMetrics(ctx: EngineContext, db: BatonDb, sessionId: string, before: { costUsd: number; errorCount: number } | undefined, after: { costUsd: number; errorCount: number }, actor: string): void {
+function emitMetrics(
+	ctx: EngineContext,
+	db: BatonDb,
+	sessionId: string,
+	before: { costUsd: number; errorCount: number } | undefined,
+	after: { costUsd: number; errorCount: number },
+	actor: string,
+): void {
 	const previousCostUsd = before?.costUsd ?? 0;
 	const previousErrorCount = before?.errorCount ?? 0;
 	if (previousCostUsd === after.costUsd && previousErrorCount === after.errorCount) {
 		return;
 	}
-	ctx.events.emit(db, { type: 'session.metrics', sessionId, costUsd: after.costUsd, previousCostUsd, errorCount: after.errorCount, previousErrorCount, actor });
+	ctx.events.emit(db, {
+		type: 'session.metrics',
+		sessionId,
+		costUsd: after.costUsd,
+		previousCostUsd,
+		errorCount: after.errorCount,
+		previousErrorCount,
+		actor,
+	});
 }
 
 /** A session's own approval policy and escalation thresholds (null: back to the workspace's). */
-export async function writeSessionConfig(ctx: EngineContext, input: { sessionId: string; policy?: ApprovalPolicy | null; thresholds?: Partial<EscalationThresholds> | null; actor: string }): Promise<void> {
+export async function writeSessionConfig(
+	ctx: EngineContext,
+	input: { sessionId: string; policy?: ApprovalPolicy | null; thresholds?: Partial<EscalationThresholds> | null; actor: string },
+): Promise<void> {
 	if (input.policy && !(approvalPolicies as readonly string[]).includes(input.policy)) {
 		throw new BatonError('invalidInput', `policy must be one of ${approvalPolicies.join(', ')}`);
 	}
@@ -258,7 +340,12 @@ export function validateMetrics(input: { costUsd?: number; errorCount?: number }
 	}
 }
 
-function upsertSessionSettings(db: BatonDb, sessionId: string, now: string, set: { costUsd?: number; errorCount?: number; policy?: ApprovalPolicy | null; thresholds?: Partial<EscalationThresholds> | null }): void {
+function upsertSessionSettings(
+	db: BatonDb,
+	sessionId: string,
+	now: string,
+	set: { costUsd?: number; errorCount?: number; policy?: ApprovalPolicy | null; thresholds?: Partial<EscalationThresholds> | null },
+): void {
 	const existing = sessionSettingsOf(db, sessionId);
 	if (existing) {
 		db.update(checkpointSessionSettings)
@@ -267,7 +354,14 @@ function upsertSessionSettings(db: BatonDb, sessionId: string, now: string, set:
 			.run();
 	} else {
 		db.insert(checkpointSessionSettings)
-			.values({ sessionId, costUsd: set.costUsd ?? 0, errorCount: set.errorCount ?? 0, policy: set.policy ?? null, thresholds: set.thresholds ?? null, updatedAt: now })
+			.values({
+				sessionId,
+				costUsd: set.costUsd ?? 0,
+				errorCount: set.errorCount ?? 0,
+				policy: set.policy ?? null,
+				thresholds: set.thresholds ?? null,
+				updatedAt: now,
+			})
 			.run();
 	}
 }

@@ -114,7 +114,12 @@ export class CheckpointService {
 		if (!due.session) {
 			return { checkpoint: null, reason: due.reason };
 		}
-		const prepared = await this.prepareCreate({ trigger: 'periodic', sessionId: due.session.id, actor: input.actor, ...(input.onProgress ? { onProgress: input.onProgress } : {}) });
+		const prepared = await this.prepareCreate({
+			trigger: 'periodic',
+			sessionId: due.session.id,
+			actor: input.actor,
+			...(input.onProgress ? { onProgress: input.onProgress } : {}),
+		});
 		const checkpoint = await this.shadow.withLock(() => this.createLocked(prepared, 'skip-unchanged'));
 		return checkpoint ? { checkpoint, reason: null } : { checkpoint: null, reason: 'no changes' };
 	}
@@ -151,7 +156,9 @@ export class CheckpointService {
 	 * replay's) stay as they are. It never prunes, and runs beside snapshots (git allows that), not
 	 * under their lock.
 	 */
-	async maintain(options: { force?: boolean; looseObjectLimit?: number; packLimit?: number } = {}): Promise<{ looseObjects: number; packs: number; packed: boolean }> {
+	async maintain(
+		options: { force?: boolean; looseObjectLimit?: number; packLimit?: number } = {},
+	): Promise<{ looseObjects: number; packs: number; packed: boolean }> {
 		if (!this.enabled) {
 			return { looseObjects: 0, packs: 0, packed: false };
 		}
@@ -213,11 +220,15 @@ export class CheckpointService {
 		if (!tagPattern.test(clean)) {
 			throw new BatonError('invalidInput', 'a tag is 1 to 100 printable characters');
 		}
-		return updateCheckpoint(this.ctx, id, actor, 'checkpoint.tag', { tag: clean }, (cp) => (cp.tags.includes(clean) ? null : { tags: [...cp.tags, clean] }));
+		return updateCheckpoint(this.ctx, id, actor, 'checkpoint.tag', { tag: clean }, (cp) =>
+			cp.tags.includes(clean) ? null : { tags: [...cp.tags, clean] },
+		);
 	}
 
 	async untag(id: string, tag: string, actor: string): Promise<Checkpoint> {
-		return updateCheckpoint(this.ctx, id, actor, 'checkpoint.untag', { tag }, (cp) => (cp.tags.includes(tag) ? { tags: cp.tags.filter((t) => t !== tag) } : null));
+		return updateCheckpoint(this.ctx, id, actor, 'checkpoint.untag', { tag }, (cp) =>
+			cp.tags.includes(tag) ? { tags: cp.tags.filter((t) => t !== tag) } : null,
+		);
 	}
 
 	async annotate(id: string, text: string, actor: string): Promise<Checkpoint> {
@@ -225,7 +236,9 @@ export class CheckpointService {
 		if (!clean || clean.length > 5_000) {
 			throw new BatonError('invalidInput', 'an annotation is 1 to 5,000 characters');
 		}
-		return updateCheckpoint(this.ctx, id, actor, 'checkpoint.annotate', { text: clean }, (cp) => ({ annotations: [...cp.annotations, { at: this.ctx.nowIso(), user: actor, text: clean }] }));
+		return updateCheckpoint(this.ctx, id, actor, 'checkpoint.annotate', { text: clean }, (cp) => ({
+			annotations: [...cp.annotations, { at: this.ctx.nowIso(), user: actor, text: clean }],
+		}));
 	}
 
 	async linkIssue(id: string, issue: { tracker: string; id: string; url?: string | null }, actor: string): Promise<Checkpoint> {
@@ -233,7 +246,9 @@ export class CheckpointService {
 		if (!link.tracker || !link.id) {
 			throw new BatonError('invalidInput', 'a linked issue needs a tracker and an id');
 		}
-		return updateCheckpoint(this.ctx, id, actor, 'checkpoint.link', { ...link }, (cp) => (cp.linkedIssues.some((l) => l.tracker === link.tracker && l.id === link.id) ? null : { linkedIssues: [...cp.linkedIssues, link] }));
+		return updateCheckpoint(this.ctx, id, actor, 'checkpoint.link', { ...link }, (cp) =>
+			cp.linkedIssues.some((l) => l.tracker === link.tracker && l.id === link.id) ? null : { linkedIssues: [...cp.linkedIssues, link] },
+		);
 	}
 
 	/** Cost and error count of a session so far (hosts and, later, transcript parsing feed them). */
@@ -242,7 +257,12 @@ export class CheckpointService {
 	}
 
 	/** A session's own approval policy and escalation thresholds (null: back to the workspace's). */
-	async configureSession(input: { sessionId: string; policy?: ApprovalPolicy | null; thresholds?: Partial<EscalationThresholds> | null; actor: string }): Promise<void> {
+	async configureSession(input: {
+		sessionId: string;
+		policy?: ApprovalPolicy | null;
+		thresholds?: Partial<EscalationThresholds> | null;
+		actor: string;
+	}): Promise<void> {
 		await writeSessionConfig(this.ctx, input);
 	}
 
@@ -264,12 +284,20 @@ export class CheckpointService {
 			const envWork = this.capture(this.hostEnvironment, undefined);
 			files = await this.shadow.withLock(async () => {
 				const excludesChanged = await this.shadow.ensureInit(this.config.excludes);
-				await this.dirty.sync(excludesChanged, (paths) => syncIndex(this.shadow, { paths, maxFileSize: this.config.maxFileSize, deadline: Date.now() + this.config.timeBudget }));
+				await this.dirty.sync(excludesChanged, (paths) =>
+					syncIndex(this.shadow, { paths, maxFileSize: this.config.maxFileSize, deadline: Date.now() + this.config.timeBudget }),
+				);
 				return diffIndex(this.shadow, from.commitSha);
 			});
 			environment = await envWork;
 		}
-		return { from, to, files, environment: diffEnvironments(from.environment, environment), approval: { from: approvalOf(from), to: to ? approvalOf(to) : null } };
+		return {
+			from,
+			to,
+			files,
+			environment: diffEnvironments(from.environment, environment),
+			approval: { from: approvalOf(from), to: to ? approvalOf(to) : null },
+		};
 	}
 
 	/**
@@ -299,9 +327,13 @@ export class CheckpointService {
 	async rollback(id: string, input: { actor: string; force?: boolean; onProgress?: (progress: SyncProgress) => void }): Promise<RollbackResult> {
 		const target = await this.get(id);
 		if (target.approvalStatus === 'rejected' && !input.force) {
-			throw new BatonError('checkpointRejected', `checkpoint ${id} was rejected${target.approvalUser ? ` by ${target.approvalUser}` : ''}; roll back to it only with the explicit override (--force)`, {
-				checkpointId: id,
-			});
+			throw new BatonError(
+				'checkpointRejected',
+				`checkpoint ${id} was rejected${target.approvalUser ? ` by ${target.approvalUser}` : ''}; roll back to it only with the explicit override (--force)`,
+				{
+					checkpointId: id,
+				},
+			);
 		}
 		const safety = await this.prepareCreate({
 			trigger: 'pre-rollback',
@@ -360,7 +392,10 @@ export class CheckpointService {
 		const changes = await this.dirty.changeCount();
 		const root = this.ctx.workspaceRoot;
 		return captureEnvironment({
-			workspaceState: { watched: changes === undefined ? undefined : `${this.dirty.watchId}:${changes}`, snapshot: snapshot?.then((s) => (s ? snapshotKey(root, s) : undefined)) },
+			workspaceState: {
+				watched: changes === undefined ? undefined : `${this.dirty.watchId}:${changes}`,
+				snapshot: snapshot?.then((s) => (s ? snapshotKey(root, s) : undefined)),
+			},
 			cacheFile: path.join(batonDir(root), 'cache', 'environment.json'),
 			workspaceRoot: this.ctx.workspaceRoot,
 			timeoutMs: this.config.environmentTimeout,
@@ -387,7 +422,11 @@ export class CheckpointService {
 		}
 	}
 
-	private async createLockedInner(prepared: PreparedCreate, mode: 'skip-unchanged' | null, onSnapshot: (snapshot: SnapshotResult) => void): Promise<Checkpoint | null> {
+	private async createLockedInner(
+		prepared: PreparedCreate,
+		mode: 'skip-unchanged' | null,
+		onSnapshot: (snapshot: SnapshotResult) => void,
+	): Promise<Checkpoint | null> {
 		const { input, session } = prepared;
 		const nowMs = this.ctx.clock.now();
 		const id = newCheckpointId(nowMs);
@@ -416,7 +455,9 @@ export class CheckpointService {
 		// Not waited for: a capture that is done goes in with the row, one still running follows it.
 		const finished = prepared.environment.finished;
 		const environment = finished ? finished.value : pendingEnvironment(this.ctx.nowIso());
-		const checkpoint = await this.ctx.store.write((db) => recordCheckpoint(this.ctx, db, { id, nowMs, input, session, parent, snapshot, commit, changes, environment }));
+		const checkpoint = await this.ctx.store.write((db) =>
+			recordCheckpoint(this.ctx, db, { id, nowMs, input, session, parent, snapshot, commit, changes, environment }),
+		);
 		if (!finished) {
 			this.environments.attach(id, prepared.environment);
 		}

@@ -12,10 +12,22 @@ import type { EngineContext } from '../context';
 import type { EnvironmentSnapshot } from '../storage/jsonShapes';
 import { checkpoints } from '../storage/schema';
 
-export const pendingReason = 'environment: still being captured when the checkpoint was recorded (one that stays pending was never finished: the process ended first)';
+export const pendingReason =
+	'environment: still being captured when the checkpoint was recorded (one that stays pending was never finished: the process ended first)';
 
 export function pendingEnvironment(nowIso: string): EnvironmentSnapshot {
-	return { capturedAt: nowIso, durationMs: 0, agents: {}, vscode: null, mcpServers: {}, runtimes: {}, packages: {}, git: null, unknown: [pendingReason], pending: true };
+	return {
+		capturedAt: nowIso,
+		durationMs: 0,
+		agents: {},
+		vscode: null,
+		mcpServers: {},
+		runtimes: {},
+		packages: {},
+		git: null,
+		unknown: [pendingReason],
+		pending: true,
+	};
 }
 
 function isPendingEnvironment(env: EnvironmentSnapshot | null | undefined): boolean {

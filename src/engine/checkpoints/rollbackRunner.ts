@@ -120,7 +120,14 @@ function rollbackLog(deps: RunnerDeps, input: RollbackInput): RollbackLog {
 					sessionId: target.sessionId,
 					entityType: 'checkpoint',
 					entityId: target.id,
-					details: { rollbackId: id, status: set.status, safetyCheckpointId: set.safetyCheckpointId ?? null, restored: set.restoredPaths?.length ?? 0, removed: set.removedPaths?.length ?? 0, error: set.error ?? null },
+					details: {
+						rollbackId: id,
+						status: set.status,
+						safetyCheckpointId: set.safetyCheckpointId ?? null,
+						restored: set.restoredPaths?.length ?? 0,
+						removed: set.removedPaths?.length ?? 0,
+						error: set.error ?? null,
+					},
 				});
 			}
 		});
@@ -143,7 +150,10 @@ async function takeSafetyCheckpoint(deps: RunnerDeps, log: RollbackLog, input: R
 	try {
 		safety = await input.createSafety();
 		if (safety.fileStats.degraded) {
-			throw new BatonError('rollbackFailed', `the safety checkpoint ${safety.id} is incomplete (${safety.fileStats.degradedReason ?? 'degraded'}), so the workspace could not be put back if the rollback failed; nothing was changed`);
+			throw new BatonError(
+				'rollbackFailed',
+				`the safety checkpoint ${safety.id} is incomplete (${safety.fileStats.degradedReason ?? 'degraded'}), so the workspace could not be put back if the rollback failed; nothing was changed`,
+			);
 		}
 	} catch (error) {
 		await recordFailure(deps, log, 'safety checkpoint', error);
@@ -163,7 +173,10 @@ async function verifyTarget(deps: RunnerDeps, log: RollbackLog, target: Checkpoi
 		await recordFailure(deps, log, 'verify target', error);
 		throw failure(error, log.id, safety.id, true);
 	}
-	log.phase('verify_target', `${plan.restored.length} to restore, ${plan.removed.length} to remove, ${plan.kept.length} kept (no proof they are newer), ${plan.inTheWay.length} in the way`);
+	log.phase(
+		'verify_target',
+		`${plan.restored.length} to restore, ${plan.removed.length} to remove, ${plan.kept.length} kept (no proof they are newer), ${plan.inTheWay.length} in the way`,
+	);
 	return plan;
 }
 
@@ -197,7 +210,13 @@ async function restoreOrRecover(deps: RunnerDeps, log: RollbackLog, run: Restore
 			throw failure(error, log.id, safety.id, true);
 		}
 		const message = `${(error as Error).message}; recovery failed too: ${(recoveryError as Error).message}`;
-		await log.record({ status: 'failed', error: message, preservedPaths: run.preserved, preservedDir: relative(deps, log.preservedDir), finishedAt: ctx.nowIso() });
+		await log.record({
+			status: 'failed',
+			error: message,
+			preservedPaths: run.preserved,
+			preservedDir: relative(deps, log.preservedDir),
+			finishedAt: ctx.nowIso(),
+		});
 		throw failure(new Error(message), log.id, safety.id, false);
 	}
 }
@@ -258,7 +277,9 @@ async function writtenByRollbacksFrom(deps: RunnerDeps, safetyTarget: Checkpoint
 }
 
 async function provenByLaterCheckpoints(deps: RunnerDeps, target: Checkpoint, safety: Checkpoint): Promise<Set<string>> {
-	const later = (await deps.ctx.store.read((db) => descendantsOf(db, target.id))).filter((cp) => cp.id !== safety.id && cp.trigger !== 'pre-rollback').slice(0, maxProofCheckpoints);
+	const later = (await deps.ctx.store.read((db) => descendantsOf(db, target.id)))
+		.filter((cp) => cp.id !== safety.id && cp.trigger !== 'pre-rollback')
+		.slice(0, maxProofCheckpoints);
 	if (!later.length) {
 		return new Set();
 	}
@@ -332,7 +353,11 @@ function onlyIgnoresMore(before: string, after: string): boolean {
 
 function failure(error: unknown, rollbackId: string, safetyCheckpointId: string | null, recovered: boolean): BatonError {
 	const message = (error as Error).message;
-	const what = recovered ? (safetyCheckpointId ? 'the workspace was put back as it was' : 'nothing was changed') : `the workspace may be partly restored; roll back to ${safetyCheckpointId ?? 'the safety checkpoint'} to undo`;
+	const what = recovered
+		? safetyCheckpointId
+			? 'the workspace was put back as it was'
+			: 'nothing was changed'
+		: `the workspace may be partly restored; roll back to ${safetyCheckpointId ?? 'the safety checkpoint'} to undo`;
 	return new BatonError('rollbackFailed', `rollback failed: ${message} (${what})`, { rollbackId, safetyCheckpointId, recovered });
 }
 

@@ -43,7 +43,11 @@ export class EnvironmentCache {
 		this.readStamp = stamp;
 		const disk = readCacheFile(this.file);
 		// Entries check their own fingerprints: which copy wins only decides which one is tried.
-		this.data = { versions: { ...this.data.versions, ...disk.versions }, lockfiles: { ...this.data.lockfiles, ...disk.lockfiles }, git: { ...this.data.git, ...disk.git } };
+		this.data = {
+			versions: { ...this.data.versions, ...disk.versions },
+			lockfiles: { ...this.data.lockfiles, ...disk.lockfiles },
+			git: { ...this.data.git, ...disk.git },
+		};
 	}
 
 	version(key: string): string | undefined {
@@ -122,7 +126,8 @@ export function environmentCache(file: string | undefined): EnvironmentCache {
 function readCacheFile(file: string): CacheData {
 	try {
 		const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<CacheData> | null;
-		const table = <T>(value: unknown): Record<string, T> => (value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, T>) : {});
+		const table = <T>(value: unknown): Record<string, T> =>
+			value && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, T>) : {};
 		return { versions: table(parsed?.versions), lockfiles: table(parsed?.lockfiles), git: table(parsed?.git) };
 	} catch {
 		return { versions: {}, lockfiles: {}, git: {} };

@@ -81,7 +81,10 @@ export async function captureEnvironment(options: CaptureOptions): Promise<Envir
 	const agentWork = agentCommands.map(async (name) => {
 		const file = which(name, searchPath);
 		if (!file) return;
-		const [version, hash] = await Promise.all([settle(`agent ${name} version`, cachedVersion(file, ['--version'], deadline, cache)), settle(`agent ${name} binary hash`, hashBinary(file, options.hashCacheFile))]);
+		const [version, hash] = await Promise.all([
+			settle(`agent ${name} version`, cachedVersion(file, ['--version'], deadline, cache)),
+			settle(`agent ${name} binary hash`, hashBinary(file, options.hashCacheFile)),
+		]);
 		agents[name] = { version: version ?? null, path: file, binaryHash: hash ?? null };
 	});
 	const runtimeWork = runtimeProbes.map(async (probe) => {
@@ -92,7 +95,14 @@ export async function captureEnvironment(options: CaptureOptions): Promise<Envir
 		if (version) runtimes[probe.name] = version;
 	});
 	// Not under the shared deadline: it may wait for the snapshot, then has its own `timeoutMs`.
-	const gitWork = cachedGitState({ workspaceRoot: options.workspaceRoot, gitEnv: options.gitEnv, workspaceState: options.workspaceState, cache, deadline, timeoutMs: options.timeoutMs }).catch((error: unknown) => {
+	const gitWork = cachedGitState({
+		workspaceRoot: options.workspaceRoot,
+		gitEnv: options.gitEnv,
+		workspaceState: options.workspaceState,
+		cache,
+		deadline,
+		timeoutMs: options.timeoutMs,
+	}).catch((error: unknown) => {
 		unknown.push(`git state: ${(error as Error).message}`);
 		return undefined;
 	});
@@ -142,21 +152,26 @@ function which(name: string, searchPath: string): string | null {
 
 function commandVersion(file: string, args: string[], deadline: number): Promise<string> {
 	return new Promise((resolve, reject) => {
-		execFile(file, args, { timeout: Math.max(1, deadline - Date.now()), windowsHide: true, encoding: 'utf8', maxBuffer: 1 << 20 }, (error, stdout, stderr) => {
-			const text = `${stdout}\n${stderr}`.trim();
-			if (error && !text) {
-				reject(new Error(error.killed ? 'timed out' : error.message.split('\n')[0]));
-				return;
-			}
-			if (!text) {
-				// Also what a timeout that fired after the child exited (a busy event loop) leaves: its output
-				// thrown away and no error. Never an answer to remember.
-				reject(new Error('no output (timed out?)'));
-				return;
-			}
-			const first = text.split('\n').find((l) => l.trim()) ?? '';
-			resolve((/\d+\.\d+(?:\.\d+)?(?:[-+][\w.-]+)?/.exec(first)?.[0] ?? first).slice(0, 100));
-		});
+		execFile(
+			file,
+			args,
+			{ timeout: Math.max(1, deadline - Date.now()), windowsHide: true, encoding: 'utf8', maxBuffer: 1 << 20 },
+			(error, stdout, stderr) => {
+				const text = `${stdout}\n${stderr}`.trim();
+				if (error && !text) {
+					reject(new Error(error.killed ? 'timed out' : error.message.split('\n')[0]));
+					return;
+				}
+				if (!text) {
+					// Also what a timeout that fired after the child exited (a busy event loop) leaves: its output
+					// thrown away and no error. Never an answer to remember.
+					reject(new Error('no output (timed out?)'));
+					return;
+				}
+				const first = text.split('\n').find((l) => l.trim()) ?? '';
+				resolve((/\d+\.\d+(?:\.\d+)?(?:[-+][\w.-]+)?/.exec(first)?.[0] ?? first).slice(0, 100));
+			},
+		);
 	});
 }
 

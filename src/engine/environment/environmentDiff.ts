@@ -35,7 +35,15 @@ export type EnvironmentDiff = Record<EnvironmentCategory, CategoryDiff> & {
 };
 
 function flattenEnvironment(env: EnvironmentSnapshot | null): Record<EnvironmentCategory, Record<string, string>> {
-	const out: Record<EnvironmentCategory, Record<string, string>> = { agents: {}, vscode: {}, extensions: {}, mcpServers: {}, runtimes: {}, packages: {}, git: {} };
+	const out: Record<EnvironmentCategory, Record<string, string>> = {
+		agents: {},
+		vscode: {},
+		extensions: {},
+		mcpServers: {},
+		runtimes: {},
+		packages: {},
+		git: {},
+	};
 	if (!env) return out;
 	for (const [name, agent] of Object.entries(env.agents)) {
 		if (agent.version) out.agents[`${name}.version`] = agent.version;
@@ -105,7 +113,9 @@ export function diffEnvironments(fromSnapshot: EnvironmentSnapshot | null, toSna
 }
 
 function missingNote(side: EnvironmentSnapshot | null, which: string): string {
-	return side?.pending ? `the environment of the ${which} side is not captured yet, or its capture never finished (${side.unknown[0] ?? 'pending'})` : `no environment snapshot for the ${which} side`;
+	return side?.pending
+		? `the environment of the ${which} side is not captured yet, or its capture never finished (${side.unknown[0] ?? 'pending'})`
+		: `no environment snapshot for the ${which} side`;
 }
 
 /** Whole categories one side could not see: the editor (a checkpoint taken by the CLI or a hook) and git. */

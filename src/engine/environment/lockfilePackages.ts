@@ -241,7 +241,10 @@ function requirements(text: string): PackageSet {
 		if (!line || line.startsWith('#') || line.startsWith('-')) continue;
 		const match = /^([A-Za-z0-9._-]+)(?:\[[^\]]*\])?\s*(===|==|~=|>=|<=|!=|>|<)?\s*([^;\s]*)/.exec(line);
 		if (match?.[1]) {
-			out.push([match[1].toLowerCase().replace(/_/g, '-'), match[2] ? `${match[2] === '==' || match[2] === '===' ? '' : match[2]}${match[3] ?? ''}` : '*']);
+			out.push([
+				match[1].toLowerCase().replace(/_/g, '-'),
+				match[2] ? `${match[2] === '==' || match[2] === '===' ? '' : match[2]}${match[3] ?? ''}` : '*',
+			]);
 		}
 	}
 	return bounded('pip', out);

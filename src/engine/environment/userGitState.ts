@@ -79,7 +79,14 @@ function repoStamp(root: string): string | undefined {
 				return '-';
 			}
 		};
-		return [head, stamp(path.join(gitDir, 'index')), ref ? stamp(path.join(gitDir, ref)) : '', stamp(path.join(gitDir, 'packed-refs')), stamp(path.join(gitDir, 'info/exclude')), stamp(root)].join('|');
+		return [
+			head,
+			stamp(path.join(gitDir, 'index')),
+			ref ? stamp(path.join(gitDir, ref)) : '',
+			stamp(path.join(gitDir, 'packed-refs')),
+			stamp(path.join(gitDir, 'info/exclude')),
+			stamp(root),
+		].join('|');
 	} catch {
 		return undefined;
 	}

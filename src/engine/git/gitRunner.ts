@@ -92,7 +92,10 @@ export function runGit(args: readonly string[], options: GitRunOptions): Promise
 
 /** Starts git, through the spawner when this process uses one (gitSpawner.ts: a large process starts git slowly). */
 function spawnGit(args: readonly string[], options: GitRunOptions): GitChild {
-	return activeGitSpawner()?.spawn('git', args, { cwd: options.cwd, env: options.env }) ?? spawn('git', args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+	return (
+		activeGitSpawner()?.spawn('git', args, { cwd: options.cwd, env: options.env }) ??
+		spawn('git', args, { cwd: options.cwd, env: options.env, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true })
+	);
 }
 
 /** After `timeoutMs` (if given) git is stopped; `fired` tells the close handler why it ended, `clear` stops the timers. */
@@ -141,7 +144,11 @@ function collectStdout(child: GitChild, maxStdoutBytes: number | undefined): { c
 }
 
 /** Why a finished git call failed (timed out, too much output, an exit code not in `okCodes`), or undefined when it did not. */
-function closeFailure(args: readonly string[], options: GitRunOptions, end: { timedOut: boolean; tooLarge: boolean; exit: number; signal: NodeJS.Signals | null; stderr: string }): BatonError | undefined {
+function closeFailure(
+	args: readonly string[],
+	options: GitRunOptions,
+	end: { timedOut: boolean; tooLarge: boolean; exit: number; signal: NodeJS.Signals | null; stderr: string },
+): BatonError | undefined {
 	if (end.timedOut) {
 		return new GitTimeoutError(args, options.timeoutMs ?? 0);
 	}
@@ -150,11 +157,15 @@ function closeFailure(args: readonly string[], options: GitRunOptions, end: { ti
 	}
 	const { exit, signal, stderr } = end;
 	if (exit !== 0 && !(options.okCodes ?? []).includes(exit)) {
-		return new BatonError('gitFailed', `git ${gitCommand(args)} failed (exit ${exit}${signal ? `, ${signal}` : ''}): ${stderr.trim().split('\n').slice(-3).join(' / ') || 'no message'}`, {
-			args: [...args],
-			code: exit,
-			stderr,
-		});
+		return new BatonError(
+			'gitFailed',
+			`git ${gitCommand(args)} failed (exit ${exit}${signal ? `, ${signal}` : ''}): ${stderr.trim().split('\n').slice(-3).join(' / ') || 'no message'}`,
+			{
+				args: [...args],
+				code: exit,
+				stderr,
+			},
+		);
 	}
 	return undefined;
 }
@@ -175,7 +186,10 @@ function writeInput(child: GitChild, input: GitRunOptions['input']): void {
 
 function spawnError(error: unknown): BatonError {
 	const code = (error as NodeJS.ErrnoException).code;
-	return new BatonError('gitFailed', code === 'ENOENT' ? 'git is not installed or not on PATH; checkpoints need git 2.32 or later' : `could not run git: ${(error as Error).message}`);
+	return new BatonError(
+		'gitFailed',
+		code === 'ENOENT' ? 'git is not installed or not on PATH; checkpoints need git 2.32 or later' : `could not run git: ${(error as Error).message}`,
+	);
 }
 
 /** NUL-separated output (`-z`) as strings; the trailing empty field is dropped. */

@@ -55,7 +55,9 @@ export async function catBatch(run: GitRun, specs: readonly string[], type?: 'bl
 			continue;
 		}
 		const size = Number(match[3]);
-		results.push(type === undefined || match[2] === type ? { oid: match[1] as string, type: match[2] as string, content: out.subarray(at, at + size) } : null);
+		results.push(
+			type === undefined || match[2] === type ? { oid: match[1] as string, type: match[2] as string, content: out.subarray(at, at + size) } : null,
+		);
 		at += size + 1;
 	}
 	return results;
@@ -107,7 +109,8 @@ export async function catBlobs(run: BoundedGitRun, oids: readonly string[], limi
 	if (oids.some((oid) => !/^[0-9a-f]{40,64}$/.test(oid))) {
 		throw new Error('catBlobs reads object ids only');
 	}
-	const capped = (found: (CatResult | null)[]): (CatResult | TooLargeBlob | null)[] => found.map((blob) => (blob && blob.content.length > limits.maxBlobBytes ? { oid: blob.oid, tooLarge: blob.content.length } : blob));
+	const capped = (found: (CatResult | null)[]): (CatResult | TooLargeBlob | null)[] =>
+		found.map((blob) => (blob && blob.content.length > limits.maxBlobBytes ? { oid: blob.oid, tooLarge: blob.content.length } : blob));
 	try {
 		return capped(await catBatch((args, input) => run(args, input ?? '', limits.maxGroupBytes), oids, 'blob'));
 	} catch (error) {

@@ -21,7 +21,11 @@ export async function readUserRepoStatus(root: string, env: NodeJS.ProcessEnv, d
 	if (!insideGitRepo(root)) return null;
 	// Through runGit, so a backend starts it through its spawner (gitSpawner.ts).
 	const out = (
-		await runGit(['--no-optional-locks', 'status', '--porcelain=v2', '--branch', '-z'], { cwd: root, env, timeoutMs: Math.max(1, deadline - Date.now()) }).catch((error: Error) => {
+		await runGit(['--no-optional-locks', 'status', '--porcelain=v2', '--branch', '-z'], {
+			cwd: root,
+			env,
+			timeoutMs: Math.max(1, deadline - Date.now()),
+		}).catch((error: Error) => {
 			throw new Error(error instanceof GitTimeoutError ? 'timed out' : (error.message.split('\n')[0] ?? 'git status failed'));
 		})
 	).stdout;

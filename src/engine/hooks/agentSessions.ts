@@ -65,7 +65,9 @@ export class AgentSessions {
 			}
 		}
 		if (fallback) {
-			const recent = (await this.engine.briefings.active()).filter((s) => s.agent === agent).sort((a, b) => b.lastActivity.localeCompare(a.lastActivity))[0];
+			const recent = (await this.engine.briefings.active())
+				.filter((s) => s.agent === agent)
+				.sort((a, b) => b.lastActivity.localeCompare(a.lastActivity))[0];
 			if (recent) {
 				return { session: recent, via: 'recent' };
 			}
@@ -77,7 +79,12 @@ export class AgentSessions {
 	async alias(found: FoundSession): Promise<void> {
 		if (found.via !== 'alias') {
 			try {
-				await this.engine.sessions.addAlias({ sessionId: found.session.id, agent: this.event.agent, alias: this.event.agentSessionId, actor: this.options.actor });
+				await this.engine.sessions.addAlias({
+					sessionId: found.session.id,
+					agent: this.event.agent,
+					alias: this.event.agentSessionId,
+					actor: this.options.actor,
+				});
 			} catch (error) {
 				// The id already belongs to another session (an agent id stays with its first one).
 				this.options.log.warn(`alias ${this.event.agentSessionId} not added to ${found.session.id}: ${(error as Error).message}`);
@@ -144,7 +151,13 @@ export class AgentSessions {
 				return { session, briefing: null, action: 'joined', detail: 'scope holder' };
 			}
 			this.options.log.warn(`no session started for ${this.event.agent} ${this.event.agentSessionId}: ${(error as Error).message}`);
-			return { session: null, briefing: null, action: 'briefed', detail: (error as Error).message, scopeRefused: BatonError.is(error, 'invalidScope') || BatonError.is(error, 'notFound') };
+			return {
+				session: null,
+				briefing: null,
+				action: 'briefed',
+				detail: (error as Error).message,
+				scopeRefused: BatonError.is(error, 'invalidScope') || BatonError.is(error, 'notFound'),
+			};
 		}
 	}
 

@@ -37,7 +37,9 @@ interface DietExtras {
 
 /** The diet briefing of `briefing` within `budget` characters: its sections in the order the file's comment gives. */
 export function renderBriefingDiet(briefing: Briefing, budget: number = defaultBriefingBudget, extras: DietExtras = {}): string {
-	const footer = briefing.sessionId ? `(Full briefing: \`baton briefing --session ${briefing.sessionId} --json\`.)` : '(Full briefing: `baton briefing --json`.)';
+	const footer = briefing.sessionId
+		? `(Full briefing: \`baton briefing --session ${briefing.sessionId} --json\`.)`
+		: '(Full briefing: `baton briefing --json`.)';
 	const diet = new DietLines(Math.max(80, Math.floor(budget)), footer.length + 1);
 	const heading = `Baton briefing${briefing.sessionId ? ` for durable session ${briefing.sessionId}` : ''} (scope ${briefing.scope})`;
 	diet.push(clip(heading, diet.limit));
@@ -134,15 +136,21 @@ function addSessionSections(diet: DietLines, briefing: Briefing, extras: DietExt
 function addNextWorkSections(diet: DietLines, briefing: Briefing): void {
 	if (briefing.currentTask) {
 		const t = briefing.currentTask;
-		diet.section('Current task:', [`- ${t.id} ${clip(t.title, titleLength)} (${t.status}${t.blockedBy.length ? `; blocked by ${t.blockedBy.slice(0, itemsPerList).join(', ')}` : ''})`]);
+		diet.section('Current task:', [
+			`- ${t.id} ${clip(t.title, titleLength)} (${t.status}${t.blockedBy.length ? `; blocked by ${t.blockedBy.slice(0, itemsPerList).join(', ')}` : ''})`,
+		]);
 	}
 	diet.section(
 		'Suggested by the previous session:',
-		briefing.suggestions.slice(0, itemsPerList).map((s) => `- ${s.id} ${clip(s.title, titleLength)}${s.stale ? ` [stale: ${s.status ?? 'missing'}, skip it]` : ''}`),
+		briefing.suggestions
+			.slice(0, itemsPerList)
+			.map((s) => `- ${s.id} ${clip(s.title, titleLength)}${s.stale ? ` [stale: ${s.status ?? 'missing'}, skip it]` : ''}`),
 	);
 	diet.section(
 		'Next tasks (most unblocking first):',
-		briefing.nextTasks.slice(0, itemsPerList).map((t) => `- ${t.id} ${clip(t.title, titleLength)} [${t.priority}${t.leverage ? `, unblocks ${t.leverage}` : ''}]`),
+		briefing.nextTasks
+			.slice(0, itemsPerList)
+			.map((t) => `- ${t.id} ${clip(t.title, titleLength)} [${t.priority}${t.leverage ? `, unblocks ${t.leverage}` : ''}]`),
 	);
 }
 
@@ -185,7 +193,9 @@ function addProjectSections(diet: DietLines, briefing: Briefing): void {
 	);
 	diet.section(
 		'Blocked:',
-		briefing.blockedTasks.slice(0, itemsPerList).map((t) => `- ${t.id} ${clip(t.title, titleLength)}${t.blockedBy.length ? ` (by ${t.blockedBy.slice(0, itemsPerList).join(', ')})` : ''}`),
+		briefing.blockedTasks
+			.slice(0, itemsPerList)
+			.map((t) => `- ${t.id} ${clip(t.title, titleLength)}${t.blockedBy.length ? ` (by ${t.blockedBy.slice(0, itemsPerList).join(', ')})` : ''}`),
 	);
 	diet.section(
 		'Active epics:',

@@ -18,7 +18,16 @@ interface CheckpointView {
 export interface CheckpointPort {
 	/** True once the workspace has a shadow store (checkpoints are in use). */
 	readonly enabled?: boolean;
-	create(input: { trigger?: string; message?: string | null; sessionId?: string | null; tags?: string[]; reviewRequested?: boolean; costUsd?: number; errorCount?: number; actor: string }): Promise<CheckpointView>;
+	create(input: {
+		trigger?: string;
+		message?: string | null;
+		sessionId?: string | null;
+		tags?: string[];
+		reviewRequested?: boolean;
+		costUsd?: number;
+		errorCount?: number;
+		actor: string;
+	}): Promise<CheckpointView>;
 	list(filter?: { sessionId?: string; status?: 'pending' | 'approved' | 'rejected' | 'auto_approved'; limit?: number }): Promise<CheckpointView[]>;
 	get?(id: string): Promise<CheckpointView>;
 	annotate?(id: string, text: string, actor: string): Promise<CheckpointView>;

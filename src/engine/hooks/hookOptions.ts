@@ -18,7 +18,9 @@ export function scanNote(claim: DirtyClaim | undefined): string {
 	if (!claim) {
 		return '';
 	}
-	return claim.kind === 'paths' ? `; read ${claim.paths.length} changed path${claim.paths.length === 1 ? '' : 's'} from the file watcher` : `; full scan (${claim.reason})`;
+	return claim.kind === 'paths'
+		? `; read ${claim.paths.length} changed path${claim.paths.length === 1 ? '' : 's'} from the file watcher`
+		: `; full scan (${claim.reason})`;
 }
 
 /** The parts of the engine a hook run's options come from (`engine.ts`, ranked above this room, has them all: callers pass their `Engine`). */
@@ -38,7 +40,9 @@ export function hookOptions(engine: OptionsEngine, input: { actor: string; setti
 		archive,
 		log: input.log,
 		...(port ? checkpointHooks(port, input.actor, engine.store) : {}),
-		...(input.settings.timeline ? { timeline: timelineHooks(engine.ctx, { budgetMs: input.settings.timelineBudget, dirty: engine.checkpoints.dirty }) } : {}),
+		...(input.settings.timeline
+			? { timeline: timelineHooks(engine.ctx, { budgetMs: input.settings.timelineBudget, dirty: engine.checkpoints.dirty }) }
+			: {}),
 	};
 }
 
@@ -51,7 +55,12 @@ function checkpointHooks(port: CheckpointPort, actor: string, store: JournalStor
 	return {
 		awaitingApproval: criticalApprovalReason(port),
 		onCheckpoint: (trigger, sessionId) => store.afterOneWrite(() => checkpointAt(port, actor, trigger, sessionId)),
-		...(port.recordMetrics ? { onMetrics: async (sessionId: string, metrics: { costUsd: number; errorCount: number }) => port.recordMetrics?.({ sessionId, ...metrics, actor }) } : {}),
+		...(port.recordMetrics
+			? {
+					onMetrics: async (sessionId: string, metrics: { costUsd: number; errorCount: number }) =>
+						port.recordMetrics?.({ sessionId, ...metrics, actor }),
+				}
+			: {}),
 	};
 }
 

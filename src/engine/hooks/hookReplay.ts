@@ -64,7 +64,15 @@ function lastTurnCalls(transcriptPath: string): ToolCall[] {
 		if (!Array.isArray(content)) {
 			continue;
 		}
-		for (const block of content as { type?: unknown; id?: unknown; name?: unknown; input?: unknown; tool_use_id?: unknown; is_error?: unknown; content?: unknown }[]) {
+		for (const block of content as {
+			type?: unknown;
+			id?: unknown;
+			name?: unknown;
+			input?: unknown;
+			tool_use_id?: unknown;
+			is_error?: unknown;
+			content?: unknown;
+		}[]) {
 			if (entry.type === 'assistant' && block.type === 'tool_use' && typeof block.id === 'string' && typeof block.name === 'string') {
 				calls.push({ id: block.id, name: block.name, input: block.input ?? {}, response: undefined, failed: false });
 			} else if (entry.type === 'user' && block.type === 'tool_result') {
@@ -85,7 +93,12 @@ function lastTurnCalls(transcriptPath: string): ToolCall[] {
  * Runs a PostToolUse for each of the turn's captured calls that was never recorded. `recorded` says
  * whether an event id is in the journal; `run` runs one hook payload as the live hook would.
  */
-export async function replayMissedCalls(stop: HookEvent, raw: unknown, recorded: (id: string) => Promise<boolean>, run: (event: string, payload: string, eventId: string) => Promise<unknown>): Promise<number> {
+export async function replayMissedCalls(
+	stop: HookEvent,
+	raw: unknown,
+	recorded: (id: string) => Promise<boolean>,
+	run: (event: string, payload: string, eventId: string) => Promise<unknown>,
+): Promise<number> {
 	if (stop.agent !== 'claude-code' || stop.kind !== 'stop' || !stop.transcriptPath) {
 		return 0;
 	}

@@ -181,7 +181,9 @@ function kindOf(eventName: string, agent: AgentKind, source: string | null, host
 		case 'stop':
 		case 'agentstop':
 			// VS Code's Stop ends its session; Copilot CLI's (its agentStop) ends a turn, and its sessionEnd follows.
-			return agent === 'copilot' && host !== 'copilot-cli' && eventKey(eventName) === 'stop' ? { kind: 'sessionEnd', reason: 'stop' } : { kind: 'stop', reason: null };
+			return agent === 'copilot' && host !== 'copilot-cli' && eventKey(eventName) === 'stop'
+				? { kind: 'sessionEnd', reason: 'stop' }
+				: { kind: 'stop', reason: null };
 		case 'subagentstop':
 			return { kind: 'subagentStop', reason: null };
 		case 'precompact':

@@ -52,7 +52,24 @@ export interface HookOptions {
 	timeline?: TimelineHooks;
 }
 
-type HookAction = 'started' | 'joined' | 'continued' | 'aliased' | 'briefed' | 'touched' | 'resumed' | 'noted' | 'ended' | 'suspended' | 'kept' | 'ask' | 'allowed' | 'filesRecorded' | 'captured' | 'signalled' | 'ignored';
+type HookAction =
+	| 'started'
+	| 'joined'
+	| 'continued'
+	| 'aliased'
+	| 'briefed'
+	| 'touched'
+	| 'resumed'
+	| 'noted'
+	| 'ended'
+	| 'suspended'
+	| 'kept'
+	| 'ask'
+	| 'allowed'
+	| 'filesRecorded'
+	| 'captured'
+	| 'signalled'
+	| 'ignored';
 
 interface HookResult {
 	/** Exactly what to print on stdout; '' for nothing. */
@@ -156,7 +173,11 @@ class HookRun {
 		}
 		briefing ??= await this.engine.briefings.briefing(session ? { sessionId: session.id } : { scope: await this.sessions.scope() });
 		const lead = session ? digestLines(this.options.archive.digest(session.id)) : [];
-		const diet = renderBriefingDiet(briefing, this.options.settings.briefingBudget, lead.length ? { lead: { title: 'This durable session so far:', lines: lead } } : {});
+		const diet = renderBriefingDiet(
+			briefing,
+			this.options.settings.briefingBudget,
+			lead.length ? { lead: { title: 'This durable session so far:', lines: lead } } : {},
+		);
 		const text = notice ? `${notice}\n\n${diet}` : diet;
 		return { stdout: contextOutput(this.event.agent, text, this.event.host), action: session ? action : 'briefed', sessionId: session?.id ?? null, detail };
 	}
@@ -195,7 +216,9 @@ class HookRun {
 			await this.safely('timeline prompt', () => this.options.timeline?.onPrompt(id, prompt));
 			await this.safely('session name', () => this.engine.sessions.nameAfterPrompt({ id, prompt, actor: this.options.actor }));
 			// `fix #12`, `ABC-123`, issue URLs: local pattern matching and at most one write, no network.
-			await this.safely('issue links', () => this.engine.trackers.linkFromText({ sessionId: id, text: prompt, source: 'prompt', actor: this.options.actor }));
+			await this.safely('issue links', () =>
+				this.engine.trackers.linkFromText({ sessionId: id, text: prompt, source: 'prompt', actor: this.options.actor }),
+			);
 		}
 		if ((await this.syncTranscript(id, this.options.settings.hookParseBytes)) > 0) {
 			await this.reportMetrics(id);
@@ -233,7 +256,9 @@ class HookRun {
 		}
 		const session = found.session;
 		await this.sessions.alias(found);
-		await this.safely('timeline turn end', async () => this.recordStepFiles(session.id, (await this.options.timeline?.onTurnEnd(session.id, this.event)) ?? []));
+		await this.safely('timeline turn end', async () =>
+			this.recordStepFiles(session.id, (await this.options.timeline?.onTurnEnd(session.id, this.event)) ?? []),
+		);
 		await this.syncTranscript(session.id);
 		const reason = this.event.reason;
 		const conversationSwitch = this.event.agent === 'claude-code' && (reason === 'clear' || reason === 'resume');

@@ -17,8 +17,30 @@ import type { ImportBatch, ImportedTask, TaskRef } from './importTypes';
 import { check, contentHash, foreignTime, unknownFields } from './recordCheck';
 import { isDirectory, parseJsonText, readSourceText } from './sourceFiles';
 
-const statusMap = { open: 'pending', in_progress: 'active', blocked: 'blocked', deferred: 'pending', closed: 'done', pinned: 'pending', hooked: 'active', tombstone: 'cancelled' } as const;
-const typeMap = { bug: 'bug', feature: 'task', task: 'task', epic: 'epic', chore: 'task', decision: 'task', message: 'task', molecule: 'task', gate: 'task', spike: 'task', story: 'task', milestone: 'epic' } as const;
+const statusMap = {
+	open: 'pending',
+	in_progress: 'active',
+	blocked: 'blocked',
+	deferred: 'pending',
+	closed: 'done',
+	pinned: 'pending',
+	hooked: 'active',
+	tombstone: 'cancelled',
+} as const;
+const typeMap = {
+	bug: 'bug',
+	feature: 'task',
+	task: 'task',
+	epic: 'epic',
+	chore: 'task',
+	decision: 'task',
+	message: 'task',
+	molecule: 'task',
+	gate: 'task',
+	spike: 'task',
+	story: 'task',
+	milestone: 'epic',
+} as const;
 const priorities: readonly Task['priority'][] = ['critical', 'high', 'medium', 'low', 'low'];
 const blocking = new Set(['blocks', 'conditional-blocks', 'waits-for']);
 
@@ -109,7 +131,11 @@ function toTask(issue: Issue, record: string, raw: unknown, batch: ImportBatch):
 			if (!parent) {
 				parent = { id: d.depends_on_id, record, field: `${field}.depends_on_id` };
 			} else if (parent.id !== d.depends_on_id) {
-				warnings.push({ record, field: `${field}.depends_on_id`, message: `a second parent (${d.depends_on_id}; the first is ${parent.id}); Baton keeps one parent, so this one is kept as a link in the description` });
+				warnings.push({
+					record,
+					field: `${field}.depends_on_id`,
+					message: `a second parent (${d.depends_on_id}; the first is ${parent.id}); Baton keeps one parent, so this one is kept as a link in the description`,
+				});
 				related.push(`second parent ${d.depends_on_id}`);
 			}
 		} else if (blocking.has(d.type)) {
@@ -121,7 +147,11 @@ function toTask(issue: Issue, record: string, raw: unknown, batch: ImportBatch):
 	if (!ok) return undefined;
 	const mappedType = issue.issue_type && issue.issue_type in typeMap ? typeMap[issue.issue_type as keyof typeof typeMap] : undefined;
 	if (issue.issue_type && !mappedType) {
-		warnings.push({ record, field: 'issue_type', message: `type ${issue.issue_type} is not one Baton knows; imported as a task, with its type in the description` });
+		warnings.push({
+			record,
+			field: 'issue_type',
+			message: `type ${issue.issue_type} is not one Baton knows; imported as a task, with its type in the description`,
+		});
 	}
 	const details = [
 		issue.issue_type && !mappedType ? `type ${issue.issue_type}` : '',

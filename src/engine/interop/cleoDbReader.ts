@@ -62,7 +62,14 @@ const sessionSchema = z.object({
 	handoff_consumed_by: z.string().nullish(),
 	debrief_json: jsonText(cleoDebriefSchema).nullish(),
 	stats_json: jsonText(
-		z.object({ tasksCompleted: count.nullish(), tasksCreated: count.nullish(), focusChanges: count.nullish(), suspendCount: count.nullish(), resumeCount: count.nullish(), decisionsRecorded: count.nullish() }),
+		z.object({
+			tasksCompleted: count.nullish(),
+			tasksCreated: count.nullish(),
+			focusChanges: count.nullish(),
+			suspendCount: count.nullish(),
+			resumeCount: count.nullish(),
+			decisionsRecorded: count.nullish(),
+		}),
 	).nullish(),
 	resume_count: count.nullish(),
 	last_activity: foreignTime.nullish(),
@@ -94,13 +101,25 @@ export async function readCleoDb(file: string): Promise<ImportBatch> {
 		const table = (name: string): string | undefined => [name, `tasks_${name}`].find((t) => tables.has(t));
 		const tasksTable = table('tasks');
 		if (!tasksTable) {
-			errors.push({ record: 'tasks.db', field: null, message: `has no tasks table (found: ${[...tables].sort().join(', ') || 'none'}); is it CLEO's .cleo/tasks.db?` });
+			errors.push({
+				record: 'tasks.db',
+				field: null,
+				message: `has no tasks table (found: ${[...tables].sort().join(', ') || 'none'}); is it CLEO's .cleo/tasks.db?`,
+			});
 			return batch;
 		}
-		readTasks(batch, rows(db, `SELECT * FROM "${tasksTable}" ORDER BY rowid`), table('task_dependencies') ? rows(db, `SELECT * FROM "${table('task_dependencies')}" ORDER BY rowid`) : []);
+		readTasks(
+			batch,
+			rows(db, `SELECT * FROM "${tasksTable}" ORDER BY rowid`),
+			table('task_dependencies') ? rows(db, `SELECT * FROM "${table('task_dependencies')}" ORDER BY rowid`) : [],
+		);
 		const sessionsTable = table('sessions');
 		const entriesTable = table('session_handoff_entries');
-		readSessions(batch, sessionsTable ? rows(db, `SELECT * FROM "${sessionsTable}" ORDER BY rowid`) : [], entriesTable ? rows(db, `SELECT * FROM "${entriesTable}" ORDER BY rowid`) : []);
+		readSessions(
+			batch,
+			sessionsTable ? rows(db, `SELECT * FROM "${sessionsTable}" ORDER BY rowid`) : [],
+			entriesTable ? rows(db, `SELECT * FROM "${entriesTable}" ORDER BY rowid`) : [],
+		);
 	} catch (error) {
 		errors.push({ record: 'tasks.db', field: null, message: `cannot be read: ${(error as Error).message}` });
 	} finally {
@@ -198,7 +217,11 @@ function readHandoffEntries(entryRows: Row[], errors: ImportIssue[]): HandoffEnt
 		const e = check(handoffEntrySchema, row, record, errors);
 		if (!e) return;
 		if (entries.has(e.session_id)) {
-			errors.push({ record, field: 'session_id', message: `a second handoff for ${e.session_id} (handoffs are write-once; first in ${entries.get(e.session_id)?.record})` });
+			errors.push({
+				record,
+				field: 'session_id',
+				message: `a second handoff for ${e.session_id} (handoffs are write-once; first in ${entries.get(e.session_id)?.record})`,
+			});
 			return;
 		}
 		entries.set(e.session_id, { data: { data: e.handoff_json, createdAt: e.created_at }, record });
@@ -211,12 +234,25 @@ function readHandoffEntries(entryRows: Row[], errors: ImportIssue[]): HandoffEnt
  * handoff_json, then the debrief's), its debrief once it has ended, and the debrief's decisions
  * (a decision id already seen in another session is refused).
  */
-function cleoSession(s: z.infer<typeof sessionSchema>, row: Row, record: string, entry: ImportedSession['handoff'] | undefined, decisionIds: Map<string, string>, errors: ImportIssue[]): ImportedSession {
+function cleoSession(
+	s: z.infer<typeof sessionSchema>,
+	row: Row,
+	record: string,
+	entry: ImportedSession['handoff'] | undefined,
+	decisionIds: Map<string, string>,
+	errors: ImportIssue[],
+): ImportedSession {
 	const terminal = s.status !== 'active' && s.status !== 'suspended';
 	const endedAt = s.ended_at ?? null;
 	const ownHandoff = s.handoff_json ?? s.debrief_json?.handoff ?? null;
 	const handoff = entry ?? (ownHandoff ? { data: ownHandoff, createdAt: endedAt ?? s.last_activity ?? s.started_at } : null);
-	const base = { id: s.id, startedAt: s.started_at, endedAt: endedAt ?? s.last_activity ?? s.started_at, agent: s.agent ?? null, agentIdentifier: s.agent_identifier ?? null };
+	const base = {
+		id: s.id,
+		startedAt: s.started_at,
+		endedAt: endedAt ?? s.last_activity ?? s.started_at,
+		agent: s.agent ?? null,
+		agentIdentifier: s.agent_identifier ?? null,
+	};
 	const debrief = s.debrief_json && terminal ? debriefFrom(s.debrief_json, base, handoff?.data ?? null) : null;
 	const decisions = (s.debrief_json?.decisions ?? []).flatMap((d, k) => {
 		const decisionRecord = `${record} debrief_json.decisions[${k}]`;
@@ -225,7 +261,18 @@ function cleoSession(s: z.infer<typeof sessionSchema>, row: Row, record: string,
 			return [];
 		}
 		decisionIds.set(d.id, record);
-		return [{ id: d.id, sessionId: s.id, kind: d.kind, text: d.text, rationale: d.rationale, taskId: d.taskId, createdAt: endedAt ?? s.last_activity ?? s.started_at, record: decisionRecord }];
+		return [
+			{
+				id: d.id,
+				sessionId: s.id,
+				kind: d.kind,
+				text: d.text,
+				rationale: d.rationale,
+				taskId: d.taskId,
+				createdAt: endedAt ?? s.last_activity ?? s.started_at,
+				record: decisionRecord,
+			},
+		];
 	});
 	return {
 		record,

@@ -62,7 +62,16 @@ const legacySessionSchema = z.object({
 	endNote: z.string().nullish(),
 	resumedAs: z.string().nullish(),
 	resumeCount: count.nullish(),
-	stats: z.object({ tasksCompleted: count.nullish(), tasksCreated: count.nullish(), focusChanges: count.nullish(), suspendCount: count.nullish(), resumeCount: count.nullish(), decisionsRecorded: count.nullish() }).nullish(),
+	stats: z
+		.object({
+			tasksCompleted: count.nullish(),
+			tasksCreated: count.nullish(),
+			focusChanges: count.nullish(),
+			suspendCount: count.nullish(),
+			resumeCount: count.nullish(),
+			decisionsRecorded: count.nullish(),
+		})
+		.nullish(),
 });
 type LegacySession = z.output<typeof legacySessionSchema>;
 const sessionFields = new Set(Object.keys(legacySessionSchema.shape));
@@ -71,7 +80,9 @@ const sessionFields = new Set(Object.keys(legacySessionSchema.shape));
 export function configNotApplied(config: Record<string, unknown>, baton: Record<string, unknown>): string | null {
 	const keys = Object.keys(config).sort();
 	if (keys.length === 0) return null;
-	const described = keys.map((k) => `${k} ${JSON.stringify(config[k])}${k in baton ? ` (Baton: ${JSON.stringify(baton[k])})` : ' (Baton has no such limit)'}`);
+	const described = keys.map(
+		(k) => `${k} ${JSON.stringify(config[k])}${k in baton ? ` (Baton: ${JSON.stringify(baton[k])})` : ' (Baton has no such limit)'}`,
+	);
 	return `CLEO's limits are kept in setting ${legacyConfigKey} but not applied: ${described.join(', ')}; Baton's own limits are set in .baton/config.json`;
 }
 
@@ -107,7 +118,9 @@ export function readCleoSessions(file: string): ImportBatch {
 			}
 			seen.set(s.id, `${array}[${i}]`);
 			if (s.resumedAs) resumedAs.set(s.id, s.resumedAs);
-			batch.sessions.push(toImported(s, array === 'sessionHistory' ? (s.status === 'archived' ? 'archived' : 'closed') : (s.status as SessionStatus), record, raw));
+			batch.sessions.push(
+				toImported(s, array === 'sessionHistory' ? (s.status === 'archived' ? 'archived' : 'closed') : (s.status as SessionStatus), record, raw),
+			);
 		});
 	};
 	read(top.sessions, 'sessions');
@@ -132,7 +145,9 @@ function toImported(s: LegacySession, status: SessionStatus, record: string, raw
 	const history = focus.focusHistory ?? [];
 	const lastFocus = [...history].reverse().find((h) => h.taskId === focus.currentTask && (h.action ?? 'focused') === 'focused');
 	const hasNotes = focus.sessionNote || focus.nextAction || focus.blockedReason;
-	const endNote = [s.endNote ?? '', s.endReason ? `ended: ${s.endReason}` : '', s.archiveReason ? `archived: ${s.archiveReason}` : ''].filter(Boolean).join('; ');
+	const endNote = [s.endNote ?? '', s.endReason ? `ended: ${s.endReason}` : '', s.archiveReason ? `archived: ${s.archiveReason}` : '']
+		.filter(Boolean)
+		.join('; ');
 	const session = sessionRow({
 		id: s.id,
 		name: s.name ?? `CLEO session ${s.id}`,
@@ -149,7 +164,10 @@ function toImported(s: LegacySession, status: SessionStatus, record: string, raw
 		endNote: endNote || null,
 		// A live session has no handoff yet (it is written once, at the end): its focus note, next
 		// action and blocked reason are where it stands, kept on the session for whoever looks next.
-		focus: !terminal && hasNotes ? { note: focus.sessionNote ?? null, nextAction: focus.nextAction ?? null, blockedReason: focus.blockedReason ?? null } : null,
+		focus:
+			!terminal && hasNotes
+				? { note: focus.sessionNote ?? null, nextAction: focus.nextAction ?? null, blockedReason: focus.blockedReason ?? null }
+				: null,
 		resumeCount: s.resumeCount ?? s.stats?.resumeCount ?? 0,
 		stats: {
 			tasksCompleted: s.stats?.tasksCompleted ?? 0,

@@ -16,7 +16,12 @@ const taskRef = z.union([
 	z.object({ id: z.string().min(1), title: z.string().nullish() }).transform((r) => ({ id: r.id, title: r.title ?? r.id })),
 ]);
 
-const blocker = z.union([z.string(), z.object({ id: z.string().nullish(), title: z.string().nullish(), reason: z.string().nullish() }).transform((b) => [b.id, b.title ?? b.reason].filter(Boolean).join(' ') || 'blocker')]);
+const blocker = z.union([
+	z.string(),
+	z
+		.object({ id: z.string().nullish(), title: z.string().nullish(), reason: z.string().nullish() })
+		.transform((b) => [b.id, b.title ?? b.reason].filter(Boolean).join(' ') || 'blocker'),
+]);
 
 const bugRef = z.union([
 	z
@@ -29,9 +34,22 @@ const bugRef = z.union([
 ]);
 
 const decisionRef = z
-	.object({ id: z.string().min(1), decision: z.string().nullish(), text: z.string().nullish(), rationale: z.string().nullish(), taskId: z.string().nullish(), kind: z.string().nullish() })
+	.object({
+		id: z.string().min(1),
+		decision: z.string().nullish(),
+		text: z.string().nullish(),
+		rationale: z.string().nullish(),
+		taskId: z.string().nullish(),
+		kind: z.string().nullish(),
+	})
 	.refine((d) => typeof (d.decision ?? d.text) === 'string', { message: 'a decision needs its text (decision or text)' })
-	.transform((d) => ({ id: d.id, text: (d.decision ?? d.text) as string, rationale: d.rationale ?? null, taskId: d.taskId ?? null, kind: d.kind === 'assumption' ? ('assumption' as const) : ('decision' as const) }));
+	.transform((d) => ({
+		id: d.id,
+		text: (d.decision ?? d.text) as string,
+		rationale: d.rationale ?? null,
+		taskId: d.taskId ?? null,
+		kind: d.kind === 'assumption' ? ('assumption' as const) : ('decision' as const),
+	}));
 
 export const cleoHandoffSchema = z
 	.object({
@@ -69,14 +87,26 @@ export const cleoDebriefSchema = z.object({
 	agent: z.string().nullish(),
 	durationMinutes: z.number().nonnegative().nullish(),
 	decisions: z.array(decisionRef).nullish(),
-	gitState: z.object({ branch: z.string().nullish(), head: z.string().nullish(), lastCommitHash: z.string().nullish(), commitCount: count.nullish(), uncommittedChanges: count.nullish() }).nullish(),
+	gitState: z
+		.object({
+			branch: z.string().nullish(),
+			head: z.string().nullish(),
+			lastCommitHash: z.string().nullish(),
+			commitCount: count.nullish(),
+			uncommittedChanges: count.nullish(),
+		})
+		.nullish(),
 	chainPosition: z.number().int().positive().nullish(),
 	chainLength: z.number().int().positive().nullish(),
 });
 type CleoDebrief = z.output<typeof cleoDebriefSchema>;
 
 /** CLEO's debrief in Baton's shape; the session's own columns fill what the debrief leaves out. */
-export function debriefFrom(d: CleoDebrief, session: { id: string; startedAt: string; endedAt: string; agent: string | null; agentIdentifier: string | null }, fallbackHandoff: HandoffData | null): DebriefData {
+export function debriefFrom(
+	d: CleoDebrief,
+	session: { id: string; startedAt: string; endedAt: string; agent: string | null; agentIdentifier: string | null },
+	fallbackHandoff: HandoffData | null,
+): DebriefData {
 	const minutes = Math.max(0, Math.round((Date.parse(session.endedAt) - Date.parse(session.startedAt)) / 60_000));
 	return {
 		sessionId: session.id,
@@ -87,7 +117,14 @@ export function debriefFrom(d: CleoDebrief, session: { id: string; startedAt: st
 		endedAt: session.endedAt,
 		durationMinutes: d.durationMinutes ?? minutes,
 		decisions: (d.decisions ?? []).map((x) => ({ id: x.id, kind: x.kind, text: x.text, rationale: x.rationale, taskId: x.taskId })),
-		gitState: d.gitState ? { branch: d.gitState.branch ?? null, head: d.gitState.head ?? d.gitState.lastCommitHash ?? null, commitCount: d.gitState.commitCount ?? 0, uncommittedChanges: d.gitState.uncommittedChanges ?? 0 } : null,
+		gitState: d.gitState
+			? {
+					branch: d.gitState.branch ?? null,
+					head: d.gitState.head ?? d.gitState.lastCommitHash ?? null,
+					commitCount: d.gitState.commitCount ?? 0,
+					uncommittedChanges: d.gitState.uncommittedChanges ?? 0,
+				}
+			: null,
 		chainPosition: d.chainPosition ?? 1,
 		chainLength: Math.max(d.chainLength ?? 1, d.chainPosition ?? 1),
 	};

@@ -90,7 +90,11 @@ export function planImport(db: BatonDb, batch: ImportBatch): ImportPlan {
 			unchanged.decisions += item.decisions.length;
 			const differs = before ? before.contentHash !== item.contentHash : canonicalJson(existing) !== canonicalJson(remap(item.session, mapTask));
 			if (differs) {
-				warnings.push({ record: item.record, field: null, message: `session ${existing?.id ?? before?.entityId} is already in this workspace with other content; imports only add, so Baton keeps its own` });
+				warnings.push({
+					record: item.record,
+					field: null,
+					message: `session ${existing?.id ?? before?.entityId} is already in this workspace with other content; imports only add, so Baton keeps its own`,
+				});
 			}
 			continue;
 		}
@@ -98,7 +102,11 @@ export function planImport(db: BatonDb, batch: ImportBatch): ImportPlan {
 		if (session.status === 'active') {
 			const holder = activeScopes.get(session.scopeKey);
 			if (holder) {
-				errors.push({ record: item.record, field: 'status', message: `active, but session ${holder} is already active in scope ${session.scopeKey}; end or suspend one of them first` });
+				errors.push({
+					record: item.record,
+					field: 'status',
+					message: `active, but session ${holder} is already active in scope ${session.scopeKey}; end or suspend one of them first`,
+				});
 			}
 			activeScopes.set(session.scopeKey, session.id);
 		}
@@ -125,7 +133,13 @@ export function planImport(db: BatonDb, batch: ImportBatch): ImportPlan {
 }
 
 /** The batch's settings this workspace does not hold yet; one it holds with other values is kept, with a warning. */
-function planSettings(db: BatonDb, batch: ImportBatch, added: ImportPlan['added'], unchanged: ImportPlan['unchanged'], warnings: ImportIssue[]): ImportBatch['settings'] {
+function planSettings(
+	db: BatonDb,
+	batch: ImportBatch,
+	added: ImportPlan['added'],
+	unchanged: ImportPlan['unchanged'],
+	warnings: ImportIssue[],
+): ImportBatch['settings'] {
 	return batch.settings.filter((s) => {
 		const row = db.select().from(settings).where(eq(settings.key, s.key)).get();
 		if (!row) {
@@ -146,7 +160,9 @@ function remap(session: Session, mapTask: (id: string) => string): Session {
 		...(session.scope.rootTaskId ? { rootTaskId: mapTask(session.scope.rootTaskId) } : {}),
 		...(session.scope.explicitTaskIds ? { explicitTaskIds: [...new Set(session.scope.explicitTaskIds.map(mapTask))].sort() } : {}),
 	};
-	const debrief = session.debrief ? { ...session.debrief, decisions: session.debrief.decisions.map((d) => ({ ...d, taskId: d.taskId ? mapTask(d.taskId) : null })) } : null;
+	const debrief = session.debrief
+		? { ...session.debrief, decisions: session.debrief.decisions.map((d) => ({ ...d, taskId: d.taskId ? mapTask(d.taskId) : null })) }
+		: null;
 	return { ...session, scope, scopeKey: scopeKey(scope), currentTask: session.currentTask ? mapTask(session.currentTask) : null, debrief };
 }
 
@@ -177,7 +193,11 @@ function freeAliases(db: BatonDb, item: ImportedSession, warnings: ImportIssue[]
 	return item.aliases.flatMap((a) => {
 		const owner = taken.find((t) => t.agent === a.agent && t.alias === a.alias);
 		if (owner) {
-			warnings.push({ record: item.record, field: 'aliases', message: `${a.agent} id ${a.alias} already belongs to session ${owner.sessionId}; not added` });
+			warnings.push({
+				record: item.record,
+				field: 'aliases',
+				message: `${a.agent} id ${a.alias} already belongs to session ${owner.sessionId}; not added`,
+			});
 			return [];
 		}
 		return [{ ...a, sessionId: item.session.id }];

@@ -66,7 +66,11 @@ export function readJsonSessions(input: string): ImportBatch {
 		if (!imported) return;
 		const duplicate = seenIds.get(imported.session.id);
 		if (duplicate) {
-			errors.push({ record, field: parsed.baton !== undefined ? 'baton.session.id' : 'name', message: `session ${imported.session.id} is also in ${duplicate}` });
+			errors.push({
+				record,
+				field: parsed.baton !== undefined ? 'baton.session.id' : 'name',
+				message: `session ${imported.session.id} is also in ${duplicate}`,
+			});
 			return;
 		}
 		seenIds.set(imported.session.id, record);
@@ -86,7 +90,11 @@ function fromBatonBlock(raw: unknown, record: string, errors: ImportIssue[]): Im
 	}
 	block.decisions.forEach((d, k) => {
 		if (d.sessionId !== session.id) {
-			errors.push({ record, field: `baton.decisions[${k}].sessionId`, message: `expected ${session.id} (the session of this file), got ${d.sessionId ?? 'null'}` });
+			errors.push({
+				record,
+				field: `baton.decisions[${k}].sessionId`,
+				message: `expected ${session.id} (the session of this file), got ${d.sessionId ?? 'null'}`,
+			});
 			ok = false;
 		}
 	});
@@ -119,7 +127,12 @@ function fromSeedFile(file: SessionFile, record: string, errors: ImportIssue[]):
 		lastActivity: endedAt,
 		endNote: `Imported from a JSON session file (${file.name}.json)`,
 	});
-	const note = [`Imported conversation "${file.name}" (${messages} message${messages === 1 ? '' : 's'}).`, file.first_message ? `First request: ${clip(file.first_message, 500)}` : ''].filter(Boolean).join(' ');
+	const note = [
+		`Imported conversation "${file.name}" (${messages} message${messages === 1 ? '' : 's'}).`,
+		file.first_message ? `First request: ${clip(file.first_message, 500)}` : '',
+	]
+		.filter(Boolean)
+		.join(' ');
 	return {
 		record,
 		externalId: file.name,

@@ -9,7 +9,8 @@ import { escapeControls } from '../text/controlChars';
 import { pushAll } from '../arrays';
 import { clip } from '../text/clip';
 
-const footer = '_A view rendered from Baton’s records; editing it changes nothing. The records themselves are in the workspace’s `.baton/` (`baton session show ID --json`)._';
+const footer =
+	'_A view rendered from Baton’s records; editing it changes nothing. The records themselves are in the workspace’s `.baton/` (`baton session show ID --json`)._';
 
 /** Text on one markdown line: whitespace flattened, markdown's own line-start markers neutralised. */
 function inline(text: string): string {
@@ -35,19 +36,32 @@ function section(title: string, lines: string[], empty?: string): string[] {
 const ref = (t: { id: string; title: string }): string => `- \`${t.id}\` ${inline(t.title)}`;
 
 /** `neighbours`: the names of the sessions before and after it in the chain, shown before their ids. */
-export function renderHandoffMarkdown(session: Session, handoff: HandoffData | null, decisions: readonly Decision[], problem: string | null = null, neighbours: { previous?: string; next?: string } = {}): string {
+export function renderHandoffMarkdown(
+	session: Session,
+	handoff: HandoffData | null,
+	decisions: readonly Decision[],
+	problem: string | null = null,
+	neighbours: { previous?: string; next?: string } = {},
+): string {
 	const named = (name: string | undefined, id: string): string => (name ? `${inline(name)} (\`${id}\`)` : `\`${id}\``);
 	const facts = [
 		`- **Session:** \`${session.id}\` (${session.status}) · scope \`${session.scopeKey}\``,
 		session.agent ? `- **Agent:** ${inline(session.agent)}${session.agentIdentifier ? ` (\`${session.agentIdentifier}\`)` : ''}` : '',
 		`- **Started:** ${session.startedAt}${session.endedAt ? ` · **ended:** ${session.endedAt}` : ''}`,
 		session.previousSessionId ? `- **Continues:** ${named(neighbours.previous, session.previousSessionId)}` : '',
-		session.nextSessionId ? `- **Continued by:** ${named(neighbours.next, session.nextSessionId)}${session.handoffConsumedAt ? ` (handoff read ${session.handoffConsumedAt})` : ''}` : '',
+		session.nextSessionId
+			? `- **Continued by:** ${named(neighbours.next, session.nextSessionId)}${session.handoffConsumedAt ? ` (handoff read ${session.handoffConsumedAt})` : ''}`
+			: '',
 		session.endNote ? `- **End note:** ${inline(session.endNote)}` : '',
 	].filter(Boolean);
 	const out = [`# Handoff: ${inline(session.name)}`, '', ...facts, ''];
 	if (!handoff) {
-		out.push(problem ? `_The stored handoff is damaged (${inline(problem)}) and cannot be shown._` : '_No handoff yet: a session writes its handoff once, when it ends._', '');
+		out.push(
+			problem
+				? `_The stored handoff is damaged (${inline(problem)}) and cannot be shown._`
+				: '_No handoff yet: a session writes its handoff once, when it ends._',
+			'',
+		);
 	} else {
 		pushAll(out, [
 			...section('Note', handoff.note ? [block(handoff.note)] : []),
@@ -69,7 +83,10 @@ export function renderHandoffMarkdown(session: Session, handoff: HandoffData | n
 	pushAll(out, [
 		...section(
 			'Decisions',
-			decisions.map((d) => `- ${d.kind === 'assumption' ? '_Assumption:_ ' : ''}${inline(d.text)}${d.rationale ? ` — ${inline(d.rationale)}` : ''}${d.taskId ? ` (\`${d.taskId}\`)` : ''}`),
+			decisions.map(
+				(d) =>
+					`- ${d.kind === 'assumption' ? '_Assumption:_ ' : ''}${inline(d.text)}${d.rationale ? ` — ${inline(d.rationale)}` : ''}${d.taskId ? ` (\`${d.taskId}\`)` : ''}`,
+			),
 		),
 	]);
 	out.push('---', '', footer, '');
@@ -79,14 +96,26 @@ export function renderHandoffMarkdown(session: Session, handoff: HandoffData | n
 /** A resumed session's work after its handoff, in one line (the briefing's `laterWork`). */
 export function laterWorkText(work: { requests: number; lastRequest: string | null; files: string[] }): string {
 	const parts = [
-		...(work.requests ? [`${work.requests} request${work.requests === 1 ? '' : 's'}${work.lastRequest ? ` (last: "${clip(work.lastRequest, 200)}")` : ''}`] : []),
-		...(work.files.length ? [`files changed (${work.files.length}): ${work.files.slice(0, 12).join(', ')}${work.files.length > 12 ? ` and ${work.files.length - 12} more` : ''}`] : []),
+		...(work.requests
+			? [`${work.requests} request${work.requests === 1 ? '' : 's'}${work.lastRequest ? ` (last: "${clip(work.lastRequest, 200)}")` : ''}`]
+			: []),
+		...(work.files.length
+			? [
+					`files changed (${work.files.length}): ${work.files.slice(0, 12).join(', ')}${work.files.length > 12 ? ` and ${work.files.length - 12} more` : ''}`,
+				]
+			: []),
 	];
 	return parts.join('; ');
 }
 
 export function renderBriefingMarkdown(briefing: Briefing, session: Session | null): string {
-	const out = [`# Briefing${session ? `: ${inline(session.name)}` : ''}`, '', `- **Scope:** \`${briefing.scope}\`${briefing.sessionId ? ` · session \`${briefing.sessionId}\`` : ''}`, `- **Computed:** ${briefing.generatedAt}`, ''];
+	const out = [
+		`# Briefing${session ? `: ${inline(session.name)}` : ''}`,
+		'',
+		`- **Scope:** \`${briefing.scope}\`${briefing.sessionId ? ` · session \`${briefing.sessionId}\`` : ''}`,
+		`- **Computed:** ${briefing.generatedAt}`,
+		'',
+	];
 	const last = briefing.lastSession;
 	const previous = last
 		? [
@@ -107,7 +136,14 @@ export function renderBriefingMarkdown(briefing: Briefing, session: Session | nu
 			...(focus?.blockedReason ? [`- **Blocked:** ${inline(focus.blockedReason)}`] : []),
 		]),
 		...section('Previous session', previous, 'None: this is the first session of its chain.'),
-		...section('Current task', current ? [`- \`${current.id}\` ${inline(current.title)} (${current.status}${current.blockedBy.length ? `; blocked by ${current.blockedBy.join(', ')}` : ''})`] : []),
+		...section(
+			'Current task',
+			current
+				? [
+						`- \`${current.id}\` ${inline(current.title)} (${current.status}${current.blockedBy.length ? `; blocked by ${current.blockedBy.join(', ')}` : ''})`,
+					]
+				: [],
+		),
 		...section(
 			'Suggested by the previous session',
 			briefing.suggestions.map((s) => `- \`${s.id}\` ${inline(s.title)}${s.stale ? ` — _stale (${s.status ?? 'missing'})_` : ''}`),

@@ -33,7 +33,13 @@ function fieldPath(prefix: string | null, path: readonly PropertyKey[]): string 
 }
 
 /** Parses `value`; on failure pushes one issue per problem (naming `record` and the field) and returns undefined. */
-export function check<S extends z.ZodType>(schema: S, value: unknown, record: string, errors: ImportIssue[], prefix: string | null = null): z.output<S> | undefined {
+export function check<S extends z.ZodType>(
+	schema: S,
+	value: unknown,
+	record: string,
+	errors: ImportIssue[],
+	prefix: string | null = null,
+): z.output<S> | undefined {
 	const result = schema.safeParse(value, { reportInput: true });
 	if (result.success) {
 		return result.data;
@@ -46,7 +52,11 @@ export function check<S extends z.ZodType>(schema: S, value: unknown, record: st
 
 /** JSON with keys sorted at every level: the same content always hashes the same. */
 export function canonicalJson(value: unknown): string {
-	return JSON.stringify(value, (_key, v: unknown) => (v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v));
+	return JSON.stringify(value, (_key, v: unknown) =>
+		v && typeof v === 'object' && !Array.isArray(v)
+			? Object.fromEntries(Object.entries(v as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+			: v,
+	);
 }
 
 export function contentHash(value: unknown): string {

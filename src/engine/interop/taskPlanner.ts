@@ -34,7 +34,13 @@ interface TaskPlan {
 	titleOf: Map<string, string>;
 }
 
-export function planTasks(db: BatonDb, batch: ImportBatch, previous: Map<string, { entityId: string; contentHash: string }>, errors: ImportIssue[], warnings: ImportIssue[]): TaskPlan {
+export function planTasks(
+	db: BatonDb,
+	batch: ImportBatch,
+	previous: Map<string, { entityId: string; contentHash: string }>,
+	errors: ImportIssue[],
+	warnings: ImportIssue[],
+): TaskPlan {
 	const existing = db.select({ id: tasks.id, seq: tasks.seq, title: tasks.title, parentId: tasks.parentId }).from(tasks).all();
 	const takenIds = new Set(existing.map((t) => t.id));
 	const takenSeqs = new Set(existing.map((t) => t.seq));
@@ -48,7 +54,11 @@ export function planTasks(db: BatonDb, batch: ImportBatch, previous: Map<string,
 			idOf.set(task.externalId, before.entityId);
 			unchanged++;
 			if (before.contentHash !== task.contentHash) {
-				warnings.push({ record: task.record, field: null, message: `changed since it was imported as ${before.entityId}; imports only add, so Baton keeps its task as it is` });
+				warnings.push({
+					record: task.record,
+					field: null,
+					message: `changed since it was imported as ${before.entityId}; imports only add, so Baton keeps its task as it is`,
+				});
 			}
 		} else {
 			fresh.push(task);
@@ -77,7 +87,11 @@ function plannedTask(task: ImportedTask, idOf: Map<string, string>, source: stri
 		const id = idOf.get(ref.id);
 		if (!id) {
 			external.push(`${what} ${ref.id}`);
-			warnings.push({ record: ref.record, field: ref.field, message: `${what} ${ref.id} is neither in this import nor imported before from ${source}; kept as an external reference in the description` });
+			warnings.push({
+				record: ref.record,
+				field: ref.field,
+				message: `${what} ${ref.id} is neither in this import nor imported before from ${source}; kept as an external reference in the description`,
+			});
 		}
 		return id;
 	};
@@ -148,7 +162,11 @@ function checkParents(added: PlannedTask[], existing: { id: string; parentId: st
 		for (let at = t.row.parentId; at; at = parentOf.get(at) ?? null) {
 			if (seen.has(at)) {
 				if (at === t.row.id && t.source.parent) {
-					errors.push({ record: t.source.parent.record, field: t.source.parent.field, message: `parent ${t.source.parent.id} makes ${t.source.externalId} its own ancestor` });
+					errors.push({
+						record: t.source.parent.record,
+						field: t.source.parent.field,
+						message: `parent ${t.source.parent.id} makes ${t.source.externalId} its own ancestor`,
+					});
 				}
 				break;
 			}

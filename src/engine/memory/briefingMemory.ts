@@ -35,7 +35,8 @@ export function briefingMemory(ctx: EngineContext, db: BatonDb, input: BriefingM
 			.all()
 			.map((s) => s.id),
 	);
-	const nameOf = (id: string | null): string | null => (id ? (db.select({ name: sessions.name }).from(sessions).where(eq(sessions.id, id)).get()?.name ?? null) : null);
+	const nameOf = (id: string | null): string | null =>
+		id ? (db.select({ name: sessions.name }).from(sessions).where(eq(sessions.id, id)).get()?.name ?? null) : null;
 	const taskText = input.currentTask ? `${input.currentTask.title}\n${input.currentTask.description ?? ''}` : '';
 	const relevant = (e: MemoryEntry): boolean => (e.sourceSessionId !== null && inScope.has(e.sourceSessionId)) || e.files.some((f) => names(taskText, f));
 	return {

@@ -100,8 +100,32 @@ export function recordFact(ctx: EngineContext, db: BatonDb, input: RecordFactInp
 		return { entry: getFact(db, existing.id), duplicate: true };
 	}
 	const id = newMemoryId(ctx.clock.now());
-	db.insert(memoryEntries).values({ id, kind: input.kind, text, fingerprint, sourceSessionId: sessionId, source, files, confirmations: 1, createdAt: now, lastConfirmedAt: now, staleSince: null, staleReason: null, retiredAt: null }).run();
-	audit(db, { at: now, actor: input.actor, operation: 'memory.record', sessionId, entityType: 'memory', entityId: id, details: { kind: input.kind, source, files: files.length } });
+	db.insert(memoryEntries)
+		.values({
+			id,
+			kind: input.kind,
+			text,
+			fingerprint,
+			sourceSessionId: sessionId,
+			source,
+			files,
+			confirmations: 1,
+			createdAt: now,
+			lastConfirmedAt: now,
+			staleSince: null,
+			staleReason: null,
+			retiredAt: null,
+		})
+		.run();
+	audit(db, {
+		at: now,
+		actor: input.actor,
+		operation: 'memory.record',
+		sessionId,
+		entityType: 'memory',
+		entityId: id,
+		details: { kind: input.kind, source, files: files.length },
+	});
 	return { entry: getFact(db, id), duplicate: false };
 }
 
@@ -111,7 +135,14 @@ function vouchedBy(db: BatonDb, id: string, sessionId: string): boolean {
 		db
 			.select({ id: auditLog.id })
 			.from(auditLog)
-			.where(and(eq(auditLog.sessionId, sessionId), eq(auditLog.entityType, 'memory'), eq(auditLog.entityId, id), inArray(auditLog.operation, ['memory.record', 'memory.confirm'])))
+			.where(
+				and(
+					eq(auditLog.sessionId, sessionId),
+					eq(auditLog.entityType, 'memory'),
+					eq(auditLog.entityId, id),
+					inArray(auditLog.operation, ['memory.record', 'memory.confirm']),
+				),
+			)
 			.get() !== undefined
 	);
 }
@@ -135,7 +166,15 @@ export function confirmFact(ctx: EngineContext, db: BatonDb, id: string, actor: 
 		.set({ confirmations: entry.confirmations + 1, lastConfirmedAt: now, staleSince: null, staleReason: null })
 		.where(eq(memoryEntries.id, id))
 		.run();
-	audit(db, { at: now, actor, operation: 'memory.confirm', sessionId: null, entityType: 'memory', entityId: id, details: { via: 'confirm', wasStale: entry.staleReason } });
+	audit(db, {
+		at: now,
+		actor,
+		operation: 'memory.confirm',
+		sessionId: null,
+		entityType: 'memory',
+		entityId: id,
+		details: { via: 'confirm', wasStale: entry.staleReason },
+	});
 	return getFact(db, id);
 }
 
@@ -176,7 +215,13 @@ export function listFacts(db: BatonDb, filter: MemoryFilter = {}): MemoryEntry[]
  * confirmed, then id (so equal facts keep a stable order).
  */
 export function compareFacts(a: MemoryEntry, b: MemoryEntry, relevant?: (e: MemoryEntry) => boolean): number {
-	const rank = (e: MemoryEntry): number[] => [e.retiredAt ? 1 : 0, e.kind === 'gotcha' ? 0 : 1, relevant && relevant(e) ? 0 : 1, e.staleSince ? 1 : 0, -e.confirmations];
+	const rank = (e: MemoryEntry): number[] => [
+		e.retiredAt ? 1 : 0,
+		e.kind === 'gotcha' ? 0 : 1,
+		relevant && relevant(e) ? 0 : 1,
+		e.staleSince ? 1 : 0,
+		-e.confirmations,
+	];
 	const ra = rank(a);
 	const rb = rank(b);
 	for (let i = 0; i < ra.length; i++) {

@@ -118,7 +118,13 @@ export class MemoryService {
 				(reason ? report.marked : report.cleared).push(seen.id);
 			}
 			if (report.marked.length || report.cleared.length) {
-				audit(db, { at: now, actor: 'baton:memory', operation: 'memory.staleness', entityType: 'memory', details: { marked: report.marked, cleared: report.cleared } });
+				audit(db, {
+					at: now,
+					actor: 'baton:memory',
+					operation: 'memory.staleness',
+					entityType: 'memory',
+					details: { marked: report.marked, cleared: report.cleared },
+				});
 			}
 		});
 		return report;

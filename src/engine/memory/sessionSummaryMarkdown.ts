@@ -11,7 +11,10 @@ const maxFilesShown = 50;
 export function renderSessionSummaryMarkdown(s: SessionSummary): string {
 	const out: string[] = [];
 	out.push(`# Session summary: ${s.name}`, '');
-	out.push(`\`${s.sessionId}\` · ${s.status} · scope \`${s.scope}\`${s.agent ? ` · ${s.agent}` : ''} · started ${s.startedAt}${s.endedAt ? ` · ended ${s.endedAt}` : ''} · ${s.durationMinutes} min`, '');
+	out.push(
+		`\`${s.sessionId}\` · ${s.status} · scope \`${s.scope}\`${s.agent ? ` · ${s.agent}` : ''} · started ${s.startedAt}${s.endedAt ? ` · ended ${s.endedAt}` : ''} · ${s.durationMinutes} min`,
+		'',
+	);
 	out.push('## Progress', '', s.progress, '');
 	out.push('## Files changed', '');
 	if (s.filesChanged.length) {
@@ -23,7 +26,11 @@ export function renderSessionSummaryMarkdown(s: SessionSummary): string {
 		out.push('None recorded.');
 	}
 	out.push('', '## Decisions', '');
-	pushAll(out, [...(s.decisions.length ? s.decisions.map((d) => `- ${d.kind === 'assumption' ? '(assumption) ' : ''}${d.text}${d.rationale ? ` — ${d.rationale}` : ''}`) : ['None recorded.'])]);
+	pushAll(out, [
+		...(s.decisions.length
+			? s.decisions.map((d) => `- ${d.kind === 'assumption' ? '(assumption) ' : ''}${d.text}${d.rationale ? ` — ${d.rationale}` : ''}`)
+			: ['None recorded.']),
+	]);
 	out.push('', '## Failed approaches', '');
 	pushAll(out, [...(s.failedApproaches.length ? s.failedApproaches.map((f) => `- ${f.description}: ${f.reason}`) : ['None recorded.'])]);
 	out.push('', '## Blockers', '');

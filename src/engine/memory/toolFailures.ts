@@ -66,8 +66,26 @@ export function toolFailures(excerpts: readonly Excerpt[]): ToolFailure[] {
 		const found = e.toolId ? calls.get(e.toolId) : undefined;
 		const files = found?.call.files ?? [];
 		const file = files.length === 1 ? (files[0] as string) : null;
-		const retriedOk = file !== null && excerpts.some((later, j) => j > index && later.type === 'tool' && later.name.toLowerCase() === e.tool?.toLowerCase() && later.files.includes(file) && !!later.id && !failedIds.has(later.id));
-		out.push({ tool: e.tool, at: e.at, reason, files, detail: found?.call.detail ?? null, mechanics: mechanicsPatterns.some((p) => p.test(e.text)), retriedOk });
+		const retriedOk =
+			file !== null &&
+			excerpts.some(
+				(later, j) =>
+					j > index &&
+					later.type === 'tool' &&
+					later.name.toLowerCase() === e.tool?.toLowerCase() &&
+					later.files.includes(file) &&
+					!!later.id &&
+					!failedIds.has(later.id),
+			);
+		out.push({
+			tool: e.tool,
+			at: e.at,
+			reason,
+			files,
+			detail: found?.call.detail ?? null,
+			mechanics: mechanicsPatterns.some((p) => p.test(e.text)),
+			retriedOk,
+		});
 	});
 	return out;
 }

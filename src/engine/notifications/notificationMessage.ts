@@ -25,7 +25,9 @@ export const notificationMessageSchema = z.object({
 	session: z.object({ id: z.string(), name: z.string(), costUsd: z.number(), durationMs: z.number() }).nullable(),
 	/** A checkpoint's own changes, or a session's summed over its checkpoints (`checkpoints` of them). */
 	filesChanged: z.object({ added: z.number(), modified: z.number(), deleted: z.number(), checkpoints: z.number() }).nullable(),
-	checkpoint: z.object({ id: z.string(), trigger: z.string(), message: z.string().nullable(), approvalStatus: z.string(), escalationReasons: z.array(z.string()) }).nullable(),
+	checkpoint: z
+		.object({ id: z.string(), trigger: z.string(), message: z.string().nullable(), approvalStatus: z.string(), escalationReasons: z.array(z.string()) })
+		.nullable(),
 	actions: z.array(actionSchema),
 	at: z.string(),
 });
@@ -51,7 +53,9 @@ export function filesLine(files: NotificationMessage['filesChanged']): string {
 
 /** `Session "name" (id) · $1.20 · 42 min · +2 ~1 -0 files`, or the workspace when no session. */
 export function factsLine(m: NotificationMessage): string {
-	const parts = m.session ? [`Session “${m.session.name}” (${m.session.id})`, formatUsd(m.session.costUsd), formatDuration(m.session.durationMs)] : [`Workspace ${m.workspace}`];
+	const parts = m.session
+		? [`Session “${m.session.name}” (${m.session.id})`, formatUsd(m.session.costUsd), formatDuration(m.session.durationMs)]
+		: [`Workspace ${m.workspace}`];
 	return [...parts, filesLine(m.filesChanged)].join(' · ');
 }
 

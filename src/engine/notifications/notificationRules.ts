@@ -105,8 +105,21 @@ function candidatesFor(event: DomainEvent, ctx: RuleContext): PlannedNotificatio
 			const because = cp.approvalReason ? `: ${cp.approvalReason}` : '';
 			// Said to teammates too (Slack, e-mail): the person's name, never "you"; the actor stays in the audit log.
 			const summary = `${actorName(event.actor, null)} ${event.status} ${describe(cp)}${because}.`;
-			const actions = approved ? [{ label: 'Details', cli: `baton checkpoint show ${cp.id}`, editor: 'Baton: Compare Checkpoints' }] : rejectedActions(ctx.db, cp);
-			return [planned(ctx, approved ? 'checkpoint.approved' : 'checkpoint.rejected', `checkpoint.${event.status}:${cp.id}`, session, cp, `Checkpoint ${event.status}: ${title(cp)}`, summary, actions)];
+			const actions = approved
+				? [{ label: 'Details', cli: `baton checkpoint show ${cp.id}`, editor: 'Baton: Compare Checkpoints' }]
+				: rejectedActions(ctx.db, cp);
+			return [
+				planned(
+					ctx,
+					approved ? 'checkpoint.approved' : 'checkpoint.rejected',
+					`checkpoint.${event.status}:${cp.id}`,
+					session,
+					cp,
+					`Checkpoint ${event.status}: ${title(cp)}`,
+					summary,
+					actions,
+				),
+			];
 		}
 		case 'session.metrics':
 			return metricsCrossed(ctx, event);
@@ -120,7 +133,16 @@ function checkpointCreated(ctx: RuleContext, cp: Checkpoint, session: Session | 
 	if (cp.escalationReasons.length > 0) {
 		const kinds = cp.escalationReasons.map(reasonKind).sort().join('+');
 		return [
-			planned(ctx, 'escalation.triggered', `escalation.triggered:${subject}:${kinds}`, session, cp, `Escalation: ${title(cp)} needs approval`, `${describe(cp)} needs a person: ${cp.escalationReasons.join('; ')}.`, reviewActions(cp)),
+			planned(
+				ctx,
+				'escalation.triggered',
+				`escalation.triggered:${subject}:${kinds}`,
+				session,
+				cp,
+				`Escalation: ${title(cp)} needs approval`,
+				`${describe(cp)} needs a person: ${cp.escalationReasons.join('; ')}.`,
+				reviewActions(cp),
+			),
 		];
 	}
 	if (cp.trigger === 'error') {
@@ -139,7 +161,18 @@ function checkpointCreated(ctx: RuleContext, cp: Checkpoint, session: Session | 
 		];
 	}
 	if (cp.approvalStatus === 'pending' && cp.trigger !== 'pre-rollback') {
-		return [planned(ctx, 'checkpoint.needs_review', `checkpoint.needs_review:${subject}`, session, cp, `Checkpoint needs review: ${title(cp)}`, `${describe(cp)} needs review (${cp.approvalReason ?? 'policy'}).`, reviewActions(cp))];
+		return [
+			planned(
+				ctx,
+				'checkpoint.needs_review',
+				`checkpoint.needs_review:${subject}`,
+				session,
+				cp,
+				`Checkpoint needs review: ${title(cp)}`,
+				`${describe(cp)} needs review (${cp.approvalReason ?? 'policy'}).`,
+				reviewActions(cp),
+			),
+		];
 	}
 	return [];
 }
@@ -179,12 +212,32 @@ function metricsCrossed(ctx: RuleContext, event: Extract<DomainEvent, { type: 's
 	}
 	const limit = sessionSettingsOf(ctx.db, session.id)?.thresholds?.errorCount ?? ctx.config.checkpoints.escalation.errorCount;
 	if (limit > 0 && event.previousErrorCount < limit && event.errorCount >= limit) {
-		out.push(planned(ctx, 'session.error', `session.error:${session.id}`, session, null, `Errors in session ${session.name}`, `Session “${session.name}” has hit ${event.errorCount} errors (threshold ${limit}).`, [details(session.id)]));
+		out.push(
+			planned(
+				ctx,
+				'session.error',
+				`session.error:${session.id}`,
+				session,
+				null,
+				`Errors in session ${session.name}`,
+				`Session “${session.name}” has hit ${event.errorCount} errors (threshold ${limit}).`,
+				[details(session.id)],
+			),
+		);
 	}
 	return out;
 }
 
-function planned(ctx: RuleContext, event: NotificationEvent, dedupKey: string, session: Session | null, cp: Checkpoint | null, title: string, summary: string, actions: NotificationAction[]): PlannedNotification {
+function planned(
+	ctx: RuleContext,
+	event: NotificationEvent,
+	dedupKey: string,
+	session: Session | null,
+	cp: Checkpoint | null,
+	title: string,
+	summary: string,
+	actions: NotificationAction[],
+): PlannedNotification {
 	const priority = ctx.config.notifications.priorities[event] ?? defaultPriorities[event];
 	let message: NotificationMessage | undefined;
 	const build = (): NotificationMessage => ({
@@ -194,8 +247,14 @@ function planned(ctx: RuleContext, event: NotificationEvent, dedupKey: string, s
 		summary,
 		workspace: path.basename(ctx.workspaceRoot),
 		session: session ? sessionFacts(ctx, session) : null,
-		filesChanged: cp ? { added: cp.fileStats.added, modified: cp.fileStats.modified, deleted: cp.fileStats.deleted, checkpoints: 1 } : session ? sessionFiles(ctx.db, session.id) : null,
-		checkpoint: cp ? { id: cp.id, trigger: cp.trigger, message: cp.message, approvalStatus: cp.approvalStatus, escalationReasons: cp.escalationReasons } : null,
+		filesChanged: cp
+			? { added: cp.fileStats.added, modified: cp.fileStats.modified, deleted: cp.fileStats.deleted, checkpoints: 1 }
+			: session
+				? sessionFiles(ctx.db, session.id)
+				: null,
+		checkpoint: cp
+			? { id: cp.id, trigger: cp.trigger, message: cp.message, approvalStatus: cp.approvalStatus, escalationReasons: cp.escalationReasons }
+			: null,
 		actions,
 		at: new Date(ctx.nowMs).toISOString(),
 	});
@@ -213,25 +272,42 @@ function planned(ctx: RuleContext, event: NotificationEvent, dedupKey: string, s
 
 function sessionFacts(ctx: RuleContext, session: Session): NonNullable<NotificationMessage['session']> {
 	const end = session.endedAt ? Date.parse(session.endedAt) : ctx.nowMs;
-	return { id: session.id, name: session.name, costUsd: sessionSettingsOf(ctx.db, session.id)?.costUsd ?? 0, durationMs: Math.max(0, end - Date.parse(session.startedAt)) };
+	return {
+		id: session.id,
+		name: session.name,
+		costUsd: sessionSettingsOf(ctx.db, session.id)?.costUsd ?? 0,
+		durationMs: Math.max(0, end - Date.parse(session.startedAt)),
+	};
 }
 
 /** Summed over the session's checkpoints (a file changed in two of them counts twice). */
 function sessionFiles(db: BatonDb, sessionId: string): NotificationMessage['filesChanged'] {
 	const cps = listCheckpoints(db, { sessionId, limit: 1000 });
 	if (cps.length === 0) return null;
-	return cps.reduce((sum, cp) => ({ added: sum.added + cp.fileStats.added, modified: sum.modified + cp.fileStats.modified, deleted: sum.deleted + cp.fileStats.deleted, checkpoints: sum.checkpoints + 1 }), {
-		added: 0,
-		modified: 0,
-		deleted: 0,
-		checkpoints: 0,
-	});
+	return cps.reduce(
+		(sum, cp) => ({
+			added: sum.added + cp.fileStats.added,
+			modified: sum.modified + cp.fileStats.modified,
+			deleted: sum.deleted + cp.fileStats.deleted,
+			checkpoints: sum.checkpoints + 1,
+		}),
+		{
+			added: 0,
+			modified: 0,
+			deleted: 0,
+			checkpoints: 0,
+		},
+	);
 }
 
 // People recognise a checkpoint by its number and label, never by its id (the actions carry the id).
 const title = (cp: Checkpoint): string => `#${cp.seq} ${cp.message?.trim() ? `“${cp.message.trim()}”` : `(${cp.trigger})`}`;
 const describe = (cp: Checkpoint): string => `checkpoint #${cp.seq} ${cp.message?.trim() ? `“${cp.message.trim()}”` : `(${cp.trigger})`}`;
-const details = (sessionId: string): NotificationAction => ({ label: 'Open the session', cli: `baton session show ${sessionId}`, editor: 'Baton: Show Session Details' });
+const details = (sessionId: string): NotificationAction => ({
+	label: 'Open the session',
+	cli: `baton session show ${sessionId}`,
+	editor: 'Baton: Show Session Details',
+});
 
 function reviewActions(cp: Checkpoint): NotificationAction[] {
 	return [

@@ -109,7 +109,13 @@ export class NotificationService {
 		const nowMs = this.ctx.clock.now();
 		let planned: ReturnType<typeof notificationsFor>;
 		try {
-			planned = notificationsFor(event, { db, config: { ...this.ctx.config, notifications: config }, nowMs, workspaceRoot: this.ctx.workspaceRoot, routed: (priority) => routeFor(config, priority).length > 0 });
+			planned = notificationsFor(event, {
+				db,
+				config: { ...this.ctx.config, notifications: config },
+				nowMs,
+				workspaceRoot: this.ctx.workspaceRoot,
+				routed: (priority) => routeFor(config, priority).length > 0,
+			});
 		} catch (error) {
 			// Preparing is reads only: a notification lost here must not cost the change that caused it.
 			this.ctx.log.warn(`notifications: could not prepare one for ${event.type}: ${(error as Error).message}`);
@@ -221,7 +227,8 @@ export class NotificationService {
 			// (info, notice) from before the window opened is what its views already show: a session
 			// that ended while no window was open toasted at the next start, the demo's seeded one too.
 			const at = Date.parse(message.at);
-			const beforeWindow = this.editorSince !== undefined && at < this.editorSince - editorStartGraceMs && (message.priority === 'info' || message.priority === 'notice');
+			const beforeWindow =
+				this.editorSince !== undefined && at < this.editorSince - editorStartGraceMs && (message.priority === 'info' || message.priority === 'notice');
 			if (this.ctx.clock.now() - at > editorMaxAgeMs || beforeWindow) {
 				this.noteStale(message.at);
 				return;
@@ -230,7 +237,9 @@ export class NotificationService {
 			// its toast would offer Approve and Reject on a checkpoint nobody has to review any more.
 			if (message.checkpoint?.approvalStatus === 'pending') {
 				const checkpointId = message.checkpoint.id;
-				const now = await this.ctx.store.read((db) => db.select({ status: checkpoints.approvalStatus }).from(checkpoints).where(eq(checkpoints.id, checkpointId)).get());
+				const now = await this.ctx.store.read((db) =>
+					db.select({ status: checkpoints.approvalStatus }).from(checkpoints).where(eq(checkpoints.id, checkpointId)).get(),
+				);
 				if (now && now.status !== 'pending') {
 					return;
 				}
@@ -265,7 +274,9 @@ export class NotificationService {
 		setTimeout(() => {
 			const { count, newest } = this.stale ?? { count: 0, newest: at };
 			this.stale = undefined;
-			this.ctx.log.info(`editor: not showing ${count} notification${count === 1 ? '' : 's'} from before the window opened or older than an hour (newest from ${newest}); pending approvals stay in their view`);
+			this.ctx.log.info(
+				`editor: not showing ${count} notification${count === 1 ? '' : 's'} from before the window opened or older than an hour (newest from ${newest}); pending approvals stay in their view`,
+			);
 		}, 1_000).unref();
 	}
 

@@ -64,7 +64,14 @@ export function firstLiveWithKey(db: BatonDb, channel: string, dedupKey: string,
 	return db
 		.select({ id: notificationOutbox.id })
 		.from(notificationOutbox)
-		.where(and(eq(notificationOutbox.channel, channel), eq(notificationOutbox.dedupKey, dedupKey), gte(notificationOutbox.createdAt, sinceIso), ne(notificationOutbox.status, 'suppressed')))
+		.where(
+			and(
+				eq(notificationOutbox.channel, channel),
+				eq(notificationOutbox.dedupKey, dedupKey),
+				gte(notificationOutbox.createdAt, sinceIso),
+				ne(notificationOutbox.status, 'suppressed'),
+			),
+		)
 		.orderBy(asc(notificationOutbox.createdAt))
 		.limit(1)
 		.get()?.id;
@@ -182,7 +189,13 @@ export class OutboxDispatcher {
 		return db
 			.select()
 			.from(notificationOutbox)
-			.where(and(inArray(notificationOutbox.status, ['pending', 'sending']), lte(notificationOutbox.nextAttemptAt, now), or(isNull(notificationOutbox.leaseUntil), lte(notificationOutbox.leaseUntil, now))))
+			.where(
+				and(
+					inArray(notificationOutbox.status, ['pending', 'sending']),
+					lte(notificationOutbox.nextAttemptAt, now),
+					or(isNull(notificationOutbox.leaseUntil), lte(notificationOutbox.leaseUntil, now)),
+				),
+			)
 			.orderBy(asc(notificationOutbox.createdAt))
 			.limit(this.batch * 4)
 			.all()
@@ -217,7 +230,10 @@ export class OutboxDispatcher {
 		const now = new Date(nowMs).toISOString();
 		if (error === undefined) {
 			await this.ctx.store.write((db) => {
-				db.update(notificationOutbox).set({ status: 'sent', attempts, sentAt: now, leaseUntil: null, lastError: null }).where(eq(notificationOutbox.id, row.id)).run();
+				db.update(notificationOutbox)
+					.set({ status: 'sent', attempts, sentAt: now, leaseUntil: null, lastError: null })
+					.where(eq(notificationOutbox.id, row.id))
+					.run();
 			});
 			return { id: row.id, channel: row.channel, status: 'sent' };
 		}
@@ -225,11 +241,19 @@ export class OutboxDispatcher {
 		const delay = later ? Math.max(0, later.retryAfterMs) : Math.min(this.backoffMs * 2 ** (attempts - 1), 30 * 60_000);
 		await this.ctx.store.write((db) => {
 			db.update(notificationOutbox)
-				.set({ status: giveUp ? 'failed' : 'pending', attempts, leaseUntil: null, lastError: error.slice(0, 500), nextAttemptAt: new Date(nowMs + delay).toISOString() })
+				.set({
+					status: giveUp ? 'failed' : 'pending',
+					attempts,
+					leaseUntil: null,
+					lastError: error.slice(0, 500),
+					nextAttemptAt: new Date(nowMs + delay).toISOString(),
+				})
 				.where(eq(notificationOutbox.id, row.id))
 				.run();
 		});
-		this.ctx.log.warn(`delivery to ${row.channel} (${row.event}) failed${giveUp ? ` after ${attempts} attempts; giving up` : `; retrying in ${Math.round(delay / 1000)} s`}: ${error}`);
+		this.ctx.log.warn(
+			`delivery to ${row.channel} (${row.event}) failed${giveUp ? ` after ${attempts} attempts; giving up` : `; retrying in ${Math.round(delay / 1000)} s`}: ${error}`,
+		);
 		return { id: row.id, channel: row.channel, status: giveUp ? 'failed' : 'retry', error };
 	}
 
@@ -252,7 +276,10 @@ export class OutboxDispatcher {
 			await this.ctx.store.write((db) => {
 				// Delete first: a row expired now stays visible (`baton notify list`) until a later prune.
 				db.delete(notificationOutbox).where(finished).run();
-				db.update(notificationOutbox).set({ status: 'failed', lastError: 'expired: never delivered (its channel is off, or no process could deliver it)', leaseUntil: null }).where(waiting).run();
+				db.update(notificationOutbox)
+					.set({ status: 'failed', lastError: 'expired: never delivered (its channel is off, or no process could deliver it)', leaseUntil: null })
+					.where(waiting)
+					.run();
 			});
 		}
 		return counts;

@@ -69,7 +69,9 @@ export function originsByLine(file: FileAttribution): Map<number, LineOrigin> {
 
 /** Every commit's attribution (the first event per commit by id), parsed leniently: a newer writer's extra fields are kept out of the way, not refused. */
 export function readAttributions(db: BatonDb, commits?: readonly string[]): Map<string, CommitAttribution> {
-	const where = commits ? and(eq(sharedEvents.kind, 'provenance.attribution'), inArray(sharedEvents.subject, [...commits])) : eq(sharedEvents.kind, 'provenance.attribution');
+	const where = commits
+		? and(eq(sharedEvents.kind, 'provenance.attribution'), inArray(sharedEvents.subject, [...commits]))
+		: eq(sharedEvents.kind, 'provenance.attribution');
 	const rows = db.select({ subject: sharedEvents.subject, body: sharedEvents.body }).from(sharedEvents).where(where).orderBy(asc(sharedEvents.id)).all();
 	const map = new Map<string, CommitAttribution>();
 	for (const row of rows) {
@@ -143,7 +145,13 @@ function parseAttribution(commit: string, body: Record<string, unknown>): Commit
 			const start = Number(r?.['start']);
 			const end = Number(r?.['end']);
 			const origin = r?.['origin'];
-			if (!Number.isInteger(start) || !Number.isInteger(end) || start < 1 || end < start || (origin !== 'agent' && origin !== 'human' && origin !== 'unknown')) {
+			if (
+				!Number.isInteger(start) ||
+				!Number.isInteger(end) ||
+				start < 1 ||
+				end < start ||
+				(origin !== 'agent' && origin !== 'human' && origin !== 'unknown')
+			) {
 				continue;
 			}
 			ranges.push({
@@ -172,7 +180,10 @@ export function readRewrites(db: BatonDb, commit: string): { from: string[]; how
 		.where(and(eq(sharedEvents.kind, 'provenance.rewrite'), eq(sharedEvents.subject, commit)))
 		.orderBy(asc(sharedEvents.id))
 		.all()
-		.map((row) => ({ from: Array.isArray(row.body['from']) ? (row.body['from'] as unknown[]).filter((f): f is string => typeof f === 'string') : [], how: row.body['how'] as RewriteHow }))
+		.map((row) => ({
+			from: Array.isArray(row.body['from']) ? (row.body['from'] as unknown[]).filter((f): f is string => typeof f === 'string') : [],
+			how: row.body['how'] as RewriteHow,
+		}))
 		.filter((r) => r.from.length > 0);
 }
 

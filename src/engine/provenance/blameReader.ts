@@ -149,7 +149,10 @@ export async function blameFile(service: ProvenanceService, file: string, option
 		if (!shared) {
 			const wsPath = source.filename.startsWith(prefix) ? source.filename.slice(prefix.length) : source.filename;
 			const fileAttribution = attributions.get(source.commit)?.files.find((f) => f.path === wsPath);
-			shared = { origins: fileAttribution ? originsByLine(fileAttribution) : new Map(), time: source.authorTime !== null ? new Date(source.authorTime * 1000).toISOString() : null };
+			shared = {
+				origins: fileAttribution ? originsByLine(fileAttribution) : new Map(),
+				time: source.authorTime !== null ? new Date(source.authorTime * 1000).toISOString() : null,
+			};
 			perSource.set(source, shared);
 		}
 		return blameLine(entry, shared.origins.get(entry.origLine) ?? unknownOrigin, source.commit, source.author, shared.time);
@@ -281,7 +284,13 @@ function incrementalLines(text: string, abs: string): PorcelainLine[] | undefine
 				continue;
 			}
 			group = { commit, orig: Number(orig), final: Number(final), count: Number(count) };
-			if (!(Number.isInteger(group.final) && Number.isInteger(group.count) && group.final >= 1 && group.count >= 0 && group.final + group.count - 1 <= fileLines.length)) {
+			if (!(
+				Number.isInteger(group.final) &&
+				Number.isInteger(group.count) &&
+				group.final >= 1 &&
+				group.count >= 0 &&
+				group.final + group.count - 1 <= fileLines.length
+			)) {
 				return undefined;
 			}
 		} else if (key === 'author') {
@@ -292,7 +301,13 @@ function incrementalLines(text: string, abs: string): PorcelainLine[] | undefine
 			const { commit, orig, final, count } = group;
 			let source = known.get(commit);
 			if (!source) {
-				source = { commit, uncommitted: zeroCommit.test(commit), filename: value, author: details.author ?? null, authorTime: details.authorTime ?? null };
+				source = {
+					commit,
+					uncommitted: zeroCommit.test(commit),
+					filename: value,
+					author: details.author ?? null,
+					authorTime: details.authorTime ?? null,
+				};
 				known.set(commit, source);
 			} else if (source.filename !== value) {
 				// Lines of this commit from another path (a copy or move git followed): a source of their own.
@@ -319,7 +334,21 @@ const commitId = /^[0-9a-f]{40,64}$/;
 
 /** One line's answer, every field written in one order (the JSON's), with no spread per line. */
 function blameLine(entry: PorcelainLine, o: LineOrigin, commit: string | null, author: string | null, time: string | null): BlameLine {
-	return { line: entry.finalLine, text: entry.text, origin: o.origin, session: o.session, agent: o.agent, model: o.model, turn: o.turn, prompt: o.prompt, step: o.step, recovered: o.recovered, commit, author, time };
+	return {
+		line: entry.finalLine,
+		text: entry.text,
+		origin: o.origin,
+		session: o.session,
+		agent: o.agent,
+		model: o.model,
+		turn: o.turn,
+		prompt: o.prompt,
+		step: o.step,
+		recovered: o.recovered,
+		commit,
+		author,
+		time,
+	};
 }
 
 interface ProvenanceStats {

@@ -17,7 +17,17 @@ import path from 'node:path';
 import { batchCheck, catBatch } from '../git/objectReader';
 import { workTreeBlob } from './keptBlobs';
 import { matchLines } from './lineDiff';
-import { humanOrigin, originsByLine, sameOrigin, toRanges, unknownOrigin, type CommitAttribution, type FileAttribution, type LineOrigin, type RewriteHow } from './attributionRecords';
+import {
+	humanOrigin,
+	originsByLine,
+	sameOrigin,
+	toRanges,
+	unknownOrigin,
+	type CommitAttribution,
+	type FileAttribution,
+	type LineOrigin,
+	type RewriteHow,
+} from './attributionRecords';
 import type { CommitPatch } from './commitDiff';
 import { textLines, type RepoGit } from './repoGit';
 import { stepSpecs, trackFile, type CapturedStep, type ShadowBlobs, type TrackedFile } from './stepHistory';
@@ -45,8 +55,14 @@ interface AttributionResult {
  * Null when Baton has nothing to say about the commit: no captured step, no rewrite source. `patchId`
  * is the commit's (read with the other commits' in one call, readCommits).
  */
-export async function attributeCommit(inputs: AttributionInputs, info: CommitPatch, patchIdOf: Promise<Map<string, string>>): Promise<AttributionResult | null> {
-	const files = [...info.added].filter(([repoPath]) => repoPath.startsWith(inputs.prefix)).map(([repoPath, lines]) => ({ repoPath, path: repoPath.slice(inputs.prefix.length), lines, blob: info.blobs.get(repoPath) }));
+export async function attributeCommit(
+	inputs: AttributionInputs,
+	info: CommitPatch,
+	patchIdOf: Promise<Map<string, string>>,
+): Promise<AttributionResult | null> {
+	const files = [...info.added]
+		.filter(([repoPath]) => repoPath.startsWith(inputs.prefix))
+		.map(([repoPath, lines]) => ({ repoPath, path: repoPath.slice(inputs.prefix.length), lines, blob: info.blobs.get(repoPath) }));
 	if (files.length === 0) {
 		return null;
 	}
@@ -98,7 +114,13 @@ interface AddedFile {
  * what is in neither is read from the repository. A 100-file commit costs at most two git processes
  * here, not 100, and usually none.
  */
-async function readCommitVersions(inputs: AttributionInputs, info: CommitPatch, files: readonly AddedFile[], steps: readonly CapturedStep[], wanted: ReadonlySet<string>): Promise<Map<string, { oid: string; lines: string[] | null }>> {
+async function readCommitVersions(
+	inputs: AttributionInputs,
+	info: CommitPatch,
+	files: readonly AddedFile[],
+	steps: readonly CapturedStep[],
+	wanted: ReadonlySet<string>,
+): Promise<Map<string, { oid: string; lines: string[] | null }>> {
 	for (const f of files) {
 		if (f.blob && !inputs.blobs.has(f.blob)) {
 			const lines = workTreeBlob(path.join(inputs.git.workspaceRoot, f.path), f.blob);
@@ -107,7 +129,12 @@ async function readCommitVersions(inputs: AttributionInputs, info: CommitPatch, 
 			}
 		}
 	}
-	await inputs.blobs.prefetch([...steps.flatMap((s) => [...s.paths].filter((p) => wanted.has(p)).flatMap((p) => Object.values(stepSpecs(s, p)).filter((v): v is string => v !== null))), ...files.flatMap((f) => (f.blob ? [f.blob] : []))]);
+	await inputs.blobs.prefetch([
+		...steps.flatMap((s) =>
+			[...s.paths].filter((p) => wanted.has(p)).flatMap((p) => Object.values(stepSpecs(s, p)).filter((v): v is string => v !== null)),
+		),
+		...files.flatMap((f) => (f.blob ? [f.blob] : [])),
+	]);
 	const notInShadow = files.filter((f) => !f.blob || !inputs.blobs.spec(f.blob));
 	const fromRepo = await catBatch(
 		inputs.git.run,
@@ -178,7 +205,8 @@ function commitEvidence(inputs: AttributionInputs, info: CommitPatch, patchId: s
  */
 async function attributeFile(ev: CommitEvidence, file: AddedFile, lines: readonly string[], tracked: TrackedFile | null | undefined): Promise<LineOrigin[]> {
 	const origins: (LineOrigin | undefined)[] = file.lines.map(() => undefined);
-	const fromCommits = (commits: readonly string[], recovered: boolean, check: boolean) => placeFromCommits(ev, file, lines, origins, { commits, recovered, check });
+	const fromCommits = (commits: readonly string[], recovered: boolean, check: boolean) =>
+		placeFromCommits(ev, file, lines, origins, { commits, recovered, check });
 	await fromCommits(ev.inputs.rewrittenFrom, false, false);
 	for (const c of await fromCommits(ev.patchSources, false, false)) {
 		ev.used.patch.add(c);
@@ -213,7 +241,13 @@ async function attributeFile(ev: CommitEvidence, file: AddedFile, lines: readonl
  * agrees (`check`: only commits unrelated to this one count; `recovered`: mark what is placed).
  * Returns the commits that contributed.
  */
-async function placeFromCommits(ev: CommitEvidence, file: AddedFile, lines: readonly string[], origins: (LineOrigin | undefined)[], from: { commits: readonly string[]; recovered: boolean; check: boolean }): Promise<Set<string>> {
+async function placeFromCommits(
+	ev: CommitEvidence,
+	file: AddedFile,
+	lines: readonly string[],
+	origins: (LineOrigin | undefined)[],
+	from: { commits: readonly string[]; recovered: boolean; check: boolean },
+): Promise<Set<string>> {
 	let commits = from.commits;
 	if (commits.length === 0 || origins.every((o) => o !== undefined)) {
 		return new Set();
@@ -266,9 +300,13 @@ async function collectVotes(
 	paths: ReadonlySet<string>,
 ): Promise<Map<number, Map<string, LineOrigin>>> {
 	const votes = new Map<number, Map<string, LineOrigin>>();
-	const sources = commits.map((c) => ({ commit: c, file: inputs.attributions.get(c)?.files.find((f) => f.path === file) })).filter((s): s is { commit: string; file: FileAttribution } => !!s.file && s.file.ranges.length > 0);
+	const sources = commits
+		.map((c) => ({ commit: c, file: inputs.attributions.get(c)?.files.find((f) => f.path === file) }))
+		.filter((s): s is { commit: string; file: FileAttribution } => !!s.file && s.file.ranges.length > 0);
 	// The same commits' versions of the commit's other files too: a squash of 100 files reads them in one git call, not 100.
-	const wanted = sources.map((s) => s.file.blob).concat(commits.flatMap((c) => (inputs.attributions.get(c)?.files ?? []).filter((f) => paths.has(f.path)).map((f) => f.blob)));
+	const wanted = sources
+		.map((s) => s.file.blob)
+		.concat(commits.flatMap((c) => (inputs.attributions.get(c)?.files ?? []).filter((f) => paths.has(f.path)).map((f) => f.blob)));
 	const unread = [...new Set(wanted.filter((b) => b && !blobCache.has(b)))];
 	const read = await catBatch(inputs.git.run, unread, 'blob');
 	unread.forEach((blob, i) => {

@@ -34,7 +34,20 @@ interface CommitPatches {
  * The diffs are `-U0` with the myers algorithm, no renames and the default prefixes whatever the
  * user's configuration says: the patch ids recorded for earlier commits were made from this form.
  */
-const diffOptions = ['-p', '-U0', '--full-index', '--no-renames', '--no-relative', '--no-color', '--no-ext-diff', '--no-textconv', '--diff-algorithm=myers', '--diff-merges=first-parent', '--src-prefix=a/', '--dst-prefix=b/'];
+const diffOptions = [
+	'-p',
+	'-U0',
+	'--full-index',
+	'--no-renames',
+	'--no-relative',
+	'--no-color',
+	'--no-ext-diff',
+	'--no-textconv',
+	'--diff-algorithm=myers',
+	'--diff-merges=first-parent',
+	'--src-prefix=a/',
+	'--dst-prefix=b/',
+];
 
 /** `revs` are commit ids or revisions; an unknown one is a notFound error naming it. */
 export async function readCommits(git: RepoGit, revs: readonly string[]): Promise<CommitPatches> {
@@ -43,7 +56,16 @@ export async function readCommits(git: RepoGit, revs: readonly string[]): Promis
 	}
 	// `commit <id>` on a line of its own is what patch-id reads to name the patch it follows. patch-id
 	// starts with the log and reads its output once it is complete: two processes side by side.
-	const log = git.run(['-c', 'log.showRoot=true', 'log', '--no-walk=unsorted', ...diffOptions, '--format=commit %H%n%x01%at %ct %P', '--end-of-options', ...revs]);
+	const log = git.run([
+		'-c',
+		'log.showRoot=true',
+		'log',
+		'--no-walk=unsorted',
+		...diffOptions,
+		'--format=commit %H%n%x01%at %ct %P',
+		'--end-of-options',
+		...revs,
+	]);
 	const patchIds = patchIdsOf(git, log);
 	let out: Buffer;
 	try {
@@ -66,7 +88,14 @@ function parseLog(text: string): CommitPatch[] {
 		const header = /^commit ([0-9a-f]{40,64})$/.exec(line);
 		if (header && lines[i + 1]?.startsWith('\u0001')) {
 			const [at, ct, ...parents] = lines[i + 1]!.slice(1).split(' ');
-			commit = { commit: header[1]!, parents: parents.filter(Boolean), authorTime: Number(at), committerTime: Number(ct), added: new Map(), blobs: new Map() };
+			commit = {
+				commit: header[1]!,
+				parents: parents.filter(Boolean),
+				authorTime: Number(at),
+				committerTime: Number(ct),
+				added: new Map(),
+				blobs: new Map(),
+			};
 			commits.push(commit);
 			current = undefined;
 			blob = undefined;

@@ -40,5 +40,11 @@ type ProvenanceHookFile = HookFile;
 /** Installs (or with `remove` takes out) the post-commit and post-rewrite blocks; `command` runs the CLI. */
 export async function connectProvenanceHooks(repo: string, options: { command: string; remove: boolean }): Promise<ProvenanceHookFile[]> {
 	const lines = provenanceGitHooks(options.command);
-	return writeHookBlocks({ dir: await userHooksDir(repo), begin, end, lines: Object.fromEntries(provenanceHookNames.map((hook) => [hook, lines[hook]])), remove: options.remove });
+	return writeHookBlocks({
+		dir: await userHooksDir(repo),
+		begin,
+		end,
+		lines: Object.fromEntries(provenanceHookNames.map((hook) => [hook, lines[hook]])),
+		remove: options.remove,
+	});
 }

@@ -17,7 +17,13 @@ import { pushAll } from '../arrays';
 export type OpenFormat = 'agent-trace' | 'git-ai';
 export const openFormats: readonly OpenFormat[] = ['agent-trace', 'git-ai'];
 
-export async function exportOpenFormat(service: ProvenanceService, format: OpenFormat, range: string, out: string, tool: { name: string; version: string }): Promise<{ format: OpenFormat; out: string; commits: number }> {
+export async function exportOpenFormat(
+	service: ProvenanceService,
+	format: OpenFormat,
+	range: string,
+	out: string,
+	tool: { name: string; version: string },
+): Promise<{ format: OpenFormat; out: string; commits: number }> {
 	await service.attributePending();
 	let commits: string[];
 	try {
@@ -77,7 +83,12 @@ export async function importOpenFormat(service: ProvenanceService, format: OpenF
 	const now = service.ctx.clock.now();
 	await service.ctx.store.write((db) => {
 		for (const r of fresh) {
-			appendSharedEvent(db, machine, now, { kind: 'provenance.attribution', subject: r.attribution.commit, actor, body: { files: r.attribution.files, patchId: null, importedFrom: format } });
+			appendSharedEvent(db, machine, now, {
+				kind: 'provenance.attribution',
+				subject: r.attribution.commit,
+				actor,
+				body: { files: r.attribution.files, patchId: null, importedFrom: format },
+			});
 		}
 	});
 	result.imported = fresh.map((r) => r.attribution.commit);
@@ -150,7 +161,10 @@ function mergeByCommit(records: readonly ImportedAttribution[]): ImportedAttribu
 	for (const r of records) {
 		const held = byCommit.get(r.attribution.commit);
 		if (!held) {
-			byCommit.set(r.attribution.commit, { attribution: { ...r.attribution, files: r.attribution.files.map((f) => ({ ...f, ranges: [...f.ranges] })) }, warnings: [...r.warnings] });
+			byCommit.set(r.attribution.commit, {
+				attribution: { ...r.attribution, files: r.attribution.files.map((f) => ({ ...f, ranges: [...f.ranges] })) },
+				warnings: [...r.warnings],
+			});
 			continue;
 		}
 		pushAll(held.warnings, r.warnings);

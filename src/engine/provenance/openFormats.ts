@@ -35,12 +35,21 @@ function modelsDevId(model: string): string {
 	if (model.includes('/')) {
 		return model;
 	}
-	const provider = /^claude/i.test(model) ? 'anthropic' : /^(gpt|o\d|codex|chatgpt)/i.test(model) ? 'openai' : /^gemini/i.test(model) ? 'google' : /^grok/i.test(model) ? 'xai' : null;
+	const provider = /^claude/i.test(model)
+		? 'anthropic'
+		: /^(gpt|o\d|codex|chatgpt)/i.test(model)
+			? 'openai'
+			: /^gemini/i.test(model)
+				? 'google'
+				: /^grok/i.test(model)
+					? 'xai'
+					: null;
 	return provider ? `${provider}/${model}` : model;
 }
 
 /** Agent Trace conversation url for a Baton session (and turn). */
-const sessionUrl = (origin: LineOrigin): string | undefined => (origin.session ? `baton:session/${origin.session}${origin.turn !== null ? `#turn=${encodeURIComponent(origin.turn)}` : ''}` : undefined);
+const sessionUrl = (origin: LineOrigin): string | undefined =>
+	origin.session ? `baton:session/${origin.session}${origin.turn !== null ? `#turn=${encodeURIComponent(origin.turn)}` : ''}` : undefined;
 
 export function toAgentTrace(attribution: CommitAttribution, at: string, tool: { name: string; version: string }): Record<string, unknown> {
 	return {
@@ -93,7 +102,11 @@ export function fromAgentTrace(record: unknown, where: string): ImportedAttribut
 		const ranges: OriginRange[] = [];
 		for (const conv of file.conversations as { url?: unknown; contributor?: { type?: unknown; model_id?: unknown }; ranges?: unknown }[]) {
 			const type = conv?.contributor?.type;
-			const origin: LineOrigin = { ...unknownOrigin, origin: type === 'ai' ? 'agent' : type === 'human' ? 'human' : 'unknown', model: typeof conv?.contributor?.model_id === 'string' ? conv.contributor.model_id : null };
+			const origin: LineOrigin = {
+				...unknownOrigin,
+				origin: type === 'ai' ? 'agent' : type === 'human' ? 'human' : 'unknown',
+				model: typeof conv?.contributor?.model_id === 'string' ? conv.contributor.model_id : null,
+			};
 			if (type !== 'ai' && type !== 'human' && type !== 'unknown') {
 				warnings.push(`${where}: contributor type ${JSON.stringify(type)} in ${file.path} is kept as unknown`);
 			}
@@ -195,7 +208,8 @@ export function fromGitAiLog(commit: string, text: string, where: string): Impor
 		}
 		const id = match[1]!;
 		// The key's prefix says where it is described: `s_` in sessions, `h_` in humans, a bare hash in the legacy prompts.
-		const look = (map: Record<string, Described> | undefined, key: string): Described | undefined => (map && typeof map === 'object' && Object.hasOwn(map, key) ? map[key] : undefined);
+		const look = (map: Record<string, Described> | undefined, key: string): Described | undefined =>
+			map && typeof map === 'object' && Object.hasOwn(map, key) ? map[key] : undefined;
 		const entry = id.startsWith('s_')
 			? (look(meta.sessions, id.split('::')[0] ?? '') ?? look(meta.sessions, id))
 			: id.startsWith('h_')
@@ -203,12 +217,19 @@ export function fromGitAiLog(commit: string, text: string, where: string): Impor
 				: (look(meta.prompts, id) ?? look(meta.sessions, id));
 		const agent = entry?.agent_id;
 		const origin: LineOrigin = agent
-			? { ...unknownOrigin, origin: 'agent', agent: typeof agent.tool === 'string' ? agent.tool : null, model: typeof agent.model === 'string' ? agent.model : null }
+			? {
+					...unknownOrigin,
+					origin: 'agent',
+					agent: typeof agent.tool === 'string' ? agent.tool : null,
+					model: typeof agent.model === 'string' ? agent.model : null,
+				}
 			: id.startsWith('h_') || entry?.human_author !== undefined
 				? { ...unknownOrigin, origin: 'human' }
 				: unknownOrigin;
 		if (!entry) {
-			warnings.push(`${where}: ${id} is not described in the log's ${id.startsWith('s_') ? 'sessions' : id.startsWith('h_') ? 'humans' : 'prompts'}; its lines are ${origin.origin}`);
+			warnings.push(
+				`${where}: ${id} is not described in the log's ${id.startsWith('s_') ? 'sessions' : id.startsWith('h_') ? 'humans' : 'prompts'}; its lines are ${origin.origin}`,
+			);
 		}
 		for (const part of match[2]!
 			.split(',')

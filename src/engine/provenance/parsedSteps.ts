@@ -33,10 +33,21 @@ function kindState(db: BatonDb, kind: string): KindState {
 export function readStepsSince(db: BatonDb, known?: ParsedSteps): ParsedSteps {
 	const step = kindState(db, 'timeline.step');
 	const prompt = kindState(db, 'timeline.prompt');
-	if (known && step.rows === known.step.rows && step.newest === known.step.newest && prompt.rows === known.prompt.rows && prompt.newest === known.prompt.newest) {
+	if (
+		known &&
+		step.rows === known.step.rows &&
+		step.newest === known.step.newest &&
+		prompt.rows === known.prompt.rows &&
+		prompt.newest === known.prompt.newest
+	) {
 		return known;
 	}
-	if (known && appendedOnly(db, 'timeline.step', known.step, step) && appendedOnly(db, 'timeline.prompt', known.prompt, prompt) && !promptsForKnownTurns(db, known)) {
+	if (
+		known &&
+		appendedOnly(db, 'timeline.step', known.step, step) &&
+		appendedOnly(db, 'timeline.prompt', known.prompt, prompt) &&
+		!promptsForKnownTurns(db, known)
+	) {
 		const added = readSteps(db, known.step.newest);
 		// Known steps are in order already; a stable sort of known + added orders ties as a full read does (by id).
 		const steps = [...known.steps, ...added].sort(stepOrder);

@@ -202,7 +202,12 @@ export class ProvenanceService {
 	 * a rebase pick), which are attributed later once git's post-rewrite pairs are recorded. All the
 	 * commits' diffs come from one `git log -p`, their patch ids from one `git patch-id`.
 	 */
-	async attribute(commits: readonly string[], options: { newOnly?: boolean } = {}, steps?: CapturedStep[], attributions?: Map<string, CommitAttribution>): Promise<AttributeReport> {
+	async attribute(
+		commits: readonly string[],
+		options: { newOnly?: boolean } = {},
+		steps?: CapturedStep[],
+		attributions?: Map<string, CommitAttribution>,
+	): Promise<AttributeReport> {
 		const report: AttributeReport = { attributed: [], rewrites: [] };
 		if (commits.length === 0) {
 			return report;
@@ -219,7 +224,11 @@ export class ProvenanceService {
 		if (asked.length === 0) {
 			return report;
 		}
-		const [{ prefix }, read, rewriting] = await Promise.all([this.git.layout(), early ?? readCommits(this.git, asked), options.newOnly ? this.headRewrite() : undefined]);
+		const [{ prefix }, read, rewriting] = await Promise.all([
+			this.git.layout(),
+			early ?? readCommits(this.git, asked),
+			options.newOnly ? this.headRewrite() : undefined,
+		]);
 		// A rejected patch id read is reported where it is awaited; until then it must not count as unhandled.
 		read.patchIds.catch(() => undefined);
 		const infos = [...read.commits].sort((a, b) => a.committerTime - b.committerTime);
@@ -228,7 +237,9 @@ export class ProvenanceService {
 			if (skip(info.commit) || (options.newOnly && (info.authorTime !== info.committerTime || info.commit === rewriting))) {
 				continue;
 			}
-			const rewrittenFrom = (await this.ctx.store.read((db) => readRewrites(db, info.commit))).filter((r) => r.how === 'post-rewrite').flatMap((r) => r.from);
+			const rewrittenFrom = (await this.ctx.store.read((db) => readRewrites(db, info.commit)))
+				.filter((r) => r.how === 'post-rewrite')
+				.flatMap((r) => r.from);
 			const result = await attributeCommit({ git: this.git, prefix, steps, blobs, attributions, rewrittenFrom }, info, read.patchIds);
 			if (!result) {
 				this.nothingToSay.set(info.commit, `${inputsKey}:${attributions.size}`);
@@ -237,9 +248,19 @@ export class ProvenanceService {
 			const machine = machineIdentity(this.ctx.workspaceRoot);
 			const now = this.ctx.clock.now();
 			await this.ctx.store.write((db) => {
-				appendSharedEvent(db, machine, now, { kind: 'provenance.attribution', subject: info.commit, actor: 'baton', body: { files: result.attribution.files, patchId: result.attribution.patchId } });
+				appendSharedEvent(db, machine, now, {
+					kind: 'provenance.attribution',
+					subject: info.commit,
+					actor: 'baton',
+					body: { files: result.attribution.files, patchId: result.attribution.patchId },
+				});
 				for (const match of result.matched) {
-					appendSharedEvent(db, machine, now, { kind: 'provenance.rewrite', subject: info.commit, actor: 'baton', body: { from: match.from, how: match.how } });
+					appendSharedEvent(db, machine, now, {
+						kind: 'provenance.rewrite',
+						subject: info.commit,
+						actor: 'baton',
+						body: { from: match.from, how: match.how },
+					});
 				}
 			});
 			attributions.set(info.commit, result.attribution);
@@ -301,7 +322,12 @@ export class ProvenanceService {
 		if (pairs.length > 0) {
 			await this.ctx.store.write((db) => {
 				for (const pair of pairs) {
-					appendSharedEvent(db, machine, now, { kind: 'provenance.rewrite', subject: pair.commit, actor, body: { from: pair.from, how: 'post-rewrite' } });
+					appendSharedEvent(db, machine, now, {
+						kind: 'provenance.rewrite',
+						subject: pair.commit,
+						actor,
+						body: { from: pair.from, how: 'post-rewrite' },
+					});
 				}
 			});
 		}

@@ -31,14 +31,24 @@ export class RepoGit {
 		this.env = userRepoEnv(isolatedConfigFile);
 	}
 
-	readonly run: GitRun = async (args, input) => (await runGit(['-c', 'core.quotePath=false', ...args], { cwd: this.workspaceRoot, env: this.env, ...(input !== undefined ? { input } : {}), timeoutMs: 120_000 })).stdout;
+	readonly run: GitRun = async (args, input) =>
+		(
+			await runGit(['-c', 'core.quotePath=false', ...args], {
+				cwd: this.workspaceRoot,
+				env: this.env,
+				...(input !== undefined ? { input } : {}),
+				timeoutMs: 120_000,
+			})
+		).stdout;
 
 	/**
 	 * A git call whose input is still being produced (another git call's output): git is started now,
 	 * so its start-up overlaps the producer's run instead of following it.
 	 */
 	async textOf(args: readonly string[], input: Promise<Buffer>): Promise<string> {
-		return (await runGit(['-c', 'core.quotePath=false', ...args], { cwd: this.workspaceRoot, env: this.env, input, timeoutMs: 120_000 })).stdout.toString('utf8');
+		return (await runGit(['-c', 'core.quotePath=false', ...args], { cwd: this.workspaceRoot, env: this.env, input, timeoutMs: 120_000 })).stdout.toString(
+			'utf8',
+		);
 	}
 
 	/** A git call whose exit code is the answer (`merge-base --is-ancestor`): 0 and 1 are not failures. */
@@ -71,10 +81,18 @@ export class RepoGit {
 		try {
 			[top = '', commonDir = '', gitDir = ''] = (await this.text(['rev-parse', '--show-toplevel', '--git-common-dir', '--git-dir'])).split('\n');
 		} catch (error) {
-			throw new BatonError('invalidInput', `${this.workspaceRoot} is not inside a git repository: line provenance follows git history (${(error as Error).message})`);
+			throw new BatonError(
+				'invalidInput',
+				`${this.workspaceRoot} is not inside a git repository: line provenance follows git history (${(error as Error).message})`,
+			);
 		}
 		const prefix = path.relative(top, this.workspaceRoot).split(path.sep).join('/');
-		return { top, prefix: prefix ? `${prefix}/` : '', commonDir: path.resolve(this.workspaceRoot, commonDir), gitDir: path.resolve(this.workspaceRoot, gitDir) };
+		return {
+			top,
+			prefix: prefix ? `${prefix}/` : '',
+			commonDir: path.resolve(this.workspaceRoot, commonDir),
+			gitDir: path.resolve(this.workspaceRoot, gitDir),
+		};
 	}
 }
 

@@ -90,7 +90,13 @@ export function readSteps(db: BatonDb, afterId?: string): CapturedStep[] {
 		const b = row.body;
 		const session = row.sessionId ?? row.subject;
 		const startedAtMs = typeof b['startedAt'] === 'string' ? Date.parse(b['startedAt']) : NaN;
-		if (b['captured'] === false || typeof b['treeBefore'] !== 'string' || typeof b['treeAfter'] !== 'string' || !Array.isArray(b['files']) || !Number.isFinite(startedAtMs)) {
+		if (
+			b['captured'] === false ||
+			typeof b['treeBefore'] !== 'string' ||
+			typeof b['treeAfter'] !== 'string' ||
+			!Array.isArray(b['files']) ||
+			!Number.isFinite(startedAtMs)
+		) {
 			continue;
 		}
 		const paths = new Set((b['files'] as { path?: unknown }[]).map((f) => f?.path).filter((p): p is string => typeof p === 'string'));
@@ -146,7 +152,16 @@ function stepOrigin(step: CapturedStep): LineOrigin {
 	if (step.actor === 'human') {
 		return { ...humanOrigin, session: step.session, step: step.step, turn: step.turn };
 	}
-	return { origin: 'agent', session: step.session, agent: step.agent, model: step.model, turn: step.turn, prompt: step.prompt, step: step.step, recovered: false };
+	return {
+		origin: 'agent',
+		session: step.session,
+		agent: step.agent,
+		model: step.model,
+		turn: step.turn,
+		prompt: step.prompt,
+		step: step.step,
+		recovered: false,
+	};
 }
 
 /** Reads blobs of the shadow store's trees, each `tree:path` once (and, with `kept`, once across calls). */

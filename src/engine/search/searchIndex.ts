@@ -232,9 +232,13 @@ export class SearchIndex {
 		}
 		// The index keeps its doclists newest first (order=desc), so FTS4 reads them a piece at a time and a LIMIT stops it early.
 		const from = where.length === 1 ? `FROM fts WHERE fts MATCH ?` : `FROM fts JOIN docs d ON d.id = fts.docid WHERE ${where.join(' AND ')}`;
-		const many = Number(this.one(`SELECT count(*) FROM (SELECT 1 ${from} ORDER BY fts.docid DESC LIMIT ${Math.max(cut.exactUpTo, cut.countUpTo) + 1})`, params));
+		const many = Number(
+			this.one(`SELECT count(*) FROM (SELECT 1 ${from} ORDER BY fts.docid DESC LIMIT ${Math.max(cut.exactUpTo, cut.countUpTo) + 1})`, params),
+		);
 		const sampled = many > cut.exactUpTo;
-		const statement = this.prepared(`SELECT fts.docid, matchinfo(fts, '${sampled ? 'pcy' : 'pcx'}') ${from} ORDER BY fts.docid DESC${sampled ? ` LIMIT ${cut.sample}` : ''}`);
+		const statement = this.prepared(
+			`SELECT fts.docid, matchinfo(fts, '${sampled ? 'pcy' : 'pcx'}') ${from} ORDER BY fts.docid DESC${sampled ? ` LIMIT ${cut.sample}` : ''}`,
+		);
 		const rows: { id: number; info: Uint8Array }[] = [];
 		try {
 			statement.bind(params);

@@ -79,7 +79,17 @@ export const tableSources: TableSource[] = [
 			const docs: IndexedDoc[] = [];
 			each(db, 'SELECT session_id, handoff_json, created_at FROM handoffs', [], (r) => {
 				const id = r[0] as string;
-				docs.push({ key: `handoff:${id}`, kind: 'handoff', ref: id, session: id, agent: null, at: str(r[2]), title: '', body: textsOf(parsed(r[1] ?? null)).join('\n'), files: [] });
+				docs.push({
+					key: `handoff:${id}`,
+					kind: 'handoff',
+					ref: id,
+					session: id,
+					agent: null,
+					at: str(r[2]),
+					title: '',
+					body: textsOf(parsed(r[1] ?? null)).join('\n'),
+					files: [],
+				});
 			});
 			return docs;
 		},
@@ -90,7 +100,17 @@ export const tableSources: TableSource[] = [
 			const docs: IndexedDoc[] = [];
 			each(db, 'SELECT id, session_id, text, rationale, created_at FROM decisions', [], (r) => {
 				const id = r[0] as string;
-				docs.push({ key: `decision:${id}`, kind: 'decision', ref: id, session: str(r[1]), agent: null, at: str(r[4]), title: String(r[2] ?? ''), body: str(r[3]) ?? '', files: [] });
+				docs.push({
+					key: `decision:${id}`,
+					kind: 'decision',
+					ref: id,
+					session: str(r[1]),
+					agent: null,
+					at: str(r[4]),
+					title: String(r[2] ?? ''),
+					body: str(r[3]) ?? '',
+					files: [],
+				});
 			});
 			return docs;
 		},
@@ -130,13 +150,32 @@ export function eventDoc(r: Row): IndexedDoc | null {
 	if (kind === 'timeline.prompt') {
 		return { ...base, kind: 'prompt', agent: null, title: '', body: String(body['text'] ?? ''), files: [] };
 	}
-	const files = Array.isArray(body['files']) ? (body['files'] as { path?: unknown }[]).map((f) => f.path).filter((p): p is string => typeof p === 'string') : [];
+	const files = Array.isArray(body['files'])
+		? (body['files'] as { path?: unknown }[]).map((f) => f.path).filter((p): p is string => typeof p === 'string')
+		: [];
 	const step = typeof body['step'] === 'number' ? body['step'] : undefined;
-	return { ...base, kind: 'step', agent: str((body['agent'] as SqlValue) ?? null), title: String(body['summary'] ?? ''), body: String(body['tool'] ?? ''), files, ...(step !== undefined ? { step } : {}) };
+	return {
+		...base,
+		kind: 'step',
+		agent: str((body['agent'] as SqlValue) ?? null),
+		title: String(body['summary'] ?? ''),
+		body: String(body['tool'] ?? ''),
+		files,
+		...(step !== undefined ? { step } : {}),
+	};
 }
 
 export function excerptDoc(transcript: string, n: number, e: Excerpt, session: string | null, agent: string): IndexedDoc | null {
-	const base = { key: `transcript:${transcript}#${n}`, kind: 'transcript' as const, ref: `${transcript}#${n}`, session, agent, at: e.at, transcript, excerpt: n };
+	const base = {
+		key: `transcript:${transcript}#${n}`,
+		kind: 'transcript' as const,
+		ref: `${transcript}#${n}`,
+		session,
+		agent,
+		at: e.at,
+		transcript,
+		excerpt: n,
+	};
 	switch (e.type) {
 		case 'user':
 		case 'assistant':

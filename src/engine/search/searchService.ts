@@ -189,7 +189,9 @@ export class SearchService {
 			}
 			return index;
 		} catch (error) {
-			this.ctx.log.warn(`search: the saved index (.baton/cache/${path.basename(this.cache.file)}) cannot be read (${(error as Error).message}); building it again`);
+			this.ctx.log.warn(
+				`search: the saved index (.baton/cache/${path.basename(this.cache.file)}) cannot be read (${(error as Error).message}); building it again`,
+			);
 			this.feed = new SearchFeed();
 			return undefined;
 		}

@@ -82,7 +82,8 @@ export class SearchFeed {
 	static from(text: string): SearchFeed {
 		const marks = JSON.parse(text) as FeedMarks;
 		const feed = new SearchFeed();
-		if (!Array.isArray(marks.prints) || !Array.isArray(marks.transcripts) || typeof marks.eventsHigh !== 'number' || typeof marks.eventsCount !== 'number') throw new Error('its marks are incomplete');
+		if (!Array.isArray(marks.prints) || !Array.isArray(marks.transcripts) || typeof marks.eventsHigh !== 'number' || typeof marks.eventsCount !== 'number')
+			throw new Error('its marks are incomplete');
 		for (const [mark, print] of marks.prints) feed.fingerprints.set(mark, print);
 		for (const [id, mark] of marks.transcripts) feed.transcripts.set(id, mark);
 		feed.eventsHigh = marks.eventsHigh;
@@ -215,8 +216,11 @@ export class SearchFeed {
 			for (;;) {
 				const rows = await store.read(() => {
 					const out: Row[] = [];
-					each(store.sqlite, `SELECT rowid, id, kind, session_id, at, body_json FROM shared_events WHERE kind IN ${eventKinds} AND rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ${eventRows}`, [from, head.high], (r) =>
-						out.push(r),
+					each(
+						store.sqlite,
+						`SELECT rowid, id, kind, session_id, at, body_json FROM shared_events WHERE kind IN ${eventKinds} AND rowid > ? AND rowid <= ? ORDER BY rowid LIMIT ${eventRows}`,
+						[from, head.high],
+						(r) => out.push(r),
 					);
 					return out;
 				});
@@ -247,12 +251,18 @@ export class SearchFeed {
 		this.versions.set('shared_events', head.version);
 	}
 
-	private readTranscript(index: SearchIndex, dir: string, info: Pick<TranscriptInfo, 'id' | 'archivePath' | 'archiveBytes' | 'sessionId' | 'agent' | 'sourcePath' | 'syncedAt'>, out: IndexedDoc[]): void {
+	private readTranscript(
+		index: SearchIndex,
+		dir: string,
+		info: Pick<TranscriptInfo, 'id' | 'archivePath' | 'archiveBytes' | 'sessionId' | 'agent' | 'sourcePath' | 'syncedAt'>,
+		out: IndexedDoc[],
+	): void {
 		let mark = this.transcripts.get(info.id);
 		// A whole-document transcript's archive is written again from its first byte on each change, at the
 		// same path (archiveSource.ts resetEntry): what was read of it before may be gone or changed.
 		// An edit of the same length leaves its size as it was: the time it was read again tells.
-		const rewritten = mark !== undefined && (info.archiveBytes !== mark.bytes || info.syncedAt !== mark.syncedAt) && isWholeDocument(info.agent, info.sourcePath);
+		const rewritten =
+			mark !== undefined && (info.archiveBytes !== mark.bytes || info.syncedAt !== mark.syncedAt) && isWholeDocument(info.agent, info.sourcePath);
 		if (mark && (mark.archivePath !== info.archivePath || info.archiveBytes < mark.bytes || rewritten)) {
 			index.removeTranscript(info.id);
 			mark = undefined;

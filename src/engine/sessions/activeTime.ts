@@ -31,7 +31,8 @@ export function activeTimeMs(db: BatonDb, session: Pick<Session, 'id' | 'status'
 			continue;
 		}
 		const opening = row.sessionId === session.id && (opens.includes(row.operation) || row.operation === 'session.switch');
-		const closing = row.operation === 'session.switch' ? row.details?.['from'] === session.id : row.sessionId === session.id && closes.includes(row.operation);
+		const closing =
+			row.operation === 'session.switch' ? row.details?.['from'] === session.id : row.sessionId === session.id && closes.includes(row.operation);
 		if (opening || closing) {
 			sawLifecycle = true;
 		}

@@ -46,7 +46,14 @@ export interface BriefingSources {
 export function computeBriefing(ctx: EngineContext, db: BatonDb, sources: BriefingSources, input: BriefingInput): Briefing {
 	const graph = taskGraphOf(ctx);
 	const inScopeSet = scopeTaskIds(input.scope, graph);
-	const nextTasks: Briefing['nextTasks'] = firstInScope(graph, 'ranked', graph.rankedActionable(), inScopeSet, ctx.config.briefingNextTasks, input.currentTask).map((task) => ({
+	const nextTasks: Briefing['nextTasks'] = firstInScope(
+		graph,
+		'ranked',
+		graph.rankedActionable(),
+		inScopeSet,
+		ctx.config.briefingNextTasks,
+		input.currentTask,
+	).map((task) => ({
 		id: task.id,
 		title: task.title,
 		type: task.type,
@@ -57,7 +64,9 @@ export function computeBriefing(ctx: EngineContext, db: BatonDb, sources: Briefi
 	const current = input.currentTask ? graph.byId.get(input.currentTask) : undefined;
 	const predecessor = input.predecessor;
 	// A resumed session's later runs, after its write-once handoff: computed now, never written into it.
-	const handoffAt = predecessor ? (db.select({ at: handoffs.createdAt }).from(handoffs).where(eq(handoffs.sessionId, predecessor.id)).get()?.at ?? predecessor.endedAt) : null;
+	const handoffAt = predecessor
+		? (db.select({ at: handoffs.createdAt }).from(handoffs).where(eq(handoffs.sessionId, predecessor.id)).get()?.at ?? predecessor.endedAt)
+		: null;
 	const laterWork = predecessor && handoffAt ? sources.laterWork(db, { sessionId: predecessor.id, since: handoffAt }) : null;
 	return {
 		sessionId: input.sessionId,
@@ -81,12 +90,27 @@ export function computeBriefing(ctx: EngineContext, db: BatonDb, sources: Briefi
 		currentTask: current ? { id: current.id, title: current.title, status: current.status, blockedBy: graph.openBlockersOf(current.id) } : null,
 		nextTasks,
 		openBugs: firstInScope(graph, 'openBugs', openBugs(graph), inScopeSet, listLimit).map((t) => ({ id: t.id, title: t.title, priority: t.priority })),
-		blockedTasks: firstInScope(graph, 'blockedTasks', blockedTasks(graph), inScopeSet, listLimit).map((t) => ({ id: t.id, title: t.title, blockedBy: graph.openBlockersOf(t.id) })),
+		blockedTasks: firstInScope(graph, 'blockedTasks', blockedTasks(graph), inScopeSet, listLimit).map((t) => ({
+			id: t.id,
+			title: t.title,
+			blockedBy: graph.openBlockersOf(t.id),
+		})),
 		activeEpics: firstInScope(graph, 'activeEpics', activeEpics(graph), inScopeSet, listLimit),
 		recentDecisions: predecessor
-			? db.select({ id: decisions.id, text: decisions.text, sessionId: decisions.sessionId }).from(decisions).where(eq(decisions.sessionId, predecessor.id)).orderBy(desc(decisions.createdAt)).limit(5).all()
+			? db
+					.select({ id: decisions.id, text: decisions.text, sessionId: decisions.sessionId })
+					.from(decisions)
+					.where(eq(decisions.sessionId, predecessor.id))
+					.orderBy(desc(decisions.createdAt))
+					.limit(5)
+					.all()
 			: [],
-		memory: sources.memory(db, { scopeKey: scopeKey(input.scope), currentTask: current ? (db.select({ title: tasks.title, description: tasks.description }).from(tasks).where(eq(tasks.id, current.id)).get() ?? null) : null }),
+		memory: sources.memory(db, {
+			scopeKey: scopeKey(input.scope),
+			currentTask: current
+				? (db.select({ title: tasks.title, description: tasks.description }).from(tasks).where(eq(tasks.id, current.id)).get() ?? null)
+				: null,
+		}),
 		warnings: input.warnings,
 	};
 }
@@ -100,7 +124,14 @@ export function minutesBetween(fromIso: string, toIso: string): number {
  * except `skip`. A scope smaller than the list (an epic's forty tasks against twenty thousand ranked
  * ones) is walked instead of the list, by each task's position in it: same entries, same order.
  */
-function firstInScope<T extends { id: string }>(graph: TaskGraph, name: string, list: readonly T[], scope: ReadonlySet<string> | undefined, limit: number, skip: string | null = null): T[] {
+function firstInScope<T extends { id: string }>(
+	graph: TaskGraph,
+	name: string,
+	list: readonly T[],
+	scope: ReadonlySet<string> | undefined,
+	limit: number,
+	skip: string | null = null,
+): T[] {
 	if (!scope || scope.size >= list.length) {
 		const out: T[] = [];
 		for (const entry of list) {
@@ -128,11 +159,17 @@ function firstInScope<T extends { id: string }>(graph: TaskGraph, name: string, 
 }
 
 function openBugs(graph: TaskGraph): TaskNode[] {
-	return graph.memoize('openBugs', () => [...graph.byId.values()].filter((t) => t.type === 'bug' && isOpen(t)).sort((a, b) => priorityOrder[a.priority] - priorityOrder[b.priority] || a.seq - b.seq));
+	return graph.memoize('openBugs', () =>
+		[...graph.byId.values()]
+			.filter((t) => t.type === 'bug' && isOpen(t))
+			.sort((a, b) => priorityOrder[a.priority] - priorityOrder[b.priority] || a.seq - b.seq),
+	);
 }
 
 function blockedTasks(graph: TaskGraph): TaskNode[] {
-	return graph.memoize('blockedTasks', () => [...graph.byId.values()].filter((t) => isOpen(t) && (t.status === 'blocked' || graph.openBlockersOf(t.id).length > 0)));
+	return graph.memoize('blockedTasks', () =>
+		[...graph.byId.values()].filter((t) => isOpen(t) && (t.status === 'blocked' || graph.openBlockersOf(t.id).length > 0)),
+	);
 }
 
 function activeEpics(graph: TaskGraph): Briefing['activeEpics'] {

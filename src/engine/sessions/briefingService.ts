@@ -8,7 +8,18 @@ import { buildOverview, decisionsOfSession, statusCounts, type ScopeChains } fro
 import { computeBriefing, type BriefingSources } from './briefing';
 import { handoffConflictWarning } from '../shared/handoffConsumption';
 import { parseScope, scopeKey as scopeKeyOf } from './scope';
-import { activeSessions, chainOf, chainTail, forkTreeOf, getSession, listSessions, readHandoff, sessionByAlias, type ForkNode, type StoredHandoff } from './sessionQueries';
+import {
+	activeSessions,
+	chainOf,
+	chainTail,
+	forkTreeOf,
+	getSession,
+	listSessions,
+	readHandoff,
+	sessionByAlias,
+	type ForkNode,
+	type StoredHandoff,
+} from './sessionQueries';
 
 export class BriefingService {
 	/** Runs before a briefing is computed (the engine refreshes project memory's stale marks there). */
@@ -42,7 +53,11 @@ export class BriefingService {
 				session = active.length === 1 ? active[0] : undefined;
 			}
 			const scope = session?.scope ?? parseScope(input.scope ?? 'global');
-			const predecessor = session ? (session.previousSessionId ? getSession(db, session.previousSessionId) : null) : (chainTail(db, scopeKeyOf(scope)) ?? null);
+			const predecessor = session
+				? session.previousSessionId
+					? getSession(db, session.previousSessionId)
+					: null
+				: (chainTail(db, scopeKeyOf(scope)) ?? null);
 			let handoff = null;
 			if (predecessor) {
 				const stored = readHandoff(db, predecessor.id);

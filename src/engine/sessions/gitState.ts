@@ -19,7 +19,10 @@ export function createGitStateReader(workspaceRoot: string, log?: Logger, timeou
 			}
 			const env = userRepoReadEnv();
 			try {
-				const [status, commitCount] = await Promise.all([readUserRepoStatus(workspaceRoot, env, Date.now() + timeoutMs), commitsSince(workspaceRoot, env, sinceIso, timeoutMs)]);
+				const [status, commitCount] = await Promise.all([
+					readUserRepoStatus(workspaceRoot, env, Date.now() + timeoutMs),
+					commitsSince(workspaceRoot, env, sinceIso, timeoutMs),
+				]);
 				if (!status) {
 					return null;
 				}

@@ -28,7 +28,12 @@ export function buildHandoff(ctx: EngineContext, db: BatonDb, session: Session, 
 	const sessionDecisions = decisionsOf(db, session.id);
 	return {
 		lastTask: last ? ref(last) : session.currentTask ? { id: session.currentTask, title: '(deleted task)' } : null,
-		tasksCompleted: db.select({ id: tasks.id, title: tasks.title }).from(tasks).where(eq(tasks.completedBySession, session.id)).orderBy(asc(tasks.seq)).all(),
+		tasksCompleted: db
+			.select({ id: tasks.id, title: tasks.title })
+			.from(tasks)
+			.where(eq(tasks.completedBySession, session.id))
+			.orderBy(asc(tasks.seq))
+			.all(),
 		tasksCreated: db.select({ id: tasks.id, title: tasks.title }).from(tasks).where(eq(tasks.createdBySession, session.id)).orderBy(asc(tasks.seq)).all(),
 		decisionsRecorded: sessionDecisions.length,
 		decisions: sessionDecisions.map((d) => ({ id: d.id, text: d.text, rationale: d.rationale })),

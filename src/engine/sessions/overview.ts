@@ -106,7 +106,14 @@ export function scopeLabel(scopeKey: string, titleOf: (taskId: string) => string
 		return 'Global';
 	}
 	const [type = '', id = '', phase] = scopeKey.split(':');
-	const names: Record<string, string> = { epic: 'Epic', task: 'Task', subtree: 'Subtree', taskGroup: 'Task group', epicPhase: 'Epic phase', custom: 'Custom' };
+	const names: Record<string, string> = {
+		epic: 'Epic',
+		task: 'Task',
+		subtree: 'Subtree',
+		taskGroup: 'Task group',
+		epicPhase: 'Epic phase',
+		custom: 'Custom',
+	};
 	// Own keys only: a newer version's type (kept from a pull) may be named like an Object member.
 	const kind = Object.hasOwn(names, type) ? (names[type] as string) : type;
 	if (id.includes(',')) {

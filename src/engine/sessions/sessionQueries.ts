@@ -98,7 +98,14 @@ export function chainTail(db: BatonDb, key: string): Session | undefined {
 	return db
 		.select()
 		.from(sessions)
-		.where(and(eq(sessions.scopeKey, key), eq(sessions.status, 'ended'), isNull(sessions.nextSessionId), sql`coalesce(substr(${sessions.endNote}, 1, ${importedEndNotePrefix.length}), '') <> ${importedEndNotePrefix}`))
+		.where(
+			and(
+				eq(sessions.scopeKey, key),
+				eq(sessions.status, 'ended'),
+				isNull(sessions.nextSessionId),
+				sql`coalesce(substr(${sessions.endNote}, 1, ${importedEndNotePrefix.length}), '') <> ${importedEndNotePrefix}`,
+			),
+		)
 		.orderBy(desc(sessions.endedAt), desc(sessions.id))
 		.limit(1)
 		.get();

@@ -21,7 +21,15 @@ export const resumable: readonly SessionStatus[] = ['suspended', 'ended', 'orpha
  * The audit line of a session's write: who did what to which session. The entity is the session
  * itself unless the write made something of its own (a decision, the handoff).
  */
-export function auditSession(db: BatonDb, at: string, actor: string, operation: string, sessionId: string, details?: Record<string, unknown>, entity?: { type: string; id: string }): void {
+export function auditSession(
+	db: BatonDb,
+	at: string,
+	actor: string,
+	operation: string,
+	sessionId: string,
+	details?: Record<string, unknown>,
+	entity?: { type: string; id: string },
+): void {
 	audit(db, { at, actor, operation, sessionId, entityType: entity?.type ?? 'session', entityId: entity?.id ?? sessionId, ...(details ? { details } : {}) });
 }
 
@@ -64,14 +72,21 @@ export function checkConcurrency(ctx: EngineContext, db: BatonDb, scope: Session
 	for (const other of active) {
 		const relation = relateScopes(scope, other.scope, graph);
 		if (relation === 'same' || (relation === 'nested' && !ctx.config.allowNestedScopes) || (relation === 'overlap' && !ctx.config.allowScopeOverlap)) {
-			throw new BatonError('scopeConflict', `scope ${key} ${relation === 'same' ? 'covers the same tasks as' : relation === 'nested' ? 'is nested with' : 'overlaps'} ${other.scopeKey} of active session ${other.id}`, {
-				sessionId: other.id,
-			});
+			throw new BatonError(
+				'scopeConflict',
+				`scope ${key} ${relation === 'same' ? 'covers the same tasks as' : relation === 'nested' ? 'is nested with' : 'overlaps'} ${other.scopeKey} of active session ${other.id}`,
+				{
+					sessionId: other.id,
+				},
+			);
 		}
 	}
 	return activeElsewhere(db)
 		.filter(({ session }) => session.id !== except && relateScopes(scope, session.scope, graph) !== 'disjoint')
-		.map(({ session, machineName, author }) => `session ${session.id} ("${session.name}") is also active in scope ${session.scopeKey} on ${machineName ?? 'another machine'}${author ? ` (${author})` : ''}`);
+		.map(
+			({ session, machineName, author }) =>
+				`session ${session.id} ("${session.name}") is also active in scope ${session.scopeKey} on ${machineName ?? 'another machine'}${author ? ` (${author})` : ''}`,
+		);
 }
 
 /** The one active session, for a command that names none; refused when there is none or several. */
@@ -80,7 +95,10 @@ export function soleActive(db: BatonDb, verb: string): Session {
 	if (active.length === 1 && active[0]) {
 		return active[0];
 	}
-	throw new BatonError(active.length === 0 ? 'notFound' : 'invalidInput', active.length === 0 ? `no active session to ${verb}` : `${active.length} sessions are active; say which one to ${verb} (--id ID)`);
+	throw new BatonError(
+		active.length === 0 ? 'notFound' : 'invalidInput',
+		active.length === 0 ? `no active session to ${verb}` : `${active.length} sessions are active; say which one to ${verb} (--id ID)`,
+	);
 }
 
 export function suspendRow(db: BatonDb, session: Session, now: string): void {
@@ -129,7 +147,11 @@ export function upsertAlias(db: BatonDb, sessionId: string, agent: string, alias
 /** The refusal of a transition the state machine does not allow. */
 export function invalidTransition(session: Session, verb: string): BatonError {
 	const legacy = session.status === 'archived' || session.status === 'closed';
-	return new BatonError('invalidTransition', `cannot ${verb} session ${session.id}: it is ${session.status}${legacy ? ' (imported legacy state, read-only)' : ''}`, { sessionId: session.id, status: session.status });
+	return new BatonError(
+		'invalidTransition',
+		`cannot ${verb} session ${session.id}: it is ${session.status}${legacy ? ' (imported legacy state, read-only)' : ''}`,
+		{ sessionId: session.id, status: session.status },
+	);
 }
 
 /** `3 days`, `5 hours`, `40 minutes`: how long a session sat idle, for gc's note. */

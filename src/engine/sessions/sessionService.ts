@@ -17,7 +17,19 @@ import { computeBriefing, type BriefingSources } from './briefing';
 import type { GitStateReader } from './gitState';
 import { buildDebrief, buildHandoff } from './handoffBuilder';
 import { parseScope, scopeKey } from './scope';
-import { activateRow, auditSession, checkConcurrency, checkScope, describeAge, invalidTransition, resumable, soleActive, suspendRow, upsertAlias, writeHandoffOnce } from './sessionRows';
+import {
+	activateRow,
+	auditSession,
+	checkConcurrency,
+	checkScope,
+	describeAge,
+	invalidTransition,
+	resumable,
+	soleActive,
+	suspendRow,
+	upsertAlias,
+	writeHandoffOnce,
+} from './sessionRows';
 import { checkedSessionName, hasPlaceholderName, nameFromPrompt, renameRow } from './sessionName';
 import { activeSessions, chainTail, getSession, readHandoff, runsHere, sessionByAlias } from './sessionQueries';
 import { pushAll } from '../arrays';
@@ -111,7 +123,12 @@ export class SessionService {
 			if (input.agentIdentifier) {
 				upsertAlias(db, id, input.agent ?? 'unknown', input.agentIdentifier, now);
 			}
-			auditSession(db, now, input.actor, 'session.start', id, { name, scope: key, previousSessionId: predecessor?.id ?? null, handoffDelivered: handoff !== null });
+			auditSession(db, now, input.actor, 'session.start', id, {
+				name,
+				scope: key,
+				previousSessionId: predecessor?.id ?? null,
+				handoffDelivered: handoff !== null,
+			});
 			this.ctx.events.emit(db, { type: 'session.started', session: getSession(db, id), actor: input.actor });
 			const briefing = computeBriefing(this.ctx, db, this.sources, {
 				scope,
@@ -144,7 +161,11 @@ export class SessionService {
 			const handoff = writeHandoffOnce(db, session, buildHandoff(this.ctx, db, session, input), now, warnings);
 			const debrief = buildDebrief(db, session, handoff, now, gitState);
 			db.update(sessions).set({ status: 'ended', endedAt: now, lastActivity: now, updatedAt: now, debrief }).where(eq(sessions.id, session.id)).run();
-			auditSession(db, now, input.actor, 'session.end', session.id, { note: handoff.note, nextAction: handoff.nextAction, blockers: handoff.openBlockers.length });
+			auditSession(db, now, input.actor, 'session.end', session.id, {
+				note: handoff.note,
+				nextAction: handoff.nextAction,
+				blockers: handoff.openBlockers.length,
+			});
 			const ended = getSession(db, session.id);
 			this.ctx.events.emit(db, { type: 'session.ended', session: ended, handoff, actor: input.actor });
 			return { session: ended, handoff, debrief, warnings };
@@ -304,7 +325,14 @@ export class SessionService {
 		});
 	}
 
-	async recordDecision(input: { text: string; rationale?: string; taskId?: string; kind?: Decision['kind']; sessionId?: string; actor: string }): Promise<Decision> {
+	async recordDecision(input: {
+		text: string;
+		rationale?: string;
+		taskId?: string;
+		kind?: Decision['kind'];
+		sessionId?: string;
+		actor: string;
+	}): Promise<Decision> {
 		const text = input.text.trim();
 		if (!text) {
 			throw new BatonError('invalidInput', 'a decision needs text');
@@ -364,7 +392,12 @@ function predecessorHandoff(ctx: EngineContext, db: BatonDb, predecessor: Sessio
 }
 
 /** A new session's row: active since `now`, nothing counted yet, nothing ended. */
-function newSessionRow(id: string, input: StartInput, fields: Pick<Session, 'name' | 'scope' | 'scopeKey' | 'currentTask' | 'previousSessionId'>, now: string): Session {
+function newSessionRow(
+	id: string,
+	input: StartInput,
+	fields: Pick<Session, 'name' | 'scope' | 'scopeKey' | 'currentTask' | 'previousSessionId'>,
+	now: string,
+): Session {
 	return {
 		id,
 		...fields,

@@ -11,7 +11,22 @@ export interface ForkNode {
 }
 
 /** What a row of the tree needs; the rest is fetched on hover or open. */
-export type SessionRow = Pick<Session, 'id' | 'name' | 'status' | 'scopeKey' | 'agent' | 'previousSessionId' | 'nextSessionId' | 'parentSessionId' | 'startedAt' | 'lastActivity' | 'suspendedAt' | 'endedAt' | 'endNote'>;
+export type SessionRow = Pick<
+	Session,
+	| 'id'
+	| 'name'
+	| 'status'
+	| 'scopeKey'
+	| 'agent'
+	| 'previousSessionId'
+	| 'nextSessionId'
+	| 'parentSessionId'
+	| 'startedAt'
+	| 'lastActivity'
+	| 'suspendedAt'
+	| 'endedAt'
+	| 'endNote'
+>;
 
 /** One scope's chain(s): sessions in chain order (roots first, then each next). */
 export interface ScopeChains {

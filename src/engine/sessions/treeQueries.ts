@@ -39,7 +39,13 @@ export function scopeSummaries(db: BatonDb): ScopeSummary[] {
 		db,
 		rows.map((r) => r.scopeKey),
 	);
-	return rows.map((r) => ({ scopeKey: r.scopeKey, label: scopeLabel(r.scopeKey, (id) => titles.get(id)), sessionCount: Number(r.sessionCount), activeCount: Number(r.activeCount ?? 0), lastActivity: r.lastActivity }));
+	return rows.map((r) => ({
+		scopeKey: r.scopeKey,
+		label: scopeLabel(r.scopeKey, (id) => titles.get(id)),
+		sessionCount: Number(r.sessionCount),
+		activeCount: Number(r.activeCount ?? 0),
+		lastActivity: r.lastActivity,
+	}));
 }
 
 /** Sessions whose parent session exists (the orchestrator's workers): few, whatever the store's size. */

@@ -68,7 +68,11 @@ export function parseTree(content: Buffer): TreeEntry[] {
 		if (space < 0 || nul < 0 || nul + 21 > content.length) {
 			throw new Error('malformed tree object');
 		}
-		entries.push({ mode: content.toString('latin1', at, space), name: content.toString('utf8', space + 1, nul), sha: content.toString('hex', nul + 1, nul + 21) });
+		entries.push({
+			mode: content.toString('latin1', at, space),
+			name: content.toString('utf8', space + 1, nul),
+			sha: content.toString('hex', nul + 1, nul + 21),
+		});
 		at = nul + 21;
 	}
 	return entries;

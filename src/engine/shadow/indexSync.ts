@@ -68,7 +68,12 @@ export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise
 		listing = await listChanged(repo, options.paths, Math.max(remaining(), 1_000));
 	} catch (error) {
 		if (BatonError.is(error, 'gitFailed') && error.details?.['timedOut']) {
-			return { fed: 0, skipped, degradedReason: `listing the workspace's files took longer than the time budget; this checkpoint holds the files as of the previous snapshot`, nestedRepos: readNested(repo) };
+			return {
+				fed: 0,
+				skipped,
+				degradedReason: `listing the workspace's files took longer than the time budget; this checkpoint holds the files as of the previous snapshot`,
+				nestedRepos: readNested(repo),
+			};
 		}
 		throw error;
 	}
@@ -89,7 +94,11 @@ interface FeedEntry {
  * The listed paths (which of them untracked), with the files of nested repositories the listing
  * named as `dir/` in place of the folder; the nested repositories known so far are recorded.
  */
-async function listedPaths(repo: ShadowRepo, listing: readonly Listed[], skipped: SkippedFile[]): Promise<{ paths: Set<string>; untracked: Set<string>; nested: Set<string> }> {
+async function listedPaths(
+	repo: ShadowRepo,
+	listing: readonly Listed[],
+	skipped: SkippedFile[],
+): Promise<{ paths: Set<string>; untracked: Set<string>; nested: Set<string> }> {
 	const paths = new Set<string>();
 	const untracked = new Set<string>();
 	const nestedCandidates: string[] = [];
@@ -123,7 +132,13 @@ async function listedPaths(repo: ShadowRepo, listing: readonly Listed[], skipped
  * snapshot costs a stat per change. A file over the cap is skipped and, like a tracked file that
  * became a folder, removed from the index.
  */
-async function sizeChecked(repo: ShadowRepo, paths: ReadonlySet<string>, untracked: ReadonlySet<string>, maxFileSize: number, skipped: SkippedFile[]): Promise<FeedEntry[]> {
+async function sizeChecked(
+	repo: ShadowRepo,
+	paths: ReadonlySet<string>,
+	untracked: ReadonlySet<string>,
+	maxFileSize: number,
+	skipped: SkippedFile[],
+): Promise<FeedEntry[]> {
 	const feed: FeedEntry[] = [];
 	const oversized: string[] = [];
 	for (const rel of paths) {
@@ -163,7 +178,13 @@ async function sizeChecked(repo: ShadowRepo, paths: ReadonlySet<string>, untrack
  * reporting progress after each; when the time budget runs out between batches the rest is left
  * for the next checkpoint and `degradedReason` says so.
  */
-async function feedIndex(repo: ShadowRepo, feed: FeedEntry[], options: SyncOptions, skipped: SkippedFile[], remaining: () => number): Promise<{ done: number; degradedReason: string | null }> {
+async function feedIndex(
+	repo: ShadowRepo,
+	feed: FeedEntry[],
+	options: SyncOptions,
+	skipped: SkippedFile[],
+	remaining: () => number,
+): Promise<{ done: number; degradedReason: string | null }> {
 	// Paths the index has first, new ones last: a folder replaced by a file or symlink of its name
 	// cannot be added while the folder's files are still in the index (update-index refuses the path
 	// as both file and folder). Whether those files are gone is git's to say, not lstat's: through a

@@ -44,7 +44,9 @@ export async function listChanged(repo: ShadowRepo, paths: readonly string[] | u
 	// New files: what status would list of them is what the ignore rules keep (check-ignore without
 	// reading the index; they are not in it).
 	if (fresh.length > 0) {
-		const ignored = new Set(splitNul((await repo.git(['check-ignore', '-z', '--no-index', '--stdin'], { input: `${fresh.join('\0')}\0`, okCodes: [1], timeoutMs })).stdout));
+		const ignored = new Set(
+			splitNul((await repo.git(['check-ignore', '-z', '--no-index', '--stdin'], { input: `${fresh.join('\0')}\0`, okCodes: [1], timeoutMs })).stdout),
+		);
 		for (const rel of fresh) {
 			if (!ignored.has(rel)) {
 				out.set(rel, { path: rel, untracked: true });
@@ -141,7 +143,8 @@ export interface Listed {
 async function listByStatus(repo: ShadowRepo, timeoutMs: number, pathspecs: readonly string[]): Promise<Listed[]> {
 	const args = ['-c', 'status.showUntrackedFiles=all', 'status', '--porcelain', '-z', '--untracked-files=all', '--no-renames', '--ignore-submodules=all'];
 	const out: Listed[] = [];
-	const run = pathspecs.length > 0 ? repo.git([...args, '--', ...pathspecs], { timeoutMs, env: { GIT_LITERAL_PATHSPECS: '1' } }) : repo.git(args, { timeoutMs });
+	const run =
+		pathspecs.length > 0 ? repo.git([...args, '--', ...pathspecs], { timeoutMs, env: { GIT_LITERAL_PATHSPECS: '1' } }) : repo.git(args, { timeoutMs });
 	for (const entry of splitNul((await run).stdout)) {
 		if (entry.length > 3 && (entry.startsWith('??') || entry[1] !== ' ')) {
 			out.push({ path: entry.slice(3), untracked: entry.startsWith('??') });

@@ -228,7 +228,11 @@ export class RestoreRun {
 		await repo.git(['update-index', '-q', '--refresh'], { okCodes: [1] });
 		const left = splitNul((await repo.git(['ls-files', '-z', '-m', '-d'])).stdout).filter((rel) => !this.foreign.has(rel));
 		if (left.length) {
-			throw new BatonError('rollbackFailed', `the workspace could not be put back completely; ${left.length} file(s) differ from the safety checkpoint (first: ${left[0]})`, { paths: left.slice(0, 50) });
+			throw new BatonError(
+				'rollbackFailed',
+				`the workspace could not be put back completely; ${left.length} file(s) differ from the safety checkpoint (first: ${left[0]})`,
+				{ paths: left.slice(0, 50) },
+			);
 		}
 	}
 }
@@ -240,7 +244,9 @@ async function verifyObjects(repo: ShadowRepo, diff: Promise<FileChange[]>): Pro
 	const found = await batchCheck(async (args, input) => (await repo.git(args, input !== undefined ? { input } : {})).stdout, shas);
 	const missing = (await shas).filter((_, i) => !found[i]);
 	if (missing.length) {
-		throw new BatonError('rollbackFailed', `the target checkpoint is damaged: ${missing.length} of its files are missing from the shadow store`, { missing: missing.slice(0, 20) });
+		throw new BatonError('rollbackFailed', `the target checkpoint is damaged: ${missing.length} of its files are missing from the shadow store`, {
+			missing: missing.slice(0, 20),
+		});
 	}
 }
 

@@ -144,7 +144,12 @@ export class ShadowRepo {
 		const waited = new Promise<never>((_, reject) => {
 			timer = setTimeout(() => {
 				gaveUp = true;
-				reject(new BatonError('locked', `the checkpoint store is busy in this process (a snapshot or restore holds it); gave up after waiting ${Date.now() - started} ms (limit ${bound} ms); nothing was written`));
+				reject(
+					new BatonError(
+						'locked',
+						`the checkpoint store is busy in this process (a snapshot or restore holds it); gave up after waiting ${Date.now() - started} ms (limit ${bound} ms); nothing was written`,
+					),
+				);
 			}, bound);
 		});
 		try {

@@ -51,7 +51,15 @@ export async function takeSnapshot(repo: ShadowRepo, options: SnapshotOptions): 
 	options.onProgress?.({ phase: 'committing', done: sync.fed, total: sync.fed });
 	const tree = await writeIndexTree(repo);
 	if (options.skipIfTree && tree === options.skipIfTree) {
-		return { commit: null, tree, skipped: sync.skipped, degradedReason: sync.degradedReason, nestedRepos: sync.nestedRepos, fed: sync.fed, durationMs: Date.now() - started };
+		return {
+			commit: null,
+			tree,
+			skipped: sync.skipped,
+			degradedReason: sync.degradedReason,
+			nestedRepos: sync.nestedRepos,
+			fed: sync.fed,
+			durationMs: Date.now() - started,
+		};
 	}
 	const date = `@${Math.floor(options.dateMs / 1000)} +0000`;
 	const commit = await repo.gitText(['commit-tree', tree, ...(options.parentCommit ? ['-p', options.parentCommit] : []), '-m', options.message], {
@@ -60,5 +68,13 @@ export async function takeSnapshot(repo: ShadowRepo, options: SnapshotOptions): 
 	if (options.refId) {
 		repo.writeRef(`refs/baton/checkpoints/${options.refId}`, commit);
 	}
-	return { commit, tree, skipped: sync.skipped, degradedReason: sync.degradedReason, nestedRepos: sync.nestedRepos, fed: sync.fed, durationMs: Date.now() - started };
+	return {
+		commit,
+		tree,
+		skipped: sync.skipped,
+		degradedReason: sync.degradedReason,
+		nestedRepos: sync.nestedRepos,
+		fed: sync.fed,
+		durationMs: Date.now() - started,
+	};
 }

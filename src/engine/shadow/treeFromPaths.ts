@@ -270,7 +270,9 @@ async function dropIgnoredNewFiles(repo: ShadowRepo, wanted: Map<string, Wanted>
 		return { reason: 'a new file inside a nested repository' };
 	}
 	if (fresh.length > 0) {
-		const ignored = new Set(splitNul((await repo.git(['check-ignore', '-z', '--no-index', '--stdin'], { input: `${fresh.join('\0')}\0`, okCodes: [1], timeoutMs })).stdout));
+		const ignored = new Set(
+			splitNul((await repo.git(['check-ignore', '-z', '--no-index', '--stdin'], { input: `${fresh.join('\0')}\0`, okCodes: [1], timeoutMs })).stdout),
+		);
 		for (const rel of ignored) {
 			wanted.set(rel, { kind: 'gone' });
 		}
@@ -282,7 +284,13 @@ async function dropIgnoredNewFiles(repo: ShadowRepo, wanted: Map<string, Wanted>
  * Writes the changed files' blobs, records each path before and after in `result`, and returns the
  * edited entries of every folder that changed (copies; with every folder above them).
  */
-function editEntries(repo: ShadowRepo, wanted: ReadonlyMap<string, Wanted>, dirs: Folders, filemode: boolean, result: BuiltTree): Map<string, TreeEntry[]> | Refusal {
+function editEntries(
+	repo: ShadowRepo,
+	wanted: ReadonlyMap<string, Wanted>,
+	dirs: Folders,
+	filemode: boolean,
+	result: BuiltTree,
+): Map<string, TreeEntry[]> | Refusal {
 	const changed = new Map<string, TreeEntry[]>();
 	for (const [rel, w] of wanted) {
 		const before = entryOf(dirs, rel);

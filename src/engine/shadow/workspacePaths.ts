@@ -38,7 +38,10 @@ export function assertWorkspacePaths(paths: Iterable<string>, what: string): voi
 	for (const rel of paths) {
 		const problem = workspacePathProblem(rel);
 		if (problem) {
-			throw new BatonError('invalidInput', `${what} holds ${JSON.stringify(rel)}, which is no path inside the workspace (${problem}); Baton never writes one, so the tree was made elsewhere. Nothing was changed`);
+			throw new BatonError(
+				'invalidInput',
+				`${what} holds ${JSON.stringify(rel)}, which is no path inside the workspace (${problem}); Baton never writes one, so the tree was made elsewhere. Nothing was changed`,
+			);
 		}
 	}
 }

@@ -40,7 +40,15 @@ const fileStats = {
 } as const;
 
 const bodies: Record<string, Spec> = {
-	'session.started': { name: 'text', scope: 'scope', agent: 'text', previousId: 'text', parentId: 'text', startedAt: 'text', focus: { note: 'text', nextAction: 'text', blockedReason: 'text' } },
+	'session.started': {
+		name: 'text',
+		scope: 'scope',
+		agent: 'text',
+		previousId: 'text',
+		parentId: 'text',
+		startedAt: 'text',
+		focus: { note: 'text', nextAction: 'text', blockedReason: 'text' },
+	},
 	'session.status': { status: 'text', reason: 'text', at: 'text' },
 	'session.renamed': { name: 'text', at: 'text' },
 	'handoff.written': {

@@ -21,7 +21,8 @@ const perRow = 10;
 const rowsPerStatement = Math.floor(maxParams / perRow);
 
 /** The columns every row has of its own; the last two (`source`, `received_at`) follow them. */
-type EventColumns = Pick<SharedEvent, 'id' | 'kind' | 'subject' | 'actor' | 'machine' | 'at' | 'body'> & Partial<Pick<SharedEvent, 'sessionId' | 'machineName' | 'author'>>;
+type EventColumns = Pick<SharedEvent, 'id' | 'kind' | 'subject' | 'actor' | 'machine' | 'at' | 'body'> &
+	Partial<Pick<SharedEvent, 'sessionId' | 'machineName' | 'author'>>;
 
 /**
  * Inserts `rows` with the same `source`. `receivedAt` is the arrival time every row shares (a pull),
@@ -29,7 +30,13 @@ type EventColumns = Pick<SharedEvent, 'id' | 'kind' | 'subject' | 'actor' | 'mac
  * pulled event's body as its batch line wrote it (sync/wireLines.ts): stored as it came instead of
  * serialised again, it parses to the very body the merge checked.
  */
-export function insertEvents(db: BatonDb, rows: readonly EventColumns[], source: string, receivedAt: string | 'at', bodies?: ReadonlyMap<object, string>): void {
+export function insertEvents(
+	db: BatonDb,
+	rows: readonly EventColumns[],
+	source: string,
+	receivedAt: string | 'at',
+	bodies?: ReadonlyMap<object, string>,
+): void {
 	const shared: JournalParam[] = receivedAt === 'at' ? [source] : [source, receivedAt];
 	for (let i = 0; i < rows.length; i += rowsPerStatement) {
 		const end = Math.min(rows.length, i + rowsPerStatement);
@@ -41,7 +48,18 @@ export function insertEvents(db: BatonDb, rows: readonly EventColumns[], source:
 			// Optional on the wire: a missing one is stored as NULL.
 			const [sessionId, machineName, author] = [e.sessionId ?? null, e.machineName ?? null, e.author ?? null];
 			params.push(e.id, e.kind, e.subject, sessionId, e.actor, e.machine, machineName, author, e.at, body);
-			bound.push(e.id, e.kind, e.subject, sessionId, e.actor, e.machine, machineName, author, e.at, body.length >= bytesFrom ? Buffer.from(body, 'utf8') : body);
+			bound.push(
+				e.id,
+				e.kind,
+				e.subject,
+				sessionId,
+				e.actor,
+				e.machine,
+				machineName,
+				author,
+				e.at,
+				body.length >= bytesFrom ? Buffer.from(body, 'utf8') : body,
+			);
 		}
 		execCapturedOn(db, statementFor(end - i, receivedAt === 'at'), params, bound);
 	}

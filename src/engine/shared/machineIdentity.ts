@@ -26,7 +26,11 @@ export function machineIdentity(workspaceRoot: string, env: NodeJS.ProcessEnv = 
 	if (cached) {
 		return cached;
 	}
-	const identity: MachineIdentity = { id: machineId(workspaceRoot), name: displayName(env['BATON_MACHINE_NAME'] ?? os.hostname().split('.')[0] ?? null), author: displayName(env['BATON_AUTHOR'] ?? gitUserName(workspaceRoot)) };
+	const identity: MachineIdentity = {
+		id: machineId(workspaceRoot),
+		name: displayName(env['BATON_MACHINE_NAME'] ?? os.hostname().split('.')[0] ?? null),
+		author: displayName(env['BATON_AUTHOR'] ?? gitUserName(workspaceRoot)),
+	};
 	cache.set(workspaceRoot, identity);
 	return identity;
 }
@@ -66,7 +70,14 @@ function machineId(workspaceRoot: string): string {
 
 function gitUserName(workspaceRoot: string): string | null {
 	try {
-		return execFileSync('git', ['config', '--get', 'user.name'], { cwd: workspaceRoot, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'], timeout: 2000 }).trim() || null;
+		return (
+			execFileSync('git', ['config', '--get', 'user.name'], {
+				cwd: workspaceRoot,
+				encoding: 'utf8',
+				stdio: ['ignore', 'pipe', 'ignore'],
+				timeout: 2000,
+			}).trim() || null
+		);
 	} catch {
 		return null;
 	}

@@ -43,7 +43,12 @@ export function appendSharedEvent(db: BatonDb, machine: MachineIdentity, nowMs: 
  * up in time as well: an event's time is at least one millisecond after this machine's last id
  * (localEvents.ts). Ids from a remote whose clock is far ahead are never followed.
  */
-export function appendSharedEvents(db: BatonDb, machine: MachineIdentity, events: readonly { nowMs: number; event: NewSharedEvent }[], options: { ownOrder?: boolean } = {}): SharedEvent[] {
+export function appendSharedEvents(
+	db: BatonDb,
+	machine: MachineIdentity,
+	events: readonly { nowMs: number; event: NewSharedEvent }[],
+	options: { ownOrder?: boolean } = {},
+): SharedEvent[] {
 	if (events.length === 0) {
 		return [];
 	}
@@ -55,12 +60,28 @@ export function appendSharedEvents(db: BatonDb, machine: MachineIdentity, events
 		if (size > maxEventBodyBytes) {
 			throw new Error(`a ${event.kind} event of ${size} bytes is over the ${maxEventBodyBytes}-byte limit for shared events`);
 		}
-		const ownMs = options.ownOrder && previous && eventMachine(previous) === machine.id && eventTime(previous) <= nowMs + maxClockAheadMs ? eventTime(previous) + 1 : 0;
+		const ownMs =
+			options.ownOrder && previous && eventMachine(previous) === machine.id && eventTime(previous) <= nowMs + maxClockAheadMs
+				? eventTime(previous) + 1
+				: 0;
 		const ms = Math.max(nowMs, ownMs);
 		const id = newEventId(ms, machine.id, previous);
 		previous = id;
 		const at = isoTime(ms);
-		rows.push({ id, kind: event.kind, subject: event.subject, sessionId: event.sessionId ?? null, actor: event.actor, machine: machine.id, machineName: machine.name, author: machine.author, at, body, source: 'local', receivedAt: at });
+		rows.push({
+			id,
+			kind: event.kind,
+			subject: event.subject,
+			sessionId: event.sessionId ?? null,
+			actor: event.actor,
+			machine: machine.id,
+			machineName: machine.name,
+			author: machine.author,
+			at,
+			body,
+			source: 'local',
+			receivedAt: at,
+		});
 	}
 	insertEvents(db, rows, 'local', 'at');
 	return rows;
@@ -90,7 +111,12 @@ export function toWire(event: SharedEvent): WireEvent {
  * malformed or whose machine suffix disagrees with its `machine` field is refused with the reason,
  * the rest are merged.
  */
-export function mergeSharedEvents(db: BatonDb, events: readonly WireEvent[], source: string, nowMs: number): { added: string[]; refused: { id: string; reason: string }[] } {
+export function mergeSharedEvents(
+	db: BatonDb,
+	events: readonly WireEvent[],
+	source: string,
+	nowMs: number,
+): { added: string[]; refused: { id: string; reason: string }[] } {
 	const { fresh, refused } = newSharedEvents(db, events, nowMs);
 	const rows: SharedEvent[] = fresh.map((event) => ({ ...event, source, receivedAt: isoTime(nowMs) }));
 	// Many rows per statement: a pull of thousands of events must not prepare one statement each.
@@ -141,7 +167,14 @@ export function newSharedEvents(db: BatonDb, events: readonly WireEvent[], nowMs
 			refused.push({ id: event.id, reason: `the id's machine suffix is not its machine ${JSON.stringify(event.machine)}` });
 			continue;
 		}
-		if (typeof event.kind !== 'string' || typeof event.subject !== 'string' || typeof event.actor !== 'string' || typeof event.at !== 'string' || !event.body || typeof event.body !== 'object') {
+		if (
+			typeof event.kind !== 'string' ||
+			typeof event.subject !== 'string' ||
+			typeof event.actor !== 'string' ||
+			typeof event.at !== 'string' ||
+			!event.body ||
+			typeof event.body !== 'object'
+		) {
 			refused.push({ id: event.id, reason: 'an event needs kind, subject, actor, at and an object body' });
 			continue;
 		}
@@ -171,7 +204,8 @@ export function eventsAbout(db: BatonDb, kind: string, subject: string): SharedE
 
 /** A session's events, optionally of some kinds, in the shared order. */
 export function sessionEvents(db: BatonDb, sessionId: string, kinds?: readonly string[]): SharedEvent[] {
-	const where = kinds && kinds.length > 0 ? and(eq(sharedEvents.sessionId, sessionId), inArray(sharedEvents.kind, [...kinds])) : eq(sharedEvents.sessionId, sessionId);
+	const where =
+		kinds && kinds.length > 0 ? and(eq(sharedEvents.sessionId, sessionId), inArray(sharedEvents.kind, [...kinds])) : eq(sharedEvents.sessionId, sessionId);
 	return db.select().from(sharedEvents).where(where).orderBy(asc(sharedEvents.id)).all();
 }
 

@@ -52,9 +52,17 @@ export function wireSizeProblem(event: WireEvent): string | null {
 		case 'session.renamed':
 			return over('body.name', body['name'], wireLimits.sessionName);
 		case 'checkpoint.recorded':
-			return over('body.message', body['message'], wireLimits.checkpointText) ?? listOver('body.tags', body['tags'], wireLimits.tagsAtCreate, wireLimits.tag) ?? annotationsOver(body['annotations']);
+			return (
+				over('body.message', body['message'], wireLimits.checkpointText) ??
+				listOver('body.tags', body['tags'], wireLimits.tagsAtCreate, wireLimits.tag) ??
+				annotationsOver(body['annotations'])
+			);
 		case 'checkpoint.labels':
-			return listOver('body.addTags', body['addTags'], Infinity, wireLimits.tag) ?? listOver('body.removeTags', body['removeTags'], Infinity, wireLimits.tag) ?? annotationsOver(body['annotations']);
+			return (
+				listOver('body.addTags', body['addTags'], Infinity, wireLimits.tag) ??
+				listOver('body.removeTags', body['removeTags'], Infinity, wireLimits.tag) ??
+				annotationsOver(body['annotations'])
+			);
 		case 'memory.fact':
 			return over('body.text', body['text'], wireLimits.factText) ?? listOver('body.files', body['files'], wireLimits.factFiles, wireLimits.factFile);
 		default:

@@ -78,7 +78,8 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
 		const missing = fs.existsSync(dbFile) ? undefined : snapshotAbsence(dbFile, journal.records[0]?.seq, journal.records.at(-1)?.seq, journal.acknowledged);
 		const snap = missing ? { ok: false, detail: missing.message } : inspectSnapshot(SQL, dbFile);
 		checks.push({ name: 'snapshot', ok: snap.ok, detail: snap.detail });
-		const short = snap.seq === undefined ? undefined : journalShortfall(journalFile, journal.acknowledged, Math.max(snap.seq, journal.records.at(-1)?.seq ?? 0));
+		const short =
+			snap.seq === undefined ? undefined : journalShortfall(journalFile, journal.acknowledged, Math.max(snap.seq, journal.records.at(-1)?.seq ?? 0));
 		const readable = (journal.tail === 'clean' || journal.tail === 'torn') && !short;
 		checks.push({
 			name: 'journal',
@@ -116,7 +117,9 @@ export async function runDoctor(options: DoctorOptions): Promise<DoctorReport> {
 				return { ok: false, checks, declined: plan };
 			}
 			const repair = { ...plan, movedAside: replaceFiles(sqlite, options.dir, dbFile, journalFile, plan.recoveredSequence, options.clock) };
-			options.log.warn(`repaired ${dbFile}: rebuilt from the ${plan.base} up to sequence ${plan.recoveredSequence}${plan.losses.length > 0 ? `; lost ${plan.losses.join('; ')}` : ''}`);
+			options.log.warn(
+				`repaired ${dbFile}: rebuilt from the ${plan.base} up to sequence ${plan.recoveredSequence}${plan.losses.length > 0 ? `; lost ${plan.losses.join('; ')}` : ''}`,
+			);
 			return { ok: false, checks, repair };
 		} finally {
 			sqlite.close();

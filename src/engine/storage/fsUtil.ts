@@ -134,10 +134,14 @@ function isDiskFull(error: unknown): boolean {
 export function writeRefused(action: string, file: string, error: unknown): BatonError {
 	const code = (error as NodeJS.ErrnoException | undefined)?.code;
 	if (isDiskFull(error)) {
-		return new BatonError('storageFailure', `cannot ${action} ${file}: the disk is full (${code}); nothing was written. Free space on the disk that holds ${path.dirname(file)} and run it again`, {
-			file,
-			errno: code,
-		});
+		return new BatonError(
+			'storageFailure',
+			`cannot ${action} ${file}: the disk is full (${code}); nothing was written. Free space on the disk that holds ${path.dirname(file)} and run it again`,
+			{
+				file,
+				errno: code,
+			},
+		);
 	}
 	return new BatonError('storageFailure', `cannot ${action} ${file}: ${(error as Error).message}`, { file, ...(code ? { errno: code } : {}) });
 }

@@ -154,7 +154,9 @@ export function scanRecords(buf: Buffer, base: number): ScanResult {
 		}
 		const payload = buf.subarray(pos + recordHeaderSize, end);
 		if (crc32(payload) !== buf.readUInt32LE(pos + 8)) {
-			return end === buf.length ? stop('torn', `last record at offset ${base + pos} fails its checksum`) : stop('corrupt', `checksum mismatch in record at offset ${base + pos}`);
+			return end === buf.length
+				? stop('torn', `last record at offset ${base + pos} fails its checksum`)
+				: stop('corrupt', `checksum mismatch in record at offset ${base + pos}`);
 		}
 		let record: JournalRecord;
 		try {

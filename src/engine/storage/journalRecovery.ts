@@ -64,7 +64,13 @@ const sqliteMagic = Buffer.from('SQLite format 3\0', 'latin1');
  * cannot be read is damage too; only `baton doctor --repair` (which replaces the sidecar) may pass
  * `damagedSum: 'integrityCheck'` to fall back on SQLite's own check.
  */
-export function openSnapshot(SQL: SqlJsStatic, bytes: Buffer | undefined, file: string, sumOf: string = file, damagedSum: 'refuse' | 'integrityCheck' = 'refuse'): { sqlite: Database; seq: number; generation: string | undefined } {
+export function openSnapshot(
+	SQL: SqlJsStatic,
+	bytes: Buffer | undefined,
+	file: string,
+	sumOf: string = file,
+	damagedSum: 'refuse' | 'integrityCheck' = 'refuse',
+): { sqlite: Database; seq: number; generation: string | undefined } {
 	if (bytes && (bytes.length < 100 || !bytes.subarray(0, 16).equals(sqliteMagic))) {
 		throw new BatonError('corruptDatabase', `${file} is not a SQLite database; run \`baton doctor\``, { file });
 	}
@@ -233,18 +239,31 @@ function checkJournalComplete(dbFile: string, snapshotExists: boolean, acknowled
  * everything in it must already be in the snapshot. Under the lock the old journal is kept as
  * `.prev` and a new one started for the snapshot's generation.
  */
-function restartStaleJournal(snap: { sqlite: Database; seq: number; generation: string | undefined }, dbFile: string, journal: Buffer, scan: JournalScan, options: RecoveryOptions, locked: boolean): DiskState {
+function restartStaleJournal(
+	snap: { sqlite: Database; seq: number; generation: string | undefined },
+	dbFile: string,
+	journal: Buffer,
+	scan: JournalScan,
+	options: RecoveryOptions,
+	locked: boolean,
+): DiskState {
 	const journalFile = `${dbFile}.journal`;
 	const newer = scan.records.find((r) => r.record.seq > snap.seq);
 	if (newer) {
-		throw new BatonError('corruptJournal', `${journalFile} belongs to another snapshot and holds record ${newer.record.seq} that ${dbFile} (at ${snap.seq}) lacks; run \`baton doctor\``, { file: journalFile });
+		throw new BatonError(
+			'corruptJournal',
+			`${journalFile} belongs to another snapshot and holds record ${newer.record.seq} that ${dbFile} (at ${snap.seq}) lacks; run \`baton doctor\``,
+			{ file: journalFile },
+		);
 	}
 	const generation = snap.generation ?? newGeneration();
 	if (locked) {
 		preserveCopy(journalFile, `${journalFile}.prev`);
 		atomicWriteFile(journalFile, encodeHeader(generation, snap.seq));
 		if (scan.tail === 'torn') {
-			options.log.warn(`dropped a torn last record (${journal.length - scan.validEnd} bytes) from ${journalFile}, a journal the snapshot already contains; its bytes are kept in ${journalFile}.prev`);
+			options.log.warn(
+				`dropped a torn last record (${journal.length - scan.validEnd} bytes) from ${journalFile}, a journal the snapshot already contains; its bytes are kept in ${journalFile}.prev`,
+			);
 		}
 	}
 	return { sqlite: snap.sqlite, seq: snap.seq, generation, offset: headerSize, replayed: 0 };
@@ -302,14 +321,21 @@ export function journalAbsence(snapshotExists: boolean, journal: Buffer | undefi
  * held acknowledged writes: rebuilding from nothing would forget them (and overwrite the checksums that
  * let `baton doctor --repair` trust the previous one). Undefined when the absence is legitimate.
  */
-export function snapshotAbsence(dbFile: string, firstRecordSeq: number | undefined, lastRecordSeq: number | undefined, acknowledged: number): BatonError | undefined {
+export function snapshotAbsence(
+	dbFile: string,
+	firstRecordSeq: number | undefined,
+	lastRecordSeq: number | undefined,
+	acknowledged: number,
+): BatonError | undefined {
 	const previous = fs.existsSync(`${dbFile}.prev`);
 	const from = firstRecordSeq === undefined ? acknowledged : firstRecordSeq - 1;
 	if (!previous && from === 0 && acknowledged <= (lastRecordSeq ?? 0)) {
 		return undefined;
 	}
 	const why = previous ? `${dbFile}.prev shows a snapshot existed` : `the journal continues from record ${from}`;
-	return new BatonError('corruptDatabase', `${dbFile} is missing (damaged): ${why}, so acknowledged writes would be lost; run \`baton doctor\``, { file: dbFile });
+	return new BatonError('corruptDatabase', `${dbFile} is missing (damaged): ${why}, so acknowledged writes would be lost; run \`baton doctor\``, {
+		file: dbFile,
+	});
 }
 
 /**
@@ -322,11 +348,15 @@ export function journalShortfall(journalFile: string, acknowledged: number, reac
 		return undefined;
 	}
 	const missing = acknowledged - reached;
-	return new BatonError('corruptJournal', `${journalFile} is cut short (damaged): writes were acknowledged up to record ${acknowledged}, its readable records end at ${reached} (${missing} record(s) missing); run \`baton doctor\``, {
-		file: journalFile,
-		acknowledged,
-		reached,
-	});
+	return new BatonError(
+		'corruptJournal',
+		`${journalFile} is cut short (damaged): writes were acknowledged up to record ${acknowledged}, its readable records end at ${reached} (${missing} record(s) missing); run \`baton doctor\``,
+		{
+			file: journalFile,
+			acknowledged,
+			reached,
+		},
+	);
 }
 
 /** A crash mid-append leaves an unacknowledged partial record: keep its bytes aside, then cut it off. */

@@ -179,7 +179,13 @@ export const sessionSummarySchema = z.object({
 	toolCalls: z.number().int().nonnegative(),
 	errors: z.number().int().nonnegative(),
 	compactions: z.number().int().nonnegative(),
-	tokens: z.object({ input: z.number().int().nonnegative(), output: z.number().int().nonnegative(), cacheRead: z.number().int().nonnegative(), cacheCreation: z.number().int().nonnegative(), total: z.number().int().nonnegative() }),
+	tokens: z.object({
+		input: z.number().int().nonnegative(),
+		output: z.number().int().nonnegative(),
+		cacheRead: z.number().int().nonnegative(),
+		cacheCreation: z.number().int().nonnegative(),
+		total: z.number().int().nonnegative(),
+	}),
 	/** List-price estimate from the tokens (transcripts/costEstimate.ts); an estimate, never a bill. */
 	estimatedCostUsd: z.number().nonnegative(),
 	/** Agent transcripts the figures come from (0: only Baton's own records). */

@@ -159,17 +159,25 @@ export class LockFile {
 			const since = fs.statSync(this.file, { throwIfNoEntry: false });
 			holder = `held by pid ${owner.pid} on ${owner.host}${since ? ` (since ${Math.max(0, Math.round(Date.now() - since.ctimeMs))} ms ago)` : ''}`;
 		} else {
-			holder = fs.existsSync(this.file) ? 'held by a process whose owner record cannot be read' : 'free this instant but was taken by others the whole time';
+			holder = fs.existsSync(this.file)
+				? 'held by a process whose owner record cannot be read'
+				: 'free this instant but was taken by others the whole time';
 		}
 		const others = Math.max(0, waiting - 1);
 		const what = owner && owner.host === thisHost ? ` (${describeProcess(owner.pid)})` : '';
-		const todo = owner ? `run it again when pid ${owner.pid} is done; if it is stuck, end it (\`kill ${owner.pid}\`: an acknowledged write is never lost)` : 'run it again (many writers at once: fewer at a time finish sooner)';
+		const todo = owner
+			? `run it again when pid ${owner.pid} is done; if it is stuck, end it (\`kill ${owner.pid}\`: an acknowledged write is never lost)`
+			: 'run it again (many writers at once: fewer at a time finish sooner)';
 		const limit = this.movingLineMs > 0 ? `limit ${this.timeoutMs} ms with one holder, ${this.movingLineMs} ms in all` : `limit ${this.timeoutMs} ms`;
-		return new BatonError('locked', `${this.file} is ${holder}${what}; gave up after waiting ${waitedMs} ms (${limit}) with ${others} other waiter(s) in line; nothing was written: ${todo}`, {
-			file: this.file,
-			holderPid: owner?.pid ?? null,
-			waiting: others,
-		});
+		return new BatonError(
+			'locked',
+			`${this.file} is ${holder}${what}; gave up after waiting ${waitedMs} ms (${limit}) with ${others} other waiter(s) in line; nothing was written: ${todo}`,
+			{
+				file: this.file,
+				holderPid: owner?.pid ?? null,
+				waiting: others,
+			},
+		);
 	}
 
 	/**

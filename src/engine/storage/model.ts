@@ -21,7 +21,23 @@ import {
 	sessionStatsSchema,
 } from './jsonShapes';
 import type * as records from './records';
-import { auditLog, checkpoints, checkpointSessionSettings, decisions, handoffs, importRecords, issueLinks, memoryEntries, notificationOutbox, rollbacks, sessionAliases, sessions, sharedEvents, taskDependencies, tasks } from './schema';
+import {
+	auditLog,
+	checkpoints,
+	checkpointSessionSettings,
+	decisions,
+	handoffs,
+	importRecords,
+	issueLinks,
+	memoryEntries,
+	notificationOutbox,
+	rollbacks,
+	sessionAliases,
+	sessions,
+	sharedEvents,
+	taskDependencies,
+	tasks,
+} from './schema';
 
 export const sessionSchema = createSelectSchema(sessions, {
 	scope: sessionScopeSchema,

@@ -54,7 +54,12 @@ export function inspectJournal(file: string): JournalInfo {
 }
 
 /** Does the snapshot open, match its checksum (or SQLite's full check, when `damagedSum` allows) and pass the integrity check? */
-export function inspectSnapshot(SQL: SqlJsStatic, dbFile: string, sumOf: string = dbFile, damagedSum: 'refuse' | 'integrityCheck' = 'refuse'): { ok: boolean; detail: string; seq?: number } {
+export function inspectSnapshot(
+	SQL: SqlJsStatic,
+	dbFile: string,
+	sumOf: string = dbFile,
+	damagedSum: 'refuse' | 'integrityCheck' = 'refuse',
+): { ok: boolean; detail: string; seq?: number } {
 	const bytes = readIfExists(dbFile);
 	if (!bytes) {
 		return { ok: true, detail: 'no snapshot yet (everything is in the journal)', seq: 0 };
@@ -64,7 +69,9 @@ export function inspectSnapshot(SQL: SqlJsStatic, dbFile: string, sumOf: string 
 		try {
 			const result = snap.sqlite.exec('PRAGMA integrity_check');
 			const verdict = String(result[0]?.values[0]?.[0] ?? 'no answer');
-			return verdict === 'ok' ? { ok: true, detail: `${bytes.length} bytes, sequence ${snap.seq}`, seq: snap.seq } : { ok: false, detail: `${dbFile}: integrity check failed: ${verdict}` };
+			return verdict === 'ok'
+				? { ok: true, detail: `${bytes.length} bytes, sequence ${snap.seq}`, seq: snap.seq }
+				: { ok: false, detail: `${dbFile}: integrity check failed: ${verdict}` };
 		} finally {
 			snap.sqlite.close();
 		}
@@ -139,11 +146,15 @@ export function planRepair(SQL: SqlJsStatic, dbFile: string, journalFile: string
 	const [current, currentFile] = journals[1] as [JournalInfo, string];
 	if (acknowledged > chosen.seq) {
 		const lost = acknowledged - chosen.seq;
-		losses.push(`record${lost === 1 ? ` ${acknowledged}` : `s ${chosen.seq + 1}–${acknowledged}`} (${lost} acknowledged write(s)${beyond.size > 0 ? `, ${beyond.size} of them in the journals but not replayable` : ''})`);
+		losses.push(
+			`record${lost === 1 ? ` ${acknowledged}` : `s ${chosen.seq + 1}–${acknowledged}`} (${lost} acknowledged write(s)${beyond.size > 0 ? `, ${beyond.size} of them in the journals but not replayable` : ''})`,
+		);
 	}
 	if (current.acknowledged === 0 && (current.absent || current.tail === 'corrupt' || current.tail === 'unreadable')) {
 		// A journal from before the header kept its acknowledged sequence, or none at all: how much is gone cannot be told.
-		losses.push(`${currentFile} is ${current.absent ? 'missing or empty' : 'damaged'}: writes acknowledged after sequence ${chosen.seq} may be lost, how many cannot be told`);
+		losses.push(
+			`${currentFile} is ${current.absent ? 'missing or empty' : 'damaged'}: writes acknowledged after sequence ${chosen.seq} may be lost, how many cannot be told`,
+		);
 	}
 	return {
 		sqlite: chosen.sqlite,

@@ -3,7 +3,20 @@
  * Rules that keep the journal replayable (see journalStore.ts): no SQL-side defaults that read the clock or randomness. Every timestamp is an ISO-8601 string computed in TypeScript.
  */
 import { index, integer, primaryKey, real, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
-import type { CheckpointAnnotation, CheckpointMetrics, DebriefData, EnvironmentSnapshot, EscalationThresholds, FileStats, HandoffData, LinkedIssue, RollbackPhase, SessionFocus, SessionScope, SessionStats } from './jsonShapes';
+import type {
+	CheckpointAnnotation,
+	CheckpointMetrics,
+	DebriefData,
+	EnvironmentSnapshot,
+	EscalationThresholds,
+	FileStats,
+	HandoffData,
+	LinkedIssue,
+	RollbackPhase,
+	SessionFocus,
+	SessionScope,
+	SessionStats,
+} from './jsonShapes';
 
 export const sessionStatuses = ['active', 'suspended', 'ended', 'orphaned', 'archived', 'closed'] as const;
 export const taskTypes = ['epic', 'task', 'subtask', 'bug'] as const;
@@ -194,7 +207,12 @@ export const checkpoints = sqliteTable(
 		escalationReasons: text('escalation_reasons_json', { mode: 'json' }).$type<string[]>().notNull(),
 		createdAt: text('created_at').notNull(),
 	},
-	(t) => [uniqueIndex('checkpoints_seq_idx').on(t.seq), index('checkpoints_session_idx').on(t.sessionId, t.seq), index('checkpoints_parent_idx').on(t.parentCheckpointId), index('checkpoints_approval_idx').on(t.approvalStatus)],
+	(t) => [
+		uniqueIndex('checkpoints_seq_idx').on(t.seq),
+		index('checkpoints_session_idx').on(t.sessionId, t.seq),
+		index('checkpoints_parent_idx').on(t.parentCheckpointId),
+		index('checkpoints_approval_idx').on(t.approvalStatus),
+	],
 );
 
 /** A rollback and what it did, phase by phase (safety checkpoint → verify target → restore → done | failed → recovered). */
@@ -389,12 +407,23 @@ export const sharedEvents = sqliteTable(
 		/** Local bookkeeping: when this copy arrived (ISO). */
 		receivedAt: text('received_at').notNull(),
 	},
-	(t) => [index('shared_events_kind_subject_idx').on(t.kind, t.subject), index('shared_events_session_idx').on(t.sessionId, t.kind), index('shared_events_source_idx').on(t.source)],
+	(t) => [
+		index('shared_events_kind_subject_idx').on(t.kind, t.subject),
+		index('shared_events_session_idx').on(t.sessionId, t.kind),
+		index('shared_events_source_idx').on(t.source),
+	],
 );
 
 /** Commands the daemon ran for a client, under the client's random request id, with their answer: a client whose daemon died before answering reruns the command in its own process with the same id and gets this answer instead of a second run. */
 export const clientRequests = sqliteTable(
 	'client_requests',
-	{ id: text('id').primaryKey(), command: text('command').notNull(), exitCode: integer('exit_code'), stdout: text('stdout'), stderr: text('stderr'), createdAt: text('created_at').notNull() },
+	{
+		id: text('id').primaryKey(),
+		command: text('command').notNull(),
+		exitCode: integer('exit_code'),
+		stdout: text('stdout'),
+		stderr: text('stderr'),
+		createdAt: text('created_at').notNull(),
+	},
 	(t) => [index('client_requests_created_idx').on(t.createdAt)],
 );

@@ -67,7 +67,9 @@ function readEntries(file: string): SumEntry[] | 'damaged' | undefined {
 		return 'damaged';
 	}
 	const entries = parsed.entries as unknown[];
-	const valid = entries.filter((e): e is SumEntry => typeof e === 'object' && e !== null && typeof (e as SumEntry).size === 'number' && typeof (e as SumEntry).crc32 === 'number');
+	const valid = entries.filter(
+		(e): e is SumEntry => typeof e === 'object' && e !== null && typeof (e as SumEntry).size === 'number' && typeof (e as SumEntry).crc32 === 'number',
+	);
 	// Every entry this code writes has both numbers: one without them is a garbled sidecar.
 	return valid.length === entries.length ? valid : 'damaged';
 }

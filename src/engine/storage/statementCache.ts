@@ -23,7 +23,8 @@ export class StatementCache {
 	/** The database as drizzle should see it: the same connection, with this cache's prepare(). */
 	client(): Database {
 		const client = Object.create(this.sqlite) as Database;
-		client.prepare = (sql: string, params?: Parameters<Database['prepare']>[1]) => (params === undefined ? this.prepare(sql) : this.sqlite.prepare(sql, params));
+		client.prepare = (sql: string, params?: Parameters<Database['prepare']>[1]) =>
+			params === undefined ? this.prepare(sql) : this.sqlite.prepare(sql, params);
 		return client;
 	}
 

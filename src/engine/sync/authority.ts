@@ -31,7 +31,10 @@ export function refuseIdentityClaims(events: readonly WireEvent[], ownMachine: s
 	const suffix = `_${ownMachine}`;
 	for (const event of events) {
 		if (event.machine === ownMachine || (typeof event.id === 'string' && event.id.endsWith(suffix))) {
-			refused.push({ id: String(event.id), reason: `it claims to be written by this machine (${ownMachine}), which never reads its own records back from a remote` });
+			refused.push({
+				id: String(event.id),
+				reason: `it claims to be written by this machine (${ownMachine}), which never reads its own records back from a remote`,
+			});
 		} else {
 			kept.push(event);
 		}
@@ -79,7 +82,13 @@ export function opinionsFor(db: BatonDb, ids: readonly string[], ownMachine: str
 	const events = db
 		.select()
 		.from(sharedEvents)
-		.where(and(inArray(sharedEvents.kind, ['checkpoint.recorded', 'checkpoint.decided']), inJsonList(sharedEvents.subject, ids), ne(sharedEvents.machine, ownMachine)))
+		.where(
+			and(
+				inArray(sharedEvents.kind, ['checkpoint.recorded', 'checkpoint.decided']),
+				inJsonList(sharedEvents.subject, ids),
+				ne(sharedEvents.machine, ownMachine),
+			),
+		)
 		.orderBy(sharedEvents.id)
 		.all();
 	const foreign = new Set(events.filter((e) => e.kind === 'checkpoint.recorded').map((e) => e.subject));
@@ -96,7 +105,9 @@ export function opinionsFor(db: BatonDb, ids: readonly string[], ownMachine: str
 	return map;
 }
 
-function toOpinion(e: Pick<WireEvent, 'id' | 'subject' | 'body' | 'at' | 'machine' | 'actor'> & { machineName?: string | null; author?: string | null }): TeammateOpinion {
+function toOpinion(
+	e: Pick<WireEvent, 'id' | 'subject' | 'body' | 'at' | 'machine' | 'actor'> & { machineName?: string | null; author?: string | null },
+): TeammateOpinion {
 	const text = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 	return {
 		checkpointId: e.subject,

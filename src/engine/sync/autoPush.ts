@@ -26,8 +26,13 @@ const worthKinds = ['handoff.written', 'checkpoint.decided', 'decision.recorded'
  * import, in one synchronous read that held back every request behind it.
  */
 export function pushWorthy(db: BatonDb): { top: number; pendingDecision: boolean } {
-	const top = db.all<{ top: number | null }>(sql`SELECT max(rowid) AS top FROM shared_events WHERE source = 'local' AND kind IN (SELECT value FROM json_each(${JSON.stringify(worthKinds)}))`)[0]?.top ?? 0;
-	const waiting = db.all<{ one: number }>(sql`SELECT 1 AS one FROM decisions d WHERE NOT EXISTS (SELECT 1 FROM shared_events e WHERE e.kind = 'decision.recorded' AND e.subject = d.id) LIMIT 1`);
+	const top =
+		db.all<{ top: number | null }>(
+			sql`SELECT max(rowid) AS top FROM shared_events WHERE source = 'local' AND kind IN (SELECT value FROM json_each(${JSON.stringify(worthKinds)}))`,
+		)[0]?.top ?? 0;
+	const waiting = db.all<{ one: number }>(
+		sql`SELECT 1 AS one FROM decisions d WHERE NOT EXISTS (SELECT 1 FROM shared_events e WHERE e.kind = 'decision.recorded' AND e.subject = d.id) LIMIT 1`,
+	);
 	return { top, pendingDecision: waiting.length > 0 };
 }
 
@@ -76,7 +81,9 @@ export class AutoPush {
 			const waitMs = Math.min(10 * 60_000, 15_000 * 2 ** (this.failures - 1));
 			this.retryAt = this.now() + waitMs;
 			if (this.failures === 1) {
-				this.log.warn(`sync: the background push failed (${(error as Error).message}); it is tried again, first in ${Math.round(waitMs / 1000)} s (the records stay queued)`);
+				this.log.warn(
+					`sync: the background push failed (${(error as Error).message}); it is tried again, first in ${Math.round(waitMs / 1000)} s (the records stay queued)`,
+				);
 			}
 			return 'failed';
 		}

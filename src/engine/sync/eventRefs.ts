@@ -77,7 +77,9 @@ export const fastImportArgs = ['-c', 'fastimport.unpackLimit=0', 'fast-import', 
  * A `shared_events` row as its wire line (toWire's fields, as JSON), built by SQLite: an export of
  * thousands of events spent most of its JS time parsing bodies only to serialise them again.
  */
-export const wireLineSql = sql.raw(`json_object('id', id, 'kind', kind, 'subject', subject, 'sessionId', session_id, 'actor', actor, 'machine', machine, 'machineName', machine_name, 'author', author, 'at', at, 'body', json(body_json))`);
+export const wireLineSql = sql.raw(
+	`json_object('id', id, 'kind', kind, 'subject', subject, 'sessionId', session_id, 'actor', actor, 'machine', machine, 'machineName', machine_name, 'author', author, 'at', at, 'body', json(body_json))`,
+);
 const checkpointsRefPrefix = 'refs/baton/checkpoints/';
 
 export class EventRefs {
@@ -178,7 +180,12 @@ export class EventRefs {
 	 * order, the local snapshots they stand for (`Baton-Snapshots:`), which is how this machine and
 	 * its teammates tell which snapshot a shared tree stands for. Needs the shadow lock.
 	 */
-	async append(events: { count: number; text: string; lastId: string | null }, checkpoints: readonly PlannedTree[], nowMs: number, lastShared: string | null = null): Promise<void> {
+	async append(
+		events: { count: number; text: string; lastId: string | null },
+		checkpoints: readonly PlannedTree[],
+		nowMs: number,
+		lastShared: string | null = null,
+	): Promise<void> {
 		if (events.count === 0 && checkpoints.length === 0) {
 			return;
 		}
@@ -213,14 +220,21 @@ export class EventRefs {
 				chunks.push(Buffer.from('deleteall\n\n'));
 				from = `:${checkpoints.length + 1}`;
 			}
-			header(this.checkpointsRef, `baton checkpoints: ${checkpoints.length}\n\n${snapshotsHeading}\n${checkpoints.map((c) => `${c.snapshot}\n`).join('')}`, from);
+			header(
+				this.checkpointsRef,
+				`baton checkpoints: ${checkpoints.length}\n\n${snapshotsHeading}\n${checkpoints.map((c) => `${c.snapshot}\n`).join('')}`,
+				from,
+			);
 			checkpoints.forEach((_, i) => chunks.push(Buffer.from(`merge :${i + 1}\n`)));
 			chunks.push(Buffer.from('\n'));
 		}
 		chunks.push(Buffer.from('done\n'));
 		const marksDir = checkpoints.length > 0 ? fs.mkdtempSync(path.join(os.tmpdir(), 'baton-marks-')) : null;
 		try {
-			await this.shadow.git([...fastImportArgs, ...(marksDir ? [`--export-marks=${path.join(marksDir, 'marks')}`] : [])], { input: Buffer.concat(chunks), timeoutMs: 120_000 });
+			await this.shadow.git([...fastImportArgs, ...(marksDir ? [`--export-marks=${path.join(marksDir, 'marks')}`] : [])], {
+				input: Buffer.concat(chunks),
+				timeoutMs: 120_000,
+			});
 			if (!marksDir) {
 				return;
 			}
@@ -236,7 +250,11 @@ export class EventRefs {
 			if (checkpointsTip && this.sharedAt && this.sharedAt.tip === checkpointsFrom) {
 				const shared = marks.get(`:${checkpoints.length}`);
 				const newest = checkpoints.at(-1);
-				this.sharedAt = { tip: checkpointsTip, commits: new Set([...this.sharedAt.commits, ...checkpoints.map((c) => c.snapshot)]), last: shared && newest ? { snapshot: newest.snapshot, shared } : this.sharedAt.last };
+				this.sharedAt = {
+					tip: checkpointsTip,
+					commits: new Set([...this.sharedAt.commits, ...checkpoints.map((c) => c.snapshot)]),
+					last: shared && newest ? { snapshot: newest.snapshot, shared } : this.sharedAt.last,
+				};
 			}
 		} finally {
 			if (marksDir) {
@@ -288,14 +306,20 @@ export class EventRefs {
 		const chunks: string[] = [];
 		kept.forEach((k, i) => {
 			const message = sharedTreeMessage(k.snapshot);
-			chunks.push(`reset ${build}\ncommit ${build}\nmark :${i + 1}\ncommitter Baton <baton@localhost> 0 +0000\ndata ${Buffer.byteLength(message)}\n${message}${i > 0 ? `from :${i}\n` : ''}M 040000 ${trees[i]} ""\n\n`);
+			chunks.push(
+				`reset ${build}\ncommit ${build}\nmark :${i + 1}\ncommitter Baton <baton@localhost> 0 +0000\ndata ${Buffer.byteLength(message)}\n${message}${i > 0 ? `from :${i}\n` : ''}M 040000 ${trees[i]} ""\n\n`,
+			);
 		});
 		const root = kept.length + 1;
 		const time = Math.floor(nowMs / 1000);
 		const rootMessage = 'baton checkpoints\n';
-		chunks.push(`commit ${this.checkpointsRef}\nmark :${root}\ncommitter Baton <baton@localhost> ${time} +0000\ndata ${Buffer.byteLength(rootMessage)}\n${rootMessage}\n`);
+		chunks.push(
+			`commit ${this.checkpointsRef}\nmark :${root}\ncommitter Baton <baton@localhost> ${time} +0000\ndata ${Buffer.byteLength(rootMessage)}\n${rootMessage}\n`,
+		);
 		const message = `baton checkpoints: ${kept.length}\n\n${snapshotsHeading}\n${kept.map((k) => `${k.snapshot}\n`).join('')}`;
-		chunks.push(`commit ${this.checkpointsRef}\ncommitter Baton <baton@localhost> ${time} +0000\ndata ${Buffer.byteLength(message)}\n${message}from :${root}\n${kept.map((_, i) => `merge :${i + 1}\n`).join('')}\ndone\n`);
+		chunks.push(
+			`commit ${this.checkpointsRef}\ncommitter Baton <baton@localhost> ${time} +0000\ndata ${Buffer.byteLength(message)}\n${message}from :${root}\n${kept.map((_, i) => `merge :${i + 1}\n`).join('')}\ndone\n`,
+		);
 		await this.shadow.git(fastImportArgs, { input: Buffer.from(chunks.join('')), timeoutMs: 120_000 });
 		this.dropBuildRef(build);
 	}
@@ -353,7 +377,8 @@ export class EventRefs {
 	 * `to`, read under a bound (a remote may hold anything).
 	 */
 	async sharedPairsIn(from: string | null, to: string): Promise<SharedTree[]> {
-		const log = (range: string) => this.shadow.git(['log', '--first-parent', '--format=%x01%P%x02%B', range], { timeoutMs: 120_000, maxStdoutBytes: 32 * 1024 * 1024 });
+		const log = (range: string) =>
+			this.shadow.git(['log', '--first-parent', '--format=%x01%P%x02%B', range], { timeoutMs: 120_000, maxStdoutBytes: 32 * 1024 * 1024 });
 		// A ref rewritten since (a retraction) no longer descends from `from`: then the whole chain is read.
 		const out = (await (from ? log(`${from}..${to}`).catch(() => log(to)) : log(to))).stdout.toString('utf8');
 		return out
@@ -377,7 +402,9 @@ export class EventRefs {
 	 * files within the bounds is refused by name (`refusedRefs`), the others are read. No process runs
 	 * for nothing (a pull that brought nothing new, the usual one, runs none).
 	 */
-	async readBatches(ranges: readonly RefRange[]): Promise<{ events: WireEvent[]; refused: RefusedLine[]; refusedRefs: string[]; bodies: Map<WireEvent, string> }> {
+	async readBatches(
+		ranges: readonly RefRange[],
+	): Promise<{ events: WireEvent[]; refused: RefusedLine[]; refusedRefs: string[]; bodies: Map<WireEvent, string> }> {
 		const run: BoundedGitRun = async (args, input, maxStdoutBytes) => (await this.shadow.git(args, { input, maxStdoutBytes })).stdout;
 		const listed = await addedFiles(
 			run,

@@ -91,7 +91,9 @@ export function freshByIds(db: BatonDb, exported: ReadonlySet<string>, retracted
  * the WASM module instead of a row per event (about a quarter of the export's read at 3,000 events).
  */
 function wireBatch(db: BatonDb, where: SQL): Omit<FreshEvents, 'upTo'> {
-	const row = db.all<{ text: string | null; n: number; last: string | null }>(sql`SELECT group_concat(${wireLineSql}, char(10) ORDER BY id) AS text, count(*) AS n, max(id) AS last FROM shared_events WHERE ${where}`)[0];
+	const row = db.all<{ text: string | null; n: number; last: string | null }>(
+		sql`SELECT group_concat(${wireLineSql}, char(10) ORDER BY id) AS text, count(*) AS n, max(id) AS last FROM shared_events WHERE ${where}`,
+	)[0];
 	return { count: row?.n ?? 0, text: row?.text ?? '', lastId: row?.last ?? null };
 }
 

@@ -12,7 +12,9 @@ import { mkdirPrivate } from '../workspace';
 import type { LeftOutFile } from './sharedTrees';
 import { syncDir } from './syncState';
 
-const leftOutSchema = z.array(z.object({ snapshot: z.string().optional(), step: z.object({ sessionId: z.string(), step: z.number() }).optional(), path: z.string(), reason: z.string() }));
+const leftOutSchema = z.array(
+	z.object({ snapshot: z.string().optional(), step: z.object({ sessionId: z.string(), step: z.number() }).optional(), path: z.string(), reason: z.string() }),
+);
 /** At most this many wait (the first ones: a person fixes the cause, not each copy). */
 const kept = 1_000;
 

@@ -52,13 +52,24 @@ function sharedEventsFor(event: DomainEvent, db: BatonDb): NewSharedEvent[] {
 		case 'session.started':
 			return sessionStarted(event.session, event.actor, db);
 		case 'session.ended':
-			return [{ kind: 'handoff.written', subject: event.session.id, sessionId: event.session.id, actor: event.actor, body: { ...event.handoff } }, statusEvent(event.session, 'ended', event.actor, event.session.endNote)];
+			return [
+				{ kind: 'handoff.written', subject: event.session.id, sessionId: event.session.id, actor: event.actor, body: { ...event.handoff } },
+				statusEvent(event.session, 'ended', event.actor, event.session.endNote),
+			];
 		case 'session.suspended':
 			return [statusEvent(event.session, 'suspended', event.actor, null)];
 		case 'session.resumed':
 			return [statusEvent(event.session, 'resumed', event.actor, null)];
 		case 'session.renamed':
-			return [{ kind: 'session.renamed', subject: event.session.id, sessionId: event.session.id, actor: event.actor, body: { name: event.session.name, at: event.session.updatedAt } }];
+			return [
+				{
+					kind: 'session.renamed',
+					subject: event.session.id,
+					sessionId: event.session.id,
+					actor: event.actor,
+					body: { name: event.session.name, at: event.session.updatedAt },
+				},
+			];
 		case 'checkpoint.created':
 			return [checkpointRecorded(event.checkpoint, event.actor)];
 		case 'checkpoint.decided':
@@ -98,7 +109,13 @@ function sessionStarted(session: Session, actor: string, db: BatonDb): NewShared
 	if (session.previousSessionId) {
 		const predecessor = getSession(db, session.previousSessionId);
 		if (predecessor.handoffConsumedBy === session.id) {
-			out.push({ kind: 'handoff.consumed', subject: predecessor.id, sessionId: predecessor.id, actor, body: { bySessionId: session.id, at: predecessor.handoffConsumedAt } });
+			out.push({
+				kind: 'handoff.consumed',
+				subject: predecessor.id,
+				sessionId: predecessor.id,
+				actor,
+				body: { bySessionId: session.id, at: predecessor.handoffConsumedAt },
+			});
 		}
 	}
 	return out;

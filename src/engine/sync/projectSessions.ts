@@ -15,7 +15,15 @@ import type { WireEvent } from '../shared/sharedEvents';
 import { handoffs, sessions } from '../storage/schema';
 
 /** A `session.status` event's status → the session's. Imported sessions travel with their legacy states (archived, closed). */
-const statusOf: Record<string, Session['status']> = { resumed: 'active', active: 'active', suspended: 'suspended', ended: 'ended', orphaned: 'orphaned', archived: 'archived', closed: 'closed' };
+const statusOf: Record<string, Session['status']> = {
+	resumed: 'active',
+	active: 'active',
+	suspended: 'suspended',
+	ended: 'ended',
+	orphaned: 'orphaned',
+	archived: 'archived',
+	closed: 'closed',
+};
 
 /** What every step of a projection reads: all events of the touched subjects, and the touched sessions' rows. */
 export interface Projection {
@@ -43,7 +51,12 @@ interface SessionBatch {
 }
 
 /** Sessions and their handoffs from their events, in start-event id order (a predecessor before its successor). */
-export function projectSessions(p: Projection, store: JournalStore, sessionSubjects: Set<string>, copyHandoffs: boolean): { added: number; updated: number; unknownScopes: string[] } {
+export function projectSessions(
+	p: Projection,
+	store: JournalStore,
+	sessionSubjects: Set<string>,
+	copyHandoffs: boolean,
+): { added: number; updated: number; unknownScopes: string[] } {
 	const handoffIds = new Set(
 		p.db
 			.select({ id: handoffs.sessionId })
@@ -53,7 +66,9 @@ export function projectSessions(p: Projection, store: JournalStore, sessionSubje
 			.map((r) => r.id),
 	);
 	const batch: SessionBatch = { newSessions: [], newIds: new Set(), newHandoffs: [], copiedHandoffs: [], handoffIds, updated: 0, unknownScopes: new Set() };
-	const starts = [...sessionSubjects].map((id) => (p.events.get(id) ?? []).find((e) => e.kind === 'session.started')).filter((e): e is WireEvent => e !== undefined);
+	const starts = [...sessionSubjects]
+		.map((id) => (p.events.get(id) ?? []).find((e) => e.kind === 'session.started'))
+		.filter((e): e is WireEvent => e !== undefined);
 	starts.sort((a, b) => (a.id < b.id ? -1 : 1));
 	for (const start of starts) {
 		const own = p.events.get(start.subject) ?? [];
@@ -115,7 +130,13 @@ function projectSession(p: Projection, batch: SessionBatch, start: WireEvent, ow
 }
 
 /** The row of a teammate's session not held here; a predecessor or parent not held (nor in this batch) is left out. */
-function newSessionRow(p: Projection, batch: SessionBatch, start: WireEvent, state: DerivedStatus | null, renamed: string | null): typeof sessions.$inferInsert {
+function newSessionRow(
+	p: Projection,
+	batch: SessionBatch,
+	start: WireEvent,
+	state: DerivedStatus | null,
+	renamed: string | null,
+): typeof sessions.$inferInsert {
 	const id = start.subject;
 	const body = start.body;
 	const at = str(body['startedAt']) ?? start.at;

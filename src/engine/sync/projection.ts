@@ -39,8 +39,25 @@ export interface ProjectionOptions {
 }
 
 /** The kinds a session's or checkpoint's state is derived from (all `eventsBySubject` needs to read). */
-const subjectKinds = ['session.started', 'session.status', 'session.renamed', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided'];
-const derived = new Set<string>(['session.started', 'session.status', 'session.renamed', 'handoff.written', 'handoff.consumed', 'checkpoint.recorded', 'checkpoint.decided', ...recordKinds]);
+const subjectKinds = [
+	'session.started',
+	'session.status',
+	'session.renamed',
+	'handoff.written',
+	'handoff.consumed',
+	'checkpoint.recorded',
+	'checkpoint.decided',
+];
+const derived = new Set<string>([
+	'session.started',
+	'session.status',
+	'session.renamed',
+	'handoff.written',
+	'handoff.consumed',
+	'checkpoint.recorded',
+	'checkpoint.decided',
+	...recordKinds,
+]);
 
 /**
  * Derives the records the given (newly merged) events touch. `ownMachine` is this machine: the
@@ -48,7 +65,13 @@ const derived = new Set<string>(['session.started', 'session.status', 'session.r
  * of that session's status); everything else follows the events. Reads and inserts go in batches:
  * every statement is prepared anew, so a pull of thousands of events must not cost one per row.
  */
-export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownMachine: string, store: JournalStore, options: ProjectionOptions = {}): ProjectionResult {
+export function projectEvents(
+	db: BatonDb,
+	newEvents: readonly WireEvent[],
+	ownMachine: string,
+	store: JournalStore,
+	options: ProjectionOptions = {},
+): ProjectionResult {
 	const { mergedAfter, copyHandoffs = true } = options;
 	const subjects = subjectsOf(newEvents);
 	const p = openProjection(db, newEvents, ownMachine, subjects, mergedAfter);
@@ -73,7 +96,14 @@ export function projectEvents(db: BatonDb, newEvents: readonly WireEvent[], ownM
 		db.select({ id: checkpoints.id }).from(checkpoints).where(eq(checkpoints.id, id)).get() !== undefined;
 	const opinions = opinionsAmong(newEvents, isOwn);
 	const records = projectRecords(db, store, newEvents, mergedAfter);
-	return { sessions: { added: projected.added, updated }, checkpoints: checkpointCounts, records, unknownKinds: subjects.unknownKinds, unknownScopes: projected.unknownScopes, opinions };
+	return {
+		sessions: { added: projected.added, updated },
+		checkpoints: checkpointCounts,
+		records,
+		unknownKinds: subjects.unknownKinds,
+		unknownScopes: projected.unknownScopes,
+		opinions,
+	};
 }
 
 /** The subjects the new events touch, by what is derived from them, and the kinds this version derives nothing from (sorted). */
@@ -104,8 +134,20 @@ function subjectsOf(newEvents: readonly WireEvent[]): EventSubjects {
 }
 
 /** Reads, once, every event of the touched subjects (held and new) and the touched sessions' rows. */
-function openProjection(db: BatonDb, newEvents: readonly WireEvent[], ownMachine: string, subjects: EventSubjects, mergedAfter: number | undefined): Projection {
-	const events = eventsBySubject(db, [...new Set([...subjects.sessions, ...subjects.consumed, ...subjects.checkpoints])], subjectKinds, newEvents, mergedAfter);
+function openProjection(
+	db: BatonDb,
+	newEvents: readonly WireEvent[],
+	ownMachine: string,
+	subjects: EventSubjects,
+	mergedAfter: number | undefined,
+): Projection {
+	const events = eventsBySubject(
+		db,
+		[...new Set([...subjects.sessions, ...subjects.consumed, ...subjects.checkpoints])],
+		subjectKinds,
+		newEvents,
+		mergedAfter,
+	);
 	const sessionRows: Map<string, Session> = new Map(
 		db
 			.select()
@@ -114,7 +156,8 @@ function openProjection(db: BatonDb, newEvents: readonly WireEvent[], ownMachine
 			.all()
 			.map((r) => [r.id, r]),
 	);
-	const known = (id: string | null): boolean => id !== null && (sessionRows.has(id) || db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, id)).get() !== undefined);
+	const known = (id: string | null): boolean =>
+		id !== null && (sessionRows.has(id) || db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, id)).get() !== undefined);
 	return { db, ownMachine, events, sessionRows, known };
 }
 
@@ -123,7 +166,13 @@ function openProjection(db: BatonDb, newEvents: readonly WireEvent[], ownMachine
  * chain continues through the winner; a losing session keeps the handoff it read and its briefing
  * says it lost (see shared/handoffConsumption.ts).
  */
-function deriveConsumption(db: BatonDb, subject: string, events: readonly WireEvent[], rows: Map<string, Session>, known: (id: string | null) => boolean): boolean {
+function deriveConsumption(
+	db: BatonDb,
+	subject: string,
+	events: readonly WireEvent[],
+	rows: Map<string, Session>,
+	known: (id: string | null) => boolean,
+): boolean {
 	const row = rows.get(subject);
 	const winner = events.find((e) => e.kind === 'handoff.consumed');
 	const by = winner ? str(winner.body['bySessionId']) : null;
@@ -142,12 +191,20 @@ function deriveConsumption(db: BatonDb, subject: string, events: readonly WireEv
 	return true;
 }
 
-function deriveCheckpoint(db: BatonDb, id: string, events: readonly WireEvent[], known: (id: string | null) => boolean, ownMachine: string): 'added' | 'updated' | null {
+function deriveCheckpoint(
+	db: BatonDb,
+	id: string,
+	events: readonly WireEvent[],
+	known: (id: string | null) => boolean,
+	ownMachine: string,
+): 'added' | 'updated' | null {
 	const recorded = events.find((e) => e.kind === 'checkpoint.recorded');
 	// The last decision this version knows (approved or rejected) by a machine whose decisions count
 	// for this checkpoint (authority.ts: for one recorded here, this machine alone); another value changes nothing.
 	const counts = decisionCounts(events, ownMachine);
-	const decided = events.findLast((e) => e.kind === 'checkpoint.decided' && (e.body['status'] === 'approved' || e.body['status'] === 'rejected') && counts(e));
+	const decided = events.findLast(
+		(e) => e.kind === 'checkpoint.decided' && (e.body['status'] === 'approved' || e.body['status'] === 'rejected') && counts(e),
+	);
 	let outcome: 'added' | 'updated' | null = null;
 	let row = db.select().from(checkpoints).where(eq(checkpoints.id, id)).get();
 	if (!row && recorded && recorded.body['files'] && recorded.body['metrics']) {
@@ -190,7 +247,12 @@ function deriveCheckpoint(db: BatonDb, id: string, events: readonly WireEvent[],
 		const user = str(decided.body['by']) ?? decided.actor;
 		if (row.approvalStatus !== status || row.approvalUser !== user) {
 			db.update(checkpoints)
-				.set({ approvalStatus: status, approvalUser: user, approvalAt: str(decided.body['at']) ?? decided.at, approvalReason: str(decided.body['note']) })
+				.set({
+					approvalStatus: status,
+					approvalUser: user,
+					approvalAt: str(decided.body['at']) ?? decided.at,
+					approvalReason: str(decided.body['note']),
+				})
 				.where(eq(checkpoints.id, id))
 				.run();
 			outcome ??= 'updated';

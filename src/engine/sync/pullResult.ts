@@ -20,7 +20,16 @@ export interface PullResult {
 }
 
 export function emptyPull(): PullResult {
-	return { fetched: 0, newEvents: 0, sessions: { added: 0, updated: 0 }, checkpoints: { added: 0, updated: 0 }, records: { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 }, transcripts: 0, refused: [], opinions: [] };
+	return {
+		fetched: 0,
+		newEvents: 0,
+		sessions: { added: 0, updated: 0 },
+		checkpoints: { added: 0, updated: 0 },
+		records: { decisions: 0, checkpointLabels: 0, memory: 0, tasks: 0, imports: 0 },
+		transcripts: 0,
+		refused: [],
+		opinions: [],
+	};
 }
 
 export function addPull(total: PullResult, one: PullResult): void {
@@ -48,7 +57,9 @@ export function warnRefused(log: Logger, remote: string, refused: readonly { id:
 	}
 	const refs = refused.filter((r) => r.id.startsWith('refs/') && !r.id.includes(':')).length;
 	const lines = refused.length - refs;
-	const counts = [lines > 0 ? `${lines} line${lines === 1 ? '' : 's'}` : '', refs > 0 ? `${refs} ref${refs === 1 ? '' : 's'}` : ''].filter(Boolean).join(' and ');
+	const counts = [lines > 0 ? `${lines} line${lines === 1 ? '' : 's'}` : '', refs > 0 ? `${refs} ref${refs === 1 ? '' : 's'}` : '']
+		.filter(Boolean)
+		.join(' and ');
 	const shown = refused.slice(0, 3).map((r) => `${r.id} (${r.reason})`);
 	log.warn(`sync: refused ${counts} pulled from remote "${remote}" that are no valid event: ${shown.join('; ')}${refused.length > 3 ? '; …' : ''}`);
 }

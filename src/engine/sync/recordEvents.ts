@@ -57,7 +57,8 @@ function heldEvents(db: BatonDb): HeldEvents {
 				.all()
 				.map((r) => r.subject),
 		));
-	const has = (subject: string, kind: string): boolean => (kind === 'session.started' ? started().has(subject) : (events.get(subject) ?? []).some((e) => e.kind === kind));
+	const has = (subject: string, kind: string): boolean =>
+		kind === 'session.started' ? started().has(subject) : (events.get(subject) ?? []).some((e) => e.kind === kind);
 	return { events, has };
 }
 
@@ -66,7 +67,13 @@ function decisionEvents(db: BatonDb, { has }: HeldEvents): NewSharedEvent[] {
 	const out: NewSharedEvent[] = [];
 	for (const d of db.select().from(decisions).all()) {
 		if (!has(d.id, 'decision.recorded')) {
-			out.push({ kind: 'decision.recorded', subject: d.id, sessionId: d.sessionId, actor: 'baton', body: { kind: d.kind, text: d.text, rationale: d.rationale, taskId: d.taskId, createdAt: d.createdAt } });
+			out.push({
+				kind: 'decision.recorded',
+				subject: d.id,
+				sessionId: d.sessionId,
+				actor: 'baton',
+				body: { kind: d.kind, text: d.text, rationale: d.rationale, taskId: d.taskId, createdAt: d.createdAt },
+			});
 		}
 	}
 	return out;
@@ -75,7 +82,10 @@ function decisionEvents(db: BatonDb, { has }: HeldEvents): NewSharedEvent[] {
 /** A shared checkpoint whose tags or annotations differ from its events' fold gets one `checkpoint.labels` with the difference. */
 function labelEvents(db: BatonDb, { events }: HeldEvents): NewSharedEvent[] {
 	const out: NewSharedEvent[] = [];
-	for (const cp of db.select({ id: checkpoints.id, sessionId: checkpoints.sessionId, tags: checkpoints.tags, annotations: checkpoints.annotations }).from(checkpoints).all()) {
+	for (const cp of db
+		.select({ id: checkpoints.id, sessionId: checkpoints.sessionId, tags: checkpoints.tags, annotations: checkpoints.annotations })
+		.from(checkpoints)
+		.all()) {
 		const own = events.get(cp.id);
 		if (!own?.some((e) => e.kind === 'checkpoint.recorded')) {
 			continue; // Not shared (recorded before sync existed): nothing to label.
@@ -105,10 +115,21 @@ function memoryEvents(db: BatonDb, { events, has }: HeldEvents): NewSharedEvent[
 				subject: f.id,
 				sessionId: f.sourceSessionId,
 				actor: 'baton',
-				body: { kind: f.kind, text: f.text, fingerprint: f.fingerprint, source: f.source, files: f.files, createdAt: f.createdAt, retiredAt: f.retiredAt },
+				body: {
+					kind: f.kind,
+					text: f.text,
+					fingerprint: f.fingerprint,
+					source: f.source,
+					files: f.files,
+					createdAt: f.createdAt,
+					retiredAt: f.retiredAt,
+				},
 			});
 			// As it will be stored: redacted (a fingerprint is the fact's normalised text).
-			events.set(f.id, [...(events.get(f.id) ?? []), { kind: 'memory.fact', subject: f.id, body: { kind: f.kind, fingerprint: redactSecrets(f.fingerprint) } } as unknown as SharedEvent]);
+			events.set(f.id, [
+				...(events.get(f.id) ?? []),
+				{ kind: 'memory.fact', subject: f.id, body: { kind: f.kind, fingerprint: redactSecrets(f.fingerprint) } } as unknown as SharedEvent,
+			]);
 		}
 	}
 	const confirmed = memoryConfirmations(events);
@@ -117,7 +138,13 @@ function memoryEvents(db: BatonDb, { events, has }: HeldEvents): NewSharedEvent[
 		const fingerprint = typeof recorded?.body['fingerprint'] === 'string' ? recorded.body['fingerprint'] : redactSecrets(f.fingerprint);
 		const missing = f.confirmations - (confirmed.get(memoryKey(f.kind, fingerprint)) ?? 0);
 		for (let i = 0; i < missing; i++) {
-			out.push({ kind: 'memory.confirmed', subject: f.id, sessionId: f.sourceSessionId, actor: 'baton', body: { confirmedBy: null, at: f.lastConfirmedAt } });
+			out.push({
+				kind: 'memory.confirmed',
+				subject: f.id,
+				sessionId: f.sourceSessionId,
+				actor: 'baton',
+				body: { confirmedBy: null, at: f.lastConfirmedAt },
+			});
 		}
 	}
 	return out;
@@ -150,7 +177,19 @@ function importEvents(db: BatonDb, { has }: HeldEvents): NewSharedEvent[] {
 	for (const r of imported) {
 		const subject = `${r.source}:${r.entityType}:${r.externalId}`;
 		if (!has(subject, 'import.recorded')) {
-			out.push({ kind: 'import.recorded', subject, actor: 'baton', body: { source: r.source, entityType: r.entityType, externalId: r.externalId, entityId: r.entityId, contentHash: r.contentHash, importedAt: r.importedAt } });
+			out.push({
+				kind: 'import.recorded',
+				subject,
+				actor: 'baton',
+				body: {
+					source: r.source,
+					entityType: r.entityType,
+					externalId: r.externalId,
+					entityId: r.entityId,
+					contentHash: r.contentHash,
+					importedAt: r.importedAt,
+				},
+			});
 		}
 	}
 	return out;
@@ -194,7 +233,13 @@ function importedSessionEvents(db: BatonDb, ids: readonly string[]): NewSharedEv
 				out.push({ kind: 'handoff.written', subject: s.id, sessionId: s.id, actor: 'baton', body: { ...handoff.data } });
 			}
 			if (s.status !== 'active') {
-				out.push({ kind: 'session.status', subject: s.id, sessionId: s.id, actor: 'baton', body: { status: s.status === 'suspended' ? 'suspended' : s.status, reason: s.endNote, at: s.endedAt ?? s.suspendedAt ?? s.updatedAt } });
+				out.push({
+					kind: 'session.status',
+					subject: s.id,
+					sessionId: s.id,
+					actor: 'baton',
+					body: { status: s.status === 'suspended' ? 'suspended' : s.status, reason: s.endNote, at: s.endedAt ?? s.suspendedAt ?? s.updatedAt },
+				});
 			}
 		}
 	}

@@ -7,7 +7,20 @@ import type { CheckpointAnnotation } from '../storage/jsonShapes';
 import type { SharedEvent, Task } from '../storage/model';
 
 /** The task columns a `task.changed` event may carry (everything but the id and its sequence number). */
-export const taskFields = ['title', 'description', 'type', 'status', 'priority', 'parentId', 'phase', 'createdAt', 'updatedAt', 'completedAt', 'createdBySession', 'completedBySession'] as const;
+export const taskFields = [
+	'title',
+	'description',
+	'type',
+	'status',
+	'priority',
+	'parentId',
+	'phase',
+	'createdAt',
+	'updatedAt',
+	'completedAt',
+	'createdBySession',
+	'completedBySession',
+] as const;
 type TaskFields = Partial<Pick<Task, (typeof taskFields)[number]>>;
 
 type EventLike = Pick<SharedEvent, 'kind' | 'subject' | 'body'> & Partial<Pick<SharedEvent, 'id'>>;

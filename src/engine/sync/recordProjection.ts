@@ -120,7 +120,15 @@ function projectImports(db: BatonDb, newEvents: readonly WireEvent[]): number {
 			.get();
 		if (!exists) {
 			db.insert(importRecords)
-				.values({ source, entityType, externalId, entityId, contentHash: str(b['contentHash']) ?? '', importedAt: str(b['importedAt']) ?? e.at, extra: null })
+				.values({
+					source,
+					entityType,
+					externalId,
+					entityId,
+					contentHash: str(b['contentHash']) ?? '',
+					importedAt: str(b['importedAt']) ?? e.at,
+					extra: null,
+				})
 				.run();
 			imported++;
 		}
@@ -170,7 +178,9 @@ function projectTasks(db: BatonDb, store: JournalStore, groups: readonly [string
 			continue;
 		}
 		// A type, status or priority this version does not know (a newer one's) leaves the column as it is.
-		const changed = Object.fromEntries(Object.entries(f).filter(([k, v]) => row[k as keyof typeof row] !== v && (!Object.hasOwn(taskEnums, k) || taskEnums[k]?.includes(v as string))));
+		const changed = Object.fromEntries(
+			Object.entries(f).filter(([k, v]) => row[k as keyof typeof row] !== v && (!Object.hasOwn(taskEnums, k) || taskEnums[k]?.includes(v as string))),
+		);
 		if (Object.keys(changed).length > 0) {
 			db.update(tasks).set(changed).where(eq(tasks.id, id)).run();
 			changedTasks++;
@@ -226,7 +236,9 @@ function projectMemory(db: BatonDb, newEvents: readonly WireEvent[], sessionKnow
 			.map((e) => str(e.body['at']) ?? e.at)
 			.reduce((a, x) => (x > a ? x : a), str(b['createdAt']) ?? fact.at);
 		// The writer's own row keeps its unredacted fingerprint: look for any copy's id first.
-		const ids = [...all].filter(([, list]) => list.some((e) => e.kind === 'memory.fact' && e.body['kind'] === kind && e.body['fingerprint'] === fingerprint)).map(([id]) => id);
+		const ids = [...all]
+			.filter(([, list]) => list.some((e) => e.kind === 'memory.fact' && e.body['kind'] === kind && e.body['fingerprint'] === fingerprint))
+			.map(([id]) => id);
 		const row =
 			db.select().from(memoryEntries).where(inArray(memoryEntries.id, ids)).get() ??
 			db

@@ -204,7 +204,10 @@ function parseTree(content: Buffer | null, oidBytes: number): { name: string; en
 		if (nul < 0 || nul + 1 + oidBytes > content.length) {
 			return null;
 		}
-		out.push({ name: content.toString('utf8', space + 1, nul), entry: { mode: content.toString('latin1', at, space), oid: content.toString('hex', nul + 1, nul + 1 + oidBytes) } });
+		out.push({
+			name: content.toString('utf8', space + 1, nul),
+			entry: { mode: content.toString('latin1', at, space), oid: content.toString('hex', nul + 1, nul + 1 + oidBytes) },
+		});
 		at = nul + 1 + oidBytes;
 	}
 	return out;

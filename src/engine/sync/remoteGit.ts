@@ -62,7 +62,8 @@ function rewriteUrl(url: string, entries: readonly ConfigEntry[], kind: 'instead
  * has no url in the config (a legacy `.git/remotes` file, or no such remote).
  */
 function pushUrlOf(remote: string, entries: readonly ConfigEntry[]): string | null {
-	const values = (name: string): string[] => entries.filter(([key, value]) => key === `remote.${remote}.${name}` && value !== null).map(([, value]) => value as string);
+	const values = (name: string): string[] =>
+		entries.filter(([key, value]) => key === `remote.${remote}.${name}` && value !== null).map(([, value]) => value as string);
 	const pushUrl = values('pushurl')[0];
 	if (pushUrl !== undefined) {
 		return rewriteUrl(pushUrl, entries, 'insteadof') ?? pushUrl;
@@ -116,9 +117,14 @@ export async function remoteTransport(repo: string, remote: string): Promise<Rem
 
 /** Fetches every `refs/baton/*` of the remote into `refs/baton-remotes/<name>/*` of Baton's store. */
 export async function fetchBatonRefs(shadow: ShadowRepo, url: string, name: string, config: readonly string[], timeoutMs: number): Promise<void> {
-	await shadow.git([...config, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--prune', url, `+refs/baton/*:refs/baton-remotes/${name}/*`], { env: userEnv(), timeoutMs }).catch((error: unknown) => {
-		throw refused('fetch from', name, error);
-	});
+	await shadow
+		.git([...config, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--prune', url, `+refs/baton/*:refs/baton-remotes/${name}/*`], {
+			env: userEnv(),
+			timeoutMs,
+		})
+		.catch((error: unknown) => {
+			throw refused('fetch from', name, error);
+		});
 }
 
 export type { PushedRef } from './syncShapes';
@@ -181,6 +187,8 @@ export async function pushRefs(
 }
 
 function refused(what: string, name: string, error: unknown): BatonError {
-	const message = BatonError.is(error) ? ((error.details as { stderr?: string } | undefined)?.stderr?.trim().split('\n').slice(-2).join(' / ') ?? error.message) : (error as Error).message;
+	const message = BatonError.is(error)
+		? ((error.details as { stderr?: string } | undefined)?.stderr?.trim().split('\n').slice(-2).join(' / ') ?? error.message)
+		: (error as Error).message;
 	return new BatonError('gitFailed', withoutUrlCredentials(`could not ${what} remote "${name}": ${message || 'git gave no reason'}`), { remote: name });
 }

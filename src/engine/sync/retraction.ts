@@ -63,14 +63,22 @@ function selectRetracted(db: BatonDb, request: RetractRequest): RetractedSelecti
 		where = sql`subject = ${request.checkpoint}`;
 	} else if ('session' in request) {
 		body.sessions = [request.session];
-		body.checkpoints = db.all<{ id: string }>(sql`SELECT DISTINCT subject AS id FROM shared_events WHERE kind = 'checkpoint.recorded' AND source = 'local' AND session_id = ${request.session}`).map((r) => r.id);
+		body.checkpoints = db
+			.all<{ id: string }>(
+				sql`SELECT DISTINCT subject AS id FROM shared_events WHERE kind = 'checkpoint.recorded' AND source = 'local' AND session_id = ${request.session}`,
+			)
+			.map((r) => r.id);
 		where = sql`(subject = ${request.session} OR session_id = ${request.session} OR subject IN (SELECT value FROM json_each(${JSON.stringify(body.checkpoints)})))`;
 	} else {
 		body.since = request.since;
 		where = sql`at >= ${request.since}`;
-		body.checkpoints = db.all<{ id: string }>(sql`SELECT DISTINCT subject AS id FROM shared_events WHERE kind = 'checkpoint.recorded' AND source = 'local' AND ${where}`).map((r) => r.id);
+		body.checkpoints = db
+			.all<{ id: string }>(sql`SELECT DISTINCT subject AS id FROM shared_events WHERE kind = 'checkpoint.recorded' AND source = 'local' AND ${where}`)
+			.map((r) => r.id);
 	}
-	const rows = db.all<{ id: string; kind: string; commit: unknown }>(sql`SELECT id, kind, json_extract(body_json, '$.commitOid') AS "commit" FROM shared_events WHERE source = 'local' AND kind <> ${retractedKind} AND ${where}`);
+	const rows = db.all<{ id: string; kind: string; commit: unknown }>(
+		sql`SELECT id, kind, json_extract(body_json, '$.commitOid') AS "commit" FROM shared_events WHERE source = 'local' AND kind <> ${retractedKind} AND ${where}`,
+	);
 	return {
 		body,
 		eventIds: rows.map((r) => r.id),
@@ -86,18 +94,30 @@ export function chooseRetracted(db: BatonDb, workspaceRoot: string, request: Ret
 	const subject = 'checkpoint' in request ? request.checkpoint : 'session' in request ? request.session : null;
 	if (subject) {
 		const kind = 'checkpoint' in request ? 'checkpoint.recorded' : 'session.started';
-		const recorded = db.all<{ machine: string; name: string | null }>(sql`SELECT machine, machine_name AS name FROM shared_events WHERE kind = ${kind} AND subject = ${subject} LIMIT 1`)[0];
+		const recorded = db.all<{ machine: string; name: string | null }>(
+			sql`SELECT machine, machine_name AS name FROM shared_events WHERE kind = ${kind} AND subject = ${subject} LIMIT 1`,
+		)[0];
 		if (!recorded) {
-			throw new BatonError('notFound', `there is no ${what} in this workspace's shared records (only what was recorded here and shared can be taken back)`);
+			throw new BatonError(
+				'notFound',
+				`there is no ${what} in this workspace's shared records (only what was recorded here and shared can be taken back)`,
+			);
 		}
 		if (recorded.machine !== ownMachine) {
-			throw new BatonError('invalidInput', `${what} was recorded on another machine (${recorded.name ?? recorded.machine}): only that machine can take it back`);
+			throw new BatonError(
+				'invalidInput',
+				`${what} was recorded on another machine (${recorded.name ?? recorded.machine}): only that machine can take it back`,
+			);
 		}
 	}
 	const found = selectRetracted(db, request);
 	// What an earlier retraction took back is not taken back again.
 	const before = readRetracted(workspaceRoot);
-	return { ...found, eventIds: found.eventIds.filter((id) => !before.events.has(id)), snapshots: found.snapshots.filter((oid) => !before.snapshots.has(oid)) };
+	return {
+		...found,
+		eventIds: found.eventIds.filter((id) => !before.events.has(id)),
+		snapshots: found.snapshots.filter((oid) => !before.snapshots.has(oid)),
+	};
 }
 
 const retractedSchema = z.object({ events: z.array(z.string()), snapshots: z.array(z.string()), sessions: z.array(z.string()).optional() });
@@ -131,7 +151,10 @@ export function addRetracted(workspaceRoot: string, selection: RetractedSelectio
 	selection.snapshots.forEach((oid) => kept.snapshots.add(oid));
 	selection.body.sessions.forEach((s) => kept.sessions.add(s));
 	mkdirPrivate(syncDir(workspaceRoot));
-	atomicWriteFile(retractedFile(workspaceRoot), Buffer.from(JSON.stringify({ events: [...kept.events], snapshots: [...kept.snapshots], sessions: [...kept.sessions] })));
+	atomicWriteFile(
+		retractedFile(workspaceRoot),
+		Buffer.from(JSON.stringify({ events: [...kept.events], snapshots: [...kept.snapshots], sessions: [...kept.sessions] })),
+	);
 }
 
 /**

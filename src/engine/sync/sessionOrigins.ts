@@ -11,12 +11,25 @@ export function sessionOrigins(db: BatonDb, sessionIds: readonly string[], own: 
 	const out: SessionOrigin[] = [];
 	for (let i = 0; i < sessionIds.length; i += 500) {
 		const rows = db
-			.select({ subject: sharedEvents.subject, machine: sharedEvents.machine, machineName: sharedEvents.machineName, author: sharedEvents.author, source: sharedEvents.source })
+			.select({
+				subject: sharedEvents.subject,
+				machine: sharedEvents.machine,
+				machineName: sharedEvents.machineName,
+				author: sharedEvents.author,
+				source: sharedEvents.source,
+			})
 			.from(sharedEvents)
 			.where(and(eq(sharedEvents.kind, 'session.started'), inArray(sharedEvents.subject, sessionIds.slice(i, i + 500))))
 			.all();
 		for (const r of rows) {
-			out.push({ sessionId: r.subject, machine: r.machine, machineName: r.machineName, author: r.author, local: r.machine === own, remote: r.source === 'local' ? null : r.source });
+			out.push({
+				sessionId: r.subject,
+				machine: r.machine,
+				machineName: r.machineName,
+				author: r.author,
+				local: r.machine === own,
+				remote: r.source === 'local' ? null : r.source,
+			});
 		}
 	}
 	return out;

@@ -164,7 +164,11 @@ export class SharedTrees {
 	private async indexStamp(): Promise<string | null> {
 		if (this.indexFile === undefined) {
 			try {
-				const out = await runGit(['rev-parse', '--git-path', 'index'], { cwd: this.workspaceRoot, env: userRepoEnv(this.shadow.emptyConfig), timeoutMs: 30_000 });
+				const out = await runGit(['rev-parse', '--git-path', 'index'], {
+					cwd: this.workspaceRoot,
+					env: userRepoEnv(this.shadow.emptyConfig),
+					timeoutMs: 30_000,
+				});
 				this.indexFile = path.resolve(this.workspaceRoot, out.stdout.toString('utf8').trim());
 			} catch {
 				this.indexFile = null;
@@ -182,7 +186,12 @@ export class SharedTrees {
 	}
 
 	/** Shared trees as changes from the one before: the snapshots' differences, kept to tracked files that pass the scan. */
-	private async buildChanges(snapshots: readonly string[], from: string, tracked: Set<string>, stamp: string): Promise<{ trees: PlannedTree[]; leftOut: LeftOutFile[] }> {
+	private async buildChanges(
+		snapshots: readonly string[],
+		from: string,
+		tracked: Set<string>,
+		stamp: string,
+	): Promise<{ trees: PlannedTree[]; leftOut: LeftOutFile[] }> {
 		const pairs = snapshots.map((s, i) => `${s} ${i === 0 ? from : snapshots[i - 1]}\n`).join('');
 		const out = (await this.shadow.git(['diff-tree', '--stdin', '-r', '-z', '--no-renames'], { input: pairs, timeoutMs: 120_000 })).stdout;
 		// `diff-tree --stdin` answers each pair in turn: the pair's line (`<snapshot> <from>`) then its raw records.
@@ -255,7 +264,13 @@ export class SharedTrees {
 		let ignored: Set<string>;
 		try {
 			const excludes = await excludesFile(this.workspaceRoot);
-			const result = await runGit(['-c', `core.excludesFile=${excludes}`, 'check-ignore', '-z', '--stdin'], { cwd, env, input: untracked.map((p) => `${p}\0`).join(''), okCodes: [1], timeoutMs: 120_000 });
+			const result = await runGit(['-c', `core.excludesFile=${excludes}`, 'check-ignore', '-z', '--stdin'], {
+				cwd,
+				env,
+				input: untracked.map((p) => `${p}\0`).join(''),
+				okCodes: [1],
+				timeoutMs: 120_000,
+			});
 			ignored = new Set(splitNul(result.stdout));
 		} catch {
 			// git could not say what it ignores: nothing untracked travels.
@@ -316,7 +331,9 @@ export function sharedTreeCommands(tree: PlannedTree, build: string, mark: numbe
 	if (tree.changes && !from) {
 		throw new Error('a shared tree written as changes needs the one before it');
 	}
-	const lines = [`reset ${build}\ncommit ${build}\nmark :${mark}\ncommitter Baton <baton@localhost> 0 +0000\ndata ${Buffer.byteLength(message)}\n${message}${from ? `from ${from}\n` : ''}`];
+	const lines = [
+		`reset ${build}\ncommit ${build}\nmark :${mark}\ncommitter Baton <baton@localhost> 0 +0000\ndata ${Buffer.byteLength(message)}\n${message}${from ? `from ${from}\n` : ''}`,
+	];
 	if (tree.changes) {
 		for (const c of tree.changes) {
 			lines.push(c.file ? `M ${c.file.mode} ${c.file.oid} ${quotePath(c.path)}\n` : `D ${quotePath(c.path)}\n`);

@@ -21,7 +21,13 @@ import { sharedEvents } from '../storage/schema';
  * kind-and-subject index is probed, so the cost follows the smaller of the table and the pull.
  * Without it, the new events are named to SQLite to be left out.
  */
-export function eventsBySubject(db: BatonDb, subjects: readonly string[], kinds: readonly string[], newEvents: readonly WireEvent[], mergedAfter?: number): Map<string, WireEvent[]> {
+export function eventsBySubject(
+	db: BatonDb,
+	subjects: readonly string[],
+	kinds: readonly string[],
+	newEvents: readonly WireEvent[],
+	mergedAfter?: number,
+): Map<string, WireEvent[]> {
 	if (subjects.length === 0) {
 		return new Map();
 	}
@@ -38,7 +44,13 @@ export function eventsBySubject(db: BatonDb, subjects: readonly string[], kinds:
 			? db
 					.select({ id: sharedEvents.id })
 					.from(sharedEvents)
-					.where(and(inArray(sharedEvents.kind, [...kinds]), inJsonList(sharedEvents.subject, subjects), not(inJsonList(sharedEvents.id, [...byId.keys()]))))
+					.where(
+						and(
+							inArray(sharedEvents.kind, [...kinds]),
+							inJsonList(sharedEvents.subject, subjects),
+							not(inJsonList(sharedEvents.id, [...byId.keys()])),
+						),
+					)
 					.all()
 					.map((r) => r.id)
 			: db

@@ -59,7 +59,9 @@ export class SyncExport {
 
 	/** Writes this machine's new local events (and their checkpoints' commits) into its own refs. */
 	async export(): Promise<{ events: number; checkpoints: number }> {
-		await this.beforeExport().catch((error: Error) => this.ctx.log.warn(`sync: the commits made since the last push could not be attributed before it: ${error.message}`));
+		await this.beforeExport().catch((error: Error) =>
+			this.ctx.log.warn(`sync: the commits made since the last push could not be attributed before it: ${error.message}`),
+		);
 		return this.shadow.withLock(async () => {
 			await this.shadow.ensureInit(this.ctx.config.checkpoints.excludes);
 			const refs = this.parts.refs();
@@ -86,7 +88,9 @@ export class SyncExport {
 			const trees = await this.sharedTrees.build(present, rules, shared.last);
 			await refs.append(plan, trees.trees, this.ctx.clock.now(), shared.last?.shared ?? null);
 			// Each step's files travel only while some enabled remote takes them (`--timeline`), under the same rules.
-			const steps = enabled.some((r) => r.timeline) ? await this.parts.timeline().export(this.sharedTrees, rules, retracted.events, this.ctx.clock.now()) : { steps: 0, leftOut: [] };
+			const steps = enabled.some((r) => r.timeline)
+				? await this.parts.timeline().export(this.sharedTrees, rules, retracted.events, this.ctx.clock.now())
+				: { steps: 0, leftOut: [] };
 			const leftOut = [...trees.leftOut, ...steps.leftOut];
 			if (leftOut.length > 0) {
 				keepLeftOut(this.root, leftOut);

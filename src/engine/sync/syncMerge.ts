@@ -108,7 +108,14 @@ export async function mergeFetched(parts: MergeParts, name: string): Promise<Pul
  * refs added since the last pull. A ref read is marked in `processed`; one that cannot be read is
  * warned of and left for the next pull.
  */
-async function pulledSharedTrees(ctx: EngineContext, refs: EventRefs, name: string, state: RemoteState, tracking: Map<string, string>, processed: Record<string, string>): Promise<SharedTreePair[]> {
+async function pulledSharedTrees(
+	ctx: EngineContext,
+	refs: EventRefs,
+	name: string,
+	state: RemoteState,
+	tracking: Map<string, string>,
+	processed: Record<string, string>,
+): Promise<SharedTreePair[]> {
 	const own = refs.machine;
 	const checkpointsPrefix = `refs/baton-remotes/${name}/checkpoints/`;
 	const sharedTrees: { machine: string; snapshot: string; shared: string }[] = [];
@@ -123,7 +130,9 @@ async function pulledSharedTrees(ctx: EngineContext, refs: EventRefs, name: stri
 			}
 			processed[ref] = oid;
 		} catch (error) {
-			ctx.log.warn(`sync: the checkpoints ref of machine ${machine} from remote "${name}" cannot be read (${(error as Error).message}); its checkpoints' files are not shown`);
+			ctx.log.warn(
+				`sync: the checkpoints ref of machine ${machine} from remote "${name}" cannot be read (${(error as Error).message}); its checkpoints' files are not shown`,
+			);
 		}
 	}
 	return sharedTrees;
@@ -137,6 +146,8 @@ async function pulledSharedTrees(ctx: EngineContext, refs: EventRefs, name: stri
  */
 function useSharedTrees(db: BatonDb, pairs: readonly SharedTreePair[]): void {
 	for (const p of pairs) {
-		db.run(sql`UPDATE checkpoints SET commit_sha = ${p.shared} WHERE commit_sha = ${p.snapshot} AND id IN (SELECT subject FROM shared_events WHERE kind = 'checkpoint.recorded' AND machine = ${p.machine} AND source <> 'local')`);
+		db.run(
+			sql`UPDATE checkpoints SET commit_sha = ${p.shared} WHERE commit_sha = ${p.snapshot} AND id IN (SELECT subject FROM shared_events WHERE kind = 'checkpoint.recorded' AND machine = ${p.machine} AND source <> 'local')`,
+		);
 	}
 }

@@ -90,7 +90,12 @@ export class SyncService {
 
 	/** This machine's refs a remote is sent: events and checkpoints always; transcripts and the timeline where enabled. */
 	private refsFor(remote: Pick<RemoteState, 'transcripts' | 'timeline'>): string[] {
-		return [this.refs.eventsRef, this.refs.checkpointsRef, ...(remote.transcripts ? [this.transcripts.ref] : []), ...(remote.timeline ? [this.timeline.ref] : [])];
+		return [
+			this.refs.eventsRef,
+			this.refs.checkpointsRef,
+			...(remote.transcripts ? [this.transcripts.ref] : []),
+			...(remote.timeline ? [this.timeline.ref] : []),
+		];
 	}
 
 	async enable(remote: string, options: { transcripts?: boolean; untracked?: boolean; timeline?: boolean } = {}): Promise<EnabledRemote> {
@@ -99,9 +104,22 @@ export class SyncService {
 		return this.withSyncLock(async () => {
 			updateSyncState(this.root, (state) => {
 				const current = state.remotes[remote] ?? emptyRemote();
-				state.remotes[remote] = { ...current, enabled: true, transcripts: options.transcripts ?? false, untracked: options.untracked ?? false, timeline: options.timeline ?? false };
+				state.remotes[remote] = {
+					...current,
+					enabled: true,
+					transcripts: options.transcripts ?? false,
+					untracked: options.untracked ?? false,
+					timeline: options.timeline ?? false,
+				};
 			});
-			return { remote, url, enabled: true as const, transcripts: options.transcripts ?? false, untracked: options.untracked ?? false, timeline: options.timeline ?? false };
+			return {
+				remote,
+				url,
+				enabled: true as const,
+				transcripts: options.transcripts ?? false,
+				untracked: options.untracked ?? false,
+				timeline: options.timeline ?? false,
+			};
 		});
 	}
 
@@ -112,7 +130,14 @@ export class SyncService {
 		const all = [...new Set([...names, ...Object.keys(state.remotes)])].sort();
 		return all.map((name) => {
 			const r = state.remotes[name];
-			return { name, enabled: r?.enabled ?? false, transcripts: r?.transcripts ?? false, untracked: r?.untracked ?? false, timeline: r?.timeline ?? false, inGit: names.includes(name) };
+			return {
+				name,
+				enabled: r?.enabled ?? false,
+				transcripts: r?.transcripts ?? false,
+				untracked: r?.untracked ?? false,
+				timeline: r?.timeline ?? false,
+				inGit: names.includes(name),
+			};
 		});
 	}
 
@@ -130,7 +155,10 @@ export class SyncService {
 				}
 			});
 			if (!known && !(await remoteNames(this.root)).includes(remote)) {
-				throw new BatonError('notFound', `there is no remote "${remote}": the repository has no such git remote and Baton never shared with one of that name (baton sync status lists the remotes)`);
+				throw new BatonError(
+					'notFound',
+					`there is no remote "${remote}": the repository has no such git remote and Baton never shared with one of that name (baton sync status lists the remotes)`,
+				);
 			}
 			return { remote, enabled: false as const, wasEnabled };
 		});
@@ -141,7 +169,10 @@ export class SyncService {
 		const state = readSyncState(this.root);
 		if (remote !== undefined) {
 			if (!state.remotes[remote]?.enabled) {
-				throw new BatonError('invalidInput', `sync is not enabled for remote "${remote}"; run \`baton sync enable ${remote}\` first (nothing was sent)`);
+				throw new BatonError(
+					'invalidInput',
+					`sync is not enabled for remote "${remote}"; run \`baton sync enable ${remote}\` first (nothing was sent)`,
+				);
 			}
 			return [remote];
 		}
@@ -207,7 +238,9 @@ export class SyncService {
 			try {
 				const { confirmed, rejected, remoteSaid } = await pushRefs(this.shadow, url, name, config, updates, networkTimeoutMs);
 				const refusal =
-					rejected.length > 0 ? `remote "${name}" refused ${rejected.map((x) => `${x.ref} ${x.reason}`).join(', ')}${remoteSaid ? ` — it said: ${remoteSaid}` : ''}; the records stay queued and go with the next push` : null;
+					rejected.length > 0
+						? `remote "${name}" refused ${rejected.map((x) => `${x.ref} ${x.reason}`).join(', ')}${remoteSaid ? ` — it said: ${remoteSaid}` : ''}; the records stay queued and go with the next push`
+						: null;
 				// Each confirmation is recorded on its own: a ref confirmed before a failure stays confirmed.
 				updateSyncState(this.root, (s) => {
 					const r = (s.remotes[name] ??= emptyRemote());
@@ -237,7 +270,12 @@ export class SyncService {
 	 * cannot be reached keeps the rewritten refs queued for the next push; the answer says so.
 	 */
 	async retract(request: RetractRequest, actor: string): Promise<RetractResult> {
-		const what = 'checkpoint' in request ? `checkpoint ${request.checkpoint}` : 'session' in request ? `session ${request.session}` : `everything shared since ${request.since}`;
+		const what =
+			'checkpoint' in request
+				? `checkpoint ${request.checkpoint}`
+				: 'session' in request
+					? `session ${request.session}`
+					: `everything shared since ${request.since}`;
 		const selection = await this.withSyncLock(() =>
 			this.shadow.withLock(async () => {
 				await this.shadow.ensureInit(this.ctx.config.checkpoints.excludes);
@@ -272,7 +310,16 @@ export class SyncService {
 			}),
 		);
 		const { pushed, unreached } = await this.pushEnabled();
-		return { retracted: what, events: selection.eventIds.length, checkpoints: selection.body.checkpoints, sessions: selection.body.sessions, since: selection.body.since, pushed, unreached, cannotUndo: [...cannotUndo] };
+		return {
+			retracted: what,
+			events: selection.eventIds.length,
+			checkpoints: selection.body.checkpoints,
+			sessions: selection.body.sessions,
+			since: selection.body.since,
+			pushed,
+			unreached,
+			cannotUndo: [...cannotUndo],
+		};
 	}
 
 	/** Pushes every enabled remote (a retraction's rewritten refs): what each took, and the remotes that could not be reached. */
@@ -372,7 +419,9 @@ export class SyncService {
 		for (const ref of exists ? this.refsFor({ transcripts: true, timeline: true }) : []) {
 			tips.set(ref, await refs.tip(ref));
 		}
-		const unexported = exists ? await this.exporter.unexportedCount() : await this.ctx.store.read((db) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(eq(sharedEvents.source, 'local')).all().length);
+		const unexported = exists
+			? await this.exporter.unexportedCount()
+			: await this.ctx.store.read((db) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(eq(sharedEvents.source, 'local')).all().length);
 		for (const [name, r] of Object.entries(state.remotes)) {
 			let behind = 0;
 			if (exists) {

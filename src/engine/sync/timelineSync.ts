@@ -127,7 +127,10 @@ export class TimelineSync {
 			}
 			if (kept.length > 0) {
 				const message = `baton timeline: ${new Set(kept.map((k) => k.event)).size} step(s)\n`;
-				const lines = [`commit ${this.ref}\ncommitter Baton <baton@localhost> ${Math.floor(nowMs / 1000)} +0000\ndata ${Buffer.byteLength(message)}\n${message}`, ...(current ? [`from ${current}\n`] : [])];
+				const lines = [
+					`commit ${this.ref}\ncommitter Baton <baton@localhost> ${Math.floor(nowMs / 1000)} +0000\ndata ${Buffer.byteLength(message)}\n${message}`,
+					...(current ? [`from ${current}\n`] : []),
+				];
 				for (const k of new Map(kept.map((k) => [`${k.event}/${k.oid}`, k])).keys()) {
 					lines.push(`M 100644 ${k.slice(k.indexOf('/') + 1)} ${k}\n`);
 				}
@@ -159,7 +162,11 @@ export class TimelineSync {
 		}
 		const tree = (await this.shadow.gitText(['rev-parse', `${from}^{tree}`])).trim();
 		const message = `baton timeline (${held.length} step(s) taken back)\n`;
-		const stream = [`commit ${this.ref}\ncommitter Baton <baton@localhost> ${Math.floor(nowMs / 1000)} +0000\ndata ${Buffer.byteLength(message)}\n${message}M 040000 ${tree} ""\n`, ...held.map((s) => `D ${s}\n`), '\ndone\n'].join('');
+		const stream = [
+			`commit ${this.ref}\ncommitter Baton <baton@localhost> ${Math.floor(nowMs / 1000)} +0000\ndata ${Buffer.byteLength(message)}\n${message}M 040000 ${tree} ""\n`,
+			...held.map((s) => `D ${s}\n`),
+			'\ndone\n',
+		].join('');
 		await this.shadow.git(['update-ref', '-d', this.ref]);
 		await this.shadow.git(fastImportArgs, { input: Buffer.from(stream), timeoutMs: 120_000 });
 		this.writeMark({ tip: await this.refs.tip(this.ref), rowid: this.readMark(from) });
@@ -171,7 +178,9 @@ export class TimelineSync {
 function parseStep(text: string): { step: number; files: Pick<TimelineFile, 'path' | 'blobBefore' | 'blobAfter'>[] } | null {
 	try {
 		const body = JSON.parse(text) as { step?: unknown; files?: unknown };
-		const files = Array.isArray(body.files) ? body.files.filter((f): f is TimelineFile => !!f && typeof f === 'object' && typeof (f as TimelineFile).path === 'string') : [];
+		const files = Array.isArray(body.files)
+			? body.files.filter((f): f is TimelineFile => !!f && typeof f === 'object' && typeof (f as TimelineFile).path === 'string')
+			: [];
 		return { step: typeof body.step === 'number' ? body.step : 0, files };
 	} catch {
 		return null;

@@ -27,7 +27,10 @@ interface ShippedCache {
 function readCache(file: string): ShippedCache {
 	try {
 		const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as Partial<ShippedCache>;
-		return { tip: typeof parsed.tip === 'string' ? parsed.tip : null, versions: parsed.versions && typeof parsed.versions === 'object' ? parsed.versions : {} };
+		return {
+			tip: typeof parsed.tip === 'string' ? parsed.tip : null,
+			versions: parsed.versions && typeof parsed.versions === 'object' ? parsed.versions : {},
+		};
 	} catch {
 		return { tip: null, versions: {} };
 	}
@@ -37,7 +40,14 @@ function readCache(file: string): ShippedCache {
  * Writes the transcripts that changed since the last export onto `ref` (needs the shadow lock).
  * `tip` reads a ref's oid. Returns how many files were written.
  */
-export async function exportTranscripts(shadow: ShadowRepo, ref: string, tip: (ref: string) => Promise<string | null>, transcripts: readonly SharedTranscript[], cacheFile: string, nowMs: number): Promise<number> {
+export async function exportTranscripts(
+	shadow: ShadowRepo,
+	ref: string,
+	tip: (ref: string) => Promise<string | null>,
+	transcripts: readonly SharedTranscript[],
+	cacheFile: string,
+	nowMs: number,
+): Promise<number> {
 	const from = await tip(ref);
 	const cache = readCache(cacheFile);
 	// A cache of another tip (a lost write, a ref reset by hand) says nothing: every file is written again.
@@ -76,7 +86,14 @@ export async function exportTranscripts(shadow: ShadowRepo, ref: string, tip: (r
  * cache is carried over to the new tip without them. Needs the shadow lock. Returns whether the ref
  * held any of them.
  */
-export async function dropTranscripts(shadow: ShadowRepo, ref: string, tip: (ref: string) => Promise<string | null>, sessions: readonly string[], cacheFile: string, nowMs: number): Promise<boolean> {
+export async function dropTranscripts(
+	shadow: ShadowRepo,
+	ref: string,
+	tip: (ref: string) => Promise<string | null>,
+	sessions: readonly string[],
+	cacheFile: string,
+	nowMs: number,
+): Promise<boolean> {
 	const from = await tip(ref);
 	if (!from || sessions.length === 0) {
 		return false;
@@ -88,7 +105,11 @@ export async function dropTranscripts(shadow: ShadowRepo, ref: string, tip: (ref
 	}
 	const tree = (await shadow.gitText(['rev-parse', `${from}^{tree}`])).trim();
 	const message = `baton transcripts (${held.length} session(s) taken back)\n`;
-	const stream = [`commit ${ref}\ncommitter Baton <baton@localhost> ${Math.floor(nowMs / 1000)} +0000\ndata ${Buffer.byteLength(message)}\n${message}M 040000 ${tree} ""\n`, ...held.map((s) => `D ${treeDir}/${s}\n`), '\ndone\n'].join('');
+	const stream = [
+		`commit ${ref}\ncommitter Baton <baton@localhost> ${Math.floor(nowMs / 1000)} +0000\ndata ${Buffer.byteLength(message)}\n${message}M 040000 ${tree} ""\n`,
+		...held.map((s) => `D ${treeDir}/${s}\n`),
+		'\ndone\n',
+	].join('');
 	await shadow.git(['update-ref', '-d', ref]);
 	await shadow.git(fastImportArgs, { input: Buffer.from(stream), timeoutMs: 120_000 });
 	const cache = readCache(cacheFile);
@@ -113,7 +134,12 @@ export async function readTranscripts(
 	newTip: string,
 	maxBytes: number = maxTranscriptBytes,
 	ref: string = newTip,
-): Promise<{ files: { path: string; content: string }[]; tooLarge: { path: string; bytes: number }[]; refused: { id: string; reason: string }[]; refusedRef: boolean }> {
+): Promise<{
+	files: { path: string; content: string }[];
+	tooLarge: { path: string; bytes: number }[];
+	refused: { id: string; reason: string }[];
+	refusedRef: boolean;
+}> {
 	const run: BoundedGitRun = async (args, input, maxStdoutBytes) => (await shadow.git(args, { input, maxStdoutBytes })).stdout;
 	const listed = await addedFiles(run, [{ ref, from: oldTip, to: newTip }], treeDir, refTreeLimits);
 	const wanted = listed.read.flatMap((r) => r.files);

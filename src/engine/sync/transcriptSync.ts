@@ -39,7 +39,9 @@ export class TranscriptSync {
 		const me = machineIdentity(this.ctx.workspaceRoot);
 		// A session taken back (retraction.ts) has its transcripts kept here, never shared again.
 		const retracted = readRetracted(this.ctx.workspaceRoot).sessions;
-		const shareable = this.archive.shareable({ machine: me.id, machineName: me.name, author: me.author }).filter((t) => !retracted.has(t.path.split('/')[0] ?? ''));
+		const shareable = this.archive
+			.shareable({ machine: me.id, machineName: me.name, author: me.author })
+			.filter((t) => !retracted.has(t.path.split('/')[0] ?? ''));
 		return exportTranscripts(this.shadow, this.ref, (ref) => this.refs.tip(ref), shareable, this.cacheFile, nowMs);
 	}
 
@@ -67,7 +69,11 @@ export class TranscriptSync {
 	 * Imports the transcripts other machines' refs fetched from `remote` hold beyond `pulled`; returns
 	 * the refs processed. `tracking` is the pull's one read of the remote's refs (ref → oid).
 	 */
-	async import(remote: string, pulled: Readonly<Record<string, string>>, tracking: ReadonlyMap<string, string>): Promise<{ processed: Record<string, string>; imported: number; refused: { id: string; reason: string }[] }> {
+	async import(
+		remote: string,
+		pulled: Readonly<Record<string, string>>,
+		tracking: ReadonlyMap<string, string>,
+	): Promise<{ processed: Record<string, string>; imported: number; refused: { id: string; reason: string }[] }> {
 		const processed: Record<string, string> = {};
 		const refused: { id: string; reason: string }[] = [];
 		let imported = 0;
@@ -83,7 +89,9 @@ export class TranscriptSync {
 			const { files, tooLarge, refused: broken, refusedRef } = await readTranscripts(this.shadow, pulled[ref] ?? null, oid, maxTranscriptBytes, ref);
 			pushAll(refused, broken);
 			for (const big of tooLarge) {
-				this.ctx.log.warn(`sync: transcript ${big.path} from remote "${remote}" holds ${big.bytes} bytes, more than the ${maxTranscriptBytes} a pulled transcript may (skipped)`);
+				this.ctx.log.warn(
+					`sync: transcript ${big.path} from remote "${remote}" holds ${big.bytes} bytes, more than the ${maxTranscriptBytes} a pulled transcript may (skipped)`,
+				);
 			}
 			const problems = await this.archive.importShared(files.map((f) => ({ ...f, origin: { machine, machineName: null, author: null } })));
 			for (const problem of problems) {

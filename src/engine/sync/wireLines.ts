@@ -60,7 +60,10 @@ export function parseBatch(text: string, name: string, events: WireEvent[], refu
 			continue;
 		}
 		if (line.length > maxWireLineChars) {
-			refused.push({ id: `${name}:${n + 1}`, reason: `a line of ${line.length} characters, more than the ${maxWireLineChars} an event may take (not parsed)` });
+			refused.push({
+				id: `${name}:${n + 1}`,
+				reason: `a line of ${line.length} characters, more than the ${maxWireLineChars} an event may take (not parsed)`,
+			});
 			continue;
 		}
 		let parsed: { value: unknown; bodyText?: string };

@@ -12,7 +12,11 @@
  */
 
 /** `dependents.get(x)`: the tasks that wait on x. `counted(x)`: whether x counts when it waits. */
-export function computeLeverage(ids: Iterable<string>, dependents: ReadonlyMap<string, readonly string[]>, counted: (id: string) => boolean): Map<string, number> {
+export function computeLeverage(
+	ids: Iterable<string>,
+	dependents: ReadonlyMap<string, readonly string[]>,
+	counted: (id: string) => boolean,
+): Map<string, number> {
 	const index = new Map<string, number>();
 	const names: string[] = [];
 	const add = (id: string): number => {

@@ -8,7 +8,11 @@ import { TaskGraph, type TaskNode } from './taskGraph';
 
 /** The task graph as of the data applied so far; rebuilt only when a tasks table changed (leverage is carried over). */
 export function taskGraphOf(ctx: EngineContext): TaskGraph {
-	return ctx.derived('taskGraph', ['tasks', 'task_dependencies'], (_db, previous: TaskGraph | undefined) => new TaskGraph(taskNodes(ctx.store.sqlite), dependencyRows(ctx.store.sqlite), previous));
+	return ctx.derived(
+		'taskGraph',
+		['tasks', 'task_dependencies'],
+		(_db, previous: TaskGraph | undefined) => new TaskGraph(taskNodes(ctx.store.sqlite), dependencyRows(ctx.store.sqlite), previous),
+	);
 }
 
 /**

@@ -180,7 +180,9 @@ export class TaskService {
 		return this.ctx.store.read((db) => {
 			const graph = taskGraphOf(this.ctx);
 			// The whole rows only of the tasks listed (the graph keeps what ranking needs).
-			const conditions = [filter.status ? eq(tasks.status, filter.status) : undefined, filter.type ? eq(tasks.type, filter.type) : undefined].filter((c) => c !== undefined);
+			const conditions = [filter.status ? eq(tasks.status, filter.status) : undefined, filter.type ? eq(tasks.type, filter.type) : undefined].filter(
+				(c) => c !== undefined,
+			);
 			const list = db
 				.select()
 				.from(tasks)
@@ -263,7 +265,12 @@ function withDeps(db: BatonDb, id: string): TaskWithDependencies {
 	if (!task) {
 		throw new BatonError('notFound', `task ${id} does not exist`);
 	}
-	const deps = db.select({ id: taskDependencies.dependsOnId }).from(taskDependencies).where(eq(taskDependencies.taskId, id)).orderBy(asc(taskDependencies.dependsOnId)).all();
+	const deps = db
+		.select({ id: taskDependencies.dependsOnId })
+		.from(taskDependencies)
+		.where(eq(taskDependencies.taskId, id))
+		.orderBy(asc(taskDependencies.dependsOnId))
+		.all();
 	return { ...task, dependsOn: deps.map((d) => d.id) };
 }
 

@@ -6,7 +6,13 @@
  * names are agentKinds.ts' (a room of the same rank it may not import): actorNames.test.ts keeps them equal.
  */
 
-export const agentNames: Readonly<Record<string, string>> = { 'claude-code': 'Claude Code', copilot: 'Copilot', cline: 'Cline', codex: 'Codex', gemini: 'Gemini CLI' };
+export const agentNames: Readonly<Record<string, string>> = {
+	'claude-code': 'Claude Code',
+	copilot: 'Copilot',
+	cline: 'Cline',
+	codex: 'Codex',
+	gemini: 'Gemini CLI',
+};
 
 /**
  * `vscode:alice` → "you" when `you` is `alice` (this machine's user, as the backend records it),

@@ -31,7 +31,8 @@ export const secretRules: readonly Rule[] = [
 	{
 		// `Authorization: Basic …`, `-H 'Authorization: token …'`, `Proxy-Authorization: …`: the scheme stays.
 		name: 'authorization-header',
-		pattern: /\b((?:Proxy-)?Authorization["']?\s*[:=]\s*["']?(?![A-Za-z0-9-]*\s*\[REDACTED)(?:(?:Basic|Bearer|Token|Digest|Negotiate|NTLM|OAuth|SSWS|Splunk|ApiKey|AWS4-HMAC-SHA256)\s+)?)[^\s'",]+/gi,
+		pattern:
+			/\b((?:Proxy-)?Authorization["']?\s*[:=]\s*["']?(?![A-Za-z0-9-]*\s*\[REDACTED)(?:(?:Basic|Bearer|Token|Digest|Negotiate|NTLM|OAuth|SSWS|Splunk|ApiKey|AWS4-HMAC-SHA256)\s+)?)[^\s'",]+/gi,
 		replace: '$1[REDACTED]',
 		hint: (_t, lower) => lower().includes('authorization'),
 	},
@@ -61,7 +62,8 @@ export const secretRules: readonly Rule[] = [
 ];
 
 /** Something every rule needs to find: one scan that lets the common, secret-free text through untouched. */
-const anyHint = /sk-|gh[pousr]_|github_pat_|xox|AKIA|ASIA|AIza|eyJ|PRIVATE KEY|:\/\/|bearer|authorization|pass|pwd|secret|token|key|credential|_auth|-u|--user|-p|-a\s/i;
+const anyHint =
+	/sk-|gh[pousr]_|github_pat_|xox|AKIA|ASIA|AIza|eyJ|PRIVATE KEY|:\/\/|bearer|authorization|pass|pwd|secret|token|key|credential|_auth|-u|--user|-p|-a\s/i;
 
 export function redactSecrets(text: string): string {
 	if (!anyHint.test(text)) {

@@ -11,7 +11,18 @@
  */
 import { secretRules } from './redactSecrets';
 
-const credentialShaped = new Set(['private-key', 'anthropic-key', 'api-key', 'github-token', 'slack-token', 'aws-key', 'google-key', 'jwt', 'url-credentials', 'url-token']);
+const credentialShaped = new Set([
+	'private-key',
+	'anthropic-key',
+	'api-key',
+	'github-token',
+	'slack-token',
+	'aws-key',
+	'google-key',
+	'jwt',
+	'url-credentials',
+	'url-token',
+]);
 
 /**
  * `NAME=value` on a line of its own (optionally `export `), NAME naming a secret, the value a literal

@@ -53,7 +53,13 @@ async function runCatchUp(shadow: ShadowRepo, options: CatchUpOptions): Promise<
 	const repo = new ShadowRepo(shadow.workTree, path.dirname(shadow.gitDir), lockWaitMs);
 	const run = repo
 		.withLock(async () => {
-			await captureTree(repo, { excludes: options.excludes, maxFileSize: options.maxFileSize, deadline: Date.now() + catchUpBudgetMs, dirty: options.dirty, fromTree: false });
+			await captureTree(repo, {
+				excludes: options.excludes,
+				maxFileSize: options.maxFileSize,
+				deadline: Date.now() + catchUpBudgetMs,
+				dirty: options.dirty,
+				fromTree: false,
+			});
 		})
 		.catch(() => {
 			// The lock was busy: the paths stay claimed for whichever sync comes next.

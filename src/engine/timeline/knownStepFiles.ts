@@ -28,7 +28,12 @@ export function noteBuilt(tree: BuiltTree): void {
 type Change = { path: string; before: PathState | null; after: PathState | null };
 
 /** The files that differ from `before` to `after`, or null when this process cannot tell them without git. */
-export async function knownStepFiles(shadow: ShadowRepo, before: string, after: string, maxFiles: number): Promise<{ files: TimelineFile[]; more: number } | null> {
+export async function knownStepFiles(
+	shadow: ShadowRepo,
+	before: string,
+	after: string,
+	maxFiles: number,
+): Promise<{ files: TimelineFile[]; more: number } | null> {
 	const info = built.get(after);
 	if (!info) {
 		return null;
@@ -58,7 +63,11 @@ export async function knownStepFiles(shadow: ShadowRepo, before: string, after: 
 	}
 	const wanted = [...new Set(changes.flatMap((c) => [c.before?.sha, c.after?.sha]).filter((sha): sha is string => !!sha && !cachedContent(sha)))];
 	if (wanted.length > 0) {
-		const objects = await catBatch(async (args, input) => (await shadow.git(args, { ...(input !== undefined ? { input } : {}), timeoutMs: 60_000 })).stdout, wanted, 'blob');
+		const objects = await catBatch(
+			async (args, input) => (await shadow.git(args, { ...(input !== undefined ? { input } : {}), timeoutMs: 60_000 })).stdout,
+			wanted,
+			'blob',
+		);
 		objects.forEach((o) => o && cacheContent(o.oid, o.content));
 	}
 	const empty = Buffer.alloc(0);

@@ -17,7 +17,9 @@ interface LaterWork {
 }
 
 export function laterWork(db: BatonDb, sessionId: string, since: string): LaterWork | null {
-	const rows = db.all<{ kind: string; at: string; body: string }>(sql`SELECT kind, at, body_json AS body FROM shared_events WHERE session_id = ${sessionId} AND kind IN (${promptKind}, ${stepKind}) AND at > ${since} ORDER BY at, rowid`);
+	const rows = db.all<{ kind: string; at: string; body: string }>(
+		sql`SELECT kind, at, body_json AS body FROM shared_events WHERE session_id = ${sessionId} AND kind IN (${promptKind}, ${stepKind}) AND at > ${since} ORDER BY at, rowid`,
+	);
 	if (rows.length === 0) {
 		return null;
 	}

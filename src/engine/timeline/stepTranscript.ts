@@ -41,7 +41,11 @@ function lineOf(excerpt: Excerpt, current: boolean): TranscriptLine | null {
 		case 'assistant':
 			return { role: 'assistant', text: excerpt.text, current };
 		case 'tool':
-			return { role: 'tool', text: `${excerpt.name}${excerpt.detail ? ` ${excerpt.detail}` : ''}${excerpt.files.length ? ` (${excerpt.files.join(', ')})` : ''}`, current };
+			return {
+				role: 'tool',
+				text: `${excerpt.name}${excerpt.detail ? ` ${excerpt.detail}` : ''}${excerpt.files.length ? ` (${excerpt.files.join(', ')})` : ''}`,
+				current,
+			};
 		case 'error':
 			return { role: 'error', text: excerpt.text, current };
 		default:

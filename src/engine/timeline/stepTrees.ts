@@ -46,7 +46,11 @@ export function recordedChanges(step: Pick<TimelineStep, 'files' | 'moreFiles'>)
 }
 
 /** The step's changes: from its record when it lists blob ids, else from its two trees (older records). */
-export async function stepChanges(shadow: ShadowRepo, step: Pick<TimelineStep, 'files' | 'moreFiles' | 'treeBefore' | 'treeAfter'>, options: { lines?: boolean } = {}): Promise<FileChange[]> {
+export async function stepChanges(
+	shadow: ShadowRepo,
+	step: Pick<TimelineStep, 'files' | 'moreFiles' | 'treeBefore' | 'treeAfter'>,
+	options: { lines?: boolean } = {},
+): Promise<FileChange[]> {
 	const recorded = recordedChanges(step);
 	if (recorded) {
 		return recorded;

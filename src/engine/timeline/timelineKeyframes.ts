@@ -63,7 +63,16 @@ export async function keyframe(shadow: ShadowRepo, sessionId: string, state: Tim
 }
 
 /** Notes one recorded step: its blobs to keep, and a keyframe where the chain needs one. */
-export async function noteStep(shadow: ShadowRepo, sessionId: string, state: TimelineState, before: string | null, after: string | null, files: readonly TimelineFile[], complete: boolean, nowMs: number): Promise<void> {
+export async function noteStep(
+	shadow: ShadowRepo,
+	sessionId: string,
+	state: TimelineState,
+	before: string | null,
+	after: string | null,
+	files: readonly TimelineFile[],
+	complete: boolean,
+	nowMs: number,
+): Promise<void> {
 	if (!after) {
 		state.chainTree = null;
 		return;

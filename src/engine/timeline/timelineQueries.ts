@@ -18,16 +18,40 @@ export function readTimeline(db: BatonDb, sessionId: string): TimelineEntry[] {
 	const timed: { at: string; order: number; entry: TimelineEntry }[] = [];
 	let order = 0;
 	for (const event of sessionEvents(db, sessionId, [promptKind, stepKind])) {
-		const entry: TimelineEntry = event.kind === promptKind ? { type: 'prompt', id: event.id, ...(event.body as unknown as TimelinePrompt) } : { type: 'step', id: event.id, ...stepOf(event) };
+		const entry: TimelineEntry =
+			event.kind === promptKind
+				? { type: 'prompt', id: event.id, ...(event.body as unknown as TimelinePrompt) }
+				: { type: 'step', id: event.id, ...stepOf(event) };
 		timed.push({ at: event.at, order: order++, entry });
 	}
 	for (const cp of listCheckpoints(db, { sessionId }).reverse()) {
-		timed.push({ at: cp.createdAt, order: order++, entry: { type: 'checkpoint', id: `checkpoint:${cp.id}`, checkpointId: cp.id, seq: cp.seq, trigger: cp.trigger, at: cp.createdAt, message: cp.message } });
+		timed.push({
+			at: cp.createdAt,
+			order: order++,
+			entry: {
+				type: 'checkpoint',
+				id: `checkpoint:${cp.id}`,
+				checkpointId: cp.id,
+				seq: cp.seq,
+				trigger: cp.trigger,
+				at: cp.createdAt,
+				message: cp.message,
+			},
+		});
 		if (cp.approvalAt && (cp.approvalStatus === 'approved' || cp.approvalStatus === 'rejected')) {
 			timed.push({
 				at: cp.approvalAt,
 				order: order++,
-				entry: { type: 'approval', id: `approval:${cp.id}`, checkpointId: cp.id, seq: cp.seq, status: cp.approvalStatus, user: cp.approvalUser, at: cp.approvalAt, reason: cp.approvalReason },
+				entry: {
+					type: 'approval',
+					id: `approval:${cp.id}`,
+					checkpointId: cp.id,
+					seq: cp.seq,
+					status: cp.approvalStatus,
+					user: cp.approvalUser,
+					at: cp.approvalAt,
+					reason: cp.approvalReason,
+				},
 			});
 		}
 	}

@@ -67,7 +67,13 @@ export class TimelineRecorder implements TimelineHooks {
 		const machine = machineIdentity(this.ctx.workspaceRoot);
 		await this.ctx.store.write((db) => {
 			const turn = countOf(db, sessionId, promptKind) + 1;
-			appendSharedEvent(db, machine, nowMs, { kind: promptKind, subject: sessionId, sessionId, actor: 'human', body: { turn, text: clean, at: isoTime(nowMs) } });
+			appendSharedEvent(db, machine, nowMs, {
+				kind: promptKind,
+				subject: sessionId,
+				sessionId,
+				actor: 'human',
+				body: { turn, text: clean, at: isoTime(nowMs) },
+			});
 		});
 	}
 
@@ -82,21 +88,36 @@ export class TimelineRecorder implements TimelineHooks {
 		const shadow = new ShadowRepo(root, batonDir(root), Math.max(this.options.budgetMs, 1));
 		const deadline = started + this.options.budgetMs;
 		const nowMs = this.ctx.clock.now();
-		const call: PendingCall = { toolUseId: tool.id, tool: tool.name, summary: toolSummary(tool, root, event.cwd), startedAt: isoTime(nowMs), startedMs: nowMs, treeBefore: null, reason: null };
+		const call: PendingCall = {
+			toolUseId: tool.id,
+			tool: tool.name,
+			summary: toolSummary(tool, root, event.cwd),
+			startedAt: isoTime(nowMs),
+			startedMs: nowMs,
+			treeBefore: null,
+			reason: null,
+		};
 		const drafts: StepDraft[] = [];
 		const agent = event.agent;
 		try {
 			shadow.ensureEmptyConfig();
 			await shadow.withLock(async () => {
 				const state = readState(root, sessionId, nowMs);
-				const capture = await captureTree(shadow, { excludes: this.ctx.config.checkpoints.excludes, maxFileSize: this.ctx.config.checkpoints.maxFileSize, deadline, ...(this.options.dirty ? { dirty: this.options.dirty } : {}) });
+				const capture = await captureTree(shadow, {
+					excludes: this.ctx.config.checkpoints.excludes,
+					maxFileSize: this.ctx.config.checkpoints.maxFileSize,
+					deadline,
+					...(this.options.dirty ? { dirty: this.options.dirty } : {}),
+				});
 				if (phase === 'pre') {
 					const human = await this.pre(shadow, sessionId, state, capture, call, nowMs);
 					if (human) {
 						drafts.push(human);
 					}
 				} else {
-					pushAll(drafts, [...(await this.post(shadow, sessionId, state, capture, call, nowMs, agent, filesTouchedBy(tool.name, tool.input, root, event.cwd)))]);
+					pushAll(drafts, [
+						...(await this.post(shadow, sessionId, state, capture, call, nowMs, agent, filesTouchedBy(tool.name, tool.input, root, event.cwd))),
+					]);
 				}
 				writeState(root, sessionId, state);
 			});
@@ -146,12 +167,27 @@ export class TimelineRecorder implements TimelineHooks {
 				if (open.length === 0) {
 					return;
 				}
-				const capture = await captureTree(shadow, { excludes: this.ctx.config.checkpoints.excludes, maxFileSize: this.ctx.config.checkpoints.maxFileSize, deadline, ...(this.options.dirty ? { dirty: this.options.dirty } : {}) });
+				const capture = await captureTree(shadow, {
+					excludes: this.ctx.config.checkpoints.excludes,
+					maxFileSize: this.ctx.config.checkpoints.maxFileSize,
+					deadline,
+					...(this.options.dirty ? { dirty: this.options.dirty } : {}),
+				});
 				const [oldest, ...rest] = open as [PendingCall, ...PendingCall[]];
 				state.pending.push(oldest);
 				pushAll(drafts, [...(await this.post(shadow, sessionId, state, capture, oldest, nowMs, event.agent, []))]);
 				for (const call of rest) {
-					drafts.push(agentDraft(call, event.agent, null, null, [], 0, 'no result was reported for this call before its turn ended; its files are in the step of the call before it'));
+					drafts.push(
+						agentDraft(
+							call,
+							event.agent,
+							null,
+							null,
+							[],
+							0,
+							'no result was reported for this call before its turn ended; its files are in the step of the call before it',
+						),
+					);
 				}
 				writeState(root, sessionId, state);
 			});
@@ -172,7 +208,14 @@ export class TimelineRecorder implements TimelineHooks {
 	}
 
 	/** Before a call: its tree, and the person's edits since the last step when nothing else is in flight. */
-	private async pre(shadow: ShadowRepo, sessionId: string, state: TimelineState, capture: Capture, call: PendingCall, nowMs: number): Promise<StepDraft | null> {
+	private async pre(
+		shadow: ShadowRepo,
+		sessionId: string,
+		state: TimelineState,
+		capture: Capture,
+		call: PendingCall,
+		nowMs: number,
+	): Promise<StepDraft | null> {
 		let human: StepDraft | null = null;
 		if (capture.tree) {
 			if (!state.refCommit) {
@@ -204,7 +247,16 @@ export class TimelineRecorder implements TimelineHooks {
 	 * After a call: its step, from the tree its PreToolUse saw (or the last step's) to the tree now;
 	 * and a person's step for files an edit tool does not name, when nothing else ran meanwhile.
 	 */
-	private async post(shadow: ShadowRepo, sessionId: string, state: TimelineState, capture: Capture, call: PendingCall, nowMs: number, agent: string, named: string[]): Promise<StepDraft[]> {
+	private async post(
+		shadow: ShadowRepo,
+		sessionId: string,
+		state: TimelineState,
+		capture: Capture,
+		call: PendingCall,
+		nowMs: number,
+		agent: string,
+		named: string[],
+	): Promise<StepDraft[]> {
 		const lastBefore = state.lastTree;
 		const pending = takePending(state, call.tool, call.toolUseId);
 		const before = pending ? pending.treeBefore : state.lastTree;
@@ -258,8 +310,19 @@ export class TimelineRecorder implements TimelineHooks {
 		await this.ctx.store.write((db) => {
 			const { captured, ...rest } = draft;
 			// `captured` is stored only when false: readers take its absence as true (docs/records.md).
-			const body: Omit<TimelineStep, 'captured'> & { captured?: false } = { step: countOf(db, sessionId, stepKind) + 1, turn: countOf(db, sessionId, promptKind), ...rest, ...(captured ? {} : { captured: false as const }) };
-			appendSharedEvent(db, machine, nowMs, { kind: stepKind, subject: sessionId, sessionId, actor: draft.actor === 'human' ? 'human' : `agent:${draft.agent ?? 'unknown'}`, body: { ...body } });
+			const body: Omit<TimelineStep, 'captured'> & { captured?: false } = {
+				step: countOf(db, sessionId, stepKind) + 1,
+				turn: countOf(db, sessionId, promptKind),
+				...rest,
+				...(captured ? {} : { captured: false as const }),
+			};
+			appendSharedEvent(db, machine, nowMs, {
+				kind: stepKind,
+				subject: sessionId,
+				sessionId,
+				actor: draft.actor === 'human' ? 'human' : `agent:${draft.agent ?? 'unknown'}`,
+				body: { ...body },
+			});
 		});
 	}
 }
@@ -269,7 +332,15 @@ function agentFiles(drafts: readonly StepDraft[]): string[] {
 	return [...new Set(drafts.filter((d) => d.actor === 'agent').flatMap((d) => d.files.map((f) => f.path)))];
 }
 
-function agentDraft(call: PendingCall, agent: string, before: string | null, after: string | null, files: StepDraft['files'], more: number, reason: string | null): StepDraft {
+function agentDraft(
+	call: PendingCall,
+	agent: string,
+	before: string | null,
+	after: string | null,
+	files: StepDraft['files'],
+	more: number,
+	reason: string | null,
+): StepDraft {
 	const captured = !!before && !!after && !reason;
 	return {
 		toolUseId: call.toolUseId,

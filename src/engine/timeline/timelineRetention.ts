@@ -41,7 +41,9 @@ function prunedFile(workspaceRoot: string): string {
 export function readPruned(workspaceRoot: string): Record<string, string> {
 	try {
 		const parsed = JSON.parse(fs.readFileSync(prunedFile(workspaceRoot), 'utf8')) as unknown;
-		return parsed && typeof parsed === 'object' ? Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string')) : {};
+		return parsed && typeof parsed === 'object'
+			? Object.fromEntries(Object.entries(parsed).filter((e): e is [string, string] => typeof e[1] === 'string'))
+			: {};
 	} catch {
 		return {};
 	}
@@ -60,7 +62,11 @@ async function looseCount(shadow: ShadowRepo): Promise<number> {
 }
 
 /** Prunes the trees of sessions past the retention, then packs the store when that freed something or many objects are loose. */
-export async function maintainTimeline(ctx: EngineContext, shadow: ShadowRepo, options: { dryRun?: boolean; forcePack?: boolean } = {}): Promise<TimelineMaintenance> {
+export async function maintainTimeline(
+	ctx: EngineContext,
+	shadow: ShadowRepo,
+	options: { dryRun?: boolean; forcePack?: boolean } = {},
+): Promise<TimelineMaintenance> {
 	const dryRun = options.dryRun ?? false;
 	if (!shadow.exists()) {
 		return { pruned: [], kept: 0, packed: false, looseObjects: 0, dryRun };
@@ -68,7 +74,15 @@ export async function maintainTimeline(ctx: EngineContext, shadow: ShadowRepo, o
 	shadow.ensureEmptyConfig();
 	const refs = (await shadow.gitText(['for-each-ref', '--format=%(refname)', 'refs/baton/timeline/'])).split('\n').filter(Boolean);
 	const ids = refs.map((r) => r.slice('refs/baton/timeline/'.length));
-	const rows = ids.length ? await ctx.store.read((db) => db.select({ id: sessions.id, status: sessions.status, endedAt: sessions.endedAt, lastActivity: sessions.lastActivity }).from(sessions).where(inArray(sessions.id, ids)).all()) : [];
+	const rows = ids.length
+		? await ctx.store.read((db) =>
+				db
+					.select({ id: sessions.id, status: sessions.status, endedAt: sessions.endedAt, lastActivity: sessions.lastActivity })
+					.from(sessions)
+					.where(inArray(sessions.id, ids))
+					.all(),
+			)
+		: [];
 	const { timelineKeep, timelineKeepSessions } = ctx.config.checkpoints;
 	const now = ctx.clock.now();
 	// The most recently active sessions stay whatever their age; so does any session not ended (or unknown here).
@@ -78,7 +92,13 @@ export async function maintainTimeline(ctx: EngineContext, shadow: ShadowRepo, o
 			.slice(0, timelineKeepSessions)
 			.map((r) => r.id),
 	);
-	const due = rows.filter((r) => !recent.has(r.id) && (r.status === 'ended' || r.status === 'archived' || r.status === 'closed') && r.endedAt !== null && now - Date.parse(r.endedAt) >= timelineKeep);
+	const due = rows.filter(
+		(r) =>
+			!recent.has(r.id) &&
+			(r.status === 'ended' || r.status === 'archived' || r.status === 'closed') &&
+			r.endedAt !== null &&
+			now - Date.parse(r.endedAt) >= timelineKeep,
+	);
 	const pruned = due.map((r) => ({ sessionId: r.id, endedAt: r.endedAt as string }));
 	let looseObjects = await looseCount(shadow);
 	const pack = pruned.length > 0 || looseObjects >= looseObjectLimit || options.forcePack === true;

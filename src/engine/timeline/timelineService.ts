@@ -69,7 +69,8 @@ export class TimelineService {
 		const prunedAt = readPruned(this.ctx.workspaceRoot)[sessionId];
 		const prunedHere = (s: TimelineStep) => (prunedAt !== undefined && s.startedAt <= prunedAt ? prunedAt : undefined);
 		// A pruned session's keyframes are gone, so its steps need their own trees (a checkpoint may share them).
-		const needs = (s: TimelineStep) => (recordedChanges(s) && !prunedHere(s) ? recordedBlobs(s) : [s.treeBefore as string, s.treeAfter as string, ...recordedBlobs(s)]);
+		const needs = (s: TimelineStep) =>
+			recordedChanges(s) && !prunedHere(s) ? recordedBlobs(s) : [s.treeBefore as string, s.treeAfter as string, ...recordedBlobs(s)];
 		// A tree a checkpoint shares outlives the pruning of the timeline: only what is missing is gone.
 		const missing = await missingObjects(this.checkpoints.shadow, captured.flatMap(needs));
 		if (missing.size === 0) {
@@ -163,14 +164,20 @@ export class TimelineService {
 				return readFileAt(shadow, rebuilt, file);
 			}
 		}
-		throw new BatonError('notFound', `tree ${tree} is no longer in Baton's store and cannot be rebuilt (its session's replay was pruned, or it was recorded elsewhere); the step's record stays`);
+		throw new BatonError(
+			'notFound',
+			`tree ${tree} is no longer in Baton's store and cannot be rebuilt (its session's replay was pruned, or it was recorded elsewhere); the step's record stays`,
+		);
 	}
 
 	/** Reverts one step where its lines are untouched since; a safety checkpoint first (not in a dry run). */
 	async revert(ref: string, input: { sessionId?: string | null; dryRun?: boolean; actor: string }): Promise<RevertResult> {
 		const step = await this.step(ref, input.sessionId);
 		if (!step.treeBefore || !step.treeAfter) {
-			throw new BatonError('invalidInput', `step ${step.step} of ${step.sessionId} was not captured (${step.reason ?? 'no trees'}); there is nothing Baton can revert`);
+			throw new BatonError(
+				'invalidInput',
+				`step ${step.step} of ${step.sessionId} was not captured (${step.reason ?? 'no trees'}); there is nothing Baton can revert`,
+			);
 		}
 		if (step.treesGone) {
 			throw new BatonError('invalidInput', `step ${step.step} of ${step.sessionId} cannot be reverted: ${step.treesGone}`);
@@ -184,7 +191,12 @@ export class TimelineService {
 		let checkpoint: string | null = null;
 		if (!dryRun) {
 			// The same safety snapshot rollback takes (and treated alike: approved, never a resume point, no prompt).
-			const safety = await this.checkpoints.create({ trigger: 'pre-rollback', message: `before reverting step ${step.step} (${step.tool ?? step.actor})`, sessionId: step.sessionId, actor: input.actor });
+			const safety = await this.checkpoints.create({
+				trigger: 'pre-rollback',
+				message: `before reverting step ${step.step} (${step.tool ?? step.actor})`,
+				sessionId: step.sessionId,
+				actor: input.actor,
+			});
 			checkpoint = safety.id;
 		}
 		const outcome = await revertStep(this.checkpoints.shadow, changes, { dryRun });

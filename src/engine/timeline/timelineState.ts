@@ -59,14 +59,18 @@ export function readState(workspaceRoot: string, sessionId: string, nowMs: numbe
 		return empty;
 	}
 	const sha = (v: unknown): string | null => (typeof v === 'string' && /^[0-9a-f]{40,64}$/.test(v) ? v : null);
-	const pending = Array.isArray(parsed.pending) ? parsed.pending.filter((p): p is PendingCall => !!p && typeof p === 'object' && typeof p.tool === 'string' && typeof p.startedMs === 'number') : [];
+	const pending = Array.isArray(parsed.pending)
+		? parsed.pending.filter((p): p is PendingCall => !!p && typeof p === 'object' && typeof p.tool === 'string' && typeof p.startedMs === 'number')
+		: [];
 	return {
 		lastTree: sha(parsed.lastTree),
 		refCommit: sha(parsed.refCommit),
 		refTree: sha(parsed.refTree),
 		chainTree: sha(parsed.chainTree),
 		sinceKey: typeof parsed.sinceKey === 'number' && parsed.sinceKey >= 0 ? parsed.sinceKey : 0,
-		unkept: Array.isArray(parsed.unkept) ? parsed.unkept.filter((b): b is KeptBlob => Array.isArray(b) && sha(b[0]) !== null && typeof b[1] === 'string' && b[1] !== '') : [],
+		unkept: Array.isArray(parsed.unkept)
+			? parsed.unkept.filter((b): b is KeptBlob => Array.isArray(b) && sha(b[0]) !== null && typeof b[1] === 'string' && b[1] !== '')
+			: [],
 		pending: pending.filter((p) => nowMs - p.startedMs < pendingLifetimeMs).slice(-maxPending),
 	};
 }

@@ -34,8 +34,12 @@ const notLinearKeys = new Set(
 );
 
 const prefixPattern = '(?<![\\w&#/.-])';
-const namePattern = new RegExp(`${prefixPattern}(?<!(?:colou?r|background|fill|stroke)\\s*[:=]?\\s*)(?:([\\w.-]+)\\/([\\w.-]+))?#([1-9]\\d{0,6})(?![\\w-])`, 'gi');
-const promptPattern = /(?<![\w])(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?|address(?:e[sd])?)\s*:?\s+(?:(?:the\s+)?issue\s+)?(?:([\w.-]+)\/([\w.-]+))?#([1-9]\d{0,6})(?![\w-])/gi;
+const namePattern = new RegExp(
+	`${prefixPattern}(?<!(?:colou?r|background|fill|stroke)\\s*[:=]?\\s*)(?:([\\w.-]+)\\/([\\w.-]+))?#([1-9]\\d{0,6})(?![\\w-])`,
+	'gi',
+);
+const promptPattern =
+	/(?<![\w])(?:fix(?:e[sd])?|close[sd]?|resolve[sd]?|address(?:e[sd])?)\s*:?\s+(?:(?:the\s+)?issue\s+)?(?:([\w.-]+)\/([\w.-]+))?#([1-9]\d{0,6})(?![\w-])/gi;
 const linearKeyPattern = /(?<![\w.-])([A-Z][A-Z0-9]{1,9})-([1-9]\d{0,6})(?![\w]|\.\d|-\d)/g;
 const branchSegmentPattern = /^(?:(?:issues?|gh|bug|fix)[-_]?)?([1-9]\d{0,6})(?:[-_].*)?$/i;
 const dateSegment = /^\d{4}[-_.]\d{1,2}(?:\D|$)/;

@@ -58,14 +58,21 @@ export class BeadsCliAdapter implements TrackerAdapter {
 
 	private run(args: string[]): Promise<string> {
 		return new Promise((resolve, reject) => {
-			execFile(this.options.executable, args, { cwd: this.options.cwd, timeout: this.options.timeoutMs, maxBuffer: 8 * 1024 * 1024, windowsHide: true }, (error, stdout, stderr) => {
-				if (error) {
-					const why = (error as { killed?: boolean }).killed ? `no answer within ${this.options.timeoutMs} ms` : (stderr.trim() || error.message).split('\n')[0]?.slice(0, 200);
-					reject(trackerError({ tracker: 'beads', secrets: new Map() }, `bd ${args[0]} ${args[1] ?? ''} failed: ${why}`, 0));
-					return;
-				}
-				resolve(stdout);
-			});
+			execFile(
+				this.options.executable,
+				args,
+				{ cwd: this.options.cwd, timeout: this.options.timeoutMs, maxBuffer: 8 * 1024 * 1024, windowsHide: true },
+				(error, stdout, stderr) => {
+					if (error) {
+						const why = (error as { killed?: boolean }).killed
+							? `no answer within ${this.options.timeoutMs} ms`
+							: (stderr.trim() || error.message).split('\n')[0]?.slice(0, 200);
+						reject(trackerError({ tracker: 'beads', secrets: new Map() }, `bd ${args[0]} ${args[1] ?? ''} failed: ${why}`, 0));
+						return;
+					}
+					resolve(stdout);
+				},
+			);
 		});
 	}
 }

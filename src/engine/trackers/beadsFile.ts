@@ -117,7 +117,10 @@ export class BeadsFile {
 	private refuseTorn(lines: Line[]): void {
 		const tail = lines[lines.length - 1];
 		if (tail?.last && !tail.record && tail.bytes.toString('utf8').trim() !== '') {
-			throw new BatonError('storageFailure', `Beads: the last line (${lines.length}) of ${this.file} is incomplete (a write in progress or torn); not editing the file until it is whole`);
+			throw new BatonError(
+				'storageFailure',
+				`Beads: the last line (${lines.length}) of ${this.file} is incomplete (a write in progress or torn); not editing the file until it is whole`,
+			);
 		}
 	}
 
@@ -156,7 +159,9 @@ function parseRecord(chunk: Buffer): BeadsRecord | null {
 	}
 	try {
 		const value = JSON.parse(text) as unknown;
-		return value && typeof value === 'object' && !Array.isArray(value) && typeof (value as { id?: unknown }).id === 'string' ? (value as BeadsRecord) : null;
+		return value && typeof value === 'object' && !Array.isArray(value) && typeof (value as { id?: unknown }).id === 'string'
+			? (value as BeadsRecord)
+			: null;
 	} catch {
 		return null;
 	}

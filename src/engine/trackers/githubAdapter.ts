@@ -45,7 +45,11 @@ export class GithubAdapter implements TrackerAdapter {
 
 	async createIssue(input: NewIssue): Promise<TrackerIssue> {
 		const { owner, repo } = this.repository();
-		const created = (await this.call('POST', `/repos/${seg(owner)}/${seg(repo)}/issues`, { title: input.title, body: input.body, ...(input.labels?.length ? { labels: input.labels } : {}) })) as GithubIssueBody | null;
+		const created = (await this.call('POST', `/repos/${seg(owner)}/${seg(repo)}/issues`, {
+			title: input.title,
+			body: input.body,
+			...(input.labels?.length ? { labels: input.labels } : {}),
+		})) as GithubIssueBody | null;
 		const number = typeof created?.number === 'number' ? created.number : null;
 		if (number === null) {
 			throw trackerError({ tracker: 'github', secrets: new Map() }, `POST /repos/${owner}/${repo}/issues answered without an issue number`, 201);
@@ -60,7 +64,11 @@ export class GithubAdapter implements TrackerAdapter {
 	private repository(): { owner: string; repo: string } {
 		const { owner, repo } = this.options.github;
 		if (!owner || !repo) {
-			throw trackerError({ tracker: 'github', secrets: new Map() }, 'no repository: set trackers.github.owner and .repo in .baton/config.json (or add an `origin` remote on GitHub)', 0);
+			throw trackerError(
+				{ tracker: 'github', secrets: new Map() },
+				'no repository: set trackers.github.owner and .repo in .baton/config.json (or add an `origin` remote on GitHub)',
+				0,
+			);
 		}
 		return { owner, repo };
 	}

@@ -13,7 +13,15 @@ import type { IssueRef, LinkSource } from './trackerTypes';
 export type IssueLinkView = Omit<IssueLink, 'createdAt' | 'updatedAt'>;
 
 export function toLinkView(link: IssueLink): IssueLinkView {
-	return { sessionId: link.sessionId, tracker: link.tracker, issueId: link.issueId, url: link.url, title: link.title, state: link.state, source: link.source };
+	return {
+		sessionId: link.sessionId,
+		tracker: link.tracker,
+		issueId: link.issueId,
+		url: link.url,
+		title: link.title,
+		state: link.state,
+		source: link.source,
+	};
 }
 
 export function listLinks(db: BatonDb, filter: { sessionId?: string } = {}): IssueLink[] {
@@ -47,7 +55,15 @@ export function addLinks(db: BatonDb, input: { sessionId: string; refs: readonly
 			updatedAt: input.now,
 		};
 		db.insert(issueLinks).values(row).run();
-		audit(db, { at: input.now, actor: input.actor, operation: 'issue.link', sessionId: input.sessionId, entityType: 'issue', entityId: key, details: { source: input.source } });
+		audit(db, {
+			at: input.now,
+			actor: input.actor,
+			operation: 'issue.link',
+			sessionId: input.sessionId,
+			entityType: 'issue',
+			entityId: key,
+			details: { source: input.source },
+		});
 		added.push(row);
 	}
 	return added;
@@ -59,13 +75,31 @@ export function removeLink(db: BatonDb, input: { sessionId: string; tracker: str
 		return false;
 	}
 	db.delete(issueLinks).where(where).run();
-	audit(db, { at: input.now, actor: input.actor, operation: 'issue.unlink', sessionId: input.sessionId, entityType: 'issue', entityId: `${input.tracker}:${input.issueId}` });
+	audit(db, {
+		at: input.now,
+		actor: input.actor,
+		operation: 'issue.unlink',
+		sessionId: input.sessionId,
+		entityType: 'issue',
+		entityId: `${input.tracker}:${input.issueId}`,
+	});
 	return true;
 }
 
 /** What the tracker said about an issue, on every session that links it. */
-export function refreshLinkInfo(db: BatonDb, tracker: string, issueId: string, info: { url: string | null; title: string | null; state: string | null }, now: string): void {
-	const set = { ...(info.url ? { url: info.url } : {}), ...(info.title !== null ? { title: info.title } : {}), ...(info.state !== null ? { state: info.state } : {}), updatedAt: now };
+export function refreshLinkInfo(
+	db: BatonDb,
+	tracker: string,
+	issueId: string,
+	info: { url: string | null; title: string | null; state: string | null },
+	now: string,
+): void {
+	const set = {
+		...(info.url ? { url: info.url } : {}),
+		...(info.title !== null ? { title: info.title } : {}),
+		...(info.state !== null ? { state: info.state } : {}),
+		updatedAt: now,
+	};
 	db.update(issueLinks)
 		.set(set)
 		.where(and(eq(issueLinks.tracker, tracker), eq(issueLinks.issueId, issueId)))

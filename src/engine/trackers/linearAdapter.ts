@@ -52,9 +52,15 @@ export class LinearAdapter implements TrackerAdapter {
 		const issue = await this.issue(id);
 		const states = [...(issue.team?.states.nodes ?? [])].sort((a, b) => a.position - b.position);
 		const wanted = status === 'closed' ? this.options.closedState : status === 'open' ? this.options.openState : null;
-		const state = wanted ? states.find((s) => s.name.toLowerCase() === wanted.toLowerCase()) : stateTypes[status].map((type) => states.find((s) => s.type === type)).find(Boolean);
+		const state = wanted
+			? states.find((s) => s.name.toLowerCase() === wanted.toLowerCase())
+			: stateTypes[status].map((type) => states.find((s) => s.type === type)).find(Boolean);
 		if (!state) {
-			throw trackerError({ tracker: 'linear', secrets: new Map() }, `team ${issue.team?.key ?? '?'} has no workflow state ${wanted ? `named "${wanted}"` : `of type ${stateTypes[status].join(' or ')}`} for ${id}`, 200);
+			throw trackerError(
+				{ tracker: 'linear', secrets: new Map() },
+				`team ${issue.team?.key ?? '?'} has no workflow state ${wanted ? `named "${wanted}"` : `of type ${stateTypes[status].join(' or ')}`} for ${id}`,
+				200,
+			);
 		}
 		const data = await this.graphql<{ issueUpdate: { success: boolean; issue: LinearIssue | null } }>(
 			`mutation BatonIssueUpdate($id: String!, $input: IssueUpdateInput!) { issueUpdate(id: $id, input: $input) { success issue { ${issueFields} } } }`,
@@ -106,9 +112,17 @@ export class LinearAdapter implements TrackerAdapter {
 		}
 		const key = this.options.teamKey;
 		if (!key) {
-			throw trackerError({ tracker: 'linear', secrets: new Map() }, 'no team: set trackers.linear.teamKey (or teamId) in .baton/config.json to open issues', 0);
+			throw trackerError(
+				{ tracker: 'linear', secrets: new Map() },
+				'no team: set trackers.linear.teamKey (or teamId) in .baton/config.json to open issues',
+				0,
+			);
 		}
-		const data = await this.graphql<{ teams: { nodes: { id: string; key: string }[] } }>('query BatonTeam($key: String!) { teams(filter: { key: { eq: $key } }) { nodes { id key } } }', { key }, 'teams');
+		const data = await this.graphql<{ teams: { nodes: { id: string; key: string }[] } }>(
+			'query BatonTeam($key: String!) { teams(filter: { key: { eq: $key } }) { nodes { id key } } }',
+			{ key },
+			'teams',
+		);
 		const team = data.teams.nodes.find((t) => t.key === key);
 		if (!team) {
 			throw trackerError({ tracker: 'linear', secrets: new Map() }, `no team with key ${key}`, 200);

@@ -39,7 +39,9 @@ export function originUrl(workspaceRoot: string): string | null {
 /** `owner/repo` of a GitHub remote (https, ssh or scp-like syntax) on `host`; null for any other remote. */
 export function parseGithubRemote(url: string, host = 'github.com'): { owner: string; repo: string } | null {
 	const h = host.toLowerCase().replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-	const match = new RegExp(`^(?:(?:https?|ssh|git)://(?:[^@/]+@)?${h}(?::\\d+)?/|(?:[^@/]+@)?${h}:)([\\w.-]+)/([\\w.-]+?)(?:\\.git)?/?$`, 'i').exec(url.trim());
+	const match = new RegExp(`^(?:(?:https?|ssh|git)://(?:[^@/]+@)?${h}(?::\\d+)?/|(?:[^@/]+@)?${h}:)([\\w.-]+)/([\\w.-]+?)(?:\\.git)?/?$`, 'i').exec(
+		url.trim(),
+	);
 	return match?.[1] && match[2] ? { owner: match[1], repo: match[2] } : null;
 }
 

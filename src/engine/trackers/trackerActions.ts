@@ -25,7 +25,13 @@ const trackerActionSchema = z.discriminatedUnion('action', [
 	/** Tell a linked issue about a checkpoint (a comment). */
 	z.object({ action: z.literal('linkCheckpoint'), tracker: z.enum(trackerNames), issueId: z.string().min(1), note: noteSchema }),
 	/** Close (or reopen) a linked issue. */
-	z.object({ action: z.literal('status'), tracker: z.enum(trackerNames), issueId: z.string().min(1), status: z.enum(['open', 'in_progress', 'closed']), checkpointId: z.string().nullable() }),
+	z.object({
+		action: z.literal('status'),
+		tracker: z.enum(trackerNames),
+		issueId: z.string().min(1),
+		status: z.enum(['open', 'in_progress', 'closed']),
+		checkpointId: z.string().nullable(),
+	}),
 	/** Open an issue and link it to the session (and the checkpoint that caused it). */
 	z.object({
 		action: z.literal('create'),

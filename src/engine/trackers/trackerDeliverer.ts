@@ -41,7 +41,15 @@ async function perform(deps: DelivererDeps, action: TrackerAction): Promise<void
 			return;
 		case 'status': {
 			const issue = await adapter.updateStatus(action.issueId, action.status);
-			await deps.ctx.store.write((db) => refreshLinkInfo(db, action.tracker, action.issueId, { url: issue.url, title: issue.title, state: issue.state ?? action.status }, deps.ctx.nowIso()));
+			await deps.ctx.store.write((db) =>
+				refreshLinkInfo(
+					db,
+					action.tracker,
+					action.issueId,
+					{ url: issue.url, title: issue.title, state: issue.state ?? action.status },
+					deps.ctx.nowIso(),
+				),
+			);
 			return;
 		}
 		case 'create': {
@@ -50,7 +58,13 @@ async function perform(deps: DelivererDeps, action: TrackerAction): Promise<void
 				const now = deps.ctx.nowIso();
 				const sessionId = action.sessionId;
 				if (sessionId && db.select({ id: sessions.id }).from(sessions).where(eq(sessions.id, sessionId)).get()) {
-					addLinks(db, { sessionId, refs: [{ tracker: action.tracker, issueId: issue.id, url: issue.url }], source: 'created', now, actor: 'baton:trackers' });
+					addLinks(db, {
+						sessionId,
+						refs: [{ tracker: action.tracker, issueId: issue.id, url: issue.url }],
+						source: 'created',
+						now,
+						actor: 'baton:trackers',
+					});
 					refreshLinkInfo(db, action.tracker, issue.id, issue, now);
 				}
 				const cp = action.checkpointId ? db.select().from(checkpoints).where(eq(checkpoints.id, action.checkpointId)).get() : undefined;

@@ -103,7 +103,12 @@ function onCheckpoint(deps: TrackerEventDeps, db: BatonDb, checkpoint: Checkpoin
 	if (checkpoint.approvalStatus === 'auto_approved' || checkpoint.approvalStatus === 'approved') {
 		maybeClose(deps, db, checkpoint);
 	}
-	const why = config.openOnEscalation && checkpoint.escalationReasons.length > 0 ? `Escalation: ${checkpoint.escalationReasons.join('; ')}` : config.openOnError && checkpoint.trigger === 'error' ? 'Error' : null;
+	const why =
+		config.openOnEscalation && checkpoint.escalationReasons.length > 0
+			? `Escalation: ${checkpoint.escalationReasons.join('; ')}`
+			: config.openOnError && checkpoint.trigger === 'error'
+				? 'Error'
+				: null;
 	const target = config.openIn ?? config.enabled[0];
 	if (why && target && config.enabled.includes(target)) {
 		const kind = why === 'Error' ? 'error' : 'escalation';
@@ -120,7 +125,15 @@ function onCheckpoint(deps: TrackerEventDeps, db: BatonDb, checkpoint: Checkpoin
 		) {
 			const { title, body } = renderOpenedIssue(note, why);
 			enqueueAction(db, nowMs, {
-				action: { action: 'create', tracker: target, title, body, type: kind === 'error' ? 'bug' : 'task', sessionId: checkpoint.sessionId, checkpointId: checkpoint.id },
+				action: {
+					action: 'create',
+					tracker: target,
+					title,
+					body,
+					type: kind === 'error' ? 'bug' : 'task',
+					sessionId: checkpoint.sessionId,
+					checkpointId: checkpoint.id,
+				},
 				event: `issue.open.${kind}`,
 				dedupKey,
 				sessionId: checkpoint.sessionId,

@@ -30,8 +30,17 @@ function trackerLabel(tracker: TrackerName): string {
 }
 
 /** A tracker's refusal or failure: `details.status` is the HTTP status (0 when none was received). */
-export function trackerError(request: Pick<TrackerRequest, 'tracker' | 'secrets'>, message: string, status: number, extra: Record<string, unknown> = {}): BatonError {
-	return new BatonError('trackerFailed', maskSecrets(`${trackerLabel(request.tracker)}: ${message}`, request.secrets), { tracker: request.tracker, status, ...extra });
+export function trackerError(
+	request: Pick<TrackerRequest, 'tracker' | 'secrets'>,
+	message: string,
+	status: number,
+	extra: Record<string, unknown> = {},
+): BatonError {
+	return new BatonError('trackerFailed', maskSecrets(`${trackerLabel(request.tracker)}: ${message}`, request.secrets), {
+		tracker: request.tracker,
+		status,
+		...extra,
+	});
 }
 
 /** Sends the request; resolves with the parsed JSON body (null when empty) of a 2xx answer. */

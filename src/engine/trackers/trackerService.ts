@@ -142,7 +142,9 @@ export class TrackerService {
 		if (fresh.length === 0) {
 			return [];
 		}
-		return this.ctx.store.write((db) => addLinks(db, { sessionId: input.sessionId, refs: fresh, source: input.source, now: this.ctx.nowIso(), actor: input.actor }).map(toLinkView));
+		return this.ctx.store.write((db) =>
+			addLinks(db, { sessionId: input.sessionId, refs: fresh, source: input.source, now: this.ctx.nowIso(), actor: input.actor }).map(toLinkView),
+		);
 	}
 
 	/** Fetches the issue from its tracker and refreshes what linked sessions show of it. */
@@ -193,7 +195,10 @@ export class TrackerService {
 		}
 		const active = activeSessions(db);
 		if (active.length !== 1 || !active[0]) {
-			throw new BatonError(active.length === 0 ? 'notFound' : 'invalidInput', active.length === 0 ? 'no active session; pass --session ID' : `${active.length} sessions are active; pass --session ID`);
+			throw new BatonError(
+				active.length === 0 ? 'notFound' : 'invalidInput',
+				active.length === 0 ? 'no active session; pass --session ID' : `${active.length} sessions are active; pass --session ID`,
+			);
 		}
 		return active[0].id;
 	}
@@ -222,11 +227,27 @@ export class TrackerService {
 				});
 			case 'beads':
 				return chooseBeadsAdapter(
-					{ mode: c.beads.cli, cwd: this.ctx.workspaceRoot, timeoutMs, ...(this.faults.searchPath !== undefined ? { searchPath: this.faults.searchPath } : {}) },
-					() => new BeadsFileAdapter({ file: this.beadsFile(), prefix: this.patterns().beadsPrefixes[0] ?? 'bd', nowIso: () => this.ctx.nowIso(), author: 'baton' }),
+					{
+						mode: c.beads.cli,
+						cwd: this.ctx.workspaceRoot,
+						timeoutMs,
+						...(this.faults.searchPath !== undefined ? { searchPath: this.faults.searchPath } : {}),
+					},
+					() =>
+						new BeadsFileAdapter({
+							file: this.beadsFile(),
+							prefix: this.patterns().beadsPrefixes[0] ?? 'bd',
+							nowIso: () => this.ctx.nowIso(),
+							author: 'baton',
+						}),
 				);
 			case 'webhook':
-				return new WebhookAdapter({ timeoutMs, url: () => this.secrets.get('tracker.webhook.url'), token: () => this.secrets.get('tracker.webhook.token'), nowIso: () => this.ctx.nowIso() });
+				return new WebhookAdapter({
+					timeoutMs,
+					url: () => this.secrets.get('tracker.webhook.url'),
+					token: () => this.secrets.get('tracker.webhook.token'),
+					nowIso: () => this.ctx.nowIso(),
+				});
 		}
 	}
 }

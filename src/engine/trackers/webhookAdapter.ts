@@ -55,7 +55,11 @@ export class WebhookAdapter implements TrackerAdapter {
 		if (url) secrets.set('tracker.webhook.url', url);
 		if (token) secrets.set('tracker.webhook.token', token);
 		if (!url) {
-			throw trackerError({ tracker: 'webhook', secrets }, 'no URL: set BATON_TRACKER_WEBHOOK_URL, or store the secret `tracker.webhook.url` in the editor', 0);
+			throw trackerError(
+				{ tracker: 'webhook', secrets },
+				'no URL: set BATON_TRACKER_WEBHOOK_URL, or store the secret `tracker.webhook.url` in the editor',
+				0,
+			);
 		}
 		return requestJson({
 			tracker: 'webhook',

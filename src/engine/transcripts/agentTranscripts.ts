@@ -111,7 +111,12 @@ class CopilotAdapter implements RecordAdapter {
 				const model = typeof data['model'] === 'string' ? data['model'] : null;
 				const content: Json[] = typeof data['content'] === 'string' && data['content'].trim() ? [{ type: 'text', text: data['content'] }] : [];
 				for (const call of Array.isArray(data['toolRequests']) ? (data['toolRequests'] as Json[]) : []) {
-					content.push({ type: 'tool_use', id: call?.['toolCallId'] ?? null, name: typeof call?.['name'] === 'string' ? call['name'] : 'tool', input: parseArguments(call?.['arguments']) });
+					content.push({
+						type: 'tool_use',
+						id: call?.['toolCallId'] ?? null,
+						name: typeof call?.['name'] === 'string' ? call['name'] : 'tool',
+						input: parseArguments(call?.['arguments']),
+					});
 				}
 				return content.length > 0 ? [{ type: 'assistant', timestamp, message: { id: data['messageId'] ?? null, model, content } }] : [];
 			}
@@ -122,8 +127,15 @@ class CopilotAdapter implements RecordAdapter {
 					return [];
 				}
 				const error = (data['error'] as Json | undefined)?.['message'];
-				const text = typeof error === 'string' ? error : textOf((data['result'] as Json | undefined)?.['content']) || `exited with code ${String(exit)}`;
-				return [{ type: 'user', timestamp, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: data['toolCallId'] ?? null, is_error: true, content: text }] } }];
+				const text =
+					typeof error === 'string' ? error : textOf((data['result'] as Json | undefined)?.['content']) || `exited with code ${String(exit)}`;
+				return [
+					{
+						type: 'user',
+						timestamp,
+						message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: data['toolCallId'] ?? null, is_error: true, content: text }] },
+					},
+				];
 			}
 			case 'session.compaction_complete':
 				return [{ type: 'system', subtype: 'compact_boundary', timestamp, compactMetadata: { trigger: 'auto' } }];
@@ -216,7 +228,14 @@ class CodexAdapter implements RecordAdapter {
 						timestamp,
 						message: {
 							model: this.model,
-							content: [{ type: 'tool_use', id: payload['call_id'] ?? null, name, input: command !== undefined ? { ...input, command: Array.isArray(command) ? command.join(' ') : command } : input }],
+							content: [
+								{
+									type: 'tool_use',
+									id: payload['call_id'] ?? null,
+									name,
+									input: command !== undefined ? { ...input, command: Array.isArray(command) ? command.join(' ') : command } : input,
+								},
+							],
 						},
 					},
 				];
@@ -224,14 +243,39 @@ class CodexAdapter implements RecordAdapter {
 			case 'custom_tool_call': {
 				const name = typeof payload['name'] === 'string' ? payload['name'] : 'tool';
 				return [
-					{ type: 'assistant', timestamp, message: { model: this.model, content: [{ type: 'tool_use', id: payload['call_id'] ?? null, name, input: { command: typeof payload['input'] === 'string' ? payload['input'] : '' } }] } },
+					{
+						type: 'assistant',
+						timestamp,
+						message: {
+							model: this.model,
+							content: [
+								{
+									type: 'tool_use',
+									id: payload['call_id'] ?? null,
+									name,
+									input: { command: typeof payload['input'] === 'string' ? payload['input'] : '' },
+								},
+							],
+						},
+					},
 				];
 			}
 			case 'function_call_output':
 			case 'custom_tool_call_output': {
 				const output = typeof payload['output'] === 'string' ? payload['output'] : textOf((payload['output'] as Json | undefined)?.['content']);
 				const failed = /(?:exited with code|Exit code:)\s*([1-9]\d*)/.test(output);
-				return failed ? [{ type: 'user', timestamp, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: payload['call_id'] ?? null, is_error: true, content: output }] } }] : [];
+				return failed
+					? [
+							{
+								type: 'user',
+								timestamp,
+								message: {
+									role: 'user',
+									content: [{ type: 'tool_result', tool_use_id: payload['call_id'] ?? null, is_error: true, content: output }],
+								},
+							},
+						]
+					: [];
 			}
 			default:
 				return [];
@@ -294,7 +338,12 @@ class GeminiAdapter implements RecordAdapter {
 					continue;
 				}
 				this.calls.add(callId);
-				content.push({ type: 'tool_use', id: callId, name: typeof call['name'] === 'string' ? call['name'] : 'tool', input: parseArguments(call['args']) });
+				content.push({
+					type: 'tool_use',
+					id: callId,
+					name: typeof call['name'] === 'string' ? call['name'] : 'tool',
+					input: parseArguments(call['args']),
+				});
 			}
 			if (content.length > 0 || (fresh && usage)) {
 				out.push({ type: 'assistant', timestamp, message: { id, model, content, ...(fresh && usage ? { usage } : {}) } });
@@ -302,7 +351,16 @@ class GeminiAdapter implements RecordAdapter {
 			for (const call of Array.isArray(m['toolCalls']) ? (m['toolCalls'] as Json[]) : []) {
 				if (call?.['status'] === 'error' && typeof call['id'] === 'string' && !this.calls.has(`error:${call['id']}`)) {
 					this.calls.add(`error:${call['id']}`);
-					out.push({ type: 'user', timestamp, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: call['id'], is_error: true, content: textOf(call['resultDisplay']) || 'the call failed' }] } });
+					out.push({
+						type: 'user',
+						timestamp,
+						message: {
+							role: 'user',
+							content: [
+								{ type: 'tool_result', tool_use_id: call['id'], is_error: true, content: textOf(call['resultDisplay']) || 'the call failed' },
+							],
+						},
+					});
 				}
 			}
 		} else if (m['type'] === 'error' && fresh && text.trim()) {

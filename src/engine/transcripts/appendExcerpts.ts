@@ -30,7 +30,12 @@ interface AppendOptions {
  * starts over; the archive is first cut back to what the index says it holds. Returns the read and
  * how many excerpts were written; the entry's offset and counts are the caller's to update.
  */
-export function appendExcerpts(entry: TranscriptEntry, sourceSize: number, archive: { dir: string; name: string }, options: AppendOptions): { read: ReturnType<typeof readSource>; excerpts: number } {
+export function appendExcerpts(
+	entry: TranscriptEntry,
+	sourceSize: number,
+	archive: { dir: string; name: string },
+	options: AppendOptions,
+): { read: ReturnType<typeof readSource>; excerpts: number } {
 	const archiveFile = path.join(archive.dir, archive.name);
 	if (sourceSize < entry.offset || (isWholeDocument(entry.agent, entry.sourcePath) && entry.offset > 0)) {
 		// Rewritten or truncated at the source (a whole-document transcript is rewritten on each message): start over.

@@ -55,7 +55,14 @@ export function namedCandidates(index: TranscriptIndex, input: CandidateInput, a
 	const id = input.agentSessionIds?.[0];
 	for (const source of id && safeName.test(id) ? (input.sources ?? []) : []) {
 		if (source.endsWith('.jsonl')) {
-			byId.set(id as string, { id: id as string, agentSessionId: id as string, parentAgentSessionId: null, sourcePath: source, agentType: null, description: null });
+			byId.set(id as string, {
+				id: id as string,
+				agentSessionId: id as string,
+				parentAgentSessionId: null,
+				sourcePath: source,
+				agentType: null,
+				description: null,
+			});
 		}
 	}
 	for (const found of input.discovered ?? []) {

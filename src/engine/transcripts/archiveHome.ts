@@ -17,6 +17,9 @@ export function claudeHomeDir(setting: string | undefined, env: NodeJS.ProcessEn
 }
 
 /** The workspace's archive, its Claude home found by `claudeHomeDir`. */
-export function transcriptArchiveFor(workspaceRoot: string, input: { claudeHome?: string | undefined; env?: NodeJS.ProcessEnv; homeDir?: string; log: Logger }): TranscriptArchive {
+export function transcriptArchiveFor(
+	workspaceRoot: string,
+	input: { claudeHome?: string | undefined; env?: NodeJS.ProcessEnv; homeDir?: string; log: Logger },
+): TranscriptArchive {
 	return new TranscriptArchive({ workspaceRoot, claudeHome: claudeHomeDir(input.claudeHome, input.env ?? process.env, input.homeDir), log: input.log });
 }

@@ -30,7 +30,12 @@ export const sessionsDirName = '_sessions';
 export const archiveMetaVersion = 1;
 
 export const transcriptMetaSchema = z.object({ kind: z.literal('baton-transcript'), version: z.number().int().positive(), entry: z.unknown() });
-export const sessionMetaSchema = z.object({ kind: z.literal('baton-transcript-session'), version: z.number().int().positive(), sessionId: z.string(), archive: z.unknown() });
+export const sessionMetaSchema = z.object({
+	kind: z.literal('baton-transcript-session'),
+	version: z.number().int().positive(),
+	sessionId: z.string(),
+	archive: z.unknown(),
+});
 
 /** The sidecar of an archive file (`<session>/<name>.jsonl` → `<session>/<name>.meta.json`). */
 export function metaPathOf(archivePath: string): string {
@@ -42,7 +47,9 @@ function transcriptMetaBytes(entry: TranscriptEntry): Buffer {
 }
 
 function sessionMetaBytes(sessionId: string, archive: SessionArchive): Buffer {
-	return Buffer.from(`${JSON.stringify({ kind: 'baton-transcript-session', version: archiveMetaVersion, sessionId, archive: sessionArchiveSchema.parse(archive) })}\n`);
+	return Buffer.from(
+		`${JSON.stringify({ kind: 'baton-transcript-session', version: archiveMetaVersion, sessionId, archive: sessionArchiveSchema.parse(archive) })}\n`,
+	);
 }
 
 /**
@@ -117,5 +124,7 @@ const safeSessionId = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
 /** The session's sidecar. */
 export function writeSessionMeta(dir: string, sessionId: string, archive: SessionArchive): boolean {
-	return safeSessionId.test(sessionId) ? writeIfChanged(path.join(dir, sessionsDirName, `${sessionId}.json`), sessionMetaBytes(sessionId, archive), { synced: true }) : false;
+	return safeSessionId.test(sessionId)
+		? writeIfChanged(path.join(dir, sessionsDirName, `${sessionId}.json`), sessionMetaBytes(sessionId, archive), { synced: true })
+		: false;
 }

@@ -15,11 +15,30 @@ import { ownMap } from '../storage/ownRecord';
 import { clip } from '../text/clip';
 import { batonDir } from '../workspace';
 import { archiveNameOf, safeName } from './archiveCandidates';
-import { archiveMetaVersion, metaPathOf, metaSuffix, sessionMetaSchema, sessionsDirName, transcriptMetaSchema, writeSessionMeta, writeTranscriptMeta } from './archiveMeta';
+import {
+	archiveMetaVersion,
+	metaPathOf,
+	metaSuffix,
+	sessionMetaSchema,
+	sessionsDirName,
+	transcriptMetaSchema,
+	writeSessionMeta,
+	writeTranscriptMeta,
+} from './archiveMeta';
 import type { DiscoveredTranscript } from './claudeProjects';
 import { openRegularFile } from './regularFile';
 import type { Excerpt } from './transcriptExcerpts';
-import { addFiles, indexKey, newTranscriptEntry, sessionArchiveSchema, transcriptEntrySchema, type IndexHealth, type SessionArchive, type TranscriptEntry, type TranscriptIndex } from './transcriptIndex';
+import {
+	addFiles,
+	indexKey,
+	newTranscriptEntry,
+	sessionArchiveSchema,
+	transcriptEntrySchema,
+	type IndexHealth,
+	type SessionArchive,
+	type TranscriptEntry,
+	type TranscriptIndex,
+} from './transcriptIndex';
 
 export type AgentTranscript = DiscoveredTranscript & { agent: AgentKind };
 
@@ -99,7 +118,9 @@ function readTranscriptMeta(file: string, rel: string, workspaceRoot: string): {
 	try {
 		value = JSON.parse(readSmall(file));
 	} catch (error) {
-		return { reason: error instanceof SyntaxError ? `is not JSON (cut short?): ${clip(error.message, 120)}` : (error as Error).message.replace(`${file} `, '') };
+		return {
+			reason: error instanceof SyntaxError ? `is not JSON (cut short?): ${clip(error.message, 120)}` : (error as Error).message.replace(`${file} `, ''),
+		};
 	}
 	const meta = transcriptMetaSchema.safeParse(value);
 	if (!meta.success) {
@@ -115,7 +136,9 @@ function readTranscriptMeta(file: string, rel: string, workspaceRoot: string): {
 	}
 	const entry = parsed.data;
 	if (entry.archivePath !== rel || (!entry.sharedFrom && archiveNameOf(entry) !== rel)) {
-		return { reason: `names ${clip(JSON.stringify(entry.archivePath), 200)} (session ${clip(String(entry.sessionId), 80)}), not the place it lies in: not used` };
+		return {
+			reason: `names ${clip(JSON.stringify(entry.archivePath), 200)} (session ${clip(String(entry.sessionId), 80)}), not the place it lies in: not used`,
+		};
 	}
 	const source = path.resolve(entry.sourcePath || '/');
 	if (entry.sourcePath && (!path.isAbsolute(entry.sourcePath) || source.startsWith(`${batonDir(workspaceRoot)}${path.sep}`))) {
@@ -171,13 +194,24 @@ export function scanArchive(dir: string, previous: TranscriptIndex, discovered: 
 	return scan;
 }
 
-function scanSession(dir: string, sessionId: string, previous: TranscriptIndex, discovered: readonly AgentTranscript[], workspaceRoot: string, scan: ArchiveScan): void {
+function scanSession(
+	dir: string,
+	sessionId: string,
+	previous: TranscriptIndex,
+	discovered: readonly AgentTranscript[],
+	workspaceRoot: string,
+	scan: ArchiveScan,
+): void {
 	const folder = path.join(dir, sessionId);
 	let files: fs.Dirent[];
 	try {
 		files = fs.readdirSync(folder, { withFileTypes: true });
 	} catch (error) {
-		scan.problems.push({ path: sessionId, level: 'error', reason: `cannot be listed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): left as it is` });
+		scan.problems.push({
+			path: sessionId,
+			level: 'error',
+			reason: `cannot be listed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): left as it is`,
+		});
 		return;
 	}
 	const byArchive = new Map(Object.values(previous.transcripts).flatMap((e) => (e.archivePath ? [[e.archivePath, e] as const] : [])));
@@ -208,21 +242,37 @@ function scanSession(dir: string, sessionId: string, previous: TranscriptIndex, 
 	}
 }
 
-function archivedEntry(dir: string, rel: string, hasHeader: boolean, known: TranscriptEntry | undefined, discovered: readonly AgentTranscript[], workspaceRoot: string, scan: ArchiveScan): TranscriptEntry | null {
+function archivedEntry(
+	dir: string,
+	rel: string,
+	hasHeader: boolean,
+	known: TranscriptEntry | undefined,
+	discovered: readonly AgentTranscript[],
+	workspaceRoot: string,
+	scan: ArchiveScan,
+): TranscriptEntry | null {
 	const size = fs.statSync(path.join(dir, rel)).size;
 	if (hasHeader) {
 		const read = readTranscriptMeta(path.join(dir, metaPathOf(rel)), rel, workspaceRoot);
 		if ('entry' in read) {
 			scan.fromHeader++;
 			if (size < read.entry.archiveBytes) {
-				scan.problems.push({ path: rel, level: 'warning', reason: `is shorter (${size} bytes) than its header says (${read.entry.archiveBytes}): read as it is` });
+				scan.problems.push({
+					path: rel,
+					level: 'warning',
+					reason: `is shorter (${size} bytes) than its header says (${read.entry.archiveBytes}): read as it is`,
+				});
 				read.entry.archiveBytes = size;
 			}
 			return read.entry;
 		}
 		const keep = read.reason.includes('newer Baton');
 		scan.badHeaders.set(metaPathOf(rel), keep ? 'keep' : 'aside');
-		scan.problems.push({ path: metaPathOf(rel), level: 'error', reason: `${read.reason}; the archive beside it is read without it${keep ? '' : ' (the header is set aside as .damaged-<time> and written anew)'}` });
+		scan.problems.push({
+			path: metaPathOf(rel),
+			level: 'error',
+			reason: `${read.reason}; the archive beside it is read without it${keep ? '' : ' (the header is set aside as .damaged-<time> and written anew)'}`,
+		});
 	}
 	if (known) {
 		scan.fromIndex++;
@@ -238,7 +288,11 @@ function scanSessionHeaders(folder: string, scan: ArchiveScan): void {
 	try {
 		files = fs.readdirSync(folder, { withFileTypes: true });
 	} catch (error) {
-		scan.problems.push({ path: sessionsDirName, level: 'error', reason: `cannot be listed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): left as it is` });
+		scan.problems.push({
+			path: sessionsDirName,
+			level: 'error',
+			reason: `cannot be listed (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): left as it is`,
+		});
 	}
 	for (const d of files.sort((a, b) => (a.name < b.name ? -1 : 1))) {
 		const rel = `${sessionsDirName}/${d.name}`;
@@ -260,7 +314,11 @@ function readSessionMeta(file: string, rel: string, sessionId: string, scan: Arc
 	try {
 		value = JSON.parse(readSmall(file));
 	} catch (error) {
-		scan.problems.push({ path: rel, level: 'error', reason: error instanceof SyntaxError ? 'is not JSON (cut short?): not used' : (error as Error).message.replace(`${file} `, '') });
+		scan.problems.push({
+			path: rel,
+			level: 'error',
+			reason: error instanceof SyntaxError ? 'is not JSON (cut short?): not used' : (error as Error).message.replace(`${file} `, ''),
+		});
 		return;
 	}
 	const meta = sessionMetaSchema.safeParse(value);
@@ -269,7 +327,10 @@ function readSessionMeta(file: string, rel: string, sessionId: string, scan: Arc
 		scan.problems.push({
 			path: rel,
 			level: 'error',
-			reason: meta.success && meta.data.version > archiveMetaVersion ? `was written by a newer Baton (version ${meta.data.version}): kept, not read` : 'is not this session’s header: not used',
+			reason:
+				meta.success && meta.data.version > archiveMetaVersion
+					? `was written by a newer Baton (version ${meta.data.version}): kept, not read`
+					: 'is not this session’s header: not used',
 		});
 		return;
 	}
@@ -286,7 +347,9 @@ function recoverEntry(file: string, rel: string, size: number, discovered: reado
 	const [sessionId, name] = rel.split('/') as [string, string];
 	const base = name.slice(0, -'.jsonl'.length);
 	const match = discovered.find((d) => (d.parentAgentSessionId ? `${d.parentAgentSessionId}.${d.agentSessionId}` : d.agentSessionId) === base);
-	const entry = newTranscriptEntry(match ?? { id: base, agent: 'claude-code', agentSessionId: base, parentAgentSessionId: null, sourcePath: '', agentType: null, description: null });
+	const entry = newTranscriptEntry(
+		match ?? { id: base, agent: 'claude-code', agentSessionId: base, parentAgentSessionId: null, sourcePath: '', agentType: null, description: null },
+	);
 	Object.assign(entry, { sessionId, archivePath: rel, archiveBytes: size, sourceMissing: !match });
 	if (match) {
 		try {
@@ -296,7 +359,11 @@ function recoverEntry(file: string, rel: string, size: number, discovered: reado
 			entry.sourceMissing = true;
 		}
 	}
-	scan.problems.push({ path: rel, level: 'warning', reason: `has no header: rebuilt from its excerpts${match ? '' : ', its agent taken as Claude Code (its source is gone)'}` });
+	scan.problems.push({
+		path: rel,
+		level: 'warning',
+		reason: `has no header: rebuilt from its excerpts${match ? '' : ', its agent taken as Claude Code (its source is gone)'}`,
+	});
 	if (size > maxRecoverBytes) {
 		scan.problems.push({ path: rel, level: 'warning', reason: `is ${size} bytes, over ${maxRecoverBytes}: kept and listed, its counts not recovered` });
 		return entry;

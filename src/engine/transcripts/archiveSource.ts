@@ -65,7 +65,15 @@ export function readSource(agent: AgentKind, file: string, offset: number, onRec
 		if (read.title) {
 			onRecord({ type: 'ai-title', aiTitle: read.title });
 		}
-		return { offset: size, lines: read.records.length, badLines: read.records.length === 0 && read.warnings.length > 0 ? 1 : 0, pendingBytes: 0, size, truncated: false, unknownKinds: read.unknownKinds };
+		return {
+			offset: size,
+			lines: read.records.length,
+			badLines: read.records.length === 0 && read.warnings.length > 0 ? 1 : 0,
+			pendingBytes: 0,
+			size,
+			truncated: false,
+			unknownKinds: read.unknownKinds,
+		};
 	}
 	const result: JsonlReadResult = { offset: size, lines: 1, badLines: 0, pendingBytes: 0, size, truncated: false };
 	let doc: unknown;

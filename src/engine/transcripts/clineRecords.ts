@@ -134,7 +134,13 @@ class UiReader {
 		seeTime(this.read, at);
 		if (key === 'say:task' || key === 'say:user_feedback' || (first && key === 'say:text' && this.product === 'roo-code')) {
 			this.user(text, at);
-		} else if (key === 'say:text' || key === 'say:completion_result' || key === 'say:plan_completion_result' || key === 'ask:plan_mode_respond' || key === 'ask:act_mode_respond') {
+		} else if (
+			key === 'say:text' ||
+			key === 'say:completion_result' ||
+			key === 'say:plan_completion_result' ||
+			key === 'ask:plan_mode_respond' ||
+			key === 'ask:act_mode_respond'
+		) {
 			this.assistant([{ type: 'text', text }], at);
 		} else if (key === 'ask:followup') {
 			this.assistant([{ type: 'text', text: questionOf(text) }], at);
@@ -191,8 +197,18 @@ class UiReader {
 		if (n('tokensIn') + n('tokensOut') + n('cacheReads') + n('cacheWrites') === 0) {
 			return;
 		}
-		addReadTokens(this.read, this.read.model, { input: n('tokensIn'), output: n('tokensOut'), cacheRead: n('cacheReads'), cacheCreation: n('cacheWrites') });
-		this.assistant([], at, { input_tokens: n('tokensIn'), output_tokens: n('tokensOut'), cache_read_input_tokens: n('cacheReads'), cache_creation_input_tokens: n('cacheWrites') });
+		addReadTokens(this.read, this.read.model, {
+			input: n('tokensIn'),
+			output: n('tokensOut'),
+			cacheRead: n('cacheReads'),
+			cacheCreation: n('cacheWrites'),
+		});
+		this.assistant([], at, {
+			input_tokens: n('tokensIn'),
+			output_tokens: n('tokensOut'),
+			cache_read_input_tokens: n('cacheReads'),
+			cache_creation_input_tokens: n('cacheWrites'),
+		});
 	}
 }
 
@@ -227,7 +243,8 @@ function apiMessage(value: unknown, read: AgentFileRead): void {
 	const m = value as Json;
 	const at = isoTime(m['ts']);
 	seeTime(read, at);
-	const blocks: Json[] = typeof m['content'] === 'string' ? [{ type: 'text', text: m['content'] }] : Array.isArray(m['content']) ? (m['content'] as Json[]) : [];
+	const blocks: Json[] =
+		typeof m['content'] === 'string' ? [{ type: 'text', text: m['content'] }] : Array.isArray(m['content']) ? (m['content'] as Json[]) : [];
 	if (m['role'] === 'user') {
 		apiUser(blocks, at, read);
 	} else if (m['role'] === 'assistant') {
@@ -281,7 +298,11 @@ function apiAssistant(m: Json, blocks: Json[], at: string | null, read: AgentFil
 		});
 	}
 	if (content.length > 0 || usage) {
-		read.records.push({ type: 'assistant', timestamp: at, message: { id: typeof m['id'] === 'string' ? m['id'] : undefined, model: read.model, content, ...(usage ? { usage } : {}) } });
+		read.records.push({
+			type: 'assistant',
+			timestamp: at,
+			message: { id: typeof m['id'] === 'string' ? m['id'] : undefined, model: read.model, content, ...(usage ? { usage } : {}) },
+		});
 	}
 }
 
@@ -295,10 +316,20 @@ function usageOf(m: Json): Json | null {
 	const tokens = metrics['tokens'] as Json | undefined;
 	if (tokens && typeof tokens === 'object') {
 		const cached = num(tokens['cached']);
-		return { input_tokens: Math.max(0, num(tokens['prompt']) - cached), output_tokens: num(tokens['completion']), cache_read_input_tokens: cached, cache_creation_input_tokens: 0 };
+		return {
+			input_tokens: Math.max(0, num(tokens['prompt']) - cached),
+			output_tokens: num(tokens['completion']),
+			cache_read_input_tokens: cached,
+			cache_creation_input_tokens: 0,
+		};
 	}
 	if ('inputTokens' in metrics || 'outputTokens' in metrics) {
-		return { input_tokens: num(metrics['inputTokens']), output_tokens: num(metrics['outputTokens']), cache_read_input_tokens: num(metrics['cacheReadTokens']), cache_creation_input_tokens: num(metrics['cacheWriteTokens']) };
+		return {
+			input_tokens: num(metrics['inputTokens']),
+			output_tokens: num(metrics['outputTokens']),
+			cache_read_input_tokens: num(metrics['cacheReadTokens']),
+			cache_creation_input_tokens: num(metrics['cacheWriteTokens']),
+		};
 	}
 	return null;
 }

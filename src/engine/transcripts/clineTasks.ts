@@ -23,7 +23,20 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { defaultMaxBytes, isSafeId, listDir, readJsonFile, regularFileStat, sameWorkspace, vscodeUserDataDirs, workspaceForms, type AgentDiscovery, type AgentFileOptions, type DiscoveredAgentFile, type Json } from './agentFiles';
+import {
+	defaultMaxBytes,
+	isSafeId,
+	listDir,
+	readJsonFile,
+	regularFileStat,
+	sameWorkspace,
+	vscodeUserDataDirs,
+	workspaceForms,
+	type AgentDiscovery,
+	type AgentFileOptions,
+	type DiscoveredAgentFile,
+	type Json,
+} from './agentFiles';
 import { cwdInText } from './clineRecords';
 import { openRegularFile } from './regularFile';
 import { ownMap } from '../storage/ownRecord';
@@ -117,7 +130,12 @@ function recordedWorkspaces(root: StorageRoot, warnings: string[]): Record<strin
 	return out;
 }
 
-const taskFileNames = { ui_messages: 'ui_messages.json', api_conversation_history: 'api_conversation_history.json', task_metadata: 'task_metadata.json', history_item: 'history_item.json' };
+const taskFileNames = {
+	ui_messages: 'ui_messages.json',
+	api_conversation_history: 'api_conversation_history.json',
+	task_metadata: 'task_metadata.json',
+	history_item: 'history_item.json',
+};
 
 function taskFile(root: StorageRoot, id: string, workspaces: Record<string, string>, maxBytes: number, warnings: string[]): DiscoveredAgentFile | null {
 	const dir = path.join(root.dir, 'tasks', id);
@@ -146,7 +164,19 @@ function taskFile(root: StorageRoot, id: string, workspaces: Record<string, stri
 	if (!workspace) {
 		return null;
 	}
-	return { agent: 'cline', product: root.product, agentSessionId: id, path: main.path, writes: 'rewrite', replay: true, related, workspace, cwd: workspace, size: main.stat.size, mtimeMs: main.stat.mtimeMs };
+	return {
+		agent: 'cline',
+		product: root.product,
+		agentSessionId: id,
+		path: main.path,
+		writes: 'rewrite',
+		replay: true,
+		related,
+		workspace,
+		cwd: workspace,
+		size: main.stat.size,
+		mtimeMs: main.stat.mtimeMs,
+	};
 }
 
 const headBytes = 512 * 1024;
@@ -190,7 +220,8 @@ function sdkSessions(dir: string, warnings: string[]): DiscoveredAgentFile[] {
 		if (!stat) {
 			continue;
 		}
-		const workspace = typeof manifest['workspace_root'] === 'string' ? manifest['workspace_root'] : typeof manifest['cwd'] === 'string' ? manifest['cwd'] : '';
+		const workspace =
+			typeof manifest['workspace_root'] === 'string' ? manifest['workspace_root'] : typeof manifest['cwd'] === 'string' ? manifest['cwd'] : '';
 		const related = ownMap<string>();
 		related['manifest'] = manifestPath;
 		out.push({

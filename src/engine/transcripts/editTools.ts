@@ -121,7 +121,17 @@ export function filesTouchedBy(toolName: string, input: unknown, workspaceRoot: 
 }
 
 /** Tools that run commands: they can change anything, so the approval gate stops them like edits. */
-const shellToolNames: ReadonlySet<string> = new Set(['bash', 'run_in_terminal', 'runinterminal', 'execute_command', 'shell', 'powershell', 'terminal', 'run_shell_command', 'exec_command']);
+const shellToolNames: ReadonlySet<string> = new Set([
+	'bash',
+	'run_in_terminal',
+	'runinterminal',
+	'execute_command',
+	'shell',
+	'powershell',
+	'terminal',
+	'run_shell_command',
+	'exec_command',
+]);
 
 export function isShellTool(name: string): boolean {
 	return shellToolNames.has(name.trim().toLowerCase());

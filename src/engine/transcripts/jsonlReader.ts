@@ -40,7 +40,12 @@ export interface JsonlReadOptions {
  * Calls `onRecord` with every JSON value on a complete line after `offset`. Throws only when the
  * file cannot be opened or read; a shrunken file (size < offset) reads nothing, the caller decides.
  */
-export function readJsonlFrom(file: string, offset: number, onRecord: (record: unknown, lineStart: number) => void, options: JsonlReadOptions = {}): JsonlReadResult {
+export function readJsonlFrom(
+	file: string,
+	offset: number,
+	onRecord: (record: unknown, lineStart: number) => void,
+	options: JsonlReadOptions = {},
+): JsonlReadResult {
 	const chunk = options.chunkBytes ?? jsonlChunkBytes;
 	const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
 	// Regular files only: a FIFO or a device would block or never end (regularFile.ts).

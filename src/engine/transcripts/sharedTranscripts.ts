@@ -138,7 +138,15 @@ export function importSharedTranscript(index: TranscriptIndex, dir: string, file
 		author: typeof given?.author === 'string' ? given.author : fallback.author,
 	};
 	const archivePath = `${sessionId}/${name}`;
-	const base = newTranscriptEntry({ id: '', agent: 'claude-code', agentSessionId: '', parentAgentSessionId: null, sourcePath: '', agentType: null, description: null });
+	const base = newTranscriptEntry({
+		id: '',
+		agent: 'claude-code',
+		agentSessionId: '',
+		parentAgentSessionId: null,
+		sourcePath: '',
+		agentType: null,
+		description: null,
+	});
 	const parsed = transcriptEntrySchema.safeParse({ ...base, ...meta, sessionId, sourcePath: '', sourceMissing: true, archivePath, sharedFrom: origin });
 	if (!parsed.success) {
 		return `the shared transcript ${filePath} has a description this version cannot read (${parsed.error.issues[0]?.message ?? 'invalid'})`;

@@ -19,7 +19,19 @@ import { appendExcerpts } from './appendExcerpts';
 import { digestSession, type SessionDigest } from './sessionDigest';
 import { importSharedTranscript, shareableTranscripts, type SharedTranscript, type TranscriptOrigin } from './sharedTranscripts';
 import type { Excerpt } from './transcriptExcerpts';
-import { addFiles, emptyIndex, indexKey, maxNotesPerSession, newTranscriptEntry, sessionArchiveOf, TranscriptIndexFile, type IndexHealth, type SessionNote, type TranscriptEntry, type TranscriptIndex } from './transcriptIndex';
+import {
+	addFiles,
+	emptyIndex,
+	indexKey,
+	maxNotesPerSession,
+	newTranscriptEntry,
+	sessionArchiveOf,
+	TranscriptIndexFile,
+	type IndexHealth,
+	type SessionNote,
+	type TranscriptEntry,
+	type TranscriptIndex,
+} from './transcriptIndex';
 
 /** The durable session an agent session id belongs to (an alias lookup), or null. */
 export type SessionLinker = (agent: AgentKind, agentSessionId: string) => Promise<string | null>;
@@ -113,12 +125,19 @@ export class TranscriptArchive {
 			index.sessions = scan.sessions;
 			const report: SyncReport = { synced: [], parsedBytes: 0, excerpts: 0, unlinked: 0, bootstrap: 0, skipped: 0, pending: 0 };
 			// Every agent the archive or the agents' files name: a transcript whose file is gone is marked so.
-			for (const agent of new Set<AgentKind>(['claude-code', ...Object.values(index.transcripts).map((e) => e.agent), ...input.discovered.map((d) => d.agent)])) {
+			for (const agent of new Set<AgentKind>([
+				'claude-code',
+				...Object.values(index.transcripts).map((e) => e.agent),
+				...input.discovered.map((d) => d.agent),
+			])) {
 				await this.syncIn(index, { agent, link: input.link, discovered: input.discovered.filter((d) => d.agent === agent) }, report);
 			}
 			const sidecars = finishReindex(this.dir, index, scan.badHeaders);
 			const text = `${JSON.stringify(index)}\n`;
-			return { changed: text !== before, result: { previous, scan, sidecars, changed: text !== before || sidecars > 0, parsedBytes: report.parsedBytes } };
+			return {
+				changed: text !== before,
+				result: { previous, scan, sidecars, changed: text !== before || sidecars > 0, parsedBytes: report.parsedBytes },
+			};
 		});
 	}
 
@@ -134,7 +153,10 @@ export class TranscriptArchive {
 	private async syncIn(index: TranscriptIndex, input: SyncInput, report: SyncReport): Promise<boolean> {
 		const agent = input.agent ?? 'claude-code';
 		let changed = false;
-		const found = agent === 'claude-code' ? claudeCandidates(index, input, this.options.claudeHome, this.options.workspaceRoot) : namedCandidates(index, input, agent);
+		const found =
+			agent === 'claude-code'
+				? claudeCandidates(index, input, this.options.claudeHome, this.options.workspaceRoot)
+				: namedCandidates(index, input, agent);
 		// Every agent session id the index knows, made once per sync rather than once per transcript (an import syncs a thousand).
 		const knownIds = new Set(Object.values(index.transcripts).map((e) => e.agentSessionId));
 		for (const one of found) {
@@ -182,7 +204,9 @@ export class TranscriptArchive {
 	/** One transcript by agent session id (or `<parent>/<agent-id>`; of `agent` only when given), with its archived excerpts. */
 	read(id: string, agent?: AgentKind): { info: TranscriptInfo; excerpts: Excerpt[]; notes: SessionNote[] } | undefined {
 		const index = this.index.peek();
-		const entry = agent ? index.transcripts[indexKey(agent, id)] : (index.transcripts[indexKey('claude-code', id)] ?? Object.values(index.transcripts).find((e) => e.agentSessionId === id));
+		const entry = agent
+			? index.transcripts[indexKey(agent, id)]
+			: (index.transcripts[indexKey('claude-code', id)] ?? Object.values(index.transcripts).find((e) => e.agentSessionId === id));
 		if (!entry) {
 			return undefined;
 		}
@@ -281,7 +305,13 @@ export class TranscriptArchive {
 	}
 
 	/** Parses the new bytes of one transcript into its archive. Returns whether the entry changed. */
-	private syncOne(index: TranscriptIndex, entry: TranscriptEntry, knownIds: ReadonlySet<string>, { maxBytes, firstRequests }: Pick<SyncInput, 'maxBytes' | 'firstRequests'>, report: SyncReport): boolean {
+	private syncOne(
+		index: TranscriptIndex,
+		entry: TranscriptEntry,
+		knownIds: ReadonlySet<string>,
+		{ maxBytes, firstRequests }: Pick<SyncInput, 'maxBytes' | 'firstRequests'>,
+		report: SyncReport,
+	): boolean {
 		let stat: fs.Stats;
 		try {
 			stat = fs.statSync(entry.sourcePath);
@@ -324,7 +354,12 @@ export class TranscriptArchive {
 			this.options.log.warn(`transcript ${entry.id} has an id Baton does not use as a file name; not archived`);
 			return false;
 		}
-		const { read, excerpts } = appendExcerpts(entry, stat.size, { dir: this.dir, name: archiveName }, { workspaceRoot: this.options.workspaceRoot, knownIds, maxBytes, firstRequests });
+		const { read, excerpts } = appendExcerpts(
+			entry,
+			stat.size,
+			{ dir: this.dir, name: archiveName },
+			{ workspaceRoot: this.options.workspaceRoot, knownIds, maxBytes, firstRequests },
+		);
 		if (entry.bootstrap && read.offset === 0) {
 			entry.bootstrap = false;
 		}

@@ -132,7 +132,13 @@ export class ExcerptBuilder {
 				this.entry.errors++;
 				const id = typeof block['tool_use_id'] === 'string' ? block['tool_use_id'] : null;
 				const text = typeof block['content'] === 'string' ? block['content'] : textOfBlocks(block['content']);
-				this.emit({ type: 'error', at, tool: (id && this.toolNames.get(id)) ?? null, toolId: id, text: clean(text || '(no message)', excerptLimits.error) });
+				this.emit({
+					type: 'error',
+					at,
+					tool: (id && this.toolNames.get(id)) ?? null,
+					toolId: id,
+					text: clean(text || '(no message)', excerptLimits.error),
+				});
 			}
 		}
 		if (typed.length) {
@@ -234,7 +240,12 @@ export class ExcerptBuilder {
 			this.entry.compactions++;
 			const meta = (record['compactMetadata'] ?? record['compact_metadata']) as Json | undefined;
 			const pre = meta?.['preTokens'] ?? meta?.['pre_tokens'];
-			this.emit({ type: 'compact', at, trigger: typeof meta?.['trigger'] === 'string' ? meta['trigger'] : null, preTokens: typeof pre === 'number' ? pre : null });
+			this.emit({
+				type: 'compact',
+				at,
+				trigger: typeof meta?.['trigger'] === 'string' ? meta['trigger'] : null,
+				preTokens: typeof pre === 'number' ? pre : null,
+			});
 		} else if (record['level'] === 'error' && typeof record['content'] === 'string') {
 			this.entry.errors++;
 			this.emit({ type: 'error', at, tool: null, text: clean(record['content'], excerptLimits.error) });

@@ -104,7 +104,9 @@ export function sessionArchiveOf(index: TranscriptIndex, sessionId: string): Ses
 	return entry;
 }
 
-export function newTranscriptEntry(init: Pick<TranscriptEntry, 'id' | 'agent' | 'agentSessionId' | 'parentAgentSessionId' | 'sourcePath' | 'agentType' | 'description'>): TranscriptEntry {
+export function newTranscriptEntry(
+	init: Pick<TranscriptEntry, 'id' | 'agent' | 'agentSessionId' | 'parentAgentSessionId' | 'sourcePath' | 'agentType' | 'description'>,
+): TranscriptEntry {
 	return {
 		...init,
 		sessionId: null,

@@ -13,7 +13,12 @@ import { pushAll } from '../arrays';
  * `excerptLines`, when given, receives each excerpt's first line in the markdown (0-based), so a
  * search hit opens the transcript at its line.
  */
-export function renderTranscriptMarkdown(info: TranscriptInfo, excerpts: readonly Excerpt[], notes: readonly SessionNote[] = [], excerptLines?: number[]): string {
+export function renderTranscriptMarkdown(
+	info: TranscriptInfo,
+	excerpts: readonly Excerpt[],
+	notes: readonly SessionNote[] = [],
+	excerptLines?: number[],
+): string {
 	const out: string[] = [];
 	/** The `out` entry each excerpt starts at. */
 	const starts: number[] = [];
@@ -63,7 +68,10 @@ export function renderTranscriptMarkdown(info: TranscriptInfo, excerpts: readonl
 
 /** The transcript's facts under its title: its session, time, counts, tokens and cost, source, and what kind of run it was. */
 function transcriptFacts(info: TranscriptInfo): string[] {
-	const tokens = Object.values(info.tokens).reduce((n, t) => ({ input: n.input + t.input + t.cacheRead + t.cacheCreation, output: n.output + t.output }), { input: 0, output: 0 });
+	const tokens = Object.values(info.tokens).reduce((n, t) => ({ input: n.input + t.input + t.cacheRead + t.cacheCreation, output: n.output + t.output }), {
+		input: 0,
+		output: 0,
+	});
 	const facts = [
 		`Durable session: ${info.sessionId ?? '(not linked)'}`,
 		`Time: ${info.firstAt ?? '?'} → ${info.lastAt ?? '?'}`,
@@ -93,7 +101,12 @@ function excerptBlock(e: Exclude<Excerpt, { type: 'tool' }>): string[] {
 		case 'error':
 			return [`**Error${e.tool ? ` (${e.tool})` : ''}:**`, '', fence(e.text), ''];
 		case 'compact':
-			return [`---`, '', `*Conversation compacted${e.trigger ? ` (${e.trigger})` : ''}${e.preTokens !== null ? ` at ${e.preTokens.toLocaleString('en-US')} tokens` : ''}.*`, ''];
+			return [
+				`---`,
+				'',
+				`*Conversation compacted${e.trigger ? ` (${e.trigger})` : ''}${e.preTokens !== null ? ` at ${e.preTokens.toLocaleString('en-US')} tokens` : ''}.*`,
+				'',
+			];
 		case 'summary':
 			return ['<details><summary>Summary the agent continued from</summary>', '', e.text, '', '</details>', ''];
 	}

@@ -256,10 +256,16 @@ function readRequest(request: Json, read: AgentFileRead): void {
 	}
 	const result = request['result'] as Json | undefined;
 	const elapsed = (result?.['timings'] as Json | undefined)?.['totalElapsed'];
-	const doneAt = isoTime((request['modelState'] as Json | undefined)?.['completedAt']) ?? (typeof elapsed === 'number' && typeof request['timestamp'] === 'number' ? isoTime(request['timestamp'] + elapsed) : null);
+	const doneAt =
+		isoTime((request['modelState'] as Json | undefined)?.['completedAt']) ??
+		(typeof elapsed === 'number' && typeof request['timestamp'] === 'number' ? isoTime(request['timestamp'] + elapsed) : null);
 	seeTime(read, doneAt);
 	if (content.length > 0) {
-		read.records.push({ type: 'assistant', timestamp: doneAt ?? at, message: { id: request['responseId'] ?? request['requestId'] ?? null, model, content } });
+		read.records.push({
+			type: 'assistant',
+			timestamp: doneAt ?? at,
+			message: { id: request['responseId'] ?? request['requestId'] ?? null, model, content },
+		});
 	}
 	const error = (result?.['errorDetails'] as Json | undefined)?.['message'];
 	if (typeof error === 'string' && error.trim()) {

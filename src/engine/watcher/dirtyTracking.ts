@@ -59,7 +59,10 @@ export class DirtyTracking {
 		this.starts++;
 		const paths = new DirtyPaths();
 		const skip = path.relative(this.workspaceRoot, this.batonDir).split(path.sep).join('/');
-		const watcher = new WorkspaceWatcher(this.workspaceRoot, paths, this.log, { skip: skip && !skip.startsWith('..') ? [skip] : [], markerDir: path.join(this.batonDir, 'cache') });
+		const watcher = new WorkspaceWatcher(this.workspaceRoot, paths, this.log, {
+			skip: skip && !skip.startsWith('..') ? [skip] : [],
+			markerDir: path.join(this.batonDir, 'cache'),
+		});
 		const current = { paths, watcher };
 		this.current = current;
 		const starting = watcher.start();
@@ -90,7 +93,11 @@ export class DirtyTracking {
 	 * previous one) lists them in `again`, and they stay claimed for the next sync.
 	 * `waitMs` bounds the wait for a watcher that is still starting (a hook's capture has a budget).
 	 */
-	async sync<T extends { skipped: SkippedFile[]; degradedReason: string | null; again?: readonly string[] }>(forceFull: boolean, run: (paths: string[] | undefined) => Promise<T>, waitMs = startWaitMs): Promise<T> {
+	async sync<T extends { skipped: SkippedFile[]; degradedReason: string | null; again?: readonly string[] }>(
+		forceFull: boolean,
+		run: (paths: string[] | undefined) => Promise<T>,
+		waitMs = startWaitMs,
+	): Promise<T> {
 		// A backend opens the engine and starts its watcher as the first request comes in: that request's
 		// full scan only counts as "since the watcher started" (so the next sync can trust the watcher)
 		// when the watcher was watching before the scan began.

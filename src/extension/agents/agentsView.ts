@@ -46,8 +46,12 @@ function boardItem(e: BoardEntryDto): vscode.TreeItem {
 	const md = new vscode.MarkdownString(undefined, true);
 	md.appendMarkdown(`$(${icon}) **${escapeMarkdown(agentLabel(e.agent))}** — ${e.waitingOn ? waitLabels[e.waitingOn] : e.state}  \n`);
 	md.appendMarkdown(`${escapeMarkdown(e.reason)}  \n`);
-	md.appendMarkdown(`since ${new Date(e.since).toLocaleString()} · session **${escapeMarkdown(e.name)}** (${escapeMarkdown(e.scope)}, ${escapeMarkdown(e.status)})  \n`);
-	md.appendMarkdown(`${escapeMarkdown(e.id)}${e.agentSessionId ? ` · ${escapeMarkdown(e.agentSessionId)}` : ''}${e.event ? ` · last event ${escapeMarkdown(e.event)}` : ''}`);
+	md.appendMarkdown(
+		`since ${new Date(e.since).toLocaleString()} · session **${escapeMarkdown(e.name)}** (${escapeMarkdown(e.scope)}, ${escapeMarkdown(e.status)})  \n`,
+	);
+	md.appendMarkdown(
+		`${escapeMarkdown(e.id)}${e.agentSessionId ? ` · ${escapeMarkdown(e.agentSessionId)}` : ''}${e.event ? ` · last event ${escapeMarkdown(e.event)}` : ''}`,
+	);
 	item.tooltip = md;
 	item.accessibilityInformation = { label: `${agentLabel(e.agent)}, ${e.state}: ${e.reason}, session ${e.name}` };
 	item.command = { command: CommandIds.openAgent, title: 'Open', arguments: [e] };
@@ -140,7 +144,10 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Bo
 		}
 		md.appendMarkdown('\n\n_Click to go to the first._');
 		this.item.tooltip = md;
-		this.item.accessibilityInformation = { label: `Baton: ${waiting.length} agent session${waiting.length === 1 ? '' : 's'} waiting for you`, role: 'button' };
+		this.item.accessibilityInformation = {
+			label: `Baton: ${waiting.length} agent session${waiting.length === 1 ? '' : 's'} waiting for you`,
+			role: 'button',
+		};
 		shownItem(this.item);
 		this.item.show();
 	}

@@ -100,8 +100,14 @@ async function run(deps: Deps, agent: AgentKindDto, remove: boolean, given: Conn
 	if (mcp === undefined) {
 		return undefined;
 	}
-	const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: `Baton: ${remove ? 'disconnecting' : 'connecting'} ${info.label}…` }, () =>
-		workspace.request(agentConnect, { agent, remove, ...(mcp ? { mcp: true, ...(mcp.clineMcpSettings ? { clineMcpSettings: mcp.clineMcpSettings } : {}) } : {}) }),
+	const result = await vscode.window.withProgress(
+		{ location: vscode.ProgressLocation.Window, title: `Baton: ${remove ? 'disconnecting' : 'connecting'} ${info.label}…` },
+		() =>
+			workspace.request(agentConnect, {
+				agent,
+				remove,
+				...(mcp ? { mcp: true, ...(mcp.clineMcpSettings ? { clineMcpSettings: mcp.clineMcpSettings } : {}) } : {}),
+			}),
 	);
 	await workspace.refresh();
 	await showWritten(workspace.root, info, remove, result);
@@ -174,7 +180,9 @@ async function showWritten(root: string, info: AgentInfo, remove: boolean, resul
 	}
 	const skipped = files.filter((w) => w.action === 'skipped').map((w) => `${w.path} skipped: ${w.reason ?? ''}`);
 	if (!files.some(changed)) {
-		void vscode.window.showInformationMessage([remove ? `${info.label} was not connected: nothing to remove.` : `${info.label} was already connected: nothing changed.`, ...skipped].join(' '));
+		void vscode.window.showInformationMessage(
+			[remove ? `${info.label} was not connected: nothing to remove.` : `${info.label} was already connected: nothing changed.`, ...skipped].join(' '),
+		);
 		return;
 	}
 	// The hook configuration and the MCP file; of Cline's eight scripts, the first.
@@ -186,19 +194,29 @@ async function showWritten(root: string, info: AgentInfo, remove: boolean, resul
 	shown.sort((a, b) => Number(!!a.backup) - Number(!!b.backup));
 	for (const w of shown) {
 		if (w.action === 'updated' && w.backup) {
-			await vscode.commands.executeCommand('vscode.diff', uri(w.backup), uri(w.path), `${path.basename(w.path)} (before ↔ ${remove ? 'Baton removed' : 'Baton connected'})`, { preview: false });
+			await vscode.commands.executeCommand(
+				'vscode.diff',
+				uri(w.backup),
+				uri(w.path),
+				`${path.basename(w.path)} (before ↔ ${remove ? 'Baton removed' : 'Baton connected'})`,
+				{ preview: false },
+			);
 		} else {
 			await vscode.window.showTextDocument(uri(w.path), { preview: false });
 		}
 	}
 	const list = files.filter(changed).map((w) => `${w.action} ${w.path}${w.backup ? ' (backup kept)' : ''}`);
-	void vscode.window.showInformationMessage(`${remove ? 'Disconnected' : 'Connected'} ${info.label}: ${list.join(', ')}.${skipped.length ? ` ${skipped.join(' ')}` : ''}`);
+	void vscode.window.showInformationMessage(
+		`${remove ? 'Disconnected' : 'Connected'} ${info.label}: ${list.join(', ')}.${skipped.length ? ` ${skipped.join(' ')}` : ''}`,
+	);
 	if (result.notes.length > 0) {
 		// Without these steps the agent skips the hooks without a word: a message that stays until read.
-		void vscode.window.showWarningMessage(`${info.label} runs Baton’s hooks only once you trust them.`, { modal: false, detail: result.notes.join('\n') }, 'Copy Steps').then((choice) => {
-			if (choice) {
-				void vscode.env.clipboard.writeText(result.notes.join('\n'));
-			}
-		});
+		void vscode.window
+			.showWarningMessage(`${info.label} runs Baton’s hooks only once you trust them.`, { modal: false, detail: result.notes.join('\n') }, 'Copy Steps')
+			.then((choice) => {
+				if (choice) {
+					void vscode.env.clipboard.writeText(result.notes.join('\n'));
+				}
+			});
 	}
 }

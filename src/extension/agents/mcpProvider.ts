@@ -21,7 +21,13 @@ interface McpStdioDefinition {
 	cwd?: vscode.Uri;
 }
 
-type McpStdioDefinitionClass = new (label: string, command: string, args?: string[], env?: Record<string, string | number | null>, version?: string) => McpStdioDefinition;
+type McpStdioDefinitionClass = new (
+	label: string,
+	command: string,
+	args?: string[],
+	env?: Record<string, string | number | null>,
+	version?: string,
+) => McpStdioDefinition;
 
 interface McpDefinitionProvider {
 	onDidChangeMcpServerDefinitions?: vscode.Event<void>;
@@ -81,7 +87,13 @@ export class BatonMcpProvider extends Disposable implements McpDefinitionProvide
 		try {
 			const launch = await this.workspace.request(mcpDefinition, undefined, token);
 			const multiRoot = (vscode.workspace.workspaceFolders?.length ?? 0) > 1;
-			const definition = new this.definitionClass(multiRoot ? `Baton (${vscode.workspace.getWorkspaceFolder(vscode.Uri.file(root))?.name ?? root})` : 'Baton', launch.command, launch.args, launch.env, this.version);
+			const definition = new this.definitionClass(
+				multiRoot ? `Baton (${vscode.workspace.getWorkspaceFolder(vscode.Uri.file(root))?.name ?? root})` : 'Baton',
+				launch.command,
+				launch.args,
+				launch.env,
+				this.version,
+			);
 			definition.cwd = vscode.Uri.file(launch.cwd);
 			return [definition];
 		} catch (error) {

@@ -54,7 +54,13 @@ export function registerSummarizeCommand(workspace: BatonWorkspace): vscode.Disp
 			const document = await vscode.workspace.openTextDocument({ language: 'markdown', content: text });
 			await vscode.window.showTextDocument(document, { preview: false });
 			const canSave = details.handoff === null && details.handoffProblem === null && details.session.status === 'active';
-			const outcome: SummaryOutcome = { sessionId: id, markdown: text, model: improved.model, note: improved.note, offered: canSave ? 'saveAsHandoff' : 'copy' };
+			const outcome: SummaryOutcome = {
+				sessionId: id,
+				markdown: text,
+				model: improved.model,
+				note: improved.note,
+				offered: canSave ? 'saveAsHandoff' : 'copy',
+			};
 			const act = async (choice: 'copy' | 'saveAsHandoff' | 'none' | undefined): Promise<void> => {
 				if (choice === 'copy') {
 					await vscode.env.clipboard.writeText(text);
@@ -68,22 +74,27 @@ export function registerSummarizeCommand(workspace: BatonWorkspace): vscode.Disp
 				return outcome;
 			}
 			const label = canSave ? 'Save as Handoff Note' : 'Copy';
-			void vscode.window.showInformationMessage(`Summary of “${details.session.name}”${improved.model ? ` (improved by ${improved.model})` : ''}.`, label).then(async (choice) => {
-				if (choice !== label) {
-					return;
-				}
-				if (canSave) {
-					const confirmed = await vscode.window.showWarningMessage(
-						`Save the summary as the handoff note of “${details.session.name}”?`,
-						{ modal: true, detail: 'A handoff is written once, when its session ends: this ends the session, and the next session of its scope receives the note.' },
-						'End Session with This Note',
-					);
-					if (!confirmed) {
+			void vscode.window
+				.showInformationMessage(`Summary of “${details.session.name}”${improved.model ? ` (improved by ${improved.model})` : ''}.`, label)
+				.then(async (choice) => {
+					if (choice !== label) {
 						return;
 					}
-				}
-				await act(canSave ? 'saveAsHandoff' : 'copy');
-			});
+					if (canSave) {
+						const confirmed = await vscode.window.showWarningMessage(
+							`Save the summary as the handoff note of “${details.session.name}”?`,
+							{
+								modal: true,
+								detail: 'A handoff is written once, when its session ends: this ends the session, and the next session of its scope receives the note.',
+							},
+							'End Session with This Note',
+						);
+						if (!confirmed) {
+							return;
+						}
+					}
+					await act(canSave ? 'saveAsHandoff' : 'copy');
+				});
 			return outcome;
 		},
 		workspace.log,
@@ -103,7 +114,11 @@ function clip(summary: string): string {
 }
 
 /** The model's rewrite, or why there is none. Never throws: the deterministic summary is the fallback. */
-async function improve(markdown: string, useModel: boolean | undefined, log: vscode.LogOutputChannel): Promise<{ text: string; model: string | null; note: string | null }> {
+async function improve(
+	markdown: string,
+	useModel: boolean | undefined,
+	log: vscode.LogOutputChannel,
+): Promise<{ text: string; model: string | null; note: string | null }> {
 	const fallback = (note: string) => ({ text: markdown, model: null, note });
 	if (useModel === false) {
 		return fallback('Baton’s deterministic summary (the language model was not asked).');
@@ -116,12 +131,17 @@ async function improve(markdown: string, useModel: boolean | undefined, log: vsc
 	}
 	const model = models[0];
 	if (!model) {
-		return fallback('No language model is available in this editor, so this is Baton’s deterministic summary (built from the session’s records and transcripts).');
+		return fallback(
+			'No language model is available in this editor, so this is Baton’s deterministic summary (built from the session’s records and transcripts).',
+		);
 	}
 	if (useModel !== true) {
 		const choice = await vscode.window.showInformationMessage(
 			`Improve the summary with ${model.name}?`,
-			{ modal: true, detail: `Baton sends the deterministic summary of the session (no transcript text beyond it) to ${model.name} (${model.vendor}) and shows its rewrite.` },
+			{
+				modal: true,
+				detail: `Baton sends the deterministic summary of the session (no transcript text beyond it) to ${model.name} (${model.vendor}) and shows its rewrite.`,
+			},
 			'Use Model',
 			'Keep Deterministic',
 		);
@@ -136,21 +156,32 @@ async function improve(markdown: string, useModel: boolean | undefined, log: vsc
 		'',
 		markdown,
 	].join('\n');
-	return vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Baton: ${model.name} is improving the summary`, cancellable: true }, async (progress, token) => {
-		try {
-			const response = await model.sendRequest([vscode.LanguageModelChatMessage.User(prompt)], { justification: 'Baton rewrites a session summary you asked for into a handoff.' }, token);
-			let text = '';
-			for await (const part of response.text) {
-				text += part;
-				progress.report({ message: `${text.length} characters` });
+	return vscode.window.withProgress(
+		{ location: vscode.ProgressLocation.Notification, title: `Baton: ${model.name} is improving the summary`, cancellable: true },
+		async (progress, token) => {
+			try {
+				const response = await model.sendRequest(
+					[vscode.LanguageModelChatMessage.User(prompt)],
+					{ justification: 'Baton rewrites a session summary you asked for into a handoff.' },
+					token,
+				);
+				let text = '';
+				for await (const part of response.text) {
+					text += part;
+					progress.report({ message: `${text.length} characters` });
+				}
+				if (token.isCancellationRequested) {
+					return fallback('Baton’s deterministic summary (you cancelled the language model).');
+				}
+				return text.trim() ? { text, model: model.name, note: null } : fallback(`Baton’s deterministic summary (${model.name} returned nothing).`);
+			} catch (error) {
+				log.warn(`language model summary failed: ${(error as Error).message}`);
+				return fallback(
+					token.isCancellationRequested
+						? 'Baton’s deterministic summary (you cancelled the language model).'
+						: `Baton’s deterministic summary (${model.name} failed: ${(error as Error).message}).`,
+				);
 			}
-			if (token.isCancellationRequested) {
-				return fallback('Baton’s deterministic summary (you cancelled the language model).');
-			}
-			return text.trim() ? { text, model: model.name, note: null } : fallback(`Baton’s deterministic summary (${model.name} returned nothing).`);
-		} catch (error) {
-			log.warn(`language model summary failed: ${(error as Error).message}`);
-			return fallback(token.isCancellationRequested ? 'Baton’s deterministic summary (you cancelled the language model).' : `Baton’s deterministic summary (${model.name} failed: ${(error as Error).message}).`);
-		}
-	});
+		},
+	);
 }

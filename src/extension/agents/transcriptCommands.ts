@@ -46,7 +46,9 @@ export function registerTranscriptCommands(workspace: BatonWorkspace): vscode.Di
 					const { transcripts } = await workspace.request(transcriptList, {});
 					const archived = transcripts.filter((t) => t.archiveBytes > 0);
 					if (archived.length === 0) {
-						void vscode.window.showInformationMessage('No archived transcripts yet. Connect Claude Code: Baton archives its transcripts per session.');
+						void vscode.window.showInformationMessage(
+							'No archived transcripts yet. Connect Claude Code: Baton archives its transcripts per session.',
+						);
 						return undefined;
 					}
 					ref = (
@@ -71,7 +73,10 @@ export function registerTranscriptCommands(workspace: BatonWorkspace): vscode.Di
 				if (!(await ensureInitialized(workspace))) {
 					return undefined;
 				}
-				const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Baton: archiving agent transcripts…' }, () => workspace.request(transcriptSync, undefined));
+				const result = await vscode.window.withProgress(
+					{ location: vscode.ProgressLocation.Window, title: 'Baton: archiving agent transcripts…' },
+					() => workspace.request(transcriptSync, undefined),
+				);
 				await workspace.refresh();
 				vscode.window.setStatusBarMessage(
 					result.transcripts

@@ -103,7 +103,9 @@ export class TranscriptsProvider extends Disposable implements vscode.TreeDataPr
 			const orphans = subs.filter((s) => !main.some((m) => m.agentSessionId === s.parentAgentSessionId));
 			return [...main.flatMap((m) => [m, ...subs.filter((s) => s.parentAgentSessionId === m.agentSessionId)]), ...orphans];
 		};
-		return [...bySession.entries()].map(([sessionId, list]) => new TranscriptGroup(sessionId, order(list))).sort((a, b) => Number(a.sessionId === null) - Number(b.sessionId === null) || (b.lastAt ?? '').localeCompare(a.lastAt ?? ''));
+		return [...bySession.entries()]
+			.map(([sessionId, list]) => new TranscriptGroup(sessionId, order(list)))
+			.sort((a, b) => Number(a.sessionId === null) - Number(b.sessionId === null) || (b.lastAt ?? '').localeCompare(a.lastAt ?? ''));
 	}
 
 	async getChildren(node?: Node): Promise<Node[]> {
@@ -125,7 +127,9 @@ function groupItem(group: TranscriptGroup): vscode.TreeItem {
 	item.id = `transcripts:${group.sessionId ?? 'unlinked'}`;
 	const agents = [...new Set(list.map((t) => agentName(t.agent)))].join(', ');
 	const turns = list.filter((t) => !t.parentAgentSessionId).reduce((n, t) => n + t.userRequests, 0);
-	item.description = linked ? `${agents} · ${turns} turn${turns === 1 ? '' : 's'} · ${relativeTime(group.lastAt)}` : `${list.length} transcript${list.length === 1 ? '' : 's'}, not archived`;
+	item.description = linked
+		? `${agents} · ${turns} turn${turns === 1 ? '' : 's'} · ${relativeTime(group.lastAt)}`
+		: `${list.length} transcript${list.length === 1 ? '' : 's'}, not archived`;
 	item.iconPath = new vscode.ThemeIcon(linked ? 'comment-discussion' : 'question');
 	item.contextValue = linked ? 'transcriptSession' : 'transcriptUnlinked';
 	const md = new vscode.MarkdownString();
@@ -134,29 +138,44 @@ function groupItem(group: TranscriptGroup): vscode.TreeItem {
 		`${list.length} transcript${list.length === 1 ? '' : 's'} (${agents}) · ${turns} turns · ${formatBytes(list.reduce((n, t) => n + t.archiveBytes, 0))} archived · ≈ $${list.reduce((n, t) => n + t.costUsd, 0).toFixed(2)}`,
 	);
 	if (!linked) {
-		md.appendMarkdown('  \nThese transcripts belong to no Baton session (started before Baton was connected, or by another tool), so Baton does not copy them.');
+		md.appendMarkdown(
+			'  \nThese transcripts belong to no Baton session (started before Baton was connected, or by another tool), so Baton does not copy them.',
+		);
 	}
 	item.tooltip = md;
 	return item;
 }
 
 function transcriptItem(t: TranscriptDto): vscode.TreeItem {
-	const label = t.parentAgentSessionId ? `↳ ${t.agentType ?? 'subagent'}${t.description ? `: ${t.description}` : ''}` : (t.title ?? `Transcript ${t.agentSessionId.slice(0, 8)}`);
+	const label = t.parentAgentSessionId
+		? `↳ ${t.agentType ?? 'subagent'}${t.description ? `: ${t.description}` : ''}`
+		: (t.title ?? `Transcript ${t.agentSessionId.slice(0, 8)}`);
 	const item = new vscode.TreeItem(label, vscode.TreeItemCollapsibleState.None);
 	item.id = `transcript:${t.id}`;
 	const size = t.archiveBytes ? formatBytes(t.archiveBytes) : 'not archived';
 	item.description = `${t.userRequests} turn${t.userRequests === 1 ? '' : 's'} · ${t.toolCalls} tools · ${size} · ${relativeTime(t.lastAt)}`;
-	item.iconPath = new vscode.ThemeIcon(t.sourceMissing ? 'archive' : t.errors ? 'comment-unresolved' : 'comment', t.errors ? new vscode.ThemeColor('charts.orange') : undefined);
+	item.iconPath = new vscode.ThemeIcon(
+		t.sourceMissing ? 'archive' : t.errors ? 'comment-unresolved' : 'comment',
+		t.errors ? new vscode.ThemeColor('charts.orange') : undefined,
+	);
 	item.contextValue = 'transcript';
 	const md = new vscode.MarkdownString();
 	md.appendMarkdown(`**${escapeMarkdown(label)}** — ${agentName(t.agent)} ${escapeMarkdown(t.agentSessionId)}  \n`);
 	md.appendMarkdown(`${t.firstAt ? new Date(t.firstAt).toLocaleString() : '?'} → ${t.lastAt ? new Date(t.lastAt).toLocaleString() : '?'}  \n`);
-	md.appendMarkdown(`${t.userRequests} requests · ${t.toolCalls} tool calls · ${t.errors} errors · ${t.compactions} compactions · ${formatTokens(t.tokens)} tokens (≈ $${t.costUsd.toFixed(2)})`);
+	md.appendMarkdown(
+		`${t.userRequests} requests · ${t.toolCalls} tool calls · ${t.errors} errors · ${t.compactions} compactions · ${formatTokens(t.tokens)} tokens (≈ $${t.costUsd.toFixed(2)})`,
+	);
 	if (t.sharedFrom) {
-		md.appendMarkdown(`  \n$(cloud-download) Ran on ${escapeMarkdown(t.sharedFrom.machineName ?? 'another machine')}${t.sharedFrom.author ? ` by ${escapeMarkdown(t.sharedFrom.author)}` : ''}; shared through sync.`);
+		md.appendMarkdown(
+			`  \n$(cloud-download) Ran on ${escapeMarkdown(t.sharedFrom.machineName ?? 'another machine')}${t.sharedFrom.author ? ` by ${escapeMarkdown(t.sharedFrom.author)}` : ''}; shared through sync.`,
+		);
 	} else if (t.sourceMissing) md.appendMarkdown('  \n$(archive) The agent deleted its own copy: Baton’s archive is what remains.');
 	if (!t.archiving) md.appendMarkdown('  \n$(circle-slash) Archiving is off for this session.');
 	item.tooltip = md;
-	item.command = { command: CommandIds.openTranscript, title: 'Open Transcript', arguments: [{ id: t.id, title: t.title, agentSessionId: t.agentSessionId }] };
+	item.command = {
+		command: CommandIds.openTranscript,
+		title: 'Open Transcript',
+		arguments: [{ id: t.id, title: t.title, agentSessionId: t.agentSessionId }],
+	};
 	return item;
 }

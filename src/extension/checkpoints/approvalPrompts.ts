@@ -49,7 +49,15 @@ export class ApprovalPrompts extends Disposable {
 
 	private check(pending: CheckpointDto[]): void {
 		for (const c of pending) {
-			this.promptOnce({ id: c.id, seq: c.seq, message: c.message, trigger: c.trigger, filesChanged: c.fileStats.added + c.fileStats.modified + c.fileStats.deleted, escalationReasons: c.escalationReasons, sessionId: c.sessionId });
+			this.promptOnce({
+				id: c.id,
+				seq: c.seq,
+				message: c.message,
+				trigger: c.trigger,
+				filesChanged: c.fileStats.added + c.fileStats.modified + c.fileStats.deleted,
+				escalationReasons: c.escalationReasons,
+				sessionId: c.sessionId,
+			});
 		}
 		// Notices that came before the first status waited for it.
 		this.scheduleCalm();
@@ -106,9 +114,14 @@ export class ApprovalPrompts extends Disposable {
 			}
 		}
 		subjects = subjects.map((c) => ({ ...c, seq: c.seq ?? known.get(c.id) })).sort((a, b) => (a.seq ?? 0) - (b.seq ?? 0));
-		const shown = subjects.slice(0, 3).map((c) => `${c.seq === undefined ? '' : `#${c.seq} `}${c.message?.trim() ? `“${c.message.trim()}”` : `(${c.trigger})`}`);
+		const shown = subjects
+			.slice(0, 3)
+			.map((c) => `${c.seq === undefined ? '' : `#${c.seq} `}${c.message?.trim() ? `“${c.message.trim()}”` : `(${c.trigger})`}`);
 		const more = subjects.length > shown.length ? ` and ${subjects.length - shown.length} more` : '';
-		const choice = await vscode.window.showInformationMessage(`Baton: ${subjects.length} checkpoints need review: ${shown.join(', ')}${more}.`, 'Open Pending Approvals');
+		const choice = await vscode.window.showInformationMessage(
+			`Baton: ${subjects.length} checkpoints need review: ${shown.join(', ')}${more}.`,
+			'Open Pending Approvals',
+		);
 		if (choice) {
 			await vscode.commands.executeCommand(`${ViewIds.pendingApprovals}.focus`);
 		}
@@ -133,7 +146,12 @@ export class ApprovalPrompts extends Disposable {
 					'Review',
 				)
 			: escalated
-				? await vscode.window.showWarningMessage(`Baton: ${what} needs your approval (escalated: ${c.escalationReasons.join('; ')}; ${files}).`, 'Approve', 'Reject', 'Review')
+				? await vscode.window.showWarningMessage(
+						`Baton: ${what} needs your approval (escalated: ${c.escalationReasons.join('; ')}; ${files}).`,
+						'Approve',
+						'Reject',
+						'Review',
+					)
 				: await vscode.window.showInformationMessage(`Baton: ${what} needs review (${files}).`, 'Approve', 'Reject', 'Review');
 		switch (choice) {
 			case 'Approve':

@@ -26,9 +26,18 @@ function idOf(arg: unknown): string | undefined {
 	return arg instanceof CheckpointNode ? arg.checkpoint.id : sessionIdOf(arg);
 }
 
-const statusLabel: Record<CheckpointDto['approvalStatus'], string> = { pending: 'needs review', approved: 'approved', auto_approved: 'auto-approved', rejected: 'rejected' };
+const statusLabel: Record<CheckpointDto['approvalStatus'], string> = {
+	pending: 'needs review',
+	approved: 'approved',
+	auto_approved: 'auto-approved',
+	rejected: 'rejected',
+};
 
-async function pickCheckpoint(workspace: BatonWorkspace, placeHolder: string, filter: (c: CheckpointDto) => boolean = () => true): Promise<CheckpointDto | undefined> {
+async function pickCheckpoint(
+	workspace: BatonWorkspace,
+	placeHolder: string,
+	filter: (c: CheckpointDto) => boolean = () => true,
+): Promise<CheckpointDto | undefined> {
 	const { checkpoints } = await workspace.request(checkpointList, { limit: 500 });
 	const candidates = checkpoints.filter(filter);
 	if (candidates.length === 0) {
@@ -84,19 +93,34 @@ async function createCheckpointCommand(ctx: Context, arg?: unknown) {
 		return;
 	}
 	const given = arg && typeof arg === 'object' ? (arg as { message?: string; trigger?: string; tags?: string[] }) : {};
-	const message = given.message ?? (await vscode.window.showInputBox({ title: 'Create Checkpoint', prompt: 'What state is this? (optional)', placeHolder: 'e.g. Webhook handler passes its tests' }));
+	const message =
+		given.message ??
+		(await vscode.window.showInputBox({
+			title: 'Create Checkpoint',
+			prompt: 'What state is this? (optional)',
+			placeHolder: 'e.g. Webhook handler passes its tests',
+		}));
 	if (message === undefined) {
 		return;
 	}
 	const trigger = given.trigger ?? 'manual';
 	// The engine's approval policy decides (the same for the CLI): no editor-only approval here.
-	const { checkpoint } = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: taking a checkpoint of the workspace…' }, () =>
-		workspace.request(checkpointCreate, { trigger, ...(message.trim() ? { message: message.trim() } : {}), tags: given.tags ?? [] }),
+	const { checkpoint } = await vscode.window.withProgress(
+		{ location: vscode.ProgressLocation.Notification, title: 'Baton: taking a checkpoint of the workspace…' },
+		() => workspace.request(checkpointCreate, { trigger, ...(message.trim() ? { message: message.trim() } : {}), tags: given.tags ?? [] }),
 	);
 	await workspace.refresh();
 	const stats = checkpoint.fileStats;
-	const extra = [stats.skippedTotal ? `${stats.skippedTotal} large file(s) left out` : '', stats.degraded ? `partial: ${stats.degradedReason ?? 'time budget'}` : ''].filter(Boolean).join('; ');
-	vscode.window.setStatusBarMessage(`$(check) Baton: checkpoint ${checkpointLabel(checkpoint)} (${statusLabel[checkpoint.approvalStatus]})${extra ? ` — ${extra}` : ''}`, 6_000);
+	const extra = [
+		stats.skippedTotal ? `${stats.skippedTotal} large file(s) left out` : '',
+		stats.degraded ? `partial: ${stats.degradedReason ?? 'time budget'}` : '',
+	]
+		.filter(Boolean)
+		.join('; ');
+	vscode.window.setStatusBarMessage(
+		`$(check) Baton: checkpoint ${checkpointLabel(checkpoint)} (${statusLabel[checkpoint.approvalStatus]})${extra ? ` — ${extra}` : ''}`,
+		6_000,
+	);
 	if (extra) {
 		void vscode.window.showWarningMessage(`Checkpoint taken, but ${extra}.`);
 	}
@@ -172,7 +196,8 @@ async function rejectCheckpointCommand(ctx: Context, arg?: unknown) {
 		return;
 	}
 	const given = arg && typeof arg === 'object' && typeof (arg as { reason?: unknown }).reason === 'string' ? (arg as { reason: string }).reason : undefined;
-	const reason = given ?? (await vscode.window.showInputBox({ title: 'Reject Checkpoint', prompt: 'Why? (recorded in the audit log)', ignoreFocusOut: true }));
+	const reason =
+		given ?? (await vscode.window.showInputBox({ title: 'Reject Checkpoint', prompt: 'Why? (recorded in the audit log)', ignoreFocusOut: true }));
 	if (reason === undefined) {
 		return;
 	}
@@ -211,16 +236,22 @@ async function rollbackCheckpointCommand(ctx: Context, arg?: unknown) {
 			return;
 		}
 	}
-	const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Baton: rolling back to ${target ? `checkpoint ${checkpointLabel(target)}` : id}…` }, () =>
-		workspace.request(checkpointRollback, { id, ...(force ? { force: true } : {}) }),
+	const result = await vscode.window.withProgress(
+		{ location: vscode.ProgressLocation.Notification, title: `Baton: rolling back to ${target ? `checkpoint ${checkpointLabel(target)}` : id}…` },
+		() => workspace.request(checkpointRollback, { id, ...(force ? { force: true } : {}) }),
 	);
 	await workspace.refresh();
 	const kept = result.kept.length ? `; kept ${result.kept.length} file(s) without proof they are newer` : '';
-	void vscode.window.showInformationMessage(`Rolled back: ${result.restored.length} file(s) restored, ${result.removed.length} removed${kept}. A safety checkpoint holds the state before: Undo returns to it.`, 'Undo').then((choice) => {
-		if (choice) {
-			void vscode.commands.executeCommand(CommandIds.rollbackCheckpoint, { id: result.safetyCheckpointId, confirmed: true });
-		}
-	});
+	void vscode.window
+		.showInformationMessage(
+			`Rolled back: ${result.restored.length} file(s) restored, ${result.removed.length} removed${kept}. A safety checkpoint holds the state before: Undo returns to it.`,
+			'Undo',
+		)
+		.then((choice) => {
+			if (choice) {
+				void vscode.commands.executeCommand(CommandIds.rollbackCheckpoint, { id: result.safetyCheckpointId, confirmed: true });
+			}
+		});
 	return result;
 }
 

@@ -13,7 +13,11 @@ import { checkpointScheme } from '../ids';
  * a checkpoint (`empty=1`) it is the file in the empty workspace before the first checkpoint: nothing.
  */
 function checkpointUri(checkpointId: string | undefined, file: string): vscode.Uri {
-	return vscode.Uri.from({ scheme: checkpointScheme, path: `/${file}`, query: new URLSearchParams(checkpointId ? { cp: checkpointId } : { empty: '1' }).toString() });
+	return vscode.Uri.from({
+		scheme: checkpointScheme,
+		path: `/${file}`,
+		query: new URLSearchParams(checkpointId ? { cp: checkpointId } : { empty: '1' }).toString(),
+	});
 }
 
 function parseCheckpointUri(uri: vscode.Uri): { checkpointId: string | undefined; file: string } {

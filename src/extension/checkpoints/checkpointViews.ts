@@ -45,14 +45,21 @@ function checkpointItem(c: CheckpointDto): vscode.TreeItem {
 	const md = new vscode.MarkdownString(undefined, true);
 	md.appendMarkdown(`$(${icon}) **#${c.seq} ${escapeMarkdown(title)}** — ${label}  \n`);
 	md.appendMarkdown(`${escapeMarkdown(c.id)} · ${c.trigger} · ${new Date(c.createdAt).toLocaleString()}  \n`);
-	md.appendMarkdown(`+${stats.added} ~${stats.modified} −${stats.deleted} files${stats.linesAdded !== null ? ` · +${stats.linesAdded} −${stats.linesRemoved ?? 0} lines` : ''}`);
+	md.appendMarkdown(
+		`+${stats.added} ~${stats.modified} −${stats.deleted} files${stats.linesAdded !== null ? ` · +${stats.linesAdded} −${stats.linesRemoved ?? 0} lines` : ''}`,
+	);
 	if (stats.skippedTotal > 0) md.appendMarkdown(`  \n$(warning) ${stats.skippedTotal} file(s) skipped (too large or unreadable)`);
 	if (stats.degraded) md.appendMarkdown(`  \n$(warning) partial snapshot: ${escapeMarkdown(stats.degradedReason ?? 'time budget')}`);
 	for (const reason of c.escalationReasons) md.appendMarkdown(`  \n$(flame) ${escapeMarkdown(reason)}`);
-	if (c.approvalUser) md.appendMarkdown(`  \n${label} by ${escapeMarkdown(actorName(c.approvalUser, localUser()))} (${escapeMarkdown(c.approvalUser)})${c.approvalReason ? `: ${escapeMarkdown(c.approvalReason)}` : ''}`);
+	if (c.approvalUser)
+		md.appendMarkdown(
+			`  \n${label} by ${escapeMarkdown(actorName(c.approvalUser, localUser()))} (${escapeMarkdown(c.approvalUser)})${c.approvalReason ? `: ${escapeMarkdown(c.approvalReason)}` : ''}`,
+		);
 	for (const o of opinions) {
 		const who = escapeMarkdown(o.author ?? o.by ?? 'a teammate');
-		md.appendMarkdown(`  \n$(comment) ${who} on ${escapeMarkdown(o.machineName ?? o.machine)}: ${escapeMarkdown(o.status)}${o.note ? ` — ${escapeMarkdown(o.note)}` : ''} _(a teammate's opinion, not applied: decide here)_`);
+		md.appendMarkdown(
+			`  \n$(comment) ${who} on ${escapeMarkdown(o.machineName ?? o.machine)}: ${escapeMarkdown(o.status)}${o.note ? ` — ${escapeMarkdown(o.note)}` : ''} _(a teammate's opinion, not applied: decide here)_`,
+		);
 	}
 	item.tooltip = md;
 	// What waits for review opens what it changed (the checkpoint before it → it), with Approve and

@@ -30,7 +30,9 @@ export class RejectionOffers {
 			return false;
 		}
 		this.offered.add(checkpointId);
-		this.show(checkpointId).catch((error: unknown) => this.workspace.log.error(`Could not offer a rollback after rejecting ${checkpointId}: ${(error as Error).message}`));
+		this.show(checkpointId).catch((error: unknown) =>
+			this.workspace.log.error(`Could not offer a rollback after rejecting ${checkpointId}: ${(error as Error).message}`),
+		);
 		return true;
 	}
 

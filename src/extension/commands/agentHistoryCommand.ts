@@ -48,7 +48,13 @@ function agentHistorySummary(reports: readonly AgentHistoryReportDto[], dryRun: 
 	return parts.length ? `${head} agent history — ${parts.join('; ')}.` : 'No agent history of this folder was found.';
 }
 
-async function runImport(workspace: BatonWorkspace, chosen: readonly string[], dryRun: boolean, progress: vscode.Progress<{ message?: string; increment?: number }>, token?: vscode.CancellationToken): Promise<AgentHistoryOutcome> {
+async function runImport(
+	workspace: BatonWorkspace,
+	chosen: readonly string[],
+	dryRun: boolean,
+	progress: vscode.Progress<{ message?: string; increment?: number }>,
+	token?: vscode.CancellationToken,
+): Promise<AgentHistoryOutcome> {
 	const reports: AgentHistoryReportDto[] = [];
 	for (const [i, agent] of chosen.entries()) {
 		if (token?.isCancellationRequested) {
@@ -74,14 +80,19 @@ export function registerAgentHistoryCommand(workspace: BatonWorkspace): vscode.D
 			if (!chosen) {
 				const picks = await vscode.window.showQuickPick(
 					agents.map((a) => ({ ...a, picked: true })),
-					{ title: 'Import Agent History: whose sessions of this folder?', canPickMany: true, placeHolder: 'Read-only: Baton never writes an agent’s files' },
+					{
+						title: 'Import Agent History: whose sessions of this folder?',
+						canPickMany: true,
+						placeHolder: 'Read-only: Baton never writes an agent’s files',
+					},
 				);
 				if (!picks || picks.length === 0) return undefined;
 				chosen = picks.map((p) => p.agent);
 			}
 			const dryRun = given.dryRun === true;
-			const outcome = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: importing agent history', cancellable: true }, (progress, token) =>
-				runImport(workspace, chosen, dryRun, progress, token),
+			const outcome = await vscode.window.withProgress(
+				{ location: vscode.ProgressLocation.Notification, title: 'Baton: importing agent history', cancellable: true },
+				(progress, token) => runImport(workspace, chosen, dryRun, progress, token),
 			);
 			const summary = agentHistorySummary(outcome.reports, dryRun);
 			workspace.log.info(`agent history: ${summary}${outcome.cancelled ? ' (cancelled)' : ''}`);
@@ -98,7 +109,11 @@ export function registerAgentHistoryCommand(workspace: BatonWorkspace): vscode.D
 /** The opt-in scan when the window opens the folder: quiet, in the status bar's progress, logged. */
 export async function scanAgentHistoryOnOpen(workspace: BatonWorkspace, ready: Promise<unknown>): Promise<AgentHistoryOutcome | undefined> {
 	await ready;
-	if (!vscode.workspace.getConfiguration('baton').get<boolean>('agentHistory.scanOnOpen', false) || !vscode.workspace.isTrusted || !workspace.status?.initialized) {
+	if (
+		!vscode.workspace.getConfiguration('baton').get<boolean>('agentHistory.scanOnOpen', false) ||
+		!vscode.workspace.isTrusted ||
+		!workspace.status?.initialized
+	) {
 		return undefined;
 	}
 	try {

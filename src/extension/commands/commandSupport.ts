@@ -61,11 +61,18 @@ interface SessionPickItem extends vscode.QuickPickItem {
 }
 
 /** A quick pick of sessions in the given states, newest first; undefined when cancelled or none. */
-export async function pickSession(workspace: BatonWorkspace, statuses: SessionStatusDto[], placeholder: string, emptyMessage: string): Promise<SessionDto | undefined> {
+export async function pickSession(
+	workspace: BatonWorkspace,
+	statuses: SessionStatusDto[],
+	placeholder: string,
+	emptyMessage: string,
+): Promise<SessionDto | undefined> {
 	// A command that acts in the active session (end, suspend, record a decision) offers those active on
 	// this machine: a teammate's, pulled through sync, runs on its own and is not one to end from here.
 	const activeHere = statuses.length === 1 && statuses[0] === 'active';
-	const candidates = activeHere ? (await workspace.request(workspaceStatus, undefined)).active : (await workspace.request(sessionList, { limit: 2000 })).sessions.filter((s) => statuses.includes(s.status));
+	const candidates = activeHere
+		? (await workspace.request(workspaceStatus, undefined)).active
+		: (await workspace.request(sessionList, { limit: 2000 })).sessions.filter((s) => statuses.includes(s.status));
 	if (candidates.length === 0) {
 		void vscode.window.showInformationMessage(emptyMessage);
 		return undefined;
@@ -92,7 +99,8 @@ interface ScopePickItem extends vscode.QuickPickItem {
 	custom?: boolean;
 }
 
-const scopePattern = /^(global|(epic|task|subtree|taskGroup|custom):[A-Za-z0-9][A-Za-z0-9._-]{0,63}(,[A-Za-z0-9][A-Za-z0-9._-]{0,63})*|epicPhase:[A-Za-z0-9][A-Za-z0-9._-]{0,63}:[^:\s]+)$/;
+const scopePattern =
+	/^(global|(epic|task|subtree|taskGroup|custom):[A-Za-z0-9][A-Za-z0-9._-]{0,63}(,[A-Za-z0-9][A-Za-z0-9._-]{0,63})*|epicPhase:[A-Za-z0-9][A-Za-z0-9._-]{0,63}:[^:\s]+)$/;
 
 function validateScopeText(text: string): string | undefined {
 	return scopePattern.test(text.trim()) ? undefined : 'Use global, epic:ID, task:ID, subtree:ID, taskGroup:ID, epicPhase:ID:PHASE or custom:ID[,ID…]';
@@ -142,7 +150,11 @@ export async function ensureInitialized(workspace: BatonWorkspace): Promise<bool
 		void vscode.window.showWarningMessage('Open a folder first: Baton keeps its sessions in the workspace.');
 		return false;
 	}
-	const choice = await vscode.window.showInformationMessage(`Baton is not set up in ${workspace.root}. Set it up? It creates a .baton folder (ignored by git).`, { modal: true }, 'Set Up Baton');
+	const choice = await vscode.window.showInformationMessage(
+		`Baton is not set up in ${workspace.root}. Set it up? It creates a .baton folder (ignored by git).`,
+		{ modal: true },
+		'Set Up Baton',
+	);
 	if (choice !== 'Set Up Baton') {
 		return false;
 	}

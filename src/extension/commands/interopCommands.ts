@@ -34,7 +34,13 @@ const formats: { format: ImportFormatDto; label: string; detail: string; folder:
 		filters: { 'SQLite database': ['db', 'sqlite'] },
 		guess: '.cleo/tasks.db',
 	},
-	{ format: 'json-sessions', label: '$(json) JSON session files', detail: 'A folder with index.json and one .json file per session (a Baton export, for example)', folder: true, guess: '' },
+	{
+		format: 'json-sessions',
+		label: '$(json) JSON session files',
+		detail: 'A folder with index.json and one .json file per session (a Baton export, for example)',
+		folder: true,
+		guess: '',
+	},
 	{
 		format: 'beads',
 		label: '$(issues) Beads issues.jsonl',
@@ -105,13 +111,20 @@ async function importDataCommand(ctx: Context, arg?: unknown) {
 		source = picked?.[0]?.fsPath;
 	}
 	if (!source) return undefined;
-	const preview = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Baton: reading ${path.basename(source)}…` }, () => workspace.request(importPreview, { format: choice.format, path: source }));
+	const preview = await vscode.window.withProgress(
+		{ location: vscode.ProgressLocation.Notification, title: `Baton: reading ${path.basename(source)}…` },
+		() => workspace.request(importPreview, { format: choice.format, path: source }),
+	);
 	logIssues(preview);
 	if (preview.errors.length > 0) {
 		const first = preview.errors.slice(0, 5).map((e) => `• ${issueLine(e)}`);
 		const more = preview.errors.length > 5 ? `\n…and ${preview.errors.length - 5} more (all of them are in the Baton log).` : '';
 		void vscode.window
-			.showWarningMessage(`${path.basename(source)} cannot be imported: ${preview.errors.length} problem(s). Nothing was written.`, { modal: !given.confirmed, detail: `${first.join('\n')}${more}` }, 'Show Log')
+			.showWarningMessage(
+				`${path.basename(source)} cannot be imported: ${preview.errors.length} problem(s). Nothing was written.`,
+				{ modal: !given.confirmed, detail: `${first.join('\n')}${more}` },
+				'Show Log',
+			)
 			.then((c) => c === 'Show Log' && log.show(true));
 		return preview;
 	}
@@ -129,11 +142,16 @@ async function importDataCommand(ctx: Context, arg?: unknown) {
 		const ok = await vscode.window.showInformationMessage(`Import from ${path.basename(source)}?`, { modal: true, detail }, 'Import');
 		if (ok !== 'Import') return undefined;
 	}
-	const report = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Baton: importing ${path.basename(source)}…` }, () => workspace.request(importRun, { format: choice.format, path: source }));
+	const report = await vscode.window.withProgress(
+		{ location: vscode.ProgressLocation.Notification, title: `Baton: importing ${path.basename(source)}…` },
+		() => workspace.request(importRun, { format: choice.format, path: source }),
+	);
 	logIssues(report);
 	await workspace.refresh();
 	if (report.errors.length > 0) {
-		void vscode.window.showWarningMessage(`Import refused: ${report.errors.length} problem(s) appeared since the preview; nothing was written. ${issueLine(report.errors[0] as ImportIssueDto)}`);
+		void vscode.window.showWarningMessage(
+			`Import refused: ${report.errors.length} problem(s) appeared since the preview; nothing was written. ${issueLine(report.errors[0] as ImportIssueDto)}`,
+		);
 	} else {
 		void vscode.window.showInformationMessage(`Imported ${counts(report.added)} from ${path.basename(source)}.`);
 	}
@@ -143,7 +161,10 @@ async function importDataCommand(ctx: Context, arg?: unknown) {
 async function exportSessionsCommand(ctx: Context, arg?: unknown) {
 	const { workspace, log } = ctx;
 	const given = arg && typeof arg === 'object' && !('session' in arg) ? (arg as { sessionId?: string; chain?: boolean; out?: string }) : {};
-	const sessionId = given.sessionId ?? sessionIdOf(arg) ?? (await pickSession(workspace, [...allStatuses], 'Export which session?', 'There is no session to export yet.'))?.id;
+	const sessionId =
+		given.sessionId ??
+		sessionIdOf(arg) ??
+		(await pickSession(workspace, [...allStatuses], 'Export which session?', 'There is no session to export yet.'))?.id;
 	if (!sessionId) return undefined;
 	let chain = given.chain;
 	if (chain === undefined) {
@@ -181,14 +202,18 @@ async function exportSessionsCommand(ctx: Context, arg?: unknown) {
 	}
 	if (!out) return undefined;
 	const target = out;
-	const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: exporting…' }, () => workspace.request(exportRun, { ...(chain ? { chainId: sessionId } : { sessionId }), out: target }));
+	const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: exporting…' }, () =>
+		workspace.request(exportRun, { ...(chain ? { chainId: sessionId } : { sessionId }), out: target }),
+	);
 	log.info(`exported ${result.files.length - 1} session file(s) to ${result.out}`);
 	if (!given.out) {
-		void vscode.window.showInformationMessage(`Exported ${result.files.length - 1} session(s) to ${result.out}.`, 'Reveal in Explorer', 'Open index.json').then(async (c) => {
-			const index = vscode.Uri.file(path.join(result.out, 'index.json'));
-			if (c === 'Reveal in Explorer') await vscode.commands.executeCommand('revealFileInOS', index);
-			if (c === 'Open index.json') await vscode.window.showTextDocument(index);
-		});
+		void vscode.window
+			.showInformationMessage(`Exported ${result.files.length - 1} session(s) to ${result.out}.`, 'Reveal in Explorer', 'Open index.json')
+			.then(async (c) => {
+				const index = vscode.Uri.file(path.join(result.out, 'index.json'));
+				if (c === 'Reveal in Explorer') await vscode.commands.executeCommand('revealFileInOS', index);
+				if (c === 'Open index.json') await vscode.window.showTextDocument(index);
+			});
 	}
 	return result;
 }
@@ -196,7 +221,10 @@ async function exportSessionsCommand(ctx: Context, arg?: unknown) {
 async function showMarkdownCommand(ctx: Context, arg?: unknown) {
 	const { workspace } = ctx;
 	const given = arg && typeof arg === 'object' && !('session' in arg) ? (arg as { id?: string; kind?: MarkdownKindDto; preview?: boolean }) : {};
-	const id = given.id ?? sessionIdOf(arg) ?? (await pickSession(workspace, [...allStatuses], 'Show which session’s handoff or briefing?', 'There is no session yet.'))?.id;
+	const id =
+		given.id ??
+		sessionIdOf(arg) ??
+		(await pickSession(workspace, [...allStatuses], 'Show which session’s handoff or briefing?', 'There is no session yet.'))?.id;
 	if (!id) return undefined;
 	const kind =
 		given.kind ??

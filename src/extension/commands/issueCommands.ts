@@ -21,7 +21,16 @@ export function registerIssueCommands(workspace: BatonWorkspace): vscode.Disposa
 					return undefined;
 				}
 				const given = arg && typeof arg === 'object' && typeof (arg as { ref?: unknown }).ref === 'string' ? (arg as { ref: string }).ref : undefined;
-				const sessionId = sessionIdOf(arg) ?? (await pickSession(workspace, ['active', 'suspended', 'orphaned', 'ended'], 'Link an issue to which session?', 'There are no sessions yet.'))?.id;
+				const sessionId =
+					sessionIdOf(arg) ??
+					(
+						await pickSession(
+							workspace,
+							['active', 'suspended', 'orphaned', 'ended'],
+							'Link an issue to which session?',
+							'There are no sessions yet.',
+						)
+					)?.id;
 				if (!sessionId) {
 					return undefined;
 				}

@@ -31,7 +31,8 @@ const agents = [
 /** What the commands share: the dependencies and the helpers built on them. */
 function contextOf({ workspace, panels, told }: Deps) {
 	const log = workspace.log;
-	const withProgress = <T>(title: string, task: () => Promise<T>): Thenable<T> => vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title }, task);
+	const withProgress = <T>(title: string, task: () => Promise<T>): Thenable<T> =>
+		vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title }, task);
 
 	return { workspace, panels, told, log, withProgress };
 }
@@ -69,7 +70,8 @@ async function startSessionCommand(ctx: Context, arg?: unknown) {
 			prompt: 'What will this session do?',
 			placeHolder: 'e.g. Checkout: webhook retries',
 			ignoreFocusOut: true,
-			validateInput: (v) => (v.trim().length === 0 ? 'A session needs a name.' : v.trim().length > 200 ? `At most 200 characters (${v.trim().length}).` : undefined),
+			validateInput: (v) =>
+				v.trim().length === 0 ? 'A session needs a name.' : v.trim().length > 200 ? `At most 200 characters (${v.trim().length}).` : undefined,
 		}));
 	if (name === undefined) {
 		return;
@@ -78,25 +80,41 @@ async function startSessionCommand(ctx: Context, arg?: unknown) {
 	if (scope === undefined) {
 		return;
 	}
-	const agentPick = given.agent !== undefined ? { agent: given.agent || undefined } : await vscode.window.showQuickPick(agents, { title: 'Start Session (3/3): who works in it?', placeHolder: 'The agent (or you)' });
+	const agentPick =
+		given.agent !== undefined
+			? { agent: given.agent || undefined }
+			: await vscode.window.showQuickPick(agents, { title: 'Start Session (3/3): who works in it?', placeHolder: 'The agent (or you)' });
 	if (!agentPick) {
 		return;
 	}
 	let agent = agentPick.agent;
 	if (agent === '') {
-		agent = await vscode.window.showInputBox({ title: 'Start Session: agent', prompt: 'Agent name', validateInput: (v) => (/^[\w.@/-]{1,64}$/.test(v.trim()) ? undefined : 'Letters, digits and . _ - @ / (1–64)') });
+		agent = await vscode.window.showInputBox({
+			title: 'Start Session: agent',
+			prompt: 'Agent name',
+			validateInput: (v) => (/^[\w.@/-]{1,64}$/.test(v.trim()) ? undefined : 'Letters, digits and . _ - @ / (1–64)'),
+		});
 		if (agent === undefined) {
 			return;
 		}
 	}
 	const result = await withProgress('Baton: starting session…', () =>
-		workspace.request(sessionStart, { name: name.trim(), scope, ...(agent ? { agent: agent.trim() } : {}), ...(given.parentSessionId ? { parentSessionId: given.parentSessionId } : {}) }),
+		workspace.request(sessionStart, {
+			name: name.trim(),
+			scope,
+			...(agent ? { agent: agent.trim() } : {}),
+			...(given.parentSessionId ? { parentSessionId: given.parentSessionId } : {}),
+		}),
 	);
 	await workspace.refresh();
 	if (result.warnings.length > 0) {
 		// Grouped: several warnings at once are one toast, each also in the log.
 		result.warnings.forEach((w) => log.warn(`Start of “${result.session.name}”: ${w}`));
-		void vscode.window.showWarningMessage(result.warnings.length === 1 ? (result.warnings[0] ?? '') : `Started “${result.session.name}” with ${result.warnings.length} warnings: ${result.warnings.join(' ')}`);
+		void vscode.window.showWarningMessage(
+			result.warnings.length === 1
+				? (result.warnings[0] ?? '')
+				: `Started “${result.session.name}” with ${result.warnings.length} warnings: ${result.warnings.join(' ')}`,
+		);
 	}
 	const continues = result.handoff && result.briefing.lastSession ? ` It continues “${result.briefing.lastSession.name}”.` : '';
 	if (vscode.workspace.getConfiguration('baton').get<boolean>('briefing.showOnStart', true)) {
@@ -121,16 +139,30 @@ async function endSessionCommand(ctx: Context, arg?: unknown) {
 	}
 	const form = arg && typeof arg === 'object' && !(arg instanceof SessionNode) ? (arg as { note?: string; nextAction?: string; blockers?: string[] }) : {};
 	if (form.note !== undefined) {
-		const result = await workspace.request(sessionEnd, { id, note: form.note, ...(form.nextAction ? { nextAction: form.nextAction } : {}), blockers: form.blockers ?? [] });
+		const result = await workspace.request(sessionEnd, {
+			id,
+			note: form.note,
+			...(form.nextAction ? { nextAction: form.nextAction } : {}),
+			blockers: form.blockers ?? [],
+		});
 		await workspace.refresh();
 		return result.session;
 	}
 	const step = (n: number) => `End Session (${n}/3): handoff for the next session`;
-	const note = await vscode.window.showInputBox({ title: step(1), prompt: 'Note: where did you get to?', placeHolder: 'e.g. Webhook verifies signatures; retry path still double-charges', ignoreFocusOut: true });
+	const note = await vscode.window.showInputBox({
+		title: step(1),
+		prompt: 'Note: where did you get to?',
+		placeHolder: 'e.g. Webhook verifies signatures; retry path still double-charges',
+		ignoreFocusOut: true,
+	});
 	if (note === undefined) {
 		return;
 	}
-	const nextAction = await vscode.window.showInputBox({ title: step(2), prompt: 'Next action: what should the next session do first?', ignoreFocusOut: true });
+	const nextAction = await vscode.window.showInputBox({
+		title: step(2),
+		prompt: 'Next action: what should the next session do first?',
+		ignoreFocusOut: true,
+	});
 	if (nextAction === undefined) {
 		return;
 	}
@@ -138,7 +170,9 @@ async function endSessionCommand(ctx: Context, arg?: unknown) {
 	for (;;) {
 		const blocker = await vscode.window.showInputBox({
 			title: step(3),
-			prompt: blockers.length ? `Blockers so far: ${blockers.join('; ')}. Add another, or press Enter on an empty box to finish.` : 'Anything blocking? Add one, or press Enter on an empty box to finish.',
+			prompt: blockers.length
+				? `Blockers so far: ${blockers.join('; ')}. Add another, or press Enter on an empty box to finish.`
+				: 'Anything blocking? Add one, or press Enter on an empty box to finish.',
 			ignoreFocusOut: true,
 		});
 		if (blocker === undefined) {
@@ -159,7 +193,11 @@ async function endSessionCommand(ctx: Context, arg?: unknown) {
 	}
 	const ended = `Ended “${result.session.name}” after ${result.debrief.durationMinutes} min; its handoff is saved for the next session.`;
 	const warned = result.warnings.length > 0 ? ` ${result.warnings.join(' ')}` : '';
-	void (result.warnings.length > 0 ? vscode.window.showWarningMessage(`${ended}${warned}`, 'Show Details') : vscode.window.showInformationMessage(ended, 'Show Details')).then((choice) => {
+	void (
+		result.warnings.length > 0
+			? vscode.window.showWarningMessage(`${ended}${warned}`, 'Show Details')
+			: vscode.window.showInformationMessage(ended, 'Show Details')
+	).then((choice) => {
 		if (choice) {
 			void panels.showDetails(result.session.id);
 		}
@@ -182,7 +220,9 @@ async function suspendSessionCommand(ctx: Context, arg?: unknown) {
 async function renameSessionCommand(ctx: Context, arg?: unknown) {
 	const { workspace } = ctx;
 	const given = sessionIdOf(arg);
-	const session = given ? (await workspace.request(sessionDetails, { id: given })).session : await pickSession(workspace, ['active', 'suspended', 'orphaned', 'ended'], 'Rename which session?', 'No session to rename.');
+	const session = given
+		? (await workspace.request(sessionDetails, { id: given })).session
+		: await pickSession(workspace, ['active', 'suspended', 'orphaned', 'ended'], 'Rename which session?', 'No session to rename.');
 	if (!session) {
 		return;
 	}
@@ -191,7 +231,8 @@ async function renameSessionCommand(ctx: Context, arg?: unknown) {
 		prompt: 'Say what the session is doing. Teammates see the new name too when sharing is on.',
 		value: session.name,
 		valueSelection: [0, session.name.length],
-		validateInput: (text) => (text.trim() === '' ? 'A session needs a name.' : text.trim().length > 200 ? `At most 200 characters (this is ${text.trim().length}).` : undefined),
+		validateInput: (text) =>
+			text.trim() === '' ? 'A session needs a name.' : text.trim().length > 200 ? `At most 200 characters (this is ${text.trim().length}).` : undefined,
 	});
 	if (name === undefined || name.trim() === session.name) {
 		return;
@@ -203,7 +244,8 @@ async function renameSessionCommand(ctx: Context, arg?: unknown) {
 
 async function resumeSessionCommand(ctx: Context, arg?: unknown) {
 	const { workspace } = ctx;
-	const id = sessionIdOf(arg) ?? (await pickSession(workspace, ['suspended', 'orphaned', 'ended'], 'Which session continues?', 'No session can be resumed.'))?.id;
+	const id =
+		sessionIdOf(arg) ?? (await pickSession(workspace, ['suspended', 'orphaned', 'ended'], 'Which session continues?', 'No session can be resumed.'))?.id;
 	if (!id) {
 		return;
 	}
@@ -215,7 +257,16 @@ async function resumeSessionCommand(ctx: Context, arg?: unknown) {
 
 async function switchSessionCommand(ctx: Context, arg?: unknown) {
 	const { workspace } = ctx;
-	const id = sessionIdOf(arg) ?? (await pickSession(workspace, ['suspended', 'orphaned', 'ended'], 'Switch to which session? (the current one is suspended)', 'No other session to switch to.'))?.id;
+	const id =
+		sessionIdOf(arg) ??
+		(
+			await pickSession(
+				workspace,
+				['suspended', 'orphaned', 'ended'],
+				'Switch to which session? (the current one is suspended)',
+				'No other session to switch to.',
+			)
+		)?.id;
 	if (!id) {
 		return;
 	}
@@ -235,7 +286,10 @@ async function cleanUpSessionsCommand(ctx: Context) {
 	const end = relativeTime(new Date(Date.now() - status.config.autoEndAfterMs).toISOString()).replace(' ago', '');
 	const choice = await vscode.window.showWarningMessage(
 		'Clean up stale sessions?',
-		{ modal: true, detail: `Active sessions idle for ${orphan} become orphaned; sessions idle for ${end} are ended with a generated handoff. Nothing is deleted, and any of them can be resumed.` },
+		{
+			modal: true,
+			detail: `Active sessions idle for ${orphan} become orphaned; sessions idle for ${end} are ended with a generated handoff. Nothing is deleted, and any of them can be resumed.`,
+		},
 		'Clean Up',
 	);
 	if (choice !== 'Clean Up') {
@@ -243,7 +297,11 @@ async function cleanUpSessionsCommand(ctx: Context) {
 	}
 	const result = await workspace.request(sessionGc, {});
 	await workspace.refresh();
-	void vscode.window.showInformationMessage(result.orphaned.length + result.ended.length === 0 ? 'No stale sessions.' : `Orphaned ${result.orphaned.length} and ended ${result.ended.length} stale session(s).`);
+	void vscode.window.showInformationMessage(
+		result.orphaned.length + result.ended.length === 0
+			? 'No stale sessions.'
+			: `Orphaned ${result.orphaned.length} and ended ${result.ended.length} stale session(s).`,
+	);
 	return result;
 }
 
@@ -267,6 +325,9 @@ async function showBriefingCommand(ctx: Context, arg?: unknown) {
 
 async function showSessionDetailsCommand(ctx: Context, arg?: unknown) {
 	const { workspace, panels } = ctx;
-	const id = sessionIdOf(arg) ?? (await pickSession(workspace, ['active', 'suspended', 'orphaned', 'ended', 'archived', 'closed'], 'Show which session?', 'There are no sessions yet.'))?.id;
+	const id =
+		sessionIdOf(arg) ??
+		(await pickSession(workspace, ['active', 'suspended', 'orphaned', 'ended', 'archived', 'closed'], 'Show which session?', 'There are no sessions yet.'))
+			?.id;
 	return id ? panels.showDetails(id) : undefined;
 }

@@ -9,7 +9,8 @@ import { CommandIds } from '../ids';
 import { command, ensureInitialized, pickSession, sessionIdOf } from './commandSupport';
 import { syncMenuItems } from '../sync/syncMenu';
 
-const nonEmpty = (what: string, max: number) => (v: string) => (v.trim().length === 0 ? `${what} cannot be empty.` : v.trim().length > max ? `At most ${max} characters (${v.trim().length}).` : undefined);
+const nonEmpty = (what: string, max: number) => (v: string) =>
+	v.trim().length === 0 ? `${what} cannot be empty.` : v.trim().length > max ? `At most ${max} characters (${v.trim().length}).` : undefined;
 
 /** What the commands share: the dependencies and the helpers built on them. */
 function contextOf(workspace: BatonWorkspace) {
@@ -50,7 +51,9 @@ async function initWorkspaceCommand(ctx: Context) {
 
 async function recordDecisionCommand(ctx: Context, arg?: unknown) {
 	const { workspace } = ctx;
-	const sessionId = sessionIdOf(arg) ?? (await pickSession(workspace, ['active'], 'Record the decision in which session?', 'Start a session first: decisions belong to a session.'))?.id;
+	const sessionId =
+		sessionIdOf(arg) ??
+		(await pickSession(workspace, ['active'], 'Record the decision in which session?', 'Start a session first: decisions belong to a session.'))?.id;
 	if (!sessionId) {
 		return;
 	}
@@ -64,11 +67,19 @@ async function recordDecisionCommand(ctx: Context, arg?: unknown) {
 	if (text === undefined) {
 		return;
 	}
-	const rationale = await vscode.window.showInputBox({ title: 'Record Decision (2/2)', prompt: 'Why? (optional, but the next agent will thank you)', ignoreFocusOut: true });
+	const rationale = await vscode.window.showInputBox({
+		title: 'Record Decision (2/2)',
+		prompt: 'Why? (optional, but the next agent will thank you)',
+		ignoreFocusOut: true,
+	});
 	if (rationale === undefined) {
 		return;
 	}
-	const { decision } = await workspace.request(decisionRecord, { text: text.trim(), sessionId, ...(rationale.trim() ? { rationale: rationale.trim() } : {}) });
+	const { decision } = await workspace.request(decisionRecord, {
+		text: text.trim(),
+		sessionId,
+		...(rationale.trim() ? { rationale: rationale.trim() } : {}),
+	});
 	await workspace.refresh();
 	void vscode.window.showInformationMessage('Decision recorded; it goes into this session’s handoff.');
 	return decision;
@@ -79,7 +90,12 @@ async function addTaskCommand(ctx: Context) {
 	if (!(await ensureInitialized(workspace))) {
 		return;
 	}
-	const title = await vscode.window.showInputBox({ title: 'Add Task (1/3): title', prompt: 'What needs doing?', validateInput: nonEmpty('The title', 500), ignoreFocusOut: true });
+	const title = await vscode.window.showInputBox({
+		title: 'Add Task (1/3): title',
+		prompt: 'What needs doing?',
+		validateInput: nonEmpty('The title', 500),
+		ignoreFocusOut: true,
+	});
 	if (title === undefined) {
 		return;
 	}
@@ -99,7 +115,10 @@ async function addTaskCommand(ctx: Context) {
 	const epics = tasks.filter((t) => t.type === 'epic' && t.status !== 'done' && t.status !== 'cancelled');
 	let parentId: string | undefined;
 	if (type.value !== 'epic' && epics.length > 0) {
-		const parent = await vscode.window.showQuickPick([{ label: 'No parent', id: undefined }, ...epics.map((e) => ({ label: `$(layers) ${e.id} · ${e.title}`, id: e.id }))], { title: 'Add Task (3/3): part of which epic?' });
+		const parent = await vscode.window.showQuickPick(
+			[{ label: 'No parent', id: undefined }, ...epics.map((e) => ({ label: `$(layers) ${e.id} · ${e.title}`, id: e.id }))],
+			{ title: 'Add Task (3/3): part of which epic?' },
+		);
 		if (!parent) {
 			return;
 		}
@@ -118,7 +137,11 @@ async function focusTaskCommand(ctx: Context, arg?: unknown) {
 		const { tasks } = await workspace.request(taskList, undefined);
 		const open = tasks.filter((t: TaskDto) => t.type !== 'epic' && (t.status === 'pending' || t.status === 'active' || t.status === 'blocked'));
 		const picked = await vscode.window.showQuickPick(
-			open.map((t) => ({ label: `${t.id} · ${t.title}`, description: `${t.type} · ${t.priority}${t.dependsOn.length ? ` · waits on ${t.dependsOn.join(', ')}` : ''}`, id: t.id })),
+			open.map((t) => ({
+				label: `${t.id} · ${t.title}`,
+				description: `${t.type} · ${t.priority}${t.dependsOn.length ? ` · waits on ${t.dependsOn.join(', ')}` : ''}`,
+				id: t.id,
+			})),
 			{ placeHolder: 'Work on which task now?', matchOnDescription: true },
 		);
 		id = picked?.id;
@@ -157,13 +180,21 @@ async function sessionActionsCommand(ctx: Context) {
 		actions.push({ label: '$(debug-start) Start Session', run: run(CommandIds.startSession) });
 	}
 	if ((status?.counts.suspended ?? 0) + (status?.counts.orphaned ?? 0) + (status?.counts.ended ?? 0) > 0) {
-		actions.push({ label: '$(debug-continue) Resume Session', run: run(CommandIds.resumeSession) }, { label: '$(arrow-swap) Switch Session', run: run(CommandIds.switchSession) });
+		actions.push(
+			{ label: '$(debug-continue) Resume Session', run: run(CommandIds.resumeSession) },
+			{ label: '$(arrow-swap) Switch Session', run: run(CommandIds.switchSession) },
+		);
 	}
 	if ((status?.counts.orphaned ?? 0) > 0) {
 		actions.push({ label: '$(trash) Clean Up Stale Sessions', run: run(CommandIds.cleanUpSessions) });
 	}
 	for (const item of syncMenuItems()) actions.push(item);
-	actions.push({ label: '$(type-hierarchy) Show Chain Graph', run: run(CommandIds.showChainGraph) }, { label: '$(output) Show Log', run: run(CommandIds.showLog) });
-	const picked = await vscode.window.showQuickPick(actions, { placeHolder: active.length ? `Baton — ${active.map((s) => s.name).join(', ')}` : 'Baton — no active session' });
+	actions.push(
+		{ label: '$(type-hierarchy) Show Chain Graph', run: run(CommandIds.showChainGraph) },
+		{ label: '$(output) Show Log', run: run(CommandIds.showLog) },
+	);
+	const picked = await vscode.window.showQuickPick(actions, {
+		placeHolder: active.length ? `Baton — ${active.map((s) => s.name).join(', ')}` : 'Baton — no active session',
+	});
 	return picked?.run();
 }

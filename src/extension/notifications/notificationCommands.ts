@@ -46,7 +46,12 @@ function contextOf(workspace: BatonWorkspace) {
 		for (const s of names) {
 			const stored = Boolean(await secrets.get(secretStorageKey(s.name)));
 			if (!onlyStored || stored) {
-				items.push({ label: s.label, description: s.name, detail: stored ? '$(check) Stored in VS Code' : `Not stored · the CLI reads ${s.env}`, name: s.name });
+				items.push({
+					label: s.label,
+					description: s.name,
+					detail: stored ? '$(check) Stored in VS Code' : `Not stored · the CLI reads ${s.env}`,
+					name: s.name,
+				});
 			}
 		}
 		if (items.length === 0) {
@@ -94,23 +99,29 @@ async function sendTestNotificationCommand(ctx: Context, arg?: unknown) {
 		return undefined;
 	}
 	const label = channels.find((c) => c.id === channel)?.label ?? channel;
-	const result: NotificationTestResultDto = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: `Baton: sending a test notification to ${label}…` }, () =>
-		workspace.request(notificationTest, { channel }),
+	const result: NotificationTestResultDto = await vscode.window.withProgress(
+		{ location: vscode.ProgressLocation.Notification, title: `Baton: sending a test notification to ${label}…` },
+		() => workspace.request(notificationTest, { channel }),
 	);
 	if (result.ok) {
 		void vscode.window.showInformationMessage(`Baton: test notification sent to ${label} (${result.durationMs} ms).`);
 	} else {
 		log.warn(`test notification to ${channel} failed: ${result.error ?? ''}`);
-		void vscode.window.showWarningMessage(`Baton: the test notification to ${label} failed: ${result.error ?? 'unknown error'}`, 'Store Secret…').then((choice) => {
-			if (choice) void vscode.commands.executeCommand(CommandIds.storeSecret);
-		});
+		void vscode.window
+			.showWarningMessage(`Baton: the test notification to ${label} failed: ${result.error ?? 'unknown error'}`, 'Store Secret…')
+			.then((choice) => {
+				if (choice) void vscode.commands.executeCommand(CommandIds.storeSecret);
+			});
 	}
 	return result;
 }
 
 async function storeSecretCommand(ctx: Context, arg?: unknown) {
 	const { log, secrets, given, pickSecret } = ctx;
-	const name = typeof given(arg)['name'] === 'string' ? (given(arg)['name'] as string) : await pickSecret('Store which secret? It stays in VS Code’s secret storage, never in settings or files.', false);
+	const name =
+		typeof given(arg)['name'] === 'string'
+			? (given(arg)['name'] as string)
+			: await pickSecret('Store which secret? It stays in VS Code’s secret storage, never in settings or files.', false);
 	if (!name) {
 		return undefined;
 	}

@@ -97,7 +97,11 @@ export class NotificationPresenter extends Disposable {
 	}
 
 	private async showMany(batch: NotificationShowDto[]): Promise<void> {
-		const worst = batch.some((n) => n.priority === 'critical') ? vscode.window.showErrorMessage : batch.some((n) => n.priority === 'warning') ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+		const worst = batch.some((n) => n.priority === 'critical')
+			? vscode.window.showErrorMessage
+			: batch.some((n) => n.priority === 'warning')
+				? vscode.window.showWarningMessage
+				: vscode.window.showInformationMessage;
 		const titles = batch.slice(0, 3).map((n) => n.title);
 		const more = batch.length > titles.length ? `; and ${batch.length - titles.length} more` : '';
 		const choice = await worst(`Baton: ${batch.length} updates: ${titles.join('; ')}${more}.`, 'Show Log');
@@ -113,7 +117,12 @@ export class NotificationPresenter extends Disposable {
 		});
 		const where = (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? ` (${n.workspace})` : '';
 		const text = `Baton${where}: ${n.title}. ${n.summary}`;
-		const show = n.priority === 'critical' ? vscode.window.showErrorMessage : n.priority === 'warning' ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+		const show =
+			n.priority === 'critical'
+				? vscode.window.showErrorMessage
+				: n.priority === 'warning'
+					? vscode.window.showWarningMessage
+					: vscode.window.showInformationMessage;
 		// eslint-disable-next-line no-restricted-syntax -- the editor's API takes buttons as arguments; a notification has a few
 		const choice = await show(text, ...actions);
 		if (choice) {

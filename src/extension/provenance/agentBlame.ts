@@ -46,10 +46,18 @@ export class AgentBlame extends Disposable {
 		super();
 		if (!vscode.workspace.isTrusted) {
 			// Registered only when trusted; trust granted later takes a reload, as for Baton's other git work.
-			this.register(command(CommandIds.toggleAgentBlame, async () => vscode.window.showInformationMessage('Agent Blame runs git, so it is off in an untrusted workspace.'), workspace.log));
+			this.register(
+				command(
+					CommandIds.toggleAgentBlame,
+					async () => vscode.window.showInformationMessage('Agent Blame runs git, so it is off in an untrusted workspace.'),
+					workspace.log,
+				),
+			);
 			return;
 		}
-		this.register(vscode.languages.registerHoverProvider({ scheme: 'file' }, { provideHover: (document, position, token) => this.hover(document, position, token) }));
+		this.register(
+			vscode.languages.registerHoverProvider({ scheme: 'file' }, { provideHover: (document, position, token) => this.hover(document, position, token) }),
+		);
 		this.register(command(CommandIds.toggleAgentBlame, () => this.toggle(), workspace.log));
 		this.register(vscode.window.onDidChangeActiveTextEditor(() => void this.refreshActive()));
 		this.register(
@@ -179,7 +187,13 @@ function annotations(blame: BlameDto, document: vscode.TextDocument): vscode.Dec
 			const prompt = line.prompt ? ` · “${line.prompt.slice(0, 40)}${line.prompt.length > 40 ? '…' : ''}”` : '';
 			return {
 				range: new vscode.Range(end, end),
-				renderOptions: { after: { contentText: escapeControls(`${line.origin === 'agent' && line.agent ? 'agent ' : ''}${who(line)}${when}${prompt}${line.recovered ? ' (recovered)' : ''}`) } },
+				renderOptions: {
+					after: {
+						contentText: escapeControls(
+							`${line.origin === 'agent' && line.agent ? 'agent ' : ''}${who(line)}${when}${prompt}${line.recovered ? ' (recovered)' : ''}`,
+						),
+					},
+				},
 			};
 		});
 }
@@ -196,7 +210,11 @@ function hoverMarkdown(line: BlameLineDto, replayCommand: string | undefined): s
 	} else {
 		parts.push('**Origin unknown** — Baton did not capture who wrote this line');
 	}
-	const facts = [line.commit ? `commit \`${line.commit.slice(0, 10)}\`` : 'not committed yet', line.time ? relativeTime(line.time) : '', line.recovered ? 'recovered by content after a rewrite' : ''].filter(Boolean);
+	const facts = [
+		line.commit ? `commit \`${line.commit.slice(0, 10)}\`` : 'not committed yet',
+		line.time ? relativeTime(line.time) : '',
+		line.recovered ? 'recovered by content after a rewrite' : '',
+	].filter(Boolean);
 	parts.push(facts.join(' · '));
 	if (line.session) {
 		const links = [`[Open session](command:${CommandIds.showSessionDetails}?${encodeURIComponent(JSON.stringify([line.session]))})`];

@@ -82,7 +82,9 @@ const firstFrameScript = `(function () {
 
 export function replayPageHtml(input: ReplayPageInput): string {
 	const { nonce, timeline } = input;
-	const csp = [`default-src 'none'`, `style-src ${input.cspSource} 'nonce-${nonce}'`, `font-src ${input.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
+	const csp = [`default-src 'none'`, `style-src ${input.cspSource} 'nonce-${nonce}'`, `font-src ${input.cspSource}`, `script-src 'nonce-${nonce}'`].join(
+		'; ',
+	);
 	const heading = replayHeading(timeline);
 	const start = firstScreenStart(timeline, input.focusStep);
 	const rows = timeline.entries.length

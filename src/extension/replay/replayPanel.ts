@@ -85,7 +85,15 @@ export class ReplayPanel implements vscode.Disposable {
 		this.focusStep = focusStep;
 		const nonce = randomBytes(16).toString('base64');
 		const script = panel.webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, 'dist', 'webview', 'replay.js')).toString();
-		panel.webview.html = replayPageHtml({ nonce, cspSource: panel.webview.cspSource, scriptUri: script, commandStartedAt: startedAt, readMs: Date.now() - readStarted, timeline, ...(focusStep !== undefined ? { focusStep } : {}) });
+		panel.webview.html = replayPageHtml({
+			nonce,
+			cspSource: panel.webview.cspSource,
+			scriptUri: script,
+			commandStartedAt: startedAt,
+			readMs: Date.now() - readStarted,
+			timeline,
+			...(focusStep !== undefined ? { focusStep } : {}),
+		});
 	}
 
 	/** An empty panel at once: VS Code builds its webview while the timeline is read. */
@@ -134,7 +142,12 @@ export class ReplayPanel implements vscode.Disposable {
 					// tab's page when it is shown again, and that page still carries the command's time.
 					const fromCommandMs = this.paintAnswersCommand ? message.fromCommandMs : undefined;
 					this.paintAnswersCommand = false;
-					this.lastPaint = { ms: message.ms, entries: message.entries, rows: message.rows, ...(fromCommandMs !== undefined ? { fromCommandMs } : {}) };
+					this.lastPaint = {
+						ms: message.ms,
+						entries: message.entries,
+						rows: message.rows,
+						...(fromCommandMs !== undefined ? { fromCommandMs } : {}),
+					};
 					this.workspace.log.debug(
 						`Replay: ${message.entries} entries, first ${message.rows} rows painted ${fromCommandMs !== undefined ? `${fromCommandMs.toFixed(0)} ms after the command, ` : '(page reloaded) '}${message.ms.toFixed(0)} ms after the page loaded`,
 					);
@@ -192,7 +205,9 @@ export function registerReplayCommand(workspace: BatonWorkspace, panel: ReplayPa
 		CommandIds.replaySession,
 		// (session) from the tree or palette; (session, step) from a line's provenance hover.
 		async (arg?: unknown, step?: unknown) => {
-			const id = sessionIdOf(arg) ?? (await pickSession(workspace, ['active', 'suspended', 'ended', 'orphaned'], 'Replay which session?', 'No sessions yet.'))?.id;
+			const id =
+				sessionIdOf(arg) ??
+				(await pickSession(workspace, ['active', 'suspended', 'ended', 'orphaned'], 'Replay which session?', 'No sessions yet.'))?.id;
 			if (id) {
 				// The first-paint clock starts here: once the session is known (a person's pick is not Baton's time).
 				await panel.show(id, typeof step === 'number' && Number.isInteger(step) ? step : undefined, Date.now());

@@ -27,7 +27,10 @@ interface RetractionChoice {
  * Undefined when any question is dismissed.
  */
 export async function askToShare(inGit: SyncRemoteDto[]): Promise<{ remote: SyncRemoteDto; what: ShareExtras } | undefined> {
-	const shared = (r: SyncRemoteDto): string => (r.enabled ? `shared now${r.untracked ? ', untracked files too' : ''}${r.transcripts ? ', transcripts too' : ''}${r.timeline ? ', step files too' : ''}` : '');
+	const shared = (r: SyncRemoteDto): string =>
+		r.enabled
+			? `shared now${r.untracked ? ', untracked files too' : ''}${r.transcripts ? ', transcripts too' : ''}${r.timeline ? ', step files too' : ''}`
+			: '';
 	const remote =
 		inGit.length === 1
 			? inGit[0]
@@ -43,9 +46,19 @@ export async function askToShare(inGit: SyncRemoteDto[]): Promise<{ remote: Sync
 	// Sessions, handoffs, decisions and checkpoints always go; each extra is ticked (none by default).
 	const extras = await vscode.window.showQuickPick(
 		[
-			{ label: 'Untracked files in checkpoints', description: 'the files git would add; ignored files never', key: 'untracked' as const, picked: remote.untracked },
+			{
+				label: 'Untracked files in checkpoints',
+				description: 'the files git would add; ignored files never',
+				key: 'untracked' as const,
+				picked: remote.untracked,
+			},
 			{ label: 'Agent transcripts', description: 'redacted', key: 'transcripts' as const, picked: remote.transcripts },
-			{ label: 'Each step’s changed files', description: 'so a teammate’s Replay shows a step’s diff and can revert it', key: 'timeline' as const, picked: remote.timeline },
+			{
+				label: 'Each step’s changed files',
+				description: 'so a teammate’s Replay shows a step’s diff and can revert it',
+				key: 'timeline' as const,
+				picked: remote.timeline,
+			},
 		],
 		{
 			title: `Share Baton’s Records (2/2): “${remote.name}” gets sessions, handoffs, decisions and checkpoints`,
@@ -56,7 +69,11 @@ export async function askToShare(inGit: SyncRemoteDto[]): Promise<{ remote: Sync
 	if (!extras) {
 		return undefined;
 	}
-	const what = { untracked: extras.some((e) => e.key === 'untracked'), transcripts: extras.some((e) => e.key === 'transcripts'), timeline: extras.some((e) => e.key === 'timeline') };
+	const what = {
+		untracked: extras.some((e) => e.key === 'untracked'),
+		transcripts: extras.some((e) => e.key === 'transcripts'),
+		timeline: extras.some((e) => e.key === 'timeline'),
+	};
 	const detail = [
 		`Everyone who can read “${remote.name}” will see this workspace’s ${what.transcripts ? 'sessions, handoffs, decisions, checkpoints and agent transcripts' : 'sessions, handoffs, decisions and checkpoints (not the transcripts)'}, with the author and machine name of each.`,
 		what.untracked
@@ -98,7 +115,10 @@ export async function pickRetraction(workspace: BatonWorkspace): Promise<Retract
 		if (text === undefined) {
 			return undefined;
 		}
-		return { request: { since: new Date(Date.parse(text)).toISOString() }, what: `everything this machine shared since ${new Date(Date.parse(text)).toLocaleString()}` };
+		return {
+			request: { since: new Date(Date.parse(text)).toISOString() },
+			what: `everything this machine shared since ${new Date(Date.parse(text)).toLocaleString()}`,
+		};
 	} else {
 		const own = await workspace.request(syncRetractable, undefined);
 		const items =
@@ -109,11 +129,17 @@ export async function pickRetraction(workspace: BatonWorkspace): Promise<Retract
 			void vscode.window.showInformationMessage(`This machine has shared no ${kind} that can be taken back.`);
 			return undefined;
 		}
-		const picked = await vscode.window.showQuickPick(items, { title: 'Retract Shared Records (2/2)', placeHolder: `Which ${kind} of this machine’s?`, matchOnDescription: true });
+		const picked = await vscode.window.showQuickPick(items, {
+			title: 'Retract Shared Records (2/2)',
+			placeHolder: `Which ${kind} of this machine’s?`,
+			matchOnDescription: true,
+		});
 		if (!picked) {
 			return undefined;
 		}
-		return kind === 'checkpoint' ? { request: { checkpoint: picked.id }, what: `the checkpoint “${picked.label}”` } : { request: { session: picked.id }, what: `the session “${picked.label}” and its checkpoints` };
+		return kind === 'checkpoint'
+			? { request: { checkpoint: picked.id }, what: `the checkpoint “${picked.label}”` }
+			: { request: { session: picked.id }, what: `the session “${picked.label}” and its checkpoints` };
 	}
 }
 

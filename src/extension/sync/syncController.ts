@@ -9,7 +9,19 @@
  */
 import * as vscode from 'vscode';
 import { escapeControls } from '../../protocol/displayText';
-import { syncDisable, syncEnable, syncNow, syncPull, syncRemotes, syncRetract, syncStatus, type SyncNowResultDto, type SyncRemoteDto, type SyncRemoteStatusDto, type SyncRetractResultDto } from '../../protocol/syncRpc';
+import {
+	syncDisable,
+	syncEnable,
+	syncNow,
+	syncPull,
+	syncRemotes,
+	syncRetract,
+	syncStatus,
+	type SyncNowResultDto,
+	type SyncRemoteDto,
+	type SyncRemoteStatusDto,
+	type SyncRetractResultDto,
+} from '../../protocol/syncRpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import type { SessionStatusBar } from '../statusBar';
 import { provideSyncMenu, type SyncMenuItem } from './syncMenu';
@@ -84,7 +96,10 @@ export class SyncController extends Disposable {
 		const failed = enabled.filter((r) => r.lastError);
 		const lines = ['**Sync**'];
 		for (const r of enabled) {
-			const last = [r.lastPush ? `pushed ${relativeTime(r.lastPush)}` : 'never pushed', r.lastPull ? `pulled ${relativeTime(r.lastPull)}` : 'never pulled'].join(', ');
+			const last = [
+				r.lastPush ? `pushed ${relativeTime(r.lastPush)}` : 'never pushed',
+				r.lastPull ? `pulled ${relativeTime(r.lastPull)}` : 'never pulled',
+			].join(', ');
 			lines.push(`$(sync) ${escapeMarkdown(r.name)}: ${r.ahead} ahead, ${r.behind} behind${r.queued ? `, ${r.queued} queued` : ''} — ${last}`);
 			if (r.lastError) {
 				lines.push(`$(error) ${escapeMarkdown(r.lastError)}`);
@@ -105,7 +120,12 @@ export class SyncController extends Disposable {
 		const state = enabled.map((r) => `${r.name}: ${r.ahead}↑ ${r.behind}↓${r.lastPull ? `, pulled ${relativeTime(r.lastPull)}` : ''}`).join(' · ');
 		return [
 			failed.length
-				? { label: '$(refresh) Retry Sync', description: state, detail: failed.map((r) => `${r.name}: ${r.lastError}`).join(' · '), run: () => this.syncNow(true) }
+				? {
+						label: '$(refresh) Retry Sync',
+						description: state,
+						detail: failed.map((r) => `${r.name}: ${r.lastError}`).join(' · '),
+						run: () => this.syncNow(true),
+					}
 				: { label: '$(sync) Sync Now', description: state, run: () => this.syncNow(true) },
 		];
 	}
@@ -115,11 +135,15 @@ export class SyncController extends Disposable {
 		const items: SyncMenuItem[] = [
 			...this.menuItems(),
 			{ label: '$(cloud-upload) Share Through a Git Remote…', run: () => vscode.commands.executeCommand(CommandIds.syncEnable) },
-			...(this.enabled ? [{ label: '$(circle-slash) Stop Sharing With a Git Remote…', run: () => vscode.commands.executeCommand(CommandIds.syncDisable) }] : []),
+			...(this.enabled
+				? [{ label: '$(circle-slash) Stop Sharing With a Git Remote…', run: () => vscode.commands.executeCommand(CommandIds.syncDisable) }]
+				: []),
 			{ label: '$(discard) Retract Shared Records…', run: () => vscode.commands.executeCommand(CommandIds.syncRetract) },
 			{ label: '$(output) Show Log', run: () => vscode.commands.executeCommand(CommandIds.showLog) },
 		];
-		const picked = await vscode.window.showQuickPick(items, { placeHolder: this.enabled ? 'Baton sync' : 'Baton sync is off: no remote shares Baton’s records yet' });
+		const picked = await vscode.window.showQuickPick(items, {
+			placeHolder: this.enabled ? 'Baton sync' : 'Baton sync is off: no remote shares Baton’s records yet',
+		});
 		return picked?.run();
 	}
 
@@ -132,12 +156,18 @@ export class SyncController extends Disposable {
 	private async enable(arg?: unknown): Promise<SyncRemoteDto | undefined> {
 		const given = arg && typeof arg === 'object' ? (arg as { remote?: unknown; transcripts?: unknown; untracked?: unknown; timeline?: unknown }) : {};
 		if (typeof given.remote === 'string') {
-			return this.turnOn(given.remote, { transcripts: given.transcripts === true, untracked: given.untracked === true, timeline: given.timeline === true });
+			return this.turnOn(given.remote, {
+				transcripts: given.transcripts === true,
+				untracked: given.untracked === true,
+				timeline: given.timeline === true,
+			});
 		}
 		const { remotes } = await this.workspace.request(syncRemotes, undefined);
 		const inGit = remotes.filter((r) => r.inGit);
 		if (inGit.length === 0) {
-			void vscode.window.showInformationMessage('Baton shares its records through the repository’s git remote, and this repository has none. Add one (git remote add origin URL), then try again.');
+			void vscode.window.showInformationMessage(
+				'Baton shares its records through the repository’s git remote, and this repository has none. Add one (git remote add origin URL), then try again.',
+			);
 			return undefined;
 		}
 		const chosen = await askToShare(inGit);
@@ -146,12 +176,21 @@ export class SyncController extends Disposable {
 		}
 		const { remote, what } = chosen;
 		const on = await this.turnOn(remote.name, what);
-		const included = [...(on.untracked ? ['untracked files included'] : []), ...(on.transcripts ? ['transcripts included'] : []), ...(on.timeline ? ['step files included'] : [])];
-		void vscode.window.showInformationMessage(`Baton shares its records through “${remote.name}”${included.length ? `, ${included.join(', ')}` : ''}. Nothing has been sent yet.`, 'Sync Now').then((choice) => {
-			if (choice) {
-				void this.syncNow(true);
-			}
-		});
+		const included = [
+			...(on.untracked ? ['untracked files included'] : []),
+			...(on.transcripts ? ['transcripts included'] : []),
+			...(on.timeline ? ['step files included'] : []),
+		];
+		void vscode.window
+			.showInformationMessage(
+				`Baton shares its records through “${remote.name}”${included.length ? `, ${included.join(', ')}` : ''}. Nothing has been sent yet.`,
+				'Sync Now',
+			)
+			.then((choice) => {
+				if (choice) {
+					void this.syncNow(true);
+				}
+			});
 		return on;
 	}
 
@@ -170,7 +209,13 @@ export class SyncController extends Disposable {
 	private async retract(arg?: unknown): Promise<SyncRetractResultDto | undefined> {
 		const given = arg && typeof arg === 'object' ? (arg as { checkpoint?: unknown; session?: unknown; since?: unknown }) : {};
 		let request: { checkpoint?: string; session?: string; since?: string } | undefined =
-			typeof given.checkpoint === 'string' ? { checkpoint: given.checkpoint } : typeof given.session === 'string' ? { session: given.session } : typeof given.since === 'string' ? { since: given.since } : undefined;
+			typeof given.checkpoint === 'string'
+				? { checkpoint: given.checkpoint }
+				: typeof given.session === 'string'
+					? { session: given.session }
+					: typeof given.since === 'string'
+						? { since: given.since }
+						: undefined;
 		let what = '';
 		if (!request) {
 			const picked = await pickRetraction(this.workspace);
@@ -179,12 +224,19 @@ export class SyncController extends Disposable {
 			}
 			({ request, what } = picked);
 		}
-		what ||= request.checkpoint ? `checkpoint ${request.checkpoint}` : request.session ? `session ${request.session} and its checkpoints` : `everything this machine shared since ${request.since}`;
+		what ||= request.checkpoint
+			? `checkpoint ${request.checkpoint}`
+			: request.session
+				? `session ${request.session} and its checkpoints`
+				: `everything this machine shared since ${request.since}`;
 		if (!(await confirmRetraction(what))) {
 			return undefined;
 		}
 		try {
-			const result = await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'Baton: taking back shared records' }, () => this.workspace.request(syncRetract, request));
+			const result = await vscode.window.withProgress(
+				{ location: vscode.ProgressLocation.Notification, title: 'Baton: taking back shared records' },
+				() => this.workspace.request(syncRetract, request),
+			);
 			const reached = [...new Set(result.pushed.map((p) => p.remote))];
 			const message = `Baton took back ${what} (${result.events} record(s))${reached.length ? `; rewritten on ${reached.map((r) => `“${r}”`).join(', ')}` : ''}.${result.unreached.length ? ` Not reached: ${result.unreached.map((u) => `“${u.remote}”`).join(', ')} — the rewrite goes with the next push.` : ''}`;
 			void (result.unreached.length ? vscode.window.showWarningMessage(message) : vscode.window.showInformationMessage(message));
@@ -239,23 +291,30 @@ export class SyncController extends Disposable {
 			await this.refresh();
 			if (!this.enabled) {
 				// Said, not reported as a sync of nothing ("0 new records; pushed 0 refs").
-				void vscode.window.showInformationMessage('Baton shares its records through no git remote yet, so there is nothing to sync.', 'Share Through a Git Remote…').then((choice) => {
-					if (choice) {
-						void vscode.commands.executeCommand(CommandIds.syncEnable);
-					}
-				});
+				void vscode.window
+					.showInformationMessage('Baton shares its records through no git remote yet, so there is nothing to sync.', 'Share Through a Git Remote…')
+					.then((choice) => {
+						if (choice) {
+							void vscode.commands.executeCommand(CommandIds.syncEnable);
+						}
+					});
 				return undefined;
 			}
 		}
 		const run = this.workspace.request(syncNow, undefined);
 		this.running = run;
 		try {
-			const result = await (explicit ? vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Baton: syncing' }, () => run) : run);
+			const result = await (explicit
+				? vscode.window.withProgress({ location: vscode.ProgressLocation.Window, title: 'Baton: syncing' }, () => run)
+				: run);
 			if (result.newEvents > 0) {
 				await this.workspace.refresh();
 			}
 			if (explicit) {
-				vscode.window.setStatusBarMessage(`$(sync) Baton: ${result.newEvents} new record(s), ${result.sessions.added} new session(s); pushed ${result.pushed.length} ref(s)`, 5_000);
+				vscode.window.setStatusBarMessage(
+					`$(sync) Baton: ${result.newEvents} new record(s), ${result.sessions.added} new session(s); pushed ${result.pushed.length} ref(s)`,
+					5_000,
+				);
 			}
 			this.lastShownError = undefined;
 			this.tellRefused(result);
@@ -311,7 +370,9 @@ export class SyncController extends Disposable {
 				}
 			});
 		for (const f of left) {
-			this.workspace.log.warn(`sync: ${f.path} was left out of ${f.step ? `step ${f.step.step} of session ${f.step.sessionId}` : `checkpoint ${(f.snapshot ?? '').slice(0, 10)}`} on the remote: it ${f.reason}`);
+			this.workspace.log.warn(
+				`sync: ${f.path} was left out of ${f.step ? `step ${f.step.step} of session ${f.step.sessionId}` : `checkpoint ${(f.snapshot ?? '').slice(0, 10)}`} on the remote: it ${f.reason}`,
+			);
 		}
 	}
 

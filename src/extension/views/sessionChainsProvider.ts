@@ -73,7 +73,15 @@ function rowState(status: SessionStatusDto, moment: string | null, nowMs: number
 function shortTime(iso: string | null, nowMs: number): string {
 	if (!iso) return '';
 	const s = Math.max(0, Math.round((nowMs - Date.parse(iso)) / 1000));
-	return s < 45 ? 'now' : s < 90 * 60 ? `${Math.round(s / 60)}m` : s < 36 * 3600 ? `${Math.round(s / 3600)}h` : s < 14 * 86400 ? `${Math.round(s / 86400)}d` : `${Math.round(s / 604800)}w`;
+	return s < 45
+		? 'now'
+		: s < 90 * 60
+			? `${Math.round(s / 60)}m`
+			: s < 36 * 3600
+				? `${Math.round(s / 3600)}h`
+				: s < 14 * 86400
+					? `${Math.round(s / 86400)}d`
+					: `${Math.round(s / 604800)}w`;
 }
 
 type ChainNode = ScopeNode | SessionNode;
@@ -145,7 +153,10 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 			const { sessionCount: count, activeCount: active } = node.chains;
 			// Short, so the scope's title keeps the room; the tooltip spells it out.
 			const description = active ? `${active} active` : `${count}`;
-			const item = new vscode.TreeItem(rowName(node.chains.label, rowNameLimit(description, 'scope')), opensExpanded(node.chains) ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed);
+			const item = new vscode.TreeItem(
+				rowName(node.chains.label, rowNameLimit(description, 'scope')),
+				opensExpanded(node.chains) ? vscode.TreeItemCollapsibleState.Expanded : vscode.TreeItemCollapsibleState.Collapsed,
+			);
 			item.id = `scope:${node.chains.scopeKey}`;
 			item.description = description;
 			item.iconPath = new vscode.ThemeIcon(node.chains.scopeKey === 'global' ? 'globe' : 'list-tree');
@@ -172,7 +183,10 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		// A teammate's session (pulled through sync) runs on its own machine: it offers what opens it, not
 		// the lifecycle actions (`session.active` and friends), which would end or resume it from here.
 		item.contextValue = `session.${origin ? 'remote.' : ''}${s.status === 'archived' || s.status === 'closed' ? 'legacy' : s.status}`;
-		item.accessibilityInformation = { label: `${s.name}, ${statusLabel[s.status]}, ${relativeTime(sessionMoment(s))}${agent ? `, ${agent}` : ''}${origin ? `, ran ${originText(origin)}` : ''}`, role: 'treeitem' };
+		item.accessibilityInformation = {
+			label: `${s.name}, ${statusLabel[s.status]}, ${relativeTime(sessionMoment(s))}${agent ? `, ${agent}` : ''}${origin ? `, ran ${originText(origin)}` : ''}`,
+			role: 'treeitem',
+		};
 		item.command = { command: CommandIds.showSessionDetails, title: 'Show Session Details', arguments: [{ id: s.id }] };
 		return shownItem(item);
 	}
@@ -185,11 +199,14 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		const s = node.session;
 		const md = new vscode.MarkdownString(undefined, true);
 		md.appendMarkdown(`$(${icons[s.status][0]}) **${escapeMarkdown(s.name)}** — ${statusLabel[s.status]}  \n`);
-		const place = node.parent instanceof SessionNode ? `worker ${node.position} of ${escapeMarkdown(node.parent.session.name)}` : `#${node.position} in scope`;
+		const place =
+			node.parent instanceof SessionNode ? `worker ${node.position} of ${escapeMarkdown(node.parent.session.name)}` : `#${node.position} in scope`;
 		md.appendMarkdown(`${escapeMarkdown(s.scopeKey)} · ${place} · ${relativeTime(sessionMoment(s))} · ${durationText(s.startedAt, s.endedAt)}  \n`);
 		const origin = this.origins.get(s.id);
 		if (origin) {
-			md.appendMarkdown(`$(remote) Ran on **${escapeMarkdown(origin.machineName ?? 'another machine')}**${origin.author ? ` by **${escapeMarkdown(origin.author)}**` : ''} (pulled through sync)  \n`);
+			md.appendMarkdown(
+				`$(remote) Ran on **${escapeMarkdown(origin.machineName ?? 'another machine')}**${origin.author ? ` by **${escapeMarkdown(origin.author)}**` : ''} (pulled through sync)  \n`,
+			);
 		}
 		if (node.workers.length > 0) {
 			md.appendMarkdown(`Orchestrates ${node.workers.length} worker${node.workers.length === 1 ? '' : 's'}  \n`);
@@ -207,7 +224,9 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 				md.appendMarkdown(`\n${focusMarkdown(details.session.focus, details.session.status === 'active')}  \n`);
 			}
 			md.appendMarkdown('\n---\n\n');
-			md.appendMarkdown(details.handoffProblem ? `_The stored handoff is malformed: ${escapeMarkdown(details.handoffProblem)}_` : handoffMarkdown(details.handoff));
+			md.appendMarkdown(
+				details.handoffProblem ? `_The stored handoff is malformed: ${escapeMarkdown(details.handoffProblem)}_` : handoffMarkdown(details.handoff),
+			);
 		} catch {
 			// The hover still shows the summary above.
 		}

@@ -194,7 +194,10 @@ export class BatonPanels implements vscode.Disposable {
 				return this.load(open);
 			case 'openSession':
 				// From the graph, details open beside it so the graph keeps its place.
-				return this.show({ kind: 'details', sessionId: message.sessionId }, open.kind === 'graph' ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active);
+				return this.show(
+					{ kind: 'details', sessionId: message.sessionId },
+					open.kind === 'graph' ? vscode.ViewColumn.Beside : vscode.ViewColumn.Active,
+				);
 			case 'openBriefing':
 				return this.showBriefing({ sessionId: message.sessionId });
 			case 'focusTask':

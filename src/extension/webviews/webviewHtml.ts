@@ -15,7 +15,13 @@ import { escapeHtml } from './escapeHtml';
 export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, view: WebviewKind, title: string): string {
 	const nonce = randomBytes(16).toString('base64');
 	const script = webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', 'webview', 'main.js'));
-	const csp = [`default-src 'none'`, `img-src ${webview.cspSource} data:`, `style-src ${webview.cspSource} 'nonce-${nonce}'`, `font-src ${webview.cspSource}`, `script-src 'nonce-${nonce}'`].join('; ');
+	const csp = [
+		`default-src 'none'`,
+		`img-src ${webview.cspSource} data:`,
+		`style-src ${webview.cspSource} 'nonce-${nonce}'`,
+		`font-src ${webview.cspSource}`,
+		`script-src 'nonce-${nonce}'`,
+	].join('; ');
 	return `<!DOCTYPE html>
 <html lang="en">
 <head>

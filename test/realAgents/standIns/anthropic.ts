@@ -105,7 +105,10 @@ export interface ScriptedModel<T> {
  * A stand-in on 127.0.0.1: `handle` answers each request (its body read whole) with the turns and the
  * request log it is given; a handler that throws ends the connection.
  */
-export async function scriptedModel<T>(initial: T[], handle: (request: { method: string; url: URL; raw: string }, res: http.ServerResponse, turns: T[], requests: RecordedRequest[]) => void): Promise<ScriptedModel<T>> {
+export async function scriptedModel<T>(
+	initial: T[],
+	handle: (request: { method: string; url: URL; raw: string }, res: http.ServerResponse, turns: T[], requests: RecordedRequest[]) => void,
+): Promise<ScriptedModel<T>> {
 	const turns = [...initial];
 	const requests: RecordedRequest[] = [];
 	const server = http.createServer((req, res) => {
@@ -134,40 +137,80 @@ export async function anthropicStandIn(initial: ScriptedTurn[] = []): Promise<St
 				res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ input_tokens: 100 }));
 				return;
 			}
-			res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no ${url.pathname}` } }));
+			res.writeHead(404, { 'content-type': 'application/json' }).end(
+				JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: `no ${url.pathname}` } }),
+			);
 			return;
 		}
-		const taken = takeTurn<ScriptedTurn>({ raw, path: url.pathname, res, turns, requests, offersTools: (b) => Array.isArray(b['tools']) && b['tools'].length > 0, text: (b) => [b['system'], b['messages']], idle: { text: 'ok' } });
+		const taken = takeTurn<ScriptedTurn>({
+			raw,
+			path: url.pathname,
+			res,
+			turns,
+			requests,
+			offersTools: (b) => Array.isArray(b['tools']) && b['tools'].length > 0,
+			text: (b) => [b['system'], b['messages']],
+			idle: { text: 'ok' },
+		});
 		if (!taken) {
 			return;
 		}
 		const { body, turn } = taken;
 		const model = typeof body['model'] === 'string' ? body['model'] : 'claude-sonnet-4-5';
-		const content = [...(turn.text !== undefined ? [{ type: 'text', text: turn.text }] : []), ...(turn.tools ?? []).map((t) => ({ type: 'tool_use', id: `toolu_standin_${++ids}`, name: t.name, input: t.input }))];
+		const content = [
+			...(turn.text !== undefined ? [{ type: 'text', text: turn.text }] : []),
+			...(turn.tools ?? []).map((t) => ({ type: 'tool_use', id: `toolu_standin_${++ids}`, name: t.name, input: t.input })),
+		];
 		const stopReason = turn.tools?.length ? 'tool_use' : 'end_turn';
 		const usage = { input_tokens: 120, output_tokens: 30, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
 		const id = `msg_standin_${++ids}`;
 		if (body['stream'] !== true) {
-			res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ id, type: 'message', role: 'assistant', model, content, stop_reason: stopReason, stop_sequence: null, usage }));
+			res.writeHead(200, { 'content-type': 'application/json' }).end(
+				JSON.stringify({ id, type: 'message', role: 'assistant', model, content, stop_reason: stopReason, stop_sequence: null, usage }),
+			);
 			return;
 		}
 		res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
 		const send = (event: string, data: unknown): void => {
 			res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
 		};
-		send('message_start', { type: 'message_start', message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage: { ...usage, output_tokens: 1 } } });
+		send('message_start', {
+			type: 'message_start',
+			message: {
+				id,
+				type: 'message',
+				role: 'assistant',
+				model,
+				content: [],
+				stop_reason: null,
+				stop_sequence: null,
+				usage: { ...usage, output_tokens: 1 },
+			},
+		});
 		content.forEach((block, index) => {
 			if (block.type === 'text') {
 				send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'text', text: '' } });
 				send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'text_delta', text: (block as { text: string }).text } });
 			} else {
 				const call = block as { id: string; name: string; input: Record<string, unknown> };
-				send('content_block_start', { type: 'content_block_start', index, content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} } });
-				send('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(call.input) } });
+				send('content_block_start', {
+					type: 'content_block_start',
+					index,
+					content_block: { type: 'tool_use', id: call.id, name: call.name, input: {} },
+				});
+				send('content_block_delta', {
+					type: 'content_block_delta',
+					index,
+					delta: { type: 'input_json_delta', partial_json: JSON.stringify(call.input) },
+				});
 			}
 			send('content_block_stop', { type: 'content_block_stop', index });
 		});
-		send('message_delta', { type: 'message_delta', delta: { stop_reason: stopReason, stop_sequence: null }, usage: { output_tokens: usage.output_tokens } });
+		send('message_delta', {
+			type: 'message_delta',
+			delta: { stop_reason: stopReason, stop_sequence: null },
+			usage: { output_tokens: usage.output_tokens },
+		});
 		send('message_stop', { type: 'message_stop' });
 		res.end();
 	});

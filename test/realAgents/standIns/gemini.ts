@@ -18,7 +18,9 @@ export async function geminiStandIn(initial: GeminiTurn[] = []): Promise<GeminiS
 	return scriptedModel(initial, ({ method: verb, url, raw }, res, turns, requests) => {
 		const method = /:(\w+)$/.exec(url.pathname)?.[1] ?? '';
 		if (verb !== 'POST' || !method) {
-			res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 404, message: `no ${url.pathname}`, status: 'NOT_FOUND' } }));
+			res.writeHead(404, { 'content-type': 'application/json' }).end(
+				JSON.stringify({ error: { code: 404, message: `no ${url.pathname}`, status: 'NOT_FOUND' } }),
+			);
 			return;
 		}
 		let body: Record<string, unknown>;
@@ -36,8 +38,13 @@ export async function geminiStandIn(initial: GeminiTurn[] = []): Promise<GeminiS
 		const declares = tools.some((t) => Array.isArray(t.functionDeclarations) && t.functionDeclarations.length > 0);
 		const conversation = declares && turns.length > 0;
 		requests.push({ path: url.pathname, body, text: allText([body['systemInstruction'], body['contents']]), conversation });
-		const turn: GeminiTurn = conversation ? (turns.shift() as GeminiTurn) : { text: wantsJson(body) ? '{"reasoning":"the model answered","next_speaker":"user"}' : 'ok' };
-		const parts = [...(turn.text !== undefined ? [{ text: turn.text }] : []), ...(turn.calls ?? []).map((c) => ({ functionCall: { name: c.name, args: c.args } }))];
+		const turn: GeminiTurn = conversation
+			? (turns.shift() as GeminiTurn)
+			: { text: wantsJson(body) ? '{"reasoning":"the model answered","next_speaker":"user"}' : 'ok' };
+		const parts = [
+			...(turn.text !== undefined ? [{ text: turn.text }] : []),
+			...(turn.calls ?? []).map((c) => ({ functionCall: { name: c.name, args: c.args } })),
+		];
 		const answer = {
 			candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
 			usageMetadata: { promptTokenCount: 120, candidatesTokenCount: 30, totalTokenCount: 150 },

@@ -71,7 +71,12 @@ const recordedClaudeHome = '/home/dev/.claude';
  * A recorded payload with its paths moved into the test's workspace and Claude home (the encoded
  * project folder follows the workspace), and `overrides` applied on top.
  */
-export function hookFixture(dialect: Dialect, name: string, where: { root: string; claudeHome: string }, overrides: Record<string, unknown> = {}): Record<string, any> {
+export function hookFixture(
+	dialect: Dialect,
+	name: string,
+	where: { root: string; claudeHome: string },
+	overrides: Record<string, unknown> = {},
+): Record<string, any> {
 	const raw = JSON.parse(fs.readFileSync(path.join(fixtureRoot, dialect, `${name}.json`), 'utf8')) as unknown;
 	const encodedBefore = recordedWorkspace.replace(/[^A-Za-z0-9]/g, '-');
 	const encodedAfter = where.root.replace(/[^A-Za-z0-9]/g, '-');

@@ -15,7 +15,11 @@ const fixtures = path.resolve(__dirname, '../../fixtures');
 
 /** A recorded payload with its placeholders moved into the test's workspace and homes. */
 function payload(file: string, root: string, home: string, overrides: Record<string, unknown> = {}): string {
-	const text = fs.readFileSync(path.join(fixtures, file), 'utf8').replaceAll('/home/dev/project', root).replaceAll('/path/to/project', root).replaceAll('/home/dev/', `${home}/`);
+	const text = fs
+		.readFileSync(path.join(fixtures, file), 'utf8')
+		.replaceAll('/home/dev/project', root)
+		.replaceAll('/path/to/project', root)
+		.replaceAll('/home/dev/', `${home}/`);
 	return JSON.stringify({ ...(JSON.parse(text) as Record<string, unknown>), ...overrides });
 }
 
@@ -33,7 +37,8 @@ async function workspace(t: TestContext): Promise<Workspace> {
 	fs.mkdirSync(root);
 	fs.mkdirSync(home);
 	fs.writeFileSync(path.join(root, 'a.txt'), 'one\n');
-	const baton = (args: string[], input?: string): Run => runBaton(cli, root, args, { ...(input !== undefined ? { input } : {}), env: { HOME: home, BATON_CLAUDE_HOME: path.join(home, '.claude') } });
+	const baton = (args: string[], input?: string): Run =>
+		runBaton(cli, root, args, { ...(input !== undefined ? { input } : {}), env: { HOME: home, BATON_CLAUDE_HOME: path.join(home, '.claude') } });
 	assert.equal(baton(['init']).code, 0);
 	const feed = (file: string, args: string[], overrides: Record<string, unknown> = {}): void => {
 		const run = baton(['hook', ...args], payload(file, root, home, overrides));
@@ -67,7 +72,9 @@ void describe('baton agents', () => {
 		w.feed('real/copilot/cli/errorOccurred.json', ['errorOccurred', '--agent', 'copilot']);
 		// A second Claude Code session whose checkpoint awaits approval.
 		w.feed('real/claude-code-2.1.197/session-start.json', [], { session_id: 'c0ffee00-0000-4000-8000-000000000001' });
-		const second = (w.baton(['session', 'list', '--json']).json?.['sessions'] as any[]).find((s) => s.agentIdentifier === 'c0ffee00-0000-4000-8000-000000000001');
+		const second = (w.baton(['session', 'list', '--json']).json?.['sessions'] as any[]).find(
+			(s) => s.agentIdentifier === 'c0ffee00-0000-4000-8000-000000000001',
+		);
 		assert.ok(second, 'the second Claude session exists');
 		assert.equal(w.baton(['checkpoint', 'policy', '--session', second.id, '--policy', 'strict']).code, 0);
 		fs.writeFileSync(path.join(w.root, 'a.txt'), 'two\n');

@@ -33,7 +33,22 @@ void describe('baton checkpoint (the bundled CLI)', () => {
 		const userGitDir = snapshotFiles(path.join(root, '.git'));
 		const session = baton(root, 'session', 'start', '--name', 'cli run', '--json').json['session'];
 
-		const created = baton(root, 'checkpoint', 'create', '--message', 'before the refactor', '--tag', 'a', '--tag', 'b', '--cost', '1.25', '--errors', '1', '--json');
+		const created = baton(
+			root,
+			'checkpoint',
+			'create',
+			'--message',
+			'before the refactor',
+			'--tag',
+			'a',
+			'--tag',
+			'b',
+			'--cost',
+			'1.25',
+			'--errors',
+			'1',
+			'--json',
+		);
 		assert.equal(created.code, 0, created.stderr);
 		assert.deepEqual(Object.keys(created.json), ['checkpoint']);
 		const first = created.json['checkpoint'];
@@ -86,11 +101,16 @@ void describe('baton checkpoint (the bundled CLI)', () => {
 			assert.deepEqual(Object.keys(diff.json['environment'][category]).sort(), ['added', 'changed', 'removed'], category);
 		}
 		write(root, 'src/app.ts', 'working tree\n');
-		assert.deepEqual(baton(root, 'checkpoint', 'diff', second.id, '--json').json['files'], [{ path: 'src/app.ts', change: 'modified', additions: 1, deletions: 2 }]);
+		assert.deepEqual(baton(root, 'checkpoint', 'diff', second.id, '--json').json['files'], [
+			{ path: 'src/app.ts', change: 'modified', additions: 1, deletions: 2 },
+		]);
 
 		const approved = baton(root, 'checkpoint', 'approve', first.id, '--reason', 'reviewed', '--json');
 		assert.deepEqual(Object.keys(approved.json), ['checkpoint']);
-		assert.deepEqual([approved.json['checkpoint'].approvalStatus, approved.json['checkpoint'].approvalUser, approved.json['checkpoint'].approvalReason], ['approved', 'test:cli', 'reviewed']);
+		assert.deepEqual(
+			[approved.json['checkpoint'].approvalStatus, approved.json['checkpoint'].approvalUser, approved.json['checkpoint'].approvalReason],
+			['approved', 'test:cli', 'reviewed'],
+		);
 		const twice = baton(root, 'checkpoint', 'approve', first.id, '--json');
 		assert.equal(twice.code, 1);
 		assert.equal(twice.json['error'].code, 'invalidTransition');

@@ -51,7 +51,19 @@ void describe('baton CLI (the bundled bin, as agents run it)', () => {
 		assert.equal(start.code, 0, start.stderr);
 		assert.deepEqual(Object.keys(start.json).sort(), ['briefing', 'handoff', 'session', 'warnings']);
 		const session = start.json['session'];
-		for (const key of ['id', 'status', 'name', 'scope', 'previousSessionId', 'nextSessionId', 'handoffConsumedAt', 'handoffConsumedBy', 'agentIdentifier', 'resumeCount', 'lastActivity']) {
+		for (const key of [
+			'id',
+			'status',
+			'name',
+			'scope',
+			'previousSessionId',
+			'nextSessionId',
+			'handoffConsumedAt',
+			'handoffConsumedBy',
+			'agentIdentifier',
+			'resumeCount',
+			'lastActivity',
+		]) {
 			assert.ok(key in session, `session has ${key}`);
 		}
 		assert.equal(start.json['handoff'], null);
@@ -69,7 +81,20 @@ void describe('baton CLI (the bundled bin, as agents run it)', () => {
 		execFileSync('git', ['add', 'new.txt'], { cwd: root });
 		execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.invalid', 'commit', '-qm', 'during'], { cwd: root });
 		const gitBefore = snapshotFiles(path.join(root, '.git'));
-		const end = baton(root, 'session', 'end', '--note', 'JWT done', '--next-action', 'refresh tokens', '--blocker', 'keys', '--blocker', 'staging', '--json');
+		const end = baton(
+			root,
+			'session',
+			'end',
+			'--note',
+			'JWT done',
+			'--next-action',
+			'refresh tokens',
+			'--blocker',
+			'keys',
+			'--blocker',
+			'staging',
+			'--json',
+		);
 		assert.equal(end.code, 0, end.stderr);
 		assert.deepEqual(Object.keys(end.json).sort(), ['debrief', 'handoff', 'session', 'warnings']);
 		assert.deepEqual(end.json['handoff'].openBlockers, ['keys', 'staging']);

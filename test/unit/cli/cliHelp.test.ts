@@ -42,7 +42,10 @@ void describe('baton explains itself (the bundled CLI)', () => {
 					'session start does not take the option --bogus\nusage: baton session start --name N [--scope global|epic:ID|task:ID|subtree:ID|taskGroup:ID|epicPhase:ID:PHASE|custom:ID[,ID…]] [--agent A] [--agent-id ID] [--parent ID] [--task ID]',
 			},
 		});
-		assert.match(baton(root, 'session', 'list', '--help').stdout, /--scope global\|epic:ID\|task:ID\|subtree:ID\|taskGroup:ID\|epicPhase:ID:PHASE\|custom:ID\[,ID…\]\]/);
+		assert.match(
+			baton(root, 'session', 'list', '--help').stdout,
+			/--scope global\|epic:ID\|task:ID\|subtree:ID\|taskGroup:ID\|epicPhase:ID:PHASE\|custom:ID\[,ID…\]\]/,
+		);
 	});
 
 	void it('shows the active session without an id, and lists the sessions when it must ask which one', (t) => {
@@ -58,7 +61,8 @@ void describe('baton explains itself (the bundled CLI)', () => {
 		assert.match(brief.stdout, new RegExp(`^Briefing for session first \\(${one.id}\\)`));
 
 		const task = JSON.parse(baton(root, 'task', 'add', '--title', 'Auth', '--json').stdout).task as { id: string };
-		const two = JSON.parse(baton(root, 'session', 'start', '--name', 'second', '--scope', `task:${task.id}`, '--agent', 'claude', '--json').stdout).session as { id: string };
+		const two = JSON.parse(baton(root, 'session', 'start', '--name', 'second', '--scope', `task:${task.id}`, '--agent', 'claude', '--json').stdout)
+			.session as { id: string };
 		const listing = `active sessions:\n  ${two.id}  second  (scope task:${task.id}, agent claude)\n  ${one.id}  first  (scope global)`;
 		for (const args of [['session', 'show'], ['briefing'], ['session', 'end']]) {
 			const run = baton(root, ...args);

@@ -14,7 +14,11 @@ export interface Run {
 
 /** Runs `baton ARGS` in `cwd`; with --json, checks that exactly one JSON line was printed. */
 export function baton(cwd: string, ...args: string[]): Run {
-	const result = spawnSync(process.execPath, [cliPath, ...args], { cwd, encoding: 'utf8', env: { ...process.env, BATON_ACTOR: 'test:cli', BATON_DAEMON_IDLE_MS: '5000' } });
+	const result = spawnSync(process.execPath, [cliPath, ...args], {
+		cwd,
+		encoding: 'utf8',
+		env: { ...process.env, BATON_ACTOR: 'test:cli', BATON_DAEMON_IDLE_MS: '5000' },
+	});
 	let json: Record<string, any> = {};
 	if (args.includes('--json') && result.stdout.trim()) {
 		const lines = result.stdout.trim().split('\n');
@@ -31,7 +35,10 @@ export function baton(cwd: string, ...args: string[]): Run {
 export function batonAsync(cwd: string, args: string[], options: { env?: NodeJS.ProcessEnv; input?: string } = {}): Promise<Run & { ms: number }> {
 	const started = Date.now();
 	return new Promise((resolve) => {
-		const child = spawn(process.execPath, [cliPath, ...args], { cwd, env: { ...process.env, BATON_ACTOR: 'test:cli', BATON_DAEMON_IDLE_MS: '5000', ...options.env } });
+		const child = spawn(process.execPath, [cliPath, ...args], {
+			cwd,
+			env: { ...process.env, BATON_ACTOR: 'test:cli', BATON_DAEMON_IDLE_MS: '5000', ...options.env },
+		});
 		let stdout = '';
 		let stderr = '';
 		child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

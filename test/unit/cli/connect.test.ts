@@ -79,9 +79,26 @@ void describe('baton connect', () => {
 		const settings = JSON.parse(text);
 		assert.deepEqual(Object.keys(settings), ['permissions', 'hooks', 'model'], 'top-level keys keep their order');
 		assert.deepEqual(settings.permissions, { allow: ['Bash(npm test:*)'] });
-		assert.deepEqual(Object.keys(settings.hooks), ['PreToolUse', 'Stop', 'SessionStart', 'UserPromptSubmit', 'PreCompact', 'SessionEnd', 'Notification', 'PermissionRequest', 'StopFailure']);
-		assert.deepEqual(settings.hooks.PreToolUse, [{ matcher: 'Bash', hooks: [{ type: 'command', command: './scripts/guard.sh', timeout: 5 }] }], 'the user’s hook, unchanged; Baton’s tool hooks are this machine’s (below)');
-		assert.deepEqual(settings.hooks.Stop, [{ hooks: [{ type: 'command', command: 'notify-send done' }] }, { hooks: [{ type: 'command', command: `${command} hook stop`, timeout: 15 }] }]);
+		assert.deepEqual(Object.keys(settings.hooks), [
+			'PreToolUse',
+			'Stop',
+			'SessionStart',
+			'UserPromptSubmit',
+			'PreCompact',
+			'SessionEnd',
+			'Notification',
+			'PermissionRequest',
+			'StopFailure',
+		]);
+		assert.deepEqual(
+			settings.hooks.PreToolUse,
+			[{ matcher: 'Bash', hooks: [{ type: 'command', command: './scripts/guard.sh', timeout: 5 }] }],
+			'the user’s hook, unchanged; Baton’s tool hooks are this machine’s (below)',
+		);
+		assert.deepEqual(settings.hooks.Stop, [
+			{ hooks: [{ type: 'command', command: 'notify-send done' }] },
+			{ hooks: [{ type: 'command', command: `${command} hook stop`, timeout: 15 }] },
+		]);
 		assert.deepEqual(settings.hooks.SessionStart, [{ hooks: [{ type: 'command', command: `${command} hook session-start`, timeout: 15 }] }]);
 		assert.ok(fs.existsSync(path.join(root, '.baton')), 'connecting sets Baton up in the workspace');
 		// The tool calls go to the workspace's backend over HTTP, from the per-machine settings file.
@@ -91,7 +108,10 @@ void describe('baton connect', () => {
 		const port = (JSON.parse(fs.readFileSync(path.join(root, '.baton', 'hook-http.json'), 'utf8')) as { port: number }).port;
 		const secret = fs.readFileSync(path.join(root, '.baton', 'hook-secret'), 'utf8').trim();
 		const http = (event: string) => [
-			{ matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*', hooks: [{ type: 'http', url: `http://127.0.0.1:${port}/baton/hook/${event}`, headers: { Authorization: `Bearer ${secret}` }, timeout: 10 }] },
+			{
+				matcher: 'Edit|Write|MultiEdit|NotebookEdit|Bash|mcp__.*',
+				hooks: [{ type: 'http', url: `http://127.0.0.1:${port}/baton/hook/${event}`, headers: { Authorization: `Bearer ${secret}` }, timeout: 10 }],
+			},
 		];
 		assert.deepEqual(
 			JSON.parse(fs.readFileSync(local, 'utf8')),
@@ -131,12 +151,20 @@ void describe('baton connect', () => {
 		const after = JSON.parse(fs.readFileSync(file, 'utf8'));
 		assert.deepEqual(after.hooks.PreToolUse, JSON.parse(userSettings).hooks.PreToolUse);
 		assert.deepEqual(after.hooks.Stop, JSON.parse(userSettings).hooks.Stop);
-		assert.deepEqual(after.hooks.SessionStart, [{ matcher: 'compact', hooks: [{ type: 'command', command: 'cat NOTES.md' }] }], 'only Baton’s entries went');
+		assert.deepEqual(
+			after.hooks.SessionStart,
+			[{ matcher: 'compact', hooks: [{ type: 'command', command: 'cat NOTES.md' }] }],
+			'only Baton’s entries went',
+		);
 		assert.deepEqual(Object.keys(after.hooks), ['PreToolUse', 'Stop', 'SessionStart']);
 		assert.equal(backups(dir, 'settings.json').length, 3);
 		assert.equal(removed.json?.['written'][1].action, 'removed');
 		assert.equal(fs.existsSync(path.join(dir, 'settings.local.json')), false, 'the local file Baton made is gone');
-		assert.equal(fs.readFileSync(path.join(root, '.git', 'info', 'exclude'), 'utf8'), excludeBefore, 'and the clone’s ignore list is as it was, byte for byte');
+		assert.equal(
+			fs.readFileSync(path.join(root, '.git', 'info', 'exclude'), 'utf8'),
+			excludeBefore,
+			'and the clone’s ignore list is as it was, byte for byte',
+		);
 		assert.deepEqual(baton('connect', 'claude', '--remove', '--json').json?.['written'], [
 			{ path: '.claude/settings.json', action: 'unchanged' },
 			{ path: '.claude/settings.local.json', action: 'unchanged' },
@@ -185,7 +213,17 @@ void describe('baton connect', () => {
 		);
 		assert.match(codex.json?.['notes'].join(' '), /trust_level = "trusted".*\/hooks/s, 'Codex’s two trust steps are named');
 		const codexHooks = JSON.parse(fs.readFileSync(codexFile, 'utf8')).hooks;
-		assert.deepEqual(Object.keys(codexHooks), ['Stop', 'SessionStart', 'UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PreCompact', 'SessionEnd', 'PermissionRequest', 'StopFailure']);
+		assert.deepEqual(Object.keys(codexHooks), [
+			'Stop',
+			'SessionStart',
+			'UserPromptSubmit',
+			'PreToolUse',
+			'PostToolUse',
+			'PreCompact',
+			'SessionEnd',
+			'PermissionRequest',
+			'StopFailure',
+		]);
 		assert.deepEqual(codexHooks.Stop[0], { hooks: [{ type: 'command', command: 'notify-send done' }] }, 'the user’s own Stop hook stays first');
 		assert.equal(codexHooks.PreToolUse[0].matcher, 'Bash|apply_patch|mcp__.*');
 		assert.equal(codexHooks.PreToolUse[0].hooks[0].command, 'baton hook pre-tool-use --agent codex');
@@ -199,7 +237,11 @@ void describe('baton connect', () => {
 		const settings = JSON.parse(fs.readFileSync(geminiFile, 'utf8'));
 		assert.equal(settings.theme, 'GitHub');
 		assert.deepEqual(Object.keys(settings.mcpServers), ['docs', 'baton'], 'Baton’s MCP server beside the user’s');
-		assert.deepEqual(Object.keys(settings.hooks), ['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'SessionEnd', 'Notification'], 'no PreCompress: Gemini fires it before every model request');
+		assert.deepEqual(
+			Object.keys(settings.hooks),
+			['SessionStart', 'BeforeAgent', 'BeforeTool', 'AfterTool', 'AfterAgent', 'SessionEnd', 'Notification'],
+			'no PreCompress: Gemini fires it before every model request',
+		);
 		assert.equal(settings.hooks.BeforeTool[0].hooks[0].timeout, 10_000, 'Gemini CLI reads timeouts in milliseconds');
 
 		baton('connect', 'codex', '--remove');
@@ -252,7 +294,9 @@ void describe('baton connect', () => {
 		fs.writeFileSync(file, JSON.stringify(config, null, 2));
 		const removed = baton('connect', 'copilot', '--remove', '--json').json?.['written'][0];
 		assert.equal(removed.action, 'updated');
-		assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), { hooks: { PostToolUse: [{ type: 'command', command: 'npx prettier --write .', timeout: 30 }] } });
+		assert.deepEqual(JSON.parse(fs.readFileSync(file, 'utf8')), {
+			hooks: { PostToolUse: [{ type: 'command', command: 'npx prettier --write .', timeout: 30 }] },
+		});
 		fs.writeFileSync(file, JSON.stringify(config, null, 2));
 		fs.writeFileSync(file, JSON.stringify({ hooks: { Stop: config.hooks.Stop } }));
 		const gone = baton('connect', 'copilot', '--remove', '--json').json?.['written'][0];
@@ -307,10 +351,20 @@ void describe('baton connect', () => {
 		assert.equal(command, `${run.json?.['command']} hook session-start`);
 		const sub = path.join(root, 'packages', 'api');
 		fs.mkdirSync(sub, { recursive: true });
-		const payload = JSON.stringify({ session_id: 'c-1', hook_event_name: 'SessionStart', source: 'startup', cwd: sub, transcript_path: path.join(root, 'none.jsonl') });
+		const payload = JSON.stringify({
+			session_id: 'c-1',
+			hook_event_name: 'SessionStart',
+			source: 'startup',
+			cwd: sub,
+			transcript_path: path.join(root, 'none.jsonl'),
+		});
 		// Claude runs hook commands through a shell, in the session's cwd, with a minimal environment (and
 		// the suite's hook budget: a loaded machine must not turn this into a spooled event with no answer).
-		const env = { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: root, BATON_HOOK_BUDGET_MS: process.env['BATON_HOOK_BUDGET_MS'] ?? '60000' };
+		const env = {
+			PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`,
+			HOME: root,
+			BATON_HOOK_BUDGET_MS: process.env['BATON_HOOK_BUDGET_MS'] ?? '60000',
+		};
 		const out = execFileSync('/bin/sh', ['-c', command], { cwd: sub, input: payload, encoding: 'utf8', env });
 		assert.equal(JSON.parse(out).hookSpecificOutput.hookEventName, 'SessionStart');
 	});

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { ContentLengthFrames } from '../../../src/cli/contentLengthFrames';
 
-const frame = (body: string, header = ''): Buffer => Buffer.concat([Buffer.from(`${header}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`, 'ascii'), Buffer.from(body, 'utf8')]);
+const frame = (body: string, header = ''): Buffer =>
+	Buffer.concat([Buffer.from(`${header}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n`, 'ascii'), Buffer.from(body, 'utf8')]);
 
 /** Feeds `stream` cut at `cuts` (offsets) and returns the bodies read, as text. */
 function read(stream: Buffer, cuts: number[]): string[] {
@@ -22,7 +23,12 @@ function read(stream: Buffer, cuts: number[]): string[] {
 }
 
 void describe('Content-Length framing', () => {
-	const small = [JSON.stringify({ jsonrpc: '2.0', method: 'baton/dataChanged', params: {} }), '', JSON.stringify({ jsonrpc: '2.0', id: 2, result: { text: 'é – 日本 🎉' } }), '{"jsonrpc":"2.0","id":3,"result":null}'];
+	const small = [
+		JSON.stringify({ jsonrpc: '2.0', method: 'baton/dataChanged', params: {} }),
+		'',
+		JSON.stringify({ jsonrpc: '2.0', id: 2, result: { text: 'é – 日本 🎉' } }),
+		'{"jsonrpc":"2.0","id":3,"result":null}',
+	];
 
 	void it('reads a 50 MB answer sent in 64 KiB chunks, between small messages', () => {
 		const big = JSON.stringify({ jsonrpc: '2.0', id: 1, result: { rows: 'x'.repeat(50 * 1024 * 1024) } });

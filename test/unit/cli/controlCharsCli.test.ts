@@ -55,10 +55,19 @@ void describe('stored control characters are shown escaped, never obeyed', () =>
 		hook({ hook_event_name: 'SessionStart', source: 'startup' });
 		hook({ hook_event_name: 'UserPromptSubmit', prompt: `prompt ${withNul}` });
 
-		const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp'], cwd: root, stderr: 'pipe', env: { PATH: process.env['PATH'] ?? '', HOME: root } });
+		const transport = new StdioClientTransport({
+			command: process.execPath,
+			args: [cli, 'mcp'],
+			cwd: root,
+			stderr: 'pipe',
+			env: { PATH: process.env['PATH'] ?? '', HOME: root },
+		});
 		const client = new Client({ name: 'controls-test-client', version: '1.0.0' });
 		await client.connect(transport);
-		const recorded = (await client.callTool({ name: 'record_memory', arguments: { kind: 'gotcha', text: `memory ${withNul}` } })) as { isError?: boolean; content: { text: string }[] };
+		const recorded = (await client.callTool({ name: 'record_memory', arguments: { kind: 'gotcha', text: `memory ${withNul}` } })) as {
+			isError?: boolean;
+			content: { text: string }[];
+		};
 		await client.close();
 		assert.notEqual(recorded.isError, true, recorded.content[0]?.text);
 

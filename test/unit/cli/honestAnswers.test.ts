@@ -16,7 +16,18 @@ function workspace(t: Parameters<typeof tempDir>[0]): string {
 	const root = path.join(tempDir(t, 'baton-honest-'), 'project');
 	fs.mkdirSync(root);
 	const git = (...args: string[]) =>
-		execFileSync('git', args, { cwd: root, env: { PATH: process.env['PATH'], HOME: root, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } });
+		execFileSync('git', args, {
+			cwd: root,
+			env: {
+				PATH: process.env['PATH'],
+				HOME: root,
+				GIT_CONFIG_NOSYSTEM: '1',
+				GIT_AUTHOR_NAME: 't',
+				GIT_AUTHOR_EMAIL: 't@t',
+				GIT_COMMITTER_NAME: 't',
+				GIT_COMMITTER_EMAIL: 't@t',
+			},
+		});
 	git('init', '-q', '-b', 'main');
 	fs.writeFileSync(path.join(root, 'a.txt'), 'one\n');
 	git('add', '.');
@@ -62,7 +73,12 @@ void describe('answers that say what happened', () => {
 			return run.toString();
 		};
 		hook(hookFixture('claude', 'session-start-startup', { root, claudeHome }));
-		const pre = hookFixture('claude', 'pre-tool-use', { root, claudeHome }, { tool_name: 'Write', tool_input: { file_path: path.join(root, 'notes.md') }, tool_use_id: 'toolu_honest1' });
+		const pre = hookFixture(
+			'claude',
+			'pre-tool-use',
+			{ root, claudeHome },
+			{ tool_name: 'Write', tool_input: { file_path: path.join(root, 'notes.md') }, tool_use_id: 'toolu_honest1' },
+		);
 		hook(pre);
 		fs.writeFileSync(path.join(root, 'notes.md'), 'agent\n');
 		hook({ ...pre, hook_event_name: 'PostToolUse' });

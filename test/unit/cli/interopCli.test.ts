@@ -32,7 +32,15 @@ void describe('baton import / export (the bundled CLI)', () => {
 		const dry = baton(sources, 'import', 'cleo-db', '.cleo/tasks.db', '--dry-run', '--json', '--workspace', root);
 		assert.equal(dry.code, 0, dry.stderr);
 		assert.deepEqual(Object.keys(dry.json).sort(), ['added', 'dryRun', 'errors', 'path', 'source', 'unchanged', 'warnings']);
-		assert.deepEqual(dry.json, { dryRun: true, source: 'cleo-db', path: path.join(sources, '.cleo', 'tasks.db'), added: { ...zero, sessions: 3, tasks: 5, decisions: 1, handoffs: 2 }, unchanged: zero, errors: [], warnings: [] });
+		assert.deepEqual(dry.json, {
+			dryRun: true,
+			source: 'cleo-db',
+			path: path.join(sources, '.cleo', 'tasks.db'),
+			added: { ...zero, sessions: 3, tasks: 5, decisions: 1, handoffs: 2 },
+			unchanged: zero,
+			errors: [],
+			warnings: [],
+		});
 		assert.deepEqual(snapshotFiles(dataDir), before, 'a dry run writes nothing');
 
 		for (const [format, file] of [
@@ -77,13 +85,20 @@ void describe('baton import / export (the bundled CLI)', () => {
 		const bad = baton(root, 'import', 'cleo-sessions', file, '--json');
 		assert.equal(bad.code, 1);
 		assert.deepEqual(bad.json['errors'], [
-			{ record: 'sessions[1] (session_20251229_090000_a1a1a1)', field: 'status', message: 'expected one of active, suspended, ended, archived, closed (got "paused")' },
+			{
+				record: 'sessions[1] (session_20251229_090000_a1a1a1)',
+				field: 'status',
+				message: 'expected one of active, suspended, ended, archived, closed (got "paused")',
+			},
 			{ record: 'sessionHistory[0] (session_20251201_080000_d4d4d4)', field: 'startedAt', message: 'not a timestamp (got "last tuesday")' },
 		]);
 		assert.deepEqual(snapshotFiles(path.join(root, '.baton')), before);
 		const human = baton(root, 'import', 'cleo-sessions', file);
 		assert.equal(human.code, 1);
-		assert.match(human.stdout, /refused: 2 problem\(s\); nothing was written\.\n {2}error {4}sessions\[1\] \(session_20251229_090000_a1a1a1\): status: expected one of/);
+		assert.match(
+			human.stdout,
+			/refused: 2 problem\(s\); nothing was written\.\n {2}error {4}sessions\[1\] \(session_20251229_090000_a1a1a1\): status: expected one of/,
+		);
 
 		assert.equal(baton(root, 'import', 'jira', file, '--json').code, 2);
 		assert.equal(baton(root, 'import', 'beads', '--json').code, 2);

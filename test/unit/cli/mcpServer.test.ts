@@ -38,7 +38,13 @@ void describe('baton mcp (the SDK client against the server process)', () => {
 		assert.equal(runBaton(cli, root, ['task', 'add', '--title', 'Write the MCP server']).code, 0);
 		fs.writeFileSync(path.join(root, 'notes.txt'), 'work in progress\n');
 
-		const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp'], cwd: root, stderr: 'pipe', env: { PATH: process.env['PATH'] ?? '', HOME: root } });
+		const transport = new StdioClientTransport({
+			command: process.execPath,
+			args: [cli, 'mcp'],
+			cwd: root,
+			stderr: 'pipe',
+			env: { PATH: process.env['PATH'] ?? '', HOME: root },
+		});
 		let stderr = '';
 		transport.stderr?.on('data', (chunk: Buffer) => {
 			stderr += chunk.toString();
@@ -50,7 +56,17 @@ void describe('baton mcp (the SDK client against the server process)', () => {
 		t.after(() => client.close());
 
 		const tools = (await client.listTools()).tools;
-		assert.deepEqual(tools.map((tool) => tool.name).sort(), ['briefing', 'create_checkpoint', 'handoff', 'record_decision', 'record_memory', 'request_approval', 'session_end', 'session_start', 'session_status']);
+		assert.deepEqual(tools.map((tool) => tool.name).sort(), [
+			'briefing',
+			'create_checkpoint',
+			'handoff',
+			'record_decision',
+			'record_memory',
+			'request_approval',
+			'session_end',
+			'session_start',
+			'session_status',
+		]);
 		const start = tools.find((tool) => tool.name === 'session_start');
 		assert.deepEqual(start?.inputSchema.required, ['name']);
 		assert.ok(start?.description?.includes('briefing'));
@@ -110,7 +126,13 @@ void describe('baton mcp (the SDK client against the server process)', () => {
 
 	void it('says so when the workspace has no Baton, or when checkpoints are missing', async (t) => {
 		const bare = tempDir(t, 'baton-mcp-bare-');
-		const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp'], cwd: bare, stderr: 'pipe', env: { PATH: process.env['PATH'] ?? '' } });
+		const transport = new StdioClientTransport({
+			command: process.execPath,
+			args: [cli, 'mcp'],
+			cwd: bare,
+			stderr: 'pipe',
+			env: { PATH: process.env['PATH'] ?? '' },
+		});
 		const client = new Client({ name: 'c', version: '1' });
 		await client.connect(transport);
 		const status = await call(client, 'session_status');
@@ -140,7 +162,13 @@ void describe('baton mcp (the SDK client against the server process)', () => {
 		const root = path.join(tempDir(t, 'baton-mcp-big-'), 'project');
 		fs.mkdirSync(root);
 		assert.equal(runBaton(cli, root, ['init']).code, 0);
-		const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp'], cwd: root, stderr: 'pipe', env: { PATH: process.env['PATH'] ?? '', HOME: root } });
+		const transport = new StdioClientTransport({
+			command: process.execPath,
+			args: [cli, 'mcp'],
+			cwd: root,
+			stderr: 'pipe',
+			env: { PATH: process.env['PATH'] ?? '', HOME: root },
+		});
 		const client = new Client({ name: 'big-sender', version: '1' });
 		await client.connect(transport);
 		t.after(() => client.close());

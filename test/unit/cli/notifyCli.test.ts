@@ -17,7 +17,8 @@ import { flushBudgetMs } from '../../../src/cli/notifyCommands';
 
 /** Secrets come only from what each run passes. */
 const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('BATON_') && k !== 'CLAUDE_CONFIG_DIR'));
-const run = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}, input?: string) => batonAsync(cwd, args, { env: { ...clean, BATON_ACTOR: 'test:cli', ...env }, ...(input !== undefined ? { input } : {}) });
+const run = (cwd: string, args: string[], env: NodeJS.ProcessEnv = {}, input?: string) =>
+	batonAsync(cwd, args, { env: { ...clean, BATON_ACTOR: 'test:cli', ...env }, ...(input !== undefined ? { input } : {}) });
 
 async function workspace(t: Parameters<typeof tempDir>[0], notifications: Record<string, unknown>): Promise<string> {
 	const root = tempDir(t);
@@ -46,7 +47,10 @@ void describe('baton notify and deliveries from the CLI', () => {
 		assert.doesNotMatch(failed.stdout + failed.stderr, /cliTokenSecret123/);
 		const missing = await run(root, ['notify', 'test', 'slack']);
 		assert.equal(missing.code, 1);
-		assert.match(missing.stdout, /slack: no slack\.webhookUrl is set: store it with “Baton: Store Secret…” in VS Code, or set BATON_SLACK_WEBHOOK_URL for the CLI/);
+		assert.match(
+			missing.stdout,
+			/slack: no slack\.webhookUrl is set: store it with “Baton: Store Secret…” in VS Code, or set BATON_SLACK_WEBHOOK_URL for the CLI/,
+		);
 		assert.equal((await run(root, ['notify', 'test', 'pager'])).code, 2);
 		assert.equal((await run(root, ['notify', 'test', 'editor'])).code, 2);
 	});
@@ -67,14 +71,23 @@ void describe('baton notify and deliveries from the CLI', () => {
 		assert.deepEqual([twilio.requests[0]?.user, twilio.requests[0]?.password], [account.accountSid, account.authToken]);
 		const refused = await run(root, ['notify', 'test', 'sms'], { ...env, BATON_TWILIO_AUTH_TOKEN: 'wrongCliTokenCANARY77' });
 		assert.equal(refused.code, 1);
-		assert.match(refused.stdout, /^Test notification to sms failed: sms \(to \+14155550100\): HTTP 401 Unauthorized: Twilio error 20003: Authenticate \(https:\/\/www\.twilio\.com\/docs\/errors\/20003\)$/m);
+		assert.match(
+			refused.stdout,
+			/^Test notification to sms failed: sms \(to \+14155550100\): HTTP 401 Unauthorized: Twilio error 20003: Authenticate \(https:\/\/www\.twilio\.com\/docs\/errors\/20003\)$/m,
+		);
 		assert.doesNotMatch(refused.stdout + refused.stderr, /wrongCliTokenCANARY77|a1b2c3d4a1b2c3d4/);
 		const missing = await run(root, ['notify', 'test', 'sms'], { BATON_TWILIO_ACCOUNT_SID: account.accountSid });
-		assert.match(missing.stdout, /sms: no twilio\.authToken is set: store it with “Baton: Store Secret…” in VS Code, or set BATON_TWILIO_AUTH_TOKEN for the CLI/);
+		assert.match(
+			missing.stdout,
+			/sms: no twilio\.authToken is set: store it with “Baton: Store Secret…” in VS Code, or set BATON_TWILIO_AUTH_TOKEN for the CLI/,
+		);
 		// A workspace of its own: a warm daemon keeps the configuration it opened with.
 		const badNumber = await run(await workspace(t, { sms: { ...sms, to: ['415 555 0100'] } }), ['notify', 'test', 'sms'], env);
 		assert.notEqual(badNumber.code, 0);
-		assert.match(badNumber.stderr, /notifications\.sms\.to\.0: a phone number in E\.164 form: \+, the country code and the number, digits only \(e\.g\. \+14155550123\)/);
+		assert.match(
+			badNumber.stderr,
+			/notifications\.sms\.to\.0: a phone number in E\.164 form: \+, the country code and the number, digits only \(e\.g\. \+14155550123\)/,
+		);
 		assert.equal(twilio.requests.length, 2, 'nothing was sent without a token or to a malformed number');
 	});
 
@@ -118,7 +131,10 @@ void describe('baton notify and deliveries from the CLI', () => {
 		assert.equal(row.status, 'pending');
 		assert.equal(row.attempts, 1);
 		const waited = Number(/^webhook: no answer within (\d+) ms$/.exec(row.lastError)?.[1]);
-		assert.ok(waited > 0 && waited <= flushBudgetMs, `the request waited the CLI's bounded ${flushBudgetMs} ms at most, not the channel's 10 s: ${row.lastError}`);
+		assert.ok(
+			waited > 0 && waited <= flushBudgetMs,
+			`the request waited the CLI's bounded ${flushBudgetMs} ms at most, not the channel's 10 s: ${row.lastError}`,
+		);
 		assert.match(ended.stderr, /delivery to webhook \(session\.completed\) failed; retrying in 2 s: webhook: no answer within/);
 	});
 });

@@ -37,7 +37,13 @@ void describe('session list pages', () => {
 		assert.equal(first.json['next'], sessions[99]?.id);
 		const rest = baton(root, 'session', 'list', '--json', '--after', first.json['next'] as string);
 		// Sessions 0 and 1 started in the same millisecond: their ids order them.
-		assert.deepEqual((rest.json['sessions'] as { name: string }[]).map((s) => s.name).sort(), ['session 0', 'session 1', 'session 2', 'session 3', 'session 4']);
+		assert.deepEqual((rest.json['sessions'] as { name: string }[]).map((s) => s.name).sort(), [
+			'session 0',
+			'session 1',
+			'session 2',
+			'session 3',
+			'session 4',
+		]);
 		assert.equal(rest.json['next'], null, 'the last page names none');
 		const text = baton(root, 'session', 'list');
 		assert.match(text.stdout, new RegExp(`\\n… more: baton session list --after ${first.json['next'] as string}\\n?$`));

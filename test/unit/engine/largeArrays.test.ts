@@ -24,7 +24,8 @@ async function bareDb() {
 	for (const migration of migrations) {
 		for (const [statement, params] of migrationStatements(migration)) sqlite.run(statement, params);
 	}
-	const rows = (count: number, select: string, into: string) => sqlite.run(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count}) INSERT INTO ${into} SELECT ${select} FROM n`);
+	const rows = (count: number, select: string, into: string) =>
+		sqlite.run(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count}) INSERT INTO ${into} SELECT ${select} FROM n`);
 	return { sqlite, db: capturingDrizzle(new StatementCache(sqlite), () => undefined), rows };
 }
 
@@ -42,7 +43,11 @@ void describe('arrays of any size', () => {
 	void it('plans an import into a workspace with 200,000 tasks', async () => {
 		const { sqlite, db, rows } = await bareDb();
 		try {
-			rows(many, `'T' || i, i, 'task ' || i, 'task', 'pending', 'medium', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'`, 'tasks (id, seq, title, type, status, priority, created_at, updated_at)');
+			rows(
+				many,
+				`'T' || i, i, 'task ' || i, 'task', 'pending', 'medium', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'`,
+				'tasks (id, seq, title, type, status, priority, created_at, updated_at)',
+			);
 			const errors: ImportIssue[] = [];
 			const warnings: ImportIssue[] = [];
 			const task = {
@@ -62,7 +67,13 @@ void describe('arrays of any size', () => {
 				updatedAt: '2026-01-01T00:00:00.000Z',
 				completedAt: null,
 			} as const;
-			const plan = planTasks(db, { source: 'cleo-db', path: 'tasks.db', tasks: [{ ...task, dependsOn: [] }], sessions: [], settings: [], taskRefSource: null, errors: [] }, new Map(), errors, warnings);
+			const plan = planTasks(
+				db,
+				{ source: 'cleo-db', path: 'tasks.db', tasks: [{ ...task, dependsOn: [] }], sessions: [], settings: [], taskRefSource: null, errors: [] },
+				new Map(),
+				errors,
+				warnings,
+			);
 			assert.deepEqual(errors, []);
 			assert.equal(plan.idOf.get('X1'), `T${many + 1}`, 'T5 is taken: the next number after the highest');
 		} finally {
@@ -78,7 +89,11 @@ void describe('arrays of any size', () => {
 				`'ses_' || i, 'imported ' || i, 'ended', '{"type":"global"}', 'global', '{}', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '2026-01-02T00:00:00.000Z', '2026-01-02T00:00:00.000Z'`,
 				'sessions (id, name, status, scope_json, scope_key, stats_json, started_at, last_activity, ended_at, updated_at)',
 			);
-			rows(many, `'cleo-sessions', 'session', 'S' || i, 'ses_' || i, 'h', '2026-01-03T00:00:00.000Z'`, 'import_records (source, entity_type, external_id, entity_id, content_hash, imported_at)');
+			rows(
+				many,
+				`'cleo-sessions', 'session', 'S' || i, 'ses_' || i, 'h', '2026-01-03T00:00:00.000Z'`,
+				'import_records (source, entity_type, external_id, entity_id, content_hash, imported_at)',
+			);
 			const events = pendingRecordEvents(db);
 			assert.equal(events.filter((e) => e.kind === 'session.started').length, many);
 			assert.equal(events.filter((e) => e.kind === 'session.status').length, many);

@@ -47,7 +47,10 @@ void describe('editor wording', () => {
 
 	void it('renders a session’s focus for the tree’s hover: Focus while active, Last focus after, its text escaped', () => {
 		const focus = { note: 'Working on JWT validation', nextAction: 'use [links](command:evil)', blockedReason: null };
-		assert.equal(focusMarkdown(focus, true), '$(target) **Focus**  \n**Working on:** Working on JWT validation  \n**Next:** use \\[links\\]\\(command:evil\\)');
+		assert.equal(
+			focusMarkdown(focus, true),
+			'$(target) **Focus**  \n**Working on:** Working on JWT validation  \n**Next:** use \\[links\\]\\(command:evil\\)',
+		);
 		assert.match(focusMarkdown({ ...focus, blockedReason: 'no key' }, false), /^\$\(target\) \*\*Last focus\*\* {2}\n.* {2}\n\*\*Blocked:\*\* no key$/s);
 	});
 });

@@ -40,7 +40,9 @@ void describe('extension manifest', () => {
 	});
 
 	void it('titles the lifecycle commands exactly as documented, in the Baton category', () => {
-		const titles = new Map<string, string>(pkg.contributes.commands.map((c: { command: string; title: string; category: string }) => [c.command, `${c.category}: ${c.title}`]));
+		const titles = new Map<string, string>(
+			pkg.contributes.commands.map((c: { command: string; title: string; category: string }) => [c.command, `${c.category}: ${c.title}`]),
+		);
 		const expected: Record<string, string> = {
 			[CommandIds.startSession]: 'Baton: Start Session',
 			[CommandIds.endSession]: 'Baton: End Session',
@@ -108,8 +110,14 @@ void describe('extension manifest', () => {
 
 	void it('mirrors the engine’s default snapshot excludes, and merges settings into the file’s checkpoint block', () => {
 		assert.deepEqual(defaultCheckpointExcludes, engineExcludes);
-		const merged = mergeConfig({ maxConcurrentSessions: 3, checkpoints: { policy: 'strict', escalation: { costUsd: 1 } } }, { checkpoints: { periodicInterval: '5m', escalation: { errorCount: 9 } } });
-		assert.deepEqual(merged, { maxConcurrentSessions: 3, checkpoints: { policy: 'strict', periodicInterval: '5m', escalation: { costUsd: 1, errorCount: 9 } } });
+		const merged = mergeConfig(
+			{ maxConcurrentSessions: 3, checkpoints: { policy: 'strict', escalation: { costUsd: 1 } } },
+			{ checkpoints: { periodicInterval: '5m', escalation: { errorCount: 9 } } },
+		);
+		assert.deepEqual(merged, {
+			maxConcurrentSessions: 3,
+			checkpoints: { policy: 'strict', periodicInterval: '5m', escalation: { costUsd: 1, errorCount: 9 } },
+		});
 	});
 
 	void it('declares activation, trust and the excludes for .baton', () => {

@@ -12,7 +12,9 @@ import { mergeConfig } from '../../../src/engine/engine';
 import { secretKeysIn, secretNames } from '../../../src/engine/secrets';
 
 const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../../package.json'), 'utf8'));
-const settings = Object.entries(pkg.contributes.configuration.properties as Record<string, { default?: unknown }>).filter(([key]) => key.startsWith('baton.notifications.'));
+const settings = Object.entries(pkg.contributes.configuration.properties as Record<string, { default?: unknown }>).filter(([key]) =>
+	key.startsWith('baton.notifications.'),
+);
 
 function nested(entries: [string, unknown][]): Record<string, unknown> {
 	const out: Record<string, unknown> = {};
@@ -29,7 +31,10 @@ void describe('notification settings', () => {
 	void it('each names an engine option, and its default is the engine’s', () => {
 		assert.ok(settings.length >= 20);
 		const withDefaults = settings.filter(([, s]) => s.default !== undefined && s.default !== '') as [string, { default: unknown }][];
-		const resolved = resolveConfig(nested(withDefaults.map(([k, s]) => [k, s.default])), 'package.json').notifications as unknown as Record<string, unknown>;
+		const resolved = resolveConfig(nested(withDefaults.map(([k, s]) => [k, s.default])), 'package.json').notifications as unknown as Record<
+			string,
+			unknown
+		>;
 		const engineDefaults = resolveConfig({}, 'defaults').notifications as unknown as Record<string, unknown>;
 		assert.deepEqual(resolved, engineDefaults);
 		// Options without a default (routes, ntfy topic, SMTP host…) are accepted by the schema as well.
@@ -72,6 +77,13 @@ void describe('notification settings', () => {
 			{ notifications: { channels: ['editor', 'slack'], smtp: { host: 'mail', port: 465 }, routing: { critical: ['slack'] } } },
 			{ notifications: { smtp: { port: 587, to: ['a@example.invalid'] }, budget: { sessionUsd: 2 } } },
 		);
-		assert.deepEqual(merged, { notifications: { channels: ['editor', 'slack'], smtp: { host: 'mail', port: 587, to: ['a@example.invalid'] }, routing: { critical: ['slack'] }, budget: { sessionUsd: 2 } } });
+		assert.deepEqual(merged, {
+			notifications: {
+				channels: ['editor', 'slack'],
+				smtp: { host: 'mail', port: 587, to: ['a@example.invalid'] },
+				routing: { critical: ['slack'] },
+				budget: { sessionUsd: 2 },
+			},
+		});
 	});
 });

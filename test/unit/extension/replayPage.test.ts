@@ -30,7 +30,14 @@ function timeline(steps: number): TimelineDto {
 }
 
 const page = (t: TimelineDto, focusStep?: number) =>
-	replayPageHtml({ nonce: 'n0nce', cspSource: 'https://webview.test', scriptUri: 'https://webview.test/dist/webview/replay.js', commandStartedAt: 1234, timeline: t, ...(focusStep !== undefined ? { focusStep } : {}) });
+	replayPageHtml({
+		nonce: 'n0nce',
+		cspSource: 'https://webview.test',
+		scriptUri: 'https://webview.test/dist/webview/replay.js',
+		commandStartedAt: 1234,
+		timeline: t,
+		...(focusStep !== undefined ? { focusStep } : {}),
+	});
 
 void describe('the Replay page’s first screen', () => {
 	void it('holds the first screen of rows, styled, and no more: its script asks for the timeline', () => {
@@ -40,7 +47,10 @@ void describe('the Replay page’s first screen', () => {
 		assert.equal(rows.length, firstScreenRows);
 		assert.match(html, /<style nonce="n0nce">[^<]*\.first-screen \.row \{ position: relative; height: 44px; \}/);
 		assert.match(html, /<h1>Replay: Module handlers<\/h1><span class="hint">500 steps · 1 prompts/);
-		assert.match(html, /<span class="label">1\. Edit<\/span><span class="text" title="Edit src\/module1\.ts">Edit src\/module1\.ts<\/span><span class="stats">1 file \+1 −0<\/span>/);
+		assert.match(
+			html,
+			/<span class="label">1\. Edit<\/span><span class="text" title="Edit src\/module1\.ts">Edit src\/module1\.ts<\/span><span class="stats">1 file \+1 −0<\/span>/,
+		);
 		assert.match(html, /data-command-started="1234"/);
 		assert.match(html, /data-entries="501"/);
 		// The rest of the timeline comes after the first frame: nothing of step 31 on is in the page.
@@ -74,18 +84,36 @@ void describe('the Replay page’s first screen', () => {
 
 	void it('describes every kind of entry', () => {
 		// Checkpoints by number, as every other view names them; the id in the hover.
-		assert.deepEqual(replayRowView({ type: 'checkpoint', id: 'evt_c', checkpointId: 'cp_20261125070000_a1b2c3', seq: 4, trigger: 'pre-rollback', at: '', message: 'before rolling back to #2' }), {
-			className: 'row row-checkpoint',
-			marker: '◆',
-			label: 'Checkpoint',
-			text: '#4 (pre-rollback) before rolling back to #2',
-			title: 'cp_20261125070000_a1b2c3',
-		});
-		const rejected = replayRowView({ type: 'approval', id: 'evt_a', checkpointId: 'cp_20261125070000_a1b2c3', seq: 4, status: 'rejected', user: 'vscode:dana', at: '', reason: null }, 'dana');
+		assert.deepEqual(
+			replayRowView({
+				type: 'checkpoint',
+				id: 'evt_c',
+				checkpointId: 'cp_20261125070000_a1b2c3',
+				seq: 4,
+				trigger: 'pre-rollback',
+				at: '',
+				message: 'before rolling back to #2',
+			}),
+			{
+				className: 'row row-checkpoint',
+				marker: '◆',
+				label: 'Checkpoint',
+				text: '#4 (pre-rollback) before rolling back to #2',
+				title: 'cp_20261125070000_a1b2c3',
+			},
+		);
+		const rejected = replayRowView(
+			{ type: 'approval', id: 'evt_a', checkpointId: 'cp_20261125070000_a1b2c3', seq: 4, status: 'rejected', user: 'vscode:dana', at: '', reason: null },
+			'dana',
+		);
 		assert.equal(rejected.label, 'Rejected');
 		assert.equal(rejected.text, 'Checkpoint #4 by you', 'this machine’s user is “you”, not vscode:dana');
 		assert.equal(rejected.title, 'cp_20261125070000_a1b2c3 · vscode:dana');
-		assert.equal(replayRowView({ type: 'approval', id: 'evt_a', checkpointId: 'cp_1', seq: 4, status: 'approved', user: 'vscode:sam', at: '', reason: null }, 'dana').text, 'Checkpoint #4 by sam');
+		assert.equal(
+			replayRowView({ type: 'approval', id: 'evt_a', checkpointId: 'cp_1', seq: 4, status: 'approved', user: 'vscode:sam', at: '', reason: null }, 'dana')
+				.text,
+			'Checkpoint #4 by sam',
+		);
 		const human = replayRowView({ ...step(7), actor: 'human', tool: null } as TimelineEntryDto);
 		assert.equal(human.className, 'row row-step actor-human');
 		assert.equal(human.label, '7. You');

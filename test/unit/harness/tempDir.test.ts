@@ -15,7 +15,11 @@ test('a child writing into a temp folder is stopped before the folder is removed
 	await t.test('a test that leaves a writer running', async (inner) => {
 		dir = tempDir(inner);
 		// Folders appear in it every millisecond until the child is stopped.
-		child = spawn(process.execPath, ['-e', `const fs=require('fs');let n=0;setInterval(()=>{for(let i=0;i<20;i++)fs.mkdirSync(${JSON.stringify(dir)}+'/d'+(n++),{recursive:true})},1)`], { stdio: 'ignore' });
+		child = spawn(
+			process.execPath,
+			['-e', `const fs=require('fs');let n=0;setInterval(()=>{for(let i=0;i<20;i++)fs.mkdirSync(${JSON.stringify(dir)}+'/d'+(n++),{recursive:true})},1)`],
+			{ stdio: 'ignore' },
+		);
 		const started = child;
 		stopBeforeRemoval(inner, () => stopChild(started));
 		// Until the child wrote there (it starts late on a loaded machine), however long that takes.

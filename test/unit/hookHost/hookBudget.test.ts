@@ -17,7 +17,11 @@ test("BATON_HOOK_BUDGET_MS sets every budget, a start's never below 10 s unless 
 	assert.equal(hookBudgetMs({ BATON_HOOK_BUDGET_MS: '1500' }, 'session-start'), 10_000);
 	assert.equal(hookBudgetMs({ BATON_HOOK_BUDGET_MS: '60000' }, 'session-start'), 60_000);
 	assert.equal(hookBudgetMs({ BATON_HOOK_START_BUDGET_MS: '5000' }, 'SessionStart'), 5_000);
-	assert.equal(hookBudgetMs({ BATON_HOOK_BUDGET_MS: 'soon', BATON_HOOK_START_BUDGET_MS: '-1' }, 'SessionStart'), 10_000, 'values that are not a positive number are ignored');
+	assert.equal(
+		hookBudgetMs({ BATON_HOOK_BUDGET_MS: 'soon', BATON_HOOK_START_BUDGET_MS: '-1' }, 'SessionStart'),
+		10_000,
+		'values that are not a positive number are ignored',
+	);
 });
 
 test("the event is named by the hook's argument, else by its payload", () => {

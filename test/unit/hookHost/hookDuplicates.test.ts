@@ -28,7 +28,13 @@ function workspace(t: TestContext): Workspace {
 	const root = path.join(base, 'project');
 	const bin = path.join(base, 'bin');
 	fs.mkdirSync(root);
-	const env = { ...process.env, PATH: batonOnPath(cli, bin), BATON_ACTOR: 'test:agents', BATON_CLAUDE_HOME: path.join(base, 'claude'), BATON_DAEMON_IDLE_MS: '5000' };
+	const env = {
+		...process.env,
+		PATH: batonOnPath(cli, bin),
+		BATON_ACTOR: 'test:agents',
+		BATON_CLAUDE_HOME: path.join(base, 'claude'),
+		BATON_DAEMON_IDLE_MS: '5000',
+	};
 	const baton = (...args: string[]): Run => runBaton(cli, root, args, { env: { PATH: env.PATH, BATON_CLAUDE_HOME: env.BATON_CLAUDE_HOME } });
 	assert.equal(baton('init').code, 0);
 	return { root, env, baton };
@@ -95,7 +101,8 @@ async function oneEventThreeFiles(t: TestContext, fields: ChatFields): Promise<v
 	assert.equal(w.baton('connect', 'copilot').code, 0);
 	fs.mkdirSync(path.join(w.root, 'test'));
 	fs.writeFileSync(path.join(w.root, 'test', 'login.test.ts'), 'await sleep(100);\n');
-	const payload = (name: string, overrides: Record<string, unknown> = {}): string => JSON.stringify(inChatFields(fields, hookFixture('copilot', name, { root: w.root, claudeHome: '' }, overrides)));
+	const payload = (name: string, overrides: Record<string, unknown> = {}): string =>
+		JSON.stringify(inChatFields(fields, hookFixture('copilot', name, { root: w.root, claudeHome: '' }, overrides)));
 	const call = hookFixture('copilot', 'pre-tool-use', { root: w.root, claudeHome: '' });
 
 	const starts = vsCodeHookCommands(w.root, 'SessionStart');
@@ -110,7 +117,11 @@ async function oneEventThreeFiles(t: TestContext, fields: ChatFields): Promise<v
 	assert.equal(pre.length, 2, 'baton.json and baton-cli.json have a PreToolUse hook');
 	await runAll(w, pre, payload('pre-tool-use'));
 	fs.writeFileSync(path.join(w.root, 'test', 'login.test.ts'), 'await waitFor(() => loggedIn());\n');
-	await runAll(w, vsCodeHookCommands(w.root, 'PostToolUse'), payload('post-tool-use', { tool_name: call['tool_name'], tool_input: call['tool_input'], tool_use_id: call['tool_use_id'] }));
+	await runAll(
+		w,
+		vsCodeHookCommands(w.root, 'PostToolUse'),
+		payload('post-tool-use', { tool_name: call['tool_name'], tool_input: call['tool_input'], tool_use_id: call['tool_use_id'] }),
+	);
 
 	const sessions = w.baton('session', 'list', '--json').json?.['sessions'] as any[];
 	assert.equal(sessions.length, 1);
@@ -122,7 +133,11 @@ async function oneEventThreeFiles(t: TestContext, fields: ChatFields): Promise<v
 		['agent replace_string_in_file test/login.test.ts'],
 	);
 	const log = fs.readFileSync(path.join(w.root, '.baton', 'logs', 'hooks.log'), 'utf8');
-	assert.equal(log.match(/already handled by another hook process/g)?.length, 2 + 1 + 1 + 1, 'SessionStart ×2, UserPromptSubmit ×1, PreToolUse ×1, PostToolUse ×1 answered as duplicates');
+	assert.equal(
+		log.match(/already handled by another hook process/g)?.length,
+		2 + 1 + 1 + 1,
+		'SessionStart ×2, UserPromptSubmit ×1, PreToolUse ×1, PostToolUse ×1 answered as duplicates',
+	);
 }
 
 void describe('one agent event run from several hook files', () => {
@@ -134,7 +149,9 @@ void describe('one agent event run from several hook files', () => {
 		const w = workspace(t);
 		const claudeHome = w.env['BATON_CLAUDE_HOME']!;
 		const run = (name: string): void => {
-			const payload = JSON.stringify(hookFixture('claude', name, { root: w.root, claudeHome }, name === 'user-prompt-submit' ? { prompt: 'continue' } : {}));
+			const payload = JSON.stringify(
+				hookFixture('claude', name, { root: w.root, claudeHome }, name === 'user-prompt-submit' ? { prompt: 'continue' } : {}),
+			);
 			const result = runBaton(cli, w.root, ['hook'], { input: payload, env: { BATON_CLAUDE_HOME: claudeHome } });
 			assert.equal(result.code, 0, result.stderr);
 		};

@@ -33,13 +33,15 @@ function workspace(t: TestContext): Workspace {
 	const root = path.join(base, 'project');
 	const claudeHome = path.join(base, 'claude');
 	fs.mkdirSync(root);
-	const baton = (args: string[], input?: string): Run => runBaton(cli, root, args, { ...(input !== undefined ? { input } : {}), env: { BATON_CLAUDE_HOME: claudeHome } });
+	const baton = (args: string[], input?: string): Run =>
+		runBaton(cli, root, args, { ...(input !== undefined ? { input } : {}), env: { BATON_CLAUDE_HOME: claudeHome } });
 	assert.equal(baton(['init']).code, 0);
 	return {
 		root,
 		claudeHome,
 		baton,
-		hook: (dialect, name, overrides = {}, event) => baton(['hook', ...(event ? [event] : [])], JSON.stringify(hookFixture(dialect, name, { root, claudeHome }, overrides))),
+		hook: (dialect, name, overrides = {}, event) =>
+			baton(['hook', ...(event ? [event] : [])], JSON.stringify(hookFixture(dialect, name, { root, claudeHome }, overrides))),
 		transcript: (id) => path.join(claudeHome, 'projects', root.replace(/[^A-Za-z0-9]/g, '-'), `${id}.jsonl`),
 		index: () => JSON.parse(fs.readFileSync(path.join(root, '.baton', 'transcripts', 'index.json'), 'utf8')),
 	};
@@ -143,7 +145,14 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 				assert.match(log, dialect === 'claude' ? /claude-code Notification \S+ → signalled ses_/ : /ignored unknown event SubagentStart/);
 			}
 			const handoff = w.baton(['session', 'show', session.id, '--json']).json?.['handoff'];
-			assert.match(handoff.note, dialect === 'claude' ? /^Claude Code session ended \(prompt_input_exit\)/ : dialect === 'copilot' ? /^Copilot session ended \(stop\)/ : /^Cline session ended \(complete\)/);
+			assert.match(
+				handoff.note,
+				dialect === 'claude'
+					? /^Claude Code session ended \(prompt_input_exit\)/
+					: dialect === 'copilot'
+						? /^Copilot session ended \(stop\)/
+						: /^Cline session ended \(complete\)/,
+			);
 			const files = w.index().sessions[session.id].filesTouched;
 			assert.deepEqual(
 				files,
@@ -151,7 +160,11 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 				'edit tools recorded their files, workspace-relative; reads recorded nothing',
 			);
 			if (dialect === 'claude') {
-				assert.deepEqual(await aliasesOf(w.root, session.id), ['claude-code:0b9e77d1-8c3a-4f5e-a2d6-71c4e9b3f802', 'claude-code:6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33', 'claude-code:a4d2c8f0-19be-4e6a-8f3c-2b7e5d9a0c14']);
+				assert.deepEqual(await aliasesOf(w.root, session.id), [
+					'claude-code:0b9e77d1-8c3a-4f5e-a2d6-71c4e9b3f802',
+					'claude-code:6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33',
+					'claude-code:a4d2c8f0-19be-4e6a-8f3c-2b7e5d9a0c14',
+				]);
 				assert.match(log, /SessionEnd 6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33 → kept ses_\S+ \(conversation switch \(clear\)\)/);
 			}
 			if (dialect === 'cline') {
@@ -165,7 +178,11 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 				assert.deepEqual([again.id, again.status, again.resumeCount], [session.id, 'active', 1]);
 				quiet(w.hook('copilot', 'stop', { timestamp: '2026-03-01T09:31:00.000Z' }), 'second stop');
 				assert.equal(sessions(w)[0].status, 'ended');
-				assert.match(w.baton(['session', 'show', session.id, '--json']).json?.['handoff'].note, /^Copilot session ended \(stop\)/, 'the first handoff stays (write-once)');
+				assert.match(
+					w.baton(['session', 'show', session.id, '--json']).json?.['handoff'].note,
+					/^Copilot session ended \(stop\)/,
+					'the first handoff stays (write-once)',
+				);
 			}
 		});
 	}
@@ -187,10 +204,16 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 
 		const transcript = new TranscriptWriter(id, w.root);
 		transcript.snapshot().user('Please add refresh-token rotation; the staging key is sk-ant-api03-SECRETSECRETSECRET0123456789');
-		const [edit] = transcript.assistant([{ text: 'I will edit the token module.' }, { tool: 'Edit', input: { file_path: path.join(w.root, 'src/auth/tokens.ts'), old_string: 'a', new_string: 'b' } }], {
-			input_tokens: 1200,
-			output_tokens: 300,
-		});
+		const [edit] = transcript.assistant(
+			[
+				{ text: 'I will edit the token module.' },
+				{ tool: 'Edit', input: { file_path: path.join(w.root, 'src/auth/tokens.ts'), old_string: 'a', new_string: 'b' } },
+			],
+			{
+				input_tokens: 1200,
+				output_tokens: 300,
+			},
+		);
 		transcript.toolResult(edit as string, 'ok');
 		transcript.assistant([{ text: 'Rotation is in place.' }], { input_tokens: 1500, output_tokens: 80 });
 		transcript.flush(w.transcript(id));
@@ -215,7 +238,10 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 		const shown = w.baton(['session', 'show', session.id, '--json']).json;
 		assert.equal(shown?.['session'].status, 'ended');
 		const note = shown?.['handoff'].note as string;
-		assert.match(note, /^Claude Code session ended \(prompt_input_exit\)\. Last request: "Please add refresh-token rotation; the staging key is \[REDACTED:anthropic-key\]"/);
+		assert.match(
+			note,
+			/^Claude Code session ended \(prompt_input_exit\)\. Last request: "Please add refresh-token rotation; the staging key is \[REDACTED:anthropic-key\]"/,
+		);
 		assert.match(note, /Files changed \(1\): src\/auth\/tokens\.ts/);
 		assert.match(note, /Agent's last words: "Rotation is in place\."/);
 		assert.match(note, /Activity: 1 request, 1 tool call, 3k tokens \(≈ \$0\.01\)/);
@@ -229,7 +255,8 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 		new TranscriptWriter(first, w.root).user('first conversation').flush(w.transcript(first));
 		// Another Claude session becomes the most recently active one (a second window, another scope).
 		assert.equal(w.baton(['task', 'add', '--title', 'Epic', '--type', 'epic']).code, 0);
-		const other = w.baton(['session', 'start', '--name', 'other window', '--scope', 'epic:T1', '--agent', 'claude-code', '--agent-id', 'other-1', '--json']).json?.['session'];
+		const other = w.baton(['session', 'start', '--name', 'other window', '--scope', 'epic:T1', '--agent', 'claude-code', '--agent-id', 'other-1', '--json'])
+			.json?.['session'];
 		// Resume under a new id whose transcript starts with the earlier conversation's records: found through the transcript.
 		const resumed = '0b9e77d1-8c3a-4f5e-a2d6-71c4e9b3f802';
 		const carried = new TranscriptWriter(first, w.root).user('first conversation');
@@ -241,7 +268,11 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 		quiet(w.hook('claude', 'session-start-clear', { previous_session_id: resumed }), 'clear');
 		// A compaction keeps Claude's id: found through the alias.
 		const compact = quiet(w.hook('claude', 'session-start-compact', { session_id: cleared, transcript_path: w.transcript(cleared) }), 'compact');
-		assert.match(compact?.['hookSpecificOutput'].additionalContext, /This durable session so far:\n- Last request: "and now, resumed"\n- Activity: 2 requests\n/, 'the records the resumed transcript carried over are counted once');
+		assert.match(
+			compact?.['hookSpecificOutput'].additionalContext,
+			/This durable session so far:\n- Last request: "and now, resumed"\n- Activity: 2 requests\n/,
+			'the records the resumed transcript carried over are counted once',
+		);
 		const all = sessions(w);
 		assert.equal(all.length, 2, 'no new session: the chain is intact');
 		assert.deepEqual(await aliasesOf(w.root, session.id), [`claude-code:${resumed}`, `claude-code:${first}`, `claude-code:${cleared}`].sort());
@@ -307,7 +338,9 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 		assert.match(w.baton(['hook', '--help']).stdout, /^usage: baton hook \[EVENT\]/);
 		// Outside a Baton workspace: nothing, and nothing written anywhere.
 		const elsewhere = tempDir(t, 'baton-none-');
-		const run = runBaton(cli, elsewhere, ['hook', 'session-start'], { input: JSON.stringify({ session_id: 'a', hook_event_name: 'SessionStart', cwd: elsewhere }) });
+		const run = runBaton(cli, elsewhere, ['hook', 'session-start'], {
+			input: JSON.stringify({ session_id: 'a', hook_event_name: 'SessionStart', cwd: elsewhere }),
+		});
 		assert.deepEqual([run.code, run.stdout, run.stderr], [0, '', '']);
 		assert.deepEqual(fs.readdirSync(elsewhere), []);
 	});

@@ -17,18 +17,33 @@ import { baton, claudeToolCall, daemonPids, daemonWorkspace, endpoint, waitFor, 
 const faultEnv = { BATON_DAEMON_BUDGET_MS: '300', BATON_HOOK_BUDGET_MS: '2000' };
 
 function prompt(root: string, session: string, text: string): string {
-	return JSON.stringify({ session_id: session, cwd: root, hook_event_name: 'UserPromptSubmit', prompt: text, transcript_path: path.join(root, 'none.jsonl') });
+	return JSON.stringify({
+		session_id: session,
+		cwd: root,
+		hook_event_name: 'UserPromptSubmit',
+		prompt: text,
+		transcript_path: path.join(root, 'none.jsonl'),
+	});
 }
 
 function sessionStart(root: string, session: string): string {
-	return JSON.stringify({ session_id: session, cwd: root, hook_event_name: 'SessionStart', source: 'startup', transcript_path: path.join(root, 'none.jsonl') });
+	return JSON.stringify({
+		session_id: session,
+		cwd: root,
+		hook_event_name: 'SessionStart',
+		source: 'startup',
+		transcript_path: path.join(root, 'none.jsonl'),
+	});
 }
 
 /** What the journal holds: every prompt's text and every step's tool call id, as often as each was recorded. */
 async function recorded(root: string): Promise<{ prompts: string[]; steps: string[] }> {
 	const engine = await Engine.open({ workspaceRoot: root, log: new MemoryLogger() });
 	try {
-		const rows = (kind: string): Record<string, unknown>[] => (engine.store.sqlite.exec('SELECT body_json FROM shared_events WHERE kind = ?', [kind])[0]?.values ?? []).map((r) => JSON.parse(String(r[0])) as Record<string, unknown>);
+		const rows = (kind: string): Record<string, unknown>[] =>
+			(engine.store.sqlite.exec('SELECT body_json FROM shared_events WHERE kind = ?', [kind])[0]?.values ?? []).map(
+				(r) => JSON.parse(String(r[0])) as Record<string, unknown>,
+			);
 		return { prompts: rows('timeline.prompt').map((b) => String(b['text'])), steps: rows('timeline.step').map((b) => String(b['toolUseId'])) };
 	} finally {
 		engine.close();
@@ -121,7 +136,9 @@ test('a daemon killed at random while concurrent hooks send prompts and tool ste
 	const counts = await doctor(cli, root);
 	// Every spooled event was drained, dropped or still waits.
 	const spooled = counts.drained + counts.dropped + counts.spooled;
-	t.diagnostic(`${hooks} hooks, daemon killed ${kills} times; acknowledged ${hooks - spooled}, spooled ${spooled}, drained ${counts.drained}, dropped ${counts.dropped}; ${got.prompts.length} prompts, ${got.steps.length} steps recorded`);
+	t.diagnostic(
+		`${hooks} hooks, daemon killed ${kills} times; acknowledged ${hooks - spooled}, spooled ${spooled}, drained ${counts.drained}, dropped ${counts.dropped}; ${got.prompts.length} prompts, ${got.steps.length} steps recorded`,
+	);
 	exactlyOnce(prompts, got.prompts, `prompts\n${hooksLog(root)}`);
 	exactlyOnce(tools, got.steps, `tool steps\n${hooksLog(root)}`);
 	assert.equal(counts.dropped, 0);
@@ -146,8 +163,14 @@ test("a daemon killed between an event's first and second write: the event is re
 		const paused = (): number => (hooksLog(root).match(/paused \d+ ms after its first write/g) ?? []).length;
 		const before = paused();
 		// The client waits for a daemon still starting (a start after a kill may take seconds on a loaded machine) rather than running the event itself.
-		const run = baton(cli, root, ['hook', event], { input, env: { ...faults, ...faultEnv, BATON_DAEMON_BUDGET_MS: '20000', ...budget, BATON_TEST_HOOK_PAUSE_MS: '120000' } });
-		assert.ok(await waitFor(() => paused() > before, 60_000), `the daemon reached the pause\n${hooksLog(root)}\n--- daemon.log ---\n${fs.readFileSync(path.join(root, '.baton', 'logs', 'daemon.log'), 'utf8')}`);
+		const run = baton(cli, root, ['hook', event], {
+			input,
+			env: { ...faults, ...faultEnv, BATON_DAEMON_BUDGET_MS: '20000', ...budget, BATON_TEST_HOOK_PAUSE_MS: '120000' },
+		});
+		assert.ok(
+			await waitFor(() => paused() > before, 60_000),
+			`the daemon reached the pause\n${hooksLog(root)}\n--- daemon.log ---\n${fs.readFileSync(path.join(root, '.baton', 'logs', 'daemon.log'), 'utf8')}`,
+		);
 		for (const pid of daemonPids(root)) {
 			process.kill(pid, 'SIGKILL');
 		}
@@ -160,7 +183,10 @@ test("a daemon killed between an event's first and second write: the event is re
 		await cutShort('user-prompt-submit', prompt(root, session, text));
 	}
 	// A tool call is claimed by its id (hookClaims.ts) before it runs: the daemon that claimed it died, so the claim is no duplicate's.
-	const pre = await baton(cli, root, ['hook', 'pre-tool-use'], { input: claudeToolCall(root, session, 'PreToolUse', tool, 'cut.ts'), env: { BATON_HOOK_BUDGET_MS: '60000' } });
+	const pre = await baton(cli, root, ['hook', 'pre-tool-use'], {
+		input: claudeToolCall(root, session, 'PreToolUse', tool, 'cut.ts'),
+		env: { BATON_HOOK_BUDGET_MS: '60000' },
+	});
 	assert.equal(pre.code, 0, pre.stderr);
 	fs.writeFileSync(path.join(root, 'cut.ts'), `export const id = '${tool}';\n`);
 	// Its capture (a full scan in a fresh daemon) may take past 2 s on a loaded machine: what is tested here is the kill, not the budget.
@@ -191,7 +217,10 @@ test('a stopped daemon (SIGSTOP): hooks return within their budget, and their ev
 	const timings = await Promise.all(
 		texts.map(async (text) => {
 			const began = Date.now();
-			const run = await baton(cli, root, ['hook', 'user-prompt-submit'], { input: prompt(root, '11111111-0000-4000-8000-000000000001', text), env: { ...faultEnv, BATON_HOOK_BUDGET_MS: String(budgetMs) } });
+			const run = await baton(cli, root, ['hook', 'user-prompt-submit'], {
+				input: prompt(root, '11111111-0000-4000-8000-000000000001', text),
+				env: { ...faultEnv, BATON_HOOK_BUDGET_MS: String(budgetMs) },
+			});
 			assert.equal(run.code, 0, run.stderr);
 			assert.equal(run.stdout, '');
 			return Date.now() - began;
@@ -217,7 +246,10 @@ test('a daemon busy past the budget: the hook spools its event, the daemon still
 	assert.equal((await baton(cli, root, ['hook', 'session-start'], { input: sessionStart(root, session), env: faults })).code, 0);
 	assert.ok(endpoint(root)?.pid, 'the daemon runs, with fault injection on');
 	// The daemon gets to the request 4 s late; the hook's budget is 1.5 s.
-	const run = await baton(cli, root, ['hook', 'user-prompt-submit'], { input: prompt(root, session, 'late'), env: { ...faults, ...faultEnv, BATON_HOOK_BUDGET_MS: '1500', BATON_TEST_DAEMON_SLOW_MS: '4000' } });
+	const run = await baton(cli, root, ['hook', 'user-prompt-submit'], {
+		input: prompt(root, session, 'late'),
+		env: { ...faults, ...faultEnv, BATON_HOOK_BUDGET_MS: '1500', BATON_TEST_DAEMON_SLOW_MS: '4000' },
+	});
 	assert.equal(run.code, 0, run.stderr);
 	assert.match(hooksLog(root), /spooled \(the daemon did not answer within the budget\)/);
 	// The daemon gets both copies (the live request, the spooled record; a prompt names no event, so both carry the client's id): one records it, the other finds the id recorded.
@@ -229,7 +261,10 @@ test('a daemon busy past the budget: the hook spools its event, the daemon still
 test('a session start has the longer budget: with the daemon 4 s late it still answers its briefing, where a prompt is spooled', async (t) => {
 	const { cli, root } = await daemonWorkspace(t);
 	const faults = { BATON_TEST_FAULTS: '1' };
-	assert.equal((await baton(cli, root, ['hook', 'session-start'], { input: sessionStart(root, '77777777-0000-4000-8000-000000000007'), env: faults })).code, 0);
+	assert.equal(
+		(await baton(cli, root, ['hook', 'session-start'], { input: sessionStart(root, '77777777-0000-4000-8000-000000000007'), env: faults })).code,
+		0,
+	);
 	assert.ok(endpoint(root)?.pid, 'the daemon runs, with fault injection on');
 	// The general budget is 1.5 s; a session start's is 10 s (hookBudget.ts). The daemon gets to each request 4 s late.
 	const late = { ...faults, ...faultEnv, BATON_HOOK_BUDGET_MS: '1500', BATON_TEST_DAEMON_SLOW_MS: '4000' };
@@ -237,7 +272,10 @@ test('a session start has the longer budget: with the daemon 4 s late it still a
 	assert.equal(start.code, 0, start.stderr);
 	assert.match(start.stdout, /"additionalContext"/, `the agent got its briefing\n${hooksLog(root)}`);
 	assert.doesNotMatch(hooksLog(root), /spooled/);
-	const run = await baton(cli, root, ['hook', 'user-prompt-submit'], { input: prompt(root, '88888888-0000-4000-8000-000000000008', 'late prompt'), env: late });
+	const run = await baton(cli, root, ['hook', 'user-prompt-submit'], {
+		input: prompt(root, '88888888-0000-4000-8000-000000000008', 'late prompt'),
+		env: late,
+	});
 	assert.equal(run.code, 0, run.stderr);
 	assert.equal(run.stdout, '', 'a prompt answers nothing');
 	assert.match(hooksLog(root), /spooled \(the daemon did not answer within the budget\)/);
@@ -249,13 +287,25 @@ test('a torn spool record is dropped with a warning; the intact one is drained; 
 	const { cli, root } = await daemonWorkspace(t);
 	const session = '22222222-0000-4000-8000-000000000002';
 	assert.equal((await baton(cli, root, ['hook', 'session-start', '--no-daemon'], { input: sessionStart(root, session) })).code, 0);
-	const record = (text: string, id: string): Parameters<typeof appendSpool>[1] => ({ eventId: id, at: Date.now(), argv: ['hook', 'user-prompt-submit'], cwd: root, env: {}, stdin: prompt(root, session, text) });
+	const record = (text: string, id: string): Parameters<typeof appendSpool>[1] => ({
+		eventId: id,
+		at: Date.now(),
+		argv: ['hook', 'user-prompt-submit'],
+		cwd: root,
+		env: {},
+		stdin: prompt(root, session, text),
+	});
 	const torn = appendSpool(root, record('torn', 'torn-id'), 1 << 20);
 	const intact = appendSpool(root, record('intact', 'intact-id'), 1 << 20);
 	assert.ok(torn.ok && intact.ok);
 	// A crash (or a power loss) cut the first record short.
 	fs.truncateSync(torn.file, fs.statSync(torn.file).size - 7);
-	assert.deepEqual(await doctor(cli, root), { spooled: 2, drained: 0, dropped: 0, bytes: listSpool(root).records.reduce((n, f) => n + fs.statSync(path.join(spoolDir(root), f)).size, 0) });
+	assert.deepEqual(await doctor(cli, root), {
+		spooled: 2,
+		drained: 0,
+		dropped: 0,
+		bytes: listSpool(root).records.reduce((n, f) => n + fs.statSync(path.join(spoolDir(root), f)).size, 0),
+	});
 	const list = await baton(cli, root, ['session', 'list', '--no-daemon']);
 	assert.equal(list.code, 0, list.stderr);
 	assert.match(hooksLog(root), /spool: dropped \S+\.rec: torn: \d+ of \d+ bytes/);

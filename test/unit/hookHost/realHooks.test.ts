@@ -32,7 +32,8 @@ function workspace(t: TestContext): Workspace {
 	const base = tempDir(t, 'baton-real-hooks-');
 	const root = path.join(base, 'project');
 	fs.mkdirSync(root);
-	const baton = (args: string[], input?: string): Run => runBaton(cli, root, args, { ...(input !== undefined ? { input } : {}), env: { BATON_CLAUDE_HOME: path.join(base, 'claude') } });
+	const baton = (args: string[], input?: string): Run =>
+		runBaton(cli, root, args, { ...(input !== undefined ? { input } : {}), env: { BATON_CLAUDE_HOME: path.join(base, 'claude') } });
 	assert.equal(baton(['init']).code, 0);
 	return { root, baton };
 }
@@ -313,7 +314,12 @@ void describe('Cline hook inputs (Cline documentation)', () => {
 			['string'],
 		);
 		const log = hookLog(w.root);
-		for (const line of [/cline TaskStart string → started/, /cline TaskCancel string → suspended/, /cline TaskResume string → continued/, /cline TaskComplete string → ended/]) {
+		for (const line of [
+			/cline TaskStart string → started/,
+			/cline TaskCancel string → suspended/,
+			/cline TaskResume string → continued/,
+			/cline TaskComplete string → ended/,
+		]) {
 			assert.match(log, line);
 		}
 		assert.doesNotMatch(log, /malformed/);

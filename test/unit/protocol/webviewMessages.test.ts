@@ -165,8 +165,12 @@ const sessionDetailsDto: z.ZodType<SessionDetailsDto> = z
 	.strict();
 const briefingDto = briefingSchema.strict();
 const entry = z.object({ key: z.string(), value: z.string() }).strict();
-const categoryDiff = z.object({ added: z.array(entry), removed: z.array(entry), changed: z.array(z.object({ key: z.string(), from: z.string(), to: z.string() }).strict()) }).strict();
-const approvalSummary = z.object({ status: checkpointSchema.shape.approvalStatus, user: z.string().nullable(), at: z.string().nullable(), reason: z.string().nullable() }).strict();
+const categoryDiff = z
+	.object({ added: z.array(entry), removed: z.array(entry), changed: z.array(z.object({ key: z.string(), from: z.string(), to: z.string() }).strict()) })
+	.strict();
+const approvalSummary = z
+	.object({ status: checkpointSchema.shape.approvalStatus, user: z.string().nullable(), at: z.string().nullable(), reason: z.string().nullable() })
+	.strict();
 const comparisonDto: z.ZodType<ComparisonDto> = z
 	.object({
 		from: checkpointDto.nullable(),
@@ -193,7 +197,10 @@ const comparisonDto: z.ZodType<ComparisonDto> = z
 	.strict();
 
 void describe('the webview preview fixture', () => {
-	const fixture = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../fixtures/webviewData.json'), 'utf8')) as Record<string, { [key: string]: unknown }>;
+	const fixture = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../fixtures/webviewData.json'), 'utf8')) as Record<
+		string,
+		{ [key: string]: unknown }
+	>;
 
 	void it('matches the wire shapes the host sends', () => {
 		for (const key of ['briefing', 'briefingEmpty'] as const) {
@@ -225,7 +232,12 @@ void describe('the webview preview fixture', () => {
 			);
 			const comparison = comparisonDto.parse(fixture[key]?.['comparison']);
 			assert.ok(comparison.from, 'both fixtures compare from a checkpoint');
-			assert.deepEqual(comparison.approval.from, { status: comparison.from.approvalStatus, user: comparison.from.approvalUser, at: comparison.from.approvalAt, reason: comparison.from.approvalReason });
+			assert.deepEqual(comparison.approval.from, {
+				status: comparison.from.approvalStatus,
+				user: comparison.from.approvalUser,
+				at: comparison.from.approvalAt,
+				reason: comparison.from.approvalReason,
+			});
 			assert.equal(comparison.approval.to?.status, comparison.to?.approvalStatus);
 			for (const f of comparison.files) {
 				assert.equal(f.binary, f.additions === null, `${f.path}: binary files, and only they, have no line counts`);
@@ -314,7 +326,11 @@ void describe('Replay page → host messages', () => {
 		]) {
 			assert.deepEqual(replayToHost.parse(message), message);
 		}
-		assert.deepEqual(replayToHost.parse({ type: 'painted', ms: 1, entries: 0 }), { type: 'painted', ms: 1, entries: 0, rows: 0 }, 'an older page without rows');
+		assert.deepEqual(
+			replayToHost.parse({ type: 'painted', ms: 1, entries: 0 }),
+			{ type: 'painted', ms: 1, entries: 0, rows: 0 },
+			'an older page without rows',
+		);
 	});
 
 	void it('refuses anything else: another id, a path of nothing, a time that is not one, an unknown type', () => {

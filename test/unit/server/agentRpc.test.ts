@@ -62,7 +62,11 @@ void describe('agents over JSON-RPC', () => {
 		assert.equal(first.launcher, 'node-on-path');
 		assert.equal(first.command, '"$(command -v baton || echo "$HOME/.baton/bin/baton")"', 'baton from PATH where there is one, else the user’s launcher');
 		assert.equal(first.warning, null);
-		assert.match(fs.readFileSync(path.join(home, '.baton', 'bin', 'baton'), 'utf8'), /cli\.js" "\$@"/, 'the backend keeps the launcher, running this installation');
+		assert.match(
+			fs.readFileSync(path.join(home, '.baton', 'bin', 'baton'), 'utf8'),
+			/cli\.js" "\$@"/,
+			'the backend keeps the launcher, running this installation',
+		);
 		assert.deepEqual(
 			first.written.map((w) => `${w.action} ${w.path}`),
 			['created .claude/settings.json', 'created .claude/settings.local.json'],
@@ -71,7 +75,11 @@ void describe('agents over JSON-RPC', () => {
 		assert.ok(fs.existsSync(path.join(root, '.baton')), 'connecting set Baton up');
 		const settings = JSON.parse(fs.readFileSync(path.join(root, '.claude', 'settings.json'), 'utf8'));
 		assert.equal(settings.hooks.SessionStart[0].hooks[0].command, '"$(command -v baton || echo "$HOME/.baton/bin/baton")" hook session-start');
-		assert.deepEqual(JSON.parse(fs.readFileSync(path.join(root, '.mcp.json'), 'utf8')).mcpServers.baton, { type: 'stdio', command: 'baton', args: ['mcp'] });
+		assert.deepEqual(JSON.parse(fs.readFileSync(path.join(root, '.mcp.json'), 'utf8')).mcpServers.baton, {
+			type: 'stdio',
+			command: 'baton',
+			args: ['mcp'],
+		});
 		for (const file of ['.claude/settings.json', '.mcp.json']) {
 			const text = fs.readFileSync(path.join(root, file), 'utf8');
 			assert.ok(!text.includes(base) && !text.includes(process.execPath), `${file} names no path of this machine`);
@@ -117,12 +125,28 @@ void describe('agents over JSON-RPC', () => {
 		const definition = await connection.sendRequest(rpc.mcpDefinition, undefined);
 		assert.deepEqual(definition.args.slice(-3), ['mcp', '--workspace', root]);
 		assert.equal(definition.cwd, root);
-		const transport = new StdioClientTransport({ command: definition.command, args: definition.args, cwd: definition.cwd, env: { PATH: '/usr/bin:/bin', HOME: base, ...definition.env }, stderr: 'pipe' });
+		const transport = new StdioClientTransport({
+			command: definition.command,
+			args: definition.args,
+			cwd: definition.cwd,
+			env: { PATH: '/usr/bin:/bin', HOME: base, ...definition.env },
+			stderr: 'pipe',
+		});
 		const client = new Client({ name: 'vscode-stand-in', version: '1.139.0' });
 		await client.connect(transport);
 		t.after(() => client.close());
 		const tools = (await client.listTools()).tools.map((tool) => tool.name).sort();
-		assert.deepEqual(tools, ['briefing', 'create_checkpoint', 'handoff', 'record_decision', 'record_memory', 'request_approval', 'session_end', 'session_start', 'session_status']);
+		assert.deepEqual(tools, [
+			'briefing',
+			'create_checkpoint',
+			'handoff',
+			'record_decision',
+			'record_memory',
+			'request_approval',
+			'session_end',
+			'session_start',
+			'session_status',
+		]);
 	});
 
 	void it('lists and renders archived transcripts per session, and summarizes the session', async (t) => {
@@ -151,7 +175,10 @@ void describe('agents over JSON-RPC', () => {
 		// Claude deletes its copy; the archive still renders.
 		fs.rmSync(seeded.transcriptPath);
 		assert.deepEqual(await empty.sendRequest(rpc.transcriptSync, undefined), { transcripts: 0, parsedBytes: 0, excerpts: 0, unlinked: 0 });
-		assert.match((await empty.sendRequest(rpc.transcriptShow, { id: seeded.agentSessionId })).markdown, /deleted by the agent; this archive is what remains/);
+		assert.match(
+			(await empty.sendRequest(rpc.transcriptShow, { id: seeded.agentSessionId })).markdown,
+			/deleted by the agent; this archive is what remains/,
+		);
 
 		const { summary, markdown } = await empty.sendRequest(rpc.sessionSummary, { id: seeded.sessionId });
 		assert.deepEqual([summary.sessionId, summary.turns, summary.filesChanged], [seeded.sessionId, 1, ['src/payment.js']]);

@@ -34,7 +34,10 @@ void describe('agents/board over JSON-RPC', () => {
 
 		await connection.sendRequest(rpc.workspaceInit, undefined);
 		const hook = (file: string, ...args: string[]): void => {
-			const run = runBaton(cli, root, ['hook', ...args], { input: payload(file, root, home), env: { HOME: home, BATON_CLAUDE_HOME: path.join(home, '.claude') } });
+			const run = runBaton(cli, root, ['hook', ...args], {
+				input: payload(file, root, home),
+				env: { HOME: home, BATON_CLAUDE_HOME: path.join(home, '.claude') },
+			});
 			assert.equal(run.code, 0, run.stderr);
 		};
 		hook('real/gemini-cli-0.61.0/session-start.json', 'session-start', '--agent', 'gemini');
@@ -49,7 +52,10 @@ void describe('agents/board over JSON-RPC', () => {
 		const waiting = await connection.sendRequest(board.agentsBoard, undefined);
 		assert.equal(waiting.waiting, 1);
 		const [entry] = waiting.entries;
-		assert.deepEqual([entry?.state, entry?.waitingOn, entry?.reason, entry?.event], ['waiting', 'permission', 'Tool execution for "Shell" requires confirmation', 'notification/ToolPermission']);
+		assert.deepEqual(
+			[entry?.state, entry?.waitingOn, entry?.reason, entry?.event],
+			['waiting', 'permission', 'Tool execution for "Shell" requires confirmation', 'notification/ToolPermission'],
+		);
 		assert.equal(entry?.agentSessionId, '88091997-cf39-4d12-b26f-709e837160fd');
 		assert.equal(entry?.since, waiting.entries[0]?.since);
 

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { test } from 'node:test';
 import { baton, daemonEnv, daemonPids, daemonWorkspace, endpoint, socketInodes, tcpListenerInodes, waitFor } from './daemonProcesses';
 
-const sessionStart = (root: string): string => JSON.stringify({ session_id: 'a1b2c3d4-0000-4000-8000-000000000001', hook_event_name: 'SessionStart', cwd: root, source: 'startup' });
+const sessionStart = (root: string): string =>
+	JSON.stringify({ session_id: 'a1b2c3d4-0000-4000-8000-000000000001', hook_event_name: 'SessionStart', cwd: root, source: 'startup' });
 
 function daemonLog(root: string): string {
 	return fs.readFileSync(path.join(root, '.baton', 'logs', 'daemon.log'), 'utf8');
@@ -42,7 +43,10 @@ test('eight clients racing to start the backend (CLI, hooks, two editor backends
 		} catch (error) {
 			log = `(no daemon log: ${String(error)})`;
 		}
-		const said = runs.map((run, i) => `client ${i}: ${run === null ? 'still serving' : typeof run === 'number' ? `exit ${run}` : `exit ${run.code}; stdout ${run.stdout.trim()}; stderr ${run.stderr.trim()}`}`);
+		const said = runs.map(
+			(run, i) =>
+				`client ${i}: ${run === null ? 'still serving' : typeof run === 'number' ? `exit ${run}` : `exit ${run.code}; stdout ${run.stdout.trim()}; stderr ${run.stderr.trim()}`}`,
+		);
 		return `${said.join('\n')}\n--- daemon.log ---\n${log}`;
 	};
 	const [a, b, c, d, h1, h2] = runs as [...{ code: number | null; stdout: string; stderr: string }[]];
@@ -103,7 +107,10 @@ test('a stale endpoint file is detected: a dead pid, and a reused pid (a live un
 	const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
 	const file = path.join(root, '.baton', 'daemon.json');
 	const socket = path.join(root, '.baton', 'daemon.sock');
-	fs.writeFileSync(file, JSON.stringify({ pid: Number(dead.stdout), socket, startedAt: new Date().toISOString(), version: 'x', instance: 'dead', workspace: root }));
+	fs.writeFileSync(
+		file,
+		JSON.stringify({ pid: Number(dead.stdout), socket, startedAt: new Date().toISOString(), version: 'x', instance: 'dead', workspace: root }),
+	);
 	fs.writeFileSync(path.join(root, '.baton', 'daemon.lock'), JSON.stringify({ pid: Number(dead.stdout), instance: 'dead', at: Date.now() }));
 	const first = await baton(cli, root, ['task', 'add', '--title', 'after a dead pid']);
 	assert.equal(first.code, 0, first.stderr);
@@ -116,7 +123,10 @@ test('a stale endpoint file is detected: a dead pid, and a reused pid (a live un
 	t.after(() => unrelated.kill());
 	spawnSync(process.execPath, [cli, 'daemon', 'stop'], { cwd: root, env: daemonEnv() });
 	assert.ok(await waitFor(() => daemonPids(root).length === 0, 10_000));
-	fs.writeFileSync(file, JSON.stringify({ pid: unrelated.pid, socket, startedAt: new Date().toISOString(), version: 'x', instance: 'reused', workspace: root }));
+	fs.writeFileSync(
+		file,
+		JSON.stringify({ pid: unrelated.pid, socket, startedAt: new Date().toISOString(), version: 'x', instance: 'reused', workspace: root }),
+	);
 	const second = await baton(cli, root, ['task', 'add', '--title', 'after a reused pid']);
 	assert.equal(second.code, 0, second.stderr);
 	const next = endpoint(root);
@@ -147,18 +157,28 @@ test('the socket is 0600, other users are refused, and the daemon never listens 
 	const port = parseInt(/0100007F:([0-9A-F]{4})/.exec(line ?? '')?.[1] ?? '0', 16);
 	const rpc = spawnSync(
 		process.execPath,
-		['-e', `fetch('http://127.0.0.1:${port}/', {method:'POST', headers:{'content-type':'application/json'}, body: JSON.stringify({jsonrpc:'2.0', id:1, method:'daemon/status'})}).then(async (r)=>console.log(r.status, await r.text()))`],
+		[
+			'-e',
+			`fetch('http://127.0.0.1:${port}/', {method:'POST', headers:{'content-type':'application/json'}, body: JSON.stringify({jsonrpc:'2.0', id:1, method:'daemon/status'})}).then(async (r)=>console.log(r.status, await r.text()))`,
+		],
 		{ encoding: 'utf8' },
 	);
 	assert.match(rpc.stdout, /^404 baton: no such hook/, `JSON-RPC over TCP is refused: ${rpc.stdout}${rpc.stderr}`);
 	if (process.getuid?.() === 0) {
 		// Root can try it for real as another user: connect(2) needs write permission on the socket.
-		const other = spawnSync(process.execPath, ['-e', `require('net').connect(${JSON.stringify(info.socket)}).on('connect',()=>{console.log('connected');process.exit(0)}).on('error',(e)=>{console.log(e.code);process.exit(0)})`], {
-			uid: 65534,
-			gid: 65534,
-			encoding: 'utf8',
-			cwd: '/',
-		});
+		const other = spawnSync(
+			process.execPath,
+			[
+				'-e',
+				`require('net').connect(${JSON.stringify(info.socket)}).on('connect',()=>{console.log('connected');process.exit(0)}).on('error',(e)=>{console.log(e.code);process.exit(0)})`,
+			],
+			{
+				uid: 65534,
+				gid: 65534,
+				encoding: 'utf8',
+				cwd: '/',
+			},
+		);
 		assert.equal(other.stdout.trim(), 'EACCES', other.stderr);
 	}
 	const status = spawnSync(process.execPath, [cli, 'daemon', 'status', '--json'], { cwd: root, env: daemonEnv(), encoding: 'utf8' });

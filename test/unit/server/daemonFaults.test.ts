@@ -20,7 +20,11 @@ test('sixteen clients starting the daemon at once get one daemon and sixteen ans
 	const results = await Promise.all(titles.map((title) => baton(cli, root, ['task', 'add', '--title', title, '--json'])));
 	const counts = countWrites(results, titles, storedTitles(cli, root));
 	t.diagnostic(`start race: ${JSON.stringify(counts)}`);
-	assert.deepEqual(counts, { acknowledged: 16, refused: 0, spooled: 0, lost: 0, refusedButStored: 0, storedTwice: 0 }, results.map((r) => r.stderr).join('\n'));
+	assert.deepEqual(
+		counts,
+		{ acknowledged: 16, refused: 0, spooled: 0, lost: 0, refusedButStored: 0, storedTwice: 0 },
+		results.map((r) => r.stderr).join('\n'),
+	);
 	// One daemon was started (none lost an election and exited), and it ran every command: none ran
 	// in a process of its own beside it.
 	const log = daemonLog(root);
@@ -60,9 +64,17 @@ test('a daemon stopped (SIGSTOP) while clients arrive is noticed, ended and repl
 	const results = await Promise.all(runs);
 	const counts = countWrites(results, titles, storedTitles(cli, root));
 	t.diagnostic(`stopped daemon: ${JSON.stringify(counts)}`);
-	assert.deepEqual(counts, { acknowledged: 6, refused: 0, spooled: 0, lost: 0, refusedButStored: 0, storedTwice: 0 }, results.map((r) => r.stderr).join('\n'));
+	assert.deepEqual(
+		counts,
+		{ acknowledged: 6, refused: 0, spooled: 0, lost: 0, refusedButStored: 0, storedTwice: 0 },
+		results.map((r) => r.stderr).join('\n'),
+	);
 	// The person is told: the client that found it silent says what happened and what comes next.
-	const told = results.filter((r) => new RegExp(`the workspace daemon \\(pid ${stopped}\\) answered nothing for \\d+ s \\(stopped\\): it was ended and this command runs in its own process`).test(r.stderr));
+	const told = results.filter((r) =>
+		new RegExp(
+			`the workspace daemon \\(pid ${stopped}\\) answered nothing for \\d+ s \\(stopped\\): it was ended and this command runs in its own process`,
+		).test(r.stderr),
+	);
 	assert.ok(told.length >= 1, results.map((r) => r.stderr).join('\n'));
 	assert.equal(daemonPids(root).includes(stopped), false, 'the stopped daemon was ended');
 	// The next command has a daemon again, a new one.

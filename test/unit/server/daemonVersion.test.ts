@@ -13,7 +13,12 @@ import { baton, daemonEnv, daemonPids, daemonWorkspace, endpoint, waitFor } from
 
 test("a command does not use another version's daemon: it runs in its own process and leaves that daemon running", async (t) => {
 	const { cli, root } = await daemonWorkspace(t);
-	const old = spawn(process.execPath, [path.join(path.dirname(cli), 'server.js'), '--daemon', '--workspace', root, '--baton-version', '0.0.1-old'], { cwd: root, env: daemonEnv(), stdio: 'ignore', detached: true });
+	const old = spawn(process.execPath, [path.join(path.dirname(cli), 'server.js'), '--daemon', '--workspace', root, '--baton-version', '0.0.1-old'], {
+		cwd: root,
+		env: daemonEnv(),
+		stdio: 'ignore',
+		detached: true,
+	});
 	old.unref();
 	assert.ok(await waitFor(() => endpoint(root)?.pid === old.pid, 20_000), 'the old daemon serves the workspace');
 	const file = path.join(root, '.baton', 'daemon.json');

@@ -22,7 +22,9 @@ async function workspaceOnTmpfs(t: TestContext, size: string): Promise<{ cli: st
 	const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', `size=${size},mode=0700`, 'tmpfs', mount], { encoding: 'utf8' });
 	if (mounted.status !== 0) {
 		fs.rmSync(mount, { recursive: true, force: true });
-		throw new Error(`this test needs a small tmpfs to fill, and mounting one failed (${(mounted.stderr || mounted.error?.message || '').trim()}); run it as root (CI's .ci/run does) or in a container allowed to mount`);
+		throw new Error(
+			`this test needs a small tmpfs to fill, and mounting one failed (${(mounted.stderr || mounted.error?.message || '').trim()}); run it as root (CI's .ci/run does) or in a container allowed to mount`,
+		);
 	}
 	const root = path.join(mount, 'w');
 	t.after(() => {
@@ -81,11 +83,18 @@ test('a full disk refuses every write at once with a clear error, loses nothing,
 	// Through the daemon, at once, and in processes of their own.
 	const titles = Array.from({ length: 8 }, (_, i) => `disk full ${i}`);
 	const direct = ['disk full direct 0', 'disk full direct 1'];
-	const results: Result[] = await Promise.all([...titles.map((title) => baton(cli, root, ['task', 'add', '--title', title])), ...direct.map((title) => baton(cli, root, ['--no-daemon', 'task', 'add', '--title', title]))]);
+	const results: Result[] = await Promise.all([
+		...titles.map((title) => baton(cli, root, ['task', 'add', '--title', title])),
+		...direct.map((title) => baton(cli, root, ['--no-daemon', 'task', 'add', '--title', title])),
+	]);
 	const refusals = results.filter((r) => r.code !== 0);
 	assert.ok(refusals.length >= 1, 'the disk was full: some write must be refused');
 	for (const refusal of refusals) {
-		assert.match(refusal.stderr, /the disk is full \(ENOSPC\); nothing was written\. Free space on the disk that holds .+ and run it again/, refusal.stderr);
+		assert.match(
+			refusal.stderr,
+			/the disk is full \(ENOSPC\); nothing was written\. Free space on the disk that holds .+ and run it again/,
+			refusal.stderr,
+		);
 	}
 	// Every file a refused write began is gone again: nothing holds the next writer up or keeps the space.
 	const leftovers = fs.readdirSync(path.join(root, '.baton')).filter((name) => /^baton\.db\.lock|\.tmp/.test(name));

@@ -11,7 +11,11 @@ import { baton, daemonEnv, daemonPids, daemonWorkspace, endpoint, waitFor } from
 test("the editor's backend serves the CLI on the workspace's socket, and hands it back when its window closes", async (t) => {
 	const { cli, root } = await daemonWorkspace(t);
 	// The backend as the extension starts it: forked with an IPC channel, --serve-daemon.
-	const editor = fork(path.join(path.dirname(cli), 'server.js'), ['--workspace', root, '--serve-daemon', '--poll-ms', '50'], { env: daemonEnv(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: [] });
+	const editor = fork(path.join(path.dirname(cli), 'server.js'), ['--workspace', root, '--serve-daemon', '--poll-ms', '50'], {
+		env: daemonEnv(),
+		stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+		execArgv: [],
+	});
 	t.after(() => editor.kill('SIGKILL'));
 	const connection = createMessageConnection(new IPCMessageReader(editor), new IPCMessageWriter(editor));
 	const changes: { external: boolean }[] = [];
@@ -41,7 +45,11 @@ test("the editor's backend serves the CLI on the workspace's socket, and hands i
 
 test("a second window on the workspace connects to the first window's backend over the socket instead of starting one", async (t) => {
 	const { cli, root } = await daemonWorkspace(t);
-	const first = fork(path.join(path.dirname(cli), 'server.js'), ['--workspace', root, '--serve-daemon', '--poll-ms', '50'], { env: daemonEnv(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: [] });
+	const first = fork(path.join(path.dirname(cli), 'server.js'), ['--workspace', root, '--serve-daemon', '--poll-ms', '50'], {
+		env: daemonEnv(),
+		stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+		execArgv: [],
+	});
 	t.after(() => first.kill('SIGKILL'));
 	const firstConnection = createMessageConnection(new IPCMessageReader(first), new IPCMessageWriter(first));
 	firstConnection.listen();
@@ -73,13 +81,20 @@ test("a second window on the workspace connects to the first window's backend ov
 
 test('a stale endpoint file gives the editor no link (it starts its own backend)', async (t) => {
 	const { root } = await daemonWorkspace(t);
-	fs.writeFileSync(path.join(root, '.baton', 'daemon.json'), JSON.stringify({ pid: process.pid, socket: path.join(root, '.baton', 'daemon.sock'), instance: 'gone', workspace: root }));
+	fs.writeFileSync(
+		path.join(root, '.baton', 'daemon.json'),
+		JSON.stringify({ pid: process.pid, socket: path.join(root, '.baton', 'daemon.sock'), instance: 'gone', workspace: root }),
+	);
 	assert.equal(await connectDaemon(root, 500), undefined);
 });
 
 test("a window of another Baton version keeps a backend of its own instead of joining the workspace's daemon", async (t) => {
 	const { cli, root } = await daemonWorkspace(t);
-	const old = fork(path.join(path.dirname(cli), 'server.js'), ['--workspace', root, '--serve-daemon', '--baton-version', '0.0.1-old', '--poll-ms', '50'], { env: daemonEnv(), stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: [] });
+	const old = fork(path.join(path.dirname(cli), 'server.js'), ['--workspace', root, '--serve-daemon', '--baton-version', '0.0.1-old', '--poll-ms', '50'], {
+		env: daemonEnv(),
+		stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+		execArgv: [],
+	});
 	t.after(() => old.kill('SIGKILL'));
 	const oldConnection = createMessageConnection(new IPCMessageReader(old), new IPCMessageWriter(old));
 	oldConnection.listen();

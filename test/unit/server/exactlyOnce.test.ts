@@ -11,7 +11,13 @@ import { baton, daemonEnv, daemonPids, daemonWorkspace, endpoint, waitFor } from
 async function cli(root: string, argv: string[], requestId?: string): Promise<{ code: number; stdout: string; stderr: string }> {
 	let stdout = '';
 	let stderr = '';
-	const code = await runCli(argv, { stdout: (t) => void (stdout += t), stderr: (t) => void (stderr += t), cwd: root, env: { BATON_ACTOR: 'test:once' }, ...(requestId ? { requestId } : {}) });
+	const code = await runCli(argv, {
+		stdout: (t) => void (stdout += t),
+		stderr: (t) => void (stderr += t),
+		cwd: root,
+		env: { BATON_ACTOR: 'test:once' },
+		...(requestId ? { requestId } : {}),
+	});
 	return { code, stdout, stderr };
 }
 
@@ -65,7 +71,9 @@ test('the daemon dies after the write, before the answer: the client falls back 
 	assert.equal((await baton(cliPath, root, ['task', 'list'], { env: faults })).code, 0);
 	const pid = endpoint(root)?.pid;
 	assert.ok(pid && daemonPids(root).includes(pid));
-	const run = await baton(cliPath, root, ['task', 'add', '--title', 'written once', '--json'], { env: { ...faults, BATON_TEST_DAEMON_DIES_BEFORE_ANSWER: '1' } });
+	const run = await baton(cliPath, root, ['task', 'add', '--title', 'written once', '--json'], {
+		env: { ...faults, BATON_TEST_DAEMON_DIES_BEFORE_ANSWER: '1' },
+	});
 	assert.equal(run.code, 0, run.stderr);
 	const task = (JSON.parse(run.stdout) as { task: { id: string; title: string } }).task;
 	assert.equal(task.title, 'written once');

@@ -15,7 +15,13 @@ import { baton, claudeToolCall, daemonWorkspace, endpoint, socketInodes, tcpList
 
 const session = 'b7e1c2d3-0000-4000-8000-0000000000aa';
 
-function post(port: number, pathname: string, body: string | Buffer, headers: Record<string, string> = {}, method = 'POST'): Promise<{ status: number; body: string }> {
+function post(
+	port: number,
+	pathname: string,
+	body: string | Buffer,
+	headers: Record<string, string> = {},
+	method = 'POST',
+): Promise<{ status: number; body: string }> {
 	return new Promise((resolve, reject) => {
 		const req = http.request({ host: '127.0.0.1', port, path: pathname, method, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
 			let text = '';
@@ -36,7 +42,10 @@ async function recorded(root: string): Promise<{ steps: string[]; events: number
 	const engine = await Engine.open({ workspaceRoot: root, log: new MemoryLogger() });
 	try {
 		const rows = engine.store.sqlite.exec("SELECT kind, body_json FROM shared_events WHERE kind LIKE 'timeline.%'")[0]?.values ?? [];
-		return { steps: rows.filter((r) => r[0] === 'timeline.step').map((r) => String((JSON.parse(String(r[1])) as { toolUseId: unknown }).toolUseId)), events: rows.length };
+		return {
+			steps: rows.filter((r) => r[0] === 'timeline.step').map((r) => String((JSON.parse(String(r[1])) as { toolUseId: unknown }).toolUseId)),
+			events: rows.length,
+		};
 	} finally {
 		engine.close();
 	}
@@ -44,7 +53,15 @@ async function recorded(root: string): Promise<{ steps: string[]; events: number
 
 test('the HTTP hook endpoint refuses what is not a hook event with the secret (nothing recorded) and records a right one exactly once, sent twice', async (t) => {
 	const { cli, root } = await daemonWorkspace(t);
-	const started = await baton(cli, root, ['hook', 'session-start'], { input: JSON.stringify({ session_id: session, cwd: root, hook_event_name: 'SessionStart', source: 'startup', transcript_path: path.join(root, 'none.jsonl') }) });
+	const started = await baton(cli, root, ['hook', 'session-start'], {
+		input: JSON.stringify({
+			session_id: session,
+			cwd: root,
+			hook_event_name: 'SessionStart',
+			source: 'startup',
+			transcript_path: path.join(root, 'none.jsonl'),
+		}),
+	});
 	assert.equal(started.code, 0, started.stderr);
 	const info = endpoint(root);
 	assert.ok(info, 'a daemon serves the workspace');

@@ -73,7 +73,9 @@ void describe('imports and exports over JSON-RPC', () => {
 	void it('reads an agent’s own history over agentHistory/import: a dry run writes nothing, the run imports, a second run finds it unchanged', async (t) => {
 		const workspace = tempDir(t);
 		const codexHome = codexHomeWithRollout(t, workspace);
-		const { connection, changes } = startServerWith(t, workspace, { env: { ...process.env, CODEX_HOME: codexHome, BATON_CLAUDE_HOME: tempDir(t), GEMINI_CLI_HOME: tempDir(t) } });
+		const { connection, changes } = startServerWith(t, workspace, {
+			env: { ...process.env, CODEX_HOME: codexHome, BATON_CLAUDE_HOME: tempDir(t), GEMINI_CLI_HOME: tempDir(t) },
+		});
 		await connection.sendRequest(rpc.workspaceInit, undefined);
 		const before = snapshotFiles(path.join(workspace, '.baton'));
 		const dry = await connection.sendRequest(rpc.agentHistoryImport, { agents: ['codex'], dryRun: true });
@@ -98,10 +100,20 @@ void describe('imports and exports over JSON-RPC', () => {
 		const workspace = tempDir(t);
 		const codexHome = codexHomeWithRollout(t, workspace);
 		// The backend's own environment names another Codex home, empty (a daemon a terminal started).
-		const { connection } = startServerWith(t, workspace, { env: { ...process.env, CODEX_HOME: tempDir(t, 'baton-rpc-other-codex-'), BATON_CLAUDE_HOME: tempDir(t), GEMINI_CLI_HOME: tempDir(t) } });
+		const { connection } = startServerWith(t, workspace, {
+			env: { ...process.env, CODEX_HOME: tempDir(t, 'baton-rpc-other-codex-'), BATON_CLAUDE_HOME: tempDir(t), GEMINI_CLI_HOME: tempDir(t) },
+		});
 		await connection.sendRequest(rpc.workspaceInit, undefined);
-		assert.equal((await connection.sendRequest(rpc.agentHistoryImport, { agents: ['codex'], dryRun: true })).agents['codex']?.found, 0, 'its own Codex home holds nothing');
-		const asked = await connection.sendRequest(rpc.agentHistoryImport, { agents: ['codex'], dryRun: false, env: { CODEX_HOME: codexHome, GITHUB_TOKEN: 'not for the backend' } });
+		assert.equal(
+			(await connection.sendRequest(rpc.agentHistoryImport, { agents: ['codex'], dryRun: true })).agents['codex']?.found,
+			0,
+			'its own Codex home holds nothing',
+		);
+		const asked = await connection.sendRequest(rpc.agentHistoryImport, {
+			agents: ['codex'],
+			dryRun: false,
+			env: { CODEX_HOME: codexHome, GITHUB_TOKEN: 'not for the backend' },
+		});
 		assert.equal(asked.agents['codex']?.imported, 1);
 	});
 });

@@ -43,7 +43,10 @@ function heldOpen(cli: string, cwd: string, args: string[]): { send(input: strin
 
 /** The checkpoint began in the daemon's long lane (its log says so), or finished first. */
 async function checkpointBegan(root: string, finished: () => boolean): Promise<void> {
-	assert.ok(await waitFor(() => finished() || /cli\/run checkpoint create began in the long lane/.test(daemonLog(root)), 120_000), 'the checkpoint never began');
+	assert.ok(
+		await waitFor(() => finished() || /cli\/run checkpoint create began in the long lane/.test(daemonLog(root)), 120_000),
+		'the checkpoint never began',
+	);
 	assert.equal(finished(), false, `the checkpoint finished before the test saw it begin:\n${daemonLog(root)}`);
 }
 
@@ -52,7 +55,8 @@ test(`hooks and short commands are answered while a ${files}-file checkpoint run
 	tree(root, files);
 	assert.equal((await baton(cli, root, ['session', 'list'])).code, 0, 'the daemon started');
 	const session = '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33';
-	const payload = (event: string, extra: Record<string, unknown>): string => JSON.stringify({ session_id: session, cwd: root, hook_event_name: event, transcript_path: path.join(root, 'none.jsonl'), ...extra });
+	const payload = (event: string, extra: Record<string, unknown>): string =>
+		JSON.stringify({ session_id: session, cwd: root, hook_event_name: event, transcript_path: path.join(root, 'none.jsonl'), ...extra });
 	// The hooks are started ahead (their payload not yet sent), so only their turn in the daemon is raced.
 	const start = heldOpen(cli, root, ['hook', 'session-start']);
 	const prompt = heldOpen(cli, root, ['hook', 'user-prompt-submit']);
@@ -65,19 +69,33 @@ test(`hooks and short commands are answered while a ${files}-file checkpoint run
 	start.send(payload('SessionStart', { source: 'startup' }));
 	const started = await start.result;
 	prompt.send(payload('UserPromptSubmit', { prompt: 'beside the checkpoint' }));
-	const [prompted, added, listed, done] = await Promise.all([prompt.result, baton(cli, root, ['task', 'add', '--title', 'beside the checkpoint']), baton(cli, root, ['session', 'list', '--json']), checkpoint]);
+	const [prompted, added, listed, done] = await Promise.all([
+		prompt.result,
+		baton(cli, root, ['task', 'add', '--title', 'beside the checkpoint']),
+		baton(cli, root, ['session', 'list', '--json']),
+		checkpoint,
+	]);
 	for (const [name, r] of Object.entries({ started, prompted, added, listed, done })) {
 		assert.equal(r.code, 0, `${name}: ${r.stderr}`);
 	}
 	assert.match(started.stdout, /Baton/, 'the session start was briefed');
-	assert.equal((JSON.parse(done.stdout) as { checkpoint: { fileStats: { totalFiles: number } } }).checkpoint.fileStats.totalFiles >= files, true, done.stdout);
+	assert.equal(
+		(JSON.parse(done.stdout) as { checkpoint: { fileStats: { totalFiles: number } } }).checkpoint.fileStats.totalFiles >= files,
+		true,
+		done.stdout,
+	);
 	assert.ok(storedTitles(cli, root).includes('beside the checkpoint'));
 	// The daemon answered each of them before it finished the checkpoint that began before them.
 	const lines = daemonLog(root).split('\n');
 	const at = (pattern: RegExp): number => lines.findIndex((line) => pattern.test(line));
 	const end = at(/cli\/run checkpoint create → exit 0/);
 	assert.ok(end > at(/cli\/run checkpoint create began in the long lane/), daemonLog(root));
-	for (const answered of [/hook\/run hook session-start → exit 0/, /hook\/run hook user-prompt-submit → exit 0/, /cli\/run task add → exit 0/, /cli\/run session list → exit 0 .*\n?/]) {
+	for (const answered of [
+		/hook\/run hook session-start → exit 0/,
+		/hook\/run hook user-prompt-submit → exit 0/,
+		/cli\/run task add → exit 0/,
+		/cli\/run session list → exit 0 .*\n?/,
+	]) {
 		const line = lines.findIndex((l, i) => i > at(/began in the long lane/) && answered.test(l));
 		assert.ok(line > 0 && line < end, `${String(answered)} was not answered while the checkpoint ran:\n${daemonLog(root)}`);
 	}
@@ -99,7 +117,11 @@ test('thirty writers at once beside a checkpoint in the daemon are all acknowled
 	assert.equal((await checkpoint).code, 0);
 	const counts = countWrites(results, titles, storedTitles(cli, root));
 	t.diagnostic(`thirty writers: ${JSON.stringify(counts)}`);
-	assert.deepEqual(counts, { acknowledged: 30, refused: 0, spooled: 0, lost: 0, refusedButStored: 0, storedTwice: 0 }, results.map((r) => r.stderr).join('\n'));
+	assert.deepEqual(
+		counts,
+		{ acknowledged: 30, refused: 0, spooled: 0, lost: 0, refusedButStored: 0, storedTwice: 0 },
+		results.map((r) => r.stderr).join('\n'),
+	);
 	// Every one ran in the daemon (none fell back to a process of its own, with its own lock waits).
 	assert.equal(daemonLog(root).match(/cli\/run task add → exit 0/g)?.length, 30, daemonLog(root));
 });

@@ -62,8 +62,15 @@ function traced(stderr: string): { loaded: string[]; caches: { file: string; giv
 test('a hook answered by the daemon loads only dist/cli.js and Node built-ins; the fallback bundles take their V8 code cache', async (t) => {
 	const { cli, root } = await daemonWorkspace(t);
 	const trace = tracer(root);
-	const payload = JSON.stringify({ session_id: '0b6c1f3e-8d2a-4e71-9c55-7a1d2e3f4b5c', cwd: root, hook_event_name: 'SessionStart', source: 'startup', transcript_path: path.join(root, 'none.jsonl') });
-	const run = (args: string[], input = ''): { stderr: string; status: number | null } => spawnSync(process.execPath, ['-r', trace, cli, ...args], { cwd: root, input, env: daemonEnv(), encoding: 'utf8' });
+	const payload = JSON.stringify({
+		session_id: '0b6c1f3e-8d2a-4e71-9c55-7a1d2e3f4b5c',
+		cwd: root,
+		hook_event_name: 'SessionStart',
+		source: 'startup',
+		transcript_path: path.join(root, 'none.jsonl'),
+	});
+	const run = (args: string[], input = ''): { stderr: string; status: number | null } =>
+		spawnSync(process.execPath, ['-r', trace, cli, ...args], { cwd: root, input, env: daemonEnv(), encoding: 'utf8' });
 	assert.equal(run(['hook', 'session-start'], payload).status, 0, 'the first hook starts the daemon');
 	const warm = run(['hook', 'session-start'], payload);
 	assert.equal(warm.status, 0, warm.stderr);

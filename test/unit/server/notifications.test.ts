@@ -21,7 +21,11 @@ async function setup(t: Parameters<typeof tempDir>[0], replies: Reply[], timeout
 	const hook = await httpPeer(t, replies);
 	const workspace = tempDir(t);
 	const config = { notifications: { channels: ['editor', 'webhook'], routing: { notice: ['editor', 'webhook'] }, timeout } };
-	const server = startServer(t, workspace, { extra: ['--config', JSON.stringify(config)], env: cleanEnv, secrets: { 'webhook.url': `${hook.url}/from-secret-storage` } });
+	const server = startServer(t, workspace, {
+		extra: ['--config', JSON.stringify(config)],
+		env: cleanEnv,
+		secrets: { 'webhook.url': `${hook.url}/from-secret-storage` },
+	});
 	const shown: NotificationShowDto[] = [];
 	server.connection.onNotification(rpc.notificationShow, (n) => shown.push(n));
 	await server.connection.sendRequest(rpc.workspaceInit, undefined);
@@ -61,7 +65,12 @@ void describe('backend notifications', () => {
 		assert.deepEqual(byId['webhook'], { id: 'webhook', label: 'Webhook', enabled: true, missing: [] });
 		assert.deepEqual(byId['slack'], { id: 'slack', label: 'Slack', enabled: false, missing: ['slack.webhookUrl'] });
 		assert.deepEqual(byId['editor']?.missing, []);
-		assert.deepEqual(byId['sms'], { id: 'sms', label: 'SMS (Twilio)', enabled: false, missing: ['notifications.sms.to', 'notifications.sms.from', 'twilio.accountSid', 'twilio.authToken'] });
+		assert.deepEqual(byId['sms'], {
+			id: 'sms',
+			label: 'SMS (Twilio)',
+			enabled: false,
+			missing: ['notifications.sms.to', 'notifications.sms.from', 'twilio.accountSid', 'twilio.authToken'],
+		});
 		const result = await connection.sendRequest(rpc.notificationTest, { channel: 'webhook' });
 		assert.equal(result.ok, true, result.error ?? '');
 		assert.equal(JSON.parse(hook.requests.at(-1)!.body).title, 'Test notification');

@@ -14,7 +14,10 @@ void describe('backend server over JSON-RPC', () => {
 		const { connection, changes } = startServer(t, workspace);
 		const before = await connection.sendRequest(rpc.workspaceStatus, undefined);
 		assert.equal(before.initialized, false);
-		await assert.rejects(connection.sendRequest(rpc.sessionOverview, undefined), (e: unknown) => e instanceof ResponseError && (e.data as rpc.RpcErrorData).code === 'notInitialized');
+		await assert.rejects(
+			connection.sendRequest(rpc.sessionOverview, undefined),
+			(e: unknown) => e instanceof ResponseError && (e.data as rpc.RpcErrorData).code === 'notInitialized',
+		);
 		const after = await connection.sendRequest(rpc.workspaceInit, undefined);
 		assert.equal(after.initialized, true);
 		const started = await connection.sendRequest(rpc.sessionStart, { name: 'over rpc', scope: 'global' });
@@ -31,7 +34,10 @@ void describe('backend server over JSON-RPC', () => {
 		assert.equal(details.forkTree.session.id, started.session.id);
 		assert.deepEqual(details.linkedIssues, []);
 		const linked = await connection.sendRequest(rpc.issueLink, { sessionId: started.session.id, ref: 'ABC-12' });
-		assert.deepEqual(linked, { link: { sessionId: started.session.id, tracker: 'linear', issueId: 'ABC-12', url: null, title: null, state: null, source: 'manual' }, added: true });
+		assert.deepEqual(linked, {
+			link: { sessionId: started.session.id, tracker: 'linear', issueId: 'ABC-12', url: null, title: null, state: null, source: 'manual' },
+			added: true,
+		});
 		const withIssue = await connection.sendRequest(rpc.sessionDetails, { id: started.session.id });
 		assert.deepEqual(
 			withIssue.linkedIssues.map((l) => `${l.tracker}:${l.issueId}`),

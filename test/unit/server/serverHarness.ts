@@ -15,7 +15,11 @@ export interface ServerOptions {
 	secrets?: Record<string, string>;
 }
 
-export function startServer(t: TestContext, workspace: string, options: ServerOptions = {}): { connection: MessageConnection; child: ChildProcess; changes: { external: boolean }[] } {
+export function startServer(
+	t: TestContext,
+	workspace: string,
+	options: ServerOptions = {},
+): { connection: MessageConnection; child: ChildProcess; changes: { external: boolean }[] } {
 	const child = fork(serverMain, ['--workspace', workspace, '--poll-ms', '50', ...(options.extra ?? [])], {
 		execArgv: ['--import', 'tsx'],
 		stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

@@ -41,12 +41,19 @@ function referenceTree(chains: readonly ScopeChains[]): { scopeKey: string; coun
 		}
 		tops.set(c.scopeKey, top);
 	}
-	const shapeOf = (nodes: Node[]): unknown[] => nodes.map((n) => (n.workers.length ? { [`${n.s.id}#${n.position}`]: shapeOf(n.workers) } : `${n.s.id}#${n.position}`));
+	const shapeOf = (nodes: Node[]): unknown[] =>
+		nodes.map((n) => (n.workers.length ? { [`${n.s.id}#${n.position}`]: shapeOf(n.workers) } : `${n.s.id}#${n.position}`));
 	return chains
 		.filter((c) => (tops.get(c.scopeKey) ?? []).length > 0)
-		.map((c) => ({ scopeKey: c.scopeKey, count: c.sessions.length, active: c.sessions.filter((s) => s.status === 'active').length, rows: shapeOf(tops.get(c.scopeKey) ?? []) }));
+		.map((c) => ({
+			scopeKey: c.scopeKey,
+			count: c.sessions.length,
+			active: c.sessions.filter((s) => s.status === 'active').length,
+			rows: shapeOf(tops.get(c.scopeKey) ?? []),
+		}));
 }
-const shape = (rows: readonly TreeRowDto[]): unknown[] => rows.map((r) => (r.workers.length ? { [`${r.session.id}#${r.position}`]: shape(r.workers) } : `${r.session.id}#${r.position}`));
+const shape = (rows: readonly TreeRowDto[]): unknown[] =>
+	rows.map((r) => (r.workers.length ? { [`${r.session.id}#${r.position}`]: shape(r.workers) } : `${r.session.id}#${r.position}`));
 
 void describe('the Session Chains tree in the backend', () => {
 	void it('decides nesting from the parented sessions alone: across scopes, counted where their scope is, never a cycle', () => {
@@ -91,7 +98,12 @@ void describe('the Session Chains tree in the backend', () => {
 		const actual = [];
 		for (const scope of root.scopes) {
 			assert.equal(Boolean(scope.rows), opensExpanded(scope), `${scope.scopeKey}: rows sent exactly when it opens expanded`);
-			actual.push({ scopeKey: scope.scopeKey, count: scope.sessionCount, active: scope.activeCount, rows: shape(scope.rows ?? (await treeScopeOf(engine, scope.scopeKey))) });
+			actual.push({
+				scopeKey: scope.scopeKey,
+				count: scope.sessionCount,
+				active: scope.activeCount,
+				rows: shape(scope.rows ?? (await treeScopeOf(engine, scope.scopeKey))),
+			});
 		}
 		assert.deepEqual(actual, expected);
 		assert.ok(!root.scopes.some((s) => s.scopeKey === 'task:T9'));

@@ -31,7 +31,11 @@ test("a window that joins another's backend brings its settings and secrets: a t
 	const env = daemonEnv();
 	delete env['BATON_WEBHOOK_URL'];
 	delete env['BATON_WEBHOOK_TOKEN'];
-	const first = fork(path.join(path.dirname(cli), 'server.js'), ['--workspace', root, '--serve-daemon', '--poll-ms', '50', '--config', '{}'], { env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'], execArgv: [] });
+	const first = fork(path.join(path.dirname(cli), 'server.js'), ['--workspace', root, '--serve-daemon', '--poll-ms', '50', '--config', '{}'], {
+		env,
+		stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+		execArgv: [],
+	});
 	t.after(() => first.kill('SIGKILL'));
 	const firstConnection = createMessageConnection(new IPCMessageReader(first), new IPCMessageWriter(first));
 	const logs: string[] = [];
@@ -52,7 +56,10 @@ test("a window that joins another's backend brings its settings and secrets: a t
 	const shownSecond: NotificationShowDto[] = [];
 	second.connection.onNotification(rpc.notificationShow, (n) => shownSecond.push(n));
 	second.connection.onRequest(rpc.secretGet, ({ name }) => ({ value: name === 'webhook.url' ? url : name === 'webhook.token' ? token : null }));
-	assert.ok(await waitFor(() => logs.some((m) => /notifications: delivering to editor, webhook/.test(m)), 20_000), `the backend did not take the second window's settings:\n${logs.join('\n')}`);
+	assert.ok(
+		await waitFor(() => logs.some((m) => /notifications: delivering to editor, webhook/.test(m)), 20_000),
+		`the backend did not take the second window's settings:\n${logs.join('\n')}`,
+	);
 
 	// A terminal, with no secret in its environment, starts and ends a session through the shared backend.
 	const started = await baton(cli, root, ['session', 'start', '--name', 'from the terminal', '--json'], { env: {} });
@@ -65,7 +72,10 @@ test("a window that joins another's backend brings its settings and secrets: a t
 	assert.equal((delivered?.body['session'] as { id: string } | undefined)?.id, session.id);
 	assert.equal(delivered?.authorization, `Bearer ${token}`, "delivered with the joined window's SecretStorage");
 	// Every connected window shows it.
-	assert.ok(await waitFor(() => shownFirst.some((n) => n.event === 'session.completed') && shownSecond.some((n) => n.event === 'session.completed'), 10_000), 'both windows are told');
+	assert.ok(
+		await waitFor(() => shownFirst.some((n) => n.event === 'session.completed') && shownSecond.some((n) => n.event === 'session.completed'), 10_000),
+		'both windows are told',
+	);
 
 	// One engine: the terminal's commands found the windows' engine open, and no other process served them.
 	assert.equal(daemonPids(root).length, 0);

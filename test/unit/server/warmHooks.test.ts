@@ -16,7 +16,11 @@ test("hooks run in the daemon's warm engine, which still sees what other process
 	assert.equal((await baton(cli, root, ['task', 'list'])).code, 0);
 	assert.match(daemonLog(root), /cli\/run task list → exit 0 in \d+ ms \(opened the engine\)/);
 	// Another process writes behind the daemon's back.
-	const outside = spawnSync(process.execPath, [cli, '--no-daemon', 'task', 'add', '--title', 'written outside', '--json'], { cwd: root, env: daemonEnv(), encoding: 'utf8' });
+	const outside = spawnSync(process.execPath, [cli, '--no-daemon', 'task', 'add', '--title', 'written outside', '--json'], {
+		cwd: root,
+		env: daemonEnv(),
+		encoding: 'utf8',
+	});
 	assert.equal(outside.status, 0, outside.stderr);
 	const start = JSON.stringify({ session_id: 'a1b2c3d4-0000-4000-8000-000000000009', hook_event_name: 'SessionStart', cwd: root, source: 'startup' });
 	const hook = await baton(cli, root, ['hook', 'session-start'], { input: start });

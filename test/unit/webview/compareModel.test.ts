@@ -5,7 +5,13 @@ import { describe, it } from 'node:test';
 import type { ComparisonDto, FileChangeDto } from '../../../src/protocol/checkpointDto';
 import { countFiles, environmentKeyLabel, formatBytes, formatCount, modeChange } from '../../../webview/compareModel';
 
-function file(path: string, change: FileChangeDto['change'], additions: number | null, deletions: number | null, modes: { old?: string | null; new?: string | null } = {}): FileChangeDto {
+function file(
+	path: string,
+	change: FileChangeDto['change'],
+	additions: number | null,
+	deletions: number | null,
+	modes: { old?: string | null; new?: string | null } = {},
+): FileChangeDto {
 	return {
 		path,
 		change,
@@ -26,7 +32,9 @@ void describe('comparison view helpers', () => {
 	});
 
 	void it('matches the preview fixture', () => {
-		const fixture = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../fixtures/webviewData.json'), 'utf8')) as { compare: { comparison: ComparisonDto } };
+		const fixture = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../fixtures/webviewData.json'), 'utf8')) as {
+			compare: { comparison: ComparisonDto };
+		};
 		const counts = countFiles(fixture.compare.comparison.files);
 		assert.equal(counts.added + counts.modified + counts.deleted, fixture.compare.comparison.files.length);
 		assert.equal(counts.binary, fixture.compare.comparison.files.filter((f) => f.binary).length);
@@ -43,8 +51,16 @@ void describe('comparison view helpers', () => {
 	void it('describes mode changes, symlinks and executables, and says nothing of plain files', () => {
 		assert.equal(modeChange({ oldMode: '100644', newMode: '100644' }), null);
 		assert.equal(modeChange({ oldMode: null, newMode: '100644' }), null);
-		assert.deepEqual(modeChange({ oldMode: '100644', newMode: '100755' }), { text: '100644 → 100755', spoken: 'mode changed from regular file to executable', notable: true });
-		assert.deepEqual(modeChange({ oldMode: '100644', newMode: '120000' }), { text: '100644 → 120000', spoken: 'mode changed from regular file to symlink', notable: true });
+		assert.deepEqual(modeChange({ oldMode: '100644', newMode: '100755' }), {
+			text: '100644 → 100755',
+			spoken: 'mode changed from regular file to executable',
+			notable: true,
+		});
+		assert.deepEqual(modeChange({ oldMode: '100644', newMode: '120000' }), {
+			text: '100644 → 120000',
+			spoken: 'mode changed from regular file to symlink',
+			notable: true,
+		});
 		assert.deepEqual(modeChange({ oldMode: null, newMode: '120000' }), { text: 'symlink', spoken: 'symlink', notable: false });
 		assert.deepEqual(modeChange({ oldMode: '100755', newMode: null }), { text: 'executable', spoken: 'executable', notable: false });
 		assert.deepEqual(modeChange({ oldMode: '100600', newMode: '100600' })?.text, '100600');

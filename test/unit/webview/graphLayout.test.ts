@@ -81,7 +81,10 @@ void describe('chain graph layout', () => {
 	});
 
 	void it('ignores links to sessions it was not given and survives bad times', () => {
-		const layout = layoutGraph([session('x', 'global', 0, 10, { previous: 'gone', parent: 'also-gone' }), { ...session('y', 'global', 5, 6), startedAt: 'not a time' }], { alignTime: true });
+		const layout = layoutGraph(
+			[session('x', 'global', 0, 10, { previous: 'gone', parent: 'also-gone' }), { ...session('y', 'global', 5, 6), startedAt: 'not a time' }],
+			{ alignTime: true },
+		);
 		assert.equal(layout.edges.length, 0);
 		assert.equal(layout.nodes.length, 2);
 	});
@@ -90,7 +93,12 @@ void describe('chain graph layout', () => {
 		const many: SessionDto[] = [];
 		for (let i = 0; i < 5000; i++) {
 			const scope = `task:T${i % 50}`;
-			many.push(session(`s${i}`, scope, i * 10, i * 10 + 5, { previous: i >= 50 ? `s${i - 50}` : undefined, parent: i % 7 === 3 && i > 10 ? `s${i - 9}` : undefined }));
+			many.push(
+				session(`s${i}`, scope, i * 10, i * 10 + 5, {
+					previous: i >= 50 ? `s${i - 50}` : undefined,
+					parent: i % 7 === 3 && i > 10 ? `s${i - 9}` : undefined,
+				}),
+			);
 		}
 		const started = performance.now();
 		const layout = layoutGraph(many, { alignTime: true });

@@ -21,7 +21,12 @@ function emailText(m: NotificationMessage): string {
 /** What is missing before a mail can be sent (empty when ready). */
 export function emailMissing(env: ChannelEnv, hasPassword: boolean): string[] {
 	const smtp = env.config.smtp;
-	return [...(smtp.host ? [] : ['notifications.smtp.host']), ...(smtp.from ? [] : ['notifications.smtp.from']), ...(smtp.to.length > 0 ? [] : ['notifications.smtp.to']), ...(smtp.user && !hasPassword ? ['smtp.password'] : [])];
+	return [
+		...(smtp.host ? [] : ['notifications.smtp.host']),
+		...(smtp.from ? [] : ['notifications.smtp.from']),
+		...(smtp.to.length > 0 ? [] : ['notifications.smtp.to']),
+		...(smtp.user && !hasPassword ? ['smtp.password'] : []),
+	];
 }
 
 export async function sendEmail(m: NotificationMessage, env: ChannelEnv): Promise<void> {
@@ -30,7 +35,10 @@ export async function sendEmail(m: NotificationMessage, env: ChannelEnv): Promis
 	const password = smtp.user ? await secretFor(env, 'smtp.password', used) : undefined;
 	const missing = emailMissing(env, password !== undefined);
 	if (missing.length > 0) {
-		throw channelError({ channel: 'email', secrets: used }, missing.includes('smtp.password') ? missingSecretText('smtp.password') : `not configured: set ${missing.join(', ')}`);
+		throw channelError(
+			{ channel: 'email', secrets: used },
+			missing.includes('smtp.password') ? missingSecretText('smtp.password') : `not configured: set ${missing.join(', ')}`,
+		);
 	}
 	const timeoutMs = env.timeoutMs();
 	const { createTransport } = await import('nodemailer');

@@ -36,7 +36,13 @@ export function maskDeliveryText(text: string, secrets: ReadonlyMap<SecretName, 
 		} catch {
 			continue;
 		}
-		const parts = [`${url.pathname}${url.search}`, url.pathname, ...url.pathname.split('/').filter((s) => s.length >= 16), ...[...url.searchParams.values()], url.password];
+		const parts = [
+			`${url.pathname}${url.search}`,
+			url.pathname,
+			...url.pathname.split('/').filter((s) => s.length >= 16),
+			...[...url.searchParams.values()],
+			url.password,
+		];
 		pushAll(entries, [...parts.filter((part) => part.length >= 8).map((part): [SecretName, string] => [name, part])]);
 	}
 	let out = text;
@@ -67,7 +73,13 @@ export async function httpPost(target: PostTarget, url: string, init: PostInit):
 	let response: Response;
 	let text: string;
 	try {
-		response = await fetch(parsed, { method: 'POST', headers: init.headers, body: init.body, redirect: 'error', signal: AbortSignal.timeout(target.timeoutMs) });
+		response = await fetch(parsed, {
+			method: 'POST',
+			headers: init.headers,
+			body: init.body,
+			redirect: 'error',
+			signal: AbortSignal.timeout(target.timeoutMs),
+		});
 		text = await response.text();
 	} catch (error) {
 		const e = error as Error & { cause?: { code?: string; message?: string } };

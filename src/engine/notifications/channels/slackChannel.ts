@@ -32,5 +32,8 @@ function slackPayload(m: NotificationMessage): { text: string; blocks: unknown[]
 export async function sendSlack(m: NotificationMessage, env: ChannelEnv): Promise<void> {
 	const used = new Map<SecretName, string>();
 	const url = await requiredSecret(env, 'slack', 'slack.webhookUrl', used);
-	await httpPost({ channel: 'slack', timeoutMs: env.timeoutMs(), secrets: used }, url, { headers: { 'content-type': 'application/json' }, body: JSON.stringify(slackPayload(m)) });
+	await httpPost({ channel: 'slack', timeoutMs: env.timeoutMs(), secrets: used }, url, {
+		headers: { 'content-type': 'application/json' },
+		body: JSON.stringify(slackPayload(m)),
+	});
 }

@@ -63,7 +63,8 @@ async function credentials(env: ChannelEnv, used: Map<SecretName, string>): Prom
 	const fail = (detail: string) => channelError({ channel: 'sms', secrets: used }, detail);
 	const accountSid = await secretFor(env, 'twilio.accountSid', used);
 	if (!accountSid) throw fail(missingSecretText('twilio.accountSid'));
-	if (!/^AC[0-9a-fA-F]{32}$/.test(accountSid)) throw fail('the stored twilio.accountSid is not an account SID (AC and 32 hexadecimal digits, from the Twilio Console)');
+	if (!/^AC[0-9a-fA-F]{32}$/.test(accountSid))
+		throw fail('the stored twilio.accountSid is not an account SID (AC and 32 hexadecimal digits, from the Twilio Console)');
 	const keySid = await secretFor(env, 'twilio.apiKeySid', used);
 	const keySecret = await secretFor(env, 'twilio.apiKeySecret', used);
 	if (keySid || keySecret) {
@@ -109,12 +110,19 @@ export async function sendSms(m: NotificationMessage, env: ChannelEnv): Promise<
 	const sms = env.config.sms;
 	const used = new Map<SecretName, string>();
 	if (sms.to.length === 0 || !(sms.from || sms.messagingServiceSid)) {
-		const lacking = [...(sms.to.length ? [] : ['notifications.sms.to (the numbers to text)']), ...(sms.from || sms.messagingServiceSid ? [] : ['notifications.sms.from (or notifications.sms.messagingServiceSid)'])];
+		const lacking = [
+			...(sms.to.length ? [] : ['notifications.sms.to (the numbers to text)']),
+			...(sms.from || sms.messagingServiceSid ? [] : ['notifications.sms.from (or notifications.sms.messagingServiceSid)']),
+		];
 		throw channelError({ channel: 'sms', secrets: used }, `not configured: set ${lacking.join(' and ')}`);
 	}
 	// The settings were checked when read; a number recorded by an older Baton is checked again here.
 	const bad = [sms.from, ...sms.to].find((n) => n !== undefined && !e164Pattern.test(n));
-	if (bad !== undefined) throw channelError({ channel: 'sms', secrets: used }, `${bad === sms.from ? 'notifications.sms.from' : 'notifications.sms.to'}: "${bad}" is not a phone number in E.164 form (e.g. +14155550123)`);
+	if (bad !== undefined)
+		throw channelError(
+			{ channel: 'sms', secrets: used },
+			`${bad === sms.from ? 'notifications.sms.from' : 'notifications.sms.to'}: "${bad}" is not a phone number in E.164 form (e.g. +14155550123)`,
+		);
 	const creds = await credentials(env, used);
 	const basic = Buffer.from(`${creds.user}:${creds.password}`, 'utf8').toString('base64');
 	const url = `${sms.server.replace(/\/+$/, '')}/2010-04-01/Accounts/${creds.accountSid}/Messages.json`;
@@ -124,7 +132,11 @@ export async function sendSms(m: NotificationMessage, env: ChannelEnv): Promise<
 	for (const to of sms.to) {
 		if (done.has(to)) continue;
 		const target: PostTarget = { channel: `sms (to ${to})`, timeoutMs: env.timeoutMs(), secrets: used, derived: [[creds.secret, basic]] };
-		const form = new URLSearchParams({ To: to, ...(sms.messagingServiceSid ? { MessagingServiceSid: sms.messagingServiceSid } : { From: sms.from as string }), Body: body });
+		const form = new URLSearchParams({
+			To: to,
+			...(sms.messagingServiceSid ? { MessagingServiceSid: sms.messagingServiceSid } : { From: sms.from as string }),
+			Body: body,
+		});
 		try {
 			const answer = await httpPost(target, url, {
 				headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: `Basic ${basic}` },
@@ -159,6 +171,9 @@ function checkResource(target: PostTarget, answer: string): void {
 		throw channelError(target, 'the answer is not Twilio’s message resource (no sid): is notifications.sms.server Twilio’s API?');
 	}
 	if (resource.status === 'failed' || resource.status === 'undelivered') {
-		throw channelError(target, `Twilio took message ${resource.sid} as ${resource.status}${typeof resource.error_message === 'string' ? `: ${resource.error_message}` : ''}`);
+		throw channelError(
+			target,
+			`Twilio took message ${resource.sid} as ${resource.status}${typeof resource.error_message === 'string' ? `: ${resource.error_message}` : ''}`,
+		);
 	}
 }

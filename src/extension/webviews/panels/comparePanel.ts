@@ -54,7 +54,10 @@ export function createComparePanel(): PanelProvider<'compare'> {
 			if ('changesOf' in target) {
 				return { type: 'compare', comparison: await host.request(checkpointChanges, { id: target.changesOf }) };
 			}
-			return { type: 'compare', comparison: await host.request(checkpointDiff, target.to === undefined ? { from: target.from } : { from: target.from, to: target.to }) };
+			return {
+				type: 'compare',
+				comparison: await host.request(checkpointDiff, target.to === undefined ? { from: target.from } : { from: target.from, to: target.to }),
+			};
 		},
 		shown(data: DataOf<'compare'>): string {
 			const { from, to } = data.comparison;

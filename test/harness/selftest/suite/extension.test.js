@@ -20,7 +20,9 @@ suite('baton workbench selftest (extension host)', () => {
 	test('Node APIs and the runner environment reach the extension host', () => {
 		assert.ok(fs.existsSync('/'));
 		assert.strictEqual(process.env.BATON_SELFTEST_TOKEN, 'passed-through');
-		console.log(`ext host: node ${process.version}, remoteName=${vscode.env.remoteName}, uiKind=${vscode.env.uiKind === vscode.UIKind.Web ? 'Web' : 'Desktop'}`);
+		console.log(
+			`ext host: node ${process.version}, remoteName=${vscode.env.remoteName}, uiKind=${vscode.env.uiKind === vscode.UIKind.Web ? 'Web' : 'Desktop'}`,
+		);
 	});
 	test('the workspace folder is open', () => {
 		assert.strictEqual(vscode.workspace.workspaceFolders?.length, 1);

@@ -28,7 +28,10 @@ function setup(t: TestContext): { base: string; cli: string; editor: string } {
 	fs.mkdirSync(path.dirname(cli), { recursive: true });
 	fs.writeFileSync(cli, '// cli\n');
 	// The editor's binary: a Node-compatible program when ELECTRON_RUN_AS_NODE=1, like VS Code's Electron.
-	const editor = executable(path.join(base, 'editor', 'code'), `[ "$ELECTRON_RUN_AS_NODE" = 1 ] || { echo "not as node" >&2; exit 9; }\nexec "${process.execPath}" "$@"`);
+	const editor = executable(
+		path.join(base, 'editor', 'code'),
+		`[ "$ELECTRON_RUN_AS_NODE" = 1 ] || { echo "not as node" >&2; exit 9; }\nexec "${process.execPath}" "$@"`,
+	);
 	return { base, cli, editor };
 }
 
@@ -38,7 +41,10 @@ void describe('batonLauncher', () => {
 		const launcher = batonLauncher({ cliPath: cli, execPath: process.execPath, env: { PATH: path.join(base, 'empty') } });
 		assert.deepEqual(launcher, { kind: 'node', command: process.execPath, args: [fs.realpathSync(cli)], env: {} });
 		assert.equal(shellCommandOf(launcher, 'linux'), `"${process.execPath}" "${fs.realpathSync(cli)}"`);
-		assert.equal(shellCommandOf({ ...launcher, command: '/opt/my "tools"/$HOME/node' }, 'linux'), `"/opt/my \\"tools\\"/\\$HOME/node" "${fs.realpathSync(cli)}"`);
+		assert.equal(
+			shellCommandOf({ ...launcher, command: '/opt/my "tools"/$HOME/node' }, 'linux'),
+			`"/opt/my \\"tools\\"/\\$HOME/node" "${fs.realpathSync(cli)}"`,
+		);
 	});
 
 	void it('prefers `baton` on PATH when it is this installation, from a terminal and from the editor', (t) => {
@@ -73,7 +79,13 @@ void describe('batonLauncher', () => {
 	void it('VS Code’s Electron without a Node on PATH: runs as Node through `env`, with a warning, and the command works', (t) => {
 		const { cli, base, editor } = setup(t);
 		fakeNode(path.join(base, 'old'), 18);
-		const launcher = batonLauncher({ cliPath: cli, execPath: editor, env: { PATH: path.join(base, 'old') }, editor: { electron: true }, platform: 'linux' });
+		const launcher = batonLauncher({
+			cliPath: cli,
+			execPath: editor,
+			env: { PATH: path.join(base, 'old') },
+			editor: { electron: true },
+			platform: 'linux',
+		});
 		assert.equal(launcher.kind, 'editor-as-node');
 		assert.deepEqual(launcher.env, { ELECTRON_RUN_AS_NODE: '1' });
 		assert.match(launcher.warning ?? '', /No Node\.js 20\+ on PATH \(found only .*old\/node \(Node 18\)\).*stops working when VS Code is updated/);
@@ -81,7 +93,10 @@ void describe('batonLauncher', () => {
 		assert.equal(command, `env ELECTRON_RUN_AS_NODE=1 "${editor}" "${fs.realpathSync(cli)}"`);
 		// As Cline's scripts run it (`exec <command> …`) and as Claude runs hooks (`sh -c`).
 		fs.writeFileSync(fs.realpathSync(cli), 'console.log(JSON.stringify(process.argv.slice(2)));\n');
-		assert.equal(execFileSync('/bin/sh', ['-c', `exec ${command} hook stop`], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } }).trim(), '["hook","stop"]');
+		assert.equal(
+			execFileSync('/bin/sh', ['-c', `exec ${command} hook stop`], { encoding: 'utf8', env: { PATH: '/usr/bin:/bin' } }).trim(),
+			'["hook","stop"]',
+		);
 		// For this window only (VS Code's MCP definition) the editor's binary is fine, and says nothing.
 		const now = batonLauncher({ cliPath: cli, execPath: editor, env: { PATH: '' }, editor: { electron: true }, persistent: false });
 		assert.equal(now.kind, 'editor-as-node');
@@ -109,10 +124,15 @@ void describe('hooks on a machine with no baton on PATH', () => {
 		fs.mkdirSync(root);
 		const cli = path.join(repoRoot, 'dist', 'cli.js');
 		// PATH without baton: the directories of git, sh and node only.
-		const PATH = [...new Set(['git', 'sh', 'node'].map((b) => path.dirname(execFileSync('sh', ['-c', `command -v ${b}`], { encoding: 'utf8' }).trim())))].join(':');
+		const PATH = [
+			...new Set(['git', 'sh', 'node'].map((b) => path.dirname(execFileSync('sh', ['-c', `command -v ${b}`], { encoding: 'utf8' }).trim()))),
+		].join(':');
 		const env = { PATH, HOME: home, BATON_NO_DAEMON: '1', BATON_ACTOR: 'test:agents' };
 		execFileSync(process.execPath, [cli, 'init'], { cwd: root, env });
-		const connected = JSON.parse(execFileSync(process.execPath, [cli, 'connect', 'claude', '--json'], { cwd: root, env, encoding: 'utf8' })) as { command: string; warning?: string };
+		const connected = JSON.parse(execFileSync(process.execPath, [cli, 'connect', 'claude', '--json'], { cwd: root, env, encoding: 'utf8' })) as {
+			command: string;
+			warning?: string;
+		};
 		assert.equal(connected.command, '"$(command -v baton || echo "$HOME/.baton/bin/baton")"', 'no path of this machine in the committed command');
 		assert.equal(connected.warning, undefined);
 		const launcher = path.join(home, '.baton', 'bin', 'baton');
@@ -120,7 +140,12 @@ void describe('hooks on a machine with no baton on PATH', () => {
 		const settings = JSON.parse(fs.readFileSync(path.join(root, '.claude', 'settings.json'), 'utf8'));
 		const command = settings.hooks.SessionStart[0].hooks[0].command as string;
 		assert.ok(!command.includes(base), 'the committed file names no folder of this machine');
-		const answer = execFileSync('sh', ['-c', command], { cwd: root, env, input: JSON.stringify({ session_id: 'c1a2b3c4-0000-4000-8000-000000000001', hook_event_name: 'SessionStart', cwd: root, source: 'startup' }), encoding: 'utf8' });
+		const answer = execFileSync('sh', ['-c', command], {
+			cwd: root,
+			env,
+			input: JSON.stringify({ session_id: 'c1a2b3c4-0000-4000-8000-000000000001', hook_event_name: 'SessionStart', cwd: root, source: 'startup' }),
+			encoding: 'utf8',
+		});
 		assert.match(JSON.parse(answer).hookSpecificOutput.additionalContext, /^Baton briefing/, 'the hook ran Baton through the launcher');
 		assert.match(fs.readFileSync(path.join(root, '.baton', 'logs', 'hooks.log'), 'utf8'), /claude-code session-start .* → started ses_/);
 		// A teammate's clone with baton on PATH runs the same committed command through PATH.

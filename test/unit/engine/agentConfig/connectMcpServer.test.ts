@@ -85,14 +85,22 @@ void describe('MCP configuration merge', () => {
 		const root = project(t);
 		const file = path.join(root, '.vscode', 'mcp.json');
 		fs.mkdirSync(path.dirname(file));
-		const before = { inputs: [{ type: 'promptString', id: 'token', password: true }], servers: { fetch: { type: 'stdio', command: 'uvx', args: ['mcp-server-fetch'] } } };
+		const before = {
+			inputs: [{ type: 'promptString', id: 'token', password: true }],
+			servers: { fetch: { type: 'stdio', command: 'uvx', args: ['mcp-server-fetch'] } },
+		};
 		fs.writeFileSync(file, JSON.stringify(before, null, 2));
 		const written = connectMcpServer(root, mcpTargetFor('copilot', root), { ...launch, env: { ELECTRON_RUN_AS_NODE: '1' } }, { now });
 		assert.equal(written.action, 'updated');
 		const config = JSON.parse(fs.readFileSync(file, 'utf8'));
 		assert.deepEqual(config.inputs, before.inputs);
 		assert.deepEqual(config.servers.fetch, before.servers.fetch);
-		assert.deepEqual(config.servers.baton, { type: 'stdio', command: '/usr/local/bin/node', args: ['/opt/baton/dist/cli.js', 'mcp', '--workspace', '${workspaceFolder}'], env: { ELECTRON_RUN_AS_NODE: '1' } });
+		assert.deepEqual(config.servers.baton, {
+			type: 'stdio',
+			command: '/usr/local/bin/node',
+			args: ['/opt/baton/dist/cli.js', 'mcp', '--workspace', '${workspaceFolder}'],
+			env: { ELECTRON_RUN_AS_NODE: '1' },
+		});
 		// The launcher no longer needs Electron: its variable goes, nothing else does.
 		connectMcpServer(root, mcpTargetFor('copilot', root), launch, { now });
 		assert.equal(JSON.parse(fs.readFileSync(file, 'utf8')).servers.baton.env, undefined);
@@ -102,7 +110,19 @@ void describe('MCP configuration merge', () => {
 		const base = tempDir(t, 'baton-cline-mcp-');
 		const settings = path.join(base, 'globalStorage', 'saoudrizwan.claude-dev', 'settings', 'cline_mcp_settings.json');
 		fs.mkdirSync(path.dirname(settings), { recursive: true });
-		fs.writeFileSync(settings, JSON.stringify({ mcpServers: { 'baton-shop': { command: 'python', args: ['my_own_baton.py'] }, git: { command: 'uvx', args: ['mcp-server-git'], disabled: false, autoApprove: [] } } }, null, 2));
+		fs.writeFileSync(
+			settings,
+			JSON.stringify(
+				{
+					mcpServers: {
+						'baton-shop': { command: 'python', args: ['my_own_baton.py'] },
+						git: { command: 'uvx', args: ['mcp-server-git'], disabled: false, autoApprove: [] },
+					},
+				},
+				null,
+				2,
+			),
+		);
 		const one = path.join(base, 'a', 'shop');
 		const two = path.join(base, 'b', 'shop');
 		fs.mkdirSync(one, { recursive: true });
@@ -114,7 +134,12 @@ void describe('MCP configuration merge', () => {
 		assert.match(first.name ?? '', /^baton-shop-[0-9a-f]{6}$/, 'the user’s own "baton-shop" is not Baton’s: a name of its own');
 		let config = JSON.parse(fs.readFileSync(settings, 'utf8'));
 		assert.deepEqual(config.mcpServers['baton-shop'], { command: 'python', args: ['my_own_baton.py'] });
-		assert.deepEqual(config.mcpServers[first.name as string], { command: '/usr/local/bin/node', args: ['/opt/baton/dist/cli.js', 'mcp', '--workspace', one], disabled: false, autoApprove: [] });
+		assert.deepEqual(config.mcpServers[first.name as string], {
+			command: '/usr/local/bin/node',
+			args: ['/opt/baton/dist/cli.js', 'mcp', '--workspace', one],
+			disabled: false,
+			autoApprove: [],
+		});
 		// The user turned it off in Cline; connecting again does not turn it back on.
 		config.mcpServers[first.name as string].disabled = true;
 		fs.writeFileSync(settings, JSON.stringify(config, null, 2));
@@ -156,7 +181,8 @@ void describe('MCP configuration merge', () => {
 			for (const l of [launch, null]) {
 				assert.throws(
 					() => connectMcpServer(root, mcpTargetFor('copilot', root), l, { now }),
-					(e: unknown) => BatonError.is(e, 'configInvalid') && e.message.includes(file) && why.test(e.message) && /Baton changed nothing/.test(e.message),
+					(e: unknown) =>
+						BatonError.is(e, 'configInvalid') && e.message.includes(file) && why.test(e.message) && /Baton changed nothing/.test(e.message),
 				);
 				assert.equal(fs.readFileSync(file, 'utf8'), broken);
 			}
@@ -191,7 +217,9 @@ void describe('baton connect --mcp (the bundled CLI)', () => {
 		assert.equal(fs.existsSync(path.join(other, '.claude')), false, 'no hook was written either');
 		assert.equal(fs.readFileSync(path.join(other, '.mcp.json'), 'utf8'), '{ "mcpServers": ');
 
-		const cline = runBaton(cli, root, ['connect', 'cline', '--mcp', '--json'], { env: { HOME: path.join(root, 'nohome'), XDG_CONFIG_HOME: path.join(root, 'nohome'), XDG_DATA_HOME: path.join(root, 'nohome') } });
+		const cline = runBaton(cli, root, ['connect', 'cline', '--mcp', '--json'], {
+			env: { HOME: path.join(root, 'nohome'), XDG_CONFIG_HOME: path.join(root, 'nohome'), XDG_DATA_HOME: path.join(root, 'nohome') },
+		});
 		assert.equal(cline.code, 2);
 		assert.match(cline.json?.['error'].message, /no Cline installation found.*--cline-mcp-settings/);
 		const settings = path.join(root, 'cline', 'cline_mcp_settings.json');

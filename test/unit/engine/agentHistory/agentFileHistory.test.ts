@@ -50,16 +50,27 @@ function productHome(t: TestContext, root: string): { home: string; chatLog: str
 	const cline = path.join(user, 'globalStorage', 'saoudrizwan.claude-dev');
 	const clineUi = path.join(cline, 'tasks', clineId, 'ui_messages.json');
 	write(clineUi, fs.readFileSync(path.join(real, 'cline-task', 'ui_messages.json'), 'utf8'));
-	write(path.join(cline, 'state', 'taskHistory.json'), JSON.stringify([{ id: clineId, ts: 1770586533689, task: 'the task', tokensIn: 530, tokensOut: 51905, totalCost: 1, cwdOnTaskInitialization: root }]));
+	write(
+		path.join(cline, 'state', 'taskHistory.json'),
+		JSON.stringify([{ id: clineId, ts: 1770586533689, task: 'the task', tokensIn: 530, tokensOut: 51905, totalCost: 1, cwdOnTaskInitialization: root }]),
+	);
 	const roo = path.join(user, 'globalStorage', 'rooveterinaryinc.roo-cline', 'tasks', rooId);
 	const rooMessages = [
 		{ ts: 1770000001000, type: 'say', say: 'text', text: 'write the docs' },
-		{ ts: 1770000002000, type: 'say', say: 'api_req_started', text: JSON.stringify({ request: `# Current Workspace Directory (${root}) Files`, tokensIn: 5, tokensOut: 7 }) },
+		{
+			ts: 1770000002000,
+			type: 'say',
+			say: 'api_req_started',
+			text: JSON.stringify({ request: `# Current Workspace Directory (${root}) Files`, tokensIn: 5, tokensOut: 7 }),
+		},
 		{ ts: 1770000003000, type: 'ask', ask: 'tool', text: JSON.stringify({ tool: 'appliedDiff', path: 'README.md' }) },
 		{ ts: 1770000004000, type: 'say', say: 'text', text: 'Done.' },
 	];
 	write(path.join(roo, 'ui_messages.json'), JSON.stringify(rooMessages));
-	write(path.join(roo, 'history_item.json'), JSON.stringify({ id: rooId, number: 1, ts: 1770000001000, task: 'write the docs', tokensIn: 5, tokensOut: 7, totalCost: 0, workspace: root }));
+	write(
+		path.join(roo, 'history_item.json'),
+		JSON.stringify({ id: rooId, number: 1, ts: 1770000001000, task: 'write the docs', tokensIn: 5, tokensOut: 7, totalCost: 0, workspace: root }),
+	);
 	return { home, chatLog, clineUi };
 }
 
@@ -100,7 +111,11 @@ test('VS Code’s chat sessions and Cline’s and Roo Code’s tasks become Bato
 	const { engine, root, home, run, info } = await setUp(t);
 	const before = snapshot(home);
 	const dry = await run({ dryRun: true });
-	assert.deepEqual(Object.fromEntries(Object.entries(dry.agents).map(([a, c]) => [a, [c.found, c.imported]])), { copilot: [2, 2], cline: [2, 2] }, JSON.stringify(dry));
+	assert.deepEqual(
+		Object.fromEntries(Object.entries(dry.agents).map(([a, c]) => [a, [c.found, c.imported]])),
+		{ copilot: [2, 2], cline: [2, 2] },
+		JSON.stringify(dry),
+	);
 	assert.equal(await engine.store.read((db) => db.select().from(sessions).all().length), 0, 'a dry run writes no session');
 
 	const first = await run();
@@ -128,7 +143,10 @@ test('VS Code’s chat sessions and Cline’s and Roo Code’s tasks become Bato
 	assert.equal(row(rooId)?.name, 'write the docs', 'named by its first request');
 	assert.equal(row(clineId)?.startedAt, '2026-02-08T19:02:52.307Z', 'from its first message');
 	const aliases = await engine.store.read((db) => db.select().from(sessionAliases).all());
-	assert.deepEqual(aliases.map((a) => `${a.agent}:${a.alias}`).sort(), [`cline:${clineId}`, `cline:${rooId}`, `copilot:${jsonId}`, `copilot:${logId}`].sort());
+	assert.deepEqual(
+		aliases.map((a) => `${a.agent}:${a.alias}`).sort(),
+		[`cline:${clineId}`, `cline:${rooId}`, `copilot:${jsonId}`, `copilot:${logId}`].sort(),
+	);
 
 	assert.deepEqual(snapshot(home), before, 'no agent file was written: bytes and mtimes as they were');
 	await assertSecondRunChangesNothing(root, () => run());
@@ -142,14 +160,25 @@ test('a file written again is read whole again and its excerpts replace the ones
 	const taskExcerpts = excerpts(clineId).length;
 
 	// VS Code pushes the next request onto the log (a mutation of the first line's state: only the whole log means anything).
-	const request = { requestId: 'request_next', timestamp: 1770583500000, message: { text: 'and one more joke', parts: [] }, response: [{ value: 'Added.' }], modelId: 'copilot/gpt-4o' };
+	const request = {
+		requestId: 'request_next',
+		timestamp: 1770583500000,
+		message: { text: 'and one more joke', parts: [] },
+		response: [{ value: 'Added.' }],
+		modelId: 'copilot/gpt-4o',
+	};
 	fs.appendFileSync(chatLog, `${JSON.stringify({ kind: 2, k: ['requests'], v: [request] })}\n`);
 	// Cline writes its ui_messages.json whole again with the person's next message.
 	const messages = JSON.parse(fs.readFileSync(clineUi, 'utf8')) as unknown[];
 	messages.push({ ts: 1770586600000, type: 'say', say: 'user_feedback', text: 'now the README too' });
 	fs.writeFileSync(clineUi, JSON.stringify(messages));
 	const grown = await run();
-	assert.deepEqual(Object.fromEntries(grown.sessions.map((s) => [s.agentSessionId, s.outcome])), { [clineId]: 'updated', [jsonId]: 'unchanged', [logId]: 'updated', [rooId]: 'unchanged' });
+	assert.deepEqual(Object.fromEntries(grown.sessions.map((s) => [s.agentSessionId, s.outcome])), {
+		[clineId]: 'updated',
+		[jsonId]: 'unchanged',
+		[logId]: 'updated',
+		[rooId]: 'unchanged',
+	});
 	assert.equal(info(byId(logId))?.userRequests, 3, 'the requests read before are not counted twice');
 	assert.equal(info(byId(clineId))?.userRequests, 8);
 	assert.equal(excerpts(logId).length, chatExcerpts + 2, 'the new request and its answer, the rest replaced');
@@ -213,7 +242,13 @@ test('baton import agents --agent vscode|cline|roo-code --json (the bundled CLI)
 	// older Baton wrote holds the second as Claude Code's (it was told by the field names): `--agent claude-code` writes
 	// that record here, and the import must still link the chat to it.
 	const common = JSON.parse(fs.readFileSync(path.join(real, 'copilot', 'vscode', 'common.json'), 'utf8')) as Record<string, unknown>;
-	const documented = { ...common, ...JSON.parse(fs.readFileSync(path.join(real, 'copilot', 'vscode', 'SessionStart.json'), 'utf8')), cwd: root, sessionId: logId, hookEventName: 'SessionStart' };
+	const documented = {
+		...common,
+		...JSON.parse(fs.readFileSync(path.join(real, 'copilot', 'vscode', 'SessionStart.json'), 'utf8')),
+		cwd: root,
+		sessionId: logId,
+		hookEventName: 'SessionStart',
+	};
 	const current = { timestamp: '2026-02-08T19:00:00.000Z', hook_event_name: 'SessionStart', session_id: jsonId, cwd: root, source: 'new' };
 	for (const [payload, agent] of [
 		[documented, []],
@@ -237,12 +272,18 @@ test('baton import agents --agent vscode|cline|roo-code --json (the bundled CLI)
 	assert.equal(dry.code, 0, dry.stderr);
 	assert.deepEqual(Object.keys(dry.json['agents']), ['copilot', 'cline']);
 	assert.deepEqual([dry.json['agents']['copilot'].imported, dry.json['agents']['copilot'].updated], [0, 2], 'both chats are the hooks’ sessions');
-	assert.deepEqual((dry.json['sessions'] as { product: string }[]).map((s) => s.product).sort(), ['roo-code', 'vscode', 'vscode'], 'roo-code asks for Roo Code’s tasks, not Cline’s');
+	assert.deepEqual(
+		(dry.json['sessions'] as { product: string }[]).map((s) => s.product).sort(),
+		['roo-code', 'vscode', 'vscode'],
+		'roo-code asks for Roo Code’s tasks, not Cline’s',
+	);
 	const first = await batonAsync(root, ['import', 'agents', '--agent', 'copilot', '--agent', 'cline', '--json'], { env });
 	assert.equal(first.code, 0, first.stderr);
 	assert.deepEqual(first.json['agents']['cline'], { found: 2, imported: 2, updated: 0, unchanged: 0, skipped: 0, unknownRecords: 0 });
 	assert.equal(first.json['agents']['copilot'].imported, 0);
-	const linked = Object.fromEntries((first.json['sessions'] as { agentSessionId: string; sessionId: string; linked: boolean }[]).map((s) => [s.agentSessionId, s.sessionId]));
+	const linked = Object.fromEntries(
+		(first.json['sessions'] as { agentSessionId: string; sessionId: string; linked: boolean }[]).map((s) => [s.agentSessionId, s.sessionId]),
+	);
 	for (const s of hooked.sessions) assert.equal(linked[s.agentIdentifier], s.id, `${s.agentIdentifier}: the hook’s session`);
 	const all = JSON.parse(baton(root, 'session', 'list', '--json').stdout) as { sessions: unknown[] };
 	assert.equal(all.sessions.length, 4, 'two chats, a Cline task and a Roo Code task: no duplicate');

@@ -55,7 +55,10 @@ function agentHome(t: TestContext, root: string): string {
 	const home = tempDir(t, 'baton-history-home-');
 	const day = path.join(home, '.codex', 'sessions', '2026', '11', '28');
 	copyAs(path.join(real, 'codex-rollout', 'rollout-0.171.0-apply-patch.jsonl'), path.join(day, `rollout-2026-11-28T09-58-50-${codexId}.jsonl`), root);
-	fs.appendFileSync(path.join(day, `rollout-2026-11-28T09-58-50-${codexId}.jsonl`), `${JSON.stringify({ timestamp: '2026-11-28T09:59:00.000Z', type: 'a_future_record', payload: {} })}\n`);
+	fs.appendFileSync(
+		path.join(day, `rollout-2026-11-28T09-58-50-${codexId}.jsonl`),
+		`${JSON.stringify({ timestamp: '2026-11-28T09:59:00.000Z', type: 'a_future_record', payload: {} })}\n`,
+	);
 	// The published sample records `/project`: another project's session, not this workspace's.
 	copyAs(path.join(real, 'codex-rollout', 'sample_codex_session.jsonl'), path.join(day, 'rollout-2025-01-01T00-00-00-test-session.jsonl'), root);
 	fs.writeFileSync(path.join(day, 'rollout-2026-11-28T10-00-00-broken.jsonl'), 'not json at all\n');
@@ -74,7 +77,10 @@ function agentHome(t: TestContext, root: string): string {
 		.trim()
 		.split('\n')
 		.map((l) => JSON.parse(l) as Record<string, unknown>);
-	fs.writeFileSync(path.join(chats, 'session-2025-06-01T08-00-olderjso.json'), JSON.stringify({ ...header, messages: messages.filter((m) => m['type'] === 'user' || m['type'] === 'gemini') }));
+	fs.writeFileSync(
+		path.join(chats, 'session-2025-06-01T08-00-olderjso.json'),
+		JSON.stringify({ ...header, messages: messages.filter((m) => m['type'] === 'user' || m['type'] === 'gemini') }),
+	);
 	const claude = new TranscriptWriter(claudeId, root);
 	claude.user('rename the billing module');
 	claude.assistant([{ tool: 'Edit', input: { file_path: `${root}/billing.ts`, old_string: 'a', new_string: 'b' } }], { input_tokens: 10, output_tokens: 5 });
@@ -101,7 +107,14 @@ async function setUp(t: TestContext) {
 	const home = agentHome(t, root);
 	const env = { HOME: home, BATON_CLAUDE_HOME: path.join(home, '.claude') };
 	const run = (extra: { dryRun?: boolean; since?: string; agents?: ('codex' | 'gemini' | 'copilot' | 'claude-code')[] } = {}) =>
-		engine.agentHistory.import({ dryRun: extra.dryRun ?? false, actor, env, homeDir: home, ...(extra.since ? { since: extra.since } : {}), ...(extra.agents ? { agents: extra.agents } : {}) });
+		engine.agentHistory.import({
+			dryRun: extra.dryRun ?? false,
+			actor,
+			env,
+			homeDir: home,
+			...(extra.since ? { since: extra.since } : {}),
+			...(extra.agents ? { agents: extra.agents } : {}),
+		});
 	return { engine, root, home, run };
 }
 
@@ -110,7 +123,11 @@ test('each agent’s sessions of this workspace become Baton sessions, read-only
 	const before = agentFiles(home);
 
 	const dry = await run({ dryRun: true });
-	assert.deepEqual(Object.fromEntries(Object.entries(dry.agents).map(([a, c]) => [a, c.imported])), { 'claude-code': 1, codex: 1, gemini: 2, copilot: 1, cline: 0 }, JSON.stringify(dry));
+	assert.deepEqual(
+		Object.fromEntries(Object.entries(dry.agents).map(([a, c]) => [a, c.imported])),
+		{ 'claude-code': 1, codex: 1, gemini: 2, copilot: 1, cline: 0 },
+		JSON.stringify(dry),
+	);
 	assert.equal(await engine.store.read((db) => db.select().from(sessions).all().length), 0, 'a dry run writes no session');
 	assert.equal(fs.existsSync(path.join(root, '.baton', 'transcripts', 'index.json')), false, 'nor the archive');
 
@@ -173,7 +190,10 @@ test('a rollout that grew adds only what is new; a session a hook recorded is li
 
 	await run();
 	const rollout = path.join(home, '.codex', 'sessions', '2026', '11', '28', `rollout-2026-11-28T09-58-50-${codexId}.jsonl`);
-	fs.appendFileSync(rollout, `${JSON.stringify({ timestamp: '2026-11-29T08:00:00.000Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'and now the tests' }] } })}\n`);
+	fs.appendFileSync(
+		rollout,
+		`${JSON.stringify({ timestamp: '2026-11-29T08:00:00.000Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'and now the tests' }] } })}\n`,
+	);
 	const grown = await run();
 	assert.equal(grown.agents['codex']?.updated, 1);
 	assert.equal(grown.agents['codex']?.imported, 0);
@@ -197,9 +217,19 @@ test('a Codex fork is a session of its own under the session it was forked from 
 	const meta = {
 		timestamp: '2026-11-29T09:00:00.000Z',
 		type: 'session_meta',
-		payload: { id: 'fork-1', forked_from_id: codexId, timestamp: '2026-11-29T09:00:00.000Z', instructions: 'Be brief. '.repeat(30_000), cwd: engine.ctx.workspaceRoot },
+		payload: {
+			id: 'fork-1',
+			forked_from_id: codexId,
+			timestamp: '2026-11-29T09:00:00.000Z',
+			instructions: 'Be brief. '.repeat(30_000),
+			cwd: engine.ctx.workspaceRoot,
+		},
 	};
-	const ask = { timestamp: '2026-11-29T09:00:01.000Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'try it another way' }] } };
+	const ask = {
+		timestamp: '2026-11-29T09:00:01.000Z',
+		type: 'response_item',
+		payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'try it another way' }] },
+	};
 	fs.mkdirSync(day, { recursive: true });
 	fs.writeFileSync(path.join(day, 'rollout-2026-11-29T09-00-00-fork-1.jsonl'), `${JSON.stringify(meta)}\n${JSON.stringify(ask)}\n`);
 	const report = await run({ agents: ['codex'] });
@@ -221,7 +251,14 @@ test('a file over the size limit is skipped with its reason, and the others are 
 	const codexSize = fs.statSync(path.join(home, '.codex', 'sessions', '2026', '11', '28', `rollout-2026-11-28T09-58-50-${codexId}.jsonl`)).size;
 	const copilotSize = fs.statSync(path.join(home, '.copilot', 'session-state', copilotId, 'events.jsonl')).size;
 	assert.ok(copilotSize > codexSize, `the Copilot CLI's file (${copilotSize} bytes) is the larger`);
-	const report = await engine.agentHistory.import({ dryRun: false, actor, env: { HOME: home, BATON_CLAUDE_HOME: path.join(home, '.claude') }, homeDir: home, agents: ['codex', 'copilot'], maxFileBytes: codexSize });
+	const report = await engine.agentHistory.import({
+		dryRun: false,
+		actor,
+		env: { HOME: home, BATON_CLAUDE_HOME: path.join(home, '.claude') },
+		homeDir: home,
+		agents: ['codex', 'copilot'],
+		maxFileBytes: codexSize,
+	});
 	assert.match(report.skipped.find((s) => s.path.includes(copilotId))?.reason ?? '', /larger than/);
 	assert.equal(report.agents['copilot']?.imported, 0);
 	assert.equal(report.agents['codex']?.imported, 1);
@@ -232,7 +269,13 @@ test('baton import agents --json (the bundled CLI): counts per agent, then nothi
 	const root = tempDir(t, 'baton-history-cli-');
 	assert.equal(baton(root, 'init').code, 0);
 	const home = agentHome(t, root);
-	const env = { HOME: home, BATON_CLAUDE_HOME: path.join(home, '.claude'), CODEX_HOME: path.join(home, '.codex'), GEMINI_CLI_HOME: home, BATON_NO_DAEMON: '1' };
+	const env = {
+		HOME: home,
+		BATON_CLAUDE_HOME: path.join(home, '.claude'),
+		CODEX_HOME: path.join(home, '.codex'),
+		GEMINI_CLI_HOME: home,
+		BATON_NO_DAEMON: '1',
+	};
 	const first = await batonAsync(root, ['import', 'agents', '--json'], { env });
 	assert.equal(first.code, 0, first.stderr);
 	assert.deepEqual(Object.keys(first.json).sort(), ['agents', 'dryRun', 'sessions', 'since', 'skipped']);
@@ -256,7 +299,13 @@ test('a workspace opened through a symlink finds the sessions the agents recorde
 	const { engine } = await openTestEngine(t, { root: link });
 	const home = agentHome(t, fs.realpathSync(real));
 	const report = await engine.agentHistory.import({ dryRun: true, actor, env: { HOME: home, BATON_CLAUDE_HOME: path.join(home, '.claude') }, homeDir: home });
-	assert.deepEqual(Object.fromEntries(Object.entries(report.agents).map(([a, c]) => [a, c.imported])), { 'claude-code': 1, codex: 1, gemini: 2, copilot: 1, cline: 0 });
+	assert.deepEqual(Object.fromEntries(Object.entries(report.agents).map(([a, c]) => [a, c.imported])), {
+		'claude-code': 1,
+		codex: 1,
+		gemini: 2,
+		copilot: 1,
+		cline: 0,
+	});
 });
 
 test('a Codex subagent’s rollout is a transcript of its parent’s session, not a session of its own', async (t) => {
@@ -265,9 +314,19 @@ test('a Codex subagent’s rollout is a transcript of its parent’s session, no
 	const meta = {
 		timestamp: '2026-11-28T10:00:00.000Z',
 		type: 'session_meta',
-		payload: { id: 'sub-1', thread_source: 'subagent', source: { subagent: { thread_spawn: { parent_thread_id: codexId, depth: 1 } } }, timestamp: '2026-11-28T10:00:00.000Z', cwd: engine.ctx.workspaceRoot },
+		payload: {
+			id: 'sub-1',
+			thread_source: 'subagent',
+			source: { subagent: { thread_spawn: { parent_thread_id: codexId, depth: 1 } } },
+			timestamp: '2026-11-28T10:00:00.000Z',
+			cwd: engine.ctx.workspaceRoot,
+		},
 	};
-	const ask = { timestamp: '2026-11-28T10:00:01.000Z', type: 'response_item', payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'check the tests' }] } };
+	const ask = {
+		timestamp: '2026-11-28T10:00:01.000Z',
+		type: 'response_item',
+		payload: { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'check the tests' }] },
+	};
 	fs.writeFileSync(path.join(day, 'rollout-2026-11-28T10-00-00-sub-1.jsonl'), `${JSON.stringify(meta)}\n${JSON.stringify(ask)}\n`);
 	const report = await run({ agents: ['codex'] });
 	assert.deepEqual(

@@ -48,7 +48,11 @@ function fingerprint(dir: string): Map<string, string> {
 /** Runs the bundled CLI's import and kills it (SIGKILL) as soon as the archive holds a session's folder. */
 async function importKilledWhileArchiving(root: string, home: string): Promise<void> {
 	const transcripts = path.join(root, '.baton', 'transcripts');
-	const child = spawn(process.execPath, [cliPath, 'import', 'agents', '--agent', 'codex', '--json'], { cwd: root, env: { ...process.env, HOME: home, CODEX_HOME: path.join(home, '.codex'), BATON_ACTOR: 'test:cli' }, stdio: 'ignore' });
+	const child = spawn(process.execPath, [cliPath, 'import', 'agents', '--agent', 'codex', '--json'], {
+		cwd: root,
+		env: { ...process.env, HOME: home, CODEX_HOME: path.join(home, '.codex'), BATON_ACTOR: 'test:cli' },
+		stdio: 'ignore',
+	});
 	const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
 	let done = false;
 	void exited.then(() => (done = true));
@@ -125,8 +129,20 @@ test('Claude transcripts are told apart from one read of their head: a resumed c
 	const home = tempDir(t, 'baton-claude-head-');
 	const dir = path.join(home, '.claude', 'projects', encodeClaudeProjectDir(root));
 	fs.mkdirSync(dir, { recursive: true });
-	const [a, b, c, d] = ['aaaaaaaa-0000-4000-8000-000000000001', 'bbbbbbbb-0000-4000-8000-000000000002', 'cccccccc-0000-4000-8000-000000000003', 'dddddddd-0000-4000-8000-000000000004'];
-	const record = (sessionId: string, text: string, cwd = root) => ({ type: 'user', sessionId, cwd, timestamp: '2026-11-28T10:00:00.000Z', uuid: `${sessionId}-${text}`, message: { role: 'user', content: text } });
+	const [a, b, c, d] = [
+		'aaaaaaaa-0000-4000-8000-000000000001',
+		'bbbbbbbb-0000-4000-8000-000000000002',
+		'cccccccc-0000-4000-8000-000000000003',
+		'dddddddd-0000-4000-8000-000000000004',
+	];
+	const record = (sessionId: string, text: string, cwd = root) => ({
+		type: 'user',
+		sessionId,
+		cwd,
+		timestamp: '2026-11-28T10:00:00.000Z',
+		uuid: `${sessionId}-${text}`,
+		message: { role: 'user', content: text },
+	});
 	const write = (id: string, records: object[]) => fs.writeFileSync(path.join(dir, `${id}.jsonl`), `${records.map((r) => JSON.stringify(r)).join('\n')}\n`);
 	write(a as string, [record(a as string, 'start the ledger')]);
 	write(c as string, [{ type: 'file-history-snapshot', messageId: 'm', snapshot: {}, isSnapshotUpdate: false }]);
@@ -155,8 +171,15 @@ test('a bootstrap transcript whose first snapshot is longer than the head is sti
 	const dir = path.join(home, '.claude', 'projects', encodeClaudeProjectDir(root));
 	fs.mkdirSync(dir, { recursive: true });
 	const id = 'eeeeeeee-0000-4000-8000-000000000005';
-	const backups = Object.fromEntries(Array.from({ length: 2_000 }, (_, i) => [`src/module${i}/file${i}.ts`, { backupFileName: `backup-${i}@v1`, version: 1 }]));
-	const snapshot = { type: 'file-history-snapshot', messageId: 'm', snapshot: { messageId: 'm', trackedFileBackups: backups, timestamp: '2026-11-28T10:00:00.000Z' }, isSnapshotUpdate: false };
+	const backups = Object.fromEntries(
+		Array.from({ length: 2_000 }, (_, i) => [`src/module${i}/file${i}.ts`, { backupFileName: `backup-${i}@v1`, version: 1 }]),
+	);
+	const snapshot = {
+		type: 'file-history-snapshot',
+		messageId: 'm',
+		snapshot: { messageId: 'm', trackedFileBackups: backups, timestamp: '2026-11-28T10:00:00.000Z' },
+		isSnapshotUpdate: false,
+	};
 	const text = `${JSON.stringify(snapshot)}\n${JSON.stringify({ ...snapshot, isSnapshotUpdate: true })}\n`;
 	assert.ok(text.indexOf('\n') > 64 * 1024, 'the first line is longer than the head');
 	fs.writeFileSync(path.join(dir, `${id}.jsonl`), text);

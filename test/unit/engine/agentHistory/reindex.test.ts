@@ -24,7 +24,12 @@ function agentHome(t: TestContext, root: string): { home: string; rollout: strin
 	const home = tempDir(t, 'baton-reindex-home-');
 	const rollout = path.join(home, '.codex', 'sessions', '2026', '11', '28', `rollout-2026-11-28T09-58-50-${codexId}.jsonl`);
 	fs.mkdirSync(path.dirname(rollout), { recursive: true });
-	fs.writeFileSync(rollout, fs.readFileSync(path.join(repoRoot, 'test', 'fixtures', 'real', 'codex-rollout', 'rollout-0.171.0-apply-patch.jsonl'), 'utf8').replaceAll('/home/dev/project', root));
+	fs.writeFileSync(
+		rollout,
+		fs
+			.readFileSync(path.join(repoRoot, 'test', 'fixtures', 'real', 'codex-rollout', 'rollout-0.171.0-apply-patch.jsonl'), 'utf8')
+			.replaceAll('/home/dev/project', root),
+	);
 	const writer = new TranscriptWriter(claudeId, root);
 	writer.user('rename the invoicing module to billing');
 	writer.assistant([{ tool: 'Edit', input: { file_path: `${root}/billing.ts`, old_string: 'a', new_string: 'b' } }], { input_tokens: 10, output_tokens: 5 });
@@ -40,7 +45,8 @@ function archiveBytes(root: string): Map<string, string> {
 		for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
 			const file = path.join(dir, e.name);
 			if (e.isDirectory()) walk(file);
-			else if (e.isFile() && e.name !== 'index.lock') out.set(path.relative(root, file), createHash('sha256').update(fs.readFileSync(file)).digest('hex'));
+			else if (e.isFile() && e.name !== 'index.lock')
+				out.set(path.relative(root, file), createHash('sha256').update(fs.readFileSync(file)).digest('hex'));
 		}
 	};
 	walk(path.join(root, '.baton', 'transcripts'));
@@ -186,7 +192,10 @@ test('hostile archive files: a truncated header, a header naming another place, 
 	const rebuiltCodex = list.find((e) => e.archivePath === codex.archivePath);
 	assert.equal(rebuiltCodex?.agent, 'codex', 'the Codex archive rebuilt from its excerpts, its agent from its rollout still on disk');
 	assert.equal(rebuiltCodex?.userRequests, codex.userRequests);
-	assert.deepEqual(list.map((e) => e.archivePath).sort(), [claude.archivePath, codex.archivePath, 'ses_20261128000000_aaaaaa/future-1.jsonl', 'ses_20261128000000_aaaaaa/huge-1.jsonl'].sort());
+	assert.deepEqual(
+		list.map((e) => e.archivePath).sort(),
+		[claude.archivePath, codex.archivePath, 'ses_20261128000000_aaaaaa/future-1.jsonl', 'ses_20261128000000_aaaaaa/huge-1.jsonl'].sort(),
+	);
 	assert.equal(fs.readFileSync(path.join(dir, codex.archivePath), 'utf8'), codexText, 'its excerpts untouched');
 	assert.ok(
 		fs.readdirSync(path.dirname(codexMeta)).some((f) => f.startsWith(`${path.basename(codexMeta)}.damaged-`)),
@@ -228,7 +237,20 @@ test('baton doctor (the bundled CLI) names a damaged transcript index and the fi
 	assert.deepEqual(report.agents['codex'], { transcripts: 1, archived: 1, sourceMissing: 1, unlinked: 0 });
 	assert.ok((rebuilt.json['searchIndex'] as { records: number }).records > 0, 'the search index is built again from what the reindex left');
 	assert.ok(fs.statSync(path.join(root, '.baton', 'cache', 'search-index.db')).size > 0, 'and saved');
-	assert.deepEqual(Object.keys(report).sort(), ['agents', 'changed', 'fromHeader', 'fromIndex', 'headersWritten', 'parsedBytes', 'previousIndex', 'problems', 'recovered', 'sessions', 'skipped', 'transcripts']);
+	assert.deepEqual(Object.keys(report).sort(), [
+		'agents',
+		'changed',
+		'fromHeader',
+		'fromIndex',
+		'headersWritten',
+		'parsedBytes',
+		'previousIndex',
+		'problems',
+		'recovered',
+		'sessions',
+		'skipped',
+		'transcripts',
+	]);
 	const index = fs.readFileSync(path.join(root, '.baton', 'transcripts', 'index.json'));
 	const again = await batonAsync(root, ['doctor', '--reindex'], { env });
 	assert.equal(again.code, 0);

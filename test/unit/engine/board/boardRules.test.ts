@@ -57,7 +57,11 @@ void describe('board rules: what a hook event says', () => {
 	});
 
 	void it('a turn ended by an error, or Copilot CLI’s errorOccurred, failed; a failed tool does not fail the session', () => {
-		assert.deepEqual(signalOf(event('hooks/board/claude-stop-failure.json')), { state: 'failed', reason: 'stopped by an error: rate_limit', event: 'StopFailure' });
+		assert.deepEqual(signalOf(event('hooks/board/claude-stop-failure.json')), {
+			state: 'failed',
+			reason: 'stopped by an error: rate_limit',
+			event: 'StopFailure',
+		});
 		const copilot = event('real/copilot/cli/errorOccurred.json', { event: 'errorOccurred', agent: 'copilot' });
 		assert.equal(copilot.kind, 'error');
 		assert.deepEqual(signalOf(copilot), { state: 'failed', reason: 'error: Network timeout', event: 'errorOccurred' });
@@ -101,33 +105,58 @@ void describe('board rules: recording a signal', () => {
 		assert.equal(nextSignal(first, prompt, t1)?.since, t0, 'still waiting since the request');
 		const working = nextSignal(first, { state: 'working', reason: 'working', event: 'PostToolUse' }, t1);
 		assert.equal(working?.since, t1);
-		assert.equal(nextSignal(working, { state: 'working', reason: 'working', event: 'PreToolUse' }, iso(-5_000)), null, 'each tool call of a working session writes nothing');
+		assert.equal(
+			nextSignal(working, { state: 'working', reason: 'working', event: 'PreToolUse' }, iso(-5_000)),
+			null,
+			'each tool call of a working session writes nothing',
+		);
 	});
 });
 
 void describe('board rules: a session’s place on the board', () => {
 	void it('a checkpoint awaiting approval makes its session wait, whatever its hooks said', () => {
-		const v = boardVerdict(input({ signal: { state: 'working', reason: 'working', event: 'PostToolUse', since: iso(5_000) }, approval: { id: 'cp_1', seq: 3, label: 'Retries work', createdAt: iso(30_000) } }));
+		const v = boardVerdict(
+			input({
+				signal: { state: 'working', reason: 'working', event: 'PostToolUse', since: iso(5_000) },
+				approval: { id: 'cp_1', seq: 3, label: 'Retries work', createdAt: iso(30_000) },
+			}),
+		);
 		assert.equal(v?.state, 'waiting');
 		assert.equal(v?.waitingOn, 'approval');
 		assert.equal(v?.reason, 'checkpoint #3 “Retries work” awaits your approval');
 		assert.deepEqual(v?.checkpoint, { id: 'cp_1', seq: 3, label: 'Retries work' });
 		assert.equal(v?.source, 'checkpoint');
-		const ended = boardVerdict(input({ status: 'ended', endedAt: iso(5 * 24 * 3600_000), approval: { id: 'cp_2', seq: 4, label: null, createdAt: iso(60_000) } }));
+		const ended = boardVerdict(
+			input({ status: 'ended', endedAt: iso(5 * 24 * 3600_000), approval: { id: 'cp_2', seq: 4, label: null, createdAt: iso(60_000) } }),
+		);
 		assert.equal(ended?.state, 'waiting', 'however long ago its session ended');
 	});
 
 	void it('an active session shows its last signal, or working when its hooks said nothing', () => {
-		const waiting = boardVerdict(input({ signal: { state: 'waiting', reason: 'Claude is waiting for your input', event: 'Notification/idle_prompt', since: iso(20_000) } }));
+		const waiting = boardVerdict(
+			input({ signal: { state: 'waiting', reason: 'Claude is waiting for your input', event: 'Notification/idle_prompt', since: iso(20_000) } }),
+		);
 		assert.deepEqual([waiting?.state, waiting?.waitingOn, waiting?.since, waiting?.source], ['waiting', 'question', iso(20_000), 'hook']);
 		const quiet = boardVerdict(input());
 		assert.deepEqual([quiet?.state, quiet?.reason, quiet?.source], ['working', 'active', 'session']);
 	});
 
 	void it('a stopped session stays as done or failed for the recent window, then leaves; a suspended one is not running', () => {
-		const done = boardVerdict(input({ status: 'ended', endedAt: iso(60_000), signal: { state: 'done', reason: 'session ended (other)', event: 'SessionEnd', since: iso(60_000) } }));
+		const done = boardVerdict(
+			input({
+				status: 'ended',
+				endedAt: iso(60_000),
+				signal: { state: 'done', reason: 'session ended (other)', event: 'SessionEnd', since: iso(60_000) },
+			}),
+		);
 		assert.deepEqual([done?.state, done?.reason], ['done', 'session ended (other)']);
-		const failed = boardVerdict(input({ status: 'ended', endedAt: iso(60_000), signal: { state: 'failed', reason: 'stopped by an error: rate_limit', event: 'StopFailure', since: iso(90_000) } }));
+		const failed = boardVerdict(
+			input({
+				status: 'ended',
+				endedAt: iso(60_000),
+				signal: { state: 'failed', reason: 'stopped by an error: rate_limit', event: 'StopFailure', since: iso(90_000) },
+			}),
+		);
 		assert.equal(failed?.state, 'failed');
 		assert.equal(boardVerdict(input({ status: 'orphaned', endedAt: iso(60_000) }))?.reason, 'abandoned without a handoff');
 		assert.equal(boardVerdict(input({ status: 'ended', endedAt: iso(boardWindows.recentMs + 1_000) })), null);

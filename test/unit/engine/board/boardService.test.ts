@@ -18,8 +18,19 @@ test('an imported session is working while its file grows, and leaves the board 
 	const home = tempDir(t, 'baton-board-home-');
 	const rollout = path.join(home, '.codex', 'sessions', '2026', '11', '28', `rollout-2026-11-28T09-58-50-${codexId}.jsonl`);
 	fs.mkdirSync(path.dirname(rollout), { recursive: true });
-	fs.writeFileSync(rollout, fs.readFileSync(path.join(repoRoot, 'test/fixtures/real/codex-rollout/rollout-0.171.0-apply-patch.jsonl'), 'utf8').replaceAll('/home/dev/project', root));
-	const report = await engine.agentHistory.import({ dryRun: false, actor, agents: ['codex'], env: { HOME: home, CODEX_HOME: path.join(home, '.codex') }, homeDir: home });
+	fs.writeFileSync(
+		rollout,
+		fs
+			.readFileSync(path.join(repoRoot, 'test/fixtures/real/codex-rollout/rollout-0.171.0-apply-patch.jsonl'), 'utf8')
+			.replaceAll('/home/dev/project', root),
+	);
+	const report = await engine.agentHistory.import({
+		dryRun: false,
+		actor,
+		agents: ['codex'],
+		env: { HOME: home, CODEX_HOME: path.join(home, '.codex') },
+		homeDir: home,
+	});
 	assert.equal(report.agents['codex']?.imported, 1);
 
 	const growing = await engine.board.list();

@@ -15,7 +15,9 @@ void describe('checkpoint approvals', () => {
 	void it('follow the policy table: auto, review, strict', () => {
 		const table: Record<string, string[]> = {};
 		for (const policy of ['auto', 'review', 'strict'] as const) {
-			table[policy] = checkpointTriggers.filter((trigger) => decideApproval({ trigger, policy, metrics: calm, thresholds: defaults }).status === 'auto_approved');
+			table[policy] = checkpointTriggers.filter(
+				(trigger) => decideApproval({ trigger, policy, metrics: calm, thresholds: defaults }).status === 'auto_approved',
+			);
 		}
 		assert.deepEqual(table, {
 			auto: ['manual', 'periodic', 'heartbeat', 'detach', 'pre-rollback', 'compact'],
@@ -23,7 +25,11 @@ void describe('checkpoint approvals', () => {
 			strict: ['pre-rollback'],
 		});
 		for (const trigger of ['complete', 'error']) {
-			assert.equal(decideApproval({ trigger, policy: 'auto', metrics: calm, thresholds: defaults }).status, 'pending', `${trigger} needs review under auto`);
+			assert.equal(
+				decideApproval({ trigger, policy: 'auto', metrics: calm, thresholds: defaults }).status,
+				'pending',
+				`${trigger} needs review under auto`,
+			);
 		}
 	});
 
@@ -31,10 +37,21 @@ void describe('checkpoint approvals', () => {
 		const hot = { costUsd: 5.2, errorCount: 3, sessionAgeMs: 4 * 3_600_000 };
 		const decision = decideApproval({ trigger: 'periodic', policy: 'auto', metrics: hot, thresholds: defaults });
 		assert.equal(decision.status, 'pending');
-		assert.deepEqual(decision.escalationReasons, ['cost $5.20 reached the $5.00 threshold', 'session active for 4 h reached the 4 h threshold', '3 errors reached the threshold of 3']);
+		assert.deepEqual(decision.escalationReasons, [
+			'cost $5.20 reached the $5.00 threshold',
+			'session active for 4 h reached the 4 h threshold',
+			'3 errors reached the threshold of 3',
+		]);
 		assert.match(decision.reason, /^escalated: /);
-		assert.equal(decideApproval({ trigger: 'periodic', policy: 'auto', metrics: { ...calm, costUsd: 4.99, errorCount: 2 }, thresholds: defaults }).status, 'auto_approved');
-		assert.equal(decideApproval({ trigger: 'periodic', policy: 'auto', metrics: { ...calm, costUsd: 100 }, thresholds: { ...defaults, costUsd: 0 } }).status, 'auto_approved', 'a threshold of 0 is off');
+		assert.equal(
+			decideApproval({ trigger: 'periodic', policy: 'auto', metrics: { ...calm, costUsd: 4.99, errorCount: 2 }, thresholds: defaults }).status,
+			'auto_approved',
+		);
+		assert.equal(
+			decideApproval({ trigger: 'periodic', policy: 'auto', metrics: { ...calm, costUsd: 100 }, thresholds: { ...defaults, costUsd: 0 } }).status,
+			'auto_approved',
+			'a threshold of 0 is off',
+		);
 	});
 
 	void it('a requested review waits for a person, even for an unchanged state under the auto policy', () => {
@@ -43,7 +60,11 @@ void describe('checkpoint approvals', () => {
 			const decision = decideApproval({ trigger: 'manual', policy, metrics: calm, thresholds: defaults, unchangedSince, reviewRequested: true });
 			assert.deepEqual([decision.status, decision.reason], ['pending', 'a review was requested'], policy);
 		}
-		assert.equal(decideApproval({ trigger: 'manual', policy: 'auto', metrics: calm, thresholds: defaults, unchangedSince }).status, 'auto_approved', 'without the request it is approved');
+		assert.equal(
+			decideApproval({ trigger: 'manual', policy: 'auto', metrics: calm, thresholds: defaults, unchangedSince }).status,
+			'auto_approved',
+			'without the request it is approved',
+		);
 	});
 
 	void it('ask no review for a safety checkpoint or for a state already approved, under every policy', async (t) => {
@@ -53,7 +74,11 @@ void describe('checkpoint approvals', () => {
 		write(root, 'src/app.ts', 'v2\n');
 		const first = await engine.checkpoints.create({ actor, trigger: 'complete' });
 		assert.equal(first.approvalStatus, 'pending', 'a change waits for review');
-		assert.equal((await engine.checkpoints.create({ actor, trigger: 'complete' })).approvalStatus, 'pending', 'same tree as a pending one: still not judged');
+		assert.equal(
+			(await engine.checkpoints.create({ actor, trigger: 'complete' })).approvalStatus,
+			'pending',
+			'same tree as a pending one: still not judged',
+		);
 		await engine.checkpoints.approve(first.id, { actor });
 		const again = await engine.checkpoints.create({ actor, trigger: 'complete' });
 		assert.equal(again.approvalStatus, 'auto_approved');
@@ -73,7 +98,13 @@ void describe('checkpoint approvals', () => {
 
 	void it('keep an unknown trigger pending whatever the policy', () => {
 		for (const policy of ['auto', 'review', 'strict'] as const) {
-			const decision = decideApproval({ trigger: 'nightly-build', policy, metrics: calm, thresholds: defaults, unchangedSince: { seq: 1, label: 'checkpoint #1 (manual)' } });
+			const decision = decideApproval({
+				trigger: 'nightly-build',
+				policy,
+				metrics: calm,
+				thresholds: defaults,
+				unchangedSince: { seq: 1, label: 'checkpoint #1 (manual)' },
+			});
 			assert.equal(decision.status, 'pending');
 			assert.equal(decision.reason, 'unknown trigger "nightly-build" needs review');
 		}
@@ -121,7 +152,10 @@ void describe('checkpoint approvals', () => {
 		assert.equal(cp.approvalStatus, 'pending');
 		clock.advance(5_000);
 		const approved = await engine.checkpoints.approve(cp.id, { actor: 'vscode:alice', reason: 'tests pass' });
-		assert.deepEqual([approved.approvalStatus, approved.approvalUser, approved.approvalAt, approved.approvalReason], ['approved', 'vscode:alice', new Date(clock.now()).toISOString(), 'tests pass']);
+		assert.deepEqual(
+			[approved.approvalStatus, approved.approvalUser, approved.approvalAt, approved.approvalReason],
+			['approved', 'vscode:alice', new Date(clock.now()).toISOString(), 'tests pass'],
+		);
 		await assert.rejects(engine.checkpoints.approve(cp.id, { actor: 'vscode:bob' }), (e) => BatonError.is(e, 'invalidTransition'));
 		const rejected = await engine.checkpoints.reject(cp.id, { actor: 'vscode:bob', reason: 'leaks a key' });
 		assert.equal(rejected.approvalStatus, 'rejected');
@@ -146,7 +180,9 @@ void describe('checkpoint approvals', () => {
 			(await engine.checkpoints.annotate(cp.id, 'looked at the diff', 'vscode:alice')).annotations.map((a) => a.text),
 			['looked at the diff'],
 		);
-		assert.deepEqual((await engine.checkpoints.linkIssue(cp.id, { tracker: 'github', id: '4' }, actor)).linkedIssues, [{ tracker: 'github', id: '4', url: null }]);
+		assert.deepEqual((await engine.checkpoints.linkIssue(cp.id, { tracker: 'github', id: '4' }, actor)).linkedIssues, [
+			{ tracker: 'github', id: '4', url: null },
+		]);
 	});
 
 	void it('prefer approved, then auto-approved, then pending with a warning to resume from; rejected only when overridden', async (t) => {
@@ -175,13 +211,17 @@ void describe('checkpoint approvals', () => {
 		const auto = await step('periodic');
 		assert.equal(auto.approvalStatus, 'auto_approved');
 		await step('complete');
-		assert.deepEqual(await engine.checkpoints.resumePoint({ sessionId: session.id }), { checkpoint: await engine.checkpoints.get(approved.id), warning: null });
+		assert.deepEqual(await engine.checkpoints.resumePoint({ sessionId: session.id }), {
+			checkpoint: await engine.checkpoints.get(approved.id),
+			warning: null,
+		});
 		await engine.checkpoints.reject(approved.id, { actor: 'alice' });
 		assert.equal((await engine.checkpoints.resumePoint({ sessionId: session.id }))?.checkpoint.id, auto.id);
 	});
 
 	void it('never resume from a safety checkpoint taken before a rollback', () => {
-		const cp = (seq: number, trigger: string, approvalStatus: Checkpoint['approvalStatus']) => ({ id: `cp${seq}`, seq, trigger, approvalStatus }) as Checkpoint;
+		const cp = (seq: number, trigger: string, approvalStatus: Checkpoint['approvalStatus']) =>
+			({ id: `cp${seq}`, seq, trigger, approvalStatus }) as Checkpoint;
 		assert.equal(chooseResumePoint([cp(1, 'complete', 'pending'), cp(2, 'pre-rollback', 'pending')])?.checkpoint.id, 'cp1');
 	});
 });

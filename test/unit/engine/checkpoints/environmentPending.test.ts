@@ -98,7 +98,12 @@ void describe('environment capture off the checkpoint’s critical path', () => 
 });
 
 /** Runs the bundled CLI; as soon as it printed its answer, calls onOutput, and with killOnOutput SIGKILLs it. */
-function runCli(cwd: string, env: NodeJS.ProcessEnv, args: string[], options: { killOnOutput?: boolean; onOutput?: () => void } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runCli(
+	cwd: string,
+	env: NodeJS.ProcessEnv,
+	args: string[],
+	options: { killOnOutput?: boolean; onOutput?: () => void } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
 	return new Promise((resolve) => {
 		const child = spawn(process.execPath, [cliPath, ...args], { cwd, env });
 		let stdout = '';

@@ -145,7 +145,10 @@ export function thaw(dir: string): void {
 }
 
 /** An engine over a fresh workspace; environment probes see an empty PATH unless a test gives one (speed). */
-export async function openCheckpointEngine(t: TestContext, options: { config?: BatonConfigInput; workspace?: boolean; searchPath?: string } = {}): Promise<TestEngine> {
+export async function openCheckpointEngine(
+	t: TestContext,
+	options: { config?: BatonConfigInput; workspace?: boolean; searchPath?: string } = {},
+): Promise<TestEngine> {
 	const opened = await openTestEngine(t, options.config ? { config: options.config } : {});
 	opened.engine.checkpoints.faults.searchPath = options.searchPath ?? '';
 	if (options.workspace !== false) {

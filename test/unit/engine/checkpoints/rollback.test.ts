@@ -51,7 +51,11 @@ void describe('rollback', () => {
 		);
 		const safety = await engine.checkpoints.get(result.safetyCheckpointId);
 		assert.equal(safety.trigger, 'pre-rollback');
-		assert.equal((await engine.checkpoints.fileAt(safety.id, 'src/generated.ts'))?.toString(), 'by the agent\n', 'what was removed is in the safety checkpoint');
+		assert.equal(
+			(await engine.checkpoints.fileAt(safety.id, 'src/generated.ts'))?.toString(),
+			'by the agent\n',
+			'what was removed is in the safety checkpoint',
+		);
 	});
 
 	void it('refuses a checkpoint whose tree holds a path outside the workspace (made elsewhere, as a pulled ref could bring it), touching nothing', async (t) => {
@@ -65,7 +69,18 @@ void describe('rollback', () => {
 		// The target's tree, plus `../outside-….txt` and `.git/config` entries (git mktree takes any name).
 		const shadow = path.join(root, '.baton', 'shadow.git');
 		const inShadow = (args: string[], input?: string): string =>
-			execFileSync('git', args, { input, encoding: 'utf8', env: { PATH: process.env['PATH'], GIT_DIR: shadow, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+			execFileSync('git', args, {
+				input,
+				encoding: 'utf8',
+				env: {
+					PATH: process.env['PATH'],
+					GIT_DIR: shadow,
+					GIT_AUTHOR_NAME: 't',
+					GIT_AUTHOR_EMAIL: 't@t',
+					GIT_COMMITTER_NAME: 't',
+					GIT_COMMITTER_EMAIL: 't@t',
+				},
+			}).trim();
 		const blob = inShadow(['hash-object', '-w', '--stdin'], 'forged\n');
 		for (const [name, entries] of [
 			['..', `100644 blob ${blob}\t${path.basename(outside)}\n`],
@@ -76,7 +91,11 @@ void describe('rollback', () => {
 			const commit = inShadow(['commit-tree', top, '-m', 'forged']);
 			await engine.store.write((db) => db.update(checkpoints).set({ commitSha: commit, treeSha: top }).where(eq(checkpoints.id, target.id)).run());
 			const before = fingerprint(root, outsideBaton);
-			await assert.rejects(engine.checkpoints.rollback(target.id, { actor }), (error: Error) => /which is no path inside the workspace/.test(error.message) && error.message.includes(name === '..' ? '"../outside-' : '".git/config"'));
+			await assert.rejects(
+				engine.checkpoints.rollback(target.id, { actor }),
+				(error: Error) =>
+					/which is no path inside the workspace/.test(error.message) && error.message.includes(name === '..' ? '"../outside-' : '".git/config"'),
+			);
 			assert.deepEqual(fingerprint(root, outsideBaton), before, 'the workspace is as it was');
 			assert.equal(fs.readFileSync(outside, 'utf8'), 'not the workspace’s\n', 'the file outside it too');
 			assert.equal(read(root, 'src/agent.ts'), 'agent output\n');

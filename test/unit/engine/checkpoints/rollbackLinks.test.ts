@@ -41,7 +41,18 @@ void describe('rollback and links', () => {
 		const outside = outsideFolder(t);
 		const shadow = path.join(root, '.baton', 'shadow.git');
 		const inShadow = (args: string[], input?: string): string =>
-			execFileSync('git', args, { input, encoding: 'utf8', env: { PATH: process.env['PATH'], GIT_DIR: shadow, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+			execFileSync('git', args, {
+				input,
+				encoding: 'utf8',
+				env: {
+					PATH: process.env['PATH'],
+					GIT_DIR: shadow,
+					GIT_AUTHOR_NAME: 't',
+					GIT_AUTHOR_EMAIL: 't@t',
+					GIT_COMMITTER_NAME: 't',
+					GIT_COMMITTER_EMAIL: 't@t',
+				},
+			}).trim();
 		const link = inShadow(['hash-object', '-w', '--stdin'], outside);
 		const entries = inShadow(['ls-tree', forged.treeSha])
 			.split('\n')
@@ -60,7 +71,10 @@ void describe('rollback and links', () => {
 			assert.equal(fs.readlinkSync(path.join(root, 'd')), outside);
 			throw new Error('injected fault');
 		};
-		await assert.rejects(engine.checkpoints.rollback(forged.id, { actor, force: true }), (e) => BatonError.is(e, 'rollbackFailed') && e.details?.['recovered'] === true);
+		await assert.rejects(
+			engine.checkpoints.rollback(forged.id, { actor, force: true }),
+			(e) => BatonError.is(e, 'rollbackFailed') && e.details?.['recovered'] === true,
+		);
 		delete engine.checkpoints.faults.afterRestore;
 		assert.deepEqual(fingerprint(root, outsideBaton), folder, 'the folder is back, with what no snapshot holds');
 		assertOutsideUntouched(outside);
@@ -108,7 +122,10 @@ void describe('rollback and links', () => {
 		fs.symlinkSync(outside, path.join(root, 'a/b'));
 		const workspace = fingerprint(root, outsideBaton);
 
-		await assert.rejects(engine.checkpoints.rollback(target.id, { actor }), (error: Error) => error.message.includes('"a/b/x.txt"') && error.message.includes('"a/b" is a symbolic link'));
+		await assert.rejects(
+			engine.checkpoints.rollback(target.id, { actor }),
+			(error: Error) => error.message.includes('"a/b/x.txt"') && error.message.includes('"a/b" is a symbolic link'),
+		);
 		assertOutsideUntouched(outside);
 		assert.deepEqual(fingerprint(root, outsideBaton), workspace, 'the workspace is as it was');
 		assert.equal(read(root, 'local.cache'), 'precious local cache\n', 'not moved aside');

@@ -104,7 +104,10 @@ void describe('checkpoint snapshots (shadow git store)', () => {
 		const progress: string[] = [];
 		const partial = await engine.checkpoints.create({ actor, onProgress: (p) => progress.push(p.phase) });
 		assert.equal(partial.fileStats.degraded, true);
-		assert.match(partial.fileStats.degradedReason ?? '', /41 of 41 changed files not yet captured when the time budget ran out .* the next checkpoint continues/);
+		assert.match(
+			partial.fileStats.degradedReason ?? '',
+			/41 of 41 changed files not yet captured when the time budget ran out .* the next checkpoint continues/,
+		);
 		assert.equal(partial.fileStats.totalFiles, 0);
 		assert.deepEqual(progress, ['listing', 'committing']);
 

@@ -21,23 +21,52 @@ void describe('environment capture', () => {
 		fakeBin(bin, 'node', 'echo v22.1.0');
 		// Time enough for every probe on a loaded machine: one that runs out is recorded without its hash.
 		const { engine, root } = await openCheckpointEngine(t, { searchPath: bin, config: { checkpoints: { environmentTimeout: 120_000 } } });
-		write(root, '.mcp.json', JSON.stringify({ mcpServers: { github: { command: 'npx', args: ['-y', '@mcp/github', '--token', 'ghp_abcdefghijklmnopqrstuvwxyz012345'], env: { GITHUB_TOKEN: 'ghp_secretsecretsecretsecret0123' } } } }));
-		write(root, '.vscode/mcp.json', '{\n  // VS Code allows comments\n  "servers": { "docs": { "type": "http", "url": "https://user:pw@mcp.example.com/mcp?key=abc123" }, },\n}\n');
+		write(
+			root,
+			'.mcp.json',
+			JSON.stringify({
+				mcpServers: {
+					github: {
+						command: 'npx',
+						args: ['-y', '@mcp/github', '--token', 'ghp_abcdefghijklmnopqrstuvwxyz012345'],
+						env: { GITHUB_TOKEN: 'ghp_secretsecretsecretsecret0123' },
+					},
+				},
+			}),
+		);
+		write(
+			root,
+			'.vscode/mcp.json',
+			'{\n  // VS Code allows comments\n  "servers": { "docs": { "type": "http", "url": "https://user:pw@mcp.example.com/mcp?key=abc123" }, },\n}\n',
+		);
 		write(root, 'package.json', JSON.stringify({ dependencies: { zod: '^4.0.0' }, devDependencies: { typescript: '^5.0.0' } }));
 		write(
 			root,
 			'package-lock.json',
 			JSON.stringify({
 				lockfileVersion: 3,
-				packages: { '': {}, 'node_modules/zod': { version: '4.6.7' }, 'node_modules/typescript': { version: '5.9.3' }, 'node_modules/transitive': { version: '1.0.0' }, 'node_modules/zod/node_modules/x': { version: '9' } },
+				packages: {
+					'': {},
+					'node_modules/zod': { version: '4.6.7' },
+					'node_modules/typescript': { version: '5.9.3' },
+					'node_modules/transitive': { version: '1.0.0' },
+					'node_modules/zod/node_modules/x': { version: '9' },
+				},
 			}),
 		);
 		write(root, 'requirements.txt', 'requests==2.32.3\nnumpy>=1.26  # comment\n-r other.txt\n');
 
-		const cp = await createSettled(engine, { actor, host: { vscode: { version: '1.95.0', extensions: [{ id: 'anthropic.claude-code', version: '2.1.3' }] } } });
+		const cp = await createSettled(engine, {
+			actor,
+			host: { vscode: { version: '1.95.0', extensions: [{ id: 'anthropic.claude-code', version: '2.1.3' }] } },
+		});
 		const env = cp.environment;
 		assert.ok(env);
-		assert.deepEqual(env.agents['claude'], { version: '2.1.3', path: claude, binaryHash: `sha256:${createHash('sha256').update(fs.readFileSync(claude)).digest('hex')}` });
+		assert.deepEqual(env.agents['claude'], {
+			version: '2.1.3',
+			path: claude,
+			binaryHash: `sha256:${createHash('sha256').update(fs.readFileSync(claude)).digest('hex')}`,
+		});
 		const cache = JSON.parse(fs.readFileSync(path.join(root, '.baton', 'cache', 'binary-hashes.json'), 'utf8')) as Record<string, { hash: string }>;
 		assert.equal(cache[fs.realpathSync(claude)]?.hash, env.agents['claude']?.binaryHash, 'remembered for the next process');
 		assert.deepEqual(env.runtimes, { node: '22.1.0' });
@@ -229,15 +258,9 @@ void describe('environment capture', () => {
 	});
 
 	void it('redacts arguments that carry credentials', () => {
-		assert.deepEqual(redactArgs(['--api-key=sk-live-123456789', '--password', 'hunter2', 'serve', 'sk-ant-abcdefghijkl', '--port', '8080', 'AKIAABCDEFGHIJKLMNOP']), [
-			'--api-key=<redacted>',
-			'--password',
-			'<redacted>',
-			'serve',
-			'<redacted>',
-			'--port',
-			'8080',
-			'<redacted>',
-		]);
+		assert.deepEqual(
+			redactArgs(['--api-key=sk-live-123456789', '--password', 'hunter2', 'serve', 'sk-ant-abcdefghijkl', '--port', '8080', 'AKIAABCDEFGHIJKLMNOP']),
+			['--api-key=<redacted>', '--password', '<redacted>', 'serve', '<redacted>', '--port', '8080', '<redacted>'],
+		);
 	});
 });

@@ -46,7 +46,11 @@ void describe('environment probes cached by their inputs’ fingerprints', () =>
 		assert.equal(second.environment?.agents['claude']?.version, '2.1.3');
 		assert.deepEqual(second.environment?.runtimes, first.environment?.runtimes);
 		// An upgrade: a new binary file (other size and mtime) is asked again.
-		fs.writeFileSync(path.join(counted.bin, 'claude'), `#!/bin/sh\necho claude >> '${path.join(counted.bin, 'calls.log')}'\necho "2.2.0 (Claude Code, upgraded)"\n`, { mode: 0o755 });
+		fs.writeFileSync(
+			path.join(counted.bin, 'claude'),
+			`#!/bin/sh\necho claude >> '${path.join(counted.bin, 'calls.log')}'\necho "2.2.0 (Claude Code, upgraded)"\n`,
+			{ mode: 0o755 },
+		);
 		const upgraded = await createSettled(engine, { actor });
 		assert.equal(counted.runs('claude'), 2);
 		assert.equal(upgraded.environment?.agents['claude']?.version, '2.2.0');

@@ -15,7 +15,16 @@ import { batchCheck, catBatch, type GitRun } from '../../../../src/engine/git/ob
 import { commitsSince, insideGitRepo, readUserRepoStatus } from '../../../../src/engine/git/userRepoState';
 import { tempDir } from '../../helpers';
 
-const env = { PATH: process.env['PATH'] ?? '', GIT_CONFIG_NOSYSTEM: '1', HOME: '/nonexistent', LC_ALL: 'C', GIT_AUTHOR_NAME: 'T', GIT_AUTHOR_EMAIL: 't@example.com', GIT_COMMITTER_NAME: 'T', GIT_COMMITTER_EMAIL: 't@example.com' };
+const env = {
+	PATH: process.env['PATH'] ?? '',
+	GIT_CONFIG_NOSYSTEM: '1',
+	HOME: '/nonexistent',
+	LC_ALL: 'C',
+	GIT_AUTHOR_NAME: 'T',
+	GIT_AUTHOR_EMAIL: 't@example.com',
+	GIT_COMMITTER_NAME: 'T',
+	GIT_COMMITTER_EMAIL: 't@example.com',
+};
 
 function git(cwd: string, args: string[], input?: string): string {
 	return execFileSync('git', args, { cwd, env, encoding: 'utf8', ...(input !== undefined ? { input } : {}) }).trim();
@@ -42,7 +51,14 @@ test('batchCheck: each spec its oid, type and size in order; missing, ambiguous 
 	const specs = ['HEAD:a file.txt', 'HEAD:no such file', head, 'HEAD^{tree}', '0'.repeat(40), 'not a name at all'];
 	const found = await batchCheck(run, specs);
 	assert.equal(calls.length, 1);
-	assert.deepEqual(found, [{ oid: blob, type: 'blob', size: 6 }, null, { oid: head, type: 'commit', size: found[2]?.size }, { oid: git(cwd, ['rev-parse', 'HEAD^{tree}']), type: 'tree', size: found[3]?.size }, null, null]);
+	assert.deepEqual(found, [
+		{ oid: blob, type: 'blob', size: 6 },
+		null,
+		{ oid: head, type: 'commit', size: found[2]?.size },
+		{ oid: git(cwd, ['rev-parse', 'HEAD^{tree}']), type: 'tree', size: found[3]?.size },
+		null,
+		null,
+	]);
 	assert.ok((found[2]?.size ?? 0) > 0);
 	// Specs still being computed: git starts first, the answer still lines up with them.
 	const later = await batchCheck(run, new Promise<readonly string[]>((resolve) => setTimeout(() => resolve([blob, 'missing']), 50)));

@@ -58,7 +58,11 @@ void describe('git spawner', () => {
 		const [fits, fitsDirect] = await both(['cat-file', 'blob', oid], { cwd, env, maxStdoutBytes: 5 << 20 });
 		assert.deepEqual([fits, fitsDirect], [big, big]);
 		// A promise as input, as the pull's readers use.
-		const [later, laterDirect] = await both(['cat-file', '--batch-check'], { cwd, env, input: new Promise<string>((r) => setTimeout(() => r(`${oid}\nnope\n`), 50)) });
+		const [later, laterDirect] = await both(['cat-file', '--batch-check'], {
+			cwd,
+			env,
+			input: new Promise<string>((r) => setTimeout(() => r(`${oid}\nnope\n`), 50)),
+		});
 		assert.deepEqual(later, laterDirect);
 		assert.match(Buffer.from((later as { stdout: string }).stdout, 'base64').toString(), /^[0-9a-f]{40} blob 5242880\nnope missing\n$/);
 		// A failure's message (git's stderr), and an exit code the caller accepts.
@@ -87,7 +91,10 @@ void describe('git spawner', () => {
 		execFileSync('git', ['init', '-q', cwd], { env });
 		assert.equal(await useGitSpawner().whenReady(), true);
 		// cat-file waits for input that never comes.
-		await assert.rejects(runGit(['cat-file', '--batch'], { cwd, env, input: new Promise<string>(() => undefined), timeoutMs: 300 }), (e) => e instanceof GitTimeoutError);
+		await assert.rejects(
+			runGit(['cat-file', '--batch'], { cwd, env, input: new Promise<string>(() => undefined), timeoutMs: 300 }),
+			(e) => e instanceof GitTimeoutError,
+		);
 		// The spawner carries on.
 		assert.equal((await runGit(['--version'], { cwd, env })).code, 0);
 	});

@@ -28,7 +28,8 @@ test('catBlobs: one read when it fits, groups under the bound when not, sizes fo
 		calls.push({ args: args.join(' '), bound: maxStdoutBytes });
 		return (await runGit(args, { cwd, env, input, maxStdoutBytes })).stdout;
 	};
-	const texts = (found: Awaited<ReturnType<typeof catBlobs>>): unknown[] => found.map((b) => (b === null ? null : 'tooLarge' in b ? { tooLarge: b.tooLarge } : b.content.toString()));
+	const texts = (found: Awaited<ReturnType<typeof catBlobs>>): unknown[] =>
+		found.map((b) => (b === null ? null : 'tooLarge' in b ? { tooLarge: b.tooLarge } : b.content.toString()));
 
 	// Everything fits one answer: one process, as catBatch.
 	const all = await catBlobs(run, [...oids, tree], { maxBlobBytes: 50_000, maxGroupBytes: 100_000 });
@@ -54,7 +55,10 @@ test('catBlobs: one read when it fits, groups under the bound when not, sizes fo
 
 	// A blob above the per-blob bound inside an answer that fits is still reported by size alone.
 	calls.length = 0;
-	assert.deepEqual(texts(await catBlobs(run, [oids[3] as string, oids[0] as string], { maxBlobBytes: 8_000, maxGroupBytes: 100_000 })), [{ tooLarge: 20_000 }, contents[0]]);
+	assert.deepEqual(texts(await catBlobs(run, [oids[3] as string, oids[0] as string], { maxBlobBytes: 8_000, maxGroupBytes: 100_000 })), [
+		{ tooLarge: 20_000 },
+		contents[0],
+	]);
 	assert.equal(calls.length, 1);
 });
 

@@ -16,7 +16,10 @@ import type { Briefing } from '../../../../src/engine/storage/jsonShapes';
 import { tempDir } from '../../helpers';
 
 function bigBriefing(): Briefing {
-	const task = (i: number) => ({ id: `T${i}`, title: `Task number ${i} with a rather long title that goes on and on about what must be done ${'x'.repeat(60)}` });
+	const task = (i: number) => ({
+		id: `T${i}`,
+		title: `Task number ${i} with a rather long title that goes on and on about what must be done ${'x'.repeat(60)}`,
+	});
 	return {
 		sessionId: 'ses_20260301090000_abcdef',
 		scope: 'global',
@@ -88,7 +91,9 @@ void describe('briefing diet', () => {
 	});
 
 	void it('puts a resumed session’s progress first', () => {
-		const text = renderBriefingDiet(bigBriefing(), 600, { lead: { title: 'This durable session so far:', lines: ['Last request: "add rotation"', 'Files changed (2): a.ts, b.ts'] } });
+		const text = renderBriefingDiet(bigBriefing(), 600, {
+			lead: { title: 'This durable session so far:', lines: ['Last request: "add rotation"', 'Files changed (2): a.ts, b.ts'] },
+		});
 		assert.match(text.split('\n')[1] ?? '', /This durable session so far:/);
 		assert.match(text, /Files changed \(2\)/);
 	});
@@ -132,7 +137,13 @@ void describe('secret redaction', () => {
 	});
 
 	void it('leaves ordinary text alone', () => {
-		for (const text of ['The token count is 5 and input_tokens: 300', 'ask the task-management skill', 'risk-assessment-framework-version-two', 'Basic understanding of OAuth', 'see docs/secrets.md']) {
+		for (const text of [
+			'The token count is 5 and input_tokens: 300',
+			'ask the task-management skill',
+			'risk-assessment-framework-version-two',
+			'Basic understanding of OAuth',
+			'see docs/secrets.md',
+		]) {
 			assert.equal(redactSecrets(text), text);
 			assert.equal(containsSecret(text), false, text);
 		}
@@ -191,7 +202,10 @@ void describe('hook configuration merge', () => {
 		const merged = mergeClaudeHooks(user, specs, { remove: false, file: 'f' });
 		assert.deepEqual(Object.keys(merged), ['model', 'hooks']);
 		assert.deepEqual(Object.keys(merged['hooks'] as object), ['PreToolUse', 'Stop', 'SessionStart']);
-		assert.deepEqual((merged['hooks'] as any).PreToolUse, [user.hooks.PreToolUse[0], { matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'baton hook pre-tool-use', timeout: 10 }] }]);
+		assert.deepEqual((merged['hooks'] as any).PreToolUse, [
+			user.hooks.PreToolUse[0],
+			{ matcher: 'Edit|Write', hooks: [{ type: 'command', command: 'baton hook pre-tool-use', timeout: 10 }] },
+		]);
 		assert.deepEqual(mergeClaudeHooks(merged, specs, { remove: false, file: 'f' }), merged, 'idempotent');
 		const moved = mergeClaudeHooks(
 			merged,
@@ -232,7 +246,9 @@ void describe('hook configuration merge', () => {
 				],
 			},
 		]);
-		assert.deepEqual((mergeClaudeHooks(shared, specs, { remove: true, file: 'f' }) as any).hooks.PreToolUse, [{ matcher: '*', hooks: [{ type: 'command', command: './a.sh' }] }]);
+		assert.deepEqual((mergeClaudeHooks(shared, specs, { remove: true, file: 'f' }) as any).hooks.PreToolUse, [
+			{ matcher: '*', hooks: [{ type: 'command', command: './a.sh' }] },
+		]);
 	});
 
 	void it('merges VS Code hook files the same way and refuses shapes it does not know', () => {

@@ -53,7 +53,10 @@ void describe('Codex and Gemini CLI, as their binaries speak', () => {
 		assert.equal(shell.event.kind, 'postToolUse');
 		assert.equal(shell.event.tool?.name, 'run_shell_command');
 		const prompt = normaliseHookPayload(
-			{ ...sent('gemini-cli-0.61.0', 'before-agent.json'), prompt: '<hook_context>Baton briefing for durable session ses_1 (scope global)\n(Full briefing…)</hook_context>\n\nwrite b.txt and append' },
+			{
+				...sent('gemini-cli-0.61.0', 'before-agent.json'),
+				prompt: '<hook_context>Baton briefing for durable session ses_1 (scope global)\n(Full briefing…)</hook_context>\n\nwrite b.txt and append',
+			},
 			{ event: 'user-prompt-submit', agent: 'gemini' },
 		);
 		assert.ok(prompt.ok);
@@ -63,11 +66,15 @@ void describe('Codex and Gemini CLI, as their binaries speak', () => {
 
 	void it('Baton’s answers are what Codex’s own output schemas allow', () => {
 		const ajv = new Ajv({ allErrors: true, strict: false });
-		const schema = (name: string) => JSON.parse(fs.readFileSync(path.join(real, 'codex-hook-schemas', `${name}.command.output.schema.json`), 'utf8')) as object;
+		const schema = (name: string) =>
+			JSON.parse(fs.readFileSync(path.join(real, 'codex-hook-schemas', `${name}.command.output.schema.json`), 'utf8')) as object;
 		const start = ajv.compile(schema('session-start'));
 		assert.ok(start(JSON.parse(contextOutput('codex', 'Baton briefing for durable session ses_1'))), JSON.stringify(start.errors));
 		const pre = ajv.compile(schema('pre-tool-use'));
 		assert.ok(pre(JSON.parse(askOutput('codex', 'checkpoint #3 awaits your approval'))), JSON.stringify(pre.errors));
-		assert.ok(!start({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: 'x' }, additionalContext: 'x' }), 'the schema refuses a top-level additionalContext: only Copilot CLI is answered that way');
+		assert.ok(
+			!start({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: 'x' }, additionalContext: 'x' }),
+			'the schema refuses a top-level additionalContext: only Copilot CLI is answered that way',
+		);
 	});
 });

@@ -27,7 +27,10 @@ void describe('Copilot CLI’s two dialects of one event', () => {
 			['baton-json-pre-tool-use.json', 'baton-cli-json-pre-tool-use.json', 'preToolUse'],
 			['baton-json-post-tool-use.json', 'baton-cli-json-post-tool-use.json', 'postToolUse'],
 		] as const) {
-			const a = normaliseHookPayload(sent(snake), { event: event === 'sessionStart' ? 'session-start' : event === 'preToolUse' ? 'pre-tool-use' : 'post-tool-use', host: 'copilot-cli' });
+			const a = normaliseHookPayload(sent(snake), {
+				event: event === 'sessionStart' ? 'session-start' : event === 'preToolUse' ? 'pre-tool-use' : 'post-tool-use',
+				host: 'copilot-cli',
+			});
 			const b = normaliseHookPayload(sent(camel), { event, agent: 'copilot', host: 'copilot-cli' });
 			assert.ok(a.ok && b.ok);
 			assert.equal(a.event.agent, 'copilot', `${snake} is Copilot's, though Claude-shaped`);
@@ -50,20 +53,35 @@ void describe('Copilot CLI’s two dialects of one event', () => {
 		const vsCode = normaliseHookPayload({ sessionId: 's-1', hookEventName: 'Stop', cwd: '/w' }, { event: 'stop' });
 		assert.ok(vsCode.ok);
 		assert.equal(vsCode.event.kind, 'sessionEnd');
-		assert.deepEqual(JSON.parse(contextOutput('copilot', 'Baton briefing', 'copilot-cli')), { additionalContext: 'Baton briefing', hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: 'Baton briefing' } });
-		assert.deepEqual(JSON.parse(contextOutput('copilot', 'Baton briefing')), { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: 'Baton briefing' } });
+		assert.deepEqual(JSON.parse(contextOutput('copilot', 'Baton briefing', 'copilot-cli')), {
+			additionalContext: 'Baton briefing',
+			hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: 'Baton briefing' },
+		});
+		assert.deepEqual(JSON.parse(contextOutput('copilot', 'Baton briefing')), {
+			hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: 'Baton briefing' },
+		});
 	});
 });
 
 void describe('Copilot CLI’s session file as the binary writes it', () => {
 	void it('uses the event types of the published union (github/copilot-sdk), and one the union does not name yet: kept, not refused', () => {
-		const union = new Set((JSON.parse(fs.readFileSync(path.join(repoRoot, 'test', 'fixtures', 'real', 'copilot-sdk', 'session-event-types.json'), 'utf8')) as { events: { type: string }[] }).events.map((e) => e.type));
+		const union = new Set(
+			(
+				JSON.parse(fs.readFileSync(path.join(repoRoot, 'test', 'fixtures', 'real', 'copilot-sdk', 'session-event-types.json'), 'utf8')) as {
+					events: { type: string }[];
+				}
+			).events.map((e) => e.type),
+		);
 		const written = fs
 			.readFileSync(path.join(repoRoot, 'test', 'fixtures', 'real', 'copilot-cli-session', 'events.jsonl'), 'utf8')
 			.split('\n')
 			.filter(Boolean)
 			.map((line) => (JSON.parse(line) as { type: string }).type);
 		assert.ok(written.includes('session.start') && written.includes('tool.execution_complete') && written.includes('session.shutdown'));
-		assert.deepEqual([...new Set(written.filter((t) => !union.has(t)))], ['session.usage_record'], 'the binary writes one event type its SDK’s union (at that commit) lacks');
+		assert.deepEqual(
+			[...new Set(written.filter((t) => !union.has(t)))],
+			['session.usage_record'],
+			'the binary writes one event type its SDK’s union (at that commit) lacks',
+		);
 	});
 });

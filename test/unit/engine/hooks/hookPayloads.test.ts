@@ -34,7 +34,12 @@ const expected: Record<Dialect, Record<string, { kind: HookKind; agent: string; 
 		'session-start': { kind: 'sessionStart', agent: 'copilot', id: 'b2c7e4a1-5f3d-4e8b-9a61-0d2c8f7e3b45' },
 		'user-prompt-submit': { kind: 'userPrompt', agent: 'copilot', id: 'b2c7e4a1-5f3d-4e8b-9a61-0d2c8f7e3b45' },
 		'pre-tool-use': { kind: 'preToolUse', agent: 'copilot', id: 'b2c7e4a1-5f3d-4e8b-9a61-0d2c8f7e3b45', files: ['/w/project/test/login.test.ts'] },
-		'post-tool-use': { kind: 'postToolUse', agent: 'copilot', id: 'b2c7e4a1-5f3d-4e8b-9a61-0d2c8f7e3b45', files: ['/w/project/test/login.test.ts', '/w/project/test/helpers/wait.ts'] },
+		'post-tool-use': {
+			kind: 'postToolUse',
+			agent: 'copilot',
+			id: 'b2c7e4a1-5f3d-4e8b-9a61-0d2c8f7e3b45',
+			files: ['/w/project/test/login.test.ts', '/w/project/test/helpers/wait.ts'],
+		},
 		'pre-compact': { kind: 'preCompact', agent: 'copilot', id: 'b2c7e4a1-5f3d-4e8b-9a61-0d2c8f7e3b45' },
 		'subagent-start': { kind: 'unknown', agent: 'copilot', id: 'b2c7e4a1-5f3d-4e8b-9a61-0d2c8f7e3b45' },
 		'subagent-stop': { kind: 'subagentStop', agent: 'copilot', id: 'b2c7e4a1-5f3d-4e8b-9a61-0d2c8f7e3b45' },
@@ -158,7 +163,20 @@ void describe('hook payload normalisation', () => {
 	});
 
 	void it('knows which tools edit and which files they name, in every dialect', () => {
-		for (const name of ['Edit', 'Write', 'MultiEdit', 'NotebookEdit', 'apply_patch', 'editFiles', 'create_file', 'replace_string_in_file', 'multi_replace_string_in_file', 'insert_edit_into_file', 'write_to_file', 'replace_in_file']) {
+		for (const name of [
+			'Edit',
+			'Write',
+			'MultiEdit',
+			'NotebookEdit',
+			'apply_patch',
+			'editFiles',
+			'create_file',
+			'replace_string_in_file',
+			'multi_replace_string_in_file',
+			'insert_edit_into_file',
+			'write_to_file',
+			'replace_in_file',
+		]) {
 			assert.equal(isEditTool(name), true, name);
 		}
 		for (const name of ['Read', 'Bash', 'Grep', 'Glob', 'read_file', 'run_in_terminal', 'execute_command', 'TodoWrite', 'WebFetch']) {
@@ -166,7 +184,8 @@ void describe('hook payload normalisation', () => {
 		}
 		assert.deepEqual(filesNamedBy({ notebook_path: '/w/project/a.ipynb' }), ['/w/project/a.ipynb']);
 		assert.deepEqual(filesNamedBy({ replacements: [{ filePath: 'a.ts' }, { filePath: 'b.ts' }, { filePath: 'a.ts' }] }), ['a.ts', 'b.ts']);
-		const patch = '*** Begin Patch\n*** Update File: src/a.ts\n@@\n-x\n+y\n*** Add File: src/new.ts\n+z\n*** Delete File: old.ts\n*** Update File: src/b.ts\n*** Move to: src/c.ts\n*** End Patch';
+		const patch =
+			'*** Begin Patch\n*** Update File: src/a.ts\n@@\n-x\n+y\n*** Add File: src/new.ts\n+z\n*** Delete File: old.ts\n*** Update File: src/b.ts\n*** Move to: src/c.ts\n*** End Patch';
 		assert.deepEqual(patchFiles(patch), ['src/a.ts', 'src/new.ts', 'old.ts', 'src/b.ts', 'src/c.ts']);
 		assert.deepEqual(filesTouchedBy('apply_patch', { input: patch }, '/w/project'), ['src/a.ts', 'src/new.ts', 'old.ts', 'src/b.ts', 'src/c.ts']);
 		assert.deepEqual(filesTouchedBy('Read', { file_path: '/w/project/x' }, '/w/project'), []);

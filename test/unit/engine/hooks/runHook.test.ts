@@ -146,9 +146,20 @@ void describe('runHook settings and hook points', () => {
 		let waiting: string | null = 'checkpoint cp_x awaits approval';
 		const gate = h.options({}, { awaitingApproval: async (sid) => (sid === sessionId ? waiting : null) });
 		const ask = await runHook(h.engine, h.event('claude', 'pre-tool-use'), gate);
-		assert.deepEqual(JSON.parse(ask.stdout), { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: 'checkpoint cp_x awaits approval' } });
-		assert.equal((await runHook(h.engine, h.event('claude', 'pre-tool-use'), h.options({ approvalGate: false }, { awaitingApproval: gate.awaitingApproval }))).stdout, '', 'the gate can be turned off');
-		assert.equal((await runHook(h.engine, h.event('claude', 'pre-tool-use', { tool_name: 'Grep', tool_input: { pattern: 'x' } }), gate)).stdout, '', 'reads are never gated');
+		assert.deepEqual(JSON.parse(ask.stdout), {
+			hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'ask', permissionDecisionReason: 'checkpoint cp_x awaits approval' },
+		});
+		assert.equal(
+			(await runHook(h.engine, h.event('claude', 'pre-tool-use'), h.options({ approvalGate: false }, { awaitingApproval: gate.awaitingApproval })))
+				.stdout,
+			'',
+			'the gate can be turned off',
+		);
+		assert.equal(
+			(await runHook(h.engine, h.event('claude', 'pre-tool-use', { tool_name: 'Grep', tool_input: { pattern: 'x' } }), gate)).stdout,
+			'',
+			'reads are never gated',
+		);
 		waiting = null;
 		assert.equal((await runHook(h.engine, h.event('claude', 'pre-tool-use'), gate)).stdout, '');
 	});

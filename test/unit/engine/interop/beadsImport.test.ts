@@ -32,7 +32,10 @@ void describe('import beads (issues.jsonl)', () => {
 			],
 		);
 		const parser = tasks[2];
-		assert.match(parser?.description ?? '', /^Parse the query\n\n## Design\nPratt parser\n\n## Acceptance criteria\nHandles quotes\n\nBeads: related: related bd-e5f6\n\nImported from beads bd-c3d4\.$/);
+		assert.match(
+			parser?.description ?? '',
+			/^Parse the query\n\n## Design\nPratt parser\n\n## Acceptance criteria\nHandles quotes\n\nBeads: related: related bd-e5f6\n\nImported from beads bd-c3d4\.$/,
+		);
 		assert.match(tasks[1]?.description ?? '', /Beads: assignee ana/);
 		assert.equal(tasks[3]?.completedAt, '2026-02-02T10:00:00.000Z');
 		assert.equal(tasks[0]?.createdAt, '2026-02-01T17:00:00.123Z', 'offsets are honoured');
@@ -52,7 +55,11 @@ void describe('import beads (issues.jsonl)', () => {
 		const issues = beadsIssues();
 		writeJsonl(file, issues.slice(0, 2));
 		await engine.imports.run({ format: 'beads', path: file, dryRun: false, actor });
-		writeJsonl(file, [{ ...issues[0], title: 'Search (renamed)' }, issues[1] as Json, { ...issues[4], dependencies: [{ depends_on_id: 'bd-a1b2.1', type: 'blocks' }] }]);
+		writeJsonl(file, [
+			{ ...issues[0], title: 'Search (renamed)' },
+			issues[1] as Json,
+			{ ...issues[4], dependencies: [{ depends_on_id: 'bd-a1b2.1', type: 'blocks' }] },
+		]);
 		const result = await engine.imports.run({ format: 'beads', path: file, dryRun: false, actor });
 		assert.equal(result.added.tasks, 1);
 		assert.deepEqual(
@@ -77,8 +84,22 @@ void describe('import beads (issues.jsonl)', () => {
 			noPriority,
 			{ ...issues[3], id: 'bd-a1b2' },
 			{ ...issues[3], id: '../../etc/passwd' },
-			{ id: 'bd-x1', title: 'needs a ghost', status: 'open', priority: 2, created_at: '2026-02-01T10:00:00Z', dependencies: [{ issue_id: 'bd-x1', depends_on_id: 'bd-ghost', type: 'blocks' }] },
-			{ id: 'bd-y1', title: 'wrong owner', status: 'open', priority: 2, created_at: '2026-02-01T10:00:00Z', dependencies: [{ issue_id: 'bd-other', depends_on_id: 'bd-a1b2', type: 'blocks' }] },
+			{
+				id: 'bd-x1',
+				title: 'needs a ghost',
+				status: 'open',
+				priority: 2,
+				created_at: '2026-02-01T10:00:00Z',
+				dependencies: [{ issue_id: 'bd-x1', depends_on_id: 'bd-ghost', type: 'blocks' }],
+			},
+			{
+				id: 'bd-y1',
+				title: 'wrong owner',
+				status: 'open',
+				priority: 2,
+				created_at: '2026-02-01T10:00:00Z',
+				dependencies: [{ issue_id: 'bd-other', depends_on_id: 'bd-a1b2', type: 'blocks' }],
+			},
 			{ id: 'bd-z1', title: 'a title', status: 'open', priority: 2, issue_type: 'saga', created_at: 'someday' },
 		];
 		const result = await engine.imports.run({ format: 'beads', path: writeJsonl(path.join(dir, 'issues.jsonl'), lines), dryRun: false, actor });
@@ -104,9 +125,30 @@ void describe('import beads (issues.jsonl)', () => {
 		assert.deepEqual(snapshotFiles(path.join(root, '.baton')), before, 'nothing written');
 
 		const cyclic = [
-			{ id: 'bd-1', title: 'one', status: 'open', priority: 2, created_at: '2026-02-01T10:00:00Z', dependencies: [{ depends_on_id: 'bd-2', type: 'blocks' }] },
-			{ id: 'bd-2', title: 'two', status: 'open', priority: 2, created_at: '2026-02-01T10:00:00Z', dependencies: [{ depends_on_id: 'bd-1', type: 'waits-for' }] },
-			{ id: 'bd-3', title: 'three', status: 'open', priority: 2, created_at: '2026-02-01T10:00:00Z', dependencies: [{ depends_on_id: 'bd-3', type: 'blocks' }] },
+			{
+				id: 'bd-1',
+				title: 'one',
+				status: 'open',
+				priority: 2,
+				created_at: '2026-02-01T10:00:00Z',
+				dependencies: [{ depends_on_id: 'bd-2', type: 'blocks' }],
+			},
+			{
+				id: 'bd-2',
+				title: 'two',
+				status: 'open',
+				priority: 2,
+				created_at: '2026-02-01T10:00:00Z',
+				dependencies: [{ depends_on_id: 'bd-1', type: 'waits-for' }],
+			},
+			{
+				id: 'bd-3',
+				title: 'three',
+				status: 'open',
+				priority: 2,
+				created_at: '2026-02-01T10:00:00Z',
+				dependencies: [{ depends_on_id: 'bd-3', type: 'blocks' }],
+			},
 			{
 				id: 'bd-4',
 				title: 'four',
@@ -122,7 +164,10 @@ void describe('import beads (issues.jsonl)', () => {
 		const cycle = await engine.imports.run({ format: 'beads', path: writeJsonl(path.join(dir, 'cycle.jsonl'), cyclic), dryRun: false, actor });
 		assert.deepEqual(
 			cycle.errors.map((e) => `${e.record}: ${e.field}: ${e.message}`),
-			['line 3 (bd-3): dependencies[0].depends_on_id: an issue cannot depend on itself', 'line 1 (bd-1): dependencies[0].depends_on_id: dependencies form a cycle: T1 → T2 → T1 (Baton ids)'],
+			[
+				'line 3 (bd-3): dependencies[0].depends_on_id: an issue cannot depend on itself',
+				'line 1 (bd-1): dependencies[0].depends_on_id: dependencies form a cycle: T1 → T2 → T1 (Baton ids)',
+			],
 		);
 		// A second parent is unfamiliar, not malformed: kept as a link, with a warning.
 		assert.deepEqual(
@@ -137,7 +182,14 @@ void describe('import beads (issues.jsonl)', () => {
 		const engine = await Engine.open({ workspaceRoot: root, log: new MemoryLogger(), create: true, compactAfterBytes: 16 * 1024 });
 		t.after(() => engine.close());
 		const folder = tempDir(t);
-		const issues: Json[] = Array.from({ length: 300 }, (_, i) => ({ id: `bd-${i}`, title: `Issue ${i} ${'words '.repeat(20)}`, status: 'open', issue_type: 'task', priority: 2, created_at: '2026-02-01T10:00:00Z' }));
+		const issues: Json[] = Array.from({ length: 300 }, (_, i) => ({
+			id: `bd-${i}`,
+			title: `Issue ${i} ${'words '.repeat(20)}`,
+			status: 'open',
+			issue_type: 'task',
+			priority: 2,
+			created_at: '2026-02-01T10:00:00Z',
+		}));
 		writeJsonl(path.join(folder, '.beads', 'issues.jsonl'), issues);
 		const report = await engine.imports.run({ format: 'beads', path: folder, dryRun: false, actor });
 		assert.equal(report.added.tasks, 300);

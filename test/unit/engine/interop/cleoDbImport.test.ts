@@ -87,7 +87,11 @@ void describe('import cleo-db (CLEO tasks.db through sql.js)', () => {
 		const file = await writeCleoDb(path.join(tempDir(t), 'tasks.db'), cleoDbData(), { consolidated: true });
 		const result = await engine.imports.run({ format: 'cleo-db', path: file, dryRun: false, actor });
 		assert.deepEqual(result.errors, []);
-		const mapping = Object.fromEntries((await engine.store.read((db) => db.select().from(importRecords).all())).filter((r) => r.entityType === 'task').map((r) => [r.externalId, r.entityId]));
+		const mapping = Object.fromEntries(
+			(await engine.store.read((db) => db.select().from(importRecords).all()))
+				.filter((r) => r.entityType === 'task')
+				.map((r) => [r.externalId, r.entityId]),
+		);
 		assert.deepEqual(mapping, { T1: 'T6', T2: 'T7', T3: 'T3', T4: 'T4', T5: 'T5' }, 'free ids are kept, taken ones get the next numbers');
 		const checkout = await engine.tasks.get('T6');
 		assert.equal(checkout.title, 'Checkout');
@@ -103,7 +107,12 @@ void describe('import cleo-db (CLEO tasks.db through sql.js)', () => {
 		const legacy = cleoSessionsData();
 		legacy['sessions'] = [{ ...legacy['sessions'][0], scope: { type: 'epic', rootTaskId: 'T1' }, focus: { currentTask: 'T2' } }];
 		legacy['sessionHistory'] = [];
-		const json = await engine.imports.run({ format: 'cleo-sessions', path: writeJson(path.join(tempDir(t), 'sessions.json'), legacy), dryRun: false, actor });
+		const json = await engine.imports.run({
+			format: 'cleo-sessions',
+			path: writeJson(path.join(tempDir(t), 'sessions.json'), legacy),
+			dryRun: false,
+			actor,
+		});
 		assert.deepEqual(json.errors, []);
 		const imported = await engine.briefings.get('session_20251230_161248_81c3ce');
 		assert.equal(imported.scopeKey, 'epic:T6');
@@ -123,10 +132,18 @@ void describe('import cleo-db (CLEO tasks.db through sql.js)', () => {
 		const result = await engine.imports.run({ format: 'cleo-db', path: await writeCleoDb(path.join(dir, 'bad.db'), data), dryRun: false, actor });
 		assert.deepEqual(
 			result.errors.map((e) => `${e.record}: ${e.field}`),
-			['tasks[4] (T5): priority', `sessions[1] (${second}): scope_json`, `sessions[2] (${worker}): started_at`, 'session_handoff_entries[1] (ses_20260101000000_ffffff): session_id'],
+			[
+				'tasks[4] (T5): priority',
+				`sessions[1] (${second}): scope_json`,
+				`sessions[2] (${worker}): started_at`,
+				'session_handoff_entries[1] (ses_20260101000000_ffffff): session_id',
+			],
 		);
 		assert.match(result.errors.find((e) => e.field === 'scope_json')?.message ?? '', /^not valid JSON/);
-		assert.match(result.warnings.find((e) => e.field === 'depends_on')?.message ?? '', /dependency T99 is neither in this import nor imported before from cleo-db; kept as an external reference/);
+		assert.match(
+			result.warnings.find((e) => e.field === 'depends_on')?.message ?? '',
+			/dependency T99 is neither in this import nor imported before from cleo-db; kept as an external reference/,
+		);
 		assert.deepEqual(snapshotFiles(path.join(root, '.baton')), before);
 
 		const cycle = cleoDbData();
@@ -141,7 +158,9 @@ void describe('import cleo-db (CLEO tasks.db through sql.js)', () => {
 
 		fs.writeFileSync(path.join(dir, 'text.db'), 'not a database at all');
 		const notSqlite = await engine.imports.run({ format: 'cleo-db', path: path.join(dir, 'text.db'), dryRun: false, actor });
-		assert.deepEqual(notSqlite.errors, [{ record: 'tasks.db', field: null, message: 'not a SQLite database (the file does not start with "SQLite format 3")' }]);
+		assert.deepEqual(notSqlite.errors, [
+			{ record: 'tasks.db', field: null, message: 'not a SQLite database (the file does not start with "SQLite format 3")' },
+		]);
 		assert.deepEqual(snapshotFiles(path.join(root, '.baton')), before);
 	});
 });

@@ -41,7 +41,10 @@ void describe('an imported CLEO session’s focus', () => {
 		assert.deepEqual(briefing.focus, { ...live, last: false });
 		const diet = renderBriefingDiet(briefing);
 		assert.match(diet, /This session’s focus:\n- Working on: Working on JWT validation\n- Next action: Add error handling\n/);
-		assert.match(renderBriefingMarkdown(briefing, auth), /## This session’s focus\n\n- \*\*Working on:\*\* Working on JWT validation\n- \*\*Next action:\*\* Add error handling\n/);
+		assert.match(
+			renderBriefingMarkdown(briefing, auth),
+			/## This session’s focus\n\n- \*\*Working on:\*\* Working on JWT validation\n- \*\*Next action:\*\* Add error handling\n/,
+		);
 
 		// Suspended, it keeps its focus as the last one; resumed, its briefing gives it to the next agent.
 		await engine.sessions.suspend({ id: auth.id, actor });
@@ -94,6 +97,9 @@ void describe('an imported CLEO session’s focus', () => {
 		const stopped = baton(workspace, 'session', 'show', auth.id);
 		assert.match(stopped.stdout, /\n {2}last focus \(from before the session stopped\)\n {4}note: Working on JWT validation\n/);
 		const briefing = baton(workspace, 'briefing', '--session', auth.id);
-		assert.match(briefing.stdout, /This session’s last focus \(from before it stopped\):\n {2}note: Working on JWT validation\n {2}next action: Add error handling\n/);
+		assert.match(
+			briefing.stdout,
+			/This session’s last focus \(from before it stopped\):\n {2}note: Working on JWT validation\n {2}next action: Add error handling\n/,
+		);
 	});
 });

@@ -60,7 +60,13 @@ void describe('import cleo-sessions (.cleo/sessions.json)', () => {
 		await assert.rejects(engine.sessions.resume({ id: archived.id, actor }), /archived \(imported legacy state, read-only\)/);
 
 		const limits = await engine.store.read((db) => db.select().from(settings).where(eq(settings.key, 'legacy.config')).get());
-		assert.deepEqual(limits?.value, { maxConcurrentSessions: 4, maxActiveTasksPerScope: 2, scopeValidation: 'warn', allowNestedScopes: true, allowScopeOverlap: false });
+		assert.deepEqual(limits?.value, {
+			maxConcurrentSessions: 4,
+			maxActiveTasksPerScope: 2,
+			scopeValidation: 'warn',
+			allowNestedScopes: true,
+			allowScopeOverlap: false,
+		});
 		const audits = await engine.store.read((db) => db.select().from(auditLog).where(eq(auditLog.operation, 'import.run')).all());
 		assert.equal(audits.length, 1);
 		assert.equal((audits[0]?.details as Json)['source'], 'cleo-sessions');
@@ -87,7 +93,12 @@ void describe('import cleo-sessions (.cleo/sessions.json)', () => {
 		// The file grew (a new session) and one old session changed in CLEO: only the new one is added.
 		const grown = cleoSessionsData();
 		grown['sessions'][2].name = 'Payments spike (renamed)';
-		grown['sessionHistory'].push({ id: 'session_20251231_090000_f6f6f6', name: 'New year', startedAt: '2025-12-31T09:00:00Z', endedAt: '2025-12-31T10:00:00Z' });
+		grown['sessionHistory'].push({
+			id: 'session_20251231_090000_f6f6f6',
+			name: 'New year',
+			startedAt: '2025-12-31T09:00:00Z',
+			endedAt: '2025-12-31T10:00:00Z',
+		});
 		writeJson(file, grown);
 		const third = await engine.imports.run({ format: 'cleo-sessions', path: file, dryRun: false, actor });
 		assert.equal(third.added.sessions, 1);
@@ -103,7 +114,8 @@ void describe('import cleo-sessions (.cleo/sessions.json)', () => {
 		const { engine, root } = await openTestEngine(t);
 		const dir = tempDir(t);
 		const before = snapshotFiles(path.join(root, '.baton'));
-		const run = async (data: unknown) => engine.imports.run({ format: 'cleo-sessions', path: writeJson(path.join(dir, 'sessions.json'), data), dryRun: false, actor });
+		const run = async (data: unknown) =>
+			engine.imports.run({ format: 'cleo-sessions', path: writeJson(path.join(dir, 'sessions.json'), data), dryRun: false, actor });
 
 		const data = cleoSessionsData();
 		data['sessions'][1].status = 'running';
@@ -130,7 +142,9 @@ void describe('import cleo-sessions (.cleo/sessions.json)', () => {
 		const dup = cleoSessionsData();
 		dup['sessionHistory'][1].id = 'session_20251230_161248_81c3ce';
 		const duplicate = await run(dup);
-		assert.deepEqual(duplicate.errors, [{ record: 'sessionHistory[1] (session_20251230_161248_81c3ce)', field: 'id', message: 'duplicate of sessions[0]' }]);
+		assert.deepEqual(duplicate.errors, [
+			{ record: 'sessionHistory[1] (session_20251230_161248_81c3ce)', field: 'id', message: 'duplicate of sessions[0]' },
+		]);
 		assert.equal(duplicate.added.sessions, 0, 'a refused import adds nothing, and says so');
 
 		const oneBad = cleoSessionsData();
@@ -142,7 +156,12 @@ void describe('import cleo-sessions (.cleo/sessions.json)', () => {
 		);
 		assert.deepEqual(snapshotFiles(path.join(root, '.baton')), before, 'one bad record among good ones: nothing written');
 
-		const notJson = await engine.imports.run({ format: 'cleo-sessions', path: writeJsonText(path.join(dir, 'broken.json'), '{"sessions": [ {"id": '), dryRun: false, actor });
+		const notJson = await engine.imports.run({
+			format: 'cleo-sessions',
+			path: writeJsonText(path.join(dir, 'broken.json'), '{"sessions": [ {"id": '),
+			dryRun: false,
+			actor,
+		});
 		assert.equal(notJson.errors[0]?.record, 'sessions.json');
 		assert.match(notJson.errors[0]?.message ?? '', /^not valid JSON/);
 		const wrongShape = await run({ sessions: 'none' });
@@ -155,7 +174,12 @@ void describe('import cleo-sessions (.cleo/sessions.json)', () => {
 	void it('refuses an active session whose scope already has an active session in Baton', async (t) => {
 		const { engine } = await openTestEngine(t, { config: { scopeValidation: 'none' } });
 		await engine.sessions.start({ name: 'mine', scope: 'epic:T001', actor });
-		const result = await engine.imports.run({ format: 'cleo-sessions', path: writeJson(path.join(tempDir(t), 's.json'), cleoSessionsData()), dryRun: false, actor });
+		const result = await engine.imports.run({
+			format: 'cleo-sessions',
+			path: writeJson(path.join(tempDir(t), 's.json'), cleoSessionsData()),
+			dryRun: false,
+			actor,
+		});
 		assert.equal(result.errors.length, 1);
 		assert.equal(result.errors[0]?.record, 'sessions[0] (session_20251230_161248_81c3ce)');
 		assert.equal(result.errors[0]?.field, 'status');

@@ -61,7 +61,12 @@ export function cleoSessionsData(): Json {
 				name: 'Payments spike',
 				agentId: 'claude-opus',
 				scope: { type: 'epic', rootTaskId: 'T020' },
-				focus: { currentTask: 'T021', sessionNote: 'Stripe webhooks verified end to end', nextAction: 'Wire refunds', blockedReason: 'Waiting for the sandbox key' },
+				focus: {
+					currentTask: 'T021',
+					sessionNote: 'Stripe webhooks verified end to end',
+					nextAction: 'Wire refunds',
+					blockedReason: 'Waiting for the sandbox key',
+				},
 				startedAt: '2025-12-28T10:00:00Z',
 				lastActivity: '2025-12-28T12:00:00Z',
 				endedAt: '2025-12-28T12:00:00Z',
@@ -90,7 +95,13 @@ export function cleoSessionsData(): Json {
 				endReason: 'superseded',
 				resumedAs: 'session_20251228_100000_b2b2b2',
 			},
-			{ id: 'session-1733000000-e5e5e5', name: 'v1-era session', startedAt: '2024-11-30T20:53:20Z', endedAt: '2024-11-30T21:10:00Z', endReason: 'timeout' },
+			{
+				id: 'session-1733000000-e5e5e5',
+				name: 'v1-era session',
+				startedAt: '2024-11-30T20:53:20Z',
+				endedAt: '2024-11-30T21:10:00Z',
+				endReason: 'timeout',
+			},
 		],
 	};
 }
@@ -123,10 +134,47 @@ export function cleoDbData(): CleoDbData {
 	return {
 		tasks: [
 			{ id: 'T1', title: 'Checkout', type: 'epic', status: 'active', priority: 'high', created_at: '2026-01-05 10:00:00' },
-			{ id: 'T2', title: 'Cart totals', type: 'task', status: 'done', priority: 'high', parent_id: 'T1', created_at: '2026-01-05 10:01:00', completed_at: '2026-01-10 11:00:00' },
-			{ id: 'T3', title: 'Payment form', type: 'task', status: 'pending', priority: 'medium', parent_id: 'T1', phase: 'core', created_at: '2026-01-05 10:02:00' },
-			{ id: 'T4', title: 'Rounding error in totals', type: 'task', role: 'bug', status: 'pending', priority: 'critical', parent_id: 'T1', description: 'Totals are off by a cent', created_at: '2026-01-06 09:00:00' },
-			{ id: 'T5', title: 'Old spike', type: 'task', status: 'archived', priority: 'low', created_at: '2026-01-01 09:00:00', completed_at: '2026-01-02 09:00:00', archived_at: '2026-01-03 09:00:00' },
+			{
+				id: 'T2',
+				title: 'Cart totals',
+				type: 'task',
+				status: 'done',
+				priority: 'high',
+				parent_id: 'T1',
+				created_at: '2026-01-05 10:01:00',
+				completed_at: '2026-01-10 11:00:00',
+			},
+			{
+				id: 'T3',
+				title: 'Payment form',
+				type: 'task',
+				status: 'pending',
+				priority: 'medium',
+				parent_id: 'T1',
+				phase: 'core',
+				created_at: '2026-01-05 10:02:00',
+			},
+			{
+				id: 'T4',
+				title: 'Rounding error in totals',
+				type: 'task',
+				role: 'bug',
+				status: 'pending',
+				priority: 'critical',
+				parent_id: 'T1',
+				description: 'Totals are off by a cent',
+				created_at: '2026-01-06 09:00:00',
+			},
+			{
+				id: 'T5',
+				title: 'Old spike',
+				type: 'task',
+				status: 'archived',
+				priority: 'low',
+				created_at: '2026-01-01 09:00:00',
+				completed_at: '2026-01-02 09:00:00',
+				archived_at: '2026-01-03 09:00:00',
+			},
 		],
 		task_dependencies: [
 			{ task_id: 'T3', depends_on: 'T2' },
@@ -238,8 +286,28 @@ export async function writeCleoDb(file: string, data: CleoDbData, options: { con
 export function beadsIssues(): Json[] {
 	const at = '2026-02-01T10:00:00.123456789-07:00';
 	return [
-		{ id: 'bd-a1b2', title: 'Search', description: 'Product search', status: 'open', priority: 1, issue_type: 'epic', created_at: at, updated_at: at, labels: ['search'] },
-		{ id: 'bd-a1b2.1', title: 'Index products', description: '', status: 'in_progress', priority: 0, issue_type: 'task', assignee: 'ana', created_at: at, updated_at: at },
+		{
+			id: 'bd-a1b2',
+			title: 'Search',
+			description: 'Product search',
+			status: 'open',
+			priority: 1,
+			issue_type: 'epic',
+			created_at: at,
+			updated_at: at,
+			labels: ['search'],
+		},
+		{
+			id: 'bd-a1b2.1',
+			title: 'Index products',
+			description: '',
+			status: 'in_progress',
+			priority: 0,
+			issue_type: 'task',
+			assignee: 'ana',
+			created_at: at,
+			updated_at: at,
+		},
 		{
 			id: 'bd-c3d4',
 			title: 'Query parser',
@@ -257,8 +325,28 @@ export function beadsIssues(): Json[] {
 				{ issue_id: 'bd-c3d4', depends_on_id: 'bd-e5f6', type: 'related', created_at: at, created_by: 'ana' },
 			],
 		},
-		{ id: 'bd-e5f6', title: 'Typo in results page', description: '', status: 'closed', priority: 3, issue_type: 'bug', created_at: at, updated_at: at, closed_at: '2026-02-02T10:00:00Z', close_reason: 'fixed' },
-		{ id: 'bd-f7a8', title: 'Someday: fuzzy search', description: '', status: 'deferred', priority: 4, issue_type: 'chore', created_at: at, updated_at: at },
+		{
+			id: 'bd-e5f6',
+			title: 'Typo in results page',
+			description: '',
+			status: 'closed',
+			priority: 3,
+			issue_type: 'bug',
+			created_at: at,
+			updated_at: at,
+			closed_at: '2026-02-02T10:00:00Z',
+			close_reason: 'fixed',
+		},
+		{
+			id: 'bd-f7a8',
+			title: 'Someday: fuzzy search',
+			description: '',
+			status: 'deferred',
+			priority: 4,
+			issue_type: 'chore',
+			created_at: at,
+			updated_at: at,
+		},
 	];
 }
 
@@ -280,6 +368,12 @@ export function writeSeedSessionsFolder(dir: string): string {
 		first_message: 'Hello, I need help with the build',
 		thread: { messages: [], metadata: { fallback: true, version: '1.0' } },
 	});
-	writeJson(path.join(dir, 'bug-hunt.json'), { name: 'bug-hunt', description: null, created_at: '2025-01-16T08:00:00Z', updated_at: '2025-01-16T09:00:00Z', thread: { messages: [{}, {}, {}] } });
+	writeJson(path.join(dir, 'bug-hunt.json'), {
+		name: 'bug-hunt',
+		description: null,
+		created_at: '2025-01-16T08:00:00Z',
+		updated_at: '2025-01-16T09:00:00Z',
+		thread: { messages: [{}, {}, {}] },
+	});
 	return dir;
 }

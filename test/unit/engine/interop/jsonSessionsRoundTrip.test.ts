@@ -14,7 +14,13 @@ const hour = 3_600_000;
 async function history(engine: Engine, clock: FakeClock): Promise<{ ids: string[]; worker: string; other: string }> {
 	await engine.tasks.add({ title: 'Checkout', type: 'epic', actor });
 	await engine.tasks.add({ title: 'Cart totals', parentId: 'T1', actor });
-	const one = await engine.sessions.start({ name: 'Checkout: part 1 / totals', scope: 'epic:T1', agent: 'claude-code', agentIdentifier: 'claude-aaa', actor });
+	const one = await engine.sessions.start({
+		name: 'Checkout: part 1 / totals',
+		scope: 'epic:T1',
+		agent: 'claude-code',
+		agentIdentifier: 'claude-aaa',
+		actor,
+	});
 	await engine.tasks.focus({ id: 'T2', actor });
 	await engine.sessions.recordDecision({ text: 'Integer cents', rationale: 'floats drift', actor });
 	await engine.sessions.addAlias({ sessionId: one.session.id, agent: 'claude-code', alias: 'claude-bbb', actor });
@@ -58,7 +64,11 @@ void describe('export → json-sessions import', () => {
 			ids,
 		);
 		const file = fs.readFileSync(path.join(out, '01-Checkout-part-1-totals.json'), 'utf8');
-		assert.match(file, /^\{\n {2}"name": "01-Checkout-part-1-totals",\n {2}"description": "Checkout: part 1 \/ totals",\n {2}"created_at": /, 'pretty, seed 004’s fields first');
+		assert.match(
+			file,
+			/^\{\n {2}"name": "01-Checkout-part-1-totals",\n {2}"description": "Checkout: part 1 \/ totals",\n {2}"created_at": /,
+			'pretty, seed 004’s fields first',
+		);
 
 		const b = await openTestEngine(t);
 		const before = snapshotFiles(path.join(b.root, '.baton'));
@@ -173,7 +183,11 @@ void describe('export → json-sessions import', () => {
 		const result = await fresh.engine.imports.run({ format: 'json-sessions', path: out, dryRun: false, actor });
 		assert.deepEqual(
 			result.errors.map((e) => `${e.record}: ${e.field}`),
-			['sessions[0] (01-Checkout-part-1-totals.json): baton.session.status', 'sessions[1] (02-Checkout-part-2.json): name', 'sessions[2] (03-Checkout-part-3-CON.json): null'],
+			[
+				'sessions[0] (01-Checkout-part-1-totals.json): baton.session.status',
+				'sessions[1] (02-Checkout-part-2.json): name',
+				'sessions[2] (03-Checkout-part-3-CON.json): null',
+			],
 		);
 		assert.match(result.errors[0]?.message ?? '', /expected one of active, suspended, ended, orphaned, archived, closed \(got "paused"\)/);
 		assert.equal((await fresh.engine.briefings.list()).length, 0);
@@ -200,7 +214,10 @@ void describe('export → json-sessions import', () => {
 		const setup = list.find((s) => s.name === 'Set up the project');
 		assert.match(setup?.id ?? '', /^ses_20250115103000_[0-9a-f]{6}$/);
 		const handoff = await engine.briefings.handoff(setup?.id as string);
-		assert.equal(handoff.kind === 'valid' && handoff.data.note, 'Imported conversation "session-1" (12 messages). First request: Hello, I need help with the build');
+		assert.equal(
+			handoff.kind === 'valid' && handoff.data.note,
+			'Imported conversation "session-1" (12 messages). First request: Hello, I need help with the build',
+		);
 		const again = await engine.imports.run({ format: 'json-sessions', path: dir, dryRun: false, actor });
 		assert.equal(again.added.sessions, 0);
 		assert.equal(again.unchanged.sessions, 2);

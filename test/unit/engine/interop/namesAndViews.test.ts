@@ -8,7 +8,29 @@ void describe('safe file names (seed 004’s rules)', () => {
 		for (const ok of ['session-1', 'a', 'A.b_c-9', 'x'.repeat(64), 'console', 'com10', 'index-2']) {
 			assert.equal(unsafeNameReason(ok), null, ok);
 		}
-		for (const bad of ['', '.', '..', '../x', 'a/b', 'a\\b', 'x'.repeat(65), 'a..b', '.hidden', '-rf', 'with space', 'émoji', 'CON', 'nul', 'Com1', 'LPT9.txt', 'aux.json', 'index', 'INDEX', 'metadata', 'conin$']) {
+		for (const bad of [
+			'',
+			'.',
+			'..',
+			'../x',
+			'a/b',
+			'a\\b',
+			'x'.repeat(65),
+			'a..b',
+			'.hidden',
+			'-rf',
+			'with space',
+			'émoji',
+			'CON',
+			'nul',
+			'Com1',
+			'LPT9.txt',
+			'aux.json',
+			'index',
+			'INDEX',
+			'metadata',
+			'conin$',
+		]) {
 			assert.notEqual(unsafeNameReason(bad), null, JSON.stringify(bad));
 		}
 		assert.equal(unsafeFileReason('01-a.json'), null);
@@ -61,7 +83,10 @@ void describe('markdown views of a handoff and a briefing', () => {
 		assert.match(pending.markdown, /_No handoff yet: a session writes its handoff once, when it ends\._/);
 		// The chain's neighbours by name (a person's), their ids beside them (a tool's).
 		assert.match(pending.markdown, /- \*\*Continues:\*\* \\# Cart ## injected heading \(`ses_[^`]+`\)\n/);
-		assert.match((await engine.exports.markdown({ sessionId: one.session.id, kind: 'handoff' })).markdown, /- \*\*Continued by:\*\* part 2 \(`ses_[^`]+`\)/);
+		assert.match(
+			(await engine.exports.markdown({ sessionId: one.session.id, kind: 'handoff' })).markdown,
+			/- \*\*Continued by:\*\* part 2 \(`ses_[^`]+`\)/,
+		);
 		const briefing = await engine.exports.markdown({ sessionId: two.session.id, kind: 'briefing' });
 		assert.equal(briefing.title, 'Briefing — part 2');
 		assert.match(

@@ -38,7 +38,18 @@ function briefingWith(memory: Briefing['memory'], handoffNote = 'Retry policy is
 			name: 'Retries',
 			endedAt: '2026-02-28T18:00:00.000Z',
 			durationMinutes: 60,
-			handoff: { lastTask: null, tasksCompleted: [], tasksCreated: [], decisionsRecorded: 0, decisions: [], nextSuggested: [], openBlockers: [], openBugs: [], note: handoffNote, nextAction: 'Persist the idempotency keys' },
+			handoff: {
+				lastTask: null,
+				tasksCompleted: [],
+				tasksCreated: [],
+				decisionsRecorded: 0,
+				decisions: [],
+				nextSuggested: [],
+				openBlockers: [],
+				openBugs: [],
+				note: handoffNote,
+				nextAction: 'Persist the idempotency keys',
+			},
 		},
 		focus: null,
 		suggestions: [],
@@ -61,7 +72,8 @@ void describe('memory in the briefing', () => {
 		fs.utimesSync(path.join(root, 'src/payments/gateway.ts'), new Date(clock.now() - 60_000), new Date(clock.now() - 60_000));
 		await engine.tasks.add({ title: 'Retry the gateway', description: 'See gateway.ts and its template.', actor });
 		const { session: earlier } = await engine.sessions.start({ name: 'earlier', scope: 'task:T1', actor });
-		const record = async (kind: 'knowledge' | 'gotcha', text: string, extra: { files?: string[]; sourceSessionId?: string } = {}) => (await engine.memory.record({ kind, text, actor, ...extra })).entry.id;
+		const record = async (kind: 'knowledge' | 'gotcha', text: string, extra: { files?: string[]; sourceSessionId?: string } = {}) =>
+			(await engine.memory.record({ kind, text, actor, ...extra })).entry.id;
 		const scoped = await record('knowledge', 'Learned in this scope', { sourceSessionId: earlier.id });
 		await engine.sessions.end({ id: earlier.id, actor });
 		const { session: other } = await engine.sessions.start({ name: 'elsewhere', actor });
@@ -102,7 +114,16 @@ void describe('memory in the briefing', () => {
 void describe('memory in the briefing diet', () => {
 	void it('spends at most its share of the budget, after the handoff and next tasks, and says how many facts it left out', () => {
 		const entries = Array.from({ length: 8 }, (_, i) =>
-			fact(i + 1, i === 1 ? { staleSince: '2026-03-01T09:00:00.000Z', staleReason: 'src/payments/adapter.ts changed since the fact was last confirmed', files: ['src/payments/adapter.ts'] } : {}),
+			fact(
+				i + 1,
+				i === 1
+					? {
+							staleSince: '2026-03-01T09:00:00.000Z',
+							staleReason: 'src/payments/adapter.ts changed since the fact was last confirmed',
+							files: ['src/payments/adapter.ts'],
+						}
+					: {},
+			),
 		);
 		const briefing = briefingWith({ entries, total: 12 });
 		for (const budget of [1_000, 1_500, 2_500, 4_000]) {
@@ -122,12 +143,22 @@ void describe('memory in the briefing diet', () => {
 			assert.equal(section.at(-1), `- … and ${12 - shown} more (\`baton memory list\`)`, `${budget}: the rest is counted, not dropped silently`);
 		}
 		const roomy = renderBriefingDiet(briefing, 20_000);
-		assert.match(roomy, /- Fact: Fact number 1: .*\n- Gotcha: Fact number 2: .* \(src\/payments\/adapter\.ts\) \[stale: src\/payments\/adapter\.ts changed since the fact was last confirmed\]/);
+		assert.match(
+			roomy,
+			/- Fact: Fact number 1: .*\n- Gotcha: Fact number 2: .* \(src\/payments\/adapter\.ts\) \[stale: src\/payments\/adapter\.ts changed since the fact was last confirmed\]/,
+		);
 		assert.match(roomy, /- … and 4 more \(`baton memory list`\)/, 'the briefing listed 8 of 12');
 	});
 
 	void it('does not repeat a fact the handoff lines already said, nor count it as left out', () => {
-		const briefing = briefingWith({ entries: [fact(2, { text: 'Staging sandbox rejects refunds older than 24 h.', source: 'handoff' }), fact(4), fact(5, { text: 'Retries live in the adapter — why: one policy' })], total: 3 });
+		const briefing = briefingWith({
+			entries: [
+				fact(2, { text: 'Staging sandbox rejects refunds older than 24 h.', source: 'handoff' }),
+				fact(4),
+				fact(5, { text: 'Retries live in the adapter — why: one policy' }),
+			],
+			total: 3,
+		});
 		const handoff = briefing.lastSession?.handoff;
 		assert.ok(handoff);
 		handoff.openBlockers = ['staging sandbox rejects refunds older than 24 h'];
@@ -138,7 +169,9 @@ void describe('memory in the briefing diet', () => {
 		assert.doesNotMatch(text, /Gotcha: Staging sandbox|Fact: Retries live/);
 		assert.match(text, /Project memory \(gotchas first\):\n- Gotcha: Fact number 4[^\n]*\nOpen bugs:/, 'only the fact not said yet, and no "more" line');
 		handoff.note = 'A long note that takes the room of the blocker line. '.repeat(10);
-		const tight = [400, 450, 500, 550, 600].map((budget) => renderBriefingDiet(briefing, budget)).filter((t) => !t.includes('Blocker:') && t.includes('Project memory'));
+		const tight = [400, 450, 500, 550, 600]
+			.map((budget) => renderBriefingDiet(briefing, budget))
+			.filter((t) => !t.includes('Blocker:') && t.includes('Project memory'));
 		assert.ok(tight.length > 0, 'some budget leaves the handoff’s blocker out but keeps memory');
 		for (const text of tight) {
 			assert.match(text, /Gotcha: Staging sandbox rejects refunds/, 'the blocker not shown: its fact is');

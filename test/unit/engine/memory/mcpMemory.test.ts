@@ -30,7 +30,13 @@ void describe('project memory over MCP', () => {
 		fs.mkdirSync(path.join(root, 'src'), { recursive: true });
 		fs.writeFileSync(path.join(root, 'src/gateway.ts'), '// generated\n');
 		assert.equal(runBaton(cli, root, ['init']).code, 0);
-		const transport = new StdioClientTransport({ command: process.execPath, args: [cli, 'mcp'], cwd: root, stderr: 'pipe', env: { PATH: process.env['PATH'] ?? '', HOME: root } });
+		const transport = new StdioClientTransport({
+			command: process.execPath,
+			args: [cli, 'mcp'],
+			cwd: root,
+			stderr: 'pipe',
+			env: { PATH: process.env['PATH'] ?? '', HOME: root },
+		});
 		const client = new Client({ name: 'memory-test-client', version: '1.0.0' });
 		await client.connect(transport);
 		t.after(() => client.close());
@@ -40,7 +46,11 @@ void describe('project memory over MCP', () => {
 		assert.match(tool?.description ?? '', /confirmed instead of duplicated/);
 
 		const session = (await call(client, 'session_start', { name: 'Gateway work', agent: 'copilot' })).value.session;
-		const recorded = await call(client, 'record_memory', { kind: 'gotcha', text: 'gateway.ts is generated: edit gateway.template.ts', files: ['src/gateway.ts'] });
+		const recorded = await call(client, 'record_memory', {
+			kind: 'gotcha',
+			text: 'gateway.ts is generated: edit gateway.template.ts',
+			files: ['src/gateway.ts'],
+		});
 		assert.equal(recorded.isError, false, JSON.stringify(recorded.value));
 		assert.equal(recorded.value.duplicate, false);
 		assert.equal(recorded.value.entry.sourceSessionId, session.id, 'the only active session learned it');
@@ -56,7 +66,10 @@ void describe('project memory over MCP', () => {
 		assert.equal(badKind.isError, true, 'the schema refuses an unknown kind');
 
 		const diet = await call(client, 'briefing', { sessionId: session.id });
-		assert.match(diet.value.text, /Project memory \(gotchas first\):\n- Gotcha: gateway\.ts is generated: edit gateway\.template\.ts \(src\/gateway\.ts\)\n- Fact: Amounts are integers in minor units/);
+		assert.match(
+			diet.value.text,
+			/Project memory \(gotchas first\):\n- Gotcha: gateway\.ts is generated: edit gateway\.template\.ts \(src\/gateway\.ts\)\n- Fact: Amounts are integers in minor units/,
+		);
 		const full = await call(client, 'briefing', { sessionId: session.id, format: 'full' });
 		assert.equal(full.value.briefing.memory.total, 2);
 		assert.deepEqual(

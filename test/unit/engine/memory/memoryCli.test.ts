@@ -64,7 +64,10 @@ void describe('baton memory', () => {
 			[[added['entry'].id, 'src/app.ts is missing']],
 			'list refreshes the marks first',
 		);
-		assert.match(baton('memory', 'list').stdout, /gotcha {5}Run the tests with --runInBand\. {2}\(src\/app\.ts\) {2}\[stale: src\/app\.ts is missing; ×2\]/);
+		assert.match(
+			baton('memory', 'list').stdout,
+			/gotcha {5}Run the tests with --runInBand\. {2}\(src\/app\.ts\) {2}\[stale: src\/app\.ts is missing; ×2\]/,
+		);
 
 		const retired = ok(baton('memory', 'retire', knowledge.id, '--json'), 'retire')['entry'];
 		assert.notEqual(retired.retiredAt, null);
@@ -106,7 +109,10 @@ void describe('baton memory', () => {
 		const { baton } = workspace(t);
 		const session = ok(baton('session', 'start', '--name', 'Payments', '--json'), 'start')['session'];
 		ok(baton('decision', 'record', '--text', 'Keep retries in the adapter', '--rationale', 'one policy', '--json'), 'decision');
-		ok(baton('session', 'end', '--note', 'Adapter done', '--next-action', 'Persist keys', '--blocker', 'Sandbox refunds older than 24 h fail', '--json'), 'end');
+		ok(
+			baton('session', 'end', '--note', 'Adapter done', '--next-action', 'Persist keys', '--blocker', 'Sandbox refunds older than 24 h fail', '--json'),
+			'end',
+		);
 		const { summary, markdown } = ok(baton('session', 'summary', session.id, '--json'), 'summary') as { summary: any; markdown: string };
 		assert.equal(summary.sessionId, session.id);
 		assert.deepEqual(summary.blockers, ['Sandbox refunds older than 24 h fail']);
@@ -123,14 +129,18 @@ void describe('baton memory', () => {
 				['knowledge', 'Keep retries in the adapter — why: one policy', session.id],
 			],
 		);
-		assert.match(baton('briefing').stdout, /Project memory:\n {2}gotcha {2}Sandbox refunds older than 24 h fail\n {2}fact {4}Keep retries in the adapter — why: one policy/);
+		assert.match(
+			baton('briefing').stdout,
+			/Project memory:\n {2}gotcha {2}Sandbox refunds older than 24 h fail\n {2}fact {4}Keep retries in the adapter — why: one policy/,
+		);
 	});
 });
 
 void describe('token usage and cost', () => {
 	void it('flows from the transcript, through the real hook, into the cost that escalates a checkpoint and into the summary', (t) => {
 		const { root, claudeHome, baton } = workspace(t);
-		const hook = (name: string): Run => runBaton(cli, root, ['hook'], { input: JSON.stringify(hookFixture('claude', name, { root, claudeHome })), env: { BATON_CLAUDE_HOME: claudeHome } });
+		const hook = (name: string): Run =>
+			runBaton(cli, root, ['hook'], { input: JSON.stringify(hookFixture('claude', name, { root, claudeHome })), env: { BATON_CLAUDE_HOME: claudeHome } });
 		assert.equal(hook('session-start-startup').code, 0);
 		const session = (ok(baton('session', 'list', '--json'), 'sessions')['sessions'] as any[])[0];
 		const fixture = hookFixture('claude', 'stop', { root, claudeHome });

@@ -13,7 +13,13 @@ import { actor, openTestEngine } from '../../helpers';
 
 void describe('memory fingerprint', () => {
 	void it('collapses case, whitespace, punctuation, quotes and trailing periods', () => {
-		const variants = ['Run the tests with --runInBand.', 'run  the tests with "--runInBand"', 'RUN THE TESTS WITH `--runInBand`!', '  Run the tests with --runInBand…  ', '- Run the tests, with --runInBand'];
+		const variants = [
+			'Run the tests with --runInBand.',
+			'run  the tests with "--runInBand"',
+			'RUN THE TESTS WITH `--runInBand`!',
+			'  Run the tests with --runInBand…  ',
+			'- Run the tests, with --runInBand',
+		];
 		const prints = new Set(variants.map(memoryFingerprint));
 		assert.deepEqual([...prints], ['run the tests with runinband']);
 		assert.equal(memoryFingerprint('Don’t edit `dist/`!'), memoryFingerprint("don't edit dist"));
@@ -21,7 +27,16 @@ void describe('memory fingerprint', () => {
 	});
 
 	void it('keeps facts apart that differ in words, numbers, in-word punctuation or symbols', () => {
-		const distinct = ['use port 8080', 'use port 8081', 'src/app.ts is generated', 'src/app.js is generated', 'cost < $5', 'cost > $5', 'retry x-1 times', 'retry x 1 times'];
+		const distinct = [
+			'use port 8080',
+			'use port 8081',
+			'src/app.ts is generated',
+			'src/app.js is generated',
+			'cost < $5',
+			'cost > $5',
+			'retry x-1 times',
+			'retry x 1 times',
+		];
 		assert.equal(new Set(distinct.map(memoryFingerprint)).size, distinct.length);
 	});
 });
@@ -30,7 +45,13 @@ void describe('memory records', () => {
 	void it('record a fact once: a variant confirms it, merges its files and clears its stale mark', async (t) => {
 		const { engine, clock } = await openTestEngine(t);
 		const { session } = await engine.sessions.start({ name: 'learns', actor });
-		const first = await engine.memory.record({ kind: 'gotcha', text: 'The build needs NODE_OPTIONS=--max-old-space-size=4096.', files: ['package.json'], sourceSessionId: session.id, actor });
+		const first = await engine.memory.record({
+			kind: 'gotcha',
+			text: 'The build needs NODE_OPTIONS=--max-old-space-size=4096.',
+			files: ['package.json'],
+			sourceSessionId: session.id,
+			actor,
+		});
 		assert.equal(first.duplicate, false);
 		assert.match(first.entry.id, /^mem_\d{14}_[0-9a-f]{6}$/);
 		assert.deepEqual(
@@ -51,9 +72,20 @@ void describe('memory records', () => {
 				retiredAt: null,
 			},
 		);
-		await engine.store.write((db) => db.update(memoryEntries).set({ staleSince: '2026-03-01T09:30:00.000Z', staleReason: 'package.json changed' }).where(eq(memoryEntries.id, first.entry.id)).run());
+		await engine.store.write((db) =>
+			db
+				.update(memoryEntries)
+				.set({ staleSince: '2026-03-01T09:30:00.000Z', staleReason: 'package.json changed' })
+				.where(eq(memoryEntries.id, first.entry.id))
+				.run(),
+		);
 		clock.advance(3_600_000);
-		const again = await engine.memory.record({ kind: 'gotcha', text: 'the build needs  NODE_OPTIONS=--max-old-space-size=4096', files: ['./scripts/build.sh', 'package.json'], actor });
+		const again = await engine.memory.record({
+			kind: 'gotcha',
+			text: 'the build needs  NODE_OPTIONS=--max-old-space-size=4096',
+			files: ['./scripts/build.sh', 'package.json'],
+			actor,
+		});
 		assert.equal(again.duplicate, true);
 		assert.equal(again.entry.id, first.entry.id);
 		assert.equal(again.entry.confirmations, 2);
@@ -83,7 +115,13 @@ void describe('memory records', () => {
 	void it('confirm and retire; a retired fact comes back only by hand', async (t) => {
 		const { engine, clock } = await openTestEngine(t);
 		const { session } = await engine.sessions.start({ name: 's', actor });
-		const { entry } = await engine.memory.record({ kind: 'knowledge', text: 'Money is integers in minor units', sourceSessionId: session.id, source: 'decision', actor });
+		const { entry } = await engine.memory.record({
+			kind: 'knowledge',
+			text: 'Money is integers in minor units',
+			sourceSessionId: session.id,
+			source: 'decision',
+			actor,
+		});
 		clock.advance(60_000);
 		const confirmed = await engine.memory.confirm(entry.id, actor);
 		assert.equal(confirmed.confirmations, 2);
@@ -101,14 +139,26 @@ void describe('memory records', () => {
 
 		await engine.sessions.end({ id: session.id, actor });
 		const { session: other } = await engine.sessions.start({ name: 'other', actor });
-		const automatic = await engine.memory.record({ kind: 'knowledge', text: 'money is integers in minor units.', sourceSessionId: other.id, source: 'decision', actor });
+		const automatic = await engine.memory.record({
+			kind: 'knowledge',
+			text: 'money is integers in minor units.',
+			sourceSessionId: other.id,
+			source: 'decision',
+			actor,
+		});
 		assert.equal(automatic.duplicate, true);
 		assert.notEqual(automatic.entry.retiredAt, null, 'extraction never revives what a person retired');
 		const manual = await engine.memory.record({ kind: 'knowledge', text: 'Money is integers in minor units!', actor });
 		assert.equal(manual.entry.retiredAt, null, 'a person recording it again brings it back');
 		assert.equal(manual.entry.confirmations, 3);
 
-		const own = await engine.memory.record({ kind: 'knowledge', text: 'Money is integers in minor units', sourceSessionId: session.id, source: 'decision', actor });
+		const own = await engine.memory.record({
+			kind: 'knowledge',
+			text: 'Money is integers in minor units',
+			sourceSessionId: session.id,
+			source: 'decision',
+			actor,
+		});
 		assert.equal(own.entry.confirmations, 3, 'a session does not confirm its own extracted fact');
 	});
 
@@ -132,7 +182,9 @@ void describe('memory records', () => {
 			(await engine.memory.list({ sessionId: session.id })).map((e) => e.id),
 			[k2.entry.id],
 		);
-		await engine.store.write((db) => db.update(memoryEntries).set({ staleSince: '2026-03-02T00:00:00.000Z', staleReason: 'x' }).where(eq(memoryEntries.id, k1.entry.id)).run());
+		await engine.store.write((db) =>
+			db.update(memoryEntries).set({ staleSince: '2026-03-02T00:00:00.000Z', staleReason: 'x' }).where(eq(memoryEntries.id, k1.entry.id)).run(),
+		);
 		assert.deepEqual(
 			(await engine.memory.list({ stale: true })).map((e) => e.id),
 			[k1.entry.id],
@@ -151,11 +203,24 @@ void describe('memory records', () => {
 		await refusal({ kind: 'gotcha', text: 'x'.repeat(2_001), actor }, /memory text: 1 to 2,000 characters \(got 2001\)/);
 		await refusal({ kind: 'gotcha', text: '…!?', actor }, /has no words/);
 		await refusal({ kind: 'trivia' as 'gotcha', text: 'x', actor }, /memory kind must be one of knowledge, gotcha \(got "trivia"\)/);
-		await refusal({ kind: 'gotcha', text: 'x', source: 'rumour' as 'manual', actor }, /memory source must be one of manual, decision, handoff, transcript, import/);
-		await refusal({ kind: 'gotcha', text: 'x', files: ['src/a.ts', '../outside.ts'], actor }, /memory files\[1\]: \.\.\/outside\.ts is outside the workspace/);
+		await refusal(
+			{ kind: 'gotcha', text: 'x', source: 'rumour' as 'manual', actor },
+			/memory source must be one of manual, decision, handoff, transcript, import/,
+		);
+		await refusal(
+			{ kind: 'gotcha', text: 'x', files: ['src/a.ts', '../outside.ts'], actor },
+			/memory files\[1\]: \.\.\/outside\.ts is outside the workspace/,
+		);
 		await refusal({ kind: 'gotcha', text: 'x', files: ['/etc/passwd'], actor }, /memory files\[0\]: \/etc\/passwd is outside the workspace/);
-		await refusal({ kind: 'gotcha', text: 'x', sourceSessionId: 'ses_20260101000000_abcdef', actor }, /session ses_20260101000000_abcdef does not exist/, 'notFound');
-		await assert.rejects(engine.memory.confirm('mem_nope', actor), (e: unknown) => BatonError.is(e, 'notFound') && /memory entry mem_nope does not exist/.test(e.message));
+		await refusal(
+			{ kind: 'gotcha', text: 'x', sourceSessionId: 'ses_20260101000000_abcdef', actor },
+			/session ses_20260101000000_abcdef does not exist/,
+			'notFound',
+		);
+		await assert.rejects(
+			engine.memory.confirm('mem_nope', actor),
+			(e: unknown) => BatonError.is(e, 'notFound') && /memory entry mem_nope does not exist/.test(e.message),
+		);
 		assert.deepEqual(await engine.memory.list({ includeRetired: true }), []);
 	});
 });

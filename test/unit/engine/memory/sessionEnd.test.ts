@@ -33,7 +33,11 @@ function transcript(root: string): TranscriptWriter {
 	const w = new TranscriptWriter(agentId, root, Date.parse('2026-03-01T09:01:00.000Z'));
 	w.user('Make gateway calls retry on 5xx');
 	const [blocked] = w.assistant([{ tool: 'Edit', input: { file_path: file('src/payments/gateway.ts'), old_string: 'a', new_string: 'b' } }], usage);
-	w.toolResult(blocked as string, '<tool_use_error>PreToolUse:Edit hook error: run `npm run gen` before editing generated files\nmore detail</tool_use_error>', true);
+	w.toolResult(
+		blocked as string,
+		'<tool_use_error>PreToolUse:Edit hook error: run `npm run gen` before editing generated files\nmore detail</tool_use_error>',
+		true,
+	);
 	const [retried] = w.assistant([{ tool: 'Edit', input: { file_path: file('src/payments/gateway.ts'), old_string: 'a', new_string: 'b' } }], usage);
 	w.toolResult(retried as string, 'The file was updated.');
 	const [slip] = w.assistant([{ tool: 'Edit', input: { file_path: file('src/payments/adapter.ts'), old_string: 'x', new_string: 'y' } }], usage);
@@ -86,8 +90,20 @@ void describe('a session’s end feeds project memory', () => {
 			[
 				{ kind: 'gotcha', text: 'Staging sandbox rejects refunds older than 24 h', files: [], source: 'handoff', from: session.id },
 				{ kind: 'gotcha', text: 'CI is flaky on src/payments/adapter.ts.', files: ['src/payments/adapter.ts'], source: 'handoff', from: session.id },
-				{ kind: 'gotcha', text: 'src/payments/gateway.ts: PreToolUse:Edit hook error: run `npm run gen` before editing generated files', files: ['src/payments/gateway.ts'], source: 'transcript', from: session.id },
-				{ kind: 'knowledge', text: 'Retries live in src/payments/adapter.ts, not in each call site — why: one policy to tune', files: ['src/payments/adapter.ts'], source: 'decision', from: session.id },
+				{
+					kind: 'gotcha',
+					text: 'src/payments/gateway.ts: PreToolUse:Edit hook error: run `npm run gen` before editing generated files',
+					files: ['src/payments/gateway.ts'],
+					source: 'transcript',
+					from: session.id,
+				},
+				{
+					kind: 'knowledge',
+					text: 'Retries live in src/payments/adapter.ts, not in each call site — why: one policy to tune',
+					files: ['src/payments/adapter.ts'],
+					source: 'decision',
+					from: session.id,
+				},
 			].sort(byText),
 		);
 		assert.ok(!facts.some((f) => /sandbox behaves/.test(f.text)), 'assumptions stay out of project memory');
@@ -122,11 +138,25 @@ void describe('a session’s end feeds project memory', () => {
 		assert.deepEqual(
 			facts,
 			[
-				{ kind: 'gotcha', text: 'src/payments/gateway.ts: PreToolUse:Edit hook error: run `npm run gen` before editing generated files', source: 'transcript', from: session.id },
-				{ kind: 'knowledge', text: 'Retries live in src/payments/adapter.ts, not in each call site — why: one policy to tune', source: 'decision', from: session.id },
+				{
+					kind: 'gotcha',
+					text: 'src/payments/gateway.ts: PreToolUse:Edit hook error: run `npm run gen` before editing generated files',
+					source: 'transcript',
+					from: session.id,
+				},
+				{
+					kind: 'knowledge',
+					text: 'Retries live in src/payments/adapter.ts, not in each call site — why: one policy to tune',
+					source: 'decision',
+					from: session.id,
+				},
 			].sort(byText),
 		);
-		assert.equal((await engine.checkpoints.list()).filter((c) => c.trigger === 'complete').length, 0, 'no complete checkpoint of a workspace that moved on');
+		assert.equal(
+			(await engine.checkpoints.list()).filter((c) => c.trigger === 'complete').length,
+			0,
+			'no complete checkpoint of a workspace that moved on',
+		);
 	});
 
 	void it('summarises a session from its records and transcript: progress, files, decisions, failed approaches, blockers, resume context, turns, tokens, cost', async (t) => {
@@ -147,15 +177,31 @@ void describe('a session’s end feeds project memory', () => {
 		assert.equal(live.summary.endedAt, null);
 		assert.equal(live.summary.durationMinutes, 45);
 		assert.deepEqual(live.summary.blockers, []);
-		assert.match(live.summary.resumeContext, /Current task: T2 \(Gateway test\)\. Last request: "Make gateway calls retry on 5xx"\. Agent's last words: "Retries are in; the gateway test still fails on the retry count\."/);
+		assert.match(
+			live.summary.resumeContext,
+			/Current task: T2 \(Gateway test\)\. Last request: "Make gateway calls retry on 5xx"\. Agent's last words: "Retries are in; the gateway test still fails on the retry count\."/,
+		);
 
-		await engine.sessions.end({ id: session.id, note: 'Retry policy in the adapter.', nextAction: 'Fix the retry count in the gateway test', blockers: ['Staging sandbox rejects old refunds'], actor });
+		await engine.sessions.end({
+			id: session.id,
+			note: 'Retry policy in the adapter.',
+			nextAction: 'Fix the retry count in the gateway test',
+			blockers: ['Staging sandbox rejects old refunds'],
+			actor,
+		});
 		const { summary, markdown } = await engine.memory.sessionSummary(session.id);
 		assert.equal(summary.sessionId, session.id);
 		assert.equal(summary.status, 'ended');
-		assert.equal(summary.progress, 'Completed T1 (Retry policy). Worked on T2 (Gateway test). Changed 3 files. Recorded 2 decisions. Note: Retry policy in the adapter.');
+		assert.equal(
+			summary.progress,
+			'Completed T1 (Retry policy). Worked on T2 (Gateway test). Changed 3 files. Recorded 2 decisions. Note: Retry policy in the adapter.',
+		);
 		assert.deepEqual(summary.tasksCompleted, [{ id: 'T1', title: 'Retry policy' }]);
-		assert.deepEqual(summary.filesChanged, ['src/payments/gateway.ts', 'src/payments/adapter.ts', 'src/payments/util.ts'], 'every file an edit tool was pointed at');
+		assert.deepEqual(
+			summary.filesChanged,
+			['src/payments/gateway.ts', 'src/payments/adapter.ts', 'src/payments/util.ts'],
+			'every file an edit tool was pointed at',
+		);
 		assert.deepEqual(summary.decisions, [
 			{ text: 'Retries live in the adapter', rationale: 'one policy', kind: 'decision' },
 			{ text: 'The sandbox behaves like production', rationale: null, kind: 'assumption' },
@@ -177,7 +223,16 @@ void describe('a session’s end feeds project memory', () => {
 		// Sonnet list prices: 70k × $3/M + 350k × $0.30/M + 14k × $15/M.
 		assert.equal(summary.estimatedCostUsd, 0.525);
 		assert.equal(summary.transcripts, 1);
-		for (const heading of ['# Session summary: Gateway retries', '## Progress', '## Files changed', '## Decisions', '## Failed approaches', '## Blockers', '## Resume from here', '## Activity']) {
+		for (const heading of [
+			'# Session summary: Gateway retries',
+			'## Progress',
+			'## Files changed',
+			'## Decisions',
+			'## Failed approaches',
+			'## Blockers',
+			'## Resume from here',
+			'## Activity',
+		]) {
 			assert.ok(markdown.includes(`${heading}\n`), heading);
 		}
 		assert.match(markdown, /- \(assumption\) The sandbox behaves like production/);

@@ -68,7 +68,14 @@ void describe('memory staleness', () => {
 		touchAt(root, 'docs/guide.md', clock.now() - 1_000);
 		touchAt(root, 'scripts/deploy.sh', clock.now() - 1_000);
 		const guide = (await engine.memory.record({ kind: 'knowledge', text: 'The guide documents the release steps', files: ['docs/guide.md'], actor })).entry;
-		const deploy = (await engine.memory.record({ kind: 'gotcha', text: 'deploy.sh must run from the repository root', files: ['scripts/deploy.sh', 'docs/guide.md'], actor })).entry;
+		const deploy = (
+			await engine.memory.record({
+				kind: 'gotcha',
+				text: 'deploy.sh must run from the repository root',
+				files: ['scripts/deploy.sh', 'docs/guide.md'],
+				actor,
+			})
+		).entry;
 		assert.equal(engine.checkpoints.enabled, false);
 		assert.deepEqual((await engine.memory.refreshStaleness()).marked, [], 'nothing written since');
 

@@ -41,7 +41,11 @@ void describe('notification channels against loopback peers', () => {
 			'a session name cannot ping the channel',
 		);
 		assert.match(body['text'], /&lt;!channel&gt;/);
-		assert.deepEqual(body['blocks'][0], { type: 'header', text: { type: 'plain_text', text: 'Budget 80% used: deploy <!channel> fix' } }, 'plain_text is never parsed for mentions');
+		assert.deepEqual(
+			body['blocks'][0],
+			{ type: 'header', text: { type: 'plain_text', text: 'Budget 80% used: deploy <!channel> fix' } },
+			'plain_text is never parsed for mentions',
+		);
 		const blocksText = JSON.stringify(body['blocks']);
 		assert.match(blocksText, new RegExp(sessionId));
 		assert.match(blocksText, /\$4\.10/);
@@ -50,8 +54,19 @@ void describe('notification channels against loopback peers', () => {
 	});
 
 	void it('Discord: POSTs {content, embeds} without mentions, and waits as long as a 429 says', async (t) => {
-		const discord = await httpPeer(t, [{ status: 429, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'You are being rate limited.', retry_after: 1.5, global: false }) }, { status: 204 }]);
-		const { engine, clock } = await notifyEngine(t, { channels: ['discord'] }, { 'discord.webhookUrl': `${discord.url}/api/webhooks/123/discordSecretToken` });
+		const discord = await httpPeer(t, [
+			{
+				status: 429,
+				headers: { 'content-type': 'application/json' },
+				body: JSON.stringify({ message: 'You are being rate limited.', retry_after: 1.5, global: false }),
+			},
+			{ status: 204 },
+		]);
+		const { engine, clock } = await notifyEngine(
+			t,
+			{ channels: ['discord'] },
+			{ 'discord.webhookUrl': `${discord.url}/api/webhooks/123/discordSecretToken` },
+		);
 		const sessionId = await budgetWarning(engine, '@everyone refactor');
 		await engine.notifications.attach();
 		const first = await engine.outbox.deliverDue();
@@ -81,7 +96,11 @@ void describe('notification channels against loopback peers', () => {
 
 	void it('ntfy: POSTs the text to <server>/<topic> with Title, Priority, Tags, Click and the bearer token', async (t) => {
 		const ntfy = await httpPeer(t);
-		const { engine, root } = await notifyEngine(t, { channels: ['ntfy'], ntfy: { server: `${ntfy.url}/`, topic: 'baton-alerts' } }, { 'ntfy.token': 'tk_ntfyTokenValue42' });
+		const { engine, root } = await notifyEngine(
+			t,
+			{ channels: ['ntfy'], ntfy: { server: `${ntfy.url}/`, topic: 'baton-alerts' } },
+			{ 'ntfy.token': 'tk_ntfyTokenValue42' },
+		);
 		await budgetWarning(engine, 'Résumé parser ✓');
 		await engine.notifications.attach();
 		await engine.outbox.deliverDue();
@@ -112,7 +131,11 @@ void describe('notification channels against loopback peers', () => {
 
 	void it('webhook: POSTs the message as JSON with the bearer token', async (t) => {
 		const hook = await httpPeer(t);
-		const { engine } = await notifyEngine(t, { channels: ['webhook'] }, { 'webhook.url': `${hook.url}/hooks/baton?key=urlSecretKey`, 'webhook.token': 'whTokenValue99' });
+		const { engine } = await notifyEngine(
+			t,
+			{ channels: ['webhook'] },
+			{ 'webhook.url': `${hook.url}/hooks/baton?key=urlSecretKey`, 'webhook.token': 'whTokenValue99' },
+		);
 		const sessionId = await budgetWarning(engine);
 		await engine.notifications.attach();
 		await engine.outbox.deliverDue();
@@ -134,7 +157,13 @@ void describe('notification channels against loopback peers', () => {
 
 	void it('email: sends over SMTP with AUTH (user from config, password from secrets) to the configured recipients', async (t) => {
 		const smtp = await smtpPeer(t, { user: 'baton-bot', password: 'smtpPassw0rdValue' });
-		const smtpConfig = { host: '127.0.0.1', port: smtp.port, user: 'baton-bot', from: 'baton@example.invalid', to: ['lead@example.invalid', 'ops@example.invalid'] };
+		const smtpConfig = {
+			host: '127.0.0.1',
+			port: smtp.port,
+			user: 'baton-bot',
+			from: 'baton@example.invalid',
+			to: ['lead@example.invalid', 'ops@example.invalid'],
+		};
 		const { engine } = await notifyEngine(t, { channels: ['email'], smtp: smtpConfig }, { 'smtp.password': 'smtpPassw0rdValue' });
 		const sessionId = await budgetWarning(engine);
 		await engine.notifications.attach();
@@ -156,7 +185,10 @@ void describe('notification channels against loopback peers', () => {
 		const smtp = await smtpPeer(t, { user: 'baton-bot', password: 'theRightPassword' });
 		const { engine, log } = await notifyEngine(
 			t,
-			{ channels: ['email'], smtp: { host: '127.0.0.1', port: smtp.port, user: 'baton-bot', from: 'baton@example.invalid', to: ['lead@example.invalid'] } },
+			{
+				channels: ['email'],
+				smtp: { host: '127.0.0.1', port: smtp.port, user: 'baton-bot', from: 'baton@example.invalid', to: ['lead@example.invalid'] },
+			},
 			{ 'smtp.password': 'wrongPasswordValue' },
 		);
 		await budgetWarning(engine);
@@ -177,7 +209,11 @@ void describe('notification channels against loopback peers', () => {
 		const strict = await notifyEngine(t, { channels: ['email'], smtp: base }, { 'smtp.password': 'tlsPasswordValue' });
 		assert.equal((await strict.engine.notifications.test('email')).ok, false, 'smtp-server’s self-signed certificate does not verify');
 		assert.equal(smtp.mails.length, 0);
-		const relaxed = await notifyEngine(t, { channels: ['email'], smtp: { ...base, allowInvalidCertificate: true } }, { 'smtp.password': 'tlsPasswordValue' });
+		const relaxed = await notifyEngine(
+			t,
+			{ channels: ['email'], smtp: { ...base, allowInvalidCertificate: true } },
+			{ 'smtp.password': 'tlsPasswordValue' },
+		);
 		const result = await relaxed.engine.notifications.test('email');
 		assert.equal(result.ok, true, result.error ?? '');
 		assert.equal(smtp.mails[0]?.secure, true, 'the mail travelled over TLS');

@@ -16,7 +16,11 @@ import { budgetWarning, notifyEngine, outboxRows } from './notifyFixtures';
 void describe('notification delivery', () => {
 	void it('a burst of 50 events sends at most the per-minute limit; the rest are kept as suppressed with a note', async (t) => {
 		const hook = await httpPeer(t);
-		const { engine, clock } = await notifyEngine(t, { channels: ['webhook'], routing: { notice: ['webhook'] }, rateLimit: { perMinute: 5 } }, { 'webhook.url': `${hook.url}/in` });
+		const { engine, clock } = await notifyEngine(
+			t,
+			{ channels: ['webhook'], routing: { notice: ['webhook'] }, rateLimit: { perMinute: 5 } },
+			{ 'webhook.url': `${hook.url}/in` },
+		);
 		for (let i = 0; i < 50; i++) {
 			const { session } = await engine.sessions.start({ name: `worker ${i}`, actor });
 			await engine.sessions.end({ id: session.id, actor });
@@ -96,14 +100,21 @@ void describe('notification delivery', () => {
 		assert.equal(hook.requests.length, 3);
 		assert.deepEqual(
 			log.warnings().map((w) => w.replace(/retrying in \d+ s/, 'retrying')),
-			['delivery to webhook (budget.threshold_reached) failed; retrying: webhook: HTTP 500 Internal Server Error: boom', 'delivery to webhook (budget.threshold_reached) failed; retrying: webhook: HTTP 502 Bad Gateway'],
+			[
+				'delivery to webhook (budget.threshold_reached) failed; retrying: webhook: HTTP 500 Internal Server Error: boom',
+				'delivery to webhook (budget.threshold_reached) failed; retrying: webhook: HTTP 502 Bad Gateway',
+			],
 		);
 	});
 
 	void it('a dead endpoint never holds up or fails a write; it times out and is retried', async (t) => {
 		const dead = await httpPeer(t, ['hang']);
 		// Long enough that the writes below finish first at any load: order is what is asserted, not time.
-		const { engine } = await notifyEngine(t, { channels: ['webhook', 'slack'], timeout: '10s' }, { 'webhook.url': `${dead.url}/never`, 'slack.webhookUrl': `http://127.0.0.1:${await closedPort()}/closed-port` });
+		const { engine } = await notifyEngine(
+			t,
+			{ channels: ['webhook', 'slack'], timeout: '10s' },
+			{ 'webhook.url': `${dead.url}/never`, 'slack.webhookUrl': `http://127.0.0.1:${await closedPort()}/closed-port` },
+		);
 		await budgetWarning(engine);
 		await engine.notifications.attach();
 		let settled = false;
@@ -147,7 +158,12 @@ void describe('notification delivery', () => {
 		const status = Object.fromEntries((await engine.notifications.channels()).map((c) => [c.id, c]));
 		assert.deepEqual(status['slack']?.missing, ['slack.webhookUrl']);
 		assert.deepEqual(status['editor']?.missing, ['an open VS Code window']);
-		assert.deepEqual(status['email'], { id: 'email', label: 'Email (SMTP)', enabled: false, missing: ['notifications.smtp.host', 'notifications.smtp.from', 'notifications.smtp.to'] });
+		assert.deepEqual(status['email'], {
+			id: 'email',
+			label: 'Email (SMTP)',
+			enabled: false,
+			missing: ['notifications.smtp.host', 'notifications.smtp.from', 'notifications.smtp.to'],
+		});
 	});
 
 	void it('the editor channel hands the message to the host’s presenter, unless it waited over an hour for an editor', async (t) => {
@@ -159,7 +175,10 @@ void describe('notification delivery', () => {
 		await engine.outbox.deliverDue();
 		assert.equal(shown.length, 1);
 		assert.equal(shown[0]?.message.title, 'Session completed: visible');
-		assert.equal((await engine.store.read((db) => db.select().from(notificationOutbox).where(eq(notificationOutbox.id, shown[0]!.id)).get()))?.status, 'sent');
+		assert.equal(
+			(await engine.store.read((db) => db.select().from(notificationOutbox).where(eq(notificationOutbox.id, shown[0]!.id)).get()))?.status,
+			'sent',
+		);
 		assert.equal((await engine.notifications.test('editor')).ok, true);
 		assert.equal(shown.length, 2);
 		const old = await engine.sessions.start({ name: 'overnight', actor });
@@ -219,7 +238,11 @@ void describe('notification delivery', () => {
 		const { engine, log } = await notifyEngine(
 			t,
 			{ channels: ['webhook', 'discord'] },
-			{ 'webhook.url': `${echo.url}/hooks/pathSecretABCDEFGHIJ`, 'webhook.token': 'echoedTokenValue77', 'discord.webhookUrl': 'not a url discordSecretXYZ' },
+			{
+				'webhook.url': `${echo.url}/hooks/pathSecretABCDEFGHIJ`,
+				'webhook.token': 'echoedTokenValue77',
+				'discord.webhookUrl': 'not a url discordSecretXYZ',
+			},
 		);
 		await budgetWarning(engine);
 		await engine.notifications.attach();

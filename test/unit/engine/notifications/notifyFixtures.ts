@@ -19,7 +19,12 @@ export function secretsOf(values: Partial<Record<SecretName, string>>): SecretSo
 	};
 }
 
-export async function notifyEngine(t: TestContext, notifications: Notifications, secrets: Partial<Record<SecretName, string>> = {}, root?: string): Promise<TestEngine> {
+export async function notifyEngine(
+	t: TestContext,
+	notifications: Notifications,
+	secrets: Partial<Record<SecretName, string>> = {},
+	root?: string,
+): Promise<TestEngine> {
 	return openTestEngine(t, { config: { notifications }, secrets: secretsOf(secrets), ...(root ? { root } : {}) });
 }
 

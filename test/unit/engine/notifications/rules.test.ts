@@ -35,7 +35,10 @@ void describe('notification rules and routing', () => {
 		assert.deepEqual(routeFor(config, 'notice'), ['editor']);
 		assert.deepEqual(routeFor(config, 'warning'), ['editor', 'slack', 'webhook']);
 		assert.deepEqual(routeFor(config, 'critical'), ['editor', 'slack', 'webhook']);
-		const custom = resolveConfig({ notifications: { ...three, routing: { info: ['slack'], warning: ['webhook', 'email'], critical: ['slack', 'slack'] } } }, 'test').notifications;
+		const custom = resolveConfig(
+			{ notifications: { ...three, routing: { info: ['slack'], warning: ['webhook', 'email'], critical: ['slack', 'slack'] } } },
+			'test',
+		).notifications;
 		assert.deepEqual(routeFor(custom, 'info'), ['slack']);
 		assert.deepEqual(routeFor(custom, 'warning'), ['webhook'], 'a route names only enabled channels');
 		assert.deepEqual(routeFor(custom, 'critical'), ['slack']);
@@ -56,7 +59,12 @@ void describe('notification rules and routing', () => {
 		const message = rows[0]!.message as NotificationMessage;
 		assert.equal(message.priority, 'warning');
 		assert.deepEqual(message.session, { id: session.id, name: 'checkout flow', costUsd: 1.25, durationMs: 25 * 60_000 });
-		assert.deepEqual(message.filesChanged, { added: failed.fileStats.added, modified: failed.fileStats.modified, deleted: failed.fileStats.deleted, checkpoints: 1 });
+		assert.deepEqual(message.filesChanged, {
+			added: failed.fileStats.added,
+			modified: failed.fileStats.modified,
+			deleted: failed.fileStats.deleted,
+			checkpoints: 1,
+		});
 		assert.ok(message.filesChanged!.added + message.filesChanged!.modified > 0);
 		assert.equal(message.checkpoint?.id, failed.id);
 		assert.deepEqual(
@@ -77,7 +85,11 @@ void describe('notification rules and routing', () => {
 		assert.deepEqual(events['checkpoint.approved/pending'], ['editor'], 'notice: the editor only');
 		assert.deepEqual(events['checkpoint.needs_review/pending'], ['editor', 'slack', 'webhook']);
 		const rejected = rows.find((r) => r.event === 'checkpoint.rejected')!.message as NotificationMessage;
-		assert.equal(rejected.summary, `lead rejected checkpoint #${manual.seq} “try a cache”: wrong approach.`, 'named by number and label, not by id, and the person by name, not by actor');
+		assert.equal(
+			rejected.summary,
+			`lead rejected checkpoint #${manual.seq} “try a cache”: wrong approach.`,
+			'named by number and label, not by id, and the person by name, not by actor',
+		);
 		assert.equal(rejected.title, `Checkpoint rejected: #${manual.seq} “try a cache”`);
 		assert.deepEqual(
 			rejected.actions.map((a) => a.label),
@@ -137,7 +149,10 @@ void describe('notification rules and routing', () => {
 		const tuned = await notifyEngine(t, { ...three, priorities: { 'session.started': 'warning' }, routing: { notice: ['slack'] } });
 		const { session } = await tuned.engine.sessions.start({ name: 'tuned', actor });
 		await tuned.engine.sessions.end({ id: session.id, actor });
-		assert.deepEqual(byEvent(await outboxRows(tuned.engine)), { 'session.started/pending': ['editor', 'slack', 'webhook'], 'session.completed/pending': ['slack'] });
+		assert.deepEqual(byEvent(await outboxRows(tuned.engine)), {
+			'session.started/pending': ['editor', 'slack', 'webhook'],
+			'session.completed/pending': ['slack'],
+		});
 		// A routed notification's message is read in full before its rows are written (built only when routed).
 		const started = (await outboxRows(tuned.engine)).filter((r) => r.event === 'session.started').map((r) => r.message as NotificationMessage);
 		assert.deepEqual(
@@ -159,7 +174,10 @@ void describe('notification rules and routing', () => {
 			() => resolveConfig({ trackers: { enabled: ['github'], github: { token: 'ghp_x' } } }, '.baton/config.json'),
 			/trackers\.github\.token: secrets never go in configuration or settings; store github\.token .*BATON_GITHUB_TOKEN/,
 		);
-		assert.throws(() => resolveConfig({ notifications: { slack: { webhookUrl: 'https://hooks.slack.com/services/x' } } }, 'settings'), /notifications\.slack\.webhookUrl: .*BATON_SLACK_WEBHOOK_URL/);
+		assert.throws(
+			() => resolveConfig({ notifications: { slack: { webhookUrl: 'https://hooks.slack.com/services/x' } } }, 'settings'),
+			/notifications\.slack\.webhookUrl: .*BATON_SLACK_WEBHOOK_URL/,
+		);
 		assert.throws(() => resolveConfig({ notifications: { ntfy: { topic: 'a', token: 'tk_x' } } }, 'settings'), /notifications\.ntfy\.token/);
 		assert.throws(() => resolveConfig({ notifications: { channels: ['pager'] } }, 'settings'), /notifications\.channels\.0/);
 	});

@@ -56,7 +56,9 @@ void describe('secrets never leak', () => {
 		const ntfy = await httpPeer(t);
 		const smtp = await smtpPeer(t, { user: 'bot', password: 'not-the-stored-one' });
 		// Twilio's stand-in first answers with the Authorization header it got (a hostile echo), then accepts.
-		const twilio = await twilioPeer(t, testAccount({ accountSid: secrets['twilio.accountSid'], authToken: secrets['twilio.authToken'] }), [{ status: 401, echoAuthorization: true }]);
+		const twilio = await twilioPeer(t, testAccount({ accountSid: secrets['twilio.accountSid'], authToken: secrets['twilio.authToken'] }), [
+			{ status: 401, echoAuthorization: true },
+		]);
 		secrets['slack.webhookUrl'] = `${slack.url}/services/T01/B02/CANARYslackPath4e7f0a1b`;
 		secrets['discord.webhookUrl'] = `${discord.url}/api/webhooks/42/CANARYdiscordToken77aa`;
 		secrets['webhook.url'] = `${hook.url}/hooks/CANARYwebhookPath0b3c9d`;
@@ -88,7 +90,14 @@ void describe('secrets never leak', () => {
 		outcomes.push(...(await engine.outbox.deliverDue()));
 
 		// The runs really went both ways: some sent, some failed at their peers.
-		assert.ok(slack.requests.length > 0 && ntfy.requests.length > 0 && discord.requests.length > 1 && hook.requests.length > 0 && smtp.logins.length > 0 && twilio.requests.length > 1);
+		assert.ok(
+			slack.requests.length > 0 &&
+				ntfy.requests.length > 0 &&
+				discord.requests.length > 1 &&
+				hook.requests.length > 0 &&
+				smtp.logins.length > 0 &&
+				twilio.requests.length > 1,
+		);
 		assert.deepEqual(
 			twilio.requests.map((r) => r.status),
 			[401, ...twilio.requests.slice(1).map(() => 201)],

@@ -19,7 +19,11 @@ const bob = '+447700900123';
 const sender = '+15005550006';
 
 async function smsEngine(t: TestContext, peer: TwilioPeer, account: TwilioAccount, sms: Notifications['sms'] = {}, extra: Notifications = {}) {
-	return notifyEngine(t, { channels: ['sms'], sms: { server: peer.url, to: [alice], from: sender, ...sms }, ...extra }, { 'twilio.accountSid': account.accountSid, 'twilio.authToken': account.authToken });
+	return notifyEngine(
+		t,
+		{ channels: ['sms'], sms: { server: peer.url, to: [alice], from: sender, ...sms }, ...extra },
+		{ 'twilio.accountSid': account.accountSid, 'twilio.authToken': account.authToken },
+	);
 }
 
 const message = (over: Partial<NotificationMessage> = {}): NotificationMessage => ({
@@ -63,7 +67,10 @@ void describe('SMS through Twilio', () => {
 				[bob, sender],
 			],
 		);
-		assert.equal(twilio.messages[0]?.body, `Baton critical: Budget exceeded: payment refactor - Session "payment refactor" has cost $6.00, at or over its $5.00 budget. - Open the session: baton session show ${sessionId}`);
+		assert.equal(
+			twilio.messages[0]?.body,
+			`Baton critical: Budget exceeded: payment refactor - Session "payment refactor" has cost $6.00, at or over its $5.00 budget. - Open the session: baton session show ${sessionId}`,
+		);
 	});
 
 	void it('is critical by default: a warning is not texted unless sms.minPriority or a route says so', async (t) => {
@@ -124,7 +131,10 @@ void describe('SMS through Twilio', () => {
 		assert.equal(outcome?.error, expected);
 		const [row] = await outboxRows(engine);
 		assert.equal(row?.lastError, expected);
-		assert.match(log.warnings()[0] ?? '', /^delivery to sms \(budget\.exceeded\) failed; retrying in 2 s: sms \(to \+15005550001\): HTTP 400 Bad Request: Twilio error 21211/);
+		assert.match(
+			log.warnings()[0] ?? '',
+			/^delivery to sms \(budget\.exceeded\) failed; retrying in 2 s: sms \(to \+15005550001\): HTTP 400 Bad Request: Twilio error 21211/,
+		);
 		assert.deepEqual(
 			twilio.messages.map((m) => m.to),
 			[alice, bob],
@@ -146,14 +156,20 @@ void describe('SMS through Twilio', () => {
 		await engine.notifications.attach();
 		assert.equal((await engine.outbox.deliverDue())[0]?.status, 'retry');
 		let [row] = await outboxRows(engine);
-		assert.equal(row?.lastError, `sms (to ${alice}): HTTP 429 Too Many Requests: Twilio error 20429: Too Many Requests (https://www.twilio.com/docs/errors/20429) (retrying in 3000 ms as asked)`);
+		assert.equal(
+			row?.lastError,
+			`sms (to ${alice}): HTTP 429 Too Many Requests: Twilio error 20429: Too Many Requests (https://www.twilio.com/docs/errors/20429) (retrying in 3000 ms as asked)`,
+		);
 		assert.equal(row?.nextAttemptAt, new Date(clock.now() + 3_000).toISOString(), 'Retry-After, not the default backoff');
 		clock.advance(2_999);
 		assert.deepEqual(await engine.outbox.deliverDue(), []);
 		clock.advance(1);
 		assert.equal((await engine.outbox.deliverDue())[0]?.status, 'retry');
 		[row] = await outboxRows(engine);
-		assert.equal(row?.lastError, `sms (to ${alice}): HTTP 500 Internal Server Error: Twilio error 20500: Internal Server Error (https://www.twilio.com/docs/errors/20500)`);
+		assert.equal(
+			row?.lastError,
+			`sms (to ${alice}): HTTP 500 Internal Server Error: Twilio error 20500: Internal Server Error (https://www.twilio.com/docs/errors/20500)`,
+		);
 		assert.equal(row?.nextAttemptAt, new Date(clock.now() + 4_000).toISOString(), 'the outbox’s backoff: third attempt after 4 s');
 		clock.advance(4_000);
 		assert.equal((await engine.outbox.deliverDue())[0]?.status, 'sent');
@@ -171,7 +187,10 @@ void describe('SMS through Twilio', () => {
 		await engine.notifications.attach();
 		const echoed = await engine.notifications.test('sms');
 		assert.equal(echoed.ok, false);
-		assert.equal(echoed.error, `sms (to ${alice}): HTTP 401 Unauthorized: Twilio error 20003: Authenticate: Basic [secret:twilio.authToken] (https://www.twilio.com/docs/errors/20003)`);
+		assert.equal(
+			echoed.error,
+			`sms (to ${alice}): HTTP 401 Unauthorized: Twilio error 20003: Authenticate: Basic [secret:twilio.authToken] (https://www.twilio.com/docs/errors/20003)`,
+		);
 		const [outcome] = await engine.outbox.deliverDue();
 		assert.equal(outcome?.error, `sms (to ${alice}): HTTP 401 Unauthorized: Twilio error 20003: Authenticate (https://www.twilio.com/docs/errors/20003)`);
 		assert.ok(
@@ -191,9 +210,19 @@ void describe('SMS through Twilio', () => {
 			{ status: 200, body: '<html>Welcome</html>' },
 			{ status: 201, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' },
 		]);
-		const { engine } = await notifyEngine(t, { channels: ['sms'], sms: { server: proxy.url, to: [alice], from: sender } }, { 'twilio.accountSid': account.accountSid, 'twilio.authToken': account.authToken });
-		assert.equal((await engine.notifications.test('sms')).error, `sms (to ${alice}): the answer is not Twilio’s message resource (not JSON): is notifications.sms.server Twilio’s API?`);
-		assert.equal((await engine.notifications.test('sms')).error, `sms (to ${alice}): the answer is not Twilio’s message resource (no sid): is notifications.sms.server Twilio’s API?`);
+		const { engine } = await notifyEngine(
+			t,
+			{ channels: ['sms'], sms: { server: proxy.url, to: [alice], from: sender } },
+			{ 'twilio.accountSid': account.accountSid, 'twilio.authToken': account.authToken },
+		);
+		assert.equal(
+			(await engine.notifications.test('sms')).error,
+			`sms (to ${alice}): the answer is not Twilio’s message resource (not JSON): is notifications.sms.server Twilio’s API?`,
+		);
+		assert.equal(
+			(await engine.notifications.test('sms')).error,
+			`sms (to ${alice}): the answer is not Twilio’s message resource (no sid): is notifications.sms.server Twilio’s API?`,
+		);
 	});
 
 	void it('says what is missing, by setting and secret name, and never echoes a malformed SID', async (t) => {
@@ -209,10 +238,16 @@ void describe('SMS through Twilio', () => {
 				missing: ['notifications.sms.to', 'notifications.sms.from', 'twilio.accountSid', 'twilio.authToken'],
 			},
 		);
-		assert.equal((await bare.engine.notifications.test('sms')).error, 'sms: not configured: set notifications.sms.to (the numbers to text) and notifications.sms.from (or notifications.sms.messagingServiceSid)');
+		assert.equal(
+			(await bare.engine.notifications.test('sms')).error,
+			'sms: not configured: set notifications.sms.to (the numbers to text) and notifications.sms.from (or notifications.sms.messagingServiceSid)',
+		);
 		const config = { channels: ['sms' as const], sms: { server: twilio.url, to: [alice], from: sender } };
 		const noToken = await notifyEngine(t, config, { 'twilio.accountSid': account.accountSid });
-		assert.equal((await noToken.engine.notifications.test('sms')).error, 'sms: no twilio.authToken is set: store it with “Baton: Store Secret…” in VS Code, or set BATON_TWILIO_AUTH_TOKEN for the CLI');
+		assert.equal(
+			(await noToken.engine.notifications.test('sms')).error,
+			'sms: no twilio.authToken is set: store it with “Baton: Store Secret…” in VS Code, or set BATON_TWILIO_AUTH_TOKEN for the CLI',
+		);
 		const halfKey = await notifyEngine(t, config, { 'twilio.accountSid': account.accountSid, 'twilio.apiKeySid': `SK${'0f'.repeat(16)}` });
 		assert.deepEqual((await halfKey.engine.notifications.channels()).find((c) => c.id === 'sms')?.missing, ['twilio.apiKeySecret']);
 		const swapped = await notifyEngine(t, config, { 'twilio.accountSid': 'tokenPastedAsSidCANARY', 'twilio.authToken': account.authToken });
@@ -227,13 +262,22 @@ void describe('SMS through Twilio', () => {
 			() => resolveConfig({ notifications: { sms: { to: [alice, '0044 7700 900123'] } } }, 'settings'),
 			/^BatonError: settings: notifications\.sms\.to\.1: a phone number in E\.164 form: \+, the country code and the number, digits only \(e\.g\. \+14155550123\)$/,
 		);
-		assert.throws(() => resolveConfig({ notifications: { sms: { from: '4155550100' } } }, 'settings'), /settings: notifications\.sms\.from: a phone number in E\.164 form/);
+		assert.throws(
+			() => resolveConfig({ notifications: { sms: { from: '4155550100' } } }, 'settings'),
+			/settings: notifications\.sms\.from: a phone number in E\.164 form/,
+		);
 		assert.throws(
 			() => resolveConfig({ notifications: { sms: { server: 'http://twilio.example.invalid' } } }, 'settings'),
 			/notifications\.sms\.server: Twilio is reached over https:\/\/ \(http:\/\/ only for a server on this machine\)/,
 		);
-		assert.equal(resolveConfig({ notifications: { sms: { server: 'http://127.0.0.1:8080' } } }, 'settings').notifications.sms.server, 'http://127.0.0.1:8080');
-		assert.throws(() => resolveConfig({ notifications: { sms: { authToken: 'x' } } }, '.baton/config.json'), /^BatonError: \.baton\/config\.json: notifications\.sms\.authToken: secrets never go in configuration or settings/);
+		assert.equal(
+			resolveConfig({ notifications: { sms: { server: 'http://127.0.0.1:8080' } } }, 'settings').notifications.sms.server,
+			'http://127.0.0.1:8080',
+		);
+		assert.throws(
+			() => resolveConfig({ notifications: { sms: { authToken: 'x' } } }, '.baton/config.json'),
+			/^BatonError: \.baton\/config\.json: notifications\.sms\.authToken: secrets never go in configuration or settings/,
+		);
 		refused({ sms: { accountSid: 'AC1' } });
 		refused({ sms: { messagingServiceSid: 'MG-not-a-sid' } });
 		refused({ sms: { maxLength: 2000 } });
@@ -242,14 +286,20 @@ void describe('SMS through Twilio', () => {
 	});
 
 	void it('makes one plain line, cut at sms.maxLength with an ellipsis, never inside a character', () => {
-		const long = message({ title: 'Escalation: #4 “Retry path” needs approval', summary: `checkpoint #4 needs a person:\n${'cost $9.00 over $5.00; '.repeat(30)}\u001b[2J done` });
+		const long = message({
+			title: 'Escalation: #4 “Retry path” needs approval',
+			summary: `checkpoint #4 needs a person:\n${'cost $9.00 over $5.00; '.repeat(30)}\u001b[2J done`,
+		});
 		const text = smsText(long, 320);
 		assert.equal(text.length, 320);
 		assert.ok(text.endsWith('…'));
 		assert.ok(!/[\n“”]/.test(text), text);
 		assert.match(text, /^Baton critical: Escalation: #4 "Retry path" needs approval - checkpoint #4 needs a person: cost \$9\.00/);
 		const short = smsText(message(), 1600);
-		assert.equal(short, 'Baton critical: Budget exceeded: payment refactor - Session "payment refactor" has cost $6.00, at or over its $5.00 budget. - Pause the session: baton session suspend ses_1');
+		assert.equal(
+			short,
+			'Baton critical: Budget exceeded: payment refactor - Session "payment refactor" has cost $6.00, at or over its $5.00 budget. - Pause the session: baton session suspend ses_1',
+		);
 		assert.match(smsText(message({ summary: 'escape \u001b[2J here' }), 1600), /escape \\x1b\[2J here/);
 		const emoji = smsText(message({ title: '🚨'.repeat(100) }), 71);
 		assert.ok(emoji.length <= 71 && emoji.endsWith('…'));

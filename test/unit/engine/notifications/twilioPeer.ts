@@ -64,7 +64,15 @@ export async function twilioPeer(t: Cleanup, account: TwilioAccount, script: Twi
 		req.on('end', () => {
 			const [user, password] = basicAuth(req.headers.authorization);
 			const form = Object.fromEntries(new URLSearchParams(Buffer.concat(chunks).toString('utf8')));
-			const request: TwilioRequest = { method: req.method ?? '', path: req.url ?? '', contentType: req.headers['content-type'], user, password, form, status: 0 };
+			const request: TwilioRequest = {
+				method: req.method ?? '',
+				path: req.url ?? '',
+				contentType: req.headers['content-type'],
+				user,
+				password,
+				form,
+				status: 0,
+			};
 			peer.requests.push(request);
 			const answer = (status: number, body: unknown, headers: Record<string, string> = {}) => {
 				request.status = status;
@@ -72,22 +80,32 @@ export async function twilioPeer(t: Cleanup, account: TwilioAccount, script: Twi
 				res.end(JSON.stringify(body));
 			};
 			const scripted = peer.script.shift();
-			if (scripted?.status === 429) return answer(429, error(20429, 'Too Many Requests', 429), scripted.retryAfter ? { 'retry-after': scripted.retryAfter } : {});
+			if (scripted?.status === 429)
+				return answer(429, error(20429, 'Too Many Requests', 429), scripted.retryAfter ? { 'retry-after': scripted.retryAfter } : {});
 			if (scripted?.status === 500) return answer(500, error(20500, 'Internal Server Error', 500));
 			if (scripted?.status === 401) return answer(401, error(20003, `Authenticate: ${req.headers.authorization ?? ''}`, 401));
 			const match = /^\/2010-04-01\/Accounts\/([^/]+)\/Messages\.json$/.exec(request.path);
-			const knownUser = user === account.accountSid ? password === account.authToken : user === account.apiKey?.sid && password === account.apiKey?.secret;
+			const knownUser =
+				user === account.accountSid ? password === account.authToken : user === account.apiKey?.sid && password === account.apiKey?.secret;
 			if (!knownUser) return answer(401, error(20003, 'Authenticate', 401));
-			if (request.method !== 'POST' || !match || match[1] !== account.accountSid) return answer(404, error(20404, `The requested resource ${request.path} was not found`, 404));
+			if (request.method !== 'POST' || !match || match[1] !== account.accountSid)
+				return answer(404, error(20404, `The requested resource ${request.path} was not found`, 404));
 			if (!request.contentType?.startsWith('application/x-www-form-urlencoded')) return answer(400, error(21602, 'Message body is required.', 400));
 			const to = form['To'];
 			if (!to) return answer(400, error(21604, "A 'To' phone number is required.", 400));
-			if (!/^\+[1-9]\d{1,14}$/.test(to) || account.invalidNumbers?.includes(to)) return answer(400, error(21211, `The 'To' number ${to} is not a valid phone number.`, 400));
+			if (!/^\+[1-9]\d{1,14}$/.test(to) || account.invalidNumbers?.includes(to))
+				return answer(400, error(21211, `The 'To' number ${to} is not a valid phone number.`, 400));
 			if (!form['From'] && !form['MessagingServiceSid']) return answer(400, error(21603, "A 'From' phone number is required.", 400));
 			const body = form['Body'];
 			if (!body) return answer(400, error(21602, 'Message body is required.', 400));
 			if (body.length > 1600) return answer(400, error(21617, 'The concatenated message body exceeds the 1600 character limit.', 400));
-			const message: TwilioMessage = { sid: `SM${hex32(peer.messages.length + 1)}`, to, from: form['From'] ?? null, messaging_service_sid: form['MessagingServiceSid'] ?? null, body };
+			const message: TwilioMessage = {
+				sid: `SM${hex32(peer.messages.length + 1)}`,
+				to,
+				from: form['From'] ?? null,
+				messaging_service_sid: form['MessagingServiceSid'] ?? null,
+				body,
+			};
 			peer.messages.push(message);
 			answer(201, {
 				...message,

@@ -45,7 +45,11 @@ test('a kept blame is reused until the file, git or the records change', async (
 	await recorder.agentStep(agent, '2', 'Add discount()', 'Edit', () => repo.addFunction('src/app.ts', 'discount', 9, truth));
 	const stepped = await blameFile(service, 'src/app.ts');
 	assert.equal(stepped.lines.length, 15);
-	assert.deepEqual([stepped.lines[10]!.commit, stepped.lines[10]!.origin, stepped.lines[10]!.step], [null, 'agent', 3], 'step 2 is the person’s edit the capture found');
+	assert.deepEqual(
+		[stepped.lines[10]!.commit, stepped.lines[10]!.origin, stepped.lines[10]!.step],
+		[null, 'agent', 3],
+		'step 2 is the person’s edit the capture found',
+	);
 
 	// A commit made outside Baton: git's state moved, the next blame (even by a new service) attributes it.
 	const head = repo.commit('discount');
@@ -61,7 +65,10 @@ test('a kept blame is reused until the file, git or the records change', async (
 	assert.deepEqual(await service.steps(), await engine.store.read((db) => readSteps(db)));
 	assert.deepEqual(await service.attributions(), await engine.store.read((db) => readAttributions(db)));
 	assert.equal(engine.provenance, engine.provenance, 'one service per engine (the daemon and the backend keep it)');
-	await assert.rejects(service.attribute(['no-such-rev']), (error: Error & { code?: string }) => error.code === 'notFound' && /no-such-rev is not a commit/.test(error.message));
+	await assert.rejects(
+		service.attribute(['no-such-rev']),
+		(error: Error & { code?: string }) => error.code === 'notFound' && /no-such-rev is not a commit/.test(error.message),
+	);
 });
 
 /**

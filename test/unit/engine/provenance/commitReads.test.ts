@@ -53,7 +53,10 @@ test('a commit’s files are read from the working tree only when they hash to i
 	// longer the committed version and must not be taken for it.
 	repo.change('src/app.ts', 'return y + 7;', '\treturn y + 7 + tax;', { origin: 'human' });
 	assert.equal(workTreeBlob(path.join(root, 'src/app.ts'), blobOf(first, 'src/app.ts')), undefined);
-	assert.deepEqual(workTreeBlob(path.join(root, 'src/util.ts'), blobOf(first, 'src/util.ts')), fs.readFileSync(path.join(root, 'src/util.ts'), 'utf8').split('\n').slice(0, -1));
+	assert.deepEqual(
+		workTreeBlob(path.join(root, 'src/util.ts'), blobOf(first, 'src/util.ts')),
+		fs.readFileSync(path.join(root, 'src/util.ts'), 'utf8').split('\n').slice(0, -1),
+	);
 
 	const service = new ProvenanceService(engine.ctx);
 	const asked = watchBlobReads(service);

@@ -29,7 +29,8 @@ addFormats(ajv);
 const validateTrace = ajv.compile(agentTraceSchema());
 const validateGitAiMeta = ajv.compile(readJson('git-ai/authorship-3.0.0.metadata.schema.json'));
 
-const errorsOf = (errors: typeof validateTrace.errors): string[] => (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+const errorsOf = (errors: typeof validateTrace.errors): string[] =>
+	(errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
 
 /** Why an Agent Trace record is not valid against the published schema (empty: it is). */
 export function agentTraceProblems(record: unknown): string[] {

@@ -44,7 +44,13 @@ export class HookAgent {
 	private hook(payload: Record<string, unknown>): void {
 		const run = this.baton(
 			['hook'],
-			JSON.stringify({ session_id: this.claudeSession, transcript_path: path.join(this.claudeHome, 'projects', 'p', `${this.claudeSession}.jsonl`), cwd: this.root, permission_mode: 'default', ...payload }),
+			JSON.stringify({
+				session_id: this.claudeSession,
+				transcript_path: path.join(this.claudeHome, 'projects', 'p', `${this.claudeSession}.jsonl`),
+				cwd: this.root,
+				permission_mode: 'default',
+				...payload,
+			}),
 		);
 		assert.equal(run.code, 0, run.stderr);
 		assert.equal(run.stderr, '', `the ${String(payload['hook_event_name'])} hook wrote nothing on stderr`);
@@ -71,7 +77,12 @@ export class HookAgent {
 	edit(file: string, change: (truth: AgentTruth) => void): AgentTruth {
 		const full = path.join(this.root, file);
 		const before = fs.existsSync(full) ? fs.readFileSync(full, 'utf8') : undefined;
-		const truth: AgentTruth = { origin: 'agent', session: '', step: -1, toolUseId: `toolu_01${this.claudeSession.slice(0, 6)}${String(++this.calls).padStart(4, '0')}Edit` };
+		const truth: AgentTruth = {
+			origin: 'agent',
+			session: '',
+			step: -1,
+			toolUseId: `toolu_01${this.claudeSession.slice(0, 6)}${String(++this.calls).padStart(4, '0')}Edit`,
+		};
 		change(truth);
 		const after = fs.readFileSync(full, 'utf8');
 		if (before === undefined) {
@@ -79,7 +90,10 @@ export class HookAgent {
 		} else {
 			fs.writeFileSync(full, before);
 		}
-		const tool = before === undefined ? { tool_name: 'Write', tool_input: { file_path: full, content: after } } : { tool_name: 'Edit', tool_input: { file_path: full, ...editStrings(before, after) } };
+		const tool =
+			before === undefined
+				? { tool_name: 'Write', tool_input: { file_path: full, content: after } }
+				: { tool_name: 'Edit', tool_input: { file_path: full, ...editStrings(before, after) } };
 		// As Claude Code does: the assistant's message asking for the tool is in the transcript before the tool runs.
 		const transcript = path.join(this.claudeHome, 'projects', 'p', `${this.claudeSession}.jsonl`);
 		fs.mkdirSync(path.dirname(transcript), { recursive: true });

@@ -18,7 +18,9 @@ import { baton } from '../../cli/cliRunner';
 test('Agent Trace and git-ai authorship logs: exported, then imported into a fresh clone, give the same blame; a broken file imports nothing', async (t) => {
 	const { root, repo, engine, recorder, session } = await provenanceWorld(t, 'baton-prov-open-', { name: 'open formats', agent: 'claude-code' });
 	repo.tick();
-	await recorder.agentStep({ id: session.id, agent: 'claude-code', model: 'claude-sonnet-4-5-20250929' }, '1', 'Add total()', 'Edit', () => repo.addFunction('src/app.ts', 'total', 7, { origin: 'human' }));
+	await recorder.agentStep({ id: session.id, agent: 'claude-code', model: 'claude-sonnet-4-5-20250929' }, '1', 'Add total()', 'Edit', () =>
+		repo.addFunction('src/app.ts', 'total', 7, { origin: 'human' }),
+	);
 	repo.tick();
 	repo.change('src/app.ts', 'return y + 7;', '\treturn y + 7 + tax;', { origin: 'human' });
 	repo.commit('total');
@@ -30,11 +32,18 @@ test('Agent Trace and git-ai authorship logs: exported, then imported into a fre
 	const tool = { name: 'baton', version: '0.1.0' };
 	const trace = await exportOpenFormat(service, 'agent-trace', 'HEAD', path.join(out, 'traces.jsonl'), tool);
 	assert.equal(trace.commits, 1);
-	const record = JSON.parse(fs.readFileSync(path.join(out, 'traces.jsonl'), 'utf8').trim()) as { vcs: { revision: string }; files: { conversations: { contributor: { type: string; model_id?: string }; url?: string }[] }[] };
+	const record = JSON.parse(fs.readFileSync(path.join(out, 'traces.jsonl'), 'utf8').trim()) as {
+		vcs: { revision: string };
+		files: { conversations: { contributor: { type: string; model_id?: string }; url?: string }[] }[];
+	};
 	assert.deepEqual(agentTraceProblems(record), [], 'the record is valid against Agent Trace’s published schema');
 	assert.equal(record.vcs.revision, repo.git(['rev-parse', 'HEAD']).trim());
 	assert.deepEqual(record.files[0]?.conversations.map((c) => c.contributor.type).sort(), ['ai', 'human']);
-	assert.equal(record.files[0]?.conversations.find((c) => c.contributor.type === 'ai')?.contributor.model_id, 'anthropic/claude-sonnet-4-5-20250929', 'the step’s model, as models.dev names it');
+	assert.equal(
+		record.files[0]?.conversations.find((c) => c.contributor.type === 'ai')?.contributor.model_id,
+		'anthropic/claude-sonnet-4-5-20250929',
+		'the step’s model, as models.dev names it',
+	);
 	await exportOpenFormat(service, 'git-ai', 'HEAD', path.join(out, 'git-ai'), tool);
 	const log = fs.readFileSync(path.join(out, 'git-ai', `${record.vcs.revision}.txt`), 'utf8');
 	assert.deepEqual(gitAiProblems(log), [], 'the log follows the Git AI Standard v3.0.0');
@@ -142,7 +151,12 @@ test('imports what git-ai and Agent Trace write in the field: legacy prompts, a 
 		`${JSON.stringify({ version: '0.1.0', id: '550e8400-e29b-41d4-a716-446655440000', timestamp: '2026-03-01T10:00:00Z', vcs: { type: 'git', revision: commit }, tool: { name: 'cursor', version: '2.4.0' }, files })}\n`;
 	fs.writeFileSync(
 		traces,
-		record([{ path: file, conversations: [{ contributor: { type: 'ai', model_id: 'anthropic/claude-opus-4-5-20251101' }, ranges: [{ start_line: 21, end_line: 25 }] }] }]) +
+		record([
+			{
+				path: file,
+				conversations: [{ contributor: { type: 'ai', model_id: 'anthropic/claude-opus-4-5-20251101' }, ranges: [{ start_line: 21, end_line: 25 }] }],
+			},
+		]) +
 			record([
 				{
 					path: file,

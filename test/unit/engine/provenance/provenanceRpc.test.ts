@@ -10,7 +10,9 @@ import { provenanceWorld } from './recordSteps';
 test('the editor asks the backend for a file blame (hover, annotations, share); an untrusted workspace gets a refusal, not git', async (t) => {
 	const { root, repo, engine, recorder, session } = await provenanceWorld(t, 'baton-prov-rpc-', { name: 'rpc', agent: 'cline' });
 	repo.tick();
-	await recorder.agentStep({ id: session.id, agent: 'cline' }, 'a', 'Write total()', 'write_to_file', () => repo.addFunction('src/app.ts', 'total', 3, { origin: 'human' }));
+	await recorder.agentStep({ id: session.id, agent: 'cline' }, 'a', 'Write total()', 'write_to_file', () =>
+		repo.addFunction('src/app.ts', 'total', 3, { origin: 'human' }),
+	);
 	repo.commit('total');
 	engine.close();
 
@@ -29,5 +31,8 @@ test('the editor asks the backend for a file blame (hover, annotations, share); 
 	t.diagnostic(`warm blame over RPC: ${(performance.now() - warmStarted).toFixed(1)} ms`);
 
 	const untrusted = startServer(t, root, ['--read-only']);
-	await assert.rejects(untrusted.connection.sendRequest(provenanceBlame, { file: 'src/app.ts' }), (error: unknown) => error instanceof ResponseError && /not trusted/.test(error.message));
+	await assert.rejects(
+		untrusted.connection.sendRequest(provenanceBlame, { file: 'src/app.ts' }),
+		(error: unknown) => error instanceof ResponseError && /not trusted/.test(error.message),
+	);
 });

@@ -59,7 +59,13 @@ export class StepRecorder {
 	}
 
 	/** One agent tool call: `edit` runs between the before and after trees. */
-	async agentStep(session: { id: string; agent: string; model?: string }, turn: string, prompt: string, tool: string, edit: () => void): Promise<RecordedStep> {
+	async agentStep(
+		session: { id: string; agent: string; model?: string },
+		turn: string,
+		prompt: string,
+		tool: string,
+		edit: () => void,
+	): Promise<RecordedStep> {
 		if (!this.prompted.has(`${session.id}:${turn}`)) {
 			this.prompted.add(`${session.id}:${turn}`);
 			await this.append(session.id, `agent:${session.agent}`, 'timeline.prompt', { turn, text: prompt, at: new Date(this.now()).toISOString() });
@@ -74,7 +80,16 @@ export class StepRecorder {
 		return this.record(session.id, 'agent', turn, tool, before, after, session.agent, session.model);
 	}
 
-	private async record(session: string, actor: 'agent' | 'human', turn: string, tool: string, treeBefore: string, treeAfter: string, agent?: string, model?: string): Promise<RecordedStep> {
+	private async record(
+		session: string,
+		actor: 'agent' | 'human',
+		turn: string,
+		tool: string,
+		treeBefore: string,
+		treeAfter: string,
+		agent?: string,
+		model?: string,
+	): Promise<RecordedStep> {
 		const step = (this.nextStep.get(session) ?? 0) + 1;
 		this.nextStep.set(session, step);
 		const files = await this.changedFiles(treeBefore, treeAfter);

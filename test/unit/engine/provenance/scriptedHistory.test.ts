@@ -123,10 +123,13 @@ test('a scripted history through real hooks: every line blamed after amend, reba
 				unknown.push(`${file}:${line.line} ${JSON.stringify(lines[line.line - 1]!.text)} truly ${truth.origin}`);
 				continue;
 			}
-			const right = truth.origin === 'agent' ? line.origin === 'agent' && line.session === truth.session && line.step === truth.step : line.origin === 'human';
+			const right =
+				truth.origin === 'agent' ? line.origin === 'agent' && line.session === truth.session && line.step === truth.step : line.origin === 'human';
 			if (!right) {
 				counts.wrong++;
-				wrong.push(`${file}:${line.line} ${JSON.stringify(lines[line.line - 1]!.text)} is ${line.origin} ${line.session ?? ''}#${line.step ?? ''}, truly ${JSON.stringify(truth)}`);
+				wrong.push(
+					`${file}:${line.line} ${JSON.stringify(lines[line.line - 1]!.text)} is ${line.origin} ${line.session ?? ''}#${line.step ?? ''}, truly ${JSON.stringify(truth)}`,
+				);
 			} else if (line.recovered) {
 				counts.recovered++;
 			} else {

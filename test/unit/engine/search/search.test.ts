@@ -84,7 +84,11 @@ void describe('search', () => {
 						subject: docs.id,
 						sessionId: docs.id,
 						actor: 'human',
-						body: { turn: i + 2, text: i === 10 || i === 50 ? `common common common ${i}` : `a common word, number ${i} of many`, at: new Date(clock.now()).toISOString() },
+						body: {
+							turn: i + 2,
+							text: i === 10 || i === 50 ? `common common common ${i}` : `a common word, number ${i} of many`,
+							at: new Date(clock.now()).toISOString(),
+						},
 					},
 				})),
 			),
@@ -94,7 +98,11 @@ void describe('search', () => {
 		const counted = new SearchService(engine.ctx, () => engine.transcripts(), null, { exactUpTo: 40, sample: 20, countUpTo: 100 });
 		t.after(() => (exact.close(), cut.close(), counted.close()));
 		for (const text of ['invoice', 'rounding', 'number 7', 'billing.ts']) {
-			assert.deepEqual({ ...(await cut.search({ text })), tookMs: 0 }, { ...(await exact.search({ text })), tookMs: 0 }, `${text}: under the cut, ranked exactly`);
+			assert.deepEqual(
+				{ ...(await cut.search({ text })), tookMs: 0 },
+				{ ...(await exact.search({ text })), tookMs: 0 },
+				`${text}: under the cut, ranked exactly`,
+			);
 		}
 		const all = await exact.search({ text: 'common', limit: 500 });
 		assert.equal(all.total, 60);
@@ -112,7 +120,11 @@ void describe('search', () => {
 		assert.match(common.hits[0]?.excerpt ?? '', /common common common 50/, 'the one that says it most first');
 		assert.match(all.hits[0]?.excerpt ?? '', /common common common (10|50)/);
 		const sampledButCounted = await counted.search({ text: 'common' });
-		assert.deepEqual({ total: sampledButCounted.total, estimated: sampledButCounted.totalEstimated }, { total: 60, estimated: undefined }, 'counted exactly up to countUpTo');
+		assert.deepEqual(
+			{ total: sampledButCounted.total, estimated: sampledButCounted.totalEstimated },
+			{ total: 60, estimated: undefined },
+			'counted exactly up to countUpTo',
+		);
 		assert.deepEqual(
 			sampledButCounted.hits.map((h) => h.ref),
 			common.hits.map((h) => h.ref),
@@ -164,7 +176,13 @@ void describe('search', () => {
 					machineIdentity(root),
 					Array.from({ length: n }, (_, i) => ({
 						nowMs: clock.now() + from + i,
-						event: { kind: 'timeline.prompt', subject: docs.id, sessionId: docs.id, actor: 'human', body: { turn: from + i + 2, text: `batch prompt ${from + i}`, at: new Date(clock.now()).toISOString() } },
+						event: {
+							kind: 'timeline.prompt',
+							subject: docs.id,
+							sessionId: docs.id,
+							actor: 'human',
+							body: { turn: from + i + 2, text: `batch prompt ${from + i}`, at: new Date(clock.now()).toISOString() },
+						},
 					})),
 				),
 			);

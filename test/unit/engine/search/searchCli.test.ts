@@ -29,7 +29,8 @@ void describe('baton search', () => {
 		ok('init');
 		ok('session', 'start', '--name', 'Invoice rounding');
 		ok('decision', 'record', '--text', 'Round the invoice total half to even \u001b[2J');
-		const hook = (payload: Record<string, unknown>): void => assert.equal(runBaton(cli, root, ['hook'], { env, input: JSON.stringify({ session_id: 'agent-1', cwd: root, ...payload }) }).code, 0);
+		const hook = (payload: Record<string, unknown>): void =>
+			assert.equal(runBaton(cli, root, ['hook'], { env, input: JSON.stringify({ session_id: 'agent-1', cwd: root, ...payload }) }).code, 0);
 		hook({ hook_event_name: 'SessionStart', source: 'startup' });
 		hook({ hook_event_name: 'UserPromptSubmit', prompt: 'Why is the invoice total off by a cent?' });
 
@@ -37,7 +38,9 @@ void describe('baton search', () => {
 		assert.ok(json);
 		assert.equal(json['total'], 3);
 		assert.deepEqual((json['hits'] as { kind: string }[]).map((h) => h.kind).sort(), ['decision', 'prompt', 'session']);
-		const prompt = (json['hits'] as { kind: string; turn: number; agent: string; excerpt: string; matches: [number, number][] }[]).find((h) => h.kind === 'prompt');
+		const prompt = (json['hits'] as { kind: string; turn: number; agent: string; excerpt: string; matches: [number, number][] }[]).find(
+			(h) => h.kind === 'prompt',
+		);
 		assert.equal(prompt?.turn, 1);
 		assert.equal(prompt?.agent, 'claude-code');
 		assert.deepEqual(

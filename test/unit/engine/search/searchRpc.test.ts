@@ -24,10 +24,20 @@ test('the editor searches through the backend and gets each transcript hit’s l
 		assert.equal(hit.transcriptId, agentId);
 		assert.equal(typeof hit.line, 'number', 'a transcript hit knows its line');
 		const at = lines.slice(hit.line, (hit.line ?? 0) + 4).join('\n');
-		assert.match(at, hit.excerptIndex === 0 ? /^## .* User\n\n> Why does the invoice total differ from the ledger\?/ : /^### .* Assistant\n\nThe ledger truncates/, `excerpt ${hit.excerptIndex} at line ${hit.line}`);
+		assert.match(
+			at,
+			hit.excerptIndex === 0 ? /^## .* User\n\n> Why does the invoice total differ from the ledger\?/ : /^### .* Assistant\n\nThe ledger truncates/,
+			`excerpt ${hit.excerptIndex} at line ${hit.line}`,
+		);
 	}
 	assert.equal(result.hits.find((h) => h.kind === 'decision')?.line, undefined);
 
-	await assert.rejects(connection.sendRequest(searchSessions, { text: '"*"' }), (e: unknown) => e instanceof ResponseError && /nothing to search for/.test(e.message) && (e.data as { code: string }).code === 'invalidInput');
-	await assert.rejects(connection.sendRequest(searchSessions, { query: 'ledger' } as unknown as SearchQueryDto), (e: unknown) => e instanceof ResponseError && /needs the text/.test(e.message));
+	await assert.rejects(
+		connection.sendRequest(searchSessions, { text: '"*"' }),
+		(e: unknown) => e instanceof ResponseError && /nothing to search for/.test(e.message) && (e.data as { code: string }).code === 'invalidInput',
+	);
+	await assert.rejects(
+		connection.sendRequest(searchSessions, { query: 'ledger' } as unknown as SearchQueryDto),
+		(e: unknown) => e instanceof ResponseError && /needs the text/.test(e.message),
+	);
 });

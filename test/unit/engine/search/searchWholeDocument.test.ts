@@ -18,7 +18,15 @@ void describe('search of a whole-document transcript', () => {
 		t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
 		const archivePath = 'copilot/chat-1.jsonl';
 		fs.mkdirSync(path.join(dir, 'copilot'));
-		const info = { id: 'chat-1', agent: 'copilot', sessionId: null, archivePath, archiveBytes: 0, syncedAt: '', sourcePath: path.join(dir, 'workspaceStorage', 'chatSessions', 'chat-1.json') };
+		const info = {
+			id: 'chat-1',
+			agent: 'copilot',
+			sessionId: null,
+			archivePath,
+			archiveBytes: 0,
+			syncedAt: '',
+			sourcePath: path.join(dir, 'workspaceStorage', 'chatSessions', 'chat-1.json'),
+		};
 		const archive = { dir, list: () => [info] } as unknown as TranscriptArchive;
 		const write = (texts: string[], stamp: number) => {
 			const text = texts.map((s) => `${JSON.stringify({ type: 'user', at: '2026-11-28T10:00:00.000Z', text: s })}\n`).join('');

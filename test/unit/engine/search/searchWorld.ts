@@ -16,7 +16,16 @@ import { actor, openTestEngine, tempDir, type FakeClock } from '../../helpers';
 export const agentId = '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33';
 
 export async function prompt(engine: Engine, root: string, clock: FakeClock, sessionId: string, turn: number, text: string): Promise<string> {
-	return engine.store.write((db) => appendSharedEvent(db, machineIdentity(root), clock.now(), { kind: 'timeline.prompt', subject: sessionId, sessionId, actor: 'human', body: { turn, text, at: new Date(clock.now()).toISOString() } }).id);
+	return engine.store.write(
+		(db) =>
+			appendSharedEvent(db, machineIdentity(root), clock.now(), {
+				kind: 'timeline.prompt',
+				subject: sessionId,
+				sessionId,
+				actor: 'human',
+				body: { turn, text, at: new Date(clock.now()).toISOString() },
+			}).id,
+	);
 }
 
 export async function step(engine: Engine, root: string, clock: FakeClock, sessionId: string, n: number, summary: string, files: string[]): Promise<string> {
@@ -34,7 +43,16 @@ export async function step(engine: Engine, root: string, clock: FakeClock, sessi
 		captured: false,
 		agent: 'claude-code',
 	};
-	return engine.store.write((db) => appendSharedEvent(db, machineIdentity(root), clock.now(), { kind: 'timeline.step', subject: sessionId, sessionId, actor: 'agent:claude-code', body }).id);
+	return engine.store.write(
+		(db) =>
+			appendSharedEvent(db, machineIdentity(root), clock.now(), {
+				kind: 'timeline.step',
+				subject: sessionId,
+				sessionId,
+				actor: 'agent:claude-code',
+				body,
+			}).id,
+	);
 }
 
 export async function world(t: TestContext) {
@@ -46,10 +64,20 @@ export async function world(t: TestContext) {
 	clock.advance(60_000);
 	await prompt(engine, root, clock, billing.id, 1, 'The invoice total is off by a cent when VAT applies; fix the rounding in billing.ts');
 	await step(engine, root, clock, billing.id, 1, 'Edit src/billing.ts', ['src/billing.ts']);
-	await engine.sessions.recordDecision({ text: 'Round half to even at the invoice total only', rationale: 'banker’s rounding matches the ledger', sessionId: billing.id, actor });
+	await engine.sessions.recordDecision({
+		text: 'Round half to even at the invoice total only',
+		rationale: 'banker’s rounding matches the ledger',
+		sessionId: billing.id,
+		actor,
+	});
 	await engine.memory.record({ kind: 'gotcha', text: 'The ledger export truncates amounts instead of rounding', files: ['src/ledger.ts'], actor });
 	clock.advance(60_000);
-	await engine.sessions.end({ id: billing.id, note: 'Rounding fixed; the refund path still uses floats', nextAction: 'Move refunds to integer cents', actor });
+	await engine.sessions.end({
+		id: billing.id,
+		note: 'Rounding fixed; the refund path still uses floats',
+		nextAction: 'Move refunds to integer cents',
+		actor,
+	});
 	clock.advance(86_400_000);
 	const { session: docs } = await engine.sessions.start({ name: 'Write the onboarding guide', agent: 'copilot', actor });
 	await prompt(engine, root, clock, docs.id, 1, 'Write a getting-started page for new contributors');

@@ -21,7 +21,11 @@ test('each excerpt of a transcript maps to the line that shows it', async (t) =>
 	const w = new TranscriptWriter(id, root);
 	w.user('First request\nwith a second line');
 	const [read, edit] = w.assistant(
-		[{ text: 'Reading, then editing.\n\nTwo paragraphs.' }, { tool: 'Read', input: { file_path: path.join(root, 'src/a.ts') } }, { tool: 'Edit', input: { file_path: path.join(root, 'src/a.ts'), old_string: 'a', new_string: 'b' } }],
+		[
+			{ text: 'Reading, then editing.\n\nTwo paragraphs.' },
+			{ tool: 'Read', input: { file_path: path.join(root, 'src/a.ts') } },
+			{ tool: 'Edit', input: { file_path: path.join(root, 'src/a.ts'), old_string: 'a', new_string: 'b' } },
+		],
 		{ input_tokens: 1, output_tokens: 1 },
 	);
 	w.toolResult(read as string, 'ok');
@@ -40,7 +44,14 @@ test('each excerpt of a transcript maps to the line that shows it', async (t) =>
 	assert.equal(markdown, renderTranscriptMarkdown(found.info, found.excerpts, found.notes), 'asking for lines changes nothing');
 	const shown = markdown.split('\n');
 	assert.equal(lines.length, found.excerpts.length);
-	const expected: Record<string, RegExp> = { user: /^## .* User$/, assistant: /^### .* Assistant$/, tool: /^- /, error: /^\*\*Error/, compact: /^---$/, summary: /^<details>/ };
+	const expected: Record<string, RegExp> = {
+		user: /^## .* User$/,
+		assistant: /^### .* Assistant$/,
+		tool: /^- /,
+		error: /^\*\*Error/,
+		compact: /^---$/,
+		summary: /^<details>/,
+	};
 	for (const [n, excerpt] of found.excerpts.entries()) {
 		assert.match(shown[lines[n] as number] ?? '', expected[excerpt.type] as RegExp, `excerpt ${n} (${excerpt.type}) at line ${lines[n]}`);
 		if (excerpt.type === 'tool') assert.ok(shown[lines[n] as number]?.includes(excerpt.name));

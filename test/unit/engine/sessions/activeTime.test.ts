@@ -41,7 +41,10 @@ void describe('active time of a session', () => {
 
 		await engine.sessions.switch({ id: other.id, from: session.id, actor });
 		clock.advance(10 * hour);
-		const [mine, theirs] = await engine.store.read((db) => [activeTimeMs(db, { id: session.id, status: 'suspended' }, clock.now()), activeTimeMs(db, { id: other.id, status: 'active' }, clock.now())]);
+		const [mine, theirs] = await engine.store.read((db) => [
+			activeTimeMs(db, { id: session.id, status: 'suspended' }, clock.now()),
+			activeTimeMs(db, { id: other.id, status: 'active' }, clock.now()),
+		]);
 		assert.equal(mine, 4 * hour, 'switching away closed its interval');
 		assert.equal(theirs, 60 * hour, 'the other session was active while this one was away, and since');
 	});
@@ -58,7 +61,19 @@ void describe('active time of a session', () => {
 			assert.ok(row);
 			const longAgo = new Date(clock.now() - 7_819 * hour).toISOString();
 			db.insert(sessions)
-				.values({ ...row, id: imported, name: 'imported', status: 'active', startedAt: longAgo, lastActivity: longAgo, endedAt: null, previousSessionId: null, nextSessionId: null, debrief: null, endNote: null })
+				.values({
+					...row,
+					id: imported,
+					name: 'imported',
+					status: 'active',
+					startedAt: longAgo,
+					lastActivity: longAgo,
+					endedAt: null,
+					previousSessionId: null,
+					nextSessionId: null,
+					debrief: null,
+					endNote: null,
+				})
 				.run();
 		});
 		clock.advance(30 * 60_000);

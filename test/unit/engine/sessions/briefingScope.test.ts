@@ -23,26 +23,31 @@ void describe('briefing in a scope', () => {
 		await store.write(() => {
 			for (let i = 1; i <= taskCount; i++) {
 				const isEpic = i <= epics;
-				store.execCaptured('INSERT INTO tasks (id, seq, title, type, status, priority, parent_id, phase, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
-					`T${i}`,
-					i,
-					`Task ${i}`,
-					isEpic ? 'epic' : i % 5 === 0 ? 'bug' : 'task',
-					i % 7 === 0 ? 'done' : i % 11 === 0 ? 'blocked' : i % 13 === 0 ? 'active' : 'pending',
-					(['low', 'medium', 'high', 'critical'] as const)[(i * 7) % 4] as string,
-					// Epic 1 holds half the tasks (a scope larger than the lists), the others share the rest.
-					isEpic ? null : i % 2 === 0 ? 'T1' : `T${2 + (i % (epics - 1))}`,
-					i % 3 === 0 ? 'build' : null,
-					'2026-01-01T00:00:00.000Z',
-					'2026-01-01T00:00:00.000Z',
-				]);
+				store.execCaptured(
+					'INSERT INTO tasks (id, seq, title, type, status, priority, parent_id, phase, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+					[
+						`T${i}`,
+						i,
+						`Task ${i}`,
+						isEpic ? 'epic' : i % 5 === 0 ? 'bug' : 'task',
+						i % 7 === 0 ? 'done' : i % 11 === 0 ? 'blocked' : i % 13 === 0 ? 'active' : 'pending',
+						(['low', 'medium', 'high', 'critical'] as const)[(i * 7) % 4] as string,
+						// Epic 1 holds half the tasks (a scope larger than the lists), the others share the rest.
+						isEpic ? null : i % 2 === 0 ? 'T1' : `T${2 + (i % (epics - 1))}`,
+						i % 3 === 0 ? 'build' : null,
+						'2026-01-01T00:00:00.000Z',
+						'2026-01-01T00:00:00.000Z',
+					],
+				);
 				if (!isEpic && i > epics + 4 && i % 3 === 0) {
 					store.execCaptured('INSERT INTO task_dependencies (task_id, depends_on_id) VALUES (?, ?)', [`T${i}`, `T${i - 4}`]);
 				}
 			}
 		});
 		const graph = await store.read((db) => new TaskGraph(db.select().from(tasks).all(), db.select().from(taskDependencies).all()));
-		const bugs = [...graph.byId.values()].filter((task) => task.type === 'bug' && isOpen(task)).sort((a, b) => priorityOrder[a.priority] - priorityOrder[b.priority] || a.seq - b.seq);
+		const bugs = [...graph.byId.values()]
+			.filter((task) => task.type === 'bug' && isOpen(task))
+			.sort((a, b) => priorityOrder[a.priority] - priorityOrder[b.priority] || a.seq - b.seq);
 		const blocked = [...graph.byId.values()].filter((task) => isOpen(task) && (task.status === 'blocked' || graph.openBlockersOf(task.id).length > 0));
 		const allEpics = (await engine.briefings.briefing({ scope: 'global' })).activeEpics;
 		// The global list holds every active epic (fewer than its limit of 10): the reference for the others.

@@ -6,8 +6,16 @@ import { describe, it } from 'node:test';
 import { createGitStateReader } from '../../../../src/engine/sessions/gitState';
 import { snapshotFiles, tempDir } from '../../helpers';
 
-const env = { ...process.env, GIT_CONFIG_GLOBAL: '/dev/null', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' };
-const git = (cwd: string, args: string[], extra: Record<string, string> = {}) => execFileSync('git', args, { cwd, env: { ...env, ...extra }, encoding: 'utf8' });
+const env = {
+	...process.env,
+	GIT_CONFIG_GLOBAL: '/dev/null',
+	GIT_AUTHOR_NAME: 't',
+	GIT_AUTHOR_EMAIL: 't@example.invalid',
+	GIT_COMMITTER_NAME: 't',
+	GIT_COMMITTER_EMAIL: 't@example.invalid',
+};
+const git = (cwd: string, args: string[], extra: Record<string, string> = {}) =>
+	execFileSync('git', args, { cwd, env: { ...env, ...extra }, encoding: 'utf8' });
 
 void describe('git state for debriefs', () => {
 	void it('works with the variables npm and terminals set (EDITOR, PAGER, GIT_DIR)', async (t) => {

@@ -26,19 +26,22 @@ async function seed(engine: Engine): Promise<string[]> {
 	await store.write(() => {
 		for (let i = 1; i <= taskCount; i++) {
 			const isEpic = i <= epics;
-			store.execCaptured('INSERT INTO tasks (id, seq, title, description, type, status, priority, parent_id, phase, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)', [
-				`T${i}`,
-				i,
-				`Task number ${i}`,
-				i % 5 === 0 ? `Details of ${i}: migrations and the cache` : null,
-				isEpic ? 'epic' : i % 13 === 0 ? 'bug' : 'task',
-				i % 7 === 0 ? 'done' : i % 11 === 0 ? 'blocked' : i % 17 === 0 ? 'active' : i % 19 === 0 ? 'cancelled' : 'pending',
-				['low', 'medium', 'high', 'critical'][i % 4] as string,
-				isEpic ? null : `T${1 + (i % epics)}`,
-				i % 3 === 0 ? 'build' : null,
-				'2026-01-01T00:00:00.000Z',
-				'2026-01-01T00:00:00.000Z',
-			]);
+			store.execCaptured(
+				'INSERT INTO tasks (id, seq, title, description, type, status, priority, parent_id, phase, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+				[
+					`T${i}`,
+					i,
+					`Task number ${i}`,
+					i % 5 === 0 ? `Details of ${i}: migrations and the cache` : null,
+					isEpic ? 'epic' : i % 13 === 0 ? 'bug' : 'task',
+					i % 7 === 0 ? 'done' : i % 11 === 0 ? 'blocked' : i % 17 === 0 ? 'active' : i % 19 === 0 ? 'cancelled' : 'pending',
+					['low', 'medium', 'high', 'critical'][i % 4] as string,
+					isEpic ? null : `T${1 + (i % epics)}`,
+					i % 3 === 0 ? 'build' : null,
+					'2026-01-01T00:00:00.000Z',
+					'2026-01-01T00:00:00.000Z',
+				],
+			);
 			if (!isEpic && i > epics + 5 && i % 3 === 0) {
 				store.execCaptured('INSERT INTO task_dependencies (task_id, depends_on_id) VALUES (?, ?)', [`T${i}`, `T${i - 3}`]);
 			}
@@ -101,7 +104,13 @@ async function seed(engine: Engine): Promise<string[]> {
 					}),
 					ended,
 				]);
-				store.execCaptured('INSERT INTO decisions (id, session_id, kind, text, created_at) VALUES (?, ?, ?, ?, ?)', [`dec_${i}`, id, 'decision', `decided ${i}`, ended]);
+				store.execCaptured('INSERT INTO decisions (id, session_id, kind, text, created_at) VALUES (?, ?, ?, ?, ?)', [
+					`dec_${i}`,
+					id,
+					'decision',
+					`decided ${i}`,
+					ended,
+				]);
 			}
 			previous.set(key, id);
 			if (active) {
@@ -115,7 +124,11 @@ async function seed(engine: Engine): Promise<string[]> {
 
 /** The graph as the previous code built it: every column of every task. */
 function wholeRowGraph(ctx: EngineContext): TaskGraph {
-	return ctx.derived('taskGraph', ['tasks', 'task_dependencies'], (db) => new TaskGraph(db.select().from(tasks).all(), db.select().from(taskDependencies).all()));
+	return ctx.derived(
+		'taskGraph',
+		['tasks', 'task_dependencies'],
+		(db) => new TaskGraph(db.select().from(tasks).all(), db.select().from(taskDependencies).all()),
+	);
 }
 
 /** The tree as the previous code built it: labels from the whole-row graph. */
@@ -160,8 +173,16 @@ void describe('narrow reads', () => {
 			compared++;
 		}
 		assert.ok(compared >= 15);
-		const sample = JSON.parse(JSON.stringify(await engine.briefings.briefing({ sessionId: targets[0] as string }))) as { nextTasks: unknown[]; suggestions: unknown[]; currentTask: unknown; lastSession: unknown };
-		assert.ok(sample.nextTasks.length > 0 && sample.suggestions.length > 0 && sample.currentTask && sample.lastSession, 'the compared briefings are not empty');
+		const sample = JSON.parse(JSON.stringify(await engine.briefings.briefing({ sessionId: targets[0] as string }))) as {
+			nextTasks: unknown[];
+			suggestions: unknown[];
+			currentTask: unknown;
+			lastSession: unknown;
+		};
+		assert.ok(
+			sample.nextTasks.length > 0 && sample.suggestions.length > 0 && sample.currentTask && sample.lastSession,
+			'the compared briefings are not empty',
+		);
 
 		const tree = await engine.briefings.overview();
 		assert.equal(

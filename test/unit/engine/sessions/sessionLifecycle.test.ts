@@ -40,7 +40,11 @@ void describe('session lifecycle', () => {
 		assert.equal(b.handoff?.note, 'half done');
 		assert.equal(b.briefing.lastSession?.id, a.session.id);
 		const predecessor = await engine.briefings.get(a.session.id);
-		assert.deepEqual(b.briefing.lastSession, { id: a.session.id, name: predecessor.name, endedAt: predecessor.endedAt, durationMinutes: 90, handoff: b.handoff }, 'the start’s briefing shows the predecessor as stored after the start');
+		assert.deepEqual(
+			b.briefing.lastSession,
+			{ id: a.session.id, name: predecessor.name, endedAt: predecessor.endedAt, durationMinutes: 90, handoff: b.handoff },
+			'the start’s briefing shows the predecessor as stored after the start',
+		);
 		assert.equal(predecessor.nextSessionId, b.session.id);
 		assert.equal(predecessor.handoffConsumedBy, b.session.id);
 		assert.equal(predecessor.handoffConsumedAt, new Date(clock.now()).toISOString());
@@ -162,7 +166,10 @@ void describe('session lifecycle', () => {
 		await assert.rejects(engine.sessions.resume({ id: 'ses_20260101000000_abcdef', actor }), isCode('notFound'));
 		// Legacy states are read-only.
 		await engine.store.write((db) => db.update(sessions).set({ status: 'archived' }).where(eq(sessions.id, a.session.id)).run());
-		await assert.rejects(engine.sessions.resume({ id: a.session.id, actor }), (e: unknown) => isCode('invalidTransition')(e) && /legacy/.test((e as Error).message));
+		await assert.rejects(
+			engine.sessions.resume({ id: a.session.id, actor }),
+			(e: unknown) => isCode('invalidTransition')(e) && /legacy/.test((e as Error).message),
+		);
 	});
 
 	void it('gc with age 0 orphans every active session, and cleanup ends long-idle ones with a note', async (t) => {

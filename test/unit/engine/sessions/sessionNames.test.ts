@@ -44,7 +44,12 @@ void describe('session names', () => {
 		const base = tempDir(t, 'baton-names-');
 		const te = await openTestEngine(t, { root: base });
 		const claudeHome = path.join(base, '.claude-home');
-		const options = { actor, settings: agentSettingsSchema.parse({}), archive: new TranscriptArchive({ workspaceRoot: te.root, claudeHome, log: te.log }), log: te.log };
+		const options = {
+			actor,
+			settings: agentSettingsSchema.parse({}),
+			archive: new TranscriptArchive({ workspaceRoot: te.root, claudeHome, log: te.log }),
+			log: te.log,
+		};
 		const hook = async (name: string, overrides: Record<string, unknown> = {}) => {
 			const event = normaliseHookPayload(hookFixture('claude', name, { root: te.root, claudeHome }, overrides));
 			assert.ok(event.ok);

@@ -92,7 +92,9 @@ void describe('handoffs', () => {
 		const { engine, log } = await openTestEngine(t);
 		const a = await engine.sessions.start({ name: 'a', actor });
 		await engine.sessions.end({ actor });
-		await engine.store.write(() => engine.store.execCaptured('UPDATE handoffs SET handoff_json = ? WHERE session_id = ?', ['{"lastTask": 42', a.session.id]));
+		await engine.store.write(() =>
+			engine.store.execCaptured('UPDATE handoffs SET handoff_json = ? WHERE session_id = ?', ['{"lastTask": 42', a.session.id]),
+		);
 		const b = await engine.sessions.start({ name: 'b', actor });
 		assert.equal(b.handoff, null);
 		assert.equal(b.session.previousSessionId, a.session.id);
@@ -173,6 +175,9 @@ void describe('aliases and queries', () => {
 			tree.children[1]?.children.map((c) => c.session.name),
 			['sub'],
 		);
-		await assert.rejects(engine.sessions.start({ name: 'orphan child', scope: 'custom:Z', parentSessionId: 'ses_20200101000000_000000', actor }), isCode('notFound'));
+		await assert.rejects(
+			engine.sessions.start({ name: 'orphan child', scope: 'custom:Z', parentSessionId: 'ses_20200101000000_000000', actor }),
+			isCode('notFound'),
+		);
 	});
 });

@@ -31,7 +31,9 @@ test("a wait for the shadow's lock behind this process's own long holder ends at
 		hook.withLock(async () => {
 			ranLate = true;
 		}),
-		(error: unknown) => BatonError.is(error, 'locked') && /the checkpoint store is busy in this process .*gave up after waiting \d+ ms \(limit 200 ms\); nothing was written/.test((error as Error).message),
+		(error: unknown) =>
+			BatonError.is(error, 'locked') &&
+			/the checkpoint store is busy in this process .*gave up after waiting \d+ ms \(limit 200 ms\); nothing was written/.test((error as Error).message),
 	);
 	assert.deepEqual(order, ['long began'], 'it gave up while the holder still held the lock');
 	finishLong();

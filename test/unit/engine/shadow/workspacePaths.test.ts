@@ -30,9 +30,22 @@ test('a step whose files name a path outside the workspace is refused before any
 	const shadow = new ShadowRepo(root, path.join(root, '.baton'));
 	await shadow.withLock(() => shadow.ensureInit([]));
 	const sha = blobId(Buffer.from('added by the step\n'), '0'.repeat(40));
-	const added = (p: string) => ({ path: p, change: 'added' as const, additions: 1, deletions: 0, binary: false, oldMode: null, newMode: '100644', oldSha: null, newSha: sha });
+	const added = (p: string) => ({
+		path: p,
+		change: 'added' as const,
+		additions: 1,
+		deletions: 0,
+		binary: false,
+		oldMode: null,
+		newMode: '100644',
+		oldSha: null,
+		newSha: sha,
+	});
 	// Both files hold what the step "added": without the check, a revert deletes both.
-	await assert.rejects(revertStep(shadow, [added('inside.txt'), added('../outside.txt')], { dryRun: false }), /"\.\.\/outside\.txt", which is no path inside the workspace/);
+	await assert.rejects(
+		revertStep(shadow, [added('inside.txt'), added('../outside.txt')], { dryRun: false }),
+		/"\.\.\/outside\.txt", which is no path inside the workspace/,
+	);
 	assert.ok(fs.existsSync(outside), 'the file outside is there');
 	assert.ok(fs.existsSync(path.join(root, 'inside.txt')), 'and nothing inside was reverted either');
 	// Showing where the step's files stand reads nothing outside: the forged one reads as absent.
@@ -59,6 +72,9 @@ test('a path below a folder that is a link (or a file) is refused; a link itself
 	assert.equal(folderProblem(root, 'plain.txt/x', { filesInTheWay: true }), null, 'a restore moves the file aside first');
 	assert.throws(() => workspaceFile(root, 'real/linked/x.txt'), /stopped before writing "real\/linked\/x.txt": its folder "real\/linked" is a symbolic link/);
 	// All paths are checked before any is written: the first one below a link is named.
-	assert.throws(() => assertRealFolders(root, ['top.txt', 'real/linked/x.txt', 'plain.txt/y'], 'the step'), /^BatonError: the step changes "real\/linked\/x.txt", but its folder "real\/linked" is a symbolic link.*Nothing was changed/);
+	assert.throws(
+		() => assertRealFolders(root, ['top.txt', 'real/linked/x.txt', 'plain.txt/y'], 'the step'),
+		/^BatonError: the step changes "real\/linked\/x.txt", but its folder "real\/linked" is a symbolic link.*Nothing was changed/,
+	);
 	assert.deepEqual(fs.readdirSync(path.join(dir, 'elsewhere')), [], 'nothing was written outside');
 });

@@ -28,7 +28,9 @@ test('the machine id is random, kept in .baton/machine.json, and shared by every
 	const root = tempDir(t);
 	fs.mkdirSync(path.join(root, '.baton'));
 	const script = `const {machineIdentity}=require(${JSON.stringify(path.resolve('src/engine/shared/machineIdentity.ts'))});process.stdout.write(machineIdentity(${JSON.stringify(root)}).id)`;
-	const runs = Array.from({ length: 4 }, () => spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', env: { ...process.env, BATON_MACHINE_NAME: 'ci-runner-7' } }));
+	const runs = Array.from({ length: 4 }, () =>
+		spawnSync(process.execPath, ['--import', 'tsx', '-e', script], { encoding: 'utf8', env: { ...process.env, BATON_MACHINE_NAME: 'ci-runner-7' } }),
+	);
 	const ids = new Set(runs.map((r) => r.stdout));
 	assert.equal(ids.size, 1, runs.map((r) => r.stderr).join('\n'));
 	const [id] = [...ids];
@@ -48,7 +50,13 @@ test('events are redacted when written, merged as a union, and read in the share
 			actor: 'human',
 			body: { text: 'use the key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789', files: ['src/a.ts'] },
 		}),
-		appendSharedEvent(db, here, 1_700_000_000_005, { kind: 'timeline.step', subject: 'ses_1', sessionId: 'ses_1', actor: 'agent:claude-code', body: { step: 1 } }),
+		appendSharedEvent(db, here, 1_700_000_000_005, {
+			kind: 'timeline.step',
+			subject: 'ses_1',
+			sessionId: 'ses_1',
+			actor: 'agent:claude-code',
+			body: { step: 1 },
+		}),
 	]);
 	assert.doesNotMatch(JSON.stringify(written[0]?.body), /sk-ant-api03-abc/);
 	assert.match(JSON.stringify(written[0]?.body), /REDACTED/);
@@ -83,18 +91,41 @@ test('events written within one millisecond, or after a remote event ahead of th
 	const here = { id: '1234abcd', name: 'here', author: 'Ada' };
 	const now = 1_700_000_000_000;
 	const ids = await engine.store.write((db) =>
-		Array.from({ length: 200 }, (_, i) => appendSharedEvent(db, here, now, { kind: 'timeline.step', subject: 'ses_1', sessionId: 'ses_1', actor: 'agent:claude-code', body: { step: i + 1 } }).id),
+		Array.from(
+			{ length: 200 },
+			(_, i) =>
+				appendSharedEvent(db, here, now, {
+					kind: 'timeline.step',
+					subject: 'ses_1',
+					sessionId: 'ses_1',
+					actor: 'agent:claude-code',
+					body: { step: i + 1 },
+				}).id,
+		),
 	);
 	assert.deepEqual([...ids].sort(), ids, 'the same order as written');
 	assert.ok(ids.every((id) => eventTime(id) === now));
 	// A remote event from a clock a minute ahead: what is written after it (having seen it) sorts after it.
 	const ahead = newEventId(now + 60_000, '9999ffff');
-	await engine.store.write((db) => mergeSharedEvents(db, [{ ...toWire({ ...(sessionEvents(db, 'ses_1')[0] as any) }), id: ahead, machine: '9999ffff' }], 'origin', now));
-	const next = await engine.store.write((db) => appendSharedEvent(db, here, now + 1, { kind: 'timeline.step', subject: 'ses_1', sessionId: 'ses_1', actor: 'agent:claude-code', body: { step: 201 } }).id);
+	await engine.store.write((db) =>
+		mergeSharedEvents(db, [{ ...toWire({ ...(sessionEvents(db, 'ses_1')[0] as any) }), id: ahead, machine: '9999ffff' }], 'origin', now),
+	);
+	const next = await engine.store.write(
+		(db) =>
+			appendSharedEvent(db, here, now + 1, {
+				kind: 'timeline.step',
+				subject: 'ses_1',
+				sessionId: 'ses_1',
+				actor: 'agent:claude-code',
+				body: { step: 201 },
+			}).id,
+	);
 	assert.ok(next > ahead);
 	// One a year ahead (a broken clock) is refused by the merge; one an older version merged anyway is not followed, and the order of this machine's own events holds.
 	const broken = newEventId(now + 365 * 86_400_000, '9999ffff');
-	const refused = await engine.store.write((db) => mergeSharedEvents(db, [{ ...toWire({ ...(sessionEvents(db, 'ses_1')[0] as any) }), id: broken, machine: '9999ffff' }], 'origin', now).refused);
+	const refused = await engine.store.write(
+		(db) => mergeSharedEvents(db, [{ ...toWire({ ...(sessionEvents(db, 'ses_1')[0] as any) }), id: broken, machine: '9999ffff' }], 'origin', now).refused,
+	);
 	assert.deepEqual(
 		refused.map((r) => r.id),
 		[broken],
@@ -105,6 +136,15 @@ test('events written within one millisecond, or after a remote event ahead of th
 			.values({ ...(sessionEvents(db, 'ses_1')[0] as any), id: broken, machine: '9999ffff', source: 'origin' })
 			.run(),
 	);
-	const after = await engine.store.write((db) => appendSharedEvent(db, here, now + 2, { kind: 'timeline.step', subject: 'ses_1', sessionId: 'ses_1', actor: 'agent:claude-code', body: { step: 202 } }).id);
+	const after = await engine.store.write(
+		(db) =>
+			appendSharedEvent(db, here, now + 2, {
+				kind: 'timeline.step',
+				subject: 'ses_1',
+				sessionId: 'ses_1',
+				actor: 'agent:claude-code',
+				body: { step: 202 },
+			}).id,
+	);
 	assert.ok(after > next && eventTime(after) < now + 86_400_000, after);
 });

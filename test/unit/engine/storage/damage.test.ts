@@ -147,7 +147,11 @@ void describe('damage the store must refuse', () => {
 			fs.writeFileSync(journal, bytes.subarray(0, boundary));
 			const label = `halved${compactAt ? ' after compaction' : ''}`;
 			await assertRefused(dir, 'corruptJournal', journal, label);
-			await assert.rejects(count(dir), (e: unknown) => BatonError.is(e, 'corruptJournal') && /cut short/.test(e.message) && /record\(s\) missing/.test(e.message), label);
+			await assert.rejects(
+				count(dir),
+				(e: unknown) => BatonError.is(e, 'corruptJournal') && /cut short/.test(e.message) && /record\(s\) missing/.test(e.message),
+				label,
+			);
 			// Cut inside the last acknowledged record: still missing writes, never "a torn tail" to drop.
 			fs.writeFileSync(journal, bytes.subarray(0, bytes.length - 5));
 			await assertRefused(dir, 'corruptJournal', journal, `${label}, last record cut`);

@@ -12,7 +12,8 @@ import { FakeClock, MemoryLogger, snapshotFiles, tempDir, taskRow } from '../../
 const clock = new FakeClock();
 const open = (dir: string) => JournalStore.open({ dir, clock, log: new MemoryLogger(), lockTimeoutMs: 3_000 });
 const task = taskRow;
-const doctor = (dir: string, repair: boolean, acceptLoss?: (plan: RepairPlan) => boolean) => runDoctor({ dir, repair, clock, log: new MemoryLogger(), ...(acceptLoss ? { acceptLoss } : {}) });
+const doctor = (dir: string, repair: boolean, acceptLoss?: (plan: RepairPlan) => boolean) =>
+	runDoctor({ dir, repair, clock, log: new MemoryLogger(), ...(acceptLoss ? { acceptLoss } : {}) });
 
 async function populate(dir: string, plan: ('write' | 'compact')[]): Promise<number> {
 	const store = await open(dir);

@@ -10,7 +10,8 @@ import * as schema from '../../../../src/engine/storage/schema';
 import { tasks } from '../../../../src/engine/storage/schema';
 import { FakeClock, MemoryLogger, snapshotFiles, tempDir, taskRow } from '../../helpers';
 
-const open = (dir: string, log = new MemoryLogger(), extra: { compactAfterBytes?: number } = {}) => JournalStore.open({ dir, clock: new FakeClock(), log, lockTimeoutMs: 3_000, ...extra });
+const open = (dir: string, log = new MemoryLogger(), extra: { compactAfterBytes?: number } = {}) =>
+	JournalStore.open({ dir, clock: new FakeClock(), log, lockTimeoutMs: 3_000, ...extra });
 
 const task = taskRow;
 
@@ -235,7 +236,16 @@ void describe('journal store', () => {
 	void it('creates exactly the tables and columns the drizzle schema declares', async (t) => {
 		const store = await open(tempDir(t));
 		t.after(() => store.close());
-		for (const table of [schema.sessions, schema.sessionAliases, schema.handoffs, schema.decisions, schema.tasks, schema.taskDependencies, schema.auditLog, schema.settings]) {
+		for (const table of [
+			schema.sessions,
+			schema.sessionAliases,
+			schema.handoffs,
+			schema.decisions,
+			schema.tasks,
+			schema.taskDependencies,
+			schema.auditLog,
+			schema.settings,
+		]) {
 			const config = getTableConfig(table);
 			const columns = store.sqlite.exec(`PRAGMA table_info(${config.name})`)[0]?.values.map((r) => String(r[1])) ?? [];
 			assert.deepEqual(columns.sort(), config.columns.map((c) => c.name).sort(), config.name);

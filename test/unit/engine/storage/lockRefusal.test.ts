@@ -37,7 +37,10 @@ test('a lock whose holder is stopped is refused before the wait limit, naming th
 	lock.dispose();
 	assert.ok(refusal instanceof BatonError, String(refusal));
 	assert.equal(refusal.code, 'locked');
-	assert.match(refusal.message, new RegExp(`is held by pid ${held.pid} \\(a process\\), which is stopped \\(SIGSTOP, or Ctrl-Z in its terminal\\); nothing was written`));
+	assert.match(
+		refusal.message,
+		new RegExp(`is held by pid ${held.pid} \\(a process\\), which is stopped \\(SIGSTOP, or Ctrl-Z in its terminal\\); nothing was written`),
+	);
 	assert.match(refusal.message, new RegExp(`kill -CONT ${held.pid}.*kill ${held.pid}`));
 	assert.equal(refusal.details?.['stopped'], true);
 	assert.equal(fs.existsSync(`${file}.queue`), false, 'the refused waiter left the line');
@@ -93,7 +96,10 @@ test('a wait with the default limit goes on while the lock passes from holder to
 	// The one holder of the other lock kept it past the limit: that wait was refused, naming it.
 	const refusal = await refused;
 	assert.ok(refusal instanceof BatonError, String(refusal));
-	assert.match(refusal.message, new RegExp(`is held by pid ${stuck.pid} .*; gave up after waiting \\d+ ms \\(limit 15000 ms with one holder, 120000 ms in all\\)`));
+	assert.match(
+		refusal.message,
+		new RegExp(`is held by pid ${stuck.pid} .*; gave up after waiting \\d+ ms \\(limit 15000 ms with one holder, 120000 ms in all\\)`),
+	);
 	// The moving line's waiter is still waiting, and takes the lock when it comes free.
 	assert.equal(acquired, false);
 	fs.rmSync(movingFile);

@@ -11,10 +11,23 @@ void describe('migrations', () => {
 	void it('has a migration for every change of the drizzle schema', (t) => {
 		const out = path.join(tempDir(t), 'drizzle');
 		fs.cpSync(path.join(root, 'drizzle'), out, { recursive: true });
-		const result = spawnSync(process.execPath, [path.join(root, 'node_modules/drizzle-kit/bin.cjs'), 'generate', '--dialect', 'sqlite', '--schema', 'src/engine/storage/schema.ts', '--out', path.relative(root, out)], {
-			cwd: root,
-			encoding: 'utf8',
-		});
+		const result = spawnSync(
+			process.execPath,
+			[
+				path.join(root, 'node_modules/drizzle-kit/bin.cjs'),
+				'generate',
+				'--dialect',
+				'sqlite',
+				'--schema',
+				'src/engine/storage/schema.ts',
+				'--out',
+				path.relative(root, out),
+			],
+			{
+				cwd: root,
+				encoding: 'utf8',
+			},
+		);
 		// drizzle-kit exits 0 even when it fails, and prefixes `--out` with './' (so it must be relative).
 		assert.equal(result.status, 0, result.stderr + result.stdout);
 		assert.match(result.stdout + result.stderr, /No schema changes/, result.stderr + result.stdout);

@@ -25,7 +25,9 @@ function runOneWriter(root: string, name: string, kill: boolean): Promise<string
 				child.kill('SIGKILL');
 			}
 		});
-		child.on('exit', (code, signal) => (signal === 'SIGKILL' || code === 0 ? resolve(stdout) : reject(new Error(`oneWriter exited with ${code}: ${stderr}`))));
+		child.on('exit', (code, signal) =>
+			signal === 'SIGKILL' || code === 0 ? resolve(stdout) : reject(new Error(`oneWriter exited with ${code}: ${stderr}`)),
+		);
 	});
 }
 

@@ -78,7 +78,11 @@ function assertHas(dir: string, expected: string[]): void {
 }
 
 function cli(root: string, ...args: string[]): string {
-	const run = spawnSync(process.execPath, [cliPath, ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, BATON_ACTOR: 'test:cli', BATON_NO_DAEMON: '1' } });
+	const run = spawnSync(process.execPath, [cliPath, ...args], {
+		cwd: root,
+		encoding: 'utf8',
+		env: { ...process.env, BATON_ACTOR: 'test:cli', BATON_NO_DAEMON: '1' },
+	});
 	assert.equal(run.status, 0, `baton ${args.join(' ')}: ${run.stderr}`);
 	return run.stdout;
 }
@@ -131,7 +135,16 @@ void describe('the store is private', () => {
 		const ticketMode = await storeInProcess(base, root);
 		const dir = path.join(root, '.baton');
 		assert.equal(ticketMode.toString(8), '600', 'a lock queue ticket (it exists only while its process waits)');
-		assertHas(dir, ['.gitignore', 'baton.db', 'baton.db.journal', 'baton.db.sum', 'baton.db.prev', 'transcripts/', 'transcripts/index.json', `transcripts/ses_20260301090000_abcdef/${agentId}.jsonl`]);
+		assertHas(dir, [
+			'.gitignore',
+			'baton.db',
+			'baton.db.journal',
+			'baton.db.sum',
+			'baton.db.prev',
+			'transcripts/',
+			'transcripts/index.json',
+			`transcripts/ses_20260301090000_abcdef/${agentId}.jsonl`,
+		]);
 		assert.deepEqual(loose(dir), []);
 	});
 
@@ -164,7 +177,11 @@ void describe('the store is private', () => {
 		}
 		fs.chmodSync(dir, 0o755);
 		fs.chmodSync(outside, 0o644);
-		const bytes = new Map([...modesBelow(dir).keys()].filter((rel) => !rel.endsWith('/') && !rel.startsWith('shadow.git')).map((rel) => [rel, fs.readFileSync(path.join(dir, rel), 'latin1')]));
+		const bytes = new Map(
+			[...modesBelow(dir).keys()]
+				.filter((rel) => !rel.endsWith('/') && !rel.startsWith('shadow.git'))
+				.map((rel) => [rel, fs.readFileSync(path.join(dir, rel), 'latin1')]),
+		);
 		assert.ok(loose(dir).length > 5, 'the old store is readable by others before it is opened');
 
 		const engine = await Engine.open({ workspaceRoot: root, log: new MemoryLogger() });

@@ -14,7 +14,9 @@ import { git } from './syncWorld';
 const cli = path.resolve(__dirname, '../../../../dist/cli.js');
 
 function baton(cwd: string, args: string[], env: Record<string, string> = {}): Record<string, unknown> {
-	return JSON.parse(execFileSync(process.execPath, [cli, ...args, '--no-daemon', '--json'], { cwd, encoding: 'utf8', env: { ...process.env, ...env } })) as Record<string, unknown>;
+	return JSON.parse(
+		execFileSync(process.execPath, [cli, ...args, '--no-daemon', '--json'], { cwd, encoding: 'utf8', env: { ...process.env, ...env } }),
+	) as Record<string, unknown>;
 }
 
 test('a CI runner’s session, pushed from a throw-away clone, continues in the developer’s clone', async (t) => {
@@ -51,7 +53,10 @@ test('a CI runner’s session, pushed from a throw-away clone, continues in the 
 	const pulled = baton(dev, ['sync', 'pull']) as { fetched: number; newEvents: number; sessions: { added: number; updated: number } };
 	assert.equal(pulled.fetched, 1);
 	assert.equal(pulled.sessions.added, 1);
-	const next = baton(dev, ['session', 'start', '--name', 'review']) as { session: { previousSessionId: string }; handoff: { note: string; nextAction: string } };
+	const next = baton(dev, ['session', 'start', '--name', 'review']) as {
+		session: { previousSessionId: string };
+		handoff: { note: string; nextAction: string };
+	};
 	assert.equal(next.session.previousSessionId, started.session.id);
 	assert.equal(next.handoff.note, 'fixed the flaky parser test');
 	assert.equal(next.handoff.nextAction, 'review fix.ts');

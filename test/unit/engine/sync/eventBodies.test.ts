@@ -10,7 +10,14 @@ test('wrong types are refused with the field named; missing fields, nulls where 
 		['session.started', { name: 'parser', scope: { type: 'epic', rootTaskId: 'T1' }, agent: null, addedLater: { any: 1 } }],
 		['session.started', { scope: { type: 'milestone', rootTaskId: 'T1', window: 'Q3' } }],
 		['session.status', { status: 'paused-for-review' }],
-		['checkpoint.recorded', { files: { added: 1, skipped: [{ path: 'big.bin', size: 9, reason: 'too large' }], linesAdded: null }, tags: [], annotations: [{ at: 'now', user: 'dana', text: 'ok' }] }],
+		[
+			'checkpoint.recorded',
+			{
+				files: { added: 1, skipped: [{ path: 'big.bin', size: 9, reason: 'too large' }], linesAdded: null },
+				tags: [],
+				annotations: [{ at: 'now', user: 'dana', text: 'ok' }],
+			},
+		],
 		['task.changed', { title: 'Ship it', description: null, status: 'someday' }],
 		['handoff.written', { decisions: [{ id: 'dec_1', text: 'kept it', rationale: null }], lastTask: null }],
 		['a.kind.from.a.newer.version', { anything: [1, 'two'] }],

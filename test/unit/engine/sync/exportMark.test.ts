@@ -27,7 +27,12 @@ async function writeEvents(side: TestEngine, count: number, tag: string): Promis
 	await side.engine.store.write((db) => {
 		for (let i = 0; i < count; i++) {
 			side.clock.advance(1);
-			appendSharedEvent(db, machine, side.clock.now(), { kind: 'decision.recorded', subject: `dec_${tag}_${i}`, actor: 'test', body: { text: `${tag} ${i}` } });
+			appendSharedEvent(db, machine, side.clock.now(), {
+				kind: 'decision.recorded',
+				subject: `dec_${tag}_${i}`,
+				actor: 'test',
+				body: { text: `${tag} ${i}` },
+			});
 		}
 	});
 }
@@ -107,7 +112,15 @@ test('an idle backend exports the waiting events ahead of the push, and only whi
 	const w = await syncWorld(t);
 	const refs = new EventRefs(new ShadowRepo(w.a.root, batonDir(w.a.root)), machineIdentity(w.a.root).id);
 	assert.equal(await w.a.engine.sync.exportAhead(), 0);
-	const host = new EngineHost({ workspaceRoot: w.a.root, config: {}, log: silentLogger, readOnly: false, onDidChange: () => {}, pollMs: 50, idleCompactMs: 100 });
+	const host = new EngineHost({
+		workspaceRoot: w.a.root,
+		config: {},
+		log: silentLogger,
+		readOnly: false,
+		onDidChange: () => {},
+		pollMs: 50,
+		idleCompactMs: 100,
+	});
 	t.after(() => host.dispose());
 	await host.get();
 	await writeEvents(w.a, 12, 'off');
@@ -134,15 +147,31 @@ test('the export finds this machine’s checkpoint commits through the kind inde
 	await side.engine.store.write((db) => {
 		for (let i = 0; i < 300; i++) {
 			side.clock.advance(1);
-			appendSharedEvent(db, machine, side.clock.now(), { kind: 'timeline.step', subject: `ses_t_${i}`, sessionId: 'ses_t', actor: 'test', body: { step: i } });
+			appendSharedEvent(db, machine, side.clock.now(), {
+				kind: 'timeline.step',
+				subject: `ses_t_${i}`,
+				sessionId: 'ses_t',
+				actor: 'test',
+				body: { step: i },
+			});
 		}
 		for (let i = 1; i <= 3; i++) {
 			side.clock.advance(1);
-			appendSharedEvent(db, machine, side.clock.now(), { kind: 'checkpoint.recorded', subject: `cp_${i}`, actor: 'test', body: { commitOid: commit(i) } });
+			appendSharedEvent(db, machine, side.clock.now(), {
+				kind: 'checkpoint.recorded',
+				subject: `cp_${i}`,
+				actor: 'test',
+				body: { commitOid: commit(i) },
+			});
 		}
 		// A teammate's checkpoint, pulled: not this machine's to export.
 		side.clock.advance(1);
-		const pulled = appendSharedEvent(db, machine, side.clock.now(), { kind: 'checkpoint.recorded', subject: 'cp_9', actor: 'test', body: { commitOid: commit(9) } });
+		const pulled = appendSharedEvent(db, machine, side.clock.now(), {
+			kind: 'checkpoint.recorded',
+			subject: 'cp_9',
+			actor: 'test',
+			body: { commitOid: commit(9) },
+		});
 		db.update(sharedEvents).set({ source: 'origin' }).where(eq(sharedEvents.id, pulled.id)).run();
 	});
 	const { commits, plan } = await side.engine.store.read((db) => ({

@@ -13,7 +13,15 @@ export function inBare(w: { dir: string; bare: string }, args: readonly string[]
 		input,
 		encoding: 'utf8',
 		maxBuffer: 64 * 1024 * 1024,
-		env: { PATH: process.env['PATH'], GIT_DIR: w.bare, GIT_INDEX_FILE: path.join(w.dir, 'forge.index'), GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' },
+		env: {
+			PATH: process.env['PATH'],
+			GIT_DIR: w.bare,
+			GIT_INDEX_FILE: path.join(w.dir, 'forge.index'),
+			GIT_AUTHOR_NAME: 't',
+			GIT_AUTHOR_EMAIL: 't@t',
+			GIT_COMMITTER_NAME: 't',
+			GIT_COMMITTER_EMAIL: 't@t',
+		},
 	}).trim();
 }
 
@@ -41,5 +49,16 @@ export function forgeBatch(w: { dir: string; bare: string }, ref: string, lines:
 
 /** A wire event line as a writer that is not Baton could put it (every field given). */
 export function eventLine(id: string, machine: string, kind: string, subject: string, body: Record<string, unknown>): string {
-	return JSON.stringify({ id, kind, subject, sessionId: subject.startsWith('ses_') ? subject : null, actor: 'agent:x', machine, machineName: 'forger', author: null, at: '2026-03-01T10:00:00.000Z', body });
+	return JSON.stringify({
+		id,
+		kind,
+		subject,
+		sessionId: subject.startsWith('ses_') ? subject : null,
+		actor: 'agent:x',
+		machine,
+		machineName: 'forger',
+		author: null,
+		at: '2026-03-01T10:00:00.000Z',
+		body,
+	});
 }

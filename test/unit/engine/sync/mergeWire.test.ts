@@ -44,7 +44,10 @@ function wire(n: number, ms: number, machine = '0000000b'): WireEvent {
 
 async function stored(engine: Engine): Promise<unknown> {
 	const rows = await engine.store.read((db) => db.select().from(sharedEvents).orderBy(asc(sharedEvents.id)).all());
-	const types = engine.store.sqlite.exec('SELECT id, typeof(kind), typeof(subject), typeof(session_id), typeof(machine_name), typeof(author), typeof(body_json), body_json FROM shared_events ORDER BY id')[0]?.values ?? [];
+	const types =
+		engine.store.sqlite.exec(
+			'SELECT id, typeof(kind), typeof(subject), typeof(session_id), typeof(machine_name), typeof(author), typeof(body_json), body_json FROM shared_events ORDER BY id',
+		)[0]?.values ?? [];
 	return { rows, types };
 }
 

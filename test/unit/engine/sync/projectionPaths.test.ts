@@ -43,7 +43,18 @@ function events(seed: number, count: number): WireEvent[] {
 	const at = (): string => pick([new Date(ms).toISOString(), new Date(ms - 3_600_000).toISOString(), 'not a time', '2026-04-01T08:00:00.000Zé']);
 	const add = (kind: string, subject: string, machine: string, body: Record<string, unknown>): void => {
 		ms += 1 + Math.floor(r() * 3);
-		out.push({ id: newEventId(ms, machine), kind, subject, sessionId: subject, actor: 'test', machine, machineName: null, author: null, at: new Date(ms).toISOString(), body });
+		out.push({
+			id: newEventId(ms, machine),
+			kind,
+			subject,
+			sessionId: subject,
+			actor: 'test',
+			machine,
+			machineName: null,
+			author: null,
+			at: new Date(ms).toISOString(),
+			body,
+		});
 	};
 	const handoffBodies: (() => Record<string, unknown>)[] = [
 		() => ({
@@ -72,12 +83,53 @@ function events(seed: number, count: number): WireEvent[] {
 			extra: { nested: [1, 2.5, true, null] },
 		}),
 		() => ({ note: pick(texts), lastTask: null }),
-		() => ({ nextAction: pick(texts), tasksCompleted: [], lastTask: null, tasksCreated: [], decisionsRecorded: 2, decisions: [], nextSuggested: [], openBlockers: [], openBugs: [], note: 'out of order' }),
+		() => ({
+			nextAction: pick(texts),
+			tasksCompleted: [],
+			lastTask: null,
+			tasksCreated: [],
+			decisionsRecorded: 2,
+			decisions: [],
+			nextSuggested: [],
+			openBlockers: [],
+			openBugs: [],
+			note: 'out of order',
+		}),
 		() => ({}),
-		() => ({ lastTask: null, tasksCompleted: [], tasksCreated: [], decisionsRecorded: 0, decisions: [], nextSuggested: [], openBlockers: [], openBugs: [], note: null }),
-		() => ({ '7': 'an index key sorts first', lastTask: null, tasksCompleted: [], tasksCreated: [], decisionsRecorded: 0, decisions: [], nextSuggested: [], openBlockers: [], openBugs: [], note: null, nextAction: null }),
+		() => ({
+			lastTask: null,
+			tasksCompleted: [],
+			tasksCreated: [],
+			decisionsRecorded: 0,
+			decisions: [],
+			nextSuggested: [],
+			openBlockers: [],
+			openBugs: [],
+			note: null,
+		}),
+		() => ({
+			'7': 'an index key sorts first',
+			lastTask: null,
+			tasksCompleted: [],
+			tasksCreated: [],
+			decisionsRecorded: 0,
+			decisions: [],
+			nextSuggested: [],
+			openBlockers: [],
+			openBugs: [],
+			note: null,
+			nextAction: null,
+		}),
 	];
-	const scopes = [undefined, null, { type: 'global' }, { type: 'epic', rootTaskId: 'T1' }, { type: 'epicPhase', rootTaskId: 'T2', phaseFilter: 'core' }, { type: 'custom', explicitTaskIds: ['T3', 'T4'] }, { type: 'task' }];
+	const scopes = [
+		undefined,
+		null,
+		{ type: 'global' },
+		{ type: 'epic', rootTaskId: 'T1' },
+		{ type: 'epicPhase', rootTaskId: 'T2', phaseFilter: 'core' },
+		{ type: 'custom', explicitTaskIds: ['T3', 'T4'] },
+		{ type: 'task' },
+	];
 	for (const [i, id] of ids.entries()) {
 		const machine = pick(machines);
 		const start: Record<string, unknown> = {
@@ -97,7 +149,11 @@ function events(seed: number, count: number): WireEvent[] {
 			add('session.started', id, pick(machines), { name: 'a second start, which loses to the first' });
 		}
 		for (let n = Math.floor(r() * 3); n > 0; n--) {
-			add('session.status', id, machine, { status: pick(['ended', 'suspended', 'resumed', 'orphaned', 'bogus', 'constructor', 5]), reason: r() < 0.5 ? pick(texts) : null, at: at() });
+			add('session.status', id, machine, {
+				status: pick(['ended', 'suspended', 'resumed', 'orphaned', 'bogus', 'constructor', 5]),
+				reason: r() < 0.5 ? pick(texts) : null,
+				at: at(),
+			});
 		}
 		for (let n = Math.floor(r() * 2.4); n > 0; n--) {
 			add('handoff.written', id, machine, pick(handoffBodies)());

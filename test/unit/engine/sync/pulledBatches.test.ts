@@ -16,7 +16,11 @@ test('a pulled batch with lines that are no event: the rest of the pull goes in,
 	const second = await startEnd(w.a, 'lexer', 'lexer done');
 	await w.a.engine.sync.push();
 	// A batch written by something broken (a truncated write, another tool) on top of A's ref in the remote.
-	const blob = forgeBatch(w, `refs/baton/events/${machineIdentity(w.a.root).id}`, ['{"id":"evt_01JQ0000000000000000000000_m1","kind":"session.st', 'null', '42']);
+	const blob = forgeBatch(w, `refs/baton/events/${machineIdentity(w.a.root).id}`, [
+		'{"id":"evt_01JQ0000000000000000000000_m1","kind":"session.st',
+		'null',
+		'42',
+	]);
 	const pulled = await w.b.engine.sync.pull();
 	assert.equal(pulled.sessions.added, 2, 'the good events of the same pull went in');
 	assert.equal((await w.b.engine.briefings.get(second.id)).previousSessionId, first.id);
@@ -43,7 +47,16 @@ test('pulled events whose bodies do not fit their kind are refused; values a new
 	const machine = machineIdentity(w.a.root).id;
 	let n = 0;
 	const event = (kind: string, subject: string, body: Record<string, unknown>): string =>
-		JSON.stringify({ id: `evt_01KJMZZZZZZZZZZZZZZZZZZZ${String(n++).padStart(2, '0')}_${machine}`, kind, subject, sessionId: ended.id, actor: 'agent:x', machine, at: '2026-03-01T10:00:00.000Z', body });
+		JSON.stringify({
+			id: `evt_01KJMZZZZZZZZZZZZZZZZZZZ${String(n++).padStart(2, '0')}_${machine}`,
+			kind,
+			subject,
+			sessionId: ended.id,
+			actor: 'agent:x',
+			machine,
+			at: '2026-03-01T10:00:00.000Z',
+			body,
+		});
 	const wrong = [
 		event('checkpoint.recorded', 'cp_forged', { files: 'z', metrics: 3, tags: 5, annotations: 'y' }),
 		event('session.started', 'ses_forged', { name: 42, scope: 7 }),
@@ -69,7 +82,13 @@ test('pulled events whose bodies do not fit their kind are refused; values a new
 	assert.ok((await w.b.engine.briefings.overview()).some((c) => c.scopeKey === 'milestone:T1'));
 	assert.deepEqual(
 		pulled.refused.map((r) => r.reason.replace(/: .*/, '')),
-		['its checkpoint.recorded body does not fit', 'its session.started body does not fit', 'its handoff.written body does not fit', 'its task.changed body does not fit', 'its memory.fact body does not fit'],
+		[
+			'its checkpoint.recorded body does not fit',
+			'its session.started body does not fit',
+			'its handoff.written body does not fit',
+			'its task.changed body does not fit',
+			'its memory.fact body does not fit',
+		],
 	);
 	assert.match(pulled.refused[0]?.reason ?? '', /files/);
 	assert.equal((await w.b.engine.briefings.get(ended.id)).status, 'ended', 'a status this version does not know leaves the session as it was');

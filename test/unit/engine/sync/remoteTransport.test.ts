@@ -49,7 +49,9 @@ test('the credential helpers git runs for a URL through Baton’s arguments are 
 	git(isolated, ['init', '-q']);
 	const helper = (answer: string): string => {
 		const file = path.join(repo, `helper-${answer}.sh`);
-		fs.writeFileSync(file, `#!/bin/sh\n[ "$1" = get ] && echo username=user-${answer}; [ "$1" = get ] && echo password=${answer}\nexit 0\n`, { mode: 0o755 });
+		fs.writeFileSync(file, `#!/bin/sh\n[ "$1" = get ] && echo username=user-${answer}; [ "$1" = get ] && echo password=${answer}\nexit 0\n`, {
+			mode: 0o755,
+		});
 		return file;
 	};
 	git(repo, ['config', 'remote.origin.url', 'https://git.example.com/team/repo.git']);
@@ -65,7 +67,13 @@ test('the credential helpers git runs for a URL through Baton’s arguments are 
 			cwd,
 			input: `url=${target}\n\n`,
 			encoding: 'utf8',
-			env: { PATH: process.env['PATH'], HOME: isolated, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: path.join(isolated, 'none'), GIT_TERMINAL_PROMPT: '0' },
+			env: {
+				PATH: process.env['PATH'],
+				HOME: isolated,
+				GIT_CONFIG_NOSYSTEM: '1',
+				GIT_CONFIG_GLOBAL: path.join(isolated, 'none'),
+				GIT_TERMINAL_PROMPT: '0',
+			},
 		});
 	for (const target of [url, 'https://other.example.com/x.git', 'https://third.example.com/y.git']) {
 		const ours = fill(isolated, target, config);
@@ -139,7 +147,9 @@ test('an empty system config (it names itself nowhere) is found where git keeps 
 	const execPath = execFileSync('git', ['--exec-path'], { encoding: 'utf8' });
 	const named = (() => {
 		try {
-			return /^file:([^\t\n]+)\t/m.exec(execFileSync('git', ['config', '--system', '--show-origin', '--list'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }))?.[1];
+			return /^file:([^\t\n]+)\t/m.exec(
+				execFileSync('git', ['config', '--system', '--show-origin', '--list'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }),
+			)?.[1];
 		} catch (error) {
 			return /unable to read config file '([^']+)'/.exec(String((error as { stderr?: unknown }).stderr))?.[1];
 		}

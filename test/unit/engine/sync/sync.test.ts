@@ -109,7 +109,12 @@ test('a secret in a decision or a handoff never appears in any object on the rem
 	await w.a.engine.sync.enable('origin');
 	const secret = `ghp_${'Zq9'.repeat(12)}`;
 	const started = await w.a.engine.sessions.start({ name: 'keys', actor });
-	await w.a.engine.sessions.recordDecision({ sessionId: started.session.id, text: `use token ${secret} for the mirror`, rationale: `because ${secret}`, actor });
+	await w.a.engine.sessions.recordDecision({
+		sessionId: started.session.id,
+		text: `use token ${secret} for the mirror`,
+		rationale: `because ${secret}`,
+		actor,
+	});
 	await w.a.engine.sessions.end({ id: started.session.id, note: `rotated ${secret}`, actor });
 	await w.a.engine.sync.push();
 	const objects = allObjects(w.bare);
@@ -267,7 +272,9 @@ test('remotes named like Object members (git takes __proto__ and constructor) sh
 			['constructor', true],
 		],
 	);
-	const state = JSON.parse(fs.readFileSync(path.join(w.a.root, '.baton', 'sync', 'state.json'), 'utf8')) as { remotes: Record<string, { enabled: boolean; transcripts: boolean }> };
+	const state = JSON.parse(fs.readFileSync(path.join(w.a.root, '.baton', 'sync', 'state.json'), 'utf8')) as {
+		remotes: Record<string, { enabled: boolean; transcripts: boolean }>;
+	};
 	assert.deepEqual(Object.keys(state.remotes), ['__proto__', 'constructor']);
 	await startEnd(w.a, 'parser', 'parser done');
 	const [pushed] = await w.a.engine.sync.push('__proto__');
@@ -289,10 +296,17 @@ test('a damaged sync state file is an error naming it, and is left as it was (no
 	await w.a.engine.sync.enable('origin');
 	await startEnd(w.a, 'parser', 'parser done');
 	const file = path.join(w.a.root, '.baton', 'sync', 'state.json');
-	for (const damaged of ['{"version":1,"remotes":{"origin":{"enabled":tr', '{"version":1,"remotes":{"origin":"on"}}', '{"version":1,"remotes":{"origin":{"enabled":true,"pushed":[1]}}}']) {
+	for (const damaged of [
+		'{"version":1,"remotes":{"origin":{"enabled":tr',
+		'{"version":1,"remotes":{"origin":"on"}}',
+		'{"version":1,"remotes":{"origin":{"enabled":true,"pushed":[1]}}}',
+	]) {
 		fs.writeFileSync(file, damaged);
 		for (const run of [() => w.a.engine.sync.status(), () => w.a.engine.sync.push(), () => w.a.engine.sync.pull()]) {
-			await assert.rejects(run(), (error: Error) => error.message.includes(file) && /is damaged \(/.test(error.message) && /move it aside to start over/.test(error.message));
+			await assert.rejects(
+				run(),
+				(error: Error) => error.message.includes(file) && /is damaged \(/.test(error.message) && /move it aside to start over/.test(error.message),
+			);
 		}
 		assert.equal(fs.readFileSync(file, 'utf8'), damaged, 'left as it was');
 	}

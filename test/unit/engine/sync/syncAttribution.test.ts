@@ -31,7 +31,9 @@ test('an amended commit carries its attribution with the next push; the teammate
 	await w.a.engine.sync.push();
 	git(w.b.root, ['pull', '-q', 'origin', 'main']);
 	await w.b.engine.sync.pull();
-	const carried = await w.b.engine.store.read((db) => db.all<{ subject: string }>(sql`SELECT subject FROM shared_events WHERE kind = 'provenance.attribution' AND source <> 'local'`));
+	const carried = await w.b.engine.store.read((db) =>
+		db.all<{ subject: string }>(sql`SELECT subject FROM shared_events WHERE kind = 'provenance.attribution' AND source <> 'local'`),
+	);
 	assert.ok(
 		carried.some((e) => e.subject === amended),
 		'the amended commit’s attribution came with the push',

@@ -52,7 +52,9 @@ test("a forged approval of this machine's pending checkpoint is kept as a teamma
 	const w = await enabledWorld(t);
 	const { checkpointId } = await pendingOnB(w);
 	const teammate = machineIdentity(w.a.root).id;
-	forgeBatch(w, `refs/baton/events/${teammate}`, [forged(teammate, 1, 'checkpoint.decided', checkpointId, { status: 'approved', by: 'mallory', note: 'lgtm', at: '2026-03-01T10:00:00.000Z' })]);
+	forgeBatch(w, `refs/baton/events/${teammate}`, [
+		forged(teammate, 1, 'checkpoint.decided', checkpointId, { status: 'approved', by: 'mallory', note: 'lgtm', at: '2026-03-01T10:00:00.000Z' }),
+	]);
 
 	const pulled = await w.b.engine.sync.pull();
 	assert.equal(pulled.newEvents, 1, 'the event is kept (it travels on, and is shown)');
@@ -72,7 +74,9 @@ test("a forged approval of this machine's pending checkpoint is kept as a teamma
 
 	// The person rejects; a second forged approval with a later id changes nothing either.
 	await w.b.engine.checkpoints.reject(checkpointId, { actor, reason: 'not what I asked for' });
-	forgeBatch(w, `refs/baton/events/${teammate}`, [forged(teammate, 2, 'checkpoint.decided', checkpointId, { status: 'approved', by: 'mallory', at: '2026-03-01T11:00:00.000Z' })]);
+	forgeBatch(w, `refs/baton/events/${teammate}`, [
+		forged(teammate, 2, 'checkpoint.decided', checkpointId, { status: 'approved', by: 'mallory', at: '2026-03-01T11:00:00.000Z' }),
+	]);
 	const again = await w.b.engine.sync.pull();
 	assert.equal(again.newEvents, 1);
 	const after = await w.b.engine.checkpoints.get(checkpointId);
@@ -121,7 +125,9 @@ test('checkpoint show and sync pull print a teammate’s opinion as one, through
 	const w = await enabledWorld(t);
 	const { checkpointId } = await pendingOnB(w);
 	const teammate = machineIdentity(w.a.root).id;
-	forgeBatch(w, `refs/baton/events/${teammate}`, [forged(teammate, 1, 'checkpoint.decided', checkpointId, { status: 'approved', by: 'mallory', at: '2026-03-01T10:00:00.000Z' })]);
+	forgeBatch(w, `refs/baton/events/${teammate}`, [
+		forged(teammate, 1, 'checkpoint.decided', checkpointId, { status: 'approved', by: 'mallory', at: '2026-03-01T10:00:00.000Z' }),
+	]);
 	await w.b.engine.close();
 	const pull = baton(w.b.root, 'sync', 'pull');
 	assert.equal(pull.code, 0, pull.stderr);
@@ -138,7 +144,9 @@ test("the editor's lists carry a teammate's opinion beside this machine's checkp
 	const w = await enabledWorld(t);
 	const { checkpointId } = await pendingOnB(w);
 	const teammate = machineIdentity(w.a.root).id;
-	forgeBatch(w, `refs/baton/events/${teammate}`, [forged(teammate, 1, 'checkpoint.decided', checkpointId, { status: 'approved', by: 'mallory', note: 'ship it', at: '2026-03-01T10:00:00.000Z' })]);
+	forgeBatch(w, `refs/baton/events/${teammate}`, [
+		forged(teammate, 1, 'checkpoint.decided', checkpointId, { status: 'approved', by: 'mallory', note: 'ship it', at: '2026-03-01T10:00:00.000Z' }),
+	]);
 	await w.b.engine.sync.pull();
 	await w.b.engine.close();
 	const { connection } = startServer(t, w.b.root);

@@ -46,7 +46,9 @@ test('a session’s end and a decision are pushed on their own; an unreachable r
 	assert.equal((await w.a.engine.store.read((db) => pushWorthy(db))).pendingDecision, false, 'the push made the decision an event');
 
 	await w.b.engine.sync.pull();
-	const decisions = await w.b.engine.store.read((db) => db.all<{ text: string }>(sql`SELECT json_extract(body_json, '$.text') AS text FROM shared_events WHERE kind = 'decision.recorded'`));
+	const decisions = await w.b.engine.store.read((db) =>
+		db.all<{ text: string }>(sql`SELECT json_extract(body_json, '$.text') AS text FROM shared_events WHERE kind = 'decision.recorded'`),
+	);
 	assert.ok(
 		decisions.some((d) => d.text === 'keep the parser streaming'),
 		'the decision reached the teammate',

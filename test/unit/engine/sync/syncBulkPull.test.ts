@@ -31,7 +31,10 @@ test('a pull of 3,600 events derives 1,200 sessions with handoffs, and the journ
 				sessionId: id,
 				actor: 'cli',
 				body: {
-					name: i % 3 === 0 ? `bulk ${i} ‘quoted’ "and" \\ back — a long name with ünïcödé and 🚀 astral 𝄞 characters` : `bulk ${i} ‘quoted’ "and" \\ back`,
+					name:
+						i % 3 === 0
+							? `bulk ${i} ‘quoted’ "and" \\ back — a long name with ünïcödé and 🚀 astral 𝄞 characters`
+							: `bulk ${i} ‘quoted’ "and" \\ back`,
 					parentId: null,
 					previousId: i % 100 === 0 ? null : `ses_bulk_${String(i - 1).padStart(4, '0')}`,
 					scope: { type: 'global' },
@@ -46,9 +49,26 @@ test('a pull of 3,600 events derives 1,200 sessions with handoffs, and the journ
 				subject: id,
 				sessionId: id,
 				actor: 'cli',
-				body: { lastTask: null, tasksCompleted: [], tasksCreated: [], decisionsRecorded: 0, decisions: [], nextSuggested: [], openBlockers: [], openBugs: [], note: `part ${i} done`, nextAction: `part ${i + 1}` },
+				body: {
+					lastTask: null,
+					tasksCompleted: [],
+					tasksCreated: [],
+					decisionsRecorded: 0,
+					decisions: [],
+					nextSuggested: [],
+					openBlockers: [],
+					openBugs: [],
+					note: `part ${i} done`,
+					nextAction: `part ${i + 1}`,
+				},
 			});
-			appendSharedEvent(db, machine, ms++, { kind: 'session.status', subject: id, sessionId: id, actor: 'cli', body: { status: i % 2 ? 'ended' : 'suspended', reason: i % 2 ? `ended ${i}` : null, at } });
+			appendSharedEvent(db, machine, ms++, {
+				kind: 'session.status',
+				subject: id,
+				sessionId: id,
+				actor: 'cli',
+				body: { status: i % 2 ? 'ended' : 'suspended', reason: i % 2 ? `ended ${i}` : null, at },
+			});
 		}
 	});
 	await w.a.engine.sync.push();
@@ -68,7 +88,10 @@ test('a pull of 3,600 events derives 1,200 sessions with handoffs, and the journ
 	assert.equal(s7?.status, 'ended');
 	assert.equal(s7?.endNote, 'ended 7');
 	assert.equal(s7?.name, 'bulk 7 ‘quoted’ "and" \\ back');
-	assert.equal(live.sessions.find((s) => s.id === 'ses_bulk_0009')?.name, 'bulk 9 ‘quoted’ "and" \\ back — a long name with ünïcödé and 🚀 astral 𝄞 characters');
+	assert.equal(
+		live.sessions.find((s) => s.id === 'ses_bulk_0009')?.name,
+		'bulk 9 ‘quoted’ "and" \\ back — a long name with ünïcödé and 🚀 astral 𝄞 characters',
+	);
 	const notText = w.b.engine.store.sqlite.exec(
 		"SELECT (SELECT count(*) FROM shared_events WHERE typeof(body_json) <> 'text' OR typeof(id) <> 'text') + (SELECT count(*) FROM sessions WHERE typeof(name) <> 'text' OR typeof(scope_json) <> 'text' OR typeof(stats_json) <> 'text') + (SELECT count(*) FROM handoffs WHERE typeof(handoff_json) <> 'text')",
 	)[0]?.values[0]?.[0];

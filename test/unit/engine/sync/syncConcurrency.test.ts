@@ -23,7 +23,12 @@ async function writeRound(side: TestEngine, scope: string, round: number): Promi
 		const mine = db.select({ id: sharedEvents.id }).from(sharedEvents).all().length - before;
 		for (let i = mine; i < perRound - 4; i++) {
 			side.clock.advance(1);
-			appendSharedEvent(db, machine, side.clock.now(), { kind: 'decision.recorded', subject: `dec_${scope.replace(':', '')}_${round}_${i}`, actor: 'test', body: { text: `decision ${i} of round ${round}` } });
+			appendSharedEvent(db, machine, side.clock.now(), {
+				kind: 'decision.recorded',
+				subject: `dec_${scope.replace(':', '')}_${round}_${i}`,
+				actor: 'test',
+				body: { text: `decision ${i} of round ${round}` },
+			});
 		}
 	});
 }
@@ -59,7 +64,14 @@ test('both machines write 500 events concurrently and sync in a loop: 0 conflict
 				.all()
 				.map((e) => e.id),
 			sessions: db
-				.select({ id: sessions.id, status: sessions.status, scopeKey: sessions.scopeKey, previous: sessions.previousSessionId, next: sessions.nextSessionId, consumedBy: sessions.handoffConsumedBy })
+				.select({
+					id: sessions.id,
+					status: sessions.status,
+					scopeKey: sessions.scopeKey,
+					previous: sessions.previousSessionId,
+					next: sessions.nextSessionId,
+					consumedBy: sessions.handoffConsumedBy,
+				})
 				.from(sessions)
 				.orderBy(asc(sessions.id))
 				.all(),

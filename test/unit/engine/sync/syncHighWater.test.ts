@@ -77,7 +77,9 @@ test('a new event after a sync sends only it: the next export is one event, the 
 	const pulled = await w.b.engine.sync.pull();
 	assert.equal(pulled.newEvents, 1);
 	assert.equal(pulled.records.tasks, 1);
-	assert.deepEqual(await w.b.engine.store.read((db) => db.select({ id: tasks.id, title: tasks.title }).from(tasks).all()), [{ id: task.id, title: 'ids are ULIDs' }]);
+	assert.deepEqual(await w.b.engine.store.read((db) => db.select({ id: tasks.id, title: tasks.title }).from(tasks).all()), [
+		{ id: task.id, title: 'ids are ULIDs' },
+	]);
 });
 
 test('a crash between writing the export mark and pushing loses nothing: the next process pushes what the mark covers', async (t) => {
@@ -89,7 +91,9 @@ test('a crash between writing the export mark and pushing loses nothing: the nex
 	assert.ok(exported.events >= 4, 'session start, handoff, end and the decision are in the ref');
 	const mark = JSON.parse(fs.readFileSync(markFile, 'utf8')) as { tip: string };
 	assert.equal(remoteTip(w.bare, w.a.root), null, 'nothing reached the remote');
-	const local = await w.a.engine.store.read((db) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(eq(sharedEvents.source, 'local')).all().length);
+	const local = await w.a.engine.store.read(
+		(db) => db.select({ id: sharedEvents.id }).from(sharedEvents).where(eq(sharedEvents.source, 'local')).all().length,
+	);
 
 	// The process ends here, before its push; another one opens the same workspace.
 	w.a.engine.close();
@@ -114,7 +118,9 @@ test('the events of one write are appended in order with one lookup: ids go up e
 	await w.a.engine.sync.pull();
 	// A session that ends while its checkpoint is recorded writes several events in one write each; they all follow B's.
 	await startEnd(w.a, 'after', 'follows', { checkpoint: true });
-	const rows = await w.a.engine.store.read((db) => db.select({ id: sharedEvents.id, kind: sharedEvents.kind, source: sharedEvents.source }).from(sharedEvents).all());
+	const rows = await w.a.engine.store.read((db) =>
+		db.select({ id: sharedEvents.id, kind: sharedEvents.kind, source: sharedEvents.source }).from(sharedEvents).all(),
+	);
 	const ordered = [...rows].sort((x, y) => (x.id < y.id ? -1 : 1));
 	const firstOwn = ordered.findIndex((r) => r.source === 'local');
 	assert.ok(firstOwn > 0);

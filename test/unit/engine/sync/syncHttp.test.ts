@@ -154,7 +154,8 @@ test('a token in the remote’s URL appears in no output: enable’s text and JS
 		for (const e of fs.readdirSync(d, { withFileTypes: true })) {
 			const full = path.join(d, e.name);
 			if (e.isDirectory()) walk(full);
-			else if (e.isFile() && !full.includes(`${path.sep}shadow.git${path.sep}`)) assert.ok(!fs.readFileSync(full).includes(token), `${full} holds the token`);
+			else if (e.isFile() && !full.includes(`${path.sep}shadow.git${path.sep}`))
+				assert.ok(!fs.readFileSync(full).includes(token), `${full} holds the token`);
 		}
 	};
 	walk(path.join(w.a.root, '.baton'));

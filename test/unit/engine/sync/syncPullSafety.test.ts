@@ -50,7 +50,10 @@ test('a pulled id with this machine’s suffix and a time past the ULID range, a
 	const machineB = machineIdentity(w.b.root).id;
 	const pastRange = `evt_ZZZZZZZZZZ0000000000000000_${machineB}`;
 	const yearAhead = `evt_${ulid(w.b.clock.now() + 365 * 86_400_000, Buffer.alloc(10))}_0badf00d`;
-	forgeBatch(w, `refs/baton/events/${machineA}`, [eventLine(pastRange, machineB, 'session.status', first.id, { status: 'ended' }), eventLine(yearAhead, '0badf00d', 'x.note', 'n1', {})]);
+	forgeBatch(w, `refs/baton/events/${machineA}`, [
+		eventLine(pastRange, machineB, 'session.status', first.id, { status: 'ended' }),
+		eventLine(yearAhead, '0badf00d', 'x.note', 'n1', {}),
+	]);
 
 	const pulled = await w.b.engine.sync.pull();
 	assert.equal(pulled.sessions.added, 1, 'A’s good events of the same pull went in');
@@ -153,7 +156,8 @@ test('a pulled 1 MB session name, a 10,000-character one, a 5,000-character auth
 	await w.a.engine.sync.push();
 	const machineA = machineIdentity(w.a.root).id;
 	const id = (n: number): string => `evt_${ulid(w.b.clock.now(), Buffer.alloc(10, n))}_${machineA}`;
-	const started = (n: number, name: string): string => eventLine(id(n), machineA, 'session.started', `ses_20260301100000_${String(n).repeat(6)}`, { name, scope: { type: 'global' } });
+	const started = (n: number, name: string): string =>
+		eventLine(id(n), machineA, 'session.started', `ses_20260301100000_${String(n).repeat(6)}`, { name, scope: { type: 'global' } });
 	const longAuthor = JSON.stringify({ ...JSON.parse(started(3, 'fine')), author: 'a'.repeat(5_000) });
 	const longLine = eventLine(id(4), machineA, 'x.newer', 'n1', { pad: 'p'.repeat(maxWireLineChars) });
 	const lines = [started(1, 'n'.repeat(1024 * 1024)), started(2, 'n'.repeat(10_000)), longAuthor, longLine, started(5, 'kept')];
@@ -192,7 +196,11 @@ test("a commit someone else added on top of this machine's ref in the remote doe
 		`A’s push went through: ${JSON.stringify(pushed)}`,
 	);
 	const tip = git(w.dir, ['rev-parse', ref], { GIT_DIR: w.bare });
-	assert.equal(git(w.dir, ['ls-tree', '-r', '--name-only', tip], { GIT_DIR: w.bare }).includes(forged.slice(0, 8)), false, 'the forged batch is gone from A’s ref');
+	assert.equal(
+		git(w.dir, ['ls-tree', '-r', '--name-only', tip], { GIT_DIR: w.bare }).includes(forged.slice(0, 8)),
+		false,
+		'the forged batch is gone from A’s ref',
+	);
 	// B, which had not pulled the forged commit, gets both of A's sessions and nothing refused.
 	const pulled = await w.b.engine.sync.pull();
 	assert.equal(pulled.sessions.added, 2);

@@ -24,7 +24,14 @@ async function writeEvents(side: TestEngine, count: number, tag: string): Promis
 		const ids: string[] = [];
 		for (let i = 0; i < count; i++) {
 			side.clock.advance(1);
-			ids.push(appendSharedEvent(db, machine, side.clock.now(), { kind: 'decision.recorded', subject: `dec_${tag}_${i}`, actor: 'test', body: { text: `${tag} ${i}` } }).id);
+			ids.push(
+				appendSharedEvent(db, machine, side.clock.now(), {
+					kind: 'decision.recorded',
+					subject: `dec_${tag}_${i}`,
+					actor: 'test',
+					body: { text: `${tag} ${i}` },
+				}).id,
+			);
 		}
 		return ids;
 	});
@@ -81,7 +88,12 @@ test('a push killed at random moments (30 rounds) loses nothing, and the next pu
 	let killed = 0;
 	for (let round = 0; round < 30; round++) {
 		await writeEvents(w.a, 3, `round${round}`);
-		const child = spawn(process.execPath, [cli, 'sync', 'push', '--no-daemon', '--json'], { cwd: w.a.root, detached: true, stdio: 'ignore', env: { ...process.env, BATON_MACHINE_NAME: 'a' } });
+		const child = spawn(process.execPath, [cli, 'sync', 'push', '--no-daemon', '--json'], {
+			cwd: w.a.root,
+			detached: true,
+			stdio: 'ignore',
+			env: { ...process.env, BATON_MACHINE_NAME: 'a' },
+		});
 		const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 		const after = Math.floor(Math.random() * 900);
 		const winner = await Promise.race([exited.then(() => 'exited' as const), sleep(after).then(() => 'timer' as const)]);

@@ -31,7 +31,11 @@ test('decisions, labels added after recording, facts and confirmations, task cha
 	await w.b.engine.sync.enable('origin');
 
 	const s = await w.a.engine.sessions.start({ name: 'records on A', actor });
-	const decision = await w.a.engine.sessions.recordDecision({ text: 'use ULIDs; token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB stays here', rationale: 'sortable', actor });
+	const decision = await w.a.engine.sessions.recordDecision({
+		text: 'use ULIDs; token ghp_abcdefghijklmnopqrstuvwxyz0123456789AB stays here',
+		rationale: 'sortable',
+		actor,
+	});
 	const cp = await w.a.engine.checkpoints.create({ sessionId: s.session.id, message: 'first', tags: ['one'], actor });
 	await w.a.engine.checkpoints.tag(cp.id, 'two', actor);
 	await w.a.engine.checkpoints.annotate(cp.id, 'looked at the parser', actor);

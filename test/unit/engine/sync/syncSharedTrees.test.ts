@@ -49,7 +49,10 @@ test('a shared checkpoint carries only what the user’s git would commit, each 
 	const a = w.a.root;
 	// Tracked: app.ts (changed), and a deploy script someone committed with a private key in it.
 	fs.mkdirSync(path.join(a, 'config'));
-	fs.writeFileSync(path.join(a, 'config', 'deploy.sh'), `#!/bin/sh\ncat > key.pem <<K\n-----BEGIN PRIVATE KEY-----\n${planted.key}\n-----END PRIVATE KEY-----\nK\n`);
+	fs.writeFileSync(
+		path.join(a, 'config', 'deploy.sh'),
+		`#!/bin/sh\ncat > key.pem <<K\n-----BEGIN PRIVATE KEY-----\n${planted.key}\n-----END PRIVATE KEY-----\nK\n`,
+	);
 	fs.writeFileSync(path.join(a, '.gitignore'), '*.log\n');
 	git(a, ['add', '.']);
 	git(a, ['commit', '-qm', 'deploy']);

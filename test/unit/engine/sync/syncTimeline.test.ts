@@ -47,7 +47,9 @@ test('with --timeline a teammate’s Replay shows each shared step’s diff and 
 		step2.files.some((f) => f.path === 'notes.md'),
 		'the step recorded the untracked file',
 	);
-	await recorder.agentStep(agent, 't1', 'bump x', 'Edit', () => fs.writeFileSync(path.join(a, 'config.ts'), `export const channel = "#dev";\nexport const token = "${slack}";\n`));
+	await recorder.agentStep(agent, 't1', 'bump x', 'Edit', () =>
+		fs.writeFileSync(path.join(a, 'config.ts'), `export const channel = "#dev";\nexport const token = "${slack}";\n`),
+	);
 	// The person commits the agent's first change (not the others) and pushes it.
 	git(a, ['commit', '-qm', 'x = 2', 'app.ts']);
 	git(a, ['push', '-q', 'origin', 'main']);
@@ -55,7 +57,11 @@ test('with --timeline a teammate’s Replay shows each shared step’s diff and 
 	const results = await w.a.engine.sync.push();
 	const origin = results.find((r) => r.remote === 'origin');
 	assert.deepEqual(
-		[...(origin?.leftOut ?? []), ...(results.find((r) => r.remote === 'backup')?.leftOut ?? [])].map((f) => [f.step?.step, f.path, f.reason.replace(/, line \d+/, '')]),
+		[...(origin?.leftOut ?? []), ...(results.find((r) => r.remote === 'backup')?.leftOut ?? [])].map((f) => [
+			f.step?.step,
+			f.path,
+			f.reason.replace(/, line \d+/, ''),
+		]),
 		[[3, 'config.ts', 'looks like it holds a credential (slack-token)']],
 		'the step file holding a token is left out and named with its step; the ignored .env and the untracked notes are simply not shared',
 	);
@@ -63,7 +69,10 @@ test('with --timeline a teammate’s Replay shows each shared step’s diff and 
 	assert.ok(remoteRefs(w.bare).includes(`refs/baton/timeline/${machine}`), 'origin is sent the timeline ref');
 	assert.ok(!remoteRefs(backup).some((r) => r.startsWith('refs/baton/timeline/')), 'a remote enabled without --timeline is never sent it');
 	const objects = allObjects(w.bare);
-	assert.ok(!objects.includes(envSecret) && !objects.includes(slack) && !objects.includes(privateNote), 'no planted secret or untracked file reached the remote');
+	assert.ok(
+		!objects.includes(envSecret) && !objects.includes(slack) && !objects.includes(privateNote),
+		'no planted secret or untracked file reached the remote',
+	);
 	assert.equal((await w.a.engine.sync.status()).remotes.find((r) => r.name === 'origin')?.timeline, true, 'sync status says origin takes the step files');
 
 	// The teammate pulls the code and Baton's records.

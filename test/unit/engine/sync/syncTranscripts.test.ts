@@ -23,7 +23,11 @@ const secret = `ghp_${'Tr4'.repeat(12)}`;
 const titleSecret = `sk-ant-${'Ti7'.repeat(8)}`;
 
 /** A Claude Code transcript of a session on `engine`, archived in its workspace (as the hooks do). */
-async function archivedTranscript(t: test.TestContext, engine: TestEngine, sessionId: string): Promise<{ file: string; writer: TranscriptWriter; archive: TranscriptArchive }> {
+async function archivedTranscript(
+	t: test.TestContext,
+	engine: TestEngine,
+	sessionId: string,
+): Promise<{ file: string; writer: TranscriptWriter; archive: TranscriptArchive }> {
 	const claudeHome = tempDir(t, 'baton-claude-');
 	const file = path.join(claudeProjectDir(claudeHome, engine.root), `${agentId}.jsonl`);
 	const writer = new TranscriptWriter(agentId, engine.root);
@@ -86,8 +90,13 @@ test('with --transcripts a session transcript ships redacted on its own ref and 
 	assert.equal(bArchive.read(agentId)?.excerpts.length, read.excerpts.length);
 
 	// Growing on A: the next push sends the change, the next pull replaces the copy on B.
-	fs.appendFileSync(file, `${JSON.stringify({ type: 'user', sessionId: agentId, timestamp: '2026-03-01T10:00:00.000Z', message: { role: 'user', content: 'One more thing: document it.' } })}\n`);
-	await new TranscriptArchive({ workspaceRoot: w.a.root, claudeHome: path.dirname(path.dirname(path.dirname(file))), log: new MemoryLogger() }).sync({ link: async () => started.session.id });
+	fs.appendFileSync(
+		file,
+		`${JSON.stringify({ type: 'user', sessionId: agentId, timestamp: '2026-03-01T10:00:00.000Z', message: { role: 'user', content: 'One more thing: document it.' } })}\n`,
+	);
+	await new TranscriptArchive({ workspaceRoot: w.a.root, claudeHome: path.dirname(path.dirname(path.dirname(file))), log: new MemoryLogger() }).sync({
+		link: async () => started.session.id,
+	});
 	await w.a.engine.sync.push();
 	assert.equal((await w.b.engine.sync.pull()).transcripts, 1);
 	assert.ok(bArchive.read(agentId)?.excerpts.some((e) => e.type === 'user' && e.text === 'One more thing: document it.'));
@@ -133,11 +142,20 @@ test('a remote enabled without --transcripts receives no transcript object; enab
 	const before = git(mirror, ['for-each-ref', '--format=%(objectname)', 'refs/baton/transcripts/'], { GIT_DIR: mirror });
 	await w.a.engine.sync.disable('mirror');
 	await w.a.engine.sync.enable('mirror');
-	fs.appendFileSync(file, `${JSON.stringify({ type: 'user', sessionId: agentId, timestamp: '2026-03-01T10:00:00.000Z', message: { role: 'user', content: 'A later request that stays here.' } })}\n`);
-	await new TranscriptArchive({ workspaceRoot: w.a.root, claudeHome: path.dirname(path.dirname(path.dirname(file))), log: new MemoryLogger() }).sync({ link: async () => started.session.id });
+	fs.appendFileSync(
+		file,
+		`${JSON.stringify({ type: 'user', sessionId: agentId, timestamp: '2026-03-01T10:00:00.000Z', message: { role: 'user', content: 'A later request that stays here.' } })}\n`,
+	);
+	await new TranscriptArchive({ workspaceRoot: w.a.root, claudeHome: path.dirname(path.dirname(path.dirname(file))), log: new MemoryLogger() }).sync({
+		link: async () => started.session.id,
+	});
 	await w.a.engine.sessions.end({ id: started.session.id, note: 'done', actor });
 	await w.a.engine.sync.push();
-	assert.equal(git(mirror, ['for-each-ref', '--format=%(objectname)', 'refs/baton/transcripts/'], { GIT_DIR: mirror }), before, 'the transcripts ref did not move');
+	assert.equal(
+		git(mirror, ['for-each-ref', '--format=%(objectname)', 'refs/baton/transcripts/'], { GIT_DIR: mirror }),
+		before,
+		'the transcripts ref did not move',
+	);
 	assert.ok(!allObjects(mirror).includes('A later request that stays here.'));
 	assert.ok(!allObjects(w.bare).includes('A later request that stays here.'));
 	assert.equal((await w.a.engine.sync.status()).remotes.find((r) => r.name === 'mirror')?.transcripts, false);

@@ -23,7 +23,16 @@ export function git(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv
 		cwd,
 		encoding: 'utf8',
 		stdio: ['ignore', 'pipe', 'pipe'],
-		env: { PATH: process.env['PATH'], HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t', ...env },
+		env: {
+			PATH: process.env['PATH'],
+			HOME: cwd,
+			GIT_CONFIG_NOSYSTEM: '1',
+			GIT_AUTHOR_NAME: 't',
+			GIT_AUTHOR_EMAIL: 't@t',
+			GIT_COMMITTER_NAME: 't',
+			GIT_COMMITTER_EMAIL: 't@t',
+			...env,
+		},
 	}).trim();
 }
 
@@ -76,7 +85,11 @@ export function hashTree(dir: string): string {
 
 /** Every object's content in a bare repository, as one string (to scan for a planted secret). */
 export function allObjects(bare: string): string {
-	const out = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], { cwd: bare, env: { PATH: process.env['PATH'], GIT_DIR: bare }, maxBuffer: 512 * 1024 * 1024 });
+	const out = execFileSync('git', ['cat-file', '--batch-all-objects', '--batch'], {
+		cwd: bare,
+		env: { PATH: process.env['PATH'], GIT_DIR: bare },
+		maxBuffer: 512 * 1024 * 1024,
+	});
 	return out.toString('latin1');
 }
 
@@ -84,7 +97,12 @@ export function remoteRefs(bare: string): string[] {
 	return git(bare, ['for-each-ref', '--format=%(refname)'], { GIT_DIR: bare }).split('\n').filter(Boolean);
 }
 
-export async function startEnd(engine: TestEngine, name: string, note: string, options: { scope?: string; checkpoint?: boolean } = {}): Promise<{ id: string; handoffFrom: string | null }> {
+export async function startEnd(
+	engine: TestEngine,
+	name: string,
+	note: string,
+	options: { scope?: string; checkpoint?: boolean } = {},
+): Promise<{ id: string; handoffFrom: string | null }> {
 	const started = await engine.engine.sessions.start({ name, actor, ...(options.scope ? { scope: options.scope } : {}) });
 	engine.clock.advance(1000);
 	if (options.checkpoint) {

@@ -20,17 +20,40 @@ test('the pulled limits are the local ones', async (t) => {
 	const { engine } = await openTestEngine(t);
 	await assert.rejects(engine.sessions.start({ name: 'n'.repeat(wireLimits.sessionName + 1), actor }), /1 to 200 characters/);
 	const started = await engine.sessions.start({ name: 'n'.repeat(wireLimits.sessionName), actor });
-	await assert.rejects(engine.checkpoints.create({ sessionId: started.session.id, message: 'm'.repeat(wireLimits.checkpointText + 1), actor }), /at most 5,000 characters/);
-	await assert.rejects(engine.checkpoints.create({ sessionId: started.session.id, tags: ['t'.repeat(wireLimits.tag + 1)], actor }), /1 to 100 printable characters, at most 50/);
-	await assert.rejects(engine.checkpoints.create({ sessionId: started.session.id, tags: Array.from({ length: wireLimits.tagsAtCreate + 1 }, (_, i) => `t${i}`), actor }), /at most 50 of them/);
+	await assert.rejects(
+		engine.checkpoints.create({ sessionId: started.session.id, message: 'm'.repeat(wireLimits.checkpointText + 1), actor }),
+		/at most 5,000 characters/,
+	);
+	await assert.rejects(
+		engine.checkpoints.create({ sessionId: started.session.id, tags: ['t'.repeat(wireLimits.tag + 1)], actor }),
+		/1 to 100 printable characters, at most 50/,
+	);
+	await assert.rejects(
+		engine.checkpoints.create({ sessionId: started.session.id, tags: Array.from({ length: wireLimits.tagsAtCreate + 1 }, (_, i) => `t${i}`), actor }),
+		/at most 50 of them/,
+	);
 });
 
 test('fields a newer version adds and values at the limit pass; one character more is named', () => {
-	const event = (kind: string, body: Record<string, unknown>) => ({ id: 'evt_x', kind, subject: 's', sessionId: null, actor: 'a', machine: '0000000a', machineName: null, author: null, at: '2026-03-01T10:00:00.000Z', body });
+	const event = (kind: string, body: Record<string, unknown>) => ({
+		id: 'evt_x',
+		kind,
+		subject: 's',
+		sessionId: null,
+		actor: 'a',
+		machine: '0000000a',
+		machineName: null,
+		author: null,
+		at: '2026-03-01T10:00:00.000Z',
+		body,
+	});
 	assert.equal(wireSizeProblem(event('session.started', { name: 'n'.repeat(200), newerField: 'x'.repeat(10_000) })), null);
 	assert.equal(wireSizeProblem(event('x.newer', { text: 'x'.repeat(100_000) })), null);
 	assert.equal(wireSizeProblem(event('memory.fact', { text: 'x'.repeat(2_000), files: Array.from({ length: 50 }, () => 'f') })), null);
 	assert.match(wireSizeProblem(event('memory.fact', { files: Array.from({ length: 51 }, () => 'f') })) ?? '', /^body\.files has 51 entries/);
-	assert.match(wireSizeProblem(event('checkpoint.labels', { annotations: [{ text: 'x'.repeat(5_001) }] })) ?? '', /^body\.annotations\.0\.text has 5001 characters/);
+	assert.match(
+		wireSizeProblem(event('checkpoint.labels', { annotations: [{ text: 'x'.repeat(5_001) }] })) ?? '',
+		/^body\.annotations\.0\.text has 5001 characters/,
+	);
 	assert.match(wireSizeProblem(event('checkpoint.recorded', { tags: ['t'.repeat(101)] })) ?? '', /^body\.tags\.0 has 101 characters/);
 });

@@ -72,7 +72,13 @@ test('a batch of good and broken lines: every good line is an event, every broke
 	const events: WireEvent[] = [];
 	const refused: RefusedLine[] = [];
 	const bodies = new Map<WireEvent, string>();
-	parseBatch([baton, '', lines['a truncated body'], lines['an array line'], lines['a body key twice (the last wins)']].join('\n'), 'abc', events, refused, bodies);
+	parseBatch(
+		[baton, '', lines['a truncated body'], lines['an array line'], lines['a body key twice (the last wins)']].join('\n'),
+		'abc',
+		events,
+		refused,
+		bodies,
+	);
 	assert.deepEqual(
 		events.map((e) => e.id),
 		['evt_01J0000000000000000000000_0000000b', 'e3'],

@@ -132,7 +132,12 @@ void describe('incremental ranking', () => {
 		t.after(() => other.close());
 		const ids: string[] = [];
 		for (let i = 0; i < 12; i++) {
-			const task = await other.tasks.add({ title: `t${i}`, actor: 'other', dependsOn: ids.length > 0 ? [ids[Math.floor(ids.length / 2)] as string] : [], type: i % 5 === 0 ? 'bug' : 'task' });
+			const task = await other.tasks.add({
+				title: `t${i}`,
+				actor: 'other',
+				dependsOn: ids.length > 0 ? [ids[Math.floor(ids.length / 2)] as string] : [],
+				type: i % 5 === 0 ? 'bug' : 'task',
+			});
 			ids.push(task.id);
 		}
 		await engine.store.refresh();

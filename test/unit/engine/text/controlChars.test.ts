@@ -26,7 +26,11 @@ void describe('escapeControls', () => {
 			for (const code of codes) {
 				const c = String.fromCharCode(code);
 				const shown = escapeControls(`a${c}b`);
-				assert.equal(shown, `a${code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`}b`, `U+${code.toString(16)}`);
+				assert.equal(
+					shown,
+					`a${code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`}b`,
+					`U+${code.toString(16)}`,
+				);
 				assert.doesNotMatch(shown, rawControl);
 			}
 		});
@@ -59,7 +63,11 @@ void describe('escapeControls', () => {
 void describe('withoutNul', () => {
 	void it('drops NUL from strings, arrays and keys, and keeps the rest', () => {
 		assert.equal(withoutNul('a\u0000b'), 'ab');
-		assert.deepEqual(withoutNul({ prompt: 'x\u0000y', list: ['\u0000', 1, null, true], ['k\u0000ey']: { deep: 'z\u0000' } }), { prompt: 'xy', list: ['', 1, null, true], key: { deep: 'z' } });
+		assert.deepEqual(withoutNul({ prompt: 'x\u0000y', list: ['\u0000', 1, null, true], ['k\u0000ey']: { deep: 'z\u0000' } }), {
+			prompt: 'xy',
+			list: ['', 1, null, true],
+			key: { deep: 'z' },
+		});
 		const keeps = '\u001b\ttext';
 		assert.equal(withoutNul(keeps), keeps, 'only NUL: other controls are escaped on output, not lost');
 	});

@@ -24,7 +24,10 @@ void describe('markdown views of stored text', () => {
 		};
 		for (const [name, markdown] of Object.entries(views)) {
 			assert.doesNotMatch(markdown, rawControl, `${name}: ${JSON.stringify(markdown)}`);
-			assert.ok(markdown.includes('\\x1b[2J') && markdown.includes('\\x9b31m') && markdown.includes('\\u202e'), `${name} shows the escapes:\n${markdown}`);
+			assert.ok(
+				markdown.includes('\\x1b[2J') && markdown.includes('\\x9b31m') && markdown.includes('\\u202e'),
+				`${name} shows the escapes:\n${markdown}`,
+			);
 		}
 	});
 

@@ -6,7 +6,10 @@ test('a URL’s user information is redacted wherever it appears in a text; an s
 	const cases: [string, string][] = [
 		['https://ghp_abc123def456@github.com/o/r.git', 'https://[REDACTED]@github.com/o/r.git'],
 		['https://x-access-token:ghs_secret@github.com/o/r', 'https://x-access-token:[REDACTED]@github.com/o/r'],
-		["fatal: unable to access 'http://ci:p%40ss@127.0.0.1:8080/r.git/': Failed", "fatal: unable to access 'http://ci:[REDACTED]@127.0.0.1:8080/r.git/': Failed"],
+		[
+			"fatal: unable to access 'http://ci:p%40ss@127.0.0.1:8080/r.git/': Failed",
+			"fatal: unable to access 'http://ci:[REDACTED]@127.0.0.1:8080/r.git/': Failed",
+		],
 		['ssh://git@example.com/o/r.git', 'ssh://git@example.com/o/r.git'],
 		['ssh://git:hunter2@example.com/o/r.git', 'ssh://git:[REDACTED]@example.com/o/r.git'],
 		['git@github.com:o/r.git', 'git@github.com:o/r.git'],

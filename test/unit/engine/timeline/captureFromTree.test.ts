@@ -94,13 +94,27 @@ const ops: Record<string, Op> = {
 async function fullScanTree(engine: Engine, root: string, batonDir: string): Promise<string> {
 	const shadow = new ShadowRepo(root, batonDir);
 	return shadow.withLock(
-		async () => (await takeSnapshot(shadow, { excludes: engine.config.checkpoints.excludes, maxFileSize: engine.config.checkpoints.maxFileSize, budgetMs: 60_000, message: 'reference', parentCommit: null, refId: null, dateMs: 0 })).tree,
+		async () =>
+			(
+				await takeSnapshot(shadow, {
+					excludes: engine.config.checkpoints.excludes,
+					maxFileSize: engine.config.checkpoints.maxFileSize,
+					budgetMs: 60_000,
+					message: 'reference',
+					parentCommit: null,
+					refId: null,
+					dateMs: 0,
+				})
+			).tree,
 	);
 }
 
 /** The step's files as git's diff-tree gives them (what stepFiles gave before it could do without). */
 async function gitFiles(shadow: ShadowRepo, before: string, after: string): Promise<string[]> {
-	return (await diffTrees(shadow, before, after)).map((c) => `${c.change} ${c.path} +${c.additions ?? 0} -${c.deletions ?? 0} ${c.oldSha ?? '-'}>${c.newSha ?? '-'} ${c.oldMode ?? '-'}>${c.newMode ?? '-'}${c.binary ? ' binary' : ''}`);
+	return (await diffTrees(shadow, before, after)).map(
+		(c) =>
+			`${c.change} ${c.path} +${c.additions ?? 0} -${c.deletions ?? 0} ${c.oldSha ?? '-'}>${c.newSha ?? '-'} ${c.oldMode ?? '-'}>${c.newMode ?? '-'}${c.binary ? ' binary' : ''}`,
+	);
 }
 
 async function setUp(t: TestContext) {
@@ -141,7 +155,11 @@ async function randomRounds(t: TestContext, seed: number): Promise<void> {
 		const where = `seed ${seed} round ${round} (${done.join(', ')})`;
 		const tree = await capture();
 		fromTree += lastCapture.via === 'tree' ? 1 : 0;
-		assert.equal(tree, await fullScanTree(engine, root, reference), `${where}: the capture (${lastCapture.via}${lastCapture.reason ? `: ${lastCapture.reason}` : ''}) differs from the full scan`);
+		assert.equal(
+			tree,
+			await fullScanTree(engine, root, reference),
+			`${where}: the capture (${lastCapture.via}${lastCapture.reason ? `: ${lastCapture.reason}` : ''}) differs from the full scan`,
+		);
 		const listed = await shadow.withLock(() => stepFiles(shadow, previous, tree));
 		const mine = listed.files.map(
 			(f) =>
@@ -198,10 +216,15 @@ void describe('a checkpoint right after a step built from the previous tree', ()
 		const { engine, root, shadow, reference } = await setUp(t);
 		const { session } = await engine.sessions.start({ name: 'exact', agent: 'claude-code', actor });
 		const recorder = new TimelineRecorder(engine.ctx, { budgetMs: 60_000, dirty: engine.checkpoints.dirty });
-		const call = (phase: 'pre' | 'post', id: string) => recorder.onToolUse(phase, session.id, toolEvent(root, phase === 'pre' ? 'preToolUse' : 'postToolUse', 'Bash', { command: 'edit' }, id));
+		const call = (phase: 'pre' | 'post', id: string) =>
+			recorder.onToolUse(phase, session.id, toolEvent(root, phase === 'pre' ? 'preToolUse' : 'postToolUse', 'Bash', { command: 'edit' }, id));
 		await call('pre', 'toolu_1');
 		await call('post', 'toolu_1');
-		await flushIndexCatchUp(shadow, { excludes: engine.config.checkpoints.excludes, maxFileSize: engine.config.checkpoints.maxFileSize, dirty: engine.checkpoints.dirty });
+		await flushIndexCatchUp(shadow, {
+			excludes: engine.config.checkpoints.excludes,
+			maxFileSize: engine.config.checkpoints.maxFileSize,
+			dirty: engine.checkpoints.dirty,
+		});
 		await call('pre', 'toolu_2');
 		fs.appendFileSync(path.join(root, 'src/mod2/file2.ts'), 'export const added = true;\n');
 		write(root, 'src/mod3/brand-new.ts', 'one\ntwo\n');

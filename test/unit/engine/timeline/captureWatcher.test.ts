@@ -24,7 +24,8 @@ function editOnce(t: TestContext, env: Record<string, string>): { log: string; f
 		fs.writeFileSync(path.join(root, 'src', `file${i}.ts`), `export const n${i} = ${i};\n`);
 	}
 	fs.writeFileSync(path.join(root, 'src', 'auth', 'tokens.ts'), 'export const issuer = "baton";\nconst ttl = 3600;\nexport { ttl };\n');
-	const baton = (args: string[], input?: string) => runBaton(cli, root, args, { ...(input !== undefined ? { input } : {}), env: { BATON_CLAUDE_HOME: claudeHome, ...env } });
+	const baton = (args: string[], input?: string) =>
+		runBaton(cli, root, args, { ...(input !== undefined ? { input } : {}), env: { BATON_CLAUDE_HOME: claudeHome, ...env } });
 	assert.equal(baton(['init']).code, 0);
 	const hook = (name: string) => {
 		const run = baton(['hook'], JSON.stringify(hookFixture('claude', name, { root, claudeHome })));
@@ -37,7 +38,9 @@ function editOnce(t: TestContext, env: Record<string, string>): { log: string; f
 	const post = hookFixture('claude', 'pre-tool-use', { root, claudeHome });
 	const run = baton(['hook'], JSON.stringify({ ...post, hook_event_name: 'PostToolUse', tool_response: { success: true } }));
 	assert.equal(run.code, 0, run.stderr);
-	const timeline = baton(['timeline', '--json']).json as { steps: { actor: string; files: { path: string; change: string; additions: number; deletions: number }[] }[] };
+	const timeline = baton(['timeline', '--json']).json as {
+		steps: { actor: string; files: { path: string; change: string; additions: number; deletions: number }[] }[];
+	};
 	if (env['BATON_DAEMON'] !== '0') {
 		assert.equal(baton(['daemon', 'stop']).code, 0);
 	}

@@ -98,7 +98,11 @@ void it('keeps a shell command’s step whole: it names no files, so what change
 	w.hook('pre-tool-use-bash', { tool_input: { command: 'make gen', description: 'generate' } });
 	w.write('a.txt', 'two\n');
 	w.write('b.txt', 'typed by a person, or generated: a shell command cannot tell\n');
-	w.hook('pre-tool-use-bash', { hook_event_name: 'PostToolUse', tool_input: { command: 'make gen', description: 'generate' }, tool_response: { stdout: '', stderr: '' } });
+	w.hook('pre-tool-use-bash', {
+		hook_event_name: 'PostToolUse',
+		tool_input: { command: 'make gen', description: 'generate' },
+		tool_response: { stdout: '', stderr: '' },
+	});
 	const steps = w.steps();
 	assert.deepEqual(
 		steps.map((s) => [s.actor, s.tool]),

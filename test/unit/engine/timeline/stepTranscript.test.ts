@@ -25,20 +25,28 @@ void it('shows the prompt, the assistant’s words and the step’s own tool cal
 	const claudeHome = path.join(base, 'claude');
 	fs.mkdirSync(path.join(root, 'src', 'auth'), { recursive: true });
 	fs.writeFileSync(path.join(root, 'src/auth/tokens.ts'), 'const ttl = 3600;\n');
-	const baton = (args: string[], input?: string) => runBaton(cli, root, args, { ...(input !== undefined ? { input } : {}), env: { BATON_CLAUDE_HOME: claudeHome } });
+	const baton = (args: string[], input?: string) =>
+		runBaton(cli, root, args, { ...(input !== undefined ? { input } : {}), env: { BATON_CLAUDE_HOME: claudeHome } });
 	assert.equal(baton(['init']).code, 0);
 	const where = { root, claudeHome };
-	const hook = (name: string, overrides: Record<string, unknown> = {}) => assert.equal(baton(['hook'], JSON.stringify(hookFixture('claude', name, where, overrides))).code, 0);
+	const hook = (name: string, overrides: Record<string, unknown> = {}) =>
+		assert.equal(baton(['hook'], JSON.stringify(hookFixture('claude', name, where, overrides))).code, 0);
 	const id = hookFixture('claude', 'session-start-startup', where)['session_id'] as string;
 	const transcriptFile = path.join(claudeHome, 'projects', root.replace(/[^A-Za-z0-9]/g, '-'), `${id}.jsonl`);
 	fs.mkdirSync(path.dirname(transcriptFile), { recursive: true });
 
 	const transcript = new TranscriptWriter(id, root);
 	transcript.user('Shorten the token lifetime to 15 minutes');
-	const [toolUseId] = transcript.assistant([{ text: 'I will lower the ttl in the token module.' }, { tool: 'Edit', input: { file_path: path.join(root, 'src/auth/tokens.ts'), old_string: '3600', new_string: '900' } }], {
-		input_tokens: 900,
-		output_tokens: 120,
-	});
+	const [toolUseId] = transcript.assistant(
+		[
+			{ text: 'I will lower the ttl in the token module.' },
+			{ tool: 'Edit', input: { file_path: path.join(root, 'src/auth/tokens.ts'), old_string: '3600', new_string: '900' } },
+		],
+		{
+			input_tokens: 900,
+			output_tokens: 120,
+		},
+	);
 	transcript.toolResult(toolUseId as string, 'ok');
 	transcript.assistant([{ text: 'The ttl is 900 seconds now.' }], { input_tokens: 1000, output_tokens: 40 });
 

@@ -32,7 +32,8 @@ function workspace(t: TestContext): Workspace {
 	const root = path.join(base, 'project');
 	const claudeHome = path.join(base, 'claude');
 	fs.mkdirSync(root);
-	const baton = (args: string[], input?: string): Run => runBaton(cli, root, args, { ...(input !== undefined ? { input } : {}), env: { BATON_CLAUDE_HOME: claudeHome } });
+	const baton = (args: string[], input?: string): Run =>
+		runBaton(cli, root, args, { ...(input !== undefined ? { input } : {}), env: { BATON_CLAUDE_HOME: claudeHome } });
 	assert.equal(baton(['init']).code, 0);
 	const hookRun = (args: string[], input: string): void => {
 		const run = baton(['hook', ...args], input);
@@ -42,7 +43,8 @@ function workspace(t: TestContext): Workspace {
 	return {
 		root,
 		baton,
-		hook: (dialect, name, overrides = {}, event) => hookRun(event ? [event] : [], JSON.stringify(hookFixture(dialect, name, { root, claudeHome }, overrides))),
+		hook: (dialect, name, overrides = {}, event) =>
+			hookRun(event ? [event] : [], JSON.stringify(hookFixture(dialect, name, { root, claudeHome }, overrides))),
 		raw: (payload, args) => hookRun(args, JSON.stringify(payload)),
 		write: (file, text) => {
 			fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
@@ -79,14 +81,22 @@ void describe('timeline capture from real hook payloads', () => {
 		const command = "sed -i 's/sid/__Host-sid/' src/auth/session.ts && printf 'export const rotate = 1;\\n' >> src/auth/tokens.ts && rm src/auth/legacy.ts";
 		w.hook('claude', 'pre-tool-use-bash', { tool_input: { command, description: 'rotate' } });
 		execFileSync('sh', ['-c', command], { cwd: w.root });
-		w.hook('claude', 'pre-tool-use-bash', { hook_event_name: 'PostToolUse', tool_input: { command, description: 'rotate' }, tool_response: { stdout: '', stderr: '' } });
+		w.hook('claude', 'pre-tool-use-bash', {
+			hook_event_name: 'PostToolUse',
+			tool_input: { command, description: 'rotate' },
+			tool_response: { stdout: '', stderr: '' },
+		});
 
 		// A person edits the README between two turns.
 		w.write('README.md', 'Auth service\n\nTokens rotate every 15 minutes.\n');
 		w.hook('claude', 'user-prompt-submit', { prompt: 'Now write the changelog through the filesystem server' });
 
 		// An MCP tool that writes a file.
-		const mcp = { tool_name: 'mcp__filesystem__write_file', tool_input: { path: 'CHANGELOG.md', content: '## 2.0\n- token rotation\n' }, tool_use_id: 'toolu_01MCPwrite' };
+		const mcp = {
+			tool_name: 'mcp__filesystem__write_file',
+			tool_input: { path: 'CHANGELOG.md', content: '## 2.0\n- token rotation\n' },
+			tool_use_id: 'toolu_01MCPwrite',
+		};
 		w.hook('claude', 'pre-tool-use', mcp);
 		w.write('CHANGELOG.md', '## 2.0\n- token rotation\n');
 		w.hook('claude', 'pre-tool-use', { ...mcp, hook_event_name: 'PostToolUse', tool_response: 'ok' });
@@ -129,12 +139,15 @@ void describe('timeline capture from real hook payloads', () => {
 		assert.equal(refs, `refs/baton/timeline/${timeline.session}`);
 		// Whole trees only at keyframes (here the session's first capture); every step's blobs are kept
 		// in the session's own pack, marked with a `.keep` naming the session, once maintenance ran.
-		const keyframes = () => execFileSync('git', ['--git-dir', gitDir, 'log', '--first-parent', '--format=%T', refs], { encoding: 'utf8' }).trim().split('\n');
+		const keyframes = () =>
+			execFileSync('git', ['--git-dir', gitDir, 'log', '--first-parent', '--format=%T', refs], { encoding: 'utf8' }).trim().split('\n');
 		assert.deepEqual(keyframes(), [steps[0].treeBefore], 'the one keyframe is the session start');
 		assert.equal((w.baton(['timeline', 'prune', '--pack', '--json']).json as any).packed, true);
 		assert.deepEqual(keyframes(), [steps[0].treeBefore], 'maintenance adds no tree');
 		const packDir = path.join(gitDir, 'objects', 'pack');
-		const keeps = fs.readdirSync(packDir).filter((f) => f.endsWith('.keep') && fs.readFileSync(path.join(packDir, f), 'utf8').startsWith(`baton timeline ${timeline.session}\n`));
+		const keeps = fs
+			.readdirSync(packDir)
+			.filter((f) => f.endsWith('.keep') && fs.readFileSync(path.join(packDir, f), 'utf8').startsWith(`baton timeline ${timeline.session}\n`));
 		assert.equal(keeps.length, 1, 'one kept pack for the session');
 		const reachable = new Set(
 			execFileSync('git', ['show-index'], { input: fs.readFileSync(path.join(packDir, keeps[0]!.replace(/\.keep$/, '.idx'))), encoding: 'utf8' })
@@ -210,7 +223,9 @@ void describe('timeline capture from real hook payloads', () => {
 		w.hook('cline', 'user-prompt-submit');
 		w.hook('cline', 'pre-tool-use');
 		w.write('src/api/orders.ts', 'export const pageSize = 50;\n');
-		w.hook('cline', 'post-tool-use', { postToolUse: { toolName: 'write_to_file', parameters: { path: 'src/api/orders.ts', content: 'export const pageSize = 50;\n' }, success: true } });
+		w.hook('cline', 'post-tool-use', {
+			postToolUse: { toolName: 'write_to_file', parameters: { path: 'src/api/orders.ts', content: 'export const pageSize = 50;\n' }, success: true },
+		});
 		const run = { toolName: 'execute_command', parameters: { command: 'mkdir -p docs && echo cursor > docs/paging.md', requires_approval: false } };
 		w.hook('cline', 'pre-tool-use', { preToolUse: run });
 		execFileSync('sh', ['-c', 'mkdir -p docs && echo cursor > docs/paging.md'], { cwd: w.root });

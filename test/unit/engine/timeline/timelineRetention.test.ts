@@ -62,7 +62,8 @@ void it('prunes the trees of ended sessions past the retention; their steps keep
 	// Maintenance while the first session is the only one (kept by count): its step's blobs go into a kept pack of its own.
 	assert.equal((w.baton(['timeline', 'prune', '--pack', '--json']).json as any).packed, true);
 	const packDir = path.join(w.gitDir, 'objects', 'pack');
-	const keptPacks = (id: string) => fs.readdirSync(packDir).filter((f) => f.endsWith('.keep') && fs.readFileSync(path.join(packDir, f), 'utf8').startsWith(`baton timeline ${id}\n`));
+	const keptPacks = (id: string) =>
+		fs.readdirSync(packDir).filter((f) => f.endsWith('.keep') && fs.readFileSync(path.join(packDir, f), 'utf8').startsWith(`baton timeline ${id}\n`));
 	const firstPacks = fs.readdirSync(packDir).filter((f) => f.endsWith('.keep'));
 	assert.equal(firstPacks.length, 1, 'one kept pack after the first session');
 	w.session(sessionIds[1] as string, 'second.txt');
@@ -117,7 +118,10 @@ void it('prunes the trees of ended sessions past the retention; their steps keep
 	const newerDiff = w.baton(['timeline', 'show', '1', '--session', newer.id, '--diff', '--json']);
 	assert.equal(newerDiff.code, 0, newerDiff.stderr);
 	assert.match((newerDiff.json as any).diff, new RegExp(`^\\+${sessionIds[1]}$`, 'm'));
-	const fsck = execFileSync('git', ['--git-dir', w.gitDir, 'fsck', '--full', '--no-dangling', '--no-progress'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+	const fsck = execFileSync('git', ['--git-dir', w.gitDir, 'fsck', '--full', '--no-dangling', '--no-progress'], {
+		encoding: 'utf8',
+		stdio: ['ignore', 'pipe', 'pipe'],
+	});
 	assert.doesNotMatch(fsck, /missing/);
 
 	// The record stays: same files, counts and summary, and it says why there is no diff.
@@ -142,7 +146,10 @@ void it('prunes the trees of ended sessions past the retention; their steps keep
 	assert.equal(doctor.storage.timeline.sessions, 1);
 	assert.equal(doctor.storage.timeline.prunedSessions, 1);
 	assert.equal(doctor.storage.timeline.steps, 2, 'the records stay');
-	assert.match(w.baton(['doctor']).stdout, /^info {2}timeline {3}[\d.]+ (KB|MB|bytes) of its own \(2 step\(s\), \d+ kept tree\(s\), 1 session\(s\), 1 session\(s\) pruned\)$/m);
+	assert.match(
+		w.baton(['doctor']).stdout,
+		/^info {2}timeline {3}[\d.]+ (KB|MB|bytes) of its own \(2 step\(s\), \d+ kept tree\(s\), 1 session\(s\), 1 session\(s\) pruned\)$/m,
+	);
 });
 
 void it('keeps every timeline under the default retention, and a session not ended whatever its age', (t) => {
@@ -157,6 +164,9 @@ void it('keeps every timeline under the default retention, and a session not end
 	const call = { tool_name: 'Bash', tool_input: { command: 'touch a' }, tool_use_id: 'toolu_open1' };
 	assert.equal(open.baton(['hook'], JSON.stringify(hookFixture('claude', 'pre-tool-use', { root, claudeHome }, call))).code, 0);
 	fs.writeFileSync(path.join(root, 'a'), '');
-	assert.equal(open.baton(['hook'], JSON.stringify(hookFixture('claude', 'pre-tool-use', { root, claudeHome }, { ...call, hook_event_name: 'PostToolUse' }))).code, 0);
+	assert.equal(
+		open.baton(['hook'], JSON.stringify(hookFixture('claude', 'pre-tool-use', { root, claudeHome }, { ...call, hook_event_name: 'PostToolUse' }))).code,
+		0,
+	);
 	assert.deepEqual((open.baton(['timeline', 'prune', '--json']).json as any).pruned, [], 'an active session keeps its trees');
 });

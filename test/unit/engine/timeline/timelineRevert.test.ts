@@ -43,7 +43,8 @@ function workspace(t: TestContext) {
 	return { root, baton, write, read, step };
 }
 
-const lines = (count: number, change: Record<number, string> = {}) => Array.from({ length: count }, (_, i) => change[i + 1] ?? `line ${i + 1}`).join('\n') + '\n';
+const lines = (count: number, change: Record<number, string> = {}) =>
+	Array.from({ length: count }, (_, i) => change[i + 1] ?? `line ${i + 1}`).join('\n') + '\n';
 
 void describe('timeline revert', () => {
 	void it('undoes one step and keeps what a person changed since, in the same file and elsewhere', (t) => {

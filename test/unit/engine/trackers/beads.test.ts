@@ -65,7 +65,18 @@ void describe('Beads issues.jsonl', () => {
 		let now = fileLines(file);
 		assert.deepEqual(now.slice(1), [...lines.slice(1), '']);
 		const edited = JSON.parse(now[0] ?? '');
-		assert.deepEqual(Object.keys(edited).slice(0, 10), ['id', 'title', 'description', 'status', 'priority', 'issue_type', 'labels', 'created_at', 'updated_at', 'metadata']);
+		assert.deepEqual(Object.keys(edited).slice(0, 10), [
+			'id',
+			'title',
+			'description',
+			'status',
+			'priority',
+			'issue_type',
+			'labels',
+			'created_at',
+			'updated_at',
+			'metadata',
+		]);
 		assert.equal(edited.description, 'Ünïcode ✓');
 		assert.equal(edited.closed_at, '2026-03-01T09:00:00.000Z');
 		assert.equal(edited.updated_at, '2026-03-01T09:00:00.000Z');
@@ -75,7 +86,13 @@ void describe('Beads issues.jsonl', () => {
 		assert.equal(now[1], lines[1]);
 		assert.equal(now[2], lines[2]);
 		const commented = JSON.parse(now[3] ?? '');
-		assert.deepEqual(commented.comments[1], { id: 2, issue_id: 'proj-0a0b0c', author: 'baton', text: 'Baton checkpoint cp_1', created_at: '2026-03-01T09:00:00.000Z' });
+		assert.deepEqual(commented.comments[1], {
+			id: 2,
+			issue_id: 'proj-0a0b0c',
+			author: 'baton',
+			text: 'Baton checkpoint cp_1',
+			created_at: '2026-03-01T09:00:00.000Z',
+		});
 
 		const reopened = await adapter.updateStatus('proj-0a0b0c', 'open');
 		assert.equal(reopened.state, 'open');
@@ -201,6 +218,9 @@ switch (args[0]) {
 			],
 		);
 		assert.ok(calls.every((c) => fs.realpathSync(c.cwd) === fs.realpathSync(dir)));
-		await assert.rejects(adapter.getIssue('proj-404'), (e: unknown) => BatonError.is(e, 'trackerFailed') && e.message === 'Beads: bd show proj-404 failed: Error fetching proj-404: not found');
+		await assert.rejects(
+			adapter.getIssue('proj-404'),
+			(e: unknown) => BatonError.is(e, 'trackerFailed') && e.message === 'Beads: bd show proj-404 failed: Error fetching proj-404: not found',
+		);
 	});
 });

@@ -87,7 +87,12 @@ export async function startFakeGithub(t: TestContext, options: { token: string; 
 		issues.set(key, { number: Number(key.split('#')[1]), title, state: 'open', comments: [] });
 	}
 	let base = '';
-	const view = (owner: string, repo: string, i: GithubIssueState) => ({ number: i.number, title: i.title, state: i.state, html_url: `${base}/${owner}/${repo}/issues/${i.number}` });
+	const view = (owner: string, repo: string, i: GithubIssueState) => ({
+		number: i.number,
+		title: i.title,
+		state: i.state,
+		html_url: `${base}/${owner}/${repo}/issues/${i.number}`,
+	});
 	const peer = await startPeer(t, (r) => {
 		if (r.headers.authorization !== `Bearer ${options.token}`) {
 			return { status: 401, body: { message: 'Bad credentials' } };
@@ -148,10 +153,19 @@ export async function startFakeLinear(t: TestContext, options: { apiKey: string 
 		{ id: 'st-cancel', name: 'Canceled', type: 'canceled', position: 4 },
 	];
 	const team = { id: 'team-eng', key: 'ENG', states: { nodes: states } };
-	const issues: FakeLinear['issues'] = new Map([['ENG-1', { id: 'uuid-eng-1', identifier: 'ENG-1', title: 'Login fails', stateId: 'st-todo', comments: [] }]]);
+	const issues: FakeLinear['issues'] = new Map([
+		['ENG-1', { id: 'uuid-eng-1', identifier: 'ENG-1', title: 'Login fails', stateId: 'st-todo', comments: [] }],
+	]);
 	const view = (i: { id: string; identifier: string; title: string; stateId: string }) => {
 		const state = states.find((s) => s.id === i.stateId);
-		return { id: i.id, identifier: i.identifier, title: i.title, url: `https://linear.app/acme/issue/${i.identifier}`, state: { name: state?.name, type: state?.type }, team };
+		return {
+			id: i.id,
+			identifier: i.identifier,
+			title: i.title,
+			url: `https://linear.app/acme/issue/${i.identifier}`,
+			state: { name: state?.name, type: state?.type },
+			team,
+		};
 	};
 	const byAnyId = (id: string) => [...issues.values()].find((i) => i.id === id || i.identifier === id);
 	const peer = await startPeer(t, (r) => {
@@ -193,7 +207,9 @@ export async function startFakeLinear(t: TestContext, options: { apiKey: string 
 		}
 		if (/issue\(id: \$id\)/.test(query)) {
 			const issue = byAnyId(v.id);
-			return issue ? { status: 200, body: { data: { issue: view(issue) } } } : { status: 200, body: { data: { issue: null }, errors: [{ message: 'Entity not found: Issue' }] } };
+			return issue
+				? { status: 200, body: { data: { issue: view(issue) } } }
+				: { status: 200, body: { data: { issue: null }, errors: [{ message: 'Entity not found: Issue' }] } };
 		}
 		return { status: 400, body: { errors: [{ message: `unsupported query: ${query.slice(0, 40)}` }] } };
 	});

@@ -28,7 +28,12 @@ const note: CheckpointNote = {
 };
 
 function github(url: string, token: string | null = githubToken, timeoutMs = 5_000): GithubAdapter {
-	return new GithubAdapter({ github: { owner: 'acme', repo: 'shop', webUrl: 'https://github.com' }, apiUrl: url, timeoutMs, token: async () => token ?? undefined });
+	return new GithubAdapter({
+		github: { owner: 'acme', repo: 'shop', webUrl: 'https://github.com' },
+		apiUrl: url,
+		timeoutMs,
+		token: async () => token ?? undefined,
+	});
 }
 
 async function rejection(promise: Promise<unknown>): Promise<BatonError> {
@@ -63,7 +68,13 @@ void describe('GitHub adapter (REST v3)', () => {
 
 		assert.deepEqual(
 			gh.received.map((r) => `${r.method} ${r.path}`),
-			['GET /repos/acme/shop/issues/42', 'GET /repos/other/lib/issues/7', 'PATCH /repos/acme/shop/issues/42', 'POST /repos/acme/shop/issues/42/comments', 'POST /repos/acme/shop/issues'],
+			[
+				'GET /repos/acme/shop/issues/42',
+				'GET /repos/other/lib/issues/7',
+				'PATCH /repos/acme/shop/issues/42',
+				'POST /repos/acme/shop/issues/42/comments',
+				'POST /repos/acme/shop/issues',
+			],
 		);
 		for (const r of gh.received) {
 			assert.equal(r.headers.authorization, `Bearer ${githubToken}`);
@@ -123,12 +134,27 @@ void describe('GitHub adapter (REST v3)', () => {
 
 void describe('Linear adapter (GraphQL)', () => {
 	const linear = (url: string, extra: Partial<ConstructorParameters<typeof LinearAdapter>[0]> = {}) =>
-		new LinearAdapter({ apiUrl: url, timeoutMs: 5_000, teamKey: 'ENG', teamId: null, closedState: null, openState: null, apiKey: async () => linearKey, ...extra });
+		new LinearAdapter({
+			apiUrl: url,
+			timeoutMs: 5_000,
+			teamKey: 'ENG',
+			teamId: null,
+			closedState: null,
+			openState: null,
+			apiKey: async () => linearKey,
+			...extra,
+		});
 
 	void it('reads an issue, moves it through the team’s workflow states, comments and creates', async (t) => {
 		const ln = await startFakeLinear(t, { apiKey: linearKey });
 		const adapter = linear(ln.url);
-		assert.deepEqual(await adapter.getIssue('ENG-1'), { tracker: 'linear', id: 'ENG-1', url: 'https://linear.app/acme/issue/ENG-1', title: 'Login fails', state: 'Todo' });
+		assert.deepEqual(await adapter.getIssue('ENG-1'), {
+			tracker: 'linear',
+			id: 'ENG-1',
+			url: 'https://linear.app/acme/issue/ENG-1',
+			title: 'Login fails',
+			state: 'Todo',
+		});
 		assert.equal((await adapter.updateStatus('ENG-1', 'in_progress')).state, 'In Progress');
 		assert.equal((await adapter.updateStatus('ENG-1', 'closed')).state, 'Done');
 		assert.equal((await adapter.updateStatus('ENG-1', 'open')).state, 'Todo', 'the first unstarted state, not the backlog');
@@ -143,7 +169,19 @@ void describe('Linear adapter (GraphQL)', () => {
 			assert.equal(r.headers['content-type'], 'application/json');
 		}
 		const ops = ln.received.map((r) => /^(query|mutation) (\w+)/.exec(r.body.query)?.[2]);
-		assert.deepEqual(ops, ['BatonIssue', 'BatonIssue', 'BatonIssueUpdate', 'BatonIssue', 'BatonIssueUpdate', 'BatonIssue', 'BatonIssueUpdate', 'BatonIssue', 'BatonCommentCreate', 'BatonTeam', 'BatonIssueCreate']);
+		assert.deepEqual(ops, [
+			'BatonIssue',
+			'BatonIssue',
+			'BatonIssueUpdate',
+			'BatonIssue',
+			'BatonIssueUpdate',
+			'BatonIssue',
+			'BatonIssueUpdate',
+			'BatonIssue',
+			'BatonCommentCreate',
+			'BatonTeam',
+			'BatonIssueCreate',
+		]);
 		assert.deepEqual(ln.received[4]?.body.variables, { id: 'uuid-eng-1', input: { stateId: 'st-done' } });
 		assert.equal(ln.received[8]?.body.variables.input.issueId, 'uuid-eng-1');
 		assert.match(ln.received[8]?.body.variables.input.body, /cp_20260301090000_abc123/);
@@ -176,9 +214,16 @@ void describe('Linear adapter (GraphQL)', () => {
 
 void describe('webhook adapter', () => {
 	void it('posts one JSON event per operation, with the bearer token when there is one', async (t) => {
-		const hook = await startWebhook(t, (r) => (r.body?.event === 'issue.create' ? { status: 201, body: { id: 'EXT-9', url: 'https://tracker.test/EXT-9' } } : { status: 204 }));
+		const hook = await startWebhook(t, (r) =>
+			r.body?.event === 'issue.create' ? { status: 201, body: { id: 'EXT-9', url: 'https://tracker.test/EXT-9' } } : { status: 204 },
+		);
 		const token = 'whk_TESTtoken_abcdef';
-		const adapter = new WebhookAdapter({ timeoutMs: 5_000, url: async () => `${hook.url}/hooks/baton?key=abc`, token: async () => token, nowIso: () => '2026-03-01T09:00:00.000Z' });
+		const adapter = new WebhookAdapter({
+			timeoutMs: 5_000,
+			url: async () => `${hook.url}/hooks/baton?key=abc`,
+			token: async () => token,
+			nowIso: () => '2026-03-01T09:00:00.000Z',
+		});
 		await adapter.comment('EXT-1', 'hello');
 		await adapter.linkCheckpoint('EXT-1', note);
 		assert.equal((await adapter.updateStatus('EXT-1', 'closed')).id, 'EXT-1');
@@ -193,7 +238,13 @@ void describe('webhook adapter', () => {
 				['POST', '/hooks/baton?key=abc', `Bearer ${token}`, 'issue.create'],
 			],
 		);
-		assert.deepEqual(hook.received[0]?.body, { event: 'issue.comment', tracker: 'webhook', issueId: 'EXT-1', body: 'hello', sentAt: '2026-03-01T09:00:00.000Z' });
+		assert.deepEqual(hook.received[0]?.body, {
+			event: 'issue.comment',
+			tracker: 'webhook',
+			issueId: 'EXT-1',
+			body: 'hello',
+			sentAt: '2026-03-01T09:00:00.000Z',
+		});
 		assert.equal(hook.received[1]?.body.checkpoint.checkpointId, note.checkpointId);
 		assert.match(hook.received[3]?.body.issueId, /^bt-[0-9a-f]{8}$/);
 
@@ -208,7 +259,9 @@ void describe('webhook adapter', () => {
 		const adapter = new WebhookAdapter({ timeoutMs: 5_000, url: async () => url, token: async () => 'whk_TESTtoken_abcdef', nowIso: () => 'now' });
 		const error = await rejection(adapter.comment('EXT-1', 'x'));
 		assert.equal(error.message, 'Issue webhook: POST issue.comment answered HTTP 503: down');
-		const none = await rejection(new WebhookAdapter({ timeoutMs: 5_000, url: async () => undefined, token: async () => undefined, nowIso: () => 'now' }).comment('EXT-1', 'x'));
+		const none = await rejection(
+			new WebhookAdapter({ timeoutMs: 5_000, url: async () => undefined, token: async () => undefined, nowIso: () => 'now' }).comment('EXT-1', 'x'),
+		);
 		assert.match(none.message, /no URL: set BATON_TRACKER_WEBHOOK_URL/);
 	});
 });

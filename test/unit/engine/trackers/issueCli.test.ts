@@ -53,16 +53,37 @@ void describe('baton issue (the bundled CLI)', () => {
 		assert.equal(listed.code, 0, listed.stderr);
 		assert.deepEqual(listed.json, {
 			links: [
-				{ sessionId: session.id, tracker: 'github', issueId: '42', url: 'https://github.com/acme/shop/issues/42', title: null, state: null, source: 'name' },
-				{ sessionId: session.id, tracker: 'github', issueId: '7', url: 'https://github.com/acme/shop/issues/7', title: null, state: null, source: 'branch' },
+				{
+					sessionId: session.id,
+					tracker: 'github',
+					issueId: '42',
+					url: 'https://github.com/acme/shop/issues/42',
+					title: null,
+					state: null,
+					source: 'name',
+				},
+				{
+					sessionId: session.id,
+					tracker: 'github',
+					issueId: '7',
+					url: 'https://github.com/acme/shop/issues/7',
+					title: null,
+					state: null,
+					source: 'branch',
+				},
 			],
 		});
 
 		const linked = baton(root, 'issue', 'link', 'ABC-12', '--json');
 		assert.equal(linked.code, 0, linked.stderr);
-		assert.deepEqual(linked.json, { link: { sessionId: session.id, tracker: 'linear', issueId: 'ABC-12', url: null, title: null, state: null, source: 'manual' }, added: true });
+		assert.deepEqual(linked.json, {
+			link: { sessionId: session.id, tracker: 'linear', issueId: 'ABC-12', url: null, title: null, state: null, source: 'manual' },
+			added: true,
+		});
 		assert.equal(baton(root, 'issue', 'link', '--session', session.id, 'linear:abc-12', '--json').json['added'], false);
-		assert.deepEqual(baton(root, 'issue', 'unlink', 'ABC-12', '--json').json, { unlinked: { sessionId: session.id, tracker: 'linear', issueId: 'ABC-12' } });
+		assert.deepEqual(baton(root, 'issue', 'unlink', 'ABC-12', '--json').json, {
+			unlinked: { sessionId: session.id, tracker: 'linear', issueId: 'ABC-12' },
+		});
 		const again = baton(root, 'issue', 'unlink', 'ABC-12', '--json');
 		assert.equal(again.code, 1);
 		assert.equal(again.json['error'].code, 'notFound');
@@ -107,7 +128,10 @@ void describe('baton issue (the bundled CLI)', () => {
 		gh.failNext(1, 500);
 		const echoed = await batonWith({ BATON_GITHUB_TOKEN: token }, root, 'issue', 'show', 'github:1');
 		assert.equal(echoed.code, 1);
-		assert.match(echoed.stderr, /GitHub: GET \/repos\/acme\/shop\/issues\/1 answered HTTP 500: upstream exploded while handling Bearer \[secret:github\.token\]/);
+		assert.match(
+			echoed.stderr,
+			/GitHub: GET \/repos\/acme\/shop\/issues\/1 answered HTTP 500: upstream exploded while handling Bearer \[secret:github\.token\]/,
+		);
 		const missing = await batonWith({ BATON_GITHUB_TOKEN: '' }, root, 'issue', 'show', 'github:1', '--json');
 		assert.match(missing.json['error'].message, /no token: set BATON_GITHUB_TOKEN/);
 		for (const run of [refused, echoed, missing]) {

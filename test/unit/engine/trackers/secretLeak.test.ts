@@ -23,7 +23,15 @@ void it('no tracker secret reaches the database, the workspace files or the log'
 	const webhookUrl = `${hook.url}/hooks/T0SECRETPATH0/B1SECRETPATH1`;
 	const { engine, clock, log, root, env } = await openTrackerEngine(t, {
 		env: { BATON_TRACKER_WEBHOOK_URL: webhookUrl },
-		config: { trackers: { enabled: ['github', 'linear', 'webhook'], openOnError: true, openIn: 'webhook', github: { apiUrl: gh.url }, linear: { apiUrl: ln.url } } },
+		config: {
+			trackers: {
+				enabled: ['github', 'linear', 'webhook'],
+				openOnError: true,
+				openIn: 'webhook',
+				github: { apiUrl: gh.url },
+				linear: { apiUrl: ln.url },
+			},
+		},
 	});
 	const { session } = await engine.sessions.start({ name: 'Fix login #42 and ENG-1', actor });
 	await engine.trackers.link({ ref: 'webhook:EXT-1', sessionId: session.id, actor });
@@ -55,14 +63,18 @@ void it('no tracker secret reaches the database, the workspace files or the log'
 	// The peers did get the credentials: the test would see them if anything stored them.
 	assert.ok(gh.received.every((r) => r.headers.authorization === `Bearer ${env.BATON_GITHUB_TOKEN}`));
 	assert.ok(ln.received.every((r) => r.headers.authorization === env.BATON_LINEAR_API_KEY));
-	assert.ok(hook.received.every((r) => r.path === '/hooks/T0SECRETPATH0/B1SECRETPATH1' && r.headers.authorization === `Bearer ${env.BATON_TRACKER_WEBHOOK_TOKEN}`));
+	assert.ok(
+		hook.received.every((r) => r.path === '/hooks/T0SECRETPATH0/B1SECRETPATH1' && r.headers.authorization === `Bearer ${env.BATON_TRACKER_WEBHOOK_TOKEN}`),
+	);
 
 	const sync = await engine.trackers.sync({ sessionId: session.id });
 	assert.ok(sync.updated.length >= 2);
 	await engine.store.compact();
 	engine.close();
 
-	const needles = [env.BATON_GITHUB_TOKEN, env.BATON_LINEAR_API_KEY, env.BATON_TRACKER_WEBHOOK_TOKEN, webhookUrl, 'T0SECRETPATH0'].map((s) => Buffer.from(s ?? ''));
+	const needles = [env.BATON_GITHUB_TOKEN, env.BATON_LINEAR_API_KEY, env.BATON_TRACKER_WEBHOOK_TOKEN, webhookUrl, 'T0SECRETPATH0'].map((s) =>
+		Buffer.from(s ?? ''),
+	);
 	const files = filesUnder(root);
 	assert.ok(
 		files.some((f) => f.endsWith(path.join('.baton', 'baton.db'))),

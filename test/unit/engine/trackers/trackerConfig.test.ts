@@ -41,7 +41,10 @@ void describe('trackers configuration', () => {
 	});
 
 	void it('host overrides merge key by key with the file', () => {
-		const merged = mergeConfig({ trackers: { enabled: ['github'], github: { owner: 'acme', repo: 'shop' }, linear: { teamKey: 'ENG' } } }, { trackers: { github: { apiUrl: 'http://127.0.0.1:1' }, openOnError: true } });
+		const merged = mergeConfig(
+			{ trackers: { enabled: ['github'], github: { owner: 'acme', repo: 'shop' }, linear: { teamKey: 'ENG' } } },
+			{ trackers: { github: { apiUrl: 'http://127.0.0.1:1' }, openOnError: true } },
+		);
 		const { trackers } = resolveConfig(merged, 'test');
 		assert.deepEqual(trackers.enabled, ['github']);
 		assert.deepEqual([trackers.github.owner, trackers.github.repo, trackers.github.apiUrl], ['acme', 'shop', 'http://127.0.0.1:1']);
@@ -52,7 +55,13 @@ void describe('trackers configuration', () => {
 
 void describe('repository facts from .git', () => {
 	void it('parses GitHub remotes in every syntax, and no other host', () => {
-		for (const url of ['git@github.com:acme/shop.git', 'https://github.com/acme/shop', 'https://user@github.com/acme/shop.git/', 'ssh://git@github.com:22/acme/shop.git', 'git://github.com/acme/shop.git']) {
+		for (const url of [
+			'git@github.com:acme/shop.git',
+			'https://github.com/acme/shop',
+			'https://user@github.com/acme/shop.git/',
+			'ssh://git@github.com:22/acme/shop.git',
+			'git://github.com/acme/shop.git',
+		]) {
 			assert.deepEqual(parseGithubRemote(url), { owner: 'acme', repo: 'shop' }, url);
 		}
 		assert.deepEqual(parseGithubRemote('git@git.corp.test:team/app.git', 'git.corp.test'), { owner: 'team', repo: 'app' });

@@ -27,7 +27,10 @@ export function makeRepo(root: string, branch = 'main'): void {
 	write(root, 'src/login.ts', 'export const login = 1;\n');
 }
 
-export async function openTrackerEngine(t: TestContext, options: { config: BatonConfigInput; root?: string; branch?: string; env?: Record<string, string> }): Promise<TrackerTestEngine> {
+export async function openTrackerEngine(
+	t: TestContext,
+	options: { config: BatonConfigInput; root?: string; branch?: string; env?: Record<string, string> },
+): Promise<TrackerTestEngine> {
 	const root = options.root ?? tempDir(t, 'baton-trackers-');
 	if (!options.root) {
 		makeRepo(root, options.branch);

@@ -18,14 +18,25 @@ import { openTrackerEngine, secrets } from './trackerEngine';
 import type { Engine } from '../../../../src/engine/engine';
 
 /** The tracker rows of the outbox (notifications of the same events share it and are tested on their own). */
-const outboxRows = async (engine: Engine) => (await engine.store.read((db) => db.select().from(notificationOutbox).all())).filter((r) => r.channel.startsWith('tracker:'));
+const outboxRows = async (engine: Engine) =>
+	(await engine.store.read((db) => db.select().from(notificationOutbox).all())).filter((r) => r.channel.startsWith('tracker:'));
 
 void describe('issue trackers through the engine', () => {
 	void it('a session named "Fix login #42" links #42, and its checkpoint comments there on delivery', async (t) => {
 		const gh = await startFakeGithub(t, { token: secrets.BATON_GITHUB_TOKEN, issues: [['acme/shop#42', 'Login fails']] });
 		const { engine } = await openTrackerEngine(t, { config: { trackers: { enabled: ['github'], github: { apiUrl: gh.url } } } });
 		const { session } = await engine.sessions.start({ name: 'Fix login #42', actor });
-		assert.deepEqual(await engine.trackers.list({ sessionId: session.id }), [{ sessionId: session.id, tracker: 'github', issueId: '42', url: 'https://github.com/acme/shop/issues/42', title: null, state: null, source: 'name' }]);
+		assert.deepEqual(await engine.trackers.list({ sessionId: session.id }), [
+			{
+				sessionId: session.id,
+				tracker: 'github',
+				issueId: '42',
+				url: 'https://github.com/acme/shop/issues/42',
+				title: null,
+				state: null,
+				source: 'name',
+			},
+		]);
 
 		const checkpoint = await engine.checkpoints.create({ trigger: 'manual', message: 'login form done', sessionId: session.id, actor });
 		assert.deepEqual(checkpoint.linkedIssues, [{ tracker: 'github', id: '42', url: 'https://github.com/acme/shop/issues/42' }]);
@@ -60,7 +71,9 @@ void describe('issue trackers through the engine', () => {
 	void it('an approved complete checkpoint closes the linked issues only with the opt-in', async (t) => {
 		for (const closeOnApprovedComplete of [true, false]) {
 			const gh = await startFakeGithub(t, { token: secrets.BATON_GITHUB_TOKEN, issues: [['acme/shop#42', 'Login fails']] });
-			const { engine } = await openTrackerEngine(t, { config: { trackers: { enabled: ['github'], closeOnApprovedComplete, github: { apiUrl: gh.url } } } });
+			const { engine } = await openTrackerEngine(t, {
+				config: { trackers: { enabled: ['github'], closeOnApprovedComplete, github: { apiUrl: gh.url } } },
+			});
 			const { session } = await engine.sessions.start({ name: 'Fix login #42', actor });
 			const complete = await engine.checkpoints.create({ trigger: 'complete', sessionId: session.id, actor });
 			assert.equal(complete.approvalStatus, 'pending', 'complete needs review under the auto policy');
@@ -148,12 +161,18 @@ void describe('issue trackers through the engine', () => {
 
 		await engine.checkpoints.create({ trigger: 'error', sessionId: session.id, actor });
 		await engine.outbox.deliverDue();
-		assert.deepEqual(gh.received.map((r) => `${r.method} ${r.path}`).slice(1), ['POST /repos/acme/shop/issues/1/comments'], 'no second issue: a comment on the first');
+		assert.deepEqual(
+			gh.received.map((r) => `${r.method} ${r.path}`).slice(1),
+			['POST /repos/acme/shop/issues/1/comments'],
+			'no second issue: a comment on the first',
+		);
 	});
 
 	void it('opt-in: an escalated checkpoint opens a Linear issue in the configured team', async (t) => {
 		const ln = await startFakeLinear(t, { apiKey: secrets.BATON_LINEAR_API_KEY });
-		const { engine } = await openTrackerEngine(t, { config: { trackers: { enabled: ['linear'], openOnEscalation: true, linear: { apiUrl: ln.url, teamKey: 'ENG' } } } });
+		const { engine } = await openTrackerEngine(t, {
+			config: { trackers: { enabled: ['linear'], openOnEscalation: true, linear: { apiUrl: ln.url, teamKey: 'ENG' } } },
+		});
 		const { session } = await engine.sessions.start({ name: 'Refactor auth', actor });
 		const cp = await engine.checkpoints.create({ trigger: 'periodic', errorCount: 5, sessionId: session.id, actor });
 		assert.equal(cp.approvalStatus, 'pending');
@@ -172,7 +191,9 @@ void describe('issue trackers through the engine', () => {
 		const gh = await startFakeGithub(t, { token: secrets.BATON_GITHUB_TOKEN });
 		const { engine, root, log, clock } = await openTrackerEngine(t, {
 			branch: 'alice/eng-12-77-login',
-			config: { trackers: { enabled: ['github', 'linear'], github: { apiUrl: gh.url }, linear: { teamKey: 'ENG', apiUrl: 'http://127.0.0.1:9/graphql' } } },
+			config: {
+				trackers: { enabled: ['github', 'linear'], github: { apiUrl: gh.url }, linear: { teamKey: 'ENG', apiUrl: 'http://127.0.0.1:9/graphql' } },
+			},
 		});
 		const { session } = await engine.sessions.start({ name: 'Login', actor });
 		assert.deepEqual(
@@ -181,7 +202,12 @@ void describe('issue trackers through the engine', () => {
 		);
 
 		clock.advance(60_000);
-		const payload = { session_id: '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33', hook_event_name: 'UserPromptSubmit', cwd: root, prompt: 'Please fix #12 and look at https://github.com/acme/shop/issues/15 — also ENG-12 again' };
+		const payload = {
+			session_id: '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33',
+			hook_event_name: 'UserPromptSubmit',
+			cwd: root,
+			prompt: 'Please fix #12 and look at https://github.com/acme/shop/issues/15 — also ENG-12 again',
+		};
 		const event = normaliseHookPayload(payload);
 		assert.ok(event.ok);
 		const claudeHome = path.join(root, '.claude-home');

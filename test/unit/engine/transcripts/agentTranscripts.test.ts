@@ -47,7 +47,12 @@ test('a published Codex rollout and one the real Codex CLI wrote: requests, answ
 		['user', 'assistant', 'tool', 'tool', 'error', 'assistant'],
 	);
 	// Reading it again changes nothing.
-	const again = await real.archive.sync({ link: async () => 'ses_1', agent: 'codex', agentSessionIds: ['01a22197-dbd8-7241-af6b-96b66b737258'], sources: [path.join(rollouts, 'rollout-0.171.0-apply-patch.jsonl')] });
+	const again = await real.archive.sync({
+		link: async () => 'ses_1',
+		agent: 'codex',
+		agentSessionIds: ['01a22197-dbd8-7241-af6b-96b66b737258'],
+		sources: [path.join(rollouts, 'rollout-0.171.0-apply-patch.jsonl')],
+	});
 	assert.equal(again.excerpts, 0);
 });
 
@@ -56,10 +61,33 @@ test('a Gemini CLI chat: its own session context and the hook context left out, 
 	const file = path.join(dir, 'session-2026-11-28T10-02-88091997.jsonl');
 	const lines = [
 		{ sessionId: 'g-1', projectHash: 'abc', startTime: '2026-11-28T10:02:44.501Z', lastUpdated: '2026-11-28T10:02:44.501Z', kind: 'main' },
-		{ $set: { messages: [{ id: 'm0', timestamp: '2026-11-28T10:02:44.501Z', type: 'user', content: [{ text: '<session_context>\nThis is the Gemini CLI.\n</session_context>' }] }] } },
-		{ id: 'm1', timestamp: '2026-11-28T10:02:44.543Z', type: 'user', content: [{ text: '<hook_context>Baton briefing</hook_context>\n\nwrite b.txt and append' }] },
+		{
+			$set: {
+				messages: [
+					{
+						id: 'm0',
+						timestamp: '2026-11-28T10:02:44.501Z',
+						type: 'user',
+						content: [{ text: '<session_context>\nThis is the Gemini CLI.\n</session_context>' }],
+					},
+				],
+			},
+		},
+		{
+			id: 'm1',
+			timestamp: '2026-11-28T10:02:44.543Z',
+			type: 'user',
+			content: [{ text: '<hook_context>Baton briefing</hook_context>\n\nwrite b.txt and append' }],
+		},
 		{ $set: { lastUpdated: '2026-11-28T10:02:44.544Z' } },
-		{ id: 'm2', timestamp: '2026-11-28T10:02:44.670Z', type: 'gemini', content: 'Writing.', tokens: { input: 120, output: 30, cached: 0, thoughts: 0, tool: 0, total: 150 }, model: 'gemini-2.5-pro' },
+		{
+			id: 'm2',
+			timestamp: '2026-11-28T10:02:44.670Z',
+			type: 'gemini',
+			content: 'Writing.',
+			tokens: { input: 120, output: 30, cached: 0, thoughts: 0, tool: 0, total: 150 },
+			model: 'gemini-2.5-pro',
+		},
 		{
 			id: 'm2',
 			timestamp: '2026-11-28T10:02:44.670Z',

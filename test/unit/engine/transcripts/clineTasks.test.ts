@@ -29,7 +29,15 @@ function write(file: string, value: unknown): void {
 }
 
 function builtFrom(records: Record<string, unknown>[], root: string) {
-	const entry = newTranscriptEntry({ id: 'x', agent: 'cline', agentSessionId: 'x', parentAgentSessionId: null, sourcePath: 'x', agentType: null, description: null });
+	const entry = newTranscriptEntry({
+		id: 'x',
+		agent: 'cline',
+		agentSessionId: 'x',
+		parentAgentSessionId: null,
+		sourcePath: 'x',
+		agentType: null,
+		description: null,
+	});
 	const builder = new ExcerptBuilder(entry, root);
 	for (const record of records) {
 		builder.add(record);
@@ -45,15 +53,36 @@ test('discovery: Cline’s task by its taskHistory cwd, Roo Code’s by history_
 	const cline = path.join(home, '.config', 'Code', 'User', 'globalStorage', 'saoudrizwan.claude-dev');
 	fs.mkdirSync(path.join(cline, 'tasks', taskId), { recursive: true });
 	fs.copyFileSync(sample, path.join(cline, 'tasks', taskId, 'ui_messages.json'));
-	write(path.join(cline, 'tasks', '1770000000000', 'api_conversation_history.json'), [{ role: 'user', content: [{ type: 'text', text: '<task>\nelsewhere\n</task>' }] }]);
+	write(path.join(cline, 'tasks', '1770000000000', 'api_conversation_history.json'), [
+		{ role: 'user', content: [{ type: 'text', text: '<task>\nelsewhere\n</task>' }] },
+	]);
 	write(path.join(cline, 'state', 'taskHistory.json'), [
 		{ id: taskId, ts: 1770586533689, task: 'nono when we read history', tokensIn: 530, tokensOut: 51905, totalCost: 1, cwdOnTaskInitialization: workspace },
-		{ id: '1770000000000', ts: 1770000000000, task: 'elsewhere', tokensIn: 0, tokensOut: 0, totalCost: 0, cwdOnTaskInitialization: path.join(home, 'work', 'other') },
+		{
+			id: '1770000000000',
+			ts: 1770000000000,
+			task: 'elsewhere',
+			tokensIn: 0,
+			tokensOut: 0,
+			totalCost: 0,
+			cwdOnTaskInitialization: path.join(home, 'work', 'other'),
+		},
 	]);
 	// Roo Code (RooCodeInc/Roo-Code HistoryItem `workspace` in tasks/<id>/history_item.json).
 	const roo = path.join(home, '.config', 'Code', 'User', 'globalStorage', 'rooveterinaryinc.roo-cline', 'tasks', 'roo-1');
-	write(path.join(roo, 'api_conversation_history.json'), [{ role: 'user', content: [{ type: 'text', text: '<task>\nadd a test\n</task>' }], ts: 1770000001000 }]);
-	write(path.join(roo, 'history_item.json'), { id: 'roo-1', number: 1, ts: 1770000001000, task: 'add a test', tokensIn: 0, tokensOut: 0, totalCost: 0, workspace });
+	write(path.join(roo, 'api_conversation_history.json'), [
+		{ role: 'user', content: [{ type: 'text', text: '<task>\nadd a test\n</task>' }], ts: 1770000001000 },
+	]);
+	write(path.join(roo, 'history_item.json'), {
+		id: 'roo-1',
+		number: 1,
+		ts: 1770000001000,
+		task: 'add a test',
+		tokensIn: 0,
+		tokensOut: 0,
+		totalCost: 0,
+		workspace,
+	});
 	// A Cline SDK session (sdk/packages/core session-manifest.ts, version 1) under ~/.cline/data/sessions.
 	const sessions = path.join(home, '.cline', 'data', 'sessions', 'sdk-1');
 	write(path.join(sessions, 'sdk-1.json'), {
@@ -202,7 +231,12 @@ test('api_conversation_history and SDK messages: the person’s words out of <ta
 test('Roo Code’s ui_messages: the task is its first say:text; malformed files and hostile content give a warning, never a throw', () => {
 	const roo = [
 		{ ts: 1, type: 'say', say: 'text', text: 'write the docs' },
-		{ ts: 2, type: 'say', say: 'api_req_started', text: JSON.stringify({ request: '# Current Workspace Directory (/home/dev/docs) Files', tokensIn: 5, tokensOut: 7 }) },
+		{
+			ts: 2,
+			type: 'say',
+			say: 'api_req_started',
+			text: JSON.stringify({ request: '# Current Workspace Directory (/home/dev/docs) Files', tokensIn: 5, tokensOut: 7 }),
+		},
 		{ ts: 3, type: 'ask', ask: 'tool', text: JSON.stringify({ tool: 'appliedDiff', path: 'README.md' }) },
 		{ ts: 4, type: 'say', say: 'text', text: 'Done.' },
 		{ ts: 5, type: 'say', say: 'brand_new_kind', text: '?' },

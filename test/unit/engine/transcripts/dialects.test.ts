@@ -31,7 +31,8 @@ function workspace(t: TestContext): { root: string; claudeHome: string; baton: (
 	const root = path.join(base, 'project');
 	const claudeHome = path.join(base, 'claude');
 	fs.mkdirSync(root);
-	const baton = (args: string[], input?: string, env: Record<string, string> = {}): Run => runBaton(cli, root, args, { ...(input !== undefined ? { input } : {}), env: { BATON_CLAUDE_HOME: claudeHome, ...env } });
+	const baton = (args: string[], input?: string, env: Record<string, string> = {}): Run =>
+		runBaton(cli, root, args, { ...(input !== undefined ? { input } : {}), env: { BATON_CLAUDE_HOME: claudeHome, ...env } });
 	assert.equal(baton(['init']).code, 0);
 	return { root, claudeHome, baton };
 }
@@ -68,7 +69,10 @@ void describe('Copilot CLI payloads (no session id)', () => {
 		assert.equal(runs.last[w.root].id, 'copilot-cli-1704614400000');
 
 		// `copilot --resume`: sessionStart with source resume continues the same durable session.
-		const resumed = w.baton(['hook', 'sessionStart', '--agent', 'copilot'], copilotCliPayload('sessionStart', w.root, { source: 'resume', timestamp: 1704700000000 }));
+		const resumed = w.baton(
+			['hook', 'sessionStart', '--agent', 'copilot'],
+			copilotCliPayload('sessionStart', w.root, { source: 'resume', timestamp: 1704700000000 }),
+		);
 		assert.equal(resumed.code, 0);
 		assert.match(hookLog(w.root), /copilot sessionStart copilot-cli-1704614400000 → (continued|aliased|resumed) /);
 		const after = sessionsOf(w.baton);
@@ -117,7 +121,13 @@ void describe('hook inputs that cannot hang', () => {
 		const fifo = path.join(w.root, 'transcript.fifo');
 		execFileSync('mkfifo', [fifo]);
 		const payload = JSON.stringify(hookFixture('claude', 'session-start-startup', { root: w.root, claudeHome: w.claudeHome }, { transcript_path: fifo }));
-		const run = spawnSync(process.execPath, [cli, 'hook'], { cwd: w.root, input: payload, encoding: 'utf8', timeout: 120_000, env: { ...process.env, BATON_CLAUDE_HOME: w.claudeHome } });
+		const run = spawnSync(process.execPath, [cli, 'hook'], {
+			cwd: w.root,
+			input: payload,
+			encoding: 'utf8',
+			timeout: 120_000,
+			env: { ...process.env, BATON_CLAUDE_HOME: w.claudeHome },
+		});
 		assert.equal(run.error, undefined, 'the hook did not hang');
 		assert.equal(run.status, 0);
 		assert.match(run.stdout, /hookSpecificOutput/);
@@ -131,7 +141,10 @@ void describe('hook inputs that cannot hang', () => {
 		assert.equal(stop.error, undefined);
 		assert.equal(stop.status, 0);
 		// A device: never read to its (missing) end.
-		const dev = w.baton(['hook'], JSON.stringify(hookFixture('claude', 'stop', { root: w.root, claudeHome: w.claudeHome }, { transcript_path: '/dev/zero' })));
+		const dev = w.baton(
+			['hook'],
+			JSON.stringify(hookFixture('claude', 'stop', { root: w.root, claudeHome: w.claudeHome }, { transcript_path: '/dev/zero' })),
+		);
 		assert.equal(dev.code, 0);
 	});
 });
@@ -193,7 +206,16 @@ void describe('baton connect copilot', () => {
 		const cliText = fs.readFileSync(path.join(w.root, '.github', 'hooks', 'baton-cli.json'), 'utf8');
 		const cliForm = JSON.parse(cliText);
 		assert.equal(cliForm.version, 1);
-		assert.deepEqual(Object.keys(cliForm.hooks).sort(), ['errorOccurred', 'permissionRequest', 'postToolUse', 'postToolUseFailure', 'preToolUse', 'sessionEnd', 'sessionStart', 'userPromptSubmitted']);
+		assert.deepEqual(Object.keys(cliForm.hooks).sort(), [
+			'errorOccurred',
+			'permissionRequest',
+			'postToolUse',
+			'postToolUseFailure',
+			'preToolUse',
+			'sessionEnd',
+			'sessionStart',
+			'userPromptSubmitted',
+		]);
 		for (const text of [cliText, fs.readFileSync(path.join(w.root, '.github', 'hooks', 'baton.json'), 'utf8')]) {
 			assert.ok(!text.includes(w.root) && !text.includes(process.execPath) && !text.includes(path.dirname(cli)), text);
 		}

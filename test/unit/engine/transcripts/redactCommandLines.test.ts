@@ -17,15 +17,39 @@ const shapes: [string, string, string][] = [
 	['curl --user deploy:Zx9qWv7 -X POST https://ci.example.com/job', 'Zx9qWv7', 'curl --user deploy:[REDACTED] -X POST https://ci.example.com/job'],
 	['curl --user=deploy:Zx9qWv7 https://ci.example.com', 'Zx9qWv7', 'curl --user=deploy:[REDACTED] https://ci.example.com'],
 	['curl -x proxy:3128 --proxy-user bob:Pr0xyPw https://x.example.com', 'Pr0xyPw', 'curl -x proxy:3128 --proxy-user bob:[REDACTED] https://x.example.com'],
-	["curl -H 'Authorization: Bearer abc123def456ghi789' https://api.example.com", 'abc123def456ghi789', "curl -H 'Authorization: Bearer [REDACTED]' https://api.example.com"],
-	['curl -H "Authorization: Basic YWRtaW46aHVudGVyMg==" https://api.example.com', 'YWRtaW46aHVudGVyMg==', 'curl -H "Authorization: Basic [REDACTED]" https://api.example.com'],
-	["curl -H 'Authorization: token 0123abcd' https://api.github.com/user", '0123abcd', "curl -H 'Authorization: token [REDACTED]' https://api.github.com/user"],
+	[
+		"curl -H 'Authorization: Bearer abc123def456ghi789' https://api.example.com",
+		'abc123def456ghi789',
+		"curl -H 'Authorization: Bearer [REDACTED]' https://api.example.com",
+	],
+	[
+		'curl -H "Authorization: Basic YWRtaW46aHVudGVyMg==" https://api.example.com',
+		'YWRtaW46aHVudGVyMg==',
+		'curl -H "Authorization: Basic [REDACTED]" https://api.example.com',
+	],
+	[
+		"curl -H 'Authorization: token 0123abcd' https://api.github.com/user",
+		'0123abcd',
+		"curl -H 'Authorization: token [REDACTED]' https://api.github.com/user",
+	],
 	['curl -H "Authorization:shortkey" https://x.example.com', 'shortkey', 'curl -H "Authorization:[REDACTED]" https://x.example.com'],
-	["curl -H 'Proxy-Authorization: Basic Ym9iOnB3' https://x.example.com", 'Ym9iOnB3', "curl -H 'Proxy-Authorization: Basic [REDACTED]' https://x.example.com"],
+	[
+		"curl -H 'Proxy-Authorization: Basic Ym9iOnB3' https://x.example.com",
+		'Ym9iOnB3',
+		"curl -H 'Proxy-Authorization: Basic [REDACTED]' https://x.example.com",
+	],
 	['curl https://admin:hunter2@example.com/path', 'hunter2', 'curl https://admin:[REDACTED]@example.com/path'],
-	['git clone https://x-access-token:abcdEFGH1234@github.com/org/repo.git', 'abcdEFGH1234', 'git clone https://x-access-token:[REDACTED]@github.com/org/repo.git'],
+	[
+		'git clone https://x-access-token:abcdEFGH1234@github.com/org/repo.git',
+		'abcdEFGH1234',
+		'git clone https://x-access-token:[REDACTED]@github.com/org/repo.git',
+	],
 	['git clone https://a1b2c3d4e5f6a7b8c9d0@github.com/org/repo.git', 'a1b2c3d4e5f6a7b8c9d0', 'git clone https://[REDACTED]@github.com/org/repo.git'],
-	['git remote set-url origin https://oauth2:glpat1234abcd@gitlab.example.com/g/p.git', 'glpat1234abcd', 'git remote set-url origin https://oauth2:[REDACTED]@gitlab.example.com/g/p.git'],
+	[
+		'git remote set-url origin https://oauth2:glpat1234abcd@gitlab.example.com/g/p.git',
+		'glpat1234abcd',
+		'git remote set-url origin https://oauth2:[REDACTED]@gitlab.example.com/g/p.git',
+	],
 	['mysql -u root -pSECRETpw mydb', 'SECRETpw', 'mysql -u root -p[REDACTED] mydb'],
 	["mysql -h db -uroot -p'my pass' -e 'show tables'", 'my pass', "mysql -h db -uroot -p[REDACTED] -e 'show tables'"],
 	['mysqldump --password=SECRETpw db > dump.sql', 'SECRETpw', 'mysqldump --password=[REDACTED] db > dump.sql'],
@@ -33,13 +57,21 @@ const shapes: [string, string, string][] = [
 	['PGPASSWORD=SECRETpw psql -h db -U app', 'SECRETpw', 'PGPASSWORD=[REDACTED] psql -h db -U app'],
 	['MYSQL_PWD=SECRETpw mysql -u root', 'SECRETpw', 'MYSQL_PWD=[REDACTED] mysql -u root'],
 	['docker login -u user -p SECRETpw registry.example.com', 'SECRETpw', 'docker login -u user -p [REDACTED] registry.example.com'],
-	['docker login --username user --password SECRETpw registry.example.com', 'SECRETpw', 'docker login --username user --password [REDACTED] registry.example.com'],
+	[
+		'docker login --username user --password SECRETpw registry.example.com',
+		'SECRETpw',
+		'docker login --username user --password [REDACTED] registry.example.com',
+	],
 	['helm registry login ghcr.io -u bot -p SECRETpw', 'SECRETpw', 'helm registry login ghcr.io -u bot -p [REDACTED]'],
 	['npm config set //registry.npmjs.org/:_authToken=npmSECRETabcdefgh', 'npmSECRETabcdefgh', 'npm config set //registry.npmjs.org/:_authToken=[REDACTED]'],
 	['npm config set //npm.example.com/:_authToken npmSECRETabcdefgh', 'npmSECRETabcdefgh', 'npm config set //npm.example.com/:_authToken [REDACTED]'],
 	['npm config set _auth YWRtaW46aHVudGVyMg==', 'YWRtaW46aHVudGVyMg==', 'npm config set _auth [REDACTED]'],
 	['yarn config set npmAuthToken SECRETtok', 'SECRETtok', 'yarn config set npmAuthToken [REDACTED]'],
-	['wget --http-user=bob --http-password=SECRETpw https://x.example.com/file', 'SECRETpw', 'wget --http-user=bob --http-password=[REDACTED] https://x.example.com/file'],
+	[
+		'wget --http-user=bob --http-password=SECRETpw https://x.example.com/file',
+		'SECRETpw',
+		'wget --http-user=bob --http-password=[REDACTED] https://x.example.com/file',
+	],
 	['wget --http-password SECRETpw https://x.example.com/file', 'SECRETpw', 'wget --http-password [REDACTED] https://x.example.com/file'],
 	['gh auth login --with-token --token SECRETtok', 'SECRETtok', 'gh auth login --with-token --token [REDACTED]'],
 	['sshpass -p SECRETpw ssh user@host uptime', 'SECRETpw', 'sshpass -p [REDACTED] ssh user@host uptime'],
@@ -83,11 +115,24 @@ void describe('redaction of command lines', () => {
 	});
 
 	void it('applies to the archived transcript excerpts, which share the function', () => {
-		const entry = newTranscriptEntry({ id: 'tr_1', agent: 'claude-code', agentSessionId: 'conv-1', parentAgentSessionId: null, sourcePath: 'conv-1.jsonl', agentType: null, description: null });
+		const entry = newTranscriptEntry({
+			id: 'tr_1',
+			agent: 'claude-code',
+			agentSessionId: 'conv-1',
+			parentAgentSessionId: null,
+			sourcePath: 'conv-1.jsonl',
+			agentType: null,
+			description: null,
+		});
 		const builder = new ExcerptBuilder(entry, '/workspace');
 		for (const [index, [command]] of shapes.entries()) {
 			// A Bash call as Claude Code records it in its transcript.
-			builder.add({ type: 'assistant', sessionId: 'conv-1', timestamp: '2026-11-24T10:00:00Z', message: { model: 'm', content: [{ type: 'tool_use', id: `tool-${index}`, name: 'Bash', input: { command } }] } });
+			builder.add({
+				type: 'assistant',
+				sessionId: 'conv-1',
+				timestamp: '2026-11-24T10:00:00Z',
+				message: { model: 'm', content: [{ type: 'tool_use', id: `tool-${index}`, name: 'Bash', input: { command } }] },
+			});
 		}
 		const details = builder.drain().map((line) => JSON.parse(line) as { type: string; detail: string });
 		assert.deepEqual(

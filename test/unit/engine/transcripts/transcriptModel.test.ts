@@ -13,13 +13,27 @@ import { modelFromTranscript } from '../../../../src/engine/transcripts/transcri
 import { tempDir } from '../../helpers';
 
 const claudeLine = (model: string, text: string): string =>
-	JSON.stringify({ type: 'assistant', sessionId: 's1', timestamp: '2026-11-28T07:00:00.000Z', message: { model, role: 'assistant', type: 'message', content: [{ type: 'text', text }] } });
+	JSON.stringify({
+		type: 'assistant',
+		sessionId: 's1',
+		timestamp: '2026-11-28T07:00:00.000Z',
+		message: { model, role: 'assistant', type: 'message', content: [{ type: 'text', text }] },
+	});
 const userLine = (text: string): string => JSON.stringify({ type: 'user', sessionId: 's1', message: { role: 'user', content: text } });
 
 test('the latest model a transcript names: Claude Code’s assistant lines, a /model switch, Codex’s turn context', (t) => {
 	const dir = tempDir(t, 'baton-transcript-model-');
 	const claude = path.join(dir, 'claude.jsonl');
-	fs.writeFileSync(claude, [userLine('hello'), claudeLine('claude-opus-4-1-20250805', 'first'), userLine('/model sonnet'), claudeLine('claude-sonnet-4-5-20250929', 'second'), ''].join('\n'));
+	fs.writeFileSync(
+		claude,
+		[
+			userLine('hello'),
+			claudeLine('claude-opus-4-1-20250805', 'first'),
+			userLine('/model sonnet'),
+			claudeLine('claude-sonnet-4-5-20250929', 'second'),
+			'',
+		].join('\n'),
+	);
 	assert.equal(modelFromTranscript(claude), 'claude-sonnet-4-5-20250929');
 	// A synthetic message (Claude Code writes one for an interruption) and a line still being written are passed over.
 	fs.appendFileSync(claude, `${claudeLine('<synthetic>', 'No response requested.')}\n{"type":"assistant","message":{"model":"claude-hai`);

@@ -48,7 +48,11 @@ export function realistic(root: string): TranscriptWriter {
 	w.snapshot();
 	w.user('Refactor the auth module. Our key is sk-ant-api03-DONOTLEAKDONOTLEAK0123456789 and password=hunter2');
 	w.meta('<command-name>/model</command-name>');
-	const [read] = w.assistant([{ text: 'Let me look at the module first.' }, { tool: 'Read', input: { file_path: path.join(root, 'src/auth.ts') } }], { input_tokens: 1000, output_tokens: 50, cache_read_input_tokens: 20_000 });
+	const [read] = w.assistant([{ text: 'Let me look at the module first.' }, { tool: 'Read', input: { file_path: path.join(root, 'src/auth.ts') } }], {
+		input_tokens: 1000,
+		output_tokens: 50,
+		cache_read_input_tokens: 20_000,
+	});
 	w.toolResult(read as string, 'export const auth = 1;');
 	const [edit, bash] = w.assistant(
 		[
@@ -64,7 +68,10 @@ export function realistic(root: string): TranscriptWriter {
 	w.unknown('some-future-record', { payload: { anything: [1, 2, 3] } });
 	w.compact('auto', 154_321);
 	w.compactSummary('This session is being continued from a previous conversation. The user asked for an auth refactor; src/auth.ts was edited; tests fail.');
-	const [write] = w.assistant([{ tool: 'Write', input: { file_path: path.join(root, 'src/rotation.ts'), content: 'export {}' } }], { input_tokens: 300, output_tokens: 30 });
+	const [write] = w.assistant([{ tool: 'Write', input: { file_path: path.join(root, 'src/rotation.ts'), content: 'export {}' } }], {
+		input_tokens: 300,
+		output_tokens: 30,
+	});
 	w.toolResult(write as string, 'created');
 	w.assistant([{ text: 'Tests pass now. Bearer abcdefghijklmnop0123 was in the log; I removed it.' }], { input_tokens: 500, output_tokens: 60 });
 	w.summary('Auth module refactor');

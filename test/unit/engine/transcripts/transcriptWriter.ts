@@ -57,11 +57,22 @@ export class TranscriptWriter {
 
 	snapshot(): this {
 		const messageId = randomUUID();
-		return this.push({ type: 'file-history-snapshot', messageId, snapshot: { messageId, trackedFileBackups: {}, timestamp: new Date(this.startMs).toISOString() }, isSnapshotUpdate: false });
+		return this.push({
+			type: 'file-history-snapshot',
+			messageId,
+			snapshot: { messageId, trackedFileBackups: {}, timestamp: new Date(this.startMs).toISOString() },
+			isSnapshotUpdate: false,
+		});
 	}
 
 	user(text: string): this {
-		return this.push({ ...this.envelope('user'), promptId: randomUUID(), isMeta: false, permissionMode: 'default', message: { role: 'user', content: text } });
+		return this.push({
+			...this.envelope('user'),
+			promptId: randomUUID(),
+			isMeta: false,
+			permissionMode: 'default',
+			message: { role: 'user', content: text },
+		});
 	}
 
 	meta(text: string): this {
@@ -85,18 +96,41 @@ export class TranscriptWriter {
 			this.push({
 				...this.envelope('assistant'),
 				requestId,
-				message: { id, type: 'message', role: 'assistant', model, content: [content], stop_reason: i === blocks.length - 1 ? ('tool' in block ? 'tool_use' : 'end_turn') : null, usage: { ...usage, service_tier: 'standard' } },
+				message: {
+					id,
+					type: 'message',
+					role: 'assistant',
+					model,
+					content: [content],
+					stop_reason: i === blocks.length - 1 ? ('tool' in block ? 'tool_use' : 'end_turn') : null,
+					usage: { ...usage, service_tier: 'standard' },
+				},
 			});
 		});
 		return ids;
 	}
 
-	toolResult(toolUseId: string, content: string, isError = false, toolUseResult: Json = { stdout: content, stderr: '', interrupted: false, isImage: false }): this {
-		return this.push({ ...this.envelope('user'), message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content, ...(isError ? { is_error: true } : {}) }] }, toolUseResult });
+	toolResult(
+		toolUseId: string,
+		content: string,
+		isError = false,
+		toolUseResult: Json = { stdout: content, stderr: '', interrupted: false, isImage: false },
+	): this {
+		return this.push({
+			...this.envelope('user'),
+			message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content, ...(isError ? { is_error: true } : {}) }] },
+			toolUseResult,
+		});
 	}
 
 	compact(trigger: 'auto' | 'manual', preTokens: number): this {
-		return this.push({ ...this.envelope('system'), subtype: 'compact_boundary', content: 'Conversation compacted', level: 'info', compactMetadata: { trigger, preTokens } });
+		return this.push({
+			...this.envelope('system'),
+			subtype: 'compact_boundary',
+			content: 'Conversation compacted',
+			level: 'info',
+			compactMetadata: { trigger, preTokens },
+		});
 	}
 
 	compactSummary(text: string): this {
@@ -148,7 +182,10 @@ export function generateLargeTranscript(file: string, megabytes: number, cwd = '
 		t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
 		return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
 	};
-	const words = 'the file function returns error value test build config module import export update change fix add remove check run result data user session tool edit read write'.split(' ');
+	const words =
+		'the file function returns error value test build config module import export update change fix add remove check run result data user session tool edit read write'.split(
+			' ',
+		);
 	const uni = ['café', 'naïve', '日本語のテキスト', 'emoji 🚀✅', 'Ünïcödé', 'Привет'];
 	const text = (n: number): string => {
 		let s = '';
@@ -170,8 +207,15 @@ export function generateLargeTranscript(file: string, megabytes: number, cwd = '
 			const r = rand();
 			if (r < 0.3) {
 				const tool = tools[Math.floor(rand() * tools.length)] as string;
-				const input = tool === 'Bash' ? { command: `npm test -- ${text(20)}`, description: text(30) } : { file_path: `${cwd}/src/f${Math.floor(rand() * 500)}.ts`, old_string: text(rand() * 300), new_string: text(rand() * 300) };
-				const [id] = writer.assistant([{ text: text(50 + rand() * 600) }, { tool, input }], { input_tokens: Math.floor(rand() * 5000), output_tokens: Math.floor(rand() * 800), cache_read_input_tokens: Math.floor(rand() * 50000) });
+				const input =
+					tool === 'Bash'
+						? { command: `npm test -- ${text(20)}`, description: text(30) }
+						: { file_path: `${cwd}/src/f${Math.floor(rand() * 500)}.ts`, old_string: text(rand() * 300), new_string: text(rand() * 300) };
+				const [id] = writer.assistant([{ text: text(50 + rand() * 600) }, { tool, input }], {
+					input_tokens: Math.floor(rand() * 5000),
+					output_tokens: Math.floor(rand() * 800),
+					cache_read_input_tokens: Math.floor(rand() * 50000),
+				});
 				const big = rand() < 0.04;
 				writer.toolResult(id as string, text(big ? 20000 + rand() * 150000 : 100 + rand() * 3000), rand() < 0.05);
 			} else if (r < 0.6) {

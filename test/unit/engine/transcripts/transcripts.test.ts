@@ -26,7 +26,11 @@ void describe('transcript archive', () => {
 
 		const report = await s.archive.sync({ link: s.link });
 		assert.equal(report.synced.length, 1);
-		assert.equal(report.parsedBytes, fs.statSync(file).size - Buffer.byteLength('{"type":"user","message":{"role":"user","content":"half-writ'), 'the torn last line is left for later');
+		assert.equal(
+			report.parsedBytes,
+			fs.statSync(file).size - Buffer.byteLength('{"type":"user","message":{"role":"user","content":"half-writ'),
+			'the torn last line is left for later',
+		);
 		const [info] = s.archive.list();
 		assert.equal(info?.sessionId, durable);
 		assert.equal(info?.title, 'Auth module refactor');
@@ -35,7 +39,11 @@ void describe('transcript archive', () => {
 		assert.equal(info?.errors, 1);
 		assert.equal(info?.compactions, 1);
 		assert.equal(info?.assistantMessages, 4, 'one message per id, however many records');
-		assert.deepEqual(info?.tokens['claude-sonnet-4-5-20250929'], { input: 3_800, output: 540, cacheRead: 20_000, cacheCreation: 5_000 }, 'usage counted once per message');
+		assert.deepEqual(
+			info?.tokens['claude-sonnet-4-5-20250929'],
+			{ input: 3_800, output: 540, cacheRead: 20_000, cacheCreation: 5_000 },
+			'usage counted once per message',
+		);
 		assert.deepEqual(info?.filesTouched, ['src/auth.ts', 'src/rotation.ts'], 'edits only, workspace-relative');
 		assert.equal(info?.bootstrap, false);
 
@@ -44,7 +52,15 @@ void describe('transcript archive', () => {
 		assert.deepEqual(types, ['user', 'assistant', 'tool', 'assistant', 'tool', 'tool', 'error', 'compact', 'summary', 'tool', 'assistant']);
 		const excerpts = found?.excerpts as Excerpt[];
 		const bash = excerpts.find((e) => e.type === 'tool' && e.name === 'Bash');
-		assert.deepEqual(bash, { type: 'tool', at: bash?.at, name: 'Bash', id: bash && 'id' in bash ? bash.id : null, files: [], edit: false, detail: 'npm test -- --token=[REDACTED:github-token]' });
+		assert.deepEqual(bash, {
+			type: 'tool',
+			at: bash?.at,
+			name: 'Bash',
+			id: bash && 'id' in bash ? bash.id : null,
+			files: [],
+			edit: false,
+			detail: 'npm test -- --token=[REDACTED:github-token]',
+		});
 		const error = excerpts.find((e) => e.type === 'error');
 		assert.equal(error && 'tool' in error ? error.tool : null, 'Bash', 'errors name their tool');
 		assert.deepEqual(
@@ -117,7 +133,12 @@ void describe('transcript archive', () => {
 		w.user('first request');
 		w.assistant([{ text: 'first answer' }], { input_tokens: 10, output_tokens: 5 });
 		let written = w.flush(file);
-		const torn = JSON.stringify({ type: 'user', sessionId: mainId, timestamp: '2026-03-01T09:10:00.000Z', message: { role: 'user', content: 'second request' } });
+		const torn = JSON.stringify({
+			type: 'user',
+			sessionId: mainId,
+			timestamp: '2026-03-01T09:10:00.000Z',
+			message: { role: 'user', content: 'second request' },
+		});
 		fs.appendFileSync(file, torn.slice(0, 20));
 		await s.archive.sync({ link: s.link });
 		const firstOffset = s.archive.list()[0]?.offset as number;
@@ -156,7 +177,11 @@ void describe('transcript archive', () => {
 		const subDir = path.join(s.projectDir, mainId, 'subagents');
 		const sub = new TranscriptWriter(mainId, s.root, Date.parse('2026-03-01T09:05:00.000Z'), { sidechain: true, agentId: 'a3f9c1e' });
 		sub.user('Find every caller of issueToken');
-		const [grep] = sub.assistant([{ tool: 'Grep', input: { pattern: 'issueToken', path: s.root } }], { input_tokens: 400, output_tokens: 20 }, 'claude-haiku-4-5-20251001');
+		const [grep] = sub.assistant(
+			[{ tool: 'Grep', input: { pattern: 'issueToken', path: s.root } }],
+			{ input_tokens: 400, output_tokens: 20 },
+			'claude-haiku-4-5-20251001',
+		);
 		sub.toolResult(grep as string, 'src/a.ts\nsrc/b.ts');
 		sub.assistant([{ text: 'Found 2 callers.' }], { input_tokens: 500, output_tokens: 30 }, 'claude-haiku-4-5-20251001');
 		sub.flush(path.join(subDir, 'agent-a3f9c1e.jsonl'));
@@ -169,7 +194,12 @@ void describe('transcript archive', () => {
 		assert.equal(report.unlinked, 1);
 		assert.equal(report.bootstrap, 1);
 		const byId = new Map(s.archive.list().map((i) => [i.id, i]));
-		assert.deepEqual([...byId.keys()].sort(), ['6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33', '6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33/agent-a3f9c1e', 'bootstrap-id', 'someone-else']);
+		assert.deepEqual([...byId.keys()].sort(), [
+			'6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33',
+			'6f1c2a9e-3b7d-4c21-9e8a-5d4f0b7a1c33/agent-a3f9c1e',
+			'bootstrap-id',
+			'someone-else',
+		]);
 		const subInfo = byId.get(`${mainId}/agent-a3f9c1e`);
 		assert.equal(subInfo?.sessionId, durable, 'linked through its parent');
 		assert.equal(subInfo?.agentType, 'Explore');
@@ -279,7 +309,13 @@ void describe('baton transcripts (the bundled CLI)', () => {
 		const baton = (...args: string[]) => runBaton(cli, root, args, { env: { BATON_CLAUDE_HOME: claudeHome } });
 		baton('init');
 		const projectDir = claudeProjectDir(claudeHome, root);
-		const payload = { session_id: mainId, hook_event_name: 'SessionStart', source: 'startup', cwd: root, transcript_path: path.join(projectDir, `${mainId}.jsonl`) };
+		const payload = {
+			session_id: mainId,
+			hook_event_name: 'SessionStart',
+			source: 'startup',
+			cwd: root,
+			transcript_path: path.join(projectDir, `${mainId}.jsonl`),
+		};
 		assert.equal(runBaton(cli, root, ['hook'], { input: JSON.stringify(payload), env: { BATON_CLAUDE_HOME: claudeHome } }).code, 0);
 		realistic(root).flush(path.join(projectDir, `${mainId}.jsonl`));
 		new TranscriptWriter('unrelated', root).user('x').flush(path.join(projectDir, 'unrelated.jsonl'));

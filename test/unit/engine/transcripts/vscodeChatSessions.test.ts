@@ -29,7 +29,15 @@ function storageFolder(userData: string, hash: string, folder: string): string {
 }
 
 function builtFrom(records: Record<string, unknown>[], root: string) {
-	const entry = newTranscriptEntry({ id: 'x', agent: 'copilot', agentSessionId: 'x', parentAgentSessionId: null, sourcePath: 'x', agentType: null, description: null });
+	const entry = newTranscriptEntry({
+		id: 'x',
+		agent: 'copilot',
+		agentSessionId: 'x',
+		parentAgentSessionId: null,
+		sourcePath: 'x',
+		agentType: null,
+		description: null,
+	});
 	const builder = new ExcerptBuilder(entry, root);
 	for (const record of records) {
 		builder.add(record);
@@ -151,5 +159,8 @@ test('the mutation log as VS Code’s ObjectMutationLog defines it: set, push wi
 	assert.equal(read.warnings.length, 3, read.warnings.join('\n'));
 	assert.ok(read.warnings.some((w) => w.startsWith('line 8') && w.includes('not JSON')));
 	// No initial line: nothing to replay, said, not thrown.
-	assert.deepEqual(readVscodeChatSession('{"kind":1,"k":["a"],"v":1}\n', true).warnings, ['line 1: a change before the initial entry, skipped', 'no session state in the file']);
+	assert.deepEqual(readVscodeChatSession('{"kind":1,"k":["a"],"v":1}\n', true).warnings, [
+		'line 1: a change before the initial entry, skipped',
+		'no session state in the file',
+	]);
 });

@@ -33,7 +33,11 @@ void describe('dirty tracking of skipped files', () => {
 				return dirty.sync(false, (paths) => syncIndex(shadow, { ...(paths ? { paths } : {}), maxFileSize: 1024, deadline: Date.now() + 30_000 }));
 			});
 		const indexed = () =>
-			execFileSync('git', ['ls-files'], { cwd: root, env: { ...process.env, GIT_DIR: shadow.gitDir, GIT_WORK_TREE: root, GIT_INDEX_FILE: shadow.indexFile }, encoding: 'utf8' })
+			execFileSync('git', ['ls-files'], {
+				cwd: root,
+				env: { ...process.env, GIT_DIR: shadow.gitDir, GIT_WORK_TREE: root, GIT_INDEX_FILE: shadow.indexFile },
+				encoding: 'utf8',
+			})
 				.split('\n')
 				.filter(Boolean);
 

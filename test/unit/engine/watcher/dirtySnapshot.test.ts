@@ -26,7 +26,18 @@ async function fullScanTree(t: TestContext, engine: Engine, root: string, batonD
 	void t;
 	const shadow = new ShadowRepo(root, batonDir);
 	return shadow.withLock(
-		async () => (await takeSnapshot(shadow, { excludes: engine.config.checkpoints.excludes, maxFileSize: engine.config.checkpoints.maxFileSize, budgetMs: 60_000, message: 'reference', parentCommit: null, refId: null, dateMs: 0 })).tree,
+		async () =>
+			(
+				await takeSnapshot(shadow, {
+					excludes: engine.config.checkpoints.excludes,
+					maxFileSize: engine.config.checkpoints.maxFileSize,
+					budgetMs: 60_000,
+					message: 'reference',
+					parentCommit: null,
+					refId: null,
+					dateMs: 0,
+				})
+			).tree,
 	);
 }
 
@@ -176,7 +187,9 @@ async function randomRounds(t: TestContext, seed: number): Promise<void> {
 		assert.equal(claim?.kind, 'paths', `seed ${seed} round ${round}: ${claim?.kind === 'full' ? claim.reason : ''}`);
 		const full = await fullScanTree(t, engine, root, reference);
 		if (cp.treeSha !== full) {
-			assert.fail(`seed ${seed} round ${round} (${done.join(', ')}): the dirty-path tree differs from the full scan:\n${treeDifference(root, cp.treeSha, reference, full)}`);
+			assert.fail(
+				`seed ${seed} round ${round} (${done.join(', ')}): the dirty-path tree differs from the full scan:\n${treeDifference(root, cp.treeSha, reference, full)}`,
+			);
 		}
 	}
 	assert.equal(usedPaths, 20);
@@ -184,10 +197,14 @@ async function randomRounds(t: TestContext, seed: number): Promise<void> {
 
 /** What only one of two trees (in two shadow stores) holds, for the failure message. */
 function treeDifference(root: string, dirtyTree: string, reference: string, fullTree: string): string {
-	const list = (gitDir: string, tree: string) => new Set(execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', tree], { encoding: 'utf8' }).split('\n').filter(Boolean));
+	const list = (gitDir: string, tree: string) =>
+		new Set(execFileSync('git', ['--git-dir', gitDir, 'ls-tree', '-r', tree], { encoding: 'utf8' }).split('\n').filter(Boolean));
 	const dirty = list(path.join(root, '.baton', 'shadow.git'), dirtyTree);
 	const full = list(path.join(reference, 'shadow.git'), fullTree);
-	return [...[...dirty].filter((e) => !full.has(e)).map((e) => `only in the dirty-path tree: ${e}`), ...[...full].filter((e) => !dirty.has(e)).map((e) => `only in the full scan: ${e}`)].join('\n');
+	return [
+		...[...dirty].filter((e) => !full.has(e)).map((e) => `only in the dirty-path tree: ${e}`),
+		...[...full].filter((e) => !dirty.has(e)).map((e) => `only in the full scan: ${e}`),
+	].join('\n');
 }
 
 void describe('checkpoints from the watcher’s dirty paths', () => {

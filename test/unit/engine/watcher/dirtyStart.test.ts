@@ -31,7 +31,9 @@ void describe('dirty tracking while the watcher starts', () => {
 		const sync = () =>
 			shadow.withLock(async () => {
 				await shadow.ensureInit([]);
-				return dirty.sync(false, (paths) => syncIndex(shadow, { ...(paths ? { paths } : {}), maxFileSize: 1024 * 1024, deadline: Date.now() + 30_000 }));
+				return dirty.sync(false, (paths) =>
+					syncIndex(shadow, { ...(paths ? { paths } : {}), maxFileSize: 1024 * 1024, deadline: Date.now() + 30_000 }),
+				);
 			});
 		const starting = dirty.start();
 		t.after(async () => (await starting)());

@@ -179,8 +179,10 @@ function writeSessionBatch(p: Projection, store: JournalStore, batch: SessionBat
 const handoffKeys = Object.keys(handoffData({}));
 /**
  * A `handoff.written` body that has the handoff's own keys first, in their order, is its handoff row
- * as it stands: `handoffData` of it serialises to the same text as the body, and the stored body is
- * that text (JSON columns hold JSON.stringify's output), so SQLite can copy it (`copyHandoffs`).
+ * as it stands, so SQLite can copy the stored body (`copyHandoffs`). That text is the JSON of the
+ * handoff but not always JSON.stringify's: a pulled event keeps its line's own body text (wireLines.ts),
+ * spacing and escapes included. Every reader of handoff_json parses it (JavaScript, where a repeated
+ * key's last value wins); nothing reads it with SQLite's json functions, which would take the first.
  */
 function isHandoffRow(body: Record<string, unknown>): boolean {
 	const keys = Object.keys(body);

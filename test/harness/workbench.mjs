@@ -518,10 +518,21 @@ export class Session {
 		// run a visible, focused row never passed that check in 30 s (the review suite's Compare
 		// Checkpoints, dark theme; it passed on rerun). The same real mouse click at the row's place
 		// then does it without that wait.
-		await row.click({ timeout: 8000 }).catch(async (error) => {
-			if (!/Timeout/.test(String(error?.message))) throw error;
-			await row.click({ force: true, timeout });
-		});
+		// And once a row found visible was "not visible" at the click (the same check, dark theme): the
+		// list drew its rows again under the click. The row is waited for again, up to three times.
+		for (let attempt = 1; ; attempt++) {
+			try {
+				await row.click({ timeout: 8000 });
+				return;
+			} catch (error) {
+				if (/Timeout/.test(String(error?.message))) {
+					await row.click({ force: true, timeout });
+					return;
+				}
+				if (attempt >= 3 || !/not visible|not stable|detached/i.test(String(error?.message))) throw error;
+				await row.waitFor({ state: 'visible', timeout });
+			}
+		}
 	}
 
 	/** Presses Enter in the open quick pick / input box (accepts typed text or the active row). */

@@ -144,16 +144,19 @@ for (const theme of ['dark', 'light']) {
 		});
 
 		await checks.run(`${theme}: Start Session's scope step keeps its title in sight`, async () => {
-			await s.runCommand('Baton: Start Session');
-			await s.quickInputSubmit('A second look');
 			const title = s.page.locator('.quick-input-widget .quick-input-title');
-			await title.waitFor({ timeout: 10_000 });
-			await s.page.waitForTimeout(800);
-			await s.screenshot(`${theme}-03-start-scope`);
-			if (!(await title.isVisible())) {
-				// Not the covered title this check is about: say what happened instead (seen once in CI, the picker had closed).
-				throw new Error('the picker closed before its title could be checked (focus went elsewhere)');
+			// A quick pick closes when focus leaves it; in CI, at times, something took the focus within the
+			// 800 ms (the picker had closed, twice in some thirty runs). That is not the covered title this
+			// check is about: the command runs once more, and a second close fails, saying so.
+			for (let attempt = 1; ; attempt++) {
+				await s.runCommand('Baton: Start Session');
+				await s.quickInputSubmit('A second look');
+				await title.waitFor({ timeout: 10_000 });
+				await s.page.waitForTimeout(800);
+				if (await title.isVisible()) break;
+				if (attempt === 2) throw new Error('the picker closed twice before its title could be checked (focus went elsewhere)');
 			}
+			await s.screenshot(`${theme}-03-start-scope`);
 			const covered = await title.evaluate((el) => {
 				const r = el.getBoundingClientRect();
 				const top = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);

@@ -105,6 +105,11 @@ const bodies: Record<string, Spec> = {
 /** A scope's fields besides its type (checked once the type is a name). */
 const scopeFields: Spec = { rootTaskId: 'text', phaseFilter: 'text', explicitTaskIds: texts };
 
+/** A body field's text, or null when the field is absent or not a string (the projection reads bodies a newer version may have written). */
+export function bodyText(value: unknown): string | null {
+	return typeof value === 'string' ? value : null;
+}
+
 /** Whether a session's scope type is one this version knows (the projection warns of the others). */
 export function knownScopeType(type: unknown): boolean {
 	return typeof type === 'string' && (scopeTypes as readonly string[]).includes(type);

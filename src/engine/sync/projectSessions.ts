@@ -9,7 +9,7 @@ import { insertRows } from './rawInsert';
 import type { HandoffData, SessionFocus, SessionScope } from '../storage/jsonShapes';
 import { handoffData, sessionRow } from '../interop/sessionRows';
 import { inJsonList } from '../shared/sqlJsonList';
-import { knownScopeType } from '../shared/eventBodies';
+import { knownScopeType, bodyText } from '../shared/eventBodies';
 import type { Session } from '../storage/model';
 import type { WireEvent } from '../shared/sharedEvents';
 import { handoffs, sessions } from '../storage/schema';
@@ -100,7 +100,7 @@ function projectSession(p: Projection, batch: SessionBatch, start: WireEvent, ow
 	const id = start.subject;
 	const state = derivedStatus(own);
 	// Its last rename (id order), whichever machine's: the session's own machine refuses a teammate's rename, so it is that machine's.
-	const renamed = str(own.findLast((e) => e.kind === 'session.renamed' && (str(e.body['name']) ?? '') !== '')?.body['name']);
+	const renamed = bodyText(own.findLast((e) => e.kind === 'session.renamed' && (bodyText(e.body['name']) ?? '') !== '')?.body['name']);
 	const row = p.sessionRows.get(id);
 	if (!row) {
 		batch.newSessions.push(newSessionRow(p, batch, start, state, renamed));
@@ -139,19 +139,19 @@ function newSessionRow(
 ): typeof sessions.$inferInsert {
 	const id = start.subject;
 	const body = start.body;
-	const at = str(body['startedAt']) ?? start.at;
-	const previous = str(body['previousId']);
-	const parent = str(body['parentId']);
+	const at = bodyText(body['startedAt']) ?? start.at;
+	const previous = bodyText(body['previousId']);
+	const parent = bodyText(body['parentId']);
 	const scope = (body['scope'] ?? { type: 'global' }) as SessionScope;
 	if (!knownScopeType(scope.type)) {
 		batch.unknownScopes.add(scope.type);
 	}
 	return sessionRow({
 		id,
-		name: renamed ?? str(body['name']) ?? id,
+		name: renamed ?? bodyText(body['name']) ?? id,
 		status: state?.status ?? 'active',
 		scope,
-		agent: str(body['agent']),
+		agent: bodyText(body['agent']),
 		previousSessionId: previous && (batch.newIds.has(previous) || p.known(previous)) ? previous : null,
 		parentSessionId: parent && (batch.newIds.has(parent) || p.known(parent)) ? parent : null,
 		endNote: state?.endNote ?? null,
@@ -204,14 +204,14 @@ interface DerivedStatus {
  */
 function derivedStatus(events: readonly WireEvent[]): DerivedStatus | null {
 	// Own keys only: a status named like an Object member (`constructor`) is none this version knows.
-	const knownStatus = (e: WireEvent): boolean => e.kind === 'session.status' && Object.hasOwn(statusOf, str(e.body['status']) ?? '');
+	const knownStatus = (e: WireEvent): boolean => e.kind === 'session.status' && Object.hasOwn(statusOf, bodyText(e.body['status']) ?? '');
 	const last = events.findLast(knownStatus);
 	if (!last) {
 		return null;
 	}
-	const status = statusOf[str(last.body['status']) as string] as Session['status'];
-	const at = str(last.body['at']) ?? last.at;
-	return { status, at, endedAt: status === 'ended' ? at : null, endNote: status === 'ended' ? str(last.body['reason']) : null };
+	const status = statusOf[bodyText(last.body['status']) as string] as Session['status'];
+	const at = bodyText(last.body['at']) ?? last.at;
+	return { status, at, endedAt: status === 'ended' ? at : null, endNote: status === 'ended' ? bodyText(last.body['reason']) : null };
 }
 
 /** An imported live session's focus as its start event carries it (checked against eventBodies.ts at the merge). */
@@ -220,10 +220,6 @@ function focusOf(value: unknown): SessionFocus | null {
 		return null;
 	}
 	const body = value as Record<string, unknown>;
-	const focus = { note: str(body['note']), nextAction: str(body['nextAction']), blockedReason: str(body['blockedReason']) };
+	const focus = { note: bodyText(body['note']), nextAction: bodyText(body['nextAction']), blockedReason: bodyText(body['blockedReason']) };
 	return focus.note || focus.nextAction || focus.blockedReason ? focus : null;
-}
-
-function str(value: unknown): string | null {
-	return typeof value === 'string' ? value : null;
 }

@@ -7,6 +7,7 @@
 import { retractedKind } from './retraction';
 import { eq, max } from 'drizzle-orm';
 import { inJsonList } from '../shared/sqlJsonList';
+import { bodyText } from '../shared/eventBodies';
 import { eventsBySubject } from './subjectEvents';
 import type { BatonDb, JournalStore } from '../storage/journalStore';
 import type { CheckpointAnnotation, CheckpointMetrics, FileStats } from '../storage/jsonShapes';
@@ -175,7 +176,7 @@ function deriveConsumption(
 ): boolean {
 	const row = rows.get(subject);
 	const winner = events.find((e) => e.kind === 'handoff.consumed');
-	const by = winner ? str(winner.body['bySessionId']) : null;
+	const by = winner ? bodyText(winner.body['bySessionId']) : null;
 	if (!row || !winner || !by || !known(by)) {
 		return false;
 	}
@@ -183,7 +184,7 @@ function deriveConsumption(
 		return false;
 	}
 	db.update(sessions)
-		.set({ nextSessionId: by, handoffConsumedBy: by, handoffConsumedAt: str(winner.body['at']) ?? winner.at })
+		.set({ nextSessionId: by, handoffConsumedBy: by, handoffConsumedAt: bodyText(winner.body['at']) ?? winner.at })
 		.where(eq(sessions.id, subject))
 		.run();
 	// A session projected before its predecessor arrived gets its link now.
@@ -219,11 +220,11 @@ function deriveCheckpoint(
 				id,
 				seq,
 				sessionId: known(recorded.sessionId ?? null) ? recorded.sessionId : null,
-				trigger: str(b['trigger']) ?? 'manual',
-				parentCheckpointId: str(b['parentCheckpointId']),
-				commitSha: str(b['commitOid']) ?? '',
-				treeSha: str(b['treeOid']) ?? '',
-				message: str(b['message']),
+				trigger: bodyText(b['trigger']) ?? 'manual',
+				parentCheckpointId: bodyText(b['parentCheckpointId']),
+				commitSha: bodyText(b['commitOid']) ?? '',
+				treeSha: bodyText(b['treeOid']) ?? '',
+				message: bodyText(b['message']),
 				tags: (b['tags'] as string[] | undefined) ?? [],
 				annotations: (b['annotations'] as CheckpointAnnotation[] | undefined) ?? [],
 				linkedIssues: [],
@@ -236,7 +237,7 @@ function deriveCheckpoint(
 				approvalReason: null,
 				approvalPolicy: oneOf(approvalPolicies, b['approvalPolicy'], 'review'),
 				escalationReasons: (b['escalationReasons'] as string[] | undefined) ?? [],
-				createdAt: str(b['createdAt']) ?? recorded.at,
+				createdAt: bodyText(b['createdAt']) ?? recorded.at,
 			})
 			.run();
 		outcome = 'added';
@@ -244,14 +245,14 @@ function deriveCheckpoint(
 	}
 	if (row && decided) {
 		const status = decided.body['status'] === 'approved' ? 'approved' : 'rejected';
-		const user = str(decided.body['by']) ?? decided.actor;
+		const user = bodyText(decided.body['by']) ?? decided.actor;
 		if (row.approvalStatus !== status || row.approvalUser !== user) {
 			db.update(checkpoints)
 				.set({
 					approvalStatus: status,
 					approvalUser: user,
-					approvalAt: str(decided.body['at']) ?? decided.at,
-					approvalReason: str(decided.body['note']),
+					approvalAt: bodyText(decided.body['at']) ?? decided.at,
+					approvalReason: bodyText(decided.body['note']),
 				})
 				.where(eq(checkpoints.id, id))
 				.run();
@@ -259,8 +260,4 @@ function deriveCheckpoint(
 		}
 	}
 	return outcome;
-}
-
-function str(value: unknown): string | null {
-	return typeof value === 'string' ? value : null;
 }

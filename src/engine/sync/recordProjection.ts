@@ -6,6 +6,7 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { BatonDb, JournalStore } from '../storage/journalStore';
 import { inJsonList } from '../shared/sqlJsonList';
+import { bodyText } from '../shared/eventBodies';
 import { insertRows } from './rawInsert';
 import type { SharedEvent } from '../storage/model';
 import type { WireEvent } from '../shared/sharedEvents';
@@ -90,10 +91,10 @@ function projectDecisions(db: BatonDb, store: JournalStore, newEvents: readonly 
 			id: e.subject,
 			sessionId: sessionKnown(e.sessionId) ? e.sessionId : null,
 			kind: b['kind'] === 'assumption' ? 'assumption' : 'decision',
-			text: str(b['text']) ?? '',
-			rationale: str(b['rationale']),
-			taskId: str(b['taskId']),
-			createdAt: str(b['createdAt']) ?? e.at,
+			text: bodyText(b['text']) ?? '',
+			rationale: bodyText(b['rationale']),
+			taskId: bodyText(b['taskId']),
+			createdAt: bodyText(b['createdAt']) ?? e.at,
 		});
 	}
 	insertRows(store, decisions, newDecisions);
@@ -108,7 +109,12 @@ function projectImports(db: BatonDb, newEvents: readonly WireEvent[]): number {
 			continue;
 		}
 		const b = e.body;
-		const [source, entityType, externalId, entityId] = [str(b['source']), str(b['entityType']), str(b['externalId']), str(b['entityId'])];
+		const [source, entityType, externalId, entityId] = [
+			bodyText(b['source']),
+			bodyText(b['entityType']),
+			bodyText(b['externalId']),
+			bodyText(b['entityId']),
+		];
 		// Only for a record this machine holds: otherwise a later import of the same file would skip it.
 		if (!source || !entityType || !externalId || !entityId || !entityHeld(db, entityType, entityId)) {
 			continue;
@@ -125,8 +131,8 @@ function projectImports(db: BatonDb, newEvents: readonly WireEvent[]): number {
 					entityType,
 					externalId,
 					entityId,
-					contentHash: str(b['contentHash']) ?? '',
-					importedAt: str(b['importedAt']) ?? e.at,
+					contentHash: bodyText(b['contentHash']) ?? '',
+					importedAt: bodyText(b['importedAt']) ?? e.at,
 					extra: null,
 				})
 				.run();
@@ -228,13 +234,13 @@ function projectMemory(db: BatonDb, newEvents: readonly WireEvent[], sessionKnow
 	for (const [key, fact] of groups) {
 		const b = fact.body;
 		const kind = b['kind'] === 'gotcha' ? 'gotcha' : 'knowledge';
-		const fingerprint = str(b['fingerprint']) ?? fact.subject;
+		const fingerprint = bodyText(b['fingerprint']) ?? fact.subject;
 		const confirmations = counts.get(key) ?? 1;
 		const lastConfirmedAt = [...all.values()]
 			.flat()
 			.filter((e) => e.kind === 'memory.confirmed' && touched.has(e.subject))
-			.map((e) => str(e.body['at']) ?? e.at)
-			.reduce((a, x) => (x > a ? x : a), str(b['createdAt']) ?? fact.at);
+			.map((e) => bodyText(e.body['at']) ?? e.at)
+			.reduce((a, x) => (x > a ? x : a), bodyText(b['createdAt']) ?? fact.at);
 		// The writer's own row keeps its unredacted fingerprint: look for any copy's id first.
 		const ids = [...all]
 			.filter(([, list]) => list.some((e) => e.kind === 'memory.fact' && e.body['kind'] === kind && e.body['fingerprint'] === fingerprint))
@@ -251,17 +257,17 @@ function projectMemory(db: BatonDb, newEvents: readonly WireEvent[], sessionKnow
 				.values({
 					id: fact.subject,
 					kind,
-					text: str(b['text']) ?? '',
+					text: bodyText(b['text']) ?? '',
 					fingerprint,
 					sourceSessionId: sessionKnown(fact.sessionId) ? fact.sessionId : null,
-					source: str(b['source']) ?? 'manual',
+					source: bodyText(b['source']) ?? 'manual',
 					files: Array.isArray(b['files']) ? (b['files'] as unknown[]).filter((x): x is string => typeof x === 'string') : [],
 					confirmations,
-					createdAt: str(b['createdAt']) ?? fact.at,
+					createdAt: bodyText(b['createdAt']) ?? fact.at,
 					lastConfirmedAt,
 					staleSince: null,
 					staleReason: null,
-					retiredAt: str(b['retiredAt']),
+					retiredAt: bodyText(b['retiredAt']),
 				})
 				.run();
 			changed++;
@@ -287,8 +293,4 @@ const taskEnums: Record<string, readonly string[]> = { type: taskTypes, status: 
 /** `value` when it is one of `values` (a newer version's value, unknown here, is `fallback`). */
 export function oneOf<T extends string>(values: readonly T[], value: unknown, fallback: T): T {
 	return values.includes(value as T) ? (value as T) : fallback;
-}
-
-function str(value: unknown): string | null {
-	return typeof value === 'string' ? value : null;
 }

@@ -22,6 +22,7 @@ import { runGit, splitNul } from '../git/gitRunner';
 import { listChanged, type Listed } from './listChanged';
 import { carryIndexPaths, indexStamp } from './indexPaths';
 import type { ShadowRepo } from './shadowRepo';
+import { forgetIgnoreVerdicts } from './ignoreVerdicts';
 import { pushAll } from '../arrays';
 
 export interface SyncProgress {
@@ -61,6 +62,8 @@ const maxNestedDepth = 4;
 /** Lists what changed, size-checks it, and feeds it to the index in batches until done or out of time. */
 export async function syncIndex(repo: ShadowRepo, options: SyncOptions): Promise<SyncResult> {
 	const skipped: SkippedFile[] = [];
+	// The sync takes in any changed .gitignore: the captures' kept ignore verdicts no longer know the rules.
+	forgetIgnoreVerdicts(repo.gitDir);
 	const remaining = () => options.deadline - Date.now();
 	options.onProgress?.({ phase: 'listing', done: 0, total: 0 });
 	let listing: Listed[];

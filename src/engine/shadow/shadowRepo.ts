@@ -17,6 +17,7 @@ import { mkdirPrivate, privateFileMode } from '../workspace';
 import { LockFile } from '../storage/lockFile';
 import { hostEnv, userRepoEnv } from '../git/gitEnv';
 import { runGit, type GitResult } from '../git/gitRunner';
+import { forgetIgnoreVerdicts } from './ignoreVerdicts';
 
 export const shadowDirName = 'shadow.git';
 
@@ -255,6 +256,7 @@ export class ShadowRepo {
 		}
 		if (current !== exclude) {
 			fs.writeFileSync(file, exclude);
+			forgetIgnoreVerdicts(this.gitDir);
 			return true;
 		}
 		return false;

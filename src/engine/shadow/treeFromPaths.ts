@@ -18,6 +18,7 @@ import { catBatch } from '../git/objectReader';
 import { realFolders, underRepo } from './listChanged';
 import { configBool, parseTree, serializeTree, treeMode, writeLooseObject, type TreeEntry } from './gitObjects';
 import type { ShadowRepo } from './shadowRepo';
+import { ignoreVerdictsOf } from './ignoreVerdicts';
 
 export interface PathState {
 	mode: string;
@@ -269,11 +270,18 @@ async function dropIgnoredNewFiles(repo: ShadowRepo, wanted: Map<string, Wanted>
 	if (fresh.some((rel) => underRepo(repo.workTree, rel, repos))) {
 		return { reason: 'a new file inside a nested repository' };
 	}
-	if (fresh.length > 0) {
+	const verdicts = ignoreVerdictsOf(repo.gitDir, [...wanted.keys()]);
+	const unknown = fresh.filter((rel) => !verdicts.has(rel));
+	if (unknown.length > 0) {
 		const ignored = new Set(
-			splitNul((await repo.git(['check-ignore', '-z', '--no-index', '--stdin'], { input: `${fresh.join('\0')}\0`, okCodes: [1], timeoutMs })).stdout),
+			splitNul((await repo.git(['check-ignore', '-z', '--no-index', '--stdin'], { input: `${unknown.join('\0')}\0`, okCodes: [1], timeoutMs })).stdout),
 		);
-		for (const rel of ignored) {
+		for (const rel of unknown) {
+			verdicts.set(rel, ignored.has(rel));
+		}
+	}
+	for (const rel of fresh) {
+		if (verdicts.get(rel)) {
 			wanted.set(rel, { kind: 'gone' });
 		}
 	}

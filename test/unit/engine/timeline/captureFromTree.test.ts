@@ -246,3 +246,53 @@ void describe('a checkpoint right after a step built from the previous tree', ()
 		);
 	});
 });
+
+void describe('the ignore verdicts a capture keeps for new files', () => {
+	/** The capture's `check-ignore` processes, counted on the store it is given. */
+	function countIgnoreChecks(shadow: ShadowRepo): { count: number } {
+		const seen = { count: 0 };
+		const git = shadow.git.bind(shadow);
+		shadow.git = (args, options) => {
+			if (args[0] === 'check-ignore') seen.count++;
+			return git(args, options);
+		};
+		return seen;
+	}
+	const shadow = (root: string) => new ShadowRepo(root, path.join(root, '.baton'));
+	const names = (shadow: ShadowRepo, tree: string) => shadow.withLock(async () => (await shadow.gitText(['ls-tree', '-r', '--name-only', tree])).split('\n'));
+
+	void it('asks git once per new file while the index has not caught up, not once per capture', async (t) => {
+		const { engine, root, shadow, capture, reference } = await setUp(t);
+		await capture();
+		const checks = countIgnoreChecks(shadow);
+		let asked = 0;
+		let built = 0;
+		for (let i = 0; i < 4; i++) {
+			fs.appendFileSync(path.join(root, 'bench.txt'), `${i}\n`);
+			const before = checks.count;
+			await capture();
+			// A capture the catch-up got ahead of (a loaded machine) went through the index: not counted.
+			if (lastCapture.via === 'tree') {
+				built++;
+				asked += checks.count - before;
+			}
+		}
+		assert.ok(built >= 2, `only ${built} of 4 captures were built from the previous tree`);
+		assert.equal(asked, 1, 'one check-ignore for bench.txt, its verdict kept by the next captures');
+		assert.equal(await capture(), await fullScanTree(engine, root, reference));
+	});
+
+	void it('are forgotten when the index is synced: a .gitignore that now leaves a new file out', async (t) => {
+		const { engine, root, capture, reference } = await setUp(t);
+		await capture();
+		write(root, 'src/mod1/draft.md', 'kept for now\n');
+		assert.ok((await names(shadow(root), await capture())).includes('src/mod1/draft.md'));
+		// The watcher has the index synced for a .gitignore change; draft.md, never in the index, stays new.
+		write(root, '.gitignore', '*.tmp\ndraft.md\n');
+		assert.ok(!(await names(shadow(root), await capture())).includes('src/mod1/draft.md'));
+		fs.appendFileSync(path.join(root, 'src/mod1/draft.md'), 'edited\n');
+		const tree = await capture();
+		assert.ok(!(await names(shadow(root), tree)).includes('src/mod1/draft.md'), `draft.md is left out (${lastCapture.via})`);
+		assert.equal(tree, await fullScanTree(engine, root, reference));
+	});
+});

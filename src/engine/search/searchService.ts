@@ -68,16 +68,10 @@ export class SearchService {
 		const run = this.queue.then(async () => {
 			const index = await this.current();
 			const started = performance.now();
-			const figures = index.lengthFigures();
-			const found = index.matches(fts.match, filter, this.cut);
-			const scored = ranked(found, figures);
-			const top = scored.slice(0, limit);
-			const rows = index.rows(
-				top.map((t) => t.id),
-				fts.match,
-				open,
-				close,
-			);
+			let answer = this.best(index, fts.match, filter, limit);
+			// Excerpts of an archive removed by hand are taken out when found: ranked again without them.
+			while (this.feed.dropVanished(index, transcriptsOf(answer.rows))) answer = this.best(index, fts.match, filter, limit);
+			const { found, top, rows } = answer;
 			const names = await this.ctx.store.read(() =>
 				sessionNames(
 					this.ctx.store.sqlite,
@@ -110,6 +104,19 @@ export class SearchService {
 			() => this.ended(),
 		);
 		return run;
+	}
+
+	/** The `limit` best matches of `match`, ranked, with their rows and snippets, and what was found in all. */
+	private best(index: SearchIndex, match: string, filter: IndexFilter, limit: number) {
+		const found = index.matches(match, filter, this.cut);
+		const top = ranked(found, index.lengthFigures()).slice(0, limit);
+		const rows = index.rows(
+			top.map((t) => t.id),
+			match,
+			open,
+			close,
+		);
+		return { found, top, rows };
 	}
 
 	/** Drops the index and its cache and builds both again (`baton doctor --reindex`); the records indexed. */
@@ -264,6 +271,11 @@ function ranked(found: Matches, figures: ReturnType<SearchIndex['lengthFigures']
 		scored = found.rows.map((m) => ({ id: m.id, score: bm25Sampled(m.info, m.id, figures, columnWeights, estimated) }));
 	}
 	return scored.sort((a, b) => b.score - a.score || b.id - a.id);
+}
+
+/** The transcripts whose excerpts are among `rows`. */
+function transcriptsOf(rows: ReadonlyMap<number, DocRow>): string[] {
+	return [...rows.values()].flatMap((row) => (row.transcript === null ? [] : [row.transcript]));
 }
 
 function filterOf(query: SearchQuery): IndexFilter {

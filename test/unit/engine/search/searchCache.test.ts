@@ -259,3 +259,32 @@ void describe('search index on disk: close() while a search loads it', () => {
 		assert.ok(closed.has(opened[1] as SearchIndex));
 	});
 });
+
+void describe('search index on disk: an archive file removed by hand', () => {
+	const transcriptHits = (result: SearchResult) => result.hits.filter((h) => h.kind === 'transcript').map((h) => h.excerpt);
+	// Issue #26 item 2: a session whose agent deleted its file stays readable from the archive, so it stays
+	// searchable. Baton's own archive file removed by hand leaves index.json as it was: its excerpts have no source any more.
+	void it('finds none of its excerpts, in this process and the next; the agent deleting its own file keeps them', async (t) => {
+		const { engine, root, archive, file } = await world(t);
+		assert.equal(transcriptHits(await engine.search.search({ text: '10.005' })).length, 1);
+		fs.rmSync(file);
+		await archive.sync({ link: async () => null });
+		assert.equal(archive.list()[0]?.sourceMissing, true);
+		assert.equal(transcriptHits(await engine.search.search({ text: '10.005' })).length, 1, "the agent's file gone: kept");
+		engine.search.close();
+
+		const archived = archive.list()[0]?.archivePath;
+		assert.ok(archived);
+		fs.rmSync(path.join(archive.dir, archived));
+		const { engine: next } = await reopen(t, root);
+		for (const search of [engine.search, next.search]) {
+			const invoice = await search.search({ text: 'invoice' });
+			assert.deepEqual(transcriptHits(invoice), []);
+			assert.equal(invoice.total, 5);
+			assert.deepEqual(transcriptHits(await search.search({ text: '10.005' })), []);
+		}
+		engine.search.close();
+		const { engine: third } = await reopen(t, root);
+		assert.deepEqual(transcriptHits(await third.search.search({ text: 'invoice' })), [], 'the cache saved without them');
+	});
+});

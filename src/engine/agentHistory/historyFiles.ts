@@ -23,6 +23,20 @@ export function readDir(dir: string): fs.Dirent[] {
 	}
 }
 
+/**
+ * Whether `entry` of `dir` is a folder to look into: a folder, or a symlink to one, followed as a symlink
+ * to a file is (where it leads is checked file by file, `sourceProblem`). A link in a loop is none: its stat fails.
+ */
+export function isFolder(dir: string, entry: fs.Dirent): boolean {
+	if (entry.isDirectory()) return true;
+	if (!entry.isSymbolicLink()) return false;
+	try {
+		return fs.statSync(path.join(dir, entry.name)).isDirectory();
+	} catch {
+		return false;
+	}
+}
+
 function realOr(file: string): string {
 	try {
 		return fs.realpathSync(file);
@@ -39,12 +53,11 @@ export function sourceProblem(file: string, within: string, maxBytes: number): s
 	} catch (error) {
 		return `it cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
 	}
-	if (link.isSymbolicLink()) {
-		const target = realOr(file);
-		const root = realOr(within);
-		if (target !== root && !target.startsWith(`${root}${path.sep}`)) {
-			return `it is a symlink that leads out of ${within}`;
-		}
+	// Its real path, not only its own link: a folder on the way may be a symlink too (isFolder follows them).
+	const target = realOr(file);
+	const root = realOr(within);
+	if (target !== root && !target.startsWith(`${root}${path.sep}`)) {
+		return link.isSymbolicLink() ? `it is a symlink that leads out of ${within}` : `a folder on its path is a symlink that leads out of ${within}`;
 	}
 	let stat: fs.Stats;
 	try {

@@ -21,6 +21,8 @@
  *
  * Everything here only reads. A file that is not a regular file (a FIFO), a symlink that leads out of the
  * agent's folder, a file over the size limit, or one whose head cannot be read is skipped with its reason.
+ * A folder that is a symlink is followed as a file that is one is: what it holds is read when it lies
+ * inside the agent's folder, and skipped with that reason when it does not.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -32,7 +34,7 @@ import { pushAll } from '../arrays';
 import { isoTime, type AgentDiscovery, type AgentFileOptions } from '../transcripts/agentFiles';
 import { discoverClineTasks } from '../transcripts/clineTasks';
 import { discoverVscodeChatSessions } from '../transcripts/vscodeChatSessions';
-import { claudeHead, claudeHeadBytes, headLines, readDir, safeId, sourceProblem } from './historyFiles';
+import { claudeHead, claudeHeadBytes, headLines, isFolder, readDir, safeId, sourceProblem } from './historyFiles';
 
 export interface HistorySource {
 	agent: AgentKind;
@@ -179,7 +181,7 @@ class Finder {
 	private claudeDir(dir: string): void {
 		const listing = readDir(dir);
 		// A session's subagents live in a folder named after it: only a session the listing shows one for has any.
-		const folders = new Set(listing.filter((e) => e.isDirectory()).map((e) => e.name));
+		const folders = new Set(listing.filter((e) => isFolder(dir, e)).map((e) => e.name));
 		for (const entry of listing) {
 			if (!entry.name.endsWith('.jsonl')) {
 				continue;
@@ -346,7 +348,7 @@ class Finder {
 		const states = path.join(this.input.homes.copilotDir, 'session-state');
 		for (const dir of readDir(states)) {
 			const file = path.join(states, dir.name, 'events.jsonl');
-			if (!dir.isDirectory() || !fs.existsSync(file)) {
+			if (!isFolder(states, dir) || !fs.existsSync(file)) {
 				continue;
 			}
 			const stat = this.check('copilot', file, states);
@@ -388,10 +390,10 @@ export function discoverHistory(input: DiscoverInput): Discovery {
 /** `sessions/YYYY/MM/DD/rollout-*.jsonl`, oldest first. */
 function datedFiles(root: string): string[] {
 	const out: string[] = [];
-	const digits = (n: number) => (e: fs.Dirent) => e.isDirectory() && new RegExp(`^\\d{${n}}$`).test(e.name);
-	for (const year of readDir(root).filter(digits(4))) {
-		for (const month of readDir(path.join(root, year.name)).filter(digits(2))) {
-			for (const day of readDir(path.join(root, year.name, month.name)).filter(digits(2))) {
+	const folders = (dir: string, n: number) => readDir(dir).filter((e) => isFolder(dir, e) && new RegExp(`^\\d{${n}}$`).test(e.name));
+	for (const year of folders(root, 4)) {
+		for (const month of folders(path.join(root, year.name), 2)) {
+			for (const day of folders(path.join(root, year.name, month.name), 2)) {
 				const dir = path.join(root, year.name, month.name, day.name);
 				pushAll(
 					out,

@@ -44,8 +44,13 @@ export class SearchService {
 	private index: SearchIndex | undefined;
 	private feed = new SearchFeed();
 	private queue: Promise<unknown> = Promise.resolve();
-	/** True while a search or a save has the index: its marks and its records agree only between them. */
-	private busy = false;
+	/**
+	 * Searches and rebuilds queued whose answer is not out yet. One may be loading or building the index
+	 * right now, and the index's marks and records agree only between them: close() then waits for them.
+	 */
+	private pending = 0;
+	/** close() was called while work was pending: the last of it to end saves and frees the index. */
+	private closeWhenIdle = false;
 
 	constructor(
 		private readonly ctx: EngineContext,
@@ -58,20 +63,15 @@ export class SearchService {
 		const fts = ftsQuery(query.text);
 		const filter = filterOf(query);
 		const limit = Math.min(searchLimits.max, Math.max(1, Math.floor(query.limit ?? searchLimits.default)));
+		this.pending++;
 		// One search at a time brings the index up to date; the next one finds it current.
 		const run = this.queue.then(async () => {
 			const index = await this.current();
 			const started = performance.now();
-			const figures = index.lengthFigures();
-			const found = index.matches(fts.match, filter, this.cut);
-			const scored = ranked(found, figures);
-			const top = scored.slice(0, limit);
-			const rows = index.rows(
-				top.map((t) => t.id),
-				fts.match,
-				open,
-				close,
-			);
+			let answer = this.best(index, fts.match, filter, limit);
+			// Excerpts of an archive removed by hand are taken out when found: ranked again without them.
+			while (this.feed.dropVanished(index, transcriptsOf(answer.rows))) answer = this.best(index, fts.match, filter, limit);
+			const { found, top, rows } = answer;
 			const names = await this.ctx.store.read(() =>
 				sessionNames(
 					this.ctx.store.sqlite,
@@ -93,19 +93,35 @@ export class SearchService {
 			};
 		});
 		// Saved after the answer, before the next search: the first build's save is not the first query's wait.
+		// ended() runs before the caller sees the answer: a close() right after it saves and frees at once.
 		this.queue = run.then(
 			async () => {
+				this.ended();
 				if (!this.index || this.index.changes < saveAfterChanges) return;
 				await new Promise((resolve) => setImmediate(resolve));
 				this.save();
 			},
-			() => undefined,
+			() => this.ended(),
 		);
 		return run;
 	}
 
+	/** The `limit` best matches of `match`, ranked, with their rows and snippets, and what was found in all. */
+	private best(index: SearchIndex, match: string, filter: IndexFilter, limit: number) {
+		const found = index.matches(match, filter, this.cut);
+		const top = ranked(found, index.lengthFigures()).slice(0, limit);
+		const rows = index.rows(
+			top.map((t) => t.id),
+			match,
+			open,
+			close,
+		);
+		return { found, top, rows };
+	}
+
 	/** Drops the index and its cache and builds both again (`baton doctor --reindex`); the records indexed. */
 	async rebuild(): Promise<number> {
+		this.pending++;
 		const run = this.queue.then(async () => {
 			this.index?.close();
 			this.index = undefined;
@@ -115,7 +131,10 @@ export class SearchService {
 			this.save();
 			return index.size;
 		});
-		this.queue = run.catch(() => undefined);
+		this.queue = run.then(
+			() => this.ended(),
+			() => this.ended(),
+		);
 		return run;
 	}
 
@@ -124,16 +143,32 @@ export class SearchService {
 		return this.index?.size ?? 0;
 	}
 
-	/** Saves what the index gained since it was loaded or saved (unless a search is halfway through it), then frees it. */
+	/**
+	 * Saves what the index gained since it was loaded or saved, then frees it. While a search or a rebuild
+	 * is pending that is left to the last of them to end: one may be loading the cache or building the
+	 * index right now, and the database it opens would otherwise be kept by nobody.
+	 */
 	close(): void {
-		if (this.index && this.index.changes > 0 && !this.busy) this.save();
+		if (this.pending > 0) this.closeWhenIdle = true;
+		else this.release();
+	}
+
+	/** A search or a rebuild ended: the last one to end carries out a close() called meanwhile. */
+	private ended(): void {
+		this.pending--;
+		if (this.pending > 0 || !this.closeWhenIdle) return;
+		this.closeWhenIdle = false;
+		this.release();
+	}
+
+	private release(): void {
+		if (this.index && this.index.changes > 0) this.save();
 		this.index?.close();
 		this.index = undefined;
 	}
 
 	/** The index, loaded from the cache or built on first use, brought up to date with the store and the archive. */
 	private async current(fromCache = true): Promise<SearchIndex> {
-		this.busy = true;
 		try {
 			// Only an index that came from the cache is built again when it cannot catch up (a fresh build's failure is the search's).
 			const cached = this.index === undefined && fromCache ? await this.loadCached() : undefined;
@@ -158,8 +193,6 @@ export class SearchService {
 			this.index = undefined;
 			this.feed = new SearchFeed();
 			throw error;
-		} finally {
-			this.busy = false;
 		}
 	}
 
@@ -238,6 +271,11 @@ function ranked(found: Matches, figures: ReturnType<SearchIndex['lengthFigures']
 		scored = found.rows.map((m) => ({ id: m.id, score: bm25Sampled(m.info, m.id, figures, columnWeights, estimated) }));
 	}
 	return scored.sort((a, b) => b.score - a.score || b.id - a.id);
+}
+
+/** The transcripts whose excerpts are among `rows`. */
+function transcriptsOf(rows: ReadonlyMap<number, DocRow>): string[] {
+	return [...rows.values()].flatMap((row) => (row.transcript === null ? [] : [row.transcript]));
 }
 
 function filterOf(query: SearchQuery): IndexFilter {

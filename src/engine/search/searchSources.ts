@@ -60,6 +60,8 @@ export class SearchFeed {
 	private eventsHighId: string | null = null;
 	private transcriptsStat = '';
 	private readonly transcripts = new Map<string, TranscriptMark>();
+	/** The archive folder the last catch-up read, where a hit's excerpts are looked for (`dropVanished`). */
+	private archiveDir: string | null = null;
 
 	/**
 	 * The marks of what the index holds, to save beside it. The store's table versions are this
@@ -113,6 +115,7 @@ export class SearchFeed {
 
 	/** Brings archived transcript text into the index. */
 	async fromArchive(index: SearchIndex, archive: TranscriptArchive): Promise<void> {
+		this.archiveDir = archive.dir;
 		const indexFile = path.join(archive.dir, 'index.json');
 		let stamp = 'none';
 		try {
@@ -140,6 +143,30 @@ export class SearchFeed {
 			}
 		});
 		this.transcriptsStat = stamp;
+	}
+
+	/**
+	 * Takes out of the index the excerpts of those of `transcripts` whose archive file is gone, and says
+	 * whether there were any. A person who deletes an archive file by hand leaves index.json as it was,
+	 * so no catch-up notices; looking for every archive at each one would cost a file check per transcript
+	 * per search, so it is looked for when its excerpts are about to be answered. Their mark goes with
+	 * them: an archive that comes back (`baton doctor --reindex`) is read again from its start. The
+	 * agent's own transcript file vanishing is no matter here: the archive is what is searched.
+	 */
+	dropVanished(index: SearchIndex, transcripts: Iterable<string>): boolean {
+		const dir = this.archiveDir;
+		if (dir === null) return false;
+		const gone = [...new Set(transcripts)].filter((id) => {
+			const mark = this.transcripts.get(id);
+			return mark !== undefined && !fs.existsSync(path.join(dir, mark.archivePath));
+		});
+		index.batch(() => {
+			for (const id of gone) {
+				index.removeTranscript(id);
+				this.transcripts.delete(id);
+			}
+		});
+		return gone.length > 0;
 	}
 
 	/** Puts `docs` a chunk per turn of the event loop, each chunk one transaction. */

@@ -29,6 +29,7 @@ export function readAll(fd: number, bytes: Buffer): number {
 export function atomicWriteFile(file: string, bytes: Uint8Array | readonly Uint8Array[], mode = privateFileMode, durable = true): void {
 	const tmp = `${file}.tmp-${process.pid}`;
 	fs.rmSync(tmp, { force: true }); // A leftover of a dead process with this pid would keep its mode.
+	removeStaleTemps(file);
 	const fd = fs.openSync(tmp, 'w', mode);
 	try {
 		for (const piece of bytes instanceof Uint8Array ? [bytes] : bytes) {
@@ -47,6 +48,46 @@ export function atomicWriteFile(file: string, bytes: Uint8Array | readonly Uint8
 	fs.renameSync(tmp, file);
 	if (durable) {
 		fsyncDir(path.dirname(file));
+	}
+}
+
+/** A temp file this old is no live writer's, whatever its pid says (a pid is reused): a writer writes its temp file from open to rename. */
+const staleTempAge = 24 * 3600_000;
+
+/**
+ * Removes what writers of `file` that crashed between open and rename left behind (`<file>.tmp-<pid>`,
+ * as big as the file: hundreds of MB for the search cache): the temp files of processes that are gone,
+ * or older than a day. Otherwise only a later process given the same pid would ever remove one. A temp
+ * file of a live process may be its write in progress and is kept. Best effort: a write never fails for it.
+ */
+function removeStaleTemps(file: string): void {
+	const prefix = `${path.basename(file)}.tmp-`;
+	let names: string[];
+	try {
+		names = fs.readdirSync(path.dirname(file)).filter((name) => name.startsWith(prefix));
+	} catch {
+		return;
+	}
+	for (const name of names) {
+		const pid = name.slice(prefix.length);
+		if (!/^[1-9][0-9]*$/.test(pid) || Number(pid) === process.pid) continue;
+		const tmp = path.join(path.dirname(file), name);
+		try {
+			if (processAlive(Number(pid)) && Date.now() - fs.lstatSync(tmp).mtimeMs < staleTempAge) continue;
+			fs.rmSync(tmp, { force: true });
+		} catch {
+			// Gone meanwhile, or not ours to remove: the write goes on.
+		}
+	}
+}
+
+/** Whether a process with this pid runs on this machine (one of another user's counts: EPERM). */
+function processAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch (error) {
+		return (error as NodeJS.ErrnoException).code !== 'ESRCH';
 	}
 }
 
@@ -86,6 +127,7 @@ export function readIfExists(file: string): Buffer | undefined {
 export function preserveCopy(source: string, target: string): void {
 	const tmp = `${target}.tmp-${process.pid}`;
 	fs.rmSync(tmp, { force: true });
+	removeStaleTemps(target);
 	try {
 		fs.linkSync(source, tmp);
 	} catch {

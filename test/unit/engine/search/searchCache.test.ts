@@ -212,3 +212,79 @@ void describe('search index on disk: a catch-up that failed halfway', () => {
 		assert.equal((await engine.search.search({ text: 'invoice' })).total, 7);
 	});
 });
+
+void describe('search index on disk: close() while a search loads it', () => {
+	// close() is synchronous and found no index yet: the database the load then opened was kept by a closed service, never freed.
+	void it('frees the database the load opened once that search ends', async (t) => {
+		const { engine, root } = await world(t);
+		await engine.search.search({ text: 'invoice' });
+		engine.search.close();
+		const opened: SearchIndex[] = [];
+		const closed = new Set<SearchIndex>();
+		const { load, create } = SearchIndex;
+		const shut = SearchIndex.prototype.close;
+		SearchIndex.load = async (bytes) => {
+			const got = await load.call(SearchIndex, bytes);
+			opened.push(got.index);
+			return got;
+		};
+		SearchIndex.create = async () => {
+			const index = await create.call(SearchIndex);
+			opened.push(index);
+			return index;
+		};
+		SearchIndex.prototype.close = function (this: SearchIndex) {
+			closed.add(this);
+			shut.call(this);
+		};
+		t.after(() => {
+			Object.assign(SearchIndex, { load, create });
+			SearchIndex.prototype.close = shut;
+		});
+		const service = new SearchService(engine.ctx, () => engine.transcripts(), { file: cacheFile(root), save: true });
+		const running = service.search({ text: 'invoice' });
+		service.close();
+		assert.equal((await running).total, 7, 'the search in flight still answers');
+		for (let tick = 0; tick < 20 && opened.some((i) => !closed.has(i)); tick++) await new Promise((resolve) => setTimeout(resolve, 10));
+		assert.equal(opened.length, 1, 'loaded from the cache');
+		assert.deepEqual(
+			opened.map((i) => closed.has(i)),
+			[true],
+			'freed',
+		);
+		assert.equal(service.size, 0);
+		assert.equal((await service.search({ text: 'invoice' })).total, 7, 'a later search loads it again');
+		service.close();
+		assert.equal(opened.length, 2);
+		assert.ok(closed.has(opened[1] as SearchIndex));
+	});
+});
+
+void describe('search index on disk: an archive file removed by hand', () => {
+	const transcriptHits = (result: SearchResult) => result.hits.filter((h) => h.kind === 'transcript').map((h) => h.excerpt);
+	// Issue #26 item 2: a session whose agent deleted its file stays readable from the archive, so it stays
+	// searchable. Baton's own archive file removed by hand leaves index.json as it was: its excerpts have no source any more.
+	void it('finds none of its excerpts, in this process and the next; the agent deleting its own file keeps them', async (t) => {
+		const { engine, root, archive, file } = await world(t);
+		assert.equal(transcriptHits(await engine.search.search({ text: '10.005' })).length, 1);
+		fs.rmSync(file);
+		await archive.sync({ link: async () => null });
+		assert.equal(archive.list()[0]?.sourceMissing, true);
+		assert.equal(transcriptHits(await engine.search.search({ text: '10.005' })).length, 1, "the agent's file gone: kept");
+		engine.search.close();
+
+		const archived = archive.list()[0]?.archivePath;
+		assert.ok(archived);
+		fs.rmSync(path.join(archive.dir, archived));
+		const { engine: next } = await reopen(t, root);
+		for (const search of [engine.search, next.search]) {
+			const invoice = await search.search({ text: 'invoice' });
+			assert.deepEqual(transcriptHits(invoice), []);
+			assert.equal(invoice.total, 5);
+			assert.deepEqual(transcriptHits(await search.search({ text: '10.005' })), []);
+		}
+		engine.search.close();
+		const { engine: third } = await reopen(t, root);
+		assert.deepEqual(transcriptHits(await third.search.search({ text: 'invoice' })), [], 'the cache saved without them');
+	});
+});

@@ -256,7 +256,9 @@ export class TranscriptArchive {
 
 	/** Files an agent's tool hook reported touching (all agents; Claude's also come from its transcript). */
 	async recordFilesTouched(sessionId: string, files: readonly string[]): Promise<boolean> {
-		if (files.length === 0) {
+		// Most calls touch files the session already named: asked of the kept index, without its lock or a write.
+		const known = this.index.peek().sessions[sessionId]?.filesTouched;
+		if (files.length === 0 || (known && !addFiles([...known], files))) {
 			return false;
 		}
 		return this.index.update((index) => {

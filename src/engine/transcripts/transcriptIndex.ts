@@ -214,17 +214,22 @@ export class TranscriptIndexFile {
 	 * thousand new sessions from the archive, and reading the whole index for each was most of its cost.
 	 */
 	peek(): TranscriptIndex {
-		let stamp = 'none';
-		try {
-			const st = fs.statSync(this.file);
-			stamp = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-		} catch {
-			// No index yet: read() says so.
-		}
+		const stamp = this.stamp();
 		if (this.peeked?.stamp !== stamp) {
 			this.peeked = { stamp, index: this.read() };
 		}
 		return this.peeked.index;
+	}
+
+	/** Which index.json is there now: its inode, size and times (every write replaces it by a rename); 'none' when there is none. */
+	private stamp(): string {
+		try {
+			const st = fs.statSync(this.file);
+			return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+		} catch {
+			// No index yet: read() says so.
+			return 'none';
+		}
 	}
 
 	/** Read, change, write back when `fn` returns true; the lock makes it one step across processes. */
@@ -233,10 +238,16 @@ export class TranscriptIndexFile {
 		LockFile.removeDeadOwnerFiles(this.lock.file);
 		await this.lock.acquire();
 		try {
-			const index = this.read();
+			// Under the lock nobody else writes it: the parse kept from this process's last read or write is
+			// used while the file is still that one (a tool call read and checked the whole index each time,
+			// 100 ms at a thousand sessions). Being changed, it is no one's to peek at until written.
+			const stamp = this.stamp();
+			const index = this.peeked?.stamp === stamp ? this.peeked.index : this.read();
+			this.peeked = undefined;
 			const { changed, result } = await fn(index);
 			if (changed) {
 				atomicWriteFile(this.file, Buffer.from(`${JSON.stringify(index)}\n`));
+				this.peeked = { stamp: this.stamp(), index };
 			}
 			return result;
 		} finally {

@@ -10,8 +10,15 @@ import type { DirtyTracking } from '../watcher/dirtyTracking';
 import { ShadowRepo } from '../shadow/shadowRepo';
 import { captureTree } from './treeCapture';
 
-/** How long after the last capture the catch-up waits: the hook's answer goes out first. */
-const catchUpDelayMs = 200;
+/**
+ * How long after the last capture the catch-up waits: the hook's answer goes out first, and an agent's
+ * burst of tool calls goes by. Its git processes hold the store's lock, and an agent's next call comes
+ * 0.1–0.5 s after the last one's result: at 200 ms the catch-up ran between calls and the next
+ * PreToolUse waited for it (daemon-side median 18–37 ms against 8–23 ms at 1.5 s, p90 60–88 against
+ * 20–40, in alternating runs of 40 calls 300 ms apart). The paths stay claimed meanwhile, and each
+ * capture takes them in again from the tree (up to `maxTreePaths`).
+ */
+const catchUpDelayMs = 1_500;
 const catchUpBudgetMs = 60_000;
 /** A lock held elsewhere (a checkpoint) is not waited for long: the next capture or sync takes the paths. */
 const lockWaitMs = 2_000;

@@ -1,0 +1,171 @@
+/**
+ * What a briefing reads of the tasks, without building the graph of every task. A briefing lists open
+ * tasks only (ranked, bugs, blocked, epics); of the closed ones it needs the dependencies that lead
+ * through them (leverage and blockers walk every edge; a closed task there counts as much as a missing
+ * one: not at all), the parent links a subtree walk passes through (a scope reaches an open task, an
+ * epic's count a done one, through a closed parent), the number of done tasks under each open epic, and
+ * the title and status of the few it names by id (the current task, a handoff's suggestions). So its
+ * graph holds the open tasks, the closed tasks on the parent chains of open and done tasks, and every
+ * dependency row (two short columns); the done tasks are counted per parent by SQLite from an index;
+ * a named task missing from the graph is read by id. The answers are those of the graph of every task
+ * (test/unit/engine/tasks/briefingTasks.test.ts compares the two on random stores).
+ */
+import type { Database } from 'sql.js';
+import type { EngineContext } from '../context';
+import { isOpen, TaskGraph, type TaskNode } from './taskGraph';
+import { currentTaskGraph, dependencyRows, taskNodes } from './taskGraphOf';
+
+/** An open epic's progress over its whole subtree: done and total (cancelled ones left out), and whether any is done or active. */
+export interface EpicProgress {
+	done: number;
+	total: number;
+	started: boolean;
+}
+
+/** The tasks as a briefing reads them. */
+export interface BriefingTasks {
+	/** Holds every open task and every dependency: ranking, leverage, blockers, scopes and the open lists. */
+	readonly graph: TaskGraph;
+	/** A task's title and status by id, open or not; undefined when there is no such task. */
+	task(id: string): Pick<TaskNode, 'id' | 'title' | 'status'> | undefined;
+	/** Each open epic's progress (no entry: nothing under it). */
+	epicProgress(): ReadonlyMap<string, EpicProgress>;
+}
+
+const openList = `('pending', 'active', 'blocked')`;
+
+/**
+ * The graph of every task when one is already built for this data (a session start builds it for its
+ * scope checks: no second graph for one briefing), else the graph of the open tasks, kept until a task
+ * table changes.
+ */
+export function briefingTasksOf(ctx: EngineContext): BriefingTasks {
+	const whole = currentTaskGraph(ctx);
+	return whole ? wholeGraphTasks(whole) : openTasksOf(ctx);
+}
+
+/** The tasks as the graph of every task answers: what the briefing read before it had its own graph. */
+export function wholeGraphTasks(graph: TaskGraph): BriefingTasks {
+	return {
+		graph,
+		task: (id) => graph.byId.get(id),
+		epicProgress: () => graph.memoize('epicProgress', () => progressOverGraph(graph)),
+	};
+}
+
+/** The open tasks' graph (see the file's comment), rebuilt only when a tasks table changed (leverage carried over). */
+export function openTasksOf(ctx: EngineContext): BriefingTasks {
+	return ctx.derived('openTaskGraph', ['tasks', 'task_dependencies'], (_db, previous: BriefingTasks | undefined) => {
+		const sqlite = ctx.store.sqlite;
+		const doneUnder = doneChildCounts(sqlite);
+		const graph = new TaskGraph(openTasksAndAncestors(sqlite, doneUnder.keys()), dependencyRows(sqlite), previous?.graph);
+		return {
+			graph,
+			task: (id) => graph.byId.get(id) ?? taskById(sqlite, id),
+			epicProgress: () => graph.memoize('epicProgress', () => progressFromCounts(graph, doneUnder)),
+		};
+	});
+}
+
+/** How many done tasks each task has as children, from the status index alone (status, parent_id). */
+function doneChildCounts(sqlite: Database): Map<string, number> {
+	const out = new Map<string, number>();
+	for (const result of sqlite.exec(`SELECT parent_id, count(*) FROM tasks WHERE status = 'done' AND parent_id IS NOT NULL GROUP BY parent_id`)) {
+		for (const row of result.values) {
+			out.set(row[0] as string, row[1] as number);
+		}
+	}
+	return out;
+}
+
+/**
+ * Every open task in table order (the order the lists keep among equals), then the closed tasks on
+ * the parent chains of the open tasks and of `doneParents` (the parents of done tasks), level by level:
+ * what a subtree walk passes through to reach them. Usually few, as most parents are open epics.
+ */
+function openTasksAndAncestors(sqlite: Database, doneParents: Iterable<string>): TaskNode[] {
+	const nodes = taskNodes(sqlite, `status IN ${openList}`);
+	const known = new Set<string>();
+	for (const node of nodes) {
+		known.add(node.id);
+	}
+	let wanted: string[] = [];
+	const want = (id: string | null) => {
+		if (id !== null && !known.has(id)) {
+			known.add(id);
+			wanted.push(id);
+		}
+	};
+	for (const node of nodes) {
+		want(node.parentId);
+	}
+	for (const id of doneParents) {
+		want(id);
+	}
+	while (wanted.length > 0) {
+		const level = taskNodes(sqlite, 'id IN (SELECT value FROM json_each(?))', [JSON.stringify(wanted)]);
+		wanted = [];
+		for (const node of level) {
+			nodes.push(node);
+			want(node.parentId);
+		}
+	}
+	return nodes;
+}
+
+function taskById(sqlite: Database, id: string): Pick<TaskNode, 'id' | 'title' | 'status'> | undefined {
+	const row = sqlite.exec('SELECT id, title, status FROM tasks WHERE id = ?', [id])[0]?.values[0];
+	return row ? { id: row[0] as string, title: row[1] as string, status: row[2] as TaskNode['status'] } : undefined;
+}
+
+/**
+ * Each open epic's progress from the open graph: a done task under the epic is a child of a task in
+ * the epic's subtree (the graph holds that parent and its chain), so it is counted through its parent's
+ * done count; open tasks are counted as they are met; cancelled ones count for nothing.
+ */
+function progressFromCounts(graph: TaskGraph, doneUnder: ReadonlyMap<string, number>): Map<string, EpicProgress> {
+	const out = new Map<string, EpicProgress>();
+	for (const epic of graph.byId.values()) {
+		if (epic.type !== 'epic' || !isOpen(epic)) {
+			continue;
+		}
+		const progress: EpicProgress = { done: 0, total: 0, started: false };
+		for (const id of graph.subtree(epic.id)) {
+			const done = doneUnder.get(id) ?? 0;
+			progress.done += done;
+			progress.total += done;
+			progress.started ||= done > 0;
+			const task = graph.byId.get(id);
+			if (id !== epic.id && task && isOpen(task)) {
+				progress.total++;
+				progress.started ||= task.status === 'active';
+			}
+		}
+		out.set(epic.id, progress);
+	}
+	return out;
+}
+
+/** The same counts over a graph of every task. */
+function progressOverGraph(graph: TaskGraph): Map<string, EpicProgress> {
+	const out = new Map<string, EpicProgress>();
+	for (const epic of graph.byId.values()) {
+		if (epic.type !== 'epic' || !isOpen(epic)) {
+			continue;
+		}
+		const progress: EpicProgress = { done: 0, total: 0, started: false };
+		for (const id of graph.subtree(epic.id)) {
+			const task = graph.byId.get(id);
+			if (!task || id === epic.id || task.status === 'cancelled') {
+				continue;
+			}
+			progress.total++;
+			if (task.status === 'done') {
+				progress.done++;
+			}
+			progress.started ||= task.status === 'done' || task.status === 'active';
+		}
+		out.set(epic.id, progress);
+	}
+	return out;
+}

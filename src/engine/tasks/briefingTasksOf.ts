@@ -33,6 +33,7 @@ export interface BriefingTasks {
 }
 
 const openList = `('pending', 'active', 'blocked')`;
+const withDone = `('pending', 'active', 'blocked', 'done')`;
 
 /**
  * The graph of every task when one is already built for this data (a session start builds it for its
@@ -57,12 +58,11 @@ export function wholeGraphTasks(graph: TaskGraph): BriefingTasks {
 export function openTasksOf(ctx: EngineContext): BriefingTasks {
 	return ctx.derived('openTaskGraph', ['tasks', 'task_dependencies'], (_db, previous: BriefingTasks | undefined) => {
 		const sqlite = ctx.store.sqlite;
-		const doneUnder = doneChildCounts(sqlite);
-		const graph = new TaskGraph(openTasksAndAncestors(sqlite, doneUnder.keys()), dependencyRows(sqlite), previous?.graph);
+		const graph = new TaskGraph(openTasksAndAncestors(sqlite), dependencyRows(sqlite), previous?.graph);
 		return {
 			graph,
 			task: (id) => graph.byId.get(id) ?? taskById(sqlite, id),
-			epicProgress: () => graph.memoize('epicProgress', () => progressFromCounts(graph, doneUnder)),
+			epicProgress: () => graph.memoize('epicProgress', () => progressFromCounts(graph, doneChildCounts(sqlite))),
 		};
 	});
 }
@@ -80,35 +80,26 @@ function doneChildCounts(sqlite: Database): Map<string, number> {
 
 /**
  * Every open task in table order (the order the lists keep among equals), then the closed tasks on
- * the parent chains of the open tasks and of `doneParents` (the parents of done tasks), level by level:
- * what a subtree walk passes through to reach them. Usually few, as most parents are open epics.
+ * the parent chains of the open and done tasks, level by level: what a subtree walk passes through to
+ * reach them. The first level is found by SQLite from the (status, parent_id) index, so no set of the
+ * open ids is built here; usually it is the last, as most parents are open epics.
  */
-function openTasksAndAncestors(sqlite: Database, doneParents: Iterable<string>): TaskNode[] {
+function openTasksAndAncestors(sqlite: Database): TaskNode[] {
 	const nodes = taskNodes(sqlite, `status IN ${openList}`);
-	const known = new Set<string>();
-	for (const node of nodes) {
-		known.add(node.id);
-	}
-	let wanted: string[] = [];
-	const want = (id: string | null) => {
-		if (id !== null && !known.has(id)) {
-			known.add(id);
-			wanted.push(id);
-		}
-	};
-	for (const node of nodes) {
-		want(node.parentId);
-	}
-	for (const id of doneParents) {
-		want(id);
-	}
-	while (wanted.length > 0) {
-		const level = taskNodes(sqlite, 'id IN (SELECT value FROM json_each(?))', [JSON.stringify(wanted)]);
-		wanted = [];
+	const closed = new Set<string>();
+	let level = taskNodes(sqlite, `status NOT IN ${openList} AND id IN (SELECT parent_id FROM tasks WHERE status IN ${withDone} AND parent_id IS NOT NULL)`);
+	while (level.length > 0) {
+		const parents: string[] = [];
 		for (const node of level) {
+			closed.add(node.id);
 			nodes.push(node);
-			want(node.parentId);
+			if (node.parentId !== null) {
+				parents.push(node.parentId);
+			}
 		}
+		level = taskNodes(sqlite, `status NOT IN ${openList} AND id IN (SELECT value FROM json_each(?))`, [JSON.stringify(parents)]).filter(
+			(node) => !closed.has(node.id),
+		);
 	}
 	return nodes;
 }

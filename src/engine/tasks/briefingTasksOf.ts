@@ -33,7 +33,6 @@ export interface BriefingTasks {
 }
 
 const openList = `('pending', 'active', 'blocked')`;
-const withDone = `('pending', 'active', 'blocked', 'done')`;
 
 /**
  * The graph of every task when one is already built for this data (a session start builds it for its
@@ -58,11 +57,12 @@ export function wholeGraphTasks(graph: TaskGraph): BriefingTasks {
 export function openTasksOf(ctx: EngineContext): BriefingTasks {
 	return ctx.derived('openTaskGraph', ['tasks', 'task_dependencies'], (_db, previous: BriefingTasks | undefined) => {
 		const sqlite = ctx.store.sqlite;
-		const graph = new TaskGraph(openTasksAndAncestors(sqlite), dependencyRows(sqlite), previous?.graph);
+		const doneUnder = doneChildCounts(sqlite);
+		const graph = new TaskGraph(openTasksAndAncestors(sqlite, [...doneUnder.keys()]), dependencyRows(sqlite), previous?.graph);
 		return {
 			graph,
 			task: (id) => graph.byId.get(id) ?? taskById(sqlite, id),
-			epicProgress: () => graph.memoize('epicProgress', () => progressFromCounts(graph, doneChildCounts(sqlite))),
+			epicProgress: () => graph.memoize('epicProgress', () => progressFromCounts(graph, doneUnder)),
 		};
 	});
 }
@@ -80,26 +80,29 @@ function doneChildCounts(sqlite: Database): Map<string, number> {
 
 /**
  * Every open task in table order (the order the lists keep among equals), then the closed tasks on
- * the parent chains of the open and done tasks, level by level: what a subtree walk passes through to
- * reach them. The first level is found by SQLite from the (status, parent_id) index, so no set of the
- * open ids is built here; usually it is the last, as most parents are open epics.
+ * the parent chains of the open tasks (a scope's subtree reaches them) and of the done ones (an open
+ * epic above counts them), level by level. Only closed tasks with a parent are ever passed through: a
+ * subtree walk starts at its root whether or not the graph holds it (so a finished epic is not read).
+ * The open tasks' closed parents are found by SQLite from the (status, parent_id) index.
  */
-function openTasksAndAncestors(sqlite: Database): TaskNode[] {
+function openTasksAndAncestors(sqlite: Database, doneParents: readonly string[]): TaskNode[] {
 	const nodes = taskNodes(sqlite, `status IN ${openList}`);
 	const closed = new Set<string>();
-	let level = taskNodes(sqlite, `status NOT IN ${openList} AND id IN (SELECT parent_id FROM tasks WHERE status IN ${withDone} AND parent_id IS NOT NULL)`);
+	const closedWithParent = `status NOT IN ${openList} AND parent_id IS NOT NULL AND id IN`;
+	let level = [
+		...taskNodes(sqlite, `${closedWithParent} (SELECT parent_id FROM tasks WHERE status IN ${openList} AND parent_id IS NOT NULL)`),
+		...taskNodes(sqlite, `${closedWithParent} (SELECT value FROM json_each(?))`, [JSON.stringify(doneParents)]),
+	];
 	while (level.length > 0) {
 		const parents: string[] = [];
 		for (const node of level) {
-			closed.add(node.id);
-			nodes.push(node);
-			if (node.parentId !== null) {
-				parents.push(node.parentId);
+			if (!closed.has(node.id)) {
+				closed.add(node.id);
+				nodes.push(node);
+				parents.push(node.parentId as string);
 			}
 		}
-		level = taskNodes(sqlite, `status NOT IN ${openList} AND id IN (SELECT value FROM json_each(?))`, [JSON.stringify(parents)]).filter(
-			(node) => !closed.has(node.id),
-		);
+		level = parents.length > 0 ? taskNodes(sqlite, `${closedWithParent} (SELECT value FROM json_each(?))`, [JSON.stringify(parents)]) : [];
 	}
 	return nodes;
 }

@@ -94,7 +94,7 @@ export function computeBriefing(
 			const task = taskView.task(s.id);
 			return { id: s.id, title: task?.title ?? s.title, status: task?.status ?? null, stale: !task || !isOpen(task) };
 		}),
-		currentTask: current ? { id: current.id, title: current.title, status: current.status, blockedBy: graph.openBlockersOf(current.id) } : null,
+		currentTask: current ? { id: current.id, title: current.title, status: current.status, blockedBy: taskView.openBlockersOf(current.id) } : null,
 		nextTasks,
 		openBugs: firstInScope(graph, 'openBugs', openBugs(graph), inScopeSet, listLimit).map((t) => ({ id: t.id, title: t.title, priority: t.priority })),
 		blockedTasks: firstInScope(graph, 'blockedTasks', blockedTasks(graph), inScopeSet, listLimit).map((t) => ({

@@ -24,10 +24,12 @@ export interface EpicProgress {
 
 /** The tasks as a briefing reads them. */
 export interface BriefingTasks {
-	/** Holds every open task and every dependency: ranking, leverage, blockers, scopes and the open lists. */
+	/** Holds every open task and every dependency an open task's waiting reaches: ranking, leverage, scopes and the open lists. */
 	readonly graph: TaskGraph;
 	/** A task's title and status by id, open or not; undefined when there is no such task. */
 	task(id: string): Pick<TaskNode, 'id' | 'title' | 'status'> | undefined;
+	/** The open tasks `id` waits on, in table order, whether `id` itself is open or not. */
+	openBlockersOf(id: string): string[];
 	/** Each open epic's progress (no entry: nothing under it). */
 	epicProgress(): ReadonlyMap<string, EpicProgress>;
 }
@@ -49,6 +51,7 @@ export function wholeGraphTasks(graph: TaskGraph): BriefingTasks {
 	return {
 		graph,
 		task: (id) => graph.byId.get(id),
+		openBlockersOf: (id) => graph.openBlockersOf(id),
 		epicProgress: () => graph.memoize('epicProgress', () => progressOverGraph(graph)),
 	};
 }
@@ -58,10 +61,12 @@ export function openTasksOf(ctx: EngineContext): BriefingTasks {
 	return ctx.derived('openTaskGraph', ['tasks', 'task_dependencies'], (_db, previous: BriefingTasks | undefined) => {
 		const sqlite = ctx.store.sqlite;
 		const doneUnder = doneChildCounts(sqlite);
-		const graph = new TaskGraph(openTasksAndAncestors(sqlite, [...doneUnder.keys()]), dependencyRows(sqlite), previous?.graph);
+		const nodes = openTasksAndAncestors(sqlite, [...doneUnder.keys()]);
+		const graph = new TaskGraph(nodes.all, briefingDependencies(sqlite, nodes.open), previous?.graph);
 		return {
 			graph,
 			task: (id) => graph.byId.get(id) ?? taskById(sqlite, id),
+			openBlockersOf: (id) => (isOpenNode(graph, id) ? graph.openBlockersOf(id) : blockersById(sqlite, graph, id)),
 			epicProgress: () => graph.memoize('epicProgress', () => progressFromCounts(graph, doneUnder)),
 		};
 	});
@@ -85,8 +90,9 @@ function doneChildCounts(sqlite: Database): Map<string, number> {
  * subtree walk starts at its root whether or not the graph holds it (so a finished epic is not read).
  * The open tasks' closed parents are found by SQLite from the (status, parent_id) index.
  */
-function openTasksAndAncestors(sqlite: Database, doneParents: readonly string[]): TaskNode[] {
+function openTasksAndAncestors(sqlite: Database, doneParents: readonly string[]): { all: TaskNode[]; open: number } {
 	const nodes = taskNodes(sqlite, `status IN ${openList}`);
+	const open = nodes.length;
 	const closed = new Set<string>();
 	const closedWithParent = `status NOT IN ${openList} AND parent_id IS NOT NULL AND id IN`;
 	let level = [
@@ -104,7 +110,47 @@ function openTasksAndAncestors(sqlite: Database, doneParents: readonly string[])
 		}
 		level = parents.length > 0 ? taskNodes(sqlite, `${closedWithParent} (SELECT value FROM json_each(?))`, [JSON.stringify(parents)]) : [];
 	}
-	return nodes;
+	return { all: nodes, open };
+}
+
+/**
+ * The dependencies a briefing walks: every row, or, when most tasks are closed, only those of the tasks
+ * an open task reaches by waiting. Leverage counts open tasks over such paths and an open task's
+ * blockers are its own rows, so a row of a task no open task waits on changes no answer (a closed
+ * current task's blockers are read by id). Reaching them is a recursive walk of the primary key, dearer
+ * per row than reading the table, so it is taken only when it skips most of it.
+ */
+function briefingDependencies(sqlite: Database, openCount: number): { taskId: string; dependsOnId: string }[] {
+	const total = (sqlite.exec('SELECT count(*) FROM tasks')[0]?.values[0]?.[0] as number | undefined) ?? 0;
+	if (openCount * 4 >= total) {
+		return dependencyRows(sqlite);
+	}
+	return dependencyRows(
+		sqlite,
+		`WITH RECURSIVE reach(id) AS (
+			SELECT id FROM tasks WHERE status IN ${openList}
+			UNION SELECT d.depends_on_id FROM task_dependencies d JOIN reach ON d.task_id = reach.id
+		)
+		SELECT task_id, depends_on_id FROM task_dependencies WHERE task_id IN reach ORDER BY rowid`,
+	);
+}
+
+function isOpenNode(graph: TaskGraph, id: string): boolean {
+	const node = graph.byId.get(id);
+	return node !== undefined && isOpen(node);
+}
+
+/** The open tasks a task outside the open ones waits on, from its own dependency rows (table order, as the whole graph keeps them). */
+function blockersById(sqlite: Database, graph: TaskGraph, id: string): string[] {
+	const out: string[] = [];
+	for (const result of sqlite.exec('SELECT depends_on_id FROM task_dependencies WHERE task_id = ? ORDER BY rowid', [id])) {
+		for (const row of result.values) {
+			if (isOpenNode(graph, row[0] as string)) {
+				out.push(row[0] as string);
+			}
+		}
+	}
+	return out;
 }
 
 function taskById(sqlite: Database, id: string): Pick<TaskNode, 'id' | 'title' | 'status'> | undefined {

@@ -47,10 +47,13 @@ export function taskNodes(sqlite: Database, where = '', params: SqlValue[] = [])
 	return out;
 }
 
-/** Both columns of every dependency as plain strings: drizzle's row mapping adds nothing to two text columns. */
-export function dependencyRows(sqlite: Database): { taskId: string; dependsOnId: string }[] {
+/**
+ * Both columns of every dependency as plain strings: drizzle's row mapping adds nothing to two text
+ * columns. `query` reads some of them instead (the same two columns, in table order).
+ */
+export function dependencyRows(sqlite: Database, query = 'SELECT task_id, depends_on_id FROM task_dependencies'): { taskId: string; dependsOnId: string }[] {
 	const out: { taskId: string; dependsOnId: string }[] = [];
-	for (const result of sqlite.exec('SELECT task_id, depends_on_id FROM task_dependencies')) {
+	for (const result of sqlite.exec(query)) {
 		for (const row of result.values) {
 			out.push({ taskId: row[0] as string, dependsOnId: row[1] as string });
 		}

@@ -3,9 +3,10 @@
  * counts and, by id, a named task's title and status) instead of the graph of every task. Its answer
  * must be exactly the one the graph of every task gives: compared here field by field on many random
  * stores (closed and cancelled tasks, closed blockers and parents of open tasks, epics with closed
- * children and grandchildren, parent cycles, rows inserted out of id order), for every kind of scope,
- * with current tasks and handoff suggestions that are open, closed or missing. The stores follow one
- * another in one engine, so the open graph is also updated from the previous one (carried leverage).
+ * children and grandchildren, parent cycles, rows inserted out of id order, most tasks closed or not),
+ * for every kind of scope, with current tasks and handoff suggestions that are open, closed or missing.
+ * The stores follow one another in one engine, so the open graph is also updated from the previous one
+ * (carried leverage).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -19,7 +20,8 @@ import { taskGraphOf } from '../../../../src/engine/tasks/taskGraphOf';
 import { openTestEngine } from '../../helpers';
 import { pick, rng } from './randomGraphs';
 
-const statuses = ['pending', 'active', 'blocked', 'done', 'done', 'done', 'cancelled'] as const;
+const openStatuses = ['pending', 'active', 'blocked'] as const;
+const closedStatuses = ['done', 'done', 'cancelled'] as const;
 const types = ['epic', 'task', 'task', 'subtask', 'bug'] as const;
 const priorities = ['low', 'medium', 'high', 'critical'] as const;
 
@@ -32,9 +34,14 @@ const sources: BriefingSources = {
 interface Store {
 	ids: string[];
 	epics: string[];
+	/** Fewer than a quarter of the tasks open: the briefing then reads only the dependencies open tasks reach. */
+	mostlyClosed: boolean;
 }
 
-/** Replaces every task and dependency with a random set; rows go in shuffled, so table order is not id order. */
+/**
+ * Replaces every task and dependency with a random set; rows go in shuffled, so table order is not id
+ * order. Half the stores have most of their tasks closed.
+ */
 async function randomStore(store: JournalStore, rand: () => number): Promise<Store> {
 	const n = 20 + Math.floor(rand() * 100);
 	const ids = Array.from({ length: n }, (_, i) => `T${i + 1}`);
@@ -42,6 +49,8 @@ async function randomStore(store: JournalStore, rand: () => number): Promise<Sto
 	const typeOf = ids.map(() => pick(rand, types));
 	const epics = ids.filter((_, i) => typeOf[i] === 'epic');
 	const bigSeqs = rand() < 0.2;
+	const openShare = rand() < 0.5 ? 0.1 : 0.5;
+	const statusOf = ids.map(() => (rand() < openShare ? pick(rand, openStatuses) : pick(rand, closedStatuses)));
 	await store.write(() => {
 		store.execCaptured('DELETE FROM task_dependencies');
 		store.execCaptured('DELETE FROM tasks');
@@ -56,7 +65,7 @@ async function randomStore(store: JournalStore, rand: () => number): Promise<Sto
 					bigSeqs ? 2 ** 33 + i : i + 1,
 					`task ${i + 1}`,
 					typeOf[i] as string,
-					pick(rand, statuses),
+					statusOf[i] as string,
 					pick(rand, priorities),
 					parent === ids[i] ? null : parent,
 					pick(rand, ['a', 'b', null]),
@@ -74,7 +83,7 @@ async function randomStore(store: JournalStore, rand: () => number): Promise<Sto
 			}
 		}
 	});
-	return { ids, epics };
+	return { ids, epics, mostlyClosed: statusOf.filter((s) => s === 'pending' || s === 'active' || s === 'blocked').length * 4 < n };
 }
 
 function randomScopes(rand: () => number, { ids, epics }: Store): string[] {
@@ -128,10 +137,20 @@ async function bothBriefings(ctx: EngineContext, scope: string, currentTask: str
 void describe('the briefing from the open tasks', () => {
 	void it('answers exactly as the graph of every task, field by field, on random stores', async (t) => {
 		const { engine } = await openTestEngine(t, { config: { briefingNextTasks: 8 } });
-		const seen = { next: 0, epicsWithDone: 0, closedCurrent: 0, closedCurrentBlocked: 0, staleSuggestions: 0, scopedEntries: 0 };
+		const seen = {
+			mostlyClosed: 0,
+			mostlyOpen: 0,
+			next: 0,
+			epicsWithDone: 0,
+			closedCurrent: 0,
+			closedCurrentBlocked: 0,
+			staleSuggestions: 0,
+			scopedEntries: 0,
+		};
 		for (let seed = 1; seed <= 60; seed++) {
 			const rand = rng(seed * 7919);
 			const store = await randomStore(engine.store, rand);
+			seen[store.mostlyClosed ? 'mostlyClosed' : 'mostlyOpen']++;
 			for (const scope of randomScopes(rand, store)) {
 				const current = rand() < 0.2 ? null : rand() < 0.1 ? 'T7777' : pick(rand, store.ids);
 				const [whole, open] = await bothBriefings(engine.ctx, scope, current, randomHandoff(rand, store.ids));

@@ -16,7 +16,7 @@ import { isOpen, TaskGraph, type TaskNode } from './taskGraph';
 import { currentTaskGraph, dependencyRows, taskNodes } from './taskGraphOf';
 
 /** An open epic's progress over its whole subtree: done and total (cancelled ones left out), and whether any is done or active. */
-export interface EpicProgress {
+interface EpicProgress {
 	done: number;
 	total: number;
 	started: boolean;

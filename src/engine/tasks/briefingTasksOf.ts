@@ -1,14 +1,15 @@
 /**
  * What a briefing reads of the tasks, without building the graph of every task. A briefing lists open
  * tasks only (ranked, bugs, blocked, epics); of the closed ones it needs the dependencies that lead
- * through them (leverage and blockers walk every edge; a closed task there counts as much as a missing
- * one: not at all), the parent links a subtree walk passes through (a scope reaches an open task, an
- * epic's count a done one, through a closed parent), the number of done tasks under each open epic, and
- * the title and status of the few it names by id (the current task, a handoff's suggestions). So its
- * graph holds the open tasks, the closed tasks on the parent chains of open and done tasks, and every
- * dependency row (two short columns); the done tasks are counted per parent by SQLite from an index;
- * a named task missing from the graph is read by id. The answers are those of the graph of every task
- * (test/unit/engine/tasks/briefingTasks.test.ts compares the two on random stores).
+ * through them (leverage walks every edge an open task's waiting reaches; a closed task there counts as
+ * much as a missing one: not at all), the parent links a subtree walk passes through (a scope reaches an
+ * open task, an epic's count a done one, through a closed parent), the number of done tasks under each
+ * open epic, and the title, status and blockers of the few it names by id (the current task, a
+ * handoff's suggestions). So its graph holds the open tasks, the closed tasks with a parent on the parent
+ * chains of open and done tasks, and the dependency rows open tasks reach; the done tasks are counted
+ * per parent by SQLite from an index; a named task outside the graph is read by id. The answers are
+ * those of the graph of every task (test/unit/engine/tasks/briefingTasksOf.test.ts compares the two on
+ * random stores).
  */
 import type { Database } from 'sql.js';
 import type { EngineContext } from '../context';

@@ -56,9 +56,10 @@ type Db = InstanceType<typeof Database>;
  * tasks, two per session: an epic every 50 tasks (the first 29 of its tasks done, one active, the
  * rest pending, each pending one depending on the one before it, every tenth a bug), and each epic's
  * 25 sessions one chain, every session ended with its handoff and every tenth with a decision in its
- * debrief. `first` is a multiple of 25, so a part holds whole epics.
+ * debrief. `first` is a multiple of 25, so a part holds whole epics. With `sessions` false it holds the
+ * tasks alone (a probe of the task graph, bench/briefingProbe.ts).
  */
-export function writeCleoTasksDb(file: string, first: number, count: number): void {
+export function writeCleoTasksDb(file: string, first: number, count: number, sessions = true): void {
 	fs.mkdirSync(path.dirname(file), { recursive: true });
 	fs.rmSync(file, { force: true });
 	const db = new Database(file);
@@ -66,7 +67,7 @@ export function writeCleoTasksDb(file: string, first: number, count: number): vo
 		for (const ddl of cleoTables) db.exec(ddl);
 		db.transaction(() => {
 			insertTasks(db, 2 * first + 1, 2 * (first + count));
-			insertSessions(db, first, count);
+			if (sessions) insertSessions(db, first, count);
 		})();
 	} finally {
 		db.close();

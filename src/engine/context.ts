@@ -28,7 +28,7 @@ export class EngineContext {
 	 * update rather than rebuild what did not change.
 	 */
 	derived<T>(name: string, tables: readonly string[], build: (db: BatonDb, previous: T | undefined) => T): T {
-		const key = tables.map((table) => `${table}@${this.store.tableVersion(table)}`).join(':');
+		const key = derivedKey(this.store, tables);
 		const cached = this.derivedCache.get(name);
 		if (cached?.key === key) {
 			return cached.value as T;
@@ -37,4 +37,15 @@ export class EngineContext {
 		this.derivedCache.set(name, { key, value });
 		return value;
 	}
+
+	/** The value `derived` would return for these tables if it needs no rebuild; undefined when it would build one. */
+	derivedIfCurrent<T>(name: string, tables: readonly string[]): T | undefined {
+		const cached = this.derivedCache.get(name);
+		return cached?.key === derivedKey(this.store, tables) ? (cached.value as T) : undefined;
+	}
+}
+
+/** The tables' versions as one string: a derived value is current while it is unchanged. */
+function derivedKey(store: JournalStore, tables: readonly string[]): string {
+	return tables.map((table) => `${table}@${store.tableVersion(table)}`).join(':');
 }

@@ -15,7 +15,7 @@ import { decisions, handoffs, tasks } from '../storage/schema';
 import { isOpen, type TaskGraph, type TaskNode } from '../tasks/taskGraph';
 import { scopeTaskIds } from '../tasks/scopeTaskIds';
 import { scopeKey } from './scope';
-import { taskGraphOf } from '../tasks/taskGraphOf';
+import { briefingTasksOf, type BriefingTasks } from '../tasks/briefingTasksOf';
 
 const priorityOrder: Record<Task['priority'], number> = { critical: 0, high: 1, medium: 2, low: 3 };
 const listLimit = 10;
@@ -43,8 +43,15 @@ export interface BriefingSources {
 	laterWork: LaterWorkSource;
 }
 
-export function computeBriefing(ctx: EngineContext, db: BatonDb, sources: BriefingSources, input: BriefingInput): Briefing {
-	const graph = taskGraphOf(ctx);
+/** `taskView`: what the briefing reads of the tasks (see briefingTasksOf.ts; the tests compare its two sources). */
+export function computeBriefing(
+	ctx: EngineContext,
+	db: BatonDb,
+	sources: BriefingSources,
+	input: BriefingInput,
+	taskView: BriefingTasks = briefingTasksOf(ctx),
+): Briefing {
+	const graph = taskView.graph;
 	const inScopeSet = scopeTaskIds(input.scope, graph);
 	const nextTasks: Briefing['nextTasks'] = firstInScope(
 		graph,
@@ -61,7 +68,7 @@ export function computeBriefing(ctx: EngineContext, db: BatonDb, sources: Briefi
 		leverage: graph.leverage(task.id),
 		score: graph.score(task),
 	}));
-	const current = input.currentTask ? graph.byId.get(input.currentTask) : undefined;
+	const current = input.currentTask ? taskView.task(input.currentTask) : undefined;
 	const predecessor = input.predecessor;
 	// A resumed session's later runs, after its write-once handoff: computed now, never written into it.
 	const handoffAt = predecessor
@@ -84,10 +91,10 @@ export function computeBriefing(ctx: EngineContext, db: BatonDb, sources: Briefi
 			: null,
 		focus: input.focus,
 		suggestions: (input.handoff?.nextSuggested ?? []).map((s) => {
-			const task = graph.byId.get(s.id);
+			const task = taskView.task(s.id);
 			return { id: s.id, title: task?.title ?? s.title, status: task?.status ?? null, stale: !task || !isOpen(task) };
 		}),
-		currentTask: current ? { id: current.id, title: current.title, status: current.status, blockedBy: graph.openBlockersOf(current.id) } : null,
+		currentTask: current ? { id: current.id, title: current.title, status: current.status, blockedBy: taskView.openBlockersOf(current.id) } : null,
 		nextTasks,
 		openBugs: firstInScope(graph, 'openBugs', openBugs(graph), inScopeSet, listLimit).map((t) => ({ id: t.id, title: t.title, priority: t.priority })),
 		blockedTasks: firstInScope(graph, 'blockedTasks', blockedTasks(graph), inScopeSet, listLimit).map((t) => ({
@@ -95,7 +102,7 @@ export function computeBriefing(ctx: EngineContext, db: BatonDb, sources: Briefi
 			title: t.title,
 			blockedBy: graph.openBlockersOf(t.id),
 		})),
-		activeEpics: firstInScope(graph, 'activeEpics', activeEpics(graph), inScopeSet, listLimit),
+		activeEpics: firstInScope(graph, 'activeEpics', activeEpics(taskView), inScopeSet, listLimit),
 		recentDecisions: predecessor
 			? db
 					.select({ id: decisions.id, text: decisions.text, sessionId: decisions.sessionId })
@@ -172,28 +179,18 @@ function blockedTasks(graph: TaskGraph): TaskNode[] {
 	);
 }
 
-function activeEpics(graph: TaskGraph): Briefing['activeEpics'] {
+/** Open epics with something done or active (or active themselves), most complete first. */
+function activeEpics(taskView: BriefingTasks): Briefing['activeEpics'] {
+	const graph = taskView.graph;
 	return graph.memoize('activeEpics', () => {
+		const progress = taskView.epicProgress();
 		const out: Briefing['activeEpics'] = [];
 		for (const epic of graph.byId.values()) {
 			if (epic.type !== 'epic' || !isOpen(epic)) {
 				continue;
 			}
-			let done = 0;
-			let total = 0;
-			let started = epic.status === 'active';
-			for (const id of graph.subtree(epic.id)) {
-				const task = graph.byId.get(id);
-				if (!task || id === epic.id || task.status === 'cancelled') {
-					continue;
-				}
-				total++;
-				if (task.status === 'done') {
-					done++;
-				}
-				started ||= task.status === 'done' || task.status === 'active';
-			}
-			if (started) {
+			const { done, total, started } = progress.get(epic.id) ?? { done: 0, total: 0, started: false };
+			if (started || epic.status === 'active') {
 				out.push({ id: epic.id, title: epic.title, done, total, completionPercent: total === 0 ? 0 : Math.round((done / total) * 100) });
 			}
 		}

@@ -118,5 +118,14 @@ export const migrations: readonly EmbeddedMigration[] = [
 			"DROP INDEX `sessions_started_idx`;",
 			"CREATE INDEX `sessions_started_idx` ON `sessions` (`started_at`,`id`);"
 		]
+	},
+	{
+		"tag": "0012_tasks_status_parent_index",
+		"when": 1795945738497,
+		"hash": "2e21219844ca39db25271de08be1409e3a1f0b8f9ea82511fbb45ca5feb9ca7e",
+		"statements": [
+			"DROP INDEX `tasks_status_idx`;",
+			"CREATE INDEX `tasks_status_idx` ON `tasks` (`status`,`parent_id`);"
+		]
 	}
 ];

@@ -127,7 +127,12 @@ export const tasks = sqliteTable(
 		createdBySession: text('created_by_session'),
 		completedBySession: text('completed_by_session'),
 	},
-	(t) => [uniqueIndex('tasks_seq_idx').on(t.seq), index('tasks_status_idx').on(t.status), index('tasks_parent_idx').on(t.parentId)],
+	(t) => [
+		uniqueIndex('tasks_seq_idx').on(t.seq),
+		// With parent_id: a briefing counts the done tasks under each parent from this index alone (briefingTasksOf.ts).
+		index('tasks_status_idx').on(t.status, t.parentId),
+		index('tasks_parent_idx').on(t.parentId),
+	],
 );
 
 /** `taskId` cannot start until `dependsOnId` is done. */

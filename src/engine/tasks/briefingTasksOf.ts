@@ -1,0 +1,212 @@
+/**
+ * What a briefing reads of the tasks, without building the graph of every task. A briefing lists open
+ * tasks only (ranked, bugs, blocked, epics); of the closed ones it needs the dependencies that lead
+ * through them (leverage walks every edge an open task's waiting reaches; a closed task there counts as
+ * much as a missing one: not at all), the parent links a subtree walk passes through (a scope reaches an
+ * open task, an epic's count a done one, through a closed parent), the number of done tasks under each
+ * open epic, and the title, status and blockers of the few it names by id (the current task, a
+ * handoff's suggestions). So its graph holds the open tasks, the closed tasks with a parent on the parent
+ * chains of open and done tasks, and the dependency rows open tasks reach; the done tasks are counted
+ * per parent by SQLite from an index; a named task outside the graph is read by id. The answers are
+ * those of the graph of every task (test/unit/engine/tasks/briefingTasksOf.test.ts compares the two on
+ * random stores).
+ */
+import type { Database } from 'sql.js';
+import type { EngineContext } from '../context';
+import { isOpen, TaskGraph, type TaskNode } from './taskGraph';
+import { currentTaskGraph, dependencyRows, taskNodes } from './taskGraphOf';
+
+/** An open epic's progress over its whole subtree: done and total (cancelled ones left out), and whether any is done or active. */
+interface EpicProgress {
+	done: number;
+	total: number;
+	started: boolean;
+}
+
+/** The tasks as a briefing reads them. */
+export interface BriefingTasks {
+	/** Holds every open task and every dependency an open task's waiting reaches: ranking, leverage, scopes and the open lists. */
+	readonly graph: TaskGraph;
+	/** A task's title and status by id, open or not; undefined when there is no such task. */
+	task(id: string): Pick<TaskNode, 'id' | 'title' | 'status'> | undefined;
+	/** The open tasks `id` waits on, in table order, whether `id` itself is open or not. */
+	openBlockersOf(id: string): string[];
+	/** Each open epic's progress (no entry: nothing under it). */
+	epicProgress(): ReadonlyMap<string, EpicProgress>;
+}
+
+const openList = `('pending', 'active', 'blocked')`;
+
+/**
+ * The graph of every task when one is already built for this data (a session start builds it for its
+ * scope checks: no second graph for one briefing), else the graph of the open tasks, kept until a task
+ * table changes.
+ */
+export function briefingTasksOf(ctx: EngineContext): BriefingTasks {
+	const whole = currentTaskGraph(ctx);
+	return whole ? wholeGraphTasks(whole) : openTasksOf(ctx);
+}
+
+/** The tasks as the graph of every task answers: what the briefing read before it had its own graph. */
+export function wholeGraphTasks(graph: TaskGraph): BriefingTasks {
+	return {
+		graph,
+		task: (id) => graph.byId.get(id),
+		openBlockersOf: (id) => graph.openBlockersOf(id),
+		epicProgress: () => graph.memoize('epicProgress', () => progressOverGraph(graph)),
+	};
+}
+
+/** The open tasks' graph (see the file's comment), rebuilt only when a tasks table changed (leverage carried over). */
+export function openTasksOf(ctx: EngineContext): BriefingTasks {
+	return ctx.derived('openTaskGraph', ['tasks', 'task_dependencies'], (_db, previous: BriefingTasks | undefined) => {
+		const sqlite = ctx.store.sqlite;
+		const doneUnder = doneChildCounts(sqlite);
+		const nodes = openTasksAndAncestors(sqlite, [...doneUnder.keys()]);
+		const graph = new TaskGraph(nodes.all, briefingDependencies(sqlite, nodes.open), previous?.graph);
+		return {
+			graph,
+			task: (id) => graph.byId.get(id) ?? taskById(sqlite, id),
+			openBlockersOf: (id) => (isOpenNode(graph, id) ? graph.openBlockersOf(id) : blockersById(sqlite, graph, id)),
+			epicProgress: () => graph.memoize('epicProgress', () => progressFromCounts(graph, doneUnder)),
+		};
+	});
+}
+
+/** How many done tasks each task has as children, from the status index alone (status, parent_id). */
+function doneChildCounts(sqlite: Database): Map<string, number> {
+	const out = new Map<string, number>();
+	for (const result of sqlite.exec(`SELECT parent_id, count(*) FROM tasks WHERE status = 'done' AND parent_id IS NOT NULL GROUP BY parent_id`)) {
+		for (const row of result.values) {
+			out.set(row[0] as string, row[1] as number);
+		}
+	}
+	return out;
+}
+
+/**
+ * Every open task in table order (the order the lists keep among equals), then the closed tasks on
+ * the parent chains of the open tasks (a scope's subtree reaches them) and of the done ones (an open
+ * epic above counts them), level by level. Only closed tasks with a parent are ever passed through: a
+ * subtree walk starts at its root whether or not the graph holds it (so a finished epic is not read).
+ * The open tasks' closed parents are found by SQLite from the (status, parent_id) index.
+ */
+function openTasksAndAncestors(sqlite: Database, doneParents: readonly string[]): { all: TaskNode[]; open: number } {
+	const nodes = taskNodes(sqlite, `status IN ${openList}`);
+	const open = nodes.length;
+	const closed = new Set<string>();
+	const closedWithParent = `status NOT IN ${openList} AND parent_id IS NOT NULL AND id IN`;
+	let level = [
+		...taskNodes(sqlite, `${closedWithParent} (SELECT parent_id FROM tasks WHERE status IN ${openList} AND parent_id IS NOT NULL)`),
+		...taskNodes(sqlite, `${closedWithParent} (SELECT value FROM json_each(?))`, [JSON.stringify(doneParents)]),
+	];
+	while (level.length > 0) {
+		const parents: string[] = [];
+		for (const node of level) {
+			if (!closed.has(node.id)) {
+				closed.add(node.id);
+				nodes.push(node);
+				parents.push(node.parentId as string);
+			}
+		}
+		level = parents.length > 0 ? taskNodes(sqlite, `${closedWithParent} (SELECT value FROM json_each(?))`, [JSON.stringify(parents)]) : [];
+	}
+	return { all: nodes, open };
+}
+
+/**
+ * The dependencies a briefing walks: every row, or, when most tasks are closed, only those of the tasks
+ * an open task reaches by waiting. Leverage counts open tasks over such paths and an open task's
+ * blockers are its own rows, so a row of a task no open task waits on changes no answer (a closed
+ * current task's blockers are read by id). Reaching them is a recursive walk of the primary key, dearer
+ * per row than reading the table, so it is taken only when it skips most of it.
+ */
+function briefingDependencies(sqlite: Database, openCount: number): { taskId: string; dependsOnId: string }[] {
+	const total = (sqlite.exec('SELECT count(*) FROM tasks')[0]?.values[0]?.[0] as number | undefined) ?? 0;
+	if (openCount * 4 >= total) {
+		return dependencyRows(sqlite);
+	}
+	return dependencyRows(
+		sqlite,
+		`WITH RECURSIVE reach(id) AS (
+			SELECT id FROM tasks WHERE status IN ${openList}
+			UNION SELECT d.depends_on_id FROM task_dependencies d JOIN reach ON d.task_id = reach.id
+		)
+		SELECT task_id, depends_on_id FROM task_dependencies WHERE task_id IN reach ORDER BY rowid`,
+	);
+}
+
+function isOpenNode(graph: TaskGraph, id: string): boolean {
+	const node = graph.byId.get(id);
+	return node !== undefined && isOpen(node);
+}
+
+/** The open tasks a task outside the open ones waits on, from its own dependency rows (table order, as the whole graph keeps them). */
+function blockersById(sqlite: Database, graph: TaskGraph, id: string): string[] {
+	const out: string[] = [];
+	for (const result of sqlite.exec('SELECT depends_on_id FROM task_dependencies WHERE task_id = ? ORDER BY rowid', [id])) {
+		for (const row of result.values) {
+			if (isOpenNode(graph, row[0] as string)) {
+				out.push(row[0] as string);
+			}
+		}
+	}
+	return out;
+}
+
+function taskById(sqlite: Database, id: string): Pick<TaskNode, 'id' | 'title' | 'status'> | undefined {
+	const row = sqlite.exec('SELECT id, title, status FROM tasks WHERE id = ?', [id])[0]?.values[0];
+	return row ? { id: row[0] as string, title: row[1] as string, status: row[2] as TaskNode['status'] } : undefined;
+}
+
+/**
+ * Each open epic's progress from the open graph: a done task under the epic is a child of a task in
+ * the epic's subtree (the graph holds that parent and its chain), so it is counted through its parent's
+ * done count; open tasks are counted as they are met; cancelled ones count for nothing.
+ */
+function progressFromCounts(graph: TaskGraph, doneUnder: ReadonlyMap<string, number>): Map<string, EpicProgress> {
+	const out = new Map<string, EpicProgress>();
+	for (const epic of graph.byId.values()) {
+		if (epic.type !== 'epic' || !isOpen(epic)) {
+			continue;
+		}
+		const progress: EpicProgress = { done: 0, total: 0, started: false };
+		for (const id of graph.subtree(epic.id)) {
+			const done = doneUnder.get(id) ?? 0;
+			progress.done += done;
+			progress.total += done;
+			progress.started ||= done > 0;
+			const task = graph.byId.get(id);
+			if (id !== epic.id && task && isOpen(task)) {
+				progress.total++;
+				progress.started ||= task.status === 'active';
+			}
+		}
+		out.set(epic.id, progress);
+	}
+	return out;
+}
+
+/** The same counts over a graph of every task. */
+function progressOverGraph(graph: TaskGraph): Map<string, EpicProgress> {
+	const out = new Map<string, EpicProgress>();
+	for (const epic of graph.byId.values()) {
+		if (epic.type !== 'epic' || !isOpen(epic)) {
+			continue;
+		}
+		const progress: EpicProgress = { done: 0, total: 0, started: false };
+		for (const id of graph.subtree(epic.id)) {
+			const task = graph.byId.get(id);
+			if (!task || id === epic.id || task.status === 'cancelled') {
+				continue;
+			}
+			progress.total++;
+			if (task.status === 'done') {
+				progress.done++;
+			}
+			progress.started ||= task.status === 'done' || task.status === 'active';
+		}
+		out.set(epic.id, progress);
+	}
+	return out;
+}

@@ -4,9 +4,9 @@
  * opens a file for writing or changes its times.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { sessionIdsOf } from '../transcripts/claudeProjects';
 import { readAll } from '../storage/fsUtil';
+import { linkProblem } from '../transcripts/agentFiles';
 import { openRegularFile } from '../transcripts/regularFile';
 
 /** The ids Baton keeps as file names in its archive (transcriptArchive.ts). */
@@ -23,41 +23,16 @@ export function readDir(dir: string): fs.Dirent[] {
 	}
 }
 
-/**
- * Whether `entry` of `dir` is a folder to look into: a folder, or a symlink to one, followed as a symlink
- * to a file is (where it leads is checked file by file, `sourceProblem`). A link in a loop is none: its stat fails.
- */
-export function isFolder(dir: string, entry: fs.Dirent): boolean {
-	if (entry.isDirectory()) return true;
-	if (!entry.isSymbolicLink()) return false;
-	try {
-		return fs.statSync(path.join(dir, entry.name)).isDirectory();
-	} catch {
-		return false;
-	}
-}
-
-function realOr(file: string): string {
-	try {
-		return fs.realpathSync(file);
-	} catch {
-		return path.resolve(file);
-	}
-}
-
 /** Why `file` must not be read (a sentence), or its stats when it may. `within`: the agent's folder. */
 export function sourceProblem(file: string, within: string, maxBytes: number): string | fs.Stats {
-	let link: fs.Stats;
 	try {
-		link = fs.lstatSync(file);
+		fs.lstatSync(file);
 	} catch (error) {
 		return `it cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
 	}
-	// Its real path, not only its own link: a folder on the way may be a symlink too (isFolder follows them).
-	const target = realOr(file);
-	const root = realOr(within);
-	if (target !== root && !target.startsWith(`${root}${path.sep}`)) {
-		return link.isSymbolicLink() ? `it is a symlink that leads out of ${within}` : `a folder on its path is a symlink that leads out of ${within}`;
+	const leadsOut = linkProblem(file, within);
+	if (leadsOut) {
+		return leadsOut;
 	}
 	let stat: fs.Stats;
 	try {

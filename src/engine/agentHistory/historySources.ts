@@ -31,10 +31,10 @@ import path from 'node:path';
 import type { AgentKind } from '../agentKinds';
 import { claudeProjectDir, isBootstrapTranscript, subagentTranscripts, type DiscoveredTranscript } from '../transcripts/claudeProjects';
 import { pushAll } from '../arrays';
-import { isoTime, type AgentDiscovery, type AgentFileOptions } from '../transcripts/agentFiles';
+import { isFolder, isoTime, type AgentDiscovery, type AgentFileOptions } from '../transcripts/agentFiles';
 import { discoverClineTasks } from '../transcripts/clineTasks';
 import { discoverVscodeChatSessions } from '../transcripts/vscodeChatSessions';
-import { claudeHead, claudeHeadBytes, headLines, isFolder, readDir, safeId, sourceProblem } from './historyFiles';
+import { claudeHead, claudeHeadBytes, headLines, readDir, safeId, sourceProblem } from './historyFiles';
 
 export interface HistorySource {
 	agent: AgentKind;

@@ -60,7 +60,7 @@ const staleTempAge = 24 * 3600_000;
  * or older than a day. Otherwise only a later process given the same pid would ever remove one. A temp
  * file of a live process may be its write in progress and is kept. Best effort: a write never fails for it.
  */
-function removeStaleTemps(file: string): void {
+export function removeStaleTemps(file: string): void {
 	const prefix = `${path.basename(file)}.tmp-`;
 	let names: string[];
 	try {

@@ -14,6 +14,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sql, type SQL } from 'drizzle-orm';
+import { atomicWriteFile } from '../storage/fsUtil';
 import type { BatonDb } from '../storage/journalStore';
 import { mkdirPrivate, privateFileMode } from '../workspace';
 import { wireLineSql } from './eventRefs';
@@ -51,13 +52,12 @@ export function readExportMark(file: string, tip: string): ExportMark | null {
 /**
  * Replaces the mark (a temp file renamed over it) without fsync: the mark only saves work, so one
  * lost in a crash, or naming a tip the ref lost in the same crash, only sends the next export back
- * to the ref's ids. Two fsyncs per push were a measurable part of it.
+ * to the ref's ids. Two fsyncs per push were a measurable part of it. atomicWriteFile's temp file,
+ * not one of its own: a crashed writer's is removed by the next write (its own never was).
  */
 export function writeExportMark(file: string, mark: ExportMark): void {
-	const tmp = `${file}.tmp-${process.pid}`;
 	mkdirPrivate(path.dirname(file));
-	fs.writeFileSync(tmp, `${JSON.stringify({ version: 2, ...mark })}\n`, { mode: privateFileMode });
-	fs.renameSync(tmp, file);
+	atomicWriteFile(file, Buffer.from(`${JSON.stringify({ version: 2, ...mark })}\n`, 'utf8'), privateFileMode, false);
 }
 
 /**

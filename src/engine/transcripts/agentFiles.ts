@@ -3,6 +3,10 @@
  * shape of a discovered file and of one file read, where VS Code-based editors keep their user data,
  * how a workspace path an agent recorded is compared with this workspace, and reads that never hang
  * or throw out of discovery (a FIFO, a device, a file too large, a name that is not a file: a warning).
+ *
+ * Also the one rule for symbolic links every listing of an agent's folders follows (these readers,
+ * claudeProjects.ts, agentHistory/): a folder that is a symlink is looked into as a folder (`isFolder`),
+ * and a file or folder whose real path leads out of the agent's own folder is skipped (`linkProblem`).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -182,6 +186,46 @@ export function listDir(dir: string, warnings: string[]): fs.Dirent[] {
 		}
 		return [];
 	}
+}
+
+/**
+ * Whether `entry` of `dir` is a folder to look into: a folder, or a symlink to one, followed as a symlink
+ * to a file is (where it leads is checked by `linkProblem`). A link in a loop is none: its stat fails.
+ */
+export function isFolder(dir: string, entry: fs.Dirent): boolean {
+	if (entry.isDirectory()) return true;
+	if (!entry.isSymbolicLink()) return false;
+	try {
+		return fs.statSync(path.join(dir, entry.name)).isDirectory();
+	} catch {
+		return false;
+	}
+}
+
+function realOr(file: string): string {
+	try {
+		return fs.realpathSync(file);
+	} catch {
+		return path.resolve(file);
+	}
+}
+
+/**
+ * Why `file` (a file or a folder) must not be read for the links on its way (a sentence), or null: its
+ * real path, not only its own link, must lie in `within` (the agent's own folder, itself wherever its
+ * links lead), since a folder on the way may be a symlink too (`isFolder` follows them).
+ */
+export function linkProblem(file: string, within: string): string | null {
+	const target = realOr(file);
+	const root = realOr(within);
+	if (target === root || target.startsWith(`${root}${path.sep}`)) return null;
+	let own = false;
+	try {
+		own = fs.lstatSync(file).isSymbolicLink();
+	} catch {
+		// Gone meanwhile: said as a folder on its way.
+	}
+	return own ? `it is a symlink that leads out of ${within}` : `a folder on its path is a symlink that leads out of ${within}`;
 }
 
 /** Size and time of a regular file, or null with a warning (a FIFO, a device, a folder where a file should be). */

@@ -2,9 +2,12 @@
  * Where Claude Code keeps a workspace's transcripts:
  * `<claude home>/projects/<cwd with every non-alphanumeric character as '-'>/<sessionId>.jsonl`,
  * subagents under `<sessionId>/subagents/agent-<id>.jsonl` with an `agent-<id>.meta.json` beside.
+ * A session's folder that is a symlink is followed, under the rule for links agent history keeps
+ * (agentFiles.ts): a subagent transcript whose real path leads out of the project folder is not listed.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { isFolder, linkProblem } from './agentFiles';
 import { openRegularFile } from './regularFile';
 import { pushAll } from '../arrays';
 
@@ -35,8 +38,12 @@ export function discoverClaudeTranscripts(claudeHome: string, workspaceRoot: str
 		if (entry.isFile() && entry.name.endsWith('.jsonl')) {
 			const id = entry.name.slice(0, -'.jsonl'.length);
 			out.push({ id, agentSessionId: id, parentAgentSessionId: null, sourcePath: path.join(dir, entry.name), agentType: null, description: null });
-		} else if (entry.isDirectory()) {
-			pushAll(out, [...subagentTranscripts(path.join(dir, entry.name), entry.name)]);
+		} else if (isFolder(dir, entry)) {
+			// Dirent.isDirectory() is false for a symlink: a linked session folder was never found.
+			pushAll(
+				out,
+				subagentTranscripts(path.join(dir, entry.name), entry.name).filter((t) => linkProblem(t.sourcePath, dir) === null),
+			);
 		}
 	}
 	return out.sort((a, b) => a.id.localeCompare(b.id));

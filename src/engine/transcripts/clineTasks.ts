@@ -20,12 +20,17 @@
  * Roo Code's `tasks/<id>/history_item.json` and `tasks/_index.json` (HistoryItem `workspace`), an SDK
  * manifest's `cwd`/`workspace_root`; when none of them names the task, the working directory its first
  * request told the model (`# Current Working Directory (…) Files` in `<environment_details>`).
+ *
+ * A task's or SDK session's folder that is a symlink is followed under the one rule for links
+ * (agentFiles.ts): one whose real path leads out of `tasks/` (`sessions/`) is skipped with a warning.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import {
 	defaultMaxBytes,
+	isFolder,
 	isSafeId,
+	linkProblem,
 	listDir,
 	readJsonFile,
 	regularFileStat,
@@ -79,11 +84,14 @@ export function discoverClineTasks(workspaceRoot: string, options: AgentFileOpti
 		const workspaces = recordedWorkspaces(root, warnings);
 		const tasksDir = path.join(root.dir, 'tasks');
 		for (const entry of listDir(tasksDir, warnings)) {
-			if (!entry.isDirectory()) {
+			if (!isFolder(tasksDir, entry)) {
 				continue;
 			}
 			if (!isSafeId(entry.name)) {
 				warnings.push(`${path.join(tasksDir, entry.name)}: a task id Cline does not write, skipped`);
+				continue;
+			}
+			if (leadsOut(tasksDir, entry, warnings)) {
 				continue;
 			}
 			const task = taskFile(root, entry.name, workspaces, maxBytes, warnings);
@@ -104,6 +112,20 @@ export function discoverClineTasks(workspaceRoot: string, options: AgentFileOpti
 		}
 	}
 	return { files: files.sort((a, b) => a.path.localeCompare(b.path)), warnings };
+}
+
+/**
+ * Whether `entry`, a folder of `dir`, is a symlink whose real path leads out of `dir` (then said in a
+ * warning). Dirent.isDirectory() is false for a symlink, so such a folder was never listed; a folder
+ * that is no link lies in `dir` and costs no realpath.
+ */
+function leadsOut(dir: string, entry: fs.Dirent, warnings: string[]): boolean {
+	const folder = path.join(dir, entry.name);
+	const problem = entry.isSymbolicLink() ? linkProblem(folder, dir) : null;
+	if (problem) {
+		warnings.push(`${folder}: ${problem}, skipped`);
+	}
+	return problem !== null;
 }
 
 /** Task id → the workspace the product's own history recorded for it. */
@@ -202,7 +224,7 @@ function cwdOfHead(file: string, maxBytes: number, warnings: string[]): string |
 function sdkSessions(dir: string, warnings: string[]): DiscoveredAgentFile[] {
 	const out: DiscoveredAgentFile[] = [];
 	for (const entry of listDir(dir, warnings)) {
-		if (!entry.isDirectory() || !isSafeId(entry.name)) {
+		if (!isFolder(dir, entry) || !isSafeId(entry.name) || leadsOut(dir, entry, warnings)) {
 			continue;
 		}
 		const manifestPath = path.join(dir, entry.name, `${entry.name}.json`);

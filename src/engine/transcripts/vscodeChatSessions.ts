@@ -8,7 +8,9 @@
  * `JSON.stringify(session)` rewritten whole) or `<sessionId>.jsonl` (the newer). The folder's
  * `workspace.json` names the workspace (`{"folder": "file:///…"}`); the id is a hash and is never
  * used to match. A window without a folder keeps its chats under `globalStorage/emptyWindowChatSessions`,
- * which no workspace owns, so they are not read here.
+ * which no workspace owns, so they are not read here. A workspace folder or its `chatSessions/` that is
+ * a symlink is followed under the one rule for links (agentFiles.ts): one whose real path leads out of
+ * `workspaceStorage/` is skipped with a warning.
  *
  * The JSONL form is an ObjectMutationLog (`common/model/objectMutationLog.ts` at
  * 047238f9fe1b7661362b3f27cfbddd503339cb1b): a line is `{kind, k?, v?, i?}` with kind 0 Initial (the
@@ -30,8 +32,10 @@ import { pushAll } from '../arrays';
 import {
 	countKind,
 	emptyRead,
+	isFolder,
 	isoTime,
 	isSafeId,
+	linkProblem,
 	listDir,
 	pathOfFileUri,
 	readJsonFile,
@@ -55,12 +59,18 @@ export function discoverVscodeChatSessions(workspaceRoot: string, options: Agent
 	for (const userData of vscodeUserDataDirs(options)) {
 		const storage = path.join(userData, 'User', 'workspaceStorage');
 		for (const entry of listDir(storage, warnings)) {
-			if (!entry.isDirectory()) {
+			if (!isFolder(storage, entry)) {
 				continue;
 			}
 			const dir = path.join(storage, entry.name);
 			const chats = path.join(dir, 'chatSessions');
 			if (listDir(chats, warnings).length === 0) {
+				continue;
+			}
+			// Dirent.isDirectory() is false for a symlink: what a linked folder holds is read when it lies in workspaceStorage/.
+			const leadsOut = linkProblem(chats, storage);
+			if (leadsOut) {
+				warnings.push(`${chats}: ${leadsOut}, skipped`);
 				continue;
 			}
 			const folder = workspaceFolder(path.join(dir, 'workspace.json'), warnings);

@@ -5,6 +5,7 @@
  * ids the ref holds. In every case each local event reaches the ref exactly once.
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -16,10 +17,10 @@ import { machineIdentity } from '../../../../src/engine/shared/machineIdentity';
 import { appendSharedEvent } from '../../../../src/engine/shared/sharedEvents';
 import { sharedEvents } from '../../../../src/engine/storage/schema';
 import { EventRefs } from '../../../../src/engine/sync/eventRefs';
-import { localCheckpointCommits, localCheckpointCommitsSql } from '../../../../src/engine/sync/exportMark';
+import { localCheckpointCommits, localCheckpointCommitsSql, readExportMark, writeExportMark } from '../../../../src/engine/sync/exportMark';
 import { batonDir } from '../../../../src/engine/workspace';
 import { EngineHost } from '../../../../src/server/engineHost';
-import { openTestEngine, type TestEngine } from '../../helpers';
+import { openTestEngine, tempDir, type TestEngine } from '../../helpers';
 import { startEnd, syncWorld } from './syncWorld';
 
 async function writeEvents(side: TestEngine, count: number, tag: string): Promise<void> {
@@ -218,4 +219,18 @@ test('an export above the split bound is several batch files in one commit, read
 		`every file under the bound but those of one long line: ${sizes.join(', ')}`,
 	);
 	assert.deepEqual(await refs.readEvents(before, tip), wire, 'every event once, in order, as written');
+});
+
+test('writing the mark removes the temp files a crashed writer of it left (a dead pid’s), as atomicWriteFile does, and keeps a live writer’s', (t) => {
+	const dir = path.join(tempDir(t, 'baton-export-mark-'), 'sync');
+	fs.mkdirSync(dir);
+	const file = path.join(dir, 'exported.json');
+	const dead = spawnSync(process.execPath, ['-e', '']).pid;
+	assert.ok(dead);
+	fs.writeFileSync(`${file}.tmp-${dead}`, 'half a mark');
+	fs.writeFileSync(`${file}.tmp-${process.ppid}`, 'a live writer’s');
+	writeExportMark(file, { tip: 'a'.repeat(40), rowid: 7, id: 'evt_7' });
+	assert.deepEqual(readExportMark(file, 'a'.repeat(40)), { tip: 'a'.repeat(40), rowid: 7, id: 'evt_7' });
+	assert.deepEqual(fs.readdirSync(dir).sort(), ['exported.json', `exported.json.tmp-${process.ppid}`]);
+	if (process.platform !== 'win32') assert.equal(fs.statSync(file).mode & 0o777, 0o600, 'the mark stays private');
 });

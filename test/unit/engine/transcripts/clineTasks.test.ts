@@ -148,6 +148,42 @@ test('discovery without a recorded workspace: the working directory the first re
 	assert.deepEqual(discoverClineTasks('/home/someone/else', options).files, []);
 });
 
+test('a task folder or SDK session folder that is a symlink inside its folder is followed; one leading out of it, or in a loop, is not', (t) => {
+	const base = tempDir(t, 'baton-cline-links-');
+	const storage = path.join(base, 'saoudrizwan.claude-dev');
+	const outside = path.join(base, 'elsewhere');
+	const tasks = path.join(storage, 'tasks');
+	for (const [id, where] of [
+		[taskId, path.join(tasks, 'moved', taskId)],
+		['1770000000001', path.join(outside, '1770000000001')],
+	] as const) {
+		fs.mkdirSync(where, { recursive: true });
+		fs.copyFileSync(sample, path.join(where, 'ui_messages.json'));
+		fs.symlinkSync(where, path.join(tasks, id));
+	}
+	fs.symlinkSync(path.join(tasks, 'loop'), path.join(tasks, 'loop'));
+	const sessions = path.join(storage, 'sessions');
+	for (const [id, where] of [
+		['sdk-in', path.join(sessions, 'moved', 'sdk-in')],
+		['sdk-out', path.join(outside, 'sdk-out')],
+	] as const) {
+		write(path.join(where, `${id}.json`), { version: 1, session_id: id, cwd: theirCwd });
+		write(path.join(where, `${id}.messages.json`), { messages: [] });
+		fs.symlinkSync(where, path.join(sessions, id));
+	}
+	const found = discoverClineTasks(theirCwd, { homeDir: '/nonexistent', env: {}, dirs: [storage] });
+	assert.deepEqual(
+		found.files.map((f) => f.agentSessionId),
+		['sdk-in', taskId],
+	);
+	for (const out of [path.join(tasks, '1770000000001'), path.join(sessions, 'sdk-out')]) {
+		assert.ok(
+			found.warnings.some((w) => w.startsWith(`${out}: it is a symlink that leads out of`)),
+			`${out} in:\n${found.warnings.join('\n')}`,
+		);
+	}
+});
+
 test('the real ui_messages.json: the person’s 7 messages, 67 tool calls with 17 files edited, the tokens of 53 requests, model, cwd and times', () => {
 	const read = readClineTaskFile(fs.readFileSync(sample, 'utf8'), 'ui_messages');
 	assert.equal(read.cwd, theirCwd);

@@ -92,6 +92,38 @@ test('discovery: the workspace’s chat sessions in VS Code and code-server, mat
 	);
 });
 
+test('a workspace folder or chatSessions folder that is a symlink inside workspaceStorage is followed; one leading out of it is not', (t) => {
+	const home = tempDir(t, 'baton-vscode-links-');
+	const workspace = path.join(home, 'work', 'shop');
+	fs.mkdirSync(workspace, { recursive: true });
+	const userData = path.join(home, '.config', 'Code');
+	const storage = path.join(userData, 'User', 'workspaceStorage');
+	const outside = path.join(home, 'elsewhere');
+	const inside = storageFolder(userData, path.join('moved', 'a1b2c3'), workspace);
+	fs.copyFileSync(path.join(fixtures, 'copilot_session_multiline.jsonl'), path.join(inside, `${jsonlId}.jsonl`));
+	fs.symlinkSync(path.dirname(inside), path.join(storage, 'a1b2c3'));
+	const away = storageFolder(outside, 'ffee01', workspace);
+	fs.copyFileSync(path.join(fixtures, 'copilot_session_simple.json'), path.join(away, `${jsonId}.json`));
+	fs.symlinkSync(path.dirname(away), path.join(storage, 'ffee01'));
+	// A workspace folder of its own whose chatSessions/ leads out.
+	const own = path.dirname(storageFolder(userData, 'c0ffee', workspace));
+	fs.rmdirSync(path.join(own, 'chatSessions'));
+	fs.symlinkSync(away, path.join(own, 'chatSessions'));
+	fs.symlinkSync(path.join(storage, 'loop'), path.join(storage, 'loop'));
+
+	const found = discoverVscodeChatSessions(workspace, { homeDir: home, env: {}, dirs: [userData] });
+	assert.deepEqual(
+		found.files.map((f) => f.agentSessionId),
+		[jsonlId],
+	);
+	for (const out of [path.join(storage, 'ffee01', 'chatSessions'), path.join(own, 'chatSessions')]) {
+		assert.ok(
+			found.warnings.some((w) => w.startsWith(`${out}: `) && w.includes('symlink that leads out of')),
+			`${out} in:\n${found.warnings.join('\n')}`,
+		);
+	}
+});
+
 test('the JSONL form VS Code writes (Copilot Chat 0.37.1 agent mode): replayed, two requests, their tools and the edited file, model and times', () => {
 	const content = fs.readFileSync(path.join(fixtures, 'copilot_session_multiline.jsonl'), 'utf8');
 	const read = readVscodeChatSession(content, true);

@@ -214,17 +214,21 @@ export class TranscriptIndexFile {
 	 * thousand new sessions from the archive, and reading the whole index for each was most of its cost.
 	 */
 	peek(): TranscriptIndex {
-		let stamp = 'none';
-		try {
-			const st = fs.statSync(this.file);
-			stamp = `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
-		} catch {
-			// No index yet: read() says so.
-		}
+		const stamp = this.stamp();
 		if (this.peeked?.stamp !== stamp) {
 			this.peeked = { stamp, index: this.read() };
 		}
 		return this.peeked.index;
+	}
+
+	/** What tells one index.json from another: its inode, size and times (every write replaces it by a rename). */
+	private stamp(): string {
+		try {
+			const st = fs.statSync(this.file);
+			return `${st.ino}:${st.size}:${st.mtimeMs}:${st.ctimeMs}`;
+		} catch {
+			return 'none'; // No index yet: read() says so.
+		}
 	}
 
 	/** Read, change, write back when `fn` returns true; the lock makes it one step across processes. */
@@ -237,6 +241,9 @@ export class TranscriptIndexFile {
 			const { changed, result } = await fn(index);
 			if (changed) {
 				atomicWriteFile(this.file, Buffer.from(`${JSON.stringify(index)}\n`));
+				// What was just written is what the next peek would parse back (an import lists the thousand
+				// entries its sync wrote): kept, stamped while the lock still keeps other writers out.
+				this.peeked = { stamp: this.stamp(), index };
 			}
 			return result;
 		} finally {

@@ -151,15 +151,15 @@ function firstRecords(bytes: Buffer, end: number, maxLines: number): Record<stri
 
 /**
  * The first bytes of `file` (at most `limit`), or undefined when it cannot be opened as a regular file;
- * `whole` when they are all of it.
+ * `whole` when they are all of it (then `file` is the file's bytes with the stats they were read at).
  */
-function headBytes(file: string, limit: number): { bytes: Buffer; whole: boolean } | undefined {
+function headBytes(file: string, limit: number): { bytes: Buffer; whole: boolean; file: FileBytes } | undefined {
 	try {
 		const { fd, stat } = openRegularFile(file);
 		try {
 			const bytes = Buffer.allocUnsafe(Math.min(limit, stat.size));
 			const read = readAll(fd, bytes);
-			return { bytes: bytes.subarray(0, read), whole: read === stat.size };
+			return { bytes: bytes.subarray(0, read), whole: read === stat.size, file: { bytes, size: stat.size, mtimeMs: stat.mtimeMs } };
 		} catch {
 			return undefined;
 		} finally {
@@ -210,12 +210,20 @@ export const claudeHeadBytes = 64 * 1024;
  * Records are parsed until these are known and the transcript's own records begin; the rest of the head
  * is parsed only when a `"sessionId"` key in it could name another session.
  */
-export function claudeHead(file: string, ownId: string): { cwd: unknown; startedAt: string | null; snapshotsOnly: boolean; earlierIds: string[] } {
-	const out = { cwd: undefined as unknown, startedAt: null as string | null, snapshotsOnly: false, earlierIds: [] as string[] };
-	const head = headBytes(file, claudeHeadBytes);
-	if (!head) {
+export function claudeHead(
+	file: string,
+	ownId: string,
+	wholeUpTo = 0,
+): { cwd: unknown; startedAt: string | null; snapshotsOnly: boolean; earlierIds: string[]; whole?: FileBytes } {
+	const out: ReturnType<typeof claudeHead> = { cwd: undefined, startedAt: null, snapshotsOnly: false, earlierIds: [] };
+	const read = headBytes(file, Math.max(claudeHeadBytes, wholeUpTo));
+	if (!read) {
 		return out;
 	}
+	if (read.whole && read.bytes.length <= wholeUpTo) {
+		out.whole = read.file; // The import archives these bytes; only the first 64 KiB say whose it is.
+	}
+	const head = read.bytes.length > claudeHeadBytes ? { bytes: read.bytes.subarray(0, claudeHeadBytes), whole: false } : read;
 	const records: Record<string, unknown>[] = [];
 	let snapshotsOnly = true;
 	let ownSeen = false;

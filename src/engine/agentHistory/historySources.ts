@@ -143,11 +143,9 @@ class Finder {
 		return problem;
 	}
 
-	/** The first records of a JSONL file (historyFiles.ts `readHead`), and the whole file's bytes while the budget lasts. */
+	/** The first records of a JSONL file (historyFiles.ts `readHead`), and the whole file's bytes while the budget lasts (spent by `add`). */
 	head(file: string, limit: number, maxLines: number): { records: Record<string, unknown>[]; whole?: FileBytes } {
-		const read = readHead(file, limit, maxLines, Math.min(wholeUpTo, this.wholeLeft));
-		this.wholeLeft -= read.whole?.size ?? 0;
-		return read;
+		return readHead(file, limit, maxLines, Math.min(wholeUpTo, this.wholeLeft));
 	}
 
 	skip(agent: AgentKind, file: string, reason: string): void {
@@ -168,6 +166,7 @@ class Finder {
 			this.skip(source.agent, source.sourcePath, `its session id ${JSON.stringify(source.agentSessionId.slice(0, 80))} is not one Baton keeps`);
 			return;
 		}
+		this.wholeLeft -= whole?.size ?? 0;
 		const main: DiscoveredTranscript = {
 			id: source.agentSessionId,
 			agentSessionId: source.agentSessionId,
@@ -210,7 +209,7 @@ class Finder {
 			const id = entry.name.slice(0, -'.jsonl'.length);
 			// One read of the head answers whose file it is, when it started, whether it is a bootstrap and
 			// which conversation it resumes (each used to open the file again and parse its first 64 KiB).
-			const head = claudeHead(file, id);
+			const head = claudeHead(file, id, Math.min(wholeUpTo, this.wholeLeft));
 			if (head.cwd !== undefined && !this.isWorkspace(head.cwd)) {
 				this.skip('claude-code', file, `it records another project (${String(head.cwd)})`);
 				continue;
@@ -233,6 +232,7 @@ class Finder {
 					transcripts: subagents,
 				},
 				stat,
+				head.whole,
 			);
 		}
 	}
@@ -284,6 +284,7 @@ class Finder {
 			const parent = this.sources.find((s) => s.agent === 'codex' && s.agentSessionId === sub.parent);
 			if (parent) {
 				parent.transcripts.push(sub.transcript);
+				this.wholeLeft -= sub.transcript.whole?.size ?? 0;
 			} else {
 				this.add(
 					{

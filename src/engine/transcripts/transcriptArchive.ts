@@ -168,7 +168,7 @@ export class TranscriptArchive {
 			let entry = index.transcripts[key];
 			const isNew = !entry;
 			if (!entry) {
-				entry = newTranscriptEntry({ ...withoutBytes(one), agent });
+				entry = newTranscriptEntry({ ...one, agent });
 				index.transcripts[key] = entry;
 				knownIds.add(entry.agentSessionId);
 				changed = true;
@@ -410,10 +410,4 @@ function archiveFolders(dir: string): Set<string> {
 	} catch {
 		return new Set();
 	}
-}
-
-/** A discovered transcript without the bytes discovery read, as its index entry starts from. */
-function withoutBytes(one: DiscoveredTranscript): Omit<DiscoveredTranscript, 'whole'> {
-	const { whole: _whole, ...rest } = one;
-	return rest;
 }

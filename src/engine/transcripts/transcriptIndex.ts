@@ -104,11 +104,22 @@ export function sessionArchiveOf(index: TranscriptIndex, sessionId: string): Ses
 	return entry;
 }
 
+/**
+ * A transcript's entry before anything was read. Only the named fields of `init` are taken: a discovered
+ * transcript may carry more (the bytes an import read, DiscoveredTranscript.whole), never for the index.
+ */
 export function newTranscriptEntry(
 	init: Pick<TranscriptEntry, 'id' | 'agent' | 'agentSessionId' | 'parentAgentSessionId' | 'sourcePath' | 'agentType' | 'description'>,
 ): TranscriptEntry {
+	const { id, agent, agentSessionId, parentAgentSessionId, sourcePath, agentType, description } = init;
 	return {
-		...init,
+		id,
+		agent,
+		agentSessionId,
+		parentAgentSessionId,
+		sourcePath,
+		agentType,
+		description,
 		sessionId: null,
 		archivePath: null,
 		offset: 0,

@@ -215,6 +215,7 @@ test('an import that fails half-way through its batch (a session’s archive fol
 
 	fs.rmSync(path.join(dir, blocked));
 	const second = await run();
+	assert.equal(fs.readFileSync(path.join(dir, 'index.json'), 'utf8').includes('"whole"'), false, 'the bytes discovery read are not kept in the index');
 	for (const [file, mtimeMs] of written) {
 		assert.equal(fs.statSync(path.join(dir, file)).mtimeMs, mtimeMs, `${file}: carried on from, not written again`);
 	}
@@ -228,4 +229,13 @@ test('an import that fails half-way through its batch (a session’s archive fol
 		assert.equal(read?.info.offset, read?.info.sourceSize, `${id}: read to its end`);
 	}
 	await assertSecondRunChangesNothing(root, run);
+
+	// A rebuild that finds an archive without its header or index entry matches it to the rollout discovery read whole: its entry takes the rollout's names, not its bytes.
+	const first = archive.read(ids[0] as string, 'codex')?.info.archivePath as string;
+	fs.rmSync(path.join(dir, metaPathOf(first)));
+	fs.rmSync(path.join(dir, 'index.json'));
+	await engine.agentHistory.reindex({ env, homeDir: home });
+	const index = fs.readFileSync(path.join(dir, 'index.json'), 'utf8');
+	assert.equal(index.includes('"whole"'), false, 'no bytes of an agent’s file in the index');
+	assert.equal(archive.read(ids[0] as string, 'codex')?.info.sourcePath.endsWith(`${ids[0]}.jsonl`), true);
 });

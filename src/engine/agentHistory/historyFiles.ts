@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { sessionIdsOf } from '../transcripts/claudeProjects';
 import { readAll } from '../storage/fsUtil';
 import { linkProblem } from '../transcripts/agentFiles';
-import { openRegularFile } from '../transcripts/regularFile';
+import { openRegularFile, type FileBytes } from '../transcripts/regularFile';
 
 /** The ids Baton keeps as file names in its archive (transcriptArchive.ts). */
 export function safeId(id: string): boolean {
@@ -25,8 +25,9 @@ export function readDir(dir: string): fs.Dirent[] {
 
 /** Why `file` must not be read (a sentence), or its stats when it may. `within`: the agent's folder. */
 export function sourceProblem(file: string, within: string, maxBytes: number): string | fs.Stats {
+	let link: fs.Stats;
 	try {
-		fs.lstatSync(file);
+		link = fs.lstatSync(file);
 	} catch (error) {
 		return `it cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
 	}
@@ -34,11 +35,14 @@ export function sourceProblem(file: string, within: string, maxBytes: number): s
 	if (leadsOut) {
 		return leadsOut;
 	}
-	let stat: fs.Stats;
-	try {
-		stat = fs.statSync(file);
-	} catch {
-		return 'it is a symlink to nothing';
+	// A file that is not a symlink is what lstat saw: a second stat would say the same.
+	let stat = link;
+	if (link.isSymbolicLink()) {
+		try {
+			stat = fs.statSync(file);
+		} catch {
+			return 'it is a symlink to nothing';
+		}
 	}
 	if (!stat.isFile()) {
 		return stat.isFIFO() ? 'it is a FIFO, not a regular file' : 'it is not a regular file';
@@ -55,42 +59,72 @@ export function sourceProblem(file: string, within: string, maxBytes: number): s
  * its first line. Empty when the file cannot be opened as a regular file.
  */
 export function headLines(file: string, limit: number, maxLines: number): Record<string, unknown>[] {
-	let text: string;
+	return readHead(file, limit, maxLines).records;
+}
+
+/**
+ * `headLines`, and a file of at most `wholeUpTo` bytes read whole in one read and returned with its
+ * stats (`whole`): the import archives it from these bytes rather than opening it again.
+ */
+export function readHead(file: string, limit: number, maxLines: number, wholeUpTo = 0): { records: Record<string, unknown>[]; whole?: FileBytes } {
+	let head: { bytes: Buffer; end: number };
+	let whole: FileBytes | undefined;
 	try {
 		const { fd, stat } = openRegularFile(file);
 		try {
-			const size = Math.min(limit, stat.size);
-			let bytes = Buffer.alloc(Math.min(size, 64 * 1024));
-			let read = 0;
-			let lines = 0;
-			while (read < size && lines < maxLines) {
-				if (read === bytes.length) {
-					const grown = Buffer.alloc(Math.min(size, bytes.length * 2));
-					bytes.copy(grown, 0, 0, read);
-					bytes = grown;
-				}
-				const n = fs.readSync(fd, bytes, read, bytes.length - read, read);
-				if (n === 0) {
-					break;
-				}
-				for (let i = read; i < read + n; i++) {
-					if (bytes[i] === 10) lines++;
-				}
-				read += n;
+			if (stat.size <= wholeUpTo) {
+				const bytes = Buffer.allocUnsafe(stat.size);
+				const read = readAll(fd, bytes);
+				// Cut short by a writer that truncated it since the stat: read as a head, not kept.
+				whole = read === stat.size ? { bytes, size: stat.size, mtimeMs: stat.mtimeMs } : undefined;
+				head = { bytes, end: whole ? read : bytes.lastIndexOf(10, read - 1) + 1 };
+			} else {
+				head = headBytesOf(fd, stat, limit, maxLines);
 			}
-			const end = read === stat.size ? read : bytes.lastIndexOf(10, read - 1) + 1;
-			text = bytes.toString('utf8', 0, end);
 		} finally {
 			fs.closeSync(fd);
 		}
 	} catch {
-		return [];
+		return { records: [] };
 	}
-	const out: Record<string, unknown>[] = [];
-	for (const line of text.split('\n')) {
-		if (out.length >= maxLines) {
+	return { records: firstRecords(head.bytes, head.end, maxLines), ...(whole ? { whole } : {}) };
+}
+
+/** The first lines of an open file: 64 KiB at a time until `maxLines` newlines or `limit` bytes; `end` after the last whole line. */
+function headBytesOf(fd: number, stat: fs.Stats, limit: number, maxLines: number): { bytes: Buffer; end: number } {
+	const size = Math.min(limit, stat.size);
+	let bytes = Buffer.alloc(Math.min(size, 64 * 1024));
+	let read = 0;
+	let lines = 0;
+	while (read < size && lines < maxLines) {
+		if (read === bytes.length) {
+			const grown = Buffer.alloc(Math.min(size, bytes.length * 2));
+			bytes.copy(grown, 0, 0, read);
+			bytes = grown;
+		}
+		const n = fs.readSync(fd, bytes, read, bytes.length - read, read);
+		if (n === 0) {
 			break;
 		}
+		for (let i = read; i < read + n; i++) {
+			if (bytes[i] === 10) lines++;
+		}
+		read += n;
+	}
+	return { bytes, end: read === stat.size ? read : bytes.lastIndexOf(10, read - 1) + 1 };
+}
+
+/** The JSON objects on the first `maxLines` non-blank lines of `bytes[0, end)`; a line that is not JSON is passed over. */
+function firstRecords(bytes: Buffer, end: number, maxLines: number): Record<string, unknown>[] {
+	const out: Record<string, unknown>[] = [];
+	let start = 0;
+	while (start < end && out.length < maxLines) {
+		let nl = bytes.indexOf(10, start);
+		if (nl === -1 || nl > end) {
+			nl = end;
+		}
+		const line = bytes.toString('utf8', start, nl);
+		start = nl + 1;
 		if (!line.trim()) {
 			continue;
 		}
@@ -108,15 +142,15 @@ export function headLines(file: string, limit: number, maxLines: number): Record
 
 /**
  * The first bytes of `file` (at most `limit`), or undefined when it cannot be opened as a regular file;
- * `whole` when they are all of it.
+ * `whole` when they are all of it (then `file` is the file's bytes with the stats they were read at).
  */
-function headBytes(file: string, limit: number): { bytes: Buffer; whole: boolean } | undefined {
+function headBytes(file: string, limit: number): { bytes: Buffer; whole: boolean; file: FileBytes } | undefined {
 	try {
 		const { fd, stat } = openRegularFile(file);
 		try {
 			const bytes = Buffer.allocUnsafe(Math.min(limit, stat.size));
 			const read = readAll(fd, bytes);
-			return { bytes: bytes.subarray(0, read), whole: read === stat.size };
+			return { bytes: bytes.subarray(0, read), whole: read === stat.size, file: { bytes, size: stat.size, mtimeMs: stat.mtimeMs } };
 		} catch {
 			return undefined;
 		} finally {
@@ -167,12 +201,20 @@ export const claudeHeadBytes = 64 * 1024;
  * Records are parsed until these are known and the transcript's own records begin; the rest of the head
  * is parsed only when a `"sessionId"` key in it could name another session.
  */
-export function claudeHead(file: string, ownId: string): { cwd: unknown; startedAt: string | null; snapshotsOnly: boolean; earlierIds: string[] } {
-	const out = { cwd: undefined as unknown, startedAt: null as string | null, snapshotsOnly: false, earlierIds: [] as string[] };
-	const head = headBytes(file, claudeHeadBytes);
-	if (!head) {
+export function claudeHead(
+	file: string,
+	ownId: string,
+	wholeUpTo = 0,
+): { cwd: unknown; startedAt: string | null; snapshotsOnly: boolean; earlierIds: string[]; whole?: FileBytes } {
+	const out: ReturnType<typeof claudeHead> = { cwd: undefined, startedAt: null, snapshotsOnly: false, earlierIds: [] };
+	const read = headBytes(file, Math.max(claudeHeadBytes, wholeUpTo));
+	if (!read) {
 		return out;
 	}
+	if (read.whole && read.bytes.length <= wholeUpTo) {
+		out.whole = read.file; // The import archives these bytes; only the first 64 KiB say whose it is.
+	}
+	const head = read.bytes.length > claudeHeadBytes ? { bytes: read.bytes.subarray(0, claudeHeadBytes), whole: false } : read;
 	const records: Record<string, unknown>[] = [];
 	let snapshotsOnly = true;
 	let ownSeen = false;

@@ -34,7 +34,8 @@ import { pushAll } from '../arrays';
 import { isFolder, isoTime, type AgentDiscovery, type AgentFileOptions } from '../transcripts/agentFiles';
 import { discoverClineTasks } from '../transcripts/clineTasks';
 import { discoverVscodeChatSessions } from '../transcripts/vscodeChatSessions';
-import { claudeHead, claudeHeadBytes, headLines, readDir, safeId, sourceProblem } from './historyFiles';
+import { claudeHead, claudeHeadBytes, headLines, readDir, readHead, safeId, sourceProblem } from './historyFiles';
+import type { FileBytes } from '../transcripts/regularFile';
 
 export interface HistorySource {
 	agent: AgentKind;
@@ -105,12 +106,20 @@ interface Discovery {
 }
 
 const defaultMaxBytes = 512 * 1024 * 1024;
+/**
+ * A JSONL file this small is read whole when its head is read, and its bytes go to the archive's sync
+ * with the source (DiscoveredTranscript.whole): each file is then opened and read once per import. At
+ * most `wholeBudget` bytes of them are held in all; the files past it are read again by the sync.
+ */
+const wholeUpTo = 256 * 1024;
+const wholeBudget = 32 * 1024 * 1024;
 
 class Finder {
 	readonly sources: HistorySource[] = [];
 	readonly skipped: SkippedSource[] = [];
 	private readonly roots: Set<string>;
 	private readonly maxBytes: number;
+	private wholeLeft = wholeBudget;
 
 	constructor(private readonly input: DiscoverInput) {
 		this.roots = new Set([path.resolve(input.workspaceRoot)]);
@@ -136,6 +145,11 @@ class Finder {
 		return problem;
 	}
 
+	/** The first records of a JSONL file (historyFiles.ts `readHead`), and the whole file's bytes while the budget lasts (spent by `add`). */
+	head(file: string, limit: number, maxLines: number): { records: Record<string, unknown>[]; whole?: FileBytes } {
+		return readHead(file, limit, maxLines, Math.min(wholeUpTo, this.wholeLeft));
+	}
+
 	skip(agent: AgentKind, file: string, reason: string): void {
 		this.skipped.push({ agent, path: file, reason });
 	}
@@ -143,6 +157,7 @@ class Finder {
 	add(
 		source: Omit<HistorySource, 'transcripts' | 'size' | 'mtimeMs' | 'modifiedAt' | 'product'> & { transcripts?: DiscoveredTranscript[]; product?: string },
 		stat: fs.Stats,
+		whole?: FileBytes,
 	): void {
 		const product = source.product ?? (source.agent === 'copilot' ? 'copilot-cli' : source.agent);
 		const only = this.input.products?.[source.agent as HistoryAgent];
@@ -153,6 +168,7 @@ class Finder {
 			this.skip(source.agent, source.sourcePath, `its session id ${JSON.stringify(source.agentSessionId.slice(0, 80))} is not one Baton keeps`);
 			return;
 		}
+		this.wholeLeft -= whole?.size ?? 0;
 		const main: DiscoveredTranscript = {
 			id: source.agentSessionId,
 			agentSessionId: source.agentSessionId,
@@ -160,6 +176,7 @@ class Finder {
 			sourcePath: source.sourcePath,
 			agentType: null,
 			description: null,
+			...(whole ? { whole } : {}),
 		};
 		this.sources.push({
 			...source,
@@ -194,7 +211,7 @@ class Finder {
 			const id = entry.name.slice(0, -'.jsonl'.length);
 			// One read of the head answers whose file it is, when it started, whether it is a bootstrap and
 			// which conversation it resumes (each used to open the file again and parse its first 64 KiB).
-			const head = claudeHead(file, id);
+			const head = claudeHead(file, id, Math.min(wholeUpTo, this.wholeLeft));
 			if (head.cwd !== undefined && !this.isWorkspace(head.cwd)) {
 				this.skip('claude-code', file, `it records another project (${String(head.cwd)})`);
 				continue;
@@ -217,6 +234,7 @@ class Finder {
 					transcripts: subagents,
 				},
 				stat,
+				head.whole,
 			);
 		}
 	}
@@ -234,7 +252,8 @@ class Finder {
 			if (!stat) {
 				continue;
 			}
-			const first = headLines(file, 4 * 1024 * 1024, 1)[0];
+			const head = this.head(file, 4 * 1024 * 1024, 1);
+			const first = head.records[0];
 			const meta = first?.['type'] === 'session_meta' ? (first['payload'] as Record<string, unknown> | undefined) : undefined;
 			if (!meta || typeof meta['id'] !== 'string') {
 				this.skip('codex', file, 'its first line is not a session_meta record');
@@ -255,17 +274,19 @@ class Finder {
 					sourcePath: file,
 					agentType: 'subagent',
 					description: null,
+					...(head.whole ? { whole: head.whole } : {}),
 				};
 				subagents.push({ parent, transcript, stat, startedAt });
 				continue;
 			}
 			const forkedFrom = typeof meta['forked_from_id'] === 'string' ? meta['forked_from_id'] : null;
-			this.add({ agent: 'codex', agentSessionId: meta['id'], sourcePath: file, startedAt, forkedFrom, earlierIds: [] }, stat);
+			this.add({ agent: 'codex', agentSessionId: meta['id'], sourcePath: file, startedAt, forkedFrom, earlierIds: [] }, stat, head.whole);
 		}
 		for (const sub of subagents) {
 			const parent = this.sources.find((s) => s.agent === 'codex' && s.agentSessionId === sub.parent);
 			if (parent) {
 				parent.transcripts.push(sub.transcript);
+				this.wholeLeft -= sub.transcript.whole?.size ?? 0;
 			} else {
 				this.add(
 					{
@@ -277,6 +298,7 @@ class Finder {
 						earlierIds: [],
 					},
 					sub.stat,
+					sub.transcript.whole,
 				);
 			}
 		}
@@ -296,7 +318,8 @@ class Finder {
 				if (!stat) {
 					continue;
 				}
-				const header = entry.name.endsWith('.json') ? wholeJson(file) : headLines(file, 1024 * 1024, 1)[0];
+				const head = entry.name.endsWith('.json') ? { records: [wholeJson(file)] } : this.head(file, 1024 * 1024, 1);
+				const header = head.records[0];
 				if (!header || typeof header['sessionId'] !== 'string' || typeof header['projectHash'] !== 'string') {
 					this.skip('gemini', file, 'it has no session header (sessionId, projectHash)');
 					continue;
@@ -305,7 +328,8 @@ class Finder {
 					continue; // Another project's chat.
 				}
 				const startedAt = typeof header['startTime'] === 'string' ? header['startTime'] : null;
-				this.add({ agent: 'gemini', agentSessionId: header['sessionId'], sourcePath: file, startedAt, forkedFrom: null, earlierIds: [] }, stat);
+				const whole = 'whole' in head ? head.whole : undefined;
+				this.add({ agent: 'gemini', agentSessionId: header['sessionId'], sourcePath: file, startedAt, forkedFrom: null, earlierIds: [] }, stat, whole);
 			}
 		}
 	}
@@ -356,7 +380,8 @@ class Finder {
 				continue;
 			}
 			const workspace = workspaceYaml(path.join(states, dir.name, 'workspace.yaml'));
-			const start = headLines(file, 256 * 1024, 20).find((r) => r['type'] === 'session.start')?.['data'] as Record<string, unknown> | undefined;
+			const head = this.head(file, 256 * 1024, 20);
+			const start = head.records.find((r) => r['type'] === 'session.start')?.['data'] as Record<string, unknown> | undefined;
 			const context = start?.['context'] as Record<string, unknown> | undefined;
 			const cwd = workspace['cwd'] ?? context?.['cwd'];
 			if (cwd === undefined) {
@@ -367,7 +392,7 @@ class Finder {
 				continue;
 			}
 			const startedAt = workspace['created_at'] ?? (typeof start?.['startTime'] === 'string' ? start['startTime'] : null);
-			this.add({ agent: 'copilot', agentSessionId: dir.name, sourcePath: file, startedAt, forkedFrom: null, earlierIds: [] }, stat);
+			this.add({ agent: 'copilot', agentSessionId: dir.name, sourcePath: file, startedAt, forkedFrom: null, earlierIds: [] }, stat, head.whole);
 		}
 	}
 }

@@ -22,6 +22,10 @@ interface AppendOptions {
 	maxBytes?: number | undefined;
 	/** Filled with the transcript's first request when it is read from its start (SyncInput.firstRequests). */
 	firstRequests?: Record<string, string> | undefined;
+	/** The source's bytes, read already (DiscoveredTranscript.whole): parsed instead of the file. */
+	whole?: Buffer | undefined;
+	/** The archive's folder is known to be missing (an import's new session): made before the first write, not after a failed one. */
+	folderMissing?: boolean | undefined;
 }
 
 /**
@@ -41,7 +45,7 @@ export function appendExcerpts(
 		// Rewritten or truncated at the source (a whole-document transcript is rewritten on each message): start over.
 		resetEntry(entry);
 	}
-	cutArchive(archiveFile, entry.archiveBytes);
+	const out = archiveWriter(archiveFile, entry.archiveBytes, options.folderMissing === true);
 	const fromStart = entry.offset === 0 && entry.archiveBytes === 0;
 	if (entry.offset === 0) {
 		entry.bootstrap = true;
@@ -56,7 +60,7 @@ export function appendExcerpts(
 		const lines = builder.drain();
 		if (lines.length) {
 			const bytes = Buffer.from(`${lines.join('\n')}\n`);
-			appendPrivate(archiveFile, bytes);
+			out.write(bytes);
 			entry.archiveBytes += bytes.length;
 			entry.archivePath = archive.name;
 			excerpts += lines.length;
@@ -76,8 +80,10 @@ export function appendExcerpts(
 			}
 		},
 		{ skipLine: isUnneededLine, ...(maxBytes ? { maxBytes } : {}) },
+		options.whole,
 	);
 	writeOut();
+	out.finish();
 	if (firstRequests && fromStart && builder.firstRequest !== null) {
 		firstRequests[indexKey(entry.agent, entry.id)] = builder.firstRequest;
 	}
@@ -88,15 +94,43 @@ export function appendExcerpts(
 	return { read, excerpts };
 }
 
-/** Appends to a private file. Its folder is made on first need, not before every write (an import writes a thousand transcripts). */
-function appendPrivate(file: string, bytes: Buffer): void {
-	try {
-		fs.appendFileSync(file, bytes, { mode: privateFileMode });
-	} catch (error) {
-		if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
-			throw error;
-		}
-		mkdirPrivate(path.dirname(file));
-		fs.appendFileSync(file, bytes, { mode: privateFileMode });
+/**
+ * Writes one transcript's excerpts to its private archive file, which holds `archiveBytes` by the index.
+ * An archive longer than that holds the excerpts of an interrupted sync: cut back first. One that holds
+ * nothing by the index is created or started over by its first write (the cut without a stat to find
+ * out: an import writes a thousand new ones), or cut when nothing is written. The folder is made on
+ * first need, not before every write: before the first one when the caller knows it is missing, else
+ * when a write finds it missing.
+ */
+function archiveWriter(file: string, archiveBytes: number, folderMissing: boolean): { write(bytes: Buffer): void; finish(): void } {
+	let startOver = archiveBytes === 0;
+	if (!startOver && !folderMissing) {
+		cutArchive(file, archiveBytes);
 	}
+	let makeFolder = folderMissing;
+	const write = (bytes: Buffer): void => {
+		const options = { mode: privateFileMode, flag: startOver ? 'w' : 'a' };
+		if (makeFolder) {
+			mkdirPrivate(path.dirname(file));
+			makeFolder = false;
+		}
+		try {
+			fs.writeFileSync(file, bytes, options);
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code !== 'ENOENT') {
+				throw error;
+			}
+			mkdirPrivate(path.dirname(file));
+			fs.writeFileSync(file, bytes, options);
+		}
+		startOver = false;
+	};
+	return {
+		write,
+		finish: () => {
+			if (startOver && !folderMissing) {
+				cutArchive(file, 0);
+			}
+		},
+	};
 }

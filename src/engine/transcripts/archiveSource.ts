@@ -13,7 +13,7 @@ import type { AgentKind } from '../agentKinds';
 import { readAll } from '../storage/fsUtil';
 import type { AgentFileRead } from './agentFiles';
 import { readClineTaskFile } from './clineRecords';
-import { readJsonlFrom, type JsonlReadOptions, type JsonlReadResult } from './jsonlReader';
+import { readJsonlBytes, readJsonlFrom, type JsonlReadOptions, type JsonlReadResult } from './jsonlReader';
 import { openRegularFile } from './regularFile';
 import { newTranscriptEntry, type TranscriptEntry } from './transcriptIndex';
 import { readVscodeChatSession } from './vscodeChatSessions';
@@ -50,11 +50,21 @@ interface SourceRead extends JsonlReadResult {
 	unknownKinds?: Record<string, number>;
 }
 
-/** The records of `file` after `offset`: its new lines, or for a file read whole every record again. */
-export function readSource(agent: AgentKind, file: string, offset: number, onRecord: (record: unknown) => void, options: JsonlReadOptions): SourceRead {
+/**
+ * The records of `file` after `offset`: its new lines, or for a file read whole every record again.
+ * `whole`: the JSONL file's bytes, read already (the agent-history discovery's): parsed instead of the file.
+ */
+export function readSource(
+	agent: AgentKind,
+	file: string,
+	offset: number,
+	onRecord: (record: unknown) => void,
+	options: JsonlReadOptions,
+	whole?: Buffer,
+): SourceRead {
 	const format = sourceFormat(agent, file);
 	if (format === 'jsonl') {
-		return readJsonlFrom(file, offset, onRecord, options);
+		return whole ? readJsonlBytes(whole, offset, onRecord, options) : readJsonlFrom(file, offset, onRecord, options);
 	}
 	const { text, size } = wholeText(file);
 	if (format !== 'gemini-json') {

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isFolder, linkProblem } from './agentFiles';
-import { openRegularFile } from './regularFile';
+import { openRegularFile, type FileBytes } from './regularFile';
 import { pushAll } from '../arrays';
 
 export interface DiscoveredTranscript {
@@ -19,6 +19,8 @@ export interface DiscoveredTranscript {
 	sourcePath: string;
 	agentType: string | null;
 	description: string | null;
+	/** The file's bytes as the agent-history discovery read them (a small file, read whole): the archive parses these. */
+	whole?: FileBytes;
 }
 
 /** `/home/u/my.project` → `-home-u-my-project`; `C:\Code\x` → `C--Code-x`. */

@@ -47,7 +47,6 @@ export function readJsonlFrom(
 	options: JsonlReadOptions = {},
 ): JsonlReadResult {
 	const chunk = options.chunkBytes ?? jsonlChunkBytes;
-	const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
 	// Regular files only: a FIFO or a device would block or never end (regularFile.ts).
 	const { fd, stat } = openRegularFile(file);
 	try {
@@ -76,33 +75,9 @@ export function readJsonlFrom(
 			}
 			position += n;
 			const end = len + n;
-			let start = 0;
-			const filled = buf.subarray(0, end);
-			let nl = filled.indexOf(10, start);
-			while (nl !== -1) {
-				const lineEnd = nl > start && buf[nl - 1] === 13 ? nl - 1 : nl;
-				result.lines++;
-				if (lineEnd > start && !options.skipLine?.(buf.subarray(start, lineEnd))) {
-					let record: unknown;
-					let ok = true;
-					try {
-						record = JSON.parse(buf.toString('utf8', start, lineEnd));
-					} catch {
-						ok = false;
-						result.badLines++;
-					}
-					if (ok) {
-						onRecord(record, base + start);
-					}
-				}
-				start = nl + 1;
-				result.offset = base + start;
-				if (result.offset - offset >= maxBytes) {
-					result.truncated = result.offset < size;
-					result.pendingBytes = 0;
-					return result;
-				}
-				nl = filled.indexOf(10, start);
+			const start = scanLines(buf, end, base, offset, result, onRecord, options);
+			if (start < 0) {
+				return result;
 			}
 			buf.copy(buf, 0, start, end);
 			len = end - start;
@@ -113,4 +88,73 @@ export function readJsonlFrom(
 	} finally {
 		fs.closeSync(fd);
 	}
+}
+
+/**
+ * `readJsonlFrom` over bytes already read: `bytes` are the whole file as it was when `size` was taken
+ * (the agent-history discovery read a small file whole to see whose it is; the archive parses the same
+ * bytes instead of opening the file again).
+ */
+export function readJsonlBytes(
+	bytes: Buffer,
+	offset: number,
+	onRecord: (record: unknown, lineStart: number) => void,
+	options: JsonlReadOptions = {},
+): JsonlReadResult {
+	const size = bytes.length;
+	const result: JsonlReadResult = { offset, lines: 0, badLines: 0, pendingBytes: 0, size, truncated: false };
+	if (size <= offset) {
+		return result;
+	}
+	const start = scanLines(bytes.subarray(offset), size - offset, offset, offset, result, onRecord, options);
+	if (start >= 0) {
+		result.pendingBytes = size - offset - start;
+	}
+	return result;
+}
+
+/**
+ * Gives each complete line of `buf[0, end)` (file position `base`) to `onRecord`, counting lines and bad
+ * ones in `result` and moving its offset past each. Returns where the unfinished last line starts, or -1
+ * when `maxBytes` (counted from `offset`) stopped the read: `result` is then final.
+ */
+function scanLines(
+	buf: Buffer,
+	end: number,
+	base: number,
+	offset: number,
+	result: JsonlReadResult,
+	onRecord: (record: unknown, lineStart: number) => void,
+	options: JsonlReadOptions,
+): number {
+	const maxBytes = options.maxBytes ?? Number.POSITIVE_INFINITY;
+	let start = 0;
+	const filled = buf.subarray(0, end);
+	let nl = filled.indexOf(10, start);
+	while (nl !== -1) {
+		const lineEnd = nl > start && buf[nl - 1] === 13 ? nl - 1 : nl;
+		result.lines++;
+		if (lineEnd > start && !options.skipLine?.(buf.subarray(start, lineEnd))) {
+			let record: unknown;
+			let ok = true;
+			try {
+				record = JSON.parse(buf.toString('utf8', start, lineEnd));
+			} catch {
+				ok = false;
+				result.badLines++;
+			}
+			if (ok) {
+				onRecord(record, base + start);
+			}
+		}
+		start = nl + 1;
+		result.offset = base + start;
+		if (result.offset - offset >= maxBytes) {
+			result.truncated = result.offset < result.size;
+			result.pendingBytes = 0;
+			return -1;
+		}
+		nl = filled.indexOf(10, start);
+	}
+	return start;
 }

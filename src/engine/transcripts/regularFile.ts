@@ -42,3 +42,14 @@ function kindOf(stat: fs.Stats): string {
 	}
 	return stat.isDirectory() ? 'a directory' : 'not a file';
 }
+
+/**
+ * A regular file's bytes read whole, with the size and mtime of the descriptor they were read from: a
+ * reader given these parses them instead of opening the file again (the agent-history import reads
+ * each small file once, to see whose it is and to archive it).
+ */
+export interface FileBytes {
+	bytes: Buffer;
+	size: number;
+	mtimeMs: number;
+}

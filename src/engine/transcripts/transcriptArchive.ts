@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../ports';
+import type { FileBytes } from './regularFile';
 import { batonDir } from '../workspace';
 import { isBootstrapTranscript, type DiscoveredTranscript } from './claudeProjects';
 import { archiveNameOf, claudeCandidates, namedCandidates } from './archiveCandidates';
@@ -159,6 +160,9 @@ export class TranscriptArchive {
 				: namedCandidates(index, input, agent);
 		// Every agent session id the index knows, made once per sync rather than once per transcript (an import syncs a thousand).
 		const knownIds = new Set(Object.values(index.transcripts).map((e) => e.agentSessionId));
+		// An import's sync lists the archive's folders once: a new transcript whose session has none has no
+		// header to adopt and its folder is made before its first write (no stat, no failed open each).
+		const folders = input.discovered?.length ? archiveFolders(this.dir) : undefined;
 		for (const one of found) {
 			const key = indexKey(agent, one.id);
 			let entry = index.transcripts[key];
@@ -176,7 +180,8 @@ export class TranscriptArchive {
 				entry.sessionId = await input.link(agent, one.parentAgentSessionId ?? one.agentSessionId);
 				changed ||= entry.sessionId !== null;
 				// The index was lost but the archive was not: carry on from what the archive's own header says.
-				if (isNew && adoptSidecar(this.dir, entry, this.options.workspaceRoot)) {
+				const mayHaveHeader = !folders || (entry.sessionId !== null && folders.has(entry.sessionId));
+				if (isNew && mayHaveHeader && adoptSidecar(this.dir, entry, this.options.workspaceRoot)) {
 					entry.sourcePath = one.sourcePath;
 				}
 			}
@@ -184,9 +189,14 @@ export class TranscriptArchive {
 				continue;
 			}
 			const archivedBefore = entry.archivePath !== null;
-			if (this.syncOne(index, entry, knownIds, input, report)) {
+			const whole = one.whole && one.sourcePath === entry.sourcePath ? one.whole : undefined;
+			const folderMissing = folders !== undefined && entry.sessionId !== null && !folders.has(entry.sessionId);
+			if (this.syncOne(index, entry, knownIds, { ...input, whole, folderMissing }, report)) {
 				changed = true;
 				writeTranscriptMeta(this.dir, entry, !archivedBefore);
+			}
+			if (entry.archivePath && entry.sessionId) {
+				folders?.add(entry.sessionId);
 			}
 		}
 		return changed;
@@ -311,17 +321,17 @@ export class TranscriptArchive {
 		index: TranscriptIndex,
 		entry: TranscriptEntry,
 		knownIds: ReadonlySet<string>,
-		{ maxBytes, firstRequests }: Pick<SyncInput, 'maxBytes' | 'firstRequests'>,
+		{
+			maxBytes,
+			firstRequests,
+			whole,
+			folderMissing,
+		}: Pick<SyncInput, 'maxBytes' | 'firstRequests'> & { whole?: FileBytes | undefined; folderMissing: boolean },
 		report: SyncReport,
 	): boolean {
-		let stat: fs.Stats;
-		try {
-			stat = fs.statSync(entry.sourcePath);
-			if (!stat.isFile()) {
-				// A FIFO or a device named as a transcript would block or never end: never read it.
-				throw new Error('not a regular file');
-			}
-		} catch {
+		// The bytes the import's discovery read come with the stats they were read at: no second look.
+		const stat = whole ?? sourceStat(entry.sourcePath);
+		if (!stat) {
 			// Claude deleted it (30-day cleanup): what was archived stays.
 			const changed = !entry.sourceMissing;
 			entry.sourceMissing = true;
@@ -360,7 +370,7 @@ export class TranscriptArchive {
 			entry,
 			stat.size,
 			{ dir: this.dir, name: archiveName },
-			{ workspaceRoot: this.options.workspaceRoot, knownIds, maxBytes, firstRequests },
+			{ workspaceRoot: this.options.workspaceRoot, knownIds, maxBytes, firstRequests, whole: whole?.bytes, folderMissing },
 		);
 		if (entry.bootstrap && read.offset === 0) {
 			entry.bootstrap = false;
@@ -381,5 +391,25 @@ export class TranscriptArchive {
 		}
 		report.synced.push(this.info(index, entry));
 		return true;
+	}
+}
+
+/** The size and mtime of a transcript's source, or undefined when it is gone or not a regular file. */
+function sourceStat(file: string): { size: number; mtimeMs: number } | undefined {
+	try {
+		const stat = fs.statSync(file);
+		// A FIFO or a device named as a transcript would block or never end: never read it.
+		return stat.isFile() ? stat : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
+/** The names in the archive's folder (each session's folder among them); none when it is not there yet. */
+function archiveFolders(dir: string): Set<string> {
+	try {
+		return new Set(fs.readdirSync(dir));
+	} catch {
+		return new Set();
 	}
 }

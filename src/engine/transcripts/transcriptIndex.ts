@@ -104,11 +104,22 @@ export function sessionArchiveOf(index: TranscriptIndex, sessionId: string): Ses
 	return entry;
 }
 
+/**
+ * A transcript's entry before anything was read. Only the named fields of `init` are taken: a discovered
+ * transcript may carry more (the bytes an import read, DiscoveredTranscript.whole), never for the index.
+ */
 export function newTranscriptEntry(
 	init: Pick<TranscriptEntry, 'id' | 'agent' | 'agentSessionId' | 'parentAgentSessionId' | 'sourcePath' | 'agentType' | 'description'>,
 ): TranscriptEntry {
+	const { id, agent, agentSessionId, parentAgentSessionId, sourcePath, agentType, description } = init;
 	return {
-		...init,
+		id,
+		agent,
+		agentSessionId,
+		parentAgentSessionId,
+		sourcePath,
+		agentType,
+		description,
 		sessionId: null,
 		archivePath: null,
 		offset: 0,
@@ -247,6 +258,8 @@ export class TranscriptIndexFile {
 			const { changed, result } = await fn(index);
 			if (changed) {
 				atomicWriteFile(this.file, Buffer.from(`${JSON.stringify(index)}\n`));
+				// What was just written is what the next peek would parse back (an import lists the thousand
+				// entries its sync wrote): kept, stamped while the lock still keeps other writers out.
 				this.peeked = { stamp: this.stamp(), index };
 			}
 			return result;

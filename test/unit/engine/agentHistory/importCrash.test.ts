@@ -192,3 +192,50 @@ test('a bootstrap transcript whose first snapshot is longer than the head is sti
 	);
 	assert.equal(await engine.store.read((db) => db.select().from(sessions).all().length), 0);
 });
+
+test('an import that fails half-way through its batch (a session’s archive folder cannot be made) loses nothing; the run after imports each session once, the archived half from its headers', async (t) => {
+	const { engine, root } = await openTestEngine(t);
+	const count = 8;
+	const { home, ids } = codexHome(t, root, count);
+	const env = { HOME: home, CODEX_HOME: path.join(home, '.codex') };
+	const run = () => engine.agentHistory.import({ dryRun: false, actor, env, homeDir: home, agents: ['codex'] });
+	const planned = await engine.agentHistory.import({ dryRun: true, actor, env, homeDir: home, agents: ['codex'] });
+	const blocked = planned.sessions.find((s) => s.agentSessionId === ids[count / 2])?.sessionId as string;
+	const dir = path.join(root, '.baton', 'transcripts');
+	fs.mkdirSync(dir, { recursive: true });
+	fs.writeFileSync(path.join(dir, blocked), 'not a folder');
+	await assert.rejects(run(), 'the batch stops at the session whose folder is a file');
+	assert.equal(await engine.store.read((db) => db.select().from(sessions).all().length), 0, 'no row before the archive is whole');
+	const archived = fs.readdirSync(dir).filter((n) => n.startsWith('ses_') && n !== blocked);
+	assert.equal(archived.length, count / 2, 'the sessions before it were archived, their headers beside');
+
+	const written = new Map(
+		archived.flatMap((n) => fs.readdirSync(path.join(dir, n)).map((f) => [path.join(n, f), fs.statSync(path.join(dir, n, f)).mtimeMs])),
+	);
+
+	fs.rmSync(path.join(dir, blocked));
+	const second = await run();
+	assert.equal(fs.readFileSync(path.join(dir, 'index.json'), 'utf8').includes('"whole"'), false, 'the bytes discovery read are not kept in the index');
+	for (const [file, mtimeMs] of written) {
+		assert.equal(fs.statSync(path.join(dir, file)).mtimeMs, mtimeMs, `${file}: carried on from, not written again`);
+	}
+	assert.equal(second.agents['codex']?.imported, count);
+	assert.equal(await engine.store.read((db) => db.select().from(sessions).all().length), count, 'each session once');
+	const archive = engine.transcripts({ env });
+	for (const id of ids) {
+		const read = archive.read(id, 'codex');
+		assert.equal(read?.info.userRequests, 1, `${id}: the request once`);
+		assert.equal(read?.excerpts.filter((e) => e.type === 'user').length, 1, `${id}: its archive holds its excerpts once`);
+		assert.equal(read?.info.offset, read?.info.sourceSize, `${id}: read to its end`);
+	}
+	await assertSecondRunChangesNothing(root, run);
+
+	// A rebuild that finds an archive without its header or index entry matches it to the rollout discovery read whole: its entry takes the rollout's names, not its bytes.
+	const first = archive.read(ids[0] as string, 'codex')?.info.archivePath as string;
+	fs.rmSync(path.join(dir, metaPathOf(first)));
+	fs.rmSync(path.join(dir, 'index.json'));
+	await engine.agentHistory.reindex({ env, homeDir: home });
+	const index = fs.readFileSync(path.join(dir, 'index.json'), 'utf8');
+	assert.equal(index.includes('"whole"'), false, 'no bytes of an agent’s file in the index');
+	assert.equal(archive.read(ids[0] as string, 'codex')?.info.sourcePath.endsWith(`${ids[0]}.jsonl`), true);
+});

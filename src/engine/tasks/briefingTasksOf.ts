@@ -165,30 +165,36 @@ function taskById(sqlite: Database, id: string): Pick<TaskNode, 'id' | 'title' |
  * done count; open tasks are counted as they are met; cancelled ones count for nothing.
  */
 function progressFromCounts(graph: TaskGraph, doneUnder: ReadonlyMap<string, number>): Map<string, EpicProgress> {
-	const out = new Map<string, EpicProgress>();
-	for (const epic of graph.byId.values()) {
-		if (epic.type !== 'epic' || !isOpen(epic)) {
-			continue;
+	return openEpicsProgress(graph, (progress, id, epicId) => {
+		const done = doneUnder.get(id) ?? 0;
+		progress.done += done;
+		progress.total += done;
+		progress.started ||= done > 0;
+		const task = graph.byId.get(id);
+		if (id !== epicId && task && isOpen(task)) {
+			progress.total++;
+			progress.started ||= task.status === 'active';
 		}
-		const progress: EpicProgress = { done: 0, total: 0, started: false };
-		for (const id of graph.subtree(epic.id)) {
-			const done = doneUnder.get(id) ?? 0;
-			progress.done += done;
-			progress.total += done;
-			progress.started ||= done > 0;
-			const task = graph.byId.get(id);
-			if (id !== epic.id && task && isOpen(task)) {
-				progress.total++;
-				progress.started ||= task.status === 'active';
-			}
-		}
-		out.set(epic.id, progress);
-	}
-	return out;
+	});
 }
 
 /** The same counts over a graph of every task. */
 function progressOverGraph(graph: TaskGraph): Map<string, EpicProgress> {
+	return openEpicsProgress(graph, (progress, id, epicId) => {
+		const task = graph.byId.get(id);
+		if (!task || id === epicId || task.status === 'cancelled') {
+			return;
+		}
+		progress.total++;
+		if (task.status === 'done') {
+			progress.done++;
+		}
+		progress.started ||= task.status === 'done' || task.status === 'active';
+	});
+}
+
+/** Each open epic of the graph with the progress `count` makes of every task in its subtree (the epic's own id included). */
+function openEpicsProgress(graph: TaskGraph, count: (progress: EpicProgress, id: string, epicId: string) => void): Map<string, EpicProgress> {
 	const out = new Map<string, EpicProgress>();
 	for (const epic of graph.byId.values()) {
 		if (epic.type !== 'epic' || !isOpen(epic)) {
@@ -196,15 +202,7 @@ function progressOverGraph(graph: TaskGraph): Map<string, EpicProgress> {
 		}
 		const progress: EpicProgress = { done: 0, total: 0, started: false };
 		for (const id of graph.subtree(epic.id)) {
-			const task = graph.byId.get(id);
-			if (!task || id === epic.id || task.status === 'cancelled') {
-				continue;
-			}
-			progress.total++;
-			if (task.status === 'done') {
-				progress.done++;
-			}
-			progress.started ||= task.status === 'done' || task.status === 'active';
+			count(progress, id, epic.id);
 		}
 		out.set(epic.id, progress);
 	}

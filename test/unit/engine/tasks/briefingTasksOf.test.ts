@@ -19,6 +19,7 @@ import { openTasksOf, wholeGraphTasks } from '../../../../src/engine/tasks/brief
 import { taskGraphOf } from '../../../../src/engine/tasks/taskGraphOf';
 import { openTestEngine } from '../../helpers';
 import { pick, rng } from './randomGraphs';
+import { handoffData } from '../../../../src/engine/interop/sessionRows';
 
 const openStatuses = ['pending', 'active', 'blocked'] as const;
 const closedStatuses = ['done', 'done', 'cancelled'] as const;
@@ -109,19 +110,7 @@ function randomHandoff(rand: () => number, ids: readonly string[]): HandoffData 
 		const id = rand() < 0.15 ? 'T8888' : pick(rand, ids);
 		return { id, title: `as written: ${id}` };
 	};
-	const suggested = Array.from({ length: Math.floor(rand() * 6) }, ref);
-	return {
-		lastTask: null,
-		tasksCompleted: [],
-		tasksCreated: [],
-		decisionsRecorded: 0,
-		decisions: [],
-		nextSuggested: suggested,
-		openBlockers: [],
-		openBugs: [],
-		note: null,
-		nextAction: null,
-	};
+	return handoffData({ nextSuggested: Array.from({ length: Math.floor(rand() * 6) }, ref) });
 }
 
 /** The briefing from the graph of every task and from the open tasks' graph, for one scope. */

@@ -10,7 +10,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { privateFileMode } from '../engine/workspace';
-import { isAlive } from '../engine/storage/lockQueue';
+import { isAlive } from '../engine/storage/processAlive';
 
 interface DaemonEndpoint {
 	pid: number;

@@ -21,7 +21,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { HookEvent } from '../hookEvent';
-import { isAlive } from '../storage/lockQueue';
+import { isAlive } from '../storage/processAlive';
 import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
 
 type Claim = 'first' | 'duplicate' | 'unnamed';

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { BatonError } from '../errors';
 import { privateFileMode } from '../workspace';
+import { isAlive } from './processAlive';
 
 /** The mode of a file that is the user's rather than Baton's (an export, `.beads/`): what the umask allows. */
 export const ordinaryFileMode = 0o666;
@@ -29,7 +30,7 @@ export function readAll(fd: number, bytes: Buffer): number {
 export function atomicWriteFile(file: string, bytes: Uint8Array | readonly Uint8Array[], mode = privateFileMode, durable = true): void {
 	const tmp = `${file}.tmp-${process.pid}`;
 	fs.rmSync(tmp, { force: true }); // A leftover of a dead process with this pid would keep its mode.
-	removeStaleTemps(file);
+	removeStaleTempsOnce(file);
 	const fd = fs.openSync(tmp, 'w', mode);
 	try {
 		for (const piece of bytes instanceof Uint8Array ? [bytes] : bytes) {
@@ -51,8 +52,22 @@ export function atomicWriteFile(file: string, bytes: Uint8Array | readonly Uint8
 	}
 }
 
+/**
+ * `removeStaleTemps` before a write, once per file and process: a crashed writer's temp is gone after
+ * this process's first write of the file, and a folder of thousands of entries (the transcript
+ * archive's) is not listed again on every write of a hot path.
+ */
+function removeStaleTempsOnce(file: string): void {
+	if (!cleanedTemps.has(file)) {
+		cleanedTemps.add(file);
+		removeStaleTemps(file);
+	}
+}
+
 /** A temp file this old is no live writer's, whatever its pid says (a pid is reused): a writer writes its temp file from open to rename. */
 const staleTempAge = 24 * 3600_000;
+/** The files whose stale temps this process has looked for already. */
+const cleanedTemps = new Set<string>();
 
 /**
  * Removes what writers of `file` that crashed between open and rename left behind (`<file>.tmp-<pid>`,
@@ -73,21 +88,11 @@ export function removeStaleTemps(file: string): void {
 		if (!/^[1-9][0-9]*$/.test(pid) || Number(pid) === process.pid) continue;
 		const tmp = path.join(path.dirname(file), name);
 		try {
-			if (processAlive(Number(pid)) && Date.now() - fs.lstatSync(tmp).mtimeMs < staleTempAge) continue;
+			if (isAlive(Number(pid)) && Date.now() - fs.lstatSync(tmp).mtimeMs < staleTempAge) continue;
 			fs.rmSync(tmp, { force: true });
 		} catch {
 			// Gone meanwhile, or not ours to remove: the write goes on.
 		}
-	}
-}
-
-/** Whether a process with this pid runs on this machine (one of another user's counts: EPERM). */
-function processAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code !== 'ESRCH';
 	}
 }
 
@@ -127,7 +132,7 @@ export function readIfExists(file: string): Buffer | undefined {
 export function preserveCopy(source: string, target: string): void {
 	const tmp = `${target}.tmp-${process.pid}`;
 	fs.rmSync(tmp, { force: true });
-	removeStaleTemps(target);
+	removeStaleTempsOnce(target);
 	try {
 		fs.linkSync(source, tmp);
 	} catch {

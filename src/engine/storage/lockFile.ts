@@ -12,7 +12,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BatonError } from '../errors';
 import { privateFileMode } from '../workspace';
 import { writeRefused } from './fsUtil';
-import { isAlive, LockQueue } from './lockQueue';
+import { LockQueue } from './lockQueue';
+import { isAlive } from './processAlive';
 import { describeProcess, isStopped } from './lockHolder';
 
 interface LockOwner {

@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { mkdirPrivate, privateFileMode } from '../workspace';
 import { writeRefused } from './fsUtil';
+import { isAlive } from './processAlive';
 
 interface TicketOwner {
 	pid: number;
@@ -184,29 +185,5 @@ export class LockQueue {
 			fs.rmSync(file, { force: true });
 		}
 		return stale;
-	}
-}
-
-/**
- * Whether a process with this pid is running (EPERM: alive, another user's). A zombie is not: a process
- * killed a moment ago stays one until its parent reaps it (a client that spawned the daemon reads its
- * claim before Node has reaped it), and it will never finish what it held.
- */
-export function isAlive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-	} catch (error) {
-		return (error as NodeJS.ErrnoException).code !== 'ESRCH';
-	}
-	return !isZombie(pid);
-}
-
-/** `Z` in /proc/<pid>/stat (Linux); false where there is no /proc. The state follows the command name, which may hold spaces and parentheses. */
-function isZombie(pid: number): boolean {
-	try {
-		const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-		return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) === 'Z';
-	} catch {
-		return false;
 	}
 }

@@ -28,7 +28,7 @@ if (files.length === 0) {
 	process.exit(1);
 }
 const env = { ...process.env, BATON_AGENTS_HOME: agentsHome, BATON_DAEMON_IDLE_MS: '5000' };
-const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...files], {
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-timeout=600000', '--test-reporter=spec', ...files], {
 	cwd: root,
 	stdio: 'inherit',
 	env,

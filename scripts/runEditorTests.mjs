@@ -2,7 +2,7 @@
 // The editor tests: the mocha suite inside a real VS Code extension host, then the UI tests that
 // drive the workbench like a person. Offline: code-server + Debian chromium (scripts/workbench).
 // Prints `editor: N passed, N failed` last; exit code 0 only when everything passed.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,12 +29,87 @@ let failed = 0;
 let collected = '';
 const isolated = path.join(root, 'scripts/workbench/isolated.sh');
 
+// A suite that runs past this is ended with everything it started (its workbench, chromium, daemons) and counted
+// as failed: a hung suite costs minutes, never the rest of CI's time.
+const suiteLimitMs = Number(process.env.BATON_EDITOR_SUITE_LIMIT_MS ?? 15 * 60_000);
+
+/** Every live process below `pid` (Linux: read from /proc). */
+function descendantsOf(pid) {
+	const children = new Map();
+	for (const entry of fs.readdirSync('/proc')) {
+		if (!/^\d+$/.test(entry)) continue;
+		try {
+			// The parent pid is the second field after the command, which is in parentheses and may hold spaces.
+			const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+			const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+			children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
+		} catch {
+			// Ended while being read.
+		}
+	}
+	const found = [];
+	for (let queue = [pid]; queue.length > 0;) {
+		const next = children.get(queue.pop()) ?? [];
+		found.push(...next);
+		queue.push(...next);
+	}
+	return found;
+}
+
+/** Runs a suite in a process group of its own; resolves with its output and status once it and its group are gone. */
+function runSuite(name, command, args, options) {
+	const started = Date.now();
+	return new Promise((resolve) => {
+		const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+		let stdout = '';
+		child.stdout.setEncoding('utf8');
+		// Shown as it comes: a log cut off mid-suite still says how far it got.
+		child.stdout.on('data', (chunk) => {
+			stdout += chunk;
+			process.stdout.write(chunk);
+		});
+		const killGroup = () => {
+			try {
+				process.kill(-child.pid, 'SIGKILL');
+			} catch {
+				// The group is gone.
+			}
+		};
+		const timer = setTimeout(() => {
+			const note = `\n${name}: still running after ${Math.round(suiteLimitMs / 1000)} s: ended with everything it started, and counted as failed\n`;
+			stdout += note;
+			process.stdout.write(note);
+			// The workbench runs in a process group of its own: every process below the suite goes, found before any is killed.
+			for (const pid of [child.pid, ...descendantsOf(child.pid)]) {
+				try {
+					process.kill(pid, 'SIGKILL');
+				} catch {
+					// Already gone.
+				}
+			}
+			killGroup();
+		}, suiteLimitMs);
+		child.on('exit', () => {
+			clearTimeout(timer);
+			// What the suite left behind (a workbench, a daemon) goes with it, so that its pipe closes.
+			killGroup();
+		});
+		// 'close' comes after the exit and once every holder of the pipe is gone.
+		child.on('close', (code, signal) => {
+			const seconds = ((Date.now() - started) / 1000).toFixed(0);
+			console.log(`(${name}: ${seconds} s)`);
+			resolve({ stdout, status: signal ? 1 : (code ?? 1) });
+		});
+	});
+}
+
 /** Runs one extension-host suite against a workspace (a folder or a .code-workspace file). */
-function runExthost(suite, workspace) {
+async function runExthost(suite, workspace) {
 	// BATON_EXTHOST_ONLY=notifications,agents runs just those suites (while working on one).
 	const onlySuites = process.env.BATON_EXTHOST_ONLY?.split(',');
 	if (onlySuites && !onlySuites.includes(suite)) return;
-	const run = spawnSync(
+	const run = await runSuite(
+		`extension-host suite ${suite}`,
 		isolated,
 		[
 			process.execPath,
@@ -48,9 +123,8 @@ function runExthost(suite, workspace) {
 			'--timeout',
 			'300',
 		],
-		{ encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BATON_EXTHOST_SUITE: suite } },
+		{ env: { ...process.env, BATON_EXTHOST_SUITE: suite } },
 	);
-	process.stdout.write(run.stdout);
 	collected += run.stdout;
 	const summary = /BATON-EXTHOST-SUMMARY (\d+) passed, (\d+) failed/.exec(run.stdout);
 	if (summary) {
@@ -66,7 +140,7 @@ if (want('exthost')) {
 	const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-exthost-ws-'));
 	spawnSync('git', ['init', '-q', workspace]);
 	fs.writeFileSync(path.join(workspace, 'README.md'), '# extension-host test workspace\n');
-	runExthost('extension', workspace);
+	await runExthost('extension', workspace);
 	fs.rmSync(workspace, { recursive: true, force: true });
 
 	// A git repository with files and Baton set up, for the checkpoint suite.
@@ -90,7 +164,7 @@ if (want('exthost')) {
 	git('add', '.');
 	git('commit', '-qm', 'init');
 	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'init', '--workspace', repo]);
-	runExthost('checkpoints', repo);
+	await runExthost('checkpoints', repo);
 	fs.rmSync(repo, { recursive: true, force: true });
 
 	// A git repository with one committed file and Baton set up, for the provenance suite (it drives an agent's hooks itself).
@@ -114,19 +188,19 @@ if (want('exthost')) {
 	provenanceGit('add', '.');
 	provenanceGit('commit', '-qm', 'init');
 	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'init', '--workspace', provenanceWs]);
-	runExthost('provenance', provenanceWs);
+	await runExthost('provenance', provenanceWs);
 	fs.rmSync(provenanceWs, { recursive: true, force: true });
 
 	// An empty folder with Baton set up, for the import/export suite (it writes its sources itself).
 	const interop = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-interop-ws-'));
 	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'init', '--workspace', interop]);
-	runExthost('interop', interop);
+	await runExthost('interop', interop);
 	fs.rmSync(interop, { recursive: true, force: true });
 	// A folder with Baton set up, for notifications and secrets (a loopback webhook inside the test).
 	const notifyWs = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-notify-ws-'));
 	fs.writeFileSync(path.join(notifyWs, 'README.md'), '# notifications\n');
 	spawnSync(process.execPath, [path.join(root, 'dist/cli.js'), 'init', '--workspace', notifyWs]);
-	runExthost('notifications', notifyWs);
+	await runExthost('notifications', notifyWs);
 	fs.rmSync(notifyWs, { recursive: true, force: true });
 
 	// Two folders, one with Baton data, opened as a multi-root workspace.
@@ -144,7 +218,7 @@ if (want('exthost')) {
 	});
 	const file = path.join(parent, 'both.code-workspace');
 	fs.writeFileSync(file, JSON.stringify({ folders: [{ path: 'one' }, { path: 'two' }] }));
-	runExthost('multiRoot', file);
+	await runExthost('multiRoot', file);
 	fs.rmSync(parent, { recursive: true, force: true });
 
 	// Sync: a bare remote, clone A (another machine, `ci-runner`/`ci-bot`) that pushed an ended
@@ -194,7 +268,7 @@ if (want('exthost')) {
 		console.log(`sync workspace: set-up failed: ${setupFailed.stderr}`);
 		failed += 1;
 	} else {
-		runExthost('sync', cloneB);
+		await runExthost('sync', cloneB);
 	}
 	fs.rmSync(syncBase, { recursive: true, force: true });
 
@@ -212,7 +286,7 @@ if (want('exthost')) {
 		console.log(`agents workspace: seeding failed: ${seeded.stderr}`);
 		failed += 1;
 	} else {
-		runExthost('agents', shop);
+		await runExthost('agents', shop);
 	}
 	fs.rmSync(agentsBase, { recursive: true, force: true });
 
@@ -226,7 +300,7 @@ if (want('exthost')) {
 		console.log(`scale workspace: seeding failed: ${seededScale.stderr}`);
 		failed += 1;
 	} else {
-		runExthost('scale', scaleWs);
+		await runExthost('scale', scaleWs);
 	}
 	fs.rmSync(scaleWs, { recursive: true, force: true });
 }
@@ -237,12 +311,7 @@ for (const file of fs
 	.filter((f) => f.endsWith('.ui.mjs'))
 	.sort()) {
 	if (!want(file.replace('.ui.mjs', '')) && !want('ui')) continue;
-	const run = spawnSync(isolated, [process.execPath, path.join(root, 'test/ui', file)], {
-		encoding: 'utf8',
-		stdio: ['ignore', 'pipe', 'inherit'],
-		cwd: root,
-	});
-	process.stdout.write(run.stdout);
+	const run = await runSuite(file, isolated, [process.execPath, path.join(root, 'test/ui', file)], { cwd: root });
 	collected += run.stdout;
 	const summary = [...run.stdout.matchAll(/^(\d+) passed, (\d+) failed$/gm)].pop();
 	if (summary) {

@@ -9,7 +9,12 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+const started = Date.now();
+const minutes = (ms) => `${(ms / 60_000).toFixed(1)} min`;
+// Each phase says when it starts and how long it took: a CI log cut off by its time limit still says where the time went.
 function run(script, args = [], env = process.env) {
+	const phaseStarted = Date.now();
+	console.log(`\n>>> ${script} ${args.join(' ')} starts at ${minutes(phaseStarted - started)}`);
 	return new Promise((resolve) => {
 		const child = spawn(process.execPath, [path.join(root, 'scripts', script), ...args], { cwd: root, env, stdio: ['ignore', 'pipe', 'inherit'] });
 		let out = '';
@@ -17,7 +22,7 @@ function run(script, args = [], env = process.env) {
 			out += d;
 			process.stdout.write(d);
 		});
-		child.on('exit', (code) => resolve({ code: code ?? 1, out }));
+		child.on('exit', (code) => resolve({ code: code ?? 1, out, took: minutes(Date.now() - phaseStarted) }));
 	});
 }
 
@@ -52,10 +57,11 @@ const editorPass = Number(m?.[1] ?? 0);
 const editorFail = Number(m?.[2] ?? 0) + (editor.code !== 0 && !(m && Number(m[2]) > 0) ? 1 : 0);
 const passed = unitPass + agentsPass + editorPass + freshPass;
 const failed = unitFail + agentsFail + editorFail + freshFail;
-console.log(`\nunit: ${unitPass} passed, ${unitFail} failed`);
-console.log(`real agents: ${agentsPass} passed, ${agentsFail} failed`);
-console.log(`editor: ${editorPass} passed, ${editorFail} failed`);
-if (freshCache) console.log(`fresh start: ${freshPass} passed, ${freshFail} failed`);
+console.log(`\nunit: ${unitPass} passed, ${unitFail} failed (${unit.took})`);
+console.log(`real agents: ${agentsPass} passed, ${agentsFail} failed (${agents.took})`);
+console.log(`editor: ${editorPass} passed, ${editorFail} failed (${editor.took})`);
+if (freshCache) console.log(`fresh start: ${freshPass} passed, ${freshFail} failed (${fresh.took})`);
+console.log(`time: ${minutes(Date.now() - started)} after type-check, lint and build`);
 console.log(`total: ${passed} passed, ${failed} failed`);
 // The unit and agent runners' own list of failures (node's spec reporter prints it at the end of its run),
 // again at the very end: a CI log cut to its last lines still says why a test failed.

@@ -76,7 +76,13 @@ export function gitIn(cwd: string, args: readonly string[], env: Record<string, 
 /** A world with a committed `a.txt` and `src/app.ts`, Baton initialised; not yet connected. */
 export function agentWorld(t: Pick<TestContext, 'after'>, prefix: string): AgentWorld {
 	const dir = fs.mkdtempSync(path.join(os.tmpdir(), `baton-real-${prefix}-`));
-	t.after(() => fs.rmSync(dir, { recursive: true, force: true }));
+	// The workspace's daemon (and a hook the agent left behind) may still be writing its logs when the test ends:
+	// stop it first, and let the removal retry what appeared while it ran.
+	let stopDaemon = (): void => undefined;
+	t.after(() => {
+		stopDaemon();
+		fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 200 });
+	});
 	const home = path.join(dir, 'home');
 	const bin = path.join(dir, 'bin');
 	const root = path.join(dir, 'project');
@@ -126,6 +132,7 @@ export function agentWorld(t: Pick<TestContext, 'after'>, prefix: string): Agent
 		}
 		return JSON.parse(run.stdout) as Record<string, any>;
 	};
+	stopDaemon = () => void baton(['daemon', 'stop']);
 	const init = baton(['init']);
 	if (init.code !== 0) {
 		throw new Error(`baton init: ${init.stderr}`);

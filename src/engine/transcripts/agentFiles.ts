@@ -202,6 +202,20 @@ export function isFolder(dir: string, entry: fs.Dirent): boolean {
 	}
 }
 
+/**
+ * Whether `entry` of `dir` is a file to read: a regular file, or a symlink to one (where it leads is
+ * checked by `linkProblem`), as agent history reads one. A link to a folder or in a loop is none.
+ */
+export function isFileEntry(dir: string, entry: fs.Dirent): boolean {
+	if (entry.isFile()) return true;
+	if (!entry.isSymbolicLink()) return false;
+	try {
+		return fs.statSync(path.join(dir, entry.name)).isFile();
+	} catch {
+		return false;
+	}
+}
+
 function realOr(file: string): string {
 	try {
 		return fs.realpathSync(file);

@@ -7,7 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { isFolder, linkProblem } from './agentFiles';
+import { isFileEntry, isFolder, linkProblem } from './agentFiles';
 import { openRegularFile, type FileBytes } from './regularFile';
 import { pushAll } from '../arrays';
 
@@ -37,7 +37,8 @@ export function discoverClaudeTranscripts(claudeHome: string, workspaceRoot: str
 	const dir = claudeProjectDir(claudeHome, workspaceRoot);
 	const out: DiscoveredTranscript[] = [];
 	for (const entry of readDir(dir)) {
-		if (entry.isFile() && entry.name.endsWith('.jsonl')) {
+		if (entry.name.endsWith('.jsonl') && isFileEntry(dir, entry)) {
+			if (entry.isSymbolicLink() && linkProblem(path.join(dir, entry.name), dir) !== null) continue;
 			const id = entry.name.slice(0, -'.jsonl'.length);
 			out.push({ id, agentSessionId: id, parentAgentSessionId: null, sourcePath: path.join(dir, entry.name), agentType: null, description: null });
 		} else if (isFolder(dir, entry)) {
@@ -56,7 +57,9 @@ export function subagentTranscripts(sessionDir: string, parentId: string): Disco
 	const subDir = path.join(sessionDir, 'subagents');
 	const out: DiscoveredTranscript[] = [];
 	for (const entry of readDir(subDir)) {
-		if (entry.isFile() && entry.name.startsWith('agent-') && entry.name.endsWith('.jsonl')) {
+		if (entry.name.startsWith('agent-') && entry.name.endsWith('.jsonl') && isFileEntry(subDir, entry)) {
+			// A linked file stays in the project folder (the session folder's parent); callers check folders on the way.
+			if (entry.isSymbolicLink() && linkProblem(path.join(subDir, entry.name), path.dirname(sessionDir)) !== null) continue;
 			const agentId = entry.name.slice(0, -'.jsonl'.length);
 			const meta = readMeta(path.join(subDir, `${agentId}.meta.json`));
 			out.push({

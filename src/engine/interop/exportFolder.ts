@@ -5,7 +5,9 @@
  * one by one), the new index last, then the previous export's files that are no longer listed are
  * removed. A temp file an export that crashed left beside a file the index lists (atomicWriteFile's
  * `<name>.tmp-<pid>` of a process that is gone) is removed before the folder is judged: it is that
- * export's own, and every later export refused the folder for it.
+ * export's own, and every later export refused the folder for it. Before its first file an export
+ * lists the files it is about to write (`.baton-export-pending.json`, removed once its index is in
+ * place): what an export that crashed before its index wrote is Baton's too, and is replaced.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -13,6 +15,22 @@ import { BatonError } from '../errors';
 import { atomicWriteFile, ordinaryFileMode, removeStaleTemps } from '../storage/fsUtil';
 import { unsafeFileReason } from './safeNames';
 import { indexFileName, indexFormat } from './sessionFileFormat';
+
+/** The list of the files an export is about to write, there until its index is (the files of an export that crashed). */
+const pendingFileName = '.baton-export-pending.json';
+const pendingFormat = `${indexFormat}.pending`;
+
+/** The safe names a Baton pending list in `dir` gives (none when there is none, or it is not Baton's). */
+function pendingFiles(dir: string, entries: readonly string[]): string[] | null {
+	if (!entries.includes(pendingFileName)) return null;
+	try {
+		const pending = JSON.parse(fs.readFileSync(path.join(dir, pendingFileName), 'utf8')) as { format?: unknown; files?: unknown };
+		if (pending.format !== pendingFormat || !Array.isArray(pending.files)) return null;
+		return pending.files.filter((f): f is string => typeof f === 'string' && unsafeFileReason(f) === null);
+	} catch {
+		return null;
+	}
+}
 
 /** The files of the previous export in `dir` (empty when the folder is new or empty); refuses anything else. */
 function previousExportFiles(dir: string): string[] {
@@ -31,7 +49,17 @@ function previousExportFiles(dir: string): string[] {
 	const refuse = (why: string): never => {
 		throw new BatonError('invalidInput', `${dir} ${why}; export into a new or empty folder (Baton never overwrites files it did not write)`);
 	};
-	if (!entries.includes(indexFileName)) refuse('is not empty');
+	const pending = pendingFiles(dir, entries);
+	const listed = entries.includes(indexFileName) ? indexedFiles(dir, refuse) : pending ? [] : refuse('is not empty');
+	const allowed = new Set([indexFileName, ...listed.filter((f) => unsafeFileReason(f) === null), ...(pending ? [pendingFileName, ...pending] : [])]);
+	entries = withoutCrashedWrites(dir, entries, allowed);
+	const foreign = entries.filter((e) => !allowed.has(e) || !fs.lstatSync(path.join(dir, e)).isFile());
+	if (foreign.length > 0) refuse(`holds files that are not part of a Baton export (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''})`);
+	return [...new Set([...listed, ...(pending ?? [])])].filter((f) => allowed.has(f) && f !== indexFileName && entries.includes(f));
+}
+
+/** The files a Baton export index in `dir` lists; refuses an index Baton did not write. */
+function indexedFiles(dir: string, refuse: (why: string) => never): string[] {
 	let listed: string[];
 	try {
 		const index = JSON.parse(fs.readFileSync(path.join(dir, indexFileName), 'utf8')) as { format?: unknown; sessions?: unknown };
@@ -41,11 +69,7 @@ function previousExportFiles(dir: string): string[] {
 		if (BatonError.is(error)) throw error;
 		return refuse('holds an index.json that is not a Baton export');
 	}
-	const allowed = new Set([indexFileName, ...listed.filter((f) => unsafeFileReason(f) === null)]);
-	entries = withoutCrashedWrites(dir, entries, allowed);
-	const foreign = entries.filter((e) => !allowed.has(e) || !fs.lstatSync(path.join(dir, e)).isFile());
-	if (foreign.length > 0) refuse(`holds files that are not part of a Baton export (${foreign.slice(0, 3).join(', ')}${foreign.length > 3 ? ', …' : ''})`);
-	return listed.filter((f) => allowed.has(f));
+	return listed;
 }
 
 /**
@@ -71,6 +95,8 @@ export function writeExportFolder(dir: string, files: Map<string, string>, index
 		if (problem) throw new BatonError('invalidInput', `refusing to write ${name}: ${problem}`);
 	}
 	fs.mkdirSync(dir, { recursive: true });
+	const pending = { format: pendingFormat, files: [...files.keys()] };
+	atomicWriteFile(path.join(dir, pendingFileName), Buffer.from(JSON.stringify(pending), 'utf8'), ordinaryFileMode);
 	for (const [name, text] of files) {
 		atomicWriteFile(path.join(dir, name), Buffer.from(text, 'utf8'), ordinaryFileMode);
 	}
@@ -78,4 +104,5 @@ export function writeExportFolder(dir: string, files: Map<string, string>, index
 	for (const stale of previous) {
 		if (!files.has(stale)) fs.rmSync(path.join(dir, stale), { force: true });
 	}
+	fs.rmSync(path.join(dir, pendingFileName), { force: true });
 }

@@ -17,6 +17,8 @@ import { Disposable } from '../lifecycle';
 export class ScopeNode {
 	/** Its rows (sessions that are no orchestrator's worker, in chain order): sent with the group when it opens expanded, else asked for on expand. */
 	rows: Promise<SessionNode[]> | undefined;
+	/** VS Code took one of its rows to show (getTreeItem): its answer was not lost. */
+	rowsShown = false;
 
 	constructor(readonly chains: TreeScopeDto) {}
 }
@@ -161,6 +163,7 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 			item.tooltip = `${node.chains.label} — ${count} session${count === 1 ? '' : 's'}${active ? `, ${active} active` : ''}; last activity ${relativeTime(node.chains.lastActivity)}`;
 			return shownItem(item);
 		}
+		if (node.parent instanceof ScopeNode) node.parent.rowsShown = true;
 		const s = node.session;
 		// State and time first: a long name gives way (its full text is in the tooltip), never them. An
 		// agent's session says whose it is after them, in the room a wider side bar gives (VS Code cuts
@@ -271,10 +274,12 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 	/**
 	 * A data change that lands while VS Code fetches an open group's rows can leave that group shown
 	 * open and empty: VS Code asked the previous generation of nodes, whose handles the refresh had
-	 * just cleared, got no rows, and keeps the group's state for its id. Every group that opens expanded
-	 * is refreshed once, a while after the root arrived, which makes VS Code ask again if it shows the
-	 * group open (and costs nothing: its rows came with the root). Asked or not: a CI run showed three
-	 * such groups open and empty after VS Code had asked, its answer lost, so "not asked yet" missed them.
+	 * just cleared, got no rows, and keeps the group's state for its id. A group that opens expanded and
+	 * none of whose rows VS Code has taken to show (getTreeItem) a while after the root arrived is
+	 * refreshed, which makes VS Code ask again. Only those: a refresh clears the rows' handles until
+	 * VS Code has them again, and a context-menu command run on a row in that moment gets no row (a
+	 * CI run's "Resume Session" from a row's menu asked which session instead, when every open group
+	 * was refreshed).
 	 */
 	private askAgainForOpenRows(scopes: readonly ScopeNode[]): void {
 		const generation = this.generation;
@@ -282,7 +287,7 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		this.askAgainTimer = setTimeout(() => {
 			if (generation !== this.generation) return;
 			for (const scope of scopes) {
-				if (scope.rows && opensExpanded(scope.chains)) this.changeEmitter.fire(scope);
+				if (scope.rows && !scope.rowsShown && scope.chains.sessionCount > 0 && opensExpanded(scope.chains)) this.changeEmitter.fire(scope);
 			}
 		}, askAgainAfterMs);
 	}

@@ -193,13 +193,7 @@ export function listDir(dir: string, warnings: string[]): fs.Dirent[] {
  * to a file is (where it leads is checked by `linkProblem`). A link in a loop is none: its stat fails.
  */
 export function isFolder(dir: string, entry: fs.Dirent): boolean {
-	if (entry.isDirectory()) return true;
-	if (!entry.isSymbolicLink()) return false;
-	try {
-		return fs.statSync(path.join(dir, entry.name)).isDirectory();
-	} catch {
-		return false;
-	}
+	return entry.isDirectory() || linkLeadsTo(dir, entry, (stat) => stat.isDirectory());
 }
 
 /**
@@ -207,10 +201,14 @@ export function isFolder(dir: string, entry: fs.Dirent): boolean {
  * checked by `linkProblem`), as agent history reads one. A link to a folder or in a loop is none.
  */
 export function isFileEntry(dir: string, entry: fs.Dirent): boolean {
-	if (entry.isFile()) return true;
+	return entry.isFile() || linkLeadsTo(dir, entry, (stat) => stat.isFile());
+}
+
+/** Whether `entry` is a symlink whose target passes `kind` (false for a link in a loop or to nothing). */
+function linkLeadsTo(dir: string, entry: fs.Dirent, kind: (stat: fs.Stats) => boolean): boolean {
 	if (!entry.isSymbolicLink()) return false;
 	try {
-		return fs.statSync(path.join(dir, entry.name)).isFile();
+		return kind(fs.statSync(path.join(dir, entry.name)));
 	} catch {
 		return false;
 	}

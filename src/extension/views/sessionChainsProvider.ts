@@ -287,7 +287,7 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		this.askAgainTimer = setTimeout(() => {
 			if (generation !== this.generation) return;
 			for (const scope of scopes) {
-				if (scope.rows && !scope.rowsShown && scope.chains.sessionCount > 0 && opensExpanded(scope.chains)) this.changeEmitter.fire(scope);
+				if ((scope.chains.rows?.length ?? 0) > 0 && !scope.rowsShown && opensExpanded(scope.chains)) this.changeEmitter.fire(scope);
 			}
 		}, askAgainAfterMs);
 	}

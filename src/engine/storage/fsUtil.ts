@@ -59,6 +59,8 @@ export function atomicWriteFile(file: string, bytes: Uint8Array | readonly Uint8
  */
 function removeStaleTempsOnce(file: string): void {
 	if (!cleanedTemps.has(file)) {
+		// Bounded: a daemon that writes a hundred thousand archive files looks again rather than keep them all.
+		if (cleanedTemps.size >= 10_000) cleanedTemps.clear();
 		cleanedTemps.add(file);
 		removeStaleTemps(file);
 	}

@@ -166,13 +166,13 @@ export class LockFile {
 		}
 		const others = Math.max(0, waiting - 1);
 		const what = owner && owner.host === thisHost ? ` (${describeProcess(owner.pid)})` : '';
-		const todo = owner
+		const advice = owner
 			? `run it again when pid ${owner.pid} is done; if it is stuck, end it (\`kill ${owner.pid}\`: an acknowledged write is never lost)`
 			: 'run it again (many writers at once: fewer at a time finish sooner)';
 		const limit = this.movingLineMs > 0 ? `limit ${this.timeoutMs} ms with one holder, ${this.movingLineMs} ms in all` : `limit ${this.timeoutMs} ms`;
 		return new BatonError(
 			'locked',
-			`${this.file} is ${holder}${what}; gave up after waiting ${waitedMs} ms (${limit}) with ${others} other waiter(s) in line; nothing was written: ${todo}`,
+			`${this.file} is ${holder}${what}; gave up after waiting ${waitedMs} ms (${limit}) with ${others} other waiter(s) in line; nothing was written: ${advice}`,
 			{
 				file: this.file,
 				holderPid: owner?.pid ?? null,

@@ -400,7 +400,24 @@ export class Session {
 
 	// ---- command palette and quick input -------------------------------------------------------
 	/** Runs a command by its palette title (e.g. 'Baton: Start Session'), clicking the exact row. */
-	async runCommand(title, { timeout = 15000, shot } = {}) {
+	async runCommand(title, { timeout = 15000, shot, type } = {}) {
+		if (type !== undefined) {
+			// A webview the previous step opened can take the focus a moment after the command's own
+			// quick pick came up, which closes it (seen once in a full run: the search suite's step hit,
+			// after a session's details had opened). A person runs the command again; so does this.
+			for (let attempt = 1; ; attempt++) {
+				await this.runCommand(title, { timeout, shot });
+				const typed = await this.quickPickType(type, { timeout }).then(
+					() => true,
+					(error) => error,
+				);
+				if (typed === true) return;
+				const closed = /closed before/.test(String(typed?.message)) || !(await this.page.locator(`${QI_INPUT}:visible`).count());
+				if (attempt >= 3 || !closed) throw typed;
+				process.stdout.write(`    (the quick pick of "${title}" closed before "${type}" was typed; running it again)\n`);
+				await this.page.waitForTimeout(500);
+			}
+		}
 		const { page } = this;
 		// A modal dialog that came up meanwhile (a checkpoint's escalation in a demo workspace) blocks the
 		// palette: put it off as a person would, and say so.
@@ -480,7 +497,8 @@ export class Session {
 				() => false,
 			))
 		) {
-			await input.click();
+			if (!(await input.isVisible())) throw new Error('the quick input closed before it was typed in');
+			await input.click({ timeout });
 			await this.page.waitForSelector(`${QI_INPUT}:focus`, { timeout });
 		}
 		// A box that fills itself in as it opens (VS Code's simple file dialog sets its folder) can do
@@ -519,7 +537,9 @@ export class Session {
 		// Checkpoints, dark theme; it passed on rerun). The same real mouse click at the row's place
 		// then does it without that wait.
 		// And once a row found visible was "not visible" at the click (the same check, dark theme): the
-		// list drew its rows again under the click. The row is waited for again, up to three times.
+		// list drew its rows again under the click. The row is waited for again, up to three times;
+		// then (seen once more, light theme: the last of five two-line rows) it is chosen by the keys a
+		// person would use when a click does not take.
 		for (let attempt = 1; ; attempt++) {
 			try {
 				await row.click({ timeout: 8000 });
@@ -529,10 +549,38 @@ export class Session {
 					await row.click({ force: true, timeout });
 					return;
 				}
-				if (attempt >= 3 || !/not visible|not stable|detached/i.test(String(error?.message))) throw error;
+				if (!/not visible|not stable|detached/i.test(String(error?.message))) throw error;
+				if (attempt >= 3) {
+					process.stdout.write(`    (a click on "${label}" did not take: ${String(error?.message).split('\n')[0]}; choosing it with the keys)\n`);
+					await this.quickPickSelectByKeys(label, { timeout });
+					return;
+				}
 				await row.waitFor({ state: 'visible', timeout });
 			}
 		}
+	}
+
+	/** Moves the open quick pick's active row down to the one labelled exactly `label`, and presses Enter. */
+	async quickPickSelectByKeys(label, { timeout = 15000 } = {}) {
+		const { page } = this;
+		const input = page.locator(`${QI_INPUT}:visible`).first();
+		await input.focus({ timeout });
+		const labels = await this.quickPickItems({ timeout });
+		const want = labels.findIndex((l) => (typeof label === 'string' ? l === label : label.test(l)));
+		if (want < 0) throw new Error(`the quick pick has no row "${label}": ${labels.join(' | ')}`);
+		for (let moved = 0; moved <= labels.length + 1; moved++) {
+			const active = await page.evaluate((sel) => {
+				const row = document.querySelector(sel);
+				return row ? (row.querySelector('.label-name')?.textContent ?? '').trim() : undefined;
+			}, `${QI_ROW}.focused`);
+			if (active !== undefined && (typeof label === 'string' ? active === label : label.test(active))) {
+				await page.keyboard.press('Enter');
+				return;
+			}
+			await page.keyboard.press('ArrowDown');
+			await page.waitForTimeout(100);
+		}
+		throw new Error(`the keys did not reach the quick pick's row "${label}"`);
 	}
 
 	/** Presses Enter in the open quick pick / input box (accepts typed text or the active row). */

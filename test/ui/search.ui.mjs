@@ -120,8 +120,7 @@ try {
 	});
 
 	await check('a decision hit opens its session’s details', async () => {
-		await s.runCommand('Baton: Search Sessions…');
-		await s.quickPickType('half to even');
+		await s.runCommand('Baton: Search Sessions…', { type: 'half to even' });
 		const row = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Round the invoice total' }).first();
 		await row.waitFor({ timeout: 20_000 });
 		await row.click();
@@ -132,8 +131,7 @@ try {
 	});
 
 	await check('a step hit opens the Replay at that step', async () => {
-		await s.runCommand('Baton: Search Sessions…');
-		await s.quickPickType('module2.ts');
+		await s.runCommand('Baton: Search Sessions…', { type: 'module2.ts' });
 		const row = s.page.locator('.quick-input-widget .monaco-list-row', { hasText: 'step 2' }).first();
 		await row.waitFor({ timeout: 20_000 });
 		await s.screenshot('05-step-hit');
@@ -145,8 +143,7 @@ try {
 	});
 
 	await check('a query with FTS syntax is read as words, and one with no word says so', async () => {
-		await s.runCommand('Baton: Search Sessions…');
-		await s.quickPickType('"ledger NEAR (');
+		await s.runCommand('Baton: Search Sessions…', { type: '"ledger NEAR (' });
 		await s.page
 			.locator('.quick-input-widget .monaco-list-row', { hasText: /No match for/ })
 			.first()

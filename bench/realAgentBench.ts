@@ -10,6 +10,8 @@
  * - session end in the daemon: what a `SessionEnd` hook costs the agent (the daemon's own figure for
  *   the hook's answer, from its log) after a session with steps, against a target of 200 ms; the
  *   handoff, checkpoint and transcript work run after the answer.
+ * - Claude Code per tool call, as the issue words it: the marginal cost of a call, with the floor any
+ *   http hook has in Claude (claudePerCallBench.ts).
  * Needs the agent CLIs (`node scripts/agents/install.mjs`) and dist/ (`npm run build`).
  */
 import fs from 'node:fs';
@@ -24,6 +26,7 @@ import { geminiStandIn } from '../test/realAgents/standIns/gemini';
 import { responsesStandIn } from '../test/realAgents/standIns/openaiResponses';
 import { install } from '../scripts/agents/install.mjs';
 import { median, percentile, type BenchRow } from './stats';
+import { claudePerCallRows } from './claudePerCallBench';
 
 const calls = 20;
 type Mode = 'baton' | 'none' | 'empty';
@@ -40,6 +43,8 @@ interface Agent {
 	close: () => Promise<void>;
 	/** Baton ÷ no hooks at most this (the row says FAILED past it); none: measured only. */
 	target?: number;
+	/** Its model stand-in, when the agent speaks Anthropic's API. */
+	model?: StandIn;
 }
 
 async function agents(): Promise<Agent[]> {
@@ -56,6 +61,7 @@ async function agents(): Promise<Agent[]> {
 			connect: 'claude',
 			files: ['.claude/settings.json', '.claude/settings.local.json'],
 			target: 1.1,
+			model: anthropic,
 			run: async (w) => {
 				scriptAnthropic(anthropic, 'Bash', (i) => ({ command: `echo ${i} >> bench.txt`, description: 'append' }));
 				return runClaude(w, anthropic, 'Append twenty lines');
@@ -136,6 +142,7 @@ export async function benchRealAgents(quick: boolean): Promise<BenchRow[]> {
 		}
 		const claude = list.find((a) => a.connect === 'claude');
 		if (claude) {
+			rows.push(...(await claudePerCallRows(t, claude.model as StandIn, rounds)));
 			rows.push(await sessionEndRow(t, claude, quick ? 3 : 7));
 		}
 	} finally {

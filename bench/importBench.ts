@@ -20,7 +20,7 @@ import path from 'node:path';
 import { Engine } from '../src/engine/engine';
 import { silentLogger } from '../src/engine/ports';
 import type { HistoryAgent } from '../src/engine/agentHistory/historySources';
-import { median, type BenchRow } from './stats';
+import { median, percentile, type BenchRow } from './stats';
 
 const real = path.resolve(__dirname, '..', 'test', 'fixtures', 'real');
 
@@ -244,6 +244,29 @@ export function plainRead(files: readonly string[]): number {
 	return records;
 }
 
+/**
+ * What keeping a copy costs at all: the plain read, and each file's bytes written into a folder of its
+ * own (a folder and a file made per session, as the archive keeps them; no database, no index). The
+ * target leaves the import the difference to 2× for everything else.
+ */
+export function readAndCopy(files: readonly string[], into: string): number {
+	fs.rmSync(into, { recursive: true, force: true });
+	let records = 0;
+	files.forEach((file, i) => {
+		const text = fs.readFileSync(file, 'utf8');
+		for (const line of text.split('\n')) {
+			if (line) {
+				JSON.parse(line);
+				records++;
+			}
+		}
+		const folder = path.join(into, String(i));
+		fs.mkdirSync(folder, { recursive: true });
+		fs.writeFileSync(path.join(folder, path.basename(file)), text);
+	});
+	return records;
+}
+
 async function importOnce(root: string, home: string, agent: HistoryAgent): Promise<{ ms: number; imported: number }> {
 	fs.rmSync(path.join(root, '.baton'), { recursive: true, force: true });
 	const engine = await Engine.open({ workspaceRoot: root, log: silentLogger, create: true, git: { read: async () => null } });
@@ -274,11 +297,15 @@ export async function benchImport(quick: boolean): Promise<BenchRow[]> {
 			const ours: number[] = [];
 			const base: number[] = [];
 			const ratios: number[] = [];
+			const copies: number[] = [];
 			let imported = Number.NaN;
 			for (let r = 0; r < rounds; r++) {
 				const b0 = performance.now();
 				plainRead(files);
 				const b = performance.now() - b0;
+				const c0 = performance.now();
+				readAndCopy(files, path.join(dir, 'copy'));
+				copies.push((performance.now() - c0) / b);
 				const run = await importOnce(root, home, agent);
 				imported = run.imported;
 				ours.push(run.ms);
@@ -289,12 +316,21 @@ export async function benchImport(quick: boolean): Promise<BenchRow[]> {
 			rows.push({
 				name: `import agents: ${count} ${agent} sessions (${Number.isFinite(imported) ? imported : '?'} imported)`,
 				ours: median(ours),
-				oursP99: Math.max(...ours),
+				oursP99: percentile(ours, 99),
 				baseline: median(base),
 				baselineName: 'read + JSON.parse per line',
 				ratio,
 				target: '≤ 2×',
 				passed: ratio <= 2 && imported === count,
+			});
+			rows.push({
+				name: `import agents: ${count} ${agent} sessions, the floor of a copy per session (read + JSON.parse + a folder and a file each)`,
+				ours: median(copies) * median(base),
+				oursP99: Number.NaN,
+				baseline: median(base),
+				baselineName: 'read + JSON.parse per line',
+				ratio: median(copies),
+				target: 'measured',
 			});
 		} finally {
 			fs.rmSync(dir, { recursive: true, force: true });

@@ -8,6 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
+import { writeAll } from '../storage/fsUtil';
 
 export interface PendingCall {
 	toolUseId: string | null;
@@ -87,12 +88,26 @@ export function stateSessions(workspaceRoot: string): string[] {
 	}
 }
 
+/**
+ * Written in place (its bytes at the start, then cut to their length), not as a temp file renamed over
+ * it: ext4 (`auto_da_alloc`, on by default) writes a file renamed over another out to the disk at the
+ * rename, 0.6–1.7 ms here, and a tool call writes this file twice (PreToolUse, PostToolUse) while the
+ * agent waits. A write cut short, or two writers outside the lock (its timeout path), can leave bytes
+ * that are no JSON, which `readState` takes as no state: what the comment at the top allows. A JSON
+ * text followed by another's tail is no JSON either, so no mix of two states is ever read as one. A
+ * symlink put in its place is refused (`O_NOFOLLOW`), not written through.
+ */
 export function writeState(workspaceRoot: string, sessionId: string, state: TimelineState): void {
 	const file = stateFile(workspaceRoot, sessionId);
 	mkdirPrivate(path.dirname(file));
-	const temp = `${file}.${process.pid}.tmp`;
-	fs.writeFileSync(temp, `${JSON.stringify(state)}\n`, { mode: privateFileMode });
-	fs.renameSync(temp, file);
+	const bytes = Buffer.from(`${JSON.stringify(state)}\n`);
+	const fd = fs.openSync(file, fs.constants.O_WRONLY | fs.constants.O_CREAT | (fs.constants.O_NOFOLLOW ?? 0), privateFileMode);
+	try {
+		writeAll(fd, bytes, 0);
+		fs.ftruncateSync(fd, bytes.length);
+	} finally {
+		fs.closeSync(fd);
+	}
 }
 
 /**

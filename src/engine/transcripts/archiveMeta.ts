@@ -9,7 +9,8 @@
  * folder: a session id starts with a letter or digit.
  *
  * A session's header is written atomically and synced (tmp, fsync, rename): it is written once per
- * person's action. A transcript's header is written once per transcript per sync, a thousand times in an
+ * person's action, and once per file an agent names for the first time in the session (its files
+ * touched live there alone, not in the index: sessionFiles.ts). A transcript's header is written once per transcript per sync, a thousand times in an
  * import, so it is not synced on its own: the sync's one durable step is the index written after it
  * (tmp, fsync, rename), like the journal record after that. A kill cannot tear a header (a new one is
  * created and written in one write, a changed one replaces the old by a rename), and a header a power
@@ -22,7 +23,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { atomicWriteFile, writeAll } from '../storage/fsUtil';
 import { mkdirPrivate, privateFileMode } from '../workspace';
-import { sessionArchiveSchema, transcriptEntrySchema, type SessionArchive, type TranscriptEntry } from './transcriptIndex';
+import { openRegularFile } from './regularFile';
+import { addFiles, sessionArchiveSchema, transcriptEntrySchema, type SessionArchive, type TranscriptEntry } from './transcriptIndex';
 
 export const metaSuffix = '.meta.json';
 export const sessionsDirName = '_sessions';
@@ -122,9 +124,59 @@ export function writeTranscriptMeta(dir: string, entry: TranscriptEntry, fresh =
 
 const safeSessionId = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
-/** The session's sidecar. */
+/** Far above what 2,000 files and 50 notes take. */
+const maxSessionMetaBytes = 8 * 1024 * 1024;
+
+export function sessionMetaPath(dir: string, sessionId: string): string | null {
+	return safeSessionId.test(sessionId) ? path.join(dir, sessionsDirName, `${sessionId}.json`) : null;
+}
+
+/**
+ * The session's sidecar. It is where a session's files touched live (`TranscriptArchive.recordFilesTouched`
+ * writes it alone, not `index.json`): `archive`'s files are added to the ones it holds, never put in their
+ * place, so a writer whose index predates a file (another process's, an older index.json) keeps it.
+ */
 export function writeSessionMeta(dir: string, sessionId: string, archive: SessionArchive): boolean {
-	return safeSessionId.test(sessionId)
-		? writeIfChanged(path.join(dir, sessionsDirName, `${sessionId}.json`), sessionMetaBytes(sessionId, archive), { synced: true })
-		: false;
+	const file = sessionMetaPath(dir, sessionId);
+	if (!file) {
+		return false;
+	}
+	const kept = readSessionMeta(dir, sessionId);
+	let written = archive;
+	if (kept && kept.filesTouched.length > 0) {
+		const files = [...kept.filesTouched];
+		addFiles(files, archive.filesTouched);
+		written = { ...archive, filesTouched: files };
+	}
+	return writeIfChanged(file, sessionMetaBytes(sessionId, written), { synced: true });
+}
+
+/** The session's sidecar as written, or null: none, unreadable, another session's, or a newer Baton's (archiveRebuild.ts says why). */
+export function readSessionMeta(dir: string, sessionId: string): SessionArchive | null {
+	const file = sessionMetaPath(dir, sessionId);
+	if (!file) {
+		return null;
+	}
+	try {
+		// A FIFO or a device in its place is not waited on, nor a file far larger than a header is.
+		const { fd, stat } = openRegularFile(file);
+		let text: string;
+		try {
+			if (stat.size > maxSessionMetaBytes) {
+				return null;
+			}
+			const bytes = Buffer.alloc(stat.size);
+			text = bytes.toString('utf8', 0, stat.size ? fs.readSync(fd, bytes, 0, stat.size, 0) : 0);
+		} finally {
+			fs.closeSync(fd);
+		}
+		const meta = sessionMetaSchema.safeParse(JSON.parse(text));
+		if (!meta.success || meta.data.version > archiveMetaVersion || meta.data.sessionId !== sessionId) {
+			return null;
+		}
+		const archive = sessionArchiveSchema.safeParse(meta.data.archive);
+		return archive.success ? archive.data : null;
+	} catch {
+		return null;
+	}
 }

@@ -25,7 +25,8 @@ export interface SessionDigest {
 	agentSessionIds: string[];
 }
 
-export function digestSession(index: TranscriptIndex, sessionId: string): SessionDigest {
+/** `sessionFiles`: the files the session's sidecar names (sessionFiles.ts), beside any the index names. */
+export function digestSession(index: TranscriptIndex, sessionId: string, sessionFiles: readonly string[] = []): SessionDigest {
 	const entries = Object.values(index.transcripts)
 		.filter((e) => e.sessionId === sessionId)
 		.sort((a, b) => (a.lastAt ?? '').localeCompare(b.lastAt ?? ''));
@@ -41,6 +42,7 @@ export function digestSession(index: TranscriptIndex, sessionId: string): Sessio
 		}
 		addFiles(files, entry.filesTouched);
 	}
+	addFiles(files, sessionFiles);
 	addFiles(files, session?.filesTouched ?? []);
 	// Subagents' prompts come from the main agent, not from the person: only main transcripts speak for them.
 	const main = entries.filter((e) => !e.parentAgentSessionId);

@@ -18,6 +18,7 @@ import { estimateCostUsd } from './costEstimate';
 import type { AgentKind } from '../agentKinds';
 import { appendExcerpts } from './appendExcerpts';
 import { digestSession, type SessionDigest } from './sessionDigest';
+import { SessionFiles } from './sessionFiles';
 import { importSharedTranscript, shareableTranscripts, type SharedTranscript, type TranscriptOrigin } from './sharedTranscripts';
 import type { Excerpt } from './transcriptExcerpts';
 import {
@@ -96,9 +97,11 @@ export class TranscriptArchive {
 	readonly dir: string;
 	private readonly index: TranscriptIndexFile;
 	private readonly now: () => number;
+	private readonly sessionFiles: SessionFiles;
 
 	constructor(private readonly options: TranscriptArchiveOptions) {
 		this.dir = path.join(batonDir(options.workspaceRoot), 'transcripts');
+		this.sessionFiles = new SessionFiles(this.dir);
 		this.index = new TranscriptIndexFile(this.dir, (m) => options.log.warn(m), options.lockTimeoutMs);
 		this.now = options.now ?? Date.now;
 	}
@@ -265,19 +268,15 @@ export class TranscriptArchive {
 	}
 
 	/** Files an agent's tool hook reported touching (all agents; Claude's also come from its transcript). */
+	/** Files a session changed, kept in its sidecar (sessionFiles.ts: never a rewrite of the whole index). */
 	async recordFilesTouched(sessionId: string, files: readonly string[]): Promise<boolean> {
-		// Most calls touch files the session already named: asked of the kept index, without its lock or a write.
-		const known = this.index.peek().sessions[sessionId]?.filesTouched;
-		if (files.length === 0 || (known && !addFiles([...known], files))) {
+		// Most calls touch files the session already named: asked of the kept sidecar and index, without a lock or a write.
+		const known = [...this.sessionFiles.of(sessionId)];
+		addFiles(known, this.index.peek().sessions[sessionId]?.filesTouched ?? []);
+		if (files.length === 0 || !addFiles(known, files)) {
 			return false;
 		}
-		return this.index.update((index) => {
-			const changed = addFiles(sessionArchiveOf(index, sessionId).filesTouched, files);
-			if (changed) {
-				writeSessionMeta(this.dir, sessionId, sessionArchiveOf(index, sessionId));
-			}
-			return { changed, result: changed };
-		});
+		return this.index.locked(() => this.sessionFiles.add(sessionId, files, this.index.peek().sessions[sessionId]));
 	}
 
 	async addNote(sessionId: string, kind: string, text: string): Promise<SessionNote> {
@@ -309,7 +308,7 @@ export class TranscriptArchive {
 
 	/** Everything the index says about one durable session's agent work, for summaries and handoffs. */
 	digest(sessionId: string): SessionDigest {
-		return digestSession(this.index.peek(), sessionId);
+		return digestSession(this.index.peek(), sessionId, this.sessionFiles.of(sessionId));
 	}
 
 	private info(index: TranscriptIndex, entry: TranscriptEntry): TranscriptInfo {

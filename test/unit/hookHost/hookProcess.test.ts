@@ -153,7 +153,9 @@ void describe('baton hook (the bundled CLI, payload on stdin)', () => {
 						? /^Copilot session ended \(stop\)/
 						: /^Cline session ended \(complete\)/,
 			);
-			const files = w.index().sessions[session.id].filesTouched;
+			// A session's files touched live in its sidecar, not in index.json (transcripts/sessionFiles.ts).
+			const files = JSON.parse(fs.readFileSync(path.join(w.root, '.baton', 'transcripts', '_sessions', `${session.id}.json`), 'utf8')).archive
+				.filesTouched;
 			assert.deepEqual(
 				files,
 				{ claude: ['src/auth/rotation.ts'], copilot: ['test/login.test.ts', 'test/helpers/wait.ts'], cline: ['src/api/orders.ts'] }[dialect],

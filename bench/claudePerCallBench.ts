@@ -17,7 +17,7 @@ import path from 'node:path';
 import { agentWorld } from '../test/realAgents/agentWorld';
 import { runClaude } from '../test/realAgents/claudeCode';
 import type { StandIn } from '../test/realAgents/standIns/anthropic';
-import { median, percentile, type BenchRow } from './stats';
+import { failedRow, median, percentile, type BenchRow } from './stats';
 
 type Mode = 'none' | 'baton' | 'floor';
 const few = 10;
@@ -80,18 +80,7 @@ export async function claudePerCallRows(t: { after: (fn: () => void) => void }, 
 		}
 		return perCallRows(name, perCall);
 	} catch (error) {
-		return [
-			{
-				name: `${name}: ${(error as Error).message.split('\n')[0]}`,
-				ours: Number.NaN,
-				oursP99: Number.NaN,
-				baseline: Number.NaN,
-				baselineName: '—',
-				ratio: Number.NaN,
-				target: '≤ 1.1×',
-				passed: false,
-			},
-		];
+		return [failedRow(name, error, '≤ 1.1×')];
 	} finally {
 		floorServer.close();
 	}

@@ -25,7 +25,7 @@ import { anthropicStandIn, type StandIn } from '../test/realAgents/standIns/anth
 import { geminiStandIn } from '../test/realAgents/standIns/gemini';
 import { responsesStandIn } from '../test/realAgents/standIns/openaiResponses';
 import { install } from '../scripts/agents/install.mjs';
-import { median, percentile, type BenchRow } from './stats';
+import { failedRow, median, percentile, type BenchRow } from './stats';
 import { claudePerCallRows } from './claudePerCallBench';
 
 const calls = 20;
@@ -206,18 +206,7 @@ async function agentRows(t: { after: (fn: () => void) => void }, agent: Agent, r
 			},
 		];
 	} catch (error) {
-		return [
-			{
-				name: `${name}: ${(error as Error).message.split('\n')[0]}`,
-				ours: Number.NaN,
-				oursP99: Number.NaN,
-				baseline: Number.NaN,
-				baselineName: '—',
-				ratio: Number.NaN,
-				target: 'measured',
-				passed: false,
-			},
-		];
+		return [failedRow(name, error, 'measured')];
 	}
 }
 
@@ -248,15 +237,6 @@ async function sessionEndRow(t: { after: (fn: () => void) => void }, claude: Age
 			passed: ours <= 200,
 		};
 	} catch (error) {
-		return {
-			name: `${name}: ${(error as Error).message}`,
-			ours: Number.NaN,
-			oursP99: Number.NaN,
-			baseline: Number.NaN,
-			baselineName: '—',
-			ratio: Number.NaN,
-			target: '≤ 200 ms',
-			passed: false,
-		};
+		return failedRow(name, error, '≤ 200 ms');
 	}
 }

@@ -60,3 +60,17 @@ export function sizesAndRounds(argv: readonly string[] = process.argv): { sizes:
 	};
 	return { sizes: (arg('--sessions') ?? '1000,10000').split(',').map(Number), rounds: Number(arg('--rounds') ?? 3) };
 }
+
+/** The row of a measurement that could not be taken: FAILED, saying why (the first line of the error). */
+export function failedRow(name: string, error: unknown, target: string): BenchRow {
+	return {
+		name: `${name}: ${(error instanceof Error ? error.message : String(error)).split('\n')[0]}`,
+		ours: Number.NaN,
+		oursP99: Number.NaN,
+		baseline: Number.NaN,
+		baselineName: '—',
+		ratio: Number.NaN,
+		target,
+		passed: false,
+	};
+}

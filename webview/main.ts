@@ -99,9 +99,14 @@ function loading(): HTMLElement {
 	);
 }
 
-/** Replaces the page, keeping keyboard focus and scroll positions where the same controls still exist. */
+/**
+ * Replaces the page, keeping keyboard focus and scroll positions where the same controls still exist.
+ * Focus is given back only while the page has it: the frame's activeElement stays set after the person
+ * moved on (to a quick pick), and focusing it again took the focus from the workbench and closed the
+ * quick pick they were typing in (a refresh after a rollback did, under Compare Checkpoints).
+ */
 function render(): void {
-	const focusKey = document.activeElement?.closest('[data-focus-key]')?.getAttribute('data-focus-key');
+	const focusKey = document.hasFocus() ? document.activeElement?.closest('[data-focus-key]')?.getAttribute('data-focus-key') : undefined;
 	const scrolls = [...root.querySelectorAll<HTMLElement>('[data-keep-scroll]')].map(
 		(node) => [node.dataset['keepScroll'], node.scrollLeft, node.scrollTop] as const,
 	);

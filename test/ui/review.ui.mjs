@@ -39,7 +39,7 @@ execFileSync('git', ['add', '.'], { cwd: workspace, env: gitEnv });
 execFileSync('git', ['commit', '-qm', 'init'], { cwd: workspace, env: gitEnv });
 baton(workspace, 'init');
 baton(workspace, 'session', 'start', '--name', 'Payment retries', '--agent', 'claude-code');
-baton(workspace, 'checkpoint', 'create', '--message', 'Retries work', '--trigger', 'periodic');
+const approved = baton(workspace, 'checkpoint', 'create', '--message', 'Retries work', '--trigger', 'periodic').checkpoint;
 
 /** Toasts on screen whose text matches. */
 const toasts = (s, pattern) => s.page.locator('.notifications-toasts .notification-toast').filter({ hasText: pattern });
@@ -114,6 +114,25 @@ for (const theme of ['dark', 'light']) {
 			}
 			await s.page.waitForTimeout(400);
 			await s.screenshot(`${theme}-04-working-tree-matches`);
+		});
+
+		// A page that refreshes gives the focus back to the control that had it only while the page has
+		// the focus: otherwise a refresh behind a quick pick took the focus and closed it (stop 37 and 38
+		// lost this suite's Compare Checkpoints to it, after the rollback's refresh).
+		await check(`${theme}: a quick pick stays open while the comparison behind it refreshes`, async () => {
+			const frame = await s.webview('body[data-rendered="compare"]', { timeout: 20_000 });
+			await frame.locator('vscode-button', { hasText: 'Refresh' }).first().click();
+			await s.page.waitForTimeout(600);
+			await s.runCommand('Baton: Compare Checkpoints');
+			await s.quickPickItems();
+			baton(workspace, 'checkpoint', 'tag', approved.id, `behind-${theme}`);
+			await frame.getByText(`behind-${theme}`).first().waitFor({ state: 'attached', timeout: 20_000 });
+			await s.page.waitForTimeout(800);
+			if (!(await s.page.locator('.quick-input-widget .quick-input-box input:visible').count())) {
+				throw new Error('the quick pick closed when the comparison behind it refreshed');
+			}
+			await s.screenshot(`${theme}-05-quick-pick-over-refresh`);
+			await s.quickPickCancel();
 		});
 	} catch {
 		// The failed check was reported with a screenshot.

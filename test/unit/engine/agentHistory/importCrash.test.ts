@@ -45,12 +45,17 @@ function fingerprint(dir: string): Map<string, string> {
 	return out;
 }
 
-/** Runs the bundled CLI's import and kills it (SIGKILL) as soon as the archive holds a session's folder. */
+/**
+ * Runs the bundled CLI's import in its own process and kills it (SIGKILL) as soon as the archive holds
+ * a session's folder. Without a daemon: through one, the killed process would be the client, and the
+ * daemon would go on importing beside the runs this test makes next (a CI run saw the journal grow under
+ * the last one).
+ */
 async function importKilledWhileArchiving(root: string, home: string): Promise<void> {
 	const transcripts = path.join(root, '.baton', 'transcripts');
 	const child = spawn(process.execPath, [cliPath, 'import', 'agents', '--agent', 'codex', '--json'], {
 		cwd: root,
-		env: { ...process.env, HOME: home, CODEX_HOME: path.join(home, '.codex'), BATON_ACTOR: 'test:cli' },
+		env: { ...process.env, HOME: home, CODEX_HOME: path.join(home, '.codex'), BATON_ACTOR: 'test:cli', BATON_NO_DAEMON: '1' },
 		stdio: 'ignore',
 	});
 	const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));

@@ -131,7 +131,7 @@ for (const theme of ['dark', 'light']) {
 			if (!(await s.page.locator('.quick-input-widget .quick-input-box input:visible').count())) {
 				throw new Error('the quick pick closed when the comparison behind it refreshed');
 			}
-			await s.screenshot(`${theme}-05-quick-pick-over-refresh`);
+			await s.screenshot(`${theme}-04b-quick-pick-over-refresh`);
 			await s.quickPickCancel();
 		});
 	} catch {

@@ -32,7 +32,7 @@ export const sessionsDirName = '_sessions';
 export const archiveMetaVersion = 1;
 
 export const transcriptMetaSchema = z.object({ kind: z.literal('baton-transcript'), version: z.number().int().positive(), entry: z.unknown() });
-export const sessionMetaSchema = z.object({
+const sessionMetaSchema = z.object({
 	kind: z.literal('baton-transcript-session'),
 	version: z.number().int().positive(),
 	sessionId: z.string(),
@@ -124,8 +124,33 @@ export function writeTranscriptMeta(dir: string, entry: TranscriptEntry, fresh =
 
 const safeSessionId = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
-/** Far above what 2,000 files and 50 notes take. */
-const maxSessionMetaBytes = 8 * 1024 * 1024;
+/** The largest header read: far above what 2,000 files and 50 notes take. */
+const maxHeaderBytes = 1024 * 1024;
+
+/** A header's text; throws (saying why, after the path) for a FIFO, a device or a file larger than a header can be. */
+export function readHeaderText(file: string): string {
+	const { fd, stat } = openRegularFile(file);
+	try {
+		if (stat.size > maxHeaderBytes) {
+			throw new Error(`is ${stat.size} bytes, larger than a header can be (${maxHeaderBytes}): not read`);
+		}
+		const bytes = Buffer.alloc(stat.size);
+		const n = stat.size ? fs.readSync(fd, bytes, 0, stat.size, 0) : 0;
+		return bytes.toString('utf8', 0, n);
+	} finally {
+		fs.closeSync(fd);
+	}
+}
+
+/** A parsed session header checked: the session's archive, or why it is not used. */
+export function sessionHeaderOf(value: unknown, sessionId: string): { archive: SessionArchive } | { reason: string } {
+	const meta = sessionMetaSchema.safeParse(value);
+	if (meta.success && meta.data.version > archiveMetaVersion) {
+		return { reason: `was written by a newer Baton (version ${meta.data.version}): kept, not read` };
+	}
+	const archive = meta.success && meta.data.sessionId === sessionId ? sessionArchiveSchema.safeParse(meta.data.archive) : null;
+	return archive?.success ? { archive: archive.data } : { reason: 'is not this session’s header: not used' };
+}
 
 export function sessionMetaPath(dir: string, sessionId: string): string | null {
 	return safeSessionId.test(sessionId) ? path.join(dir, sessionsDirName, `${sessionId}.json`) : null;
@@ -158,24 +183,9 @@ export function readSessionMeta(dir: string, sessionId: string): SessionArchive 
 		return null;
 	}
 	try {
-		// A FIFO or a device in its place is not waited on, nor a file far larger than a header is.
-		const { fd, stat } = openRegularFile(file);
-		let text: string;
-		try {
-			if (stat.size > maxSessionMetaBytes) {
-				return null;
-			}
-			const bytes = Buffer.alloc(stat.size);
-			text = bytes.toString('utf8', 0, stat.size ? fs.readSync(fd, bytes, 0, stat.size, 0) : 0);
-		} finally {
-			fs.closeSync(fd);
-		}
-		const meta = sessionMetaSchema.safeParse(JSON.parse(text));
-		if (!meta.success || meta.data.version > archiveMetaVersion || meta.data.sessionId !== sessionId) {
-			return null;
-		}
-		const archive = sessionArchiveSchema.safeParse(meta.data.archive);
-		return archive.success ? archive.data : null;
+		// A FIFO or a device in its place is not waited on, nor a file larger than a header can be.
+		const header = sessionHeaderOf(JSON.parse(readHeaderText(file)), sessionId);
+		return 'archive' in header ? header.archive : null;
 	} catch {
 		return null;
 	}

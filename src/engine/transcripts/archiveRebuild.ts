@@ -19,14 +19,14 @@ import {
 	archiveMetaVersion,
 	metaPathOf,
 	metaSuffix,
-	sessionMetaSchema,
+	readHeaderText,
+	sessionHeaderOf,
 	sessionsDirName,
 	transcriptMetaSchema,
 	writeSessionMeta,
 	writeTranscriptMeta,
 } from './archiveMeta';
 import type { DiscoveredTranscript } from './claudeProjects';
-import { openRegularFile } from './regularFile';
 import type { Excerpt } from './transcriptExcerpts';
 import {
 	addFiles,
@@ -78,7 +78,6 @@ export interface ReindexResult {
 	parsedBytes: number;
 }
 
-const maxHeaderBytes = 1024 * 1024;
 /** An archive without a header larger than this is kept and listed, its counts not recovered. */
 const maxRecoverBytes = 64 * 1024 * 1024;
 
@@ -98,25 +97,11 @@ function kindOf(d: fs.Dirent): string {
 	return 'a device';
 }
 
-function readSmall(file: string): string {
-	const { fd, stat } = openRegularFile(file);
-	try {
-		if (stat.size > maxHeaderBytes) {
-			throw new Error(`is ${stat.size} bytes, larger than a header can be (${maxHeaderBytes}): not read`);
-		}
-		const bytes = Buffer.alloc(stat.size);
-		const n = stat.size ? fs.readSync(fd, bytes, 0, stat.size, 0) : 0;
-		return bytes.toString('utf8', 0, n);
-	} finally {
-		fs.closeSync(fd);
-	}
-}
-
 /** One transcript's header, checked: its entry, or why it cannot be used. */
 function readTranscriptMeta(file: string, rel: string, workspaceRoot: string): { entry: TranscriptEntry } | { reason: string } {
 	let value: unknown;
 	try {
-		value = JSON.parse(readSmall(file));
+		value = JSON.parse(readHeaderText(file));
 	} catch (error) {
 		return {
 			reason: error instanceof SyntaxError ? `is not JSON (cut short?): ${clip(error.message, 120)}` : (error as Error).message.replace(`${file} `, ''),
@@ -312,7 +297,7 @@ function scanSessionHeaders(folder: string, scan: ArchiveScan): void {
 function readSessionMeta(file: string, rel: string, sessionId: string, scan: ArchiveScan): void {
 	let value: unknown;
 	try {
-		value = JSON.parse(readSmall(file));
+		value = JSON.parse(readHeaderText(file));
 	} catch (error) {
 		scan.problems.push({
 			path: rel,
@@ -321,20 +306,12 @@ function readSessionMeta(file: string, rel: string, sessionId: string, scan: Arc
 		});
 		return;
 	}
-	const meta = sessionMetaSchema.safeParse(value);
-	const archive = meta.success ? sessionArchiveSchema.safeParse(meta.data.archive) : null;
-	if (!meta.success || meta.data.version > archiveMetaVersion || meta.data.sessionId !== sessionId || !archive?.success) {
-		scan.problems.push({
-			path: rel,
-			level: 'error',
-			reason:
-				meta.success && meta.data.version > archiveMetaVersion
-					? `was written by a newer Baton (version ${meta.data.version}): kept, not read`
-					: 'is not this session’s header: not used',
-		});
+	const header = sessionHeaderOf(value, sessionId);
+	if ('reason' in header) {
+		scan.problems.push({ path: rel, level: 'error', reason: header.reason });
 		return;
 	}
-	scan.sessions[sessionId] = archive.data;
+	scan.sessions[sessionId] = header.archive;
 }
 
 /**

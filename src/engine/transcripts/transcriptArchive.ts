@@ -267,8 +267,10 @@ export class TranscriptArchive {
 		});
 	}
 
-	/** Files an agent's tool hook reported touching (all agents; Claude's also come from its transcript). */
-	/** Files a session changed, kept in its sidecar (sessionFiles.ts: never a rewrite of the whole index). */
+	/**
+	 * Files an agent's tool hook reported touching (all agents; Claude's also come from its transcript),
+	 * kept in the session's sidecar (sessionFiles.ts: never a rewrite of the whole index).
+	 */
 	async recordFilesTouched(sessionId: string, files: readonly string[]): Promise<boolean> {
 		// Most calls touch files the session already named: asked of the kept sidecar and index, without a lock or a write.
 		const known = [...this.sessionFiles.of(sessionId)];

@@ -243,7 +243,6 @@ export class TranscriptIndexFile {
 		}
 	}
 
-	/** Read, change, write back when `fn` returns true; the lock makes it one step across processes. */
 	/** Runs `fn` under the index's lock, which keeps writers of the archive's files apart, without reading or writing the index. */
 	async locked<T>(fn: () => T): Promise<T> {
 		mkdirPrivate(this.dir);
@@ -256,6 +255,7 @@ export class TranscriptIndexFile {
 		}
 	}
 
+	/** Read, change, write back when `fn` returns true; the lock makes it one step across processes. */
 	async update<T>(fn: (index: TranscriptIndex) => Promise<{ changed: boolean; result: T }> | { changed: boolean; result: T }): Promise<T> {
 		mkdirPrivate(this.dir);
 		LockFile.removeDeadOwnerFiles(this.lock.file);

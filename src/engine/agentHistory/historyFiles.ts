@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import { sessionIdsOf } from '../transcripts/claudeProjects';
 import { readAll } from '../storage/fsUtil';
-import { linkProblem } from '../transcripts/agentFiles';
+import { linkProblem, type RealFolders } from '../transcripts/agentFiles';
 import { openRegularFile, type FileBytes } from '../transcripts/regularFile';
 
 /** The ids Baton keeps as file names in its archive (transcriptArchive.ts). */
@@ -23,15 +23,18 @@ export function readDir(dir: string): fs.Dirent[] {
 	}
 }
 
-/** Why `file` must not be read (a sentence), or its stats when it may. `within`: the agent's folder. */
-export function sourceProblem(file: string, within: string, maxBytes: number): string | fs.Stats {
+/**
+ * Why `file` must not be read (a sentence), or its stats when it may. `within`: the agent's folder;
+ * `folders`: the discovery's real paths of folders (`linkProblem`).
+ */
+export function sourceProblem(file: string, within: string, maxBytes: number, folders?: RealFolders): string | fs.Stats {
 	let link: fs.Stats;
 	try {
 		link = fs.lstatSync(file);
 	} catch (error) {
 		return `it cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
 	}
-	const leadsOut = linkProblem(file, within);
+	const leadsOut = linkProblem(file, within, folders, !link.isSymbolicLink());
 	if (leadsOut) {
 		return leadsOut;
 	}

@@ -31,7 +31,7 @@ import path from 'node:path';
 import type { AgentKind } from '../agentKinds';
 import { claudeProjectDir, isBootstrapTranscript, subagentTranscripts, type DiscoveredTranscript } from '../transcripts/claudeProjects';
 import { pushAll } from '../arrays';
-import { isFolder, isoTime, type AgentDiscovery, type AgentFileOptions } from '../transcripts/agentFiles';
+import { isFolder, isoTime, RealFolders, type AgentDiscovery, type AgentFileOptions } from '../transcripts/agentFiles';
 import { discoverClineTasks } from '../transcripts/clineTasks';
 import { discoverVscodeChatSessions } from '../transcripts/vscodeChatSessions';
 import { claudeHead, claudeHeadBytes, headLines, readDir, readHead, safeId, sourceProblem } from './historyFiles';
@@ -119,6 +119,7 @@ class Finder {
 	readonly skipped: SkippedSource[] = [];
 	private readonly roots: Set<string>;
 	private readonly maxBytes: number;
+	private readonly folders = new RealFolders();
 	private wholeLeft = wholeBudget;
 
 	constructor(private readonly input: DiscoverInput) {
@@ -137,7 +138,7 @@ class Finder {
 
 	/** The file's stats when it may be read; otherwise it is listed as skipped and undefined returned. */
 	check(agent: AgentKind, file: string, within: string): fs.Stats | undefined {
-		const problem = sourceProblem(file, within, this.maxBytes);
+		const problem = sourceProblem(file, within, this.maxBytes, this.folders);
 		if (typeof problem === 'string') {
 			this.skipped.push({ agent, path: file, reason: problem });
 			return undefined;
@@ -221,7 +222,7 @@ class Finder {
 			}
 			const startedAt = head.startedAt;
 			const subagents = folders.has(id)
-				? subagentTranscripts(path.join(dir, id), id).filter((t) => sourceProblem(t.sourcePath, dir, this.maxBytes) instanceof fs.Stats)
+				? subagentTranscripts(path.join(dir, id), id).filter((t) => sourceProblem(t.sourcePath, dir, this.maxBytes, this.folders) instanceof fs.Stats)
 				: [];
 			this.add(
 				{
@@ -350,7 +351,7 @@ class Finder {
 		const maxBytes = Math.min(this.maxBytes, 64 * 1024 * 1024);
 		for (const file of found.files) {
 			// The session's folder (a task's, the chat sessions'): a symlink may not lead out of it.
-			const problem = sourceProblem(file.path, path.dirname(file.path), maxBytes);
+			const problem = sourceProblem(file.path, path.dirname(file.path), maxBytes, this.folders);
 			if (typeof problem === 'string') {
 				this.skip(agent, file.path, problem);
 				continue;

@@ -223,13 +223,33 @@ function realOr(file: string): string {
 }
 
 /**
+ * Real paths of folders, each resolved once (`realpathSync` lstats every part of a path): one per
+ * discovery, whose thousands of files share a few folders. A folder turned into a symlink during that
+ * one pass is seen by the open, which follows no link on the file itself (`openRegularFile`).
+ */
+export class RealFolders {
+	private readonly known = new Map<string, string>();
+
+	of(dir: string): string {
+		let real = this.known.get(dir);
+		if (real === undefined) {
+			real = realOr(dir);
+			this.known.set(dir, real);
+		}
+		return real;
+	}
+}
+
+/**
  * Why `file` (a file or a folder) must not be read for the links on its way (a sentence), or null: its
  * real path, not only its own link, must lie in `within` (the agent's own folder, itself wherever its
- * links lead), since a folder on the way may be a symlink too (`isFolder` follows them).
+ * links lead), since a folder on the way may be a symlink too (`isFolder` follows them). `notALink`:
+ * the caller's lstat of `file` found no symlink, so its real path is its folder's and its name (with
+ * `folders`, each folder's real path is resolved once).
  */
-export function linkProblem(file: string, within: string): string | null {
-	const target = realOr(file);
-	const root = realOr(within);
+export function linkProblem(file: string, within: string, folders?: RealFolders, notALink = false): string | null {
+	const target = notALink && folders ? path.join(folders.of(path.dirname(file)), path.basename(file)) : realOr(file);
+	const root = folders ? folders.of(within) : realOr(within);
 	if (target === root || target.startsWith(`${root}${path.sep}`)) return null;
 	let own = false;
 	try {

@@ -23,10 +23,6 @@ const sourceExtensions = ['.ts', '.tsx', '.mts', '.mjs', '.js'];
  */
 export const allowedUnused = {
 	'src/extension/extension.ts': { names: ['activate', 'deactivate'], reason: 'the extension entry point (esbuild.mjs): VS Code calls them by name' },
-	'src/cli/main.ts': {
-		names: ['main', 'cliBundle'],
-		reason: 'dist/baton.js: the launcher calls main, the daemon and the launcher load cliBundle (hookHost/cliBundle.ts)',
-	},
 	'src/engine/storage/jsonShapes.ts': {
 		names: ['sessionSummarySchema'],
 		reason: 'the schema SessionSummary is inferred from (z.infer), which ESLint counts as a type use only',

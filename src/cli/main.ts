@@ -393,7 +393,3 @@ export function main(argv: string[] = process.argv.slice(2)): void {
 
 /** What the daemon and the launcher load this bundle for (declared in hookHost/cliBundle.ts, checked here). */
 export const cliBundle: CliBundle = { main, runCli, drainSpool };
-
-if (require.main === module) {
-	main();
-}

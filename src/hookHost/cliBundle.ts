@@ -1,10 +1,10 @@
 /**
- * The CLI bundle as the processes that load it at run time see it, declared once. The workspace
- * daemon (src/server/daemon*.ts) runs its clients' commands and hooks, and drains the hook spool,
- * with dist/baton.js (src/cli/main.ts), loaded on its first use rather than bundled: the editor's
- * backend alone never needs it, and the daemon starts without parsing it. The launcher (dist/cli.js)
- * loads the same bundle after a daemon it could not reach. main.ts exports `cliBundle` typed by
- * `CliBundle`, so a change on either side fails the type check instead of a run.
+ * The CLI as the processes that run it see it, declared once. The workspace daemon
+ * (src/server/daemon*.ts) runs its clients' commands and hooks, and drains the hook spool, with the
+ * CLI built into its own bundle and evaluated on the first command (src/server/bundledCli.ts): one
+ * copy of the engine in the process. The launcher (dist/cli.js) loads dist/baton.js (src/cli/main.ts)
+ * after a daemon it could not reach. main.ts exports `cliBundle` typed by `CliBundle`, so a change on
+ * either side fails the type check instead of a run.
  */
 import type { drainSpool } from './hookRunner';
 import type { EngineSource } from './warmEngines';

@@ -14,7 +14,7 @@ import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type
 import { cliRun, daemonHello, daemonStatus, daemonStop, hookRun, type CliRunParams, type CliRunResult, type DaemonHelloParams } from '../protocol/rpc';
 import { claudeLocalSettings, refreshClaudeLocal } from '../engine/agentConfig/connectAgent';
 import { startHookHttp, type HookHttpEndpoint } from './hookHttp';
-import { loadCliBundle } from '../hookHost/cliBundle';
+import type { CliBundle } from '../hookHost/cliBundle';
 import { spoolDir } from '../hookHost/hookSpool';
 import { commandRunner, type DaemonEngines } from './daemonCommands';
 import { acquireStartLock, readEndpoint, releaseStartLock, removeEndpoint, socketPathFor, writeEndpoint } from './daemonEndpoint';
@@ -22,8 +22,8 @@ import { acquireStartLock, readEndpoint, releaseStartLock, removeEndpoint, socke
 interface DaemonOptions {
 	workspaceRoot: string;
 	version: string;
-	/** The CLI bundle whose `runCli` executes commands (loaded on first use: the editor alone never needs it). */
-	cliModule: string;
+	/** The CLI that executes commands, loaded on first use (the editor alone never needs it): bundledCli.ts. */
+	cli: () => CliBundle;
 	/** Shut down after this long with no client connected; 0: never (the editor's backend lives as long as its window). */
 	idleMs: number;
 	/** `debug` is the line per command and hook call: the editor's output shows it at its Debug level only, daemon.log always. */
@@ -76,7 +76,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 
 	const { run, lanes } = commandRunner({
 		log: options.log,
-		cliModule: options.cliModule,
+		cli: options.cli,
 		engines: options.engines,
 		onAgentSession: (hook, id) => {
 			// An agent starts: its per-machine settings name this endpoint before its next start.
@@ -331,7 +331,7 @@ function followHookPort(root: string, port: number | undefined, options: DaemonO
 function spoolDrainer(root: string, options: DaemonOptions, enqueue: (work: () => Promise<void>) => Promise<void>): NodeJS.Timeout {
 	let draining = false;
 	const drain = async (): Promise<void> => {
-		const cli = loadCliBundle(options.cliModule);
+		const cli = options.cli();
 		const result = await options.engines.asCommand(process.env, () => cli.drainSpool(root, options.engines));
 		if (result.drained + result.dropped > 0) {
 			options.log('info', `hook spool: drained ${result.drained}, dropped ${result.dropped}, ${result.left} left`);

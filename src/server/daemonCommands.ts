@@ -6,7 +6,7 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Readable } from 'node:stream';
-import { loadCliBundle, type CliBundle } from '../hookHost/cliBundle';
+import type { CliBundle } from '../hookHost/cliBundle';
 import type { EngineSource } from '../hookHost/warmEngines';
 import type { CliRunParams, CliRunResult } from '../protocol/rpc';
 
@@ -23,8 +23,8 @@ type RunCli = CliBundle['runCli'];
 /** What the runner needs of the daemon. */
 interface CommandRunnerDeps {
 	log(level: 'debug' | 'info' | 'warn' | 'error', message: string): void;
-	/** The CLI bundle whose `runCli` executes commands (loaded on first use: hookHost/cliBundle.ts). */
-	cliModule: string;
+	/** The CLI whose `runCli` executes commands, loaded on first use (bundledCli.ts, hookHost/cliBundle.ts). */
+	cli: () => CliBundle;
 	engines: DaemonEngines;
 	/** A hook said an agent's session starts or ends (its id, when the payload names one). */
 	onAgentSession(hook: 'session-start' | 'session-end', sessionId: string | undefined): void;
@@ -33,7 +33,7 @@ interface CommandRunnerDeps {
 /** The daemon's command runner: `run` takes a `cli/run` or `hook/run`; the lanes are shared with the spool's drain. */
 export function commandRunner(deps: CommandRunnerDeps): { run(params: CliRunParams, hook: boolean): Promise<CliRunResult>; lanes: Record<LaneName, Lane> } {
 	let runCli: RunCli | undefined;
-	const loadCli = (): RunCli => (runCli ??= loadCliBundle(deps.cliModule).runCli);
+	const loadCli = (): RunCli => (runCli ??= deps.cli().runCli);
 	const queueBound = Number(process.env['BATON_DAEMON_QUEUE_MS'] ?? '');
 	const queueMs = Number.isFinite(queueBound) && queueBound > 0 ? queueBound : 60_000;
 	// Two lanes, each one command at a time in arrival order: long work (a large checkpoint, sync,

@@ -128,6 +128,9 @@ function resolveRelative(file: string, specifier: string): string {
 		.join('/');
 }
 
+/** Imports one named file may make against its layer's rule (docs/architecture.md §2: the CLI built into dist/server.js). */
+const crossings = new Set(['src/server/bundledCli.ts > src/cli/main.ts']);
+
 function violation(file: string, specifier: string, typeOnly = false): string | undefined {
 	const layer = layerOf(file) as Layer;
 	const rule = rules[layer];
@@ -147,7 +150,8 @@ function violation(file: string, specifier: string, typeOnly = false): string | 
 			return typeOnly ? undefined : `protocol may import the engine's shape files with \`import type\` only (${specifier})`;
 		}
 		if (targetLayer) {
-			return rule.layers.includes(targetLayer) ? undefined : `${layer} may not import ${targetLayer} (${specifier})`;
+			const crossing = crossings.has(`${path.relative(root, file).split(path.sep).join('/')} > ${resolveRelative(file, specifier)}`);
+			return rule.layers.includes(targetLayer) || crossing ? undefined : `${layer} may not import ${targetLayer} (${specifier})`;
 		}
 		const rel = path.relative(root, target);
 		return rule.files?.includes(rel) ? undefined : `${layer} may not import ${rel}`;
@@ -387,6 +391,8 @@ void describe('architecture', () => {
 		assert.equal(violation(path.join(root, 'src/server/x.ts'), '../hookHost/cliBundle'), undefined);
 		assert.equal(violation(path.join(root, 'src/cli/x.ts'), '../hookHost/hookRunner'), undefined);
 		assert.match(violation(path.join(root, 'src/server/x.ts'), '../cli/main', true) ?? '', /server may not import cli/);
+		assert.equal(violation(path.join(root, 'src/server/bundledCli.ts'), '../cli/main'), undefined, 'the one crossing');
+		assert.match(violation(path.join(root, 'src/server/bundledCli.ts'), '../cli/mcpServer') ?? '', /server may not import cli/);
 		assert.match(violation(path.join(root, 'src/hookHost/x.ts'), '../cli/main') ?? '', /hookHost may not import cli/);
 		assert.match(violation(path.join(root, 'src/hookHost/x.ts'), '../server/daemon') ?? '', /hookHost may not import server/);
 		assert.match(violation(path.join(root, 'src/hookHost/x.ts'), 'vscode') ?? '', /may not import vscode/);

@@ -34,8 +34,8 @@ interface Prepared {
 
 /**
  * Where a database keeps its statement cache and capture: a property under a key of the global
- * symbol registry, not a module's own map, since the daemon hands a database made by one bundle
- * (server.js) to engine code of another (the hook runtime's).
+ * symbol registry, not a module's own map: a daemon given another CLI bundle (`--cli-module`) hands a
+ * database made by its own bundle (server.js) to that bundle's engine code.
  */
 const preparedKey = Symbol.for('baton.capturingDrizzle.prepared');
 

@@ -91,3 +91,25 @@ test('a hook answered by the daemon loads only dist/cli.js and Node built-ins; t
 		assert.deepEqual(second && { given: second.given, rejected: second.rejected }, { given: true, rejected: false }, `${bundle}'s code cache`);
 	}
 });
+
+test('the daemon runs commands and hooks with the CLI built into dist/server.js: it loads no dist/baton.js, one copy of the engine', async (t) => {
+	const { cli, root } = await daemonWorkspace(t);
+	const env = daemonEnv({ NODE_OPTIONS: `--require ${tracer(root)}` });
+	const run = (args: string[], input = ''): { stdout: string; stderr: string; status: number | null } =>
+		spawnSync(process.execPath, [cli, ...args], { cwd: root, input, env, encoding: 'utf8' });
+	const listed = run(['task', 'list', '--json']);
+	assert.equal(listed.status, 0, listed.stderr);
+	const payload = JSON.stringify({ session_id: '0b6c1f3e-8d2a-4e71-9c55-7a1d2e3f4b5d', cwd: root, hook_event_name: 'SessionStart', source: 'startup' });
+	assert.equal(run(['hook', 'session-start'], payload).status, 0);
+	assert.equal(run(['daemon', 'stop']).status, 0);
+	const log = path.join(root, '.baton', 'logs', 'daemon.log');
+	const daemonLog = fs.readFileSync(log, 'utf8');
+	assert.match(daemonLog, /cli\/run task list → exit 0/);
+	assert.match(daemonLog, /hook\/run hook session-start → exit 0/);
+	const loaded = traced(daemonLog).loaded.filter((m) => !isBuiltin(m));
+	assert.deepEqual(
+		loaded.filter((m) => /\.js$/.test(m) && !/node_modules|trace\.cjs/.test(m)).map((m) => path.basename(m)),
+		['server.js'],
+		`the daemon's own modules: ${loaded.join(', ')}`,
+	);
+});

@@ -140,16 +140,24 @@ export default tseslint.config(
 	},
 	{
 		files: ['src/server/**/*.ts'],
-		// The one crossing (test/unit/architecture.test.ts `crossings`): the CLI built into the server's bundle.
-		ignores: ['src/server/bundledCli.ts'],
 		rules: {
 			'no-restricted-imports': layerRule(
-				'The server uses the engine, the protocol and the hook host, never the editor or the CLI (its bundle is loaded through hookHost/cliBundle.ts).',
+				'The server uses the engine, the protocol and the hook host, never the editor or the CLI (only server/bundledCli.ts builds the CLI in).',
 				{
 					layers: ['extension', 'webview', 'ui', 'cli'],
 					packages: ['vscode'],
 				},
 			),
+		},
+	},
+	{
+		// The one crossing (test/unit/architecture.test.ts `crossings`, which allows src/cli/main.ts alone): the CLI built into the server's bundle.
+		files: ['src/server/bundledCli.ts'],
+		rules: {
+			'no-restricted-imports': layerRule('The CLI built into the server: src/cli/main.ts, and never the editor.', {
+				layers: ['extension', 'webview', 'ui'],
+				packages: ['vscode'],
+			}),
 		},
 	},
 	{

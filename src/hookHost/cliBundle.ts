@@ -43,8 +43,3 @@ export interface CliBundle {
 	/** Records the hook events waiting in the workspace's spool with these engines (the daemon, between commands). */
 	drainSpool: typeof drainSpool;
 }
-
-/** The CLI bundle at this path, loaded once per process (Node's module cache) on first use. */
-export function loadCliBundle(file: string): CliBundle {
-	return (require(file) as { cliBundle: CliBundle }).cliBundle;
-}

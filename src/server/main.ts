@@ -11,7 +11,6 @@ import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type Messa
 import type { BatonConfigInput } from '../engine/config';
 import type { Logger } from '../engine/ports';
 import { dataDidChange, serverLog } from '../protocol/rpc';
-import { loadCliBundle, type CliBundle } from '../hookHost/cliBundle';
 import { registerAgentHandlers } from './agentHandlers';
 import { bundledCli } from './bundledCli';
 import { startDaemon, type RunningDaemon } from './daemon';
@@ -81,7 +80,7 @@ function main(): void {
 		startDaemon({
 			workspaceRoot: values.workspace,
 			version: typeof values['baton-version'] === 'string' ? values['baton-version'] : 'unknown',
-			cli: cliOf(values['cli-module']),
+			cli: bundledCli,
 			idleMs: 0,
 			engines: backend,
 			log: (level, message) =>
@@ -103,11 +102,6 @@ function main(): void {
 	}
 }
 
-/** The CLI the daemon runs commands with: built into this bundle, or the one `--cli-module` names. */
-function cliOf(module: string | boolean | undefined): () => CliBundle {
-	return typeof module === 'string' ? () => loadCliBundle(path.resolve(module)) : bundledCli;
-}
-
 /** The server's command line: the workspace, how the editor configured it, and whether it serves as the workspace's daemon. */
 function serverArgs() {
 	return parseArgs({
@@ -124,8 +118,6 @@ function serverArgs() {
 			cli: { type: 'string' },
 			/** Serve every client of the workspace on its socket (see daemon.ts) instead of one editor over IPC. */
 			daemon: { type: 'boolean' },
-			/** A CLI bundle to run commands with instead of the one built into this bundle (bundledCli.ts). */
-			'cli-module': { type: 'string' },
 			/** Baton's version, recorded in the endpoint file (clients of another version start their own). */
 			'baton-version': { type: 'string' },
 			/** With IPC: also serve the workspace's socket as its daemon, if none does yet. */
@@ -156,7 +148,7 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 		const daemon = await startDaemon({
 			workspaceRoot: workspace,
 			version: typeof values['baton-version'] === 'string' ? values['baton-version'] : 'unknown',
-			cli: cliOf(values['cli-module']),
+			cli: bundledCli,
 			idleMs: Number.isFinite(idle) && idle > 0 ? idle : 10 * 60_000,
 			engines: backend,
 			log: (level, message) => (level === 'debug' ? write('debug', message) : log[level](message)),

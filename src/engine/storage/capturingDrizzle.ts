@@ -23,7 +23,7 @@ export function capturingDrizzle(statements: StatementCache, capture: () => [str
 			},
 		},
 	});
-	Object.defineProperty(db, preparedKey, { value: { statements, capture } satisfies Prepared });
+	prepared.set(db, { statements, capture });
 	return db;
 }
 
@@ -33,14 +33,13 @@ interface Prepared {
 }
 
 /**
- * Where a database keeps its statement cache and capture: a property under a key of the global
- * symbol registry, not a module's own map: a daemon given another CLI bundle (`--cli-module`) hands a
- * database made by its own bundle (server.js) to that bundle's engine code.
+ * Each database's statement cache and capture. A module's own map: every process runs one copy of the
+ * engine (the daemon's commands use the CLI built into its bundle, server/bundledCli.ts).
  */
-const preparedKey = Symbol.for('baton.capturingDrizzle.prepared');
+const prepared = new WeakMap<BatonDb, Prepared>();
 
 function preparedOf(db: BatonDb): Prepared | undefined {
-	return (db as unknown as Record<symbol, Prepared | undefined>)[preparedKey];
+	return prepared.get(db);
 }
 
 /**

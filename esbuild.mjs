@@ -74,6 +74,8 @@ const builds = [
 	// A `vscode` import reaching the server or the CLI fails their build: only this bundle marks it external.
 	{ ...node, entryPoints: ['src/extension/extension.ts'], outfile: 'dist/extension.js', external: ['vscode'], plugins: [problemMatcher] },
 	{ ...node, entryPoints: ['src/server/main.ts'], outfile: 'dist/server.js', plugins: [problemMatcher, copySqlWasm] },
+	// What starts a backend (the editor's or the daemon): dist/server.js through its V8 code cache.
+	{ ...node, entryPoints: ['src/server/backend.ts'], outfile: 'dist/backend.js', plugins: [problemMatcher] },
 	// The `baton` command: a launcher (dist/cli.js) that loads the whole CLI (dist/baton.js) or, for
 	// agent hooks, a smaller bundle without the MCP server and the mail client (dist/hook.js).
 	{

@@ -331,7 +331,7 @@ function coldRun(workspace: string, scope: string, round: number): ColdRun {
 
 /** The tree's first page from a fresh editor backend (no daemon running), right after the window's first status. */
 async function treeFirstPage(workspace: string): Promise<{ ms: number; bytes: number; hwm: number }> {
-	const server = path.resolve(__dirname, '../dist/server.js');
+	const server = path.resolve(__dirname, '../dist/backend.js');
 	return withServer(server, workspace, async (connection, pid) => {
 		await connection.sendRequest(workspaceStatus, undefined);
 		const started = performance.now();

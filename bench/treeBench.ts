@@ -36,9 +36,9 @@ const timed = async (fn: () => Promise<unknown>): Promise<{ ms: number; bytes: n
 
 export async function benchTree(sessionCount: number, repeats: number): Promise<BenchRow[]> {
 	const root = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-bench-tree-'));
-	const server = path.resolve(__dirname, '../dist/server.js');
+	const server = path.resolve(__dirname, '../dist/backend.js');
 	if (!fs.existsSync(server)) {
-		throw new Error('dist/server.js is missing: run `npm run build` first');
+		throw new Error('dist/backend.js is missing: run `npm run build` first');
 	}
 	try {
 		await seedSessionChains(root, sessionCount);

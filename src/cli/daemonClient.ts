@@ -33,7 +33,7 @@ interface DaemonCallOptions {
 	 * request may take as long as its command takes while the daemon answers the pings.
 	 */
 	answerMs?: number;
-	/** dist/server.js. */
+	/** dist/backend.js, which starts dist/server.js through its code cache. */
 	serverScript: string;
 	version: string;
 	/**

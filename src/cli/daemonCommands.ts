@@ -6,7 +6,7 @@ import { callDaemon } from './daemonClient';
 import { pidAlive } from '../hookHost/pidAlive';
 import packageJson from '../../package.json';
 
-const look = { start: false, budgetMs: 1_000, answerMs: 1_000, serverScript: path.join(__dirname, 'server.js'), version: packageJson.version };
+const look = { start: false, budgetMs: 1_000, answerMs: 1_000, serverScript: path.join(__dirname, 'backend.js'), version: packageJson.version };
 
 export const daemonCommands: Command[] = [
 	{

@@ -4,21 +4,19 @@
  * daemon to reach within a short budget, or `--no-daemon` / BATON_NO_DAEMON=1 says so, it runs the
  * command here as always: `baton hook …` loads dist/hook.js (what hooks need), the rest dist/baton.js.
  *
- * Both bundles load through a V8 code cache kept beside them. V8 rejects a cache made under other
- * flags, so the flag hooks set (`--liftoff-only`, for sql.js's WASM) is set before loading, in the
- * run that writes the cache and in every run that reads it. The cache lives next to the bundles (the
- * user's own extension folder), never in a shared temporary folder another user could write.
+ * Both bundles load through a V8 code cache kept beside them (hookHost/codeCache.ts). V8 rejects a
+ * cache made under other flags, so the flag hooks set (`--liftoff-only`, for sql.js's WASM) is set
+ * before loading, in the run that writes the cache and in every run that reads it.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
-import Module from 'node:module';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
-import vm from 'node:vm';
 import { callDaemon, daemonTimedOut, findBatonRoot } from './daemonClient';
 import { hookBudgetMs, hookEventName } from '../hookHost/hookBudget';
 import { listSpool, spoolEnv, spoolFromClient } from '../hookHost/hookSpool';
+import { loadWithCodeCache } from '../hookHost/codeCache';
 import type { CliBundle } from '../hookHost/cliBundle';
 import { version } from '../../package.json';
 
@@ -119,7 +117,7 @@ async function viaDaemon(workspace: string): Promise<void> {
 			budgetMs: deadline === undefined ? reach : Math.min(reach, deadline - Date.now()),
 			...(Number.isFinite(answer) && answer > 0 ? { answerMs: answer } : {}),
 			notice: (message) => tell(workspace, message),
-			serverScript: path.join(__dirname, 'server.js'),
+			serverScript: path.join(__dirname, 'backend.js'),
 			version,
 			sameVersion: true,
 			...(deadline !== undefined ? { deadline } : {}),
@@ -197,30 +195,11 @@ function readAll(stream: NodeJS.ReadableStream): Promise<string> {
 
 function loadCached(file: string): Entry {
 	// A hook that fell back after the daemon loads baton.js under --liftoff-only, a command without it:
-	// one cache per flag set, or each would reject (and rewrite) the other's.
-	const cacheFile = `${file}.${process.version}${hook ? '.liftoff' : ''}.v8cache`;
-	let cachedData: Buffer | undefined;
-	try {
-		cachedData = fs.readFileSync(cacheFile);
-	} catch {
-		// First run (or no cache): compile normally and write one at exit.
+	// one cache per flag set, or each would reject (and rewrite) the other's. Written at exit, when the
+	// functions the command ran are compiled too, so the next run finds them in the cache.
+	const loaded = loadWithCodeCache<Entry>(file, module, hook ? '.liftoff' : '');
+	if (!loaded.cached) {
+		process.once('exit', loaded.save);
 	}
-	const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'utf8')), { filename: file, ...(cachedData ? { cachedData } : {}) });
-	const mod = new Module(file, module);
-	mod.filename = file;
-	const run = script.runInThisContext() as (exports: unknown, require: NodeJS.Require, module: Module, filename: string, dirname: string) => void;
-	run.call(mod.exports, mod.exports, Module.createRequire(file), mod, file, path.dirname(file));
-	if (!cachedData || script.cachedDataRejected) {
-		// At exit the functions the command ran are compiled too, so the next run finds them in the cache.
-		process.once('exit', () => {
-			try {
-				const temp = `${cacheFile}.${process.pid}.tmp`;
-				fs.writeFileSync(temp, script.createCachedData());
-				fs.renameSync(temp, cacheFile);
-			} catch {
-				// Read-only install or a race with another run: the next one compiles again.
-			}
-		});
-	}
-	return mod.exports as Entry;
+	return loaded.exports;
 }

@@ -128,7 +128,7 @@ export class BatonWorkspace extends Disposable {
 		let client = this.clients.get(root);
 		if (!client) {
 			client = new ServerClient({
-				serverPath: vscode.Uri.joinPath(this.extensionUri, 'dist', 'server.js').fsPath,
+				serverPath: vscode.Uri.joinPath(this.extensionUri, 'dist', 'backend.js').fsPath,
 				workspaceRoot: root,
 				config: this.engineConfig(root),
 				readOnly: !vscode.workspace.isTrusted,

@@ -44,6 +44,7 @@ describe('the .vsix', () => {
 			'readme.md',
 			'dist/extension.js',
 			'dist/server.js',
+			'dist/backend.js',
 			'dist/cli.js',
 			'dist/baton.js',
 			'dist/hook.js',

@@ -28,11 +28,11 @@ export function describeProcess(pid: number): string {
 	if (args.includes('--daemon')) {
 		return 'the workspace daemon';
 	}
-	const script = args.findIndex((a) => /(?:^|[/\\])(?:server|cli|baton|hook)\.js$/.test(a) || /(?:^|[/\\])baton$/.test(a));
+	const script = args.findIndex((a) => /(?:^|[/\\])(?:backend|server|cli|baton|hook)\.js$/.test(a) || /(?:^|[/\\])baton$/.test(a));
 	if (script < 0) {
 		return 'a process';
 	}
-	if (/server\.js$/.test(args[script] ?? '')) {
+	if (/(?:backend|server)\.js$/.test(args[script] ?? '')) {
 		return "an editor window's backend";
 	}
 	// Command words only: an option's value may be a secret.

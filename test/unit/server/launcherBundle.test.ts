@@ -92,7 +92,7 @@ test('a hook answered by the daemon loads only dist/cli.js and Node built-ins; t
 	}
 });
 
-test('the daemon runs commands and hooks with the CLI built into dist/server.js: it loads no dist/baton.js, one copy of the engine', async (t) => {
+test('the daemon runs commands and hooks with the CLI built into dist/server.js (through its code cache): it loads no dist/baton.js, one copy of the engine', async (t) => {
 	const { cli, root } = await daemonWorkspace(t);
 	const env = daemonEnv({ NODE_OPTIONS: `--require ${tracer(root)}` });
 	const run = (args: string[], input = ''): { stdout: string; stderr: string; status: number | null } =>
@@ -106,10 +106,22 @@ test('the daemon runs commands and hooks with the CLI built into dist/server.js:
 	const daemonLog = fs.readFileSync(log, 'utf8');
 	assert.match(daemonLog, /cli\/run task list → exit 0/);
 	assert.match(daemonLog, /hook\/run hook session-start → exit 0/);
-	const loaded = traced(daemonLog).loaded.filter((m) => !isBuiltin(m));
+	const first = traced(daemonLog);
+	const loaded = first.loaded.filter((m) => !isBuiltin(m));
 	assert.deepEqual(
 		loaded.filter((m) => /\.js$/.test(m) && !/node_modules|trace\.cjs/.test(m)).map((m) => path.basename(m)),
-		['server.js'],
+		['backend.js'],
 		`the daemon's own modules: ${loaded.join(', ')}`,
 	);
+	// backend.js compiles server.js, and nothing else, through the code cache beside it.
+	assert.deepEqual(
+		first.caches.map((c) => path.basename(c.file)),
+		['server.js'],
+	);
+	// Written by then (at the latest at that daemon's exit): the next daemon takes it.
+	fs.rmSync(log);
+	assert.equal(run(['task', 'list', '--json']).status, 0);
+	assert.equal(run(['daemon', 'stop']).status, 0);
+	const next = traced(fs.readFileSync(log, 'utf8')).caches.find((c) => c.file.endsWith('server.js'));
+	assert.deepEqual(next && { given: next.given, rejected: next.rejected }, { given: true, rejected: false }, "server.js's code cache");
 });

@@ -92,6 +92,12 @@ export default tseslint.config(
 					message:
 						'A spread argument puts every element on the stack and overflows it past ~120k: loop, or use pushAll/maxOf/minOf (src/engine/arrays.ts).',
 				})),
+				// esbuild escapes non-ASCII characters in strings, not in regular expressions: one there makes
+				// the whole bundle a two-byte string to V8 (~30 ms more to load a backend). test/unit/bundleText.test.ts.
+				{
+					selector: 'Literal[regex.pattern=/[^\\x00-\\x7F]/]',
+					message: 'Write a non-ASCII character in a regular expression as \\uXXXX: the bundle stays ASCII, one byte a character to V8.',
+				},
 			],
 		},
 	},

@@ -4,8 +4,8 @@
  * `index.json` asks Baton to open): a name that fails never reaches the file system.
  */
 const allowed = /^[A-Za-z0-9._-]{1,64}$/;
-/** Windows device names are reserved with any extension too (`CON.json` opens the console). */
-const windowsDevices = /^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)(\..*)?$/i;
+/** Windows device names are reserved with any extension too (`CON.json` opens the console), and the superscript digits ¹ ² ³ count as digits there. */
+const windowsDevices = /^(con|prn|aux|nul|com[0-9\u00b9\u00b2\u00b3]|lpt[0-9\u00b9\u00b2\u00b3]|conin\$|conout\$)(\..*)?$/i;
 /** The index itself, and seed 004's own reserved names. */
 const reservedNames = new Set(['index', 'metadata']);
 

@@ -28,7 +28,10 @@ const plain: Record<string, string> = { '“': '"', '”': '"', '„': '"', '‘
 export function smsText(m: NotificationMessage, maxLength: number): string {
 	const action = m.actions[0];
 	const parts = [`Baton ${m.priority}: ${m.title}`, m.summary, ...(action ? [`${action.label}: ${action.cli}`] : [])];
-	const line = escapeControls(parts.join(' - ').replace(/\s+/g, ' ').trim()).replace(/[“”„‘’—–·…\u00a0]/g, (c) => plain[c] ?? c);
+	const line = escapeControls(parts.join(' - ').replace(/\s+/g, ' ').trim()).replace(
+		/[\u201c\u201d\u201e\u2018\u2019\u2014\u2013\u00b7\u2026\u00a0]/g,
+		(c) => plain[c] ?? c,
+	);
 	if (line.length <= maxLength) {
 		return line;
 	}

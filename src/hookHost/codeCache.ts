@@ -35,12 +35,7 @@ function codeCacheFile(file: string, flavour = ''): string {
 /** Loads `file` as a CommonJS module (child of `parent`) through its code cache. */
 export function loadWithCodeCache<T>(file: string, parent: Module, flavour = ''): CachedLoad<T> {
 	const cacheFile = codeCacheFile(file, flavour);
-	let cachedData: Buffer | undefined;
-	try {
-		cachedData = fs.readFileSync(cacheFile);
-	} catch {
-		// First run (or no cache): compile normally; the caller saves one.
-	}
+	const cachedData = readCache(cacheFile);
 	const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'utf8')), { filename: file, ...(cachedData ? { cachedData } : {}) });
 	const cached = cachedData !== undefined && !script.cachedDataRejected;
 	const mod = new Module(file, parent);
@@ -63,4 +58,38 @@ export function loadWithCodeCache<T>(file: string, parent: Module, flavour = '')
 	};
 	run.call(mod.exports, mod.exports, Module.createRequire(file), mod, file, path.dirname(file));
 	return { exports: mod.exports as T, cached, save };
+}
+
+/** A cache is a few MB: anything far larger is not one (nor read into memory to find out). */
+const maxCacheBytes = 64 * 1024 * 1024;
+
+/**
+ * The cache's bytes, or undefined: none yet, unreadable, or not a regular file of a sensible size (a
+ * FIFO in its place is opened without waiting for a writer and then passed over, as a device is).
+ */
+function readCache(cacheFile: string): Buffer | undefined {
+	let fd: number;
+	try {
+		fd = fs.openSync(cacheFile, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+	} catch {
+		return undefined; // First run (or no cache): compile normally; the caller saves one.
+	}
+	try {
+		const stat = fs.fstatSync(fd);
+		if (!stat.isFile() || stat.size === 0 || stat.size > maxCacheBytes) {
+			return undefined;
+		}
+		const bytes = Buffer.allocUnsafe(stat.size);
+		let read = 0;
+		while (read < bytes.length) {
+			const n = fs.readSync(fd, bytes, read, bytes.length - read, read);
+			if (n === 0) break;
+			read += n;
+		}
+		return read === bytes.length ? bytes : undefined;
+	} catch {
+		return undefined;
+	} finally {
+		fs.closeSync(fd);
+	}
 }

@@ -37,7 +37,7 @@ if (${save}) loaded.save();
 process.stdout.write(JSON.stringify({ cached: loaded.cached, twice: loaded.exports.twice(21), folder: loaded.exports.folder, name: loaded.exports.name }));
 `,
 	);
-	return JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', runner], { encoding: 'utf8' })) as {
+	return JSON.parse(execFileSync(process.execPath, ['--import', 'tsx', runner], { encoding: 'utf8', timeout: 30_000 })) as {
 		cached: boolean;
 		twice: number;
 		folder: string;
@@ -88,4 +88,23 @@ test('a cache that cannot be written (its name taken by a folder) is skipped: th
 	assert.doesNotThrow(() => loaded.save());
 	assert.equal(loaded.exports.twice(3), 6);
 	assert.deepEqual(cacheFiles(dir), [cache], 'no .tmp left beside it');
+});
+
+test('a FIFO or a huge file in the cache place is passed over without waiting or reading it, and replaced by a real cache', (t) => {
+	const dir = tempDir(t);
+	const file = bundle(dir);
+	const probe = loadWithCodeCache(file, module);
+	probe.save();
+	const [cache] = cacheFiles(dir);
+	assert.ok(cache);
+	fs.rmSync(path.join(dir, cache));
+	execFileSync('mkfifo', [path.join(dir, cache)]);
+	// A blocking read of the FIFO would wait here for a writer that never comes (the test would time out).
+	assert.deepEqual(loadInChild(dir, file, true), { cached: false, twice: 42, folder: path.basename(dir), name: 'bundle.js' });
+	assert.ok(fs.statSync(path.join(dir, cache)).isFile(), 'the FIFO is replaced by the cache');
+	assert.equal(loadInChild(dir, file, false).cached, true);
+
+	fs.truncateSync(path.join(dir, cache), 65 * 1024 * 1024);
+	assert.equal(loadInChild(dir, file, true).cached, false, 'a sparse 65 MB file is not read as a cache');
+	assert.equal(loadInChild(dir, file, false).cached, true);
 });

@@ -128,11 +128,8 @@ function briefingDependencies(sqlite: Database, openCount: number): { taskId: st
 	}
 	return dependencyRows(
 		sqlite,
-		`WITH RECURSIVE reach(id) AS (
-			SELECT id FROM tasks WHERE status IN ${openList}
-			UNION SELECT d.depends_on_id FROM task_dependencies d JOIN reach ON d.task_id = reach.id
-		)
-		SELECT task_id, depends_on_id FROM task_dependencies WHERE task_id IN reach ORDER BY rowid`,
+		`SELECT id FROM tasks WHERE status IN ${openList}
+		UNION SELECT d.depends_on_id FROM task_dependencies d JOIN reach ON d.task_id = reach.id`,
 	);
 }
 

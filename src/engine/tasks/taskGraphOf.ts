@@ -23,40 +23,58 @@ export function currentTaskGraph(ctx: EngineContext): TaskGraph | undefined {
 }
 
 /**
+ * The rows of a query that builds them as one JSON array inside SQLite (`json_group_array`): one string
+ * leaves the WebAssembly module instead of a value per column per row, and JSON.parse builds the rows
+ * (at 84,000 tasks: 195 ms instead of 230-300 for the task rows). A result past SQLite's 1 GB string
+ * limit would take some eight million tasks.
+ */
+function jsonRows(sqlite: Database, sql: string, params: SqlValue[] = []): unknown[][] {
+	const text = sqlite.exec(sql, params)[0]?.values[0]?.[0];
+	return typeof text === 'string' ? (JSON.parse(text) as unknown[][]) : [];
+}
+
+/**
  * Only the columns the graph keeps, read straight from SQLite: a briefing in a fresh process decodes
  * no descriptions or timestamps, and no per-row mapping a handful of plain columns does not need.
  * `where` narrows the rows (with `params`); the rows come in table order either way.
  */
 export function taskNodes(sqlite: Database, where = '', params: SqlValue[] = []): TaskNode[] {
-	const out: TaskNode[] = [];
-	const query = `SELECT id, seq, title, type, status, priority, parent_id, phase FROM tasks${where ? ` WHERE ${where} ORDER BY rowid` : ''}`;
-	for (const result of sqlite.exec(query, params)) {
-		for (const row of result.values) {
-			out.push({
-				id: row[0] as string,
-				seq: row[1] as number,
-				title: row[2] as string,
-				type: row[3] as TaskNode['type'],
-				status: row[4] as TaskNode['status'],
-				priority: row[5] as TaskNode['priority'],
-				parentId: row[6] as string | null,
-				phase: row[7] as string | null,
-			});
-		}
+	const rows = jsonRows(
+		sqlite,
+		`SELECT json_group_array(json_array(id, seq, title, type, status, priority, parent_id, phase) ORDER BY rowid) FROM tasks${where ? ` WHERE ${where}` : ''}`,
+		params,
+	);
+	const out: TaskNode[] = new Array<TaskNode>(rows.length);
+	for (let i = 0; i < rows.length; i++) {
+		const row = rows[i] as unknown[];
+		out[i] = {
+			id: row[0] as string,
+			seq: row[1] as number,
+			title: row[2] as string,
+			type: row[3] as TaskNode['type'],
+			status: row[4] as TaskNode['status'],
+			priority: row[5] as TaskNode['priority'],
+			parentId: row[6] as string | null,
+			phase: row[7] as string | null,
+		};
 	}
 	return out;
 }
 
 /**
- * Both columns of every dependency as plain strings: drizzle's row mapping adds nothing to two text
- * columns. `query` reads some of them instead (the same two columns, in table order).
+ * Both columns of every dependency as plain strings, in table order: drizzle's row mapping adds nothing
+ * to two text columns. `reach` narrows them to the rows of the tasks it names: a common table
+ * expression `reach(id)`, written out as its body.
  */
-export function dependencyRows(sqlite: Database, query = 'SELECT task_id, depends_on_id FROM task_dependencies'): { taskId: string; dependsOnId: string }[] {
-	const out: { taskId: string; dependsOnId: string }[] = [];
-	for (const result of sqlite.exec(query)) {
-		for (const row of result.values) {
-			out.push({ taskId: row[0] as string, dependsOnId: row[1] as string });
-		}
+export function dependencyRows(sqlite: Database, reach?: string): { taskId: string; dependsOnId: string }[] {
+	const rows = jsonRows(
+		sqlite,
+		`${reach ? `WITH RECURSIVE reach(id) AS (${reach}) ` : ''}SELECT json_group_array(json_array(task_id, depends_on_id) ORDER BY rowid) FROM task_dependencies${reach ? ' WHERE task_id IN reach' : ''}`,
+	);
+	const out: { taskId: string; dependsOnId: string }[] = new Array<{ taskId: string; dependsOnId: string }>(rows.length);
+	for (let i = 0; i < rows.length; i++) {
+		const row = rows[i] as unknown[];
+		out[i] = { taskId: row[0] as string, dependsOnId: row[1] as string };
 	}
 	return out;
 }

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { taskDependencies } from '../../../../src/engine/storage/schema';
-import { taskGraphOf } from '../../../../src/engine/tasks/taskGraphOf';
+import { dependencyRows, taskGraphOf, taskNodes } from '../../../../src/engine/tasks/taskGraphOf';
 import { openTestEngine } from '../../helpers';
 
 void describe('taskGraphOf', () => {
@@ -31,5 +31,48 @@ void describe('taskGraphOf', () => {
 		const linked = taskGraphOf(engine.ctx);
 		assert.notEqual(linked, withB, 'a new dependency alone: a new graph');
 		assert.deepEqual(linked.openBlockersOf(b.id), [a.id]);
+	});
+
+	void it('reads every row as SQLite holds it, in table order, whatever its text (the rows are built as JSON inside SQLite)', async (t) => {
+		const { engine } = await openTestEngine(t);
+		const titles = [
+			'plain',
+			'quotes " and \\ backslashes \\" and "],["x',
+			'line\nbreak\ttab\u0001control\u007f',
+			'emoji 🚀 and 日本語 and \u2028 separator',
+			'null',
+			'[1,2]',
+		];
+		const added: { id: string }[] = [];
+		for (const title of titles) added.push(await engine.tasks.add({ title, actor: 'test' }));
+		const parent = added[0]!;
+		const child = await engine.tasks.add({ title: 'child', parentId: parent.id, actor: 'test' });
+		await engine.store.write((db) => db.insert(taskDependencies).values({ taskId: child.id, dependsOnId: added[2]!.id }).run());
+		const sqlite = engine.store.sqlite;
+		const direct = sqlite.exec('SELECT id, seq, title, type, status, priority, parent_id, phase FROM tasks ORDER BY rowid')[0]!.values;
+		assert.deepEqual(
+			taskNodes(sqlite).map((n) => [n.id, n.seq, n.title, n.type, n.status, n.priority, n.parentId, n.phase]),
+			direct,
+		);
+		assert.deepEqual(
+			taskNodes(sqlite, 'parent_id = ?', [parent.id]).map((n) => n.title),
+			['child'],
+		);
+		assert.deepEqual(taskNodes(sqlite, 'status = ?', ['no such status']), []);
+		assert.deepEqual(dependencyRows(sqlite), [{ taskId: child.id, dependsOnId: added[2]!.id }]);
+		assert.deepEqual(
+			dependencyRows(
+				sqlite,
+				`SELECT id FROM tasks WHERE id = '${parent.id}' UNION SELECT d.depends_on_id FROM task_dependencies d JOIN reach ON d.task_id = reach.id`,
+			),
+			[],
+		);
+		assert.deepEqual(
+			dependencyRows(
+				sqlite,
+				`SELECT id FROM tasks WHERE id = '${child.id}' UNION SELECT d.depends_on_id FROM task_dependencies d JOIN reach ON d.task_id = reach.id`,
+			).length,
+			1,
+		);
 	});
 });

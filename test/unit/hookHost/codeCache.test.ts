@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { loadWithCodeCache } from '../../../src/hookHost/codeCache';
 import { tempDir } from '../helpers';
 
@@ -74,14 +74,19 @@ test('the flavour names its own cache: a process under other V8 flags never reje
 	assert.equal(cacheFiles(dir).filter((f) => f.endsWith('.liftoff.v8cache')).length, 1);
 });
 
-test('a cache that cannot be written (its name taken by a folder) is skipped: the load works and no temporary file is left', (t) => {
+/** A bundle whose cache's name is known and free: a cache was written there, then removed. */
+function freedCachePlace(t: TestContext): { dir: string; file: string; cache: string } {
 	const dir = tempDir(t);
 	const file = bundle(dir);
-	const probe = loadWithCodeCache(file, module);
-	probe.save();
+	loadWithCodeCache(file, module).save();
 	const [cache] = cacheFiles(dir);
 	assert.ok(cache);
 	fs.rmSync(path.join(dir, cache));
+	return { dir, file, cache };
+}
+
+test('a cache that cannot be written (its name taken by a folder) is skipped: the load works and no temporary file is left', (t) => {
+	const { dir, file, cache } = freedCachePlace(t);
 	fs.mkdirSync(path.join(dir, cache));
 	const loaded = loadWithCodeCache<{ twice: (n: number) => number }>(file, module);
 	assert.equal(loaded.cached, false);
@@ -91,13 +96,7 @@ test('a cache that cannot be written (its name taken by a folder) is skipped: th
 });
 
 test('a FIFO or a huge file in the cache place is passed over without waiting or reading it, and replaced by a real cache', (t) => {
-	const dir = tempDir(t);
-	const file = bundle(dir);
-	const probe = loadWithCodeCache(file, module);
-	probe.save();
-	const [cache] = cacheFiles(dir);
-	assert.ok(cache);
-	fs.rmSync(path.join(dir, cache));
+	const { dir, file, cache } = freedCachePlace(t);
 	execFileSync('mkfifo', [path.join(dir, cache)]);
 	// A blocking read of the FIFO would wait here for a writer that never comes (the test would time out).
 	assert.deepEqual(loadInChild(dir, file, true), { cached: false, twice: 42, folder: path.basename(dir), name: 'bundle.js' });

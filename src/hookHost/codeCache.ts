@@ -52,8 +52,12 @@ export function loadWithCodeCache<T>(file: string, parent: Module, flavour = '')
 			fs.writeFileSync(temp, script.createCachedData());
 			fs.renameSync(temp, cacheFile);
 		} catch {
-			// Read-only install, or out of disk: the next run compiles again.
-			fs.rmSync(temp, { force: true });
+			// Read-only install, or out of disk: the next run compiles again. Never throws (it runs at exit).
+			try {
+				fs.rmSync(temp, { force: true });
+			} catch {
+				// Nothing of ours there to remove.
+			}
 		}
 	};
 	run.call(mod.exports, mod.exports, Module.createRequire(file), mod, file, path.dirname(file));

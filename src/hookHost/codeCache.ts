@@ -49,7 +49,13 @@ export function loadWithCodeCache<T>(file: string, parent: Module, flavour = '')
 		saved = true;
 		const temp = `${cacheFile}.${process.pid}.tmp`;
 		try {
-			fs.writeFileSync(temp, script.createCachedData());
+			// The file first: a read-only install finds out before V8 serialises megabytes for nothing.
+			const fd = fs.openSync(temp, 'w');
+			try {
+				fs.writeFileSync(fd, script.createCachedData());
+			} finally {
+				fs.closeSync(fd);
+			}
 			fs.renameSync(temp, cacheFile);
 		} catch {
 			// Read-only install, or out of disk: the next run compiles again. Never throws (it runs at exit).

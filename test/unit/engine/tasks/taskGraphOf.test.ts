@@ -75,4 +75,63 @@ void describe('taskGraphOf', () => {
 			1,
 		);
 	});
+
+	void it('keeps table order whether the rows come from a scan or an index, neither of which is id order', async (t) => {
+		const { engine } = await openTestEngine(t);
+		const store = engine.store;
+		// Inserted out of id order, statuses interleaved: the (status, parent_id) index orders them otherwise again.
+		const rows = [
+			['T5', 'pending', 'T1'],
+			['T2', 'done', 'T1'],
+			['T9', 'active', null],
+			['T1', 'blocked', null],
+			['T7', 'pending', null],
+			['T3', 'active', 'T1'],
+			['T8', 'cancelled', null],
+			['T4', 'pending', 'T9'],
+		] as const;
+		await store.write(() => {
+			rows.forEach(([id, status, parent], i) =>
+				store.execCaptured(
+					'INSERT INTO tasks (id, seq, title, type, status, priority, parent_id, phase, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+					[id, i + 1, `task ${id}`, 'task', status, 'medium', parent, null, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'],
+				),
+			);
+			for (const [task, on] of [
+				['T7', 'T1'],
+				['T1', 'T9'],
+				['T5', 'T3'],
+				['T3', 'T4'],
+			]) {
+				store.execCaptured('INSERT INTO task_dependencies (task_id, depends_on_id) VALUES (?, ?)', [task as string, on as string]);
+			}
+		});
+		const sqlite = store.sqlite;
+		const open = `status IN ('pending', 'active', 'blocked')`;
+		const inTableOrder = sqlite.exec(`SELECT id FROM tasks WHERE ${open} ORDER BY rowid`)[0]!.values.map((r) => r[0]);
+		assert.deepEqual(inTableOrder, ['T5', 'T9', 'T1', 'T7', 'T3', 'T4']);
+		for (const scan of [false, true]) {
+			assert.deepEqual(
+				taskNodes(sqlite, open, [], { scan }).map((n) => n.id),
+				inTableOrder,
+				`scan ${scan}`,
+			);
+		}
+		assert.deepEqual(
+			taskNodes(sqlite).map((n) => n.id),
+			rows.map((r) => r[0]),
+		);
+		assert.deepEqual(
+			taskNodes(sqlite, 'parent_id = ?', ['T1']).map((n) => n.id),
+			['T5', 'T2', 'T3'],
+		);
+		assert.deepEqual(
+			dependencyRows(sqlite).map((d) => d.taskId),
+			['T7', 'T1', 'T5', 'T3'],
+		);
+		assert.deepEqual(
+			dependencyRows(sqlite, `SELECT 'T5' UNION SELECT d.depends_on_id FROM task_dependencies d JOIN reach ON d.task_id = reach.id`).map((d) => d.taskId),
+			['T5', 'T3'],
+		);
+	});
 });

@@ -20,10 +20,14 @@ export function isOpen(task: Pick<Task, 'status'>): boolean {
 export class TaskGraph {
 	readonly byId = new Map<string, TaskNode>();
 	private readonly children = new Map<string, string[]>();
-	/** task → tasks it waits on */
-	private readonly dependsOn = new Map<string, string[]>();
-	/** task → tasks waiting on it */
-	private readonly dependents = new Map<string, string[]>();
+	/**
+	 * task → tasks it waits on, and task → tasks waiting on it, in table order: built only when the
+	 * leverage of a changed graph is carried over (leverageState.ts walks them by id). A briefing in a
+	 * fresh process never builds them: it reads a task's own dependencies from `waitsOn` (one typed
+	 * array over every edge, by task number), not a list per task in a map per end.
+	 */
+	private dependencyMaps: { dependsOn: Map<string, string[]>; dependents: Map<string, string[]> } | undefined;
+	private waitsOnIndex: { start: Int32Array; on: Int32Array } | undefined;
 	private leverageAll: LeverageState | undefined;
 	/** The graph this one replaced, while its leverage can still be carried over (see leverageState.ts). */
 	private previous: TaskGraph | undefined;
@@ -32,6 +36,8 @@ export class TaskGraph {
 	private readonly memo = new Map<string, unknown>();
 	/** Tasks, then dependency ends missing from the table, numbered for the leverage pass. */
 	private readonly index = new Map<string, number>();
+	/** `index` the other way: the id of each number. */
+	private readonly ids: string[] = [];
 	/** Dependency k: task `edgeTo[k]` waits on task `edgeFrom[k]` (numbers from `index`). */
 	private readonly edgeFrom: Int32Array;
 	private readonly edgeTo: Int32Array;
@@ -41,10 +47,12 @@ export class TaskGraph {
 	constructor(tasks: readonly TaskNode[], deps: readonly { taskId: string; dependsOnId: string }[], previous?: TaskGraph) {
 		this.previous = previous?.leverageAll ? previous : undefined;
 		const index = this.index;
+		const ids = this.ids;
 		for (const task of tasks) {
 			this.byId.set(task.id, task);
 			if (!index.has(task.id)) {
-				index.set(task.id, index.size);
+				index.set(task.id, ids.length);
+				ids.push(task.id);
 			}
 			if (task.parentId) {
 				push(this.children, task.parentId, task.id);
@@ -54,17 +62,17 @@ export class TaskGraph {
 		this.edgeTo = new Int32Array(deps.length);
 		for (let k = 0; k < deps.length; k++) {
 			const dep = deps[k] as { taskId: string; dependsOnId: string };
-			push(this.dependsOn, dep.taskId, dep.dependsOnId);
-			push(this.dependents, dep.dependsOnId, dep.taskId);
 			let from = index.get(dep.dependsOnId);
 			if (from === undefined) {
-				from = index.size;
+				from = ids.length;
 				index.set(dep.dependsOnId, from);
+				ids.push(dep.dependsOnId);
 			}
 			let to = index.get(dep.taskId);
 			if (to === undefined) {
-				to = index.size;
+				to = ids.length;
 				index.set(dep.taskId, to);
+				ids.push(dep.taskId);
 			}
 			this.edgeFrom[k] = from;
 			this.edgeTo[k] = to;
@@ -79,8 +87,60 @@ export class TaskGraph {
 		return this.children.get(id) ?? [];
 	}
 
+	/** The tasks `id` waits on, in table order. */
 	dependenciesOf(id: string): readonly string[] {
-		return this.dependsOn.get(id) ?? [];
+		const task = this.index.get(id);
+		if (task === undefined) {
+			return [];
+		}
+		const { start, on } = this.waitsOn();
+		const out: string[] = [];
+		for (let p = start[task] as number; p < (start[task + 1] as number); p++) {
+			out.push(this.ids[on[p] as number] as string);
+		}
+		return out;
+	}
+
+	/**
+	 * Every edge grouped by the task that waits (a counting sort of the edges by `edgeTo`, stable, so
+	 * each task's own stay in table order): task i waits on `on[start[i]]` … `on[start[i + 1] - 1]`.
+	 */
+	private waitsOn(): { start: Int32Array; on: Int32Array } {
+		if (!this.waitsOnIndex) {
+			const n = this.ids.length;
+			const start = new Int32Array(n + 1);
+			for (let k = 0; k < this.edgeTo.length; k++) {
+				const slot = (this.edgeTo[k] as number) + 1;
+				start[slot] = (start[slot] as number) + 1;
+			}
+			for (let i = 0; i < n; i++) {
+				start[i + 1] = (start[i + 1] as number) + (start[i] as number);
+			}
+			const next = start.slice(0, n);
+			const on = new Int32Array(this.edgeTo.length);
+			for (let k = 0; k < this.edgeTo.length; k++) {
+				const to = this.edgeTo[k] as number;
+				on[next[to] as number] = this.edgeFrom[k] as number;
+				next[to] = (next[to] as number) + 1;
+			}
+			this.waitsOnIndex = { start, on };
+		}
+		return this.waitsOnIndex;
+	}
+
+	/** Both ends' lists by id, in table order (see `dependencyMaps`). */
+	private byIdMaps(): { dependsOn: Map<string, string[]>; dependents: Map<string, string[]> } {
+		if (!this.dependencyMaps) {
+			const maps = { dependsOn: new Map<string, string[]>(), dependents: new Map<string, string[]>() };
+			for (let k = 0; k < this.edgeTo.length; k++) {
+				const task = this.ids[this.edgeTo[k] as number] as string;
+				const on = this.ids[this.edgeFrom[k] as number] as string;
+				push(maps.dependsOn, task, on);
+				push(maps.dependents, on, task);
+			}
+			this.dependencyMaps = maps;
+		}
+		return this.dependencyMaps;
 	}
 
 	/** Open tasks that `id` still waits on. */
@@ -147,9 +207,14 @@ export class TaskGraph {
 
 	private leverageView(): LeverageGraph {
 		const byId = this.byId;
+		const maps = () => this.byIdMaps();
 		return {
-			dependents: this.dependents,
-			dependsOn: this.dependsOn,
+			get dependents() {
+				return maps().dependents;
+			},
+			get dependsOn() {
+				return maps().dependsOn;
+			},
 			ids: () => byId.keys(),
 			index: this.index,
 			edges: () => ({ from: this.edgeFrom, to: this.edgeTo }),

@@ -282,11 +282,13 @@ function textOfBlocks(content: unknown): string {
 const snapshotMarker = Buffer.from('"type":"file-history-snapshot"');
 const toolResultMarker = Buffer.from('"type":"tool_result"');
 const errorMarker = Buffer.from('"is_error"');
+const notAnError = Buffer.from(':false');
 
 /**
  * Lines the archive needs nothing from, told by their bytes: file-history snapshots and tool results
- * that are not errors (a file read, a command's output: most of a transcript's bytes). A quote inside
- * a JSON string is escaped, so these markers only match keys. Small lines are cheaper to parse.
+ * that are not errors (a file read, a command's output: most of a transcript's bytes), whether they say
+ * so (`"is_error":false`, as Claude Code writes a command's result) or say nothing. A quote inside a
+ * JSON string is escaped, so these markers only match keys. Small lines are cheaper to parse.
  */
 export function isUnneededLine(line: Buffer): boolean {
 	if (line.length < 2_048) {
@@ -295,7 +297,17 @@ export function isUnneededLine(line: Buffer): boolean {
 	if (line.indexOf(snapshotMarker) !== -1) {
 		return true;
 	}
-	return line.indexOf(toolResultMarker) !== -1 && line.indexOf(errorMarker) === -1;
+	if (line.indexOf(toolResultMarker) === -1) {
+		return false;
+	}
+	// Any "is_error" key not followed by :false exactly (true, or written otherwise) and the line is parsed.
+	for (let at = line.indexOf(errorMarker); at !== -1; at = line.indexOf(errorMarker, at + errorMarker.length)) {
+		const value = at + errorMarker.length;
+		if (line.compare(notAnError, 0, notAnError.length, value, value + notAnError.length) !== 0) {
+			return false;
+		}
+	}
+	return true;
 }
 
 /**

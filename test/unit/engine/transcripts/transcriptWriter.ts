@@ -50,7 +50,7 @@ export class TranscriptWriter {
 		return record;
 	}
 
-	private push(record: Json): this {
+	push(record: Json): this {
 		this.lines.push(JSON.stringify(record));
 		return this;
 	}

@@ -263,24 +263,45 @@ void describe('transcript archive', () => {
 		w.toolResult(failed as string, `make: *** [all] Error 2 ${'y'.repeat(50_000)} password=hunter2`, true);
 		// An assistant message quoting the marker is not mistaken for a tool result: quotes in strings are escaped.
 		w.assistant([{ text: `the record said "type":"tool_result" and ${'z'.repeat(5_000)}` }], { input_tokens: 1, output_tokens: 1 });
+		// As Claude Code writes a command's result: "is_error":false said outright (skipped); one of two results
+		// failed, or the key written with a space (parsed: only :false exactly is taken for a success).
+		const [said, mixedOk, mixedFailed, spaced] = w.assistant(
+			[
+				{ tool: 'Bash', input: { command: 'ls' } },
+				{ tool: 'Bash', input: { command: 'true' } },
+				{ tool: 'Bash', input: { command: 'false' } },
+				{ tool: 'Bash', input: { command: 'exit 3' } },
+			],
+			{ input_tokens: 1, output_tokens: 1 },
+		);
+		const result = (id: string | undefined, text: string, isError: boolean) => ({ type: 'tool_result', tool_use_id: id, content: text, is_error: isError });
+		w.push({ type: 'user', message: { role: 'user', content: [result(said, 'a'.repeat(5_000), false)] } });
+		w.push({ type: 'user', message: { role: 'user', content: [result(mixedOk, 'b'.repeat(5_000), false), result(mixedFailed, 'it failed', true)] } });
 		w.flush(file);
+		const spacedLine = JSON.stringify({ type: 'user', message: { role: 'user', content: [result(spaced, 'c'.repeat(5_000), true)] } }).replace(
+			'"is_error":true',
+			'"is_error": true',
+		);
+		fs.appendFileSync(file, `${spacedLine}\n`);
 		const lines = fs
 			.readFileSync(file, 'utf8')
 			.trim()
 			.split('\n')
 			.map((l) => Buffer.from(l));
-		assert.deepEqual(lines.map(isUnneededLine), [false, false, false, true, false, false]);
+		assert.deepEqual(lines.map(isUnneededLine), [false, false, false, true, false, false, false, false, false, false, true, false, false]);
 		await s.archive.sync({ link: s.link });
 		const excerpts = s.archive.read(mainId)?.excerpts as Excerpt[];
 		assert.deepEqual(
 			excerpts.map((e) => e.type),
-			['user', 'tool', 'tool', 'error', 'assistant'],
+			['user', 'tool', 'tool', 'error', 'assistant', 'tool', 'tool', 'tool', 'tool', 'error', 'error'],
 		);
 		const error = excerpts[3] as Extract<Excerpt, { type: 'error' }>;
 		assert.equal(error.text.length, 1_000, 'clipped');
 		assert.match(error.text, /^make: \*\*\* \[all\] Error 2 y+…$/);
-		assert.equal(s.archive.list()[0]?.errors, 1);
-		assert.equal(s.archive.list()[0]?.lines, 6);
+		assert.equal((excerpts[9] as Extract<Excerpt, { type: 'error' }>).text, 'it failed');
+		assert.equal((excerpts[10] as Extract<Excerpt, { type: 'error' }>).text, 'c'.repeat(1_000 - 1) + '…');
+		assert.equal(s.archive.list()[0]?.errors, 3);
+		assert.equal(s.archive.list()[0]?.lines, 13);
 	});
 
 	void it('sets a damaged index aside instead of failing', async (t) => {

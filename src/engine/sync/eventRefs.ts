@@ -273,12 +273,11 @@ export class EventRefs {
 	}
 
 	/**
-	 * Writes this machine's events ref again from nothing with `events` (a retraction: the ref no
-	 * longer holds what was taken back). Needs the shadow lock.
+	 * Deletes this machine's events ref, to be written again from nothing (a retraction: the ref no
+	 * longer holds what was taken back; SyncExport.writeEvents writes what remains). Needs the shadow lock.
 	 */
-	async rewriteEvents(events: { count: number; text: string; lastId: string | null }, nowMs: number): Promise<void> {
+	async dropEvents(): Promise<void> {
 		await this.shadow.git(['update-ref', '-d', this.eventsRef]);
-		await this.append(events, [], nowMs);
 	}
 
 	/**

@@ -25,15 +25,29 @@ interface ExportMark {
 	id: string;
 }
 
-interface FreshEvents {
+/**
+ * Local events per page of an export: each page's wire lines leave SQLite as one string and go to the
+ * ref in one `fast-import` (about 10 MB at the usual 500 bytes an event). One string for a whole first
+ * push ran sql.js out of memory at 100,000 sessions (some 800,000 events).
+ */
+export const exportPageEvents = 20_000;
+
+export interface FreshEvents {
 	/** How many events to export. */
+	count: number;
+	/** Which rows each page holds (a condition on shared_events), in rowid order; `wirePage` reads one. */
+	pages: SQL[];
+	/** The mark once these are in the ref (null: no local event yet). */
+	upTo: { rowid: number; id: string } | null;
+}
+
+/** One page's events as the ref takes them. */
+export interface WirePage {
 	count: number;
 	/** Their wire lines, sorted by id and joined by newlines ('' when there are none). */
 	text: string;
 	/** The greatest of their ids (the batch file's name). */
 	lastId: string | null;
-	/** The mark once these are in the ref (null: no local event yet). */
-	upTo: { rowid: number; id: string } | null;
 }
 
 /** The saved mark when it names `tip`; null otherwise (no mark, an older tip, an older file format). */
@@ -64,33 +78,60 @@ export function writeExportMark(file: string, mark: ExportMark): void {
  * The local events above a mark, or null when the mark does not hold in this database (its row is
  * gone or is another event): the caller then compares against the ref's ids (`freshByIds`).
  */
-export function freshAboveMark(db: BatonDb, mark: { rowid: number; id: string } | null, retracted: ReadonlySet<string> = new Set()): FreshEvents | null {
+export function freshAboveMark(
+	db: BatonDb,
+	mark: { rowid: number; id: string } | null,
+	retracted: ReadonlySet<string> = new Set(),
+	pageEvents = exportPageEvents,
+): FreshEvents | null {
 	if (mark) {
 		const at = db.all<{ id: string }>(sql`SELECT id FROM shared_events WHERE rowid = ${mark.rowid}`)[0];
 		if (at?.id !== mark.id) {
 			return null;
 		}
 	}
-	const above = sql`rowid > ${mark?.rowid ?? 0} AND source = 'local'`;
-	const top = db.all<{ rowid: number; id: string }>(sql`SELECT rowid AS rowid, id FROM shared_events WHERE ${above} ORDER BY rowid DESC LIMIT 1`)[0];
+	const from = mark?.rowid ?? 0;
+	const top = db.all<{ rowid: number; id: string }>(
+		sql`SELECT rowid AS rowid, id FROM shared_events WHERE rowid > ${from} AND source = 'local' ORDER BY rowid DESC LIMIT 1`,
+	)[0];
+	if (!top) {
+		return { count: 0, pages: [], upTo: mark };
+	}
 	// Events this machine took back (retraction.ts) are never sent again.
-	const sent = retracted.size > 0 ? sql`${above} AND id NOT IN (SELECT value FROM json_each(${JSON.stringify([...retracted])}))` : above;
-	return { ...wireBatch(db, sent), upTo: top ? { rowid: top.rowid, id: top.id } : mark };
+	const kept = retracted.size > 0 ? sql` AND id NOT IN (SELECT value FROM json_each(${JSON.stringify([...retracted])}))` : sql``;
+	const pages: SQL[] = [];
+	// Each page ends `pageEvents` local rows on (a walk of the rowid), or at the top.
+	for (let start = from; start < top.rowid;) {
+		const end =
+			db.all<{ rowid: number }>(
+				sql`SELECT rowid AS rowid FROM shared_events WHERE rowid > ${start} AND rowid <= ${top.rowid} AND source = 'local' ORDER BY rowid LIMIT 1 OFFSET ${pageEvents - 1}`,
+			)[0]?.rowid ?? top.rowid;
+		pages.push(sql`rowid > ${start} AND rowid <= ${end} AND source = 'local'${kept}`);
+		start = end;
+	}
+	const count =
+		db.all<{ n: number }>(sql`SELECT count(*) AS n FROM shared_events WHERE rowid > ${from} AND rowid <= ${top.rowid} AND source = 'local'${kept}`)[0]?.n ??
+		0;
+	return { count, pages, upTo: { rowid: top.rowid, id: top.id } };
 }
 
-/** The local events whose ids are not in `exported` (the ids the ref holds). */
-export function freshByIds(db: BatonDb, exported: ReadonlySet<string>, retracted: ReadonlySet<string> = new Set()): FreshEvents {
+/** The local events whose ids are not in `exported` (the ids the ref holds), a page of `pageEvents` ids at a time. */
+export function freshByIds(db: BatonDb, exported: ReadonlySet<string>, retracted: ReadonlySet<string> = new Set(), pageEvents = exportPageEvents): FreshEvents {
 	const local = db.all<{ rowid: number; id: string }>(sql`SELECT rowid AS rowid, id FROM shared_events WHERE source = 'local'`);
 	const ids = local.filter((r) => !exported.has(r.id) && !retracted.has(r.id)).map((r) => r.id);
-	const batch = ids.length > 0 ? wireBatch(db, sql`id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`) : { count: 0, text: '', lastId: null };
-	return { ...batch, upTo: highest(local) };
+	const pages: SQL[] = [];
+	for (let at = 0; at < ids.length; at += pageEvents) {
+		pages.push(sql`id IN (SELECT value FROM json_each(${JSON.stringify(ids.slice(at, at + pageEvents))}))`);
+	}
+	return { count: ids.length, pages, upTo: highest(local) };
 }
 
 /**
- * The wire lines of the events `where` selects, joined inside SQLite: one string crosses out of
- * the WASM module instead of a row per event (about a quarter of the export's read at 3,000 events).
+ * The wire lines of the events `where` selects (a page of `FreshEvents`), joined inside SQLite: one
+ * string crosses out of the WASM module instead of a row per event (about a quarter of the export's
+ * read at 3,000 events).
  */
-function wireBatch(db: BatonDb, where: SQL): Omit<FreshEvents, 'upTo'> {
+export function wirePage(db: BatonDb, where: SQL): WirePage {
 	const row = db.all<{ text: string | null; n: number; last: string | null }>(
 		sql`SELECT group_concat(${wireLineSql}, char(10) ORDER BY id) AS text, count(*) AS n, max(id) AS last FROM shared_events WHERE ${where}`,
 	)[0];

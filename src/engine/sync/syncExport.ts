@@ -13,8 +13,18 @@ import type { NewSharedEvent } from '../shared/sharedEvents';
 import type { EventRefs } from './eventRefs';
 import { keepLeftOut } from './leftOut';
 import { readRetracted } from './retraction';
-import { SharedTrees } from './sharedTrees';
-import { countAboveMark, freshAboveMark, freshByIds, localCheckpointCommits, readExportMark, writeExportMark } from './exportMark';
+import { SharedTrees, type PlannedTree } from './sharedTrees';
+import {
+	countAboveMark,
+	exportPageEvents,
+	freshAboveMark,
+	freshByIds,
+	localCheckpointCommits,
+	readExportMark,
+	wirePage,
+	writeExportMark,
+	type FreshEvents,
+} from './exportMark';
 import type { TimelineSync } from './timelineSync';
 import type { TranscriptSync } from './transcriptSync';
 import { ownEventWriter } from './localEvents';
@@ -41,6 +51,8 @@ export class SyncExport {
 		private readonly parts: ExportParts,
 		/** Runs before each export (engine.ts hands in line provenance's `attributePending`). */
 		private readonly beforeExport: () => Promise<unknown>,
+		/** Local events per page of an export (exportMark.ts). */
+		readonly pageEvents: number = exportPageEvents,
 	) {}
 
 	private get root(): string {
@@ -71,10 +83,10 @@ export class SyncExport {
 			const tip = await refs.tip(refs.eventsRef);
 			const mark = tip ? readExportMark(this.markFile, tip) : null;
 			const retracted = readRetracted(this.root);
-			let plan = await this.ctx.store.read((db) => (tip && !mark ? null : freshAboveMark(db, mark, retracted.events)));
+			let plan = await this.ctx.store.read((db) => (tip && !mark ? null : freshAboveMark(db, mark, retracted.events, this.pageEvents)));
 			if (!plan) {
 				const exported = await refs.idsInRef(tip as string);
-				plan = await this.ctx.store.read((db) => freshByIds(db, exported, retracted.events));
+				plan = await this.ctx.store.read((db) => freshByIds(db, exported, retracted.events, this.pageEvents));
 			}
 			const { upTo } = plan;
 			const recorded = (await this.ctx.store.read((db) => localCheckpointCommits(db))).filter((c) => !retracted.snapshots.has(c));
@@ -86,7 +98,7 @@ export class SyncExport {
 			const rules = { untracked: enabled.length > 0 && enabled.every((r) => r.untracked) };
 			this.sharedTrees ??= new SharedTrees(this.shadow, this.root);
 			const trees = await this.sharedTrees.build(present, rules, shared.last);
-			await refs.append(plan, trees.trees, this.ctx.clock.now(), shared.last?.shared ?? null);
+			const exported = await this.writeEvents(plan, trees.trees, shared.last?.shared ?? null);
 			// Each step's files travel only while some enabled remote takes them (`--timeline`), under the same rules.
 			const steps = enabled.some((r) => r.timeline)
 				? await this.parts.timeline().export(this.sharedTrees, rules, retracted.events, this.ctx.clock.now())
@@ -99,7 +111,7 @@ export class SyncExport {
 					this.ctx.log.warn(`sync: ${f.path} (${where}) was left out of what is shared: it ${f.reason}`);
 				}
 			}
-			if (upTo && (plan.count > 0 || !mark || mark.rowid !== upTo.rowid)) {
+			if (upTo && (exported > 0 || !mark || mark.rowid !== upTo.rowid)) {
 				const newTip = await refs.tip(refs.eventsRef);
 				if (newTip) {
 					writeExportMark(this.markFile, { tip: newTip, ...upTo });
@@ -109,8 +121,34 @@ export class SyncExport {
 			if (Object.values(readSyncState(this.root).remotes).some((r) => r.enabled && r.transcripts)) {
 				await this.parts.transcripts().export(this.ctx.clock.now());
 			}
-			return { events: plan.count, checkpoints: present.length };
+			return { events: exported, checkpoints: present.length };
 		});
+	}
+
+	/**
+	 * Appends `plan`'s events to this machine's events ref, a page at a time (each read from the store
+	 * and written by its own `fast-import`, so a first push of a long history never holds it whole),
+	 * and `trees` with the last page. A crash between pages leaves the ref holding some: the mark is
+	 * not written, so the next export compares ids (`freshByIds`) and sends the rest. Needs the shadow
+	 * lock. Returns how many events went in.
+	 */
+	async writeEvents(plan: FreshEvents, trees: readonly PlannedTree[], lastShared: string | null): Promise<number> {
+		const refs = this.parts.refs();
+		let written = 0;
+		for (let i = 0; i < Math.max(1, plan.pages.length); i++) {
+			const where = plan.pages[i];
+			const page = where ? await this.ctx.store.read((db) => wirePage(db, where)) : { count: 0, text: '', lastId: null };
+			const last = i >= plan.pages.length - 1;
+			await refs.append(page, last ? trees : [], this.ctx.clock.now(), last ? lastShared : null);
+			written += page.count;
+		}
+		return written;
+	}
+
+	/** This machine's events ref written again from nothing with `plan`'s events (a retraction). Needs the shadow lock. */
+	async rewriteEvents(plan: FreshEvents): Promise<void> {
+		await this.parts.refs().dropEvents();
+		await this.writeEvents(plan, [], null);
 	}
 
 	/** Decisions, labels, facts, tasks and imports changed since the last sync become events (recordEvents.ts). */

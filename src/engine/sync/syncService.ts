@@ -63,9 +63,11 @@ export class SyncService {
 		beforeExport: () => Promise<unknown>,
 		/** The engine's transcript archive (engine.ts: one rule for the agents' homes). */
 		private readonly openArchive: () => TranscriptArchive,
+		/** Local events per page of an export (exportMark.ts `exportPageEvents`). */
+		pageEvents?: number,
 	) {
 		const parts = { refs: () => this.refs, transcripts: () => this.transcripts, timeline: () => this.timeline };
-		this.exporter = new SyncExport(ctx, shadow, parts, beforeExport);
+		this.exporter = new SyncExport(ctx, shadow, parts, beforeExport, pageEvents);
 		this.merging = { ctx, root: ctx.workspaceRoot, ...parts, recordPending: () => this.exporter.recordPending() };
 	}
 
@@ -292,8 +294,8 @@ export class SyncService {
 				const refs = this.refs;
 				refs.clearStaleRefLocks('baton');
 				// Both refs are written again from what remains: nothing retracted stays in their history.
-				const plan = await this.ctx.store.read((db) => freshByIds(db, new Set(), retracted.events));
-				await refs.rewriteEvents(plan, nowMs);
+				const plan = await this.ctx.store.read((db) => freshByIds(db, new Set(), retracted.events, this.exporter.pageEvents));
+				await this.exporter.rewriteEvents(plan);
 				const newTip = await refs.tip(refs.eventsRef);
 				if (newTip && plan.upTo) {
 					writeExportMark(this.exporter.markFile, { tip: newTip, ...plan.upTo });

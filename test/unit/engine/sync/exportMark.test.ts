@@ -109,6 +109,59 @@ test('each local event reaches the events ref once, whatever state the export ma
 	assert.equal((await w.a.engine.sync.status()).remotes[0]?.ahead, 0);
 });
 
+test('a long history goes out a page at a time, each event once, and a crash between pages loses none', async (t) => {
+	const w = await syncWorld(t, { exportPageEvents: 7 });
+	const shadow = new ShadowRepo(w.a.root, batonDir(w.a.root));
+	const refs = new EventRefs(shadow, machineIdentity(w.a.root).id);
+	await w.a.engine.sync.enable('origin');
+	await w.b.engine.sync.enable('origin');
+	await writeEvents(w.a, 40, 'first');
+	const first = await w.a.engine.sync.export();
+	await assertExactlyOnce(w.a, 'a paged export');
+	const counts = async (): Promise<number[]> =>
+		(await shadow.gitText(['log', '--format=%s', refs.eventsRef]))
+			.split('\n')
+			.filter((l) => l.startsWith('baton events: '))
+			.map((l) => Number(l.slice('baton events: '.length)));
+	// Every local event so far (the 40 and whatever enabling wrote), seven to a commit.
+	assert.equal(first.events, (await refAndLocal(w.a)).local.length);
+	assert.ok(first.events >= 40);
+	assert.deepEqual(
+		(await counts()).reverse(),
+		[...Array.from({ length: Math.floor(first.events / 7) }, () => 7), first.events % 7].filter((n) => n > 0),
+	);
+	// Each batch file is sorted by id.
+	for (const file of (await shadow.gitText(['ls-tree', '-r', '--name-only', refs.eventsRef])).split('\n').filter(Boolean)) {
+		const ids = (await shadow.gitText(['show', `${refs.eventsRef}:${file}`]))
+			.split('\n')
+			.filter(Boolean)
+			.map((l) => (JSON.parse(l) as { id: string }).id);
+		assert.deepEqual(ids, [...ids].sort(), file);
+	}
+
+	// The third page's fast-import dies: the ref holds two pages, the mark still names the older tip.
+	await writeEvents(w.a, 30, 'second');
+	const append = EventRefs.prototype.append;
+	let calls = 0;
+	EventRefs.prototype.append = async function (this: EventRefs, ...args: Parameters<EventRefs['append']>) {
+		if (++calls === 3) throw new Error('killed mid-export');
+		return append.apply(this, args);
+	};
+	try {
+		await assert.rejects(w.a.engine.sync.export(), /killed mid-export/);
+	} finally {
+		EventRefs.prototype.append = append;
+	}
+	const { inRef, local } = await refAndLocal(w.a);
+	assert.equal(inRef.length, first.events + 14, 'two pages of the second export reached the ref');
+	assert.equal(local.length, first.events + 30);
+	assert.equal((await w.a.engine.sync.export()).events, 16, 'the next export sends only the rest');
+	await assertExactlyOnce(w.a, 'after a crash between pages');
+
+	await w.a.engine.sync.push();
+	assert.equal((await w.b.engine.sync.pull()).newEvents, first.events + 30);
+});
+
 test('an idle backend exports the waiting events ahead of the push, and only while a remote is enabled', async (t) => {
 	const w = await syncWorld(t);
 	const refs = new EventRefs(new ShadowRepo(w.a.root, batonDir(w.a.root)), machineIdentity(w.a.root).id);

@@ -48,8 +48,8 @@ interface EngineOptions {
 	git?: GitStateReader;
 	lockTimeoutMs?: number;
 	compactAfterBytes?: number;
-	/** Local events per page of a sync export (sync/exportMark.ts; tests make it small). */
-	exportPageEvents?: number;
+	/** Events per page of a sync export and of a pull's merge (sync/exportMark.ts, sync/syncMerge.ts; tests make it small). */
+	syncPageEvents?: number;
 	/** Tokens, webhook URLs, passwords (default: the `BATON_*` environment variables). */
 	secrets?: SecretSource;
 	/** An untrusted workspace: reads write nothing derived and run no git (project memory's stale marks are not refreshed). */
@@ -100,7 +100,7 @@ export class Engine {
 		git: GitStateReader,
 		readonly secrets: SecretSource,
 		private readonly readOnly: boolean,
-		exportPageEvents: number | undefined,
+		syncPageEvents: number | undefined,
 	) {
 		// Project memory and the timeline sit above the sessions: the briefings get their parts from here.
 		const memorySection: BriefingSources = {
@@ -124,7 +124,7 @@ export class Engine {
 			this.checkpoints.shadow,
 			() => this.provenance.attributePending(),
 			() => this.transcripts(),
-			exportPageEvents,
+			syncPageEvents,
 		);
 		this.timeline = new TimelineService(ctx, this.checkpoints);
 		this.board = new BoardService(ctx, () => this.transcripts().list());
@@ -175,7 +175,7 @@ export class Engine {
 			options.git ?? createGitStateReader(root, options.log),
 			options.secrets ?? envSecretSource(process.env),
 			options.readOnly ?? false,
-			options.exportPageEvents,
+			options.syncPageEvents,
 		);
 	}
 

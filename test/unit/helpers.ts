@@ -142,7 +142,7 @@ export interface TestEngine {
 
 export async function openTestEngine(
 	t: TestContext,
-	options: { root?: string; config?: BatonConfigInput; clock?: FakeClock; git?: GitStateReader; secrets?: SecretSource; exportPageEvents?: number } = {},
+	options: { root?: string; config?: BatonConfigInput; clock?: FakeClock; git?: GitStateReader; secrets?: SecretSource; syncPageEvents?: number } = {},
 ): Promise<TestEngine> {
 	const root = options.root ?? tempDir(t);
 	const clock = options.clock ?? new FakeClock();
@@ -155,7 +155,7 @@ export async function openTestEngine(
 		git: options.git ?? noGit,
 		...(options.config ? { config: options.config } : {}),
 		...(options.secrets ? { secrets: options.secrets } : {}),
-		...(options.exportPageEvents ? { exportPageEvents: options.exportPageEvents } : {}),
+		...(options.syncPageEvents ? { syncPageEvents: options.syncPageEvents } : {}),
 	});
 	t.after(() => engine.close());
 	return { engine, clock, log, root };

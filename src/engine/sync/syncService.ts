@@ -63,12 +63,12 @@ export class SyncService {
 		beforeExport: () => Promise<unknown>,
 		/** The engine's transcript archive (engine.ts: one rule for the agents' homes). */
 		private readonly openArchive: () => TranscriptArchive,
-		/** Local events per page of an export (exportMark.ts `exportPageEvents`). */
+		/** Events per page of an export and of a pull's merge (exportMark.ts, syncMerge.ts). */
 		pageEvents?: number,
 	) {
 		const parts = { refs: () => this.refs, transcripts: () => this.transcripts, timeline: () => this.timeline };
 		this.exporter = new SyncExport(ctx, shadow, parts, beforeExport, pageEvents);
-		this.merging = { ctx, root: ctx.workspaceRoot, ...parts, recordPending: () => this.exporter.recordPending() };
+		this.merging = { ctx, root: ctx.workspaceRoot, ...parts, recordPending: () => this.exporter.recordPending(), pageEvents };
 	}
 
 	private get root(): string {

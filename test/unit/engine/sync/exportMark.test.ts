@@ -110,7 +110,7 @@ test('each local event reaches the events ref once, whatever state the export ma
 });
 
 test('a long history goes out a page at a time, each event once, and a crash between pages loses none', async (t) => {
-	const w = await syncWorld(t, { exportPageEvents: 7 });
+	const w = await syncWorld(t, { syncPageEvents: 7 });
 	const shadow = new ShadowRepo(w.a.root, batonDir(w.a.root));
 	const refs = new EventRefs(shadow, machineIdentity(w.a.root).id);
 	await w.a.engine.sync.enable('origin');

@@ -1,0 +1,70 @@
+/**
+ * A long history is pushed and pulled a page at a time (exportMark.ts, syncMerge.ts): at 100,000
+ * sessions one string of every event ran sql.js out of memory on the push, and one journal record of
+ * the whole merge passed V8's longest string on the pull. Here pages of three events: what a clone
+ * derives from a history pulled in pages is what its author holds — sessions and their chains,
+ * handoffs, checkpoints, decisions, tasks — and a teammate's retraction pulled with it still applies.
+ */
+import assert from 'node:assert/strict';
+import test from 'node:test';
+import { sql } from 'drizzle-orm';
+import type { TestEngine } from '../../helpers';
+import { startEnd, syncWorld } from './syncWorld';
+
+/** What a clone shows of the shared history, in a form both clones can be compared by. */
+async function derived(side: TestEngine): Promise<Record<string, unknown[]>> {
+	return side.engine.store.read((db) => ({
+		sessions: db.all(sql`SELECT id, name, status, scope_key, previous_session_id, ended_at FROM sessions ORDER BY id`),
+		handoffs: db.all(sql`SELECT session_id, json_extract(handoff_json, '$.summary') AS summary FROM handoffs ORDER BY session_id`),
+		checkpoints: db.all(sql`SELECT id, session_id, message FROM checkpoints ORDER BY id`),
+		decisions: db.all(sql`SELECT id, session_id, text FROM decisions ORDER BY id`),
+		tasks: db.all(sql`SELECT id, title, status FROM tasks ORDER BY id`),
+	}));
+}
+
+test('a history pulled three events a write derives what its author holds, retractions included', async (t) => {
+	const w = await syncWorld(t, { syncPageEvents: 3 });
+	await w.a.engine.sync.enable('origin');
+	await w.b.engine.sync.enable('origin');
+	const task = await w.a.engine.tasks.add({ title: 'the parser', actor: 'test' });
+	let previous = null as string | null;
+	for (let i = 0; i < 6; i++) {
+		if (i === 2) {
+			// A session that decides something on the way.
+			const started = await w.a.engine.sessions.start({ name: `part ${i}`, scope: `task:${task.id}`, actor: 'test' });
+			await w.a.engine.sessions.recordDecision({ text: `decided in part ${i}`, taskId: task.id, actor: 'test' });
+			await w.a.engine.sessions.end({ id: started.session.id, note: `part ${i} done`, actor: 'test' });
+			previous = started.session.id;
+			continue;
+		}
+		const s = await startEnd(w.a, `part ${i}`, `part ${i} done`, { scope: `task:${task.id}`, checkpoint: i % 2 === 0 });
+		assert.equal(s.handoffFrom, previous);
+		previous = s.id;
+	}
+	await w.a.engine.tasks.update({ id: task.id, status: 'done', actor: 'test' });
+	const pushed = await w.a.engine.sync.export();
+	assert.ok(pushed.events > 12, `a history of several pages (${pushed.events} events)`);
+	await w.a.engine.sync.push();
+
+	const writesBefore = w.b.engine.store.dataVersion;
+	const pulled = await w.b.engine.sync.pull();
+	assert.equal(pulled.newEvents, pushed.events);
+	assert.ok(w.b.engine.store.dataVersion - writesBefore >= Math.ceil(pushed.events / 3), 'a write per page of three');
+	const mine = await derived(w.a);
+	const theirs = await derived(w.b);
+	assert.equal(theirs.sessions?.length, 6);
+	for (const table of Object.keys(mine)) {
+		assert.deepEqual(theirs[table], mine[table], table);
+	}
+
+	// The author takes a session back; the clone pulls the tombstone (a page of its own) and drops it.
+	const [first] = mine.sessions as { id: string }[];
+	await w.a.engine.sync.retract({ session: first?.id as string }, 'test');
+	await w.a.engine.sync.push();
+	const again = await w.b.engine.sync.pull();
+	assert.ok((again.retracted ?? 0) > 0);
+	assert.deepEqual(
+		((await derived(w.b)).sessions as { id: string }[]).map((s) => s.id),
+		((await derived(w.a)).sessions as { id: string }[]).map((s) => s.id).filter((id) => id !== first?.id),
+	);
+});

@@ -140,7 +140,7 @@ async function mergeInPages(
 				return { m, p, dropped: 0, taken: [] as string[] };
 			}
 			useSharedTrees(db, sharedTrees);
-			const all = merged ? [...merged.events.filter((e) => e.kind === retractedKind), ...m.events] : m.events;
+			const all = merged ? [...merged.events, ...m.events] : m.events;
 			const { dropped, sessions: taken } = applyRetractions(db, all, own);
 			return { m, p, dropped, taken };
 		});
@@ -153,8 +153,10 @@ async function mergeInPages(
 	throw new Error('unreachable: the last page returns');
 }
 
+/** Two pages' merges as one; of the events only the retractions are kept (the last write applies them): a long pull holds its events once. */
 function addMerged(a: Merged, b: Merged): Merged {
-	return { added: [...a.added, ...b.added], events: [...a.events, ...b.events], refused: [...a.refused, ...b.refused], before: a.before };
+	const events = [...a.events, ...b.events].filter((e) => e.kind === retractedKind);
+	return { added: [...a.added, ...b.added], events, refused: [...a.refused, ...b.refused], before: a.before };
 }
 
 function addProjected(a: Projected, b: Projected): Projected {

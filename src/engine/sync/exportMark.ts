@@ -42,7 +42,7 @@ export interface FreshEvents {
 }
 
 /** One page's events as the ref takes them. */
-export interface WirePage {
+interface WirePage {
 	count: number;
 	/** Their wire lines, sorted by id and joined by newlines ('' when there are none). */
 	text: string;

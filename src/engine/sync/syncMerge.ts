@@ -104,7 +104,7 @@ export async function mergeFetched(parts: MergeParts, name: string): Promise<Pul
  * read back as one: a fresh clone's pull of 100,000 sessions' history (some 800,000 events, with the
  * rows derived from them) passed V8's longest string and failed (`Invalid string length`).
  */
-export const mergePageEvents = 20_000;
+const mergePageEvents = 20_000;
 
 type Merged = ReturnType<typeof mergeWireEvents>;
 type Projected = ReturnType<typeof projectEvents>;

@@ -348,7 +348,7 @@ async function syncRows(root: string, workspace: string, count: number): Promise
 	try {
 		sync = await oneRun(root, workspace, 0);
 	} catch (error) {
-		// At 100,000 sessions the daemon was ended as silent during the push and the CLI's own run ran out of sql.js's memory.
+		// A push or pull that fails is a FAILED row that says why (at 100,000 sessions, before exports and merges were paged: sql.js out of memory).
 		const said = (error as Error).message
 			.split('\n')
 			.filter((line) => line.startsWith('baton'))

@@ -114,7 +114,8 @@ type Projected = ReturnType<typeof projectEvents>;
  * what a pull of those events alone would be (the projection reads the earlier pages' rows as it reads
  * an earlier pull's). A crash between pages leaves the first ones merged; the pull's marks move only
  * after the last, so the next pull reads the same events again and the union by id adds the rest.
- * Teammates' shared trees and retractions are applied in the last write, after every page's events.
+ * Teammates' shared trees are applied in the last write, after every page's events; retractions in
+ * each page's write and again in the last.
  */
 async function mergeInPages(
 	ctx: EngineContext,
@@ -128,6 +129,8 @@ async function mergeInPages(
 ): Promise<{ merged: Merged; projected: Projected; dropped: number; taken: string[] }> {
 	let merged: Merged | undefined;
 	let projected: Projected | undefined;
+	let dropped = 0;
+	const taken = new Set<string>();
 	const pages = Math.max(1, Math.ceil(wire.length / pageEvents));
 	for (let page = 0; page < pages; page++) {
 		const part = wire.slice(page * pageEvents, (page + 1) * pageEvents);
@@ -136,24 +139,27 @@ async function mergeInPages(
 			const m = mergeWireEvents(db, part, name, nowMs, bodies);
 			// The merged rows are the wire events as received: no need to read them back.
 			const p = projectEvents(db, m.events, own, ctx.store, { mergedAfter: m.before });
-			if (!last) {
-				return { m, p, dropped: 0, taken: [] as string[] };
+			if (last) {
+				useSharedTrees(db, sharedTrees);
 			}
-			useSharedTrees(db, sharedTrees);
-			const all = merged ? [...merged.events, ...m.events] : m.events;
-			const { dropped, sessions: taken } = applyRetractions(db, all, own);
-			return { m, p, dropped, taken };
+			// A page's tombstones apply in its own write: once merged they are never new again, so a crash
+			// before the last page must not leave one unapplied. The last write applies every earlier one
+			// again, for the events later pages brought.
+			const r = applyRetractions(db, last && merged ? [...merged.events, ...m.events] : m.events, own);
+			return { m, p, r };
 		});
 		merged = merged ? addMerged(merged, done.m) : done.m;
 		projected = projected ? addProjected(projected, done.p) : done.p;
+		dropped += done.r.dropped;
+		done.r.sessions.forEach((s) => taken.add(s));
 		if (last) {
-			return { merged, projected, dropped: done.dropped, taken: done.taken };
+			return { merged, projected, dropped, taken: [...taken] };
 		}
 	}
 	throw new Error('unreachable: the last page returns');
 }
 
-/** Two pages' merges as one; of the events only the retractions are kept (the last write applies them): a long pull holds its events once. */
+/** Two pages' merges as one; of the events only the retractions are kept (the last write applies them again): a long pull holds its events once. */
 function addMerged(a: Merged, b: Merged): Merged {
 	const events = [...a.events, ...b.events].filter((e) => e.kind === retractedKind);
 	return { added: [...a.added, ...b.added], events, refused: [...a.refused, ...b.refused], before: a.before };

@@ -8,6 +8,7 @@
 import assert from 'node:assert/strict';
 import test from 'node:test';
 import { sql } from 'drizzle-orm';
+import type { BatonDb } from '../../../../src/engine/storage/journalStore';
 import type { TestEngine } from '../../helpers';
 import { startEnd, syncWorld } from './syncWorld';
 
@@ -22,7 +23,7 @@ async function derived(side: TestEngine): Promise<Record<string, unknown[]>> {
 	}));
 }
 
-test('a history pulled three events a write derives what its author holds, retractions included', async (t) => {
+test('a history pulled three events a write derives what its author holds, and a retraction holds through a pull killed between pages', async (t) => {
 	const w = await syncWorld(t, { syncPageEvents: 3 });
 	await w.a.engine.sync.enable('origin');
 	await w.b.engine.sync.enable('origin');
@@ -57,14 +58,30 @@ test('a history pulled three events a write derives what its author holds, retra
 		assert.deepEqual(theirs[table], mine[table], table);
 	}
 
-	// The author takes a session back; the clone pulls the tombstone (a page of its own) and drops it.
+	// The author takes a session back and works on; the clone's pull is killed on the first write after
+	// the page that brought the tombstone. The tombstone applied in its own page: once merged it is never
+	// new again, so a retraction left for the last write would be lost with that write.
 	const [first] = mine.sessions as { id: string }[];
-	await w.a.engine.sync.retract({ session: first?.id as string }, 'test');
+	const taken = first?.id as string;
+	await w.a.engine.sync.retract({ session: taken }, 'test');
+	for (let i = 6; i < 9; i++) await startEnd(w.a, `part ${i}`, `part ${i} done`, { scope: `task:${task.id}` });
 	await w.a.engine.sync.push();
-	const again = await w.b.engine.sync.pull();
-	assert.ok((again.retracted ?? 0) > 0);
+	const store = w.b.engine.store;
+	const write = store.write.bind(store);
+	const still = (): boolean => Number(store.sqlite.exec('SELECT count(*) FROM sessions WHERE id = ?', [taken])[0]?.values[0]?.[0]) > 0;
+	store.write = <T>(fn: (db: BatonDb) => T): Promise<T> => (still() ? write(fn) : Promise.reject(new Error('killed mid-pull')));
+	try {
+		await assert.rejects(w.b.engine.sync.pull(), /killed mid-pull/, 'the tombstone was not in the last page');
+	} finally {
+		store.write = write;
+	}
+	assert.equal(still(), false, 'the taken-back session is gone with the page that brought its tombstone');
+	await w.b.engine.sync.pull();
+	const after = await derived(w.b);
+	const author = await derived(w.a);
 	assert.deepEqual(
-		((await derived(w.b)).sessions as { id: string }[]).map((s) => s.id),
-		((await derived(w.a)).sessions as { id: string }[]).map((s) => s.id).filter((id) => id !== first?.id),
+		(after.sessions as { id: string }[]).map((s) => s.id),
+		(author.sessions as { id: string }[]).map((s) => s.id).filter((id) => id !== taken),
 	);
+	assert.equal(after.sessions?.length, 8);
 });

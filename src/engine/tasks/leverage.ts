@@ -135,8 +135,12 @@ interface SuccessorShape {
 	toOnly: number;
 }
 
-/** Adjacency in compressed rows: edges from a task to the tasks waiting on it. */
-function adjacency(n: number, from: Int32Array, to: Int32Array): { start: Int32Array; edges: Int32Array } {
+/**
+ * Adjacency in compressed rows: `from[k]`'s row lists `to[k]`, each row in edge order (a stable
+ * counting sort). With the edges as the graph keeps them, from a task to the tasks waiting on it;
+ * swapped, from a task to the tasks it waits on (taskGraph.ts).
+ */
+export function adjacency(n: number, from: Int32Array, to: Int32Array): { start: Int32Array; edges: Int32Array } {
 	const start = new Int32Array(n + 1);
 	for (let k = 0; k < from.length; k++) {
 		const at = (from[k] as number) + 1;

@@ -4,6 +4,7 @@
  * costs a few lookups rather than a table scan.
  */
 import type { Task, TaskPriority } from '../storage/model';
+import { adjacency } from './leverage';
 import { LeverageState, type LeverageGraph, type LeverageUpdate } from './leverageState';
 import { pushAll } from '../arrays';
 
@@ -101,29 +102,11 @@ export class TaskGraph {
 		return out;
 	}
 
-	/**
-	 * Every edge grouped by the task that waits (a counting sort of the edges by `edgeTo`, stable, so
-	 * each task's own stay in table order): task i waits on `on[start[i]]` … `on[start[i + 1] - 1]`.
-	 */
+	/** Every edge grouped by the task that waits, each task's in table order: task i waits on `on[start[i]]` … `on[start[i + 1] - 1]`. */
 	private waitsOn(): { start: Int32Array; on: Int32Array } {
 		if (!this.waitsOnIndex) {
-			const n = this.ids.length;
-			const start = new Int32Array(n + 1);
-			for (let k = 0; k < this.edgeTo.length; k++) {
-				const slot = (this.edgeTo[k] as number) + 1;
-				start[slot] = (start[slot] as number) + 1;
-			}
-			for (let i = 0; i < n; i++) {
-				start[i + 1] = (start[i + 1] as number) + (start[i] as number);
-			}
-			const next = start.slice(0, n);
-			const on = new Int32Array(this.edgeTo.length);
-			for (let k = 0; k < this.edgeTo.length; k++) {
-				const to = this.edgeTo[k] as number;
-				on[next[to] as number] = this.edgeFrom[k] as number;
-				next[to] = (next[to] as number) + 1;
-			}
-			this.waitsOnIndex = { start, on };
+			const { start, edges } = adjacency(this.ids.length, this.edgeTo, this.edgeFrom);
+			this.waitsOnIndex = { start, on: edges };
 		}
 		return this.waitsOnIndex;
 	}

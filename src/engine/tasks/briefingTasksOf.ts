@@ -88,7 +88,7 @@ function doneChildCounts(sqlite: Database): Map<string, number> {
 /**
  * Whether the open tasks are a large share of all (a quarter or more), from the (status, parent_id)
  * index alone. Then reading them is a scan of the table rather than a lookup per row from the index
- * (at 84,000 open tasks of 200,000: a third less), and their dependencies are every row (below).
+ * (at 84,000 open tasks of 200,000: a quarter less of that read), and their dependencies are every row (below).
  */
 function mostTasksOpen(sqlite: Database): boolean {
 	const count = (sql: string): number => (sqlite.exec(sql)[0]?.values[0]?.[0] as number | undefined) ?? 0;

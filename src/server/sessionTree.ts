@@ -1,13 +1,14 @@
 /**
  * The Session Chains tree from the backend's warm state, one level at a time. The first level is
- * one aggregate per scope plus the few sessions that have a parent (no session row is decoded);
+ * `session_scopes` (a row a scope, kept by SQLite's triggers) plus the few sessions that have a
+ * parent (no session row is decoded);
  * a scope's rows are read when that scope is shown open. Both are kept until sessions or tasks (the
  * labels) change, also through another process's journal, and each request sends only its level.
  */
 import type { Engine } from '../engine/engine';
 import type { BatonDb } from '../engine/storage/journalStore';
 import type { SessionRow } from '../engine/sessions/sessionShapes';
-import { parentedSessions, scopeChainRows, scopeSummaries } from '../engine/sessions/treeQueries';
+import { parentedSessions, scopeChainRows, scopeLabels, scopeSummaries } from '../engine/sessions/treeQueries';
 import type { SessionOriginDto } from '../protocol/syncRpc';
 import { opensExpanded, sessionTreeRoot, sessionTreeScope, type TreeRootResult, type TreeRowDto, type TreeScopeDto } from '../protocol/treeRpc';
 import type { EngineHost } from './engineHost';
@@ -58,8 +59,10 @@ function isAncestor(id: string, from: string, parentOf: ReadonlyMap<string, stri
 /** One version of the data: the groups, and the chains and rows read so far. */
 interface TreeState {
 	key: string;
-	/** Groups that have a row of their own, newest activity first. */
-	scopes: TreeScopeDto[];
+	/** Groups that have a row of their own, newest activity first (labelled when sent). */
+	scopes: Omit<TreeScopeDto, 'label' | 'rows'>[];
+	/** The labels of the groups sent so far. */
+	labels: Map<string, string>;
 	/** Every scope's place in that order (listed or not): workers from several scopes are ordered by it. */
 	rank: Map<string, number>;
 	nesting: Nesting;
@@ -80,6 +83,7 @@ function stateOf(engine: Engine, db: BatonDb): TreeState {
 			scopes: summaries.filter((s) => s.sessionCount > (nesting.nestedIn.get(s.scopeKey) ?? 0)),
 			rank: new Map(summaries.map((s, i) => [s.scopeKey, i])),
 			nesting,
+			labels: new Map(),
 			chains: new Map(),
 			rows: new Map(),
 		};
@@ -156,12 +160,15 @@ export async function treeRootOf(engine: Engine): Promise<{ scopes: TreeScopeDto
 			state = stateOf(engine, db);
 			open = rowsOf(db, state, openKeys);
 		}
+		const unlabelled = state.scopes.filter((s) => !state.labels.has(s.scopeKey)).map((s) => s.scopeKey);
+		for (const [key, label] of scopeLabels(db, unlabelled)) state.labels.set(key, label);
 		const sent: TreeRowDto[] = [];
-		const scopes = state.scopes.map((scope) => {
+		const scopes = state.scopes.map((scope): TreeScopeDto => {
+			const labelled = { ...scope, label: state.labels.get(scope.scopeKey) ?? scope.scopeKey };
 			const rows = open.get(scope.scopeKey);
-			if (!rows) return scope;
-			pushAll(sent, [...rows]);
-			return { ...scope, rows };
+			if (!rows) return labelled;
+			pushAll(sent, rows);
+			return { ...labelled, rows };
 		});
 		return { scopes, sent };
 	});

@@ -3,16 +3,15 @@
  * aggregate per scope (counts, newest activity), the few sessions that have a parent, and the full
  * rows of only the scopes (or sessions) a view opens.
  */
-import { asc, inArray, isNotNull, sql } from 'drizzle-orm';
+import { asc, desc, inArray, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { BatonDb } from '../storage/journalStore';
-import { sessions } from '../storage/schema';
+import { sessionScopes, sessions } from '../storage/schema';
 import { chainOrder, rootTaskTitles, scopeLabel, sessionRowColumns } from './overview';
 import type { SessionRow } from './sessionShapes';
 
 interface ScopeSummary {
 	scopeKey: string;
-	label: string;
 	sessionCount: number;
 	activeCount: number;
 	lastActivity: string;
@@ -20,43 +19,40 @@ interface ScopeSummary {
 
 /**
  * Every scope with its counts, in the overview's order: newest activity first, ties in the order of
- * each scope's first session (start time, then id).
+ * each scope's first session (start time, then id). Read from `session_scopes`, which SQLite's
+ * triggers keep (one row a scope), so the cost is the scopes', not every session's.
  */
 export function scopeSummaries(db: BatonDb): ScopeSummary[] {
-	const rows = db
+	return db
 		.select({
-			scopeKey: sessions.scopeKey,
-			sessionCount: sql<number>`count(*)`,
-			activeCount: sql<number>`sum(${sessions.status} = 'active')`,
-			lastActivity: sql<string>`max(${sessions.lastActivity})`,
-			first: sql<string>`min(${sessions.startedAt} || ' ' || ${sessions.id})`,
+			scopeKey: sessionScopes.scopeKey,
+			sessionCount: sessionScopes.sessionCount,
+			activeCount: sessionScopes.activeCount,
+			lastActivity: sessionScopes.lastActivity,
 		})
-		.from(sessions)
-		.groupBy(sessions.scopeKey)
+		.from(sessionScopes)
+		.orderBy(desc(sessionScopes.lastActivity), asc(sessionScopes.firstSession))
 		.all();
-	rows.sort((a, b) => (a.lastActivity < b.lastActivity ? 1 : a.lastActivity > b.lastActivity ? -1 : a.first < b.first ? -1 : a.first > b.first ? 1 : 0));
-	const titles = rootTaskTitles(
-		db,
-		rows.map((r) => r.scopeKey),
-	);
-	return rows.map((r) => ({
-		scopeKey: r.scopeKey,
-		label: scopeLabel(r.scopeKey, (id) => titles.get(id)),
-		sessionCount: Number(r.sessionCount),
-		activeCount: Number(r.activeCount ?? 0),
-		lastActivity: r.lastActivity,
-	}));
+}
+
+/** `Epic T1 · Checkout flow`: these scopes' labels, each with its root task's title (read for these only). */
+export function scopeLabels(db: BatonDb, scopeKeys: readonly string[]): Map<string, string> {
+	const titles = rootTaskTitles(db, scopeKeys);
+	return new Map(scopeKeys.map((key) => [key, scopeLabel(key, (id) => titles.get(id))]));
 }
 
 /** Sessions whose parent session exists (the orchestrator's workers): few, whatever the store's size. */
 export function parentedSessions(db: BatonDb): { id: string; scopeKey: string; parentSessionId: string }[] {
 	const parent = alias(sessions, 'parent');
-	return db
-		.select({ id: sessions.id, scopeKey: sessions.scopeKey, parentSessionId: sql<string>`${sessions.parentSessionId}` })
-		.from(sessions)
-		.innerJoin(parent, sql`${parent.id} = ${sessions.parentSessionId}`)
-		.where(isNotNull(sessions.parentSessionId))
-		.all();
+	return (
+		db
+			.select({ id: sessions.id, scopeKey: sessions.scopeKey, parentSessionId: sql<string>`${sessions.parentSessionId}` })
+			.from(sessions)
+			.innerJoin(parent, sql`${parent.id} = ${sessions.parentSessionId}`)
+			// `> ''` (every id) rather than IS NOT NULL, which SQLite's planner answers by reading every session.
+			.where(sql`${sessions.parentSessionId} > ''`)
+			.all()
+	);
 }
 
 const rowColumns = sessionRowColumns;

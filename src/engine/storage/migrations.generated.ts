@@ -127,5 +127,19 @@ export const migrations: readonly EmbeddedMigration[] = [
 			"DROP INDEX `tasks_status_idx`;",
 			"CREATE INDEX `tasks_status_idx` ON `tasks` (`status`,`parent_id`);"
 		]
+	},
+	{
+		"tag": "0013_session_scopes",
+		"when": 1796023450621,
+		"hash": "39fb3223ab1e82d83e29a67cc0e5ce909994a8db21caaec63cf4b7b9fd224147",
+		"statements": [
+			"CREATE TABLE `session_scopes` (\n\t`scope_key` text PRIMARY KEY NOT NULL,\n\t`session_count` integer NOT NULL,\n\t`active_count` integer NOT NULL,\n\t`last_activity` text NOT NULL,\n\t`first_session` text NOT NULL\n);",
+			"CREATE INDEX `session_scopes_order_idx` ON `session_scopes` (`last_activity`,`first_session`);",
+			"INSERT INTO `session_scopes` (`scope_key`, `session_count`, `active_count`, `last_activity`, `first_session`)\n\tSELECT `scope_key`, count(*), sum(`status` = 'active'), max(`last_activity`), min(`started_at` || ' ' || `id`) FROM `sessions` GROUP BY `scope_key`;",
+			"CREATE TRIGGER `sessions_scope_insert` AFTER INSERT ON `sessions` BEGIN\n\tINSERT INTO `session_scopes` (`scope_key`, `session_count`, `active_count`, `last_activity`, `first_session`)\n\t\tVALUES (new.`scope_key`, 1, new.`status` = 'active', new.`last_activity`, new.`started_at` || ' ' || new.`id`)\n\t\tON CONFLICT (`scope_key`) DO UPDATE SET\n\t\t\t`session_count` = `session_count` + 1,\n\t\t\t`active_count` = `active_count` + excluded.`active_count`,\n\t\t\t`last_activity` = max(`last_activity`, excluded.`last_activity`),\n\t\t\t`first_session` = min(`first_session`, excluded.`first_session`);\nEND;",
+			"CREATE TRIGGER `sessions_scope_update` AFTER UPDATE OF `status`, `last_activity` ON `sessions`\n\tWHEN old.`scope_key` = new.`scope_key` AND old.`started_at` = new.`started_at` AND old.`id` = new.`id` AND new.`last_activity` >= old.`last_activity`\nBEGIN\n\tUPDATE `session_scopes` SET\n\t\t`active_count` = `active_count` + (new.`status` = 'active') - (old.`status` = 'active'),\n\t\t`last_activity` = max(`last_activity`, new.`last_activity`)\n\t\tWHERE `scope_key` = new.`scope_key`;\nEND;",
+			"CREATE TRIGGER `sessions_scope_move` AFTER UPDATE OF `scope_key`, `status`, `last_activity`, `started_at`, `id` ON `sessions`\n\tWHEN NOT (old.`scope_key` = new.`scope_key` AND old.`started_at` = new.`started_at` AND old.`id` = new.`id` AND new.`last_activity` >= old.`last_activity`)\nBEGIN\n\tDELETE FROM `session_scopes` WHERE `scope_key` IN (old.`scope_key`, new.`scope_key`);\n\tINSERT INTO `session_scopes` (`scope_key`, `session_count`, `active_count`, `last_activity`, `first_session`)\n\t\tSELECT `scope_key`, count(*), sum(`status` = 'active'), max(`last_activity`), min(`started_at` || ' ' || `id`)\n\t\tFROM `sessions` WHERE `scope_key` IN (old.`scope_key`, new.`scope_key`) GROUP BY `scope_key`;\nEND;",
+			"CREATE TRIGGER `sessions_scope_delete` AFTER DELETE ON `sessions` BEGIN\n\tUPDATE `session_scopes` SET `session_count` = `session_count` - 1, `active_count` = `active_count` - (old.`status` = 'active')\n\t\tWHERE `scope_key` = old.`scope_key`;\n\tDELETE FROM `session_scopes` WHERE `scope_key` = old.`scope_key`\n\t\tAND (`session_count` <= 0 OR `last_activity` = old.`last_activity` OR `first_session` = old.`started_at` || ' ' || old.`id`);\n\tINSERT INTO `session_scopes` (`scope_key`, `session_count`, `active_count`, `last_activity`, `first_session`)\n\t\tSELECT `scope_key`, count(*), sum(`status` = 'active'), max(`last_activity`), min(`started_at` || ' ' || `id`)\n\t\tFROM `sessions` WHERE `scope_key` = old.`scope_key` AND NOT EXISTS (SELECT 1 FROM `session_scopes` WHERE `scope_key` = old.`scope_key`)\n\t\tGROUP BY `scope_key`;\nEND;"
+		]
 	}
 ];

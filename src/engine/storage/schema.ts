@@ -70,6 +70,25 @@ export const sessions = sqliteTable(
 	],
 );
 
+/**
+ * One row per scope that has sessions: the Session Chains tree's groups, read without visiting every
+ * session. Kept by SQLite triggers on `sessions` (migration 0013_session_scopes), never written by
+ * the engine: every write of a session, a journal replay and a sync merge alike keep it exact.
+ */
+export const sessionScopes = sqliteTable(
+	'session_scopes',
+	{
+		scopeKey: text('scope_key').primaryKey(),
+		sessionCount: integer('session_count').notNull(),
+		activeCount: integer('active_count').notNull(),
+		/** The newest session's activity: groups sort by it. */
+		lastActivity: text('last_activity').notNull(),
+		/** `started_at || ' ' || id` of the scope's first session: ties in activity sort by it. */
+		firstSession: text('first_session').notNull(),
+	},
+	(t) => [index('session_scopes_order_idx').on(t.lastActivity, t.firstSession)],
+);
+
 /** An agent's own session ids (they change on resume/clear/compact) pointing at one durable session. */
 export const sessionAliases = sqliteTable(
 	'session_aliases',

@@ -21,7 +21,8 @@ import { registerCheckpointCommands } from './checkpoints/checkpointCommands';
 import { CheckpointDocuments } from './checkpoints/checkpointDocuments';
 import { CheckpointsProvider, PendingApprovalsProvider } from './checkpoints/checkpointViews';
 import { RejectionOffers } from './checkpoints/rejectionOffer';
-import { checkpointScheme, markdownScheme, outputChannelName, transcriptScheme, ViewIds } from './ids';
+import { checkpointScheme, CommandIds, markdownScheme, outputChannelName, transcriptScheme, ViewIds } from './ids';
+import { command } from './commands/commandSupport';
 import { registerNotificationCommands } from './notifications/notificationCommands';
 import { NotificationPresenter } from './notifications/notificationPresenter';
 import { AgentBlame, shareMarkdown } from './provenance/agentBlame';
@@ -62,18 +63,24 @@ export interface BatonApi {
 	agentHistoryScan: Promise<AgentHistoryOutcome | undefined>;
 }
 
+/** The Session Chains view: its provider, its tree, and the command its "show more" row runs (a click, or Enter on it). */
+function sessionChainsView(workspace: BatonWorkspace, log: vscode.LogOutputChannel): { chains: SessionChainsProvider; parts: vscode.Disposable[] } {
+	const chains = new SessionChainsProvider(workspace);
+	const tree = vscode.window.createTreeView(ViewIds.sessionChains, { treeDataProvider: chains, showCollapseAll: true });
+	chains.onDidChangeProblem((problem) => (tree.message = problem));
+	return { chains, parts: [chains, tree, command(CommandIds.showMoreSessionGroups, () => chains.showMore(), log)] };
+}
+
 export function activate(context: vscode.ExtensionContext): BatonApi {
 	const started = performance.now();
 	const log = vscode.window.createOutputChannel(outputChannelName, { log: true });
 	const workspace = new BatonWorkspace(context.extensionUri, log, context.secrets);
-	const chains = new SessionChainsProvider(workspace);
+	const { chains, parts: chainParts } = sessionChainsView(workspace, log);
 	const panels = new BatonPanels(context.extensionUri, {
 		request: (type, params) => workspace.request(type, params),
 		onDidChangeData: workspace.onDidChangeData,
 		log,
 	});
-	const tree = vscode.window.createTreeView(ViewIds.sessionChains, { treeDataProvider: chains, showCollapseAll: true });
-	chains.onDidChangeProblem((problem) => (tree.message = problem));
 	const checkpoints = new CheckpointsProvider(workspace);
 	const pending = new PendingApprovalsProvider(workspace);
 	const markdownViews = new MarkdownDocuments(workspace);
@@ -90,8 +97,7 @@ export function activate(context: vscode.ExtensionContext): BatonApi {
 	const disposables: vscode.Disposable[] = [
 		log,
 		workspace,
-		chains,
-		tree,
+		...chainParts,
 		panels,
 		statusBar,
 		agents,

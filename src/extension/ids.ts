@@ -11,6 +11,7 @@ export const CommandIds = {
 	switchSession: 'baton.session.switch',
 	showBriefing: 'baton.briefing.show',
 	showSessionDetails: 'baton.session.showDetails',
+	showMoreSessionGroups: 'baton.sessionChains.showMore',
 	recordDecision: 'baton.decision.record',
 	addTask: 'baton.task.add',
 	focusTask: 'baton.task.focus',

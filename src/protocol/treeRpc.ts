@@ -1,7 +1,7 @@
 /**
- * The Session Chains tree, served lazily: the first request answers only the first visible level
- * (the scope groups, and the rows of the groups that open expanded), a collapsed group's rows come
- * when it is expanded. `session/overview` (everything at once) stays for other callers.
+ * The Session Chains tree, served lazily: the first request answers only the first visible level's
+ * first page (a hundred scope groups, and the rows of those that open expanded), the next groups
+ * come when the view's "show more" row is clicked, a collapsed group's rows when it is expanded. `session/overview` (everything at once) stays for other callers.
  */
 import { RequestType } from 'vscode-jsonrpc';
 import type { SessionRowDto } from './dto';
@@ -29,8 +29,24 @@ export interface TreeScopeDto {
 	rows?: TreeRowDto[];
 }
 
+/** Which groups of the first level to send: `limit` of them from the `offset`-th, newest activity first. */
+export interface TreeRootParams {
+	/** 0 when omitted. */
+	offset?: number;
+	/** {@link treeRootPage} when omitted; the server sends at most {@link treeRootMost}. */
+	limit?: number;
+}
+
+/** Groups a page of the first level holds: a view shows them and a "show more" row for the rest. */
+export const treeRootPage = 100;
+/** The most groups one answer holds, whatever was asked (a view that showed more asks again in parts). */
+export const treeRootMost = 2_000;
+
 export interface TreeRootResult {
+	/** The groups asked for (the page), in order. */
 	scopes: TreeScopeDto[];
+	/** Every group the first level has: more than the page's last index when there is more to show. */
+	total: number;
 	/** Where the sessions of the rows sent ran, for those pulled from other machines only. */
 	origins: SessionOriginDto[];
 }
@@ -46,7 +62,7 @@ export function opensExpanded(scope: Pick<TreeScopeDto, 'sessionCount' | 'active
 	return scope.activeCount > 0 || scope.sessionCount <= 3;
 }
 
-/** Extension → server: the scope groups, newest activity first, with the rows of those that open expanded. */
-export const sessionTreeRoot = new RequestType<void, TreeRootResult, RpcErrorData>('session/treeRoot');
+/** Extension → server: a page of the scope groups, newest activity first, with the rows of those that open expanded. */
+export const sessionTreeRoot = new RequestType<TreeRootParams | undefined, TreeRootResult, RpcErrorData>('session/treeRoot');
 /** Extension → server: one scope group's rows (the group was expanded). */
 export const sessionTreeScope = new RequestType<{ scopeKey: string }, TreeScopeResult, RpcErrorData>('session/treeScope');

@@ -1,16 +1,27 @@
 /**
  * The Session Chains tree from the backend's warm state, one level at a time. The first level is
  * `session_scopes` (a row a scope, kept by SQLite's triggers) plus the few sessions that have a
- * parent (no session row is decoded);
- * a scope's rows are read when that scope is shown open. Both are kept until sessions or tasks (the
- * labels) change, also through another process's journal, and each request sends only its level.
+ * parent (no session row is decoded), sent a page of groups at a time; a scope's rows are read when
+ * that scope is shown open. Both are kept until sessions or tasks (the labels) change, also through
+ * another process's journal, and each request sends only its level (its page).
  */
 import type { Engine } from '../engine/engine';
 import type { BatonDb } from '../engine/storage/journalStore';
 import type { SessionRow } from '../engine/sessions/sessionShapes';
 import { parentedSessions, scopeChainRows, scopeLabels, scopeSummaries } from '../engine/sessions/treeQueries';
 import type { SessionOriginDto } from '../protocol/syncRpc';
-import { opensExpanded, sessionTreeRoot, sessionTreeScope, type TreeRootResult, type TreeRowDto, type TreeScopeDto } from '../protocol/treeRpc';
+import {
+	opensExpanded,
+	sessionTreeRoot,
+	sessionTreeScope,
+	treeRootMost,
+	treeRootPage,
+	type TreeRootParams,
+	type TreeRootResult,
+	type TreeRowDto,
+	type TreeScopeDto,
+} from '../protocol/treeRpc';
+import { BatonError } from '../engine/errors';
 import type { EngineHost } from './engineHost';
 import type { requestRegistrar } from './handlers';
 import { pushAll } from '../engine/arrays';
@@ -59,7 +70,7 @@ function isAncestor(id: string, from: string, parentOf: ReadonlyMap<string, stri
 /** One version of the data: the groups, and the chains and rows read so far. */
 interface TreeState {
 	key: string;
-	/** Groups that have a row of their own, newest activity first (labelled when sent). */
+	/** Groups that have a row of their own, newest activity first (labelled when a page sends them). */
 	scopes: Omit<TreeScopeDto, 'label' | 'rows'>[];
 	/** The labels of the groups sent so far. */
 	labels: Map<string, string>;
@@ -143,34 +154,53 @@ function rowsOf(db: BatonDb, state: TreeState, scopeKeys: readonly string[]): Ma
 	return out;
 }
 
-/** The first level: every group, with the rows of those that open expanded; `sent` lists those rows. */
-export async function treeRootOf(engine: Engine): Promise<{ scopes: TreeScopeDto[]; sent: TreeRowDto[] }> {
+/** The page a request asks for, checked: whole numbers, the limit at most {@link treeRootMost}. */
+function treePage(params: TreeRootParams | undefined): { offset: number; limit: number } {
+	const whole = (value: unknown, name: string, fallback: number, least: number): number => {
+		if (value === undefined || value === null) return fallback;
+		if (typeof value !== 'number' || !Number.isInteger(value) || value < least) {
+			throw new BatonError('invalidInput', `session/treeRoot: ${name} must be a whole number of at least ${least} (got ${JSON.stringify(value)})`);
+		}
+		return value;
+	};
+	return { offset: whole(params?.offset, 'offset', 0, 0), limit: Math.min(treeRootMost, whole(params?.limit, 'limit', treeRootPage, 1)) };
+}
+
+/** A page of the first level: its groups, with the rows of those that open expanded; `sent` lists those rows; `total` counts every group. */
+export async function treeRootOf(engine: Engine, params?: TreeRootParams): Promise<{ scopes: TreeScopeDto[]; total: number; sent: TreeRowDto[] }> {
+	const { offset, limit } = treePage(params);
 	return engine.store.read((db) => {
 		let state = stateOf(engine, db);
-		const openKeys = state.scopes.filter(opensExpanded).map((s) => s.scopeKey);
+		let page = state.scopes.slice(offset, offset + limit);
+		const openKeys = page.filter(opensExpanded).map((s) => s.scopeKey);
 		let open = rowsOf(db, state, openKeys);
 		// A group counted with sessions of its own but sent with no row would open empty (seen once in CI,
 		// cause not found): the kept state disagrees with itself, so it is read again, and the log says so.
-		const empty = state.scopes.filter((s) => open.get(s.scopeKey)?.length === 0 && s.sessionCount > (state.nesting.nestedIn.get(s.scopeKey) ?? 0));
+		const empty = page.filter((s) => open.get(s.scopeKey)?.length === 0 && s.sessionCount > (state.nesting.nestedIn.get(s.scopeKey) ?? 0));
 		if (empty.length > 0) {
 			engine.ctx.log.warn(
 				`session tree: ${empty.map((s) => `${s.scopeKey} (${s.sessionCount})`).join(', ')} counted with sessions but read with none at ${state.key}; reading again`,
 			);
 			states.delete(engine);
 			state = stateOf(engine, db);
-			open = rowsOf(db, state, openKeys);
+			page = state.scopes.slice(offset, offset + limit);
+			open = rowsOf(
+				db,
+				state,
+				page.filter(opensExpanded).map((s) => s.scopeKey),
+			);
 		}
-		const unlabelled = state.scopes.filter((s) => !state.labels.has(s.scopeKey)).map((s) => s.scopeKey);
+		const unlabelled = page.filter((s) => !state.labels.has(s.scopeKey)).map((s) => s.scopeKey);
 		for (const [key, label] of scopeLabels(db, unlabelled)) state.labels.set(key, label);
 		const sent: TreeRowDto[] = [];
-		const scopes = state.scopes.map((scope): TreeScopeDto => {
+		const scopes = page.map((scope): TreeScopeDto => {
 			const labelled = { ...scope, label: state.labels.get(scope.scopeKey) ?? scope.scopeKey };
 			const rows = open.get(scope.scopeKey);
 			if (!rows) return labelled;
 			pushAll(sent, rows);
 			return { ...labelled, rows };
 		});
-		return { scopes, sent };
+		return { scopes, total: state.scopes.length, sent };
 	});
 }
 
@@ -197,15 +227,15 @@ async function originsOf(engine: Engine, rows: readonly TreeRowDto[]): Promise<S
 	return (await engine.sync.origins(ids)).filter((o) => !o.local);
 }
 
-/** The first request's answer; the prewarm after the first status computes it too, so its queries are warm when the view asks. */
-export async function treeRootAnswer(engine: Engine): Promise<TreeRootResult> {
-	const { scopes, sent } = await treeRootOf(engine);
-	return { scopes, origins: await originsOf(engine, sent) };
+/** A page's answer; the prewarm after the first status computes the first page too, so its queries are warm when the view asks. */
+export async function treeRootAnswer(engine: Engine, params?: TreeRootParams): Promise<TreeRootResult> {
+	const { scopes, total, sent } = await treeRootOf(engine, params);
+	return { scopes, total, origins: await originsOf(engine, sent) };
 }
 
 /** Registered by the editor's handlers (which own the prewarm after the first status). */
 export function registerTreeHandlers(on: ReturnType<typeof requestRegistrar>, host: EngineHost): void {
-	on(sessionTreeRoot, async () => treeRootAnswer(await host.get()));
+	on(sessionTreeRoot, async (params) => treeRootAnswer(await host.get(), params));
 	on(sessionTreeScope, async (params) => {
 		const engine = await host.get();
 		const rows = await treeScopeOf(engine, params.scopeKey);

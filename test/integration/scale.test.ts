@@ -22,16 +22,37 @@ suite('5,000 sessions in the real editor', () => {
 		({ api, extensionPath } = await activateBaton());
 	});
 
-	test('the Session Chains tree shows every chain; its first request is measured', async () => {
+	test('the Session Chains tree shows every chain, a page of groups at a time; its first request is measured', async () => {
 		console.log(`BATON-MEASURE activationMs=${api.activationMs.toFixed(2)}`);
 		const started = performance.now();
-		const groups = (await api.chains.getChildren()) as ScopeNode[];
+		const firstPage = await api.chains.getChildren();
 		const firstCallMs = performance.now() - started;
 		// The view may have asked first; the provider timed whichever request loaded the first level.
 		const firstLoadMs = api.chains.lastLoadMs;
 		assert.ok(firstLoadMs > 0, 'the first level was loaded from the backend');
 		console.log(`BATON-MEASURE treeFirstMs=${firstLoadMs.toFixed(2)}`);
-		assert.equal(groups.length, 250, 'one group per scope');
+		// A hundred groups and a row that shows the next hundred (run through its own command, as a click or Enter runs it).
+		for (const [shown, label] of [
+			[100, 'Show 100 more groups'],
+			[200, 'Show 50 more groups'],
+		] as const) {
+			const nodes = await api.chains.getChildren();
+			assert.equal(nodes.length, shown + 1);
+			// The test's bundle has its own copy of the classes: rows are told apart by their tree items.
+			const item = api.chains.getTreeItem(nodes.at(-1) as ScopeNode);
+			assert.deepEqual([item.contextValue, item.label, item.description], ['more', label, `${shown} of 250`], 'the last row shows more');
+			assert.ok(item.command);
+			await vscode.commands.executeCommand(item.command.command, ...(item.command.arguments ?? []));
+		}
+		assert.equal(firstPage.length, 101);
+		const groups = (await api.chains.getChildren()) as ScopeNode[];
+		assert.equal(groups.length, 250, 'one group per scope, every one shown: no "show more" row left');
+		assert.ok(groups.every((g) => api.chains.getTreeItem(g).contextValue === 'scope'));
+		assert.deepEqual(
+			groups.slice(0, 100).map((g) => g.chains.scopeKey),
+			(firstPage.slice(0, 100) as ScopeNode[]).map((g) => g.chains.scopeKey),
+			'the pages follow the first one',
+		);
 
 		// What the view shows without a click: every group's row, and the rows of the groups that open
 		// expanded (the four with an active session), which came with the first answer.

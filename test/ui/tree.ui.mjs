@@ -2,8 +2,9 @@
 // The Session Chains tree at the default sidebar width, as a person reads it: a long session name
 // gives way so state and time stay in sight, an orchestrator's workers sit under it (started by a
 // real agent through `baton mcp`), clicking a row opens its details, a task-scoped session shows
-// its task. Also: Start Session's steps, looked at. Screenshots in both themes: artifacts/ui/tree/.
-import { execFileSync, spawn } from 'node:child_process';
+// its task. Also: Start Session's steps, looked at; 250 groups shown a page at a time. Screenshots in
+// both themes: artifacts/ui/tree/.
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -166,6 +167,59 @@ for (const theme of ['dark', 'light']) {
 				throw new Error('something covers the picker’s title');
 			}
 			await s.quickPickCancel();
+		});
+	} finally {
+		await s.close();
+		fs.rmSync(workspace, { recursive: true, force: true });
+	}
+}
+// 250 groups: the view shows a hundred and a row that shows the next hundred, by keyboard as by mouse.
+{
+	const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-tree-many-'));
+	const seeded = spawnSync(process.execPath, ['--import', 'tsx', path.join(root, 'scripts/seedSessions.ts'), workspace, '1000'], {
+		cwd: root,
+		encoding: 'utf8',
+	});
+	if (seeded.status !== 0) throw new Error(`seeding 1,000 sessions failed: ${seeded.stderr}`);
+	const s = await launch({ extensionFolders: [root], workspace, theme: 'dark', artifactsDir, viewport: { width: 1400, height: 900 } });
+	checks.session = s;
+	try {
+		await checks.run('dark: 250 groups show a hundred at a time; the last row shows more', async () => {
+			await openBaton(s);
+			const first = s.treeItem(/^\s*Custom S249\s*$/);
+			await first.waitFor({ timeout: 30_000 });
+			// A click on a group also opens it (its rows arrive after): End is pressed until the list's end is in sight.
+			await first.click();
+			const more = s.treeItem(/^\s*Show 100 more groups\s*$/);
+			for (let attempt = 0; attempt < 10 && !(await more.isVisible()); attempt++) {
+				await s.page.keyboard.press('End');
+				await s.page.waitForTimeout(300);
+			}
+			await more.waitFor({ timeout: 10_000 });
+			const description = (await more.locator('.label-description').innerText()).trim();
+			if (description !== '100 of 250') throw new Error(`the "show more" row says ${JSON.stringify(description)}`);
+			await s.page.waitForTimeout(300);
+			await s.screenshot('dark-04-show-more');
+			// Enter on the focused row runs it, as a click would.
+			await s.page.keyboard.press('Enter');
+			const fifty = s.treeItem(/^\s*Show 50 more groups\s*$/);
+			for (let attempt = 0; attempt < 10 && !(await fifty.isVisible()); attempt++) {
+				await s.page.keyboard.press('End');
+				await s.page.waitForTimeout(300);
+			}
+			await fifty.waitFor({ timeout: 15_000 });
+			await s.page.keyboard.press('Enter');
+			// The last group (the oldest activity) opens expanded: it has an active session.
+			const last = s.treeItem(/^\s*Custom S0\s*$/);
+			for (let attempt = 0; attempt < 10 && !(await last.isVisible()); attempt++) {
+				await s.page.keyboard.press('End');
+				await s.page.waitForTimeout(300);
+			}
+			await last.waitFor({ timeout: 15_000 });
+			if ((await s.page.locator('.monaco-list-row', { hasText: /more groups/ }).count()) > 0)
+				throw new Error('a "show more" row is left after every group is shown');
+			await s.page.waitForTimeout(300);
+			await s.screenshot('dark-05-every-group');
 		});
 	} finally {
 		await s.close();

@@ -8,10 +8,10 @@ import { agentName } from '../../protocol/displayText';
 import { issueLabel } from '../../protocol/issueLabel';
 import { sessionDetails } from '../../protocol/rpc';
 import type { SessionOriginDto } from '../../protocol/syncRpc';
-import { opensExpanded, sessionTreeRoot, sessionTreeScope, type TreeRowDto, type TreeScopeDto } from '../../protocol/treeRpc';
+import { opensExpanded, sessionTreeRoot, sessionTreeScope, treeRootMost, treeRootPage, type TreeRowDto, type TreeScopeDto } from '../../protocol/treeRpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { durationText, escapeMarkdown, focusMarkdown, handoffMarkdown, relativeTime, sessionMoment, shownItem, statusLabel } from '../format';
-import { CommandIds } from '../ids';
+import { CommandIds, ViewIds } from '../ids';
 import { Disposable } from '../lifecycle';
 
 export class ScopeNode {
@@ -21,6 +21,16 @@ export class ScopeNode {
 	rowsShown = false;
 
 	constructor(readonly chains: TreeScopeDto) {}
+}
+
+/** The first level's last row while groups are left to show: choosing it (click or Enter) shows the next page. */
+class MoreNode {
+	constructor(
+		/** Groups shown above it. */
+		readonly shown: number,
+		/** Every group there is. */
+		readonly total: number,
+	) {}
 }
 
 export class SessionNode {
@@ -84,7 +94,7 @@ function shortTime(iso: string | null, nowMs: number): string {
 					: `${Math.round(s / 604800)}w`;
 }
 
-type ChainNode = ScopeNode | SessionNode;
+type ChainNode = ScopeNode | SessionNode | MoreNode;
 
 const icons: Record<SessionStatusDto, [string, string]> = {
 	active: ['debug-start', 'charts.green'],
@@ -98,7 +108,10 @@ const icons: Record<SessionStatusDto, [string, string]> = {
 export class SessionChainsProvider extends Disposable implements vscode.TreeDataProvider<ChainNode> {
 	private readonly changeEmitter = this.register(new vscode.EventEmitter<ChainNode | undefined>());
 	readonly onDidChangeTreeData = this.changeEmitter.event;
-	private root: Promise<ScopeNode[]> | undefined;
+	private root: Promise<(ScopeNode | MoreNode)[]> | undefined;
+	/** Groups the view shows (a page, and one more for each "show more"): a reload after a change shows as many. */
+	private groupsWanted = treeRootPage;
+	private loadingMore: Promise<void> | undefined;
 	/** How long the last root getChildren took: the request and the nodes of the first visible level (the benchmark and the log read it). */
 	lastLoadMs = 0;
 	/** Who and where sessions from other machines ran (pulled through sync), for the rows loaded so far; local ones are not listed. */
@@ -131,7 +144,7 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 			}
 			if (!this.root) {
 				this.root = this.loadRoot();
-				void this.root.then((scopes) => this.askAgainForOpenRows(scopes));
+				void this.root.then((nodes) => this.askAgainForOpenRows(nodes));
 			}
 			return this.root;
 		}
@@ -139,7 +152,7 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 			node.rows ??= this.loadScope(node);
 			return node.rows;
 		}
-		return node.workers;
+		return node instanceof SessionNode ? node.workers : [];
 	}
 
 	getParent(node: ChainNode): ChainNode | undefined {
@@ -147,6 +160,7 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 	}
 
 	getTreeItem(node: ChainNode): vscode.TreeItem {
+		if (node instanceof MoreNode) return shownItem(moreItem(node));
 		if (node instanceof ScopeNode) {
 			// Workers shown under an orchestrator elsewhere still count where their scope is (the backend counts them).
 			const { sessionCount: count, activeCount: active } = node.chains;
@@ -244,22 +258,28 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		}
 	}
 
-	/** The first visible level: the scope groups, and the rows of those that open expanded (sent with them, so no second request). */
-	private async loadRoot(): Promise<ScopeNode[]> {
+	/**
+	 * The first visible level: the first page of scope groups (or as many as were shown before a
+	 * change), the rows of those that open expanded (sent with them, so no second request), and a
+	 * "show more" row when groups are left.
+	 */
+	private async loadRoot(): Promise<(ScopeNode | MoreNode)[]> {
 		const started = performance.now();
 		const generation = this.generation;
 		try {
-			const { scopes, origins } = await this.workspace.request(sessionTreeRoot, undefined);
+			const groups: ScopeNode[] = [];
+			let total = 0;
+			do {
+				const limit = Math.min(treeRootMost, this.groupsWanted - groups.length);
+				const page = await this.workspace.request(sessionTreeRoot, { offset: groups.length, limit });
+				this.addOrigins(page.origins, generation);
+				for (const scope of page.scopes) groups.push(scopeNode(scope));
+				total = page.total;
+				if (page.scopes.length === 0) break;
+			} while (groups.length < Math.min(total, this.groupsWanted));
 			this.workspace.retried('chains');
 			this.setProblem(undefined);
-			this.addOrigins(origins, generation);
-			return scopes.map((scope) => {
-				const node = new ScopeNode(scope);
-				if (scope.rows) {
-					node.rows = Promise.resolve(scope.rows.map((row) => new SessionNode(row, node)));
-				}
-				return node;
-			});
+			return groups.length < total ? [...groups, new MoreNode(groups.length, total)] : groups;
 		} catch (error) {
 			this.workspace.log.error(`could not load the session chains: ${(error as Error).message}`);
 			if (generation === this.generation) this.root = undefined;
@@ -268,6 +288,37 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 			return [];
 		} finally {
 			this.lastLoadMs = performance.now() - started;
+		}
+	}
+
+	/** The "show more" row was chosen: the next page of groups, under the view's progress bar; a second choice while it loads waits for the first. */
+	async showMore(): Promise<void> {
+		this.loadingMore ??= Promise.resolve(vscode.window.withProgress({ location: { viewId: ViewIds.sessionChains } }, () => this.loadMore())).finally(
+			() => (this.loadingMore = undefined),
+		);
+		return this.loadingMore;
+	}
+
+	private async loadMore(): Promise<void> {
+		const generation = this.generation;
+		const nodes = (await this.root) ?? [];
+		const more = nodes.at(-1);
+		if (!(more instanceof MoreNode) || generation !== this.generation) return;
+		const groups = nodes.slice(0, -1) as ScopeNode[];
+		this.groupsWanted = groups.length + treeRootPage;
+		try {
+			const page = await this.workspace.request(sessionTreeRoot, { offset: groups.length, limit: treeRootPage });
+			// The data changed meanwhile: the reload that change started shows as many groups as were asked for here.
+			if (generation !== this.generation) return;
+			this.addOrigins(page.origins, generation);
+			const shown = [...groups, ...page.scopes.map(scopeNode)];
+			this.root = Promise.resolve(shown.length < page.total && page.scopes.length > 0 ? [...shown, new MoreNode(shown.length, page.total)] : shown);
+			this.changeEmitter.fire(undefined);
+			this.askAgainForOpenRows(shown);
+		} catch (error) {
+			this.groupsWanted = groups.length;
+			this.workspace.log.error(`could not load more session groups: ${(error as Error).message}`);
+			void vscode.window.showErrorMessage('Baton could not load more session groups. “Baton: Show Log” has the details.');
 		}
 	}
 
@@ -281,13 +332,14 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 	 * CI run's "Resume Session" from a row's menu asked which session instead, when every open group
 	 * was refreshed).
 	 */
-	private askAgainForOpenRows(scopes: readonly ScopeNode[]): void {
+	private askAgainForOpenRows(nodes: readonly (ScopeNode | MoreNode)[]): void {
 		const generation = this.generation;
 		clearTimeout(this.askAgainTimer);
 		this.askAgainTimer = setTimeout(() => {
 			if (generation !== this.generation) return;
-			for (const scope of scopes) {
-				if ((scope.chains.rows?.length ?? 0) > 0 && !scope.rowsShown && opensExpanded(scope.chains)) this.changeEmitter.fire(scope);
+			for (const scope of nodes) {
+				if (scope instanceof ScopeNode && (scope.chains.rows?.length ?? 0) > 0 && !scope.rowsShown && opensExpanded(scope.chains))
+					this.changeEmitter.fire(scope);
 			}
 		}, askAgainAfterMs);
 	}
@@ -317,6 +369,25 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 			return [];
 		}
 	}
+}
+
+function scopeNode(scope: TreeScopeDto): ScopeNode {
+	const node = new ScopeNode(scope);
+	if (scope.rows) node.rows = Promise.resolve(scope.rows.map((row) => new SessionNode(row, node)));
+	return node;
+}
+
+/** "Show 100 more groups" · "100 of 4,000": what choosing it does, and how far the list goes. */
+function moreItem(node: MoreNode): vscode.TreeItem {
+	const next = Math.min(treeRootPage, node.total - node.shown);
+	const item = new vscode.TreeItem(`Show ${next} more group${next === 1 ? '' : 's'}`, vscode.TreeItemCollapsibleState.None);
+	item.id = 'more';
+	item.description = `${node.shown.toLocaleString('en-US')} of ${node.total.toLocaleString('en-US')}`;
+	item.iconPath = new vscode.ThemeIcon('ellipsis');
+	item.contextValue = 'more';
+	item.tooltip = `${node.shown.toLocaleString('en-US')} of ${node.total.toLocaleString('en-US')} session groups shown (newest activity first); choose this row to show the next ${next}.`;
+	item.command = { command: CommandIds.showMoreSessionGroups, title: 'Show More Session Groups' };
+	return item;
 }
 
 function originText(origin: SessionOriginDto): string {

@@ -4,7 +4,7 @@ import { seedSessionChains } from '../../../scripts/seedSessions';
 import { Engine } from '../../../src/engine/engine';
 import type { ScopeChains, SessionRow } from '../../../src/engine/sessions/sessionShapes';
 import * as rpc from '../../../src/protocol/rpc';
-import { opensExpanded, sessionTreeRoot, sessionTreeScope, type TreeRowDto } from '../../../src/protocol/treeRpc';
+import { opensExpanded, sessionTreeRoot, sessionTreeScope, treeRootMost, treeRootPage, type TreeRowDto } from '../../../src/protocol/treeRpc';
 import { nestingOf, treeRootOf, treeScopeOf } from '../../../src/server/sessionTree';
 import { MemoryLogger, noGit, tempDir } from '../helpers';
 import { startServer, until } from './serverHarness';
@@ -94,7 +94,20 @@ void describe('the Session Chains tree in the backend', () => {
 			engine.store.execCaptured("UPDATE sessions SET scope_key = 'task:T9', parent_session_id = ? WHERE id = ?", [a, at(8, 0)]);
 		});
 		const expected = referenceTree(await engine.briefings.overview());
-		const root = await treeRootOf(engine);
+		const root = await treeRootOf(engine, { limit: treeRootMost });
+		assert.equal(root.total, root.scopes.length, 'every group fits in the most one answer holds');
+		// Page by page (the view's "show more"), the same groups in the same order.
+		const paged = [];
+		for (let offset = 0; offset < root.total; offset += treeRootPage) {
+			const page = await treeRootOf(engine, { offset });
+			assert.equal(page.total, root.total);
+			assert.equal(page.scopes.length, Math.min(treeRootPage, root.total - offset));
+			paged.push(...page.scopes.map((s) => s.scopeKey));
+		}
+		assert.deepEqual(
+			paged,
+			root.scopes.map((s) => s.scopeKey),
+		);
 		const actual = [];
 		for (const scope of root.scopes) {
 			assert.equal(Boolean(scope.rows), opensExpanded(scope), `${scope.scopeKey}: rows sent exactly when it opens expanded`);
@@ -109,9 +122,9 @@ void describe('the Session Chains tree in the backend', () => {
 		assert.ok(!root.scopes.some((s) => s.scopeKey === 'task:T9'));
 		assert.ok(JSON.stringify(expected).includes(`"${a}#`) && JSON.stringify(expected).includes(`"${d}#1"`), 'the data has nested workers');
 		// Warm: nothing changed, the same rows; a change, new ones.
-		assert.equal((await treeRootOf(engine)).sent[0], root.sent[0]);
+		assert.equal((await treeRootOf(engine, { limit: treeRootMost })).sent[0], root.sent[0]);
 		await engine.sessions.start({ name: 'new', scope: 'global', actor: 'test' });
-		const after = await treeRootOf(engine);
+		const after = await treeRootOf(engine, { limit: treeRootMost });
 		assert.notEqual(after.sent[0], root.sent[0]);
 		assert.equal(after.scopes[0]?.scopeKey, 'global');
 	});
@@ -123,11 +136,27 @@ void describe('the Session Chains tree in the backend', () => {
 		const { connection, changes } = startServer(t, workspace);
 		await connection.sendRequest(rpc.workspaceStatus, undefined);
 		const root = await connection.sendRequest(sessionTreeRoot, undefined);
-		assert.equal(root.scopes.length, 250);
+		assert.equal(root.scopes.length, treeRootPage, 'a page of groups');
+		assert.equal(root.total, 250);
+		const last = await connection.sendRequest(sessionTreeRoot, { offset: 200, limit: 100 });
+		assert.deepEqual([last.scopes.length, last.total], [50, 250], 'the last page: the rest');
+		const all = await connection.sendRequest(sessionTreeRoot, { limit: 10_000 });
+		assert.equal(all.scopes.length, 250, 'asked for more than the most, it sends at most that (here: every group)');
 		assert.deepEqual(
-			root.scopes.filter((s) => s.rows).map((s) => [s.scopeKey, s.activeCount, s.rows?.length]),
+			all.scopes.slice(200).map((s) => [s.scopeKey, s.rows?.length]),
+			last.scopes.map((s) => [s.scopeKey, s.rows?.length]),
+		);
+		for (const bad of [{ offset: -1 }, { limit: 0 }, { offset: 1.5 }, { limit: '5' }]) {
+			await assert.rejects(
+				connection.sendRequest(sessionTreeRoot, bad as never),
+				(error: Error & { data?: { code?: string } }) => error.data?.code === 'invalidInput' && /whole number/.test(error.message),
+			);
+		}
+		// The seed's active sessions are its oldest: their groups come last, on the last page, with their rows.
+		assert.deepEqual(
+			last.scopes.filter((s) => s.rows).map((s) => [s.scopeKey, s.activeCount, s.rows?.length]),
 			[0, 1, 2, 3].map((i) => [`custom:S${i}`, 1, 5]).reverse(),
-			'the active groups (newest first) come with their rows; the 246 others collapsed, without',
+			'the active groups (newest first) come with their rows; the others collapsed, without',
 		);
 		assert.ok(root.scopes.every((s) => s.sessionCount === 5 && s.label === `Custom ${s.scopeKey.slice(7)}`));
 		assert.deepEqual(root.origins, [], 'no session here came from another machine');
@@ -148,12 +177,12 @@ void describe('the Session Chains tree in the backend', () => {
 
 		// A worker of the newest active session, started through the backend: nested under it, and the
 		// global group (its only session works elsewhere) is not listed.
-		const orchestrator = root.scopes.find((s) => s.rows)?.rows?.at(-1)?.session;
+		const orchestrator = last.scopes.find((s) => s.rows)?.rows?.at(-1)?.session;
 		assert.equal(orchestrator?.status, 'active');
 		const worker = await connection.sendRequest(rpc.sessionStart, { name: 'worker', scope: 'global', parentSessionId: orchestrator.id });
 		await until(() => changes.length > 0);
-		const after = await connection.sendRequest(sessionTreeRoot, undefined);
-		assert.equal(after.scopes.length, 250);
+		const after = await connection.sendRequest(sessionTreeRoot, { limit: 250 });
+		assert.equal(after.total, 250);
 		const rowsAfter = after.scopes.find((s) => s.scopeKey === orchestrator.scopeKey)?.rows ?? [];
 		assert.deepEqual(
 			rowsAfter.at(-1)?.workers.map((w) => [w.session.id, w.position]),

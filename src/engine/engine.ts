@@ -27,6 +27,7 @@ import { laterWork } from './timeline/laterWork';
 import { BriefingService } from './sessions/briefingService';
 import { recordSharedEvents } from './sync/localEvents';
 import { SyncService } from './sync/syncService';
+import type { SyncPaging } from './sync/syncMerge';
 import { ProvenanceService } from './provenance/provenanceService';
 import { SearchService } from './search/searchService';
 import { TimelineService } from './timeline/timelineService';
@@ -50,6 +51,8 @@ interface EngineOptions {
 	compactAfterBytes?: number;
 	/** Events per page of a sync export and of a pull's merge (sync/exportMark.ts, sync/syncMerge.ts; tests make it small). */
 	syncPageEvents?: number;
+	/** Bytes of fetched batch files a pull reads at a time (sync/eventRefs.ts `pullGroupBytes`; tests make it small). */
+	syncGroupBytes?: number;
 	/** Tokens, webhook URLs, passwords (default: the `BATON_*` environment variables). */
 	secrets?: SecretSource;
 	/** An untrusted workspace: reads write nothing derived and run no git (project memory's stale marks are not refreshed). */
@@ -100,7 +103,7 @@ export class Engine {
 		git: GitStateReader,
 		readonly secrets: SecretSource,
 		private readonly readOnly: boolean,
-		syncPageEvents: number | undefined,
+		syncPaging: SyncPaging,
 	) {
 		// Project memory and the timeline sit above the sessions: the briefings get their parts from here.
 		const memorySection: BriefingSources = {
@@ -124,7 +127,7 @@ export class Engine {
 			this.checkpoints.shadow,
 			() => this.provenance.attributePending(),
 			() => this.transcripts(),
-			syncPageEvents,
+			syncPaging,
 		);
 		this.timeline = new TimelineService(ctx, this.checkpoints);
 		this.board = new BoardService(ctx, () => this.transcripts().list());
@@ -175,7 +178,7 @@ export class Engine {
 			options.git ?? createGitStateReader(root, options.log),
 			options.secrets ?? envSecretSource(process.env),
 			options.readOnly ?? false,
-			options.syncPageEvents,
+			{ pageEvents: options.syncPageEvents, groupBytes: options.syncGroupBytes },
 		);
 	}
 

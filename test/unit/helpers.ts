@@ -142,7 +142,15 @@ export interface TestEngine {
 
 export async function openTestEngine(
 	t: TestContext,
-	options: { root?: string; config?: BatonConfigInput; clock?: FakeClock; git?: GitStateReader; secrets?: SecretSource; syncPageEvents?: number } = {},
+	options: {
+		root?: string;
+		config?: BatonConfigInput;
+		clock?: FakeClock;
+		git?: GitStateReader;
+		secrets?: SecretSource;
+		syncPageEvents?: number;
+		syncGroupBytes?: number;
+	} = {},
 ): Promise<TestEngine> {
 	const root = options.root ?? tempDir(t);
 	const clock = options.clock ?? new FakeClock();
@@ -156,6 +164,7 @@ export async function openTestEngine(
 		...(options.config ? { config: options.config } : {}),
 		...(options.secrets ? { secrets: options.secrets } : {}),
 		...(options.syncPageEvents ? { syncPageEvents: options.syncPageEvents } : {}),
+		...(options.syncGroupBytes ? { syncGroupBytes: options.syncGroupBytes } : {}),
 	});
 	t.after(() => engine.close());
 	return { engine, clock, log, root };

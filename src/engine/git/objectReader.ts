@@ -5,6 +5,7 @@
  * blobs another machine wrote within bounds. The caller supplies the git call (its own repository and
  * environment); this only writes the specs and parses git's answer.
  */
+import { pushAll } from '../arrays';
 import { BatonError } from '../errors';
 
 /** A promise input is written when it settles: git starts (and pays its start-up) while the specs are computed. */
@@ -103,51 +104,67 @@ export type BoundedGitRun = (args: readonly string[], input: string | Buffer | P
  * (or one that is not a blob) as null.
  */
 export async function catBlobs(run: BoundedGitRun, oids: readonly string[], limits: CatLimits): Promise<(CatResult | TooLargeBlob | null)[]> {
+	const results: (CatResult | TooLargeBlob | null)[] = [];
+	for await (const group of catBlobGroups(run, oids, limits)) pushAll(results, group.found);
+	return results;
+}
+
+/** One read of {@link catBlobGroups}: blobs in the order asked, and what each was. */
+interface BlobGroup {
+	oids: string[];
+	found: (CatResult | TooLargeBlob | null)[];
+}
+
+/**
+ * {@link catBlobs} a group at a time, in the order asked: one group when the answer fits
+ * `maxGroupBytes`, else groups of at most that many bytes each (a larger blob, up to `maxBlobBytes`,
+ * alone). A caller that handles each group before the next holds one group's blobs, not all of them.
+ */
+export async function* catBlobGroups(run: BoundedGitRun, oids: readonly string[], limits: CatLimits): AsyncGenerator<BlobGroup> {
 	if (oids.length === 0) {
-		return [];
+		return;
 	}
 	if (oids.some((oid) => !/^[0-9a-f]{40,64}$/.test(oid))) {
 		throw new Error('catBlobs reads object ids only');
 	}
 	const capped = (found: (CatResult | null)[]): (CatResult | TooLargeBlob | null)[] =>
 		found.map((blob) => (blob && blob.content.length > limits.maxBlobBytes ? { oid: blob.oid, tooLarge: blob.content.length } : blob));
+	let whole: (CatResult | null)[] | undefined;
 	try {
-		return capped(await catBatch((args, input) => run(args, input ?? '', limits.maxGroupBytes), oids, 'blob'));
+		whole = await catBatch((args, input) => run(args, input ?? '', limits.maxGroupBytes), oids, 'blob');
 	} catch (error) {
 		if (!outputTooLarge(error)) {
 			throw error;
 		}
 	}
+	if (whole) {
+		yield { oids: [...oids], found: capped(whole) };
+		return;
+	}
 	const check = await batchCheck((args, input) => run(args, input ?? '', Number.MAX_SAFE_INTEGER), oids);
-	const results: (CatResult | TooLargeBlob | null)[] = oids.map(() => null);
 	// Each group's answer is bounded by its own sizes (headers and newlines: 100 bytes a blob is more than they take).
-	const groups: { members: number[]; bytes: number }[] = [];
+	// A blob that is missing, not a blob, or too large joins the group it falls in, as what it is.
+	const groups: { members: { oid: string; known?: TooLargeBlob | null }[]; bytes: number }[] = [];
 	oids.forEach((oid, i) => {
 		const info = check[i];
-		if (!info || info.type !== 'blob') {
-			return;
-		}
-		const size = info.size;
-		if (size > limits.maxBlobBytes) {
-			results[i] = { oid, tooLarge: size };
-			return;
-		}
 		const last = groups[groups.length - 1];
-		if (last && last.bytes + size + 100 <= limits.maxGroupBytes) {
-			last.members.push(i);
-			last.bytes += size + 100;
+		if (!info || info.type !== 'blob' || info.size > limits.maxBlobBytes) {
+			const known = info?.type === 'blob' ? { oid, tooLarge: info.size } : null;
+			if (last) last.members.push({ oid, known });
+			else groups.push({ members: [{ oid, known }], bytes: 0 });
+		} else if (last && (last.bytes === 0 || last.bytes + info.size + 100 <= limits.maxGroupBytes)) {
+			last.members.push({ oid });
+			last.bytes += info.size + 100;
 		} else {
-			groups.push({ members: [i], bytes: size + 100 });
+			groups.push({ members: [{ oid }], bytes: info.size + 100 });
 		}
 	});
 	for (const { members, bytes } of groups) {
-		const found = await catBatch(
-			(args, input) => run(args, input ?? '', bytes),
-			members.map((i) => oids[i] as string),
-		);
-		members.forEach((i, k) => (results[i] = found[k] ?? null));
+		const read = members.filter((m) => m.known === undefined).map((m) => m.oid);
+		const found = await catBatch((args, input) => run(args, input ?? '', bytes), read);
+		let k = 0;
+		yield { oids: members.map((m) => m.oid), found: members.map((m) => (m.known === undefined ? (found[k++] ?? null) : m.known)) };
 	}
-	return results;
 }
 
 /** runGit's GitOutputTooLargeError, from this copy of the engine or another (by code and details, as `BatonError.is`). */

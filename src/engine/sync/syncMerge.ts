@@ -1,14 +1,16 @@
 /**
  * The pull's merge (docs/sync.md, "How it travels"): what the last fetch brought into
- * `refs/baton-remotes/<remote>/` is read under bounds, merged by union into the shared events and
- * derived into the tables in one write; teammates' checkpoints point at their shared trees. Run by
- * SyncService after its own fetch, and after one the pre-push/post-merge hooks did.
+ * `refs/baton-remotes/<remote>/` is read under bounds a group of batch files at a time, merged by
+ * union into the shared events and derived into the tables a page of events a write; teammates'
+ * checkpoints point at their shared trees. Run by SyncService after its own fetch, and after one the
+ * pre-push/post-merge hooks did.
  */
 import { sql } from 'drizzle-orm';
 import type { EngineContext } from '../context';
 import { isoTime } from '../ids';
 import type { BatonDb } from '../storage/capturingDrizzle';
 import { refuseIdentityClaims, warnOpinions } from './authority';
+import { pushAll } from '../arrays';
 import type { EventRefs } from './eventRefs';
 import type { WireEvent } from '../shared/sharedEvents';
 import { mergeWireEvents } from './mergeWire';
@@ -32,7 +34,12 @@ export interface MergeParts {
 	recordPending(): Promise<void>;
 	/** Events per write of the merge (`mergePageEvents`; tests make it small). */
 	pageEvents?: number | undefined;
+	/** Bytes of batch files read at a time (eventRefs.ts `pullGroupBytes`; tests make it small). */
+	groupBytes?: number | undefined;
 }
+
+/** How much a sync handles at a time (engine.ts `syncPageEvents`, `syncGroupBytes`): the export pages too. */
+export type SyncPaging = Pick<MergeParts, 'pageEvents' | 'groupBytes'>;
 
 /** Merges what the last fetch brought (also after a fetch the pre-push/post-merge hooks did). */
 export async function mergeFetched(parts: MergeParts, name: string): Promise<PullResult> {
@@ -55,15 +62,25 @@ export async function mergeFetched(parts: MergeParts, name: string): Promise<Pul
 		processed[ref] = oid;
 	}
 	const sharedTrees = await pulledSharedTrees(ctx, refs, name, state, tracking, processed);
-	const { events: read, refused: brokenLines, refusedRefs, bodies } = await refs.readBatches(ranges);
-	const { kept: wire, refused: claims } = refuseIdentityClaims(read, own);
+	const listed = await refs.listBatches(ranges);
 	// A refused ref is not taken as pulled: the next pull names it again, and reads it once it is mended.
-	refusedRefs.forEach((ref) => delete processed[ref]);
+	listed.refusedRefs.forEach((ref) => delete processed[ref]);
 	const transcripts = await parts.transcripts().import(name, state.pulled, tracking);
 	// What changed here first, so the merge below derives from every machine's events, ours too.
 	await parts.recordPending();
 	const nowMs = ctx.clock.now();
-	const result = await mergeInPages(ctx, wire, name, own, nowMs, bodies, sharedTrees, parts.pageEvents ?? mergePageEvents);
+	// The batches are read a group at a time, each merged before the next is read.
+	const brokenLines = [...listed.refused];
+	const claims: ReturnType<typeof refuseIdentityClaims>['refused'] = [];
+	const pages = async function* () {
+		for await (const group of refs.readBatchGroups(listed.blobs, parts.groupBytes)) {
+			pushAll(brokenLines, group.refused);
+			const { kept, refused } = refuseIdentityClaims(group.events, own);
+			pushAll(claims, refused);
+			yield { wire: kept, bodies: group.bodies };
+		}
+	};
+	const result = await mergeInPages(ctx, pages(), { name, own, nowMs, sharedTrees, pageEvents: parts.pageEvents ?? mergePageEvents });
 	for (const kind of result.projected.unknownKinds) {
 		ctx.log.warn(`sync: kept events of kind "${kind}" from remote "${name}" that this version does not show`);
 	}
@@ -109,32 +126,52 @@ const mergePageEvents = 20_000;
 type Merged = ReturnType<typeof mergeWireEvents>;
 type Projected = ReturnType<typeof projectEvents>;
 
+/** What the fetched batches bring a group at a time: their events (claims refused) and their bodies. */
+type WireGroups = AsyncIterable<{ wire: readonly WireEvent[]; bodies: ReadonlyMap<object, string> }>;
+
+/** The pages of `groups`, in order, `pageEvents` at most each, the last one marked (a group read ahead). */
+async function* pagesOf(
+	groups: WireGroups,
+	pageEvents: number,
+): AsyncGenerator<{ part: readonly WireEvent[]; bodies: ReadonlyMap<object, string>; last: boolean }> {
+	const iterator = groups[Symbol.asyncIterator]();
+	let current = await iterator.next();
+	if (current.done) {
+		// Nothing fetched: still one (empty) write, which applies the shared trees.
+		yield { part: [], bodies: new Map(), last: true };
+		return;
+	}
+	while (!current.done) {
+		const next = await iterator.next();
+		const { wire, bodies } = current.value;
+		const count = Math.max(1, Math.ceil(wire.length / pageEvents));
+		for (let page = 0; page < count; page++) {
+			yield { part: wire.slice(page * pageEvents, (page + 1) * pageEvents), bodies, last: Boolean(next.done) && page === count - 1 };
+		}
+		current = next;
+	}
+}
+
 /**
- * Merges and derives `wire` a page at a time, in order, each page one write: a page is to the tables
- * what a pull of those events alone would be (the projection reads the earlier pages' rows as it reads
- * an earlier pull's). A crash between pages leaves the first ones merged; the pull's marks move only
- * after the last, so the next pull reads the same events again and the union by id adds the rest.
- * Teammates' shared trees are applied in the last write, after every page's events; retractions in
- * each page's write and again in the last.
+ * Merges and derives what `groups` bring a page at a time, in order, each page one write: a page is to
+ * the tables what a pull of those events alone would be (the projection reads the earlier pages' rows
+ * as it reads an earlier pull's). The groups are read as the pages are written (the next read ahead,
+ * to know the last page): a pull holds a group's events, not every fetched one. A crash between pages
+ * leaves the first ones merged; the pull's marks move only after the last, so the next pull reads the
+ * same events again and the union by id adds the rest. Teammates' shared trees are applied in the last
+ * write, after every page's events; retractions in each page's write and again in the last.
  */
 async function mergeInPages(
 	ctx: EngineContext,
-	wire: readonly WireEvent[],
-	name: string,
-	own: string,
-	nowMs: number,
-	bodies: ReadonlyMap<object, string>,
-	sharedTrees: readonly SharedTreePair[],
-	pageEvents: number,
+	groups: WireGroups,
+	pull: { name: string; own: string; nowMs: number; sharedTrees: readonly SharedTreePair[]; pageEvents: number },
 ): Promise<{ merged: Merged; projected: Projected; dropped: number; taken: string[] }> {
+	const { name, own, nowMs, sharedTrees } = pull;
 	let merged: Merged | undefined;
 	let projected: Projected | undefined;
 	let dropped = 0;
 	const taken = new Set<string>();
-	const pages = Math.max(1, Math.ceil(wire.length / pageEvents));
-	for (let page = 0; page < pages; page++) {
-		const part = wire.slice(page * pageEvents, (page + 1) * pageEvents);
-		const last = page === pages - 1;
+	for await (const { part, bodies, last } of pagesOf(groups, pull.pageEvents)) {
 		const done = await ctx.store.write((db) => {
 			const m = mergeWireEvents(db, part, name, nowMs, bodies);
 			// The merged rows are the wire events as received: no need to read them back.

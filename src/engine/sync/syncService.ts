@@ -26,7 +26,7 @@ import { TranscriptSync } from './transcriptSync';
 import type { TranscriptArchive } from '../transcripts/transcriptArchive';
 import { TimelineSync } from './timelineSync';
 import { SyncExport } from './syncExport';
-import { mergeFetched, type MergeParts } from './syncMerge';
+import { mergeFetched, type MergeParts, type SyncPaging } from './syncMerge';
 import { sessionOrigins, type SessionOrigin } from './sessionOrigins';
 import { addPull, emptyPull, type PullResult } from './pullResult';
 import { fetchBatonRefs, pushRefs, remoteNames, remoteTransport, remoteUrl, type PushedRef, type RemoteTransport } from './remoteGit';
@@ -63,12 +63,11 @@ export class SyncService {
 		beforeExport: () => Promise<unknown>,
 		/** The engine's transcript archive (engine.ts: one rule for the agents' homes). */
 		private readonly openArchive: () => TranscriptArchive,
-		/** Events per page of an export and of a pull's merge (exportMark.ts, syncMerge.ts). */
-		pageEvents?: number,
+		paging: SyncPaging = {},
 	) {
 		const parts = { refs: () => this.refs, transcripts: () => this.transcripts, timeline: () => this.timeline };
-		this.exporter = new SyncExport(ctx, shadow, parts, beforeExport, pageEvents);
-		this.merging = { ctx, root: ctx.workspaceRoot, ...parts, recordPending: () => this.exporter.recordPending(), pageEvents };
+		this.exporter = new SyncExport(ctx, shadow, parts, beforeExport, paging.pageEvents);
+		this.merging = { ctx, root: ctx.workspaceRoot, ...parts, recordPending: () => this.exporter.recordPending(), ...paging };
 	}
 
 	private get root(): string {

@@ -85,3 +85,47 @@ test('a history pulled three events a write derives what its author holds, and a
 	);
 	assert.equal(after.sessions?.length, 8);
 });
+
+test('a pull reads the fetched batches a group at a time, each merged before the next is read, and derives what its author holds', async (t) => {
+	// Pages of three events push a batch file each; groups of one byte read each batch file alone.
+	const w = await syncWorld(t, { syncPageEvents: 3, syncGroupBytes: 1 });
+	await w.a.engine.sync.enable('origin');
+	await w.b.engine.sync.enable('origin');
+	const task = await w.a.engine.tasks.add({ title: 'the lexer', actor: 'test' });
+	for (let i = 0; i < 4; i++) await startEnd(w.a, `part ${i}`, `part ${i} done`, { scope: `task:${task.id}`, checkpoint: i === 1 });
+	const pushed = await w.a.engine.sync.export();
+	await w.a.engine.sync.push();
+
+	// What the pull does, in order: batch files read (`cat-file --batch`) and writes to the store.
+	const steps: string[] = [];
+	const shadow = w.b.engine.checkpoints.shadow;
+	const git = shadow.git.bind(shadow);
+	shadow.git = (async (args: readonly string[], options?: object) => {
+		if (args[0] === 'cat-file' && args[1] === '--batch') steps.push('read');
+		return git(args as string[], options as never);
+	}) as typeof shadow.git;
+	const store = w.b.engine.store;
+	const write = store.write.bind(store);
+	store.write = <T>(fn: (db: BatonDb) => T): Promise<T> => {
+		steps.push('write');
+		return write(fn);
+	};
+	let pulled;
+	try {
+		pulled = await w.b.engine.sync.pull();
+	} finally {
+		shadow.git = git;
+		store.write = write;
+	}
+	assert.equal(pulled.newEvents, pushed.events);
+	const reads = steps.filter((s) => s === 'read').length;
+	assert.ok(reads >= Math.ceil(pushed.events / 3), `a read per batch file (${reads} for ${pushed.events} events)`);
+	// Past the first read (the one that found everything too large to read at once), each later read
+	// comes after the writes of the group before it: the merge does not wait for every batch.
+	const firstWrite = steps.indexOf('write');
+	assert.ok(firstWrite > 0 && steps.lastIndexOf('read') > firstWrite, `reads and writes interleave: ${steps.join(' ')}`);
+	const mine = await derived(w.a);
+	const theirs = await derived(w.b);
+	for (const table of Object.keys(mine)) assert.deepEqual(theirs[table], mine[table], table);
+	assert.equal(theirs.sessions?.length, 4);
+});

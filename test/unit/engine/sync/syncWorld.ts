@@ -36,7 +36,10 @@ export function git(cwd: string, args: readonly string[], env: NodeJS.ProcessEnv
 	}).trim();
 }
 
-export async function syncWorld(t: TestContext, options: { url?: (bare: string) => string; syncPageEvents?: number } = {}): Promise<SyncWorld> {
+export async function syncWorld(
+	t: TestContext,
+	options: { url?: (bare: string) => string; syncPageEvents?: number; syncGroupBytes?: number } = {},
+): Promise<SyncWorld> {
 	const dir = tempDir(t, 'baton-sync-');
 	const bare = path.join(dir, 'remote.git');
 	git(dir, ['init', '-q', '--bare', bare]);
@@ -61,7 +64,10 @@ export async function syncWorld(t: TestContext, options: { url?: (bare: string) 
 	for (const root of [aRoot, bRoot]) {
 		fs.appendFileSync(path.join(root, '.git', 'info', 'exclude'), '.baton/\n');
 	}
-	const paged = options.syncPageEvents ? { syncPageEvents: options.syncPageEvents } : {};
+	const paged = {
+		...(options.syncPageEvents ? { syncPageEvents: options.syncPageEvents } : {}),
+		...(options.syncGroupBytes ? { syncGroupBytes: options.syncGroupBytes } : {}),
+	};
 	const a = await openTestEngine(t, { root: aRoot, clock: new FakeClock(Date.parse('2026-03-01T09:00:00.000Z')), ...paged });
 	const b = await openTestEngine(t, { root: bRoot, clock: new FakeClock(Date.parse('2026-03-01T09:00:00.500Z')), ...paged });
 	return { dir, bare, url, a, b };

@@ -160,15 +160,20 @@ export class SyncExport {
 		// sync that found nothing (the store's data version says so) is not compared again, and rows
 		// found by the read are written as they are when nothing changed before the write.
 		const found = await store.read((db) => ({ version: store.dataVersion, rows: this.pendingRecords(db) }));
-		if (found.rows.length === 0) {
-			return;
+		// A page a write, as the export: the first push of 100,000 sessions' history owed some 500,000
+		// record events, one journal record of about 400 MB in one write (V8's longest string is 512 MB).
+		let { version, rows } = found;
+		while (rows.length > 0) {
+			rows = await store.write((db) => {
+				const pending = store.dataVersion === version ? rows : pendingRecordEvents(db);
+				const page = pending.slice(0, this.pageEvents);
+				if (page.length > 0) {
+					write(db, page);
+				}
+				return pending.slice(page.length);
+			});
+			version = store.dataVersion;
 		}
-		await store.write((db) => {
-			const rows = store.dataVersion === found.version ? found.rows : pendingRecordEvents(db);
-			if (rows.length > 0) {
-				write(db, rows);
-			}
-		});
 	}
 
 	/** The records waiting to become events (recordEvents.ts), not compared again while the store has not changed since none were. */

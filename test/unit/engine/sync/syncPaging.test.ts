@@ -129,3 +129,36 @@ test('a pull reads the fetched batches a group at a time, each merged before the
 	for (const table of Object.keys(mine)) assert.deepEqual(theirs[table], mine[table], table);
 	assert.equal(theirs.sessions?.length, 4);
 });
+
+test('the records a sync owes the log become events a page a write', async (t) => {
+	const w = await syncWorld(t, { syncPageEvents: 3 });
+	await w.a.engine.sync.enable('origin');
+	await w.b.engine.sync.enable('origin');
+	for (let i = 0; i < 10; i++) await w.a.engine.tasks.add({ title: `task ${i}`, actor: 'test' });
+	const store = w.a.engine.store;
+	const count = (): number => Number(store.sqlite.exec("SELECT count(*) FROM shared_events WHERE kind = 'task.changed'")[0]?.values[0]?.[0]);
+	const before = count();
+	const write = store.write.bind(store);
+	const added: number[] = [];
+	store.write = <T>(fn: (db: BatonDb) => T): Promise<T> =>
+		write((db) => {
+			const at = count();
+			const result = fn(db);
+			added.push(count() - at);
+			return result;
+		});
+	try {
+		await w.a.engine.sync.export();
+	} finally {
+		store.write = write;
+	}
+	assert.equal(count() - before, 10, 'every task owed its event');
+	assert.deepEqual(
+		added.filter((n) => n > 0),
+		[3, 3, 3, 1],
+		'three events a write',
+	);
+	await w.a.engine.sync.push();
+	await w.b.engine.sync.pull();
+	assert.deepEqual((await derived(w.b)).tasks, (await derived(w.a)).tasks);
+});

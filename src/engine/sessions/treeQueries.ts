@@ -1,7 +1,7 @@
 /**
- * Narrow reads for the Session Chains tree, so its first level never decodes every session: one
- * aggregate per scope (counts, newest activity), the few sessions that have a parent, and the full
- * rows of only the scopes (or sessions) a view opens.
+ * Narrow reads for the Session Chains tree, so its first level never visits every session: a row per
+ * scope (counts, newest activity) from `session_scopes`, the labels of the scopes a page sends, the
+ * few sessions that have a parent, and the full rows of only the scopes (or sessions) a view opens.
  */
 import { asc, desc, inArray, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';

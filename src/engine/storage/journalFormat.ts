@@ -184,11 +184,14 @@ function isAllZero(buf: Buffer, from: number): boolean {
 
 let table: Uint32Array | undefined;
 
-/** zlib.crc32 where Node has it (≥ 20.15), else the same CRC-32 in JavaScript. */
-export function crc32(data: Uint8Array): number {
-	const native = (zlib as { crc32?: (d: Uint8Array) => number }).crc32;
+/**
+ * zlib.crc32 where Node has it (≥ 20.15), else the same CRC-32 in JavaScript. `previous` continues
+ * the checksum of the bytes before `data` (a file read in pieces).
+ */
+export function crc32(data: Uint8Array, previous = 0): number {
+	const native = (zlib as { crc32?: (d: Uint8Array, value?: number) => number }).crc32;
 	if (native) {
-		return native(data) >>> 0;
+		return native(data, previous) >>> 0;
 	}
 	if (!table) {
 		table = new Uint32Array(256);
@@ -200,7 +203,7 @@ export function crc32(data: Uint8Array): number {
 			table[n] = c >>> 0;
 		}
 	}
-	let crc = 0xffffffff;
+	let crc = (previous ^ 0xffffffff) >>> 0;
 	for (const byte of data) {
 		crc = (table[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8);
 	}

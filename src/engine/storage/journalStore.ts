@@ -47,7 +47,16 @@ interface StoreOptions {
 	lockTimeoutMs?: number;
 	/** Journal size past which `needsCompaction` turns true. */
 	compactAfterBytes?: number;
+	/** The largest snapshot whose predecessor a compaction keeps as `.prev` (tests make it small). */
+	keepPreviousUpTo?: number;
 }
+
+/**
+ * A compaction keeps the snapshot it replaces (and the journal that continues it) for `baton doctor
+ * --repair` while that costs little; past this size the store keeps no second full copy: the new
+ * snapshot is written atomically with its checksum, as SQLite trusts its own file (docs/architecture.md).
+ */
+const keepPreviousUpToDefault = 64 * 1024 * 1024;
 
 export const dbFileName = 'baton.db';
 
@@ -367,17 +376,26 @@ export class JournalStore {
 		this.statements.clear(); // export() frees every statement
 		const bytes = this.sqliteDb.export();
 		applyPragmas(this.sqliteDb);
-		// Keep the previous snapshot and the journal that continues it: `baton doctor --repair` can
-		// rebuild from them if the new snapshot is ever damaged.
-		if (fs.existsSync(this.journalFile)) {
+		// Keep the previous snapshot and the journal that continues it while they are small: `baton
+		// doctor --repair` can rebuild from them if the new snapshot is ever damaged.
+		const keepPrevious = bytes.length <= (this.options.keepPreviousUpTo ?? keepPreviousUpToDefault);
+		if (keepPrevious && fs.existsSync(this.journalFile)) {
 			preserveCopy(this.journalFile, `${this.journalFile}.prev`);
 		}
-		writeSnapshot(this.dbFile, bytes, true);
+		writeSnapshot(this.dbFile, bytes, keepPrevious);
 		this.journal.close();
 		atomicWriteFile(this.journalFile, encodeHeader(generation, this.seq));
 		this.generation = generation;
 		this.offset = headerSize;
-		this.options.log.info(`compacted ${this.dbFile} at sequence ${this.seq} (${bytes.length} bytes)`);
+		if (!keepPrevious) {
+			// Only once the new snapshot and its journal are in place: until then the old pair is the store.
+			for (const file of [`${this.dbFile}.prev`, `${this.journalFile}.prev`]) {
+				fs.rmSync(file, { force: true });
+			}
+		}
+		this.options.log.info(
+			`compacted ${this.dbFile} at sequence ${this.seq} (${bytes.length} bytes${keepPrevious ? '' : '; no previous snapshot kept at this size'})`,
+		);
 	}
 
 	private async applyMigrationsLocked(): Promise<void> {

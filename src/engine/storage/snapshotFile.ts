@@ -5,6 +5,7 @@
  * The sidecar lists the checksums of the new and the previous snapshot and is replaced before the
  * snapshot is renamed into place, so a crash between the two renames leaves a pair that still matches.
  */
+import fs from 'node:fs';
 import { BatonError } from '../errors';
 import { atomicWriteFile, preserveCopy, readIfExists } from './fsUtil';
 import { crc32 } from './journalFormat';
@@ -35,20 +36,48 @@ export function verifySnapshot(dbFile: string, bytes: Uint8Array): SnapshotVerdi
 }
 
 /**
- * Replace the snapshot with `bytes`, keeping the old one as `.prev` (what `baton doctor --repair`
- * falls back on). The sidecar goes first, the snapshot last.
+ * Replace the snapshot with `bytes`, keeping the old one as `.prev` when asked (what `baton doctor
+ * --repair` falls back on). The sidecar goes first, the snapshot last.
  */
 export function writeSnapshot(dbFile: string, bytes: Uint8Array, keepPrevious: boolean): void {
-	const current = readIfExists(dbFile);
+	const current = fileChecksum(dbFile);
 	const entries: SumEntry[] = [{ size: bytes.length, crc32: crc32(bytes) }];
 	if (current) {
-		entries.push({ size: current.length, crc32: crc32(current) });
+		entries.push(current);
 	}
 	atomicWriteFile(sumFileOf(dbFile), Buffer.from(JSON.stringify({ entries })));
 	if (current && keepPrevious) {
 		preserveCopy(dbFile, `${dbFile}.prev`);
 	}
 	atomicWriteFile(dbFile, bytes);
+}
+
+/**
+ * The size and CRC-32 of a file read a piece at a time (the snapshot being replaced can be hundreds of
+ * megabytes: never a second copy of it in memory). Undefined when there is no such file.
+ */
+function fileChecksum(file: string): SumEntry | undefined {
+	let fd: number;
+	try {
+		fd = fs.openSync(file, 'r');
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+			return undefined;
+		}
+		throw error;
+	}
+	try {
+		const piece = Buffer.allocUnsafe(4 * 1024 * 1024);
+		let size = 0;
+		let sum = 0;
+		for (let n = fs.readSync(fd, piece, 0, piece.length, null); n > 0; n = fs.readSync(fd, piece, 0, piece.length, null)) {
+			sum = crc32(piece.subarray(0, n), sum);
+			size += n;
+		}
+		return { size, crc32: sum };
+	} finally {
+		fs.closeSync(fd);
+	}
 }
 
 /** The recorded checksums; undefined when there is no sidecar, `damaged` when it cannot be parsed. */

@@ -10,13 +10,14 @@ import { tasks } from '../../../../src/engine/storage/schema';
 import { FakeClock, MemoryLogger, snapshotFiles, tempDir, taskRow } from '../../helpers';
 
 const clock = new FakeClock();
-const open = (dir: string) => JournalStore.open({ dir, clock, log: new MemoryLogger(), lockTimeoutMs: 3_000 });
+const open = (dir: string, keepPreviousUpTo?: number) =>
+	JournalStore.open({ dir, clock, log: new MemoryLogger(), lockTimeoutMs: 3_000, ...(keepPreviousUpTo !== undefined ? { keepPreviousUpTo } : {}) });
 const task = taskRow;
 const doctor = (dir: string, repair: boolean, acceptLoss?: (plan: RepairPlan) => boolean) =>
 	runDoctor({ dir, repair, clock, log: new MemoryLogger(), ...(acceptLoss ? { acceptLoss } : {}) });
 
-async function populate(dir: string, plan: ('write' | 'compact')[]): Promise<number> {
-	const store = await open(dir);
+async function populate(dir: string, plan: ('write' | 'compact')[], keepPreviousUpTo?: number): Promise<number> {
+	const store = await open(dir, keepPreviousUpTo);
 	let n = 0;
 	for (const step of plan) {
 		if (step === 'compact') {
@@ -128,6 +129,24 @@ void describe('baton doctor', () => {
 			'the copies it used are kept aside too',
 		);
 		assert.equal((await doctor(dir, false)).ok, true);
+	});
+
+	void it('says what a damaged snapshot costs when the store is past the size that keeps a previous one, and asks first', async (t) => {
+		const dir = tempDir(t);
+		const n = await populate(dir, ['write', 'write', 'compact', 'write'], 1);
+		assert.ok(!fs.existsSync(path.join(dir, 'baton.db.prev')));
+		const dbFile = path.join(dir, 'baton.db');
+		const bytes = fs.readFileSync(dbFile);
+		bytes.fill(0, 200, 600);
+		fs.writeFileSync(dbFile, bytes);
+		const before = snapshotFiles(dir);
+		let asked: RepairPlan | undefined;
+		const refused = await doctor(dir, true, (plan) => ((asked = plan), false));
+		assert.equal(asked?.base, 'empty', 'no copy to start from but nothing');
+		assert.ok((asked?.losses.length ?? 0) > 0 && asked?.recoveredSequence === 0, JSON.stringify(asked));
+		assert.equal(refused.ok, false);
+		assert.deepEqual(snapshotFiles(dir), before, 'nothing written without the loss accepted');
+		assert.equal(n, 3);
 	});
 
 	void it('drops only a torn tail, which open() would also drop', async (t) => {

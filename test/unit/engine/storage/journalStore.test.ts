@@ -10,7 +10,7 @@ import * as schema from '../../../../src/engine/storage/schema';
 import { tasks } from '../../../../src/engine/storage/schema';
 import { FakeClock, MemoryLogger, snapshotFiles, tempDir, taskRow } from '../../helpers';
 
-const open = (dir: string, log = new MemoryLogger(), extra: { compactAfterBytes?: number } = {}) =>
+const open = (dir: string, log = new MemoryLogger(), extra: { compactAfterBytes?: number; keepPreviousUpTo?: number } = {}) =>
 	JournalStore.open({ dir, clock: new FakeClock(), log, lockTimeoutMs: 3_000, ...extra });
 
 const task = taskRow;
@@ -56,6 +56,35 @@ void describe('journal store', () => {
 			}),
 		);
 		assert.equal((await store.read((db) => db.select().from(tasks).get()))?.title, 'task 1');
+	});
+
+	void it('keeps no second full copy past its size: the older one goes once the new snapshot is in place', async (t) => {
+		const dir = tempDir(t);
+		const dbFile = path.join(dir, 'baton.db');
+		const small = await open(dir);
+		await small.write((db) => db.insert(tasks).values(task(1)).run());
+		await small.compact();
+		assert.ok(fs.existsSync(`${dbFile}.prev`) && fs.existsSync(`${dbFile}.journal.prev`), 'a small store keeps its previous pair');
+		small.close();
+
+		const log = new MemoryLogger();
+		const large = await open(dir, log, { keepPreviousUpTo: 1 });
+		await large.write((db) => db.insert(tasks).values(task(2)).run());
+		await large.compact();
+		assert.ok(!fs.existsSync(`${dbFile}.prev`) && !fs.existsSync(`${dbFile}.journal.prev`), 'neither the previous snapshot nor its journal');
+		assert.ok(
+			log.lines.some((l) => l.message.includes('no previous snapshot kept')),
+			JSON.stringify(log.lines),
+		);
+		await large.write((db) => db.insert(tasks).values(task(3)).run());
+		large.close();
+
+		const again = await open(dir);
+		assert.deepEqual(await ids(again), ['T1', 'T2', 'T3'], 'the new snapshot verifies against its checksum and the journal continues it');
+		again.close();
+		// The journal's header still tells a deleted snapshot from a new store.
+		fs.rmSync(dbFile);
+		await assert.rejects(open(dir), (e: unknown) => BatonError.is(e, 'corruptDatabase') && e.message.includes('continues from record'));
 	});
 
 	void it('shares one database between instances, across compactions', async (t) => {

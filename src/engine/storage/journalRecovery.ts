@@ -14,6 +14,7 @@ import { atomicWriteFile, fsyncDir, preserveCopy, readIfExists, stampName } from
 import { damagedSumError, verifySnapshot, writeSnapshot } from './snapshotFile';
 import { decodeHeader, encodeHeader, headerSize, scanRecords, type JournalRecord } from './journalFormat';
 import { StatementCache } from './statementCache';
+import { SnapshotPages } from './snapshotPages';
 
 /** What recovery needs of the store's options: a clock for file names and a log for warnings. */
 interface RecoveryOptions {
@@ -27,6 +28,8 @@ export interface DiskState {
 	generation: string;
 	offset: number;
 	replayed: number;
+	/** The snapshot file SQLite reads from (snapshotPages.ts): closed with the database. */
+	pages?: SnapshotPages;
 }
 
 export function newGeneration(): string {
@@ -60,21 +63,22 @@ function readMeta(sqlite: Database): { seq: number; generation: string | undefin
 const sqliteMagic = Buffer.from('SQLite format 3\0', 'latin1');
 
 /**
- * Opens snapshot bytes as a database, or throws `corruptDatabase` naming the file. A sidecar that
- * cannot be read is damage too; only `baton doctor --repair` (which replaces the sidecar) may pass
- * `damagedSum: 'integrityCheck'` to fall back on SQLite's own check.
+ * Opens a snapshot — its bytes, or its file read a page at a time — as a database, or throws
+ * `corruptDatabase` naming the file. A sidecar that cannot be read is damage too; only `baton doctor
+ * --repair` (which replaces the sidecar) may pass `damagedSum: 'integrityCheck'` to fall back on
+ * SQLite's own check. The caller closes `source` when it is pages.
  */
 export function openSnapshot(
 	SQL: SqlJsStatic,
-	bytes: Buffer | undefined,
+	source: Buffer | SnapshotPages | undefined,
 	file: string,
 	sumOf: string = file,
 	damagedSum: 'refuse' | 'integrityCheck' = 'refuse',
 ): { sqlite: Database; seq: number; generation: string | undefined } {
-	if (bytes && (bytes.length < 100 || !bytes.subarray(0, 16).equals(sqliteMagic))) {
+	if (source && (source.length < 100 || !Buffer.from(source.subarray(0, 16)).equals(sqliteMagic))) {
 		throw new BatonError('corruptDatabase', `${file} is not a SQLite database; run \`baton doctor\``, { file });
 	}
-	let verdict = bytes ? verifySnapshot(sumOf, bytes) : 'verified';
+	let verdict = source ? verifySnapshot(sumOf, source) : 'verified';
 	if (verdict === 'sumDamaged') {
 		if (damagedSum === 'refuse') {
 			throw damagedSumError(sumOf);
@@ -86,7 +90,8 @@ export function openSnapshot(
 	}
 	let sqlite: Database | undefined;
 	try {
-		sqlite = new SQL.Database(bytes);
+		// MEMFS takes the pages as the file's contents (snapshotPages.ts); bytes it copies or keeps.
+		sqlite = new SQL.Database(source as Buffer | undefined);
 		if (verdict === 'unlisted') {
 			// No checksum to trust (a snapshot from elsewhere): let SQLite read every page once.
 			const check = String(sqlite.exec('PRAGMA quick_check')[0]?.values[0]?.[0] ?? '');
@@ -104,6 +109,29 @@ export function openSnapshot(
 			throw error;
 		}
 		throw new BatonError('corruptDatabase', `${file} cannot be read (${(error as Error).message}); run \`baton doctor\``, { file });
+	}
+}
+
+/**
+ * The store's snapshot opened read a page at a time where the platform allows it (snapshotPages.ts),
+ * else read whole. `pages` is set only when the database reads from them.
+ */
+export function openStoreSnapshot(
+	SQL: SqlJsStatic,
+	dbFile: string,
+): { snap: ReturnType<typeof openSnapshot>; exists: boolean; pages: SnapshotPages | undefined } {
+	const pages = SnapshotPages.supported() ? SnapshotPages.open(dbFile) : undefined;
+	const source = pages ?? readIfExists(dbFile);
+	try {
+		const snap = openSnapshot(SQL, source, dbFile);
+		if (pages && !pages.adopted) {
+			pages.close(); // this sql.js copied the file instead: the database holds it whole
+			return { snap, exists: true, pages: undefined };
+		}
+		return { snap, exists: source !== undefined, pages };
+	} catch (error) {
+		pages?.close();
+		throw error;
 	}
 }
 
@@ -152,37 +180,37 @@ function applyRecord(sqlite: Database, record: JournalRecord, file: string, stat
  */
 export function loadFromDisk(SQL: SqlJsStatic, dbFile: string, options: RecoveryOptions, locked: boolean): DiskState {
 	const journalFile = `${dbFile}.journal`;
-	const snapshotBytes = readIfExists(dbFile);
-	const snap = openSnapshot(SQL, snapshotBytes, dbFile);
+	const { snap, exists: snapshotExists, pages } = openStoreSnapshot(SQL, dbFile);
 	const sqlite = snap.sqlite;
 	try {
 		const journal = readIfExists(journalFile);
-		const absence = journalAbsence(snapshotBytes !== undefined, journal, journalFile);
+		const absence = journalAbsence(snapshotExists, journal, journalFile);
 		if (absence) {
 			throw absence;
 		}
 		if (!journal) {
-			return createWorkspace(sqlite, snap.seq, dbFile, locked);
+			return { ...createWorkspace(sqlite, snap.seq, dbFile, locked), ...(pages ? { pages } : {}) };
 		}
 		const { header, scan } = readJournal(journal, journalFile);
-		checkJournalComplete(dbFile, snapshotBytes !== undefined, header.acknowledged, snap.seq, scan);
-		if (!snapshotBytes && locked) {
+		checkJournalComplete(dbFile, snapshotExists, header.acknowledged, snap.seq, scan);
+		if (!snapshotExists && locked) {
 			// A workspace from before the creation snapshot: record its start now (sequence 0 of this
 			// journal's generation) so that losing the journal later is detected.
 			writeMeta(sqlite, 0, header.generation);
 			writeSnapshot(dbFile, sqlite.export(), false);
 			applyPragmas(sqlite);
 		}
-		if (snapshotBytes && header.generation !== snap.generation) {
-			return restartStaleJournal(snap, dbFile, journal, scan, options, locked);
+		if (snapshotExists && header.generation !== snap.generation) {
+			return { ...restartStaleJournal(snap, dbFile, journal, scan, options, locked), ...(pages ? { pages } : {}) };
 		}
 		const { seq, replayed } = replayJournal(sqlite, scan.records, snap.seq, journalFile);
 		if (scan.tail === 'torn' && locked) {
 			setTornTailAside(journalFile, journal.subarray(scan.validEnd), scan.validEnd, options);
 		}
-		return { sqlite, seq, generation: header.generation, offset: scan.validEnd, replayed };
+		return { sqlite, seq, generation: header.generation, offset: scan.validEnd, replayed, ...(pages ? { pages } : {}) };
 	} catch (error) {
 		sqlite.close();
+		pages?.close();
 		throw error;
 	}
 }

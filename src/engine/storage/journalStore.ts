@@ -22,7 +22,18 @@ import { mkdirPrivate } from '../workspace';
 import { atomicWriteFile, preserveCopy } from './fsUtil';
 import { writeSnapshot } from './snapshotFile';
 import { encodeHeader, encodeRecord, headerSize, scanRecords, type JournalParam, type JournalRecord } from './journalFormat';
-import { applyPragmas, loadFromDisk, newGeneration, readRange, replayRecord, setTornTailAside, writeMeta, type DiskState } from './journalRecovery';
+import {
+	applyPragmas,
+	loadFromDisk,
+	newGeneration,
+	openStoreSnapshot,
+	readRange,
+	replayRecord,
+	setTornTailAside,
+	writeMeta,
+	type DiskState,
+} from './journalRecovery';
+import type { SnapshotPages } from './snapshotPages';
 import { LockFile } from './lockFile';
 import { OpenJournal } from './openJournal';
 import { StatementCache } from './statementCache';
@@ -66,6 +77,8 @@ export class JournalStore {
 	/** Its timeout is changed only by a hook bounding its wait by its budget (docs/daemon.md). */
 	readonly lock: LockFile;
 	private sqliteDb: Database;
+	/** The snapshot file the database reads from, when it does (snapshotPages.ts). */
+	private pages: SnapshotPages | undefined;
 	private drizzleDb: BatonDb;
 	private statements!: StatementCache;
 	private seq: number;
@@ -94,6 +107,7 @@ export class JournalStore {
 		this.journal = new OpenJournal(this.journalFile);
 		this.lock = new LockFile(`${this.dbFile}.lock`, options.lockTimeoutMs);
 		this.sqliteDb = state.sqlite;
+		this.pages = state.pages;
 		this.seq = state.seq;
 		this.generation = state.generation;
 		this.offset = state.offset;
@@ -227,6 +241,7 @@ export class JournalStore {
 			this.journal.close();
 			this.lock.dispose();
 			this.sqliteDb.close();
+			this.pages?.close();
 		}
 	}
 
@@ -360,7 +375,9 @@ export class JournalStore {
 		this.journal.close();
 		const state = loadFromDisk(this.SQL, this.dbFile, this.options, true);
 		this.sqliteDb.close();
+		this.pages?.close();
 		this.sqliteDb = state.sqlite;
+		this.pages = state.pages;
 		this.drizzleDb = this.wrap(state.sqlite);
 		this.seq = state.seq;
 		this.generation = state.generation;
@@ -396,6 +413,33 @@ export class JournalStore {
 		this.options.log.info(
 			`compacted ${this.dbFile} at sequence ${this.seq} (${bytes.length} bytes${keepPrevious ? '' : '; no previous snapshot kept at this size'})`,
 		);
+		this.reopenOnSnapshotLocked();
+	}
+
+	/**
+	 * Go on from the snapshot just written, read a page at a time: the pages written since the last one
+	 * (or the whole database, for a store that started in memory) are no longer held. Where the file
+	 * cannot be read that way the database goes on in memory, as it is.
+	 */
+	private reopenOnSnapshotLocked(): void {
+		let reopened: ReturnType<typeof openStoreSnapshot>;
+		try {
+			reopened = openStoreSnapshot(this.SQL, this.dbFile);
+		} catch (error) {
+			this.options.log.warn(`kept the database in memory after compacting: ${(error as Error).message}`);
+			return;
+		}
+		if (!reopened.pages || reopened.snap.seq !== this.seq || reopened.snap.generation !== this.generation) {
+			reopened.snap.sqlite.close();
+			reopened.pages?.close();
+			return;
+		}
+		this.statements.clear();
+		this.sqliteDb.close();
+		this.pages?.close();
+		this.sqliteDb = reopened.snap.sqlite;
+		this.pages = reopened.pages;
+		this.drizzleDb = this.wrap(reopened.snap.sqlite);
 	}
 
 	private async applyMigrationsLocked(): Promise<void> {

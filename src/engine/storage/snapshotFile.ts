@@ -22,8 +22,11 @@ export function sumFileOf(dbFile: string): string {
 	return `${dbFile}.sum`;
 }
 
-/** Does `bytes` match a checksum recorded for this snapshot? `unlisted`: no sidecar to say. */
-export function verifySnapshot(dbFile: string, bytes: Uint8Array): SnapshotVerdict {
+/**
+ * Does the snapshot match a checksum recorded for it? `unlisted`: no sidecar to say. `snapshot` is its
+ * bytes, or its file read a piece at a time (snapshotPages.ts).
+ */
+export function verifySnapshot(dbFile: string, snapshot: Uint8Array | { checksum(): SumEntry }): SnapshotVerdict {
 	const entries = readEntries(sumFileOf(dbFile));
 	if (entries === 'damaged') {
 		return 'sumDamaged';
@@ -31,8 +34,8 @@ export function verifySnapshot(dbFile: string, bytes: Uint8Array): SnapshotVerdi
 	if (!entries) {
 		return 'unlisted';
 	}
-	const sum = crc32(bytes);
-	return entries.some((e) => e.size === bytes.length && e.crc32 === sum) ? 'verified' : 'mismatch';
+	const { size, crc32: sum } = snapshot instanceof Uint8Array ? { size: snapshot.length, crc32: crc32(snapshot) } : snapshot.checksum();
+	return entries.some((e) => e.size === size && e.crc32 === sum) ? 'verified' : 'mismatch';
 }
 
 /**

@@ -1,0 +1,183 @@
+/**
+ * The snapshot as sql.js's in-memory file system sees it, read from disk a piece at a time.
+ *
+ * sql.js keeps a database as a file of its in-memory file system (Emscripten's MEMFS), whose contents
+ * are one typed array: opening a 250 MB snapshot meant reading all of it into memory, and a process
+ * holding the store never went below that. MEMFS touches a file's contents through four members only —
+ * `slice` once when the file is created, `length` (its capacity), `subarray(from, to)` to read and
+ * `set(bytes, at)` to write — so this object stands in for the array: reads come from the snapshot file
+ * (the operating system's page cache keeps it warm), and the pages SQLite writes are kept here, 4 KB
+ * each, until the next compaction writes a new snapshot and the store reopens on it. The memory a
+ * process holds is then SQLite's page cache and the pages written since the last compaction.
+ *
+ * The snapshot is never written in place (compaction and repair replace it by rename), so the open
+ * descriptor reads the snapshot this process opened even after another process replaced it.
+ *
+ * Should MEMFS ever replace the contents by a plain array (a truncation copies the file into one), the
+ * database goes on from that copy, in memory: correct, only not lazy. Where MEMFS does not take this
+ * object at all (`adopted` stays false after the database opens), the caller reads the file instead.
+ */
+import fs from 'node:fs';
+import { crc32 } from './journalFormat';
+
+const pageBytes = 4096;
+
+export class SnapshotPages {
+	/** Pages written since the snapshot was opened, by page number. */
+	private readonly written = new Map<number, Buffer>();
+	private scratch = Buffer.allocUnsafe(64 * 1024);
+	private used: number;
+	private fd: number | undefined;
+	/** True once MEMFS took this object as the file's contents. */
+	adopted = false;
+
+	private constructor(
+		fd: number,
+		private readonly fileSize: number,
+	) {
+		this.fd = fd;
+		this.used = fileSize;
+	}
+
+	/** The snapshot `file` opened for reading, or undefined when there is none. */
+	static open(file: string): SnapshotPages | undefined {
+		let fd: number;
+		try {
+			fd = fs.openSync(file, 'r');
+		} catch (error) {
+			if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+				return undefined;
+			}
+			throw error;
+		}
+		try {
+			return new SnapshotPages(fd, fs.fstatSync(fd).size);
+		} catch (error) {
+			fs.closeSync(fd);
+			throw error;
+		}
+	}
+
+	/** Reading a file whose descriptor stays open is what makes this lazy: not on Windows, where an open file cannot be replaced by rename. */
+	static supported(): boolean {
+		return process.platform !== 'win32';
+	}
+
+	/** The snapshot file's size (what it held when opened). */
+	get size(): number {
+		return this.fileSize;
+	}
+
+	/** Bytes of memory held for written pages. */
+	get heldBytes(): number {
+		return this.written.size * pageBytes;
+	}
+
+	/** MEMFS's capacity check: before adoption the file's size (what it writes at creation), then room for any growth. */
+	get length(): number {
+		return this.adopted ? Number.MAX_SAFE_INTEGER : this.used;
+	}
+
+	/** MEMFS's "first write to an empty file": the whole file, taken as it is. */
+	slice(from = 0, to = this.used): this {
+		if (this.adopted || from !== 0 || to !== this.used) {
+			throw new Error(`snapshot pages: unexpected slice(${from}, ${to}) of ${this.used} bytes`);
+		}
+		this.adopted = true;
+		return this;
+	}
+
+	/** MEMFS's read: a view valid until the next call (MEMFS copies it into SQLite's buffer at once). */
+	subarray(from: number, to: number): Buffer {
+		const length = Math.max(0, to - from);
+		if (this.scratch.length < length) {
+			this.scratch = Buffer.allocUnsafe(Math.max(length, this.scratch.length * 2));
+		}
+		this.read(this.scratch, 0, from, length);
+		return this.scratch.subarray(0, length);
+	}
+
+	/** MEMFS's write: the bytes land in this process's copies of the pages they touch. */
+	set(bytes: Uint8Array, at = 0): void {
+		let done = 0;
+		while (done < bytes.length) {
+			const position = at + done;
+			const index = Math.floor(position / pageBytes);
+			const within = position - index * pageBytes;
+			const n = Math.min(pageBytes - within, bytes.length - done);
+			let page = this.written.get(index);
+			if (!page) {
+				page = Buffer.alloc(pageBytes);
+				if (within !== 0 || n !== pageBytes) {
+					this.read(page, 0, index * pageBytes, pageBytes);
+				}
+				this.written.set(index, page);
+			}
+			page.set(bytes.subarray(done, done + n), within);
+			done += n;
+		}
+		this.used = Math.max(this.used, at + bytes.length);
+	}
+
+	/** The size and CRC-32 of the snapshot file, read a piece at a time. */
+	checksum(): { size: number; crc32: number } {
+		const piece = Buffer.allocUnsafe(4 * 1024 * 1024);
+		let sum = 0;
+		for (let at = 0; at < this.fileSize;) {
+			const n = fs.readSync(this.descriptor(), piece, 0, Math.min(piece.length, this.fileSize - at), at);
+			if (n === 0) {
+				break;
+			}
+			sum = crc32(piece.subarray(0, n), sum);
+			at += n;
+		}
+		return { size: this.fileSize, crc32: sum };
+	}
+
+	close(): void {
+		if (this.fd !== undefined) {
+			fs.closeSync(this.fd);
+			this.fd = undefined;
+		}
+		this.written.clear();
+	}
+
+	/** `length` bytes at `position` of the file as written so far into `out` at `offset`; past the end, zeros. */
+	private read(out: Buffer, offset: number, position: number, length: number): void {
+		let done = 0;
+		while (done < length) {
+			const index = Math.floor((position + done) / pageBytes);
+			const page = this.written.get(index);
+			const within = position + done - index * pageBytes;
+			if (page) {
+				const n = Math.min(pageBytes - within, length - done);
+				page.copy(out, offset + done, within, within + n);
+				done += n;
+				continue;
+			}
+			// A run of pages this process has not written: one read from the file.
+			let end = Math.min(length, done + pageBytes - within);
+			while (end < length && !this.written.has(Math.floor((position + end) / pageBytes))) {
+				end = Math.min(length, end + pageBytes);
+			}
+			const fromFile = Math.max(0, Math.min(position + end, this.fileSize) - (position + done));
+			let got = 0;
+			while (got < fromFile) {
+				const n = fs.readSync(this.descriptor(), out, offset + done + got, fromFile - got, position + done + got);
+				if (n === 0) {
+					break;
+				}
+				got += n;
+			}
+			out.fill(0, offset + done + got, offset + end);
+			done = end;
+		}
+	}
+
+	private descriptor(): number {
+		if (this.fd === undefined) {
+			throw new Error('snapshot pages: read after close');
+		}
+		return this.fd;
+	}
+}

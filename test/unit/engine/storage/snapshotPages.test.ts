@@ -1,0 +1,137 @@
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import v8 from 'node:v8';
+import vm from 'node:vm';
+import { describe, it } from 'node:test';
+import { eq } from 'drizzle-orm';
+import { JournalStore } from '../../../../src/engine/storage/journalStore';
+import { SnapshotPages } from '../../../../src/engine/storage/snapshotPages';
+import { tasks } from '../../../../src/engine/storage/schema';
+import { FakeClock, MemoryLogger, tempDir, taskRow } from '../../helpers';
+
+const open = (dir: string) => JournalStore.open({ dir, clock: new FakeClock(), log: new MemoryLogger(), lockTimeoutMs: 3_000 });
+
+v8.setFlagsFromString('--expose_gc');
+const gc = vm.runInNewContext('gc') as () => void;
+
+/** Bytes held in ArrayBuffers (where sql.js keeps a database it read whole) after a full collection. */
+function heldBuffers(): number {
+	gc();
+	gc();
+	return process.memoryUsage().arrayBuffers;
+}
+
+async function taskIds(store: JournalStore): Promise<string[]> {
+	return store.read((db) =>
+		db
+			.select({ id: tasks.id })
+			.from(tasks)
+			.all()
+			.map((r) => r.id),
+	);
+}
+
+async function seed(dir: string, count: number, titleBytes: number): Promise<void> {
+	const store = await open(dir);
+	for (let from = 1; from <= count; from += 2_000) {
+		await store.write((db) => {
+			for (let n = from; n < Math.min(count + 1, from + 2_000); n++) {
+				db.insert(tasks)
+					.values({ ...taskRow(n), title: `task ${n} ${'x'.repeat(titleBytes)}` })
+					.run();
+			}
+		});
+	}
+	await store.compact();
+	store.close();
+}
+
+void describe('the snapshot read a page at a time', { skip: !SnapshotPages.supported() && 'Windows reads the snapshot whole' }, () => {
+	void it('opens a 20 MB store without holding it, and writes, compacts and reopens on the new snapshot', async (t) => {
+		const dir = tempDir(t);
+		await seed(dir, 6_000, 3_500);
+		const size = fs.statSync(path.join(dir, 'baton.db')).size;
+		assert.ok(size > 20_000_000, `a snapshot of ${size} bytes`);
+
+		const before = heldBuffers();
+		const store = await open(dir);
+		t.after(() => store.close());
+		assert.equal((await taskIds(store)).length, 6_000, 'every row readable');
+		const held = heldBuffers() - before;
+		assert.ok(held < size / 4, `the open store holds ${held} bytes of buffers for a ${size}-byte snapshot`);
+
+		await store.write((db) => db.insert(tasks).values(taskRow(6_001)).run());
+		await store.write((db) => db.delete(tasks).where(eq(tasks.id, 'T7')).run());
+		await store.compact();
+		const afterCompaction = heldBuffers() - before;
+		assert.ok(afterCompaction < size / 4, `after compacting it holds ${afterCompaction} bytes`);
+		const ids = await taskIds(store);
+		assert.equal(ids.length, 6_000);
+		assert.ok(ids.includes('T6001') && !ids.includes('T7'));
+
+		const other = await open(dir);
+		t.after(() => other.close());
+		assert.deepEqual((await taskIds(other)).sort(), [...ids].sort(), 'another instance reads the same store');
+	});
+
+	void it('stays right when a transaction that spilled to the file rolls back (SQLite truncates the file)', async (t) => {
+		const dir = tempDir(t);
+		await seed(dir, 500, 100);
+		const store = await open(dir);
+		t.after(() => store.close());
+		// Far more than SQLite's 2 MB page cache: its pages spill to the file, and the rollback cuts the file back.
+		await assert.rejects(
+			store.write((db) => {
+				for (let n = 1_000; n < 9_000; n++) {
+					db.insert(tasks)
+						.values({ ...taskRow(n), title: 'y'.repeat(1_000) })
+						.run();
+				}
+				throw new Error('changed my mind');
+			}),
+			/changed my mind/,
+		);
+		assert.equal((await taskIds(store)).length, 500);
+		await store.write((db) => db.insert(tasks).values(taskRow(501)).run());
+		await store.compact();
+		store.close();
+		const again = await open(dir);
+		t.after(() => again.close());
+		assert.equal((await taskIds(again)).length, 501);
+	});
+
+	void it('reads what was written over the file, across pages, and past its end', (t) => {
+		const dir = tempDir(t);
+		const file = path.join(dir, 'f');
+		const original = Buffer.alloc(3 * 4096 + 100);
+		for (let i = 0; i < original.length; i++) original[i] = i % 251;
+		fs.writeFileSync(file, original);
+		const pages = SnapshotPages.open(file) as SnapshotPages;
+		t.after(() => pages.close());
+		assert.equal(pages.length, original.length);
+		assert.equal(pages.slice(0, original.length), pages);
+		assert.ok(pages.adopted && pages.length > original.length, 'room to grow once adopted');
+
+		const expected = Buffer.concat([original, Buffer.alloc(2 * 4096)]);
+		const write = (bytes: Buffer, at: number) => {
+			pages.set(bytes, at);
+			bytes.copy(expected, at);
+		};
+		write(Buffer.alloc(4096, 7), 4096); // a whole page
+		write(Buffer.from('across a page boundary'), 2 * 4096 - 5); // part of two pages
+		write(Buffer.alloc(300, 9), 3 * 4096 + 50); // the last, short page, growing the file
+		write(Buffer.alloc(10, 3), 4 * 4096 + 20); // past the end: the gap reads as zeros
+		const length = 4 * 4096 + 30;
+		assert.deepEqual(Buffer.from(pages.subarray(0, length)), expected.subarray(0, length));
+		for (const [from, to] of [
+			[4090, 4100],
+			[2 * 4096 - 10, 2 * 4096 + 40],
+			[3 * 4096, 4 * 4096 + 25],
+			[100, 101],
+		] as const) {
+			assert.deepEqual(Buffer.from(pages.subarray(from, to)), expected.subarray(from, to), `bytes ${from}–${to}`);
+		}
+		assert.deepEqual(pages.checksum().size, original.length, 'the checksum is the file’s');
+	});
+});

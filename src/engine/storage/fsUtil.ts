@@ -24,10 +24,10 @@ export function readAll(fd: number, bytes: Buffer): number {
  * Write a file so that a crash leaves either the old or the new content: tmp, fsync, rename, fsync dir.
  * The temp file is created afresh with `mode` (Baton's files are private), so the file renamed into
  * place has it already. `bytes` may come in pieces (a body and its trailer, written without joining
- * them); `durable: false` leaves out both fsyncs, for a file whose durable step is another's (a kill
+ * them, or a database read a piece at a time); `durable: false` leaves out both fsyncs, for a file whose durable step is another's (a kill
  * still leaves the old or the new, a power cut may leave neither).
  */
-export function atomicWriteFile(file: string, bytes: Uint8Array | readonly Uint8Array[], mode = privateFileMode, durable = true): void {
+export function atomicWriteFile(file: string, bytes: Uint8Array | Iterable<Uint8Array>, mode = privateFileMode, durable = true): void {
 	const tmp = `${file}.tmp-${process.pid}`;
 	fs.rmSync(tmp, { force: true }); // A leftover of a dead process with this pid would keep its mode.
 	removeStaleTempsOnce(file);

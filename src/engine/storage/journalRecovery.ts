@@ -116,10 +116,7 @@ export function openSnapshot(
  * The store's snapshot opened read a page at a time where the platform allows it (snapshotPages.ts),
  * else read whole. `pages` is set only when the database reads from them.
  */
-export function openStoreSnapshot(
-	SQL: SqlJsStatic,
-	dbFile: string,
-): { snap: ReturnType<typeof openSnapshot>; exists: boolean; pages: SnapshotPages | undefined } {
+function openStoreSnapshot(SQL: SqlJsStatic, dbFile: string): { snap: ReturnType<typeof openSnapshot>; exists: boolean; pages: SnapshotPages | undefined } {
 	const pages = SnapshotPages.supported() ? SnapshotPages.open(dbFile) : undefined;
 	const source = pages ?? readIfExists(dbFile);
 	try {
@@ -189,7 +186,8 @@ export function loadFromDisk(SQL: SqlJsStatic, dbFile: string, options: Recovery
 			throw absence;
 		}
 		if (!journal) {
-			return { ...createWorkspace(sqlite, snap.seq, dbFile, locked), ...(pages ? { pages } : {}) };
+			const created = createWorkspace(sqlite, snap.seq, dbFile, locked);
+			return pages ? { ...created, pages } : fromCreatedSnapshot(SQL, dbFile, created);
 		}
 		const { header, scan } = readJournal(journal, journalFile);
 		checkJournalComplete(dbFile, snapshotExists, header.acknowledged, snap.seq, scan);
@@ -216,6 +214,23 @@ export function loadFromDisk(SQL: SqlJsStatic, dbFile: string, options: Recovery
 }
 
 type JournalScan = ReturnType<typeof scanRecords>;
+
+/**
+ * A store just created goes on from its first snapshot read a page at a time, as every later open
+ * does: what it writes is then held only until a compaction (snapshotPages.ts).
+ */
+function fromCreatedSnapshot(SQL: SqlJsStatic, dbFile: string, created: DiskState): DiskState {
+	if (!SnapshotPages.supported() || !fs.existsSync(dbFile)) {
+		return created;
+	}
+	const reopened = openStoreSnapshot(SQL, dbFile);
+	if (!reopened.pages) {
+		reopened.snap.sqlite.close();
+		return created;
+	}
+	created.sqlite.close();
+	return { ...created, sqlite: reopened.snap.sqlite, pages: reopened.pages };
+}
 
 /**
  * A fresh workspace. The empty snapshot marks it as created: from then on a journal that

@@ -1,5 +1,6 @@
 /**
- * The durable workspace database: sql.js in memory, a snapshot file, and an append-only journal.
+ * The durable workspace database: sql.js over a snapshot file it reads a page at a time (snapshotPages.ts),
+ * and an append-only journal.
  *
  * - A write runs as one SQLite transaction; the statements drizzle executes are captured and appended
  *   to the journal as one checksummed record, fdatasync'd (with the others of its group commit) before
@@ -22,17 +23,7 @@ import { mkdirPrivate } from '../workspace';
 import { atomicWriteFile, preserveCopy } from './fsUtil';
 import { writeSnapshot } from './snapshotFile';
 import { encodeHeader, encodeRecord, headerSize, scanRecords, type JournalParam, type JournalRecord } from './journalFormat';
-import {
-	applyPragmas,
-	loadFromDisk,
-	newGeneration,
-	openStoreSnapshot,
-	readRange,
-	replayRecord,
-	setTornTailAside,
-	writeMeta,
-	type DiskState,
-} from './journalRecovery';
+import { applyPragmas, loadFromDisk, newGeneration, readRange, replayRecord, setTornTailAside, writeMeta, type DiskState } from './journalRecovery';
 import type { SnapshotPages } from './snapshotPages';
 import { LockFile } from './lockFile';
 import { OpenJournal } from './openJournal';
@@ -60,7 +51,16 @@ interface StoreOptions {
 	compactAfterBytes?: number;
 	/** The largest snapshot whose predecessor a compaction keeps as `.prev` (tests make it small). */
 	keepPreviousUpTo?: number;
+	/** Memory held for pages written since the snapshot past which a write compacts once it is durable (tests make it small). */
+	compactAfterWrittenBytes?: number;
 }
+
+/**
+ * The pages written since the last snapshot are held in memory (snapshotPages.ts): a long run of
+ * writes (an import, the first sync's record events) compacts once they pass this, so what a process
+ * holds stays bounded whatever it writes.
+ */
+const compactAfterWrittenBytesDefault = 64 * 1024 * 1024;
 
 /**
  * A compaction keeps the snapshot it replaces (and the journal that continues it) for `baton doctor
@@ -275,11 +275,23 @@ export class JournalStore {
 		try {
 			this.catchUpLocked();
 			await commitBatchLocked(this.host, batch, company);
+			if (this.pages && this.pages.writtenBytes > (this.options.compactAfterWrittenBytes ?? compactAfterWrittenBytesDefault)) {
+				this.compactHeldPagesLocked();
+			}
 		} catch (error) {
 			// Nothing of the batch is durable (or in memory): every caller still waiting hears why.
 			batch.forEach((w) => w.reject(error));
 		} finally {
 			this.lock.release();
+		}
+	}
+
+	/** The batch is durable and answered: a failed compaction here costs only memory, so it is said, not thrown. */
+	private compactHeldPagesLocked(): void {
+		try {
+			this.compactLocked();
+		} catch (error) {
+			this.options.log.warn(`could not compact ${this.dbFile} to free the pages written since its snapshot: ${(error as Error).message}`);
 		}
 	}
 
@@ -389,13 +401,21 @@ export class JournalStore {
 
 	private compactLocked(): void {
 		const generation = newGeneration();
+		const writesBefore = this.pages?.writes ?? 0;
 		writeMeta(this.sqliteDb, this.seq, generation);
 		this.statements.clear(); // export() frees every statement
-		const bytes = this.sqliteDb.export();
-		applyPragmas(this.sqliteDb);
+		// Pages that saw the meta's write are what SQLite writes to (never replaced by a copy in
+		// memory, snapshotPages.ts): the snapshot is written from them a piece at a time. Otherwise
+		// sql.js exports the whole database into one buffer.
+		const pages = this.pages && this.pages.writes > writesBefore ? this.pages : undefined;
+		const bytes = pages ? () => pages.contents() : this.sqliteDb.export();
+		const size = pages ? pages.size : (bytes as Uint8Array).length;
+		if (!pages) {
+			applyPragmas(this.sqliteDb);
+		}
 		// Keep the previous snapshot and the journal that continues it while they are small: `baton
 		// doctor --repair` can rebuild from them if the new snapshot is ever damaged.
-		const keepPrevious = bytes.length <= (this.options.keepPreviousUpTo ?? keepPreviousUpToDefault);
+		const keepPrevious = size <= (this.options.keepPreviousUpTo ?? keepPreviousUpToDefault);
 		if (keepPrevious && fs.existsSync(this.journalFile)) {
 			preserveCopy(this.journalFile, `${this.journalFile}.prev`);
 		}
@@ -411,35 +431,14 @@ export class JournalStore {
 			}
 		}
 		this.options.log.info(
-			`compacted ${this.dbFile} at sequence ${this.seq} (${bytes.length} bytes${keepPrevious ? '' : '; no previous snapshot kept at this size'})`,
+			`compacted ${this.dbFile} at sequence ${this.seq} (${size} bytes${keepPrevious ? '' : '; no previous snapshot kept at this size'}${pages ? ', written from its pages' : ''})`,
 		);
-		this.reopenOnSnapshotLocked();
-	}
-
-	/**
-	 * Go on from the snapshot just written, read a page at a time: the pages written since the last one
-	 * (or the whole database, for a store that started in memory) are no longer held. Where the file
-	 * cannot be read that way the database goes on in memory, as it is.
-	 */
-	private reopenOnSnapshotLocked(): void {
-		let reopened: ReturnType<typeof openStoreSnapshot>;
+		// The database goes on from the new snapshot: the pages it was written from are let go.
 		try {
-			reopened = openStoreSnapshot(this.SQL, this.dbFile);
+			pages?.rebase(this.dbFile);
 		} catch (error) {
-			this.options.log.warn(`kept the database in memory after compacting: ${(error as Error).message}`);
-			return;
+			this.options.log.warn(`kept the pages written since the last snapshot in memory: ${(error as Error).message}`);
 		}
-		if (!reopened.pages || reopened.snap.seq !== this.seq || reopened.snap.generation !== this.generation) {
-			reopened.snap.sqlite.close();
-			reopened.pages?.close();
-			return;
-		}
-		this.statements.clear();
-		this.sqliteDb.close();
-		this.pages?.close();
-		this.sqliteDb = reopened.snap.sqlite;
-		this.pages = reopened.pages;
-		this.drizzleDb = this.wrap(reopened.snap.sqlite);
 	}
 
 	private async applyMigrationsLocked(): Promise<void> {

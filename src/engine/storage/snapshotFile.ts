@@ -39,12 +39,13 @@ export function verifySnapshot(dbFile: string, snapshot: Uint8Array | { checksum
 }
 
 /**
- * Replace the snapshot with `bytes`, keeping the old one as `.prev` when asked (what `baton doctor
- * --repair` falls back on). The sidecar goes first, the snapshot last.
+ * Replace the snapshot with `bytes` — or the pieces a function gives, read twice (once for the
+ * checksum, once to write) — keeping the old one as `.prev` when asked (what `baton doctor --repair`
+ * falls back on). The sidecar goes first, the snapshot last.
  */
-export function writeSnapshot(dbFile: string, bytes: Uint8Array, keepPrevious: boolean): void {
+export function writeSnapshot(dbFile: string, bytes: Uint8Array | (() => Iterable<Uint8Array>), keepPrevious: boolean): void {
 	const current = fileChecksum(dbFile);
-	const entries: SumEntry[] = [{ size: bytes.length, crc32: crc32(bytes) }];
+	const entries: SumEntry[] = [bytes instanceof Uint8Array ? { size: bytes.length, crc32: crc32(bytes) } : piecesChecksum(bytes())];
 	if (current) {
 		entries.push(current);
 	}
@@ -52,7 +53,18 @@ export function writeSnapshot(dbFile: string, bytes: Uint8Array, keepPrevious: b
 	if (current && keepPrevious) {
 		preserveCopy(dbFile, `${dbFile}.prev`);
 	}
-	atomicWriteFile(dbFile, bytes);
+	// Read a second time to write: the pieces are views of one buffer, never the whole database at once.
+	atomicWriteFile(dbFile, bytes instanceof Uint8Array ? bytes : bytes());
+}
+
+function piecesChecksum(pieces: Iterable<Uint8Array>): SumEntry {
+	let size = 0;
+	let sum = 0;
+	for (const piece of pieces) {
+		sum = crc32(piece, sum);
+		size += piece.length;
+	}
+	return { size, crc32: sum };
 }
 
 /**

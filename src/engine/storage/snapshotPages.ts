@@ -18,22 +18,32 @@
  * object at all (`adopted` stays false after the database opens), the caller reads the file instead.
  */
 import fs from 'node:fs';
+import { BatonError } from '../errors';
 import { crc32 } from './journalFormat';
 
 const pageBytes = 4096;
+const readAheadBytes = 128 * 1024;
 
 export class SnapshotPages {
 	/** Pages written since the snapshot was opened, by page number. */
 	private readonly written = new Map<number, Buffer>();
 	private scratch = Buffer.allocUnsafe(64 * 1024);
+	/** The read-ahead: file bytes from `windowAt`, `windowLength` of them. */
+	private window: Buffer | undefined;
+	private windowAt = 0;
+	private windowLength = 0;
+	/** Where the last read from the file ended. */
+	private lastEnd = -1;
 	private used: number;
 	private fd: number | undefined;
 	/** True once MEMFS took this object as the file's contents. */
 	adopted = false;
+	/** How many writes reached the pages: one seen after any other change proves SQLite still writes here. */
+	writes = 0;
 
 	private constructor(
 		fd: number,
-		private readonly fileSize: number,
+		private fileSize: number,
 	) {
 		this.fd = fd;
 		this.used = fileSize;
@@ -43,7 +53,8 @@ export class SnapshotPages {
 	static open(file: string): SnapshotPages | undefined {
 		let fd: number;
 		try {
-			fd = fs.openSync(file, 'r');
+			// Non-blocking: a FIFO put in the snapshot's place is refused below rather than waited on.
+			fd = fs.openSync(file, fs.constants.O_RDONLY | (fs.constants.O_NONBLOCK ?? 0));
 		} catch (error) {
 			if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
 				return undefined;
@@ -51,7 +62,11 @@ export class SnapshotPages {
 			throw error;
 		}
 		try {
-			return new SnapshotPages(fd, fs.fstatSync(fd).size);
+			const stat = fs.fstatSync(fd);
+			if (!stat.isFile()) {
+				throw new BatonError('corruptDatabase', `${file} is not a regular file (damaged); run \`baton doctor\``, { file });
+			}
+			return new SnapshotPages(fd, stat.size);
 		} catch (error) {
 			fs.closeSync(fd);
 			throw error;
@@ -63,13 +78,13 @@ export class SnapshotPages {
 		return process.platform !== 'win32';
 	}
 
-	/** The snapshot file's size (what it held when opened). */
+	/** The database's size as SQLite last wrote it (the snapshot file's, until it writes past its end). */
 	get size(): number {
-		return this.fileSize;
+		return this.used;
 	}
 
-	/** Bytes of memory held for written pages. */
-	get heldBytes(): number {
+	/** Bytes held for the pages written since the snapshot was opened. */
+	get writtenBytes(): number {
 		return this.written.size * pageBytes;
 	}
 
@@ -87,18 +102,20 @@ export class SnapshotPages {
 		return this;
 	}
 
-	/** MEMFS's read: a view valid until the next call (MEMFS copies it into SQLite's buffer at once). */
+	/**
+	 * MEMFS's read: a view valid until the next call (MEMFS copies it into SQLite's buffer at once).
+	 * SQLite reads a page at a time; a larger read (MEMFS copying the whole file) gets a buffer of its own.
+	 */
 	subarray(from: number, to: number): Buffer {
 		const length = Math.max(0, to - from);
-		if (this.scratch.length < length) {
-			this.scratch = Buffer.allocUnsafe(Math.max(length, this.scratch.length * 2));
-		}
-		this.read(this.scratch, 0, from, length);
-		return this.scratch.subarray(0, length);
+		const out = length <= this.scratch.length ? this.scratch : Buffer.allocUnsafe(length);
+		this.read(out, 0, from, length);
+		return out.subarray(0, length);
 	}
 
 	/** MEMFS's write: the bytes land in this process's copies of the pages they touch. */
 	set(bytes: Uint8Array, at = 0): void {
+		this.writes++;
 		let done = 0;
 		while (done < bytes.length) {
 			const position = at + done;
@@ -117,6 +134,40 @@ export class SnapshotPages {
 			done += n;
 		}
 		this.used = Math.max(this.used, at + bytes.length);
+	}
+
+	/**
+	 * The database as SQLite last wrote it (the file with the pages written over it), a piece at a
+	 * time: each piece is a view of one buffer, valid until the next.
+	 */
+	*contents(pieceBytes = 4 * 1024 * 1024): Generator<Uint8Array> {
+		const piece = Buffer.allocUnsafe(pieceBytes);
+		for (let at = 0; at < this.used; at += pieceBytes) {
+			const n = Math.min(pieceBytes, this.used - at);
+			this.read(piece, 0, at, n);
+			yield piece.subarray(0, n);
+		}
+	}
+
+	/**
+	 * Go on from `file`, a snapshot just written from `contents()` (under the store's lock): the pages
+	 * written so far are in it, so they are let go. SQLite's connection and its file stay as they are.
+	 */
+	rebase(file: string): void {
+		const fd = fs.openSync(file, 'r');
+		const size = fs.fstatSync(fd).size;
+		if (size !== this.used) {
+			fs.closeSync(fd);
+			throw new Error(`snapshot pages: ${file} holds ${size} bytes, not the ${this.used} written`);
+		}
+		if (this.fd !== undefined) {
+			fs.closeSync(this.fd);
+		}
+		this.fd = fd;
+		this.fileSize = size;
+		this.written.clear();
+		this.window = undefined;
+		this.lastEnd = -1;
 	}
 
 	/** The size and CRC-32 of the snapshot file, read a piece at a time. */
@@ -140,6 +191,7 @@ export class SnapshotPages {
 			this.fd = undefined;
 		}
 		this.written.clear();
+		this.window = undefined;
 	}
 
 	/** `length` bytes at `position` of the file as written so far into `out` at `offset`; past the end, zeros. */
@@ -161,17 +213,47 @@ export class SnapshotPages {
 				end = Math.min(length, end + pageBytes);
 			}
 			const fromFile = Math.max(0, Math.min(position + end, this.fileSize) - (position + done));
-			let got = 0;
-			while (got < fromFile) {
-				const n = fs.readSync(this.descriptor(), out, offset + done + got, fromFile - got, position + done + got);
-				if (n === 0) {
-					break;
-				}
-				got += n;
-			}
+			const got = fromFile > 0 ? this.fromFile(out, offset + done, position + done, fromFile) : 0;
 			out.fill(0, offset + done + got, offset + end);
 			done = end;
 		}
+	}
+
+	/**
+	 * Bytes of the snapshot file. A read that goes on forward from the last one (a scan over a table
+	 * whose pages lie in order, as a compaction writes them) reads ahead, so a scan costs a system
+	 * call every 32 pages rather than every page; the file never changes under its descriptor.
+	 */
+	private fromFile(out: Buffer, offset: number, position: number, length: number): number {
+		const inWindow = position - this.windowAt;
+		if (this.window && inWindow >= 0 && inWindow + length <= this.windowLength) {
+			this.window.copy(out, offset, inWindow, inWindow + length);
+			this.lastEnd = position + length;
+			return length;
+		}
+		const forward = position >= this.lastEnd && position < this.lastEnd + readAheadBytes;
+		this.lastEnd = position + length;
+		if (forward && length < readAheadBytes) {
+			const window = (this.window ??= Buffer.allocUnsafe(readAheadBytes));
+			this.windowAt = position;
+			this.windowLength = this.readFully(window, 0, position, Math.min(readAheadBytes, this.fileSize - position));
+			const n = Math.min(length, this.windowLength);
+			window.copy(out, offset, 0, n);
+			return n;
+		}
+		return this.readFully(out, offset, position, length);
+	}
+
+	private readFully(out: Buffer, offset: number, position: number, length: number): number {
+		let got = 0;
+		while (got < length) {
+			const n = fs.readSync(this.descriptor(), out, offset + got, length - got, position + got);
+			if (n === 0) {
+				break;
+			}
+			got += n;
+		}
+		return got;
 	}
 
 	private descriptor(): number {

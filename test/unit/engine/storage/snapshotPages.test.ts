@@ -1,16 +1,20 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
+import { BatonError } from '../../../../src/engine/errors';
 import { JournalStore } from '../../../../src/engine/storage/journalStore';
 import { SnapshotPages } from '../../../../src/engine/storage/snapshotPages';
 import { tasks } from '../../../../src/engine/storage/schema';
 import { FakeClock, MemoryLogger, tempDir, taskRow } from '../../helpers';
 
-const open = (dir: string) => JournalStore.open({ dir, clock: new FakeClock(), log: new MemoryLogger(), lockTimeoutMs: 3_000 });
+const open = (dir: string, log = new MemoryLogger(), compactAfterWrittenBytes?: number) =>
+	JournalStore.open({ dir, clock: new FakeClock(), log, lockTimeoutMs: 3_000, ...(compactAfterWrittenBytes ? { compactAfterWrittenBytes } : {}) });
+const compactions = (log: MemoryLogger) => log.lines.filter((l) => l.message.startsWith('compacted ')).map((l) => l.message);
 
 v8.setFlagsFromString('--expose_gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -48,14 +52,15 @@ async function seed(dir: string, count: number, titleBytes: number): Promise<voi
 }
 
 void describe('the snapshot read a page at a time', { skip: !SnapshotPages.supported() && 'Windows reads the snapshot whole' }, () => {
-	void it('opens a 20 MB store without holding it, and writes, compacts and reopens on the new snapshot', async (t) => {
+	void it('opens a 20 MB store without holding it, writes, and compacts from its pages into a snapshot another instance reads', async (t) => {
 		const dir = tempDir(t);
 		await seed(dir, 6_000, 3_500);
 		const size = fs.statSync(path.join(dir, 'baton.db')).size;
 		assert.ok(size > 20_000_000, `a snapshot of ${size} bytes`);
 
 		const before = heldBuffers();
-		const store = await open(dir);
+		const log = new MemoryLogger();
+		const store = await open(dir, log);
 		t.after(() => store.close());
 		assert.equal((await taskIds(store)).length, 6_000, 'every row readable');
 		const held = heldBuffers() - before;
@@ -64,6 +69,7 @@ void describe('the snapshot read a page at a time', { skip: !SnapshotPages.suppo
 		await store.write((db) => db.insert(tasks).values(taskRow(6_001)).run());
 		await store.write((db) => db.delete(tasks).where(eq(tasks.id, 'T7')).run());
 		await store.compact();
+		assert.match(compactions(log).join('\n'), /written from its pages/, 'the new snapshot is written from the pages, not exported whole');
 		const afterCompaction = heldBuffers() - before;
 		assert.ok(afterCompaction < size / 4, `after compacting it holds ${afterCompaction} bytes`);
 		const ids = await taskIds(store);
@@ -75,10 +81,37 @@ void describe('the snapshot read a page at a time', { skip: !SnapshotPages.suppo
 		assert.deepEqual((await taskIds(other)).sort(), [...ids].sort(), 'another instance reads the same store');
 	});
 
+	void it('compacts on its own once the pages written since the snapshot pass their bound, losing nothing', async (t) => {
+		const dir = tempDir(t);
+		await seed(dir, 10, 10);
+		const log = new MemoryLogger();
+		const store = await open(dir, log, 256 * 1024);
+		t.after(() => store.close());
+		// Work that holds the connection across its own writes (a sync's long pass) keeps a live one.
+		const held = store.sqlite;
+		for (let batch = 0; batch < 8; batch++) {
+			await store.write((db) => {
+				for (let n = 100 + batch * 100; n < 200 + batch * 100; n++) {
+					db.insert(tasks)
+						.values({ ...taskRow(n), title: 'z'.repeat(1_000) })
+						.run();
+				}
+			});
+		}
+		const made = compactions(log);
+		assert.ok(made.length >= 2 && made.every((m) => m.includes('written from its pages')), made.join('\n'));
+		assert.equal((await taskIds(store)).length, 810);
+		assert.equal(held.exec('SELECT count(*) FROM tasks')[0]?.values[0]?.[0], 810, 'the connection held before the compactions still answers');
+		const other = await open(dir);
+		t.after(() => other.close());
+		assert.equal((await taskIds(other)).length, 810, 'what each compaction wrote, and the journal after it, make the whole store');
+	});
+
 	void it('stays right when a transaction that spilled to the file rolls back (SQLite truncates the file)', async (t) => {
 		const dir = tempDir(t);
 		await seed(dir, 500, 100);
-		const store = await open(dir);
+		const log = new MemoryLogger();
+		const store = await open(dir, log);
 		t.after(() => store.close());
 		// Far more than SQLite's 2 MB page cache: its pages spill to the file, and the rollback cuts the file back.
 		await assert.rejects(
@@ -95,10 +128,21 @@ void describe('the snapshot read a page at a time', { skip: !SnapshotPages.suppo
 		assert.equal((await taskIds(store)).length, 500);
 		await store.write((db) => db.insert(tasks).values(taskRow(501)).run());
 		await store.compact();
+		// sql.js copied the file into memory to cut it: the pages are no longer what SQLite writes to.
+		assert.doesNotMatch(compactions(log).join('\n'), /written from its pages/);
 		store.close();
 		const again = await open(dir);
 		t.after(() => again.close());
 		assert.equal((await taskIds(again)).length, 501);
+	});
+
+	void it('refuses a FIFO in the snapshot’s place rather than wait on it', async (t) => {
+		const dir = tempDir(t);
+		await seed(dir, 1, 1);
+		const dbFile = path.join(dir, 'baton.db');
+		fs.rmSync(dbFile);
+		execFileSync('mkfifo', [dbFile]);
+		await assert.rejects(open(dir), (e: unknown) => BatonError.is(e, 'corruptDatabase') && e.message.includes('not a regular file'));
 	});
 
 	void it('reads what was written over the file, across pages, and past its end', (t) => {
@@ -133,5 +177,33 @@ void describe('the snapshot read a page at a time', { skip: !SnapshotPages.suppo
 			assert.deepEqual(Buffer.from(pages.subarray(from, to)), expected.subarray(from, to), `bytes ${from}–${to}`);
 		}
 		assert.deepEqual(pages.checksum().size, original.length, 'the checksum is the file’s');
+	});
+
+	void it('reads ahead through a scan and answers random reads alike, over the file and the pages written', (t) => {
+		const dir = tempDir(t);
+		const file = path.join(dir, 'f');
+		const expected = Buffer.alloc(200 * 4096 + 1_000);
+		for (let i = 0; i < expected.length; i++) expected[i] = (i * 7) % 253;
+		fs.writeFileSync(file, expected);
+		const pages = SnapshotPages.open(file) as SnapshotPages;
+		t.after(() => pages.close());
+		pages.slice(0, expected.length);
+		for (const at of [5 * 4096, 40 * 4096 + 17, 41 * 4096, 120 * 4096 - 3, 199 * 4096 + 500]) {
+			const bytes = Buffer.alloc(600, at % 250);
+			pages.set(bytes, at);
+			bytes.copy(expected, at);
+		}
+		// Page by page forward (read ahead 32 pages at a time), then at random: the same bytes.
+		for (let at = 0; at < expected.length; at += 4096) {
+			const to = Math.min(expected.length, at + 4096);
+			assert.deepEqual(Buffer.from(pages.subarray(at, to)), expected.subarray(at, to), `page at ${at}`);
+		}
+		let seed = 7;
+		const next = (n: number) => ((seed = (seed * 1103515245 + 12345) % 2 ** 31), seed % n);
+		for (let i = 0; i < 500; i++) {
+			const from = next(expected.length);
+			const to = Math.min(expected.length, from + 1 + next(3 * 4096));
+			assert.deepEqual(Buffer.from(pages.subarray(from, to)), expected.subarray(from, to), `bytes ${from}–${to}`);
+		}
 	});
 });

@@ -7,11 +7,14 @@ import { isAlive } from './processAlive';
 /** The mode of a file that is the user's rather than Baton's (an export, `.beads/`): what the umask allows. */
 export const ordinaryFileMode = 0o666;
 
-/** Reads into `bytes` from the start of `fd` until it is full or the file ends; how many bytes were read. */
-export function readAll(fd: number, bytes: Buffer): number {
+/**
+ * Reads `length` bytes of `fd` from `position` into `bytes` at `offset` (by default: the whole buffer,
+ * from the start of the file) until they are read or the file ends; how many bytes were read.
+ */
+export function readAll(fd: number, bytes: Buffer, position = 0, offset = 0, length = bytes.length - offset): number {
 	let read = 0;
-	while (read < bytes.length) {
-		const n = fs.readSync(fd, bytes, read, bytes.length - read, read);
+	while (read < length) {
+		const n = fs.readSync(fd, bytes, offset + read, length - read, position + read);
 		if (n === 0) {
 			break;
 		}
@@ -24,10 +27,17 @@ export function readAll(fd: number, bytes: Buffer): number {
  * Write a file so that a crash leaves either the old or the new content: tmp, fsync, rename, fsync dir.
  * The temp file is created afresh with `mode` (Baton's files are private), so the file renamed into
  * place has it already. `bytes` may come in pieces (a body and its trailer, written without joining
- * them, or a database read a piece at a time); `durable: false` leaves out both fsyncs, for a file whose durable step is another's (a kill
- * still leaves the old or the new, a power cut may leave neither).
+ * them, or a database read a piece at a time); `durable: false` leaves out both fsyncs, for a file
+ * whose durable step is another's (a kill still leaves the old or the new, a power cut may leave neither).
+ * `beforeRename` runs once the new content is durable in the temp file and before it replaces `file`.
  */
-export function atomicWriteFile(file: string, bytes: Uint8Array | Iterable<Uint8Array>, mode = privateFileMode, durable = true): void {
+export function atomicWriteFile(
+	file: string,
+	bytes: Uint8Array | Iterable<Uint8Array>,
+	mode = privateFileMode,
+	durable = true,
+	beforeRename?: () => void,
+): void {
 	const tmp = `${file}.tmp-${process.pid}`;
 	fs.rmSync(tmp, { force: true }); // A leftover of a dead process with this pid would keep its mode.
 	removeStaleTempsOnce(file);
@@ -46,6 +56,12 @@ export function atomicWriteFile(file: string, bytes: Uint8Array | Iterable<Uint8
 		throw error;
 	}
 	fs.closeSync(fd);
+	try {
+		beforeRename?.();
+	} catch (error) {
+		fs.rmSync(tmp, { force: true });
+		throw error;
+	}
 	fs.renameSync(tmp, file);
 	if (durable) {
 		fsyncDir(path.dirname(file));

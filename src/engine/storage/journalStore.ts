@@ -408,7 +408,7 @@ export class JournalStore {
 		// memory, snapshotPages.ts): the snapshot is written from them a piece at a time. Otherwise
 		// sql.js exports the whole database into one buffer.
 		const pages = this.pages && this.pages.writes > writesBefore ? this.pages : undefined;
-		const bytes = pages ? () => pages.contents() : this.sqliteDb.export();
+		const bytes = pages ? pages.contents() : this.sqliteDb.export();
 		const size = pages ? pages.size : (bytes as Uint8Array).length;
 		if (!pages) {
 			applyPragmas(this.sqliteDb);

@@ -7,7 +7,8 @@
  */
 import fs from 'node:fs';
 import { BatonError } from '../errors';
-import { atomicWriteFile, preserveCopy, readIfExists } from './fsUtil';
+import { privateFileMode } from '../workspace';
+import { atomicWriteFile, preserveCopy, readAll, readIfExists } from './fsUtil';
 import { crc32 } from './journalFormat';
 
 interface SumEntry {
@@ -39,22 +40,33 @@ export function verifySnapshot(dbFile: string, snapshot: Uint8Array | { checksum
 }
 
 /**
- * Replace the snapshot with `bytes` — or the pieces a function gives, read twice (once for the
- * checksum, once to write) — keeping the old one as `.prev` when asked (what `baton doctor --repair`
- * falls back on). The sidecar goes first, the snapshot last.
+ * Replace the snapshot with `bytes` — or pieces read once, each checksummed as it is written —
+ * keeping the old one as `.prev` when asked (what `baton doctor --repair` falls back on). The new
+ * content goes to a temp file first, then the sidecar, then the snapshot is renamed into place.
  */
-export function writeSnapshot(dbFile: string, bytes: Uint8Array | (() => Iterable<Uint8Array>), keepPrevious: boolean): void {
+export function writeSnapshot(dbFile: string, bytes: Uint8Array | Iterable<Uint8Array>, keepPrevious: boolean): void {
 	const current = fileChecksum(dbFile);
-	const entries: SumEntry[] = [bytes instanceof Uint8Array ? { size: bytes.length, crc32: crc32(bytes) } : piecesChecksum(bytes())];
-	if (current) {
-		entries.push(current);
+	const settle = (written: SumEntry): void => {
+		atomicWriteFile(sumFileOf(dbFile), Buffer.from(JSON.stringify({ entries: current ? [written, current] : [written] })));
+		if (current && keepPrevious) {
+			preserveCopy(dbFile, `${dbFile}.prev`);
+		}
+	};
+	if (bytes instanceof Uint8Array) {
+		settle({ size: bytes.length, crc32: crc32(bytes) });
+		atomicWriteFile(dbFile, bytes);
+		return;
 	}
-	atomicWriteFile(sumFileOf(dbFile), Buffer.from(JSON.stringify({ entries })));
-	if (current && keepPrevious) {
-		preserveCopy(dbFile, `${dbFile}.prev`);
+	const pieces: Iterable<Uint8Array> = bytes;
+	const written: SumEntry = { size: 0, crc32: 0 };
+	function* counted(): Generator<Uint8Array> {
+		for (const piece of pieces) {
+			written.crc32 = crc32(piece, written.crc32);
+			written.size += piece.length;
+			yield piece;
+		}
 	}
-	// Read a second time to write: the pieces are views of one buffer, never the whole database at once.
-	atomicWriteFile(dbFile, bytes instanceof Uint8Array ? bytes : bytes());
+	atomicWriteFile(dbFile, counted(), privateFileMode, true, () => settle(written));
 }
 
 function piecesChecksum(pieces: Iterable<Uint8Array>): SumEntry {
@@ -67,10 +79,7 @@ function piecesChecksum(pieces: Iterable<Uint8Array>): SumEntry {
 	return { size, crc32: sum };
 }
 
-/**
- * The size and CRC-32 of a file read a piece at a time (the snapshot being replaced can be hundreds of
- * megabytes: never a second copy of it in memory). Undefined when there is no such file.
- */
+/** The size and CRC-32 of a file, or undefined when there is no such file. */
 function fileChecksum(file: string): SumEntry | undefined {
 	let fd: number;
 	try {
@@ -82,16 +91,24 @@ function fileChecksum(file: string): SumEntry | undefined {
 		throw error;
 	}
 	try {
-		const piece = Buffer.allocUnsafe(4 * 1024 * 1024);
-		let size = 0;
-		let sum = 0;
-		for (let n = fs.readSync(fd, piece, 0, piece.length, null); n > 0; n = fs.readSync(fd, piece, 0, piece.length, null)) {
-			sum = crc32(piece.subarray(0, n), sum);
-			size += n;
-		}
-		return { size, crc32: sum };
+		return descriptorChecksum(fd);
 	} finally {
 		fs.closeSync(fd);
+	}
+}
+
+/**
+ * The size and CRC-32 of what `fd` holds, read 4 MB at a time: a snapshot can be hundreds of
+ * megabytes, never a second copy of it in memory.
+ */
+export function descriptorChecksum(fd: number): SumEntry {
+	return piecesChecksum(descriptorPieces(fd));
+}
+
+function* descriptorPieces(fd: number): Generator<Uint8Array> {
+	const piece = Buffer.allocUnsafe(4 * 1024 * 1024);
+	for (let at = 0, n = readAll(fd, piece, at); n > 0; at += n, n = readAll(fd, piece, at)) {
+		yield piece.subarray(0, n);
 	}
 }
 

@@ -7,8 +7,9 @@
  * `slice` once when the file is created, `length` (its capacity), `subarray(from, to)` to read and
  * `set(bytes, at)` to write — so this object stands in for the array: reads come from the snapshot file
  * (the operating system's page cache keeps it warm), and the pages SQLite writes are kept here, 4 KB
- * each, until the next compaction writes a new snapshot and the store reopens on it. The memory a
- * process holds is then SQLite's page cache and the pages written since the last compaction.
+ * each, until the next compaction writes a new snapshot from them and `rebase`s onto it, the same
+ * SQLite connection going on. The memory a process holds is then SQLite's page cache and the pages
+ * written since the last compaction.
  *
  * The snapshot is never written in place (compaction and repair replace it by rename), so the open
  * descriptor reads the snapshot this process opened even after another process replaced it.
@@ -19,7 +20,8 @@
  */
 import fs from 'node:fs';
 import { BatonError } from '../errors';
-import { crc32 } from './journalFormat';
+import { readAll } from './fsUtil';
+import { descriptorChecksum } from './snapshotFile';
 
 const pageBytes = 4096;
 const readAheadBytes = 128 * 1024;
@@ -172,17 +174,7 @@ export class SnapshotPages {
 
 	/** The size and CRC-32 of the snapshot file, read a piece at a time. */
 	checksum(): { size: number; crc32: number } {
-		const piece = Buffer.allocUnsafe(4 * 1024 * 1024);
-		let sum = 0;
-		for (let at = 0; at < this.fileSize;) {
-			const n = fs.readSync(this.descriptor(), piece, 0, Math.min(piece.length, this.fileSize - at), at);
-			if (n === 0) {
-				break;
-			}
-			sum = crc32(piece.subarray(0, n), sum);
-			at += n;
-		}
-		return { size: this.fileSize, crc32: sum };
+		return descriptorChecksum(this.descriptor());
 	}
 
 	close(): void {
@@ -236,24 +228,12 @@ export class SnapshotPages {
 		if (forward && length < readAheadBytes) {
 			const window = (this.window ??= Buffer.allocUnsafe(readAheadBytes));
 			this.windowAt = position;
-			this.windowLength = this.readFully(window, 0, position, Math.min(readAheadBytes, this.fileSize - position));
+			this.windowLength = readAll(this.descriptor(), window, position, 0, Math.min(readAheadBytes, this.fileSize - position));
 			const n = Math.min(length, this.windowLength);
 			window.copy(out, offset, 0, n);
 			return n;
 		}
-		return this.readFully(out, offset, position, length);
-	}
-
-	private readFully(out: Buffer, offset: number, position: number, length: number): number {
-		let got = 0;
-		while (got < length) {
-			const n = fs.readSync(this.descriptor(), out, offset + got, length - got, position + got);
-			if (n === 0) {
-				break;
-			}
-			got += n;
-		}
-		return got;
+		return readAll(this.descriptor(), out, position, offset, length);
 	}
 
 	private descriptor(): number {

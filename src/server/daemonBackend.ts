@@ -200,7 +200,7 @@ export class DaemonBackend {
 	/**
 	 * The engine a CLI command or hook runs with: the host's, the same the windows use. It is opened
 	 * again when its files were replaced behind its back (a restore, a repair, a compaction by another
-	 * process), so a warm engine answers as a fresh process would; a journal that only grew is read by
+	 * process) or a read met damage in its snapshot, so a warm engine answers as a fresh process would; a journal that only grew is read by
 	 * the engine itself. Another workspace (rare: `--workspace` naming one inside this one) gets an
 	 * engine of its own for that command. Commands hold it side by side; a reopen happens only while
 	 * none holds it, and two commands that find it stale at once reopen it once (engineGate.ts).
@@ -220,7 +220,7 @@ export class DaemonBackend {
 			// Held by another command already (a long one beside this): it is not closed under that one,
 			// nor waited for. Its store reads what others appended, and reloads a new generation, by
 			// itself; the reopen waits for a moment nobody holds it.
-			if (open && (this.gate.held > 0 || unchanged(this.signature, signatureOf(this.root)))) {
+			if (open && (this.gate.held > 0 || (!open.store.damage && unchanged(this.signature, signatureOf(this.root))))) {
 				await this.gate.enter();
 				const current = this.host.current;
 				if (current) {
@@ -232,7 +232,8 @@ export class DaemonBackend {
 			await this.gate.exclusive(async () => {
 				// Another command may have reopened it while this one waited for the others to leave.
 				const current = this.host.current;
-				if (!current || !unchanged(this.signature, signatureOf(this.root))) {
+				// A store that met damage in its snapshot is not read from again (journalStore.ts `damage`).
+				if (!current || current.store.damage || !unchanged(this.signature, signatureOf(this.root))) {
 					reopened = true;
 					await (current ? this.host.reopen() : this.host.get());
 				}

@@ -142,6 +142,15 @@ export class JournalStore {
 		return this.sqliteDb;
 	}
 
+	/**
+	 * The damage a read of the snapshot met (a piece that fails its checksum, snapshotPages.ts): the
+	 * read failed with it, and SQLite's connection is not trusted after it. Whoever keeps the store
+	 * open between commands opens it again (a command that touches the damage then fails the same way).
+	 */
+	get damage(): BatonError | undefined {
+		return this.pages?.damaged;
+	}
+
 	/** The journal sequence number of the last applied write. */
 	get sequence(): number {
 		return this.seq;

@@ -21,12 +21,13 @@
 import fs from 'node:fs';
 import { BatonError } from '../errors';
 import { readAll } from './fsUtil';
-import { descriptorChecksum } from './snapshotFile';
+import { checksumPieceBytes, descriptorChecksum, type LazySnapshot } from './snapshotFile';
+import { crc32 } from './journalFormat';
 
 const pageBytes = 4096;
 const readAheadBytes = 128 * 1024;
 
-export class SnapshotPages {
+export class SnapshotPages implements LazySnapshot {
 	/** Pages written since the snapshot was opened, by page number. */
 	private readonly written = new Map<number, Buffer>();
 	private scratch = Buffer.allocUnsafe(64 * 1024);
@@ -42,10 +43,18 @@ export class SnapshotPages {
 	adopted = false;
 	/** How many writes reached the pages: one seen after any other change proves SQLite still writes here. */
 	writes = 0;
+	/** The piece checksums the file may match (one list per recorded snapshot of its size), narrowed as pieces are read. */
+	private candidates: number[][] | undefined;
+	/** Pieces of the file checked so far (1 = checked). */
+	private checked = new Uint8Array(0);
+	private checkBuffer: Buffer | undefined;
+	/** Set once a piece failed its check: every later read of the file fails the same way. */
+	private damage: BatonError | undefined;
 
 	private constructor(
 		fd: number,
 		private fileSize: number,
+		private readonly file: string,
 	) {
 		this.fd = fd;
 		this.used = fileSize;
@@ -68,11 +77,16 @@ export class SnapshotPages {
 			if (!stat.isFile()) {
 				throw new BatonError('corruptDatabase', `${file} is not a regular file (damaged); run \`baton doctor\``, { file });
 			}
-			return new SnapshotPages(fd, stat.size);
+			return new SnapshotPages(fd, stat.size, file);
 		} catch (error) {
 			fs.closeSync(fd);
 			throw error;
 		}
+	}
+
+	/** The error a read met in a piece that fails its checksum (`verifyPieces`), if one did. */
+	get damaged(): BatonError | undefined {
+		return this.damage;
 	}
 
 	/** Reading a file whose descriptor stays open is what makes this lazy: not on Windows, where an open file cannot be replaced by rename. */
@@ -167,6 +181,8 @@ export class SnapshotPages {
 		}
 		this.fd = fd;
 		this.fileSize = size;
+		// Written by this process from what it read (checked) and wrote: nothing of it is left to check.
+		this.candidates = undefined;
 		this.written.clear();
 		this.window = undefined;
 		this.lastEnd = -1;
@@ -177,6 +193,17 @@ export class SnapshotPages {
 		return descriptorChecksum(this.descriptor());
 	}
 
+	/**
+	 * From now on a piece of the file is checked the first time anything is read from it: its CRC-32
+	 * must be the same piece's in one of `candidates` (one list per recorded snapshot of this size; the
+	 * pieces read so far must all be one list's). A piece that is not fails that read, and every read
+	 * of the file after it, with `corruptDatabase`.
+	 */
+	verifyPieces(candidates: number[][]): void {
+		this.candidates = candidates;
+		this.checked = new Uint8Array(Math.ceil(this.fileSize / checksumPieceBytes));
+	}
+
 	close(): void {
 		if (this.fd !== undefined) {
 			fs.closeSync(this.fd);
@@ -184,6 +211,7 @@ export class SnapshotPages {
 		}
 		this.written.clear();
 		this.window = undefined;
+		this.checkBuffer = undefined;
 	}
 
 	/** `length` bytes at `position` of the file as written so far into `out` at `offset`; past the end, zeros. */
@@ -217,6 +245,9 @@ export class SnapshotPages {
 	 * call every 32 pages rather than every page; the file never changes under its descriptor.
 	 */
 	private fromFile(out: Buffer, offset: number, position: number, length: number): number {
+		if (this.candidates) {
+			this.checkPieces(position, length);
+		}
 		const inWindow = position - this.windowAt;
 		if (this.window && inWindow >= 0 && inWindow + length <= this.windowLength) {
 			this.window.copy(out, offset, inWindow, inWindow + length);
@@ -234,6 +265,50 @@ export class SnapshotPages {
 			return n;
 		}
 		return readAll(this.descriptor(), out, position, offset, length);
+	}
+
+	/** Checks every piece `length` bytes at `position` touch that has not been checked yet (see `verifyPieces`). */
+	private checkPieces(position: number, length: number): void {
+		if (this.damage) {
+			throw this.damage;
+		}
+		const candidates = this.candidates as number[][];
+		const last = Math.min(this.checked.length - 1, Math.floor((position + Math.max(length, 1) - 1) / checksumPieceBytes));
+		for (let piece = Math.floor(position / checksumPieceBytes); piece <= last; piece++) {
+			if (this.checked[piece] === 1) {
+				continue;
+			}
+			const sum = this.pieceChecksum(piece);
+			const matching = candidates.filter((list) => list[piece] === sum);
+			if (matching.length === 0) {
+				const from = piece * checksumPieceBytes;
+				this.damage = new BatonError(
+					'corruptDatabase',
+					`${this.file} does not match its recorded checksum (damaged between bytes ${from} and ${Math.min(this.fileSize, from + checksumPieceBytes)}); run \`baton doctor\``,
+					{ file: this.file },
+				);
+				throw this.damage;
+			}
+			this.candidates = matching;
+			this.checked[piece] = 1;
+		}
+	}
+
+	/** The CRC-32 of one piece of the file, read a megabyte at a time (a buffer of its own: a read's `out` may be the scratch). */
+	private pieceChecksum(piece: number): number {
+		const from = piece * checksumPieceBytes;
+		const end = Math.min(this.fileSize, from + checksumPieceBytes);
+		const buffer = (this.checkBuffer ??= Buffer.allocUnsafe(1024 * 1024));
+		let sum = 0;
+		for (let at = from; at < end;) {
+			const n = readAll(this.descriptor(), buffer, at, 0, Math.min(buffer.length, end - at));
+			if (n === 0) {
+				break; // shorter than it was at open: the sum cannot match
+			}
+			sum = crc32(buffer.subarray(0, n), sum);
+			at += n;
+		}
+		return sum;
 	}
 
 	private descriptor(): number {

@@ -5,11 +5,15 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { Engine } from '../../../src/engine/engine';
+import { BatonError } from '../../../src/engine/errors';
+import { tasks } from '../../../src/engine/storage/schema';
 import { silentLogger } from '../../../src/engine/ports';
 import { DaemonBackend } from '../../../src/server/daemonBackend';
-import { tempDir } from '../helpers';
+import { taskRow, tempDir } from '../helpers';
 
 /** A workspace, its daemon backend, and another process's write and compaction (a new snapshot file: the warm engine is stale). */
 async function staleBackend(t: TestContext): Promise<{ root: string; backend: DaemonBackend; replace(): Promise<void> }> {
@@ -104,4 +108,45 @@ test("the engine's warnings during a command go to that command, not to another 
 	backend.host.log.warn('from the process');
 	assert.deepEqual(heard, { a: ['baton: warning: from a\n'], b: ['baton: warning: from b\n'] });
 	assert.deepEqual(processLog, ['from the process']);
+});
+
+test('a command that meets damage in the snapshot fails with it, and the next command gets a newly opened engine', async (t) => {
+	const root = tempDir(t, 'baton-gate-');
+	spawnSync('git', ['init', '-q', root]);
+	(await Engine.open({ workspaceRoot: root, log: silentLogger, create: true, git: { read: async () => null } })).close();
+	// A snapshot of several 4 MB pieces, then one byte of its last piece flipped (a bad disk; Baton never writes it in place).
+	const seeded = await Engine.open({ workspaceRoot: root, log: silentLogger, git: { read: async () => null } });
+	await seeded.store.write((db) => {
+		for (let n = 1; n <= 3_000; n++)
+			db.insert(tasks)
+				.values({ ...taskRow(n), title: `task ${n} ${'x'.repeat(3_000)}` })
+				.run();
+	});
+	await seeded.store.compact();
+	seeded.close();
+	const dbFile = path.join(root, '.baton', 'baton.db');
+	const size = fs.statSync(dbFile).size;
+	assert.ok(size > 8 * 1024 * 1024, `${size} bytes: more than two pieces`);
+	const fd = fs.openSync(dbFile, 'r+');
+	const byte = Buffer.alloc(1);
+	fs.readSync(fd, byte, 0, 1, size - 2_000);
+	fs.writeSync(fd, Buffer.from([(byte[0] as number) ^ 0xff]), 0, 1, size - 2_000);
+	fs.closeSync(fd);
+
+	const backend = new DaemonBackend({ workspaceRoot: root, log: silentLogger, readOnly: false, checkpointTimer: false, secretsFromProcessEnv: false });
+	t.after(() => backend.dispose());
+	const damaged = await backend.asCommand({}, () => backend.acquire(root, io));
+	await assert.rejects(
+		damaged.tasks.list(),
+		(e: unknown) => BatonError.is(e, 'corruptDatabase') && e.message.includes('does not match its recorded checksum'),
+	);
+	assert.ok(damaged.store.damage, 'the store says what it met');
+	backend.release(damaged, root);
+	const next = await backend.asCommand({}, () => backend.acquire(root, io));
+	assert.notEqual(next, damaged, 'the damaged engine is not lent again');
+	assert.equal(backend.opened, 2);
+	assert.equal(next.store.damage, undefined, 'the new one has met nothing yet');
+	assert.equal(next.store.sqlite.exec('SELECT count(*) FROM sessions')[0]?.values[0]?.[0], 0, 'what lies clear of the damage still answers');
+	await assert.rejects(next.tasks.list(), (e: unknown) => BatonError.is(e, 'corruptDatabase'), 'and what reaches it fails the same way');
+	backend.release(next, root);
 });

@@ -2,9 +2,17 @@
  * The on-disk format of the append-only journal.
  *
  *   file   = header record*
- *   header = "BATONJNL" u32le(version=1) u32le(acknowledged) generation[16 ascii hex]   (32 bytes)
+ *   header = "BATONJNL" u32le(version) u32le(acknowledged) generation[16 ascii hex]   (32 bytes)
  *   record = u32le(0x4e544142 "BATN") u32le(payload length) u32le(crc32(payload)) payload
- *   payload = UTF-8 JSON {seq, at, stmts: [[sql, params], …]}
+ *   payload = UTF-8 JSON {seq, at, stmts: [[sql, params], …]}                 (version 1)
+ *           | UTF-8 JSON {seq, at, sql: [text, …], stmts: [[index, params], …]} (version 2)
+ *
+ * Version 2 writes each statement's text once per record: an import repeats a few INSERTs hundreds of
+ * thousands of times, and their text was 42% of its record (81 of 193 MB at 50,000 sessions). A
+ * journal's records are of its header's version (a version 1 journal, one an older Baton created, is
+ * appended to in its own form until a compaction starts a version 2 one), so an older Baton refuses a
+ * version 2 journal by its header rather than failing to replay a record. A record is at most
+ * `maxPayload`: a write whose record would be larger is refused before anything is appended.
  *
  * The generation ties a journal to the snapshot it continues: compaction writes a new snapshot and a
  * fresh journal with a new generation, so a process whose journal generation changed knows to reload.
@@ -16,12 +24,15 @@
  * Journals written before this field hold 0 there, which claims nothing.
  */
 import zlib from 'node:zlib';
+import { BatonError } from '../errors';
 
 export const headerSize = 32;
 /** Where the header keeps the acknowledged sequence number (u32le). */
 export const acknowledgedOffset = 12;
 const headerMagic = 'BATONJNL';
-const formatVersion = 1;
+/** The version new journals are written in; both are read. */
+const formatVersion = 2;
+const readableVersions: readonly number[] = [1, 2];
 const recordMagic = 0x4e544142;
 const recordHeaderSize = 12;
 /** Larger than any sane transaction; a bigger length field means the bytes are not a record. */
@@ -68,8 +79,8 @@ export function encodeAcknowledged(seq: number): Buffer {
 	return buf;
 }
 
-/** The header's generation and acknowledged sequence, or a reason why the bytes are not a Baton journal header. */
-export function decodeHeader(buf: Buffer): { generation: string; acknowledged: number } | { problem: string } {
+/** The header's generation, acknowledged sequence and version, or a reason why the bytes are not a Baton journal header. */
+export function decodeHeader(buf: Buffer): { generation: string; acknowledged: number; version: number } | { problem: string } {
 	if (buf.length < headerSize) {
 		return { problem: `header is ${buf.length} bytes, expected ${headerSize}` };
 	}
@@ -77,14 +88,14 @@ export function decodeHeader(buf: Buffer): { generation: string; acknowledged: n
 		return { problem: 'not a Baton journal (bad magic)' };
 	}
 	const version = buf.readUInt32LE(8);
-	if (version !== formatVersion) {
+	if (!readableVersions.includes(version)) {
 		return { problem: `unsupported journal format version ${version}` };
 	}
 	const generation = buf.toString('ascii', 16, 32);
 	if (!/^[0-9a-f]{16}$/.test(generation)) {
 		return { problem: 'journal header has an invalid generation' };
 	}
-	return { generation, acknowledged: buf.readUInt32LE(acknowledgedOffset) };
+	return { generation, acknowledged: buf.readUInt32LE(acknowledgedOffset), version };
 }
 
 function replacer(this: unknown, key: string, value: unknown): unknown {
@@ -99,16 +110,89 @@ function reviver(_key: string, value: unknown): unknown {
 	return value;
 }
 
-export function encodeRecord(record: JournalRecord): Buffer {
-	// A replacer runs for every key and value: only records that hold bytes pay for it.
-	const json = hasBytes(record) ? JSON.stringify(record, replacer) : JSON.stringify(record);
+/**
+ * A record as its journal's `version` writes it. A record past `limit` bytes (or past the longest
+ * string V8 makes) is refused with `limitReached`: it could be appended, but never read back.
+ */
+export function encodeRecord(record: JournalRecord, version = formatVersion, limit = maxPayload): Buffer {
+	const payload = version >= 2 ? compactPayload(record) : record;
+	let json: string;
+	try {
+		// A replacer runs for every key and value: only records that hold bytes pay for it.
+		json = hasBytes(record) ? JSON.stringify(payload, replacer) : JSON.stringify(payload);
+	} catch (error) {
+		if (error instanceof RangeError) {
+			throw tooLarge(record, `more than the ${sizeText(limit)} one journal record holds`);
+		}
+		throw error;
+	}
 	const length = Buffer.byteLength(json, 'utf8');
+	if (length > limit) {
+		throw tooLarge(record, `${sizeText(length)}, more than the ${sizeText(limit)} one journal record holds`);
+	}
 	const buf = Buffer.allocUnsafe(recordHeaderSize + length);
 	buf.write(json, recordHeaderSize, 'utf8');
 	buf.writeUInt32LE(recordMagic, 0);
 	buf.writeUInt32LE(length, 4);
 	buf.writeUInt32LE(crc32(buf.subarray(recordHeaderSize)), 8);
 	return buf;
+}
+
+function sizeText(bytes: number): string {
+	return bytes >= 1024 * 1024 ? `${Math.round(bytes / 1024 / 1024)} MB` : `${Math.ceil(bytes / 1024)} KB`;
+}
+
+function tooLarge(record: JournalRecord, what: string): BatonError {
+	return new BatonError(
+		'limitReached',
+		`one write of ${record.stmts.length} statements is ${what}; nothing was written (an import: split its file into smaller ones)`,
+		{ statements: record.stmts.length },
+	);
+}
+
+/** Version 2's payload: each statement text once, the statements naming it by index. */
+function compactPayload(record: JournalRecord): { seq: number; at: string; sql: string[]; stmts: [number, JournalParam[]][] } {
+	const sql: string[] = [];
+	const index = new Map<string, number>();
+	const stmts = new Array<[number, JournalParam[]]>(record.stmts.length);
+	for (let i = 0; i < record.stmts.length; i++) {
+		const [text, params] = record.stmts[i] as [string, JournalParam[]];
+		let at = index.get(text);
+		if (at === undefined) {
+			at = sql.length;
+			sql.push(text);
+			index.set(text, at);
+		}
+		stmts[i] = [at, params];
+	}
+	return { seq: record.seq, at: record.at, sql, stmts };
+}
+
+/** A parsed payload of either version as a record; undefined when its statements are not well formed. */
+function recordOf(payload: { seq?: unknown; at?: unknown; sql?: unknown; stmts?: unknown }): JournalRecord | undefined {
+	if (typeof payload.seq !== 'number' || !Array.isArray(payload.stmts)) {
+		return undefined;
+	}
+	if (payload.sql === undefined) {
+		return payload as JournalRecord;
+	}
+	const sql = payload.sql;
+	if (!Array.isArray(sql) || !sql.every((text) => typeof text === 'string')) {
+		return undefined;
+	}
+	const stmts = new Array<[string, JournalParam[]]>(payload.stmts.length);
+	for (let i = 0; i < stmts.length; i++) {
+		const stmt: unknown = (payload.stmts as unknown[])[i];
+		if (!Array.isArray(stmt) || typeof stmt[0] !== 'number' || !Array.isArray(stmt[1])) {
+			return undefined;
+		}
+		const text = sql[stmt[0]] as string | undefined;
+		if (text === undefined) {
+			return undefined;
+		}
+		stmts[i] = [text, stmt[1] as JournalParam[]];
+	}
+	return { seq: payload.seq, at: payload.at as string, stmts };
 }
 
 function hasBytes(record: JournalRecord): boolean {
@@ -158,13 +242,14 @@ export function scanRecords(buf: Buffer, base: number): ScanResult {
 				? stop('torn', `last record at offset ${base + pos} fails its checksum`)
 				: stop('corrupt', `checksum mismatch in record at offset ${base + pos}`);
 		}
-		let record: JournalRecord;
+		let parsed: Parameters<typeof recordOf>[0];
 		try {
-			record = JSON.parse(payload.toString('utf8'), reviver) as JournalRecord;
+			parsed = JSON.parse(payload.toString('utf8'), reviver) as Parameters<typeof recordOf>[0];
 		} catch {
 			return stop('corrupt', `record at offset ${base + pos} is not valid JSON`);
 		}
-		if (typeof record.seq !== 'number' || !Array.isArray(record.stmts)) {
+		const record = parsed !== null && typeof parsed === 'object' ? recordOf(parsed) : undefined;
+		if (!record) {
 			return stop('corrupt', `record at offset ${base + pos} has no sequence number or statements`);
 		}
 		pos = end;

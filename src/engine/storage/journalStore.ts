@@ -53,6 +53,8 @@ interface StoreOptions {
 	keepPreviousUpTo?: number;
 	/** Memory held for pages written since the snapshot past which a write compacts once it is durable (tests make it small). */
 	compactAfterWrittenBytes?: number;
+	/** The largest journal record a write may make (journalFormat.ts; tests make it small). */
+	maxRecordBytes?: number;
 }
 
 /**
@@ -305,7 +307,10 @@ export class JournalStore {
 	}
 
 	private async appendLocked(records: JournalRecord[], offEventLoop: boolean): Promise<void> {
-		const buf = records.length === 1 ? encodeRecord(records[0] as JournalRecord) : Buffer.concat(records.map((r) => encodeRecord(r)));
+		// Records in the form of the journal they join (journalFormat.ts): an older Baton's journal stays readable to it.
+		const version = this.journal.version();
+		const encode = (r: JournalRecord) => encodeRecord(r, version, this.options.maxRecordBytes);
+		const buf = records.length === 1 ? encode(records[0] as JournalRecord) : Buffer.concat(records.map(encode));
 		await this.journal.appendDurably(buf, this.offset, offEventLoop, this.seq + records.length);
 		this.seq += records.length;
 		this.offset += buf.length;

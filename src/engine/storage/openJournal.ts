@@ -47,6 +47,12 @@ export class OpenJournal {
 		return { fd: this.current.fd, size: st.size, header: this.current.header };
 	}
 
+	/** The format version of the open journal's header (journalFormat.ts), read when it was opened. */
+	version(): number | undefined {
+		const header = (this.current ?? this.handle())?.header;
+		return header && 'version' in header ? header.version : undefined;
+	}
+
 	/**
 	 * Append + fdatasync at `offset`; on failure cut the journal back so a failed write never surfaces
 	 * later. `offEventLoop`: the fdatasync runs in the thread pool, so writes arriving meanwhile can

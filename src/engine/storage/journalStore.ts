@@ -51,7 +51,7 @@ interface StoreOptions {
 	compactAfterBytes?: number;
 	/** The largest snapshot whose predecessor a compaction keeps as `.prev` (tests make it small). */
 	keepPreviousUpTo?: number;
-	/** Memory held for pages written since the snapshot past which a write compacts once it is durable (tests make it small). */
+	/** Memory held for pages written since the snapshot past which a write compacts once it is durable, or an eighth of the snapshot when more (tests make it small). */
 	compactAfterWrittenBytes?: number;
 	/** The largest journal record a write may make (journalFormat.ts; tests make it small). */
 	maxRecordBytes?: number;
@@ -60,9 +60,19 @@ interface StoreOptions {
 /**
  * The pages written since the last snapshot are held in memory (snapshotPages.ts): a long run of
  * writes (an import, the first sync's record events) compacts once they pass this, so what a process
- * holds stays bounded whatever it writes.
+ * holds stays bounded whatever it writes — or an eighth of the snapshot, when that is more. A
+ * compaction writes the whole snapshot, so a fixed bound made a long run of writes cost the square of
+ * the store: a full pull of 100,000 sessions (550 MB of events into a snapshot growing to 800 MB)
+ * compacted every 64 MB. With the bound a share of the snapshot, each compaction's write is paid for by
+ * an eighth of its size in new pages, whatever the size.
  */
 const compactAfterWrittenBytesDefault = 64 * 1024 * 1024;
+const compactAfterWrittenShare = 8;
+
+/** The written pages past which a durable write compacts, for a snapshot of `size` bytes. */
+export function compactAfterWritten(size: number, floor = compactAfterWrittenBytesDefault): number {
+	return Math.max(floor, Math.floor(size / compactAfterWrittenShare));
+}
 
 /**
  * A compaction keeps the snapshot it replaces (and the journal that continues it) for `baton doctor
@@ -286,7 +296,7 @@ export class JournalStore {
 		try {
 			this.catchUpLocked();
 			await commitBatchLocked(this.host, batch, company);
-			if (this.pages && this.pages.writtenBytes > (this.options.compactAfterWrittenBytes ?? compactAfterWrittenBytesDefault)) {
+			if (this.pages && this.pages.writtenBytes > compactAfterWritten(this.pages.size, this.options.compactAfterWrittenBytes)) {
 				this.compactHeldPagesLocked();
 			}
 		} catch (error) {

@@ -7,10 +7,11 @@ import vm from 'node:vm';
 import { describe, it } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { BatonError } from '../../../../src/engine/errors';
-import { JournalStore } from '../../../../src/engine/storage/journalStore';
+import { compactAfterWritten, JournalStore } from '../../../../src/engine/storage/journalStore';
 import { SnapshotPages } from '../../../../src/engine/storage/snapshotPages';
 import { tasks } from '../../../../src/engine/storage/schema';
 import { FakeClock, MemoryLogger, tempDir, taskRow } from '../../helpers';
+import { seedLargeStore } from './largeStore';
 
 const open = (dir: string, log = new MemoryLogger(), compactAfterWrittenBytes?: number) =>
 	JournalStore.open({ dir, clock: new FakeClock(), log, lockTimeoutMs: 3_000, ...(compactAfterWrittenBytes ? { compactAfterWrittenBytes } : {}) });
@@ -36,25 +37,10 @@ async function taskIds(store: JournalStore): Promise<string[]> {
 	);
 }
 
-async function seed(dir: string, count: number, titleBytes: number): Promise<void> {
-	const store = await open(dir);
-	for (let from = 1; from <= count; from += 2_000) {
-		await store.write((db) => {
-			for (let n = from; n < Math.min(count + 1, from + 2_000); n++) {
-				db.insert(tasks)
-					.values({ ...taskRow(n), title: `task ${n} ${'x'.repeat(titleBytes)}` })
-					.run();
-			}
-		});
-	}
-	await store.compact();
-	store.close();
-}
-
 void describe('the snapshot read a page at a time', { skip: !SnapshotPages.supported() && 'Windows reads the snapshot whole' }, () => {
 	void it('opens a 20 MB store without holding it, writes, and compacts from its pages into a snapshot another instance reads', async (t) => {
 		const dir = tempDir(t);
-		await seed(dir, 6_000, 3_500);
+		await seedLargeStore(dir, 6_000, 3_500);
 		const size = fs.statSync(path.join(dir, 'baton.db')).size;
 		assert.ok(size > 20_000_000, `a snapshot of ${size} bytes`);
 
@@ -83,7 +69,7 @@ void describe('the snapshot read a page at a time', { skip: !SnapshotPages.suppo
 
 	void it('compacts on its own once the pages written since the snapshot pass their bound, losing nothing', async (t) => {
 		const dir = tempDir(t);
-		await seed(dir, 10, 10);
+		await seedLargeStore(dir, 10, 10);
 		const log = new MemoryLogger();
 		const store = await open(dir, log, 256 * 1024);
 		t.after(() => store.close());
@@ -107,9 +93,33 @@ void describe('the snapshot read a page at a time', { skip: !SnapshotPages.suppo
 		assert.equal((await taskIds(other)).length, 810, 'what each compaction wrote, and the journal after it, make the whole store');
 	});
 
+	void it('holds written pages up to an eighth of a large snapshot before compacting (a compaction writes all of it)', async (t) => {
+		assert.equal(compactAfterWritten(800 * 1024 * 1024), 100 * 1024 * 1024, 'at 800 MB: 100 MB');
+		assert.equal(compactAfterWritten(100 * 1024 * 1024), 64 * 1024 * 1024, 'below 512 MB the fixed bound');
+		const dir = tempDir(t);
+		await seedLargeStore(dir, 2_000, 3_500);
+		const size = fs.statSync(path.join(dir, 'baton.db')).size;
+		const log = new MemoryLogger();
+		const store = await open(dir, log, 256 * 1024);
+		t.after(() => store.close());
+		const write = (from: number, count: number) =>
+			store.write((db) => {
+				for (let n = from; n < from + count; n++) {
+					db.insert(tasks)
+						.values({ ...taskRow(n), title: 'z'.repeat(1_000) })
+						.run();
+				}
+			});
+		await write(10_000, 400);
+		assert.deepEqual(compactions(log), [], `~0.5 MB written: past the 256 KB floor, within an eighth of ${size} bytes`);
+		await write(20_000, 1_000);
+		assert.equal(compactions(log).length, 1, 'past an eighth: compacted');
+		assert.equal((await taskIds(store)).length, 3_400);
+	});
+
 	void it('stays right when a transaction that spilled to the file rolls back (SQLite truncates the file)', async (t) => {
 		const dir = tempDir(t);
-		await seed(dir, 500, 100);
+		await seedLargeStore(dir, 500, 100);
 		const log = new MemoryLogger();
 		const store = await open(dir, log);
 		t.after(() => store.close());
@@ -138,7 +148,7 @@ void describe('the snapshot read a page at a time', { skip: !SnapshotPages.suppo
 
 	void it('refuses a FIFO in the snapshot’s place rather than wait on it', async (t) => {
 		const dir = tempDir(t);
-		await seed(dir, 1, 1);
+		await seedLargeStore(dir, 1, 1);
 		const dbFile = path.join(dir, 'baton.db');
 		fs.rmSync(dbFile);
 		execFileSync('mkfifo', [dbFile]);

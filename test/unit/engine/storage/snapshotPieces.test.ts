@@ -11,7 +11,8 @@ import { JournalStore } from '../../../../src/engine/storage/journalStore';
 import { checksumPieceBytes, descriptorChecksum, sumFileOf, writeSnapshot } from '../../../../src/engine/storage/snapshotFile';
 import { SnapshotPages } from '../../../../src/engine/storage/snapshotPages';
 import { tasks } from '../../../../src/engine/storage/schema';
-import { FakeClock, MemoryLogger, tempDir, taskRow } from '../../helpers';
+import { FakeClock, MemoryLogger, tempDir } from '../../helpers';
+import { seedLargeStore } from './largeStore';
 
 const open = (dir: string) => JournalStore.open({ dir, clock: new FakeClock(), log: new MemoryLogger(), lockTimeoutMs: 3_000 });
 
@@ -21,18 +22,7 @@ interface Sum {
 const readSum = (dbFile: string) => JSON.parse(fs.readFileSync(sumFileOf(dbFile), 'utf8')) as Sum;
 
 async function seed(dir: string, count: number, titleBytes: number): Promise<string> {
-	const store = await open(dir);
-	for (let from = 1; from <= count; from += 2_000) {
-		await store.write((db) => {
-			for (let n = from; n < Math.min(count + 1, from + 2_000); n++) {
-				db.insert(tasks)
-					.values({ ...taskRow(n), title: `task ${n} ${'x'.repeat(titleBytes)}` })
-					.run();
-			}
-		});
-	}
-	await store.compact();
-	store.close();
+	await seedLargeStore(dir, count, titleBytes);
 	return path.join(dir, 'baton.db');
 }
 

@@ -200,8 +200,8 @@ export class DaemonBackend {
 	/**
 	 * The engine a CLI command or hook runs with: the host's, the same the windows use. It is opened
 	 * again when its files were replaced behind its back (a restore, a repair, a compaction by another
-	 * process) or a read met damage in its snapshot, so a warm engine answers as a fresh process would; a journal that only grew is read by
-	 * the engine itself. Another workspace (rare: `--workspace` naming one inside this one) gets an
+	 * process) or a read met damage in its snapshot, so a warm engine answers as a fresh process would;
+	 * a journal that only grew is read by the engine itself. Another workspace (rare: `--workspace` naming one inside this one) gets an
 	 * engine of its own for that command. Commands hold it side by side; a reopen happens only while
 	 * none holds it, and two commands that find it stale at once reopen it once (engineGate.ts).
 	 */

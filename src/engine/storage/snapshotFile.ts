@@ -163,10 +163,29 @@ export function descriptorChecksum(fd: number): SumEntry {
 	return piecesChecksum(descriptorPieces(fd));
 }
 
-function* descriptorPieces(fd: number): Generator<Uint8Array> {
-	const piece = Buffer.allocUnsafe(checksumPieceBytes);
-	for (let at = 0, n = readAll(fd, piece, at); n > 0; at += n, n = readAll(fd, piece, at)) {
-		yield piece.subarray(0, n);
+/** The CRC-32 of `fd`'s bytes from `from` to `end` (or its end), read through `buffer`. */
+export function rangeChecksum(fd: number, from: number, end: number, buffer: Buffer): number {
+	let sum = 0;
+	for (const piece of descriptorPieces(fd, from, end, buffer)) {
+		sum = crc32(piece, sum);
+	}
+	return sum;
+}
+
+/** `fd`'s bytes from `from` to `end` (or the file's end), a buffer's worth at a time: each a view of `buffer`, valid until the next. */
+function* descriptorPieces(
+	fd: number,
+	from = 0,
+	end = Number.MAX_SAFE_INTEGER,
+	buffer: Buffer = Buffer.allocUnsafe(checksumPieceBytes),
+): Generator<Uint8Array> {
+	for (let at = from; at < end;) {
+		const n = readAll(fd, buffer, at, 0, Math.min(buffer.length, end - at));
+		if (n === 0) {
+			return;
+		}
+		yield buffer.subarray(0, n);
+		at += n;
 	}
 }
 

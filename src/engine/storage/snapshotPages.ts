@@ -21,8 +21,7 @@
 import fs from 'node:fs';
 import { BatonError } from '../errors';
 import { readAll } from './fsUtil';
-import { checksumPieceBytes, descriptorChecksum, type LazySnapshot } from './snapshotFile';
-import { crc32 } from './journalFormat';
+import { checksumPieceBytes, descriptorChecksum, rangeChecksum, type LazySnapshot } from './snapshotFile';
 
 const pageBytes = 4096;
 const readAheadBytes = 128 * 1024;
@@ -297,18 +296,13 @@ export class SnapshotPages implements LazySnapshot {
 	/** The CRC-32 of one piece of the file, read a megabyte at a time (a buffer of its own: a read's `out` may be the scratch). */
 	private pieceChecksum(piece: number): number {
 		const from = piece * checksumPieceBytes;
-		const end = Math.min(this.fileSize, from + checksumPieceBytes);
-		const buffer = (this.checkBuffer ??= Buffer.allocUnsafe(1024 * 1024));
-		let sum = 0;
-		for (let at = from; at < end;) {
-			const n = readAll(this.descriptor(), buffer, at, 0, Math.min(buffer.length, end - at));
-			if (n === 0) {
-				break; // shorter than it was at open: the sum cannot match
-			}
-			sum = crc32(buffer.subarray(0, n), sum);
-			at += n;
-		}
-		return sum;
+		// A file shorter than it was at open reads short, and its sum cannot match.
+		return rangeChecksum(
+			this.descriptor(),
+			from,
+			Math.min(this.fileSize, from + checksumPieceBytes),
+			(this.checkBuffer ??= Buffer.allocUnsafe(1024 * 1024)),
+		);
 	}
 
 	private descriptor(): number {

@@ -79,7 +79,8 @@ export function appendExcerpts(
 				writeOut();
 			}
 		},
-		{ skipLine: isUnneededLine, ...(maxBytes ? { maxBytes } : {}) },
+		// The skip tells Claude Code's records by their bytes; another agent's lines are all read (its adapter needs them, and none carries those markers).
+		{ ...(adapter ? {} : { skipLine: isUnneededLine }), ...(maxBytes ? { maxBytes } : {}) },
 		options.whole,
 	);
 	writeOut();

@@ -285,10 +285,12 @@ const errorMarker = Buffer.from('"is_error"');
 const notAnError = Buffer.from(':false');
 
 /**
- * Lines the archive needs nothing from, told by their bytes: file-history snapshots and tool results
- * that are not errors (a file read, a command's output: most of a transcript's bytes), whether they say
- * so (`"is_error":false`, as Claude Code writes a command's result) or say nothing. A quote inside a
- * JSON string is escaped, so these markers only match keys. Small lines are cheaper to parse.
+ * Lines of Claude Code's transcripts the archive needs nothing from, told by their bytes: file-history
+ * snapshots and tool results that are not errors (a file read, a command's output: most of a
+ * transcript's bytes), whether they say so (`"is_error":false`, as Claude Code writes a command's
+ * result) or say nothing. A quote inside a JSON string is escaped, so these markers only match keys.
+ * Small lines are cheaper to parse. Not for another agent's records: its adapter needs every line, and
+ * a key like these can sit in a tool's structured data there (an MCP server's content blocks).
  */
 export function isUnneededLine(line: Buffer): boolean {
 	if (line.length < 2_048) {

@@ -121,6 +121,40 @@ test('a Gemini CLI chat: its own session context and the hook context left out, 
 	);
 });
 
+test('another agent’s long line with Claude Code’s markers in its data (an MCP result of content blocks) is read, not skipped as a Claude tool result', async (t) => {
+	const dir = tempDir(t, 'baton-gemini-markers-');
+	const file = path.join(dir, 'session-2026-11-28T10-02-5c1d0a2e.jsonl');
+	// What an MCP server can answer: content blocks, one of them Anthropic-shaped, kept as objects in the call's result.
+	const blocks = [{ type: 'tool_result', tool_use_id: 'inner', content: 'x'.repeat(3_000) }];
+	const lines = [
+		{ sessionId: 'g-2', projectHash: 'abc', startTime: '2026-11-28T10:02:44.501Z', lastUpdated: '2026-11-28T10:02:44.501Z', kind: 'main' },
+		{ id: 'm1', timestamp: '2026-11-28T10:02:44.543Z', type: 'user', content: [{ text: 'ask the server' }] },
+		{
+			id: 'm2',
+			timestamp: '2026-11-28T10:02:44.670Z',
+			type: 'gemini',
+			content: 'The server answered with one block.',
+			model: 'gemini-2.5-pro',
+			toolCalls: [
+				{
+					id: 'mcp_1',
+					name: 'lookup',
+					args: { q: 'billing' },
+					result: [{ functionResponse: { id: 'mcp_1', name: 'lookup', response: { content: blocks } } }],
+					status: 'success',
+				},
+			],
+		},
+	];
+	const text = `${lines.map((l) => JSON.stringify(l)).join('\n')}\n`;
+	assert.ok(text.includes('"type":"tool_result"') && text.split('\n')[2]!.length > 2_048, 'the line carries the marker and is long');
+	fs.writeFileSync(file, text);
+	const { archive } = await archived(t, 'gemini', 'g-2', file);
+	const [info] = archive.list({ sessionId: 'ses_1' });
+	assert.equal(info?.toolCalls, 1, 'the call on that line');
+	assert.equal(info?.lastAssistantText, 'The server answered with one block.');
+});
+
 test('a session file the real Copilot CLI wrote: the request, the answers, both calls, the refused one as an error', async (t) => {
 	const file = path.join(repoRoot, 'test', 'fixtures', 'real', 'copilot-cli-session', 'events.jsonl');
 	const { archive } = await archived(t, 'copilot', 'a88f76da-cc2b-48a7-bce5-29305a80223e', file);

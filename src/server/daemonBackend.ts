@@ -124,6 +124,7 @@ export class DaemonBackend {
 			onFilesSettled: () => {
 				this.signature = signatureOf(this.root);
 			},
+			inUse: () => this.gate.held > 0,
 		});
 	}
 

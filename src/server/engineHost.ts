@@ -44,6 +44,8 @@ interface EngineHostOptions {
 	editorSettings?: boolean;
 	/** The engine's files are as it last read or wrote them (it opened, or compacted itself). */
 	onFilesSettled?(): void;
+	/** Others hold the open engine now (a daemon's commands, engineGate.ts): a damaged one is not closed under them. */
+	inUse?(): boolean;
 }
 
 export class EngineHost {
@@ -134,8 +136,20 @@ export class EngineHost {
 		return this.engine !== undefined || isInitialized(this.options.workspaceRoot);
 	}
 
-	/** The engine, opened on first use; `notInitialized` when the workspace has no `.baton/`. */
+	/**
+	 * The engine, opened on first use; `notInitialized` when the workspace has no `.baton/`. One whose
+	 * store met damage in its snapshot (journalStore.ts `damage`: SQLite's connection is not to be
+	 * trusted after it) is opened again, as a daemon's commands do (daemonBackend.ts `acquire`), unless
+	 * others hold it now: a window's requests then answer what lies clear of the damage, and fail the same
+	 * way on what reaches it, instead of failing on every read after the first that met it.
+	 */
 	async get(create = false): Promise<Engine> {
+		const damage = this.engine?.store.damage;
+		if (damage && !this.options.inUse?.()) {
+			this.options.log.warn(`the store met damage (${damage.message}): opening it again`);
+			// Closed here, before any await: requests that come meanwhile share the one opening below.
+			this.closeEngine();
+		}
 		if (this.engine) {
 			return this.engine;
 		}

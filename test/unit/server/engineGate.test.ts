@@ -110,11 +110,11 @@ test("the engine's warnings during a command go to that command, not to another 
 	assert.deepEqual(processLog, ['from the process']);
 });
 
-test('a command that meets damage in the snapshot fails with it, and the next command gets a newly opened engine', async (t) => {
+/** A workspace whose snapshot spans several 4 MB pieces, one byte of its last piece flipped (a bad disk; Baton never writes it in place). */
+async function damagedWorkspace(t: TestContext): Promise<string> {
 	const root = tempDir(t, 'baton-gate-');
 	spawnSync('git', ['init', '-q', root]);
 	(await Engine.open({ workspaceRoot: root, log: silentLogger, create: true, git: { read: async () => null } })).close();
-	// A snapshot of several 4 MB pieces, then one byte of its last piece flipped (a bad disk; Baton never writes it in place).
 	const seeded = await Engine.open({ workspaceRoot: root, log: silentLogger, git: { read: async () => null } });
 	await seeded.store.write((db) => {
 		for (let n = 1; n <= 3_000; n++)
@@ -132,7 +132,11 @@ test('a command that meets damage in the snapshot fails with it, and the next co
 	fs.readSync(fd, byte, 0, 1, size - 2_000);
 	fs.writeSync(fd, Buffer.from([(byte[0] as number) ^ 0xff]), 0, 1, size - 2_000);
 	fs.closeSync(fd);
+	return root;
+}
 
+test('a command that meets damage in the snapshot fails with it, and the next command gets a newly opened engine', async (t) => {
+	const root = await damagedWorkspace(t);
 	const backend = new DaemonBackend({ workspaceRoot: root, log: silentLogger, readOnly: false, checkpointTimer: false, secretsFromProcessEnv: false });
 	t.after(() => backend.dispose());
 	const damaged = await backend.asCommand({}, () => backend.acquire(root, io));
@@ -149,4 +153,26 @@ test('a command that meets damage in the snapshot fails with it, and the next co
 	assert.equal(next.store.sqlite.exec('SELECT count(*) FROM sessions')[0]?.values[0]?.[0], 0, 'what lies clear of the damage still answers');
 	await assert.rejects(next.tasks.list(), (e: unknown) => BatonError.is(e, 'corruptDatabase'), 'and what reaches it fails the same way');
 	backend.release(next, root);
+});
+
+test('a window’s request after one met damage gets a newly opened engine, once no command holds the damaged one', async (t) => {
+	const root = await damagedWorkspace(t);
+	const backend = new DaemonBackend({ workspaceRoot: root, log: silentLogger, readOnly: false, checkpointTimer: false, secretsFromProcessEnv: false });
+	t.after(() => backend.dispose());
+	// A command holds the engine; a window's requests take the host's engine directly (handlers.ts), not through the gate.
+	const held = await backend.asCommand({}, () => backend.acquire(root, io));
+	const first = await backend.host.get();
+	assert.equal(first, held);
+	await assert.rejects(first.tasks.list(), (e: unknown) => BatonError.is(e, 'corruptDatabase'));
+	assert.ok(first.store.damage, 'the store says what it met');
+	assert.equal(await backend.host.get(), held, 'not closed under the command that holds it');
+	backend.release(held, root);
+
+	const next = await backend.host.get();
+	assert.notEqual(next, held, 'the damaged engine is not used again once nobody holds it');
+	assert.equal(next.store.damage, undefined);
+	assert.equal(next.store.sqlite.exec('SELECT count(*) FROM sessions')[0]?.values[0]?.[0], 0, 'what lies clear of the damage answers');
+	await assert.rejects(next.tasks.list(), (e: unknown) => BatonError.is(e, 'corruptDatabase'), 'and what reaches it fails the same way');
+	const [a, b] = await Promise.all([backend.host.get(), backend.host.get()]);
+	assert.ok(a === b && a !== next, 'two requests that find it damaged at once open it once');
 });

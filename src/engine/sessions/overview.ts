@@ -2,10 +2,10 @@
  * The editor's view of a workspace: every session grouped by scope, each group in chain order
  * (first session of a chain, then each next), and labels that name the scope's root task.
  */
-import { asc, count, eq, inArray } from 'drizzle-orm';
+import { asc, eq, inArray } from 'drizzle-orm';
 import type { BatonDb } from '../storage/journalStore';
 import type { Decision, Session, SessionStatus } from '../storage/model';
-import { decisions, sessions, sessionStatuses, tasks } from '../storage/schema';
+import { decisions, sessions, sessionStatusCounts, sessionStatuses, tasks } from '../storage/schema';
 import type { ScopeChains, SessionRow } from './sessionShapes';
 
 export type { ScopeChains } from './sessionShapes';
@@ -125,8 +125,9 @@ export function scopeLabel(scopeKey: string, titleOf: (taskId: string) => string
 
 export function statusCounts(db: BatonDb): Record<SessionStatus, number> {
 	const counts = Object.fromEntries(sessionStatuses.map((s) => [s, 0])) as Record<SessionStatus, number>;
-	for (const row of db.select({ status: sessions.status, n: count() }).from(sessions).groupBy(sessions.status).all()) {
-		counts[row.status] = row.n;
+	// A few rows kept by triggers (schema.ts `sessionStatusCounts`), not a count of every session.
+	for (const row of db.select().from(sessionStatusCounts).all()) {
+		counts[row.status as SessionStatus] = row.sessionCount;
 	}
 	return counts;
 }

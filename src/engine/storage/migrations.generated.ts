@@ -141,5 +141,17 @@ export const migrations: readonly EmbeddedMigration[] = [
 			"CREATE TRIGGER `sessions_scope_move` AFTER UPDATE OF `scope_key`, `status`, `last_activity`, `started_at`, `id` ON `sessions`\n\tWHEN NOT (old.`scope_key` = new.`scope_key` AND old.`started_at` = new.`started_at` AND old.`id` = new.`id` AND new.`last_activity` >= old.`last_activity`)\nBEGIN\n\tDELETE FROM `session_scopes` WHERE `scope_key` IN (old.`scope_key`, new.`scope_key`);\n\tINSERT INTO `session_scopes` (`scope_key`, `session_count`, `active_count`, `last_activity`, `first_session`)\n\t\tSELECT `scope_key`, count(*), sum(`status` = 'active'), max(`last_activity`), min(`started_at` || ' ' || `id`)\n\t\tFROM `sessions` WHERE `scope_key` IN (old.`scope_key`, new.`scope_key`) GROUP BY `scope_key`;\nEND;",
 			"CREATE TRIGGER `sessions_scope_delete` AFTER DELETE ON `sessions` BEGIN\n\tUPDATE `session_scopes` SET `session_count` = `session_count` - 1, `active_count` = `active_count` - (old.`status` = 'active')\n\t\tWHERE `scope_key` = old.`scope_key`;\n\tDELETE FROM `session_scopes` WHERE `scope_key` = old.`scope_key`\n\t\tAND (`session_count` <= 0 OR `last_activity` = old.`last_activity` OR `first_session` = old.`started_at` || ' ' || old.`id`);\n\tINSERT INTO `session_scopes` (`scope_key`, `session_count`, `active_count`, `last_activity`, `first_session`)\n\t\tSELECT `scope_key`, count(*), sum(`status` = 'active'), max(`last_activity`), min(`started_at` || ' ' || `id`)\n\t\tFROM `sessions` WHERE `scope_key` = old.`scope_key` AND NOT EXISTS (SELECT 1 FROM `session_scopes` WHERE `scope_key` = old.`scope_key`)\n\t\tGROUP BY `scope_key`;\nEND;"
 		]
+	},
+	{
+		"tag": "0014_session_status_counts",
+		"when": 1796061032399,
+		"hash": "eb3f6fe5cbbcbfc7622142ad7b1e7e1838c0ebd7d55942c0d745d59cad300f54",
+		"statements": [
+			"CREATE TABLE `session_status_counts` (\n\t`status` text PRIMARY KEY NOT NULL,\n\t`session_count` integer NOT NULL\n);",
+			"INSERT INTO `session_status_counts` (`status`, `session_count`) SELECT `status`, count(*) FROM `sessions` GROUP BY `status`;",
+			"CREATE TRIGGER `sessions_status_count_insert` AFTER INSERT ON `sessions` BEGIN\n\tINSERT INTO `session_status_counts` (`status`, `session_count`) VALUES (new.`status`, 1)\n\t\tON CONFLICT (`status`) DO UPDATE SET `session_count` = `session_count` + 1;\nEND;",
+			"CREATE TRIGGER `sessions_status_count_update` AFTER UPDATE OF `status` ON `sessions` WHEN old.`status` IS NOT new.`status` BEGIN\n\tUPDATE `session_status_counts` SET `session_count` = `session_count` - 1 WHERE `status` = old.`status`;\n\tDELETE FROM `session_status_counts` WHERE `status` = old.`status` AND `session_count` <= 0;\n\tINSERT INTO `session_status_counts` (`status`, `session_count`) VALUES (new.`status`, 1)\n\t\tON CONFLICT (`status`) DO UPDATE SET `session_count` = `session_count` + 1;\nEND;",
+			"CREATE TRIGGER `sessions_status_count_delete` AFTER DELETE ON `sessions` BEGIN\n\tUPDATE `session_status_counts` SET `session_count` = `session_count` - 1 WHERE `status` = old.`status`;\n\tDELETE FROM `session_status_counts` WHERE `status` = old.`status` AND `session_count` <= 0;\nEND;"
+		]
 	}
 ];

@@ -89,6 +89,17 @@ export const sessionScopes = sqliteTable(
 	(t) => [index('session_scopes_order_idx').on(t.lastActivity, t.firstSession)],
 );
 
+/**
+ * How many sessions have each status: the window's first status and the MCP status read it as a few
+ * rows, not by counting every session (at 100,000 sessions the status index's pages lie through the
+ * whole file, and a cold count read and checked 95 MB of it). Kept by SQLite triggers on `sessions`
+ * (migration 0014_session_status_counts), like `session_scopes`; a status with no session has no row.
+ */
+export const sessionStatusCounts = sqliteTable('session_status_counts', {
+	status: text('status').primaryKey(),
+	sessionCount: integer('session_count').notNull(),
+});
+
 /** An agent's own session ids (they change on resume/clear/compact) pointing at one durable session. */
 export const sessionAliases = sqliteTable(
 	'session_aliases',

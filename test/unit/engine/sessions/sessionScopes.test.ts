@@ -10,9 +10,13 @@ import { MemoryLogger, noGit, openTestEngine } from '../../helpers';
 const aggregate = `SELECT scope_key, count(*) AS session_count, sum(status = 'active') AS active_count, max(last_activity) AS last_activity,
 	min(started_at || ' ' || id) AS first_session FROM sessions GROUP BY scope_key ORDER BY scope_key`;
 const kept = 'SELECT scope_key, session_count, active_count, last_activity, first_session FROM session_scopes ORDER BY scope_key';
+/** And what `session_status_counts` must say. */
+const statusAggregate = 'SELECT status, count(*) AS session_count FROM sessions GROUP BY status ORDER BY status';
+const statusKept = 'SELECT status, session_count FROM session_status_counts ORDER BY status';
 
 function compare(db: BatonDb, step: string): void {
 	assert.deepEqual(db.all(sql.raw(kept)), db.all(sql.raw(aggregate)), `after ${step}`);
+	assert.deepEqual(db.all(sql.raw(statusKept)), db.all(sql.raw(statusAggregate)), `status counts after ${step}`);
 }
 
 /** A small deterministic generator, so a failing sequence is the same on every run. */
@@ -24,7 +28,7 @@ function random(seed: number): () => number {
 	};
 }
 
-void describe('session_scopes, kept by SQLite triggers', () => {
+void describe('session_scopes and session_status_counts, kept by SQLite triggers', () => {
 	void it('equals the aggregate over every session after each insert, update, move and delete, taken in any order', async (t) => {
 		const { engine } = await openTestEngine(t);
 		const next = random(7);
@@ -98,8 +102,12 @@ void describe('session_scopes, kept by SQLite triggers', () => {
 		const other = await Engine.open({ workspaceRoot: root, log: new MemoryLogger(), git: noGit });
 		t.after(() => other.close());
 		const expected = await engine.store.read((db) => db.all(sql.raw(aggregate)));
+		const expectedStatus = await engine.store.read((db) => db.all(sql.raw(statusAggregate)));
 		assert.equal(expected.length, 2);
+		assert.equal(expectedStatus.length, 2, 'active and ended');
 		assert.deepEqual(await other.store.read((db) => db.all(sql.raw(kept))), expected);
+		assert.deepEqual(await other.store.read((db) => db.all(sql.raw(statusKept))), expectedStatus);
+		assert.deepEqual(await other.briefings.counts(), { ...(await engine.briefings.counts()), active: 2, ended: 1 }, 'the status the window reads');
 		// The migration's own fill: the table emptied and filled again by its INSERT … SELECT.
 		const fill = migrations.find((m) => m.tag === '0013_session_scopes')?.statements.find((s) => s.startsWith('INSERT INTO `session_scopes`'));
 		assert.ok(fill, 'the migration fills the table from the sessions it finds');
@@ -108,5 +116,14 @@ void describe('session_scopes, kept by SQLite triggers', () => {
 			engine.store.execCaptured(fill, []);
 		});
 		assert.deepEqual(await engine.store.read((db) => db.all(sql.raw(kept))), expected);
+		const statusFill = migrations
+			.find((m) => m.tag === '0014_session_status_counts')
+			?.statements.find((s) => s.startsWith('INSERT INTO `session_status_counts`'));
+		assert.ok(statusFill, 'the status migration fills its table from the sessions it finds');
+		await engine.store.write(() => {
+			engine.store.execCaptured('DELETE FROM session_status_counts', []);
+			engine.store.execCaptured(statusFill, []);
+		});
+		assert.deepEqual(await engine.store.read((db) => db.all(sql.raw(statusKept))), expectedStatus);
 	});
 });

@@ -79,7 +79,7 @@ export function appendExcerpts(
 				writeOut();
 			}
 		},
-		// The skip tells Claude Code's records by their bytes; another agent's lines are all read (its adapter needs them, and none carries those markers).
+		// The skip tells Claude Code's records by their bytes; another agent's lines are all read: its adapter needs them, and its tools' data can hold the same keys (isUnneededLine).
 		{ ...(adapter ? {} : { skipLine: isUnneededLine }), ...(maxBytes ? { maxBytes } : {}) },
 		options.whole,
 	);

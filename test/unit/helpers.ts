@@ -166,8 +166,20 @@ export async function openTestEngine(
 		...(options.syncPageEvents ? { syncPageEvents: options.syncPageEvents } : {}),
 		...(options.syncGroupBytes ? { syncGroupBytes: options.syncGroupBytes } : {}),
 	});
-	t.after(() => engine.close());
+	closeBeforeRemoval(t, engine);
 	return { engine, clock, log, root };
+}
+
+/**
+ * Closes `engine` when the test ends, before its temp folders go: closing saves the search index, and
+ * a checkpoint's environment capture still running writes its cache when it ends; either, after the
+ * removal, put a folder back that nothing removed.
+ */
+export function closeBeforeRemoval(t: TestContext, engine: Engine): void {
+	stopBeforeRemoval(t, async () => {
+		await engine.checkpoints.settled();
+		engine.close();
+	});
 }
 
 /** Every file under `dir` with its bytes, to prove an operation changed nothing. */

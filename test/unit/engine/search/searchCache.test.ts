@@ -17,7 +17,7 @@ import { readSearchCache, searchCacheFormat, writeSearchCache } from '../../../.
 import { SearchIndex } from '../../../../src/engine/search/searchIndex';
 import { SearchService } from '../../../../src/engine/search/searchService';
 import type { SearchQuery, SearchResult } from '../../../../src/engine/search/searchShapes';
-import { actor, MemoryLogger, noGit } from '../../helpers';
+import { actor, closeBeforeRemoval, MemoryLogger, noGit } from '../../helpers';
 import { prompt, world } from './searchWorld';
 
 const queries: SearchQuery[] = [
@@ -47,7 +47,7 @@ async function answers(search: SearchService): Promise<unknown[]> {
 async function reopen(t: TestContext, root: string): Promise<{ engine: Engine; log: MemoryLogger }> {
 	const log = new MemoryLogger();
 	const engine = await Engine.open({ workspaceRoot: root, log, git: noGit });
-	t.after(() => engine.close());
+	closeBeforeRemoval(t, engine);
 	return { engine, log };
 }
 

@@ -7,7 +7,7 @@ import type { BatonConfigInput } from '../../../../src/engine/config';
 import { Engine } from '../../../../src/engine/engine';
 import { envSecretSource } from '../../../../src/engine/secrets';
 import { userGit, write } from '../checkpoints/gitFixtures';
-import { FakeClock, MemoryLogger, noGit, tempDir, type TestEngine } from '../../helpers';
+import { closeBeforeRemoval, FakeClock, MemoryLogger, noGit, tempDir, type TestEngine } from '../../helpers';
 
 export const secrets = {
 	BATON_GITHUB_TOKEN: 'ghp_E2Esecret_github_0123456789',
@@ -40,6 +40,6 @@ export async function openTrackerEngine(
 	const env = { ...secrets, ...options.env };
 	const engine = await Engine.open({ workspaceRoot: root, log, clock, create: true, git: noGit, config: options.config, secrets: envSecretSource(env) });
 	engine.trackers.faults.searchPath = '';
-	t.after(() => engine.close());
+	closeBeforeRemoval(t, engine);
 	return { engine, clock, log, root, env };
 }

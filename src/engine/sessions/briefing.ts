@@ -62,7 +62,7 @@ export function computeBriefing(
 		input.currentTask,
 	).map((task) => ({
 		id: task.id,
-		title: task.title,
+		title: taskView.title(task.id),
 		type: task.type,
 		priority: task.priority,
 		leverage: graph.leverage(task.id),
@@ -96,13 +96,7 @@ export function computeBriefing(
 		}),
 		currentTask: current ? { id: current.id, title: current.title, status: current.status, blockedBy: taskView.openBlockersOf(current.id) } : null,
 		nextTasks,
-		openBugs: firstInScope(graph, 'openBugs', openBugs(graph), inScopeSet, listLimit).map((t) => ({ id: t.id, title: t.title, priority: t.priority })),
-		blockedTasks: firstInScope(graph, 'blockedTasks', blockedTasks(graph), inScopeSet, listLimit).map((t) => ({
-			id: t.id,
-			title: t.title,
-			blockedBy: graph.openBlockersOf(t.id),
-		})),
-		activeEpics: firstInScope(graph, 'activeEpics', activeEpics(taskView), inScopeSet, listLimit),
+		...openLists(taskView, inScopeSet),
 		recentDecisions: predecessor
 			? db
 					.select({ id: decisions.id, text: decisions.text, sessionId: decisions.sessionId })
@@ -179,19 +173,45 @@ function blockedTasks(graph: TaskGraph): TaskNode[] {
 	);
 }
 
-/** Open epics with something done or active (or active themselves), most complete first. */
-function activeEpics(taskView: BriefingTasks): Briefing['activeEpics'] {
+/** The open bugs, blocked tasks and active epics in scope, the first `listLimit` of each, with their titles. */
+function openLists(taskView: BriefingTasks, inScopeSet: ReadonlySet<string> | undefined): Pick<Briefing, 'openBugs' | 'blockedTasks' | 'activeEpics'> {
+	const graph = taskView.graph;
+	return {
+		openBugs: firstInScope(graph, 'openBugs', openBugs(graph), inScopeSet, listLimit).map((t) => ({
+			id: t.id,
+			title: taskView.title(t.id),
+			priority: t.priority,
+		})),
+		blockedTasks: firstInScope(graph, 'blockedTasks', blockedTasks(graph), inScopeSet, listLimit).map((t) => ({
+			id: t.id,
+			title: taskView.title(t.id),
+			blockedBy: graph.openBlockersOf(t.id),
+		})),
+		activeEpics: firstInScope(graph, 'activeEpics', activeEpics(taskView), inScopeSet, listLimit).map((e) => ({
+			id: e.id,
+			title: taskView.title(e.id),
+			done: e.done,
+			total: e.total,
+			completionPercent: e.completionPercent,
+		})),
+	};
+}
+
+type EpicEntry = Omit<Briefing['activeEpics'][number], 'title'>;
+
+/** Open epics with something done or active (or active themselves), most complete first; their titles are read for the few shown. */
+function activeEpics(taskView: BriefingTasks): EpicEntry[] {
 	const graph = taskView.graph;
 	return graph.memoize('activeEpics', () => {
 		const progress = taskView.epicProgress();
-		const out: Briefing['activeEpics'] = [];
+		const out: EpicEntry[] = [];
 		for (const epic of graph.byId.values()) {
 			if (epic.type !== 'epic' || !isOpen(epic)) {
 				continue;
 			}
 			const { done, total, started } = progress.get(epic.id) ?? { done: 0, total: 0, started: false };
 			if (started || epic.status === 'active') {
-				out.push({ id: epic.id, title: epic.title, done, total, completionPercent: total === 0 ? 0 : Math.round((done / total) * 100) });
+				out.push({ id: epic.id, done, total, completionPercent: total === 0 ? 0 : Math.round((done / total) * 100) });
 			}
 		}
 		return out.sort((a, b) => b.completionPercent - a.completionPercent);

@@ -153,5 +153,19 @@ export const migrations: readonly EmbeddedMigration[] = [
 			"CREATE TRIGGER `sessions_status_count_update` AFTER UPDATE OF `status` ON `sessions` WHEN old.`status` IS NOT new.`status` BEGIN\n\tUPDATE `session_status_counts` SET `session_count` = `session_count` - 1 WHERE `status` = old.`status`;\n\tDELETE FROM `session_status_counts` WHERE `status` = old.`status` AND `session_count` <= 0;\n\tINSERT INTO `session_status_counts` (`status`, `session_count`) VALUES (new.`status`, 1)\n\t\tON CONFLICT (`status`) DO UPDATE SET `session_count` = `session_count` + 1;\nEND;",
 			"CREATE TRIGGER `sessions_status_count_delete` AFTER DELETE ON `sessions` BEGIN\n\tUPDATE `session_status_counts` SET `session_count` = `session_count` - 1 WHERE `status` = old.`status`;\n\tDELETE FROM `session_status_counts` WHERE `status` = old.`status` AND `session_count` <= 0;\nEND;"
 		]
+	},
+	{
+		"tag": "0015_task_counts",
+		"when": 1796068836383,
+		"hash": "1b910063dc91522135fa78bd0adb175939d93b690e2a6752473a62f1ffb9b437",
+		"statements": [
+			"CREATE TABLE `task_done_children` (\n\t`parent_id` text PRIMARY KEY NOT NULL,\n\t`done_count` integer NOT NULL\n);",
+			"CREATE TABLE `task_status_counts` (\n\t`status` text PRIMARY KEY NOT NULL,\n\t`task_count` integer NOT NULL\n);",
+			"INSERT INTO `task_status_counts` (`status`, `task_count`) SELECT `status`, count(*) FROM `tasks` GROUP BY `status`;",
+			"INSERT INTO `task_done_children` (`parent_id`, `done_count`) SELECT `parent_id`, count(*) FROM `tasks` WHERE `status` = 'done' AND `parent_id` IS NOT NULL GROUP BY `parent_id`;",
+			"CREATE TRIGGER `tasks_counts_insert` AFTER INSERT ON `tasks` BEGIN\n\tINSERT INTO `task_status_counts` (`status`, `task_count`) VALUES (new.`status`, 1)\n\t\tON CONFLICT (`status`) DO UPDATE SET `task_count` = `task_count` + 1;\n\tINSERT INTO `task_done_children` (`parent_id`, `done_count`) SELECT new.`parent_id`, 1 WHERE new.`status` = 'done' AND new.`parent_id` IS NOT NULL\n\t\tON CONFLICT (`parent_id`) DO UPDATE SET `done_count` = `done_count` + 1;\nEND;",
+			"CREATE TRIGGER `tasks_counts_update` AFTER UPDATE OF `status`, `parent_id` ON `tasks`\n\tWHEN old.`status` IS NOT new.`status` OR old.`parent_id` IS NOT new.`parent_id` BEGIN\n\tUPDATE `task_status_counts` SET `task_count` = `task_count` - 1 WHERE `status` = old.`status` AND old.`status` IS NOT new.`status`;\n\tDELETE FROM `task_status_counts` WHERE `status` = old.`status` AND `task_count` <= 0;\n\tINSERT INTO `task_status_counts` (`status`, `task_count`) SELECT new.`status`, 1 WHERE old.`status` IS NOT new.`status`\n\t\tON CONFLICT (`status`) DO UPDATE SET `task_count` = `task_count` + 1;\n\tUPDATE `task_done_children` SET `done_count` = `done_count` - 1 WHERE `parent_id` = old.`parent_id` AND old.`status` = 'done';\n\tDELETE FROM `task_done_children` WHERE `parent_id` = old.`parent_id` AND `done_count` <= 0;\n\tINSERT INTO `task_done_children` (`parent_id`, `done_count`) SELECT new.`parent_id`, 1 WHERE new.`status` = 'done' AND new.`parent_id` IS NOT NULL\n\t\tON CONFLICT (`parent_id`) DO UPDATE SET `done_count` = `done_count` + 1;\nEND;",
+			"CREATE TRIGGER `tasks_counts_delete` AFTER DELETE ON `tasks` BEGIN\n\tUPDATE `task_status_counts` SET `task_count` = `task_count` - 1 WHERE `status` = old.`status`;\n\tDELETE FROM `task_status_counts` WHERE `status` = old.`status` AND `task_count` <= 0;\n\tUPDATE `task_done_children` SET `done_count` = `done_count` - 1 WHERE `parent_id` = old.`parent_id` AND old.`status` = 'done';\n\tDELETE FROM `task_done_children` WHERE `parent_id` = old.`parent_id` AND `done_count` <= 0;\nEND;"
+		]
 	}
 ];

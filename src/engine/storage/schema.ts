@@ -165,6 +165,25 @@ export const tasks = sqliteTable(
 	],
 );
 
+/**
+ * Tasks per status, kept by SQLite triggers on `tasks` (migration 0015_task_counts); a status with no
+ * task has no row. A briefing asks whether open tasks are a large share of all (briefingTasksOf.ts)
+ * without counting 200,000 rows of an index.
+ */
+export const taskStatusCounts = sqliteTable('task_status_counts', {
+	status: text('status').primaryKey(),
+	taskCount: integer('task_count').notNull(),
+});
+
+/**
+ * Done tasks per parent, kept by SQLite triggers on `tasks` (migration 0015_task_counts); a parent with
+ * none has no row. An open epic's progress counts its done tasks through these (briefingTasksOf.ts).
+ */
+export const taskDoneChildren = sqliteTable('task_done_children', {
+	parentId: text('parent_id').primaryKey(),
+	doneCount: integer('done_count').notNull(),
+});
+
 /** `taskId` cannot start until `dependsOnId` is done. */
 export const taskDependencies = sqliteTable(
 	'task_dependencies',

@@ -7,8 +7,9 @@
  * open epic, and the title, status and blockers of the few it names by id (the current task, a
  * handoff's suggestions). So its graph holds the open tasks, the closed tasks with a parent on the parent
  * chains of open and done tasks, and the dependency rows open tasks reach; the done tasks are counted
- * per parent by SQLite from an index; a named task outside the graph is read by id. The answers are
- * those of the graph of every task (test/unit/engine/tasks/briefingTasksOf.test.ts compares the two on
+ * per parent by SQLite's triggers (`task_done_children`); a named task outside the graph is read by
+ * id, and so is the title of each task the briefing shows (the graph reads none). The answers are those
+ * of the graph of every task (test/unit/engine/tasks/briefingTasksOf.test.ts compares the two on
  * random stores).
  */
 import type { Database } from 'sql.js';
@@ -25,10 +26,15 @@ interface EpicProgress {
 
 /** The tasks as a briefing reads them. */
 export interface BriefingTasks {
-	/** Holds every open task and every dependency an open task's waiting reaches: ranking, leverage, scopes and the open lists. */
+	/**
+	 * Holds every open task and every dependency an open task's waiting reaches: ranking, leverage,
+	 * scopes and the open lists. Its nodes' titles may be '' (not read): a title shown is `title(id)`.
+	 */
 	readonly graph: TaskGraph;
 	/** A task's title and status by id, open or not; undefined when there is no such task. */
 	task(id: string): Pick<TaskNode, 'id' | 'title' | 'status'> | undefined;
+	/** The title of a task of the graph. */
+	title(id: string): string;
 	/** The open tasks `id` waits on, in table order, whether `id` itself is open or not. */
 	openBlockersOf(id: string): string[];
 	/** Each open epic's progress (no entry: nothing under it). */
@@ -52,6 +58,7 @@ export function wholeGraphTasks(graph: TaskGraph): BriefingTasks {
 	return {
 		graph,
 		task: (id) => graph.byId.get(id),
+		title: (id) => graph.byId.get(id)?.title ?? '',
 		openBlockersOf: (id) => graph.openBlockersOf(id),
 		epicProgress: () => graph.memoize('epicProgress', () => progressOverGraph(graph)),
 	};
@@ -65,19 +72,35 @@ export function openTasksOf(ctx: EngineContext): BriefingTasks {
 		const mostlyOpen = mostTasksOpen(sqlite);
 		const nodes = openTasksAndAncestors(sqlite, [...doneUnder.keys()], mostlyOpen);
 		const graph = new TaskGraph(nodes, briefingDependencies(sqlite, mostlyOpen), previous?.graph);
+		const titles = new Map<string, string>();
+		const title = (id: string): string => {
+			let known = titles.get(id);
+			if (known === undefined) {
+				known = (sqlite.exec('SELECT title FROM tasks WHERE id = ?', [id])[0]?.values[0]?.[0] as string | undefined) ?? '';
+				titles.set(id, known);
+			}
+			return known;
+		};
 		return {
 			graph,
-			task: (id) => graph.byId.get(id) ?? taskById(sqlite, id),
+			task: (id) => {
+				const node = graph.byId.get(id);
+				return node ? { id, title: title(id), status: node.status } : taskById(sqlite, id);
+			},
+			title,
 			openBlockersOf: (id) => (isOpenNode(graph, id) ? graph.openBlockersOf(id) : blockersById(sqlite, graph, id)),
 			epicProgress: () => graph.memoize('epicProgress', () => progressFromCounts(graph, doneUnder)),
 		};
 	});
 }
 
-/** How many done tasks each task has as children, from the status index alone (status, parent_id). */
+/**
+ * How many done tasks each task has as children: `task_done_children`, kept by triggers (at 116,000
+ * done tasks, counting them from the status index read ~5 MB of it cold, 25-95 ms).
+ */
 function doneChildCounts(sqlite: Database): Map<string, number> {
 	const out = new Map<string, number>();
-	for (const result of sqlite.exec(`SELECT parent_id, count(*) FROM tasks WHERE status = 'done' AND parent_id IS NOT NULL GROUP BY parent_id`)) {
+	for (const result of sqlite.exec('SELECT parent_id, done_count FROM task_done_children')) {
 		for (const row of result.values) {
 			out.set(row[0] as string, row[1] as number);
 		}
@@ -86,13 +109,16 @@ function doneChildCounts(sqlite: Database): Map<string, number> {
 }
 
 /**
- * Whether the open tasks are a large share of all (a quarter or more), from the (status, parent_id)
- * index alone. Then reading them is a scan of the table rather than a lookup per row from the index
+ * Whether the open tasks are a large share of all (a quarter or more), from `task_status_counts`
+ * (kept by triggers). Then reading them is a scan of the table rather than a lookup per row from the index
  * (at 84,000 open tasks of 200,000: a quarter less of that read), and their dependencies are every row (below).
  */
 function mostTasksOpen(sqlite: Database): boolean {
-	const count = (sql: string): number => (sqlite.exec(sql)[0]?.values[0]?.[0] as number | undefined) ?? 0;
-	return count(`SELECT count(*) FROM tasks WHERE status IN ${openList}`) * 4 >= count('SELECT count(*) FROM tasks');
+	const counts = sqlite.exec(
+		`SELECT coalesce(sum(task_count) FILTER (WHERE status IN ${openList}), 0), coalesce(sum(task_count), 0) FROM task_status_counts`,
+	);
+	const [open, all] = (counts[0]?.values[0] ?? [0, 0]) as [number, number];
+	return open * 4 >= all;
 }
 
 /**
@@ -103,12 +129,12 @@ function mostTasksOpen(sqlite: Database): boolean {
  * The open tasks' closed parents are found by SQLite from the (status, parent_id) index.
  */
 function openTasksAndAncestors(sqlite: Database, doneParents: readonly string[], scan: boolean): TaskNode[] {
-	const nodes = taskNodes(sqlite, `status IN ${openList}`, [], { scan });
+	const nodes = taskNodes(sqlite, `status IN ${openList}`, [], { scan, untitled: true });
 	const closed = new Set<string>();
 	const closedWithParent = `status NOT IN ${openList} AND parent_id IS NOT NULL AND id IN`;
 	let level = [
-		...taskNodes(sqlite, `${closedWithParent} (SELECT parent_id FROM tasks WHERE status IN ${openList} AND parent_id IS NOT NULL)`),
-		...taskNodes(sqlite, `${closedWithParent} (SELECT value FROM json_each(?))`, [JSON.stringify(doneParents)]),
+		...taskNodes(sqlite, `${closedWithParent} (SELECT parent_id FROM tasks WHERE status IN ${openList} AND parent_id IS NOT NULL)`, [], { untitled: true }),
+		...taskNodes(sqlite, `${closedWithParent} (SELECT value FROM json_each(?))`, [JSON.stringify(doneParents)], { untitled: true }),
 	];
 	while (level.length > 0) {
 		const parents: string[] = [];
@@ -119,7 +145,8 @@ function openTasksAndAncestors(sqlite: Database, doneParents: readonly string[],
 				parents.push(node.parentId as string);
 			}
 		}
-		level = parents.length > 0 ? taskNodes(sqlite, `${closedWithParent} (SELECT value FROM json_each(?))`, [JSON.stringify(parents)]) : [];
+		level =
+			parents.length > 0 ? taskNodes(sqlite, `${closedWithParent} (SELECT value FROM json_each(?))`, [JSON.stringify(parents)], { untitled: true }) : [];
 	}
 	return nodes;
 }

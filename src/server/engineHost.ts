@@ -51,6 +51,11 @@ interface EngineHostOptions {
 export class EngineHost {
 	private engine: Engine | undefined;
 	private opening: Promise<Engine> | undefined;
+	/** Counts the engine's closings: an opening that a closing overtook is not this host's engine any more. */
+	private generation = 0;
+	private disposed = false;
+	private reopens: Promise<unknown> = Promise.resolve();
+	private queuedReopen: Promise<Engine> | undefined;
 	private poll: NodeJS.Timeout | undefined;
 	private lastWrite = Date.now();
 	private seenSequence = -1;
@@ -113,14 +118,28 @@ export class EngineHost {
 		}
 	}
 
-	/** Closes the engine and opens it again (its files were replaced, or its settings changed). */
+	/**
+	 * Closes the engine and opens it again (its files were replaced, or its settings changed), after
+	 * the opening under way if one is and after any reopen before it; reopens asked for before its
+	 * closing share it. Two at once ran both closings before either opening, and left two engines
+	 * open, the first never closed.
+	 */
 	async reopen(): Promise<Engine> {
-		const opening = this.opening;
-		if (opening) {
-			await opening.catch(() => undefined);
+		if (this.queuedReopen) {
+			return this.queuedReopen;
 		}
-		this.closeEngine();
-		return this.get();
+		const queued: Promise<Engine> = this.reopens.then(async () => {
+			await this.opening?.catch(() => undefined);
+			// From this closing on, a reopen asked for is another opening, after this one.
+			if (this.queuedReopen === queued) {
+				this.queuedReopen = undefined;
+			}
+			this.closeEngine();
+			return this.get();
+		});
+		this.queuedReopen = queued;
+		this.reopens = queued.catch(() => undefined);
+		return queued;
 	}
 
 	get secrets(): SecretSource {
@@ -156,6 +175,7 @@ export class EngineHost {
 		if (!create && !isInitialized(this.options.workspaceRoot)) {
 			throw new BatonError('notInitialized', `${this.options.workspaceRoot} has no .baton folder yet`);
 		}
+		const generation = this.generation;
 		this.opening ??= Engine.open({
 			workspaceRoot: this.options.workspaceRoot,
 			log: this.options.log,
@@ -165,6 +185,14 @@ export class EngineHost {
 			...(this.options.readOnly ? { git: { read: async () => null }, readOnly: true } : {}),
 		}).then(
 			(engine) => {
+				if (generation !== this.generation) {
+					// Closed (reopened, or the backend disposed) while it opened.
+					engine.close();
+					if (this.disposed) {
+						throw new BatonError('storageFailure', 'the backend closed the store while it was opening');
+					}
+					return this.get(create);
+				}
 				this.engine = engine;
 				this.announced = engine.store.sequence;
 				if (this.options.hostEnvironment) {
@@ -182,7 +210,9 @@ export class EngineHost {
 				return engine;
 			},
 			(error: unknown) => {
-				this.opening = undefined;
+				if (generation === this.generation) {
+					this.opening = undefined;
+				}
 				throw error;
 			},
 		);
@@ -204,6 +234,7 @@ export class EngineHost {
 	}
 
 	dispose(): void {
+		this.disposed = true;
 		this.closeEngine();
 	}
 
@@ -218,6 +249,7 @@ export class EngineHost {
 		this.engine?.close();
 		this.engine = undefined;
 		this.opening = undefined;
+		this.generation++;
 	}
 
 	/**

@@ -13,6 +13,7 @@ import { BatonError } from '../../../src/engine/errors';
 import { tasks } from '../../../src/engine/storage/schema';
 import { silentLogger } from '../../../src/engine/ports';
 import { DaemonBackend } from '../../../src/server/daemonBackend';
+import { EngineHost } from '../../../src/server/engineHost';
 import { taskRow, tempDir } from '../helpers';
 
 /** A workspace, its daemon backend, and another process's write and compaction (a new snapshot file: the warm engine is stale). */
@@ -175,4 +176,67 @@ test('a window’s request after one met damage gets a newly opened engine, once
 	await assert.rejects(next.tasks.list(), (e: unknown) => BatonError.is(e, 'corruptDatabase'), 'and what reaches it fails the same way');
 	const [a, b] = await Promise.all([backend.host.get(), backend.host.get()]);
 	assert.ok(a === b && a !== next, 'two requests that find it damaged at once open it once');
+});
+
+/** Every engine `Engine.open` opens while `run` runs, in order. */
+async function recordingOpens<T>(run: () => Promise<T>): Promise<{ result: T; opened: Engine[] }> {
+	const original = Engine.open.bind(Engine);
+	const opened: Engine[] = [];
+	Engine.open = async (options) => {
+		const engine = await original(options);
+		opened.push(engine);
+		return engine;
+	};
+	try {
+		return { result: await run(), opened };
+	} finally {
+		Engine.open = original;
+	}
+}
+
+const isClosed = async (engine: Engine): Promise<boolean> => engine.store.read(() => false).catch((error: unknown) => BatonError.is(error, 'storageFailure'));
+
+test('two reopens at once, or a dispose while the engine opens, leave no engine open behind', async (t) => {
+	const root = tempDir(t, 'baton-reopen-');
+	(await Engine.open({ workspaceRoot: root, log: silentLogger, create: true, git: { read: async () => null } })).close();
+	const hostOf = () => {
+		const host = new EngineHost({ workspaceRoot: root, config: {}, log: silentLogger, readOnly: false, onDidChange: () => undefined });
+		t.after(() => host.dispose());
+		return host;
+	};
+	const host = hostOf();
+	const { result, opened } = await recordingOpens(async () => {
+		const first = await host.get();
+		return { first, both: await Promise.all([host.reopen(), host.reopen()]) };
+	});
+	const [a, b] = result.both;
+	assert.equal(a, b, 'both reopens answer with the same engine');
+	assert.equal(host.current, a);
+	assert.ok(opened.includes(result.first) && opened.includes(a));
+	for (const engine of opened) {
+		assert.equal(await isClosed(engine), engine !== a, 'every engine but the current one is closed');
+	}
+	// A reopen asked while an opening is under way, and a dispose while one is.
+	const other = hostOf();
+	const during = await recordingOpens(async () => {
+		const opening = other.get();
+		const reopened = await other.reopen();
+		return { first: await opening, reopened };
+	});
+	assert.notEqual(during.result.reopened, during.result.first);
+	for (const engine of during.opened) {
+		assert.equal(await isClosed(engine), engine !== during.result.reopened);
+	}
+	const disposed = hostOf();
+	const late = await recordingOpens(async () => {
+		const opening = disposed.get();
+		disposed.dispose();
+		return opening.then(
+			() => 'opened',
+			(error: unknown) => (BatonError.is(error, 'storageFailure') ? 'refused' : String(error)),
+		);
+	});
+	assert.equal(late.result, 'refused', 'a caller waiting on an opening the dispose overtook is told so');
+	assert.equal(late.opened.length, 1);
+	assert.equal(await isClosed(late.opened[0] as Engine), true, 'the engine opened after the dispose is closed');
 });

@@ -26,10 +26,16 @@ export function machineIdentity(workspaceRoot: string, env: NodeJS.ProcessEnv = 
 	if (cached) {
 		return cached;
 	}
+	// The author is read when first asked for: `git config` is a process (~35 ms here), and most
+	// readers of the identity (a window's first status among them) want its id alone.
+	let author: { value: string | null } | undefined;
 	const identity: MachineIdentity = {
 		id: machineId(workspaceRoot),
 		name: displayName(env['BATON_MACHINE_NAME'] ?? os.hostname().split('.')[0] ?? null),
-		author: displayName(env['BATON_AUTHOR'] ?? gitUserName(workspaceRoot)),
+		get author(): string | null {
+			author ??= { value: displayName(env['BATON_AUTHOR'] ?? gitUserName(workspaceRoot)) };
+			return author.value;
+		},
 	};
 	cache.set(workspaceRoot, identity);
 	return identity;

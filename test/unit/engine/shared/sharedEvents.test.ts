@@ -39,6 +39,20 @@ test('the machine id is random, kept in .baton/machine.json, and shared by every
 	assert.equal(machineIdentity(root, { BATON_MACHINE_NAME: 'laptop\u0007', BATON_AUTHOR: 'Ada' }).name, 'laptop');
 });
 
+test("the author is the repository's git user.name, read when first asked for and kept in what is written", (t) => {
+	const root = tempDir(t);
+	spawnSync('git', ['init', '-q', root]);
+	spawnSync('git', ['config', 'user.name', 'Grace\u0007 Hopper'], { cwd: root });
+	const identity = machineIdentity(root, {});
+	spawnSync('git', ['config', 'user.name', 'Later Name'], { cwd: root });
+	// Read after the change: the first read is what counts, and once read it stays for the process.
+	assert.equal(identity.author, 'Later Name');
+	spawnSync('git', ['config', 'user.name', 'Third'], { cwd: root });
+	assert.equal(identity.author, 'Later Name');
+	assert.deepEqual(JSON.parse(JSON.stringify(identity)), { id: identity.id, name: identity.name, author: 'Later Name' });
+	assert.equal({ ...identity }.author, 'Later Name');
+});
+
 test('events are redacted when written, merged as a union, and read in the shared order', async (t) => {
 	const { engine, root } = await openTestEngine(t);
 	const here = { id: '1234abcd', name: 'here', author: 'Ada' };

@@ -37,7 +37,7 @@ interface AgentHandlerOptions {
 }
 
 export function registerAgentHandlers(connection: MessageConnection, host: EngineHost, options: AgentHandlerOptions): { dispose(): void } {
-	const on = requestRegistrar(connection);
+	const on = requestRegistrar(connection, host);
 	const launchers = agentLaunchers(options);
 	// Off the backend's start: finding a Node runs `node --version`, which must not hold up the window's first requests.
 	const launcherTimer = setTimeout(launchers.refreshUserLauncher, 3_000);

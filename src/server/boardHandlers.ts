@@ -8,6 +8,6 @@ import type { EngineHost } from './engineHost';
 import { requestRegistrar } from './handlers';
 
 export function registerBoardHandlers(connection: MessageConnection, host: EngineHost): void {
-	const on = requestRegistrar(connection);
+	const on = requestRegistrar(connection, host);
 	on(rpc.agentsBoard, async () => (host.initialized ? (await host.get()).board.list() : { entries: [], waiting: 0, at: new Date().toISOString() }));
 }

@@ -56,6 +56,10 @@ export class EngineHost {
 	private disposed = false;
 	private reopens: Promise<unknown> = Promise.resolve();
 	private queuedReopen: Promise<Engine> | undefined;
+	/** A window's requests running now (`serve`). */
+	private serving = 0;
+	/** Engines closed by the host while requests still ran: they close once none runs. */
+	private retired: Engine[] = [];
 	private poll: NodeJS.Timeout | undefined;
 	private lastWrite = Date.now();
 	private seenSequence = -1;
@@ -219,6 +223,23 @@ export class EngineHost {
 		return this.opening;
 	}
 
+	/**
+	 * Runs a window's request. An engine the host closes (reopened after damage or a replacement of its
+	 * files) while requests run is closed once none does, not under them: a request that had it went on
+	 * to fail with "the database is closed" for a reopen it had no part in.
+	 */
+	async serve<T>(run: () => Promise<T>): Promise<T> {
+		this.serving++;
+		try {
+			return await run();
+		} finally {
+			this.serving--;
+			if (this.serving === 0) {
+				for (const engine of this.retired.splice(0)) engine.close();
+			}
+		}
+	}
+
 	/** Run a write; refuses in untrusted workspaces and tells listeners afterwards. */
 	async write<T>(fn: (engine: Engine) => Promise<T>, create = false): Promise<T> {
 		if (this.options.readOnly) {
@@ -236,6 +257,7 @@ export class EngineHost {
 	dispose(): void {
 		this.disposed = true;
 		this.closeEngine();
+		for (const engine of this.retired.splice(0)) engine.close();
 	}
 
 	private closeEngine(): void {
@@ -246,7 +268,11 @@ export class EngineHost {
 		clearTimeout(this.deliveryTimer);
 		this.deliveriesAttached = false;
 		this.engine?.checkpoints.dirty.stop();
-		this.engine?.close();
+		if (this.engine && this.serving > 0 && !this.disposed) {
+			this.retired.push(this.engine);
+		} else {
+			this.engine?.close();
+		}
 		this.engine = undefined;
 		this.opening = undefined;
 		this.generation++;

@@ -50,7 +50,7 @@ async function withOpinions(engine: Engine, list: readonly Checkpoint[]): Promis
 export const actor = (): string => `vscode:${localUser()}`;
 
 export function registerHandlers(connection: MessageConnection, host: EngineHost, workspaceRoot: string): void {
-	const on = requestRegistrar(connection);
+	const on = requestRegistrar(connection, host);
 	const status = statusReader(host, workspaceRoot);
 	on(rpc.workspaceStatus, status);
 	on(rpc.workspaceInit, async () => {
@@ -225,7 +225,7 @@ function registerTaskHandlers(on: Registrar, host: EngineHost): void {
 }
 
 export function registerCheckpointHandlers(connection: MessageConnection, host: EngineHost): void {
-	const on = requestRegistrar(connection);
+	const on = requestRegistrar(connection, host);
 	const onProgress = (p: { phase: string; done: number; total: number }) => void connection.sendNotification(rpc.checkpointProgress, { ...p, message: null });
 	on(rpc.checkpointList, async (params) => ({
 		checkpoints: await (async (engine) =>
@@ -292,11 +292,12 @@ export function registerCheckpointHandlers(connection: MessageConnection, host: 
 }
 
 /** Registers handlers whose failures reach the client as coded ResponseErrors. */
-export function requestRegistrar(connection: MessageConnection) {
+/** Registers a window's requests; each is counted by the host while it runs (EngineHost.serve). */
+export function requestRegistrar(connection: MessageConnection, host: EngineHost) {
 	return <P, R>(type: RequestType<P, R, rpc.RpcErrorData>, handler: (params: P) => Promise<R>): void => {
 		connection.onRequest(type, async (params: P) => {
 			try {
-				return await handler(params);
+				return await host.serve(() => handler(params));
 			} catch (error) {
 				throw toResponseError(error);
 			}

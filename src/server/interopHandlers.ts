@@ -13,7 +13,7 @@ import type { EngineHost } from './engineHost';
 import { actor, requestRegistrar } from './handlers';
 
 export function registerInteropHandlers(connection: MessageConnection, host: EngineHost): void {
-	const on = requestRegistrar(connection);
+	const on = requestRegistrar(connection, host);
 	on(rpc.importPreview, async (params) => (await host.get()).imports.run({ format: params.format, path: params.path, dryRun: true, actor: actor() }));
 	on(rpc.importRun, (params) => host.write((engine) => engine.imports.run({ format: params.format, path: params.path, dryRun: false, actor: actor() })));
 	on(rpc.agentHistoryImport, async (params) => {

@@ -12,7 +12,7 @@ import type { EngineHost } from './engineHost';
 import { requestRegistrar } from './handlers';
 
 export function registerNotificationHandlers(connection: MessageConnection, host: EngineHost): void {
-	const on = requestRegistrar(connection);
+	const on = requestRegistrar(connection, host);
 	on(rpc.notificationChannels, async () => ({ channels: await (await host.get()).notifications.channels() }));
 	on(rpc.notificationTest, async ({ channel }) => {
 		if (!(channelIds as readonly string[]).includes(channel)) {

@@ -12,7 +12,7 @@ import type { EngineHost } from './engineHost';
 import { requestRegistrar } from './handlers';
 
 export function registerProvenanceHandlers(connection: MessageConnection, host: EngineHost): void {
-	const on = requestRegistrar(connection);
+	const on = requestRegistrar(connection, host);
 	on(provenanceBlame, async (params): Promise<BlameDto> => {
 		if (host.readOnly) {
 			throw new BatonError('invalidInput', 'this workspace is not trusted: Baton runs no git here, so it shows no blame');

@@ -32,7 +32,7 @@ function withLines(hits: readonly SearchHitDto[], archive: TranscriptArchive): S
 }
 
 export function registerSearchHandlers(connection: MessageConnection, host: EngineHost, log: Logger): void {
-	const on = requestRegistrar(connection);
+	const on = requestRegistrar(connection, host);
 	on(rpc.searchSessions, async (query) => {
 		if (typeof query?.text !== 'string') {
 			throw new BatonError('invalidInput', 'search needs the text to look for');

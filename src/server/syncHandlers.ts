@@ -28,7 +28,7 @@ async function pullAll(engine: Engine): Promise<SyncNowResult> {
 }
 
 export function registerSyncHandlers(connection: MessageConnection, host: EngineHost): void {
-	const on = requestRegistrar(connection);
+	const on = requestRegistrar(connection, host);
 	on(rpc.syncStatus, async () => ({ remotes: (await (await host.get()).sync.status()).remotes }));
 	on(rpc.syncPull, () => host.write((engine) => pullAll(engine)));
 	on(rpc.syncNow, () =>

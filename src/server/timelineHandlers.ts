@@ -14,7 +14,7 @@ import type { EngineHost } from './engineHost';
 import { localUser, requestRegistrar } from './handlers';
 
 export function registerTimelineHandlers(connection: MessageConnection, host: EngineHost, log: Logger): void {
-	const on = requestRegistrar(connection);
+	const on = requestRegistrar(connection, host);
 	const service = async (): Promise<{ engine: Engine; timeline: TimelineService }> => {
 		const engine = await host.get();
 		return { engine, timeline: engine.timeline };

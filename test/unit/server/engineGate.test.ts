@@ -240,3 +240,27 @@ test('two reopens at once, or a dispose while the engine opens, leave no engine 
 	assert.equal(late.opened.length, 1);
 	assert.equal(await isClosed(late.opened[0] as Engine), true, 'the engine opened after the dispose is closed');
 });
+
+test('an engine the host closes while a window’s requests run is closed once they end, not under them', async (t) => {
+	const root = await damagedWorkspace(t);
+	const host = new EngineHost({ workspaceRoot: root, config: {}, log: silentLogger, readOnly: false, onDidChange: () => undefined });
+	t.after(() => host.dispose());
+	let release = (): void => undefined;
+	const held = new Promise<void>((resolve) => (release = resolve));
+	// A long request (a search, an export) has the engine and is still working.
+	const first = await host.get();
+	const long = host.serve(async () => {
+		const engine = await host.get();
+		await held;
+		return engine.store.read(() => 'answered');
+	});
+	// Another request meets the damage; the next one gets a newly opened engine.
+	await host.serve(async () => assert.rejects((await host.get()).tasks.list(), (e: unknown) => BatonError.is(e, 'corruptDatabase')));
+	const next = await host.serve(() => host.get());
+	assert.notEqual(next, first, 'reopened after the damage');
+	assert.equal(await isClosed(first), false, 'not closed while the long request still runs');
+	release();
+	assert.equal(await long, 'answered', 'the long request finished on the engine it had');
+	assert.equal(await isClosed(first), true, 'closed once no request runs');
+	assert.equal(await isClosed(next), false);
+});

@@ -19,7 +19,7 @@ import { lineCounts } from '../../../../src/engine/timeline/lineCounts';
 import { TimelineRecorder } from '../../../../src/engine/timeline/timelineRecorder';
 import { readTimeline } from '../../../../src/engine/timeline/timelineQueries';
 import { captureTree, lastCapture, stepFiles } from '../../../../src/engine/timeline/treeCapture';
-import { actor, tempDir } from '../../helpers';
+import { actor, stopBeforeRemoval, tempDir } from '../../helpers';
 import { files, openCheckpointEngine, random, write } from '../checkpoints/gitFixtures';
 import { toolEvent } from '../../../ui/replaySession';
 
@@ -132,7 +132,8 @@ async function setUp(t: TestContext) {
 		assert.ok(result.tree, result.reason);
 		return result.tree;
 	};
-	t.after(() => flushIndexCatchUp(shadow, options));
+	// Before the workspace goes: a catch-up run after its removal wrote a shadow store into its place.
+	stopBeforeRemoval(t, () => flushIndexCatchUp(shadow, options));
 	return { engine, root, shadow, capture, options, reference: tempDir(t, 'baton-reference-') };
 }
 

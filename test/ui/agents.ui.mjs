@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch } from '../harness/workbench.mjs';
-import { Checks, openBaton, root, rowLabel } from './uiSupport.mjs';
+import { Checks, openBaton, removeWorkspace, root, rowLabel } from './uiSupport.mjs';
 
 const artifactsDir = path.join(root, 'artifacts', 'ui', 'agents');
 fs.rmSync(artifactsDir, { recursive: true, force: true });
@@ -149,6 +149,6 @@ try {
 	// The failed check was reported with a screenshot.
 } finally {
 	await s.close();
-	fs.rmSync(base, { recursive: true, force: true });
+	await removeWorkspace(base);
 }
 checks.finish();

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch } from '../harness/workbench.mjs';
-import { Checks, openBaton, root } from './uiSupport.mjs';
+import { Checks, openBaton, removeWorkspace, root } from './uiSupport.mjs';
 
 const cliPath = path.join(root, 'dist', 'cli.js');
 const fixtures = path.join(root, 'test', 'fixtures');
@@ -151,6 +151,6 @@ try {
 	// The failed check was reported with a screenshot.
 } finally {
 	await s.close();
-	fs.rmSync(base, { recursive: true, force: true });
+	await removeWorkspace(base);
 }
 checks.finish();

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch } from '../harness/workbench.mjs';
-import { Checks, openBaton, root } from './uiSupport.mjs';
+import { Checks, openBaton, removeWorkspace, root } from './uiSupport.mjs';
 
 const cliPath = path.join(root, 'dist', 'cli.js');
 const artifactsDir = path.join(root, 'artifacts', 'ui', 'checkpoints');
@@ -122,6 +122,6 @@ try {
 	// The failed check was reported with a screenshot.
 } finally {
 	await s.close();
-	fs.rmSync(workspace, { recursive: true, force: true });
+	await removeWorkspace(workspace);
 }
 checks.finish();

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { packageVsix } from '../../scripts/packageVsix.mjs';
 import { launch } from '../harness/workbench.mjs';
-import { Checks, openBaton, root } from './uiSupport.mjs';
+import { Checks, openBaton, removeWorkspace, root } from './uiSupport.mjs';
 
 const artifactsDir = path.join(root, 'artifacts', 'ui', 'installed');
 fs.rmSync(artifactsDir, { recursive: true, force: true });
@@ -198,6 +198,6 @@ try {
 	}
 } finally {
 	await s?.close();
-	fs.rmSync(tmp, { recursive: true, force: true });
+	await removeWorkspace(tmp);
 }
 checks.finish();

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch } from '../harness/workbench.mjs';
-import { Checks, openBaton, root } from './uiSupport.mjs';
+import { Checks, openBaton, removeWorkspace, root } from './uiSupport.mjs';
 
 const artifactsDir = path.join(root, 'artifacts', 'ui', 'interop');
 fs.rmSync(artifactsDir, { recursive: true, force: true });
@@ -208,7 +208,7 @@ try {
 	// The failed check was reported with a screenshot.
 } finally {
 	await s.close();
-	fs.rmSync(base, { recursive: true, force: true });
+	await removeWorkspace(base);
 }
 // The opt-in scan when the window opens: another folder, its own CODEX_HOME, the setting on.
 const scanBase = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-scan-'));
@@ -240,6 +240,6 @@ try {
 	});
 } finally {
 	await s2.close();
-	fs.rmSync(scanBase, { recursive: true, force: true });
+	await removeWorkspace(scanBase);
 }
 checks.finish();

@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch } from '../harness/workbench.mjs';
-import { Checks, root } from './uiSupport.mjs';
+import { Checks, removeWorkspace, root } from './uiSupport.mjs';
 
 const cliPath = path.join(root, 'dist', 'cli.js');
 const artifactsDir = path.join(root, 'artifacts', 'ui', 'provenance');
@@ -161,6 +161,6 @@ await checks.run('both themes were really in force (dark, then light)', async ()
 	if (colours.dark?.kind !== 'vs-dark' || colours.light?.kind !== 'vs') throw new Error(`theme kinds: ${JSON.stringify(colours)}`);
 	console.log(`    annotation colour (the theme's inline-hint colour): dark ${colours.dark.annotation}, light ${colours.light.annotation}`);
 });
-fs.rmSync(workspace, { recursive: true, force: true });
-fs.rmSync(claudeHome, { recursive: true, force: true });
+await removeWorkspace(workspace);
+await removeWorkspace(claudeHome);
 checks.finish();

@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch } from '../harness/workbench.mjs';
-import { Checks, root } from './uiSupport.mjs';
+import { Checks, removeWorkspace, root } from './uiSupport.mjs';
 
 const cliPath = path.join(root, 'dist', 'cli.js');
 const artifactsDir = path.join(root, 'artifacts', 'ui', 'replay');
@@ -244,6 +244,6 @@ try {
 		await light.close();
 	}
 } finally {
-	fs.rmSync(workspace, { recursive: true, force: true });
+	await removeWorkspace(workspace);
 }
 checks.finish();

@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { launch } from '../harness/workbench.mjs';
-import { Checks, openBaton, root } from './uiSupport.mjs';
+import { Checks, openBaton, removeWorkspace, root } from './uiSupport.mjs';
 
 const cliPath = path.join(root, 'dist', 'cli.js');
 const artifactsDir = path.join(root, 'artifacts', 'ui', 'review');
@@ -140,7 +140,7 @@ for (const theme of ['dark', 'light']) {
 		await s.close();
 	}
 }
-fs.rmSync(workspace, { recursive: true, force: true });
+await removeWorkspace(workspace);
 
 // Pending Approvals shows what needs review: a click on a pending checkpoint opens what it changed
 // (the checkpoint before it → it), named as people know it, with Approve inside. The workspace's

@@ -3,6 +3,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { removeTestFolder } from '../harness/daemons.mjs';
 
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -117,49 +118,5 @@ export function rowLabel(name) {
 	return new RegExp(`^\\s*(${[esc(name), ...prefixes].join('|')})\\s*$`);
 }
 
-/** The pid of every workspace daemon that runs under `dir` (its `.baton/daemon.json`, at most three folders down). */
-function daemonPidsUnder(dir, depth = 3) {
-	const pids = [];
-	try {
-		const { pid } = JSON.parse(fs.readFileSync(path.join(dir, '.baton', 'daemon.json'), 'utf8'));
-		if (typeof pid === 'number' && pid !== process.pid) pids.push(pid);
-	} catch {
-		// No daemon here, or its endpoint half-written or gone.
-	}
-	if (depth === 0) return pids;
-	let entries = [];
-	try {
-		entries = fs.readdirSync(dir, { withFileTypes: true });
-	} catch {
-		return pids;
-	}
-	for (const entry of entries) {
-		if (entry.isDirectory() && entry.name !== '.baton' && entry.name !== 'node_modules' && entry.name !== '.git') {
-			pids.push(...daemonPidsUnder(path.join(dir, entry.name), depth - 1));
-		}
-	}
-	return pids;
-}
-
-const alive = (pid) => {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch {
-		return false;
-	}
-};
-
-/**
- * Removes a test's folder once what writes there has stopped: a workspace's daemon (the CLI started
- * one) outlives the workbench and saves its search index when it ends, and a removal that ran into
- * that write failed with ENOTEMPTY and ended the suite.
- */
-export async function removeWorkspace(dir) {
-	const pids = daemonPidsUnder(dir).filter(alive);
-	for (const pid of pids) process.kill(pid, 'SIGTERM');
-	const deadline = Date.now() + 10_000;
-	while (pids.some(alive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-	for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
-	fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
-}
+/** Removes a test's folder once the workspace daemons under it stopped (test/harness/daemons.mjs). */
+export const removeWorkspace = removeTestFolder;

@@ -8,6 +8,7 @@ import { Engine } from '../../src/engine/engine';
 import type { Clock, Logger } from '../../src/engine/ports';
 import type { SecretSource } from '../../src/engine/secrets';
 import type { GitStateReader } from '../../src/engine/sessions/gitState';
+import { removeTestFolder } from '../harness/daemons.mjs';
 
 /** A clock tests move by hand: time is the one thing we fake, never storage. */
 export class FakeClock implements Clock {
@@ -75,60 +76,9 @@ export function tempDir(t: TestContext, prefix = 'baton-test-'): string {
 		}
 		// A workspace's daemon (on by default for the CLI and hooks) keeps writing there, its late
 		// environment capture or its log, until it idles out: stop it before the folder goes.
-		await stopDaemonsUnder(dir);
-		fs.rmSync(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+		await removeTestFolder(dir);
 	});
 	return dir;
-}
-
-/** Every `.baton/daemon.json` at most `depth` folders below `dir`. */
-function daemonEndpointsUnder(dir: string, depth = 3): string[] {
-	const found: string[] = [];
-	const endpoint = path.join(dir, '.baton', 'daemon.json');
-	if (fs.existsSync(endpoint)) found.push(endpoint);
-	if (depth === 0) return found;
-	let entries: fs.Dirent[];
-	try {
-		entries = fs.readdirSync(dir, { withFileTypes: true });
-	} catch {
-		return found;
-	}
-	for (const entry of entries) {
-		if (entry.isDirectory() && entry.name !== '.baton' && entry.name !== '.git' && entry.name !== 'node_modules') {
-			found.push(...daemonEndpointsUnder(path.join(dir, entry.name), depth - 1));
-		}
-	}
-	return found;
-}
-
-function alive(pid: number): boolean {
-	try {
-		process.kill(pid, 0);
-		return true;
-	} catch {
-		return false;
-	}
-}
-
-/** SIGTERM each daemon whose endpoint lies under `dir` (its clean shutdown) and wait for it to exit. */
-export async function stopDaemonsUnder(dir: string): Promise<void> {
-	const pids: number[] = [];
-	for (const file of daemonEndpointsUnder(dir)) {
-		try {
-			const { pid } = JSON.parse(fs.readFileSync(file, 'utf8')) as { pid?: unknown };
-			if (typeof pid === 'number' && pid !== process.pid && alive(pid)) {
-				process.kill(pid, 'SIGTERM');
-				pids.push(pid);
-			}
-		} catch {
-			// A half-written or vanished endpoint: no daemon of ours to stop.
-		}
-	}
-	const deadline = Date.now() + 10_000;
-	while (pids.some(alive) && Date.now() < deadline) {
-		await new Promise((resolve) => setTimeout(resolve, 50));
-	}
-	for (const pid of pids.filter(alive)) process.kill(pid, 'SIGKILL');
 }
 
 export const noGit: GitStateReader = { read: async () => null };

@@ -76,7 +76,7 @@ export function openTasksOf(ctx: EngineContext): BriefingTasks {
 		const title = (id: string): string => {
 			let known = titles.get(id);
 			if (known === undefined) {
-				known = (sqlite.exec('SELECT title FROM tasks WHERE id = ?', [id])[0]?.values[0]?.[0] as string | undefined) ?? '';
+				known = taskById(sqlite, id)?.title ?? '';
 				titles.set(id, known);
 			}
 			return known;

@@ -2,11 +2,12 @@
  * The snapshot file and its checksum sidecar (`baton.db.sum`). SQLite notices only the damage a query
  * happens to touch; the CRC-32 of the whole file (≈8 ms at 50 MB) catches any of it at open.
  *
- * The sidecar also lists the CRC-32 of each 4 MB piece. A store read a page at a time
+ * The sidecar also lists the CRC-32 of each 128 KB piece. A store read a page at a time
  * (snapshotPages.ts) checks a piece the first time it reads from it instead of the whole file at
  * open: every byte SQLite reads is still checked before it is used, and an open costs what it reads
  * (at 800 MB the whole file's checksum was 230 ms of every process's first answer). A sidecar without
- * pieces (an older Baton's) is checked whole, as before.
+ * pieces (an older Baton's) is checked whole, as before; one whose entries do not say their piece size
+ * listed 4 MB pieces, and is checked by those.
  *
  * The sidecar lists the checksums of the new and the previous snapshot and is replaced before the
  * snapshot is renamed into place, so a crash between the two renames leaves a pair that still matches.
@@ -20,18 +21,31 @@ import { crc32 } from './journalFormat';
 interface SumEntry {
 	size: number;
 	crc32: number;
-	/** The CRC-32 of each `checksumPieceBytes` of the file, in order (the last piece may be shorter). */
+	/** The CRC-32 of each `pieceBytes` of the file, in order (the last piece may be shorter). */
 	pieces?: number[];
+	/** The size of the pieces `pieces` lists; absent in an older Baton's sidecar, whose pieces were 4 MB. */
+	pieceBytes?: number;
 }
 
-export const checksumPieceBytes = 4 * 1024 * 1024;
+/**
+ * The piece size this Baton records. A table's pages lie all over the file after a large import (at
+ * 100,000 sessions the 98 pages of one table spanned 57,000 pages), so a read of a few scattered
+ * pages checked a whole piece for each: with 4 MB pieces the tree's first page checked 120 MB to read
+ * 400 KB. A piece of 128 KB is the read-ahead's size (its check's read serves the reads that follow,
+ * snapshotPages.ts) and keeps the sidecar small (1,700 sums at 210 MB).
+ */
+export const checksumPieceBytes = 128 * 1024;
+/** The pieces of a sidecar entry that does not say their size (an older Baton's). */
+export const legacyPieceBytes = 4 * 1024 * 1024;
+/** Files are read for a whole checksum this much at a time, whatever the piece size. */
+const readBufferBytes = 4 * 1024 * 1024;
 
 /** A snapshot read a page at a time: its size, its whole checksum, or its pieces checked as they are read. */
 export interface LazySnapshot {
 	readonly size: number;
 	checksum(): SumEntry;
-	/** Check each piece against these lists (one per recorded snapshot of this size) when first read. */
-	verifyPieces(candidates: number[][]): void;
+	/** Check each `pieceBytes` piece against these lists (one per recorded snapshot of this size) when first read. */
+	verifyPieces(candidates: number[][], pieceBytes: number): void;
 }
 
 /** `sumDamaged`: the sidecar exists but cannot be read — that is damage, never "no check". */
@@ -44,8 +58,8 @@ export function sumFileOf(dbFile: string): string {
 /**
  * Does the snapshot match a checksum recorded for it? `unlisted`: no sidecar to say. `snapshot` is its
  * bytes, or its file read a piece at a time (snapshotPages.ts): then, when every recorded snapshot of
- * its size lists its pieces, `verified` means its size matched and each piece is checked when first
- * read (a damaged one fails that read, snapshotPages.ts).
+ * its size lists its pieces (of one piece size), `verified` means its size matched and each piece is
+ * checked when first read (a damaged one fails that read, snapshotPages.ts).
  */
 export function verifySnapshot(dbFile: string, snapshot: Uint8Array | LazySnapshot): SnapshotVerdict {
 	const entries = readEntries(sumFileOf(dbFile));
@@ -64,8 +78,10 @@ export function verifySnapshot(dbFile: string, snapshot: Uint8Array | LazySnapsh
 		return 'mismatch';
 	}
 	const pieceLists = sized.map((e) => e.pieces).filter((p): p is number[] => p !== undefined);
-	if (pieceLists.length === sized.length) {
-		snapshot.verifyPieces(pieceLists);
+	const pieceBytes = sized[0]?.pieceBytes ?? legacyPieceBytes;
+	// Lists of two piece sizes (an older Baton's entry next to this one's) cannot narrow each other: checked whole.
+	if (pieceLists.length === sized.length && sized.every((e) => (e.pieceBytes ?? legacyPieceBytes) === pieceBytes)) {
+		snapshot.verifyPieces(pieceLists, pieceBytes);
 		return 'verified';
 	}
 	const { size, crc32: sum } = snapshot.checksum();
@@ -74,7 +90,7 @@ export function verifySnapshot(dbFile: string, snapshot: Uint8Array | LazySnapsh
 
 /** The size, CRC-32 and piece checksums of bytes added in order, in any chunks. */
 class SumBuilder {
-	private readonly entry = { size: 0, crc32: 0, pieces: [] as number[] };
+	private readonly entry = { size: 0, crc32: 0, pieces: [] as number[], pieceBytes: checksumPieceBytes };
 	private piece = 0;
 	private pieceFill = 0;
 
@@ -95,7 +111,8 @@ class SumBuilder {
 	}
 
 	done(): SumEntry {
-		return { size: this.entry.size, crc32: this.entry.crc32, pieces: this.pieceFill > 0 ? [...this.entry.pieces, this.piece] : this.entry.pieces };
+		const { size, crc32: sum, pieces, pieceBytes } = this.entry;
+		return { size, crc32: sum, pieces: this.pieceFill > 0 ? [...pieces, this.piece] : pieces, pieceBytes };
 	}
 }
 
@@ -173,12 +190,7 @@ export function rangeChecksum(fd: number, from: number, end: number, buffer: Buf
 }
 
 /** `fd`'s bytes from `from` to `end` (or the file's end), a buffer's worth at a time: each a view of `buffer`, valid until the next. */
-function* descriptorPieces(
-	fd: number,
-	from = 0,
-	end = Number.MAX_SAFE_INTEGER,
-	buffer: Buffer = Buffer.allocUnsafe(checksumPieceBytes),
-): Generator<Uint8Array> {
+function* descriptorPieces(fd: number, from = 0, end = Number.MAX_SAFE_INTEGER, buffer: Buffer = Buffer.allocUnsafe(readBufferBytes)): Generator<Uint8Array> {
 	for (let at = from; at < end;) {
 		const n = readAll(fd, buffer, at, 0, Math.min(buffer.length, end - at));
 		if (n === 0) {
@@ -213,14 +225,20 @@ function readEntries(file: string): SumEntry[] | 'damaged' | undefined {
 		return 'damaged';
 	}
 	// Pieces that do not cover the size one to a piece are not trusted: that entry is checked whole.
-	return valid.map((e) => (validPieces(e) ? e : { size: e.size, crc32: e.crc32 }));
+	return valid.map((e) =>
+		validPieces(e) ? { size: e.size, crc32: e.crc32, pieces: e.pieces, pieceBytes: e.pieceBytes ?? legacyPieceBytes } : { size: e.size, crc32: e.crc32 },
+	);
 }
 
 function validPieces(entry: SumEntry): boolean {
-	const { pieces } = entry;
+	const { pieces, pieceBytes = legacyPieceBytes } = entry;
 	return (
+		Number.isInteger(pieceBytes) &&
+		pieceBytes >= 4096 &&
+		pieceBytes <= legacyPieceBytes &&
+		pieceBytes % 4096 === 0 &&
 		Array.isArray(pieces) &&
-		pieces.length === Math.ceil(entry.size / checksumPieceBytes) &&
+		pieces.length === Math.ceil(entry.size / pieceBytes) &&
 		pieces.every((p) => Number.isInteger(p) && p >= 0 && p <= 0xffffffff)
 	);
 }

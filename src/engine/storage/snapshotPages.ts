@@ -21,6 +21,7 @@
 import fs from 'node:fs';
 import { BatonError } from '../errors';
 import { readAll } from './fsUtil';
+import { crc32 } from './journalFormat';
 import { checksumPieceBytes, descriptorChecksum, rangeChecksum, type LazySnapshot } from './snapshotFile';
 
 const pageBytes = 4096;
@@ -44,6 +45,8 @@ export class SnapshotPages implements LazySnapshot {
 	writes = 0;
 	/** The piece checksums the file may match (one list per recorded snapshot of its size), narrowed as pieces are read. */
 	private candidates: number[][] | undefined;
+	/** The size of the pieces `candidates` list. */
+	private pieceBytes = checksumPieceBytes;
 	/** Pieces of the file checked so far (1 = checked). */
 	private checked = new Uint8Array(0);
 	private checkBuffer: Buffer | undefined;
@@ -198,9 +201,10 @@ export class SnapshotPages implements LazySnapshot {
 	 * pieces read so far must all be one list's). A piece that is not fails that read, and every read
 	 * of the file after it, with `corruptDatabase`.
 	 */
-	verifyPieces(candidates: number[][]): void {
+	verifyPieces(candidates: number[][], pieceBytes: number): void {
 		this.candidates = candidates;
-		this.checked = new Uint8Array(Math.ceil(this.fileSize / checksumPieceBytes));
+		this.pieceBytes = pieceBytes;
+		this.checked = new Uint8Array(Math.ceil(this.fileSize / pieceBytes));
 	}
 
 	close(): void {
@@ -272,18 +276,19 @@ export class SnapshotPages implements LazySnapshot {
 			throw this.damage;
 		}
 		const candidates = this.candidates as number[][];
-		const last = Math.min(this.checked.length - 1, Math.floor((position + Math.max(length, 1) - 1) / checksumPieceBytes));
-		for (let piece = Math.floor(position / checksumPieceBytes); piece <= last; piece++) {
+		const { pieceBytes } = this;
+		const last = Math.min(this.checked.length - 1, Math.floor((position + Math.max(length, 1) - 1) / pieceBytes));
+		for (let piece = Math.floor(position / pieceBytes); piece <= last; piece++) {
 			if (this.checked[piece] === 1) {
 				continue;
 			}
 			const sum = this.pieceChecksum(piece);
 			const matching = candidates.filter((list) => list[piece] === sum);
 			if (matching.length === 0) {
-				const from = piece * checksumPieceBytes;
+				const from = piece * pieceBytes;
 				this.damage = new BatonError(
 					'corruptDatabase',
-					`${this.file} does not match its recorded checksum (damaged between bytes ${from} and ${Math.min(this.fileSize, from + checksumPieceBytes)}); run \`baton doctor\``,
+					`${this.file} does not match its recorded checksum (damaged between bytes ${from} and ${Math.min(this.fileSize, from + pieceBytes)}); run \`baton doctor\``,
 					{ file: this.file },
 				);
 				throw this.damage;
@@ -293,16 +298,23 @@ export class SnapshotPages implements LazySnapshot {
 		}
 	}
 
-	/** The CRC-32 of one piece of the file, read a megabyte at a time (a buffer of its own: a read's `out` may be the scratch). */
+	/**
+	 * The CRC-32 of one piece of the file (a buffer of its own: a read's `out` may be the scratch). A
+	 * piece no larger than the read-ahead is read into its window, so the read that asked for the
+	 * check, and those after it in the same piece, come from what the check read; an older sidecar's
+	 * 4 MB pieces are read a megabyte at a time.
+	 */
 	private pieceChecksum(piece: number): number {
-		const from = piece * checksumPieceBytes;
+		const from = piece * this.pieceBytes;
 		// A file shorter than it was at open reads short, and its sum cannot match.
-		return rangeChecksum(
-			this.descriptor(),
-			from,
-			Math.min(this.fileSize, from + checksumPieceBytes),
-			(this.checkBuffer ??= Buffer.allocUnsafe(1024 * 1024)),
-		);
+		const end = Math.min(this.fileSize, from + this.pieceBytes);
+		if (this.pieceBytes <= readAheadBytes) {
+			const window = (this.window ??= Buffer.allocUnsafe(readAheadBytes));
+			this.windowAt = from;
+			this.windowLength = readAll(this.descriptor(), window, from, 0, end - from);
+			return crc32(window.subarray(0, this.windowLength));
+		}
+		return rangeChecksum(this.descriptor(), from, end, (this.checkBuffer ??= Buffer.allocUnsafe(1024 * 1024)));
 	}
 
 	private descriptor(): number {

@@ -1,14 +1,16 @@
 /**
- * The snapshot's checksum by pieces: a store read a page at a time checks each 4 MB piece the first
- * time it reads from it (snapshotFile.ts, snapshotPages.ts), not the whole file at open.
+ * The snapshot's checksum by pieces: a store read a page at a time checks each 128 KB piece the first
+ * time it reads from it (snapshotFile.ts, snapshotPages.ts), not the whole file at open; an older
+ * sidecar's 4 MB pieces are checked by their size.
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it } from 'node:test';
+import zlib from 'node:zlib';
 import { BatonError } from '../../../../src/engine/errors';
 import { JournalStore } from '../../../../src/engine/storage/journalStore';
-import { checksumPieceBytes, descriptorChecksum, sumFileOf, writeSnapshot } from '../../../../src/engine/storage/snapshotFile';
+import { checksumPieceBytes, descriptorChecksum, legacyPieceBytes, sumFileOf, writeSnapshot } from '../../../../src/engine/storage/snapshotFile';
 import { SnapshotPages } from '../../../../src/engine/storage/snapshotPages';
 import { tasks } from '../../../../src/engine/storage/schema';
 import { FakeClock, MemoryLogger, tempDir } from '../../helpers';
@@ -17,7 +19,7 @@ import { seedLargeStore } from './largeStore';
 const open = (dir: string) => JournalStore.open({ dir, clock: new FakeClock(), log: new MemoryLogger(), lockTimeoutMs: 3_000 });
 
 interface Sum {
-	entries: { size: number; crc32: number; pieces?: number[] }[];
+	entries: { size: number; crc32: number; pieces?: number[]; pieceBytes?: number }[];
 }
 const readSum = (dbFile: string) => JSON.parse(fs.readFileSync(sumFileOf(dbFile), 'utf8')) as Sum;
 
@@ -53,7 +55,8 @@ void describe('the snapshot checked a piece at a time', { skip: !SnapshotPages.s
 		const dbFile = await seed(dir, 6_000, 3_500);
 		const size = fs.statSync(dbFile).size;
 		const [entry] = readSum(dbFile).entries;
-		assert.equal(entry?.pieces?.length, Math.ceil(size / checksumPieceBytes), 'one checksum per 4 MB piece');
+		assert.equal(entry?.pieceBytes, checksumPieceBytes, 'the sidecar says the size of its pieces');
+		assert.equal(entry?.pieces?.length, Math.ceil(size / checksumPieceBytes), 'one checksum per piece');
 		assert.ok((entry?.pieces?.length ?? 0) >= 5, `a ${size}-byte snapshot has several pieces`);
 
 		flipByte(dbFile, size - 2_000);
@@ -93,16 +96,19 @@ void describe('the snapshot checked a piece at a time', { skip: !SnapshotPages.s
 
 		const either = SnapshotPages.open(file) as SnapshotPages;
 		t.after(() => either.close());
-		either.verifyPieces([other, real]);
+		either.verifyPieces([other, real], checksumPieceBytes);
 		for (const piece of [3, 0, 2, 1]) assert.equal(read(either, piece).length, 4_096, `piece ${piece} matches the second list`);
 
 		// Piece 0 only matches the first list, piece 1 only the second: a file made of two snapshots is damage.
 		const mixed = SnapshotPages.open(file) as SnapshotPages;
 		t.after(() => mixed.close());
-		mixed.verifyPieces([
-			[real[0] as number, ...other.slice(1)],
-			[other[0] as number, ...real.slice(1)],
-		]);
+		mixed.verifyPieces(
+			[
+				[real[0] as number, ...other.slice(1)],
+				[other[0] as number, ...real.slice(1)],
+			],
+			checksumPieceBytes,
+		);
 		read(mixed, 0);
 		assert.throws(() => read(mixed, 1), damaged);
 		assert.throws(() => read(mixed, 0), damaged, 'a piece checked before is refused too once the file is known damaged');
@@ -114,7 +120,8 @@ void describe('the snapshot checked a piece at a time', { skip: !SnapshotPages.s
 		const total = 2 * checksumPieceBytes + 12_345;
 		const whole = Buffer.alloc(total);
 		for (let i = 0; i < total; i += 131) whole[i] = (i * 7) % 256;
-		const chunks = [whole.subarray(0, 1_000_003), whole.subarray(1_000_003, 6_000_000), whole.subarray(6_000_000)];
+		const cuts = [0, Math.floor(checksumPieceBytes / 3) + 7, checksumPieceBytes + 1_001, total];
+		const chunks = cuts.slice(1).map((end, i) => whole.subarray(cuts[i], end));
 		writeSnapshot(dbFile, chunks, false);
 		const fd = fs.openSync(dbFile, 'r');
 		t.after(() => fs.closeSync(fd));
@@ -123,5 +130,54 @@ void describe('the snapshot checked a piece at a time', { skip: !SnapshotPages.s
 		const [written, previous] = readSum(dbFile).entries;
 		assert.deepEqual(written, descriptorChecksum(fd), 'written whole: the same sums');
 		assert.deepEqual(previous?.pieces, written?.pieces, 'the previous snapshot (the same bytes) is listed with its pieces too');
+	});
+
+	void it('an older sidecar’s 4 MB pieces are checked by their size, and damage in one is found', async (t) => {
+		const dir = tempDir(t);
+		const dbFile = await seed(dir, 3_000, 3_500);
+		const size = fs.statSync(dbFile).size;
+		assert.ok(size > 2 * legacyPieceBytes, `${size} bytes: more than two 4 MB pieces`);
+		const bytes = fs.readFileSync(dbFile);
+		const pieces: number[] = [];
+		for (let at = 0; at < size; at += legacyPieceBytes) pieces.push(zlib.crc32(bytes.subarray(at, at + legacyPieceBytes)));
+		fs.writeFileSync(sumFileOf(dbFile), JSON.stringify({ entries: [{ size, crc32: zlib.crc32(bytes), pieces }] }));
+		const undamaged = await open(dir);
+		assert.equal(await readAllTasks(undamaged), 3_000);
+		undamaged.close();
+
+		flipByte(dbFile, size - 2_000);
+		const store = await open(dir);
+		t.after(() => store.close());
+		const last = Math.floor((size - 2_000) / legacyPieceBytes) * legacyPieceBytes;
+		await assert.rejects(
+			readAllTasks(store),
+			(e: unknown) => damaged(e) && (e as Error).message.includes(`between bytes ${last} and ${size}`),
+			'the damage is placed in the 4 MB piece the old sidecar listed',
+		);
+	});
+
+	void it('a page read checks one piece, and the check’s read of it serves the reads in it that follow', (t) => {
+		const dir = tempDir(t);
+		const file = path.join(dir, 'snap');
+		const bytes = Buffer.alloc(20 * checksumPieceBytes);
+		for (let i = 0; i < bytes.length; i += 409) bytes[i] = (i >> 3) % 256;
+		fs.writeFileSync(file, bytes);
+		const pages = SnapshotPages.open(file) as SnapshotPages;
+		t.after(() => pages.close());
+		pages.verifyPieces([descriptorChecksum(fs.openSync(file, 'r')).pieces as number[]], checksumPieceBytes);
+		const reads: number[] = [];
+		const readSync = fs.readSync;
+		t.after(() => (fs.readSync = readSync));
+		fs.readSync = ((fd: number, buffer: Buffer, offset: number, length: number, position: number) => {
+			reads.push(length);
+			return readSync(fd, buffer, offset, length, position);
+		}) as typeof fs.readSync;
+		// Pages of piece 13 out of order, as an index's scattered pages are read.
+		const piece = 13 * checksumPieceBytes;
+		for (const page of [5, 1, 30, 0, 17, 31, 2]) {
+			const at = piece + page * 4_096;
+			assert.deepEqual(pages.subarray(at, at + 4_096), bytes.subarray(at, at + 4_096), `page ${page} as written`);
+		}
+		assert.deepEqual(reads, [checksumPieceBytes], 'one read of the piece: its check, which served every page read from it');
 	});
 });

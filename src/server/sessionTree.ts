@@ -1,14 +1,22 @@
 /**
  * The Session Chains tree from the backend's warm state, one level at a time. The first level is
  * `session_scopes` (a row a scope, kept by SQLite's triggers) plus the few sessions that have a
- * parent (no session row is decoded), sent a page of groups at a time; a scope's rows are read when
- * that scope is shown open. Both are kept until sessions or tasks (the labels) change, also through
+ * parent (no session row is decoded), sent a page of groups at a time and read as far as the pages
+ * asked for go (the scopes' count is a count); a scope's rows are read when that scope is shown open. Both are kept until sessions or tasks (the labels) change, also through
  * another process's journal, and each request sends only its level (its page).
  */
 import type { Engine } from '../engine/engine';
 import type { BatonDb } from '../engine/storage/journalStore';
 import type { SessionRow } from '../engine/sessions/sessionShapes';
-import { parentedSessions, scopeChainRows, scopeLabels, scopeSummaries } from '../engine/sessions/treeQueries';
+import {
+	parentedSessions,
+	scopeChainRows,
+	scopeCount,
+	scopeLabels,
+	scopeSummariesOf,
+	scopeSummaryPage,
+	type ScopeSummary,
+} from '../engine/sessions/treeQueries';
 import type { SessionOriginDto } from '../protocol/syncRpc';
 import {
 	opensExpanded,
@@ -70,11 +78,19 @@ function isAncestor(id: string, from: string, parentOf: ReadonlyMap<string, stri
 /** One version of the data: the groups, and the chains and rows read so far. */
 interface TreeState {
 	key: string;
-	/** Groups that have a row of their own, newest activity first (labelled when a page sends them). */
+	/** The first groups that have a row of their own, newest activity first, as far as pages have asked (`readScopes`; labelled when a page sends them). */
 	scopes: Omit<TreeScopeDto, 'label' | 'rows'>[];
+	/** Scope rows read so far, listed or not: where the next read starts. */
+	read: number;
+	/** Every scope row has been read. */
+	complete: boolean;
+	/** Scopes with no row of their own (each of their sessions is shown under an orchestrator elsewhere). */
+	hidden: number;
+	/** Every group the first level has. */
+	total: number;
 	/** The labels of the groups sent so far. */
 	labels: Map<string, string>;
-	/** Every scope's place in that order (listed or not): workers from several scopes are ordered by it. */
+	/** The place in the groups' order of each scope workers come from: workers from several scopes are ordered by it. */
 	rank: Map<string, number>;
 	nesting: Nesting;
 	chains: Map<string, SessionRow[]>;
@@ -83,16 +99,27 @@ interface TreeState {
 
 const states = new WeakMap<Engine, TreeState>();
 
+/** Whether a scope has a row of its own: not every one of its sessions is shown under an orchestrator. */
+const listed = (scope: ScopeSummary, nesting: Nesting): boolean => scope.sessionCount > (nesting.nestedIn.get(scope.scopeKey) ?? 0);
+
 function stateOf(engine: Engine, db: BatonDb): TreeState {
 	const key = `${engine.store.tableVersion('sessions')}:${engine.store.tableVersion('tasks')}`;
 	let state = states.get(engine);
 	if (state?.key !== key) {
-		const summaries = scopeSummaries(db);
 		const nesting = nestingOf(parentedSessions(db));
+		// The scopes workers come from (few), in the groups' order: newest activity first, then first session.
+		const nested = scopeSummariesOf(db, [...nesting.nestedIn.keys()]).sort((a, b) =>
+			a.lastActivity === b.lastActivity ? (a.firstSession < b.firstSession ? -1 : 1) : a.lastActivity < b.lastActivity ? 1 : -1,
+		);
+		const hidden = nested.filter((s) => !listed(s, nesting)).length;
 		state = {
 			key,
-			scopes: summaries.filter((s) => s.sessionCount > (nesting.nestedIn.get(s.scopeKey) ?? 0)),
-			rank: new Map(summaries.map((s, i) => [s.scopeKey, i])),
+			scopes: [],
+			read: 0,
+			complete: false,
+			hidden,
+			total: scopeCount(db) - hidden,
+			rank: new Map(nested.map((s, i) => [s.scopeKey, i])),
 			nesting,
 			labels: new Map(),
 			chains: new Map(),
@@ -101,6 +128,18 @@ function stateOf(engine: Engine, db: BatonDb): TreeState {
 		states.set(engine, state);
 	}
 	return state;
+}
+
+/** Reads the groups' order on until `count` groups are known (or every scope is read). */
+function readScopes(db: BatonDb, state: TreeState, count: number): void {
+	while (!state.complete && state.scopes.length < count) {
+		// Enough rows to fill the page even if every scope without a row of its own is among them.
+		const want = count - state.scopes.length + state.hidden;
+		const rows = scopeSummaryPage(db, state.read, want);
+		state.read += rows.length;
+		state.complete = rows.length < want;
+		for (const scope of rows) if (listed(scope, state.nesting)) state.scopes.push(scope);
+	}
 }
 
 /** Reads the chains of these scopes and of every scope their workers (and theirs) come from. */
@@ -171,6 +210,7 @@ export async function treeRootOf(engine: Engine, params?: TreeRootParams): Promi
 	const { offset, limit } = treePage(params);
 	return engine.store.read((db) => {
 		let state = stateOf(engine, db);
+		readScopes(db, state, offset + limit);
 		let page = state.scopes.slice(offset, offset + limit);
 		const openKeys = page.filter(opensExpanded).map((s) => s.scopeKey);
 		let open = rowsOf(db, state, openKeys);
@@ -183,6 +223,7 @@ export async function treeRootOf(engine: Engine, params?: TreeRootParams): Promi
 			);
 			states.delete(engine);
 			state = stateOf(engine, db);
+			readScopes(db, state, offset + limit);
 			page = state.scopes.slice(offset, offset + limit);
 			open = rowsOf(
 				db,
@@ -200,7 +241,7 @@ export async function treeRootOf(engine: Engine, params?: TreeRootParams): Promi
 			pushAll(sent, rows);
 			return { ...labelled, rows };
 		});
-		return { scopes, total: state.scopes.length, sent };
+		return { scopes, total: state.total, sent };
 	});
 }
 
@@ -208,7 +249,8 @@ export async function treeRootOf(engine: Engine, params?: TreeRootParams): Promi
 export async function treeScopeOf(engine: Engine, scopeKey: string): Promise<TreeRowDto[]> {
 	return engine.store.read((db) => {
 		const state = stateOf(engine, db);
-		return state.scopes.some((s) => s.scopeKey === scopeKey) ? (rowsOf(db, state, [scopeKey]).get(scopeKey) ?? []) : [];
+		const [scope] = scopeSummariesOf(db, [scopeKey]);
+		return scope && listed(scope, state.nesting) ? (rowsOf(db, state, [scopeKey]).get(scopeKey) ?? []) : [];
 	});
 }
 

@@ -3,36 +3,64 @@
  * scope (counts, newest activity) from `session_scopes`, the labels of the scopes a page sends, the
  * few sessions that have a parent, and the full rows of only the scopes (or sessions) a view opens.
  */
-import { asc, desc, inArray, sql } from 'drizzle-orm';
+import { asc, count, desc, inArray, sql } from 'drizzle-orm';
+import { pushAll } from '../arrays';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { BatonDb } from '../storage/journalStore';
 import { sessionScopes, sessions } from '../storage/schema';
 import { chainOrder, rootTaskTitles, scopeLabel, sessionRowColumns } from './overview';
 import type { SessionRow } from './sessionShapes';
 
-interface ScopeSummary {
+export interface ScopeSummary {
 	scopeKey: string;
 	sessionCount: number;
 	activeCount: number;
 	lastActivity: string;
 }
 
+const summaryColumns = {
+	scopeKey: sessionScopes.scopeKey,
+	sessionCount: sessionScopes.sessionCount,
+	activeCount: sessionScopes.activeCount,
+	lastActivity: sessionScopes.lastActivity,
+};
 /**
- * Every scope with its counts, in the overview's order: newest activity first, ties in the order of
- * each scope's first session (start time, then id). Read from `session_scopes`, which SQLite's
- * triggers keep (one row a scope), so the cost is the scopes', not every session's.
+ * `limit` scopes with their counts, in the overview's order (newest activity first, ties in the order
+ * of each scope's first session: start time, then id), after the first `offset`. Read from
+ * `session_scopes`, which SQLite's triggers keep (one row a scope); with the limit SQLite walks the
+ * order's index only as far as the page (sorting each run of equal times by first session), so a
+ * page costs its rows, not every scope's: at 100,000 sessions, reading all 4,000 scopes was most of
+ * the tree's first page.
  */
-export function scopeSummaries(db: BatonDb): ScopeSummary[] {
+export function scopeSummaryPage(db: BatonDb, offset: number, limit: number): ScopeSummary[] {
 	return db
-		.select({
-			scopeKey: sessionScopes.scopeKey,
-			sessionCount: sessionScopes.sessionCount,
-			activeCount: sessionScopes.activeCount,
-			lastActivity: sessionScopes.lastActivity,
-		})
+		.select(summaryColumns)
 		.from(sessionScopes)
 		.orderBy(desc(sessionScopes.lastActivity), asc(sessionScopes.firstSession))
+		.limit(limit)
+		.offset(offset)
 		.all();
+}
+
+/** These scopes' summaries (those that exist, in no order), each with its first session (the order's second key). */
+export function scopeSummariesOf(db: BatonDb, scopeKeys: readonly string[]): (ScopeSummary & { firstSession: string })[] {
+	const out: (ScopeSummary & { firstSession: string })[] = [];
+	for (let i = 0; i < scopeKeys.length; i += 500) {
+		pushAll(
+			out,
+			db
+				.select({ ...summaryColumns, firstSession: sessionScopes.firstSession })
+				.from(sessionScopes)
+				.where(inArray(sessionScopes.scopeKey, scopeKeys.slice(i, i + 500)))
+				.all(),
+		);
+	}
+	return out;
+}
+
+/** How many scopes there are. */
+export function scopeCount(db: BatonDb): number {
+	return db.select({ n: count() }).from(sessionScopes).get()?.n ?? 0;
 }
 
 /** `Epic T1 · Checkout flow`: these scopes' labels, each with its root task's title (read for these only). */

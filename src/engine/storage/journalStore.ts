@@ -138,7 +138,11 @@ export class JournalStore {
 		try {
 			const state = loadFromDisk(SQL, dbFile, options, true);
 			const store = new JournalStore(SQL, options, state);
-			await store.applyMigrationsLocked();
+			if ((await store.applyMigrationsLocked()) === 'upgraded') {
+				// An upgrade's migrations rebuild what they change (an index over 200,000 tasks: 1 s): left in
+				// the journal, every process that opens the store after would run them again, until a compaction.
+				store.compactAfterUpgradeLocked();
+			}
 			return store;
 		} finally {
 			lock.dispose();
@@ -465,14 +469,26 @@ export class JournalStore {
 		}
 	}
 
-	private async applyMigrationsLocked(): Promise<void> {
-		for (const migration of pendingMigrations(this.sqliteDb, migrations)) {
+	/** `upgraded`: an existing store took the migrations it lacked; `created`: a new one took them all. */
+	private async applyMigrationsLocked(): Promise<'none' | 'created' | 'upgraded'> {
+		const pending = pendingMigrations(this.sqliteDb, migrations);
+		for (const migration of pending) {
 			// A batch of its own: the lock is already held.
 			await new Promise((resolve, reject) => {
 				const fn = () => migrationStatements(migration).forEach(([statement, params]) => this.execCaptured(statement, params));
 				commitBatchLocked(this.host, [{ fn, resolve, reject }], false).catch(reject);
 			});
 			this.options.log.info(`applied migration ${migration.tag}`);
+		}
+		return pending.length === 0 ? 'none' : pending.length === migrations.length ? 'created' : 'upgraded';
+	}
+
+	/** The compaction after an upgrade: one that fails (a full disk) leaves the migrations in the journal, where they are replayed as before. */
+	private compactAfterUpgradeLocked(): void {
+		try {
+			this.compactLocked();
+		} catch (error) {
+			this.options.log.warn(`could not compact after the migrations (each open replays them until a compaction): ${(error as Error).message}`);
 		}
 	}
 

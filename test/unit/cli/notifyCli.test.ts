@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { before, describe, it } from 'node:test';
 import { hookFixture } from './agentCli';
@@ -94,7 +93,7 @@ void describe('baton notify and deliveries from the CLI', () => {
 	void it('a hook queues without network; the next ordinary command delivers within its bounded wait', async (t) => {
 		const hook = await httpPeer(t);
 		const root = await workspace(t, { channels: ['webhook'], routing: { notice: ['webhook'] } });
-		const env = { BATON_WEBHOOK_URL: `${hook.url}/after-hook`, CLAUDE_CONFIG_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'baton-claude-')) };
+		const env = { BATON_WEBHOOK_URL: `${hook.url}/after-hook`, CLAUDE_CONFIG_DIR: tempDir(t, 'baton-claude-') };
 		const where = { root, claudeHome: env.CLAUDE_CONFIG_DIR };
 		assert.equal((await run(root, ['hook'], env, JSON.stringify(hookFixture('claude', 'session-start-startup', where)))).code, 0);
 		assert.equal((await run(root, ['hook'], env, JSON.stringify(hookFixture('claude', 'session-end', where)))).code, 0);

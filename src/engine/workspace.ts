@@ -19,6 +19,19 @@ export function mkdirPrivate(dir: string): void {
 }
 
 /**
+ * A private folder inside one that must exist already (a cache's folder in `.baton/`): a late write
+ * of a cache (an environment capture that finishes after its workspace's `.baton/` was removed) never
+ * creates the store's folder again. Throws ENOENT when the parent is gone.
+ */
+export function mkdirInExisting(dir: string): void {
+	try {
+		fs.mkdirSync(dir, { mode: privateDirMode });
+	} catch (error) {
+		if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+	}
+}
+
+/**
  * Takes the group's and others' permissions off `dir` and everything in it: a store made before
  * Baton kept it private (0755 folders, 0644 files) becomes 0700/0600, content untouched. Folders
  * named in `ownModes` (git's shadow store) are tightened themselves but not walked: git sets the

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EnvironmentSnapshot } from '../storage/jsonShapes';
-import { mkdirPrivate, privateFileMode } from '../workspace';
+import { mkdirInExisting, privateFileMode } from '../workspace';
 import type { PackageSet } from './lockfilePackages';
 
 export type GitState = NonNullable<EnvironmentSnapshot['git']>;
@@ -96,7 +96,7 @@ export class EnvironmentCache {
 				lockfiles: newest({ ...disk.lockfiles, ...this.data.lockfiles }, maxLockfiles),
 				git: newest({ ...disk.git, ...this.data.git }, maxGitStates),
 			};
-			mkdirPrivate(path.dirname(this.file));
+			mkdirInExisting(path.dirname(this.file));
 			// Whole or not at all: a reader never sees half a file.
 			const temp = `${this.file}.${process.pid}.tmp`;
 			fs.writeFileSync(temp, `${JSON.stringify(merged)}\n`, { mode: privateFileMode });

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { EnvironmentSnapshot } from '../storage/jsonShapes';
-import { mkdirPrivate, privateFileMode } from '../workspace';
+import { mkdirInExisting, privateFileMode } from '../workspace';
 import { environmentCache, type EnvironmentCache } from './environmentCache';
 import { readLockfiles } from './lockfilePackages';
 import { readMcpServers } from './readMcpServers';
@@ -224,7 +224,7 @@ function writeHashCache(cacheFile: string | undefined, binary: string, entry: Ca
 	try {
 		// Binaries that are gone are dropped, so the file stays small.
 		const entries = Object.entries({ ...readHashCache(cacheFile), [binary]: entry }).filter(([file]) => fs.existsSync(file));
-		mkdirPrivate(path.dirname(cacheFile));
+		mkdirInExisting(path.dirname(cacheFile));
 		fs.writeFileSync(cacheFile, `${JSON.stringify(Object.fromEntries(entries), null, 1)}\n`, { mode: privateFileMode });
 	} catch {
 		// A cache: losing it costs one more hash.

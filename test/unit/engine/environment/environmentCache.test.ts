@@ -4,6 +4,7 @@ import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { spawnSync } from 'node:child_process';
 import { cliPath } from '../../cli/cliRunner';
+import { captureEnvironment } from '../../../../src/engine/environment/environmentCapture';
 import { baton as batonAsync, daemonWorkspace } from '../../server/daemonProcesses';
 import { actor, tempDir } from '../../helpers';
 import { createSettled, makeWorkspace, openCheckpointEngine, userGit, write } from '../checkpoints/gitFixtures';
@@ -129,5 +130,30 @@ void describe('environment probes cached by their inputs’ fingerprints', () =>
 		const edited = await create();
 		assert.equal(counted.statusCalls(), statusAfterFirst + 1, 'a work-tree change');
 		assert.equal(edited.environment.git.changedFiles, first.environment.git.changedFiles + 1);
+	});
+});
+
+void describe('a late environment capture', () => {
+	void it('writes its caches only where the store’s folder still is: a removed .baton is not made again', async (t) => {
+		const root = tempDir(t);
+		const baton = path.join(root, '.baton');
+		const capture = (workspaceRoot: string) =>
+			captureEnvironment({
+				workspaceRoot,
+				timeoutMs: 10_000,
+				nowIso: '2026-01-01T00:00:00.000Z',
+				gitEnv: process.env,
+				cacheFile: path.join(workspaceRoot, '.baton', 'cache', 'environment.json'),
+				hashCacheFile: path.join(workspaceRoot, '.baton', 'cache', 'binary-hashes.json'),
+			});
+		fs.mkdirSync(baton);
+		await capture(root);
+		assert.ok(fs.existsSync(path.join(baton, 'cache', 'environment.json')), 'a store’s folder gets its cache');
+		// The workspace's store was removed (a reset, a test's clean-up) while a capture still ran.
+		const gone = path.join(tempDir(t), 'removed');
+		fs.mkdirSync(gone);
+		const snapshot = await capture(gone);
+		assert.ok(snapshot.capturedAt, 'the capture still answers');
+		assert.deepEqual(fs.readdirSync(gone), [], 'and leaves nothing behind');
 	});
 });

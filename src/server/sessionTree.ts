@@ -1,9 +1,10 @@
 /**
  * The Session Chains tree from the backend's warm state, one level at a time. The first level is
  * `session_scopes` (a row a scope, kept by SQLite's triggers) plus the few sessions that have a
- * parent (no session row is decoded), sent a page of groups at a time and read as far as the pages
- * asked for go (the scopes' count is a count); a scope's rows are read when that scope is shown open. Both are kept until sessions or tasks (the labels) change, also through
- * another process's journal, and each request sends only its level (its page).
+ * parent (no session row is decoded), sent a page of groups at a time and read only as far as the
+ * pages asked for go (the total is a count); a scope's rows are read when that scope is shown open.
+ * Both are kept until sessions or tasks (the labels) change, also through another process's journal,
+ * and each request sends only its level (its page).
  */
 import type { Engine } from '../engine/engine';
 import type { BatonDb } from '../engine/storage/journalStore';

@@ -10,6 +10,8 @@ import type { PendingWrite } from './writeBatcher';
  * Runs each write in its own savepoint (a throwing one is undone alone and rejected; a write alone
  * needs none, its transaction is undone instead), appends one record per write that changed
  * something, fdatasyncs once (`offEventLoop`: see TakenBatch.company), then commits memory and resolves.
+ * A batch whose records would be about as large as the database (an import, a first pull) is
+ * committed and then made durable by a fresh snapshot instead (journalStore.ts `snapshotInstead`).
  */
 export async function commitBatchLocked(host: StoreHost, batch: PendingWrite[], offEventLoop: boolean): Promise<void> {
 	const statements = host.statements();
@@ -48,18 +50,27 @@ export async function commitBatchLocked(host: StoreHost, batch: PendingWrite[], 
 				host.setCapture(undefined);
 			}
 		}
-		if (records.length > 0) {
-			await host.appendLocked(records, offEventLoop);
+		if (records.length > 0 && host.snapshotInstead(records)) {
+			// The snapshot is written from the committed database; until it is in place nothing else runs here.
+			statements.run('COMMIT');
 			appended = true;
+			host.snapshotLocked(records.length);
 			records.forEach((r) => host.bump(r.stmts));
+		} else {
+			if (records.length > 0) {
+				await host.appendLocked(records, offEventLoop);
+				appended = true;
+				records.forEach((r) => host.bump(r.stmts));
+			}
+			statements.run('COMMIT');
 		}
-		statements.run('COMMIT');
 	} catch (error) {
 		try {
 			host.sqlite().exec('ROLLBACK');
 		} catch {
 			// The transaction may already be gone; poisoning below restores a known state.
 		}
+		// Appended, or committed for a snapshot that failed: memory no longer matches the disk.
 		if (appended) {
 			host.poison();
 		}

@@ -195,6 +195,27 @@ function recordOf(payload: { seq?: unknown; at?: unknown; sql?: unknown; stmts?:
 	return { seq: payload.seq, at: payload.at as string, stmts };
 }
 
+/**
+ * Whether `records` would take at least `bytes` in the journal, counted from their parameters (a
+ * string by its length, bytes as their base64, a number or null as a few characters) and stopped as
+ * soon as they do: a small write costs a glance, a large one is not encoded to find out.
+ */
+export function recordBytesReach(records: readonly JournalRecord[], bytes: number): boolean {
+	let total = 0;
+	for (const record of records) {
+		for (const [, params] of record.stmts) {
+			total += 8;
+			for (const param of params) {
+				total += typeof param === 'string' ? param.length + 3 : param instanceof Uint8Array ? Math.ceil(param.length / 3) * 4 + 12 : 8;
+			}
+			if (total >= bytes) {
+				return true;
+			}
+		}
+	}
+	return false;
+}
+
 function hasBytes(record: JournalRecord): boolean {
 	for (const [, params] of record.stmts) {
 		for (const param of params) {

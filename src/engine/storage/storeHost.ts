@@ -29,6 +29,10 @@ export interface StoreHost {
 	bumpAll(): void;
 	/** Appends the records and fdatasyncs them (under the lock; `offEventLoop`: see TakenBatch.company). */
 	appendLocked(records: JournalRecord[], offEventLoop: boolean): Promise<void>;
+	/** Whether a batch's `records` are made durable by a snapshot rather than appended (journalStore.ts `snapshotInstead`). */
+	snapshotInstead(records: readonly JournalRecord[]): boolean;
+	/** Under the lock, after COMMIT: `records` are made durable by a fresh snapshot of the database, not appended (the sequence moves past them). Throws when it cannot be written. */
+	snapshotLocked(records: number): void;
 	/** The records are durable and memory is not: rebuild memory from disk before the next use. */
 	poison(): void;
 	assertOpen(): void;

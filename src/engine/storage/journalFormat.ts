@@ -201,11 +201,15 @@ function recordOf(payload: { seq?: unknown; at?: unknown; sql?: unknown; stmts?:
  * soon as they do: a small write costs a glance, a large one is not encoded to find out.
  */
 export function recordBytesReach(records: readonly JournalRecord[], bytes: number): boolean {
+	// Indexed loops: a process's first large write runs this before it is compiled, where iterators cost.
 	let total = 0;
-	for (const record of records) {
-		for (const [, params] of record.stmts) {
+	for (let r = 0; r < records.length; r++) {
+		const stmts = (records[r] as JournalRecord).stmts;
+		for (let s = 0; s < stmts.length; s++) {
+			const params = (stmts[s] as [string, JournalParam[]])[1];
 			total += 8;
-			for (const param of params) {
+			for (let p = 0; p < params.length; p++) {
+				const param = params[p];
 				total += typeof param === 'string' ? param.length + 3 : param instanceof Uint8Array ? Math.ceil(param.length / 3) * 4 + 12 : 8;
 			}
 			if (total >= bytes) {
@@ -217,9 +221,11 @@ export function recordBytesReach(records: readonly JournalRecord[], bytes: numbe
 }
 
 function hasBytes(record: JournalRecord): boolean {
-	for (const [, params] of record.stmts) {
-		for (const param of params) {
-			if (param instanceof Uint8Array) {
+	const stmts = record.stmts;
+	for (let s = 0; s < stmts.length; s++) {
+		const params = (stmts[s] as [string, JournalParam[]])[1];
+		for (let p = 0; p < params.length; p++) {
+			if (params[p] instanceof Uint8Array) {
 				return true;
 			}
 		}

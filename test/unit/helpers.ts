@@ -132,6 +132,15 @@ export function closeBeforeRemoval(t: TestContext, engine: Engine): void {
 	});
 }
 
+/** Zeros 400 bytes of the store's snapshot in `dir` (past its header): damage its checksum finds. Returns the snapshot's path. */
+export function damageSnapshot(dir: string): string {
+	const dbFile = path.join(dir, 'baton.db');
+	const bytes = fs.readFileSync(dbFile);
+	bytes.fill(0, 200, 600);
+	fs.writeFileSync(dbFile, bytes);
+	return dbFile;
+}
+
 /** Every file under `dir` with its bytes, to prove an operation changed nothing. */
 export function snapshotFiles(dir: string): Map<string, string> {
 	const out = new Map<string, string>();

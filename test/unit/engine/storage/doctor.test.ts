@@ -7,7 +7,7 @@ import { runDoctor, type RepairPlan } from '../../../../src/engine/storage/docto
 import { JournalStore } from '../../../../src/engine/storage/journalStore';
 import { migrations } from '../../../../src/engine/storage/migrations.generated';
 import { tasks } from '../../../../src/engine/storage/schema';
-import { FakeClock, MemoryLogger, snapshotFiles, tempDir, taskRow } from '../../helpers';
+import { FakeClock, MemoryLogger, damageSnapshot, snapshotFiles, tempDir, taskRow } from '../../helpers';
 
 const clock = new FakeClock();
 const open = (dir: string, keepPreviousUpTo?: number) =>
@@ -96,10 +96,7 @@ void describe('baton doctor', () => {
 	void it('rebuilds a damaged snapshot from the previous snapshot and both journals, losing nothing', async (t) => {
 		const dir = tempDir(t);
 		const n = await populate(dir, ['write', 'compact', 'write', 'write', 'compact', 'write']);
-		const dbFile = path.join(dir, 'baton.db');
-		const bytes = fs.readFileSync(dbFile);
-		bytes.fill(0, 200, 600);
-		fs.writeFileSync(dbFile, bytes);
+		const dbFile = damageSnapshot(dir);
 		await assert.rejects(open(dir), (e: unknown) => BatonError.is(e, 'corruptDatabase') && e.message.includes(dbFile));
 		const repaired = await doctor(dir, true);
 		assert.equal(repaired.repair?.base, 'previous snapshot');
@@ -135,10 +132,7 @@ void describe('baton doctor', () => {
 		const dir = tempDir(t);
 		const n = await populate(dir, ['write', 'write', 'compact', 'write'], 1);
 		assert.ok(!fs.existsSync(path.join(dir, 'baton.db.prev')));
-		const dbFile = path.join(dir, 'baton.db');
-		const bytes = fs.readFileSync(dbFile);
-		bytes.fill(0, 200, 600);
-		fs.writeFileSync(dbFile, bytes);
+		damageSnapshot(dir);
 		const before = snapshotFiles(dir);
 		let asked: RepairPlan | undefined;
 		const refused = await doctor(dir, true, (plan) => ((asked = plan), false));

@@ -12,7 +12,7 @@ import { runDoctor, type RepairPlan } from '../../../../src/engine/storage/docto
 import { headerSize, recordBytesReach, type JournalParam, type JournalRecord } from '../../../../src/engine/storage/journalFormat';
 import { JournalStore, snapshotInstead } from '../../../../src/engine/storage/journalStore';
 import { tasks } from '../../../../src/engine/storage/schema';
-import { FakeClock, MemoryLogger, snapshotFiles, taskRow, tempDir } from '../../helpers';
+import { FakeClock, MemoryLogger, damageSnapshot, snapshotFiles, taskRow, tempDir } from '../../helpers';
 
 /** 64 KB: a few hundred tasks with long titles pass it. */
 const floor = 64 * 1024;
@@ -117,10 +117,7 @@ void describe('doctor after a write durable by a snapshot', () => {
 		await insertTasks(store, 3001, 3001);
 		const after = store.sequence;
 		store.close();
-		const dbFile = path.join(dir, 'baton.db');
-		const bytes = fs.readFileSync(dbFile);
-		bytes.fill(0, 200, 600);
-		fs.writeFileSync(dbFile, bytes);
+		damageSnapshot(dir);
 		const files = snapshotFiles(dir);
 		let asked: RepairPlan | undefined;
 		const refused = await runDoctor({ dir, repair: true, clock: new FakeClock(), log: new MemoryLogger(), acceptLoss: (plan) => ((asked = plan), false) });

@@ -10,7 +10,7 @@ import type { PendingWrite } from './writeBatcher';
  * Runs each write in its own savepoint (a throwing one is undone alone and rejected; a write alone
  * needs none, its transaction is undone instead), appends one record per write that changed
  * something, fdatasyncs once (`offEventLoop`: see TakenBatch.company), then commits memory and resolves.
- * A batch whose records would be about as large as the database (an import, a first pull) is
+ * A batch whose records would come to a third of the database or more (an import, a first pull) is
  * committed and then made durable by a fresh snapshot instead (journalStore.ts `snapshotInstead`).
  */
 export async function commitBatchLocked(host: StoreHost, batch: PendingWrite[], offEventLoop: boolean): Promise<void> {

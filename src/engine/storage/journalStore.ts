@@ -77,15 +77,16 @@ export function compactAfterWritten(size: number, floor = compactAfterWrittenByt
 }
 
 /**
- * A batch whose records come to at least a third of the database it leaves (and to `compactAfterBytes`, 4 MB by
- * default) is made durable by a fresh snapshot rather than by its records: an import or a first pull
- * otherwise wrote its rows twice (a record as large as the data, then the compaction every process
- * opening the store waited for until it ran), and held the record as one string while it was written.
- * Measured on a fresh clone's pull of 10,000 sessions (three writes, 30 MB of records): the records took
- * 330 ms to encode and append (11 ms a MB) and 1.7 s to replay in the next process to open the store;
- * a snapshot of the whole 49 MB database takes 190 ms (4 ms a MB), so past a third the snapshot costs
- * less already as it is written. The records are counted from their values (a little under what their
- * JSON takes). An import of 50,000 sessions peaked at 835-853 MB, not 1,205-1,220.
+ * A batch whose records come to at least a third of the database it leaves (and to
+ * `compactAfterBytes`, 4 MB by default) is made durable by a fresh snapshot rather than by its
+ * records: an import or a first pull otherwise wrote its rows twice (a record as large as the data,
+ * then the compaction every process opening the store waited for until it ran), and held the record
+ * as one string while it was written. Measured on a fresh clone's pull of 10,000 sessions (three
+ * writes, 30 MB of records): the records took 330 ms to encode and append (11 ms a MB) and 1.7 s to
+ * replay in the next process to open the store; a snapshot of the whole 49 MB database takes 190 ms
+ * (4 ms a MB), so past a third the snapshot costs less already as it is written. The records are
+ * counted from their values (a little under what their JSON takes). An import of 50,000 sessions
+ * peaked at 835-853 MB, not 1,205-1,220.
  */
 export function snapshotInstead(records: readonly JournalRecord[], size: number, floor: number): boolean {
 	return recordBytesReach(records, Math.max(floor, size / 3));

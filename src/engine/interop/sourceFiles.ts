@@ -3,6 +3,7 @@
  * an exception: a missing file, a symbolic link, something too large, bytes that are not JSON.
  */
 import fs from 'node:fs';
+import { formatBytes } from '../text/byteSizes';
 import type { ImportIssue } from './importTypes';
 
 /** Larger sources are refused: the database stays small, and a runaway file should not exhaust memory. */
@@ -27,7 +28,7 @@ export function readSourceBytes(file: string, record: string, errors: ImportIssu
 		return undefined;
 	}
 	if (stat.size > maxSourceBytes) {
-		errors.push({ record, field, message: `${file} is ${stat.size} bytes; imports read files up to ${maxSourceBytes} bytes` });
+		errors.push({ record, field, message: `${file} is ${formatBytes(stat.size)}; imports read files up to ${formatBytes(maxSourceBytes)}` });
 		return undefined;
 	}
 	return fs.readFileSync(file);

@@ -24,6 +24,7 @@ import { carryIndexPaths, indexStamp } from './indexPaths';
 import type { ShadowRepo } from './shadowRepo';
 import { forgetIgnoreVerdicts } from './ignoreVerdicts';
 import { pushAll } from '../arrays';
+import { formatBytes } from '../text/byteSizes';
 
 export interface SyncProgress {
 	phase: 'listing' | 'hashing' | 'committing';
@@ -346,8 +347,4 @@ function isDirectory(p: string): boolean {
 
 export function nulJoin(paths: readonly string[]): string {
 	return paths.length ? `${paths.join('\0')}\0` : '';
-}
-
-export function formatBytes(bytes: number): string {
-	return bytes >= 1024 * 1024 ? `${+(bytes / 1024 / 1024).toFixed(1)} MB` : bytes >= 1024 ? `${+(bytes / 1024).toFixed(1)} KB` : `${bytes} bytes`;
 }

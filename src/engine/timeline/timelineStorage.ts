@@ -3,7 +3,7 @@
  * which share their objects) takes on disk, and how many session timelines it keeps.
  */
 import { ShadowRepo } from '../shadow/shadowRepo';
-import { formatBytes } from '../shadow/indexSync';
+import { formatBytes } from '../text/byteSizes';
 import { batonDir } from '../workspace';
 import { keptPackBytes } from './timelinePacks';
 import { readPruned } from './timelineRetention';

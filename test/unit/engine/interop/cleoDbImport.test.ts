@@ -161,6 +161,12 @@ void describe('import cleo-db (CLEO tasks.db through sql.js)', () => {
 		assert.deepEqual(notSqlite.errors, [
 			{ record: 'tasks.db', field: null, message: 'not a SQLite database (the file does not start with "SQLite format 3")' },
 		]);
+		// Past 64 MB (a sparse file: nothing is read to refuse it), in sizes a person reads.
+		const huge = path.join(dir, 'huge.db');
+		fs.writeFileSync(huge, '');
+		fs.truncateSync(huge, 96 * 1024 * 1024 + 512 * 1024);
+		const tooLarge = await engine.imports.run({ format: 'cleo-db', path: huge, dryRun: false, actor });
+		assert.deepEqual(tooLarge.errors, [{ record: 'tasks.db', field: null, message: `${huge} is 96.5 MB; imports read files up to 64 MB` }]);
 		assert.deepEqual(snapshotFiles(path.join(root, '.baton')), before);
 	});
 });

@@ -37,7 +37,10 @@ async function frameWithText(text, timeoutMs) {
 		}
 		await s.page.waitForTimeout(200);
 	}
-	throw new Error(`no frame shows "${text}" within ${timeoutMs} ms`);
+	// Say whether the preview's frame was never created or was created and stayed blank.
+	const frames = s.page.frames().filter((f) => f !== s.page.mainFrame());
+	const seen = await Promise.all(frames.map(async (f) => `${f.url().split('?')[0]} (${(await f.innerText('body').catch(() => '')).length} chars)`));
+	throw new Error(`no frame shows "${text}" within ${timeoutMs} ms; frames: ${seen.join(', ') || 'none'}`);
 }
 
 const base = fs.mkdtempSync(path.join(os.tmpdir(), 'baton-ui-agents-'));
@@ -86,7 +89,9 @@ try {
 
 	await check('a transcript opens as a readable rendering', async () => {
 		await s.treeItem('Payment idempotency key', { view: 'Transcripts' }).click();
-		const frame = await frameWithText('Add an idempotency key to the payment charge', 20_000);
+		// VS Code's own Markdown preview: its webview loads in 3–4 s alone, and once took past 20 s in a
+		// full CI run; 45 s, the longest wait these suites allow.
+		const frame = await frameWithText('Add an idempotency key to the payment charge', 45_000);
 		await frame.getByText('Add an idempotency key to the payment charge').first().waitFor({ timeout: 15_000 });
 		await frame.getByText('expected 409, got 200').first().waitFor();
 		await s.page.locator('.tab', { hasText: 'Payment idempotency key' }).first().waitFor();

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import { sessionIdsOf } from '../transcripts/claudeProjects';
 import { readAll } from '../storage/fsUtil';
 import { linkProblem, type RealFolders } from '../transcripts/agentFiles';
-import { openRegularFile, type FileBytes } from '../transcripts/regularFile';
+import { openRegularFile, type FileBytes } from '../storage/regularFile';
 
 /** The ids Baton keeps as file names in its archive (transcriptArchive.ts). */
 export function safeId(id: string): boolean {

@@ -35,7 +35,7 @@ import { isFolder, isoTime, RealFolders, type AgentDiscovery, type AgentFileOpti
 import { discoverClineTasks } from '../transcripts/clineTasks';
 import { discoverVscodeChatSessions } from '../transcripts/vscodeChatSessions';
 import { claudeHead, claudeHeadBytes, headLines, readDir, readHead, safeId, sourceProblem } from './historyFiles';
-import type { FileBytes } from '../transcripts/regularFile';
+import type { FileBytes } from '../storage/regularFile';
 
 export interface HistorySource {
 	agent: AgentKind;

@@ -14,7 +14,7 @@ import type { HookEvent } from '../hookEvent';
 import { normaliseHookPayload } from './normaliseHookPayload';
 import { isCapturedTool } from '../timeline/timelineTools';
 import { hookEventId } from './hookClaims';
-import { openRegularFile } from '../transcripts/regularFile';
+import { openRegularFile } from '../storage/regularFile';
 
 /** How much of the transcript's end is read: a turn's calls are near it. */
 const tailBytes = 8 * 1024 * 1024;

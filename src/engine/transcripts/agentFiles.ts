@@ -12,7 +12,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AgentKind } from '../agentKinds';
 import { addTokens, emptyTokens, type TokenCounts } from './costEstimate';
-import { openRegularFile } from './regularFile';
+import { openRegularFile } from '../storage/regularFile';
 import { ownMap } from '../storage/ownRecord';
 
 export type Json = Record<string, unknown>;

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { atomicWriteFile, writeAll } from '../storage/fsUtil';
 import { mkdirPrivate, privateFileMode } from '../workspace';
-import { openRegularFile } from './regularFile';
+import { openRegularFile } from '../storage/regularFile';
 import { addFiles, sessionArchiveSchema, transcriptEntrySchema, type SessionArchive, type TranscriptEntry } from './transcriptIndex';
 
 export const metaSuffix = '.meta.json';

@@ -14,7 +14,7 @@ import { readAll } from '../storage/fsUtil';
 import type { AgentFileRead } from './agentFiles';
 import { readClineTaskFile } from './clineRecords';
 import { readJsonlBytes, readJsonlFrom, type JsonlReadOptions, type JsonlReadResult } from './jsonlReader';
-import { openRegularFile } from './regularFile';
+import { openRegularFile } from '../storage/regularFile';
 import { newTranscriptEntry, type TranscriptEntry } from './transcriptIndex';
 import { readVscodeChatSession } from './vscodeChatSessions';
 

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { isFileEntry, isFolder, linkProblem } from './agentFiles';
-import { openRegularFile, type FileBytes } from './regularFile';
+import { openRegularFile, type FileBytes } from '../storage/regularFile';
 import { pushAll } from '../arrays';
 
 export interface DiscoveredTranscript {

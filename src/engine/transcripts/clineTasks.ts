@@ -43,7 +43,7 @@ import {
 	type Json,
 } from './agentFiles';
 import { cwdInText } from './clineRecords';
-import { openRegularFile } from './regularFile';
+import { openRegularFile } from '../storage/regularFile';
 import { ownMap } from '../storage/ownRecord';
 
 const extensionIds: [string, string][] = [

@@ -6,7 +6,7 @@
  * than readline, which spends most of its time splitting.
  */
 import fs from 'node:fs';
-import { openRegularFile } from './regularFile';
+import { openRegularFile } from '../storage/regularFile';
 
 const jsonlChunkBytes = 1 << 20;
 

@@ -8,7 +8,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Logger } from '../ports';
-import type { FileBytes } from './regularFile';
+import type { FileBytes } from '../storage/regularFile';
 import { batonDir } from '../workspace';
 import { isBootstrapTranscript, type DiscoveredTranscript } from './claudeProjects';
 import { archiveNameOf, claudeCandidates, namedCandidates } from './archiveCandidates';

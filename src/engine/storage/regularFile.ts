@@ -1,5 +1,5 @@
 /**
- * Opens a file a hook was told about (a `transcript_path`, a subagent transcript) for reading, but
+ * Opens a file for reading (a `transcript_path` a hook was told about, a cache Baton kept), but
  * only when it is a regular file. A plain open of a FIFO blocks until someone writes to it, and a
  * device (`/dev/zero`) never ends: either would hang the agent that waits for the hook. So the open
  * does not block (O_NONBLOCK where the platform has it) and fstat on the opened descriptor decides,

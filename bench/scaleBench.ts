@@ -270,10 +270,12 @@ async function seedWorkspace(root: string, count: number): Promise<{ workspace: 
 	const answered = daemon !== undefined && daemonPid(workspace) === daemon && Number.isFinite(importHwm);
 	const at = `load ${((before + load()) / 2).toFixed(1)}`;
 	stopDaemon(workspace);
-	// What the rows after this one measure: the imported store compacted, as an idle daemon leaves it.
+	// What the rows after this one measure: the store as an idle daemon leaves it after the import
+	// (engineHost.ts): compacted, and the open tasks saved for the next process.
 	const engine = await Engine.open({ workspaceRoot: workspace, log: silentLogger });
 	try {
 		if (engine.store.needsCompaction()) await engine.store.compact();
+		await engine.saveDerived();
 	} finally {
 		engine.close();
 	}

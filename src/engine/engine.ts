@@ -2,6 +2,7 @@
  * The composition root: one Engine per workspace, shared by the backend server and the CLI.
  */
 import { pushAll } from './arrays';
+import { saveOpenTasks } from './tasks/briefingTasksOf';
 import path from 'node:path';
 import { CheckpointService } from './checkpoints/checkpointService';
 import { shadowDirName } from './shadow/shadowRepo';
@@ -245,6 +246,16 @@ export class Engine {
 		}
 		await this.ctx.store.compact();
 		return true;
+	}
+
+	/**
+	 * Saves for the next process what it would otherwise derive again from the store (the briefing's
+	 * open tasks, tasks/openTasksFile.ts) when this one holds it as it is now: the daemon runs it when
+	 * idle. Returns whether it wrote.
+	 */
+	async saveDerived(): Promise<boolean> {
+		// In a read: never beside a write whose rows are applied and not yet durable.
+		return !this.readOnly && (await this.ctx.store.read(() => saveOpenTasks(this.ctx)));
 	}
 
 	close(): void {

@@ -69,6 +69,8 @@ export class EngineHost {
 	private autoPushing: Promise<unknown> | undefined;
 	/** The store sequence the last idle sync export ran at (-1: none yet). */
 	private exportedAt = -1;
+	/** The store sequence derived data was last saved at for the next process (-1: not yet). */
+	private derivedSavedAt = -1;
 	private checkpointTimer: NodeJS.Timeout | undefined;
 	private checkpointBusy = false;
 	private busy = false;
@@ -377,6 +379,17 @@ export class EngineHost {
 		this.poll.unref();
 	}
 
+	/** What a fresh process would derive again, saved while nobody waits (the briefing's open tasks), once per store sequence. */
+	private async saveDerived(engine: Engine): Promise<void> {
+		if (engine.store.sequence === this.derivedSavedAt) return;
+		this.derivedSavedAt = engine.store.sequence;
+		try {
+			if (await engine.saveDerived()) this.options.log.info('saved the open tasks for the next process');
+		} catch (error) {
+			this.options.log.warn(`could not save the open tasks for the next process: ${(error as Error).message}`);
+		}
+	}
+
 	private async tick(): Promise<void> {
 		const engine = this.engine;
 		if (!engine || this.busy) {
@@ -422,6 +435,7 @@ export class EngineHost {
 						this.autoPushing = undefined;
 					});
 			}
+			if (idle) await this.saveDerived(engine);
 			if (idle && engine.store.sequence !== this.exportedAt) {
 				// Sync's export runs ahead while idle, so a push is then mostly git's own (docs/sync.md).
 				this.exportedAt = engine.store.sequence;

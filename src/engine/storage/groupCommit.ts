@@ -11,7 +11,7 @@ import type { PendingWrite } from './writeBatcher';
  * needs none, its transaction is undone instead), appends one record per write that changed
  * something, fdatasyncs once (`offEventLoop`: see TakenBatch.company), then commits memory and resolves.
  * A batch whose records would come to a third of the database or more (an import, a first pull) is
- * committed and then made durable by a fresh snapshot instead (journalStore.ts `snapshotInstead`).
+ * committed and then made durable by a fresh snapshot instead (compactionRules.ts `snapshotInstead`).
  */
 export async function commitBatchLocked(host: StoreHost, batch: PendingWrite[], offEventLoop: boolean): Promise<void> {
 	const statements = host.statements();
@@ -55,12 +55,18 @@ export async function commitBatchLocked(host: StoreHost, batch: PendingWrite[], 
 			statements.run('COMMIT');
 			appended = true;
 			host.snapshotLocked(records.length);
-			records.forEach((r) => host.bump(r.stmts));
+			records.forEach((r) => {
+				host.bump(r.stmts);
+				host.durable(r);
+			});
 		} else {
 			if (records.length > 0) {
 				await host.appendLocked(records, offEventLoop);
 				appended = true;
-				records.forEach((r) => host.bump(r.stmts));
+				records.forEach((r) => {
+					host.bump(r.stmts);
+					host.durable(r);
+				});
 			}
 			statements.run('COMMIT');
 		}

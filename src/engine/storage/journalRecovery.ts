@@ -15,6 +15,7 @@ import { damagedSumError, verifySnapshot, writeSnapshot } from './snapshotFile';
 import { decodeHeader, encodeHeader, headerSize, scanRecords, type JournalRecord } from './journalFormat';
 import { StatementCache } from './statementCache';
 import { SnapshotPages } from './snapshotPages';
+import { tableOf } from './tableVersions';
 
 /** What recovery needs of the store's options: a clock for file names and a log for warnings. */
 interface RecoveryOptions {
@@ -28,6 +29,9 @@ export interface DiskState {
 	generation: string;
 	offset: number;
 	replayed: number;
+	/** The sequence the snapshot holds, and each table the records replayed on it wrote, with the last that did (TableVersions.rebase). */
+	base: number;
+	touched: Map<string, number>;
 	/** The snapshot file SQLite reads from (snapshotPages.ts): closed with the database. */
 	pages?: SnapshotPages;
 }
@@ -201,11 +205,11 @@ export function loadFromDisk(SQL: SqlJsStatic, dbFile: string, options: Recovery
 		if (snapshotExists && header.generation !== snap.generation) {
 			return { ...restartStaleJournal(snap, dbFile, journal, scan, options, locked), ...(pages ? { pages } : {}) };
 		}
-		const { seq, replayed } = replayJournal(sqlite, scan.records, snap.seq, journalFile);
+		const { seq, replayed, touched } = replayJournal(sqlite, scan.records, snap.seq, journalFile);
 		if (scan.tail === 'torn' && locked) {
 			setTornTailAside(journalFile, journal.subarray(scan.validEnd), scan.validEnd, options);
 		}
-		return { sqlite, seq, generation: header.generation, offset: scan.validEnd, replayed, ...(pages ? { pages } : {}) };
+		return { sqlite, seq, generation: header.generation, offset: scan.validEnd, replayed, base: snap.seq, touched, ...(pages ? { pages } : {}) };
 	} catch (error) {
 		sqlite.close();
 		pages?.close();
@@ -245,7 +249,7 @@ function createWorkspace(sqlite: Database, seq: number, dbFile: string, locked: 
 		writeSnapshot(dbFile, sqlite.export(), false);
 		applyPragmas(sqlite);
 	}
-	return { sqlite, seq, generation, offset: headerSize, replayed: 0 };
+	return { sqlite, seq, generation, offset: headerSize, replayed: 0, base: seq, touched: new Map() };
 }
 
 /** The journal's header and records, or `corruptJournal` when the header or a record before the tail is damaged. */
@@ -309,13 +313,19 @@ function restartStaleJournal(
 			);
 		}
 	}
-	return { sqlite: snap.sqlite, seq: snap.seq, generation, offset: headerSize, replayed: 0 };
+	return { sqlite: snap.sqlite, seq: snap.seq, generation, offset: headerSize, replayed: 0, base: snap.seq, touched: new Map() };
 }
 
 /** Applies the records past the snapshot's sequence, which must follow it without a gap; returns the sequence reached and how many were applied. */
-function replayJournal(sqlite: Database, records: JournalScan['records'], fromSeq: number, journalFile: string): { seq: number; replayed: number } {
+function replayJournal(
+	sqlite: Database,
+	records: JournalScan['records'],
+	fromSeq: number,
+	journalFile: string,
+): { seq: number; replayed: number; touched: Map<string, number> } {
 	let seq = fromSeq;
 	let replayed = 0;
+	const touched = new Map<string, number>();
 	// One transaction for the whole replay: a record that fails stops the open (nothing of this
 	// in-memory database is kept), so per-record transactions only cost a commit each.
 	const statements = new StatementCache(sqlite);
@@ -331,6 +341,7 @@ function replayJournal(sqlite: Database, records: JournalScan['records'], fromSe
 			applyRecord(sqlite, record, journalFile, statements);
 			seq = record.seq;
 			replayed++;
+			for (const statement of record.stmts) touched.set(tableOf(statement[0]), seq);
 		}
 		sqlite.exec('COMMIT');
 	} catch (error) {
@@ -339,7 +350,7 @@ function replayJournal(sqlite: Database, records: JournalScan['records'], fromSe
 	} finally {
 		statements.clear();
 	}
-	return { seq, replayed };
+	return { seq, replayed, touched };
 }
 
 /**

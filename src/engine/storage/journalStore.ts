@@ -22,12 +22,13 @@ import type { Clock, Logger } from '../ports';
 import { mkdirPrivate } from '../workspace';
 import { atomicWriteFile, preserveCopy } from './fsUtil';
 import { writeSnapshot } from './snapshotFile';
-import { encodeHeader, encodeRecord, recordBytesReach, headerSize, scanRecords, type JournalParam, type JournalRecord } from './journalFormat';
+import { encodeHeader, encodeRecord, headerSize, scanRecords, type JournalParam, type JournalRecord } from './journalFormat';
 import { applyPragmas, loadFromDisk, newGeneration, readRange, replayRecord, setTornTailAside, writeMeta, type DiskState } from './journalRecovery';
 import type { SnapshotPages } from './snapshotPages';
 import { LockFile } from './lockFile';
 import { OpenJournal } from './openJournal';
 import { StatementCache } from './statementCache';
+import { compactAfterWritten, defaultCompactAfterBytes, keepPreviousUpToDefault, snapshotInstead } from './compactionRules';
 import { TableVersions } from './tableVersions';
 import { WriteBatcher, type TakenBatch } from './writeBatcher';
 import { migrationStatements, pendingMigrations } from './migrator';
@@ -57,48 +58,6 @@ interface StoreOptions {
 	maxRecordBytes?: number;
 }
 
-/**
- * The pages written since the last snapshot are held in memory (snapshotPages.ts): a long run of
- * writes (an import, the first sync's record events) compacts once they pass this, so what a process
- * holds stays bounded whatever it writes — or an eighth of the snapshot, when that is more. A
- * compaction writes the whole snapshot, so a fixed bound made a long run of writes cost the square of
- * the store: a full pull of 100,000 sessions (550 MB of events into a snapshot growing to 800 MB)
- * compacted every 64 MB. With the bound a share of the snapshot, each compaction's write is paid for by
- * an eighth of its size in new pages, whatever the size.
- */
-const compactAfterWrittenBytesDefault = 64 * 1024 * 1024;
-/** The journal's size past which it is compacted when the process is idle (`needsCompaction`). */
-const defaultCompactAfterBytes = 4 * 1024 * 1024;
-const compactAfterWrittenShare = 8;
-
-/** The written pages past which a durable write compacts, for a snapshot of `size` bytes. */
-export function compactAfterWritten(size: number, floor = compactAfterWrittenBytesDefault): number {
-	return Math.max(floor, Math.floor(size / compactAfterWrittenShare));
-}
-
-/**
- * A batch whose records come to at least a third of the database it leaves (and to
- * `compactAfterBytes`, 4 MB by default) is made durable by a fresh snapshot rather than by its
- * records: an import or a first pull otherwise wrote its rows twice (a record as large as the data,
- * then the compaction every process opening the store waited for until it ran), and held the record
- * as one string while it was written. Measured on a fresh clone's pull of 10,000 sessions (three
- * writes, 30 MB of records): the records took 330 ms to encode and append (11 ms a MB) and 1.7 s to
- * replay in the next process to open the store; a snapshot of the whole 49 MB database takes 190 ms
- * (4 ms a MB), so past a third the snapshot costs less already as it is written. The records are
- * counted from their values (a little under what their JSON takes). An import of 50,000 sessions
- * peaked at 835-853 MB, not 1,205-1,220.
- */
-export function snapshotInstead(records: readonly JournalRecord[], size: number, floor: number): boolean {
-	return recordBytesReach(records, Math.max(floor, size / 3));
-}
-
-/**
- * A compaction keeps the snapshot it replaces (and the journal that continues it) for `baton doctor
- * --repair` while that costs little; past this size the store keeps no second full copy: the new
- * snapshot is written atomically with its checksum, as SQLite trusts its own file (docs/architecture.md).
- */
-const keepPreviousUpToDefault = 64 * 1024 * 1024;
-
 export const dbFileName = 'baton.db';
 
 export class JournalStore {
@@ -121,6 +80,8 @@ export class JournalStore {
 		(take) => this.flushBatch(take),
 	);
 	private poisoned = false;
+	/** A batch's rows are applied and not yet durable (they are while its append is awaited). */
+	private committing = false;
 	private closed = false;
 	private readonly versions = new TableVersions();
 	private readonly journal: OpenJournal;
@@ -143,6 +104,7 @@ export class JournalStore {
 		this.offset = state.offset;
 		this.drizzleDb = this.wrap(state.sqlite);
 		this.host = this.hostOf();
+		this.versions.rebase(state.generation, state.base, state.touched);
 	}
 
 	/** Opens (creating if needed) the database in `options.dir` and applies pending migrations. */
@@ -198,6 +160,16 @@ export class JournalStore {
 	/** Bumps whenever `table` changes; reloads bump every table. */
 	tableVersion(table: string): number {
 		return this.versions.of(table);
+	}
+
+	/**
+	 * The content of `tables` as every process names it (TableVersions.mark): a key for data derived
+	 * from them and kept on disk. Undefined while this process holds what is not durable — inside a
+	 * write, a unit of writes, or after a failed one until it reads the store again.
+	 */
+	contentMark(tables: readonly string[]): string | undefined {
+		if (this.closed || this.poisoned || this.committing || this.capture !== undefined || this.units.current()) return undefined;
+		return this.versions.mark(tables);
 	}
 
 	get journalBytes(): number {
@@ -315,6 +287,7 @@ export class JournalStore {
 			return;
 		}
 		const { writes: batch, company } = take();
+		this.committing = true;
 		try {
 			this.catchUpLocked();
 			await commitBatchLocked(this.host, batch, company);
@@ -325,6 +298,7 @@ export class JournalStore {
 			// Nothing of the batch is durable (or in memory): every caller still waiting hears why.
 			batch.forEach((w) => w.reject(error));
 		} finally {
+			this.committing = false;
 			this.lock.release();
 		}
 	}
@@ -360,6 +334,7 @@ export class JournalStore {
 			catchUpLocked: () => this.catchUpLocked(),
 			setCapture: (capture) => (this.capture = capture),
 			bump: (statements) => this.versions.bump(statements.map((st) => st[0])),
+			durable: (record) => this.versions.durable(record),
 			bumpAll: () => this.versions.bumpAll(),
 			appendLocked: (records, offEventLoop) => this.appendLocked(records, offEventLoop),
 			// A database held whole in memory (no snapshot pages) keeps journaling: its size is not at hand.
@@ -429,6 +404,7 @@ export class JournalStore {
 			this.seq = record.seq;
 			this.offset = end;
 			this.versions.bump(record.stmts.map((s) => s[0]));
+			this.versions.durable(record);
 		}
 		if (scan.tail === 'torn') {
 			setTornTailAside(this.journalFile, tail.bytes.subarray(scan.validEnd - this.offset), scan.validEnd, this.options);
@@ -449,6 +425,7 @@ export class JournalStore {
 		this.offset = state.offset;
 		this.poisoned = false;
 		this.versions.bumpAll();
+		this.versions.rebase(state.generation, state.base, state.touched);
 		return true;
 	}
 
@@ -477,6 +454,7 @@ export class JournalStore {
 		atomicWriteFile(this.journalFile, encodeHeader(generation, this.seq));
 		this.generation = generation;
 		this.offset = headerSize;
+		this.versions.rebase(generation, this.seq);
 		if (!keepPrevious) {
 			// Only once the new snapshot and its journal are in place: until then the old pair is the store.
 			for (const file of [`${this.dbFile}.prev`, `${this.journalFile}.prev`]) {

@@ -106,11 +106,13 @@ export class OneWrite {
 				this.undo();
 				return;
 			}
-			if (this.statements.length > 0) {
-				await host.appendLocked([{ seq: host.seq() + 1, at: host.at(), stmts: this.statements }], false);
+			const record = this.statements.length > 0 ? { seq: host.seq() + 1, at: host.at(), stmts: this.statements } : undefined;
+			if (record) {
+				await host.appendLocked([record], false);
 				appended = true;
 			}
 			host.statements().run('COMMIT');
+			if (record) host.durable(record);
 		} catch (error) {
 			this.undo();
 			if (appended) {

@@ -26,10 +26,12 @@ export interface StoreHost {
 	/** Where drizzle's statements go while a write runs (undefined: none runs). */
 	setCapture(capture: Statements | undefined): void;
 	bump(statements: Statements): void;
+	/** `record` is durable (appended, or in a snapshot): its tables' content marks move to it (TableVersions.durable). */
+	durable(record: JournalRecord): void;
 	bumpAll(): void;
 	/** Appends the records and fdatasyncs them (under the lock; `offEventLoop`: see TakenBatch.company). */
 	appendLocked(records: JournalRecord[], offEventLoop: boolean): Promise<void>;
-	/** Whether a batch's `records` are made durable by a snapshot rather than appended (journalStore.ts `snapshotInstead`). */
+	/** Whether a batch's `records` are made durable by a snapshot rather than appended (compactionRules.ts `snapshotInstead`). */
 	snapshotInstead(records: readonly JournalRecord[]): boolean;
 	/** Under the lock, after COMMIT: `records` are made durable by a fresh snapshot of the database, not appended (the sequence moves past them). Throws when it cannot be written. */
 	snapshotLocked(records: number): void;

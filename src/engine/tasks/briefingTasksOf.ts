@@ -15,6 +15,7 @@
 import type { Database } from 'sql.js';
 import type { EngineContext } from '../context';
 import { isOpen, TaskGraph, type TaskNode } from './taskGraph';
+import { openTasksFile, readOpenTasks, savedMark, writeOpenTasks, type OpenTaskSources } from './openTasksFile';
 import { currentTaskGraph, dependencyRows, taskNodes } from './taskGraphOf';
 
 /** An open epic's progress over its whole subtree: done and total (cancelled ones left out), and whether any is done or active. */
@@ -66,12 +67,10 @@ export function wholeGraphTasks(graph: TaskGraph): BriefingTasks {
 
 /** The open tasks' graph (see the file's comment), rebuilt only when a tasks table changed (leverage carried over). */
 export function openTasksOf(ctx: EngineContext): BriefingTasks {
-	return ctx.derived('openTaskGraph', ['tasks', 'task_dependencies'], (_db, previous: BriefingTasks | undefined) => {
+	return ctx.derived('openTaskGraph', taskTables, (_db, previous: OpenTasks | undefined) => {
 		const sqlite = ctx.store.sqlite;
-		const doneUnder = doneChildCounts(sqlite);
-		const mostlyOpen = mostTasksOpen(sqlite);
-		const nodes = openTasksAndAncestors(sqlite, [...doneUnder.keys()], mostlyOpen);
-		const graph = new TaskGraph(nodes, briefingDependencies(sqlite, mostlyOpen), previous?.graph);
+		const { nodes, deps, doneUnder } = savedSources(ctx) ?? sourcesFromStore(sqlite);
+		const graph = new TaskGraph(nodes, deps, previous?.graph);
 		const titles = new Map<string, string>();
 		const title = (id: string): string => {
 			let known = titles.get(id);
@@ -90,8 +89,65 @@ export function openTasksOf(ctx: EngineContext): BriefingTasks {
 			title,
 			openBlockersOf: (id) => (isOpenNode(graph, id) ? graph.openBlockersOf(id) : blockersById(sqlite, graph, id)),
 			epicProgress: () => graph.memoize('epicProgress', () => progressFromCounts(graph, doneUnder)),
+			doneUnder,
 		};
 	});
+}
+
+/** The open tasks' graph as `openTasksOf` keeps it: with the done counts it was built from, to save them. */
+interface OpenTasks extends BriefingTasks {
+	readonly doneUnder: ReadonlyMap<string, number>;
+}
+
+const taskTables = ['tasks', 'task_dependencies'];
+
+/** What the open tasks' graph is built from, read from the store. */
+function sourcesFromStore(sqlite: Database): OpenTaskSources {
+	const doneUnder = doneChildCounts(sqlite);
+	const mostlyOpen = mostTasksOpen(sqlite);
+	return { nodes: openTasksAndAncestors(sqlite, [...doneUnder.keys()], mostlyOpen), deps: briefingDependencies(sqlite, mostlyOpen), doneUnder };
+}
+
+/** The sources another process saved for the tables as they are now, if any (openTasksFile.ts). */
+function savedSources(ctx: EngineContext): OpenTaskSources | undefined {
+	const mark = ctx.store.contentMark(taskTables);
+	if (mark === undefined) return undefined;
+	const read = readOpenTasks(openTasksFile(ctx.workspaceRoot), mark);
+	if ('problem' in read) {
+		if (read.problem !== 'missing' && read.problem !== 'stale') ctx.log.info(`the open tasks' cache was not used (${read.problem}): read from the store`);
+		return undefined;
+	}
+	return read;
+}
+
+/** Open tasks from which a saved copy of their graph is worth its file: below, the store reads them in a few ms. */
+export const saveOpenTasksFrom = 2_000;
+
+/**
+ * Saves the open tasks' graph for the next process (openTasksFile.ts) when there are enough of them
+ * (`from`) and the file does not already hold them as they are now; builds the graph if this process
+ * has none current. Run while nothing else needs the process (the daemon when idle). Returns whether it wrote.
+ */
+export function saveOpenTasks(ctx: EngineContext, from = saveOpenTasksFrom): boolean {
+	const mark = ctx.store.contentMark(taskTables);
+	if (mark === undefined || openTaskCount(ctx.store.sqlite) < from) return false;
+	const file = openTasksFile(ctx.workspaceRoot);
+	if (savedMarks.get(ctx) === mark || savedMark(file) === mark) {
+		savedMarks.set(ctx, mark);
+		return false;
+	}
+	const tasks = openTasksOf(ctx) as OpenTasks;
+	const wrote = writeOpenTasks(file, mark, { nodes: [...tasks.graph.byId.values()], deps: tasks.graph.dependencies(), doneUnder: new Map(tasks.doneUnder) });
+	savedMarks.set(ctx, mark);
+	return wrote;
+}
+
+/** The mark each engine last saved or found saved: the file is not read again for it. */
+const savedMarks = new WeakMap<EngineContext, string>();
+
+function openTaskCount(sqlite: Database): number {
+	const counts = sqlite.exec(`SELECT coalesce(sum(task_count), 0) FROM task_status_counts WHERE status IN ${openList}`);
+	return Number(counts[0]?.values[0]?.[0] ?? 0);
 }
 
 /**

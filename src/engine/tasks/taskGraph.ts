@@ -44,6 +44,15 @@ export class TaskGraph {
 	private readonly edgeTo: Int32Array;
 	private open: Uint8Array | undefined;
 
+	/** The dependencies it was built from, in their order (what a saved copy of it holds: openTasksFile.ts). */
+	dependencies(): { taskId: string; dependsOnId: string }[] {
+		const out = new Array<{ taskId: string; dependsOnId: string }>(this.edgeFrom.length);
+		for (let k = 0; k < this.edgeFrom.length; k++) {
+			out[k] = { taskId: this.ids[this.edgeTo[k] as number] as string, dependsOnId: this.ids[this.edgeFrom[k] as number] as string };
+		}
+		return out;
+	}
+
 	/** `previous`: the graph of the same store before this change, whose leverage this one updates. */
 	constructor(tasks: readonly TaskNode[], deps: readonly { taskId: string; dependsOnId: string }[], previous?: TaskGraph) {
 		this.previous = previous?.leverageAll ? previous : undefined;

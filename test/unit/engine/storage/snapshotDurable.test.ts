@@ -1,6 +1,6 @@
 /**
  * A write that writes most of the database is made durable by a fresh snapshot instead of its journal
- * record (journalStore.ts `snapshotInstead`, groupCommit.ts): an import or a first pull wrote its rows
+ * record (compactionRules.ts `snapshotInstead`, groupCommit.ts): an import or a first pull wrote its rows
  * twice (a record as large as the data, then a compaction), held the record as one string, and left
  * every process that opened the store next to replay it.
  */
@@ -10,7 +10,8 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { runDoctor, type RepairPlan } from '../../../../src/engine/storage/doctor';
 import { headerSize, recordBytesReach, type JournalParam, type JournalRecord } from '../../../../src/engine/storage/journalFormat';
-import { JournalStore, snapshotInstead } from '../../../../src/engine/storage/journalStore';
+import { snapshotInstead } from '../../../../src/engine/storage/compactionRules';
+import { JournalStore } from '../../../../src/engine/storage/journalStore';
 import { tasks } from '../../../../src/engine/storage/schema';
 import { FakeClock, MemoryLogger, damageSnapshot, snapshotFiles, taskRow, tempDir } from '../../helpers';
 
@@ -70,6 +71,7 @@ void describe('a write durable by a snapshot', () => {
 		assert.equal(await count(store), 3000);
 		assert.equal(await count(other), 3000, 'a process that had the store open reloads it');
 		assert.equal(other.sequence, seq + 1);
+		assert.equal(other.contentMark(['tasks']), store.contentMark(['tasks']), 'both name the tasks alike (a key of data saved between processes)');
 
 		// A small write after it is journaled as before.
 		await insertTasks(store, 3001, 3001);
@@ -80,6 +82,9 @@ void describe('a write durable by a snapshot', () => {
 		t.after(() => reopened.close());
 		assert.equal(await count(reopened), 3001);
 		assert.equal(reopened.sequence, seq + 2);
+		await other.refresh();
+		assert.equal(reopened.contentMark(['tasks']), other.contentMark(['tasks']));
+		assert.match(reopened.contentMark(['tasks']) ?? '', new RegExp(`:${seq + 2}$`), 'the small write moved the mark on');
 	});
 
 	void it('a snapshot that cannot be written fails the write and leaves the store as it was', async (t) => {

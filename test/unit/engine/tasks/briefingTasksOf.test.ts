@@ -15,7 +15,8 @@ import type { Briefing, HandoffData } from '../../../../src/engine/storage/jsonS
 import type { JournalStore } from '../../../../src/engine/storage/journalStore';
 import { computeBriefing, type BriefingSources } from '../../../../src/engine/sessions/briefing';
 import { parseScope } from '../../../../src/engine/sessions/scope';
-import { openTasksOf, wholeGraphTasks } from '../../../../src/engine/tasks/briefingTasksOf';
+import { openTasksOf, saveOpenTasks, wholeGraphTasks } from '../../../../src/engine/tasks/briefingTasksOf';
+import { openTasksFile, readOpenTasks } from '../../../../src/engine/tasks/openTasksFile';
 import { taskGraphOf } from '../../../../src/engine/tasks/taskGraphOf';
 import { openTestEngine } from '../../helpers';
 import { pick, rng } from './randomGraphs';
@@ -161,5 +162,34 @@ void describe('the briefing from the open tasks', () => {
 		for (const [name, count] of Object.entries(seen)) {
 			assert.ok(count > 10, `${name}: ${count}`);
 		}
+	});
+});
+
+void describe('the briefing from the open tasks a previous process saved', () => {
+	void it('answers exactly as the graph of every task, on random stores read back from the file', async (t) => {
+		const { engine, root } = await openTestEngine(t, { config: { briefingNextTasks: 8 } });
+		// The next process: the same store, with no graph of its own.
+		const { engine: next, log } = await openTestEngine(t, { root, config: { briefingNextTasks: 8 } });
+		const file = openTasksFile(root);
+		let compared = 0;
+		for (let seed = 1; seed <= 25; seed++) {
+			const rand = rng(seed * 104729);
+			const store = await randomStore(engine.store, rand);
+			await engine.store.read(() => undefined);
+			assert.equal(saveOpenTasks(engine.ctx, 0), true, `seed ${seed}: saved`);
+			await next.store.refresh();
+			const mark = next.store.contentMark(['tasks', 'task_dependencies']);
+			assert.equal(mark, engine.store.contentMark(['tasks', 'task_dependencies']), `seed ${seed}: both processes name the tables alike`);
+			const saved = readOpenTasks(file, mark as string);
+			assert.ok(!('problem' in saved), `seed ${seed}: the file is read back (${'problem' in saved ? saved.problem : ''})`);
+			for (const scope of randomScopes(rand, store)) {
+				const current = rand() < 0.2 ? null : pick(rand, store.ids);
+				const [whole, open] = await bothBriefings(next.ctx, scope, current, randomHandoff(rand, store.ids));
+				assert.deepEqual(open, whole, `seed ${seed}, scope ${scope}`);
+				compared++;
+			}
+		}
+		assert.equal(compared, 25 * 7);
+		assert.deepEqual(log.lines, []);
 	});
 });

@@ -24,3 +24,21 @@ export function minOf(items: Iterable<number>, init: number): number {
 	for (const item of items) if (item < min || Number.isNaN(item)) min = item;
 	return min;
 }
+
+/** Each distinct value's place, in the order first seen: dense numbers for ids (typed arrays, columns of a file). */
+export class Places<T> {
+	/** The values by place. */
+	readonly values: T[] = [];
+	private readonly at = new Map<T, number>();
+
+	/** The place of `value`, given the next one when it is new. */
+	of(value: T): number {
+		let at = this.at.get(value);
+		if (at === undefined) {
+			at = this.values.length;
+			this.at.set(value, at);
+			this.values.push(value);
+		}
+		return at;
+	}
+}

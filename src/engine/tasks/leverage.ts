@@ -10,6 +10,7 @@
  * trees, the usual shapes) takes its count from that successor and, as its last reader, its set too:
  * no copy and no popcount, which is what a cold process (no JIT yet) pays for most.
  */
+import { Places } from '../arrays';
 
 /** `dependents.get(x)`: the tasks that wait on x. `counted(x)`: whether x counts when it waits. */
 export function computeLeverage(
@@ -17,17 +18,9 @@ export function computeLeverage(
 	dependents: ReadonlyMap<string, readonly string[]>,
 	counted: (id: string) => boolean,
 ): Map<string, number> {
-	const index = new Map<string, number>();
-	const names: string[] = [];
-	const add = (id: string): number => {
-		let i = index.get(id);
-		if (i === undefined) {
-			i = names.length;
-			index.set(id, i);
-			names.push(id);
-		}
-		return i;
-	};
+	const places = new Places<string>();
+	const names = places.values;
+	const add = (id: string): number => places.of(id);
 	for (const id of ids) {
 		add(id);
 	}

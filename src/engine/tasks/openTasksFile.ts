@@ -8,6 +8,7 @@
  * that is cut short, damaged or of another format (storage/cacheFile.ts), and it reads the store.
  */
 import path from 'node:path';
+import { Places } from '../arrays';
 import { readCacheFile, writeCacheFile, type CacheKind } from '../storage/cacheFile';
 import { batonDir } from '../workspace';
 import type { TaskNode } from './taskGraph';
@@ -86,28 +87,12 @@ interface Columns {
 }
 
 function columnsOf(sources: OpenTaskSources): Columns {
-	const ids: string[] = [];
-	const place = new Map<string, number>();
-	const idOf = (id: string): number => {
-		let at = place.get(id);
-		if (at === undefined) {
-			at = ids.length;
-			place.set(id, at);
-			ids.push(id);
-		}
-		return at;
-	};
-	const words: string[] = [];
-	const wordPlace = new Map<string, number>();
-	const wordOf = (word: string): number => {
-		let at = wordPlace.get(word);
-		if (at === undefined) {
-			at = words.length;
-			wordPlace.set(word, at);
-			words.push(word);
-		}
-		return at;
-	};
+	const idPlaces = new Places<string>();
+	const wordPlaces = new Places<string>();
+	const ids = idPlaces.values;
+	const words = wordPlaces.values;
+	const idOf = (id: string): number => idPlaces.of(id);
+	const wordOf = (word: string): number => wordPlaces.of(word);
 	for (const node of sources.nodes) idOf(node.id);
 	const out: Columns = {
 		ids: '',

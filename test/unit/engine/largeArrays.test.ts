@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { maxOf, minOf, pushAll } from '../../../src/engine/arrays';
+import { maxOf, minOf, Places, pushAll } from '../../../src/engine/arrays';
 import type { ImportIssue } from '../../../src/engine/interop/importTypes';
 import { planTasks } from '../../../src/engine/interop/taskPlanner';
 import { capturingDrizzle } from '../../../src/engine/storage/capturingDrizzle';
@@ -38,6 +38,16 @@ void describe('arrays of any size', () => {
 		assert.equal(maxOf([], 7), 7);
 		assert.ok(Number.isNaN(maxOf([1, NaN, 3], 0)), 'NaN wins, as with Math.max');
 		assert.ok(Number.isNaN(minOf([1, NaN, 3], 5)), 'NaN wins, as with Math.min');
+	});
+
+	void it('numbers each distinct value by the order it was first seen', () => {
+		const places = new Places<string>();
+		const ids = Array.from({ length: 500_000 }, (_, i) => `T${i % 200_000}`);
+		const numbers = ids.map((id) => places.of(id));
+		assert.equal(places.values.length, 200_000);
+		assert.deepEqual(numbers.slice(0, 3), [0, 1, 2]);
+		assert.equal(numbers[200_001], 1, 'a value seen before keeps its place');
+		assert.equal(places.values[199_999], 'T199999');
 	});
 
 	void it('plans an import into a workspace with 200,000 tasks', async () => {

@@ -48,6 +48,6 @@ test('an idle backend saves the open tasks for the next process, and saves them 
 	const mark = writer.engine.store.contentMark(['tasks', 'task_dependencies']) as string;
 	const read = readOpenTasks(file, mark);
 	assert.ok(!('problem' in read));
-	assert.equal(read.nodes.length, saveOpenTasksFrom, "T1 is done: not an open task");
+	assert.equal(read.nodes.length, saveOpenTasksFrom, 'T1 is done: not an open task');
 	assert.equal(log.warnings().length, 0, log.warnings().join('\n'));
 });

@@ -137,7 +137,7 @@ export function saveOpenTasks(ctx: EngineContext, from = saveOpenTasksFrom): boo
 		return false;
 	}
 	const tasks = openTasksOf(ctx) as OpenTasks;
-	const wrote = writeOpenTasks(file, mark, { nodes: [...tasks.graph.byId.values()], deps: tasks.graph.dependencies(), doneUnder: new Map(tasks.doneUnder) });
+	const wrote = writeOpenTasks(file, mark, { nodes: [...tasks.graph.byId.values()], deps: tasks.graph.dependencies(), doneUnder: tasks.doneUnder });
 	savedMarks.set(ctx, mark);
 	return wrote;
 }

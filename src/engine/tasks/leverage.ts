@@ -20,17 +20,16 @@ export function computeLeverage(
 ): Map<string, number> {
 	const places = new Places<string>();
 	const names = places.values;
-	const add = (id: string): number => places.of(id);
 	for (const id of ids) {
-		add(id);
+		places.of(id);
 	}
 	const from: number[] = [];
 	const to: number[] = [];
 	for (const [on, list] of dependents) {
-		const f = add(on);
+		const f = places.of(on);
 		for (const waiting of list) {
 			from.push(f);
-			to.push(add(waiting));
+			to.push(places.of(waiting));
 		}
 	}
 	const isCounted = new Uint8Array(names.length);

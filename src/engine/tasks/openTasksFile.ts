@@ -7,9 +7,12 @@
  * 84,000 open tasks: the file's read and parse instead of 0.6 s of SQLite); any other mark, or a file
  * that is cut short, damaged or of another format (storage/cacheFile.ts), and it reads the store.
  */
+import fs from 'node:fs';
 import path from 'node:path';
 import { Places } from '../arrays';
 import { readCacheFile, writeCacheFile, type CacheKind } from '../storage/cacheFile';
+import { readAll } from '../storage/fsUtil';
+import { openRegularFile } from '../storage/regularFile';
 import { batonDir } from '../workspace';
 import type { TaskNode } from './taskGraph';
 
@@ -19,7 +22,7 @@ export interface OpenTaskSources {
 	nodes: TaskNode[];
 	deps: { taskId: string; dependsOnId: string }[];
 	/** Done tasks under each parent. */
-	doneUnder: Map<string, number>;
+	doneUnder: ReadonlyMap<string, number>;
 }
 
 /** Bumped whenever what the sources hold or how they are read changes. */
@@ -31,13 +34,13 @@ export function openTasksFile(workspaceRoot: string): string {
 
 /** The saved sources when the file holds them for `mark`; otherwise why not (`stale`: another mark). */
 export function readOpenTasks(file: string, mark: string): OpenTaskSources | { problem: string } {
+	// A running process finds the file stale after each change of the tasks: its first line says so.
+	if (beginsWithOtherMark(file, mark)) return { problem: 'stale' };
 	const read = readCacheFile(file, kind);
 	if ('problem' in read) return read;
-	const text = read.bytes.toString('utf8');
-	const newline = text.indexOf('\n');
-	if (text.slice(0, newline) !== mark) return { problem: 'stale' };
+	if (markOf(read.bytes) !== mark) return { problem: 'stale' };
 	try {
-		return sourcesOf(JSON.parse(text.slice(newline + 1)) as unknown);
+		return sourcesOf(JSON.parse(read.bytes.toString('utf8', Buffer.byteLength(mark) + 1)) as unknown);
 	} catch (error) {
 		return { problem: `unreadable (${(error as Error).message})` };
 	}
@@ -46,14 +49,36 @@ export function readOpenTasks(file: string, mark: string): OpenTaskSources | { p
 /** The mark the file holds its sources for, read from the file whole and checked (undefined: none to trust). */
 export function savedMark(file: string): string | undefined {
 	const read = readCacheFile(file, kind);
-	if ('problem' in read) return undefined;
-	const head = read.bytes.subarray(0, Math.min(read.bytes.length, 256)).toString('utf8');
-	return head.includes('\n') ? head.slice(0, head.indexOf('\n')) : undefined;
+	return 'problem' in read ? undefined : markOf(read.bytes);
 }
 
+/** The mark on the first line of a file's bytes. */
+function markOf(bytes: Buffer): string | undefined {
+	const newline = bytes.indexOf(0x0a);
+	return newline < 0 ? undefined : bytes.toString('utf8', 0, newline);
+}
+
+/** Whether the file begins with a whole line that is not `mark`, read alone; anything else (missing, short, not a file) is for the whole read to say. */
+function beginsWithOtherMark(file: string, mark: string): boolean {
+	const expected = Buffer.from(`${mark}\n`, 'utf8');
+	let opened: { fd: number };
+	try {
+		opened = openRegularFile(file);
+	} catch {
+		return false;
+	}
+	try {
+		const head = Buffer.alloc(expected.length);
+		return readAll(opened.fd, head) === head.length && !head.equals(expected);
+	} finally {
+		fs.closeSync(opened.fd);
+	}
+}
+
+/** Saves the sources under `mark`; false (nothing written) when an id holds a newline, which the file's id column cannot. */
 export function writeOpenTasks(file: string, mark: string, sources: OpenTaskSources): boolean {
 	const columns = columnsOf(sources);
-	if (columns.ids.split('\n').length !== columns.idCount) return false; // an id with a newline in it
+	if (!columns) return false;
 	const body = JSON.stringify(columns);
 	writeCacheFile(file, kind, [Buffer.from(`${mark}\n`, 'utf8'), Buffer.from(body, 'utf8')]);
 	return true;
@@ -86,7 +111,7 @@ interface Columns {
 	doneCount: number[];
 }
 
-function columnsOf(sources: OpenTaskSources): Columns {
+function columnsOf(sources: OpenTaskSources): Columns | undefined {
 	const idPlaces = new Places<string>();
 	const wordPlaces = new Places<string>();
 	const ids = idPlaces.values;
@@ -126,6 +151,7 @@ function columnsOf(sources: OpenTaskSources): Columns {
 		out.doneParent.push(idOf(parent));
 		out.doneCount.push(count);
 	}
+	if (ids.some((id) => id.includes('\n'))) return undefined;
 	out.ids = ids.join('\n');
 	out.idCount = ids.length;
 	return out;
@@ -161,7 +187,8 @@ function sourcesOf(parsed: unknown): OpenTaskSources {
 	const priority = c.priority as number[];
 	const parent = c.parent as number[];
 	const phase = c.phase as number[];
-	const out: OpenTaskSources = { nodes: new Array<TaskNode>(n), deps: new Array<OpenTaskSources['deps'][number]>(c.depTask.length), doneUnder: new Map() };
+	const doneUnder = new Map<string, number>();
+	const out: OpenTaskSources = { nodes: new Array<TaskNode>(n), deps: new Array<OpenTaskSources['deps'][number]>(c.depTask.length), doneUnder };
 	for (let i = 0; i < n; i++) {
 		if (typeof seq[i] !== 'number') throw new Error(`task ${i} has no number`);
 		const parentAt = parent[i] as number;
@@ -182,7 +209,7 @@ function sourcesOf(parsed: unknown): OpenTaskSources {
 	const doneCount = c.doneCount as number[];
 	for (let k = 0; k < c.doneParent.length; k++) {
 		if (typeof doneCount[k] !== 'number') throw new Error('a done count is not a number');
-		out.doneUnder.set(id(c.doneParent[k]), doneCount[k] as number);
+		doneUnder.set(id(c.doneParent[k]), doneCount[k] as number);
 	}
 	return out;
 }

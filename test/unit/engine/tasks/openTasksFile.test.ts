@@ -14,7 +14,7 @@ import type { Engine } from '../../../../src/engine/engine';
 import { sessions, tasks } from '../../../../src/engine/storage/schema';
 import { openTasksOf, saveOpenTasks } from '../../../../src/engine/tasks/briefingTasksOf';
 import { openTasksFile, readOpenTasks, writeOpenTasks } from '../../../../src/engine/tasks/openTasksFile';
-import { openTestEngine, taskRow } from '../../helpers';
+import { openTestEngine, taskRow, tempDir } from '../../helpers';
 
 const taskTables = ['tasks', 'task_dependencies'];
 
@@ -108,6 +108,17 @@ void describe('the open tasks saved for the next process', () => {
 		);
 		assert.equal(await store.writeAsOne(async () => store.contentMark(taskTables)), undefined);
 		assert.ok(store.contentMark(taskTables));
+	});
+
+	void it('are not saved when an id holds a newline, which the id column cannot carry', async (t) => {
+		const file = openTasksFile(tempDir(t));
+		const node = { id: 'T1', seq: 1, title: '', type: 'task', status: 'pending', priority: 'medium', parentId: 'P\n2', phase: null } as const;
+		assert.equal(writeOpenTasks(file, 'g:1', { nodes: [node], deps: [], doneUnder: new Map() }), false);
+		assert.equal(fs.existsSync(file), false);
+		assert.equal(writeOpenTasks(file, 'g:1', { nodes: [{ ...node, parentId: 'P2' }], deps: [], doneUnder: new Map([['P2', 3]]) }), true);
+		const read = readOpenTasks(file, 'g:1');
+		assert.ok(!('problem' in read));
+		assert.deepEqual([read.nodes[0]?.parentId, [...read.doneUnder]], ['P2', [['P2', 3]]]);
 	});
 
 	void it('are not trusted when the file is damaged or not a file, and the store answers', async (t) => {

@@ -19,12 +19,14 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { maxOf } from '../src/engine/arrays';
 import { Engine } from '../src/engine/engine';
 import { silentLogger } from '../src/engine/ports';
 import { workspaceStatus } from '../src/protocol/rpc';
 import { sessionTreeRoot } from '../src/protocol/treeRpc';
 import { formatTable, median, percentile, sizesAndRounds, type BenchRow } from './stats';
-import { baton, benchRow, freshClone, oneRun, stopDaemon, type Run } from './syncCliBench';
+import { highWater, importHighWaters } from './procStatus';
+import { baton, batonWatched, benchRow, freshClone, oneRun, stopDaemon, type Run } from './syncCliBench';
 import { git } from './syncBench';
 import { withServer } from './treeBench';
 
@@ -158,17 +160,6 @@ function insertSessions(db: Db, first: number, count: number): void {
 	}
 }
 
-/** A process's RSS high-water mark (VmHWM), in bytes; NaN when it cannot be read. */
-function highWater(pid: number | undefined): number {
-	if (!pid) return Number.NaN;
-	try {
-		const kb = /VmHWM:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-		return kb ? Number(kb) * 1024 : Number.NaN;
-	} catch {
-		return Number.NaN;
-	}
-}
-
 function daemonPid(workspace: string): number | undefined {
 	try {
 		const pid = (JSON.parse(fs.readFileSync(path.join(workspace, '.baton', 'daemon.json'), 'utf8')) as { pid?: unknown }).pid;
@@ -264,8 +255,11 @@ async function seedWorkspace(root: string, count: number): Promise<{ workspace: 
 	const daemon = daemonPid(workspace);
 	const before = load();
 	let importMs = 0;
-	for (const file of parts) importMs += baton(workspace, ['import', 'cleo-db', file]);
+	// A large import runs in a process of the daemon's own (server/importProcess.ts): its high-water too.
+	const helpers = importHighWaters(daemon);
+	for (const file of parts) importMs += await batonWatched(workspace, ['import', 'cleo-db', file], helpers.watch);
 	const importHwm = highWater(daemon);
+	const helperHwm = helpers.peaks.size > 0 ? maxOf([...helpers.peaks.values()], 0) : Number.NaN;
 	// A daemon silent past the client's bound is ended and the command runs again in the CLI's own process (daemonClient.ts).
 	const answered = daemon !== undefined && daemonPid(workspace) === daemon && Number.isFinite(importHwm);
 	const at = `load ${((before + load()) / 2).toFixed(1)}`;
@@ -294,7 +288,11 @@ async function seedWorkspace(root: string, count: number): Promise<{ workspace: 
 				target: answered ? 'answered by the daemon' : 'answered by the daemon (it was ended as silent; the CLI ran the import itself)',
 				passed: answered,
 			},
-			bytesRow(`daemon RSS high-water after that import (${sizeName(count)} sessions)`, importHwm),
+			bytesRow(`daemon RSS high-water after that import (${sizeName(count)} sessions)`, importHwm, rssLimit),
+			bytesRow(
+				`RSS high-water of the process the daemon imported in (${sizeName(count)} sessions, ${helpers.peaks.size} process(es); given back when it ends)`,
+				helperHwm,
+			),
 			bytesRow(`store on disk after the import (${sizeName(count)} sessions: ${store.parts})`, store.total),
 		],
 	};

@@ -13,7 +13,7 @@
  * prints FAILED.
  *   node --import tsx bench/syncCliBench.ts [--sessions 1000,10000] [--rounds 3]
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -123,20 +123,34 @@ export async function freshClone(dir: string, origin: string): Promise<void> {
 	}
 }
 
+const cliEnv = (): NodeJS.ProcessEnv => ({ ...process.env, BATON_ACTOR: 'bench', BATON_DAEMON_BUDGET_MS: '20000' });
+
 /** One CLI process as a user runs it (through the daemon it starts); its wall time. */
 export function baton(cwd: string, args: string[]): number {
 	const started = performance.now();
-	const result = spawnSync(process.execPath, [cli, ...args], {
-		cwd,
-		encoding: 'utf8',
-		env: { ...process.env, BATON_ACTOR: 'bench', BATON_DAEMON_BUDGET_MS: '20000' },
-		maxBuffer: 64 * 1024 * 1024,
-	});
+	const result = spawnSync(process.execPath, [cli, ...args], { cwd, encoding: 'utf8', env: cliEnv(), maxBuffer: 64 * 1024 * 1024 });
 	const ms = performance.now() - started;
 	if (result.status !== 0) {
 		throw new Error(`baton ${args.join(' ')} exited ${result.status}: ${result.stderr.slice(0, 500)}`);
 	}
 	return ms;
+}
+
+/** `baton(…)` while `watch()` runs every 200 ms (what /proc says of the processes it serves with, say); its wall time. */
+export function batonWatched(cwd: string, args: string[], watch: () => void): Promise<number> {
+	const started = performance.now();
+	return new Promise((resolve, reject) => {
+		const child = spawn(process.execPath, [cli, ...args], { cwd, env: cliEnv(), stdio: ['ignore', 'ignore', 'pipe'] });
+		let stderr = '';
+		child.stderr.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString('utf8')).slice(-500)));
+		const timer = setInterval(watch, 200);
+		child.on('close', (code) => {
+			clearInterval(timer);
+			watch();
+			if (code === 0) resolve(performance.now() - started);
+			else reject(new Error(`baton ${args.join(' ')} exited ${code}: ${stderr}`));
+		});
+	});
 }
 
 export function stopDaemon(cwd: string): void {

@@ -28,6 +28,11 @@ const errorCodes = [
 ] as const;
 type ErrorCode = (typeof errorCodes)[number];
 
+/** A code a BatonError can carry (one read back from another process's answer, say). */
+export function isBatonErrorCode(value: string): value is ErrorCode {
+	return (errorCodes as readonly string[]).includes(value);
+}
+
 export class BatonError extends Error {
 	override readonly name = 'BatonError';
 

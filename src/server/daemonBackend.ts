@@ -24,6 +24,7 @@ import type { NotificationShowDto } from '../protocol/notificationDto';
 import { checkpointProgress, dataDidChange, notificationShow, secretGet } from '../protocol/rpc';
 import { EngineGate } from './engineGate';
 import { EngineHost } from './engineHost';
+import { importProcess } from './importProcess';
 
 /** How long one window may take to answer `secret/get` before the next source is asked. */
 const secretAskMs = 2_000;
@@ -47,6 +48,8 @@ interface DaemonBackendOptions {
 	 * daemon a terminal started has that terminal's, which is no other client's: there it is not used.
 	 */
 	secretsFromProcessEnv: boolean;
+	/** Baton's CLI script: large imports run in a process of their own with it (importProcess.ts). */
+	cliPath?: string;
 }
 
 /** A command holding the engine: its warnings and its environment's secrets. */
@@ -125,6 +128,7 @@ export class DaemonBackend {
 				this.signature = signatureOf(this.root);
 			},
 			inUse: () => this.gate.held > 0,
+			...(options.cliPath ? { importProcess: importProcess({ workspaceRoot: options.workspaceRoot, cliPath: options.cliPath, log: base }) } : {}),
 		});
 	}
 

@@ -5,6 +5,7 @@
 import { AutoPush } from '../engine/sync/autoPush';
 import { noSecrets, type SecretSource } from '../engine/secrets';
 import { Engine } from '../engine/engine';
+import type { ImportProcess } from '../engine/interop/importService';
 import type { BatonConfigInput } from '../engine/config';
 import { BatonError } from '../engine/errors';
 import type { EditorPresenter } from '../engine/notifications/notificationService';
@@ -46,6 +47,8 @@ interface EngineHostOptions {
 	onFilesSettled?(): void;
 	/** Others hold the open engine now (a daemon's commands, engineGate.ts): a damaged one is not closed under them. */
 	inUse?(): boolean;
+	/** Imports of large files run here (server/importProcess.ts): this process lives long and keeps what it grows to. */
+	importProcess?: ImportProcess;
 }
 
 export class EngineHost {
@@ -203,6 +206,9 @@ export class EngineHost {
 				this.announced = engine.store.sequence;
 				if (this.options.hostEnvironment) {
 					engine.checkpoints.setHostEnvironment({ vscode: this.options.hostEnvironment });
+				}
+				if (this.options.importProcess) {
+					engine.imports.inOwnProcess(this.options.importProcess);
 				}
 				this.options.onFilesSettled?.();
 				this.startPolling();

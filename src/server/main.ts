@@ -44,9 +44,11 @@ function main(): void {
 		warn: (message) => void connection.sendNotification(serverLog, { level: 'warn', message }),
 		error: (message) => void connection.sendNotification(serverLog, { level: 'error', message }),
 	};
+	const cliPath = path.resolve(values.cli ?? path.join(__dirname, 'cli.js'));
 	const backend = new DaemonBackend({
 		workspaceRoot: values.workspace,
 		log,
+		cliPath,
 		readOnly: values['read-only'] === true,
 		...(values['poll-ms'] ? { pollMs: Number(values['poll-ms']) } : {}),
 		settings: {
@@ -58,7 +60,6 @@ function main(): void {
 	});
 	// The forking window is the first editor: its SecretStorage is asked, and it hears every change.
 	backend.addEditor(connection);
-	const cliPath = path.resolve(values.cli ?? path.join(__dirname, 'cli.js'));
 	const agents = registerEditorHandlers(connection, backend, { workspace: values.workspace, cliPath, log });
 	let daemon: RunningDaemon | undefined;
 	const shutdown = (): void => {
@@ -133,9 +134,11 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 	process.stdout.on('error', () => undefined);
 	process.stderr.on('error', () => undefined);
 	const log: Logger = { info: (m) => write('info', m), warn: (m) => write('warn', m), error: (m) => write('error', m) };
+	const cliPath = path.resolve(typeof values['cli'] === 'string' ? values['cli'] : path.join(__dirname, 'cli.js'));
 	const backend = new DaemonBackend({
 		workspaceRoot: workspace,
 		log,
+		cliPath,
 		readOnly: values['read-only'] === true,
 		...(typeof values['poll-ms'] === 'string' ? { pollMs: Number(values['poll-ms']) } : {}),
 		...(typeof values['config'] === 'string' ? { settings: { config: JSON.parse(values['config']) as BatonConfigInput } } : {}),
@@ -143,7 +146,6 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 		secretsFromProcessEnv: false,
 	});
 	const idle = Number(process.env['BATON_DAEMON_IDLE_MS'] ?? '');
-	const cliPath = path.resolve(typeof values['cli'] === 'string' ? values['cli'] : path.join(__dirname, 'cli.js'));
 	try {
 		const daemon = await startDaemon({
 			workspaceRoot: workspace,

@@ -1,5 +1,6 @@
 /** What /proc says of the processes a bench runs (Linux): their memory high-water, and which a daemon started. */
 import fs from 'node:fs';
+import path from 'node:path';
 
 /** A process's RSS high-water mark (VmHWM), in bytes; NaN when it cannot be read. */
 export function highWater(pid: number | undefined): number {
@@ -36,4 +37,14 @@ export function importHighWaters(parent: number | undefined): { watch: () => voi
 		for (const pid of importChildrenOf(parent)) peaks.set(pid, Math.max(peaks.get(pid) ?? 0, highWater(pid) || 0));
 	};
 	return { watch, peaks };
+}
+
+/** The pid of the daemon serving `workspace`, from its endpoint file. */
+export function daemonPid(workspace: string): number | undefined {
+	try {
+		const pid = (JSON.parse(fs.readFileSync(path.join(workspace, '.baton', 'daemon.json'), 'utf8')) as { pid?: unknown }).pid;
+		return typeof pid === 'number' ? pid : undefined;
+	} catch {
+		return undefined;
+	}
 }

@@ -25,7 +25,7 @@ import { silentLogger } from '../src/engine/ports';
 import { workspaceStatus } from '../src/protocol/rpc';
 import { sessionTreeRoot } from '../src/protocol/treeRpc';
 import { formatTable, median, percentile, sizesAndRounds, type BenchRow } from './stats';
-import { highWater, importHighWaters } from './procStatus';
+import { daemonPid, highWater, importHighWaters } from './procStatus';
 import { baton, batonWatched, benchRow, freshClone, oneRun, stopDaemon, type Run } from './syncCliBench';
 import { git } from './syncBench';
 import { withServer } from './treeBench';
@@ -160,15 +160,6 @@ function insertSessions(db: Db, first: number, count: number): void {
 	}
 }
 
-function daemonPid(workspace: string): number | undefined {
-	try {
-		const pid = (JSON.parse(fs.readFileSync(path.join(workspace, '.baton', 'daemon.json'), 'utf8')) as { pid?: unknown }).pid;
-		return typeof pid === 'number' ? pid : undefined;
-	} catch {
-		return undefined;
-	}
-}
-
 /** The store's files on disk (`.baton/` without Baton's object store, shadow.git), by name. */
 function storeFiles(workspace: string): { total: number; parts: string } {
 	const dir = path.join(workspace, '.baton');
@@ -288,7 +279,11 @@ async function seedWorkspace(root: string, count: number): Promise<{ workspace: 
 				target: answered ? 'answered by the daemon' : 'answered by the daemon (it was ended as silent; the CLI ran the import itself)',
 				passed: answered,
 			},
-			bytesRow(`daemon RSS high-water after that import (${sizeName(count)} sessions)`, importHwm, rssLimit),
+			bytesRow(
+				`daemon RSS high-water after that import (${sizeName(count)} sessions; sharing is on: with any background push it set off)`,
+				importHwm,
+				rssLimit,
+			),
 			bytesRow(
 				`RSS high-water of the process the daemon imported in (${sizeName(count)} sessions, ${helpers.peaks.size} process(es); given back when it ends)`,
 				helperHwm,
@@ -371,6 +366,8 @@ async function syncRows(root: string, workspace: string, count: number): Promise
 		`  ${sizeName(count)} sessions: push ${sync.push.toFixed(0)} ms (git push ${sync.gitPush.toFixed(0)}), pull ${sync.pull.toFixed(0)} ms (git fetch ${sync.gitFetch.toFixed(0)} + insert ${sync.insert.toFixed(0)}), ${sync.events} events\n`,
 	);
 	return [
+		bytesRow(`daemon RSS high-water after that first push (${sizeName(count)} sessions)`, sync.pushHwm, rssLimit),
+		bytesRow(`the fresh clone's daemon RSS high-water after its full pull (${sizeName(count)} sessions)`, sync.pullHwm, rssLimit),
 		benchRow(
 			`baton sync push (CLI, daemon), first push of the imported ${sizeName(count)} sessions (${sizeName(sync.events)} events), load ${sync.load.toFixed(1)}`,
 			[sync.push],

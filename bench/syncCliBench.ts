@@ -14,6 +14,7 @@
  *   node --import tsx bench/syncCliBench.ts [--sessions 1000,10000] [--rounds 3]
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { daemonPid, highWater } from './procStatus';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -200,6 +201,9 @@ export interface Run {
 	insert: number;
 	load: number;
 	events: number;
+	/** RSS high-water of the pushing daemon after the push, and of the clone's after the pull. */
+	pushHwm: number;
+	pullHwm: number;
 }
 
 export async function oneRun(root: string, template: string, round: number): Promise<Run> {
@@ -222,6 +226,7 @@ export async function oneRun(root: string, template: string, round: number): Pro
 		baton(clone, ['sync', 'status']);
 		const roundTrip = baton(clone, ['sync', 'status']);
 		const push = baton(a, ['sync', 'push']);
+		const pushHwm = highWater(daemonPid(a));
 		const shadow = path.join(a, '.baton', 'shadow.git');
 		const refs = git(shadow, ['for-each-ref', '--format=%(refname)', 'refs/baton/'], { GIT_DIR: shadow }).split('\n');
 		const gitPush = timed(() => git(shadow, ['push', '-q', base, ...refs.map((r) => `${r}:${r}`)], { GIT_DIR: shadow }));
@@ -251,8 +256,9 @@ export async function oneRun(root: string, template: string, round: number): Pro
 			gitFetch = plainFetch();
 			pull = baton(clone, ['sync', 'pull']);
 		}
+		const pullHwm = highWater(daemonPid(clone));
 		const insert = nativeInsert(path.join(dir, 'native.db'), schema, events);
-		return { roundTrip, push, gitPush, pull, gitFetch, insert, load: (load + (os.loadavg()[0] ?? 0)) / 2, events: events.length };
+		return { roundTrip, push, gitPush, pull, gitFetch, insert, load: (load + (os.loadavg()[0] ?? 0)) / 2, events: events.length, pushHwm, pullHwm };
 	} finally {
 		stopDaemon(a);
 		stopDaemon(clone);

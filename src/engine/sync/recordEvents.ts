@@ -1,32 +1,70 @@
 /**
  * The records that change without a domain event — decisions, tags and annotations added to a
  * checkpoint after it was recorded, memory facts and their confirmations, task changes, import records
- * — become shared events at the next sync (export or pull), inside one write: each table is compared
+ * — become shared events at the next sync (export or pull), a page a write: each table is compared
  * with what its events already say (the fold in recordFolds.ts) and only the difference is written.
  * A record pulled from a teammate already matches its events, so nothing echoes back.
  */
-import { eq, inArray } from 'drizzle-orm';
+import { eq, inArray, sql } from 'drizzle-orm';
 import { redactSecrets } from '../text/redactSecrets';
 import type { BatonDb } from '../storage/journalStore';
 import type { Session, SharedEvent } from '../storage/model';
 import { checkpoints, decisions, handoffs, importRecords, memoryEntries, sessions, sharedEvents, tasks } from '../storage/schema';
 import type { NewSharedEvent } from '../shared/sharedEvents';
 import { foldLabels, foldTask, groupBySubject, memoryConfirmations, memoryKey, taskFields } from './recordFolds';
-import { pushAll } from '../arrays';
 
 /** Kinds this module writes (and recordProjection.ts derives from). */
 export const recordKinds = ['decision.recorded', 'checkpoint.labels', 'memory.fact', 'memory.confirmed', 'task.changed', 'import.recorded'] as const;
 
 /** What the record tables still owe the shared log: each table's difference from its events, in one list. */
 export function pendingRecordEvents(db: BatonDb): NewSharedEvent[] {
-	const held = heldEvents(db);
 	const out: NewSharedEvent[] = [];
-	pushAll(out, decisionEvents(db, held));
-	pushAll(out, labelEvents(db, held));
-	pushAll(out, memoryEvents(db, held));
-	pushAll(out, taskEvents(db, held));
-	pushAll(out, importEvents(db, held));
+	for (const event of recordEventStream(db)) {
+		out.push(event);
+	}
 	return out;
+}
+
+/**
+ * The same events one at a time, the large tables (tasks, import records) read a chunk of rows at a
+ * time: a caller that writes them a page a write holds a page, not the history's difference (the first
+ * push of 100,000 imported sessions owes 820,000 events). It compares with the events the log held
+ * when it started, so it may run on across the caller's own writes of what it yielded, and must start
+ * again after anyone else's.
+ */
+export function* recordEventStream(db: BatonDb): Generator<NewSharedEvent> {
+	const held = heldEvents(db);
+	yield* decisionEvents(db, held);
+	yield* labelEvents(db, held);
+	yield* memoryEvents(db, held);
+	yield* taskEvents(db, held);
+	yield* importEvents(db, held);
+}
+
+/** Rows a chunked read of a large table takes at once. */
+const chunkRows = 5_000;
+
+/** Every row of `table`, `chunkRows` at a time in rowid order. */
+function chunked(db: BatonDb, table: typeof tasks): Generator<(typeof tasks.$inferSelect)[]>;
+function chunked(db: BatonDb, table: typeof importRecords): Generator<(typeof importRecords.$inferSelect)[]>;
+function* chunked(db: BatonDb, table: typeof tasks | typeof importRecords): Generator<unknown[]> {
+	let after = 0;
+	for (;;) {
+		const rows = db
+			.select({ rowid: sql<number>`rowid`, row: table as typeof tasks })
+			.from(table as typeof tasks)
+			.where(sql`rowid > ${after}`)
+			.orderBy(sql`rowid`)
+			.limit(chunkRows)
+			.all();
+		if (rows.length > 0) {
+			yield rows.map((r) => r.row);
+		}
+		if (rows.length < chunkRows) {
+			return;
+		}
+		after = (rows[rows.length - 1] as (typeof rows)[number]).rowid;
+	}
 }
 
 /** The record events already in the log, by subject, and whether a subject has an event of a kind. */
@@ -151,48 +189,50 @@ function memoryEvents(db: BatonDb, { events, has }: HeldEvents): NewSharedEvent[
 }
 
 /** A task whose fields differ from its events' fold gets one `task.changed` with the fields that differ. */
-function taskEvents(db: BatonDb, { events }: HeldEvents): NewSharedEvent[] {
-	const out: NewSharedEvent[] = [];
-	for (const t of db.select().from(tasks).all()) {
-		const held = foldTask(events.get(t.id) ?? []);
-		const changed: Record<string, unknown> = {};
-		for (const field of taskFields) {
-			if (held[field] !== t[field]) {
-				changed[field] = t[field];
+function* taskEvents(db: BatonDb, { events }: HeldEvents): Generator<NewSharedEvent> {
+	for (const chunk of chunked(db, tasks)) {
+		for (const t of chunk) {
+			const held = foldTask(events.get(t.id) ?? []);
+			const changed: Record<string, unknown> = {};
+			for (const field of taskFields) {
+				if (held[field] !== t[field]) {
+					changed[field] = t[field];
+				}
+			}
+			if (Object.keys(changed).length > 0) {
+				yield { kind: 'task.changed', subject: t.id, actor: 'baton', body: changed };
 			}
 		}
-		if (Object.keys(changed).length > 0) {
-			out.push({ kind: 'task.changed', subject: t.id, actor: 'baton', body: changed });
-		}
 	}
-	return out;
 }
 
-/** An imported session not yet shared gets its session events, and an import record not yet shared `import.recorded`. */
-function importEvents(db: BatonDb, { has }: HeldEvents): NewSharedEvent[] {
-	const out: NewSharedEvent[] = [];
-	const imported = db.select().from(importRecords).all();
-	const importedSessions = imported.filter((r) => r.entityType === 'session' && !has(r.entityId, 'session.started')).map((r) => r.entityId);
-	pushAll(out, [...importedSessionEvents(db, importedSessions)]);
-	for (const r of imported) {
-		const subject = `${r.source}:${r.entityType}:${r.externalId}`;
-		if (!has(subject, 'import.recorded')) {
-			out.push({
-				kind: 'import.recorded',
-				subject,
-				actor: 'baton',
-				body: {
-					source: r.source,
-					entityType: r.entityType,
-					externalId: r.externalId,
-					entityId: r.entityId,
-					contentHash: r.contentHash,
-					importedAt: r.importedAt,
-				},
-			});
+/**
+ * An imported session not yet shared gets its session events, and an import record not yet shared
+ * `import.recorded`: a chunk of import records at a time, its sessions' events before its records'.
+ */
+function* importEvents(db: BatonDb, { has }: HeldEvents): Generator<NewSharedEvent> {
+	for (const imported of chunked(db, importRecords)) {
+		const importedSessions = imported.filter((r) => r.entityType === 'session' && !has(r.entityId, 'session.started')).map((r) => r.entityId);
+		yield* importedSessionEvents(db, importedSessions);
+		for (const r of imported) {
+			const subject = `${r.source}:${r.entityType}:${r.externalId}`;
+			if (!has(subject, 'import.recorded')) {
+				yield {
+					kind: 'import.recorded',
+					subject,
+					actor: 'baton',
+					body: {
+						source: r.source,
+						entityType: r.entityType,
+						externalId: r.externalId,
+						entityId: r.entityId,
+						contentHash: r.contentHash,
+						importedAt: r.importedAt,
+					},
+				};
+			}
 		}
 	}
-	return out;
 }
 
 /** An imported session raised no domain event (it happened elsewhere): it travels as if started, ended and handed off here. */

@@ -28,7 +28,7 @@ import {
 import type { TimelineSync } from './timelineSync';
 import type { TranscriptSync } from './transcriptSync';
 import { ownEventWriter } from './localEvents';
-import { pendingRecordEvents } from './recordEvents';
+import { recordEventStream } from './recordEvents';
 import { readSyncState, syncDir } from './syncState';
 
 /** The parts of SyncService the export writes through, built lazily there and shared with the pull. */
@@ -157,36 +157,44 @@ export class SyncExport {
 		const write = this.writeOwn;
 		const store = this.ctx.store;
 		// A read first: most syncs have nothing to add, and a write is a commit. Nothing changed since a
-		// sync that found nothing (the store's data version says so) is not compared again, and rows
-		// found by the read are written as they are when nothing changed before the write.
-		const found = await store.read((db) => ({ version: store.dataVersion, rows: this.pendingRecords(db) }));
-		// A page a write, as the export: the first push of 100,000 sessions' history owed some 500,000
-		// record events, one journal record of about 400 MB in one write (V8's longest string is 512 MB).
-		let { version, rows } = found;
-		while (rows.length > 0) {
-			rows = await store.write((db) => {
-				const pending = store.dataVersion === version ? rows : pendingRecordEvents(db);
-				const page = pending.slice(0, this.pageEvents);
+		// sync that found nothing (the store's data version says so) is not compared again.
+		const first = await store.read((db) => this.firstPendingPage(db));
+		if (!first) {
+			return;
+		}
+		// A page a write, each computed as the one before it is written: the first push of 100,000
+		// sessions' history owed 820,000 record events, computed at once they took the daemon past 1.4 GB
+		// (and in one write, one journal record of about 400 MB). The stream goes on across this
+		// process's own writes; anyone else's (the data version moved otherwise) starts it again.
+		let { stream, page, version } = first;
+		while (page.length > 0) {
+			page = await store.write((db) => {
+				if (store.dataVersion !== version) {
+					stream = recordEventStream(db);
+					page = take(stream, this.pageEvents);
+				}
 				if (page.length > 0) {
 					write(db, page);
 				}
-				return pending.slice(page.length);
+				return page.length < this.pageEvents ? [] : take(stream, this.pageEvents);
 			});
 			version = store.dataVersion;
 		}
 	}
 
-	/** The records waiting to become events (recordEvents.ts), not compared again while the store has not changed since none were. */
-	pendingRecords(db: BatonDb): NewSharedEvent[] {
+	/** The first page of the records waiting to become events, or undefined (and not compared again while the store does not change) when none are. */
+	private firstPendingPage(db: BatonDb): { stream: Iterator<NewSharedEvent>; page: NewSharedEvent[]; version: number } | undefined {
 		const version = this.ctx.store.dataVersion;
 		if (version === this.recordsSettledAt) {
-			return [];
+			return undefined;
 		}
-		const rows = pendingRecordEvents(db);
-		if (rows.length === 0) {
+		const stream = recordEventStream(db);
+		const page = take(stream, this.pageEvents);
+		if (page.length === 0) {
 			this.recordsSettledAt = version;
+			return undefined;
 		}
-		return rows;
+		return { stream, page, version };
 	}
 
 	private async presentCommits(commits: readonly string[]): Promise<string[]> {
@@ -208,4 +216,17 @@ export class SyncExport {
 		const known = await this.parts.refs().idsInRef(tip as string);
 		return (await this.ctx.store.read((db) => freshByIds(db, known))).count;
 	}
+}
+
+/** The next `count` items of `stream` (fewer at its end). */
+function take<T>(stream: Iterator<T>, count: number): T[] {
+	const out: T[] = [];
+	while (out.length < count) {
+		const next = stream.next();
+		if (next.done) {
+			break;
+		}
+		out.push(next.value);
+	}
+	return out;
 }

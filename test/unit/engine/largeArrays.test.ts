@@ -104,10 +104,19 @@ void describe('arrays of any size', () => {
 				`'cleo-sessions', 'session', 'S' || i, 'ses_' || i, 'h', '2026-01-03T00:00:00.000Z'`,
 				'import_records (source, entity_type, external_id, entity_id, content_hash, imported_at)',
 			);
+			// Tasks are read a chunk of 5,000 rows at a time, as import records are: no row lost or read twice at a chunk's edge.
+			rows(
+				12_001,
+				`'T' || i, i, 'task ' || i, 'task', 'pending', 'medium', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'`,
+				'tasks (id, seq, title, type, status, priority, created_at, updated_at)',
+			);
 			const events = pendingRecordEvents(db);
 			assert.equal(events.filter((e) => e.kind === 'session.started').length, many);
 			assert.equal(events.filter((e) => e.kind === 'session.status').length, many);
 			assert.equal(events.filter((e) => e.kind === 'import.recorded').length, many);
+			assert.equal(new Set(events.filter((e) => e.kind === 'import.recorded').map((e) => e.subject)).size, many);
+			const changed = events.filter((e) => e.kind === 'task.changed').map((e) => e.subject);
+			assert.deepEqual([changed.length, new Set(changed).size, changed[0], changed.at(-1)], [12_001, 12_001, 'T1', 'T12001']);
 		} finally {
 			sqlite.close();
 		}

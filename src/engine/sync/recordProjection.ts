@@ -66,7 +66,7 @@ export function projectRecords(db: BatonDb, store: JournalStore, pulled: readonl
 
 	counts.tasks = projectTasks(db, store, byFirstEvent(eventsBySubject(db, byKind(['task.changed']), ['task.changed'], pulled, mergedAfter)));
 
-	counts.imports = projectImports(db, newEvents);
+	counts.imports = projectImports(db, store, newEvents);
 	return counts;
 }
 
@@ -101,9 +101,18 @@ function projectDecisions(db: BatonDb, store: JournalStore, newEvents: readonly 
 	return newDecisions.length;
 }
 
-/** The import records of entities this machine holds, each added once. */
-function projectImports(db: BatonDb, newEvents: readonly WireEvent[]): number {
-	let imported = 0;
+/**
+ * The import records of entities this machine holds, each added once. Asked in a few statements for
+ * the whole pull (which entities are held, which records exist) and inserted in a few: a statement
+ * built per record was most of a pull's projection (31,000 records at 10,000 imported sessions).
+ */
+function projectImports(db: BatonDb, store: JournalStore, newEvents: readonly WireEvent[]): number {
+	const candidates: (typeof importRecords.$inferInsert)[] = [];
+	const entityIds = new Map<string, string[]>([
+		['session', []],
+		['task', []],
+		['decision', []],
+	]);
 	for (const e of newEvents) {
 		if (e.kind !== 'import.recorded') {
 			continue;
@@ -115,31 +124,78 @@ function projectImports(db: BatonDb, newEvents: readonly WireEvent[]): number {
 			bodyText(b['externalId']),
 			bodyText(b['entityId']),
 		];
-		// Only for a record this machine holds: otherwise a later import of the same file would skip it.
-		if (!source || !entityType || !externalId || !entityId || !entityHeld(db, entityType, entityId)) {
+		const ids = entityType ? entityIds.get(entityType) : undefined;
+		if (!source || !entityType || !externalId || !entityId || !ids) {
 			continue;
 		}
-		const exists = db
-			.select({ id: importRecords.entityId })
-			.from(importRecords)
-			.where(and(eq(importRecords.source, source), eq(importRecords.entityType, entityType), eq(importRecords.externalId, externalId)))
-			.get();
-		if (!exists) {
-			db.insert(importRecords)
-				.values({
-					source,
-					entityType,
-					externalId,
-					entityId,
-					contentHash: bodyText(b['contentHash']) ?? '',
-					importedAt: bodyText(b['importedAt']) ?? e.at,
-					extra: null,
-				})
-				.run();
-			imported++;
+		ids.push(entityId);
+		const row = {
+			source,
+			entityType,
+			externalId,
+			entityId,
+			contentHash: bodyText(b['contentHash']) ?? '',
+			importedAt: bodyText(b['importedAt']) ?? e.at,
+			extra: null,
+		};
+		candidates.push(row);
+	}
+	if (candidates.length === 0) {
+		return 0;
+	}
+	// Only for a record this machine holds: otherwise a later import of the same file would skip it.
+	const held = new Set([
+		...selectIn(db, sessions, entityIds.get('session') ?? []).map((id) => `session\0${id}`),
+		...selectIn(db, tasks, entityIds.get('task') ?? []).map((id) => `task\0${id}`),
+		...selectIn(db, decisions, entityIds.get('decision') ?? []).map((id) => `decision\0${id}`),
+	]);
+	const existing = existingImportKeys(db, candidates);
+	const fresh = candidates.filter((r) => {
+		const key = importKey(r);
+		if (!held.has(`${r.entityType}\0${r.entityId}`) || existing.has(key)) {
+			return false;
+		}
+		existing.add(key);
+		return true;
+	});
+	insertRows(store, importRecords, fresh);
+	return fresh.length;
+}
+
+const importKey = (r: { source: string; entityType: string; externalId: string }): string => `${r.source}\0${r.entityType}\0${r.externalId}`;
+
+/** The keys of the import records among `records` this store already has (a statement per source and type, and per 5,000 ids). */
+function existingImportKeys(db: BatonDb, records: readonly (typeof importRecords.$inferInsert)[]): Set<string> {
+	const bySourceType = new Map<string, { source: string; entityType: string; ids: string[] }>();
+	for (const r of records) {
+		const key = `${r.source}\0${r.entityType}`;
+		let group = bySourceType.get(key);
+		if (!group) {
+			group = { source: r.source, entityType: r.entityType, ids: [] };
+			bySourceType.set(key, group);
+		}
+		group.ids.push(r.externalId);
+	}
+	const out = new Set<string>();
+	for (const { source, entityType, ids } of bySourceType.values()) {
+		const unique = [...new Set(ids)];
+		for (let i = 0; i < unique.length; i += 5_000) {
+			for (const row of db
+				.select({ externalId: importRecords.externalId })
+				.from(importRecords)
+				.where(
+					and(
+						eq(importRecords.source, source),
+						eq(importRecords.entityType, entityType),
+						inJsonList(importRecords.externalId, unique.slice(i, i + 5_000)),
+					),
+				)
+				.all()) {
+				out.add(importKey({ source, entityType, externalId: row.externalId }));
+			}
 		}
 	}
-	return imported;
+	return out;
 }
 
 /** Tasks are their `task.changed` events folded in id order: a task not held is inserted (all in a few statements), one held is updated where it differs. */
@@ -197,7 +253,7 @@ function projectTasks(db: BatonDb, store: JournalStore, groups: readonly [string
 }
 
 /** The ids of `table` among `ids` (asked in a few statements, the list bound as JSON). */
-function selectIn(db: BatonDb, table: typeof sessions | typeof decisions, ids: readonly string[]): string[] {
+function selectIn(db: BatonDb, table: typeof sessions | typeof decisions | typeof tasks, ids: readonly string[]): string[] {
 	const unique = [...new Set(ids)];
 	const out: string[] = [];
 	for (let i = 0; i < unique.length; i += 5_000) {
@@ -280,11 +336,6 @@ function projectMemory(db: BatonDb, newEvents: readonly WireEvent[], sessionKnow
 		}
 	}
 	return changed;
-}
-
-function entityHeld(db: BatonDb, entityType: string, id: string): boolean {
-	const table = entityType === 'session' ? sessions : entityType === 'task' ? tasks : entityType === 'decision' ? decisions : null;
-	return table !== null && db.select({ id: table.id }).from(table).where(eq(table.id, id)).get() !== undefined;
 }
 
 /** The task columns that take one of a fixed set of values. */

@@ -6,9 +6,9 @@
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import test from 'node:test';
-import { decisions } from '../../../../src/engine/storage/schema';
+import { decisions, importRecords } from '../../../../src/engine/storage/schema';
 import { actor } from '../../helpers';
-import { beadsIssues, cleoSessionsData, writeJson, writeJsonl } from '../interop/interopFixtures';
+import { beadsIssues, cleoDbData, cleoSessionsData, writeCleoDb, writeJson, writeJsonl } from '../interop/interopFixtures';
 import { allObjects, startEnd, syncWorld } from './syncWorld';
 import type { TestEngine } from '../../helpers';
 
@@ -111,6 +111,38 @@ test('an import on A reaches B with its import records: importing the same file 
 	assert.equal(again.added.tasks, 0, 'B knows these records were imported already');
 	assert.equal(again.unchanged.tasks, 5);
 	await startEnd(w.b, 'after import', 'nothing');
+});
+
+test('import records of sessions, tasks and decisions arrive once each, across pages of the pull, beside the records the clone holds already', async (t) => {
+	const w = await syncWorld(t, { syncPageEvents: 3 });
+	await w.a.engine.sync.enable('origin');
+	await w.b.engine.sync.enable('origin');
+	const importsOf = (e: TestEngine): Promise<string[]> =>
+		e.engine.store.read((db) =>
+			db
+				.select()
+				.from(importRecords)
+				.all()
+				.map((r) => [r.source, r.entityType, r.externalId, r.entityId, r.contentHash].join(' '))
+				.sort(),
+		);
+	const cleo = await writeCleoDb(path.join(w.dir, 'cleo', '.cleo', 'tasks.db'), cleoDbData());
+	assert.deepEqual((await w.a.engine.imports.run({ format: 'cleo-db', path: cleo, dryRun: false, actor })).errors, []);
+	const onA = await importsOf(w.a);
+	assert.deepEqual([...new Set(onA.map((r) => r.split(' ').slice(0, 2).join(' ')))], ['cleo-db decision', 'cleo-db session', 'cleo-db task']);
+	const pulled = await roundTrip(w.a, w.b);
+	assert.deepEqual(pulled.refused, []);
+	assert.equal(pulled.records.imports, onA.length);
+	assert.deepEqual(await importsOf(w.b), onA);
+	assert.equal((await roundTrip(w.a, w.b)).records.imports, 0, 'a second pull adds none');
+	// B imported a Beads file itself before it pulls A's import of the same file: B keeps its own records.
+	const beads = path.join(w.dir, 'beads');
+	writeJsonl(path.join(beads, '.beads', 'issues.jsonl'), beadsIssues());
+	await w.b.engine.imports.run({ format: 'beads', path: beads, dryRun: false, actor });
+	await w.a.engine.imports.run({ format: 'beads', path: beads, dryRun: false, actor });
+	const onB = await importsOf(w.b);
+	assert.equal((await roundTrip(w.a, w.b)).records.imports, 0);
+	assert.deepEqual(await importsOf(w.b), onB);
 });
 
 test('tags changed on both machines at once, and a task changed on both: after syncing both ways both hold the same state, whatever order the events came in', async (t) => {

@@ -6,10 +6,16 @@
  * holding the store never went below that. MEMFS touches a file's contents through four members only —
  * `slice` once when the file is created, `length` (its capacity), `subarray(from, to)` to read and
  * `set(bytes, at)` to write — so this object stands in for the array: reads come from the snapshot file
- * (the operating system's page cache keeps it warm), and the pages SQLite writes are kept here, 4 KB
- * each, until the next compaction writes a new snapshot from them and `rebase`s onto it, the same
- * SQLite connection going on. The memory a process holds is then SQLite's page cache and the pages
- * written since the last compaction.
+ * (the operating system's page cache keeps it warm), and the pages SQLite writes are kept, 4 KB
+ * each, in a scratch file of this process's own until the next compaction writes a new snapshot from
+ * them and `rebase`s onto it, the same SQLite connection going on. The memory a process holds is then
+ * SQLite's page cache, not the history it read nor the pages it wrote.
+ *
+ * The scratch file (`<snapshot>.pages-<pid>-<random>`, private) is removed from its folder as soon as
+ * it is open, so nothing of it outlives the process, whatever ends it: the pages it holds are not
+ * durable anyway (the journal is, and a crash recovers from the snapshot and the journal). Held in
+ * memory, they were the largest part of a long run of writes: a fresh clone's daemon pulling 10,000
+ * sessions' history held 60-100 MB of them between compactions, 100 MB at 100,000 sessions.
  *
  * The snapshot is never written in place (compaction and repair replace it by rename), so the open
  * descriptor reads the snapshot this process opened even after another process replaced it.
@@ -20,7 +26,8 @@
  */
 import fs from 'node:fs';
 import { BatonError } from '../errors';
-import { readAll } from './fsUtil';
+import { randomBytes } from 'node:crypto';
+import { readAll, writeAll } from './fsUtil';
 import { crc32 } from './journalFormat';
 import { checksumPieceBytes, descriptorChecksum, rangeChecksum, type LazySnapshot } from './snapshotFile';
 
@@ -28,8 +35,11 @@ const pageBytes = 4096;
 const readAheadBytes = 128 * 1024;
 
 export class SnapshotPages implements LazySnapshot {
-	/** Pages written since the snapshot was opened, by page number. */
-	private readonly written = new Map<number, Buffer>();
+	/** Pages written since the snapshot was opened: page number → its slot in the scratch file. */
+	private readonly written = new Map<number, number>();
+	/** The scratch file the written pages are in, opened (and unlinked) at the first write. */
+	private spill: number | undefined;
+	private readonly pageBuffer = Buffer.alloc(pageBytes);
 	private scratch = Buffer.allocUnsafe(64 * 1024);
 	/** The read-ahead: file bytes from `windowAt`, `windowLength` of them. */
 	private window: Buffer | undefined;
@@ -131,27 +141,45 @@ export class SnapshotPages implements LazySnapshot {
 		return out.subarray(0, length);
 	}
 
-	/** MEMFS's write: the bytes land in this process's copies of the pages they touch. */
+	/** MEMFS's write: the bytes land in this process's copies of the pages they touch, in its scratch file. */
 	set(bytes: Uint8Array, at = 0): void {
 		this.writes++;
+		const spill = this.spillFile();
 		let done = 0;
 		while (done < bytes.length) {
 			const position = at + done;
 			const index = Math.floor(position / pageBytes);
 			const within = position - index * pageBytes;
 			const n = Math.min(pageBytes - within, bytes.length - done);
-			let page = this.written.get(index);
-			if (!page) {
-				page = Buffer.alloc(pageBytes);
+			const slot = this.written.get(index);
+			if (slot !== undefined) {
+				writeAll(spill, bytes.subarray(done, done + n), slot * pageBytes + within);
+			} else {
+				const fresh = this.written.size;
 				if (within !== 0 || n !== pageBytes) {
-					this.read(page, 0, index * pageBytes, pageBytes);
+					// Part of a page: the rest of it as it was (or zeros past the end) goes with it.
+					this.read(this.pageBuffer, 0, index * pageBytes, pageBytes);
+					this.pageBuffer.set(bytes.subarray(done, done + n), within);
+					writeAll(spill, this.pageBuffer, fresh * pageBytes);
+				} else {
+					writeAll(spill, bytes.subarray(done, done + pageBytes), fresh * pageBytes);
 				}
-				this.written.set(index, page);
+				this.written.set(index, fresh);
 			}
-			page.set(bytes.subarray(done, done + n), within);
 			done += n;
 		}
 		this.used = Math.max(this.used, at + bytes.length);
+	}
+
+	/** The scratch file, opened on the first write: private, exclusive, and unlinked at once. */
+	private spillFile(): number {
+		if (this.spill === undefined) {
+			const name = `${this.file}.pages-${process.pid}-${randomBytes(6).toString('hex')}`;
+			const fd = fs.openSync(name, fs.constants.O_RDWR | fs.constants.O_CREAT | fs.constants.O_EXCL, 0o600);
+			fs.rmSync(name, { force: true });
+			this.spill = fd;
+		}
+		return this.spill;
 	}
 
 	/**
@@ -186,6 +214,9 @@ export class SnapshotPages implements LazySnapshot {
 		// Written by this process from what it read (checked) and wrote: nothing of it is left to check.
 		this.candidates = undefined;
 		this.written.clear();
+		if (this.spill !== undefined) {
+			fs.ftruncateSync(this.spill, 0);
+		}
 		this.window = undefined;
 		this.lastEnd = -1;
 	}
@@ -212,6 +243,10 @@ export class SnapshotPages implements LazySnapshot {
 			fs.closeSync(this.fd);
 			this.fd = undefined;
 		}
+		if (this.spill !== undefined) {
+			fs.closeSync(this.spill);
+			this.spill = undefined;
+		}
 		this.written.clear();
 		this.window = undefined;
 		this.checkBuffer = undefined;
@@ -222,11 +257,14 @@ export class SnapshotPages implements LazySnapshot {
 		let done = 0;
 		while (done < length) {
 			const index = Math.floor((position + done) / pageBytes);
-			const page = this.written.get(index);
+			const slot = this.written.get(index);
 			const within = position + done - index * pageBytes;
-			if (page) {
+			if (slot !== undefined) {
 				const n = Math.min(pageBytes - within, length - done);
-				page.copy(out, offset + done, within, within + n);
+				const got = readAll(this.spill as number, out, slot * pageBytes + within, offset + done, n);
+				if (got !== n) {
+					throw new Error(`snapshot pages: the scratch file gave ${got} of ${n} bytes of page ${index}`);
+				}
 				done += n;
 				continue;
 			}

@@ -118,6 +118,47 @@ void describe('the snapshot read a page at a time', { skip: !SnapshotPages.suppo
 		assert.equal((await taskIds(store)).length, 3_400);
 	});
 
+	void it('keeps the pages it writes in a scratch file of its own, not in its memory, and leaves no file behind', async (t) => {
+		const dir = tempDir(t);
+		await seedLargeStore(dir, 500, 100);
+		const log = new MemoryLogger();
+		// No compaction on its own: every page written stays in the scratch file until compact().
+		const store = await open(dir, log, 1024 * 1024 * 1024);
+		t.after(() => store.close());
+		const before = heldBuffers();
+		for (let batch = 0; batch < 10; batch++) {
+			await store.write((db) => {
+				for (let n = 10_000 + batch * 1_000; n < 11_000 + batch * 1_000; n++) {
+					db.insert(tasks)
+						.values({ ...taskRow(n), title: 'z'.repeat(2_000) })
+						.run();
+				}
+			});
+		}
+		assert.deepEqual(compactions(log), []);
+		const held = heldBuffers() - before;
+		assert.ok(held < 8 * 1024 * 1024, `20 MB of rows written: ${held} bytes of buffers held`);
+		assert.deepEqual(
+			fs.readdirSync(dir).filter((f) => f.includes('.pages-')),
+			[],
+			'the scratch file is unlinked once open',
+		);
+		const ids = await taskIds(store);
+		assert.equal(ids.length, 10_500, 'every written page reads back');
+		const other = await open(dir);
+		assert.equal((await taskIds(other)).length, 10_500, 'another process reads the journal, not the scratch file');
+		other.close();
+		await store.compact();
+		assert.match(compactions(log).join('\n'), /written from its pages/);
+		await store.write((db) => db.update(tasks).set({ title: 'after' }).where(eq(tasks.id, 'T10000')).run());
+		assert.equal(
+			(await store.read((db) => db.select({ title: tasks.title }).from(tasks).where(eq(tasks.id, 'T10000')).get()))?.title,
+			'after',
+			'written again after the compaction emptied it',
+		);
+		assert.equal((await taskIds(store)).length, 10_500);
+	});
+
 	void it('stays right when a transaction that spilled to the file rolls back (SQLite truncates the file)', async (t) => {
 		const dir = tempDir(t);
 		await seedLargeStore(dir, 500, 100);

@@ -10,10 +10,14 @@
  */
 import path from 'node:path';
 import { loadWithCodeCache } from '../hookHost/codeCache';
+import { leanHeap } from './leanHeap';
 
 /** Long enough for a backend's first answers, short enough that a daemon which serves one command and stops has written it. */
 const saveAfterMs = 3_000;
 
+// Before server.js is compiled: V8 keeps the flags in its code cache's check, so a flag set after the
+// load would make every later backend's cache look foreign (and be thrown away).
+leanHeap();
 const loaded = loadWithCodeCache(path.join(__dirname, 'server.js'), module);
 if (!loaded.cached) {
 	setTimeout(loaded.save, saveAfterMs).unref();

@@ -17,6 +17,7 @@ import { startDaemon, type RunningDaemon } from './daemon';
 import { DaemonBackend, type EditorSettings } from './daemonBackend';
 import { isInitialized, mkdirPrivate, privateFileMode } from '../engine/workspace';
 import { useGitSpawner } from '../engine/git/gitSpawner';
+import { leanHeap } from './leanHeap';
 import { registerCheckpointHandlers, registerHandlers } from './handlers';
 import { registerInteropHandlers } from './interopHandlers';
 import { registerProvenanceHandlers } from './provenanceHandlers';
@@ -27,6 +28,8 @@ import { registerSearchHandlers } from './searchHandlers';
 import { registerBoardHandlers } from './boardHandlers';
 
 function main(): void {
+	// Set already when backend.js started this process; `node dist/server.js` sets it here.
+	leanHeap();
 	// Started while this process is small: its git calls then cost it no fork of a large heap (gitSpawner.ts).
 	useGitSpawner();
 	const values = serverArgs();

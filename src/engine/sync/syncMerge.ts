@@ -119,9 +119,11 @@ export async function mergeFetched(parts: MergeParts, name: string): Promise<Pul
 /**
  * Events per write of a pull's merge. One write is one journal record, written as one JSON string and
  * read back as one: a fresh clone's pull of 100,000 sessions' history (some 800,000 events, with the
- * rows derived from them) passed V8's longest string and failed (`Invalid string length`).
+ * rows derived from them) passed V8's longest string and failed (`Invalid string length`). A page is
+ * also what a write holds at once beside its batch (the events, the statements' values, the record):
+ * at 20,000 a page the daemon pulling 10,000 sessions' history held about 40 MB more than at 5,000.
  */
-const mergePageEvents = 20_000;
+const mergePageEvents = 5_000;
 
 type Merged = ReturnType<typeof mergeWireEvents>;
 type Projected = ReturnType<typeof projectEvents>;

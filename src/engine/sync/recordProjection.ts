@@ -162,13 +162,14 @@ function projectImports(db: BatonDb, store: JournalStore, newEvents: readonly Wi
 	return fresh.length;
 }
 
-const importKey = (r: { source: string; entityType: string; externalId: string }): string => `${r.source}\0${r.entityType}\0${r.externalId}`;
+/** One string per record key, unambiguous whatever the texts hold (a pulled record's come from a remote). */
+const importKey = (r: { source: string; entityType: string; externalId: string }): string => JSON.stringify([r.source, r.entityType, r.externalId]);
 
 /** The keys of the import records among `records` this store already has (a statement per source and type, and per 5,000 ids). */
 function existingImportKeys(db: BatonDb, records: readonly (typeof importRecords.$inferInsert)[]): Set<string> {
 	const bySourceType = new Map<string, { source: string; entityType: string; ids: string[] }>();
 	for (const r of records) {
-		const key = `${r.source}\0${r.entityType}`;
+		const key = JSON.stringify([r.source, r.entityType]);
 		let group = bySourceType.get(key);
 		if (!group) {
 			group = { source: r.source, entityType: r.entityType, ids: [] };

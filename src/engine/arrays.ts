@@ -42,3 +42,16 @@ export class Places<T> {
 		return at;
 	}
 }
+
+/** The next `count` items of `stream` (fewer at its end). */
+export function take<T>(stream: Iterator<T>, count: number): T[] {
+	const out: T[] = [];
+	while (out.length < count) {
+		const next = stream.next();
+		if (next.done) {
+			break;
+		}
+		out.push(next.value);
+	}
+	return out;
+}

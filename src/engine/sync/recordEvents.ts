@@ -16,17 +16,9 @@ import { foldLabels, foldTask, groupBySubject, memoryConfirmations, memoryKey, t
 /** Kinds this module writes (and recordProjection.ts derives from). */
 export const recordKinds = ['decision.recorded', 'checkpoint.labels', 'memory.fact', 'memory.confirmed', 'task.changed', 'import.recorded'] as const;
 
-/** What the record tables still owe the shared log: each table's difference from its events, in one list. */
-export function pendingRecordEvents(db: BatonDb): NewSharedEvent[] {
-	const out: NewSharedEvent[] = [];
-	for (const event of recordEventStream(db)) {
-		out.push(event);
-	}
-	return out;
-}
-
 /**
- * The same events one at a time, the large tables (tasks, import records) read a chunk of rows at a
+ * What the record tables still owe the shared log — each table's difference from its events — one
+ * event at a time, the large tables (tasks, import records) read a chunk of rows at a
  * time: a caller that writes them a page a write holds a page, not the history's difference (the first
  * push of 100,000 imported sessions owes 820,000 events). It compares with the events the log held
  * when it started, so it may run on across the caller's own writes of what it yielded, and must start

@@ -179,18 +179,11 @@ function existingImportKeys(db: BatonDb, records: readonly (typeof importRecords
 	}
 	const out = new Set<string>();
 	for (const { source, entityType, ids } of bySourceType.values()) {
-		const unique = [...new Set(ids)];
-		for (let i = 0; i < unique.length; i += 5_000) {
+		for (const chunk of idChunks(ids)) {
 			for (const row of db
 				.select({ externalId: importRecords.externalId })
 				.from(importRecords)
-				.where(
-					and(
-						eq(importRecords.source, source),
-						eq(importRecords.entityType, entityType),
-						inJsonList(importRecords.externalId, unique.slice(i, i + 5_000)),
-					),
-				)
+				.where(and(eq(importRecords.source, source), eq(importRecords.entityType, entityType), inJsonList(importRecords.externalId, chunk)))
 				.all()) {
 				out.add(importKey({ source, entityType, externalId: row.externalId }));
 			}
@@ -204,12 +197,8 @@ function projectTasks(db: BatonDb, store: JournalStore, groups: readonly [string
 	let changedTasks = 0;
 	const subjects = groups.map(([id]) => id);
 	const held = new Map<string, typeof tasks.$inferSelect>();
-	for (let i = 0; i < subjects.length; i += 5_000) {
-		for (const row of db
-			.select()
-			.from(tasks)
-			.where(inJsonList(tasks.id, subjects.slice(i, i + 5_000)))
-			.all()) {
+	for (const chunk of idChunks(subjects)) {
+		for (const row of db.select().from(tasks).where(inJsonList(tasks.id, chunk)).all()) {
 			held.set(row.id, row);
 		}
 	}
@@ -255,18 +244,21 @@ function projectTasks(db: BatonDb, store: JournalStore, groups: readonly [string
 
 /** The ids of `table` among `ids` (asked in a few statements, the list bound as JSON). */
 function selectIn(db: BatonDb, table: typeof sessions | typeof decisions | typeof tasks, ids: readonly string[]): string[] {
-	const unique = [...new Set(ids)];
 	const out: string[] = [];
-	for (let i = 0; i < unique.length; i += 5_000) {
-		for (const r of db
-			.select({ id: table.id })
-			.from(table)
-			.where(inJsonList(table.id, unique.slice(i, i + 5_000)))
-			.all()) {
+	for (const chunk of idChunks(ids)) {
+		for (const r of db.select({ id: table.id }).from(table).where(inJsonList(table.id, chunk)).all()) {
 			out.push(r.id);
 		}
 	}
 	return out;
+}
+
+/** `ids` without repeats, 5,000 at a time: what one statement binds as its JSON list. */
+function* idChunks(ids: readonly string[]): Generator<string[]> {
+	const unique = [...new Set(ids)];
+	for (let i = 0; i < unique.length; i += 5_000) {
+		yield unique.slice(i, i + 5_000);
+	}
 }
 
 /** Facts are inserted once per (kind, fingerprint); every copy's confirmations count. */

@@ -29,6 +29,7 @@ import type { TimelineSync } from './timelineSync';
 import type { TranscriptSync } from './transcriptSync';
 import { ownEventWriter } from './localEvents';
 import { recordEventStream } from './recordEvents';
+import { take } from '../arrays';
 import { readSyncState, syncDir } from './syncState';
 
 /** The parts of SyncService the export writes through, built lazily there and shared with the pull. */
@@ -216,17 +217,4 @@ export class SyncExport {
 		const known = await this.parts.refs().idsInRef(tip as string);
 		return (await this.ctx.store.read((db) => freshByIds(db, known))).count;
 	}
-}
-
-/** The next `count` items of `stream` (fewer at its end). */
-function take<T>(stream: Iterator<T>, count: number): T[] {
-	const out: T[] = [];
-	while (out.length < count) {
-		const next = stream.next();
-		if (next.done) {
-			break;
-		}
-		out.push(next.value);
-	}
-	return out;
 }

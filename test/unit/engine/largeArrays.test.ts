@@ -14,7 +14,7 @@ import { migrations } from '../../../src/engine/storage/migrations.generated';
 import { migrationStatements } from '../../../src/engine/storage/migrator';
 import { loadSqlJs } from '../../../src/engine/storage/sqlJs';
 import { StatementCache } from '../../../src/engine/storage/statementCache';
-import { pendingRecordEvents } from '../../../src/engine/sync/recordEvents';
+import { recordEventStream } from '../../../src/engine/sync/recordEvents';
 
 /** Past the stack's limit on spread arguments (about 120,000 on this runtime's default stack). */
 const many = 200_000;
@@ -110,7 +110,7 @@ void describe('arrays of any size', () => {
 				`'T' || i, i, 'task ' || i, 'task', 'pending', 'medium', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z'`,
 				'tasks (id, seq, title, type, status, priority, created_at, updated_at)',
 			);
-			const events = pendingRecordEvents(db);
+			const events = Array.from(recordEventStream(db));
 			assert.equal(events.filter((e) => e.kind === 'session.started').length, many);
 			assert.equal(events.filter((e) => e.kind === 'session.status').length, many);
 			assert.equal(events.filter((e) => e.kind === 'import.recorded').length, many);

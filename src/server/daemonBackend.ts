@@ -229,6 +229,8 @@ export class DaemonBackend {
 				await this.gate.enter();
 				const current = this.host.current;
 				if (current) {
+					// Until its release the backend is not idle (engineHost.ts `workBegan`).
+					this.host.workBegan();
 					return current;
 				}
 				this.gate.leave();
@@ -263,6 +265,7 @@ export class DaemonBackend {
 		if (engine === this.host.current) {
 			this.signature = signatureOf(this.root);
 		}
+		this.host.workEnded();
 		this.gate.leave();
 	}
 

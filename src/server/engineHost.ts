@@ -65,6 +65,8 @@ export class EngineHost {
 	private retired: Engine[] = [];
 	private poll: NodeJS.Timeout | undefined;
 	private lastWrite = Date.now();
+	/** Writes and commands working with the engine now (`write`, `workBegan`): the backend is not idle while any runs. */
+	private working = 0;
 	private seenSequence = -1;
 	private quietSince = Date.now();
 	private pushCheckedAt = -1;
@@ -254,12 +256,28 @@ export class EngineHost {
 			throw new BatonError('invalidInput', 'this workspace is not trusted: Baton shows its data but changes nothing');
 		}
 		const engine = await this.get(create);
+		this.workBegan();
 		try {
 			return await fn(engine);
 		} finally {
-			this.lastWrite = Date.now();
+			this.workEnded();
 			this.changed(false, engine);
 		}
+	}
+
+	/**
+	 * Work with the engine began outside `write` (a CLI command or hook the daemon runs with it): until
+	 * it ends the backend is not idle — a minute-long push is not the moment for the idle compaction
+	 * and export, which would hold a second copy of the store beside the push's own work.
+	 */
+	workBegan(): void {
+		this.working++;
+	}
+
+	/** That work ended: it counts as the last write, and the idle wait starts from now. */
+	workEnded(): void {
+		this.working = Math.max(0, this.working - 1);
+		this.lastWrite = Date.now();
 	}
 
 	dispose(): void {
@@ -410,7 +428,7 @@ export class EngineHost {
 				this.changed(true, engine);
 			}
 			const idleFor = Date.now() - this.lastWrite;
-			const idle = !this.options.readOnly && idleFor > (this.options.idleCompactMs ?? 30_000);
+			const idle = !this.options.readOnly && this.working === 0 && idleFor > (this.options.idleCompactMs ?? 30_000);
 			if (idle && (await engine.maintain())) {
 				this.options.log.info(`compacted the journal after ${Math.round(idleFor / 1000)} s idle`);
 				this.options.onFilesSettled?.();

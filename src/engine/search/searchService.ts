@@ -16,6 +16,7 @@ import { bm25, bm25Sampled } from './bm25';
 import { ftsQuery } from './ftsQuery';
 import { SearchIndex, type DocRow, type IndexFilter, type Matches } from './searchIndex';
 import type { SearchHit, SearchQuery, SearchResult } from './searchShapes';
+import { nextTurn } from '../ports';
 import { readSearchCache, writeSearchCache } from './searchCache';
 import { SearchFeed } from './searchSources';
 
@@ -98,7 +99,7 @@ export class SearchService {
 			async () => {
 				this.ended();
 				if (!this.index || this.index.changes < saveAfterChanges) return;
-				await new Promise((resolve) => setImmediate(resolve));
+				await nextTurn();
 				this.save();
 			},
 			() => this.ended(),

@@ -11,6 +11,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
+import { nextTurn } from '../ports';
 import type { JournalStore } from '../storage/journalStore';
 import { isWholeDocument } from '../transcripts/archiveSource';
 import type { TranscriptArchive, TranscriptInfo } from '../transcripts/transcriptArchive';
@@ -31,8 +32,6 @@ interface TranscriptMark {
 const chunk = 2_000;
 /** Event rows read per store read: each read holds the store's queue only that long. */
 const eventRows = 5_000;
-
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** What a saved index covers (searchCache.ts): the feed's marks, as `SearchFeed.marks` writes them. */
 interface FeedMarks {

@@ -30,6 +30,7 @@ import type { TranscriptSync } from './transcriptSync';
 import { ownEventWriter } from './localEvents';
 import { recordEventStream } from './recordEvents';
 import { take } from '../arrays';
+import { nextTurn } from '../ports';
 import { readSyncState, syncDir } from './syncState';
 
 /** The parts of SyncService the export writes through, built lazily there and shared with the pull. */
@@ -180,6 +181,8 @@ export class SyncExport {
 				return page.length < this.pageEvents ? [] : take(stream, this.pageEvents);
 			});
 			version = store.dataVersion;
+			// The daemon answers others between pages (a first push writes thousands of them).
+			await nextTurn();
 		}
 	}
 

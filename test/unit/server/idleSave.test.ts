@@ -51,3 +51,22 @@ test('an idle backend saves the open tasks for the next process, and saves them 
 	assert.equal(read.nodes.length, saveOpenTasksFrom, 'T1 is done: not an open task');
 	assert.equal(log.warnings().length, 0, log.warnings().join('\n'));
 });
+
+test('a backend is not idle while a command works with its engine: the idle work waits for the command to end', async (t) => {
+	const writer = await openTestEngine(t);
+	await writer.engine.store.write((db) => {
+		for (let n = 1; n <= saveOpenTasksFrom + 1; n++) db.insert(tasks).values(taskRow(n)).run();
+	});
+	const log = new MemoryLogger();
+	const host = new EngineHost({ workspaceRoot: writer.root, config: {}, log, readOnly: false, onDidChange: () => undefined, pollMs: 50, idleCompactMs: 100 });
+	t.after(() => host.dispose());
+	await host.get();
+	// A command (a push of a long history, say) holds the engine for longer than the idle wait.
+	host.workBegan();
+	await sleep(1_000);
+	const savedLine = (): boolean => log.lines.some((l) => l.message === 'saved the open tasks for the next process');
+	assert.equal(savedLine(), false, 'nothing idle runs beside the command');
+	host.workEnded();
+	await until('the save once the command ended', savedLine);
+	assert.equal(log.warnings().length, 0, log.warnings().join('\n'));
+});

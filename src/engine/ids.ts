@@ -1,21 +1,38 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
+
+/**
+ * The randomness ids take, filled from the system's generator 4 KiB at a time: a `randomBytes` call
+ * per id cost ~6 µs (2.6 s of a first push that writes 400,000 events), a slice of the pool ~0.1 µs.
+ */
+const pool = Buffer.alloc(4096);
+let poolAt = pool.length;
+
+/** `n` (≤ 4096) fresh random bytes: a view of the pool, to be read before the next call. */
+export function randomSlice(n: number): Buffer {
+	if (poolAt + n > pool.length) {
+		randomFillSync(pool);
+		poolAt = 0;
+	}
+	poolAt += n;
+	return pool.subarray(poolAt - n, poolAt);
+}
 
 /** Baton's own session id: `ses_YYYYMMDDHHmmss_<6 hex>` (UTC). */
 export function newSessionId(nowMs: number): string {
-	return `ses_${compactStamp(nowMs)}_${randomBytes(3).toString('hex')}`;
+	return `ses_${compactStamp(nowMs)}_${randomSlice(3).toString('hex')}`;
 }
 
 export function newDecisionId(nowMs: number): string {
-	return `dec_${compactStamp(nowMs)}_${randomBytes(3).toString('hex')}`;
+	return `dec_${compactStamp(nowMs)}_${randomSlice(3).toString('hex')}`;
 }
 
 /** `cp_YYYYMMDDHHmmss_<6 hex>` (UTC). */
 export function newCheckpointId(nowMs: number): string {
-	return `cp_${compactStamp(nowMs)}_${randomBytes(3).toString('hex')}`;
+	return `cp_${compactStamp(nowMs)}_${randomSlice(3).toString('hex')}`;
 }
 
 export function newRollbackId(nowMs: number): string {
-	return `rb_${compactStamp(nowMs)}_${randomBytes(3).toString('hex')}`;
+	return `rb_${compactStamp(nowMs)}_${randomSlice(3).toString('hex')}`;
 }
 
 const sessionIdPatterns = [
@@ -38,10 +55,10 @@ export function isoTime(ms: number): string {
 
 /** `ntf_YYYYMMDDHHmmss_<8 hex>`: one outbox delivery. */
 export function newOutboxId(nowMs: number): string {
-	return `ntf_${compactStamp(nowMs)}_${randomBytes(4).toString('hex')}`;
+	return `ntf_${compactStamp(nowMs)}_${randomSlice(4).toString('hex')}`;
 }
 
 /** `mem_YYYYMMDDHHmmss_<6 hex>`: one fact of project memory. */
 export function newMemoryId(nowMs: number): string {
-	return `mem_${compactStamp(nowMs)}_${randomBytes(3).toString('hex')}`;
+	return `mem_${compactStamp(nowMs)}_${randomSlice(3).toString('hex')}`;
 }

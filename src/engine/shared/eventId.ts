@@ -4,7 +4,7 @@
  * name even in the same millisecond with the same randomness. Sorting ids as plain strings is the
  * one order every machine agrees on.
  */
-import { randomBytes } from 'node:crypto';
+import { randomSlice } from '../ids';
 
 const alphabet = '0123456789ABCDEFGHJKMNPQRSTVWXYZ';
 const idPattern = /^evt_[0-9A-HJKMNP-TV-Z]{26}_[0-9a-f]{8}$/;
@@ -21,7 +21,7 @@ const maxUlidMs = 2 ** 48 - 1;
 export const maxClockAheadMs = 86_400_000;
 
 /** A ULID for `nowMs`: 10 characters of time, 16 of randomness. */
-export function ulid(nowMs: number, random: Buffer = randomBytes(10)): string {
+export function ulid(nowMs: number, random: Buffer = randomSlice(10)): string {
 	if (!Number.isSafeInteger(nowMs) || nowMs < 0 || nowMs > maxUlidMs) {
 		throw new RangeError(`a ULID needs a millisecond time between 0 and 2^48-1 (got ${nowMs})`);
 	}

@@ -5,7 +5,8 @@
  * with what its events already say (the fold in recordFolds.ts) and only the difference is written.
  * A record pulled from a teammate already matches its events, so nothing echoes back.
  */
-import { eq, inArray, sql } from 'drizzle-orm';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { pushAll } from '../arrays';
 import { redactSecrets } from '../text/redactSecrets';
 import type { BatonDb } from '../storage/journalStore';
 import type { Session, SharedEvent } from '../storage/model';
@@ -18,28 +19,30 @@ export const recordKinds = ['decision.recorded', 'checkpoint.labels', 'memory.fa
 
 /**
  * What the record tables still owe the shared log — each table's difference from its events — one
- * event at a time, the large tables (tasks, import records) read a chunk of rows at a
- * time: a caller that writes them a page a write holds a page, not the history's difference (the first
- * push of 100,000 imported sessions owes 820,000 events). It compares with the events the log held
- * when it started, so it may run on across the caller's own writes of what it yielded, and must start
+ * event at a time, every table read a chunk of rows at a time and compared with the events about
+ * that chunk's subjects alone: a caller that writes them a page a write holds a page and a chunk, not
+ * the history (the first push of 100,000 imported sessions owes 820,000 events; reading every record
+ * event the log held for the comparison took the pushing daemon past 800 MB at 50,000). A chunk's
+ * events are read when the chunk is, after the caller's writes of what came before — events about
+ * other subjects — so it may run on across the caller's own writes of what it yielded, and must start
  * again after anyone else's.
  */
 export function* recordEventStream(db: BatonDb): Generator<NewSharedEvent> {
-	const held = heldEvents(db);
-	yield* decisionEvents(db, held);
-	yield* labelEvents(db, held);
-	yield* memoryEvents(db, held);
-	yield* taskEvents(db, held);
-	yield* importEvents(db, held);
+	yield* decisionEvents(db);
+	yield* labelEvents(db);
+	yield* memoryEvents(db);
+	yield* taskEvents(db);
+	yield* importEvents(db);
 }
 
-/** Rows a chunked read of a large table takes at once. */
+/** Rows a chunked read of a table takes at once. */
 const chunkRows = 5_000;
 
+type ChunkedTable = typeof tasks | typeof importRecords | typeof decisions | typeof checkpoints;
+
 /** Every row of `table`, `chunkRows` at a time in rowid order. */
-function chunked(db: BatonDb, table: typeof tasks): Generator<(typeof tasks.$inferSelect)[]>;
-function chunked(db: BatonDb, table: typeof importRecords): Generator<(typeof importRecords.$inferSelect)[]>;
-function* chunked(db: BatonDb, table: typeof tasks | typeof importRecords): Generator<unknown[]> {
+function chunked<T extends ChunkedTable>(db: BatonDb, table: T): Generator<T['$inferSelect'][]>;
+function* chunked(db: BatonDb, table: ChunkedTable): Generator<unknown[]> {
 	let after = 0;
 	for (;;) {
 		const rows = db
@@ -59,87 +62,106 @@ function* chunked(db: BatonDb, table: typeof tasks | typeof importRecords): Gene
 	}
 }
 
-/** The record events already in the log, by subject, and whether a subject has an event of a kind. */
-interface HeldEvents {
-	events: Map<string, SharedEvent[]>;
-	has(subject: string, kind: string): boolean;
+/** Subjects an IN list of the kind-and-subject index takes at once. */
+const subjectsAStatement = 500;
+
+/** The events of `kinds` about `subjects`, by subject in id order (the kind-and-subject index). */
+function eventsAbout(db: BatonDb, kinds: readonly string[], subjects: readonly string[]): Map<string, SharedEvent[]> {
+	const found: SharedEvent[] = [];
+	for (let i = 0; i < subjects.length; i += subjectsAStatement) {
+		const some = subjects.slice(i, i + subjectsAStatement);
+		pushAll(
+			found,
+			db
+				.select()
+				.from(sharedEvents)
+				.where(and(inArray(sharedEvents.kind, [...kinds]), inArray(sharedEvents.subject, some)))
+				.all(),
+		);
+	}
+	return groupBySubject(found);
 }
 
-/** Reads the record events (and the checkpoints' `checkpoint.recorded`) once, for every table's comparison. */
-function heldEvents(db: BatonDb): HeldEvents {
-	const events = groupBySubject(
-		db
-			.select()
+/** Which of `subjects` have an event of `kind`: their subjects alone, from the kind-and-subject index. */
+function subjectsWith(db: BatonDb, kind: string, subjects: readonly string[]): Set<string> {
+	const found = new Set<string>();
+	for (let i = 0; i < subjects.length; i += subjectsAStatement) {
+		const some = subjects.slice(i, i + subjectsAStatement);
+		for (const r of db
+			.select({ subject: sharedEvents.subject })
 			.from(sharedEvents)
-			.where(inArray(sharedEvents.kind, [...recordKinds, 'checkpoint.recorded']))
-			.all(),
-	);
-	// Which sessions are shared is all this needs of `session.started`: its subjects alone, from the
-	// kind-and-subject index (every sync runs this; reading and parsing every session's body was most of
-	// it), and only when an imported session asks (they are the only ones without a domain event).
-	let startedSessions: Set<string> | undefined;
-	const started = (): Set<string> =>
-		(startedSessions ??= new Set(
-			db
-				.select({ subject: sharedEvents.subject })
-				.from(sharedEvents)
-				.where(eq(sharedEvents.kind, 'session.started'))
-				.all()
-				.map((r) => r.subject),
-		));
-	const has = (subject: string, kind: string): boolean =>
-		kind === 'session.started' ? started().has(subject) : (events.get(subject) ?? []).some((e) => e.kind === kind);
-	return { events, has };
+			.where(and(eq(sharedEvents.kind, kind), inArray(sharedEvents.subject, some)))
+			.all()) {
+			found.add(r.subject);
+		}
+	}
+	return found;
 }
 
 /** A decision not yet shared becomes `decision.recorded`. */
-function decisionEvents(db: BatonDb, { has }: HeldEvents): NewSharedEvent[] {
-	const out: NewSharedEvent[] = [];
-	for (const d of db.select().from(decisions).all()) {
-		if (!has(d.id, 'decision.recorded')) {
-			out.push({
-				kind: 'decision.recorded',
-				subject: d.id,
-				sessionId: d.sessionId,
-				actor: 'baton',
-				body: { kind: d.kind, text: d.text, rationale: d.rationale, taskId: d.taskId, createdAt: d.createdAt },
-			});
+function* decisionEvents(db: BatonDb): Generator<NewSharedEvent> {
+	for (const chunk of chunked(db, decisions)) {
+		const shared = subjectsWith(
+			db,
+			'decision.recorded',
+			chunk.map((d) => d.id),
+		);
+		for (const d of chunk) {
+			if (!shared.has(d.id)) {
+				yield {
+					kind: 'decision.recorded',
+					subject: d.id,
+					sessionId: d.sessionId,
+					actor: 'baton',
+					body: { kind: d.kind, text: d.text, rationale: d.rationale, taskId: d.taskId, createdAt: d.createdAt },
+				};
+			}
 		}
 	}
-	return out;
 }
 
 /** A shared checkpoint whose tags or annotations differ from its events' fold gets one `checkpoint.labels` with the difference. */
-function labelEvents(db: BatonDb, { events }: HeldEvents): NewSharedEvent[] {
-	const out: NewSharedEvent[] = [];
-	for (const cp of db
-		.select({ id: checkpoints.id, sessionId: checkpoints.sessionId, tags: checkpoints.tags, annotations: checkpoints.annotations })
-		.from(checkpoints)
-		.all()) {
-		const own = events.get(cp.id);
-		if (!own?.some((e) => e.kind === 'checkpoint.recorded')) {
-			continue; // Not shared (recorded before sync existed): nothing to label.
-		}
-		const held = foldLabels(own);
-		const addTags = cp.tags.filter((t) => !held.tags.includes(t));
-		const removeTags = held.tags.filter((t) => !cp.tags.includes(t));
-		const annotations = cp.annotations.filter((a) => !held.annotations.some((h) => h.at === a.at && h.user === a.user && h.text === a.text));
-		if (addTags.length + removeTags.length + annotations.length > 0) {
-			out.push({ kind: 'checkpoint.labels', subject: cp.id, sessionId: cp.sessionId, actor: 'baton', body: { addTags, removeTags, annotations } });
+function* labelEvents(db: BatonDb): Generator<NewSharedEvent> {
+	for (const chunk of chunked(db, checkpoints)) {
+		const events = eventsAbout(
+			db,
+			['checkpoint.recorded', 'checkpoint.labels'],
+			chunk.map((cp) => cp.id),
+		);
+		for (const cp of chunk) {
+			const own = events.get(cp.id);
+			if (!own?.some((e) => e.kind === 'checkpoint.recorded')) {
+				continue; // Not shared (recorded before sync existed): nothing to label.
+			}
+			const held = foldLabels(own);
+			const addTags = cp.tags.filter((t) => !held.tags.includes(t));
+			const removeTags = held.tags.filter((t) => !cp.tags.includes(t));
+			const annotations = cp.annotations.filter((a) => !held.annotations.some((h) => h.at === a.at && h.user === a.user && h.text === a.text));
+			if (addTags.length + removeTags.length + annotations.length > 0) {
+				yield { kind: 'checkpoint.labels', subject: cp.id, sessionId: cp.sessionId, actor: 'baton', body: { addTags, removeTags, annotations } };
+			}
 		}
 	}
-	return out;
 }
 
 /**
  * A memory fact not yet shared becomes `memory.fact`, and each confirmation the log lacks a
  * `memory.confirmed`. The new facts join `events` first, so their confirmations are counted against them.
  */
-function memoryEvents(db: BatonDb, { events, has }: HeldEvents): NewSharedEvent[] {
+function memoryEvents(db: BatonDb): NewSharedEvent[] {
 	const out: NewSharedEvent[] = [];
+	// Confirmations count by a fact's kind and fingerprint across subjects: every memory event is read
+	// (one per fact and confirmation — the memory's size, not the history's).
+	const events = groupBySubject(
+		db
+			.select()
+			.from(sharedEvents)
+			.where(inArray(sharedEvents.kind, ['memory.fact', 'memory.confirmed']))
+			.all(),
+	);
 	const facts = db.select().from(memoryEntries).all();
 	for (const f of facts) {
-		if (!has(f.id, 'memory.fact')) {
+		if (!events.get(f.id)?.some((e) => e.kind === 'memory.fact')) {
 			out.push({
 				kind: 'memory.fact',
 				subject: f.id,
@@ -181,8 +203,13 @@ function memoryEvents(db: BatonDb, { events, has }: HeldEvents): NewSharedEvent[
 }
 
 /** A task whose fields differ from its events' fold gets one `task.changed` with the fields that differ. */
-function* taskEvents(db: BatonDb, { events }: HeldEvents): Generator<NewSharedEvent> {
+function* taskEvents(db: BatonDb): Generator<NewSharedEvent> {
 	for (const chunk of chunked(db, tasks)) {
+		const events = eventsAbout(
+			db,
+			['task.changed'],
+			chunk.map((t) => t.id),
+		);
 		for (const t of chunk) {
 			const held = foldTask(events.get(t.id) ?? []);
 			const changed: Record<string, unknown> = {};
@@ -202,13 +229,19 @@ function* taskEvents(db: BatonDb, { events }: HeldEvents): Generator<NewSharedEv
  * An imported session not yet shared gets its session events, and an import record not yet shared
  * `import.recorded`: a chunk of import records at a time, its sessions' events before its records'.
  */
-function* importEvents(db: BatonDb, { has }: HeldEvents): Generator<NewSharedEvent> {
+function* importEvents(db: BatonDb): Generator<NewSharedEvent> {
 	for (const imported of chunked(db, importRecords)) {
-		const importedSessions = imported.filter((r) => r.entityType === 'session' && !has(r.entityId, 'session.started')).map((r) => r.entityId);
-		yield* importedSessionEvents(db, importedSessions);
+		const sessionIds = [...new Set(imported.filter((r) => r.entityType === 'session').map((r) => r.entityId))];
+		const started = subjectsWith(db, 'session.started', sessionIds);
+		yield* importedSessionEvents(
+			db,
+			sessionIds.filter((id) => !started.has(id)),
+		);
+		const subjectOf = (r: (typeof imported)[number]): string => `${r.source}:${r.entityType}:${r.externalId}`;
+		const recorded = subjectsWith(db, 'import.recorded', imported.map(subjectOf));
 		for (const r of imported) {
-			const subject = `${r.source}:${r.entityType}:${r.externalId}`;
-			if (!has(subject, 'import.recorded')) {
+			const subject = subjectOf(r);
+			if (!recorded.has(subject)) {
 				yield {
 					kind: 'import.recorded',
 					subject,

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { eventMachine, eventTime, isEventId, newEventId, ulid } from '../../../../src/engine/shared/eventId';
+import { randomSlice } from '../../../../src/engine/ids';
 import { machineIdentity } from '../../../../src/engine/shared/machineIdentity';
 import { appendSharedEvent, eventsAbout, mergeSharedEvents, sessionEvents, toWire } from '../../../../src/engine/shared/sharedEvents';
 import { sharedEvents } from '../../../../src/engine/storage/schema';
@@ -22,6 +23,22 @@ test('event ids sort by time, carry their machine, and never collide across mach
 	assert.equal(ids.size, 5000);
 	assert.throws(() => newEventId(1, 'HOST-1'), /8 hex digits/);
 	assert.throws(() => ulid(-1), /between 0 and 2\^48-1/);
+});
+
+test('the randomness of ids comes from a pool refilled by the system generator: no two slices, and no two pools, alike', () => {
+	// 4096-byte pools of 10-byte slices: 20,000 slices span about 49 refills.
+	const seen = new Set<string>();
+	for (let i = 0; i < 20_000; i++) {
+		seen.add(randomSlice(10).toString('hex'));
+	}
+	assert.equal(seen.size, 20_000);
+	// A slice larger than what is left of the pool starts a fresh one: whole and random.
+	const whole = Buffer.from(randomSlice(4096));
+	assert.notDeepEqual(Buffer.from(randomSlice(4096)), whole);
+	assert.equal(whole.length, 4096);
+	// Ids written in one millisecond on one machine differ in their random part.
+	const ids = new Set(Array.from({ length: 20_000 }, () => newEventId(1_700_000_000_000, '0000000a').slice(14, 30)));
+	assert.equal(ids.size, 20_000);
 });
 
 test('the machine id is random, kept in .baton/machine.json, and shared by every process of the workspace', (t) => {

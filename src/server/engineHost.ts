@@ -274,10 +274,11 @@ export class EngineHost {
 		this.working++;
 	}
 
-	/** That work ended: it counts as the last write, and the idle wait starts from now. */
+	/** That work ended: it counts as the last write, and the idle and quiet waits start from now. */
 	workEnded(): void {
 		this.working = Math.max(0, this.working - 1);
 		this.lastWrite = Date.now();
+		this.quietSince = Date.now();
 	}
 
 	dispose(): void {
@@ -439,8 +440,10 @@ export class EngineHost {
 			}
 			// Records travel on their own (sync/autoPush.ts): once the store has been quiet a moment, a
 			// session's end, a decision or an approval is pushed; a failed push is retried later. The push
-			// runs beside the poll (it may wait on the network), one at a time.
-			const quiet = Date.now() - this.quietSince > (this.options.autoPushQuietMs ?? 3_000);
+			// runs beside the poll (it may wait on the network), one at a time, and never begins while a
+			// command works: a fresh daemon after a large import owes hundreds of thousands of record
+			// events, and its first briefing waited 23 s behind a push that began under it.
+			const quiet = this.working === 0 && Date.now() - this.quietSince > (this.options.autoPushQuietMs ?? 3_000);
 			if (
 				!this.options.readOnly &&
 				quiet &&

@@ -14,6 +14,7 @@ import { machineIdentity } from '../../../../src/engine/shared/machineIdentity';
 import { silentLogger } from '../../../../src/engine/ports';
 import { batonAsync } from '../../cli/cliRunner';
 import { actor } from '../../helpers';
+import { EngineHost } from '../../../../src/server/engineHost';
 import { enabledWorld, remoteRefs, startEnd } from './syncWorld';
 
 test('a session’s end and a decision are pushed on their own; an unreachable remote is retried after a wait, nothing lost', async (t) => {
@@ -87,4 +88,32 @@ test('the backend pushes a session ended through the CLI by itself', async (t) =
 	assert.equal(shown.json['session']?.['status'] ?? shown.json['status'], 'ended');
 	await batonAsync(w.b.root, ['daemon', 'stop'], { env });
 	await batonAsync(w.a.root, ['daemon', 'stop'], { env });
+});
+
+test('the backend begins no background push while a command works with its engine, and pushes once it has ended', async (t) => {
+	const w = await enabledWorld(t);
+	await startEnd(w.a, 'parser', 'parser done');
+	const root = w.a.root;
+	w.a.engine.close();
+	const host = new EngineHost({
+		workspaceRoot: root,
+		config: {},
+		log: silentLogger,
+		readOnly: false,
+		onDidChange: () => undefined,
+		pollMs: 50,
+		autoPushQuietMs: 100,
+	});
+	t.after(() => host.dispose());
+	// A command (a briefing in a fresh daemon, say) holds the engine from before the quiet wait is over.
+	host.workBegan();
+	await host.get();
+	const machineA = machineIdentity(root).id;
+	await sleep(1_500);
+	assert.ok(!remoteRefs(w.bare).includes(`refs/baton/events/${machineA}`), 'no push began under the command');
+	host.workEnded();
+	for (let waited = 0; !remoteRefs(w.bare).includes(`refs/baton/events/${machineA}`); waited += 100) {
+		assert.ok(waited < 20_000, 'the backend never pushed once the command ended');
+		await sleep(100);
+	}
 });

@@ -222,6 +222,7 @@ export class DaemonBackend {
 		}
 		for (;;) {
 			const open = this.host.current;
+			this.ownCompactionSeen(open);
 			// Held by another command already (a long one beside this): it is not closed under that one,
 			// nor waited for. Its store reads what others appended, and reloads a new generation, by
 			// itself; the reopen waits for a moment nobody holds it.
@@ -248,6 +249,23 @@ export class DaemonBackend {
 			if (reopened) {
 				this.opened++;
 			}
+		}
+	}
+
+	/**
+	 * The files changed since the last command because the engine compacted them itself — a background
+	 * push or the idle maintenance, between commands — are the engine's own, not replaced behind its
+	 * back: reopening for them closed the store under the background push (its next write failed with
+	 * "the database is closed", its work lost until a retry) and cost the command a cold open.
+	 */
+	private ownCompactionSeen(open: Engine | undefined): void {
+		if (!open || !this.signature) {
+			return;
+		}
+		const now = signatureOf(this.root);
+		const own = compactedSignature(open);
+		if (!unchanged(this.signature, now) && own && unchanged(own, now)) {
+			this.signature = now;
 		}
 	}
 
@@ -281,6 +299,12 @@ function signatureOf(workspaceRoot: string): Signature {
 		snapshot: snapshot ? `${snapshot.ino}:${snapshot.size}:${snapshot.mtimeMs}` : 'none',
 		journal: journal && { ino: journal.ino, size: journal.size, mtimeMs: journal.mtimeMs },
 	};
+}
+
+/** The signature of the files as `engine`'s store left them at its last compaction, if it made one. */
+function compactedSignature(engine: Engine): Signature | undefined {
+	const files = engine.store.compactedFiles;
+	return files && { snapshot: `${files.snapshot.ino}:${files.snapshot.size}:${files.snapshot.mtimeMs}`, journal: files.journal };
 }
 
 /**

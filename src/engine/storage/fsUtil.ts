@@ -210,3 +210,23 @@ export function writeRefused(action: string, file: string, error: unknown): Bato
 	}
 	return new BatonError('storageFailure', `cannot ${action} ${file}: ${(error as Error).message}`, { file, ...(code ? { errno: code } : {}) });
 }
+
+/** A file as `stat` tells it apart: its inode, size and modification time. */
+export interface FileIdentity {
+	ino: number;
+	size: number;
+	mtimeMs: number;
+}
+
+/** The identities of `files` (by name), or undefined when one of them is not there. */
+export function identitiesOf<K extends string>(files: Record<K, string>): Record<K, FileIdentity> | undefined {
+	const out = {} as Record<K, FileIdentity>;
+	for (const [name, file] of Object.entries(files) as [K, string][]) {
+		const stat = fs.statSync(file, { throwIfNoEntry: false });
+		if (!stat) {
+			return undefined;
+		}
+		out[name] = { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
+	}
+	return out;
+}

@@ -20,7 +20,7 @@ import type { Database, SqlJsStatic } from 'sql.js';
 import { BatonError } from '../errors';
 import type { Clock, Logger } from '../ports';
 import { mkdirPrivate } from '../workspace';
-import { atomicWriteFile, preserveCopy } from './fsUtil';
+import { atomicWriteFile, identitiesOf, preserveCopy, type FileIdentity } from './fsUtil';
 import { writeSnapshot } from './snapshotFile';
 import { encodeHeader, encodeRecord, headerSize, scanRecords, type JournalParam, type JournalRecord } from './journalFormat';
 import { applyPragmas, loadFromDisk, newGeneration, readRange, replayRecord, setTornTailAside, writeMeta, type DiskState } from './journalRecovery';
@@ -146,6 +146,13 @@ export class JournalStore {
 	get damage(): BatonError | undefined {
 		return this.pages?.damaged;
 	}
+
+	/**
+	 * The snapshot and the journal as this store's last compaction left them (undefined before one):
+	 * a host that reopens a store whose files were replaced behind its back (server/daemonBackend.ts)
+	 * tells its own compactions — a background push's, the idle maintenance's — from another process's.
+	 */
+	compactedFiles: { snapshot: FileIdentity; journal: FileIdentity } | undefined;
 
 	/** The journal sequence number of the last applied write. */
 	get sequence(): number {
@@ -455,6 +462,8 @@ export class JournalStore {
 		this.generation = generation;
 		this.offset = headerSize;
 		this.versions.rebase(generation, this.seq);
+		// Gone already (a restore): undefined, and a host reopens the store as for any replaced file.
+		this.compactedFiles = identitiesOf({ snapshot: this.dbFile, journal: this.journalFile });
 		if (!keepPrevious) {
 			// Only once the new snapshot and its journal are in place: until then the old pair is the store.
 			for (const file of [`${this.dbFile}.prev`, `${this.journalFile}.prev`]) {

@@ -264,3 +264,24 @@ test('an engine the host closes while a window’s requests run is closed once t
 	assert.equal(await isClosed(first), true, 'closed once no request runs');
 	assert.equal(await isClosed(next), false);
 });
+
+test('the engine’s own compaction between commands (a background push, the idle maintenance) is no reason to reopen it; another process’s is', async (t) => {
+	const { root, backend, replace } = await staleBackend(t);
+	const warm = await backend.asCommand({}, () => backend.acquire(root, io));
+	backend.release(warm, root);
+	// Between commands, the engine writes and compacts by itself: a new snapshot and journal, its own.
+	await warm.tasks.add({ title: 'written by the background', actor: 'test' });
+	await warm.store.compact();
+	await warm.tasks.add({ title: 'and after it', actor: 'test' });
+	const next = await backend.asCommand({}, () => backend.acquire(root, io));
+	assert.equal(next, warm, 'the same engine: its own files');
+	assert.equal(backend.opened, 1);
+	backend.release(next, root);
+	// Another process's compaction after it: opened again on the replaced files.
+	await replace();
+	const after = await backend.asCommand({}, () => backend.acquire(root, io));
+	assert.notEqual(after, warm);
+	assert.equal(backend.opened, 2);
+	assert.deepEqual((await after.tasks.list()).map((task) => task.title).sort(), ['and after it', 'written by the background', 'written elsewhere']);
+	backend.release(after, root);
+});

@@ -122,7 +122,7 @@ class SumBuilder {
  * content goes to a temp file first, then the sidecar, then the snapshot is renamed into place.
  */
 export function writeSnapshot(dbFile: string, bytes: Uint8Array | Iterable<Uint8Array>, keepPrevious: boolean): void {
-	const current = fileChecksum(dbFile);
+	const current = recordedChecksum(dbFile) ?? fileChecksum(dbFile);
 	const settle = (written: SumEntry): void => {
 		atomicWriteFile(sumFileOf(dbFile), Buffer.from(JSON.stringify({ entries: current ? [written, current] : [written] })));
 		if (current && keepPrevious) {
@@ -144,6 +144,22 @@ export function writeSnapshot(dbFile: string, bytes: Uint8Array | Iterable<Uint8
 		}
 	}
 	atomicWriteFile(dbFile, counted(), privateFileMode, true, () => settle(sum.done()));
+}
+
+/**
+ * The checksum the sidecar already records for the snapshot there now, when exactly one of its
+ * entries has that file's size and lists this Baton's pieces: a compaction reads the old snapshot
+ * whole otherwise (0.7 s of each at 390 MB, ten times in a fresh clone's pull of 50,000 sessions).
+ * Two entries of that size (a crash between the sidecar's rename and the snapshot's) are told apart
+ * by reading it. An old snapshot damaged since it was written keeps the sum it was written with, so
+ * a process still reading it finds the damage rather than a sum taken from the damage.
+ */
+function recordedChecksum(dbFile: string): SumEntry | undefined {
+	const size = fs.statSync(dbFile, { throwIfNoEntry: false })?.size;
+	const entries = size === undefined ? undefined : readEntries(sumFileOf(dbFile));
+	const sized = Array.isArray(entries) ? entries.filter((e) => e.size === size) : [];
+	const only = sized.length === 1 ? sized[0] : undefined;
+	return only?.pieces && only.pieceBytes === checksumPieceBytes ? only : undefined;
 }
 
 function piecesChecksum(pieces: Iterable<Uint8Array>): SumEntry {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import zlib from 'node:zlib';
 import { BatonError } from '../../../../src/engine/errors';
+import { crc32 } from '../../../../src/engine/storage/journalFormat';
 import { JournalStore } from '../../../../src/engine/storage/journalStore';
 import { checksumPieceBytes, descriptorChecksum, legacyPieceBytes, sumFileOf, writeSnapshot } from '../../../../src/engine/storage/snapshotFile';
 import { SnapshotPages } from '../../../../src/engine/storage/snapshotPages';
@@ -179,5 +180,45 @@ void describe('the snapshot checked a piece at a time', { skip: !SnapshotPages.s
 			assert.deepEqual(pages.subarray(at, at + 4_096), bytes.subarray(at, at + 4_096), `page ${page} as written`);
 		}
 		assert.deepEqual(reads, [checksumPieceBytes], 'one read of the piece: its check, which served every page read from it');
+	});
+
+	void it('a compaction takes the old snapshot’s sum from the sidecar when one entry has its size, and reads it otherwise', (t) => {
+		const dir = tempDir(t);
+		const file = path.join(dir, 'baton.db');
+		const readSync = fs.readSync;
+		t.after(() => (fs.readSync = readSync));
+		/** The lengths `fs.readSync` was asked for while `write` ran. */
+		const readsDuring = (write: () => void): number[] => {
+			const reads: number[] = [];
+			fs.readSync = ((fd: number, buffer: Buffer, offset: number, length: number, position: number) => {
+				reads.push(length);
+				return readSync(fd, buffer, offset, length, position);
+			}) as typeof fs.readSync;
+			try {
+				write();
+			} finally {
+				fs.readSync = readSync;
+			}
+			return reads;
+		};
+		const first = Buffer.alloc(3 * checksumPieceBytes + 100, 7);
+		writeSnapshot(file, first, false);
+		const firstSum = readSum(file).entries[0];
+		// Damage since it was written: the old snapshot keeps the sum it was written with, not one taken from the damage.
+		flipByte(file, 10);
+		const second = Buffer.alloc(2 * checksumPieceBytes, 9);
+		const sum = (reads: number[]): number => reads.reduce((a, b) => a + b, 0);
+		assert.ok(sum(readsDuring(() => writeSnapshot(file, second, false))) < 4_096, 'the old snapshot was not read (the sidecar was)');
+		assert.deepEqual(readSum(file).entries[1], firstSum, 'its recorded sum, damage or not');
+		// Two entries of the snapshot's size (its sum and the one before, of the same size): the file itself is read.
+		const third = Buffer.alloc(2 * checksumPieceBytes, 11);
+		writeSnapshot(file, third, false);
+		assert.deepEqual(
+			readSum(file).entries.map((e) => e.size),
+			[third.length, second.length],
+		);
+		const fourth = Buffer.alloc(checksumPieceBytes, 13);
+		assert.ok(sum(readsDuring(() => writeSnapshot(file, fourth, false))) >= third.length, 'two entries of its size: the old snapshot was read for its sum');
+		assert.deepEqual([readSum(file).entries[1]?.size, readSum(file).entries[1]?.crc32], [third.length, crc32(third)]);
 	});
 });

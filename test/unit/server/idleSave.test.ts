@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { tasks } from '../../../src/engine/storage/schema';
 import { openTasksFile, readOpenTasks } from '../../../src/engine/tasks/openTasksFile';
@@ -22,7 +22,8 @@ async function until(what: string, check: () => boolean): Promise<void> {
 	}
 }
 
-test('an idle backend saves the open tasks for the next process, and saves them again once a task changed', async (t) => {
+/** A store with enough open tasks to save, and a backend over it that is idle after 100 ms. */
+async function idleHost(t: TestContext): Promise<{ writer: Awaited<ReturnType<typeof openTestEngine>>; log: MemoryLogger; host: EngineHost }> {
 	const writer = await openTestEngine(t);
 	await writer.engine.store.write((db) => {
 		for (let n = 1; n <= saveOpenTasksFrom + 1; n++) db.insert(tasks).values(taskRow(n)).run();
@@ -30,6 +31,11 @@ test('an idle backend saves the open tasks for the next process, and saves them 
 	const log = new MemoryLogger();
 	const host = new EngineHost({ workspaceRoot: writer.root, config: {}, log, readOnly: false, onDidChange: () => undefined, pollMs: 50, idleCompactMs: 100 });
 	t.after(() => host.dispose());
+	return { writer, log, host };
+}
+
+test('an idle backend saves the open tasks for the next process, and saves them again once a task changed', async (t) => {
+	const { writer, log, host } = await idleHost(t);
 	const engine = await host.get();
 	const file = openTasksFile(writer.root);
 	const saved = (): boolean => {
@@ -53,13 +59,7 @@ test('an idle backend saves the open tasks for the next process, and saves them 
 });
 
 test('a backend is not idle while a command works with its engine: the idle work waits for the command to end', async (t) => {
-	const writer = await openTestEngine(t);
-	await writer.engine.store.write((db) => {
-		for (let n = 1; n <= saveOpenTasksFrom + 1; n++) db.insert(tasks).values(taskRow(n)).run();
-	});
-	const log = new MemoryLogger();
-	const host = new EngineHost({ workspaceRoot: writer.root, config: {}, log, readOnly: false, onDidChange: () => undefined, pollMs: 50, idleCompactMs: 100 });
-	t.after(() => host.dispose());
+	const { log, host } = await idleHost(t);
 	await host.get();
 	// A command (a push of a long history, say) holds the engine for longer than the idle wait.
 	host.workBegan();

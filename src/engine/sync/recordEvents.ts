@@ -7,6 +7,7 @@
  */
 import { and, eq, inArray, sql } from 'drizzle-orm';
 import { pushAll } from '../arrays';
+import { idChunks, inJsonList } from '../shared/sqlJsonList';
 import { redactSecrets } from '../text/redactSecrets';
 import type { BatonDb } from '../storage/journalStore';
 import type { Session, SharedEvent } from '../storage/model';
@@ -62,20 +63,16 @@ function* chunked(db: BatonDb, table: ChunkedTable): Generator<unknown[]> {
 	}
 }
 
-/** Subjects an IN list of the kind-and-subject index takes at once. */
-const subjectsAStatement = 500;
-
 /** The events of `kinds` about `subjects`, by subject in id order (the kind-and-subject index). */
 function eventsAbout(db: BatonDb, kinds: readonly string[], subjects: readonly string[]): Map<string, SharedEvent[]> {
 	const found: SharedEvent[] = [];
-	for (let i = 0; i < subjects.length; i += subjectsAStatement) {
-		const some = subjects.slice(i, i + subjectsAStatement);
+	for (const chunk of idChunks(subjects)) {
 		pushAll(
 			found,
 			db
 				.select()
 				.from(sharedEvents)
-				.where(and(inArray(sharedEvents.kind, [...kinds]), inArray(sharedEvents.subject, some)))
+				.where(and(inArray(sharedEvents.kind, [...kinds]), inJsonList(sharedEvents.subject, chunk)))
 				.all(),
 		);
 	}
@@ -85,12 +82,11 @@ function eventsAbout(db: BatonDb, kinds: readonly string[], subjects: readonly s
 /** Which of `subjects` have an event of `kind`: their subjects alone, from the kind-and-subject index. */
 function subjectsWith(db: BatonDb, kind: string, subjects: readonly string[]): Set<string> {
 	const found = new Set<string>();
-	for (let i = 0; i < subjects.length; i += subjectsAStatement) {
-		const some = subjects.slice(i, i + subjectsAStatement);
+	for (const chunk of idChunks(subjects)) {
 		for (const r of db
 			.select({ subject: sharedEvents.subject })
 			.from(sharedEvents)
-			.where(and(eq(sharedEvents.kind, kind), inArray(sharedEvents.subject, some)))
+			.where(and(eq(sharedEvents.kind, kind), inJsonList(sharedEvents.subject, chunk)))
 			.all()) {
 			found.add(r.subject);
 		}

@@ -5,7 +5,7 @@
  */
 import { and, eq, inArray } from 'drizzle-orm';
 import type { BatonDb, JournalStore } from '../storage/journalStore';
-import { inJsonList } from '../shared/sqlJsonList';
+import { idChunks, inJsonList } from '../shared/sqlJsonList';
 import { bodyText } from '../shared/eventBodies';
 import { insertRows } from './rawInsert';
 import type { SharedEvent } from '../storage/model';
@@ -251,14 +251,6 @@ function selectIn(db: BatonDb, table: typeof sessions | typeof decisions | typeo
 		}
 	}
 	return out;
-}
-
-/** `ids` without repeats, 5,000 at a time: what one statement binds as its JSON list. */
-function* idChunks(ids: readonly string[]): Generator<string[]> {
-	const unique = [...new Set(ids)];
-	for (let i = 0; i < unique.length; i += 5_000) {
-		yield unique.slice(i, i + 5_000);
-	}
 }
 
 /** Facts are inserted once per (kind, fingerprint); every copy's confirmations count. */

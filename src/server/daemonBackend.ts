@@ -259,12 +259,13 @@ export class DaemonBackend {
 	 * "the database is closed", its work lost until a retry) and cost the command a cold open.
 	 */
 	private ownCompactionSeen(open: Engine | undefined): void {
-		if (!open || !this.signature) {
+		// An engine that never compacted costs a command nothing here (no stat of the files).
+		const own = open && this.signature ? compactedSignature(open) : undefined;
+		if (!own) {
 			return;
 		}
 		const now = signatureOf(this.root);
-		const own = compactedSignature(open);
-		if (!unchanged(this.signature, now) && own && unchanged(own, now)) {
+		if (!unchanged(this.signature, now) && unchanged(own, now)) {
 			this.signature = now;
 		}
 	}

@@ -109,16 +109,18 @@ export async function catBlobs(run: BoundedGitRun, oids: readonly string[], limi
 	return results;
 }
 
-/** One read of {@link catBlobGroups}: blobs in the order asked, and what each was. */
+/** One read of {@link catBlobGroups}: blobs in the order asked, what each was, and whether no group follows. */
 interface BlobGroup {
 	oids: string[];
 	found: (CatResult | TooLargeBlob | null)[];
+	last: boolean;
 }
 
 /**
  * {@link catBlobs} a group at a time, in the order asked: one group when the answer fits
  * `maxGroupBytes`, else groups of at most that many bytes each (a larger blob, up to `maxBlobBytes`,
- * alone). A caller that handles each group before the next holds one group's blobs, not all of them.
+ * alone). A caller that handles each group before the next holds one group's blobs, not all of them;
+ * each group says whether it is the last, so that caller need not read the next one ahead to know.
  */
 export async function* catBlobGroups(run: BoundedGitRun, oids: readonly string[], limits: CatLimits): AsyncGenerator<BlobGroup> {
 	if (oids.length === 0) {
@@ -138,7 +140,7 @@ export async function* catBlobGroups(run: BoundedGitRun, oids: readonly string[]
 		}
 	}
 	if (whole) {
-		yield { oids: [...oids], found: capped(whole) };
+		yield { oids: [...oids], found: capped(whole), last: true };
 		return;
 	}
 	const check = await batchCheck((args, input) => run(args, input ?? '', Number.MAX_SAFE_INTEGER), oids);
@@ -159,11 +161,12 @@ export async function* catBlobGroups(run: BoundedGitRun, oids: readonly string[]
 			groups.push({ members: [{ oid }], bytes: info.size + 100 });
 		}
 	});
-	for (const { members, bytes } of groups) {
+	for (const [g, { members, bytes }] of groups.entries()) {
 		const read = members.filter((m) => m.known === undefined).map((m) => m.oid);
 		const found = await catBatch((args, input) => run(args, input ?? '', bytes), read);
 		let k = 0;
-		yield { oids: members.map((m) => m.oid), found: members.map((m) => (m.known === undefined ? (found[k++] ?? null) : m.known)) };
+		const last = g === groups.length - 1;
+		yield { oids: members.map((m) => m.oid), found: members.map((m) => (m.known === undefined ? (found[k++] ?? null) : m.known)), last };
 	}
 }
 

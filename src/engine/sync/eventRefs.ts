@@ -446,7 +446,7 @@ export class EventRefs {
 	async *readBatchGroups(
 		blobs: readonly string[],
 		groupBytes = pullGroupBytes,
-	): AsyncGenerator<{ events: WireEvent[]; refused: RefusedLine[]; bodies: Map<WireEvent, string> }> {
+	): AsyncGenerator<{ events: WireEvent[]; refused: RefusedLine[]; bodies: Map<WireEvent, string>; last: boolean }> {
 		for await (const group of catBlobGroups(this.boundedRun, blobs, { maxBlobBytes: maxBatchBytes, maxGroupBytes: groupBytes })) {
 			const events: WireEvent[] = [];
 			const refused: RefusedLine[] = [];
@@ -461,7 +461,7 @@ export class EventRefs {
 					parseBatch(blob.content.toString('utf8'), name, events, refused, bodies);
 				}
 			});
-			yield { events, refused, bodies };
+			yield { events, refused, bodies, last: group.last };
 		}
 	}
 

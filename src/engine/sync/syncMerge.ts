@@ -77,7 +77,7 @@ export async function mergeFetched(parts: MergeParts, name: string): Promise<Pul
 			pushAll(brokenLines, group.refused);
 			const { kept, refused } = refuseIdentityClaims(group.events, own);
 			pushAll(claims, refused);
-			yield { wire: kept, bodies: group.bodies };
+			yield { wire: kept, bodies: group.bodies, last: group.last };
 		}
 	};
 	const result = await mergeInPages(ctx, pages(), { name, own, nowMs, sharedTrees, pageEvents: parts.pageEvents ?? mergePageEvents });
@@ -128,37 +128,43 @@ const mergePageEvents = 5_000;
 type Merged = ReturnType<typeof mergeWireEvents>;
 type Projected = ReturnType<typeof projectEvents>;
 
-/** What the fetched batches bring a group at a time: their events (claims refused) and their bodies. */
-type WireGroups = AsyncIterable<{ wire: readonly WireEvent[]; bodies: ReadonlyMap<object, string> }>;
+/** What the fetched batches bring a group at a time: their events (claims refused), their bodies, and whether it is the last. */
+type WireGroups = AsyncIterable<{ wire: readonly WireEvent[]; bodies: ReadonlyMap<object, string>; last: boolean }>;
 
-/** The pages of `groups`, in order, `pageEvents` at most each, the last one marked (a group read ahead). */
+/**
+ * The pages of `groups`, in order, `pageEvents` at most each, the last one marked. A group says itself
+ * whether it is the last (the reader knows its groups before it reads them): reading the next one
+ * ahead to find out held two groups' files and events at once (20,000 events each), the largest part
+ * of a fresh clone's memory through its pull.
+ */
 async function* pagesOf(
 	groups: WireGroups,
 	pageEvents: number,
 ): AsyncGenerator<{ part: readonly WireEvent[]; bodies: ReadonlyMap<object, string>; last: boolean }> {
-	const iterator = groups[Symbol.asyncIterator]();
-	let current = await iterator.next();
-	if (current.done) {
+	let any = false;
+	for await (const { wire, bodies, last } of groups) {
+		any = true;
+		const count = Math.max(1, Math.ceil(wire.length / pageEvents));
+		for (let page = 0; page < count; page++) {
+			yield { part: wire.slice(page * pageEvents, (page + 1) * pageEvents), bodies, last: last && page === count - 1 };
+		}
+		if (last) {
+			return;
+		}
+	}
+	if (!any) {
 		// Nothing fetched: still one (empty) write, which applies the shared trees.
 		yield { part: [], bodies: new Map(), last: true };
 		return;
 	}
-	while (!current.done) {
-		const next = await iterator.next();
-		const { wire, bodies } = current.value;
-		const count = Math.max(1, Math.ceil(wire.length / pageEvents));
-		for (let page = 0; page < count; page++) {
-			yield { part: wire.slice(page * pageEvents, (page + 1) * pageEvents), bodies, last: Boolean(next.done) && page === count - 1 };
-		}
-		current = next;
-	}
+	throw new Error('the pull’s batch groups ended with none marked the last');
 }
 
 /**
  * Merges and derives what `groups` bring a page at a time, in order, each page one write: a page is to
  * the tables what a pull of those events alone would be (the projection reads the earlier pages' rows
- * as it reads an earlier pull's). The groups are read as the pages are written (the next read ahead,
- * to know the last page): a pull holds a group's events, not every fetched one. A crash between pages
+ * as it reads an earlier pull's). The groups are read as the pages are written, each after the one
+ * before is merged: a pull holds a group's events, not every fetched one. A crash between pages
  * leaves the first ones merged; the pull's marks move only after the last, so the next pull reads the
  * same events again and the union by id adds the rest. Teammates' shared trees are applied in the last
  * write, after every page's events; retractions in each page's write and again in the last.

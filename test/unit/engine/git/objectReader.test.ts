@@ -9,13 +9,13 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import test from 'node:test';
 import { runGit } from '../../../../src/engine/git/gitRunner';
-import { catBlobs, type BoundedGitRun } from '../../../../src/engine/git/objectReader';
+import { catBlobGroups, catBlobs, type BoundedGitRun } from '../../../../src/engine/git/objectReader';
 import { splitBatch } from '../../../../src/engine/sync/eventRefs';
 import { tempDir } from '../../helpers';
 
 const env = { PATH: process.env['PATH'] ?? '', GIT_CONFIG_NOSYSTEM: '1', HOME: '/nonexistent', LC_ALL: 'C' };
 
-test('catBlobs: one read when it fits, groups under the bound when not, sizes for blobs above the per-blob bound', async (t) => {
+test('catBlobs: one read when it fits, groups under the bound when not (the last marked), sizes for blobs above the per-blob bound', async (t) => {
 	const cwd = tempDir(t, 'baton-catblobs-');
 	execFileSync('git', ['init', '-q', cwd], { env });
 	const write = (content: string): string => execFileSync('git', ['hash-object', '-w', '--stdin'], { cwd, env, input: content, encoding: 'utf8' }).trim();
@@ -52,6 +52,11 @@ test('catBlobs: one read when it fits, groups under the bound when not, sizes fo
 		calls.filter((c) => c.args === 'cat-file --batch').every((c) => c.bound <= 10_000),
 		JSON.stringify(calls),
 	);
+	// Each group says whether it is the last: a reader need not ask for the next to know.
+	const lasts: boolean[] = [];
+	for await (const group of catBlobGroups(run, [...oids, tree], { maxBlobBytes: 8_000, maxGroupBytes: 10_000 })) lasts.push(group.last);
+	assert.deepEqual(lasts, [false, true]);
+	for await (const group of catBlobGroups(run, oids, { maxBlobBytes: 50_000, maxGroupBytes: 100_000 })) assert.equal(group.last, true);
 
 	// A blob above the per-blob bound inside an answer that fits is still reported by size alone.
 	calls.length = 0;

@@ -86,7 +86,7 @@ test('a history pulled three events a write derives what its author holds, and a
 	assert.equal(after.sessions?.length, 8);
 });
 
-test('a pull reads the fetched batches a group at a time, each merged before the next is read, and derives what its author holds', async (t) => {
+test('a pull reads the fetched batches a group at a time, each merged before the next is read (none read ahead), and derives what its author holds', async (t) => {
 	// Pages of three events push a batch file each; groups of one byte read each batch file alone.
 	const w = await syncWorld(t, { syncPageEvents: 3, syncGroupBytes: 1 });
 	await w.a.engine.sync.enable('origin');
@@ -124,6 +124,10 @@ test('a pull reads the fetched batches a group at a time, each merged before the
 	// comes after the writes of the group before it: the merge does not wait for every batch.
 	const firstWrite = steps.indexOf('write');
 	assert.ok(firstWrite > 0 && steps.lastIndexOf('read') > firstWrite, `reads and writes interleave: ${steps.join(' ')}`);
+	// And no group is read ahead of the write of the one before (to learn whether that was the last):
+	// from the first write on, each write follows its own group's read — the last included.
+	const merged = steps.slice(firstWrite).join(' ');
+	assert.ok(!merged.includes('write write') && merged.endsWith('read write'), `one group held at a time: ${steps.join(' ')}`);
 	const mine = await derived(w.a);
 	const theirs = await derived(w.b);
 	for (const table of Object.keys(mine)) assert.deepEqual(theirs[table], mine[table], table);

@@ -7,10 +7,14 @@
  * V8 rejects a cache made by another V8 or under other flags, so the name carries Node's and V8's
  * versions (the editor's Electron and the `node` on PATH can share a Node version, not a V8) and the
  * caller's flavour (`.liftoff` for a process that set `--liftoff-only` before loading). A rejected
- * cache is written again. The cache lives next to the bundle (the user's own extension folder), never
+ * cache is written again. V8 checks the source only by its length: a rebuilt bundle of the same
+ * length ran the old build's code from the old cache (seen: a constant changed from `2e4` to `5e3`
+ * and the old value ran). The cache therefore begins with the SHA-256 of the bundle it was made from
+ * (2-3 ms for a 4 MB bundle), and one made from other bytes is not given to V8. The cache lives next to the bundle (the user's own extension folder), never
  * in a shared temporary folder another user could write; a read-only install just compiles each time.
  * Node built-ins only: the hook client (dist/cli.js) bundles this file.
  */
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import Module from 'node:module';
 import path from 'node:path';
@@ -35,8 +39,10 @@ function codeCacheFile(file: string, flavour = ''): string {
 /** Loads `file` as a CommonJS module (child of `parent`) through its code cache. */
 export function loadWithCodeCache<T>(file: string, parent: Module, flavour = ''): CachedLoad<T> {
 	const cacheFile = codeCacheFile(file, flavour);
-	const cachedData = readCache(cacheFile);
-	const script = new vm.Script(Module.wrap(fs.readFileSync(file, 'utf8')), { filename: file, ...(cachedData ? { cachedData } : {}) });
+	const source = fs.readFileSync(file);
+	const digest = createHash('sha256').update(source).digest();
+	const cachedData = readCache(cacheFile, digest);
+	const script = new vm.Script(Module.wrap(source.toString('utf8')), { filename: file, ...(cachedData ? { cachedData } : {}) });
 	const cached = cachedData !== undefined && !script.cachedDataRejected;
 	const mod = new Module(file, parent);
 	mod.filename = file;
@@ -52,6 +58,7 @@ export function loadWithCodeCache<T>(file: string, parent: Module, flavour = '')
 			// The file first: a read-only install finds out before V8 serialises megabytes for nothing.
 			const fd = fs.openSync(temp, 'w');
 			try {
+				fs.writeFileSync(fd, digest);
 				fs.writeFileSync(fd, script.createCachedData());
 			} finally {
 				fs.closeSync(fd);
@@ -74,10 +81,11 @@ export function loadWithCodeCache<T>(file: string, parent: Module, flavour = '')
 const maxCacheBytes = 64 * 1024 * 1024;
 
 /**
- * The cache's bytes, or undefined: none yet, unreadable, or not a regular file of a sensible size (a
- * FIFO in its place is opened without waiting for a writer and then passed over, as a device is).
+ * The cache's V8 bytes, or undefined: none yet, unreadable, not a regular file of a sensible size (a
+ * FIFO in its place is opened without waiting for a writer and then passed over, as a device is), or
+ * made from another bundle (its first bytes are not `digest`, the bundle's SHA-256).
  */
-function readCache(cacheFile: string): Buffer | undefined {
+function readCache(cacheFile: string, digest: Buffer): Buffer | undefined {
 	let fd: number;
 	try {
 		fd = fs.openSync(cacheFile, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
@@ -96,7 +104,9 @@ function readCache(cacheFile: string): Buffer | undefined {
 			if (n === 0) break;
 			read += n;
 		}
-		return read === bytes.length ? bytes : undefined;
+		return read === bytes.length && bytes.length > digest.length && bytes.subarray(0, digest.length).equals(digest)
+			? bytes.subarray(digest.length)
+			: undefined;
 	} catch {
 		return undefined;
 	} finally {

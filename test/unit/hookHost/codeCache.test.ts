@@ -1,7 +1,8 @@
 /**
  * A bundle loaded through its V8 code cache (src/hookHost/codeCache.ts): the first load compiles and
  * writes the cache beside the bundle, the next takes it; a cache V8 will not take (another build's,
- * damaged) is compiled past and written again; a cache that cannot be written leaves nothing behind.
+ * damaged) or another build's of the same length (which V8 would take) is compiled past and written
+ * again; a cache that cannot be written leaves nothing behind.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -16,7 +17,7 @@ function bundle(dir: string): string {
 	const file = path.join(dir, 'bundle.js');
 	fs.writeFileSync(
 		file,
-		`const path = require('node:path');\nfunction twice(n) { return n * 2; }\nmodule.exports = { folder: path.basename(__dirname), name: path.basename(__filename), twice };\n`,
+		`const path = require('node:path');\nconst factor = 2;\nfunction twice(n) { return n * factor; }\nmodule.exports = { folder: path.basename(__dirname), name: path.basename(__filename), twice };\n`,
 	);
 	return file;
 }
@@ -63,6 +64,14 @@ test('a bundle compiles once: the cache written beside it is taken by the next p
 	assert.equal(loadInChild(dir, file, true).cached, false, "the old build's cache is not taken");
 	assert.equal(loadInChild(dir, file, false).cached, true);
 	assert.deepEqual(cacheFiles(dir), [cache]);
+
+	// A new build of the same length (V8 checks no more than the length): its own code runs, not the
+	// cached build's, and its cache replaces the old one.
+	const before = fs.readFileSync(file, 'utf8');
+	fs.writeFileSync(file, before.replace('factor = 2', 'factor = 3'));
+	assert.equal(fs.statSync(file).size, Buffer.byteLength(before));
+	assert.deepEqual(loadInChild(dir, file, true), { cached: false, twice: 63, folder: path.basename(dir), name: 'bundle.js' });
+	assert.deepEqual(loadInChild(dir, file, false), { cached: true, twice: 63, folder: path.basename(dir), name: 'bundle.js' });
 });
 
 test('the flavour names its own cache: a process under other V8 flags never rejects the other', (t) => {

@@ -27,10 +27,14 @@ interface ExportMark {
 
 /**
  * Local events per page of an export: each page's wire lines leave SQLite as one string and go to the
- * ref in one `fast-import` (about 10 MB at the usual 500 bytes an event). One string for a whole first
- * push ran sql.js out of memory at 100,000 sessions (some 800,000 events).
+ * ref in one `fast-import`, a batch file each (about 2.5 MB at the usual 500 bytes an event). One string
+ * for a whole first push ran sql.js out of memory at 100,000 sessions (some 800,000 events). SQLite
+ * builds that string in the WebAssembly heap, which never gives memory back: at 20,000 events a page
+ * (10 MB) the first push took the heap from 21 to 76 MB and the pushing daemon to 289-295 MB at
+ * 50,000 sessions; at 5,000 the heap stays at 36 MB and the daemon at 207-209 MB, and the clone that
+ * pulls those smaller batches holds a smaller group at a time (at 10,000 sessions 257 → 179-189 MB).
  */
-export const exportPageEvents = 20_000;
+export const exportPageEvents = 5_000;
 
 export interface FreshEvents {
 	/** How many events to export. */

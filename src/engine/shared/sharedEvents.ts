@@ -129,6 +129,13 @@ export function mergeSharedEvents(
 }
 
 /**
+ * The lowest and highest id held, each from the primary key's index: SQLite finds a lone `min()` or
+ * `max()` there at once, but `SELECT min(id), max(id)` in one query scans the whole index — a pull's
+ * every page of 5,000 scanned every event already held (4.7 s of a 50,000-session pull's merge).
+ */
+export const heldIdRangeSql = sql`SELECT (SELECT min(id) FROM shared_events) AS low, (SELECT max(id) FROM shared_events) AS high`;
+
+/**
  * The one merge rule, for every way of inserting: the events not yet held (each once), and the ones
  * refused with the reason — a malformed id, an id whose time is past the ULID range or more than a
  * day ahead of `nowMs` (this machine's clock), a machine suffix that is not its machine, a missing
@@ -140,7 +147,7 @@ export function newSharedEvents(db: BatonDb, events: readonly WireEvent[], nowMs
 	const refused: { id: string; reason: string }[] = [];
 	// Only ids within the range the store holds can be held (the primary key's index gives the
 	// range at once): a pull into a young workspace, or of events newer than any held, asks nothing.
-	const range = db.get<{ low: string | null; high: string | null }>(sql`SELECT min(id) AS low, max(id) AS high FROM shared_events`);
+	const range = db.get<{ low: string | null; high: string | null }>(heldIdRangeSql);
 	const { low, high } = range ?? { low: null, high: null };
 	const asked = low === null || high === null ? [] : events.map((e) => String(e.id)).filter((id) => id >= low && id <= high);
 	const known = new Set(

@@ -3,10 +3,11 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { eventMachine, eventTime, isEventId, newEventId, ulid } from '../../../../src/engine/shared/eventId';
 import { randomSlice } from '../../../../src/engine/ids';
 import { machineIdentity } from '../../../../src/engine/shared/machineIdentity';
-import { appendSharedEvent, eventsAbout, mergeSharedEvents, sessionEvents, toWire } from '../../../../src/engine/shared/sharedEvents';
+import { appendSharedEvent, eventsAbout, heldIdRangeSql, mergeSharedEvents, sessionEvents, toWire } from '../../../../src/engine/shared/sharedEvents';
 import { sharedEvents } from '../../../../src/engine/storage/schema';
 import { openTestEngine, tempDir } from '../../helpers';
 
@@ -115,6 +116,34 @@ test('events are redacted when written, merged as a union, and read in the share
 	);
 	assert.equal((await engine.store.read((db) => eventsAbout(db, 'decision.recorded', 'dec_1'))).length, 1);
 	assert.ok(root);
+});
+
+test('a merge finds the range of ids held from the primary key at once, never by scanning every event held', async (t) => {
+	const { engine } = await openTestEngine(t);
+	const here = { id: '1234abcd', name: 'here', author: 'Ada' };
+	const { range, plan } = await engine.store.write((db) => {
+		for (let i = 0; i < 3; i++) {
+			appendSharedEvent(db, here, 1_700_000_000_000 + i, {
+				kind: 'timeline.step',
+				subject: 'ses_1',
+				sessionId: 'ses_1',
+				actor: 'test',
+				body: { step: i },
+			});
+		}
+		return {
+			range: db.get<{ low: string; high: string }>(heldIdRangeSql),
+			plan: db.all<{ detail: string }>(sql`EXPLAIN QUERY PLAN ${heldIdRangeSql}`).map((r) => r.detail),
+		};
+	});
+	const ids = await engine.store.read((db) => sessionEvents(db, 'ses_1').map((e) => e.id));
+	assert.deepEqual([range?.low, range?.high], [ids[0], ids[2]]);
+	// `SELECT min(id), max(id)` in one query is a SCAN of the whole index, run at every page a pull merges.
+	assert.ok(
+		plan.every((d) => !d.startsWith('SCAN shared_events')),
+		plan.join('; '),
+	);
+	assert.equal(plan.filter((d) => d.startsWith('SEARCH shared_events')).length, 2, plan.join('; '));
 });
 
 test('events written within one millisecond, or after a remote event ahead of this clock, sort in the order they were written', async (t) => {

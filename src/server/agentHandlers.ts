@@ -2,9 +2,10 @@
  * The agents work over JSON-RPC: connecting agents (hooks and MCP entries written by the editor),
  * the MCP server definition the extension hands VS Code, archived transcripts and session summaries.
  *
- * This process runs on the editor's binary (VS Code's Electron as Node, or code-server's Node), so
- * what it writes into an agent's configuration comes from batonLauncher.ts in editor mode: a `node`
- * on PATH, never `process.execPath`.
+ * An editor's backend runs on the editor's binary (VS Code's Electron as Node, or code-server's Node),
+ * so what it writes into an agent's configuration comes from batonLauncher.ts in editor mode: a `node`
+ * on PATH, never `process.execPath`. A daemon a terminal's `baton` started runs on that terminal's
+ * Node, which it may name like the CLI does (`editorBinary` false).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -31,6 +32,8 @@ interface AgentHandlerOptions {
 	/** Baton's CLI script (`dist/cli.js`, beside this server's bundle). */
 	cliPath: string;
 	log: Logger;
+	/** This process runs on the editor's own binary (an editor's backend, or a daemon started on it: `runsOnEditorBinary`). */
+	editorBinary: boolean;
 	/** Another process changed the transcript archive (a hook archived a turn): views reload. */
 	onArchiveChange: () => void;
 	pollMs?: number;
@@ -38,19 +41,22 @@ interface AgentHandlerOptions {
 
 export function registerAgentHandlers(connection: MessageConnection, host: EngineHost, options: AgentHandlerOptions): { dispose(): void } {
 	const on = requestRegistrar(connection, host);
-	const launchers = agentLaunchers(options);
-	// Off the backend's start: finding a Node runs `node --version`, which must not hold up the window's first requests.
-	const launcherTimer = setTimeout(launchers.refreshUserLauncher, 3_000);
-	launcherTimer.unref();
-	registerConnectHandlers(on, host, options, launchers);
+	registerConnectHandlers(on, host, options, agentLaunchers(options));
 	registerTranscriptHandlers(on, host, options);
 	const watcher = watchArchive(path.join(batonDir(options.workspaceRoot), 'transcripts', 'index.json'), options.onArchiveChange, options.pollMs ?? 1_000);
-	return {
-		dispose: () => {
-			clearTimeout(launcherTimer);
-			watcher.dispose();
-		},
-	};
+	return { dispose: () => watcher.dispose() };
+}
+
+/**
+ * The user's launcher is written (or found current) once per backend, 3 s after it starts: off the
+ * start, since finding a Node runs `node --version`, which must not hold up a window's first requests.
+ * Once per process, not per client: a daemon serves a connection per CLI command, and each used to
+ * try again (and warn again) when its command outlasted the wait.
+ */
+export function refreshLauncherSoon(options: Pick<AgentHandlerOptions, 'cliPath' | 'log' | 'editorBinary'>): { dispose(): void } {
+	const timer = setTimeout(agentLaunchers(options).refreshUserLauncher, 3_000);
+	timer.unref();
+	return { dispose: () => clearTimeout(timer) };
 }
 
 type Registrar = ReturnType<typeof requestRegistrar>;
@@ -63,7 +69,7 @@ interface AgentLaunchers {
 }
 
 /** The launcher of this installation's CLI, and the user's launcher file that points at it. */
-function agentLaunchers(options: AgentHandlerOptions): AgentLaunchers {
+function agentLaunchers(options: Pick<AgentHandlerOptions, 'cliPath' | 'log' | 'editorBinary'>): AgentLaunchers {
 	const launcher = (persistent: boolean): BatonLauncher => {
 		if (!fs.existsSync(options.cliPath)) {
 			throw new BatonError('invalidInput', `Baton's command line is missing at ${options.cliPath}; reinstall the extension (or run npm run build)`);
@@ -72,7 +78,7 @@ function agentLaunchers(options: AgentHandlerOptions): AgentLaunchers {
 			cliPath: options.cliPath,
 			execPath: process.execPath,
 			env: process.env,
-			editor: { electron: process.versions.electron !== undefined },
+			...(options.editorBinary ? { editor: { electron: process.versions.electron !== undefined } } : {}),
 			persistent,
 		});
 	};

@@ -11,7 +11,8 @@ import { createMessageConnection, IPCMessageReader, IPCMessageWriter, type Messa
 import type { BatonConfigInput } from '../engine/config';
 import type { Logger } from '../engine/ports';
 import { dataDidChange, serverLog } from '../protocol/rpc';
-import { registerAgentHandlers } from './agentHandlers';
+import { refreshLauncherSoon, registerAgentHandlers } from './agentHandlers';
+import { runsOnEditorBinary } from '../engine/agentConfig/batonLauncher';
 import { bundledCli } from './bundledCli';
 import { startDaemon, type RunningDaemon } from './daemon';
 import { DaemonBackend, type EditorSettings } from './daemonBackend';
@@ -63,11 +64,15 @@ function main(): void {
 	});
 	// The forking window is the first editor: its SecretStorage is asked, and it hears every change.
 	backend.addEditor(connection);
-	const agents = registerEditorHandlers(connection, backend, { workspace: values.workspace, cliPath, log });
+	// Forked by the editor: this Node is the editor's own binary, whatever it is.
+	const shared = { workspace: values.workspace, cliPath, log, editorBinary: true };
+	const agents = registerEditorHandlers(connection, backend, shared);
+	const launcherRefresh = refreshLauncherSoon(shared);
 	let daemon: RunningDaemon | undefined;
 	const shutdown = (): void => {
 		// The socket handed back (endpoint and lock removed), so the next window or command starts afresh.
 		daemon?.stop();
+		launcherRefresh.dispose();
 		agents.dispose();
 		backend.dispose();
 		process.exit(0);
@@ -90,7 +95,7 @@ function main(): void {
 			log: (level, message) =>
 				level === 'debug' ? void connection.sendNotification(serverLog, { level, message: `daemon: ${message}` }) : log[level](`daemon: ${message}`),
 			// Another window on this workspace connects here instead of starting a backend of its own.
-			onConnection: (socketConnection) => socketClient(socketConnection, backend, { workspace: values.workspace as string, cliPath, log }),
+			onConnection: (socketConnection) => socketClient(socketConnection, backend, shared),
 			onHello: (socketConnection, hello) =>
 				hello.client === 'editor' &&
 				backend.addEditor(
@@ -149,6 +154,9 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 		secretsFromProcessEnv: false,
 	});
 	const idle = Number(process.env['BATON_DAEMON_IDLE_MS'] ?? '');
+	// Started by a `baton` client on the Node it runs on: a terminal's, unless that client ran on the editor's.
+	const shared = { workspace, cliPath, log, editorBinary: runsOnEditorBinary() };
+	refreshLauncherSoon(shared);
 	try {
 		const daemon = await startDaemon({
 			workspaceRoot: workspace,
@@ -157,7 +165,7 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 			idleMs: Number.isFinite(idle) && idle > 0 ? idle : 10 * 60_000,
 			engines: backend,
 			log: (level, message) => (level === 'debug' ? write('debug', message) : log[level](message)),
-			onConnection: (connection) => socketClient(connection, backend, { workspace, cliPath, log }),
+			onConnection: (connection) => socketClient(connection, backend, shared),
 			onHello: (connection, hello) => {
 				if (hello.client === 'editor') {
 					// A window joined a backend a terminal started: its settings, secrets and periodic checkpoints from now on.
@@ -185,12 +193,16 @@ async function runDaemon(workspace: string, values: Record<string, string | bool
 	}
 }
 
+/** What every connection's handlers share: the workspace, the CLI agents run, the log, and whose Node this is. */
+interface SharedOptions {
+	workspace: string;
+	cliPath: string;
+	log: Logger;
+	editorBinary: boolean;
+}
+
 /** The editor's handlers on one connection (a window over IPC or the socket), on the process's one engine. */
-function registerEditorHandlers(
-	connection: MessageConnection,
-	backend: DaemonBackend,
-	shared: { workspace: string; cliPath: string; log: Logger },
-): { dispose(): void } {
+function registerEditorHandlers(connection: MessageConnection, backend: DaemonBackend, shared: SharedOptions): { dispose(): void } {
 	const host = backend.host;
 	registerHandlers(connection, host, shared.workspace);
 	registerCheckpointHandlers(connection, host);
@@ -205,12 +217,13 @@ function registerEditorHandlers(
 		workspaceRoot: shared.workspace,
 		cliPath: shared.cliPath,
 		log: shared.log,
+		editorBinary: shared.editorBinary,
 		onArchiveChange: () => backend.broadcast(dataDidChange, { external: true, sequence: -1 }),
 	});
 }
 
 /** A client on the socket: any may use the editor's requests; a window (its hello says so) also hears changes. */
-function socketClient(connection: MessageConnection, backend: DaemonBackend, shared: { workspace: string; cliPath: string; log: Logger }): { dispose(): void } {
+function socketClient(connection: MessageConnection, backend: DaemonBackend, shared: SharedOptions): { dispose(): void } {
 	connection.onNotification(serverLog, () => undefined);
 	backend.addListener(connection);
 	const agents = registerEditorHandlers(connection, backend, shared);

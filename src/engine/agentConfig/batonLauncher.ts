@@ -11,7 +11,9 @@
  * 4. no such `node`: for an editor built on Electron outside Windows, `env ELECTRON_RUN_AS_NODE=1
  *    "<editor binary>"` with a warning (it breaks when the editor moves); otherwise an error that
  *    says what to install. A launcher that is not kept (`persistent: false`, the MCP server the
- *    extension hands VS Code for this window only) uses the editor's binary without a warning.
+ *    extension hands VS Code for this window only) uses the editor's binary without a warning, marked
+ *    with `BATON_EDITOR_NODE=1` when it is not Electron, so a daemon its CLI starts knows whose Node it
+ *    runs on (`runsOnEditorBinary`).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -48,6 +50,18 @@ export interface BatonLauncher {
 
 const minimumNodeMajor = 20;
 
+/**
+ * Set (`1`) in the environment of a process an editor-as-node launcher starts on a Node that is not
+ * Electron (code-server's, VS Code Server's): a daemon such a client spawns then knows its Node is the
+ * editor's and moves with it, as an Electron one knows from `process.versions.electron`.
+ */
+export const editorNodeEnv = 'BATON_EDITOR_NODE';
+
+/** This process runs on the editor's own binary: Electron, or a Node an editor-as-node launcher marked. */
+export function runsOnEditorBinary(env: NodeJS.ProcessEnv = process.env): boolean {
+	return process.versions.electron !== undefined || env[editorNodeEnv] === '1';
+}
+
 export function batonLauncher(input: LauncherInput): BatonLauncher {
 	const platform = input.platform ?? process.platform;
 	const cli = realpath(input.cliPath);
@@ -79,7 +93,7 @@ export function batonLauncher(input: LauncherInput): BatonLauncher {
 	}
 	const electronEnv: Record<string, string> = input.editor.electron ? { ELECTRON_RUN_AS_NODE: '1' } : {};
 	if (input.persistent === false) {
-		return { kind: 'editor-as-node', command: input.execPath, args: [cli], env: electronEnv };
+		return { kind: 'editor-as-node', command: input.execPath, args: [cli], env: input.editor.electron ? electronEnv : { [editorNodeEnv]: '1' } };
 	}
 	const found = tooOld.length ? ` (found only ${tooOld.join(', ')})` : '';
 	if (input.editor.electron && platform !== 'win32') {

@@ -204,3 +204,22 @@ test('the daemon shuts down after the idle time and the next command starts anot
 	const stopped = spawnSync(process.execPath, [cli, 'daemon', 'status', '--json'], { cwd: root, env: daemonEnv(), encoding: 'utf8' });
 	assert.deepEqual(JSON.parse(stopped.stdout), { running: false });
 });
+
+test('a daemon a terminal started runs on that Node: it writes the user’s launcher with it, where one started on the editor’s binary warns and writes none', async (t) => {
+	const PATH = `${path.dirname(process.execPath)}:/usr/bin:/bin`;
+	const started = async (editorNode: boolean): Promise<{ root: string; home: string }> => {
+		const { cli, root } = await daemonWorkspace(t);
+		const home = path.join(root, '.baton', 'test-home');
+		const env: Record<string, string> = { PATH, BATON_LAUNCHER_HOME: home, ...(editorNode ? { BATON_EDITOR_NODE: '1' } : {}) };
+		assert.equal((await baton(cli, root, ['task', 'list'], { env })).code, 0);
+		return { root, home };
+	};
+	const [terminal, editor] = await Promise.all([started(false), started(true)]);
+	const launcher = (home: string): string => path.join(home, '.baton', 'bin', 'baton');
+	const logged = (root: string): boolean => /launcher/.test(daemonLog(root));
+	assert.ok(await waitFor(() => fs.existsSync(launcher(terminal.home)) && logged(editor.root), 20_000), 'each daemon refreshed the launcher once');
+	assert.ok(fs.readFileSync(launcher(terminal.home), 'utf8').includes(fs.realpathSync(process.execPath)), 'the launcher runs the Node the terminal ran');
+	assert.doesNotMatch(daemonLog(terminal.root), /was not written/);
+	assert.match(daemonLog(editor.root), /the launcher agent hooks use was not written: No Node\.js 20\+ on PATH/);
+	assert.equal(fs.existsSync(launcher(editor.home)), false);
+});

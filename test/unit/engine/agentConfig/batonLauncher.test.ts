@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { batonLauncher, shellCommandOf } from '../../../../src/engine/agentConfig/batonLauncher';
+import { batonLauncher, editorNodeEnv, runsOnEditorBinary, shellCommandOf } from '../../../../src/engine/agentConfig/batonLauncher';
 import { BatonError } from '../../../../src/engine/errors';
 import { tempDir } from '../../helpers';
 import { repoRoot } from '../../cli/agentCli';
@@ -101,6 +101,14 @@ void describe('batonLauncher', () => {
 		const now = batonLauncher({ cliPath: cli, execPath: editor, env: { PATH: '' }, editor: { electron: true }, persistent: false });
 		assert.equal(now.kind, 'editor-as-node');
 		assert.equal(now.warning, undefined);
+	});
+
+	void it('a non-Electron editor’s Node used for this window only is marked, so a daemon its CLI starts knows the Node is the editor’s', (t) => {
+		const { cli, editor } = setup(t);
+		const now = batonLauncher({ cliPath: cli, execPath: editor, env: { PATH: '' }, editor: { electron: false }, persistent: false });
+		assert.deepEqual([now.kind, now.env], ['editor-as-node', { [editorNodeEnv]: '1' }]);
+		assert.equal(runsOnEditorBinary(now.env), true);
+		assert.equal(runsOnEditorBinary({}), process.versions.electron !== undefined, 'a terminal’s Node is not the editor’s');
 	});
 
 	void it('refuses, saying what to install, when only the editor could run Baton and it cannot be written down', (t) => {

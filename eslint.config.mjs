@@ -101,6 +101,23 @@ export default tseslint.config(
 			],
 		},
 	},
+	// A test asserts no speed (speed is the benchmarks' ratios, npm run bench): a bound on a time fails
+	// on a loaded machine and proves nothing on an idle one (graphLayout's 500 ms did). Count the work
+	// instead. Kept by the selector on assertions comparing a value named as a time.
+	{
+		files: ['test/**/*.ts'],
+		rules: {
+			'no-restricted-syntax': [
+				'error',
+				{
+					// An upper bound on a value named as a time (`ms < 500`, `500 > took`); `> 0` checks stay allowed.
+					selector:
+						"CallExpression[callee.object.name='assert'] > :matches(BinaryExpression[operator=/^<=?$/][left.name=/^(ms|elapsed|took|duration|seconds)$|[a-z](Ms|Seconds|Elapsed)$/], BinaryExpression[operator=/^<=?$/][left.property.name=/^(ms|elapsed|took|duration|seconds)$|[a-z](Ms|Seconds|Elapsed)$/], BinaryExpression[operator=/^>=?$/][right.name=/^(ms|elapsed|took|duration|seconds)$|[a-z](Ms|Seconds|Elapsed)$/], BinaryExpression[operator=/^>=?$/][right.property.name=/^(ms|elapsed|took|duration|seconds)$|[a-z](Ms|Seconds|Elapsed)$/])",
+					message: 'A test asserts no time: count the work it does (speed is measured in npm run bench, as ratios).',
+				},
+			],
+		},
+	},
 	// The extension-host suite is bundled by scripts/runEditorTests.mjs, outside tsconfig.json: lint it without types.
 	{
 		files: ['test/integration/**/*.ts'],

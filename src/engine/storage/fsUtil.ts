@@ -27,13 +27,15 @@ export function readAll(fd: number, bytes: Buffer, position = 0, offset = 0, len
  * Write a file so that a crash leaves either the old or the new content: tmp, fsync, rename, fsync dir.
  * The temp file is created afresh with `mode` (Baton's files are private), so the file renamed into
  * place has it already. `bytes` may come in pieces (a body and its trailer, written without joining
- * them, or a database read a piece at a time); `durable: false` leaves out both fsyncs, for a file
- * whose durable step is another's (a kill still leaves the old or the new, a power cut may leave neither).
- * `beforeRename` runs once the new content is durable in the temp file and before it replaces `file`.
+ * them, or a database read a piece at a time), or be a function that makes the temp file at the path
+ * it is given (a copy it then changes) and returns it open for writing; `durable: false` leaves out
+ * both fsyncs, for a file whose durable step is another's (a kill still leaves the old or the new, a
+ * power cut may leave neither). `beforeRename` runs once the new content is durable in the temp file
+ * and before it replaces `file`.
  */
 export function atomicWriteFile(
 	file: string,
-	bytes: Uint8Array | Iterable<Uint8Array>,
+	bytes: Uint8Array | Iterable<Uint8Array> | ((tmp: string) => number),
 	mode = privateFileMode,
 	durable = true,
 	beforeRename?: () => void,
@@ -41,17 +43,23 @@ export function atomicWriteFile(
 	const tmp = `${file}.tmp-${process.pid}`;
 	fs.rmSync(tmp, { force: true }); // A leftover of a dead process with this pid would keep its mode.
 	removeStaleTempsOnce(file);
-	const fd = fs.openSync(tmp, 'w', mode);
+	let fd: number | undefined;
 	try {
-		for (const piece of bytes instanceof Uint8Array ? [bytes] : bytes) {
-			writeAll(fd, piece);
+		if (typeof bytes === 'function') {
+			fd = bytes(tmp);
+			fs.fchmodSync(fd, mode);
+		} else {
+			fd = fs.openSync(tmp, 'w', mode);
+			for (const piece of bytes instanceof Uint8Array ? [bytes] : bytes) {
+				writeAll(fd, piece);
+			}
 		}
 		if (durable) {
 			fs.fsyncSync(fd);
 		}
 	} catch (error) {
 		// A full disk: the half-written copy would hold on to the space it took.
-		fs.closeSync(fd);
+		if (fd !== undefined) fs.closeSync(fd);
 		fs.rmSync(tmp, { force: true });
 		throw error;
 	}

@@ -456,7 +456,7 @@ export class JournalStore {
 		if (keepPrevious && fs.existsSync(this.journalFile)) {
 			preserveCopy(this.journalFile, `${this.journalFile}.prev`);
 		}
-		writeSnapshot(this.dbFile, bytes, keepPrevious);
+		const how = writeSnapshot(this.dbFile, bytes, keepPrevious, pages);
 		this.journal.close();
 		atomicWriteFile(this.journalFile, encodeHeader(generation, this.seq));
 		this.generation = generation;
@@ -471,7 +471,7 @@ export class JournalStore {
 			}
 		}
 		this.options.log.info(
-			`compacted ${this.dbFile} at sequence ${this.seq} (${size} bytes${keepPrevious ? '' : '; no previous snapshot kept at this size'}${pages ? ', written from its pages' : ''})`,
+			`compacted ${this.dbFile} at sequence ${this.seq} (${size} bytes${keepPrevious ? '' : '; no previous snapshot kept at this size'}${pages ? ', written from its pages' : ''}${how === 'patched' ? ' over a copy of the previous one' : ''})`,
 		);
 		// The database goes on from the new snapshot: the pages it was written from are let go.
 		try {

@@ -29,12 +29,12 @@ import { BatonError } from '../errors';
 import { randomBytes } from 'node:crypto';
 import { readAll, writeAll } from './fsUtil';
 import { crc32 } from './journalFormat';
-import { checksumPieceBytes, descriptorChecksum, rangeChecksum, type LazySnapshot } from './snapshotFile';
+import { checksumPieceBytes, descriptorChecksum, rangeChecksum, type LazySnapshot, type SnapshotPatch } from './snapshotFile';
 
 const pageBytes = 4096;
 const readAheadBytes = 128 * 1024;
 
-export class SnapshotPages implements LazySnapshot {
+export class SnapshotPages implements LazySnapshot, SnapshotPatch {
 	/** Pages written since the snapshot was opened: page number → its slot in the scratch file. */
 	private readonly written = new Map<number, number>();
 	/** The scratch file the written pages are in, opened (and unlinked) at the first write. */
@@ -192,6 +192,39 @@ export class SnapshotPages implements LazySnapshot {
 			const n = Math.min(pieceBytes, this.used - at);
 			this.read(piece, 0, at, n);
 			yield piece.subarray(0, n);
+		}
+	}
+
+	/** Is `file` the snapshot this reads (the same file, not one renamed into its place since it was opened)? */
+	sameFile(file: string): boolean {
+		if (this.fd === undefined) return false;
+		const mine = fs.fstatSync(this.fd);
+		const there = fs.statSync(file, { throwIfNoEntry: false });
+		return there !== undefined && there.dev === mine.dev && there.ino === mine.ino && there.size === this.fileSize;
+	}
+
+	/**
+	 * The pieces of `pieceBytes` where the database differs from the file (snapshotFile.ts
+	 * `writeSnapshot`): those holding a page written since the snapshot was opened, and from the file's
+	 * last piece on when the database grew past it. Read like `contents()`, so what they keep of the
+	 * file is checked as it is read; each a view of one buffer, valid until the next.
+	 */
+	*changedPieces(pieceBytes: number): Generator<{ index: number; bytes: Uint8Array }> {
+		const count = Math.ceil(this.used / pieceBytes);
+		const changed = new Uint8Array(count);
+		for (const page of this.written.keys()) {
+			changed[Math.floor((page * pageBytes) / pieceBytes)] = 1;
+		}
+		if (this.used > this.fileSize) {
+			changed.fill(1, Math.floor(this.fileSize / pieceBytes));
+		}
+		const piece = Buffer.allocUnsafe(pieceBytes);
+		for (let index = 0; index < count; index++) {
+			if (changed[index] !== 1) continue;
+			const at = index * pieceBytes;
+			const n = Math.min(pieceBytes, this.used - at);
+			this.read(piece, 0, at, n);
+			yield { index, bytes: piece.subarray(0, n) };
 		}
 	}
 

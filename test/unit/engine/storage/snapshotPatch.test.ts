@@ -1,0 +1,133 @@
+/**
+ * A compaction over a snapshot whose sidecar lists its pieces copies the old file in the kernel and
+ * writes only the pieces that changed (snapshotFile.ts `writeSnapshot`, snapshotPages.ts
+ * `changedPieces`): the sums it records are the new file's, whole and piece by piece; damage the old
+ * file took where nothing was rewritten keeps its old sum, so it is still found; a sidecar without
+ * pieces is written whole, as before.
+ */
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { BatonError } from '../../../../src/engine/errors';
+import { crc32 } from '../../../../src/engine/storage/journalFormat';
+import { JournalStore } from '../../../../src/engine/storage/journalStore';
+import { checksumPieceBytes } from '../../../../src/engine/storage/snapshotFile';
+import { SnapshotPages } from '../../../../src/engine/storage/snapshotPages';
+import { tasks } from '../../../../src/engine/storage/schema';
+import { FakeClock, MemoryLogger, taskRow, tempDir } from '../../helpers';
+import { seedLargeStore } from './largeStore';
+
+interface Entry {
+	size: number;
+	crc32: number;
+	pieces?: number[];
+	pieceBytes?: number;
+}
+
+const open = (dir: string, log = new MemoryLogger()) => JournalStore.open({ dir, clock: new FakeClock(), log, lockTimeoutMs: 3_000 });
+const sidecar = (dir: string): Entry[] => (JSON.parse(fs.readFileSync(path.join(dir, 'baton.db.sum'), 'utf8')) as { entries: Entry[] }).entries;
+const compactions = (log: MemoryLogger): string =>
+	log.lines
+		.filter((l) => l.message.startsWith('compacted '))
+		.map((l) => l.message)
+		.join('\n');
+
+/** The sums of a file's bytes: whole, and each 128 KB piece. */
+function sumsOf(file: string): { size: number; crc32: number; pieces: number[] } {
+	const bytes = fs.readFileSync(file);
+	const pieces: number[] = [];
+	for (let at = 0; at < bytes.length; at += checksumPieceBytes) pieces.push(crc32(bytes.subarray(at, at + checksumPieceBytes)));
+	return { size: bytes.length, crc32: crc32(bytes), pieces };
+}
+
+async function addTasks(store: JournalStore, from: number, count: number): Promise<void> {
+	await store.write((db) => {
+		for (let n = from; n < from + count; n++)
+			db.insert(tasks)
+				.values({ ...taskRow(n), title: `added ${n} ${'y'.repeat(2_000)}` })
+				.run();
+	});
+}
+
+void describe('a compaction over a copy of the previous snapshot', { skip: !SnapshotPages.supported() && 'Windows reads the snapshot whole' }, () => {
+	void it('writes only the changed pieces over a copy, records the new file’s sums whole and by piece, and another instance reads it', async (t) => {
+		const dir = tempDir(t);
+		await seedLargeStore(dir, 3_000, 3_500);
+		const file = path.join(dir, 'baton.db');
+		const before = sumsOf(file);
+		const log = new MemoryLogger();
+		const store = await open(dir, log);
+		t.after(() => store.close());
+		await addTasks(store, 5_000, 300); // the database grows past its old end
+		await store.write((db) => db.update(tasks).set({ title: 'renamed' }).run());
+		await store.compact();
+		assert.match(compactions(log), /written from its pages over a copy of the previous one/);
+
+		const after = sumsOf(file);
+		assert.ok(after.size > before.size, `grew from ${before.size} to ${after.size} bytes`);
+		assert.ok(after.size % checksumPieceBytes !== 0 || before.size % checksumPieceBytes !== 0, 'a last piece shorter than the others is combined too');
+		const [written, previous] = sidecar(dir);
+		assert.deepEqual(
+			written,
+			{ ...after, pieceBytes: checksumPieceBytes },
+			'the sums recorded are the new file’s, its whole CRC-32 combined from the pieces',
+		);
+		assert.deepEqual([previous?.size, previous?.crc32], [before.size, before.crc32], 'the previous snapshot’s entry is kept');
+		assert.equal(fs.statSync(file).mode & 0o777, 0o600, 'the copy is private');
+		assert.deepEqual(
+			fs.readdirSync(dir).filter((name) => name.includes('.tmp-')),
+			[],
+			'no temp file left',
+		);
+
+		const other = await open(dir);
+		t.after(() => other.close());
+		const rows = await other.read((db) => db.select({ id: tasks.id, title: tasks.title }).from(tasks).all());
+		assert.equal(rows.length, 3_300);
+		assert.ok(rows.every((r) => r.title === 'renamed'));
+	});
+
+	void it('keeps the old sum of a piece nothing rewrote, so damage the old file took there is found, not laundered', async (t) => {
+		const dir = tempDir(t);
+		await seedLargeStore(dir, 3_000, 3_500);
+		const file = path.join(dir, 'baton.db');
+		const old = sidecar(dir)[0] as Required<Entry>;
+		const log = new MemoryLogger();
+		const store = await open(dir, log);
+		t.after(() => store.close());
+		await addTasks(store, 5_000, 1);
+		// A byte of a piece in the middle of the task rows flipped on disk, after the store opened it.
+		const piece = Math.floor(old.pieces.length / 2);
+		const fd = fs.openSync(file, 'r+');
+		const byte = Buffer.alloc(1);
+		fs.readSync(fd, byte, 0, 1, piece * checksumPieceBytes + 100);
+		fs.writeSync(fd, Buffer.from([byte[0] === 0x41 ? 0x42 : 0x41]), 0, 1, piece * checksumPieceBytes + 100);
+		fs.closeSync(fd);
+		await store.compact();
+		assert.match(compactions(log), /over a copy of the previous one/);
+		const [written] = sidecar(dir);
+		assert.equal(written?.pieces?.[piece], old.pieces[piece], 'the piece keeps the sum it was written with');
+		assert.notEqual(sumsOf(file).pieces[piece], old.pieces[piece]);
+		const other = await open(dir);
+		t.after(() => other.close());
+		await assert.rejects(
+			other.read((db) => db.select({ title: tasks.title }).from(tasks).all()),
+			(e: unknown) => BatonError.is(e, 'corruptDatabase'),
+		);
+	});
+
+	void it('writes the whole snapshot when the sidecar lists no pieces (an older Baton’s)', async (t) => {
+		const dir = tempDir(t);
+		await seedLargeStore(dir, 1_000, 3_500);
+		const sumFile = path.join(dir, 'baton.db.sum');
+		fs.writeFileSync(sumFile, JSON.stringify({ entries: sidecar(dir).map(({ size, crc32: sum }) => ({ size, crc32: sum })) }));
+		const log = new MemoryLogger();
+		const store = await open(dir, log);
+		t.after(() => store.close());
+		await addTasks(store, 5_000, 10);
+		await store.compact();
+		assert.match(compactions(log), /written from its pages\)/);
+		assert.deepEqual(sidecar(dir)[0], { ...sumsOf(path.join(dir, 'baton.db')), pieceBytes: checksumPieceBytes });
+	});
+});

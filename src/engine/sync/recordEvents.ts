@@ -28,13 +28,23 @@ export const recordKinds = ['decision.recorded', 'checkpoint.labels', 'memory.fa
  * other subjects — so it may run on across the caller's own writes of what it yielded, and must start
  * again after anyone else's.
  */
-export function* recordEventStream(db: BatonDb): Generator<NewSharedEvent> {
-	yield* decisionEvents(db);
-	yield* labelEvents(db);
-	yield* memoryEvents(db);
-	yield* taskEvents(db);
-	yield* importEvents(db);
+export function* recordEventStream(db: BatonDb, tables: readonly RecordTable[] = recordTables): Generator<NewSharedEvent> {
+	for (const table of recordTables) {
+		if (tables.includes(table)) yield* owedBy[table](db);
+	}
 }
+
+/** The record tables, in the order their events are written; each owes events of its own alone (`owedBy`). */
+export const recordTables = ['decisions', 'checkpoints', 'memory_entries', 'tasks', 'import_records'] as const;
+export type RecordTable = (typeof recordTables)[number];
+
+const owedBy: Record<RecordTable, (db: BatonDb) => Iterable<NewSharedEvent>> = {
+	decisions: decisionEvents,
+	checkpoints: labelEvents,
+	memory_entries: memoryEvents,
+	tasks: taskEvents,
+	import_records: importEvents,
+};
 
 /** Rows a chunked read of a table takes at once. */
 const chunkRows = 5_000;

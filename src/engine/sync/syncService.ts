@@ -27,6 +27,7 @@ import type { TranscriptArchive } from '../transcripts/transcriptArchive';
 import { TimelineSync } from './timelineSync';
 import { SyncExport } from './syncExport';
 import { mergeFetched, type MergeParts, type SyncPaging } from './syncMerge';
+import type { RecordTable } from './recordEvents';
 import { sessionOrigins, type SessionOrigin } from './sessionOrigins';
 import { addPull, emptyPull, type PullResult } from './pullResult';
 import { fetchBatonRefs, pushRefs, remoteNames, remoteTransport, remoteUrl, type PushedRef, type RemoteTransport } from './remoteGit';
@@ -49,6 +50,8 @@ export class SyncService {
 	private timelineCache: TimelineSync | undefined;
 	/** The export job (syncExport.ts): what a push writes into this machine's refs first. */
 	private readonly exporter: SyncExport;
+	/** How many times a sync compared `table`'s records with their events, each a read of its every record (tests watch it stay put). */
+	readonly recordComparisons = (table: RecordTable): number => this.exporter.recordComparisons.get(table) ?? 0;
 	/** What the pull's merge (syncMerge.ts) works through. */
 	private readonly merging: MergeParts;
 
@@ -91,12 +94,8 @@ export class SyncService {
 
 	/** This machine's refs a remote is sent: events and checkpoints always; transcripts and the timeline where enabled. */
 	private refsFor(remote: Pick<RemoteState, 'transcripts' | 'timeline'>): string[] {
-		return [
-			this.refs.eventsRef,
-			this.refs.checkpointsRef,
-			...(remote.transcripts ? [this.transcripts.ref] : []),
-			...(remote.timeline ? [this.timeline.ref] : []),
-		];
+		const optional = [...(remote.transcripts ? [this.transcripts.ref] : []), ...(remote.timeline ? [this.timeline.ref] : [])];
+		return [this.refs.eventsRef, this.refs.checkpointsRef, ...optional];
 	}
 
 	async enable(remote: string, options: { transcripts?: boolean; untracked?: boolean; timeline?: boolean } = {}): Promise<EnabledRemote> {
@@ -307,6 +306,7 @@ export class SyncService {
 				await this.timeline.drop(new Set(chosen.eventIds), nowMs);
 				// What the next shared tree is built from is gone with the old chain.
 				this.exporter.forgetSharedTrees();
+				this.exporter.forgetRecordsSettled();
 				return chosen;
 			}),
 		);
@@ -389,7 +389,7 @@ export class SyncService {
 				this.record(name, { lastError: (error as Error).message });
 				throw error;
 			}
-			return mergeFetched(this.merging, name);
+			return mergeFetched(this.merging, name).finally(() => this.exporter.forgetRecordsSettled());
 		});
 	}
 

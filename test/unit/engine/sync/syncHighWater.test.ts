@@ -137,3 +137,43 @@ test('the events of one write are appended in order with one lookup: ids go up e
 	const ids = ordered.slice(firstOwn).map((r) => r.id);
 	assert.equal(new Set(ids).size, ids.length);
 });
+
+test('a session’s work after a sync does not make the next export read every task and import again; a changed record and a pull do', async (t) => {
+	const w = await enabledWorld(t);
+	const compared = (): string =>
+		(['decisions', 'checkpoints', 'memory_entries', 'tasks', 'import_records'] as const).map((table) => w.a.engine.sync.recordComparisons(table)).join(',');
+	const tasksCompared = (): number => w.a.engine.sync.recordComparisons('tasks');
+	await w.a.engine.tasks.add({ title: 'keep the parser small', actor });
+	await w.a.engine.sync.push();
+	const settled = compared();
+	assert.equal((await w.a.engine.sync.export()).events, 0);
+	assert.equal(compared(), settled, 'nothing changed: no table compared again');
+
+	// What a working agent writes between syncs (a session, its handoff, its end and its checkpoint)
+	// changes no task, decision, fact or import: only the checkpoints' labels are compared again.
+	const tasksBefore = tasksCompared();
+	await startEnd(w.a, 'working', 'done');
+	const worked = await w.a.engine.sync.export();
+	assert.ok(worked.events >= 3, 'the session’s own events are exported');
+	assert.equal(tasksCompared(), tasksBefore, 'the tasks were not read again for a session’s work');
+	assert.equal(w.a.engine.sync.recordComparisons('import_records'), Number(settled.split(',')[4]));
+
+	// A changed record is found: the tasks table moved.
+	const task = await w.a.engine.tasks.add({ title: 'a record after the sync', actor });
+	const refs = eventRefs(w.a.root);
+	const before = await refs.tip(refs.eventsRef);
+	await w.a.engine.sync.export();
+	assert.equal(tasksCompared(), tasksBefore + 1);
+	const sent = await refs.readEvents(before, (await refs.tip(refs.eventsRef)) as string);
+	assert.deepEqual(
+		sent.filter((e) => e.kind === 'task.changed').map((e) => e.subject),
+		[task.id],
+	);
+
+	// A pull may bring or take back records' events: the next sync compares every table again.
+	await w.a.engine.sync.push();
+	const afterPush = tasksCompared();
+	await w.a.engine.sync.pull();
+	await w.a.engine.sync.export();
+	assert.ok(tasksCompared() > afterPush, 'compared again after the pull');
+});

@@ -4,7 +4,10 @@
  * above the durable "exported up to" mark. SyncService runs it before each push and, through
  * exportAhead, when the backend is idle.
  */
+import fs from 'node:fs';
 import path from 'node:path';
+import { atomicWriteFile } from '../storage/fsUtil';
+import { mkdirPrivate, privateFileMode } from '../workspace';
 import type { ShadowRepo } from '../shadow/shadowRepo';
 import type { EngineContext } from '../context';
 import { batchCheck, type ObjectInfo } from '../git/objectReader';
@@ -44,6 +47,8 @@ export class SyncExport {
 	private writeOwn: ReturnType<typeof ownEventWriter> | undefined;
 	/** Each record table's version at which none of its records was waiting to become an event (recordPending). */
 	private readonly recordsSettled = new Map<RecordTable, number>();
+	/** The content marks of the tables a process found settled (`settle`), as saved for the next one. */
+	private savedSettled: Partial<Record<RecordTable, string>> | undefined;
 	/** How many times each record table was compared with its events (each a read of its every record). */
 	readonly recordComparisons = new Map<RecordTable, number>();
 	/** Kept: what it knows of the last shared tree it built lets the next one be built from the changes alone. */
@@ -192,7 +197,7 @@ export class SyncExport {
 			// The daemon answers others between pages (a first push writes thousands of them).
 			await nextTurn();
 		}
-		if (settled) compared.forEach((at, table) => this.recordsSettled.set(table, at));
+		if (settled) this.settle(compared);
 	}
 
 	/**
@@ -216,10 +221,53 @@ export class SyncExport {
 		const stream = recordEventStream(db, [...compared.keys()]);
 		const page = take(stream, this.pageEvents);
 		if (page.length === 0) {
-			compared.forEach((at, table) => this.recordsSettled.set(table, at));
+			this.settle(compared);
 			return undefined;
 		}
 		return { stream, page, version, compared };
+	}
+
+	/**
+	 * `compared` owes nothing at those versions: kept for this process, and each settled table's
+	 * content mark (the same in every process, tableVersions.ts) in `.baton/sync/records-settled.json`
+	 * for the next one, whose first idle export otherwise compared every table again (3.4 s at 50,000
+	 * sessions, the first tool call after a daemon started waiting on it). A cache: not synced.
+	 */
+	private settle(compared: ReadonlyMap<RecordTable, number>): void {
+		compared.forEach((at, table) => this.recordsSettled.set(table, at));
+		const marks: Partial<Record<RecordTable, string>> = {};
+		for (const table of recordTables) {
+			const mark = this.recordsSettled.get(table) === this.ctx.store.tableVersion(table) ? this.ctx.store.contentMark([table]) : undefined;
+			if (mark !== undefined) marks[table] = mark;
+		}
+		this.savedSettled = marks;
+		try {
+			mkdirPrivate(syncDir(this.root));
+			atomicWriteFile(this.settledFile, Buffer.from(`${JSON.stringify(marks)}\n`), privateFileMode, false);
+		} catch (error) {
+			this.ctx.log.warn(`sync: could not save which records owe nothing (the next process compares them again): ${(error as Error).message}`);
+		}
+	}
+
+	private get settledFile(): string {
+		return path.join(syncDir(this.root), 'records-settled.json');
+	}
+
+	/** What a process saved of the settled tables (`settle`), read once; nothing when it is missing or not such a file. */
+	private saved(): Partial<Record<RecordTable, string>> {
+		if (this.savedSettled === undefined) {
+			this.savedSettled = {};
+			try {
+				const parsed = JSON.parse(fs.readFileSync(this.settledFile, 'utf8')) as unknown;
+				for (const table of recordTables) {
+					const mark = (parsed as Record<string, unknown> | null)?.[table];
+					if (typeof mark === 'string') this.savedSettled[table] = mark;
+				}
+			} catch {
+				// Missing or damaged: every table is compared, as with none saved.
+			}
+		}
+		return this.savedSettled;
 	}
 
 	/** The record tables not known to owe nothing at their versions now, with those versions. */
@@ -227,7 +275,14 @@ export class SyncExport {
 		const stale = new Map<RecordTable, number>();
 		for (const table of recordTables) {
 			const at = this.ctx.store.tableVersion(table);
-			if (this.recordsSettled.get(table) !== at) stale.set(table, at);
+			if (this.recordsSettled.get(table) === at) continue;
+			// This process's first look: a table another process found settled at the content it holds now owes nothing.
+			const mark = this.recordsSettled.has(table) ? undefined : this.saved()[table];
+			if (mark !== undefined && mark === this.ctx.store.contentMark([table])) {
+				this.recordsSettled.set(table, at);
+				continue;
+			}
+			stale.set(table, at);
 		}
 		return stale;
 	}
@@ -235,6 +290,8 @@ export class SyncExport {
 	/** A merge brought (or retracted) events: what the records owe is compared again at the next sync. */
 	forgetRecordsSettled(): void {
 		this.recordsSettled.clear();
+		this.savedSettled = {};
+		fs.rmSync(this.settledFile, { force: true });
 	}
 
 	private async presentCommits(commits: readonly string[]): Promise<string[]> {

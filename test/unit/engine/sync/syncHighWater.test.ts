@@ -177,3 +177,33 @@ test('a session’s work after a sync does not make the next export read every t
 	await w.a.engine.sync.export();
 	assert.ok(tasksCompared() > afterPush, 'compared again after the pull');
 });
+
+test('the next process on the store does not compare the tables the last one found settled, unless they changed since', async (t) => {
+	const w = await enabledWorld(t);
+	await w.a.engine.tasks.add({ title: 'keep the parser small', actor });
+	await w.a.engine.sync.push();
+	assert.ok(fs.existsSync(path.join(w.a.root, '.baton', 'sync', 'records-settled.json')), 'saved for the next process');
+	w.a.engine.close();
+
+	const next = await openTestEngine(t, { root: w.a.root, clock: w.a.clock });
+	await startEnd(next, 'working', 'done');
+	await next.engine.sync.export();
+	assert.equal(next.engine.sync.recordComparisons('tasks'), 0, 'the tasks were found settled by the process before');
+	assert.equal(next.engine.sync.recordComparisons('import_records'), 0);
+	// A task changed by another process after the save is compared (and becomes its event).
+	const other = await openTestEngine(t, { root: w.a.root, clock: w.a.clock });
+	const changed = await other.engine.tasks.add({ title: 'changed elsewhere', actor });
+	other.engine.close();
+	next.engine.close();
+	const third = await openTestEngine(t, { root: w.a.root, clock: w.a.clock });
+	await third.engine.sync.export();
+	assert.equal(third.engine.sync.recordComparisons('tasks'), 1);
+	const owed = await third.engine.store.read((db) =>
+		db.select({ subject: sharedEvents.subject }).from(sharedEvents).where(eq(sharedEvents.kind, 'task.changed')).all(),
+	);
+	assert.ok(owed.some((e) => e.subject === changed.id));
+	// A pull forgets what was settled, here and for the next process.
+	await third.engine.sync.pull();
+	assert.equal(fs.existsSync(path.join(w.a.root, '.baton', 'sync', 'records-settled.json')), false);
+	third.engine.close();
+});

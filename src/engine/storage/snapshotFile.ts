@@ -198,8 +198,9 @@ function writePatched(dbFile: string, old: Required<SumEntry>, patch: SnapshotPa
 		}
 	};
 	atomicWriteFile(dbFile, fill, privateFileMode, true, () => {
-		if (pieces.length !== Math.ceil(size / pieceBytes) || pieces.some((p) => p === undefined)) {
-			throw new Error(`snapshot: the changed pieces left ${dbFile}'s sums incomplete`);
+		// A loop, not some(): some() skips the holes a grown list would have.
+		for (let i = 0; i < Math.ceil(size / pieceBytes); i++) {
+			if (pieces[i] === undefined) throw new Error(`snapshot: the changed pieces left ${dbFile}'s sums incomplete (piece ${i})`);
 		}
 		let whole = 0;
 		pieces.forEach((piece, i) => {

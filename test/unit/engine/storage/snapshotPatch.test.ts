@@ -12,7 +12,7 @@ import { describe, it } from 'node:test';
 import { BatonError } from '../../../../src/engine/errors';
 import { crc32 } from '../../../../src/engine/storage/journalFormat';
 import { JournalStore } from '../../../../src/engine/storage/journalStore';
-import { checksumPieceBytes } from '../../../../src/engine/storage/snapshotFile';
+import { checksumPieceBytes, writeSnapshot } from '../../../../src/engine/storage/snapshotFile';
 import { SnapshotPages } from '../../../../src/engine/storage/snapshotPages';
 import { tasks } from '../../../../src/engine/storage/schema';
 import { FakeClock, MemoryLogger, taskRow, tempDir } from '../../helpers';
@@ -114,6 +114,22 @@ void describe('a compaction over a copy of the previous snapshot', { skip: !Snap
 		await assert.rejects(
 			other.read((db) => db.select({ title: tasks.title }).from(tasks).all()),
 			(e: unknown) => BatonError.is(e, 'corruptDatabase'),
+		);
+	});
+
+	void it('refuses a patch that leaves a piece of the grown file without its sum, and keeps the old snapshot', (t) => {
+		const dir = tempDir(t);
+		const file = path.join(dir, 'baton.db');
+		const old = Buffer.alloc(3 * checksumPieceBytes + 4096, 7);
+		writeSnapshot(file, old, false);
+		const size = old.length + 2 * checksumPieceBytes;
+		const patch = { size, sameFile: () => true, changedPieces: () => [3, 5].map((index) => ({ index, bytes: Buffer.alloc(checksumPieceBytes, 9) })) };
+		assert.throws(() => writeSnapshot(file, [Buffer.alloc(size)], false, patch), /sums incomplete \(piece 4\)/);
+		assert.deepEqual(fs.readFileSync(file), old, 'the snapshot is the old one');
+		assert.deepEqual(sidecar(dir)[0], { ...sumsOf(file), pieceBytes: checksumPieceBytes });
+		assert.deepEqual(
+			fs.readdirSync(dir).filter((name) => name.includes('.tmp-')),
+			[],
 		);
 	});
 

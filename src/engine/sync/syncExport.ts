@@ -6,8 +6,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { atomicWriteFile } from '../storage/fsUtil';
-import { mkdirPrivate, privateFileMode } from '../workspace';
+import { readCacheFile, writeCacheFile, type CacheKind } from '../storage/cacheFile';
+import { batonDir } from '../workspace';
 import type { ShadowRepo } from '../shadow/shadowRepo';
 import type { EngineContext } from '../context';
 import { batchCheck, type ObjectInfo } from '../git/objectReader';
@@ -42,6 +42,9 @@ interface ExportParts {
 	transcripts(): TranscriptSync;
 	timeline(): TimelineSync;
 }
+
+/** The record tables found settled, by content mark, kept for the next process (cacheFile.ts). */
+const settledKind: CacheKind = { magic: Buffer.from('BATONSETTLEDRECS', 'latin1'), format: 1, name: 'a settled-records cache' };
 
 export class SyncExport {
 	private writeOwn: ReturnType<typeof ownEventWriter> | undefined;
@@ -229,7 +232,7 @@ export class SyncExport {
 
 	/**
 	 * `compared` owes nothing at those versions: kept for this process, and each settled table's
-	 * content mark (the same in every process, tableVersions.ts) in `.baton/sync/records-settled.json`
+	 * content mark (the same in every process, tableVersions.ts) in `.baton/cache/records-settled`
 	 * for the next one, whose first idle export otherwise compared every table again (3.4 s at 50,000
 	 * sessions, the first tool call after a daemon started waiting on it). A cache: not synced.
 	 */
@@ -242,23 +245,24 @@ export class SyncExport {
 		}
 		this.savedSettled = marks;
 		try {
-			mkdirPrivate(syncDir(this.root));
-			atomicWriteFile(this.settledFile, Buffer.from(`${JSON.stringify(marks)}\n`), privateFileMode, false);
+			writeCacheFile(this.settledFile, settledKind, [Buffer.from(JSON.stringify(marks), 'utf8')]);
 		} catch (error) {
 			this.ctx.log.warn(`sync: could not save which records owe nothing (the next process compares them again): ${(error as Error).message}`);
 		}
 	}
 
 	private get settledFile(): string {
-		return path.join(syncDir(this.root), 'records-settled.json');
+		return path.join(batonDir(this.root), 'cache', 'records-settled');
 	}
 
 	/** What a process saved of the settled tables (`settle`), read once; nothing when it is missing or not such a file. */
 	private saved(): Partial<Record<RecordTable, string>> {
 		if (this.savedSettled === undefined) {
 			this.savedSettled = {};
+			// The project's one cache reader: a FIFO or a damaged file put there is refused, never waited on or trusted.
+			const read = readCacheFile(this.settledFile, settledKind);
 			try {
-				const parsed = JSON.parse(fs.readFileSync(this.settledFile, 'utf8')) as unknown;
+				const parsed = 'bytes' in read ? (JSON.parse(read.bytes.toString('utf8')) as unknown) : null;
 				for (const table of recordTables) {
 					const mark = (parsed as Record<string, unknown> | null)?.[table];
 					if (typeof mark === 'string') this.savedSettled[table] = mark;

@@ -182,7 +182,7 @@ test('the next process on the store does not compare the tables the last one fou
 	const w = await enabledWorld(t);
 	await w.a.engine.tasks.add({ title: 'keep the parser small', actor });
 	await w.a.engine.sync.push();
-	assert.ok(fs.existsSync(path.join(w.a.root, '.baton', 'sync', 'records-settled.json')), 'saved for the next process');
+	assert.ok(fs.existsSync(path.join(w.a.root, '.baton', 'cache', 'records-settled')), 'saved for the next process');
 	w.a.engine.close();
 
 	const next = await openTestEngine(t, { root: w.a.root, clock: w.a.clock });
@@ -204,6 +204,6 @@ test('the next process on the store does not compare the tables the last one fou
 	assert.ok(owed.some((e) => e.subject === changed.id));
 	// A pull forgets what was settled, here and for the next process.
 	await third.engine.sync.pull();
-	assert.equal(fs.existsSync(path.join(w.a.root, '.baton', 'sync', 'records-settled.json')), false);
+	assert.equal(fs.existsSync(path.join(w.a.root, '.baton', 'cache', 'records-settled')), false);
 	third.engine.close();
 });

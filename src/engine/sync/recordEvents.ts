@@ -28,9 +28,12 @@ export const recordKinds = ['decision.recorded', 'checkpoint.labels', 'memory.fa
  * other subjects — so it may run on across the caller's own writes of what it yielded, and must start
  * again after anyone else's.
  */
-export function* recordEventStream(db: BatonDb, tables: readonly RecordTable[] = recordTables): Generator<NewSharedEvent> {
+export function* recordEventStream(db: BatonDb, tables: readonly RecordTable[] = recordTables, from: ResumePoints = new Map()): Generator<NewSharedEvent> {
 	for (const table of recordTables) {
-		if (tables.includes(table)) yield* owedBy[table](db);
+		if (!tables.includes(table)) continue;
+		for (const event of owedBy[table](db, from.get(table) ?? 0)) {
+			if (!(event instanceof ChunkEnd)) yield event;
+		}
 	}
 }
 
@@ -38,7 +41,31 @@ export function* recordEventStream(db: BatonDb, tables: readonly RecordTable[] =
 export const recordTables = ['decisions', 'checkpoints', 'memory_entries', 'tasks', 'import_records'] as const;
 export type RecordTable = (typeof recordTables)[number];
 
-const owedBy: Record<RecordTable, (db: BatonDb) => Iterable<NewSharedEvent>> = {
+/** Where a table's comparison may start: every record up to this rowid was found to owe nothing. */
+export type ResumePoints = ReadonlyMap<RecordTable, number>;
+
+/**
+ * One table's comparison a chunk at a time (`next()` returns after each): done with the rowid the first
+ * chunk holding an owed event starts after (a `recordEventStream` may start there), or null when the
+ * table owes nothing. The caller runs each step in its own read and gives up when the table changes.
+ */
+export function* tableComparison(db: BatonDb, table: RecordTable): Generator<void, number | null> {
+	let chunkStart = 0;
+	for (const item of owedBy[table](db, 0)) {
+		if (!(item instanceof ChunkEnd)) return chunkStart;
+		chunkStart = item.after;
+		yield;
+	}
+	return null;
+}
+
+/** Between two chunks of a table's comparison: the last rowid compared so far. */
+class ChunkEnd {
+	constructor(readonly after: number) {}
+}
+type Owed = NewSharedEvent | ChunkEnd;
+
+const owedBy: Record<RecordTable, (db: BatonDb, after: number) => Iterable<Owed>> = {
 	decisions: decisionEvents,
 	checkpoints: labelEvents,
 	memory_entries: memoryEvents,
@@ -46,15 +73,18 @@ const owedBy: Record<RecordTable, (db: BatonDb) => Iterable<NewSharedEvent>> = {
 	import_records: importEvents,
 };
 
-/** Rows a chunked read of a table takes at once. */
-const chunkRows = 5_000;
+/**
+ * Rows a chunked read of a table takes at once: a step of a comparison that runs beside the daemon's
+ * requests (SyncExport.settleRecords), 15-25 ms of tasks at 50,000 sessions (5,000 took 90-110 ms,
+ * and a hook that waited behind one at each of its steps took 2 s).
+ */
+const chunkRows = 1_000;
 
 type ChunkedTable = typeof tasks | typeof importRecords | typeof decisions | typeof checkpoints;
 
-/** Every row of `table`, `chunkRows` at a time in rowid order. */
-function chunked<T extends ChunkedTable>(db: BatonDb, table: T): Generator<T['$inferSelect'][]>;
-function* chunked(db: BatonDb, table: ChunkedTable): Generator<unknown[]> {
-	let after = 0;
+/** Every row of `table` after rowid `after`, `chunkRows` at a time in rowid order, each chunk with its last rowid. */
+function chunked<T extends ChunkedTable>(db: BatonDb, table: T, after: number): Generator<{ rows: T['$inferSelect'][]; last: number }>;
+function* chunked(db: BatonDb, table: ChunkedTable, after: number): Generator<{ rows: unknown[]; last: number }> {
 	for (;;) {
 		const rows = db
 			.select({ rowid: sql<number>`rowid`, row: table as typeof tasks })
@@ -64,12 +94,12 @@ function* chunked(db: BatonDb, table: ChunkedTable): Generator<unknown[]> {
 			.limit(chunkRows)
 			.all();
 		if (rows.length > 0) {
-			yield rows.map((r) => r.row);
+			after = (rows[rows.length - 1] as (typeof rows)[number]).rowid;
+			yield { rows: rows.map((r) => r.row), last: after };
 		}
 		if (rows.length < chunkRows) {
 			return;
 		}
-		after = (rows[rows.length - 1] as (typeof rows)[number]).rowid;
 	}
 }
 
@@ -105,8 +135,8 @@ function subjectsWith(db: BatonDb, kind: string, subjects: readonly string[]): S
 }
 
 /** A decision not yet shared becomes `decision.recorded`. */
-function* decisionEvents(db: BatonDb): Generator<NewSharedEvent> {
-	for (const chunk of chunked(db, decisions)) {
+function* decisionEvents(db: BatonDb, after: number): Generator<Owed> {
+	for (const { rows: chunk, last } of chunked(db, decisions, after)) {
 		const shared = subjectsWith(
 			db,
 			'decision.recorded',
@@ -123,12 +153,13 @@ function* decisionEvents(db: BatonDb): Generator<NewSharedEvent> {
 				};
 			}
 		}
+		yield new ChunkEnd(last);
 	}
 }
 
 /** A shared checkpoint whose tags or annotations differ from its events' fold gets one `checkpoint.labels` with the difference. */
-function* labelEvents(db: BatonDb): Generator<NewSharedEvent> {
-	for (const chunk of chunked(db, checkpoints)) {
+function* labelEvents(db: BatonDb, after: number): Generator<Owed> {
+	for (const { rows: chunk, last } of chunked(db, checkpoints, after)) {
 		const events = eventsAbout(
 			db,
 			['checkpoint.recorded', 'checkpoint.labels'],
@@ -147,6 +178,7 @@ function* labelEvents(db: BatonDb): Generator<NewSharedEvent> {
 				yield { kind: 'checkpoint.labels', subject: cp.id, sessionId: cp.sessionId, actor: 'baton', body: { addTags, removeTags, annotations } };
 			}
 		}
+		yield new ChunkEnd(last);
 	}
 }
 
@@ -209,8 +241,8 @@ function memoryEvents(db: BatonDb): NewSharedEvent[] {
 }
 
 /** A task whose fields differ from its events' fold gets one `task.changed` with the fields that differ. */
-function* taskEvents(db: BatonDb): Generator<NewSharedEvent> {
-	for (const chunk of chunked(db, tasks)) {
+function* taskEvents(db: BatonDb, after: number): Generator<Owed> {
+	for (const { rows: chunk, last } of chunked(db, tasks, after)) {
 		const events = eventsAbout(
 			db,
 			['task.changed'],
@@ -228,6 +260,7 @@ function* taskEvents(db: BatonDb): Generator<NewSharedEvent> {
 				yield { kind: 'task.changed', subject: t.id, actor: 'baton', body: changed };
 			}
 		}
+		yield new ChunkEnd(last);
 	}
 }
 
@@ -235,8 +268,8 @@ function* taskEvents(db: BatonDb): Generator<NewSharedEvent> {
  * An imported session not yet shared gets its session events, and an import record not yet shared
  * `import.recorded`: a chunk of import records at a time, its sessions' events before its records'.
  */
-function* importEvents(db: BatonDb): Generator<NewSharedEvent> {
-	for (const imported of chunked(db, importRecords)) {
+function* importEvents(db: BatonDb, after: number): Generator<Owed> {
+	for (const { rows: imported, last } of chunked(db, importRecords, after)) {
 		const sessionIds = [...new Set(imported.filter((r) => r.entityType === 'session').map((r) => r.entityId))];
 		const started = subjectsWith(db, 'session.started', sessionIds);
 		yield* importedSessionEvents(
@@ -263,6 +296,7 @@ function* importEvents(db: BatonDb): Generator<NewSharedEvent> {
 				};
 			}
 		}
+		yield new ChunkEnd(last);
 	}
 }
 

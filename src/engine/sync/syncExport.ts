@@ -31,7 +31,7 @@ import {
 import type { TimelineSync } from './timelineSync';
 import type { TranscriptSync } from './transcriptSync';
 import { ownEventWriter } from './localEvents';
-import { recordEventStream, recordTables, type RecordTable } from './recordEvents';
+import { recordEventStream, recordTables, tableComparison, type RecordTable, type ResumePoints } from './recordEvents';
 import { take } from '../arrays';
 import { nextTurn } from '../ports';
 import { readSyncState, syncDir } from './syncState';
@@ -54,6 +54,10 @@ export class SyncExport {
 	private savedSettled: Partial<Record<RecordTable, string>> | undefined;
 	/** How many times each record table was compared with its events (each a read of its every record). */
 	readonly recordComparisons = new Map<RecordTable, number>();
+	/** Bumped by `forgetRecordsSettled`: a comparison running across it settles nothing. */
+	private forgets = 0;
+	/** Where the comparison of a table that owes events may start, at the version it was found at (`settleRecords`). */
+	private readonly owingFrom = new Map<RecordTable, { version: number; after: number; forgets: number }>();
 	/** Kept: what it knows of the last shared tree it built lets the next one be built from the changes alone. */
 	private sharedTrees: SharedTrees | undefined;
 
@@ -86,6 +90,8 @@ export class SyncExport {
 		await this.beforeExport().catch((error: Error) =>
 			this.ctx.log.warn(`sync: the commits made since the last push could not be attributed before it: ${error.message}`),
 		);
+		// Outside the shadow lock, which a hook's capture waits for: the comparison of the records a chunk a turn.
+		await this.settleRecords();
 		return this.shadow.withLock(async () => {
 			await this.shadow.ensureInit(this.ctx.config.checkpoints.excludes);
 			const refs = this.parts.refs();
@@ -168,6 +174,7 @@ export class SyncExport {
 		this.writeOwn ??= ownEventWriter(this.ctx);
 		const write = this.writeOwn;
 		const store = this.ctx.store;
+		await this.settleRecords();
 		// A read first: most syncs have nothing to add, and a write is a commit. Nothing changed since a
 		// sync that found nothing (the store's data version says so) is not compared again.
 		const first = await store.read((db) => this.firstPendingPage(db));
@@ -184,7 +191,7 @@ export class SyncExport {
 			page = await store.write((db) => {
 				if (store.dataVersion !== version) {
 					compared = this.staleRecordTables();
-					stream = recordEventStream(db, [...compared.keys()]);
+					stream = recordEventStream(db, [...compared.keys()], this.resumePoints(compared));
 					page = take(stream, this.pageEvents);
 				}
 				if (page.length > 0) {
@@ -221,7 +228,7 @@ export class SyncExport {
 			return undefined;
 		}
 		compared.forEach((_, table) => this.recordComparisons.set(table, (this.recordComparisons.get(table) ?? 0) + 1));
-		const stream = recordEventStream(db, [...compared.keys()]);
+		const stream = recordEventStream(db, [...compared.keys()], this.resumePoints(compared));
 		const page = take(stream, this.pageEvents);
 		if (page.length === 0) {
 			this.settle(compared);
@@ -231,13 +238,67 @@ export class SyncExport {
 	}
 
 	/**
+	 * The stale record tables compared with their events a chunk (1,000 records) a turn, each chunk in a
+	 * read of its own, with no lock held: a table found to owe nothing is settled, so the sync's own
+	 * comparison (under the shadow lock, in one read) skips it; one that owes events is compared there
+	 * from the chunk its first owed event lies in. The first sync of a process on a store whose
+	 * tables it has not found settled (a new daemon, the first sync after a pull) compared every table
+	 * in one read — 3.4 s at 50,000 sessions, the daemon answering nobody and a hook's capture waiting
+	 * on the lock. A table that changes while it is compared (its version moves: any other process's
+	 * write moves every table's), or a merge's forgetting, settles nothing: it is compared again.
+	 */
+	async settleRecords(): Promise<void> {
+		const store = this.ctx.store;
+		const forgets = this.forgets;
+		const settled = new Map<RecordTable, number>();
+		for (const [table, version] of this.staleRecordTables()) {
+			const owing = this.owingFrom.get(table);
+			if (owing?.version === version && owing.forgets === forgets) continue; // known to owe, from there
+			const steps: { comparison?: Generator<void, number | null> } = {};
+			let outcome: { owingAfter: number | null } | 'moved' | undefined;
+			while (outcome === undefined) {
+				outcome = await store.read((db) => {
+					if (store.tableVersion(table) !== version || this.forgets !== forgets) return 'moved';
+					steps.comparison ??= tableComparison(db, table);
+					const step = steps.comparison.next();
+					return step.done ? { owingAfter: step.value } : undefined;
+				});
+				if (outcome === undefined) await nextTurn();
+			}
+			if (outcome === 'moved') {
+				steps.comparison?.return(null);
+			} else if (outcome.owingAfter === null) {
+				this.recordComparisons.set(table, (this.recordComparisons.get(table) ?? 0) + 1);
+				settled.set(table, version);
+			} else {
+				this.owingFrom.set(table, { version, after: outcome.owingAfter, forgets });
+			}
+		}
+		const still = [...settled].filter(([table, version]) => store.tableVersion(table) === version);
+		if (still.length > 0 && this.forgets === forgets) this.settle(new Map(still));
+	}
+
+	/** Where each of `compared` may start (`settleRecords` found the records before it owe nothing, at the version compared now). */
+	private resumePoints(compared: ReadonlyMap<RecordTable, number>): ResumePoints {
+		const from = new Map<RecordTable, number>();
+		for (const [table, version] of compared) {
+			const owing = this.owingFrom.get(table);
+			if (owing?.version === version && this.forgets === owing.forgets) from.set(table, owing.after);
+		}
+		return from;
+	}
+
+	/**
 	 * `compared` owes nothing at those versions: kept for this process, and each settled table's
 	 * content mark (the same in every process, tableVersions.ts) in `.baton/cache/records-settled`
 	 * for the next one, whose first idle export otherwise compared every table again (3.4 s at 50,000
 	 * sessions, the first tool call after a daemon started waiting on it). A cache: not synced.
 	 */
 	private settle(compared: ReadonlyMap<RecordTable, number>): void {
-		compared.forEach((at, table) => this.recordsSettled.set(table, at));
+		compared.forEach((at, table) => {
+			this.recordsSettled.set(table, at);
+			this.owingFrom.delete(table);
+		});
 		const marks: Partial<Record<RecordTable, string>> = {};
 		for (const table of recordTables) {
 			const mark = this.recordsSettled.get(table) === this.ctx.store.tableVersion(table) ? this.ctx.store.contentMark([table]) : undefined;
@@ -293,6 +354,8 @@ export class SyncExport {
 
 	/** A merge brought (or retracted) events: what the records owe is compared again at the next sync. */
 	forgetRecordsSettled(): void {
+		this.forgets++;
+		this.owingFrom.clear();
 		this.recordsSettled.clear();
 		this.savedSettled = {};
 		fs.rmSync(this.settledFile, { force: true });

@@ -15,6 +15,7 @@ import { machineIdentity } from '../../../../src/engine/shared/machineIdentity';
 import { sharedEvents, tasks } from '../../../../src/engine/storage/schema';
 import { EventRefs } from '../../../../src/engine/sync/eventRefs';
 import { batonDir } from '../../../../src/engine/workspace';
+import { nextTurn } from '../../../../src/engine/ports';
 import { openTestEngine } from '../../helpers';
 import { enabledWorld, git, remoteRefs, startEnd } from './syncWorld';
 
@@ -206,4 +207,57 @@ test('the next process on the store does not compare the tables the last one fou
 	await third.engine.sync.pull();
 	assert.equal(fs.existsSync(path.join(w.a.root, '.baton', 'cache', 'records-settled')), false);
 	third.engine.close();
+});
+
+test('the first comparison of a process answers between its chunks: a task changed meanwhile is not settled over and becomes its event', async (t) => {
+	const w = await enabledWorld(t);
+	// More tasks than three chunks of the comparison (1,000 records each), written the way an import writes rows.
+	const count = 4_000;
+	const at = new Date(w.a.clock.now()).toISOString();
+	await w.a.engine.store.write((db) => {
+		for (let i = 0; i < count; i += 500) {
+			db.insert(tasks)
+				.values(
+					Array.from({ length: Math.min(500, count - i) }, (_, k) => ({
+						id: `T${i + k + 1}`,
+						seq: i + k + 1,
+						title: `task ${i + k + 1}`,
+						type: 'task' as const,
+						status: 'pending' as const,
+						priority: 'medium' as const,
+						createdAt: at,
+						updatedAt: at,
+					})),
+				)
+				.run();
+		}
+	});
+	await w.a.engine.sync.export();
+	w.a.engine.close();
+	fs.rmSync(path.join(w.a.root, '.baton', 'cache', 'records-settled'));
+
+	// A new process (nothing saved): its comparison of the tasks runs a chunk a turn, and a write gets in between.
+	const next = await openTestEngine(t, { root: w.a.root, clock: w.a.clock });
+	const settling = next.engine.sync.settleRecords();
+	await nextTurn();
+	const changed = await next.engine.tasks.update({ id: `T${count}`, title: 'renamed while the tasks were compared', actor });
+	await settling;
+	assert.equal(next.engine.sync.recordComparisons('tasks'), 0, 'the tasks moved while compared: not settled');
+	assert.equal(next.engine.sync.recordComparisons('decisions'), 1, 'the tables that did not move are settled');
+	await next.engine.sync.export();
+	assert.equal(next.engine.sync.recordComparisons('tasks'), 1);
+	const events = await next.engine.store.read((db) =>
+		db.select({ subject: sharedEvents.subject, body: sharedEvents.body }).from(sharedEvents).where(eq(sharedEvents.kind, 'task.changed')).all(),
+	);
+	assert.equal(events.length, count + 1);
+	const about = events.filter((e) => e.subject === changed.id).map((e) => e.body['title']);
+	assert.deepEqual(about.sort(), [`task ${count}`, changed.title].sort(), 'its first event, and the rename’s');
+	// A task in the third chunk: the comparison under the lock starts where the one before found it owed, and finds it.
+	const third = await next.engine.tasks.update({ id: 'T2500', title: 'renamed in the third chunk', actor });
+	await next.engine.sync.export();
+	const renamed = await next.engine.store.read((db) =>
+		db.select({ body: sharedEvents.body }).from(sharedEvents).where(eq(sharedEvents.subject, third.id)).all(),
+	);
+	assert.ok(renamed.some((e) => e.body['title'] === third.title));
+	next.engine.close();
 });

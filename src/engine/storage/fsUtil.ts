@@ -110,7 +110,8 @@ export function removeStaleTemps(file: string): void {
 		return;
 	}
 	for (const name of names) {
-		const pid = name.slice(prefix.length);
+		// `<pid>-ahead-<hex>`: a snapshot copied ahead of a compaction (snapshotFile.ts `copySnapshotAhead`).
+		const pid = name.slice(prefix.length).replace(/-ahead-[0-9a-f]+$/, '');
 		if (!/^[1-9][0-9]*$/.test(pid) || Number(pid) === process.pid) continue;
 		const tmp = path.join(path.dirname(file), name);
 		try {

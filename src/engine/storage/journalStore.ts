@@ -21,7 +21,7 @@ import { BatonError } from '../errors';
 import type { Clock, Logger } from '../ports';
 import { mkdirPrivate } from '../workspace';
 import { atomicWriteFile, identitiesOf, preserveCopy, type FileIdentity } from './fsUtil';
-import { writeSnapshot } from './snapshotFile';
+import { copySnapshotAhead, writeSnapshot, type SnapshotCopy } from './snapshotFile';
 import { encodeHeader, encodeRecord, headerSize, scanRecords, type JournalParam, type JournalRecord } from './journalFormat';
 import { applyPragmas, loadFromDisk, newGeneration, readRange, replayRecord, setTornTailAside, writeMeta, type DiskState } from './journalRecovery';
 import type { SnapshotPages } from './snapshotPages';
@@ -245,14 +245,16 @@ export class JournalStore {
 
 	/** Write a fresh snapshot and start a new journal generation. */
 	async compact(): Promise<void> {
+		const ahead = this.pages && !this.closed ? await copySnapshotAhead(this.dbFile) : undefined; // off the event loop, before the lock
 		return this.serialize(async () => {
 			this.assertOpen();
 			await this.lock.acquire();
 			try {
 				this.catchUpLocked();
-				this.compactLocked();
+				this.compactLocked(ahead);
 			} finally {
 				this.lock.release();
+				ahead?.discard();
 			}
 		});
 	}
@@ -436,7 +438,7 @@ export class JournalStore {
 		return true;
 	}
 
-	private compactLocked(): void {
+	private compactLocked(ahead?: SnapshotCopy): void {
 		const generation = newGeneration();
 		const writesBefore = this.pages?.writes ?? 0;
 		writeMeta(this.sqliteDb, this.seq, generation);
@@ -456,7 +458,7 @@ export class JournalStore {
 		if (keepPrevious && fs.existsSync(this.journalFile)) {
 			preserveCopy(this.journalFile, `${this.journalFile}.prev`);
 		}
-		const how = writeSnapshot(this.dbFile, bytes, keepPrevious, pages);
+		const how = writeSnapshot(this.dbFile, bytes, keepPrevious, pages, ahead);
 		this.journal.close();
 		atomicWriteFile(this.journalFile, encodeHeader(generation, this.seq));
 		this.generation = generation;
@@ -471,7 +473,7 @@ export class JournalStore {
 			}
 		}
 		this.options.log.info(
-			`compacted ${this.dbFile} at sequence ${this.seq} (${size} bytes${keepPrevious ? '' : '; no previous snapshot kept at this size'}${pages ? ', written from its pages' : ''}${how === 'patched' ? ' over a copy of the previous one' : ''})`,
+			`compacted ${this.dbFile} at sequence ${this.seq} (${size} bytes${keepPrevious ? '' : '; no previous snapshot kept at this size'}${pages ? ', written from its pages' : ''}${how === 'written' ? '' : ' over a copy of the previous one'}${how === 'copied ahead' ? ' made before the lock' : ''})`,
 		);
 		// The database goes on from the new snapshot: the pages it was written from are let go.
 		try {

@@ -12,7 +12,8 @@ import { describe, it } from 'node:test';
 import { BatonError } from '../../../../src/engine/errors';
 import { crc32 } from '../../../../src/engine/storage/journalFormat';
 import { JournalStore } from '../../../../src/engine/storage/journalStore';
-import { checksumPieceBytes, writeSnapshot } from '../../../../src/engine/storage/snapshotFile';
+import { checksumPieceBytes, copySnapshotAhead, writeSnapshot } from '../../../../src/engine/storage/snapshotFile';
+import { removeStaleTemps } from '../../../../src/engine/storage/fsUtil';
 import { SnapshotPages } from '../../../../src/engine/storage/snapshotPages';
 import { tasks } from '../../../../src/engine/storage/schema';
 import { FakeClock, MemoryLogger, taskRow, tempDir } from '../../helpers';
@@ -62,7 +63,7 @@ void describe('a compaction over a copy of the previous snapshot', { skip: !Snap
 		await addTasks(store, 5_000, 300); // the database grows past its old end
 		await store.write((db) => db.update(tasks).set({ title: 'renamed' }).run());
 		await store.compact();
-		assert.match(compactions(log), /written from its pages over a copy of the previous one/);
+		assert.match(compactions(log), /written from its pages over a copy of the previous one made before the lock/);
 
 		const after = sumsOf(file);
 		assert.ok(after.size > before.size, `grew from ${before.size} to ${after.size} bytes`);
@@ -131,6 +132,45 @@ void describe('a compaction over a copy of the previous snapshot', { skip: !Snap
 			fs.readdirSync(dir).filter((name) => name.includes('.tmp-')),
 			[],
 		);
+	});
+
+	void it('copies the snapshot ahead of the lock, and a copy of a snapshot replaced since is not written over', async (t) => {
+		const dir = tempDir(t);
+		await seedLargeStore(dir, 1_000, 3_500);
+		const file = path.join(dir, 'baton.db');
+		const ahead = await copySnapshotAhead(file);
+		assert.ok(ahead, 'a snapshot whose sums list its pieces is copied');
+		assert.deepEqual(fs.readFileSync(ahead.path), fs.readFileSync(file), 'the copy is the snapshot');
+		assert.equal(ahead.of(file), true);
+		// Another process's compaction puts a new file in its place: not what was copied.
+		const log = new MemoryLogger();
+		const other = await open(dir, log);
+		await addTasks(other, 5_000, 5);
+		await other.compact();
+		other.close();
+		assert.equal(ahead.of(file), false, 'the snapshot was replaced since the copy');
+		const store = await open(dir);
+		t.after(() => store.close());
+		await addTasks(store, 6_000, 5);
+		const pages = (store as unknown as { pages: SnapshotPages }).pages;
+		assert.equal(writeSnapshot(file, [], false, pages, ahead), 'patched', 'copied again under the lock, not the stale copy');
+		assert.equal(fs.existsSync(ahead.path), true, 'the stale copy is left to its owner');
+		ahead.discard();
+		assert.equal(fs.existsSync(ahead.path), false);
+		assert.deepEqual(sidecar(dir)[0], { ...sumsOf(file), pieceBytes: checksumPieceBytes });
+	});
+
+	void it('removes a copy made ahead by a process that died before its compaction', (t) => {
+		const dir = tempDir(t);
+		const file = path.join(dir, 'baton.db');
+		fs.writeFileSync(file, 'snapshot');
+		const dead = path.join(dir, 'baton.db.tmp-999999999-ahead-0a1b2c3d');
+		const mine = path.join(dir, `baton.db.tmp-${process.pid}-ahead-4e5f6a7b`);
+		fs.writeFileSync(dead, 'a copy of 390 MB');
+		fs.writeFileSync(mine, 'in progress');
+		removeStaleTemps(file);
+		assert.equal(fs.existsSync(dead), false);
+		assert.equal(fs.existsSync(mine), true, 'a live process’s copy is its compaction in progress');
 	});
 
 	void it('writes the whole snapshot when the sidecar lists no pieces (an older Baton’s)', async (t) => {

@@ -395,7 +395,7 @@ export class SyncService {
 				this.record(name, { lastError: (error as Error).message });
 				throw error;
 			}
-			return mergeFetched(this.merging, name).finally(() => this.exporter.forgetRecordsSettled());
+			return this.exporter.afterMerge(mergeFetched(this.merging, name));
 		});
 	}
 

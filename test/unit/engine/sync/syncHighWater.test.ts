@@ -171,12 +171,18 @@ test('a session’s work after a sync does not make the next export read every t
 		[task.id],
 	);
 
-	// A pull may bring or take back records' events: the next sync compares every table again.
+	// A pull may bring or take back records' events: after one that did, the next sync compares every
+	// table again; after one that found nothing new (an editor pulls on focus), none.
 	await w.a.engine.sync.push();
 	const afterPush = tasksCompared();
-	await w.a.engine.sync.pull();
+	assert.equal((await w.a.engine.sync.pull()).newEvents, 0);
 	await w.a.engine.sync.export();
-	assert.ok(tasksCompared() > afterPush, 'compared again after the pull');
+	assert.equal(tasksCompared(), afterPush, 'nothing new pulled: not compared again');
+	await w.b.engine.tasks.add({ title: 'a teammate’s task', actor });
+	await w.b.engine.sync.push();
+	assert.ok((await w.a.engine.sync.pull()).newEvents > 0);
+	await w.a.engine.sync.export();
+	assert.ok(tasksCompared() > afterPush, 'compared again after a pull that brought events');
 });
 
 test('the next process on the store does not compare the tables the last one found settled, unless they changed since', async (t) => {
@@ -203,7 +209,11 @@ test('the next process on the store does not compare the tables the last one fou
 		db.select({ subject: sharedEvents.subject }).from(sharedEvents).where(eq(sharedEvents.kind, 'task.changed')).all(),
 	);
 	assert.ok(owed.some((e) => e.subject === changed.id));
-	// A pull forgets what was settled, here and for the next process.
+	// A pull that brings events forgets what was settled, here and for the next process; one that brings nothing keeps it.
+	await third.engine.sync.pull();
+	assert.equal(fs.existsSync(path.join(w.a.root, '.baton', 'cache', 'records-settled')), true, 'nothing new pulled');
+	await w.b.engine.tasks.add({ title: 'a teammate’s task', actor });
+	await w.b.engine.sync.push();
 	await third.engine.sync.pull();
 	assert.equal(fs.existsSync(path.join(w.a.root, '.baton', 'cache', 'records-settled')), false);
 	third.engine.close();

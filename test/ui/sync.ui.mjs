@@ -111,7 +111,18 @@ try {
 		const buttons = async (row) => {
 			await row.hover();
 			await s.page.waitForTimeout(400);
-			return row.locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+			const labels = await row.locator('.actions .action-label').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
+			// The row's hover (it opens over the rows below, and stays while pointed at) goes before the next row is hovered:
+			// under load it opened late, over the next row, and that row's hover waited 30 s.
+			const viewport = s.page.viewportSize() ?? { width: 1280, height: 800 };
+			await s.page.mouse.move(Math.round(viewport.width * 0.75), Math.round(viewport.height * 0.3));
+			await s.page.keyboard.press('Escape');
+			await s.page
+				.locator('.monaco-hover:visible')
+				.first()
+				.waitFor({ state: 'hidden', timeout: 5_000 })
+				.catch(() => undefined);
+			return labels;
 		};
 		const onRunner = await buttons(running);
 		if (onRunner.some((label) => /End Session|Suspend/.test(label))) {

@@ -246,6 +246,7 @@ export class JournalStore {
 	/** Write a fresh snapshot and start a new journal generation. */
 	async compact(): Promise<void> {
 		const ahead = this.pages && !this.closed ? await copySnapshotAhead(this.dbFile) : undefined; // off the event loop, before the lock
+		// Discarded when unused, whatever failed: a closed store or the lock's timeout would leave hundreds of MB behind.
 		return this.serialize(async () => {
 			this.assertOpen();
 			await this.lock.acquire();
@@ -254,9 +255,8 @@ export class JournalStore {
 				this.compactLocked(ahead);
 			} finally {
 				this.lock.release();
-				ahead?.discard();
 			}
-		});
+		}).finally(() => ahead?.discard());
 	}
 
 	close(): void {

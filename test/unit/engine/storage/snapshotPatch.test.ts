@@ -160,6 +160,21 @@ void describe('a compaction over a copy of the previous snapshot', { skip: !Snap
 		assert.deepEqual(sidecar(dir)[0], { ...sumsOf(file), pieceBytes: checksumPieceBytes });
 	});
 
+	void it('discards the copy made ahead when the compaction cannot run (the store closed while it was copied)', async (t) => {
+		const dir = tempDir(t);
+		await seedLargeStore(dir, 1_000, 3_500);
+		const store = await open(dir);
+		await addTasks(store, 5_000, 5);
+		const compacting = store.compact();
+		store.close();
+		await assert.rejects(compacting);
+		assert.deepEqual(
+			fs.readdirSync(dir).filter((name) => name.includes('.tmp-')),
+			[],
+			'no copy left behind',
+		);
+	});
+
 	void it('removes a copy made ahead by a process that died before its compaction', (t) => {
 		const dir = tempDir(t);
 		const file = path.join(dir, 'baton.db');

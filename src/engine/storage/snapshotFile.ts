@@ -182,8 +182,10 @@ function writeWhole(dbFile: string, bytes: Uint8Array | Iterable<Uint8Array>, se
 	atomicWriteFile(dbFile, counted(), privateFileMode, true, () => settle(sum.done()));
 }
 
-/** The old snapshot copied, `patch`'s pieces written over it: its sums are the old ones with theirs in place. */
-/** Returns whether the copy made ahead was the one written over. */
+/**
+ * The old snapshot copied (or its copy made `ahead`, when it is of this file), `patch`'s pieces written
+ * over it: its sums are the old ones with theirs in place. Returns whether the copy made ahead was used.
+ */
 function writePatched(dbFile: string, old: Required<SumEntry>, patch: SnapshotPatch, settle: (written: SumEntry) => void, ahead?: SnapshotCopy): boolean {
 	const { pieceBytes, size } = { pieceBytes: old.pieceBytes, size: patch.size };
 	const pieces = old.pieces.slice(0, Math.ceil(size / pieceBytes));
@@ -243,6 +245,7 @@ export interface SnapshotCopy {
  * process compacted) is not this one's copy, and the compaction copies the new one itself.
  */
 export async function copySnapshotAhead(dbFile: string): Promise<SnapshotCopy | undefined> {
+	// Its own stat, not identitiesOf: a FIFO put in its place is never copied (the copy would wait on it), and the device counts.
 	const before = fs.statSync(dbFile, { throwIfNoEntry: false });
 	if (!before?.isFile() || !recordedChecksum(dbFile)?.pieces) return undefined;
 	// Named for this process (removeStaleTemps) and this copy: two stores of one file in a process each make their own.
@@ -252,7 +255,6 @@ export async function copySnapshotAhead(dbFile: string): Promise<SnapshotCopy | 
 		return now !== undefined && now.dev === before.dev && now.ino === before.ino && now.size === before.size && now.mtimeMs === before.mtimeMs;
 	};
 	try {
-		fs.rmSync(copy, { force: true });
 		await fs.promises.copyFile(dbFile, copy, fs.constants.COPYFILE_EXCL);
 		const handle = await fs.promises.open(copy, 'r+');
 		try {

@@ -2,7 +2,10 @@
  * A path from a tree (a checkpoint's, a step's) names a file inside the workspace only if each of its
  * parts is a plain name. Git writes no other kind, but a tree can be made with any name (`git mktree`
  * takes `..` and `.git`) and arrive through a pulled ref: joined to the workspace folder, `../x`
- * names a file outside it and `.git/config` the user's repository.
+ * names a file outside it and `.git/config` the user's repository. Nor is `.baton` a part: Baton's
+ * snapshots leave every `.baton` folder out (shadowRepo.ts's excludes), so a tree holding one was made
+ * elsewhere, and a rollback to it would write Baton's own files (`.baton/machine.json`: the clone would
+ * then push as another machine, over that machine's history).
  *
  * Nor is it inside when one of its folders on disk is a symbolic link (or a Windows junction): the
  * system follows it, so `d/x` with `d` linked elsewhere is a file outside. Baton writes, moves and
@@ -23,8 +26,12 @@ export function workspacePathProblem(rel: string): string | null {
 		if (part === '' || part === '.' || part === '..') {
 			return `the part "${part}"`;
 		}
-		if (part.toLowerCase() === '.git') {
+		const lower = part.toLowerCase();
+		if (lower === '.git') {
 			return 'a .git folder';
+		}
+		if (lower === '.baton') {
+			return "Baton's own folder, which its snapshots leave out";
 		}
 		if (process.platform === 'win32' && /[\\:]/.test(part)) {
 			return `the part "${part}"`;

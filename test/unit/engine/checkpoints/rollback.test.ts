@@ -66,7 +66,7 @@ void describe('rollback', () => {
 		const outside = path.join(root, '..', `outside-${path.basename(root)}.txt`);
 		fs.writeFileSync(outside, 'not the workspace’s\n');
 		t.after(() => fs.rmSync(outside, { force: true }));
-		// The target's tree, plus `../outside-….txt` and `.git/config` entries (git mktree takes any name).
+		// The target's tree, plus `../outside-….txt`, `.git/config` and `.baton/machine.json` entries (git mktree takes any name).
 		const shadow = path.join(root, '.baton', 'shadow.git');
 		const inShadow = (args: string[], input?: string): string =>
 			execFileSync('git', args, {
@@ -85,7 +85,11 @@ void describe('rollback', () => {
 		for (const [name, entries] of [
 			['..', `100644 blob ${blob}\t${path.basename(outside)}\n`],
 			['.git', `100644 blob ${blob}\tconfig\n`],
+			// A teammate's tree holding Baton's own files: restored, the clone would take another machine's id and push over its history.
+			['.baton', `100644 blob ${blob}\tmachine.json\n`],
 		] as const) {
+			const machine = (): string | null => (fs.existsSync(path.join(root, '.baton', 'machine.json')) ? read(root, '.baton/machine.json') : null);
+			const machineBefore = machine();
 			const sub = inShadow(['mktree'], entries);
 			const top = inShadow(['mktree'], `${inShadow(['ls-tree', target.treeSha])}\n040000 tree ${sub}\t${name}\n`);
 			const commit = inShadow(['commit-tree', top, '-m', 'forged']);
@@ -94,8 +98,10 @@ void describe('rollback', () => {
 			await assert.rejects(
 				engine.checkpoints.rollback(target.id, { actor }),
 				(error: Error) =>
-					/which is no path inside the workspace/.test(error.message) && error.message.includes(name === '..' ? '"../outside-' : '".git/config"'),
+					/which is no path inside the workspace/.test(error.message) &&
+					error.message.includes({ '..': '"../outside-', '.git': '".git/config"', '.baton': '".baton/machine.json"' }[name]),
 			);
+			assert.equal(machine(), machineBefore, "Baton's own files are as they were");
 			assert.deepEqual(fingerprint(root, outsideBaton), before, 'the workspace is as it was');
 			assert.equal(fs.readFileSync(outside, 'utf8'), 'not the workspace’s\n', 'the file outside it too');
 			assert.equal(read(root, 'src/agent.ts'), 'agent output\n');
@@ -103,12 +109,13 @@ void describe('rollback', () => {
 		const failed = await engine.checkpoints.rollbacks();
 		assert.deepEqual(
 			failed.map((r) => r.status),
-			['failed', 'failed'],
+			['failed', 'failed', 'failed'],
 		);
 		// Refused while verifying the target: no file was moved aside or written, inside or outside.
 		assert.deepEqual(
 			failed.map((r) => r.phases.map((p) => p.phase)),
 			[
+				['safety_checkpoint', 'failed'],
 				['safety_checkpoint', 'failed'],
 				['safety_checkpoint', 'failed'],
 			],

@@ -11,11 +11,26 @@ import { assertRealFolders, folderProblem, workspaceFile, workspacePathProblem }
 import { blobId, filesNow, revertStep } from '../../../../src/engine/timeline/stepRevert';
 import { tempDir } from '../../helpers';
 
-test('plain names pass; empty, dot, dot-dot and .git parts do not', () => {
-	for (const ok of ['a.txt', 'src/app.ts', '.github/workflows/ci.yml', '.gitignore', 'a/..b/c', 'x/.git-keep']) {
+test('plain names pass; empty, dot, dot-dot, .git and .baton parts do not', () => {
+	for (const ok of ['a.txt', 'src/app.ts', '.github/workflows/ci.yml', '.gitignore', 'a/..b/c', 'x/.git-keep', '.batonrc', 'x/.baton-notes']) {
 		assert.equal(workspacePathProblem(ok), null, ok);
 	}
-	for (const bad of ['', '..', '../x', 'a/../../x', './a', 'a//b', 'a/', '/etc/passwd', '.git/config', 'sub/.GIT/hooks/pre-commit', 'a\0b']) {
+	for (const bad of [
+		'',
+		'..',
+		'../x',
+		'a/../../x',
+		'./a',
+		'a//b',
+		'a/',
+		'/etc/passwd',
+		'.git/config',
+		'sub/.GIT/hooks/pre-commit',
+		'a\0b',
+		'.baton/machine.json',
+		'.BATON/machine.json',
+		'sub/.baton/x',
+	]) {
 		assert.notEqual(workspacePathProblem(bad), null, JSON.stringify(bad));
 	}
 });

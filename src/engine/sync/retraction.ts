@@ -20,13 +20,18 @@ import { BatonError } from '../errors';
 import { atomicWriteFile } from '../storage/fsUtil';
 import type { WireEvent } from '../shared/sharedEvents';
 import { mkdirPrivate } from '../workspace';
-import { pushAll } from '../arrays';
 import { syncDir } from './syncState';
 
 export const retractedKind = 'sync.retracted';
 
 /** What to take back: one of a checkpoint, a session, or everything since a time (ISO). */
 export type RetractRequest = { checkpoint: string } | { session: string } | { since: string };
+
+/** A session a teammate's tombstone took back: the copies of its transcripts imported from `machine` go. */
+export interface TakenBack {
+	machine: string;
+	session: string;
+}
 
 /** The tombstone's body: what a teammate drops of this machine's records. */
 interface RetractedBody {
@@ -160,11 +165,13 @@ export function addRetracted(workspaceRoot: string, selection: RetractedSelectio
 /**
  * A teammate's tombstones, applied after a pull's merge: the events it names that came from its own
  * machine are dropped, with the checkpoints and sessions derived from them. A machine can take back
- * only its own records. Returns how many events were dropped.
+ * only its own records. Returns how many events were dropped, and each session taken back with the
+ * machine that took it back: only the transcripts imported from that machine go (a tombstone can name
+ * any session, this machine's own too).
  */
-export function applyRetractions(db: BatonDb, pulled: readonly WireEvent[], ownMachine: string): { dropped: number; sessions: string[] } {
+export function applyRetractions(db: BatonDb, pulled: readonly WireEvent[], ownMachine: string): { dropped: number; taken: TakenBack[] } {
 	let dropped = 0;
-	const sessionsTaken: string[] = [];
+	const taken: TakenBack[] = [];
 	for (const t of pulled) {
 		if (t.kind !== retractedKind || t.machine === ownMachine) {
 			continue;
@@ -177,7 +184,9 @@ export function applyRetractions(db: BatonDb, pulled: readonly WireEvent[], ownM
 		const theirs = sql`machine = ${t.machine} AND source <> 'local' AND kind <> ${retractedKind} AND (subject IN (SELECT value FROM json_each(${checkpoints})) OR subject IN (SELECT value FROM json_each(${sessions})) OR session_id IN (SELECT value FROM json_each(${sessions})) OR (${since} IS NOT NULL AND at >= ${since}))`;
 		const gone = db.all<{ id: string; kind: string; subject: string }>(sql`SELECT id, kind, subject FROM shared_events WHERE ${theirs}`);
 		// Their transcripts are dropped too (by the caller, outside the write), whether or not events remain here.
-		pushAll(sessionsTaken, [...named, ...gone.filter((e) => e.kind === 'session.started').map((e) => e.subject)]);
+		for (const session of new Set([...named, ...gone.filter((e) => e.kind === 'session.started').map((e) => e.subject)])) {
+			taken.push({ machine: t.machine, session });
+		}
 		if (gone.length === 0) {
 			continue;
 		}
@@ -187,5 +196,5 @@ export function applyRetractions(db: BatonDb, pulled: readonly WireEvent[], ownM
 		db.run(sql`DELETE FROM shared_events WHERE ${theirs}`);
 		dropped += gone.length;
 	}
-	return { dropped, sessions: [...new Set(sessionsTaken)] };
+	return { dropped, taken };
 }

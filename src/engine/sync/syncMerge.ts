@@ -17,7 +17,7 @@ import { mergeWireEvents } from './mergeWire';
 import { projectEvents } from './projection';
 import { warnRefused, type PullResult } from './pullResult';
 import type { RefRange } from './refTrees';
-import { applyRetractions, retractedKind } from './retraction';
+import { applyRetractions, retractedKind, type TakenBack } from './retraction';
 import { emptyRemote, readSyncState, updateSyncState, type RemoteState } from './syncState';
 import type { TranscriptSync } from './transcriptSync';
 
@@ -87,7 +87,7 @@ export async function mergeFetched(parts: MergeParts, name: string): Promise<Pul
 	for (const type of result.projected.unknownScopes) {
 		ctx.log.warn(`sync: kept sessions from remote "${name}" whose scope type "${type}" this version does not know (they show under their scope key)`);
 	}
-	// A teammate took sessions back: the copies of their transcripts imported here go as well.
+	// A teammate took sessions back: the copies of their transcripts imported here from that teammate go as well.
 	if (result.taken.length > 0) {
 		await parts
 			.transcripts()
@@ -173,13 +173,13 @@ async function mergeInPages(
 	ctx: EngineContext,
 	groups: WireGroups,
 	pull: { name: string; own: string; nowMs: number; sharedTrees: readonly SharedTreePair[]; pageEvents: number },
-): Promise<{ merged: Merged; added: number; projected: Projected; dropped: number; taken: string[] }> {
+): Promise<{ merged: Merged; added: number; projected: Projected; dropped: number; taken: TakenBack[] }> {
 	const { name, own, nowMs, sharedTrees } = pull;
 	let merged: Merged | undefined;
 	let projected: Projected | undefined;
 	let added = 0;
 	let dropped = 0;
-	const taken = new Set<string>();
+	const taken = new Map<string, TakenBack>();
 	for await (const { part, bodies, last } of pagesOf(groups, pull.pageEvents)) {
 		const done = await ctx.store.write((db) => {
 			const m = mergeWireEvents(db, part, name, nowMs, bodies);
@@ -198,9 +198,9 @@ async function mergeInPages(
 		merged = addMerged(merged ?? { added: [], events: [], refused: [], before: done.m.before }, done.m);
 		projected = projected ? addProjected(projected, done.p) : done.p;
 		dropped += done.r.dropped;
-		done.r.sessions.forEach((s) => taken.add(s));
+		done.r.taken.forEach((one) => taken.set(`${one.machine}\u0000${one.session}`, one));
 		if (last) {
-			return { merged, added, projected, dropped, taken: [...taken] };
+			return { merged, added, projected, dropped, taken: [...taken.values()] };
 		}
 	}
 	throw new Error('unreachable: the last page returns');

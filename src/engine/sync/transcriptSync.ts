@@ -10,7 +10,7 @@ import { machineIdentity } from '../shared/machineIdentity';
 import type { TranscriptArchive } from '../transcripts/transcriptArchive';
 import type { EventRefs } from './eventRefs';
 import { dropTranscripts, exportTranscripts, maxTranscriptBytes, readTranscripts, transcriptsRefPrefix } from './transcriptRefs';
-import { readRetracted } from './retraction';
+import { readRetracted, type TakenBack } from './retraction';
 import { syncDir } from './syncState';
 import { pushAll } from '../arrays';
 
@@ -54,15 +54,12 @@ export class TranscriptSync {
 		return dropTranscripts(this.shadow, this.ref, (ref) => this.refs.tip(ref), sessions, this.cacheFile, nowMs);
 	}
 
-	/** A teammate took these sessions back: the copies of their transcripts this machine imported go too. */
-	async forget(sessions: readonly string[]): Promise<number> {
-		let purged = 0;
-		for (const session of sessions) {
-			if (this.archive.list({ sessionId: session }).length > 0) {
-				purged += (await this.archive.setArchiving(session, false, true)).purged;
-			}
-		}
-		return purged;
+	/**
+	 * Teammates took these sessions back: the copies of their transcripts imported here from the machine
+	 * that took each back go too. This machine's own transcripts, and its archive switch, stay.
+	 */
+	async forget(taken: readonly TakenBack[]): Promise<number> {
+		return this.archive.forgetShared(taken);
 	}
 
 	/**
@@ -90,10 +87,17 @@ export class TranscriptSync {
 			pushAll(refused, broken);
 			for (const big of tooLarge) {
 				this.ctx.log.warn(
-					`sync: transcript ${big.path} from remote "${remote}" holds ${big.bytes} bytes, more than the ${maxTranscriptBytes} a pulled transcript may (skipped)`,
+					`sync: transcript ${JSON.stringify(big.path)} from remote "${remote}" holds ${big.bytes} bytes, more than the ${maxTranscriptBytes} a pulled transcript may (skipped)`,
 				);
 			}
-			const problems = await this.archive.importShared(files.map((f) => ({ ...f, origin: { machine, machineName: null, author: null } })));
+			let problems: string[];
+			try {
+				problems = await this.archive.importShared(files.map((f) => ({ ...f, origin: { machine, machineName: null, author: null } })));
+			} catch (error) {
+				// One ref's transcripts stop nothing else: the events are merged, and the next pull reads this ref again.
+				this.ctx.log.warn(`sync: the transcripts of ${ref} from remote "${remote}" were not imported: ${(error as Error).message}`);
+				continue;
+			}
 			for (const problem of problems) {
 				this.ctx.log.warn(`sync: ${problem} (from remote "${remote}"; skipped)`);
 			}

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { atomicWriteFile } from '../storage/fsUtil';
 import { mkdirPrivate } from '../workspace';
 import { redactSecrets } from '../text/redactSecrets';
-import { writeTranscriptMeta } from './archiveMeta';
+import { metaPathOf, writeTranscriptMeta } from './archiveMeta';
 import { indexKey, newTranscriptEntry, transcriptEntrySchema, type TranscriptEntry, type TranscriptIndex } from './transcriptIndex';
 
 /** Who wrote a shared transcript (display only). */
@@ -119,10 +119,26 @@ export function shareableTranscripts(index: TranscriptIndex, dir: string, origin
  * Puts a teammate's shipped transcript into this archive: its excerpts under `<session>/<name>` and
  * its index entry marked `sharedFrom`. Returns a reason when it is not imported (the caller warns).
  */
-export function importSharedTranscript(index: TranscriptIndex, dir: string, filePath: string, content: string, fallback: TranscriptOrigin): string | null {
+export function importSharedTranscript(
+	index: TranscriptIndex,
+	dir: string,
+	file: { path: string; content: string; origin: TranscriptOrigin },
+	/** Every entry by its archive file (entriesByArchivePath): kept up to date with what this imports. */
+	byArchivePath: Map<string, TranscriptEntry>,
+): string | null {
+	const { path: filePath, content } = file;
 	const [sessionId, name, ...rest] = filePath.split('/');
-	if (!sessionId || !name || rest.length > 0 || !safeName.test(sessionId) || !safeName.test(name) || !name.endsWith('.jsonl')) {
-		return `a shared transcript named "${filePath.slice(0, 200)}" is not a name Baton writes`;
+	// `index.*` are the archive's own files beside the session folders (index.json, its lock).
+	if (
+		!sessionId ||
+		!name ||
+		rest.length > 0 ||
+		!safeName.test(sessionId) ||
+		/^index\./i.test(sessionId) ||
+		!safeName.test(name) ||
+		!name.endsWith('.jsonl')
+	) {
+		return `a shared transcript named ${JSON.stringify(filePath.slice(0, 200))} is not a name Baton writes`;
 	}
 	const newline = content.indexOf('\n');
 	let meta: Record<string, unknown>;
@@ -131,11 +147,15 @@ export function importSharedTranscript(index: TranscriptIndex, dir: string, file
 	} catch {
 		return `the shared transcript ${filePath} does not start with its description`;
 	}
-	const given = meta['origin'] as Partial<TranscriptOrigin> | undefined;
+	if (meta === null || typeof meta !== 'object' || Array.isArray(meta)) {
+		return `the shared transcript ${filePath} does not start with its description (its first line is no JSON object)`;
+	}
+	const given = meta['origin'] as Partial<TranscriptOrigin> | null | undefined;
+	// The machine is the ref's it came from, never what the file says: what a retraction takes back is by it (forgetSharedTranscripts).
 	const origin: TranscriptOrigin = {
-		machine: typeof given?.machine === 'string' ? given.machine : fallback.machine,
-		machineName: typeof given?.machineName === 'string' ? given.machineName : fallback.machineName,
-		author: typeof given?.author === 'string' ? given.author : fallback.author,
+		machine: file.origin.machine,
+		machineName: typeof given?.machineName === 'string' ? given.machineName : file.origin.machineName,
+		author: typeof given?.author === 'string' ? given.author : file.origin.author,
 	};
 	const archivePath = `${sessionId}/${name}`;
 	const base = newTranscriptEntry({
@@ -157,14 +177,61 @@ export function importSharedTranscript(index: TranscriptIndex, dir: string, file
 	if (existing && !existing.sharedFrom) {
 		return null; // This machine's own copy of the same transcript wins.
 	}
+	if (existing && existing.sharedFrom?.machine !== origin.machine) {
+		return `the shared transcript ${filePath} is ${key}, which machine ${existing.sharedFrom?.machine ?? '?'} shared first: kept as it came from there`;
+	}
+	const atPath = byArchivePath.get(archivePath);
+	if (atPath && atPath !== existing) {
+		// Another transcript lies in that file (this machine's own, or another one's): never written over.
+		return `the shared transcript ${filePath} would replace the archive of ${indexKey(atPath.agent, atPath.id)}${atPath.sharedFrom ? '' : ", a transcript of this machine's own"}: not imported`;
+	}
 	if (index.sessions[sessionId]?.archive === false) {
 		return null; // Archiving is off here for that session: its transcripts are not kept.
 	}
 	const excerpts = newline < 0 ? '' : content.slice(newline + 1);
 	const bytes = Buffer.from(excerpts);
-	mkdirPrivate(path.join(dir, sessionId));
-	atomicWriteFile(path.join(dir, archivePath), bytes);
-	index.transcripts[key] = { ...entry, archiveBytes: bytes.length, offset: 0, sourceSize: 0, sourceMtimeMs: 0 };
-	writeTranscriptMeta(dir, index.transcripts[key]);
+	try {
+		mkdirPrivate(path.join(dir, sessionId));
+		atomicWriteFile(path.join(dir, archivePath), bytes);
+	} catch (error) {
+		return `the shared transcript ${filePath} could not be written (${(error as Error).message})`;
+	}
+	const imported: TranscriptEntry = { ...entry, archiveBytes: bytes.length, offset: 0, sourceSize: 0, sourceMtimeMs: 0 };
+	index.transcripts[key] = imported;
+	byArchivePath.set(archivePath, imported);
+	writeTranscriptMeta(dir, imported);
 	return null;
+}
+
+/** Each transcript's entry by the archive file it lies in (importSharedTranscript's check that no file is written over). */
+export function entriesByArchivePath(index: TranscriptIndex): Map<string, TranscriptEntry> {
+	const out = new Map<string, TranscriptEntry>();
+	for (const entry of Object.values(index.transcripts)) {
+		if (entry.archivePath) {
+			out.set(entry.archivePath, entry);
+		}
+	}
+	return out;
+}
+
+/**
+ * The copies imported from a machine of the transcripts of a session it took back (a retraction):
+ * their files, headers and entries. Only copies that machine shipped: its tombstone can name any
+ * session, this machine's own among them. Returns how many went.
+ */
+export function forgetSharedTranscripts(index: TranscriptIndex, dir: string, taken: readonly { machine: string; session: string }[]): number {
+	const pairs = new Set(taken.map((t) => `${t.machine}\u0000${t.session}`));
+	let removed = 0;
+	for (const [key, entry] of Object.entries(index.transcripts)) {
+		if (!entry.sharedFrom || !entry.sessionId || !pairs.has(`${entry.sharedFrom.machine}\u0000${entry.sessionId}`)) {
+			continue;
+		}
+		if (entry.archivePath) {
+			fs.rmSync(path.join(dir, metaPathOf(entry.archivePath)), { force: true });
+			fs.rmSync(path.join(dir, entry.archivePath), { force: true });
+		}
+		delete index.transcripts[key];
+		removed++;
+	}
+	return removed;
 }

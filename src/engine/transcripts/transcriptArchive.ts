@@ -19,7 +19,14 @@ import type { AgentKind } from '../agentKinds';
 import { appendExcerpts } from './appendExcerpts';
 import { digestSession, type SessionDigest } from './sessionDigest';
 import { SessionFiles } from './sessionFiles';
-import { importSharedTranscript, shareableTranscripts, type SharedTranscript, type TranscriptOrigin } from './sharedTranscripts';
+import {
+	entriesByArchivePath,
+	forgetSharedTranscripts,
+	importSharedTranscript,
+	shareableTranscripts,
+	type SharedTranscript,
+	type TranscriptOrigin,
+} from './sharedTranscripts';
 import type { Excerpt } from './transcriptExcerpts';
 import {
 	addFiles,
@@ -303,8 +310,20 @@ export class TranscriptArchive {
 			return [];
 		}
 		return this.index.update((index) => {
-			const problems = files.map((f) => importSharedTranscript(index, this.dir, f.path, f.content, f.origin)).filter((p): p is string => p !== null);
+			const byArchivePath = entriesByArchivePath(index);
+			const problems = files.map((f) => importSharedTranscript(index, this.dir, f, byArchivePath)).filter((p): p is string => p !== null);
 			return { changed: true, result: problems };
+		});
+	}
+
+	/** The copies imported from each machine of the transcripts of a session it took back (sync's retraction). */
+	async forgetShared(taken: readonly { machine: string; session: string }[]): Promise<number> {
+		if (taken.length === 0) {
+			return 0;
+		}
+		return this.index.update((index) => {
+			const removed = forgetSharedTranscripts(index, this.dir, taken);
+			return { changed: removed > 0, result: removed };
 		});
 	}
 

@@ -8,6 +8,7 @@ import { sessionIdsOf } from '../transcripts/claudeProjects';
 import { readAll } from '../storage/fsUtil';
 import { linkProblem, type RealFolders } from '../transcripts/agentFiles';
 import { openRegularFile, type FileBytes } from '../storage/regularFile';
+import { readJsonlFrom } from '../transcripts/jsonlReader';
 
 /** The ids Baton keeps as file names in its archive (transcriptArchive.ts). */
 export function safeId(id: string): boolean {
@@ -196,6 +197,35 @@ function eachHeadRecord(head: { bytes: Buffer; whole: boolean }, visit: (record:
 
 /** The head of a Claude transcript read to tell whose it is (claudeProjects.ts reads as much for a resumed conversation's ids). */
 export const claudeHeadBytes = 64 * 1024;
+
+/**
+ * The first folder (`cwd`) a Claude Code transcript records, read past its head when its first records
+ * are longer than the head (a pasted file in the first request): at most `limit` bytes, only the lines
+ * that hold the key parsed. Null when none is found there.
+ */
+export function firstCwd(file: string, limit: number): string | null {
+	const found = new Error('found');
+	let cwd: string | null = null;
+	try {
+		readJsonlFrom(
+			file,
+			0,
+			(record) => {
+				const value = record !== null && typeof record === 'object' ? (record as Record<string, unknown>)['cwd'] : undefined;
+				if (typeof value === 'string') {
+					cwd = value;
+					throw found;
+				}
+			},
+			{ maxBytes: limit, skipLine: (line) => !line.includes('"cwd"') },
+		);
+	} catch (error) {
+		if (error !== found) {
+			return null;
+		}
+	}
+	return cwd;
+}
 
 /**
  * What the first 64 KiB of a Claude transcript say: the first `cwd` and `timestamp` they record, whether

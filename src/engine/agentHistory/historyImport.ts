@@ -79,8 +79,8 @@ export class AgentHistoryService {
 		});
 		const since = input.since ?? null;
 		const sources = since ? found.sources.filter((s) => s.modifiedAt >= since) : found.sources;
-		const plan = await this.ctx.store.read((db) => planSources(db, sources));
 		const before = entriesByKey(archive.list());
+		const plan = await this.ctx.store.read((db) => planSources(db, sources, before));
 		const synced = new Set<string>();
 		const firstRequests = ownMap<string>();
 		if (!input.dryRun) {
@@ -249,14 +249,21 @@ function sameSessionAgents(source: HistorySource): readonly AgentKind[] {
 	return source.product === 'vscode' ? ['claude-code'] : [];
 }
 
-/** The Baton session of each source: its alias's, a resumed Claude conversation's, or a new one's derived id. */
-function planSources(db: BatonDb, sources: readonly HistorySource[]): Planned[] {
+/**
+ * The Baton session of each source: its alias's, a resumed Claude conversation's, or a new one's id —
+ * the one the archive linked its transcript to when an earlier run stopped between the archive and the
+ * store (a session with no start time is named by its file's mtime, which may have moved since), else
+ * derived from its start and its id.
+ */
+function planSources(db: BatonDb, sources: readonly HistorySource[], archived: ReadonlyMap<string, TranscriptInfo>): Planned[] {
 	const agents = [...new Set(sources.flatMap((s) => [s.agent, ...sameSessionAgents(s)]))];
 	const aliases = new Map<string, string>();
 	for (const row of agents.length ? db.select().from(sessionAliases).where(inArray(sessionAliases.agent, agents)).all() : []) {
 		aliases.set(key(row.agent, row.alias), row.sessionId);
 	}
-	const derived = sources.map((s) => derivedSessionId(s.startedAt ?? s.modifiedAt, `${s.agent}:${s.agentSessionId}`));
+	const derived = sources.map(
+		(s) => archived.get(key(s.agent, s.agentSessionId))?.sessionId ?? derivedSessionId(s.startedAt ?? s.modifiedAt, `${s.agent}:${s.agentSessionId}`),
+	);
 	const existing = new Set<string>();
 	for (let i = 0; i < derived.length; i += 500) {
 		for (const row of db

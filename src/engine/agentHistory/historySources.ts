@@ -31,10 +31,10 @@ import path from 'node:path';
 import type { AgentKind } from '../agentKinds';
 import { claudeProjectDir, isBootstrapTranscript, subagentTranscripts, type DiscoveredTranscript } from '../transcripts/claudeProjects';
 import { pushAll } from '../arrays';
-import { isFolder, isoTime, RealFolders, type AgentDiscovery, type AgentFileOptions } from '../transcripts/agentFiles';
+import { isFolder, isoTime, readTextFile, RealFolders, type AgentDiscovery, type AgentFileOptions } from '../transcripts/agentFiles';
 import { discoverClineTasks } from '../transcripts/clineTasks';
 import { discoverVscodeChatSessions } from '../transcripts/vscodeChatSessions';
-import { claudeHead, claudeHeadBytes, headLines, readDir, readHead, safeId, sourceProblem } from './historyFiles';
+import { claudeHead, claudeHeadBytes, firstCwd, headLines, readDir, readHead, safeId, sourceProblem } from './historyFiles';
 import type { FileBytes } from '../storage/regularFile';
 
 export interface HistorySource {
@@ -112,6 +112,10 @@ const defaultMaxBytes = 512 * 1024 * 1024;
  * most `wholeBudget` bytes of them are held in all; the files past it are read again by the sync.
  */
 const wholeUpTo = 256 * 1024;
+/** How far a Claude Code transcript whose head names no folder is read for one (firstCwd). */
+const claudeCwdScanBytes = 64 * 2 ** 20;
+/** Far above what the CLI writes (a few hundred bytes): a larger one is no workspace.yaml of its own. */
+const maxWorkspaceYamlBytes = 1024 * 1024;
 const wholeBudget = 32 * 1024 * 1024;
 
 class Finder {
@@ -151,6 +155,23 @@ class Finder {
 		return readHead(file, limit, maxLines, Math.min(wholeUpTo, this.wholeLeft));
 	}
 
+	/**
+	 * A Copilot CLI session's workspace.yaml: its keys (none when there is no such file), or why it is
+	 * not read — a FIFO or a device would hang the import or never end, and a link may lead out.
+	 */
+	workspaceYaml(file: string, within: string): Record<string, string> | string {
+		if (!fs.lstatSync(file, { throwIfNoEntry: false })) {
+			return parseWorkspaceYaml('');
+		}
+		const problem = sourceProblem(file, within, maxWorkspaceYamlBytes, this.folders);
+		if (typeof problem === 'string') {
+			return problem;
+		}
+		const warnings: string[] = [];
+		const text = readTextFile(file, maxWorkspaceYamlBytes, warnings);
+		return text === null ? (warnings[0] ?? 'it cannot be read') : parseWorkspaceYaml(text);
+	}
+
 	skip(agent: AgentKind, file: string, reason: string): void {
 		this.skipped.push({ agent, path: file, reason });
 	}
@@ -181,6 +202,8 @@ class Finder {
 		};
 		this.sources.push({
 			...source,
+			// What an agent's file says of its start is read as a time or not at all: it names the session (derivedSessionId).
+			startedAt: isoTime(source.startedAt),
 			product,
 			transcripts: [main, ...(source.transcripts ?? [])],
 			size: stat.size,
@@ -213,8 +236,14 @@ class Finder {
 			// One read of the head answers whose file it is, when it started, whether it is a bootstrap and
 			// which conversation it resumes (each used to open the file again and parse its first 64 KiB).
 			const head = claudeHead(file, id, Math.min(wholeUpTo, this.wholeLeft));
-			if (head.cwd !== undefined && !this.isWorkspace(head.cwd)) {
-				this.skip('claude-code', file, `it records another project (${String(head.cwd)})`);
+			// Claude's folder name stands for more than one path (`/a/b-c` and `/a/b/c`): the file's own cwd says whose it is.
+			const cwd = head.cwd ?? (stat.size > claudeHeadBytes ? (firstCwd(file, claudeCwdScanBytes) ?? undefined) : undefined);
+			if (cwd === undefined && stat.size > claudeCwdScanBytes) {
+				this.skip('claude-code', file, `no record in its first ${claudeCwdScanBytes / 2 ** 20} MiB says which folder it is of (cwd)`);
+				continue;
+			}
+			if (cwd !== undefined && !this.isWorkspace(cwd)) {
+				this.skip('claude-code', file, `it records another project (${String(cwd)})`);
 				continue;
 			}
 			if (stat.size === 0 || (head.snapshotsOnly && (stat.size <= claudeHeadBytes || isBootstrapTranscript(file)))) {
@@ -380,7 +409,11 @@ class Finder {
 			if (!stat) {
 				continue;
 			}
-			const workspace = workspaceYaml(path.join(states, dir.name, 'workspace.yaml'));
+			const workspace = this.workspaceYaml(path.join(states, dir.name, 'workspace.yaml'), states);
+			if (typeof workspace === 'string') {
+				this.skip('copilot', file, `its workspace.yaml cannot be read: ${workspace}`);
+				continue;
+			}
 			const head = this.head(file, 256 * 1024, 20);
 			const start = head.records.find((r) => r['type'] === 'session.start')?.['data'] as Record<string, unknown> | undefined;
 			const context = start?.['context'] as Record<string, unknown> | undefined;
@@ -451,14 +484,8 @@ function wholeJson(file: string): Record<string, unknown> | undefined {
 }
 
 /** The flat `key: value` lines of Copilot CLI's workspace.yaml (all it writes there). */
-function workspaceYaml(file: string): Record<string, string> {
+function parseWorkspaceYaml(text: string): Record<string, string> {
 	const out: Record<string, string> = Object.create(null) as Record<string, string>;
-	let text: string;
-	try {
-		text = fs.readFileSync(file, 'utf8');
-	} catch {
-		return out;
-	}
 	for (const line of text.split('\n')) {
 		const match = /^([A-Za-z_]+):\s*(.*?)\s*$/.exec(line);
 		if (match?.[1] && match[2] !== undefined) {

@@ -61,6 +61,9 @@ export function handoffData(fields: Partial<HandoffData>): HandoffData {
 
 /** A Baton session id for a record that had none: from its start time and a hash of its identity, so it is stable. */
 export function derivedSessionId(startedAtIso: string, identity: string): string {
-	const stamp = startedAtIso.replace(/[-:T]/g, '').slice(0, 14);
+	// The digits as written (ids made before stay the same); a time that gives no 14 digits or does not read as
+	// one (an agent's or a tool's file can say anything) never reaches the id, which names a folder: the epoch's stamp then.
+	const written = startedAtIso.replace(/[-:T]/g, '').slice(0, 14);
+	const stamp = /^\d{14}$/.test(written) && Number.isFinite(Date.parse(startedAtIso)) ? written : '19700101000000';
 	return `ses_${stamp}_${createHash('sha256').update(identity).digest('hex').slice(0, 6)}`;
 }

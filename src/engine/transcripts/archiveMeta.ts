@@ -124,6 +124,11 @@ export function writeTranscriptMeta(dir: string, entry: TranscriptEntry, fresh =
 
 const safeSessionId = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 
+/** Whether a session id can name a folder of the archive (no `..`, separator or control character). */
+export function isArchiveSessionId(sessionId: string): boolean {
+	return safeSessionId.test(sessionId);
+}
+
 /** The largest header read: far above what 2,000 files and 50 notes take. */
 const maxHeaderBytes = 1024 * 1024;
 

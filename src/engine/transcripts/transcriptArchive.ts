@@ -12,7 +12,8 @@ import type { FileBytes } from '../storage/regularFile';
 import { batonDir } from '../workspace';
 import { isBootstrapTranscript, type DiscoveredTranscript } from './claudeProjects';
 import { archiveNameOf, claudeCandidates, namedCandidates } from './archiveCandidates';
-import { writeSessionMeta, writeTranscriptMeta } from './archiveMeta';
+import { isArchiveSessionId, writeSessionMeta, writeTranscriptMeta } from './archiveMeta';
+import { BatonError } from '../errors';
 import { adoptSidecar, finishReindex, readIfPresent, scanArchive, type ReindexInput, type ReindexResult } from './archiveRebuild';
 import { estimateCostUsd } from './costEstimate';
 import type { AgentKind } from '../agentKinds';
@@ -255,6 +256,10 @@ export class TranscriptArchive {
 
 	/** Turns archiving of a session's transcripts off (optionally deleting what was archived) or back on. */
 	async setArchiving(sessionId: string, on: boolean, purge = false): Promise<{ archiving: boolean; purged: number }> {
+		if (!isArchiveSessionId(sessionId)) {
+			// The id names the folder a purge removes: one with `..` or a separator would lead out of the archive.
+			throw new BatonError('invalidInput', `${JSON.stringify(sessionId.slice(0, 200))} is no session id the archive keeps; nothing was changed`);
+		}
 		return this.index.update((index) => {
 			sessionArchiveOf(index, sessionId).archive = on;
 			let purged = 0;

@@ -25,7 +25,7 @@ import { BatonError } from '../errors';
 import { batchCheck, catBlobGroups, type BoundedGitRun } from '../git/objectReader';
 import { pushAll } from '../arrays';
 import { addedFiles, refTreeLimits, type RefRange } from './refTrees';
-import { parseBatch, type RefusedLine } from './wireLines';
+import { keepOwnersEvents, parseBatch, type RefusedLine } from './wireLines';
 import { forEachFile } from '../storage/fsUtil';
 import { sharedTreeCommands, sharedTreeMessage, type PlannedTree, type SharedTree } from './sharedTrees';
 
@@ -413,7 +413,7 @@ export class EventRefs {
 		const events: WireEvent[] = [];
 		const refused = [...listed.refused];
 		const bodies = new Map<WireEvent, string>();
-		for await (const group of this.readBatchGroups(listed.blobs, maxReadBytes)) {
+		for await (const group of this.readBatchGroups(listed.blobs, maxReadBytes, listed.owners)) {
 			pushAll(events, group.events);
 			pushAll(refused, group.refused);
 			for (const [event, body] of group.bodies) bodies.set(event, body);
@@ -427,14 +427,24 @@ export class EventRefs {
 	 * batch files within the bounds is refused by name (`refusedRefs`), the others' batches are listed
 	 * in order. No process runs for nothing (a pull that brought nothing new, the usual one, runs none).
 	 */
-	async listBatches(ranges: readonly RefRange[]): Promise<{ blobs: string[]; refused: RefusedLine[]; refusedRefs: string[] }> {
+	async listBatches(ranges: readonly RefRange[]): Promise<ListedBatches> {
 		const listed = await addedFiles(
 			this.boundedRun,
 			ranges.filter((r) => r.from !== r.to),
 			'batches',
 			refTreeLimits,
 		);
-		return { blobs: [...new Set(listed.read.flatMap((r) => r.files.map((f) => f.oid)))], refused: [...listed.refused], refusedRefs: listed.refusedRefs };
+		// Whose ref each batch lies on (the same file can lie on two): a machine's events come on its own ref only.
+		const owners = new Map<string, Set<string>>();
+		for (const { ref, files } of listed.read) {
+			const machine = ref.slice(ref.lastIndexOf('/') + 1);
+			for (const file of files) {
+				const set = owners.get(file.oid) ?? new Set<string>();
+				set.add(machine);
+				owners.set(file.oid, set);
+			}
+		}
+		return { blobs: [...owners.keys()], owners, refused: [...listed.refused], refusedRefs: listed.refusedRefs };
 	}
 
 	/**
@@ -445,9 +455,10 @@ export class EventRefs {
 	 */
 	async *readBatchGroups(
 		blobs: readonly string[],
-		groupBytes = pullGroupBytes,
+		groupBytes: number | undefined,
+		owners: ListedBatches['owners'],
 	): AsyncGenerator<{ events: WireEvent[]; refused: RefusedLine[]; bodies: Map<WireEvent, string>; last: boolean }> {
-		for await (const group of catBlobGroups(this.boundedRun, blobs, { maxBlobBytes: maxBatchBytes, maxGroupBytes: groupBytes })) {
+		for await (const group of catBlobGroups(this.boundedRun, blobs, { maxBlobBytes: maxBatchBytes, maxGroupBytes: groupBytes ?? pullGroupBytes })) {
 			const events: WireEvent[] = [];
 			const refused: RefusedLine[] = [];
 			const bodies = new Map<WireEvent, string>();
@@ -458,7 +469,9 @@ export class EventRefs {
 				} else if ('tooLarge' in blob) {
 					refused.push({ id: name, reason: `a batch of ${blob.tooLarge} bytes, more than the ${maxBatchBytes} a batch may hold (not read)` });
 				} else {
-					parseBatch(blob.content.toString('utf8'), name, events, refused, bodies);
+					const parsed: WireEvent[] = [];
+					parseBatch(blob.content.toString('utf8'), name, parsed, refused, bodies);
+					keepOwnersEvents(parsed, owners.get(group.oids[i] as string), this.machine, events, refused);
 				}
 			});
 			yield { events, refused, bodies, last: group.last };
@@ -486,6 +499,14 @@ export class EventRefs {
 		}
 		return total;
 	}
+}
+
+/** The batch files a pull's ranges added, each with the machines whose refs it lies on. */
+interface ListedBatches {
+	blobs: string[];
+	owners: ReadonlyMap<string, ReadonlySet<string>>;
+	refused: RefusedLine[];
+	refusedRefs: string[];
 }
 
 /**

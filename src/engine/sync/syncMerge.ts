@@ -73,7 +73,7 @@ export async function mergeFetched(parts: MergeParts, name: string): Promise<Pul
 	const brokenLines = [...listed.refused];
 	const claims: ReturnType<typeof refuseIdentityClaims>['refused'] = [];
 	const pages = async function* () {
-		for await (const group of refs.readBatchGroups(listed.blobs, parts.groupBytes)) {
+		for await (const group of refs.readBatchGroups(listed.blobs, parts.groupBytes, listed.owners)) {
 			pushAll(brokenLines, group.refused);
 			const { kept, refused } = refuseIdentityClaims(group.events, own);
 			pushAll(claims, refused);
@@ -100,6 +100,7 @@ export async function mergeFetched(parts: MergeParts, name: string): Promise<Pul
 	updateSyncState(root, (s) => {
 		const r = (s.remotes[name] ??= emptyRemote());
 		Object.assign(r.pulled, processed, transcripts.processed);
+		forgetRewritten(r, tracking, name);
 		r.lastPull = isoTime(nowMs);
 		r.lastError = null;
 	});
@@ -114,6 +115,20 @@ export async function mergeFetched(parts: MergeParts, name: string): Promise<Pul
 		opinions: result.projected.opinions,
 		...(result.dropped > 0 ? { retracted: result.dropped } : {}),
 	};
+}
+
+/**
+ * This machine's refs the remote no longer holds as this machine pushed them (someone rewrote or
+ * deleted them there; the fetch just read them) are no longer counted as pushed: the status says they
+ * are queued, and the next push sends them again, by force (docs/sync.md "Push"). A push of nothing new
+ * sent nothing, so a rewritten ref stayed rewritten, and fresh clones never saw this machine's history.
+ */
+function forgetRewritten(r: RemoteState, tracking: ReadonlyMap<string, string>, name: string): void {
+	for (const [ref, oid] of Object.entries(r.pushed)) {
+		if (ref.startsWith('refs/baton/') && tracking.get(`refs/baton-remotes/${name}/${ref.slice('refs/baton/'.length)}`) !== oid) {
+			delete r.pushed[ref];
+		}
+	}
 }
 
 /**

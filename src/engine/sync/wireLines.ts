@@ -84,3 +84,33 @@ export function parseBatch(text: string, name: string, events: WireEvent[], refu
 		}
 	}
 }
+
+/**
+ * The events of a batch that are the machine's whose ref it lies on — its `machine` and its id's suffix
+ * — into `kept`; the others refused by id. Anyone who can push can write any ref, but an event of A's
+ * put on B's ref (with A's id and other content) made clones disagree on which one was A's, each
+ * keeping the first it saw.
+ */
+export function keepOwnersEvents(
+	parsed: readonly WireEvent[],
+	owners: ReadonlySet<string> | undefined,
+	own: string,
+	kept: WireEvent[],
+	refused: RefusedLine[],
+): void {
+	for (const event of parsed) {
+		const machine = typeof event.machine === 'string' ? event.machine : '';
+		const id = typeof event.id === 'string' ? event.id : '';
+		// One claiming this machine is refused after, saying so (authority.ts refuseIdentityClaims).
+		const claimsOwn = machine === own || id.endsWith(`_${own}`);
+		if (claimsOwn || (owners?.has(machine) && id.endsWith(`_${machine}`))) {
+			kept.push(event);
+		} else {
+			const refs = [...(owners ?? [])].map((m) => `refs/baton/events/${m}`).join(', ');
+			refused.push({
+				id: String(event.id).slice(0, 120),
+				reason: `it names machine ${JSON.stringify(machine.slice(0, 40))} but came on ${refs || 'no ref'}: a machine's events come on its own ref only`,
+			});
+		}
+	}
+}

@@ -13,7 +13,7 @@ import { actor } from '../../helpers';
 import { baton } from '../../cli/cliRunner';
 import * as rpc from '../../../../src/protocol/rpc';
 import { startServer } from '../../server/serverProcess';
-import { forgeBatch } from './forgeRemote';
+import { forgeBatch, inBare } from './forgeRemote';
 import { enabledWorld, type SyncWorld } from './syncWorld';
 
 /** A pending checkpoint on B (strict policy), shared; A has pushed too, so A's events ref exists on the remote. */
@@ -161,4 +161,55 @@ test("the editor's lists carry a teammate's opinion beside this machine's checkp
 	assert.equal(checkpoints.find((c) => c.id === checkpointId)?.opinions?.length, 1);
 	// A teammate's own checkpoint carries none: their decisions about it are theirs to make.
 	assert.ok(checkpoints.filter((c) => c.id !== checkpointId).every((c) => c.opinions === undefined));
+});
+
+test("a teammate's event copied onto another machine's ref, its content changed, is refused there: every clone keeps the one from the teammate's own ref", async (t) => {
+	const w = await enabledWorld(t);
+	const teammate = machineIdentity(w.a.root).id;
+	const started = await w.a.engine.sessions.start({ name: 'alpha work', actor });
+	await w.a.engine.sync.push();
+	// A's session.started as A pushed it, renamed, on a ref of a machine that never pushed.
+	const batches = inBare(w, ['ls-tree', '--name-only', '-r', `refs/baton/events/${teammate}`]).split('\n');
+	const lines = batches.flatMap((b) => inBare(w, ['cat-file', 'blob', `refs/baton/events/${teammate}:${b}`]).split('\n'));
+	const original = lines.find((l) => l.includes('"kind":"session.started"') && l.includes(started.session.id));
+	assert.ok(original);
+	const copy = JSON.stringify({ ...(JSON.parse(original) as Record<string, unknown>), body: { name: 'HACKED alpha', scope: { type: 'global' } } });
+	forgeBatch(w, 'refs/baton/events/0000aaaa', [copy]);
+
+	const pulled = await w.b.engine.sync.pull();
+	assert.equal((await w.b.engine.briefings.get(started.session.id)).name, 'alpha work');
+	const refused = pulled.refused.find((r) => r.id === (JSON.parse(copy) as { id: string }).id);
+	assert.match(refused?.reason ?? '', new RegExp(`names machine "${teammate}" but came on refs/baton/events/0000aaaa`));
+});
+
+test("this machine's ref rewritten on the remote by someone else is queued again at the next pull and pushed back, though nothing new was recorded", async (t) => {
+	const w = await enabledWorld(t);
+	const mine = machineIdentity(w.a.root).id;
+	const started = await w.a.engine.sessions.start({ name: 'alpha work', actor });
+	await w.a.engine.sync.push();
+	// A parentless commit holding one forged batch, over A's events ref.
+	const forged1 = forged(
+		mine,
+		1,
+		'session.started',
+		'ses_20260301100000_abcdef',
+		{ name: 'rewritten', scope: { type: 'global' } },
+		'ses_20260301100000_abcdef',
+	);
+	const blob = inBare(w, ['hash-object', '-w', '--stdin'], `${forged1}\n`);
+	inBare(w, ['read-tree', '--empty']);
+	inBare(w, ['update-index', '--add', '--cacheinfo', `100644,${blob},batches/forged.jsonl`]);
+	inBare(w, ['update-ref', `refs/baton/events/${mine}`, inBare(w, ['commit-tree', inBare(w, ['write-tree']), '-m', 'baton events: 1'])]);
+
+	await w.a.engine.sync.pull();
+	const status = (await w.a.engine.sync.status()).remotes.find((r) => r.name === 'origin');
+	assert.ok(status && status.queued > 0, `the rewritten ref is queued again: ${JSON.stringify(status)}`);
+	const [pushed] = await w.a.engine.sync.push();
+	assert.ok(
+		pushed?.pushed.some((p) => p.ref === `refs/baton/events/${mine}`),
+		'and pushed back',
+	);
+	await w.b.engine.sync.pull();
+	assert.equal((await w.b.engine.briefings.get(started.session.id)).name, 'alpha work', "a teammate's pull sees this machine's history");
+	await assert.rejects(w.b.engine.briefings.get('ses_20260301100000_abcdef'));
 });

@@ -417,12 +417,13 @@ class Finder {
 			const head = this.head(file, 256 * 1024, 20);
 			const start = head.records.find((r) => r['type'] === 'session.start')?.['data'] as Record<string, unknown> | undefined;
 			const context = start?.['context'] as Record<string, unknown> | undefined;
-			const cwd = workspace['cwd'] ?? context?.['cwd'];
-			if (cwd === undefined) {
+			// Either may name it: workspace.yaml is read as plain `key: value` lines (an anchor, a comment or a block scalar reads as something else).
+			const named = [workspace['cwd'], context?.['cwd']].filter((c) => c !== undefined);
+			if (named.length === 0) {
 				this.skip('copilot', file, 'neither workspace.yaml nor the session.start event names its folder (cwd)');
 				continue;
 			}
-			if (!this.isWorkspace(cwd)) {
+			if (!named.some((c) => this.isWorkspace(c))) {
 				continue;
 			}
 			const startedAt = workspace['created_at'] ?? (typeof start?.['startTime'] === 'string' ? start['startTime'] : null);

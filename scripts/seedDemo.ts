@@ -10,7 +10,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Engine } from '../src/engine/engine';
-import { stderrLogger, type Clock } from '../src/engine/ports';
+import type { Clock } from '../src/engine/ports';
+import { stderrLogger } from '../src/cli/stderrLogger';
 import { createGitStateReader } from '../src/engine/sessions/gitState';
 import { seedArchivedTranscript } from './seedTranscript';
 

@@ -7,7 +7,8 @@
  * hook breaks the agent (Claude reads exit code 2 as "block", Cline blocks on any non-zero exit).
  * `runHookCli` is that whole path; main.ts dispatches `hook` to it before its own option parsing.
  */
-import { silentLogger, stderrLogger } from '../engine/ports';
+import { silentLogger } from '../engine/ports';
+import { stderrLogger } from './stderrLogger';
 import { readAgentSettings } from '../engine/agentConfig/agentSettings';
 import { aliasLinker } from '../engine/hooks/runHook';
 import type { TranscriptInfo } from '../engine/transcripts/transcriptArchive';

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { Engine } from '../engine/engine';
 import { BatonError } from '../engine/errors';
-import { stderrLogger } from '../engine/ports';
+import { stderrLogger } from './stderrLogger';
 import { envSecretSource } from '../engine/secrets';
 import { escapeControls, withoutNul } from '../engine/text/controlChars';
 import { findWorkspaceRoot } from '../engine/workspace';

@@ -16,13 +16,6 @@ export const systemClock: Clock = { now: () => Date.now() };
 
 export const silentLogger: Logger = { info: () => {}, warn: () => {}, error: () => {} };
 
-/** Writes warnings and errors to stderr: the CLI's and the tests' logger. */
-export const stderrLogger: Logger = {
-	info: () => {},
-	warn: (message) => process.stderr.write(`baton: warning: ${message}\n`),
-	error: (message) => process.stderr.write(`baton: error: ${message}\n`),
-};
-
 /**
  * Resolves on the event loop's next turn. Long work in a shared process (the daemon serves every
  * window, command and hook of the workspace) awaits it between chunks: writes that resolve at once

@@ -19,6 +19,7 @@ import type { BatonConfigInput } from '../engine/config';
 import { Engine } from '../engine/engine';
 import type { EditorPresenter } from '../engine/notifications/notificationService';
 import type { Logger } from '../engine/ports';
+import { logLine } from '../engine/text/controlChars';
 import { envSecretSource, type SecretSource } from '../engine/secrets';
 import type { NotificationShowDto } from '../protocol/notificationDto';
 import { checkpointProgress, dataDidChange, notificationShow, secretGet } from '../protocol/rpc';
@@ -95,11 +96,11 @@ export class DaemonBackend {
 			info: (message) => base.info(message),
 			warn: (message) => {
 				const io = commandIo();
-				return io ? io.stderr(`baton: warning: ${message}\n`) : base.warn(message);
+				return io ? io.stderr(logLine('warning', message)) : base.warn(message);
 			},
 			error: (message) => {
 				const io = commandIo();
-				return io ? io.stderr(`baton: error: ${message}\n`) : base.error(message);
+				return io ? io.stderr(logLine('error', message)) : base.error(message);
 			},
 		};
 		const secrets: SecretSource = { get: (name) => this.secret(name) };

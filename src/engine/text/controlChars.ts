@@ -59,3 +59,12 @@ function isPlain(value: object): boolean {
 	const proto: unknown = Object.getPrototypeOf(value);
 	return proto === null || proto === Object.prototype;
 }
+
+/**
+ * A warning's or an error's line as the CLI prints it (its stderr logger, and the daemon for a command):
+ * prefixed, its control characters escaped — a message can quote what an agent, an import or a teammate
+ * wrote (a name, a path, an event's kind).
+ */
+export function logLine(level: 'warning' | 'error', message: string): string {
+	return `baton: ${level}: ${escapeControls(message)}\n`;
+}

@@ -4,13 +4,14 @@
  * checkpoints, nor speak as this machine. docs/sync.md, "Who decides".
  */
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
 import { ulid } from '../../../../src/engine/shared/eventId';
 import { machineIdentity } from '../../../../src/engine/shared/machineIdentity';
 import { actor } from '../../helpers';
-import { baton } from '../../cli/cliRunner';
+import { baton, cliPath } from '../../cli/cliRunner';
 import * as rpc from '../../../../src/protocol/rpc';
 import { startServer } from '../../server/serverProcess';
 import { forgeBatch, inBare } from './forgeRemote';
@@ -212,4 +213,28 @@ test("this machine's ref rewritten on the remote by someone else is queued again
 	await w.b.engine.sync.pull();
 	assert.equal((await w.b.engine.briefings.get(started.session.id)).name, 'alpha work', "a teammate's pull sees this machine's history");
 	await assert.rejects(w.b.engine.briefings.get('ses_20260301100000_abcdef'));
+});
+
+test('a warning quoting what a teammate wrote (an event kind with control characters) shows them escaped, with the daemon and without', async (t) => {
+	const w = await enabledWorld(t);
+	const teammate = machineIdentity(w.a.root).id;
+	await w.b.engine.close();
+	const pulled = (seq: number, run: (...args: string[]) => { code: number; stderr: string }): string => {
+		forgeBatch(w, `refs/baton/events/${teammate}`, [forged(teammate, seq, `x.\u001b]0;pwned\u0007kind${seq}`, `n${seq}`, {})]);
+		const pull = run('sync', 'pull');
+		assert.equal(pull.code, 0, pull.stderr);
+		return pull.stderr;
+	};
+	const alone = pulled(1, (...args) => {
+		const r = spawnSync(process.execPath, [cliPath, ...args], { cwd: w.b.root, encoding: 'utf8', env: { ...process.env, BATON_NO_DAEMON: '1' } });
+		return { code: r.status ?? -1, stderr: r.stderr };
+	});
+	const throughDaemon = pulled(2, (...args) => baton(w.b.root, ...args));
+	for (const [stderr, seq] of [
+		[alone, 1],
+		[throughDaemon, 2],
+	] as const) {
+		assert.ok(stderr.includes(`kind "x.\\x1b]0;pwned\\x07kind${seq}"`), stderr);
+		assert.ok(!stderr.includes('\u001b') && !stderr.includes('\u0007'), 'no control character reaches the terminal');
+	}
 });

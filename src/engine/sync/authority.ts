@@ -24,13 +24,17 @@ interface RefusedEvent {
 	reason: string;
 }
 
+/** Whether an event claims to be `machine`'s: by its `machine`, or by its id's suffix. */
+export function claimsMachine(event: WireEvent, machine: string): boolean {
+	return event.machine === machine || (typeof event.id === 'string' && event.id.endsWith(`_${machine}`));
+}
+
 /** Splits pulled events into those that may go in and those that claim to be this machine's. */
 export function refuseIdentityClaims(events: readonly WireEvent[], ownMachine: string): { kept: WireEvent[]; refused: RefusedEvent[] } {
 	const kept: WireEvent[] = [];
 	const refused: RefusedEvent[] = [];
-	const suffix = `_${ownMachine}`;
 	for (const event of events) {
-		if (event.machine === ownMachine || (typeof event.id === 'string' && event.id.endsWith(suffix))) {
+		if (claimsMachine(event, ownMachine)) {
 			refused.push({
 				id: String(event.id),
 				reason: `it claims to be written by this machine (${ownMachine}), which never reads its own records back from a remote`,

@@ -7,6 +7,7 @@
  * (`bodies`, handed to shared/eventInsert.ts).
  */
 import type { WireEvent } from '../shared/sharedEvents';
+import { claimsMachine } from './authority';
 import { maxWireLineChars } from '../shared/wireLimits';
 
 /** A line of a pulled batch that is no event, named `<blob>:<line>` (its first 12 hex digits, from 1); a batch refused whole is named by its blob alone. */
@@ -86,8 +87,8 @@ export function parseBatch(text: string, name: string, events: WireEvent[], refu
 }
 
 /**
- * The events of a batch that are the machine's whose ref it lies on — its `machine` and its id's suffix
- * — into `kept`; the others refused by id. Anyone who can push can write any ref, but an event of A's
+ * The events of a batch that name, as their `machine`, a machine whose ref it lies on into `kept`; the
+ * others refused by id (an id whose suffix is not its machine's is refused at the merge, mergeWire.ts). Anyone who can push can write any ref, but an event of A's
  * put on B's ref (with A's id and other content) made clones disagree on which one was A's, each
  * keeping the first it saw.
  */
@@ -100,10 +101,8 @@ export function keepOwnersEvents(
 ): void {
 	for (const event of parsed) {
 		const machine = typeof event.machine === 'string' ? event.machine : '';
-		const id = typeof event.id === 'string' ? event.id : '';
 		// One claiming this machine is refused after, saying so (authority.ts refuseIdentityClaims).
-		const claimsOwn = machine === own || id.endsWith(`_${own}`);
-		if (claimsOwn || (owners?.has(machine) && id.endsWith(`_${machine}`))) {
+		if (claimsMachine(event, own) || owners?.has(machine)) {
 			kept.push(event);
 		} else {
 			const refs = [...(owners ?? [])].map((m) => `refs/baton/events/${m}`).join(', ');

@@ -72,7 +72,7 @@ function agentHistoryText(report: AgentHistoryReport): string {
 		const label = parseAgentName(agent) ? agentLabel(parseAgentName(agent) as HistoryAgent) : agent;
 		const verb = report.dryRun ? 'would import' : 'imported';
 		lines.push(
-			`  ${label.padEnd(12)} ${c.found} found: ${verb} ${c.imported}, ${report.dryRun ? 'would update' : 'updated'} ${c.updated}, unchanged ${c.unchanged}, skipped ${c.skipped}${c.unknownRecords ? `; ${c.unknownRecords} record(s) of unknown types passed over` : ''}`,
+			`  ${label.padEnd(12)} ${c.found} found: ${verb} ${c.imported}, ${report.dryRun ? 'would update' : 'updated'} ${c.updated}, unchanged ${c.unchanged}, skipped ${c.skipped}${c.unknownRecords ? `; ${c.unknownRecords} record(s) of unknown types passed over` : ''}${c.badLines ? `; ${c.badLines} damaged line(s) passed over` : ''}`,
 		);
 	}
 	for (const s of report.skipped) lines.push(`  skipped  ${s.path}: ${s.reason}`);

@@ -334,7 +334,15 @@ function report(
 ): AgentHistoryReport {
 	const counts: Record<string, AgentHistoryCounts> = Object.create(null) as Record<string, AgentHistoryCounts>;
 	for (const agent of agents) {
-		counts[agent] = { found: 0, imported: 0, updated: 0, unchanged: 0, skipped: skipped.filter((s) => s.agent === agent).length, unknownRecords: 0 };
+		counts[agent] = {
+			found: 0,
+			imported: 0,
+			updated: 0,
+			unchanged: 0,
+			skipped: skipped.filter((s) => s.agent === agent).length,
+			unknownRecords: 0,
+			badLines: 0,
+		};
 	}
 	const sessionsOut: AgentHistorySession[] = plan.map((p, i) => {
 		const outcome = outcomes[i] ?? 'unchanged';
@@ -342,9 +350,11 @@ function report(
 		c.found++;
 		c[outcome]++;
 		for (const t of p.source.transcripts) {
-			for (const n of Object.values(entries.get(key(p.source.agent, t.id))?.unknownRecords ?? {})) {
+			const entry = entries.get(key(p.source.agent, t.id));
+			for (const n of Object.values(entry?.unknownRecords ?? {})) {
 				c.unknownRecords += n;
 			}
+			c.badLines += entry?.badLines ?? 0;
 		}
 		return {
 			agent: p.source.agent,

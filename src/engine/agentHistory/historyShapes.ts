@@ -13,6 +13,8 @@ export interface AgentHistoryCounts {
 	skipped: number;
 	/** Records of a type the reader does not know: passed over, never fatal. */
 	unknownRecords: number;
+	/** Lines that are not JSON (a torn or damaged write): passed over, never fatal. */
+	badLines: number;
 }
 
 export interface AgentHistorySession {

@@ -88,7 +88,7 @@ export function appendExcerpts(
 	if (firstRequests && fromStart && builder.firstRequest !== null) {
 		firstRequests[indexKey(entry.agent, entry.id)] = builder.firstRequest;
 	}
-	for (const [type, n] of Object.entries(adapter?.unknownTypes ?? read.unknownKinds ?? {})) {
+	for (const [type, n] of Object.entries(adapter?.unknownTypes ?? read.unknownKinds ?? builder.unknownTypes)) {
 		entry.unknownRecords ??= ownMap();
 		entry.unknownRecords[type] = (entry.unknownRecords[type] ?? 0) + n;
 	}

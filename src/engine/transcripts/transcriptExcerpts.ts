@@ -7,6 +7,7 @@
  */
 import { addTokens, emptyTokens, tokensOfUsage } from './costEstimate';
 import { filesNamedBy, isEditTool, workspaceRelative } from './editTools';
+import { ownMap } from '../storage/ownRecord';
 import { redactSecrets } from '../text/redactSecrets';
 import { addFiles, type TranscriptEntry } from './transcriptIndex';
 
@@ -23,7 +24,37 @@ const excerptLimits = { user: 2_000, assistant: 2_000, error: 1_000, detail: 300
 
 type Json = Record<string, unknown>;
 
+/**
+ * Record types Claude Code writes that the archive needs nothing more from than the switch below takes:
+ * its own bookkeeping (rewind snapshots, the prompt queue, titles, modes, hook progress, attachments).
+ * Any other type is new to this reader: passed over like these, and counted (`unknownTypes`).
+ */
+const claudeBookkeeping = new Set([
+	'file-history-snapshot',
+	'file-history-delta',
+	'content-replacement',
+	'progress',
+	'queue-operation',
+	'attachment',
+	'last-prompt',
+	'custom-title',
+	'agent-name',
+	'agent-color',
+	'agent_metadata',
+	'agent-setting',
+	'tag',
+	'mode',
+	'permission-mode',
+	'pr-link',
+	'cost-state',
+	'atis-latch',
+	'saved_hook_context',
+	'worktree-state',
+]);
+
 export class ExcerptBuilder {
+	/** Record types this builder does not know, with how many of each (Claude Code's own transcripts; the adapters count their agents'). */
+	readonly unknownTypes = ownMap<number>();
 	/** Serialised excerpts (one JSON line each) not drained yet. */
 	private lines: string[] = [];
 	/** Characters in `lines`. */
@@ -87,7 +118,11 @@ export class ExcerptBuilder {
 				}
 				break;
 			default:
-			// Unknown and bookkeeping record types: new ones keep appearing, none of them is needed.
+				// New types keep appearing: passed over, never fatal, and counted when they are not known bookkeeping.
+				if (typeof type !== 'string' || !claudeBookkeeping.has(type)) {
+					const name = typeof type === 'string' && type ? type.slice(0, 80) : '(none)';
+					this.unknownTypes[name] = (this.unknownTypes[name] ?? 0) + 1;
+				}
 		}
 	}
 

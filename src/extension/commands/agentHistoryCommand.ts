@@ -65,6 +65,11 @@ async function runImport(
 		// Where this editor's agents keep their files: the backend may have been started elsewhere, with another environment.
 		const report = await workspace.request(agentHistoryImport, { agents: [agent], dryRun, env: agentHomeEnv(process.env) });
 		for (const s of report.skipped) workspace.log.warn(`agent history: skipped ${escapeControls(s.path)}: ${escapeControls(s.reason)}`);
+		for (const c of Object.values(report.agents)) {
+			if (c.unknownRecords || c.badLines) {
+				workspace.log.info(`agent history: ${label}: ${c.unknownRecords} record(s) of unknown types and ${c.badLines} damaged line(s) passed over`);
+			}
+		}
 		reports.push(report);
 	}
 	return { reports, cancelled: false };

@@ -279,7 +279,7 @@ test('baton import agents --agent vscode|cline|roo-code --json (the bundled CLI)
 	);
 	const first = await batonAsync(root, ['import', 'agents', '--agent', 'copilot', '--agent', 'cline', '--json'], { env });
 	assert.equal(first.code, 0, first.stderr);
-	assert.deepEqual(first.json['agents']['cline'], { found: 2, imported: 2, updated: 0, unchanged: 0, skipped: 0, unknownRecords: 0 });
+	assert.deepEqual(first.json['agents']['cline'], { found: 2, imported: 2, updated: 0, unchanged: 0, skipped: 0, unknownRecords: 0, badLines: 0 });
 	assert.equal(first.json['agents']['copilot'].imported, 0);
 	const linked = Object.fromEntries(
 		(first.json['sessions'] as { agentSessionId: string; sessionId: string; linked: boolean }[]).map((s) => [s.agentSessionId, s.sessionId]),

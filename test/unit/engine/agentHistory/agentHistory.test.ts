@@ -38,6 +38,8 @@ test('each agent’s sessions of this workspace become Baton sessions, read-only
 	// The real 0.171.0 rollout's 3 `token_usage_record` lines (`jq -r .type | sort | uniq -c`) and the one added above.
 	assert.equal(first.agents['codex']?.unknownRecords, 4, 'record types the reader does not know: counted, not fatal');
 	assert.equal(first.agents['gemini']?.unknownRecords, 1);
+	assert.equal(first.agents['claude-code']?.unknownRecords, 1, 'Claude Code’s bookkeeping is known; the one type nobody knows is counted');
+	assert.equal(first.agents['claude-code']?.badLines, 1, 'the torn line is passed over and counted; the request after it is read');
 	assert.equal(first.sessions.filter((s) => s.outcome === 'imported').length, 5);
 
 	const codex = first.sessions.find((s) => s.agent === 'codex');
@@ -64,6 +66,7 @@ test('each agent’s sessions of this workspace become Baton sessions, read-only
 	const claude = first.sessions.find((s) => s.agent === 'claude-code');
 	const [claudeInfo] = engine.transcripts({ env: { BATON_CLAUDE_HOME: path.join(home, '.claude') } }).list({ sessionId: claude?.sessionId ?? '' });
 	assert.deepEqual(claudeInfo?.filesTouched, ['billing.ts']);
+	assert.equal(claudeInfo?.userRequests, 2, 'both requests, the one after the torn line too');
 	const olderGemini = first.sessions.find((s) => s.agentSessionId === 'older-json-1');
 	assert.equal(olderGemini?.outcome, 'imported', 'Gemini’s older .json chat');
 
@@ -177,7 +180,7 @@ test('baton import agents --json (the bundled CLI): counts per agent, then nothi
 	const first = await batonAsync(root, ['import', 'agents', '--json'], { env });
 	assert.equal(first.code, 0, first.stderr);
 	assert.deepEqual(Object.keys(first.json).sort(), ['agents', 'dryRun', 'sessions', 'since', 'skipped']);
-	assert.deepEqual(first.json['agents']['codex'], { found: 1, imported: 1, updated: 0, unchanged: 0, skipped: 2, unknownRecords: 4 });
+	assert.deepEqual(first.json['agents']['codex'], { found: 1, imported: 1, updated: 0, unchanged: 0, skipped: 2, unknownRecords: 4, badLines: 0 });
 	assert.equal(first.json['agents']['gemini'].imported, 2);
 	const second = await batonAsync(root, ['import', 'agents', '--json', '--since', '3650d'], { env });
 	assert.equal(second.code, 0, second.stderr);

@@ -76,7 +76,17 @@ export function agentHome(t: TestContext, root: string): string {
 	const claude = new TranscriptWriter(claudeId, root);
 	claude.user('rename the billing module');
 	claude.assistant([{ tool: 'Edit', input: { file_path: `${root}/billing.ts`, old_string: 'a', new_string: 'b' } }], { input_tokens: 10, output_tokens: 5 });
-	claude.flush(path.join(home, '.claude', 'projects', encodeClaudeProjectDir(root), `${claudeId}.jsonl`));
+	// Claude Code's own bookkeeping (known, passed over) and a type no reader knows (counted).
+	claude.push({ type: 'queue-operation', operation: 'enqueue', sessionId: claudeId });
+	claude.push({ type: 'last-prompt', lastPrompt: 'rename the billing module', sessionId: claudeId });
+	claude.push({ type: 'permission-mode', permissionMode: 'default', sessionId: claudeId });
+	claude.push({ type: 'hologram-state', sessionId: claudeId });
+	const claudeFile = path.join(home, '.claude', 'projects', encodeClaudeProjectDir(root), `${claudeId}.jsonl`);
+	const written = claude.flush(claudeFile);
+	// A line torn by a crash mid-write, with the session going on after it: passed over and counted.
+	fs.appendFileSync(claudeFile, '{"type":"user","message":{"role":"us\n');
+	claude.user('and keep the old name as an alias');
+	claude.flush(claudeFile, written);
 	return home;
 }
 

@@ -14,25 +14,28 @@ import { scopeTypes } from '../storage/jsonShapes';
 
 /**
  * A field's expected type. Every field may be missing; `text` may also be null, `text!` not (its
- * column holds a value always); `[spec]` is a list (or null) of such values; an object spec is an
+ * column holds a value always); `count` is a number of zero or more (a file count, lines, bytes, a
+ * cost: a negative one was never written by Baton, and would be shown and summed as it came);
+ * `[spec]` is a list (or null) of such values; an object spec is an
  * object (or null) with those fields. Checked by hand: this runs on every pulled event, and zod's
  * parse of 10,000 bodies (the rebuild bench's) took 4 ms warm and 41 ms in a process's first pull,
  * this 2 ms and 12 ms.
  */
-type Spec = 'text' | 'text!' | 'number' | 'boolean' | 'scope' | readonly [Spec] | { readonly [field: string]: Spec };
+type Spec = 'text' | 'text!' | 'number' | 'count' | 'boolean' | 'scope' | readonly [Spec] | { readonly [field: string]: Spec };
 
 const texts = ['text!'] as const;
 const taskRef = { id: 'text!', title: 'text!' } as const;
 const annotations = [{ at: 'text!', user: 'text!', text: 'text!' }] as const;
+// durationMs and sessionAgeMs stay numbers: both are differences of wall-clock times, which a clock set back makes negative.
 const fileStats = {
-	added: 'number',
-	modified: 'number',
-	deleted: 'number',
-	totalFiles: 'number',
-	linesAdded: 'number',
-	linesRemoved: 'number',
-	skipped: [{ path: 'text!', size: 'number', reason: 'text!' }],
-	skippedTotal: 'number',
+	added: 'count',
+	modified: 'count',
+	deleted: 'count',
+	totalFiles: 'count',
+	linesAdded: 'count',
+	linesRemoved: 'count',
+	skipped: [{ path: 'text!', size: 'count', reason: 'text!' }],
+	skippedTotal: 'count',
 	degraded: 'boolean',
 	degradedReason: 'text',
 	nestedRepos: texts,
@@ -55,7 +58,7 @@ const bodies: Record<string, Spec> = {
 		lastTask: taskRef,
 		tasksCompleted: [taskRef],
 		tasksCreated: [taskRef],
-		decisionsRecorded: 'number',
+		decisionsRecorded: 'count',
 		decisions: [{ id: 'text!', text: 'text!', rationale: 'text' }],
 		nextSuggested: [taskRef],
 		openBlockers: texts,
@@ -66,7 +69,7 @@ const bodies: Record<string, Spec> = {
 	'handoff.consumed': { bySessionId: 'text', at: 'text' },
 	'checkpoint.recorded': {
 		files: fileStats,
-		metrics: { costUsd: 'number', errorCount: 'number', sessionAgeMs: 'number' },
+		metrics: { costUsd: 'count', errorCount: 'count', sessionAgeMs: 'number' },
 		treeOid: 'text',
 		commitOid: 'text',
 		parentCheckpointId: 'text',
@@ -131,6 +134,8 @@ function misfit(spec: Spec, value: unknown, at: string): string | null {
 			return typeof value === 'string' ? null : `${at}: expected a string`;
 		case 'number':
 			return typeof value === 'number' && Number.isFinite(value) ? null : `${at}: expected a number`;
+		case 'count':
+			return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? null : `${at}: expected a number of zero or more`;
 		case 'boolean':
 			return typeof value === 'boolean' ? null : `${at}: expected true or false`;
 		case 'scope': {

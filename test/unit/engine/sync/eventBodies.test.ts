@@ -14,6 +14,7 @@ test('wrong types are refused with the field named; missing fields, nulls where 
 			'checkpoint.recorded',
 			{
 				files: { added: 1, skipped: [{ path: 'big.bin', size: 9, reason: 'too large' }], linesAdded: null },
+				metrics: { costUsd: 0, errorCount: 0, sessionAgeMs: -1_000 },
 				tags: [],
 				annotations: [{ at: 'now', user: 'dana', text: 'ok' }],
 			},
@@ -42,6 +43,10 @@ test('wrong types are refused with the field named; missing fields, nulls where 
 		['handoff.written', { decisions: 'none' }, 'decisions: expected a list'],
 		['memory.fact', { fingerprint: 12 }, 'fingerprint: expected a string'],
 		['checkpoint.recorded', { metrics: { costUsd: Number.NaN } }, 'metrics.costUsd: expected a number'],
+		['checkpoint.recorded', { metrics: { costUsd: -5 } }, 'metrics.costUsd: expected a number of zero or more'],
+		['checkpoint.recorded', { files: { added: -1 } }, 'files.added: expected a number of zero or more'],
+		['checkpoint.recorded', { files: { skipped: [{ path: 'a', size: -9, reason: 'x' }] } }, 'files.skipped.0.size: expected a number of zero or more'],
+		['handoff.written', { decisionsRecorded: -2 }, 'decisionsRecorded: expected a number of zero or more'],
 	];
 	for (const [kind, body, problem] of refused) {
 		const said = bodyProblem(kind, body) ?? '';

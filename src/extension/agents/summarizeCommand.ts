@@ -113,6 +113,32 @@ function clip(summary: string): string {
 	return text.length > maxHandoffNote ? `${text.slice(0, maxHandoffNote - 1)}…` : text;
 }
 
+/** How long the editor may take to list its language models: a provider that never answers (signing in, stuck) leaves the deterministic summary. */
+const modelListMs = 10_000;
+
+/** The editor's chat models; none when it has no language model API or the listing fails; undefined when it did not answer in time. */
+async function listModels(log: vscode.LogOutputChannel): Promise<readonly vscode.LanguageModelChat[] | undefined> {
+	if (typeof vscode.lm?.selectChatModels !== 'function') {
+		return [];
+	}
+	let timer: NodeJS.Timeout | undefined;
+	const late = new Promise<undefined>((resolve) => {
+		timer = setTimeout(() => resolve(undefined), modelListMs);
+	});
+	try {
+		const models = await Promise.race([vscode.lm.selectChatModels(), late]);
+		if (!models) {
+			log.warn(`the editor did not list its language models within ${modelListMs / 1000} s: the deterministic summary is shown`);
+		}
+		return models;
+	} catch (error) {
+		log.warn(`could not list language models: ${(error as Error).message}`);
+		return [];
+	} finally {
+		clearTimeout(timer);
+	}
+}
+
 /** The model's rewrite, or why there is none. Never throws: the deterministic summary is the fallback. */
 async function improve(
 	markdown: string,
@@ -123,16 +149,11 @@ async function improve(
 	if (useModel === false) {
 		return fallback('Baton’s deterministic summary (the language model was not asked).');
 	}
-	let models: vscode.LanguageModelChat[] = [];
-	try {
-		models = typeof vscode.lm?.selectChatModels === 'function' ? await vscode.lm.selectChatModels() : [];
-	} catch (error) {
-		log.warn(`could not list language models: ${(error as Error).message}`);
-	}
-	const model = models[0];
+	const models = await listModels(log);
+	const model = models?.[0];
 	if (!model) {
 		return fallback(
-			'No language model is available in this editor, so this is Baton’s deterministic summary (built from the session’s records and transcripts).',
+			`No language model is available in this editor${models ? '' : ` (none was listed within ${modelListMs / 1000} s)`}, so this is Baton’s deterministic summary (built from the session’s records and transcripts).`,
 		);
 	}
 	if (useModel !== true) {

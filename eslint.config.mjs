@@ -48,6 +48,20 @@ function layerRule(message, { layers = [], packages = [] }) {
 	];
 }
 
+// The syntax every source file avoids (the rules are explained where they are used below).
+const srcSyntax = [
+	...['CallExpression', 'NewExpression'].map((call) => ({
+		selector: `${call} > SpreadElement`,
+		message: 'A spread argument puts every element on the stack and overflows it past ~120k: loop, or use pushAll/maxOf/minOf (src/engine/arrays.ts).',
+	})),
+	// esbuild escapes non-ASCII characters in strings, not in regular expressions: one there makes
+	// the whole bundle a two-byte string to V8 (~30 ms more to load a backend). test/unit/bundleText.test.ts.
+	{
+		selector: 'Literal[regex.pattern=/[^\\x00-\\x7F]/]',
+		message: 'Write a non-ASCII character in a regular expression as \\uXXXX: the bundle stays ASCII, one byte a character to V8.',
+	},
+];
+
 export default tseslint.config(
 	{ ignores: ['dist/**', 'out/**', 'node_modules/**', 'artifacts/**', 'bench/results/**', 'drizzle/**', 'test/fixtures/**', '**/*.d.mts'] },
 	{
@@ -85,18 +99,22 @@ export default tseslint.config(
 	{
 		files: ['src/**/*.ts'],
 		rules: {
+			'no-restricted-syntax': ['error', ...srcSyntax],
+		},
+	},
+	// Notifications obey VS Code's link syntax (`[label](command:…)` runs a command when clicked), and
+	// their text holds what teammates and agents wrote: every message goes through src/extension/messages.ts,
+	// which shows it escaped. Tested by test/unit/extension/shownMessage.test.ts.
+	{
+		files: ['src/extension/**/*.ts'],
+		ignores: ['src/extension/messages.ts'],
+		rules: {
 			'no-restricted-syntax': [
 				'error',
-				...['CallExpression', 'NewExpression'].map((call) => ({
-					selector: `${call} > SpreadElement`,
-					message:
-						'A spread argument puts every element on the stack and overflows it past ~120k: loop, or use pushAll/maxOf/minOf (src/engine/arrays.ts).',
-				})),
-				// esbuild escapes non-ASCII characters in strings, not in regular expressions: one there makes
-				// the whole bundle a two-byte string to V8 (~30 ms more to load a backend). test/unit/bundleText.test.ts.
+				...srcSyntax,
 				{
-					selector: 'Literal[regex.pattern=/[^\\x00-\\x7F]/]',
-					message: 'Write a non-ASCII character in a regular expression as \\uXXXX: the bundle stays ASCII, one byte a character to V8.',
+					selector: 'MemberExpression[property.name=/^show(Information|Warning|Error)Message$/]',
+					message: 'Show a message through src/extension/messages.ts: its text is shown escaped, never obeyed as a link.',
 				},
 			],
 		},

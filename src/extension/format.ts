@@ -72,6 +72,17 @@ export function focusMarkdown(focus: SessionFocusDto, active: boolean): string {
 	return lines.join('  \n');
 }
 
+/**
+ * A notification's or message dialog's text as shown: control characters escaped, and VS Code's link
+ * syntax broken. A notification turns `[label](command:…)`, `(https:…)` and `(file:…)` in its text
+ * into a link, and a click on a `command:` one runs that command with the arguments it names; a
+ * session name, task title, path or id a teammate pushed would be one. An invisible space between `]`
+ * and `(` leaves the text as it reads. Every message goes through it (messages.ts; lint keeps it).
+ */
+export function shownMessage(text: string): string {
+	return escapeControls(text).replaceAll('](', ']\u200b(');
+}
+
 export function escapeMarkdown(text: string): string {
 	return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
 }

@@ -14,6 +14,7 @@ import { CommandIds } from './ids';
 import { connectDaemon, type DaemonLink } from './daemonSocket';
 import { Disposable } from './lifecycle';
 import { version } from '../../package.json';
+import { showErrorMessage } from './messages';
 
 type ServerState = 'idle' | 'starting' | 'running' | 'restarting' | 'failed' | 'stopped';
 
@@ -192,7 +193,7 @@ export class ServerClient extends Disposable {
 			this.options.log.error(
 				`backend exited (${signal ?? `code ${code}`}) ${this.crashes.length} times in ${crashWindowMs / 60_000} minutes; not restarting it again`,
 			);
-			void vscode.window.showErrorMessage('Baton’s backend keeps crashing, so Baton stopped restarting it.', 'Show Log').then((choice) => {
+			void showErrorMessage('Baton’s backend keeps crashing, so Baton stopped restarting it.', 'Show Log').then((choice) => {
 				if (choice === 'Show Log') {
 					void vscode.commands.executeCommand(CommandIds.showLog);
 				}

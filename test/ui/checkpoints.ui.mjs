@@ -115,6 +115,19 @@ try {
 		}
 		await s.screenshot('06-rolled-back');
 	});
+	await check('a checkpoint message holding a command link is shown as text in its prompt, never as a link', async () => {
+		await s.clearNotifications();
+		fs.writeFileSync(path.join(workspace, 'src/retry.js'), 'export const maxRetries = 5;\n');
+		// What an agent (or a teammate's pushed record) may write: a notification would make it a link that runs the command.
+		baton(workspace, 'checkpoint', 'create', '--message', 'Tidy [Approve all](command:workbench.action.closeWindow)', '--trigger', 'complete');
+		const toast = await s.notification('needs review', { timeout: 15_000 });
+		await toast.getByText('[Approve all]').first().waitFor();
+		const links = await toast.locator('.notification-list-item-message a').count();
+		if (links !== 0) {
+			throw new Error(`the message holds ${links} link(s): ${await toast.locator('.notification-list-item-message').innerHTML()}`);
+		}
+		await s.screenshot('07-message-as-text');
+	});
 	if (base.approvalStatus !== 'auto_approved') {
 		throw new Error(`a periodic checkpoint under the auto policy should be auto-approved, got ${base.approvalStatus}`);
 	}

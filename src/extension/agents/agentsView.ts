@@ -14,6 +14,7 @@ import { escapeMarkdown, relativeTime, shownItem } from '../format';
 import { command } from '../commands/commandSupport';
 import { CommandIds, ContextKeys, ViewIds } from '../ids';
 import { Disposable } from '../lifecycle';
+import { showInformationMessage } from '../messages';
 
 const stateIcons: Record<BoardStateDto, [string, string]> = {
 	waiting: ['bell-dot', 'charts.yellow'],
@@ -186,7 +187,7 @@ export class AgentsView extends Disposable implements vscode.TreeDataProvider<Bo
 		await this.read();
 		const first = this.current.entries.find((e) => e.state === 'waiting');
 		if (!first) {
-			void vscode.window.showInformationMessage('No agent session waits for you.');
+			void showInformationMessage('No agent session waits for you.');
 			return;
 		}
 		await this.tree.reveal(first, { select: true, focus: false });

@@ -12,6 +12,7 @@ import { agentConnect } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { command } from '../commands/commandSupport';
 import { CommandIds, type CommandId } from '../ids';
+import { showInformationMessage, showWarningMessage } from '../messages';
 
 interface AgentInfo {
 	label: string;
@@ -93,7 +94,7 @@ async function run(deps: Deps, agent: AgentKindDto, remove: boolean, given: Conn
 	const { workspace } = deps;
 	const info = agentInfo[agent];
 	if (!workspace.root) {
-		void vscode.window.showWarningMessage('Open a folder first: agent hooks are written into the workspace.');
+		void showWarningMessage('Open a folder first: agent hooks are written into the workspace.');
 		return undefined;
 	}
 	const mcp = await askMcp(deps, agent, remove, given);
@@ -156,7 +157,7 @@ async function askMcp(deps: Deps, agent: AgentKindDto, remove: boolean, given: C
 	}
 	if (clineFile) {
 		// Outside the workspace and shared by every workspace: never changed without asking.
-		const choice = await vscode.window.showWarningMessage(
+		const choice = await showWarningMessage(
 			remove ? `Also take Baton’s MCP server out of Cline’s settings?` : `Change Cline’s MCP settings?`,
 			{
 				modal: true,
@@ -176,11 +177,11 @@ async function showWritten(root: string, info: AgentInfo, remove: boolean, resul
 	const files = [...result.written, ...(result.mcp ? [result.mcp] : [])];
 	const uri = (p: string): vscode.Uri => vscode.Uri.file(path.isAbsolute(p) ? p : path.join(root, p));
 	if (result.warning) {
-		void vscode.window.showWarningMessage(result.warning);
+		void showWarningMessage(result.warning);
 	}
 	const skipped = files.filter((w) => w.action === 'skipped').map((w) => `${w.path} skipped: ${w.reason ?? ''}`);
 	if (!files.some(changed)) {
-		void vscode.window.showInformationMessage(
+		void showInformationMessage(
 			[remove ? `${info.label} was not connected: nothing to remove.` : `${info.label} was already connected: nothing changed.`, ...skipped].join(' '),
 		);
 		return;
@@ -206,17 +207,17 @@ async function showWritten(root: string, info: AgentInfo, remove: boolean, resul
 		}
 	}
 	const list = files.filter(changed).map((w) => `${w.action} ${w.path}${w.backup ? ' (backup kept)' : ''}`);
-	void vscode.window.showInformationMessage(
-		`${remove ? 'Disconnected' : 'Connected'} ${info.label}: ${list.join(', ')}.${skipped.length ? ` ${skipped.join(' ')}` : ''}`,
-	);
+	void showInformationMessage(`${remove ? 'Disconnected' : 'Connected'} ${info.label}: ${list.join(', ')}.${skipped.length ? ` ${skipped.join(' ')}` : ''}`);
 	if (result.notes.length > 0) {
 		// Without these steps the agent skips the hooks without a word: a message that stays until read.
-		void vscode.window
-			.showWarningMessage(`${info.label} runs Baton’s hooks only once you trust them.`, { modal: false, detail: result.notes.join('\n') }, 'Copy Steps')
-			.then((choice) => {
-				if (choice) {
-					void vscode.env.clipboard.writeText(result.notes.join('\n'));
-				}
-			});
+		void showWarningMessage(
+			`${info.label} runs Baton’s hooks only once you trust them.`,
+			{ modal: false, detail: result.notes.join('\n') },
+			'Copy Steps',
+		).then((choice) => {
+			if (choice) {
+				void vscode.env.clipboard.writeText(result.notes.join('\n'));
+			}
+		});
 	}
 }

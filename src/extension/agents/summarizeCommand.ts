@@ -12,6 +12,7 @@ import type { BatonWorkspace } from '../batonWorkspace';
 import { command, pickSession, sessionIdOf } from '../commands/commandSupport';
 import { CommandIds } from '../ids';
 import { TranscriptGroup } from './transcriptsView';
+import { showInformationMessage, showWarningMessage } from '../messages';
 
 export interface SummaryOutcome {
 	sessionId: string;
@@ -74,14 +75,13 @@ export function registerSummarizeCommand(workspace: BatonWorkspace): vscode.Disp
 				return outcome;
 			}
 			const label = canSave ? 'Save as Handoff Note' : 'Copy';
-			void vscode.window
-				.showInformationMessage(`Summary of “${details.session.name}”${improved.model ? ` (improved by ${improved.model})` : ''}.`, label)
-				.then(async (choice) => {
+			void showInformationMessage(`Summary of “${details.session.name}”${improved.model ? ` (improved by ${improved.model})` : ''}.`, label).then(
+				async (choice) => {
 					if (choice !== label) {
 						return;
 					}
 					if (canSave) {
-						const confirmed = await vscode.window.showWarningMessage(
+						const confirmed = await showWarningMessage(
 							`Save the summary as the handoff note of “${details.session.name}”?`,
 							{
 								modal: true,
@@ -94,7 +94,8 @@ export function registerSummarizeCommand(workspace: BatonWorkspace): vscode.Disp
 						}
 					}
 					await act(canSave ? 'saveAsHandoff' : 'copy');
-				});
+				},
+			);
 			return outcome;
 		},
 		workspace.log,
@@ -157,7 +158,7 @@ async function improve(
 		);
 	}
 	if (useModel !== true) {
-		const choice = await vscode.window.showInformationMessage(
+		const choice = await showInformationMessage(
 			`Improve the summary with ${model.name}?`,
 			{
 				modal: true,

@@ -10,6 +10,7 @@ import { command, ensureInitialized } from '../commands/commandSupport';
 import { relativeTime } from '../format';
 import { CommandIds } from '../ids';
 import { TranscriptNode, transcriptUri } from './transcriptsView';
+import { showInformationMessage } from '../messages';
 
 type TranscriptRef = Pick<TranscriptDto, 'id' | 'title' | 'agentSessionId'>;
 
@@ -46,9 +47,7 @@ export function registerTranscriptCommands(workspace: BatonWorkspace): vscode.Di
 					const { transcripts } = await workspace.request(transcriptList, {});
 					const archived = transcripts.filter((t) => t.archiveBytes > 0);
 					if (archived.length === 0) {
-						void vscode.window.showInformationMessage(
-							'No archived transcripts yet. Connect Claude Code: Baton archives its transcripts per session.',
-						);
+						void showInformationMessage('No archived transcripts yet. Connect Claude Code: Baton archives its transcripts per session.');
 						return undefined;
 					}
 					ref = (

@@ -10,6 +10,7 @@ import { checkpointList } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { CommandIds, ViewIds } from '../ids';
 import { Disposable } from '../lifecycle';
+import { showInformationMessage, showWarningMessage } from '../messages';
 
 /** What a prompt needs to know about the checkpoint that waits. */
 interface ReviewSubject {
@@ -118,10 +119,7 @@ export class ApprovalPrompts extends Disposable {
 			.slice(0, 3)
 			.map((c) => `${c.seq === undefined ? '' : `#${c.seq} `}${c.message?.trim() ? `“${c.message.trim()}”` : `(${c.trigger})`}`);
 		const more = subjects.length > shown.length ? ` and ${subjects.length - shown.length} more` : '';
-		const choice = await vscode.window.showInformationMessage(
-			`Baton: ${subjects.length} checkpoints need review: ${shown.join(', ')}${more}.`,
-			'Open Pending Approvals',
-		);
+		const choice = await showInformationMessage(`Baton: ${subjects.length} checkpoints need review: ${shown.join(', ')}${more}.`, 'Open Pending Approvals');
 		if (choice) {
 			await vscode.commands.executeCommand(`${ViewIds.pendingApprovals}.focus`);
 		}
@@ -138,7 +136,7 @@ export class ApprovalPrompts extends Disposable {
 			this.escalatedSessions.add(c.sessionId);
 		}
 		const choice = interrupt
-			? await vscode.window.showWarningMessage(
+			? await showWarningMessage(
 					`Baton: ${what} needs your approval`,
 					{ modal: true, detail: `Escalated: ${c.escalationReasons.join('; ')}.\n${files}. Review the changes before the agent goes on.` },
 					'Approve',
@@ -146,13 +144,13 @@ export class ApprovalPrompts extends Disposable {
 					'Review',
 				)
 			: escalated
-				? await vscode.window.showWarningMessage(
+				? await showWarningMessage(
 						`Baton: ${what} needs your approval (escalated: ${c.escalationReasons.join('; ')}; ${files}).`,
 						'Approve',
 						'Reject',
 						'Review',
 					)
-				: await vscode.window.showInformationMessage(`Baton: ${what} needs review (${files}).`, 'Approve', 'Reject', 'Review');
+				: await showInformationMessage(`Baton: ${what} needs review (${files}).`, 'Approve', 'Reject', 'Review');
 		switch (choice) {
 			case 'Approve':
 				await vscode.commands.executeCommand(CommandIds.approveCheckpoint, { id: c.id });

@@ -14,6 +14,7 @@ import { openCheckpointDiff, type SideNames } from './checkpointDocuments';
 import { CheckpointNode } from './checkpointViews';
 import { checkpointLabel, type RejectionOffers } from './rejectionOffer';
 import type { ToldHere } from '../notifications/toldHere';
+import { showInformationMessage, showWarningMessage } from '../messages';
 
 interface Deps {
 	workspace: BatonWorkspace;
@@ -41,7 +42,7 @@ async function pickCheckpoint(
 	const { checkpoints } = await workspace.request(checkpointList, { limit: 500 });
 	const candidates = checkpoints.filter(filter);
 	if (candidates.length === 0) {
-		void vscode.window.showInformationMessage('No checkpoint fits. Create one with “Baton: Create Checkpoint”.');
+		void showInformationMessage('No checkpoint fits. Create one with “Baton: Create Checkpoint”.');
 		return undefined;
 	}
 	const picked = await vscode.window.showQuickPick(
@@ -122,7 +123,7 @@ async function createCheckpointCommand(ctx: Context, arg?: unknown) {
 		6_000,
 	);
 	if (extra) {
-		void vscode.window.showWarningMessage(`Checkpoint taken, but ${extra}.`);
+		void showWarningMessage(`Checkpoint taken, but ${extra}.`);
 	}
 	return checkpoint;
 }
@@ -224,7 +225,7 @@ async function rollbackCheckpointCommand(ctx: Context, arg?: unknown) {
 	const force = target?.approvalStatus === 'rejected';
 	const given = arg && typeof arg === 'object' && (arg as { confirmed?: boolean }).confirmed === true;
 	if (!given) {
-		const choice = await vscode.window.showWarningMessage(
+		const choice = await showWarningMessage(
 			`Roll the workspace back to checkpoint ${target ? checkpointLabel(target) : id}?`,
 			{
 				modal: true,
@@ -242,16 +243,14 @@ async function rollbackCheckpointCommand(ctx: Context, arg?: unknown) {
 	);
 	await workspace.refresh();
 	const kept = result.kept.length ? `; kept ${result.kept.length} file(s) without proof they are newer` : '';
-	void vscode.window
-		.showInformationMessage(
-			`Rolled back: ${result.restored.length} file(s) restored, ${result.removed.length} removed${kept}. A safety checkpoint holds the state before: Undo returns to it.`,
-			'Undo',
-		)
-		.then((choice) => {
-			if (choice) {
-				void vscode.commands.executeCommand(CommandIds.rollbackCheckpoint, { id: result.safetyCheckpointId, confirmed: true });
-			}
-		});
+	void showInformationMessage(
+		`Rolled back: ${result.restored.length} file(s) restored, ${result.removed.length} removed${kept}. A safety checkpoint holds the state before: Undo returns to it.`,
+		'Undo',
+	).then((choice) => {
+		if (choice) {
+			void vscode.commands.executeCommand(CommandIds.rollbackCheckpoint, { id: result.safetyCheckpointId, confirmed: true });
+		}
+	});
 	return result;
 }
 

@@ -65,8 +65,14 @@ export async function openCheckpointDiff(workspace: BatonWorkspace, input: { fro
 	if (!root) {
 		return;
 	}
+	const file = path.resolve(root, input.path);
+	const inside = path.relative(root, file);
+	if (!inside || inside.startsWith('..') || path.isAbsolute(inside)) {
+		// The engine refuses such a tree's comparison; a path from anywhere else never opens a file outside the workspace.
+		throw new Error(`"${input.path}" is no path inside the workspace`);
+	}
 	const left = checkpointUri(input.from, input.path);
-	const right = input.to ? checkpointUri(input.to, input.path) : vscode.Uri.file(path.join(root, input.path));
+	const right = input.to ? checkpointUri(input.to, input.path) : vscode.Uri.file(file);
 	const title = `${path.basename(input.path)} (${input.names.from} ↔ ${input.names.to})`;
 	await vscode.commands.executeCommand('vscode.diff', left, right, title, { preview: true });
 }

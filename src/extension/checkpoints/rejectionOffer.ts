@@ -9,6 +9,7 @@ import type { CheckpointDto } from '../../protocol/checkpointDto';
 import { checkpointRollbackTarget, sessionDetails } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { CommandIds } from '../ids';
+import { showWarningMessage } from '../messages';
 
 /** The same words the backend's rejection notice uses on every channel. */
 const rollbackOfferLabel = 'Roll Back to the Last Approved Checkpoint';
@@ -54,7 +55,7 @@ export class RejectionOffers {
 		const session = await this.sessionName(rejected.sessionId);
 		const text = `Baton: rejected checkpoint ${checkpointLabel(rejected)}${session ? ` of “${session}”` : ''}.${target ? ` The last approved one is ${checkpointLabel(target)}.` : ' No approved checkpoint comes before it.'}`;
 		this.workspace.log.info(`${text} (${rejected.id}${target ? ` → ${target.id}` : ''})`);
-		const choice = target ? await vscode.window.showWarningMessage(text, rollbackOfferLabel) : await vscode.window.showWarningMessage(text);
+		const choice = target ? await showWarningMessage(text, rollbackOfferLabel) : await showWarningMessage(text);
 		if (choice === rollbackOfferLabel && target) {
 			await vscode.commands.executeCommand(CommandIds.rollbackCheckpoint, { id: target.id });
 		}

@@ -13,6 +13,7 @@ import { agentHomeEnv, agentName, escapeControls } from '../../protocol/displayT
 import type { BatonWorkspace } from '../batonWorkspace';
 import { CommandIds } from '../ids';
 import { command, ensureInitialized } from './commandSupport';
+import { showInformationMessage } from '../messages';
 
 const agents = [
 	{ agent: 'claude-code', label: 'Claude Code', detail: '~/.claude/projects/<this folder>/*.jsonl' },
@@ -101,7 +102,7 @@ export function registerAgentHistoryCommand(workspace: BatonWorkspace): vscode.D
 			);
 			const summary = agentHistorySummary(outcome.reports, dryRun);
 			workspace.log.info(`agent history: ${summary}${outcome.cancelled ? ' (cancelled)' : ''}`);
-			void vscode.window.showInformationMessage(outcome.cancelled ? `Cancelled. ${summary}` : summary);
+			void showInformationMessage(outcome.cancelled ? `Cancelled. ${summary}` : summary);
 			if (total(outcome.reports, 'imported') + total(outcome.reports, 'updated') > 0) {
 				void workspace.refresh();
 			}

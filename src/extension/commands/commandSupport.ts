@@ -10,6 +10,7 @@ import { sessionList, taskList, workspaceInit, workspaceStatus, type RpcErrorDat
 import type { BatonWorkspace } from '../batonWorkspace';
 import { relativeTime, sessionMoment, shownItem, statusLabel } from '../format';
 import { SessionNode } from '../views/sessionChainsProvider';
+import { showErrorMessage, showInformationMessage, showWarningMessage } from '../messages';
 
 /** Registers a command whose failures become a notification (never an unhandled rejection). */
 export function command(id: string, run: (...args: unknown[]) => Promise<unknown>, log: vscode.LogOutputChannel): vscode.Disposable {
@@ -32,10 +33,10 @@ function reportError(error: unknown, log: vscode.LogOutputChannel): void {
 	log.error(`${code ? `[${code}] ` : ''}${message}`);
 	// Refusals the engine explains are plain warnings; anything else offers the log.
 	if (code !== undefined && code !== 'internal') {
-		void vscode.window.showWarningMessage(message);
+		void showWarningMessage(message);
 		return;
 	}
-	void vscode.window.showErrorMessage(`Baton: ${message}`, 'Show Log').then((choice) => {
+	void showErrorMessage(`Baton: ${message}`, 'Show Log').then((choice) => {
 		if (choice === 'Show Log') {
 			log.show(true);
 		}
@@ -74,7 +75,7 @@ export async function pickSession(
 		? (await workspace.request(workspaceStatus, undefined)).active
 		: (await workspace.request(sessionList, { limit: 2000 })).sessions.filter((s) => statuses.includes(s.status));
 	if (candidates.length === 0) {
-		void vscode.window.showInformationMessage(emptyMessage);
+		void showInformationMessage(emptyMessage);
 		return undefined;
 	}
 	if (candidates.length === 1 && statuses.length === 1 && statuses[0] === 'active') {
@@ -147,10 +148,10 @@ export async function ensureInitialized(workspace: BatonWorkspace): Promise<bool
 		return true;
 	}
 	if (!workspace.root) {
-		void vscode.window.showWarningMessage('Open a folder first: Baton keeps its sessions in the workspace.');
+		void showWarningMessage('Open a folder first: Baton keeps its sessions in the workspace.');
 		return false;
 	}
-	const choice = await vscode.window.showInformationMessage(
+	const choice = await showInformationMessage(
 		`Baton is not set up in ${workspace.root}. Set it up? It creates a .baton folder (ignored by git).`,
 		{ modal: true },
 		'Set Up Baton',

@@ -14,6 +14,7 @@ import type { BatonWorkspace } from '../batonWorkspace';
 import { CommandIds } from '../ids';
 import { command, ensureInitialized, pickSession, sessionIdOf } from './commandSupport';
 import { markdownUri } from './markdownDocuments';
+import { showInformationMessage, showWarningMessage } from '../messages';
 
 const allStatuses = ['active', 'suspended', 'ended', 'orphaned', 'archived', 'closed'] as const;
 
@@ -119,17 +120,15 @@ async function importDataCommand(ctx: Context, arg?: unknown) {
 	if (preview.errors.length > 0) {
 		const first = preview.errors.slice(0, 5).map((e) => `• ${issueLine(e)}`);
 		const more = preview.errors.length > 5 ? `\n…and ${preview.errors.length - 5} more (all of them are in the Baton log).` : '';
-		void vscode.window
-			.showWarningMessage(
-				`${path.basename(source)} cannot be imported: ${preview.errors.length} problem(s). Nothing was written.`,
-				{ modal: !given.confirmed, detail: `${first.join('\n')}${more}` },
-				'Show Log',
-			)
-			.then((c) => c === 'Show Log' && log.show(true));
+		void showWarningMessage(
+			`${path.basename(source)} cannot be imported: ${preview.errors.length} problem(s). Nothing was written.`,
+			{ modal: !given.confirmed, detail: `${first.join('\n')}${more}` },
+			'Show Log',
+		).then((c) => c === 'Show Log' && log.show(true));
 		return preview;
 	}
 	if (Object.values(preview.added).every((n) => n === 0)) {
-		void vscode.window.showInformationMessage(`Nothing new in ${path.basename(source)}: ${counts(preview.unchanged)} already in Baton.`);
+		void showInformationMessage(`Nothing new in ${path.basename(source)}: ${counts(preview.unchanged)} already in Baton.`);
 		return preview;
 	}
 	if (!given.confirmed) {
@@ -139,7 +138,7 @@ async function importDataCommand(ctx: Context, arg?: unknown) {
 			...(preview.warnings.length ? [`${preview.warnings.length} record(s) changed since an earlier import; Baton keeps its own (see the log).`] : []),
 			'All or nothing, in one transaction; importing the same file again adds nothing.',
 		].join('\n');
-		const ok = await vscode.window.showInformationMessage(`Import from ${path.basename(source)}?`, { modal: true, detail }, 'Import');
+		const ok = await showInformationMessage(`Import from ${path.basename(source)}?`, { modal: true, detail }, 'Import');
 		if (ok !== 'Import') return undefined;
 	}
 	const report = await vscode.window.withProgress(
@@ -149,11 +148,11 @@ async function importDataCommand(ctx: Context, arg?: unknown) {
 	logIssues(report);
 	await workspace.refresh();
 	if (report.errors.length > 0) {
-		void vscode.window.showWarningMessage(
+		void showWarningMessage(
 			`Import refused: ${report.errors.length} problem(s) appeared since the preview; nothing was written. ${issueLine(report.errors[0] as ImportIssueDto)}`,
 		);
 	} else {
-		void vscode.window.showInformationMessage(`Imported ${counts(report.added)} from ${path.basename(source)}.`);
+		void showInformationMessage(`Imported ${counts(report.added)} from ${path.basename(source)}.`);
 	}
 	return report;
 }
@@ -192,7 +191,7 @@ async function exportSessionsCommand(ctx: Context, arg?: unknown) {
 		out = picked?.[0]?.fsPath;
 		if (out && fs.readdirSync(out).length > 0 && !fs.existsSync(path.join(out, 'index.json'))) {
 			const sub = path.join(out, `baton-export-${new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, '').replace('T', '-')}`);
-			const ok = await vscode.window.showInformationMessage(
+			const ok = await showInformationMessage(
 				`${path.basename(out)} is not empty. Export into a new folder inside it?`,
 				{ modal: true, detail: `${sub}\nBaton never overwrites files it did not write.` },
 				'Create Folder',
@@ -207,13 +206,13 @@ async function exportSessionsCommand(ctx: Context, arg?: unknown) {
 	);
 	log.info(`exported ${result.files.length - 1} session file(s) to ${result.out}`);
 	if (!given.out) {
-		void vscode.window
-			.showInformationMessage(`Exported ${result.files.length - 1} session(s) to ${result.out}.`, 'Reveal in Explorer', 'Open index.json')
-			.then(async (c) => {
+		void showInformationMessage(`Exported ${result.files.length - 1} session(s) to ${result.out}.`, 'Reveal in Explorer', 'Open index.json').then(
+			async (c) => {
 				const index = vscode.Uri.file(path.join(result.out, 'index.json'));
 				if (c === 'Reveal in Explorer') await vscode.commands.executeCommand('revealFileInOS', index);
 				if (c === 'Open index.json') await vscode.window.showTextDocument(index);
-			});
+			},
+		);
 	}
 	return result;
 }

@@ -11,6 +11,7 @@ import { agentHomeEnv, agentName, escapeControls } from '../../protocol/displayT
 import type { BatonWorkspace } from '../batonWorkspace';
 import { CommandIds } from '../ids';
 import { command, ensureInitialized } from './commandSupport';
+import { showInformationMessage, showWarningMessage } from '../messages';
 
 /** One line for the person: what the index holds now, per agent, and what could not be read. */
 function reindexSummary(r: ReindexReportDto): string {
@@ -41,9 +42,9 @@ export function registerRebuildIndexCommand(workspace: BatonWorkspace): vscode.D
 			const summary = reindexSummary(report);
 			workspace.log.info(`session index: ${summary}`);
 			if (report.problems.some((p) => p.level === 'error') || report.skipped.length > 0) {
-				void vscode.window.showWarningMessage(summary, 'Show Log').then((pick) => pick && workspace.log.show());
+				void showWarningMessage(summary, 'Show Log').then((pick) => pick && workspace.log.show());
 			} else {
-				void vscode.window.showInformationMessage(summary);
+				void showInformationMessage(summary);
 			}
 			if (report.changed) {
 				void workspace.refresh();

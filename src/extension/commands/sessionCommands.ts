@@ -11,6 +11,7 @@ import { SessionNode } from '../views/sessionChainsProvider';
 import type { ToldHere } from '../notifications/toldHere';
 import type { BatonPanels } from '../webviews/batonPanels';
 import { command, ensureInitialized, pickScope, pickSession, sessionIdOf } from './commandSupport';
+import { showInformationMessage, showWarningMessage } from '../messages';
 
 interface Deps {
 	workspace: BatonWorkspace;
@@ -110,7 +111,7 @@ async function startSessionCommand(ctx: Context, arg?: unknown) {
 	if (result.warnings.length > 0) {
 		// Grouped: several warnings at once are one toast, each also in the log.
 		result.warnings.forEach((w) => log.warn(`Start of “${result.session.name}”: ${w}`));
-		void vscode.window.showWarningMessage(
+		void showWarningMessage(
 			result.warnings.length === 1
 				? (result.warnings[0] ?? '')
 				: `Started “${result.session.name}” with ${result.warnings.length} warnings: ${result.warnings.join(' ')}`,
@@ -122,7 +123,7 @@ async function startSessionCommand(ctx: Context, arg?: unknown) {
 		vscode.window.setStatusBarMessage(`$(check) Baton: started “${result.session.name}”.${continues}`, 6_000);
 		await panels.showBriefing({ sessionId: result.session.id });
 	} else {
-		void vscode.window.showInformationMessage(`Started “${result.session.name}”.${continues}`, 'Show Briefing').then((choice) => {
+		void showInformationMessage(`Started “${result.session.name}”.${continues}`, 'Show Briefing').then((choice) => {
 			if (choice) {
 				void panels.showBriefing({ sessionId: result.session.id });
 			}
@@ -193,15 +194,13 @@ async function endSessionCommand(ctx: Context, arg?: unknown) {
 	}
 	const ended = `Ended “${result.session.name}” after ${result.debrief.durationMinutes} min; its handoff is saved for the next session.`;
 	const warned = result.warnings.length > 0 ? ` ${result.warnings.join(' ')}` : '';
-	void (
-		result.warnings.length > 0
-			? vscode.window.showWarningMessage(`${ended}${warned}`, 'Show Details')
-			: vscode.window.showInformationMessage(ended, 'Show Details')
-	).then((choice) => {
-		if (choice) {
-			void panels.showDetails(result.session.id);
-		}
-	});
+	void (result.warnings.length > 0 ? showWarningMessage(`${ended}${warned}`, 'Show Details') : showInformationMessage(ended, 'Show Details')).then(
+		(choice) => {
+			if (choice) {
+				void panels.showDetails(result.session.id);
+			}
+		},
+	);
 	return result.session;
 }
 
@@ -213,7 +212,7 @@ async function suspendSessionCommand(ctx: Context, arg?: unknown) {
 	}
 	const { session } = await workspace.request(sessionSuspend, { id });
 	await workspace.refresh();
-	void vscode.window.showInformationMessage(`Suspended “${session.name}”. Resume it any time.`);
+	void showInformationMessage(`Suspended “${session.name}”. Resume it any time.`);
 	return session;
 }
 
@@ -251,7 +250,7 @@ async function resumeSessionCommand(ctx: Context, arg?: unknown) {
 	}
 	const { session } = await workspace.request(sessionResume, { id });
 	await workspace.refresh();
-	void vscode.window.showInformationMessage(`Resumed “${session.name}”.`);
+	void showInformationMessage(`Resumed “${session.name}”.`);
 	return session;
 }
 
@@ -272,7 +271,7 @@ async function switchSessionCommand(ctx: Context, arg?: unknown) {
 	}
 	const result = await workspace.request(sessionSwitch, { id });
 	await workspace.refresh();
-	void vscode.window.showInformationMessage(`${result.suspended ? `Suspended “${result.suspended.name}”; ` : ''}now in “${result.session.name}”.`);
+	void showInformationMessage(`${result.suspended ? `Suspended “${result.suspended.name}”; ` : ''}now in “${result.session.name}”.`);
 	return result.session;
 }
 
@@ -284,7 +283,7 @@ async function cleanUpSessionsCommand(ctx: Context) {
 	}
 	const orphan = relativeTime(new Date(Date.now() - status.config.orphanAfterMs).toISOString()).replace(' ago', '');
 	const end = relativeTime(new Date(Date.now() - status.config.autoEndAfterMs).toISOString()).replace(' ago', '');
-	const choice = await vscode.window.showWarningMessage(
+	const choice = await showWarningMessage(
 		'Clean up stale sessions?',
 		{
 			modal: true,
@@ -297,7 +296,7 @@ async function cleanUpSessionsCommand(ctx: Context) {
 	}
 	const result = await workspace.request(sessionGc, {});
 	await workspace.refresh();
-	void vscode.window.showInformationMessage(
+	void showInformationMessage(
 		result.orphaned.length + result.ended.length === 0
 			? 'No stale sessions.'
 			: `Orphaned ${result.orphaned.length} and ended ${result.ended.length} stale session(s).`,

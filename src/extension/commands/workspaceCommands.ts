@@ -8,6 +8,7 @@ import type { BatonWorkspace } from '../batonWorkspace';
 import { CommandIds } from '../ids';
 import { command, ensureInitialized, pickSession, sessionIdOf } from './commandSupport';
 import { syncMenuItems } from '../sync/syncMenu';
+import { showInformationMessage, showWarningMessage } from '../messages';
 
 const nonEmpty = (what: string, max: number) => (v: string) =>
 	v.trim().length === 0 ? `${what} cannot be empty.` : v.trim().length > max ? `At most ${max} characters (${v.trim().length}).` : undefined;
@@ -37,12 +38,12 @@ export function registerWorkspaceCommands(workspace: BatonWorkspace): vscode.Dis
 async function initWorkspaceCommand(ctx: Context) {
 	const { workspace } = ctx;
 	if (!workspace.root) {
-		void vscode.window.showWarningMessage('Open a folder first: Baton keeps its sessions in the workspace.');
+		void showWarningMessage('Open a folder first: Baton keeps its sessions in the workspace.');
 		return;
 	}
 	const status = await workspace.request(workspaceInit, undefined);
 	await workspace.refresh();
-	void vscode.window.showInformationMessage(`Baton is set up in ${status.workspaceRoot} (data in .baton/, ignored by git).`, 'Start Session').then((c) => {
+	void showInformationMessage(`Baton is set up in ${status.workspaceRoot} (data in .baton/, ignored by git).`, 'Start Session').then((c) => {
 		if (c) {
 			void vscode.commands.executeCommand(CommandIds.startSession);
 		}
@@ -81,7 +82,7 @@ async function recordDecisionCommand(ctx: Context, arg?: unknown) {
 		...(rationale.trim() ? { rationale: rationale.trim() } : {}),
 	});
 	await workspace.refresh();
-	void vscode.window.showInformationMessage('Decision recorded; it goes into this session’s handoff.');
+	void showInformationMessage('Decision recorded; it goes into this session’s handoff.');
 	return decision;
 }
 
@@ -126,7 +127,7 @@ async function addTaskCommand(ctx: Context) {
 	}
 	const { task } = await workspace.request(taskAdd, { title: title.trim(), type: type.value, ...(parentId ? { parentId } : {}) });
 	await workspace.refresh();
-	void vscode.window.showInformationMessage(`Added ${task.id}: ${task.title}`);
+	void showInformationMessage(`Added ${task.id}: ${task.title}`);
 	return task;
 }
 
@@ -151,8 +152,8 @@ async function focusTaskCommand(ctx: Context, arg?: unknown) {
 	}
 	const result = await workspace.request(taskFocus, { id });
 	await workspace.refresh();
-	result.warnings.forEach((w) => void vscode.window.showWarningMessage(w));
-	void vscode.window.showInformationMessage(`Now working on ${result.task.id}: ${result.task.title}`);
+	result.warnings.forEach((w) => void showWarningMessage(w));
+	void showInformationMessage(`Now working on ${result.task.id}: ${result.task.title}`);
 	return result.task;
 }
 

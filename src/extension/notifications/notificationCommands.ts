@@ -11,6 +11,7 @@ import type { BatonWorkspace } from '../batonWorkspace';
 import { command, ensureInitialized } from '../commands/commandSupport';
 import { CommandIds } from '../ids';
 import { secretStorageKey } from '../serverClient';
+import { showInformationMessage, showWarningMessage } from '../messages';
 
 const isUrlSecret = (name: string): boolean => /(url|Url)$/.test(name);
 /** Twilio's SIDs have a fixed shape; a token pasted in the SID's place is refused before it is stored. */
@@ -55,7 +56,7 @@ function contextOf(workspace: BatonWorkspace) {
 			}
 		}
 		if (items.length === 0) {
-			void vscode.window.showInformationMessage('Baton has no secret stored in VS Code.');
+			void showInformationMessage('Baton has no secret stored in VS Code.');
 			return undefined;
 		}
 		return (await vscode.window.showQuickPick(items, { placeHolder, matchOnDescription: true }))?.name;
@@ -104,14 +105,12 @@ async function sendTestNotificationCommand(ctx: Context, arg?: unknown) {
 		() => workspace.request(notificationTest, { channel }),
 	);
 	if (result.ok) {
-		void vscode.window.showInformationMessage(`Baton: test notification sent to ${label} (${result.durationMs} ms).`);
+		void showInformationMessage(`Baton: test notification sent to ${label} (${result.durationMs} ms).`);
 	} else {
 		log.warn(`test notification to ${channel} failed: ${result.error ?? ''}`);
-		void vscode.window
-			.showWarningMessage(`Baton: the test notification to ${label} failed: ${result.error ?? 'unknown error'}`, 'Store Secret…')
-			.then((choice) => {
-				if (choice) void vscode.commands.executeCommand(CommandIds.storeSecret);
-			});
+		void showWarningMessage(`Baton: the test notification to ${label} failed: ${result.error ?? 'unknown error'}`, 'Store Secret…').then((choice) => {
+			if (choice) void vscode.commands.executeCommand(CommandIds.storeSecret);
+		});
 	}
 	return result;
 }
@@ -144,7 +143,7 @@ async function storeSecretCommand(ctx: Context, arg?: unknown) {
 	}
 	await secrets.store(secretStorageKey(name), value.trim());
 	log.info(`stored secret ${name}`);
-	void vscode.window.showInformationMessage(`Baton: ${name} is stored in VS Code’s secret storage.`);
+	void showInformationMessage(`Baton: ${name} is stored in VS Code’s secret storage.`);
 	return { name, stored: true };
 }
 
@@ -156,6 +155,6 @@ async function clearSecretCommand(ctx: Context, arg?: unknown) {
 	}
 	await secrets.delete(secretStorageKey(name));
 	log.info(`cleared secret ${name}`);
-	void vscode.window.showInformationMessage(`Baton: ${name} is no longer stored in VS Code.`);
+	void showInformationMessage(`Baton: ${name} is no longer stored in VS Code.`);
 	return { name, stored: false };
 }

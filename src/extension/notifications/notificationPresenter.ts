@@ -12,6 +12,7 @@ import type { RejectionOffers } from '../checkpoints/rejectionOffer';
 import { CommandIds } from '../ids';
 import { Disposable } from '../lifecycle';
 import type { ToldHere } from './toldHere';
+import { showErrorMessage, showInformationMessage, showWarningMessage } from '../messages';
 
 const reviewEvents = new Set(['checkpoint.needs_review', 'escalation.triggered', 'session.error']);
 
@@ -98,10 +99,10 @@ export class NotificationPresenter extends Disposable {
 
 	private async showMany(batch: NotificationShowDto[]): Promise<void> {
 		const worst = batch.some((n) => n.priority === 'critical')
-			? vscode.window.showErrorMessage
+			? showErrorMessage
 			: batch.some((n) => n.priority === 'warning')
-				? vscode.window.showWarningMessage
-				: vscode.window.showInformationMessage;
+				? showWarningMessage
+				: showInformationMessage;
 		const titles = batch.slice(0, 3).map((n) => n.title);
 		const more = batch.length > titles.length ? `; and ${batch.length - titles.length} more` : '';
 		const choice = await worst(`Baton: ${batch.length} updates: ${titles.join('; ')}${more}.`, 'Show Log');
@@ -117,12 +118,7 @@ export class NotificationPresenter extends Disposable {
 		});
 		const where = (vscode.workspace.workspaceFolders?.length ?? 0) > 1 ? ` (${n.workspace})` : '';
 		const text = `Baton${where}: ${n.title}. ${n.summary}`;
-		const show =
-			n.priority === 'critical'
-				? vscode.window.showErrorMessage
-				: n.priority === 'warning'
-					? vscode.window.showWarningMessage
-					: vscode.window.showInformationMessage;
+		const show = n.priority === 'critical' ? showErrorMessage : n.priority === 'warning' ? showWarningMessage : showInformationMessage;
 		// eslint-disable-next-line no-restricted-syntax -- the editor's API takes buttons as arguments; a notification has a few
 		const choice = await show(text, ...actions);
 		if (choice) {

@@ -16,6 +16,7 @@ import { escapeMarkdown, relativeTime } from '../format';
 import { command } from '../commands/commandSupport';
 import { CommandIds } from '../ids';
 import { Disposable } from '../lifecycle';
+import { showInformationMessage } from '../messages';
 
 interface AgentShare {
 	file: string;
@@ -49,7 +50,7 @@ export class AgentBlame extends Disposable {
 			this.register(
 				command(
 					CommandIds.toggleAgentBlame,
-					async () => vscode.window.showInformationMessage('Agent Blame runs git, so it is off in an untrusted workspace.'),
+					async () => showInformationMessage('Agent Blame runs git, so it is off in an untrusted workspace.'),
 					workspace.log,
 				),
 			);

@@ -18,6 +18,7 @@ import { CommandIds } from '../ids';
 import { escapeHtml } from '../webviews/escapeHtml';
 import { replayPageHtml } from './replayPage';
 import { openStepDiff } from './timelineDocuments';
+import { showInformationMessage, showWarningMessage } from '../messages';
 
 export const replayCommandId = CommandIds.replaySession;
 const replayViewType = 'baton.replay';
@@ -174,7 +175,7 @@ export class ReplayPanel implements vscode.Disposable {
 	private async revert(id: string): Promise<void> {
 		const preview = await this.workspace.request(timelineRevert, { id, dryRun: true });
 		const lines = [...preview.reverted.map((p) => `revert ${p}`), ...preview.skipped.map((s) => `leave ${s.path}: ${s.reason}`)];
-		const choice = await vscode.window.showWarningMessage(
+		const choice = await showWarningMessage(
 			`Revert step ${preview.step}? Baton takes a safety checkpoint first and leaves anything changed since alone.`,
 			{ modal: true, detail: lines.join('\n') || 'Nothing to revert.' },
 			'Revert This Step',
@@ -185,7 +186,7 @@ export class ReplayPanel implements vscode.Disposable {
 		const result = await this.workspace.request(timelineRevert, { id });
 		this.details.delete(id);
 		const skipped = result.skipped.length ? `; left alone: ${result.skipped.map((s) => `${s.path} (${s.reason})`).join(', ')}` : '';
-		void vscode.window.showInformationMessage(`Reverted ${result.reverted.length} file(s) of step ${result.step}${skipped}.`);
+		void showInformationMessage(`Reverted ${result.reverted.length} file(s) of step ${result.step}${skipped}.`);
 		void this.panel?.webview.postMessage({ type: 'step', detail: await this.detail(id) } satisfies HostToReplay);
 	}
 

@@ -6,6 +6,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { timelineFile } from '../../protocol/timelineRpc';
 import type { BatonWorkspace } from '../batonWorkspace';
+import { showInformationMessage } from '../messages';
 
 export const timelineScheme = 'baton-timeline';
 
@@ -34,7 +35,7 @@ export class TimelineDocuments implements vscode.TextDocumentContentProvider {
 /** One file of a step in VS Code's diff editor: before the step ↔ after it. */
 export async function openStepDiff(step: { step: number; treeBefore: string | null; treeAfter: string | null }, file: string): Promise<void> {
 	if (!step.treeBefore || !step.treeAfter) {
-		void vscode.window.showInformationMessage(`Step ${step.step} was not captured: there is no diff to show.`);
+		void showInformationMessage(`Step ${step.step} was not captured: there is no diff to show.`);
 		return;
 	}
 	const title = `${path.basename(file)} (step ${step.step})`;

@@ -14,6 +14,7 @@ import type { BatonWorkspace } from '../batonWorkspace';
 import { command, ensureInitialized } from '../commands/commandSupport';
 import { relativeTime, shownItem } from '../format';
 import { CommandIds } from '../ids';
+import { showInformationMessage } from '../messages';
 
 interface HitItem extends vscode.QuickPickItem {
 	hit?: SearchHitDto;
@@ -74,7 +75,7 @@ async function openHit(hit: SearchHitDto): Promise<void> {
 		await vscode.commands.executeCommand(CommandIds.showSessionDetails, { id: hit.sessionId });
 		return;
 	}
-	void vscode.window.showInformationMessage(`Project memory: ${hit.excerpt}`);
+	void showInformationMessage(`Project memory: ${hit.excerpt}`);
 }
 
 /** Waits this long after a keystroke before asking: one request per pause, not per key. */

@@ -7,6 +7,7 @@ import { escapeControls } from '../../protocol/displayText';
 import { syncRetractable, type SyncRemoteDto } from '../../protocol/syncRpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { relativeTime } from '../format';
+import { showInformationMessage, showWarningMessage } from '../messages';
 
 /** What goes besides sessions, handoffs, decisions and checkpoints. */
 interface ShareExtras {
@@ -85,7 +86,7 @@ export async function askToShare(inGit: SyncRemoteDto[]): Promise<{ remote: Sync
 		'Every file is scanned for credentials first (API keys, tokens, private keys, .env-style secrets): a file that looks like it holds one is left out whole, and the push names it. Session text is redacted the same way.',
 		'They are pushed under refs/baton/ only — never your branches, tags or notes. “Baton: Stop Sharing With a Git Remote” turns it off again.',
 	].join('\n\n');
-	const ok = await vscode.window.showWarningMessage(`Share Baton’s records through “${remote.name}”?`, { modal: true, detail }, 'Share');
+	const ok = await showWarningMessage(`Share Baton’s records through “${remote.name}”?`, { modal: true, detail }, 'Share');
 	return ok === 'Share' ? { remote, what } : undefined;
 }
 
@@ -126,7 +127,7 @@ export async function pickRetraction(workspace: BatonWorkspace): Promise<Retract
 				? own.checkpoints.map((c) => ({ label: escapeControls(c.message ?? c.id), description: `${c.id} · ${relativeTime(c.at)}`, id: c.id }))
 				: own.sessions.map((x) => ({ label: escapeControls(x.name ?? x.id), description: `${x.id} · ${relativeTime(x.at)}`, id: x.id }));
 		if (items.length === 0) {
-			void vscode.window.showInformationMessage(`This machine has shared no ${kind} that can be taken back.`);
+			void showInformationMessage(`This machine has shared no ${kind} that can be taken back.`);
 			return undefined;
 		}
 		const picked = await vscode.window.showQuickPick(items, {
@@ -149,5 +150,5 @@ export async function confirmRetraction(what: string): Promise<boolean> {
 		`Baton rewrites its own refs (refs/baton/…) without ${what} and force-pushes them to every remote it shares with. Other machines drop these records on their next pull. This machine keeps them.`,
 		'It cannot undo this: a clone that already fetched them keeps a copy until it pulls again, and the remote keeps the objects until its own garbage collection prunes them. If a credential was shared, rotate it.',
 	].join('\n\n');
-	return (await vscode.window.showWarningMessage(`Take back ${what}?`, { modal: true, detail }, 'Retract')) === 'Retract';
+	return (await showWarningMessage(`Take back ${what}?`, { modal: true, detail }, 'Retract')) === 'Retract';
 }

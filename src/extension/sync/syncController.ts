@@ -30,6 +30,7 @@ import { command } from '../commands/commandSupport';
 import { escapeMarkdown, relativeTime } from '../format';
 import { CommandIds } from '../ids';
 import { Disposable } from '../lifecycle';
+import { showErrorMessage, showInformationMessage, showWarningMessage } from '../messages';
 
 const autoPullEveryMs = 60_000;
 
@@ -165,7 +166,7 @@ export class SyncController extends Disposable {
 		const { remotes } = await this.workspace.request(syncRemotes, undefined);
 		const inGit = remotes.filter((r) => r.inGit);
 		if (inGit.length === 0) {
-			void vscode.window.showInformationMessage(
+			void showInformationMessage(
 				'Baton shares its records through the repository’s git remote, and this repository has none. Add one (git remote add origin URL), then try again.',
 			);
 			return undefined;
@@ -181,16 +182,14 @@ export class SyncController extends Disposable {
 			...(on.transcripts ? ['transcripts included'] : []),
 			...(on.timeline ? ['step files included'] : []),
 		];
-		void vscode.window
-			.showInformationMessage(
-				`Baton shares its records through “${remote.name}”${included.length ? `, ${included.join(', ')}` : ''}. Nothing has been sent yet.`,
-				'Sync Now',
-			)
-			.then((choice) => {
-				if (choice) {
-					void this.syncNow(true);
-				}
-			});
+		void showInformationMessage(
+			`Baton shares its records through “${remote.name}”${included.length ? `, ${included.join(', ')}` : ''}. Nothing has been sent yet.`,
+			'Sync Now',
+		).then((choice) => {
+			if (choice) {
+				void this.syncNow(true);
+			}
+		});
 		return on;
 	}
 
@@ -239,14 +238,14 @@ export class SyncController extends Disposable {
 			);
 			const reached = [...new Set(result.pushed.map((p) => p.remote))];
 			const message = `Baton took back ${what} (${result.events} record(s))${reached.length ? `; rewritten on ${reached.map((r) => `“${r}”`).join(', ')}` : ''}.${result.unreached.length ? ` Not reached: ${result.unreached.map((u) => `“${u.remote}”`).join(', ')} — the rewrite goes with the next push.` : ''}`;
-			void (result.unreached.length ? vscode.window.showWarningMessage(message) : vscode.window.showInformationMessage(message));
+			void (result.unreached.length ? showWarningMessage(message) : showInformationMessage(message));
 			for (const line of result.cannotUndo) {
 				this.workspace.log.info(`sync retract: ${line}`);
 			}
 			await this.workspace.refresh();
 			return result;
 		} catch (error) {
-			void vscode.window.showErrorMessage(`Baton could not take back ${what}: ${(error as Error).message}`);
+			void showErrorMessage(`Baton could not take back ${what}: ${(error as Error).message}`);
 			return undefined;
 		} finally {
 			await this.refresh();
@@ -260,7 +259,7 @@ export class SyncController extends Disposable {
 		if (name === undefined) {
 			const enabled = (await this.workspace.request(syncRemotes, undefined)).remotes.filter((r) => r.enabled);
 			if (enabled.length === 0) {
-				void vscode.window.showInformationMessage('Baton shares through no remote.');
+				void showInformationMessage('Baton shares through no remote.');
 				return undefined;
 			}
 			name =
@@ -277,7 +276,7 @@ export class SyncController extends Disposable {
 		await this.workspace.request(syncDisable, { remote: name });
 		await this.refresh();
 		if (given.remote === undefined) {
-			void vscode.window.showInformationMessage(`Baton no longer shares through “${name}”. What was already pushed stays there (under refs/baton/).`);
+			void showInformationMessage(`Baton no longer shares through “${name}”. What was already pushed stays there (under refs/baton/).`);
 		}
 		return name;
 	}
@@ -291,13 +290,14 @@ export class SyncController extends Disposable {
 			await this.refresh();
 			if (!this.enabled) {
 				// Said, not reported as a sync of nothing ("0 new records; pushed 0 refs").
-				void vscode.window
-					.showInformationMessage('Baton shares its records through no git remote yet, so there is nothing to sync.', 'Share Through a Git Remote…')
-					.then((choice) => {
-						if (choice) {
-							void vscode.commands.executeCommand(CommandIds.syncEnable);
-						}
-					});
+				void showInformationMessage(
+					'Baton shares its records through no git remote yet, so there is nothing to sync.',
+					'Share Through a Git Remote…',
+				).then((choice) => {
+					if (choice) {
+						void vscode.commands.executeCommand(CommandIds.syncEnable);
+					}
+				});
 				return undefined;
 			}
 		}
@@ -359,16 +359,14 @@ export class SyncController extends Disposable {
 		}
 		const paths = [...new Set(left.map((f) => f.path))];
 		const first = left[0];
-		void vscode.window
-			.showWarningMessage(
-				`Baton kept ${paths.length === 1 ? escapeControls(paths[0] ?? '') : `${paths.length} files`} off the remote: ${paths.length === 1 && first ? `it ${first.reason}` : `each looks like it holds a credential or could not be scanned (${paths.slice(0, 3).map(escapeControls).join(', ')}${paths.length > 3 ? ', …' : ''})`}. Everything else was shared; the file stays in this machine’s checkpoints and Replay.`,
-				'Show Log',
-			)
-			.then((choice) => {
-				if (choice === 'Show Log') {
-					this.workspace.log.show(true);
-				}
-			});
+		void showWarningMessage(
+			`Baton kept ${paths.length === 1 ? escapeControls(paths[0] ?? '') : `${paths.length} files`} off the remote: ${paths.length === 1 && first ? `it ${first.reason}` : `each looks like it holds a credential or could not be scanned (${paths.slice(0, 3).map(escapeControls).join(', ')}${paths.length > 3 ? ', …' : ''})`}. Everything else was shared; the file stays in this machine’s checkpoints and Replay.`,
+			'Show Log',
+		).then((choice) => {
+			if (choice === 'Show Log') {
+				this.workspace.log.show(true);
+			}
+		});
 		for (const f of left) {
 			this.workspace.log.warn(
 				`sync: ${f.path} was left out of ${f.step ? `step ${f.step.step} of session ${f.step.sessionId}` : `checkpoint ${(f.snapshot ?? '').slice(0, 10)}`} on the remote: it ${f.reason}`,
@@ -382,16 +380,14 @@ export class SyncController extends Disposable {
 			return;
 		}
 		const first = result.refused[0];
-		void vscode.window
-			.showWarningMessage(
-				`Baton sync left out ${result.refusedCount} pulled record(s) that are no valid event (written by something other than Baton, or damaged)${first ? `, first ${first.id}: ${first.reason}` : ''}. The rest was merged.`,
-				'Show Log',
-			)
-			.then((choice) => {
-				if (choice === 'Show Log') {
-					this.workspace.log.show(true);
-				}
-			});
+		void showWarningMessage(
+			`Baton sync left out ${result.refusedCount} pulled record(s) that are no valid event (written by something other than Baton, or damaged)${first ? `, first ${first.id}: ${first.reason}` : ''}. The rest was merged.`,
+			'Show Log',
+		).then((choice) => {
+			if (choice === 'Show Log') {
+				this.workspace.log.show(true);
+			}
+		});
 	}
 
 	private refused(error: unknown): void {
@@ -401,7 +397,7 @@ export class SyncController extends Disposable {
 			return;
 		}
 		this.lastShownError = message;
-		void vscode.window.showErrorMessage(`Baton sync: ${message}`, 'Retry', 'Show Log').then((choice) => {
+		void showErrorMessage(`Baton sync: ${message}`, 'Retry', 'Show Log').then((choice) => {
 			if (choice === 'Retry') {
 				void this.syncNow(true);
 			} else if (choice === 'Show Log') {

@@ -13,6 +13,7 @@ import type { BatonWorkspace } from '../batonWorkspace';
 import { durationText, escapeMarkdown, focusMarkdown, handoffMarkdown, relativeTime, sessionMoment, shownItem, statusLabel } from '../format';
 import { CommandIds, ViewIds } from '../ids';
 import { Disposable } from '../lifecycle';
+import { showErrorMessage } from '../messages';
 
 export class ScopeNode {
 	/** Its rows (sessions that are no orchestrator's worker, in chain order): sent with the group when it opens expanded, else asked for on expand. */
@@ -318,7 +319,7 @@ export class SessionChainsProvider extends Disposable implements vscode.TreeData
 		} catch (error) {
 			this.groupsWanted = groups.length;
 			this.workspace.log.error(`could not load more session groups: ${(error as Error).message}`);
-			void vscode.window.showErrorMessage('Baton could not load more session groups. “Baton: Show Log” has the details.');
+			void showErrorMessage('Baton could not load more session groups. “Baton: Show Log” has the details.');
 		}
 	}
 

@@ -30,6 +30,7 @@ import { snapshotKey } from '../environment/userGitState';
 import { DirtyTracking } from '../watcher/dirtyTracking';
 import type { ApprovalSummary, CheckpointFaults, Comparison, CreateCheckpointInput, PeriodicResult, PrepareResult } from './checkpointTypes';
 import { diffIndex, diffTrees, readFileAt, type FileChange } from '../shadow/treeDiff';
+import { assertWorkspacePaths } from '../shadow/workspacePaths';
 
 // A tag is printable text: control characters are what the pattern exists to refuse.
 // eslint-disable-next-line no-control-regex
@@ -291,6 +292,11 @@ export class CheckpointService {
 			});
 			environment = await envWork;
 		}
+		// A pulled tree can hold `..` or `.git` (workspacePaths.ts): its paths would open files outside the workspace.
+		assertWorkspacePaths(
+			files.map((f) => f.path),
+			`The comparison of checkpoint ${from.id}${to ? ` with ${to.id}` : ''}`,
+		);
 		return {
 			from,
 			to,
@@ -311,7 +317,12 @@ export class CheckpointService {
 			return this.diff(to.parentCheckpointId, id);
 		}
 		const environment = { ...diffEnvironments(null, null), note: 'nothing was recorded before the first checkpoint' };
-		return { from: null, to, files: await diffTrees(this.shadow, null, to.commitSha), environment, approval: { from: null, to: approvalOf(to) } };
+		const files = await diffTrees(this.shadow, null, to.commitSha);
+		assertWorkspacePaths(
+			files.map((f) => f.path),
+			`Checkpoint ${to.id}`,
+		);
+		return { from: null, to, files, environment, approval: { from: null, to: approvalOf(to) } };
 	}
 
 	/** The bytes of `file` (workspace-relative, `/`-separated) at a checkpoint; null when it did not hold it. */

@@ -58,7 +58,7 @@ void describe('rollback', () => {
 		);
 	});
 
-	void it('refuses a checkpoint whose tree holds a path outside the workspace (made elsewhere, as a pulled ref could bring it), touching nothing', async (t) => {
+	void it('refuses to restore or compare a checkpoint whose tree holds a path outside the workspace (made elsewhere, as a pulled ref could bring it), touching nothing', async (t) => {
 		const { engine, root, clock } = await openCheckpointEngine(t);
 		const target = await engine.checkpoints.create({ actor });
 		clock.advance(1_000);
@@ -94,6 +94,10 @@ void describe('rollback', () => {
 			const top = inShadow(['mktree'], `${inShadow(['ls-tree', target.treeSha])}\n040000 tree ${sub}\t${name}\n`);
 			const commit = inShadow(['commit-tree', top, '-m', 'forged']);
 			await engine.store.write((db) => db.update(checkpoints).set({ commitSha: commit, treeSha: top }).where(eq(checkpoints.id, target.id)).run());
+			// Compared with the working tree, or reviewed, it is refused too: the Compare panel would open `../…` beside the workspace.
+			for (const compare of [() => engine.checkpoints.diff(target.id), () => engine.checkpoints.changes(target.id)]) {
+				await assert.rejects(compare(), /which is no path inside the workspace/);
+			}
 			const before = fingerprint(root, outsideBaton);
 			await assert.rejects(
 				engine.checkpoints.rollback(target.id, { actor }),

@@ -83,8 +83,25 @@ export function shownMessage(text: string): string {
 	return escapeControls(text).replaceAll('](', ']\u200b(');
 }
 
+/**
+ * Markdown that shows `text` as written. An icon's syntax, `$(name)`, becomes VS Code's escaped icon
+ * `\$(name)`: shown as written where the markdown draws icons (`supportThemeIcons`; escaping its
+ * parentheses alone left marked to give back `$(name)`, drawn as the icon), and as `$(name)` where it
+ * does not (a backslash before `$` is markdown's escape).
+ */
 export function escapeMarkdown(text: string): string {
-	return text.replace(/[\\`*_{}[\]()#+\-.!|<>]/g, (c) => `\\${c}`);
+	return text.replace(/\$\(([A-Za-z0-9-]+(?:~[A-Za-z]+)?)\)|[\\`*_{}[\]()#+\-.!|<>]/g, (c: string, icon: string | undefined) =>
+		icon === undefined ? `\\${c}` : `\\$(${icon})`,
+	);
+}
+
+/**
+ * Stored text in a label VS Code draws icons in (a status bar item's text, a quick pick's label,
+ * description and detail): `$(name)` shown as written, not as an icon, by an invisible space in it.
+ * Baton's own icons are put in around it.
+ */
+export function withoutIcons(text: string): string {
+	return text.replaceAll('$(', '$\u200b(');
 }
 
 /** What a person reads on a tree item (or a status bar or quick pick item): their shapes in `vscode`, so the rule is tested without VS Code. */

@@ -5,7 +5,7 @@
 import * as vscode from 'vscode';
 import type { WorkspaceStatus } from '../protocol/rpc';
 import type { BatonWorkspace } from './batonWorkspace';
-import { escapeMarkdown, relativeTime, shownItem } from './format';
+import { escapeMarkdown, relativeTime, shownItem, withoutIcons } from './format';
 import { CommandIds } from './ids';
 import { Disposable } from './lifecycle';
 
@@ -60,7 +60,7 @@ export class SessionStatusBar extends Disposable {
 		this.item.backgroundColor = undefined;
 		if (active) {
 			const more = status.active.length > 1 ? ` +${status.active.length - 1}` : '';
-			this.item.text = `$(debug-start) ${truncate(active.name, 32)}${more} · active`;
+			this.item.text = `$(debug-start) ${withoutIcons(truncate(active.name, 32))}${more} · active`;
 			tooltip.appendMarkdown(
 				`**Baton** — active session **${escapeMarkdown(active.name)}**  \n${escapeMarkdown(active.scopeKey)} · started ${relativeTime(active.startedAt)}`,
 			);

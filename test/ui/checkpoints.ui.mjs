@@ -120,13 +120,47 @@ try {
 		fs.writeFileSync(path.join(workspace, 'src/retry.js'), 'export const maxRetries = 5;\n');
 		// What an agent (or a teammate's pushed record) may write: a notification would make it a link that runs the command.
 		baton(workspace, 'checkpoint', 'create', '--message', 'Tidy [Approve all](command:workbench.action.closeWindow)', '--trigger', 'complete');
-		const toast = await s.notification('needs review', { timeout: 15_000 });
-		await toast.getByText('[Approve all]').first().waitFor();
+		// The session is escalated by now (its seven errors above): a warning, no longer a modal.
+		const toast = await s.notification('Tidy [Approve all]', { timeout: 15_000 });
 		const links = await toast.locator('.notification-list-item-message a').count();
 		if (links !== 0) {
 			throw new Error(`the message holds ${links} link(s): ${await toast.locator('.notification-list-item-message').innerHTML()}`);
 		}
 		await s.screenshot('07-message-as-text');
+	});
+	await check('an icon’s syntax in a session’s name is shown as written in the status bar and the tree’s hover, never drawn as an icon', async () => {
+		baton(workspace, 'session', 'end', '--note', 'Retries done');
+		baton(workspace, 'session', 'start', '--name', 'Fix $(check) then $(warning)', '--agent', 'claude-code');
+		const item = s.statusBarItem('(check) then');
+		await item.waitFor({ timeout: 20_000 });
+		const drawn = await item.locator('.codicon-check, .codicon-warning').count();
+		if (drawn !== 0) {
+			throw new Error(`the status bar drew ${drawn} icon(s) from the name: ${await item.innerHTML()}`);
+		}
+		await openBaton(s);
+		const row = s.page.locator('.monaco-list-row[role="treeitem"]', { hasText: '(check) then' }).first();
+		await row.waitFor({ timeout: 15_000 });
+		// The row's hover, asked for again if the first pointing did not open it (the row's inline actions appear under the pointer).
+		const hover = s.page.locator('.monaco-hover', { hasText: 'No handoff' }).first();
+		for (let attempt = 0; ; attempt++) {
+			await s.page.mouse.move(5, 5);
+			await row.locator('.label-name').hover();
+			try {
+				await hover.waitFor({ timeout: 8_000 });
+				break;
+			} catch (error) {
+				if (attempt === 2) throw error;
+			}
+		}
+		const text = await hover.innerText();
+		if (!text.includes('$(check) then $(warning)')) {
+			throw new Error(`the hover does not show the name as written: ${JSON.stringify(text)} ${await hover.innerHTML()}`);
+		}
+		const inHover = await hover.locator('.codicon-check, .codicon-warning').count();
+		if (inHover !== 0) {
+			throw new Error(`the hover drew ${inHover} icon(s) from the name: ${await hover.innerHTML()}`);
+		}
+		await s.screenshot('08-icons-as-text');
 	});
 	if (base.approvalStatus !== 'auto_approved') {
 		throw new Error(`a periodic checkpoint under the auto policy should be auto-approved, got ${base.approvalStatus}`);

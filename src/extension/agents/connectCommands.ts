@@ -12,7 +12,7 @@ import { agentConnect } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { command } from '../commands/commandSupport';
 import { CommandIds, type CommandId } from '../ids';
-import { showInformationMessage, showWarningMessage } from '../messages';
+import { showInformationMessage, showQuickPick, showWarningMessage } from '../messages';
 
 interface AgentInfo {
 	label: string;
@@ -74,7 +74,7 @@ export function registerConnectCommands(deps: Deps): vscode.Disposable[] {
 				const agent =
 					given.agent ??
 					(
-						await vscode.window.showQuickPick(
+						await showQuickPick(
 							(Object.entries(agentInfo) as [AgentKindDto, AgentInfo][]).map(([kind, info]) => ({
 								label: info.label,
 								description: hookFile[kind],
@@ -136,7 +136,7 @@ async function askMcp(deps: Deps, agent: AgentKindDto, remove: boolean, given: C
 		return false;
 	}
 	if (!remove) {
-		const picked = await vscode.window.showQuickPick(
+		const picked = await showQuickPick(
 			[
 				{
 					label: '$(check) Hooks and MCP server',

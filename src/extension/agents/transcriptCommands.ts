@@ -7,10 +7,10 @@ import type { TranscriptDto } from '../../protocol/agentDto';
 import { transcriptList, transcriptSync } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { command, ensureInitialized } from '../commands/commandSupport';
-import { relativeTime } from '../format';
+import { relativeTime, withoutIcons } from '../format';
 import { CommandIds } from '../ids';
 import { TranscriptNode, transcriptUri } from './transcriptsView';
-import { showInformationMessage } from '../messages';
+import { showInformationMessage, showQuickPick } from '../messages';
 
 type TranscriptRef = Pick<TranscriptDto, 'id' | 'title' | 'agentSessionId'>;
 
@@ -51,11 +51,11 @@ export function registerTranscriptCommands(workspace: BatonWorkspace): vscode.Di
 						return undefined;
 					}
 					ref = (
-						await vscode.window.showQuickPick(
+						await showQuickPick(
 							archived.map((t) => ({
-								label: t.title ?? `Transcript ${t.agentSessionId.slice(0, 8)}`,
-								description: `${t.sessionName ?? t.sessionId ?? ''} · ${relativeTime(t.lastAt)}`,
-								detail: `${t.userRequests} turns · ${t.toolCalls} tool calls · ${t.agentSessionId}`,
+								label: withoutIcons(t.title ?? `Transcript ${t.agentSessionId.slice(0, 8)}`),
+								description: withoutIcons(`${t.sessionName ?? t.sessionId ?? ''} · ${relativeTime(t.lastAt)}`),
+								detail: withoutIcons(`${t.userRequests} turns · ${t.toolCalls} tool calls · ${t.agentSessionId}`),
 								t,
 							})),
 							{ placeHolder: 'Open which transcript?', matchOnDescription: true, matchOnDetail: true },

@@ -7,14 +7,14 @@ import type { CheckpointDto } from '../../protocol/checkpointDto';
 import { checkpointApprove, checkpointCreate, checkpointList, checkpointReject, checkpointRollback, checkpointTag } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { command, ensureInitialized, sessionIdOf } from '../commands/commandSupport';
-import { relativeTime } from '../format';
+import { relativeTime, withoutIcons } from '../format';
 import { CommandIds } from '../ids';
 import type { BatonPanels } from '../webviews/batonPanels';
 import { openCheckpointDiff, type SideNames } from './checkpointDocuments';
 import { CheckpointNode } from './checkpointViews';
 import { checkpointLabel, type RejectionOffers } from './rejectionOffer';
 import type { ToldHere } from '../notifications/toldHere';
-import { showInformationMessage, showWarningMessage } from '../messages';
+import { showInformationMessage, showQuickPick, showWarningMessage } from '../messages';
 
 interface Deps {
 	workspace: BatonWorkspace;
@@ -45,10 +45,12 @@ async function pickCheckpoint(
 		void showInformationMessage('No checkpoint fits. Create one with “Baton: Create Checkpoint”.');
 		return undefined;
 	}
-	const picked = await vscode.window.showQuickPick(
+	const picked = await showQuickPick(
 		candidates.map((c) => ({
-			label: c.message?.trim() || `${c.trigger} checkpoint`,
-			description: `#${c.seq} · ${statusLabel[c.approvalStatus]} · ${relativeTime(c.createdAt)}${c.tags.length ? ` · ${c.tags.map((t) => `#${t}`).join(' ')}` : ''}`,
+			label: withoutIcons(c.message?.trim() || `${c.trigger} checkpoint`),
+			description: withoutIcons(
+				`#${c.seq} · ${statusLabel[c.approvalStatus]} · ${relativeTime(c.createdAt)}${c.tags.length ? ` · ${c.tags.map((t) => `#${t}`).join(' ')}` : ''}`,
+			),
 			detail: `${c.id} · +${c.fileStats.added} ~${c.fileStats.modified} −${c.fileStats.deleted} files`,
 			checkpoint: c,
 		})),
@@ -143,7 +145,7 @@ async function compareCheckpointsCommand(ctx: Context, arg?: unknown) {
 		if (!first) {
 			return;
 		}
-		const second = await vscode.window.showQuickPick(
+		const second = await showQuickPick(
 			[
 				{ label: '$(file-directory) The working tree', id: undefined as string | undefined },
 				...(await workspace.request(checkpointList, { limit: 500 })).checkpoints

@@ -13,7 +13,7 @@ import { agentHomeEnv, agentName, escapeControls } from '../../protocol/displayT
 import type { BatonWorkspace } from '../batonWorkspace';
 import { CommandIds } from '../ids';
 import { command, ensureInitialized } from './commandSupport';
-import { showInformationMessage } from '../messages';
+import { showInformationMessage, showQuickPick } from '../messages';
 
 const agents = [
 	{ agent: 'claude-code', label: 'Claude Code', detail: '~/.claude/projects/<this folder>/*.jsonl' },
@@ -84,7 +84,7 @@ export function registerAgentHistoryCommand(workspace: BatonWorkspace): vscode.D
 			const given = arg && typeof arg === 'object' ? (arg as { agents?: string[]; dryRun?: boolean }) : {};
 			let chosen = given.agents;
 			if (!chosen) {
-				const picks = await vscode.window.showQuickPick(
+				const picks = await showQuickPick(
 					agents.map((a) => ({ ...a, picked: true })),
 					{
 						title: 'Import Agent History: whose sessions of this folder?',

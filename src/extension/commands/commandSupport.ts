@@ -8,9 +8,9 @@ import { escapeControls } from '../../protocol/displayText';
 import type { SessionDto, SessionStatusDto, TaskDto } from '../../protocol/dto';
 import { sessionList, taskList, workspaceInit, workspaceStatus, type RpcErrorData } from '../../protocol/rpc';
 import type { BatonWorkspace } from '../batonWorkspace';
-import { relativeTime, sessionMoment, shownItem, statusLabel } from '../format';
+import { relativeTime, sessionMoment, shownItem, statusLabel, withoutIcons } from '../format';
 import { SessionNode } from '../views/sessionChainsProvider';
-import { showErrorMessage, showInformationMessage, showWarningMessage } from '../messages';
+import { showErrorMessage, showInformationMessage, showQuickPick, showWarningMessage } from '../messages';
 
 /** Registers a command whose failures become a notification (never an unhandled rejection). */
 export function command(id: string, run: (...args: unknown[]) => Promise<unknown>, log: vscode.LogOutputChannel): vscode.Disposable {
@@ -81,12 +81,12 @@ export async function pickSession(
 	if (candidates.length === 1 && statuses.length === 1 && statuses[0] === 'active') {
 		return candidates[0];
 	}
-	const picked = await vscode.window.showQuickPick<SessionPickItem>(
+	const picked = await showQuickPick<SessionPickItem>(
 		candidates.map((s) =>
 			shownItem({
-				label: s.name,
+				label: withoutIcons(s.name),
 				description: `${statusLabel[s.status]} · ${relativeTime(sessionMoment(s))}`,
-				detail: `${s.scopeKey}${s.agent ? ` · ${s.agent}` : ''} · ${s.id}`,
+				detail: withoutIcons(`${s.scopeKey}${s.agent ? ` · ${s.agent}` : ''} · ${s.id}`),
 				session: s,
 			}),
 		),
@@ -127,7 +127,7 @@ export async function pickScope(workspace: BatonWorkspace, title: string): Promi
 		{ label: '', kind: vscode.QuickPickItemKind.Separator },
 		{ label: '$(edit) Other scope…', description: 'subtree:ID, custom:ID,ID, epicPhase:ID:PHASE', custom: true },
 	];
-	const picked = await vscode.window.showQuickPick(items, { title, placeHolder: 'Which part of the work is this session about?', matchOnDescription: true });
+	const picked = await showQuickPick(items, { title, placeHolder: 'Which part of the work is this session about?', matchOnDescription: true });
 	if (!picked) {
 		return undefined;
 	}

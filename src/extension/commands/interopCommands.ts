@@ -14,7 +14,7 @@ import type { BatonWorkspace } from '../batonWorkspace';
 import { CommandIds } from '../ids';
 import { command, ensureInitialized, pickSession, sessionIdOf } from './commandSupport';
 import { markdownUri } from './markdownDocuments';
-import { showInformationMessage, showWarningMessage } from '../messages';
+import { showInformationMessage, showQuickPick, showWarningMessage } from '../messages';
 
 const allStatuses = ['active', 'suspended', 'ended', 'orphaned', 'archived', 'closed'] as const;
 
@@ -91,7 +91,7 @@ async function importDataCommand(ctx: Context, arg?: unknown) {
 	const given = arg && typeof arg === 'object' ? (arg as { format?: ImportFormatDto; path?: string; confirmed?: boolean }) : {};
 	const choice = given.format
 		? formats.find((f) => f.format === given.format)
-		: await vscode.window.showQuickPick(
+		: await showQuickPick(
 				formats.map((f) => ({ ...f, description: f.folder ? 'a folder' : 'a file' })),
 				{ title: 'Import (1/3): what do you bring?', placeHolder: 'The format of the history to import', matchOnDetail: true },
 			);
@@ -168,7 +168,7 @@ async function exportSessionsCommand(ctx: Context, arg?: unknown) {
 	let chain = given.chain;
 	if (chain === undefined) {
 		const { chain: sessions } = await workspace.request(sessionDetails, { id: sessionId });
-		const pick = await vscode.window.showQuickPick(
+		const pick = await showQuickPick(
 			[
 				{ label: '$(file) This session', description: '1 file plus index.json', chain: false },
 				{ label: '$(list-ordered) Its whole chain', description: `${sessions.length} session(s), first to last`, chain: true },
@@ -228,7 +228,7 @@ async function showMarkdownCommand(ctx: Context, arg?: unknown) {
 	const kind =
 		given.kind ??
 		(
-			await vscode.window.showQuickPick(
+			await showQuickPick(
 				[
 					{ label: '$(note) Handoff', description: 'what the session left for the next one', view: 'handoff' as const },
 					{ label: '$(book) Briefing', description: 'what the session was (or would be) told at its start', view: 'briefing' as const },

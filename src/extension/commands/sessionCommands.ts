@@ -11,7 +11,7 @@ import { SessionNode } from '../views/sessionChainsProvider';
 import type { ToldHere } from '../notifications/toldHere';
 import type { BatonPanels } from '../webviews/batonPanels';
 import { command, ensureInitialized, pickScope, pickSession, sessionIdOf } from './commandSupport';
-import { showInformationMessage, showWarningMessage } from '../messages';
+import { showInformationMessage, showQuickPick, showWarningMessage } from '../messages';
 
 interface Deps {
 	workspace: BatonWorkspace;
@@ -84,7 +84,7 @@ async function startSessionCommand(ctx: Context, arg?: unknown) {
 	const agentPick =
 		given.agent !== undefined
 			? { agent: given.agent || undefined }
-			: await vscode.window.showQuickPick(agents, { title: 'Start Session (3/3): who works in it?', placeHolder: 'The agent (or you)' });
+			: await showQuickPick(agents, { title: 'Start Session (3/3): who works in it?', placeHolder: 'The agent (or you)' });
 	if (!agentPick) {
 		return;
 	}

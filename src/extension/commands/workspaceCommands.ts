@@ -8,7 +8,8 @@ import type { BatonWorkspace } from '../batonWorkspace';
 import { CommandIds } from '../ids';
 import { command, ensureInitialized, pickSession, sessionIdOf } from './commandSupport';
 import { syncMenuItems } from '../sync/syncMenu';
-import { showInformationMessage, showWarningMessage } from '../messages';
+import { showInformationMessage, showQuickPick, showWarningMessage } from '../messages';
+import { withoutIcons } from '../format';
 
 const nonEmpty = (what: string, max: number) => (v: string) =>
 	v.trim().length === 0 ? `${what} cannot be empty.` : v.trim().length > max ? `At most ${max} characters (${v.trim().length}).` : undefined;
@@ -100,7 +101,7 @@ async function addTaskCommand(ctx: Context) {
 	if (title === undefined) {
 		return;
 	}
-	const type = await vscode.window.showQuickPick(
+	const type = await showQuickPick(
 		[
 			{ label: '$(circle-outline) Task', value: 'task' as const },
 			{ label: '$(bug) Bug', value: 'bug' as const },
@@ -116,8 +117,8 @@ async function addTaskCommand(ctx: Context) {
 	const epics = tasks.filter((t) => t.type === 'epic' && t.status !== 'done' && t.status !== 'cancelled');
 	let parentId: string | undefined;
 	if (type.value !== 'epic' && epics.length > 0) {
-		const parent = await vscode.window.showQuickPick(
-			[{ label: 'No parent', id: undefined }, ...epics.map((e) => ({ label: `$(layers) ${e.id} · ${e.title}`, id: e.id }))],
+		const parent = await showQuickPick(
+			[{ label: 'No parent', id: undefined }, ...epics.map((e) => ({ label: `$(layers) ${withoutIcons(`${e.id} · ${e.title}`)}`, id: e.id }))],
 			{ title: 'Add Task (3/3): part of which epic?' },
 		);
 		if (!parent) {
@@ -137,10 +138,10 @@ async function focusTaskCommand(ctx: Context, arg?: unknown) {
 	if (!id) {
 		const { tasks } = await workspace.request(taskList, undefined);
 		const open = tasks.filter((t: TaskDto) => t.type !== 'epic' && (t.status === 'pending' || t.status === 'active' || t.status === 'blocked'));
-		const picked = await vscode.window.showQuickPick(
+		const picked = await showQuickPick(
 			open.map((t) => ({
-				label: `${t.id} · ${t.title}`,
-				description: `${t.type} · ${t.priority}${t.dependsOn.length ? ` · waits on ${t.dependsOn.join(', ')}` : ''}`,
+				label: withoutIcons(`${t.id} · ${t.title}`),
+				description: withoutIcons(`${t.type} · ${t.priority}${t.dependsOn.length ? ` · waits on ${t.dependsOn.join(', ')}` : ''}`),
 				id: t.id,
 			})),
 			{ placeHolder: 'Work on which task now?', matchOnDescription: true },
@@ -194,7 +195,7 @@ async function sessionActionsCommand(ctx: Context) {
 		{ label: '$(type-hierarchy) Show Chain Graph', run: run(CommandIds.showChainGraph) },
 		{ label: '$(output) Show Log', run: run(CommandIds.showLog) },
 	);
-	const picked = await vscode.window.showQuickPick(actions, {
+	const picked = await showQuickPick(actions, {
 		placeHolder: active.length ? `Baton — ${active.map((s) => s.name).join(', ')}` : 'Baton — no active session',
 	});
 	return picked?.run();

@@ -11,7 +11,7 @@ import type { BatonWorkspace } from '../batonWorkspace';
 import { command, ensureInitialized } from '../commands/commandSupport';
 import { CommandIds } from '../ids';
 import { secretStorageKey } from '../serverClient';
-import { showInformationMessage, showWarningMessage } from '../messages';
+import { showInformationMessage, showQuickPick, showWarningMessage } from '../messages';
 
 const isUrlSecret = (name: string): boolean => /(url|Url)$/.test(name);
 /** Twilio's SIDs have a fixed shape; a token pasted in the SID's place is refused before it is stored. */
@@ -59,7 +59,7 @@ function contextOf(workspace: BatonWorkspace) {
 			void showInformationMessage('Baton has no secret stored in VS Code.');
 			return undefined;
 		}
-		return (await vscode.window.showQuickPick(items, { placeHolder, matchOnDescription: true }))?.name;
+		return (await showQuickPick(items, { placeHolder, matchOnDescription: true }))?.name;
 	};
 
 	return { workspace, log, secrets, given, pickSecret };
@@ -85,7 +85,7 @@ async function sendTestNotificationCommand(ctx: Context, arg?: unknown) {
 	const { channels } = await workspace.request(notificationChannels, undefined);
 	let channel = typeof given(arg)['channel'] === 'string' ? (given(arg)['channel'] as string) : undefined;
 	if (!channel) {
-		const picked = await vscode.window.showQuickPick(
+		const picked = await showQuickPick(
 			channels.map((c) => ({
 				label: c.label,
 				description: c.enabled ? 'enabled' : 'not in baton.notifications.channels',

@@ -12,7 +12,7 @@ import { agentName } from '../../protocol/displayText';
 import { transcriptUri } from '../agents/transcriptsView';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { command, ensureInitialized } from '../commands/commandSupport';
-import { relativeTime, shownItem } from '../format';
+import { relativeTime, shownItem, withoutIcons } from '../format';
 import { CommandIds } from '../ids';
 import { showInformationMessage } from '../messages';
 
@@ -49,9 +49,9 @@ function where(hit: SearchHitDto): string {
 function hitItem(hit: SearchHitDto): HitItem {
 	const who = hit.agent ? ` · ${agentName(hit.agent)}` : '';
 	return shownItem({
-		label: `$(${icons[hit.kind]}) ${hit.sessionName ?? (hit.kind === 'memory' ? 'Project memory' : 'No session')}`,
-		description: `${where(hit)}${who}${hit.at ? ` · ${relativeTime(hit.at)}` : ''}`,
-		detail: hit.excerpt,
+		label: `$(${icons[hit.kind]}) ${withoutIcons(hit.sessionName ?? (hit.kind === 'memory' ? 'Project memory' : 'No session'))}`,
+		description: withoutIcons(`${where(hit)}${who}${hit.at ? ` · ${relativeTime(hit.at)}` : ''}`),
+		detail: withoutIcons(hit.excerpt),
 		alwaysShow: true,
 		hit,
 	});

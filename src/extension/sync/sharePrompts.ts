@@ -7,7 +7,7 @@ import { escapeControls } from '../../protocol/displayText';
 import { syncRetractable, type SyncRemoteDto } from '../../protocol/syncRpc';
 import type { BatonWorkspace } from '../batonWorkspace';
 import { relativeTime } from '../format';
-import { showInformationMessage, showWarningMessage } from '../messages';
+import { showInformationMessage, showQuickPick, showWarningMessage } from '../messages';
 
 /** What goes besides sessions, handoffs, decisions and checkpoints. */
 interface ShareExtras {
@@ -36,7 +36,7 @@ export async function askToShare(inGit: SyncRemoteDto[]): Promise<{ remote: Sync
 		inGit.length === 1
 			? inGit[0]
 			: (
-					await vscode.window.showQuickPick(
+					await showQuickPick(
 						inGit.map((r) => ({ label: r.name, description: shared(r), remote: r })),
 						{ title: 'Share Baton’s Records (1/2)', placeHolder: 'Through which git remote?' },
 					)
@@ -45,7 +45,7 @@ export async function askToShare(inGit: SyncRemoteDto[]): Promise<{ remote: Sync
 		return undefined;
 	}
 	// Sessions, handoffs, decisions and checkpoints always go; each extra is ticked (none by default).
-	const extras = await vscode.window.showQuickPick(
+	const extras = await showQuickPick(
 		[
 			{
 				label: 'Untracked files in checkpoints',
@@ -92,7 +92,7 @@ export async function askToShare(inGit: SyncRemoteDto[]): Promise<{ remote: Sync
 
 /** Picks what this machine takes back: a checkpoint or a session of its own, or everything since a time. Undefined when dismissed, or when there is nothing of that kind. */
 export async function pickRetraction(workspace: BatonWorkspace): Promise<RetractionChoice | undefined> {
-	const chosen = await vscode.window.showQuickPick(
+	const chosen = await showQuickPick(
 		[
 			{ label: 'A checkpoint', description: 'its files and its records', what: 'checkpoint' as const },
 			{ label: 'A session', description: 'its records, its checkpoints and their files', what: 'session' as const },
@@ -130,7 +130,7 @@ export async function pickRetraction(workspace: BatonWorkspace): Promise<Retract
 			void showInformationMessage(`This machine has shared no ${kind} that can be taken back.`);
 			return undefined;
 		}
-		const picked = await vscode.window.showQuickPick(items, {
+		const picked = await showQuickPick(items, {
 			title: 'Retract Shared Records (2/2)',
 			placeHolder: `Which ${kind} of this machine’s?`,
 			matchOnDescription: true,

@@ -30,7 +30,7 @@ import { command } from '../commands/commandSupport';
 import { escapeMarkdown, relativeTime } from '../format';
 import { CommandIds } from '../ids';
 import { Disposable } from '../lifecycle';
-import { showErrorMessage, showInformationMessage, showWarningMessage } from '../messages';
+import { showErrorMessage, showInformationMessage, showQuickPick, showWarningMessage } from '../messages';
 
 const autoPullEveryMs = 60_000;
 
@@ -142,7 +142,7 @@ export class SyncController extends Disposable {
 			{ label: '$(discard) Retract Shared Records…', run: () => vscode.commands.executeCommand(CommandIds.syncRetract) },
 			{ label: '$(output) Show Log', run: () => vscode.commands.executeCommand(CommandIds.showLog) },
 		];
-		const picked = await vscode.window.showQuickPick(items, {
+		const picked = await showQuickPick(items, {
 			placeHolder: this.enabled ? 'Baton sync' : 'Baton sync is off: no remote shares Baton’s records yet',
 		});
 		return picked?.run();
@@ -265,7 +265,7 @@ export class SyncController extends Disposable {
 			name =
 				enabled.length === 1
 					? enabled[0]?.name
-					: await vscode.window.showQuickPick(
+					: await showQuickPick(
 							enabled.map((r) => r.name),
 							{ placeHolder: 'Stop sharing through which remote?' },
 						);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { durationText, escapeMarkdown, focusMarkdown, handoffMarkdown, relativeTime, sessionMoment } from '../../../src/extension/format';
+import { durationText, escapeMarkdown, focusMarkdown, handoffMarkdown, relativeTime, sessionMoment, withoutIcons } from '../../../src/extension/format';
 
 const now = Date.parse('2026-03-01T12:00:00.000Z');
 const ago = (ms: number) => new Date(now - ms).toISOString();
@@ -43,6 +43,14 @@ void describe('editor wording', () => {
 		assert.match(md, /\*\*Blocker:\*\* keys/);
 		assert.equal(handoffMarkdown(null), '_No handoff._');
 		assert.equal(escapeMarkdown('a*b'), 'a\\*b');
+	});
+
+	void it('shows an icon’s syntax in stored text as written: VS Code’s escaped icon in markdown, an invisible space in a label', () => {
+		// A name a teammate wrote: drawn as a check mark, a spinner and a warning, it would pass for Baton's own state.
+		const name = 'Fix $(check) $(loading~spin) $(warning) (x)';
+		assert.equal(escapeMarkdown(name), 'Fix \\$(check) \\$(loading~spin) \\$(warning) \\(x\\)');
+		assert.equal(withoutIcons(name), 'Fix $\u200b(check) $\u200b(loading~spin) $\u200b(warning) (x)');
+		assert.doesNotMatch(withoutIcons(name), /\$\([A-Za-z0-9-]+(?:~[A-Za-z]+)?\)/, 'no icon left for a label to draw');
 	});
 
 	void it('renders a session’s focus for the tree’s hover: Focus while active, Last focus after, its text escaped', () => {

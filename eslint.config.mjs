@@ -103,8 +103,9 @@ export default tseslint.config(
 		},
 	},
 	// Notifications obey VS Code's link syntax (`[label](command:…)` runs a command when clicked), and
-	// their text holds what teammates and agents wrote: every message goes through src/extension/messages.ts,
-	// which shows it escaped. Tested by test/unit/extension/shownMessage.test.ts.
+	// their text, like a quick pick's items, holds what teammates and agents wrote: every message and
+	// quick pick goes through src/extension/messages.ts, which shows it escaped. Tested by
+	// test/unit/extension/shownMessage.test.ts.
 	{
 		files: ['src/extension/**/*.ts'],
 		ignores: ['src/extension/messages.ts'],
@@ -113,8 +114,8 @@ export default tseslint.config(
 				'error',
 				...srcSyntax,
 				{
-					selector: 'MemberExpression[property.name=/^show(Information|Warning|Error)Message$/]',
-					message: 'Show a message through src/extension/messages.ts: its text is shown escaped, never obeyed as a link.',
+					selector: 'MemberExpression[property.name=/^(show(Information|Warning|Error)Message|showQuickPick)$/]',
+					message: 'Show a message or a quick pick through src/extension/messages.ts: its text is shown escaped, never obeyed.',
 				},
 			],
 		},
@@ -224,6 +225,16 @@ export default tseslint.config(
 		rules: {
 			'no-restricted-imports': layerRule('The extension talks to the engine only through the server (the protocol).', {
 				layers: ['engine', 'server', 'cli', 'hookHost', 'webview'],
+				packages: ['drizzle-orm', 'drizzle-zod', 'sql.js'],
+			}),
+		},
+	},
+	{
+		// The one crossing of the editor (test/unit/architecture.test.ts `crossings`): the import-free engine/ownFiles.ts, which reads the daemon's endpoint file.
+		files: ['src/extension/daemonSocket.ts'],
+		rules: {
+			'no-restricted-imports': layerRule('The editor reads the endpoint file with engine/ownFiles.ts alone.', {
+				layers: ['server', 'cli', 'hookHost', 'webview'],
 				packages: ['drizzle-orm', 'drizzle-zod', 'sql.js'],
 			}),
 		},

@@ -14,14 +14,8 @@ import path from 'node:path';
 import { ContentLengthFrames } from './contentLengthFrames';
 import { pidAlive } from '../hookHost/pidAlive';
 import { claimStart, releaseClaim, spawnDaemon, startState } from './daemonStart';
-
-interface Endpoint {
-	pid: number;
-	socket: string;
-	instance: string;
-	workspace: string;
-	version?: string;
-}
+// The endpoint file is read only when it is this user's own, its socket only when this user's (engine/ownFiles.ts: a file a repository carried names any socket and pid).
+import { daemonEndpointFile, isOwnSocket, readDaemonEndpoint as readEndpoint, runsDaemonOf, type DaemonEndpoint as Endpoint } from '../engine/ownFiles';
 
 interface DaemonCallOptions {
 	/** Start the daemon when none answers (`baton daemon status` only looks). */
@@ -109,15 +103,6 @@ export function findBatonRoot(start: string): string | undefined {
 			return undefined;
 		}
 		dir = parent;
-	}
-}
-
-function readEndpoint(root: string): Endpoint | undefined {
-	try {
-		const value = JSON.parse(fs.readFileSync(path.join(root, '.baton', 'daemon.json'), 'utf8')) as Partial<Endpoint>;
-		return typeof value.pid === 'number' && typeof value.socket === 'string' && typeof value.instance === 'string' ? (value as Endpoint) : undefined;
-	} catch {
-		return undefined;
 	}
 }
 
@@ -243,6 +228,10 @@ type Outcome = { kind: 'answered'; value: unknown } | { kind: 'unreachable' } | 
  * greeting), start another; `unusable`: another version, or it died after taking the request.
  */
 async function callEndpoint(root: string, endpoint: Endpoint, method: string, params: unknown, options: DaemonCallOptions, answerMs: number): Promise<Outcome> {
+	if (!isOwnSocket(endpoint.socket)) {
+		// Gone, or not this user's: the command line, environment and input a request carries go to no one else.
+		return { kind: 'unreachable' };
+	}
 	let rpc: RpcSocket;
 	try {
 		rpc = await RpcSocket.connect(endpoint.socket, answerMs);
@@ -293,13 +282,16 @@ async function callEndpoint(root: string, endpoint: Endpoint, method: string, pa
 function endSilentDaemon(root: string, endpoint: Endpoint, silence: SilentDaemon, options: DaemonCallOptions): void {
 	const now = readEndpoint(root);
 	if (now?.instance === endpoint.instance && now.pid === endpoint.pid) {
-		try {
-			process.kill(endpoint.pid, 'SIGKILL');
-		} catch {
-			// Gone already.
+		// Only a process the system says runs this workspace's daemon (where it can tell): a stale file's pid may be reused by any process.
+		if (runsDaemonOf(endpoint.pid, root) !== false) {
+			try {
+				process.kill(endpoint.pid, 'SIGKILL');
+			} catch {
+				// Gone already.
+			}
 		}
 		if (readEndpoint(root)?.instance === endpoint.instance) {
-			fs.rmSync(path.join(root, '.baton', 'daemon.json'), { force: true });
+			fs.rmSync(daemonEndpointFile(root), { force: true });
 		}
 	}
 	options.notice?.(

@@ -22,6 +22,7 @@ import { TaskService } from './tasks/taskService';
 import { ExportService } from './interop/exportService';
 import { ImportService } from './interop/importService';
 import { TrackerService } from './trackers/trackerService';
+import { dropForeignOwnFiles } from './ownFiles';
 import { batonDir, initWorkspace, isInitialized, tightenPrivateTree } from './workspace';
 import type { BriefingSources } from './sessions/briefing';
 import { laterWork } from './timeline/laterWork';
@@ -156,6 +157,12 @@ export class Engine {
 			throw new BatonError('notInitialized', `${root} has no .baton folder; run \`baton init\` there first`);
 		}
 		const dir = batonDir(root);
+		const foreign = dropForeignOwnFiles(dir);
+		if (foreign.length > 0) {
+			options.log.warn(
+				`removed ${foreign.map((f) => `.baton/${f}`).join(', ')}: this user did not write ${foreign.length === 1 ? 'it' : 'them'} (a repository or an archive carried ${foreign.length === 1 ? 'it' : 'them'}); Baton makes its own`,
+			);
+		}
 		const loose = tightenPrivateTree(dir, [shadowDirName]);
 		if (loose.length > 0) {
 			options.log.warn(

@@ -3,10 +3,11 @@
  * window): the endpoint file `.baton/daemon.json` names its socket, and `daemon/hello` proves it is
  * that daemon (its instance id and workspace), not a dead one's leftovers or a reused pid.
  */
-import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { createMessageConnection, SocketMessageReader, SocketMessageWriter, type MessageConnection } from 'vscode-jsonrpc/node';
+// The one engine file the editor reads (import-free; test/unit/architecture.test.ts `crossings`): one rule for the CLI, the daemon and the editor.
+import { isOwnSocket, readDaemonEndpoint } from '../engine/ownFiles';
 import { daemonHello, type DaemonHelloParams } from '../protocol/rpc';
 
 export interface DaemonLink {
@@ -17,25 +18,9 @@ export interface DaemonLink {
 	dispose(): void;
 }
 
-interface Endpoint {
-	socket: string;
-	instance: string;
-	pid: number;
-	version?: string;
-}
-
 /** A daemon started without knowing its version says 'unknown': that is no version, not another one. */
 function differentVersion(theirs: string | undefined, ours: string | undefined): boolean {
 	return ours !== undefined && theirs !== undefined && theirs !== 'unknown' && theirs !== ours;
-}
-
-function readEndpoint(root: string): Endpoint | undefined {
-	try {
-		const value = JSON.parse(fs.readFileSync(path.join(root, '.baton', 'daemon.json'), 'utf8')) as Partial<Endpoint>;
-		return typeof value.socket === 'string' && typeof value.instance === 'string' && typeof value.pid === 'number' ? (value as Endpoint) : undefined;
-	} catch {
-		return undefined;
-	}
 }
 
 /**
@@ -50,8 +35,9 @@ export async function connectDaemon(
 	hello: DaemonHelloParams = { client: 'editor' },
 	version?: string,
 ): Promise<DaemonLink | undefined> {
-	const endpoint = readEndpoint(workspaceRoot);
-	if (!endpoint || differentVersion(endpoint.version, version)) {
+	// Only this user's own endpoint file and socket: one a repository carried would name anyone's.
+	const endpoint = readDaemonEndpoint(workspaceRoot);
+	if (!endpoint || differentVersion(endpoint.version, version) || !isOwnSocket(endpoint.socket)) {
 		return undefined;
 	}
 	const socket = await new Promise<net.Socket | undefined>((resolve) => {

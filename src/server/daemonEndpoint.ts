@@ -11,21 +11,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { privateFileMode } from '../engine/workspace';
 import { isAlive } from '../engine/storage/processAlive';
-
-interface DaemonEndpoint {
-	pid: number;
-	socket: string;
-	startedAt: string;
-	version: string;
-	instance: string;
-	workspace: string;
-}
+import { daemonEndpointFile, isOwnSocket, readDaemonEndpoint, type DaemonEndpoint } from '../engine/ownFiles';
 
 /** Longest socket path we use: sun_path is 108 bytes on Linux (104 on macOS) including the NUL. */
 const maxSocketPath = 100;
 
 function endpointFile(workspaceRoot: string): string {
-	return path.join(workspaceRoot, '.baton', 'daemon.json');
+	return daemonEndpointFile(workspaceRoot);
 }
 
 export function startLockFile(workspaceRoot: string): string {
@@ -61,14 +53,8 @@ export function socketPathFor(workspaceRoot: string, env: NodeJS.ProcessEnv = pr
 	return socket;
 }
 
-export function readEndpoint(workspaceRoot: string): DaemonEndpoint | undefined {
-	try {
-		const value = JSON.parse(fs.readFileSync(endpointFile(workspaceRoot), 'utf8')) as Partial<DaemonEndpoint>;
-		return typeof value.pid === 'number' && typeof value.socket === 'string' && typeof value.instance === 'string' ? (value as DaemonEndpoint) : undefined;
-	} catch {
-		return undefined;
-	}
-}
+/** The endpoint file, when it is this user's own and whole (engine/ownFiles.ts). */
+export const readEndpoint = readDaemonEndpoint;
 
 /** Written after listening, atomically (temp + rename): a reader sees no file or a whole one. */
 export function writeEndpoint(workspaceRoot: string, endpoint: DaemonEndpoint): void {
@@ -90,7 +76,7 @@ export function removeEndpoint(workspaceRoot: string, instance: string): void {
  * workspace: a dead pid, a reused pid (a live unrelated process) or a dead socket all answer no.
  */
 function endpointAnswers(workspaceRoot: string, endpoint: DaemonEndpoint, timeoutMs = 500): Promise<boolean> {
-	if (!isAlive(endpoint.pid)) {
+	if (!isAlive(endpoint.pid) || !isOwnSocket(endpoint.socket)) {
 		return Promise.resolve(false);
 	}
 	return new Promise((resolve) => {

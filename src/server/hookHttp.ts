@@ -10,7 +10,7 @@
 import crypto from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { hookPort, hookSecret, hookUrlPath, keepHookPort } from '../engine/agentConfig/hookEndpoint';
+import { hookPort, hookSecret, renewHookSecret, hookUrlPath, keepHookPort } from '../engine/agentConfig/hookEndpoint';
 import type { CliRunParams, CliRunResult } from '../protocol/rpc';
 
 /** The largest event body taken: the same bound as a command hook's stdin (hookHost/hookStdin.ts). */
@@ -77,8 +77,9 @@ function refuse(req: http.IncomingMessage, res: http.ServerResponse, status: num
 }
 
 export async function startHookHttp(options: HookHttpOptions): Promise<HookHttpEndpoint> {
-	const secret = hookSecret(options.workspaceRoot);
-	const server = http.createServer((req, res) => {
+	let secret = hookSecret(options.workspaceRoot);
+	// Headers are checked every 2 s (Node's default, 30 s, let an idle connection live that long).
+	const server = http.createServer({ connectionsCheckingInterval: 2_000 }, (req, res) => {
 		void serveHook(req, res, options, secret).catch((error: Error) => {
 			options.log('warn', `hook/http: ${error.message}`);
 			if (!res.headersSent) {
@@ -86,9 +87,22 @@ export async function startHookHttp(options: HookHttpOptions): Promise<HookHttpE
 			}
 		});
 	});
-	server.headersTimeout = 10_000;
+	server.headersTimeout = 5_000;
 	server.requestTimeout = 30_000;
-	const port = await listenOnKeptPort(server, options);
+	// Any local user can open connections to 127.0.0.1 without the secret: bounded, so they cannot
+	// take every descriptor the daemon has (its socket, its store). A host calls one hook at a time.
+	server.maxConnections = 128;
+	const wanted = options.port ?? hookPort(options.workspaceRoot);
+	const port = await listenOnKeptPort(server, wanted);
+	if (port !== wanted) {
+		// Whoever holds the kept port receives the calls of Claude Code sessions started before (their
+		// settings name it) and the secret they carry: a new secret makes what it learns useless here.
+		secret = renewHookSecret(options.workspaceRoot);
+		options.log(
+			'warn',
+			`hook endpoint: port ${wanted} is taken (another program, another user's, or this workspace's previous daemon); listening on ${port} with a new hook secret. Claude Code sessions started before keep calling port ${wanted} until they restart.`,
+		);
+	}
 	keepHookPort(options.workspaceRoot, port);
 	return { port, close: () => server.close() };
 }
@@ -175,8 +189,8 @@ async function runHookCall(res: http.ServerResponse, options: HookHttpOptions, c
 	answer(res, 200, result.stdout.trim() ? result.stdout : '', 'application/json');
 }
 
-/** Listens on 127.0.0.1 at the asked or kept port, or at any free port when that one is taken or forbidden. */
-async function listenOnKeptPort(server: http.Server, options: HookHttpOptions): Promise<number> {
+/** Listens on 127.0.0.1 at the `wanted` port, or at any free port when that one is taken or forbidden. */
+async function listenOnKeptPort(server: http.Server, wanted: number): Promise<number> {
 	const listen = (port: number): Promise<number> =>
 		new Promise((resolve, reject) => {
 			const fail = (error: Error): void => reject(error);
@@ -186,7 +200,6 @@ async function listenOnKeptPort(server: http.Server, options: HookHttpOptions): 
 				resolve((server.address() as AddressInfo).port);
 			});
 		});
-	const wanted = options.port ?? hookPort(options.workspaceRoot);
 	try {
 		return await listen(wanted);
 	} catch (error) {
@@ -195,9 +208,7 @@ async function listenOnKeptPort(server: http.Server, options: HookHttpOptions): 
 		}
 		// Taken (another program, or this workspace's other daemon not gone yet): any free port; the
 		// agent's local settings follow it at its next session start.
-		const port = await listen(0);
-		options.log('info', `hook endpoint: port ${wanted} is taken; listening on ${port}`);
-		return port;
+		return listen(0);
 	}
 }
 

@@ -252,6 +252,7 @@ function claudeLocal(workspaceRoot: string, options: { remove: boolean; now: () 
 		deleteWhenEmpty: true,
 		display: displayPath(workspaceRoot),
 		dryRun: options.dryRun ?? false,
+		private: true,
 	});
 	if (!options.dryRun && !options.remove && fs.existsSync(file)) {
 		fs.chmodSync(file, 0o600);
@@ -259,7 +260,7 @@ function claudeLocal(workspaceRoot: string, options: { remove: boolean; now: () 
 		// The port the file names is the one the next backend asks for first.
 		keepHookPort(workspaceRoot, port);
 	} else if (!options.dryRun && options.remove && !fs.existsSync(file)) {
-		// Disconnect leaves the clone's ignore list as it found it once the file is gone.
+		// Disconnect leaves the clone's ignore list as it found it once the file is gone, and its backups (which hold the secret too).
 		excludeFromGit(workspaceRoot, claudeLocalSettings, false);
 	}
 	return written;
@@ -288,14 +289,19 @@ export function refreshClaudeLocal(workspaceRoot: string, port: number): Written
 	return connected ? claudeLocal(workspaceRoot, { remove: false, now: Date.now, port }) : undefined;
 }
 
-/** Adds `**\/<relative>` to the repository's `.git/info/exclude` (this clone's own ignore list) unless it is there; with `add` false, takes that line out again. */
+/**
+ * Adds `**\/<relative>*` to the repository's `.git/info/exclude` (this clone's own ignore list) unless
+ * it is there: the file, its backups (`.baton-backup-…`) and temp files, all holding the secret. With
+ * `add` false, takes that line (and the file-only line of earlier versions) out again once none of
+ * them is left.
+ */
 function excludeFromGit(workspaceRoot: string, relative: string, add: boolean): void {
 	const dirs = findGitDirs(workspaceRoot);
 	if (!dirs) {
 		return;
 	}
 	const file = path.join(dirs.commonDir, 'info', 'exclude');
-	const line = `**/${relative}`;
+	const line = `**/${relative}*`;
 	let text: string;
 	try {
 		text = fs.readFileSync(file, 'utf8');
@@ -304,8 +310,16 @@ function excludeFromGit(workspaceRoot: string, relative: string, add: boolean): 
 	}
 	const lines = text.split('\n');
 	if (!add) {
-		if (lines.includes(line)) {
-			fs.writeFileSync(file, lines.filter((l) => l !== line).join('\n'));
+		const name = path.basename(relative);
+		let left: string[] = [];
+		try {
+			left = fs.readdirSync(path.join(workspaceRoot, path.dirname(relative)));
+		} catch {
+			// No folder: nothing of the file is left.
+		}
+		const ours = [line, `**/${relative}`];
+		if (!left.some((n) => n.startsWith(name)) && lines.some((l) => ours.includes(l))) {
+			fs.writeFileSync(file, lines.filter((l) => !ours.includes(l)).join('\n'));
 		}
 		return;
 	}

@@ -9,6 +9,7 @@
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { readOwnPrivateFile } from '../ownFiles';
 import { atomicWriteFile } from '../storage/fsUtil';
 import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
 
@@ -23,20 +24,24 @@ function hookPortFile(workspaceRoot: string): string {
 	return path.join(batonDir(workspaceRoot), 'hook-http.json');
 }
 
-/** The workspace's hook secret, made on first use (32 random bytes, hex, in a 0600 file created exclusively). */
+/**
+ * The workspace's hook secret, made on first use (32 random bytes, hex, in a 0600 file created
+ * exclusively). Only a file this user wrote privately is one (ownFiles.ts): a secret a repository
+ * carried is known to whoever committed it, so it is replaced by a new one.
+ */
 export function hookSecret(workspaceRoot: string): string {
 	const file = hookSecretFile(workspaceRoot);
+	let refused = false;
 	const read = (): string | undefined => {
-		try {
-			const text = fs.readFileSync(file, 'utf8').trim();
-			return /^[0-9a-f]{64}$/.test(text) ? text : undefined;
-		} catch {
-			return undefined;
-		}
+		const text = readOwnPrivateFile(file, () => (refused = true))?.trim();
+		return text !== undefined && /^[0-9a-f]{64}$/.test(text) ? text : undefined;
 	};
 	const found = read();
 	if (found) {
 		return found;
+	}
+	if (refused) {
+		fs.rmSync(file, { force: true });
 	}
 	mkdirPrivate(path.dirname(file));
 	const secret = crypto.randomBytes(32).toString('hex');
@@ -56,10 +61,19 @@ export function hookSecret(workspaceRoot: string): string {
 	return theirs;
 }
 
-/** The port a workspace asks for first: kept in hook-http.json, else one derived from its path (20000–49999). */
+/** Replaces the workspace's hook secret with a new one (its kept port was taken: whoever holds it may have learnt the old one). */
+export function renewHookSecret(workspaceRoot: string): string {
+	const file = hookSecretFile(workspaceRoot);
+	mkdirPrivate(path.dirname(file));
+	const secret = crypto.randomBytes(32).toString('hex');
+	atomicWriteFile(file, Buffer.from(`${secret}\n`));
+	return secret;
+}
+
+/** The port a workspace asks for first: kept in hook-http.json (when this user wrote it: ownFiles.ts), else one derived from its path (20000–49999). */
 export function hookPort(workspaceRoot: string): number {
 	try {
-		const port = (JSON.parse(fs.readFileSync(hookPortFile(workspaceRoot), 'utf8')) as { port?: unknown }).port;
+		const port = (JSON.parse(readOwnPrivateFile(hookPortFile(workspaceRoot)) ?? 'null') as { port?: unknown } | null)?.port;
 		if (typeof port === 'number' && Number.isInteger(port) && port > 0 && port < 65536) {
 			return port;
 		}

@@ -22,6 +22,8 @@ interface JsonFileChange {
 	display: (file: string) => string;
 	/** Only check: read, parse and merge (throwing what a real run throws), write nothing. */
 	dryRun?: boolean;
+	/** The file holds a secret: it, its temp file and its backups are 0600 from their creation (no moment when another user can read them). */
+	private?: boolean;
 }
 
 /** Reads, merges and writes one JSON file. `merge` gets the parsed content (`{}` for a new file). */
@@ -53,9 +55,20 @@ export function changeJsonFile(file: string, merge: (value: unknown, file: strin
 	if (options.dryRun) {
 		return { path: shown, action: sameJson(parsed, merged) && before !== undefined ? 'unchanged' : before === undefined ? 'created' : 'updated' };
 	}
-	if (before !== undefined && options.deleteWhenEmpty && options.remove && Object.keys(merged).length === 0) {
+	const mode = options.private ? 0o600 : 0o666;
+	// A backup is the file's bytes with its mode (copyFile keeps both).
+	const keep = (): string => {
 		const backup = backupOf(file, options.now());
 		fs.copyFileSync(file, backup);
+		return backup;
+	};
+	if (before !== undefined && options.deleteWhenEmpty && options.remove && Object.keys(merged).length === 0) {
+		if (options.private) {
+			// Nothing but Baton's entries and the secret: a copy would only keep the secret lying about.
+			fs.rmSync(file);
+			return { path: shown, action: 'removed' };
+		}
+		const backup = keep();
 		fs.rmSync(file);
 		return { path: shown, action: 'removed', backup: options.display(backup) };
 	}
@@ -67,12 +80,11 @@ export function changeJsonFile(file: string, merge: (value: unknown, file: strin
 	}
 	if (before === undefined) {
 		fs.mkdirSync(path.dirname(file), { recursive: true });
-		writeAtomically(file, text);
+		writeAtomically(file, text, mode);
 		return { path: shown, action: 'created' };
 	}
-	const backup = backupOf(file, options.now());
-	fs.copyFileSync(file, backup);
-	writeAtomically(file, text);
+	const backup = keep();
+	writeAtomically(file, text, mode);
 	return { path: shown, action: 'updated', backup: options.display(backup) };
 }
 

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { batonDir, mkdirPrivate, privateFileMode } from '../workspace';
+import { readOwnPrivateFile } from '../ownFiles';
 
 export interface MachineIdentity {
 	/** 8 hex digits; the suffix of every event id this machine writes. */
@@ -41,16 +42,24 @@ export function machineIdentity(workspaceRoot: string, env: NodeJS.ProcessEnv = 
 	return identity;
 }
 
+/** The id `file` holds, when this user wrote it privately (ownFiles.ts: a repository can carry another machine's `.baton/machine.json`). */
+function keptId(file: string): string | undefined {
+	try {
+		const parsed = JSON.parse(readOwnPrivateFile(file) ?? 'null') as { id?: unknown } | null;
+		return typeof parsed?.id === 'string' && /^[0-9a-f]{8}$/.test(parsed.id) ? parsed.id : undefined;
+	} catch {
+		return undefined;
+	}
+}
+
 function machineId(workspaceRoot: string): string {
 	const file = path.join(batonDir(workspaceRoot), 'machine.json');
-	try {
-		const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { id?: unknown };
-		if (typeof parsed.id === 'string' && /^[0-9a-f]{8}$/.test(parsed.id)) {
-			return parsed.id;
-		}
-	} catch {
-		// Missing or unreadable: write a new one below. A garbled file is replaced, not trusted.
+	const kept = keptId(file);
+	if (kept) {
+		return kept;
 	}
+	// Missing, unreadable, garbled or not this user's own: a new one, written below (it replaces the file).
+
 	const id = randomBytes(4).toString('hex');
 	const temp = `${file}.${process.pid}.tmp`;
 	try {
@@ -60,9 +69,9 @@ function machineId(workspaceRoot: string): string {
 		fs.linkSync(temp, file);
 	} catch {
 		try {
-			const parsed = JSON.parse(fs.readFileSync(file, 'utf8')) as { id?: unknown };
-			if (typeof parsed.id === 'string' && /^[0-9a-f]{8}$/.test(parsed.id)) {
-				return parsed.id;
+			const theirs = keptId(file);
+			if (theirs) {
+				return theirs;
 			}
 			fs.renameSync(temp, file);
 		} catch {

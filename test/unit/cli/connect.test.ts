@@ -122,8 +122,8 @@ void describe('baton connect', () => {
 			fs
 				.readFileSync(path.join(root, '.git', 'info', 'exclude'), 'utf8')
 				.split('\n')
-				.includes('**/.claude/settings.local.json'),
-			'and git never sees it',
+				.includes('**/.claude/settings.local.json*'),
+			'and git never sees it, nor its backups',
 		);
 
 		const again = baton('connect', 'claude', '--json');

@@ -40,13 +40,16 @@ void describe('messages show stored text as text', () => {
 		const root = path.resolve(__dirname, '../../../src/extension');
 		const files = (fs.readdirSync(root, { recursive: true }) as string[]).filter((f) => f.endsWith('.ts'));
 		const direct = files.filter(
-			(f) => f !== 'messages.ts' && /\bwindow\s*\.\s*show(?:Information|Warning|Error)Message\b/.test(fs.readFileSync(path.join(root, f), 'utf8')),
+			(f) =>
+				f !== 'messages.ts' &&
+				/\bwindow\s*\.\s*(?:show(?:Information|Warning|Error)Message|showQuickPick)\b/.test(fs.readFileSync(path.join(root, f), 'utf8')),
 		);
 		assert.deepEqual(direct, [], 'these call window.show…Message themselves');
 		const messages = fs.readFileSync(path.join(root, 'messages.ts'), 'utf8');
 		assert.match(messages, /shownMessage\(message\)/);
 		assert.match(messages, /detail: shownMessage\(arg\.detail\)/);
 		const lint = fs.readFileSync(path.resolve(root, '../../eslint.config.mjs'), 'utf8');
-		assert.match(lint, /property\.name=\/\^show\(Information\|Warning\|Error\)Message\$\//, 'lint keeps the rule');
+		assert.match(lint, /property\.name=\/\^\(show\(Information\|Warning\|Error\)Message\|showQuickPick\)\$\//, 'lint keeps the rule');
+		assert.match(messages, /shownItems\(items\)/, 'a quick pick’s items are shown through shownItem');
 	});
 });

@@ -120,3 +120,46 @@ test('the HTTP hook endpoint refuses what is not a hook event with the secret (n
 	assert.ok(line, 'an IPv4 listener');
 	assert.equal(line.trim().split(/\s+/)[1], `0100007F:${port.toString(16).toUpperCase().padStart(4, '0')}`, 'bound to 127.0.0.1 on the kept port');
 });
+
+test('a kept port someone else holds: the daemon listens on another with a new secret, says so, and Claude’s local settings follow both', async (t) => {
+	const { cli, root } = await daemonWorkspace(t);
+	assert.equal((await baton(cli, root, ['connect', 'claude'])).code, 0);
+	const local = path.join(root, '.claude', 'settings.local.json');
+	const secretFile = path.join(root, '.baton', 'hook-secret');
+	const before = {
+		secret: fs.readFileSync(secretFile, 'utf8').trim(),
+		port: (JSON.parse(fs.readFileSync(path.join(root, '.baton', 'hook-http.json'), 'utf8')) as { port: number }).port,
+	};
+	assert.ok(fs.readFileSync(local, 'utf8').includes(`127.0.0.1:${before.port}/`));
+	assert.equal((await baton(cli, root, ['daemon', 'stop'])).code, 0);
+	// While no daemon runs, another program (another user's, say) takes the port Claude's settings name.
+	const squatter = http.createServer((_req, res) => res.end());
+	await new Promise<void>((resolve) => squatter.listen(before.port, '127.0.0.1', resolve));
+	t.after(() => squatter.close());
+	for (let i = 0; i < 100 && endpoint(root); i++) {
+		await new Promise((resolve) => setTimeout(resolve, 50));
+	}
+	assert.equal((await baton(cli, root, ['task', 'list'])).code, 0);
+	const after = {
+		secret: fs.readFileSync(secretFile, 'utf8').trim(),
+		port: (JSON.parse(fs.readFileSync(path.join(root, '.baton', 'hook-http.json'), 'utf8')) as { port: number }).port,
+	};
+	assert.notEqual(after.port, before.port);
+	assert.match(after.secret, /^[0-9a-f]{64}$/);
+	assert.notEqual(after.secret, before.secret, 'what the port’s holder may have learnt from calls is no key here');
+	assert.equal(fs.statSync(secretFile).mode & 0o777, 0o600);
+	const settings = fs.readFileSync(local, 'utf8');
+	assert.ok(
+		settings.includes(`127.0.0.1:${after.port}/`) && settings.includes(`Bearer ${after.secret}`),
+		'Claude’s next start calls the new port with the new secret',
+	);
+	assert.equal(
+		(await post(after.port, '/baton/hook/pre-tool-use', toolCall(root, 'PreToolUse', 'toolu_old', 'x.ts'), { authorization: `Bearer ${before.secret}` }))
+			.status,
+		401,
+	);
+	assert.match(
+		fs.readFileSync(path.join(root, '.baton', 'logs', 'daemon.log'), 'utf8'),
+		/\[warn\] hook endpoint: port \d+ is taken .* with a new hook secret/,
+	);
+});

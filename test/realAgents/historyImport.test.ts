@@ -54,7 +54,8 @@ test('the sessions the real Claude Code, Codex, Gemini CLI and Copilot CLI kept 
 	const dry = w.batonJson(['import', 'agents', '--dry-run']);
 	assert.equal(dry['dryRun'], true);
 	const first = w.batonJson(['import', 'agents']);
-	const counts = first['agents'] as Record<string, { found: number; imported: number; updated: number; unchanged: number }>;
+	const counts = first['agents'] as Record<string, { found: number; imported: number; updated: number; unchanged: number; unknownRecords: number }>;
+	assert.equal(counts['claude-code']?.unknownRecords, 0, `every record type the real Claude Code wrote is one the reader knows: ${JSON.stringify(first)}`);
 	for (const agent of ['claude-code', 'codex', 'gemini', 'copilot']) {
 		assert.equal(counts[agent]?.imported, 1, `${agent}: ${JSON.stringify(first)}`);
 		assert.equal(dry['agents'][agent].imported, 1, `the dry run said so first (${agent})`);

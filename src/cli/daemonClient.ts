@@ -281,9 +281,10 @@ async function callEndpoint(root: string, endpoint: Endpoint, method: string, pa
  */
 function endSilentDaemon(root: string, endpoint: Endpoint, silence: SilentDaemon, options: DaemonCallOptions): void {
 	const now = readEndpoint(root);
+	// Only a process the system says runs this workspace's daemon (where it can tell): a stale file's pid may be any process's now.
+	const ours = runsDaemonOf(endpoint.pid, root) !== false;
 	if (now?.instance === endpoint.instance && now.pid === endpoint.pid) {
-		// Only a process the system says runs this workspace's daemon (where it can tell): a stale file's pid may be reused by any process.
-		if (runsDaemonOf(endpoint.pid, root) !== false) {
+		if (ours) {
 			try {
 				process.kill(endpoint.pid, 'SIGKILL');
 			} catch {
@@ -295,7 +296,7 @@ function endSilentDaemon(root: string, endpoint: Endpoint, silence: SilentDaemon
 		}
 	}
 	options.notice?.(
-		`the workspace daemon (pid ${endpoint.pid}) answered nothing for ${Math.round(silence.silentMs / 1000)} s (${silence.why}): it was ended and this command runs in its own process; the next command starts a new daemon`,
+		`the workspace daemon (pid ${endpoint.pid}) answered nothing for ${Math.round(silence.silentMs / 1000)} s (${silence.why}): ${ours ? 'it was ended' : 'that pid runs no daemon of this workspace, so it was left alone'} and this command runs in its own process; the next command starts a new daemon`,
 	);
 }
 

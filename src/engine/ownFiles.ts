@@ -136,8 +136,9 @@ export function readDaemonEndpoint(workspaceRoot: string): DaemonEndpoint | unde
 
 /**
  * Whether `pid` runs this workspace's daemon, as far as the system says: on Linux its command line
- * holds `--daemon` and the workspace (a pid from a planted or stale endpoint file may be any process
- * of this user's); elsewhere unknown (undefined).
+ * holds `--daemon` (a terminal's daemon) or `--serve-daemon` (a window's backend serving as one) and
+ * this workspace (a pid from a planted or stale endpoint file may be any process of this user's);
+ * elsewhere unknown (undefined).
  */
 export function runsDaemonOf(pid: number, workspaceRoot: string): boolean | undefined {
 	if (process.platform !== 'linux') {
@@ -145,7 +146,20 @@ export function runsDaemonOf(pid: number, workspaceRoot: string): boolean | unde
 	}
 	try {
 		const args = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0');
-		return args.includes('--daemon') && args.includes(path.resolve(workspaceRoot));
+		const at = args.indexOf('--workspace');
+		const folder = at >= 0 ? args[at + 1] : undefined;
+		return (args.includes('--daemon') || args.includes('--serve-daemon')) && folder !== undefined && sameFolder(folder, workspaceRoot);
+	} catch {
+		return false;
+	}
+}
+
+function sameFolder(a: string, b: string): boolean {
+	if (path.resolve(a) === path.resolve(b)) {
+		return true;
+	}
+	try {
+		return fs.realpathSync(a) === fs.realpathSync(b);
 	} catch {
 		return false;
 	}

@@ -140,6 +140,7 @@ void describe('this machine’s own files in .baton/', () => {
 		const run = await batonAsync(cli, root, ['task', 'list'], { BATON_DAEMON_ANSWER_MS: '1000' });
 		assert.equal(run.code, 0, run.stderr);
 		assert.ok(silent.connections() > 0, 'its own socket was tried');
+		assert.match(run.stderr, /pid \d+\) answered nothing .*: that pid runs no daemon of this workspace, so it was left alone/);
 		assert.equal(bystander.exitCode, null, 'the process the file named still runs');
 		assert.equal(bystander.signalCode, null);
 		await batonAsync(cli, root, ['daemon', 'stop']);

@@ -28,7 +28,10 @@ void describe('editor wording', () => {
 	void it('renders a handoff as markdown without letting its text inject markup', () => {
 		const md = handoffMarkdown({
 			lastTask: null,
-			tasksCompleted: [{ id: 'T1', title: 'a_b' }],
+			tasksCompleted: [
+				{ id: 'T1', title: 'a_b' },
+				{ id: '[T2](command:evil)', title: 'a pulled task whose id is a link' },
+			],
 			tasksCreated: [],
 			decisionsRecorded: 1,
 			decisions: [{ id: 'd', text: 'use [links](command:evil)', rationale: null }],

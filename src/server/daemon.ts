@@ -53,8 +53,6 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 		options.log('info', `another daemon serves ${root} (or is starting); exiting`);
 		return undefined;
 	}
-	// Every file the daemon creates (the socket first) is this user's only.
-	process.umask(0o077);
 	const socketPath = socketPathFor(root);
 	const startedAt = Date.now();
 	const connections = new Set<MessageConnection>();
@@ -278,7 +276,18 @@ async function listenOn(server: net.Server, socketPath: string): Promise<void> {
 	}
 	await new Promise<void>((resolve, reject) => {
 		server.once('error', reject);
-		server.listen(socketPath, () => resolve());
+		// Private from its creation (the bind is synchronous): the umask is narrowed for it alone. The
+		// daemon keeps its starter's umask otherwise, so what it writes in the person's tree (an agent's
+		// settings, an export) gets the modes a command run in its own process gives it; Baton's own files
+		// are written private whatever the umask (engine/workspace.ts).
+		const umask = process.platform === 'win32' ? undefined : process.umask(0o077);
+		try {
+			server.listen(socketPath, () => resolve());
+		} finally {
+			if (umask !== undefined) {
+				process.umask(umask);
+			}
+		}
 	});
 	if (process.platform !== 'win32') {
 		fs.chmodSync(socketPath, 0o600);

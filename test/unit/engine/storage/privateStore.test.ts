@@ -78,10 +78,19 @@ function assertHas(dir: string, expected: string[]): void {
 }
 
 function cli(root: string, ...args: string[]): string {
+	return run(root, { BATON_NO_DAEMON: '1' }, ...args);
+}
+
+/** `baton ARGS` through the workspace's daemon (started by the first). */
+function viaDaemon(root: string, ...args: string[]): string {
+	return run(root, { BATON_DAEMON_IDLE_MS: '3000' }, ...args);
+}
+
+function run(root: string, env: Record<string, string>, ...args: string[]): string {
 	const run = spawnSync(process.execPath, [cliPath, ...args], {
 		cwd: root,
 		encoding: 'utf8',
-		env: { ...process.env, BATON_ACTOR: 'test:cli', BATON_NO_DAEMON: '1' },
+		env: { ...process.env, BATON_ACTOR: 'test:cli', ...env },
 	});
 	assert.equal(run.status, 0, `baton ${args.join(' ')}: ${run.stderr}`);
 	return run.stdout;
@@ -160,6 +169,33 @@ void describe('the store is private', () => {
 		const dir = path.join(root, '.baton');
 		assertHas(dir, ['.gitignore', 'baton.db', 'baton.db.journal', 'baton.db.sum', 'machine.json', 'shadow.git/']);
 		assert.deepEqual(loose(dir), []);
+	});
+
+	void it('creates them private through the daemon too, which keeps its starter’s umask for the person’s own files', (t) => {
+		const { root } = openWorkspace(t);
+		makeWorkspace(root);
+		cli(root, 'init');
+		viaDaemon(root, 'task', 'add', '--title', 'Rotate the signing keys');
+		viaDaemon(root, 'session', 'start', '--name', 'private');
+		viaDaemon(root, 'checkpoint', 'create', '--message', 'before the rotation');
+		viaDaemon(root, 'connect', 'claude');
+		viaDaemon(root, 'daemon', 'stop');
+		const dir = path.join(root, '.baton');
+		assertHas(dir, ['baton.db', 'baton.db.journal', 'machine.json', 'hook-secret', 'hook-http.json', 'logs/daemon.log', 'shadow.git/']);
+		assert.deepEqual(
+			loose(dir).filter((p) => !p.startsWith('daemon.')),
+			[],
+			'nothing of Baton’s own is open to others',
+		);
+		// What a command run in its own process would make: the umask's modes (this run's is 022 or narrower).
+		const umask = process.umask();
+		assert.equal((fs.statSync(path.join(root, '.claude')).mode & 0o777).toString(8), (0o777 & ~umask).toString(8), 'the agent’s folder');
+		assert.equal(
+			(fs.statSync(path.join(root, '.claude', 'settings.json')).mode & 0o777).toString(8),
+			(0o666 & ~umask).toString(8),
+			'its committed settings',
+		);
+		assert.equal(fs.statSync(path.join(root, '.claude', 'settings.local.json')).mode & 0o777, 0o600, 'the file with the secret stays private');
 	});
 
 	void it('tightens a store made before (0755 folders, 0644 files) when it is opened, and changes nothing else', async (t) => {

@@ -58,7 +58,8 @@ export function handoffMarkdown(handoff: HandoffDto | null): string {
 	if (handoff.note) lines.push(`**Note:** ${escapeMarkdown(handoff.note)}`);
 	if (handoff.nextAction) lines.push(`**Next:** ${escapeMarkdown(handoff.nextAction)}`);
 	for (const blocker of handoff.openBlockers) lines.push(`**Blocker:** ${escapeMarkdown(blocker)}`);
-	if (handoff.tasksCompleted.length) lines.push(`**Completed:** ${handoff.tasksCompleted.map((t) => `${escapeMarkdown(t.id)} ${escapeMarkdown(t.title)}`).join(', ')}`);
+	if (handoff.tasksCompleted.length)
+		lines.push(`**Completed:** ${handoff.tasksCompleted.map((t) => `${escapeMarkdown(t.id)} ${escapeMarkdown(t.title)}`).join(', ')}`);
 	if (handoff.decisions.length) lines.push(`**Decisions:** ${handoff.decisions.map((d) => escapeMarkdown(d.text)).join('; ')}`);
 	return lines.length ? lines.join('  \n') : '_Empty handoff._';
 }

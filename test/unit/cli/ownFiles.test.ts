@@ -62,6 +62,24 @@ function batonAsync(cli: string, root: string, args: string[], env: Record<strin
 	});
 }
 
+/**
+ * A workspace whose `.baton/daemon.json` (written with `mode`) names a silent socket of this process's
+ * and a bystander `sleep`; then `baton task list`, run with a 1 s bound on the daemon's silence.
+ */
+async function endpointNaming(t: TestContext, mode: number) {
+	const { root, cli: built } = workspace(t);
+	const cli = await built;
+	assert.equal((await batonAsync(cli, root, ['init'], { BATON_NO_DAEMON: '1' })).code, 0);
+	const file = path.join(root, '.baton', 'named.sock');
+	const socket = await silentSocket(t, file);
+	const bystander: ChildProcess = spawn('sleep', ['60'], { stdio: 'ignore' });
+	t.after(() => bystander.kill('SIGKILL'));
+	plant(root, 'daemon.json', `${JSON.stringify({ pid: bystander.pid, socket: file, instance: 'named', workspace: root, version: 'unknown' })}\n`);
+	fs.chmodSync(path.join(root, '.baton', 'daemon.json'), mode);
+	const run = await batonAsync(cli, root, ['task', 'list'], { BATON_DAEMON_ANSWER_MS: '1000' });
+	return { cli, root, socket, bystander, run };
+}
+
 void describe('this machine’s own files in .baton/', () => {
 	void it('a hook secret, hook port and machine id a checkout wrote are replaced by this machine’s; the secret stays private and out of git', async (t) => {
 		const { root, cli: built } = workspace(t);
@@ -111,38 +129,21 @@ void describe('this machine’s own files in .baton/', () => {
 	});
 
 	void it('an endpoint file that is not this user’s own is not followed: its socket gets nothing', async (t) => {
-		const { root, cli: built } = workspace(t);
-		const cli = await built;
-		assert.equal((await batonAsync(cli, root, ['init'], { BATON_NO_DAEMON: '1' })).code, 0);
-		const socket = path.join(root, '.baton', 'theirs.sock');
-		const theirs = await silentSocket(t, socket);
-		const bystander: ChildProcess = spawn('sleep', ['60'], { stdio: 'ignore' });
-		t.after(() => bystander.kill('SIGKILL'));
-		plant(root, 'daemon.json', `${JSON.stringify({ pid: bystander.pid, socket, instance: 'planted', workspace: root, version: 'unknown' })}\n`);
-		const run = await batonAsync(cli, root, ['task', 'list'], { BATON_DAEMON_ANSWER_MS: '1000' });
+		// As a checkout writes it (0644), naming a socket that takes connections and answers nothing.
+		const { cli, root, socket, bystander, run } = await endpointNaming(t, 0o644);
 		assert.equal(run.code, 0, run.stderr);
-		assert.equal(theirs.connections(), 0, 'no command line, environment or input went to the socket it names');
+		assert.equal(socket.connections(), 0, 'no command line, environment or input went to the socket it names');
 		assert.equal(bystander.exitCode ?? bystander.signalCode, null, 'nor was the pid it names ended');
 		await batonAsync(cli, root, ['daemon', 'stop']);
 	});
 
 	void it('a silent socket’s pid is ended only when the system says it runs this workspace’s daemon', async (t) => {
-		const { root, cli: built } = workspace(t);
-		const cli = await built;
-		assert.equal((await batonAsync(cli, root, ['init'], { BATON_NO_DAEMON: '1' })).code, 0);
-		const socket = path.join(root, '.baton', 'silent.sock');
-		const silent = await silentSocket(t, socket);
-		// An endpoint file of this user's own (a stale one, or one a pid was reused for) naming some other process of this user's.
-		const bystander: ChildProcess = spawn('sleep', ['60'], { stdio: 'ignore' });
-		t.after(() => bystander.kill('SIGKILL'));
-		const file = path.join(root, '.baton', 'daemon.json');
-		fs.writeFileSync(file, `${JSON.stringify({ pid: bystander.pid, socket, instance: 'stale', workspace: root, version: 'unknown' })}\n`, { mode: 0o600 });
-		const run = await batonAsync(cli, root, ['task', 'list'], { BATON_DAEMON_ANSWER_MS: '1000' });
+		// This user's own file (a stale one, or one whose pid was reused) naming some other process of this user's.
+		const { cli, root, socket, bystander, run } = await endpointNaming(t, 0o600);
 		assert.equal(run.code, 0, run.stderr);
-		assert.ok(silent.connections() > 0, 'its own socket was tried');
+		assert.ok(socket.connections() > 0, 'its own socket was tried');
 		assert.match(run.stderr, /pid \d+\) answered nothing .*: that pid runs no daemon of this workspace, so it was left alone/);
-		assert.equal(bystander.exitCode, null, 'the process the file named still runs');
-		assert.equal(bystander.signalCode, null);
+		assert.equal(bystander.exitCode ?? bystander.signalCode, null, 'the process the file named still runs');
 		await batonAsync(cli, root, ['daemon', 'stop']);
 	});
 });

@@ -196,7 +196,15 @@ for (const theme of ['dark', 'light']) {
 				await s.page.waitForTimeout(300);
 			}
 			await more.waitFor({ timeout: 10_000 });
-			const description = (await more.locator('.label-description').innerText()).trim();
+			// The opened group's rows may still arrive and move the list (a loaded CI read nothing for 30 s): read again, back at the end.
+			let description = '';
+			for (let attempt = 0; attempt < 6 && !description; attempt++) {
+				if (!(await more.isVisible())) {
+					await s.page.keyboard.press('End');
+					await s.page.waitForTimeout(300);
+				}
+				description = (await more.locator('.label-description').innerText({ timeout: 5_000 }).catch(() => '')).trim();
+			}
 			if (description !== '100 of 250') throw new Error(`the "show more" row says ${JSON.stringify(description)}`);
 			await s.page.waitForTimeout(300);
 			await s.screenshot('dark-04-show-more');

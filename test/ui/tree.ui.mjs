@@ -203,7 +203,12 @@ for (const theme of ['dark', 'light']) {
 					await s.page.keyboard.press('End');
 					await s.page.waitForTimeout(300);
 				}
-				description = (await more.locator('.label-description').innerText({ timeout: 5_000 }).catch(() => '')).trim();
+				description = (
+					await more
+						.locator('.label-description')
+						.innerText({ timeout: 5_000 })
+						.catch(() => '')
+				).trim();
 			}
 			if (description !== '100 of 250') throw new Error(`the "show more" row says ${JSON.stringify(description)}`);
 			await s.page.waitForTimeout(300);

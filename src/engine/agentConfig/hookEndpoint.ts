@@ -44,7 +44,7 @@ export function hookSecret(workspaceRoot: string): string {
 		fs.rmSync(file, { force: true });
 	}
 	mkdirPrivate(path.dirname(file));
-	const secret = crypto.randomBytes(32).toString('hex');
+	const secret = newSecret();
 	try {
 		// Created exclusively and whole in one write: a racing process reads either nothing or this.
 		fs.writeFileSync(file, `${secret}\n`, { mode: privateFileMode, flag: 'wx' });
@@ -61,11 +61,16 @@ export function hookSecret(workspaceRoot: string): string {
 	return theirs;
 }
 
+/** 32 random bytes, hex: what a hook secret is. */
+function newSecret(): string {
+	return crypto.randomBytes(32).toString('hex');
+}
+
 /** Replaces the workspace's hook secret with a new one (its kept port was taken: whoever holds it may have learnt the old one). */
 export function renewHookSecret(workspaceRoot: string): string {
 	const file = hookSecretFile(workspaceRoot);
 	mkdirPrivate(path.dirname(file));
-	const secret = crypto.randomBytes(32).toString('hex');
+	const secret = newSecret();
 	atomicWriteFile(file, Buffer.from(`${secret}\n`));
 	return secret;
 }

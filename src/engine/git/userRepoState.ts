@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { userRepoReadEnv } from './gitEnv';
 import { GitTimeoutError, runGit, splitNul } from './gitRunner';
 
 interface UserRepoStatus {
@@ -70,5 +71,22 @@ export async function commitsSince(root: string, env: NodeJS.ProcessEnv, sinceIs
 	} catch {
 		// A repository without commits yet has no HEAD.
 		return 0;
+	}
+}
+
+/**
+ * Which of `names` in the folder `dir` (inside `root`) the user's repository tracks (`git ls-files`,
+ * which reads the index and writes nothing); an empty set outside a repository, when none of the
+ * files exists (no git started), or when git fails: the caller's other checks still hold.
+ */
+export async function trackedNames(root: string, dir: string, names: readonly string[], timeoutMs: number): Promise<Set<string>> {
+	const present = names.filter((name) => fs.existsSync(path.join(dir, name)));
+	if (present.length === 0 || !insideGitRepo(root)) return new Set();
+	const relative = present.map((name) => path.relative(root, path.join(dir, name)).split(path.sep).join('/'));
+	try {
+		const listed = splitNul((await runGit(['ls-files', '-z', '--', ...relative], { cwd: root, env: userRepoReadEnv(), timeoutMs })).stdout);
+		return new Set(present.filter((_name, i) => listed.includes(relative[i] as string)));
+	} catch {
+		return new Set();
 	}
 }

@@ -128,6 +128,28 @@ void describe('this machine’s own files in .baton/', () => {
 		assert.equal(fs.readdirSync(path.join(root, '.claude')).filter((n) => n.includes('.baton-tmp-')).length, 0);
 	});
 
+	void it('a clone made with umask 077 carries them 0600, this user’s: git tracking them is what tells them from Baton’s', async (t) => {
+		const { root: origin, cli: built } = workspace(t);
+		const cli = await built;
+		plant(origin, 'hook-secret', `${plantedSecret}\n`);
+		plant(origin, 'machine.json', '{"id":"deadbeef"}\n');
+		const git = (cwd: string, ...args: string[]) =>
+			spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd, encoding: 'utf8' });
+		assert.equal(git(origin, 'add', '-f', '.baton').status, 0);
+		assert.equal(git(origin, 'commit', '-q', '-m', 'carries .baton').status, 0);
+		const clone = path.join(fs.realpathSync(tempDir(t, 'baton-own-clone-')), 'clone');
+		const cloned = spawnSync('sh', ['-c', 'umask 077 && git clone -q "$0" "$1"', origin, clone], { encoding: 'utf8' });
+		assert.equal(cloned.status, 0, cloned.stderr);
+		assert.equal(mode(path.join(clone, '.baton', 'hook-secret')), '600', 'the checkout wrote it as Baton would');
+		const init = runBaton(cli, clone, ['init'], { env: { BATON_NO_DAEMON: '1' } });
+		assert.equal(init.code, 0, init.stderr);
+		assert.match(init.stderr, /removed \.baton\/hook-secret \(tracked by git: a checkout wrote it\), \.baton\/machine\.json \(tracked by git/);
+		assert.equal(runBaton(cli, clone, ['connect', 'claude'], { env: { BATON_NO_DAEMON: '1' } }).code, 0);
+		assert.doesNotMatch(fs.readFileSync(path.join(clone, '.claude', 'settings.local.json'), 'utf8'), new RegExp(plantedSecret));
+		assert.equal(runBaton(cli, clone, ['session', 'start', '--name', 'here'], { env: { BATON_NO_DAEMON: '1' } }).code, 0);
+		assert.notEqual((JSON.parse(fs.readFileSync(path.join(clone, '.baton', 'machine.json'), 'utf8')) as { id: string }).id, 'deadbeef');
+	});
+
 	void it('an endpoint file that is not this user’s own is not followed: its socket gets nothing', async (t) => {
 		// As a checkout writes it (0644), naming a socket that takes connections and answers nothing.
 		const { cli, root, socket, bystander, run } = await endpointNaming(t, 0o644);

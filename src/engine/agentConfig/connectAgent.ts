@@ -151,6 +151,12 @@ function connectNotes(agent: AgentKind, workspaceRoot: string): string[] {
 			`Copilot CLI runs a repository's hooks only in a trusted folder: trust this one when it asks, or add it to "trustedFolders" in ~/.copilot/config.json.`,
 		];
 	}
+	if (agent === 'claude-code' && !findGitDirs(workspaceRoot)) {
+		// With no repository there is no .git/info/exclude to keep the secret's file out of a first commit yet.
+		return [
+			`${claudeLocalSettings} holds this workspace's hook secret and this folder is no git repository yet: once it is one, Baton adds the file to .git/info/exclude when Claude Code next starts a session here (or Baton's backend starts); keep it out of any commit made before that.`,
+		];
+	}
 	return [];
 }
 

@@ -52,6 +52,28 @@ function backups(dir: string, name: string): string[] {
 }
 
 void describe('baton connect', () => {
+	void it('connected before git init: the note says so, and Claude’s next SessionStart puts the secret’s file in the new repository’s exclude', (t) => {
+		const { root, baton } = setup(t);
+		const first = baton('connect', 'claude', '--json');
+		assert.equal(first.code, 0, first.stderr);
+		assert.match(first.json?.['notes'].join(' '), /settings\.local\.json holds this workspace's hook secret and this folder is no git repository yet/);
+		spawnSync('git', ['init', '-q', root]);
+		const exclude = path.join(root, '.git', 'info', 'exclude');
+		assert.doesNotMatch(fs.readFileSync(exclude, 'utf8'), /settings\.local/);
+		const start = JSON.stringify({
+			session_id: 'before-init',
+			cwd: root,
+			hook_event_name: 'SessionStart',
+			source: 'startup',
+			transcript_path: path.join(root, 'none.jsonl'),
+		});
+		assert.equal(runBaton(cli, root, ['hook', 'session-start'], { input: start }).code, 0);
+		assert.match(fs.readFileSync(exclude, 'utf8'), /^\*\*\/\.claude\/settings\.local\.json\*$/m);
+		assert.equal(spawnSync('git', ['status', '--porcelain', '-uall'], { cwd: root, encoding: 'utf8' }).stdout.includes('settings.local'), false);
+		assert.equal(baton('connect', 'claude', '--json').json?.['notes'].length, 0, 'no note once a repository keeps the file out');
+		runBaton(cli, root, ['daemon', 'stop']);
+	});
+
 	void it('merges Baton’s hooks into Claude settings that hold the user’s: kept, in order, idempotent, backed up, removed exactly', (t) => {
 		const { root, baton } = setup(t);
 		spawnSync('git', ['init', '-q', root]);

@@ -8,6 +8,9 @@ import { readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { agentsHome, install } from './agents/install.mjs';
+import { dropAgentShellVariables } from './hermeticEnv.mjs';
+
+dropAgentShellVariables();
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));

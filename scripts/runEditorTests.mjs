@@ -8,6 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { bundleIntegrationTests, integrationOutDir } from './bundleIntegrationTests.mjs';
+import { dropAgentShellVariables } from './hermeticEnv.mjs';
+
+dropAgentShellVariables();
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const only = process.argv.slice(2);

@@ -6,6 +6,9 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { dropAgentShellVariables } from './hermeticEnv.mjs';
+
+dropAgentShellVariables();
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const filters = process.argv.slice(2).filter((a) => !a.startsWith('-'));

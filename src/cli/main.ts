@@ -34,6 +34,7 @@ import type { CliBundle, CommandIo } from '../hookHost/cliBundle';
 import { drainSpool } from '../hookHost/hookRunner';
 import { workspaceCommands } from './workspaceCommands';
 import { terminalPrompt } from './terminalPrompt';
+import { agentShellOf } from './agentShell';
 import packageJson from '../../package.json';
 import { maxOf } from '../engine/arrays';
 
@@ -125,6 +126,19 @@ interface RequestHooks {
 /** Thrown out of a command whose request already ran: unwinds it without output. */
 class AlreadyDone extends Error {}
 
+/**
+ * Who runs the command: an agent when its shell tool runs it (agentShell.ts; neither `--actor` nor
+ * BATON_ACTOR, which its shell inherits from the person's, makes that a person), else `--actor`,
+ * BATON_ACTOR or this user at the CLI.
+ */
+function actorOf(values: Record<string, unknown>, env: NodeJS.ProcessEnv): string {
+	const shell = agentShellOf(env);
+	if (shell) {
+		return `agent:${shell.agent}`;
+	}
+	return (typeof values['actor'] === 'string' && values['actor']) || env['BATON_ACTOR'] || `cli:${safeUser()}`;
+}
+
 /** Parses one command line, runs its command and prints the answer (or the usage, or the refusal); returns the exit code. */
 async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks): Promise<number> {
 	const json = argv.includes('--json');
@@ -137,7 +151,7 @@ async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks)
 			return answerUsage(io, parsed);
 		}
 		const { workspaceRoot, isInit } = workspaceOf(command, values, io);
-		const actor = (typeof values['actor'] === 'string' && values['actor']) || io.env['BATON_ACTOR'] || `cli:${safeUser()}`;
+		const actor = actorOf(values, io.env);
 		const output = await command.run({
 			values,
 			args,

@@ -25,6 +25,8 @@ const errorCodes = [
 	'rollbackFailed',
 	/** An issue tracker refused or failed a request; `details` name the tracker and the HTTP status. */
 	'trackerFailed',
+	/** A person's decision (an approval, a session's review policy) asked by an agent: its hook, MCP tools or shell. */
+	'personOnly',
 ] as const;
 type ErrorCode = (typeof errorCodes)[number];
 

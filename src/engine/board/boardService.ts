@@ -194,13 +194,13 @@ function pendingApprovals(db: BatonDb): Map<string, { approval: NonNullable<Boar
 	return out;
 }
 
-/** The agent whose hook created a checkpoint (its audit record's actor is `hook:<agent>`); null when a person or a command did. */
+/** The agent whose hook or shell created a checkpoint (its audit record's actor is `hook:<agent>` or `agent:<agent>`); null when a person or a command did. */
 function creatingAgent(db: BatonDb, sessionId: string, checkpointId: string): string | null {
 	const row = db
 		.select({ actor: auditLog.actor })
 		.from(auditLog)
 		.where(and(eq(auditLog.sessionId, sessionId), eq(auditLog.operation, 'checkpoint.create'), eq(auditLog.entityId, checkpointId)))
 		.get();
-	const agent = row?.actor.startsWith('hook:') ? row.actor.slice('hook:'.length) : null;
+	const agent = row && /^(hook|agent):/.test(row.actor) ? row.actor.slice(row.actor.indexOf(':') + 1) : null;
 	return agent && isAgentKind(agent) ? agent : null;
 }

@@ -14,6 +14,7 @@ import { decideApproval, type ApprovalDecision, type UnchangedSince } from './ap
 import { activeTimeMs } from '../sessions/activeTime';
 import { getSession } from '../sessions/sessionQueries';
 import { getCheckpoint, nextCheckpointSeq, sessionSettingsOf, setHeadCheckpoint } from './checkpointQueries';
+import { actorName, isAgentActor } from '../text/actorNames';
 import type { SnapshotResult } from '../shadow/shadowSnapshot';
 import type { FileChange } from '../shadow/treeDiff';
 
@@ -166,6 +167,23 @@ function fileStatsOf(
 	return { counts, fileStats };
 }
 
+/**
+ * What a checkpoint's review is for — a person deciding what an agent did — holds only while no agent
+ * decides it: an agent's hook, MCP tools or `baton` run through its shell tool (the CLI names that
+ * actor `agent:<agent>` from the variables the agents set there) may not approve, reject or loosen
+ * the review. It guards an agent that follows a prompt to approve its own work, not one that hides
+ * what it is (an agent able to run any command can edit files too).
+ */
+function refuseAgent(actor: string, what: string): void {
+	if (isAgentActor(actor)) {
+		throw new BatonError(
+			'personOnly',
+			`${actorName(actor, null)} may not ${what}: that is a person’s decision — make it in the editor or in your own terminal`,
+			{ actor },
+		);
+	}
+}
+
 export async function decideCheckpoint(
 	ctx: EngineContext,
 	id: string,
@@ -173,6 +191,7 @@ export async function decideCheckpoint(
 	input: { actor: string; reason?: string | null },
 ): Promise<Checkpoint> {
 	const reason = input.reason?.trim() || null;
+	refuseAgent(input.actor, `${status === 'approved' ? 'approve' : 'reject'} a checkpoint`);
 	return ctx.store.write((db) => {
 		const cp = getCheckpoint(db, id);
 		if (cp.approvalStatus === status) {
@@ -287,6 +306,7 @@ export async function writeSessionConfig(
 	ctx: EngineContext,
 	input: { sessionId: string; policy?: ApprovalPolicy | null; thresholds?: Partial<EscalationThresholds> | null; actor: string },
 ): Promise<void> {
+	refuseAgent(input.actor, 'set a session’s review policy or thresholds');
 	if (input.policy && !(approvalPolicies as readonly string[]).includes(input.policy)) {
 		throw new BatonError('invalidInput', `policy must be one of ${approvalPolicies.join(', ')}`);
 	}

@@ -31,6 +31,7 @@ import { DirtyTracking } from '../watcher/dirtyTracking';
 import type { ApprovalSummary, CheckpointFaults, Comparison, CreateCheckpointInput, PeriodicResult, PrepareResult } from './checkpointTypes';
 import { diffIndex, diffTrees, readFileAt, type FileChange } from '../shadow/treeDiff';
 import { assertWorkspacePaths } from '../shadow/workspacePaths';
+import { isAgentActor } from '../text/actorNames';
 
 // A tag is printable text: control characters are what the pattern exists to refuse.
 // eslint-disable-next-line no-control-regex
@@ -136,8 +137,8 @@ export class CheckpointService {
 			return [];
 		}
 		try {
-			// A session no agent ran, ended by a person (not through an agent's hook or MCP tools), asks them nothing.
-			const personsOwnEnd = !session.agent && !/^(hook|mcp):/.test(actor);
+			// A session no agent ran, ended by a person (not through an agent's hook, MCP tools or shell), asks them nothing.
+			const personsOwnEnd = !session.agent && !isAgentActor(actor);
 			const prepared = await this.prepareCreate({ trigger: 'complete', sessionId: session.id, actor, personsOwnEnd });
 			await this.shadow.withLock(() => this.createLocked(prepared, 'skip-unchanged'));
 			return [];

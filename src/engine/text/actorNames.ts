@@ -1,6 +1,7 @@
 /**
  * Who did something, as a person reads it. The engine records actors as `vscode:<user>`,
- * `cli:<user>`, `hook:<agent>`, `mcp:<client>` or `baton` (its policy); the raw actor stays in
+ * `cli:<user>`, `hook:<agent>`, `agent:<agent>` (a `baton` command an agent ran through its own shell
+ * tool), `mcp:<client>` or `baton` (its policy); the raw actor stays in
  * `--json`, the audit log and the hovers, and views and messages show these names. Imports nothing,
  * so the protocol hands it to the extension and the webviews (src/protocol/people.ts). Its agent
  * names are agentKinds.ts' (a room of the same rank it may not import): actorNames.test.ts keeps them equal.
@@ -16,7 +17,7 @@ export const agentNames: Readonly<Record<string, string>> = {
 
 /**
  * `vscode:alice` → "you" when `you` is `alice` (this machine's user, as the backend records it),
- * else "alice"; `hook:claude-code` → "Claude Code"; `mcp:cursor` → "cursor (MCP)"; `baton` →
+ * else "alice"; `hook:claude-code` and `agent:claude-code` → "Claude Code"; `mcp:cursor` → "cursor (MCP)"; `baton` →
  * "Baton’s policy"; anything else as it is.
  */
 export function actorName(actor: string, you: string | null | undefined): string {
@@ -29,11 +30,20 @@ export function actorName(actor: string, you: string | null | undefined): string
 	if ((kind === 'vscode' || kind === 'cli') && who) {
 		return you && who === you ? 'you' : who;
 	}
-	if (kind === 'hook' && who) {
+	if ((kind === 'hook' || kind === 'agent') && who) {
 		return Object.hasOwn(agentNames, who) ? (agentNames[who] as string) : who;
 	}
 	if (kind === 'mcp' && who) {
 		return `${who} (MCP)`;
 	}
 	return actor;
+}
+
+/**
+ * Whether an agent did it — through its hooks, Baton's MCP tools or a `baton` command its shell tool
+ * ran — rather than a person (in the editor or their own terminal) or Baton's policy. What only a
+ * person decides (an approval, a session's review policy) is refused to these actors.
+ */
+export function isAgentActor(actor: string): boolean {
+	return /^(hook|mcp|agent):/.test(actor);
 }

@@ -1,0 +1,8 @@
+// The variables an agent's shell tool sets (src/cli/agentShell.ts reads them; agentShell.test.ts keeps
+// this list equal to its own). The test runners take them out of their environment: a suite started
+// from inside an agent's shell would otherwise run every `baton` as that agent, which may not approve.
+export const agentShellVariables = ['CLAUDECODE', 'CODEX_THREAD_ID', 'CODEX_CI', 'GEMINI_CLI', 'COPILOT_CLI'];
+
+export function dropAgentShellVariables() {
+	for (const name of agentShellVariables) delete process.env[name];
+}

@@ -1,0 +1,89 @@
+/**
+ * A `baton` an agent's shell tool runs is the agent's (cli/agentShell.ts): through the built CLI, a
+ * command run with an agent's marker is recorded as `agent:<agent>` and may not decide what only a
+ * person decides — approve or reject a checkpoint, loosen a session's review — and a session it ends
+ * is not a person's own end (its complete checkpoint waits for review). The same commands without
+ * the marker are the person's. The markers are the ones the real agents set (test/realAgents).
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { before, describe, it, type TestContext } from 'node:test';
+import { agentShellOf, agentShellVariables } from '../../../src/cli/agentShell';
+import { isAgentActor } from '../../../src/engine/text/actorNames';
+import { tempDir } from '../helpers';
+import { agentCli, runBaton } from './agentCli';
+
+let cli = '';
+before(async () => {
+	cli = await agentCli();
+});
+
+const claudeShell = { CLAUDECODE: '1', CLAUDE_CODE_SESSION_ID: '25c86959-44c1-463b-89fe-94c2e160924f', BATON_ACTOR: 'cli:person' };
+
+function workspace(t: TestContext) {
+	const root = fs.realpathSync(tempDir(t, 'baton-agent-shell-'));
+	spawnSync('git', ['init', '-q', root]);
+	fs.writeFileSync(`${root}/a.txt`, 'alpha\n');
+	const baton = (args: string[], env: Record<string, string> = {}) => runBaton(cli, root, [...args, '--json'], { env: { BATON_NO_DAEMON: '1', ...env } });
+	assert.equal(baton(['init']).code, 0);
+	return { root, baton };
+}
+
+void describe('baton run by an agent’s shell tool', () => {
+	void it('knows each agent by the variable its real binary sets, and nothing else', async () => {
+		assert.deepEqual(agentShellOf({ CLAUDECODE: '1' }), { agent: 'claude-code', variable: 'CLAUDECODE' });
+		assert.deepEqual(agentShellOf({ CODEX_THREAD_ID: '01a2370c-9a79-7a80-8c16-99877516605f', CODEX_CI: '1' }), {
+			agent: 'codex',
+			variable: 'CODEX_THREAD_ID',
+		});
+		assert.deepEqual(agentShellOf({ CODEX_CI: '1' }), { agent: 'codex', variable: 'CODEX_CI' });
+		assert.deepEqual(agentShellOf({ GEMINI_CLI: '1' }), { agent: 'gemini', variable: 'GEMINI_CLI' });
+		assert.deepEqual(agentShellOf({ COPILOT_CLI: '1' }), { agent: 'copilot', variable: 'COPILOT_CLI' });
+		assert.equal(agentShellOf({ CLAUDECODE: '0', GEMINI_CLI: '', TERM_PROGRAM: 'vscode', BATON_ACTOR: 'cli:me' }), null);
+		for (const variable of agentShellVariables) assert.ok(agentShellOf({ [variable]: '1' }), variable);
+		const runners = (await import(pathToFileURL(path.resolve(__dirname, '../../../scripts/hermeticEnv.mjs')).href)) as { agentShellVariables: string[] };
+		assert.deepEqual([...runners.agentShellVariables].sort(), [...agentShellVariables].sort(), 'the test runners drop every marker');
+		for (const actor of ['hook:codex', 'mcp:cursor', 'agent:gemini']) assert.ok(isAgentActor(actor), actor);
+		for (const actor of ['cli:me', 'vscode:me', 'baton', 'agentless:x']) assert.ok(!isAgentActor(actor), actor);
+	});
+
+	void it('may not approve, reject or loosen a review; the person may; what it ends waits for review', (t) => {
+		const { root, baton } = workspace(t);
+		assert.equal(baton(['session', 'start', '--name', 'Person’s session']).code, 0);
+		const pending = baton(['checkpoint', 'create', '--trigger', 'complete', '--message', 'review me'], claudeShell).json?.['checkpoint'];
+		assert.equal(pending?.approvalStatus, 'pending');
+		for (const args of [
+			['checkpoint', 'approve', pending.id],
+			['checkpoint', 'reject', pending.id, '--actor', 'cli:person'],
+			['checkpoint', 'policy', '--policy', 'auto'],
+		]) {
+			const refused = baton(args, claudeShell);
+			assert.notEqual(refused.code, 0, args.join(' '));
+			assert.equal(refused.json?.['error']?.code, 'personOnly', refused.stdout);
+			assert.match(refused.json?.['error']?.message, /^Claude Code may not .*a person’s decision — make it in the editor or in your own terminal$/);
+		}
+		for (const env of [{ GEMINI_CLI: '1' }, { CODEX_THREAD_ID: 'x' }, { COPILOT_CLI: '1' }] as Record<string, string>[]) {
+			assert.equal(baton(['checkpoint', 'approve', pending.id], env).json?.['error']?.code, 'personOnly');
+		}
+		const shown = baton(['checkpoint', 'show', pending.id]).json?.['checkpoint'];
+		assert.equal(shown.approvalStatus, 'pending', 'nothing an agent asked changed it');
+
+		// The agent ends the person's session: not the person's own end, so its complete checkpoint waits.
+		fs.appendFileSync(`${root}/a.txt`, 'beta\n');
+		const ended = baton(['session', 'end', '--note', 'done'], claudeShell);
+		assert.equal(ended.code, 0, ended.stdout);
+		const complete = (baton(['checkpoint', 'list']).json?.['checkpoints'] as { id: string; trigger: string; approvalStatus: string }[]).filter(
+			(c) => c.trigger === 'complete' && c.id !== pending.id,
+		);
+		assert.equal(complete.length, 1, 'the end took its complete checkpoint');
+		assert.equal(complete[0]?.approvalStatus, 'pending', 'an agent’s end of a person’s session is reviewed, not approved as the person’s own');
+
+		const approved = baton(['checkpoint', 'approve', pending.id]);
+		assert.equal(approved.code, 0, approved.stdout);
+		assert.equal(approved.json?.['checkpoint']?.approvalStatus, 'approved');
+		assert.equal(approved.json?.['checkpoint']?.approvalUser, 'test:agents', 'the person at their terminal (BATON_ACTOR)');
+	});
+});

@@ -142,7 +142,7 @@ export const checkpointCommands: Command[] = [
 				throw new UsageError(`unknown --trigger "${trigger}" (one of ${checkpointTriggers.join(', ')})`);
 			}
 			const message = stringOption(ctx.values, 'message');
-			const sessionId = stringOption(ctx.values, 'session');
+			const sessionId = stringOption(ctx.values, 'session') ?? (await ctx.ownSession());
 			const checkpoint = await (
 				await ctx.engine()
 			).checkpoints.create({

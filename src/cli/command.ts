@@ -20,6 +20,12 @@ interface CommandContext {
 	ask?: (question: string) => Promise<boolean>;
 	/** Opens the engine for the workspace (not every command needs one). */
 	engine(): Promise<Engine>;
+	/**
+	 * The active durable session of the agent conversation whose shell tool runs this command (its
+	 * own id an alias of it, cli/agentShell.ts), or undefined: what a command without `--id` or
+	 * `--session` acts on before "the one active session".
+	 */
+	ownSession(): Promise<string | undefined>;
 	/** The engine outlives the command (the daemon keeps it warm, with what its services keep); false in a process of its own. */
 	engineKept: boolean;
 }

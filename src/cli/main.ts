@@ -139,6 +139,13 @@ function actorOf(values: Record<string, unknown>, env: NodeJS.ProcessEnv): strin
 	return (typeof values['actor'] === 'string' && values['actor']) || env['BATON_ACTOR'] || `cli:${safeUser()}`;
 }
 
+/** The active session whose agent conversation runs this command through its shell tool (Command's `ownSession`). */
+async function ownSessionOf(env: NodeJS.ProcessEnv, engine: Engine): Promise<string | undefined> {
+	const shell = agentShellOf(env);
+	const session = shell?.conversation ? await engine.briefings.byAlias(shell.agent, shell.conversation) : undefined;
+	return session?.status === 'active' ? session.id : undefined;
+}
+
 /** Parses one command line, runs its command and prints the answer (or the usage, or the refusal); returns the exit code. */
 async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks): Promise<number> {
 	const json = argv.includes('--json');
@@ -162,6 +169,7 @@ async function runCommandLine(argv: string[], io: CliIo, request?: RequestHooks)
 			...(io.ask ? { ask: io.ask } : {}),
 			engineKept: !!io.engines && !isInit,
 			engine: () => openEngineOnce(slot, io, workspaceRoot, isInit, command, request),
+			ownSession: async () => ownSessionOf(io.env, await openEngineOnce(slot, io, workspaceRoot, isInit, command, request)),
 		});
 		if (json || output.text) {
 			// The one way out for a command's answer: stored text shows its control characters escaped.

@@ -57,7 +57,7 @@ export const memoryCommands: Command[] = [
 		positionals: [1, 1_000],
 		async run(ctx) {
 			const kind = kindOption(stringOption(ctx.values, 'kind'), true) as MemoryKind;
-			const session = stringOption(ctx.values, 'session');
+			const session = stringOption(ctx.values, 'session') ?? (await ctx.ownSession());
 			const { entry, duplicate } = await (
 				await ctx.engine()
 			).memory.record({

@@ -52,7 +52,7 @@ export const sessionCommands: Command[] = [
 		options: { id: { type: 'string' }, note: { type: 'string' }, 'next-action': { type: 'string' }, blocker: { type: 'string', multiple: true } },
 		async run(ctx) {
 			const engine = await ctx.engine();
-			const id = stringOption(ctx.values, 'id');
+			const id = stringOption(ctx.values, 'id') ?? (await ctx.ownSession());
 			const note = stringOption(ctx.values, 'note');
 			const nextAction = stringOption(ctx.values, 'next-action');
 			const result = await engine.sessions.end({
@@ -79,7 +79,8 @@ export const sessionCommands: Command[] = [
 		summary: 'suspend an active session',
 		positionals: [0, 1],
 		async run(ctx) {
-			const session = await (await ctx.engine()).sessions.suspend({ ...(ctx.args[0] ? { id: ctx.args[0] } : {}), actor: ctx.actor });
+			const id = ctx.args[0] ?? (await ctx.ownSession());
+			const session = await (await ctx.engine()).sessions.suspend({ ...(id ? { id } : {}), actor: ctx.actor });
 			return { json: { session }, text: `Suspended ${session.name} (${session.id})` };
 		},
 	},

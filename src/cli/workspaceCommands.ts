@@ -89,7 +89,7 @@ export const workspaceCommands: Command[] = [
 			}
 			const rationale = stringOption(ctx.values, 'rationale');
 			const taskId = stringOption(ctx.values, 'task');
-			const sessionId = stringOption(ctx.values, 'session');
+			const sessionId = stringOption(ctx.values, 'session') ?? (await ctx.ownSession());
 			const decision = await (
 				await ctx.engine()
 			).sessions.recordDecision({

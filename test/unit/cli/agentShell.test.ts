@@ -35,10 +35,13 @@ function workspace(t: TestContext) {
 void describe('baton run by an agent’s shell tool', () => {
 	void it('knows each agent by the variable its real binary sets, and nothing else', async () => {
 		assert.deepEqual(agentShellOf({ CLAUDECODE: '1' }), { agent: 'claude-code', variable: 'CLAUDECODE' });
+		assert.deepEqual(agentShellOf(claudeShell), { agent: 'claude-code', variable: 'CLAUDECODE', conversation: claudeShell.CLAUDE_CODE_SESSION_ID });
 		assert.deepEqual(agentShellOf({ CODEX_THREAD_ID: '01a2370c-9a79-7a80-8c16-99877516605f', CODEX_CI: '1' }), {
 			agent: 'codex',
 			variable: 'CODEX_THREAD_ID',
+			conversation: '01a2370c-9a79-7a80-8c16-99877516605f',
 		});
+		assert.deepEqual(agentShellOf({ COPILOT_CLI: '1', COPILOT_AGENT_SESSION_ID: 'c1' }), { agent: 'copilot', variable: 'COPILOT_CLI', conversation: 'c1' });
 		assert.deepEqual(agentShellOf({ CODEX_CI: '1' }), { agent: 'codex', variable: 'CODEX_CI' });
 		assert.deepEqual(agentShellOf({ GEMINI_CLI: '1' }), { agent: 'gemini', variable: 'GEMINI_CLI' });
 		assert.deepEqual(agentShellOf({ COPILOT_CLI: '1' }), { agent: 'copilot', variable: 'COPILOT_CLI' });
@@ -85,5 +88,26 @@ void describe('baton run by an agent’s shell tool', () => {
 		assert.equal(approved.code, 0, approved.stdout);
 		assert.equal(approved.json?.['checkpoint']?.approvalStatus, 'approved');
 		assert.equal(approved.json?.['checkpoint']?.approvalUser, 'test:agents', 'the person at their terminal (BATON_ACTOR)');
+	});
+
+	void it('acts on its own conversation’s session when a command names none, among several active', (t) => {
+		const { baton } = workspace(t);
+		const task = (title: string): string => baton(['task', 'add', '--title', title]).json?.['task']?.id;
+		const own = baton(['session', 'start', '--name', 'Claude’s', '--scope', `task:${task('Parser')}`]).json?.['session'];
+		assert.equal(baton(['session', 'alias', own.id, '--agent', 'claude-code', '--agent-id', claudeShell.CLAUDE_CODE_SESSION_ID]).code, 0);
+		const other = baton(['session', 'start', '--name', 'Someone else’s', '--scope', `task:${task('Docs')}`]).json?.['session'];
+		assert.equal(baton(['decision', 'record', '--text', 'x']).json?.['error']?.code, 'invalidInput', 'a person must say which of two');
+		const decided = baton(['decision', 'record', '--text', 'Parse lazily'], claudeShell);
+		assert.equal(decided.code, 0, decided.stdout);
+		assert.equal(decided.json?.['decision']?.sessionId, own.id);
+		const remembered = baton(['memory', 'add', '--kind', 'gotcha', 'The lexer keeps state'], claudeShell).json?.['entry'];
+		assert.equal(remembered?.sourceSessionId, own.id);
+		const ended = baton(['session', 'end', '--note', 'done'], claudeShell);
+		assert.equal(ended.code, 0, ended.stdout);
+		assert.equal(ended.json?.['session']?.id, own.id, 'its own session ended, not the other');
+		assert.equal(baton(['session', 'show', other.id]).json?.['session']?.status, 'active');
+		const notIts = baton(['session', 'end'], { ...claudeShell, CLAUDE_CODE_SESSION_ID: 'another-conversation' });
+		assert.equal(notIts.code, 0, 'a conversation with no session of its own ends the one active session, as a person’s command does');
+		assert.equal(notIts.json?.['session']?.id, other.id);
 	});
 });

@@ -10,20 +10,19 @@
  */
 import type { AgentKind } from '../engine/agentKinds';
 
-/** Each agent's marker and, where it sets one, the variable naming its own conversation (the id its hooks report). */
-const markers: readonly { agent: AgentKind; set: (env: NodeJS.ProcessEnv) => string | undefined; conversation?: string }[] = [
-	{ agent: 'claude-code', set: (env) => (env['CLAUDECODE'] === '1' ? 'CLAUDECODE' : undefined), conversation: 'CLAUDE_CODE_SESSION_ID' },
-	{
-		agent: 'codex',
-		set: (env) => (env['CODEX_THREAD_ID'] ? 'CODEX_THREAD_ID' : env['CODEX_CI'] === '1' ? 'CODEX_CI' : undefined),
-		conversation: 'CODEX_THREAD_ID',
-	},
-	{ agent: 'gemini', set: (env) => (env['GEMINI_CLI'] === '1' ? 'GEMINI_CLI' : undefined) },
-	{ agent: 'copilot', set: (env) => (env['COPILOT_CLI'] === '1' ? 'COPILOT_CLI' : undefined), conversation: 'COPILOT_AGENT_SESSION_ID' },
+/**
+ * Each agent's markers (one set, not empty and not `0`, says the agent runs the command) and, where
+ * it sets one, the variable naming its own conversation (the id its hooks report).
+ */
+const markers: readonly { agent: AgentKind; variables: readonly string[]; conversation?: string }[] = [
+	{ agent: 'claude-code', variables: ['CLAUDECODE'], conversation: 'CLAUDE_CODE_SESSION_ID' },
+	{ agent: 'codex', variables: ['CODEX_THREAD_ID', 'CODEX_CI'], conversation: 'CODEX_THREAD_ID' },
+	{ agent: 'gemini', variables: ['GEMINI_CLI'] },
+	{ agent: 'copilot', variables: ['COPILOT_CLI'], conversation: 'COPILOT_AGENT_SESSION_ID' },
 ];
 
-/** Every variable read above (scripts/hermeticEnv.mjs keeps the test runners free of them). */
-export const agentShellVariables = ['CLAUDECODE', 'CODEX_THREAD_ID', 'CODEX_CI', 'GEMINI_CLI', 'COPILOT_CLI'] as const;
+/** Every marker variable (scripts/hermeticEnv.mjs keeps the test runners free of them). */
+export const agentShellVariables: readonly string[] = markers.flatMap((m) => m.variables);
 
 /**
  * The agent whose shell tool runs this command (and the variable that says so), or null; with the
@@ -31,7 +30,7 @@ export const agentShellVariables = ['CLAUDECODE', 'CODEX_THREAD_ID', 'CODEX_CI',
  */
 export function agentShellOf(env: NodeJS.ProcessEnv): { agent: AgentKind; variable: string; conversation?: string } | null {
 	for (const marker of markers) {
-		const variable = marker.set(env);
+		const variable = marker.variables.find((name) => env[name] && env[name] !== '0');
 		if (variable) {
 			const conversation = marker.conversation ? env[marker.conversation]?.trim() : undefined;
 			return { agent: marker.agent, variable, ...(conversation ? { conversation } : {}) };

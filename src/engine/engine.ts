@@ -23,7 +23,7 @@ import { ExportService } from './interop/exportService';
 import { ImportService } from './interop/importService';
 import { TrackerService } from './trackers/trackerService';
 import { dropForeignOwnFiles, ownFileNames } from './ownFiles';
-import { trackedNames } from './git/userRepoState';
+import { checkedOutNames } from './git/userRepoState';
 import { batonDir, initWorkspace, isInitialized, tightenPrivateTree } from './workspace';
 import type { BriefingSources } from './sessions/briefing';
 import { laterWork } from './timeline/laterWork';
@@ -158,7 +158,7 @@ export class Engine {
 			throw new BatonError('notInitialized', `${root} has no .baton folder; run \`baton init\` there first`);
 		}
 		const dir = batonDir(root);
-		const foreign = dropForeignOwnFiles(dir, await trackedNames(root, dir, ownFileNames, 5000));
+		const foreign = dropForeignOwnFiles(dir, await checkedOutNames(root, dir, ownFileNames, 5000));
 		if (foreign.length > 0) {
 			options.log.warn(
 				`removed ${foreign.map((f) => `.baton/${f}`).join(', ')}: this user did not write ${foreign.length === 1 ? 'it' : 'them'} (a repository or an archive carried ${foreign.length === 1 ? 'it' : 'them'}); Baton makes its own`,

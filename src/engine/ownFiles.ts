@@ -72,17 +72,19 @@ export const ownFileNames = ['daemon.json', 'hook-secret', 'hook-http.json', 'ma
 /**
  * Removes those of this machine's files in `dir` (a `.baton/`) that this user did not write privately,
  * before the store's opening makes the folder private (which would give a checkout's 0644 copy the
- * mode of one of Baton's own); returns what it removed and why. Their writers make new ones. `tracked`
- * names those the repository's git tracks: a checkout wrote them whatever their mode (a clone made
- * with umask 077 writes 0600 files this user owns, which the mode cannot tell from Baton's).
+ * mode of one of Baton's own); returns what it removed and why. Their writers make new ones.
+ * `checkedOut` names those that are as a checkout of the repository wrote them (tracked and unchanged
+ * from git's index), whatever their mode: a clone made with umask 077 writes 0600 files this user
+ * owns, which the mode cannot tell from Baton's. The new file Baton writes there differs from the
+ * index, so it is kept at the next opening.
  */
-export function dropForeignOwnFiles(dir: string, tracked: ReadonlySet<string> = new Set()): string[] {
+export function dropForeignOwnFiles(dir: string, checkedOut: ReadonlySet<string> = new Set()): string[] {
 	const dropped: string[] = [];
 	for (const name of ownFileNames) {
 		const file = path.join(dir, name);
 		const stat = fs.lstatSync(file, { throwIfNoEntry: false });
 		const problem =
-			stat && (stat.isSymbolicLink() ? 'a symbolic link' : tracked.has(name) ? 'tracked by git: a checkout wrote it' : ownPrivateProblem(stat));
+			stat && (stat.isSymbolicLink() ? 'a symbolic link' : checkedOut.has(name) ? 'tracked by git: a checkout wrote it' : ownPrivateProblem(stat));
 		if (stat && problem && !stat.isDirectory()) {
 			try {
 				fs.rmSync(file, { force: true });

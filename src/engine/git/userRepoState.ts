@@ -75,17 +75,24 @@ export async function commitsSince(root: string, env: NodeJS.ProcessEnv, sinceIs
 }
 
 /**
- * Which of `names` in the folder `dir` (inside `root`) the user's repository tracks (`git ls-files`,
- * which reads the index and writes nothing); an empty set outside a repository, when none of the
- * files exists (no git started), or when git fails: the caller's other checks still hold.
+ * Which of `names` in the folder `dir` (inside `root`) are as a checkout of the user's repository
+ * wrote them: tracked, and unchanged from what the index holds (`git ls-files -t -c -m`, which reads
+ * the index and writes nothing). A tracked file something rewrote since (Baton's own file at a path a
+ * commit also holds) is not one. An empty set outside a repository, when none of the files exists
+ * (no git started), or when git fails: the caller's other checks still hold.
  */
-export async function trackedNames(root: string, dir: string, names: readonly string[], timeoutMs: number): Promise<Set<string>> {
+export async function checkedOutNames(root: string, dir: string, names: readonly string[], timeoutMs: number): Promise<Set<string>> {
 	const present = names.filter((name) => fs.existsSync(path.join(dir, name)));
 	if (present.length === 0 || !insideGitRepo(root)) return new Set();
 	const relative = present.map((name) => path.relative(root, path.join(dir, name)).split(path.sep).join('/'));
 	try {
-		const listed = splitNul((await runGit(['ls-files', '-z', '--', ...relative], { cwd: root, env: userRepoReadEnv(), timeoutMs })).stdout);
-		return new Set(present.filter((_name, i) => listed.includes(relative[i] as string)));
+		const tagged = splitNul(
+			(await runGit(['ls-files', '-z', '-t', '-c', '-m', '--', ...relative], { cwd: root, env: userRepoReadEnv(), timeoutMs })).stdout,
+		);
+		// `H path` for each tracked file, and `C path` again for each that differs from the index.
+		const tracked = new Set(tagged.filter((f) => f.startsWith('H ')).map((f) => f.slice(2)));
+		const changed = new Set(tagged.filter((f) => f.startsWith('C ')).map((f) => f.slice(2)));
+		return new Set(present.filter((_name, i) => tracked.has(relative[i] as string) && !changed.has(relative[i] as string)));
 	} catch {
 		return new Set();
 	}

@@ -147,7 +147,15 @@ void describe('this machine’s own files in .baton/', () => {
 		assert.equal(runBaton(cli, clone, ['connect', 'claude'], { env: { BATON_NO_DAEMON: '1' } }).code, 0);
 		assert.doesNotMatch(fs.readFileSync(path.join(clone, '.claude', 'settings.local.json'), 'utf8'), new RegExp(plantedSecret));
 		assert.equal(runBaton(cli, clone, ['session', 'start', '--name', 'here'], { env: { BATON_NO_DAEMON: '1' } }).code, 0);
-		assert.notEqual((JSON.parse(fs.readFileSync(path.join(clone, '.baton', 'machine.json'), 'utf8')) as { id: string }).id, 'deadbeef');
+		const machineId = (): string => (JSON.parse(fs.readFileSync(path.join(clone, '.baton', 'machine.json'), 'utf8')) as { id: string }).id;
+		const own = { secret: fs.readFileSync(path.join(clone, '.baton', 'hook-secret'), 'utf8'), machine: machineId() };
+		assert.notEqual(own.machine, 'deadbeef');
+		// git's index still lists both paths: Baton's own files there, which differ from it, are kept at every later opening.
+		const later = runBaton(cli, clone, ['session', 'end', '--note', 'done'], { env: { BATON_NO_DAEMON: '1' } });
+		assert.equal(later.code, 0, later.stderr);
+		assert.doesNotMatch(later.stderr, /removed/);
+		assert.equal(fs.readFileSync(path.join(clone, '.baton', 'hook-secret'), 'utf8'), own.secret, 'the secret Claude’s settings name stays');
+		assert.equal(machineId(), own.machine, 'this clone keeps pushing as one machine');
 	});
 
 	void it('an endpoint file that is not this user’s own is not followed: its socket gets nothing', async (t) => {

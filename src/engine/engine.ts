@@ -158,10 +158,13 @@ export class Engine {
 			throw new BatonError('notInitialized', `${root} has no .baton folder; run \`baton init\` there first`);
 		}
 		const dir = batonDir(root);
-		const foreign = dropForeignOwnFiles(dir, await checkedOutNames(root, dir, ownFileNames, 5000));
+		const checkedOut = await checkedOutNames(root, dir, ownFileNames, 5000);
+		const foreign = dropForeignOwnFiles(dir, checkedOut);
 		if (foreign.length > 0) {
+			// Baton's own file at a path the repository tracks shows as a change a `git commit -a` would take: say how to stop tracking it.
+			const tracked = [...checkedOut].map((name) => path.relative(root, path.join(dir, name)).split(path.sep).join('/'));
 			options.log.warn(
-				`removed ${foreign.map((f) => `.baton/${f}`).join(', ')}: this user did not write ${foreign.length === 1 ? 'it' : 'them'} (a repository or an archive carried ${foreign.length === 1 ? 'it' : 'them'}); Baton makes its own`,
+				`removed ${foreign.map((f) => `.baton/${f}`).join(', ')}: this user did not write ${foreign.length === 1 ? 'it' : 'them'} (a repository or an archive carried ${foreign.length === 1 ? 'it' : 'them'}); Baton makes its own${tracked.length > 0 ? `; this repository tracks ${tracked.length === 1 ? 'that path' : 'those paths'}: run \`git rm --cached ${tracked.join(' ')}\` so this machine's never goes into a commit` : ''}`,
 			);
 		}
 		const loose = tightenPrivateTree(dir, [shadowDirName]);

@@ -144,6 +144,10 @@ void describe('this machine’s own files in .baton/', () => {
 		const init = runBaton(cli, clone, ['init'], { env: { BATON_NO_DAEMON: '1' } });
 		assert.equal(init.code, 0, init.stderr);
 		assert.match(init.stderr, /removed \.baton\/hook-secret \(tracked by git: a checkout wrote it\), \.baton\/machine\.json \(tracked by git/);
+		assert.match(
+			init.stderr,
+			/this repository tracks those paths: run `git rm --cached \.baton\/hook-secret \.baton\/machine\.json` so this machine's never goes into a commit/,
+		);
 		assert.equal(runBaton(cli, clone, ['connect', 'claude'], { env: { BATON_NO_DAEMON: '1' } }).code, 0);
 		assert.doesNotMatch(fs.readFileSync(path.join(clone, '.claude', 'settings.local.json'), 'utf8'), new RegExp(plantedSecret));
 		assert.equal(runBaton(cli, clone, ['session', 'start', '--name', 'here'], { env: { BATON_NO_DAEMON: '1' } }).code, 0);

@@ -97,20 +97,22 @@ export class AgentHistoryService {
 			}
 		}
 		const after = input.dryRun ? before : entriesByKey(archive.list());
-		const outcomes = plan.map((p) => outcomeOf(p, before.get(key(p.source.agent, p.source.agentSessionId)), synced, input.dryRun));
-		if (!input.dryRun && plan.some((p, i) => p.newAlias || outcomes[i] === 'updated')) {
+		let done: readonly Planned[] = plan;
+		const outcomeOfPlan = (p: Planned): AgentHistorySession['outcome'] =>
+			outcomeOf(p, before.get(key(p.source.agent, p.source.agentSessionId)), synced, input.dryRun);
+		if (!input.dryRun && plan.some((p) => p.newAlias || outcomeOfPlan(p) === 'updated')) {
 			// Names come from the archive's excerpts (as this sync saw them, else read back): before the write, not while it holds the journal's lock.
 			const names = new Map(
 				plan
 					.filter((p) => p.newSession)
 					.map((p) => [p.sessionId, sessionName(archive, p.source, after.get(key(p.source.agent, p.source.agentSessionId)), firstRequests)]),
 			);
-			await this.ctx.store.write((db) => this.apply(db, plan, after, names, input.actor));
+			done = await this.ctx.store.write((db) => this.apply(db, plan, after, names, input.actor));
 			if (this.ctx.store.needsCompaction()) {
 				await this.ctx.store.compact();
 			}
 		}
-		return report(input.dryRun, since, agents, plan, outcomes, after, found.skipped);
+		return report(input.dryRun, since, agents, done, done.map(outcomeOfPlan), after, found.skipped);
 	}
 
 	/** The transcript index rebuilt from the archive and the agents' files still on disk (`baton doctor --reindex`). */
@@ -123,21 +125,27 @@ export class AgentHistoryService {
 	 * New sessions and aliases, and the later activity of sessions an earlier import made: one write. What
 	 * the store holds already is read in a few queries for the whole plan (a hook may have recorded one of
 	 * these sessions since the plan was made), and the new rows go in as multi-row inserts.
+	 *
+	 * Answers the plan as this write carried it out: a session or alias another writer (a second import,
+	 * a hook) added since the plan was made is that writer's, and the report counts it as linked here.
 	 */
-	private apply(db: BatonDb, plan: readonly Planned[], entries: Map<string, TranscriptInfo>, names: ReadonlyMap<string, string>, actor: string): void {
+	private apply(db: BatonDb, plan: readonly Planned[], entries: Map<string, TranscriptInfo>, names: ReadonlyMap<string, string>, actor: string): Planned[] {
 		const now = this.ctx.nowIso();
 		const known = knownRows(db, plan);
 		const newSessions: Session[] = [];
 		const newAliases: (typeof sessionAliases.$inferInsert)[] = [];
 		let moved = 0;
 		const forkParents = new Map(plan.map((p) => [key(p.source.agent, p.source.agentSessionId), p.sessionId]));
+		const done: Planned[] = [];
 		for (const p of plan) {
 			const { agent, agentSessionId } = p.source;
 			const entry = entries.get(key(agent, agentSessionId));
 			const firstAt = entry?.firstAt ?? p.source.startedAt ?? p.source.modifiedAt;
 			const lastAt = maxIso(entry?.lastAt ?? null, firstAt);
 			const owner = known.owners.get(key(agent, agentSessionId));
-			if (p.newSession && !owner && !known.sessions.has(p.sessionId)) {
+			const creates = p.newSession && !owner && !known.sessions.has(p.sessionId);
+			done.push({ source: p.source, sessionId: owner ?? p.sessionId, newSession: creates, newAlias: p.newAlias && !owner });
+			if (creates) {
 				const parent = p.source.forkedFrom
 					? (forkParents.get(key(agent, p.source.forkedFrom)) ?? known.owners.get(key(agent, p.source.forkedFrom)))
 					: null;
@@ -192,6 +200,7 @@ export class AgentHistoryService {
 				details: { sessions: newSessions.length, moved, aliases: newAliases.length, found: plan.length },
 			});
 		}
+		return done;
 	}
 }
 

@@ -239,3 +239,32 @@ test('a Codex subagent’s rollout is a transcript of its parent’s session, no
 	assert.deepEqual(transcripts.map((e) => e.id).sort(), [codexId, `${codexId}/sub-1`].sort());
 	assert.equal(transcripts.find((e) => e.agentSessionId === 'sub-1')?.lastUserText, 'check the tests');
 });
+
+test('two imports at once: each session is made once and counted once — the import that finds it made by the other counts it as linked', async (t) => {
+	const { engine, run } = await setUp(t);
+	// The second import runs whole between the first's plan and its write (a window scan and a `baton import agents`).
+	const write = engine.store.write.bind(engine.store);
+	let second: ReturnType<typeof run> | null = null;
+	engine.store.write = async <T>(fn: Parameters<typeof write<T>>[0]): Promise<T> => {
+		if (!second) {
+			second = run();
+			await second;
+		}
+		return write(fn);
+	};
+	const first = await run();
+	const other = await (second as unknown as ReturnType<typeof run>);
+	const made = await engine.store.read((db) => db.select().from(sessions).all().length);
+	assert.equal(made, 5);
+	const imported = (r: Awaited<ReturnType<typeof run>>): number => r.sessions.filter((s) => s.outcome === 'imported').length;
+	assert.equal(imported(other), 5, 'the import that wrote first made them');
+	assert.equal(imported(first), 0, 'the other made them: none counted twice');
+	assert.equal(
+		Object.values(first.agents).reduce((n, c) => n + c.imported, 0),
+		0,
+	);
+	assert.ok(
+		first.sessions.every((s) => s.linked && other.sessions.some((o) => o.agentSessionId === s.agentSessionId && o.sessionId === s.sessionId)),
+		JSON.stringify(first.sessions),
+	);
+});

@@ -12,8 +12,9 @@
  *   `cacheWrites`; `modelInfo.modelId` names the model (newer Cline).
  * - `api_conversation_history.json`: the messages sent to the model, Anthropic MessageParam[] plus
  *   `ts`, `modelInfo` and `metrics.tokens` {prompt, completion, cached} (newer Cline). The person's words
- *   are inside `<task>`, `<feedback>`, `<user_message>` or `<answer>`; the other user text blocks are
- *   tool results and `<environment_details>` the extension wrote.
+ *   are inside `<task>`, `<feedback>`, `<user_message>` or `<answer>` (the Cline CLI's SDK sessions:
+ *   `<user_input mode="act">`, a slash command `<user_command slash="…">`, as the real Cline CLI 3.0.65
+ *   writes them); the other user text blocks are tool results and `<environment_details>` the extension wrote.
  * - Cline SDK `<sessionId>.messages.json` (cline/cline `sdk/packages/shared/src/llms/messages.ts`,
  *   MessageWithMetadata): `{role, content, ts?, modelInfo?: {id, provider}, metrics?: {inputTokens,
  *   outputTokens, cacheReadTokens, cacheWriteTokens}}`, an array or `{messages: [...]}`.
@@ -229,7 +230,7 @@ function questionOf(text: string): string {
 
 /** The person's words inside a user text block Cline or Roo Code wrote, or null for text the extension wrote itself. */
 export function personText(text: string): string | null {
-	const match = /^\s*<(task|feedback|user_message|answer)>\n?([\s\S]*?)\n?<\/\1>/.exec(text);
+	const match = /^\s*<(task|feedback|user_message|answer|user_input|user_command)(?:\s[^>]*)?>\n?([\s\S]*?)\n?<\/\1>/.exec(text);
 	if (match) {
 		return (match[2] as string).trim() || null;
 	}

@@ -220,6 +220,20 @@ function cwdOfHead(file: string, maxBytes: number, warnings: string[]): string |
 	}
 }
 
+/**
+ * A session's messages: `<id>.messages.json` beside its manifest, where the Cline CLI writes it (its
+ * `messages_path` names that file absolutely, so a sessions folder restored under another home
+ * names a path that is gone); another file the manifest names is read only inside the session's folder.
+ */
+function messagesFile(folder: string, id: string, named: unknown): string {
+	const own = path.join(folder, `${id}.messages.json`);
+	if (typeof named !== 'string' || fs.existsSync(own)) {
+		return own;
+	}
+	const resolved = path.resolve(folder, named);
+	return path.dirname(resolved) === folder ? resolved : own;
+}
+
 /** Cline SDK sessions: each `<dir>/<id>/<id>.json` manifest with its messages file. */
 function sdkSessions(dir: string, warnings: string[]): DiscoveredAgentFile[] {
 	const out: DiscoveredAgentFile[] = [];
@@ -236,8 +250,7 @@ function sdkSessions(dir: string, warnings: string[]): DiscoveredAgentFile[] {
 			warnings.push(`${manifestPath}: not a Cline session manifest (version 1), skipped`);
 			continue;
 		}
-		const named = typeof manifest['messages_path'] === 'string' ? manifest['messages_path'] : null;
-		const messages = named && path.isAbsolute(named) ? named : path.join(dir, entry.name, `${entry.name}.messages.json`);
+		const messages = messagesFile(path.join(dir, entry.name), entry.name, manifest['messages_path']);
 		const stat = regularFileStat(messages, warnings);
 		if (!stat) {
 			continue;

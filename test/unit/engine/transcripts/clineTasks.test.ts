@@ -319,3 +319,55 @@ test('task_metadata.json: the latest model used and the files Cline edited; garb
 	assert.match(readClineTaskMetadata('{').warnings[0] ?? '', /^not JSON/);
 	assert.deepEqual(readClineTaskMetadata('null'), { model: null, editedFiles: [], warnings: [] });
 });
+
+test('a session the real Cline CLI 3.0.65 wrote: the request inside <user_input mode="act">, its two tool calls, the file its patch added, tokens per model', (t) => {
+	// test/fixtures/real/cline-cli-3.0.65: written by the real binary (run headless against the project's chat-completions stand-in).
+	const real = path.join(__dirname, '..', '..', '..', 'fixtures', 'real', 'cline-cli-3.0.65', 'sessions');
+	const id = '1796234385299_iel8j';
+	const text = fs.readFileSync(path.join(real, id, `${id}.messages.json`), 'utf8');
+	const read = readClineTaskFile(text, 'sdk_messages');
+	assert.deepEqual({ ...read.unknownKinds }, {});
+	const entry = builtFrom(read.records, '/home/dev/project');
+	assert.equal(entry.userRequests, 1, 'the person’s request is inside <user_input mode="act">');
+	assert.equal(entry.firstAt, '2026-12-02T17:59:45.692Z', 'the request (its ts) starts it');
+	assert.equal(entry.toolCalls, 2);
+	assert.deepEqual(entry.filesTouched, ['notes.txt']);
+	assert.deepEqual({ ...entry.tokens }, { 'gpt-5.5': { input: 360, output: 90, cacheRead: 0, cacheCreation: 0 } });
+	assert.equal(personText('<user_input mode="plan">\nplan the tests\n</user_input>'), 'plan the tests');
+	assert.equal(personText('<user_command slash="review">the diff</user_command>'), 'the diff');
+
+	// Laid out where the CLI keeps it (~/.cline/data/sessions), it is found by the workspace its manifest names.
+	const home = tempDir(t, 'baton-cline-cli-');
+	fs.cpSync(real, path.join(home, '.cline', 'data', 'sessions'), { recursive: true });
+	const found = discoverClineTasks('/home/dev/project', { homeDir: home, env: {}, platform: 'linux' });
+	assert.deepEqual(
+		found.files.map((f) => [f.product, f.agentSessionId, path.basename(f.path)]),
+		[['cline-sdk', id, `${id}.messages.json`]],
+		found.warnings.join('\n'),
+	);
+});
+
+test('an SDK session’s messages are the file beside its manifest: a messages_path that names a file elsewhere is not read', (t) => {
+	const home = tempDir(t, 'baton-cline-path-');
+	const workspace = path.join(home, 'project');
+	const sessions = path.join(home, '.cline', 'data', 'sessions');
+	const secret = path.join(home, 'secret.json');
+	write(secret, [{ role: 'user', content: 'not a session' }]);
+	const manifest = (id: string, messagesPath: string) => ({
+		version: 1,
+		session_id: id,
+		cwd: workspace,
+		workspace_root: workspace,
+		messages_path: messagesPath,
+	});
+	write(path.join(sessions, 'out', 'out.json'), manifest('out', secret));
+	write(path.join(sessions, 'rel', 'rel.json'), manifest('rel', '../out/../../../secret.json'));
+	write(path.join(sessions, 'own', 'own.json'), manifest('own', 'own.history.json'));
+	write(path.join(sessions, 'own', 'own.history.json'), { messages: [{ role: 'user', content: 'hello' }] });
+	const found = discoverClineTasks(workspace, { homeDir: home, env: {}, platform: 'linux' });
+	assert.deepEqual(
+		found.files.map((f) => [f.agentSessionId, path.relative(sessions, f.path)]),
+		[['own', path.join('own', 'own.history.json')]],
+		found.warnings.join('\n'),
+	);
+});

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Installs the real agent CLIs the real-agent suite runs (test/realAgents), pinned by this folder's
 // package.json and package-lock.json, into a cache dir of their own — never the project's
-// node_modules: Claude Code, Copilot CLI, Codex CLI and Gemini CLI are ~1 GB together, and nothing of
+// node_modules: Claude Code, Copilot CLI, Codex CLI, Gemini CLI and the Cline CLI are ~1.2 GB together, and nothing of
 // the extension needs them. Idempotent: an install whose lock matches this folder's is kept.
 //
 //   BATON_AGENTS_HOME   cache dir (default: $HOME/.cache/baton-agents)
@@ -22,6 +22,7 @@ export const agentBins = {
 	copilot: 'node_modules/@github/copilot/npm-loader.js',
 	codex: 'node_modules/@openai/codex/bin/codex.js',
 	gemini: 'node_modules/@google/gemini-cli/bundle/gemini.js',
+	cline: 'node_modules/@cline/cli-linux-x64/bin/cline',
 };
 
 function lockHash() {

@@ -37,6 +37,7 @@ import { terminalPrompt } from './terminalPrompt';
 import { agentShellOf } from './agentShell';
 import packageJson from '../../package.json';
 import { maxOf } from '../engine/arrays';
+import { isAgentKind } from '../engine/agentKinds';
 
 type CliIo = CommandIo;
 
@@ -142,7 +143,7 @@ function actorOf(values: Record<string, unknown>, env: NodeJS.ProcessEnv): strin
 /** The active session whose agent conversation runs this command through its shell tool (Command's `ownSession`). */
 async function ownSessionOf(env: NodeJS.ProcessEnv, engine: Engine): Promise<string | undefined> {
 	const shell = agentShellOf(env);
-	const session = shell?.conversation ? await engine.briefings.byAlias(shell.agent, shell.conversation) : undefined;
+	const session = shell?.conversation && isAgentKind(shell.agent) ? await engine.briefings.byAlias(shell.agent, shell.conversation) : undefined;
 	return session?.status === 'active' ? session.id : undefined;
 }
 

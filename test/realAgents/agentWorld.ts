@@ -17,6 +17,7 @@ const bins = {
 	copilot: 'node_modules/@github/copilot/npm-loader.js',
 	codex: 'node_modules/@openai/codex/bin/codex.js',
 	gemini: 'node_modules/@google/gemini-cli/bundle/gemini.js',
+	cline: 'node_modules/@cline/cli-linux-x64/bin/cline',
 };
 export type AgentName = keyof typeof bins;
 

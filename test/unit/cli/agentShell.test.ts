@@ -45,7 +45,26 @@ void describe('baton run by an agent’s shell tool', () => {
 		assert.deepEqual(agentShellOf({ CODEX_CI: '1' }), { agent: 'codex', variable: 'CODEX_CI' });
 		assert.deepEqual(agentShellOf({ GEMINI_CLI: '1' }), { agent: 'gemini', variable: 'GEMINI_CLI' });
 		assert.deepEqual(agentShellOf({ COPILOT_CLI: '1' }), { agent: 'copilot', variable: 'COPILOT_CLI' });
-		assert.equal(agentShellOf({ CLAUDECODE: '0', GEMINI_CLI: '', TERM_PROGRAM: 'vscode', BATON_ACTOR: 'cli:me' }), null);
+		// The editor's agents mark the terminals they open (their sources: agentShell.ts); AI_AGENT, the shared one, by its value.
+		assert.deepEqual(agentShellOf({ COPILOT_AGENT: '1', AI_AGENT: 'github_copilot_vscode_agent', TERM_PROGRAM: 'vscode' }), {
+			agent: 'copilot',
+			variable: 'COPILOT_AGENT',
+		});
+		assert.deepEqual(agentShellOf({ AI_AGENT: 'github_copilot_vscode_agent' }), { agent: 'copilot', variable: 'AI_AGENT' });
+		assert.deepEqual(agentShellOf({ CLINE_ACTIVE: 'true', TERM_PROGRAM: 'vscode' }), { agent: 'cline', variable: 'CLINE_ACTIVE' });
+		assert.deepEqual(agentShellOf({ ROO_ACTIVE: 'true' }), { agent: 'cline', variable: 'ROO_ACTIVE' });
+		assert.deepEqual(agentShellOf({ AI_AGENT: 'claude-code_2-1-263_agent' }), { agent: 'claude-code', variable: 'AI_AGENT' });
+		assert.deepEqual(agentShellOf({ AI_AGENT: 'crush' }), { agent: 'crush', variable: 'AI_AGENT' });
+		assert.deepEqual(
+			agentShellOf({ AI_AGENT: 'Some Tool/2.0 ;rm -rf' }),
+			{ agent: 'some-tool-2.0-rm-rf', variable: 'AI_AGENT' },
+			'a name of safe characters',
+		);
+		assert.deepEqual(agentShellOf({ AI_AGENT: '%%%' }), { agent: 'unknown', variable: 'AI_AGENT' });
+		assert.equal(
+			agentShellOf({ CLAUDECODE: '0', GEMINI_CLI: '', CLINE_ACTIVE: 'false', AI_AGENT: ' ', TERM_PROGRAM: 'vscode', BATON_ACTOR: 'cli:me' }),
+			null,
+		);
 		for (const variable of agentShellVariables) assert.ok(agentShellOf({ [variable]: '1' }), variable);
 		const runners = (await import(pathToFileURL(path.resolve(__dirname, '../../../scripts/hermeticEnv.mjs')).href)) as { agentShellVariables: string[] };
 		assert.deepEqual([...runners.agentShellVariables].sort(), [...agentShellVariables].sort(), 'the test runners drop every marker');
@@ -68,7 +87,14 @@ void describe('baton run by an agent’s shell tool', () => {
 			assert.equal(refused.json?.['error']?.code, 'personOnly', refused.stdout);
 			assert.match(refused.json?.['error']?.message, /^Claude Code may not .*a person’s decision — make it in the editor or in your own terminal$/);
 		}
-		for (const env of [{ GEMINI_CLI: '1' }, { CODEX_THREAD_ID: 'x' }, { COPILOT_CLI: '1' }] as Record<string, string>[]) {
+		for (const env of [
+			{ GEMINI_CLI: '1' },
+			{ CODEX_THREAD_ID: 'x' },
+			{ COPILOT_CLI: '1' },
+			{ COPILOT_AGENT: '1' },
+			{ CLINE_ACTIVE: 'true' },
+			{ AI_AGENT: 'crush' },
+		] as Record<string, string>[]) {
 			assert.equal(baton(['checkpoint', 'approve', pending.id], env).json?.['error']?.code, 'personOnly');
 		}
 		const shown = baton(['checkpoint', 'show', pending.id]).json?.['checkpoint'];

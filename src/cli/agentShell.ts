@@ -13,7 +13,8 @@
  * person's: its actor is `agent:<agent>` (engine/text/actorNames.ts), so what only a person decides
  * is refused to it and the audit log says who.
  */
-import type { AgentKind } from '../engine/agentKinds';
+import { parseAgentName, type AgentKind } from '../engine/agentKinds';
+import { sanitizeName } from '../engine/interop/safeNames';
 
 /**
  * Each agent's markers (one set, not empty, `0` or `false`, says the agent runs the command) and, where
@@ -30,17 +31,6 @@ const markers: readonly { agent: AgentKind; variables: readonly string[]; conver
 
 /** The variable agents share: its value names the agent (`github_copilot_vscode_agent`, `claude-code_2-1-263_agent`, `crush`). */
 const sharedVariable = 'AI_AGENT';
-
-/** `AI_AGENT`'s values of the agents Baton knows, by how they begin. */
-const sharedValues: readonly { prefix: string; agent: AgentKind }[] = [
-	{ prefix: 'github_copilot', agent: 'copilot' },
-	{ prefix: 'claude-code', agent: 'claude-code' },
-	{ prefix: 'claude_code', agent: 'claude-code' },
-	{ prefix: 'codex', agent: 'codex' },
-	{ prefix: 'gemini', agent: 'gemini' },
-	{ prefix: 'cline', agent: 'cline' },
-	{ prefix: 'roo', agent: 'cline' },
-];
 
 /** Every marker variable (scripts/hermeticEnv.mjs keeps the test runners free of them). */
 export const agentShellVariables: readonly string[] = [...markers.flatMap((m) => m.variables), sharedVariable];
@@ -65,15 +55,11 @@ export function agentShellOf(env: NodeJS.ProcessEnv): { agent: string; variable:
 	if (!isSet(shared)) {
 		return null;
 	}
+	// Its value's first word is the agent's name as agentKinds.ts reads names (`claude-code_2-1-263_agent`, `roo-code`); Copilot in VS Code's begins `github_copilot`.
 	const value = shared.trim().toLowerCase();
-	const known = sharedValues.find((v) => value.startsWith(v.prefix))?.agent;
+	const known = value.startsWith('github_copilot') ? 'copilot' : parseAgentName(value.split(/[_/\s]/)[0] ?? '');
 	if (known) {
 		return { agent: known, variable: sharedVariable };
 	}
-	const name = value
-		.replace(/[^a-z0-9._-]+/g, '-')
-		.replace(/-{2,}/g, '-')
-		.replace(/^-+|-+$/g, '')
-		.slice(0, 40);
-	return { agent: name || 'unknown', variable: sharedVariable };
+	return { agent: /[a-z0-9]/.test(value) ? sanitizeName(value, 40) : 'unknown', variable: sharedVariable };
 }
